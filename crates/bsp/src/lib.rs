@@ -1,0 +1,1 @@
+//! Source BSP files: every lump typed, byte-exact read and write.

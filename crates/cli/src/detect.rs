@@ -1,0 +1,49 @@
+//! Recognises a file's format by its content (the extension only breaks ties).
+
+use std::path::Path;
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Kind {
+    Vmf,
+    Bsp,
+    Nav,
+    /// DMX in any encoding, VMAP included (a VMAP is a DMX file).
+    Dmx,
+    /// Recognised as something srcmap does not handle, or not recognised; the text says which.
+    Other(String),
+}
+
+pub fn detect(path: &Path, data: &[u8]) -> Kind {
+    let ext = path.extension().and_then(|e| e.to_str()).map(str::to_ascii_lowercase).unwrap_or_default();
+    match data.get(..4) {
+        Some(b"VBSP") | Some(b"PSBV") => return Kind::Bsp,
+        Some(b"IBSP") | Some(b"rBSP") | Some(b"BSP2") | Some(b"2PSB") => return Kind::Bsp,
+        Some([0xCE, 0xFA, 0xED, 0xFE]) => return Kind::Nav,
+        _ => {}
+    }
+    // The BSP reader also names Quake/GoldSrc files (version 29/30 as the first word).
+    if ext == "bsp" {
+        return Kind::Bsp;
+    }
+    let head = &data[..data.len().min(64)];
+    let trimmed = trim_bom(head);
+    if trimmed.starts_with(b"<!-- dmx") || ext == "dmx" || ext == "vmap" {
+        return Kind::Dmx;
+    }
+    if data.starts_with(b"\x00\x00\x00\x00") && ext == "nav" {
+        return Kind::Nav;
+    }
+    if ext == "vmf" || ext == "vmx" || ext == "vmm" || looks_like_keyvalues(trimmed) {
+        return Kind::Vmf;
+    }
+    Kind::Other("unrecognised file format (expected VMF, BSP, NAV, DMX or VMAP)".into())
+}
+
+fn trim_bom(b: &[u8]) -> &[u8] {
+    b.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(b)
+}
+
+fn looks_like_keyvalues(head: &[u8]) -> bool {
+    let first = head.iter().find(|b| !b.is_ascii_whitespace());
+    matches!(first, Some(b'"') | Some(b'/')) || head.first().is_some_and(|b| b.is_ascii_alphabetic())
+}

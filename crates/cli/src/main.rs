@@ -1,0 +1,160 @@
+//! The `srcmap` binary: argument parsing, dispatch and printing only. Every piece of logic lives
+//! in the library crates; each `*_cmd` module adapts one of them to the command line.
+
+mod bsp_cmd;
+mod compile_cmd;
+mod detect;
+mod dmx_cmd;
+mod nav_cmd;
+mod vmf_cmd;
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+/// srcmap: read, write, inspect and compile Valve Source-engine maps.
+#[derive(Debug, Parser)]
+#[command(name = "srcmap", version, about, long_about = None)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Summarise any supported file (VMF, BSP, NAV, DMX, VMAP), recognised by its content.
+    Info(InfoArgs),
+    /// Convert between formats and encodings; an untouched round trip is byte-identical.
+    Convert(ConvertArgs),
+    /// Check a BSP's engine-level invariants (indices in range, record sizes, Valve's limits).
+    Check(bsp_cmd::CheckArgs),
+    /// Extract or replace one BSP lump as a Valve `.lmp` lump file.
+    #[command(subcommand)]
+    Lump(bsp_cmd::LumpCommand),
+    /// List, extract or add files in a BSP's pakfile (as bspzip does).
+    #[command(subcommand)]
+    Pak(bsp_cmd::PakCommand),
+    /// Navigation mesh commands.
+    #[command(subcommand)]
+    Nav(nav_cmd::NavCommand),
+    /// Compile stage 1: VMF world geometry to a BSP (tree, portals, faces), with leak detection.
+    Vbsp(compile_cmd::VbspArgs),
+    /// Compile a VMF into a BSP, running every stage that exists.
+    Compile(compile_cmd::CompileArgs),
+}
+
+#[derive(Debug, clap::Args)]
+struct InfoArgs {
+    /// The file to summarise.
+    file: PathBuf,
+    /// Print a JSON report instead of text.
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct ConvertArgs {
+    /// Input file.
+    pub input: PathBuf,
+    /// Output file (written atomically).
+    pub output: PathBuf,
+    /// BSP: LZMA-compress every lump on write.
+    #[arg(long, conflicts_with = "decompress")]
+    pub compress: bool,
+    /// BSP: write every lump uncompressed.
+    #[arg(long)]
+    pub decompress: bool,
+    /// DMX: the output encoding (`binary9`, `keyvalues2`, ...); default keeps the input's.
+    #[arg(long)]
+    pub encoding: Option<String>,
+}
+
+/// Valve's tools spell long flags with one dash (`-game`, `-fast`); accept those too by
+/// rewriting `-name` to `--name` for every multi-letter flag the parser knows.
+fn normalise_valve_flags(args: impl Iterator<Item = std::ffi::OsString>) -> Vec<std::ffi::OsString> {
+    use clap::CommandFactory;
+    let mut long_names = std::collections::HashSet::new();
+    fn collect(cmd: &clap::Command, names: &mut std::collections::HashSet<String>) {
+        for arg in cmd.get_arguments() {
+            if let Some(l) = arg.get_long() {
+                names.insert(l.to_string());
+            }
+        }
+        for sub in cmd.get_subcommands() {
+            collect(sub, names);
+        }
+    }
+    collect(&Cli::command(), &mut long_names);
+    args.map(|a| match a.to_str() {
+        Some(s) if s.len() > 2 && s.starts_with('-') && !s.starts_with("--") && long_names.contains(&s[1..]) => {
+            format!("-{s}").into()
+        }
+        _ => a,
+    })
+    .collect()
+}
+
+fn run(cli: Cli) -> anyhow::Result<()> {
+    match cli.command {
+        Command::Info(args) => {
+            let data = std::fs::read(&args.file)
+                .map_err(|e| anyhow::anyhow!("{}: cannot read: {e}", args.file.display()))?;
+            match detect::detect(&args.file, &data) {
+                detect::Kind::Vmf => vmf_cmd::info(&args.file, &data, args.json),
+                detect::Kind::Bsp => bsp_cmd::info(&args.file, &data, args.json),
+                detect::Kind::Nav => nav_cmd::info(&args.file, &data, args.json),
+                detect::Kind::Dmx => dmx_cmd::info(&args.file, &data, args.json),
+                detect::Kind::Other(what) => anyhow::bail!("{}: {what}", args.file.display()),
+            }
+        }
+        Command::Convert(args) => {
+            let data = std::fs::read(&args.input)
+                .map_err(|e| anyhow::anyhow!("{}: cannot read: {e}", args.input.display()))?;
+            match detect::detect(&args.input, &data) {
+                detect::Kind::Vmf => vmf_cmd::convert(&args, &data),
+                detect::Kind::Bsp => bsp_cmd::convert(&args, &data),
+                detect::Kind::Nav => nav_cmd::convert(&args, &data),
+                detect::Kind::Dmx => dmx_cmd::convert(&args, &data),
+                detect::Kind::Other(what) => anyhow::bail!("{}: {what}", args.input.display()),
+            }
+        }
+        Command::Check(args) => bsp_cmd::check(&args),
+        Command::Lump(cmd) => bsp_cmd::lump(cmd),
+        Command::Pak(cmd) => bsp_cmd::pak(cmd),
+        Command::Nav(cmd) => nav_cmd::run(cmd),
+        Command::Vbsp(args) => compile_cmd::vbsp(&args),
+        Command::Compile(args) => compile_cmd::compile(&args),
+    }
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse_from(normalise_valve_flags(std::env::args_os()));
+    match run(cli) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(err) => {
+            // A closed pipe (`srcmap info x | head`) is not an error worth reporting.
+            if err.chain().any(|c| {
+                c.downcast_ref::<std::io::Error>().is_some_and(|e| e.kind() == std::io::ErrorKind::BrokenPipe)
+            }) {
+                return ExitCode::SUCCESS;
+            }
+            eprintln!("error: {err:#}");
+            ExitCode::from(1)
+        }
+    }
+}
+
+/// Writes an output file atomically, naming it in the error.
+pub fn write_output(path: &std::path::Path, bytes: &[u8]) -> anyhow::Result<()> {
+    srcmap_bytes::write_atomic(path, bytes).map_err(|e| anyhow::anyhow!("{}: cannot write: {e}", path.display()))
+}
+
+/// Prints a serialisable report as pretty JSON on stdout.
+pub fn print_json<T: serde::Serialize>(report: &T) -> anyhow::Result<()> {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    serde_json::to_writer_pretty(&mut out, report)?;
+    writeln!(out)?;
+    Ok(())
+}

@@ -1,0 +1,1 @@
+//! Game content: VPK archives, VMT materials, VTF headers, gameinfo search paths.

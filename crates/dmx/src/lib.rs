@@ -1,0 +1,1 @@
+//! Datamodel exchange (DMX): keyvalues2 text and binary encodings.

@@ -1,0 +1,1 @@
+//! Geometry for map compiling: f64 planes, windings, clipping.

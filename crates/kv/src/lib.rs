@@ -1,0 +1,1 @@
+//! KeyValues1 text: lossless document and typed access.

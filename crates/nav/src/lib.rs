@@ -1,0 +1,1 @@
+//! Navigation meshes (.nav), every version, byte-exact.

@@ -1,0 +1,1 @@
+//! Source 2 VMAP maps: typed view over DMX.

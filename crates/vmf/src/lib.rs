@@ -1,0 +1,1 @@
+//! Valve Map Format: typed view over a lossless KeyValues document.
