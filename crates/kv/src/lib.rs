@@ -165,10 +165,14 @@ impl Document {
 
     /// Parses bytes, reporting the first non-UTF-8 byte as an error with its position.
     pub fn parse_bytes(bytes: &[u8]) -> Result<Document, ParseError> {
+        Self::parse_bytes_with(bytes, ParseOptions::default())
+    }
+
+    pub fn parse_bytes_with(bytes: &[u8], options: ParseOptions) -> Result<Document, ParseError> {
         let text = std::str::from_utf8(bytes).map_err(|e| {
             ParseError::at(bytes, e.valid_up_to(), "invalid UTF-8 byte (KeyValues text must be UTF-8)")
         })?;
-        Self::parse(text)
+        Self::parse_with(text, options)
     }
 
     pub fn parse_with(text: impl Into<String>, options: ParseOptions) -> Result<Document, ParseError> {
@@ -225,7 +229,13 @@ impl Document {
     /// The value with escape sequences processed, when the document was parsed with escapes.
     pub fn value_unescaped(&self, id: NodeId) -> Option<Cow<'_, str>> {
         let raw = self.value(id)?;
-        Some(if self.options.escapes { unescape(raw) } else { Cow::Borrowed(raw) })
+        Some(if self.options.escapes {
+            unescape(raw)
+        } else if self.options.quote_escapes && raw.contains("\\\"") {
+            Cow::Owned(raw.replace("\\\"", "\""))
+        } else {
+            Cow::Borrowed(raw)
+        })
     }
 
     /// The `[$CONDITION]` suffix without brackets, if any.
@@ -307,7 +317,14 @@ impl Document {
     }
 
     fn push_owned(&mut self, s: &str, quoted: bool) -> Token {
-        self.owned.push(s.to_owned());
+        let text = if self.options.escapes {
+            s.replace('\\', "\\\\").replace('"', "\\\"").replace('\n', "\\n").replace('\t', "\\t")
+        } else if self.options.quote_escapes {
+            s.replace('"', "\\\"")
+        } else {
+            s.to_owned()
+        };
+        self.owned.push(text);
         let mut flags = Token::PRESENT | Token::OWNED;
         if quoted {
             flags |= Token::QUOTED;

@@ -8,6 +8,10 @@ use crate::{Document, Node, NodeId, NodeKind, ParseError, Token};
 pub struct ParseOptions {
     /// Honour `\"`, `\\`, `\n`... inside quoted strings (Valve's `UsesEscapeSequences`).
     pub escapes: bool,
+    /// Honour only `\"` (a quote inside a quoted string); every other backslash is a plain
+    /// character. This is how VMF writers such as srctools and newer Hammers escape quotes while
+    /// paths like `models\props\x.mdl` stay raw.
+    pub quote_escapes: bool,
 }
 
 struct Parser<'t> {
@@ -104,7 +108,7 @@ pub(crate) fn parse(text: String, options: ParseOptions) -> Result<Document, Par
     root.end = bytes.len() as u32;
     nodes.push(root);
     let mut stack: Vec<u32> = vec![0];
-    let mut p = Parser { bytes, pos: 0, escapes: options.escapes };
+    let mut p = Parser { bytes, pos: 0, escapes: options.escapes || options.quote_escapes };
 
     loop {
         p.skip_trivia();

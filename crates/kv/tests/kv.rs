@@ -60,7 +60,7 @@ fn escapes_only_when_asked() {
     let raw = Document::parse(r#""k" "C:\path\""#).unwrap();
     let k = raw.find_child(NodeId::ROOT, "k").unwrap();
     assert_eq!(raw.value(k), Some(r"C:\path\"));
-    let esc = Document::parse_with(text, ParseOptions { escapes: true }).unwrap();
+    let esc = Document::parse_with(text, ParseOptions { escapes: true, ..Default::default() }).unwrap();
     let k = esc.find_child(NodeId::ROOT, "k").unwrap();
     assert_eq!(esc.value_unescaped(k).unwrap(), "a\"b\\c");
     assert_eq!(esc.to_text(), text);
