@@ -1,0 +1,104 @@
+//! Round trips over every NAV file in `$SRCMAP_CORPUS/nav` (skipped when the variable is unset).
+
+use std::path::PathBuf;
+
+use srcmap_nav::{NavError, NavMesh};
+
+fn corpus_files() -> Option<Vec<PathBuf>> {
+    let Some(root) = std::env::var_os("SRCMAP_CORPUS") else {
+        eprintln!("SRCMAP_CORPUS is not set: skipping NAV corpus tests");
+        return None;
+    };
+    let mut out = Vec::new();
+    let dir = PathBuf::from(root).join("nav");
+    for repo in std::fs::read_dir(&dir).expect("corpus nav directory") {
+        for f in std::fs::read_dir(repo.unwrap().path()).unwrap() {
+            let p = f.unwrap().path();
+            if p.extension().is_some_and(|e| e == "nav") {
+                out.push(p);
+            }
+        }
+    }
+    out.sort();
+    assert!(!out.is_empty(), "no .nav files under {}", dir.display());
+    Some(out)
+}
+
+#[test]
+fn every_source1_nav_round_trips_byte_exact() {
+    let Some(files) = corpus_files() else { return };
+    let mut source1 = 0;
+    for path in files {
+        let data = std::fs::read(&path).unwrap();
+        match NavMesh::read(&data) {
+            Ok(mesh) => {
+                let out = mesh
+                    .write()
+                    .unwrap_or_else(|e| panic!("{}: write: {e}", path.display()));
+                assert!(
+                    out == data,
+                    "{}: round trip differs (layout {:?})",
+                    path.display(),
+                    mesh.layout
+                );
+                assert!(!mesh.areas.is_empty());
+                source1 += 1;
+            }
+            Err(NavError::Source2 { version, .. }) => assert!(version >= 30),
+            Err(e) => panic!("{}: {e}", path.display()),
+        }
+    }
+    assert!(source1 >= 10);
+}
+
+#[test]
+fn moving_an_area_reads_back() {
+    let Some(files) = corpus_files() else { return };
+    for path in files {
+        let data = std::fs::read(&path).unwrap();
+        let Ok(mut mesh) = NavMesh::read(&data) else {
+            continue;
+        };
+        let before = mesh.areas[0].clone();
+        mesh.areas[0].translate([64.0, -32.0, 8.0]);
+        mesh.areas[0].attributes |= 0x1;
+        mesh.areas[0].connections[0].push(before.id);
+        let out = mesh.write().unwrap();
+        let back = NavMesh::read(&out).unwrap();
+        assert_eq!(
+            back.areas[0].nw_corner,
+            [
+                before.nw_corner[0] + 64.0,
+                before.nw_corner[1] - 32.0,
+                before.nw_corner[2] + 8.0
+            ]
+        );
+        assert_eq!(back.areas[0].attributes & 1, 1);
+        assert_eq!(back.areas[0].connections[0].last(), Some(&before.id));
+        assert_eq!(back, mesh, "{}", path.display());
+    }
+}
+
+#[test]
+fn truncated_and_corrupted_copies_fail_cleanly() {
+    let Some(files) = corpus_files() else { return };
+    for path in files {
+        let data = std::fs::read(&path).unwrap();
+        let Ok(mesh) = NavMesh::read(&data) else { continue };
+        // Truncations at several points must be errors carrying an offset, never panics. (Bytes
+        // after the ladders are opaque, e.g. fy_iceworld's stale tail, so cuts stay before them.)
+        let end = data.len() - mesh.post_mesh_data.len();
+        for cut in [5, 9, end / 3, end / 2, end - 1] {
+            match NavMesh::read(&data[..cut]) {
+                Ok(_) => panic!("{}: truncated at {cut} still parses", path.display()),
+                Err(err) => assert!(err.offset().is_some(), "{}: {err}", path.display()),
+            }
+        }
+        // Huge counts: overwrite the area count region with 0xFF bytes.
+        let mut bad = data.clone();
+        for b in bad.iter_mut().skip(data.len() / 2).take(16) {
+            *b = 0xFF;
+        }
+        let _ = NavMesh::read(&bad);
+    }
+}
