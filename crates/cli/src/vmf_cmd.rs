@@ -2,9 +2,108 @@
 
 use std::path::Path;
 
-pub fn info(path: &Path, _data: &[u8], _json: bool) -> anyhow::Result<()> {
-    anyhow::bail!("{}: VMF support is under construction", path.display())
+use anyhow::Context as _;
+use serde::Serialize;
+use srcmap_vmf::Vmf;
+
+/// Parses a VMF, naming the file and `line:column` on failure.
+pub fn load(path: &Path, data: &[u8]) -> anyhow::Result<Vmf> {
+    Vmf::parse_bytes(data).map_err(|e| anyhow::anyhow!("{}:{e}", path.display()))
 }
-pub fn convert(args: &crate::ConvertArgs, _data: &[u8]) -> anyhow::Result<()> {
-    anyhow::bail!("{}: VMF support is under construction", args.input.display())
+
+#[derive(Serialize)]
+struct Report<'a> {
+    file: String,
+    format: &'static str,
+    editor_version: Option<i64>,
+    editor_build: Option<i64>,
+    map_version: Option<i64>,
+    solids: usize,
+    sides: usize,
+    entities: usize,
+    entities_by_class: std::collections::BTreeMap<&'a str, usize>,
+    displacements: usize,
+    materials: std::collections::BTreeMap<&'a str, usize>,
+    instances: usize,
+    instance_files: &'a [String],
+    hidden_solids: usize,
+    hidden_entities: usize,
+    visgroups: usize,
+    bounds: Option<Bounds>,
+}
+
+#[derive(Serialize)]
+struct Bounds {
+    mins: [f64; 3],
+    maxs: [f64; 3],
+}
+
+pub fn info(path: &Path, data: &[u8], json: bool) -> anyhow::Result<()> {
+    let vmf = load(path, data)?;
+    let stats = vmf.stats();
+    let vi = vmf.version_info.as_ref();
+    let report = Report {
+        file: path.display().to_string(),
+        format: "vmf",
+        editor_version: vi.map(|v| v.editor_version),
+        editor_build: vi.map(|v| v.editor_build),
+        map_version: vi.map(|v| v.map_version),
+        solids: stats.solids,
+        sides: stats.sides,
+        entities: stats.entities,
+        entities_by_class: stats.entities_by_class.iter().map(|(k, v)| (k.as_str(), *v)).collect(),
+        displacements: stats.displacements,
+        materials: stats.materials.iter().map(|(k, v)| (k.as_str(), *v)).collect(),
+        instances: stats.instances,
+        instance_files: &stats.instance_files,
+        hidden_solids: stats.hidden_solids,
+        hidden_entities: stats.hidden_entities,
+        visgroups: stats.visgroups,
+        bounds: stats.bounds.map(|(mins, maxs)| Bounds { mins, maxs }),
+    };
+    if json {
+        return crate::print_json(&report);
+    }
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    writeln!(out, "{}: VMF", report.file)?;
+    if let Some(v) = vi {
+        writeln!(out, "  hammer {} build {}, map version {}", v.editor_version, v.editor_build, v.map_version)?;
+    }
+    writeln!(
+        out,
+        "  solids {} ({} hidden), sides {}, displacements {}",
+        report.solids, report.hidden_solids, report.sides, report.displacements
+    )?;
+    writeln!(out, "  entities {} ({} hidden), visgroups {}", report.entities, report.hidden_entities, report.visgroups)?;
+    for (class, n) in &report.entities_by_class {
+        writeln!(out, "    {n:6}  {class}")?;
+    }
+    writeln!(out, "  materials {}", report.materials.len())?;
+    for (m, n) in &report.materials {
+        writeln!(out, "    {n:6}  {m}")?;
+    }
+    if report.instances > 0 {
+        writeln!(out, "  instances {} ({} files)", report.instances, report.instance_files.len())?;
+        for f in report.instance_files {
+            writeln!(out, "    {f}")?;
+        }
+    }
+    if let Some(b) = &report.bounds {
+        let f = |v: [f64; 3]| format!("({} {} {})", v[0], v[1], v[2]);
+        writeln!(out, "  bounds {} to {}", f(b.mins), f(b.maxs))?;
+    }
+    Ok(())
+}
+
+pub fn convert(args: &crate::ConvertArgs, data: &[u8]) -> anyhow::Result<()> {
+    let out_ext = args.output.extension().and_then(|e| e.to_str()).unwrap_or_default().to_ascii_lowercase();
+    if !matches!(out_ext.as_str(), "vmf" | "vmx" | "vmm" | "") {
+        anyhow::bail!("{}: VMF can be converted to .vmf only (VMF to VMAP is not built yet)", args.output.display());
+    }
+    if args.compress || args.decompress || args.encoding.is_some() {
+        anyhow::bail!("--compress, --decompress and --encoding do not apply to VMF");
+    }
+    let vmf = load(&args.input, data)?;
+    crate::write_output(&args.output, &vmf.to_bytes()).context("writing the VMF")
 }
