@@ -412,7 +412,8 @@ impl Stats {
         use std::collections::BTreeMap;
         let mut s = Stats::default();
         let mut classes: BTreeMap<&str, usize> = BTreeMap::new();
-        let mut materials: BTreeMap<String, usize> = BTreeMap::new();
+        // Counted by exact spelling first (no allocation per side), merged case-insensitively after.
+        let mut spelled: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
         let mut files: BTreeMap<&str, ()> = BTreeMap::new();
         let mut bounds: Option<([f64; 3], [f64; 3])> = None;
         let mut grow = |p: [f64; 3]| {
@@ -442,7 +443,7 @@ impl Stats {
                 for side in &solid.sides {
                     s.sides += 1;
                     s.displacements += side.dispinfo.is_some() as usize;
-                    *materials.entry(side.material.to_ascii_uppercase()).or_default() += 1;
+                    *spelled.entry(side.material.as_str()).or_default() += 1;
                     for p in side.plane {
                         grow(p);
                     }
@@ -451,6 +452,10 @@ impl Stats {
         }
         s.entities = vmf.entities.len();
         s.entities_by_class = classes.into_iter().map(|(k, v)| (k.to_owned(), v)).collect();
+        let mut materials: BTreeMap<String, usize> = BTreeMap::new();
+        for (name, n) in spelled {
+            *materials.entry(name.to_ascii_uppercase()).or_default() += n;
+        }
         s.materials = materials.into_iter().collect();
         s.instance_files = files.into_keys().map(str::to_owned).collect();
         fn count(groups: &[VisGroup]) -> usize {
