@@ -177,9 +177,9 @@ pub struct NavArea {
 impl NavArea {
     /// Moves the area (all four corners) by `delta`.
     pub fn translate(&mut self, delta: [f32; 3]) {
-        for i in 0..3 {
-            self.nw_corner[i] += delta[i];
-            self.se_corner[i] += delta[i];
+        for (i, d) in delta.iter().enumerate() {
+            self.nw_corner[i] += d;
+            self.se_corner[i] += d;
         }
         self.ne_z += delta[2];
         self.sw_z += delta[2];

@@ -68,7 +68,9 @@ pub struct NavStats {
     pub per_attribute: Vec<AttributeCount>,
 }
 
-fn grow(b: &mut Option<([f32; 3], [f32; 3])>, (lo, hi): ([f32; 3], [f32; 3])) {
+type Bounds = Option<([f32; 3], [f32; 3])>;
+
+fn grow(b: &mut Bounds, (lo, hi): ([f32; 3], [f32; 3])) {
     match b {
         None => *b = Some((lo, hi)),
         Some((l, h)) => {
@@ -82,7 +84,7 @@ fn grow(b: &mut Option<([f32; 3], [f32; 3])>, (lo, hi): ([f32; 3], [f32; 3])) {
 
 pub(crate) fn stats(mesh: &NavMesh) -> NavStats {
     let mut bounds = None;
-    let mut places: BTreeMap<u16, (usize, Option<([f32; 3], [f32; 3])>)> = BTreeMap::new();
+    let mut places: BTreeMap<u16, (usize, Bounds)> = BTreeMap::new();
     let mut attrs: BTreeMap<u32, usize> = BTreeMap::new();
     let (mut connections, mut spots, mut paths, mut approaches, mut vis) = (0, 0, 0, 0, 0);
     for a in &mesh.areas {

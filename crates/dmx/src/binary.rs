@@ -1,0 +1,654 @@
+//! Binary encoding, versions 1–9 (see dmx.md §4): an optional prefix block (v7+), a string
+//! table (v2+), the element index, then the element bodies.
+
+use std::collections::HashMap;
+
+use srcmap_bytes::{Endian, ReadError, Reader, Writer};
+
+use crate::value::{Kind, Type, Value};
+use crate::{Attribute, BinaryLayout, Dmx, DmxError, ElemRef, Element, Guid, Header, PrefixElement};
+
+/// Per-version layout switches.
+#[derive(Clone, Copy)]
+struct Layout {
+    version: u32,
+    has_table: bool,
+    /// Table count is i32 (else i16).
+    wide_count: bool,
+    /// Table indexes are i32 (else i16).
+    wide_index: bool,
+    /// Element names and scalar string values go through the table.
+    indexed_values: bool,
+    /// Versions 6–7 store an i32 "link type" after each element's type in the index (−1 in
+    /// the only real v7 file known, Dota 2's 2015 barebones.vmap).
+    link_type: bool,
+    prefix: bool,
+}
+
+impl Layout {
+    fn new(h: &Header) -> Layout {
+        let v = h.encoding_version;
+        let has_table = v >= 2 && !h.legacy;
+        Layout {
+            version: v,
+            has_table,
+            wide_count: v >= 4,
+            wide_index: v >= 5,
+            indexed_values: has_table && v >= 4,
+            link_type: v == 6 || v == 7,
+            prefix: v >= 7 && !h.legacy,
+        }
+    }
+}
+
+fn bad(r: &Reader<'_>, message: impl Into<String>) -> ReadError {
+    r.invalid(message)
+}
+
+/// Strings are UTF-8 in practice; other bytes are read as Latin-1 so nothing fails to load.
+fn to_string(b: &[u8]) -> String {
+    match std::str::from_utf8(b) {
+        Ok(s) => s.to_string(),
+        Err(_) => b.iter().map(|&c| c as char).collect(),
+    }
+}
+
+struct Decoder<'a> {
+    r: Reader<'a>,
+    l: Layout,
+    table: Vec<String>,
+    element_count: u32,
+}
+
+impl<'a> Decoder<'a> {
+    fn index(&mut self) -> Result<i32, ReadError> {
+        Ok(if self.l.wide_index {
+            self.r.i32()?
+        } else {
+            self.r.i16()? as i32
+        })
+    }
+
+    fn table_string(&mut self) -> Result<String, ReadError> {
+        let at = self.r.clone();
+        let i = self.index()?;
+        if i == -1 {
+            // Index −1 is a null string (Dota 2's v7 tools); it reads as "".
+            return Ok(String::new());
+        }
+        self.table
+            .get(usize::try_from(i).map_err(|_| bad(&at, format!("negative string index {i}")))?)
+            .cloned()
+            .ok_or_else(|| {
+                bad(
+                    &at,
+                    format!("string index {i} is outside the table of {}", self.table.len()),
+                )
+            })
+    }
+
+    /// A name: through the table when there is one, else inline.
+    fn name(&mut self) -> Result<String, ReadError> {
+        if self.l.has_table {
+            self.table_string()
+        } else {
+            Ok(to_string(self.r.cstr()?))
+        }
+    }
+
+    fn elem_ref(&mut self) -> Result<ElemRef, ReadError> {
+        let at = self.r.clone();
+        let i = self.r.i32()?;
+        match i {
+            -1 => Ok(ElemRef::Null),
+            -2 => {
+                let s = self.r.cstr()?;
+                let g = std::str::from_utf8(s)
+                    .ok()
+                    .and_then(Guid::parse)
+                    .ok_or_else(|| bad(&at, "external element reference without a valid GUID string"))?;
+                Ok(ElemRef::External(g))
+            }
+            i if i >= 0 && (i as u32) < self.element_count => Ok(ElemRef::Local(i as u32)),
+            i => Err(bad(
+                &at,
+                format!("element index {i} out of range (0..{})", self.element_count),
+            )),
+        }
+    }
+
+    fn f32s<const N: usize>(&mut self) -> Result<[f32; N], ReadError> {
+        let mut out = [0.0; N];
+        for o in &mut out {
+            *o = self.r.f32()?;
+        }
+        Ok(out)
+    }
+
+    fn scalar(&mut self, kind: Kind, inline_strings: bool) -> Result<Value, ReadError> {
+        let r = &mut self.r;
+        Ok(match kind {
+            Kind::Element => Value::Element(self.elem_ref()?),
+            Kind::Int => Value::Int(r.i32()?),
+            Kind::Float => Value::Float(r.f32()?),
+            Kind::Bool => {
+                let at = r.clone();
+                match r.u8()? {
+                    0 => Value::Bool(false),
+                    1 => Value::Bool(true),
+                    b => return Err(bad(&at, format!("bool value {b} (expected 0 or 1)"))),
+                }
+            }
+            Kind::String => {
+                if inline_strings || !self.l.indexed_values {
+                    Value::String(to_string(r.cstr()?))
+                } else {
+                    Value::String(self.table_string()?)
+                }
+            }
+            Kind::Binary => {
+                let n = r.u32()?;
+                Value::Binary(r.bytes(r.check_count(n as u64, 1)?)?.to_vec())
+            }
+            Kind::ElementId => Value::ElementId(Guid(r.array()?)),
+            Kind::Time => Value::Time(r.i32()?),
+            Kind::Color => Value::Color(r.array()?),
+            Kind::Vector2 => Value::Vector2(self.f32s()?),
+            Kind::Vector3 => Value::Vector3(self.f32s()?),
+            Kind::Vector4 => Value::Vector4(self.f32s()?),
+            Kind::QAngle => Value::QAngle(self.f32s()?),
+            Kind::Quaternion => Value::Quaternion(self.f32s()?),
+            Kind::Matrix => Value::Matrix(Box::new(self.f32s()?)),
+            Kind::UInt64 => Value::UInt64(r.u64()?),
+            Kind::UInt8 => Value::UInt8(r.u8()?),
+        })
+    }
+
+    fn value(&mut self, ty: Type, inline_strings: bool) -> Result<Value, ReadError> {
+        if !ty.array {
+            return self.scalar(ty.kind, inline_strings);
+        }
+        let n = self.r.u32()?;
+        // Smallest encoded item per kind, so a hostile count cannot allocate beyond the data.
+        let min = match ty.kind {
+            Kind::Bool | Kind::UInt8 | Kind::String => 1,
+            Kind::Color | Kind::Int | Kind::Float | Kind::Time | Kind::Element | Kind::Binary => 4,
+            Kind::UInt64 | Kind::Vector2 => 8,
+            Kind::Vector3 | Kind::QAngle => 12,
+            Kind::ElementId | Kind::Vector4 | Kind::Quaternion => 16,
+            Kind::Matrix => 64,
+        };
+        let n = self.r.check_count(n as u64, min)?;
+        macro_rules! arr {
+            ($variant:ident, $read:expr) => {{
+                let mut v = Vec::with_capacity(n);
+                for _ in 0..n {
+                    v.push($read);
+                }
+                Value::$variant(v)
+            }};
+        }
+        Ok(match ty.kind {
+            Kind::Element => arr!(ElementArray, self.elem_ref()?),
+            Kind::Int => arr!(IntArray, self.r.i32()?),
+            Kind::Float => arr!(FloatArray, self.r.f32()?),
+            Kind::Bool => arr!(BoolArray, self.r.u8()? != 0),
+            // String array items are always inline, in every version.
+            Kind::String => arr!(StringArray, to_string(self.r.cstr()?)),
+            Kind::Binary => arr!(BinaryArray, {
+                let len = self.r.u32()?;
+                let len = self.r.check_count(len as u64, 1)?;
+                self.r.bytes(len)?.to_vec()
+            }),
+            Kind::ElementId => arr!(ElementIdArray, Guid(self.r.array()?)),
+            Kind::Time => arr!(TimeArray, self.r.i32()?),
+            Kind::Color => arr!(ColorArray, self.r.array()?),
+            Kind::Vector2 => arr!(Vector2Array, self.f32s()?),
+            Kind::Vector3 => arr!(Vector3Array, self.f32s()?),
+            Kind::Vector4 => arr!(Vector4Array, self.f32s()?),
+            Kind::QAngle => arr!(QAngleArray, self.f32s()?),
+            Kind::Quaternion => arr!(QuaternionArray, self.f32s()?),
+            Kind::Matrix => arr!(MatrixArray, self.f32s()?),
+            Kind::UInt64 => arr!(UInt64Array, self.r.u64()?),
+            Kind::UInt8 => arr!(UInt8Array, self.r.u8()?),
+        })
+    }
+
+    fn attribute(&mut self, inline_names: bool) -> Result<Attribute, ReadError> {
+        let name = if inline_names {
+            to_string(self.r.cstr()?)
+        } else {
+            self.name()?
+        };
+        let at = self.r.clone();
+        let id = self.r.u8()?;
+        let ty = Type::from_binary_id(id, self.l.version)
+            .ok_or_else(|| bad(&at, format!("attribute {name:?}: unknown type id {id}")))?;
+        let value = self.value(ty, inline_names)?;
+        Ok(Attribute { name, value })
+    }
+}
+
+pub(crate) fn read(data: &[u8], header: Header, body: usize) -> Result<Dmx, DmxError> {
+    let l = Layout::new(&header);
+    if l.version == 0 || l.version > 9 {
+        return Err(DmxError::Header(format!(
+            "binary version {} is not supported (1-9)",
+            l.version
+        )));
+    }
+    let mut r = Reader::new(data, Endian::Little);
+    r.seek(body)?;
+    let mut d = Decoder {
+        r,
+        l,
+        table: Vec::new(),
+        element_count: 0,
+    };
+
+    let mut prefix = Vec::new();
+    if l.prefix {
+        let n = d.r.i32()?;
+        let n = d.r.check_count(n.max(0) as u64, 4)?;
+        for _ in 0..n {
+            let count = d.r.i32()?;
+            let count = d.r.check_count(count.max(0) as u64, 2)?;
+            let mut attrs = Vec::with_capacity(count);
+            for _ in 0..count {
+                attrs.push(d.attribute(true)?);
+            }
+            prefix.push(PrefixElement { id: None, attrs });
+        }
+    }
+
+    let mut string_table = None;
+    if l.has_table {
+        let n = if l.wide_count {
+            d.r.i32()?
+        } else {
+            d.r.i16()? as i32
+        };
+        let n = d.r.check_count(n.max(0) as u64, 1)?;
+        let mut table = Vec::with_capacity(n);
+        for _ in 0..n {
+            table.push(to_string(d.r.cstr()?));
+        }
+        d.table = table.clone();
+        string_table = Some(table);
+    }
+
+    let count = d.r.i32()?;
+    let count = d.r.check_count(count.max(0) as u64, 17)?;
+    d.element_count = count as u32;
+    let mut elements = Vec::with_capacity(count);
+    let mut null_names = Vec::new();
+    let mut link_types = Vec::new();
+    for k in 0..count {
+        let class = d.name()?;
+        if l.link_type {
+            link_types.push(d.r.i32()?);
+        }
+        let name = if l.indexed_values {
+            let at = d.r.clone();
+            let i = d.index()?;
+            if i == -1 {
+                null_names.push(k as u32);
+                String::new()
+            } else {
+                d.table
+                    .get(i as usize)
+                    .cloned()
+                    .ok_or_else(|| bad(&at, format!("element name index {i} out of range")))?
+            }
+        } else {
+            to_string(d.r.cstr()?)
+        };
+        let id = Guid(d.r.array()?);
+        elements.push(Element {
+            class,
+            name,
+            id,
+            attrs: Vec::new(),
+        });
+    }
+    for (i, e) in elements.iter_mut().enumerate() {
+        let at = d.r.offset();
+        let n = d.r.i32()?;
+        let n = d.r.check_count(n.max(0) as u64, 2)?;
+        e.attrs.reserve(n);
+        for _ in 0..n {
+            let a = d.attribute(false).map_err(|err| DmxError::Binary {
+                offset: err.offset(),
+                message: format!("element {i} ({}, body at byte {at}): {err}", e.class),
+            })?;
+            e.attrs.push(a);
+        }
+    }
+    if d.r.remaining() != 0 {
+        return Err(DmxError::Binary {
+            offset: d.r.offset(),
+            message: format!("{} bytes after the last element body", d.r.remaining()),
+        });
+    }
+    let binary_layout = Some(BinaryLayout {
+        string_table: string_table.unwrap_or_default(),
+        null_names,
+        link_types,
+    });
+    Ok(Dmx {
+        header,
+        elements,
+        prefix,
+        binary_layout,
+        text_layout: None,
+    })
+}
+
+// ---------------------------------------------------------------------------------------------
+
+struct Encoder {
+    w: Writer,
+    l: Layout,
+    table: HashMap<String, i32>,
+}
+
+fn enc(msg: impl Into<String>) -> DmxError {
+    DmxError::Encode(msg.into())
+}
+
+impl Encoder {
+    fn index(&mut self, s: &str) -> Result<(), DmxError> {
+        let i = match self.table.get(s) {
+            Some(&i) => i,
+            // A table without "" came from a file that wrote empty strings as index −1.
+            None if s.is_empty() => -1,
+            None => return Err(enc(format!("string {s:?} missing from the table"))),
+        };
+        if self.l.wide_index {
+            self.w.i32(i);
+        } else {
+            self.w
+                .i16(i16::try_from(i).map_err(|_| enc("string table too large for 16-bit indexes"))?);
+        }
+        Ok(())
+    }
+
+    fn name(&mut self, s: &str) -> Result<(), DmxError> {
+        if self.l.has_table {
+            self.index(s)
+        } else {
+            self.cstr(s)
+        }
+    }
+
+    fn cstr(&mut self, s: &str) -> Result<(), DmxError> {
+        if s.as_bytes().contains(&0) {
+            return Err(enc(format!("string {s:?} contains a NUL")));
+        }
+        self.w.cstr(&latin1_or_utf8(s));
+        Ok(())
+    }
+
+    fn elem_ref(&mut self, r: &ElemRef) {
+        match r {
+            ElemRef::Null => self.w.i32(-1),
+            ElemRef::Local(i) => self.w.i32(*i as i32),
+            ElemRef::External(g) => {
+                self.w.i32(-2);
+                self.w.cstr(g.to_string().as_bytes());
+            }
+        }
+    }
+
+    fn floats(&mut self, v: &[f32]) {
+        for &x in v {
+            self.w.f32(x);
+        }
+    }
+
+    fn len(&mut self, n: usize) -> Result<(), DmxError> {
+        self.w.u32(u32::try_from(n).map_err(|_| enc("array too long"))?);
+        Ok(())
+    }
+
+    fn value(&mut self, v: &Value, inline_strings: bool) -> Result<(), DmxError> {
+        match v {
+            Value::Element(r) => self.elem_ref(r),
+            Value::Int(x) | Value::Time(x) => self.w.i32(*x),
+            Value::Float(x) => self.w.f32(*x),
+            Value::Bool(b) => self.w.u8(*b as u8),
+            Value::String(s) => {
+                if inline_strings || !self.l.indexed_values {
+                    self.cstr(s)?
+                } else {
+                    self.index(s)?
+                }
+            }
+            Value::Binary(b) => {
+                self.len(b.len())?;
+                self.w.bytes(b);
+            }
+            Value::ElementId(g) => self.w.bytes(&g.0),
+            Value::Color(c) => self.w.bytes(c),
+            Value::Vector2(f) => self.floats(f),
+            Value::Vector3(f) | Value::QAngle(f) => self.floats(f),
+            Value::Vector4(f) | Value::Quaternion(f) => self.floats(f),
+            Value::Matrix(m) => self.floats(&m[..]),
+            Value::UInt64(x) => self.w.u64(*x),
+            Value::UInt8(x) => self.w.u8(*x),
+            Value::ElementArray(v) => {
+                self.len(v.len())?;
+                v.iter().for_each(|r| self.elem_ref(r));
+            }
+            Value::IntArray(v) | Value::TimeArray(v) => {
+                self.len(v.len())?;
+                v.iter().for_each(|x| self.w.i32(*x));
+            }
+            Value::FloatArray(v) => {
+                self.len(v.len())?;
+                self.floats(v);
+            }
+            Value::BoolArray(v) => {
+                self.len(v.len())?;
+                v.iter().for_each(|x| self.w.u8(*x as u8));
+            }
+            Value::StringArray(v) => {
+                self.len(v.len())?;
+                for s in v {
+                    self.cstr(s)?;
+                }
+            }
+            Value::BinaryArray(v) => {
+                self.len(v.len())?;
+                for b in v {
+                    self.len(b.len())?;
+                    self.w.bytes(b);
+                }
+            }
+            Value::ElementIdArray(v) => {
+                self.len(v.len())?;
+                v.iter().for_each(|g| self.w.bytes(&g.0));
+            }
+            Value::ColorArray(v) => {
+                self.len(v.len())?;
+                v.iter().for_each(|c| self.w.bytes(c));
+            }
+            Value::Vector2Array(v) => {
+                self.len(v.len())?;
+                self.floats(v.as_flattened());
+            }
+            Value::Vector3Array(v) | Value::QAngleArray(v) => {
+                self.len(v.len())?;
+                self.floats(v.as_flattened());
+            }
+            Value::Vector4Array(v) | Value::QuaternionArray(v) => {
+                self.len(v.len())?;
+                self.floats(v.as_flattened());
+            }
+            Value::MatrixArray(v) => {
+                self.len(v.len())?;
+                self.floats(v.as_flattened());
+            }
+            Value::UInt64Array(v) => {
+                self.len(v.len())?;
+                v.iter().for_each(|x| self.w.u64(*x));
+            }
+            Value::UInt8Array(v) => {
+                self.len(v.len())?;
+                self.w.bytes(v);
+            }
+        }
+        Ok(())
+    }
+
+    fn attribute(&mut self, a: &Attribute, inline: bool, owner: &str) -> Result<(), DmxError> {
+        let ty = a.value.ty();
+        let id = ty.binary_id(self.l.version).ok_or_else(|| {
+            enc(format!(
+                "{owner} attribute {:?}: type {} cannot be stored in binary version {}",
+                a.name,
+                ty.name(),
+                self.l.version
+            ))
+        })?;
+        if inline {
+            self.cstr(&a.name)?;
+        } else {
+            self.name(&a.name)?;
+        }
+        self.w.u8(id);
+        self.value(&a.value, inline)
+    }
+}
+
+/// Strings read as Latin-1 (because they were not UTF-8) go back as the same single bytes.
+fn latin1_or_utf8(s: &str) -> Vec<u8> {
+    if s.chars().all(|c| (c as u32) < 0x100) && s.chars().any(|c| (c as u32) >= 0x80) {
+        let bytes: Vec<u8> = s.chars().map(|c| c as u8).collect();
+        if std::str::from_utf8(&bytes).is_err() {
+            return bytes;
+        }
+    }
+    s.as_bytes().to_vec()
+}
+
+/// Every string the table must hold, in the order the encoder first uses them.
+fn table_strings(doc: &Dmx, l: &Layout) -> Vec<String> {
+    let mut seen = std::collections::HashSet::new();
+    let mut out = Vec::new();
+    let mut add = |s: &str| {
+        if !seen.contains(s) {
+            seen.insert(s.to_string());
+            out.push(s.to_string());
+        }
+    };
+    for e in &doc.elements {
+        add(&e.class);
+        if l.indexed_values {
+            add(&e.name);
+        }
+    }
+    for e in &doc.elements {
+        for a in &e.attrs {
+            add(&a.name);
+            if l.indexed_values
+                && let Value::String(s) = &a.value
+            {
+                add(s);
+            }
+        }
+    }
+    out
+}
+
+pub(crate) fn write(doc: &Dmx) -> Result<Vec<u8>, DmxError> {
+    doc.validate()?;
+    let l = Layout::new(&doc.header);
+    if l.version == 0 || l.version > 9 {
+        return Err(enc(format!(
+            "binary version {} is not supported (1-9)",
+            l.version
+        )));
+    }
+    let mut e = Encoder {
+        w: Writer::with_capacity(Endian::Little, 1 << 16),
+        l,
+        table: HashMap::new(),
+    };
+    e.w.bytes(&doc.header.bytes());
+    if l.prefix {
+        e.w.i32(doc.prefix.len() as i32);
+        for p in &doc.prefix {
+            e.w.i32(p.attrs.len() as i32);
+            for a in &p.attrs {
+                e.attribute(a, true, "prefix")?;
+            }
+        }
+    } else if !doc.prefix.is_empty() {
+        return Err(enc(format!(
+            "binary version {} has no prefix block (use 9)",
+            l.version
+        )));
+    }
+    if l.has_table {
+        // Reuse the original table (order and duplicates included), adding what is missing.
+        let mut table: Vec<String> = doc
+            .binary_layout
+            .as_ref()
+            .map(|b| b.string_table.clone())
+            .unwrap_or_default();
+        for (i, s) in table.iter().enumerate() {
+            e.table.entry(s.clone()).or_insert(i as i32);
+        }
+        let empty_as_null = doc.binary_layout.is_some() && !e.table.contains_key("");
+        for s in table_strings(doc, &l) {
+            if !(e.table.contains_key(&s) || s.is_empty() && empty_as_null) {
+                e.table.insert(s.clone(), table.len() as i32);
+                table.push(s);
+            }
+        }
+        if l.wide_count {
+            e.w.i32(table.len() as i32);
+        } else {
+            e.w.i16(
+                i16::try_from(table.len()).map_err(|_| enc("more than 32767 strings for a 16-bit table"))?,
+            );
+        }
+        for s in &table {
+            e.cstr(s)?;
+        }
+    }
+    e.w.i32(i32::try_from(doc.elements.len()).map_err(|_| enc("too many elements"))?);
+    let null_names = doc.binary_layout.as_ref().map_or(&[][..], |b| &b.null_names[..]);
+    for (i, el) in doc.elements.iter().enumerate() {
+        e.name(&el.class)?;
+        if l.link_type {
+            e.w.i32(
+                doc.binary_layout
+                    .as_ref()
+                    .and_then(|b| b.link_types.get(i).copied())
+                    .unwrap_or(-1),
+            );
+        }
+        if l.indexed_values && el.name.is_empty() && null_names.binary_search(&(i as u32)).is_ok() {
+            if l.wide_index {
+                e.w.i32(-1);
+            } else {
+                e.w.i16(-1);
+            }
+        } else if l.indexed_values {
+            e.index(&el.name)?;
+        } else {
+            e.cstr(&el.name)?;
+        }
+        e.w.bytes(&el.id.0);
+    }
+    for (i, el) in doc.elements.iter().enumerate() {
+        e.w.i32(i32::try_from(el.attrs.len()).map_err(|_| enc("too many attributes"))?);
+        let owner = format!("element {i} ({})", el.class);
+        for a in &el.attrs {
+            e.attribute(a, false, &owner)?;
+        }
+    }
+    Ok(e.w.into_inner())
+}
