@@ -6,6 +6,8 @@ mod compile_cmd;
 mod detect;
 mod dmx_cmd;
 mod nav_cmd;
+mod rad_cmd;
+mod vis_cmd;
 mod vmf_cmd;
 
 use std::path::PathBuf;
@@ -40,6 +42,10 @@ enum Command {
     Nav(nav_cmd::NavCommand),
     /// Compile stage 1: VMF world geometry to a BSP (tree, portals, faces), with leak detection.
     Vbsp(compile_cmd::VbspArgs),
+    /// Compile stage 2: potentially visible sets (PVS/PAS) into a BSP's visibility lump.
+    Vvis(vis_cmd::VvisArgs),
+    /// Compile stage 3: lightmaps, world lights and ambient cubes into a BSP.
+    Vrad(rad_cmd::VradArgs),
     /// Compile a VMF into a BSP, running every stage that exists.
     Compile(compile_cmd::CompileArgs),
 }
@@ -124,6 +130,8 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Pak(cmd) => bsp_cmd::pak(cmd),
         Command::Nav(cmd) => nav_cmd::run(cmd),
         Command::Vbsp(args) => compile_cmd::vbsp(&args),
+        Command::Vvis(args) => vis_cmd::vvis(&args),
+        Command::Vrad(args) => rad_cmd::vrad(&args),
         Command::Compile(args) => compile_cmd::compile(&args),
     }
 }

@@ -1,0 +1,1 @@
+//! Compile stage 3: lightmaps with direct and bounced light, ambient cubes.

@@ -1,0 +1,1 @@
+//! Compile stage 2: portal flow visibility (PVS/PAS).
