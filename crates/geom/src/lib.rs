@@ -20,7 +20,10 @@ pub struct Bounds {
 }
 
 impl Bounds {
-    pub const EMPTY: Bounds = Bounds { mins: DVec3::splat(f64::INFINITY), maxs: DVec3::splat(f64::NEG_INFINITY) };
+    pub const EMPTY: Bounds = Bounds {
+        mins: DVec3::splat(f64::INFINITY),
+        maxs: DVec3::splat(f64::NEG_INFINITY),
+    };
 
     pub fn new(mins: DVec3, maxs: DVec3) -> Bounds {
         Bounds { mins, maxs }
@@ -36,11 +39,17 @@ impl Bounds {
     }
 
     pub fn union(&self, o: &Bounds) -> Bounds {
-        Bounds { mins: self.mins.min(o.mins), maxs: self.maxs.max(o.maxs) }
+        Bounds {
+            mins: self.mins.min(o.mins),
+            maxs: self.maxs.max(o.maxs),
+        }
     }
 
     pub fn expanded(&self, by: f64) -> Bounds {
-        Bounds { mins: self.mins - DVec3::splat(by), maxs: self.maxs + DVec3::splat(by) }
+        Bounds {
+            mins: self.mins - DVec3::splat(by),
+            maxs: self.maxs + DVec3::splat(by),
+        }
     }
 
     /// Overlap test with a tolerance (touching boxes overlap when `eps >= 0`).
@@ -112,7 +121,10 @@ mod tests {
     use super::*;
 
     pub fn cube_planes(half: f64) -> Vec<Plane> {
-        [DVec3::X, -DVec3::X, DVec3::Y, -DVec3::Y, DVec3::Z, -DVec3::Z].iter().map(|&n| Plane::new(n, half)).collect()
+        [DVec3::X, -DVec3::X, DVec3::Y, -DVec3::Y, DVec3::Z, -DVec3::Z]
+            .iter()
+            .map(|&n| Plane::new(n, half))
+            .collect()
     }
 
     #[test]
@@ -123,7 +135,10 @@ mod tests {
         for (f, p) in faces.iter().zip(cube_planes(16.0)) {
             let w = f.as_ref().unwrap();
             assert!(w.is_valid_on(&p, 1e-6));
-            assert!((w.plane().unwrap().normal - p.normal).length() < 1e-9, "outward winding");
+            assert!(
+                (w.plane().unwrap().normal - p.normal).length() < 1e-9,
+                "outward winding"
+            );
         }
     }
 

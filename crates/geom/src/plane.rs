@@ -75,7 +75,10 @@ impl Plane {
             return None;
         }
         let normal = n / len;
-        Some(Plane { normal, dist: normal.dot(p0) })
+        Some(Plane {
+            normal,
+            dist: normal.dot(p0),
+        })
     }
 
     /// Like [`Plane::from_points`], then snapped as Valve's VBSP does: a nearly axial
@@ -96,7 +99,10 @@ impl Plane {
     }
 
     pub fn flipped(&self) -> Plane {
-        Plane { normal: -self.normal, dist: -self.dist }
+        Plane {
+            normal: -self.normal,
+            dist: -self.dist,
+        }
     }
 
     pub fn plane_type(&self) -> PlaneType {
@@ -207,7 +213,10 @@ impl PlaneSet {
         }
         let mut normal = plane.normal;
         snap_normal(&mut normal);
-        let plane = Plane { normal, dist: snap_dist(plane.dist) };
+        let plane = Plane {
+            normal,
+            dist: snap_dist(plane.dist),
+        };
         if let Some(id) = self.find(&plane) {
             return Some(id);
         }
@@ -235,7 +244,11 @@ impl PlaneSet {
         // Axial planes facing the positive axis go first, so `id & !1` is the positive one.
         let first_is_given = !(ty.is_axial() && plane.normal[ty.axis()] < 0.0);
         let base = self.planes.len() as u32;
-        let (a, b) = if first_is_given { (plane, flipped) } else { (flipped, plane) };
+        let (a, b) = if first_is_given {
+            (plane, flipped)
+        } else {
+            (flipped, plane)
+        };
         self.planes.push(a);
         self.planes.push(b);
         self.types.push(ty);
@@ -243,7 +256,11 @@ impl PlaneSet {
         for (i, p) in [(base, a), (base + 1, b)] {
             self.buckets.entry(Self::bucket(p.dist)).or_default().push(i);
         }
-        if first_is_given { PlaneId(base) } else { PlaneId(base + 1) }
+        if first_is_given {
+            PlaneId(base)
+        } else {
+            PlaneId(base + 1)
+        }
     }
 }
 
@@ -254,17 +271,25 @@ mod tests {
     #[test]
     fn snapping_and_dedup() {
         let mut set = PlaneSet::new();
-        let a = set.find_or_insert(Plane::new(DVec3::new(0.0, 0.0, 1.0), 64.0)).unwrap();
-        let b = set.find_or_insert(Plane::new(DVec3::new(0.0, 0.000001, 0.9999999), 64.004)).unwrap();
+        let a = set
+            .find_or_insert(Plane::new(DVec3::new(0.0, 0.0, 1.0), 64.0))
+            .unwrap();
+        let b = set
+            .find_or_insert(Plane::new(DVec3::new(0.0, 0.000001, 0.9999999), 64.004))
+            .unwrap();
         assert_eq!(a, b);
-        let c = set.find_or_insert(Plane::new(DVec3::new(0.0, 0.0, -1.0), -64.0)).unwrap();
+        let c = set
+            .find_or_insert(Plane::new(DVec3::new(0.0, 0.0, -1.0), -64.0))
+            .unwrap();
         assert_eq!(c, a.flipped());
         assert_eq!(a.0 & 1, 0, "positive axial plane is even");
         assert_eq!(c.0 & 1, 1);
         assert_eq!(set.plane_type(a), PlaneType::Z);
         assert_eq!(set.len(), 2);
         // A negative-facing plane inserted first still lands odd.
-        let d = set.find_or_insert(Plane::new(DVec3::new(-1.0, 0.0, 0.0), 10.0)).unwrap();
+        let d = set
+            .find_or_insert(Plane::new(DVec3::new(-1.0, 0.0, 0.0), 10.0))
+            .unwrap();
         assert!(d.is_flipped());
         assert_eq!(set.get(d.positive()).normal, DVec3::X);
     }

@@ -33,13 +33,24 @@ impl Winding {
         let n = plane.normal;
         // The major axis picks an "up" vector that is not parallel to the normal.
         let a = n.abs();
-        let up = if a.z >= a.x && a.z >= a.y { DVec3::X } else { DVec3::Z };
+        let up = if a.z >= a.x && a.z >= a.y {
+            DVec3::X
+        } else {
+            DVec3::Z
+        };
         let up = (up - n * up.dot(n)).normalize();
         let right = up.cross(n);
         let org = n * plane.dist;
         let up = up * MAX_WORLD;
         let right = right * MAX_WORLD;
-        Winding { points: vec![org - right + up, org + right + up, org + right - up, org - right - up] }
+        Winding {
+            points: vec![
+                org - right + up,
+                org + right + up,
+                org + right - up,
+                org - right - up,
+            ],
+        }
     }
 
     pub fn len(&self) -> usize {
@@ -81,7 +92,11 @@ impl Winding {
         for i in 0..self.points.len() {
             let a = self.points[i];
             let b = self.points[(i + 1) % self.points.len()];
-            n += DVec3::new((a.y - b.y) * (a.z + b.z), (a.z - b.z) * (a.x + b.x), (a.x - b.x) * (a.y + b.y));
+            n += DVec3::new(
+                (a.y - b.y) * (a.z + b.z),
+                (a.z - b.z) * (a.x + b.x),
+                (a.x - b.x) * (a.y + b.y),
+            );
         }
         // Newell gives the counter-clockwise normal; ours are clockwise.
         let n = -n;
@@ -94,7 +109,9 @@ impl Winding {
     }
 
     pub fn reversed(&self) -> Winding {
-        Winding { points: self.points.iter().rev().copied().collect() }
+        Winding {
+            points: self.points.iter().rev().copied().collect(),
+        }
     }
 
     /// Which side of `plane` the polygon is on, with points within `epsilon` counted on it.
@@ -284,7 +301,12 @@ mod tests {
 
     #[test]
     fn base_winding_faces_its_plane() {
-        for n in [DVec3::X, -DVec3::Y, DVec3::Z, DVec3::new(1.0, 2.0, 3.0).normalize()] {
+        for n in [
+            DVec3::X,
+            -DVec3::Y,
+            DVec3::Z,
+            DVec3::new(1.0, 2.0, 3.0).normalize(),
+        ] {
             let plane = Plane::new(n, 10.0);
             let w = Winding::base_for_plane(&plane);
             let wp = w.plane().unwrap();

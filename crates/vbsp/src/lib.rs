@@ -1,1 +1,528 @@
-//! Compile stage 1: VMF brushes to a BSP tree, portals, faces.
+//! Compile stage 1 (VBSP): map brushes to a BSP tree, portals, faces and a BSP file.
+//!
+//! [`compile`] is a function from data to data: a [`MapInput`] (entities with brushes as
+//! numbers, see [`input`]) and [`Options`] in, an [`Output`] (the BSP's records, the
+//! portal file's text, diagnostics) out, or a [`CompileError`] (a leak with its pointfile,
+//! a limit). The pipeline follows Valve's VBSP: planes → brushes (bevels) → brush BSP
+//! (twice, the second preferring visible sides) → portals → flood from entities (leak
+//! check) → fill outside → faces from portals, merged and subdivided → detail faces →
+//! T-junction fixing → BSP records.
+
+mod brush;
+mod bspdata;
+pub mod contents;
+mod diag;
+mod emit;
+mod faces;
+mod from_vmf;
+pub mod input;
+
+mod portals;
+mod prt;
+pub mod tree;
+
+use std::collections::HashMap;
+
+use srcmap_geom::{Bounds, DVec3, PlaneSet};
+
+pub use brush::{Brush, BrushSide};
+pub use bspdata::{BspData, DFace, DLeaf, DModel, DNode, DPlane, DTexinfo, lump};
+pub use contents::{BuiltinMaterials, MaterialInfo, MaterialSource};
+pub use diag::{CompileError, Diagnostic, Severity, Where};
+pub use from_vmf::{entity_from_vmf, input_from_vmf};
+pub use input::{MapBrush, MapEntity, MapInput, MapSide, TexAxis};
+
+use contents::*;
+use tree::{Pass, Tree};
+
+/// Progress reports; the library never prints.
+pub trait Progress: Sync {
+    /// A named step starts.
+    fn step(&self, _name: &str) {}
+}
+
+/// Progress that goes nowhere.
+pub struct NoProgress;
+impl Progress for NoProgress {}
+
+pub struct Options<'a> {
+    /// Material facts (contents, size, reflectivity); unknown ones use the built-in rules.
+    pub materials: &'a dyn MaterialSource,
+    /// Leave out `func_detail` brushes (Valve's `-nodetail`).
+    pub no_detail: bool,
+}
+
+impl Default for Options<'_> {
+    fn default() -> Self {
+        Options {
+            materials: &BuiltinMaterials,
+            no_detail: false,
+        }
+    }
+}
+
+/// Counts for reports and tests.
+#[derive(Debug, Clone, Default)]
+pub struct Stats {
+    pub brushes: usize,
+    pub world_leaves: usize,
+    pub clusters: usize,
+    pub portals: usize,
+    pub faces: usize,
+    pub models: usize,
+    pub outside_filled: usize,
+}
+
+pub struct Output {
+    pub bsp: BspData,
+    /// Valve's PRT1 portal file.
+    pub prt: String,
+    pub diagnostics: Vec<Diagnostic>,
+    pub stats: Stats,
+}
+
+/// Entities removed from the entity lump (their data goes elsewhere or nowhere).
+const INTERNAL_CLASSES: &[&str] = &[
+    "func_detail",
+    "func_viscluster",
+    "info_overlay",
+    "info_overlay_transition",
+    "env_cubemap",
+    "prop_static",
+    "prop_detail",
+    "func_instance",
+    "func_instance_parms",
+    "func_instance_origin",
+    "info_no_dynamic_shadow",
+    "info_lighting_relative",
+];
+
+/// An entity after preprocessing: what goes in the entity lump and which brushes it owns.
+struct Ent {
+    input: usize,
+    keyvalues: Vec<(String, String)>,
+    /// Brushes (indices into the compile's brush table).
+    brushes: Vec<u32>,
+    model: Option<u32>,
+}
+
+pub(crate) struct Texinfos {
+    pub list: Vec<DTexinfo>,
+    map: HashMap<[u32; 18], u32>,
+    pub texdata: Vec<bspdata::DTexdata>,
+    pub strings: Vec<String>,
+    texdata_map: HashMap<String, u32>,
+}
+
+impl Texinfos {
+    fn new() -> Texinfos {
+        Texinfos {
+            list: Vec::new(),
+            map: HashMap::new(),
+            texdata: Vec::new(),
+            strings: Vec::new(),
+            texdata_map: HashMap::new(),
+        }
+    }
+
+    fn texdata(&mut self, name: &str, info: &MaterialInfo) -> u32 {
+        let key = name.to_ascii_lowercase();
+        if let Some(&i) = self.texdata_map.get(&key) {
+            return i;
+        }
+        let i = self.texdata.len() as u32;
+        self.strings.push(name.to_string());
+        self.texdata.push(bspdata::DTexdata {
+            reflectivity: info.reflectivity,
+            name_id: i as i32,
+            width: info.width as i32,
+            height: info.height as i32,
+        });
+        self.texdata_map.insert(key, i);
+        i
+    }
+
+    fn add(&mut self, t: DTexinfo) -> u32 {
+        let mut key = [0u32; 18];
+        for (i, row) in t.texture_vecs.iter().chain(&t.lightmap_vecs).enumerate() {
+            for (j, x) in row.iter().enumerate() {
+                key[i * 4 + j] = x.to_bits();
+            }
+        }
+        key[16] = t.flags as u32;
+        key[17] = t.texdata as u32;
+        *self.map.entry(key).or_insert_with(|| {
+            self.list.push(t);
+            (self.list.len() - 1) as u32
+        })
+    }
+}
+
+impl faces::TexinfoLookup for Texinfos {
+    fn flags(&self, texinfo: u32) -> u32 {
+        self.list[texinfo as usize].flags as u32
+    }
+    fn lightmap_vecs(&self, texinfo: u32) -> [DVec3; 2] {
+        let l = &self.list[texinfo as usize].lightmap_vecs;
+        [0, 1].map(|i| DVec3::new(l[i][0] as f64, l[i][1] as f64, l[i][2] as f64))
+    }
+}
+
+fn texinfo_for(side: &MapSide, offset: DVec3, flags: u32, texdata: u32) -> DTexinfo {
+    let lm = if side.lightmap_scale > 0.0 {
+        side.lightmap_scale
+    } else {
+        16.0
+    };
+    let mut t = DTexinfo {
+        flags: flags as i32,
+        texdata: texdata as i32,
+        ..Default::default()
+    };
+    for (i, ax) in [side.uaxis, side.vaxis].iter().enumerate() {
+        let scale = if ax.scale.abs() > 1e-6 { ax.scale } else { 1.0 };
+        let tv = ax.axis / scale;
+        // Geometry moved by -offset keeps its texture: shift by the offset's projection.
+        let shift = ax.shift + tv.dot(offset);
+        t.texture_vecs[i] = [tv.x as f32, tv.y as f32, tv.z as f32, shift as f32];
+        let lv = ax.axis / lm;
+        t.lightmap_vecs[i] = [lv.x as f32, lv.y as f32, lv.z as f32, (shift * scale / lm) as f32];
+    }
+    t
+}
+
+/// Compile a map. Map problems that Valve tolerates (bad brushes, unknown materials) are
+/// diagnostics in the output; a leak or an overflowed limit is an error.
+pub fn compile(
+    input: &MapInput,
+    opts: &Options<'_>,
+    progress: &dyn Progress,
+) -> Result<Output, CompileError> {
+    let mut diags = Vec::new();
+    let world_in = input.entities.first().ok_or(CompileError::NoWorld)?;
+    if !world_in.classname.eq_ignore_ascii_case("worldspawn") {
+        return Err(CompileError::NoWorld);
+    }
+    progress.step("brushes");
+    let mut planes = PlaneSet::new();
+    let mut tex = Texinfos::new();
+    let mut brushes: Vec<Brush> = Vec::new();
+    let mut ents: Vec<Ent> = Vec::new();
+    let mut material_cache: HashMap<String, MaterialInfo> = HashMap::new();
+    let mut unknown_warned = false;
+    let mut occluders = 0;
+    let mut areaportals = 0;
+
+    for (ei, e) in input.entities.iter().enumerate() {
+        let class = e.classname.to_ascii_lowercase();
+        let is_world = ei == 0;
+        let (target, extra_contents, keep) = match class.as_str() {
+            _ if is_world => (0, 0, true),
+            "func_detail" => (0, if opts.no_detail { u32::MAX } else { CONTENTS_DETAIL }, false),
+            "func_areaportal" | "func_areaportalwindow" => (0, CONTENTS_AREAPORTAL, true),
+            "func_occluder" | "func_viscluster" => (usize::MAX, 0, class == "func_occluder"),
+            c if INTERNAL_CLASSES.contains(&c) => (usize::MAX, 0, false),
+            _ => (ents.len(), 0, true),
+        };
+        let mut kv = e.keyvalues.clone();
+        kv.extend(e.outputs.iter().cloned());
+        if class == "func_areaportal" || class == "func_areaportalwindow" {
+            areaportals += 1;
+            set_kv(&mut kv, "portalnumber", areaportals.to_string());
+        }
+        if class == "func_occluder" {
+            set_kv(&mut kv, "occludernumber", occluders.to_string());
+            occluders += 1;
+        }
+        let owner = if keep {
+            ents.push(Ent {
+                input: ei,
+                keyvalues: kv,
+                brushes: Vec::new(),
+                model: None,
+            });
+            if target == 0 && !is_world {
+                0
+            } else {
+                ents.len() - 1
+            }
+        } else {
+            target
+        };
+        if target == usize::MAX || extra_contents == u32::MAX {
+            continue;
+        }
+        // Brush entities with an origin are built around it (the engine moves the model).
+        let offset = if owner != 0 {
+            e.origin().unwrap_or(DVec3::ZERO)
+        } else {
+            DVec3::ZERO
+        };
+        let at = Where {
+            entity_id: Some(e.id),
+            classname: Some(e.classname.clone()),
+            ..Default::default()
+        };
+        for mb in &e.brushes {
+            let mut raw = Vec::with_capacity(mb.sides.len());
+            let mut bad = false;
+            for s in &mb.sides {
+                let pts = s.points.map(|p| p - offset);
+                let Some(plane) = srcmap_geom::Plane::from_points_snapped(pts[0], pts[1], pts[2]) else {
+                    diags.push(Diagnostic::error(
+                        Where {
+                            brush: Some(mb.id),
+                            side: Some(s.id),
+                            ..at.clone()
+                        },
+                        "bad plane points (collinear), brush skipped",
+                    ));
+                    bad = true;
+                    break;
+                };
+                let Some(pid) = planes.find_or_insert(plane) else {
+                    bad = true;
+                    break;
+                };
+                let info = match material_cache.get(&s.material) {
+                    Some(i) => i.clone(),
+                    None => {
+                        let i = match opts.materials.material(&s.material) {
+                            Some(i) => i,
+                            None => {
+                                let lower = s.material.to_ascii_lowercase();
+                                if !unknown_warned && !lower.starts_with("tools/") {
+                                    unknown_warned = true;
+                                    diags.push(Diagnostic::warning(
+                                        Where::default(),
+                                        "materials not found in game content use built-in rules (opaque 512x512)",
+                                    ));
+                                }
+                                builtin_material(&s.material)
+                            }
+                        };
+                        material_cache.insert(s.material.clone(), i.clone());
+                        i
+                    }
+                };
+                let td = tex.texdata(&s.material, &info);
+                let ti = tex.add(texinfo_for(s, offset, info.surface_flags, td));
+                raw.push(brush::RawSide {
+                    plane: pid,
+                    contents: info.contents,
+                    surf: info.surface_flags,
+                    texinfo: ti,
+                    vmf_id: s.id,
+                    displacement: s.displacement,
+                });
+            }
+            if bad {
+                continue;
+            }
+            let Some(mut b) = brush::build_brush(&mut planes, owner as u32, &at, mb, raw, &mut diags) else {
+                continue;
+            };
+            if b.contents & CONTENTS_ORIGIN != 0 {
+                // Origin brushes only place the entity.
+                if owner != 0 && e.get("origin").is_none() {
+                    let c = b.bounds.center();
+                    set_kv(
+                        &mut ents[owner].keyvalues,
+                        "origin",
+                        format!("{} {} {}", c.x, c.y, c.z),
+                    );
+                }
+                continue;
+            }
+            b.contents |= extra_contents;
+            ents[owner].brushes.push(brushes.len() as u32);
+            brushes.push(b);
+        }
+    }
+    check_limit("brushes", brushes.len(), 8192)?;
+
+    // Model numbers: the world is *0, then each kept entity with brushes in order.
+    let mut next_model = 1;
+    for e in ents.iter_mut().skip(1) {
+        if !e.brushes.is_empty() {
+            e.model = Some(next_model);
+            set_kv(&mut e.keyvalues, "model", format!("*{next_model}"));
+            next_model += 1;
+        }
+    }
+    ents[0].model = Some(0);
+
+    // ---- the world ----
+    let world_ids = &ents[0].brushes;
+    let structural: Vec<u32> = world_ids
+        .iter()
+        .copied()
+        .filter(|&b| brushes[b as usize].contents & CONTENTS_DETAIL == 0)
+        .collect();
+    let detail: Vec<u32> = world_ids
+        .iter()
+        .copied()
+        .filter(|&b| brushes[b as usize].contents & CONTENTS_DETAIL != 0)
+        .collect();
+    if structural.is_empty() {
+        return Err(CompileError::NoBrushes);
+    }
+    let mut world_bounds = Bounds::EMPTY;
+    for &b in world_ids {
+        world_bounds = world_bounds.union(&brushes[b as usize].bounds);
+    }
+    tree::add_block_planes(&mut planes, &world_bounds);
+
+    // Flood sources: every entity with an origin but the world.
+    let mut origins = Vec::new();
+    for (ei, e) in input.entities.iter().enumerate().skip(1) {
+        let class = e.classname.to_ascii_lowercase();
+        if class.starts_with("info_overlay") || class.starts_with("func_instance") {
+            continue;
+        }
+        if let Some(o) = e.origin()
+            && o != DVec3::ZERO
+        {
+            origins.push((ei as u32, o, class == "info_player_start"));
+        }
+    }
+
+    progress.step("world tree (pass 1)");
+    let mut stats = Stats {
+        brushes: brushes.len(),
+        ..Default::default()
+    };
+    let mut tree = tree::build_tree(&planes, &brushes, &structural, Pass::First, world_bounds);
+    progress.step("portals");
+    let mut prt = portals::make_portals(&mut tree, &planes);
+    progress.step("flood");
+    let flood = portals::flood_entities(&mut tree, &planes, &prt, &origins);
+    let filled_ok = match flood {
+        portals::Flood::Leak { entity, path } => {
+            let e = &input.entities[entity as usize];
+            let mut pointfile = String::new();
+            for p in &path {
+                pointfile += &format!("{:.6} {:.6} {:.6}\n", p.x, p.y, p.z);
+            }
+            return Err(CompileError::Leak {
+                entity_id: e.id,
+                classname: e.classname.clone(),
+                origin: e.origin().unwrap_or_default(),
+                pointfile,
+            });
+        }
+        portals::Flood::NoEntities => {
+            diags.push(Diagnostic::warning(
+                Where::default(),
+                "no entities in open space: the outside is not filled",
+            ));
+            false
+        }
+        portals::Flood::Sealed => true,
+    };
+    if filled_ok {
+        stats.outside_filled = portals::fill_outside(&mut tree);
+    }
+    portals::find_portal_sides(&tree, &planes, &mut prt, &mut brushes);
+
+    progress.step("world tree (pass 2)");
+    let mut tree = tree::build_tree(&planes, &brushes, &structural, Pass::Second, world_bounds);
+    let mut prt = portals::make_portals(&mut tree, &planes);
+    let _ = portals::flood_entities(&mut tree, &planes, &prt, &origins);
+    if filled_ok {
+        stats.outside_filled = portals::fill_outside(&mut tree);
+    }
+    portals::find_portal_sides(&tree, &planes, &mut prt, &mut brushes);
+
+    progress.step("faces");
+    let world_faces = faces::make_faces(&tree, &prt, &brushes, true);
+    let world_faces = faces::merge_faces(world_faces, &planes);
+    let world_faces = faces::subdivide_faces(world_faces, &tex);
+    let mut detail_faces = faces::detail_faces(&mut tree, &planes, &brushes, &detail);
+    detail_faces = faces::merge_faces(detail_faces, &planes);
+    detail_faces = faces::subdivide_faces(detail_faces, &tex);
+
+    let clusters = emit::assign_clusters(&tree);
+    let prt_text = prt::write_prt(&tree, &prt, &clusters);
+    stats.portals = prt_text.lines().nth(2).and_then(|l| l.parse().ok()).unwrap_or(0);
+
+    // ---- brush entities ----
+    progress.step("brush models");
+    let sub: Vec<&Ent> = ents.iter().filter(|e| e.model.is_some_and(|m| m > 0)).collect();
+    let sub_results: Vec<(Tree, Vec<faces::Face>)> = {
+        use rayon::prelude::*;
+        let brushes_ref = &brushes;
+        let planes_ref = &planes;
+        let mut sides_visible: Vec<(u32, u32)> = Vec::new();
+        let res: Vec<(Tree, Vec<faces::Face>, Vec<(u32, u32)>)> = sub
+            .par_iter()
+            .map(|e| {
+                let mut b = Bounds::EMPTY;
+                for &i in &e.brushes {
+                    b = b.union(&brushes_ref[i as usize].bounds);
+                }
+                let mut t = tree::build_tree(planes_ref, brushes_ref, &e.brushes, Pass::First, b);
+                let mut p = portals::make_portals(&mut t, planes_ref);
+                // Sides found here are visible for the brush lump; gather them.
+                let vis = portals::portal_sides(&t, planes_ref, &mut p, brushes_ref);
+                let f = faces::make_faces(&t, &p, brushes_ref, false);
+                (t, f, vis)
+            })
+            .collect();
+        let mut out = Vec::new();
+        for (t, f, vis) in res {
+            sides_visible.extend(vis);
+            let f = faces::merge_faces(f, &planes);
+            let f = faces::subdivide_faces(f, &tex);
+            out.push((t, f));
+        }
+        for (b, s) in sides_visible {
+            brushes[b as usize].sides[s as usize].visible = true;
+        }
+        out
+    };
+
+    progress.step("write");
+    let mut models = vec![emit::ModelIn {
+        tree: &tree,
+        faces: world_faces,
+        detail_faces,
+        clusters: Some(&clusters),
+    }];
+    for (t, f) in &sub_results {
+        models.push(emit::ModelIn {
+            tree: t,
+            faces: f.clone(),
+            detail_faces: Vec::new(),
+            clusters: None,
+        });
+    }
+    let entity_text = emit::entity_lump(&ents);
+    let bsp = emit::emit(&planes, &brushes, &tex, models, entity_text, clusters.count)?;
+    stats.models = bsp.models.len();
+    stats.faces = bsp.faces.len();
+    stats.clusters = clusters.count;
+    stats.world_leaves = tree.leaves().count();
+    let _ = ents.iter().map(|e| e.input).count();
+    Ok(Output {
+        bsp,
+        prt: prt_text,
+        diagnostics: diags,
+        stats,
+    })
+}
+
+fn set_kv(kv: &mut Vec<(String, String)>, key: &str, value: String) {
+    match kv.iter_mut().find(|(k, _)| k.eq_ignore_ascii_case(key)) {
+        Some(e) => e.1 = value,
+        None => kv.push((key.to_string(), value)),
+    }
+}
+
+pub(crate) fn check_limit(what: &'static str, count: usize, max: usize) -> Result<(), CompileError> {
+    if count > max {
+        Err(CompileError::Limit { what, count, max })
+    } else {
+        Ok(())
+    }
+}

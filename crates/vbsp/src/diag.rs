@@ -1,0 +1,108 @@
+//! Map diagnostics naming the VMF's own ids, and the compile's errors.
+
+use std::fmt;
+
+use srcmap_geom::DVec3;
+use thiserror::Error;
+
+/// Where in the map a problem is: entity, brush and side by their VMF ids.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Where {
+    pub entity_id: Option<i64>,
+    pub classname: Option<String>,
+    pub brush: Option<i64>,
+    pub side: Option<i64>,
+}
+
+impl fmt::Display for Where {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut parts = Vec::new();
+        if let Some(b) = self.brush {
+            parts.push(format!("brush {b}"));
+        }
+        if let Some(s) = self.side {
+            parts.push(format!("side {s}"));
+        }
+        let mut out = parts.join(" ");
+        if let Some(e) = self.entity_id {
+            let class = self.classname.as_deref().unwrap_or("?");
+            if out.is_empty() {
+                out = format!("entity {e} '{class}'");
+            } else {
+                out = format!("{out} (entity {e} '{class}')");
+            }
+        }
+        f.write_str(&out)
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Severity {
+    Warning,
+    /// The object was skipped; the compile goes on.
+    Error,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Diagnostic {
+    pub severity: Severity,
+    pub at: Where,
+    pub message: String,
+}
+
+impl Diagnostic {
+    pub fn warning(at: Where, message: impl Into<String>) -> Diagnostic {
+        Diagnostic {
+            severity: Severity::Warning,
+            at,
+            message: message.into(),
+        }
+    }
+    pub fn error(at: Where, message: impl Into<String>) -> Diagnostic {
+        Diagnostic {
+            severity: Severity::Error,
+            at,
+            message: message.into(),
+        }
+    }
+}
+
+impl fmt::Display for Diagnostic {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let sev = match self.severity {
+            Severity::Warning => "warning",
+            Severity::Error => "error",
+        };
+        if self.at == Where::default() {
+            write!(f, "{sev}: {}", self.message)
+        } else {
+            write!(f, "{}: {sev}: {}", self.at, self.message)
+        }
+    }
+}
+
+/// A compile that could not produce a BSP.
+#[derive(Debug, Error)]
+pub enum CompileError {
+    /// An entity sees the void. `pointfile` is Valve's `.lin`: the path from the void to the
+    /// entity, one `x y z` point per line.
+    #[error("leak: entity {entity_id} '{classname}' at ({:.0} {:.0} {:.0}) can reach the void (see the .lin pointfile)", origin.x, origin.y, origin.z)]
+    Leak {
+        entity_id: i64,
+        classname: String,
+        origin: DVec3,
+        pointfile: String,
+    },
+    #[error("map has no worldspawn entity")]
+    NoWorld,
+    #[error("map has no world brushes")]
+    NoBrushes,
+    #[error("limit exceeded: {what} ({count} > {max})")]
+    Limit {
+        what: &'static str,
+        count: usize,
+        max: usize,
+    },
+    #[error("{0}")]
+    Map(String),
+}

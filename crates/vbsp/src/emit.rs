@@ -1,0 +1,603 @@
+//! From trees, faces and brushes to BSP records: vertex welding, T-junction fixing,
+//! edges, nodes (solid subtrees pruned), leaves, models, the entity lump.
+
+use std::collections::HashMap;
+
+use srcmap_geom::{DVec3, PlaneSet};
+
+use crate::brush::Brush;
+use crate::bspdata::*;
+use crate::contents::*;
+use crate::diag::CompileError;
+use crate::faces::Face;
+use crate::tree::{NodeId, Tree};
+use crate::{Ent, Texinfos, check_limit};
+
+/// Cluster numbers of the world's leaves: every non-solid leaf is its own cluster
+/// (detail never splits the tree, so no two leaves share one).
+pub struct Clusters {
+    pub of_node: Vec<i32>,
+    pub count: usize,
+}
+
+pub fn assign_clusters(tree: &Tree) -> Clusters {
+    let mut of_node = vec![-1; tree.nodes.len()];
+    let mut count = 0;
+    let solid = solid_subtrees(tree);
+    let mut stack = vec![tree.head];
+    while let Some(n) = stack.pop() {
+        let node = tree.node(n);
+        if node.is_leaf() || solid[n.idx()] {
+            if node.contents & CONTENTS_SOLID == 0 && !solid[n.idx()] {
+                of_node[n.idx()] = count as i32;
+                count += 1;
+            }
+            continue;
+        }
+        stack.push(node.children[1]);
+        stack.push(node.children[0]);
+    }
+    Clusters { of_node, count }
+}
+
+/// Nodes whose every leaf is solid (Valve's `PruneNodes` turns them into one solid leaf).
+fn solid_subtrees(tree: &Tree) -> Vec<bool> {
+    let mut solid = vec![false; tree.nodes.len()];
+    // Children come after their parents in the arena: walk backwards.
+    for i in (0..tree.nodes.len()).rev() {
+        let n = &tree.nodes[i];
+        solid[i] = match n.plane {
+            None => n.contents & CONTENTS_SOLID != 0,
+            Some(_) => solid[n.children[0].idx()] && solid[n.children[1].idx()],
+        };
+    }
+    solid
+}
+
+pub struct ModelIn<'a> {
+    pub tree: &'a Tree,
+    pub faces: Vec<Face>,
+    pub detail_faces: Vec<Face>,
+    pub clusters: Option<&'a Clusters>,
+}
+
+pub fn entity_lump(ents: &[Ent]) -> String {
+    let mut out = String::new();
+    for e in ents {
+        out.push_str("{\n");
+        for (k, v) in &e.keyvalues {
+            out.push_str(&format!("\"{k}\" \"{v}\"\n"));
+        }
+        out.push_str("}\n");
+    }
+    out
+}
+
+fn clamp16(v: f64) -> i16 {
+    v.clamp(-32768.0, 32767.0) as i16
+}
+
+struct Welder {
+    verts: Vec<DVec3>,
+    map: HashMap<[i64; 3], u32>,
+}
+
+impl Welder {
+    fn snap(p: DVec3) -> DVec3 {
+        let mut q = p;
+        for i in 0..3 {
+            let r = q[i].round();
+            if (q[i] - r).abs() < 0.01 {
+                q[i] = r;
+            }
+        }
+        q
+    }
+
+    fn key(p: DVec3) -> [i64; 3] {
+        [
+            (p.x * 8.0).round() as i64,
+            (p.y * 8.0).round() as i64,
+            (p.z * 8.0).round() as i64,
+        ]
+    }
+
+    fn add(&mut self, p: DVec3) -> u32 {
+        let p = Self::snap(p);
+        let k = Self::key(p);
+        *self.map.entry(k).or_insert_with(|| {
+            self.verts.push(p);
+            (self.verts.len() - 1) as u32
+        })
+    }
+}
+
+/// Weld the faces' points and split edges at vertices of other faces lying on them, so
+/// that no T-junction leaves a crack (Valve's `FixTjuncs`).
+fn weld_and_fix(all: &[&Face]) -> (Vec<DVec3>, Vec<Vec<u32>>) {
+    let mut w = Welder {
+        verts: Vec::new(),
+        map: HashMap::new(),
+    };
+    let mut polys: Vec<Vec<u32>> = all
+        .iter()
+        .map(|f| {
+            let mut idx: Vec<u32> = f.winding.points.iter().map(|&p| w.add(p)).collect();
+            idx.dedup();
+            while idx.len() > 1 && idx.first() == idx.last() {
+                idx.pop();
+            }
+            idx
+        })
+        .collect();
+    const CELL: f64 = 64.0;
+    let cell = |p: DVec3| {
+        [
+            (p.x / CELL).floor() as i32,
+            (p.y / CELL).floor() as i32,
+            (p.z / CELL).floor() as i32,
+        ]
+    };
+    let mut grid: HashMap<[i32; 3], Vec<u32>> = HashMap::new();
+    for (i, &v) in w.verts.iter().enumerate() {
+        grid.entry(cell(v)).or_default().push(i as u32);
+    }
+    let verts = &w.verts;
+    use rayon::prelude::*;
+    polys.par_iter_mut().for_each(|poly| {
+        if poly.len() < 3 {
+            return;
+        }
+        let mut out = Vec::with_capacity(poly.len());
+        for i in 0..poly.len() {
+            let (a, b) = (poly[i], poly[(i + 1) % poly.len()]);
+            out.push(a);
+            let (pa, pb) = (verts[a as usize], verts[b as usize]);
+            let dir = pb - pa;
+            let len = dir.length();
+            if len < 0.1 {
+                continue;
+            }
+            let dir = dir / len;
+            let (ca, cb) = (cell(pa.min(pb)), cell(pa.max(pb)));
+            let cells = (cb[0] - ca[0] + 1) as i64 * (cb[1] - ca[1] + 1) as i64 * (cb[2] - ca[2] + 1) as i64;
+            if cells > 4096 {
+                continue;
+            }
+            let mut on: Vec<(f64, u32)> = Vec::new();
+            for x in ca[0]..=cb[0] {
+                for y in ca[1]..=cb[1] {
+                    for z in ca[2]..=cb[2] {
+                        let Some(list) = grid.get(&[x, y, z]) else {
+                            continue;
+                        };
+                        for &v in list {
+                            if v == a || v == b {
+                                continue;
+                            }
+                            let d = verts[v as usize] - pa;
+                            let t = d.dot(dir);
+                            if t <= 0.1 || t >= len - 0.1 {
+                                continue;
+                            }
+                            if (d - dir * t).length() < 0.1 {
+                                on.push((t, v));
+                            }
+                        }
+                    }
+                }
+            }
+            on.sort_by(|x, y| x.0.total_cmp(&y.0));
+            out.extend(on.into_iter().map(|(_, v)| v));
+        }
+        out.dedup();
+        *poly = out;
+    });
+    (w.verts, polys)
+}
+
+struct Emitter<'a> {
+    out: BspData,
+    planes: &'a PlaneSet,
+    edge_map: HashMap<(u32, u32), i32>,
+    /// Leaves of the model being emitted, waiting for their face lists.
+    leaf_nodes: Vec<(usize, NodeId)>,
+}
+
+pub fn emit(
+    planes: &PlaneSet,
+    brushes: &[Brush],
+    tex: &Texinfos,
+    models: Vec<ModelIn<'_>>,
+    entities: String,
+    num_clusters: usize,
+) -> Result<BspData, CompileError> {
+    let mut e = Emitter {
+        out: BspData::default(),
+        planes,
+        edge_map: HashMap::new(),
+        leaf_nodes: Vec::new(),
+    };
+    let o = &mut e.out;
+    o.entities = entities;
+    check_limit("planes", planes.len(), 65536)?;
+    o.planes = planes
+        .planes()
+        .iter()
+        .enumerate()
+        .map(|(i, p)| DPlane {
+            normal: [p.normal.x as f32, p.normal.y as f32, p.normal.z as f32],
+            dist: p.dist as f32,
+            kind: planes.plane_type(srcmap_geom::PlaneId(i as u32)) as i32,
+        })
+        .collect();
+    check_limit("texinfo", tex.list.len(), 12288)?;
+    check_limit("texdata", tex.texdata.len(), 2048)?;
+    o.texinfo = tex.list.clone();
+    o.texdata = tex.texdata.clone();
+    o.texdata_strings = tex.strings.clone();
+    for b in brushes {
+        o.brushes.push(DBrush {
+            first_side: o.brush_sides.len() as i32,
+            num_sides: b.sides.len() as i32,
+            contents: b.contents as i32,
+        });
+        for s in &b.sides {
+            o.brush_sides.push(DBrushSide {
+                plane: s.plane.0 as u16,
+                texinfo: s.texinfo as i16,
+                dispinfo: 0,
+                bevel: s.bevel as u8,
+            });
+        }
+    }
+    check_limit("brush sides", o.brush_sides.len(), 65536)?;
+    // Edge 0 is never used: a surfedge of 0 could not say which way it runs.
+    o.edges.push([0, 0]);
+    // Leaf 0 is the shared solid leaf.
+    o.leafs.push(DLeaf {
+        contents: CONTENTS_SOLID as i32,
+        cluster: -1,
+        water_data: -1,
+        ..Default::default()
+    });
+    o.areas = vec![DArea::default(), DArea::default()];
+    o.area_portals = vec![DAreaPortal::default()];
+
+    let all_faces: Vec<&Face> = models
+        .iter()
+        .flat_map(|m| m.faces.iter().chain(&m.detail_faces))
+        .collect();
+    let (verts, polys) = weld_and_fix(&all_faces);
+    check_limit("vertexes", verts.len(), 65536)?;
+    e.out.vertexes = verts
+        .iter()
+        .map(|v| [v.x as f32, v.y as f32, v.z as f32])
+        .collect();
+    let mut poly_iter = polys.into_iter();
+
+    for m in &models {
+        let solid = solid_subtrees(m.tree);
+        let model_polys: Vec<Vec<u32>> = poly_iter
+            .by_ref()
+            .take(m.faces.len() + m.detail_faces.len())
+            .collect();
+        let mut by_node: HashMap<NodeId, Vec<usize>> = HashMap::new();
+        for (i, f) in m.faces.iter().enumerate() {
+            if let Some(n) = f.node {
+                by_node.entry(n).or_default().push(i);
+            }
+        }
+        let mut leaf_faces: HashMap<NodeId, Vec<u32>> = HashMap::new();
+        let first_face = e.out.faces.len();
+        let head = e.emit_node(
+            m,
+            m.tree.head,
+            &solid,
+            &by_node,
+            &model_polys,
+            tex,
+            brushes,
+            &mut leaf_faces,
+        )?;
+        for (i, f) in m.detail_faces.iter().enumerate() {
+            let fi = e.emit_face(f, &model_polys[m.faces.len() + i], tex, brushes, false);
+            if let Some(fi) = fi {
+                for &l in &f.leaves {
+                    leaf_faces.entry(l).or_default().push(fi);
+                }
+            }
+        }
+        // Leaf face lists are filled once every face of the model has its number.
+        e.fill_leaf_faces(m, &leaf_faces);
+        let mut bounds = srcmap_geom::Bounds::EMPTY;
+        for f in m.faces.iter().chain(&m.detail_faces) {
+            bounds = bounds.union(&f.winding.bounds());
+        }
+        if bounds.is_empty() {
+            bounds = m.tree.bounds;
+        }
+        let head_node = if head >= 0 { head } else { e.wrap_leaf(head) };
+        e.out.models.push(DModel {
+            mins: [bounds.mins.x as f32, bounds.mins.y as f32, bounds.mins.z as f32],
+            maxs: [bounds.maxs.x as f32, bounds.maxs.y as f32, bounds.maxs.z as f32],
+            origin: [0.0; 3],
+            head_node,
+            first_face: first_face as i32,
+            num_faces: (e.out.faces.len() - first_face) as i32,
+        });
+    }
+    let o = &mut e.out;
+    o.orig_faces = o.faces.clone();
+    for (i, f) in o.faces.iter_mut().enumerate() {
+        f.orig_face = i as i32;
+    }
+    o.visibility = all_visible(num_clusters);
+    check_limit("faces", o.faces.len(), 65536)?;
+    check_limit("nodes", o.nodes.len(), 65536)?;
+    check_limit("leafs", o.leafs.len(), 65536)?;
+    check_limit("edges", o.edges.len(), 256000)?;
+    check_limit("surfedges", o.surfedges.len(), 512000)?;
+    check_limit("leaf faces", o.leaf_faces.len(), 65536)?;
+    check_limit("leaf brushes", o.leaf_brushes.len(), 65536)?;
+    check_limit("models", o.models.len(), 1024)?;
+    Ok(e.out)
+}
+
+/// A visibility lump in which every cluster sees and hears every other (until vis runs):
+/// all rows share one run of set bits.
+fn all_visible(n: usize) -> Vec<u8> {
+    if n == 0 {
+        return Vec::new();
+    }
+    let mut out = Vec::new();
+    out.extend_from_slice(&(n as i32).to_le_bytes());
+    let row_at = (4 + n * 8) as i32;
+    for _ in 0..n {
+        out.extend_from_slice(&row_at.to_le_bytes());
+        out.extend_from_slice(&row_at.to_le_bytes());
+    }
+    let bytes = n.div_ceil(8);
+    for i in 0..bytes {
+        let bits = (n - i * 8).min(8);
+        out.push(if bits == 8 { 0xff } else { (1u8 << bits) - 1 });
+    }
+    out
+}
+
+impl Emitter<'_> {
+    #[allow(clippy::too_many_arguments)]
+    fn emit_node(
+        &mut self,
+        m: &ModelIn<'_>,
+        n: NodeId,
+        solid: &[bool],
+        by_node: &HashMap<NodeId, Vec<usize>>,
+        polys: &[Vec<u32>],
+        tex: &Texinfos,
+        brushes: &[Brush],
+        leaf_faces: &mut HashMap<NodeId, Vec<u32>>,
+    ) -> Result<i32, CompileError> {
+        let node = m.tree.node(n);
+        if node.is_leaf() || solid[n.idx()] {
+            return Ok(self.emit_leaf(m, n, solid));
+        }
+        let idx = self.out.nodes.len();
+        let b = node.bounds;
+        self.out.nodes.push(DNode {
+            plane: node.plane.map(|p| p.0 as i32).unwrap_or(0),
+            mins: [
+                clamp16(b.mins.x.floor()),
+                clamp16(b.mins.y.floor()),
+                clamp16(b.mins.z.floor()),
+            ],
+            maxs: [
+                clamp16(b.maxs.x.ceil()),
+                clamp16(b.maxs.y.ceil()),
+                clamp16(b.maxs.z.ceil()),
+            ],
+            ..Default::default()
+        });
+        let first = self.out.faces.len();
+        if let Some(list) = by_node.get(&n) {
+            for &fi in list {
+                let f = &m.faces[fi];
+                if let Some(out) = self.emit_face(f, &polys[fi], tex, brushes, true) {
+                    for &l in &f.leaves {
+                        leaf_faces.entry(l).or_default().push(out);
+                    }
+                }
+            }
+        }
+        let count = self.out.faces.len() - first;
+        self.out.nodes[idx].first_face = first as u16;
+        self.out.nodes[idx].num_faces = count as u16;
+        let c0 = self.emit_node(
+            m,
+            node.children[0],
+            solid,
+            by_node,
+            polys,
+            tex,
+            brushes,
+            leaf_faces,
+        )?;
+        let c1 = self.emit_node(
+            m,
+            node.children[1],
+            solid,
+            by_node,
+            polys,
+            tex,
+            brushes,
+            leaf_faces,
+        )?;
+        self.out.nodes[idx].children = [c0, c1];
+        Ok(idx as i32)
+    }
+
+    /// A leaf for tree node `n` (a whole solid subtree when pruned); returns `-(leaf+1)`.
+    /// Faces are filled in later by [`Emitter::fill_leaf_faces`].
+    fn emit_leaf(&mut self, m: &ModelIn<'_>, n: NodeId, solid: &[bool]) -> i32 {
+        let node = m.tree.node(n);
+        let mut brush_list: Vec<u32> = Vec::new();
+        let mut stack = vec![n];
+        while let Some(k) = stack.pop() {
+            let kn = m.tree.node(k);
+            if kn.is_leaf() {
+                brush_list.extend(&kn.brushes);
+            } else {
+                stack.extend(kn.children);
+            }
+        }
+        brush_list.sort_unstable();
+        brush_list.dedup();
+        let contents = if solid[n.idx()] {
+            CONTENTS_SOLID | node_contents_all(m.tree, n)
+        } else {
+            node.contents
+        };
+        let cluster = m.clusters.map(|c| c.of_node[n.idx()]).unwrap_or(-1);
+        let b = node.bounds;
+        let first_brush = self.out.leaf_brushes.len();
+        self.out.leaf_brushes.extend(brush_list.iter().map(|&b| b as u16));
+        let leaf = DLeaf {
+            contents: contents as i32,
+            cluster: cluster as i16,
+            area: if m.clusters.is_some() && cluster >= 0 {
+                1
+            } else {
+                0
+            },
+            flags: 0,
+            mins: [
+                clamp16(b.mins.x.floor()),
+                clamp16(b.mins.y.floor()),
+                clamp16(b.mins.z.floor()),
+            ],
+            maxs: [
+                clamp16(b.maxs.x.ceil()),
+                clamp16(b.maxs.y.ceil()),
+                clamp16(b.maxs.z.ceil()),
+            ],
+            first_leaf_face: 0,
+            num_leaf_faces: 0,
+            first_leaf_brush: first_brush as u16,
+            num_leaf_brushes: brush_list.len() as u16,
+            water_data: -1,
+        };
+        let idx = self.out.leafs.len();
+        self.out.leafs.push(leaf);
+        self.leaf_nodes.push((idx, n));
+        -(idx as i32) - 1
+    }
+
+    fn fill_leaf_faces(&mut self, m: &ModelIn<'_>, leaf_faces: &HashMap<NodeId, Vec<u32>>) {
+        let pending = std::mem::take(&mut self.leaf_nodes);
+        for (idx, n) in pending {
+            let list = leaf_faces.get(&n).map(|v| v.as_slice()).unwrap_or(&[]);
+            let mut list = list.to_vec();
+            list.sort_unstable();
+            list.dedup();
+            let _ = m;
+            self.out.leafs[idx].first_leaf_face = self.out.leaf_faces.len() as u16;
+            self.out.leafs[idx].num_leaf_faces = list.len() as u16;
+            self.out.leaf_faces.extend(list.iter().map(|&f| f as u16));
+        }
+    }
+
+    /// The world's head must be a node; a tree that is a single leaf gets a node above it.
+    fn wrap_leaf(&mut self, leaf_ref: i32) -> i32 {
+        let idx = self.out.nodes.len();
+        self.out.nodes.push(DNode {
+            plane: 0,
+            children: [leaf_ref, leaf_ref],
+            ..Default::default()
+        });
+        idx as i32
+    }
+
+    fn emit_face(
+        &mut self,
+        f: &Face,
+        poly: &[u32],
+        tex: &Texinfos,
+        brushes: &[Brush],
+        on_node: bool,
+    ) -> Option<u32> {
+        let ti = &tex.list[f.texinfo as usize];
+        let flags = ti.flags as u32;
+        if flags & (SURF_NODRAW | SURF_HINT | SURF_SKIP) != 0 || poly.len() < 3 {
+            return None;
+        }
+        let first_edge = self.out.surfedges.len() as i32;
+        for i in 0..poly.len() {
+            let (a, b) = (poly[i], poly[(i + 1) % poly.len()]);
+            let se = match self.edge_map.remove(&(b, a)) {
+                Some(e) => -e,
+                None => {
+                    let e = self.out.edges.len() as i32;
+                    self.out.edges.push([a as u16, b as u16]);
+                    self.edge_map.insert((a, b), e);
+                    e
+                }
+            };
+            self.out.surfedges.push(se);
+        }
+        // Lightmap extents in luxels.
+        let verts: Vec<DVec3> = poly
+            .iter()
+            .map(|&v| {
+                let p = self.out.vertexes[v as usize];
+                DVec3::new(p[0] as f64, p[1] as f64, p[2] as f64)
+            })
+            .collect();
+        let mut mins = [0i32; 2];
+        let mut size = [0i32; 2];
+        for axis in 0..2 {
+            let lv = ti.lightmap_vecs[axis];
+            let (mut lo, mut hi) = (f64::INFINITY, f64::NEG_INFINITY);
+            for v in &verts {
+                let s = v.x * lv[0] as f64 + v.y * lv[1] as f64 + v.z * lv[2] as f64 + lv[3] as f64;
+                lo = lo.min(s);
+                hi = hi.max(s);
+            }
+            mins[axis] = lo.floor() as i32;
+            size[axis] = (hi.ceil() - lo.floor()) as i32;
+        }
+        let lit = flags & (SURF_NOLIGHT | SURF_SKY) == 0;
+        let side = &brushes[f.side.0 as usize].sides[f.side.1 as usize];
+        let idx = self.out.faces.len() as u32;
+        self.out.faces.push(DFace {
+            plane: f.plane.positive().0 as u16,
+            side: f.plane.is_flipped() as u8,
+            on_node: on_node as u8,
+            first_edge,
+            num_edges: poly.len() as i16,
+            texinfo: f.texinfo as i16,
+            dispinfo: -1,
+            fog_volume: -1,
+            styles: if lit { [0, 255, 255, 255] } else { [255; 4] },
+            light_offset: -1,
+            area: f.winding.area() as f32,
+            lightmap_mins: mins,
+            lightmap_size: if lit { size } else { [0, 0] },
+            orig_face: 0,
+            smoothing_groups: 0,
+        });
+        self.out
+            .face_ids
+            .push(side.vmf_id.clamp(0, u16::MAX as i64) as u16);
+        let _ = self.planes;
+        Some(idx)
+    }
+}
+
+/// Union of the contents of every leaf below `n`.
+fn node_contents_all(tree: &Tree, n: NodeId) -> u32 {
+    let node = tree.node(n);
+    match node.plane {
+        None => node.contents,
+        Some(_) => node_contents_all(tree, node.children[0]) | node_contents_all(tree, node.children[1]),
+    }
+}

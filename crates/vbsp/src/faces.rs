@@ -1,0 +1,397 @@
+//! Faces: the visible parts of brush sides, made from portals between different contents
+//! (Valve's `MakeFaces`), merged, subdivided to the lightmap limit; detail faces clipped
+//! against each other and filtered into the world tree (Valve's `MergeDetailTree`).
+
+use srcmap_geom::{DVec3, Plane, PlaneId, PlaneSet, Winding};
+
+use crate::brush::Brush;
+use crate::contents::*;
+use crate::portals::Portals;
+use crate::tree::{NodeId, Tree};
+
+/// Valve's `MAX_BRUSH_LIGHTMAP_DIM_WITHOUT_BORDER`: a face spans at most this many luxels.
+pub const MAX_LIGHTMAP_DIM: f64 = 32.0;
+
+#[derive(Debug, Clone)]
+pub struct Face {
+    pub plane: PlaneId,
+    pub texinfo: u32,
+    pub winding: Winding,
+    /// The node whose plane the face lies on; `None` for detail faces (leaf faces only).
+    pub node: Option<NodeId>,
+    pub contents: u32,
+    /// The map brush side the face shows: (brush index, side index).
+    pub side: (u32, u32),
+    /// Leaves that see this face.
+    pub leaves: Vec<NodeId>,
+}
+
+/// What face making needs to know about texinfos.
+pub trait TexinfoLookup {
+    fn flags(&self, texinfo: u32) -> u32;
+    /// The lightmap axes in luxels per world unit.
+    fn lightmap_vecs(&self, texinfo: u32) -> [DVec3; 2];
+}
+
+/// Faces of a model from its tree's portals. `world` selects Valve's plane choice (the
+/// world writes each face on the positive/negative twin; brush models on the side's own).
+pub fn make_faces(tree: &Tree, portals: &Portals, brushes: &[Brush], world: bool) -> Vec<Face> {
+    let mut faces = Vec::new();
+    for leaf in tree.leaves() {
+        let ln = tree.node(leaf);
+        if ln.contents & CONTENTS_SOLID != 0 {
+            continue;
+        }
+        for &pi in &ln.portals {
+            let p = &portals.portals[pi as usize];
+            let Some(on) = p.on_node else { continue };
+            let Some((bi, si)) = p.side else { continue };
+            let s = if p.nodes[0] == leaf { 0 } else { 1 };
+            let here = tree.node(p.nodes[s]).contents;
+            let there = tree.node(p.nodes[1 - s]).contents;
+            // Don't show the insides of windows.
+            if here & CONTENTS_WINDOW != 0 && visible_contents(here ^ there) == CONTENTS_WINDOW {
+                continue;
+            }
+            let side = &brushes[bi as usize].sides[si as usize];
+            let node_plane = tree.node(on).plane.expect("portal on a node").positive();
+            let plane = if world {
+                PlaneId(node_plane.0 | s as u32)
+            } else {
+                side.plane
+            };
+            let winding = if s == 1 {
+                p.winding.reversed()
+            } else {
+                p.winding.clone()
+            };
+            faces.push(Face {
+                plane,
+                texinfo: side.texinfo,
+                winding,
+                node: Some(on),
+                contents: here,
+                side: (bi, si),
+                leaves: vec![leaf],
+            });
+        }
+    }
+    faces
+}
+
+/// Merge coplanar faces on the same node with the same texinfo that share an edge, while
+/// the result stays convex (Valve's `MergeNodeFaces`).
+pub fn merge_faces(faces: Vec<Face>, planes: &PlaneSet) -> Vec<Face> {
+    use std::collections::HashMap;
+    let mut groups: HashMap<(Option<NodeId>, PlaneId, u32, u32), Vec<Face>> = HashMap::new();
+    let mut order = Vec::new();
+    for f in faces {
+        let key = (f.node, f.plane, f.texinfo, f.contents);
+        let g = groups.entry(key).or_default();
+        if g.is_empty() {
+            order.push(key);
+        }
+        g.push(f);
+    }
+    let mut out = Vec::new();
+    for key in order {
+        let mut list = groups.remove(&key).unwrap_or_default();
+        let normal = planes.get(key.1).normal;
+        let mut merged_any = true;
+        while merged_any {
+            merged_any = false;
+            'outer: for i in 0..list.len() {
+                for j in i + 1..list.len() {
+                    if let Some(w) = try_merge(&list[i].winding, &list[j].winding, normal) {
+                        let b = list.swap_remove(j);
+                        let a = &mut list[i];
+                        a.winding = w;
+                        a.leaves.extend(b.leaves);
+                        merged_any = true;
+                        break 'outer;
+                    }
+                }
+            }
+        }
+        out.extend(list);
+    }
+    for f in &mut out {
+        f.leaves.sort_unstable();
+        f.leaves.dedup();
+    }
+    out
+}
+
+const CONTINUOUS_EPSILON: f64 = 0.005;
+
+/// Join two convex polygons sharing an edge (in opposite directions) if the union is
+/// convex (q2's `TryMergeWinding`).
+fn try_merge(f1: &Winding, f2: &Winding, normal: DVec3) -> Option<Winding> {
+    let (n1, n2) = (f1.points.len(), f2.points.len());
+    let close = |a: DVec3, b: DVec3| (a - b).abs().max_element() < 0.01;
+    let mut found = None;
+    'search: for i in 0..n1 {
+        let p1 = f1.points[i];
+        let p2 = f1.points[(i + 1) % n1];
+        for j in 0..n2 {
+            let p3 = f2.points[j];
+            let p4 = f2.points[(j + 1) % n2];
+            if close(p1, p4) && close(p2, p3) {
+                found = Some((i, j));
+                break 'search;
+            }
+        }
+    }
+    let (i, j) = found?;
+    let p1 = f1.points[i];
+    let p2 = f1.points[(i + 1) % n1];
+    // Check the corners where the polygons join stay convex; note which become colinear.
+    let back = f1.points[(i + n1 - 1) % n1];
+    let delta = p1 - back;
+    let planenormal = normal.cross(delta).normalize_or_zero();
+    let next = f2.points[(j + 2) % n2];
+    let dot = (next - p1).dot(planenormal);
+    if dot > CONTINUOUS_EPSILON {
+        return None;
+    }
+    let keep1 = dot < -CONTINUOUS_EPSILON;
+    let back = f1.points[(i + 2) % n1];
+    let delta = back - p2;
+    let planenormal = normal.cross(delta).normalize_or_zero();
+    let next = f2.points[(j + n2 - 1) % n2];
+    let dot = (next - p2).dot(planenormal);
+    if dot > CONTINUOUS_EPSILON {
+        return None;
+    }
+    let keep2 = dot < -CONTINUOUS_EPSILON;
+    // f1 from p2 round to just before p1, then f2 from its copy of p1 round to just
+    // before its copy of p2; a corner that became colinear is dropped.
+    let mut pts = Vec::with_capacity(n1 + n2);
+    for k in 1..n1 {
+        let idx = (i + k) % n1;
+        if k == 1 && !keep2 {
+            continue;
+        }
+        pts.push(f1.points[idx]);
+    }
+    for k in 1..n2 {
+        let idx = (j + k) % n2;
+        if k == 1 && !keep1 {
+            continue;
+        }
+        pts.push(f2.points[idx]);
+    }
+    (pts.len() >= 3).then(|| Winding::new(pts))
+}
+
+/// Split faces whose lightmap would span more than [`MAX_LIGHTMAP_DIM`] luxels (Valve's
+/// `SubdivideFace`). Faces that get no lightmap are left whole.
+pub fn subdivide_faces(faces: Vec<Face>, tex: &dyn TexinfoLookup) -> Vec<Face> {
+    let mut out = Vec::with_capacity(faces.len());
+    let mut work = faces;
+    while let Some(f) = work.pop() {
+        if tex.flags(f.texinfo) & (SURF_NOLIGHT | SURF_SKY | SURF_WARP | SURF_NODRAW) != 0 {
+            out.push(f);
+            continue;
+        }
+        let vecs = tex.lightmap_vecs(f.texinfo);
+        let mut split = None;
+        for v in vecs {
+            let len = v.length();
+            if len < 1e-9 {
+                continue;
+            }
+            let (mut lo, mut hi) = (f64::INFINITY, f64::NEG_INFINITY);
+            for &p in &f.winding.points {
+                let d = p.dot(v);
+                lo = lo.min(d);
+                hi = hi.max(d);
+            }
+            if hi - lo > MAX_LIGHTMAP_DIM {
+                let normal = v / len;
+                split = Some(Plane::new(normal, (lo + MAX_LIGHTMAP_DIM - 1.0) / len));
+                break;
+            }
+        }
+        let Some(plane) = split else {
+            out.push(f);
+            continue;
+        };
+        match f.winding.split(&plane, 0.1) {
+            (Some(a), Some(b)) => {
+                work.push(Face {
+                    winding: a,
+                    ..f.clone()
+                });
+                work.push(Face { winding: b, ..f });
+            }
+            _ => out.push(f),
+        }
+    }
+    out
+}
+
+/// Detail brush faces: each side's polygon minus the parts inside other detail brushes
+/// (a lower-numbered brush wins where two coincide), kept when some part of it lies in a
+/// non-solid world leaf; those leaves reference it. Also files each detail brush into the
+/// non-solid leaves it touches.
+pub fn detail_faces(tree: &mut Tree, planes: &PlaneSet, brushes: &[Brush], detail: &[u32]) -> Vec<Face> {
+    use rayon::prelude::*;
+    let per_brush: Vec<Vec<Face>> = detail
+        .par_iter()
+        .map(|&bi| {
+            let b = &brushes[bi as usize];
+            let mut out = Vec::new();
+            for (si, s) in b.sides.iter().enumerate() {
+                let Some(w) = &s.winding else { continue };
+                if s.bevel {
+                    continue;
+                }
+                let mut pieces = vec![w.clone()];
+                for &oj in detail {
+                    if oj == bi || pieces.is_empty() {
+                        continue;
+                    }
+                    let o = &brushes[oj as usize];
+                    if !o.bounds.overlaps(&b.bounds, 0.1) {
+                        continue;
+                    }
+                    let mut next = Vec::new();
+                    for piece in pieces {
+                        next.extend(clip_outside(piece, s.plane, planes, o, oj < bi));
+                    }
+                    pieces = next;
+                }
+                for piece in pieces {
+                    out.push(Face {
+                        plane: s.plane,
+                        texinfo: s.texinfo,
+                        winding: piece,
+                        node: None,
+                        contents: b.contents,
+                        side: (bi, si as u32),
+                        leaves: Vec::new(),
+                    });
+                }
+            }
+            out
+        })
+        .collect();
+    let mut faces: Vec<Face> = per_brush.into_iter().flatten().collect();
+    for f in &mut faces {
+        let mut leaves = Vec::new();
+        filter_winding(tree, planes, tree.head, &f.winding, f.plane, &mut leaves);
+        f.leaves = leaves;
+    }
+    faces.retain(|f| !f.leaves.is_empty());
+    for &bi in detail {
+        let w = &brushes[bi as usize];
+        let mut leaves = Vec::new();
+        filter_brush(tree, planes, tree.head, w, &mut leaves);
+        for l in leaves {
+            tree.nodes[l.idx()].brushes.push(bi);
+        }
+    }
+    faces
+}
+
+/// The parts of `w` (on plane `wplane`) outside brush `o`. Where `w` lies on one of `o`'s
+/// sides facing the other way, that side does not cut (the faces touch and hide each
+/// other); where it faces the same way, `o` covers it only when `o_wins`.
+fn clip_outside(w: Winding, wplane: PlaneId, planes: &PlaneSet, o: &Brush, o_wins: bool) -> Vec<Winding> {
+    let mut outside = Vec::new();
+    let mut rest = w;
+    for s in &o.sides {
+        if s.bevel && s.winding.is_none() {
+            // Bevels lie outside the brush's hull only in the sense of the box; use them
+            // anyway, they never cut the hull.
+        }
+        if s.plane == wplane.flipped() {
+            continue;
+        }
+        if s.plane == wplane {
+            if o_wins {
+                continue;
+            }
+            outside.push(rest);
+            return outside;
+        }
+        let pl = planes.get(s.plane);
+        match rest.split(pl, 0.01) {
+            (Some(f), Some(b)) => {
+                outside.push(f);
+                rest = b;
+            }
+            (Some(f), None) => {
+                outside.push(f);
+                return outside;
+            }
+            (None, Some(b)) => rest = b,
+            (None, None) => {}
+        }
+    }
+    // `rest` is inside `o`: hidden.
+    outside
+}
+
+fn filter_winding(
+    tree: &Tree,
+    planes: &PlaneSet,
+    n: NodeId,
+    w: &Winding,
+    wplane: PlaneId,
+    out: &mut Vec<NodeId>,
+) {
+    let node = tree.node(n);
+    let Some(pnum) = node.plane else {
+        if node.contents & CONTENTS_SOLID == 0 {
+            out.push(n);
+        }
+        return;
+    };
+    let plane = planes.get(pnum);
+    match w.split(plane, 0.001) {
+        (None, None) => {
+            let c = if planes.get(wplane).normal.dot(plane.normal) > 0.0 {
+                0
+            } else {
+                1
+            };
+            filter_winding(tree, planes, node.children[c], w, wplane, out);
+        }
+        (f, b) => {
+            if let Some(f) = f {
+                filter_winding(tree, planes, node.children[0], &f, wplane, out);
+            }
+            if let Some(b) = b {
+                filter_winding(tree, planes, node.children[1], &b, wplane, out);
+            }
+        }
+    }
+}
+
+/// Non-solid leaves a brush overlaps, by its bounding box and side planes.
+fn filter_brush(tree: &Tree, planes: &PlaneSet, n: NodeId, b: &Brush, out: &mut Vec<NodeId>) {
+    let node = tree.node(n);
+    let Some(pnum) = node.plane else {
+        if node.contents & CONTENTS_SOLID == 0 {
+            out.push(n);
+        }
+        return;
+    };
+    let plane = planes.get(pnum);
+    let (mut front, mut back) = (false, false);
+    for w in b.sides.iter().filter_map(|s| s.winding.as_ref()) {
+        for &p in &w.points {
+            let d = plane.distance(p);
+            front |= d > 0.1;
+            back |= d < -0.1;
+        }
+    }
+    if front {
+        filter_brush(tree, planes, node.children[0], b, out);
+    }
+    if back {
+        filter_brush(tree, planes, node.children[1], b, out);
+    }
+}

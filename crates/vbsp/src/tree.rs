@@ -1,0 +1,810 @@
+//! The brush BSP: split the brushes of a model by their own side planes until each leaf
+//! is a convex region of uniform contents (Valve's `BrushBSP`).
+
+use srcmap_geom::{Bounds, DVec3, Plane, PlaneId, PlaneSet, Winding};
+
+use crate::brush::Brush;
+use crate::contents::*;
+
+/// Brush splits closer than this to a plane keep the point on it (q2/Valve `ON_EPSILON`-ish).
+const SPLIT_EPS: f64 = 0.1;
+/// Valve builds its world tree in blocks of this size on X and Y (`BLOCKS_SIZE`).
+pub const BLOCK_SIZE: f64 = 1024.0;
+/// Above this many brushes the two children are built in parallel.
+const PARALLEL_BRUSHES: usize = 48;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct NodeId(pub u32);
+
+impl NodeId {
+    pub fn idx(self) -> usize {
+        self.0 as usize
+    }
+}
+
+/// A node or leaf of the tree. Leaves have `plane == None`.
+#[derive(Debug, Clone)]
+pub struct Node {
+    pub plane: Option<PlaneId>,
+    pub children: [NodeId; 2],
+    pub parent: Option<NodeId>,
+    pub bounds: Bounds,
+    pub contents: u32,
+    /// Leaves: indices of the map brushes (into the compile's brush table) in this leaf.
+    pub brushes: Vec<u32>,
+    /// Portals touching this node (leaves only, after portalisation).
+    pub portals: Vec<u32>,
+    /// Flood distance from an entity (1 = an entity's own leaf, 0 = not reached).
+    pub occupied: u32,
+    /// Entity index whose flood reached this leaf first.
+    pub occupant: Option<u32>,
+}
+
+impl Node {
+    fn leaf(contents: u32, brushes: Vec<u32>, bounds: Bounds) -> Node {
+        Node {
+            plane: None,
+            children: [NodeId(0); 2],
+            parent: None,
+            bounds,
+            contents,
+            brushes,
+            portals: Vec::new(),
+            occupied: 0,
+            occupant: None,
+        }
+    }
+
+    pub fn is_leaf(&self) -> bool {
+        self.plane.is_none()
+    }
+}
+
+/// A BSP tree in an arena. `outside` is a special leaf standing for the void around the
+/// tree; it is not reachable from `head`.
+#[derive(Debug, Clone)]
+pub struct Tree {
+    pub nodes: Vec<Node>,
+    pub head: NodeId,
+    pub outside: NodeId,
+    pub bounds: Bounds,
+}
+
+impl Tree {
+    pub fn node(&self, id: NodeId) -> &Node {
+        &self.nodes[id.idx()]
+    }
+
+    /// The leaf containing `p` (points on a plane go to the front, as the engine does).
+    pub fn leaf_at(&self, planes: &PlaneSet, p: DVec3) -> NodeId {
+        let mut n = self.head;
+        while let Some(pl) = self.nodes[n.idx()].plane {
+            let d = planes.get(pl).distance(p);
+            n = self.nodes[n.idx()].children[if d >= 0.0 { 0 } else { 1 }];
+        }
+        n
+    }
+
+    pub fn leaves(&self) -> impl Iterator<Item = NodeId> + '_ {
+        (0..self.nodes.len() as u32)
+            .map(NodeId)
+            .filter(|&n| self.nodes[n.idx()].is_leaf() && n != self.outside)
+    }
+
+    /// Structural checks: children point back to their parents, leaves have no children.
+    pub fn verify(&self) -> Result<(), String> {
+        let mut stack = vec![self.head];
+        let mut seen = vec![false; self.nodes.len()];
+        while let Some(n) = stack.pop() {
+            if std::mem::replace(&mut seen[n.idx()], true) {
+                return Err(format!("node {} reached twice", n.0));
+            }
+            let node = &self.nodes[n.idx()];
+            if node.plane.is_some() {
+                for c in node.children {
+                    if self.nodes[c.idx()].parent != Some(n) {
+                        return Err(format!("node {} child {} has the wrong parent", n.0, c.0));
+                    }
+                    stack.push(c);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// A text dump for tests: one line per node, indented by depth.
+    pub fn dump(&self, planes: &PlaneSet) -> String {
+        let mut out = String::new();
+        let mut stack = vec![(self.head, 0usize)];
+        while let Some((n, depth)) = stack.pop() {
+            let node = &self.nodes[n.idx()];
+            let pad = "  ".repeat(depth);
+            match node.plane {
+                Some(p) => {
+                    let pl = planes.get(p);
+                    out += &format!(
+                        "{pad}node {} plane ({} {} {}) {}\n",
+                        n.0, pl.normal.x, pl.normal.y, pl.normal.z, pl.dist
+                    );
+                    stack.push((node.children[1], depth + 1));
+                    stack.push((node.children[0], depth + 1));
+                }
+                None => {
+                    out += &format!(
+                        "{pad}leaf {} contents {:#x} brushes {:?}\n",
+                        n.0, node.contents, node.brushes
+                    )
+                }
+            }
+        }
+        out
+    }
+}
+
+// ---- brushes being split -------------------------------------------------------------
+
+const F_BEVEL: u8 = 1;
+/// The side lies on a node plane already (or was made by a split): never a splitter.
+const F_NODE: u8 = 2;
+const F_VISIBLE: u8 = 4;
+const F_SKIP: u8 = 8;
+const F_HINT: u8 = 16;
+const F_TESTED: u8 = 32;
+const F_WATER: u8 = 64;
+const F_DETAIL: u8 = 128;
+
+#[derive(Debug, Clone)]
+struct BSide {
+    plane: PlaneId,
+    winding: Option<Winding>,
+    flags: u8,
+}
+
+#[derive(Debug, Clone)]
+struct BBrush {
+    /// Index into the compile's brush table; `u32::MAX` for a node volume.
+    orig: u32,
+    contents: u32,
+    sides: Vec<BSide>,
+    bounds: Bounds,
+}
+
+const PSIDE_FRONT: u8 = 1;
+const PSIDE_BACK: u8 = 2;
+const PSIDE_BOTH: u8 = 3;
+const PSIDE_FACING: u8 = 4;
+
+impl BBrush {
+    fn from_brush(idx: u32, b: &Brush, pass: Pass) -> BBrush {
+        let water = b.contents & (CONTENTS_WATER | CONTENTS_SLIME) != 0;
+        let sides = b
+            .sides
+            .iter()
+            .map(|s| {
+                let mut flags = 0;
+                if s.bevel {
+                    flags |= F_BEVEL;
+                }
+                // The first pass treats every side as visible; the second knows better.
+                if pass == Pass::First || s.visible {
+                    flags |= F_VISIBLE;
+                }
+                if s.surf & SURF_SKIP != 0 {
+                    flags |= F_SKIP;
+                }
+                if s.surf & SURF_HINT != 0 {
+                    flags |= F_HINT;
+                }
+                if water {
+                    flags |= F_WATER;
+                }
+                if b.contents & CONTENTS_DETAIL != 0 {
+                    flags |= F_DETAIL;
+                }
+                BSide {
+                    plane: s.plane,
+                    winding: s.winding.clone(),
+                    flags,
+                }
+            })
+            .collect();
+        BBrush {
+            orig: idx,
+            contents: b.contents,
+            sides,
+            bounds: b.bounds,
+        }
+    }
+
+    fn from_bounds(planes: &PlaneSet, box_planes: &[PlaneId; 6], bounds: Bounds) -> BBrush {
+        let pls: Vec<Plane> = box_planes.iter().map(|&p| *planes.get(p)).collect();
+        let windings = srcmap_geom::polyhedron_faces(&pls);
+        let sides = box_planes
+            .iter()
+            .zip(windings)
+            .map(|(&plane, winding)| BSide {
+                plane,
+                winding,
+                flags: F_NODE,
+            })
+            .collect();
+        BBrush {
+            orig: u32::MAX,
+            contents: 0,
+            sides,
+            bounds,
+        }
+    }
+
+    fn recompute_bounds(&mut self) {
+        let mut b = Bounds::EMPTY;
+        for w in self.sides.iter().filter_map(|s| s.winding.as_ref()) {
+            for &p in &w.points {
+                b.add_point(p);
+            }
+        }
+        self.bounds = b;
+    }
+
+    fn volume(&self, planes: &PlaneSet) -> f64 {
+        let Some(corner) = self
+            .sides
+            .iter()
+            .find_map(|s| s.winding.as_ref())
+            .map(|w| w.points[0])
+        else {
+            return 0.0;
+        };
+        let mut v = 0.0;
+        for s in &self.sides {
+            let Some(w) = &s.winding else { continue };
+            let d = -planes.get(s.plane).distance(corner);
+            v += d * w.area();
+        }
+        v / 3.0
+    }
+
+    /// Valve's `TestBrushToPlanenum`: which side of `pnum` the brush is on, how many
+    /// visible sides the plane would split, whether it splits a hint, and whether the
+    /// brush lies within one unit of the plane.
+    fn test_plane(&self, planes: &PlaneSet, pnum: PlaneId) -> (u8, u32, bool, bool) {
+        for s in &self.sides {
+            if s.plane == pnum {
+                return (PSIDE_BACK | PSIDE_FACING, 0, false, false);
+            }
+            if s.plane == pnum.flipped() {
+                return (PSIDE_FRONT | PSIDE_FACING, 0, false, false);
+            }
+        }
+        let plane = planes.get(pnum);
+        let side = box_on_plane_side(&self.bounds, plane, planes.plane_type(pnum));
+        if side != PSIDE_BOTH {
+            return (side, 0, false, false);
+        }
+        let (mut d_front, mut d_back) = (0.0f64, 0.0f64);
+        let mut splits = 0;
+        let mut hint = false;
+        for s in &self.sides {
+            if s.flags & F_NODE != 0 || s.flags & F_VISIBLE == 0 {
+                continue;
+            }
+            let Some(w) = &s.winding else { continue };
+            let (mut front, mut back) = (false, false);
+            for &p in &w.points {
+                let d = plane.distance(p);
+                d_front = d_front.max(d);
+                d_back = d_back.min(d);
+                front |= d > SPLIT_EPS;
+                back |= d < -SPLIT_EPS;
+            }
+            if front && back && s.flags & F_SKIP == 0 {
+                splits += 1;
+                hint |= s.flags & F_HINT != 0;
+            }
+        }
+        let eps = (d_front > 0.0 && d_front < 1.0) || (d_back < 0.0 && d_back > -1.0);
+        (side, splits, hint, eps)
+    }
+
+    /// Split by `pnum` (Valve's `SplitBrush`): the parts in front and behind, each closed by
+    /// a new side on the plane. Parts under one cubic unit are dropped.
+    fn split(&self, planes: &PlaneSet, pnum: PlaneId) -> (Option<BBrush>, Option<BBrush>) {
+        let plane = planes.get(pnum);
+        let (mut d_front, mut d_back) = (0.0f64, 0.0f64);
+        for w in self.sides.iter().filter_map(|s| s.winding.as_ref()) {
+            for &p in &w.points {
+                let d = plane.distance(p);
+                d_front = d_front.max(d);
+                d_back = d_back.min(d);
+            }
+        }
+        if d_front < SPLIT_EPS {
+            return (None, Some(self.clone()));
+        }
+        if d_back > -SPLIT_EPS {
+            return (Some(self.clone()), None);
+        }
+        // The polygon where the plane cuts the brush.
+        let mut mid = Some(Winding::base_for_plane(plane));
+        for s in &self.sides {
+            let Some(w) = mid else { break };
+            mid = w.clip_back(planes.get(s.plane), 0.0, false);
+        }
+        let Some(mid) = mid.filter(|w| !w.is_tiny(0.2)) else {
+            return if self.mostly_front(plane) {
+                (Some(self.clone()), None)
+            } else {
+                (None, Some(self.clone()))
+            };
+        };
+        let mut parts = [
+            BBrush {
+                orig: self.orig,
+                contents: self.contents,
+                sides: Vec::new(),
+                bounds: Bounds::EMPTY,
+            },
+            BBrush {
+                orig: self.orig,
+                contents: self.contents,
+                sides: Vec::new(),
+                bounds: Bounds::EMPTY,
+            },
+        ];
+        for s in &self.sides {
+            let Some(w) = &s.winding else {
+                // Bevels and redundant sides carry no polygon; keep them on both halves.
+                parts[0].sides.push(s.clone());
+                parts[1].sides.push(s.clone());
+                continue;
+            };
+            let (f, b) = w.split(plane, 0.0);
+            // A side lying in the split plane belongs to the half it faces away from.
+            let (f, b) = match (f, b) {
+                (None, None) => {
+                    if s.plane == pnum {
+                        (None, Some(w.clone()))
+                    } else {
+                        (Some(w.clone()), None)
+                    }
+                }
+                fb => fb,
+            };
+            if let Some(f) = f {
+                parts[0].sides.push(BSide {
+                    winding: Some(f),
+                    ..s.clone()
+                });
+            }
+            if let Some(b) = b {
+                parts[1].sides.push(BSide {
+                    winding: Some(b),
+                    ..s.clone()
+                });
+            }
+        }
+        for p in &mut parts {
+            p.recompute_bounds();
+        }
+        let mut out = [None, None];
+        for (i, mut p) in parts.into_iter().enumerate() {
+            if p.sides.iter().filter(|s| s.winding.is_some()).count() < 3 {
+                continue;
+            }
+            // Close the half with the cut polygon; it faces out of the half.
+            let (cap_plane, cap) = if i == 0 {
+                (pnum.flipped(), mid.reversed())
+            } else {
+                (pnum, mid.clone())
+            };
+            p.sides.push(BSide {
+                plane: cap_plane,
+                winding: Some(cap),
+                flags: F_NODE,
+            });
+            p.recompute_bounds();
+            if p.volume(planes) >= 1.0 {
+                out[i] = Some(p);
+            }
+        }
+        let [f, b] = out;
+        (f, b)
+    }
+
+    fn mostly_front(&self, plane: &Plane) -> bool {
+        let mut max = 0.0f64;
+        let mut front = true;
+        for w in self.sides.iter().filter_map(|s| s.winding.as_ref()) {
+            for &p in &w.points {
+                let d = plane.distance(p);
+                if d > max {
+                    max = d;
+                    front = true;
+                }
+                if -d > max {
+                    max = -d;
+                    front = false;
+                }
+            }
+        }
+        front
+    }
+}
+
+fn box_on_plane_side(b: &Bounds, plane: &Plane, ty: srcmap_geom::PlaneType) -> u8 {
+    if ty.is_axial() {
+        let a = ty.axis();
+        let (n, d) = (plane.normal[a], plane.dist);
+        // Axial planes may face negative (the odd member of a pair).
+        let (lo, hi) = if n > 0.0 {
+            (b.mins[a] - d, b.maxs[a] - d)
+        } else {
+            (-b.maxs[a] - d, -b.mins[a] - d)
+        };
+        if hi <= 0.0 {
+            return PSIDE_BACK;
+        }
+        if lo >= 0.0 {
+            return PSIDE_FRONT;
+        }
+        return PSIDE_BOTH;
+    }
+    let (mut near, mut far) = (DVec3::ZERO, DVec3::ZERO);
+    for i in 0..3 {
+        if plane.normal[i] >= 0.0 {
+            near[i] = b.mins[i];
+            far[i] = b.maxs[i];
+        } else {
+            near[i] = b.maxs[i];
+            far[i] = b.mins[i];
+        }
+    }
+    let mut side = 0;
+    if plane.distance(far) >= 0.0 {
+        side |= PSIDE_FRONT;
+    }
+    if plane.distance(near) < 0.0 {
+        side |= PSIDE_BACK;
+    }
+    side
+}
+
+// ---- building -----------------------------------------------------------------------
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Pass {
+    /// Every side may split; used to find the inside and the visible sides.
+    First,
+    /// Visible sides split first (Valve's second, "optimised" pass).
+    Second,
+}
+
+enum Built {
+    Leaf {
+        contents: u32,
+        brushes: Vec<u32>,
+        bounds: Bounds,
+    },
+    Node {
+        plane: PlaneId,
+        bounds: Bounds,
+        children: Box<[Built; 2]>,
+    },
+}
+
+struct Builder<'a> {
+    planes: &'a PlaneSet,
+    /// Axial block-grid planes by axis (X, Y) and grid index.
+    block_planes: &'a [Vec<(f64, PlaneId)>; 2],
+}
+
+/// Build the tree of `brush_ids` (indices into `brushes`). `planes` must already hold the
+/// block grid planes (see [`add_block_planes`]).
+pub fn build_tree(
+    planes: &PlaneSet,
+    brushes: &[Brush],
+    brush_ids: &[u32],
+    pass: Pass,
+    bounds: Bounds,
+) -> Tree {
+    let list: Vec<BBrush> = brush_ids
+        .iter()
+        .map(|&i| BBrush::from_brush(i, &brushes[i as usize], pass))
+        .collect();
+    let block_planes = block_plane_table(planes, &bounds);
+    let builder = Builder {
+        planes,
+        block_planes: &block_planes,
+    };
+    // The node volume starts as the map's box, a little larger than the brushes.
+    let vb = bounds.expanded(16.0);
+    let box_planes = box_plane_ids(planes, &vb);
+    let volume = box_planes.map(|bp| BBrush::from_bounds(planes, &bp, vb));
+    let built = builder.build_r(list, volume, 0);
+    let mut nodes = Vec::new();
+    let head = flatten(built, None, &mut nodes);
+    let outside = NodeId(nodes.len() as u32);
+    nodes.push(Node::leaf(CONTENTS_EMPTY, Vec::new(), Bounds::EMPTY));
+    Tree {
+        nodes,
+        head,
+        outside,
+        bounds,
+    }
+}
+
+fn flatten(b: Built, parent: Option<NodeId>, nodes: &mut Vec<Node>) -> NodeId {
+    let id = NodeId(nodes.len() as u32);
+    match b {
+        Built::Leaf {
+            contents,
+            brushes,
+            bounds,
+        } => {
+            let mut n = Node::leaf(contents, brushes, bounds);
+            n.parent = parent;
+            nodes.push(n);
+        }
+        Built::Node {
+            plane,
+            bounds,
+            children,
+        } => {
+            let mut n = Node::leaf(0, Vec::new(), bounds);
+            n.plane = Some(plane);
+            n.parent = parent;
+            nodes.push(n);
+            let [c0, c1] = *children;
+            let a = flatten(c0, Some(id), nodes);
+            let b = flatten(c1, Some(id), nodes);
+            nodes[id.idx()].children = [a, b];
+        }
+    }
+    id
+}
+
+/// Plane ids of the six faces of a box, or `None` when a plane is missing from the table.
+fn box_plane_ids(planes: &PlaneSet, b: &Bounds) -> Option<[PlaneId; 6]> {
+    let mut out = [PlaneId(0); 6];
+    for axis in 0..3 {
+        let mut n = DVec3::ZERO;
+        n[axis] = 1.0;
+        out[axis * 2] = planes.find(&Plane::new(n, b.maxs[axis]))?;
+        out[axis * 2 + 1] = planes.find(&Plane::new(-n, -b.mins[axis]))?;
+    }
+    Some(out)
+}
+
+/// Add the planes [`build_tree`] needs beyond the brushes' own: the block grid on X and
+/// Y and the faces of the node volume box.
+pub fn add_block_planes(planes: &mut PlaneSet, bounds: &Bounds) {
+    for axis in 0..2 {
+        let lo = (bounds.mins[axis] / BLOCK_SIZE).floor() as i64;
+        let hi = (bounds.maxs[axis] / BLOCK_SIZE).ceil() as i64;
+        for g in lo..=hi {
+            let mut n = DVec3::ZERO;
+            n[axis] = 1.0;
+            planes.find_or_insert(Plane::new(n, g as f64 * BLOCK_SIZE));
+        }
+    }
+    let vb = bounds.expanded(16.0);
+    for axis in 0..3 {
+        let mut n = DVec3::ZERO;
+        n[axis] = 1.0;
+        planes.find_or_insert(Plane::new(n, vb.maxs[axis]));
+        planes.find_or_insert(Plane::new(-n, -vb.mins[axis]));
+    }
+}
+
+fn block_plane_table(planes: &PlaneSet, bounds: &Bounds) -> [Vec<(f64, PlaneId)>; 2] {
+    let mut out = [Vec::new(), Vec::new()];
+    for axis in 0..2 {
+        let lo = (bounds.mins[axis] / BLOCK_SIZE).floor() as i64;
+        let hi = (bounds.maxs[axis] / BLOCK_SIZE).ceil() as i64;
+        for g in lo..=hi {
+            let mut n = DVec3::ZERO;
+            n[axis] = 1.0;
+            let d = g as f64 * BLOCK_SIZE;
+            if let Some(id) = planes.find(&Plane::new(n, d)) {
+                out[axis].push((d, id));
+            }
+        }
+    }
+    out
+}
+
+impl Builder<'_> {
+    fn build_r(&self, brushes: Vec<BBrush>, volume: Option<BBrush>, depth: u32) -> Built {
+        let bounds = volume.as_ref().map(|v| v.bounds).unwrap_or(Bounds::EMPTY);
+        let choice = if brushes.is_empty() || depth > 400 {
+            None
+        } else {
+            self.block_split(&brushes, &bounds)
+                .or_else(|| self.select_split(&brushes, volume.as_ref()))
+        };
+        let Some(pnum) = choice else {
+            return leaf_from(brushes, bounds);
+        };
+        let mut front = Vec::with_capacity(brushes.len());
+        let mut back = Vec::with_capacity(brushes.len());
+        for b in brushes {
+            let (side, ..) = b.test_plane(self.planes, pnum);
+            let mark = |mut b: BBrush| {
+                // Sides on the node plane can never split again below it.
+                for s in &mut b.sides {
+                    if s.plane.positive() == pnum {
+                        s.flags |= F_NODE;
+                    }
+                }
+                b
+            };
+            if side == PSIDE_BOTH {
+                let (f, bk) = b.split(self.planes, pnum);
+                if let Some(f) = f {
+                    front.push(mark(f));
+                }
+                if let Some(bk) = bk {
+                    back.push(mark(bk));
+                }
+            } else if side & PSIDE_FRONT != 0 {
+                front.push(mark(b));
+            } else {
+                back.push(mark(b));
+            }
+        }
+        let (vf, vb) = match &volume {
+            Some(v) => v.split(self.planes, pnum),
+            None => (None, None),
+        };
+        let (c0, c1) = if front.len() + back.len() > PARALLEL_BRUSHES {
+            rayon::join(
+                || self.build_r(front, vf, depth + 1),
+                || self.build_r(back, vb, depth + 1),
+            )
+        } else {
+            (
+                self.build_r(front, vf, depth + 1),
+                self.build_r(back, vb, depth + 1),
+            )
+        };
+        Built::Node {
+            plane: pnum,
+            bounds,
+            children: Box::new([c0, c1]),
+        }
+    }
+
+    /// Valve builds the world in 1024-unit blocks on X and Y: split on the grid line nearest
+    /// the middle of the longest such axis while the node spans more than one block.
+    fn block_split(&self, brushes: &[BBrush], bounds: &Bounds) -> Option<PlaneId> {
+        if bounds.is_empty() {
+            return None;
+        }
+        let mut used = Bounds::EMPTY;
+        for b in brushes {
+            used = used.union(&b.bounds);
+        }
+        let size = bounds.size();
+        let axis = if size.x >= size.y { 0 } else { 1 };
+        if size[axis] <= BLOCK_SIZE {
+            return None;
+        }
+        let mid = bounds.center()[axis];
+        self.block_planes[axis]
+            .iter()
+            .filter(|(d, _)| *d > bounds.mins[axis] + 1.0 && *d < bounds.maxs[axis] - 1.0)
+            .filter(|(d, _)| *d > used.mins[axis] && *d < used.maxs[axis])
+            .min_by(|a, b| (a.0 - mid).abs().total_cmp(&(b.0 - mid).abs()))
+            .map(|&(_, id)| id)
+    }
+
+    /// Valve's `SelectSplitSide`: try each side plane of the node's brushes, visible ones
+    /// first, scoring facing brushes up and splits and imbalance down, axial preferred,
+    /// hints never split except by hints, water first.
+    fn select_split(&self, brushes: &[BBrush], volume: Option<&BBrush>) -> Option<PlaneId> {
+        let mut tested: Vec<PlaneId> = Vec::new();
+        for pass in 0..2 {
+            let mut best: Option<(i64, PlaneId)> = None;
+            for brush in brushes {
+                for side in &brush.sides {
+                    if side.flags & (F_BEVEL | F_NODE | F_SKIP) != 0 || side.winding.is_none() {
+                        continue;
+                    }
+                    // Detail sides never split (detail is merged in afterwards).
+                    if side.flags & F_DETAIL != 0 {
+                        continue;
+                    }
+                    let visible = side.flags & F_VISIBLE != 0;
+                    if visible != (pass == 0) {
+                        continue;
+                    }
+                    let pnum = side.plane.positive();
+                    if tested.contains(&pnum) {
+                        continue;
+                    }
+                    tested.push(pnum);
+                    if let Some(v) = volume
+                        && !plane_cuts_volume(self.planes, v, pnum)
+                    {
+                        continue;
+                    }
+                    let (mut front, mut back, mut facing, mut splits) = (0i64, 0i64, 0i64, 0i64);
+                    let mut hintsplit = false;
+                    let mut eps_brushes = 0i64;
+                    for test in brushes {
+                        let (s, n, hint, eps) = test.test_plane(self.planes, pnum);
+                        splits += n as i64;
+                        hintsplit |= hint;
+                        eps_brushes += eps as i64;
+                        if s & PSIDE_FACING != 0 {
+                            facing += 1;
+                        }
+                        if s & PSIDE_FRONT != 0 {
+                            front += 1;
+                        }
+                        if s & PSIDE_BACK != 0 {
+                            back += 1;
+                        }
+                    }
+                    let mut value = 5 * facing - 5 * splits - (front - back).abs();
+                    if self.planes.plane_type(pnum).is_axial() {
+                        value += 5;
+                    }
+                    value -= eps_brushes * 1000;
+                    if hintsplit && side.flags & F_HINT == 0 {
+                        value = -9_999_999;
+                    }
+                    if side.flags & F_WATER != 0 {
+                        value = 9_999_999;
+                    }
+                    if best.is_none_or(|(bv, _)| value > bv) {
+                        best = Some((value, pnum));
+                    }
+                }
+            }
+            if let Some((_, p)) = best {
+                return Some(p);
+            }
+        }
+        None
+    }
+}
+
+/// Does the plane divide the node's volume into two real parts?
+fn plane_cuts_volume(planes: &PlaneSet, volume: &BBrush, pnum: PlaneId) -> bool {
+    let plane = planes.get(pnum);
+    let (mut front, mut back) = (false, false);
+    for w in volume.sides.iter().filter_map(|s| s.winding.as_ref()) {
+        for &p in &w.points {
+            let d = plane.distance(p);
+            front |= d > SPLIT_EPS;
+            back |= d < -SPLIT_EPS;
+        }
+    }
+    front && back
+}
+
+/// Valve's `LeafNode`: contents are the union of the brushes', except that a solid brush
+/// whose every side lies on a node plane fills the leaf.
+fn leaf_from(brushes: Vec<BBrush>, bounds: Bounds) -> Built {
+    let mut contents = 0;
+    for b in &brushes {
+        if b.contents & CONTENTS_SOLID != 0
+            && b.sides
+                .iter()
+                .all(|s| s.flags & F_NODE != 0 || s.winding.is_none())
+        {
+            contents = CONTENTS_SOLID;
+            break;
+        }
+        contents |= b.contents;
+    }
+    let mut ids: Vec<u32> = brushes.iter().map(|b| b.orig).collect();
+    ids.sort_unstable();
+    ids.dedup();
+    Built::Leaf {
+        contents,
+        brushes: ids,
+        bounds,
+    }
+}

@@ -1,0 +1,203 @@
+//! Properties of compiled hand-made maps: where it is solid, leaks, hints, detail, water.
+
+mod common;
+use common::*;
+use srcmap_vbsp::*;
+
+const WALL: &str = "brick/wall01";
+
+fn box_room() -> Vec<MapEntity> {
+    vec![
+        world(room(1, [-256.0, -256.0, 0.0], [256.0, 256.0, 256.0], WALL)),
+        entity(100, "info_player_start", [0.0, 0.0, 16.0], vec![]),
+    ]
+}
+
+#[test]
+fn box_room_inside_empty_outside_solid() {
+    let out = compile_map(box_room()).expect("compiles");
+    assert_eq!(contents_at(&out, [0.0, 0.0, 100.0]), 0, "inside is empty");
+    assert_eq!(contents_at(&out, [100.0, -200.0, 250.0]), 0, "inside is empty");
+    assert_ne!(contents_at(&out, [0.0, 0.0, -8.0]) & 1, 0, "floor is solid");
+    assert_ne!(contents_at(&out, [0.0, 0.0, 400.0]) & 1, 0, "outside is filled");
+    assert_ne!(
+        contents_at(&out, [1000.0, 1000.0, 1000.0]) & 1,
+        0,
+        "far outside is solid"
+    );
+    // Only the inner surfaces are drawn: 4 walls 512x256 and floor and ceiling 512x512.
+    let area = area_of(&out, WALL);
+    let expect = 4.0 * 512.0 * 256.0 + 2.0 * 512.0 * 512.0;
+    assert!((area - expect).abs() < 1.0, "area {area} vs {expect}");
+    assert!(out.stats.clusters >= 1);
+    assert!(out.prt.starts_with("PRT1\n"));
+    // Every face fits the lightmap limit.
+    for f in &out.bsp.faces {
+        assert!(
+            f.lightmap_size[0] <= 32 && f.lightmap_size[1] <= 32,
+            "{:?}",
+            f.lightmap_size
+        );
+    }
+    // 6 brushes, each with 6 sides (all axial, no bevels needed).
+    assert_eq!(out.bsp.brushes.len(), 6);
+    assert_eq!(out.bsp.brush_sides.len(), 36);
+    assert_eq!(out.bsp.models.len(), 1);
+}
+
+#[test]
+fn box_room_with_hole_leaks() {
+    let mut ents = box_room();
+    // Replace the +X wall by one with a 64-unit gap.
+    let wall = ents[0].brushes.remove(1);
+    let _ = wall;
+    ents[0].brushes.push(common::box_brush(
+        50,
+        [256.0, -272.0, -16.0],
+        [272.0, -32.0, 272.0],
+        WALL,
+    ));
+    ents[0].brushes.push(common::box_brush(
+        51,
+        [256.0, 32.0, -16.0],
+        [272.0, 272.0, 272.0],
+        WALL,
+    ));
+    match compile_map(ents) {
+        Err(CompileError::Leak {
+            entity_id,
+            classname,
+            pointfile,
+            ..
+        }) => {
+            assert_eq!(entity_id, 100);
+            assert_eq!(classname, "info_player_start");
+            let pts: Vec<Vec<f64>> = pointfile
+                .lines()
+                .map(|l| l.split_whitespace().map(|t| t.parse().unwrap()).collect())
+                .collect();
+            assert!(pts.len() >= 2, "{pointfile}");
+            // The path starts in the void and ends at the entity.
+            let first = &pts[0];
+            assert!(first.iter().any(|c| c.abs() > 272.0), "starts outside: {first:?}");
+            assert_eq!(pts.last().unwrap(), &vec![0.0, 0.0, 16.0]);
+        }
+        Err(e) => panic!("wrong error {e}"),
+        Ok(_) => panic!("a map with a hole must leak"),
+    }
+}
+
+#[test]
+fn hint_splits_clusters() {
+    let plain = compile_map(box_room()).unwrap();
+    let mut ents = box_room();
+    let mut hint = common::box_brush(60, [-1.0, -256.0, 0.0], [1.0, 256.0, 256.0], "tools/toolsskip");
+    hint.sides[0].material = "tools/toolshint".into();
+    hint.sides[1].material = "tools/toolshint".into();
+    ents[0].brushes.push(hint);
+    let hinted = compile_map(ents).unwrap();
+    assert_ne!(
+        cluster_at(&hinted, [-100.0, 0.0, 100.0]),
+        cluster_at(&hinted, [100.0, 0.0, 100.0])
+    );
+    assert!(
+        hinted.stats.clusters > plain.stats.clusters,
+        "{} vs {}",
+        hinted.stats.clusters,
+        plain.stats.clusters
+    );
+    // The hint itself draws nothing and is not solid.
+    assert_eq!(contents_at(&hinted, [0.0, 0.0, 100.0]), 0);
+}
+
+#[test]
+fn detail_pillar_does_not_split_clusters() {
+    let plain = compile_map(box_room()).unwrap();
+    let mut ents = box_room();
+    ents.push(entity(
+        200,
+        "func_detail",
+        [0.0; 3],
+        vec![common::box_brush(
+            70,
+            [-32.0, -32.0, 0.0],
+            [32.0, 32.0, 256.0],
+            "concrete/pillar",
+        )],
+    ));
+    let out = compile_map(ents).unwrap();
+    assert_eq!(out.stats.clusters, plain.stats.clusters);
+    // Detail is not in the vis tree: the point inside the pillar is in an empty leaf whose
+    // brush list holds the pillar (collision uses leaf brushes).
+    let leaf = out.bsp.leaf_at(0, [0.0, 0.0, 100.0]).unwrap();
+    assert_eq!(leaf.contents & 1, 0);
+    let brushes = &out.bsp.leaf_brushes[leaf.first_leaf_brush as usize..][..leaf.num_leaf_brushes as usize];
+    let pillar = brushes
+        .iter()
+        .any(|&b| out.bsp.brushes[b as usize].contents & contents::CONTENTS_DETAIL as i32 != 0);
+    assert!(pillar, "pillar brush filed in the leaf");
+    // Its four sides show (top and bottom touch the ceiling and floor: hidden).
+    let area = area_of(&out, "concrete/pillar");
+    assert!((area - 4.0 * 64.0 * 256.0).abs() < 1.0, "pillar area {area}");
+    // func_detail is an internal entity.
+    assert!(!out.bsp.entities.contains("func_detail"));
+}
+
+#[test]
+fn water_contents() {
+    let mut ents = box_room();
+    ents[0].brushes.push(common::box_brush(
+        80,
+        [-256.0, -256.0, 0.0],
+        [256.0, 256.0, 64.0],
+        "nature/water_pond",
+    ));
+    let out = compile_map(ents).unwrap();
+    assert_ne!(
+        contents_at(&out, [0.0, 0.0, 32.0]) as u32 & contents::CONTENTS_WATER,
+        0
+    );
+    assert_eq!(contents_at(&out, [0.0, 0.0, 128.0]), 0);
+    // The surface shows from above and below.
+    let area = area_of(&out, "nature/water_pond");
+    assert!((area - 2.0 * 512.0 * 512.0).abs() < 1.0, "water area {area}");
+}
+
+#[test]
+fn brush_entity_is_a_model() {
+    let mut ents = box_room();
+    ents.push(entity(
+        300,
+        "func_door",
+        [0.0; 3],
+        vec![common::box_brush(
+            90,
+            [-16.0, -16.0, 0.0],
+            [16.0, 16.0, 64.0],
+            "metal/door",
+        )],
+    ));
+    let out = compile_map(ents).unwrap();
+    assert_eq!(out.bsp.models.len(), 2);
+    assert!(out.bsp.entities.contains("\"model\" \"*1\""));
+    let m = &out.bsp.models[1];
+    assert_eq!(m.num_faces, 6);
+    // The door does not change the world.
+    assert_eq!(contents_at(&out, [0.0, 0.0, 32.0]), 0);
+}
+
+#[test]
+fn bad_brushes_are_reported_and_skipped() {
+    let mut ents = box_room();
+    let mut bad = common::box_brush(95, [0.0, 0.0, 0.0], [32.0, 32.0, 32.0], WALL);
+    bad.sides[2].points[2] = bad.sides[2].points[1]; // collinear points
+    ents[0].brushes.push(bad);
+    let mut thin = common::box_brush(96, [0.0, 0.0, 0.0], [32.0, 32.0, 32.0], WALL);
+    thin.sides.truncate(3);
+    ents[0].brushes.push(thin);
+    let out = compile_map(ents).unwrap();
+    let msgs: Vec<String> = out.diagnostics.iter().map(|d| d.to_string()).collect();
+    assert!(msgs.iter().any(|m| m.contains("brush 95 side 952")), "{msgs:?}");
+    assert!(msgs.iter().any(|m| m.contains("brush 96")), "{msgs:?}");
+    assert_eq!(out.bsp.brushes.len(), 6);
+}
