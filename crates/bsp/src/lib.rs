@@ -1,1 +1,62 @@
-//! Source BSP files: every lump typed, byte-exact read and write.
+//! Source engine BSP files (VBSP v17-v25 and later branches, little-endian `VBSP` and console
+//! big-endian `PSBV`): every lump typed, LZMA lumps, and byte-exact writing.
+//!
+//! # API in one screen
+//!
+//! * **Typed view** — [`Bsp`]: one public field per lump (`planes: Vec<Plane>`,
+//!   `faces: Vec<Face>`, `leafs`, `visibility: Option<Visibility>`, `game_lumps: GameLumps`, ...).
+//!   [`Bsp::parse(&bytes)`](Bsp::parse) reads a whole file; [`Bsp::new(20)`](Bsp::new) starts an
+//!   empty one with the lump versions Valve writes for that BSP version (empty `sprp`/`dprp`
+//!   game lumps, empty pakfile); [`Bsp::to_bytes`] serialises it in Valve's lump order.
+//!   Helpers: [`Bsp::add_texdata_name`] / [`Bsp::texdata_name`] for the texdata string table,
+//!   [`Bsp::face_lighting`] for a face's lightmap samples, [`Entity`] for entity key/values.
+//! * **Read view** — [`BspFile`]: header and lump directory over borrowed bytes;
+//!   [`BspFile::lump`] gives a lump's bytes (zero-copy unless LZMA-compressed).
+//! * **Lossless document** — [`BspDocument`]: every lump's stored bytes and position.
+//!   `BspDocument::from_file(&file).to_bytes()` reproduces the input byte for byte;
+//!   [`BspDocument::set_lump`], [`BspDocument::compress`] / [`BspDocument::decompress`], and
+//!   [`Bsp::update_document`] (re-serialise only the lumps whose typed content changed).
+//! * **Checks** — [`check::check`] validates cross-lump indices, record sizes and Valve's
+//!   `MAX_MAP_*` limits; [`pak::Pak`] lists, reads and extends the pakfile zip.
+//!
+//! ```no_run
+//! use srcmap_bsp::{Bsp, Plane};
+//! let mut bsp = Bsp::new(20);
+//! bsp.planes.push(Plane { normal: [0.0, 0.0, 1.0], dist: 0.0, kind: 2 });
+//! let id = bsp.add_texdata_name("TOOLS/TOOLSNODRAW");
+//! let bytes = bsp.to_bytes().unwrap();
+//! assert_eq!(Bsp::parse(&bytes).unwrap().planes.len(), 1);
+//! # let _ = id;
+//! ```
+//!
+//! Files of other engines (Quake, GoldSrc, Quake 3, Titanfall) are refused with
+//! [`Error::NotSource`] naming what they are. Every other error names the lump and byte offset.
+
+pub mod bsp;
+pub mod check;
+pub mod codec;
+pub mod document;
+pub mod error;
+pub mod file;
+pub mod gamelump;
+pub mod lump;
+pub mod lzma;
+pub mod misc;
+pub mod pak;
+pub mod records;
+pub mod vis;
+
+pub use bsp::Bsp;
+pub use codec::Ctx;
+pub use document::{BspDocument, LumpSlot};
+pub use error::{Error, Result};
+pub use file::{BspFile, Header, LumpEntry, LumpOrder, identify_foreign};
+pub use gamelump::{
+    DetailObject, DetailPropLight, DetailProps, DetailSprite, GameLump, GameLumpData, GameLumps, StaticProp,
+    StaticPropLayout, StaticProps,
+};
+pub use lump::{HEADER_LUMPS, HEADER_SIZE, lump_by_name, lump_name};
+pub use misc::{Entity, FaceLighting, OccluderData, Occlusion, PhysCollide, PhysModel};
+pub use records::*;
+pub use srcmap_bytes::Endian;
+pub use vis::Visibility;

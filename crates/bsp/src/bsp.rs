@@ -1,0 +1,604 @@
+//! [`Bsp`]: every lump as typed values with public fields, parsed from a file or built from
+//! scratch, and serialised back.
+
+use std::collections::BTreeMap;
+
+use srcmap_bytes::Endian;
+
+use crate::codec::{Ctx, read_indices, read_records, write_indices, write_records};
+use crate::document::BspDocument;
+use crate::error::{Error, Result};
+use crate::file::{BspFile, LumpOrder};
+use crate::gamelump::{GameLumps, RawGameLumps};
+use crate::lump::*;
+use crate::misc::{Entity, Occlusion, PhysCollide, parse_entities, write_entities};
+use crate::records::*;
+use crate::vis::Visibility;
+
+/// A Source BSP, every lump typed. Index fields are widened to `u32`/`i32` where some game
+/// widened them; writing checks they fit the file's layout.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Bsp {
+    pub version: i32,
+    pub revision: i32,
+    pub endian: Endian,
+    pub order: LumpOrder,
+    /// `lump_t.version` of every lump; selects record layouts on write.
+    pub lump_versions: [u32; HEADER_LUMPS],
+    pub entities: Vec<Entity>,
+    /// The entity text was not UTF-8 and is written back as Latin-1 bytes.
+    pub entities_latin1: bool,
+    pub planes: Vec<Plane>,
+    pub texdata: Vec<TexData>,
+    pub vertexes: Vec<Vector>,
+    pub visibility: Option<Visibility>,
+    pub nodes: Vec<Node>,
+    pub texinfo: Vec<TexInfo>,
+    pub faces: Vec<Face>,
+    pub lighting: Vec<ColorRgbExp32>,
+    pub occlusion: Option<Occlusion>,
+    pub leafs: Vec<Leaf>,
+    pub face_ids: Vec<u32>,
+    pub edges: Vec<Edge>,
+    pub surfedges: Vec<i32>,
+    pub models: Vec<Model>,
+    pub world_lights: Vec<WorldLight>,
+    pub leaf_faces: Vec<u32>,
+    pub leaf_brushes: Vec<u32>,
+    pub brushes: Vec<Brush>,
+    pub brush_sides: Vec<BrushSide>,
+    pub areas: Vec<Area>,
+    pub area_portals: Vec<AreaPortal>,
+    pub disp_info: Vec<DispInfo>,
+    pub original_faces: Vec<Face>,
+    pub phys_collide: Option<PhysCollide>,
+    pub vert_normals: Vec<Vector>,
+    pub vert_normal_indices: Vec<u32>,
+    pub disp_verts: Vec<DispVert>,
+    /// Encoded sample positions (a byte stream indexed by `DispInfo::lightmap_sample_position_start`).
+    pub disp_lightmap_sample_positions: Vec<u8>,
+    pub game_lumps: GameLumps,
+    pub leaf_water_data: Vec<LeafWaterData>,
+    pub primitives: Vec<Primitive>,
+    pub prim_verts: Vec<Vector>,
+    pub prim_indices: Vec<u32>,
+    /// The pakfile: a zip archive (see [`crate::pak`]).
+    pub pakfile: Vec<u8>,
+    pub clip_portal_verts: Vec<Vector>,
+    pub cubemaps: Vec<Cubemap>,
+    /// NUL-terminated material names, indexed by byte offset from the string table.
+    pub texdata_string_data: Vec<u8>,
+    pub texdata_string_table: Vec<i32>,
+    pub overlays: Vec<Overlay>,
+    pub leaf_min_dist_to_water: Vec<u16>,
+    pub face_macro_texture_info: Vec<u16>,
+    pub disp_tris: Vec<u16>,
+    pub water_overlays: Vec<Overlay>,
+    pub leaf_ambient_index_hdr: Vec<LeafAmbientIndex>,
+    pub leaf_ambient_index: Vec<LeafAmbientIndex>,
+    pub lighting_hdr: Vec<ColorRgbExp32>,
+    pub world_lights_hdr: Vec<WorldLight>,
+    pub leaf_ambient_lighting_hdr: Vec<LeafAmbientLighting>,
+    pub leaf_ambient_lighting: Vec<LeafAmbientLighting>,
+    pub faces_hdr: Vec<Face>,
+    pub map_flags: Option<u32>,
+    pub overlay_fades: Vec<OverlayFade>,
+    pub overlay_system_levels: Vec<OverlaySystemLevel>,
+    /// Lumps kept as uncompressed bytes: those without a typed layout (22-25, 28, 32, 49, 57,
+    /// 62, 63) and those whose version has no known layout. Takes precedence on write.
+    pub raw: BTreeMap<usize, Vec<u8>>,
+}
+
+impl Default for Bsp {
+    fn default() -> Self {
+        Bsp::new(20)
+    }
+}
+
+fn to_f32s(data: &[u8], ctx: &Ctx, lump: usize, base: u64) -> Result<Vec<Vector>> {
+    Ok(read_records::<Vector>(data, ctx, lump, base)?.unwrap_or_default())
+}
+
+fn read_i32s(data: &[u8], ctx: &Ctx, lump: usize, base: u64) -> Result<Vec<i32>> {
+    if data.len() % 4 != 0 {
+        return Err(Error::lump(
+            lump,
+            base + data.len() as u64,
+            format!("length {} is not a multiple of 4", data.len()),
+        ));
+    }
+    let mut c = crate::codec::Cur::new(data, ctx.endian);
+    Ok((0..data.len() / 4).map(|_| c.i32()).collect())
+}
+
+fn read_u16s(data: &[u8], ctx: &Ctx, lump: usize, base: u64) -> Result<Vec<u16>> {
+    Ok(read_indices(data, false, ctx, lump, base)?
+        .into_iter()
+        .map(|v| v as u16)
+        .collect())
+}
+
+impl Bsp {
+    /// An empty BSP of `version` with the lump versions Valve's tools write for it
+    /// (for v20: faces 1, lighting 1, occlusion 2, leafs 1; v19 and older: leafs 0 with ambient
+    /// cubes). The game lump holds an empty `sprp` and `dprp`.
+    pub fn new(version: i32) -> Bsp {
+        let mut lump_versions = [0u32; HEADER_LUMPS];
+        lump_versions[FACES] = 1;
+        lump_versions[LIGHTING] = 1;
+        lump_versions[OCCLUSION] = 2;
+        if version >= 20 {
+            lump_versions[LEAFS] = 1;
+            for l in [
+                LIGHTING_HDR,
+                LEAF_AMBIENT_LIGHTING_HDR,
+                LEAF_AMBIENT_LIGHTING,
+                FACES_HDR,
+            ] {
+                lump_versions[l] = 1;
+            }
+        }
+        let sprp = if version >= 21 {
+            10
+        } else if version == 20 {
+            10
+        } else {
+            5
+        };
+        Bsp {
+            version,
+            revision: 0,
+            endian: Endian::Little,
+            order: LumpOrder::Standard,
+            lump_versions,
+            entities: Vec::new(),
+            entities_latin1: false,
+            planes: Vec::new(),
+            texdata: Vec::new(),
+            vertexes: Vec::new(),
+            visibility: None,
+            nodes: Vec::new(),
+            texinfo: Vec::new(),
+            faces: Vec::new(),
+            lighting: Vec::new(),
+            occlusion: Some(Occlusion::default()),
+            leafs: Vec::new(),
+            face_ids: Vec::new(),
+            edges: Vec::new(),
+            surfedges: Vec::new(),
+            models: Vec::new(),
+            world_lights: Vec::new(),
+            leaf_faces: Vec::new(),
+            leaf_brushes: Vec::new(),
+            brushes: Vec::new(),
+            brush_sides: Vec::new(),
+            areas: Vec::new(),
+            area_portals: Vec::new(),
+            disp_info: Vec::new(),
+            original_faces: Vec::new(),
+            phys_collide: None,
+            vert_normals: Vec::new(),
+            vert_normal_indices: Vec::new(),
+            disp_verts: Vec::new(),
+            disp_lightmap_sample_positions: Vec::new(),
+            game_lumps: GameLumps::empty(sprp),
+            leaf_water_data: Vec::new(),
+            primitives: Vec::new(),
+            prim_verts: Vec::new(),
+            prim_indices: Vec::new(),
+            pakfile: crate::pak::empty_zip(),
+            clip_portal_verts: Vec::new(),
+            cubemaps: Vec::new(),
+            texdata_string_data: Vec::new(),
+            texdata_string_table: Vec::new(),
+            overlays: Vec::new(),
+            leaf_min_dist_to_water: Vec::new(),
+            face_macro_texture_info: Vec::new(),
+            disp_tris: Vec::new(),
+            water_overlays: Vec::new(),
+            leaf_ambient_index_hdr: Vec::new(),
+            leaf_ambient_index: Vec::new(),
+            lighting_hdr: Vec::new(),
+            world_lights_hdr: Vec::new(),
+            leaf_ambient_lighting_hdr: Vec::new(),
+            leaf_ambient_lighting: Vec::new(),
+            faces_hdr: Vec::new(),
+            map_flags: None,
+            overlay_fades: Vec::new(),
+            overlay_system_levels: Vec::new(),
+            raw: BTreeMap::new(),
+        }
+    }
+
+    /// Parses a whole file (header, every lump, game lumps).
+    pub fn parse(data: &[u8]) -> Result<Bsp> {
+        Bsp::from_file(&BspFile::parse(data)?)
+    }
+
+    /// Parses every lump of an opened file.
+    pub fn from_file(file: &BspFile<'_>) -> Result<Bsp> {
+        let h = &file.header;
+        let mut bsp = Bsp::new(h.version);
+        bsp.revision = h.revision;
+        bsp.endian = h.endian;
+        bsp.order = h.order;
+        bsp.occlusion = None;
+        bsp.pakfile = Vec::new();
+        bsp.game_lumps = GameLumps::default();
+        for (i, e) in h.lumps.iter().enumerate() {
+            bsp.lump_versions[i] = e.version;
+        }
+        for lump in 0..HEADER_LUMPS {
+            let base = h.lumps[lump].offset as u64;
+            if lump == GAME_LUMP {
+                let stored = file.stored(lump);
+                let relative = crate::gamelump::has_relative_offsets(stored, h.lumps[lump].offset, h.endian);
+                let raw = RawGameLumps::parse(
+                    stored,
+                    if relative { 0 } else { h.lumps[lump].offset },
+                    relative,
+                    h.endian,
+                )?;
+                bsp.game_lumps = GameLumps::parse(&raw, &bsp.ctx(lump))?;
+                continue;
+            }
+            let data = file.lump(lump)?;
+            bsp.parse_lump(lump, &data, base)?;
+        }
+        Ok(bsp)
+    }
+
+    /// The layout context of `lump` in this BSP.
+    pub fn ctx(&self, lump: usize) -> Ctx {
+        Ctx::new(
+            self.endian,
+            self.version,
+            self.lump_versions.get(lump).copied().unwrap_or(0),
+        )
+    }
+
+    /// Strata Source widened the index lists of these lumps (and face ids always).
+    fn wide_indices(&self, lump: usize) -> bool {
+        self.version == 25 && (lump == FACEIDS || self.lump_versions[lump] >= 1)
+    }
+
+    /// Parses one lump's uncompressed bytes into its typed field (not the game lump).
+    pub fn parse_lump(&mut self, lump: usize, data: &[u8], base: u64) -> Result<()> {
+        let ctx = self.ctx(lump);
+        macro_rules! recs {
+            ($field:ident) => {
+                match read_records(data, &ctx, lump, base)? {
+                    Some(v) => self.$field = v,
+                    None => {
+                        self.raw.insert(lump, data.to_vec());
+                    }
+                }
+            };
+        }
+        macro_rules! wrapped {
+            ($field:ident, $ty:ident) => {
+                match read_records::<$ty>(data, &ctx, lump, base)? {
+                    Some(v) => self.$field = v.into_iter().map(|r| r.0).collect(),
+                    None => {
+                        self.raw.insert(lump, data.to_vec());
+                    }
+                }
+            };
+        }
+        match lump {
+            ENTITIES => {
+                self.entities_latin1 = crate::misc::entities_are_latin1(data);
+                self.entities = parse_entities(data, lump, base)?
+            }
+            PLANES => recs!(planes),
+            TEXDATA => recs!(texdata),
+            VERTEXES => self.vertexes = to_f32s(data, &ctx, lump, base)?,
+            VISIBILITY => {
+                self.visibility = if data.is_empty() {
+                    None
+                } else {
+                    Some(Visibility::parse(data, ctx.endian, base)?)
+                }
+            }
+            NODES => recs!(nodes),
+            TEXINFO => recs!(texinfo),
+            FACES => recs!(faces),
+            LIGHTING => recs!(lighting),
+            OCCLUSION => {
+                self.occlusion = if data.is_empty() {
+                    None
+                } else {
+                    Some(Occlusion::parse(data, &ctx, base)?)
+                }
+            }
+            LEAFS => recs!(leafs),
+            FACEIDS => self.face_ids = read_indices(data, self.wide_indices(lump), &ctx, lump, base)?,
+            EDGES => recs!(edges),
+            SURFEDGES => self.surfedges = read_i32s(data, &ctx, lump, base)?,
+            MODELS => recs!(models),
+            WORLDLIGHTS => recs!(world_lights),
+            LEAFFACES => self.leaf_faces = read_indices(data, self.wide_indices(lump), &ctx, lump, base)?,
+            LEAFBRUSHES => self.leaf_brushes = read_indices(data, self.wide_indices(lump), &ctx, lump, base)?,
+            BRUSHES => recs!(brushes),
+            BRUSHSIDES => recs!(brush_sides),
+            AREAS => recs!(areas),
+            AREAPORTALS => recs!(area_portals),
+            DISPINFO => recs!(disp_info),
+            ORIGINALFACES => recs!(original_faces),
+            PHYSCOLLIDE => {
+                self.phys_collide = if data.is_empty() {
+                    None
+                } else {
+                    Some(PhysCollide::parse(data, ctx.endian, base)?)
+                }
+            }
+            VERTNORMALS => self.vert_normals = to_f32s(data, &ctx, lump, base)?,
+            VERTNORMALINDICES => {
+                self.vert_normal_indices = read_indices(data, self.wide_indices(lump), &ctx, lump, base)?
+            }
+            DISP_VERTS => recs!(disp_verts),
+            DISP_LIGHTMAP_SAMPLE_POSITIONS => self.disp_lightmap_sample_positions = data.to_vec(),
+            LEAFWATERDATA => recs!(leaf_water_data),
+            PRIMITIVES => recs!(primitives),
+            PRIMVERTS => self.prim_verts = to_f32s(data, &ctx, lump, base)?,
+            PRIMINDICES => self.prim_indices = read_indices(data, self.wide_indices(lump), &ctx, lump, base)?,
+            PAKFILE => self.pakfile = data.to_vec(),
+            CLIPPORTALVERTS => self.clip_portal_verts = to_f32s(data, &ctx, lump, base)?,
+            CUBEMAPS => recs!(cubemaps),
+            TEXDATA_STRING_DATA => self.texdata_string_data = data.to_vec(),
+            TEXDATA_STRING_TABLE => self.texdata_string_table = read_i32s(data, &ctx, lump, base)?,
+            OVERLAYS => wrapped!(overlays, OverlayRecord),
+            LEAFMINDISTTOWATER => self.leaf_min_dist_to_water = read_u16s(data, &ctx, lump, base)?,
+            FACE_MACRO_TEXTURE_INFO => self.face_macro_texture_info = read_u16s(data, &ctx, lump, base)?,
+            DISP_TRIS => self.disp_tris = read_u16s(data, &ctx, lump, base)?,
+            WATEROVERLAYS => wrapped!(water_overlays, WaterOverlayRecord),
+            LEAF_AMBIENT_INDEX_HDR => recs!(leaf_ambient_index_hdr),
+            LEAF_AMBIENT_INDEX => recs!(leaf_ambient_index),
+            LIGHTING_HDR => recs!(lighting_hdr),
+            WORLDLIGHTS_HDR => recs!(world_lights_hdr),
+            LEAF_AMBIENT_LIGHTING_HDR => recs!(leaf_ambient_lighting_hdr),
+            LEAF_AMBIENT_LIGHTING => recs!(leaf_ambient_lighting),
+            FACES_HDR => recs!(faces_hdr),
+            MAP_FLAGS if data.len() == 4 => {
+                self.map_flags = Some(read_i32s(data, &ctx, lump, base)?[0] as u32)
+            }
+            OVERLAY_FADES => recs!(overlay_fades),
+            OVERLAY_SYSTEM_LEVELS => recs!(overlay_system_levels),
+            _ => {
+                if !data.is_empty() {
+                    self.raw.insert(lump, data.to_vec());
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Serialises one lump (uncompressed). The game lump's offsets are relative to its start.
+    pub fn lump_bytes(&self, lump: usize) -> Result<Vec<u8>> {
+        if let Some(raw) = self.raw.get(&lump) {
+            return Ok(raw.clone());
+        }
+        let ctx = self.ctx(lump);
+        let wide = self.wide_indices(lump);
+        let i32s = |v: &[i32]| {
+            let mut w = srcmap_bytes::Writer::with_capacity(ctx.endian, v.len() * 4);
+            for &x in v {
+                w.i32(x);
+            }
+            w.into_inner()
+        };
+        let u16s = |v: &[u16]| {
+            let mut w = srcmap_bytes::Writer::with_capacity(ctx.endian, v.len() * 2);
+            for &x in v {
+                w.u16(x);
+            }
+            w.into_inner()
+        };
+        Ok(match lump {
+            ENTITIES => {
+                if self.entities.is_empty() {
+                    Vec::new()
+                } else {
+                    write_entities(&self.entities, self.entities_latin1)
+                }
+            }
+            PLANES => write_records(&self.planes, &ctx, lump)?,
+            TEXDATA => write_records(&self.texdata, &ctx, lump)?,
+            VERTEXES => write_records(&self.vertexes, &ctx, lump)?,
+            VISIBILITY => self
+                .visibility
+                .as_ref()
+                .map(|v| v.to_bytes(ctx.endian))
+                .unwrap_or_default(),
+            NODES => write_records(&self.nodes, &ctx, lump)?,
+            TEXINFO => write_records(&self.texinfo, &ctx, lump)?,
+            FACES => write_records(&self.faces, &ctx, lump)?,
+            LIGHTING => write_records(&self.lighting, &ctx, lump)?,
+            OCCLUSION => self
+                .occlusion
+                .as_ref()
+                .map(|o| o.to_bytes(&ctx))
+                .unwrap_or_default(),
+            LEAFS => write_records(&self.leafs, &ctx, lump)?,
+            FACEIDS => write_indices(&self.face_ids, wide, &ctx, lump)?,
+            EDGES => write_records(&self.edges, &ctx, lump)?,
+            SURFEDGES => i32s(&self.surfedges),
+            MODELS => write_records(&self.models, &ctx, lump)?,
+            WORLDLIGHTS => write_records(&self.world_lights, &ctx, lump)?,
+            LEAFFACES => write_indices(&self.leaf_faces, wide, &ctx, lump)?,
+            LEAFBRUSHES => write_indices(&self.leaf_brushes, wide, &ctx, lump)?,
+            BRUSHES => write_records(&self.brushes, &ctx, lump)?,
+            BRUSHSIDES => write_records(&self.brush_sides, &ctx, lump)?,
+            AREAS => write_records(&self.areas, &ctx, lump)?,
+            AREAPORTALS => write_records(&self.area_portals, &ctx, lump)?,
+            DISPINFO => write_records(&self.disp_info, &ctx, lump)?,
+            ORIGINALFACES => write_records(&self.original_faces, &ctx, lump)?,
+            PHYSCOLLIDE => self
+                .phys_collide
+                .as_ref()
+                .map(|p| p.to_bytes(ctx.endian))
+                .unwrap_or_default(),
+            VERTNORMALS => write_records(&self.vert_normals, &ctx, lump)?,
+            VERTNORMALINDICES => write_indices(&self.vert_normal_indices, wide, &ctx, lump)?,
+            DISP_VERTS => write_records(&self.disp_verts, &ctx, lump)?,
+            DISP_LIGHTMAP_SAMPLE_POSITIONS => self.disp_lightmap_sample_positions.clone(),
+            GAME_LUMP => {
+                if self.game_lumps.lumps.is_empty() {
+                    Vec::new()
+                } else {
+                    self.game_lumps.to_bytes(&ctx)?
+                }
+            }
+            LEAFWATERDATA => write_records(&self.leaf_water_data, &ctx, lump)?,
+            PRIMITIVES => write_records(&self.primitives, &ctx, lump)?,
+            PRIMVERTS => write_records(&self.prim_verts, &ctx, lump)?,
+            PRIMINDICES => write_indices(&self.prim_indices, wide, &ctx, lump)?,
+            PAKFILE => self.pakfile.clone(),
+            CLIPPORTALVERTS => write_records(&self.clip_portal_verts, &ctx, lump)?,
+            CUBEMAPS => write_records(&self.cubemaps, &ctx, lump)?,
+            TEXDATA_STRING_DATA => self.texdata_string_data.clone(),
+            TEXDATA_STRING_TABLE => i32s(&self.texdata_string_table),
+            OVERLAYS => {
+                let v: Vec<OverlayRecord> = self.overlays.iter().cloned().map(OverlayRecord).collect();
+                write_records(&v, &ctx, lump)?
+            }
+            LEAFMINDISTTOWATER => u16s(&self.leaf_min_dist_to_water),
+            FACE_MACRO_TEXTURE_INFO => u16s(&self.face_macro_texture_info),
+            DISP_TRIS => u16s(&self.disp_tris),
+            WATEROVERLAYS => {
+                let v: Vec<WaterOverlayRecord> = self
+                    .water_overlays
+                    .iter()
+                    .cloned()
+                    .map(WaterOverlayRecord)
+                    .collect();
+                write_records(&v, &ctx, lump)?
+            }
+            LEAF_AMBIENT_INDEX_HDR => write_records(&self.leaf_ambient_index_hdr, &ctx, lump)?,
+            LEAF_AMBIENT_INDEX => write_records(&self.leaf_ambient_index, &ctx, lump)?,
+            LIGHTING_HDR => write_records(&self.lighting_hdr, &ctx, lump)?,
+            WORLDLIGHTS_HDR => write_records(&self.world_lights_hdr, &ctx, lump)?,
+            LEAF_AMBIENT_LIGHTING_HDR => write_records(&self.leaf_ambient_lighting_hdr, &ctx, lump)?,
+            LEAF_AMBIENT_LIGHTING => write_records(&self.leaf_ambient_lighting, &ctx, lump)?,
+            FACES_HDR => write_records(&self.faces_hdr, &ctx, lump)?,
+            MAP_FLAGS => self.map_flags.map(|f| i32s(&[f as i32])).unwrap_or_default(),
+            OVERLAY_FADES => write_records(&self.overlay_fades, &ctx, lump)?,
+            OVERLAY_SYSTEM_LEVELS => write_records(&self.overlay_system_levels, &ctx, lump)?,
+            _ => Vec::new(),
+        })
+    }
+
+    /// A fresh document holding every lump re-serialised, in Valve's lump order.
+    pub fn to_document(&self) -> Result<BspDocument<'static>> {
+        let mut doc = BspDocument::new(self.version);
+        doc.endian = self.endian;
+        doc.revision = self.revision;
+        doc.order = self.order;
+        for lump in 0..HEADER_LUMPS {
+            let bytes = self.lump_bytes(lump)?;
+            doc.set_lump(lump, bytes, self.lump_versions[lump]);
+        }
+        Ok(doc)
+    }
+
+    /// Serialises the whole file, every lump uncompressed.
+    pub fn to_bytes(&self) -> Result<Vec<u8>> {
+        self.to_document()?.to_bytes()
+    }
+
+    /// Writes this typed view into `doc` (opened from the file it was parsed from), replacing
+    /// only lumps whose content differs: untouched lumps keep their stored bytes, compression and
+    /// place in the file.
+    pub fn update_document(&self, doc: &mut BspDocument<'_>) -> Result<Vec<usize>> {
+        let mut changed = Vec::new();
+        for lump in 0..HEADER_LUMPS {
+            let new = self.lump_bytes(lump)?;
+            let unchanged = if lump == GAME_LUMP {
+                let mut old = Bsp::new(self.version);
+                old.endian = self.endian;
+                old.lump_versions = self.lump_versions;
+                old.game_lumps = doc.game_lumps_typed(&self.ctx(lump))?;
+                old.lump_bytes(lump)? == new
+            } else {
+                let old_bytes = doc.lump_data(lump)?;
+                if *old_bytes == new[..] {
+                    true
+                } else {
+                    // Same content, different bytes (entity whitespace, padding): keep the original.
+                    let mut old = Bsp::new(self.version);
+                    old.endian = self.endian;
+                    old.lump_versions = doc
+                        .lumps
+                        .iter()
+                        .map(|l| l.version)
+                        .collect::<Vec<_>>()
+                        .try_into()
+                        .unwrap_or(self.lump_versions);
+                    old.parse_lump(lump, &old_bytes, 0).is_ok() && old.lump_bytes(lump)? == new
+                }
+            };
+            if !unchanged || doc.lumps[lump].version != self.lump_versions[lump] {
+                doc.set_lump(lump, new, self.lump_versions[lump]);
+                changed.push(lump);
+            }
+        }
+        doc.revision = self.revision;
+        Ok(changed)
+    }
+
+    /// The material name of texdata `index` (through the string table).
+    pub fn texdata_name(&self, index: usize) -> Option<&str> {
+        let td = self.texdata.get(index)?;
+        let ofs = *self.texdata_string_table.get(usize::try_from(td.name_id).ok()?)?;
+        let data = self.texdata_string_data.get(usize::try_from(ofs).ok()?..)?;
+        let end = data.iter().position(|&b| b == 0).unwrap_or(data.len());
+        std::str::from_utf8(&data[..end]).ok()
+    }
+
+    /// Adds a material name to the string data and table (reusing an existing entry) and
+    /// returns its string table index, for `TexData::name_id`.
+    pub fn add_texdata_name(&mut self, name: &str) -> i32 {
+        for (i, &ofs) in self.texdata_string_table.iter().enumerate() {
+            let Ok(ofs) = usize::try_from(ofs) else { continue };
+            let Some(data) = self.texdata_string_data.get(ofs..) else {
+                continue;
+            };
+            let end = data.iter().position(|&b| b == 0).unwrap_or(data.len());
+            if data[..end].eq_ignore_ascii_case(name.as_bytes()) {
+                return i as i32;
+            }
+        }
+        let ofs = self.texdata_string_data.len() as i32;
+        self.texdata_string_data.extend_from_slice(name.as_bytes());
+        self.texdata_string_data.push(0);
+        self.texdata_string_table.push(ofs);
+        (self.texdata_string_table.len() - 1) as i32
+    }
+
+    /// The lightmap samples of face `index` (LDR or HDR lump, HDR faces for HDR when present).
+    pub fn face_lighting(&self, index: usize, hdr: bool) -> Option<crate::misc::FaceLighting> {
+        let faces = if hdr && !self.faces_hdr.is_empty() {
+            &self.faces_hdr
+        } else {
+            &self.faces
+        };
+        let face = faces.get(index)?;
+        let bumped = usize::try_from(face.texinfo)
+            .ok()
+            .and_then(|t| self.texinfo.get(t))
+            .is_some_and(|t| t.flags & crate::misc::SURF_BUMPLIGHT != 0);
+        crate::misc::face_lighting(
+            face,
+            bumped,
+            if hdr { &self.lighting_hdr } else { &self.lighting },
+        )
+    }
+}
+
+impl BspDocument<'_> {
+    /// The game lump, parsed and decompressed.
+    pub fn game_lumps_typed(&self, ctx: &Ctx) -> Result<GameLumps> {
+        let raw = self.raw_game_lumps()?;
+        GameLumps::parse(&raw, ctx)
+    }
+}

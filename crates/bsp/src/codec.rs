@@ -1,0 +1,317 @@
+//! The machinery every fixed-size record shares: an infallible cursor over one record's bytes, a
+//! writer that notes (rather than hides) values too wide for their on-disk field, and the
+//! [`Record`] trait with the layout context that selects a game's variant.
+
+use srcmap_bytes::{Endian, Writer};
+
+use crate::error::{Error, Result};
+
+/// What decides a record's layout: the BSP version, the lump's own version and the byte order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Ctx {
+    pub endian: Endian,
+    pub bsp_version: i32,
+    pub lump_version: u32,
+}
+
+impl Ctx {
+    pub fn new(endian: Endian, bsp_version: i32, lump_version: u32) -> Self {
+        Ctx {
+            endian,
+            bsp_version,
+            lump_version,
+        }
+    }
+    /// Strata Source (v25) widened most indices to 32 bits in lumps whose version it bumped.
+    pub fn strata(&self, min_lump_version: u32) -> bool {
+        self.bsp_version == 25 && self.lump_version >= min_lump_version
+    }
+}
+
+/// A cursor over exactly one record's bytes. The caller has sliced the right length, so reads
+/// cannot run out; past the end they yield zero instead of panicking.
+pub struct Cur<'a> {
+    b: &'a [u8],
+    p: usize,
+    big: bool,
+}
+
+impl<'a> Cur<'a> {
+    #[inline]
+    pub fn new(b: &'a [u8], endian: Endian) -> Self {
+        Cur {
+            b,
+            p: 0,
+            big: endian == Endian::Big,
+        }
+    }
+    #[inline]
+    fn take<const N: usize>(&mut self) -> [u8; N] {
+        let mut a = [0u8; N];
+        if let Some(s) = self.b.get(self.p..self.p + N) {
+            a.copy_from_slice(s);
+        }
+        self.p += N;
+        a
+    }
+    #[inline]
+    pub fn u8(&mut self) -> u8 {
+        self.take::<1>()[0]
+    }
+    #[inline]
+    pub fn i8(&mut self) -> i8 {
+        self.take::<1>()[0] as i8
+    }
+    #[inline]
+    pub fn u16(&mut self) -> u16 {
+        let a = self.take();
+        if self.big {
+            u16::from_be_bytes(a)
+        } else {
+            u16::from_le_bytes(a)
+        }
+    }
+    #[inline]
+    pub fn i16(&mut self) -> i16 {
+        self.u16() as i16
+    }
+    #[inline]
+    pub fn u32(&mut self) -> u32 {
+        let a = self.take();
+        if self.big {
+            u32::from_be_bytes(a)
+        } else {
+            u32::from_le_bytes(a)
+        }
+    }
+    #[inline]
+    pub fn i32(&mut self) -> i32 {
+        self.u32() as i32
+    }
+    #[inline]
+    pub fn f32(&mut self) -> f32 {
+        f32::from_bits(self.u32())
+    }
+    #[inline]
+    pub fn vec3(&mut self) -> [f32; 3] {
+        [self.f32(), self.f32(), self.f32()]
+    }
+    pub fn bytes<const N: usize>(&mut self) -> [u8; N] {
+        self.take()
+    }
+}
+
+/// A writer that records the first value that did not fit its field.
+pub struct Out {
+    pub w: Writer,
+    pub overflow: Option<String>,
+}
+
+impl Out {
+    pub fn new(endian: Endian, cap: usize) -> Self {
+        Out {
+            w: Writer::with_capacity(endian, cap),
+            overflow: None,
+        }
+    }
+    fn note(&mut self, what: &str, v: i64) {
+        if self.overflow.is_none() {
+            self.overflow = Some(format!("{what} = {v} does not fit its field"));
+        }
+    }
+    /// Records a value that cannot be written (the first one is reported).
+    pub fn fail(&mut self, message: String) {
+        if self.overflow.is_none() {
+            self.overflow = Some(message);
+        }
+    }
+    pub fn u16_from(&mut self, v: u32, what: &str) {
+        if v > u16::MAX as u32 {
+            self.note(what, v as i64);
+        }
+        self.w.u16(v as u16);
+    }
+    pub fn i16_from(&mut self, v: i32, what: &str) {
+        if v < i16::MIN as i32 || v > i16::MAX as i32 {
+            self.note(what, v as i64);
+        }
+        self.w.i16(v as i16);
+    }
+    /// Node and leaf bounds are whole numbers stored as shorts outside Strata.
+    pub fn i16_from_f32(&mut self, v: f32, what: &str) {
+        if !(i16::MIN as f32..=i16::MAX as f32).contains(&v) {
+            self.note(what, v as i64);
+        }
+        self.w.i16(v as i16);
+    }
+    /// Finishes, turning an overflow into an error naming the lump.
+    pub fn finish(self, lump: usize) -> Result<Vec<u8>> {
+        match self.overflow {
+            Some(message) => Err(Error::Write { lump, message }),
+            None => Ok(self.w.buf),
+        }
+    }
+}
+
+/// A plain value with one on-disk layout.
+pub trait Field: Sized {
+    const SIZE: usize;
+    fn get(c: &mut Cur<'_>) -> Self;
+    fn put(&self, w: &mut Out);
+}
+
+macro_rules! prim_field {
+    ($($t:ty, $n:expr, $get:ident;)*) => {$(
+        impl Field for $t {
+            const SIZE: usize = $n;
+            #[inline]
+            fn get(c: &mut Cur<'_>) -> Self { c.$get() }
+            #[inline]
+            fn put(&self, w: &mut Out) { w.w.$get(*self) }
+        }
+    )*};
+}
+prim_field! { u8, 1, u8; i8, 1, i8; u16, 2, u16; i16, 2, i16; u32, 4, u32; i32, 4, i32; f32, 4, f32; }
+
+impl<T: Field + Copy + Default, const N: usize> Field for [T; N] {
+    const SIZE: usize = T::SIZE * N;
+    #[inline]
+    fn get(c: &mut Cur<'_>) -> Self {
+        let mut a = [T::default(); N];
+        for v in a.iter_mut() {
+            *v = T::get(c);
+        }
+        a
+    }
+    #[inline]
+    fn put(&self, w: &mut Out) {
+        for v in self {
+            v.put(w);
+        }
+    }
+}
+
+/// A lump record whose size and layout may depend on the game ([`Ctx`]).
+pub trait Record: Sized {
+    /// Bytes per record, or `None` when this version's layout is unknown (the lump stays bytes).
+    fn size(ctx: &Ctx) -> Option<usize>;
+    fn read(c: &mut Cur<'_>, ctx: &Ctx) -> Self;
+    fn write(&self, w: &mut Out, ctx: &Ctx);
+}
+
+/// A record with one layout: implements [`Field`] (to nest) and [`Record`].
+macro_rules! simple_record {
+    ($(#[$m:meta])* pub struct $name:ident { $($(#[$fm:meta])* pub $f:ident : $t:ty,)* }) => {
+        $(#[$m])*
+        #[derive(Debug, Clone, Copy, PartialEq, Default)]
+        pub struct $name { $($(#[$fm])* pub $f: $t,)* }
+        impl $crate::codec::Field for $name {
+            const SIZE: usize = 0 $(+ <$t as $crate::codec::Field>::SIZE)*;
+            #[inline]
+            fn get(c: &mut $crate::codec::Cur<'_>) -> Self {
+                $name { $($f: $crate::codec::Field::get(c),)* }
+            }
+            #[inline]
+            fn put(&self, w: &mut $crate::codec::Out) {
+                $($crate::codec::Field::put(&self.$f, w);)*
+            }
+        }
+        impl $crate::codec::Record for $name {
+            fn size(_: &$crate::codec::Ctx) -> Option<usize> {
+                Some(<$name as $crate::codec::Field>::SIZE)
+            }
+            #[inline]
+            fn read(c: &mut $crate::codec::Cur<'_>, _: &$crate::codec::Ctx) -> Self {
+                <$name as $crate::codec::Field>::get(c)
+            }
+            #[inline]
+            fn write(&self, w: &mut $crate::codec::Out, _: &$crate::codec::Ctx) {
+                <$name as $crate::codec::Field>::put(self, w)
+            }
+        }
+    };
+}
+pub(crate) use simple_record;
+
+impl Record for [f32; 3] {
+    fn size(_: &Ctx) -> Option<usize> {
+        Some(12)
+    }
+    #[inline]
+    fn read(c: &mut Cur<'_>, _: &Ctx) -> Self {
+        c.vec3()
+    }
+    #[inline]
+    fn write(&self, w: &mut Out, _: &Ctx) {
+        self.put(w)
+    }
+}
+
+/// Parses a whole lump of records. `Ok(None)`: the layout for this version is unknown.
+pub fn read_records<T: Record>(data: &[u8], ctx: &Ctx, lump: usize, base: u64) -> Result<Option<Vec<T>>> {
+    let Some(size) = T::size(ctx) else { return Ok(None) };
+    if data.len() % size != 0 {
+        return Err(Error::lump(
+            lump,
+            base + (data.len() - data.len() % size) as u64,
+            format!(
+                "length {} is not a multiple of the {size}-byte record (v{})",
+                data.len(),
+                ctx.lump_version
+            ),
+        ));
+    }
+    Ok(Some(
+        data.chunks_exact(size)
+            .map(|chunk| T::read(&mut Cur::new(chunk, ctx.endian), ctx))
+            .collect(),
+    ))
+}
+
+/// Serialises a lump of records.
+pub fn write_records<T: Record>(records: &[T], ctx: &Ctx, lump: usize) -> Result<Vec<u8>> {
+    let size = T::size(ctx).ok_or_else(|| Error::Write {
+        lump,
+        message: format!(
+            "no known layout for lump version {} in BSP v{}",
+            ctx.lump_version, ctx.bsp_version
+        ),
+    })?;
+    let mut out = Out::new(ctx.endian, records.len() * size);
+    for r in records {
+        r.write(&mut out, ctx);
+    }
+    out.finish(lump)
+}
+
+/// Index lists (leaf faces, leaf brushes, face ids, prim indices, vertex normal indices) are
+/// `u16` except in Strata's widened versions.
+pub fn read_indices(data: &[u8], wide: bool, ctx: &Ctx, lump: usize, base: u64) -> Result<Vec<u32>> {
+    let size = if wide { 4 } else { 2 };
+    if data.len() % size != 0 {
+        return Err(Error::lump(
+            lump,
+            base + data.len() as u64 - 1,
+            format!("length {} is not a multiple of {size}", data.len()),
+        ));
+    }
+    let mut c = Cur::new(data, ctx.endian);
+    let n = data.len() / size;
+    Ok(if wide {
+        (0..n).map(|_| c.u32()).collect()
+    } else {
+        (0..n).map(|_| c.u16() as u32).collect()
+    })
+}
+
+pub fn write_indices(values: &[u32], wide: bool, ctx: &Ctx, lump: usize) -> Result<Vec<u8>> {
+    let mut out = Out::new(ctx.endian, values.len() * 4);
+    for &v in values {
+        if wide {
+            out.w.u32(v)
+        } else {
+            out.u16_from(v, "index")
+        }
+    }
+    out.finish(lump)
+}

@@ -1,0 +1,310 @@
+//! The lossless, lump-level document: every lump's stored bytes plus where it sat in the source
+//! file, so that writing an untouched file reproduces it byte for byte (lump order, padding,
+//! offsets of empty lumps, trailing bytes), and editing one lump leaves the others' bytes alone
+//! (LZMA is never re-encoded for a lump that was not changed).
+
+use std::borrow::Cow;
+
+use srcmap_bytes::{Endian, Writer};
+
+use crate::error::{Error, Result};
+use crate::file::{BspFile, LumpOrder};
+use crate::gamelump::RawGameLumps;
+use crate::lump::{GAME_LUMP, HEADER_LUMPS, HEADER_SIZE, PAKFILE, VALVE_WRITE_ORDER};
+use crate::lzma;
+
+/// One lump of a [`BspDocument`].
+#[derive(Debug, Clone, Default)]
+pub struct LumpSlot<'a> {
+    /// `lump_t.version`: the lump's format version.
+    pub version: u32,
+    /// `lump_t.fourCC`: zero, or the uncompressed size of a compressed lump.
+    pub fourcc: u32,
+    /// The bytes as stored in the file (LZMA block if compressed).
+    pub data: Cow<'a, [u8]>,
+    /// Offset in the source file while the lump is untouched.
+    origin: Option<u32>,
+}
+
+impl LumpSlot<'_> {
+    pub fn is_compressed(&self) -> bool {
+        lzma::is_compressed(&self.data)
+    }
+    /// Whether the lump still holds its bytes from the source file.
+    pub fn is_untouched(&self) -> bool {
+        self.origin.is_some()
+    }
+}
+
+/// A BSP as a directory of stored lumps. Build one from a file ([`BspDocument::from_file`]) or
+/// empty ([`BspDocument::new`]), replace lumps, and write it with [`BspDocument::to_bytes`].
+#[derive(Debug, Clone)]
+pub struct BspDocument<'a> {
+    pub endian: Endian,
+    pub version: i32,
+    pub revision: i32,
+    pub order: LumpOrder,
+    pub lumps: Vec<LumpSlot<'a>>,
+    /// Lumps in the order their data appears in the file.
+    file_order: Vec<usize>,
+    source: Option<&'a [u8]>,
+    /// The absolute offset the stored game lump directory's `fileofs` values assume for the start
+    /// of lump 35 (its original offset; 0 for a lump built here). `None`: console files whose
+    /// offsets are relative to the lump and never need patching.
+    game_lump_base: Option<u32>,
+}
+
+impl<'a> BspDocument<'a> {
+    /// An empty document for BSP `version` (20 is Source 2013's), little-endian.
+    pub fn new(version: i32) -> Self {
+        let mut file_order: Vec<usize> = VALVE_WRITE_ORDER.to_vec();
+        file_order.extend((0..HEADER_LUMPS).filter(|i| !VALVE_WRITE_ORDER.contains(i)));
+        BspDocument {
+            endian: Endian::Little,
+            version,
+            revision: 0,
+            order: if version == 21 {
+                LumpOrder::Standard
+            } else {
+                LumpOrder::Standard
+            },
+            lumps: vec![LumpSlot::default(); HEADER_LUMPS],
+            file_order,
+            source: None,
+            game_lump_base: Some(0),
+        }
+    }
+
+    /// A document holding every lump of `file` exactly as stored.
+    pub fn from_file(file: &BspFile<'a>) -> Self {
+        let h = &file.header;
+        let lumps: Vec<LumpSlot<'a>> = (0..HEADER_LUMPS)
+            .map(|i| {
+                let e = h.lumps[i];
+                LumpSlot {
+                    version: e.version,
+                    fourcc: e.fourcc,
+                    data: Cow::Borrowed(file.stored(i)),
+                    origin: Some(e.offset),
+                }
+            })
+            .collect();
+        let mut file_order: Vec<usize> = (0..HEADER_LUMPS).collect();
+        // Stable: directory order breaks ties between lumps at the same offset (empty ones).
+        file_order.sort_by_key(|&i| (h.lumps[i].offset, h.lumps[i].len > 0));
+        let gl = h.lumps[GAME_LUMP];
+        let relative = crate::gamelump::has_relative_offsets(file.stored(GAME_LUMP), gl.offset, h.endian);
+        BspDocument {
+            endian: h.endian,
+            version: h.version,
+            revision: h.revision,
+            order: h.order,
+            lumps,
+            file_order,
+            source: Some(file.data()),
+            game_lump_base: if relative { None } else { Some(gl.offset) },
+        }
+    }
+
+    /// The lump's uncompressed bytes.
+    pub fn lump_data(&self, lump: usize) -> Result<Cow<'_, [u8]>> {
+        let slot = &self.lumps[lump];
+        if lump != GAME_LUMP && slot.is_compressed() {
+            lzma::decompress(&slot.data)
+                .map(Cow::Owned)
+                .map_err(|m| Error::lump(lump, 0, m))
+        } else {
+            Ok(Cow::Borrowed(&slot.data))
+        }
+    }
+
+    /// Replaces a lump with uncompressed `data`. For the game lump, the directory's offsets must be
+    /// relative to the start of the lump (as [`crate::GameLumps::to_bytes`] writes them); they are
+    /// made absolute on write.
+    pub fn set_lump(&mut self, lump: usize, data: Vec<u8>, version: u32) {
+        self.lumps[lump] = LumpSlot {
+            version,
+            fourcc: 0,
+            data: Cow::Owned(data),
+            origin: None,
+        };
+        if lump == GAME_LUMP {
+            self.game_lump_base = Some(0);
+        }
+    }
+
+    /// Replaces a lump with already-stored bytes (an LZMA block, or plain), keeping `fourcc`.
+    pub fn set_lump_stored(&mut self, lump: usize, data: Vec<u8>, version: u32, fourcc: u32) {
+        self.lumps[lump] = LumpSlot {
+            version,
+            fourcc,
+            data: Cow::Owned(data),
+            origin: None,
+        };
+        if lump == GAME_LUMP {
+            self.game_lump_base = Some(0);
+        }
+    }
+
+    /// The game lump directory with stored entries.
+    pub fn raw_game_lumps(&self) -> Result<RawGameLumps> {
+        let base = self.game_lump_base.unwrap_or(0);
+        RawGameLumps::parse(
+            &self.lumps[GAME_LUMP].data,
+            base,
+            self.game_lump_base.is_none(),
+            self.endian,
+        )
+    }
+
+    /// LZMA-compresses every lump that is not already compressed and gets smaller (as Valve's
+    /// bspzip does), and each game lump separately. The pakfile is never compressed as a lump.
+    pub fn compress(&mut self) -> Result<()> {
+        for lump in 0..HEADER_LUMPS {
+            if lump == PAKFILE || lump == GAME_LUMP {
+                continue;
+            }
+            let slot = &self.lumps[lump];
+            if slot.data.is_empty() || slot.is_compressed() {
+                continue;
+            }
+            let packed = lzma::compress(&slot.data).map_err(|m| Error::Write { lump, message: m })?;
+            if packed.len() < slot.data.len() {
+                let (version, len) = (slot.version, slot.data.len() as u32);
+                self.set_lump_stored(lump, packed, version, len);
+            }
+        }
+        if !self.lumps[GAME_LUMP].data.is_empty() {
+            let mut gl = self.raw_game_lumps()?;
+            if gl.compress()? {
+                let version = self.lumps[GAME_LUMP].version;
+                self.set_lump(GAME_LUMP, gl.to_bytes(self.endian), version);
+            }
+        }
+        Ok(())
+    }
+
+    /// Stores every lump uncompressed, game lumps included.
+    pub fn decompress(&mut self) -> Result<()> {
+        for lump in 0..HEADER_LUMPS {
+            if lump == GAME_LUMP || !self.lumps[lump].is_compressed() {
+                continue;
+            }
+            let data = self.lump_data(lump)?.into_owned();
+            let version = self.lumps[lump].version;
+            self.set_lump(lump, data, version);
+        }
+        if !self.lumps[GAME_LUMP].data.is_empty() {
+            let mut gl = self.raw_game_lumps()?;
+            if gl.decompress()? {
+                let version = self.lumps[GAME_LUMP].version;
+                self.set_lump(GAME_LUMP, gl.to_bytes(self.endian), version);
+            }
+        }
+        Ok(())
+    }
+
+    /// Lays out and writes the file. Untouched lumps keep their offsets and the bytes between
+    /// them for as long as nothing before them moved; everything else is 4-byte aligned.
+    pub fn to_bytes(&self) -> Result<Vec<u8>> {
+        let total: usize = self.lumps.iter().map(|l| l.data.len() + 3).sum::<usize>() + HEADER_SIZE;
+        let mut out = Vec::with_capacity(total);
+        out.resize(HEADER_SIZE, 0);
+        let mut entries = [(0u32, 0u32); HEADER_LUMPS];
+        // True while every byte written so far sits where it sat in the source file.
+        let mut in_place = self.source.is_some();
+        let mut game_lump_offset = 0u32;
+        for &lump in &self.file_order {
+            let slot = &self.lumps[lump];
+            let len = slot.data.len();
+            let offset = match slot.origin {
+                Some(orig) if in_place && len == 0 => orig,
+                Some(orig) if in_place && orig as usize >= out.len() => {
+                    // Copy the gap (padding, or bytes no lump claims) from the source.
+                    let src = self.source.unwrap_or(&[]);
+                    out.extend_from_slice(src.get(out.len()..orig as usize).unwrap_or(&[]));
+                    out.resize(orig as usize, 0);
+                    orig
+                }
+                _ => {
+                    in_place = false;
+                    if len == 0 {
+                        // Valve records the current position for lumps written empty.
+                        if slot.origin == Some(0) {
+                            0
+                        } else {
+                            out.len() as u32
+                        }
+                    } else {
+                        while out.len() % 4 != 0 {
+                            out.push(0);
+                        }
+                        out.len() as u32
+                    }
+                }
+            };
+            if out.len() + len > u32::MAX as usize {
+                return Err(Error::Write {
+                    lump,
+                    message: "file would exceed 4 GiB".into(),
+                });
+            }
+            out.extend_from_slice(&slot.data);
+            entries[lump] = (offset, len as u32);
+            if lump == GAME_LUMP {
+                game_lump_offset = offset;
+            }
+        }
+        if in_place {
+            // Trailing bytes after the last lump.
+            if let Some(src) = self.source {
+                if src.len() > out.len() {
+                    out.extend_from_slice(&src[out.len()..]);
+                }
+            }
+        }
+        // Game lump offsets are absolute: move them with the lump.
+        if let Some(base) = self.game_lump_base {
+            let (off, len) = entries[GAME_LUMP];
+            if len > 0 && off != base {
+                let delta = off as i64 - base as i64;
+                crate::gamelump::patch_offsets(
+                    &mut out[off as usize..(off + len) as usize],
+                    self.endian,
+                    delta,
+                )
+                .map_err(|m| Error::Write {
+                    lump: GAME_LUMP,
+                    message: m,
+                })?;
+            }
+        }
+        let _ = game_lump_offset;
+        let mut w = Writer::with_capacity(self.endian, HEADER_SIZE);
+        w.bytes(if self.endian == Endian::Little {
+            b"VBSP"
+        } else {
+            b"PSBV"
+        });
+        w.i32(self.version);
+        for (lump, &(offset, len)) in entries.iter().enumerate() {
+            let slot = &self.lumps[lump];
+            match self.order {
+                LumpOrder::Standard => {
+                    w.u32(offset);
+                    w.u32(len);
+                    w.u32(slot.version);
+                }
+                LumpOrder::L4d2 => {
+                    w.u32(slot.version);
+                    w.u32(offset);
+                    w.u32(len);
+                }
+            }
+            w.u32(slot.fourcc);
+        }
+        w.i32(self.revision);
+        out[..HEADER_SIZE].copy_from_slice(&w.buf);
+        Ok(out)
+    }
+}

@@ -1,0 +1,905 @@
+//! The game lump (35): a directory of game-specific lumps (`dgamelumpheader_t`), with static
+//! props (`sprp`, versions 4-13), detail props (`dprp`) and detail prop lighting
+//! (`dplt`/`dplh`) typed. Entry offsets are absolute file offsets (relative to the lump in some
+//! console files). Compressed entries (flag 1) are LZMA blocks whose stored size is the distance
+//! to the next entry, which is why compressed directories end with an empty dummy entry.
+
+use srcmap_bytes::{Endian, Reader, Writer};
+
+use crate::codec::{Ctx, Cur, Field, Out};
+use crate::error::{Error, Result};
+use crate::lump::GAME_LUMP;
+use crate::lzma;
+use crate::records::{ColorRgbExp32, Vector};
+
+/// Game lump ids, as the big-endian reading of their four characters.
+pub const SPRP: u32 = u32::from_be_bytes(*b"sprp");
+pub const DPRP: u32 = u32::from_be_bytes(*b"dprp");
+pub const DPLT: u32 = u32::from_be_bytes(*b"dplt");
+pub const DPLH: u32 = u32::from_be_bytes(*b"dplh");
+
+/// Flag on a game lump entry: its data is LZMA-compressed.
+pub const GAMELUMPFLAG_COMPRESSED: u16 = 1;
+
+/// A game lump id as text (`"sprp"`).
+pub fn id_name(id: u32) -> String {
+    id.to_be_bytes()
+        .iter()
+        .map(|&b| if b.is_ascii_graphic() { b as char } else { '?' })
+        .collect()
+}
+
+/// One directory entry with its stored bytes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RawGameLump {
+    pub id: u32,
+    pub flags: u16,
+    pub version: u16,
+    /// `filelen` from the directory (the uncompressed size for compressed entries).
+    pub len: u32,
+    /// The stored bytes (an LZMA block when compressed).
+    pub data: Vec<u8>,
+}
+
+impl RawGameLump {
+    pub fn is_compressed(&self) -> bool {
+        self.flags & GAMELUMPFLAG_COMPRESSED != 0
+    }
+    /// Uncompressed bytes.
+    pub fn uncompressed(&self, offset: u64) -> Result<Vec<u8>> {
+        if self.is_compressed() && !self.data.is_empty() {
+            lzma::decompress(&self.data).map_err(|m| Error::GameLump {
+                id: id_name(self.id),
+                offset,
+                message: m,
+            })
+        } else {
+            Ok(self.data.clone())
+        }
+    }
+}
+
+/// The game lump directory with each entry's stored bytes.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct RawGameLumps {
+    pub entries: Vec<RawGameLump>,
+    /// Offsets of each entry's data in the file, for error messages.
+    pub offsets: Vec<u64>,
+}
+
+/// Whether the directory's offsets are relative to the lump (Xbox 360 / PS3 builds).
+pub fn has_relative_offsets(stored: &[u8], lump_offset: u32, endian: Endian) -> bool {
+    let mut r = Reader::new(stored, endian);
+    let Ok(n) = r.u32() else { return false };
+    if n == 0 || r.check_count(n as u64, 16).is_err() {
+        return false;
+    }
+    let _ = r.skip(8);
+    match r.u32() {
+        Ok(first) => (first as u64) < lump_offset as u64 && (first as usize) <= stored.len(),
+        Err(_) => false,
+    }
+}
+
+/// Adds `delta` to every entry's `fileofs` in a stored game lump (used when the lump moves).
+pub fn patch_offsets(stored: &mut [u8], endian: Endian, delta: i64) -> std::result::Result<(), String> {
+    let n = Reader::new(stored, endian).u32().map_err(|e| e.to_string())? as usize;
+    if 4 + n.saturating_mul(16) > stored.len() {
+        return Err(format!(
+            "game lump directory of {n} entries does not fit in {} bytes",
+            stored.len()
+        ));
+    }
+    for i in 0..n {
+        let at = 4 + 16 * i + 8;
+        let old = Reader::new(&stored[at..at + 4], endian)
+            .u32()
+            .map_err(|e| e.to_string())?;
+        // A dummy entry's zero offset stays zero only if it was zero; Valve's dummy points at the end.
+        let new = u32::try_from(old as i64 + delta)
+            .map_err(|_| format!("game lump offset {old} cannot move by {delta}"))?;
+        let bytes = if endian == Endian::Little {
+            new.to_le_bytes()
+        } else {
+            new.to_be_bytes()
+        };
+        stored[at..at + 4].copy_from_slice(&bytes);
+    }
+    Ok(())
+}
+
+impl RawGameLumps {
+    /// Parses the directory. `base` is the absolute offset that entry offsets count from (the
+    /// lump's offset in the file; 0 when `relative`).
+    pub fn parse(stored: &[u8], base: u32, relative: bool, endian: Endian) -> Result<RawGameLumps> {
+        if stored.is_empty() {
+            return Ok(RawGameLumps::default());
+        }
+        let err = |e| Error::from_read(GAME_LUMP, e);
+        let mut r = Reader::with_base(stored, base as u64, endian);
+        let n = r.u32().map_err(err)?;
+        let n = r.check_count(n as u64, 16).map_err(err)?;
+        let mut dir = Vec::with_capacity(n);
+        for _ in 0..n {
+            let id = r.u32().map_err(err)?;
+            let flags = r.u16().map_err(err)?;
+            let version = r.u16().map_err(err)?;
+            let ofs = r.u32().map_err(err)?;
+            let len = r.u32().map_err(err)?;
+            dir.push((id, flags, version, ofs, len));
+        }
+        let origin = if relative { 0 } else { base as i64 };
+        let mut entries = Vec::with_capacity(n);
+        let mut offsets = Vec::with_capacity(n);
+        for (i, &(id, flags, version, ofs, len)) in dir.iter().enumerate() {
+            let start = ofs as i64 - origin;
+            let stored_len = if flags & GAMELUMPFLAG_COMPRESSED != 0 && len > 0 {
+                // Compressed size: up to the next entry's offset (or the lump's end).
+                let next = dir
+                    .get(i + 1)
+                    .map(|d| d.3 as i64 - origin)
+                    .unwrap_or(stored.len() as i64);
+                next - start
+            } else {
+                len as i64
+            };
+            let abs = base as u64 + start.max(0) as u64;
+            if start < 0 || stored_len < 0 || (start + stored_len) as usize > stored.len() {
+                if len == 0 {
+                    // Empty (dummy) entries may point anywhere.
+                    entries.push(RawGameLump {
+                        id,
+                        flags,
+                        version,
+                        len,
+                        data: Vec::new(),
+                    });
+                    offsets.push(abs);
+                    continue;
+                }
+                return Err(Error::GameLump {
+                    id: id_name(id),
+                    offset: 4 + 16 * i as u64 + base as u64,
+                    message: format!(
+                        "data at file offset {ofs} ({stored_len} bytes) lies outside the game lump ({} bytes at {base})",
+                        stored.len()
+                    ),
+                });
+            }
+            let data = stored[start as usize..(start + stored_len) as usize].to_vec();
+            entries.push(RawGameLump {
+                id,
+                flags,
+                version,
+                len,
+                data,
+            });
+            offsets.push(abs);
+        }
+        Ok(RawGameLumps { entries, offsets })
+    }
+
+    /// Writes the directory and data with offsets relative to the lump start (base 0; the
+    /// document makes them absolute when it places the lump).
+    pub fn to_bytes(&self, endian: Endian) -> Vec<u8> {
+        let mut w = Writer::new(endian);
+        w.u32(self.entries.len() as u32);
+        let mut ofs = 4 + 16 * self.entries.len();
+        for e in &self.entries {
+            w.u32(e.id);
+            w.u16(e.flags);
+            w.u16(e.version);
+            w.u32(ofs as u32);
+            w.u32(e.len);
+            ofs += e.data.len();
+        }
+        for e in &self.entries {
+            w.bytes(&e.data);
+        }
+        w.into_inner()
+    }
+
+    /// Compresses every non-empty entry; adds the dummy end entry. Returns whether anything changed.
+    pub fn compress(&mut self) -> Result<bool> {
+        let mut changed = false;
+        for (i, e) in self.entries.iter_mut().enumerate() {
+            if e.is_compressed() || e.data.is_empty() {
+                continue;
+            }
+            e.data = lzma::compress(&e.data).map_err(|m| Error::GameLump {
+                id: id_name(e.id),
+                offset: self.offsets.get(i).copied().unwrap_or(0),
+                message: m,
+            })?;
+            e.flags |= GAMELUMPFLAG_COMPRESSED;
+            changed = true;
+        }
+        if changed
+            && self
+                .entries
+                .last()
+                .is_none_or(|e| e.id != 0 || !e.data.is_empty())
+        {
+            self.entries.push(RawGameLump {
+                id: 0,
+                flags: 0,
+                version: 0,
+                len: 0,
+                data: Vec::new(),
+            });
+        }
+        Ok(changed)
+    }
+
+    /// Decompresses every entry and drops the dummy end entry. Returns whether anything changed.
+    pub fn decompress(&mut self) -> Result<bool> {
+        let mut changed = false;
+        for (i, e) in self.entries.iter_mut().enumerate() {
+            if !e.is_compressed() {
+                continue;
+            }
+            e.data = e.uncompressed(self.offsets.get(i).copied().unwrap_or(0))?;
+            e.len = e.data.len() as u32;
+            e.flags &= !GAMELUMPFLAG_COMPRESSED;
+            changed = true;
+        }
+        if changed {
+            while self
+                .entries
+                .last()
+                .is_some_and(|e| e.id == 0 && e.data.is_empty())
+            {
+                self.entries.pop();
+            }
+        }
+        Ok(changed)
+    }
+}
+
+/// The typed game lump.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct GameLumps {
+    pub lumps: Vec<GameLump>,
+}
+
+/// One game lump, uncompressed.
+#[derive(Debug, Clone, PartialEq)]
+pub struct GameLump {
+    pub id: u32,
+    /// Flags other than compression.
+    pub flags: u16,
+    pub version: u16,
+    pub data: GameLumpData,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum GameLumpData {
+    StaticProps(StaticProps),
+    DetailProps(DetailProps),
+    /// `dplt` (LDR) or `dplh` (HDR).
+    DetailPropLighting(Vec<DetailPropLight>),
+    /// Unknown id or version: the uncompressed bytes.
+    Raw(Vec<u8>),
+}
+
+impl GameLumps {
+    /// Parses and decompresses every entry.
+    pub fn parse(raw: &RawGameLumps, ctx: &Ctx) -> Result<GameLumps> {
+        let mut lumps = Vec::with_capacity(raw.entries.len());
+        for (i, e) in raw.entries.iter().enumerate() {
+            let offset = raw.offsets.get(i).copied().unwrap_or(0);
+            if e.id == 0 && e.data.is_empty() {
+                continue; // The dummy that ends a compressed directory.
+            }
+            let bytes = e.uncompressed(offset)?;
+            let err = |message: String| Error::GameLump {
+                id: id_name(e.id),
+                offset,
+                message,
+            };
+            let data = match (e.id, e.version) {
+                (SPRP, 4..=13) => GameLumpData::StaticProps(
+                    StaticProps::parse(&bytes, e.version, ctx, offset).map_err(err)?,
+                ),
+                (DPRP, 4) => GameLumpData::DetailProps(DetailProps::parse(&bytes, ctx, offset).map_err(err)?),
+                (DPLT | DPLH, 0) => {
+                    GameLumpData::DetailPropLighting(parse_detail_lighting(&bytes, ctx, offset).map_err(err)?)
+                }
+                _ => GameLumpData::Raw(bytes),
+            };
+            lumps.push(GameLump {
+                id: e.id,
+                flags: e.flags & !GAMELUMPFLAG_COMPRESSED,
+                version: e.version,
+                data,
+            });
+        }
+        Ok(GameLumps { lumps })
+    }
+
+    pub fn get(&self, id: u32) -> Option<&GameLump> {
+        self.lumps.iter().find(|l| l.id == id)
+    }
+    pub fn static_props(&self) -> Option<&StaticProps> {
+        self.lumps.iter().find_map(|l| match &l.data {
+            GameLumpData::StaticProps(s) => Some(s),
+            _ => None,
+        })
+    }
+    pub fn static_props_mut(&mut self) -> Option<&mut StaticProps> {
+        self.lumps.iter_mut().find_map(|l| match &mut l.data {
+            GameLumpData::StaticProps(s) => Some(s),
+            _ => None,
+        })
+    }
+
+    /// The game lump Valve's vbsp writes for a map without props: empty `sprp` (v`version`),
+    /// empty `dprp` v4.
+    pub fn empty(static_prop_version: u16) -> GameLumps {
+        let layout = StaticPropLayout::for_version(static_prop_version);
+        GameLumps {
+            lumps: vec![
+                GameLump {
+                    id: SPRP,
+                    flags: 0,
+                    version: static_prop_version,
+                    data: GameLumpData::StaticProps(StaticProps {
+                        layout,
+                        ..Default::default()
+                    }),
+                },
+                GameLump {
+                    id: DPRP,
+                    flags: 0,
+                    version: 4,
+                    data: GameLumpData::DetailProps(DetailProps::default()),
+                },
+            ],
+        }
+    }
+
+    /// Serialises uncompressed, with offsets relative to the lump start (see
+    /// [`crate::BspDocument::set_lump`]).
+    pub fn to_bytes(&self, ctx: &Ctx) -> Result<Vec<u8>> {
+        let mut raw = RawGameLumps::default();
+        for l in &self.lumps {
+            let err = |message: String| Error::GameLump {
+                id: id_name(l.id),
+                offset: 0,
+                message,
+            };
+            let data = match &l.data {
+                GameLumpData::StaticProps(s) => s.to_bytes(ctx).map_err(err)?,
+                GameLumpData::DetailProps(d) => d.to_bytes(ctx).map_err(err)?,
+                GameLumpData::DetailPropLighting(v) => write_detail_lighting(v, ctx),
+                GameLumpData::Raw(b) => b.clone(),
+            };
+            raw.entries.push(RawGameLump {
+                id: l.id,
+                flags: l.flags,
+                version: l.version,
+                len: data.len() as u32,
+                data,
+            });
+        }
+        Ok(raw.to_bytes(ctx.endian))
+    }
+}
+
+/// Which `StaticPropLump_t` layout a `sprp` lump uses: the version number alone is ambiguous
+/// (Source 2013 writes v7 and v10 records of 72 bytes that differ from L4D's v7 and CS:GO's v10).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum StaticPropLayout {
+    V4,
+    #[default]
+    V5,
+    V6,
+    /// Left 4 Dead's v7: v6 plus diffuse modulation (68 bytes).
+    V7,
+    V8,
+    V9,
+    /// CS:GO-style v10 (76 bytes).
+    V10,
+    /// v11: uniform scale (80 bytes).
+    V11,
+    /// Strata v12: v11 records, 32-bit leaf list.
+    V12,
+    /// Strata v13: non-uniform scale (88 bytes).
+    V13,
+    /// Source 2013's lightmapped props: v6 plus int flags and lightmap resolution (72 bytes),
+    /// labelled v7 or v10 in the file.
+    Lightmapped,
+}
+
+impl StaticPropLayout {
+    pub fn record_size(self) -> usize {
+        match self {
+            Self::V4 => 56,
+            Self::V5 => 60,
+            Self::V6 => 64,
+            Self::V7 | Self::V8 => 68,
+            Self::V9 | Self::Lightmapped => 72,
+            Self::V10 => 76,
+            Self::V11 | Self::V12 => 80,
+            Self::V13 => 88,
+        }
+    }
+    /// The usual layout for a version number.
+    pub fn for_version(version: u16) -> Self {
+        match version {
+            4 => Self::V4,
+            5 => Self::V5,
+            6 => Self::V6,
+            7 => Self::V7,
+            8 => Self::V8,
+            9 => Self::V9,
+            10 => Self::V10,
+            11 => Self::V11,
+            12 => Self::V12,
+            13 => Self::V13,
+            _ => Self::V5,
+        }
+    }
+    /// Layout from the version and the measured record size.
+    pub fn detect(version: u16, size: usize) -> Option<Self> {
+        let layout = match (version, size) {
+            (7 | 10, 72) => Self::Lightmapped,
+            _ => Self::for_version(version),
+        };
+        (layout.record_size() == size && (4..=13).contains(&version)).then_some(layout)
+    }
+    fn num(self) -> u32 {
+        match self {
+            Self::V4 => 4,
+            Self::V5 => 5,
+            Self::V6 => 6,
+            Self::V7 => 7,
+            Self::V8 => 8,
+            Self::V9 => 9,
+            Self::V10 => 10,
+            Self::V11 => 11,
+            Self::V12 => 12,
+            Self::V13 => 13,
+            Self::Lightmapped => 7,
+        }
+    }
+}
+
+/// `StaticPropLump_t`, the union of every version's fields; a version writes the ones it has.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct StaticProp {
+    pub origin: Vector,
+    pub angles: Vector,
+    /// Index into the model name dictionary.
+    pub prop_type: u16,
+    pub first_leaf: u16,
+    pub leaf_count: u16,
+    pub solid: u8,
+    /// `STATIC_PROP_*` flags (unused byte in the lightmapped layout).
+    pub flags: u8,
+    pub skin: i32,
+    pub fade_min_dist: f32,
+    pub fade_max_dist: f32,
+    pub lighting_origin: Vector,
+    /// v5+.
+    pub forced_fade_scale: f32,
+    /// v6, v7 and lightmapped.
+    pub min_dx_level: u16,
+    pub max_dx_level: u16,
+    /// Lightmapped: the full 32-bit flags.
+    pub flags_int: u32,
+    /// Lightmapped: lightmap resolution.
+    pub lightmap_res: [u16; 2],
+    /// v8+.
+    pub min_cpu_level: u8,
+    pub max_cpu_level: u8,
+    pub min_gpu_level: u8,
+    pub max_gpu_level: u8,
+    /// v7+ (not lightmapped): per-instance colour and alpha.
+    pub diffuse_modulation: [u8; 4],
+    /// v9+ (not lightmapped): a 4-byte bool.
+    pub disable_x360: u32,
+    /// v10+: more flags.
+    pub flags_ex: u32,
+    /// v11/v12: uniform scale in `scale[0]`; v13: per-axis.
+    pub scale: [f32; 3],
+}
+
+fn read_prop(c: &mut Cur<'_>, l: StaticPropLayout) -> StaticProp {
+    use StaticPropLayout as L;
+    let v = l.num();
+    let mut p = StaticProp {
+        origin: c.vec3(),
+        angles: c.vec3(),
+        prop_type: c.u16(),
+        first_leaf: c.u16(),
+        leaf_count: c.u16(),
+        solid: c.u8(),
+        flags: c.u8(),
+        skin: c.i32(),
+        fade_min_dist: c.f32(),
+        fade_max_dist: c.f32(),
+        lighting_origin: c.vec3(),
+        ..Default::default()
+    };
+    if v >= 5 {
+        p.forced_fade_scale = c.f32();
+    }
+    if matches!(l, L::V6 | L::V7 | L::Lightmapped) {
+        p.min_dx_level = c.u16();
+        p.max_dx_level = c.u16();
+    }
+    if l == L::Lightmapped {
+        p.flags_int = c.u32();
+        p.lightmap_res = [c.u16(), c.u16()];
+        return p;
+    }
+    if v >= 8 {
+        p.min_cpu_level = c.u8();
+        p.max_cpu_level = c.u8();
+        p.min_gpu_level = c.u8();
+        p.max_gpu_level = c.u8();
+    }
+    if v >= 7 {
+        p.diffuse_modulation = c.bytes();
+    }
+    if v >= 9 {
+        p.disable_x360 = c.u32();
+    }
+    if v >= 10 {
+        p.flags_ex = c.u32();
+    }
+    if l == L::V13 {
+        p.scale = c.vec3();
+    } else if v >= 11 {
+        let s = c.f32();
+        p.scale = [s, s, s];
+    }
+    p
+}
+
+fn write_prop(p: &StaticProp, w: &mut Out, l: StaticPropLayout) {
+    use StaticPropLayout as L;
+    let v = l.num();
+    p.origin.put(w);
+    p.angles.put(w);
+    for x in [p.prop_type, p.first_leaf, p.leaf_count] {
+        w.w.u16(x);
+    }
+    w.w.u8(p.solid);
+    w.w.u8(p.flags);
+    w.w.i32(p.skin);
+    w.w.f32(p.fade_min_dist);
+    w.w.f32(p.fade_max_dist);
+    p.lighting_origin.put(w);
+    if v >= 5 {
+        w.w.f32(p.forced_fade_scale);
+    }
+    if matches!(l, L::V6 | L::V7 | L::Lightmapped) {
+        w.w.u16(p.min_dx_level);
+        w.w.u16(p.max_dx_level);
+    }
+    if l == L::Lightmapped {
+        w.w.u32(p.flags_int);
+        w.w.u16(p.lightmap_res[0]);
+        w.w.u16(p.lightmap_res[1]);
+        return;
+    }
+    if v >= 8 {
+        for x in [p.min_cpu_level, p.max_cpu_level, p.min_gpu_level, p.max_gpu_level] {
+            w.w.u8(x);
+        }
+    }
+    if v >= 7 {
+        w.w.bytes(&p.diffuse_modulation);
+    }
+    if v >= 9 {
+        w.w.u32(p.disable_x360);
+    }
+    if v >= 10 {
+        w.w.u32(p.flags_ex);
+    }
+    if l == L::V13 {
+        p.scale.put(w);
+    } else if v >= 11 {
+        w.w.f32(p.scale[0]);
+    }
+}
+
+/// The `sprp` game lump: model dictionary, leaf list, props.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct StaticProps {
+    pub layout: StaticPropLayout,
+    /// Model paths (`models/props/crate.mdl`), 128 bytes each on disk.
+    pub models: Vec<String>,
+    /// Leaves the props touch; props index ranges of it.
+    pub leaves: Vec<u32>,
+    pub props: Vec<StaticProp>,
+    /// Bytes after the last prop (none in well-formed lumps).
+    pub tail: Vec<u8>,
+}
+
+fn name128(b: &[u8]) -> String {
+    let end = b.iter().position(|&c| c == 0).unwrap_or(b.len());
+    String::from_utf8_lossy(&b[..end]).into_owned()
+}
+
+impl StaticProps {
+    pub fn parse(data: &[u8], version: u16, ctx: &Ctx, base: u64) -> std::result::Result<Self, String> {
+        let mut r = Reader::with_base(data, base, ctx.endian);
+        let e = |e: srcmap_bytes::ReadError| e.to_string();
+        let n = r.u32().map_err(e)?;
+        let n = r.check_count(n as u64, 128).map_err(e)?;
+        let mut models = Vec::with_capacity(n);
+        for _ in 0..n {
+            models.push(name128(r.bytes(128).map_err(e)?));
+        }
+        let wide_leaves = version >= 12;
+        let leaf_size = if wide_leaves { 4 } else { 2 };
+        let n = r.u32().map_err(e)?;
+        let n = r.check_count(n as u64, leaf_size).map_err(e)?;
+        let mut leaves = Vec::with_capacity(n);
+        for _ in 0..n {
+            leaves.push(if wide_leaves {
+                r.u32().map_err(e)?
+            } else {
+                r.u16().map_err(e)? as u32
+            });
+        }
+        let count = r.u32().map_err(e)? as usize;
+        let rest = r.remaining();
+        let layout = if count == 0 {
+            StaticPropLayout::for_version(version)
+        } else {
+            let size = rest / count;
+            StaticPropLayout::detect(version, size).ok_or_else(|| {
+                format!(
+                    "at byte {}: {count} props in {rest} bytes match no known v{version} record layout",
+                    r.offset()
+                )
+            })?
+        };
+        let size = layout.record_size();
+        if count.checked_mul(size).is_none_or(|t| t > rest) {
+            return Err(format!(
+                "at byte {}: {count} props of {size} bytes exceed the {rest} bytes left",
+                r.offset()
+            ));
+        }
+        let body = r.bytes(count * size).map_err(e)?;
+        let props = body
+            .chunks_exact(size)
+            .map(|c| read_prop(&mut Cur::new(c, ctx.endian), layout))
+            .collect();
+        Ok(StaticProps {
+            layout,
+            models,
+            leaves,
+            props,
+            tail: r.rest().to_vec(),
+        })
+    }
+
+    pub fn to_bytes(&self, ctx: &Ctx) -> std::result::Result<Vec<u8>, String> {
+        let size = self.layout.record_size();
+        let mut w = Out::new(ctx.endian, 12 + self.models.len() * 128 + self.props.len() * size);
+        w.w.u32(self.models.len() as u32);
+        for m in &self.models {
+            if m.len() >= 128 {
+                w.fail(format!("model name '{m}' is longer than 127 bytes"));
+            }
+            let mut name = [0u8; 128];
+            let n = m.len().min(127);
+            name[..n].copy_from_slice(&m.as_bytes()[..n]);
+            w.w.bytes(&name);
+        }
+        w.w.u32(self.leaves.len() as u32);
+        let wide = matches!(self.layout, StaticPropLayout::V12 | StaticPropLayout::V13);
+        for &l in &self.leaves {
+            if wide {
+                w.w.u32(l)
+            } else {
+                w.u16_from(l, "static prop leaf")
+            }
+        }
+        w.w.u32(self.props.len() as u32);
+        for p in &self.props {
+            write_prop(p, &mut w, self.layout);
+        }
+        w.w.bytes(&self.tail);
+        match w.overflow {
+            Some(m) => Err(m),
+            None => Ok(w.w.into_inner()),
+        }
+    }
+
+    /// The model path of a prop.
+    pub fn model_of(&self, prop: &StaticProp) -> Option<&str> {
+        self.models.get(prop.prop_type as usize).map(String::as_str)
+    }
+}
+
+/// `DetailSpriteDictLump_t`: 32 bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct DetailSprite {
+    pub ul: [f32; 2],
+    pub lr: [f32; 2],
+    pub tex_ul: [f32; 2],
+    pub tex_lr: [f32; 2],
+}
+
+/// `DetailObjectLump_t` (v4): 52 bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct DetailObject {
+    pub origin: Vector,
+    pub angles: Vector,
+    pub detail_model: u16,
+    pub leaf: u16,
+    pub lighting: ColorRgbExp32,
+    pub light_styles: u32,
+    pub light_style_count: u8,
+    pub sway_amount: u8,
+    pub shape_angle: u8,
+    pub shape_size: u8,
+    pub orientation: u8,
+    pub pad: [u8; 3],
+    pub kind: u8,
+    pub pad2: [u8; 3],
+    pub scale: f32,
+}
+
+/// The `dprp` game lump (v4).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct DetailProps {
+    pub models: Vec<String>,
+    pub sprites: Vec<DetailSprite>,
+    pub objects: Vec<DetailObject>,
+    pub tail: Vec<u8>,
+}
+
+impl DetailProps {
+    pub fn parse(data: &[u8], ctx: &Ctx, base: u64) -> std::result::Result<Self, String> {
+        let mut r = Reader::with_base(data, base, ctx.endian);
+        let e = |e: srcmap_bytes::ReadError| e.to_string();
+        let n = r.u32().map_err(e)?;
+        let n = r.check_count(n as u64, 128).map_err(e)?;
+        let mut models = Vec::with_capacity(n);
+        for _ in 0..n {
+            models.push(name128(r.bytes(128).map_err(e)?));
+        }
+        let n = r.u32().map_err(e)?;
+        let n = r.check_count(n as u64, 32).map_err(e)?;
+        let sprites = r
+            .bytes(n * 32)
+            .map_err(e)?
+            .chunks_exact(32)
+            .map(|b| {
+                let mut c = Cur::new(b, ctx.endian);
+                DetailSprite {
+                    ul: [c.f32(), c.f32()],
+                    lr: [c.f32(), c.f32()],
+                    tex_ul: [c.f32(), c.f32()],
+                    tex_lr: [c.f32(), c.f32()],
+                }
+            })
+            .collect();
+        let n = r.u32().map_err(e)?;
+        let n = r.check_count(n as u64, 52).map_err(e)?;
+        let objects = r
+            .bytes(n * 52)
+            .map_err(e)?
+            .chunks_exact(52)
+            .map(|b| {
+                let mut c = Cur::new(b, ctx.endian);
+                DetailObject {
+                    origin: c.vec3(),
+                    angles: c.vec3(),
+                    detail_model: c.u16(),
+                    leaf: c.u16(),
+                    lighting: ColorRgbExp32::get(&mut c),
+                    light_styles: c.u32(),
+                    light_style_count: c.u8(),
+                    sway_amount: c.u8(),
+                    shape_angle: c.u8(),
+                    shape_size: c.u8(),
+                    orientation: c.u8(),
+                    pad: c.bytes(),
+                    kind: c.u8(),
+                    pad2: c.bytes(),
+                    scale: c.f32(),
+                }
+            })
+            .collect();
+        Ok(DetailProps {
+            models,
+            sprites,
+            objects,
+            tail: r.rest().to_vec(),
+        })
+    }
+
+    pub fn to_bytes(&self, ctx: &Ctx) -> std::result::Result<Vec<u8>, String> {
+        let mut w = Out::new(ctx.endian, 12 + self.models.len() * 128 + self.objects.len() * 52);
+        w.w.u32(self.models.len() as u32);
+        for m in &self.models {
+            let mut name = [0u8; 128];
+            let n = m.len().min(127);
+            name[..n].copy_from_slice(&m.as_bytes()[..n]);
+            w.w.bytes(&name);
+        }
+        w.w.u32(self.sprites.len() as u32);
+        for s in &self.sprites {
+            for v in [s.ul, s.lr, s.tex_ul, s.tex_lr] {
+                v.put(&mut w);
+            }
+        }
+        w.w.u32(self.objects.len() as u32);
+        for o in &self.objects {
+            o.origin.put(&mut w);
+            o.angles.put(&mut w);
+            w.w.u16(o.detail_model);
+            w.w.u16(o.leaf);
+            o.lighting.put(&mut w);
+            w.w.u32(o.light_styles);
+            for b in [
+                o.light_style_count,
+                o.sway_amount,
+                o.shape_angle,
+                o.shape_size,
+                o.orientation,
+            ] {
+                w.w.u8(b);
+            }
+            w.w.bytes(&o.pad);
+            w.w.u8(o.kind);
+            w.w.bytes(&o.pad2);
+            w.w.f32(o.scale);
+        }
+        w.w.bytes(&self.tail);
+        Ok(w.w.into_inner())
+    }
+}
+
+/// `DetailPropLightstylesLump_t`: 5 bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct DetailPropLight {
+    pub lighting: ColorRgbExp32,
+    pub style: u8,
+}
+
+fn parse_detail_lighting(
+    data: &[u8],
+    ctx: &Ctx,
+    base: u64,
+) -> std::result::Result<Vec<DetailPropLight>, String> {
+    let mut r = Reader::with_base(data, base, ctx.endian);
+    let n = r.u32().map_err(|e| e.to_string())?;
+    let n = r.check_count(n as u64, 5).map_err(|e| e.to_string())?;
+    let body = r.bytes(n * 5).map_err(|e| e.to_string())?;
+    if r.remaining() != 0 {
+        return Err(format!(
+            "{} bytes after {n} detail prop light styles",
+            r.remaining()
+        ));
+    }
+    Ok(body
+        .chunks_exact(5)
+        .map(|b| {
+            let mut c = Cur::new(b, ctx.endian);
+            DetailPropLight {
+                lighting: ColorRgbExp32::get(&mut c),
+                style: c.u8(),
+            }
+        })
+        .collect())
+}
+
+fn write_detail_lighting(v: &[DetailPropLight], ctx: &Ctx) -> Vec<u8> {
+    let mut w = Out::new(ctx.endian, 4 + v.len() * 5);
+    w.w.u32(v.len() as u32);
+    for l in v {
+        l.lighting.put(&mut w);
+        w.w.u8(l.style);
+    }
+    w.w.into_inner()
+}

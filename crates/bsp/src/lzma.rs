@@ -1,0 +1,110 @@
+//! Valve's LZMA lump wrapper (`public/tier1/lzmaDecoder.h`): `"LZMA"`, actualSize u32,
+//! lzmaSize u32, 5 property bytes, then a raw LZMA1 stream. Both sizes are little-endian even in
+//! big-endian console files.
+
+use std::io::{Read, Write};
+
+/// Size of Valve's header in front of the LZMA stream.
+pub const HEADER_LEN: usize = 17;
+/// The largest uncompressed size accepted, so a hostile header cannot ask for unbounded memory.
+pub const MAX_UNCOMPRESSED: u32 = 1 << 30;
+
+fn le32(b: &[u8]) -> u32 {
+    u32::from_le_bytes([b[0], b[1], b[2], b[3]])
+}
+
+/// Whether `data` starts with a plausible Valve LZMA header.
+pub fn is_compressed(data: &[u8]) -> bool {
+    data.len() >= HEADER_LEN
+        && &data[..4] == b"LZMA"
+        && le32(&data[8..12]) as usize <= data.len() - HEADER_LEN
+}
+
+/// The uncompressed size recorded in the header, if `data` is compressed.
+pub fn uncompressed_size(data: &[u8]) -> Option<u32> {
+    is_compressed(data).then(|| le32(&data[4..8]))
+}
+
+/// Decompresses one Valve LZMA block. Errors are messages; callers add the lump and offset.
+pub fn decompress(data: &[u8]) -> Result<Vec<u8>, String> {
+    if !is_compressed(data) {
+        return Err("not a valid LZMA block (bad magic or lzmaSize past the end)".into());
+    }
+    let actual = le32(&data[4..8]);
+    let lzma_size = le32(&data[8..12]) as usize;
+    if actual > MAX_UNCOMPRESSED {
+        return Err(format!(
+            "LZMA block claims {actual} uncompressed bytes, over the {MAX_UNCOMPRESSED}-byte limit"
+        ));
+    }
+    let props = data[12];
+    let dict = le32(&data[13..17]);
+    if props >= 9 * 5 * 5 {
+        return Err(format!("LZMA properties byte {props} is invalid"));
+    }
+    let stream = &data[HEADER_LEN..HEADER_LEN + lzma_size];
+    let mut reader =
+        lzma_rust2::LzmaReader::new_with_props(stream, actual as u64, props, dict.max(4096), None)
+            .map_err(|e| format!("LZMA: {e}"))?;
+    // Grow with the data actually produced rather than trusting `actual` for the allocation.
+    let mut out = Vec::with_capacity((actual as usize).min(16 << 20));
+    reader
+        .read_to_end(&mut out)
+        .map_err(|e| format!("LZMA stream is damaged: {e}"))?;
+    if out.len() != actual as usize {
+        return Err(format!(
+            "LZMA stream gave {} bytes, header says {actual}",
+            out.len()
+        ));
+    }
+    Ok(out)
+}
+
+/// Compresses `data` into a Valve LZMA block (deterministic output).
+pub fn compress(data: &[u8]) -> Result<Vec<u8>, String> {
+    let mut options = lzma_rust2::LzmaOptions::with_preset(6);
+    // A dictionary larger than the input buys nothing and costs memory at load time.
+    options.dict_size = (data.len() as u32).next_power_of_two().clamp(1 << 16, 1 << 24);
+    let mut stream = Vec::with_capacity(data.len() / 2 + 64);
+    let props = {
+        let mut w = lzma_rust2::LzmaWriter::new_no_header(&mut stream, &options, false)
+            .map_err(|e| format!("LZMA encoder: {e}"))?;
+        let props = w.props();
+        w.write_all(data).map_err(|e| format!("LZMA encoder: {e}"))?;
+        w.finish().map_err(|e| format!("LZMA encoder: {e}"))?;
+        props
+    };
+    let mut out = Vec::with_capacity(HEADER_LEN + stream.len());
+    out.extend_from_slice(b"LZMA");
+    out.extend_from_slice(&(data.len() as u32).to_le_bytes());
+    out.extend_from_slice(&(stream.len() as u32).to_le_bytes());
+    out.push(props);
+    out.extend_from_slice(&options.dict_size.to_le_bytes());
+    out.extend_from_slice(&stream);
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn round_trip() {
+        let data: Vec<u8> = (0..100_000u32)
+            .map(|i| (i % 251) as u8 ^ (i / 1000) as u8)
+            .collect();
+        let packed = super::compress(&data).unwrap();
+        assert!(super::is_compressed(&packed));
+        assert!(packed.len() < data.len());
+        assert_eq!(super::decompress(&packed).unwrap(), data);
+        assert_eq!(super::compress(&data).unwrap(), packed, "deterministic");
+    }
+    #[test]
+    fn hostile_sizes_are_errors() {
+        let mut block = super::compress(b"hello hello hello").unwrap();
+        block[4..8].copy_from_slice(&u32::MAX.to_le_bytes());
+        assert!(super::decompress(&block).is_err());
+        let mut block = super::compress(b"hello hello hello").unwrap();
+        let n = block.len();
+        block.truncate(n - 3);
+        assert!(super::decompress(&block).is_err());
+    }
+}

@@ -1,0 +1,387 @@
+//! Lumps with their own structure: entities (text), occlusion, physics collision, and the
+//! lightmap sample groups of a face.
+
+use srcmap_bytes::{Endian, Reader, Writer};
+
+use crate::codec::{Ctx, Cur, Field, Out, Record};
+use crate::error::{Error, Result};
+use crate::lump::{OCCLUSION, PHYSCOLLIDE};
+use crate::records::{ColorRgbExp32, Face, OccluderPolyData, Vector};
+
+/// One entity of the entity lump: its key/value pairs in file order.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Entity {
+    pub pairs: Vec<(String, String)>,
+}
+
+impl Entity {
+    /// The first value of `key`.
+    pub fn get(&self, key: &str) -> Option<&str> {
+        self.pairs.iter().find(|(k, _)| k == key).map(|(_, v)| v.as_str())
+    }
+    pub fn classname(&self) -> Option<&str> {
+        self.get("classname")
+    }
+    /// Sets `key` (replacing its first occurrence, or appending).
+    pub fn set(&mut self, key: &str, value: impl Into<String>) {
+        match self.pairs.iter_mut().find(|(k, _)| k == key) {
+            Some(pair) => pair.1 = value.into(),
+            None => self.pairs.push((key.to_string(), value.into())),
+        }
+    }
+}
+
+/// Whether entity text must be read as Latin-1 (it is not valid UTF-8: old maps carry
+/// Windows-1252 bytes in names and messages).
+pub fn entities_are_latin1(data: &[u8]) -> bool {
+    std::str::from_utf8(data).is_err()
+}
+
+/// Parses the entity lump text (`{ "key" "value" ... }` blocks, NUL-terminated).
+/// `base` is the lump's file offset, for errors. Text that is not UTF-8 is read as Latin-1, so
+/// [`write_entities`] with `latin1` gives the bytes back.
+pub fn parse_entities(data: &[u8], lump: usize, base: u64) -> Result<Vec<Entity>> {
+    let latin1 = entities_are_latin1(data);
+    let end = data.iter().position(|&b| b == 0).unwrap_or(data.len());
+    let text = &data[..end];
+    let mut out = Vec::new();
+    let mut i = 0;
+    let mut current: Option<Entity> = None;
+    let mut key: Option<String> = None;
+    loop {
+        while i < text.len() && text[i].is_ascii_whitespace() {
+            i += 1;
+        }
+        if i >= text.len() {
+            break;
+        }
+        match text[i] {
+            b'{' if key.is_none() => {
+                if current.is_some() {
+                    return Err(Error::lump(lump, base + i as u64, "'{' inside an entity"));
+                }
+                current = Some(Entity::default());
+                i += 1;
+            }
+            b'}' if key.is_none() => {
+                match current.take() {
+                    Some(e) => out.push(e),
+                    None => return Err(Error::lump(lump, base + i as u64, "'}' outside an entity")),
+                }
+                i += 1;
+            }
+            _ => {
+                let start = i;
+                let token = if text[i] == b'"' {
+                    let close = text[i + 1..].iter().position(|&b| b == b'"');
+                    match close {
+                        Some(n) => {
+                            let t = &text[i + 1..i + 1 + n];
+                            i += n + 2;
+                            t
+                        }
+                        None => {
+                            return Err(Error::lump(
+                                lump,
+                                base + start as u64,
+                                "unterminated quoted string",
+                            ));
+                        }
+                    }
+                } else {
+                    let n = text[i..]
+                        .iter()
+                        .position(|b| b.is_ascii_whitespace() || *b == b'{' || *b == b'}');
+                    let n = n.unwrap_or(text.len() - i);
+                    let t = &text[i..i + n];
+                    i += n;
+                    t
+                };
+                let Some(entity) = current.as_mut() else {
+                    return Err(Error::lump(
+                        lump,
+                        base + start as u64,
+                        "key/value outside an entity",
+                    ));
+                };
+                let token = if latin1 {
+                    token.iter().map(|&b| b as char).collect()
+                } else {
+                    String::from_utf8_lossy(token).into_owned()
+                };
+                match key.take() {
+                    None => key = Some(token),
+                    Some(k) => entity.pairs.push((k, token)),
+                }
+            }
+        }
+    }
+    if current.is_some() || key.is_some() {
+        return Err(Error::lump(
+            lump,
+            base + end as u64,
+            "entity lump ends inside an entity",
+        ));
+    }
+    Ok(out)
+}
+
+/// Writes entities as Valve's vbsp does: `{\n"key" "value"\n}\n` per entity, then a NUL.
+/// With `latin1`, characters are written as single bytes (see [`parse_entities`]).
+pub fn write_entities(entities: &[Entity], latin1: bool) -> Vec<u8> {
+    let mut out = Vec::new();
+    let put = |out: &mut Vec<u8>, s: &str| {
+        if latin1 {
+            out.extend(s.chars().map(|c| if (c as u32) < 256 { c as u8 } else { b'?' }));
+        } else {
+            out.extend_from_slice(s.as_bytes());
+        }
+    };
+    for e in entities {
+        out.extend_from_slice(b"{\n");
+        for (k, v) in &e.pairs {
+            out.push(b'"');
+            put(&mut out, k);
+            out.extend_from_slice(b"\" \"");
+            put(&mut out, v);
+            out.extend_from_slice(b"\"\n");
+        }
+        out.extend_from_slice(b"}\n");
+    }
+    out.push(0);
+    out
+}
+
+/// `doccluderdata_t`: 40 bytes in lump version 2, 36 (no `area`) before.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct OccluderData {
+    pub flags: i32,
+    pub first_poly: i32,
+    pub poly_count: i32,
+    pub mins: Vector,
+    pub maxs: Vector,
+    /// Lump version 2 only.
+    pub area: i32,
+}
+
+/// The occlusion lump (9): occluders, their polygons and the polygons' vertex indices.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Occlusion {
+    pub occluders: Vec<OccluderData>,
+    pub polys: Vec<OccluderPolyData>,
+    /// Indices into the vertex lump.
+    pub vertex_indices: Vec<i32>,
+}
+
+impl Occlusion {
+    pub fn parse(data: &[u8], ctx: &Ctx, base: u64) -> Result<Occlusion> {
+        let err = |e| Error::from_read(OCCLUSION, e);
+        let mut r = Reader::with_base(data, base, ctx.endian);
+        let with_area = ctx.lump_version >= 2;
+        let size = if with_area { 40 } else { 36 };
+        let n = r.u32().map_err(err)?;
+        let n = r.check_count(n as u64, size).map_err(err)?;
+        let occluders = r
+            .bytes(n * size as usize)
+            .map_err(err)?
+            .chunks_exact(size as usize)
+            .map(|b| {
+                let mut c = Cur::new(b, ctx.endian);
+                OccluderData {
+                    flags: c.i32(),
+                    first_poly: c.i32(),
+                    poly_count: c.i32(),
+                    mins: c.vec3(),
+                    maxs: c.vec3(),
+                    area: if with_area { c.i32() } else { 0 },
+                }
+            })
+            .collect();
+        let n = r.u32().map_err(err)?;
+        let n = r.check_count(n as u64, 12).map_err(err)?;
+        let polys = r
+            .bytes(n * 12)
+            .map_err(err)?
+            .chunks_exact(12)
+            .map(|b| OccluderPolyData::read(&mut Cur::new(b, ctx.endian), ctx))
+            .collect();
+        let n = r.u32().map_err(err)?;
+        let n = r.check_count(n as u64, 4).map_err(err)?;
+        let mut vertex_indices = Vec::with_capacity(n);
+        for _ in 0..n {
+            vertex_indices.push(r.i32().map_err(err)?);
+        }
+        if r.remaining() != 0 {
+            return Err(Error::lump(
+                OCCLUSION,
+                r.offset(),
+                format!("{} unexpected bytes after the occlusion data", r.remaining()),
+            ));
+        }
+        Ok(Occlusion {
+            occluders,
+            polys,
+            vertex_indices,
+        })
+    }
+
+    pub fn to_bytes(&self, ctx: &Ctx) -> Vec<u8> {
+        let mut w = Out::new(
+            ctx.endian,
+            12 + self.occluders.len() * 40 + self.polys.len() * 12 + self.vertex_indices.len() * 4,
+        );
+        w.w.u32(self.occluders.len() as u32);
+        for o in &self.occluders {
+            w.w.i32(o.flags);
+            w.w.i32(o.first_poly);
+            w.w.i32(o.poly_count);
+            o.mins.put(&mut w);
+            o.maxs.put(&mut w);
+            if ctx.lump_version >= 2 {
+                w.w.i32(o.area);
+            }
+        }
+        w.w.u32(self.polys.len() as u32);
+        for p in &self.polys {
+            p.write(&mut w, ctx);
+        }
+        w.w.u32(self.vertex_indices.len() as u32);
+        for &i in &self.vertex_indices {
+            w.w.i32(i);
+        }
+        w.w.into_inner()
+    }
+}
+
+/// Collision data of one brush model in the physcollide lump (29).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct PhysModel {
+    /// Index of the brush model (`*N`).
+    pub model_index: i32,
+    /// Each solid's collision blob (a `compactsurfaceheader_t` and what follows, VPhysics format).
+    pub solids: Vec<Vec<u8>>,
+    /// The key/value text describing the solids (as in `.phy` files).
+    pub key_data: Vec<u8>,
+}
+
+/// The physcollide lump: one entry per brush model, then the `-1` terminator.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct PhysCollide {
+    pub models: Vec<PhysModel>,
+    /// The terminator's `dataSize`, `keydataSize`, `solidCount` (normally -1, 0, 0).
+    pub terminator: [i32; 3],
+    /// Bytes after the terminator, if any.
+    pub tail: Vec<u8>,
+}
+
+impl PhysCollide {
+    pub fn parse(data: &[u8], endian: Endian, base: u64) -> Result<PhysCollide> {
+        let err = |e| Error::from_read(PHYSCOLLIDE, e);
+        let mut r = Reader::with_base(data, base, endian);
+        let mut models = Vec::new();
+        loop {
+            let at = r.offset();
+            let model_index = r.i32().map_err(err)?;
+            let data_size = r.i32().map_err(err)?;
+            let key_size = r.i32().map_err(err)?;
+            let solid_count = r.i32().map_err(err)?;
+            if model_index == -1 {
+                return Ok(PhysCollide {
+                    models,
+                    terminator: [data_size, key_size, solid_count],
+                    tail: r.rest().to_vec(),
+                });
+            }
+            if data_size < 0 || key_size < 0 || solid_count < 0 {
+                return Err(Error::lump(
+                    PHYSCOLLIDE,
+                    at,
+                    format!("model {model_index}: negative size in the header"),
+                ));
+            }
+            let mut blob = r.sub(data_size as usize).map_err(err)?;
+            let n = blob.check_count(solid_count as u64, 4).map_err(err)?;
+            let mut solids = Vec::with_capacity(n);
+            for _ in 0..n {
+                let size = blob.i32().map_err(err)?;
+                if size < 0 {
+                    return Err(Error::lump(PHYSCOLLIDE, blob.offset() - 4, "negative solid size"));
+                }
+                solids.push(blob.bytes(size as usize).map_err(err)?.to_vec());
+            }
+            if blob.remaining() != 0 {
+                return Err(Error::lump(
+                    PHYSCOLLIDE,
+                    blob.offset(),
+                    format!(
+                        "model {model_index}: {} bytes of collision data left after {n} solids",
+                        blob.remaining()
+                    ),
+                ));
+            }
+            let key_data = r.bytes(key_size as usize).map_err(err)?.to_vec();
+            models.push(PhysModel {
+                model_index,
+                solids,
+                key_data,
+            });
+        }
+    }
+
+    pub fn to_bytes(&self, endian: Endian) -> Vec<u8> {
+        let mut w = Writer::new(endian);
+        for m in &self.models {
+            let data_size: usize = m.solids.iter().map(|s| 4 + s.len()).sum();
+            w.i32(m.model_index);
+            w.i32(data_size as i32);
+            w.i32(m.key_data.len() as i32);
+            w.i32(m.solids.len() as i32);
+            for s in &m.solids {
+                w.i32(s.len() as i32);
+                w.bytes(s);
+            }
+            w.bytes(&m.key_data);
+        }
+        w.i32(-1);
+        for v in self.terminator {
+            w.i32(v);
+        }
+        w.bytes(&self.tail);
+        w.into_inner()
+    }
+}
+
+/// Texinfo flag: the face has bump-mapped lighting (four sample sets per style).
+pub const SURF_BUMPLIGHT: i32 = 0x800;
+
+/// A face's lightmap samples.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct FaceLighting {
+    /// One average per style, in style order (stored before the samples, in reverse).
+    pub averages: Vec<ColorRgbExp32>,
+    /// For each style: `luxels` samples (times 4 when bump-mapped: normal then three bump bases).
+    pub styles: Vec<Vec<ColorRgbExp32>>,
+}
+
+/// Cuts a face's sample groups out of a lighting lump (LDR or HDR). `None` when the face is
+/// unlit or its samples fall outside the lump.
+pub fn face_lighting(face: &Face, bumped: bool, lighting: &[ColorRgbExp32]) -> Option<FaceLighting> {
+    if face.light_offset < 0 || face.light_offset % 4 != 0 {
+        return None;
+    }
+    let first = face.light_offset as usize / 4;
+    let styles = face.style_count();
+    let per_style = face.luxel_count() * if bumped { 4 } else { 1 };
+    let end = first.checked_add(per_style.checked_mul(styles)?)?;
+    if styles == 0 || end > lighting.len() || first < styles {
+        return None;
+    }
+    let averages = (0..styles).map(|s| lighting[first - 1 - s]).collect();
+    let groups = (0..styles)
+        .map(|s| lighting[first + s * per_style..first + (s + 1) * per_style].to_vec())
+        .collect();
+    Some(FaceLighting {
+        averages,
+        styles: groups,
+    })
+}

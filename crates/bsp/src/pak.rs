@@ -1,0 +1,368 @@
+//! The pakfile lump (40): a zip archive, entries stored or LZMA-compressed (method 14), as
+//! Valve's bspzip writes them. Offsets inside are relative to the start of the lump.
+
+use std::io::Read;
+
+use srcmap_bytes::{Endian, Reader, Writer};
+
+use crate::error::{Error, Result};
+
+const LOCAL_SIG: u32 = 0x0403_4b50;
+const CENTRAL_SIG: u32 = 0x0201_4b50;
+const EOCD_SIG: u32 = 0x0605_4b50;
+/// Zip method numbers.
+pub const METHOD_STORED: u16 = 0;
+pub const METHOD_LZMA: u16 = 14;
+/// The 32-byte end-of-directory comment Valve's tools write.
+const VALVE_COMMENT: &[u8; 32] = b"XZP1 0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0";
+
+/// The empty pakfile Valve's vbsp writes (an end-of-directory record with Valve's comment).
+pub fn empty_zip() -> Vec<u8> {
+    let mut w = Writer::new(Endian::Little);
+    w.u32(EOCD_SIG);
+    for _ in 0..4 {
+        w.u16(0);
+    }
+    w.u32(0);
+    w.u32(0);
+    w.u16(32);
+    w.bytes(VALVE_COMMENT);
+    w.into_inner()
+}
+
+/// One entry of the central directory.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PakEntry {
+    pub name: String,
+    pub method: u16,
+    pub crc32: u32,
+    pub compressed_size: u32,
+    pub size: u32,
+    /// Offset of the local header within the zip.
+    pub local_offset: u32,
+    /// The central directory record's bytes (kept so rewriting keeps Valve's fields).
+    central: Vec<u8>,
+}
+
+/// A parsed pakfile over the lump's bytes.
+#[derive(Debug, Clone)]
+pub struct Pak<'a> {
+    data: &'a [u8],
+    pub entries: Vec<PakEntry>,
+    comment: Vec<u8>,
+    /// File offset of the lump, for errors.
+    base: u64,
+}
+
+fn err(base: u64, e: srcmap_bytes::ReadError) -> Error {
+    Error::Pak {
+        offset: base + e.offset(),
+        message: e.to_string(),
+    }
+}
+
+impl<'a> Pak<'a> {
+    /// Parses the central directory. `base` is the lump's file offset (for error messages).
+    pub fn parse(data: &'a [u8], base: u64) -> Result<Pak<'a>> {
+        if data.is_empty() {
+            return Ok(Pak {
+                data,
+                entries: Vec::new(),
+                comment: VALVE_COMMENT.to_vec(),
+                base,
+            });
+        }
+        // The end record sits in the last 22 + 65535 bytes.
+        let lo = data.len().saturating_sub(22 + 0xffff);
+        let eocd = (lo..=data.len().saturating_sub(22))
+            .rev()
+            .find(|&i| data[i..i + 4] == EOCD_SIG.to_le_bytes())
+            .ok_or_else(|| Error::Pak {
+                offset: base,
+                message: "no zip end-of-central-directory record".into(),
+            })?;
+        let mut r = Reader::with_base(&data[eocd..], eocd as u64, Endian::Little);
+        let e = |x| err(base, x);
+        r.skip(10).map_err(e)?;
+        let count = r.u16().map_err(e)? as usize;
+        let cd_size = r.u32().map_err(e)? as usize;
+        let cd_offset = r.u32().map_err(e)? as usize;
+        let comment_len = r.u16().map_err(e)? as usize;
+        let comment = r.bytes(comment_len.min(r.remaining())).map_err(e)?.to_vec();
+        if cd_offset.checked_add(cd_size).is_none_or(|end| end > eocd) {
+            return Err(Error::Pak {
+                offset: base + eocd as u64,
+                message: format!(
+                    "central directory at {cd_offset} (+{cd_size}) overlaps the end record at {eocd}"
+                ),
+            });
+        }
+        let mut r = Reader::with_base(
+            &data[cd_offset..cd_offset + cd_size],
+            cd_offset as u64,
+            Endian::Little,
+        );
+        let mut entries = Vec::with_capacity(count.min(cd_size / 46));
+        for _ in 0..count {
+            let start = r.position();
+            let at = r.offset();
+            if r.u32().map_err(e)? != CENTRAL_SIG {
+                return Err(Error::Pak {
+                    offset: base + at,
+                    message: "bad central directory signature".into(),
+                });
+            }
+            r.skip(6).map_err(e)?;
+            let method = r.u16().map_err(e)?;
+            r.skip(4).map_err(e)?;
+            let crc32 = r.u32().map_err(e)?;
+            let compressed_size = r.u32().map_err(e)?;
+            let size = r.u32().map_err(e)?;
+            let name_len = r.u16().map_err(e)? as usize;
+            let extra_len = r.u16().map_err(e)? as usize;
+            let comment_len = r.u16().map_err(e)? as usize;
+            r.skip(8).map_err(e)?;
+            let local_offset = r.u32().map_err(e)?;
+            let name = String::from_utf8_lossy(r.bytes(name_len).map_err(e)?).into_owned();
+            r.skip(extra_len + comment_len).map_err(e)?;
+            let central = r.data()[start..r.position()].to_vec();
+            entries.push(PakEntry {
+                name,
+                method,
+                crc32,
+                compressed_size,
+                size,
+                local_offset,
+                central,
+            });
+        }
+        Ok(Pak {
+            data,
+            entries,
+            comment,
+            base,
+        })
+    }
+
+    /// Range of the local header plus data of an entry.
+    fn local_range(&self, entry: &PakEntry) -> Result<(usize, usize, usize)> {
+        let at = entry.local_offset as usize;
+        let e = |x| err(self.base, x);
+        let mut r = Reader::with_base(self.data.get(at..).unwrap_or(&[]), at as u64, Endian::Little);
+        if r.u32().map_err(e)? != LOCAL_SIG {
+            return Err(Error::Pak {
+                offset: self.base + at as u64,
+                message: format!("'{}': bad local header signature", entry.name),
+            });
+        }
+        r.skip(22).map_err(e)?;
+        let name_len = r.u16().map_err(e)? as usize;
+        let extra_len = r.u16().map_err(e)? as usize;
+        r.skip(name_len + extra_len).map_err(e)?;
+        let data_start = at + r.position();
+        let end = data_start + entry.compressed_size as usize;
+        if end > self.data.len() {
+            return Err(Error::Pak {
+                offset: self.base + data_start as u64,
+                message: format!(
+                    "'{}': {} bytes of data run past the end of the pakfile",
+                    entry.name, entry.compressed_size
+                ),
+            });
+        }
+        Ok((at, data_start, end))
+    }
+
+    /// The stored (possibly compressed) bytes of an entry.
+    pub fn raw_data(&self, entry: &PakEntry) -> Result<&'a [u8]> {
+        let (_, start, end) = self.local_range(entry)?;
+        Ok(&self.data[start..end])
+    }
+
+    /// The uncompressed bytes of an entry (stored or LZMA).
+    pub fn read(&self, entry: &PakEntry) -> Result<Vec<u8>> {
+        let raw = self.raw_data(entry)?;
+        let (_, start, _) = self.local_range(entry)?;
+        let fail = |m: String| Error::Pak {
+            offset: self.base + start as u64,
+            message: format!("'{}': {m}", entry.name),
+        };
+        match entry.method {
+            METHOD_STORED => Ok(raw.to_vec()),
+            METHOD_LZMA => {
+                // Zip's LZMA: version (2 bytes), properties size (2), properties (5), raw stream.
+                if raw.len() < 9 {
+                    return Err(fail("LZMA entry shorter than its header".into()));
+                }
+                let props = raw[4];
+                let dict = u32::from_le_bytes([raw[5], raw[6], raw[7], raw[8]]);
+                if entry.size > crate::lzma::MAX_UNCOMPRESSED || props >= 225 {
+                    return Err(fail("LZMA header out of range".into()));
+                }
+                let mut r = lzma_rust2::LzmaReader::new_with_props(
+                    &raw[9..],
+                    entry.size as u64,
+                    props,
+                    dict.max(4096),
+                    None,
+                )
+                .map_err(|e| fail(format!("LZMA: {e}")))?;
+                let mut out = Vec::with_capacity((entry.size as usize).min(16 << 20));
+                r.read_to_end(&mut out).map_err(|e| fail(format!("LZMA: {e}")))?;
+                Ok(out)
+            }
+            m => Err(fail(format!(
+                "compression method {m} is not supported (stored and LZMA are)"
+            ))),
+        }
+    }
+
+    pub fn find(&self, name: &str) -> Option<&PakEntry> {
+        let norm = |s: &str| s.replace('\\', "/").to_ascii_lowercase();
+        let want = norm(name);
+        self.entries.iter().find(|e| norm(&e.name) == want)
+    }
+
+    /// Rebuilds the zip with `files` added (replacing same-named entries). Existing entries keep
+    /// their bytes; new ones are stored, or LZMA-compressed when `lzma` is set.
+    pub fn with_files(&self, files: &[(String, Vec<u8>)], lzma: bool) -> Result<Vec<u8>> {
+        let mut w = Writer::new(Endian::Little);
+        let mut central = Vec::new();
+        let mut count = 0u16;
+        let replaced = |n: &str| {
+            files
+                .iter()
+                .any(|(f, _)| f.replace('\\', "/").eq_ignore_ascii_case(&n.replace('\\', "/")))
+        };
+        for e in &self.entries {
+            if replaced(&e.name) {
+                continue;
+            }
+            let (at, _, end) = self.local_range(e)?;
+            let new_offset = w.len() as u32;
+            w.bytes(&self.data[at..end]);
+            let mut c = e.central.clone();
+            c[42..46].copy_from_slice(&new_offset.to_le_bytes());
+            central.extend_from_slice(&c);
+            count += 1;
+        }
+        for (name, data) in files {
+            let name = name.replace('\\', "/");
+            let crc = crc32(data);
+            let (method, version, payload) = if lzma {
+                let block = crate::lzma::compress(data).map_err(|m| Error::Pak {
+                    offset: 0,
+                    message: m,
+                })?;
+                // Valve block: LZMA, actual, lzmaSize, props[5], stream -> zip: ver, 5, props, stream.
+                let mut p = vec![9, 20, 5, 0];
+                p.extend_from_slice(&block[12..]);
+                (METHOD_LZMA, 63u16, p)
+            } else {
+                (METHOD_STORED, 10u16, data.clone())
+            };
+            let offset = w.len() as u32;
+            w.u32(LOCAL_SIG);
+            w.u16(version);
+            w.u16(if method == METHOD_LZMA { 2 } else { 0 });
+            w.u16(method);
+            w.u16(0);
+            w.u16(0);
+            w.u32(crc);
+            w.u32(payload.len() as u32);
+            w.u32(data.len() as u32);
+            w.u16(name.len() as u16);
+            w.u16(0);
+            w.bytes(name.as_bytes());
+            w.bytes(&payload);
+            let mut c = Writer::new(Endian::Little);
+            c.u32(CENTRAL_SIG);
+            c.u16(version);
+            c.u16(version);
+            c.u16(if method == METHOD_LZMA { 2 } else { 0 });
+            c.u16(method);
+            c.u16(0);
+            c.u16(0);
+            c.u32(crc);
+            c.u32(payload.len() as u32);
+            c.u32(data.len() as u32);
+            c.u16(name.len() as u16);
+            c.u16(0);
+            c.u16(0);
+            c.u16(0);
+            c.u16(0);
+            c.u32(0);
+            c.u32(offset);
+            c.bytes(name.as_bytes());
+            central.extend_from_slice(&c.buf);
+            count += 1;
+        }
+        let cd_offset = w.len() as u32;
+        w.bytes(&central);
+        w.u32(EOCD_SIG);
+        w.u16(0);
+        w.u16(0);
+        w.u16(count);
+        w.u16(count);
+        w.u32(central.len() as u32);
+        w.u32(cd_offset);
+        w.u16(self.comment.len() as u16);
+        w.bytes(&self.comment);
+        Ok(w.into_inner())
+    }
+}
+
+/// CRC-32 (IEEE), as zip uses.
+pub fn crc32(data: &[u8]) -> u32 {
+    const TABLE: [u32; 256] = {
+        let mut t = [0u32; 256];
+        let mut i = 0;
+        while i < 256 {
+            let mut c = i as u32;
+            let mut k = 0;
+            while k < 8 {
+                c = if c & 1 != 0 {
+                    0xEDB8_8320 ^ (c >> 1)
+                } else {
+                    c >> 1
+                };
+                k += 1;
+            }
+            t[i] = c;
+            i += 1;
+        }
+        t
+    };
+    let mut c = !0u32;
+    for &b in data {
+        c = TABLE[((c ^ b as u32) & 0xff) as usize] ^ (c >> 8);
+    }
+    !c
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    #[test]
+    fn add_list_read() {
+        let empty = empty_zip();
+        let pak = Pak::parse(&empty, 0).unwrap();
+        assert!(pak.entries.is_empty());
+        let files = vec![
+            ("materials/a.vmt".to_string(), b"LightmappedGeneric {}".to_vec()),
+            ("b.txt".to_string(), vec![7u8; 5000]),
+        ];
+        let z1 = pak.with_files(&files[..1], false).unwrap();
+        let p1 = Pak::parse(&z1, 0).unwrap();
+        let z2 = p1.with_files(&files[1..], true).unwrap();
+        let p2 = Pak::parse(&z2, 0).unwrap();
+        assert_eq!(p2.entries.len(), 2);
+        for (name, data) in &files {
+            let e = p2.find(name).unwrap();
+            assert_eq!(&p2.read(e).unwrap(), data);
+            assert_eq!(e.crc32, crc32(data));
+        }
+        assert_eq!(p2.find("b.txt").unwrap().method, METHOD_LZMA);
+        assert_eq!(crc32(b"123456789"), 0xCBF4_3926);
+    }
+}

@@ -1,0 +1,160 @@
+//! The visibility lump (4): per-cluster PVS and PAS bit rows, run-length compressed
+//! (a zero byte is followed by a count of zero bytes).
+
+use srcmap_bytes::{Endian, Reader, Writer};
+
+use crate::error::{Error, Result};
+use crate::lump::VISIBILITY;
+
+/// Decoded visibility: for each cluster, a bit row over all clusters (bit `j` of row `i`, at
+/// byte `j / 8`, bit `j % 8`: cluster `j` is potentially visible / audible from cluster `i`).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Visibility {
+    pub num_clusters: u32,
+    pub pvs: Vec<Vec<u8>>,
+    pub pas: Vec<Vec<u8>>,
+}
+
+impl Visibility {
+    /// Bytes per decoded row.
+    pub fn row_len(&self) -> usize {
+        (self.num_clusters as usize).div_ceil(8)
+    }
+    pub fn can_see(&self, from: usize, to: usize) -> bool {
+        self.pvs
+            .get(from)
+            .and_then(|row| row.get(to / 8))
+            .is_some_and(|b| b & (1 << (to % 8)) != 0)
+    }
+    pub fn can_hear(&self, from: usize, to: usize) -> bool {
+        self.pas
+            .get(from)
+            .and_then(|row| row.get(to / 8))
+            .is_some_and(|b| b & (1 << (to % 8)) != 0)
+    }
+
+    /// Decodes the lump. `base` is the lump's file offset, for errors.
+    pub fn parse(data: &[u8], endian: Endian, base: u64) -> Result<Visibility> {
+        if data.is_empty() {
+            return Ok(Visibility::default());
+        }
+        let err = |e| Error::from_read(VISIBILITY, e);
+        let mut r = Reader::with_base(data, base, endian);
+        let n = r.u32().map_err(err)?;
+        let count = r.check_count(n as u64, 8).map_err(err)?;
+        let row_len = (n as usize).div_ceil(8);
+        let mut offsets = Vec::with_capacity(count);
+        for _ in 0..count {
+            offsets.push((r.u32().map_err(err)?, r.u32().map_err(err)?));
+        }
+        let mut pvs = Vec::with_capacity(count);
+        let mut pas = Vec::with_capacity(count);
+        for (pvs_ofs, pas_ofs) in offsets {
+            pvs.push(decompress_row(data, pvs_ofs as usize, row_len, base)?);
+            pas.push(decompress_row(data, pas_ofs as usize, row_len, base)?);
+        }
+        Ok(Visibility {
+            num_clusters: n,
+            pvs,
+            pas,
+        })
+    }
+
+    /// Encodes the lump the way vvis does: header, all PVS rows, then all PAS rows.
+    pub fn to_bytes(&self, endian: Endian) -> Vec<u8> {
+        if self.num_clusters == 0 && self.pvs.is_empty() {
+            return Vec::new();
+        }
+        let n = self.num_clusters as usize;
+        let mut rows = Vec::new();
+        let mut offsets = Vec::with_capacity(n);
+        let header = 4 + 8 * n;
+        let empty = Vec::new();
+        // vvis writes every PVS row, then vvis's PAS pass appends every PAS row.
+        for i in 0..n {
+            offsets.push(((header + rows.len()) as u32, 0u32));
+            compress_row(self.pvs.get(i).unwrap_or(&empty), self.row_len(), &mut rows);
+        }
+        for (i, ofs) in offsets.iter_mut().enumerate() {
+            ofs.1 = (header + rows.len()) as u32;
+            compress_row(self.pas.get(i).unwrap_or(&empty), self.row_len(), &mut rows);
+        }
+        let mut w = Writer::with_capacity(endian, header + rows.len());
+        w.u32(self.num_clusters);
+        for (a, b) in offsets {
+            w.u32(a);
+            w.u32(b);
+        }
+        w.bytes(&rows);
+        w.into_inner()
+    }
+}
+
+fn decompress_row(data: &[u8], start: usize, row_len: usize, base: u64) -> Result<Vec<u8>> {
+    let mut out = Vec::with_capacity(row_len);
+    let mut i = start;
+    while out.len() < row_len {
+        let Some(&b) = data.get(i) else {
+            return Err(Error::lump(
+                VISIBILITY,
+                base + i as u64,
+                "compressed visibility row runs past the end of the lump",
+            ));
+        };
+        i += 1;
+        if b != 0 {
+            out.push(b);
+            continue;
+        }
+        let Some(&run) = data.get(i) else {
+            return Err(Error::lump(
+                VISIBILITY,
+                base + i as u64,
+                "zero-run count past the end of the lump",
+            ));
+        };
+        i += 1;
+        // A run may overshoot the row in files written by some tools; clamp it.
+        let run = (run as usize).min(row_len - out.len());
+        out.resize(out.len() + run, 0);
+    }
+    Ok(out)
+}
+
+/// Valve's `CompressVis`: non-zero bytes verbatim, runs of zero bytes as `0, count` (≤ 255).
+pub fn compress_row(row: &[u8], row_len: usize, out: &mut Vec<u8>) {
+    let mut j = 0;
+    while j < row_len {
+        let b = row.get(j).copied().unwrap_or(0);
+        out.push(b);
+        j += 1;
+        if b != 0 {
+            continue;
+        }
+        let mut rep = 1u8;
+        while j < row_len && row.get(j).copied().unwrap_or(0) == 0 && rep < 255 {
+            rep += 1;
+            j += 1;
+        }
+        out.push(rep);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    #[test]
+    fn round_trip() {
+        let vis = Visibility {
+            num_clusters: 20,
+            pvs: (0..20)
+                .map(|i| vec![1 << (i % 8), 0, if i > 10 { 0xff } else { 0 }])
+                .collect(),
+            pas: (0..20).map(|_| vec![0xff, 0xff, 0x0f]).collect(),
+        };
+        let bytes = vis.to_bytes(Endian::Little);
+        assert_eq!(Visibility::parse(&bytes, Endian::Little, 0).unwrap(), vis);
+        assert!(vis.can_see(3, 3) && !vis.can_see(3, 4));
+        assert!(Visibility::parse(&bytes[..bytes.len() - 2], Endian::Little, 0).is_err());
+    }
+}

@@ -1,0 +1,160 @@
+//! Tests over the real files of the shared corpus (`SRCMAP_CORPUS`, e.g. `../shared/corpus`).
+//! Each test prints a message and passes when the variable is unset.
+
+use std::path::PathBuf;
+
+use srcmap_bsp::{Bsp, BspDocument, BspFile, Error, HEADER_LUMPS, lump_name};
+
+fn corpus_bsps() -> Option<Vec<PathBuf>> {
+    let Some(root) = std::env::var_os("SRCMAP_CORPUS") else {
+        eprintln!("SRCMAP_CORPUS is not set: skipping corpus test");
+        return None;
+    };
+    let mut out = Vec::new();
+    let dir = PathBuf::from(root).join("bsp");
+    for repo in std::fs::read_dir(&dir).expect("corpus bsp dir") {
+        let repo = repo.unwrap().path();
+        for f in std::fs::read_dir(&repo).unwrap() {
+            let f = f.unwrap().path();
+            if f.extension().is_some_and(|e| e == "bsp") {
+                out.push(f);
+            }
+        }
+    }
+    out.sort();
+    assert!(!out.is_empty(), "no BSPs under {}", dir.display());
+    Some(out)
+}
+
+fn is_source(data: &[u8]) -> bool {
+    data.starts_with(b"VBSP") || data.starts_with(b"PSBV")
+}
+
+#[test]
+fn untouched_round_trip_is_byte_identical() {
+    let Some(files) = corpus_bsps() else { return };
+    let mut n = 0;
+    for path in files {
+        let data = std::fs::read(&path).unwrap();
+        if !is_source(&data) {
+            continue;
+        }
+        let file = BspFile::parse(&data).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        let out = BspDocument::from_file(&file).to_bytes().unwrap();
+        assert!(out == data, "{}: untouched write differs", path.display());
+        n += 1;
+    }
+    assert!(n > 20);
+}
+
+#[test]
+fn typed_parse_and_reserialise_reads_back_equal() {
+    let Some(files) = corpus_bsps() else { return };
+    for path in files {
+        let data = std::fs::read(&path).unwrap();
+        if !is_source(&data) {
+            continue;
+        }
+        let bsp = Bsp::parse(&data).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        let bytes = bsp
+            .to_bytes()
+            .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        let back = Bsp::parse(&bytes).unwrap_or_else(|e| panic!("{}: rebuilt file: {e}", path.display()));
+        // Compare lump by lump for a readable failure.
+        for lump in 0..HEADER_LUMPS {
+            assert_eq!(
+                bsp.lump_bytes(lump).unwrap(),
+                back.lump_bytes(lump).unwrap(),
+                "{}: lump {lump} ({}) differs after a typed round trip",
+                path.display(),
+                lump_name(lump)
+            );
+        }
+        // Typed equality where no NaN can hide (static props carry garbage floats in old maps).
+        assert_eq!(bsp.visibility, back.visibility);
+        assert_eq!(bsp.entities, back.entities);
+        assert_eq!(bsp.leaf_faces, back.leaf_faces);
+        assert_eq!(bsp.edges, back.edges);
+        assert_eq!(bsp.phys_collide, back.phys_collide);
+        assert_eq!(
+            bsp.game_lumps
+                .static_props()
+                .map(|s| (s.layout, s.props.len(), s.models.clone())),
+            back.game_lumps
+                .static_props()
+                .map(|s| (s.layout, s.props.len(), s.models.clone()))
+        );
+        // Rebuilt again, the bytes are stable.
+        assert!(
+            back.to_bytes().unwrap() == bytes,
+            "{}: second rebuild differs",
+            path.display()
+        );
+    }
+}
+
+/// Per lump: typed parse then re-serialise gives the original uncompressed bytes. Not required
+/// by the format, but it shows the layouts account for every byte.
+#[test]
+fn typed_lumps_reserialise_to_original_bytes() {
+    let Some(files) = corpus_bsps() else { return };
+    let mut report = Vec::new();
+    for path in files {
+        let data = std::fs::read(&path).unwrap();
+        if !is_source(&data) {
+            continue;
+        }
+        let file = BspFile::parse(&data).unwrap();
+        let bsp = Bsp::from_file(&file).unwrap();
+        for lump in 0..HEADER_LUMPS {
+            if lump == srcmap_bsp::lump::GAME_LUMP {
+                continue;
+            }
+            let orig = file.lump(lump).unwrap();
+            let new = bsp.lump_bytes(lump).unwrap();
+            if *orig != new[..] {
+                report.push(format!(
+                    "{}: lump {lump} {} ({} vs {} bytes)",
+                    path.display(),
+                    lump_name(lump),
+                    orig.len(),
+                    new.len()
+                ));
+            }
+        }
+    }
+    for r in &report {
+        eprintln!("{r}");
+    }
+    assert!(report.is_empty(), "{} lumps differ", report.len());
+}
+
+#[test]
+fn non_source_files_are_refused_by_name() {
+    let Some(files) = corpus_bsps() else { return };
+    let mut n = 0;
+    for path in files {
+        let data = std::fs::read(&path).unwrap();
+        if is_source(&data) {
+            continue;
+        }
+        match Bsp::parse(&data) {
+            Err(Error::NotSource { what }) => {
+                eprintln!("{}: {what}", path.display());
+                assert!(
+                    ["Quake", "GoldSrc", "Titanfall", "Respawn"]
+                        .iter()
+                        .any(|k| what.contains(k)),
+                    "{}: message '{what}' does not name the engine",
+                    path.display()
+                );
+                n += 1;
+            }
+            other => panic!(
+                "{}: expected NotSource, got {other:?}",
+                path.display().to_string()
+            ),
+        }
+    }
+    assert!(n >= 8);
+}
