@@ -337,6 +337,17 @@ impl Value {
         }
     }
 
+    /// The keyvalues2 text of a scalar value (strings as they are; `None` for element
+    /// references and arrays).
+    pub fn to_text(&self) -> Option<String> {
+        if self.ty().array || matches!(self, Value::Element(_)) {
+            return None;
+        }
+        let mut s = String::new();
+        format_scalar(self, &mut s);
+        Some(s)
+    }
+
     pub fn as_int(&self) -> Option<i32> {
         match self {
             Value::Int(v) => Some(*v),

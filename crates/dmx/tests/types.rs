@@ -31,7 +31,11 @@ fn sample(binary_version: Option<u32>) -> Dmx {
         Value::Matrix(Box::new(std::array::from_fn(|i| i as f32 * 0.5))),
         Value::UInt64(0xdf41645d6af564a),
         Value::UInt8(200),
-        Value::ElementArray(vec![ElemRef::Local(1), ElemRef::Null, ElemRef::External(guid(77))]),
+        Value::ElementArray(vec![
+            ElemRef::Local(1),
+            ElemRef::Null,
+            ElemRef::External(guid(77)),
+        ]),
         Value::IntArray(vec![1, -2, 3]),
         Value::FloatArray(vec![0.1, 1e-7, 3.0e8]),
         Value::BoolArray(vec![true, false]),
@@ -52,7 +56,10 @@ fn sample(binary_version: Option<u32>) -> Dmx {
     ];
     for (i, v) in values.into_iter().enumerate() {
         if allows(v.kind()) {
-            root.attrs.push(Attribute { name: format!("attr{i}_{}", v.ty().name()), value: v });
+            root.attrs.push(Attribute {
+                name: format!("attr{i}_{}", v.ty().name()),
+                value: v,
+            });
         }
     }
     let mut doc = Dmx::new(Header::new("binary", 9, "dmx", 1), root);
@@ -81,7 +88,8 @@ fn keyvalues2_round_trips_every_type_and_matches_binary() {
     for version in 1..=4 {
         let doc = with_encoding(sample(None), false, version);
         let text = doc.write().unwrap();
-        let back = Dmx::read(&text).unwrap_or_else(|e| panic!("kv2 v{version}: {e}\n{}", String::from_utf8_lossy(&text)));
+        let back = Dmx::read(&text)
+            .unwrap_or_else(|e| panic!("kv2 v{version}: {e}\n{}", String::from_utf8_lossy(&text)));
         compare(&doc, &back).unwrap();
         assert_eq!(back.write().unwrap(), text);
         // Text → binary 9 (elementid cannot be stored there; drop it first).
@@ -100,8 +108,14 @@ fn prefix_element_in_binary9_and_keyvalues2_4() {
     doc.prefix.push(PrefixElement {
         id: None,
         attrs: vec![
-            Attribute { name: "asset_preview_thumbnail_format".into(), value: Value::String("jpg".into()) },
-            Attribute { name: "map_asset_references".into(), value: Value::StringArray(vec!["materials/a.vmat".into()]) },
+            Attribute {
+                name: "asset_preview_thumbnail_format".into(),
+                value: Value::String("jpg".into()),
+            },
+            Attribute {
+                name: "map_asset_references".into(),
+                value: Value::StringArray(vec!["materials/a.vmat".into()]),
+            },
         ],
     });
     let bin = doc.write().unwrap();
@@ -137,12 +151,16 @@ fn binary_edit_reads_back() {
     doc.elements[0].set("added", Value::String("new string not in the table".into()));
     let back = Dmx::read(&doc.write().unwrap()).unwrap();
     assert_eq!(back.elements[0].get("attr1_int"), Some(&Value::Int(7)));
-    assert_eq!(back.elements[0].get("added").and_then(Value::as_str), Some("new string not in the table"));
+    assert_eq!(
+        back.elements[0].get("added").and_then(Value::as_str),
+        Some("new string not in the table")
+    );
 }
 
 #[test]
 fn bad_input_gives_positioned_errors() {
-    let text = b"<!-- dmx encoding keyvalues2 1 format dmx 4 -->\n\"DmElement\"\n{\n\t\"a\" \"int\" \"nope\"\n}\n";
+    let text =
+        b"<!-- dmx encoding keyvalues2 1 format dmx 4 -->\n\"DmElement\"\n{\n\t\"a\" \"int\" \"nope\"\n}\n";
     match Dmx::read(text) {
         Err(DmxError::Text { line: 4, .. }) => {}
         other => panic!("{other:?}"),

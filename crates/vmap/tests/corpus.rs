@@ -1,0 +1,116 @@
+//! Every VMAP in `$SRCMAP_CORPUS/vmap`: byte-exact rewrite, typed view, half-edge topology.
+
+use std::path::PathBuf;
+
+use srcmap_vmap::Vmap;
+
+fn corpus_files() -> Option<Vec<PathBuf>> {
+    let Some(root) = std::env::var_os("SRCMAP_CORPUS") else {
+        eprintln!("SRCMAP_CORPUS is not set: skipping VMAP corpus tests");
+        return None;
+    };
+    let mut out = Vec::new();
+    for repo in std::fs::read_dir(PathBuf::from(root).join("vmap")).expect("corpus vmap directory") {
+        for f in std::fs::read_dir(repo.unwrap().path()).unwrap() {
+            out.push(f.unwrap().path());
+        }
+    }
+    out.sort();
+    assert!(out.len() >= 10);
+    Some(out)
+}
+
+#[test]
+fn every_vmap_reads_writes_back_and_has_a_world() {
+    let Some(files) = corpus_files() else { return };
+    for path in files {
+        let data = std::fs::read(&path).unwrap();
+        let map = Vmap::read(&data).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        assert!(
+            map.write().unwrap() == data,
+            "{}: not byte-identical",
+            path.display()
+        );
+        let world = map
+            .world()
+            .unwrap_or_else(|| panic!("{}: no world", path.display()));
+        let nodes = map.nodes();
+        assert_eq!(nodes[0].element, world);
+        // Every entity has a class name, except the tiny hand-made test file.
+        for ent in map.entities() {
+            if map.element(ent.node.element).unwrap().class == "CMapEntity" {
+                assert!(
+                    ent.classname().is_some(),
+                    "{}: entity without classname",
+                    path.display()
+                );
+            }
+            for c in ent.connections() {
+                assert!(!c.output.is_empty());
+            }
+        }
+        let _ = map.selection_sets();
+        let _ = map.map_variables();
+    }
+}
+
+#[test]
+fn every_corpus_mesh_passes_the_half_edge_checks() {
+    let Some(files) = corpus_files() else { return };
+    let mut meshes = 0;
+    for path in files {
+        let map = Vmap::read(&std::fs::read(&path).unwrap()).unwrap();
+        for el in map.polygon_mesh_elements() {
+            let mesh = map.polygon_mesh(el).unwrap();
+            let stats = mesh
+                .check()
+                .unwrap_or_else(|e| panic!("{}: mesh {el}: {:?}", path.display(), &e[..e.len().min(5)]));
+            assert_eq!(stats.half_edges % 2, 0);
+            // Walk every face: corners have positions and per-corner rows.
+            for f in 0..mesh.face_count() {
+                let corners = mesh.face_corners(f);
+                assert!(
+                    corners.len() >= 3,
+                    "{}: face {f} has {} corners",
+                    path.display(),
+                    corners.len()
+                );
+                assert_eq!(mesh.face_polygon(f).len(), corners.len());
+                for c in &corners {
+                    if mesh.face_vertex_data_array.stream("texcoord:0").is_some() {
+                        assert!(mesh.corner_value("texcoord:0", c).is_some());
+                    }
+                }
+            }
+            meshes += 1;
+        }
+    }
+    assert!(meshes > 400, "expected the corpus meshes, found {meshes}");
+}
+
+#[test]
+fn moving_an_entity_and_editing_a_key_value_read_back() {
+    let Some(files) = corpus_files() else { return };
+    for path in files {
+        let data = std::fs::read(&path).unwrap();
+        let mut map = Vmap::read(&data).unwrap();
+        let Some(ent) = map
+            .entities()
+            .into_iter()
+            .find(|e| map.element(e.node.element).unwrap().class == "CMapEntity")
+        else {
+            continue;
+        };
+        let el = ent.node.element;
+        map.set_origin(el, [1.5, -2.0, 64.0]).unwrap();
+        map.set_key_value(el, "targetname", "srcmap_edit").unwrap();
+        let back = Vmap::read(&map.write().unwrap()).unwrap();
+        let e = back
+            .entities()
+            .into_iter()
+            .find(|e| e.node.element == el)
+            .unwrap();
+        assert_eq!(e.transform().0, [1.5, -2.0, 64.0], "{}", path.display());
+        assert_eq!(e.get("targetname").as_deref(), Some("srcmap_edit"));
+    }
+}
