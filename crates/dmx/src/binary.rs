@@ -45,12 +45,16 @@ fn bad(r: &Reader<'_>, message: impl Into<String>) -> ReadError {
     r.invalid(message)
 }
 
-/// Strings are UTF-8 in practice; other bytes are read as Latin-1 so nothing fails to load.
 fn to_string(b: &[u8]) -> String {
-    match std::str::from_utf8(b) {
-        Ok(s) => s.to_string(),
-        Err(_) => b.iter().map(|&c| c as char).collect(),
+    crate::strings::decode(b).into_owned()
+}
+
+/// A count field: negative values are errors, not empty lists (they could not be written back).
+fn read_count(r: &Reader<'_>, n: i32, min_size: u64, what: &str) -> Result<usize, ReadError> {
+    if n < 0 {
+        return Err(bad(r, format!("negative {what} count {n}")));
     }
+    r.check_count(n as u64, min_size)
 }
 
 struct Decoder<'a> {
@@ -192,7 +196,14 @@ impl<'a> Decoder<'a> {
             Kind::Element => arr!(ElementArray, self.elem_ref()?),
             Kind::Int => arr!(IntArray, self.r.i32()?),
             Kind::Float => arr!(FloatArray, self.r.f32()?),
-            Kind::Bool => arr!(BoolArray, self.r.u8()? != 0),
+            Kind::Bool => arr!(BoolArray, {
+                let at = self.r.clone();
+                match self.r.u8()? {
+                    0 => false,
+                    1 => true,
+                    b => return Err(bad(&at, format!("bool value {b} (expected 0 or 1)"))),
+                }
+            }),
             // String array items are always inline, in every version.
             Kind::String => arr!(StringArray, to_string(self.r.cstr()?)),
             Kind::Binary => arr!(BinaryArray, {
@@ -249,10 +260,10 @@ pub(crate) fn read(data: &[u8], header: Header, body: usize) -> Result<Dmx, DmxE
     let mut prefix = Vec::new();
     if l.prefix {
         let n = d.r.i32()?;
-        let n = d.r.check_count(n.max(0) as u64, 4)?;
+        let n = read_count(&d.r, n, 4, "prefix element")?;
         for _ in 0..n {
-            let count = d.r.i32()?;
-            let count = d.r.check_count(count.max(0) as u64, 2)?;
+            let c = d.r.i32()?;
+            let count = read_count(&d.r, c, 2, "prefix attribute")?;
             let mut attrs = Vec::with_capacity(count);
             for _ in 0..count {
                 attrs.push(d.attribute(true)?);
@@ -277,8 +288,8 @@ pub(crate) fn read(data: &[u8], header: Header, body: usize) -> Result<Dmx, DmxE
         string_table = Some(table);
     }
 
-    let count = d.r.i32()?;
-    let count = d.r.check_count(count.max(0) as u64, 17)?;
+    let n = d.r.i32()?;
+    let count = read_count(&d.r, n, 17, "element")?;
     d.element_count = count as u32;
     let mut elements = Vec::with_capacity(count);
     let mut null_names = Vec::new();
@@ -314,12 +325,17 @@ pub(crate) fn read(data: &[u8], header: Header, body: usize) -> Result<Dmx, DmxE
     for (i, e) in elements.iter_mut().enumerate() {
         let at = d.r.offset();
         let n = d.r.i32()?;
-        let n = d.r.check_count(n.max(0) as u64, 2)?;
+        let n = read_count(&d.r, n, 2, "attribute")?;
         e.attrs.reserve(n);
         for _ in 0..n {
-            let a = d.attribute(false).map_err(|err| DmxError::Binary {
-                offset: err.offset(),
-                message: format!("element {i} ({}, body at byte {at}): {err}", e.class),
+            let a = d.attribute(false).map_err(|err| {
+                let DmxError::Binary { offset, message } = DmxError::from(err) else {
+                    unreachable!()
+                };
+                DmxError::Binary {
+                    offset,
+                    message: format!("element {i} ({}, body at byte {at}): {message}", e.class),
+                }
             })?;
             e.attrs.push(a);
         }
@@ -385,7 +401,7 @@ impl Encoder {
         if s.as_bytes().contains(&0) {
             return Err(enc(format!("string {s:?} contains a NUL")));
         }
-        self.w.cstr(&latin1_or_utf8(s));
+        self.w.cstr(&crate::strings::encode(s));
         Ok(())
     }
 
@@ -519,17 +535,6 @@ impl Encoder {
         self.w.u8(id);
         self.value(&a.value, inline)
     }
-}
-
-/// Strings read as Latin-1 (because they were not UTF-8) go back as the same single bytes.
-fn latin1_or_utf8(s: &str) -> Vec<u8> {
-    if s.chars().all(|c| (c as u32) < 0x100) && s.chars().any(|c| (c as u32) >= 0x80) {
-        let bytes: Vec<u8> = s.chars().map(|c| c as u8).collect();
-        if std::str::from_utf8(&bytes).is_err() {
-            return bytes;
-        }
-    }
-    s.as_bytes().to_vec()
 }
 
 /// Every string the table must hold, in the order the encoder first uses them.

@@ -20,6 +20,7 @@
 mod binary;
 mod guid;
 mod header;
+mod strings;
 mod text;
 mod value;
 

@@ -17,6 +17,11 @@ use crate::{Attribute, Dmx, DmxError, ElemRef, Element, Guid, Header, PrefixElem
 
 const PREFIX_CLASS: &str = "$prefix_element$";
 
+/// Deepest in-line element nesting read or written. Real files nest a few dozen levels; the
+/// limit keeps hostile input from exhausting the stack (the writer defers deeper elements to
+/// top level instead).
+const MAX_DEPTH: usize = 200;
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum TokKind {
     Str,
@@ -136,10 +141,7 @@ fn lex(src: &[u8], mut pos: usize) -> Result<(Vec<RawTok>, u32), (usize, String)
 }
 
 fn bytes_to_string(b: &[u8]) -> Cow<'_, str> {
-    match std::str::from_utf8(b) {
-        Ok(s) => Cow::Borrowed(s),
-        Err(_) => Cow::Owned(b.iter().map(|&c| c as char).collect()),
-    }
+    crate::strings::decode(b)
 }
 
 /// The text of a string token with Valve's `utlbuffer` escapes resolved.
@@ -196,7 +198,7 @@ fn escape(s: &str, out: &mut Vec<u8>) {
             '\x07' => out.extend_from_slice(b"\\a"),
             c => {
                 let mut buf = [0u8; 4];
-                out.extend_from_slice(c.encode_utf8(&mut buf).as_bytes());
+                out.extend_from_slice(&crate::strings::encode(c.encode_utf8(&mut buf)));
             }
         }
     }
@@ -228,6 +230,7 @@ struct Parser<'a> {
     events: Vec<Event>,
     pending: Vec<Pending>,
     lines: Option<LineIndex>,
+    depth: usize,
 }
 
 impl<'a> Parser<'a> {
@@ -301,7 +304,12 @@ impl<'a> Parser<'a> {
             attrs: Vec::new(),
         });
         self.texts.push(ElemText::default());
+        self.depth += 1;
+        if self.depth > MAX_DEPTH {
+            return Err(self.err_here(format!("elements nested more than {MAX_DEPTH} deep")));
+        }
         let (attrs, id, id_pos, name, name_pos) = self.body(idx, false)?;
+        self.depth -= 1;
         let e = &mut self.elements[idx as usize];
         e.attrs = attrs;
         if let Some(id) = id {
@@ -453,6 +461,7 @@ pub(crate) fn read(data: &[u8], header: Header, body: usize) -> Result<Dmx, DmxE
         events: Vec::new(),
         pending: Vec::new(),
         lines: None,
+        depth: 0,
     };
     let mut prefix = Vec::new();
     let mut prefix_text = Vec::new();
@@ -642,6 +651,8 @@ struct Writer<'a> {
     written: Vec<bool>,
     seen: Vec<u32>,
     refcount: Vec<u32>,
+    /// Current element nesting (1 inside a top-level element), mirroring the reader's limit.
+    nest: usize,
 }
 
 enum Entry {
@@ -707,6 +718,7 @@ impl<'a> Writer<'a> {
         let doc = self.doc;
         let e = &doc.elements[i as usize];
         self.written[i as usize] = true;
+        self.nest += 1;
         self.em.emit(class_trivia, Tok::Str(&e.class));
         self.em.emit(Trivia::Line(depth), Tok::Punct(TokKind::LBrace));
         let (id_pos, name_pos) = match self.text_of(i) {
@@ -750,10 +762,12 @@ impl<'a> Writer<'a> {
             }
         }
         self.em.emit(Trivia::Line(depth), Tok::Punct(TokKind::RBrace));
+        self.nest -= 1;
     }
 
     fn element_ref(&mut self, r: ElemRef, depth: usize, first: Trivia) {
         if let ElemRef::Local(i) = r
+            && self.nest < MAX_DEPTH
             && self.inline_here(i)
         {
             self.element(i, depth, first);
@@ -909,6 +923,7 @@ pub(crate) fn write(doc: &Dmx) -> Result<Vec<u8>, DmxError> {
         written: vec![false; n],
         seen: vec![0; n],
         refcount,
+        nest: 0,
     };
     let mut first = true;
     for (k, p) in doc.prefix.iter().enumerate() {

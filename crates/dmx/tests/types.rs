@@ -180,3 +180,28 @@ fn bad_input_gives_positioned_errors() {
     d.clear_layout();
     assert!(matches!(d.write(), Err(DmxError::Encode(_))));
 }
+
+#[test]
+fn deep_reference_chains_convert_without_exhausting_the_stack() {
+    // 20 000 elements, each referenced once by the previous: in-line nesting is capped and the
+    // rest goes to top level, so text conversion neither recurses 20 000 deep nor loses anything.
+    let mut doc = Dmx::new(
+        Header::new("binary", 9, "dmx", 1),
+        Element::new("DmElement", "e0", guid(0)),
+    );
+    for i in 1..20_000u32 {
+        doc.elements
+            .push(Element::new("DmElement", format!("e{i}"), guid(i as u64)));
+        doc.elements[i as usize - 1].set("next", Value::Element(ElemRef::Local(i)));
+    }
+    let text = doc.write_as(false, None).unwrap();
+    let back = Dmx::read(&text).unwrap();
+    compare(&doc, &back).unwrap();
+    assert_eq!(back.write().unwrap(), text);
+    // Hostile nesting in text is an error, not a stack overflow.
+    let mut deep = b"<!-- dmx encoding keyvalues2 1 format dmx 1 -->\n\"A\" {".to_vec();
+    for _ in 0..10_000 {
+        deep.extend_from_slice(b" \"x\" \"A\" {");
+    }
+    assert!(matches!(Dmx::read(&deep), Err(DmxError::Text { .. })));
+}

@@ -102,3 +102,34 @@ fn truncated_and_corrupted_copies_fail_cleanly() {
         let _ = NavMesh::read(&bad);
     }
 }
+
+/// Deterministic random byte mutations: each copy errors or round-trips byte for byte.
+#[test]
+fn mutated_copies_error_or_round_trip() {
+    let Some(files) = corpus_files() else { return };
+    let mut state = 0x9E37_79B9_7F4A_7C15u64;
+    let mut rand = move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    };
+    for path in files {
+        let data = std::fs::read(&path).unwrap();
+        if data.len() > 60_000 {
+            continue;
+        }
+        for _ in 0..40 {
+            let mut bad = data.clone();
+            let at = (rand() % bad.len() as u64) as usize;
+            bad[at] = rand() as u8;
+            if let Ok(mesh) = NavMesh::read(&bad) {
+                assert!(
+                    mesh.write().unwrap() == bad,
+                    "{}: mutated copy does not round-trip",
+                    path.display()
+                );
+            }
+        }
+    }
+}
