@@ -161,7 +161,7 @@ pub(crate) fn parse(text: String, options: ParseOptions) -> Result<Document, Par
             while p.pos < bytes.len() && matches!(bytes[p.pos], b' ' | b'\t') {
                 p.pos += 1;
             }
-            if p.pos < bytes.len() && bytes[p.pos] == b'[' {
+            if p.pos < bytes.len() && bytes[p.pos] == b'[' && !node.condition.present() {
                 node.condition = p.condition()?;
                 node.end = node.condition.end;
             } else {

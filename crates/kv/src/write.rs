@@ -78,14 +78,17 @@ fn write_source_node(doc: &Document, id: NodeId, depth: usize, out: &mut Vec<u8>
             node.close as usize + 1
         }
         _ => {
-            let value_start = value_source_start(doc, id);
-            out.extend_from_slice(&src[cursor..value_start]);
-            write_token(doc, node.value, out);
-            cursor = value_source_end(doc, id);
+            // The condition may stand before the value (`"k" [$X] "v"`) or after it.
+            let value = (value_source_start(doc, id), value_source_end(doc, id), node.value);
+            let mut rest = [Some(value), None];
             if node.condition.present() {
-                out.extend_from_slice(&src[cursor..node.condition.start as usize]);
-                write_token(doc, node.condition, out);
-                cursor = node.condition.end as usize;
+                let cond = (node.condition.start as usize, node.condition.end as usize, node.condition);
+                rest = if cond.0 < value.0 { [Some(cond), Some(value)] } else { [Some(value), Some(cond)] };
+            }
+            for (start, end, tok) in rest.into_iter().flatten() {
+                out.extend_from_slice(&src[cursor..start]);
+                write_token(doc, tok, out);
+                cursor = end;
             }
             cursor.max(node.end as usize)
         }

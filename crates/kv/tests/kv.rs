@@ -88,3 +88,16 @@ fn never_panics_on_prefixes_of_valid_input() {
         }
     }
 }
+
+#[test]
+fn condition_before_a_value_survives_an_edit() {
+    let mut doc = Document::parse("\"k\" [$X] \"v\"\n").unwrap();
+    let k = doc.find_child(NodeId::ROOT, "k").unwrap();
+    assert_eq!(doc.condition(k), Some("$X"));
+    doc.set_node_value(k, "w");
+    assert_eq!(doc.to_text(), "\"k\" [$X] \"w\"\n");
+    // Found by fuzzing: a condition between key and value, then an append.
+    let mut doc = Document::parse_bytes(b"$\n[\0\0]]").unwrap();
+    doc.append_value(NodeId::ROOT, "k", "v w");
+    assert_eq!(doc.to_bytes(), b"$\n[\0\0]]\n\"k\" \"v w\"");
+}
