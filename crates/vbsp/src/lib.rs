@@ -16,6 +16,7 @@ mod emit;
 mod faces;
 mod from_vmf;
 pub mod input;
+pub mod instances;
 
 mod portals;
 mod prt;
@@ -50,6 +51,9 @@ pub struct Options<'a> {
     pub materials: &'a dyn MaterialSource,
     /// Leave out `func_detail` brushes (Valve's `-nodetail`).
     pub no_detail: bool,
+    /// On a leak, go on as Valve's VBSP does (the outside stays unfilled, the leak is a
+    /// diagnostic and [`Output::leak`] holds it) instead of failing.
+    pub allow_leak: bool,
 }
 
 impl Default for Options<'_> {
@@ -57,6 +61,7 @@ impl Default for Options<'_> {
         Options {
             materials: &BuiltinMaterials,
             no_detail: false,
+            allow_leak: false,
         }
     }
 }
@@ -79,6 +84,8 @@ pub struct Output {
     pub prt: String,
     pub diagnostics: Vec<Diagnostic>,
     pub stats: Stats,
+    /// The leak, when [`Options::allow_leak`] let the compile go on past one.
+    pub leak: Option<CompileError>,
 }
 
 /// Entities removed from the entity lump (their data goes elsewhere or nowhere).
@@ -397,6 +404,7 @@ pub fn compile(
     let mut prt = portals::make_portals(&mut tree, &planes);
     progress.step("flood");
     let flood = portals::flood_entities(&mut tree, &planes, &prt, &origins);
+    let mut leak = None;
     let filled_ok = match flood {
         portals::Flood::Leak { entity, path } => {
             let e = &input.entities[entity as usize];
@@ -404,12 +412,18 @@ pub fn compile(
             for p in &path {
                 pointfile += &format!("{:.6} {:.6} {:.6}\n", p.x, p.y, p.z);
             }
-            return Err(CompileError::Leak {
+            let err = CompileError::Leak {
                 entity_id: e.id,
                 classname: e.classname.clone(),
                 origin: e.origin().unwrap_or_default(),
                 pointfile,
-            });
+            };
+            if !opts.allow_leak {
+                return Err(err);
+            }
+            diags.push(Diagnostic::error(Where::default(), err.to_string()));
+            leak = Some(err);
+            false
         }
         portals::Flood::NoEntities => {
             diags.push(Diagnostic::warning(
@@ -508,6 +522,7 @@ pub fn compile(
         bsp,
         prt: prt_text,
         diagnostics: diags,
+        leak,
         stats,
     })
 }

@@ -44,13 +44,6 @@ impl Portals {
         id
     }
 
-    fn remove(&mut self, tree: &mut Tree, id: u32) {
-        for n in self.portals[id as usize].nodes {
-            tree.nodes[n.idx()].portals.retain(|&p| p != id);
-        }
-        self.alive[id as usize] = false;
-    }
-
     /// Live portals.
     pub fn iter(&self) -> impl Iterator<Item = (u32, &Portal)> {
         self.portals

@@ -149,7 +149,6 @@ const F_NODE: u8 = 2;
 const F_VISIBLE: u8 = 4;
 const F_SKIP: u8 = 8;
 const F_HINT: u8 = 16;
-const F_TESTED: u8 = 32;
 const F_WATER: u8 = 64;
 const F_DETAIL: u8 = 128;
 
@@ -516,8 +515,9 @@ pub fn build_tree(
         planes,
         block_planes: &block_planes,
     };
-    // The node volume starts as the map's box, a little larger than the brushes.
-    let vb = bounds.expanded(16.0);
+    // The node volume starts as the whole world, so that every point has a leaf whose
+    // bounds contain it (the void around the map becomes solid leaves).
+    let vb = world_box();
     let box_planes = box_plane_ids(planes, &vb);
     let volume = box_planes.map(|bp| BBrush::from_bounds(planes, &bp, vb));
     let built = builder.build_r(list, volume, 0);
@@ -587,13 +587,21 @@ pub fn add_block_planes(planes: &mut PlaneSet, bounds: &Bounds) {
             planes.find_or_insert(Plane::new(n, g as f64 * BLOCK_SIZE));
         }
     }
-    let vb = bounds.expanded(16.0);
+    let vb = world_box();
     for axis in 0..3 {
         let mut n = DVec3::ZERO;
         n[axis] = 1.0;
         planes.find_or_insert(Plane::new(n, vb.maxs[axis]));
         planes.find_or_insert(Plane::new(-n, -vb.mins[axis]));
     }
+}
+
+/// The box every tree's volume starts as: Source's whole coordinate range.
+fn world_box() -> Bounds {
+    Bounds::new(
+        DVec3::splat(-crate::brush::MAX_COORD),
+        DVec3::splat(crate::brush::MAX_COORD),
+    )
 }
 
 fn block_plane_table(planes: &PlaneSet, bounds: &Bounds) -> [Vec<(f64, PlaneId)>; 2] {

@@ -1,0 +1,300 @@
+//! `func_instance` collapse, as VBSP does before compiling: each instance's map is loaded,
+//! its own instances collapsed first, moved and rotated into place, its names fixed up
+//! (prefix, postfix or none), `$parameters` replaced, then merged into the map.
+
+use srcmap_geom::DVec3;
+
+use crate::input::{MapEntity, MapInput, parse_vec3};
+
+/// Instances nest at most this deep (a file that includes itself stops here).
+const MAX_DEPTH: usize = 16;
+
+/// A rotation by Valve's angles (pitch, yaw, roll in degrees), as columns forward, left, up.
+#[derive(Debug, Clone, Copy)]
+struct Rot([[f64; 3]; 3]);
+
+impl Rot {
+    fn from_angles(a: DVec3) -> Rot {
+        let (sp, cp) = a.x.to_radians().sin_cos();
+        let (sy, cy) = a.y.to_radians().sin_cos();
+        let (sr, cr) = a.z.to_radians().sin_cos();
+        Rot([
+            [cp * cy, sr * sp * cy - cr * sy, cr * sp * cy + sr * sy],
+            [cp * sy, sr * sp * sy + cr * cy, cr * sp * sy - sr * cy],
+            [-sp, sr * cp, cr * cp],
+        ])
+    }
+
+    fn apply(&self, v: DVec3) -> DVec3 {
+        let m = &self.0;
+        DVec3::new(
+            m[0][0] * v.x + m[0][1] * v.y + m[0][2] * v.z,
+            m[1][0] * v.x + m[1][1] * v.y + m[1][2] * v.z,
+            m[2][0] * v.x + m[2][1] * v.y + m[2][2] * v.z,
+        )
+    }
+
+    fn mul(&self, o: &Rot) -> Rot {
+        let mut r = [[0.0; 3]; 3];
+        for (i, row) in r.iter_mut().enumerate() {
+            for (j, x) in row.iter_mut().enumerate() {
+                *x = (0..3).map(|k| self.0[i][k] * o.0[k][j]).sum();
+            }
+        }
+        Rot(r)
+    }
+
+    fn to_angles(&self) -> DVec3 {
+        let m = &self.0;
+        let fwd = DVec3::new(m[0][0], m[1][0], m[2][0]);
+        let left = DVec3::new(m[0][1], m[1][1], m[2][1]);
+        let up = DVec3::new(m[0][2], m[1][2], m[2][2]);
+        let xy = (fwd.x * fwd.x + fwd.y * fwd.y).sqrt();
+        if xy > 0.001 {
+            DVec3::new(
+                (-fwd.z).atan2(xy).to_degrees(),
+                fwd.y.atan2(fwd.x).to_degrees(),
+                left.z.atan2(up.z).to_degrees(),
+            )
+        } else {
+            DVec3::new(
+                (-fwd.z).atan2(xy).to_degrees(),
+                (-left.x).atan2(left.y).to_degrees(),
+                0.0,
+            )
+        }
+    }
+}
+
+fn fmt_num(v: f64) -> String {
+    let r = v.round();
+    if (v - r).abs() < 1e-4 {
+        format!("{}", r as i64)
+    } else {
+        format!("{v:.4}")
+    }
+}
+
+fn fmt_vec(v: DVec3) -> String {
+    format!("{} {} {}", fmt_num(v.x), fmt_num(v.y), fmt_num(v.z))
+}
+
+/// Collapse every `func_instance` of `map`. `load` finds an instance's map by the path
+/// written in its `file` key (joined to the including instance's folder for nested ones).
+/// Returns the problems found (missing files, too deep); those instances are dropped.
+pub fn collapse(map: &mut MapInput, load: &dyn Fn(&str) -> Option<MapInput>) -> Vec<String> {
+    let mut problems = Vec::new();
+    collapse_r(map, "", load, 0, &mut problems, &mut 0);
+    problems
+}
+
+fn collapse_r(
+    map: &mut MapInput,
+    base_dir: &str,
+    load: &dyn Fn(&str) -> Option<MapInput>,
+    depth: usize,
+    problems: &mut Vec<String>,
+    auto: &mut usize,
+) {
+    let mut i = 1;
+    while i < map.entities.len() {
+        if !map.entities[i].classname.eq_ignore_ascii_case("func_instance") {
+            i += 1;
+            continue;
+        }
+        let inst = map.entities.remove(i);
+        let Some(file) = inst
+            .get("file")
+            .filter(|f| !f.is_empty())
+            .map(|f| f.replace('\\', "/"))
+        else {
+            continue;
+        };
+        let path = if base_dir.is_empty() {
+            file.clone()
+        } else {
+            format!("{base_dir}/{file}")
+        };
+        if depth >= MAX_DEPTH {
+            problems.push(format!("instance {} '{}': nested too deep", inst.id, path));
+            continue;
+        }
+        let Some(mut sub) = load(&path) else {
+            problems.push(format!(
+                "instance {} ({}): file '{}' not found",
+                inst.id,
+                inst.get("targetname").unwrap_or(""),
+                path
+            ));
+            continue;
+        };
+        let sub_dir = path
+            .rsplit_once('/')
+            .map(|(d, _)| d.to_string())
+            .unwrap_or_default();
+        collapse_r(&mut sub, &sub_dir, load, depth + 1, problems, auto);
+
+        let origin = inst.origin().unwrap_or(DVec3::ZERO);
+        let angles = inst.get("angles").and_then(parse_vec3).unwrap_or(DVec3::ZERO);
+        let rot = Rot::from_angles(angles);
+        let name = match inst.get("targetname").filter(|n| !n.is_empty()) {
+            Some(n) => n.to_string(),
+            None => {
+                *auto += 1;
+                format!("AutoInstance{auto}")
+            }
+        };
+        let style = inst
+            .get("fixup_style")
+            .and_then(|s| s.trim().parse::<i32>().ok())
+            .unwrap_or(0);
+        // $parameters: "replaceNN" "$name value".
+        let mut params: Vec<(String, String)> = inst
+            .keyvalues
+            .iter()
+            .filter(|(k, _)| k.to_ascii_lowercase().starts_with("replace"))
+            .filter_map(|(_, v)| {
+                let (a, b) = v.split_once(' ').unwrap_or((v.as_str(), ""));
+                Some((a.to_string(), b.to_string()))
+            })
+            .collect();
+        // Longer names first, so `$a1` is not replaced as `$a` + "1".
+        params.sort_by(|a, b| b.0.len().cmp(&a.0.len()));
+        let names: Vec<String> = sub
+            .entities
+            .iter()
+            .filter_map(|e| e.get("targetname").map(str::to_string))
+            .filter(|n| !n.is_empty())
+            .collect();
+        let fix = |n: &str| -> String {
+            if n.is_empty()
+                || n.starts_with('@')
+                || n.starts_with('!')
+                || style == 2
+                || !names.iter().any(|m| m == n)
+            {
+                return n.to_string();
+            }
+            if style == 1 {
+                format!("{n}-{name}")
+            } else {
+                format!("{name}-{n}")
+            }
+        };
+        let replace = |s: &str| -> String {
+            let mut out = s.to_string();
+            if out.contains('$') {
+                for (k, v) in &params {
+                    if k.starts_with('$') {
+                        out = out.replace(k.as_str(), v);
+                    }
+                }
+            }
+            out
+        };
+        let material_swaps: Vec<(String, String)> = params
+            .iter()
+            .filter(|(k, _)| k.starts_with('#'))
+            .map(|(k, v)| (k[1..].to_ascii_lowercase(), v.clone()))
+            .collect();
+
+        let mut entities = std::mem::take(&mut sub.entities);
+        for (ei, e) in entities.iter_mut().enumerate() {
+            transform_entity(e, &rot, origin, &replace, &fix, &material_swaps);
+            if ei == 0 {
+                continue;
+            }
+        }
+        let mut it = entities.into_iter();
+        if let Some(w) = it.next() {
+            map.entities[0].brushes.extend(w.brushes);
+        }
+        for e in it {
+            if e.classname.eq_ignore_ascii_case("func_instance_parms") {
+                continue;
+            }
+            map.entities.push(e);
+        }
+    }
+}
+
+fn transform_entity(
+    e: &mut MapEntity,
+    rot: &Rot,
+    origin: DVec3,
+    replace: &dyn Fn(&str) -> String,
+    fix: &dyn Fn(&str) -> String,
+    material_swaps: &[(String, String)],
+) {
+    for (k, v) in e.keyvalues.iter_mut() {
+        *v = replace(v);
+        let key = k.to_ascii_lowercase();
+        match key.as_str() {
+            "origin" => {
+                if let Some(o) = parse_vec3(v) {
+                    *v = fmt_vec(rot.apply(o) + origin);
+                }
+            }
+            "angles" => {
+                if let Some(a) = parse_vec3(v) {
+                    *v = fmt_vec(rot.mul(&Rot::from_angles(a)).to_angles());
+                }
+            }
+            "targetname" | "parentname" | "target" | "filtername" | "damagefilter" => *v = fix(v),
+            _ => {}
+        }
+    }
+    if let Some(cn) = e.get("classname") {
+        e.classname = cn.to_string();
+    }
+    for (_, v) in e.outputs.iter_mut() {
+        let replaced = replace(v);
+        let sep = if replaced.contains('\u{1b}') {
+            '\u{1b}'
+        } else {
+            ','
+        };
+        let mut parts: Vec<String> = replaced.split(sep).map(str::to_string).collect();
+        if let Some(t) = parts.first_mut() {
+            *t = fix(t);
+        }
+        *v = parts.join(&sep.to_string());
+    }
+    for b in &mut e.brushes {
+        for s in &mut b.sides {
+            for p in &mut s.points {
+                *p = rot.apply(*p) + origin;
+            }
+            for ax in [&mut s.uaxis, &mut s.vaxis] {
+                ax.axis = rot.apply(ax.axis);
+                let scale = if ax.scale.abs() > 1e-6 { ax.scale } else { 1.0 };
+                ax.shift -= origin.dot(ax.axis) / scale;
+            }
+            let lower = s.material.to_ascii_lowercase();
+            if let Some((_, to)) = material_swaps.iter().find(|(from, _)| *from == lower) {
+                s.material = to.clone();
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn angles_round_trip() {
+        for a in [
+            DVec3::new(0.0, 90.0, 0.0),
+            DVec3::new(30.0, 45.0, 10.0),
+            DVec3::new(-20.0, 180.0, 5.0),
+        ] {
+            let back = Rot::from_angles(a).to_angles();
+            let r1 = Rot::from_angles(a).apply(DVec3::new(1.0, 2.0, 3.0));
+            let r2 = Rot::from_angles(back).apply(DVec3::new(1.0, 2.0, 3.0));
+            assert!((r1 - r2).length() < 1e-9, "{a} -> {back}");
+        }
+        let yaw90 = Rot::from_angles(DVec3::new(0.0, 90.0, 0.0));
+        assert!((yaw90.apply(DVec3::X) - DVec3::Y).length() < 1e-12);
+    }
+}
