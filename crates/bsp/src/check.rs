@@ -1,1 +1,730 @@
-pub fn check(_: &crate::Bsp) {}
+//! Engine-level invariants of a parsed BSP: every index across lumps in range, counts that must
+//! agree, and Valve's `MAX_MAP_*` limits (Source 2013's, or Strata's raised ones for v25).
+//! Record sizes are checked by parsing itself.
+
+use crate::bsp::Bsp;
+use crate::gamelump::GameLumpData;
+use crate::lump::*;
+
+/// One broken invariant: the lump, the record index (if one) and what is wrong.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Violation {
+    pub lump: usize,
+    pub record: Option<usize>,
+    pub message: String,
+}
+
+impl std::fmt::Display for Violation {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "lump {} ({})", self.lump, lump_name(self.lump))?;
+        if let Some(r) = self.record {
+            write!(f, " record {r}")?;
+        }
+        write!(f, ": {}", self.message)
+    }
+}
+
+/// `MAX_MAP_*` limits for a BSP version: (lump, limit on record count, name).
+pub fn limits(version: i32) -> Vec<(usize, usize, &'static str)> {
+    if version == 25 {
+        // Strata Source raised most limits (momentum-mod 0.9.2 changelog).
+        return vec![
+            (MODELS, 65536, "MAX_MAP_MODELS"),
+            (BRUSHES, 131072, "MAX_MAP_BRUSHES"),
+            (BRUSHSIDES, 655360, "MAX_MAP_BRUSHSIDES"),
+            (PLANES, 1048576, "MAX_MAP_PLANES"),
+            (VERTEXES, 1048576, "MAX_MAP_VERTS"),
+            (NODES, 1048576, "MAX_MAP_NODES"),
+            (TEXDATA, 16384, "MAX_MAP_TEXDATA"),
+            (FACES, 1048576, "MAX_MAP_FACES"),
+            (ORIGINALFACES, 1048576, "MAX_MAP_ORIGINALFACES"),
+            (LEAFS, 1048576, "MAX_MAP_LEAFS"),
+            (LEAFFACES, 1048576, "MAX_MAP_LEAFFACES"),
+            (LEAFBRUSHES, 1048576, "MAX_MAP_LEAFBRUSHES"),
+            (AREAS, 65536, "MAX_MAP_AREAS"),
+            (SURFEDGES, 8192000, "MAX_MAP_SURFEDGES"),
+            (EDGES, 4096000, "MAX_MAP_EDGES"),
+            (CUBEMAPS, 16384, "MAX_MAP_CUBEMAPSAMPLES"),
+            (OVERLAYS, 16384, "MAX_MAP_OVERLAYS"),
+            (DISPINFO, 262144, "MAX_MAP_DISPINFO"),
+        ];
+    }
+    vec![
+        (MODELS, 1024, "MAX_MAP_MODELS"),
+        (BRUSHES, 8192, "MAX_MAP_BRUSHES"),
+        (BRUSHSIDES, 65536, "MAX_MAP_BRUSHSIDES"),
+        (PLANES, 65536, "MAX_MAP_PLANES"),
+        (VERTEXES, 65536, "MAX_MAP_VERTS"),
+        (NODES, 65536, "MAX_MAP_NODES"),
+        (TEXINFO, 12288, "MAX_MAP_TEXINFO"),
+        (TEXDATA, 2048, "MAX_MAP_TEXDATA"),
+        (DISPINFO, 2048, "MAX_MAP_DISPINFO"),
+        (DISP_VERTS, 2048 * 17 * 17, "MAX_MAP_DISP_VERTS"),
+        (DISP_TRIS, 2048 * 2 * 16 * 16, "MAX_MAP_DISP_TRIS"),
+        (FACES, 65536, "MAX_MAP_FACES"),
+        (ORIGINALFACES, 65536, "MAX_MAP_ORIGINALFACES"),
+        (LEAFS, 65536, "MAX_MAP_LEAFS"),
+        (LEAFFACES, 65536, "MAX_MAP_LEAFFACES"),
+        (LEAFBRUSHES, 65536, "MAX_MAP_LEAFBRUSHES"),
+        (AREAS, 256, "MAX_MAP_AREAS"),
+        (AREAPORTALS, 1024, "MAX_MAP_AREAPORTALS"),
+        (EDGES, 256000, "MAX_MAP_EDGES"),
+        (SURFEDGES, 512000, "MAX_MAP_SURFEDGES"),
+        (WORLDLIGHTS, 8192, "MAX_MAP_WORLDLIGHTS"),
+        (CUBEMAPS, 1024, "MAX_MAP_CUBEMAPSAMPLES"),
+        (
+            OVERLAYS,
+            if version >= 21 { 1024 } else { 512 },
+            "MAX_MAP_OVERLAYS",
+        ),
+        (WATEROVERLAYS, 16384, "MAX_MAP_WATEROVERLAYS"),
+        (LEAFWATERDATA, 32768, "MAX_MAP_LEAFWATERDATA"),
+        (PRIMITIVES, 32768, "MAX_MAP_PRIMITIVES"),
+        (PRIMVERTS, 65536, "MAX_MAP_PRIMVERTS"),
+        (PRIMINDICES, 65536, "MAX_MAP_PRIMINDICES"),
+        (VERTNORMALS, 256000, "MAX_MAP_VERTNORMALS"),
+        (VERTNORMALINDICES, 256000, "MAX_MAP_VERTNORMALINDICES"),
+        (CLIPPORTALVERTS, 65536, "MAX_MAP_PORTALVERTS"),
+        (TEXDATA_STRING_TABLE, 65536, "MAX_MAP_TEXDATA_STRING_TABLE"),
+    ]
+}
+
+/// Byte-size limits: (lump, bytes, name).
+fn byte_limits(version: i32) -> Vec<(usize, usize, &'static str)> {
+    if version == 25 {
+        return Vec::new();
+    }
+    vec![
+        (LIGHTING, 0x100_0000, "MAX_MAP_LIGHTING"),
+        (LIGHTING_HDR, 0x100_0000, "MAX_MAP_LIGHTING"),
+        (VISIBILITY, 0x100_0000, "MAX_MAP_VISIBILITY"),
+        (TEXDATA_STRING_DATA, 256000, "MAX_MAP_TEXDATA_STRING_DATA"),
+    ]
+}
+
+/// Number of typed records in `lump` (0 for lumps that are not record arrays).
+pub fn count(bsp: &Bsp, lump: usize) -> usize {
+    match lump {
+        ENTITIES => bsp.entities.len(),
+        LIGHTING_HDR => bsp.lighting_hdr.len(),
+        LIGHTING => bsp.lighting.len(),
+        FACES_HDR => bsp.faces_hdr.len(),
+        FACEIDS => bsp.face_ids.len(),
+        WORLDLIGHTS_HDR => bsp.world_lights_hdr.len(),
+        LEAF_AMBIENT_INDEX => bsp.leaf_ambient_index.len(),
+        LEAF_AMBIENT_INDEX_HDR => bsp.leaf_ambient_index_hdr.len(),
+        LEAF_AMBIENT_LIGHTING => bsp.leaf_ambient_lighting.len(),
+        LEAF_AMBIENT_LIGHTING_HDR => bsp.leaf_ambient_lighting_hdr.len(),
+        OVERLAY_FADES => bsp.overlay_fades.len(),
+        OVERLAY_SYSTEM_LEVELS => bsp.overlay_system_levels.len(),
+        LEAFMINDISTTOWATER => bsp.leaf_min_dist_to_water.len(),
+        FACE_MACRO_TEXTURE_INFO => bsp.face_macro_texture_info.len(),
+        GAME_LUMP => bsp.game_lumps.lumps.len(),
+        VISIBILITY => bsp.visibility.as_ref().map_or(0, |v| v.num_clusters as usize),
+        PHYSCOLLIDE => bsp.phys_collide.as_ref().map_or(0, |p| p.models.len()),
+        OCCLUSION => bsp.occlusion.as_ref().map_or(0, |o| o.occluders.len()),
+        PLANES => bsp.planes.len(),
+        TEXDATA => bsp.texdata.len(),
+        VERTEXES => bsp.vertexes.len(),
+        NODES => bsp.nodes.len(),
+        TEXINFO => bsp.texinfo.len(),
+        FACES => bsp.faces.len(),
+        LEAFS => bsp.leafs.len(),
+        EDGES => bsp.edges.len(),
+        SURFEDGES => bsp.surfedges.len(),
+        MODELS => bsp.models.len(),
+        WORLDLIGHTS => bsp.world_lights.len(),
+        LEAFFACES => bsp.leaf_faces.len(),
+        LEAFBRUSHES => bsp.leaf_brushes.len(),
+        BRUSHES => bsp.brushes.len(),
+        BRUSHSIDES => bsp.brush_sides.len(),
+        AREAS => bsp.areas.len(),
+        AREAPORTALS => bsp.area_portals.len(),
+        DISPINFO => bsp.disp_info.len(),
+        ORIGINALFACES => bsp.original_faces.len(),
+        VERTNORMALS => bsp.vert_normals.len(),
+        VERTNORMALINDICES => bsp.vert_normal_indices.len(),
+        DISP_VERTS => bsp.disp_verts.len(),
+        LEAFWATERDATA => bsp.leaf_water_data.len(),
+        PRIMITIVES => bsp.primitives.len(),
+        PRIMVERTS => bsp.prim_verts.len(),
+        PRIMINDICES => bsp.prim_indices.len(),
+        CLIPPORTALVERTS => bsp.clip_portal_verts.len(),
+        CUBEMAPS => bsp.cubemaps.len(),
+        TEXDATA_STRING_TABLE => bsp.texdata_string_table.len(),
+        OVERLAYS => bsp.overlays.len(),
+        DISP_TRIS => bsp.disp_tris.len(),
+        WATEROVERLAYS => bsp.water_overlays.len(),
+        _ => 0,
+    }
+}
+
+struct Checker {
+    out: Vec<Violation>,
+}
+
+impl Checker {
+    fn fail(&mut self, lump: usize, record: Option<usize>, message: String) {
+        self.out.push(Violation {
+            lump,
+            record,
+            message,
+        });
+    }
+    /// `index` must be below `len` (the size of `target`).
+    fn index(&mut self, lump: usize, rec: usize, what: &str, index: i64, len: usize, target: usize) {
+        if index < 0 || index as u64 >= len as u64 {
+            self.fail(
+                lump,
+                Some(rec),
+                format!("{what} {index} is out of range ({} has {len})", lump_name(target)),
+            );
+        }
+    }
+    /// -1 allowed.
+    fn opt_index(&mut self, lump: usize, rec: usize, what: &str, index: i64, len: usize, target: usize) {
+        if index != -1 {
+            self.index(lump, rec, what, index, len, target);
+        }
+    }
+    /// `first .. first + n` must lie within `len`.
+    fn range(&mut self, lump: usize, rec: usize, what: &str, first: i64, n: i64, len: usize, target: usize) {
+        if n == 0 {
+            return;
+        }
+        if first < 0 || n < 0 || (first + n) as u64 > len as u64 {
+            self.fail(
+                lump,
+                Some(rec),
+                format!(
+                    "{what} {first}..{} is out of range ({} has {len})",
+                    first + n,
+                    lump_name(target)
+                ),
+            );
+        }
+    }
+}
+
+/// Checks every invariant; returns all violations (empty: the map passes).
+pub fn check(bsp: &Bsp) -> Vec<Violation> {
+    let mut c = Checker { out: Vec::new() };
+    for (lump, max, name) in limits(bsp.version) {
+        let n = count(bsp, lump);
+        if n > max {
+            c.fail(lump, None, format!("{n} records exceed {name} ({max})"));
+        }
+    }
+    for (lump, max, name) in byte_limits(bsp.version) {
+        let n = match lump {
+            LIGHTING => bsp.lighting.len() * 4,
+            LIGHTING_HDR => bsp.lighting_hdr.len() * 4,
+            VISIBILITY => bsp.lump_bytes(VISIBILITY).map(|b| b.len()).unwrap_or(0),
+            TEXDATA_STRING_DATA => bsp.texdata_string_data.len(),
+            _ => 0,
+        };
+        if n > max {
+            c.fail(lump, None, format!("{n} bytes exceed {name} ({max})"));
+        }
+    }
+    let planes = bsp.planes.len();
+    // HDR-only maps (console builds) have no LDR faces; the engine draws the HDR ones.
+    let faces_len = if bsp.faces.is_empty() {
+        bsp.faces_hdr.len()
+    } else {
+        bsp.faces.len()
+    };
+    let clusters = bsp.visibility.as_ref().map(|v| v.num_clusters as i64);
+
+    for (i, t) in bsp.texinfo.iter().enumerate() {
+        c.opt_index(
+            TEXINFO,
+            i,
+            "texdata",
+            t.texdata as i64,
+            bsp.texdata.len(),
+            TEXDATA,
+        );
+    }
+    for (i, t) in bsp.texdata.iter().enumerate() {
+        c.index(
+            TEXDATA,
+            i,
+            "name string id",
+            t.name_id as i64,
+            bsp.texdata_string_table.len(),
+            TEXDATA_STRING_TABLE,
+        );
+    }
+    for (i, &ofs) in bsp.texdata_string_table.iter().enumerate() {
+        c.index(
+            TEXDATA_STRING_TABLE,
+            i,
+            "string offset",
+            ofs as i64,
+            bsp.texdata_string_data.len(),
+            TEXDATA_STRING_DATA,
+        );
+    }
+    let face_lumps: [(usize, &Vec<crate::records::Face>); 3] = [
+        (FACES, &bsp.faces),
+        (ORIGINALFACES, &bsp.original_faces),
+        (FACES_HDR, &bsp.faces_hdr),
+    ];
+    for (lump, faces) in face_lumps {
+        for (i, f) in faces.iter().enumerate() {
+            c.index(lump, i, "plane", f.plane as i64, planes, PLANES);
+            c.range(
+                lump,
+                i,
+                "surfedges",
+                f.first_edge as i64,
+                f.num_edges as i64,
+                bsp.surfedges.len(),
+                SURFEDGES,
+            );
+            if lump != ORIGINALFACES {
+                // vbsp writes original faces before it compacts texinfo, so their texinfo and
+                // dispinfo indices are stale; the engine never reads them.
+                c.opt_index(lump, i, "texinfo", f.texinfo as i64, bsp.texinfo.len(), TEXINFO);
+                c.opt_index(
+                    lump,
+                    i,
+                    "dispinfo",
+                    f.dispinfo as i64,
+                    bsp.disp_info.len(),
+                    DISPINFO,
+                );
+                // Console builds strip the original faces.
+                if !bsp.original_faces.is_empty() {
+                    c.opt_index(
+                        lump,
+                        i,
+                        "original face",
+                        f.orig_face as i64,
+                        bsp.original_faces.len(),
+                        ORIGINALFACES,
+                    );
+                }
+                // Strata keeps the dynamic-shadows flag in bit 0, the count above it.
+                let prims = if bsp.version == 25 {
+                    f.num_prims >> 1
+                } else {
+                    f.num_prims & 0x7fff
+                } as i64;
+                c.range(
+                    lump,
+                    i,
+                    "primitives",
+                    f.first_prim as i64,
+                    prims,
+                    bsp.primitives.len(),
+                    PRIMITIVES,
+                );
+            }
+            let lighting = if lump == FACES_HDR {
+                bsp.lighting_hdr.len()
+            } else {
+                bsp.lighting.len()
+            };
+            if f.light_offset != -1
+                && lighting > 0
+                && (f.light_offset < 0 || f.light_offset as usize / 4 > lighting)
+            {
+                c.fail(
+                    lump,
+                    Some(i),
+                    format!(
+                        "light offset {} is past the lighting lump ({} bytes)",
+                        f.light_offset,
+                        lighting * 4
+                    ),
+                );
+            }
+        }
+    }
+    for (i, &e) in bsp.surfedges.iter().enumerate() {
+        c.index(SURFEDGES, i, "edge", (e as i64).abs(), bsp.edges.len(), EDGES);
+    }
+    for (i, e) in bsp.edges.iter().enumerate() {
+        for v in e.0 {
+            c.index(EDGES, i, "vertex", v as i64, bsp.vertexes.len(), VERTEXES);
+        }
+    }
+    for (i, n) in bsp.nodes.iter().enumerate() {
+        c.index(NODES, i, "plane", n.plane as i64, planes, PLANES);
+        for ch in n.children {
+            if ch >= 0 {
+                c.index(NODES, i, "child node", ch as i64, bsp.nodes.len(), NODES);
+            } else {
+                c.index(NODES, i, "child leaf", -1 - ch as i64, bsp.leafs.len(), LEAFS);
+            }
+        }
+        c.range(
+            NODES,
+            i,
+            "faces",
+            n.first_face as i64,
+            n.num_faces as i64,
+            faces_len,
+            FACES,
+        );
+    }
+    for (i, l) in bsp.leafs.iter().enumerate() {
+        c.range(
+            LEAFS,
+            i,
+            "leaf faces",
+            l.first_leaf_face as i64,
+            l.num_leaf_faces as i64,
+            bsp.leaf_faces.len(),
+            LEAFFACES,
+        );
+        c.range(
+            LEAFS,
+            i,
+            "leaf brushes",
+            l.first_leaf_brush as i64,
+            l.num_leaf_brushes as i64,
+            bsp.leaf_brushes.len(),
+            LEAFBRUSHES,
+        );
+        c.opt_index(
+            LEAFS,
+            i,
+            "leaf water data",
+            l.leaf_water_data as i64,
+            bsp.leaf_water_data.len(),
+            LEAFWATERDATA,
+        );
+        if let Some(n) = clusters {
+            if l.cluster != -1 {
+                c.index(LEAFS, i, "cluster", l.cluster as i64, n as usize, VISIBILITY);
+            }
+        }
+        if !bsp.areas.is_empty() {
+            c.index(
+                LEAFS,
+                i,
+                "area",
+                l.area(bsp.version) as i64,
+                bsp.areas.len(),
+                AREAS,
+            );
+        }
+    }
+    for (i, &f) in bsp.leaf_faces.iter().enumerate() {
+        c.index(LEAFFACES, i, "face", f as i64, faces_len, FACES);
+    }
+    for (i, &b) in bsp.leaf_brushes.iter().enumerate() {
+        c.index(LEAFBRUSHES, i, "brush", b as i64, bsp.brushes.len(), BRUSHES);
+    }
+    for (i, m) in bsp.models.iter().enumerate() {
+        if !bsp.nodes.is_empty() {
+            c.index(MODELS, i, "head node", m.head_node as i64, bsp.nodes.len(), NODES);
+        }
+        c.range(
+            MODELS,
+            i,
+            "faces",
+            m.first_face as i64,
+            m.num_faces as i64,
+            faces_len,
+            FACES,
+        );
+    }
+    for (i, b) in bsp.brushes.iter().enumerate() {
+        c.range(
+            BRUSHES,
+            i,
+            "sides",
+            b.first_side as i64,
+            b.num_sides as i64,
+            bsp.brush_sides.len(),
+            BRUSHSIDES,
+        );
+        if b.num_sides > 128 && bsp.version != 25 {
+            c.fail(
+                BRUSHES,
+                Some(i),
+                format!("{} sides exceed MAX_BRUSH_SIDES (128)", b.num_sides),
+            );
+        }
+    }
+    for (i, s) in bsp.brush_sides.iter().enumerate() {
+        c.index(BRUSHSIDES, i, "plane", s.plane as i64, planes, PLANES);
+        c.opt_index(
+            BRUSHSIDES,
+            i,
+            "texinfo",
+            s.texinfo as i64,
+            bsp.texinfo.len(),
+            TEXINFO,
+        );
+        // vbsp leaves 0 (not -1) in sides of brushes without displacements.
+        if s.dispinfo != 0 {
+            c.opt_index(
+                BRUSHSIDES,
+                i,
+                "dispinfo",
+                s.dispinfo as i64,
+                bsp.disp_info.len(),
+                DISPINFO,
+            );
+        }
+    }
+    for (i, a) in bsp.areas.iter().enumerate() {
+        c.range(
+            AREAS,
+            i,
+            "area portals",
+            a.first_area_portal as i64,
+            a.num_area_portals as i64,
+            bsp.area_portals.len(),
+            AREAPORTALS,
+        );
+    }
+    for (i, p) in bsp.area_portals.iter().enumerate() {
+        c.index(
+            AREAPORTALS,
+            i,
+            "other area",
+            p.other_area as i64,
+            bsp.areas.len(),
+            AREAS,
+        );
+        c.range(
+            AREAPORTALS,
+            i,
+            "clip portal verts",
+            p.first_clip_portal_vert as i64,
+            p.num_clip_portal_verts as i64,
+            bsp.clip_portal_verts.len(),
+            CLIPPORTALVERTS,
+        );
+        c.index(AREAPORTALS, i, "plane", p.plane as i64, planes, PLANES);
+    }
+    for (i, d) in bsp.disp_info.iter().enumerate() {
+        c.range(
+            DISPINFO,
+            i,
+            "disp verts",
+            d.disp_vert_start as i64,
+            d.vert_count() as i64,
+            bsp.disp_verts.len(),
+            DISP_VERTS,
+        );
+        c.range(
+            DISPINFO,
+            i,
+            "disp tris",
+            d.disp_tri_start as i64,
+            d.tri_count() as i64,
+            bsp.disp_tris.len(),
+            DISP_TRIS,
+        );
+        c.index(DISPINFO, i, "map face", d.map_face as i64, faces_len, FACES);
+        if !(2..=4).contains(&d.power) {
+            c.fail(DISPINFO, Some(i), format!("power {} is not 2, 3 or 4", d.power));
+        }
+    }
+    for (i, w) in bsp.leaf_water_data.iter().enumerate() {
+        c.opt_index(
+            LEAFWATERDATA,
+            i,
+            "surface texinfo",
+            w.surface_texinfo as i64,
+            bsp.texinfo.len(),
+            TEXINFO,
+        );
+    }
+    for (i, p) in bsp.primitives.iter().enumerate() {
+        c.range(
+            PRIMITIVES,
+            i,
+            "indices",
+            p.first_index as i64,
+            p.num_indices as i64,
+            bsp.prim_indices.len(),
+            PRIMINDICES,
+        );
+        c.range(
+            PRIMITIVES,
+            i,
+            "verts",
+            p.first_vert as i64,
+            p.num_verts as i64,
+            bsp.prim_verts.len(),
+            PRIMVERTS,
+        );
+    }
+    for (i, &v) in bsp.vert_normal_indices.iter().enumerate() {
+        c.index(
+            VERTNORMALINDICES,
+            i,
+            "normal",
+            v as i64,
+            bsp.vert_normals.len(),
+            VERTNORMALS,
+        );
+    }
+    for (lump, overlays) in [(OVERLAYS, &bsp.overlays), (WATEROVERLAYS, &bsp.water_overlays)] {
+        for (i, o) in overlays.iter().enumerate() {
+            c.opt_index(lump, i, "texinfo", o.texinfo as i64, bsp.texinfo.len(), TEXINFO);
+            if o.face_count() > o.faces.len() {
+                c.fail(
+                    lump,
+                    Some(i),
+                    format!(
+                        "face count {} exceeds the {} face slots",
+                        o.face_count(),
+                        o.faces.len()
+                    ),
+                );
+            }
+            for &f in o.faces.iter().take(o.face_count()) {
+                c.index(lump, i, "face", f as i64, faces_len, FACES);
+            }
+        }
+    }
+    if !bsp.overlay_fades.is_empty() && bsp.overlay_fades.len() != bsp.overlays.len() {
+        c.fail(
+            OVERLAY_FADES,
+            None,
+            format!(
+                "{} fades for {} overlays",
+                bsp.overlay_fades.len(),
+                bsp.overlays.len()
+            ),
+        );
+    }
+    for (idx_lump, index, amb_lump, samples) in [
+        (
+            LEAF_AMBIENT_INDEX,
+            &bsp.leaf_ambient_index,
+            LEAF_AMBIENT_LIGHTING,
+            bsp.leaf_ambient_lighting.len(),
+        ),
+        (
+            LEAF_AMBIENT_INDEX_HDR,
+            &bsp.leaf_ambient_index_hdr,
+            LEAF_AMBIENT_LIGHTING_HDR,
+            bsp.leaf_ambient_lighting_hdr.len(),
+        ),
+    ] {
+        if !index.is_empty() && index.len() != bsp.leafs.len() {
+            c.fail(
+                idx_lump,
+                None,
+                format!("{} entries for {} leafs", index.len(), bsp.leafs.len()),
+            );
+        }
+        for (i, a) in index.iter().enumerate() {
+            c.range(
+                idx_lump,
+                i,
+                "ambient samples",
+                a.first_sample as i64,
+                a.sample_count as i64,
+                samples,
+                amb_lump,
+            );
+        }
+    }
+    for (lump, lights) in [
+        (WORLDLIGHTS, &bsp.world_lights),
+        (WORLDLIGHTS_HDR, &bsp.world_lights_hdr),
+    ] {
+        for (i, l) in lights.iter().enumerate() {
+            if let Some(n) = clusters {
+                c.opt_index(lump, i, "cluster", l.cluster as i64, n as usize, VISIBILITY);
+            }
+        }
+    }
+    if let Some(o) = &bsp.occlusion {
+        for (i, d) in o.occluders.iter().enumerate() {
+            c.range(
+                OCCLUSION,
+                i,
+                "occluder polygons",
+                d.first_poly as i64,
+                d.poly_count as i64,
+                o.polys.len(),
+                OCCLUSION,
+            );
+        }
+        for (i, p) in o.polys.iter().enumerate() {
+            c.range(
+                OCCLUSION,
+                i,
+                "occluder vertex indices",
+                p.first_vertex_index as i64,
+                p.vertex_count as i64,
+                o.vertex_indices.len(),
+                OCCLUSION,
+            );
+            c.index(OCCLUSION, i, "occluder plane", p.plane as i64, planes, PLANES);
+        }
+        for (i, &v) in o.vertex_indices.iter().enumerate() {
+            c.index(
+                OCCLUSION,
+                i,
+                "occluder vertex",
+                v as i64,
+                bsp.vertexes.len(),
+                VERTEXES,
+            );
+        }
+    }
+    if let Some(v) = &bsp.visibility {
+        if v.pvs.len() != v.num_clusters as usize {
+            c.fail(
+                VISIBILITY,
+                None,
+                format!("{} PVS rows for {} clusters", v.pvs.len(), v.num_clusters),
+            );
+        }
+    }
+    for (i, e) in bsp.entities.iter().enumerate() {
+        if let Some(m) = e.get("model").and_then(|m| m.strip_prefix('*')) {
+            match m.parse::<i64>() {
+                Ok(n) => c.index(ENTITIES, i, "brush model", n, bsp.models.len(), MODELS),
+                Err(_) => c.fail(ENTITIES, Some(i), format!("model '*{m}' is not a number")),
+            }
+        }
+    }
+    if bsp
+        .entities
+        .first()
+        .is_some_and(|e| e.classname() != Some("worldspawn"))
+    {
+        c.fail(ENTITIES, Some(0), "the first entity is not worldspawn".into());
+    }
+    for gl in &bsp.game_lumps.lumps {
+        if let GameLumpData::StaticProps(sp) = &gl.data {
+            for (i, p) in sp.props.iter().enumerate() {
+                c.index(
+                    GAME_LUMP,
+                    i,
+                    "static prop model",
+                    p.prop_type as i64,
+                    sp.models.len(),
+                    GAME_LUMP,
+                );
+                c.range(
+                    GAME_LUMP,
+                    i,
+                    "static prop leaves",
+                    p.first_leaf as i64,
+                    p.leaf_count as i64,
+                    sp.leaves.len(),
+                    GAME_LUMP,
+                );
+            }
+            for (i, &l) in sp.leaves.iter().enumerate() {
+                c.index(GAME_LUMP, i, "static prop leaf", l as i64, bsp.leafs.len(), LEAFS);
+            }
+        }
+    }
+    c.out
+}

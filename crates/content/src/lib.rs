@@ -1,1 +1,52 @@
-//! Game content: VPK archives, VMT materials, VTF headers, gameinfo search paths.
+//! What a game directory provides to the map compiler and tools: VPK archives (v1 and v2),
+//! VMT materials (KeyValues, `include` patches, the compile-relevant keys), VTF texture headers
+//! (size, reflectivity, flags) and a game directory resolved through `gameinfo.txt` search
+//! paths.
+//!
+//! ```no_run
+//! let game = srcmap_content::GameDir::open("path/to/hl2".as_ref()).unwrap();
+//! if let Some(mat) = game.material("tools/toolsnodraw").unwrap() {
+//!     println!("{:?} nodraw={}", mat.shader, mat.compile_flags().nodraw);
+//! }
+//! ```
+
+pub mod gameinfo;
+pub mod kv;
+pub mod vmt;
+pub mod vpk;
+pub mod vtf;
+
+pub use gameinfo::{GameDir, SearchPath};
+pub use kv::{KvNode, KvValue};
+pub use vmt::{CompileFlags, Vmt};
+pub use vpk::{Vpk, VpkEntry};
+pub use vtf::VtfHeader;
+
+/// Errors reading game content; each names the file and the place.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    #[error("{path}: {source}")]
+    Io { path: String, source: std::io::Error },
+    #[error("{path}: byte {offset}: {message}")]
+    Format {
+        path: String,
+        offset: u64,
+        message: String,
+    },
+    #[error("{path}:{line}: {message}")]
+    Syntax {
+        path: String,
+        line: usize,
+        message: String,
+    },
+}
+
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+pub(crate) fn io_err(path: &std::path::Path, source: std::io::Error) -> Error {
+    Error::Io {
+        path: path.display().to_string(),
+        source,
+    }
+}
