@@ -117,17 +117,18 @@ pub fn build_brush(
         }
     }
 
-    // Contents come from the first side that has any; hint and skip sides carry none.
-    let mut contents = kept.iter().map(|s| s.contents).find(|&c| c != 0).unwrap_or(0);
-    if kept.iter().any(|s| s.contents != 0 && s.contents != contents) {
-        diags.push(Diagnostic::warning(at(None), "mixed face contents"));
+    // Valve's `BrushContents`: the first side's contents; any transparent contents on a
+    // side make the brush translucent and not solid.
+    let mut contents = kept[0].contents;
+    let union = kept.iter().fold(0, |a, s| a | s.contents);
+    let transparent = union & (CONTENTS_WINDOW | CONTENTS_GRATE | CONTENTS_WATER | CONTENTS_SLIME);
+    if transparent != 0 {
+        contents = (contents | transparent | CONTENTS_TRANSLUCENT) & !CONTENTS_SOLID;
     }
     let surf_all = kept.iter().fold(0, |a, s| a | s.surf);
-    if surf_all & (SURF_TRANS | SURF_WARP) != 0 {
-        contents |= CONTENTS_TRANSLUCENT;
-        if contents & CONTENTS_SOLID != 0 {
-            contents = (contents & !CONTENTS_SOLID) | CONTENTS_WINDOW;
-        }
+    if surf_all & SURF_TRANS != 0 && contents & CONTENTS_SOLID != 0 {
+        // A see-through material (game content only): a window, not a wall.
+        contents = (contents & !CONTENTS_SOLID) | CONTENTS_WINDOW | CONTENTS_TRANSLUCENT;
     }
 
     let mut sides: Vec<BrushSide> = kept

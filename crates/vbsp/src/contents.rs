@@ -32,6 +32,25 @@ pub const SURF_SKIP: u32 = 0x200;
 pub const SURF_NOLIGHT: u32 = 0x400;
 pub const SURF_BUMPLIGHT: u32 = 0x800;
 
+/// Contents bits that can be seen (Valve's `ALL_VISIBLE_CONTENTS`).
+pub const ALL_VISIBLE_CONTENTS: u32 = LAST_VISIBLE_CONTENTS | (LAST_VISIBLE_CONTENTS - 1);
+
+/// A side's contents as Valve's loader sets them: clip brushes are detail, sides with no
+/// visible contents are solid, hint and skip sides have none.
+pub fn side_contents(material_contents: u32, base: u32, surf: u32) -> u32 {
+    let mut c = material_contents | base;
+    if c & (CONTENTS_PLAYERCLIP | CONTENTS_MONSTERCLIP) != 0 {
+        c |= CONTENTS_DETAIL;
+    }
+    if c & (ALL_VISIBLE_CONTENTS | CONTENTS_PLAYERCLIP | CONTENTS_MONSTERCLIP) == 0 {
+        c |= CONTENTS_SOLID;
+    }
+    if surf & (SURF_HINT | SURF_SKIP) != 0 {
+        c = 0;
+    }
+    c
+}
+
 /// The highest-priority visible content bit (Valve's `VisibleContents`).
 pub fn visible_contents(contents: u32) -> u32 {
     let mut i = 1;
@@ -98,7 +117,8 @@ pub fn builtin_material(name: &str) -> MaterialInfo {
             info.contents = CONTENTS_MONSTERCLIP;
             info.surface_flags = nodraw;
         }
-        "toolstrigger" | "toolsfog" => info.surface_flags = nodraw | SURF_TRIGGER,
+        // Trigger faces are compiled (the entity draws nothing); no lightmap.
+        "toolstrigger" | "toolsfog" => info.surface_flags = SURF_TRIGGER | SURF_NOLIGHT,
         "toolsskybox" => info.surface_flags = SURF_SKY | SURF_NOLIGHT,
         "toolsskybox2d" => info.surface_flags = SURF_SKY | SURF_SKY2D | SURF_NOLIGHT,
         "toolsskip" => {

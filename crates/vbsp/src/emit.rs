@@ -566,7 +566,6 @@ impl Emitter<'_> {
             size[axis] = (hi.ceil() - lo.floor()) as i32;
         }
         let lit = flags & (SURF_NOLIGHT | SURF_SKY) == 0;
-        let side = &brushes[f.side.0 as usize].sides[f.side.1 as usize];
         let idx = self.out.faces.len() as u32;
         self.out.faces.push(DFace {
             plane: f.plane.positive().0 as u16,
@@ -587,7 +586,7 @@ impl Emitter<'_> {
         });
         self.out
             .face_ids
-            .push(side.vmf_id.clamp(0, u16::MAX as i64) as u16);
+            .push(f.hammer_id.clamp(0, u16::MAX as i64) as u16);
         let _ = self.planes;
         Some(idx)
     }

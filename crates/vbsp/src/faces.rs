@@ -20,8 +20,11 @@ pub struct Face {
     /// The node whose plane the face lies on; `None` for detail faces (leaf faces only).
     pub node: Option<NodeId>,
     pub contents: u32,
-    /// The map brush side the face shows: (brush index, side index).
+    /// The map brush side the face shows: (brush index, side index); `u32::MAX` for a
+    /// displacement's base face, whose brush is not in the brush table.
     pub side: (u32, u32),
+    /// The VMF side id (Hammer's face id).
+    pub hammer_id: i64,
     /// Leaves that see this face.
     pub leaves: Vec<NodeId>,
 }
@@ -72,6 +75,7 @@ pub fn make_faces(tree: &Tree, portals: &Portals, brushes: &[Brush], world: bool
                 node: Some(on),
                 contents: here,
                 side: (bi, si),
+                hammer_id: side.vmf_id,
                 leaves: vec![leaf],
             });
         }
@@ -270,6 +274,7 @@ pub fn detail_faces(tree: &mut Tree, planes: &PlaneSet, brushes: &[Brush], detai
                         node: None,
                         contents: b.contents,
                         side: (bi, si as u32),
+                        hammer_id: s.vmf_id,
                         leaves: Vec::new(),
                     });
                 }
@@ -278,12 +283,7 @@ pub fn detail_faces(tree: &mut Tree, planes: &PlaneSet, brushes: &[Brush], detai
         })
         .collect();
     let mut faces: Vec<Face> = per_brush.into_iter().flatten().collect();
-    for f in &mut faces {
-        let mut leaves = Vec::new();
-        filter_winding(tree, planes, tree.head, &f.winding, f.plane, &mut leaves);
-        f.leaves = leaves;
-    }
-    faces.retain(|f| !f.leaves.is_empty());
+    filter_into_leaves(tree, planes, &mut faces);
     for &bi in detail {
         let w = &brushes[bi as usize];
         let mut leaves = Vec::new();
@@ -293,6 +293,16 @@ pub fn detail_faces(tree: &mut Tree, planes: &PlaneSet, brushes: &[Brush], detai
         }
     }
     faces
+}
+
+/// Find the non-solid leaves each face touches; faces entirely in solid are dropped.
+pub fn filter_into_leaves(tree: &Tree, planes: &PlaneSet, faces: &mut Vec<Face>) {
+    for f in faces.iter_mut() {
+        let mut leaves = Vec::new();
+        filter_winding(tree, planes, tree.head, &f.winding, f.plane, &mut leaves);
+        f.leaves = leaves;
+    }
+    faces.retain(|f| !f.leaves.is_empty());
 }
 
 /// The parts of `w` (on plane `wplane`) outside brush `o`. Where `w` lies on one of `o`'s

@@ -220,26 +220,45 @@ pub fn compile(
     let mut occluders = 0;
     let mut areaportals = 0;
 
+    let mut overlays = 0;
+    // Displacement sides: their brushes leave the tree and the brush lump (as in Valve's
+    // loader); the sides stay as flat faces of the world until displacements are built.
+    let mut disp_faces: Vec<faces::Face> = Vec::new();
+
     for (ei, e) in input.entities.iter().enumerate() {
         let class = e.classname.to_ascii_lowercase();
         let is_world = ei == 0;
-        let (target, extra_contents, keep) = match class.as_str() {
+        // (owner: 0 = world, MAX = dropped, else own; base contents; kept in the lump)
+        let (target, base_contents, keep) = match class.as_str() {
             _ if is_world => (0, 0, true),
             "func_detail" => (0, if opts.no_detail { u32::MAX } else { CONTENTS_DETAIL }, false),
-            "func_areaportal" | "func_areaportalwindow" => (0, CONTENTS_AREAPORTAL, true),
+            c if c.starts_with("func_areaportal") => (0, 0, true),
+            "func_ladder" => (0, 0, true),
             "func_occluder" | "func_viscluster" => (usize::MAX, 0, class == "func_occluder"),
+            "info_overlay" => {
+                overlays += 1;
+                (usize::MAX, 0, e.get("targetname").is_some_and(|t| !t.is_empty()))
+            }
             c if INTERNAL_CLASSES.contains(&c) => (usize::MAX, 0, false),
             _ => (ents.len(), 0, true),
         };
         let mut kv = e.keyvalues.clone();
         kv.extend(e.outputs.iter().cloned());
-        if class == "func_areaportal" || class == "func_areaportalwindow" {
+        let areaportal = class.starts_with("func_areaportal");
+        if areaportal {
             areaportals += 1;
             set_kv(&mut kv, "portalnumber", areaportals.to_string());
         }
         if class == "func_occluder" {
             set_kv(&mut kv, "occludernumber", occluders.to_string());
             occluders += 1;
+        }
+        if class == "func_ladder" {
+            set_kv(&mut kv, "classname", "info_ladder".to_string());
+        }
+        if class == "info_overlay" && keep {
+            set_kv(&mut kv, "classname", "info_overlay_accessor".to_string());
+            set_kv(&mut kv, "OverlayID", (overlays - 1).to_string());
         }
         let owner = if keep {
             ents.push(Ent {
@@ -256,7 +275,7 @@ pub fn compile(
         } else {
             target
         };
-        if target == usize::MAX || extra_contents == u32::MAX {
+        if target == usize::MAX || base_contents == u32::MAX {
             continue;
         }
         // Brush entities with an origin are built around it (the engine moves the model).
@@ -316,7 +335,7 @@ pub fn compile(
                 let ti = tex.add(texinfo_for(s, offset, info.surface_flags, td));
                 raw.push(brush::RawSide {
                     plane: pid,
-                    contents: info.contents,
+                    contents: side_contents(info.contents, base_contents, info.surface_flags),
                     surf: info.surface_flags,
                     texinfo: ti,
                     vmf_id: s.id,
@@ -333,15 +352,34 @@ pub fn compile(
                 // Origin brushes only place the entity.
                 if owner != 0 && e.get("origin").is_none() {
                     let c = b.bounds.center();
-                    set_kv(
-                        &mut ents[owner].keyvalues,
-                        "origin",
-                        format!("{} {} {}", c.x, c.y, c.z),
-                    );
+                    let v = format!("{} {} {}", c.x as i64, c.y as i64, c.z as i64);
+                    set_kv(&mut ents[owner].keyvalues, "origin", v);
                 }
                 continue;
             }
-            b.contents |= extra_contents;
+            if b.sides.iter().any(|s| s.displacement) {
+                for s in b.sides.iter().filter(|s| s.displacement) {
+                    if let Some(w) = &s.winding {
+                        disp_faces.push(faces::Face {
+                            plane: s.plane,
+                            texinfo: s.texinfo,
+                            winding: w.clone(),
+                            node: None,
+                            contents: 0,
+                            side: (u32::MAX, 0),
+                            hammer_id: s.vmf_id,
+                            leaves: Vec::new(),
+                        });
+                    }
+                }
+                continue;
+            }
+            if areaportal {
+                b.contents = CONTENTS_AREAPORTAL;
+            } else if owner != 0 {
+                // Brush entities are never detail.
+                b.contents &= !CONTENTS_DETAIL;
+            }
             ents[owner].brushes.push(brushes.len() as u32);
             brushes.push(b);
         }
@@ -399,7 +437,7 @@ pub fn compile(
         brushes: brushes.len(),
         ..Default::default()
     };
-    let mut tree = tree::build_tree(&planes, &brushes, &structural, Pass::First, world_bounds);
+    let mut tree = tree::build_tree(&planes, &brushes, &structural, Pass::First, world_bounds, true);
     progress.step("portals");
     let mut prt = portals::make_portals(&mut tree, &planes);
     progress.step("flood");
@@ -440,7 +478,7 @@ pub fn compile(
     portals::find_portal_sides(&tree, &planes, &mut prt, &mut brushes);
 
     progress.step("world tree (pass 2)");
-    let mut tree = tree::build_tree(&planes, &brushes, &structural, Pass::Second, world_bounds);
+    let mut tree = tree::build_tree(&planes, &brushes, &structural, Pass::Second, world_bounds, true);
     let mut prt = portals::make_portals(&mut tree, &planes);
     let _ = portals::flood_entities(&mut tree, &planes, &prt, &origins);
     if filled_ok {
@@ -455,6 +493,8 @@ pub fn compile(
     let mut detail_faces = faces::detail_faces(&mut tree, &planes, &brushes, &detail);
     detail_faces = faces::merge_faces(detail_faces, &planes);
     detail_faces = faces::subdivide_faces(detail_faces, &tex);
+    faces::filter_into_leaves(&tree, &planes, &mut disp_faces);
+    detail_faces.extend(disp_faces);
 
     let clusters = emit::assign_clusters(&tree);
     let prt_text = prt::write_prt(&tree, &prt, &clusters);
@@ -475,7 +515,7 @@ pub fn compile(
                 for &i in &e.brushes {
                     b = b.union(&brushes_ref[i as usize].bounds);
                 }
-                let mut t = tree::build_tree(planes_ref, brushes_ref, &e.brushes, Pass::First, b);
+                let mut t = tree::build_tree(planes_ref, brushes_ref, &e.brushes, Pass::First, b, false);
                 let mut p = portals::make_portals(&mut t, planes_ref);
                 // Sides found here are visible for the brush lump; gather them.
                 let vis = portals::portal_sides(&t, planes_ref, &mut p, brushes_ref);

@@ -498,19 +498,25 @@ struct Builder<'a> {
 }
 
 /// Build the tree of `brush_ids` (indices into `brushes`). `planes` must already hold the
-/// block grid planes (see [`add_block_planes`]).
+/// block grid planes (see [`add_block_planes`]). `blocks` splits on Valve's 1024-unit
+/// block grid first (the world only).
 pub fn build_tree(
     planes: &PlaneSet,
     brushes: &[Brush],
     brush_ids: &[u32],
     pass: Pass,
     bounds: Bounds,
+    blocks: bool,
 ) -> Tree {
     let list: Vec<BBrush> = brush_ids
         .iter()
         .map(|&i| BBrush::from_brush(i, &brushes[i as usize], pass))
         .collect();
-    let block_planes = block_plane_table(planes, &bounds);
+    let block_planes = if blocks {
+        block_plane_table(planes, &bounds)
+    } else {
+        [Vec::new(), Vec::new()]
+    };
     let builder = Builder {
         planes,
         block_planes: &block_planes,
