@@ -496,6 +496,11 @@ impl Bsp {
         doc.order = self.order;
         for lump in 0..HEADER_LUMPS {
             let bytes = self.lump_bytes(lump)?;
+            if bytes.is_empty() && !VALVE_WRITE_ORDER.contains(&lump) {
+                // Keep Valve's zero offset for lumps its tools never write.
+                doc.lumps[lump].version = self.lump_versions[lump];
+                continue;
+            }
             doc.set_lump(lump, bytes, self.lump_versions[lump]);
         }
         Ok(doc)

@@ -59,16 +59,19 @@ impl<'a> BspDocument<'a> {
     pub fn new(version: i32) -> Self {
         let mut file_order: Vec<usize> = VALVE_WRITE_ORDER.to_vec();
         file_order.extend((0..HEADER_LUMPS).filter(|i| !VALVE_WRITE_ORDER.contains(i)));
+        let mut lumps = vec![LumpSlot::default(); HEADER_LUMPS];
+        for (i, slot) in lumps.iter_mut().enumerate() {
+            if !VALVE_WRITE_ORDER.contains(&i) {
+                // Lumps Valve's tools never write keep offset 0 while empty.
+                slot.origin = Some(0);
+            }
+        }
         BspDocument {
             endian: Endian::Little,
             version,
             revision: 0,
-            order: if version == 21 {
-                LumpOrder::Standard
-            } else {
-                LumpOrder::Standard
-            },
-            lumps: vec![LumpSlot::default(); HEADER_LUMPS],
+            order: LumpOrder::Standard,
+            lumps,
             file_order,
             source: None,
             game_lump_base: Some(0),
@@ -213,7 +216,6 @@ impl<'a> BspDocument<'a> {
         let mut entries = [(0u32, 0u32); HEADER_LUMPS];
         // True while every byte written so far sits where it sat in the source file.
         let mut in_place = self.source.is_some();
-        let mut game_lump_offset = 0u32;
         for &lump in &self.file_order {
             let slot = &self.lumps[lump];
             let len = slot.data.len();
@@ -226,21 +228,18 @@ impl<'a> BspDocument<'a> {
                     out.resize(orig as usize, 0);
                     orig
                 }
-                _ => {
+                Some(0) if len == 0 => {
                     in_place = false;
-                    if len == 0 {
-                        // Valve records the current position for lumps written empty.
-                        if slot.origin == Some(0) {
-                            0
-                        } else {
-                            out.len() as u32
-                        }
-                    } else {
-                        while out.len() % 4 != 0 {
-                            out.push(0);
-                        }
-                        out.len() as u32
+                    0
+                }
+                _ => {
+                    // Valve pads every lump to 4 bytes and records the position even for
+                    // lumps written empty.
+                    in_place = false;
+                    while out.len() % 4 != 0 {
+                        out.push(0);
                     }
+                    out.len() as u32
                 }
             };
             if out.len() + len > u32::MAX as usize {
@@ -251,11 +250,12 @@ impl<'a> BspDocument<'a> {
             }
             out.extend_from_slice(&slot.data);
             entries[lump] = (offset, len as u32);
-            if lump == GAME_LUMP {
-                game_lump_offset = offset;
-            }
         }
-        if in_place {
+        if !in_place {
+            while out.len() % 4 != 0 {
+                out.push(0);
+            }
+        } else {
             // Trailing bytes after the last lump.
             if let Some(src) = self.source {
                 if src.len() > out.len() {
@@ -279,7 +279,6 @@ impl<'a> BspDocument<'a> {
                 })?;
             }
         }
-        let _ = game_lump_offset;
         let mut w = Writer::with_capacity(self.endian, HEADER_SIZE);
         w.bytes(if self.endian == Endian::Little {
             b"VBSP"

@@ -7,7 +7,7 @@ use std::io::{Read, Write};
 /// Size of Valve's header in front of the LZMA stream.
 pub const HEADER_LEN: usize = 17;
 /// The largest uncompressed size accepted, so a hostile header cannot ask for unbounded memory.
-pub const MAX_UNCOMPRESSED: u32 = 1 << 30;
+pub const MAX_UNCOMPRESSED: u32 = 256 << 20;
 
 fn le32(b: &[u8]) -> u32 {
     u32::from_le_bytes([b[0], b[1], b[2], b[3]])
