@@ -1,13 +1,222 @@
-//! `vrad`: lighting for a BSP.
+//! `vrad`: lighting for a BSP (ours or Valve's), rewritten in place or to `--output`.
 
+use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Instant;
+
+use srcmap_vrad::{Options, Progress, Quality, Report};
 
 #[derive(Debug, clap::Args)]
 pub struct VradArgs {
-    /// The BSP to light (rewritten in place).
+    /// The BSP to light (rewritten in place unless --output is given).
     pub bsp: PathBuf,
+    /// Write the lit BSP here instead.
+    #[arg(long, short)]
+    pub output: Option<PathBuf>,
+    /// Quick preview: fewer sky and bounce rays.
+    #[arg(long, conflicts_with = "final")]
+    pub fast: bool,
+    /// Release quality: more sky, bounce and ambient rays.
+    #[arg(long = "final")]
+    pub final_: bool,
+    /// Maximum number of light bounces (stops early when a bounce adds little).
+    #[arg(long, default_value_t = 100)]
+    pub bounce: u32,
+    /// Write only LDR lighting (the default).
+    #[arg(long, conflicts_with_all = ["hdr", "both"])]
+    pub ldr: bool,
+    /// Write only HDR lighting.
+    #[arg(long, conflicts_with = "both")]
+    pub hdr: bool,
+    /// Write LDR and HDR lighting.
+    #[arg(long)]
+    pub both: bool,
+    /// Worker threads (0 = all cores).
+    #[arg(long, default_value_t = 0)]
+    pub threads: usize,
+    /// Game directory (accepted for compatibility; materials are not read yet: reflectivity
+    /// comes from the BSP's texdata).
+    #[arg(long)]
+    pub game: Option<PathBuf>,
+    /// Skip the per-leaf ambient cubes.
+    #[arg(long)]
+    pub noambient: bool,
+    /// No progress output.
+    #[arg(long, short)]
+    pub quiet: bool,
+    /// Print the run's report as JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Options of a lighting run in the form `srcmap compile` can build them.
+#[derive(Debug, Clone, Default)]
+pub struct RadOptions {
+    pub fast: bool,
+    pub final_: bool,
+    pub bounce: Option<u32>,
+    pub hdr: bool,
+    pub both: bool,
+    pub threads: usize,
+    pub quiet: bool,
+}
+
+impl RadOptions {
+    fn to_options(&self) -> Options {
+        Options {
+            quality: if self.fast {
+                Quality::Fast
+            } else if self.final_ {
+                Quality::Final
+            } else {
+                Quality::Normal
+            },
+            bounces: self.bounce.unwrap_or(100),
+            ldr: !self.hdr || self.both,
+            hdr: self.hdr || self.both,
+            threads: self.threads,
+            ambient_cubes: true,
+        }
+    }
+}
+
+/// Lights a BSP held in memory and returns the new file's bytes (for `srcmap compile`).
+#[allow(dead_code)]
+pub fn run_rad(bsp_bytes: &[u8], options: &RadOptions) -> anyhow::Result<Vec<u8>> {
+    let progress = BarProgress::new(options.quiet);
+    let (bytes, _report) = srcmap_vrad::relight(bsp_bytes, &options.to_options(), &progress)?;
+    Ok(bytes)
 }
 
 pub fn vrad(args: &VradArgs) -> anyhow::Result<()> {
-    anyhow::bail!("{}: vrad is not built yet", args.bsp.display())
+    let input = std::fs::read(&args.bsp).map_err(|e| anyhow::anyhow!("{}: cannot read: {e}", args.bsp.display()))?;
+    let rad = RadOptions {
+        fast: args.fast,
+        final_: args.final_,
+        bounce: Some(args.bounce),
+        hdr: args.hdr,
+        both: args.both,
+        threads: args.threads,
+        quiet: args.quiet,
+    };
+    let mut options = rad.to_options();
+    options.ambient_cubes = !args.noambient;
+    let progress = BarProgress::new(args.quiet || args.json);
+    let start = Instant::now();
+    let (bytes, report) =
+        srcmap_vrad::relight(&input, &options, &progress).map_err(|e| anyhow::anyhow!("{}: {e}", args.bsp.display()))?;
+    let out = args.output.as_ref().unwrap_or(&args.bsp);
+    crate::write_output(out, &bytes)?;
+    let total = start.elapsed().as_secs_f64();
+    if args.json {
+        crate::print_json(&json_report(&report, total))?;
+    } else if !args.quiet {
+        for w in &report.warnings {
+            eprintln!("warning: {w}");
+        }
+        eprintln!(
+            "{}: {} lit faces, {} luxels, {} lights, {} bounces, {} leaves with ambient cubes",
+            out.display(),
+            report.lit_faces,
+            report.luxels,
+            report.lights,
+            report.bounces_done,
+            report.leaves_with_ambient
+        );
+        eprintln!("{} rays, {:.2} Mrays/s, {:.2} s total", report.rays, report.rays_per_second() / 1e6, total);
+    }
+    Ok(())
+}
+
+fn json_report(r: &Report, total: f64) -> serde_json::Value {
+    serde_json::json!({
+        "lit_faces": r.lit_faces,
+        "luxels": r.luxels,
+        "lights": r.lights,
+        "bounces": r.bounces_done,
+        "leaves_with_ambient": r.leaves_with_ambient,
+        "rays": r.rays,
+        "rays_per_second": r.rays_per_second(),
+        "seconds": total,
+        "phases": r.phases.iter().map(|(p, s)| serde_json::json!({"phase": p, "seconds": s})).collect::<Vec<_>>(),
+        "warnings": r.warnings,
+    })
+}
+
+/// A progress bar per phase on a terminal; one line per phase when piped.
+struct BarProgress {
+    quiet: bool,
+    tty: bool,
+    state: Mutex<(String, u64, Instant)>,
+    done: AtomicU64,
+    last_drawn: AtomicU64,
+}
+
+impl BarProgress {
+    fn new(quiet: bool) -> Self {
+        BarProgress {
+            quiet,
+            tty: std::io::stderr().is_terminal(),
+            state: Mutex::new((String::new(), 0, Instant::now())),
+            done: AtomicU64::new(0),
+            last_drawn: AtomicU64::new(0),
+        }
+    }
+
+    fn draw(&self, done: u64) {
+        let Ok(state) = self.state.lock() else { return };
+        let (name, total, _) = &*state;
+        let frac = if *total > 0 { done as f64 / *total as f64 } else { 1.0 };
+        let width = 30;
+        let filled = ((frac * width as f64) as usize).min(width);
+        let mut err = std::io::stderr().lock();
+        let _ = write!(err, "\r{name:<22} [{}{}] {done}/{total}", "#".repeat(filled), "-".repeat(width - filled));
+        let _ = err.flush();
+    }
+}
+
+impl Progress for BarProgress {
+    fn start(&self, phase: &str, total: u64) {
+        if self.quiet {
+            return;
+        }
+        if let Ok(mut s) = self.state.lock() {
+            *s = (phase.to_string(), total, Instant::now());
+        }
+        self.done.store(0, Ordering::Relaxed);
+        self.last_drawn.store(0, Ordering::Relaxed);
+        if self.tty {
+            self.draw(0);
+        }
+    }
+
+    fn advance(&self, n: u64) {
+        if self.quiet || !self.tty {
+            return;
+        }
+        let done = self.done.fetch_add(n, Ordering::Relaxed) + n;
+        let total = self.state.lock().map(|s| s.1).unwrap_or(0);
+        // Redraw about every 1% to keep the lock and the terminal quiet.
+        let step = (total / 100).max(1);
+        let last = self.last_drawn.load(Ordering::Relaxed);
+        if done >= last + step && self.last_drawn.compare_exchange(last, done, Ordering::Relaxed, Ordering::Relaxed).is_ok() {
+            self.draw(done);
+        }
+    }
+
+    fn finish(&self) {
+        if self.quiet {
+            return;
+        }
+        let Ok(state) = self.state.lock() else { return };
+        let (name, total, started) = &*state;
+        let secs = started.elapsed().as_secs_f64();
+        if self.tty {
+            eprintln!("\r{name:<22} [{}] {total}/{total} {secs:.2} s", "#".repeat(30));
+        } else {
+            eprintln!("{name}: {total} items, {secs:.2} s");
+        }
+    }
 }

@@ -1,0 +1,196 @@
+//! One ray-tracing interface for srcmap's stages: a static triangle scene built once, then
+//! queried from many threads for the closest hit or for occlusion.
+//!
+//! The default backend is a compressed wide BVH (CWBVH, eight children per node) from the
+//! pure-Rust `obvhs` crate. Every triangle carries a `u32` payload chosen by the caller (a face
+//! index, a material flag, ...), returned with each hit.
+//!
+//! ```
+//! use srcmap_trace::{Scene, SceneBuilder, Tracer};
+//! let mut b = SceneBuilder::new();
+//! // A unit quad in the plane z = 0, payload 7.
+//! b.add_polygon(&[[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [1.0, 1.0, 0.0], [0.0, 1.0, 0.0]], 7);
+//! let scene: Scene = b.build();
+//! let hit = scene.closest([0.5, 0.5, 1.0], [0.0, 0.0, -1.0], 10.0).unwrap();
+//! assert_eq!(hit.payload, 7);
+//! assert!((hit.t - 1.0).abs() < 1e-5);
+//! assert!(!scene.occluded([2.0, 2.0, 1.0], [0.0, 0.0, -1.0], 10.0));
+//! ```
+
+use std::time::Duration;
+
+use glam::Vec3A;
+use obvhs::BvhBuildParams;
+use obvhs::cwbvh::CwBvh;
+use obvhs::cwbvh::builder::build_cwbvh_from_tris;
+use obvhs::ray::{Ray, RayHit};
+use obvhs::triangle::Triangle;
+
+/// A ray's first intersection.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Hit {
+    /// Distance along the (unit) direction.
+    pub t: f32,
+    /// The payload given with the triangle.
+    pub payload: u32,
+    /// The triangle's index in insertion order.
+    pub triangle: u32,
+}
+
+/// What a stage needs from a ray tracer. Directions need not be normalised, but `t` and
+/// `max_t` are then measured in multiples of the direction's length.
+pub trait Tracer: Sync {
+    /// The nearest triangle hit by the ray from `origin` along `dir`, up to `max_t`.
+    fn closest(&self, origin: [f32; 3], dir: [f32; 3], max_t: f32) -> Option<Hit>;
+    /// Whether any triangle lies on the segment from `origin` to `origin + dir * max_t`.
+    fn occluded(&self, origin: [f32; 3], dir: [f32; 3], max_t: f32) -> bool;
+}
+
+/// Collects triangles before the BVH is built.
+#[derive(Debug, Default, Clone)]
+pub struct SceneBuilder {
+    triangles: Vec<Triangle>,
+    payloads: Vec<u32>,
+}
+
+impl SceneBuilder {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Adds one triangle; degenerate ones (zero area) are dropped.
+    pub fn add_triangle(&mut self, a: [f32; 3], b: [f32; 3], c: [f32; 3], payload: u32) {
+        let (a, b, c) = (Vec3A::from(a), Vec3A::from(b), Vec3A::from(c));
+        if (b - a).cross(c - a).length_squared() <= 0.0 || !(a + b + c).is_finite() {
+            return;
+        }
+        self.triangles.push(Triangle { v0: a, v1: b, v2: c });
+        self.payloads.push(payload);
+    }
+
+    /// Adds a convex polygon as a triangle fan.
+    pub fn add_polygon(&mut self, points: &[[f32; 3]], payload: u32) {
+        for i in 2..points.len() {
+            self.add_triangle(points[0], points[i - 1], points[i], payload);
+        }
+    }
+
+    /// Triangles added so far.
+    pub fn len(&self) -> usize {
+        self.triangles.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.triangles.is_empty()
+    }
+
+    /// Builds the BVH (the medium-quality PLOC preset: about Embree's build time, faster traversal).
+    pub fn build(self) -> Scene {
+        let bvh = (!self.triangles.is_empty())
+            .then(|| build_cwbvh_from_tris(&self.triangles, BvhBuildParams::medium_build(), &mut Duration::default()));
+        // Store triangles in BVH leaf order so a hit reads memory next to its neighbours.
+        let (triangles, payloads, original) = match &bvh {
+            Some(bvh) => {
+                let mut tris = Vec::with_capacity(bvh.primitive_indices.len());
+                let mut pay = Vec::with_capacity(bvh.primitive_indices.len());
+                let mut orig = Vec::with_capacity(bvh.primitive_indices.len());
+                for &i in &bvh.primitive_indices {
+                    tris.push(self.triangles[i as usize]);
+                    pay.push(self.payloads[i as usize]);
+                    orig.push(i);
+                }
+                (tris, pay, orig)
+            }
+            None => (Vec::new(), Vec::new(), Vec::new()),
+        };
+        Scene { bvh, triangles, payloads, original }
+    }
+}
+
+/// A built scene: immutable and shareable between threads.
+pub struct Scene {
+    bvh: Option<CwBvh>,
+    /// Triangles in `bvh.primitive_indices` order (BVH leaf slot `i` is `triangles[i]`).
+    triangles: Vec<Triangle>,
+    payloads: Vec<u32>,
+    original: Vec<u32>,
+}
+
+impl std::fmt::Debug for Scene {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Scene").field("triangles", &self.triangles.len()).finish()
+    }
+}
+
+impl Scene {
+    /// Number of triangles in the scene.
+    pub fn len(&self) -> usize {
+        self.triangles.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.triangles.is_empty()
+    }
+}
+
+impl Tracer for Scene {
+    fn closest(&self, origin: [f32; 3], dir: [f32; 3], max_t: f32) -> Option<Hit> {
+        let bvh = self.bvh.as_ref()?;
+        let ray = Ray::new(origin.into(), dir.into(), 0.0, max_t);
+        let mut hit = RayHit::none();
+        if bvh.ray_traverse(ray, &mut hit, |ray, slot| self.triangles[slot].intersect(ray)) {
+            let slot = hit.primitive_id as usize;
+            Some(Hit { t: hit.t, payload: self.payloads[slot], triangle: self.original[slot] })
+        } else {
+            None
+        }
+    }
+
+    fn occluded(&self, origin: [f32; 3], dir: [f32; 3], max_t: f32) -> bool {
+        let Some(bvh) = self.bvh.as_ref() else { return false };
+        let ray = Ray::new(origin.into(), dir.into(), 0.0, max_t);
+        !bvh.ray_traverse_miss(ray, |ray, slot| self.triangles[slot].intersect(ray))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn grid(n: usize) -> SceneBuilder {
+        // n*n unit quads at z = 0, payload = quad index.
+        let mut b = SceneBuilder::new();
+        for y in 0..n {
+            for x in 0..n {
+                let (x0, y0) = (x as f32, y as f32);
+                b.add_polygon(&[[x0, y0, 0.0], [x0 + 1.0, y0, 0.0], [x0 + 1.0, y0 + 1.0, 0.0], [x0, y0 + 1.0, 0.0]], (y * n + x) as u32);
+            }
+        }
+        b
+    }
+
+    #[test]
+    fn closest_hit_reports_payload_and_distance() {
+        let mut b = grid(16);
+        // A blocker above quad (3, 4) at z = 2.
+        b.add_polygon(&[[3.0, 4.0, 2.0], [4.0, 4.0, 2.0], [4.0, 5.0, 2.0], [3.0, 5.0, 2.0]], 999);
+        let scene = b.build();
+        let hit = scene.closest([5.5, 7.5, 10.0], [0.0, 0.0, -1.0], 100.0).unwrap();
+        assert_eq!(hit.payload, 7 * 16 + 5);
+        assert!((hit.t - 10.0).abs() < 1e-4);
+        let hit = scene.closest([3.5, 4.5, 10.0], [0.0, 0.0, -1.0], 100.0).unwrap();
+        assert_eq!(hit.payload, 999);
+        assert!((hit.t - 8.0).abs() < 1e-4);
+        assert!(scene.occluded([3.5, 4.5, 1.0], [0.0, 0.0, 1.0], 5.0));
+        assert!(!scene.occluded([3.5, 4.5, 1.0], [0.0, 0.0, 1.0], 0.5));
+        assert!(scene.closest([100.0, 100.0, 1.0], [0.0, 0.0, -1.0], 10.0).is_none());
+    }
+
+    #[test]
+    fn empty_scene_never_hits() {
+        let scene = SceneBuilder::new().build();
+        assert!(scene.is_empty());
+        assert!(scene.closest([0.0; 3], [1.0, 0.0, 0.0], 1e9).is_none());
+        assert!(!scene.occluded([0.0; 3], [1.0, 0.0, 0.0], 1e9));
+    }
+}

@@ -1,0 +1,131 @@
+//! Per-leaf ambient cubes (VRAD's `ComputePerLeafAmbientLighting`): from points inside each
+//! empty leaf, rays in every direction read the light leaving the surface they hit
+//! (reflectivity × lightmap) or the sky ambient colour where they reach sky; the results are
+//! folded into six axis-aligned colours.
+
+use glam::Vec3;
+use rayon::prelude::*;
+use srcmap_bsp::Bsp;
+use srcmap_trace::Tracer;
+
+use crate::direct::{MAX_TRACE, sphere_directions};
+use crate::lights::{Light, LightKind};
+use crate::output::point_leaf;
+use crate::scene::SKY;
+use crate::{Counters, FaceLight, Options, Progress, Quality, World};
+
+const CONTENTS_SOLID: i32 = 0x1;
+
+/// One ambient sample: the cube (linear, 0-1 scale as the engine reads it) and its position
+/// as fractions (0-255) of the leaf's bounds.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AmbientSample {
+    pub cube: [Vec3; 6],
+    pub frac: [u8; 3],
+}
+
+/// The samples of one leaf.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct LeafCubes {
+    pub samples: Vec<AmbientSample>,
+}
+
+const BOX_DIRS: [Vec3; 6] = [Vec3::X, Vec3::NEG_X, Vec3::Y, Vec3::NEG_Y, Vec3::Z, Vec3::NEG_Z];
+
+pub(crate) fn leaf_ambient(
+    bsp: &Bsp,
+    world: &World,
+    facelights: &[FaceLight],
+    lights: &[Light],
+    options: &Options,
+    progress: &dyn Progress,
+    counters: &Counters,
+) -> Vec<LeafCubes> {
+    let dirs = sphere_directions(match options.quality {
+        Quality::Fast => 40,
+        Quality::Normal => 162,
+        Quality::Final => 324,
+    });
+    let sky = lights.iter().find(|l| l.kind == LightKind::SkyAmbient).map_or(Vec3::ZERO, |l| l.intensity / 255.0);
+    // Leaves of the world model only (the tree under model 0).
+    progress.start("ambient cubes", bsp.leafs.len() as u64);
+    let out = (0..bsp.leafs.len())
+        .into_par_iter()
+        .map(|leaf| {
+            let l = &bsp.leafs[leaf];
+            let mut cubes = LeafCubes::default();
+            if l.contents & CONTENTS_SOLID == 0 && l.cluster >= 0 {
+                let mins = Vec3::from(l.mins);
+                let maxs = Vec3::from(l.maxs);
+                let mut rays = 0u64;
+                for pos in sample_positions(bsp, leaf, mins, maxs, options.quality) {
+                    let cube = cube_at(world, facelights, pos, &dirs, sky, &mut rays);
+                    let size = (maxs - mins).max(Vec3::splat(1e-3));
+                    let f = ((pos - mins) / size).clamp(Vec3::ZERO, Vec3::ONE) * 255.0;
+                    cubes.samples.push(AmbientSample { cube, frac: [f.x as u8, f.y as u8, f.z as u8] });
+                }
+                counters.add_rays(rays);
+            }
+            progress.advance(1);
+            cubes
+        })
+        .collect();
+    progress.finish();
+    out
+}
+
+/// Sample points inside a leaf: its centre, plus (outside `-fast`) the centres of the
+/// octants of large leaves; points that fall in another leaf are dropped.
+fn sample_positions(bsp: &Bsp, leaf: usize, mins: Vec3, maxs: Vec3, quality: Quality) -> Vec<Vec3> {
+    let center = (mins + maxs) * 0.5;
+    let mut pts = vec![center];
+    let size = maxs - mins;
+    if quality != Quality::Fast && size.x * size.y * size.z > 128.0 * 128.0 * 128.0 {
+        for k in 0..8 {
+            let o = Vec3::new(
+                if k & 1 == 0 { -0.25 } else { 0.25 },
+                if k & 2 == 0 { -0.25 } else { 0.25 },
+                if k & 4 == 0 { -0.25 } else { 0.25 },
+            );
+            pts.push(center + size * o);
+        }
+    }
+    let inside: Vec<Vec3> = pts.iter().copied().filter(|&p| point_leaf(bsp, p) == Some(leaf)).collect();
+    if inside.is_empty() { vec![center] } else { inside }
+}
+
+fn cube_at(world: &World, facelights: &[FaceLight], pos: Vec3, dirs: &[Vec3], sky: Vec3, rays: &mut u64) -> [Vec3; 6] {
+    let mut radiance = Vec::with_capacity(dirs.len());
+    for &d in dirs {
+        *rays += 1;
+        let c = match world.surfaces.closest(pos.to_array(), d.to_array(), MAX_TRACE) {
+            Some(h) if h.payload & SKY != 0 => sky,
+            Some(h) => {
+                let f = h.payload as usize;
+                let g = &world.faces[f];
+                match facelights.get(f).and_then(|fl| fl.samples.first()) {
+                    Some(s) if g.lit && g.width > 0 => {
+                        let st = g.world_to_luxel(pos + d * h.t);
+                        let x = (st.x.round().max(0.0) as usize).min(g.width - 1);
+                        let y = (st.y.round().max(0.0) as usize).min(g.height - 1);
+                        s.get(y * g.width + x).copied().unwrap_or(Vec3::ZERO) * g.reflectivity / 255.0
+                    }
+                    _ => Vec3::ZERO,
+                }
+            }
+            None => Vec3::ZERO,
+        };
+        radiance.push(c);
+    }
+    BOX_DIRS.map(|axis| {
+        let (mut sum, mut weight) = (Vec3::ZERO, 0.0);
+        for (d, c) in dirs.iter().zip(&radiance) {
+            let w = d.dot(axis);
+            if w > 0.0 {
+                sum += *c * w;
+                weight += w;
+            }
+        }
+        if weight > 0.0 { sum / weight } else { Vec3::ZERO }
+    })
+}

@@ -1,0 +1,237 @@
+//! Radiosity by gathering. VRAD builds patches (faces chopped to 4-luxel squares), a transfer
+//! list between every pair of patches that see each other, and iterates "light leaving a
+//! patch = reflectivity × light arriving" until a bounce adds little.
+//!
+//! Here the patches are a grid of gather points every [`Options::bounce_spacing`] luxels on
+//! each face. Each point traces a fixed set of cosine-weighted rays once and remembers which
+//! face and luxel each ray hits — that list is the transfer list, with the form factors
+//! folded into the cosine-weighted sampling. Each bounce is then only lookups: the light
+//! arriving at a point is the mean, over its rays, of reflectivity × light at the hit luxel.
+//! The gathered light is spread back over the face's luxels bilinearly.
+
+use glam::{Vec2, Vec3};
+use rayon::prelude::*;
+use srcmap_trace::Tracer;
+
+use crate::direct::{MAX_TRACE, sample_point};
+use crate::{Counters, FaceLight, Options, Progress, World};
+
+/// A ray that hit nothing useful (sky, a back face, an unlit face, nothing).
+const NO_HIT: u32 = u32::MAX;
+
+/// One remembered ray hit: the face and the luxel-space point.
+#[derive(Debug, Clone, Copy)]
+struct HitRef {
+    face: u32,
+    st: Vec2,
+}
+
+/// The gather points of one face.
+#[derive(Debug, Default)]
+struct FacePatches {
+    /// Luxel coordinates of the grid columns and rows.
+    xs: Vec<usize>,
+    ys: Vec<usize>,
+    /// `rays` hits per grid point, row-major.
+    hits: Vec<HitRef>,
+}
+
+fn grid_coords(n: usize, spacing: usize) -> Vec<usize> {
+    let mut v: Vec<usize> = (0..n.saturating_sub(1)).step_by(spacing.max(1)).collect();
+    if n > 0 {
+        v.push(n - 1);
+    }
+    v.dedup();
+    v
+}
+
+/// Cheap deterministic hash → [0, 1).
+fn hash01(mut x: u64) -> f32 {
+    x ^= x >> 33;
+    x = x.wrapping_mul(0xff51_afd7_ed55_8ccd);
+    x ^= x >> 33;
+    x = x.wrapping_mul(0xc4ce_b9fe_1a85_ec53);
+    x ^= x >> 33;
+    (x >> 40) as f32 / (1u64 << 24) as f32
+}
+
+/// Cosine-weighted directions around `n`: stratified over a grid, rotated per point.
+fn cosine_dirs(n: Vec3, count: usize, seed: u64) -> impl Iterator<Item = Vec3> {
+    let (t, b) = n.any_orthonormal_pair();
+    let side = (count as f32).sqrt().ceil() as usize;
+    let rot = hash01(seed) * std::f32::consts::TAU;
+    (0..count).map(move |k| {
+        let (i, j) = (k % side, k / side);
+        let u1 = (i as f32 + hash01(seed ^ (k as u64 * 2 + 1))) / side as f32;
+        let u2 = (j as f32 + hash01(seed ^ (k as u64 * 2 + 2))) / side as f32;
+        let r = u1.min(0.9999).sqrt();
+        let phi = std::f32::consts::TAU * u2.min(1.0) + rot;
+        let z = (1.0 - r * r).max(0.0).sqrt();
+        t * (r * phi.cos()) + b * (r * phi.sin()) + n * z
+    })
+}
+
+fn trace_patches(world: &World, face: usize, options: &Options, rays: &mut u64) -> FacePatches {
+    let g = &world.faces[face];
+    let spacing = options.bounce_spacing();
+    let mut p = FacePatches { xs: grid_coords(g.width, spacing), ys: grid_coords(g.height, spacing), hits: Vec::new() };
+    let count = options.bounce_rays();
+    p.hits.reserve(p.xs.len() * p.ys.len() * count);
+    let disp = world.disps[face].as_ref();
+    let centroid = g.luxel_poly.iter().copied().sum::<Vec2>() / g.luxel_poly.len().max(1) as f32;
+    for (yi, &y) in p.ys.iter().enumerate() {
+        for (xi, &x) in p.xs.iter().enumerate() {
+            let (pos, normal) = sample_point(g, disp, Vec2::new(x as f32, y as f32), centroid);
+            let seed = (face as u64) << 32 ^ ((yi as u64) << 16) ^ xi as u64;
+            for dir in cosine_dirs(normal, count, seed) {
+                *rays += 1;
+                let hit = world.surfaces.closest(pos.to_array(), dir.to_array(), MAX_TRACE).and_then(|h| {
+                    let hf = world.faces.get(h.payload as usize)?;
+                    // Light leaves only the front of a face.
+                    if !hf.is_displacement && hf.normal.dot(dir) >= 0.0 {
+                        return None;
+                    }
+                    let point = pos + dir * h.t;
+                    let st = hf.world_to_luxel(point);
+                    Some(HitRef { face: h.payload, st })
+                });
+                p.hits.push(hit.unwrap_or(HitRef { face: NO_HIT, st: Vec2::ZERO }));
+            }
+        }
+    }
+    p
+}
+
+/// Bilinear lookup of a per-luxel field of face `g` at luxel-space `st`.
+fn bilinear(values: &[Vec3], width: usize, height: usize, st: Vec2) -> Vec3 {
+    if values.is_empty() || width == 0 || height == 0 {
+        return Vec3::ZERO;
+    }
+    let x = st.x.clamp(0.0, (width - 1) as f32);
+    let y = st.y.clamp(0.0, (height - 1) as f32);
+    let (x0, y0) = (x.floor() as usize, y.floor() as usize);
+    let (x1, y1) = ((x0 + 1).min(width - 1), (y0 + 1).min(height - 1));
+    let (fx, fy) = (x - x0 as f32, y - y0 as f32);
+    let v = |xx: usize, yy: usize| values[yy * width + xx];
+    v(x0, y0).lerp(v(x1, y0), fx).lerp(v(x0, y1).lerp(v(x1, y1), fx), fy)
+}
+
+/// Adds bounced light to style 0 of every lit face. Returns the number of bounces done.
+pub(crate) fn bounce(
+    world: &World,
+    facelights: &mut [FaceLight],
+    options: &Options,
+    progress: &dyn Progress,
+    counters: &Counters,
+    tag: &str,
+) -> u32 {
+    if options.bounces == 0 {
+        return 0;
+    }
+    progress.start(&format!("bounce rays{tag}"), world.faces.len() as u64);
+    let patches: Vec<FacePatches> = (0..world.faces.len())
+        .into_par_iter()
+        .map(|i| {
+            let mut rays = 0;
+            let p = if world.faces[i].lit && facelights[i].samples.first().is_some() {
+                trace_patches(world, i, options, &mut rays)
+            } else {
+                FacePatches::default()
+            };
+            counters.add_rays(rays);
+            progress.advance(1);
+            p
+        })
+        .collect();
+    progress.finish();
+
+    // Direct light of style 0, flat normal: what the first bounce starts from.
+    let direct: Vec<Vec<Vec3>> = world
+        .faces
+        .iter()
+        .zip(facelights.iter())
+        .map(|(g, fl)| fl.samples.first().map(|s| s[..g.luxel_count().min(s.len())].to_vec()).unwrap_or_default())
+        .collect();
+    let total_direct: f32 = direct.iter().flatten().map(|v| v.element_sum()).sum();
+    let mut indirect: Vec<Vec<Vec3>> = direct.iter().map(|d| vec![Vec3::ZERO; d.len()]).collect();
+    let max_bounces = options.bounces.min(100);
+    let mut done = 0;
+    progress.start(&format!("bounce{tag}"), max_bounces as u64);
+    for _ in 0..max_bounces {
+        // Light leaving each luxel: reflectivity × (direct + indirect so far).
+        let exitant: Vec<Vec<Vec3>> = world
+            .faces
+            .iter()
+            .enumerate()
+            .map(|(i, g)| direct[i].iter().zip(&indirect[i]).map(|(d, n)| (*d + *n) * g.reflectivity).collect())
+            .collect();
+        let next: Vec<Vec<Vec3>> = (0..world.faces.len())
+            .into_par_iter()
+            .map(|i| gather_face(world, i, &patches[i], &exitant, options.bounce_rays()))
+            .collect();
+        let change: f32 = next.iter().flatten().zip(indirect.iter().flatten()).map(|(a, b)| (*a - *b).abs().element_sum()).sum();
+        indirect = next;
+        done += 1;
+        progress.advance(1);
+        // VRAD stops when a bounce adds less than 1 unit; relative here, so small maps and
+        // dim maps converge alike.
+        if total_direct <= 0.0 || change <= 0.002 * total_direct {
+            break;
+        }
+    }
+    progress.finish();
+    for (i, fl) in facelights.iter_mut().enumerate() {
+        let g = &world.faces[i];
+        let n = g.luxel_count();
+        let Some(s0) = fl.samples.first_mut() else { continue };
+        let bumps = if g.bumped { 4 } else { 1 };
+        for b in 0..bumps {
+            for l in 0..n.min(indirect[i].len()) {
+                if let Some(v) = s0.get_mut(b * n + l) {
+                    *v += indirect[i][l];
+                }
+            }
+        }
+    }
+    done
+}
+
+fn gather_face(world: &World, face: usize, p: &FacePatches, exitant: &[Vec<Vec3>], rays: usize) -> Vec<Vec3> {
+    let g = &world.faces[face];
+    if p.xs.is_empty() || p.ys.is_empty() || rays == 0 {
+        return vec![Vec3::ZERO; exitant[face].len()];
+    }
+    // Light arriving at each grid point.
+    let mut grid = Vec::with_capacity(p.xs.len() * p.ys.len());
+    for hits in p.hits.chunks(rays) {
+        let mut sum = Vec3::ZERO;
+        for h in hits {
+            if h.face == NO_HIT {
+                continue;
+            }
+            let hf = &world.faces[h.face as usize];
+            sum += bilinear(&exitant[h.face as usize], hf.width, hf.height, h.st);
+        }
+        grid.push(sum / rays as f32);
+    }
+    // Spread over the luxels.
+    let mut out = Vec::with_capacity(g.luxel_count());
+    let locate = |coords: &[usize], v: usize| -> (usize, usize, f32) {
+        let k = coords.partition_point(|&c| c <= v).saturating_sub(1).min(coords.len() - 1);
+        if k + 1 >= coords.len() {
+            return (k, k, 0.0);
+        }
+        let (a, b) = (coords[k], coords[k + 1]);
+        (k, k + 1, (v - a) as f32 / (b - a).max(1) as f32)
+    };
+    let w = p.xs.len();
+    for t in 0..g.height {
+        let (y0, y1, fy) = locate(&p.ys, t);
+        for s in 0..g.width {
+            let (x0, x1, fx) = locate(&p.xs, s);
+            let v = |xx: usize, yy: usize| grid[yy * w + xx];
+            out.push(v(x0, y0).lerp(v(x1, y0), fx).lerp(v(x0, y1).lerp(v(x1, y1), fx), fy));
+        }
+    }
+    out
+}

@@ -1,0 +1,275 @@
+//! Sample placement and direct light (VRAD's `BuildFacelights` / `GatherSampleLight`).
+
+use glam::{Vec2, Vec3};
+use rayon::prelude::*;
+use srcmap_trace::Tracer;
+
+use crate::displacement::DispSurface;
+use crate::faces::{FaceGeom, bump_normals, clamp_to_polygon};
+use crate::lights::{Light, LightKind};
+use crate::scene::SKY;
+use crate::{Counters, FaceLight, Options, Progress, World};
+
+/// VRAD's `MAX_TRACE_LENGTH`: the diagonal of the coordinate range.
+pub const MAX_TRACE: f32 = 1.732_050_8 * 32768.0;
+/// Styles a face can hold (`MAXLIGHTMAPS`).
+pub const MAX_STYLES: usize = 4;
+
+/// Where each luxel of a face is sampled.
+#[derive(Debug, Clone, Default)]
+pub struct FaceSamples {
+    /// Sample points, already lifted 1 unit off the surface.
+    pub pos: Vec<Vec3>,
+    pub normal: Vec<Vec3>,
+}
+
+impl FaceSamples {
+    pub fn build(face: &FaceGeom, disp: Option<&DispSurface>) -> FaceSamples {
+        if !face.lit {
+            return FaceSamples::default();
+        }
+        let n = face.luxel_count();
+        let mut out = FaceSamples { pos: Vec::with_capacity(n), normal: Vec::with_capacity(n) };
+        let centroid = face.luxel_poly.iter().copied().sum::<Vec2>() / face.luxel_poly.len().max(1) as f32;
+        for t in 0..face.height {
+            for s in 0..face.width {
+                let (pos, normal) = sample_point(face, disp, Vec2::new(s as f32, t as f32), centroid);
+                out.pos.push(pos);
+                out.normal.push(normal);
+            }
+        }
+        out
+    }
+}
+
+/// The surface point and normal for luxel-space coordinates `st`: pulled inside the face (a
+/// sample outside it would sit in a neighbouring wall) and lifted 1 unit along the normal,
+/// as VRAD does to keep rays off the face itself.
+pub fn sample_point(face: &FaceGeom, disp: Option<&DispSurface>, st: Vec2, centroid: Vec2) -> (Vec3, Vec3) {
+    let mut p = clamp_to_polygon(&face.luxel_poly, st);
+    if p != st {
+        // Nudge off the edge toward the middle.
+        let to_center = centroid - p;
+        let len = to_center.length();
+        if len > 0.0 {
+            p += to_center * (0.1f32.min(len) / len);
+        }
+    }
+    let base = face.luxel_to_world(p.x, p.y);
+    match disp {
+        Some(d) => {
+            let (pos, normal) = d.sample(d.uv_of(base), face.normal);
+            (pos + normal, normal)
+        }
+        None => (base + face.normal, face.normal),
+    }
+}
+
+/// Fibonacci-sphere directions: an even spread like VRAD's 162 `g_anorms`.
+pub fn sphere_directions(n: usize) -> Vec<Vec3> {
+    let golden = std::f32::consts::PI * (3.0 - 5.0f32.sqrt());
+    (0..n)
+        .map(|i| {
+            let z = 1.0 - 2.0 * (i as f32 + 0.5) / n as f32;
+            let r = (1.0 - z * z).max(0.0).sqrt();
+            let phi = golden * i as f32;
+            Vec3::new(r * phi.cos(), r * phi.sin(), z)
+        })
+        .collect()
+}
+
+/// Whether a ray toward the sky gets there: the nearest hit is a sky face, or nothing (VRAD
+/// counts a miss as sky too).
+fn reaches_sky(scene: &dyn Tracer, pos: Vec3, dir: Vec3) -> bool {
+    match scene.closest(pos.to_array(), dir.to_array(), MAX_TRACE) {
+        Some(hit) => hit.payload & SKY != 0,
+        None => true,
+    }
+}
+
+/// The light one point receives from `light`, for each normal in `normals` (the first is
+/// the surface normal; the others bump bases). Returns `None` when nothing arrives.
+/// `rays` counts traced rays.
+pub fn gather(scene: &dyn Tracer, light: &Light, pos: Vec3, normals: &[Vec3], sky_dirs: &[Vec3], rays: &mut u64, out: &mut [f32; 4]) -> bool {
+    *out = [0.0; 4];
+    let n0 = normals[0];
+    match light.kind {
+        LightKind::Sun => {
+            let dot = -n0.dot(light.normal);
+            if dot <= 0.0 {
+                return false;
+            }
+            *rays += 1;
+            if !reaches_sky(scene, pos, -light.normal) {
+                return false;
+            }
+            out[0] = dot;
+            for (i, n) in normals.iter().enumerate().skip(1) {
+                out[i] = (-n.dot(light.normal)).max(0.0);
+            }
+            true
+        }
+        LightKind::SkyAmbient => {
+            // Visible fraction of the cosine-weighted hemisphere, per normal.
+            let mut sumdot = 0.0;
+            let mut possible = [0.0f32; 4];
+            let mut amount = [0.0f32; 4];
+            for &d in sky_dirs {
+                let dot0 = n0.dot(d);
+                if dot0 <= 0.001 {
+                    continue;
+                }
+                sumdot += dot0;
+                possible[0] += 1.0;
+                let mut dots = [0.0f32; 4];
+                dots[0] = dot0;
+                for (i, n) in normals.iter().enumerate().skip(1) {
+                    let di = n.dot(d);
+                    if di > 0.001 {
+                        dots[i] = di;
+                        possible[i] += 1.0;
+                    }
+                }
+                *rays += 1;
+                if reaches_sky(scene, pos, d) {
+                    for i in 0..normals.len() {
+                        amount[i] += dots[i];
+                    }
+                }
+            }
+            if sumdot <= 0.0 || amount[0] <= 0.0 {
+                return false;
+            }
+            for i in 0..normals.len() {
+                let factor = if possible[0] > 0.0 { possible[i] / possible[0] } else { 0.0 };
+                let denom = factor * sumdot;
+                out[i] = if denom > 0.0 { amount[i] / denom } else { 0.0 };
+            }
+            true
+        }
+        LightKind::Point | LightKind::Spot => {
+            let delta = light.origin - pos;
+            let dist2 = delta.length_squared();
+            if dist2 <= 0.0 {
+                return false;
+            }
+            let dist = dist2.sqrt();
+            let dir = delta / dist;
+            let dot = n0.dot(dir);
+            if dot <= 0.0 {
+                return false;
+            }
+            let hard = light.end_fade > light.start_fade;
+            if hard && dist > light.end_fade {
+                return false;
+            }
+            let d = dist.max(1.0).min(light.cap_dist);
+            let mut falloff = 1.0 / (light.constant_attn + light.linear_attn * d + light.quadratic_attn * d * d);
+            if light.kind == LightKind::Spot {
+                let dot2 = -dir.dot(light.normal);
+                if dot2 <= light.stopdot2 {
+                    return false;
+                }
+                falloff *= dot2;
+                if dot2 <= light.stopdot {
+                    let span = light.stopdot - light.stopdot2;
+                    let mut mult = if span > 0.0 { ((dot2 - light.stopdot2) / span).clamp(0.0, 1.0) } else { 1.0 };
+                    if light.exponent != 0.0 && light.exponent != 1.0 {
+                        mult = mult.powf(light.exponent);
+                    }
+                    falloff *= mult;
+                }
+            }
+            if hard {
+                let t = 1.0 - ((dist - light.start_fade) / (light.end_fade - light.start_fade)).clamp(0.0, 1.0);
+                falloff *= t * t * t * (t * (t * 6.0 - 15.0) + 10.0);
+            }
+            if !(falloff > 0.0) || !falloff.is_finite() {
+                return false;
+            }
+            *rays += 1;
+            if scene.occluded(pos.to_array(), dir.to_array(), dist) {
+                return false;
+            }
+            out[0] = dot * falloff;
+            for (i, n) in normals.iter().enumerate().skip(1) {
+                out[i] = n.dot(dir).max(0.0) * falloff;
+            }
+            true
+        }
+    }
+}
+
+/// Direct light of every lit face.
+pub(crate) fn direct_lighting(
+    world: &World,
+    lights: &[Light],
+    options: &Options,
+    progress: &dyn Progress,
+    counters: &Counters,
+    tag: &str,
+) -> Vec<FaceLight> {
+    let sky_dirs = sphere_directions(options.sky_samples());
+    progress.start(&format!("direct light{tag}"), world.faces.len() as u64);
+    let out = world
+        .faces
+        .par_iter()
+        .enumerate()
+        .map(|(i, face)| {
+            let fl = if face.lit { light_face(world, i, lights, &sky_dirs, counters) } else { FaceLight::default() };
+            progress.advance(1);
+            fl
+        })
+        .collect();
+    progress.finish();
+    out
+}
+
+fn light_face(world: &World, index: usize, lights: &[Light], sky_dirs: &[Vec3], counters: &Counters) -> FaceLight {
+    let face = &world.faces[index];
+    let samples = &world.samples[index];
+    let luxels = face.luxel_count();
+    let bump_count = if face.bumped { 4 } else { 1 };
+    // Style 0 always comes first (VRAD sets it on every lit face).
+    let mut fl = FaceLight { styles: vec![0], samples: vec![vec![Vec3::ZERO; luxels * bump_count]] };
+    let mut rays = 0u64;
+    let mut amounts = [0.0f32; 4];
+    let mut normals = [Vec3::ZERO; 4];
+    for light in lights {
+        if light.intensity.max_element() <= 0.0 {
+            continue;
+        }
+        let mut slot = fl.styles.iter().position(|&s| s == light.style);
+        for l in 0..luxels {
+            normals[0] = samples.normal[l];
+            if face.bumped {
+                let b = bump_normals(face.texture_vecs, samples.normal[l]);
+                normals[1..4].copy_from_slice(&b);
+            }
+            if !gather(&world.occluders, light, samples.pos[l], &normals[..bump_count], sky_dirs, &mut rays, &mut amounts) {
+                continue;
+            }
+            let slot = match slot {
+                Some(s) => s,
+                None => {
+                    if fl.styles.len() >= MAX_STYLES {
+                        break;
+                    }
+                    fl.styles.push(light.style);
+                    fl.samples.push(vec![Vec3::ZERO; luxels * bump_count]);
+                    slot = Some(fl.styles.len() - 1);
+                    fl.styles.len() - 1
+                }
+            };
+            // Nothing reaches the bump bases when the flat normal faces away.
+            let lit = amounts[0] > 0.0;
+            for b in 0..bump_count {
+                if lit {
+                    fl.samples[slot][b * luxels + l] += light.intensity * amounts[b];
+                }
+            }
+        }
+    }
+    counters.add_rays(rays);
+    fl
+}

@@ -1,0 +1,261 @@
+//! Per-face lighting geometry: the face polygon, its plane, and the mapping between world
+//! space and luxel space given by the texinfo's lightmap vectors (VRAD's `CalcFaceVectors`).
+
+use glam::{DMat3, DVec3, Vec2, Vec3};
+use srcmap_bsp::{Bsp, Face};
+
+/// Texinfo flags that mean "no lightmap" (`TEX_SPECIAL` = `SURF_SKY | SURF_NOLIGHT`).
+pub const SURF_SKY2D: i32 = 0x2;
+pub const SURF_SKY: i32 = 0x4;
+pub const SURF_NODRAW: i32 = 0x80;
+pub const SURF_NOLIGHT: i32 = 0x400;
+pub const SURF_BUMPLIGHT: i32 = 0x800;
+pub const TEX_SPECIAL: i32 = SURF_SKY | SURF_NOLIGHT;
+
+/// Everything lighting needs to know about one face.
+#[derive(Debug, Clone)]
+pub struct FaceGeom {
+    /// Polygon in world space (brush-model faces moved by their entity's origin).
+    pub points: Vec<Vec3>,
+    pub normal: Vec3,
+    pub texinfo_flags: i32,
+    /// Whether this face gets a lightmap.
+    pub lit: bool,
+    pub bumped: bool,
+    pub is_displacement: bool,
+    /// Luxels per row and rows (`lightmap_size + 1`).
+    pub width: usize,
+    pub height: usize,
+    pub mins: [i32; 2],
+    /// World → luxel space: `s = dot(vecs[0].xyz, p) + vecs[0].w` (before `mins`).
+    pub vecs: [[f32; 4]; 2],
+    /// World position of luxel space (0, 0) relative to `mins`, and the steps per luxel.
+    pub luxel_origin: Vec3,
+    pub luxel_axes: [Vec3; 2],
+    /// The polygon in luxel space relative to `mins`.
+    pub luxel_poly: Vec<Vec2>,
+    /// Texture reflectivity (linear).
+    pub reflectivity: Vec3,
+    /// Texture-space S and T vectors (for bump basis normals).
+    pub texture_vecs: [Vec3; 2],
+}
+
+impl FaceGeom {
+    /// World-space luxel position at luxel-space coordinates (relative to `mins`).
+    pub fn luxel_to_world(&self, s: f32, t: f32) -> Vec3 {
+        self.luxel_origin + self.luxel_axes[0] * s + self.luxel_axes[1] * t
+    }
+
+    /// Luxel-space coordinates (relative to `mins`) of a world point.
+    pub fn world_to_luxel(&self, p: Vec3) -> Vec2 {
+        let s = Vec3::from_slice(&self.vecs[0][..3]).dot(p) + self.vecs[0][3] - self.mins[0] as f32;
+        let t = Vec3::from_slice(&self.vecs[1][..3]).dot(p) + self.vecs[1][3] - self.mins[1] as f32;
+        Vec2::new(s, t)
+    }
+
+    pub fn luxel_count(&self) -> usize {
+        self.width * self.height
+    }
+}
+
+/// Vertex positions of a face (surfedge order), `None` when an index is out of range.
+pub fn face_points(bsp: &Bsp, face: &Face) -> Option<Vec<Vec3>> {
+    let first = usize::try_from(face.first_edge).ok()?;
+    let count = usize::try_from(face.num_edges).ok()?;
+    let mut pts = Vec::with_capacity(count);
+    for i in first..first.checked_add(count)? {
+        let se = *bsp.surfedges.get(i)?;
+        let edge = bsp.edges.get(se.unsigned_abs() as usize)?;
+        let v = if se >= 0 { edge.0[0] } else { edge.0[1] };
+        pts.push(Vec3::from(*bsp.vertexes.get(v as usize)?));
+    }
+    Some(pts)
+}
+
+/// Origin of each brush model from the entity whose `model` is `*N`.
+pub fn model_origins(bsp: &Bsp) -> Vec<Vec3> {
+    let mut origins = vec![Vec3::ZERO; bsp.models.len()];
+    for e in &bsp.entities {
+        let Some(m) = e.get("model").and_then(|m| m.strip_prefix('*')).and_then(|n| n.parse::<usize>().ok()) else { continue };
+        if let (Some(slot), Some(o)) = (origins.get_mut(m), e.get("origin")) {
+            let v: Vec<f32> = o.split_whitespace().filter_map(|t| t.parse().ok()).collect();
+            if v.len() == 3 {
+                *slot = Vec3::new(v[0], v[1], v[2]);
+            }
+        }
+    }
+    origins
+}
+
+/// For each face, the model it belongs to (faces outside every model: model 0).
+pub fn face_models(bsp: &Bsp) -> Vec<usize> {
+    let mut out = vec![0usize; bsp.faces.len()];
+    for (m, model) in bsp.models.iter().enumerate() {
+        let (Ok(first), Ok(n)) = (usize::try_from(model.first_face), usize::try_from(model.num_faces)) else { continue };
+        for f in first..(first + n).min(out.len()) {
+            out[f] = m;
+        }
+    }
+    out
+}
+
+/// Builds the lighting geometry of every face. Faces with broken indices come back unlit.
+pub fn build_faces(bsp: &Bsp) -> Vec<FaceGeom> {
+    let origins = model_origins(bsp);
+    let models = face_models(bsp);
+    bsp.faces
+        .iter()
+        .enumerate()
+        .map(|(i, face)| {
+            let origin = origins.get(models[i]).copied().unwrap_or(Vec3::ZERO);
+            build_face(bsp, face, origin)
+        })
+        .collect()
+}
+
+fn unlit(points: Vec<Vec3>, normal: Vec3, flags: i32) -> FaceGeom {
+    FaceGeom {
+        points,
+        normal,
+        texinfo_flags: flags,
+        lit: false,
+        bumped: false,
+        is_displacement: false,
+        width: 0,
+        height: 0,
+        mins: [0, 0],
+        vecs: [[0.0; 4]; 2],
+        luxel_origin: Vec3::ZERO,
+        luxel_axes: [Vec3::ZERO; 2],
+        luxel_poly: Vec::new(),
+        reflectivity: Vec3::ZERO,
+        texture_vecs: [Vec3::ZERO; 2],
+    }
+}
+
+fn build_face(bsp: &Bsp, face: &Face, origin: Vec3) -> FaceGeom {
+    let points: Vec<Vec3> = face_points(bsp, face).unwrap_or_default().into_iter().map(|p| p + origin).collect();
+    let Some(plane) = bsp.planes.get(face.plane as usize) else { return unlit(points, Vec3::Z, 0) };
+    let mut normal = Vec3::from(plane.normal);
+    let mut dist = plane.dist as f64;
+    if face.side != 0 {
+        normal = -normal;
+        dist = -dist;
+    }
+    dist += normal.as_dvec3().dot(origin.as_dvec3());
+    let Some(tex) = usize::try_from(face.texinfo).ok().and_then(|t| bsp.texinfo.get(t)) else {
+        return unlit(points, normal, 0);
+    };
+    let flags = tex.flags;
+    if flags & TEX_SPECIAL != 0 || points.len() < 3 || face.lightmap_size[0] < 0 || face.lightmap_size[1] < 0 {
+        return unlit(points, normal, flags);
+    }
+    // Luxel space → world: solve [S; T; N] p = (s - So, t - To, dist), in f64 (VRAD inverts
+    // the same system by Cramer's rule).
+    let s = DVec3::from(tex.lightmap_vecs[0].map(f64::from)[..3].try_into().unwrap_or([0.0; 3]));
+    let t = DVec3::from(tex.lightmap_vecs[1].map(f64::from)[..3].try_into().unwrap_or([0.0; 3]));
+    let n = normal.as_dvec3();
+    let m = DMat3::from_cols(s, t, n).transpose();
+    if m.determinant().abs() < 1e-12 {
+        return unlit(points, normal, flags);
+    }
+    let inv = m.inverse();
+    // Account for the model origin: vecs apply to model-local points.
+    let so = tex.lightmap_vecs[0][3] as f64 - s.dot(origin.as_dvec3());
+    let to = tex.lightmap_vecs[1][3] as f64 - t.dot(origin.as_dvec3());
+    let mins = face.lightmap_mins;
+    let luxel_origin = inv * DVec3::new(mins[0] as f64 - so, mins[1] as f64 - to, dist);
+    let axis_s = inv * DVec3::X;
+    let axis_t = inv * DVec3::Y;
+    let vecs = [
+        [s.x as f32, s.y as f32, s.z as f32, so as f32],
+        [t.x as f32, t.y as f32, t.z as f32, to as f32],
+    ];
+    let reflectivity = usize::try_from(tex.texdata)
+        .ok()
+        .and_then(|d| bsp.texdata.get(d))
+        .map(|d| Vec3::from(d.reflectivity))
+        .filter(|r| r.is_finite())
+        .unwrap_or(Vec3::splat(0.5));
+    let mut g = FaceGeom {
+        points,
+        normal,
+        texinfo_flags: flags,
+        lit: true,
+        bumped: flags & SURF_BUMPLIGHT != 0,
+        is_displacement: face.dispinfo >= 0,
+        width: face.lightmap_size[0] as usize + 1,
+        height: face.lightmap_size[1] as usize + 1,
+        mins,
+        vecs,
+        luxel_origin: luxel_origin.as_vec3(),
+        luxel_axes: [axis_s.as_vec3(), axis_t.as_vec3()],
+        luxel_poly: Vec::new(),
+        reflectivity,
+        texture_vecs: [Vec3::from_slice(&tex.texture_vecs[0][..3]), Vec3::from_slice(&tex.texture_vecs[1][..3])],
+    };
+    g.luxel_poly = g.points.iter().map(|&p| g.world_to_luxel(p)).collect();
+    g
+}
+
+/// The point of a convex polygon nearest to `p` (itself when inside). Works for either winding.
+pub fn clamp_to_polygon(poly: &[Vec2], p: Vec2) -> Vec2 {
+    if poly.len() < 3 {
+        return p;
+    }
+    // Inside test: same sign of cross products on every edge.
+    let mut sign = 0.0f32;
+    let mut inside = true;
+    for i in 0..poly.len() {
+        let a = poly[i];
+        let b = poly[(i + 1) % poly.len()];
+        let c = (b - a).perp_dot(p - a);
+        if c.abs() < 1e-6 {
+            continue;
+        }
+        if sign == 0.0 {
+            sign = c.signum();
+        } else if c.signum() != sign {
+            inside = false;
+            break;
+        }
+    }
+    if inside {
+        return p;
+    }
+    let mut best = p;
+    let mut best_d = f32::INFINITY;
+    for i in 0..poly.len() {
+        let a = poly[i];
+        let b = poly[(i + 1) % poly.len()];
+        let ab = b - a;
+        let len2 = ab.length_squared();
+        let t = if len2 > 0.0 { ((p - a).dot(ab) / len2).clamp(0.0, 1.0) } else { 0.0 };
+        let q = a + ab * t;
+        let d = q.distance_squared(p);
+        if d < best_d {
+            best_d = d;
+            best = q;
+        }
+    }
+    best
+}
+
+/// VRAD's bump basis (`g_localBumpBasis`) in tangent space.
+pub const BUMP_BASIS: [[f32; 3]; 3] = [
+    [0.816_496_6, 0.0, 0.577_350_26],
+    [-0.408_248_3, 0.707_106_77, 0.577_350_26],
+    [-0.408_248_3, -0.707_106_77, 0.577_350_26],
+];
+
+/// The three world-space bump normals for a face (`GetBumpNormals`): a basis around the
+/// normal from the texture S vector, its second axis flipped when texture space is mirrored.
+pub fn bump_normals(texture_vecs: [Vec3; 2], normal: Vec3) -> [Vec3; 3] {
+    let left_handed = normal.dot(texture_vecs[0].cross(texture_vecs[1])) < 0.0;
+    let mut b1 = normal.cross(texture_vecs[0]).normalize_or_zero();
+    let b0 = b1.cross(normal).normalize_or_zero();
+    if left_handed {
+        b1 = -b1;
+    }
+    BUMP_BASIS.map(|b| b0 * b[0] + b1 * b[1] + normal * b[2])
+}

@@ -1,0 +1,407 @@
+//! Light entities → direct lights, following VRAD's `CreateDirectLights`: `light`,
+//! `light_spot` and `light_environment` (a sun plus sky ambient); `light_dynamic` is a
+//! runtime entity and is skipped.
+
+use std::collections::BTreeMap;
+
+use glam::Vec3;
+use srcmap_bsp::Entity;
+
+/// `emit_*` types, numbered as in `dworldlight_t::type`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LightKind {
+    Point = 1,
+    Spot = 2,
+    /// The sun: parallel light along `normal`, visible where a ray against it reaches sky.
+    Sun = 3,
+    /// Sky ambient: the visible fraction of the sky hemisphere.
+    SkyAmbient = 5,
+}
+
+/// One direct light, in VRAD's units (linear 0-255 scale, already scaled for distance 100
+/// where the attenuation asks for it).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Light {
+    pub kind: LightKind,
+    pub origin: Vec3,
+    pub intensity: Vec3,
+    /// Direction the light travels (spots and sun).
+    pub normal: Vec3,
+    pub style: u8,
+    /// Cosines of the inner and outer cone (spots).
+    pub stopdot: f32,
+    pub stopdot2: f32,
+    pub exponent: f32,
+    pub constant_attn: f32,
+    pub linear_attn: f32,
+    pub quadratic_attn: f32,
+    /// `_distance`; 0 = unlimited (written to the world lights lump).
+    pub radius: f32,
+    /// Quintic fade between these distances when `end_fade > start_fade` (`_hardfalloff`
+    /// or a quadratic that would turn brighter again).
+    pub start_fade: f32,
+    pub end_fade: f32,
+    /// Distance beyond which the attenuation is no longer evaluated.
+    pub cap_dist: f32,
+    /// Index of the entity it came from.
+    pub entity: usize,
+}
+
+/// How intensities are read: LDR (`_light`) or HDR (`_lightHDR`, `_lightscaleHDR`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Range {
+    Ldr,
+    Hdr,
+}
+
+/// Valve's limit on light styles (`MAX_LIGHTSTYLES`).
+pub const MAX_LIGHTSTYLES: u32 = 64;
+/// First style VBSP hands to named (switchable) lights.
+const FIRST_SWITCHABLE_STYLE: u32 = 32;
+
+fn floats(s: &str) -> Vec<f64> {
+    s.split_whitespace().map_while(|t| t.parse::<f64>().ok()).collect()
+}
+
+fn key_f32(e: &Entity, key: &str) -> f32 {
+    e.get(key).and_then(|v| floats(v).first().copied()).unwrap_or(0.0) as f32
+}
+
+fn key_vec(e: &Entity, key: &str) -> Vec3 {
+    let v = e.get(key).map(floats).unwrap_or_default();
+    Vec3::new(
+        v.first().copied().unwrap_or(0.0) as f32,
+        v.get(1).copied().unwrap_or(0.0) as f32,
+        v.get(2).copied().unwrap_or(0.0) as f32,
+    )
+}
+
+/// `LightForString`: "r g b [brightness] [r g b brightness (HDR)]" → linear intensity.
+/// `None` when the value is missing, negative or unparsable.
+pub fn light_for_string(value: &str, range: Range) -> Option<Vec3> {
+    let v = floats(value);
+    let (mut r, mut g, mut b, mut scaler, mut count) = (
+        v.first().copied().unwrap_or(0.0),
+        v.get(1).copied().unwrap_or(0.0),
+        v.get(2).copied().unwrap_or(0.0),
+        v.get(3).copied().unwrap_or(0.0),
+        v.len(),
+    );
+    if count == 8 {
+        if range == Range::Hdr {
+            (r, g, b, scaler) = (v[4], v[5], v[6], v[7]);
+        }
+        count = 4;
+    }
+    if r < 0.0 || g < 0.0 || b < 0.0 || scaler < 0.0 {
+        return None;
+    }
+    let lin = |c: f64| (c / 255.0).powf(2.2) * 255.0;
+    let mut out = match count {
+        1 => [lin(r); 3],
+        3 | 4 => [lin(r), lin(g), lin(b)],
+        _ => return None,
+    };
+    if count == 4 {
+        for c in &mut out {
+            *c *= scaler / 255.0;
+        }
+    }
+    Some(Vec3::new(out[0] as f32, out[1] as f32, out[2] as f32))
+}
+
+/// `SetupLightNormalFromProps`: the direction from `angles`, `angle` (yaw, -1 up, -2 down)
+/// and `pitch`.
+pub fn light_normal(angles: Vec3, angle: f32, pitch: f32) -> Vec3 {
+    let (mut out, yaw_set) = if angle == -1.0 {
+        (Vec3::Z, true)
+    } else if angle == -2.0 {
+        (Vec3::NEG_Z, true)
+    } else {
+        let yaw = if angle != 0.0 { angle } else { angles.y };
+        let yaw = yaw.to_radians();
+        (Vec3::new(yaw.cos(), yaw.sin(), 0.0), false)
+    };
+    let _ = yaw_set;
+    let pitch = if pitch != 0.0 { pitch } else { angles.x }.to_radians();
+    out.z = pitch.sin();
+    out.x *= pitch.cos();
+    out.y *= pitch.cos();
+    out
+}
+
+/// Solves `1/(c + b d + a d²)` through (0, 1), (d50, 1/2), (d0, 1/256), keeping the curve
+/// monotonic — VRAD's `SolveInverseQuadraticMonotonic` for `_fifty_percent_distance`.
+fn solve_inverse_quadratic_monotonic(x1: f32, y1: f32, x2: f32, y2: f32, x3: f32, y3: f32) -> Option<(f32, f32, f32)> {
+    // Fit a quadratic through (x, 1/y): q(x) = a x² + b x + c.
+    let (y1, y2, y3) = (1.0 / y1, 1.0 / y2, 1.0 / y3);
+    let solve = |x1: f32, y1: f32, x2: f32, y2: f32, x3: f32, y3: f32| -> Option<(f32, f32, f32)> {
+        let det = (x1 - x2) * (x1 - x3) * (x2 - x3);
+        if det.abs() < 1e-12 {
+            return None;
+        }
+        let a = (x3 * (y2 - y1) + x2 * (y1 - y3) + x1 * (y3 - y2)) / det;
+        let b = (x3 * x3 * (y1 - y2) + x2 * x2 * (y3 - y1) + x1 * x1 * (y2 - y3)) / det;
+        let c = (x2 * x3 * (x2 - x3) * y1 + x3 * x1 * (x3 - x1) * y2 + x1 * x2 * (x1 - x2) * y3) / det;
+        Some((a, b, c))
+    };
+    let (a, b, c) = solve(x1, y1, x2, y2, x3, y3)?;
+    // Monotonic over [x1, x3] when the vertex lies outside it; otherwise fall back to a line
+    // through the first two points (what keeps the 50% distance right).
+    if a.abs() > 0.0 {
+        let vertex = -b / (2.0 * a);
+        if vertex > x1 && vertex < x3 {
+            let slope = (y2 - y1) / (x2 - x1);
+            return Some((0.0, slope, y1 - slope * x1));
+        }
+    }
+    Some((a, b, c))
+}
+
+fn set_falloff(e: &Entity, l: &mut Light) {
+    l.start_fade = 0.0;
+    l.end_fade = -1.0;
+    l.cap_dist = 1.0e22;
+    let d50 = key_f32(e, "_fifty_percent_distance");
+    if d50 != 0.0 {
+        let mut d0 = key_f32(e, "_zero_percent_distance");
+        if d0 < d50 {
+            d0 = 2.0 * d50;
+        }
+        let (mut a, mut b, mut c) = solve_inverse_quadratic_monotonic(0.0, 1.0, d50, 0.5, d0, 1.0 / 256.0).unwrap_or((0.0, 1.0, 0.0));
+        let v50 = c + d50 * (b + d50 * a);
+        if v50.abs() > 0.0 {
+            let scale = 2.0 / v50;
+            a *= scale;
+            b *= scale;
+            c *= scale;
+        }
+        l.quadratic_attn = a;
+        l.linear_attn = b;
+        l.constant_attn = c;
+        if key_f32(e, "_hardfalloff") != 0.0 {
+            l.end_fade = d0;
+            l.start_fade = 0.75 * d0 + 0.25 * d50;
+        } else if a.abs() > 0.0 {
+            let max = b / (-2.0 * a);
+            if max > 0.0 {
+                l.cap_dist = max;
+                l.start_fade = max;
+                l.end_fade = 10.0 * max;
+            }
+        }
+    } else {
+        let clamp = |v: f32| if v < 0.001 { 0.0 } else { v };
+        l.constant_attn = clamp(key_f32(e, "_constant_attn"));
+        l.linear_attn = clamp(key_f32(e, "_linear_attn"));
+        l.quadratic_attn = clamp(key_f32(e, "_quadratic_attn"));
+        l.radius = key_f32(e, "_distance");
+        if l.constant_attn == 0.0 && l.linear_attn == 0.0 && l.quadratic_attn == 0.0 {
+            l.constant_attn = 1.0;
+        }
+        // Intensity is specified for distance 100.
+        let ratio = l.constant_attn + 100.0 * l.linear_attn + 100.0 * 100.0 * l.quadratic_attn;
+        if ratio > 0.0 {
+            l.intensity *= ratio;
+        }
+    }
+}
+
+fn generic(e: &Entity, index: usize, entities: &[Entity], range: Range, kind: LightKind, style: u8) -> Light {
+    let intensity = (range == Range::Hdr)
+        .then(|| e.get("_lightHDR").and_then(|v| light_for_string(v, range)).filter(|v| v.max_element() > 0.0 || !v.is_finite()))
+        .flatten()
+        .or_else(|| e.get("_light").and_then(|v| light_for_string(v, range)))
+        .unwrap_or(Vec3::ZERO);
+    let origin = key_vec(e, "origin");
+    let normal = match e.get("target").filter(|t| !t.is_empty()) {
+        Some(target) => entities
+            .iter()
+            .find(|o| o.get("targetname").is_some_and(|n| n.eq_ignore_ascii_case(target)))
+            .map(|o| (key_vec(o, "origin") - origin).normalize_or_zero())
+            .unwrap_or(Vec3::NEG_Z),
+        None => light_normal(key_vec(e, "angles"), key_f32(e, "angle"), key_f32(e, "pitch")),
+    };
+    let mut intensity = intensity;
+    if range == Range::Hdr {
+        let scale = e.get("_lightscaleHDR").and_then(|v| floats(v).first().copied()).unwrap_or(1.0) as f32;
+        intensity *= scale;
+    }
+    Light {
+        kind,
+        origin,
+        intensity,
+        normal,
+        style,
+        stopdot: 0.0,
+        stopdot2: 0.0,
+        exponent: 0.0,
+        constant_attn: 0.0,
+        linear_attn: 0.0,
+        quadratic_attn: 0.0,
+        radius: 0.0,
+        start_fade: 0.0,
+        end_fade: -1.0,
+        cap_dist: 1.0e22,
+        entity: index,
+    }
+}
+
+/// What [`parse_lights`] found besides the lights.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct LightScan {
+    /// Entities named `light*` that are not supported (`light_directional` etc.).
+    pub unsupported: Vec<String>,
+    /// Named lights that got no style because all 64 were taken.
+    pub styles_exhausted: usize,
+}
+
+/// Reads every light entity. Named lights without an explicit `style` get their own style
+/// per targetname from 32 upwards (what VBSP's `SetLightStyles` writes), up to 63.
+pub fn parse_lights(entities: &[Entity], range: Range) -> (Vec<Light>, LightScan) {
+    let mut lights = Vec::new();
+    let mut scan = LightScan::default();
+    let mut named_styles: BTreeMap<String, u8> = BTreeMap::new();
+    let mut next_style = FIRST_SWITCHABLE_STYLE;
+    let mut have_sun = false;
+    for (index, e) in entities.iter().enumerate() {
+        let Some(class) = e.classname() else { continue };
+        if !class.starts_with("light") || class == "light_dynamic" {
+            continue;
+        }
+        let explicit_style = e.get("style").and_then(|s| floats(s).first().copied()).map(|s| s as i64);
+        let style = match (explicit_style, e.get("targetname").filter(|t| !t.is_empty())) {
+            (Some(s), _) if s > 0 => s.clamp(0, MAX_LIGHTSTYLES as i64 - 1) as u8,
+            // Switchable: VBSP gives each targetname its own style unless flagged
+            // "initially dark"/"start on" makes no difference to the style itself.
+            (_, Some(name)) if class != "light_environment" => {
+                let key = name.to_ascii_lowercase();
+                if let Some(&s) = named_styles.get(&key) {
+                    s
+                } else if next_style < MAX_LIGHTSTYLES {
+                    let s = next_style as u8;
+                    next_style += 1;
+                    named_styles.insert(key, s);
+                    s
+                } else {
+                    scan.styles_exhausted += 1;
+                    0
+                }
+            }
+            _ => 0,
+        };
+        match class {
+            "light" => {
+                let mut l = generic(e, index, entities, range, LightKind::Point, style);
+                set_falloff(e, &mut l);
+                lights.push(l);
+            }
+            "light_spot" => {
+                let mut l = generic(e, index, entities, range, LightKind::Spot, style);
+                let mut inner = key_f32(e, "_inner_cone");
+                if inner == 0.0 {
+                    inner = 10.0;
+                }
+                let mut outer = key_f32(e, "_cone");
+                if outer == 0.0 {
+                    outer = inner;
+                }
+                if outer < inner {
+                    outer = inner;
+                }
+                if inner == 180.0 && outer == 180.0 {
+                    l.kind = LightKind::Point;
+                } else {
+                    l.stopdot = inner.min(90.0).to_radians().cos();
+                    l.stopdot2 = outer.min(90.0).to_radians().cos();
+                    l.exponent = key_f32(e, "_exponent");
+                }
+                set_falloff(e, &mut l);
+                lights.push(l);
+            }
+            "light_environment" => {
+                // Only the first light_environment lights the map (as in VRAD).
+                if have_sun {
+                    continue;
+                }
+                have_sun = true;
+                let sun = generic(e, index, entities, range, LightKind::Sun, 0);
+                let mut ambient = sun.clone();
+                ambient.kind = LightKind::SkyAmbient;
+                let hdr_ambient = (range == Range::Hdr).then(|| e.get("_ambientHDR").and_then(|v| light_for_string(v, range))).flatten();
+                ambient.intensity = match hdr_ambient.or_else(|| e.get("_ambient").and_then(|v| light_for_string(v, range))) {
+                    Some(v) => v,
+                    None => sun.intensity * 0.5,
+                };
+                if range == Range::Hdr {
+                    ambient.intensity *= e.get("_AmbientScaleHDR").and_then(|v| floats(v).first().copied()).unwrap_or(1.0) as f32;
+                }
+                lights.push(sun);
+                lights.push(ambient);
+            }
+            other => scan.unsupported.push(other.to_string()),
+        }
+    }
+    (lights, scan)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ent(pairs: &[(&str, &str)]) -> Entity {
+        Entity { pairs: pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect() }
+    }
+
+    #[test]
+    fn light_string_is_gamma_corrected_and_scaled() {
+        let v = light_for_string("255 255 255 200", Range::Ldr).unwrap();
+        assert!((v.x - 200.0).abs() < 1e-3);
+        let v = light_for_string("128 0 0 255", Range::Ldr).unwrap();
+        assert!((v.x - (128.0f32 / 255.0).powf(2.2) * 255.0).abs() < 1e-2);
+        assert_eq!(v.y, 0.0);
+        let hdr = light_for_string("255 255 255 200 255 255 255 100", Range::Hdr).unwrap();
+        assert!((hdr.x - 100.0).abs() < 1e-3);
+        assert!(light_for_string("-1 0 0 1", Range::Ldr).is_none());
+    }
+
+    #[test]
+    fn point_light_defaults_to_quadratic_scaled_for_distance_100() {
+        let e = ent(&[("classname", "light"), ("origin", "0 0 64"), ("_light", "255 255 255 200"), ("_quadratic_attn", "1")]);
+        let (lights, _) = parse_lights(&[e], Range::Ldr);
+        assert_eq!(lights.len(), 1);
+        let l = &lights[0];
+        assert_eq!(l.kind, LightKind::Point);
+        // At distance 100 the light equals its brightness.
+        let at100 = l.intensity.x / (l.constant_attn + 100.0 * l.linear_attn + 1e4 * l.quadratic_attn);
+        assert!((at100 - 200.0).abs() < 1e-2);
+    }
+
+    #[test]
+    fn fifty_percent_distance_halves_there() {
+        let e = ent(&[("classname", "light"), ("_light", "255 255 255 255"), ("_fifty_percent_distance", "200"), ("_zero_percent_distance", "600")]);
+        let (lights, _) = parse_lights(&[e], Range::Ldr);
+        let l = &lights[0];
+        let f = |d: f32| 1.0 / (l.constant_attn + l.linear_attn * d + l.quadratic_attn * d * d);
+        assert!((f(200.0) - 0.5).abs() < 1e-3, "{}", f(200.0));
+        assert!(f(100.0) > f(200.0) && f(200.0) > f(400.0));
+    }
+
+    #[test]
+    fn environment_gives_sun_and_ambient_and_named_lights_get_styles() {
+        let ents = vec![
+            ent(&[("classname", "light_environment"), ("pitch", "-90"), ("_light", "255 255 255 100"), ("_ambient", "128 128 128 20")]),
+            ent(&[("classname", "light"), ("targetname", "lamp"), ("_light", "255 255 255 100")]),
+            ent(&[("classname", "light_spot"), ("targetname", "lamp"), ("_light", "255 255 255 100"), ("pitch", "-90")]),
+            ent(&[("classname", "light_dynamic"), ("_light", "255 255 255 100")]),
+        ];
+        let (lights, _) = parse_lights(&ents, Range::Ldr);
+        assert_eq!(lights.len(), 4);
+        assert_eq!(lights[0].kind, LightKind::Sun);
+        assert!((lights[0].normal - Vec3::NEG_Z).length() < 1e-5);
+        assert_eq!(lights[1].kind, LightKind::SkyAmbient);
+        assert_eq!(lights[2].style, 32);
+        assert_eq!(lights[3].style, 32);
+        assert_eq!(lights[3].kind, LightKind::Spot);
+    }
+}

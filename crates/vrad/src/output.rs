@@ -1,0 +1,135 @@
+//! Writing results into the BSP: lighting lump and face offsets/styles, world lights, leaf
+//! ambient cubes.
+
+use glam::Vec3;
+use srcmap_bsp::{Bsp, ColorRgbExp32, LeafAmbientIndex, LeafAmbientLighting, WorldLight};
+
+use crate::ambient::LeafCubes;
+use crate::color::{encode, median};
+use crate::lights::{Light, LightKind, Range};
+use crate::{FaceLight, World};
+
+/// The leaf containing `p` (walking the world tree from model 0's head node).
+pub fn point_leaf(bsp: &Bsp, p: Vec3) -> Option<usize> {
+    let mut node = bsp.models.first()?.head_node;
+    let mut guard = 0;
+    while node >= 0 {
+        guard += 1;
+        if guard > 100_000 {
+            return None;
+        }
+        let n = bsp.nodes.get(node as usize)?;
+        let plane = bsp.planes.get(usize::try_from(n.plane).ok()?)?;
+        let d = Vec3::from(plane.normal).dot(p) - plane.dist;
+        node = if d >= 0.0 { n.children[0] } else { n.children[1] };
+    }
+    let leaf = (-1 - node) as usize;
+    (leaf < bsp.leafs.len()).then_some(leaf)
+}
+
+/// Writes the lighting lump of `range` and points every face at its samples: per face, the
+/// styles' median colours (last style first), then for each style the samples (bump-major).
+pub(crate) fn write_lighting(bsp: &mut Bsp, world: &World, facelights: &[FaceLight], range: Range) {
+    if range == Range::Hdr && bsp.faces_hdr.is_empty() {
+        bsp.faces_hdr = bsp.faces.clone();
+    }
+    let mut lighting: Vec<ColorRgbExp32> = Vec::new();
+    let faces = if range == Range::Hdr { &mut bsp.faces_hdr } else { &mut bsp.faces };
+    for (i, face) in faces.iter_mut().enumerate() {
+        let (Some(g), Some(fl)) = (world.faces.get(i), facelights.get(i)) else {
+            face.light_offset = -1;
+            face.styles = [255; 4];
+            continue;
+        };
+        if !g.lit || fl.styles.is_empty() {
+            face.light_offset = -1;
+            face.styles = [255; 4];
+            continue;
+        }
+        let n = g.luxel_count();
+        for samples in fl.samples.iter().rev() {
+            lighting.push(encode(median(samples[..n.min(samples.len())].iter().copied())));
+        }
+        face.light_offset = (lighting.len() * 4) as i32;
+        face.styles = [255; 4];
+        for (k, &s) in fl.styles.iter().enumerate().take(4) {
+            face.styles[k] = s;
+        }
+        for samples in &fl.samples {
+            lighting.extend(samples.iter().map(|&c| encode(c)));
+        }
+    }
+    if range == Range::Hdr {
+        bsp.lighting_hdr = lighting;
+    } else {
+        bsp.lighting = lighting;
+    }
+}
+
+/// Writes the world lights lump of `range` (VRAD's `ExportDirectLightsToWorldLights`).
+pub(crate) fn write_world_lights(bsp: &mut Bsp, lights: &[Light], range: Range) {
+    let out: Vec<WorldLight> = lights
+        .iter()
+        .map(|l| {
+            let cluster = point_leaf(bsp, l.origin).and_then(|leaf| bsp.leafs.get(leaf)).map_or(-1, |leaf| leaf.cluster);
+            WorldLight {
+                origin: l.origin.to_array(),
+                intensity: (l.intensity / 255.0).to_array(),
+                normal: l.normal.to_array(),
+                shadow_cast_offset: [0.0; 3],
+                cluster,
+                kind: l.kind as i32,
+                style: l.style as i32,
+                stopdot: if l.kind == LightKind::Spot { l.stopdot } else { 0.0 },
+                stopdot2: if l.kind == LightKind::Spot { l.stopdot2 } else { 0.0 },
+                exponent: l.exponent,
+                radius: l.radius,
+                constant_attn: l.constant_attn,
+                linear_attn: l.linear_attn,
+                quadratic_attn: l.quadratic_attn,
+                flags: 0,
+                texinfo: 0,
+                owner: 0,
+            }
+        })
+        .collect();
+    if range == Range::Hdr {
+        bsp.world_lights_hdr = out;
+    } else {
+        bsp.world_lights = out;
+    }
+}
+
+/// Writes the ambient cubes of `range`: the index and lighting lumps (v20+), or the cube
+/// inside each leaf (v19 and older leaf layout). Returns the number of leaves with samples.
+pub(crate) fn write_ambient(bsp: &mut Bsp, cubes: &[LeafCubes], range: Range) -> usize {
+    let with_samples = cubes.iter().filter(|c| !c.samples.is_empty()).count();
+    let old_layout = bsp.leafs.iter().any(|l| l.ambient.is_some());
+    if old_layout {
+        // Leaves carry a single cube each (LDR only).
+        if range == Range::Ldr {
+            for (leaf, c) in bsp.leafs.iter_mut().zip(cubes) {
+                if let Some(s) = c.samples.first() {
+                    leaf.ambient = Some(s.cube.map(encode));
+                }
+            }
+        }
+        return with_samples;
+    }
+    let mut index = Vec::with_capacity(cubes.len());
+    let mut lighting = Vec::new();
+    for c in cubes {
+        index.push(LeafAmbientIndex { sample_count: c.samples.len() as u32, first_sample: lighting.len() as u32 });
+        for s in &c.samples {
+            lighting.push(LeafAmbientLighting { cube: s.cube.map(encode), x: s.frac[0], y: s.frac[1], z: s.frac[2], pad: 0 });
+        }
+    }
+    if range == Range::Hdr {
+        bsp.leaf_ambient_index_hdr = index;
+        bsp.leaf_ambient_lighting_hdr = lighting;
+    } else {
+        bsp.leaf_ambient_index = index;
+        bsp.leaf_ambient_lighting = lighting;
+    }
+    with_samples
+}

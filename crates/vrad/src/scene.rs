@@ -1,0 +1,183 @@
+//! The two ray-tracing scenes VRAD needs:
+//! * **occluders** (VRAD's `AddBrushesForRayTrace`): the sides of every opaque world brush
+//!   (contents in `MASK_OPAQUE`, sky and displacement sides left out), plus the world's sky
+//!   faces tagged [`SKY`] so a ray that reaches them "sees sky", plus brush entities with
+//!   `vrad_brush_cast_shadows`, plus displacement surfaces;
+//! * **surfaces**: every lit face (payload = face index), used to look up the light arriving
+//!   at the point a bounce ray hits.
+
+use glam::{DVec3, Vec3};
+use srcmap_bsp::Bsp;
+use srcmap_trace::{Scene, SceneBuilder};
+
+use crate::displacement::DispSurface;
+use crate::faces::{FaceGeom, SURF_SKY, SURF_SKY2D};
+
+/// Payload flag: the triangle is sky.
+pub const SKY: u32 = 1 << 31;
+/// Payload of opaque occluders.
+pub const OPAQUE: u32 = 0;
+
+const CONTENTS_SOLID: i32 = 0x1;
+const CONTENTS_OPAQUE: i32 = 0x80;
+const CONTENTS_MOVEABLE: i32 = 0x4000;
+const MASK_OPAQUE: i32 = CONTENTS_SOLID | CONTENTS_MOVEABLE | CONTENTS_OPAQUE;
+
+/// Clips a convex polygon to the back side of the plane `n·p = d` (keeps `n·p <= d`).
+fn clip_back(poly: &[DVec3], n: DVec3, d: f64) -> Vec<DVec3> {
+    const EPS: f64 = 0.01;
+    let mut out = Vec::with_capacity(poly.len() + 2);
+    for i in 0..poly.len() {
+        let a = poly[i];
+        let b = poly[(i + 1) % poly.len()];
+        let da = n.dot(a) - d;
+        let db = n.dot(b) - d;
+        if da <= EPS {
+            out.push(a);
+        }
+        if (da > EPS && db < -EPS) || (da < -EPS && db > EPS) {
+            let t = da / (da - db);
+            out.push(a + (b - a) * t);
+        }
+    }
+    out
+}
+
+/// A huge square on the plane `n·p = d`, wound so its normal is `n`.
+fn base_winding(n: DVec3, d: f64) -> Vec<DVec3> {
+    let up = if n.z.abs() > n.x.abs().max(n.y.abs()) { DVec3::X } else { DVec3::Z };
+    let v = (up - n * up.dot(n)).normalize();
+    let r = v.cross(n);
+    let c = n * d;
+    let size = 131072.0;
+    vec![c - r * size + v * size, c + r * size + v * size, c + r * size - v * size, c - r * size - v * size]
+}
+
+/// Brushes reachable from the BSP tree under `head_node`.
+fn brushes_under(bsp: &Bsp, head_node: i32) -> Vec<usize> {
+    let mut out = Vec::new();
+    let mut seen = vec![false; bsp.brushes.len()];
+    let mut stack = vec![head_node];
+    let mut guard = 0usize;
+    while let Some(n) = stack.pop() {
+        guard += 1;
+        if guard > bsp.nodes.len() * 2 + bsp.leafs.len() * 2 + 16 {
+            break;
+        }
+        if n >= 0 {
+            if let Some(node) = bsp.nodes.get(n as usize) {
+                stack.extend(node.children);
+            }
+        } else if let Some(leaf) = bsp.leafs.get((-1 - n) as usize) {
+            let first = leaf.first_leaf_brush as usize;
+            for i in first..first + leaf.num_leaf_brushes as usize {
+                if let Some(&b) = bsp.leaf_brushes.get(i) {
+                    if let Some(s) = seen.get_mut(b as usize) {
+                        if !*s {
+                            *s = true;
+                            out.push(b as usize);
+                        }
+                    }
+                }
+            }
+        }
+    }
+    out.sort_unstable();
+    out
+}
+
+fn add_brush(bsp: &Bsp, brush: usize, offset: Vec3, builder: &mut SceneBuilder) {
+    let Some(b) = bsp.brushes.get(brush) else { return };
+    if b.contents & MASK_OPAQUE == 0 {
+        return;
+    }
+    let (Ok(first), Ok(n)) = (usize::try_from(b.first_side), usize::try_from(b.num_sides)) else { return };
+    let sides: Vec<_> = (first..first + n).filter_map(|i| bsp.brush_sides.get(i)).collect();
+    let plane = |s: &srcmap_bsp::BrushSide| {
+        bsp.planes.get(s.plane as usize).map(|p| (DVec3::from(p.normal.map(f64::from)), p.dist as f64))
+    };
+    for (i, side) in sides.iter().enumerate() {
+        let flags = usize::try_from(side.texinfo).ok().and_then(|t| bsp.texinfo.get(t)).map_or(0, |t| t.flags);
+        if flags & SURF_SKY != 0 || side.dispinfo > 0 {
+            continue;
+        }
+        let Some((n, d)) = plane(side) else { continue };
+        let mut w = base_winding(n, d);
+        for (j, other) in sides.iter().enumerate() {
+            if i == j || other.bevel & 0xff != 0 {
+                continue;
+            }
+            let Some((on, od)) = plane(other) else { continue };
+            w = clip_back(&w, on, od);
+            if w.len() < 3 {
+                break;
+            }
+        }
+        if w.len() >= 3 {
+            let pts: Vec<[f32; 3]> = w.iter().map(|p| (p.as_vec3() + offset).to_array()).collect();
+            builder.add_polygon(&pts, OPAQUE);
+        }
+    }
+}
+
+/// Builds the occluder scene.
+pub fn occluders(bsp: &Bsp, faces: &[FaceGeom], disps: &[Option<DispSurface>]) -> Scene {
+    let mut builder = SceneBuilder::new();
+    if let Some(world) = bsp.models.first() {
+        for b in brushes_under(bsp, world.head_node) {
+            add_brush(bsp, b, Vec3::ZERO, &mut builder);
+        }
+        // Sky faces of the world, tagged so sun and sky-ambient rays know they got out.
+        let (first, n) = (world.first_face.max(0) as usize, world.num_faces.max(0) as usize);
+        for f in first..(first + n).min(faces.len()) {
+            if faces[f].texinfo_flags & (SURF_SKY | SURF_SKY2D) != 0 {
+                let pts: Vec<[f32; 3]> = faces[f].points.iter().map(|p| p.to_array()).collect();
+                builder.add_polygon(&pts, SKY);
+            }
+        }
+    }
+    // Brush entities flagged to cast shadows.
+    let origins = crate::faces::model_origins(bsp);
+    for e in &bsp.entities {
+        if e.get("vrad_brush_cast_shadows").and_then(|v| v.trim().parse::<i32>().ok()).unwrap_or(0) == 0 {
+            continue;
+        }
+        let Some(m) = e.get("model").and_then(|m| m.strip_prefix('*')).and_then(|n| n.parse::<usize>().ok()) else { continue };
+        let Some(model) = bsp.models.get(m) else { continue };
+        for b in brushes_under(bsp, model.head_node) {
+            add_brush(bsp, b, origins.get(m).copied().unwrap_or(Vec3::ZERO), &mut builder);
+        }
+    }
+    for d in disps.iter().flatten() {
+        for tri in d.triangles() {
+            builder.add_triangle(tri[0].to_array(), tri[1].to_array(), tri[2].to_array(), OPAQUE);
+        }
+    }
+    builder.build()
+}
+
+/// Builds the surface scene of lit faces (payload = face index) and sky faces (`SKY | index`).
+pub fn surfaces(faces: &[FaceGeom], disps: &[Option<DispSurface>]) -> Scene {
+    let mut builder = SceneBuilder::new();
+    for (i, f) in faces.iter().enumerate() {
+        if !f.lit {
+            continue;
+        }
+        if let Some(Some(d)) = disps.get(i) {
+            for tri in d.triangles() {
+                builder.add_triangle(tri[0].to_array(), tri[1].to_array(), tri[2].to_array(), i as u32);
+            }
+            continue;
+        }
+        let pts: Vec<[f32; 3]> = f.points.iter().map(|p| p.to_array()).collect();
+        builder.add_polygon(&pts, i as u32);
+    }
+    // Sky faces, so ambient-cube rays know when they see sky.
+    for (i, f) in faces.iter().enumerate() {
+        if f.texinfo_flags & (SURF_SKY | SURF_SKY2D) != 0 {
+            let pts: Vec<[f32; 3]> = f.points.iter().map(|p| p.to_array()).collect();
+            builder.add_polygon(&pts, SKY | i as u32);
+        }
+    }
+    builder.build()
+}
