@@ -1,10 +1,179 @@
 //! `info` and `convert` for DMX and VMAP files.
 
+use std::collections::BTreeMap;
+use std::io::Write;
 use std::path::Path;
 
-pub fn info(path: &Path, _data: &[u8], _json: bool) -> anyhow::Result<()> {
-    anyhow::bail!("{}: DMX support is under construction", path.display())
+use serde_json::json;
+use srcmap_dmx::{Dmx, DmxError, Encoding};
+use srcmap_vmap::Vmap;
+
+/// Reads a DMX file; errors name the file and the byte offset or line:column.
+fn load(path: &Path, data: &[u8]) -> anyhow::Result<Dmx> {
+    Dmx::read(data).map_err(|e| match e {
+        DmxError::Text { .. } => anyhow::anyhow!("{}:{e}", path.display()),
+        DmxError::Binary { offset, message } => {
+            anyhow::anyhow!("{}: byte {offset}: {message}", path.display())
+        }
+        e => anyhow::anyhow!("{}: {e}", path.display()),
+    })
 }
-pub fn convert(args: &crate::ConvertArgs, _data: &[u8]) -> anyhow::Result<()> {
-    anyhow::bail!("{}: DMX support is under construction", args.input.display())
+
+fn classes(doc: &Dmx) -> BTreeMap<&str, usize> {
+    let mut m = BTreeMap::new();
+    for e in &doc.elements {
+        *m.entry(e.class.as_str()).or_insert(0) += 1;
+    }
+    m
+}
+
+fn dmx_json(path: &Path, doc: &Dmx) -> serde_json::Value {
+    let h = &doc.header;
+    json!({
+        "file": path.display().to_string(),
+        "format": "dmx",
+        "encoding": h.encoding,
+        "encoding_version": h.encoding_version,
+        "dmx_format": h.format,
+        "dmx_format_version": h.format_version,
+        "elements": doc.elements.len(),
+        "reachable_elements": doc.reachable().len(),
+        "root_class": doc.root().map(|r| r.class.clone()),
+        "root_name": doc.root().map(|r| r.name.clone()),
+        "prefix_attributes": doc.prefix.iter().flat_map(|p| p.attrs.iter().map(|a| a.name.clone())).collect::<Vec<_>>(),
+        "string_table": doc.binary_layout.as_ref().map(|b| b.string_table.len()),
+        "classes": classes(doc),
+    })
+}
+
+fn vmap_json(path: &Path, map: &Vmap) -> serde_json::Value {
+    let nodes = map.nodes();
+    let mut node_classes: BTreeMap<&str, usize> = BTreeMap::new();
+    for n in &nodes {
+        *node_classes
+            .entry(map.doc.elements[n.element as usize].class.as_str())
+            .or_insert(0) += 1;
+    }
+    let mut entity_classes: BTreeMap<String, usize> = BTreeMap::new();
+    let mut connections = 0;
+    for e in map.entities() {
+        *entity_classes
+            .entry(e.classname().unwrap_or_else(|| "(none)".into()))
+            .or_insert(0) += 1;
+        connections += e.connections().len();
+    }
+    let (mut faces, mut verts, mut bad_meshes) = (0, 0, Vec::new());
+    let meshes = map.polygon_mesh_elements();
+    for &m in &meshes {
+        match map.polygon_mesh(m).map(|pm| pm.check()) {
+            Ok(Ok(s)) => {
+                faces += s.faces;
+                verts += s.vertices;
+            }
+            Ok(Err(errs)) => bad_meshes.push(json!({ "element": m, "error": errs[0].to_string() })),
+            Err(e) => bad_meshes.push(json!({ "element": m, "error": e.to_string() })),
+        }
+    }
+    let root = map.root();
+    json!({
+        "file": path.display().to_string(),
+        "format": "vmap",
+        "encoding": map.doc.header.encoding,
+        "encoding_version": map.doc.header.encoding_version,
+        "vmap_version": map.format_version(),
+        "editor_build": root.get("editorbuild").and_then(|v| v.as_int()),
+        "is_prefab": root.get("isprefab").and_then(|v| v.as_bool()),
+        "elements": map.doc.elements.len(),
+        "nodes": nodes.len(),
+        "node_classes": node_classes,
+        "entities": entity_classes.values().sum::<usize>(),
+        "entity_classes": entity_classes,
+        "connections": connections,
+        "groups": map.groups().len(),
+        "instances": map.instances().len(),
+        "prefabs": map.prefabs().len(),
+        "selection_sets": map.selection_sets().len(),
+        "map_variables": map.map_variables().len(),
+        "polygon_meshes": meshes.len(),
+        "mesh_faces": faces,
+        "mesh_vertices": verts,
+        "meshes_failing_topology_check": bad_meshes,
+        "prefix_attributes": map.doc.prefix.iter().flat_map(|p| p.attrs.iter().map(|a| a.name.clone())).collect::<Vec<_>>(),
+    })
+}
+
+fn print_value(out: &mut impl Write, v: &serde_json::Value, indent: usize) -> std::io::Result<()> {
+    if let Some(obj) = v.as_object() {
+        for (k, val) in obj {
+            match val {
+                serde_json::Value::Object(o) if !o.is_empty() => {
+                    writeln!(out, "{:indent$}{k}:", "")?;
+                    print_value(out, val, indent + 2)?;
+                }
+                serde_json::Value::Array(a) if a.is_empty() => {}
+                serde_json::Value::Object(_) | serde_json::Value::Null => {}
+                serde_json::Value::String(s) => writeln!(out, "{:indent$}{k:<20} {s}", "")?,
+                other => writeln!(out, "{:indent$}{k:<20} {other}", "")?,
+            }
+        }
+    }
+    Ok(())
+}
+
+/// `srcmap info FILE.dmx|FILE.vmap`.
+pub fn info(path: &Path, data: &[u8], json: bool) -> anyhow::Result<()> {
+    let doc = load(path, data)?;
+    let is_vmap = doc.root().is_some_and(|r| r.class.starts_with("CMap"));
+    let report = if is_vmap {
+        let map = Vmap::from_dmx(doc).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
+        vmap_json(path, &map)
+    } else {
+        dmx_json(path, &doc)
+    };
+    if json {
+        crate::print_json(&report)
+    } else {
+        let kind = if is_vmap { "VMAP" } else { "DMX" };
+        let mut out = std::io::stdout().lock();
+        writeln!(
+            out,
+            "{}: {kind} ({} {})",
+            path.display(),
+            report["encoding"].as_str().unwrap_or(""),
+            report["encoding_version"]
+        )?;
+        let mut rest = report;
+        if let Some(o) = rest.as_object_mut() {
+            for k in ["file", "format", "encoding", "encoding_version"] {
+                o.remove(k);
+            }
+        }
+        print_value(&mut out, &rest, 2)?;
+        Ok(())
+    }
+}
+
+/// `srcmap convert a.dmx b.dmx [--encoding binary9|keyvalues2|...]`. Without `--encoding` the
+/// input's encoding is kept and an unmodified document is written back byte for byte.
+pub fn convert(args: &crate::ConvertArgs, data: &[u8]) -> anyhow::Result<()> {
+    if args.compress || args.decompress {
+        anyhow::bail!(
+            "{}: --compress/--decompress apply to BSP files only",
+            args.input.display()
+        );
+    }
+    let doc = load(&args.input, data)?;
+    let out = match &args.encoding {
+        None => doc.write(),
+        Some(enc) => {
+            let (binary, version) = Encoding::parse(enc).ok_or_else(|| {
+                anyhow::anyhow!(
+                    "unknown DMX encoding `{enc}` (expected binary, binary1-5, binary9, keyvalues2, keyvalues2_1-4)"
+                )
+            })?;
+            doc.write_as(binary, version)
+        }
+    }
+    .map_err(|e| anyhow::anyhow!("{}: {e}", args.input.display()))?;
+    crate::write_output(&args.output, &out)
 }

@@ -1,23 +1,163 @@
 //! `info`, `convert` and `nav` subcommands for NAV files.
 
+use std::io::Write;
 use std::path::{Path, PathBuf};
+
+use serde_json::json;
+use srcmap_nav::{NavError, NavMesh, NavStats};
 
 #[derive(Debug, clap::Subcommand)]
 pub enum NavCommand {
     /// Per-place and per-attribute counts and bounds of a NAV file.
     Info {
         file: PathBuf,
+        /// Print a JSON report instead of text.
         #[arg(long)]
         json: bool,
     },
 }
 
-pub fn info(path: &Path, _data: &[u8], _json: bool) -> anyhow::Result<()> {
-    anyhow::bail!("{}: NAV support is under construction", path.display())
+/// Reads a NAV file, naming the file and the byte offset in any error.
+fn load(path: &Path, data: &[u8]) -> anyhow::Result<NavMesh> {
+    // NAV errors already say "at byte N" where there is an offset.
+    NavMesh::read(data).map_err(|e: NavError| anyhow::anyhow!("{}: {e}", path.display()))
 }
-pub fn convert(args: &crate::ConvertArgs, _data: &[u8]) -> anyhow::Result<()> {
-    anyhow::bail!("{}: NAV support is under construction", args.input.display())
+
+fn fmt3(v: [f32; 3]) -> String {
+    format!("({} {} {})", v[0], v[1], v[2])
 }
-pub fn run(_cmd: NavCommand) -> anyhow::Result<()> {
-    anyhow::bail!("NAV support is under construction")
+
+fn summary_json(path: &Path, mesh: &NavMesh, s: &NavStats, detail: bool) -> serde_json::Value {
+    let bounds = s.bounds.map(|(lo, hi)| json!({ "min": lo, "max": hi }));
+    let mut v = json!({
+        "file": path.display().to_string(),
+        "format": "nav",
+        "version": mesh.version,
+        "sub_version": mesh.sub_version,
+        "layout": mesh.layout.name(),
+        "bsp_size": mesh.bsp_size,
+        "is_analyzed": mesh.is_analyzed,
+        "areas": s.areas,
+        "ladders": s.ladders,
+        "places": s.places,
+        "connections": s.connections,
+        "hiding_spots": s.hiding_spots,
+        "encounter_paths": s.encounter_paths,
+        "approaches": s.approaches,
+        "visible_area_entries": s.visible_area_entries,
+        "bounds": bounds,
+        "post_mesh_bytes": mesh.post_mesh_data.len(),
+    });
+    if detail {
+        v["per_place"] = s
+            .per_place
+            .iter()
+            .map(|p| json!({ "place": p.place, "areas": p.areas, "min": p.min, "max": p.max }))
+            .collect();
+        v["per_attribute"] = s
+            .per_attribute
+            .iter()
+            .map(|a| json!({ "bit": a.bit, "name": a.name, "areas": a.areas }))
+            .collect();
+    }
+    v
+}
+
+fn print_text(path: &Path, mesh: &NavMesh, s: &NavStats, detail: bool) -> std::io::Result<()> {
+    let mut out = std::io::stdout().lock();
+    writeln!(out, "{}: NAV version {}", path.display(), mesh.version)?;
+    if let Some(sub) = mesh.sub_version {
+        writeln!(out, "  sub-version      {sub} (layout: {})", mesh.layout.name())?;
+    }
+    if let Some(b) = mesh.bsp_size {
+        writeln!(out, "  bsp size         {b}")?;
+    }
+    if let Some(a) = mesh.is_analyzed {
+        writeln!(out, "  analyzed         {}", a != 0)?;
+    }
+    writeln!(out, "  areas            {}", s.areas)?;
+    writeln!(out, "  ladders          {}", s.ladders)?;
+    writeln!(out, "  places           {}", s.places)?;
+    writeln!(out, "  connections      {}", s.connections)?;
+    writeln!(out, "  hiding spots     {}", s.hiding_spots)?;
+    writeln!(out, "  encounter paths  {}", s.encounter_paths)?;
+    if s.approaches > 0 {
+        writeln!(out, "  approach spots   {}", s.approaches)?;
+    }
+    if s.visible_area_entries > 0 {
+        writeln!(out, "  visibility       {} entries", s.visible_area_entries)?;
+    }
+    if let Some((lo, hi)) = s.bounds {
+        writeln!(out, "  bounds           {} .. {}", fmt3(lo), fmt3(hi))?;
+    }
+    if !mesh.post_mesh_data.is_empty() {
+        writeln!(
+            out,
+            "  trailing data    {} bytes (kept verbatim)",
+            mesh.post_mesh_data.len()
+        )?;
+    }
+    if detail {
+        writeln!(out, "  per place:")?;
+        for p in &s.per_place {
+            writeln!(
+                out,
+                "    {:<24} {:>6} areas  {} .. {}",
+                p.place.as_deref().unwrap_or("(no place)"),
+                p.areas,
+                fmt3(p.min),
+                fmt3(p.max)
+            )?;
+        }
+        writeln!(out, "  per attribute:")?;
+        if s.per_attribute.is_empty() {
+            writeln!(out, "    (no area has attribute flags)")?;
+        }
+        for a in &s.per_attribute {
+            writeln!(out, "    {:<24} {:#010x} {:>6} areas", a.name, a.bit, a.areas)?;
+        }
+    }
+    Ok(())
+}
+
+/// `srcmap info FILE.nav`.
+pub fn info(path: &Path, data: &[u8], json: bool) -> anyhow::Result<()> {
+    let mesh = load(path, data)?;
+    let s = mesh.stats();
+    if json {
+        crate::print_json(&summary_json(path, &mesh, &s, false))
+    } else {
+        Ok(print_text(path, &mesh, &s, false)?)
+    }
+}
+
+/// `srcmap convert in.nav out.nav`: rewrites the mesh in its own version (byte-identical).
+pub fn convert(args: &crate::ConvertArgs, data: &[u8]) -> anyhow::Result<()> {
+    if args.encoding.is_some() || args.compress || args.decompress {
+        anyhow::bail!(
+            "{}: NAV files have no encodings or compression to choose",
+            args.input.display()
+        );
+    }
+    let mesh = load(&args.input, data)?;
+    let out = mesh
+        .write()
+        .map_err(|e| anyhow::anyhow!("{}: {e}", args.input.display()))?;
+    crate::write_output(&args.output, &out)
+}
+
+pub fn run(cmd: NavCommand) -> anyhow::Result<()> {
+    match cmd {
+        NavCommand::Info { file, json } => {
+            let data =
+                std::fs::read(&file).map_err(|e| anyhow::anyhow!("{}: cannot read: {e}", file.display()))?;
+            let mesh = load(&file, &data)?;
+            let s = mesh.stats();
+            if json {
+                crate::print_json(&summary_json(&file, &mesh, &s, true))
+            } else {
+                Ok(print_text(&file, &mesh, &s, true)?)
+            }
+        }
+    }
 }

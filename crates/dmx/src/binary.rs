@@ -279,7 +279,7 @@ pub(crate) fn read(data: &[u8], header: Header, body: usize) -> Result<Dmx, DmxE
         } else {
             d.r.i16()? as i32
         };
-        let n = d.r.check_count(n.max(0) as u64, 1)?;
+        let n = read_count(&d.r, n, 1, "string table")?;
         let mut table = Vec::with_capacity(n);
         for _ in 0..n {
             table.push(to_string(d.r.cstr()?));

@@ -50,9 +50,18 @@ pub enum DmxError {
 
 impl From<srcmap_bytes::ReadError> for DmxError {
     fn from(e: srcmap_bytes::ReadError) -> Self {
+        // The offset is a field of its own; keep it out of the message.
+        let message = match &e {
+            srcmap_bytes::ReadError::UnexpectedEnd {
+                needed, available, ..
+            } => {
+                format!("unexpected end of data: needed {needed} bytes, {available} available")
+            }
+            srcmap_bytes::ReadError::Invalid { message, .. } => message.clone(),
+        };
         DmxError::Binary {
             offset: e.offset(),
-            message: e.to_string(),
+            message,
         }
     }
 }

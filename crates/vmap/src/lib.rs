@@ -162,8 +162,10 @@ impl Vmap {
             depth: 0,
         }];
         while let Some(n) = stack.pop() {
-            if std::mem::replace(&mut seen[n.element as usize], true) {
-                continue;
+            // Out-of-range references (possible after an edit) are skipped, not followed.
+            match seen.get_mut(n.element as usize) {
+                Some(s) if !*s => *s = true,
+                _ => continue,
             }
             out.push(n);
             let kids = self.refs(n.element, "children");
