@@ -138,7 +138,7 @@ pub fn vbsp(args: &VbspArgs) -> anyhow::Result<()> {
         }
     }
     let revision = vmf.version_info.as_ref().map(|v| v.map_version as i32).unwrap_or(0);
-    crate::write_output(&out_path, &out.bsp.to_bytes(revision))?;
+    crate::write_output(&out_path, &out.bsp.to_bytes(revision)?)?;
     if let Some(CompileError::Leak { pointfile, .. }) = &out.leak {
         // Valve writes no portal file for a leaked map: vis cannot run on it.
         crate::write_output(&out_path.with_extension("lin"), pointfile.as_bytes())?;

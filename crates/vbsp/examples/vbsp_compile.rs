@@ -73,7 +73,12 @@ fn main() {
         let total = t0.elapsed().as_secs_f64();
         match res {
             Ok(out) => {
-                let bytes = out.bsp.to_bytes(0);
+                let bsp = out.bsp.to_bsp(0);
+                let violations = srcmap_bsp::check::check(&bsp);
+                for v in violations.iter().take(5) {
+                    eprintln!("  check: {v:?}");
+                }
+                let bytes = bsp.to_bytes().expect("serialise");
                 if let Some(o) = pair.get(1) {
                     std::fs::write(o, &bytes).expect("write");
                     if out.leak.is_none() {
@@ -94,7 +99,7 @@ fn main() {
                     eprintln!("  {d}");
                 }
                 println!(
-                    "{}\tok\tparse {:.3}s compile {:.3}s total {:.3}s\tleak={} brushes={} faces={} leaves={} clusters={} errors={}",
+                    "{}\tok\tparse {:.3}s compile {:.3}s total {:.3}s\tleak={} brushes={} faces={} leaves={} clusters={} errors={} check_violations={}",
                     map.display(),
                     parse,
                     timer.start.elapsed().as_secs_f64(),
@@ -104,7 +109,8 @@ fn main() {
                     out.stats.faces,
                     out.stats.world_leaves,
                     out.stats.clusters,
-                    errors
+                    errors,
+                    violations.len()
                 );
             }
             Err(e) => {

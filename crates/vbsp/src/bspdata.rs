@@ -167,280 +167,12 @@ pub struct BspData {
     pub clip_portal_verts: Vec<[f32; 3]>,
 }
 
-struct W(Vec<u8>);
-
-impl W {
-    fn f32(&mut self, v: f32) {
-        self.0.extend_from_slice(&v.to_le_bytes());
-    }
-    fn i32(&mut self, v: i32) {
-        self.0.extend_from_slice(&v.to_le_bytes());
-    }
-    fn u32(&mut self, v: u32) {
-        self.0.extend_from_slice(&v.to_le_bytes());
-    }
-    fn i16(&mut self, v: i16) {
-        self.0.extend_from_slice(&v.to_le_bytes());
-    }
-    fn u16(&mut self, v: u16) {
-        self.0.extend_from_slice(&v.to_le_bytes());
-    }
-    fn u8(&mut self, v: u8) {
-        self.0.push(v);
-    }
-    fn vec3(&mut self, v: [f32; 3]) {
-        for x in v {
-            self.f32(x);
-        }
-    }
-}
-
-fn face_bytes(faces: &[DFace]) -> Vec<u8> {
-    let mut w = W(Vec::with_capacity(faces.len() * 56));
-    for f in faces {
-        w.u16(f.plane);
-        w.u8(f.side);
-        w.u8(f.on_node);
-        w.i32(f.first_edge);
-        w.i16(f.num_edges);
-        w.i16(f.texinfo);
-        w.i16(f.dispinfo);
-        w.i16(f.fog_volume);
-        for s in f.styles {
-            w.u8(s);
-        }
-        w.i32(f.light_offset);
-        w.f32(f.area);
-        w.i32(f.lightmap_mins[0]);
-        w.i32(f.lightmap_mins[1]);
-        w.i32(f.lightmap_size[0]);
-        w.i32(f.lightmap_size[1]);
-        w.i32(f.orig_face);
-        w.u16(0); // numPrims
-        w.u16(0); // firstPrimID
-        w.u32(f.smoothing_groups);
-    }
-    w.0
-}
-
 impl BspData {
-    /// Every lump this compiler writes: (index, version, bytes).
-    pub fn lumps(&self) -> Vec<(usize, u32, Vec<u8>)> {
-        let mut out = Vec::new();
-        let mut ents = self.entities.clone().into_bytes();
-        ents.push(0);
-        out.push((lump::ENTITIES, 0, ents));
-
-        let mut w = W(Vec::new());
-        for p in &self.planes {
-            w.vec3(p.normal);
-            w.f32(p.dist);
-            w.i32(p.kind);
-        }
-        out.push((lump::PLANES, 0, w.0));
-
-        let mut w = W(Vec::new());
-        for t in &self.texdata {
-            w.vec3(t.reflectivity);
-            w.i32(t.name_id);
-            w.i32(t.width);
-            w.i32(t.height);
-            w.i32(t.width);
-            w.i32(t.height);
-        }
-        out.push((lump::TEXDATA, 0, w.0));
-
-        let mut w = W(Vec::new());
-        for v in &self.vertexes {
-            w.vec3(*v);
-        }
-        out.push((lump::VERTEXES, 0, w.0));
-        out.push((lump::VISIBILITY, 0, self.visibility.clone()));
-
-        let mut w = W(Vec::new());
-        for n in &self.nodes {
-            w.i32(n.plane);
-            w.i32(n.children[0]);
-            w.i32(n.children[1]);
-            for x in n.mins {
-                w.i16(x);
-            }
-            for x in n.maxs {
-                w.i16(x);
-            }
-            w.u16(n.first_face);
-            w.u16(n.num_faces);
-            w.i16(n.area);
-            w.i16(0);
-        }
-        out.push((lump::NODES, 0, w.0));
-
-        let mut w = W(Vec::new());
-        for t in &self.texinfo {
-            for row in t.texture_vecs.iter().chain(&t.lightmap_vecs) {
-                for x in row {
-                    w.f32(*x);
-                }
-            }
-            w.i32(t.flags);
-            w.i32(t.texdata);
-        }
-        out.push((lump::TEXINFO, 0, w.0));
-        out.push((lump::FACES, 1, face_bytes(&self.faces)));
-        out.push((lump::ORIGINALFACES, 0, face_bytes(&self.orig_faces)));
-
-        let mut w = W(Vec::new());
-        for id in &self.face_ids {
-            w.u16(*id);
-        }
-        out.push((lump::FACEIDS, 0, w.0));
-
-        let mut w = W(Vec::new());
-        for l in &self.leafs {
-            w.i32(l.contents);
-            w.i16(l.cluster);
-            // area:9, flags:7 packed into one 16-bit field.
-            w.u16((l.area & 0x1ff) | ((l.flags & 0x7f) << 9));
-            for x in l.mins {
-                w.i16(x);
-            }
-            for x in l.maxs {
-                w.i16(x);
-            }
-            w.u16(l.first_leaf_face);
-            w.u16(l.num_leaf_faces);
-            w.u16(l.first_leaf_brush);
-            w.u16(l.num_leaf_brushes);
-            w.i16(l.water_data);
-            w.i16(0);
-        }
-        out.push((lump::LEAFS, 1, w.0));
-
-        let mut w = W(Vec::new());
-        for e in &self.edges {
-            w.u16(e[0]);
-            w.u16(e[1]);
-        }
-        out.push((lump::EDGES, 0, w.0));
-        let mut w = W(Vec::new());
-        for s in &self.surfedges {
-            w.i32(*s);
-        }
-        out.push((lump::SURFEDGES, 0, w.0));
-
-        let mut w = W(Vec::new());
-        for m in &self.models {
-            w.vec3(m.mins);
-            w.vec3(m.maxs);
-            w.vec3(m.origin);
-            w.i32(m.head_node);
-            w.i32(m.first_face);
-            w.i32(m.num_faces);
-        }
-        out.push((lump::MODELS, 0, w.0));
-
-        let mut w = W(Vec::new());
-        for x in &self.leaf_faces {
-            w.u16(*x);
-        }
-        out.push((lump::LEAFFACES, 0, w.0));
-        let mut w = W(Vec::new());
-        for x in &self.leaf_brushes {
-            w.u16(*x);
-        }
-        out.push((lump::LEAFBRUSHES, 0, w.0));
-
-        let mut w = W(Vec::new());
-        for b in &self.brushes {
-            w.i32(b.first_side);
-            w.i32(b.num_sides);
-            w.i32(b.contents);
-        }
-        out.push((lump::BRUSHES, 0, w.0));
-        let mut w = W(Vec::new());
-        for s in &self.brush_sides {
-            w.u16(s.plane);
-            w.i16(s.texinfo);
-            w.i16(s.dispinfo);
-            w.u8(s.bevel);
-            w.u8(0); // thin
-        }
-        out.push((lump::BRUSHSIDES, 0, w.0));
-
-        let mut w = W(Vec::new());
-        for a in &self.areas {
-            w.i32(a.num_portals);
-            w.i32(a.first_portal);
-        }
-        out.push((lump::AREAS, 0, w.0));
-        let mut w = W(Vec::new());
-        for a in &self.area_portals {
-            w.u16(a.key);
-            w.u16(a.other_area);
-            w.u16(a.first_clip_vert);
-            w.u16(a.num_clip_verts);
-            w.i32(a.plane);
-        }
-        out.push((lump::AREAPORTALS, 0, w.0));
-        let mut w = W(Vec::new());
-        for v in &self.clip_portal_verts {
-            w.vec3(*v);
-        }
-        out.push((lump::CLIPPORTALVERTS, 0, w.0));
-
-        // Texture names: NUL-terminated strings and their offsets.
-        let mut data = Vec::new();
-        let mut table = W(Vec::new());
-        for s in &self.texdata_strings {
-            table.i32(data.len() as i32);
-            data.extend_from_slice(s.as_bytes());
-            data.push(0);
-        }
-        out.push((lump::TEXDATA_STRING_DATA, 0, data));
-        out.push((lump::TEXDATA_STRING_TABLE, 0, table.0));
-
-        // An empty game lump directory (no static props yet).
-        out.push((lump::GAME_LUMP, 0, 0i32.to_le_bytes().to_vec()));
-        // An empty zip (end of central directory only), which every reader accepts.
-        let mut zip = vec![0x50, 0x4b, 0x05, 0x06];
-        zip.extend_from_slice(&[0u8; 18]);
-        out.push((lump::PAKFILE, 0, zip));
-
-        let mut w = W(Vec::new());
-        for _ in &self.leafs {
-            w.u16(0);
-        }
-        out.push((lump::LEAFMINDISTTOWATER, 0, w.0));
-        out
-    }
-
-    /// A complete version-20 BSP file (little-endian), lumps in index order, each
-    /// aligned to four bytes.
-    pub fn to_bytes(&self, map_revision: i32) -> Vec<u8> {
-        const HEADER: usize = 4 + 4 + 64 * 16 + 4;
-        let mut file = vec![0u8; HEADER];
-        file[0..4].copy_from_slice(b"VBSP");
-        file[4..8].copy_from_slice(&20i32.to_le_bytes());
-        let mut lumps = self.lumps();
-        lumps.sort_by_key(|l| l.0);
-        for (idx, version, data) in lumps {
-            while file.len() % 4 != 0 {
-                file.push(0);
-            }
-            let ofs = file.len();
-            let at = 8 + idx * 16;
-            let (o, l) = if data.is_empty() {
-                (0, 0)
-            } else {
-                (ofs as i32, data.len() as i32)
-            };
-            file[at..at + 4].copy_from_slice(&o.to_le_bytes());
-            file[at + 4..at + 8].copy_from_slice(&l.to_le_bytes());
-            file[at + 8..at + 12].copy_from_slice(&(version as i32).to_le_bytes());
-            file.extend_from_slice(&data);
-        }
-        file[HEADER - 4..HEADER].copy_from_slice(&map_revision.to_le_bytes());
-        file
+    /// A complete version-20 BSP file, written by the format crate.
+    pub fn to_bytes(&self, map_revision: i32) -> Result<Vec<u8>, crate::CompileError> {
+        self.to_bsp(map_revision)
+            .to_bytes()
+            .map_err(|e| crate::CompileError::Map(format!("writing the BSP: {e}")))
     }
 }
 
@@ -468,4 +200,198 @@ impl BspData {
         let ti = &self.texinfo[face.texinfo as usize];
         &self.texdata_strings[self.texdata[ti.texdata as usize].name_id as usize]
     }
+}
+
+fn face_to(f: &DFace) -> srcmap_bsp::Face {
+    srcmap_bsp::Face {
+        plane: f.plane as u32,
+        side: f.side,
+        on_node: f.on_node,
+        first_edge: f.first_edge,
+        num_edges: f.num_edges as i32,
+        texinfo: f.texinfo as i32,
+        dispinfo: f.dispinfo as i32,
+        surface_fog_volume_id: f.fog_volume as i32,
+        styles: f.styles,
+        light_offset: f.light_offset,
+        area: f.area,
+        lightmap_mins: f.lightmap_mins,
+        lightmap_size: f.lightmap_size,
+        orig_face: f.orig_face,
+        smoothing_groups: f.smoothing_groups,
+        ..Default::default()
+    }
+}
+
+impl BspData {
+    /// The BSP as the format crate's typed view (version 20), ready to serialise or check.
+    pub fn to_bsp(&self, map_revision: i32) -> srcmap_bsp::Bsp {
+        use srcmap_bsp as b;
+        let mut out = b::Bsp::new(20);
+        out.revision = map_revision;
+        out.entities = parse_entities(&self.entities);
+        out.planes = self
+            .planes
+            .iter()
+            .map(|p| b::Plane {
+                normal: p.normal,
+                dist: p.dist,
+                kind: p.kind,
+            })
+            .collect();
+        for name in &self.texdata_strings {
+            out.add_texdata_name(name);
+        }
+        out.texdata = self
+            .texdata
+            .iter()
+            .map(|t| b::TexData {
+                reflectivity: t.reflectivity,
+                name_id: t.name_id,
+                width: t.width,
+                height: t.height,
+                view_width: t.width,
+                view_height: t.height,
+            })
+            .collect();
+        out.vertexes = self.vertexes.clone();
+        if !self.visibility.is_empty() {
+            let n = u32::from_le_bytes(self.visibility[0..4].try_into().unwrap_or([0; 4]));
+            let row_at = 4 + n as usize * 8;
+            let row = self.visibility[row_at..].to_vec();
+            out.visibility = Some(b::Visibility {
+                num_clusters: n,
+                pvs: vec![row.clone(); n as usize],
+                pas: vec![row; n as usize],
+            });
+        }
+        out.nodes = self
+            .nodes
+            .iter()
+            .map(|n| b::Node {
+                plane: n.plane,
+                children: n.children,
+                mins: n.mins.map(|x| x as f32),
+                maxs: n.maxs.map(|x| x as f32),
+                first_face: n.first_face as u32,
+                num_faces: n.num_faces as u32,
+                area: n.area,
+                pad: 0,
+            })
+            .collect();
+        out.texinfo = self
+            .texinfo
+            .iter()
+            .map(|t| b::TexInfo {
+                texture_vecs: t.texture_vecs,
+                lightmap_vecs: t.lightmap_vecs,
+                flags: t.flags,
+                texdata: t.texdata,
+            })
+            .collect();
+        out.faces = self.faces.iter().map(face_to).collect();
+        out.original_faces = self.orig_faces.iter().map(face_to).collect();
+        out.face_ids = self.face_ids.iter().map(|&x| x as u32).collect();
+        out.leafs = self
+            .leafs
+            .iter()
+            .map(|l| b::Leaf {
+                contents: l.contents,
+                cluster: l.cluster as i32,
+                area_flags: b::Leaf::pack_area_flags(l.area as u32, l.flags as u32),
+                mins: l.mins.map(|x| x as f32),
+                maxs: l.maxs.map(|x| x as f32),
+                first_leaf_face: l.first_leaf_face as u32,
+                num_leaf_faces: l.num_leaf_faces as u32,
+                first_leaf_brush: l.first_leaf_brush as u32,
+                num_leaf_brushes: l.num_leaf_brushes as u32,
+                leaf_water_data: l.water_data as i32,
+                ..Default::default()
+            })
+            .collect();
+        out.edges = self
+            .edges
+            .iter()
+            .map(|e| b::Edge([e[0] as u32, e[1] as u32]))
+            .collect();
+        out.surfedges = self.surfedges.clone();
+        out.models = self
+            .models
+            .iter()
+            .map(|m| b::Model {
+                mins: m.mins,
+                maxs: m.maxs,
+                origin: m.origin,
+                head_node: m.head_node,
+                first_face: m.first_face,
+                num_faces: m.num_faces,
+            })
+            .collect();
+        out.leaf_faces = self.leaf_faces.iter().map(|&x| x as u32).collect();
+        out.leaf_brushes = self.leaf_brushes.iter().map(|&x| x as u32).collect();
+        out.brushes = self
+            .brushes
+            .iter()
+            .map(|x| b::Brush {
+                first_side: x.first_side,
+                num_sides: x.num_sides,
+                contents: x.contents,
+            })
+            .collect();
+        out.brush_sides = self
+            .brush_sides
+            .iter()
+            .map(|s| b::BrushSide {
+                plane: s.plane as u32,
+                texinfo: s.texinfo as i32,
+                dispinfo: s.dispinfo as i32,
+                bevel: s.bevel as u16,
+                pad: 0,
+            })
+            .collect();
+        out.areas = self
+            .areas
+            .iter()
+            .map(|a| b::Area {
+                num_area_portals: a.num_portals,
+                first_area_portal: a.first_portal,
+            })
+            .collect();
+        out.area_portals = self
+            .area_portals
+            .iter()
+            .map(|a| b::AreaPortal {
+                portal_key: a.key as u32,
+                other_area: a.other_area as u32,
+                first_clip_portal_vert: a.first_clip_vert as u32,
+                num_clip_portal_verts: a.num_clip_verts as u32,
+                plane: a.plane,
+            })
+            .collect();
+        out.clip_portal_verts = self.clip_portal_verts.clone();
+        out.leaf_min_dist_to_water = vec![0; self.leafs.len()];
+        out
+    }
+}
+
+/// Entity lump text back into key/value lists (our own writer's output: quoted pairs).
+fn parse_entities(text: &str) -> Vec<srcmap_bsp::Entity> {
+    let mut out = Vec::new();
+    let mut cur: Option<Vec<(String, String)>> = None;
+    for line in text.lines() {
+        let line = line.trim();
+        if line == "{" {
+            cur = Some(Vec::new());
+        } else if line == "}" {
+            if let Some(pairs) = cur.take() {
+                out.push(srcmap_bsp::Entity { pairs });
+            }
+        } else if let Some(pairs) = cur.as_mut() {
+            let parts: Vec<&str> = line.split('"').collect();
+            if parts.len() >= 5 {
+                pairs.push((parts[1].to_string(), parts[3].to_string()));
+            }
+        }
+    }
+    out
 }

@@ -301,7 +301,7 @@ pub fn emit(
             &mut leaf_faces,
         )?;
         for (i, f) in m.detail_faces.iter().enumerate() {
-            let fi = e.emit_face(f, &model_polys[m.faces.len() + i], tex, brushes, false);
+            let fi = e.emit_face(f, &model_polys[m.faces.len() + i], tex, false);
             if let Some(fi) = fi {
                 for &l in &f.leaves {
                     leaf_faces.entry(l).or_default().push(fi);
@@ -402,7 +402,7 @@ impl Emitter<'_> {
         if let Some(list) = by_node.get(&n) {
             for &fi in list {
                 let f = &m.faces[fi];
-                if let Some(out) = self.emit_face(f, &polys[fi], tex, brushes, true) {
+                if let Some(out) = self.emit_face(f, &polys[fi], tex, true) {
                     for &l in &f.leaves {
                         leaf_faces.entry(l).or_default().push(out);
                     }
@@ -517,14 +517,7 @@ impl Emitter<'_> {
         idx as i32
     }
 
-    fn emit_face(
-        &mut self,
-        f: &Face,
-        poly: &[u32],
-        tex: &Texinfos,
-        brushes: &[Brush],
-        on_node: bool,
-    ) -> Option<u32> {
+    fn emit_face(&mut self, f: &Face, poly: &[u32], tex: &Texinfos, on_node: bool) -> Option<u32> {
         let ti = &tex.list[f.texinfo as usize];
         let flags = ti.flags as u32;
         if flags & (SURF_NODRAW | SURF_HINT | SURF_SKIP) != 0 || poly.len() < 3 {

@@ -22,6 +22,7 @@ pub struct Face {
     pub contents: u32,
     /// The map brush side the face shows: (brush index, side index); `u32::MAX` for a
     /// displacement's base face, whose brush is not in the brush table.
+    #[allow(dead_code)]
     pub side: (u32, u32),
     /// The VMF side id (Hammer's face id).
     pub hammer_id: i64,

@@ -101,7 +101,6 @@ const INTERNAL_CLASSES: &[&str] = &[
     "func_instance_parms",
     "func_instance_origin",
     "info_no_dynamic_shadow",
-    "info_lighting_relative",
 ];
 
 /// An entity after preprocessing: what goes in the entity lump and which brushes it owns.
@@ -234,7 +233,7 @@ pub fn compile(
             "func_detail" => (0, if opts.no_detail { u32::MAX } else { CONTENTS_DETAIL }, false),
             c if c.starts_with("func_areaportal") => (0, 0, true),
             "func_ladder" => (0, 0, true),
-            "func_occluder" | "func_viscluster" => (usize::MAX, 0, class == "func_occluder"),
+            "func_viscluster" => (usize::MAX, 0, false),
             "info_overlay" => {
                 overlays += 1;
                 (usize::MAX, 0, e.get("targetname").is_some_and(|t| !t.is_empty()))
@@ -372,6 +371,11 @@ pub fn compile(
                         });
                     }
                 }
+                continue;
+            }
+            if class == "func_occluder" {
+                // Occluder brushes stay in the brush lump but belong to no model.
+                brushes.push(b);
                 continue;
             }
             if areaportal {
