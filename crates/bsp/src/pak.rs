@@ -55,10 +55,16 @@ pub struct Pak<'a> {
 }
 
 fn err(base: u64, e: srcmap_bytes::ReadError) -> Error {
-    Error::Pak {
-        offset: base + e.offset(),
-        message: e.to_string(),
-    }
+    let offset = base + e.offset();
+    let message = match e {
+        srcmap_bytes::ReadError::UnexpectedEnd {
+            needed, available, ..
+        } => {
+            format!("truncated zip structure: needed {needed} bytes, {available} available")
+        }
+        srcmap_bytes::ReadError::Invalid { message, .. } => message,
+    };
+    Error::Pak { offset, message }
 }
 
 impl<'a> Pak<'a> {
@@ -124,7 +130,15 @@ impl<'a> Pak<'a> {
             r.skip(8).map_err(e)?;
             let local_offset = r.u32().map_err(e)?;
             let name = String::from_utf8_lossy(r.bytes(name_len).map_err(e)?).into_owned();
-            r.skip(extra_len + comment_len).map_err(e)?;
+            // Xbox 360 zips (XZP2) repeat the local header's alignment padding length in the
+            // central record without storing the padding: the next record follows the name.
+            let next = r.rest();
+            let quirk = next.len() < extra_len + comment_len
+                || next.starts_with(b"PK\x01\x02")
+                || next.starts_with(b"PK\x05\x06");
+            if !quirk {
+                r.skip(extra_len + comment_len).map_err(e)?;
+            }
             let central = r.data()[start..r.position()].to_vec();
             entries.push(PakEntry {
                 name,

@@ -1,39 +1,624 @@
 //! `info`, `convert`, `check`, `lump` and `pak` for BSP files.
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+
+use anyhow::{Context as _, anyhow, bail};
+use serde::Serialize;
+use srcmap_bsp::pak::Pak;
+use srcmap_bsp::{Bsp, BspDocument, BspFile, HEADER_LUMPS, lump, lump_name};
 
 #[derive(Debug, clap::Args)]
 pub struct CheckArgs {
     /// The BSP to check.
     pub file: PathBuf,
+    /// Print a JSON report instead of text.
+    #[arg(long)]
+    pub json: bool,
 }
 
 #[derive(Debug, clap::Subcommand)]
 pub enum LumpCommand {
-    /// Write one lump to a Valve `.lmp` file.
-    Extract { bsp: PathBuf, lump: String, out: PathBuf },
-    /// Replace one lump from a Valve `.lmp` file.
-    Replace { bsp: PathBuf, lmp: PathBuf, out: Option<PathBuf> },
+    /// Write one lump to a Valve `.lmp` lump file (as stored: compressed lumps stay compressed).
+    Extract {
+        bsp: PathBuf,
+        /// Lump number or name (`40`, `pakfile`, `LUMP_ENTITIES`).
+        lump: String,
+        out: PathBuf,
+    },
+    /// Replace one lump from a Valve `.lmp` file (its header names the lump).
+    Replace {
+        bsp: PathBuf,
+        lmp: PathBuf,
+        /// Output BSP (default: rewrite BSP in place, atomically).
+        out: Option<PathBuf>,
+    },
 }
 
 #[derive(Debug, clap::Subcommand)]
 pub enum PakCommand {
     /// List the pakfile's entries.
-    List { bsp: PathBuf },
+    List {
+        bsp: PathBuf,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Extract entries (all, or those named) into a directory.
+    Extract {
+        bsp: PathBuf,
+        dir: PathBuf,
+        /// Entry names to extract (default: all).
+        names: Vec<String>,
+    },
+    /// Add files (or directories, recursively) to the pakfile, as bspzip -addfile does.
+    Add {
+        bsp: PathBuf,
+        /// Files or directories to add; the entry name is the path relative to `--base`.
+        paths: Vec<PathBuf>,
+        /// Directory the entry names are relative to (default: the current directory).
+        #[arg(long)]
+        base: Option<PathBuf>,
+        /// Store new entries LZMA-compressed instead of uncompressed.
+        #[arg(long)]
+        lzma: bool,
+        /// Output BSP (default: rewrite BSP in place, atomically).
+        #[arg(long)]
+        out: Option<PathBuf>,
+    },
 }
 
-pub fn info(path: &Path, _data: &[u8], _json: bool) -> anyhow::Result<()> {
-    anyhow::bail!("{}: BSP support is under construction", path.display())
+fn read(path: &Path) -> anyhow::Result<Vec<u8>> {
+    std::fs::read(path).map_err(|e| anyhow!("{}: cannot read: {e}", path.display()))
 }
-pub fn convert(args: &crate::ConvertArgs, _data: &[u8]) -> anyhow::Result<()> {
-    anyhow::bail!("{}: BSP support is under construction", args.input.display())
+
+fn open<'a>(path: &Path, data: &'a [u8]) -> anyhow::Result<BspFile<'a>> {
+    BspFile::parse(data).map_err(|e| anyhow!("{}: {e}", path.display()))
 }
+
+fn parse(path: &Path, file: &BspFile<'_>) -> anyhow::Result<Bsp> {
+    Bsp::from_file(file).map_err(|e| anyhow!("{}: {e}", path.display()))
+}
+
+#[derive(Serialize)]
+struct LumpReport {
+    index: usize,
+    name: &'static str,
+    version: u32,
+    offset: u32,
+    stored_bytes: u32,
+    bytes: usize,
+    compressed: bool,
+    records: Option<usize>,
+}
+
+#[derive(Serialize)]
+struct GameLumpReport {
+    id: String,
+    version: u16,
+    flags: u16,
+    bytes: usize,
+    compressed: bool,
+}
+
+#[derive(Serialize)]
+struct PakReport {
+    name: String,
+    size: u32,
+    stored_size: u32,
+    method: &'static str,
+}
+
+#[derive(Serialize)]
+struct InfoReport {
+    file: String,
+    format: &'static str,
+    version: i32,
+    revision: i32,
+    endian: &'static str,
+    lump_order: &'static str,
+    file_bytes: usize,
+    lumps: Vec<LumpReport>,
+    game_lumps: Vec<GameLumpReport>,
+    static_prop_layout: Option<String>,
+    entities: usize,
+    entities_by_class: BTreeMap<String, usize>,
+    static_props: usize,
+    static_props_by_model: BTreeMap<String, usize>,
+    pakfile: Vec<PakReport>,
+    materials: Vec<String>,
+}
+
+fn method_name(m: u16) -> &'static str {
+    match m {
+        0 => "stored",
+        14 => "lzma",
+        8 => "deflate",
+        _ => "other",
+    }
+}
+
+pub fn info(path: &Path, data: &[u8], json: bool) -> anyhow::Result<()> {
+    let file = open(path, data)?;
+    let bsp = parse(path, &file)?;
+    let h = &file.header;
+    let mut lumps = Vec::new();
+    for i in 0..HEADER_LUMPS {
+        let e = h.lumps[i];
+        if e.len == 0 {
+            continue;
+        }
+        // Lumps that are byte streams rather than record arrays show no record count.
+        let bytes_only = [
+            lump::PAKFILE,
+            lump::TEXDATA_STRING_DATA,
+            lump::DISP_LIGHTMAP_SAMPLE_POSITIONS,
+            lump::MAP_FLAGS,
+        ];
+        let typed = !bsp.raw.contains_key(&i) && !bytes_only.contains(&i);
+        lumps.push(LumpReport {
+            index: i,
+            name: lump_name(i),
+            version: e.version,
+            offset: e.offset,
+            stored_bytes: e.len,
+            bytes: srcmap_bsp::lzma::uncompressed_size(file.stored(i))
+                .filter(|_| file.is_compressed(i))
+                .map_or(e.len as usize, |n| n as usize),
+            compressed: file.is_compressed(i),
+            records: typed.then(|| srcmap_bsp::check::count(&bsp, i)),
+        });
+    }
+    let doc = BspDocument::from_file(&file);
+    let raw_gl = doc
+        .raw_game_lumps()
+        .map_err(|e| anyhow!("{}: {e}", path.display()))?;
+    let game_lumps = raw_gl
+        .entries
+        .iter()
+        .filter(|g| g.id != 0 || !g.data.is_empty())
+        .map(|g| GameLumpReport {
+            id: srcmap_bsp::gamelump::id_name(g.id),
+            version: g.version,
+            flags: g.flags,
+            bytes: g.len as usize,
+            compressed: g.is_compressed(),
+        })
+        .collect();
+    let mut entities_by_class = BTreeMap::new();
+    for e in &bsp.entities {
+        *entities_by_class
+            .entry(e.classname().unwrap_or("(none)").to_string())
+            .or_insert(0) += 1;
+    }
+    let mut static_props_by_model = BTreeMap::new();
+    let sp = bsp.game_lumps.static_props();
+    if let Some(sp) = sp {
+        for p in &sp.props {
+            *static_props_by_model
+                .entry(sp.model_of(p).unwrap_or("(bad index)").to_string())
+                .or_insert(0) += 1;
+        }
+    }
+    let pak = Pak::parse(&bsp.pakfile, h.lumps[lump::PAKFILE].offset as u64)
+        .map_err(|e| anyhow!("{}: {e}", path.display()))?;
+    let pakfile = pak
+        .entries
+        .iter()
+        .map(|e| PakReport {
+            name: e.name.clone(),
+            size: e.size,
+            stored_size: e.compressed_size,
+            method: method_name(e.method),
+        })
+        .collect();
+    let mut materials: Vec<String> = (0..bsp.texdata.len())
+        .filter_map(|i| bsp.texdata_name(i).map(str::to_string))
+        .collect();
+    materials.sort_by_key(|m| m.to_ascii_lowercase());
+    materials.dedup_by(|a, b| a.eq_ignore_ascii_case(b));
+    let report = InfoReport {
+        file: path.display().to_string(),
+        format: "bsp",
+        version: h.version,
+        revision: h.revision,
+        endian: if h.endian == srcmap_bsp::Endian::Little {
+            "little (VBSP)"
+        } else {
+            "big (PSBV, console)"
+        },
+        lump_order: if h.order == srcmap_bsp::LumpOrder::L4d2 {
+            "l4d2"
+        } else {
+            "standard"
+        },
+        file_bytes: data.len(),
+        lumps,
+        game_lumps,
+        static_prop_layout: sp.map(|s| format!("{:?}", s.layout)),
+        entities: bsp.entities.len(),
+        entities_by_class,
+        static_props: sp.map_or(0, |s| s.props.len()),
+        static_props_by_model,
+        pakfile,
+        materials,
+    };
+    if json {
+        return crate::print_json(&report);
+    }
+    use std::io::Write;
+    let mut o = std::io::stdout().lock();
+    writeln!(
+        o,
+        "{}: Source BSP v{}, map revision {}, {} bytes",
+        report.file, report.version, report.revision, report.file_bytes
+    )?;
+    writeln!(
+        o,
+        "byte order: {}, lump_t order: {}",
+        report.endian, report.lump_order
+    )?;
+    writeln!(o, "lumps:")?;
+    writeln!(
+        o,
+        "  {:>3} {:<30} {:>3} {:>10} {:>10} {:>10}  {}",
+        "#", "name", "ver", "offset", "bytes", "records", "compression"
+    )?;
+    for l in &report.lumps {
+        let records = l.records.map_or("-".to_string(), |r| r.to_string());
+        let comp = if l.compressed {
+            format!("lzma ({} stored)", l.stored_bytes)
+        } else {
+            "none".into()
+        };
+        writeln!(
+            o,
+            "  {:>3} {:<30} {:>3} {:>10} {:>10} {:>10}  {}",
+            l.index, l.name, l.version, l.offset, l.bytes, records, comp
+        )?;
+    }
+    if !report.game_lumps.is_empty() {
+        writeln!(o, "game lumps:")?;
+        for g in &report.game_lumps {
+            writeln!(
+                o,
+                "  {} v{} {} bytes{}",
+                g.id,
+                g.version,
+                g.bytes,
+                if g.compressed { " (lzma)" } else { "" }
+            )?;
+        }
+    }
+    writeln!(o, "entities: {}", report.entities)?;
+    for (class, n) in &report.entities_by_class {
+        writeln!(o, "  {n:>5} {class}")?;
+    }
+    writeln!(
+        o,
+        "static props: {} ({})",
+        report.static_props,
+        report.static_prop_layout.as_deref().unwrap_or("no sprp")
+    )?;
+    for (model, n) in &report.static_props_by_model {
+        writeln!(o, "  {n:>5} {model}")?;
+    }
+    writeln!(o, "pakfile: {} entries", report.pakfile.len())?;
+    for p in &report.pakfile {
+        writeln!(o, "  {:>10} {:<6} {}", p.size, p.method, p.name)?;
+    }
+    writeln!(o, "materials: {}", report.materials.len())?;
+    for m in &report.materials {
+        writeln!(o, "  {m}")?;
+    }
+    Ok(())
+}
+
+pub fn convert(args: &crate::ConvertArgs, data: &[u8]) -> anyhow::Result<()> {
+    let file = open(&args.input, data)?;
+    let mut doc = BspDocument::from_file(&file);
+    if args.compress {
+        doc.compress()
+            .map_err(|e| anyhow!("{}: {e}", args.input.display()))?;
+    }
+    if args.decompress {
+        doc.decompress()
+            .map_err(|e| anyhow!("{}: {e}", args.input.display()))?;
+    }
+    let out = doc
+        .to_bytes()
+        .map_err(|e| anyhow!("{}: {e}", args.output.display()))?;
+    crate::write_output(&args.output, &out)
+}
+
 pub fn check(args: &CheckArgs) -> anyhow::Result<()> {
-    anyhow::bail!("{}: BSP support is under construction", args.file.display())
+    let data = read(&args.file)?;
+    let file = open(&args.file, &data)?;
+    let bsp = parse(&args.file, &file)?;
+    let violations = srcmap_bsp::check::check(&bsp);
+    if args.json {
+        let list: Vec<String> = violations.iter().map(|v| v.to_string()).collect();
+        crate::print_json(&serde_json::json!({
+            "file": args.file.display().to_string(),
+            "ok": violations.is_empty(),
+            "violations": list,
+        }))?;
+    }
+    match violations.first() {
+        None => {
+            if !args.json {
+                println!(
+                    "{}: ok (BSP v{}, every index in range, within limits)",
+                    args.file.display(),
+                    bsp.version
+                );
+            }
+            Ok(())
+        }
+        Some(first) => {
+            if !args.json {
+                for v in violations.iter().skip(1).take(20) {
+                    eprintln!("{}: {v}", args.file.display());
+                }
+            }
+            bail!(
+                "{}: {first} ({} violation{} in all)",
+                args.file.display(),
+                violations.len(),
+                if violations.len() == 1 { "" } else { "s" }
+            )
+        }
+    }
 }
-pub fn lump(_cmd: LumpCommand) -> anyhow::Result<()> {
-    anyhow::bail!("BSP support is under construction")
+
+/// Valve's `lumpfileheader_t`: lumpOffset, lumpID, lumpVersion, lumpLength, mapRevision.
+const LMP_HEADER: usize = 20;
+
+pub fn lump(cmd: LumpCommand) -> anyhow::Result<()> {
+    match cmd {
+        LumpCommand::Extract { bsp, lump, out } => {
+            let data = read(&bsp)?;
+            let file = open(&bsp, &data)?;
+            let id = srcmap_bsp::lump_by_name(&lump)
+                .ok_or_else(|| anyhow!("{}: no lump named '{lump}'", bsp.display()))?;
+            let e = file.entry(id);
+            let stored = file.stored(id);
+            let mut w = srcmap_bytes::Writer::new(file.endian());
+            w.i32(LMP_HEADER as i32);
+            w.i32(id as i32);
+            w.u32(e.version);
+            w.u32(stored.len() as u32);
+            w.i32(file.header.revision);
+            w.bytes(stored);
+            crate::write_output(&out, &w.buf)?;
+            eprintln!(
+                "{}: lump {id} ({}) v{}, {} bytes -> {}",
+                bsp.display(),
+                lump_name(id),
+                e.version,
+                stored.len(),
+                out.display()
+            );
+            Ok(())
+        }
+        LumpCommand::Replace { bsp, lmp, out } => {
+            let data = read(&bsp)?;
+            let file = open(&bsp, &data)?;
+            let lmp_data = read(&lmp)?;
+            let mut r = srcmap_bytes::Reader::new(&lmp_data, file.endian());
+            let bad = |e: srcmap_bytes::ReadError| anyhow!("{}: lump file header: {e}", lmp.display());
+            let ofs = r.i32().map_err(bad)?;
+            let id = r.i32().map_err(bad)?;
+            let version = r.u32().map_err(bad)?;
+            let len = r.u32().map_err(bad)? as usize;
+            let _revision = r.i32().map_err(bad)?;
+            if !(0..HEADER_LUMPS as i32).contains(&id) {
+                bail!("{}: byte 4: lump id {id} is not 0-63", lmp.display());
+            }
+            let id = id as usize;
+            if ofs < LMP_HEADER as i32
+                || (ofs as usize)
+                    .checked_add(len)
+                    .is_none_or(|end| end > lmp_data.len())
+            {
+                bail!(
+                    "{}: byte 0: lump data at {ofs} (+{len}) lies outside the {}-byte file",
+                    lmp.display(),
+                    lmp_data.len()
+                );
+            }
+            let body = lmp_data[ofs as usize..ofs as usize + len].to_vec();
+            let mut doc = BspDocument::from_file(&file);
+            if id == lump::GAME_LUMP {
+                doc.set_lump(
+                    id,
+                    rebase_game_lump(&body, file.endian()).with_context(|| format!("{}", lmp.display()))?,
+                    version,
+                );
+            } else {
+                let fourcc = srcmap_bsp::lzma::uncompressed_size(&body).unwrap_or(0);
+                doc.set_lump_stored(id, body, version, fourcc);
+            }
+            let bytes = doc.to_bytes().map_err(|e| anyhow!("{}: {e}", bsp.display()))?;
+            let target = out.unwrap_or(bsp.clone());
+            crate::write_output(&target, &bytes)?;
+            eprintln!(
+                "{}: replaced lump {id} ({}) with {} bytes -> {}",
+                bsp.display(),
+                lump_name(id),
+                len,
+                target.display()
+            );
+            Ok(())
+        }
+    }
 }
-pub fn pak(_cmd: PakCommand) -> anyhow::Result<()> {
-    anyhow::bail!("BSP support is under construction")
+
+/// A game lump from a `.lmp` has offsets for wherever it sat in its BSP; make them relative to
+/// the lump start (the first entry's data follows the directory).
+fn rebase_game_lump(body: &[u8], endian: srcmap_bsp::Endian) -> anyhow::Result<Vec<u8>> {
+    let mut r = srcmap_bytes::Reader::new(body, endian);
+    let n = r.u32()? as usize;
+    if n == 0 {
+        return Ok(body.to_vec());
+    }
+    r.skip(8)?;
+    let first = r.u32()? as i64;
+    let dir_end = 4 + 16 * n as i64;
+    let mut out = body.to_vec();
+    srcmap_bsp::gamelump::patch_offsets(&mut out, endian, dir_end - first)
+        .map_err(|m| anyhow!("game lump: {m}"))?;
+    Ok(out)
+}
+
+pub fn pak(cmd: PakCommand) -> anyhow::Result<()> {
+    match cmd {
+        PakCommand::List { bsp, json } => {
+            let data = read(&bsp)?;
+            let file = open(&bsp, &data)?;
+            let lumpdata = file
+                .lump(lump::PAKFILE)
+                .map_err(|e| anyhow!("{}: {e}", bsp.display()))?;
+            let pak = Pak::parse(&lumpdata, file.entry(lump::PAKFILE).offset as u64)
+                .map_err(|e| anyhow!("{}: {e}", bsp.display()))?;
+            if json {
+                let list: Vec<PakReport> = pak
+                    .entries
+                    .iter()
+                    .map(|e| PakReport {
+                        name: e.name.clone(),
+                        size: e.size,
+                        stored_size: e.compressed_size,
+                        method: method_name(e.method),
+                    })
+                    .collect();
+                return crate::print_json(&list);
+            }
+            for e in &pak.entries {
+                println!(
+                    "{:>10} {:>10} {:<6} {}",
+                    e.size,
+                    e.compressed_size,
+                    method_name(e.method),
+                    e.name
+                );
+            }
+            Ok(())
+        }
+        PakCommand::Extract { bsp, dir, names } => {
+            let data = read(&bsp)?;
+            let file = open(&bsp, &data)?;
+            let lumpdata = file
+                .lump(lump::PAKFILE)
+                .map_err(|e| anyhow!("{}: {e}", bsp.display()))?;
+            let pak = Pak::parse(&lumpdata, file.entry(lump::PAKFILE).offset as u64)
+                .map_err(|e| anyhow!("{}: {e}", bsp.display()))?;
+            let mut n = 0;
+            for want in &names {
+                if pak.find(want).is_none() {
+                    bail!("{}: pakfile has no entry '{want}'", bsp.display());
+                }
+            }
+            for e in &pak.entries {
+                if !names.is_empty()
+                    && !names.iter().any(|w| {
+                        w.replace('\\', "/")
+                            .eq_ignore_ascii_case(&e.name.replace('\\', "/"))
+                    })
+                {
+                    continue;
+                }
+                let rel = safe_relative(&e.name).ok_or_else(|| {
+                    anyhow!("{}: pakfile entry '{}' has an unsafe path", bsp.display(), e.name)
+                })?;
+                let bytes = pak.read(e).map_err(|err| anyhow!("{}: {err}", bsp.display()))?;
+                let target = dir.join(rel);
+                if let Some(parent) = target.parent() {
+                    std::fs::create_dir_all(parent)
+                        .map_err(|err| anyhow!("{}: cannot create: {err}", parent.display()))?;
+                }
+                crate::write_output(&target, &bytes)?;
+                n += 1;
+            }
+            eprintln!("{}: extracted {n} entries into {}", bsp.display(), dir.display());
+            Ok(())
+        }
+        PakCommand::Add {
+            bsp,
+            paths,
+            base,
+            lzma,
+            out,
+        } => {
+            let data = read(&bsp)?;
+            let file = open(&bsp, &data)?;
+            let base = base.unwrap_or_else(|| PathBuf::from("."));
+            let mut files = Vec::new();
+            for p in &paths {
+                collect_files(p, &base, &mut files)?;
+            }
+            let lumpdata = file
+                .lump(lump::PAKFILE)
+                .map_err(|e| anyhow!("{}: {e}", bsp.display()))?;
+            let pak = Pak::parse(&lumpdata, file.entry(lump::PAKFILE).offset as u64)
+                .map_err(|e| anyhow!("{}: {e}", bsp.display()))?;
+            let zip = pak
+                .with_files(&files, lzma)
+                .map_err(|e| anyhow!("{}: {e}", bsp.display()))?;
+            let mut doc = BspDocument::from_file(&file);
+            let version = doc.lumps[lump::PAKFILE].version;
+            doc.set_lump(lump::PAKFILE, zip, version);
+            let bytes = doc.to_bytes().map_err(|e| anyhow!("{}: {e}", bsp.display()))?;
+            let target = out.unwrap_or(bsp.clone());
+            crate::write_output(&target, &bytes)?;
+            eprintln!(
+                "{}: added {} files -> {}",
+                bsp.display(),
+                files.len(),
+                target.display()
+            );
+            Ok(())
+        }
+    }
+}
+
+/// A zip entry name as a relative path without `..` or roots.
+fn safe_relative(name: &str) -> Option<PathBuf> {
+    let mut out = PathBuf::new();
+    for part in name.split(['/', '\\']) {
+        match part {
+            "" | "." => continue,
+            ".." => return None,
+            p if p.contains(':') => return None,
+            p => out.push(p),
+        }
+    }
+    (!out.as_os_str().is_empty()).then_some(out)
+}
+
+fn collect_files(path: &Path, base: &Path, out: &mut Vec<(String, Vec<u8>)>) -> anyhow::Result<()> {
+    let meta = std::fs::metadata(path).map_err(|e| anyhow!("{}: {e}", path.display()))?;
+    if meta.is_dir() {
+        let mut entries: Vec<_> = std::fs::read_dir(path)
+            .map_err(|e| anyhow!("{}: {e}", path.display()))?
+            .flatten()
+            .collect();
+        entries.sort_by_key(|e| e.file_name());
+        for e in entries {
+            collect_files(&e.path(), base, out)?;
+        }
+        return Ok(());
+    }
+    let rel = path.strip_prefix(base).unwrap_or(path);
+    let name: Vec<String> = rel
+        .components()
+        .filter_map(|c| match c {
+            std::path::Component::Normal(s) => Some(s.to_string_lossy().into_owned()),
+            _ => None,
+        })
+        .collect();
+    if name.is_empty() {
+        bail!("{}: cannot derive an entry name", path.display());
+    }
+    out.push((name.join("/").to_ascii_lowercase(), read(path)?));
+    Ok(())
 }
