@@ -136,12 +136,9 @@ fn unlit(points: Vec<Vec3>, normal: Vec3, flags: i32) -> FaceGeom {
 fn build_face(bsp: &Bsp, face: &Face, origin: Vec3) -> FaceGeom {
     let points: Vec<Vec3> = face_points(bsp, face).unwrap_or_default().into_iter().map(|p| p + origin).collect();
     let Some(plane) = bsp.planes.get(face.plane as usize) else { return unlit(points, Vec3::Z, 0) };
-    let mut normal = Vec3::from(plane.normal);
+    // The face's plane already faces the right way (VRAD ignores `side`).
+    let normal = Vec3::from(plane.normal);
     let mut dist = plane.dist as f64;
-    if face.side != 0 {
-        normal = -normal;
-        dist = -dist;
-    }
     dist += normal.as_dvec3().dot(origin.as_dvec3());
     let Some(tex) = usize::try_from(face.texinfo).ok().and_then(|t| bsp.texinfo.get(t)) else {
         return unlit(points, normal, 0);
