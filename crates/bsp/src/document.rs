@@ -221,6 +221,14 @@ impl<'a> BspDocument<'a> {
             let len = slot.data.len();
             let offset = match slot.origin {
                 Some(orig) if in_place && len == 0 => orig,
+                Some(orig) if in_place && (orig as usize) < out.len() => {
+                    // Overlaps bytes already written (lumps sharing data): since everything so
+                    // far equals the source, only the part past the end is new.
+                    let done = out.len() - orig as usize;
+                    out.extend_from_slice(slot.data.get(done..).unwrap_or(&[]));
+                    entries[lump] = (orig, len as u32);
+                    continue;
+                }
                 Some(orig) if in_place && orig as usize >= out.len() => {
                     // Copy the gap (padding, or bytes no lump claims) from the source.
                     let src = self.source.unwrap_or(&[]);

@@ -91,7 +91,7 @@ pub fn parse_entities(data: &[u8], lump: usize, base: u64) -> Result<Vec<Entity>
                 } else {
                     let n = text[i..]
                         .iter()
-                        .position(|b| b.is_ascii_whitespace() || *b == b'{' || *b == b'}');
+                        .position(|b| b.is_ascii_whitespace() || matches!(b, b'{' | b'}' | b'"'));
                     let n = n.unwrap_or(text.len() - i);
                     let t = &text[i..i + n];
                     i += n;

@@ -1,0 +1,36 @@
+//! Times, per file: reading it from disk, srcmap's open (header + directory), srcmap's full
+//! typed parse, and the `vbsp` crate's `Bsp::read`. Prints TSV (times in microseconds, the
+//! median of repeated runs that fill at least `MIN_TIME`).
+
+use std::time::{Duration, Instant};
+
+const MIN_TIME: Duration = Duration::from_millis(300);
+
+fn median_us(mut f: impl FnMut() -> bool) -> Option<f64> {
+    if !f() {
+        return None;
+    }
+    let mut samples = Vec::new();
+    let start = Instant::now();
+    while samples.len() < 5 || (start.elapsed() < MIN_TIME && samples.len() < 10_000) {
+        let t = Instant::now();
+        std::hint::black_box(f());
+        samples.push(t.elapsed().as_secs_f64() * 1e6);
+    }
+    samples.sort_by(|a, b| a.total_cmp(b));
+    Some(samples[samples.len() / 2])
+}
+
+fn main() {
+    println!("file\tbytes\tread_us\tsrcmap_open_us\tsrcmap_parse_us\tvbsp_parse_us\tvbsp_error");
+    for path in std::env::args().skip(1) {
+        let data = std::fs::read(&path).expect("read");
+        let read = median_us(|| std::fs::read(&path).is_ok()).unwrap_or(f64::NAN);
+        let open = median_us(|| srcmap_bsp::BspFile::parse(std::hint::black_box(&data)).is_ok());
+        let parse = median_us(|| srcmap_bsp::Bsp::parse(std::hint::black_box(&data)).is_ok());
+        let vbsp_err = vbsp::Bsp::read(&data).err().map(|e| e.to_string().replace(['\t', '\n'], " "));
+        let vbsp = if vbsp_err.is_none() { median_us(|| vbsp::Bsp::read(std::hint::black_box(&data)).is_ok()) } else { None };
+        let f = |v: Option<f64>| v.map_or("-".to_string(), |x| format!("{x:.1}"));
+        println!("{path}\t{}\t{read:.1}\t{}\t{}\t{}\t{}", data.len(), f(open), f(parse), f(vbsp), vbsp_err.unwrap_or_default());
+    }
+}
