@@ -10,7 +10,7 @@ OUT=${2:-/tmp/srcmap-vbsp-compare}
 N=${3:-100000}
 RUNNER=${RUNNER:-target/release/examples/vbsp_compile}
 PY=${PYTHON:-python3}
-JUDGE=${JUDGE:-$(dirname "$CORPUS")/judge/compare_vbsp.py}
+JUDGE=${JUDGE:-$(dirname "$0")/vbsp_judge.py}
 mkdir -p "$OUT"
 grep -o 'pair[^;|]*: bsp/[^ ;|]*\.bsp' "$CORPUS/MANIFEST.tsv" >/dev/null || exit 1
 while IFS=$'\t' read -r path _ _ _ _ _ _ _ _ notes; do

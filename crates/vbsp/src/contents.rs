@@ -91,7 +91,7 @@ impl MaterialSource for BuiltinMaterials {
 }
 
 /// Built-in rules for Valve's tool textures; any other material is an opaque, lit,
-/// 512×512 surface of reflectivity 0.5, and water by name.
+/// 512×512 surface of reflectivity 0.5, except water and see-through glass by name.
 pub fn builtin_material(name: &str) -> MaterialInfo {
     let lower = name.to_ascii_lowercase().replace('\\', "/");
     let mut info = MaterialInfo {
@@ -156,6 +156,10 @@ pub fn builtin_material(name: &str) -> MaterialInfo {
             if lower.contains("water") && !lower.contains("waterfall") && !tool.starts_with("tools") {
                 info.contents = CONTENTS_WATER;
                 info.surface_flags = SURF_WARP | SURF_NOLIGHT;
+            } else if lower.contains("translucent") || lower.starts_with("glass/") {
+                // Without the VMT, a name that says see-through is taken at its word: a
+                // window (not solid, vis sees through), as `$translucent` would make it.
+                info.surface_flags = SURF_TRANS;
             } else if tool.starts_with("toolsblack") {
                 info.surface_flags = SURF_NOLIGHT;
             }

@@ -493,8 +493,26 @@ enum Built {
 
 struct Builder<'a> {
     planes: &'a PlaneSet,
-    /// Axial block-grid planes by axis (X, Y) and grid index.
-    block_planes: &'a [Vec<(f64, PlaneId)>; 2],
+    /// The map's block range on X and Y (`lo..=hi` block numbers), when building in blocks.
+    blocks: Option<[(i64, i64); 2]>,
+}
+
+/// Where a node stands in Valve's block tree: a range of blocks still to divide, or inside
+/// one block (ordinary brush splitting).
+#[derive(Clone, Copy)]
+enum BlockState {
+    Range { x: (i64, i64), y: (i64, i64) },
+    Inside,
+}
+
+/// The block range Valve uses for a map's bounds: blocks `floor(min/1024)..=floor(max/1024)`
+/// on X and Y, within ±16 blocks.
+fn block_range(bounds: &Bounds) -> [(i64, i64); 2] {
+    [0, 1].map(|a| {
+        let lo = ((bounds.mins[a] / BLOCK_SIZE).floor() as i64).max(-16);
+        let hi = ((bounds.maxs[a] / BLOCK_SIZE).floor() as i64).min(15);
+        (lo, hi.max(lo))
+    })
 }
 
 /// Build the tree of `brush_ids` (indices into `brushes`). `planes` must already hold the
@@ -512,21 +530,24 @@ pub fn build_tree(
         .iter()
         .map(|&i| BBrush::from_brush(i, &brushes[i as usize], pass))
         .collect();
-    let block_planes = if blocks {
-        block_plane_table(planes, &bounds)
-    } else {
-        [Vec::new(), Vec::new()]
-    };
     let builder = Builder {
         planes,
-        block_planes: &block_planes,
+        blocks: blocks.then(|| block_range(&bounds)),
     };
     // The node volume starts as the whole world, so that every point has a leaf whose
     // bounds contain it (the void around the map becomes solid leaves).
     let vb = world_box();
     let box_planes = box_plane_ids(planes, &vb);
     let volume = box_planes.map(|bp| BBrush::from_bounds(planes, &bp, vb));
-    let built = builder.build_r(list, volume, 0);
+    // Valve's BlockTree covers the map's blocks and a ring of empty blocks around them.
+    let state = match builder.blocks {
+        Some([(xl, xh), (yl, yh)]) => BlockState::Range {
+            x: (xl - 1, xh + 1),
+            y: (yl - 1, yh + 1),
+        },
+        None => BlockState::Inside,
+    };
+    let built = builder.build_r(list, volume, 0, state);
     let mut nodes = Vec::new();
     let head = flatten(built, None, &mut nodes);
     let outside = NodeId(nodes.len() as u32);
@@ -584,10 +605,10 @@ fn box_plane_ids(planes: &PlaneSet, b: &Bounds) -> Option<[PlaneId; 6]> {
 /// Add the planes [`build_tree`] needs beyond the brushes' own: the block grid on X and
 /// Y and the faces of the node volume box.
 pub fn add_block_planes(planes: &mut PlaneSet, bounds: &Bounds) {
+    let range = block_range(bounds);
     for axis in 0..2 {
-        let lo = (bounds.mins[axis] / BLOCK_SIZE).floor() as i64;
-        let hi = (bounds.maxs[axis] / BLOCK_SIZE).ceil() as i64;
-        for g in lo..=hi {
+        let (lo, hi) = range[axis];
+        for g in lo - 1..=hi + 2 {
             let mut n = DVec3::ZERO;
             n[axis] = 1.0;
             planes.find_or_insert(Plane::new(n, g as f64 * BLOCK_SIZE));
@@ -602,39 +623,61 @@ pub fn add_block_planes(planes: &mut PlaneSet, bounds: &Bounds) {
     }
 }
 
-/// The box every tree's volume starts as: Source's whole coordinate range.
+/// The box every tree's volume starts as: Source's whole coordinate range and a block
+/// more, so every point of a map (and of Valve's trees) has a leaf around it.
 fn world_box() -> Bounds {
-    Bounds::new(
-        DVec3::splat(-crate::brush::MAX_COORD),
-        DVec3::splat(crate::brush::MAX_COORD),
-    )
-}
-
-fn block_plane_table(planes: &PlaneSet, bounds: &Bounds) -> [Vec<(f64, PlaneId)>; 2] {
-    let mut out = [Vec::new(), Vec::new()];
-    for axis in 0..2 {
-        let lo = (bounds.mins[axis] / BLOCK_SIZE).floor() as i64;
-        let hi = (bounds.maxs[axis] / BLOCK_SIZE).ceil() as i64;
-        for g in lo..=hi {
-            let mut n = DVec3::ZERO;
-            n[axis] = 1.0;
-            let d = g as f64 * BLOCK_SIZE;
-            if let Some(id) = planes.find(&Plane::new(n, d)) {
-                out[axis].push((d, id));
-            }
-        }
-    }
-    out
+    let r = crate::brush::MAX_COORD + BLOCK_SIZE;
+    Bounds::new(DVec3::splat(-r), DVec3::splat(r))
 }
 
 impl Builder<'_> {
-    fn build_r(&self, brushes: Vec<BBrush>, volume: Option<BBrush>, depth: u32) -> Built {
+    fn build_r(&self, brushes: Vec<BBrush>, volume: Option<BBrush>, depth: u32, state: BlockState) -> Built {
         let bounds = volume.as_ref().map(|v| v.bounds).unwrap_or(Bounds::EMPTY);
-        let choice = if brushes.is_empty() || depth > 400 {
-            None
-        } else {
-            self.block_split(&brushes, &bounds)
-                .or_else(|| self.select_split(&brushes, volume.as_ref()))
+        let mut child_states = [BlockState::Inside; 2];
+        let choice = match state {
+            BlockState::Range { x, y } if x.0 != x.1 || y.0 != y.1 => {
+                // Valve's BlockTree: halve the longer range on a grid line.
+                let (axis, (lo, hi)) = if x.1 - x.0 > y.1 - y.0 { (0, x) } else { (1, y) };
+                let mid = lo + (hi - lo) / 2 + 1;
+                let (front, back) = ((mid, hi), (lo, mid - 1));
+                child_states = if axis == 0 {
+                    [
+                        BlockState::Range { x: front, y },
+                        BlockState::Range { x: back, y },
+                    ]
+                } else {
+                    [
+                        BlockState::Range { x, y: front },
+                        BlockState::Range { x, y: back },
+                    ]
+                };
+                let mut n = DVec3::ZERO;
+                n[axis] = 1.0;
+                self.planes.find(&Plane::new(n, mid as f64 * BLOCK_SIZE))
+            }
+            BlockState::Range { x, y } => {
+                let [(xl, xh), (yl, yh)] = self.blocks.unwrap_or_default();
+                let ring = x.0 < xl || x.0 > xh || y.0 < yl || y.0 > yh;
+                if ring {
+                    // The ring around the map: an empty leaf.
+                    return Built::Leaf {
+                        contents: 0,
+                        brushes: Vec::new(),
+                        bounds,
+                    };
+                }
+                if brushes.is_empty() {
+                    // Valve makes a block without brushes one solid leaf.
+                    return Built::Leaf {
+                        contents: CONTENTS_SOLID,
+                        brushes: Vec::new(),
+                        bounds,
+                    };
+                }
+                self.select_split(&brushes, volume.as_ref())
+            }
+            BlockState::Inside if brushes.is_empty() || depth > 400 => None,
+            BlockState::Inside => self.select_split(&brushes, volume.as_ref()),
         };
         let Some(pnum) = choice else {
             return leaf_from(brushes, bounds);
@@ -672,13 +715,13 @@ impl Builder<'_> {
         };
         let (c0, c1) = if front.len() + back.len() > PARALLEL_BRUSHES {
             rayon::join(
-                || self.build_r(front, vf, depth + 1),
-                || self.build_r(back, vb, depth + 1),
+                || self.build_r(front, vf, depth + 1, child_states[0]),
+                || self.build_r(back, vb, depth + 1, child_states[1]),
             )
         } else {
             (
-                self.build_r(front, vf, depth + 1),
-                self.build_r(back, vb, depth + 1),
+                self.build_r(front, vf, depth + 1, child_states[0]),
+                self.build_r(back, vb, depth + 1, child_states[1]),
             )
         };
         Built::Node {
@@ -686,30 +729,6 @@ impl Builder<'_> {
             bounds,
             children: Box::new([c0, c1]),
         }
-    }
-
-    /// Valve builds the world in 1024-unit blocks on X and Y: split on the grid line nearest
-    /// the middle of the longest such axis while the node spans more than one block.
-    fn block_split(&self, brushes: &[BBrush], bounds: &Bounds) -> Option<PlaneId> {
-        if bounds.is_empty() {
-            return None;
-        }
-        let mut used = Bounds::EMPTY;
-        for b in brushes {
-            used = used.union(&b.bounds);
-        }
-        let size = bounds.size();
-        let axis = if size.x >= size.y { 0 } else { 1 };
-        if size[axis] <= BLOCK_SIZE {
-            return None;
-        }
-        let mid = bounds.center()[axis];
-        self.block_planes[axis]
-            .iter()
-            .filter(|(d, _)| *d > bounds.mins[axis] + 1.0 && *d < bounds.maxs[axis] - 1.0)
-            .filter(|(d, _)| *d > used.mins[axis] && *d < used.maxs[axis])
-            .min_by(|a, b| (a.0 - mid).abs().total_cmp(&(b.0 - mid).abs()))
-            .map(|&(_, id)| id)
     }
 
     /// Valve's `SelectSplitSide`: try each side plane of the node's brushes, visible ones
