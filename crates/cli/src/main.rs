@@ -5,6 +5,7 @@ mod bsp_cmd;
 mod compile_cmd;
 mod detect;
 mod dmx_cmd;
+mod materials_cmd;
 mod nav_cmd;
 mod rad_cmd;
 mod vis_cmd;
@@ -37,6 +38,9 @@ enum Command {
     /// List, extract or add files in a BSP's pakfile (as bspzip does).
     #[command(subcommand)]
     Pak(bsp_cmd::PakCommand),
+    /// The material table compiles use without the game: harvest one, or explain a material.
+    #[command(subcommand)]
+    Materials(materials_cmd::MaterialsCommand),
     /// Navigation mesh commands.
     #[command(subcommand)]
     Nav(nav_cmd::NavCommand),
@@ -128,6 +132,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Check(args) => bsp_cmd::check(&args),
         Command::Lump(cmd) => bsp_cmd::lump(cmd),
         Command::Pak(cmd) => bsp_cmd::pak(cmd),
+        Command::Materials(cmd) => materials_cmd::run(cmd),
         Command::Nav(cmd) => nav_cmd::run(cmd),
         Command::Vbsp(args) => compile_cmd::vbsp(&args),
         Command::Vvis(args) => vis_cmd::vvis(&args),

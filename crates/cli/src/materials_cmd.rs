@@ -1,0 +1,124 @@
+//! `materials extract` and `materials show`: the material table that compiles use without the game.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::Context as _;
+use srcmap_materials::{MaterialTable, Resolver, flags};
+
+#[derive(Debug, clap::Subcommand)]
+pub enum MaterialsCommand {
+    /// Harvest a material table from compiled BSPs (conflicts between maps are reported).
+    Extract {
+        /// Compiled maps to learn from.
+        #[arg(required = true)]
+        bsps: Vec<PathBuf>,
+        /// The table to write (JSON).
+        #[arg(short, long)]
+        output: PathBuf,
+    },
+    /// Explain what srcmap believes about a material, and where each fact came from.
+    Show {
+        name: String,
+        /// A material table (from `materials extract`).
+        #[arg(long)]
+        materials: Option<PathBuf>,
+        /// Game directory (with gameinfo.txt) whose materials come first.
+        #[arg(long)]
+        game: Option<PathBuf>,
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+/// Loads a material table, naming the file and place on error.
+pub fn load_table(path: &Path) -> anyhow::Result<(String, MaterialTable)> {
+    let text = std::fs::read_to_string(path).with_context(|| format!("{}: cannot read", path.display()))?;
+    let table = MaterialTable::from_json(&text).map_err(|e| anyhow::anyhow!("{}:{e}", path.display()))?;
+    Ok((path.display().to_string(), table))
+}
+
+/// The resolver every stage uses: `-game` content, then `--materials`, then built-in rules.
+pub fn resolver(game: Option<&Path>, materials: Option<&Path>) -> anyhow::Result<Resolver> {
+    let game = game
+        .map(|g| srcmap_content::GameDir::open(g).map_err(|e| anyhow::anyhow!("{e}")))
+        .transpose()?;
+    let table = materials.map(load_table).transpose()?;
+    Ok(Resolver::new(game, table))
+}
+
+pub fn run(cmd: MaterialsCommand) -> anyhow::Result<()> {
+    match cmd {
+        MaterialsCommand::Extract { bsps, output } => {
+            let mut table = MaterialTable::new();
+            for path in &bsps {
+                let data = std::fs::read(path).with_context(|| format!("{}: cannot read", path.display()))?;
+                let bsp = srcmap_bsp::Bsp::parse(&data).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
+                let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+                table.merge(srcmap_materials::harvest_bsp(&name, &bsp));
+            }
+            for c in &table.conflicts {
+                let values: Vec<String> = c.values.iter().map(|v| format!("{} in {}", v.value, v.map)).collect();
+                eprintln!(
+                    "conflict: {} {}: {}; keeping the value from {}",
+                    c.material,
+                    c.field,
+                    values.join(" vs "),
+                    c.kept
+                );
+            }
+            crate::write_output(&output, table.to_json().as_bytes())?;
+            eprintln!(
+                "{}: {} materials from {} maps, {} conflicts",
+                output.display(),
+                table.len(),
+                bsps.len(),
+                table.conflicts.len()
+            );
+            Ok(())
+        }
+        MaterialsCommand::Show { name, materials, game, json } => {
+            let resolver = resolver(game.as_deref(), materials.as_deref())?;
+            let conflicts = match materials.as_deref() {
+                Some(path) => {
+                    let key = srcmap_materials::normalise_name(&name);
+                    load_table(path)?.1.conflicts.into_iter().filter(|c| c.material == key).collect()
+                }
+                None => Vec::new(),
+            };
+            let r = resolver.resolve(&name);
+            let contents = flags::names(r.facts.contents, flags::CONTENTS_NAMES);
+            let surface = flags::names(r.facts.surface_flags, flags::SURF_NAMES);
+            if json {
+                return crate::print_json(&serde_json::json!({
+                    "material": srcmap_materials::normalise_name(&name),
+                    "contents": contents,
+                    "contents_from": r.contents_from.to_string(),
+                    "surface": surface,
+                    "surface_from": r.surface_from.to_string(),
+                    "width": r.facts.width,
+                    "height": r.facts.height,
+                    "reflectivity": r.facts.reflectivity,
+                    "size_from": r.size_from.to_string(),
+                    "warnings": resolver.warnings(),
+                    "conflicts": conflicts,
+                }));
+            }
+            let empty = |v: Vec<String>| if v.is_empty() { "EMPTY".to_owned() } else { v.join(" | ") };
+            println!("{}", srcmap_materials::normalise_name(&name));
+            println!("  contents      {}  [from {}]", empty(contents), r.contents_from);
+            println!("  surface       {}  [from {}]", empty(surface), r.surface_from);
+            println!(
+                "  size          {}x{}, reflectivity {:?}  [from {}]",
+                r.facts.width, r.facts.height, r.facts.reflectivity, r.size_from
+            );
+            for c in &conflicts {
+                let values: Vec<String> = c.values.iter().map(|v| format!("{} in {}", v.value, v.map)).collect();
+                println!("  conflict      {}: {}; the table keeps {}'s", c.field, values.join(" vs "), c.kept);
+            }
+            for w in resolver.warnings() {
+                eprintln!("warning: {w}");
+            }
+            Ok(())
+        }
+    }
+}

@@ -1,0 +1,303 @@
+//! What the compile stages know about each material: contents, surface flags, texture size and
+//! reflectivity, and where each fact came from.
+//!
+//! One interface, [`Resolver::resolve`], with one precedence:
+//! 1. the game's own files (`-game DIR`: the `.vmt` and its `$basetexture`'s `.vtf` header);
+//! 2. a material table (`--materials FILE`), typically harvested from compiled maps with
+//!    [`MaterialTable::harvest`] (`srcmap materials extract`);
+//! 3. the built-in rules for Valve's tool textures and water ([`builtin`]);
+//! 4. the documented default — an opaque, lit 512×512 surface of reflectivity 0.5 — with one
+//!    warning per unknown material.
+//!
+//! The table format is JSON (see [`MaterialTable::to_json`]): material names upper-cased with
+//! forward slashes, flags by name, the maps each entry was learned from, and the conflicts
+//! found between maps (kept, never silently dropped).
+
+pub mod flags;
+mod harvest;
+mod table;
+
+use std::collections::HashSet;
+use std::sync::Mutex;
+
+pub use harvest::harvest_bsp;
+pub use table::{Conflict, ConflictValue, MaterialTable, TableEntry, TableError};
+
+use flags::*;
+
+/// What the compiler needs to know about one material.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct MaterialFacts {
+    /// `CONTENTS_*` of a brush made of this material.
+    pub contents: u32,
+    /// `SURF_*` of a face with this material.
+    pub surface_flags: u32,
+    pub width: u32,
+    pub height: u32,
+    /// Average linear colour (what bounced light picks up).
+    pub reflectivity: [f32; 3],
+}
+
+/// The documented default for a material nothing else knows.
+pub const DEFAULT_FACTS: MaterialFacts = MaterialFacts {
+    contents: CONTENTS_SOLID,
+    surface_flags: 0,
+    width: 512,
+    height: 512,
+    reflectivity: [0.5, 0.5, 0.5],
+};
+
+/// Where a fact came from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Origin {
+    /// The game's `.vmt` (and `.vtf` header) at this path.
+    Game(String),
+    /// A material table, learned from these maps.
+    Table { file: String, maps: Vec<String> },
+    /// srcmap's built-in tool-texture rules.
+    Builtin,
+    /// Nothing knew the material: the default.
+    Default,
+}
+
+impl std::fmt::Display for Origin {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Origin::Game(p) => write!(f, "game content ({p})"),
+            Origin::Table { file, maps } => write!(f, "material table {file} (learned from {})", maps.join(", ")),
+            Origin::Builtin => f.write_str("srcmap's built-in tool-texture rules"),
+            Origin::Default => f.write_str("the default for unknown materials (opaque, lit, 512x512, reflectivity 0.5)"),
+        }
+    }
+}
+
+/// A resolved material: the facts, and for each group of facts where it came from (a table may
+/// know the size of a material that only appears on displacements, but not its contents).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Resolved {
+    pub facts: MaterialFacts,
+    pub contents_from: Origin,
+    pub surface_from: Origin,
+    pub size_from: Origin,
+}
+
+/// Normalises a material name the way the engine compares them: upper case, forward slashes,
+/// no `materials/` prefix or `.vmt` suffix.
+pub fn normalise_name(name: &str) -> String {
+    let mut n = name.trim().replace('\\', "/").to_ascii_uppercase();
+    if let Some(rest) = n.strip_prefix("MATERIALS/") {
+        n = rest.to_owned();
+    }
+    if let Some(rest) = n.strip_suffix(".VMT") {
+        n = rest.to_owned();
+    }
+    n
+}
+
+/// The built-in rules: Valve's tool textures by name, and water by name (a material whose name
+/// says water, outside `tools/`). `None` for any other material.
+pub fn builtin(name: &str) -> Option<MaterialFacts> {
+    let n = normalise_name(name);
+    let nodraw = SURF_NODRAW | SURF_NOLIGHT;
+    let facts = |contents, surface_flags| MaterialFacts { contents, surface_flags, ..DEFAULT_FACTS };
+    let tool = n.strip_prefix("TOOLS/");
+    Some(match tool {
+        Some("TOOLSNODRAW") => facts(CONTENTS_SOLID, nodraw),
+        Some("TOOLSCLIP") => facts(CONTENTS_PLAYERCLIP | CONTENTS_MONSTERCLIP, nodraw),
+        Some("TOOLSPLAYERCLIP") => facts(CONTENTS_PLAYERCLIP, nodraw),
+        Some("TOOLSNPCCLIP") => facts(CONTENTS_MONSTERCLIP, nodraw),
+        Some("TOOLSGRENADECLIP") => facts(CONTENTS_SOLID, nodraw),
+        Some("TOOLSTRIGGER") | Some("TOOLSFOG") => facts(CONTENTS_SOLID, nodraw | SURF_TRIGGER),
+        Some("TOOLSSKYBOX") => facts(CONTENTS_SOLID, SURF_SKY | SURF_NOLIGHT),
+        Some("TOOLSSKYBOX2D") => facts(CONTENTS_SOLID, SURF_SKY | SURF_SKY2D | SURF_NOLIGHT),
+        Some("TOOLSSKIP") => facts(CONTENTS_EMPTY, nodraw | SURF_SKIP),
+        Some("TOOLSHINT") => facts(CONTENTS_EMPTY, nodraw | SURF_HINT),
+        Some("TOOLSINVISIBLE") | Some("TOOLSBLOCKBULLETS") | Some("TOOLSOCCLUDER") => facts(CONTENTS_SOLID, nodraw),
+        Some("TOOLSINVISIBLELADDER") | Some("TOOLSLADDER") => facts(CONTENTS_LADDER | CONTENTS_PLAYERCLIP, nodraw),
+        Some("TOOLSBLOCKLIGHT") => facts(CONTENTS_OPAQUE, nodraw),
+        Some("TOOLSBLOCK_LOS") => facts(CONTENTS_BLOCKLOS, nodraw),
+        Some("TOOLSAREAPORTAL") => facts(CONTENTS_AREAPORTAL, nodraw),
+        Some("TOOLSORIGIN") => facts(CONTENTS_ORIGIN, nodraw),
+        Some(t) if t.starts_with("TOOLSBLACK") => facts(CONTENTS_SOLID, SURF_NOLIGHT),
+        Some(_) => return None,
+        None if n.contains("WATER") && !n.contains("WATERFALL") => facts(CONTENTS_WATER, SURF_WARP | SURF_NOLIGHT),
+        None => return None,
+    })
+}
+
+/// Facts from a game's `.vmt` and `.vtf` header, as VBSP derives them.
+pub fn from_vmt(vmt: &srcmap_content::Vmt, vtf: Option<&srcmap_content::VtfHeader>) -> MaterialFacts {
+    let f = vmt.compile_flags();
+    let mut contents = CONTENTS_SOLID;
+    let mut surface = 0;
+    let nodraw = SURF_NODRAW | SURF_NOLIGHT;
+    if f.water {
+        contents = CONTENTS_WATER;
+        surface |= SURF_WARP | SURF_NOLIGHT;
+    }
+    if f.slime {
+        contents = CONTENTS_SLIME;
+        surface |= SURF_NOLIGHT;
+    }
+    if f.clip {
+        contents = CONTENTS_PLAYERCLIP | CONTENTS_MONSTERCLIP;
+        surface |= nodraw;
+    }
+    if f.player_clip {
+        contents = CONTENTS_PLAYERCLIP;
+        surface |= nodraw;
+    }
+    if f.npc_clip {
+        contents = CONTENTS_MONSTERCLIP;
+        surface |= nodraw;
+    }
+    if f.ladder {
+        contents |= CONTENTS_LADDER;
+    }
+    if f.areaportal {
+        contents = CONTENTS_AREAPORTAL;
+        surface |= nodraw;
+    }
+    if f.origin {
+        contents = CONTENTS_ORIGIN;
+        surface |= nodraw;
+    }
+    if f.block_light {
+        contents = CONTENTS_OPAQUE;
+        surface |= nodraw;
+    }
+    if f.hint {
+        contents = CONTENTS_EMPTY;
+        surface |= nodraw | SURF_HINT;
+    }
+    if f.skip {
+        contents = CONTENTS_EMPTY;
+        surface |= nodraw | SURF_SKIP;
+    }
+    if f.nonsolid {
+        contents = CONTENTS_EMPTY;
+    }
+    if f.detail {
+        contents |= CONTENTS_DETAIL;
+    }
+    if f.nodraw || f.invisible || f.occluder {
+        surface |= nodraw;
+    }
+    if f.trigger || f.fog {
+        surface |= nodraw | SURF_TRIGGER;
+    }
+    if f.sky {
+        surface |= SURF_SKY | SURF_NOLIGHT;
+    }
+    if f.sky_2d {
+        surface |= SURF_SKY | SURF_SKY2D | SURF_NOLIGHT;
+    }
+    if f.no_light {
+        surface |= SURF_NOLIGHT;
+    }
+    if f.no_chop {
+        surface |= SURF_NOCHOP;
+    }
+    if f.translucent && contents == CONTENTS_SOLID {
+        // A see-through solid: VBSP makes it a window that does not block vis.
+        contents = CONTENTS_WINDOW | CONTENTS_TRANSLUCENT;
+        surface |= SURF_TRANS;
+    }
+    if vmt.get("$bumpmap").is_some() && surface & SURF_NOLIGHT == 0 {
+        surface |= SURF_BUMPLIGHT;
+    }
+    let (width, height) = vtf.map(|h| (h.width as u32, h.height as u32)).unwrap_or((DEFAULT_FACTS.width, DEFAULT_FACTS.height));
+    let reflectivity = vmt.reflectivity().or(vtf.map(|h| h.reflectivity)).unwrap_or(DEFAULT_FACTS.reflectivity);
+    MaterialFacts { contents, surface_flags: surface, width, height, reflectivity }
+}
+
+/// Answers "what is this material?" with the precedence described in the crate docs. Shared by
+/// every stage; thread-safe.
+pub struct Resolver {
+    game: Option<srcmap_content::GameDir>,
+    table: Option<(String, MaterialTable)>,
+    warned: Mutex<HashSet<String>>,
+    warnings: Mutex<Vec<String>>,
+}
+
+impl std::fmt::Debug for Resolver {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Resolver")
+            .field("game", &self.game.is_some())
+            .field("table", &self.table.as_ref().map(|(p, t)| (p, t.len())))
+            .finish()
+    }
+}
+
+impl Default for Resolver {
+    fn default() -> Self {
+        Resolver::new(None, None)
+    }
+}
+
+impl Resolver {
+    /// `table` is `(file name for reports, table)`.
+    pub fn new(game: Option<srcmap_content::GameDir>, table: Option<(String, MaterialTable)>) -> Resolver {
+        Resolver { game, table, warned: Mutex::new(HashSet::new()), warnings: Mutex::new(Vec::new()) }
+    }
+
+    /// The warnings so far: one per material that fell through to the default.
+    pub fn warnings(&self) -> Vec<String> {
+        self.warnings.lock().map(|w| w.clone()).unwrap_or_default()
+    }
+
+    pub fn resolve(&self, name: &str) -> Resolved {
+        let key = normalise_name(name);
+        if let Some(game) = &self.game
+            && let Ok(Some(vmt)) = game.material(&key.to_ascii_lowercase())
+        {
+            let vtf = vmt.base_texture().and_then(|t| game.texture_header(t).ok().flatten());
+            let origin = Origin::Game(format!("materials/{}.vmt", key.to_ascii_lowercase()));
+            return Resolved {
+                facts: from_vmt(&vmt, vtf.as_ref()),
+                contents_from: origin.clone(),
+                surface_from: origin.clone(),
+                size_from: origin,
+            };
+        }
+        let fallback = builtin(&key);
+        let fallback_origin = if fallback.is_some() { Origin::Builtin } else { Origin::Default };
+        let base = fallback.unwrap_or(DEFAULT_FACTS);
+        let mut r = Resolved {
+            facts: base,
+            contents_from: fallback_origin.clone(),
+            surface_from: fallback_origin.clone(),
+            size_from: fallback_origin.clone(),
+        };
+        let mut known = fallback.is_some();
+        if let Some((file, table)) = &self.table
+            && let Some(e) = table.get(&key)
+        {
+            let origin = Origin::Table { file: file.clone(), maps: e.maps.clone() };
+            if let Some(c) = e.contents {
+                r.facts.contents = c;
+                r.contents_from = origin.clone();
+            }
+            if let Some(s) = e.surface_flags {
+                r.facts.surface_flags = s;
+                r.surface_from = origin.clone();
+            }
+            r.facts.width = e.width;
+            r.facts.height = e.height;
+            r.facts.reflectivity = e.reflectivity;
+            r.size_from = origin;
+            known = true;
+        }
+        if !known
+            && let Ok(mut warned) = self.warned.lock()
+            && warned.insert(key.clone())
+            && let Ok(mut w) = self.warnings.lock()
+        {
+            w.push(format!(
+                "unknown material {key}: treated as an opaque, lit 512x512 surface of reflectivity 0.5 \
+                 (give -game DIR or --materials TABLE)"
+            ));
+        }
+        r
+    }
+}

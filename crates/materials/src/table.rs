@@ -1,0 +1,224 @@
+//! The material table: a JSON file, name → facts, with the maps each entry was learned from and
+//! the conflicts found between them.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use crate::flags::{self, CONTENTS_NAMES, SURF_NAMES};
+
+/// One material's learned facts. `contents` is unknown when the material was never on a brush
+/// side (displacements, overlays); `surface_flags` when it was on no texinfo.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TableEntry {
+    pub contents: Option<u32>,
+    pub surface_flags: Option<u32>,
+    pub width: u32,
+    pub height: u32,
+    pub reflectivity: [f32; 3],
+    /// The maps it was learned from.
+    pub maps: Vec<String>,
+    /// How many brush sides and texinfos backed it up (decides conflicts).
+    pub evidence: u32,
+}
+
+/// Two maps disagree about a material.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Conflict {
+    pub material: String,
+    pub field: String,
+    pub values: Vec<ConflictValue>,
+    /// The map whose value the table keeps (the one with the most evidence).
+    pub kept: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ConflictValue {
+    pub map: String,
+    pub value: String,
+}
+
+/// A material table.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct MaterialTable {
+    entries: BTreeMap<String, TableEntry>,
+    pub conflicts: Vec<Conflict>,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum TableError {
+    #[error("{line}:{column}: {message}")]
+    Json { line: usize, column: usize, message: String },
+    #[error("material {material}: {message}")]
+    Entry { material: String, message: String },
+    #[error("not a srcmap material table (format is {0:?}, expected \"srcmap-materials\")")]
+    Format(String),
+}
+
+#[derive(Serialize, Deserialize)]
+struct FileEntry {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    contents: Option<Vec<String>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    surface: Option<Vec<String>>,
+    width: u32,
+    height: u32,
+    reflectivity: [f32; 3],
+    #[serde(default)]
+    from: Vec<String>,
+    #[serde(default)]
+    evidence: u32,
+}
+
+#[derive(Serialize, Deserialize)]
+struct File {
+    format: String,
+    version: u32,
+    materials: BTreeMap<String, FileEntry>,
+    #[serde(default)]
+    conflicts: Vec<Conflict>,
+}
+
+impl MaterialTable {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    /// Looks a material up by any spelling of its name.
+    pub fn get(&self, name: &str) -> Option<&TableEntry> {
+        self.entries.get(&crate::normalise_name(name))
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = (&str, &TableEntry)> {
+        self.entries.iter().map(|(k, v)| (k.as_str(), v))
+    }
+
+    /// Adds one map's entries, recording a conflict wherever the map disagrees with what the
+    /// table already holds. The value with more evidence is kept.
+    pub fn merge(&mut self, map_entries: BTreeMap<String, TableEntry>) {
+        for (name, new) in map_entries {
+            let Some(old) = self.entries.get_mut(&name) else {
+                self.entries.insert(name, new);
+                continue;
+            };
+            let new_wins = new.evidence > old.evidence;
+            let old_map = old.maps.first().cloned().unwrap_or_default();
+            let new_map = new.maps.first().cloned().unwrap_or_default();
+            let mut conflict = |field: &str, a: String, b: String| {
+                self.conflicts.push(Conflict {
+                    material: name.clone(),
+                    field: field.to_owned(),
+                    values: vec![
+                        ConflictValue { map: old.maps.join(", "), value: a },
+                        ConflictValue { map: new_map.clone(), value: b },
+                    ],
+                    kept: if new_wins { new_map.clone() } else { old_map.clone() },
+                });
+            };
+            let cnames = |c: u32| flags::names(c, CONTENTS_NAMES).join("|");
+            let snames = |s: u32| flags::names(s, SURF_NAMES).join("|");
+            match (old.contents, new.contents) {
+                (Some(a), Some(b)) if a != b => conflict("contents", cnames(a), cnames(b)),
+                _ => {}
+            }
+            match (old.surface_flags, new.surface_flags) {
+                (Some(a), Some(b)) if a != b => conflict("surface", snames(a), snames(b)),
+                _ => {}
+            }
+            if (old.width, old.height) != (new.width, new.height) {
+                conflict(
+                    "size",
+                    format!("{}x{}", old.width, old.height),
+                    format!("{}x{}", new.width, new.height),
+                );
+            }
+            if old.reflectivity.iter().zip(new.reflectivity).any(|(a, b)| (a - b).abs() > 1e-3) {
+                conflict("reflectivity", format!("{:?}", old.reflectivity), format!("{:?}", new.reflectivity));
+            }
+            let keep_option = |a: Option<u32>, b: Option<u32>| if new_wins { b.or(a) } else { a.or(b) };
+            let merged = TableEntry {
+                contents: keep_option(old.contents, new.contents),
+                surface_flags: keep_option(old.surface_flags, new.surface_flags),
+                width: if new_wins { new.width } else { old.width },
+                height: if new_wins { new.height } else { old.height },
+                reflectivity: if new_wins { new.reflectivity } else { old.reflectivity },
+                maps: old.maps.iter().chain(&new.maps).cloned().collect(),
+                evidence: old.evidence + new.evidence,
+            };
+            *old = merged;
+        }
+    }
+
+    /// A table from compiled maps: `(name for reports, parsed BSP)`.
+    pub fn harvest<'a>(maps: impl IntoIterator<Item = (String, &'a srcmap_bsp::Bsp)>) -> MaterialTable {
+        let mut table = MaterialTable::new();
+        for (name, bsp) in maps {
+            table.merge(crate::harvest_bsp(&name, bsp));
+        }
+        table
+    }
+
+    pub fn to_json(&self) -> String {
+        let file = File {
+            format: "srcmap-materials".into(),
+            version: 1,
+            materials: self
+                .entries
+                .iter()
+                .map(|(k, e)| {
+                    (
+                        k.clone(),
+                        FileEntry {
+                            contents: e.contents.map(|c| flags::names(c, CONTENTS_NAMES)),
+                            surface: e.surface_flags.map(|s| flags::names(s, SURF_NAMES)),
+                            width: e.width,
+                            height: e.height,
+                            reflectivity: e.reflectivity,
+                            from: e.maps.clone(),
+                            evidence: e.evidence,
+                        },
+                    )
+                })
+                .collect(),
+            conflicts: self.conflicts.clone(),
+        };
+        let mut s = serde_json::to_string_pretty(&file).unwrap_or_default();
+        s.push('\n');
+        s
+    }
+
+    pub fn from_json(text: &str) -> Result<MaterialTable, TableError> {
+        let file: File = serde_json::from_str(text)
+            .map_err(|e| TableError::Json { line: e.line(), column: e.column(), message: e.to_string() })?;
+        if file.format != "srcmap-materials" {
+            return Err(TableError::Format(file.format));
+        }
+        let mut entries = BTreeMap::new();
+        for (name, e) in file.materials {
+            let err = |message: String| TableError::Entry { material: name.clone(), message };
+            let contents = e.contents.as_ref().map(|c| flags::parse(c, CONTENTS_NAMES, "CONTENTS_")).transpose().map_err(err)?;
+            let surface_flags = e.surface.as_ref().map(|s| flags::parse(s, SURF_NAMES, "SURF_")).transpose().map_err(err)?;
+            entries.insert(
+                crate::normalise_name(&name),
+                TableEntry {
+                    contents,
+                    surface_flags,
+                    width: e.width,
+                    height: e.height,
+                    reflectivity: e.reflectivity,
+                    maps: e.from,
+                    evidence: e.evidence,
+                },
+            );
+        }
+        Ok(MaterialTable { entries, conflicts: file.conflicts })
+    }
+}

@@ -1,0 +1,160 @@
+//! The material table against the corpus (`SRCMAP_CORPUS`): harvested from every Source BSP,
+//! it round-trips through its JSON form, and for each VMF/BSP pair it gives the water,
+//! translucent and tool materials of the map the contents and surface flags Valve's BSP has —
+//! or names the conflict between maps that made it choose otherwise.
+
+use std::path::{Path, PathBuf};
+
+use srcmap_materials::flags::*;
+use srcmap_materials::{MaterialTable, Origin, Resolver, harvest_bsp, normalise_name};
+
+fn corpus() -> Option<PathBuf> {
+    let root = std::env::var_os("SRCMAP_CORPUS").map(PathBuf::from);
+    if root.is_none() {
+        eprintln!("SRCMAP_CORPUS is not set: skipping the material table corpus tests");
+    }
+    root
+}
+
+/// Every Source BSP of the corpus, parsed, with its file name.
+fn source_bsps(root: &Path) -> Vec<(String, PathBuf, srcmap_bsp::Bsp)> {
+    let mut out = Vec::new();
+    let mut paths: Vec<PathBuf> = std::fs::read_dir(root.join("bsp"))
+        .unwrap()
+        .flatten()
+        .flat_map(|d| std::fs::read_dir(d.path()).unwrap().flatten().map(|f| f.path()))
+        .collect();
+    paths.sort();
+    for p in paths {
+        let data = std::fs::read(&p).unwrap();
+        if !(data.starts_with(b"VBSP") || data.starts_with(b"PSBV")) {
+            continue;
+        }
+        let bsp = srcmap_bsp::Bsp::parse(&data).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
+        out.push((p.file_name().unwrap().to_string_lossy().into_owned(), p, bsp));
+    }
+    assert!(out.len() > 10, "expected the corpus's Source BSPs");
+    out
+}
+
+/// `(vmf, bsp)` pairs from the manifest's `pair:` notes on BSP rows.
+fn pairs(root: &Path) -> Vec<(PathBuf, PathBuf)> {
+    let manifest = std::fs::read_to_string(root.join("MANIFEST.tsv")).unwrap();
+    manifest
+        .lines()
+        .filter(|l| l.starts_with("bsp/"))
+        .filter_map(|l| {
+            let bsp = l.split('\t').next()?;
+            let vmf = l.split("pair: ").nth(1)?.split([' ', ';', '\t']).next()?;
+            Some((root.join(vmf), root.join(bsp)))
+        })
+        .filter(|(v, b)| v.exists() && b.exists())
+        .collect()
+}
+
+#[test]
+fn harvested_table_round_trips_through_json() {
+    let Some(root) = corpus() else { return };
+    let bsps = source_bsps(&root);
+    let table = MaterialTable::harvest(bsps.iter().map(|(n, _, b)| (n.clone(), b)));
+    assert!(table.len() > 100, "{} materials", table.len());
+    let back = MaterialTable::from_json(&table.to_json()).unwrap();
+    assert_eq!(back, table);
+    // Sizes agree with the texdata they came from.
+    let (name, _, bsp) = &bsps[0];
+    for (i, td) in bsp.texdata.iter().enumerate() {
+        let m = normalise_name(bsp.texdata_name(i).unwrap());
+        let e = table.get(&m).unwrap();
+        assert!(e.maps.contains(name) || table.conflicts.iter().any(|c| c.material == m));
+        if !table.conflicts.iter().any(|c| c.material == m) {
+            assert_eq!((e.width, e.height), (td.width as u32, td.height as u32), "{m}");
+        }
+    }
+}
+
+#[test]
+fn pairs_get_valves_contents_and_flags_for_water_translucent_and_tools() {
+    let Some(root) = corpus() else { return };
+    let bsps = source_bsps(&root);
+    let table = MaterialTable::harvest(bsps.iter().map(|(n, _, b)| (n.clone(), b)));
+    let resolver = Resolver::new(None, Some(("corpus-table.json".into(), table.clone())));
+    let mut checked = 0;
+    for (vmf_path, bsp_path) in pairs(&root) {
+        let Some((map, _, bsp)) = bsps.iter().find(|(_, p, _)| *p == bsp_path) else { continue };
+        let valve = harvest_bsp(map, bsp);
+        let vmf = srcmap_vmf::Vmf::parse_lenient(&std::fs::read(&vmf_path).unwrap()).unwrap();
+        let mut materials: Vec<String> = vmf
+            .all_entities()
+            .flat_map(|e| e.solids.iter())
+            .flat_map(|s| s.sides.iter())
+            .map(|s| normalise_name(&s.material))
+            .collect();
+        materials.sort();
+        materials.dedup();
+        for name in materials {
+            let Some(v) = valve.get(&name) else { continue };
+            let special = v.contents.is_some_and(|c| c & (CONTENTS_WATER | CONTENTS_WINDOW | CONTENTS_TRANSLUCENT | CONTENTS_SLIME) != 0)
+                || name.starts_with("TOOLS/");
+            if !special {
+                continue;
+            }
+            let r = resolver.resolve(&name);
+            assert!(matches!(r.size_from, Origin::Table { .. }), "{name}: from the table");
+            let conflict_names_map = |field: &str| {
+                table.conflicts.iter().any(|c| {
+                    c.material == name && c.field == field && c.values.iter().any(|cv| cv.map.split(", ").any(|m| m == map))
+                })
+            };
+            if let Some(c) = v.contents {
+                assert!(
+                    r.facts.contents == c || conflict_names_map("contents"),
+                    "{map}: {name}: contents {:?}, Valve's {:?}",
+                    names(r.facts.contents, CONTENTS_NAMES),
+                    names(c, CONTENTS_NAMES)
+                );
+            }
+            if let Some(s) = v.surface_flags {
+                assert!(
+                    r.facts.surface_flags == s || conflict_names_map("surface"),
+                    "{map}: {name}: surface {:?}, Valve's {:?}",
+                    names(r.facts.surface_flags, SURF_NAMES),
+                    names(s, SURF_NAMES)
+                );
+            }
+            checked += 1;
+        }
+    }
+    assert!(checked > 20, "only {checked} special materials checked");
+    eprintln!("{checked} water/translucent/tool materials of the corpus pairs checked");
+}
+
+#[test]
+fn precedence_table_over_builtin_over_default() {
+    let mut table = MaterialTable::new();
+    let mut one = std::collections::BTreeMap::new();
+    one.insert(
+        "TOOLS/TOOLSNODRAW".to_owned(),
+        srcmap_materials::TableEntry {
+            contents: Some(CONTENTS_SOLID),
+            surface_flags: Some(SURF_NODRAW | SURF_NOLIGHT | SURF_NOPORTAL),
+            width: 64,
+            height: 64,
+            reflectivity: [0.1, 0.2, 0.3],
+            maps: vec!["a.bsp".into()],
+            evidence: 3,
+        },
+    );
+    table.merge(one);
+    let with_table = Resolver::new(None, Some(("t.json".into(), table)));
+    let r = with_table.resolve("tools\\ToolsNodraw");
+    assert_eq!(r.facts.surface_flags & SURF_NOPORTAL, SURF_NOPORTAL);
+    assert_eq!((r.facts.width, r.facts.height), (64, 64));
+    let builtin_only = Resolver::default();
+    let r = builtin_only.resolve("TOOLS/TOOLSNODRAW");
+    assert_eq!(r.surface_from, Origin::Builtin);
+    assert_eq!(r.facts.surface_flags, SURF_NODRAW | SURF_NOLIGHT);
+    let r = builtin_only.resolve("brick/brickwall001a");
+    assert_eq!(r.contents_from, Origin::Default);
+    builtin_only.resolve("BRICK/BRICKWALL001A");
+    assert_eq!(builtin_only.warnings().len(), 1, "one warning per unknown material");
+}
