@@ -19,7 +19,11 @@ pub enum Endian {
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 pub enum ReadError {
     #[error("unexpected end of data at byte {offset}: needed {needed} bytes, {available} available")]
-    UnexpectedEnd { offset: u64, needed: u64, available: u64 },
+    UnexpectedEnd {
+        offset: u64,
+        needed: u64,
+        available: u64,
+    },
     #[error("bad value at byte {offset}: {message}")]
     Invalid { offset: u64, message: String },
 }
@@ -58,12 +62,22 @@ macro_rules! read_num {
 
 impl<'a> Reader<'a> {
     pub fn new(data: &'a [u8], endian: Endian) -> Self {
-        Reader { data, pos: 0, base: 0, endian }
+        Reader {
+            data,
+            pos: 0,
+            base: 0,
+            endian,
+        }
     }
 
     /// A reader over `data` that reports offsets relative to `base`.
     pub fn with_base(data: &'a [u8], base: u64, endian: Endian) -> Self {
-        Reader { data, pos: 0, base, endian }
+        Reader {
+            data,
+            pos: 0,
+            base,
+            endian,
+        }
     }
 
     pub fn endian(&self) -> Endian {
@@ -109,12 +123,19 @@ impl<'a> Reader<'a> {
     }
 
     fn eof_at(&self, needed: u64) -> ReadError {
-        ReadError::UnexpectedEnd { offset: self.offset(), needed, available: self.remaining() as u64 }
+        ReadError::UnexpectedEnd {
+            offset: self.offset(),
+            needed,
+            available: self.remaining() as u64,
+        }
     }
 
     /// An error at the current position.
     pub fn invalid(&self, message: impl Into<String>) -> ReadError {
-        ReadError::Invalid { offset: self.offset(), message: message.into() }
+        ReadError::Invalid {
+            offset: self.offset(),
+            message: message.into(),
+        }
     }
 
     pub fn skip(&mut self, n: usize) -> Result<(), ReadError> {
@@ -143,7 +164,12 @@ impl<'a> Reader<'a> {
     pub fn sub(&mut self, n: usize) -> Result<Reader<'a>, ReadError> {
         let base = self.offset();
         let data = self.bytes(n)?;
-        Ok(Reader { data, pos: 0, base, endian: self.endian })
+        Ok(Reader {
+            data,
+            pos: 0,
+            base,
+            endian: self.endian,
+        })
     }
 
     /// Checks that `count` records of `size` bytes fit in what is left, before allocating for them,
@@ -212,10 +238,16 @@ macro_rules! write_num {
 
 impl Writer {
     pub fn new(endian: Endian) -> Self {
-        Writer { buf: Vec::new(), endian }
+        Writer {
+            buf: Vec::new(),
+            endian,
+        }
     }
     pub fn with_capacity(endian: Endian, cap: usize) -> Self {
-        Writer { buf: Vec::with_capacity(cap), endian }
+        Writer {
+            buf: Vec::with_capacity(cap),
+            endian,
+        }
     }
     pub fn endian(&self) -> Endian {
         self.endian
@@ -275,7 +307,12 @@ pub struct LineIndex {
 impl LineIndex {
     pub fn new(text: &[u8]) -> Self {
         let mut line_starts = vec![0];
-        line_starts.extend(text.iter().enumerate().filter(|(_, b)| **b == b'\n').map(|(i, _)| i + 1));
+        line_starts.extend(
+            text.iter()
+                .enumerate()
+                .filter(|(_, b)| **b == b'\n')
+                .map(|(i, _)| i + 1),
+        );
         LineIndex { line_starts }
     }
 
@@ -305,7 +342,10 @@ pub fn write_atomic(path: &std::path::Path, contents: &[u8]) -> std::io::Result<
         Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
         _ => std::path::PathBuf::from("."),
     };
-    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
     let tmp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
     let result = (|| {
         let mut f = std::fs::File::create(&tmp)?;

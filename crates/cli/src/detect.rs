@@ -14,7 +14,11 @@ pub enum Kind {
 }
 
 pub fn detect(path: &Path, data: &[u8]) -> Kind {
-    let ext = path.extension().and_then(|e| e.to_str()).map(str::to_ascii_lowercase).unwrap_or_default();
+    let ext = path
+        .extension()
+        .and_then(|e| e.to_str())
+        .map(str::to_ascii_lowercase)
+        .unwrap_or_default();
     match data.get(..4) {
         Some(b"VBSP") | Some(b"PSBV") => return Kind::Bsp,
         Some(b"IBSP") | Some(b"rBSP") | Some(b"BSP2") | Some(b"2PSB") => return Kind::Bsp,

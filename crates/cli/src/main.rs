@@ -97,7 +97,9 @@ fn normalise_valve_flags(args: impl Iterator<Item = std::ffi::OsString>) -> Vec<
     }
     collect(&Cli::command(), &mut long_names);
     args.map(|a| match a.to_str() {
-        Some(s) if s.len() > 2 && s.starts_with('-') && !s.starts_with("--") && long_names.contains(&s[1..]) => {
+        Some(s)
+            if s.len() > 2 && s.starts_with('-') && !s.starts_with("--") && long_names.contains(&s[1..]) =>
+        {
             format!("-{s}").into()
         }
         _ => a,
@@ -148,7 +150,8 @@ fn main() -> ExitCode {
         Err(err) => {
             // A closed pipe (`srcmap info x | head`) is not an error worth reporting.
             if err.chain().any(|c| {
-                c.downcast_ref::<std::io::Error>().is_some_and(|e| e.kind() == std::io::ErrorKind::BrokenPipe)
+                c.downcast_ref::<std::io::Error>()
+                    .is_some_and(|e| e.kind() == std::io::ErrorKind::BrokenPipe)
             }) {
                 return ExitCode::SUCCESS;
             }
@@ -160,7 +163,8 @@ fn main() -> ExitCode {
 
 /// Writes an output file atomically, naming it in the error.
 pub fn write_output(path: &std::path::Path, bytes: &[u8]) -> anyhow::Result<()> {
-    srcmap_bytes::write_atomic(path, bytes).map_err(|e| anyhow::anyhow!("{}: cannot write: {e}", path.display()))
+    srcmap_bytes::write_atomic(path, bytes)
+        .map_err(|e| anyhow::anyhow!("{}: cannot write: {e}", path.display()))
 }
 
 /// Prints a serialisable report as pretty JSON on stdout.

@@ -52,12 +52,20 @@ pub fn run(cmd: MaterialsCommand) -> anyhow::Result<()> {
             let mut table = MaterialTable::new();
             for path in &bsps {
                 let data = std::fs::read(path).with_context(|| format!("{}: cannot read", path.display()))?;
-                let bsp = srcmap_bsp::Bsp::parse(&data).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
-                let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+                let bsp =
+                    srcmap_bsp::Bsp::parse(&data).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
+                let name = path
+                    .file_name()
+                    .map(|n| n.to_string_lossy().into_owned())
+                    .unwrap_or_default();
                 table.merge(srcmap_materials::harvest_bsp(&name, &bsp));
             }
             for c in &table.conflicts {
-                let values: Vec<String> = c.values.iter().map(|v| format!("{} in {}", v.value, v.map)).collect();
+                let values: Vec<String> = c
+                    .values
+                    .iter()
+                    .map(|v| format!("{} in {}", v.value, v.map))
+                    .collect();
                 eprintln!(
                     "conflict: {} {}: {}; keeping the value from {}",
                     c.material,
@@ -76,12 +84,22 @@ pub fn run(cmd: MaterialsCommand) -> anyhow::Result<()> {
             );
             Ok(())
         }
-        MaterialsCommand::Show { name, materials, game, json } => {
+        MaterialsCommand::Show {
+            name,
+            materials,
+            game,
+            json,
+        } => {
             let resolver = resolver(game.as_deref(), materials.as_deref())?;
             let conflicts = match materials.as_deref() {
                 Some(path) => {
                     let key = srcmap_materials::normalise_name(&name);
-                    load_table(path)?.1.conflicts.into_iter().filter(|c| c.material == key).collect()
+                    load_table(path)?
+                        .1
+                        .conflicts
+                        .into_iter()
+                        .filter(|c| c.material == key)
+                        .collect()
                 }
                 None => Vec::new(),
             };
@@ -103,7 +121,13 @@ pub fn run(cmd: MaterialsCommand) -> anyhow::Result<()> {
                     "conflicts": conflicts,
                 }));
             }
-            let empty = |v: Vec<String>| if v.is_empty() { "EMPTY".to_owned() } else { v.join(" | ") };
+            let empty = |v: Vec<String>| {
+                if v.is_empty() {
+                    "EMPTY".to_owned()
+                } else {
+                    v.join(" | ")
+                }
+            };
             println!("{}", srcmap_materials::normalise_name(&name));
             println!("  contents      {}  [from {}]", empty(contents), r.contents_from);
             println!("  surface       {}  [from {}]", empty(surface), r.surface_from);
@@ -112,8 +136,17 @@ pub fn run(cmd: MaterialsCommand) -> anyhow::Result<()> {
                 r.facts.width, r.facts.height, r.facts.reflectivity, r.size_from
             );
             for c in &conflicts {
-                let values: Vec<String> = c.values.iter().map(|v| format!("{} in {}", v.value, v.map)).collect();
-                println!("  conflict      {}: {}; the table keeps {}'s", c.field, values.join(" vs "), c.kept);
+                let values: Vec<String> = c
+                    .values
+                    .iter()
+                    .map(|v| format!("{} in {}", v.value, v.map))
+                    .collect();
+                println!(
+                    "  conflict      {}: {}; the table keeps {}'s",
+                    c.field,
+                    values.join(" vs "),
+                    c.kept
+                );
             }
             for w in resolver.warnings() {
                 eprintln!("warning: {w}");

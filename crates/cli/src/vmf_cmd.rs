@@ -51,7 +51,11 @@ pub fn info(path: &Path, data: &[u8], json: bool) -> anyhow::Result<()> {
         solids: stats.solids,
         sides: stats.sides,
         entities: stats.entities,
-        entities_by_class: stats.entities_by_class.iter().map(|(k, v)| (k.as_str(), *v)).collect(),
+        entities_by_class: stats
+            .entities_by_class
+            .iter()
+            .map(|(k, v)| (k.as_str(), *v))
+            .collect(),
         displacements: stats.displacements,
         materials: stats.materials.iter().map(|(k, v)| (k.as_str(), *v)).collect(),
         instances: stats.instances,
@@ -68,14 +72,22 @@ pub fn info(path: &Path, data: &[u8], json: bool) -> anyhow::Result<()> {
     let mut out = std::io::stdout().lock();
     writeln!(out, "{}: VMF", report.file)?;
     if let Some(v) = vi {
-        writeln!(out, "  hammer {} build {}, map version {}", v.editor_version, v.editor_build, v.map_version)?;
+        writeln!(
+            out,
+            "  hammer {} build {}, map version {}",
+            v.editor_version, v.editor_build, v.map_version
+        )?;
     }
     writeln!(
         out,
         "  solids {} ({} hidden), sides {}, displacements {}",
         report.solids, report.hidden_solids, report.sides, report.displacements
     )?;
-    writeln!(out, "  entities {} ({} hidden), visgroups {}", report.entities, report.hidden_entities, report.visgroups)?;
+    writeln!(
+        out,
+        "  entities {} ({} hidden), visgroups {}",
+        report.entities, report.hidden_entities, report.visgroups
+    )?;
     for (class, n) in &report.entities_by_class {
         writeln!(out, "    {n:6}  {class}")?;
     }
@@ -84,7 +96,12 @@ pub fn info(path: &Path, data: &[u8], json: bool) -> anyhow::Result<()> {
         writeln!(out, "    {n:6}  {m}")?;
     }
     if report.instances > 0 {
-        writeln!(out, "  instances {} ({} files)", report.instances, report.instance_files.len())?;
+        writeln!(
+            out,
+            "  instances {} ({} files)",
+            report.instances,
+            report.instance_files.len()
+        )?;
         for f in report.instance_files {
             writeln!(out, "    {f}")?;
         }
@@ -97,9 +114,17 @@ pub fn info(path: &Path, data: &[u8], json: bool) -> anyhow::Result<()> {
 }
 
 pub fn convert(args: &crate::ConvertArgs, data: &[u8]) -> anyhow::Result<()> {
-    let out_ext = args.output.extension().and_then(|e| e.to_str()).unwrap_or_default().to_ascii_lowercase();
+    let out_ext = args
+        .output
+        .extension()
+        .and_then(|e| e.to_str())
+        .unwrap_or_default()
+        .to_ascii_lowercase();
     if !matches!(out_ext.as_str(), "vmf" | "vmx" | "vmm" | "") {
-        anyhow::bail!("{}: VMF can be converted to .vmf only (VMF to VMAP is not built yet)", args.output.display());
+        anyhow::bail!(
+            "{}: VMF can be converted to .vmf only (VMF to VMAP is not built yet)",
+            args.output.display()
+        );
     }
     if args.compress || args.decompress || args.encoding.is_some() {
         anyhow::bail!("--compress, --decompress and --encoding do not apply to VMF");

@@ -49,9 +49,15 @@ fn fails(name: &str, text: &[u8]) -> String {
     let target = dir.join("out.vmf");
     let conv = srcmap().arg("convert").arg(&input).arg(&target).output().unwrap();
     assert_eq!(conv.status.code(), Some(1));
-    assert!(!target.exists(), "{name}: a failed convert must not leave an output");
+    assert!(
+        !target.exists(),
+        "{name}: a failed convert must not leave an output"
+    );
     let err = String::from_utf8(out.stderr).unwrap();
-    assert!(err.contains(&format!("{}:", input.display())), "{name}: error names the file: {err}");
+    assert!(
+        err.contains(&format!("{}:", input.display())),
+        "{name}: error names the file: {err}"
+    );
     assert!(!err.contains("panicked"), "{err}");
     err
 }
@@ -72,7 +78,10 @@ fn bad_input_names_file_line_and_column() {
     );
     let disp = disp.replace("PLANE", "(0 0 0) (0 1 0) (1 1 0)");
     let err = fails("disprow", disp.as_bytes());
-    assert!(err.contains(":18:15: solid 2 side 3: dispinfo distances row0 has 4 numbers, expected 5"), "{err}");
+    assert!(
+        err.contains(":18:15: solid 2 side 3: dispinfo distances row0 has 4 numbers, expected 5"),
+        "{err}"
+    );
 }
 
 #[test]

@@ -129,7 +129,12 @@ pub struct ParseError {
 impl ParseError {
     pub(crate) fn at(text: &[u8], offset: usize, message: impl Into<String>) -> Self {
         let (line, column) = srcmap_bytes::line_col(text, offset);
-        ParseError { offset, line, column, message: message.into() }
+        ParseError {
+            offset,
+            line,
+            column,
+            message: message.into(),
+        }
     }
 }
 
@@ -170,7 +175,11 @@ impl Document {
 
     pub fn parse_bytes_with(bytes: &[u8], options: ParseOptions) -> Result<Document, ParseError> {
         let text = std::str::from_utf8(bytes).map_err(|e| {
-            ParseError::at(bytes, e.valid_up_to(), "invalid UTF-8 byte (KeyValues text must be UTF-8)")
+            ParseError::at(
+                bytes,
+                e.valid_up_to(),
+                "invalid UTF-8 byte (KeyValues text must be UTF-8)",
+            )
         })?;
         Self::parse_with(text, options)
     }
@@ -288,7 +297,10 @@ impl Document {
 
     /// The live (not removed) children of a block, in order.
     pub fn children(&self, id: NodeId) -> Children<'_> {
-        Children { doc: self, next: self.node(id).first_child }
+        Children {
+            doc: self,
+            next: self.node(id).first_child,
+        }
     }
 
     /// First child with this key (ASCII case-insensitive, as Valve compares keys).
@@ -318,7 +330,10 @@ impl Document {
 
     fn push_owned(&mut self, s: &str, quoted: bool) -> Token {
         let text = if self.options.escapes {
-            s.replace('\\', "\\\\").replace('"', "\\\"").replace('\n', "\\n").replace('\t', "\\t")
+            s.replace('\\', "\\\\")
+                .replace('"', "\\\"")
+                .replace('\n', "\\n")
+                .replace('\t', "\\t")
         } else if self.options.quote_escapes {
             s.replace('"', "\\\"")
         } else {
@@ -329,7 +344,11 @@ impl Document {
         if quoted {
             flags |= Token::QUOTED;
         }
-        Token { start: (self.owned.len() - 1) as u32, end: 0, flags }
+        Token {
+            start: (self.owned.len() - 1) as u32,
+            end: 0,
+            flags,
+        }
     }
 
     /// Replaces the value of a key/value node, keeping its quoting style (a value that needs
@@ -353,7 +372,10 @@ impl Document {
 
     /// Sets the first `key` child of `block` to `value`, appending a new pair when there is none.
     pub fn set_value(&mut self, block: NodeId, key: &str, value: &str) -> NodeId {
-        match self.children(block).find(|&c| !self.is_block(c) && self.key(c).eq_ignore_ascii_case(key)) {
+        match self
+            .children(block)
+            .find(|&c| !self.is_block(c) && self.key(c).eq_ignore_ascii_case(key))
+        {
             Some(c) => {
                 self.set_node_value(c, value);
                 c
@@ -424,7 +446,8 @@ impl Document {
 
     pub fn to_text(&self) -> String {
         // The writer only emits source slices and UTF-8 strings.
-        String::from_utf8(self.to_bytes()).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
+        String::from_utf8(self.to_bytes())
+            .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
     }
 }
 
@@ -456,7 +479,9 @@ impl Iterator for Children<'_> {
 }
 
 fn needs_quotes(s: &str) -> bool {
-    s.is_empty() || s.bytes().any(|b| b.is_ascii_whitespace() || matches!(b, b'"' | b'{' | b'}' | b'[' | b']'))
+    s.is_empty()
+        || s.bytes()
+            .any(|b| b.is_ascii_whitespace() || matches!(b, b'"' | b'{' | b'}' | b'[' | b']'))
 }
 
 /// Processes Valve's escape sequences: `\n`, `\t`, `\v`, `\b`, `\r`, `\f`, `\a`, `\\`, `\?`,

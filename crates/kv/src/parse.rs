@@ -72,14 +72,22 @@ impl Parser<'_> {
                 }
             }
             self.pos = p;
-            Ok(Token { start: start as u32, end: p as u32, flags: Token::PRESENT | Token::QUOTED })
+            Ok(Token {
+                start: start as u32,
+                end: p as u32,
+                flags: Token::PRESENT | Token::QUOTED,
+            })
         } else {
             let mut p = start;
             while p < b.len() && !matches!(b[p], b' ' | b'\t' | b'\n' | b'\r' | b'"' | b'{' | b'}') {
                 p += 1;
             }
             self.pos = p;
-            Ok(Token { start: start as u32, end: p as u32, flags: Token::PRESENT })
+            Ok(Token {
+                start: start as u32,
+                end: p as u32,
+                flags: Token::PRESENT,
+            })
         }
     }
 
@@ -90,7 +98,11 @@ impl Parser<'_> {
         match memchr::memchr2(b']', b'\n', &b[start..]) {
             Some(n) if b[start + n] == b']' => {
                 self.pos = start + n + 1;
-                Ok(Token { start: start as u32, end: self.pos as u32, flags: Token::PRESENT })
+                Ok(Token {
+                    start: start as u32,
+                    end: self.pos as u32,
+                    flags: Token::PRESENT,
+                })
             }
             _ => Err(self.error(start, "unterminated condition: no closing `]` on this line")),
         }
@@ -99,7 +111,12 @@ impl Parser<'_> {
 
 pub(crate) fn parse(text: String, options: ParseOptions) -> Result<Document, ParseError> {
     if text.len() >= u32::MAX as usize {
-        return Err(ParseError { offset: 0, line: 1, column: 1, message: "file larger than 4 GiB".into() });
+        return Err(ParseError {
+            offset: 0,
+            line: 1,
+            column: 1,
+            message: "file larger than 4 GiB".into(),
+        });
     }
     let bytes = text.as_bytes();
     let mut nodes: Vec<Node> = Vec::with_capacity(bytes.len() / 24 + 1);
@@ -108,7 +125,11 @@ pub(crate) fn parse(text: String, options: ParseOptions) -> Result<Document, Par
     root.end = bytes.len() as u32;
     nodes.push(root);
     let mut stack: Vec<u32> = vec![0];
-    let mut p = Parser { bytes, pos: 0, escapes: options.escapes || options.quote_escapes };
+    let mut p = Parser {
+        bytes,
+        pos: 0,
+        escapes: options.escapes || options.quote_escapes,
+    };
 
     loop {
         p.skip_trivia();
@@ -182,7 +203,8 @@ pub(crate) fn parse(text: String, options: ParseOptions) -> Result<Document, Par
 
     if stack.len() > 1 {
         let open = &nodes[*stack.last().unwrap_or(&0) as usize];
-        let key = String::from_utf8_lossy(&bytes[open.key.start as usize..open.key.end as usize]).into_owned();
+        let key =
+            String::from_utf8_lossy(&bytes[open.key.start as usize..open.key.end as usize]).into_owned();
         return Err(p.error(
             open.open as usize,
             format!("unbalanced braces: block {key} opened here is never closed"),

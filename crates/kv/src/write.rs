@@ -17,7 +17,13 @@ pub(crate) fn write(doc: &Document, out: &mut Vec<u8>) {
 
 /// Writes the children of `block`, whose content starts at source offset `cursor`; returns the
 /// source offset up to which everything has been written.
-fn write_children(doc: &Document, block: NodeId, mut cursor: usize, depth: usize, out: &mut Vec<u8>) -> usize {
+fn write_children(
+    doc: &Document,
+    block: NodeId,
+    mut cursor: usize,
+    depth: usize,
+    out: &mut Vec<u8>,
+) -> usize {
     let src = doc.text.as_bytes();
     let mut next = doc.node(block).first_child;
     while next != NodeId::NONE {
@@ -82,8 +88,16 @@ fn write_source_node(doc: &Document, id: NodeId, depth: usize, out: &mut Vec<u8>
             let value = (value_source_start(doc, id), value_source_end(doc, id), node.value);
             let mut rest = [Some(value), None];
             if node.condition.present() {
-                let cond = (node.condition.start as usize, node.condition.end as usize, node.condition);
-                rest = if cond.0 < value.0 { [Some(cond), Some(value)] } else { [Some(value), Some(cond)] };
+                let cond = (
+                    node.condition.start as usize,
+                    node.condition.end as usize,
+                    node.condition,
+                );
+                rest = if cond.0 < value.0 {
+                    [Some(cond), Some(value)]
+                } else {
+                    [Some(value), Some(cond)]
+                };
             }
             for (start, end, tok) in rest.into_iter().flatten() {
                 out.extend_from_slice(&src[cursor..start]);

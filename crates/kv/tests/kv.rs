@@ -48,7 +48,10 @@ fn append_and_remove() {
     let solid = doc.append_block(world, "solid");
     doc.append_value(solid, "id", "2");
     let text = doc.to_text();
-    assert_eq!(text, "world\n{\n\t\"id\" \"1\"\n\t\"new\" \"v\"\n\tsolid\n\t{\n\t\t\"id\" \"2\"\n\t}\n}\n");
+    assert_eq!(
+        text,
+        "world\n{\n\t\"id\" \"1\"\n\t\"new\" \"v\"\n\tsolid\n\t{\n\t\t\"id\" \"2\"\n\t}\n}\n"
+    );
     let back = Document::parse(text).unwrap();
     let w = back.find_child(NodeId::ROOT, "world").unwrap();
     assert_eq!(back.children(w).count(), 3);
@@ -60,7 +63,14 @@ fn escapes_only_when_asked() {
     let raw = Document::parse(r#""k" "C:\path\""#).unwrap();
     let k = raw.find_child(NodeId::ROOT, "k").unwrap();
     assert_eq!(raw.value(k), Some(r"C:\path\"));
-    let esc = Document::parse_with(text, ParseOptions { escapes: true, ..Default::default() }).unwrap();
+    let esc = Document::parse_with(
+        text,
+        ParseOptions {
+            escapes: true,
+            ..Default::default()
+        },
+    )
+    .unwrap();
     let k = esc.find_child(NodeId::ROOT, "k").unwrap();
     assert_eq!(esc.value_unescaped(k).unwrap(), "a\"b\\c");
     assert_eq!(esc.to_text(), text);
@@ -72,11 +82,20 @@ fn err(text: &[u8]) -> String {
 
 #[test]
 fn errors_name_line_and_column() {
-    assert_eq!(err(b"a\n{\n\t\"k\" \"v\n}\n"), "3:6: unterminated string: no closing `\"`");
-    assert_eq!(err(b"a\n{\n\t\"k\" \"v\"\n"), "2:1: unbalanced braces: block a opened here is never closed");
+    assert_eq!(
+        err(b"a\n{\n\t\"k\" \"v\n}\n"),
+        "3:6: unterminated string: no closing `\"`"
+    );
+    assert_eq!(
+        err(b"a\n{\n\t\"k\" \"v\"\n"),
+        "2:1: unbalanced braces: block a opened here is never closed"
+    );
     assert_eq!(err(b"a { }\n}"), "2:1: unbalanced braces: `}` with no open block");
     assert_eq!(err(b"a\n{\n\t\"k\"\n}"), "3:2: key \"k\" has no value");
-    assert_eq!(err(b"\"k\" \"v\xff\""), "1:7: invalid UTF-8 byte (KeyValues text must be UTF-8)");
+    assert_eq!(
+        err(b"\"k\" \"v\xff\""),
+        "1:7: invalid UTF-8 byte (KeyValues text must be UTF-8)"
+    );
     assert_eq!(err(b"{"), "1:1: `{` without a key before it");
 }
 

@@ -127,7 +127,10 @@ pub fn parse(names: &[String], table: &[(u32, &str)], prefix: &str) -> Result<u3
         if let Some(hex) = bare.strip_prefix("0x") {
             bits |= u32::from_str_radix(hex, 16).map_err(|_| format!("bad flag `{n}`"))?;
         } else {
-            let bit = table.iter().find(|(_, name)| name.eq_ignore_ascii_case(bare)).map(|(b, _)| *b);
+            let bit = table
+                .iter()
+                .find(|(_, name)| name.eq_ignore_ascii_case(bare))
+                .map(|(b, _)| *b);
             bits |= bit.ok_or_else(|| format!("unknown flag `{n}`"))?;
         }
     }
@@ -136,5 +139,8 @@ pub fn parse(names: &[String], table: &[(u32, &str)], prefix: &str) -> Result<u3
 
 /// The strongest visible contents bit, as Valve's `VisibleContents` picks one for a leaf.
 pub fn visible_contents(contents: u32) -> u32 {
-    (0..8).map(|i| 1u32 << i).find(|bit| contents & bit != 0).unwrap_or(0)
+    (0..8)
+        .map(|i| 1u32 << i)
+        .find(|bit| contents & bit != 0)
+        .unwrap_or(0)
 }

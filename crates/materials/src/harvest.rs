@@ -15,7 +15,11 @@ pub fn harvest_bsp(map: &str, bsp: &srcmap_bsp::Bsp) -> BTreeMap<String, TableEn
     let mut contents_votes: HashMap<usize, HashMap<u32, u32>> = HashMap::new();
     for ti in &bsp.texinfo {
         if ti.texdata >= 0 && (ti.texdata as usize) < bsp.texdata.len() {
-            *surface_votes.entry(ti.texdata as usize).or_default().entry(ti.flags as u32).or_default() += 1;
+            *surface_votes
+                .entry(ti.texdata as usize)
+                .or_default()
+                .entry(ti.flags as u32)
+                .or_default() += 1;
         }
     }
     let texdata_of_side = |side: &srcmap_bsp::BrushSide| -> Option<usize> {
@@ -24,15 +28,28 @@ pub fn harvest_bsp(map: &str, bsp: &srcmap_bsp::Bsp) -> BTreeMap<String, TableEn
         (td < bsp.texdata.len()).then_some(td)
     };
     for brush in &bsp.brushes {
-        let (Ok(first), Ok(n)) = (usize::try_from(brush.first_side), usize::try_from(brush.num_sides)) else {
+        let (Ok(first), Ok(n)) = (
+            usize::try_from(brush.first_side),
+            usize::try_from(brush.num_sides),
+        ) else {
             continue;
         };
-        let Some(sides) = bsp.brush_sides.get(first..first.saturating_add(n)) else { continue };
-        let used: Vec<usize> = sides.iter().filter(|s| !s.is_bevel()).filter_map(texdata_of_side).collect();
+        let Some(sides) = bsp.brush_sides.get(first..first.saturating_add(n)) else {
+            continue;
+        };
+        let used: Vec<usize> = sides
+            .iter()
+            .filter(|s| !s.is_bevel())
+            .filter_map(texdata_of_side)
+            .collect();
         let Some(&first_td) = used.first() else { continue };
         // Detail comes from func_detail, not from the material.
         let contents = brush.contents as u32 & !CONTENTS_DETAIL;
-        let weight = if used.iter().all(|&t| t == first_td) { 10 } else { 1 };
+        let weight = if used.iter().all(|&t| t == first_td) {
+            10
+        } else {
+            1
+        };
         let mut seen = Vec::new();
         for td in used {
             if !seen.contains(&td) {
@@ -45,7 +62,10 @@ pub fn harvest_bsp(map: &str, bsp: &srcmap_bsp::Bsp) -> BTreeMap<String, TableEn
         let Some(v) = votes else { return (None, 0) };
         let total = v.values().sum();
         // Most votes; ties to the smaller value so the result is deterministic.
-        let best = v.iter().max_by(|a, b| a.1.cmp(b.1).then(b.0.cmp(a.0))).map(|(k, _)| *k);
+        let best = v
+            .iter()
+            .max_by(|a, b| a.1.cmp(b.1).then(b.0.cmp(a.0)))
+            .map(|(k, _)| *k);
         (best, total)
     };
     let mut out = BTreeMap::new();

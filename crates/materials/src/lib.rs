@@ -64,9 +64,13 @@ impl std::fmt::Display for Origin {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             Origin::Game(p) => write!(f, "game content ({p})"),
-            Origin::Table { file, maps } => write!(f, "material table {file} (learned from {})", maps.join(", ")),
+            Origin::Table { file, maps } => {
+                write!(f, "material table {file} (learned from {})", maps.join(", "))
+            }
             Origin::Builtin => f.write_str("srcmap's built-in tool-texture rules"),
-            Origin::Default => f.write_str("the default for unknown materials (opaque, lit, 512x512, reflectivity 0.5)"),
+            Origin::Default => {
+                f.write_str("the default for unknown materials (opaque, lit, 512x512, reflectivity 0.5)")
+            }
         }
     }
 }
@@ -99,7 +103,11 @@ pub fn normalise_name(name: &str) -> String {
 pub fn builtin(name: &str) -> Option<MaterialFacts> {
     let n = normalise_name(name);
     let nodraw = SURF_NODRAW | SURF_NOLIGHT;
-    let facts = |contents, surface_flags| MaterialFacts { contents, surface_flags, ..DEFAULT_FACTS };
+    let facts = |contents, surface_flags| MaterialFacts {
+        contents,
+        surface_flags,
+        ..DEFAULT_FACTS
+    };
     let tool = n.strip_prefix("TOOLS/");
     Some(match tool {
         Some("TOOLSNODRAW") => facts(CONTENTS_SOLID, nodraw),
@@ -112,15 +120,21 @@ pub fn builtin(name: &str) -> Option<MaterialFacts> {
         Some("TOOLSSKYBOX2D") => facts(CONTENTS_SOLID, SURF_SKY | SURF_SKY2D | SURF_NOLIGHT),
         Some("TOOLSSKIP") => facts(CONTENTS_EMPTY, nodraw | SURF_SKIP),
         Some("TOOLSHINT") => facts(CONTENTS_EMPTY, nodraw | SURF_HINT),
-        Some("TOOLSINVISIBLE") | Some("TOOLSBLOCKBULLETS") | Some("TOOLSOCCLUDER") => facts(CONTENTS_SOLID, nodraw),
-        Some("TOOLSINVISIBLELADDER") | Some("TOOLSLADDER") => facts(CONTENTS_LADDER | CONTENTS_PLAYERCLIP, nodraw),
+        Some("TOOLSINVISIBLE") | Some("TOOLSBLOCKBULLETS") | Some("TOOLSOCCLUDER") => {
+            facts(CONTENTS_SOLID, nodraw)
+        }
+        Some("TOOLSINVISIBLELADDER") | Some("TOOLSLADDER") => {
+            facts(CONTENTS_LADDER | CONTENTS_PLAYERCLIP, nodraw)
+        }
         Some("TOOLSBLOCKLIGHT") => facts(CONTENTS_OPAQUE, nodraw),
         Some("TOOLSBLOCK_LOS") => facts(CONTENTS_BLOCKLOS, nodraw),
         Some("TOOLSAREAPORTAL") => facts(CONTENTS_AREAPORTAL, nodraw),
         Some("TOOLSORIGIN") => facts(CONTENTS_ORIGIN, nodraw),
         Some(t) if t.starts_with("TOOLSBLACK") => facts(CONTENTS_SOLID, SURF_NOLIGHT),
         Some(_) => return None,
-        None if n.contains("WATER") && !n.contains("WATERFALL") => facts(CONTENTS_WATER, SURF_WARP | SURF_NOLIGHT),
+        None if n.contains("WATER") && !n.contains("WATERFALL") => {
+            facts(CONTENTS_WATER, SURF_WARP | SURF_NOLIGHT)
+        }
         None => return None,
     })
 }
@@ -206,9 +220,20 @@ pub fn from_vmt(vmt: &srcmap_content::Vmt, vtf: Option<&srcmap_content::VtfHeade
     if vmt.get("$bumpmap").is_some() && surface & SURF_NOLIGHT == 0 {
         surface |= SURF_BUMPLIGHT;
     }
-    let (width, height) = vtf.map(|h| (h.width as u32, h.height as u32)).unwrap_or((DEFAULT_FACTS.width, DEFAULT_FACTS.height));
-    let reflectivity = vmt.reflectivity().or(vtf.map(|h| h.reflectivity)).unwrap_or(DEFAULT_FACTS.reflectivity);
-    MaterialFacts { contents, surface_flags: surface, width, height, reflectivity }
+    let (width, height) = vtf
+        .map(|h| (h.width as u32, h.height as u32))
+        .unwrap_or((DEFAULT_FACTS.width, DEFAULT_FACTS.height));
+    let reflectivity = vmt
+        .reflectivity()
+        .or(vtf.map(|h| h.reflectivity))
+        .unwrap_or(DEFAULT_FACTS.reflectivity);
+    MaterialFacts {
+        contents,
+        surface_flags: surface,
+        width,
+        height,
+        reflectivity,
+    }
 }
 
 /// Answers "what is this material?" with the precedence described in the crate docs. Shared by
@@ -238,7 +263,12 @@ impl Default for Resolver {
 impl Resolver {
     /// `table` is `(file name for reports, table)`.
     pub fn new(game: Option<srcmap_content::GameDir>, table: Option<(String, MaterialTable)>) -> Resolver {
-        Resolver { game, table, warned: Mutex::new(HashSet::new()), warnings: Mutex::new(Vec::new()) }
+        Resolver {
+            game,
+            table,
+            warned: Mutex::new(HashSet::new()),
+            warnings: Mutex::new(Vec::new()),
+        }
     }
 
     /// The warnings so far: one per material that fell through to the default.
@@ -251,7 +281,9 @@ impl Resolver {
         if let Some(game) = &self.game
             && let Ok(Some(vmt)) = game.material(&key.to_ascii_lowercase())
         {
-            let vtf = vmt.base_texture().and_then(|t| game.texture_header(t).ok().flatten());
+            let vtf = vmt
+                .base_texture()
+                .and_then(|t| game.texture_header(t).ok().flatten());
             let origin = Origin::Game(format!("materials/{}.vmt", key.to_ascii_lowercase()));
             return Resolved {
                 facts: from_vmt(&vmt, vtf.as_ref()),
@@ -261,7 +293,11 @@ impl Resolver {
             };
         }
         let fallback = builtin(&key);
-        let fallback_origin = if fallback.is_some() { Origin::Builtin } else { Origin::Default };
+        let fallback_origin = if fallback.is_some() {
+            Origin::Builtin
+        } else {
+            Origin::Default
+        };
         let base = fallback.unwrap_or(DEFAULT_FACTS);
         let mut r = Resolved {
             facts: base,
@@ -273,7 +309,10 @@ impl Resolver {
         if let Some((file, table)) = &self.table
             && let Some(e) = table.get(&key)
         {
-            let origin = Origin::Table { file: file.clone(), maps: e.maps.clone() };
+            let origin = Origin::Table {
+                file: file.clone(),
+                maps: e.maps.clone(),
+            };
             if let Some(c) = e.contents {
                 r.facts.contents = c;
                 r.contents_from = origin.clone();

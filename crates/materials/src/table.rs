@@ -48,7 +48,11 @@ pub struct MaterialTable {
 #[derive(Debug, thiserror::Error)]
 pub enum TableError {
     #[error("{line}:{column}: {message}")]
-    Json { line: usize, column: usize, message: String },
+    Json {
+        line: usize,
+        column: usize,
+        message: String,
+    },
     #[error("material {material}: {message}")]
     Entry { material: String, message: String },
     #[error("not a srcmap material table (format is {0:?}, expected \"srcmap-materials\")")]
@@ -117,10 +121,20 @@ impl MaterialTable {
                     material: name.clone(),
                     field: field.to_owned(),
                     values: vec![
-                        ConflictValue { map: old.maps.join(", "), value: a },
-                        ConflictValue { map: new_map.clone(), value: b },
+                        ConflictValue {
+                            map: old.maps.join(", "),
+                            value: a,
+                        },
+                        ConflictValue {
+                            map: new_map.clone(),
+                            value: b,
+                        },
                     ],
-                    kept: if new_wins { new_map.clone() } else { old_map.clone() },
+                    kept: if new_wins {
+                        new_map.clone()
+                    } else {
+                        old_map.clone()
+                    },
                 });
             };
             let cnames = |c: u32| flags::names(c, CONTENTS_NAMES).join("|");
@@ -140,8 +154,17 @@ impl MaterialTable {
                     format!("{}x{}", new.width, new.height),
                 );
             }
-            if old.reflectivity.iter().zip(new.reflectivity).any(|(a, b)| (a - b).abs() > 1e-3) {
-                conflict("reflectivity", format!("{:?}", old.reflectivity), format!("{:?}", new.reflectivity));
+            if old
+                .reflectivity
+                .iter()
+                .zip(new.reflectivity)
+                .any(|(a, b)| (a - b).abs() > 1e-3)
+            {
+                conflict(
+                    "reflectivity",
+                    format!("{:?}", old.reflectivity),
+                    format!("{:?}", new.reflectivity),
+                );
             }
             let keep_option = |a: Option<u32>, b: Option<u32>| if new_wins { b.or(a) } else { a.or(b) };
             let merged = TableEntry {
@@ -149,7 +172,11 @@ impl MaterialTable {
                 surface_flags: keep_option(old.surface_flags, new.surface_flags),
                 width: if new_wins { new.width } else { old.width },
                 height: if new_wins { new.height } else { old.height },
-                reflectivity: if new_wins { new.reflectivity } else { old.reflectivity },
+                reflectivity: if new_wins {
+                    new.reflectivity
+                } else {
+                    old.reflectivity
+                },
                 maps: old.maps.iter().chain(&new.maps).cloned().collect(),
                 evidence: old.evidence + new.evidence,
             };
@@ -196,16 +223,32 @@ impl MaterialTable {
     }
 
     pub fn from_json(text: &str) -> Result<MaterialTable, TableError> {
-        let file: File = serde_json::from_str(text)
-            .map_err(|e| TableError::Json { line: e.line(), column: e.column(), message: e.to_string() })?;
+        let file: File = serde_json::from_str(text).map_err(|e| TableError::Json {
+            line: e.line(),
+            column: e.column(),
+            message: e.to_string(),
+        })?;
         if file.format != "srcmap-materials" {
             return Err(TableError::Format(file.format));
         }
         let mut entries = BTreeMap::new();
         for (name, e) in file.materials {
-            let err = |message: String| TableError::Entry { material: name.clone(), message };
-            let contents = e.contents.as_ref().map(|c| flags::parse(c, CONTENTS_NAMES, "CONTENTS_")).transpose().map_err(err)?;
-            let surface_flags = e.surface.as_ref().map(|s| flags::parse(s, SURF_NAMES, "SURF_")).transpose().map_err(err)?;
+            let err = |message: String| TableError::Entry {
+                material: name.clone(),
+                message,
+            };
+            let contents = e
+                .contents
+                .as_ref()
+                .map(|c| flags::parse(c, CONTENTS_NAMES, "CONTENTS_"))
+                .transpose()
+                .map_err(err)?;
+            let surface_flags = e
+                .surface
+                .as_ref()
+                .map(|s| flags::parse(s, SURF_NAMES, "SURF_"))
+                .transpose()
+                .map_err(err)?;
             entries.insert(
                 crate::normalise_name(&name),
                 TableEntry {
@@ -219,6 +262,9 @@ impl MaterialTable {
                 },
             );
         }
-        Ok(MaterialTable { entries, conflicts: file.conflicts })
+        Ok(MaterialTable {
+            entries,
+            conflicts: file.conflicts,
+        })
     }
 }

@@ -80,7 +80,9 @@ fn pairs_get_valves_contents_and_flags_for_water_translucent_and_tools() {
     let resolver = Resolver::new(None, Some(("corpus-table.json".into(), table.clone())));
     let mut checked = 0;
     for (vmf_path, bsp_path) in pairs(&root) {
-        let Some((map, _, bsp)) = bsps.iter().find(|(_, p, _)| *p == bsp_path) else { continue };
+        let Some((map, _, bsp)) = bsps.iter().find(|(_, p, _)| *p == bsp_path) else {
+            continue;
+        };
         let valve = harvest_bsp(map, bsp);
         let vmf = srcmap_vmf::Vmf::parse_lenient(&std::fs::read(&vmf_path).unwrap()).unwrap();
         let mut materials: Vec<String> = vmf
@@ -93,16 +95,22 @@ fn pairs_get_valves_contents_and_flags_for_water_translucent_and_tools() {
         materials.dedup();
         for name in materials {
             let Some(v) = valve.get(&name) else { continue };
-            let special = v.contents.is_some_and(|c| c & (CONTENTS_WATER | CONTENTS_WINDOW | CONTENTS_TRANSLUCENT | CONTENTS_SLIME) != 0)
-                || name.starts_with("TOOLS/");
+            let special = v.contents.is_some_and(|c| {
+                c & (CONTENTS_WATER | CONTENTS_WINDOW | CONTENTS_TRANSLUCENT | CONTENTS_SLIME) != 0
+            }) || name.starts_with("TOOLS/");
             if !special {
                 continue;
             }
             let r = resolver.resolve(&name);
-            assert!(matches!(r.size_from, Origin::Table { .. }), "{name}: from the table");
+            assert!(
+                matches!(r.size_from, Origin::Table { .. }),
+                "{name}: from the table"
+            );
             let conflict_names_map = |field: &str| {
                 table.conflicts.iter().any(|c| {
-                    c.material == name && c.field == field && c.values.iter().any(|cv| cv.map.split(", ").any(|m| m == map))
+                    c.material == name
+                        && c.field == field
+                        && c.values.iter().any(|cv| cv.map.split(", ").any(|m| m == map))
                 })
             };
             if let Some(c) = v.contents {
@@ -156,5 +164,9 @@ fn precedence_table_over_builtin_over_default() {
     let r = builtin_only.resolve("brick/brickwall001a");
     assert_eq!(r.contents_from, Origin::Default);
     builtin_only.resolve("BRICK/BRICKWALL001A");
-    assert_eq!(builtin_only.warnings().len(), 1, "one warning per unknown material");
+    assert_eq!(
+        builtin_only.warnings().len(),
+        1,
+        "one warning per unknown material"
+    );
 }

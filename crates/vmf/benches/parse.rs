@@ -14,7 +14,11 @@ fn largest_vmfs() -> Vec<(String, Vec<u8>)> {
         return Vec::new();
     };
     let mut files: Vec<PathBuf> = Vec::new();
-    for dir in std::fs::read_dir(PathBuf::from(root).join("vmf")).into_iter().flatten().flatten() {
+    for dir in std::fs::read_dir(PathBuf::from(root).join("vmf"))
+        .into_iter()
+        .flatten()
+        .flatten()
+    {
         for f in std::fs::read_dir(dir.path()).into_iter().flatten().flatten() {
             if f.path().extension().is_some_and(|e| e == "vmf") {
                 files.push(f.path());
@@ -25,7 +29,12 @@ fn largest_vmfs() -> Vec<(String, Vec<u8>)> {
     files
         .into_iter()
         .take(4)
-        .map(|f| (f.file_name().unwrap().to_string_lossy().into_owned(), std::fs::read(&f).unwrap()))
+        .map(|f| {
+            (
+                f.file_name().unwrap().to_string_lossy().into_owned(),
+                std::fs::read(&f).unwrap(),
+            )
+        })
         .collect()
 }
 
@@ -34,7 +43,11 @@ fn names() -> Vec<String> {
 }
 
 fn load(name: &str) -> Vec<u8> {
-    largest_vmfs().into_iter().find(|(n, _)| n == name).map(|(_, d)| d).unwrap()
+    largest_vmfs()
+        .into_iter()
+        .find(|(n, _)| n == name)
+        .map(|(_, d)| d)
+        .unwrap()
 }
 
 #[divan::bench(args = names())]
@@ -42,7 +55,10 @@ fn document(bencher: divan::Bencher<'_, '_>, name: &str) {
     let data = load(name);
     bencher
         .counter(divan::counter::BytesCount::new(data.len()))
-        .bench(|| srcmap_kv::Document::parse_bytes_with(divan::black_box(&data), srcmap_vmf::Vmf::KV_OPTIONS).unwrap());
+        .bench(|| {
+            srcmap_kv::Document::parse_bytes_with(divan::black_box(&data), srcmap_vmf::Vmf::KV_OPTIONS)
+                .unwrap()
+        });
 }
 
 #[divan::bench(args = names())]

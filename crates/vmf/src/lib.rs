@@ -38,7 +38,12 @@ pub struct VmfError {
 
 impl From<srcmap_kv::ParseError> for VmfError {
     fn from(e: srcmap_kv::ParseError) -> Self {
-        VmfError { offset: e.offset, line: e.line, column: e.column, message: e.message }
+        VmfError {
+            offset: e.offset,
+            line: e.line,
+            column: e.column,
+            message: e.message,
+        }
     }
 }
 
@@ -184,7 +189,10 @@ pub struct Entity {
 impl Entity {
     /// The first value of `key` (ASCII case-insensitive, as the engine compares keys).
     pub fn get(&self, key: &str) -> Option<&str> {
-        self.keyvalues.iter().find(|(k, _)| k.eq_ignore_ascii_case(key)).map(|(_, v)| v.as_str())
+        self.keyvalues
+            .iter()
+            .find(|(k, _)| k.eq_ignore_ascii_case(key))
+            .map(|(_, v)| v.as_str())
     }
 
     /// The `origin` key as three numbers.
@@ -271,8 +279,10 @@ impl Vmf {
 
     /// VMF values are raw (backslashes in paths are plain characters) except `\"`, which VMF
     /// writers use for a quote inside a value.
-    pub const KV_OPTIONS: srcmap_kv::ParseOptions =
-        srcmap_kv::ParseOptions { escapes: false, quote_escapes: true };
+    pub const KV_OPTIONS: srcmap_kv::ParseOptions = srcmap_kv::ParseOptions {
+        escapes: false,
+        quote_escapes: true,
+    };
 
     /// Parses VMF bytes (a non-UTF-8 byte is an error with its position).
     pub fn parse_bytes(bytes: &[u8]) -> Result<Vmf, VmfError> {
@@ -338,7 +348,11 @@ impl Vmf {
         let node = self.entity(which).node;
         self.doc.set_value(node, key, value);
         let ent = self.entity_mut(which);
-        match ent.keyvalues.iter_mut().find(|(k, _)| k.eq_ignore_ascii_case(key)) {
+        match ent
+            .keyvalues
+            .iter_mut()
+            .find(|(k, _)| k.eq_ignore_ascii_case(key))
+        {
             Some((_, v)) => *v = value.to_owned(),
             None => ent.keyvalues.push((key.to_owned(), value.to_owned())),
         }
@@ -418,9 +432,9 @@ impl Stats {
         let mut bounds: Option<([f64; 3], [f64; 3])> = None;
         let mut grow = |p: [f64; 3]| {
             let b = bounds.get_or_insert((p, p));
-            for i in 0..3 {
-                b.0[i] = b.0[i].min(p[i]);
-                b.1[i] = b.1[i].max(p[i]);
+            for (i, c) in p.into_iter().enumerate() {
+                b.0[i] = b.0[i].min(c);
+                b.1[i] = b.1[i].max(c);
             }
         };
         for ent in vmf.all_entities() {

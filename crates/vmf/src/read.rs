@@ -14,7 +14,12 @@ type Result<T> = std::result::Result<T, VmfError>;
 impl<'d> Ctx<'d> {
     fn err(&self, offset: usize, message: impl Into<String>) -> VmfError {
         let (line, column) = self.doc.line_col(offset);
-        VmfError { offset, line, column, message: message.into() }
+        VmfError {
+            offset,
+            line,
+            column,
+            message: message.into(),
+        }
     }
 
     /// A key/value inside a class Hammer reads: both tokens must be quoted, as Hammer's chunk
@@ -22,7 +27,10 @@ impl<'d> Ctx<'d> {
     fn pair(&self, node: NodeId) -> Result<(&'d str, std::borrow::Cow<'d, str>)> {
         let key = self.doc.key(node);
         if !self.doc.key_quoted(node) {
-            return Err(self.err(self.doc.offset(node), format!("unquoted key `{key}`: VMF keys must be quoted")));
+            return Err(self.err(
+                self.doc.offset(node),
+                format!("unquoted key `{key}`: VMF keys must be quoted"),
+            ));
         }
         let value = self.doc.value_unescaped(node).unwrap_or_default();
         if !self.doc.value_quoted(node) {
@@ -38,7 +46,12 @@ impl<'d> Ctx<'d> {
         let t = value.trim();
         t.parse::<i64>()
             .ok()
-            .or_else(|| t.parse::<f64>().ok().filter(|f| f.fract() == 0.0).map(|f| f as i64))
+            .or_else(|| {
+                t.parse::<f64>()
+                    .ok()
+                    .filter(|f| f.fract() == 0.0)
+                    .map(|f| f as i64)
+            })
             .ok_or_else(|| {
                 self.err(
                     self.doc.value_offset(node),
@@ -64,14 +77,20 @@ impl<'d> Ctx<'d> {
         parse_vec3(value).ok_or_else(|| {
             self.err(
                 self.doc.value_offset(node),
-                format!("\"{}\" must be three numbers, found \"{value}\"", self.doc.key(node)),
+                format!(
+                    "\"{}\" must be three numbers, found \"{value}\"",
+                    self.doc.key(node)
+                ),
             )
         })
     }
 
     fn color(&self, node: NodeId, value: &str) -> Result<[u8; 3]> {
         let c = parse_numbers::<3>(value).ok_or_else(|| {
-            self.err(self.doc.value_offset(node), format!("color must be three numbers, found \"{value}\""))
+            self.err(
+                self.doc.value_offset(node),
+                format!("color must be three numbers, found \"{value}\""),
+            )
         })?;
         Ok(c.map(|v| v.clamp(0.0, 255.0) as u8))
     }
@@ -81,7 +100,10 @@ impl<'d> Ctx<'d> {
     }
 
     fn version_info(&self, node: NodeId) -> Result<VersionInfo> {
-        let mut v = VersionInfo { node: Some(node), ..Default::default() };
+        let mut v = VersionInfo {
+            node: Some(node),
+            ..Default::default()
+        };
         for c in self.doc.children(node) {
             if self.doc.is_block(c) {
                 continue;
@@ -101,7 +123,13 @@ impl<'d> Ctx<'d> {
     }
 
     fn visgroup(&self, node: NodeId) -> Result<VisGroup> {
-        let mut g = VisGroup { node, name: String::new(), id: 0, color: [0; 3], children: Vec::new() };
+        let mut g = VisGroup {
+            node,
+            name: String::new(),
+            id: 0,
+            color: [0; 3],
+            children: Vec::new(),
+        };
         for c in self.doc.children(node) {
             if self.doc.is_block(c) {
                 if self.is(c, "visgroup") {
@@ -122,7 +150,10 @@ impl<'d> Ctx<'d> {
     }
 
     fn editor(&self, node: NodeId) -> Result<Editor> {
-        let mut e = Editor { node: Some(node), ..Default::default() };
+        let mut e = Editor {
+            node: Some(node),
+            ..Default::default()
+        };
         for c in self.doc.children(node) {
             if self.doc.is_block(c) {
                 continue;
@@ -138,7 +169,7 @@ impl<'d> Ctx<'d> {
                 "comments" => e.comments = Some(v.to_owned()),
                 "logicalpos" => {
                     let inner = v.trim().trim_start_matches('[').trim_end_matches(']');
-                    e.logical_pos = parse_numbers::<2>(inner).map(|[x, y]| [x, y]);
+                    e.logical_pos = parse_numbers::<2>(inner);
                 }
                 _ => {}
             }
@@ -213,7 +244,11 @@ impl<'d> Ctx<'d> {
             match self.doc.key(c).to_ascii_lowercase().as_str() {
                 "solid" => e.solids.push(self.solid(c, hidden)?),
                 "hidden" => {
-                    for s in self.doc.children(c).filter(|&s| self.is(s, "solid") && self.doc.is_block(s)) {
+                    for s in self
+                        .doc
+                        .children(c)
+                        .filter(|&s| self.is(s, "solid") && self.doc.is_block(s))
+                    {
                         e.solids.push(self.solid(s, true)?);
                     }
                 }
@@ -223,7 +258,11 @@ impl<'d> Ctx<'d> {
                     }
                 }
                 "group" => {
-                    let mut g = Group { node: c, id: 0, editor: None };
+                    let mut g = Group {
+                        node: c,
+                        id: 0,
+                        editor: None,
+                    };
                     for gc in self.doc.children(c) {
                         if self.doc.is_block(gc) {
                             if self.is(gc, "editor") {
@@ -247,7 +286,13 @@ impl<'d> Ctx<'d> {
     }
 
     fn solid(&self, node: NodeId, hidden: bool) -> Result<Solid> {
-        let mut s = Solid { node, id: 0, sides: Vec::with_capacity(6), editor: None, hidden };
+        let mut s = Solid {
+            node,
+            id: 0,
+            sides: Vec::with_capacity(6),
+            editor: None,
+            hidden,
+        };
         for c in self.doc.children(node) {
             if self.doc.is_block(c) {
                 match self.doc.key(c).to_ascii_lowercase().as_str() {
@@ -357,7 +402,10 @@ impl<'d> Ctx<'d> {
     }
 
     fn dispinfo(&self, node: NodeId, solid_id: i64, side_id: i64) -> Result<DispInfo> {
-        let mut d = DispInfo { node: Some(node), ..Default::default() };
+        let mut d = DispInfo {
+            node: Some(node),
+            ..Default::default()
+        };
         let mut blocks = Vec::new();
         for c in self.doc.children(node) {
             if self.doc.is_block(c) {
@@ -372,7 +420,9 @@ impl<'d> Ctx<'d> {
                     if !(1..=4).contains(&p) {
                         return Err(self.err(
                             self.doc.value_offset(c),
-                            format!("solid {solid_id} side {side_id}: dispinfo power must be 2, 3 or 4, found {p}"),
+                            format!(
+                                "solid {solid_id} side {side_id}: dispinfo power must be 2, 3 or 4, found {p}"
+                            ),
                         ));
                     }
                     d.power = p as u32;
@@ -404,7 +454,9 @@ impl<'d> Ctx<'d> {
                 let v: &str = &v;
                 let at = self.doc.value_offset(r);
                 let row_ok = name == "allowed_verts"
-                    || k.strip_prefix("row").and_then(|i| i.parse::<usize>().ok()).is_some_and(|i| i == seen);
+                    || k.strip_prefix("row")
+                        .and_then(|i| i.parse::<usize>().ok())
+                        .is_some_and(|i| i == seen);
                 if !row_ok || seen >= rows {
                     return Err(self.err(
                         self.doc.offset(r),
@@ -416,7 +468,11 @@ impl<'d> Ctx<'d> {
                         ),
                     ));
                 }
-                let parsed = if integer { parse_row(v, &mut ints) } else { parse_row(v, &mut floats) };
+                let parsed = if integer {
+                    parse_row(v, &mut ints)
+                } else {
+                    parse_row(v, &mut floats)
+                };
                 match parsed {
                     Ok(count) if count == per_row => {}
                     Ok(count) => {
@@ -488,14 +544,23 @@ impl<'d> Ctx<'d> {
     }
 
     fn cordon(&self, node: NodeId) -> Result<Cordon> {
-        let mut c = Cordon { node, name: None, active: false, boxes: Vec::new() };
+        let mut c = Cordon {
+            node,
+            name: None,
+            active: false,
+            boxes: Vec::new(),
+        };
         self.cordon_boxes(node, &mut c)?;
         Ok(c)
     }
 }
 
 pub(crate) fn read(doc: Document, lenient: bool) -> Result<Vmf> {
-    let ctx = Ctx { doc: &doc, lenient, problems: Default::default() };
+    let ctx = Ctx {
+        doc: &doc,
+        lenient,
+        problems: Default::default(),
+    };
     let mut version_info = None;
     let mut visgroups = Vec::new();
     let mut view_settings = Vec::new();
@@ -511,7 +576,10 @@ pub(crate) fn read(doc: Document, lenient: bool) -> Result<Vmf> {
         match doc.key(top).to_ascii_lowercase().as_str() {
             "versioninfo" => version_info = Some(ctx.version_info(top)?),
             "visgroups" => {
-                for g in doc.children(top).filter(|&g| doc.is_block(g) && ctx.is(g, "visgroup")) {
+                for g in doc
+                    .children(top)
+                    .filter(|&g| doc.is_block(g) && ctx.is(g, "visgroup"))
+                {
                     visgroups.push(ctx.visgroup(g)?);
                 }
             }
@@ -530,16 +598,27 @@ pub(crate) fn read(doc: Document, lenient: bool) -> Result<Vmf> {
             }
             "entity" => entities.push(ctx.entity(top, false)?),
             "hidden" => {
-                for e in doc.children(top).filter(|&e| doc.is_block(e) && ctx.is(e, "entity")) {
+                for e in doc
+                    .children(top)
+                    .filter(|&e| doc.is_block(e) && ctx.is(e, "entity"))
+                {
                     entities.push(ctx.entity(e, true)?);
                 }
             }
             "cameras" => {
-                let mut cams = Cameras { node: Some(top), active: -1, cameras: Vec::new() };
+                let mut cams = Cameras {
+                    node: Some(top),
+                    active: -1,
+                    cameras: Vec::new(),
+                };
                 for c in doc.children(top) {
                     if doc.is_block(c) {
                         if ctx.is(c, "camera") {
-                            let mut cam = Camera { node: c, position: [0.0; 3], look: [0.0; 3] };
+                            let mut cam = Camera {
+                                node: c,
+                                position: [0.0; 3],
+                                look: [0.0; 3],
+                            };
                             for k in doc.children(c).filter(|&k| !doc.is_block(k)) {
                                 let (key, v) = ctx.pair(k)?;
                                 let v: &str = &v;
@@ -563,7 +642,11 @@ pub(crate) fn read(doc: Document, lenient: bool) -> Result<Vmf> {
             }
             "cordon" => cordon = Some(ctx.cordon(top)?),
             "cordons" => {
-                let mut cs = Cordons { node: top, active: false, cordons: Vec::new() };
+                let mut cs = Cordons {
+                    node: top,
+                    active: false,
+                    cordons: Vec::new(),
+                };
                 for c in doc.children(top) {
                     if doc.is_block(c) {
                         if ctx.is(c, "cordon") {
@@ -599,5 +682,16 @@ pub(crate) fn read(doc: Document, lenient: bool) -> Result<Vmf> {
         },
     };
     let problems = ctx.problems.into_inner();
-    Ok(Vmf { doc, problems, version_info, visgroups, view_settings, world, entities, cameras, cordon, cordons })
+    Ok(Vmf {
+        doc,
+        problems,
+        version_info,
+        visgroups,
+        view_settings,
+        world,
+        entities,
+        cameras,
+        cordon,
+        cordons,
+    })
 }

@@ -43,7 +43,11 @@ pub(crate) fn parse_axis(s: &str) -> Option<TextureAxis> {
     let close = rest.find(']')?;
     let [x, y, z, shift] = parse_numbers::<4>(&rest[..close])?;
     let scale = rest[close + 1..].trim().parse().ok()?;
-    Some(TextureAxis { axis: [x, y, z], shift, scale })
+    Some(TextureAxis {
+        axis: [x, y, z],
+        shift,
+        scale,
+    })
 }
 
 /// Every word of a row as `T`, or the index of the first bad word.
@@ -66,7 +70,14 @@ pub fn format_number(v: f64) -> String {
 }
 
 pub(crate) fn format_plane(p: &[[f64; 3]; 3]) -> String {
-    let pt = |q: &[f64; 3]| format!("({} {} {})", format_number(q[0]), format_number(q[1]), format_number(q[2]));
+    let pt = |q: &[f64; 3]| {
+        format!(
+            "({} {} {})",
+            format_number(q[0]),
+            format_number(q[1]),
+            format_number(q[2])
+        )
+    };
     format!("{} {} {}", pt(&p[0]), pt(&p[1]), pt(&p[2]))
 }
 
@@ -76,7 +87,10 @@ mod tests {
 
     #[test]
     fn parses_hammer_values() {
-        assert_eq!(parse_plane("(1 2 3) (4 5 6) (-7 8.5 9)"), Some([[1., 2., 3.], [4., 5., 6.], [-7., 8.5, 9.]]));
+        assert_eq!(
+            parse_plane("(1 2 3) (4 5 6) (-7 8.5 9)"),
+            Some([[1., 2., 3.], [4., 5., 6.], [-7., 8.5, 9.]])
+        );
         assert_eq!(parse_plane("(1 2 3) (4 5 6)"), None);
         assert_eq!(parse_plane("(1 2 3) (4 5 6) (7 8 9) (1 1 1)"), None);
         assert_eq!(parse_plane("(1 2) (4 5 6) (7 8 9)"), None);
@@ -85,6 +99,9 @@ mod tests {
         assert_eq!(a.scale, 0.25);
         assert_eq!(parse_vec3("[1 2 3]"), Some([1., 2., 3.]));
         assert_eq!(parse_vec3("1 2 3"), Some([1., 2., 3.]));
-        assert_eq!(format_plane(&[[1., 2., 3.], [4., 5.5, 6.], [0., 0., -1.]]), "(1 2 3) (4 5.5 6) (0 0 -1)");
+        assert_eq!(
+            format_plane(&[[1., 2., 3.], [4., 5.5, 6.], [0., 0., -1.]]),
+            "(1 2 3) (4 5.5 6) (0 0 -1)"
+        );
     }
 }

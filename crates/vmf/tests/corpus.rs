@@ -32,7 +32,9 @@ fn is_invalid_on_purpose(p: &Path) -> bool {
 /// Counts block headers by looking at lines alone: a line holding only `solid`/`side`/... (a
 /// keyvalue line always has a value after the key). Independent of the parser.
 fn count_lines(text: &str, word: &str) -> usize {
-    text.lines().filter(|l| l.trim().trim_matches('"') == word && !l.contains(' ')).count()
+    text.lines()
+        .filter(|l| l.trim().trim_matches('"') == word && !l.contains(' '))
+        .count()
 }
 
 #[test]
@@ -50,18 +52,47 @@ fn every_vmf_parses_counts_agree_and_round_trips() {
                 // of the file and names each dropped side.
                 let vmf = Vmf::parse_lenient(&bytes).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
                 assert_eq!(vmf.problems.first(), Some(&e), "{}", path.display());
-                eprintln!("{}: strict parse refused ({e}); lenient parse dropped {} side(s)", path.display(), vmf.problems.len());
+                eprintln!(
+                    "{}: strict parse refused ({e}); lenient parse dropped {} side(s)",
+                    path.display(),
+                    vmf.problems.len()
+                );
                 assert_eq!(vmf.to_bytes(), bytes);
                 continue;
             }
         };
         let text = std::str::from_utf8(&bytes).unwrap();
         let stats = vmf.stats();
-        assert_eq!(stats.solids, count_lines(text, "solid"), "{}: solids", path.display());
-        assert_eq!(stats.sides, count_lines(text, "side"), "{}: sides", path.display());
-        assert_eq!(stats.displacements, count_lines(text, "dispinfo"), "{}: dispinfo", path.display());
-        assert_eq!(stats.entities, count_lines(text, "entity"), "{}: entities", path.display());
-        assert_eq!(vmf.to_bytes(), bytes, "{}: unedited write-back differs", path.display());
+        assert_eq!(
+            stats.solids,
+            count_lines(text, "solid"),
+            "{}: solids",
+            path.display()
+        );
+        assert_eq!(
+            stats.sides,
+            count_lines(text, "side"),
+            "{}: sides",
+            path.display()
+        );
+        assert_eq!(
+            stats.displacements,
+            count_lines(text, "dispinfo"),
+            "{}: dispinfo",
+            path.display()
+        );
+        assert_eq!(
+            stats.entities,
+            count_lines(text, "entity"),
+            "{}: entities",
+            path.display()
+        );
+        assert_eq!(
+            vmf.to_bytes(),
+            bytes,
+            "{}: unedited write-back differs",
+            path.display()
+        );
         // Displacement rows have the size their power says.
         for ent in vmf.all_entities() {
             for solid in &ent.solids {
@@ -80,10 +111,16 @@ fn every_vmf_parses_counts_agree_and_round_trips() {
 #[test]
 fn invalid_vmf_fails_with_line_and_column() {
     let Some(files) = corpus_vmfs() else { return };
-    let path = files.iter().find(|p| is_invalid_on_purpose(p)).expect("invalid.vmf in the corpus");
+    let path = files
+        .iter()
+        .find(|p| is_invalid_on_purpose(p))
+        .expect("invalid.vmf in the corpus");
     let err = Vmf::parse_bytes(&std::fs::read(path).unwrap()).unwrap_err();
     assert_eq!((err.line, err.column), (4, 16), "{err}");
-    assert!(err.to_string().starts_with("4:16: unquoted value `8000`"), "{err}");
+    assert!(
+        err.to_string().starts_with("4:16: unquoted value `8000`"),
+        "{err}"
+    );
 }
 
 #[test]
@@ -91,9 +128,15 @@ fn typed_edits_write_back_through_the_document() {
     let Some(files) = corpus_vmfs() else { return };
     for path in files.iter().filter(|p| !is_invalid_on_purpose(p)).take(12) {
         let bytes = std::fs::read(path).unwrap();
-        let Ok(mut vmf) = Vmf::parse_bytes(&bytes) else { continue };
+        let Ok(mut vmf) = Vmf::parse_bytes(&bytes) else {
+            continue;
+        };
         vmf.set_value(EntityRef::World, "comment", "edited by srcmap");
-        let first_solid = vmf.world.solids.first().map(|_| SideRef { entity: EntityRef::World, solid: 0, side: 0 });
+        let first_solid = vmf.world.solids.first().map(|_| SideRef {
+            entity: EntityRef::World,
+            solid: 0,
+            side: 0,
+        });
         if let Some(at) = first_solid {
             vmf.set_material(at, "DEV/DEV_MEASUREGENERIC01");
             vmf.translate_solid(EntityRef::World, 0, [16.0, 0.0, -8.0]);
