@@ -21,6 +21,8 @@ pub struct FaceSamples {
     /// Sample points, already lifted 1 unit off the surface.
     pub pos: Vec<Vec3>,
     pub normal: Vec<Vec3>,
+    /// Visibility cluster of each sample (-1: unknown), to skip lights it cannot see.
+    pub cluster: Vec<i32>,
 }
 
 impl FaceSamples {
@@ -29,7 +31,7 @@ impl FaceSamples {
             return FaceSamples::default();
         }
         let n = face.luxel_count();
-        let mut out = FaceSamples { pos: Vec::with_capacity(n), normal: Vec::with_capacity(n) };
+        let mut out = FaceSamples { pos: Vec::with_capacity(n), normal: Vec::with_capacity(n), cluster: Vec::new() };
         let centroid = face.luxel_poly.iter().copied().sum::<Vec2>() / face.luxel_poly.len().max(1) as f32;
         for t in 0..face.height {
             for s in 0..face.width {
@@ -210,13 +212,14 @@ pub(crate) fn direct_lighting(
     tag: &str,
 ) -> Vec<FaceLight> {
     let sky_dirs = sphere_directions(options.sky_samples());
+    let light_clusters: Vec<i32> = lights.iter().map(|l| world.cluster_at(l.origin)).collect();
     progress.start(&format!("direct light{tag}"), world.faces.len() as u64);
     let out = world
         .faces
         .par_iter()
         .enumerate()
         .map(|(i, face)| {
-            let fl = if face.lit { light_face(world, i, lights, &sky_dirs, counters) } else { FaceLight::default() };
+            let fl = if face.lit { light_face(world, i, lights, &light_clusters, &sky_dirs, counters) } else { FaceLight::default() };
             progress.advance(1);
             fl
         })
@@ -225,7 +228,7 @@ pub(crate) fn direct_lighting(
     out
 }
 
-fn light_face(world: &World, index: usize, lights: &[Light], sky_dirs: &[Vec3], counters: &Counters) -> FaceLight {
+fn light_face(world: &World, index: usize, lights: &[Light], light_clusters: &[i32], sky_dirs: &[Vec3], counters: &Counters) -> FaceLight {
     let face = &world.faces[index];
     let samples = &world.samples[index];
     let luxels = face.luxel_count();
@@ -235,12 +238,17 @@ fn light_face(world: &World, index: usize, lights: &[Light], sky_dirs: &[Vec3], 
     let mut rays = 0u64;
     let mut amounts = [0.0f32; 4];
     let mut normals = [Vec3::ZERO; 4];
-    for light in lights {
+    for (light, &light_cluster) in lights.iter().zip(light_clusters) {
         if light.intensity.max_element() <= 0.0 {
             continue;
         }
         let mut slot = fl.styles.iter().position(|&s| s == light.style);
         for l in 0..luxels {
+            // Like VRAD, a point or spot light only reaches clusters its own cluster can see
+            // (what keeps "fill" lights without falloff in their room).
+            if !world.sees(light, light_cluster, samples.cluster.get(l).copied().unwrap_or(-1)) {
+                continue;
+            }
             normals[0] = samples.normal[l];
             if face.bumped {
                 let b = bump_normals(face.texture_vecs, samples.normal[l]);

@@ -180,6 +180,27 @@ pub(crate) struct World {
     pub samples: Vec<direct::FaceSamples>,
     pub occluders: srcmap_trace::Scene,
     pub surfaces: srcmap_trace::Scene,
+    /// Decoded PVS rows (empty without visibility data) and each leaf's cluster, for culling.
+    pub pvs: Option<srcmap_bsp::Visibility>,
+    pub tree: output::Tree,
+}
+
+impl World {
+    /// The visibility cluster containing `p` (-1 when unknown or in solid).
+    pub fn cluster_at(&self, p: glam::Vec3) -> i32 {
+        self.tree.cluster_at(p)
+    }
+
+    /// Whether `light` (in `light_cluster`) may reach a sample in `sample_cluster`.
+    pub fn sees(&self, light: &Light, light_cluster: i32, sample_cluster: i32) -> bool {
+        if matches!(light.kind, LightKind::Sun | LightKind::SkyAmbient) || light_cluster < 0 || sample_cluster < 0 {
+            return true;
+        }
+        match &self.pvs {
+            Some(v) if v.num_clusters > 0 => v.can_see(light_cluster as usize, sample_cluster as usize),
+            _ => true,
+        }
+    }
 }
 
 /// Lights `bsp` in place: lightmaps, face offsets and styles, world lights and ambient cubes
@@ -208,11 +229,19 @@ fn light_bsp_inner(bsp: &mut Bsp, options: &Options, progress: &dyn Progress) ->
     progress.advance(1);
     let surfaces = scene::surfaces(&face_geoms, &disps);
     progress.advance(1);
-    let samples: Vec<direct::FaceSamples> =
-        face_geoms.par_iter().enumerate().map(|(i, g)| direct::FaceSamples::build(g, disps[i].as_ref())).collect();
+    let tree = output::Tree::new(bsp);
+    let samples: Vec<direct::FaceSamples> = face_geoms
+        .par_iter()
+        .enumerate()
+        .map(|(i, g)| {
+            let mut s = direct::FaceSamples::build(g, disps[i].as_ref());
+            s.cluster = s.pos.iter().map(|&p| tree.cluster_at(p)).collect();
+            s
+        })
+        .collect();
     progress.finish();
     report.phases.push(("geometry+bvh".into(), t.elapsed().as_secs_f64()));
-    let world = World { faces: face_geoms, disps, samples, occluders, surfaces };
+    let world = World { faces: face_geoms, disps, samples, occluders, surfaces, pvs: bsp.visibility.clone(), tree };
     report.lit_faces = world.faces.iter().filter(|f| f.lit).count();
     report.luxels = world.faces.iter().filter(|f| f.lit).map(|f| f.luxel_count()).sum();
 

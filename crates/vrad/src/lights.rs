@@ -130,32 +130,39 @@ pub fn light_normal(angles: Vec3, angle: f32, pitch: f32) -> Vec3 {
     out
 }
 
-/// Solves `1/(c + b d + a d²)` through (0, 1), (d50, 1/2), (d0, 1/256), keeping the curve
-/// monotonic — VRAD's `SolveInverseQuadraticMonotonic` for `_fifty_percent_distance`.
-fn solve_inverse_quadratic_monotonic(x1: f32, y1: f32, x2: f32, y2: f32, x3: f32, y3: f32) -> Option<(f32, f32, f32)> {
-    // Fit a quadratic through (x, 1/y): q(x) = a x² + b x + c.
-    let (y1, y2, y3) = (1.0 / y1, 1.0 / y2, 1.0 / y3);
-    let solve = |x1: f32, y1: f32, x2: f32, y2: f32, x3: f32, y3: f32| -> Option<(f32, f32, f32)> {
-        let det = (x1 - x2) * (x1 - x3) * (x2 - x3);
-        if det.abs() < 1e-12 {
-            return None;
-        }
-        let a = (x3 * (y2 - y1) + x2 * (y1 - y3) + x1 * (y3 - y2)) / det;
-        let b = (x3 * x3 * (y1 - y2) + x2 * x2 * (y3 - y1) + x1 * x1 * (y2 - y3)) / det;
-        let c = (x2 * x3 * (x2 - x3) * y1 + x3 * x1 * (x3 - x1) * y2 + x1 * x2 * (x1 - x2) * y3) / det;
-        Some((a, b, c))
-    };
-    let (a, b, c) = solve(x1, y1, x2, y2, x3, y3)?;
-    // Monotonic over [x1, x3] when the vertex lies outside it; otherwise fall back to a line
-    // through the first two points (what keeps the 50% distance right).
-    if a.abs() > 0.0 {
-        let vertex = -b / (2.0 * a);
-        if vertex > x1 && vertex < x3 {
-            let slope = (y2 - y1) / (x2 - x1);
-            return Some((0.0, slope, y1 - slope * x1));
-        }
+/// Fits `a x² + b x + c` through three points.
+fn solve_quadratic(x1: f32, y1: f32, x2: f32, y2: f32, x3: f32, y3: f32) -> Option<(f32, f32, f32)> {
+    let det = (x1 - x2) * (x1 - x3) * (x2 - x3);
+    if det == 0.0 {
+        return None;
     }
+    let a = (x3 * (y2 - y1) + x2 * (y1 - y3) + x1 * (y3 - y2)) / det;
+    let b = (x3 * x3 * (y1 - y2) + x1 * x1 * (y2 - y3) + x2 * x2 * (y3 - y1)) / det;
+    let c = (x1 * x3 * (x3 - x1) * y2 + x2 * x2 * (x3 * y1 - x1 * y3) + x2 * (x1 * x1 * y3 - x3 * x3 * y1)) / det;
     Some((a, b, c))
+}
+
+/// VRAD's `SolveInverseQuadraticMonotonic` for `_fifty_percent_distance`: the inverse
+/// attenuation through (0, 1), (d50, 2), (d0, 256); while the slope test (taken, as VRAD
+/// does, at x = 1) says the curve is not monotonic, the middle point is blended toward the
+/// straight line in steps of 5%.
+fn solve_inverse_quadratic_monotonic(x1: f32, y1: f32, x2: f32, y2: f32, x3: f32, y3: f32) -> Option<(f32, f32, f32)> {
+    let mut result = None;
+    let mut blend = 0.0f32;
+    while blend <= 1.0 {
+        let linear = y1 + (y3 - y1) * (x2 - x1) / (x3 - x1);
+        let y2b = (1.0 - blend) * y2 + blend * linear;
+        let (a, b, c) = solve_quadratic(x1, y1, x2, y2b, x3, y3)?;
+        result = Some((a, b, c));
+        let derivative = 2.0 * a + b;
+        let increasing = y1 < y2 && y2 < y3;
+        let decreasing = y1 > y2 && y2 > y3;
+        if (increasing && derivative >= 0.0) || (decreasing && derivative <= 0.0) || (!increasing && !decreasing) {
+            break;
+        }
+        blend += 0.05;
+    }
+    result
 }
 
 fn set_falloff(e: &Entity, l: &mut Light) {
@@ -168,7 +175,7 @@ fn set_falloff(e: &Entity, l: &mut Light) {
         if d0 < d50 {
             d0 = 2.0 * d50;
         }
-        let (mut a, mut b, mut c) = solve_inverse_quadratic_monotonic(0.0, 1.0, d50, 0.5, d0, 1.0 / 256.0).unwrap_or((0.0, 1.0, 0.0));
+        let (mut a, mut b, mut c) = solve_inverse_quadratic_monotonic(0.0, 1.0, d50, 2.0, d0, 256.0).unwrap_or((0.0, 1.0, 0.0));
         let v50 = c + d50 * (b + d50 * a);
         if v50.abs() > 0.0 {
             let scale = 2.0 / v50;

@@ -27,6 +27,58 @@ pub fn point_leaf(bsp: &Bsp, p: Vec3) -> Option<usize> {
     (leaf < bsp.leafs.len()).then_some(leaf)
 }
 
+/// The world's BSP tree, copied out so lighting can find clusters without the whole BSP.
+#[derive(Debug, Clone, Default)]
+pub struct Tree {
+    head: i32,
+    nodes: Vec<(Vec3, f32, [i32; 2])>,
+    leaf_clusters: Vec<i32>,
+    leaf_solid: Vec<bool>,
+}
+
+impl Tree {
+    pub fn new(bsp: &Bsp) -> Tree {
+        let nodes = bsp
+            .nodes
+            .iter()
+            .map(|n| {
+                let p = usize::try_from(n.plane).ok().and_then(|i| bsp.planes.get(i));
+                (p.map_or(Vec3::Z, |p| Vec3::from(p.normal)), p.map_or(0.0, |p| p.dist), n.children)
+            })
+            .collect();
+        Tree {
+            head: bsp.models.first().map_or(-1, |m| m.head_node),
+            nodes,
+            leaf_clusters: bsp.leafs.iter().map(|l| l.cluster).collect(),
+            leaf_solid: bsp.leafs.iter().map(|l| l.contents & 1 != 0).collect(),
+        }
+    }
+
+    /// The leaf containing `p`.
+    pub fn leaf_at(&self, p: Vec3) -> Option<usize> {
+        let mut node = self.head;
+        let mut guard = 0;
+        while node >= 0 {
+            guard += 1;
+            if guard > 100_000 {
+                return None;
+            }
+            let (n, d, children) = self.nodes.get(node as usize)?;
+            node = if n.dot(p) - d >= 0.0 { children[0] } else { children[1] };
+        }
+        let leaf = (-1 - node) as usize;
+        (leaf < self.leaf_clusters.len()).then_some(leaf)
+    }
+
+    /// The cluster containing `p`; -1 in solid or outside the tree.
+    pub fn cluster_at(&self, p: Vec3) -> i32 {
+        match self.leaf_at(p) {
+            Some(l) if !self.leaf_solid[l] => self.leaf_clusters[l],
+            _ => -1,
+        }
+    }
+}
+
 /// Writes the lighting lump of `range` and points every face at its samples: per face, the
 /// styles' median colours (last style first), then for each style the samples (bump-major).
 pub(crate) fn write_lighting(bsp: &mut Bsp, world: &World, facelights: &[FaceLight], range: Range) {
