@@ -1,0 +1,338 @@
+//! Judged against Valve: every corpus VMF with Valve's own BSP beside it (`pair:` in the
+//! manifest) is compiled and compared with that BSP. Needs `SRCMAP_CORPUS`; skips otherwise.
+//!
+//! Differences that come from data we do not have here (game materials) are folded or
+//! listed per map below, each with its reason.
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::{Path, PathBuf};
+
+use srcmap_bsp::Bsp;
+use srcmap_vbsp::{CompileError, Options, instances};
+
+fn corpus() -> Option<PathBuf> {
+    match std::env::var_os("SRCMAP_CORPUS") {
+        Some(p) => Some(PathBuf::from(p)),
+        None => {
+            eprintln!("SRCMAP_CORPUS not set: skipping the comparison with Valve's BSPs");
+            None
+        }
+    }
+}
+
+/// (vmf, valve bsp) pairs from the manifest.
+fn pairs(root: &Path) -> Vec<(PathBuf, PathBuf)> {
+    let text = std::fs::read_to_string(root.join("MANIFEST.tsv")).expect("manifest");
+    let mut out = Vec::new();
+    for line in text.lines() {
+        let path = line.split('\t').next().unwrap_or("");
+        if !path.starts_with("vmf/") {
+            continue;
+        }
+        let Some(at) = line.find(": bsp/") else { continue };
+        let rest = &line[at + 2..];
+        let end = rest.find(".bsp").map(|i| i + 4).unwrap_or(rest.len());
+        out.push((root.join(path), root.join(&rest[..end])));
+    }
+    out
+}
+
+/// Maps whose VMF Valve compiled with a leak (its BSP has one cluster and an unfilled
+/// outside), so ours must report the leak too.
+const LEAKED: &[&str] = &["boxinaroom.vmf", "background01.vmf", "tf2_mapping_ghost/test.vmf"];
+
+fn load_vmf(path: &Path) -> srcmap_vmf::Vmf {
+    let bytes = std::fs::read(path).unwrap();
+    srcmap_vmf::Vmf::parse_bytes(&bytes)
+        .or_else(|_| srcmap_vmf::Vmf::parse_lenient(&bytes))
+        .unwrap()
+}
+
+fn compile(path: &Path) -> Result<srcmap_vbsp::Output, CompileError> {
+    let vmf = load_vmf(path);
+    let mut input = srcmap_vbsp::input_from_vmf(&vmf);
+    let dir = path.parent().unwrap().to_path_buf();
+    let loader = |name: &str| {
+        let p = dir.join(name);
+        let p = if p.is_file() {
+            p
+        } else {
+            dir.join(Path::new(name).file_name()?)
+        };
+        p.is_file().then(|| srcmap_vbsp::input_from_vmf(&load_vmf(&p)))
+    };
+    instances::collapse(&mut input, &loader);
+    let opts = Options {
+        allow_leak: true,
+        ..Default::default()
+    };
+    srcmap_vbsp::compile(&input, &opts, &srcmap_vbsp::NoProgress)
+}
+
+/// The engine's point test: descend the world model's tree.
+fn solid_at(b: &Bsp, p: [f64; 3]) -> bool {
+    let mut n = b.models[0].head_node;
+    while n >= 0 {
+        let node = &b.nodes[n as usize];
+        let pl = &b.planes[node.plane as usize];
+        let d = pl.normal.iter().zip(p).map(|(a, b)| *a as f64 * b).sum::<f64>() - pl.dist as f64;
+        n = node.children[if d >= 0.0 { 0 } else { 1 }];
+    }
+    b.leafs[(-1 - n) as usize].contents & 1 != 0
+}
+
+/// Valve renames materials it patches for cubemaps (`maps/MAP/name_X_Y_Z`) and blends
+/// (`maps/MAP/name_wvt_patch`); fold them back to the VMF's name.
+fn fold(name: &str) -> String {
+    let mut n = name.to_ascii_lowercase().replace('\\', "/");
+    if let Some(rest) = n.strip_prefix("maps/") {
+        if let Some((_, tail)) = rest.split_once('/') {
+            n = tail.to_string();
+        }
+        if let Some(s) = n.strip_suffix("_wvt_patch") {
+            n = s.to_string();
+        }
+        let parts: Vec<&str> = n.rsplitn(4, '_').collect();
+        if parts.len() == 4 && parts[..3].iter().all(|p| p.parse::<i64>().is_ok()) {
+            n = parts[3].to_string();
+        }
+    }
+    n
+}
+
+fn area_by_material(b: &Bsp) -> HashMap<String, f64> {
+    let mut out = HashMap::new();
+    for f in &b.faces {
+        let name = b
+            .texinfo
+            .get(f.texinfo as usize)
+            .and_then(|t| b.texdata.get(t.texdata as usize))
+            .and_then(|td| b.texdata_name(td.name_id as usize))
+            .unwrap_or("");
+        *out.entry(fold(name)).or_insert(0.0) += f.area as f64;
+    }
+    out
+}
+
+fn classes(b: &Bsp) -> BTreeMap<String, usize> {
+    let mut out = BTreeMap::new();
+    for e in &b.entities {
+        *out.entry(e.get("classname").unwrap_or("").to_ascii_lowercase())
+            .or_insert(0) += 1;
+    }
+    out
+}
+
+fn clusters(b: &Bsp) -> usize {
+    let mut set: Vec<i32> = b.leafs.iter().map(|l| l.cluster).filter(|&c| c >= 0).collect();
+    set.sort_unstable();
+    set.dedup();
+    set.len()
+}
+
+/// Known, explained differences per map: (file name, what, reason).
+const EXPLAINED: &[(&str, &str, &str)] = &[
+    (
+        "tf2_test2.vmf",
+        "entities brushes sides",
+        "VMF saved after Valve's compile (revision 26 vs 24)",
+    ),
+    (
+        "pcollab_26_iambread_test.vmf",
+        "area solid sides",
+        "grate/window materials need game VMTs; Valve's float bevels",
+    ),
+    (
+        "jump_byte_a3.vmf",
+        "sides",
+        "Valve adds near-duplicate edge bevels from float windings",
+    ),
+    (
+        "testmap.vmf",
+        "area",
+        "water's $bottommaterial needs the game's VMT",
+    ),
+    (
+        "dotf_test.vmf",
+        "area",
+        "displacement faces are flat until the displacement issue",
+    ),
+    (
+        "dotf_test2.vmf",
+        "area",
+        "displacement faces are flat until the displacement issue",
+    ),
+    (
+        "boxinaroom.vmf",
+        "area",
+        "displacement faces are flat until the displacement issue",
+    ),
+];
+
+fn explained(file: &str, what: &str) -> bool {
+    EXPLAINED
+        .iter()
+        .any(|(f, w, _)| file.ends_with(f) && w.split(' ').any(|x| x == what))
+}
+
+#[test]
+fn corpus_pairs_match_valve() {
+    let Some(root) = corpus() else { return };
+    let mut failures = Vec::new();
+    for (vmf, valve_path) in pairs(&root) {
+        let name = vmf.strip_prefix(root.join("vmf")).unwrap().display().to_string();
+        let Ok(valve_bytes) = std::fs::read(&valve_path) else {
+            continue;
+        };
+        let Ok(valve) = Bsp::parse(&valve_bytes) else {
+            eprintln!("{name}: Valve's BSP is not readable here (console build), skipped");
+            continue;
+        };
+        let out = compile(&vmf).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let leaked = out.leak.is_some();
+        let should_leak = LEAKED.iter().any(|l| name.ends_with(l));
+        if leaked != should_leak {
+            failures.push(format!("{name}: leak {leaked}, expected {should_leak}"));
+        }
+        let ours = Bsp::parse(&out.bsp.to_bytes(0).unwrap()).unwrap();
+        assert!(
+            srcmap_bsp::check::check(&ours).is_empty(),
+            "{name}: srcmap check fails"
+        );
+
+        let mut fail = |what: &str, msg: String| {
+            if !explained(&name, what) {
+                failures.push(format!("{name}: {msg}"));
+            }
+        };
+        if classes(&ours) != classes(&valve) {
+            fail(
+                "entities",
+                format!(
+                    "entity classes differ: {:?} vs {:?}",
+                    classes(&ours),
+                    classes(&valve)
+                ),
+            );
+        }
+        if ours.models.len() != valve.models.len() {
+            fail(
+                "models",
+                format!("models {} vs {}", ours.models.len(), valve.models.len()),
+            );
+        }
+        if ours.brushes.len() != valve.brushes.len() {
+            fail(
+                "brushes",
+                format!("brushes {} vs {}", ours.brushes.len(), valve.brushes.len()),
+            );
+        }
+        if ours.brush_sides.len() != valve.brush_sides.len() {
+            fail(
+                "sides",
+                format!(
+                    "brush sides {} vs {}",
+                    ours.brush_sides.len(),
+                    valve.brush_sides.len()
+                ),
+            );
+        }
+        let (oa, va) = (area_by_material(&ours), area_by_material(&valve));
+        let total: f64 = va.values().sum::<f64>().max(1.0);
+        for (m, v) in &va {
+            let o = oa.get(m).copied().unwrap_or(0.0);
+            if (o - v).abs() > 0.02 * v.max(0.0) && (o - v).abs() > 0.001 * total {
+                fail("area", format!("area of {m}: {o:.0} vs {v:.0}"));
+            }
+        }
+        // Solid or empty at 100,000 points in Valve's world bounds.
+        let m = &valve.models[0];
+        let mut rng = 0x2545f4914f6cdd1du64;
+        let mut next = || {
+            rng ^= rng << 13;
+            rng ^= rng >> 7;
+            rng ^= rng << 17;
+            (rng >> 11) as f64 / (1u64 << 53) as f64
+        };
+        let n = 100_000;
+        let mut agree = 0;
+        for _ in 0..n {
+            let p = [0, 1, 2].map(|i| m.mins[i] as f64 + next() * (m.maxs[i] - m.mins[i]) as f64);
+            agree += (solid_at(&ours, p) == solid_at(&valve, p)) as usize;
+        }
+        let frac = agree as f64 / n as f64;
+        if frac < 0.999 {
+            fail("solid", format!("solid agreement {frac:.5}"));
+        }
+        // Valve numbers clusters only when it found the inside (no leak, some entity).
+        if !leaked && clusters(&valve) > 1 {
+            let (ol, vl) = (ours.leafs.len(), valve.leafs.len());
+            if ol as f64 > 1.25 * vl as f64 {
+                fail("leaves", format!("leaves {ol} vs {vl}"));
+            }
+            let (oc, vc) = (clusters(&ours), clusters(&valve));
+            if oc as f64 > 1.25 * vc as f64 {
+                fail("clusters", format!("clusters {oc} vs {vc}"));
+            }
+        }
+        eprintln!(
+            "{name}: leak={leaked} models {}/{} brushes {}/{} sides {}/{} leaves {}/{} clusters {}/{} solid {frac:.5}",
+            ours.models.len(),
+            valve.models.len(),
+            ours.brushes.len(),
+            valve.brushes.len(),
+            ours.brush_sides.len(),
+            valve.brush_sides.len(),
+            ours.leafs.len(),
+            valve.leafs.len(),
+            clusters(&ours),
+            clusters(&valve)
+        );
+    }
+    assert!(
+        failures.is_empty(),
+        "differences from Valve:\n{}",
+        failures.join("\n")
+    );
+}
+
+/// Every corpus VMF compiles without a panic: a BSP that passes `srcmap check`, or a map
+/// error (leak, no world brushes, missing instance).
+#[test]
+fn every_corpus_vmf_compiles_or_fails_cleanly() {
+    let Some(root) = corpus() else { return };
+    let mut stack = vec![root.join("vmf")];
+    let mut files = Vec::new();
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap().flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if p.extension().is_some_and(|x| x == "vmf") {
+                files.push(p);
+            }
+        }
+    }
+    files.sort();
+    for f in files {
+        let bytes = std::fs::read(&f).unwrap();
+        let Ok(vmf) =
+            srcmap_vmf::Vmf::parse_bytes(&bytes).or_else(|_| srcmap_vmf::Vmf::parse_lenient(&bytes))
+        else {
+            eprintln!("{}: not a readable VMF", f.display());
+            continue;
+        };
+        let input = srcmap_vbsp::input_from_vmf(&vmf);
+        match srcmap_vbsp::compile(&input, &Options::default(), &srcmap_vbsp::NoProgress) {
+            Ok(out) => {
+                let bsp = out.bsp.to_bsp(0);
+                let v = srcmap_bsp::check::check(&bsp);
+                assert!(v.is_empty(), "{}: {:?}", f.display(), &v[..v.len().min(3)]);
+            }
+            Err(e @ (CompileError::Leak { .. } | CompileError::NoBrushes | CompileError::NoWorld)) => {
+                eprintln!("{}: {e}", f.display());
+            }
+            Err(e) => panic!("{}: {e}", f.display()),
+        }
+    }
+}
