@@ -102,20 +102,35 @@ pub fn merge_faces(faces: Vec<Face>, planes: &PlaneSet) -> Vec<Face> {
     for key in order {
         let mut list = groups.remove(&key).unwrap_or_default();
         let normal = planes.get(key.1).normal;
-        let mut merged_any = true;
-        while merged_any {
-            merged_any = false;
-            'outer: for i in 0..list.len() {
-                for j in i + 1..list.len() {
-                    if let Some(w) = try_merge(&list[i].winding, &list[j].winding, normal) {
-                        let b = list.swap_remove(j);
-                        let a = &mut list[i];
-                        a.winding = w;
-                        a.leaves.extend(b.leaves);
-                        merged_any = true;
-                        break 'outer;
+        let mut bounds: Vec<srcmap_geom::Bounds> = list.iter().map(|f| f.winding.bounds()).collect();
+        // Each face absorbs every later face it can; after a merge, scan again from the
+        // start of the later ones, as the grown polygon may now fit some it could not.
+        let mut again = true;
+        while again {
+            again = false;
+            let mut i = 0;
+            while i < list.len() {
+                let mut j = i + 1;
+                while j < list.len() {
+                    let merged = if bounds[i].overlaps(&bounds[j], 0.02) {
+                        try_merge(&list[i].winding, &list[j].winding, normal)
+                    } else {
+                        None
+                    };
+                    match merged {
+                        Some(w) => {
+                            let b = list.swap_remove(j);
+                            bounds.swap_remove(j);
+                            bounds[i] = w.bounds();
+                            list[i].winding = w;
+                            list[i].leaves.extend(b.leaves);
+                            j = i + 1;
+                            again = true;
+                        }
+                        None => j += 1,
                     }
                 }
+                i += 1;
             }
         }
         out.extend(list);

@@ -494,7 +494,9 @@ pub fn compile(
     let world_faces = faces::make_faces(&tree, &prt, &brushes, true);
     let world_faces = faces::merge_faces(world_faces, &planes);
     let world_faces = faces::subdivide_faces(world_faces, &tex);
+    progress.step("detail faces");
     let mut detail_faces = faces::detail_faces(&mut tree, &planes, &brushes, &detail);
+    progress.step("detail merge");
     detail_faces = faces::merge_faces(detail_faces, &planes);
     detail_faces = faces::subdivide_faces(detail_faces, &tex);
     faces::filter_into_leaves(&tree, &planes, &mut disp_faces);
