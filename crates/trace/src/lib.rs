@@ -22,7 +22,8 @@ use std::time::Duration;
 use glam::Vec3A;
 use obvhs::BvhBuildParams;
 use obvhs::cwbvh::CwBvh;
-use obvhs::cwbvh::builder::build_cwbvh_from_tris;
+use obvhs::aabb::Aabb;
+use obvhs::cwbvh::builder::build_cwbvh;
 use obvhs::ray::{Ray, RayHit};
 use obvhs::triangle::Triangle;
 
@@ -86,8 +87,8 @@ impl SceneBuilder {
 
     /// Builds the BVH (the medium-quality PLOC preset: about Embree's build time, faster traversal).
     pub fn build(self) -> Scene {
-        let bvh = (!self.triangles.is_empty())
-            .then(|| build_cwbvh_from_tris(&self.triangles, BvhBuildParams::medium_build(), &mut Duration::default()));
+        let padded: Vec<PaddedTriangle> = self.triangles.iter().map(|t| PaddedTriangle(*t)).collect();
+        let bvh = (!padded.is_empty()).then(|| build_cwbvh(&padded, BvhBuildParams::medium_build(), &mut Duration::default()));
         // Store triangles in BVH leaf order so a hit reads memory next to its neighbours.
         let (triangles, payloads, original) = match &bvh {
             Some(bvh) => {
@@ -105,6 +106,49 @@ impl SceneBuilder {
         };
         Scene { bvh, triangles, payloads, original }
     }
+}
+
+/// A triangle whose bounding box is padded on every axis. The CWBVH stores child boxes
+/// quantised to the parent's extent; a box of zero thickness (any axis-aligned face, which
+/// Source maps are full of) then loses rays that run along it or start near it. A small pad
+/// costs nothing measurable and makes traversal exact again.
+#[derive(Clone, Copy)]
+struct PaddedTriangle(Triangle);
+
+impl obvhs::Boundable for PaddedTriangle {
+    fn aabb(&self) -> Aabb {
+        let b = self.0.aabb();
+        let pad = Vec3A::splat(1e-2) + (b.max - b.min).abs() * 1e-4;
+        Aabb::new(b.min - pad, b.max + pad)
+    }
+}
+
+/// Möller–Trumbore with a small tolerance on the barycentrics, both sides: a ray through
+/// the edge two triangles share (common with axis-aligned rays on a luxel grid) hits one of
+/// them instead of slipping between. Returns the distance, or infinity on a miss.
+#[inline(always)]
+fn intersect(tri: &Triangle, ray: &Ray) -> f32 {
+    const EDGE_TOLERANCE: f32 = 1e-5;
+    let e1 = tri.v1 - tri.v0;
+    let e2 = tri.v2 - tri.v0;
+    let p = ray.direction.cross(e2);
+    let det = e1.dot(p);
+    if det.abs() < 1e-12 {
+        return f32::INFINITY;
+    }
+    let inv = 1.0 / det;
+    let tv = ray.origin - tri.v0;
+    let u = tv.dot(p) * inv;
+    if !(-EDGE_TOLERANCE..=1.0 + EDGE_TOLERANCE).contains(&u) {
+        return f32::INFINITY;
+    }
+    let q = tv.cross(e1);
+    let v = ray.direction.dot(q) * inv;
+    if v < -EDGE_TOLERANCE || u + v > 1.0 + EDGE_TOLERANCE {
+        return f32::INFINITY;
+    }
+    let t = e2.dot(q) * inv;
+    if t >= ray.tmin && t <= ray.tmax { t } else { f32::INFINITY }
 }
 
 /// A built scene: immutable and shareable between threads.
@@ -133,12 +177,16 @@ impl Scene {
     }
 }
 
+fn ray(origin: [f32; 3], dir: [f32; 3], max_t: f32) -> Ray {
+    Ray::new(origin.into(), dir.into(), 0.0, max_t)
+}
+
 impl Tracer for Scene {
     fn closest(&self, origin: [f32; 3], dir: [f32; 3], max_t: f32) -> Option<Hit> {
         let bvh = self.bvh.as_ref()?;
-        let ray = Ray::new(origin.into(), dir.into(), 0.0, max_t);
+        let ray = ray(origin, dir, max_t);
         let mut hit = RayHit::none();
-        if bvh.ray_traverse(ray, &mut hit, |ray, slot| self.triangles[slot].intersect(ray)) {
+        if bvh.ray_traverse(ray, &mut hit, |ray, slot| intersect(&self.triangles[slot], ray)) {
             let slot = hit.primitive_id as usize;
             Some(Hit { t: hit.t, payload: self.payloads[slot], triangle: self.original[slot] })
         } else {
@@ -148,8 +196,8 @@ impl Tracer for Scene {
 
     fn occluded(&self, origin: [f32; 3], dir: [f32; 3], max_t: f32) -> bool {
         let Some(bvh) = self.bvh.as_ref() else { return false };
-        let ray = Ray::new(origin.into(), dir.into(), 0.0, max_t);
-        !bvh.ray_traverse_miss(ray, |ray, slot| self.triangles[slot].intersect(ray))
+        let ray = ray(origin, dir, max_t);
+        !bvh.ray_traverse_miss(ray, |ray, slot| intersect(&self.triangles[slot], ray))
     }
 }
 
@@ -184,6 +232,16 @@ mod tests {
         assert!(scene.occluded([3.5, 4.5, 1.0], [0.0, 0.0, 1.0], 5.0));
         assert!(!scene.occluded([3.5, 4.5, 1.0], [0.0, 0.0, 1.0], 0.5));
         assert!(scene.closest([100.0, 100.0, 1.0], [0.0, 0.0, -1.0], 10.0).is_none());
+        // Rays against flat axis-aligned geometry (zero-thickness boxes), in every octant.
+        for d in [[0.0, 0.0, 1.0], [0.01, 0.01, 1.0], [-0.1, 0.1, 1.0], [0.1, -0.1, 1.0]] {
+            assert!(scene.occluded([3.5, 4.5, 1.0], d, 5.0), "{d:?}");
+            assert_eq!(scene.closest([3.5, 4.5, 1.0], d, 5.0).map(|h| h.payload), Some(999), "{d:?}");
+        }
+        let mut b = SceneBuilder::new();
+        b.add_polygon(&[[3.0, 4.0, 2.0], [4.0, 4.0, 2.0], [4.0, 5.0, 2.0], [3.0, 5.0, 2.0]], 1);
+        let flat = b.build();
+        assert!(flat.occluded([3.5, 4.5, 1.0], [0.0, 0.0, 1.0], 5.0));
+        assert_eq!(flat.closest([3.5, 4.5, 1.0], [0.0, 0.0, 1.0], 5.0).map(|h| h.payload), Some(1));
     }
 
     #[test]
