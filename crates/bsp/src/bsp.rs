@@ -100,7 +100,7 @@ fn to_f32s(data: &[u8], ctx: &Ctx, lump: usize, base: u64) -> Result<Vec<Vector>
 }
 
 fn read_i32s(data: &[u8], ctx: &Ctx, lump: usize, base: u64) -> Result<Vec<i32>> {
-    if data.len() % 4 != 0 {
+    if !data.len().is_multiple_of(4) {
         return Err(Error::lump(
             lump,
             base + data.len() as u64,
@@ -138,13 +138,7 @@ impl Bsp {
                 lump_versions[l] = 1;
             }
         }
-        let sprp = if version >= 21 {
-            10
-        } else if version == 20 {
-            10
-        } else {
-            5
-        };
+        let sprp = if version >= 20 { 10 } else { 5 };
         Bsp {
             version,
             revision: 0,

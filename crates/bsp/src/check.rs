@@ -188,6 +188,7 @@ impl Checker {
         }
     }
     /// `first .. first + n` must lie within `len`.
+    #[allow(clippy::too_many_arguments)]
     fn range(&mut self, lump: usize, rec: usize, what: &str, first: i64, n: i64, len: usize, target: usize) {
         if n == 0 {
             return;
@@ -397,10 +398,10 @@ pub fn check(bsp: &Bsp) -> Vec<Violation> {
             bsp.leaf_water_data.len(),
             LEAFWATERDATA,
         );
-        if let Some(n) = clusters {
-            if l.cluster != -1 {
-                c.index(LEAFS, i, "cluster", l.cluster as i64, n as usize, VISIBILITY);
-            }
+        if let Some(n) = clusters
+            && l.cluster != -1
+        {
+            c.index(LEAFS, i, "cluster", l.cluster as i64, n as usize, VISIBILITY);
         }
         if !bsp.areas.is_empty() {
             c.index(
@@ -676,14 +677,14 @@ pub fn check(bsp: &Bsp) -> Vec<Violation> {
             );
         }
     }
-    if let Some(v) = &bsp.visibility {
-        if v.pvs.len() != v.num_clusters as usize {
-            c.fail(
-                VISIBILITY,
-                None,
-                format!("{} PVS rows for {} clusters", v.pvs.len(), v.num_clusters),
-            );
-        }
+    if let Some(v) = &bsp.visibility
+        && v.pvs.len() != v.num_clusters as usize
+    {
+        c.fail(
+            VISIBILITY,
+            None,
+            format!("{} PVS rows for {} clusters", v.pvs.len(), v.num_clusters),
+        );
     }
     for (i, e) in bsp.entities.iter().enumerate() {
         if let Some(m) = e.get("model").and_then(|m| m.strip_prefix('*')) {

@@ -250,7 +250,7 @@ impl Record for [f32; 3] {
 /// Parses a whole lump of records. `Ok(None)`: the layout for this version is unknown.
 pub fn read_records<T: Record>(data: &[u8], ctx: &Ctx, lump: usize, base: u64) -> Result<Option<Vec<T>>> {
     let Some(size) = T::size(ctx) else { return Ok(None) };
-    if data.len() % size != 0 {
+    if !data.len().is_multiple_of(size) {
         return Err(Error::lump(
             lump,
             base + (data.len() - data.len() % size) as u64,
@@ -288,7 +288,7 @@ pub fn write_records<T: Record>(records: &[T], ctx: &Ctx, lump: usize) -> Result
 /// `u16` except in Strata's widened versions.
 pub fn read_indices(data: &[u8], wide: bool, ctx: &Ctx, lump: usize, base: u64) -> Result<Vec<u32>> {
     let size = if wide { 4 } else { 2 };
-    if data.len() % size != 0 {
+    if !data.len().is_multiple_of(size) {
         return Err(Error::lump(
             lump,
             base + data.len() as u64 - 1,

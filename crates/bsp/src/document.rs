@@ -265,10 +265,10 @@ impl<'a> BspDocument<'a> {
             }
         } else {
             // Trailing bytes after the last lump.
-            if let Some(src) = self.source {
-                if src.len() > out.len() {
-                    out.extend_from_slice(&src[out.len()..]);
-                }
+            if let Some(src) = self.source
+                && src.len() > out.len()
+            {
+                out.extend_from_slice(&src[out.len()..]);
             }
         }
         // Game lump offsets are absolute: move them with the lump.

@@ -648,16 +648,14 @@ impl StaticProps {
         }
         let count = r.u32().map_err(e)? as usize;
         let rest = r.remaining();
-        let layout = if count == 0 {
-            StaticPropLayout::for_version(version)
-        } else {
-            let size = rest / count;
-            StaticPropLayout::detect(version, size).ok_or_else(|| {
+        let layout = match rest.checked_div(count) {
+            None => StaticPropLayout::for_version(version),
+            Some(size) => StaticPropLayout::detect(version, size).ok_or_else(|| {
                 format!(
                     "at byte {}: {count} props in {rest} bytes match no known v{version} record layout",
                     r.offset()
                 )
-            })?
+            })?,
         };
         let size = layout.record_size();
         if count.checked_mul(size).is_none_or(|t| t > rest) {

@@ -150,10 +150,7 @@ fn non_source_files_are_refused_by_name() {
                 );
                 n += 1;
             }
-            other => panic!(
-                "{}: expected NotSource, got {other:?}",
-                path.display().to_string()
-            ),
+            other => panic!("{}: expected NotSource, got {other:?}", path.display()),
         }
     }
     assert!(n >= 8);

@@ -221,7 +221,8 @@ impl Vpk {
 /// file itself (archive index 0x7fff).
 pub fn build_dir(version: u32, files: &[(&str, &[u8])]) -> Vec<u8> {
     use std::collections::BTreeMap;
-    let mut tree: BTreeMap<String, BTreeMap<String, Vec<(String, &[u8])>>> = BTreeMap::new();
+    type Files<'a> = Vec<(String, &'a [u8])>;
+    let mut tree: BTreeMap<String, BTreeMap<String, Files<'_>>> = BTreeMap::new();
     for (path, data) in files {
         let (dir, name) = path.rsplit_once('/').unwrap_or((" ", path));
         let (stem, ext) = name.rsplit_once('.').unwrap_or((name, " "));
