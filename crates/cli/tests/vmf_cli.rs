@@ -69,7 +69,7 @@ fn bad_input_names_file_line_and_column() {
     assert!(fails("unterminated", b"world\n{\n\t\"id\" \"1\n}\n").contains(":3:7: unterminated string"));
     assert!(fails("unbalanced", b"world\n{\n\t\"id\" \"1\"\n").contains(":2:1: unbalanced braces"));
     let plane = SOLID.replace("PLANE", "(0 0 0) (1 1 1)");
-    assert!(fails("plane", plane.as_bytes()).contains(":11:14: solid 2 side 3: plane must be three points"));
+    assert!(fails("plane", plane.as_bytes()).contains(":11:12: solid 2 side 3: plane must be three points"));
     let nonutf8 = b"world\n{\n\t\"id\" \"\xff\"\n}\n";
     assert!(fails("utf8", nonutf8).contains(":3:8: invalid UTF-8"));
     let disp = SOLID.replace(
@@ -79,7 +79,7 @@ fn bad_input_names_file_line_and_column() {
     let disp = disp.replace("PLANE", "(0 0 0) (0 1 0) (1 1 0)");
     let err = fails("disprow", disp.as_bytes());
     assert!(
-        err.contains(":18:15: solid 2 side 3: dispinfo distances row0 has 4 numbers, expected 5"),
+        err.contains(":18:13: solid 2 side 3: dispinfo distances row0 has 4 numbers, expected 5"),
         "{err}"
     );
 }
