@@ -1,0 +1,164 @@
+//! Judges srcmap's vis against Valve's on real BSPs: for each BSP given (or every `.bsp` under a
+//! folder), rebuild portals from its tree, compute the PVS, and compare with the BSP's own
+//! visibility lump; optionally time Valve's flow (the reference) in the same run.
+//!
+//! `cargo run --release -p srcmap-vvis --example vis_report -- [--reference] [--threads N]
+//! [--sight N] [--json] PATH...`
+
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use srcmap_bsp::Bsp;
+use srcmap_vvis::{FlowKind, NoProgress, Options, check, compute, tree, vis_radius};
+
+fn collect(path: &Path, out: &mut Vec<PathBuf>) {
+    if path.is_dir() {
+        let mut entries: Vec<_> = std::fs::read_dir(path)
+            .into_iter()
+            .flatten()
+            .flatten()
+            .map(|e| e.path())
+            .collect();
+        entries.sort();
+        for e in entries {
+            collect(&e, out);
+        }
+    } else if path.extension().is_some_and(|e| e.eq_ignore_ascii_case("bsp")) {
+        out.push(path.to_path_buf());
+    }
+}
+
+fn main() {
+    let mut args = std::env::args().skip(1);
+    let (mut reference, mut threads, mut sight, mut json, mut show) = (false, None, 0usize, false, 20usize);
+    let mut paths = Vec::new();
+    while let Some(a) = args.next() {
+        match a.as_str() {
+            "--reference" => reference = true,
+            "--threads" => threads = args.next().and_then(|s| s.parse().ok()),
+            "--sight" => sight = args.next().and_then(|s| s.parse().ok()).unwrap_or(0),
+            "--show" => show = args.next().and_then(|s| s.parse().ok()).unwrap_or(20),
+            "--json" => json = true,
+            _ => collect(Path::new(&a), &mut paths),
+        }
+    }
+    if !json {
+        println!(
+            "{:<48} {:>6} {:>6} {:>9} {:>9} {:>8} {:>9} {:>9} {:>7} {:>6}",
+            "map", "clust", "portal", "agree", "ratio", "hidden", "fast_s", "ref_s", "speedup", "sight"
+        );
+    }
+    for path in paths {
+        let name = path
+            .strip_prefix(path.ancestors().nth(2).unwrap_or(Path::new("")))
+            .unwrap_or(&path)
+            .display()
+            .to_string();
+        let Ok(bytes) = std::fs::read(&path) else { continue };
+        let Ok(bsp) = Bsp::parse(&bytes) else { continue };
+        let Some(valve) = bsp.visibility.as_ref().filter(|v| v.num_clusters > 0) else {
+            continue;
+        };
+        let t = Instant::now();
+        let portals = match tree::portals_from_bsp(&bsp) {
+            Ok(p) => p,
+            Err(e) => {
+                println!("{name}: {e}");
+                continue;
+            }
+        };
+        let portal_s = t.elapsed().as_secs_f64();
+        let radius = vis_radius(&bsp);
+        let opts = Options {
+            threads,
+            ..Default::default()
+        };
+        let t = Instant::now();
+        let (ours, report) = compute(&portals, true, radius, &opts, &NoProgress).expect("vis");
+        let fast_s = t.elapsed().as_secs_f64();
+        let ours_vis = ours.to_visibility();
+        let mut ref_s = f64::NAN;
+        let mut same = true;
+        if reference {
+            let opts = Options {
+                threads,
+                flow: FlowKind::Reference,
+                ..Default::default()
+            };
+            let t = Instant::now();
+            let (r, _) = compute(&portals, true, radius, &opts, &NoProgress).expect("vis");
+            ref_s = t.elapsed().as_secs_f64();
+            same = r.pvs == ours.pvs;
+        }
+        let sight_check = if sight > 0 {
+            check::line_of_sight(&bsp, &ours_vis, sight, 1).ok()
+        } else {
+            None
+        };
+        match check::compare(&ours_vis, valve) {
+            None => println!(
+                "{name}: cluster counts differ: ours {} Valve {}",
+                ours_vis.num_clusters, valve.num_clusters
+            ),
+            Some(a) => {
+                let sight_txt = sight_check
+                    .as_ref()
+                    .map_or("-".to_string(), |s| format!("{}/{}", s.violations.len(), s.clear));
+                if json {
+                    println!(
+                        "{{\"map\":\"{name}\",\"clusters\":{},\"portals\":{},\"agree\":{:.6},\"ratio\":{:.4},\"ours_pairs\":{},\"valve_pairs\":{},\"hidden_by_us\":{},\"portal_s\":{portal_s:.3},\"base_s\":{:.3},\"flow_s\":{:.3},\"total_s\":{fast_s:.3},\"reference_s\":{},\"same_as_reference\":{same},\"counters\":\"{:?}\",\"threads\":{},\"radius\":{},\"sight_violations\":{},\"sight_clear\":{}}}",
+                        a.clusters,
+                        report.portals,
+                        a.fraction(),
+                        a.ratio(),
+                        a.ours_visible,
+                        a.theirs_visible,
+                        a.hidden_by_us(),
+                        report.base_time.as_secs_f64(),
+                        report.flow_time.as_secs_f64(),
+                        if ref_s.is_nan() {
+                            "null".into()
+                        } else {
+                            format!("{ref_s:.3}")
+                        },
+                        report.counters,
+                        report.threads,
+                        radius.map_or("null".into(), |r| r.to_string()),
+                        sight_check.as_ref().map_or(0, |s| s.violations.len()),
+                        sight_check.as_ref().map_or(0, |s| s.clear),
+                    );
+                } else {
+                    println!(
+                        "{:<48} {:>6} {:>6} {:>9.5} {:>9.4} {:>8} {:>9.3} {:>9.3} {:>7.2} {:>6}{}",
+                        name,
+                        a.clusters,
+                        report.portals,
+                        a.fraction(),
+                        a.ratio(),
+                        a.hidden_by_us(),
+                        fast_s,
+                        ref_s,
+                        ref_s / fast_s,
+                        sight_txt,
+                        if same { "" } else { "  (DIFFERS FROM REFERENCE)" }
+                    );
+                    println!(
+                        "    {:?} base {:.3}s flow {:.3}s",
+                        report.counters,
+                        report.base_time.as_secs_f64(),
+                        report.flow_time.as_secs_f64()
+                    );
+                    for d in a.differences.iter().take(show) {
+                        println!(
+                            "    cluster {} -> {}: ours {} Valve {}",
+                            d.0, d.1, d.2 as u8, !d.2 as u8
+                        );
+                    }
+                    if a.differences.len() > show {
+                        println!("    ... {} more differences", a.differences.len() - show);
+                    }
+                }
+            }
+        }
+    }
+}

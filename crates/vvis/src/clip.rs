@@ -1,0 +1,297 @@
+//! Vvis's single-precision winding primitives, op for op as `flow.cpp` does them, so that a
+//! portal is seen or hidden exactly where Valve's vvis decides it.
+
+/// A point or vector, `f32` as vvis stores it.
+pub type V3 = [f32; 3];
+
+/// vvis `ON_VIS_EPSILON`.
+pub const ON_VIS_EPSILON: f32 = 0.01;
+/// vvis `MAX_POINTS_ON_FIXED_WINDING`: a clip whose result would exceed this many points is
+/// abandoned and the input kept.
+pub const MAX_POINTS_ON_FIXED_WINDING: usize = 12;
+
+#[inline(always)]
+pub fn dot(a: V3, b: V3) -> f32 {
+    a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
+}
+
+#[inline(always)]
+pub fn sub(a: V3, b: V3) -> V3 {
+    [a[0] - b[0], a[1] - b[1], a[2] - b[2]]
+}
+
+/// `normal · p = dist`, `f32`.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct VPlane {
+    pub normal: V3,
+    pub dist: f32,
+}
+
+impl VPlane {
+    #[inline(always)]
+    pub fn distance(&self, p: V3) -> f32 {
+        dot(p, self.normal) - self.dist
+    }
+    pub fn flipped(&self) -> VPlane {
+        VPlane {
+            normal: [-self.normal[0], -self.normal[1], -self.normal[2]],
+            dist: -self.dist,
+        }
+    }
+}
+
+/// The result of [`chop`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Chop {
+    /// Nothing behind the plane (or the clip would overflow): the input stands.
+    Unchanged,
+    /// Nothing in front: the winding is gone.
+    Gone,
+    /// The clipped winding was written to the output buffer.
+    Clipped,
+}
+
+/// vvis `ChopWinding`: keep the part of `input` in front of `split`.
+pub fn chop(input: &[V3], split: &VPlane, out: &mut Vec<V3>) -> Chop {
+    let n = input.len();
+    let mut dists = [0f32; 65];
+    let mut sides = [0u8; 65]; // 0 front, 1 back, 2 on
+    let (mut front, mut back) = (0, 0);
+    for (i, &p) in input.iter().enumerate().take(64) {
+        let d = dot(p, split.normal) - split.dist;
+        dists[i] = d;
+        sides[i] = if d > ON_VIS_EPSILON {
+            front += 1;
+            0
+        } else if d < -ON_VIS_EPSILON {
+            back += 1;
+            1
+        } else {
+            2
+        };
+    }
+    if back == 0 {
+        return Chop::Unchanged;
+    }
+    if front == 0 {
+        return Chop::Gone;
+    }
+    let n = n.min(64);
+    sides[n] = sides[0];
+    dists[n] = dists[0];
+    out.clear();
+    for i in 0..n {
+        if out.len() == MAX_POINTS_ON_FIXED_WINDING {
+            return Chop::Unchanged;
+        }
+        let p1 = input[i];
+        if sides[i] == 2 {
+            out.push(p1);
+            continue;
+        }
+        if sides[i] == 0 {
+            out.push(p1);
+        }
+        if sides[i + 1] == 2 || sides[i + 1] == sides[i] {
+            continue;
+        }
+        if out.len() == MAX_POINTS_ON_FIXED_WINDING {
+            return Chop::Unchanged;
+        }
+        let p2 = input[(i + 1) % n];
+        let t = dists[i] / (dists[i] - dists[i + 1]);
+        let mut mid = [0f32; 3];
+        for j in 0..3 {
+            // Avoid round-off on axial planes, as vvis does.
+            mid[j] = if split.normal[j] == 1.0 {
+                split.dist
+            } else if split.normal[j] == -1.0 {
+                -split.dist
+            } else {
+                p1[j] + t * (p2[j] - p1[j])
+            };
+        }
+        out.push(mid);
+    }
+    Chop::Clipped
+}
+
+/// The separating planes of vvis `ClipToSeperators(source, pass, _, flipclip)`, in the order
+/// vvis clips by them: for each source edge and pass vertex, the plane through them that has
+/// the source on one side and the whole pass on the other, facing the way `flipclip` asks.
+/// They depend only on `source` and `pass`, which is what lets the fast flow reuse them.
+pub fn separators(source: &[V3], pass: &[V3], flipclip: bool, out: &mut Vec<VPlane>) {
+    separators_each(source, pass, flipclip, |plane| {
+        out.push(plane);
+        true
+    });
+}
+
+/// Calls `f` with each separating plane in vvis's order; stops when `f` returns false.
+#[inline(always)]
+pub fn separators_each(source: &[V3], pass: &[V3], flipclip: bool, mut f: impl FnMut(VPlane) -> bool) {
+    let ns = source.len();
+    for i in 0..ns {
+        let l = (i + 1) % ns;
+        let v1 = sub(source[l], source[i]);
+        for (j, &pj) in pass.iter().enumerate() {
+            let v2 = sub(pj, source[i]);
+            let mut normal = [
+                v1[1] * v2[2] - v1[2] * v2[1],
+                v1[2] * v2[0] - v1[0] * v2[2],
+                v1[0] * v2[1] - v1[1] * v2[0],
+            ];
+            let length = dot(normal, normal);
+            if length < ON_VIS_EPSILON {
+                continue;
+            }
+            let inv = 1.0 / length.sqrt();
+            normal = [normal[0] * inv, normal[1] * inv, normal[2] * inv];
+            let mut plane = VPlane {
+                normal,
+                dist: dot(pj, normal),
+            };
+            // Which side has the source? (A source planar with the plane gives no separator.)
+            let mut fliptest = None;
+            for (k, &pk) in source.iter().enumerate() {
+                if k == i || k == l {
+                    continue;
+                }
+                let d = dot(pk, plane.normal) - plane.dist;
+                if d < -ON_VIS_EPSILON {
+                    fliptest = Some(false);
+                    break;
+                } else if d > ON_VIS_EPSILON {
+                    fliptest = Some(true);
+                    break;
+                }
+            }
+            let Some(fliptest) = fliptest else { continue };
+            if fliptest {
+                plane = plane.flipped();
+            }
+            // Every pass point must be on the front (at least one strictly).
+            let mut front = 0;
+            let mut separates = true;
+            for (k, &pk) in pass.iter().enumerate() {
+                if k == j {
+                    continue;
+                }
+                let d = dot(pk, plane.normal) - plane.dist;
+                if d < -ON_VIS_EPSILON {
+                    separates = false;
+                    break;
+                } else if d > ON_VIS_EPSILON {
+                    front += 1;
+                }
+            }
+            if !separates || front == 0 {
+                continue;
+            }
+            if flipclip {
+                plane = plane.flipped();
+            }
+            if !f(plane) {
+                return;
+            }
+        }
+    }
+}
+
+/// Centre and bounding radius of a winding (vvis `SetPortalSphere`).
+pub fn sphere(w: &[V3]) -> (V3, f32) {
+    let mut total = [0f32; 3];
+    for p in w {
+        for k in 0..3 {
+            total[k] += p[k];
+        }
+    }
+    let n = w.len().max(1) as f32;
+    for t in &mut total {
+        *t /= n;
+    }
+    let mut best = 0f32;
+    for &p in w {
+        let d = sub(p, total);
+        best = best.max(dot(d, d).sqrt());
+    }
+    (total, best)
+}
+
+/// vvis `PlaneFromWinding` (from points 0, 1, 2).
+pub fn plane_from_winding(w: &[V3]) -> VPlane {
+    if w.len() < 3 {
+        return VPlane::default();
+    }
+    let v1 = sub(w[2], w[1]);
+    let v2 = sub(w[0], w[1]);
+    let mut n = [
+        v2[1] * v1[2] - v2[2] * v1[1],
+        v2[2] * v1[0] - v2[0] * v1[2],
+        v2[0] * v1[1] - v2[1] * v1[0],
+    ];
+    let len = dot(n, n).sqrt();
+    if len > 0.0 {
+        let inv = 1.0 / len;
+        n = [n[0] * inv, n[1] * inv, n[2] * inv];
+    }
+    VPlane {
+        normal: n,
+        dist: dot(w[0], n),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn square(x: f32) -> Vec<V3> {
+        vec![[x, 0.0, 0.0], [x, 0.0, 64.0], [x, 64.0, 64.0], [x, 64.0, 0.0]]
+    }
+
+    #[test]
+    fn chop_cases() {
+        let w = square(0.0);
+        let mut out = Vec::new();
+        let keep_low_y = VPlane {
+            normal: [0.0, -1.0, 0.0],
+            dist: -32.0,
+        };
+        assert_eq!(chop(&w, &keep_low_y, &mut out), Chop::Clipped);
+        assert_eq!(out.len(), 4);
+        assert!(out.iter().all(|p| p[1] <= 32.0));
+        let all_front = VPlane {
+            normal: [0.0, 1.0, 0.0],
+            dist: -10.0,
+        };
+        assert_eq!(chop(&w, &all_front, &mut out), Chop::Unchanged);
+        let all_back = VPlane {
+            normal: [0.0, 1.0, 0.0],
+            dist: 100.0,
+        };
+        assert_eq!(chop(&w, &all_back, &mut out), Chop::Gone);
+    }
+
+    #[test]
+    fn separators_between_parallel_squares() {
+        // Two facing squares: the separators are the planes bounding the "tube" between them.
+        let mut planes = Vec::new();
+        separators(&square(0.0), &square(64.0), false, &mut planes);
+        assert!(!planes.is_empty());
+        // A target straight ahead survives every separator; one far off to the side does not.
+        let mut w = square(128.0);
+        let mut buf = Vec::new();
+        for p in &planes {
+            match chop(&w, p, &mut buf) {
+                Chop::Unchanged => {}
+                Chop::Gone => panic!("straight-ahead target clipped away"),
+                Chop::Clipped => w = buf.clone(),
+            }
+        }
+        let far: Vec<V3> = square(128.0)
+            .iter()
+            .map(|p| [p[0], p[1] + 1000.0, p[2]])
+            .collect();
+        assert!(planes.iter().any(|p| chop(&far, p, &mut buf) == Chop::Gone));
+    }
+}
