@@ -202,6 +202,8 @@ struct Emitter<'a> {
     edge_map: HashMap<(u32, u32), i32>,
     /// Leaves of the model being emitted, waiting for their face lists.
     leaf_nodes: Vec<(usize, NodeId)>,
+    /// Area of each tree node of the model being emitted.
+    leaf_area: Vec<u32>,
 }
 
 pub fn emit(
@@ -211,12 +213,14 @@ pub fn emit(
     models: Vec<ModelIn<'_>>,
     entities: String,
     num_clusters: usize,
+    areas: crate::areas::Areas,
 ) -> Result<BspData, CompileError> {
     let mut e = Emitter {
         out: BspData::default(),
         planes,
         edge_map: HashMap::new(),
         leaf_nodes: Vec::new(),
+        leaf_area: Vec::new(),
     };
     let o = &mut e.out;
     o.entities = entities;
@@ -261,8 +265,12 @@ pub fn emit(
         water_data: -1,
         ..Default::default()
     });
-    o.areas = vec![DArea::default(), DArea::default()];
-    o.area_portals = vec![DAreaPortal::default()];
+    check_limit("areas", areas.areas.len(), 256)?;
+    check_limit("area portals", areas.portals.len(), 1024)?;
+    o.areas = areas.areas;
+    o.area_portals = areas.portals;
+    o.clip_portal_verts = areas.clip_verts;
+    let world_areas = areas.of_node;
 
     let all_faces: Vec<&Face> = models
         .iter()
@@ -290,6 +298,12 @@ pub fn emit(
         }
         let mut leaf_faces: HashMap<NodeId, Vec<u32>> = HashMap::new();
         let first_face = e.out.faces.len();
+        // Only the world's leaves have areas.
+        e.leaf_area = if m.clusters.is_some() {
+            world_areas.clone()
+        } else {
+            Vec::new()
+        };
         let head = e.emit_node(
             m,
             m.tree.head,
@@ -464,11 +478,7 @@ impl Emitter<'_> {
         let leaf = DLeaf {
             contents: contents as i32,
             cluster: cluster as i16,
-            area: if m.clusters.is_some() && cluster >= 0 {
-                1
-            } else {
-                0
-            },
+            area: self.leaf_area.get(n.idx()).copied().unwrap_or(0) as u16,
             flags: 0,
             mins: [
                 clamp16(b.mins.x.floor()),

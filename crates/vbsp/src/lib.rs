@@ -8,6 +8,7 @@
 //! check) → fill outside → faces from portals, merged and subdivided → detail faces →
 //! T-junction fixing → BSP records.
 
+mod areas;
 mod brush;
 mod bspdata;
 pub mod contents;
@@ -220,6 +221,8 @@ pub fn compile(
     let mut areaportals = 0;
 
     let mut overlays = 0;
+    // Areaportal brush (index) -> its entity's portal number.
+    let mut portal_number: HashMap<u32, u32> = HashMap::new();
     // Displacement sides: their brushes leave the tree and the brush lump (as in Valve's
     // loader); the sides stay as flat faces of the world until displacements are built.
     let mut disp_faces: Vec<faces::Face> = Vec::new();
@@ -380,6 +383,7 @@ pub fn compile(
             }
             if areaportal {
                 b.contents = CONTENTS_AREAPORTAL;
+                portal_number.insert(brushes.len() as u32, areaportals);
             } else if owner != 0 {
                 // Brush entities are never detail.
                 b.contents &= !CONTENTS_DETAIL;
@@ -490,6 +494,20 @@ pub fn compile(
     }
     portals::find_portal_sides(&tree, &planes, &mut prt, &mut brushes);
 
+    progress.step("areas");
+    let area_info = areas::flood_areas(
+        &tree,
+        &prt,
+        &brushes,
+        &portal_number,
+        &|p| planes.find(p).map(|id| id.0),
+        &mut diags,
+    );
+    // Areaportal brushes leave the leaves' brush lists (their contents flag stays).
+    for n in &mut tree.nodes {
+        n.brushes.retain(|b| !portal_number.contains_key(b));
+    }
+
     progress.step("faces");
     let world_faces = faces::make_faces(&tree, &prt, &brushes, true);
     let world_faces = faces::merge_faces(world_faces, &planes);
@@ -558,7 +576,15 @@ pub fn compile(
         });
     }
     let entity_text = emit::entity_lump(&ents);
-    let bsp = emit::emit(&planes, &brushes, &tex, models, entity_text, clusters.count)?;
+    let bsp = emit::emit(
+        &planes,
+        &brushes,
+        &tex,
+        models,
+        entity_text,
+        clusters.count,
+        area_info,
+    )?;
     stats.models = bsp.models.len();
     stats.faces = bsp.faces.len();
     stats.clusters = clusters.count;

@@ -264,8 +264,15 @@ fn corpus_pairs_match_valve() {
         if frac < 0.999 {
             fail("solid", format!("solid agreement {frac:.5}"));
         }
-        // Valve numbers clusters only when it found the inside (no leak, some entity).
+        // Valve numbers clusters and floods areas only when it found the inside.
         if !leaked && clusters(&valve) > 1 {
+            let count = |b: &Bsp| b.areas.iter().map(|a| a.num_area_portals).collect::<Vec<_>>();
+            if count(&ours) != count(&valve) {
+                fail(
+                    "areas",
+                    format!("area portals per area {:?} vs {:?}", count(&ours), count(&valve)),
+                );
+            }
             let (ol, vl) = (ours.leafs.len(), valve.leafs.len());
             if ol as f64 > 1.25 * vl as f64 {
                 fail("leaves", format!("leaves {ol} vs {vl}"));
