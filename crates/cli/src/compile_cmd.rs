@@ -12,7 +12,8 @@ pub struct VbspArgs {
     /// Output BSP (default: the map's path with `.bsp`).
     #[arg(short, long)]
     pub output: Option<PathBuf>,
-    /// Game directory for materials (loose `materials/*.vmt` files are read).
+    /// Game directory (with gameinfo.txt): materials' compile flags, texture sizes and
+    /// reflectivity from its VPKs and loose files.
     #[arg(long)]
     pub game: Option<PathBuf>,
     /// Leave out func_detail brushes.
@@ -45,47 +46,86 @@ impl srcmap_vbsp::Progress for Steps {
     }
 }
 
-/// Materials from a game directory's loose `.vmt` files: `%compile*` keys, `$translucent`,
-/// `$basetexture` size left at the default (VTF headers are read once the content crate
-/// can find them in VPKs).
-struct LooseMaterials {
-    root: PathBuf,
+/// Materials from a game directory (`gameinfo.txt` search paths, VPKs, loose files): the
+/// VMT's `%compile*` keys and `$translucent`, the base texture's size and reflectivity.
+struct GameMaterials {
+    game: srcmap_content::GameDir,
 }
 
-impl MaterialSource for LooseMaterials {
+impl MaterialSource for GameMaterials {
     fn material(&self, name: &str) -> Option<MaterialInfo> {
-        let rel = format!("materials/{}.vmt", name.to_ascii_lowercase().replace('\\', "/"));
-        let text = std::fs::read_to_string(self.root.join(rel)).ok()?.to_ascii_lowercase();
-        let flag = |key: &str| {
-            text.lines().any(|l| {
-                let l = l.trim().replace('"', "");
-                let mut it = l.split_whitespace();
-                it.next() == Some(key) && it.next().is_some_and(|v| v != "0")
-            })
-        };
         use srcmap_vbsp::contents::*;
+        let vmt = self.game.material(name).ok()??;
+        let f = vmt.compile_flags();
         let mut info = builtin_material(name);
-        if flag("%compilewater") {
-            info.contents = CONTENTS_WATER;
-            info.surface_flags |= SURF_WARP | SURF_NOLIGHT;
+        let nodraw = SURF_NODRAW | SURF_NOLIGHT;
+        let (mut contents, mut surf) = (CONTENTS_SOLID, 0);
+        if f.water {
+            (contents, surf) = (CONTENTS_WATER, SURF_WARP | SURF_NOLIGHT);
         }
-        if flag("%compilenodraw") {
-            info.surface_flags |= SURF_NODRAW | SURF_NOLIGHT;
+        if f.slime {
+            (contents, surf) = (CONTENTS_SLIME, SURF_WARP | SURF_NOLIGHT);
         }
-        if flag("%compilesky") {
-            info.surface_flags |= SURF_SKY | SURF_NOLIGHT;
+        if f.nodraw || f.invisible || f.occluder || f.fog {
+            surf |= nodraw;
         }
-        if flag("%compiledetail") {
-            info.contents |= CONTENTS_DETAIL;
+        if f.clip {
+            (contents, surf) = (CONTENTS_PLAYERCLIP | CONTENTS_MONSTERCLIP, nodraw);
         }
-        if flag("%compilenonsolid") {
-            info.contents &= !CONTENTS_SOLID;
+        if f.player_clip {
+            (contents, surf) = (CONTENTS_PLAYERCLIP, nodraw);
         }
-        if flag("%compileclip") {
-            info.contents = CONTENTS_PLAYERCLIP | CONTENTS_MONSTERCLIP;
+        if f.npc_clip {
+            (contents, surf) = (CONTENTS_MONSTERCLIP, nodraw);
         }
-        if flag("$translucent") || flag("$alphatest") {
-            info.surface_flags |= SURF_TRANS;
+        if f.trigger {
+            surf |= SURF_TRIGGER | SURF_NOLIGHT;
+        }
+        if f.sky {
+            surf |= SURF_SKY | SURF_NOLIGHT;
+        }
+        if f.sky_2d {
+            surf |= SURF_SKY | SURF_SKY2D | SURF_NOLIGHT;
+        }
+        if f.hint {
+            (contents, surf) = (0, nodraw | SURF_HINT);
+        }
+        if f.skip {
+            (contents, surf) = (0, nodraw | SURF_SKIP);
+        }
+        if f.areaportal {
+            (contents, surf) = (CONTENTS_AREAPORTAL, nodraw);
+        }
+        if f.block_light {
+            (contents, surf) = (CONTENTS_OPAQUE, nodraw);
+        }
+        if f.ladder {
+            contents |= CONTENTS_LADDER;
+        }
+        if f.origin {
+            (contents, surf) = (CONTENTS_ORIGIN, nodraw);
+        }
+        if f.detail {
+            contents |= CONTENTS_DETAIL;
+        }
+        if f.no_light {
+            surf |= SURF_NOLIGHT;
+        }
+        if f.translucent || f.alphatest && !f.water {
+            surf |= SURF_TRANS;
+        }
+        info.contents = contents;
+        info.surface_flags = surf;
+        if let Some(header) = vmt
+            .base_texture()
+            .and_then(|t| self.game.texture_header(t).ok().flatten())
+        {
+            info.width = header.width as u32;
+            info.height = header.height as u32;
+            info.reflectivity = header.reflectivity;
+        }
+        if let Some(r) = vmt.reflectivity() {
+            info.reflectivity = r;
         }
         Some(info)
     }
@@ -108,17 +148,34 @@ pub fn vbsp(args: &VbspArgs) -> anyhow::Result<()> {
     for problem in srcmap_vbsp::instances::collapse(&mut input, &loader) {
         eprintln!("{}: warning: {problem}", args.map.display());
     }
-    let game = args.game.as_ref().map(|g| LooseMaterials { root: g.clone() });
+    let game = match &args.game {
+        Some(dir) => Some(GameMaterials {
+            game: srcmap_content::GameDir::open(dir)
+                .map_err(|e| anyhow::anyhow!("-game {}: {e}", dir.display()))?,
+        }),
+        None => None,
+    };
     let opts = srcmap_vbsp::Options {
-        materials: game.as_ref().map(|g| g as &dyn MaterialSource).unwrap_or(&srcmap_vbsp::BuiltinMaterials),
+        materials: game
+            .as_ref()
+            .map(|g| g as &dyn MaterialSource)
+            .unwrap_or(&srcmap_vbsp::BuiltinMaterials),
         no_detail: args.nodetail,
         allow_leak: args.allowleak,
     };
-    let out_path = args.output.clone().unwrap_or_else(|| args.map.with_extension("bsp"));
+    let out_path = args
+        .output
+        .clone()
+        .unwrap_or_else(|| args.map.with_extension("bsp"));
     let result = srcmap_vbsp::compile(&input, &opts, &Steps { quiet: args.quiet });
     let out = match result {
         Ok(o) => o,
-        Err(CompileError::Leak { entity_id, classname, origin, pointfile }) => {
+        Err(CompileError::Leak {
+            entity_id,
+            classname,
+            origin,
+            pointfile,
+        }) => {
             let lin = out_path.with_extension("lin");
             crate::write_output(&lin, pointfile.as_bytes())?;
             anyhow::bail!(
@@ -137,7 +194,11 @@ pub fn vbsp(args: &VbspArgs) -> anyhow::Result<()> {
             eprintln!("{}: {d}", args.map.display());
         }
     }
-    let revision = vmf.version_info.as_ref().map(|v| v.map_version as i32).unwrap_or(0);
+    let revision = vmf
+        .version_info
+        .as_ref()
+        .map(|v| v.map_version as i32)
+        .unwrap_or(0);
     crate::write_output(&out_path, &out.bsp.to_bytes(revision)?)?;
     if let Some(CompileError::Leak { pointfile, .. }) = &out.leak {
         // Valve writes no portal file for a leaked map: vis cannot run on it.
