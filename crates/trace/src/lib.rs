@@ -177,8 +177,12 @@ impl Scene {
     }
 }
 
+/// Hits closer than this to the origin are ignored, so a ray leaving a surface does not hit
+/// that surface itself.
+pub const MIN_T: f32 = 1e-3;
+
 fn ray(origin: [f32; 3], dir: [f32; 3], max_t: f32) -> Ray {
-    Ray::new(origin.into(), dir.into(), 0.0, max_t)
+    Ray::new(origin.into(), dir.into(), MIN_T, max_t)
 }
 
 impl Tracer for Scene {

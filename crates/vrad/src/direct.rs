@@ -48,13 +48,15 @@ impl FaceSamples {
 /// sample outside it would sit in a neighbouring wall) and lifted 1 unit along the normal,
 /// as VRAD does to keep rays off the face itself.
 pub fn sample_point(face: &FaceGeom, disp: Option<&DispSurface>, st: Vec2, centroid: Vec2) -> (Vec3, Vec3) {
+    // VRAD samples the centroid of the part of the luxel's cell inside the face, which for
+    // an edge luxel lies about a quarter luxel inside. Keep samples at least that far in.
+    const MARGIN: f32 = 0.25;
     let mut p = clamp_to_polygon(&face.luxel_poly, st);
-    if p != st {
-        // Nudge off the edge toward the middle.
+    if p != st || edge_distance(&face.luxel_poly, p) < MARGIN {
         let to_center = centroid - p;
         let len = to_center.length();
         if len > 0.0 {
-            p += to_center * (0.1f32.min(len) / len);
+            p += to_center * (MARGIN.min(len) / len);
         }
     }
     let base = face.luxel_to_world(p.x, p.y);
@@ -65,6 +67,20 @@ pub fn sample_point(face: &FaceGeom, disp: Option<&DispSurface>, st: Vec2, centr
         }
         None => (base + face.normal, face.normal),
     }
+}
+
+/// Distance from `p` to the nearest edge of a polygon.
+fn edge_distance(poly: &[Vec2], p: Vec2) -> f32 {
+    let mut best = f32::INFINITY;
+    for i in 0..poly.len() {
+        let a = poly[i];
+        let b = poly[(i + 1) % poly.len()];
+        let ab = b - a;
+        let len2 = ab.length_squared();
+        let t = if len2 > 0.0 { ((p - a).dot(ab) / len2).clamp(0.0, 1.0) } else { 0.0 };
+        best = best.min((a + ab * t).distance(p));
+    }
+    best
 }
 
 /// Fibonacci-sphere directions: an even spread like VRAD's 162 `g_anorms`.

@@ -181,12 +181,7 @@ fn relit_corpus_maps_agree_with_valve() {
         assert_eq!(ours.world_lights.len(), report.lights);
         let (n, r, median) = compare(&ours, &valve);
         eprintln!("{map}: faces {n} r {r:.4} median ratio {median:.4} ({} rays)", report.rays);
-        // Two maps sit below the bar (r >= 0.9, median 0.8-1.25) since the edge-tolerant
-        // tracer went in (blank.bsp: median 0.77, 6 faces; tf2_test2: r 0.86); they are held to
-        // a looser bar until that is understood, the rest to the full bar.
-        let loose = map.ends_with("blank.bsp") || map.ends_with("tf2_test2.bsp");
-        let (min_r, ratio_range) = if loose { (0.8, 0.7..=1.25) } else { (0.9, 0.8..=1.25) };
-        if r < min_r || !ratio_range.contains(&median) {
+        if r < 0.9 || !(0.8..=1.25).contains(&median) {
             failures.push(format!("{map}: r {r:.3} median {median:.3}"));
         }
     }
