@@ -61,6 +61,7 @@ struct Decoder<'a> {
     r: Reader<'a>,
     l: Layout,
     table: Vec<String>,
+    table_has_empty: bool,
     element_count: u32,
 }
 
@@ -73,11 +74,13 @@ impl<'a> Decoder<'a> {
         })
     }
 
-    fn table_string(&mut self) -> Result<String, ReadError> {
+    /// A string through the table. `allow_null`: index −1 is a null string (Dota 2's v7 tools
+    /// write it for empty values); it reads as "" when the table has no "" of its own, so the
+    /// writer can tell the two apart again.
+    fn table_string(&mut self, allow_null: bool) -> Result<String, ReadError> {
         let at = self.r.clone();
         let i = self.index()?;
-        if i == -1 {
-            // Index −1 is a null string (Dota 2's v7 tools); it reads as "".
+        if i == -1 && allow_null && !self.table_has_empty {
             return Ok(String::new());
         }
         self.table
@@ -94,7 +97,7 @@ impl<'a> Decoder<'a> {
     /// A name: through the table when there is one, else inline.
     fn name(&mut self) -> Result<String, ReadError> {
         if self.l.has_table {
-            self.table_string()
+            self.table_string(false)
         } else {
             Ok(to_string(self.r.cstr()?))
         }
@@ -147,7 +150,7 @@ impl<'a> Decoder<'a> {
                 if inline_strings || !self.l.indexed_values {
                     Value::String(to_string(r.cstr()?))
                 } else {
-                    Value::String(self.table_string()?)
+                    Value::String(self.table_string(true)?)
                 }
             }
             Kind::Binary => {
@@ -254,6 +257,7 @@ pub(crate) fn read(data: &[u8], header: Header, body: usize) -> Result<Dmx, DmxE
         r,
         l,
         table: Vec::new(),
+        table_has_empty: false,
         element_count: 0,
     };
 
@@ -284,6 +288,7 @@ pub(crate) fn read(data: &[u8], header: Header, body: usize) -> Result<Dmx, DmxE
         for _ in 0..n {
             table.push(to_string(d.r.cstr()?));
         }
+        d.table_has_empty = table.iter().any(String::is_empty);
         d.table = table.clone();
         string_table = Some(table);
     }

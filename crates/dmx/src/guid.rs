@@ -13,8 +13,12 @@ impl Guid {
     /// Parses `xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx` (braces and case tolerated).
     pub fn parse(s: &str) -> Option<Guid> {
         let s = s.trim().trim_start_matches('{').trim_end_matches('}');
+        let b = s.as_bytes();
+        if b.len() != 36 || [8, 13, 18, 23].iter().any(|&i| b[i] != b'-') {
+            return None;
+        }
         let hex: Vec<u8> = s.bytes().filter(|&b| b != b'-').collect();
-        if hex.len() != 32 || s.len() != 36 {
+        if hex.len() != 32 {
             return None;
         }
         let mut text = [0u8; 16];
@@ -80,6 +84,8 @@ mod tests {
         assert_eq!(g.0[8], 0x85);
         assert_eq!(g.to_string(), "b66a2ce3-d686-4dbf-85df-07c6b275bebb");
         assert!(Guid::parse("nonsense").is_none());
+        assert!(Guid::parse("ef7272f0-7c48-4d-e2affd-036e30a2da15").is_none());
+        assert_eq!(Guid::parse("B66A2CE3-D686-4DBF-85DF-07C6B275BEBB"), Some(g));
         assert_ne!(Guid::from_seed(1), Guid::from_seed(2));
     }
 }

@@ -1,16 +1,23 @@
 //! Lossless byte ↔ string mapping. DMX strings are UTF-8 in practice, but older tools wrote
 //! code-page bytes. A string that is not valid UTF-8 keeps each byte ≥ 0x80 as a private-use
 //! character U+F780 + (byte − 0x80) — the same trick as Python's `surrogateescape` — so it is
-//! written back as the very same bytes.
+//! written back as the very same bytes. (Valid UTF-8 that itself contains those private-use
+//! characters is escaped the same way, so it also comes back unchanged.)
 
 use std::borrow::Cow;
 
 const ESCAPE_BASE: u32 = 0xF780;
 
+fn escaped(c: char) -> bool {
+    (ESCAPE_BASE..ESCAPE_BASE + 0x80).contains(&(c as u32))
+}
+
 pub(crate) fn decode(b: &[u8]) -> Cow<'_, str> {
     match std::str::from_utf8(b) {
-        Ok(s) => Cow::Borrowed(s),
-        Err(_) => Cow::Owned(
+        // Valid UTF-8 that happens to contain the escape characters is escaped byte-wise too,
+        // so that writing it back cannot turn them into single bytes.
+        Ok(s) if !s.chars().any(escaped) => Cow::Borrowed(s),
+        _ => Cow::Owned(
             b.iter()
                 .map(|&c| {
                     if c < 0x80 {
@@ -52,5 +59,7 @@ mod tests {
         let s = super::decode(raw);
         assert_eq!(&*super::encode(&s), raw);
         assert_eq!(&*super::encode("café"), "café".as_bytes());
+        let private = "\u{F7D5}a".as_bytes();
+        assert_eq!(&*super::encode(&super::decode(private)), private);
     }
 }

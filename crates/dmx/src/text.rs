@@ -355,6 +355,10 @@ impl<'a> Parser<'a> {
                 name_pos = Some(pos);
             } else {
                 let attr_index = attrs.len() as u32;
+                let is_element = Type::from_name(&ty_name).is_none_or(|t| t.kind == Kind::Element);
+                if prefix && is_element {
+                    return Err(self.err_at(ty_at, "the prefix element holds plain values, not elements"));
+                }
                 let value = match Type::from_name(&ty_name) {
                     Some(Type {
                         kind: Kind::Element,
@@ -620,6 +624,21 @@ impl Emitter<'_> {
         }
     }
 
+    /// Copies a trailing comma the source had before `]` (readers tolerate it; ours skips it).
+    fn trailing_comma(&mut self) {
+        if let Some(l) = self.orig
+            && let Some(t) = l.tokens.get(self.j)
+            && t.kind == TokKind::Comma
+            && l.tokens
+                .get(self.j + 1)
+                .is_some_and(|n| n.kind == TokKind::RBracket)
+        {
+            self.out
+                .extend_from_slice(&l.src[t.trivia as usize..t.end as usize]);
+            self.j += 1;
+        }
+    }
+
     /// Whether original token `t` means the same as `tok`.
     fn same(&self, l: &TextLayout, t: &RawTok, tok: &Tok<'_>) -> bool {
         match tok {
@@ -682,7 +701,10 @@ impl<'a> Writer<'a> {
         }
         match self.text_of(i) {
             Some(t) => !t.top_level && n == t.inline_site,
-            None => !self.default_top_level(i),
+            // A class spelled like a value type would read back as a value: keep it top-level.
+            None => {
+                !self.default_top_level(i) && Type::from_name(&self.doc.elements[i as usize].class).is_none()
+            }
         }
     }
 
@@ -780,12 +802,16 @@ impl<'a> Writer<'a> {
                 array: false,
             }),
         );
-        let guid = match r {
-            ElemRef::Null => String::new(),
-            ElemRef::Local(i) => self.doc.elements[i as usize].id.to_string(),
-            ElemRef::External(g) => g.to_string(),
+        // Ids compare as values, so an original spelling (upper case, braces) is kept.
+        let id = match r {
+            ElemRef::Null => None,
+            ElemRef::Local(i) => Some(self.doc.elements[i as usize].id),
+            ElemRef::External(g) => Some(g),
         };
-        self.em.emit(Trivia::Space, Tok::Str(&guid));
+        match id {
+            None => self.em.emit(Trivia::Space, Tok::Str("")),
+            Some(g) => self.em.emit(Trivia::Space, Tok::Value(&Value::ElementId(g))),
+        }
     }
 
     fn attribute(&mut self, a: &Attribute, depth: usize) {
@@ -822,6 +848,9 @@ impl<'a> Writer<'a> {
                             }
                         }
                     }
+                }
+                if n > 0 {
+                    self.em.trailing_comma();
                 }
                 self.em.emit(
                     if n == 0 {
@@ -897,6 +926,16 @@ pub(crate) fn write(doc: &Dmx) -> Result<Vec<u8>, DmxError> {
         ));
     }
     let n = doc.elements.len();
+    // keyvalues2 refers to elements by id, so two elements sharing one cannot be told apart.
+    let mut ids = std::collections::HashMap::with_capacity(n);
+    for (i, e) in doc.elements.iter().enumerate() {
+        if let Some(first) = ids.insert(e.id, i) {
+            return Err(DmxError::Encode(format!(
+                "elements {first} and {i} share the id {}; keyvalues2 cannot keep them apart",
+                e.id
+            )));
+        }
+    }
     let mut refcount = vec![0u32; n];
     for e in &doc.elements {
         for a in &e.attrs {

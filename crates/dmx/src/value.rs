@@ -315,13 +315,17 @@ impl Value {
         }
     }
 
-    /// Equality that compares floats by bits (so NaN equals itself and −0 differs from 0).
+    /// Equality that compares floats by bits (−0 differs from 0), with every NaN equal.
     pub fn bits_eq(&self, other: &Value) -> bool {
+        // Any two NaNs count as equal: keyvalues2 text cannot carry NaN payloads.
         fn f(a: &[f32], b: &[f32]) -> bool {
-            a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x.to_bits() == y.to_bits())
+            a.len() == b.len()
+                && a.iter()
+                    .zip(b)
+                    .all(|(x, y)| x.to_bits() == y.to_bits() || (x.is_nan() && y.is_nan()))
         }
         match (self, other) {
-            (Value::Float(a), Value::Float(b)) => a.to_bits() == b.to_bits(),
+            (Value::Float(a), Value::Float(b)) => f(&[*a], &[*b]),
             (Value::Vector2(a), Value::Vector2(b)) => f(a, b),
             (Value::Vector3(a), Value::Vector3(b)) | (Value::QAngle(a), Value::QAngle(b)) => f(a, b),
             (Value::Vector4(a), Value::Vector4(b)) | (Value::Quaternion(a), Value::Quaternion(b)) => f(a, b),

@@ -205,3 +205,19 @@ fn deep_reference_chains_convert_without_exhausting_the_stack() {
     }
     assert!(matches!(Dmx::read(&deep), Err(DmxError::Text { .. })));
 }
+
+#[test]
+fn trailing_commas_upper_case_ids_and_type_named_classes() {
+    let src = b"<!-- dmx encoding keyvalues2 1 format dmx 1 -->\n\"DmElement\"\n{\n\t\"id\" \"elementid\" \"B66A2CE3-D686-4DBF-85DF-07C6B275BEBB\"\n\t\"a\" \"int_array\" [ \"1\", \"2\", ]\n\t\"r\" \"element\" \"B66A2CE3-D686-4DBF-85DF-07C6B275BEBB\"\n}\n";
+    let doc = Dmx::read(src).unwrap();
+    assert_eq!(doc.write().unwrap(), src.to_vec());
+    // An element whose class reads like a value type must not be written in line.
+    let mut doc = Dmx::new(
+        Header::new("binary", 5, "dmx", 1),
+        Element::new("DmElement", "root", guid(1)),
+    );
+    doc.elements.push(Element::new("vector3", "odd", guid(2)));
+    doc.elements[0].set("shape", Value::Element(ElemRef::Local(1)));
+    let text = doc.write_as(false, None).unwrap();
+    compare(&doc, &Dmx::read(&text).unwrap()).unwrap();
+}
