@@ -41,6 +41,8 @@ pub use pvs::ClusterVis;
 pub trait Progress: Sync {
     fn start(&self, _stage: &str, _total: u64) {}
     fn advance(&self, _done: u64) {}
+    /// The stage started last is over.
+    fn finish(&self) {}
 }
 
 /// A [`Progress`] that ignores everything.
@@ -115,6 +117,7 @@ pub fn compute(
         progress.start("base vis", graph.portals.len() as u64);
         let base = graph::base_vis(&graph, radius.map(|r| r * r));
         progress.advance(graph.portals.len() as u64);
+        progress.finish();
         let base_time = t.elapsed();
         let t = Instant::now();
         let (portal_vis, counters) = if options.fast {
@@ -127,6 +130,7 @@ pub fn compute(
             let total: u64 = base.iter().map(flow::work_estimate).sum();
             progress.start("portal flow", total);
             let r = flow::portal_flow(&graph, &base, &order, options.flow, progress);
+            progress.finish();
             (r.vis, r.counters)
         };
         let flow_time = t.elapsed();
