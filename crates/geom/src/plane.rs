@@ -71,7 +71,7 @@ impl Plane {
     pub fn from_points(p0: DVec3, p1: DVec3, p2: DVec3) -> Option<Plane> {
         let n = (p0 - p1).cross(p2 - p1);
         let len = n.length();
-        if !(len > 1e-9) || !len.is_finite() {
+        if len.is_nan() || len <= 1e-9 || !len.is_finite() {
             return None;
         }
         let normal = n / len;
@@ -208,7 +208,7 @@ impl PlaneSet {
     /// Find the plane or add it (with its flipped twin). `None` for a degenerate normal.
     pub fn find_or_insert(&mut self, plane: Plane) -> Option<PlaneId> {
         let len = plane.normal.length();
-        if !(len > 0.5) || !plane.dist.is_finite() {
+        if len.is_nan() || len <= 0.5 || !plane.dist.is_finite() {
             return None;
         }
         let mut normal = plane.normal;

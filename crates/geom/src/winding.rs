@@ -197,8 +197,8 @@ impl Winding {
             b.push(mid);
         }
         (
-            (f.len() >= 3).then(|| Winding { points: f }),
-            (b.len() >= 3).then(|| Winding { points: b }),
+            (f.len() >= 3).then_some(Winding { points: f }),
+            (b.len() >= 3).then_some(Winding { points: b }),
         )
     }
 

@@ -311,7 +311,6 @@ pub fn emit(
             &by_node,
             &model_polys,
             tex,
-            brushes,
             &mut leaf_faces,
         )?;
         for (i, f) in m.detail_faces.iter().enumerate() {
@@ -389,7 +388,6 @@ impl Emitter<'_> {
         by_node: &HashMap<NodeId, Vec<usize>>,
         polys: &[Vec<u32>],
         tex: &Texinfos,
-        brushes: &[Brush],
         leaf_faces: &mut HashMap<NodeId, Vec<u32>>,
     ) -> Result<i32, CompileError> {
         let node = m.tree.node(n);
@@ -426,26 +424,8 @@ impl Emitter<'_> {
         let count = self.out.faces.len() - first;
         self.out.nodes[idx].first_face = first as u16;
         self.out.nodes[idx].num_faces = count as u16;
-        let c0 = self.emit_node(
-            m,
-            node.children[0],
-            solid,
-            by_node,
-            polys,
-            tex,
-            brushes,
-            leaf_faces,
-        )?;
-        let c1 = self.emit_node(
-            m,
-            node.children[1],
-            solid,
-            by_node,
-            polys,
-            tex,
-            brushes,
-            leaf_faces,
-        )?;
+        let c0 = self.emit_node(m, node.children[0], solid, by_node, polys, tex, leaf_faces)?;
+        let c1 = self.emit_node(m, node.children[1], solid, by_node, polys, tex, leaf_faces)?;
         self.out.nodes[idx].children = [c0, c1];
         Ok(idx as i32)
     }

@@ -44,7 +44,7 @@ impl Rot {
         Rot(r)
     }
 
-    fn to_angles(&self) -> DVec3 {
+    fn angles(&self) -> DVec3 {
         let m = &self.0;
         let fwd = DVec3::new(m[0][0], m[1][0], m[2][0]);
         let left = DVec3::new(m[0][1], m[1][1], m[2][1]);
@@ -153,13 +153,13 @@ fn collapse_r(
             .keyvalues
             .iter()
             .filter(|(k, _)| k.to_ascii_lowercase().starts_with("replace"))
-            .filter_map(|(_, v)| {
+            .map(|(_, v)| {
                 let (a, b) = v.split_once(' ').unwrap_or((v.as_str(), ""));
-                Some((a.to_string(), b.to_string()))
+                (a.to_string(), b.to_string())
             })
             .collect();
         // Longer names first, so `$a1` is not replaced as `$a` + "1".
-        params.sort_by(|a, b| b.0.len().cmp(&a.0.len()));
+        params.sort_by_key(|p| std::cmp::Reverse(p.0.len()));
         let names: Vec<String> = sub
             .entities
             .iter()
@@ -237,7 +237,7 @@ fn transform_entity(
             }
             "angles" => {
                 if let Some(a) = parse_vec3(v) {
-                    *v = fmt_vec(rot.mul(&Rot::from_angles(a)).to_angles());
+                    *v = fmt_vec(rot.mul(&Rot::from_angles(a)).angles());
                 }
             }
             "targetname" | "parentname" | "target" | "filtername" | "damagefilter" => *v = fix(v),
@@ -289,7 +289,7 @@ mod tests {
             DVec3::new(30.0, 45.0, 10.0),
             DVec3::new(-20.0, 180.0, 5.0),
         ] {
-            let back = Rot::from_angles(a).to_angles();
+            let back = Rot::from_angles(a).angles();
             let r1 = Rot::from_angles(a).apply(DVec3::new(1.0, 2.0, 3.0));
             let r2 = Rot::from_angles(back).apply(DVec3::new(1.0, 2.0, 3.0));
             assert!((r1 - r2).length() < 1e-9, "{a} -> {back}");

@@ -89,6 +89,9 @@ pub struct Output {
     pub leak: Option<CompileError>,
 }
 
+/// A brush model's tree, faces, and the brush sides its portals showed.
+type SubModel = (Tree, Vec<faces::Face>, Vec<(u32, u32)>);
+
 /// Entities removed from the entity lump (their data goes elsewhere or nowhere).
 const INTERNAL_CLASSES: &[&str] = &[
     "func_detail",
@@ -106,7 +109,6 @@ const INTERNAL_CLASSES: &[&str] = &[
 
 /// An entity after preprocessing: what goes in the entity lump and which brushes it owns.
 struct Ent {
-    input: usize,
     keyvalues: Vec<(String, String)>,
     /// Brushes (indices into the compile's brush table).
     brushes: Vec<u32>,
@@ -264,7 +266,6 @@ pub fn compile(
         }
         let owner = if keep {
             ents.push(Ent {
-                input: ei,
                 keyvalues: kv,
                 brushes: Vec::new(),
                 model: None,
@@ -532,7 +533,7 @@ pub fn compile(
         let brushes_ref = &brushes;
         let planes_ref = &planes;
         let mut sides_visible: Vec<(u32, u32)> = Vec::new();
-        let res: Vec<(Tree, Vec<faces::Face>, Vec<(u32, u32)>)> = sub
+        let res: Vec<SubModel> = sub
             .par_iter()
             .map(|e| {
                 let mut b = Bounds::EMPTY;
@@ -589,7 +590,6 @@ pub fn compile(
     stats.faces = bsp.faces.len();
     stats.clusters = clusters.count;
     stats.world_leaves = tree.leaves().count();
-    let _ = ents.iter().map(|e| e.input).count();
     Ok(Output {
         bsp,
         prt: prt_text,
