@@ -91,7 +91,8 @@ pub fn run_rad(bsp_bytes: &[u8], options: &RadOptions) -> anyhow::Result<Vec<u8>
 }
 
 pub fn vrad(args: &VradArgs) -> anyhow::Result<()> {
-    let input = std::fs::read(&args.bsp).map_err(|e| anyhow::anyhow!("{}: cannot read: {e}", args.bsp.display()))?;
+    let input =
+        std::fs::read(&args.bsp).map_err(|e| anyhow::anyhow!("{}: cannot read: {e}", args.bsp.display()))?;
     let rad = RadOptions {
         fast: args.fast,
         final_: args.final_,
@@ -105,8 +106,8 @@ pub fn vrad(args: &VradArgs) -> anyhow::Result<()> {
     options.ambient_cubes = !args.noambient;
     let progress = BarProgress::new(args.quiet || args.json);
     let start = Instant::now();
-    let (bytes, report) =
-        srcmap_vrad::relight(&input, &options, &progress).map_err(|e| anyhow::anyhow!("{}: {e}", args.bsp.display()))?;
+    let (bytes, report) = srcmap_vrad::relight(&input, &options, &progress)
+        .map_err(|e| anyhow::anyhow!("{}: {e}", args.bsp.display()))?;
     let out = args.output.as_ref().unwrap_or(&args.bsp);
     crate::write_output(out, &bytes)?;
     let total = start.elapsed().as_secs_f64();
@@ -125,7 +126,12 @@ pub fn vrad(args: &VradArgs) -> anyhow::Result<()> {
             report.bounces_done,
             report.leaves_with_ambient
         );
-        eprintln!("{} rays, {:.2} Mrays/s, {:.2} s total", report.rays, report.rays_per_second() / 1e6, total);
+        eprintln!(
+            "{} rays, {:.2} Mrays/s, {:.2} s total",
+            report.rays,
+            report.rays_per_second() / 1e6,
+            total
+        );
     }
     Ok(())
 }
@@ -168,11 +174,20 @@ impl BarProgress {
     fn draw(&self, done: u64) {
         let Ok(state) = self.state.lock() else { return };
         let (name, total, _) = &*state;
-        let frac = if *total > 0 { done as f64 / *total as f64 } else { 1.0 };
+        let frac = if *total > 0 {
+            done as f64 / *total as f64
+        } else {
+            1.0
+        };
         let width = 30;
         let filled = ((frac * width as f64) as usize).min(width);
         let mut err = std::io::stderr().lock();
-        let _ = write!(err, "\r{name:<22} [{}{}] {done}/{total}", "#".repeat(filled), "-".repeat(width - filled));
+        let _ = write!(
+            err,
+            "\r{name:<22} [{}{}] {done}/{total}",
+            "#".repeat(filled),
+            "-".repeat(width - filled)
+        );
         let _ = err.flush();
     }
 }
@@ -201,7 +216,12 @@ impl Progress for BarProgress {
         // Redraw about every 1% to keep the lock and the terminal quiet.
         let step = (total / 100).max(1);
         let last = self.last_drawn.load(Ordering::Relaxed);
-        if done >= last + step && self.last_drawn.compare_exchange(last, done, Ordering::Relaxed, Ordering::Relaxed).is_ok() {
+        if done >= last + step
+            && self
+                .last_drawn
+                .compare_exchange(last, done, Ordering::Relaxed, Ordering::Relaxed)
+                .is_ok()
+        {
             self.draw(done);
         }
     }

@@ -21,8 +21,8 @@ use std::time::Duration;
 
 use glam::Vec3A;
 use obvhs::BvhBuildParams;
-use obvhs::cwbvh::CwBvh;
 use obvhs::aabb::Aabb;
+use obvhs::cwbvh::CwBvh;
 use obvhs::cwbvh::builder::build_cwbvh;
 use obvhs::ray::{Ray, RayHit};
 use obvhs::triangle::Triangle;
@@ -88,7 +88,8 @@ impl SceneBuilder {
     /// Builds the BVH (the medium-quality PLOC preset: about Embree's build time, faster traversal).
     pub fn build(self) -> Scene {
         let padded: Vec<PaddedTriangle> = self.triangles.iter().map(|t| PaddedTriangle(*t)).collect();
-        let bvh = (!padded.is_empty()).then(|| build_cwbvh(&padded, BvhBuildParams::medium_build(), &mut Duration::default()));
+        let bvh = (!padded.is_empty())
+            .then(|| build_cwbvh(&padded, BvhBuildParams::medium_build(), &mut Duration::default()));
         // Store triangles in BVH leaf order so a hit reads memory next to its neighbours.
         let (triangles, payloads, original) = match &bvh {
             Some(bvh) => {
@@ -104,7 +105,12 @@ impl SceneBuilder {
             }
             None => (Vec::new(), Vec::new(), Vec::new()),
         };
-        Scene { bvh, triangles, payloads, original }
+        Scene {
+            bvh,
+            triangles,
+            payloads,
+            original,
+        }
     }
 }
 
@@ -148,7 +154,11 @@ fn intersect(tri: &Triangle, ray: &Ray) -> f32 {
         return f32::INFINITY;
     }
     let t = e2.dot(q) * inv;
-    if t >= ray.tmin && t <= ray.tmax { t } else { f32::INFINITY }
+    if t >= ray.tmin && t <= ray.tmax {
+        t
+    } else {
+        f32::INFINITY
+    }
 }
 
 /// A built scene: immutable and shareable between threads.
@@ -162,7 +172,9 @@ pub struct Scene {
 
 impl std::fmt::Debug for Scene {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Scene").field("triangles", &self.triangles.len()).finish()
+        f.debug_struct("Scene")
+            .field("triangles", &self.triangles.len())
+            .finish()
     }
 }
 
@@ -192,14 +204,20 @@ impl Tracer for Scene {
         let mut hit = RayHit::none();
         if bvh.ray_traverse(ray, &mut hit, |ray, slot| intersect(&self.triangles[slot], ray)) {
             let slot = hit.primitive_id as usize;
-            Some(Hit { t: hit.t, payload: self.payloads[slot], triangle: self.original[slot] })
+            Some(Hit {
+                t: hit.t,
+                payload: self.payloads[slot],
+                triangle: self.original[slot],
+            })
         } else {
             None
         }
     }
 
     fn occluded(&self, origin: [f32; 3], dir: [f32; 3], max_t: f32) -> bool {
-        let Some(bvh) = self.bvh.as_ref() else { return false };
+        let Some(bvh) = self.bvh.as_ref() else {
+            return false;
+        };
         let ray = ray(origin, dir, max_t);
         !bvh.ray_traverse_miss(ray, |ray, slot| intersect(&self.triangles[slot], ray))
     }
@@ -215,7 +233,15 @@ mod tests {
         for y in 0..n {
             for x in 0..n {
                 let (x0, y0) = (x as f32, y as f32);
-                b.add_polygon(&[[x0, y0, 0.0], [x0 + 1.0, y0, 0.0], [x0 + 1.0, y0 + 1.0, 0.0], [x0, y0 + 1.0, 0.0]], (y * n + x) as u32);
+                b.add_polygon(
+                    &[
+                        [x0, y0, 0.0],
+                        [x0 + 1.0, y0, 0.0],
+                        [x0 + 1.0, y0 + 1.0, 0.0],
+                        [x0, y0 + 1.0, 0.0],
+                    ],
+                    (y * n + x) as u32,
+                );
             }
         }
         b
@@ -225,7 +251,10 @@ mod tests {
     fn closest_hit_reports_payload_and_distance() {
         let mut b = grid(16);
         // A blocker above quad (3, 4) at z = 2.
-        b.add_polygon(&[[3.0, 4.0, 2.0], [4.0, 4.0, 2.0], [4.0, 5.0, 2.0], [3.0, 5.0, 2.0]], 999);
+        b.add_polygon(
+            &[[3.0, 4.0, 2.0], [4.0, 4.0, 2.0], [4.0, 5.0, 2.0], [3.0, 5.0, 2.0]],
+            999,
+        );
         let scene = b.build();
         let hit = scene.closest([5.5, 7.5, 10.0], [0.0, 0.0, -1.0], 100.0).unwrap();
         assert_eq!(hit.payload, 7 * 16 + 5);
@@ -235,17 +264,37 @@ mod tests {
         assert!((hit.t - 8.0).abs() < 1e-4);
         assert!(scene.occluded([3.5, 4.5, 1.0], [0.0, 0.0, 1.0], 5.0));
         assert!(!scene.occluded([3.5, 4.5, 1.0], [0.0, 0.0, 1.0], 0.5));
-        assert!(scene.closest([100.0, 100.0, 1.0], [0.0, 0.0, -1.0], 10.0).is_none());
+        assert!(
+            scene
+                .closest([100.0, 100.0, 1.0], [0.0, 0.0, -1.0], 10.0)
+                .is_none()
+        );
         // Rays against flat axis-aligned geometry (zero-thickness boxes), in every octant.
-        for d in [[0.0, 0.0, 1.0], [0.01, 0.01, 1.0], [-0.1, 0.1, 1.0], [0.1, -0.1, 1.0]] {
+        for d in [
+            [0.0, 0.0, 1.0],
+            [0.01, 0.01, 1.0],
+            [-0.1, 0.1, 1.0],
+            [0.1, -0.1, 1.0],
+        ] {
             assert!(scene.occluded([3.5, 4.5, 1.0], d, 5.0), "{d:?}");
-            assert_eq!(scene.closest([3.5, 4.5, 1.0], d, 5.0).map(|h| h.payload), Some(999), "{d:?}");
+            assert_eq!(
+                scene.closest([3.5, 4.5, 1.0], d, 5.0).map(|h| h.payload),
+                Some(999),
+                "{d:?}"
+            );
         }
         let mut b = SceneBuilder::new();
-        b.add_polygon(&[[3.0, 4.0, 2.0], [4.0, 4.0, 2.0], [4.0, 5.0, 2.0], [3.0, 5.0, 2.0]], 1);
+        b.add_polygon(
+            &[[3.0, 4.0, 2.0], [4.0, 4.0, 2.0], [4.0, 5.0, 2.0], [3.0, 5.0, 2.0]],
+            1,
+        );
         let flat = b.build();
         assert!(flat.occluded([3.5, 4.5, 1.0], [0.0, 0.0, 1.0], 5.0));
-        assert_eq!(flat.closest([3.5, 4.5, 1.0], [0.0, 0.0, 1.0], 5.0).map(|h| h.payload), Some(1));
+        assert_eq!(
+            flat.closest([3.5, 4.5, 1.0], [0.0, 0.0, 1.0], 5.0)
+                .map(|h| h.payload),
+            Some(1)
+        );
     }
 
     #[test]

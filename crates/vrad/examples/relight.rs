@@ -48,7 +48,11 @@ fn main() {
                 eprintln!("{}: {e}", args[1]);
                 std::process::exit(1);
             }
-            let phases: Vec<String> = report.phases.iter().map(|(p, s)| format!("\"{p}\": {s:.3}")).collect();
+            let phases: Vec<String> = report
+                .phases
+                .iter()
+                .map(|(p, s)| format!("\"{p}\": {s:.3}"))
+                .collect();
             println!(
                 "{{\"seconds\": {secs:.3}, \"lit_faces\": {}, \"luxels\": {}, \"lights\": {}, \"rays\": {}, \"mrays_per_s\": {:.3}, \"bounces\": {}, \"ambient_leaves\": {}, \"phases\": {{{}}}}}",
                 report.lit_faces,

@@ -46,7 +46,10 @@ pub(crate) fn leaf_ambient(
         Quality::Normal => 162,
         Quality::Final => 324,
     });
-    let sky = lights.iter().find(|l| l.kind == LightKind::SkyAmbient).map_or(Vec3::ZERO, |l| l.intensity / 255.0);
+    let sky = lights
+        .iter()
+        .find(|l| l.kind == LightKind::SkyAmbient)
+        .map_or(Vec3::ZERO, |l| l.intensity / 255.0);
     // Leaves of the world model only (the tree under model 0).
     progress.start("ambient cubes", bsp.leafs.len() as u64);
     let out = (0..bsp.leafs.len())
@@ -62,7 +65,10 @@ pub(crate) fn leaf_ambient(
                     let cube = cube_at(world, facelights, pos, &dirs, sky, &mut rays);
                     let size = (maxs - mins).max(Vec3::splat(1e-3));
                     let f = ((pos - mins) / size).clamp(Vec3::ZERO, Vec3::ONE) * 255.0;
-                    cubes.samples.push(AmbientSample { cube, frac: [f.x as u8, f.y as u8, f.z as u8] });
+                    cubes.samples.push(AmbientSample {
+                        cube,
+                        frac: [f.x as u8, f.y as u8, f.z as u8],
+                    });
                 }
                 counters.add_rays(rays);
             }
@@ -90,11 +96,22 @@ fn sample_positions(bsp: &Bsp, leaf: usize, mins: Vec3, maxs: Vec3, quality: Qua
             pts.push(center + size * o);
         }
     }
-    let inside: Vec<Vec3> = pts.iter().copied().filter(|&p| point_leaf(bsp, p) == Some(leaf)).collect();
+    let inside: Vec<Vec3> = pts
+        .iter()
+        .copied()
+        .filter(|&p| point_leaf(bsp, p) == Some(leaf))
+        .collect();
     if inside.is_empty() { vec![center] } else { inside }
 }
 
-fn cube_at(world: &World, facelights: &[FaceLight], pos: Vec3, dirs: &[Vec3], sky: Vec3, rays: &mut u64) -> [Vec3; 6] {
+fn cube_at(
+    world: &World,
+    facelights: &[FaceLight],
+    pos: Vec3,
+    dirs: &[Vec3],
+    sky: Vec3,
+    rays: &mut u64,
+) -> [Vec3; 6] {
     let mut radiance = Vec::with_capacity(dirs.len());
     for &d in dirs {
         *rays += 1;

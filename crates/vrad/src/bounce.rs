@@ -74,7 +74,11 @@ fn cosine_dirs(n: Vec3, count: usize, seed: u64) -> impl Iterator<Item = Vec3> {
 fn trace_patches(world: &World, face: usize, options: &Options, rays: &mut u64) -> FacePatches {
     let g = &world.faces[face];
     let spacing = options.bounce_spacing();
-    let mut p = FacePatches { xs: grid_coords(g.width, spacing), ys: grid_coords(g.height, spacing), hits: Vec::new() };
+    let mut p = FacePatches {
+        xs: grid_coords(g.width, spacing),
+        ys: grid_coords(g.height, spacing),
+        hits: Vec::new(),
+    };
     let count = options.bounce_rays();
     p.hits.reserve(p.xs.len() * p.ys.len() * count);
     let disp = world.disps[face].as_ref();
@@ -85,17 +89,23 @@ fn trace_patches(world: &World, face: usize, options: &Options, rays: &mut u64) 
             let seed = (face as u64) << 32 ^ ((yi as u64) << 16) ^ xi as u64;
             for dir in cosine_dirs(normal, count, seed) {
                 *rays += 1;
-                let hit = world.surfaces.closest(pos.to_array(), dir.to_array(), MAX_TRACE).and_then(|h| {
-                    let hf = world.faces.get(h.payload as usize)?;
-                    // Light leaves only the front of a face.
-                    if !hf.is_displacement && hf.normal.dot(dir) >= 0.0 {
-                        return None;
-                    }
-                    let point = pos + dir * h.t;
-                    let st = hf.world_to_luxel(point);
-                    Some(HitRef { face: h.payload, st })
-                });
-                p.hits.push(hit.unwrap_or(HitRef { face: NO_HIT, st: Vec2::ZERO }));
+                let hit = world
+                    .surfaces
+                    .closest(pos.to_array(), dir.to_array(), MAX_TRACE)
+                    .and_then(|h| {
+                        let hf = world.faces.get(h.payload as usize)?;
+                        // Light leaves only the front of a face.
+                        if !hf.is_displacement && hf.normal.dot(dir) >= 0.0 {
+                            return None;
+                        }
+                        let point = pos + dir * h.t;
+                        let st = hf.world_to_luxel(point);
+                        Some(HitRef { face: h.payload, st })
+                    });
+                p.hits.push(hit.unwrap_or(HitRef {
+                    face: NO_HIT,
+                    st: Vec2::ZERO,
+                }));
             }
         }
     }
@@ -113,7 +123,9 @@ fn bilinear(values: &[Vec3], width: usize, height: usize, st: Vec2) -> Vec3 {
     let (x1, y1) = ((x0 + 1).min(width - 1), (y0 + 1).min(height - 1));
     let (fx, fy) = (x - x0 as f32, y - y0 as f32);
     let v = |xx: usize, yy: usize| values[yy * width + xx];
-    v(x0, y0).lerp(v(x1, y0), fx).lerp(v(x0, y1).lerp(v(x1, y1), fx), fy)
+    v(x0, y0)
+        .lerp(v(x1, y0), fx)
+        .lerp(v(x0, y1).lerp(v(x1, y1), fx), fy)
 }
 
 /// Adds bounced light to style 0 of every lit face. Returns the number of bounces done.
@@ -133,7 +145,7 @@ pub(crate) fn bounce(
         .into_par_iter()
         .map(|i| {
             let mut rays = 0;
-            let p = if world.faces[i].lit && facelights[i].samples.first().is_some() {
+            let p = if world.faces[i].lit && !facelights[i].samples.is_empty() {
                 trace_patches(world, i, options, &mut rays)
             } else {
                 FacePatches::default()
@@ -150,7 +162,12 @@ pub(crate) fn bounce(
         .faces
         .iter()
         .zip(facelights.iter())
-        .map(|(g, fl)| fl.samples.first().map(|s| s[..g.luxel_count().min(s.len())].to_vec()).unwrap_or_default())
+        .map(|(g, fl)| {
+            fl.samples
+                .first()
+                .map(|s| s[..g.luxel_count().min(s.len())].to_vec())
+                .unwrap_or_default()
+        })
         .collect();
     let total_direct: f32 = direct.iter().flatten().map(|v| v.element_sum()).sum();
     let mut indirect: Vec<Vec<Vec3>> = direct.iter().map(|d| vec![Vec3::ZERO; d.len()]).collect();
@@ -163,13 +180,24 @@ pub(crate) fn bounce(
             .faces
             .iter()
             .enumerate()
-            .map(|(i, g)| direct[i].iter().zip(&indirect[i]).map(|(d, n)| (*d + *n) * g.reflectivity).collect())
+            .map(|(i, g)| {
+                direct[i]
+                    .iter()
+                    .zip(&indirect[i])
+                    .map(|(d, n)| (*d + *n) * g.reflectivity)
+                    .collect()
+            })
             .collect();
         let next: Vec<Vec<Vec3>> = (0..world.faces.len())
             .into_par_iter()
             .map(|i| gather_face(world, i, &patches[i], &exitant, options.bounce_rays()))
             .collect();
-        let change: f32 = next.iter().flatten().zip(indirect.iter().flatten()).map(|(a, b)| (*a - *b).abs().element_sum()).sum();
+        let change: f32 = next
+            .iter()
+            .flatten()
+            .zip(indirect.iter().flatten())
+            .map(|(a, b)| (*a - *b).abs().element_sum())
+            .sum();
         indirect = next;
         done += 1;
         progress.advance(1);
@@ -183,12 +211,14 @@ pub(crate) fn bounce(
     for (i, fl) in facelights.iter_mut().enumerate() {
         let g = &world.faces[i];
         let n = g.luxel_count();
-        let Some(s0) = fl.samples.first_mut() else { continue };
+        let Some(s0) = fl.samples.first_mut() else {
+            continue;
+        };
         let bumps = if g.bumped { 4 } else { 1 };
         for b in 0..bumps {
-            for l in 0..n.min(indirect[i].len()) {
+            for (l, add) in indirect[i].iter().enumerate().take(n) {
                 if let Some(v) = s0.get_mut(b * n + l) {
-                    *v += indirect[i][l];
+                    *v += *add;
                 }
             }
         }
@@ -217,7 +247,10 @@ fn gather_face(world: &World, face: usize, p: &FacePatches, exitant: &[Vec<Vec3>
     // Spread over the luxels.
     let mut out = Vec::with_capacity(g.luxel_count());
     let locate = |coords: &[usize], v: usize| -> (usize, usize, f32) {
-        let k = coords.partition_point(|&c| c <= v).saturating_sub(1).min(coords.len() - 1);
+        let k = coords
+            .partition_point(|&c| c <= v)
+            .saturating_sub(1)
+            .min(coords.len() - 1);
         if k + 1 >= coords.len() {
             return (k, k, 0.0);
         }
@@ -230,7 +263,11 @@ fn gather_face(world: &World, face: usize, p: &FacePatches, exitant: &[Vec<Vec3>
         for s in 0..g.width {
             let (x0, x1, fx) = locate(&p.xs, s);
             let v = |xx: usize, yy: usize| grid[yy * w + xx];
-            out.push(v(x0, y0).lerp(v(x1, y0), fx).lerp(v(x0, y1).lerp(v(x1, y1), fx), fy));
+            out.push(
+                v(x0, y0)
+                    .lerp(v(x1, y0), fx)
+                    .lerp(v(x0, y1).lerp(v(x1, y1), fx), fy),
+            );
         }
     }
     out

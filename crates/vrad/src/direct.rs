@@ -31,7 +31,11 @@ impl FaceSamples {
             return FaceSamples::default();
         }
         let n = face.luxel_count();
-        let mut out = FaceSamples { pos: Vec::with_capacity(n), normal: Vec::with_capacity(n), cluster: Vec::new() };
+        let mut out = FaceSamples {
+            pos: Vec::with_capacity(n),
+            normal: Vec::with_capacity(n),
+            cluster: Vec::new(),
+        };
         let centroid = face.luxel_poly.iter().copied().sum::<Vec2>() / face.luxel_poly.len().max(1) as f32;
         for t in 0..face.height {
             for s in 0..face.width {
@@ -77,7 +81,11 @@ fn edge_distance(poly: &[Vec2], p: Vec2) -> f32 {
         let b = poly[(i + 1) % poly.len()];
         let ab = b - a;
         let len2 = ab.length_squared();
-        let t = if len2 > 0.0 { ((p - a).dot(ab) / len2).clamp(0.0, 1.0) } else { 0.0 };
+        let t = if len2 > 0.0 {
+            ((p - a).dot(ab) / len2).clamp(0.0, 1.0)
+        } else {
+            0.0
+        };
         best = best.min((a + ab * t).distance(p));
     }
     best
@@ -108,7 +116,15 @@ fn reaches_sky(scene: &dyn Tracer, pos: Vec3, dir: Vec3) -> bool {
 /// The light one point receives from `light`, for each normal in `normals` (the first is
 /// the surface normal; the others bump bases). Returns `None` when nothing arrives.
 /// `rays` counts traced rays.
-pub fn gather(scene: &dyn Tracer, light: &Light, pos: Vec3, normals: &[Vec3], sky_dirs: &[Vec3], rays: &mut u64, out: &mut [f32; 4]) -> bool {
+pub fn gather(
+    scene: &dyn Tracer,
+    light: &Light,
+    pos: Vec3,
+    normals: &[Vec3],
+    sky_dirs: &[Vec3],
+    rays: &mut u64,
+    out: &mut [f32; 4],
+) -> bool {
     *out = [0.0; 4];
     let n0 = normals[0];
     match light.kind {
@@ -159,7 +175,11 @@ pub fn gather(scene: &dyn Tracer, light: &Light, pos: Vec3, normals: &[Vec3], sk
                 return false;
             }
             for i in 0..normals.len() {
-                let factor = if possible[0] > 0.0 { possible[i] / possible[0] } else { 0.0 };
+                let factor = if possible[0] > 0.0 {
+                    possible[i] / possible[0]
+                } else {
+                    0.0
+                };
                 let denom = factor * sumdot;
                 out[i] = if denom > 0.0 { amount[i] / denom } else { 0.0 };
             }
@@ -182,7 +202,8 @@ pub fn gather(scene: &dyn Tracer, light: &Light, pos: Vec3, normals: &[Vec3], sk
                 return false;
             }
             let d = dist.max(1.0).min(light.cap_dist);
-            let mut falloff = 1.0 / (light.constant_attn + light.linear_attn * d + light.quadratic_attn * d * d);
+            let mut falloff =
+                1.0 / (light.constant_attn + light.linear_attn * d + light.quadratic_attn * d * d);
             if light.kind == LightKind::Spot {
                 let dot2 = -dir.dot(light.normal);
                 if dot2 <= light.stopdot2 {
@@ -191,7 +212,11 @@ pub fn gather(scene: &dyn Tracer, light: &Light, pos: Vec3, normals: &[Vec3], sk
                 falloff *= dot2;
                 if dot2 <= light.stopdot {
                     let span = light.stopdot - light.stopdot2;
-                    let mut mult = if span > 0.0 { ((dot2 - light.stopdot2) / span).clamp(0.0, 1.0) } else { 1.0 };
+                    let mut mult = if span > 0.0 {
+                        ((dot2 - light.stopdot2) / span).clamp(0.0, 1.0)
+                    } else {
+                        1.0
+                    };
                     if light.exponent != 0.0 && light.exponent != 1.0 {
                         mult = mult.powf(light.exponent);
                     }
@@ -199,10 +224,11 @@ pub fn gather(scene: &dyn Tracer, light: &Light, pos: Vec3, normals: &[Vec3], sk
                 }
             }
             if hard {
-                let t = 1.0 - ((dist - light.start_fade) / (light.end_fade - light.start_fade)).clamp(0.0, 1.0);
+                let t =
+                    1.0 - ((dist - light.start_fade) / (light.end_fade - light.start_fade)).clamp(0.0, 1.0);
                 falloff *= t * t * t * (t * (t * 6.0 - 15.0) + 10.0);
             }
-            if !(falloff > 0.0) || !falloff.is_finite() {
+            if falloff.is_nan() || falloff <= 0.0 || !falloff.is_finite() {
                 return false;
             }
             *rays += 1;
@@ -235,7 +261,11 @@ pub(crate) fn direct_lighting(
         .par_iter()
         .enumerate()
         .map(|(i, face)| {
-            let fl = if face.lit { light_face(world, i, lights, &light_clusters, &sky_dirs, counters) } else { FaceLight::default() };
+            let fl = if face.lit {
+                light_face(world, i, lights, &light_clusters, &sky_dirs, counters)
+            } else {
+                FaceLight::default()
+            };
             progress.advance(1);
             fl
         })
@@ -244,13 +274,23 @@ pub(crate) fn direct_lighting(
     out
 }
 
-fn light_face(world: &World, index: usize, lights: &[Light], light_clusters: &[i32], sky_dirs: &[Vec3], counters: &Counters) -> FaceLight {
+fn light_face(
+    world: &World,
+    index: usize,
+    lights: &[Light],
+    light_clusters: &[i32],
+    sky_dirs: &[Vec3],
+    counters: &Counters,
+) -> FaceLight {
     let face = &world.faces[index];
     let samples = &world.samples[index];
     let luxels = face.luxel_count();
     let bump_count = if face.bumped { 4 } else { 1 };
     // Style 0 always comes first (VRAD sets it on every lit face).
-    let mut fl = FaceLight { styles: vec![0], samples: vec![vec![Vec3::ZERO; luxels * bump_count]] };
+    let mut fl = FaceLight {
+        styles: vec![0],
+        samples: vec![vec![Vec3::ZERO; luxels * bump_count]],
+    };
     let mut rays = 0u64;
     let mut amounts = [0.0f32; 4];
     let mut normals = [Vec3::ZERO; 4];
@@ -262,7 +302,11 @@ fn light_face(world: &World, index: usize, lights: &[Light], light_clusters: &[i
         for l in 0..luxels {
             // Like VRAD, a point or spot light only reaches clusters its own cluster can see
             // (what keeps "fill" lights without falloff in their room).
-            if !world.sees(light, light_cluster, samples.cluster.get(l).copied().unwrap_or(-1)) {
+            if !world.sees(
+                light,
+                light_cluster,
+                samples.cluster.get(l).copied().unwrap_or(-1),
+            ) {
                 continue;
             }
             normals[0] = samples.normal[l];
@@ -270,7 +314,15 @@ fn light_face(world: &World, index: usize, lights: &[Light], light_clusters: &[i
                 let b = bump_normals(face.texture_vecs, samples.normal[l]);
                 normals[1..4].copy_from_slice(&b);
             }
-            if !gather(&world.occluders, light, samples.pos[l], &normals[..bump_count], sky_dirs, &mut rays, &mut amounts) {
+            if !gather(
+                &world.occluders,
+                light,
+                samples.pos[l],
+                &normals[..bump_count],
+                sky_dirs,
+                &mut rays,
+                &mut amounts,
+            ) {
                 continue;
             }
             let slot = match slot {
@@ -287,9 +339,9 @@ fn light_face(world: &World, index: usize, lights: &[Light], light_clusters: &[i
             };
             // Nothing reaches the bump bases when the flat normal faces away.
             let lit = amounts[0] > 0.0;
-            for b in 0..bump_count {
-                if lit {
-                    fl.samples[slot][b * luxels + l] += light.intensity * amounts[b];
+            if lit {
+                for (b, amount) in amounts.iter().enumerate().take(bump_count) {
+                    fl.samples[slot][b * luxels + l] += light.intensity * *amount;
                 }
             }
         }

@@ -25,7 +25,11 @@ impl DispSurface {
             return None;
         }
         let start = Vec3::from(info.start_position);
-        let first = (0..4).min_by(|&a, &b| geom.points[a].distance_squared(start).total_cmp(&geom.points[b].distance_squared(start)))?;
+        let first = (0..4).min_by(|&a, &b| {
+            geom.points[a]
+                .distance_squared(start)
+                .total_cmp(&geom.points[b].distance_squared(start))
+        })?;
         let corners = [0, 1, 2, 3].map(|k| geom.points[(first + k) % 4]);
         let side = (1usize << info.power) + 1;
         let base = usize::try_from(info.disp_vert_start).ok()?;
@@ -85,7 +89,10 @@ impl DispSurface {
         let c = self.verts[(i + 1) * n + j + 1];
         let d = self.verts[(i + 1) * n + j];
         let pos = a.lerp(b, fx).lerp(d.lerp(c, fx), fy);
-        let mut normal = (b - a).lerp(c - d, fy).cross((d - a).lerp(c - b, fx)).normalize_or_zero();
+        let mut normal = (b - a)
+            .lerp(c - d, fy)
+            .cross((d - a).lerp(c - b, fx))
+            .normalize_or_zero();
         if normal.dot(fallback_normal) < 0.0 {
             normal = -normal;
         }

@@ -76,7 +76,13 @@ pub fn face_points(bsp: &Bsp, face: &Face) -> Option<Vec<Vec3>> {
 pub fn model_origins(bsp: &Bsp) -> Vec<Vec3> {
     let mut origins = vec![Vec3::ZERO; bsp.models.len()];
     for e in &bsp.entities {
-        let Some(m) = e.get("model").and_then(|m| m.strip_prefix('*')).and_then(|n| n.parse::<usize>().ok()) else { continue };
+        let Some(m) = e
+            .get("model")
+            .and_then(|m| m.strip_prefix('*'))
+            .and_then(|n| n.parse::<usize>().ok())
+        else {
+            continue;
+        };
         if let (Some(slot), Some(o)) = (origins.get_mut(m), e.get("origin")) {
             let v: Vec<f32> = o.split_whitespace().filter_map(|t| t.parse().ok()).collect();
             if v.len() == 3 {
@@ -91,7 +97,12 @@ pub fn model_origins(bsp: &Bsp) -> Vec<Vec3> {
 pub fn face_models(bsp: &Bsp) -> Vec<usize> {
     let mut out = vec![0usize; bsp.faces.len()];
     for (m, model) in bsp.models.iter().enumerate() {
-        let (Ok(first), Ok(n)) = (usize::try_from(model.first_face), usize::try_from(model.num_faces)) else { continue };
+        let (Ok(first), Ok(n)) = (
+            usize::try_from(model.first_face),
+            usize::try_from(model.num_faces),
+        ) else {
+            continue;
+        };
         for f in first..(first + n).min(out.len()) {
             out[f] = m;
         }
@@ -134,23 +145,41 @@ fn unlit(points: Vec<Vec3>, normal: Vec3, flags: i32) -> FaceGeom {
 }
 
 fn build_face(bsp: &Bsp, face: &Face, origin: Vec3) -> FaceGeom {
-    let points: Vec<Vec3> = face_points(bsp, face).unwrap_or_default().into_iter().map(|p| p + origin).collect();
-    let Some(plane) = bsp.planes.get(face.plane as usize) else { return unlit(points, Vec3::Z, 0) };
+    let points: Vec<Vec3> = face_points(bsp, face)
+        .unwrap_or_default()
+        .into_iter()
+        .map(|p| p + origin)
+        .collect();
+    let Some(plane) = bsp.planes.get(face.plane as usize) else {
+        return unlit(points, Vec3::Z, 0);
+    };
     // The face's plane already faces the right way (VRAD ignores `side`).
     let normal = Vec3::from(plane.normal);
     let mut dist = plane.dist as f64;
     dist += normal.as_dvec3().dot(origin.as_dvec3());
-    let Some(tex) = usize::try_from(face.texinfo).ok().and_then(|t| bsp.texinfo.get(t)) else {
+    let Some(tex) = usize::try_from(face.texinfo)
+        .ok()
+        .and_then(|t| bsp.texinfo.get(t))
+    else {
         return unlit(points, normal, 0);
     };
     let flags = tex.flags;
-    if flags & TEX_SPECIAL != 0 || points.len() < 3 || face.lightmap_size[0] < 0 || face.lightmap_size[1] < 0 {
+    if flags & TEX_SPECIAL != 0 || points.len() < 3 || face.lightmap_size[0] < 0 || face.lightmap_size[1] < 0
+    {
         return unlit(points, normal, flags);
     }
     // Luxel space → world: solve [S; T; N] p = (s - So, t - To, dist), in f64 (VRAD inverts
     // the same system by Cramer's rule).
-    let s = DVec3::from(tex.lightmap_vecs[0].map(f64::from)[..3].try_into().unwrap_or([0.0; 3]));
-    let t = DVec3::from(tex.lightmap_vecs[1].map(f64::from)[..3].try_into().unwrap_or([0.0; 3]));
+    let s = DVec3::from(
+        tex.lightmap_vecs[0].map(f64::from)[..3]
+            .try_into()
+            .unwrap_or([0.0; 3]),
+    );
+    let t = DVec3::from(
+        tex.lightmap_vecs[1].map(f64::from)[..3]
+            .try_into()
+            .unwrap_or([0.0; 3]),
+    );
     let n = normal.as_dvec3();
     let m = DMat3::from_cols(s, t, n).transpose();
     if m.determinant().abs() < 1e-12 {
@@ -189,7 +218,10 @@ fn build_face(bsp: &Bsp, face: &Face, origin: Vec3) -> FaceGeom {
         luxel_axes: [axis_s.as_vec3(), axis_t.as_vec3()],
         luxel_poly: Vec::new(),
         reflectivity,
-        texture_vecs: [Vec3::from_slice(&tex.texture_vecs[0][..3]), Vec3::from_slice(&tex.texture_vecs[1][..3])],
+        texture_vecs: [
+            Vec3::from_slice(&tex.texture_vecs[0][..3]),
+            Vec3::from_slice(&tex.texture_vecs[1][..3]),
+        ],
     };
     g.luxel_poly = g.points.iter().map(|&p| g.world_to_luxel(p)).collect();
     g
@@ -227,7 +259,11 @@ pub fn clamp_to_polygon(poly: &[Vec2], p: Vec2) -> Vec2 {
         let b = poly[(i + 1) % poly.len()];
         let ab = b - a;
         let len2 = ab.length_squared();
-        let t = if len2 > 0.0 { ((p - a).dot(ab) / len2).clamp(0.0, 1.0) } else { 0.0 };
+        let t = if len2 > 0.0 {
+            ((p - a).dot(ab) / len2).clamp(0.0, 1.0)
+        } else {
+            0.0
+        };
         let q = a + ab * t;
         let d = q.distance_squared(p);
         if d < best_d {

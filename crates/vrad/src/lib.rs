@@ -83,7 +83,14 @@ pub struct Options {
 
 impl Default for Options {
     fn default() -> Self {
-        Options { quality: Quality::Normal, bounces: 100, ldr: true, hdr: false, threads: 0, ambient_cubes: true }
+        Options {
+            quality: Quality::Normal,
+            bounces: 100,
+            ldr: true,
+            hdr: false,
+            threads: 0,
+            ambient_cubes: true,
+        }
     }
 }
 
@@ -149,7 +156,11 @@ pub struct Report {
 
 impl Report {
     pub fn rays_per_second(&self) -> f64 {
-        if self.trace_seconds > 0.0 { self.rays as f64 / self.trace_seconds } else { 0.0 }
+        if self.trace_seconds > 0.0 {
+            self.rays as f64 / self.trace_seconds
+        } else {
+            0.0
+        }
     }
 }
 
@@ -193,7 +204,10 @@ impl World {
 
     /// Whether `light` (in `light_cluster`) may reach a sample in `sample_cluster`.
     pub fn sees(&self, light: &Light, light_cluster: i32, sample_cluster: i32) -> bool {
-        if matches!(light.kind, LightKind::Sun | LightKind::SkyAmbient) || light_cluster < 0 || sample_cluster < 0 {
+        if matches!(light.kind, LightKind::Sun | LightKind::SkyAmbient)
+            || light_cluster < 0
+            || sample_cluster < 0
+        {
             return true;
         }
         match &self.pvs {
@@ -206,7 +220,10 @@ impl World {
 /// Lights `bsp` in place: lightmaps, face offsets and styles, world lights and ambient cubes
 /// of the ranges chosen in `options`.
 pub fn light_bsp(bsp: &mut Bsp, options: &Options, progress: &dyn Progress) -> Result<Report> {
-    let pool = rayon::ThreadPoolBuilder::new().num_threads(options.threads).build().map_err(|e| Error::Threads(e.to_string()))?;
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(options.threads)
+        .build()
+        .map_err(|e| Error::Threads(e.to_string()))?;
     pool.install(|| light_bsp_inner(bsp, options, progress))
 }
 
@@ -222,7 +239,13 @@ fn light_bsp_inner(bsp: &mut Bsp, options: &Options, progress: &dyn Progress) ->
     let disps: Vec<_> = face_geoms
         .iter()
         .enumerate()
-        .map(|(i, g)| if g.is_displacement { displacement::DispSurface::build(bsp, i, g) } else { None })
+        .map(|(i, g)| {
+            if g.is_displacement {
+                displacement::DispSurface::build(bsp, i, g)
+            } else {
+                None
+            }
+        })
         .collect();
     progress.advance(1);
     let occluders = scene::occluders(bsp, &face_geoms, &disps);
@@ -240,10 +263,25 @@ fn light_bsp_inner(bsp: &mut Bsp, options: &Options, progress: &dyn Progress) ->
         })
         .collect();
     progress.finish();
-    report.phases.push(("geometry+bvh".into(), t.elapsed().as_secs_f64()));
-    let world = World { faces: face_geoms, disps, samples, occluders, surfaces, pvs: bsp.visibility.clone(), tree };
+    report
+        .phases
+        .push(("geometry+bvh".into(), t.elapsed().as_secs_f64()));
+    let world = World {
+        faces: face_geoms,
+        disps,
+        samples,
+        occluders,
+        surfaces,
+        pvs: bsp.visibility.clone(),
+        tree,
+    };
     report.lit_faces = world.faces.iter().filter(|f| f.lit).count();
-    report.luxels = world.faces.iter().filter(|f| f.lit).map(|f| f.luxel_count()).sum();
+    report.luxels = world
+        .faces
+        .iter()
+        .filter(|f| f.lit)
+        .map(|f| f.luxel_count())
+        .sum();
 
     let mut ranges = Vec::new();
     if options.ldr {
@@ -258,10 +296,15 @@ fn light_bsp_inner(bsp: &mut Bsp, options: &Options, progress: &dyn Progress) ->
         let (lights, scan) = lights::parse_lights(&bsp.entities, range);
         report.lights = lights.len();
         for u in &scan.unsupported {
-            report.warnings.push(format!("unsupported light entity '{u}' skipped"));
+            report
+                .warnings
+                .push(format!("unsupported light entity '{u}' skipped"));
         }
         if scan.styles_exhausted > 0 {
-            report.warnings.push(format!("{} named lights left in style 0: all 32 switchable styles are taken", scan.styles_exhausted));
+            report.warnings.push(format!(
+                "{} named lights left in style 0: all 32 switchable styles are taken",
+                scan.styles_exhausted
+            ));
         }
         let t = Instant::now();
         let mut facelights = direct::direct_lighting(&world, &lights, options, progress, &counters, tag);
@@ -291,7 +334,9 @@ fn light_bsp_inner(bsp: &mut Bsp, options: &Options, progress: &dyn Progress) ->
         if options.ambient_cubes {
             report.leaves_with_ambient = output::write_ambient(bsp, &cubes, range);
         }
-        report.phases.push((format!("write{tag}"), t.elapsed().as_secs_f64()));
+        report
+            .phases
+            .push((format!("write{tag}"), t.elapsed().as_secs_f64()));
     }
     report.rays = counters.rays.load(Ordering::Relaxed);
     report.trace_seconds = trace_seconds;

@@ -60,7 +60,9 @@ pub const MAX_LIGHTSTYLES: u32 = 64;
 const FIRST_SWITCHABLE_STYLE: u32 = 32;
 
 fn floats(s: &str) -> Vec<f64> {
-    s.split_whitespace().map_while(|t| t.parse::<f64>().ok()).collect()
+    s.split_whitespace()
+        .map_while(|t| t.parse::<f64>().ok())
+        .collect()
 }
 
 fn key_f32(e: &Entity, key: &str) -> f32 {
@@ -138,7 +140,8 @@ fn solve_quadratic(x1: f32, y1: f32, x2: f32, y2: f32, x3: f32, y3: f32) -> Opti
     }
     let a = (x3 * (y2 - y1) + x2 * (y1 - y3) + x1 * (y3 - y2)) / det;
     let b = (x3 * x3 * (y1 - y2) + x1 * x1 * (y2 - y3) + x2 * x2 * (y3 - y1)) / det;
-    let c = (x1 * x3 * (x3 - x1) * y2 + x2 * x2 * (x3 * y1 - x1 * y3) + x2 * (x1 * x1 * y3 - x3 * x3 * y1)) / det;
+    let c =
+        (x1 * x3 * (x3 - x1) * y2 + x2 * x2 * (x3 * y1 - x1 * y3) + x2 * (x1 * x1 * y3 - x3 * x3 * y1)) / det;
     Some((a, b, c))
 }
 
@@ -146,7 +149,14 @@ fn solve_quadratic(x1: f32, y1: f32, x2: f32, y2: f32, x3: f32, y3: f32) -> Opti
 /// attenuation through (0, 1), (d50, 2), (d0, 256); while the slope test (taken, as VRAD
 /// does, at x = 1) says the curve is not monotonic, the middle point is blended toward the
 /// straight line in steps of 5%.
-fn solve_inverse_quadratic_monotonic(x1: f32, y1: f32, x2: f32, y2: f32, x3: f32, y3: f32) -> Option<(f32, f32, f32)> {
+fn solve_inverse_quadratic_monotonic(
+    x1: f32,
+    y1: f32,
+    x2: f32,
+    y2: f32,
+    x3: f32,
+    y3: f32,
+) -> Option<(f32, f32, f32)> {
     let mut result = None;
     let mut blend = 0.0f32;
     while blend <= 1.0 {
@@ -157,7 +167,10 @@ fn solve_inverse_quadratic_monotonic(x1: f32, y1: f32, x2: f32, y2: f32, x3: f32
         let derivative = 2.0 * a + b;
         let increasing = y1 < y2 && y2 < y3;
         let decreasing = y1 > y2 && y2 > y3;
-        if (increasing && derivative >= 0.0) || (decreasing && derivative <= 0.0) || (!increasing && !decreasing) {
+        if (increasing && derivative >= 0.0)
+            || (decreasing && derivative <= 0.0)
+            || (!increasing && !decreasing)
+        {
             break;
         }
         blend += 0.05;
@@ -175,7 +188,8 @@ fn set_falloff(e: &Entity, l: &mut Light) {
         if d0 < d50 {
             d0 = 2.0 * d50;
         }
-        let (mut a, mut b, mut c) = solve_inverse_quadratic_monotonic(0.0, 1.0, d50, 2.0, d0, 256.0).unwrap_or((0.0, 1.0, 0.0));
+        let (mut a, mut b, mut c) =
+            solve_inverse_quadratic_monotonic(0.0, 1.0, d50, 2.0, d0, 256.0).unwrap_or((0.0, 1.0, 0.0));
         let v50 = c + d50 * (b + d50 * a);
         if v50.abs() > 0.0 {
             let scale = 2.0 / v50;
@@ -216,7 +230,11 @@ fn set_falloff(e: &Entity, l: &mut Light) {
 
 fn generic(e: &Entity, index: usize, entities: &[Entity], range: Range, kind: LightKind, style: u8) -> Light {
     let intensity = (range == Range::Hdr)
-        .then(|| e.get("_lightHDR").and_then(|v| light_for_string(v, range)).filter(|v| v.max_element() > 0.0 || !v.is_finite()))
+        .then(|| {
+            e.get("_lightHDR")
+                .and_then(|v| light_for_string(v, range))
+                .filter(|v| v.max_element() > 0.0 || !v.is_finite())
+        })
         .flatten()
         .or_else(|| e.get("_light").and_then(|v| light_for_string(v, range)))
         .unwrap_or(Vec3::ZERO);
@@ -224,14 +242,20 @@ fn generic(e: &Entity, index: usize, entities: &[Entity], range: Range, kind: Li
     let normal = match e.get("target").filter(|t| !t.is_empty()) {
         Some(target) => entities
             .iter()
-            .find(|o| o.get("targetname").is_some_and(|n| n.eq_ignore_ascii_case(target)))
+            .find(|o| {
+                o.get("targetname")
+                    .is_some_and(|n| n.eq_ignore_ascii_case(target))
+            })
             .map(|o| (key_vec(o, "origin") - origin).normalize_or_zero())
             .unwrap_or(Vec3::NEG_Z),
         None => light_normal(key_vec(e, "angles"), key_f32(e, "angle"), key_f32(e, "pitch")),
     };
     let mut intensity = intensity;
     if range == Range::Hdr {
-        let scale = e.get("_lightscaleHDR").and_then(|v| floats(v).first().copied()).unwrap_or(1.0) as f32;
+        let scale = e
+            .get("_lightscaleHDR")
+            .and_then(|v| floats(v).first().copied())
+            .unwrap_or(1.0) as f32;
         intensity *= scale;
     }
     Light {
@@ -276,7 +300,10 @@ pub fn parse_lights(entities: &[Entity], range: Range) -> (Vec<Light>, LightScan
         if !class.starts_with("light") || class == "light_dynamic" {
             continue;
         }
-        let explicit_style = e.get("style").and_then(|s| floats(s).first().copied()).map(|s| s as i64);
+        let explicit_style = e
+            .get("style")
+            .and_then(|s| floats(s).first().copied())
+            .map(|s| s as i64);
         let style = match (explicit_style, e.get("targetname").filter(|t| !t.is_empty())) {
             (Some(s), _) if s > 0 => s.clamp(0, MAX_LIGHTSTYLES as i64 - 1) as u8,
             // Switchable: VBSP gives each targetname its own style unless flagged
@@ -335,13 +362,20 @@ pub fn parse_lights(entities: &[Entity], range: Range) -> (Vec<Light>, LightScan
                 let sun = generic(e, index, entities, range, LightKind::Sun, 0);
                 let mut ambient = sun.clone();
                 ambient.kind = LightKind::SkyAmbient;
-                let hdr_ambient = (range == Range::Hdr).then(|| e.get("_ambientHDR").and_then(|v| light_for_string(v, range))).flatten();
-                ambient.intensity = match hdr_ambient.or_else(|| e.get("_ambient").and_then(|v| light_for_string(v, range))) {
+                let hdr_ambient = (range == Range::Hdr)
+                    .then(|| e.get("_ambientHDR").and_then(|v| light_for_string(v, range)))
+                    .flatten();
+                ambient.intensity = match hdr_ambient
+                    .or_else(|| e.get("_ambient").and_then(|v| light_for_string(v, range)))
+                {
                     Some(v) => v,
                     None => sun.intensity * 0.5,
                 };
                 if range == Range::Hdr {
-                    ambient.intensity *= e.get("_AmbientScaleHDR").and_then(|v| floats(v).first().copied()).unwrap_or(1.0) as f32;
+                    ambient.intensity *= e
+                        .get("_AmbientScaleHDR")
+                        .and_then(|v| floats(v).first().copied())
+                        .unwrap_or(1.0) as f32;
                 }
                 lights.push(sun);
                 lights.push(ambient);
@@ -357,7 +391,12 @@ mod tests {
     use super::*;
 
     fn ent(pairs: &[(&str, &str)]) -> Entity {
-        Entity { pairs: pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect() }
+        Entity {
+            pairs: pairs
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect(),
+        }
     }
 
     #[test]
@@ -374,7 +413,12 @@ mod tests {
 
     #[test]
     fn point_light_defaults_to_quadratic_scaled_for_distance_100() {
-        let e = ent(&[("classname", "light"), ("origin", "0 0 64"), ("_light", "255 255 255 200"), ("_quadratic_attn", "1")]);
+        let e = ent(&[
+            ("classname", "light"),
+            ("origin", "0 0 64"),
+            ("_light", "255 255 255 200"),
+            ("_quadratic_attn", "1"),
+        ]);
         let (lights, _) = parse_lights(&[e], Range::Ldr);
         assert_eq!(lights.len(), 1);
         let l = &lights[0];
@@ -386,7 +430,12 @@ mod tests {
 
     #[test]
     fn fifty_percent_distance_halves_there() {
-        let e = ent(&[("classname", "light"), ("_light", "255 255 255 255"), ("_fifty_percent_distance", "200"), ("_zero_percent_distance", "600")]);
+        let e = ent(&[
+            ("classname", "light"),
+            ("_light", "255 255 255 255"),
+            ("_fifty_percent_distance", "200"),
+            ("_zero_percent_distance", "600"),
+        ]);
         let (lights, _) = parse_lights(&[e], Range::Ldr);
         let l = &lights[0];
         let f = |d: f32| 1.0 / (l.constant_attn + l.linear_attn * d + l.quadratic_attn * d * d);
@@ -397,9 +446,23 @@ mod tests {
     #[test]
     fn environment_gives_sun_and_ambient_and_named_lights_get_styles() {
         let ents = vec![
-            ent(&[("classname", "light_environment"), ("pitch", "-90"), ("_light", "255 255 255 100"), ("_ambient", "128 128 128 20")]),
-            ent(&[("classname", "light"), ("targetname", "lamp"), ("_light", "255 255 255 100")]),
-            ent(&[("classname", "light_spot"), ("targetname", "lamp"), ("_light", "255 255 255 100"), ("pitch", "-90")]),
+            ent(&[
+                ("classname", "light_environment"),
+                ("pitch", "-90"),
+                ("_light", "255 255 255 100"),
+                ("_ambient", "128 128 128 20"),
+            ]),
+            ent(&[
+                ("classname", "light"),
+                ("targetname", "lamp"),
+                ("_light", "255 255 255 100"),
+            ]),
+            ent(&[
+                ("classname", "light_spot"),
+                ("targetname", "lamp"),
+                ("_light", "255 255 255 100"),
+                ("pitch", "-90"),
+            ]),
             ent(&[("classname", "light_dynamic"), ("_light", "255 255 255 100")]),
         ];
         let (lights, _) = parse_lights(&ents, Range::Ldr);

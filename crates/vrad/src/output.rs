@@ -43,7 +43,11 @@ impl Tree {
             .iter()
             .map(|n| {
                 let p = usize::try_from(n.plane).ok().and_then(|i| bsp.planes.get(i));
-                (p.map_or(Vec3::Z, |p| Vec3::from(p.normal)), p.map_or(0.0, |p| p.dist), n.children)
+                (
+                    p.map_or(Vec3::Z, |p| Vec3::from(p.normal)),
+                    p.map_or(0.0, |p| p.dist),
+                    n.children,
+                )
             })
             .collect();
         Tree {
@@ -64,7 +68,11 @@ impl Tree {
                 return None;
             }
             let (n, d, children) = self.nodes.get(node as usize)?;
-            node = if n.dot(p) - d >= 0.0 { children[0] } else { children[1] };
+            node = if n.dot(p) - d >= 0.0 {
+                children[0]
+            } else {
+                children[1]
+            };
         }
         let leaf = (-1 - node) as usize;
         (leaf < self.leaf_clusters.len()).then_some(leaf)
@@ -86,7 +94,11 @@ pub(crate) fn write_lighting(bsp: &mut Bsp, world: &World, facelights: &[FaceLig
         bsp.faces_hdr = bsp.faces.clone();
     }
     let mut lighting: Vec<ColorRgbExp32> = Vec::new();
-    let faces = if range == Range::Hdr { &mut bsp.faces_hdr } else { &mut bsp.faces };
+    let faces = if range == Range::Hdr {
+        &mut bsp.faces_hdr
+    } else {
+        &mut bsp.faces
+    };
     for (i, face) in faces.iter_mut().enumerate() {
         let (Some(g), Some(fl)) = (world.faces.get(i), facelights.get(i)) else {
             face.light_offset = -1;
@@ -123,7 +135,9 @@ pub(crate) fn write_world_lights(bsp: &mut Bsp, lights: &[Light], range: Range) 
     let out: Vec<WorldLight> = lights
         .iter()
         .map(|l| {
-            let cluster = point_leaf(bsp, l.origin).and_then(|leaf| bsp.leafs.get(leaf)).map_or(-1, |leaf| leaf.cluster);
+            let cluster = point_leaf(bsp, l.origin)
+                .and_then(|leaf| bsp.leafs.get(leaf))
+                .map_or(-1, |leaf| leaf.cluster);
             WorldLight {
                 origin: l.origin.to_array(),
                 intensity: (l.intensity / 255.0).to_array(),
@@ -133,7 +147,11 @@ pub(crate) fn write_world_lights(bsp: &mut Bsp, lights: &[Light], range: Range) 
                 kind: l.kind as i32,
                 style: l.style as i32,
                 stopdot: if l.kind == LightKind::Spot { l.stopdot } else { 0.0 },
-                stopdot2: if l.kind == LightKind::Spot { l.stopdot2 } else { 0.0 },
+                stopdot2: if l.kind == LightKind::Spot {
+                    l.stopdot2
+                } else {
+                    0.0
+                },
                 exponent: l.exponent,
                 radius: l.radius,
                 constant_attn: l.constant_attn,
@@ -171,9 +189,18 @@ pub(crate) fn write_ambient(bsp: &mut Bsp, cubes: &[LeafCubes], range: Range) ->
     let mut index = Vec::with_capacity(cubes.len());
     let mut lighting = Vec::new();
     for c in cubes {
-        index.push(LeafAmbientIndex { sample_count: c.samples.len() as u32, first_sample: lighting.len() as u32 });
+        index.push(LeafAmbientIndex {
+            sample_count: c.samples.len() as u32,
+            first_sample: lighting.len() as u32,
+        });
         for s in &c.samples {
-            lighting.push(LeafAmbientLighting { cube: s.cube.map(encode), x: s.frac[0], y: s.frac[1], z: s.frac[2], pad: 0 });
+            lighting.push(LeafAmbientLighting {
+                cube: s.cube.map(encode),
+                x: s.frac[0],
+                y: s.frac[1],
+                z: s.frac[2],
+                pad: 0,
+            });
         }
     }
     if range == Range::Hdr {

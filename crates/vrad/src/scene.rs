@@ -45,12 +45,21 @@ fn clip_back(poly: &[DVec3], n: DVec3, d: f64) -> Vec<DVec3> {
 
 /// A huge square on the plane `n·p = d`, wound so its normal is `n`.
 fn base_winding(n: DVec3, d: f64) -> Vec<DVec3> {
-    let up = if n.z.abs() > n.x.abs().max(n.y.abs()) { DVec3::X } else { DVec3::Z };
+    let up = if n.z.abs() > n.x.abs().max(n.y.abs()) {
+        DVec3::X
+    } else {
+        DVec3::Z
+    };
     let v = (up - n * up.dot(n)).normalize();
     let r = v.cross(n);
     let c = n * d;
     let size = 131072.0;
-    vec![c - r * size + v * size, c + r * size + v * size, c + r * size - v * size, c - r * size - v * size]
+    vec![
+        c - r * size + v * size,
+        c + r * size + v * size,
+        c + r * size - v * size,
+        c - r * size - v * size,
+    ]
 }
 
 /// Brushes reachable from the BSP tree under `head_node`.
@@ -71,13 +80,12 @@ fn brushes_under(bsp: &Bsp, head_node: i32) -> Vec<usize> {
         } else if let Some(leaf) = bsp.leafs.get((-1 - n) as usize) {
             let first = leaf.first_leaf_brush as usize;
             for i in first..first + leaf.num_leaf_brushes as usize {
-                if let Some(&b) = bsp.leaf_brushes.get(i) {
-                    if let Some(s) = seen.get_mut(b as usize) {
-                        if !*s {
-                            *s = true;
-                            out.push(b as usize);
-                        }
-                    }
+                if let Some(&b) = bsp.leaf_brushes.get(i)
+                    && let Some(s) = seen.get_mut(b as usize)
+                    && !*s
+                {
+                    *s = true;
+                    out.push(b as usize);
                 }
             }
         }
@@ -91,13 +99,22 @@ fn add_brush(bsp: &Bsp, brush: usize, offset: Vec3, builder: &mut SceneBuilder) 
     if b.contents & MASK_OPAQUE == 0 {
         return;
     }
-    let (Ok(first), Ok(n)) = (usize::try_from(b.first_side), usize::try_from(b.num_sides)) else { return };
-    let sides: Vec<_> = (first..first + n).filter_map(|i| bsp.brush_sides.get(i)).collect();
+    let (Ok(first), Ok(n)) = (usize::try_from(b.first_side), usize::try_from(b.num_sides)) else {
+        return;
+    };
+    let sides: Vec<_> = (first..first + n)
+        .filter_map(|i| bsp.brush_sides.get(i))
+        .collect();
     let plane = |s: &srcmap_bsp::BrushSide| {
-        bsp.planes.get(s.plane as usize).map(|p| (DVec3::from(p.normal.map(f64::from)), p.dist as f64))
+        bsp.planes
+            .get(s.plane as usize)
+            .map(|p| (DVec3::from(p.normal.map(f64::from)), p.dist as f64))
     };
     for (i, side) in sides.iter().enumerate() {
-        let flags = usize::try_from(side.texinfo).ok().and_then(|t| bsp.texinfo.get(t)).map_or(0, |t| t.flags);
+        let flags = usize::try_from(side.texinfo)
+            .ok()
+            .and_then(|t| bsp.texinfo.get(t))
+            .map_or(0, |t| t.flags);
         if flags & SURF_SKY != 0 || side.dispinfo > 0 {
             continue;
         }
@@ -129,9 +146,9 @@ pub fn occluders(bsp: &Bsp, faces: &[FaceGeom], disps: &[Option<DispSurface>]) -
         }
         // Sky faces of the world, tagged so sun and sky-ambient rays know they got out.
         let (first, n) = (world.first_face.max(0) as usize, world.num_faces.max(0) as usize);
-        for f in first..(first + n).min(faces.len()) {
-            if faces[f].texinfo_flags & (SURF_SKY | SURF_SKY2D) != 0 {
-                let pts: Vec<[f32; 3]> = faces[f].points.iter().map(|p| p.to_array()).collect();
+        for face in faces.iter().skip(first).take(n) {
+            if face.texinfo_flags & (SURF_SKY | SURF_SKY2D) != 0 {
+                let pts: Vec<[f32; 3]> = face.points.iter().map(|p| p.to_array()).collect();
                 builder.add_polygon(&pts, SKY);
             }
         }
@@ -139,13 +156,28 @@ pub fn occluders(bsp: &Bsp, faces: &[FaceGeom], disps: &[Option<DispSurface>]) -
     // Brush entities flagged to cast shadows.
     let origins = crate::faces::model_origins(bsp);
     for e in &bsp.entities {
-        if e.get("vrad_brush_cast_shadows").and_then(|v| v.trim().parse::<i32>().ok()).unwrap_or(0) == 0 {
+        if e.get("vrad_brush_cast_shadows")
+            .and_then(|v| v.trim().parse::<i32>().ok())
+            .unwrap_or(0)
+            == 0
+        {
             continue;
         }
-        let Some(m) = e.get("model").and_then(|m| m.strip_prefix('*')).and_then(|n| n.parse::<usize>().ok()) else { continue };
+        let Some(m) = e
+            .get("model")
+            .and_then(|m| m.strip_prefix('*'))
+            .and_then(|n| n.parse::<usize>().ok())
+        else {
+            continue;
+        };
         let Some(model) = bsp.models.get(m) else { continue };
         for b in brushes_under(bsp, model.head_node) {
-            add_brush(bsp, b, origins.get(m).copied().unwrap_or(Vec3::ZERO), &mut builder);
+            add_brush(
+                bsp,
+                b,
+                origins.get(m).copied().unwrap_or(Vec3::ZERO),
+                &mut builder,
+            );
         }
     }
     for d in disps.iter().flatten() {

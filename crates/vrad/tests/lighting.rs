@@ -24,15 +24,33 @@ fn point_light(origin: Vec3) -> Light {
 fn quad(b: &mut SceneBuilder, min: Vec3, max: Vec3, payload: u32) {
     // An axis-aligned quad in the plane z = min.z.
     let z = min.z;
-    b.add_polygon(&[[min.x, min.y, z], [max.x, min.y, z], [max.x, max.y, z], [min.x, max.y, z]], payload);
+    b.add_polygon(
+        &[
+            [min.x, min.y, z],
+            [max.x, min.y, z],
+            [max.x, max.y, z],
+            [min.x, max.y, z],
+        ],
+        payload,
+    );
 }
 
 #[test]
 fn brighter_under_the_light_than_beside_it_and_dark_in_shadow() {
     let mut b = SceneBuilder::new();
-    quad(&mut b, Vec3::new(-512.0, -512.0, 0.0), Vec3::new(512.0, 512.0, 0.0), 0);
+    quad(
+        &mut b,
+        Vec3::new(-512.0, -512.0, 0.0),
+        Vec3::new(512.0, 512.0, 0.0),
+        0,
+    );
     // A blocker at z = 64 over x in [200, 300].
-    quad(&mut b, Vec3::new(200.0, -50.0, 64.0), Vec3::new(300.0, 50.0, 64.0), 0);
+    quad(
+        &mut b,
+        Vec3::new(200.0, -50.0, 64.0),
+        Vec3::new(300.0, 50.0, 64.0),
+        0,
+    );
     let scene = b.build();
     let light = point_light(Vec3::new(0.0, 0.0, 128.0));
     let mut rays = 0;
@@ -49,17 +67,44 @@ fn brighter_under_the_light_than_beside_it_and_dark_in_shadow() {
     assert_eq!(shadowed, 0.0);
     assert!(past_shadow > 0.0);
     // Inverse square: at distance 100 the light has its brightness (200).
-    gather(&scene, &light, Vec3::new(0.0, 0.0, 28.0), &[Vec3::Z], &[], &mut rays, &mut out);
-    assert!((out[0] * light.intensity.x - 200.0).abs() < 1.0, "{}", out[0] * light.intensity.x);
+    gather(
+        &scene,
+        &light,
+        Vec3::new(0.0, 0.0, 28.0),
+        &[Vec3::Z],
+        &[],
+        &mut rays,
+        &mut out,
+    );
+    assert!(
+        (out[0] * light.intensity.x - 200.0).abs() < 1.0,
+        "{}",
+        out[0] * light.intensity.x
+    );
 }
 
 #[test]
 fn sun_and_sky_need_a_view_of_sky() {
     let mut b = SceneBuilder::new();
-    quad(&mut b, Vec3::new(-512.0, -512.0, 0.0), Vec3::new(512.0, 512.0, 0.0), 0);
+    quad(
+        &mut b,
+        Vec3::new(-512.0, -512.0, 0.0),
+        Vec3::new(512.0, 512.0, 0.0),
+        0,
+    );
     // Sky ceiling at z = 512, an opaque roof over x < 0 at z = 100.
-    quad(&mut b, Vec3::new(-4096.0, -4096.0, 512.0), Vec3::new(4096.0, 4096.0, 512.0), SKY);
-    quad(&mut b, Vec3::new(-4096.0, -4096.0, 100.0), Vec3::new(0.0, 4096.0, 100.0), 0);
+    quad(
+        &mut b,
+        Vec3::new(-4096.0, -4096.0, 512.0),
+        Vec3::new(4096.0, 4096.0, 512.0),
+        SKY,
+    );
+    quad(
+        &mut b,
+        Vec3::new(-4096.0, -4096.0, 100.0),
+        Vec3::new(0.0, 4096.0, 100.0),
+        0,
+    );
     let scene = b.build();
     let ents = vec![srcmap_bsp::Entity {
         pairs: vec![
@@ -79,10 +124,30 @@ fn sun_and_sky_need_a_view_of_sky() {
     let covered = Vec3::new(-2000.0, 0.0, 1.0);
     assert!(gather(&scene, sun, open, &[Vec3::Z], &dirs, &mut rays, &mut out));
     assert!((out[0] - 1.0).abs() < 1e-4);
-    assert!(!gather(&scene, sun, covered, &[Vec3::Z], &dirs, &mut rays, &mut out));
+    assert!(!gather(
+        &scene,
+        sun,
+        covered,
+        &[Vec3::Z],
+        &dirs,
+        &mut rays,
+        &mut out
+    ));
     gather(&scene, sky, open, &[Vec3::Z], &dirs, &mut rays, &mut out);
     let open_sky = out[0];
-    let half = if gather(&scene, sky, Vec3::new(5.0, 0.0, 1.0), &[Vec3::Z], &dirs, &mut rays, &mut out) { out[0] } else { 0.0 };
+    let half = if gather(
+        &scene,
+        sky,
+        Vec3::new(5.0, 0.0, 1.0),
+        &[Vec3::Z],
+        &dirs,
+        &mut rays,
+        &mut out,
+    ) {
+        out[0]
+    } else {
+        0.0
+    };
     assert!(open_sky > 0.9, "{open_sky}");
     assert!(half > 0.2 && half < 0.8, "{half}");
 }
@@ -122,17 +187,32 @@ fn face_means(bsp: &Bsp) -> Vec<Option<f64>> {
 /// Pearson r and median ratio over faces Valve lit (mean > 1e-3).
 pub fn compare(ours: &Bsp, valve: &Bsp) -> (usize, f64, f64) {
     let (a, b) = (face_means(ours), face_means(valve));
-    let pairs: Vec<(f64, f64)> =
-        a.iter().zip(&b).filter_map(|(x, y)| Some((((*x)?), (*y)?))).filter(|(_, y)| *y > 1e-3).collect();
+    let pairs: Vec<(f64, f64)> = a
+        .iter()
+        .zip(&b)
+        .filter_map(|(x, y)| Some((((*x)?), (*y)?)))
+        .filter(|(_, y)| *y > 1e-3)
+        .collect();
     let n = pairs.len() as f64;
-    let (ma, mb) = (pairs.iter().map(|p| p.0).sum::<f64>() / n, pairs.iter().map(|p| p.1).sum::<f64>() / n);
+    let (ma, mb) = (
+        pairs.iter().map(|p| p.0).sum::<f64>() / n,
+        pairs.iter().map(|p| p.1).sum::<f64>() / n,
+    );
     let cov: f64 = pairs.iter().map(|(x, y)| (x - ma) * (y - mb)).sum();
     let va: f64 = pairs.iter().map(|(x, _)| (x - ma).powi(2)).sum();
     let vb: f64 = pairs.iter().map(|(_, y)| (y - mb).powi(2)).sum();
-    let r = if va > 0.0 && vb > 0.0 { cov / (va * vb).sqrt() } else { 0.0 };
+    let r = if va > 0.0 && vb > 0.0 {
+        cov / (va * vb).sqrt()
+    } else {
+        0.0
+    };
     let mut ratios: Vec<f64> = pairs.iter().map(|(x, y)| x / y).collect();
     ratios.sort_by(f64::total_cmp);
-    let median = if ratios.is_empty() { 0.0 } else { ratios[ratios.len() / 2] };
+    let median = if ratios.is_empty() {
+        0.0
+    } else {
+        ratios[ratios.len() / 2]
+    };
     (pairs.len(), r, median)
 }
 
@@ -153,7 +233,10 @@ const MAPS: &[&str] = &[
 #[test]
 fn relit_corpus_maps_agree_with_valve() {
     let Some(dir) = corpus() else { return };
-    let options = Options { quality: Quality::Fast, ..Options::default() };
+    let options = Options {
+        quality: Quality::Fast,
+        ..Options::default()
+    };
     let mut failures = Vec::new();
     for map in MAPS {
         let path = dir.join(map);
@@ -174,13 +257,22 @@ fn relit_corpus_maps_agree_with_valve() {
         // Every lit face's samples are where its offset says.
         for (i, f) in ours.faces.iter().enumerate() {
             if f.styles[0] != 255 {
-                assert!(ours.face_lighting(i, false).is_some(), "{map}: face {i} offset/styles inconsistent");
+                assert!(
+                    ours.face_lighting(i, false).is_some(),
+                    "{map}: face {i} offset/styles inconsistent"
+                );
             }
-            assert_eq!(f.lightmap_size, valve.faces[i].lightmap_size, "{map}: face {i} lightmap size changed");
+            assert_eq!(
+                f.lightmap_size, valve.faces[i].lightmap_size,
+                "{map}: face {i} lightmap size changed"
+            );
         }
         assert_eq!(ours.world_lights.len(), report.lights);
         let (n, r, median) = compare(&ours, &valve);
-        eprintln!("{map}: faces {n} r {r:.4} median ratio {median:.4} ({} rays)", report.rays);
+        eprintln!(
+            "{map}: faces {n} r {r:.4} median ratio {median:.4} ({} rays)",
+            report.rays
+        );
         if r < 0.9 || !(0.8..=1.25).contains(&median) {
             failures.push(format!("{map}: r {r:.3} median {median:.3}"));
         }
