@@ -1,0 +1,144 @@
+//! Vis on hand-made portal sets whose answer is known.
+
+use srcmap_vvis::clip::plane_from_winding;
+use srcmap_vvis::{FlowKind, NoProgress, Options, Portal, Portals, compute};
+
+/// A square portal on the plane `axis = at`, spanning `lo..hi` on the two other axes, wound so
+/// that vvis sees it from `front` (a point inside `clusters[0]`).
+fn square(clusters: [u32; 2], axis: usize, at: f64, lo: [f64; 2], hi: [f64; 2], front: [f64; 3]) -> Portal {
+    let (u, v) = ((axis + 1) % 3, (axis + 2) % 3);
+    let mut pts = Vec::new();
+    for (a, b) in [(lo[0], lo[1]), (lo[0], hi[1]), (hi[0], hi[1]), (hi[0], lo[1])] {
+        let mut p = [0.0; 3];
+        p[axis] = at;
+        p[u] = a;
+        p[v] = b;
+        pts.push(p);
+    }
+    let w: Vec<[f32; 3]> = pts.iter().map(|p| p.map(|c| c as f32)).collect();
+    let plane = plane_from_winding(&w);
+    let f = front.map(|c| c as f32);
+    if plane.distance(f) < 0.0 {
+        pts.reverse();
+    }
+    Portal {
+        clusters,
+        points: pts,
+    }
+}
+
+/// Four 64-unit rooms in a ring broken on one side: 0 → 1 → 2 → 3 (an S-bend seen from above).
+fn bend() -> Portals {
+    Portals {
+        num_clusters: 4,
+        portals: vec![
+            square([0, 1], 0, 64.0, [0.0, 0.0], [64.0, 64.0], [32.0, 32.0, 32.0]),
+            square([1, 2], 1, 64.0, [0.0, 64.0], [64.0, 128.0], [96.0, 32.0, 32.0]),
+            square([2, 3], 0, 64.0, [64.0, 0.0], [128.0, 64.0], [96.0, 96.0, 32.0]),
+        ],
+    }
+}
+
+fn rows(p: &Portals, fast: bool, flow: FlowKind) -> Vec<Vec<usize>> {
+    let opts = Options {
+        fast,
+        flow,
+        threads: Some(2),
+        ..Default::default()
+    };
+    let (vis, _) = compute(p, false, None, &opts, &NoProgress).unwrap();
+    vis.pvs.iter().map(|r| r.ones().collect()).collect()
+}
+
+#[test]
+fn bend_hides_the_far_room() {
+    let p = bend();
+    p.verify().unwrap();
+    let expected = vec![vec![0, 1, 2], vec![0, 1, 2, 3], vec![0, 1, 2, 3], vec![1, 2, 3]];
+    assert_eq!(rows(&p, false, FlowKind::Fast), expected);
+    assert_eq!(rows(&p, false, FlowKind::Reference), expected);
+}
+
+#[test]
+fn corridor_sees_everything_and_pas_covers_pvs() {
+    // Five rooms in a straight line.
+    let portals = (0..4)
+        .map(|i| {
+            let x = 64.0 * (i + 1) as f64;
+            square([i, i + 1], 0, x, [0.0, 0.0], [64.0, 64.0], [x - 32.0, 32.0, 32.0])
+        })
+        .collect();
+    let p = Portals {
+        num_clusters: 5,
+        portals,
+    };
+    for r in rows(&p, false, FlowKind::Fast) {
+        assert_eq!(r, vec![0, 1, 2, 3, 4]);
+    }
+    let (vis, report) = compute(&p, false, None, &Options::default(), &NoProgress).unwrap();
+    assert_eq!(report.visible_pairs, 25);
+    for (pvs, pas) in vis.pvs.iter().zip(&vis.pas) {
+        assert!(pvs.ones().all(|c| pas.get(c)));
+    }
+}
+
+#[test]
+fn fast_vis_is_a_superset_and_radius_only_removes() {
+    let p = bend();
+    let full = rows(&p, false, FlowKind::Fast);
+    let fast = rows(&p, true, FlowKind::Fast);
+    for (f, q) in full.iter().zip(&fast) {
+        assert!(f.iter().all(|c| q.contains(c)), "fast {q:?} misses some of {f:?}");
+    }
+    let opts = Options::default();
+    let (radial, _) = compute(&p, false, Some(1.0), &opts, &NoProgress).unwrap();
+    for (r, f) in radial.pvs.iter().zip(&full) {
+        assert!(r.ones().all(|c| f.contains(&c)));
+    }
+}
+
+#[test]
+fn the_same_for_any_thread_count() {
+    let p = bend();
+    let one = compute(
+        &p,
+        false,
+        None,
+        &Options {
+            threads: Some(1),
+            ..Default::default()
+        },
+        &NoProgress,
+    )
+    .unwrap()
+    .0;
+    let three = compute(
+        &p,
+        false,
+        None,
+        &Options {
+            threads: Some(3),
+            ..Default::default()
+        },
+        &NoProgress,
+    )
+    .unwrap()
+    .0;
+    assert_eq!(one.pvs, three.pvs);
+    assert_eq!(one.pas, three.pas);
+}
+
+#[test]
+fn bad_portals_are_errors_not_panics() {
+    let mut p = bend();
+    p.portals[0].clusters = [0, 9];
+    assert!(compute(&p, false, None, &Options::default(), &NoProgress).is_err());
+    let mut p = bend();
+    p.portals[1].points.truncate(2);
+    assert!(compute(&p, false, None, &Options::default(), &NoProgress).is_err());
+    // Degenerate (zero-area) portals are accepted and do not panic.
+    let mut p = bend();
+    p.portals[1].points = vec![[0.0; 3]; 4];
+    assert!(compute(&p, false, None, &Options::default(), &NoProgress).is_ok());
+    assert!(srcmap_vvis::vis_bsp(b"not a bsp", None, &Options::default(), &NoProgress).is_err());
+}
