@@ -2,6 +2,18 @@
 import sys, json, random, collections
 from srctools.bsp import BSP, BSP_LUMPS
 
+import re
+
+def fold(name):
+    """Valve's patched material names (cubemaps: maps/MAP/name_X_Y_Z, blends: _wvt_patch) back
+    to the VMF's name."""
+    n = name.lower().replace('\\', '/')
+    if n.startswith('maps/') and n.count('/') >= 2:
+        n = n.split('/', 2)[2]
+        n = re.sub(r'_wvt_patch$', '', n)
+        n = re.sub(r'_-?\d+_-?\d+_-?\d+$', '', n)
+    return n
+
 def load(path):
     b = BSP(path)
     faces_area = collections.Counter()
@@ -39,9 +51,15 @@ for _ in range(n):
 mats = set(valve['area']) | set(ours['area'])
 tot = sum(valve['area'].values()) or 1
 area_err = sum(abs(ours['area'][m] - valve['area'][m]) for m in mats) / tot
+fo, fv = collections.Counter(), collections.Counter()
+for m, a in ours['area'].items():
+    fo[fold(m)] += a
+for m, a in valve['area'].items():
+    fv[fold(m)] += a
+folded_err = sum(abs(fo[m] - fv[m]) for m in set(fo) | set(fv)) / tot
 print(json.dumps(dict(
     models=[ours['models'], valve['models']], ents=[sum(ours['ents'].values()), sum(valve['ents'].values())],
     ents_equal=ours['ents'] == valve['ents'], brushes=[ours['brushes'], valve['brushes']],
     sides=[ours['sides'], valve['sides']], leafs=[ours['leafs'], valve['leafs']],
     clusters=[ours['clusters'], valve['clusters']], area_err=round(area_err, 4),
-    solid_agree=round(agree / n, 5))))
+    solid_agree=round(agree / n, 5), area_err_folded=round(folded_err, 4))))

@@ -66,8 +66,18 @@ impl MaterialSource for GameMaterials {
         if f.slime {
             (contents, surf) = (CONTENTS_SLIME, SURF_WARP | SURF_NOLIGHT);
         }
-        if f.nodraw || f.invisible || f.occluder || f.fog {
+        if f.nodraw || f.occluder || f.fog {
             surf |= nodraw;
+        }
+        if f.invisible || f.pass_bullets {
+            // Bullets pass through: a grate (which vis also sees through).
+            contents = CONTENTS_GRATE;
+            if f.invisible {
+                surf |= nodraw;
+            }
+        }
+        if f.nonsolid {
+            contents = CONTENTS_OPAQUE;
         }
         if f.clip {
             (contents, surf) = (CONTENTS_PLAYERCLIP | CONTENTS_MONSTERCLIP, nodraw);
@@ -111,8 +121,12 @@ impl MaterialSource for GameMaterials {
         if f.no_light {
             surf |= SURF_NOLIGHT;
         }
-        if f.translucent || f.alphatest && !f.water {
-            surf |= SURF_TRANS;
+        if (f.translucent || f.alphatest) && !f.water && !f.nonsolid && contents & CONTENTS_SOLID != 0 {
+            // See-through and solid: a window (sorted as translucent when it blends).
+            contents = CONTENTS_WINDOW;
+            if f.translucent {
+                surf |= SURF_TRANS;
+            }
         }
         info.contents = contents;
         info.surface_flags = surf;

@@ -91,7 +91,8 @@ impl MaterialSource for BuiltinMaterials {
 }
 
 /// Built-in rules for Valve's tool textures; any other material is an opaque, lit,
-/// 512×512 surface of reflectivity 0.5, except water and see-through glass by name.
+/// 512×512 surface of reflectivity 0.5, except water, slime, grates and see-through glass
+/// by name.
 pub fn builtin_material(name: &str) -> MaterialInfo {
     let lower = name.to_ascii_lowercase().replace('\\', "/");
     let mut info = MaterialInfo {
@@ -129,9 +130,12 @@ pub fn builtin_material(name: &str) -> MaterialInfo {
             info.contents = CONTENTS_EMPTY;
             info.surface_flags = nodraw | SURF_HINT;
         }
-        "toolsinvisible" | "toolsinvisibleladder" | "toolsblockbullets" | "toolsoccluder" => {
-            info.surface_flags = nodraw
+        // %compileInvisible: a grate, so bullets pass and vis sees through.
+        "toolsinvisible" => {
+            info.contents = CONTENTS_GRATE;
+            info.surface_flags = nodraw;
         }
+        "toolsinvisibleladder" | "toolsblockbullets" | "toolsoccluder" => info.surface_flags = nodraw,
         "toolsblocklight" => {
             info.contents = CONTENTS_OPAQUE;
             info.surface_flags = nodraw;
@@ -145,7 +149,7 @@ pub fn builtin_material(name: &str) -> MaterialInfo {
             info.surface_flags = nodraw;
         }
         "toolsorigin" => {
-            info.contents = CONTENTS_ORIGIN;
+            info.contents = CONTENTS_ORIGIN | CONTENTS_DETAIL;
             info.surface_flags = nodraw;
         }
         "toolsladder" => {
@@ -156,9 +160,16 @@ pub fn builtin_material(name: &str) -> MaterialInfo {
             if lower.contains("water") && !lower.contains("waterfall") && !tool.starts_with("tools") {
                 info.contents = CONTENTS_WATER;
                 info.surface_flags = SURF_WARP | SURF_NOLIGHT;
+            } else if lower.contains("slime") || lower.contains("liquid") {
+                info.contents = CONTENTS_SLIME;
+                info.surface_flags = SURF_NOLIGHT;
+            } else if lower.contains("grate") {
+                // Grates are alpha-tested and let bullets through in Valve's content.
+                info.contents = CONTENTS_GRATE;
             } else if lower.contains("translucent") || lower.starts_with("glass/") {
                 // Without the VMT, a name that says see-through is taken at its word: a
                 // window (not solid, vis sees through), as `$translucent` would make it.
+                info.contents = CONTENTS_WINDOW;
                 info.surface_flags = SURF_TRANS;
             } else if tool.starts_with("toolsblack") {
                 info.surface_flags = SURF_NOLIGHT;
