@@ -547,6 +547,8 @@ pub fn build_tree(
         },
         None => BlockState::Inside,
     };
+    // Brush models are carved whole; the world block by block (in `build_r`).
+    let list = if blocks { list } else { chop(planes, list) };
     let built = builder.build_r(list, volume, 0, state);
     let mut nodes = Vec::new();
     let head = flatten(built, None, &mut nodes);
@@ -839,5 +841,184 @@ fn leaf_from(brushes: Vec<BBrush>, bounds: Bounds) -> Built {
         contents,
         brushes: ids,
         bounds,
+    }
+}
+
+// ---- CSG ----------------------------------------------------------------------------
+
+/// Contents that see through each other and may cut each other.
+const TRANSPARENT_CONTENTS: u32 = CONTENTS_WINDOW | CONTENTS_GRATE | CONTENTS_WATER | CONTENTS_SLIME;
+
+/// Valve's `BrushGE`: may `a` bite (carve) `b`?
+fn brush_ge(a: &BBrush, b: &BBrush) -> bool {
+    if b.contents & (CONTENTS_WATER | CONTENTS_SLIME) != 0 && a.contents & CONTENTS_AREAPORTAL != 0 {
+        return true;
+    }
+    if a.contents & CONTENTS_DETAIL != 0 && b.contents & CONTENTS_DETAIL == 0 {
+        return false;
+    }
+    if a.contents & CONTENTS_SOLID != 0 {
+        return true;
+    }
+    a.contents & TRANSPARENT_CONTENTS != 0 && b.contents & TRANSPARENT_CONTENTS != 0
+}
+
+/// Valve's `BrushesDisjoint`: boxes apart (touching counts as apart) or facing planes.
+fn disjoint(a: &BBrush, b: &BBrush) -> bool {
+    for i in 0..3 {
+        if a.bounds.mins[i] >= b.bounds.maxs[i] || a.bounds.maxs[i] <= b.bounds.mins[i] {
+            return true;
+        }
+    }
+    a.sides
+        .iter()
+        .any(|s| b.sides.iter().any(|t| s.plane == t.plane.flipped()))
+}
+
+enum Subtracted {
+    /// The brushes do not really intersect.
+    Apart,
+    /// `a` lies wholly inside `b`.
+    Swallowed,
+    /// The parts of `a` outside `b`.
+    Pieces(Vec<BBrush>),
+}
+
+/// `a - b` (Valve's `SubtractBrush`): cut `a` by each side of `b`, keeping what is in front.
+fn subtract(planes: &PlaneSet, a: &BBrush, b: &BBrush) -> Subtracted {
+    let mut out = Vec::new();
+    let mut inside = Some(a.clone());
+    for s in &b.sides {
+        let Some(cur) = inside.take() else { break };
+        let (front, back) = cur.split(planes, s.plane);
+        out.extend(front);
+        inside = back;
+    }
+    match inside {
+        None => Subtracted::Apart,
+        Some(_) if out.is_empty() => Subtracted::Swallowed,
+        Some(_) => Subtracted::Pieces(out),
+    }
+}
+
+/// Valve's `ChopBrushes`: carve intersecting brushes into non-intersecting pieces, a
+/// stronger brush (solid over non-solid, structural over detail) biting a weaker one,
+/// and only where that does not fragment both.
+fn chop(planes: &PlaneSet, mut list: Vec<BBrush>) -> Vec<BBrush> {
+    let mut keep = Vec::with_capacity(list.len());
+    'newlist: loop {
+        while !list.is_empty() {
+            let i = 0;
+            for j in 1..list.len() {
+                if disjoint(&list[i], &list[j]) {
+                    continue;
+                }
+                let (mut sub, mut sub2) = (None, None);
+                let (mut c1, mut c2) = (usize::MAX, usize::MAX);
+                if brush_ge(&list[j], &list[i]) {
+                    match subtract(planes, &list[i], &list[j]) {
+                        Subtracted::Apart => continue,
+                        Subtracted::Swallowed => {
+                            list.swap_remove(i);
+                            continue 'newlist;
+                        }
+                        Subtracted::Pieces(p) => {
+                            c1 = p.len();
+                            sub = Some(p);
+                        }
+                    }
+                }
+                if brush_ge(&list[i], &list[j]) {
+                    match subtract(planes, &list[j], &list[i]) {
+                        Subtracted::Apart => continue,
+                        Subtracted::Swallowed => {
+                            list.swap_remove(j);
+                            continue 'newlist;
+                        }
+                        Subtracted::Pieces(p) => {
+                            c2 = p.len();
+                            sub2 = Some(p);
+                        }
+                    }
+                }
+                if sub.is_none() && sub2.is_none() {
+                    continue;
+                }
+                let (ca, cb) = (list[i].contents, list[j].contents);
+                if c1 > 1
+                    && c2 > 1
+                    && (ca & cb) & CONTENTS_DETAIL == 0
+                    && (ca | cb) & CONTENTS_AREAPORTAL == 0
+                {
+                    continue;
+                }
+                if c1 < c2 {
+                    list.swap_remove(i);
+                    list.extend(sub.unwrap_or_default());
+                } else {
+                    list.swap_remove(j);
+                    list.extend(sub2.unwrap_or_default());
+                }
+                continue 'newlist;
+            }
+            // The first brush intersects nothing any more: keep it.
+            keep.push(list.swap_remove(i));
+        }
+        break;
+    }
+    keep
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn box_brush(planes: &mut PlaneSet, lo: [f64; 3], hi: [f64; 3], contents: u32) -> BBrush {
+        let b = Bounds::new(DVec3::from(lo), DVec3::from(hi));
+        let mut ids = [PlaneId(0); 6];
+        for axis in 0..3 {
+            let mut n = DVec3::ZERO;
+            n[axis] = 1.0;
+            ids[axis * 2] = planes.find_or_insert(Plane::new(n, hi[axis])).unwrap();
+            ids[axis * 2 + 1] = planes.find_or_insert(Plane::new(-n, -lo[axis])).unwrap();
+        }
+        let mut brush = BBrush::from_bounds(planes, &ids, b);
+        brush.contents = contents;
+        for s in &mut brush.sides {
+            s.flags = F_VISIBLE;
+        }
+        brush
+    }
+
+    #[test]
+    fn chop_carves_overlaps() {
+        let mut planes = PlaneSet::new();
+        let a = box_brush(&mut planes, [0.0; 3], [64.0; 3], CONTENTS_SOLID);
+        let b = box_brush(&mut planes, [32.0, 0.0, 0.0], [96.0, 64.0, 64.0], CONTENTS_SOLID);
+        let inner = box_brush(&mut planes, [8.0; 3], [16.0; 3], CONTENTS_SOLID);
+        let water = box_brush(&mut planes, [0.0, 0.0, 0.0], [64.0, 64.0, 128.0], CONTENTS_WATER);
+        let out = chop(&planes, vec![a, b, inner, water]);
+        // The inner box is swallowed; one of the overlapping pair is cut to its outside
+        // part; the water keeps only what is above the solid.
+        let vol: f64 = out
+            .iter()
+            .filter(|b| b.contents == CONTENTS_SOLID)
+            .map(|b| b.volume(&planes))
+            .sum();
+        assert!((vol - 96.0 * 64.0 * 64.0).abs() < 1.0, "solid volume {vol}");
+        let water: f64 = out
+            .iter()
+            .filter(|b| b.contents == CONTENTS_WATER)
+            .map(|b| b.volume(&planes))
+            .sum();
+        assert!((water - 64.0 * 64.0 * 64.0).abs() < 1.0, "water volume {water}");
+        for (i, x) in out.iter().enumerate() {
+            for y in &out[i + 1..] {
+                assert!(
+                    disjoint(x, y) || matches!(subtract(&planes, x, y), Subtracted::Apart),
+                    "pieces overlap"
+                );
+            }
+        }
     }
 }
