@@ -99,6 +99,60 @@ fn to_f32s(data: &[u8], ctx: &Ctx, lump: usize, base: u64) -> Result<Vec<Vector>
     Ok(read_records::<Vector>(data, ctx, lump, base)?.unwrap_or_default())
 }
 
+/// Lightmap samples are bytes only, so no byte order applies: a tight loop, no cursor.
+fn colors(data: &[u8], lump: usize, base: u64) -> Result<Vec<ColorRgbExp32>> {
+    if !data.len().is_multiple_of(4) {
+        return Err(Error::lump(
+            lump,
+            base + data.len() as u64,
+            format!("length {} is not a multiple of 4", data.len()),
+        ));
+    }
+    Ok(data
+        .chunks_exact(4)
+        .map(|c| ColorRgbExp32 {
+            r: c[0],
+            g: c[1],
+            b: c[2],
+            exponent: c[3] as i8,
+        })
+        .collect())
+}
+
+/// Ambient samples are bytes only too (6 colours, position, padding).
+fn ambient(data: &[u8], lump: usize, base: u64) -> Result<Vec<LeafAmbientLighting>> {
+    if !data.len().is_multiple_of(28) {
+        return Err(Error::lump(
+            lump,
+            base + data.len() as u64,
+            format!("length {} is not a multiple of 28", data.len()),
+        ));
+    }
+    let color = |c: &[u8]| ColorRgbExp32 {
+        r: c[0],
+        g: c[1],
+        b: c[2],
+        exponent: c[3] as i8,
+    };
+    Ok(data
+        .chunks_exact(28)
+        .map(|c| LeafAmbientLighting {
+            cube: [
+                color(&c[0..4]),
+                color(&c[4..8]),
+                color(&c[8..12]),
+                color(&c[12..16]),
+                color(&c[16..20]),
+                color(&c[20..24]),
+            ],
+            x: c[24],
+            y: c[25],
+            z: c[26],
+            pad: c[27],
+        })
+        .collect())
+}
+
 fn read_i32s(data: &[u8], ctx: &Ctx, lump: usize, base: u64) -> Result<Vec<i32>> {
     if !data.len().is_multiple_of(4) {
         return Err(Error::lump(
@@ -211,6 +265,16 @@ impl Bsp {
 
     /// Parses every lump of an opened file.
     pub fn from_file(file: &BspFile<'_>) -> Result<Bsp> {
+        Bsp::from_file_lumps(file, &|_| true)
+    }
+
+    /// Parses only the lumps `wanted` selects (the others stay empty): for tools that need, say,
+    /// geometry without lighting. Writing such a partial `Bsp` drops the lumps left out.
+    pub fn parse_only(data: &[u8], wanted: &dyn Fn(usize) -> bool) -> Result<Bsp> {
+        Bsp::from_file_lumps(&BspFile::parse(data)?, wanted)
+    }
+
+    fn from_file_lumps(file: &BspFile<'_>, wanted: &dyn Fn(usize) -> bool) -> Result<Bsp> {
         let h = &file.header;
         let mut bsp = Bsp::new(h.version);
         bsp.revision = h.revision;
@@ -222,7 +286,7 @@ impl Bsp {
         for (i, e) in h.lumps.iter().enumerate() {
             bsp.lump_versions[i] = e.version;
         }
-        for lump in 0..HEADER_LUMPS {
+        for lump in (0..HEADER_LUMPS).filter(|&l| wanted(l)) {
             let base = h.lumps[lump].offset as u64;
             if lump == GAME_LUMP {
                 let stored = file.stored(lump);
@@ -297,7 +361,7 @@ impl Bsp {
             NODES => recs!(nodes),
             TEXINFO => recs!(texinfo),
             FACES => recs!(faces),
-            LIGHTING => recs!(lighting),
+            LIGHTING => self.lighting = colors(data, lump, base)?,
             OCCLUSION => {
                 self.occlusion = if data.is_empty() {
                     None
@@ -348,10 +412,10 @@ impl Bsp {
             WATEROVERLAYS => wrapped!(water_overlays, WaterOverlayRecord),
             LEAF_AMBIENT_INDEX_HDR => recs!(leaf_ambient_index_hdr),
             LEAF_AMBIENT_INDEX => recs!(leaf_ambient_index),
-            LIGHTING_HDR => recs!(lighting_hdr),
+            LIGHTING_HDR => self.lighting_hdr = colors(data, lump, base)?,
             WORLDLIGHTS_HDR => recs!(world_lights_hdr),
-            LEAF_AMBIENT_LIGHTING_HDR => recs!(leaf_ambient_lighting_hdr),
-            LEAF_AMBIENT_LIGHTING => recs!(leaf_ambient_lighting),
+            LEAF_AMBIENT_LIGHTING_HDR => self.leaf_ambient_lighting_hdr = ambient(data, lump, base)?,
+            LEAF_AMBIENT_LIGHTING => self.leaf_ambient_lighting = ambient(data, lump, base)?,
             FACES_HDR => recs!(faces_hdr),
             MAP_FLAGS if data.len() == 4 => {
                 self.map_flags = Some(read_i32s(data, &ctx, lump, base)?[0] as u32)

@@ -41,26 +41,37 @@ pub fn entities_are_latin1(data: &[u8]) -> bool {
 /// `base` is the lump's file offset, for errors. Text that is not UTF-8 is read as Latin-1, so
 /// [`write_entities`] with `latin1` gives the bytes back.
 pub fn parse_entities(data: &[u8], lump: usize, base: u64) -> Result<Vec<Entity>> {
-    let latin1 = entities_are_latin1(data);
     let end = data.iter().position(|&b| b == 0).unwrap_or(data.len());
-    let text = &data[..end];
-    let mut out = Vec::new();
+    let bytes = &data[..end];
+    // Validate once; tokens are then cut at ASCII delimiters, always on char boundaries.
+    let utf8 = std::str::from_utf8(bytes).ok();
+    let latin1 = entities_are_latin1(data);
+    let text = |a: usize, b: usize| -> String {
+        match utf8 {
+            Some(s) => s[a..b].to_owned(),
+            None if latin1 => bytes[a..b].iter().map(|&c| c as char).collect(),
+            None => String::from_utf8_lossy(&bytes[a..b]).into_owned(),
+        }
+    };
+    let mut out = Vec::with_capacity(bytes.len() / 256);
     let mut i = 0;
     let mut current: Option<Entity> = None;
     let mut key: Option<String> = None;
     loop {
-        while i < text.len() && text[i].is_ascii_whitespace() {
+        while i < bytes.len() && bytes[i].is_ascii_whitespace() {
             i += 1;
         }
-        if i >= text.len() {
+        if i >= bytes.len() {
             break;
         }
-        match text[i] {
+        match bytes[i] {
             b'{' if key.is_none() => {
                 if current.is_some() {
                     return Err(Error::lump(lump, base + i as u64, "'{' inside an entity"));
                 }
-                current = Some(Entity::default());
+                current = Some(Entity {
+                    pairs: Vec::with_capacity(8),
+                });
                 i += 1;
             }
             b'}' if key.is_none() => {
@@ -70,15 +81,13 @@ pub fn parse_entities(data: &[u8], lump: usize, base: u64) -> Result<Vec<Entity>
                 }
                 i += 1;
             }
-            _ => {
+            c => {
                 let start = i;
-                let token = if text[i] == b'"' {
-                    let close = text[i + 1..].iter().position(|&b| b == b'"');
-                    match close {
+                let (a, b) = if c == b'"' {
+                    match bytes[i + 1..].iter().position(|&b| b == b'"') {
                         Some(n) => {
-                            let t = &text[i + 1..i + 1 + n];
                             i += n + 2;
-                            t
+                            (start + 1, start + 1 + n)
                         }
                         None => {
                             return Err(Error::lump(
@@ -89,13 +98,12 @@ pub fn parse_entities(data: &[u8], lump: usize, base: u64) -> Result<Vec<Entity>
                         }
                     }
                 } else {
-                    let n = text[i..]
+                    let n = bytes[i..]
                         .iter()
-                        .position(|b| b.is_ascii_whitespace() || matches!(b, b'{' | b'}' | b'"'));
-                    let n = n.unwrap_or(text.len() - i);
-                    let t = &text[i..i + n];
+                        .position(|b| b.is_ascii_whitespace() || matches!(b, b'{' | b'}' | b'"'))
+                        .unwrap_or(bytes.len() - i);
                     i += n;
-                    t
+                    (start, start + n)
                 };
                 let Some(entity) = current.as_mut() else {
                     return Err(Error::lump(
@@ -104,11 +112,7 @@ pub fn parse_entities(data: &[u8], lump: usize, base: u64) -> Result<Vec<Entity>
                         "key/value outside an entity",
                     ));
                 };
-                let token = if latin1 {
-                    token.iter().map(|&b| b as char).collect()
-                } else {
-                    String::from_utf8_lossy(token).into_owned()
-                };
+                let token = text(a, b);
                 match key.take() {
                     None => key = Some(token),
                     Some(k) => entity.pairs.push((k, token)),

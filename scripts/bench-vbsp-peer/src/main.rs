@@ -22,15 +22,64 @@ fn median_us(mut f: impl FnMut() -> bool) -> Option<f64> {
 }
 
 fn main() {
-    println!("file\tbytes\tread_us\tsrcmap_open_us\tsrcmap_parse_us\tvbsp_parse_us\tvbsp_error");
+    use srcmap_bsp::lump::*;
+    // The lumps vbsp's `Bsp::read` parses, for a like-for-like column.
+    const VBSP_SET: [usize; 26] = [
+        ENTITIES,
+        TEXDATA,
+        TEXINFO,
+        TEXDATA_STRING_TABLE,
+        TEXDATA_STRING_DATA,
+        PLANES,
+        NODES,
+        LEAFS,
+        LEAFFACES,
+        LEAFBRUSHES,
+        MODELS,
+        BRUSHES,
+        BRUSHSIDES,
+        VERTEXES,
+        EDGES,
+        SURFEDGES,
+        FACES,
+        ORIGINALFACES,
+        VISIBILITY,
+        DISPINFO,
+        DISP_VERTS,
+        DISP_TRIS,
+        VERTNORMALS,
+        VERTNORMALINDICES,
+        GAME_LUMP,
+        PAKFILE,
+    ];
+    println!(
+        "file\tbytes\tread_us\tsrcmap_open_us\tsrcmap_parse_us\tsrcmap_vbsp_set_us\tvbsp_parse_us\tvbsp_error"
+    );
     for path in std::env::args().skip(1) {
         let data = std::fs::read(&path).expect("read");
         let read = median_us(|| std::fs::read(&path).is_ok()).unwrap_or(f64::NAN);
         let open = median_us(|| srcmap_bsp::BspFile::parse(std::hint::black_box(&data)).is_ok());
         let parse = median_us(|| srcmap_bsp::Bsp::parse(std::hint::black_box(&data)).is_ok());
-        let vbsp_err = vbsp::Bsp::read(&data).err().map(|e| e.to_string().replace(['\t', '\n'], " "));
-        let vbsp = if vbsp_err.is_none() { median_us(|| vbsp::Bsp::read(std::hint::black_box(&data)).is_ok()) } else { None };
+        let subset = median_us(|| {
+            srcmap_bsp::Bsp::parse_only(std::hint::black_box(&data), &|l| VBSP_SET.contains(&l)).is_ok()
+        });
+        let vbsp_err = vbsp::Bsp::read(&data)
+            .err()
+            .map(|e| e.to_string().replace(['\t', '\n'], " "));
+        let vbsp = if vbsp_err.is_none() {
+            median_us(|| vbsp::Bsp::read(std::hint::black_box(&data)).is_ok())
+        } else {
+            None
+        };
         let f = |v: Option<f64>| v.map_or("-".to_string(), |x| format!("{x:.1}"));
-        println!("{path}\t{}\t{read:.1}\t{}\t{}\t{}\t{}", data.len(), f(open), f(parse), f(vbsp), vbsp_err.unwrap_or_default());
+        println!(
+            "{path}\t{}\t{read:.1}\t{}\t{}\t{}\t{}\t{}",
+            data.len(),
+            f(open),
+            f(parse),
+            f(subset),
+            f(vbsp),
+            vbsp_err.unwrap_or_default()
+        );
     }
 }
