@@ -231,6 +231,8 @@ struct Parser<'a> {
     pending: Vec<Pending>,
     lines: Option<LineIndex>,
     depth: usize,
+    /// Token index of each element's class, for error positions.
+    class_toks: Vec<u32>,
 }
 
 impl<'a> Parser<'a> {
@@ -297,6 +299,7 @@ impl<'a> Parser<'a> {
             self.events.push(Event::InlineDef(idx));
         }
         let seed = ((self.src.len() as u64) << 32) ^ class_tok as u64;
+        self.class_toks.push(class_tok as u32);
         self.elements.push(Element {
             class,
             name: String::new(),
@@ -466,6 +469,7 @@ pub(crate) fn read(data: &[u8], header: Header, body: usize) -> Result<Dmx, DmxE
         pending: Vec::new(),
         lines: None,
         depth: 0,
+        class_toks: Vec::new(),
     };
     let mut prefix = Vec::new();
     let mut prefix_text = Vec::new();
@@ -492,8 +496,12 @@ pub(crate) fn read(data: &[u8], header: Header, body: usize) -> Result<Dmx, DmxE
     }
     // Resolve GUID references.
     let mut by_id: HashMap<Guid, u32> = HashMap::with_capacity(p.elements.len());
-    for (i, e) in p.elements.iter().enumerate() {
-        by_id.entry(e.id).or_insert(i as u32);
+    for i in 0..p.elements.len() {
+        let id = p.elements[i].id;
+        if by_id.insert(id, i as u32).is_some() {
+            let at = p.toks[p.class_toks[i] as usize].start as usize;
+            return Err(p.err_at(at, format!("element id {id} is used by an earlier element too")));
+        }
     }
     for pend in std::mem::take(&mut p.pending) {
         let r = by_id
