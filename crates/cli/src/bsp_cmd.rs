@@ -622,3 +622,172 @@ fn collect_files(path: &Path, base: &Path, out: &mut Vec<(String, Vec<u8>)>) -> 
     out.push((name.join("/").to_ascii_lowercase(), read(path)?));
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn temp(name: &str) -> PathBuf {
+        let d = std::env::temp_dir().join(format!("srcmap-bspcmd-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&d);
+        std::fs::create_dir_all(&d).unwrap();
+        d
+    }
+
+    fn fixture() -> Vec<u8> {
+        let mut bsp = Bsp::new(20);
+        bsp.planes = (0..4)
+            .map(|i| srcmap_bsp::Plane {
+                normal: [1.0, 0.0, 0.0],
+                dist: i as f32,
+                kind: 0,
+            })
+            .collect();
+        bsp.vertexes = vec![[1.0, 2.0, 3.0]; 40];
+        let mut world = srcmap_bsp::Entity::default();
+        world.set("classname", "worldspawn");
+        bsp.entities.push(world);
+        bsp.to_bytes().unwrap()
+    }
+
+    #[test]
+    fn lump_extract_then_replace_is_identity() {
+        let dir = temp("lump");
+        let bsp = dir.join("a.bsp");
+        std::fs::write(&bsp, fixture()).unwrap();
+        let lmp = dir.join("planes.lmp");
+        lump(LumpCommand::Extract {
+            bsp: bsp.clone(),
+            lump: "planes".into(),
+            out: lmp.clone(),
+        })
+        .unwrap();
+        let out = dir.join("b.bsp");
+        lump(LumpCommand::Replace {
+            bsp: bsp.clone(),
+            lmp,
+            out: Some(out.clone()),
+        })
+        .unwrap();
+        assert_eq!(std::fs::read(&out).unwrap(), std::fs::read(&bsp).unwrap());
+        // The game lump survives a trip through a .lmp file too.
+        let glmp = dir.join("game.lmp");
+        lump(LumpCommand::Extract {
+            bsp: bsp.clone(),
+            lump: "35".into(),
+            out: glmp.clone(),
+        })
+        .unwrap();
+        lump(LumpCommand::Replace {
+            bsp: bsp.clone(),
+            lmp: glmp,
+            out: Some(out.clone()),
+        })
+        .unwrap();
+        let back = Bsp::parse(&std::fs::read(&out).unwrap()).unwrap();
+        assert!(back.game_lumps.static_props().is_some());
+        let err = lump(LumpCommand::Extract {
+            bsp,
+            lump: "nosuch".into(),
+            out: dir.join("x"),
+        })
+        .unwrap_err();
+        assert!(err.to_string().contains("no lump named"));
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn convert_compress_and_back() {
+        let dir = temp("convert");
+        let data = fixture();
+        let input = dir.join("a.bsp");
+        std::fs::write(&input, &data).unwrap();
+        let packed = dir.join("packed.bsp");
+        let args = crate::ConvertArgs {
+            input: input.clone(),
+            output: packed.clone(),
+            compress: true,
+            decompress: false,
+            encoding: None,
+        };
+        convert(&args, &data).unwrap();
+        let pdata = std::fs::read(&packed).unwrap();
+        assert!(BspFile::parse(&pdata).unwrap().is_compressed(lump::VERTEXES));
+        let plain = dir.join("plain.bsp");
+        let args = crate::ConvertArgs {
+            input: packed,
+            output: plain.clone(),
+            compress: false,
+            decompress: true,
+            encoding: None,
+        };
+        convert(&args, &pdata).unwrap();
+        let back = Bsp::parse(&std::fs::read(&plain).unwrap()).unwrap();
+        assert_eq!(back.vertexes, Bsp::parse(&data).unwrap().vertexes);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn pak_add_list_extract() {
+        let dir = temp("pak");
+        let bsp = dir.join("a.bsp");
+        std::fs::write(&bsp, fixture()).unwrap();
+        let content = dir.join("content");
+        std::fs::create_dir_all(content.join("materials/test")).unwrap();
+        std::fs::write(content.join("materials/test/a.vmt"), "UnlitGeneric { }").unwrap();
+        std::fs::write(content.join("materials/test/b.txt"), vec![b'x'; 3000]).unwrap();
+        pak(PakCommand::Add {
+            bsp: bsp.clone(),
+            paths: vec![content.join("materials")],
+            base: Some(content.clone()),
+            lzma: true,
+            out: None,
+        })
+        .unwrap();
+        let data = std::fs::read(&bsp).unwrap();
+        let parsed = Bsp::parse(&data).unwrap();
+        let zip = Pak::parse(&parsed.pakfile, 0).unwrap();
+        let names: Vec<&str> = zip.entries.iter().map(|e| e.name.as_str()).collect();
+        assert_eq!(names, ["materials/test/a.vmt", "materials/test/b.txt"]);
+        let out = dir.join("out");
+        pak(PakCommand::Extract {
+            bsp: bsp.clone(),
+            dir: out.clone(),
+            names: vec![],
+        })
+        .unwrap();
+        assert_eq!(
+            std::fs::read(out.join("materials/test/b.txt")).unwrap(),
+            vec![b'x'; 3000]
+        );
+        assert!(safe_relative("../../etc/passwd").is_none());
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn check_fails_naming_the_violation() {
+        let dir = temp("check");
+        let mut bsp = Bsp::parse(&fixture()).unwrap();
+        bsp.edges.push(srcmap_bsp::Edge([0, 99]));
+        let path = dir.join("bad.bsp");
+        std::fs::write(&path, bsp.to_bytes().unwrap()).unwrap();
+        let err = check(&CheckArgs {
+            file: path.clone(),
+            json: false,
+        })
+        .unwrap_err()
+        .to_string();
+        assert!(
+            err.contains("bad.bsp") && err.contains("EDGES") && err.contains("vertex 99"),
+            "{err}"
+        );
+        let good = dir.join("good.bsp");
+        std::fs::write(&good, fixture()).unwrap();
+        check(&CheckArgs {
+            file: good,
+            json: false,
+        })
+        .unwrap();
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}
