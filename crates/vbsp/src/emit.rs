@@ -20,17 +20,28 @@ pub struct Clusters {
     pub count: usize,
 }
 
-pub fn assign_clusters(tree: &Tree) -> Clusters {
+/// `sky_area` marks the areas of the 3D skybox: all their leaves share one cluster, as in
+/// Valve's `NumberLeafs`.
+pub fn assign_clusters(tree: &Tree, leaf_area: &[u32], sky_area: &dyn Fn(u32) -> bool) -> Clusters {
     let mut of_node = vec![-1; tree.nodes.len()];
     let mut count = 0;
+    let mut sky_cluster: Option<i32> = None;
     let solid = solid_subtrees(tree);
     let mut stack = vec![tree.head];
     while let Some(n) = stack.pop() {
         let node = tree.node(n);
         if node.is_leaf() || solid[n.idx()] {
             if node.contents & CONTENTS_SOLID == 0 && !solid[n.idx()] {
-                of_node[n.idx()] = count as i32;
-                count += 1;
+                let area = leaf_area.get(n.idx()).copied().unwrap_or(0);
+                if area != 0 && sky_area(area) {
+                    of_node[n.idx()] = *sky_cluster.get_or_insert_with(|| {
+                        count += 1;
+                        count as i32 - 1
+                    });
+                } else {
+                    of_node[n.idx()] = count as i32;
+                    count += 1;
+                }
             }
             continue;
         }

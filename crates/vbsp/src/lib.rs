@@ -521,7 +521,16 @@ pub fn compile(
     faces::filter_into_leaves(&tree, &planes, &mut disp_faces);
     detail_faces.extend(disp_faces);
 
-    let clusters = emit::assign_clusters(&tree);
+    // The 3D skybox: the areas holding a sky_camera become one cluster.
+    let sky_areas: Vec<u32> = input
+        .entities
+        .iter()
+        .filter(|e| e.classname.eq_ignore_ascii_case("sky_camera"))
+        .filter_map(|e| e.origin())
+        .map(|o| area_info.of_node[tree.leaf_at(&planes, o).idx()])
+        .filter(|&a| a != 0)
+        .collect();
+    let clusters = emit::assign_clusters(&tree, &area_info.of_node, &|a| sky_areas.contains(&a));
     let prt_text = prt::write_prt(&tree, &prt, &clusters);
     stats.portals = prt_text.lines().nth(2).and_then(|l| l.parse().ok()).unwrap_or(0);
 
