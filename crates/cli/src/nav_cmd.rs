@@ -59,6 +59,11 @@ fn summary_json(path: &Path, mesh: &NavMesh, s: &NavStats, detail: bool) -> serd
             .iter()
             .map(|a| json!({ "bit": a.bit, "name": a.name, "areas": a.areas }))
             .collect();
+        v["per_game_attribute"] = s
+            .per_game_attribute
+            .iter()
+            .map(|a| json!({ "bit": a.bit, "name": a.name, "areas": a.areas }))
+            .collect();
     }
     v
 }
@@ -115,6 +120,12 @@ fn print_text(path: &Path, mesh: &NavMesh, s: &NavStats, detail: bool) -> std::i
         }
         for a in &s.per_attribute {
             writeln!(out, "    {:<24} {:#010x} {:>6} areas", a.name, a.bit, a.areas)?;
+        }
+        if !s.per_game_attribute.is_empty() {
+            writeln!(out, "  per game attribute ({}):", mesh.layout.name())?;
+            for a in &s.per_game_attribute {
+                writeln!(out, "    {:<28} {:#010x} {:>6} areas", a.name, a.bit, a.areas)?;
+            }
         }
     }
     Ok(())

@@ -27,6 +27,28 @@ pub const ATTRIBUTE_NAMES: [(u32, &str); 19] = [
     (0x80000000, "NAV_BLOCKER"),
 ];
 
+/// TF2's persistent per-area attribute bits (`tf_nav_area.h`); other bits are recomputed at
+/// run time and named `TF_0x…`.
+pub const TF2_ATTRIBUTE_NAMES: [(u32, &str); 17] = [
+    (0x800, "BLUE_SETUP_GATE"),
+    (0x1000, "RED_SETUP_GATE"),
+    (0x2000, "BLOCKED_AFTER_POINT_CAPTURE"),
+    (0x4000, "BLOCKED_UNTIL_POINT_CAPTURE"),
+    (0x8000, "BLUE_ONE_WAY_DOOR"),
+    (0x10000, "RED_ONE_WAY_DOOR"),
+    (0x20000, "WITH_SECOND_POINT"),
+    (0x40000, "WITH_THIRD_POINT"),
+    (0x80000, "WITH_FOURTH_POINT"),
+    (0x100000, "WITH_FIFTH_POINT"),
+    (0x200000, "SNIPER_SPOT"),
+    (0x400000, "SENTRY_SPOT"),
+    (0x2000000, "NO_SPAWNING"),
+    (0x4000000, "RESCUE_CLOSET"),
+    (0x10000000, "DOOR_NEVER_BLOCKS"),
+    (0x20000000, "DOOR_ALWAYS_BLOCKS"),
+    (0x40000000, "UNBLOCKABLE"),
+];
+
 /// The name of one attribute bit (`CUSTOM_0x…` for game bits).
 pub fn attribute_name(bit: u32) -> String {
     ATTRIBUTE_NAMES
@@ -66,6 +88,8 @@ pub struct NavStats {
     pub bounds: Option<([f32; 3], [f32; 3])>,
     pub per_place: Vec<PlaceCount>,
     pub per_attribute: Vec<AttributeCount>,
+    /// Game attribute bits: TF2's per-area flags, or L4D2's spawn attributes.
+    pub per_game_attribute: Vec<AttributeCount>,
 }
 
 type Bounds = Option<([f32; 3], [f32; 3])>;
@@ -86,6 +110,7 @@ pub(crate) fn stats(mesh: &NavMesh) -> NavStats {
     let mut bounds = None;
     let mut places: BTreeMap<u16, (usize, Bounds)> = BTreeMap::new();
     let mut attrs: BTreeMap<u32, usize> = BTreeMap::new();
+    let mut game_attrs: BTreeMap<u32, usize> = BTreeMap::new();
     let (mut connections, mut spots, mut paths, mut approaches, mut vis) = (0, 0, 0, 0, 0);
     for a in &mesh.areas {
         let b = a.bounds();
@@ -104,6 +129,16 @@ pub(crate) fn stats(mesh: &NavMesh) -> NavStats {
         approaches += a.approaches.len();
         if let crate::AreaCustom::CsApproaches(l) = &a.custom {
             approaches += l.len();
+        }
+        let game_bits = match &a.custom {
+            crate::AreaCustom::Tf2 { attributes } => *attributes,
+            crate::AreaCustom::L4d2(l) => l.spawn_attributes.unwrap_or(0),
+            _ => 0,
+        };
+        for bit in 0..32 {
+            if game_bits & (1 << bit) != 0 {
+                *game_attrs.entry(1 << bit).or_default() += 1;
+            }
         }
         vis += a.visible_areas.len();
         if let crate::AreaCustom::L4d2(l) = &a.custom {
@@ -140,6 +175,22 @@ pub(crate) fn stats(mesh: &NavMesh) -> NavStats {
             areas,
         })
         .collect();
+    let game_name = |bit: u32| match mesh.layout {
+        crate::GameLayout::Tf2 => TF2_ATTRIBUTE_NAMES
+            .iter()
+            .find(|(b, _)| *b == bit)
+            .map(|(_, n)| n.to_string())
+            .unwrap_or_else(|| format!("TF_{bit:#x}")),
+        _ => format!("SPAWN_{bit:#x}"),
+    };
+    let per_game_attribute = game_attrs
+        .into_iter()
+        .map(|(bit, areas)| AttributeCount {
+            bit,
+            name: game_name(bit),
+            areas,
+        })
+        .collect();
     NavStats {
         areas: mesh.areas.len(),
         ladders: mesh.ladders.as_ref().map_or(0, Vec::len),
@@ -152,5 +203,6 @@ pub(crate) fn stats(mesh: &NavMesh) -> NavStats {
         bounds,
         per_place,
         per_attribute,
+        per_game_attribute,
     }
 }
