@@ -260,8 +260,8 @@ pub fn info(path: &Path, data: &[u8], json: bool) -> anyhow::Result<()> {
     writeln!(o, "lumps:")?;
     writeln!(
         o,
-        "  {:>3} {:<30} {:>3} {:>10} {:>10} {:>10}  {}",
-        "#", "name", "ver", "offset", "bytes", "records", "compression"
+        "  {:>3} {:<30} {:>3} {:>10} {:>10} {:>10}  compression",
+        "#", "name", "ver", "offset", "bytes", "records"
     )?;
     for l in &report.lumps {
         let records = l.records.map_or("-".to_string(), |r| r.to_string());
