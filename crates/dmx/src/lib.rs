@@ -13,9 +13,16 @@
 //! encoding uses canonical formatting (Valve's layout for keyvalues2, first-use string order for
 //! binary).
 //!
-//! Supported: binary versions 1–5, 7 and 9 (7 as Dota 2's 2015 tools wrote it: prefix block,
-//! version-5 type ids), legacy `<!-- DMXVersion binary_vN -->` headers, and keyvalues2 1–4
-//! with or without ids, including the `$prefix_element$` block.
+//! Supported: binary versions 1–5, 7 and 9, legacy `<!-- DMXVersion binary_vN -->` headers,
+//! and keyvalues2 1–4 with or without ids, including the `$prefix_element$` block. Version 7
+//! is pinned down from Dota 2's 2015 `barebones.vmap`: a prefix block, an i32 "link type"
+//! after each element's class in the index, null (−1) name and string indexes, and the
+//! version 3–5 type ids (arrays at +14). Versions 6 and 8 follow datamodel-rs's description
+//! (6: link type, no prefix; 8: prefix, no link type) and are unverified: no file exists.
+//!
+//! Known limits of byte-exact rewriting (none occur in real files): a binary string table that
+//! repeats a string is written with the first index of each string; an external reference's
+//! GUID string is written in lower case; NaN payloads do not survive keyvalues2.
 
 mod binary;
 mod guid;
