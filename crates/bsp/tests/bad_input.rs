@@ -1,6 +1,8 @@
 //! Truncated and corrupted files give errors naming the lump (or header) and a byte offset,
 //! never a panic or a huge allocation.
 
+mod common;
+
 use srcmap_bsp::{Bsp, BspDocument, BspFile, Error};
 
 /// A small BSP built here: a few planes, vertexes, texdata and entities.
@@ -38,7 +40,7 @@ fn fixture() -> Vec<u8> {
 
 fn samples() -> Vec<(String, Vec<u8>)> {
     let mut out = vec![("fixture".to_string(), fixture())];
-    if let Some(root) = std::env::var_os("SRCMAP_CORPUS") {
+    if let Some(root) = common::corpus_root() {
         for name in [
             "snake-biscuits+bsp_tool/shack.360.bsp",
             "snake-biscuits+bsp_tool/tf2_test_physcollide.bsp",

@@ -1,11 +1,13 @@
 //! `check` passes on every real map and catches broken indices.
 
+mod common;
+
 use std::path::PathBuf;
 
 use srcmap_bsp::{Bsp, check::check};
 
 fn corpus_bsps() -> Option<Vec<PathBuf>> {
-    let Some(root) = std::env::var_os("SRCMAP_CORPUS") else {
+    let Some(root) = common::corpus_root() else {
         eprintln!("SRCMAP_CORPUS is not set: skipping corpus test");
         return None;
     };

@@ -1,12 +1,14 @@
 //! Tests over the real files of the shared corpus (`SRCMAP_CORPUS`, e.g. `../shared/corpus`).
 //! Each test prints a message and passes when the variable is unset.
 
+mod common;
+
 use std::path::PathBuf;
 
 use srcmap_bsp::{Bsp, BspDocument, BspFile, Error, HEADER_LUMPS, lump_name};
 
 fn corpus_bsps() -> Option<Vec<PathBuf>> {
-    let Some(root) = std::env::var_os("SRCMAP_CORPUS") else {
+    let Some(root) = common::corpus_root() else {
         eprintln!("SRCMAP_CORPUS is not set: skipping corpus test");
         return None;
     };

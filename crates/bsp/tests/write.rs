@@ -1,11 +1,13 @@
 //! Writing: LZMA compression both ways, editing through the typed view, building from scratch.
 
+mod common;
+
 use std::path::PathBuf;
 
 use srcmap_bsp::{Bsp, BspDocument, BspFile, HEADER_LUMPS, lump};
 
 fn corpus(name: &str) -> Option<Vec<u8>> {
-    let Some(root) = std::env::var_os("SRCMAP_CORPUS") else {
+    let Some(root) = common::corpus_root() else {
         eprintln!("SRCMAP_CORPUS is not set: skipping corpus test");
         return None;
     };
