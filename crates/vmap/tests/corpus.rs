@@ -114,3 +114,77 @@ fn moving_an_entity_and_editing_a_key_value_read_back() {
         assert_eq!(e.get("targetname").as_deref(), Some("srcmap_edit"));
     }
 }
+
+fn corpus_file(rel: &str) -> Option<Vec<u8>> {
+    let root = std::env::var_os("SRCMAP_CORPUS")?;
+    std::fs::read(PathBuf::from(root).join("vmap").join(rel)).ok()
+}
+
+/// The CS2 sample map: one cube mesh (V=8, H=24, F=6, per vmap.md), three props, and faces
+/// wound counter-clockwise seen from outside.
+#[test]
+fn cs2_sample_cube_has_the_documented_shape_and_outward_faces() {
+    let Some(data) = corpus_file("kristiker+Datamodel.NET/cs2_map.vmap") else {
+        eprintln!("SRCMAP_CORPUS is not set: skipping");
+        return;
+    };
+    let map = Vmap::read(&data).unwrap();
+    assert_eq!(map.format_version(), 35);
+    let props = map
+        .entities()
+        .iter()
+        .filter(|e| e.classname().as_deref() == Some("prop_static"))
+        .count();
+    assert_eq!(props, 3);
+    let (node, mesh_el) = map.meshes()[0];
+    assert_eq!(map.element(node.element).unwrap().class, "CMapMesh");
+    let mesh = map.polygon_mesh(mesh_el).unwrap();
+    let s = mesh.check().unwrap();
+    assert_eq!(
+        (s.vertices, s.half_edges, s.faces, s.quads, s.boundary_half_edges),
+        (8, 24, 6, 6, 0)
+    );
+    assert_eq!(mesh.edge_data_array.size, 12);
+    assert_eq!(mesh.face_vertex_data_array.size, 24);
+    let pos = mesh.positions().unwrap();
+    let centre = pos.iter().fold([0.0f32; 3], |c, p| {
+        [c[0] + p[0] / 8.0, c[1] + p[1] / 8.0, c[2] + p[2] / 8.0]
+    });
+    for f in 0..mesh.face_count() {
+        let poly = mesh.face_polygon(f);
+        let fc = poly.iter().fold([0.0f32; 3], |c, p| {
+            [c[0] + p[0] / 4.0, c[1] + p[1] / 4.0, c[2] + p[2] / 4.0]
+        });
+        let n = mesh.face_normal(f);
+        let out: f32 = (0..3).map(|i| n[i] * (fc[i] - centre[i])).sum();
+        assert!(out > 0.0, "face {f} faces inward");
+        assert!(mesh.face_material(f).is_some_and(|m| m.ends_with(".vmat")));
+        for c in mesh.face_corners(f) {
+            assert!(matches!(
+                mesh.corner_value("normal:0", &c),
+                Some(srcmap_vmap::Value::Vector3(_))
+            ));
+            assert!(matches!(
+                mesh.corner_value("tangent:0", &c),
+                Some(srcmap_vmap::Value::Vector4(_))
+            ));
+        }
+    }
+}
+
+#[test]
+fn entity_connections_are_read() {
+    let Some(data) = corpus_file("FrostSource+akimbo/test.vmap") else {
+        eprintln!("SRCMAP_CORPUS is not set: skipping");
+        return;
+    };
+    let map = Vmap::read(&data).unwrap();
+    let conns: Vec<_> = map.entities().iter().flat_map(|e| e.connections()).collect();
+    assert_eq!(conns.len(), 2);
+    for c in conns {
+        assert!(
+            !c.output.is_empty() && !c.input.is_empty() && !c.target.is_empty(),
+            "{c:?}"
+        );
+    }
+}
