@@ -12,7 +12,7 @@ fn corpus_bsps() -> Option<Vec<PathBuf>> {
         return None;
     };
     let mut out = Vec::new();
-    for repo in std::fs::read_dir(PathBuf::from(root).join("bsp")).unwrap() {
+    for repo in std::fs::read_dir(root.join("bsp")).unwrap() {
         for f in std::fs::read_dir(repo.unwrap().path()).unwrap() {
             let f = f.unwrap().path();
             let data = std::fs::read(&f).unwrap();

@@ -13,7 +13,7 @@ fn corpus_bsps() -> Option<Vec<PathBuf>> {
         return None;
     };
     let mut out = Vec::new();
-    let dir = PathBuf::from(root).join("bsp");
+    let dir = root.join("bsp");
     for repo in std::fs::read_dir(&dir).expect("corpus bsp dir") {
         let repo = repo.unwrap().path();
         for f in std::fs::read_dir(&repo).unwrap() {

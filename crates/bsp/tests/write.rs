@@ -11,7 +11,7 @@ fn corpus(name: &str) -> Option<Vec<u8>> {
         eprintln!("SRCMAP_CORPUS is not set: skipping corpus test");
         return None;
     };
-    Some(std::fs::read(PathBuf::from(root).join("bsp").join(name)).expect("corpus file"))
+    Some(std::fs::read(root.join("bsp").join(name)).expect("corpus file"))
 }
 
 fn assert_same_content(a: &Bsp, b: &Bsp, what: &str) {
