@@ -2,8 +2,6 @@
 
 mod common;
 
-use std::path::PathBuf;
-
 use srcmap_bsp::{Bsp, BspDocument, BspFile, HEADER_LUMPS, lump};
 
 fn corpus(name: &str) -> Option<Vec<u8>> {
