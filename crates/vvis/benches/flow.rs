@@ -1,1 +1,112 @@
-fn main() {}
+//! Full-vis benchmark on the corpus BSPs with the most portals: our flow against a straight
+//! reimplementation of Valve's (the reference), in the same run, with identical results
+//! checked. Portals are rebuilt from each BSP's tree.
+//!
+//! `SRCMAP_CORPUS=/path/to/corpus cargo bench -p srcmap-vvis --bench flow`
+//! Environment: `VIS_BENCH_MAPS` (how many of the largest maps, default 3), `VIS_BENCH_THREADS`
+//! (default: all cores), `VIS_BENCH_REFERENCE=0` to skip the reference, `VIS_BENCH_ONLY` (a
+//! substring of the map paths to run).
+
+use std::path::PathBuf;
+use std::time::Instant;
+
+use srcmap_bsp::Bsp;
+use srcmap_vvis::{FlowKind, NoProgress, Options, compute, tree, vis_radius};
+
+fn main() {
+    let Some(root) = std::env::var_os("SRCMAP_CORPUS") else {
+        println!("SRCMAP_CORPUS is not set; nothing to benchmark");
+        return;
+    };
+    let env = |k: &str| std::env::var(k).ok();
+    let count: usize = env("VIS_BENCH_MAPS").and_then(|s| s.parse().ok()).unwrap_or(3);
+    let threads: Option<usize> = env("VIS_BENCH_THREADS").and_then(|s| s.parse().ok());
+    let reference = env("VIS_BENCH_REFERENCE").is_none_or(|s| s != "0");
+    let only = env("VIS_BENCH_ONLY");
+    let mut maps = Vec::new();
+    let dir = PathBuf::from(root).join("bsp");
+    for owner in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
+        for f in std::fs::read_dir(owner.path()).into_iter().flatten().flatten() {
+            let path = f.path();
+            if !path.extension().is_some_and(|e| e == "bsp") {
+                continue;
+            }
+            if only
+                .as_ref()
+                .is_some_and(|o| !path.to_string_lossy().contains(o.as_str()))
+            {
+                continue;
+            }
+            let Ok(bytes) = std::fs::read(&path) else { continue };
+            let Ok(bsp) = Bsp::parse(&bytes) else { continue };
+            if bsp.visibility.as_ref().is_none_or(|v| v.num_clusters == 0) {
+                continue;
+            }
+            let t = Instant::now();
+            let Ok(portals) = tree::portals_from_bsp(&bsp) else {
+                continue;
+            };
+            maps.push((
+                portals.portals.len(),
+                path,
+                portals,
+                vis_radius(&bsp),
+                t.elapsed().as_secs_f64(),
+            ));
+        }
+    }
+    maps.sort_by(|a, b| b.0.cmp(&a.0));
+    maps.truncate(count);
+    println!(
+        "{:<28} {:>7} {:>8} {:>8} {:>8} {:>9} {:>9} {:>7} {:>5} {:>11} {:>11} {:>7}",
+        "map",
+        "portals",
+        "clusters",
+        "tree_s",
+        "base_s",
+        "flow_s",
+        "ref_s",
+        "speedup",
+        "same",
+        "planes",
+        "ref_planes",
+        "threads"
+    );
+    for (n, path, portals, radius, tree_s) in maps {
+        let name = path.file_stem().unwrap_or_default().to_string_lossy().to_string();
+        let opts = Options {
+            threads,
+            ..Default::default()
+        };
+        let (ours, report) = compute(&portals, true, radius, &opts, &NoProgress).expect("vis");
+        let (mut ref_s, mut same, mut ref_planes) = (f64::NAN, String::from("-"), 0);
+        if reference {
+            let opts = Options {
+                threads,
+                flow: FlowKind::Reference,
+                ..Default::default()
+            };
+            let (r, rr) = compute(&portals, true, radius, &opts, &NoProgress).expect("vis");
+            ref_s = rr.flow_time.as_secs_f64();
+            same = (r.pvs == ours.pvs && r.pas == ours.pas).to_string();
+            ref_planes = rr.counters.separator_planes;
+        }
+        let flow_s = report.flow_time.as_secs_f64();
+        println!(
+            "{:<28} {:>7} {:>8} {:>8.3} {:>8.3} {:>9.3} {:>9.3} {:>7.2} {:>5} {:>11} {:>11} {:>7}",
+            name,
+            n,
+            report.clusters,
+            tree_s,
+            report.base_time.as_secs_f64(),
+            flow_s,
+            ref_s,
+            ref_s / flow_s,
+            same,
+            report.counters.separator_planes,
+            ref_planes,
+            report.threads
+        );
+        println!("    {:?}", report.counters);
+    }
+}

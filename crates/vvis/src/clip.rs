@@ -53,11 +53,20 @@ pub enum Chop {
 
 /// vvis `ChopWinding`: keep the part of `input` in front of `split`.
 pub fn chop(input: &[V3], split: &VPlane, out: &mut Vec<V3>) -> Chop {
-    let n = input.len();
-    let mut dists = [0f32; 65];
-    let mut sides = [0u8; 65]; // 0 front, 1 back, 2 on
+    // Small windings (all but a few) use small scratch arrays: no large memset per call.
+    if input.len() < 16 {
+        chop_n::<16>(input, split, out)
+    } else {
+        chop_n::<65>(input, split, out)
+    }
+}
+
+fn chop_n<const N: usize>(input: &[V3], split: &VPlane, out: &mut Vec<V3>) -> Chop {
+    let n = input.len().min(N - 1);
+    let mut dists = [0f32; N];
+    let mut sides = [0u8; N]; // 0 front, 1 back, 2 on
     let (mut front, mut back) = (0, 0);
-    for (i, &p) in input.iter().enumerate().take(64) {
+    for (i, &p) in input.iter().enumerate().take(n) {
         let d = dot(p, split.normal) - split.dist;
         dists[i] = d;
         sides[i] = if d > ON_VIS_EPSILON {
@@ -76,7 +85,6 @@ pub fn chop(input: &[V3], split: &VPlane, out: &mut Vec<V3>) -> Chop {
     if front == 0 {
         return Chop::Gone;
     }
-    let n = n.min(64);
     sides[n] = sides[0];
     dists[n] = dists[0];
     out.clear();
@@ -130,72 +138,114 @@ pub fn separators(source: &[V3], pass: &[V3], flipclip: bool, out: &mut Vec<VPla
 /// Calls `f` with each separating plane in vvis's order; stops when `f` returns false.
 #[inline(always)]
 pub fn separators_each(source: &[V3], pass: &[V3], flipclip: bool, mut f: impl FnMut(VPlane) -> bool) {
-    let ns = source.len();
-    for i in 0..ns {
-        let l = (i + 1) % ns;
-        let v1 = sub(source[l], source[i]);
-        for (j, &pj) in pass.iter().enumerate() {
-            let v2 = sub(pj, source[i]);
-            let mut normal = [
-                v1[1] * v2[2] - v1[2] * v2[1],
-                v1[2] * v2[0] - v1[0] * v2[2],
-                v1[0] * v2[1] - v1[1] * v2[0],
-            ];
-            let length = dot(normal, normal);
-            if length < ON_VIS_EPSILON {
-                continue;
-            }
-            let inv = 1.0 / length.sqrt();
-            normal = [normal[0] * inv, normal[1] * inv, normal[2] * inv];
-            let mut plane = VPlane {
-                normal,
-                dist: dot(pj, normal),
-            };
-            // Which side has the source? (A source planar with the plane gives no separator.)
-            let mut fliptest = None;
-            for (k, &pk) in source.iter().enumerate() {
-                if k == i || k == l {
-                    continue;
-                }
-                let d = dot(pk, plane.normal) - plane.dist;
-                if d < -ON_VIS_EPSILON {
-                    fliptest = Some(false);
-                    break;
-                } else if d > ON_VIS_EPSILON {
-                    fliptest = Some(true);
-                    break;
-                }
-            }
-            let Some(fliptest) = fliptest else { continue };
-            if fliptest {
-                plane = plane.flipped();
-            }
-            // Every pass point must be on the front (at least one strictly).
-            let mut front = 0;
-            let mut separates = true;
-            for (k, &pk) in pass.iter().enumerate() {
-                if k == j {
-                    continue;
-                }
-                let d = dot(pk, plane.normal) - plane.dist;
-                if d < -ON_VIS_EPSILON {
-                    separates = false;
-                    break;
-                } else if d > ON_VIS_EPSILON {
-                    front += 1;
-                }
-            }
-            if !separates || front == 0 {
-                continue;
-            }
-            if flipclip {
-                plane = plane.flipped();
-            }
-            if !f(plane) {
+    for i in 0..source.len() {
+        for j in 0..pass.len() {
+            if let Some(plane) = separator_candidate(source, pass, i, j, flipclip)
+                && !f(plane)
+            {
                 return;
             }
         }
     }
+}
+
+/// Where a resumable separator search stands: both `ClipToSeperators` orders, one after the
+/// other, so that planes are found only as far as some target needs them.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct SepCursor {
+    phase: u8,
+    i: usize,
+    j: usize,
+}
+
+/// The next separating plane of (`source`, `pass`) in vvis's order: first those of
+/// `ClipToSeperators(source, pass, _, false)`, then of `(pass, source, _, true)`.
+pub fn next_separator(source: &[V3], pass: &[V3], cursor: &mut SepCursor) -> Option<VPlane> {
+    loop {
+        let (a, b, flip) = match cursor.phase {
+            0 => (source, pass, false),
+            1 => (pass, source, true),
+            _ => return None,
+        };
+        if cursor.i >= a.len() || b.is_empty() {
+            *cursor = SepCursor {
+                phase: cursor.phase + 1,
+                i: 0,
+                j: 0,
+            };
+            continue;
+        }
+        let (i, j) = (cursor.i, cursor.j);
+        cursor.j += 1;
+        if cursor.j >= b.len() {
+            cursor.j = 0;
+            cursor.i += 1;
+        }
+        if let Some(plane) = separator_candidate(a, b, i, j, flip) {
+            return Some(plane);
+        }
+    }
+}
+
+/// The plane through edge `i` of `source` and point `j` of `pass`, if it separates them (vvis's
+/// tests and epsilons, in its order of operations).
+#[inline(always)]
+fn separator_candidate(source: &[V3], pass: &[V3], i: usize, j: usize, flipclip: bool) -> Option<VPlane> {
+    let ns = source.len();
+    let l = (i + 1) % ns;
+    let v1 = sub(source[l], source[i]);
+    let pj = pass[j];
+    let v2 = sub(pj, source[i]);
+    let mut normal = [
+        v1[1] * v2[2] - v1[2] * v2[1],
+        v1[2] * v2[0] - v1[0] * v2[2],
+        v1[0] * v2[1] - v1[1] * v2[0],
+    ];
+    let length = dot(normal, normal);
+    if length < ON_VIS_EPSILON {
+        return None;
+    }
+    let inv = 1.0 / length.sqrt();
+    normal = [normal[0] * inv, normal[1] * inv, normal[2] * inv];
+    let mut plane = VPlane {
+        normal,
+        dist: dot(pj, normal),
+    };
+    // Which side has the source? (A source planar with the plane gives no separator.)
+    let mut fliptest = None;
+    for (k, &pk) in source.iter().enumerate() {
+        if k == i || k == l {
+            continue;
+        }
+        let d = dot(pk, plane.normal) - plane.dist;
+        if d < -ON_VIS_EPSILON {
+            fliptest = Some(false);
+            break;
+        } else if d > ON_VIS_EPSILON {
+            fliptest = Some(true);
+            break;
+        }
+    }
+    if fliptest? {
+        plane = plane.flipped();
+    }
+    // Every pass point must be on the front (at least one strictly).
+    let mut front = 0;
+    for (k, &pk) in pass.iter().enumerate() {
+        if k == j {
+            continue;
+        }
+        let d = dot(pk, plane.normal) - plane.dist;
+        if d < -ON_VIS_EPSILON {
+            return None;
+        } else if d > ON_VIS_EPSILON {
+            front += 1;
+        }
+    }
+    if front == 0 {
+        return None;
+    }
+    Some(if flipclip { plane.flipped() } else { plane })
 }
 
 /// Centre and bounding radius of a winding (vvis `SetPortalSphere`).

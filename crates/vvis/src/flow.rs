@@ -18,7 +18,7 @@ use rayon::prelude::*;
 
 use crate::Progress;
 use crate::bits::Bits;
-use crate::clip::{Chop, V3, VPlane, chop, separators_each};
+use crate::clip::{Chop, SepCursor, V3, VPlane, chop, next_separator, separators_each};
 use crate::graph::{BaseVis, Graph};
 
 /// Portals in flight together: as many as Valve's vvis at its maximum of 16 threads.
@@ -47,12 +47,13 @@ pub struct Counters {
     pub candidates: u64,
     /// Candidates that could still reveal something and went to the geometric tests.
     pub geometric: u64,
-    /// Separator sets found once and reused for a stack level (fast flow only).
-    pub separator_sets: u64,
-    /// Separator searches made for a single target (every one in the reference).
-    pub separator_searches: u64,
+    /// Separating planes found. The reference finds them again for every target; the fast
+    /// flow finds those of a stack level once, as far as its targets need.
+    pub separator_planes: u64,
     /// Candidates that passed every test (the walk went through them).
     pub passed: u64,
+    /// Sub-walks skipped because the same state was already explored (fast flow only).
+    pub memo_hits: u64,
 }
 
 impl Counters {
@@ -60,9 +61,9 @@ impl Counters {
         self.chains += o.chains;
         self.candidates += o.candidates;
         self.geometric += o.geometric;
-        self.separator_sets += o.separator_sets;
-        self.separator_searches += o.separator_searches;
+        self.separator_planes += o.separator_planes;
         self.passed += o.passed;
+        self.memo_hits += o.memo_hits;
     }
 }
 
@@ -113,9 +114,12 @@ struct Frame {
     source: Vec<V3>,
     /// Empty at the first level (no pass portal yet).
     pass: Vec<V3>,
-    /// Separators of (`source`, `pass`), both orders, when `seps_ready`.
+    /// `source` is the base portal's own winding, `pass` the portal's own (unclipped).
+    source_whole: bool,
+    pass_whole: bool,
+    /// Separators of (`source`, `pass`) found so far, and where their search stands.
     seps: Vec<VPlane>,
-    seps_ready: bool,
+    cursor: SepCursor,
 }
 
 struct Walk<'a> {
@@ -129,7 +133,29 @@ struct Walk<'a> {
     frames: Vec<Frame>,
     tmp: Vec<V3>,
     counters: Counters,
+    /// Fast flow: the might-see sets with which the walk already went through each portal
+    /// with both windings whole (see [`Walk::seen_before`]).
+    memo: Vec<Vec<MemoEntry>>,
 }
+
+/// A state the walk went through a portal with: its windings and might-see set.
+#[derive(Clone)]
+struct MemoEntry {
+    source: Vec<V3>,
+    pass: Vec<V3>,
+    lo: usize,
+    might: Vec<u64>,
+}
+
+fn same_winding(a: &[V3], b: &[V3]) -> bool {
+    a.len() == b.len()
+        && a.iter()
+            .zip(b)
+            .all(|(x, y)| x.map(f32::to_bits) == y.map(f32::to_bits))
+}
+
+/// Entries kept per portal in the memo (a cache: dropping entries only costs time).
+const MEMO_PER_PORTAL: usize = 32;
 
 fn flow_one(
     graph: &Graph,
@@ -147,6 +173,7 @@ fn flow_one(
         ..Default::default()
     };
     head.source.extend_from_slice(&portal.winding);
+    head.source_whole = true;
     let mut walk = Walk {
         graph,
         base,
@@ -158,6 +185,11 @@ fn flow_one(
         frames: vec![head],
         tmp: Vec::new(),
         counters: Counters::default(),
+        memo: if kind == FlowKind::Fast {
+            vec![Vec::new(); graph.portals.len()]
+        } else {
+            Vec::new()
+        },
     };
     walk.leaf_flow(portal.leaf as usize, 1);
     (walk.vis, walk.counters)
@@ -185,11 +217,49 @@ impl Walk<'_> {
         self.counters.chains += 1;
         let graph = self.graph;
         for &pn in &graph.cluster_portals[leaf] {
-            if self.step(pn as usize, depth) {
+            if self.step(pn as usize, depth) && !self.seen_before(pn as usize, depth) {
                 let next = graph.portals[pn as usize].leaf as usize;
                 self.leaf_flow(next, depth + 1);
             }
         }
+    }
+
+    /// Exact pruning the reference does not do: what the walk finds beyond portal `pn` depends
+    /// only on the new level's windings and might-see set (the base portal is fixed), and a
+    /// smaller might-see set can only find less. So when the walk already went through `pn`
+    /// with the same windings — both whole, the common case in open areas, where Valve's walk
+    /// repeats the same sub-walk once per path — and a might-see set containing this one,
+    /// everything beyond is already found. Otherwise the set is remembered.
+    fn seen_before(&mut self, pn: usize, depth: usize) -> bool {
+        if self.kind != FlowKind::Fast {
+            return false;
+        }
+        let cur = &self.frames[depth];
+        let (lo, hi) = (cur.lo, cur.hi);
+        let might = &cur.might[lo..hi];
+        let entries = &mut self.memo[pn];
+        let covered = entries.iter().any(|e| {
+            same_winding(&e.pass, &cur.pass)
+                && same_winding(&e.source, &cur.source)
+                && might.iter().enumerate().all(|(k, &m)| {
+                    let idx = (lo + k).wrapping_sub(e.lo);
+                    m == 0 || e.might.get(idx).is_some_and(|&w| m & !w == 0)
+                })
+        });
+        if covered {
+            self.counters.memo_hits += 1;
+            return true;
+        }
+        if entries.len() == MEMO_PER_PORTAL {
+            entries.remove(0);
+        }
+        entries.push(MemoEntry {
+            source: cur.source.clone(),
+            pass: cur.pass.clone(),
+            lo,
+            might: might.to_vec(),
+        });
+        false
     }
 
     /// Tests portal `pn` out of the current leaf; true when the walk should go through it (its
@@ -245,6 +315,7 @@ impl Walk<'_> {
         self.counters.geometric += 1;
         // The pass portal, clipped to the front of the base portal.
         let d = head_plane.distance(p.origin);
+        cur.pass_whole = true;
         if d < -p.radius {
             return false;
         } else if d > p.radius {
@@ -257,7 +328,7 @@ impl Walk<'_> {
                     cur.pass.clear();
                     cur.pass.extend_from_slice(&p.winding);
                 }
-                Chop::Clipped => {}
+                Chop::Clipped => cur.pass_whole = false,
             }
         }
         // The source, clipped to the back of this portal.
@@ -278,35 +349,46 @@ impl Walk<'_> {
                 Chop::Clipped => source_clipped = true,
             }
         }
-        cur.seps_ready = false;
+        cur.source_whole = prev.source_whole && !source_clipped;
+        cur.seps.clear();
+        cur.cursor = SepCursor::default();
         if !prev.pass.is_empty() {
             let tmp = &mut self.tmp;
             let counters = &mut self.counters;
-            let visible = match kind {
-                FlowKind::Reference => {
-                    counters.separator_searches += 1;
-                    clip_interleaved(&cur.source, &prev.pass, &mut cur.pass, tmp)
-                }
-                FlowKind::Fast if source_clipped => {
-                    counters.separator_searches += 1;
-                    clip_interleaved(&cur.source, &prev.pass, &mut cur.pass, tmp)
-                }
-                FlowKind::Fast => {
-                    if !prev.seps_ready {
-                        counters.separator_sets += 1;
-                        prev.seps.clear();
-                        let seps = &mut prev.seps;
-                        separators_each(&prev.source, &prev.pass, false, |s| {
-                            seps.push(s);
-                            true
-                        });
-                        separators_each(&prev.pass, &prev.source, true, |s| {
-                            seps.push(s);
-                            true
-                        });
-                        prev.seps_ready = true;
+            let visible = if kind == FlowKind::Reference || source_clipped {
+                clip_interleaved(&cur.source, &prev.pass, &mut cur.pass, tmp, counters)
+            } else {
+                // The separators of the level above, shared by all its targets.
+                let mut k = 0;
+                let margin = p.radius + 0.1;
+                loop {
+                    let plane = if let Some(&plane) = prev.seps.get(k) {
+                        plane
+                    } else if let Some(plane) = next_separator(&prev.source, &prev.pass, &mut prev.cursor) {
+                        counters.separator_planes += 1;
+                        prev.seps.push(plane);
+                        plane
+                    } else {
+                        break true;
+                    };
+                    k += 1;
+                    // The target's bounding sphere decides most planes without clipping: clearly
+                    // in front leaves it unchanged, clearly behind removes it, as clipping would.
+                    let d = plane.distance(p.origin);
+                    if d > margin {
+                        continue;
                     }
-                    clip_by_planes(&prev.seps, p.origin, p.radius, &mut cur.pass, tmp)
+                    if d < -margin {
+                        break false;
+                    }
+                    match chop(&cur.pass, &plane, tmp) {
+                        Chop::Unchanged => {}
+                        Chop::Gone => break false,
+                        Chop::Clipped => {
+                            std::mem::swap(&mut cur.pass, tmp);
+                            cur.pass_whole = false;
+                        }
+                    }
                 }
             };
             if !visible {
@@ -321,10 +403,17 @@ impl Walk<'_> {
 
 /// Valve's order of work: find each separator and clip the target by it at once (two
 /// `ClipToSeperators` calls). False when the target is clipped away.
-fn clip_interleaved(source: &[V3], pass: &[V3], target: &mut Vec<V3>, tmp: &mut Vec<V3>) -> bool {
+fn clip_interleaved(
+    source: &[V3],
+    pass: &[V3],
+    target: &mut Vec<V3>,
+    tmp: &mut Vec<V3>,
+    counters: &mut Counters,
+) -> bool {
     let mut alive = true;
     for (a, b, flip) in [(source, pass, false), (pass, source, true)] {
         separators_each(a, b, flip, |plane| {
+            counters.separator_planes += 1;
             match chop(target, &plane, tmp) {
                 Chop::Unchanged => {}
                 Chop::Gone => alive = false,
@@ -334,34 +423,6 @@ fn clip_interleaved(source: &[V3], pass: &[V3], target: &mut Vec<V3>, tmp: &mut 
         });
         if !alive {
             return false;
-        }
-    }
-    true
-}
-
-/// Clips the target by precomputed separators. A plane the target's bounding sphere lies
-/// clearly in front of leaves it unchanged, and one it lies clearly behind removes it, just as
-/// clipping would (the margin covers `f32` rounding), so only straddling planes clip.
-fn clip_by_planes(
-    planes: &[VPlane],
-    origin: V3,
-    radius: f32,
-    target: &mut Vec<V3>,
-    tmp: &mut Vec<V3>,
-) -> bool {
-    let margin = radius + 0.1;
-    for plane in planes {
-        let d = plane.distance(origin);
-        if d > margin {
-            continue;
-        }
-        if d < -margin {
-            return false;
-        }
-        match chop(target, plane, tmp) {
-            Chop::Unchanged => {}
-            Chop::Gone => return false,
-            Chop::Clipped => std::mem::swap(target, tmp),
         }
     }
     true
