@@ -16,8 +16,18 @@
 //!   `BspDocument::from_file(&file).to_bytes()` reproduces the input byte for byte;
 //!   [`BspDocument::set_lump`], [`BspDocument::compress`] / [`BspDocument::decompress`], and
 //!   [`Bsp::update_document`] (re-serialise only the lumps whose typed content changed).
+//!   [`Bsp::parse_only`] parses a chosen subset of lumps (geometry without lighting, say).
 //! * **Checks** — [`check::check`] validates cross-lump indices, record sizes and Valve's
 //!   `MAX_MAP_*` limits; [`pak::Pak`] lists, reads and extends the pakfile zip.
+//! * **Layouts** — [`records`] holds the fixed records (index fields widened to `u32`/`i32`;
+//!   the on-disk layout is picked from the BSP version and each lump's version via [`Ctx`]:
+//!   leafs v0/v1, faces v1 and Strata v2, world lights v0/v1, occlusion v1/v2, Strata's
+//!   32-bit lumps, big-endian console files); [`gamelump`] the static props (`sprp` v4-v13,
+//!   both 72- and 76-byte v10 layouts), detail props and their lighting; [`vis`] PVS/PAS rows;
+//!   [`misc`] entities, occlusion, physcollide and per-face lightmap samples.
+//!
+//! Writing a lump whose value does not fit its on-disk field (a plane index over 65535 in a
+//! `u16` field) is an [`Error::Write`] naming the lump, never a silent truncation.
 //!
 //! ```no_run
 //! use srcmap_bsp::{Bsp, Plane};
