@@ -114,6 +114,9 @@ fn main() {
                 );
             }
             Err(e) => {
+                if let (srcmap_vbsp::CompileError::Leak { pointfile, .. }, Some(o)) = (&e, pair.get(1)) {
+                    std::fs::write(Path::new(o).with_extension("lin"), pointfile).expect("write");
+                }
                 failed = true;
                 println!("{}\terror\t{e}", map.display());
             }

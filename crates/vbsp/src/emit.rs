@@ -22,10 +22,18 @@ pub struct Clusters {
 
 /// `sky_area` marks the areas of the 3D skybox: all their leaves share one cluster, as in
 /// Valve's `NumberLeafs`.
-pub fn assign_clusters(tree: &Tree, leaf_area: &[u32], sky_area: &dyn Fn(u32) -> bool) -> Clusters {
+/// `viscluster` names the func_viscluster a leaf (by its bounds) belongs to, if any: such
+/// leaves share that cluster.
+pub fn assign_clusters(
+    tree: &Tree,
+    leaf_area: &[u32],
+    sky_area: &dyn Fn(u32) -> bool,
+    viscluster: &dyn Fn(&srcmap_geom::Bounds) -> Option<usize>,
+) -> Clusters {
     let mut of_node = vec![-1; tree.nodes.len()];
     let mut count = 0;
     let mut sky_cluster: Option<i32> = None;
+    let mut vis_cluster: HashMap<usize, i32> = HashMap::new();
     let solid = solid_subtrees(tree);
     let mut stack = vec![tree.head];
     while let Some(n) = stack.pop() {
@@ -33,7 +41,12 @@ pub fn assign_clusters(tree: &Tree, leaf_area: &[u32], sky_area: &dyn Fn(u32) ->
         if node.is_leaf() || solid[n.idx()] {
             if node.contents & CONTENTS_SOLID == 0 && !solid[n.idx()] {
                 let area = leaf_area.get(n.idx()).copied().unwrap_or(0);
-                if area != 0 && sky_area(area) {
+                if let Some(v) = viscluster(&node.bounds) {
+                    of_node[n.idx()] = *vis_cluster.entry(v).or_insert_with(|| {
+                        count += 1;
+                        count as i32 - 1
+                    });
+                } else if area != 0 && sky_area(area) {
                     of_node[n.idx()] = *sky_cluster.get_or_insert_with(|| {
                         count += 1;
                         count as i32 - 1

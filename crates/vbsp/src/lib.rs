@@ -223,6 +223,8 @@ pub fn compile(
     let mut areaportals = 0;
 
     let mut overlays = 0;
+    // func_viscluster brushes: (entity index, bounds).
+    let mut viscluster_bounds: Vec<(usize, Bounds)> = Vec::new();
     // Areaportal brush (index) -> its entity's portal number.
     let mut portal_number: HashMap<u32, u32> = HashMap::new();
     // Displacement sides: their brushes leave the tree and the brush lump (as in Valve's
@@ -238,7 +240,8 @@ pub fn compile(
             "func_detail" => (0, if opts.no_detail { u32::MAX } else { CONTENTS_DETAIL }, false),
             c if c.starts_with("func_areaportal") => (0, 0, true),
             "func_ladder" => (0, 0, true),
-            "func_viscluster" => (usize::MAX, 0, false),
+            // Its brushes only merge clusters; they are built, then set aside.
+            "func_viscluster" => (0, 0, false),
             "info_overlay" => {
                 overlays += 1;
                 (usize::MAX, 0, e.get("targetname").is_some_and(|t| !t.is_empty()))
@@ -375,6 +378,10 @@ pub fn compile(
                         });
                     }
                 }
+                continue;
+            }
+            if class == "func_viscluster" {
+                viscluster_bounds.push((ei, b.bounds));
                 continue;
             }
             if class == "func_occluder" {
@@ -530,7 +537,38 @@ pub fn compile(
         .map(|o| area_info.of_node[tree.leaf_at(&planes, o).idx()])
         .filter(|&a| a != 0)
         .collect();
-    let clusters = emit::assign_clusters(&tree, &area_info.of_node, &|a| sky_areas.contains(&a));
+    // func_viscluster: a leaf mostly inside one (10% of its volume, as Valve) joins its
+    // cluster. Volumes are measured on bounding boxes.
+    let visclusters = |leaf: &Bounds| -> Option<usize> {
+        let vol = |b: &Bounds| {
+            let s = b.size();
+            if b.is_empty() {
+                0.0
+            } else {
+                s.x.max(0.0) * s.y.max(0.0) * s.z.max(0.0)
+            }
+        };
+        let need = vol(leaf) * 0.1;
+        let mut ids: Vec<usize> = viscluster_bounds.iter().map(|v| v.0).collect();
+        ids.dedup();
+        ids.into_iter().find(|&id| {
+            let inside: f64 = viscluster_bounds
+                .iter()
+                .filter(|v| v.0 == id)
+                .map(|v| {
+                    let i = Bounds::new(v.1.mins.max(leaf.mins), v.1.maxs.min(leaf.maxs));
+                    if i.mins.cmplt(i.maxs).all() { vol(&i) } else { 0.0 }
+                })
+                .sum();
+            inside > need
+        })
+    };
+    let clusters = emit::assign_clusters(
+        &tree,
+        &area_info.of_node,
+        &|a| sky_areas.contains(&a),
+        &visclusters,
+    );
     let prt_text = prt::write_prt(&tree, &prt, &clusters);
     stats.portals = prt_text.lines().nth(2).and_then(|l| l.parse().ok()).unwrap_or(0);
 
