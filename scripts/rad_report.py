@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Relight every corpus BSP that Valve lit and compare with Valve's own lighting.
 
-usage: scripts/rad_report.py [--corpus DIR] [--bin RELIGHT] [--out DIR] [--modes fast,normal] [--png]
+usage: scripts/rad_report.py [--corpus DIR] [--bin RELIGHT] [--out DIR] [--modes fast,normal,final] [--png]
 
 RELIGHT is `target/release/examples/relight` (cargo build --release -p srcmap-vrad --example relight).
 For each map: Valve's LDR lighting lump is zeroed in a copy (the judge's setup), the copy is
@@ -12,43 +12,53 @@ With --png, writes OUT/NAME.png: Valve's lightmap atlas (left) beside ours (righ
 """
 import argparse, csv, json, os, statistics, struct, subprocess, sys, zlib
 
-def lumps(d):
-    return [struct.unpack_from('<iiii', d, 8 + 16 * i) for i in range(64)]
-
-def lump(d, i):
-    ofs, ln, _, _ = lumps(d)[i]
-    return d[ofs:ofs + ln]
-
-def blank(d, i):
-    ofs, ln, _, _ = lumps(d)[i]
-    return d[:ofs] + bytes(ln) + d[ofs + ln:]
+JUDGE = os.environ.get('SRCMAP_JUDGE', '/work/shared/judge')
+sys.path.insert(0, JUDGE)
+from bsplumps import blank, lump  # the judge's own lump reader (standard and L4D2 order)
 
 def lum(r, g, b, e):
     return (0.2126 * r + 0.7152 * g + 0.0722 * b) * 2.0 ** e
 
-def faces_of(d):
-    faces, light = lump(d, 7), lump(d, 8)
+def faces_of(d, all_styles=False):
+    """Per face (width, height, luxel luminances) of style slot 0, or summed over all styles
+    (so maps lit only by switchable lights, styles 32+, can be compared too)."""
+    faces, light, texinfo = lump(d, 7), lump(d, 8), lump(d, 6)
     out = {}
     for i in range(len(faces) // 56):
         f = struct.unpack_from('<HBBihhhh4BifiiiiiHHI', faces, 56 * i)
-        styles, ofs, w, h = f[8:12], f[12], f[16] + 1, f[17] + 1
-        if ofs < 0 or styles[0] == 255 or ofs + 4 * w * h > len(light):
+        ti, styles, ofs, w, h = f[5], f[8:12], f[12], f[16] + 1, f[17] + 1
+        if ofs < 0 or styles[0] == 255 or ti < 0:
             continue
-        vals = [lum(*struct.unpack_from('<BBBb', light, ofs + 4 * k)) for k in range(w * h)]
+        bump = 4 if struct.unpack_from('<i', texinfo, 72 * ti + 64)[0] & 0x800 else 1
+        nstyles = sum(1 for s in styles if s != 255) if all_styles else 1
+        if ofs + 4 * w * h * bump * nstyles > len(light):
+            continue
+        vals = [0.0] * (w * h)
+        for st in range(nstyles):
+            base = ofs + 4 * w * h * bump * st
+            for k in range(w * h):
+                vals[k] += lum(*struct.unpack_from('<BBBb', light, base + 4 * k))
         out[i] = (w, h, vals)
     return out
 
 def ambient_of(d):
-    l = lump(d, 56)
-    return [sum(lum(*struct.unpack_from('<BBBb', l, 28 * i + 4 * s)) for s in range(6)) / 6 for i in range(len(l) // 28)]
+    """Per leaf, the mean luminance of its ambient cubes (v20+ lumps 52/56), None without samples."""
+    index, cubes = lump(d, 52), lump(d, 56)
+    out = []
+    for i in range(len(index) // 4):
+        n, first = struct.unpack_from('<HH', index, 4 * i)
+        vals = [sum(lum(*struct.unpack_from('<BBBb', cubes, 28 * (first + k) + 4 * s)) for s in range(6)) / 6
+                for k in range(n) if 28 * (first + k + 1) <= len(cubes)]
+        out.append(sum(vals) / len(vals) if vals else None)
+    return out
 
 def pearson(a, b):
     if len(a) < 3 or statistics.pstdev(a) == 0 or statistics.pstdev(b) == 0:
         return 0.0
     return statistics.correlation(a, b)
 
-def compare(ours, valve):
-    a, b = faces_of(ours), faces_of(valve)
+def compare(ours, valve, all_styles=False):
+    a, b = faces_of(ours, all_styles), faces_of(valve, all_styles)
     keys = [k for k in b if k in a and sum(b[k][2]) / len(b[k][2]) > 1e-3]
     ma = [sum(a[k][2]) / len(a[k][2]) for k in keys]
     mb = [sum(b[k][2]) / len(b[k][2]) for k in keys]
@@ -64,11 +74,13 @@ def compare(ours, valve):
         worst.append((e / max(s, 1e-9), k))
     worst.sort(reverse=True)
     va, vb = ambient_of(ours), ambient_of(valve)
-    amb_r = pearson(va, vb) if len(va) == len(vb) else None
+    both = [(x, y) for x, y in zip(va, vb) if x is not None and y is not None] if len(va) == len(vb) else []
+    amb_r = pearson([x for x, _ in both], [y for _, y in both]) if len(both) >= 3 else None
     return dict(faces=len(keys), r=round(pearson(ma, mb), 4),
                 median_ratio=round(statistics.median(x / y for x, y in zip(ma, mb)), 4) if keys else 0,
                 luxel_rel_err=round(err_num / err_den, 4) if err_den else None,
-                worst_faces=[k for _, k in worst[:5]], ambient_r=None if amb_r is None else round(amb_r, 4))
+                worst_faces=[k for _, k in worst[:5]], ambient_r=None if amb_r is None else round(amb_r, 4),
+                ambient_leaves=len(both))
 
 def png(path, w, h, rgb):
     raw = b''.join(b'\0' + bytes(rgb[y * w * 3:(y + 1) * w * 3]) for y in range(h))
@@ -127,7 +139,11 @@ def main():
             continue
         path = os.path.join(args.corpus, row['local_file'])
         d = open(path, 'rb').read()
-        if not lump(d, 8):
+        try:
+            has_ldr = bool(lump(d, 8))
+        except (AssertionError, ValueError):
+            continue
+        if not has_ldr:
             continue  # Valve did not write LDR lighting: nothing to compare with
         name = row['local_file'].split('/', 1)[1].replace('/', '_')
         src = os.path.join(args.out, name + '.blank.bsp')
@@ -141,8 +157,11 @@ def main():
                 res[mode] = dict(error=p.stderr.strip()[-300:])
                 continue
             run = json.loads(p.stdout.strip().splitlines()[-1])
+            lit = open(out, 'rb').read()
             res[mode] = dict(seconds=run['seconds'], luxels=run['luxels'], rays=run['rays'],
-                             mrays_per_s=run['mrays_per_s'], **compare(open(out, 'rb').read(), d))
+                             mrays_per_s=run['mrays_per_s'], **compare(lit, d))
+            every = compare(lit, d, all_styles=True)
+            res[mode]['all_styles'] = dict(faces=every['faces'], r=every['r'], median_ratio=every['median_ratio'])
             if args.png and mode == args.modes.split(',')[-1]:
                 render(os.path.join(args.out, name + '.png'), open(out, 'rb').read(), d)
         results.append(res)
