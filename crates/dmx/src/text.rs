@@ -50,6 +50,22 @@ struct ElemText {
     inline_site: u32,
     id_pos: Option<u32>,
     name_pos: Option<u32>,
+    /// Token index of the class name, and the range in `entry_toks` holding the token index of
+    /// each entry's name: the writer resynchronises on them after an edit.
+    class_tok: u32,
+    entries_start: u32,
+    entries_len: u32,
+}
+
+/// What an element body holds.
+struct Body {
+    attrs: Vec<Attribute>,
+    id: Option<Guid>,
+    id_pos: Option<u32>,
+    name: Option<String>,
+    name_pos: Option<u32>,
+    entries_start: u32,
+    entries_len: u32,
 }
 
 /// The source tokens and placement of a keyvalues2 document (see the module docs).
@@ -61,6 +77,7 @@ pub struct TextLayout {
     elements: Vec<ElemText>,
     prefix: Vec<ElemText>,
     top_order: Vec<u32>,
+    entry_toks: Vec<u32>,
 }
 
 impl std::fmt::Debug for TextLayout {
@@ -233,6 +250,7 @@ struct Parser<'a> {
     depth: usize,
     /// Token index of each element's class, for error positions.
     class_toks: Vec<u32>,
+    entry_toks: Vec<u32>,
 }
 
 impl<'a> Parser<'a> {
@@ -311,40 +329,31 @@ impl<'a> Parser<'a> {
         if self.depth > MAX_DEPTH {
             return Err(self.err_here(format!("elements nested more than {MAX_DEPTH} deep")));
         }
-        let (attrs, id, id_pos, name, name_pos) = self.body(idx, false)?;
+        let body = self.body(idx, false)?;
         self.depth -= 1;
         let e = &mut self.elements[idx as usize];
-        e.attrs = attrs;
-        if let Some(id) = id {
+        e.attrs = body.attrs;
+        if let Some(id) = body.id {
             e.id = id;
         }
-        e.name = name.unwrap_or_default();
+        e.name = body.name.unwrap_or_default();
         let t = &mut self.texts[idx as usize];
-        t.id_pos = id_pos;
-        t.name_pos = name_pos;
+        t.id_pos = body.id_pos;
+        t.name_pos = body.name_pos;
+        t.class_tok = class_tok as u32;
+        t.entries_start = body.entries_start;
+        t.entries_len = body.entries_len;
         Ok(idx)
     }
 
-    #[allow(clippy::type_complexity)]
-    fn body(
-        &mut self,
-        owner: u32,
-        prefix: bool,
-    ) -> Result<
-        (
-            Vec<Attribute>,
-            Option<Guid>,
-            Option<u32>,
-            Option<String>,
-            Option<u32>,
-        ),
-        DmxError,
-    > {
+    fn body(&mut self, owner: u32, prefix: bool) -> Result<Body, DmxError> {
         self.expect(TokKind::LBrace, "`{`")?;
         let mut attrs = Vec::new();
         let (mut id, mut id_pos, mut name, mut name_pos) = (None, None, None, None);
         let mut pos = 0u32;
+        let mut entry_toks = Vec::new();
         while self.peek() != Some(TokKind::RBrace) {
+            entry_toks.push(self.i as u32);
             let (attr_name, _) = self.string("an attribute name")?;
             let (ty_name, ty_at) = self.string("an attribute type")?;
             if attr_name == "id" && ty_name == "elementid" && id_pos.is_none() {
@@ -405,7 +414,18 @@ impl<'a> Parser<'a> {
             pos += 1;
         }
         self.expect(TokKind::RBrace, "`}`")?;
-        Ok((attrs, id, id_pos, name, name_pos))
+        let entries_start = self.entry_toks.len() as u32;
+        let entries_len = entry_toks.len() as u32;
+        self.entry_toks.extend(entry_toks);
+        Ok(Body {
+            attrs,
+            id,
+            id_pos,
+            name,
+            name_pos,
+            entries_start,
+            entries_len,
+        })
     }
 
     fn array(&mut self, kind: Kind, owner: u32, attr: u32) -> Result<Value, DmxError> {
@@ -470,6 +490,7 @@ pub(crate) fn read(data: &[u8], header: Header, body: usize) -> Result<Dmx, DmxE
         lines: None,
         depth: 0,
         class_toks: Vec::new(),
+        entry_toks: Vec::new(),
     };
     let mut prefix = Vec::new();
     let mut prefix_text = Vec::new();
@@ -478,11 +499,17 @@ pub(crate) fn read(data: &[u8], header: Header, body: usize) -> Result<Dmx, DmxE
         let class_tok = p.i;
         let (class, _) = p.string("an element class")?;
         if class == PREFIX_CLASS && p.elements.is_empty() {
-            let (attrs, id, id_pos, _, _) = p.body(u32::MAX, true)?;
-            prefix.push(PrefixElement { id, attrs });
+            let body = p.body(u32::MAX, true)?;
+            prefix.push(PrefixElement {
+                id: body.id,
+                attrs: body.attrs,
+            });
             prefix_text.push(ElemText {
                 top_level: true,
-                id_pos,
+                id_pos: body.id_pos,
+                class_tok: class_tok as u32,
+                entries_start: body.entries_start,
+                entries_len: body.entries_len,
                 ..Default::default()
             });
             continue;
@@ -534,7 +561,7 @@ pub(crate) fn read(data: &[u8], header: Header, body: usize) -> Result<Dmx, DmxE
             }
         }
     }
-    let (elements, texts) = (p.elements, p.texts);
+    let (elements, texts, entry_toks) = (p.elements, p.texts, p.entry_toks);
     let layout = TextLayout {
         src: data.to_vec(),
         tokens,
@@ -542,6 +569,7 @@ pub(crate) fn read(data: &[u8], header: Header, body: usize) -> Result<Dmx, DmxE
         elements: texts,
         prefix: prefix_text,
         top_order,
+        entry_toks,
     };
     Ok(Dmx {
         header,
@@ -629,6 +657,35 @@ impl Emitter<'_> {
                 escape(&s, &mut self.out);
                 self.scratch = s;
             }
+        }
+    }
+
+    /// Moves the cursor in the source tokens to `j` (an element's class token), so formatting
+    /// is reused again after an edit shifted the token sequence.
+    fn resync(&mut self, j: u32) {
+        if self.orig.is_some() {
+            self.j = j as usize;
+        }
+    }
+
+    /// Before an entry called `name`: if the source token here is not that name, moves to the
+    /// element's entry of that name (after an attribute was added, removed or reordered).
+    fn resync_entry(&mut self, name: &str, start: u32, len: u32) {
+        let Some(l) = self.orig else { return };
+        let is_name = |j: usize| {
+            l.tokens
+                .get(j)
+                .is_some_and(|t| matches!(t.kind, TokKind::Str | TokKind::Bare) && decode(&l.src, t) == name)
+        };
+        if is_name(self.j) {
+            return;
+        }
+        let range = l
+            .entry_toks
+            .get(start as usize..(start + len) as usize)
+            .unwrap_or(&[]);
+        if let Some(&j) = range.iter().find(|&&j| is_name(j as usize)) {
+            self.j = j as usize;
         }
     }
 
@@ -749,6 +806,10 @@ impl<'a> Writer<'a> {
         let e = &doc.elements[i as usize];
         self.written[i as usize] = true;
         self.nest += 1;
+        let text = self.text_of(i);
+        if let Some(t) = text {
+            self.em.resync(t.class_tok);
+        }
         self.em.emit(class_trivia, Tok::Str(&e.class));
         self.em.emit(Trivia::Line(depth), Tok::Punct(TokKind::LBrace));
         let (id_pos, name_pos) = match self.text_of(i) {
@@ -764,6 +825,14 @@ impl<'a> Writer<'a> {
             None => (Some(0), Some(1)),
         };
         for entry in Self::entries(e.attrs.len(), id_pos, name_pos) {
+            if let Some(t) = text {
+                let name = match entry {
+                    Entry::Id => "id",
+                    Entry::Name => "name",
+                    Entry::Attr(k) => &e.attrs[k].name,
+                };
+                self.em.resync_entry(name, t.entries_start, t.entries_len);
+            }
             match entry {
                 Entry::Id => {
                     self.em.emit(Trivia::Line(depth + 1), Tok::Str("id"));
@@ -878,6 +947,9 @@ impl<'a> Writer<'a> {
             .text_layout
             .as_ref()
             .and_then(|l| l.prefix.get(k).copied());
+        if let Some(t) = t {
+            self.em.resync(t.class_tok);
+        }
         self.em.emit(
             if first { Trivia::None } else { Trivia::Line(0) },
             Tok::Str(PREFIX_CLASS),
@@ -889,6 +961,13 @@ impl<'a> Writer<'a> {
             (Some(_), None) => Some(0),
         };
         for entry in Self::entries(p.attrs.len(), id_pos, None) {
+            if let Some(t) = t {
+                let name = match entry {
+                    Entry::Attr(i) => &p.attrs[i].name,
+                    _ => "id",
+                };
+                self.em.resync_entry(name, t.entries_start, t.entries_len);
+            }
             match entry {
                 Entry::Id => {
                     self.em.emit(Trivia::Line(1), Tok::Str("id"));

@@ -221,3 +221,25 @@ fn trailing_commas_upper_case_ids_and_type_named_classes() {
     let text = doc.write_as(false, None).unwrap();
     compare(&doc, &Dmx::read(&text).unwrap()).unwrap();
 }
+
+#[test]
+fn text_insertions_and_removals_keep_the_rest_of_the_formatting() {
+    let src = b"<!-- dmx encoding keyvalues2 1 format dmx 4 -->\r\n\"DmElement\"\r\n{\r\n\t\"id\" \"elementid\" \"b66a2ce3-d686-4dbf-85df-07c6b275bebb\"\r\n\t\"a\"    \"int\" \"1\"\r\n\t\"b\"    \"float\" \"2.50\"\r\n\t\"child\" \"DmeThing\"\r\n\t{\r\n\t\t\"x\"  \"vector3\" \"0 0 1.0\"\r\n\t}\r\n}\r\n\r\n\"DmeOther\"\r\n{\r\n\t\"z\"   \"int\" \"7\"   // seven\r\n}\r\n";
+    let mut doc = Dmx::read(src).unwrap();
+    assert_eq!(doc.write().unwrap(), src.to_vec());
+    // Remove `a`, add `new` at the end of the root: the child and the second element keep
+    // their spacing, numbers and comment.
+    doc.elements[0].attrs.retain(|a| a.name != "a");
+    doc.elements[0].set("new", Value::Int(5));
+    let out = String::from_utf8(doc.write().unwrap()).unwrap();
+    assert!(out.contains("\t\"b\"    \"float\" \"2.50\""), "{out}");
+    assert!(out.contains("\t\t\"x\"  \"vector3\" \"0 0 1.0\""), "{out}");
+    assert!(out.contains("\"z\"   \"int\" \"7\"   // seven"), "{out}");
+    assert!(out.contains("\"new\" \"int\" \"5\""), "{out}");
+    assert!(!out.contains("\"a\""), "{out}");
+    // (The child has no id, so compare values rather than ids.)
+    let back = Dmx::read(out.as_bytes()).unwrap();
+    assert_eq!(back.elements[0].attrs, doc.elements[0].attrs);
+    assert_eq!(back.elements[1].attrs, doc.elements[1].attrs);
+    assert_eq!(back.elements[2].attrs, doc.elements[2].attrs);
+}
