@@ -1,12 +1,27 @@
 //! Compile stage 1 (VBSP): map brushes to a BSP tree, portals, faces and a BSP file.
 //!
 //! [`compile`] is a function from data to data: a [`MapInput`] (entities with brushes as
-//! numbers, see [`input`]) and [`Options`] in, an [`Output`] (the BSP's records, the
-//! portal file's text, diagnostics) out, or a [`CompileError`] (a leak with its pointfile,
-//! a limit). The pipeline follows Valve's VBSP: planes → brushes (bevels) → brush BSP
-//! (twice, the second preferring visible sides) → portals → flood from entities (leak
-//! check) → fill outside → faces from portals, merged and subdivided → detail faces →
-//! T-junction fixing → BSP records.
+//! numbers, see [`input`]; [`input_from_vmf`] adapts the VMF crate's typed view and
+//! [`instances::collapse`] merges `func_instance` files) and [`Options`] in, an [`Output`]
+//! (the BSP's records as [`BspData`], the portal file's text, diagnostics naming VMF ids)
+//! out, or a [`CompileError`] (a leak with its pointfile, an overflowed limit).
+//!
+//! The pipeline follows Valve's VBSP:
+//! 1. planes from side points (snapped, deduplicated) and brushes with Valve's contents
+//!    rules, bevels and validation (`brush`);
+//! 2. the world in Valve's 1024-unit blocks, each block's brushes carved apart (CSG) and
+//!    split into a brush BSP, hints honoured, detail left out (`tree`);
+//! 3. portals, the flood from entities (leak → `.lin`), outside filled, visible sides
+//!    marked; then a second tree preferring visible sides (`portals`);
+//! 4. areas from `func_areaportal` (`areas`), clusters (3D skybox and `func_viscluster`
+//!    merged), the PRT1 portal file (`prt`);
+//! 5. faces from portals, merged and subdivided to the lightmap limit; detail faces clipped
+//!    against each other and filed into the leaves they touch (`faces`);
+//! 6. brush models the same way without the flood; vertices welded, T-junctions split,
+//!    solid subtrees pruned, BSP records (`emit`), serialised by `srcmap-bsp`.
+//!
+//! Not done here (other issues): displacement surfaces (their base face is kept), static
+//! props, overlays, cubemaps, physics collision, leaf water data, vis and lighting.
 
 mod areas;
 mod brush;
