@@ -157,3 +157,54 @@ fn non_source_files_are_refused_by_name() {
     }
     assert!(n >= 8);
 }
+
+/// Displacement lightmap sample positions decode, per displacement, to one position per luxel
+/// of its face; each displacement's stream ends where the next one starts, and re-encodes to the
+/// same bytes.
+#[test]
+fn disp_sample_positions_decode_per_luxel() {
+    let Some(files) = corpus_bsps() else { return };
+    let mut checked = 0;
+    for path in files {
+        let data = std::fs::read(&path).unwrap();
+        if !is_source(&data) {
+            continue;
+        }
+        let bsp = Bsp::parse(&data).unwrap();
+        let faces = if bsp.faces.is_empty() {
+            &bsp.faces_hdr
+        } else {
+            &bsp.faces
+        };
+        for d in &bsp.disp_info {
+            let Some(face) = faces.get(d.map_face as usize) else {
+                continue;
+            };
+            let start = d.lightmap_sample_position_start as usize;
+            let (pos, end) = srcmap_bsp::misc::decode_disp_sample_positions(
+                &bsp.disp_lightmap_sample_positions,
+                start,
+                face.luxel_count(),
+            )
+            .unwrap_or_else(|| panic!("{}: disp at {start} runs out", path.display()));
+            let next = bsp
+                .disp_info
+                .iter()
+                .map(|n| n.lightmap_sample_position_start as usize)
+                .filter(|&n| n > start)
+                .min();
+            assert_eq!(
+                end,
+                next.unwrap_or(bsp.disp_lightmap_sample_positions.len()),
+                "{}: disp stream at {start}",
+                path.display()
+            );
+            assert_eq!(pos.len(), face.luxel_count());
+            let mut again = Vec::new();
+            srcmap_bsp::misc::encode_disp_sample_positions(&pos, &mut again);
+            assert_eq!(&again[..], &bsp.disp_lightmap_sample_positions[start..end]);
+            checked += 1;
+        }
+    }
+    assert!(checked > 50, "{checked} displacements checked");
+}
