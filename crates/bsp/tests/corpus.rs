@@ -176,6 +176,9 @@ fn disp_sample_positions_decode_per_luxel() {
         } else {
             &bsp.faces
         };
+        if bsp.disp_lightmap_sample_positions.is_empty() {
+            continue; // Console builds drop the lump.
+        }
         for d in &bsp.disp_info {
             let Some(face) = faces.get(d.map_face as usize) else {
                 continue;
