@@ -108,8 +108,20 @@ fn typed_lumps_reserialise_to_original_bytes() {
         }
         let file = BspFile::parse(&data).unwrap();
         let bsp = Bsp::from_file(&file).unwrap();
+        // The game lump, when stored uncompressed, re-serialises to its bytes with offsets made
+        // relative to the lump.
+        let gl = srcmap_bsp::lump::GAME_LUMP;
+        let raw = BspDocument::from_file(&file).raw_game_lumps().unwrap();
+        if !raw.entries.iter().any(|e| e.is_compressed()) && file.endian() == srcmap_bsp::Endian::Little {
+            let mut orig = file.stored(gl).to_vec();
+            srcmap_bsp::gamelump::patch_offsets(&mut orig, file.endian(), -(file.entry(gl).offset as i64))
+                .unwrap();
+            if orig != bsp.lump_bytes(gl).unwrap() {
+                report.push(format!("{}: game lump", path.display()));
+            }
+        }
         for lump in 0..HEADER_LUMPS {
-            if lump == srcmap_bsp::lump::GAME_LUMP {
+            if lump == gl {
                 continue;
             }
             let orig = file.lump(lump).unwrap();
