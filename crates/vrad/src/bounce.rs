@@ -14,6 +14,7 @@ use rayon::prelude::*;
 use srcmap_trace::Tracer;
 
 use crate::direct::{MAX_TRACE, sample_point};
+use crate::faces::bump_normals;
 use crate::{Counters, FaceLight, Options, Progress, World};
 
 /// A ray that hit nothing useful (sky, a back face, an unlit face, nothing).
@@ -24,6 +25,9 @@ const NO_HIT: u32 = u32::MAX;
 struct HitRef {
     face: u32,
     st: Vec2,
+    /// For bump-mapped receivers: how much of this ray counts for each bump basis, relative
+    /// to the flat normal (`max(0, d·bᵢ) / d·n`, what VRAD's `GatherLight` does per transfer).
+    bump: [f32; 3],
 }
 
 /// The gather points of one face.
@@ -87,7 +91,12 @@ fn trace_patches(world: &World, face: usize, options: &Options, rays: &mut u64) 
         for (xi, &x) in p.xs.iter().enumerate() {
             let (pos, normal) = sample_point(g, disp, Vec2::new(x as f32, y as f32), centroid);
             let seed = (face as u64) << 32 ^ ((yi as u64) << 16) ^ xi as u64;
+            let bases = g.bumped.then(|| bump_normals(g.texture_vecs, normal));
             for dir in cosine_dirs(normal, count, seed) {
+                let bump = bases.map_or([0.0; 3], |b| {
+                    let flat = dir.dot(normal).max(1e-4);
+                    b.map(|bi| dir.dot(bi).max(0.0) / flat)
+                });
                 *rays += 1;
                 let hit = world
                     .surfaces
@@ -100,11 +109,16 @@ fn trace_patches(world: &World, face: usize, options: &Options, rays: &mut u64) 
                         }
                         let point = pos + dir * h.t;
                         let st = hf.world_to_luxel(point);
-                        Some(HitRef { face: h.payload, st })
+                        Some(HitRef {
+                            face: h.payload,
+                            st,
+                            bump,
+                        })
                     });
                 p.hits.push(hit.unwrap_or(HitRef {
                     face: NO_HIT,
                     st: Vec2::ZERO,
+                    bump,
                 }));
             }
         }
@@ -173,6 +187,7 @@ pub(crate) fn bounce(
     let mut indirect: Vec<Vec<Vec3>> = direct.iter().map(|d| vec![Vec3::ZERO; d.len()]).collect();
     let max_bounces = options.bounces.min(100);
     let mut done = 0;
+    let mut last_exitant = Vec::new();
     progress.start(&format!("bounce{tag}"), max_bounces as u64);
     for _ in 0..max_bounces {
         // Light leaving each luxel: reflectivity × (direct + indirect so far).
@@ -190,7 +205,7 @@ pub(crate) fn bounce(
             .collect();
         let next: Vec<Vec<Vec3>> = (0..world.faces.len())
             .into_par_iter()
-            .map(|i| gather_face(world, i, &patches[i], &exitant, options.bounce_rays()))
+            .map(|i| gather_face(world, i, &patches[i], &exitant, options.bounce_rays(), None))
             .collect();
         let change: f32 = next
             .iter()
@@ -199,6 +214,7 @@ pub(crate) fn bounce(
             .map(|(a, b)| (*a - *b).abs().element_sum())
             .sum();
         indirect = next;
+        last_exitant = exitant;
         done += 1;
         progress.advance(1);
         // VRAD stops when a bounce adds less than 1 unit; relative here, so small maps and
@@ -214,11 +230,26 @@ pub(crate) fn bounce(
         let Some(s0) = fl.samples.first_mut() else {
             continue;
         };
-        let bumps = if g.bumped { 4 } else { 1 };
-        for b in 0..bumps {
-            for (l, add) in indirect[i].iter().enumerate().take(n) {
-                if let Some(v) = s0.get_mut(b * n + l) {
-                    *v += *add;
+        for (l, add) in indirect[i].iter().enumerate().take(n) {
+            if let Some(v) = s0.get_mut(l) {
+                *v += *add;
+            }
+        }
+        // The bump bases get the same light, weighted by how each faces where it came from.
+        if g.bumped && !last_exitant.is_empty() {
+            for b in 0..3 {
+                let bump = gather_face(
+                    world,
+                    i,
+                    &patches[i],
+                    &last_exitant,
+                    options.bounce_rays(),
+                    Some(b),
+                );
+                for (l, add) in bump.iter().enumerate().take(n) {
+                    if let Some(v) = s0.get_mut((b + 1) * n + l) {
+                        *v += *add;
+                    }
                 }
             }
         }
@@ -226,7 +257,16 @@ pub(crate) fn bounce(
     done
 }
 
-fn gather_face(world: &World, face: usize, p: &FacePatches, exitant: &[Vec<Vec3>], rays: usize) -> Vec<Vec3> {
+/// Light arriving at every luxel of `face` from the surfaces its rays hit: for the flat
+/// normal, or (with `bump = Some(i)`) for bump basis `i`.
+fn gather_face(
+    world: &World,
+    face: usize,
+    p: &FacePatches,
+    exitant: &[Vec<Vec3>],
+    rays: usize,
+    bump: Option<usize>,
+) -> Vec<Vec3> {
     let g = &world.faces[face];
     if p.xs.is_empty() || p.ys.is_empty() || rays == 0 {
         return vec![Vec3::ZERO; exitant[face].len()];
@@ -240,7 +280,10 @@ fn gather_face(world: &World, face: usize, p: &FacePatches, exitant: &[Vec<Vec3>
                 continue;
             }
             let hf = &world.faces[h.face as usize];
-            sum += bilinear(&exitant[h.face as usize], hf.width, hf.height, h.st);
+            let weight = bump.map_or(1.0, |b| h.bump[b]);
+            if weight > 0.0 {
+                sum += bilinear(&exitant[h.face as usize], hf.width, hf.height, h.st) * weight;
+            }
         }
         grid.push(sum / rays as f32);
     }
