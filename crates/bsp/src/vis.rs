@@ -94,26 +94,31 @@ fn decompress_row(data: &[u8], start: usize, row_len: usize, base: u64) -> Resul
     let mut out = Vec::with_capacity(row_len);
     let mut i = start;
     while out.len() < row_len {
-        let Some(&b) = data.get(i) else {
+        // Copy the run of literal (non-zero) bytes in one go.
+        let want = row_len - out.len();
+        let avail = data.get(i..data.len().min(i.saturating_add(want))).unwrap_or(&[]);
+        let literal = avail.iter().position(|&b| b == 0).unwrap_or(avail.len());
+        out.extend_from_slice(&avail[..literal]);
+        i += literal;
+        if out.len() >= row_len {
+            break;
+        }
+        if data.get(i).is_none() {
             return Err(Error::lump(
                 VISIBILITY,
                 base + i as u64,
                 "compressed visibility row runs past the end of the lump",
             ));
-        };
-        i += 1;
-        if b != 0 {
-            out.push(b);
-            continue;
         }
-        let Some(&run) = data.get(i) else {
+        // A zero byte, then the count of zero bytes it stands for.
+        let Some(&run) = data.get(i + 1) else {
             return Err(Error::lump(
                 VISIBILITY,
-                base + i as u64,
+                base + i as u64 + 1,
                 "zero-run count past the end of the lump",
             ));
         };
-        i += 1;
+        i += 2;
         // A run may overshoot the row in files written by some tools; clamp it.
         let run = (run as usize).min(row_len - out.len());
         out.resize(out.len() + run, 0);
