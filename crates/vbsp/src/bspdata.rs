@@ -195,6 +195,46 @@ impl BspData {
         self.leafs.get((-1 - n) as usize)
     }
 
+    /// Bounds of the drawn faces (not sky, not nodraw) in the world's open leaves outside
+    /// the given areas.
+    pub fn world_bounds_no_skybox(&self, skip_areas: &[u32]) -> Option<([f32; 3], [f32; 3])> {
+        let mut mins = [f32::INFINITY; 3];
+        let mut maxs = [f32::NEG_INFINITY; 3];
+        let mut stack = vec![self.models.first()?.head_node];
+        while let Some(n) = stack.pop() {
+            if n >= 0 {
+                let node = self.nodes.get(n as usize)?;
+                stack.extend(node.children);
+                continue;
+            }
+            let leaf = self.leafs.get((-1 - n) as usize)?;
+            if leaf.contents & crate::contents::CONTENTS_SOLID as i32 != 0
+                || skip_areas.contains(&(leaf.area as u32))
+            {
+                continue;
+            }
+            let faces = &self.leaf_faces[leaf.first_leaf_face as usize..][..leaf.num_leaf_faces as usize];
+            for &fi in faces {
+                let f = &self.faces[fi as usize];
+                let flags = self.texinfo[f.texinfo as usize].flags as u32;
+                if flags & (crate::contents::SURF_SKY | crate::contents::SURF_NODRAW) != 0 {
+                    continue;
+                }
+                for i in 0..f.num_edges as i32 {
+                    let se = self.surfedges[(f.first_edge + i) as usize];
+                    for v in self.edges[se.unsigned_abs() as usize] {
+                        let p = self.vertexes[v as usize];
+                        for a in 0..3 {
+                            mins[a] = mins[a].min(p[a]);
+                            maxs[a] = maxs[a].max(p[a]);
+                        }
+                    }
+                }
+            }
+        }
+        (mins[0] <= maxs[0]).then_some((mins, maxs))
+    }
+
     /// Texture name of a face.
     pub fn face_material(&self, face: &DFace) -> &str {
         let ti = &self.texinfo[face.texinfo as usize];

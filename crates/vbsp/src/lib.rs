@@ -638,8 +638,16 @@ pub fn compile(
             clusters: None,
         });
     }
+    // As Valve: Hammer's "id" becomes "hammerid"; the world records its bounds.
+    for e in &mut ents {
+        for (k, _) in e.keyvalues.iter_mut() {
+            if k.eq_ignore_ascii_case("id") {
+                *k = "hammerid".to_string();
+            }
+        }
+    }
     let entity_text = emit::entity_lump(&ents);
-    let bsp = emit::emit(
+    let mut bsp = emit::emit(
         &planes,
         &brushes,
         &tex,
@@ -648,6 +656,14 @@ pub fn compile(
         clusters.count,
         area_info,
     )?;
+    // Valve's `ComputeBoundsNoSkybox`: the drawn faces of the open leaves outside the 3D
+    // skybox, as worldspawn's world_mins / world_maxs.
+    if let Some(b) = bsp.world_bounds_no_skybox(&sky_areas) {
+        let fmt = |v: [f32; 3]| format!("{} {} {}", v[0] as i32, v[1] as i32, v[2] as i32);
+        set_kv(&mut ents[0].keyvalues, "world_mins", fmt(b.0));
+        set_kv(&mut ents[0].keyvalues, "world_maxs", fmt(b.1));
+        bsp.entities = emit::entity_lump(&ents);
+    }
     stats.models = bsp.models.len();
     stats.faces = bsp.faces.len();
     stats.clusters = clusters.count;
