@@ -201,3 +201,41 @@ fn bad_brushes_are_reported_and_skipped() {
     assert!(msgs.iter().any(|m| m.contains("brush 96")), "{msgs:?}");
     assert_eq!(out.bsp.brushes.len(), 6);
 }
+
+#[test]
+fn random_garbage_brushes_never_panic() {
+    // Random side points: inside-out, degenerate, huge, NaN. Every outcome is fine but a panic.
+    let mut seed = 0x9e3779b97f4a7c15u64;
+    let mut rnd = move || {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        (seed >> 11) as f64 / (1u64 << 53) as f64
+    };
+    for round in 0..20 {
+        let mut ents = box_room();
+        for b in 0..30 {
+            let mut brush = common::box_brush(1000 + b, [-64.0, -64.0, 0.0], [64.0, 64.0, 128.0], WALL);
+            for s in &mut brush.sides {
+                for p in &mut s.points {
+                    if rnd() < 0.5 {
+                        *p = srcmap_geom::DVec3::new(
+                            rnd() * 600.0 - 300.0,
+                            rnd() * 600.0 - 300.0,
+                            rnd() * 300.0,
+                        );
+                    }
+                }
+                if rnd() < 0.02 {
+                    s.points[0].x = f64::NAN;
+                }
+                if rnd() < 0.02 {
+                    s.points[1].y = 1e9;
+                }
+            }
+            ents[0].brushes.push(brush);
+        }
+        let _ = round;
+        let _ = compile_map(ents);
+    }
+}
