@@ -510,6 +510,7 @@ pub fn compile(
 
     progress.step("world tree (pass 2)");
     let mut tree = tree::build_tree(&planes, &brushes, &structural, Pass::Second, world_bounds, true);
+    debug_assert_eq!(tree.verify(), Ok(()));
     let mut prt = portals::make_portals(&mut tree, &planes);
     let _ = portals::flood_entities(&mut tree, &planes, &prt, &origins);
     if filled_ok {

@@ -239,3 +239,25 @@ fn random_garbage_brushes_never_panic() {
         let _ = compile_map(ents);
     }
 }
+
+#[test]
+fn closed_room_surface_is_watertight() {
+    // Fine lightmaps force subdivision, whose cuts meet neighbouring faces in T-junctions;
+    // after fixing, every edge of the closed inner surface is shared by exactly two faces.
+    let mut ents = box_room();
+    for b in &mut ents[0].brushes {
+        for s in &mut b.sides {
+            s.lightmap_scale = 3.0;
+        }
+    }
+    let out = compile_map(ents).unwrap();
+    assert!(out.bsp.faces.len() > 6 * 4, "subdivided: {}", out.bsp.faces.len());
+    let mut uses = vec![0u32; out.bsp.edges.len()];
+    for f in &out.bsp.faces {
+        for i in 0..f.num_edges as i32 {
+            uses[out.bsp.surfedges[(f.first_edge + i) as usize].unsigned_abs() as usize] += 1;
+        }
+    }
+    let open: Vec<usize> = (1..uses.len()).filter(|&e| uses[e] != 2).collect();
+    assert!(open.is_empty(), "{} edges not shared by two faces", open.len());
+}
