@@ -483,7 +483,8 @@ impl Emitter<'_> {
             contents: contents as i32,
             cluster: cluster as i16,
             area: self.leaf_area.get(n.idx()).copied().unwrap_or(0) as u16,
-            flags: 0,
+            // Valve assumes every leaf sees the sky until vrad knows better.
+            flags: 1,
             mins: [
                 clamp16(b.mins.x.floor()),
                 clamp16(b.mins.y.floor()),
