@@ -54,6 +54,8 @@ pub struct Counters {
     pub passed: u64,
     /// Sub-walks skipped because the same state was already explored (fast flow only).
     pub memo_hits: u64,
+    /// States remembered for that.
+    pub memo_stores: u64,
 }
 
 impl Counters {
@@ -64,6 +66,7 @@ impl Counters {
         self.separator_planes += o.separator_planes;
         self.passed += o.passed;
         self.memo_hits += o.memo_hits;
+        self.memo_stores += o.memo_stores;
     }
 }
 
@@ -135,11 +138,11 @@ struct Walk<'a> {
     counters: Counters,
     /// Fast flow: the might-see sets with which the walk already went through each portal
     /// with both windings whole (see [`Walk::seen_before`]).
-    memo: Vec<Vec<MemoEntry>>,
+    memo: Vec<(usize, Vec<MemoEntry>)>,
 }
 
 /// A state the walk went through a portal with: its windings and might-see set.
-#[derive(Clone)]
+#[derive(Clone, Default)]
 struct MemoEntry {
     source: Vec<V3>,
     pass: Vec<V3>,
@@ -186,7 +189,7 @@ fn flow_one(
         tmp: Vec::new(),
         counters: Counters::default(),
         memo: if kind == FlowKind::Fast {
-            vec![Vec::new(); graph.portals.len()]
+            vec![(0, Vec::new()); graph.portals.len()]
         } else {
             Vec::new()
         },
@@ -237,7 +240,7 @@ impl Walk<'_> {
         let cur = &self.frames[depth];
         let (lo, hi) = (cur.lo, cur.hi);
         let might = &cur.might[lo..hi];
-        let entries = &mut self.memo[pn];
+        let (oldest, entries) = &mut self.memo[pn];
         let covered = entries.iter().any(|e| {
             same_winding(&e.pass, &cur.pass)
                 && same_winding(&e.source, &cur.source)
@@ -250,15 +253,24 @@ impl Walk<'_> {
             self.counters.memo_hits += 1;
             return true;
         }
-        if entries.len() == MEMO_PER_PORTAL {
-            entries.remove(0);
-        }
-        entries.push(MemoEntry {
-            source: cur.source.clone(),
-            pass: cur.pass.clone(),
-            lo,
-            might: might.to_vec(),
-        });
+        // A small ring per portal; reuse the oldest entry's buffers.
+        let slot = if entries.len() < MEMO_PER_PORTAL {
+            entries.push(MemoEntry::default());
+            entries.len() - 1
+        } else {
+            let slot = *oldest;
+            *oldest = (slot + 1) % MEMO_PER_PORTAL;
+            slot
+        };
+        self.counters.memo_stores += 1;
+        let e = &mut entries[slot];
+        e.source.clear();
+        e.source.extend_from_slice(&cur.source);
+        e.pass.clear();
+        e.pass.extend_from_slice(&cur.pass);
+        e.lo = lo;
+        e.might.clear();
+        e.might.extend_from_slice(might);
         false
     }
 
