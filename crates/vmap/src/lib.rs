@@ -85,6 +85,21 @@ pub struct MapVariable {
     pub type_name: Option<String>,
 }
 
+/// The root element's map settings (`CMapRootElement`); missing values are `None`.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct RootInfo {
+    pub is_prefab: Option<bool>,
+    pub editor_build: Option<i32>,
+    pub editor_version: Option<i32>,
+    pub show_grid: Option<bool>,
+    pub grid_spacing: Option<f32>,
+    pub item_file: Option<String>,
+    /// `defaultcamera`: position and look-at point.
+    pub default_camera: Option<([f32; 3], [f32; 3])>,
+    /// `world.mapUsageType` (`standard`, `skybox`, …).
+    pub map_usage_type: Option<String>,
+}
+
 /// Map node classes the view knows by role.
 pub const ENTITY_CLASSES: [&str; 2] = ["CMapEntity", "CMapWorld"];
 
@@ -143,6 +158,29 @@ impl Vmap {
 
     pub fn root(&self) -> &Element {
         &self.doc.elements[0]
+    }
+
+    /// The root's settings.
+    pub fn root_info(&self) -> RootInfo {
+        let r = self.root();
+        let camera = self
+            .child_ref(0, "defaultcamera")
+            .and_then(|c| self.element(c))
+            .and_then(|c| Some((c.get("position")?.as_vector3()?, c.get("lookat")?.as_vector3()?)));
+        RootInfo {
+            is_prefab: r.get("isprefab").and_then(Value::as_bool),
+            editor_build: r.get("editorbuild").and_then(Value::as_int),
+            editor_version: r.get("editorversion").and_then(Value::as_int),
+            show_grid: r.get("showgrid").and_then(Value::as_bool),
+            grid_spacing: r.get("gridspacing").and_then(Value::as_float),
+            item_file: r.get("itemFile").and_then(Value::to_text),
+            default_camera: camera,
+            map_usage_type: self
+                .world()
+                .and_then(|w| self.element(w))
+                .and_then(|w| w.get("mapUsageType"))
+                .and_then(Value::to_text),
+        }
     }
 
     /// The `world` element (`CMapWorld`).

@@ -130,6 +130,9 @@ fn cs2_sample_cube_has_the_documented_shape_and_outward_faces() {
     };
     let map = Vmap::read(&data).unwrap();
     assert_eq!(map.format_version(), 35);
+    let info = map.root_info();
+    assert_eq!((info.editor_build, info.is_prefab), (Some(9916), Some(false)));
+    assert!(info.default_camera.is_some());
     let props = map
         .entities()
         .iter()
