@@ -24,7 +24,7 @@ pub struct VradArgs {
     /// Maximum number of light bounces (stops early when a bounce adds little).
     #[arg(long, default_value_t = 100)]
     pub bounce: u32,
-    /// Write only LDR lighting (the default).
+    /// Write only LDR lighting (by default LDR, plus HDR when the map already has HDR lighting).
     #[arg(long, conflicts_with_all = ["hdr", "both"])]
     pub ldr: bool,
     /// Write only HDR lighting.
@@ -61,6 +61,8 @@ pub struct RadOptions {
     pub both: bool,
     pub threads: usize,
     pub quiet: bool,
+    /// `-ldr` given: do not relight HDR even if the map has it.
+    pub ldr_only: bool,
 }
 
 impl RadOptions {
@@ -78,6 +80,7 @@ impl RadOptions {
             hdr: self.hdr || self.both,
             threads: self.threads,
             ambient_cubes: true,
+            hdr_if_present: !self.ldr_only,
         }
     }
 }
@@ -101,6 +104,7 @@ pub fn vrad(args: &VradArgs) -> anyhow::Result<()> {
         both: args.both,
         threads: args.threads,
         quiet: args.quiet,
+        ldr_only: args.ldr,
     };
     let mut options = rad.to_options();
     options.ambient_cubes = !args.noambient;

@@ -1,5 +1,5 @@
 //! Relights a BSP without the CLI: `cargo run --release -p srcmap-vrad --example relight --
-//! IN.bsp OUT.bsp [-fast|-final] [-bounce N] [-hdr|-both] [-noambient]`. Prints the run's
+//! IN.bsp OUT.bsp [-fast|-final] [-bounce N] [-ldr|-hdr|-both] [-noambient]`. Prints the run's
 //! report as one JSON-like line (used by scripts/rad_report.py).
 
 use std::time::Instant;
@@ -9,7 +9,7 @@ use srcmap_vrad::{NoProgress, Options, Quality};
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     if args.len() < 2 {
-        eprintln!("usage: relight IN.bsp OUT.bsp [-fast|-final] [-bounce N] [-hdr|-both] [-noambient]");
+        eprintln!("usage: relight IN.bsp OUT.bsp [-fast|-final] [-bounce N] [-ldr|-hdr|-both] [-noambient]");
         std::process::exit(2);
     }
     let mut options = Options::default();
@@ -19,6 +19,7 @@ fn main() {
             "fast" => options.quality = Quality::Fast,
             "final" => options.quality = Quality::Final,
             "hdr" => (options.ldr, options.hdr) = (false, true),
+            "ldr" => (options.ldr, options.hdr, options.hdr_if_present) = (true, false, false),
             "both" => (options.ldr, options.hdr) = (true, true),
             "noambient" => options.ambient_cubes = false,
             "bounce" => {

@@ -79,6 +79,9 @@ pub struct Options {
     pub threads: usize,
     /// Compute per-leaf ambient cubes.
     pub ambient_cubes: bool,
+    /// Also relight HDR when the input already has HDR lighting and `hdr` is off, so no
+    /// stale lighting from an earlier compile stays in the file.
+    pub hdr_if_present: bool,
 }
 
 impl Default for Options {
@@ -90,6 +93,7 @@ impl Default for Options {
             hdr: false,
             threads: 0,
             ambient_cubes: true,
+            hdr_if_present: true,
         }
     }
 }
@@ -287,7 +291,7 @@ fn light_bsp_inner(bsp: &mut Bsp, options: &Options, progress: &dyn Progress) ->
     if options.ldr {
         ranges.push(Range::Ldr);
     }
-    if options.hdr {
+    if options.hdr || (options.hdr_if_present && !bsp.lighting_hdr.is_empty()) {
         ranges.push(Range::Hdr);
     }
     let mut trace_seconds = 0.0;

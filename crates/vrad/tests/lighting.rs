@@ -235,6 +235,7 @@ fn relit_corpus_maps_agree_with_valve() {
     let Some(dir) = corpus() else { return };
     let options = Options {
         quality: Quality::Fast,
+        hdr_if_present: false,
         ..Options::default()
     };
     let mut failures = Vec::new();
