@@ -74,15 +74,17 @@ fn vmap_json(path: &Path, map: &Vmap) -> serde_json::Value {
             Err(e) => bad_meshes.push(json!({ "element": m, "error": e.to_string() })),
         }
     }
-    let root = map.root();
+    let info = map.root_info();
     json!({
         "file": path.display().to_string(),
         "format": "vmap",
         "encoding": map.doc.header.encoding,
         "encoding_version": map.doc.header.encoding_version,
         "vmap_version": map.format_version(),
-        "editor_build": root.get("editorbuild").and_then(|v| v.as_int()),
-        "is_prefab": root.get("isprefab").and_then(|v| v.as_bool()),
+        "editor_build": info.editor_build,
+        "editor_version": info.editor_version,
+        "is_prefab": info.is_prefab,
+        "map_usage_type": info.map_usage_type,
         "elements": map.doc.elements.len(),
         "nodes": nodes.len(),
         "node_classes": node_classes,
