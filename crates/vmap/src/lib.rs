@@ -367,6 +367,30 @@ impl Vmap {
         Ok(())
     }
 
+    /// Replaces a mesh's vertex positions (`position:0` of its `vertexData`, mesh-local), row
+    /// for row: the topology and every other stream stay as they are.
+    pub fn set_mesh_positions(&mut self, mesh_element: u32, positions: &[[f32; 3]]) -> Result<(), VmapError> {
+        let mesh = self.polygon_mesh(mesh_element)?;
+        let err = |message: String| VmapError::Element {
+            element: mesh_element,
+            class: "CDmePolygonMesh".into(),
+            message,
+        };
+        let stream = mesh
+            .vertex_data_array
+            .stream("position:0")
+            .ok_or_else(|| err("no position:0 stream in vertexData".into()))?;
+        let rows = mesh.positions().map_or(0, <[_]>::len);
+        if rows != positions.len() {
+            return Err(err(format!(
+                "{} positions given for {rows} rows",
+                positions.len()
+            )));
+        }
+        self.doc.elements[stream.element as usize].set("data", Value::Vector3Array(positions.to_vec()));
+        Ok(())
+    }
+
     /// Sets an entity key value (in its `entity_properties`), adding the key if needed.
     pub fn set_key_value(&mut self, entity: u32, key: &str, value: &str) -> Result<(), VmapError> {
         let props = self

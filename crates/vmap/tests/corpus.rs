@@ -176,6 +176,29 @@ fn cs2_sample_cube_has_the_documented_shape_and_outward_faces() {
 }
 
 #[test]
+fn moving_mesh_vertices_reads_back_with_the_same_topology() {
+    let Some(data) = corpus_file("leops+dmxparser/test.vmap") else {
+        eprintln!("SRCMAP_CORPUS is not set: skipping");
+        return;
+    };
+    let mut map = Vmap::read(&data).unwrap();
+    let (_, el) = map.meshes()[0];
+    let mesh = map.polygon_mesh(el).unwrap();
+    let moved: Vec<[f32; 3]> = mesh
+        .positions()
+        .unwrap()
+        .iter()
+        .map(|p| [p[0] + 16.0, p[1], p[2] - 8.0])
+        .collect();
+    map.set_mesh_positions(el, &moved).unwrap();
+    assert!(map.set_mesh_positions(el, &moved[1..]).is_err());
+    let back = Vmap::read(&map.write().unwrap()).unwrap();
+    let again = back.polygon_mesh(el).unwrap();
+    assert_eq!(again.positions().unwrap(), &moved[..]);
+    assert_eq!(again.check().unwrap(), mesh.check().unwrap());
+}
+
+#[test]
 fn entity_connections_are_read() {
     let Some(data) = corpus_file("FrostSource+akimbo/test.vmap") else {
         eprintln!("SRCMAP_CORPUS is not set: skipping");
