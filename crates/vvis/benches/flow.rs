@@ -28,7 +28,7 @@ fn main() {
     for owner in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
         for f in std::fs::read_dir(owner.path()).into_iter().flatten().flatten() {
             let path = f.path();
-            if !path.extension().is_some_and(|e| e == "bsp") {
+            if path.extension().is_none_or(|e| e != "bsp") {
                 continue;
             }
             if only
@@ -55,7 +55,7 @@ fn main() {
             ));
         }
     }
-    maps.sort_by(|a, b| b.0.cmp(&a.0));
+    maps.sort_by_key(|m| std::cmp::Reverse(m.0));
     maps.truncate(count);
     println!(
         "{:<28} {:>7} {:>8} {:>8} {:>8} {:>9} {:>9} {:>7} {:>5} {:>11} {:>11} {:>7}",
