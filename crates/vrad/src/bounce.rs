@@ -107,6 +107,17 @@ fn trace_patches(world: &World, face: usize, options: &Options, rays: &mut u64) 
                         if !hf.is_displacement && hf.normal.dot(dir) >= 0.0 {
                             return None;
                         }
+                        // Faces alone leave cracks (T-junctions, faces cut by detail brushes);
+                        // VRAD tests transfers against the solid brushes, so do we: light from
+                        // behind a brush does not count.
+                        *rays += 1;
+                        if h.t > 2.0
+                            && world
+                                .occluders
+                                .occluded(pos.to_array(), dir.to_array(), h.t - 1.0)
+                        {
+                            return None;
+                        }
                         let point = pos + dir * h.t;
                         let st = hf.world_to_luxel(point);
                         Some(HitRef {

@@ -295,6 +295,15 @@ fn light_bsp_inner(bsp: &mut Bsp, options: &Options, progress: &dyn Progress) ->
         ranges.push(Range::Hdr);
     }
     let mut trace_seconds = 0.0;
+    let has_vis = bsp
+        .visibility
+        .as_ref()
+        .is_some_and(|v| v.num_clusters > 0 && !v.pvs.is_empty());
+    if !has_vis && options.bounces > 0 {
+        report
+            .warnings
+            .push("no visibility data: direct lighting only (as VRAD), no bounce".into());
+    }
     for range in ranges {
         let tag = if range == Range::Hdr { " (hdr)" } else { "" };
         let (lights, scan) = lights::parse_lights(&bsp.entities, range);
@@ -317,7 +326,17 @@ fn light_bsp_inner(bsp: &mut Bsp, options: &Options, progress: &dyn Progress) ->
         report.phases.push((format!("direct{tag}"), dt));
 
         let t = Instant::now();
-        report.bounces_done = bounce::bounce(&world, &mut facelights, options, progress, &counters, tag);
+        if has_vis {
+            report.bounces_done = bounce::bounce(&world, &mut facelights, options, progress, &counters, tag);
+        } else {
+            // VRAD without visibility data: "direct lighting only", plus a flat ambient of
+            // 0.1 on style 0 so unlit corners are not pitch black.
+            for (g, fl) in world.faces.iter().zip(facelights.iter_mut()) {
+                if let (true, Some(s0)) = (g.lit, fl.samples.first_mut()) {
+                    s0.iter_mut().for_each(|v| *v += glam::Vec3::splat(0.1));
+                }
+            }
+        }
         let dt = t.elapsed().as_secs_f64();
         trace_seconds += dt;
         report.phases.push((format!("bounce{tag}"), dt));
