@@ -136,9 +136,32 @@ struct Walk<'a> {
     frames: Vec<Frame>,
     tmp: Vec<V3>,
     counters: Counters,
-    /// Fast flow: the might-see sets with which the walk already went through each portal
-    /// with both windings whole (see [`Walk::seen_before`]).
-    memo: Vec<(usize, Vec<MemoEntry>)>,
+    /// Fast flow: the states with which the walk already went through each portal (see
+    /// [`Walk::seen_before`]).
+    memo: Vec<MemoSlot>,
+    /// Portals whose memo slot is in use, to reset them for the next base portal.
+    touched: Vec<u32>,
+}
+
+/// Buffers a thread reuses from one base portal to the next (no allocation in the walk).
+#[derive(Default)]
+struct Scratch {
+    frames: Vec<Frame>,
+    tmp: Vec<V3>,
+    memo: Vec<MemoSlot>,
+    touched: Vec<u32>,
+}
+
+thread_local! {
+    static SCRATCH: std::cell::RefCell<Scratch> = std::cell::RefCell::new(Scratch::default());
+}
+
+/// A small ring of remembered states for one portal; entries past `used` are stale buffers.
+#[derive(Clone, Default)]
+struct MemoSlot {
+    oldest: usize,
+    used: usize,
+    entries: Vec<MemoEntry>,
 }
 
 /// A state the walk went through a portal with: its windings and might-see set.
@@ -169,14 +192,25 @@ fn flow_one(
 ) -> (Bits, Counters) {
     let portal = &graph.portals[p];
     let words = graph.words;
-    let mut head = Frame {
-        might: base[p].flood.words.clone(),
-        lo: 0,
-        hi: words,
-        ..Default::default()
-    };
+    let mut scratch = SCRATCH.with(|s| std::mem::take(&mut *s.borrow_mut()));
+    if scratch.frames.is_empty() {
+        scratch.frames.push(Frame::default());
+    }
+    let head = &mut scratch.frames[0];
+    head.might.clear();
+    head.might.extend_from_slice(&base[p].flood.words);
+    (head.lo, head.hi) = (0, words);
+    head.source.clear();
     head.source.extend_from_slice(&portal.winding);
     head.source_whole = true;
+    head.pass.clear();
+    head.pass_whole = false;
+    head.seps.clear();
+    head.cursor = SepCursor::default();
+    if kind == FlowKind::Fast && scratch.memo.len() != graph.portals.len() {
+        scratch.memo = vec![MemoSlot::default(); graph.portals.len()];
+        scratch.touched.clear();
+    }
     let mut walk = Walk {
         graph,
         base,
@@ -185,26 +219,30 @@ fn flow_one(
         base_portal: p,
         head_plane: portal.plane,
         vis: Bits::new(words),
-        frames: vec![head],
-        tmp: Vec::new(),
+        frames: scratch.frames,
+        tmp: scratch.tmp,
         counters: Counters::default(),
-        memo: if kind == FlowKind::Fast {
-            vec![(0, Vec::new()); graph.portals.len()]
-        } else {
-            Vec::new()
-        },
+        memo: scratch.memo,
+        touched: scratch.touched,
     };
     walk.leaf_flow(portal.leaf as usize, 1);
+    for &t in &walk.touched {
+        let slot = &mut walk.memo[t as usize];
+        (slot.oldest, slot.used) = (0, 0);
+    }
+    walk.touched.clear();
+    let scratch = Scratch { frames: walk.frames, tmp: walk.tmp, memo: walk.memo, touched: walk.touched };
+    SCRATCH.with(|s| *s.borrow_mut() = scratch);
     (walk.vis, walk.counters)
 }
 
 /// The level that led here and the level being built, growing the stack as needed.
 fn frame_pair(frames: &mut Vec<Frame>, depth: usize, words: usize) -> (&mut Frame, &mut Frame) {
     while frames.len() <= depth {
-        frames.push(Frame {
-            might: vec![0; words],
-            ..Default::default()
-        });
+        frames.push(Frame::default());
+    }
+    if frames[depth].might.len() != words {
+        frames[depth].might.resize(words, 0);
     }
     let (a, b) = frames.split_at_mut(depth);
     (&mut a[depth - 1], &mut b[0])
@@ -240,8 +278,8 @@ impl Walk<'_> {
         let cur = &self.frames[depth];
         let (lo, hi) = (cur.lo, cur.hi);
         let might = &cur.might[lo..hi];
-        let (oldest, entries) = &mut self.memo[pn];
-        let covered = entries.iter().any(|e| {
+        let slot = &mut self.memo[pn];
+        let covered = slot.entries[..slot.used].iter().any(|e| {
             same_winding(&e.pass, &cur.pass)
                 && same_winding(&e.source, &cur.source)
                 && might.iter().enumerate().all(|(k, &m)| {
@@ -254,16 +292,22 @@ impl Walk<'_> {
             return true;
         }
         // A small ring per portal; reuse the oldest entry's buffers.
-        let slot = if entries.len() < MEMO_PER_PORTAL {
-            entries.push(MemoEntry::default());
-            entries.len() - 1
+        if slot.used == 0 {
+            self.touched.push(pn as u32);
+        }
+        let index = if slot.used < MEMO_PER_PORTAL {
+            slot.used += 1;
+            if slot.entries.len() < slot.used {
+                slot.entries.push(MemoEntry::default());
+            }
+            slot.used - 1
         } else {
-            let slot = *oldest;
-            *oldest = (slot + 1) % MEMO_PER_PORTAL;
-            slot
+            let oldest = slot.oldest;
+            slot.oldest = (oldest + 1) % MEMO_PER_PORTAL;
+            oldest
         };
         self.counters.memo_stores += 1;
-        let e = &mut entries[slot];
+        let e = &mut slot.entries[index];
         e.source.clear();
         e.source.extend_from_slice(&cur.source);
         e.pass.clear();
