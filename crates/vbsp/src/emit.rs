@@ -576,7 +576,8 @@ impl Emitter<'_> {
         let lit = flags & (SURF_NOLIGHT | SURF_SKY) == 0;
         let idx = self.out.faces.len() as u32;
         self.out.faces.push(DFace {
-            plane: f.plane.positive().0 as u16,
+            // Valve stores the face's own plane (either twin) and its parity.
+            plane: f.plane.0 as u16,
             side: f.plane.is_flipped() as u8,
             on_node: on_node as u8,
             first_edge,

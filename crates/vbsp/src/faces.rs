@@ -252,54 +252,57 @@ pub fn subdivide_faces(faces: Vec<Face>, tex: &dyn TexinfoLookup) -> Vec<Face> {
 }
 
 /// Detail brush faces: each side's polygon minus the parts inside other detail brushes
-/// (a lower-numbered brush wins where two coincide), kept when some part of it lies in a
-/// non-solid world leaf; those leaves reference it. Also files each detail brush into the
-/// non-solid leaves it touches.
+/// (a lower-numbered brush wins where two coincide). As Valve, the caller merges and
+/// subdivides them, then keeps those with some part in a non-solid world leaf
+/// ([`filter_into_leaves`]). Also files each detail brush into the non-solid leaves it
+/// touches.
 pub fn detail_faces(tree: &mut Tree, planes: &PlaneSet, brushes: &[Brush], detail: &[u32]) -> Vec<Face> {
     use rayon::prelude::*;
-    let per_brush: Vec<Vec<Face>> = detail
+    let pieces = crate::tree::chop_detail(planes, brushes, detail);
+    const TRANSPARENT: u32 = CONTENTS_WINDOW | CONTENTS_GRATE | CONTENTS_WATER | CONTENTS_SLIME;
+    let per_piece: Vec<Vec<Face>> = pieces
         .par_iter()
-        .map(|&bi| {
-            let b = &brushes[bi as usize];
+        .enumerate()
+        .map(|(pi, p)| {
             let mut out = Vec::new();
-            for (si, s) in b.sides.iter().enumerate() {
-                let Some(w) = &s.winding else { continue };
-                if s.bevel {
+            if p.contents & ALL_VISIBLE_CONTENTS == 0 {
+                return out;
+            }
+            // Valve's GetListOfCutBrushes.
+            let cutters: Vec<&crate::tree::DetailPiece> = pieces
+                .iter()
+                .enumerate()
+                .filter(|(ci, c)| {
+                    *ci != pi
+                        && (c.contents & TRANSPARENT == 0 || p.contents & TRANSPARENT != 0)
+                        && c.contents & ALL_VISIBLE_CONTENTS != 0
+                        && c.bounds.overlaps(&p.bounds, 0.0)
+                })
+                .map(|(_, c)| c)
+                .collect();
+            for (si, plane, w) in &p.sides {
+                let side = &brushes[p.orig as usize].sides[*si as usize];
+                if side.bevel {
                     continue;
                 }
-                let mut pieces = vec![w.clone()];
-                for &oj in detail {
-                    if oj == bi || pieces.is_empty() {
-                        continue;
-                    }
-                    let o = &brushes[oj as usize];
-                    if !o.bounds.overlaps(&b.bounds, 0.1) {
-                        continue;
-                    }
-                    let mut next = Vec::new();
-                    for piece in pieces {
-                        next.extend(clip_outside(piece, s.plane, planes, o, oj < bi));
-                    }
-                    pieces = next;
+                if cutters.iter().any(|c| covers(planes, c, *plane, w)) {
+                    continue;
                 }
-                for piece in pieces {
-                    out.push(Face {
-                        plane: s.plane,
-                        texinfo: s.texinfo,
-                        winding: piece,
-                        node: None,
-                        contents: b.contents,
-                        side: (bi, si as u32),
-                        hammer_id: s.vmf_id,
-                        leaves: Vec::new(),
-                    });
-                }
+                out.push(Face {
+                    plane: *plane,
+                    texinfo: side.texinfo,
+                    winding: w.clone(),
+                    node: None,
+                    contents: p.contents,
+                    side: (p.orig, *si),
+                    hammer_id: side.vmf_id,
+                    leaves: Vec::new(),
+                });
             }
             out
         })
         .collect();
-    let mut faces: Vec<Face> = per_brush.into_iter().flatten().collect();
-    filter_into_leaves(tree, planes, &mut faces);
+    let faces: Vec<Face> = per_piece.into_iter().flatten().collect();
     for &bi in detail {
         let w = &brushes[bi as usize];
         let mut leaves = Vec::new();
@@ -311,6 +314,40 @@ pub fn detail_faces(tree: &mut Tree, planes: &PlaneSet, brushes: &[Brush], detai
     faces
 }
 
+/// Valve's `ClipFaceToBrush` as `ComputeVisibleBrushSides` uses it: a detail face is hidden
+/// only when one other detail brush with a side on the face's plane covers all of it
+/// (a face only partly covered is kept whole: details are not fragmented).
+fn covers(planes: &PlaneSet, c: &crate::tree::DetailPiece, plane: PlaneId, w: &Winding) -> bool {
+    let Some(found) = c
+        .planes
+        .iter()
+        .position(|(p, bevel)| !bevel && p.positive() == plane.positive())
+    else {
+        return false;
+    };
+    let mut cur = w.clone();
+    for (i, (p, bevel)) in c.planes.iter().enumerate() {
+        if i == found || *bevel {
+            continue;
+        }
+        let (front, back) = cur.split(planes.get(*p), 0.001);
+        let (front, back) = match (front, back) {
+            (None, None) => (None, Some(cur.clone())),
+            fb => fb,
+        };
+        match back {
+            Some(b) if !b.is_tiny(0.2) => {
+                if front.is_some_and(|f| !f.is_tiny(0.2)) {
+                    return false;
+                }
+                cur = b;
+            }
+            _ => return false,
+        }
+    }
+    true
+}
+
 /// Find the non-solid leaves each face touches; faces entirely in solid are dropped.
 pub fn filter_into_leaves(tree: &Tree, planes: &PlaneSet, faces: &mut Vec<Face>) {
     for f in faces.iter_mut() {
@@ -319,45 +356,6 @@ pub fn filter_into_leaves(tree: &Tree, planes: &PlaneSet, faces: &mut Vec<Face>)
         f.leaves = leaves;
     }
     faces.retain(|f| !f.leaves.is_empty());
-}
-
-/// The parts of `w` (on plane `wplane`) outside brush `o`. Where `w` lies on one of `o`'s
-/// sides facing the other way, that side does not cut (the faces touch and hide each
-/// other); where it faces the same way, `o` covers it only when `o_wins`.
-fn clip_outside(w: Winding, wplane: PlaneId, planes: &PlaneSet, o: &Brush, o_wins: bool) -> Vec<Winding> {
-    let mut outside = Vec::new();
-    let mut rest = w;
-    for s in &o.sides {
-        if s.bevel && s.winding.is_none() {
-            // Bevels lie outside the brush's hull only in the sense of the box; use them
-            // anyway, they never cut the hull.
-        }
-        if s.plane == wplane.flipped() {
-            continue;
-        }
-        if s.plane == wplane {
-            if o_wins {
-                continue;
-            }
-            outside.push(rest);
-            return outside;
-        }
-        let pl = planes.get(s.plane);
-        match rest.split(pl, 0.01) {
-            (Some(f), Some(b)) => {
-                outside.push(f);
-                rest = b;
-            }
-            (Some(f), None) => {
-                outside.push(f);
-                return outside;
-            }
-            (None, Some(b)) => rest = b,
-            (None, None) => {}
-        }
-    }
-    // `rest` is inside `o`: hidden.
-    outside
 }
 
 fn filter_winding(

@@ -541,6 +541,7 @@ pub fn compile(
     progress.step("detail merge");
     detail_faces = faces::merge_faces(detail_faces, &planes);
     detail_faces = faces::subdivide_faces(detail_faces, &tex);
+    faces::filter_into_leaves(&tree, &planes, &mut detail_faces);
     faces::filter_into_leaves(&tree, &planes, &mut disp_faces);
     detail_faces.extend(disp_faces);
 
@@ -625,6 +626,35 @@ pub fn compile(
     };
 
     progress.step("write");
+    // Valve's EmitBrushes adds an axial side at the brush bounds wherever the brush has no
+    // side on exactly that plane (a redundant axial side elsewhere hides it from the bevel
+    // pass); such sides are written without the bevel flag, as Valve does.
+    for b in &mut brushes {
+        for axis in 0..3 {
+            for dir in [-1.0, 1.0] {
+                let mut n = DVec3::ZERO;
+                n[axis] = dir;
+                let dist = if dir > 0.0 {
+                    b.bounds.maxs[axis]
+                } else {
+                    -b.bounds.mins[axis]
+                };
+                let Some(id) = planes.find_or_insert(srcmap_geom::Plane::new(n, dist)) else {
+                    continue;
+                };
+                if b.sides.iter().all(|s| s.plane != id) {
+                    let last = b.sides.last().cloned().expect("a brush has sides");
+                    b.sides.push(BrushSide {
+                        plane: id,
+                        winding: None,
+                        bevel: false,
+                        vmf_id: -1,
+                        ..last
+                    });
+                }
+            }
+        }
+    }
     let mut models = vec![emit::ModelIn {
         tree: &tree,
         faces: world_faces,

@@ -157,7 +157,11 @@ struct BSide {
     plane: PlaneId,
     winding: Option<Winding>,
     flags: u8,
+    /// Index of the map brush side this came from; `NO_SIDE` for cuts.
+    orig_side: u32,
 }
+
+const NO_SIDE: u32 = u32::MAX;
 
 #[derive(Debug, Clone)]
 struct BBrush {
@@ -179,7 +183,8 @@ impl BBrush {
         let sides = b
             .sides
             .iter()
-            .map(|s| {
+            .enumerate()
+            .map(|(si, s)| {
                 let mut flags = 0;
                 if s.bevel {
                     flags |= F_BEVEL;
@@ -204,6 +209,7 @@ impl BBrush {
                     plane: s.plane,
                     winding: s.winding.clone(),
                     flags,
+                    orig_side: si as u32,
                 }
             })
             .collect();
@@ -225,6 +231,7 @@ impl BBrush {
                 plane,
                 winding,
                 flags: F_NODE,
+                orig_side: NO_SIDE,
             })
             .collect();
         BBrush {
@@ -400,6 +407,7 @@ impl BBrush {
                 plane: cap_plane,
                 winding: Some(cap),
                 flags: F_NODE,
+                orig_side: NO_SIDE,
             });
             p.recompute_bounds();
             if p.volume(planes) >= 1.0 {
@@ -1021,4 +1029,44 @@ mod tests {
             }
         }
     }
+}
+
+/// One piece of a carved detail brush: the original brush, and the original sides it
+/// still has, with their polygons.
+pub struct DetailPiece {
+    pub orig: u32,
+    pub contents: u32,
+    pub bounds: Bounds,
+    /// (original side index, plane, polygon); cuts are left out.
+    pub sides: Vec<(u32, PlaneId, Winding)>,
+    /// Every plane bounding the piece (cuts included), bevels flagged.
+    pub planes: Vec<(PlaneId, bool)>,
+}
+
+/// Carve the detail brushes against each other (Valve's `ChopBrushes` on the detail list
+/// in `MergeDetailTree`).
+pub fn chop_detail(planes: &PlaneSet, brushes: &[Brush], ids: &[u32]) -> Vec<DetailPiece> {
+    let list: Vec<BBrush> = ids
+        .iter()
+        .map(|&i| BBrush::from_brush(i, &brushes[i as usize], Pass::First))
+        .collect();
+    chop(planes, list)
+        .into_iter()
+        .map(|b| DetailPiece {
+            orig: b.orig,
+            contents: b.contents,
+            bounds: b.bounds,
+            sides: b
+                .sides
+                .iter()
+                .filter(|s| s.orig_side != NO_SIDE)
+                .filter_map(|s| Some((s.orig_side, s.plane, s.winding.clone()?)))
+                .collect(),
+            planes: b
+                .sides
+                .iter()
+                .map(|s| (s.plane, s.flags & F_BEVEL != 0))
+                .collect(),
+        })
+        .collect()
 }
