@@ -977,6 +977,46 @@ fn chop(planes: &PlaneSet, mut list: Vec<BBrush>) -> Vec<BBrush> {
     keep
 }
 
+/// One piece of a carved detail brush: the original brush, and the original sides it
+/// still has, with their polygons.
+pub struct DetailPiece {
+    pub orig: u32,
+    pub contents: u32,
+    pub bounds: Bounds,
+    /// (original side index, plane, polygon); cuts are left out.
+    pub sides: Vec<(u32, PlaneId, Winding)>,
+    /// Every plane bounding the piece (cuts included), bevels flagged.
+    pub planes: Vec<(PlaneId, bool)>,
+}
+
+/// Carve the detail brushes against each other (Valve's `ChopBrushes` on the detail list
+/// in `MergeDetailTree`).
+pub fn chop_detail(planes: &PlaneSet, brushes: &[Brush], ids: &[u32]) -> Vec<DetailPiece> {
+    let list: Vec<BBrush> = ids
+        .iter()
+        .map(|&i| BBrush::from_brush(i, &brushes[i as usize], Pass::First))
+        .collect();
+    chop(planes, list)
+        .into_iter()
+        .map(|b| DetailPiece {
+            orig: b.orig,
+            contents: b.contents,
+            bounds: b.bounds,
+            sides: b
+                .sides
+                .iter()
+                .filter(|s| s.orig_side != NO_SIDE)
+                .filter_map(|s| Some((s.orig_side, s.plane, s.winding.clone()?)))
+                .collect(),
+            planes: b
+                .sides
+                .iter()
+                .map(|s| (s.plane, s.flags & F_BEVEL != 0))
+                .collect(),
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1029,44 +1069,4 @@ mod tests {
             }
         }
     }
-}
-
-/// One piece of a carved detail brush: the original brush, and the original sides it
-/// still has, with their polygons.
-pub struct DetailPiece {
-    pub orig: u32,
-    pub contents: u32,
-    pub bounds: Bounds,
-    /// (original side index, plane, polygon); cuts are left out.
-    pub sides: Vec<(u32, PlaneId, Winding)>,
-    /// Every plane bounding the piece (cuts included), bevels flagged.
-    pub planes: Vec<(PlaneId, bool)>,
-}
-
-/// Carve the detail brushes against each other (Valve's `ChopBrushes` on the detail list
-/// in `MergeDetailTree`).
-pub fn chop_detail(planes: &PlaneSet, brushes: &[Brush], ids: &[u32]) -> Vec<DetailPiece> {
-    let list: Vec<BBrush> = ids
-        .iter()
-        .map(|&i| BBrush::from_brush(i, &brushes[i as usize], Pass::First))
-        .collect();
-    chop(planes, list)
-        .into_iter()
-        .map(|b| DetailPiece {
-            orig: b.orig,
-            contents: b.contents,
-            bounds: b.bounds,
-            sides: b
-                .sides
-                .iter()
-                .filter(|s| s.orig_side != NO_SIDE)
-                .filter_map(|s| Some((s.orig_side, s.plane, s.winding.clone()?)))
-                .collect(),
-            planes: b
-                .sides
-                .iter()
-                .map(|s| (s.plane, s.flags & F_BEVEL != 0))
-                .collect(),
-        })
-        .collect()
 }
