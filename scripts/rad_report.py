@@ -111,6 +111,9 @@ def render(path, ours, valve, width=512):
     place, height = atlas(b, order, width)
     W = 2 * width + 8
     rgb = bytearray(W * height * 3)
+    # One exposure for both halves: Valve's 95th-percentile luxel maps to white.
+    every = sorted(v for k in place for v in b[k][2])
+    white = max(every[int(0.95 * (len(every) - 1))] if every else 1.0, 1e-3)
     for side, faces in ((0, b), (1, a)):
         for k, (x0, y0) in place.items():
             if k not in faces or faces[k][:2] != b[k][:2]:
@@ -118,7 +121,7 @@ def render(path, ours, valve, width=512):
             w, h, vals = faces[k]
             for t in range(h):
                 for s in range(w):
-                    v = min(255, int(255 * (min(vals[t * w + s], 255) / 255) ** (1 / 2.2)))
+                    v = min(255, int(255 * min(vals[t * w + s] / white, 1.0) ** (1 / 2.2)))
                     p = ((y0 + t) * W + side * (width + 8) + x0 + s) * 3
                     rgb[p:p + 3] = bytes((v, v, v))
     png(path, W, height, rgb)
