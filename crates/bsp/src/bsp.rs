@@ -52,6 +52,8 @@ pub struct Bsp {
     pub disp_info: Vec<DispInfo>,
     pub original_faces: Vec<Face>,
     pub phys_collide: Option<PhysCollide>,
+    /// Displacement collision (lump 28); Strata's v2 layout stays in `raw`.
+    pub phys_disp: Option<crate::misc::PhysDisp>,
     pub vert_normals: Vec<Vector>,
     pub vert_normal_indices: Vec<u32>,
     pub disp_verts: Vec<DispVert>,
@@ -225,6 +227,7 @@ impl Bsp {
             disp_info: Vec::new(),
             original_faces: Vec::new(),
             phys_collide: None,
+            phys_disp: None,
             vert_normals: Vec::new(),
             vert_normal_indices: Vec::new(),
             disp_verts: Vec::new(),
@@ -390,6 +393,9 @@ impl Bsp {
                     Some(PhysCollide::parse(data, ctx.endian, base)?)
                 }
             }
+            PHYSDISP if !data.is_empty() && ctx.lump_version == 0 => {
+                self.phys_disp = Some(crate::misc::PhysDisp::parse(data, ctx.endian, base)?)
+            }
             VERTNORMALS => self.vert_normals = to_f32s(data, &ctx, lump, base)?,
             VERTNORMALINDICES => {
                 self.vert_normal_indices = read_indices(data, self.wide_indices(lump), &ctx, lump, base)?
@@ -496,6 +502,12 @@ impl Bsp {
                 .as_ref()
                 .map(|p| p.to_bytes(ctx.endian))
                 .unwrap_or_default(),
+            PHYSDISP => match &self.phys_disp {
+                Some(p) => p
+                    .to_bytes(ctx.endian)
+                    .map_err(|message| Error::Write { lump, message })?,
+                None => Vec::new(),
+            },
             VERTNORMALS => write_records(&self.vert_normals, &ctx, lump)?,
             VERTNORMALINDICES => write_indices(&self.vert_normal_indices, wide, &ctx, lump)?,
             DISP_VERTS => write_records(&self.disp_verts, &ctx, lump)?,

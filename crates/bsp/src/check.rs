@@ -122,6 +122,7 @@ pub fn count(bsp: &Bsp, lump: usize) -> usize {
         GAME_LUMP => bsp.game_lumps.lumps.len(),
         VISIBILITY => bsp.visibility.as_ref().map_or(0, |v| v.num_clusters as usize),
         PHYSCOLLIDE => bsp.phys_collide.as_ref().map_or(0, |p| p.models.len()),
+        PHYSDISP => bsp.phys_disp.as_ref().map_or(0, |p| p.blobs.len()),
         OCCLUSION => bsp.occlusion.as_ref().map_or(0, |o| o.occluders.len()),
         PLANES => bsp.planes.len(),
         TEXDATA => bsp.texdata.len(),

@@ -66,7 +66,9 @@ pub use gamelump::{
     StaticPropLayout, StaticProps,
 };
 pub use lump::{HEADER_LUMPS, HEADER_SIZE, lump_by_name, lump_name};
-pub use misc::{Entity, FaceLighting, OccluderData, Occlusion, PhysCollide, PhysModel};
+pub use misc::{
+    DispSamplePosition, Entity, FaceLighting, OccluderData, Occlusion, PhysCollide, PhysDisp, PhysModel,
+};
 pub use records::*;
 pub use srcmap_bytes::Endian;
 pub use vis::Visibility;

@@ -440,3 +440,59 @@ pub fn encode_disp_sample_positions(positions: &[DispSamplePosition], out: &mut 
         out.extend_from_slice(&p.barycentric);
     }
 }
+
+/// The displacement collision lump (28, `dphysdisp_t`): one VPhysics blob per displacement.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct PhysDisp {
+    /// Each displacement's collision data (empty when it has none).
+    pub blobs: Vec<Vec<u8>>,
+    /// Bytes after the last blob.
+    pub tail: Vec<u8>,
+}
+
+impl PhysDisp {
+    /// `u16` count, `u16` size per displacement, then the blobs back to back.
+    pub fn parse(data: &[u8], endian: Endian, base: u64) -> Result<PhysDisp> {
+        let err = |e| Error::from_read(crate::lump::PHYSDISP, e);
+        let mut r = Reader::with_base(data, base, endian);
+        let n = r.u16().map_err(err)? as usize;
+        let n = r.check_count(n as u64, 2).map_err(err)?;
+        let mut sizes = Vec::with_capacity(n);
+        for _ in 0..n {
+            sizes.push(r.u16().map_err(err)? as usize);
+        }
+        let mut blobs = Vec::with_capacity(n);
+        for size in sizes {
+            blobs.push(r.bytes(size).map_err(err)?.to_vec());
+        }
+        Ok(PhysDisp {
+            blobs,
+            tail: r.rest().to_vec(),
+        })
+    }
+
+    pub fn to_bytes(&self, endian: Endian) -> std::result::Result<Vec<u8>, String> {
+        let mut w = Writer::new(endian);
+        if self.blobs.len() > u16::MAX as usize {
+            return Err(format!(
+                "{} displacement blobs exceed the u16 count",
+                self.blobs.len()
+            ));
+        }
+        w.u16(self.blobs.len() as u16);
+        for b in &self.blobs {
+            if b.len() > 0xffff {
+                return Err(format!(
+                    "a displacement collision blob of {} bytes exceeds the u16 size",
+                    b.len()
+                ));
+            }
+            w.u16(b.len() as u16);
+        }
+        for b in &self.blobs {
+            w.bytes(b);
+        }
+        w.bytes(&self.tail);
+        Ok(w.into_inner())
+    }
+}
