@@ -326,23 +326,35 @@ impl Bsp {
     /// Parses one lump's uncompressed bytes into its typed field (not the game lump).
     pub fn parse_lump(&mut self, lump: usize, data: &[u8], base: u64) -> Result<()> {
         let ctx = self.ctx(lump);
+        // Versions whose layouts the corpus confirms fail loudly on a bad record size; for
+        // other branches (Dota 2 betas v22-24, Contagion v27, ...) such a lump stays bytes.
+        let strict = matches!(self.version, 17..=21 | 25 | 42);
+        let keep_raw = |raw: &mut BTreeMap<usize, Vec<u8>>, e: Error| -> Result<()> {
+            if strict {
+                return Err(e);
+            }
+            raw.insert(lump, data.to_vec());
+            Ok(())
+        };
         macro_rules! recs {
             ($field:ident) => {
-                match read_records(data, &ctx, lump, base)? {
-                    Some(v) => self.$field = v,
-                    None => {
+                match read_records(data, &ctx, lump, base) {
+                    Ok(Some(v)) => self.$field = v,
+                    Ok(None) => {
                         self.raw.insert(lump, data.to_vec());
                     }
+                    Err(e) => keep_raw(&mut self.raw, e)?,
                 }
             };
         }
         macro_rules! wrapped {
             ($field:ident, $ty:ident) => {
-                match read_records::<$ty>(data, &ctx, lump, base)? {
-                    Some(v) => self.$field = v.into_iter().map(|r| r.0).collect(),
-                    None => {
+                match read_records::<$ty>(data, &ctx, lump, base) {
+                    Ok(Some(v)) => self.$field = v.into_iter().map(|r| r.0).collect(),
+                    Ok(None) => {
                         self.raw.insert(lump, data.to_vec());
                     }
+                    Err(e) => keep_raw(&mut self.raw, e)?,
                 }
             };
         }

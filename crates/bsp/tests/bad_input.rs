@@ -178,3 +178,18 @@ fn foreign_magic_is_named() {
     let tf = b"rBSP\x25\0\0\0";
     assert!(Bsp::parse(tf).unwrap_err().to_string().contains("Titanfall"));
 }
+
+#[test]
+fn unknown_branch_keeps_odd_lumps_as_bytes() {
+    // A v27 (Contagion) file whose planes lump does not fit the standard record stays readable,
+    // the odd lump kept as bytes; the same file labelled v20 is an error naming the lump.
+    let mut bsp = Bsp::new(27);
+    bsp.raw.insert(srcmap_bsp::lump::PLANES, vec![1u8; 30]);
+    let bytes = bsp.to_bytes().unwrap();
+    let back = Bsp::parse(&bytes).unwrap();
+    assert_eq!(back.raw.get(&srcmap_bsp::lump::PLANES).map(Vec::len), Some(30));
+    let mut v20 = bytes.clone();
+    v20[4] = 20;
+    let err = Bsp::parse(&v20).unwrap_err().to_string();
+    assert!(err.contains("PLANES") && err.contains("not a multiple"), "{err}");
+}
