@@ -32,7 +32,7 @@ struct HitRef {
 
 /// The gather points of one face.
 #[derive(Debug, Default)]
-struct FacePatches {
+pub(crate) struct FacePatches {
     /// Luxel coordinates of the grid columns and rows.
     xs: Vec<usize>,
     ys: Vec<usize>,
@@ -153,24 +153,23 @@ fn bilinear(values: &[Vec3], width: usize, height: usize, st: Vec2) -> Vec3 {
         .lerp(v(x0, y1).lerp(v(x1, y1), fx), fy)
 }
 
-/// Adds bounced light to style 0 of every lit face. Returns the number of bounces done.
-pub(crate) fn bounce(
+/// Traces every face's gather rays once (shared by all ranges and bounces).
+pub(crate) fn trace(
     world: &World,
-    facelights: &mut [FaceLight],
+    facelights: &[FaceLight],
     options: &Options,
     progress: &dyn Progress,
     counters: &Counters,
-    tag: &str,
-) -> u32 {
+) -> Vec<FacePatches> {
     if options.bounces == 0 {
-        return 0;
+        return Vec::new();
     }
-    progress.start(&format!("bounce rays{tag}"), world.faces.len() as u64);
+    progress.start("bounce rays", world.faces.len() as u64);
     let patches: Vec<FacePatches> = (0..world.faces.len())
         .into_par_iter()
         .map(|i| {
             let mut rays = 0;
-            let p = if world.faces[i].lit && !facelights[i].samples.is_empty() {
+            let p = if world.faces[i].lit && facelights.get(i).is_some_and(|f| !f.samples.is_empty()) {
                 trace_patches(world, i, options, &mut rays)
             } else {
                 FacePatches::default()
@@ -181,7 +180,22 @@ pub(crate) fn bounce(
         })
         .collect();
     progress.finish();
+    patches
+}
 
+/// Adds bounced light to style 0 of every lit face, from the rays [`trace`] recorded.
+/// Returns the number of bounces done.
+pub(crate) fn bounce(
+    world: &World,
+    patches: &[FacePatches],
+    facelights: &mut [FaceLight],
+    options: &Options,
+    progress: &dyn Progress,
+    tag: &str,
+) -> u32 {
+    if options.bounces == 0 || patches.len() != world.faces.len() {
+        return 0;
+    }
     // Direct light of style 0, flat normal: what the first bounce starts from.
     let direct: Vec<Vec<Vec3>> = world
         .faces

@@ -244,61 +244,77 @@ pub fn gather(
     }
 }
 
-/// Direct light of every lit face.
+/// Direct light of every lit face, for one or more ranges at once: `ranges[r]` is the light
+/// list of range `r` (the same lights in the same order, only intensities differ), so every
+/// shadow ray serves all ranges. Returns `[range][face]`.
 pub(crate) fn direct_lighting(
     world: &World,
-    lights: &[Light],
+    ranges: &[&[Light]],
     options: &Options,
     progress: &dyn Progress,
     counters: &Counters,
-    tag: &str,
-) -> Vec<FaceLight> {
+) -> Vec<Vec<FaceLight>> {
+    let Some(lights) = ranges.first() else {
+        return Vec::new();
+    };
     let sky_dirs = sphere_directions(options.sky_samples());
     let light_clusters: Vec<i32> = lights.iter().map(|l| world.cluster_at(l.origin)).collect();
-    progress.start(&format!("direct light{tag}"), world.faces.len() as u64);
-    let out = world
+    progress.start("direct light", world.faces.len() as u64);
+    let per_face: Vec<Vec<FaceLight>> = world
         .faces
         .par_iter()
         .enumerate()
         .map(|(i, face)| {
             let fl = if face.lit {
-                light_face(world, i, lights, &light_clusters, &sky_dirs, counters)
+                light_face(world, i, ranges, &light_clusters, &sky_dirs, counters)
             } else {
-                FaceLight::default()
+                vec![FaceLight::default(); ranges.len()]
             };
             progress.advance(1);
             fl
         })
         .collect();
     progress.finish();
+    // Transpose to [range][face].
+    let mut out: Vec<Vec<FaceLight>> = (0..ranges.len())
+        .map(|_| Vec::with_capacity(per_face.len()))
+        .collect();
+    for face in per_face {
+        for (r, fl) in face.into_iter().enumerate() {
+            out[r].push(fl);
+        }
+    }
     out
 }
 
 fn light_face(
     world: &World,
     index: usize,
-    lights: &[Light],
+    ranges: &[&[Light]],
     light_clusters: &[i32],
     sky_dirs: &[Vec3],
     counters: &Counters,
-) -> FaceLight {
+) -> Vec<FaceLight> {
     let face = &world.faces[index];
     let samples = &world.samples[index];
     let luxels = face.luxel_count();
     let bump_count = if face.bumped { 4 } else { 1 };
     // Style 0 always comes first (VRAD sets it on every lit face).
-    let mut fl = FaceLight {
-        styles: vec![0],
-        samples: vec![vec![Vec3::ZERO; luxels * bump_count]],
-    };
+    let mut styles = vec![0u8];
+    let mut out: Vec<Vec<Vec<Vec3>>> = vec![vec![vec![Vec3::ZERO; luxels * bump_count]]; ranges.len()];
     let mut rays = 0u64;
     let mut amounts = [0.0f32; 4];
     let mut normals = [Vec3::ZERO; 4];
-    for (light, &light_cluster) in lights.iter().zip(light_clusters) {
-        if light.intensity.max_element() <= 0.0 {
+    let lights = ranges[0];
+    for (li, (light, &light_cluster)) in lights.iter().zip(light_clusters).enumerate() {
+        let intensities: Vec<Vec3> = ranges
+            .iter()
+            .map(|r| r.get(li).map_or(Vec3::ZERO, |l| l.intensity))
+            .collect();
+        if intensities.iter().all(|i| i.max_element() <= 0.0) {
             continue;
         }
-        let mut slot = fl.styles.iter().position(|&s| s == light.style);
+        let mut slot = styles.iter().position(|&s| s == light.style);
         for l in 0..luxels {
             // Like VRAD, a point or spot light only reaches clusters its own cluster can see
             // (what keeps "fill" lights without falloff in their room).
@@ -328,24 +344,32 @@ fn light_face(
             let slot = match slot {
                 Some(s) => s,
                 None => {
-                    if fl.styles.len() >= MAX_STYLES {
+                    if styles.len() >= MAX_STYLES {
                         break;
                     }
-                    fl.styles.push(light.style);
-                    fl.samples.push(vec![Vec3::ZERO; luxels * bump_count]);
-                    slot = Some(fl.styles.len() - 1);
-                    fl.styles.len() - 1
+                    styles.push(light.style);
+                    for r in &mut out {
+                        r.push(vec![Vec3::ZERO; luxels * bump_count]);
+                    }
+                    slot = Some(styles.len() - 1);
+                    styles.len() - 1
                 }
             };
             // Nothing reaches the bump bases when the flat normal faces away.
-            let lit = amounts[0] > 0.0;
-            if lit {
-                for (b, amount) in amounts.iter().enumerate().take(bump_count) {
-                    fl.samples[slot][b * luxels + l] += light.intensity * *amount;
+            if amounts[0] > 0.0 {
+                for (r, intensity) in intensities.iter().enumerate() {
+                    for (b, amount) in amounts.iter().enumerate().take(bump_count) {
+                        out[r][slot][b * luxels + l] += *intensity * *amount;
+                    }
                 }
             }
         }
     }
     counters.add_rays(rays);
-    fl
+    out.into_iter()
+        .map(|samples| FaceLight {
+            styles: styles.clone(),
+            samples,
+        })
+        .collect()
 }

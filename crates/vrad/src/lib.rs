@@ -304,30 +304,55 @@ fn light_bsp_inner(bsp: &mut Bsp, options: &Options, progress: &dyn Progress) ->
             .warnings
             .push("no visibility data: direct lighting only (as VRAD), no bounce".into());
     }
-    for range in ranges {
-        let tag = if range == Range::Hdr { " (hdr)" } else { "" };
+    // Parse the lights of every range (same lights, same order; intensities differ).
+    let mut light_sets = Vec::new();
+    for &range in &ranges {
         let (lights, scan) = lights::parse_lights(&bsp.entities, range);
-        report.lights = lights.len();
-        for u in &scan.unsupported {
-            report
-                .warnings
-                .push(format!("unsupported light entity '{u}' skipped"));
+        if light_sets.is_empty() {
+            report.lights = lights.len();
+            for u in &scan.unsupported {
+                report
+                    .warnings
+                    .push(format!("unsupported light entity '{u}' skipped"));
+            }
+            if scan.styles_exhausted > 0 {
+                report.warnings.push(format!(
+                    "{} named lights left in style 0: all 32 switchable styles are taken",
+                    scan.styles_exhausted
+                ));
+            }
         }
-        if scan.styles_exhausted > 0 {
-            report.warnings.push(format!(
-                "{} named lights left in style 0: all 32 switchable styles are taken",
-                scan.styles_exhausted
-            ));
-        }
-        let t = Instant::now();
-        let mut facelights = direct::direct_lighting(&world, &lights, options, progress, &counters, tag);
-        let dt = t.elapsed().as_secs_f64();
-        trace_seconds += dt;
-        report.phases.push((format!("direct{tag}"), dt));
+        light_sets.push(lights);
+    }
+    if ranges.is_empty() {
+        return Ok(report);
+    }
 
+    // Direct light: one pass of shadow rays serves every range.
+    let t = Instant::now();
+    let refs: Vec<&[Light]> = light_sets.iter().map(|l| l.as_slice()).collect();
+    let mut all_facelights = direct::direct_lighting(&world, &refs, options, progress, &counters);
+    let dt = t.elapsed().as_secs_f64();
+    trace_seconds += dt;
+    report.phases.push(("direct".into(), dt));
+
+    // Bounce rays are traced once; each range then iterates on its own light.
+    let t = Instant::now();
+    let patches = if has_vis {
+        bounce::trace(&world, &all_facelights[0], options, progress, &counters)
+    } else {
+        Vec::new()
+    };
+    let dt = t.elapsed().as_secs_f64();
+    trace_seconds += dt;
+    report.phases.push(("bounce rays".into(), dt));
+
+    for ((range, lights), facelights) in ranges.iter().zip(&light_sets).zip(all_facelights.iter_mut()) {
+        let range = *range;
+        let tag = if range == Range::Hdr { " (hdr)" } else { "" };
         let t = Instant::now();
         if has_vis {
-            report.bounces_done = bounce::bounce(&world, &mut facelights, options, progress, &counters, tag);
+            report.bounces_done = bounce::bounce(&world, &patches, facelights, options, progress, tag);
         } else {
             // VRAD without visibility data: "direct lighting only", plus a flat ambient of
             // 0.1 on style 0 so unlit corners are not pitch black.
@@ -337,13 +362,13 @@ fn light_bsp_inner(bsp: &mut Bsp, options: &Options, progress: &dyn Progress) ->
                 }
             }
         }
-        let dt = t.elapsed().as_secs_f64();
-        trace_seconds += dt;
-        report.phases.push((format!("bounce{tag}"), dt));
+        report
+            .phases
+            .push((format!("bounce{tag}"), t.elapsed().as_secs_f64()));
 
         let t = Instant::now();
         let cubes = if options.ambient_cubes {
-            ambient::leaf_ambient(bsp, &world, &facelights, &lights, options, progress, &counters)
+            ambient::leaf_ambient(bsp, &world, facelights, lights, options, progress, &counters)
         } else {
             Vec::new()
         };
@@ -352,8 +377,8 @@ fn light_bsp_inner(bsp: &mut Bsp, options: &Options, progress: &dyn Progress) ->
         report.phases.push((format!("ambient{tag}"), dt));
 
         let t = Instant::now();
-        output::write_lighting(bsp, &world, &facelights, range);
-        output::write_world_lights(bsp, &lights, range);
+        output::write_lighting(bsp, &world, facelights, range);
+        output::write_world_lights(bsp, lights, range);
         if options.ambient_cubes {
             report.leaves_with_ambient = output::write_ambient(bsp, &cubes, range);
         }
