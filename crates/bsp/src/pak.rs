@@ -82,7 +82,7 @@ impl<'a> Pak<'a> {
         let lo = data.len().saturating_sub(22 + 0xffff);
         let eocd = (lo..=data.len().saturating_sub(22))
             .rev()
-            .find(|&i| data[i..i + 4] == EOCD_SIG.to_le_bytes())
+            .find(|&i| data.get(i..i + 4) == Some(&EOCD_SIG.to_le_bytes()[..]))
             .ok_or_else(|| Error::Pak {
                 offset: base,
                 message: "no zip end-of-central-directory record".into(),
@@ -378,5 +378,9 @@ mod tests {
         }
         assert_eq!(p2.find("b.txt").unwrap().method, METHOD_LZMA);
         assert_eq!(crc32(b"123456789"), 0xCBF4_3926);
+        // Fuzz regression: a pakfile shorter than an end record.
+        for n in 0..30 {
+            assert!(Pak::parse(&vec![0x50; n], 0).is_err() || n == 0);
+        }
     }
 }
