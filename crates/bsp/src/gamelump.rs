@@ -84,7 +84,10 @@ pub fn has_relative_offsets(stored: &[u8], lump_offset: u32, endian: Endian) -> 
 /// Adds `delta` to every entry's `fileofs` in a stored game lump (used when the lump moves).
 pub fn patch_offsets(stored: &mut [u8], endian: Endian, delta: i64) -> std::result::Result<(), String> {
     let n = Reader::new(stored, endian).u32().map_err(|e| e.to_string())? as usize;
-    if 4 + n.saturating_mul(16) > stored.len() {
+    if n.checked_mul(16)
+        .and_then(|b| b.checked_add(4))
+        .is_none_or(|end| end > stored.len())
+    {
         return Err(format!(
             "game lump directory of {n} entries does not fit in {} bytes",
             stored.len()
