@@ -303,10 +303,11 @@ pub fn detail_faces(tree: &mut Tree, planes: &PlaneSet, brushes: &[Brush], detai
         })
         .collect();
     let faces: Vec<Face> = per_piece.into_iter().flatten().collect();
-    for &bi in detail {
-        let w = &brushes[bi as usize];
-        let mut leaves = Vec::new();
-        filter_brush(tree, planes, tree.head, w, &mut leaves);
+    let filed: Vec<Vec<NodeId>> = detail
+        .par_iter()
+        .map(|&bi| crate::tree::brush_leaves(tree, planes, &brushes[bi as usize], bi))
+        .collect();
+    for (&bi, leaves) in detail.iter().zip(filed) {
         for l in leaves {
             tree.nodes[l.idx()].brushes.push(bi);
         }
@@ -391,31 +392,5 @@ fn filter_winding(
                 filter_winding(tree, planes, node.children[1], &b, wplane, out);
             }
         }
-    }
-}
-
-/// Non-solid leaves a brush overlaps, by its bounding box and side planes.
-fn filter_brush(tree: &Tree, planes: &PlaneSet, n: NodeId, b: &Brush, out: &mut Vec<NodeId>) {
-    let node = tree.node(n);
-    let Some(pnum) = node.plane else {
-        if node.contents & CONTENTS_SOLID == 0 {
-            out.push(n);
-        }
-        return;
-    };
-    let plane = planes.get(pnum);
-    let (mut front, mut back) = (false, false);
-    for w in b.sides.iter().filter_map(|s| s.winding.as_ref()) {
-        for &p in &w.points {
-            let d = plane.distance(p);
-            front |= d > 0.1;
-            back |= d < -0.1;
-        }
-    }
-    if front {
-        filter_brush(tree, planes, node.children[0], b, out);
-    }
-    if back {
-        filter_brush(tree, planes, node.children[1], b, out);
     }
 }

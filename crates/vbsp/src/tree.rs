@@ -1017,6 +1017,30 @@ pub fn chop_detail(planes: &PlaneSet, brushes: &[Brush], ids: &[u32]) -> Vec<Det
         .collect()
 }
 
+/// The non-solid leaves a brush reaches when split down the tree (Valve's `MergeBrush_r`):
+/// where a detail brush is filed for collision.
+pub fn brush_leaves(tree: &Tree, planes: &PlaneSet, brush: &Brush, idx: u32) -> Vec<NodeId> {
+    let mut out = Vec::new();
+    let mut stack = vec![(tree.head, BBrush::from_brush(idx, brush, Pass::First))];
+    while let Some((n, b)) = stack.pop() {
+        let node = tree.node(n);
+        let Some(pnum) = node.plane else {
+            if node.contents & CONTENTS_SOLID == 0 {
+                out.push(n);
+            }
+            continue;
+        };
+        let (f, bk) = b.split(planes, pnum);
+        if let Some(f) = f {
+            stack.push((node.children[0], f));
+        }
+        if let Some(bk) = bk {
+            stack.push((node.children[1], bk));
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
