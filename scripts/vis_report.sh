@@ -55,5 +55,19 @@ PY
 done
 
 echo
+echo "srcmap's own vbsp (PRT) then srcmap vvis, on the corpus VMFs with Valve's BSP beside them:"
+grep -P '^bsp/.*\tpair: ' "$CORPUS"/MANIFEST.tsv | while IFS=$'\t' read -r bsp rest; do
+  vmf=$(sed -n 's/.*pair: \(vmf\/[^ ;|]*\.vmf\).*/\1/p' <<<"$rest")
+  [[ -n $vmf && -f $CORPUS/$vmf ]] || continue
+  n=$(basename "$vmf" .vmf)
+  cp "$CORPUS/$vmf" "$TMP/$n.vmf"
+  if ! timeout 600 "$BIN"/srcmap vbsp -q "$TMP/$n.vmf" >/dev/null 2>&1 || [[ ! -f $TMP/$n.prt ]]; then
+    echo "$n: vbsp gave no BSP with a portal file (leak or error)"; continue
+  fi
+  timeout 900 "$BIN"/srcmap vvis -q "$TMP/$n.bsp" || { echo "$n: vvis failed"; continue; }
+  "$BIN"/examples/vis_report --pair "$TMP/$n.bsp" "$CORPUS/$bsp"
+done
+
+echo
 echo "Per-pair detail, line of sight (violations/clear segments) and reference timing:"
 "$BIN"/examples/vis_report --show 50 "$@" "$CORPUS"/bsp

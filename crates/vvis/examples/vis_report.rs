@@ -34,6 +34,14 @@ fn main() {
     let mut paths = Vec::new();
     while let Some(a) = args.next() {
         match a.as_str() {
+            "--pair" => {
+                // A BSP from srcmap's own vbsp + vvis (PRT portals) beside Valve's of the map.
+                let (Some(ours), Some(valve)) = (args.next(), args.next()) else {
+                    return;
+                };
+                pair_report(Path::new(&ours), Path::new(&valve));
+                return;
+            }
             "--reference" => reference = true,
             "--threads" => threads = args.next().and_then(|s| s.parse().ok()),
             "--sight" => sight = args.next().and_then(|s| s.parse().ok()).unwrap_or(0),
@@ -184,4 +192,54 @@ fn main() {
             }
         }
     }
+}
+
+/// Our compile of a map against Valve's: their clusters differ, so the PVS is judged by what
+/// does not depend on numbering: the visible fraction of cluster pairs, a sampled line of sight
+/// that the PVS must not deny, and our PRT-based lump against portals rebuilt from our tree.
+fn pair_report(ours: &Path, valve: &Path) {
+    let load = |p: &Path| std::fs::read(p).ok().and_then(|b| Bsp::parse(&b).ok());
+    let (Some(o), Some(v)) = (load(ours), load(valve)) else {
+        println!("{}: cannot read", ours.display());
+        return;
+    };
+    let Some(ovis) = o.visibility.as_ref().filter(|x| x.num_clusters > 0) else {
+        println!("{}: no visibility", ours.display());
+        return;
+    };
+    let frac = |vis: &srcmap_bsp::Visibility| {
+        let n = vis.num_clusters as usize;
+        let seen: usize = (0..n)
+            .map(|i| (0..n).filter(|&j| vis.can_see(i, j)).count())
+            .sum();
+        seen as f64 / (n * n).max(1) as f64
+    };
+    let vfrac = v.visibility.as_ref().filter(|x| x.num_clusters > 0).map(frac);
+    let sight = check::line_of_sight(&o, ovis, 2000, 3).ok();
+    let rebuilt = tree::portals_from_bsp(&o)
+        .ok()
+        .and_then(|p| compute(&p, true, vis_radius(&o), &Options::default(), &NoProgress).ok())
+        .map(|(c, _)| c.to_visibility());
+    let self_agree = rebuilt
+        .as_ref()
+        .and_then(|r| check::compare(r, ovis))
+        .map(|a| a.fraction());
+    // Where the cluster counts match, numbering usually does too (same tree order): the judge.
+    let judge = v.visibility.as_ref().and_then(|x| check::compare(ovis, x));
+    println!(
+        "{:<40} clusters ours/Valve {}/{}  visible fraction ours/Valve {:.4}/{}  sight violations {}/{}  PRT vs tree agree {}  judge agree/ratio {}",
+        ours.file_name().unwrap_or_default().to_string_lossy(),
+        ovis.num_clusters,
+        v.visibility.as_ref().map_or(0, |x| x.num_clusters),
+        frac(ovis),
+        vfrac.map_or("-".into(), |f| format!("{f:.4}")),
+        sight.as_ref().map_or(0, |s| s.violations.len()),
+        sight.as_ref().map_or(0, |s| s.clear),
+        self_agree.map_or("-".into(), |a| format!("{a:.5}")),
+        judge.map_or("- (clusters differ)".into(), |a| format!(
+            "{:.5}/{:.4}",
+            a.fraction(),
+            a.ratio()
+        )),
+    );
 }

@@ -231,7 +231,12 @@ fn flow_one(
         (slot.oldest, slot.used) = (0, 0);
     }
     walk.touched.clear();
-    let scratch = Scratch { frames: walk.frames, tmp: walk.tmp, memo: walk.memo, touched: walk.touched };
+    let scratch = Scratch {
+        frames: walk.frames,
+        tmp: walk.tmp,
+        memo: walk.memo,
+        touched: walk.touched,
+    };
     SCRATCH.with(|s| *s.borrow_mut() = scratch);
     (walk.vis, walk.counters)
 }
