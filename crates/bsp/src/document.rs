@@ -131,7 +131,8 @@ impl<'a> BspDocument<'a> {
             data: Cow::Owned(data),
             origin: None,
         };
-        if lump == GAME_LUMP {
+        // Relative directories (console files) stay relative; absolute ones now count from 0.
+        if lump == GAME_LUMP && self.game_lump_base.is_some() {
             self.game_lump_base = Some(0);
         }
     }
@@ -144,7 +145,8 @@ impl<'a> BspDocument<'a> {
             data: Cow::Owned(data),
             origin: None,
         };
-        if lump == GAME_LUMP {
+        // Relative directories (console files) stay relative; absolute ones now count from 0.
+        if lump == GAME_LUMP && self.game_lump_base.is_some() {
             self.game_lump_base = Some(0);
         }
     }
