@@ -93,6 +93,14 @@ fn console_file_decompresses() {
     let plain = doc.to_bytes().unwrap();
     let back = Bsp::parse(&plain).unwrap();
     assert_same_content(&original, &back, "shack decompressed");
+    // Its game lump directory stays relative to the lump, as console files have it.
+    let pf = BspFile::parse(&plain).unwrap();
+    let gl = pf.stored(lump::GAME_LUMP);
+    let first = u32::from_be_bytes([gl[12], gl[13], gl[14], gl[15]]);
+    assert!(
+        first < pf.entry(lump::GAME_LUMP).offset && first as usize <= gl.len(),
+        "offset {first}"
+    );
     assert!(srcmap_bsp::check::check(&back).is_empty());
 }
 
