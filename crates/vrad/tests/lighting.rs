@@ -280,3 +280,182 @@ fn relit_corpus_maps_agree_with_valve() {
     }
     assert!(failures.is_empty(), "{failures:?}");
 }
+
+/// A BSP made here: one 256×256 floor face (16 units per luxel) with one brush-free world,
+/// a point light above one corner and a sun. No visibility data, so (as in VRAD) direct
+/// light only plus the flat 0.1 ambient.
+fn floor_bsp(entities: Vec<srcmap_bsp::Entity>) -> Bsp {
+    use srcmap_bsp::{Edge, Face, Model, Plane, TexData, TexInfo};
+    let mut bsp = Bsp::new(20);
+    bsp.planes.push(Plane {
+        normal: [0.0, 0.0, 1.0],
+        dist: 0.0,
+        kind: 2,
+    });
+    bsp.planes.push(Plane {
+        normal: [0.0, 0.0, -1.0],
+        dist: 0.0,
+        kind: 2,
+    });
+    let name = bsp.add_texdata_name("DEV/FLOOR");
+    bsp.texdata.push(TexData {
+        reflectivity: [0.5; 3],
+        name_id: name,
+        width: 512,
+        height: 512,
+        view_width: 512,
+        view_height: 512,
+    });
+    bsp.texinfo.push(TexInfo {
+        texture_vecs: [[0.25, 0.0, 0.0, 0.0], [0.0, -0.25, 0.0, 0.0]],
+        lightmap_vecs: [[1.0 / 16.0, 0.0, 0.0, 0.0], [0.0, -1.0 / 16.0, 0.0, 0.0]],
+        flags: 0,
+        texdata: 0,
+    });
+    bsp.vertexes = vec![
+        [0.0, 0.0, 0.0],
+        [0.0, 256.0, 0.0],
+        [256.0, 256.0, 0.0],
+        [256.0, 0.0, 0.0],
+    ];
+    bsp.edges = vec![
+        Edge([0, 0]),
+        Edge([0, 1]),
+        Edge([1, 2]),
+        Edge([2, 3]),
+        Edge([3, 0]),
+    ];
+    bsp.surfedges = vec![1, 2, 3, 4];
+    bsp.faces.push(Face {
+        plane: 0,
+        first_edge: 0,
+        num_edges: 4,
+        texinfo: 0,
+        dispinfo: -1,
+        styles: [255; 4],
+        light_offset: -1,
+        lightmap_mins: [0, -16],
+        lightmap_size: [16, 16],
+        orig_face: -1,
+        ..Face::default()
+    });
+    bsp.models.push(Model {
+        mins: [0.0; 3],
+        maxs: [256.0, 256.0, 0.0],
+        origin: [0.0; 3],
+        head_node: 0,
+        first_face: 0,
+        num_faces: 1,
+    });
+    bsp.entities = entities;
+    bsp
+}
+
+fn entity(pairs: &[(&str, &str)]) -> srcmap_bsp::Entity {
+    srcmap_bsp::Entity {
+        pairs: pairs
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect(),
+    }
+}
+
+fn luminance(c: srcmap_bsp::ColorRgbExp32) -> f32 {
+    let v = c.to_linear();
+    0.2126 * v[0] + 0.7152 * v[1] + 0.0722 * v[2]
+}
+
+#[test]
+fn a_built_bsp_gets_consistent_lightmaps_brightest_under_the_light() {
+    let ents = vec![
+        entity(&[("classname", "worldspawn")]),
+        entity(&[
+            ("classname", "light"),
+            ("origin", "32 32 64"),
+            ("_light", "255 255 255 200"),
+            ("_quadratic_attn", "1"),
+        ]),
+        entity(&[
+            ("classname", "light"),
+            ("targetname", "switch"),
+            ("origin", "224 224 64"),
+            ("_light", "255 0 0 100"),
+            ("_quadratic_attn", "1"),
+        ]),
+    ];
+    let mut bsp = floor_bsp(ents);
+    let bytes = bsp.to_bytes().unwrap();
+    let report = srcmap_vrad::light_bsp(&mut bsp, &Options::default(), &NoProgress).unwrap();
+    assert_eq!(report.lit_faces, 1);
+    assert_eq!(report.luxels, 17 * 17);
+    assert_eq!(report.bounces_done, 0, "no visibility data: direct light only");
+    let face = bsp.faces[0];
+    // Style 0 for the plain light, the switchable one in its own style.
+    assert_eq!(face.styles, [0, 32, 255, 255]);
+    assert_eq!(bsp.world_lights.len(), 2);
+    let lit = bsp
+        .face_lighting(0, false)
+        .expect("offset and styles agree with the lump");
+    // Lump = 2 averages + 2 styles × 289 samples.
+    assert_eq!(bsp.lighting.len(), 2 + 2 * 289);
+    let style0 = &lit.styles[0];
+    let (brightest, _) = style0
+        .iter()
+        .enumerate()
+        .max_by(|a, b| luminance(*a.1).total_cmp(&luminance(*b.1)))
+        .unwrap();
+    // Luxel (s, t) sits at world (16 s, 256 - 16 t): the light at (32, 32) is over luxel (2, 14).
+    assert_eq!((brightest % 17, brightest / 17), (2, 14));
+    // Inverse square: under the light (63 units) 200 × (100/63)²; the far corner (323 units,
+    // grazing) about 3.7, plus the 0.1 ambient VRAD adds to unvised maps.
+    let under = luminance(style0[14 * 17 + 2]);
+
+    assert!(
+        (under - 200.0 * (100.0f32 / 63.0).powi(2)).abs() < 0.03 * under,
+        "{under}"
+    );
+    let far = luminance(style0[16]);
+    assert!(far > 3.0 && far < 4.5, "{far}");
+    // The switchable red light lights its own style only: red under it, nothing green.
+    let under_red = lit.styles[1][2 * 17 + 14].to_linear();
+    assert!(under_red[0] > 100.0 && under_red[1] == 0.0, "{under_red:?}");
+    assert!(luminance(lit.styles[1][14 * 17 + 2]) < luminance(lit.styles[1][2 * 17 + 14]) / 10.0);
+    // Round trip through the file format.
+    let (relit, _) = srcmap_vrad::relight(&bytes, &Options::default(), &NoProgress).unwrap();
+    assert_eq!(Bsp::parse(&relit).unwrap().lighting, bsp.lighting);
+}
+
+#[test]
+fn sun_lights_a_sky_lit_floor_evenly() {
+    let ents = vec![
+        entity(&[("classname", "worldspawn")]),
+        entity(&[
+            ("classname", "light_environment"),
+            ("pitch", "-60"),
+            ("angles", "0 45 0"),
+            ("_light", "255 255 255 200"),
+            ("_ambient", "0 0 0 0"),
+        ]),
+    ];
+    let mut bsp = floor_bsp(ents);
+    srcmap_vrad::light_bsp(
+        &mut bsp,
+        &Options {
+            quality: Quality::Fast,
+            ..Options::default()
+        },
+        &NoProgress,
+    )
+    .unwrap();
+    let lit = bsp.face_lighting(0, false).unwrap();
+    let values: Vec<f32> = lit.styles[0].iter().map(|c| luminance(*c)).collect();
+    let (min, max) = values
+        .iter()
+        .fold((f32::MAX, 0.0f32), |(a, b), &v| (a.min(v), b.max(v)));
+    // Open sky everywhere (rays that leave the map count as sky, as in VRAD): sin(60°) × 200.
+    assert!((max - min) / max < 0.02, "{min} {max}");
+    assert!(
+        (max - 200.0 * 60f32.to_radians().sin() - 0.1).abs() < 4.0,
+        "{max}"
+    );
+}
