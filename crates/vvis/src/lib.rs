@@ -25,6 +25,7 @@ pub mod graph;
 pub mod portals;
 pub mod pvs;
 pub mod tree;
+pub mod water;
 
 use std::time::{Duration, Instant};
 
@@ -237,13 +238,25 @@ pub fn vis_bsp(
     let mut doc = BspDocument::from_file(&file);
     let version = doc.lumps[srcmap_bsp::lump::VISIBILITY].version;
     doc.set_lump(srcmap_bsp::lump::VISIBILITY, vis_lump, version);
+    // What vvis derives from the PVS: radial leaf flags, fog-volume tests, distance to water.
+    let (old_leafs, old_water) = (bsp.leafs.clone(), bsp.leaf_min_dist_to_water.clone());
     if radius.is_some() {
         for leaf in &mut bsp.leafs {
             leaf.area_flags |= LEAF_FLAGS_RADIAL << 9;
         }
-        let leafs = srcmap_bsp::lump::LEAFS;
-        let version = doc.lumps[leafs].version;
-        doc.set_lump(leafs, bsp.lump_bytes(leafs)?, version);
+    }
+    water::update_water(&mut bsp, &vis);
+    for (lump, changed) in [
+        (srcmap_bsp::lump::LEAFS, bsp.leafs != old_leafs),
+        (
+            srcmap_bsp::lump::LEAFMINDISTTOWATER,
+            bsp.leaf_min_dist_to_water != old_water,
+        ),
+    ] {
+        if changed {
+            let version = doc.lumps[lump].version;
+            doc.set_lump(lump, bsp.lump_bytes(lump)?, version);
+        }
     }
     Ok((doc.to_bytes()?, report))
 }
