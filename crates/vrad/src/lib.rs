@@ -3,18 +3,30 @@
 //!
 //! The pipeline follows Valve's VRAD where it shows in the result:
 //! 1. lights from the entity lump ([`lights`]): `light`, `light_spot`, `light_environment`
-//!    (sun + sky ambient), `_light`/`_lightHDR`, attenuation, `_fifty_percent_distance`,
-//!    cones, switchable lights in styles 32-63;
+//!    (sun + sky ambient; only the first, as VRAD), `_light`/`_lightHDR`/`_lightscaleHDR`,
+//!    constant/linear/quadratic attenuation scaled for distance 100, `_fifty_percent_distance`
+//!    and `_zero_percent_distance` (VRAD's monotonic fit, `_hardfalloff`), cones and
+//!    `_exponent`, switchable (named) lights in styles 32-63; `light_dynamic` is skipped;
 //! 2. one sample per luxel, placed by the face's lightmap vectors and extents ([`faces`]),
-//!    pulled inside the face and lifted 1 unit off it, displacements on their surface;
-//! 3. direct light with shadows traced through a BVH of the world's opaque brushes
-//!    ([`scene`], `srcmap-trace`); the sun and sky ambient count where a ray reaches a sky face;
-//! 4. bounced light by gathering ([`bounce`]): cosine-weighted rays from a coarse grid of
-//!    points per face (VRAD's 4-luxel patches) read the light leaving the surface they hit
-//!    (reflectivity × light arriving there), bounce after bounce;
+//!    kept a quarter luxel inside the face and lifted 1 unit off it; displacement luxels on
+//!    the displaced surface ([`displacement`]);
+//! 3. direct light with shadows traced through a BVH ([`scene`], `srcmap-trace`) of the
+//!    world's opaque brushes (`MASK_OPAQUE`; sky and displacement sides left out, as VRAD),
+//!    displacements and `vrad_brush_cast_shadows` brush entities; sun and sky ambient count
+//!    where a ray reaches a sky face; point and spot lights only reach clusters in their PVS;
+//! 4. bounced light by gathering ([`bounce`]): cosine-weighted rays from a grid of points
+//!    every 4 luxels per face (VRAD's patch size) record which luxel they hit (through solid
+//!    brushes no light passes); each bounce is then lookups of reflectivity × light there,
+//!    until a bounce adds little. Without visibility data VRAD does no bounce and adds a flat
+//!    0.1 ambient; so do we;
 //! 5. output ([`output`]): ColorRGBExp32 samples per style (and the three bump bases on
 //!    `SURF_BUMPLIGHT` faces), each style's median colour stored before the face's samples,
 //!    face offsets and styles rewritten; world lights; per-leaf ambient cubes.
+//!
+//! LDR and HDR (`-both`) share every ray: only intensities differ between them.
+//!
+//! Not modelled: static-prop shadows (no model files), texture lights (`lights.rad`),
+//! `$alphatest`/translucent texture shadows, adaptive supersampling, phong smoothing.
 //!
 //! ```no_run
 //! let bytes = std::fs::read("map.bsp").unwrap();
