@@ -78,7 +78,7 @@ fn key_vec(e: &Entity, key: &str) -> Vec3 {
     )
 }
 
-/// `LightForString`: "r g b [brightness] [r g b brightness (HDR)]" → linear intensity.
+/// `LightForString`: `"r g b [brightness] [r g b brightness (HDR)]"` → linear intensity.
 /// `None` when the value is missing, negative or unparsable.
 pub fn light_for_string(value: &str, range: Range) -> Option<Vec3> {
     let v = floats(value);
