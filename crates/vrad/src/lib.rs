@@ -26,7 +26,8 @@
 //! LDR and HDR (`-both`) share every ray: only intensities differ between them.
 //!
 //! Not modelled: static-prop shadows (no model files), texture lights (`lights.rad`),
-//! `$alphatest`/translucent texture shadows, adaptive supersampling, phong smoothing.
+//! `$alphatest`/translucent texture shadows, phong smoothing; edge supersampling only with
+//! `-final`.
 //!
 //! ```no_run
 //! let bytes = std::fs::read("map.bsp").unwrap();
