@@ -4,8 +4,8 @@
 //!
 //! `SRCMAP_CORPUS=/path/to/corpus cargo bench -p srcmap-vvis --bench flow`
 //! Environment: `VIS_BENCH_MAPS` (how many of the largest maps, default 3), `VIS_BENCH_THREADS`
-//! (default: all cores), `VIS_BENCH_REFERENCE=0` to skip the reference, `VIS_BENCH_ONLY` (a
-//! substring of the map paths to run).
+//! (default: all cores), `VIS_BENCH_REFERENCE=0` to skip the reference, `VIS_BENCH_ONLY`
+//! (comma-separated substrings of the map paths to run).
 
 use std::path::PathBuf;
 use std::time::Instant;
