@@ -31,9 +31,10 @@ fn main() {
             if path.extension().is_none_or(|e| e != "bsp") {
                 continue;
             }
+            let name = path.to_string_lossy();
             if only
                 .as_ref()
-                .is_some_and(|o| !path.to_string_lossy().contains(o.as_str()))
+                .is_some_and(|o| !o.split(',').any(|o| name.contains(o)))
             {
                 continue;
             }
