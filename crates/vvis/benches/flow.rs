@@ -13,6 +13,21 @@ use std::time::Instant;
 use srcmap_bsp::Bsp;
 use srcmap_vvis::{FlowKind, NoProgress, Options, compute, tree, vis_radius};
 
+/// CPU seconds this process has used (user + system, all threads), from /proc on Linux; the
+/// machine may be shared, so CPU time measures the work where wall time measures the wait.
+fn cpu_seconds() -> f64 {
+    let Ok(stat) = std::fs::read_to_string("/proc/self/stat") else {
+        return f64::NAN;
+    };
+    // Fields after the parenthesised command name; utime and stime are the 12th and 13th.
+    let Some(rest) = stat.rsplit_once(')').map(|r| r.1) else {
+        return f64::NAN;
+    };
+    let f: Vec<&str> = rest.split_whitespace().collect();
+    let ticks = |i: usize| f.get(i).and_then(|v| v.parse::<f64>().ok()).unwrap_or(f64::NAN);
+    (ticks(11) + ticks(12)) / 100.0
+}
+
 fn main() {
     let Some(root) = std::env::var_os("SRCMAP_CORPUS") else {
         println!("SRCMAP_CORPUS is not set; nothing to benchmark");
@@ -59,18 +74,19 @@ fn main() {
     maps.sort_by_key(|m| std::cmp::Reverse(m.0));
     maps.truncate(count);
     println!(
-        "{:<28} {:>7} {:>8} {:>8} {:>8} {:>9} {:>9} {:>7} {:>5} {:>11} {:>11} {:>7}",
+        "{:<26} {:>7} {:>8} {:>7} {:>7} {:>8} {:>8} {:>8} {:>8} {:>7} {:>7} {:>5} {:>7}",
         "map",
         "portals",
         "clusters",
         "tree_s",
         "base_s",
         "flow_s",
+        "flow_cpu",
         "ref_s",
-        "speedup",
+        "ref_cpu",
+        "x_wall",
+        "x_cpu",
         "same",
-        "planes",
-        "ref_planes",
         "threads"
     );
     for (n, path, portals, radius, tree_s) in maps {
@@ -79,35 +95,44 @@ fn main() {
             threads,
             ..Default::default()
         };
+        let cpu = cpu_seconds();
         let (ours, report) = compute(&portals, true, radius, &opts, &NoProgress).expect("vis");
-        let (mut ref_s, mut same, mut ref_planes) = (f64::NAN, String::from("-"), 0);
+        let flow_cpu = cpu_seconds() - cpu;
+        let (mut ref_s, mut ref_cpu, mut same, mut ref_report) =
+            (f64::NAN, f64::NAN, String::from("-"), None);
         if reference {
             let opts = Options {
                 threads,
                 flow: FlowKind::Reference,
                 ..Default::default()
             };
+            let cpu = cpu_seconds();
             let (r, rr) = compute(&portals, true, radius, &opts, &NoProgress).expect("vis");
+            ref_cpu = cpu_seconds() - cpu;
             ref_s = rr.flow_time.as_secs_f64();
             same = (r.pvs == ours.pvs && r.pas == ours.pas).to_string();
-            ref_planes = rr.counters.separator_planes;
+            ref_report = Some(rr);
         }
         let flow_s = report.flow_time.as_secs_f64();
         println!(
-            "{:<28} {:>7} {:>8} {:>8.3} {:>8.3} {:>9.3} {:>9.3} {:>7.2} {:>5} {:>11} {:>11} {:>7}",
+            "{:<26} {:>7} {:>8} {:>7.3} {:>7.3} {:>8.2} {:>8.2} {:>8.2} {:>8.2} {:>7.2} {:>7.2} {:>5} {:>7}",
             name,
             n,
             report.clusters,
             tree_s,
             report.base_time.as_secs_f64(),
             flow_s,
+            flow_cpu,
             ref_s,
+            ref_cpu,
             ref_s / flow_s,
+            ref_cpu / flow_cpu,
             same,
-            report.counters.separator_planes,
-            ref_planes,
             report.threads
         );
-        println!("    {:?}", report.counters);
+        println!("    ours:      {:?}", report.counters);
+        if let Some(rr) = ref_report {
+            println!("    reference: {:?}", rr.counters);
+        }
     }
 }

@@ -167,10 +167,24 @@ struct MemoSlot {
 /// A state the walk went through a portal with: its windings and might-see set.
 #[derive(Clone, Default)]
 struct MemoEntry {
+    /// Hash of both windings, compared first.
+    key: u64,
     source: Vec<V3>,
     pass: Vec<V3>,
     lo: usize,
     might: Vec<u64>,
+}
+
+/// A hash of the exact bits of two windings (a filter before comparing them).
+fn windings_key(a: &[V3], b: &[V3]) -> u64 {
+    let mut h = (a.len() as u64) << 32 | b.len() as u64;
+    for p in a.iter().chain(b) {
+        for c in p {
+            h = (h ^ c.to_bits() as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+            h ^= h >> 29;
+        }
+    }
+    h
 }
 
 fn same_winding(a: &[V3], b: &[V3]) -> bool {
@@ -284,8 +298,10 @@ impl Walk<'_> {
         let (lo, hi) = (cur.lo, cur.hi);
         let might = &cur.might[lo..hi];
         let slot = &mut self.memo[pn];
+        let key = windings_key(&cur.source, &cur.pass);
         let covered = slot.entries[..slot.used].iter().any(|e| {
-            same_winding(&e.pass, &cur.pass)
+            e.key == key
+                && same_winding(&e.pass, &cur.pass)
                 && same_winding(&e.source, &cur.source)
                 && might.iter().enumerate().all(|(k, &m)| {
                     let idx = (lo + k).wrapping_sub(e.lo);
@@ -313,6 +329,7 @@ impl Walk<'_> {
         };
         self.counters.memo_stores += 1;
         let e = &mut slot.entries[index];
+        e.key = key;
         e.source.clear();
         e.source.extend_from_slice(&cur.source);
         e.pass.clear();
