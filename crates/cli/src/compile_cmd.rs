@@ -3,7 +3,7 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::Context;
-use srcmap_vbsp::{CompileError, MaterialInfo, MaterialSource, Severity};
+use srcmap_vbsp::{CompileError, Severity};
 
 #[derive(Debug, clap::Args)]
 pub struct VbspArgs {
@@ -16,6 +16,10 @@ pub struct VbspArgs {
     /// reflectivity from its VPKs and loose files.
     #[arg(long)]
     pub game: Option<PathBuf>,
+    /// A material table (`srcmap materials extract`), consulted after -game content and before
+    /// the built-in tool-texture rules.
+    #[arg(long)]
+    pub materials: Option<PathBuf>,
     /// Leave out func_detail brushes.
     #[arg(long)]
     pub nodetail: bool,
@@ -32,6 +36,32 @@ pub struct VbspArgs {
 pub struct CompileArgs {
     #[command(flatten)]
     pub vbsp: VbspArgs,
+    /// Skip visibility (every cluster then sees every other).
+    #[arg(long)]
+    pub no_vis: bool,
+    /// Skip lighting.
+    #[arg(long)]
+    pub no_rad: bool,
+    /// Quick vis and light (vvis -fast, vrad -fast).
+    #[arg(long, conflicts_with = "final")]
+    pub fast: bool,
+    /// Release-quality light (vrad -final).
+    #[arg(long = "final")]
+    pub final_: bool,
+    /// Maximum light bounces.
+    #[arg(long)]
+    pub bounce: Option<u32>,
+    /// Worker threads for vis and light (0 = all cores).
+    #[arg(long, default_value_t = 0)]
+    pub threads: usize,
+}
+
+/// What stage 1 produced, before anything is written.
+struct Stage1 {
+    bsp: Vec<u8>,
+    out_path: PathBuf,
+    /// The portal file, when the map is sealed (vis needs it).
+    prt: Option<String>,
 }
 
 struct Steps {
@@ -46,105 +76,6 @@ impl srcmap_vbsp::Progress for Steps {
     }
 }
 
-/// Materials from a game directory (`gameinfo.txt` search paths, VPKs, loose files): the
-/// VMT's `%compile*` keys and `$translucent`, the base texture's size and reflectivity.
-struct GameMaterials {
-    game: srcmap_content::GameDir,
-}
-
-impl MaterialSource for GameMaterials {
-    fn material(&self, name: &str) -> Option<MaterialInfo> {
-        use srcmap_vbsp::contents::*;
-        let vmt = self.game.material(name).ok()??;
-        let f = vmt.compile_flags();
-        let mut info = builtin_material(name);
-        let nodraw = SURF_NODRAW | SURF_NOLIGHT;
-        let (mut contents, mut surf) = (CONTENTS_SOLID, 0);
-        if f.water {
-            (contents, surf) = (CONTENTS_WATER, SURF_WARP | SURF_NOLIGHT);
-        }
-        if f.slime {
-            (contents, surf) = (CONTENTS_SLIME, SURF_WARP | SURF_NOLIGHT);
-        }
-        if f.nodraw || f.occluder || f.fog {
-            surf |= nodraw;
-        }
-        if f.invisible || f.pass_bullets {
-            // Bullets pass through: a grate (which vis also sees through).
-            contents = CONTENTS_GRATE;
-            if f.invisible {
-                surf |= nodraw;
-            }
-        }
-        if f.nonsolid {
-            contents = CONTENTS_OPAQUE;
-        }
-        if f.clip {
-            (contents, surf) = (CONTENTS_PLAYERCLIP | CONTENTS_MONSTERCLIP, nodraw);
-        }
-        if f.player_clip {
-            (contents, surf) = (CONTENTS_PLAYERCLIP, nodraw);
-        }
-        if f.npc_clip {
-            (contents, surf) = (CONTENTS_MONSTERCLIP, nodraw);
-        }
-        if f.trigger {
-            surf |= SURF_TRIGGER | SURF_NOLIGHT;
-        }
-        if f.sky {
-            surf |= SURF_SKY | SURF_NOLIGHT;
-        }
-        if f.sky_2d {
-            surf |= SURF_SKY | SURF_SKY2D | SURF_NOLIGHT;
-        }
-        if f.hint {
-            (contents, surf) = (0, nodraw | SURF_HINT);
-        }
-        if f.skip {
-            (contents, surf) = (0, nodraw | SURF_SKIP);
-        }
-        if f.areaportal {
-            (contents, surf) = (CONTENTS_AREAPORTAL, nodraw);
-        }
-        if f.block_light {
-            (contents, surf) = (CONTENTS_OPAQUE, nodraw);
-        }
-        if f.ladder {
-            contents |= CONTENTS_LADDER;
-        }
-        if f.origin {
-            (contents, surf) = (CONTENTS_ORIGIN, nodraw);
-        }
-        if f.detail {
-            contents |= CONTENTS_DETAIL;
-        }
-        if f.no_light {
-            surf |= SURF_NOLIGHT;
-        }
-        if (f.translucent || f.alphatest) && !f.water && !f.nonsolid && contents & CONTENTS_SOLID != 0 {
-            // See-through and solid: a window (sorted as translucent when it blends).
-            contents = CONTENTS_WINDOW;
-            if f.translucent {
-                surf |= SURF_TRANS;
-            }
-        }
-        info.contents = contents;
-        info.surface_flags = surf;
-        if let Some(header) = vmt
-            .base_texture()
-            .and_then(|t| self.game.texture_header(t).ok().flatten())
-        {
-            info.width = header.width as u32;
-            info.height = header.height as u32;
-            info.reflectivity = header.reflectivity;
-        }
-        if let Some(r) = vmt.reflectivity() {
-            info.reflectivity = r;
-        }
-        Some(info)
-    }
-}
-
 fn read_map(path: &Path) -> anyhow::Result<srcmap_vmf::Vmf> {
     let bytes = std::fs::read(path).with_context(|| format!("{}: cannot read", path.display()))?;
     srcmap_vmf::Vmf::parse_bytes(&bytes)
@@ -152,7 +83,9 @@ fn read_map(path: &Path) -> anyhow::Result<srcmap_vmf::Vmf> {
         .map_err(|e| anyhow::anyhow!("{}:{e}", path.display()))
 }
 
-pub fn vbsp(args: &VbspArgs) -> anyhow::Result<()> {
+/// Runs stage 1 and writes its side files (`.prt`, or `.lin` on a leak); the BSP itself is
+/// returned for the caller to finish and write.
+fn run_vbsp(args: &VbspArgs) -> anyhow::Result<Stage1> {
     let vmf = read_map(&args.map)?;
     let mut input = srcmap_vbsp::input_from_vmf(&vmf);
     let loader = |name: &str| -> Option<srcmap_vbsp::MapInput> {
@@ -162,18 +95,9 @@ pub fn vbsp(args: &VbspArgs) -> anyhow::Result<()> {
     for problem in srcmap_vbsp::instances::collapse(&mut input, &loader) {
         eprintln!("{}: warning: {problem}", args.map.display());
     }
-    let game = match &args.game {
-        Some(dir) => Some(GameMaterials {
-            game: srcmap_content::GameDir::open(dir)
-                .map_err(|e| anyhow::anyhow!("-game {}: {e}", dir.display()))?,
-        }),
-        None => None,
-    };
+    let materials = crate::materials_cmd::resolver(args.game.as_deref(), args.materials.as_deref())?;
     let opts = srcmap_vbsp::Options {
-        materials: game
-            .as_ref()
-            .map(|g| g as &dyn MaterialSource)
-            .unwrap_or(&srcmap_vbsp::BuiltinMaterials),
+        materials: &materials,
         no_detail: args.nodetail,
         allow_leak: args.allowleak,
     };
@@ -203,6 +127,11 @@ pub fn vbsp(args: &VbspArgs) -> anyhow::Result<()> {
         }
         Err(e) => anyhow::bail!("{}: {e}", args.map.display()),
     };
+    if !args.quiet {
+        for w in materials.warnings() {
+            eprintln!("{}: warning: {w}", args.map.display());
+        }
+    }
     for d in &out.diagnostics {
         if !args.quiet || d.severity == Severity::Error {
             eprintln!("{}: {d}", args.map.display());
@@ -213,20 +142,22 @@ pub fn vbsp(args: &VbspArgs) -> anyhow::Result<()> {
         .as_ref()
         .map(|v| v.map_version as i32)
         .unwrap_or(0);
-    crate::write_output(&out_path, &out.bsp.to_bytes(revision)?)?;
+    let bsp = out.bsp.to_bytes(revision)?;
+    let mut prt = None;
     if let Some(CompileError::Leak { pointfile, .. }) = &out.leak {
         // Valve writes no portal file for a leaked map: vis cannot run on it.
         crate::write_output(&out_path.with_extension("lin"), pointfile.as_bytes())?;
         let _ = std::fs::remove_file(out_path.with_extension("prt"));
     } else {
         crate::write_output(&out_path.with_extension("prt"), out.prt.as_bytes())?;
+        prt = Some(out.prt.clone());
         // A stale pointfile from an earlier leak would mislead.
         let _ = std::fs::remove_file(out_path.with_extension("lin"));
     }
     if !args.quiet {
         let s = &out.stats;
         eprintln!(
-            "vbsp: wrote {} ({} brushes, {} models, {} faces, {} leaves, {} clusters, {} portals)",
+            "vbsp: {} ({} brushes, {} models, {} faces, {} leaves, {} clusters, {} portals)",
             out_path.display(),
             s.brushes,
             s.models,
@@ -236,7 +167,12 @@ pub fn vbsp(args: &VbspArgs) -> anyhow::Result<()> {
             s.portals
         );
     }
-    Ok(())
+    Ok(Stage1 { bsp, out_path, prt })
+}
+
+pub fn vbsp(args: &VbspArgs) -> anyhow::Result<()> {
+    let stage1 = run_vbsp(args)?;
+    crate::write_output(&stage1.out_path, &stage1.bsp)
 }
 
 /// An instance file: relative to the map's folder, then under `-game`'s `maps/` and
@@ -256,6 +192,40 @@ fn find_instance(map: &Path, game: Option<&Path>, name: &str) -> Option<PathBuf>
     found.or_else(|| roots.iter().map(|r| r.join(&base)).find(|p| p.is_file()))
 }
 
+/// vbsp, then vvis, then vrad, in one process; the BSP is written once, at the end.
 pub fn compile(args: &CompileArgs) -> anyhow::Result<()> {
-    vbsp(&args.vbsp)
+    let Stage1 {
+        mut bsp,
+        out_path,
+        prt,
+    } = run_vbsp(&args.vbsp)?;
+    let name = args.vbsp.map.display();
+    let threads = (args.threads > 0).then_some(args.threads);
+    match &prt {
+        _ if args.no_vis => {}
+        Some(prt) => {
+            bsp = crate::vis_cmd::run_vis(&bsp, Some(prt), args.fast, threads)
+                .map_err(|e| anyhow::anyhow!("{name}: vvis: {e:#}"))?;
+        }
+        None if !args.vbsp.quiet => {
+            eprintln!("{name}: warning: the map leaked, so vis was skipped (every cluster sees every other)")
+        }
+        None => {}
+    }
+    if !args.no_rad {
+        let options = crate::rad_cmd::RadOptions {
+            fast: args.fast,
+            final_: args.final_,
+            bounce: args.bounce,
+            threads: args.threads,
+            quiet: args.vbsp.quiet,
+            ..Default::default()
+        };
+        bsp = crate::rad_cmd::run_rad(&bsp, &options).map_err(|e| anyhow::anyhow!("{name}: vrad: {e:#}"))?;
+    }
+    crate::write_output(&out_path, &bsp)?;
+    if !args.vbsp.quiet {
+        eprintln!("compile: wrote {}", out_path.display());
+    }
+    Ok(())
 }

@@ -98,8 +98,8 @@ pub fn normalise_name(name: &str) -> String {
     n
 }
 
-/// The built-in rules: Valve's tool textures by name, and water by name (a material whose name
-/// says water, outside `tools/`). `None` for any other material.
+/// The built-in rules: Valve's tool textures by name, and a few names that say what the
+/// material is (water, slime, grates, see-through glass). `None` for any other material.
 pub fn builtin(name: &str) -> Option<MaterialFacts> {
     let n = normalise_name(name);
     let nodraw = SURF_NODRAW | SURF_NOLIGHT;
@@ -114,111 +114,116 @@ pub fn builtin(name: &str) -> Option<MaterialFacts> {
         Some("TOOLSCLIP") => facts(CONTENTS_PLAYERCLIP | CONTENTS_MONSTERCLIP, nodraw),
         Some("TOOLSPLAYERCLIP") => facts(CONTENTS_PLAYERCLIP, nodraw),
         Some("TOOLSNPCCLIP") => facts(CONTENTS_MONSTERCLIP, nodraw),
-        Some("TOOLSGRENADECLIP") => facts(CONTENTS_SOLID, nodraw),
-        Some("TOOLSTRIGGER") | Some("TOOLSFOG") => facts(CONTENTS_SOLID, nodraw | SURF_TRIGGER),
+        // Trigger faces are compiled (the entity draws nothing), without a lightmap.
+        Some("TOOLSTRIGGER") | Some("TOOLSFOG") => facts(CONTENTS_SOLID, SURF_TRIGGER | SURF_NOLIGHT),
         Some("TOOLSSKYBOX") => facts(CONTENTS_SOLID, SURF_SKY | SURF_NOLIGHT),
         Some("TOOLSSKYBOX2D") => facts(CONTENTS_SOLID, SURF_SKY | SURF_SKY2D | SURF_NOLIGHT),
         Some("TOOLSSKIP") => facts(CONTENTS_EMPTY, nodraw | SURF_SKIP),
         Some("TOOLSHINT") => facts(CONTENTS_EMPTY, nodraw | SURF_HINT),
-        Some("TOOLSINVISIBLE") | Some("TOOLSBLOCKBULLETS") | Some("TOOLSOCCLUDER") => {
+        // %compileInvisible: a grate, so bullets pass and vis sees through.
+        Some("TOOLSINVISIBLE") => facts(CONTENTS_GRATE, nodraw),
+        Some("TOOLSINVISIBLELADDER") | Some("TOOLSBLOCKBULLETS") | Some("TOOLSOCCLUDER") => {
             facts(CONTENTS_SOLID, nodraw)
-        }
-        Some("TOOLSINVISIBLELADDER") | Some("TOOLSLADDER") => {
-            facts(CONTENTS_LADDER | CONTENTS_PLAYERCLIP, nodraw)
         }
         Some("TOOLSBLOCKLIGHT") => facts(CONTENTS_OPAQUE, nodraw),
         Some("TOOLSBLOCK_LOS") => facts(CONTENTS_BLOCKLOS, nodraw),
         Some("TOOLSAREAPORTAL") => facts(CONTENTS_AREAPORTAL, nodraw),
-        Some("TOOLSORIGIN") => facts(CONTENTS_ORIGIN, nodraw),
+        Some("TOOLSORIGIN") => facts(CONTENTS_ORIGIN | CONTENTS_DETAIL, nodraw),
+        Some("TOOLSLADDER") => facts(CONTENTS_LADDER | CONTENTS_PLAYERCLIP, nodraw),
         Some(t) if t.starts_with("TOOLSBLACK") => facts(CONTENTS_SOLID, SURF_NOLIGHT),
         Some(_) => return None,
         None if n.contains("WATER") && !n.contains("WATERFALL") => {
             facts(CONTENTS_WATER, SURF_WARP | SURF_NOLIGHT)
         }
+        None if n.contains("SLIME") || n.contains("LIQUID") => facts(CONTENTS_SLIME, SURF_NOLIGHT),
+        // Grates are alpha-tested and let bullets through in Valve's content.
+        None if n.contains("GRATE") => facts(CONTENTS_GRATE, 0),
+        // Without the VMT, a name that says see-through is taken at its word: a window (not
+        // solid, vis sees through), as `$translucent` would make it.
+        None if n.contains("TRANSLUCENT") || n.starts_with("GLASS/") => facts(CONTENTS_WINDOW, SURF_TRANS),
         None => return None,
     })
 }
 
-/// Facts from a game's `.vmt` and `.vtf` header, as VBSP derives them.
+/// Facts from a game's `.vmt` and its base texture's `.vtf` header, as VBSP derives them from
+/// the `%compile*` keys, `$translucent`/`$alphatest` and `$bumpmap`.
 pub fn from_vmt(vmt: &srcmap_content::Vmt, vtf: Option<&srcmap_content::VtfHeader>) -> MaterialFacts {
     let f = vmt.compile_flags();
-    let mut contents = CONTENTS_SOLID;
-    let mut surface = 0;
     let nodraw = SURF_NODRAW | SURF_NOLIGHT;
+    let (mut contents, mut surf) = (CONTENTS_SOLID, 0);
     if f.water {
-        contents = CONTENTS_WATER;
-        surface |= SURF_WARP | SURF_NOLIGHT;
+        (contents, surf) = (CONTENTS_WATER, SURF_WARP | SURF_NOLIGHT);
     }
     if f.slime {
-        contents = CONTENTS_SLIME;
-        surface |= SURF_NOLIGHT;
+        (contents, surf) = (CONTENTS_SLIME, SURF_WARP | SURF_NOLIGHT);
+    }
+    if f.nodraw || f.occluder || f.fog {
+        surf |= nodraw;
+    }
+    if f.invisible || f.pass_bullets {
+        // Bullets pass through: a grate (which vis also sees through).
+        contents = CONTENTS_GRATE;
+        if f.invisible {
+            surf |= nodraw;
+        }
+    }
+    if f.nonsolid {
+        contents = CONTENTS_OPAQUE;
     }
     if f.clip {
-        contents = CONTENTS_PLAYERCLIP | CONTENTS_MONSTERCLIP;
-        surface |= nodraw;
+        (contents, surf) = (CONTENTS_PLAYERCLIP | CONTENTS_MONSTERCLIP, nodraw);
     }
     if f.player_clip {
-        contents = CONTENTS_PLAYERCLIP;
-        surface |= nodraw;
+        (contents, surf) = (CONTENTS_PLAYERCLIP, nodraw);
     }
     if f.npc_clip {
-        contents = CONTENTS_MONSTERCLIP;
-        surface |= nodraw;
+        (contents, surf) = (CONTENTS_MONSTERCLIP, nodraw);
+    }
+    if f.trigger {
+        surf |= SURF_TRIGGER | SURF_NOLIGHT;
+    }
+    if f.sky {
+        surf |= SURF_SKY | SURF_NOLIGHT;
+    }
+    if f.sky_2d {
+        surf |= SURF_SKY | SURF_SKY2D | SURF_NOLIGHT;
+    }
+    if f.hint {
+        (contents, surf) = (CONTENTS_EMPTY, nodraw | SURF_HINT);
+    }
+    if f.skip {
+        (contents, surf) = (CONTENTS_EMPTY, nodraw | SURF_SKIP);
+    }
+    if f.areaportal {
+        (contents, surf) = (CONTENTS_AREAPORTAL, nodraw);
+    }
+    if f.block_light {
+        (contents, surf) = (CONTENTS_OPAQUE, nodraw);
     }
     if f.ladder {
         contents |= CONTENTS_LADDER;
     }
-    if f.areaportal {
-        contents = CONTENTS_AREAPORTAL;
-        surface |= nodraw;
-    }
     if f.origin {
-        contents = CONTENTS_ORIGIN;
-        surface |= nodraw;
-    }
-    if f.block_light {
-        contents = CONTENTS_OPAQUE;
-        surface |= nodraw;
-    }
-    if f.hint {
-        contents = CONTENTS_EMPTY;
-        surface |= nodraw | SURF_HINT;
-    }
-    if f.skip {
-        contents = CONTENTS_EMPTY;
-        surface |= nodraw | SURF_SKIP;
-    }
-    if f.nonsolid {
-        contents = CONTENTS_EMPTY;
+        (contents, surf) = (CONTENTS_ORIGIN, nodraw);
     }
     if f.detail {
         contents |= CONTENTS_DETAIL;
     }
-    if f.nodraw || f.invisible || f.occluder {
-        surface |= nodraw;
-    }
-    if f.trigger || f.fog {
-        surface |= nodraw | SURF_TRIGGER;
-    }
-    if f.sky {
-        surface |= SURF_SKY | SURF_NOLIGHT;
-    }
-    if f.sky_2d {
-        surface |= SURF_SKY | SURF_SKY2D | SURF_NOLIGHT;
-    }
     if f.no_light {
-        surface |= SURF_NOLIGHT;
+        surf |= SURF_NOLIGHT;
     }
     if f.no_chop {
-        surface |= SURF_NOCHOP;
+        surf |= SURF_NOCHOP;
     }
-    if f.translucent && contents == CONTENTS_SOLID {
-        // A see-through solid: VBSP makes it a window that does not block vis.
-        contents = CONTENTS_WINDOW | CONTENTS_TRANSLUCENT;
-        surface |= SURF_TRANS;
+    if (f.translucent || f.alphatest) && !f.water && !f.nonsolid && contents & CONTENTS_SOLID != 0 {
+        // See-through and solid: a window (sorted as translucent when it blends).
+        contents = CONTENTS_WINDOW;
+        if f.translucent {
+            surf |= SURF_TRANS;
+        }
     }
-    if vmt.get("$bumpmap").is_some() && surface & SURF_NOLIGHT == 0 {
-        surface |= SURF_BUMPLIGHT;
+    if vmt.get("$bumpmap").is_some() && surf & SURF_NOLIGHT == 0 {
+        surf |= SURF_BUMPLIGHT;
     }
     let (width, height) = vtf
         .map(|h| (h.width as u32, h.height as u32))
@@ -229,7 +234,7 @@ pub fn from_vmt(vmt: &srcmap_content::Vmt, vtf: Option<&srcmap_content::VtfHeade
         .unwrap_or(DEFAULT_FACTS.reflectivity);
     MaterialFacts {
         contents,
-        surface_flags: surface,
+        surface_flags: surf,
         width,
         height,
         reflectivity,
@@ -261,6 +266,13 @@ impl Default for Resolver {
 }
 
 impl Resolver {
+    /// A resolver with neither game nor table (built-in rules and the default), shared by
+    /// library defaults such as `vbsp::Options::default()`.
+    pub fn builtin_only() -> &'static Resolver {
+        static BUILTIN: std::sync::LazyLock<Resolver> = std::sync::LazyLock::new(Resolver::default);
+        &BUILTIN
+    }
+
     /// `table` is `(file name for reports, table)`.
     pub fn new(game: Option<srcmap_content::GameDir>, table: Option<(String, MaterialTable)>) -> Resolver {
         Resolver {

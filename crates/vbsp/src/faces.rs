@@ -53,8 +53,13 @@ pub fn make_faces(tree: &Tree, portals: &Portals, brushes: &[Brush], world: bool
             let s = if p.nodes[0] == leaf { 0 } else { 1 };
             let here = tree.node(p.nodes[s]).contents;
             let there = tree.node(p.nodes[1 - s]).contents;
-            // Don't show the insides of windows.
-            if here & CONTENTS_WINDOW != 0 && visible_contents(here ^ there) == CONTENTS_WINDOW {
+            // Don't show the insides of windows or grates: from inside one, the face looks
+            // out at what the brush is not.
+            let delta = visible_contents(here ^ there);
+            if [CONTENTS_WINDOW, CONTENTS_GRATE]
+                .into_iter()
+                .any(|c| here & c != 0 && delta == c)
+            {
                 continue;
             }
             let side = &brushes[bi as usize].sides[si as usize];

@@ -44,7 +44,7 @@ use srcmap_geom::{Bounds, DVec3, PlaneSet};
 
 pub use brush::{Brush, BrushSide};
 pub use bspdata::{BspData, DFace, DLeaf, DModel, DNode, DPlane, DTexinfo, lump};
-pub use contents::{BuiltinMaterials, MaterialInfo, MaterialSource};
+pub use contents::{MaterialFacts, Resolver};
 pub use diag::{CompileError, Diagnostic, Severity, Where};
 pub use from_vmf::{entity_from_vmf, input_from_vmf};
 pub use input::{MapBrush, MapEntity, MapInput, MapSide, TexAxis};
@@ -64,7 +64,8 @@ impl Progress for NoProgress {}
 
 pub struct Options<'a> {
     /// Material facts (contents, size, reflectivity); unknown ones use the built-in rules.
-    pub materials: &'a dyn MaterialSource,
+    /// What each material is: `-game` content, a material table, built-in rules, default.
+    pub materials: &'a Resolver,
     /// Leave out `func_detail` brushes (Valve's `-nodetail`).
     pub no_detail: bool,
     /// On a leak, go on as Valve's VBSP does (the outside stays unfilled, the leak is a
@@ -75,7 +76,7 @@ pub struct Options<'a> {
 impl Default for Options<'_> {
     fn default() -> Self {
         Options {
-            materials: &BuiltinMaterials,
+            materials: Resolver::builtin_only(),
             no_detail: false,
             allow_leak: false,
         }
@@ -149,7 +150,7 @@ impl Texinfos {
         }
     }
 
-    fn texdata(&mut self, name: &str, info: &MaterialInfo) -> u32 {
+    fn texdata(&mut self, name: &str, info: &MaterialFacts) -> u32 {
         let key = name.to_ascii_lowercase();
         if let Some(&i) = self.texdata_map.get(&key) {
             return i;
@@ -232,8 +233,7 @@ pub fn compile(
     let mut tex = Texinfos::new();
     let mut brushes: Vec<Brush> = Vec::new();
     let mut ents: Vec<Ent> = Vec::new();
-    let mut material_cache: HashMap<String, MaterialInfo> = HashMap::new();
-    let mut unknown_warned = false;
+    let mut material_cache: HashMap<String, MaterialFacts> = HashMap::new();
     let mut occluders = 0;
     let mut areaportals = 0;
 
@@ -331,27 +331,10 @@ pub fn compile(
                     bad = true;
                     break;
                 };
-                let info = match material_cache.get(&s.material) {
-                    Some(i) => i.clone(),
-                    None => {
-                        let i = match opts.materials.material(&s.material) {
-                            Some(i) => i,
-                            None => {
-                                let lower = s.material.to_ascii_lowercase();
-                                if !unknown_warned && !lower.starts_with("tools/") {
-                                    unknown_warned = true;
-                                    diags.push(Diagnostic::warning(
-                                        Where::default(),
-                                        "materials not found in game content use built-in rules (opaque 512x512)",
-                                    ));
-                                }
-                                builtin_material(&s.material)
-                            }
-                        };
-                        material_cache.insert(s.material.clone(), i.clone());
-                        i
-                    }
-                };
+                // Unknown materials are warned about once each by the resolver itself.
+                let info = *material_cache
+                    .entry(s.material.clone())
+                    .or_insert_with(|| opts.materials.resolve(&s.material).facts);
                 let td = tex.texdata(&s.material, &info);
                 let ti = tex.add(texinfo_for(s, offset, info.surface_flags, td));
                 raw.push(brush::RawSide {

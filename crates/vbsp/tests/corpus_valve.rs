@@ -48,6 +48,40 @@ fn load_vmf(path: &Path) -> srcmap_vmf::Vmf {
         .unwrap()
 }
 
+/// The material table the corpus tests compile with: harvested from every Source BSP of the
+/// corpus, as `srcmap materials extract` would (no game content is available here).
+fn corpus_materials() -> &'static srcmap_materials::Resolver {
+    &corpus_table().0
+}
+
+/// The corpus table's resolver and the conflicts found while harvesting it.
+fn corpus_table() -> &'static (srcmap_materials::Resolver, Vec<srcmap_materials::Conflict>) {
+    static TABLE: std::sync::OnceLock<(srcmap_materials::Resolver, Vec<srcmap_materials::Conflict>)> =
+        std::sync::OnceLock::new();
+    TABLE.get_or_init(|| {
+        let root = corpus().expect("SRCMAP_CORPUS");
+        let mut table = srcmap_materials::MaterialTable::new();
+        let mut paths: Vec<PathBuf> = std::fs::read_dir(root.join("bsp"))
+            .unwrap()
+            .flatten()
+            .flat_map(|d| std::fs::read_dir(d.path()).unwrap().flatten().map(|f| f.path()))
+            .collect();
+        paths.sort();
+        for p in paths {
+            let data = std::fs::read(&p).unwrap();
+            if let Ok(bsp) = Bsp::parse(&data) {
+                let name = p.file_name().unwrap().to_string_lossy().into_owned();
+                table.merge(srcmap_materials::harvest_bsp(&name, &bsp));
+            }
+        }
+        let conflicts = table.conflicts.clone();
+        (
+            srcmap_materials::Resolver::new(None, Some(("corpus table".into(), table))),
+            conflicts,
+        )
+    })
+}
+
 fn compile(path: &Path) -> Result<srcmap_vbsp::Output, CompileError> {
     let vmf = load_vmf(path);
     let mut input = srcmap_vbsp::input_from_vmf(&vmf);
@@ -64,6 +98,7 @@ fn compile(path: &Path) -> Result<srcmap_vbsp::Output, CompileError> {
     instances::collapse(&mut input, &loader);
     let opts = Options {
         allow_leak: true,
+        materials: corpus_materials(),
         ..Default::default()
     };
     srcmap_vbsp::compile(&input, &opts, &srcmap_vbsp::NoProgress)
@@ -342,4 +377,70 @@ fn every_corpus_vmf_compiles_or_fails_cleanly() {
             Err(e) => panic!("{}: {e}", f.display()),
         }
     }
+}
+
+/// With the corpus material table, the water, translucent and tool surfaces of every pair get
+/// the contents and surface flags Valve's BSP gives them: brush contents per material, and the
+/// texinfo flags of the faces. Where maps disagree about a material, the table keeps one
+/// value and records the conflict; a map on the losing side of a recorded conflict is the one
+/// allowed difference.
+#[test]
+fn material_table_gives_valves_contents_and_flags() {
+    use srcmap_materials::flags::*;
+    let Some(root) = corpus() else { return };
+    let mut checked = 0;
+    let mut problems = Vec::new();
+    for (vmf, bsp_path) in pairs(&root) {
+        let map = bsp_path.file_name().unwrap().to_string_lossy().into_owned();
+        let valve = Bsp::parse(&std::fs::read(&bsp_path).unwrap()).unwrap();
+        let Ok(out) = compile(&vmf) else { continue };
+        let ours = srcmap_materials::harvest_bsp("ours", &out.bsp.to_bsp(0));
+        let theirs = srcmap_materials::harvest_bsp(&map, &valve);
+        for (name, v) in &theirs {
+            let special = name.starts_with("TOOLS/")
+                || v.contents.is_some_and(|c| {
+                    c & (CONTENTS_WATER
+                        | CONTENTS_SLIME
+                        | CONTENTS_WINDOW
+                        | CONTENTS_TRANSLUCENT
+                        | CONTENTS_GRATE)
+                        != 0
+                });
+            let Some(o) = ours.get(name) else { continue };
+            if !special {
+                continue;
+            }
+            checked += 1;
+            let recorded = |field: &str| {
+                corpus_table().1.iter().any(|c| {
+                    c.material == *name
+                        && c.field == field
+                        && c.values.iter().any(|cv| cv.map.split(", ").any(|m| m == map))
+                })
+            };
+            if let (Some(a), Some(b)) = (o.contents, v.contents)
+                && a != b
+                && !recorded("contents")
+            {
+                problems.push(format!(
+                    "{map}: {name}: contents {:?}, Valve's {:?}",
+                    names(a, CONTENTS_NAMES),
+                    names(b, CONTENTS_NAMES)
+                ));
+            }
+            if let (Some(a), Some(b)) = (o.surface_flags, v.surface_flags)
+                && a != b
+                && !recorded("surface")
+            {
+                problems.push(format!(
+                    "{map}: {name}: surface {:?}, Valve's {:?}",
+                    names(a, SURF_NAMES),
+                    names(b, SURF_NAMES)
+                ));
+            }
+        }
+    }
+    eprintln!("{checked} water/translucent/tool materials compared");
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+    assert!(checked > 20);
 }
