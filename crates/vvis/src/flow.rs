@@ -141,6 +141,8 @@ struct Walk<'a> {
     memo: Vec<MemoSlot>,
     /// Portals whose memo slot is in use, to reset them for the next base portal.
     touched: Vec<u32>,
+    /// Whether the last [`Walk::step`] had anything unseen in its might-see set.
+    found_new: bool,
 }
 
 /// Buffers a thread reuses from one base portal to the next (no allocation in the walk).
@@ -238,6 +240,7 @@ fn flow_one(
         counters: Counters::default(),
         memo: scratch.memo,
         touched: scratch.touched,
+        found_new: false,
     };
     walk.leaf_flow(portal.leaf as usize, 1);
     for &t in &walk.touched {
@@ -277,7 +280,12 @@ impl Walk<'_> {
         self.counters.chains += 1;
         let graph = self.graph;
         for &pn in &graph.cluster_portals[leaf] {
-            if self.step(pn as usize, depth) && !self.seen_before(pn as usize, depth) {
+            // Beyond a portal whose might-see set holds nothing unseen the walk can find nothing
+            // (vvis walks on anyway; the fast flow stops after marking the portal).
+            if self.step(pn as usize, depth)
+                && (self.kind == FlowKind::Reference || self.found_new)
+                && !self.seen_before(pn as usize, depth)
+            {
                 let next = graph.portals[pn as usize].leaf as usize;
                 self.leaf_flow(next, depth + 1);
             }
@@ -390,6 +398,7 @@ impl Walk<'_> {
         if more == 0 && vis_has_p {
             return false; // can't see anything new
         }
+        self.found_new = more != 0;
         self.counters.geometric += 1;
         // The pass portal, clipped to the front of the base portal.
         let d = head_plane.distance(p.origin);
