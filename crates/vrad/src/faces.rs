@@ -11,6 +11,8 @@ pub const SURF_NODRAW: i32 = 0x80;
 pub const SURF_NOLIGHT: i32 = 0x400;
 pub const SURF_BUMPLIGHT: i32 = 0x800;
 pub const TEX_SPECIAL: i32 = SURF_SKY | SURF_NOLIGHT;
+/// Largest `lightmap_size` (luxels - 1) a face may have before it is treated as unlit.
+pub const MAX_LIGHTMAP_EXTENT: i32 = 1024;
 
 /// Everything lighting needs to know about one face.
 #[derive(Debug, Clone)]
@@ -164,7 +166,13 @@ fn build_face(bsp: &Bsp, face: &Face, origin: Vec3) -> FaceGeom {
         return unlit(points, normal, 0);
     };
     let flags = tex.flags;
-    if flags & TEX_SPECIAL != 0 || points.len() < 3 || face.lightmap_size[0] < 0 || face.lightmap_size[1] < 0
+    // Valve's largest lightmaps are 128 luxels (displacements); anything far beyond is a
+    // damaged file, not worth allocating for.
+    let size_ok = |v: i32| (0..=MAX_LIGHTMAP_EXTENT).contains(&v);
+    if flags & TEX_SPECIAL != 0
+        || points.len() < 3
+        || !size_ok(face.lightmap_size[0])
+        || !size_ok(face.lightmap_size[1])
     {
         return unlit(points, normal, flags);
     }

@@ -459,3 +459,32 @@ fn sun_lights_a_sky_lit_floor_evenly() {
         "{max}"
     );
 }
+
+#[test]
+fn bad_input_is_an_error_not_a_panic() {
+    assert!(srcmap_vrad::relight(b"not a bsp at all", &Options::default(), &NoProgress).is_err());
+    let mut bsp = floor_bsp(vec![entity(&[
+        ("classname", "light"),
+        ("origin", "0 0 64"),
+        ("_light", "255 255 255 200"),
+    ])]);
+    let bytes = bsp.to_bytes().unwrap();
+    assert!(srcmap_vrad::relight(&bytes[..bytes.len() / 3], &Options::default(), &NoProgress).is_err());
+    // Indices out of range and absurd lightmap sizes leave faces unlit instead of panicking.
+    bsp.faces[0].lightmap_size = [1 << 30, 4];
+    bsp.faces.push(srcmap_bsp::Face {
+        plane: 99,
+        first_edge: 1000,
+        num_edges: 7,
+        texinfo: 42,
+        dispinfo: 3,
+        ..bsp.faces[0]
+    });
+    let report = srcmap_vrad::light_bsp(&mut bsp, &Options::default(), &NoProgress).unwrap();
+    assert_eq!(report.lit_faces, 0);
+    assert!(
+        bsp.faces
+            .iter()
+            .all(|f| f.light_offset == -1 && f.styles == [255; 4])
+    );
+}
