@@ -111,12 +111,14 @@ fn colors(data: &[u8], lump: usize, base: u64) -> Result<Vec<ColorRgbExp32>> {
         ));
     }
     Ok(data
-        .chunks_exact(4)
-        .map(|c| ColorRgbExp32 {
-            r: c[0],
-            g: c[1],
-            b: c[2],
-            exponent: c[3] as i8,
+        .as_chunks::<4>()
+        .0
+        .iter()
+        .map(|&[r, g, b, e]| ColorRgbExp32 {
+            r,
+            g,
+            b,
+            exponent: e as i8,
         })
         .collect())
 }
@@ -130,22 +132,24 @@ fn ambient(data: &[u8], lump: usize, base: u64) -> Result<Vec<LeafAmbientLightin
             format!("length {} is not a multiple of 28", data.len()),
         ));
     }
-    let color = |c: &[u8]| ColorRgbExp32 {
-        r: c[0],
-        g: c[1],
-        b: c[2],
-        exponent: c[3] as i8,
+    let color = |c: &[u8; 28], i: usize| ColorRgbExp32 {
+        r: c[i],
+        g: c[i + 1],
+        b: c[i + 2],
+        exponent: c[i + 3] as i8,
     };
     Ok(data
-        .chunks_exact(28)
+        .as_chunks::<28>()
+        .0
+        .iter()
         .map(|c| LeafAmbientLighting {
             cube: [
-                color(&c[0..4]),
-                color(&c[4..8]),
-                color(&c[8..12]),
-                color(&c[12..16]),
-                color(&c[16..20]),
-                color(&c[20..24]),
+                color(c, 0),
+                color(c, 4),
+                color(c, 8),
+                color(c, 12),
+                color(c, 16),
+                color(c, 20),
             ],
             x: c[24],
             y: c[25],
@@ -163,15 +167,28 @@ fn read_i32s(data: &[u8], ctx: &Ctx, lump: usize, base: u64) -> Result<Vec<i32>>
             format!("length {} is not a multiple of 4", data.len()),
         ));
     }
-    let mut c = crate::codec::Cur::new(data, ctx.endian);
-    Ok((0..data.len() / 4).map(|_| c.i32()).collect())
+    let chunks = data.as_chunks::<4>().0.iter();
+    Ok(if ctx.endian == Endian::Big {
+        chunks.map(|&b| i32::from_be_bytes(b)).collect()
+    } else {
+        chunks.map(|&b| i32::from_le_bytes(b)).collect()
+    })
 }
 
 fn read_u16s(data: &[u8], ctx: &Ctx, lump: usize, base: u64) -> Result<Vec<u16>> {
-    Ok(read_indices(data, false, ctx, lump, base)?
-        .into_iter()
-        .map(|v| v as u16)
-        .collect())
+    if !data.len().is_multiple_of(2) {
+        return Err(Error::lump(
+            lump,
+            base + data.len() as u64 - 1,
+            format!("length {} is not a multiple of 2", data.len()),
+        ));
+    }
+    let chunks = data.as_chunks::<2>().0.iter();
+    Ok(if ctx.endian == Endian::Big {
+        chunks.map(|&b| u16::from_be_bytes(b)).collect()
+    } else {
+        chunks.map(|&b| u16::from_le_bytes(b)).collect()
+    })
 }
 
 impl Bsp {
@@ -289,24 +306,33 @@ impl Bsp {
         for (i, e) in h.lumps.iter().enumerate() {
             bsp.lump_versions[i] = e.version;
         }
-        for lump in (0..HEADER_LUMPS).filter(|&l| wanted(l)) {
+        let lumps: Vec<usize> = (0..HEADER_LUMPS).filter(|&l| wanted(l)).collect();
+        bsp.parse_lumps(file, &lumps).map_err(|(_, e)| e)?;
+        Ok(bsp)
+    }
+
+    /// Parses `lumps` (in order) into this `Bsp`; an error names the lump that failed.
+    fn parse_lumps(&mut self, file: &BspFile<'_>, lumps: &[usize]) -> std::result::Result<(), (usize, Error)> {
+        let h = &file.header;
+        for &lump in lumps {
             let base = h.lumps[lump].offset as u64;
-            if lump == GAME_LUMP {
+            let res = if lump == GAME_LUMP {
                 let stored = file.stored(lump);
                 let relative = crate::gamelump::has_relative_offsets(stored, h.lumps[lump].offset, h.endian);
-                let raw = RawGameLumps::parse(
+                RawGameLumps::parse(
                     stored,
                     if relative { 0 } else { h.lumps[lump].offset },
                     relative,
                     h.endian,
-                )?;
-                bsp.game_lumps = GameLumps::parse(&raw, &bsp.ctx(lump))?;
-                continue;
-            }
-            let data = file.lump(lump)?;
-            bsp.parse_lump(lump, &data, base)?;
+                )
+                .and_then(|raw| GameLumps::parse(&raw, &self.ctx(lump)))
+                .map(|g| self.game_lumps = g)
+            } else {
+                file.lump(lump).and_then(|data| self.parse_lump(lump, &data, base))
+            };
+            res.map_err(|e| (lump, e))?;
         }
-        Ok(bsp)
+        Ok(())
     }
 
     /// The layout context of `lump` in this BSP.
@@ -689,3 +715,4 @@ impl BspDocument<'_> {
         GameLumps::parse(&raw, ctx)
     }
 }
+

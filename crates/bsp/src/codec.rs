@@ -37,7 +37,7 @@ pub struct Cur<'a> {
 }
 
 impl<'a> Cur<'a> {
-    #[inline]
+    #[inline(always)]
     pub fn new(b: &'a [u8], endian: Endian) -> Self {
         Cur {
             b,
@@ -45,7 +45,7 @@ impl<'a> Cur<'a> {
             big: endian == Endian::Big,
         }
     }
-    #[inline]
+    #[inline(always)]
     fn take<const N: usize>(&mut self) -> [u8; N] {
         let mut a = [0u8; N];
         if let Some(s) = self.b.get(self.p..self.p + N) {
@@ -54,15 +54,15 @@ impl<'a> Cur<'a> {
         self.p += N;
         a
     }
-    #[inline]
+    #[inline(always)]
     pub fn u8(&mut self) -> u8 {
         self.take::<1>()[0]
     }
-    #[inline]
+    #[inline(always)]
     pub fn i8(&mut self) -> i8 {
         self.take::<1>()[0] as i8
     }
-    #[inline]
+    #[inline(always)]
     pub fn u16(&mut self) -> u16 {
         let a = self.take();
         if self.big {
@@ -71,11 +71,11 @@ impl<'a> Cur<'a> {
             u16::from_le_bytes(a)
         }
     }
-    #[inline]
+    #[inline(always)]
     pub fn i16(&mut self) -> i16 {
         self.u16() as i16
     }
-    #[inline]
+    #[inline(always)]
     pub fn u32(&mut self) -> u32 {
         let a = self.take();
         if self.big {
@@ -84,18 +84,19 @@ impl<'a> Cur<'a> {
             u32::from_le_bytes(a)
         }
     }
-    #[inline]
+    #[inline(always)]
     pub fn i32(&mut self) -> i32 {
         self.u32() as i32
     }
-    #[inline]
+    #[inline(always)]
     pub fn f32(&mut self) -> f32 {
         f32::from_bits(self.u32())
     }
-    #[inline]
+    #[inline(always)]
     pub fn vec3(&mut self) -> [f32; 3] {
         [self.f32(), self.f32(), self.f32()]
     }
+    #[inline(always)]
     pub fn bytes<const N: usize>(&mut self) -> [u8; N] {
         self.take()
     }
@@ -164,7 +165,7 @@ macro_rules! prim_field {
     ($($t:ty, $n:expr, $get:ident;)*) => {$(
         impl Field for $t {
             const SIZE: usize = $n;
-            #[inline]
+            #[inline(always)]
             fn get(c: &mut Cur<'_>) -> Self { c.$get() }
             #[inline]
             fn put(&self, w: &mut Out) { w.w.$get(*self) }
@@ -175,7 +176,7 @@ prim_field! { u8, 1, u8; i8, 1, i8; u16, 2, u16; i16, 2, i16; u32, 4, u32; i32, 
 
 impl<T: Field + Copy + Default, const N: usize> Field for [T; N] {
     const SIZE: usize = T::SIZE * N;
-    #[inline]
+    #[inline(always)]
     fn get(c: &mut Cur<'_>) -> Self {
         let mut a = [T::default(); N];
         for v in a.iter_mut() {
@@ -197,7 +198,50 @@ pub trait Record: Sized {
     fn size(ctx: &Ctx) -> Option<usize>;
     fn read(c: &mut Cur<'_>, ctx: &Ctx) -> Self;
     fn write(&self, w: &mut Out, ctx: &Ctx);
+    /// Reads every `size`-byte record of `data` (a whole number of them). Types override this
+    /// with [`read_sizes!`] to give the compiler each record length as a constant.
+    fn read_all(data: &[u8], size: usize, ctx: &Ctx) -> Vec<Self> {
+        read_chunks(data, size, ctx)
+    }
 }
+
+/// Reads `size`-byte records one cursor at a time (any length known only at run time).
+pub fn read_chunks<T: Record>(data: &[u8], size: usize, ctx: &Ctx) -> Vec<T> {
+    data.chunks_exact(size)
+        .map(|chunk| T::read(&mut Cur::new(chunk, ctx.endian), ctx))
+        .collect()
+}
+
+/// Reads `N`-byte records: with the length and byte order constant in the loop, the cursor's
+/// reads compile to plain loads, without bounds checks or byte-order branches.
+#[inline]
+pub fn read_fixed<T: Record, const N: usize>(data: &[u8], ctx: &Ctx) -> Vec<T> {
+    let (chunks, _) = data.as_chunks::<N>();
+    if ctx.endian == Endian::Big {
+        chunks
+            .iter()
+            .map(|c| T::read(&mut Cur::new(c, Endian::Big), ctx))
+            .collect()
+    } else {
+        chunks
+            .iter()
+            .map(|c| T::read(&mut Cur::new(c, Endian::Little), ctx))
+            .collect()
+    }
+}
+
+/// Implements [`Record::read_all`] with a constant record length for each listed size.
+macro_rules! read_sizes {
+    ($($n:literal),*) => {
+        fn read_all(data: &[u8], size: usize, ctx: &$crate::codec::Ctx) -> Vec<Self> {
+            match size {
+                $($n => $crate::codec::read_fixed::<Self, $n>(data, ctx),)*
+                _ => $crate::codec::read_chunks(data, size, ctx),
+            }
+        }
+    };
+}
+pub(crate) use read_sizes;
 
 /// A record with one layout: implements [`Field`] (to nest) and [`Record`].
 macro_rules! simple_record {
@@ -207,7 +251,7 @@ macro_rules! simple_record {
         pub struct $name { $($(#[$fm])* pub $f: $t,)* }
         impl $crate::codec::Field for $name {
             const SIZE: usize = 0 $(+ <$t as $crate::codec::Field>::SIZE)*;
-            #[inline]
+            #[inline(always)]
             fn get(c: &mut $crate::codec::Cur<'_>) -> Self {
                 $name { $($f: $crate::codec::Field::get(c),)* }
             }
@@ -220,9 +264,12 @@ macro_rules! simple_record {
             fn size(_: &$crate::codec::Ctx) -> Option<usize> {
                 Some(<$name as $crate::codec::Field>::SIZE)
             }
-            #[inline]
+            #[inline(always)]
             fn read(c: &mut $crate::codec::Cur<'_>, _: &$crate::codec::Ctx) -> Self {
                 <$name as $crate::codec::Field>::get(c)
+            }
+            fn read_all(data: &[u8], _: usize, ctx: &$crate::codec::Ctx) -> Vec<Self> {
+                $crate::codec::read_fixed::<Self, { <$name as $crate::codec::Field>::SIZE }>(data, ctx)
             }
             #[inline]
             fn write(&self, w: &mut $crate::codec::Out, _: &$crate::codec::Ctx) {
@@ -240,6 +287,9 @@ impl Record for [f32; 3] {
     #[inline]
     fn read(c: &mut Cur<'_>, _: &Ctx) -> Self {
         c.vec3()
+    }
+    fn read_all(data: &[u8], _: usize, ctx: &Ctx) -> Vec<Self> {
+        read_fixed::<Self, 12>(data, ctx)
     }
     #[inline]
     fn write(&self, w: &mut Out, _: &Ctx) {
@@ -261,11 +311,7 @@ pub fn read_records<T: Record>(data: &[u8], ctx: &Ctx, lump: usize, base: u64) -
             ),
         ));
     }
-    Ok(Some(
-        data.chunks_exact(size)
-            .map(|chunk| T::read(&mut Cur::new(chunk, ctx.endian), ctx))
-            .collect(),
-    ))
+    Ok(Some(T::read_all(data, size, ctx)))
 }
 
 /// Serialises a lump of records.
@@ -295,12 +341,22 @@ pub fn read_indices(data: &[u8], wide: bool, ctx: &Ctx, lump: usize, base: u64) 
             format!("length {} is not a multiple of {size}", data.len()),
         ));
     }
-    let mut c = Cur::new(data, ctx.endian);
-    let n = data.len() / size;
-    Ok(if wide {
-        (0..n).map(|_| c.u32()).collect()
-    } else {
-        (0..n).map(|_| c.u16() as u32).collect()
+    let big = ctx.endian == Endian::Big;
+    Ok(match (wide, big) {
+        (true, false) => data.as_chunks::<4>().0.iter().map(|&b| u32::from_le_bytes(b)).collect(),
+        (true, true) => data.as_chunks::<4>().0.iter().map(|&b| u32::from_be_bytes(b)).collect(),
+        (false, false) => data
+            .as_chunks::<2>()
+            .0
+            .iter()
+            .map(|&b| u16::from_le_bytes(b) as u32)
+            .collect(),
+        (false, true) => data
+            .as_chunks::<2>()
+            .0
+            .iter()
+            .map(|&b| u16::from_be_bytes(b) as u32)
+            .collect(),
     })
 }
 

@@ -5,7 +5,7 @@
 //! Where a game widened a field, the Rust field has the wide type and the narrow layout checks
 //! the value on write. Padding is kept as a field so a typed round trip is byte-identical.
 
-use crate::codec::{Ctx, Cur, Field, Out, Record, simple_record};
+use crate::codec::{Ctx, Cur, Field, Out, Record, read_sizes, simple_record};
 
 /// A 3-vector of floats (`Vector`).
 pub type Vector = [f32; 3];
@@ -173,9 +173,11 @@ pub struct Node {
 }
 
 impl Record for Node {
+    read_sizes!(32, 48);
     fn size(ctx: &Ctx) -> Option<usize> {
         Some(if ctx.strata(1) { 48 } else { 32 })
     }
+    #[inline(always)]
     fn read(c: &mut Cur<'_>, ctx: &Ctx) -> Self {
         let plane = c.i32();
         let children = [c.i32(), c.i32()];
@@ -272,6 +274,7 @@ fn wide_faces(ctx: &Ctx) -> bool {
 }
 
 impl Record for Face {
+    read_sizes!(56, 72);
     fn size(ctx: &Ctx) -> Option<usize> {
         if wide_faces(ctx) {
             Some(72)
@@ -281,6 +284,7 @@ impl Record for Face {
             None // Vampire: Bloodlines (v17) changed dface_t; kept as bytes.
         }
     }
+    #[inline(always)]
     fn read(c: &mut Cur<'_>, ctx: &Ctx) -> Self {
         if wide_faces(ctx) {
             Face {
@@ -408,6 +412,7 @@ impl Leaf {
 }
 
 impl Record for Leaf {
+    read_sizes!(32, 56);
     fn size(ctx: &Ctx) -> Option<usize> {
         Some(match ctx.lump_version {
             0 => 56,
@@ -416,6 +421,7 @@ impl Record for Leaf {
             _ => return None,
         })
     }
+    #[inline(always)]
     fn read(c: &mut Cur<'_>, ctx: &Ctx) -> Self {
         if ctx.strata(2) {
             return Leaf {
@@ -514,9 +520,11 @@ impl BrushSide {
 }
 
 impl Record for BrushSide {
+    read_sizes!(8, 16);
     fn size(ctx: &Ctx) -> Option<usize> {
         Some(if ctx.strata(1) { 16 } else { 8 })
     }
+    #[inline(always)]
     fn read(c: &mut Cur<'_>, ctx: &Ctx) -> Self {
         if ctx.strata(1) {
             BrushSide {
@@ -564,9 +572,11 @@ pub struct AreaPortal {
 }
 
 impl Record for AreaPortal {
+    read_sizes!(12, 20);
     fn size(ctx: &Ctx) -> Option<usize> {
         Some(if ctx.strata(1) { 20 } else { 12 })
     }
+    #[inline(always)]
     fn read(c: &mut Cur<'_>, ctx: &Ctx) -> Self {
         if ctx.strata(1) {
             AreaPortal {
@@ -615,9 +625,11 @@ pub struct LeafWaterData {
 }
 
 impl Record for LeafWaterData {
+    read_sizes!(12);
     fn size(_: &Ctx) -> Option<usize> {
         Some(12)
     }
+    #[inline(always)]
     fn read(c: &mut Cur<'_>, ctx: &Ctx) -> Self {
         let (surface_z, min_z) = (c.f32(), c.f32());
         if ctx.strata(1) {
@@ -660,9 +672,11 @@ pub struct Primitive {
 }
 
 impl Record for Primitive {
+    read_sizes!(10, 20);
     fn size(ctx: &Ctx) -> Option<usize> {
         Some(if ctx.strata(1) { 20 } else { 10 })
     }
+    #[inline(always)]
     fn read(c: &mut Cur<'_>, ctx: &Ctx) -> Self {
         let mut f = || if ctx.strata(1) { c.u32() } else { c.u16() as u32 };
         Primitive {
@@ -698,9 +712,11 @@ pub struct LeafAmbientIndex {
 }
 
 impl Record for LeafAmbientIndex {
+    read_sizes!(4, 8);
     fn size(ctx: &Ctx) -> Option<usize> {
         Some(if ctx.strata(1) { 8 } else { 4 })
     }
+    #[inline(always)]
     fn read(c: &mut Cur<'_>, ctx: &Ctx) -> Self {
         if ctx.strata(1) {
             LeafAmbientIndex {
@@ -751,6 +767,7 @@ pub struct WorldLight {
 }
 
 impl Record for WorldLight {
+    read_sizes!(88, 100);
     fn size(ctx: &Ctx) -> Option<usize> {
         match ctx.lump_version {
             0 => Some(88),
@@ -758,6 +775,7 @@ impl Record for WorldLight {
             _ => None,
         }
     }
+    #[inline(always)]
     fn read(c: &mut Cur<'_>, ctx: &Ctx) -> Self {
         WorldLight {
             origin: c.vec3(),
@@ -858,9 +876,11 @@ impl DispInfo {
 }
 
 impl Record for DispInfo {
+    read_sizes!(176, 232);
     fn size(ctx: &Ctx) -> Option<usize> {
         Some(if ctx.strata(1) { 232 } else { 176 })
     }
+    #[inline(always)]
     fn read(c: &mut Cur<'_>, ctx: &Ctx) -> Self {
         let wide = ctx.strata(1);
         let mut d = DispInfo {
@@ -1044,6 +1064,7 @@ impl Record for OverlayRecord {
     fn size(ctx: &Ctx) -> Option<usize> {
         (ctx.bsp_version != 25 || ctx.lump_version <= 1).then(|| overlay_size(ctx, 64))
     }
+    #[inline(always)]
     fn read(c: &mut Cur<'_>, ctx: &Ctx) -> Self {
         OverlayRecord(read_overlay(c, ctx, 64))
     }
@@ -1056,6 +1077,7 @@ impl Record for WaterOverlayRecord {
     fn size(ctx: &Ctx) -> Option<usize> {
         Some(overlay_size(ctx, 256))
     }
+    #[inline(always)]
     fn read(c: &mut Cur<'_>, ctx: &Ctx) -> Self {
         WaterOverlayRecord(read_overlay(c, ctx, 256))
     }
@@ -1069,9 +1091,11 @@ impl Record for WaterOverlayRecord {
 pub struct Edge(pub [u32; 2]);
 
 impl Record for Edge {
+    read_sizes!(4, 8);
     fn size(ctx: &Ctx) -> Option<usize> {
         Some(if ctx.strata(1) { 8 } else { 4 })
     }
+    #[inline(always)]
     fn read(c: &mut Cur<'_>, ctx: &Ctx) -> Self {
         if ctx.strata(1) {
             Edge([c.u32(), c.u32()])

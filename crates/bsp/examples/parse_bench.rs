@@ -1,0 +1,17 @@
+//! Parses the given BSP files `SRCMAP_ITERS` times each (default 1): a fixed workload for
+//! profilers (`valgrind --tool=callgrind target/release/examples/parse_bench FILE`).
+
+fn main() {
+    let iters: usize = std::env::var("SRCMAP_ITERS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(1);
+    for path in std::env::args().skip(1) {
+        let data = std::fs::read(&path).expect("read");
+        let t = std::time::Instant::now();
+        for _ in 0..iters {
+            std::hint::black_box(srcmap_bsp::Bsp::parse(std::hint::black_box(&data)).ok());
+        }
+        eprintln!("{path}: {:.1} us/parse", t.elapsed().as_secs_f64() * 1e6 / iters as f64);
+    }
+}
