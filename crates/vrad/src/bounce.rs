@@ -104,7 +104,13 @@ fn trace_patches(world: &World, face: usize, options: &Options, rays: &mut u64) 
                     .and_then(|h| {
                         let hf = world.faces.get(h.payload as usize)?;
                         // Light leaves only the front of a face.
-                        if !hf.is_displacement && hf.normal.dot(dir) >= 0.0 {
+                        let point = pos + dir * h.t;
+                        let facing = match world.disps.get(h.payload as usize).and_then(|d| d.as_ref()) {
+                            // A displacement faces where its surface normal there points.
+                            Some(d) => d.sample(d.uv_of(point), hf.normal).1,
+                            None => hf.normal,
+                        };
+                        if facing.dot(dir) >= 0.0 {
                             return None;
                         }
                         // Faces alone leave cracks (T-junctions, faces cut by detail brushes);
@@ -118,7 +124,6 @@ fn trace_patches(world: &World, face: usize, options: &Options, rays: &mut u64) 
                         {
                             return None;
                         }
-                        let point = pos + dir * h.t;
                         let st = hf.world_to_luxel(point);
                         Some(HitRef {
                             face: h.payload,
