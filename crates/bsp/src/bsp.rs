@@ -11,7 +11,7 @@ use crate::error::{Error, Result};
 use crate::file::{BspFile, LumpOrder};
 use crate::gamelump::{GameLumps, RawGameLumps};
 use crate::lump::*;
-use crate::misc::{Entity, Occlusion, PhysCollide, parse_entities, write_entities};
+use crate::misc::{Entity, Occlusion, PhysCollide, write_entities};
 use crate::records::*;
 use crate::vis::Visibility;
 
@@ -386,8 +386,9 @@ impl Bsp {
         }
         match lump {
             ENTITIES => {
-                self.entities_latin1 = crate::misc::entities_are_latin1(data);
-                self.entities = parse_entities(data, lump, base)?
+                let (entities, latin1) = crate::misc::parse_entities_latin1(data, lump, base);
+                self.entities_latin1 = latin1;
+                self.entities = entities?
             }
             PLANES => recs!(planes),
             TEXDATA => recs!(texdata),

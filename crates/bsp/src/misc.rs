@@ -41,11 +41,49 @@ pub fn entities_are_latin1(data: &[u8]) -> bool {
 /// `base` is the lump's file offset, for errors. Text that is not UTF-8 is read as Latin-1, so
 /// [`write_entities`] with `latin1` gives the bytes back.
 pub fn parse_entities(data: &[u8], lump: usize, base: u64) -> Result<Vec<Entity>> {
-    let end = data.iter().position(|&b| b == 0).unwrap_or(data.len());
+    parse_entities_latin1(data, lump, base).0
+}
+
+/// The index of the first `needle` in `hay`, eight bytes at a time.
+#[inline]
+pub(crate) fn find_byte(hay: &[u8], needle: u8) -> Option<usize> {
+    const LO: u64 = 0x0101_0101_0101_0101;
+    const HI: u64 = 0x8080_8080_8080_8080;
+    let pattern = LO * needle as u64;
+    let (chunks, rest) = hay.as_chunks::<8>();
+    for (k, c) in chunks.iter().enumerate() {
+        let x = u64::from_le_bytes(*c) ^ pattern;
+        // The lowest flagged byte is exactly the first zero byte of `x`.
+        let zero = x.wrapping_sub(LO) & !x & HI;
+        if zero != 0 {
+            return Some(k * 8 + (zero.trailing_zeros() / 8) as usize);
+        }
+    }
+    rest.iter()
+        .position(|&b| b == needle)
+        .map(|p| chunks.len() * 8 + p)
+}
+
+/// [`parse_entities`], and whether the text is Latin-1 ([`entities_are_latin1`]), validating
+/// the text only once.
+pub(crate) fn parse_entities_latin1(data: &[u8], lump: usize, base: u64) -> (Result<Vec<Entity>>, bool) {
+    let end = find_byte(data, 0).unwrap_or(data.len());
     let bytes = &data[..end];
     // Validate once; tokens are then cut at ASCII delimiters, always on char boundaries.
     let utf8 = std::str::from_utf8(bytes).ok();
-    let latin1 = entities_are_latin1(data);
+    // The NUL is a character boundary, so the whole lump is UTF-8 iff both sides of it are.
+    let latin1 = utf8.is_none() || std::str::from_utf8(&data[end..]).is_err();
+    (parse_entity_tokens(bytes, utf8, latin1, lump, base, end), latin1)
+}
+
+fn parse_entity_tokens(
+    bytes: &[u8],
+    utf8: Option<&str>,
+    latin1: bool,
+    lump: usize,
+    base: u64,
+    end: usize,
+) -> Result<Vec<Entity>> {
     let text = |a: usize, b: usize| -> String {
         match utf8 {
             Some(s) => s[a..b].to_owned(),
@@ -84,7 +122,7 @@ pub fn parse_entities(data: &[u8], lump: usize, base: u64) -> Result<Vec<Entity>
             c => {
                 let start = i;
                 let (a, b) = if c == b'"' {
-                    match bytes[i + 1..].iter().position(|&b| b == b'"') {
+                    match find_byte(&bytes[i + 1..], b'"') {
                         Some(n) => {
                             i += n + 2;
                             (start + 1, start + 1 + n)

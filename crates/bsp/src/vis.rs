@@ -91,16 +91,20 @@ impl Visibility {
 }
 
 fn decompress_row(data: &[u8], start: usize, row_len: usize, base: u64) -> Result<Vec<u8>> {
-    let mut out = Vec::with_capacity(row_len);
+    // Start from a zeroed row: literal bytes are stored, zero runs only move the position.
+    let mut out = vec![0u8; row_len];
+    let mut p = 0;
     let mut i = start;
-    while out.len() < row_len {
+    while p < row_len {
         // Copy the run of literal (non-zero) bytes in one go.
-        let want = row_len - out.len();
-        let avail = data.get(i..data.len().min(i.saturating_add(want))).unwrap_or(&[]);
-        let literal = avail.iter().position(|&b| b == 0).unwrap_or(avail.len());
-        out.extend_from_slice(&avail[..literal]);
+        let avail = data
+            .get(i..data.len().min(i.saturating_add(row_len - p)))
+            .unwrap_or(&[]);
+        let literal = crate::misc::find_byte(avail, 0).unwrap_or(avail.len());
+        out[p..p + literal].copy_from_slice(&avail[..literal]);
+        p += literal;
         i += literal;
-        if out.len() >= row_len {
+        if p >= row_len {
             break;
         }
         if data.get(i).is_none() {
@@ -120,8 +124,7 @@ fn decompress_row(data: &[u8], start: usize, row_len: usize, base: u64) -> Resul
         };
         i += 2;
         // A run may overshoot the row in files written by some tools; clamp it.
-        let run = (run as usize).min(row_len - out.len());
-        out.resize(out.len() + run, 0);
+        p += (run as usize).min(row_len - p);
     }
     Ok(out)
 }
