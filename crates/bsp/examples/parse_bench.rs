@@ -8,10 +8,17 @@ fn main() {
         .unwrap_or(1);
     for path in std::env::args().skip(1) {
         let data = std::fs::read(&path).expect("read");
-        let t = std::time::Instant::now();
+        let mut times = Vec::with_capacity(iters);
         for _ in 0..iters {
+            let t = std::time::Instant::now();
             std::hint::black_box(srcmap_bsp::Bsp::parse(std::hint::black_box(&data)).ok());
+            times.push(t.elapsed().as_secs_f64() * 1e6);
         }
-        eprintln!("{path}: {:.1} us/parse", t.elapsed().as_secs_f64() * 1e6 / iters as f64);
+        times.sort_by(|a, b| a.total_cmp(b));
+        eprintln!(
+            "{path}: median {:.1} us, min {:.1} us per parse (open, parse, drop)",
+            times[times.len() / 2],
+            times[0]
+        );
     }
 }
