@@ -213,11 +213,22 @@ impl Bsp {
         }
         let sprp = if version >= 20 { 10 } else { 5 };
         Bsp {
+            lump_versions,
+            occlusion: Some(Occlusion::default()),
+            game_lumps: GameLumps::empty(sprp),
+            pakfile: crate::pak::empty_zip(),
+            ..Bsp::bare(version)
+        }
+    }
+
+    /// Every lump empty and absent, lump versions zero: the start of a parse (no allocation).
+    fn bare(version: i32) -> Bsp {
+        Bsp {
             version,
             revision: 0,
             endian: Endian::Little,
             order: LumpOrder::Standard,
-            lump_versions,
+            lump_versions: [0; HEADER_LUMPS],
             entities: Vec::new(),
             entities_latin1: false,
             planes: Vec::new(),
@@ -228,7 +239,7 @@ impl Bsp {
             texinfo: Vec::new(),
             faces: Vec::new(),
             lighting: Vec::new(),
-            occlusion: Some(Occlusion::default()),
+            occlusion: None,
             leafs: Vec::new(),
             face_ids: Vec::new(),
             edges: Vec::new(),
@@ -249,12 +260,12 @@ impl Bsp {
             vert_normal_indices: Vec::new(),
             disp_verts: Vec::new(),
             disp_lightmap_sample_positions: Vec::new(),
-            game_lumps: GameLumps::empty(sprp),
+            game_lumps: GameLumps::default(),
             leaf_water_data: Vec::new(),
             primitives: Vec::new(),
             prim_verts: Vec::new(),
             prim_indices: Vec::new(),
-            pakfile: crate::pak::empty_zip(),
+            pakfile: Vec::new(),
             clip_portal_verts: Vec::new(),
             cubemaps: Vec::new(),
             texdata_string_data: Vec::new(),
@@ -296,13 +307,10 @@ impl Bsp {
 
     fn from_file_lumps(file: &BspFile<'_>, wanted: &dyn Fn(usize) -> bool) -> Result<Bsp> {
         let h = &file.header;
-        let mut bsp = Bsp::new(h.version);
+        let mut bsp = Bsp::bare(h.version);
         bsp.revision = h.revision;
         bsp.endian = h.endian;
         bsp.order = h.order;
-        bsp.occlusion = None;
-        bsp.pakfile = Vec::new();
-        bsp.game_lumps = GameLumps::default();
         for (i, e) in h.lumps.iter().enumerate() {
             bsp.lump_versions[i] = e.version;
         }

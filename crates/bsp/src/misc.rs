@@ -93,7 +93,9 @@ fn parse_entity_tokens(
     };
     let mut out = Vec::with_capacity(bytes.len() / 256);
     let mut i = 0;
-    let mut current: Option<Entity> = None;
+    // The open entity's pairs, gathered here and moved out in one exact-size allocation.
+    let mut open = false;
+    let mut pairs: Vec<(String, String)> = Vec::with_capacity(64);
     let mut key: Option<String> = None;
     loop {
         while i < bytes.len() && bytes[i].is_ascii_whitespace() {
@@ -104,19 +106,20 @@ fn parse_entity_tokens(
         }
         match bytes[i] {
             b'{' if key.is_none() => {
-                if current.is_some() {
+                if open {
                     return Err(Error::lump(lump, base + i as u64, "'{' inside an entity"));
                 }
-                current = Some(Entity {
-                    pairs: Vec::with_capacity(8),
-                });
+                open = true;
                 i += 1;
             }
             b'}' if key.is_none() => {
-                match current.take() {
-                    Some(e) => out.push(e),
-                    None => return Err(Error::lump(lump, base + i as u64, "'}' outside an entity")),
+                if !open {
+                    return Err(Error::lump(lump, base + i as u64, "'}' outside an entity"));
                 }
+                open = false;
+                let mut exact = Vec::with_capacity(pairs.len());
+                exact.append(&mut pairs);
+                out.push(Entity { pairs: exact });
                 i += 1;
             }
             c => {
@@ -143,22 +146,22 @@ fn parse_entity_tokens(
                     i += n;
                     (start, start + n)
                 };
-                let Some(entity) = current.as_mut() else {
+                if !open {
                     return Err(Error::lump(
                         lump,
                         base + start as u64,
                         "key/value outside an entity",
                     ));
-                };
+                }
                 let token = text(a, b);
                 match key.take() {
                     None => key = Some(token),
-                    Some(k) => entity.pairs.push((k, token)),
+                    Some(k) => pairs.push((k, token)),
                 }
             }
         }
     }
-    if current.is_some() || key.is_some() {
+    if open || key.is_some() {
         return Err(Error::lump(
             lump,
             base + end as u64,
