@@ -132,6 +132,14 @@ impl Tree {
             }
         }
         let v = |a: [f32; 3]| DVec3::new(a[0] as f64, a[1] as f64, a[2] as f64);
+        // The world box: the world model's bounds, grown to the head node's. In a sealed map
+        // only solid leaves touch the box, so its size does not matter; in an unsealed tree
+        // (a leak compiled anyway) the box must not cut the portals of the open leaves.
+        let mut bounds = (v(world.mins), v(world.maxs));
+        if let Cell2::Node(n) = head {
+            let node = &bsp.nodes[n];
+            bounds = (bounds.0.min(v(node.mins)), bounds.1.max(v(node.maxs)));
+        }
         Ok(Tree {
             planes,
             nodes,
@@ -139,7 +147,7 @@ impl Tree {
             leaf_contents: bsp.leafs.iter().map(|l| l.contents).collect(),
             head,
             parent,
-            bounds: (v(world.mins), v(world.maxs)),
+            bounds,
         })
     }
 
