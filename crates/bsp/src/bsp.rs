@@ -320,7 +320,11 @@ impl Bsp {
     }
 
     /// Parses `lumps` (in order) into this `Bsp`; an error names the lump that failed.
-    fn parse_lumps(&mut self, file: &BspFile<'_>, lumps: &[usize]) -> std::result::Result<(), (usize, Error)> {
+    fn parse_lumps(
+        &mut self,
+        file: &BspFile<'_>,
+        lumps: &[usize],
+    ) -> std::result::Result<(), (usize, Error)> {
         let h = &file.header;
         for &lump in lumps {
             let base = h.lumps[lump].offset as u64;
@@ -336,7 +340,8 @@ impl Bsp {
                 .and_then(|raw| GameLumps::parse(&raw, &self.ctx(lump)))
                 .map(|g| self.game_lumps = g)
             } else {
-                file.lump(lump).and_then(|data| self.parse_lump(lump, &data, base))
+                file.lump(lump)
+                    .and_then(|data| self.parse_lump(lump, &data, base))
             };
             res.map_err(|e| (lump, e))?;
         }
@@ -724,4 +729,3 @@ impl BspDocument<'_> {
         GameLumps::parse(&raw, ctx)
     }
 }
-

@@ -343,8 +343,18 @@ pub fn read_indices(data: &[u8], wide: bool, ctx: &Ctx, lump: usize, base: u64) 
     }
     let big = ctx.endian == Endian::Big;
     Ok(match (wide, big) {
-        (true, false) => data.as_chunks::<4>().0.iter().map(|&b| u32::from_le_bytes(b)).collect(),
-        (true, true) => data.as_chunks::<4>().0.iter().map(|&b| u32::from_be_bytes(b)).collect(),
+        (true, false) => data
+            .as_chunks::<4>()
+            .0
+            .iter()
+            .map(|&b| u32::from_le_bytes(b))
+            .collect(),
+        (true, true) => data
+            .as_chunks::<4>()
+            .0
+            .iter()
+            .map(|&b| u32::from_be_bytes(b))
+            .collect(),
         (false, false) => data
             .as_chunks::<2>()
             .0
