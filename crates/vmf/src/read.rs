@@ -11,6 +11,17 @@ struct Ctx<'d> {
 
 type Result<T> = std::result::Result<T, VmfError>;
 
+/// A key lower-cased into a stack buffer, for matching against known names without allocating
+/// (keys longer than the buffer match nothing, which no known key is).
+fn lower<'b>(key: &str, buf: &'b mut [u8; 24]) -> &'b str {
+    let Some(dst) = buf.get_mut(..key.len()) else {
+        return "";
+    };
+    dst.copy_from_slice(key.as_bytes());
+    dst.make_ascii_lowercase();
+    std::str::from_utf8(dst).unwrap_or("")
+}
+
 impl<'d> Ctx<'d> {
     fn err(&self, offset: usize, message: impl Into<String>) -> VmfError {
         let (line, column) = self.doc.line_col(offset);
@@ -44,7 +55,7 @@ impl<'d> Ctx<'d> {
 
     fn int(&self, node: NodeId, value: &str) -> Result<i64> {
         let t = value.trim();
-        t.parse::<i64>()
+        crate::values::fast_int(t)
             .ok()
             .or_else(|| {
                 t.parse::<f64>()
@@ -61,7 +72,7 @@ impl<'d> Ctx<'d> {
     }
 
     fn float(&self, node: NodeId, value: &str) -> Result<f64> {
-        value.trim().parse::<f64>().map_err(|_| {
+        crate::values::parse_f64(value.trim()).ok_or(()).map_err(|_| {
             self.err(
                 self.doc.value_offset(node),
                 format!("\"{}\" must be a number, found \"{value}\"", self.doc.key(node)),
@@ -110,7 +121,7 @@ impl<'d> Ctx<'d> {
             }
             let (k, val) = self.pair(c)?;
             let val: &str = &val;
-            match k.to_ascii_lowercase().as_str() {
+            match lower(k, &mut [0; 24]) {
                 "editorversion" => v.editor_version = self.int(c, val)?,
                 "editorbuild" => v.editor_build = self.int(c, val)?,
                 "mapversion" => v.map_version = self.int(c, val)?,
@@ -139,7 +150,7 @@ impl<'d> Ctx<'d> {
             }
             let (k, v) = self.pair(c)?;
             let v: &str = &v;
-            match k.to_ascii_lowercase().as_str() {
+            match lower(k, &mut [0; 24]) {
                 "name" => g.name = v.to_owned(),
                 "visgroupid" => g.id = self.int(c, v)?,
                 "color" => g.color = self.color(c, v)?,
@@ -160,7 +171,7 @@ impl<'d> Ctx<'d> {
             }
             let (k, v) = self.pair(c)?;
             let v: &str = &v;
-            match k.to_ascii_lowercase().as_str() {
+            match lower(k, &mut [0; 24]) {
                 "color" => e.color = self.color(c, v)?,
                 "visgroupid" => e.visgroup_ids.push(self.int(c, v)?),
                 "groupid" => e.group_id = Some(self.int(c, v)?),
@@ -241,7 +252,7 @@ impl<'d> Ctx<'d> {
                 e.keyvalues.push((k.to_owned(), v.to_owned()));
                 continue;
             }
-            match self.doc.key(c).to_ascii_lowercase().as_str() {
+            match lower(self.doc.key(c), &mut [0; 24]) {
                 "solid" => e.solids.push(self.solid(c, hidden)?),
                 "hidden" => {
                     for s in self
@@ -295,7 +306,7 @@ impl<'d> Ctx<'d> {
         };
         for c in self.doc.children(node) {
             if self.doc.is_block(c) {
-                match self.doc.key(c).to_ascii_lowercase().as_str() {
+                match lower(self.doc.key(c), &mut [0; 24]) {
                     "side" => match self.side(c, s.id) {
                         Ok(side) => s.sides.push(side),
                         Err(e) if self.lenient => self.problems.borrow_mut().push(e),
@@ -332,7 +343,7 @@ impl<'d> Ctx<'d> {
         let mut has_plane = false;
         for c in self.doc.children(node) {
             if self.doc.is_block(c) {
-                match self.doc.key(c).to_ascii_lowercase().as_str() {
+                match lower(self.doc.key(c), &mut [0; 24]) {
                     "dispinfo" => match self.dispinfo(c, solid_id, side.id) {
                         Ok(d) => side.dispinfo = Some(Box::new(d)),
                         Err(e) if self.lenient => self.problems.borrow_mut().push(e),
@@ -354,7 +365,7 @@ impl<'d> Ctx<'d> {
             let (k, v) = self.pair(c)?;
             let v: &str = &v;
             let at = self.doc.value_offset(c);
-            match k.to_ascii_lowercase().as_str() {
+            match lower(k, &mut [0; 24]) {
                 "id" => side.id = self.int(c, v)?,
                 "plane" => {
                     side.plane = parse_plane(v).ok_or_else(|| {
@@ -414,7 +425,7 @@ impl<'d> Ctx<'d> {
             }
             let (k, v) = self.pair(c)?;
             let v: &str = &v;
-            match k.to_ascii_lowercase().as_str() {
+            match lower(k, &mut [0; 24]) {
                 "power" => {
                     let p = self.int(c, v)?;
                     if !(1..=4).contains(&p) {
@@ -529,7 +540,7 @@ impl<'d> Ctx<'d> {
             }
             let (key, v) = self.pair(k)?;
             let v: &str = &v;
-            match key.to_ascii_lowercase().as_str() {
+            match lower(key, &mut [0; 24]) {
                 "mins" => mins = Some(self.vec3(k, v)?),
                 "maxs" => maxs = Some(self.vec3(k, v)?),
                 "active" => c.active = self.bool(k, v)?,
@@ -573,7 +584,7 @@ pub(crate) fn read(doc: Document, lenient: bool) -> Result<Vmf> {
         if !doc.is_block(top) {
             continue;
         }
-        match doc.key(top).to_ascii_lowercase().as_str() {
+        match lower(doc.key(top), &mut [0; 24]) {
             "versioninfo" => version_info = Some(ctx.version_info(top)?),
             "visgroups" => {
                 for g in doc
