@@ -6,7 +6,7 @@ use crate::*;
 struct Ctx<'d> {
     doc: &'d Document,
     lenient: bool,
-    problems: std::cell::RefCell<Vec<VmfError>>,
+    problems: std::sync::Mutex<Vec<VmfError>>,
 }
 
 type Result<T> = std::result::Result<T, VmfError>;
@@ -23,6 +23,12 @@ fn lower<'b>(key: &str, buf: &'b mut [u8; 24]) -> &'b str {
 }
 
 impl<'d> Ctx<'d> {
+    fn note_problem(&self, e: VmfError) {
+        if let Ok(mut p) = self.problems.lock() {
+            p.push(e);
+        }
+    }
+
     fn err(&self, offset: usize, message: impl Into<String>) -> VmfError {
         let (line, column) = self.doc.line_col(offset);
         VmfError {
@@ -240,6 +246,9 @@ impl<'d> Ctx<'d> {
             editor: None,
             hidden,
         };
+        // Solids are read after the entity's own keys, in parallel when there are many (the
+        // world of a large map holds thousands); the order stays the file's.
+        let mut solid_nodes: Vec<(NodeId, bool)> = Vec::new();
         for c in self.doc.children(node) {
             if !self.doc.is_block(c) {
                 let (k, v) = self.pair(c)?;
@@ -253,14 +262,14 @@ impl<'d> Ctx<'d> {
                 continue;
             }
             match lower(self.doc.key(c), &mut [0; 24]) {
-                "solid" => e.solids.push(self.solid(c, hidden)?),
+                "solid" => solid_nodes.push((c, hidden)),
                 "hidden" => {
                     for s in self
                         .doc
                         .children(c)
                         .filter(|&s| self.is(s, "solid") && self.doc.is_block(s))
                     {
-                        e.solids.push(self.solid(s, true)?);
+                        solid_nodes.push((s, true));
                     }
                 }
                 "connections" => {
@@ -293,6 +302,13 @@ impl<'d> Ctx<'d> {
                 _ => {}
             }
         }
+        let solids: Vec<Result<Solid>> = if solid_nodes.len() >= 64 {
+            use rayon::prelude::*;
+            solid_nodes.par_iter().map(|&(n, h)| self.solid(n, h)).collect()
+        } else {
+            solid_nodes.iter().map(|&(n, h)| self.solid(n, h)).collect()
+        };
+        e.solids = solids.into_iter().collect::<Result<_>>()?;
         Ok(e)
     }
 
@@ -309,7 +325,7 @@ impl<'d> Ctx<'d> {
                 match lower(self.doc.key(c), &mut [0; 24]) {
                     "side" => match self.side(c, s.id) {
                         Ok(side) => s.sides.push(side),
-                        Err(e) if self.lenient => self.problems.borrow_mut().push(e),
+                        Err(e) if self.lenient => self.note_problem(e),
                         Err(e) => return Err(e),
                     },
                     "editor" => s.editor = Some(self.editor(c)?),
@@ -346,7 +362,7 @@ impl<'d> Ctx<'d> {
                 match lower(self.doc.key(c), &mut [0; 24]) {
                     "dispinfo" => match self.dispinfo(c, solid_id, side.id) {
                         Ok(d) => side.dispinfo = Some(Box::new(d)),
-                        Err(e) if self.lenient => self.problems.borrow_mut().push(e),
+                        Err(e) if self.lenient => self.note_problem(e),
                         Err(e) => return Err(e),
                     },
                     "vertices_plus" => {
@@ -692,7 +708,9 @@ pub(crate) fn read(doc: Document, lenient: bool) -> Result<Vmf> {
             hidden: false,
         },
     };
-    let problems = ctx.problems.into_inner();
+    // Solids are read in parallel: put the problems back in file order.
+    let mut problems = ctx.problems.into_inner().unwrap_or_else(|p| p.into_inner());
+    problems.sort_by_key(|p| p.offset);
     Ok(Vmf {
         doc,
         problems,
