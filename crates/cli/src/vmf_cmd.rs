@@ -66,8 +66,17 @@ pub fn info(path: &Path, data: &[u8], json: bool) -> anyhow::Result<()> {
         bounds: stats.bounds.map(|(mins, maxs)| Bounds { mins, maxs }),
     };
     if json {
-        return crate::print_json(&report);
+        crate::print_json(&report)?;
+    } else {
+        print_text(&report, vi)?;
     }
+    // The process ends right after this report: freeing the hundreds of thousands of strings of
+    // a large map one by one would only add to the run time.
+    std::mem::forget(vmf);
+    Ok(())
+}
+
+fn print_text(report: &Report<'_>, vi: Option<&srcmap_vmf::VersionInfo>) -> anyhow::Result<()> {
     use std::io::Write;
     let mut out = std::io::stdout().lock();
     writeln!(out, "{}: VMF", report.file)?;

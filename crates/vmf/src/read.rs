@@ -592,7 +592,7 @@ pub(crate) fn read(doc: Document, lenient: bool) -> Result<Vmf> {
     let mut visgroups = Vec::new();
     let mut view_settings = Vec::new();
     let mut world = None;
-    let mut entities = Vec::new();
+    let mut entity_nodes: Vec<(NodeId, bool)> = Vec::new();
     let mut cameras = None;
     let mut cordon = None;
     let mut cordons = None;
@@ -621,15 +621,15 @@ pub(crate) fn read(doc: Document, lenient: bool) -> Result<Vmf> {
                 if world.is_some() {
                     return Err(ctx.err(doc.offset(top), "a second `world` block (a VMF has one world)"));
                 }
-                world = Some(ctx.entity(top, false)?);
+                world = Some(top);
             }
-            "entity" => entities.push(ctx.entity(top, false)?),
+            "entity" => entity_nodes.push((top, false)),
             "hidden" => {
                 for e in doc
                     .children(top)
                     .filter(|&e| doc.is_block(e) && ctx.is(e, "entity"))
                 {
-                    entities.push(ctx.entity(e, true)?);
+                    entity_nodes.push((e, true));
                 }
             }
             "cameras" => {
@@ -692,6 +692,17 @@ pub(crate) fn read(doc: Document, lenient: bool) -> Result<Vmf> {
             _ => {}
         }
     }
+    // Entities are independent: read them in parallel, keeping file order and the first error.
+    // The world (most of the solids) is read beside them.
+    let (world, entities): (Option<Result<Entity>>, Vec<Result<Entity>>) = rayon::join(
+        || world.map(|w| ctx.entity(w, false)),
+        || {
+            use rayon::prelude::*;
+            entity_nodes.par_iter().map(|&(n, h)| ctx.entity(n, h)).collect()
+        },
+    );
+    let world = world.transpose()?;
+    let entities = entities.into_iter().collect::<Result<Vec<_>>>()?;
     // Generated VMFs may lack a world; an empty one keeps the view uniform. It has no node of its
     // own until an edit needs one.
     let world = match world {
