@@ -7,6 +7,7 @@ mod detect;
 mod dmx_cmd;
 mod materials_cmd;
 mod nav_cmd;
+mod progress;
 mod rad_cmd;
 mod vis_cmd;
 mod vmf_cmd;

@@ -1,12 +1,9 @@
 //! `vrad`: lighting for a BSP (ours or Valve's), rewritten in place or to `--output`.
 
-use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
-use std::sync::Mutex;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
-use srcmap_vrad::{Options, Progress, Quality, Report};
+use srcmap_vrad::{Options, Quality, Report};
 
 #[derive(Debug, clap::Args)]
 pub struct VradArgs {
@@ -86,9 +83,8 @@ impl RadOptions {
 }
 
 /// Lights a BSP held in memory and returns the new file's bytes (for `srcmap compile`).
-#[allow(dead_code)]
 pub fn run_rad(bsp_bytes: &[u8], options: &RadOptions) -> anyhow::Result<Vec<u8>> {
-    let progress = BarProgress::new(options.quiet);
+    let progress = crate::progress::Bar::new(options.quiet);
     let (bytes, _report) = srcmap_vrad::relight(bsp_bytes, &options.to_options(), &progress)?;
     Ok(bytes)
 }
@@ -108,7 +104,7 @@ pub fn vrad(args: &VradArgs) -> anyhow::Result<()> {
     };
     let mut options = rad.to_options();
     options.ambient_cubes = !args.noambient;
-    let progress = BarProgress::new(args.quiet || args.json);
+    let progress = crate::progress::Bar::new(args.quiet || args.json);
     let start = Instant::now();
     let (bytes, report) = srcmap_vrad::relight(&input, &options, &progress)
         .map_err(|e| anyhow::anyhow!("{}: {e}", args.bsp.display()))?;
@@ -153,94 +149,4 @@ fn json_report(r: &Report, total: f64) -> serde_json::Value {
         "phases": r.phases.iter().map(|(p, s)| serde_json::json!({"phase": p, "seconds": s})).collect::<Vec<_>>(),
         "warnings": r.warnings,
     })
-}
-
-/// A progress bar per phase on a terminal; one line per phase when piped.
-struct BarProgress {
-    quiet: bool,
-    tty: bool,
-    state: Mutex<(String, u64, Instant)>,
-    done: AtomicU64,
-    last_drawn: AtomicU64,
-}
-
-impl BarProgress {
-    fn new(quiet: bool) -> Self {
-        BarProgress {
-            quiet,
-            tty: std::io::stderr().is_terminal(),
-            state: Mutex::new((String::new(), 0, Instant::now())),
-            done: AtomicU64::new(0),
-            last_drawn: AtomicU64::new(0),
-        }
-    }
-
-    fn draw(&self, done: u64) {
-        let Ok(state) = self.state.lock() else { return };
-        let (name, total, _) = &*state;
-        let frac = if *total > 0 {
-            done as f64 / *total as f64
-        } else {
-            1.0
-        };
-        let width = 30;
-        let filled = ((frac * width as f64) as usize).min(width);
-        let mut err = std::io::stderr().lock();
-        let _ = write!(
-            err,
-            "\r{name:<22} [{}{}] {done}/{total}",
-            "#".repeat(filled),
-            "-".repeat(width - filled)
-        );
-        let _ = err.flush();
-    }
-}
-
-impl Progress for BarProgress {
-    fn start(&self, phase: &str, total: u64) {
-        if self.quiet {
-            return;
-        }
-        if let Ok(mut s) = self.state.lock() {
-            *s = (phase.to_string(), total, Instant::now());
-        }
-        self.done.store(0, Ordering::Relaxed);
-        self.last_drawn.store(0, Ordering::Relaxed);
-        if self.tty {
-            self.draw(0);
-        }
-    }
-
-    fn advance(&self, n: u64) {
-        if self.quiet || !self.tty {
-            return;
-        }
-        let done = self.done.fetch_add(n, Ordering::Relaxed) + n;
-        let total = self.state.lock().map(|s| s.1).unwrap_or(0);
-        // Redraw about every 1% to keep the lock and the terminal quiet.
-        let step = (total / 100).max(1);
-        let last = self.last_drawn.load(Ordering::Relaxed);
-        if done >= last + step
-            && self
-                .last_drawn
-                .compare_exchange(last, done, Ordering::Relaxed, Ordering::Relaxed)
-                .is_ok()
-        {
-            self.draw(done);
-        }
-    }
-
-    fn finish(&self) {
-        if self.quiet {
-            return;
-        }
-        let Ok(state) = self.state.lock() else { return };
-        let (name, total, started) = &*state;
-        let secs = started.elapsed().as_secs_f64();
-        if self.tty {
-            eprintln!("\r{name:<22} [{}] {total}/{total} {secs:.2} s", "#".repeat(30));
-        } else {
-            eprintln!("{name}: {total} items, {secs:.2} s");
-        }
-    }
 }

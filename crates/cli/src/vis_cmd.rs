@@ -1,12 +1,9 @@
 //! `vvis`: visibility (PVS/PAS) for a BSP, from `MAP.prt` beside it or from the BSP's own tree.
 
-use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
-use std::sync::Mutex;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
-use srcmap_vvis::{Options, PortalSource, Progress, Report};
+use srcmap_vvis::{Options, PortalSource, Report};
 
 #[derive(Debug, clap::Args)]
 pub struct VvisArgs {
@@ -41,7 +38,6 @@ pub struct VvisArgs {
 
 /// Visibility for a BSP held in memory (for `srcmap compile`): `prt` is the portal file's text
 /// when the compiler wrote one; without it portals are rebuilt from the tree.
-#[allow(dead_code)]
 pub fn run_vis(
     bsp_bytes: &[u8],
     prt: Option<&str>,
@@ -53,7 +49,7 @@ pub fn run_vis(
         threads,
         ..Default::default()
     };
-    let progress = BarProgress::new(false);
+    let progress = crate::progress::Bar::new(false);
     let (bytes, _report) = srcmap_vvis::vis_bsp(bsp_bytes, prt, &options, &progress)?;
     Ok(bytes)
 }
@@ -78,7 +74,7 @@ pub fn vvis(args: &VvisArgs) -> anyhow::Result<()> {
         radius_override: args.radius_override,
         ..Default::default()
     };
-    let progress = BarProgress::new(args.quiet || args.json);
+    let progress = crate::progress::Bar::new(args.quiet || args.json);
     let start = Instant::now();
     let (bytes, report) =
         srcmap_vvis::vis_bsp(&input, prt_text.as_deref(), &options, &progress).map_err(|e| {
@@ -143,105 +139,4 @@ fn json_report(r: &Report, total: f64) -> serde_json::Value {
             "total": total,
         },
     })
-}
-
-/// A bar per stage with an estimate of the time left on a terminal; one line per stage when
-/// piped. The library weights work units by expected cost, so the estimate is a plain rate.
-struct BarProgress {
-    quiet: bool,
-    tty: bool,
-    state: Mutex<(String, u64, Instant)>,
-    done: AtomicU64,
-    last_drawn: AtomicU64,
-}
-
-impl BarProgress {
-    fn new(quiet: bool) -> Self {
-        BarProgress {
-            quiet,
-            tty: std::io::stderr().is_terminal(),
-            state: Mutex::new((String::new(), 0, Instant::now())),
-            done: AtomicU64::new(0),
-            last_drawn: AtomicU64::new(0),
-        }
-    }
-
-    fn draw(&self, done: u64) {
-        let Ok(state) = self.state.lock() else { return };
-        let (name, total, started) = &*state;
-        let frac = if *total > 0 {
-            (done as f64 / *total as f64).min(1.0)
-        } else {
-            1.0
-        };
-        let width = 30;
-        let filled = ((frac * width as f64) as usize).min(width);
-        let elapsed = started.elapsed().as_secs_f64();
-        let eta = if frac > 0.0 {
-            format!("{:.0} s left", elapsed * (1.0 - frac) / frac)
-        } else {
-            "…".into()
-        };
-        let mut err = std::io::stderr().lock();
-        let _ = write!(
-            err,
-            "\r{name:<12} [{}{}] {:5.1}% {elapsed:.0} s, {eta}   ",
-            "#".repeat(filled),
-            "-".repeat(width - filled),
-            frac * 100.0
-        );
-        let _ = err.flush();
-    }
-}
-
-impl Progress for BarProgress {
-    fn start(&self, stage: &str, total: u64) {
-        if self.quiet {
-            return;
-        }
-        if let Ok(mut s) = self.state.lock() {
-            *s = (stage.to_string(), total, Instant::now());
-        }
-        self.done.store(0, Ordering::Relaxed);
-        self.last_drawn.store(0, Ordering::Relaxed);
-        if self.tty {
-            self.draw(0);
-        }
-    }
-
-    fn advance(&self, n: u64) {
-        if self.quiet || !self.tty {
-            return;
-        }
-        let done = self.done.fetch_add(n, Ordering::Relaxed) + n;
-        let total = self.state.lock().map(|s| s.1).unwrap_or(0);
-        let step = (total / 200).max(1);
-        let last = self.last_drawn.load(Ordering::Relaxed);
-        if done >= last + step
-            && self
-                .last_drawn
-                .compare_exchange(last, done, Ordering::Relaxed, Ordering::Relaxed)
-                .is_ok()
-        {
-            self.draw(done);
-        }
-    }
-
-    fn finish(&self) {
-        if self.quiet {
-            return;
-        }
-        let Ok(state) = self.state.lock() else { return };
-        let (name, _, started) = &*state;
-        let secs = started.elapsed().as_secs_f64();
-        if self.tty {
-            eprintln!(
-                "\r{name:<12} [{}] 100.0% {secs:.2} s{}",
-                "#".repeat(30),
-                " ".repeat(16)
-            );
-        } else {
-            eprintln!("{name}: {secs:.2} s");
-        }
-    }
 }
