@@ -203,8 +203,11 @@ pub fn compile(args: &CompileArgs) -> anyhow::Result<()> {
     let threads = (args.threads > 0).then_some(args.threads);
     match &prt {
         _ if args.no_vis => {}
-        Some(prt) => {
-            bsp = crate::vis_cmd::run_vis(&bsp, Some(prt), args.fast, threads)
+        // Portals are rebuilt from the BSP's own tree rather than read from the .prt: they
+        // give the same PVS on sealed maps, and stay right where our portal file's outer box
+        // is too small (maps whose brushes reach far beyond the world model).
+        Some(_) => {
+            bsp = crate::vis_cmd::run_vis(&bsp, None, args.fast, threads)
                 .map_err(|e| anyhow::anyhow!("{name}: vvis: {e:#}"))?;
         }
         None if !args.vbsp.quiet => {
