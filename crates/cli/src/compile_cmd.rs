@@ -207,7 +207,7 @@ pub fn compile(args: &CompileArgs) -> anyhow::Result<()> {
         // give the same PVS on sealed maps, and stay right where our portal file's outer box
         // is too small (maps whose brushes reach far beyond the world model).
         Some(_) => {
-            bsp = crate::vis_cmd::run_vis(&bsp, None, args.fast, threads)
+            bsp = crate::vis_cmd::run_vis(&bsp, None, args.fast, threads, args.vbsp.quiet)
                 .map_err(|e| anyhow::anyhow!("{name}: vvis: {e:#}"))?;
         }
         None if !args.vbsp.quiet => {

@@ -43,13 +43,14 @@ pub fn run_vis(
     prt: Option<&str>,
     fast: bool,
     threads: Option<usize>,
+    quiet: bool,
 ) -> anyhow::Result<Vec<u8>> {
     let options = Options {
         fast,
         threads,
         ..Default::default()
     };
-    let progress = crate::progress::Bar::new(false);
+    let progress = crate::progress::Bar::new(quiet);
     let (bytes, _report) = srcmap_vvis::vis_bsp(bsp_bytes, prt, &options, &progress)?;
     Ok(bytes)
 }
