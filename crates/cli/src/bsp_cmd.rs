@@ -108,6 +108,19 @@ struct PakReport {
     method: &'static str,
 }
 
+/// One report line per pakfile entry (shared by `info` and `pak list`).
+fn pak_reports(pak: &Pak<'_>) -> Vec<PakReport> {
+    pak.entries
+        .iter()
+        .map(|e| PakReport {
+            name: e.name.clone(),
+            size: e.size,
+            stored_size: e.compressed_size,
+            method: method_name(e.method),
+        })
+        .collect()
+}
+
 #[derive(Serialize)]
 struct InfoReport {
     file: String,
@@ -201,16 +214,7 @@ pub fn info(path: &Path, data: &[u8], json: bool) -> anyhow::Result<()> {
     }
     let pak = Pak::parse(&bsp.pakfile, h.lumps[lump::PAKFILE].offset as u64)
         .map_err(|e| anyhow!("{}: {e}", path.display()))?;
-    let pakfile = pak
-        .entries
-        .iter()
-        .map(|e| PakReport {
-            name: e.name.clone(),
-            size: e.size,
-            stored_size: e.compressed_size,
-            method: method_name(e.method),
-        })
-        .collect();
+    let pakfile = pak_reports(&pak);
     let mut materials: Vec<String> = (0..bsp.texdata.len())
         .filter_map(|i| bsp.texdata_name(i).map(str::to_string))
         .collect();
@@ -481,16 +485,7 @@ pub fn pak(cmd: PakCommand) -> anyhow::Result<()> {
             let pak = Pak::parse(&lumpdata, file.entry(lump::PAKFILE).offset as u64)
                 .map_err(|e| anyhow!("{}: {e}", bsp.display()))?;
             if json {
-                let list: Vec<PakReport> = pak
-                    .entries
-                    .iter()
-                    .map(|e| PakReport {
-                        name: e.name.clone(),
-                        size: e.size,
-                        stored_size: e.compressed_size,
-                        method: method_name(e.method),
-                    })
-                    .collect();
+                let list = pak_reports(&pak);
                 return crate::print_json(&list);
             }
             for e in &pak.entries {
