@@ -86,11 +86,10 @@ fn bad_input_names_file_line_and_column() {
 
 #[test]
 fn corpus_vmfs_report_and_convert() {
-    let Some(root) = std::env::var_os("SRCMAP_CORPUS") else {
-        eprintln!("SRCMAP_CORPUS is not set: skipping");
+    let Some(root) = srcmap_corpus::root("the corpus CLI test") else {
         return;
     };
-    let invalid = Path::new(&root).join("vmf/IaVashik+vmf-forge/invalid.vmf");
+    let invalid = root.join("vmf/IaVashik+vmf-forge/invalid.vmf");
     let out = srcmap().arg("info").arg(&invalid).output().unwrap();
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("invalid.vmf:4:16:"));

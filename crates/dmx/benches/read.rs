@@ -2,8 +2,6 @@
 //! Run: `SRCMAP_CORPUS=../shared/corpus cargo bench -p srcmap-dmx`.
 //! `scripts/bench_dmx.sh` times srctools' reader on the same files side by side.
 
-use std::path::PathBuf;
-
 const FILES: [&str; 4] = [
     "vmap/Facepunch+facepunch.flatgrass/flatgrass_bak.vmap",
     "dmx/TeamSpen210+srctools/tf_movies_text.dmx",
@@ -12,14 +10,11 @@ const FILES: [&str; 4] = [
 ];
 
 fn load(name: &str) -> Option<Vec<u8>> {
-    let root = std::env::var_os("SRCMAP_CORPUS")?;
-    std::fs::read(PathBuf::from(root).join(name)).ok()
+    srcmap_corpus::read(name)
 }
 
 fn main() {
-    if std::env::var_os("SRCMAP_CORPUS").is_none() {
-        eprintln!("SRCMAP_CORPUS is not set: no files to benchmark");
-    }
+    srcmap_corpus::root("the DMX benchmarks");
     divan::main();
 }
 

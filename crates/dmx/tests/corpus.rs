@@ -5,19 +5,9 @@ use std::path::PathBuf;
 use srcmap_dmx::{Dmx, compare};
 
 fn corpus_files() -> Option<Vec<PathBuf>> {
-    let Some(root) = std::env::var_os("SRCMAP_CORPUS") else {
-        eprintln!("SRCMAP_CORPUS is not set: skipping DMX corpus tests");
-        return None;
-    };
-    let mut out = Vec::new();
-    for kind in ["dmx", "vmap"] {
-        let dir = PathBuf::from(&root).join(kind);
-        for repo in std::fs::read_dir(&dir).expect("corpus directory") {
-            for f in std::fs::read_dir(repo.unwrap().path()).unwrap() {
-                out.push(f.unwrap().path());
-            }
-        }
-    }
+    let root = srcmap_corpus::root("the DMX corpus tests")?;
+    let mut out = srcmap_corpus::files(&root, "dmx", |_| true);
+    out.extend(srcmap_corpus::files(&root, "vmap", |_| true));
     out.sort();
     assert!(out.len() >= 20, "expected the corpus DMX/VMAP files");
     Some(out)

@@ -5,22 +5,9 @@ use std::path::PathBuf;
 use srcmap_nav::{NavError, NavMesh};
 
 fn corpus_files() -> Option<Vec<PathBuf>> {
-    let Some(root) = std::env::var_os("SRCMAP_CORPUS") else {
-        eprintln!("SRCMAP_CORPUS is not set: skipping NAV corpus tests");
-        return None;
-    };
-    let mut out = Vec::new();
-    let dir = PathBuf::from(root).join("nav");
-    for repo in std::fs::read_dir(&dir).expect("corpus nav directory") {
-        for f in std::fs::read_dir(repo.unwrap().path()).unwrap() {
-            let p = f.unwrap().path();
-            if p.extension().is_some_and(|e| e == "nav") {
-                out.push(p);
-            }
-        }
-    }
-    out.sort();
-    assert!(!out.is_empty(), "no .nav files under {}", dir.display());
+    let root = srcmap_corpus::root("the NAV corpus tests")?;
+    let out = srcmap_corpus::files(&root, "nav", |p| srcmap_corpus::has_extension(p, "nav"));
+    assert!(out.len() >= 10, "expected the corpus NAV files");
     Some(out)
 }
 

@@ -11,13 +11,7 @@ use srcmap_bsp::Bsp;
 use srcmap_vbsp::{CompileError, Options, instances};
 
 fn corpus() -> Option<PathBuf> {
-    match std::env::var_os("SRCMAP_CORPUS") {
-        Some(p) => Some(PathBuf::from(p)),
-        None => {
-            eprintln!("SRCMAP_CORPUS not set: skipping the comparison with Valve's BSPs");
-            None
-        }
-    }
+    srcmap_corpus::root("the comparison with Valve's BSPs")
 }
 
 /// (vmf, valve bsp) pairs from the manifest.
@@ -61,13 +55,7 @@ fn corpus_table() -> &'static (srcmap_materials::Resolver, Vec<srcmap_materials:
     TABLE.get_or_init(|| {
         let root = corpus().expect("SRCMAP_CORPUS");
         let mut table = srcmap_materials::MaterialTable::new();
-        let mut paths: Vec<PathBuf> = std::fs::read_dir(root.join("bsp"))
-            .unwrap()
-            .flatten()
-            .flat_map(|d| std::fs::read_dir(d.path()).unwrap().flatten().map(|f| f.path()))
-            .collect();
-        paths.sort();
-        for p in paths {
+        for p in srcmap_corpus::files(&root, "bsp", |_| true) {
             let data = std::fs::read(&p).unwrap();
             if let Ok(bsp) = Bsp::parse(&data) {
                 let name = p.file_name().unwrap().to_string_lossy().into_owned();

@@ -9,14 +9,11 @@ const FILES: [&str; 2] = [
 ];
 
 fn load(name: &str) -> Option<Vec<u8>> {
-    let root = std::env::var_os("SRCMAP_CORPUS")?;
-    std::fs::read(PathBuf::from(root).join("vmap").join(name)).ok()
+    srcmap_corpus::read(PathBuf::from("vmap").join(name))
 }
 
 fn main() {
-    if std::env::var_os("SRCMAP_CORPUS").is_none() {
-        eprintln!("SRCMAP_CORPUS is not set: no files to benchmark");
-    }
+    srcmap_corpus::root("the VMAP benchmarks");
     divan::main();
 }
 

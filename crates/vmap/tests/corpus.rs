@@ -5,17 +5,8 @@ use std::path::PathBuf;
 use srcmap_vmap::Vmap;
 
 fn corpus_files() -> Option<Vec<PathBuf>> {
-    let Some(root) = std::env::var_os("SRCMAP_CORPUS") else {
-        eprintln!("SRCMAP_CORPUS is not set: skipping VMAP corpus tests");
-        return None;
-    };
-    let mut out = Vec::new();
-    for repo in std::fs::read_dir(PathBuf::from(root).join("vmap")).expect("corpus vmap directory") {
-        for f in std::fs::read_dir(repo.unwrap().path()).unwrap() {
-            out.push(f.unwrap().path());
-        }
-    }
-    out.sort();
+    let root = srcmap_corpus::root("the VMAP corpus tests")?;
+    let out = srcmap_corpus::files(&root, "vmap", |_| true);
     assert!(out.len() >= 10);
     Some(out)
 }
@@ -116,8 +107,7 @@ fn moving_an_entity_and_editing_a_key_value_read_back() {
 }
 
 fn corpus_file(rel: &str) -> Option<Vec<u8>> {
-    let root = std::env::var_os("SRCMAP_CORPUS")?;
-    std::fs::read(PathBuf::from(root).join("vmap").join(rel)).ok()
+    srcmap_corpus::read(std::path::Path::new("vmap").join(rel))
 }
 
 /// The CS2 sample map: one cube mesh (V=8, H=24, F=6, per vmap.md), three props, and faces

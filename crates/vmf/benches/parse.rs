@@ -2,29 +2,15 @@
 //! `SRCMAP_CORPUS=../shared/corpus cargo bench -p srcmap-vmf`.
 //! `document` builds the lossless KeyValues tree only; `typed` adds the VMF typed view.
 
-use std::path::PathBuf;
-
 fn main() {
     divan::main();
 }
 
 fn largest_vmfs() -> Vec<(String, Vec<u8>)> {
-    let Some(root) = std::env::var_os("SRCMAP_CORPUS") else {
-        eprintln!("SRCMAP_CORPUS is not set: no VMF to benchmark");
+    let Some(root) = srcmap_corpus::root("the VMF benchmarks") else {
         return Vec::new();
     };
-    let mut files: Vec<PathBuf> = Vec::new();
-    for dir in std::fs::read_dir(PathBuf::from(root).join("vmf"))
-        .into_iter()
-        .flatten()
-        .flatten()
-    {
-        for f in std::fs::read_dir(dir.path()).into_iter().flatten().flatten() {
-            if f.path().extension().is_some_and(|e| e == "vmf") {
-                files.push(f.path());
-            }
-        }
-    }
+    let mut files = srcmap_corpus::files(&root, "vmf", |p| srcmap_corpus::has_extension(p, "vmf"));
     files.sort_by_key(|f| std::cmp::Reverse(std::fs::metadata(f).map(|m| m.len()).unwrap_or(0)));
     files
         .into_iter()

@@ -6,21 +6,8 @@ use std::path::{Path, PathBuf};
 use srcmap_vmf::{EntityRef, SideRef, Vmf};
 
 fn corpus_vmfs() -> Option<Vec<PathBuf>> {
-    let Some(root) = std::env::var_os("SRCMAP_CORPUS") else {
-        eprintln!("SRCMAP_CORPUS is not set: skipping the corpus VMF tests");
-        return None;
-    };
-    let mut out = Vec::new();
-    for dir in std::fs::read_dir(Path::new(&root).join("vmf")).expect("corpus has a vmf/ folder") {
-        let dir = dir.unwrap().path();
-        for f in std::fs::read_dir(&dir).unwrap() {
-            let f = f.unwrap().path();
-            if f.extension().is_some_and(|e| e.eq_ignore_ascii_case("vmf")) {
-                out.push(f);
-            }
-        }
-    }
-    out.sort();
+    let root = srcmap_corpus::root("the corpus VMF tests")?;
+    let out = srcmap_corpus::files(&root, "vmf", |p| srcmap_corpus::has_extension(p, "vmf"));
     assert!(!out.is_empty(), "no VMF found under the corpus");
     Some(out)
 }
