@@ -193,7 +193,12 @@ impl Scene {
 /// that surface itself.
 pub const MIN_T: f32 = 1e-3;
 
+/// The ray handed to the BVH. A direction component of negative zero (what negating an
+/// axis-aligned vector gives) is made positive zero: the traversal takes the octant from the
+/// sign bit but the slab test from `1 / d = -inf`, and the two disagreeing made such rays
+/// miss everything.
 fn ray(origin: [f32; 3], dir: [f32; 3], max_t: f32) -> Ray {
+    let dir = dir.map(|c| if c == 0.0 { 0.0 } else { c });
     Ray::new(origin.into(), dir.into(), MIN_T, max_t)
 }
 
@@ -295,6 +300,29 @@ mod tests {
                 .map(|h| h.payload),
             Some(1)
         );
+    }
+
+    #[test]
+    fn negative_zero_direction_components_still_hit() {
+        // A wall at x = -10 facing +x; rays along -x written as the negation of +x.
+        let mut b = grid(4);
+        b.add_polygon(
+            &[
+                [-10.0, -5.0, -5.0],
+                [-10.0, 5.0, -5.0],
+                [-10.0, 5.0, 5.0],
+                [-10.0, -5.0, 5.0],
+            ],
+            42,
+        );
+        let scene = b.build();
+        let dir = (-glam::Vec3::X).to_array();
+        assert!(dir[1].is_sign_negative());
+        let hit = scene.closest([0.5, 0.5, 1.0], dir, 1.0e5).map(|h| h.payload);
+        assert_eq!(hit, Some(42));
+        assert!(scene.occluded([0.5, 0.5, 1.0], dir, 1.0e5));
+        let down = [-0.0, -0.0, -1.0];
+        assert!(scene.closest([0.5, 0.5, 1.0], down, 10.0).is_some());
     }
 
     #[test]
