@@ -5,14 +5,17 @@ use std::collections::BTreeMap;
 
 use srcmap_bytes::Endian;
 
-use crate::codec::{Ctx, read_indices, read_records, write_indices, write_records};
+use std::borrow::Cow;
+
+use crate::codec::{Ctx, write_indices, write_records};
 use crate::document::BspDocument;
 use crate::error::{Error, Result};
 use crate::file::{BspFile, LumpOrder};
-use crate::gamelump::{GameLumps, RawGameLumps};
+use crate::gamelump::GameLumps;
 use crate::lump::*;
 use crate::misc::{Entity, Occlusion, PhysCollide, write_entities};
 use crate::records::*;
+use crate::view::BspView;
 use crate::vis::Visibility;
 
 /// A Source BSP, every lump typed. Index fields are widened to `u32`/`i32` where some game
@@ -95,100 +98,6 @@ impl Default for Bsp {
     fn default() -> Self {
         Bsp::new(20)
     }
-}
-
-fn to_f32s(data: &[u8], ctx: &Ctx, lump: usize, base: u64) -> Result<Vec<Vector>> {
-    Ok(read_records::<Vector>(data, ctx, lump, base)?.unwrap_or_default())
-}
-
-/// Lightmap samples are bytes only, so no byte order applies: a tight loop, no cursor.
-fn colors(data: &[u8], lump: usize, base: u64) -> Result<Vec<ColorRgbExp32>> {
-    if !data.len().is_multiple_of(4) {
-        return Err(Error::lump(
-            lump,
-            base + data.len() as u64,
-            format!("length {} is not a multiple of 4", data.len()),
-        ));
-    }
-    Ok(data
-        .as_chunks::<4>()
-        .0
-        .iter()
-        .map(|&[r, g, b, e]| ColorRgbExp32 {
-            r,
-            g,
-            b,
-            exponent: e as i8,
-        })
-        .collect())
-}
-
-/// Ambient samples are bytes only too (6 colours, position, padding).
-fn ambient(data: &[u8], lump: usize, base: u64) -> Result<Vec<LeafAmbientLighting>> {
-    if !data.len().is_multiple_of(28) {
-        return Err(Error::lump(
-            lump,
-            base + data.len() as u64,
-            format!("length {} is not a multiple of 28", data.len()),
-        ));
-    }
-    let color = |c: &[u8; 28], i: usize| ColorRgbExp32 {
-        r: c[i],
-        g: c[i + 1],
-        b: c[i + 2],
-        exponent: c[i + 3] as i8,
-    };
-    Ok(data
-        .as_chunks::<28>()
-        .0
-        .iter()
-        .map(|c| LeafAmbientLighting {
-            cube: [
-                color(c, 0),
-                color(c, 4),
-                color(c, 8),
-                color(c, 12),
-                color(c, 16),
-                color(c, 20),
-            ],
-            x: c[24],
-            y: c[25],
-            z: c[26],
-            pad: c[27],
-        })
-        .collect())
-}
-
-fn read_i32s(data: &[u8], ctx: &Ctx, lump: usize, base: u64) -> Result<Vec<i32>> {
-    if !data.len().is_multiple_of(4) {
-        return Err(Error::lump(
-            lump,
-            base + data.len() as u64,
-            format!("length {} is not a multiple of 4", data.len()),
-        ));
-    }
-    let chunks = data.as_chunks::<4>().0.iter();
-    Ok(if ctx.endian == Endian::Big {
-        chunks.map(|&b| i32::from_be_bytes(b)).collect()
-    } else {
-        chunks.map(|&b| i32::from_le_bytes(b)).collect()
-    })
-}
-
-fn read_u16s(data: &[u8], ctx: &Ctx, lump: usize, base: u64) -> Result<Vec<u16>> {
-    if !data.len().is_multiple_of(2) {
-        return Err(Error::lump(
-            lump,
-            base + data.len() as u64 - 1,
-            format!("length {} is not a multiple of 2", data.len()),
-        ));
-    }
-    let chunks = data.as_chunks::<2>().0.iter();
-    Ok(if ctx.endian == Endian::Big {
-        chunks.map(|&b| u16::from_be_bytes(b)).collect()
-    } else {
-        chunks.map(|&b| u16::from_le_bytes(b)).collect()
-    })
 }
 
 impl Bsp {
@@ -306,186 +215,27 @@ impl Bsp {
     }
 
     fn from_file_lumps(file: &BspFile<'_>, wanted: &dyn Fn(usize) -> bool) -> Result<Bsp> {
-        let h = &file.header;
-        let mut bsp = Bsp::bare(h.version);
-        bsp.revision = h.revision;
-        bsp.endian = h.endian;
-        bsp.order = h.order;
-        for (i, e) in h.lumps.iter().enumerate() {
-            bsp.lump_versions[i] = e.version;
-        }
-        let lumps: Vec<usize> = (0..HEADER_LUMPS).filter(|&l| wanted(l)).collect();
-        bsp.parse_lumps(file, &lumps).map_err(|(_, e)| e)?;
-        Ok(bsp)
-    }
-
-    /// Parses `lumps` (in order) into this `Bsp`; an error names the lump that failed.
-    fn parse_lumps(
-        &mut self,
-        file: &BspFile<'_>,
-        lumps: &[usize],
-    ) -> std::result::Result<(), (usize, Error)> {
-        let h = &file.header;
-        for &lump in lumps {
-            let base = h.lumps[lump].offset as u64;
-            let res = if lump == GAME_LUMP {
-                let stored = file.stored(lump);
-                let relative = crate::gamelump::has_relative_offsets(stored, h.lumps[lump].offset, h.endian);
-                RawGameLumps::parse(
-                    stored,
-                    if relative { 0 } else { h.lumps[lump].offset },
-                    relative,
-                    h.endian,
-                )
-                .and_then(|raw| GameLumps::parse(&raw, &self.ctx(lump)))
-                .map(|g| self.game_lumps = g)
-            } else {
-                file.lump(lump)
-                    .and_then(|data| self.parse_lump(lump, &data, base))
-            };
-            res.map_err(|e| (lump, e))?;
-        }
-        Ok(())
+        Ok(BspView::from_file_lumps(file, wanted)?.into_owned())
     }
 
     /// The layout context of `lump` in this BSP.
     pub fn ctx(&self, lump: usize) -> Ctx {
-        Ctx::new(
-            self.endian,
-            self.version,
-            self.lump_versions.get(lump).copied().unwrap_or(0),
-        )
+        crate::view::lump_ctx(self.endian, self.version, &self.lump_versions, lump)
     }
 
     /// Strata Source widened the index lists of these lumps (and face ids always).
     fn wide_indices(&self, lump: usize) -> bool {
-        self.version == 25 && (lump == FACEIDS || self.lump_versions[lump] >= 1)
+        crate::view::wide_indices(self.version, &self.lump_versions, lump)
     }
 
-    /// Parses one lump's uncompressed bytes into its typed field (not the game lump).
+    /// Parses one lump's uncompressed bytes into its typed field (not the game lump), through
+    /// [`BspView::parse_lump`].
     pub fn parse_lump(&mut self, lump: usize, data: &[u8], base: u64) -> Result<()> {
-        let ctx = self.ctx(lump);
-        // Versions whose layouts the corpus confirms fail loudly on a bad record size; for
-        // other branches (Dota 2 betas v22-24, Contagion v27, ...) such a lump stays bytes.
-        let strict = matches!(self.version, 17..=21 | 25 | 42);
-        let keep_raw = |raw: &mut BTreeMap<usize, Vec<u8>>, e: Error| -> Result<()> {
-            if strict {
-                return Err(e);
-            }
-            raw.insert(lump, data.to_vec());
-            Ok(())
-        };
-        macro_rules! recs {
-            ($field:ident) => {
-                match read_records(data, &ctx, lump, base) {
-                    Ok(Some(v)) => self.$field = v,
-                    Ok(None) => {
-                        self.raw.insert(lump, data.to_vec());
-                    }
-                    Err(e) => keep_raw(&mut self.raw, e)?,
-                }
-            };
-        }
-        macro_rules! wrapped {
-            ($field:ident, $ty:ident) => {
-                match read_records::<$ty>(data, &ctx, lump, base) {
-                    Ok(Some(v)) => self.$field = v.into_iter().map(|r| r.0).collect(),
-                    Ok(None) => {
-                        self.raw.insert(lump, data.to_vec());
-                    }
-                    Err(e) => keep_raw(&mut self.raw, e)?,
-                }
-            };
-        }
-        match lump {
-            ENTITIES => {
-                let (entities, latin1) = crate::misc::parse_entities_latin1(data, lump, base);
-                self.entities_latin1 = latin1;
-                self.entities = entities?
-            }
-            PLANES => recs!(planes),
-            TEXDATA => recs!(texdata),
-            VERTEXES => self.vertexes = to_f32s(data, &ctx, lump, base)?,
-            VISIBILITY => {
-                self.visibility = if data.is_empty() {
-                    None
-                } else {
-                    Some(Visibility::parse(data, ctx.endian, base)?)
-                }
-            }
-            NODES => recs!(nodes),
-            TEXINFO => recs!(texinfo),
-            FACES => recs!(faces),
-            LIGHTING => self.lighting = colors(data, lump, base)?,
-            OCCLUSION => {
-                self.occlusion = if data.is_empty() {
-                    None
-                } else {
-                    Some(Occlusion::parse(data, &ctx, base)?)
-                }
-            }
-            LEAFS => recs!(leafs),
-            FACEIDS => self.face_ids = read_indices(data, self.wide_indices(lump), &ctx, lump, base)?,
-            EDGES => recs!(edges),
-            SURFEDGES => self.surfedges = read_i32s(data, &ctx, lump, base)?,
-            MODELS => recs!(models),
-            WORLDLIGHTS => recs!(world_lights),
-            LEAFFACES => self.leaf_faces = read_indices(data, self.wide_indices(lump), &ctx, lump, base)?,
-            LEAFBRUSHES => self.leaf_brushes = read_indices(data, self.wide_indices(lump), &ctx, lump, base)?,
-            BRUSHES => recs!(brushes),
-            BRUSHSIDES => recs!(brush_sides),
-            AREAS => recs!(areas),
-            AREAPORTALS => recs!(area_portals),
-            DISPINFO => recs!(disp_info),
-            ORIGINALFACES => recs!(original_faces),
-            PHYSCOLLIDE => {
-                self.phys_collide = if data.is_empty() {
-                    None
-                } else {
-                    Some(PhysCollide::parse(data, ctx.endian, base)?)
-                }
-            }
-            PHYSDISP if !data.is_empty() && ctx.lump_version == 0 => {
-                self.phys_disp = Some(crate::misc::PhysDisp::parse(data, ctx.endian, base)?)
-            }
-            VERTNORMALS => self.vert_normals = to_f32s(data, &ctx, lump, base)?,
-            VERTNORMALINDICES => {
-                self.vert_normal_indices = read_indices(data, self.wide_indices(lump), &ctx, lump, base)?
-            }
-            DISP_VERTS => recs!(disp_verts),
-            DISP_LIGHTMAP_SAMPLE_POSITIONS => self.disp_lightmap_sample_positions = data.to_vec(),
-            LEAFWATERDATA => recs!(leaf_water_data),
-            PRIMITIVES => recs!(primitives),
-            PRIMVERTS => self.prim_verts = to_f32s(data, &ctx, lump, base)?,
-            PRIMINDICES => self.prim_indices = read_indices(data, self.wide_indices(lump), &ctx, lump, base)?,
-            PAKFILE => self.pakfile = data.to_vec(),
-            CLIPPORTALVERTS => self.clip_portal_verts = to_f32s(data, &ctx, lump, base)?,
-            CUBEMAPS => recs!(cubemaps),
-            TEXDATA_STRING_DATA => self.texdata_string_data = data.to_vec(),
-            TEXDATA_STRING_TABLE => self.texdata_string_table = read_i32s(data, &ctx, lump, base)?,
-            OVERLAYS => wrapped!(overlays, OverlayRecord),
-            LEAFMINDISTTOWATER => self.leaf_min_dist_to_water = read_u16s(data, &ctx, lump, base)?,
-            FACE_MACRO_TEXTURE_INFO => self.face_macro_texture_info = read_u16s(data, &ctx, lump, base)?,
-            DISP_TRIS => self.disp_tris = read_u16s(data, &ctx, lump, base)?,
-            WATEROVERLAYS => wrapped!(water_overlays, WaterOverlayRecord),
-            LEAF_AMBIENT_INDEX_HDR => recs!(leaf_ambient_index_hdr),
-            LEAF_AMBIENT_INDEX => recs!(leaf_ambient_index),
-            LIGHTING_HDR => self.lighting_hdr = colors(data, lump, base)?,
-            WORLDLIGHTS_HDR => recs!(world_lights_hdr),
-            LEAF_AMBIENT_LIGHTING_HDR => self.leaf_ambient_lighting_hdr = ambient(data, lump, base)?,
-            LEAF_AMBIENT_LIGHTING => self.leaf_ambient_lighting = ambient(data, lump, base)?,
-            FACES_HDR => recs!(faces_hdr),
-            MAP_FLAGS if data.len() == 4 => {
-                self.map_flags = Some(read_i32s(data, &ctx, lump, base)?[0] as u32)
-            }
-            OVERLAY_FADES => recs!(overlay_fades),
-            OVERLAY_SYSTEM_LEVELS => recs!(overlay_system_levels),
-            _ => {
-                if !data.is_empty() {
-                    self.raw.insert(lump, data.to_vec());
-                }
-            }
-        }
+        let mut view = BspView::bare(self.version);
+        view.endian = self.endian;
+        view.lump_versions = self.lump_versions;
+        view.parse_lump(lump, Cow::Borrowed(data), base)?;
+        self.take_lump(&mut view.into_owned(), lump);
         Ok(())
     }
 

@@ -2,6 +2,8 @@
 //! writer that notes (rather than hides) values too wide for their on-disk field, and the
 //! [`Record`] trait with the layout context that selects a game's variant.
 
+use std::borrow::Cow;
+
 use srcmap_bytes::{Endian, Writer};
 
 use crate::error::{Error, Result};
@@ -192,6 +194,23 @@ impl<T: Field + Copy + Default, const N: usize> Field for [T; N] {
     }
 }
 
+/// Types whose in-memory layout is exactly their little-endian on-disk layout (`#[repr(C)]`,
+/// no padding, every bit pattern valid: [`bytemuck::Pod`]). A little-endian lump of them can
+/// be viewed in place.
+pub trait Plain: bytemuck::Pod {}
+impl<T: bytemuck::Pod> Plain for T {}
+
+/// Views `data` as records in place: on a little-endian host, for a little-endian lump whose
+/// length is a whole number of records and whose start is aligned for `T`. Otherwise `None`
+/// (big-endian file or host, or a misaligned lump): the caller decodes a copy.
+#[inline]
+pub fn cast_slice<T: Plain>(data: &[u8], endian: Endian) -> Option<&[T]> {
+    if cfg!(target_endian = "big") || endian != Endian::Little {
+        return None;
+    }
+    bytemuck::try_cast_slice(data).ok()
+}
+
 /// A lump record whose size and layout may depend on the game ([`Ctx`]).
 pub trait Record: Sized {
     /// Bytes per record, or `None` when this version's layout is unknown (the lump stays bytes).
@@ -202,6 +221,11 @@ pub trait Record: Sized {
     /// with [`read_sizes!`] to give the compiler each record length as a constant.
     fn read_all(data: &[u8], size: usize, ctx: &Ctx) -> Vec<Self> {
         read_chunks(data, size, ctx)
+    }
+    /// `data` viewed in place as records, when this type's memory layout is its on-disk layout
+    /// for `ctx` and the bytes allow it ([`cast_slice`]). The default: never.
+    fn borrow<'a>(_data: &'a [u8], _ctx: &Ctx) -> Option<&'a [Self]> {
+        None
     }
 }
 
@@ -247,8 +271,12 @@ pub(crate) use read_sizes;
 macro_rules! simple_record {
     ($(#[$m:meta])* pub struct $name:ident { $($(#[$fm:meta])* pub $f:ident : $t:ty,)* }) => {
         $(#[$m])*
-        #[derive(Debug, Clone, Copy, PartialEq, Default)]
+        #[derive(Debug, Clone, Copy, PartialEq, Default, bytemuck::Pod, bytemuck::Zeroable)]
+        #[repr(C)]
         pub struct $name { $($(#[$fm])* pub $f: $t,)* }
+        // `Pod` checks every field is plain data and the struct has no padding; the size check
+        // that its memory layout is its on-disk layout.
+        const _: () = assert!(std::mem::size_of::<$name>() == <$name as $crate::codec::Field>::SIZE);
         impl $crate::codec::Field for $name {
             const SIZE: usize = 0 $(+ <$t as $crate::codec::Field>::SIZE)*;
             #[inline(always)]
@@ -272,6 +300,10 @@ macro_rules! simple_record {
                 $crate::codec::read_fixed::<Self, { <$name as $crate::codec::Field>::SIZE }>(data, ctx)
             }
             #[inline]
+            fn borrow<'a>(data: &'a [u8], ctx: &$crate::codec::Ctx) -> Option<&'a [Self]> {
+                $crate::codec::cast_slice(data, ctx.endian)
+            }
+            #[inline]
             fn write(&self, w: &mut $crate::codec::Out, _: &$crate::codec::Ctx) {
                 <$name as $crate::codec::Field>::put(self, w)
             }
@@ -290,6 +322,10 @@ impl Record for [f32; 3] {
     }
     fn read_all(data: &[u8], _: usize, ctx: &Ctx) -> Vec<Self> {
         read_fixed::<Self, 12>(data, ctx)
+    }
+    #[inline]
+    fn borrow<'a>(data: &'a [u8], ctx: &Ctx) -> Option<&'a [Self]> {
+        cast_slice(data, ctx.endian)
     }
     #[inline]
     fn write(&self, w: &mut Out, _: &Ctx) {
@@ -313,6 +349,77 @@ pub fn read_records<T: Record>(data: &[u8], ctx: &Ctx, lump: usize, base: u64) -
     }
     Ok(Some(T::read_all(data, size, ctx)))
 }
+
+/// The lump bytes' borrow from the file, when they are the file's bytes (not decompressed).
+#[inline]
+pub fn file_bytes<'a>(data: &Cow<'a, [u8]>) -> Option<&'a [u8]> {
+    match data {
+        Cow::Borrowed(b) => Some(b),
+        Cow::Owned(_) => None,
+    }
+}
+
+/// [`read_records`], viewing the records in place where the layout and bytes allow
+/// ([`Record::borrow`]) and decoding a copy otherwise.
+pub fn read_records_cow<'a, T: Record + Clone>(
+    data: &Cow<'a, [u8]>,
+    ctx: &Ctx,
+    lump: usize,
+    base: u64,
+) -> Result<Option<Cow<'a, [T]>>> {
+    if let Some(b) = file_bytes(data)
+        && let Some(s) = T::borrow(b, ctx)
+    {
+        return Ok(Some(Cow::Borrowed(s)));
+    }
+    Ok(read_records(data, ctx, lump, base)?.map(Cow::Owned))
+}
+
+/// A lump that is a plain list of `i32` or `u16` (surfedges, the string table, ...).
+pub fn read_scalars<'a, T: Scalar>(
+    data: &Cow<'a, [u8]>,
+    ctx: &Ctx,
+    lump: usize,
+    base: u64,
+) -> Result<Cow<'a, [T]>> {
+    let size = std::mem::size_of::<T>();
+    if !data.len().is_multiple_of(size) {
+        // The offsets earlier versions reported: the end for i32 lists, the last byte for u16.
+        let at = if size == 4 { data.len() } else { data.len() - 1 };
+        return Err(Error::lump(
+            lump,
+            base + at as u64,
+            format!("length {} is not a multiple of {size}", data.len()),
+        ));
+    }
+    if let Some(b) = file_bytes(data)
+        && let Some(s) = cast_slice(b, ctx.endian)
+    {
+        return Ok(Cow::Borrowed(s));
+    }
+    Ok(Cow::Owned(T::decode_all(data, ctx.endian)))
+}
+
+/// `i32` and `u16`: the element types of plain list lumps.
+pub trait Scalar: Plain {
+    fn decode_all(data: &[u8], endian: Endian) -> Vec<Self>;
+}
+
+macro_rules! scalar {
+    ($($t:ty, $n:literal;)*) => {$(
+        impl Scalar for $t {
+            fn decode_all(data: &[u8], endian: Endian) -> Vec<Self> {
+                let chunks = data.as_chunks::<$n>().0.iter();
+                if endian == Endian::Big {
+                    chunks.map(|&b| <$t>::from_be_bytes(b)).collect()
+                } else {
+                    chunks.map(|&b| <$t>::from_le_bytes(b)).collect()
+                }
+            }
+        }
+    )*};
+}
+scalar! { i32, 4; u16, 2; }
 
 /// Serialises a lump of records.
 pub fn write_records<T: Record>(records: &[T], ctx: &Ctx, lump: usize) -> Result<Vec<u8>> {

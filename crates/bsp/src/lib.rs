@@ -54,6 +54,7 @@ pub mod lzma;
 pub mod misc;
 pub mod pak;
 pub mod records;
+pub mod view;
 pub mod vis;
 
 pub use bsp::Bsp;
@@ -67,8 +68,10 @@ pub use gamelump::{
 };
 pub use lump::{HEADER_LUMPS, HEADER_SIZE, lump_by_name, lump_name};
 pub use misc::{
-    DispSamplePosition, Entity, FaceLighting, OccluderData, Occlusion, PhysCollide, PhysDisp, PhysModel,
+    DispSamplePosition, Entities, Entity, EntityRef, FaceLighting, OccluderData, Occlusion, PhysCollide,
+    PhysCollideView, PhysDisp, PhysDispView, PhysModel, PhysModelView,
 };
 pub use records::*;
 pub use srcmap_bytes::Endian;
+pub use view::BspView;
 pub use vis::Visibility;

@@ -1,6 +1,8 @@
 //! Lumps with their own structure: entities (text), occlusion, physics collision, and the
 //! lightmap sample groups of a face.
 
+use std::borrow::Cow;
+
 use srcmap_bytes::{Endian, Reader, Writer};
 
 use crate::codec::{Ctx, Cur, Field, Out, Record};
@@ -67,41 +69,148 @@ pub(crate) fn find_byte(hay: &[u8], needle: u8) -> Option<usize> {
 /// [`parse_entities`], and whether the text is Latin-1 ([`entities_are_latin1`]), validating
 /// the text only once.
 pub(crate) fn parse_entities_latin1(data: &[u8], lump: usize, base: u64) -> (Result<Vec<Entity>>, bool) {
-    let end = find_byte(data, 0).unwrap_or(data.len());
-    let bytes = &data[..end];
-    // Validate once; tokens are then cut at ASCII delimiters, always on char boundaries.
-    let utf8 = std::str::from_utf8(bytes).ok();
-    // The NUL is a character boundary, so the whole lump is UTF-8 iff both sides of it are.
-    let latin1 = utf8.is_none() || std::str::from_utf8(&data[end..]).is_err();
-    (parse_entity_tokens(bytes, utf8, latin1, lump, base, end), latin1)
+    match Entities::parse(Cow::Borrowed(data), lump, base) {
+        Ok(e) => (Ok(e.to_vec()), e.latin1()),
+        Err(e) => (Err(e), entities_are_latin1(data)),
+    }
 }
 
-fn parse_entity_tokens(
-    bytes: &[u8],
-    utf8: Option<&str>,
+/// The entity lump as borrowed key/value text: every `{ "key" "value" ... }` block tokenised
+/// once, each key and value a slice of the lump (no per-key allocation). Text that is not
+/// UTF-8 is converted once from Latin-1 (see [`parse_entities`]).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Entities<'a> {
+    text: Cow<'a, str>,
+    /// Per pair: key start, key end, value start, value end (byte offsets into `text`).
+    pairs: Vec<[u32; 4]>,
+    /// Per entity: the end of its pairs in `pairs`.
+    ends: Vec<u32>,
     latin1: bool,
-    lump: usize,
-    base: u64,
-    end: usize,
-) -> Result<Vec<Entity>> {
-    let text = |a: usize, b: usize| -> String {
-        match utf8 {
-            Some(s) => s[a..b].to_owned(),
-            None if latin1 => bytes[a..b].iter().map(|&c| c as char).collect(),
-            None => String::from_utf8_lossy(&bytes[a..b]).into_owned(),
+}
+
+/// One entity of [`Entities`]: its key/value pairs in file order, borrowed.
+#[derive(Debug, Clone, Copy)]
+pub struct EntityRef<'e> {
+    text: &'e str,
+    pairs: &'e [[u32; 4]],
+}
+
+impl<'e> EntityRef<'e> {
+    /// The key/value pairs in file order.
+    pub fn pairs(&self) -> impl ExactSizeIterator<Item = (&'e str, &'e str)> + 'e {
+        let text = self.text;
+        self.pairs
+            .iter()
+            .map(move |&[a, b, c, d]| (&text[a as usize..b as usize], &text[c as usize..d as usize]))
+    }
+    /// The first value of `key`.
+    pub fn get(&self, key: &str) -> Option<&'e str> {
+        self.pairs().find(|(k, _)| *k == key).map(|(_, v)| v)
+    }
+    pub fn classname(&self) -> Option<&'e str> {
+        self.get("classname")
+    }
+    /// An owned copy.
+    pub fn to_entity(&self) -> Entity {
+        Entity {
+            pairs: self.pairs().map(|(k, v)| (k.to_owned(), v.to_owned())).collect(),
         }
-    };
-    let mut out = Vec::with_capacity(bytes.len() / 256);
+    }
+}
+
+impl<'a> Entities<'a> {
+    /// Tokenises the entity lump (NUL-terminated text). `base` is the lump's file offset, for
+    /// errors. Borrows the text when `data` is borrowed and UTF-8.
+    pub fn parse(data: Cow<'a, [u8]>, lump: usize, base: u64) -> Result<Entities<'a>> {
+        let end = find_byte(&data, 0).unwrap_or(data.len());
+        // Validate once; tokens are then cut at ASCII delimiters, always on char boundaries.
+        // The NUL is a character boundary, so the whole lump is UTF-8 iff both sides of it are.
+        let (utf8, latin1): (Option<Cow<'a, str>>, bool) = match &data {
+            Cow::Borrowed(b) => {
+                let b: &'a [u8] = b;
+                let t = std::str::from_utf8(&b[..end]).ok();
+                let latin1 = t.is_none() || std::str::from_utf8(&b[end..]).is_err();
+                (t.map(Cow::Borrowed), latin1)
+            }
+            Cow::Owned(v) => {
+                let t = std::str::from_utf8(&v[..end])
+                    .ok()
+                    .map(|s| Cow::Owned(s.to_owned()));
+                let latin1 = t.is_none() || std::str::from_utf8(&v[end..]).is_err();
+                (t, latin1)
+            }
+        };
+        let bytes = &data[..end];
+        let (mut pairs, mut ends) = tokenize_entities(bytes, lump, base)?;
+        let text = match utf8 {
+            Some(t) => t,
+            None => {
+                // Each byte one char: offsets move, so cut the converted text again (the same
+                // tokens: every delimiter is ASCII).
+                let s: String = bytes.iter().map(|&c| c as char).collect();
+                (pairs, ends) = tokenize_entities(s.as_bytes(), lump, base)?;
+                Cow::Owned(s)
+            }
+        };
+        Ok(Entities {
+            text,
+            pairs,
+            ends,
+            latin1,
+        })
+    }
+    /// The text was not UTF-8 (or had non-UTF-8 bytes after its NUL): written back as Latin-1.
+    pub fn latin1(&self) -> bool {
+        self.latin1
+    }
+    pub fn len(&self) -> usize {
+        self.ends.len()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.ends.is_empty()
+    }
+    /// Entity `i`.
+    pub fn get(&self, i: usize) -> Option<EntityRef<'_>> {
+        let end = *self.ends.get(i)? as usize;
+        let start = if i == 0 { 0 } else { self.ends[i - 1] as usize };
+        Some(EntityRef {
+            text: &self.text,
+            pairs: &self.pairs[start..end],
+        })
+    }
+    /// The entities in file order.
+    pub fn iter(&self) -> impl ExactSizeIterator<Item = EntityRef<'_>> + '_ {
+        let text: &str = &self.text;
+        let pairs = &self.pairs[..];
+        self.ends.iter().enumerate().map(move |(i, &end)| {
+            let start = if i == 0 { 0 } else { self.ends[i - 1] as usize };
+            EntityRef {
+                text,
+                pairs: &pairs[start..end as usize],
+            }
+        })
+    }
+    /// Owned copies of every entity.
+    pub fn to_vec(&self) -> Vec<Entity> {
+        self.iter().map(|e| e.to_entity()).collect()
+    }
+}
+
+/// Cuts entity text into key/value ranges: `(pairs, ends)` as in [`Entities`].
+#[allow(clippy::type_complexity)]
+fn tokenize_entities(bytes: &[u8], lump: usize, base: u64) -> Result<(Vec<[u32; 4]>, Vec<u32>)> {
+    // A pair takes at least 6 bytes (`"k" "v"`), typically 25-40; an entity 100 or more.
+    let mut pairs: Vec<[u32; 4]> = Vec::with_capacity(bytes.len() / 24 + 4);
+    let mut ends: Vec<u32> = Vec::with_capacity(bytes.len() / 128 + 1);
+    let n = bytes.len();
     let mut i = 0;
-    // The open entity's pairs, gathered here and moved out in one exact-size allocation.
     let mut open = false;
-    let mut pairs: Vec<(String, String)> = Vec::with_capacity(64);
-    let mut key: Option<String> = None;
+    let mut key: Option<(u32, u32)> = None;
     loop {
-        while i < bytes.len() && bytes[i].is_ascii_whitespace() {
+        while i < n && bytes[i].is_ascii_whitespace() {
             i += 1;
         }
-        if i >= bytes.len() {
+        if i >= n {
             break;
         }
         match bytes[i] {
@@ -117,18 +226,16 @@ fn parse_entity_tokens(
                     return Err(Error::lump(lump, base + i as u64, "'}' outside an entity"));
                 }
                 open = false;
-                let mut exact = Vec::with_capacity(pairs.len());
-                exact.append(&mut pairs);
-                out.push(Entity { pairs: exact });
+                ends.push(pairs.len() as u32);
                 i += 1;
             }
             c => {
                 let start = i;
                 let (a, b) = if c == b'"' {
                     match find_byte(&bytes[i + 1..], b'"') {
-                        Some(n) => {
-                            i += n + 2;
-                            (start + 1, start + 1 + n)
+                        Some(len) => {
+                            i += len + 2;
+                            (start + 1, start + 1 + len)
                         }
                         None => {
                             return Err(Error::lump(
@@ -139,12 +246,12 @@ fn parse_entity_tokens(
                         }
                     }
                 } else {
-                    let n = bytes[i..]
+                    let len = bytes[i..]
                         .iter()
                         .position(|b| b.is_ascii_whitespace() || matches!(b, b'{' | b'}' | b'"'))
-                        .unwrap_or(bytes.len() - i);
-                    i += n;
-                    (start, start + n)
+                        .unwrap_or(n - i);
+                    i += len;
+                    (start, start + len)
                 };
                 if !open {
                     return Err(Error::lump(
@@ -153,10 +260,9 @@ fn parse_entity_tokens(
                         "key/value outside an entity",
                     ));
                 }
-                let token = text(a, b);
                 match key.take() {
-                    None => key = Some(token),
-                    Some(k) => pairs.push((k, token)),
+                    None => key = Some((a as u32, b as u32)),
+                    Some((ka, kb)) => pairs.push([ka, kb, a as u32, b as u32]),
                 }
             }
         }
@@ -164,11 +270,11 @@ fn parse_entity_tokens(
     if open || key.is_some() {
         return Err(Error::lump(
             lump,
-            base + end as u64,
+            base + n as u64,
             "entity lump ends inside an entity",
         ));
     }
-    Ok(out)
+    Ok((pairs, ends))
 }
 
 /// Writes entities as Valve's vbsp does: `{\n"key" "value"\n}\n` per entity, then a NUL.
@@ -319,8 +425,25 @@ pub struct PhysCollide {
     pub tail: Vec<u8>,
 }
 
-impl PhysCollide {
-    pub fn parse(data: &[u8], endian: Endian, base: u64) -> Result<PhysCollide> {
+/// [`PhysModel`] borrowing its blobs from the lump.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct PhysModelView<'a> {
+    pub model_index: i32,
+    pub solids: Vec<Cow<'a, [u8]>>,
+    pub key_data: Cow<'a, [u8]>,
+}
+
+/// [`PhysCollide`] borrowing its blobs from the lump.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct PhysCollideView<'a> {
+    pub models: Vec<PhysModelView<'a>>,
+    pub terminator: [i32; 3],
+    pub tail: Cow<'a, [u8]>,
+}
+
+impl<'a> PhysCollideView<'a> {
+    /// Splits the lump into models and their solids without copying them.
+    pub fn parse(data: &'a [u8], endian: Endian, base: u64) -> Result<PhysCollideView<'a>> {
         let err = |e| Error::from_read(PHYSCOLLIDE, e);
         let mut r = Reader::with_base(data, base, endian);
         let mut models = Vec::new();
@@ -331,10 +454,10 @@ impl PhysCollide {
             let key_size = r.i32().map_err(err)?;
             let solid_count = r.i32().map_err(err)?;
             if model_index == -1 {
-                return Ok(PhysCollide {
+                return Ok(PhysCollideView {
                     models,
                     terminator: [data_size, key_size, solid_count],
-                    tail: r.rest().to_vec(),
+                    tail: Cow::Borrowed(r.rest()),
                 });
             }
             if data_size < 0 || key_size < 0 || solid_count < 0 {
@@ -352,7 +475,7 @@ impl PhysCollide {
                 if size < 0 {
                     return Err(Error::lump(PHYSCOLLIDE, blob.offset() - 4, "negative solid size"));
                 }
-                solids.push(blob.bytes(size as usize).map_err(err)?.to_vec());
+                solids.push(Cow::Borrowed(blob.bytes(size as usize).map_err(err)?));
             }
             if blob.remaining() != 0 {
                 return Err(Error::lump(
@@ -364,13 +487,53 @@ impl PhysCollide {
                     ),
                 ));
             }
-            let key_data = r.bytes(key_size as usize).map_err(err)?.to_vec();
-            models.push(PhysModel {
+            let key_data = Cow::Borrowed(r.bytes(key_size as usize).map_err(err)?);
+            models.push(PhysModelView {
                 model_index,
                 solids,
                 key_data,
             });
         }
+    }
+
+    /// Owned copies of every blob.
+    pub fn into_owned(self) -> PhysCollide {
+        PhysCollide {
+            models: self
+                .models
+                .into_iter()
+                .map(|m| PhysModel {
+                    model_index: m.model_index,
+                    solids: m.solids.into_iter().map(Cow::into_owned).collect(),
+                    key_data: m.key_data.into_owned(),
+                })
+                .collect(),
+            terminator: self.terminator,
+            tail: self.tail.into_owned(),
+        }
+    }
+
+    /// The same view, no longer borrowing (for a lump that was decompressed).
+    pub fn into_static(self) -> PhysCollideView<'static> {
+        PhysCollideView {
+            models: self
+                .models
+                .into_iter()
+                .map(|m| PhysModelView {
+                    model_index: m.model_index,
+                    solids: m.solids.into_iter().map(|s| Cow::Owned(s.into_owned())).collect(),
+                    key_data: Cow::Owned(m.key_data.into_owned()),
+                })
+                .collect(),
+            terminator: self.terminator,
+            tail: Cow::Owned(self.tail.into_owned()),
+        }
+    }
+}
+
+impl PhysCollide {
+    pub fn parse(data: &[u8], endian: Endian, base: u64) -> Result<PhysCollide> {
+        PhysCollideView::parse(data, endian, base).map(PhysCollideView::into_owned)
     }
 
     pub fn to_bytes(&self, endian: Endian) -> Vec<u8> {
@@ -491,25 +654,58 @@ pub struct PhysDisp {
     pub tail: Vec<u8>,
 }
 
-impl PhysDisp {
+/// [`PhysDisp`] borrowing its blobs from the lump.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct PhysDispView<'a> {
+    pub blobs: Vec<Cow<'a, [u8]>>,
+    pub tail: Cow<'a, [u8]>,
+}
+
+impl<'a> PhysDispView<'a> {
     /// `u16` count, `u16` size per displacement, then the blobs back to back.
-    pub fn parse(data: &[u8], endian: Endian, base: u64) -> Result<PhysDisp> {
+    pub fn parse(data: &'a [u8], endian: Endian, base: u64) -> Result<PhysDispView<'a>> {
         let err = |e| Error::from_read(crate::lump::PHYSDISP, e);
         let mut r = Reader::with_base(data, base, endian);
         let n = r.u16().map_err(err)? as usize;
         let n = r.check_count(n as u64, 2).map_err(err)?;
-        let mut sizes = Vec::with_capacity(n);
-        for _ in 0..n {
-            sizes.push(r.u16().map_err(err)? as usize);
-        }
+        let at = r.offset();
+        let mut sizes = Reader::with_base(r.bytes(n * 2).map_err(err)?, at, endian);
         let mut blobs = Vec::with_capacity(n);
-        for size in sizes {
-            blobs.push(r.bytes(size).map_err(err)?.to_vec());
+        for _ in 0..n {
+            let size = sizes.u16().map_err(err)? as usize;
+            blobs.push(Cow::Borrowed(r.bytes(size).map_err(err)?));
         }
-        Ok(PhysDisp {
+        Ok(PhysDispView {
             blobs,
-            tail: r.rest().to_vec(),
+            tail: Cow::Borrowed(r.rest()),
         })
+    }
+
+    /// Owned copies of every blob.
+    pub fn into_owned(self) -> PhysDisp {
+        PhysDisp {
+            blobs: self.blobs.into_iter().map(Cow::into_owned).collect(),
+            tail: self.tail.into_owned(),
+        }
+    }
+
+    /// The same view, no longer borrowing (for a lump that was decompressed).
+    pub fn into_static(self) -> PhysDispView<'static> {
+        PhysDispView {
+            blobs: self
+                .blobs
+                .into_iter()
+                .map(|b| Cow::Owned(b.into_owned()))
+                .collect(),
+            tail: Cow::Owned(self.tail.into_owned()),
+        }
+    }
+}
+
+impl PhysDisp {
+    /// `u16` count, `u16` size per displacement, then the blobs back to back.
+    pub fn parse(data: &[u8], endian: Endian, base: u64) -> Result<PhysDisp> {
+        PhysDispView::parse(data, endian, base).map(PhysDispView::into_owned)
     }
 
     pub fn to_bytes(&self, endian: Endian) -> std::result::Result<Vec<u8>, String> {

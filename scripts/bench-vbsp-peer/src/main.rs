@@ -1,6 +1,11 @@
 //! Times, per file: reading it from disk, srcmap's open (header + directory), srcmap's full
-//! typed parse, and the `vbsp` crate's `Bsp::read`. Prints TSV (times in microseconds, the
-//! median of repeated runs that fill at least `MIN_TIME`).
+//! typed parse (`BspView::parse`: every lump typed, borrowing where the bytes allow), srcmap's
+//! owned parse (`Bsp::parse`: the same, then every lump copied into owned values), and the
+//! `vbsp` crate's `Bsp::read`. Prints TSV (times in microseconds, the median of repeated runs
+//! that fill at least `MIN_TIME`; each run includes dropping the result).
+//!
+//! `BENCH_ONLY=view|owned|vbsp BENCH_ITERS=N bench-vbsp-peer FILE...` instead runs one parser
+//! N times per file and prints nothing: a fixed workload for callgrind.
 
 use std::time::{Duration, Instant};
 
@@ -52,16 +57,35 @@ fn main() {
         GAME_LUMP,
         PAKFILE,
     ];
+    if let Ok(only) = std::env::var("BENCH_ONLY") {
+        let iters: usize = std::env::var("BENCH_ITERS")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(100);
+        for path in std::env::args().skip(1) {
+            let data = std::fs::read(&path).expect("read");
+            for _ in 0..iters {
+                let ok = match only.as_str() {
+                    "view" => srcmap_bsp::BspView::parse(std::hint::black_box(&data)).is_ok(),
+                    "owned" => srcmap_bsp::Bsp::parse(std::hint::black_box(&data)).is_ok(),
+                    _ => vbsp::Bsp::read(std::hint::black_box(&data)).is_ok(),
+                };
+                std::hint::black_box(ok);
+            }
+        }
+        return;
+    }
     println!(
-        "file\tbytes\tread_us\tsrcmap_open_us\tsrcmap_parse_us\tsrcmap_vbsp_set_us\tvbsp_parse_us\tvbsp_error"
+        "file\tbytes\tread_us\tsrcmap_open_us\tsrcmap_parse_us\tsrcmap_owned_us\tsrcmap_vbsp_set_us\tvbsp_parse_us\tvbsp_error"
     );
     for path in std::env::args().skip(1) {
         let data = std::fs::read(&path).expect("read");
         let read = median_us(|| std::fs::read(&path).is_ok()).unwrap_or(f64::NAN);
         let open = median_us(|| srcmap_bsp::BspFile::parse(std::hint::black_box(&data)).is_ok());
-        let parse = median_us(|| srcmap_bsp::Bsp::parse(std::hint::black_box(&data)).is_ok());
+        let parse = median_us(|| srcmap_bsp::BspView::parse(std::hint::black_box(&data)).is_ok());
+        let owned = median_us(|| srcmap_bsp::Bsp::parse(std::hint::black_box(&data)).is_ok());
         let subset = median_us(|| {
-            srcmap_bsp::Bsp::parse_only(std::hint::black_box(&data), &|l| VBSP_SET.contains(&l)).is_ok()
+            srcmap_bsp::BspView::parse_only(std::hint::black_box(&data), &|l| VBSP_SET.contains(&l)).is_ok()
         });
         let vbsp_err = vbsp::Bsp::read(&data)
             .err()
@@ -73,10 +97,11 @@ fn main() {
         };
         let f = |v: Option<f64>| v.map_or("-".to_string(), |x| format!("{x:.1}"));
         println!(
-            "{path}\t{}\t{read:.1}\t{}\t{}\t{}\t{}\t{}",
+            "{path}\t{}\t{read:.1}\t{}\t{}\t{}\t{}\t{}\t{}",
             data.len(),
             f(open),
             f(parse),
+            f(owned),
             f(subset),
             f(vbsp),
             vbsp_err.unwrap_or_default()
