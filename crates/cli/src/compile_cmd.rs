@@ -222,6 +222,12 @@ pub fn compile(args: &CompileArgs) -> anyhow::Result<()> {
             bounce: args.bounce,
             threads: args.threads,
             quiet: args.vbsp.quiet,
+            texlights: crate::rad_cmd::load_texlights(
+                args.vbsp.game.as_deref(),
+                &[],
+                Some(&args.vbsp.map),
+                args.vbsp.quiet,
+            )?,
             ..Default::default()
         };
         bsp = crate::rad_cmd::run_rad(&bsp, &options).map_err(|e| anyhow::anyhow!("{name}: vrad: {e:#}"))?;

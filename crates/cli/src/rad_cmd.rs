@@ -37,6 +37,13 @@ pub struct VradArgs {
     /// comes from the BSP's texdata).
     #[arg(long)]
     pub game: Option<PathBuf>,
+    /// Texture lights in Valve's lights.rad syntax, read after -game's lights.rad and before
+    /// MAP.rad beside the map (repeatable; later files override earlier ones).
+    #[arg(long = "lights", value_name = "FILE.rad")]
+    pub lights: Vec<PathBuf>,
+    /// Do not recover texture lights from the emit_surface world lights already in the BSP.
+    #[arg(long)]
+    pub no_texlight_harvest: bool,
     /// Skip the per-leaf ambient cubes.
     #[arg(long)]
     pub noambient: bool,
@@ -60,6 +67,8 @@ pub struct RadOptions {
     pub quiet: bool,
     /// `-ldr` given: do not relight HDR even if the map has it.
     pub ldr_only: bool,
+    /// Texture lights (`lights.rad` files).
+    pub texlights: srcmap_vrad::TexLights,
 }
 
 impl RadOptions {
@@ -78,11 +87,46 @@ impl RadOptions {
             threads: self.threads,
             ambient_cubes: true,
             hdr_if_present: !self.ldr_only,
+            texlights: self.texlights.clone(),
+            harvest_texlights: true,
         }
     }
 }
 
 /// Lights a BSP held in memory and returns the new file's bytes (for `srcmap compile`).
+/// Texture lights as VRAD reads them: `GAME/lights.rad` (when present), each `--lights`
+/// file (which must exist), then `MAP.rad` beside the map (when present). Bad lines are
+/// warnings naming the file and line.
+pub fn load_texlights(
+    game: Option<&std::path::Path>,
+    lights: &[PathBuf],
+    map: Option<&std::path::Path>,
+    quiet: bool,
+) -> anyhow::Result<srcmap_vrad::TexLights> {
+    let mut files: Vec<(PathBuf, bool)> = Vec::new();
+    if let Some(g) = game {
+        files.push((g.join("lights.rad"), false));
+    }
+    files.extend(lights.iter().map(|l| (l.clone(), true)));
+    if let Some(m) = map {
+        files.push((m.with_extension("rad"), false));
+    }
+    let mut out = srcmap_vrad::TexLights::new();
+    for (path, required) in files {
+        let text = match std::fs::read(&path) {
+            Ok(b) => String::from_utf8_lossy(&b).into_owned(),
+            Err(e) if required => anyhow::bail!("{}: cannot read: {e}", path.display()),
+            Err(_) => continue,
+        };
+        for w in out.parse_into(&text) {
+            if !quiet {
+                eprintln!("warning: {}: {w}", path.display());
+            }
+        }
+    }
+    Ok(out)
+}
+
 pub fn run_rad(bsp_bytes: &[u8], options: &RadOptions) -> anyhow::Result<Vec<u8>> {
     let progress = crate::progress::Bar::new(options.quiet);
     let (bytes, _report) = srcmap_vrad::relight(bsp_bytes, &options.to_options(), &progress)?;
@@ -101,9 +145,16 @@ pub fn vrad(args: &VradArgs) -> anyhow::Result<()> {
         threads: args.threads,
         quiet: args.quiet,
         ldr_only: args.ldr,
+        texlights: load_texlights(
+            args.game.as_deref(),
+            &args.lights,
+            Some(&args.bsp),
+            args.quiet || args.json,
+        )?,
     };
     let mut options = rad.to_options();
     options.ambient_cubes = !args.noambient;
+    options.harvest_texlights = !args.no_texlight_harvest;
     let progress = crate::progress::Bar::new(args.quiet || args.json);
     let start = Instant::now();
     let (bytes, report) = srcmap_vrad::relight(&input, &options, &progress)
@@ -118,11 +169,20 @@ pub fn vrad(args: &VradArgs) -> anyhow::Result<()> {
             eprintln!("warning: {w}");
         }
         eprintln!(
-            "{}: {} lit faces, {} luxels, {} lights, {} bounces, {} leaves with ambient cubes",
+            "{}: {} lit faces, {} luxels, {} lights ({} texture-light patches{}), {} bounces, {} leaves with ambient cubes",
             out.display(),
             report.lit_faces,
             report.luxels,
             report.lights,
+            report.surface_lights,
+            if report.texlights_harvested > 0 {
+                format!(
+                    "; {} texture lights recovered from the map's world lights",
+                    report.texlights_harvested
+                )
+            } else {
+                String::new()
+            },
             report.bounces_done,
             report.leaves_with_ambient
         );
@@ -141,6 +201,8 @@ fn json_report(r: &Report, total: f64) -> serde_json::Value {
         "lit_faces": r.lit_faces,
         "luxels": r.luxels,
         "lights": r.lights,
+        "surface_lights": r.surface_lights,
+        "texlights_harvested": r.texlights_harvested,
         "bounces": r.bounces_done,
         "leaves_with_ambient": r.leaves_with_ambient,
         "rays": r.rays,

@@ -12,6 +12,9 @@ use crate::{Counters, FaceLight, Options, Progress, World};
 
 /// VRAD's `MAX_TRACE_LENGTH`: the diagonal of the coordinate range.
 pub const MAX_TRACE: f32 = 1.732_050_8 * 32768.0;
+/// How far short of a texture-light patch its shadow rays stop (the patch sits on a brush
+/// side; VRAD moves the light off it by `DIST_EPSILON`).
+const SURFACE_EPSILON: f32 = 0.05;
 /// Styles a face can hold (`MAXLIGHTMAPS`).
 pub const MAX_STYLES: usize = 4;
 
@@ -185,6 +188,32 @@ pub fn gather(
             }
             true
         }
+        LightKind::Surface => {
+            // VRAD: cos at the sample × cos at the emitting patch / distance², no clamp.
+            let delta = light.origin - pos;
+            let dist2 = delta.length_squared();
+            if dist2 <= 1e-6 {
+                return false;
+            }
+            let dist = dist2.sqrt();
+            let dir = delta / dist;
+            let dot = n0.dot(dir);
+            let dot2 = -dir.dot(light.normal);
+            if dot <= 0.0 || dot2 <= 0.0 {
+                return false;
+            }
+            let falloff = dot2 / dist2;
+            *rays += 1;
+            // The patch lies on its own brush: stop the shadow ray just short of it.
+            if scene.occluded(pos.to_array(), dir.to_array(), dist - SURFACE_EPSILON) {
+                return false;
+            }
+            out[0] = dot * falloff;
+            for (i, n) in normals.iter().enumerate().skip(1) {
+                out[i] = n.dot(dir).max(0.0) * falloff;
+            }
+            true
+        }
         LightKind::Point | LightKind::Spot => {
             let delta = light.origin - pos;
             let dist2 = delta.length_squared();
@@ -258,7 +287,17 @@ pub(crate) fn direct_lighting(
         return Vec::new();
     };
     let sky_dirs = sphere_directions(options.sky_samples());
-    let light_clusters: Vec<i32> = lights.iter().map(|l| world.cluster_at(l.origin)).collect();
+    // A texture-light patch lies on its face: look its cluster up just in front of it.
+    let light_clusters: Vec<i32> = lights
+        .iter()
+        .map(|l| {
+            if l.kind == LightKind::Surface {
+                world.cluster_at(l.origin + l.normal)
+            } else {
+                world.cluster_at(l.origin)
+            }
+        })
+        .collect();
     // Only with -final: it doubles direct-light time on detailed maps for a few percent less
     // luxel error, and the default run must stay fast.
     let supersample = options.quality == crate::Quality::Final;

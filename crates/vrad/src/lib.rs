@@ -45,6 +45,7 @@ pub mod faces;
 pub mod lights;
 pub mod output;
 pub mod scene;
+pub mod texlights;
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
@@ -53,6 +54,7 @@ use rayon::prelude::*;
 use srcmap_bsp::{Bsp, BspDocument, BspFile};
 
 pub use lights::{Light, LightKind, Range};
+pub use texlights::TexLights;
 
 /// Errors of the lighting stage.
 #[derive(Debug, thiserror::Error)]
@@ -95,6 +97,12 @@ pub struct Options {
     /// Also relight HDR when the input already has HDR lighting and `hdr` is off, so no
     /// stale lighting from an earlier compile stays in the file.
     pub hdr_if_present: bool,
+    /// Texture lights (`lights.rad` files, a material table's `emit` facts); they override
+    /// what [`Options::harvest_texlights`] recovers.
+    pub texlights: TexLights,
+    /// Recover texture-light values from the `emit_surface` world lights already in the
+    /// input (a map Valve lit), for materials `texlights` does not name.
+    pub harvest_texlights: bool,
 }
 
 impl Default for Options {
@@ -107,6 +115,8 @@ impl Default for Options {
             threads: 0,
             ambient_cubes: true,
             hdr_if_present: true,
+            texlights: TexLights::default(),
+            harvest_texlights: true,
         }
     }
 }
@@ -168,6 +178,10 @@ pub struct Report {
     pub phases: Vec<(String, f64)>,
     pub bounces_done: u32,
     pub leaves_with_ambient: usize,
+    /// Texture-light patches (`emit_surface` lights) among `lights`.
+    pub surface_lights: usize,
+    /// Materials whose texture-light value was recovered from the input's world lights.
+    pub texlights_harvested: usize,
     pub warnings: Vec<String>,
 }
 
@@ -340,6 +354,30 @@ fn light_bsp_inner(bsp: &mut Bsp, options: &Options, progress: &dyn Progress) ->
     if ranges.is_empty() {
         return Ok(report);
     }
+    // Texture lights: harvested values (read before the world lights are rewritten), then
+    // the given ones on top; their patches are appended to every range's list alike.
+    let tex_sets: Vec<TexLights> = ranges
+        .iter()
+        .map(|&range| {
+            let mut t = if options.harvest_texlights {
+                texlights::harvest_bsp(bsp, &world.faces, range)
+            } else {
+                TexLights::default()
+            };
+            if !t.is_empty() {
+                report.texlights_harvested = report.texlights_harvested.max(t.len());
+            }
+            t.extend(&options.texlights);
+            t
+        })
+        .collect();
+    let pairs: Vec<(&TexLights, Range)> = tex_sets.iter().zip(ranges.iter().copied()).collect();
+    let surface = texlights::surface_lights(bsp, &world.faces, &pairs, options.quality != Quality::Fast);
+    report.surface_lights = surface.first().map_or(0, |s| s.len());
+    for (lights, extra) in light_sets.iter_mut().zip(surface) {
+        lights.extend(extra);
+    }
+    report.lights = light_sets.first().map_or(0, |l| l.len());
 
     // Direct light: one pass of shadow rays serves every range.
     let t = Instant::now();

@@ -10,6 +10,9 @@ use srcmap_bsp::Entity;
 /// `emit_*` types, numbered as in `dworldlight_t::type`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum LightKind {
+    /// A texture light's patch (`emit_surface`): light along `normal` falling off as
+    /// cos / distance², from [`crate::texlights`].
+    Surface = 0,
     Point = 1,
     Spot = 2,
     /// The sun: parallel light along `normal`, visible where a ray against it reaches sky.

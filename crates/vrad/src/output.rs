@@ -134,8 +134,16 @@ pub(crate) fn write_lighting(bsp: &mut Bsp, world: &World, facelights: &[FaceLig
 pub(crate) fn write_world_lights(bsp: &mut Bsp, lights: &[Light], range: Range) {
     let out: Vec<WorldLight> = lights
         .iter()
+        // A texture light without a value in this range emits nothing here.
+        .filter(|l| l.kind != LightKind::Surface || l.intensity.max_element() > 0.0)
         .map(|l| {
-            let cluster = point_leaf(bsp, l.origin)
+            // A texture-light patch lies on its face: its cluster is the one in front.
+            let at = if l.kind == LightKind::Surface {
+                l.origin + l.normal
+            } else {
+                l.origin
+            };
+            let cluster = point_leaf(bsp, at)
                 .and_then(|leaf| bsp.leafs.get(leaf))
                 .map_or(-1, |leaf| leaf.cluster);
             WorldLight {

@@ -488,3 +488,126 @@ fn bad_input_is_an_error_not_a_panic() {
             .all(|f| f.light_offset == -1 && f.styles == [255; 4])
     );
 }
+
+/// `floor_bsp` plus a 64 × 64 ceiling panel of material `LIGHTS/PANEL` (a 128² texture at
+/// 0.25 texels per unit) at z = 128 over the floor's centre, facing down.
+fn floor_with_panel(entities: Vec<srcmap_bsp::Entity>) -> Bsp {
+    use srcmap_bsp::{Face, Plane, TexData, TexInfo};
+    let mut bsp = floor_bsp(entities);
+    bsp.planes.push(Plane {
+        normal: [0.0, 0.0, -1.0],
+        dist: -128.0,
+        kind: 2,
+    });
+    let name = bsp.add_texdata_name("LIGHTS/PANEL");
+    bsp.texdata.push(TexData {
+        reflectivity: [0.8; 3],
+        name_id: name,
+        width: 128,
+        height: 128,
+        view_width: 128,
+        view_height: 128,
+    });
+    bsp.texinfo.push(TexInfo {
+        texture_vecs: [[0.25, 0.0, 0.0, 0.0], [0.0, -0.25, 0.0, 0.0]],
+        lightmap_vecs: [[1.0 / 16.0, 0.0, 0.0, 0.0], [0.0, -1.0 / 16.0, 0.0, 0.0]],
+        flags: 0,
+        texdata: 1,
+    });
+    let v0 = bsp.vertexes.len() as u32;
+    bsp.vertexes.extend([
+        [96.0, 96.0, 128.0],
+        [160.0, 96.0, 128.0],
+        [160.0, 160.0, 128.0],
+        [96.0, 160.0, 128.0],
+    ]);
+    let e0 = bsp.edges.len() as i32;
+    for i in 0..4u32 {
+        bsp.edges.push(srcmap_bsp::Edge([v0 + i, v0 + (i + 1) % 4]));
+    }
+    let first_edge = bsp.surfedges.len() as i32;
+    bsp.surfedges.extend((0..4).map(|i| e0 + i));
+    bsp.faces.push(Face {
+        plane: 2,
+        first_edge,
+        num_edges: 4,
+        texinfo: 1,
+        dispinfo: -1,
+        styles: [255; 4],
+        light_offset: -1,
+        lightmap_mins: [6, -10],
+        lightmap_size: [4, 4],
+        orig_face: -1,
+        ..Face::default()
+    });
+    bsp.models[0].num_faces = 2;
+    bsp
+}
+
+#[test]
+fn a_texture_light_lights_the_floor_below_it_and_survives_a_relight_without_lights_rad() {
+    let mut bsp = floor_with_panel(vec![entity(&[("classname", "worldspawn")])]);
+    let bytes = bsp.to_bytes().unwrap();
+    let (texlights, warnings) = srcmap_vrad::TexLights::parse("lights/panel 255 255 255 1000\n");
+    assert!(warnings.is_empty());
+    let options = Options {
+        texlights,
+        ..Options::default()
+    };
+    let report = srcmap_vrad::light_bsp(&mut bsp, &options, &NoProgress).unwrap();
+    // 64 units at 16 units per luxel is 4 luxels: VRAD splits that once more, 2 × 2 patches.
+    assert_eq!(report.surface_lights, 4);
+    let surface: Vec<_> = bsp.world_lights.iter().filter(|w| w.kind == 0).collect();
+    assert_eq!(surface.len(), 4);
+    // Each patch: value × (32² units × 0.25² texels per unit² / 128² texels) × 100², stored /255.
+    let per_patch = 1000.0 * (32.0 * 32.0 * 0.0625 / (128.0 * 128.0)) * 1.0e4;
+    for w in &surface {
+        assert!(
+            (w.intensity[0] * 255.0 - per_patch).abs() < 1e-2 * per_patch,
+            "{:?}",
+            w.intensity
+        );
+        assert_eq!(w.normal, [0.0, 0.0, -1.0]);
+        assert_eq!(w.origin[2], 128.0);
+    }
+    let lit = bsp.face_lighting(0, false).unwrap();
+    let style0: Vec<f32> = lit.styles[0].iter().map(|c| luminance(*c)).collect();
+    // Luxel (8, 8) is the floor's centre (128, 128), straight under the panel: each patch at
+    // (±16, ±16, 127) gives cos × cos / d² (as VRAD's emit_surface), plus the 0.1 ambient of
+    // an unvised map.
+    let d2 = 16.0f32 * 16.0 * 2.0 + 127.0 * 127.0;
+    let cos = 127.0 / d2.sqrt();
+    let expected = 4.0 * per_patch * cos * cos / d2 + 0.1;
+    let centre = style0[8 * 17 + 8];
+    assert!(
+        (centre - expected).abs() < 0.03 * expected,
+        "{centre} vs {expected}"
+    );
+    // Brightest under the panel, dimmer toward the corners.
+    assert!(style0[0] < centre / 2.0 && style0[16 * 17 + 16] < centre / 2.0);
+    // Relit from the compiled file with no lights.rad: the values come back from the world
+    // lights, so the lighting is the same.
+    let (relit, report) =
+        srcmap_vrad::relight(&bsp.to_bytes().unwrap(), &Options::default(), &NoProgress).unwrap();
+    assert_eq!(report.texlights_harvested, 1);
+    assert_eq!(report.surface_lights, 4);
+    let relit = Bsp::parse(&relit).unwrap();
+    let again = relit.face_lighting(0, false).unwrap();
+    let again0: Vec<f32> = again.styles[0].iter().map(|c| luminance(*c)).collect();
+    for (a, b) in again0.iter().zip(&style0) {
+        assert!((a - b).abs() <= 0.01 * b + 0.01, "{a} vs {b}");
+    }
+    // Without texture lights nothing but the flat ambient reaches the floor.
+    let (dark, _) = srcmap_vrad::relight(
+        &bytes,
+        &Options {
+            harvest_texlights: false,
+            ..Options::default()
+        },
+        &NoProgress,
+    )
+    .unwrap();
+    let dark = Bsp::parse(&dark).unwrap();
+    let dark0 = luminance(dark.face_lighting(0, false).unwrap().styles[0][8 * 17 + 8]);
+    assert!(dark0 < 0.2, "{dark0}");
+}
