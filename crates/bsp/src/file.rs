@@ -2,7 +2,7 @@
 
 use std::borrow::Cow;
 
-use srcmap_bytes::{Endian, Reader};
+use srcmap_bytes::Endian;
 
 use crate::error::{Error, Result};
 use crate::lump::{HEADER_LUMPS, HEADER_SIZE, lump_name};
@@ -92,20 +92,18 @@ impl Header {
         } else {
             Endian::Big
         };
-        let mut r = Reader::new(data, endian);
-        let hdr_err = |e: srcmap_bytes::ReadError| Error::Header {
-            offset: e.offset(),
-            message: e.to_string(),
+        // The length check above covers every field: decode straight from fixed slices.
+        let word = |b: &[u8; 4]| match endian {
+            Endian::Little => u32::from_le_bytes(*b),
+            Endian::Big => u32::from_be_bytes(*b),
         };
-        r.skip(4).map_err(hdr_err)?;
-        let version = r.i32().map_err(hdr_err)?;
+        let (words, _) = data[4..HEADER_SIZE].as_chunks::<4>();
+        let version = word(&words[0]) as i32;
         let mut raw = [[0u32; 4]; HEADER_LUMPS];
-        for entry in raw.iter_mut() {
-            for v in entry.iter_mut() {
-                *v = r.u32().map_err(hdr_err)?;
-            }
+        for (entry, w) in raw.iter_mut().zip(words[1..].as_chunks::<4>().0) {
+            *entry = [word(&w[0]), word(&w[1]), word(&w[2]), word(&w[3])];
         }
-        let revision = r.i32().map_err(hdr_err)?;
+        let revision = word(&words[1 + 4 * HEADER_LUMPS]) as i32;
         let file_len = data.len() as u64;
         let standard = raw.map(|[a, b, c, d]| LumpEntry {
             offset: a,

@@ -74,4 +74,4 @@ pub use misc::{
 pub use records::*;
 pub use srcmap_bytes::Endian;
 pub use view::BspView;
-pub use vis::Visibility;
+pub use vis::{VisRows, Visibility};

@@ -122,7 +122,7 @@ impl<'a> Entities<'a> {
     /// Tokenises the entity lump (NUL-terminated text). `base` is the lump's file offset, for
     /// errors. Borrows the text when `data` is borrowed and UTF-8.
     pub fn parse(data: Cow<'a, [u8]>, lump: usize, base: u64) -> Result<Entities<'a>> {
-        let end = find_byte(&data, 0).unwrap_or(data.len());
+        let end = memchr::memchr(0, &data).unwrap_or(data.len());
         // Validate once; tokens are then cut at ASCII delimiters, always on char boundaries.
         // The NUL is a character boundary, so the whole lump is UTF-8 iff both sides of it are.
         let (utf8, latin1): (Option<Cow<'a, str>>, bool) = match &data {
@@ -196,83 +196,88 @@ impl<'a> Entities<'a> {
     }
 }
 
-/// Cuts entity text into key/value ranges: `(pairs, ends)` as in [`Entities`].
+/// Whether `b` is whitespace to the entity tokenizer (`u8::is_ascii_whitespace`).
+#[inline(always)]
+fn entity_space(b: u8) -> bool {
+    b <= b' ' && matches!(b, b'\t' | b'\n' | b'\x0C' | b'\r' | b' ')
+}
+
+/// The next token at `*i` (not whitespace): a quoted string (without its quotes) or a bare word
+/// (up to whitespace, a brace or a quote; empty when `*i` is a brace). Moves `*i` past it.
+#[inline(always)]
+fn entity_token(bytes: &[u8], i: &mut usize, lump: usize, base: u64) -> Result<(u32, u32)> {
+    let start = *i;
+    if bytes[start] == b'"' {
+        match find_byte(&bytes[start + 1..], b'"') {
+            Some(len) => {
+                *i = start + len + 2;
+                Ok(((start + 1) as u32, (start + 1 + len) as u32))
+            }
+            None => Err(Error::lump(
+                lump,
+                base + start as u64,
+                "unterminated quoted string",
+            )),
+        }
+    } else {
+        let len = bytes[start..]
+            .iter()
+            .position(|&b| entity_space(b) || matches!(b, b'{' | b'}' | b'"'))
+            .unwrap_or(bytes.len() - start);
+        *i = start + len;
+        Ok((start as u32, (start + len) as u32))
+    }
+}
+
+/// Cuts entity text into key/value ranges: `(pairs, ends)` as in [`Entities`]. Inside an
+/// entity a key may be any token but a brace; a value may be any token (a brace there is an
+/// empty bare value, and the brace is read next).
 #[allow(clippy::type_complexity)]
 fn tokenize_entities(bytes: &[u8], lump: usize, base: u64) -> Result<(Vec<[u32; 4]>, Vec<u32>)> {
     // A pair takes at least 6 bytes (`"k" "v"`), typically 25-40; an entity 100 or more.
     let mut pairs: Vec<[u32; 4]> = Vec::with_capacity(bytes.len() / 24 + 4);
     let mut ends: Vec<u32> = Vec::with_capacity(bytes.len() / 128 + 1);
     let n = bytes.len();
-    let mut i = 0;
-    let mut open = false;
-    let mut key: Option<(u32, u32)> = None;
-    loop {
-        while i < n && bytes[i].is_ascii_whitespace() {
+    let skip = |mut i: usize| {
+        while i < n && entity_space(bytes[i]) {
             i += 1;
         }
-        if i >= n {
-            break;
-        }
+        i
+    };
+    let unterminated = || Error::lump(lump, base + n as u64, "entity lump ends inside an entity");
+    let mut i = skip(0);
+    while i < n {
         match bytes[i] {
-            b'{' if key.is_none() => {
-                if open {
-                    return Err(Error::lump(lump, base + i as u64, "'{' inside an entity"));
-                }
-                open = true;
-                i += 1;
-            }
-            b'}' if key.is_none() => {
-                if !open {
-                    return Err(Error::lump(lump, base + i as u64, "'}' outside an entity"));
-                }
-                open = false;
-                ends.push(pairs.len() as u32);
-                i += 1;
-            }
-            c => {
-                let start = i;
-                let (a, b) = if c == b'"' {
-                    match find_byte(&bytes[i + 1..], b'"') {
-                        Some(len) => {
-                            i += len + 2;
-                            (start + 1, start + 1 + len)
-                        }
-                        None => {
-                            return Err(Error::lump(
-                                lump,
-                                base + start as u64,
-                                "unterminated quoted string",
-                            ));
-                        }
-                    }
-                } else {
-                    let len = bytes[i..]
-                        .iter()
-                        .position(|b| b.is_ascii_whitespace() || matches!(b, b'{' | b'}' | b'"'))
-                        .unwrap_or(n - i);
-                    i += len;
-                    (start, start + len)
-                };
-                if !open {
-                    return Err(Error::lump(
-                        lump,
-                        base + start as u64,
-                        "key/value outside an entity",
-                    ));
-                }
-                match key.take() {
-                    None => key = Some((a as u32, b as u32)),
-                    Some((ka, kb)) => pairs.push([ka, kb, a as u32, b as u32]),
-                }
+            b'{' => i += 1,
+            b'}' => return Err(Error::lump(lump, base + i as u64, "'}' outside an entity")),
+            _ => {
+                return Err(Error::lump(lump, base + i as u64, "key/value outside an entity"));
             }
         }
-    }
-    if open || key.is_some() {
-        return Err(Error::lump(
-            lump,
-            base + n as u64,
-            "entity lump ends inside an entity",
-        ));
+        // Inside an entity: pairs until its closing brace.
+        loop {
+            i = skip(i);
+            if i >= n {
+                return Err(unterminated());
+            }
+            match bytes[i] {
+                b'}' => {
+                    ends.push(pairs.len() as u32);
+                    i += 1;
+                    break;
+                }
+                b'{' => return Err(Error::lump(lump, base + i as u64, "'{' inside an entity")),
+                _ => {}
+            }
+            let (ka, kb) = entity_token(bytes, &mut i, lump, base)?;
+            i = skip(i);
+            if i >= n {
+                return Err(unterminated());
+            }
+            let (va, vb) = entity_token(bytes, &mut i, lump, base)?;
+            pairs.push([ka, kb, va, vb]);
+        }
+        i = skip(i);
     }
     Ok((pairs, ends))
 }

@@ -31,7 +31,7 @@ use crate::gamelump::{GameLumps, RawGameLumps};
 use crate::lump::*;
 use crate::misc::{Entities, Entity, Occlusion, PhysCollide, PhysCollideView, PhysDisp, PhysDispView};
 use crate::records::*;
-use crate::vis::Visibility;
+use crate::vis::{VisRows, Visibility};
 
 /// A Source BSP with every lump typed, borrowing from the file bytes where it can (see the
 /// module documentation). Field names and meanings are those of [`Bsp`].
@@ -47,7 +47,8 @@ pub struct BspView<'a> {
     pub planes: Cow<'a, [Plane]>,
     pub texdata: Cow<'a, [TexData]>,
     pub vertexes: Cow<'a, [Vector]>,
-    pub visibility: Option<Visibility>,
+    /// PVS and PAS rows, decoded ([`VisRows::into_visibility`] gives [`Bsp::visibility`]).
+    pub visibility: Option<VisRows>,
     pub nodes: Cow<'a, [Node]>,
     pub texinfo: Cow<'a, [TexInfo]>,
     pub faces: Cow<'a, [Face]>,
@@ -147,7 +148,14 @@ macro_rules! owned_already {
         }
     )*};
 }
-owned_already!(Option<Visibility>, Option<Occlusion>, Option<u32>, GameLumps);
+impl IntoOwnedLump for Option<VisRows> {
+    type Owned = Option<Visibility>;
+    fn into_owned_lump(self) -> Option<Visibility> {
+        self.map(VisRows::into_visibility)
+    }
+}
+
+owned_already!(Option<Occlusion>, Option<u32>, GameLumps);
 
 /// Calls `$mac!` with every lump constant and its field (the same name in [`Bsp`] and
 /// [`BspView`]).
@@ -389,7 +397,7 @@ impl<'a> BspView<'a> {
                 self.visibility = if data.is_empty() {
                     None
                 } else {
-                    Some(Visibility::parse(&data, ctx.endian, base)?)
+                    Some(VisRows::parse(&data, ctx.endian, base)?)
                 }
             }
             NODES => recs!(nodes),

@@ -35,29 +35,7 @@ impl Visibility {
 
     /// Decodes the lump. `base` is the lump's file offset, for errors.
     pub fn parse(data: &[u8], endian: Endian, base: u64) -> Result<Visibility> {
-        if data.is_empty() {
-            return Ok(Visibility::default());
-        }
-        let err = |e| Error::from_read(VISIBILITY, e);
-        let mut r = Reader::with_base(data, base, endian);
-        let n = r.u32().map_err(err)?;
-        let count = r.check_count(n as u64, 8).map_err(err)?;
-        let row_len = (n as usize).div_ceil(8);
-        let mut offsets = Vec::with_capacity(count);
-        for _ in 0..count {
-            offsets.push((r.u32().map_err(err)?, r.u32().map_err(err)?));
-        }
-        let mut pvs = Vec::with_capacity(count);
-        let mut pas = Vec::with_capacity(count);
-        for (pvs_ofs, pas_ofs) in offsets {
-            pvs.push(decompress_row(data, pvs_ofs as usize, row_len, base)?);
-            pas.push(decompress_row(data, pas_ofs as usize, row_len, base)?);
-        }
-        Ok(Visibility {
-            num_clusters: n,
-            pvs,
-            pas,
-        })
+        VisRows::parse(data, endian, base).map(VisRows::into_visibility)
     }
 
     /// Encodes the lump the way vvis does: header, all PVS rows, then all PAS rows.
@@ -90,9 +68,97 @@ impl Visibility {
     }
 }
 
-fn decompress_row(data: &[u8], start: usize, row_len: usize, base: u64) -> Result<Vec<u8>> {
-    // Start from a zeroed row: literal bytes are stored, zero runs only move the position.
-    let mut out = vec![0u8; row_len];
+/// Decoded visibility in two flat buffers (one row of [`VisRows::row_len`] bytes per cluster):
+/// what [`crate::BspView`] holds; [`VisRows::into_visibility`] splits it into rows.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct VisRows {
+    pub num_clusters: u32,
+    /// Bytes per row.
+    pub row_len: usize,
+    /// Every cluster's PVS row, back to back.
+    pub pvs: Vec<u8>,
+    /// Every cluster's PAS row, back to back.
+    pub pas: Vec<u8>,
+}
+
+impl VisRows {
+    /// Decodes the lump. `base` is the lump's file offset, for errors.
+    pub fn parse(data: &[u8], endian: Endian, base: u64) -> Result<VisRows> {
+        if data.is_empty() {
+            return Ok(VisRows::default());
+        }
+        let err = |e| Error::from_read(VISIBILITY, e);
+        let mut r = Reader::with_base(data, base, endian);
+        let n = r.u32().map_err(err)?;
+        let count = r.check_count(n as u64, 8).map_err(err)?;
+        let row_len = (n as usize).div_ceil(8);
+        let offsets = r.bytes(count * 8).map_err(err)?;
+        let size = count
+            .checked_mul(row_len)
+            .ok_or_else(|| Error::lump(VISIBILITY, base, format!("{n} clusters do not fit in memory")))?;
+        let mut pvs = vec![0u8; size];
+        let mut pas = vec![0u8; size];
+        let word = |b: &[u8; 4]| match endian {
+            Endian::Little => u32::from_le_bytes(*b),
+            Endian::Big => u32::from_be_bytes(*b),
+        };
+        if row_len > 0 {
+            let rows = pvs.chunks_exact_mut(row_len).zip(pas.chunks_exact_mut(row_len));
+            for ((pvs_row, pas_row), ofs) in rows.zip(offsets.as_chunks::<8>().0) {
+                let (w, _) = ofs.as_chunks::<4>();
+                decompress_row(data, word(&w[0]) as usize, pvs_row, base)?;
+                decompress_row(data, word(&w[1]) as usize, pas_row, base)?;
+            }
+        }
+        Ok(VisRows {
+            num_clusters: n,
+            row_len,
+            pvs,
+            pas,
+        })
+    }
+
+    /// PVS row of cluster `i`.
+    pub fn pvs_row(&self, i: usize) -> Option<&[u8]> {
+        self.pvs.get(i * self.row_len..(i + 1) * self.row_len)
+    }
+    /// PAS row of cluster `i`.
+    pub fn pas_row(&self, i: usize) -> Option<&[u8]> {
+        self.pas.get(i * self.row_len..(i + 1) * self.row_len)
+    }
+    pub fn can_see(&self, from: usize, to: usize) -> bool {
+        bit(self.pvs_row(from), to)
+    }
+    pub fn can_hear(&self, from: usize, to: usize) -> bool {
+        bit(self.pas_row(from), to)
+    }
+
+    /// One `Vec` per row.
+    pub fn into_visibility(self) -> Visibility {
+        let split = |flat: &[u8]| -> Vec<Vec<u8>> {
+            if self.row_len == 0 {
+                // Zero clusters: no rows.
+                return Vec::new();
+            }
+            flat.chunks_exact(self.row_len).map(<[u8]>::to_vec).collect()
+        };
+        Visibility {
+            num_clusters: self.num_clusters,
+            pvs: split(&self.pvs),
+            pas: split(&self.pas),
+        }
+    }
+}
+
+fn bit(row: Option<&[u8]>, to: usize) -> bool {
+    row.and_then(|row| row.get(to / 8))
+        .is_some_and(|b| b & (1 << (to % 8)) != 0)
+}
+
+/// Decodes one row starting at byte `start` of the lump into `out` (zeroed).
+fn decompress_row(data: &[u8], start: usize, out: &mut [u8], base: u64) -> Result<()> {
+    // Literal bytes are stored, zero runs only move the position in the zeroed row.
+    let row_len = out.len();
     let mut p = 0;
     let mut i = start;
     while p < row_len {
@@ -126,7 +192,7 @@ fn decompress_row(data: &[u8], start: usize, row_len: usize, base: u64) -> Resul
         // A run may overshoot the row in files written by some tools; clamp it.
         p += (run as usize).min(row_len - p);
     }
-    Ok(out)
+    Ok(())
 }
 
 /// Valve's `CompressVis`: non-zero bytes verbatim, runs of zero bytes as `0, count` (≤ 255).
