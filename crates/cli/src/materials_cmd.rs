@@ -58,7 +58,21 @@ pub fn run(cmd: MaterialsCommand) -> anyhow::Result<()> {
                     .file_name()
                     .map(|n| n.to_string_lossy().into_owned())
                     .unwrap_or_default();
-                table.merge(srcmap_materials::harvest_bsp(&name, &bsp));
+                let mut entries = srcmap_materials::harvest_bsp(&name, &bsp);
+                // Texture lights: the values Valve's VRAD used, recovered from the map's
+                // emit_surface world lights (LDR lump, else HDR).
+                let faces = srcmap_vrad::faces::build_faces(&bsp);
+                let mut emits = srcmap_vrad::texlights::harvest_bsp(&bsp, &faces, srcmap_vrad::Range::Ldr);
+                if emits.is_empty() {
+                    emits = srcmap_vrad::texlights::harvest_bsp(&bsp, &faces, srcmap_vrad::Range::Hdr);
+                }
+                for (material, entry) in entries.iter_mut() {
+                    entry.emit = emits
+                        .get(material, srcmap_vrad::Range::Ldr)
+                        .or_else(|| emits.get(material, srcmap_vrad::Range::Hdr))
+                        .map(|v| v.to_array());
+                }
+                table.merge(entries);
             }
             for c in &table.conflicts {
                 let values: Vec<String> = c

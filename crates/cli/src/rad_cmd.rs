@@ -41,6 +41,10 @@ pub struct VradArgs {
     /// MAP.rad beside the map (repeatable; later files override earlier ones).
     #[arg(long = "lights", value_name = "FILE.rad")]
     pub lights: Vec<PathBuf>,
+    /// A material table (`srcmap materials extract`): its `emit` facts are texture lights,
+    /// overridden by any lights.rad file.
+    #[arg(long)]
+    pub materials: Option<PathBuf>,
     /// Do not recover texture lights from the emit_surface world lights already in the BSP.
     #[arg(long)]
     pub no_texlight_harvest: bool,
@@ -94,6 +98,17 @@ impl RadOptions {
 }
 
 /// Lights a BSP held in memory and returns the new file's bytes (for `srcmap compile`).
+/// The `emit` facts of a material table as texture lights (both ranges).
+pub fn table_texlights(table: &srcmap_materials::MaterialTable) -> srcmap_vrad::TexLights {
+    let mut out = srcmap_vrad::TexLights::new();
+    for (name, entry) in table.iter() {
+        if let Some(v) = entry.emit {
+            out.set_rgb(name, None, v);
+        }
+    }
+    out
+}
+
 /// Texture lights as VRAD reads them: `GAME/lights.rad` (when present), each `--lights`
 /// file (which must exist), then `MAP.rad` beside the map (when present). Bad lines are
 /// warnings naming the file and line.
@@ -145,12 +160,19 @@ pub fn vrad(args: &VradArgs) -> anyhow::Result<()> {
         threads: args.threads,
         quiet: args.quiet,
         ldr_only: args.ldr,
-        texlights: load_texlights(
-            args.game.as_deref(),
-            &args.lights,
-            Some(&args.bsp),
-            args.quiet || args.json,
-        )?,
+        texlights: {
+            let mut t = match &args.materials {
+                Some(path) => table_texlights(&crate::materials_cmd::load_table(path)?.1),
+                None => srcmap_vrad::TexLights::new(),
+            };
+            t.extend(&load_texlights(
+                args.game.as_deref(),
+                &args.lights,
+                Some(&args.bsp),
+                args.quiet || args.json,
+            )?);
+            t
+        },
     };
     let mut options = rad.to_options();
     options.ambient_cubes = !args.noambient;

@@ -79,6 +79,7 @@ pub fn harvest_bsp(map: &str, bsp: &srcmap_bsp::Bsp) -> BTreeMap<String, TableEn
             width: td.width.max(0) as u32,
             height: td.height.max(0) as u32,
             reflectivity: td.reflectivity,
+            emit: None,
             maps: vec![map.to_owned()],
             evidence: e1 + e2,
         };

@@ -16,6 +16,10 @@ pub struct TableEntry {
     pub width: u32,
     pub height: u32,
     pub reflectivity: [f32; 3],
+    /// Texture light: the colour × brightness it emits, linear 0-255 as a `lights.rad` line
+    /// gives it after gamma (`None`: emits nothing). Learned from the `emit_surface` world
+    /// lights of maps Valve lit.
+    pub emit: Option<[f32; 3]>,
     /// The maps it was learned from.
     pub maps: Vec<String>,
     /// How many brush sides and texinfos backed it up (decides conflicts).
@@ -68,6 +72,8 @@ struct FileEntry {
     width: u32,
     height: u32,
     reflectivity: [f32; 3],
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    emit: Option<[f32; 3]>,
     #[serde(default)]
     from: Vec<String>,
     #[serde(default)]
@@ -99,6 +105,18 @@ impl MaterialTable {
     /// Looks a material up by any spelling of its name.
     pub fn get(&self, name: &str) -> Option<&TableEntry> {
         self.entries.get(&crate::normalise_name(name))
+    }
+
+    /// Sets the texture-light value of a material already in the table (any spelling of its
+    /// name); false when the table does not hold it.
+    pub fn set_emit(&mut self, name: &str, emit: Option<[f32; 3]>) -> bool {
+        match self.entries.get_mut(&crate::normalise_name(name)) {
+            Some(e) => {
+                e.emit = emit;
+                true
+            }
+            None => false,
+        }
     }
 
     pub fn iter(&self) -> impl Iterator<Item = (&str, &TableEntry)> {
@@ -166,6 +184,16 @@ impl MaterialTable {
                     format!("{:?}", new.reflectivity),
                 );
             }
+            match (old.emit, new.emit) {
+                (Some(a), Some(b))
+                    if a.iter()
+                        .zip(b)
+                        .any(|(x, y)| (x - y).abs() > 0.01 * x.abs().max(y.abs()) + 1e-3) =>
+                {
+                    conflict("emit", format!("{a:?}"), format!("{b:?}"))
+                }
+                _ => {}
+            }
             let keep_option = |a: Option<u32>, b: Option<u32>| if new_wins { b.or(a) } else { a.or(b) };
             let merged = TableEntry {
                 contents: keep_option(old.contents, new.contents),
@@ -176,6 +204,11 @@ impl MaterialTable {
                     new.reflectivity
                 } else {
                     old.reflectivity
+                },
+                emit: if new_wins {
+                    new.emit.or(old.emit)
+                } else {
+                    old.emit.or(new.emit)
                 },
                 maps: old.maps.iter().chain(&new.maps).cloned().collect(),
                 evidence: old.evidence + new.evidence,
@@ -209,6 +242,7 @@ impl MaterialTable {
                             width: e.width,
                             height: e.height,
                             reflectivity: e.reflectivity,
+                            emit: e.emit,
                             from: e.maps.clone(),
                             evidence: e.evidence,
                         },
@@ -257,6 +291,7 @@ impl MaterialTable {
                     width: e.width,
                     height: e.height,
                     reflectivity: e.reflectivity,
+                    emit: e.emit,
                     maps: e.from,
                     evidence: e.evidence,
                 },

@@ -148,6 +148,7 @@ fn precedence_table_over_builtin_over_default() {
             width: 64,
             height: 64,
             reflectivity: [0.1, 0.2, 0.3],
+            emit: None,
             maps: vec!["a.bsp".into()],
             evidence: 3,
         },
@@ -169,4 +170,50 @@ fn precedence_table_over_builtin_over_default() {
         1,
         "one warning per unknown material"
     );
+}
+
+#[test]
+fn emit_facts_round_trip_and_conflicts_are_recorded() {
+    let entry = |emit: Option<[f32; 3]>, map: &str| srcmap_materials::TableEntry {
+        contents: Some(CONTENTS_SOLID),
+        surface_flags: Some(0),
+        width: 128,
+        height: 128,
+        reflectivity: [0.5; 3],
+        emit,
+        maps: vec![map.into()],
+        evidence: 1,
+    };
+    let mut table = MaterialTable::new();
+    table.merge(
+        [(
+            "LIGHTS/PANEL".to_owned(),
+            entry(Some([200.0, 180.0, 150.0]), "a.bsp"),
+        )]
+        .into(),
+    );
+    table.merge(
+        [(
+            "LIGHTS/PANEL".to_owned(),
+            entry(Some([100.0, 100.0, 100.0]), "b.bsp"),
+        )]
+        .into(),
+    );
+    table.merge([("DEV/FLOOR".to_owned(), entry(None, "a.bsp"))].into());
+    assert!(table.conflicts.iter().any(|c| c.field == "emit"));
+    assert_eq!(
+        table.get("lights/panel").unwrap().emit,
+        Some([200.0, 180.0, 150.0])
+    );
+    assert!(table.set_emit("dev\\floor", Some([1.0, 2.0, 3.0])));
+    assert!(!table.set_emit("not/there", Some([1.0; 3])));
+    let back = MaterialTable::from_json(&table.to_json()).unwrap();
+    assert_eq!(
+        back.get("LIGHTS/PANEL").unwrap().emit,
+        Some([200.0, 180.0, 150.0])
+    );
+    assert_eq!(back.get("DEV/FLOOR").unwrap().emit, Some([1.0, 2.0, 3.0]));
+    // A table without emit facts (older files) still reads.
+    let json = table.to_json().replace("\"emit\"", "\"unused_emit\"");
+    assert!(MaterialTable::from_json(&json).is_ok());
 }

@@ -91,6 +91,11 @@ impl TexLights {
         }
     }
 
+    /// [`TexLights::set`] with a plain `[r, g, b]`.
+    pub fn set_rgb(&mut self, material: &str, range: Option<Range>, rgb: [f32; 3]) {
+        self.set(material, range, Vec3::from(rgb));
+    }
+
     /// The emitted value of a material in `range` (cubemap-patched names resolve to the
     /// original material).
     pub fn get(&self, material: &str, range: Range) -> Option<Vec3> {
