@@ -93,6 +93,7 @@ impl RadOptions {
             hdr_if_present: !self.ldr_only,
             texlights: self.texlights.clone(),
             harvest_texlights: true,
+            materials: None,
         }
     }
 }
@@ -177,6 +178,10 @@ pub fn vrad(args: &VradArgs) -> anyhow::Result<()> {
     let mut options = rad.to_options();
     options.ambient_cubes = !args.noambient;
     options.harvest_texlights = !args.no_texlight_harvest;
+    if args.game.is_some() || args.materials.is_some() {
+        let resolver = crate::materials_cmd::resolver(args.game.as_deref(), args.materials.as_deref())?;
+        options.materials = Some(srcmap_vrad::MaterialSource(std::sync::Arc::new(resolver)));
+    }
     let progress = crate::progress::Bar::new(args.quiet || args.json);
     let start = Instant::now();
     let (bytes, report) = srcmap_vrad::relight(&input, &options, &progress)
@@ -189,6 +194,12 @@ pub fn vrad(args: &VradArgs) -> anyhow::Result<()> {
     } else if !args.quiet {
         for w in &report.warnings {
             eprintln!("warning: {w}");
+        }
+        if args.game.is_some() || args.materials.is_some() {
+            eprintln!(
+                "materials: {} reflectivities and {} bump flags taken from game content or the table; {} brushes see-through (no shadow)",
+                report.materials_reflectivity, report.materials_bump_changed, report.see_through_brushes
+            );
         }
         eprintln!(
             "{}: {} lit faces, {} luxels, {} lights ({} texture-light patches{}), {} bounces, {} leaves with ambient cubes",
@@ -223,6 +234,9 @@ fn json_report(r: &Report, total: f64) -> serde_json::Value {
         "lit_faces": r.lit_faces,
         "luxels": r.luxels,
         "lights": r.lights,
+        "materials_reflectivity": r.materials_reflectivity,
+        "materials_bump_changed": r.materials_bump_changed,
+        "see_through_brushes": r.see_through_brushes,
         "surface_lights": r.surface_lights,
         "texlights_harvested": r.texlights_harvested,
         "bounces": r.bounces_done,

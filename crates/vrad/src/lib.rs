@@ -43,6 +43,7 @@ pub mod direct;
 pub mod displacement;
 pub mod faces;
 pub mod lights;
+pub mod materials;
 pub mod output;
 pub mod scene;
 pub mod texlights;
@@ -54,6 +55,7 @@ use rayon::prelude::*;
 use srcmap_bsp::{Bsp, BspDocument, BspFile};
 
 pub use lights::{Light, LightKind, Range};
+pub use materials::MaterialSource;
 pub use texlights::TexLights;
 
 /// Errors of the lighting stage.
@@ -103,6 +105,9 @@ pub struct Options {
     /// Recover texture-light values from the `emit_surface` world lights already in the
     /// input (a map Valve lit), for materials `texlights` does not name.
     pub harvest_texlights: bool,
+    /// Game content or a material table (`-game`, `--materials`): reflectivity, `$bumpmap`
+    /// and see-through materials from there override the BSP's records ([`materials`]).
+    pub materials: Option<MaterialSource>,
 }
 
 impl Default for Options {
@@ -117,6 +122,7 @@ impl Default for Options {
             hdr_if_present: true,
             texlights: TexLights::default(),
             harvest_texlights: true,
+            materials: None,
         }
     }
 }
@@ -178,6 +184,13 @@ pub struct Report {
     pub phases: Vec<(String, f64)>,
     pub bounces_done: u32,
     pub leaves_with_ambient: usize,
+    /// Texdata records whose reflectivity came from `Options::materials`.
+    pub materials_reflectivity: usize,
+    /// Texinfos whose `SURF_BUMPLIGHT` `Options::materials` set or cleared.
+    pub materials_bump_changed: usize,
+    /// Brushes the BSP calls opaque that cast no shadow since a side's material is
+    /// see-through (`$translucent`, `$alphatest`, ...) per `Options::materials`.
+    pub see_through_brushes: usize,
     /// Texture-light patches (`emit_surface` lights) among `lights`.
     pub surface_lights: usize,
     /// Materials whose texture-light value was recovered from the input's world lights.
@@ -265,6 +278,13 @@ fn light_bsp_inner(bsp: &mut Bsp, options: &Options, progress: &dyn Progress) ->
         return Err(Error::NoFaces);
     }
     let t = Instant::now();
+    let applied = match &options.materials {
+        Some(m) => materials::apply(bsp, &m.0),
+        None => materials::Applied::default(),
+    };
+    report.materials_reflectivity = applied.reflectivity;
+    report.materials_bump_changed = applied.bump_changed;
+    report.see_through_brushes = applied.see_through_brushes.iter().filter(|&&b| b).count();
     progress.start("geometry", 3);
     let face_geoms = faces::build_faces(bsp);
     let disps: Vec<_> = face_geoms
@@ -279,7 +299,7 @@ fn light_bsp_inner(bsp: &mut Bsp, options: &Options, progress: &dyn Progress) ->
         })
         .collect();
     progress.advance(1);
-    let occluders = scene::occluders(bsp, &face_geoms, &disps);
+    let occluders = scene::occluders_with(bsp, &face_geoms, &disps, &applied.see_through_brushes);
     progress.advance(1);
     let surfaces = scene::surfaces(&face_geoms, &disps);
     progress.advance(1);

@@ -139,9 +139,23 @@ fn add_brush(bsp: &Bsp, brush: usize, offset: Vec3, builder: &mut SceneBuilder) 
 
 /// Builds the occluder scene.
 pub fn occluders(bsp: &Bsp, faces: &[FaceGeom], disps: &[Option<DispSurface>]) -> Scene {
+    occluders_with(bsp, faces, disps, &[])
+}
+
+/// [`occluders`] leaving out the brushes marked in `see_through` (by brush index).
+pub fn occluders_with(
+    bsp: &Bsp,
+    faces: &[FaceGeom],
+    disps: &[Option<DispSurface>],
+    see_through: &[bool],
+) -> Scene {
     let mut builder = SceneBuilder::new();
+    let skip = |b: usize| see_through.get(b).copied().unwrap_or(false);
     if let Some(world) = bsp.models.first() {
         for b in brushes_under(bsp, world.head_node) {
+            if skip(b) {
+                continue;
+            }
             add_brush(bsp, b, Vec3::ZERO, &mut builder);
         }
         // Sky faces of the world, tagged so sun and sky-ambient rays know they got out.
@@ -172,6 +186,9 @@ pub fn occluders(bsp: &Bsp, faces: &[FaceGeom], disps: &[Option<DispSurface>]) -
         };
         let Some(model) = bsp.models.get(m) else { continue };
         for b in brushes_under(bsp, model.head_node) {
+            if skip(b) {
+                continue;
+            }
             add_brush(
                 bsp,
                 b,

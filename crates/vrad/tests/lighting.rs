@@ -611,3 +611,129 @@ fn a_texture_light_lights_the_floor_below_it_and_survives_a_relight_without_ligh
     let dark0 = luminance(dark.face_lighting(0, false).unwrap().styles[0][8 * 17 + 8]);
     assert!(dark0 < 0.2, "{dark0}");
 }
+
+/// `floor_bsp` with a light over the centre and a 64 × 64 brush of material `GLASS/FENCE`
+/// (16 units thick, the BSP calls it solid) between them, in a one-node tree.
+fn floor_under_fence() -> Bsp {
+    use srcmap_bsp::{Brush, BrushSide, Leaf, Node, Plane, TexData, TexInfo};
+    let mut bsp = floor_bsp(vec![
+        entity(&[("classname", "worldspawn")]),
+        entity(&[
+            ("classname", "light"),
+            ("origin", "128 128 128"),
+            ("_light", "255 255 255 200"),
+            ("_quadratic_attn", "1"),
+        ]),
+    ]);
+    let name = bsp.add_texdata_name("GLASS/FENCE");
+    bsp.texdata.push(TexData {
+        reflectivity: [0.5; 3],
+        name_id: name,
+        width: 64,
+        height: 64,
+        view_width: 64,
+        view_height: 64,
+    });
+    bsp.texinfo.push(TexInfo {
+        texture_vecs: [[0.25, 0.0, 0.0, 0.0], [0.0, -0.25, 0.0, 0.0]],
+        lightmap_vecs: [[1.0 / 16.0, 0.0, 0.0, 0.0], [0.0, -1.0 / 16.0, 0.0, 0.0]],
+        flags: 0,
+        texdata: 1,
+    });
+    // Box 96..160 × 96..160 × 48..64: outward planes.
+    let first_plane = bsp.planes.len() as u32;
+    for (normal, dist) in [
+        ([1.0, 0.0, 0.0], 160.0),
+        ([-1.0, 0.0, 0.0], -96.0),
+        ([0.0, 1.0, 0.0], 160.0),
+        ([0.0, -1.0, 0.0], -96.0),
+        ([0.0, 0.0, 1.0], 64.0),
+        ([0.0, 0.0, -1.0], -48.0),
+    ] {
+        bsp.planes.push(Plane {
+            normal,
+            dist,
+            kind: 0,
+        });
+    }
+    for i in 0..6 {
+        bsp.brush_sides.push(BrushSide {
+            plane: first_plane + i,
+            texinfo: 1,
+            dispinfo: -1,
+            ..BrushSide::default()
+        });
+    }
+    bsp.brushes.push(Brush {
+        first_side: 0,
+        num_sides: 6,
+        contents: 1,
+    });
+    bsp.leaf_brushes = vec![0];
+    bsp.leafs = vec![
+        Leaf {
+            cluster: -1,
+            first_leaf_brush: 0,
+            num_leaf_brushes: 1,
+            ..Leaf::default()
+        },
+        Leaf {
+            cluster: -1,
+            ..Leaf::default()
+        },
+    ];
+    bsp.nodes = vec![Node {
+        plane: 0,
+        children: [-1, -2],
+        ..Node::default()
+    }];
+    bsp
+}
+
+#[test]
+fn an_alphatest_fence_casts_no_shadow_when_the_material_table_says_so() {
+    use srcmap_materials::flags::{CONTENTS_WINDOW, SURF_BUMPLIGHT};
+    let centre = |bsp: &Bsp| luminance(bsp.face_lighting(0, false).unwrap().styles[0][8 * 17 + 8]);
+    // The BSP alone: the brush is solid and shadows the floor's centre.
+    let mut shadowed = floor_under_fence();
+    srcmap_vrad::light_bsp(&mut shadowed, &Options::default(), &NoProgress).unwrap();
+    assert!(centre(&shadowed) < 0.2, "{}", centre(&shadowed));
+    // A table (as harvested from maps compiled with the game) knows the fence is a window and
+    // the floor bump-mapped and brighter.
+    let entry = |contents, surface, reflectivity| srcmap_materials::TableEntry {
+        contents: Some(contents),
+        surface_flags: Some(surface),
+        width: 64,
+        height: 64,
+        reflectivity,
+        emit: None,
+        maps: vec!["t.bsp".into()],
+        evidence: 1,
+    };
+    let mut table = srcmap_materials::MaterialTable::new();
+    table.merge(
+        [
+            ("GLASS/FENCE".to_owned(), entry(CONTENTS_WINDOW, 0, [0.5; 3])),
+            ("DEV/FLOOR".to_owned(), entry(1, SURF_BUMPLIGHT, [0.7, 0.6, 0.5])),
+        ]
+        .into(),
+    );
+    let resolver = srcmap_materials::Resolver::new(None, Some(("t.json".into(), table)));
+    let options = Options {
+        materials: Some(srcmap_vrad::MaterialSource(std::sync::Arc::new(resolver))),
+        ..Options::default()
+    };
+    let mut lit = floor_under_fence();
+    let report = srcmap_vrad::light_bsp(&mut lit, &options, &NoProgress).unwrap();
+    assert_eq!(report.see_through_brushes, 1);
+    assert_eq!(report.materials_reflectivity, 1);
+    assert_eq!(report.materials_bump_changed, 1);
+    // Lit through the fence: the light 127 units above, 200 × (100/127)², plus 0.1 ambient.
+    let c = centre(&lit);
+    let expected = 200.0 * (100.0f32 / 127.0).powi(2) + 0.1;
+    assert!((c - expected).abs() < 0.03 * expected, "{c} vs {expected}");
+    // The floor's texinfo is bump-mapped now, and its lightmap has the three extra bases.
+    assert_ne!(lit.texinfo[0].flags & SURF_BUMPLIGHT as i32, 0);
+    assert_eq!(lit.texdata[0].reflectivity, [0.7, 0.6, 0.5]);
+    assert_eq!(lit.face_lighting(0, false).unwrap().styles[0].len(), 17 * 17 * 4);
+}
