@@ -102,6 +102,20 @@ impl<'a> Cur<'a> {
     pub fn bytes<const N: usize>(&mut self) -> [u8; N] {
         self.take()
     }
+    /// `n` consecutive `i32`s (zeros past the end), decoded in one loop.
+    pub fn i32s(&mut self, n: usize) -> Vec<i32> {
+        let start = self.p.min(self.b.len());
+        let end = self.p.saturating_add(n.saturating_mul(4)).min(self.b.len());
+        let (words, _) = self.b[start..end].as_chunks::<4>();
+        let mut v: Vec<i32> = if self.big {
+            words.iter().map(|&w| i32::from_be_bytes(w)).collect()
+        } else {
+            words.iter().map(|&w| i32::from_le_bytes(w)).collect()
+        };
+        v.resize(n, 0);
+        self.p = self.p.saturating_add(n.saturating_mul(4));
+        v
+    }
 }
 
 /// A writer that records the first value that did not fit its field.

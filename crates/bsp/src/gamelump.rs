@@ -111,55 +111,54 @@ pub fn patch_offsets(stored: &mut [u8], endian: Endian, delta: i64) -> std::resu
     Ok(())
 }
 
-impl RawGameLumps {
-    /// Parses the directory. `base` is the absolute offset that entry offsets count from (the
-    /// lump's offset in the file; 0 when `relative`).
-    pub fn parse(stored: &[u8], base: u32, relative: bool, endian: Endian) -> Result<RawGameLumps> {
-        if stored.is_empty() {
-            return Ok(RawGameLumps::default());
-        }
-        let err = |e| Error::from_read(GAME_LUMP, e);
-        let mut r = Reader::with_base(stored, base as u64, endian);
-        let n = r.u32().map_err(err)?;
-        let n = r.check_count(n as u64, 16).map_err(err)?;
-        let mut dir = Vec::with_capacity(n);
-        for _ in 0..n {
-            let id = r.u32().map_err(err)?;
-            let flags = r.u16().map_err(err)?;
-            let version = r.u16().map_err(err)?;
-            let ofs = r.u32().map_err(err)?;
-            let len = r.u32().map_err(err)?;
-            dir.push((id, flags, version, ofs, len));
-        }
-        let origin = if relative { 0 } else { base as i64 };
-        let mut entries = Vec::with_capacity(n);
-        let mut offsets = Vec::with_capacity(n);
-        for (i, &(id, flags, version, ofs, len)) in dir.iter().enumerate() {
-            let start = ofs as i64 - origin;
-            let stored_len = if flags & GAMELUMPFLAG_COMPRESSED != 0 && len > 0 {
-                // Compressed size: up to the next entry's offset (or the lump's end).
-                let next = dir
-                    .get(i + 1)
-                    .map(|d| d.3 as i64 - origin)
-                    .unwrap_or(stored.len() as i64);
-                next - start
-            } else {
-                len as i64
-            };
-            let abs = base as u64 + start.max(0) as u64;
-            if start < 0 || stored_len < 0 || (start + stored_len) as usize > stored.len() {
-                if len == 0 {
-                    // Empty (dummy) entries may point anywhere.
-                    entries.push(RawGameLump {
-                        id,
-                        flags,
-                        version,
-                        len,
-                        data: Vec::new(),
-                    });
-                    offsets.push(abs);
-                    continue;
-                }
+/// One directory entry and where its stored bytes lie in the lump.
+struct DirEntry {
+    id: u32,
+    flags: u16,
+    version: u16,
+    len: u32,
+    /// The stored bytes within the lump (empty for a dummy entry pointing anywhere).
+    range: std::ops::Range<usize>,
+    /// Absolute file offset of the data, for errors.
+    abs: u64,
+}
+
+/// Reads and checks the directory: `base` is the absolute offset that entry offsets count from
+/// (the lump's offset in the file; 0 when `relative`).
+fn directory(stored: &[u8], base: u32, relative: bool, endian: Endian) -> Result<Vec<DirEntry>> {
+    if stored.is_empty() {
+        return Ok(Vec::new());
+    }
+    let err = |e| Error::from_read(GAME_LUMP, e);
+    let mut r = Reader::with_base(stored, base as u64, endian);
+    let n = r.u32().map_err(err)?;
+    let n = r.check_count(n as u64, 16).map_err(err)?;
+    let mut dir = Vec::with_capacity(n);
+    for _ in 0..n {
+        let id = r.u32().map_err(err)?;
+        let flags = r.u16().map_err(err)?;
+        let version = r.u16().map_err(err)?;
+        let ofs = r.u32().map_err(err)?;
+        let len = r.u32().map_err(err)?;
+        dir.push((id, flags, version, ofs, len));
+    }
+    let origin = if relative { 0 } else { base as i64 };
+    let mut entries = Vec::with_capacity(n);
+    for (i, &(id, flags, version, ofs, len)) in dir.iter().enumerate() {
+        let start = ofs as i64 - origin;
+        let stored_len = if flags & GAMELUMPFLAG_COMPRESSED != 0 && len > 0 {
+            // Compressed size: up to the next entry's offset (or the lump's end).
+            let next = dir
+                .get(i + 1)
+                .map(|d| d.3 as i64 - origin)
+                .unwrap_or(stored.len() as i64);
+            next - start
+        } else {
+            len as i64
+        };
+        let abs = base as u64 + start.max(0) as u64;
+        let range = if start < 0 || stored_len < 0 || (start + stored_len) as usize > stored.len() {
+            if len != 0 {
                 return Err(Error::GameLump {
                     id: id_name(id),
                     offset: 4 + 16 * i as u64 + base as u64,
@@ -169,17 +168,41 @@ impl RawGameLumps {
                     ),
                 });
             }
-            let data = stored[start as usize..(start + stored_len) as usize].to_vec();
-            entries.push(RawGameLump {
-                id,
-                flags,
-                version,
-                len,
-                data,
-            });
-            offsets.push(abs);
-        }
-        Ok(RawGameLumps { entries, offsets })
+            // Empty (dummy) entries may point anywhere.
+            0..0
+        } else {
+            start as usize..(start + stored_len) as usize
+        };
+        entries.push(DirEntry {
+            id,
+            flags,
+            version,
+            len,
+            range,
+            abs,
+        });
+    }
+    Ok(entries)
+}
+
+impl RawGameLumps {
+    /// Parses the directory. `base` is the absolute offset that entry offsets count from (the
+    /// lump's offset in the file; 0 when `relative`).
+    pub fn parse(stored: &[u8], base: u32, relative: bool, endian: Endian) -> Result<RawGameLumps> {
+        let dir = directory(stored, base, relative, endian)?;
+        Ok(RawGameLumps {
+            offsets: dir.iter().map(|e| e.abs).collect(),
+            entries: dir
+                .into_iter()
+                .map(|e| RawGameLump {
+                    id: e.id,
+                    flags: e.flags,
+                    version: e.version,
+                    len: e.len,
+                    data: stored[e.range].to_vec(),
+                })
+                .collect(),
+        })
     }
 
     /// Writes the directory and data with offsets relative to the lump start (base 0; the
@@ -285,37 +308,69 @@ pub enum GameLumpData {
     Raw(Vec<u8>),
 }
 
+impl GameLump {
+    /// One directory entry from its stored bytes (decompressed here when flagged); `None` for
+    /// the dummy that ends a compressed directory. `offset` is the data's file offset.
+    fn parse(
+        id: u32,
+        flags: u16,
+        version: u16,
+        stored: std::borrow::Cow<'_, [u8]>,
+        offset: u64,
+        ctx: &Ctx,
+    ) -> Result<Option<GameLump>> {
+        if id == 0 && stored.is_empty() {
+            return Ok(None); // The dummy that ends a compressed directory.
+        }
+        let err = |message: String| Error::GameLump {
+            id: id_name(id),
+            offset,
+            message,
+        };
+        let bytes = if flags & GAMELUMPFLAG_COMPRESSED != 0 && !stored.is_empty() {
+            std::borrow::Cow::Owned(lzma::decompress(&stored).map_err(err)?)
+        } else {
+            stored
+        };
+        let data = match (id, version) {
+            (SPRP, 4..=13) => {
+                GameLumpData::StaticProps(StaticProps::parse(&bytes, version, ctx, offset).map_err(err)?)
+            }
+            (DPRP, 4) => GameLumpData::DetailProps(DetailProps::parse(&bytes, ctx, offset).map_err(err)?),
+            (DPLT | DPLH, 0) => {
+                GameLumpData::DetailPropLighting(parse_detail_lighting(&bytes, ctx, offset).map_err(err)?)
+            }
+            _ => GameLumpData::Raw(bytes.into_owned()),
+        };
+        Ok(Some(GameLump {
+            id,
+            flags: flags & !GAMELUMPFLAG_COMPRESSED,
+            version,
+            data,
+        }))
+    }
+}
+
 impl GameLumps {
     /// Parses and decompresses every entry.
     pub fn parse(raw: &RawGameLumps, ctx: &Ctx) -> Result<GameLumps> {
         let mut lumps = Vec::with_capacity(raw.entries.len());
         for (i, e) in raw.entries.iter().enumerate() {
             let offset = raw.offsets.get(i).copied().unwrap_or(0);
-            if e.id == 0 && e.data.is_empty() {
-                continue; // The dummy that ends a compressed directory.
-            }
-            let bytes = e.uncompressed(offset)?;
-            let err = |message: String| Error::GameLump {
-                id: id_name(e.id),
-                offset,
-                message,
-            };
-            let data = match (e.id, e.version) {
-                (SPRP, 4..=13) => GameLumpData::StaticProps(
-                    StaticProps::parse(&bytes, e.version, ctx, offset).map_err(err)?,
-                ),
-                (DPRP, 4) => GameLumpData::DetailProps(DetailProps::parse(&bytes, ctx, offset).map_err(err)?),
-                (DPLT | DPLH, 0) => {
-                    GameLumpData::DetailPropLighting(parse_detail_lighting(&bytes, ctx, offset).map_err(err)?)
-                }
-                _ => GameLumpData::Raw(bytes),
-            };
-            lumps.push(GameLump {
-                id: e.id,
-                flags: e.flags & !GAMELUMPFLAG_COMPRESSED,
-                version: e.version,
-                data,
-            });
+            let stored = std::borrow::Cow::Borrowed(&e.data[..]);
+            lumps.extend(GameLump::parse(e.id, e.flags, e.version, stored, offset, ctx)?);
+        }
+        Ok(GameLumps { lumps })
+    }
+
+    /// Parses the game lump straight from its stored bytes (see [`RawGameLumps::parse`] for
+    /// `base` and `relative`), copying only what is decompressed or kept as bytes.
+    pub fn parse_stored(stored: &[u8], base: u32, relative: bool, ctx: &Ctx) -> Result<GameLumps> {
+        let dir = directory(stored, base, relative, ctx.endian)?;
+        let mut lumps = Vec::with_capacity(dir.len());
+        for e in dir {
+            let bytes = std::borrow::Cow::Borrowed(&stored[e.range]);
+            lumps.extend(GameLump::parse(e.id, e.flags, e.version, bytes, e.abs, ctx)?);
         }
         Ok(GameLumps { lumps })
     }

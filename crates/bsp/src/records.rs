@@ -1018,7 +1018,7 @@ fn read_overlay(c: &mut Cur<'_>, ctx: &Ctx, faces: usize) -> Overlay {
         id,
         texinfo,
         face_count_and_render_order: fc,
-        faces: (0..faces).map(|_| c.i32()).collect(),
+        faces: c.i32s(faces),
         u: [c.f32(), c.f32()],
         v: [c.f32(), c.f32()],
         uv_points: [c.vec3(), c.vec3(), c.vec3(), c.vec3()],
@@ -1061,6 +1061,7 @@ pub struct OverlayRecord(pub Overlay);
 pub struct WaterOverlayRecord(pub Overlay);
 
 impl Record for OverlayRecord {
+    read_sizes!(352, 356);
     fn size(ctx: &Ctx) -> Option<usize> {
         (ctx.bsp_version != 25 || ctx.lump_version <= 1).then(|| overlay_size(ctx, 64))
     }
@@ -1074,6 +1075,7 @@ impl Record for OverlayRecord {
 }
 
 impl Record for WaterOverlayRecord {
+    read_sizes!(1120, 1124);
     fn size(ctx: &Ctx) -> Option<usize> {
         Some(overlay_size(ctx, 256))
     }

@@ -27,7 +27,7 @@ use crate::Bsp;
 use crate::codec::{Ctx, Record, file_bytes, read_indices, read_records, read_records_cow, read_scalars};
 use crate::error::{Error, Result};
 use crate::file::{BspFile, LumpOrder};
-use crate::gamelump::{GameLumps, RawGameLumps};
+use crate::gamelump::GameLumps;
 use crate::lump::*;
 use crate::misc::{Entities, Entity, Occlusion, PhysCollide, PhysCollideView, PhysDisp, PhysDispView};
 use crate::records::*;
@@ -325,13 +325,8 @@ impl<'a> BspView<'a> {
         if lump == GAME_LUMP {
             let stored = file.stored(lump);
             let relative = crate::gamelump::has_relative_offsets(stored, entry.offset, h.endian);
-            let raw = RawGameLumps::parse(
-                stored,
-                if relative { 0 } else { entry.offset },
-                relative,
-                h.endian,
-            )?;
-            self.game_lumps = GameLumps::parse(&raw, &self.ctx(lump))?;
+            let base = if relative { 0 } else { entry.offset };
+            self.game_lumps = GameLumps::parse_stored(stored, base, relative, &self.ctx(lump))?;
             return Ok(());
         }
         if entry.len == 0 {
