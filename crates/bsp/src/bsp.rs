@@ -215,7 +215,7 @@ impl Bsp {
     }
 
     fn from_file_lumps(file: &BspFile<'_>, wanted: &dyn Fn(usize) -> bool) -> Result<Bsp> {
-        Ok(BspView::from_file_lumps(file, wanted)?.into_owned())
+        Ok(BspView::from_file_lumps(file, wanted, None)?.into_owned())
     }
 
     /// The layout context of `lump` in this BSP.

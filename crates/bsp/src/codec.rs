@@ -231,10 +231,11 @@ pub trait Record: Sized {
     fn size(ctx: &Ctx) -> Option<usize>;
     fn read(c: &mut Cur<'_>, ctx: &Ctx) -> Self;
     fn write(&self, w: &mut Out, ctx: &Ctx);
-    /// Reads every `size`-byte record of `data` (a whole number of them). Types override this
-    /// with [`read_sizes!`] to give the compiler each record length as a constant.
-    fn read_all(data: &[u8], size: usize, ctx: &Ctx) -> Vec<Self> {
-        read_chunks(data, size, ctx)
+    /// Reads every `size`-byte record of `data` (a whole number of them) into `out` (a `Vec`
+    /// or an arena). Types override this with [`read_sizes!`] to give the compiler each record
+    /// length as a constant.
+    fn read_all<C: Collect<Self>>(data: &[u8], size: usize, ctx: &Ctx, out: C) -> C::Out {
+        read_chunks(data, size, ctx, out)
     }
     /// `data` viewed in place as records, when this type's memory layout is its on-disk layout
     /// for `ctx` and the bytes allow it ([`cast_slice`]). The default: never.
@@ -243,38 +244,71 @@ pub trait Record: Sized {
     }
 }
 
+/// Where decoded records go: a `Vec` ([`ToVec`]) or an arena ([`ToArena`]).
+pub trait Collect<T> {
+    type Out;
+    fn collect<I: ExactSizeIterator<Item = T>>(self, records: I) -> Self::Out;
+}
+
+/// Decoded records into a new `Vec`.
+pub struct ToVec;
+
+impl<T> Collect<T> for ToVec {
+    type Out = Vec<T>;
+    #[inline]
+    fn collect<I: ExactSizeIterator<Item = T>>(self, records: I) -> Vec<T> {
+        records.collect()
+    }
+}
+
+/// Decoded records into a bump arena (one allocation for many lumps; nothing is dropped, so
+/// only for `Copy` records).
+pub struct ToArena<'a>(pub &'a bumpalo::Bump);
+
+impl<'a, T: Copy + 'a> Collect<T> for ToArena<'a> {
+    type Out = &'a [T];
+    #[inline]
+    fn collect<I: ExactSizeIterator<Item = T>>(self, records: I) -> &'a [T] {
+        self.0.alloc_slice_fill_iter(records)
+    }
+}
+
 /// Reads `size`-byte records one cursor at a time (any length known only at run time).
-pub fn read_chunks<T: Record>(data: &[u8], size: usize, ctx: &Ctx) -> Vec<T> {
-    data.chunks_exact(size)
-        .map(|chunk| T::read(&mut Cur::new(chunk, ctx.endian), ctx))
-        .collect()
+pub fn read_chunks<T: Record, C: Collect<T>>(data: &[u8], size: usize, ctx: &Ctx, out: C) -> C::Out {
+    out.collect(
+        data.chunks_exact(size)
+            .map(|chunk| T::read(&mut Cur::new(chunk, ctx.endian), ctx)),
+    )
 }
 
 /// Reads `N`-byte records: with the length and byte order constant in the loop, the cursor's
 /// reads compile to plain loads, without bounds checks or byte-order branches.
 #[inline]
-pub fn read_fixed<T: Record, const N: usize>(data: &[u8], ctx: &Ctx) -> Vec<T> {
+pub fn read_fixed<T: Record, C: Collect<T>, const N: usize>(data: &[u8], ctx: &Ctx, out: C) -> C::Out {
     let (chunks, _) = data.as_chunks::<N>();
     if ctx.endian == Endian::Big {
-        chunks
-            .iter()
-            .map(|c| T::read(&mut Cur::new(c, Endian::Big), ctx))
-            .collect()
+        out.collect(chunks.iter().map(|c| T::read(&mut Cur::new(c, Endian::Big), ctx)))
     } else {
-        chunks
-            .iter()
-            .map(|c| T::read(&mut Cur::new(c, Endian::Little), ctx))
-            .collect()
+        out.collect(
+            chunks
+                .iter()
+                .map(|c| T::read(&mut Cur::new(c, Endian::Little), ctx)),
+        )
     }
 }
 
 /// Implements [`Record::read_all`] with a constant record length for each listed size.
 macro_rules! read_sizes {
     ($($n:literal),*) => {
-        fn read_all(data: &[u8], size: usize, ctx: &$crate::codec::Ctx) -> Vec<Self> {
+        fn read_all<C: $crate::codec::Collect<Self>>(
+            data: &[u8],
+            size: usize,
+            ctx: &$crate::codec::Ctx,
+            out: C,
+        ) -> C::Out {
             match size {
-                $($n => $crate::codec::read_fixed::<Self, $n>(data, ctx),)*
-                _ => $crate::codec::read_chunks(data, size, ctx),
+                $($n => $crate::codec::read_fixed::<Self, C, $n>(data, ctx, out),)*
+                _ => $crate::codec::read_chunks(data, size, ctx, out),
             }
         }
     };
@@ -310,8 +344,13 @@ macro_rules! simple_record {
             fn read(c: &mut $crate::codec::Cur<'_>, _: &$crate::codec::Ctx) -> Self {
                 <$name as $crate::codec::Field>::get(c)
             }
-            fn read_all(data: &[u8], _: usize, ctx: &$crate::codec::Ctx) -> Vec<Self> {
-                $crate::codec::read_fixed::<Self, { <$name as $crate::codec::Field>::SIZE }>(data, ctx)
+            fn read_all<C: $crate::codec::Collect<Self>>(
+                data: &[u8],
+                _: usize,
+                ctx: &$crate::codec::Ctx,
+                out: C,
+            ) -> C::Out {
+                $crate::codec::read_fixed::<Self, C, { <$name as $crate::codec::Field>::SIZE }>(data, ctx, out)
             }
             #[inline]
             fn borrow<'a>(data: &'a [u8], ctx: &$crate::codec::Ctx) -> Option<&'a [Self]> {
@@ -334,8 +373,8 @@ impl Record for [f32; 3] {
     fn read(c: &mut Cur<'_>, _: &Ctx) -> Self {
         c.vec3()
     }
-    fn read_all(data: &[u8], _: usize, ctx: &Ctx) -> Vec<Self> {
-        read_fixed::<Self, 12>(data, ctx)
+    fn read_all<C: Collect<Self>>(data: &[u8], _: usize, ctx: &Ctx, out: C) -> C::Out {
+        read_fixed::<Self, C, 12>(data, ctx, out)
     }
     #[inline]
     fn borrow<'a>(data: &'a [u8], ctx: &Ctx) -> Option<&'a [Self]> {
@@ -350,6 +389,12 @@ impl Record for [f32; 3] {
 /// Parses a whole lump of records. `Ok(None)`: the layout for this version is unknown.
 pub fn read_records<T: Record>(data: &[u8], ctx: &Ctx, lump: usize, base: u64) -> Result<Option<Vec<T>>> {
     let Some(size) = T::size(ctx) else { return Ok(None) };
+    check_whole(data, size, ctx, lump, base)?;
+    Ok(Some(T::read_all(data, size, ctx, ToVec)))
+}
+
+/// A lump of `size`-byte records must hold a whole number of them.
+fn check_whole(data: &[u8], size: usize, ctx: &Ctx, lump: usize, base: u64) -> Result<()> {
     if !data.len().is_multiple_of(size) {
         return Err(Error::lump(
             lump,
@@ -361,7 +406,7 @@ pub fn read_records<T: Record>(data: &[u8], ctx: &Ctx, lump: usize, base: u64) -
             ),
         ));
     }
-    Ok(Some(T::read_all(data, size, ctx)))
+    Ok(())
 }
 
 /// The lump bytes' borrow from the file, when they are the file's bytes (not decompressed).
@@ -374,19 +419,28 @@ pub fn file_bytes<'a>(data: &Cow<'a, [u8]>) -> Option<&'a [u8]> {
 }
 
 /// [`read_records`], viewing the records in place where the layout and bytes allow
-/// ([`Record::borrow`]) and decoding a copy otherwise.
-pub fn read_records_cow<'a, T: Record + Clone>(
+/// ([`Record::borrow`]) and decoding a copy otherwise: into `arena` when there is one.
+pub fn read_records_cow<'a, T: Record + Copy>(
     data: &Cow<'a, [u8]>,
     ctx: &Ctx,
     lump: usize,
     base: u64,
+    arena: Option<&'a bumpalo::Bump>,
 ) -> Result<Option<Cow<'a, [T]>>> {
+    if data.is_empty() && T::size(ctx).is_some() {
+        return Ok(Some(Cow::Borrowed(&[])));
+    }
     if let Some(b) = file_bytes(data)
         && let Some(s) = T::borrow(b, ctx)
     {
         return Ok(Some(Cow::Borrowed(s)));
     }
-    Ok(read_records(data, ctx, lump, base)?.map(Cow::Owned))
+    let Some(arena) = arena else {
+        return Ok(read_records(data, ctx, lump, base)?.map(Cow::Owned));
+    };
+    let Some(size) = T::size(ctx) else { return Ok(None) };
+    check_whole(data, size, ctx, lump, base)?;
+    Ok(Some(Cow::Borrowed(T::read_all(data, size, ctx, ToArena(arena)))))
 }
 
 /// A lump that is a plain list of `i32` or `u16` (surfedges, the string table, ...).
@@ -454,6 +508,18 @@ pub fn write_records<T: Record>(records: &[T], ctx: &Ctx, lump: usize) -> Result
 /// Index lists (leaf faces, leaf brushes, face ids, prim indices, vertex normal indices) are
 /// `u16` except in Strata's widened versions.
 pub fn read_indices(data: &[u8], wide: bool, ctx: &Ctx, lump: usize, base: u64) -> Result<Vec<u32>> {
+    read_indices_into(data, wide, ctx, lump, base, ToVec)
+}
+
+/// [`read_indices`] into a `Vec` or an arena.
+pub fn read_indices_into<C: Collect<u32>>(
+    data: &[u8],
+    wide: bool,
+    ctx: &Ctx,
+    lump: usize,
+    base: u64,
+    out: C,
+) -> Result<C::Out> {
     let size = if wide { 4 } else { 2 };
     if !data.len().is_multiple_of(size) {
         return Err(Error::lump(
@@ -464,30 +530,20 @@ pub fn read_indices(data: &[u8], wide: bool, ctx: &Ctx, lump: usize, base: u64) 
     }
     let big = ctx.endian == Endian::Big;
     Ok(match (wide, big) {
-        (true, false) => data
-            .as_chunks::<4>()
-            .0
-            .iter()
-            .map(|&b| u32::from_le_bytes(b))
-            .collect(),
-        (true, true) => data
-            .as_chunks::<4>()
-            .0
-            .iter()
-            .map(|&b| u32::from_be_bytes(b))
-            .collect(),
-        (false, false) => data
-            .as_chunks::<2>()
-            .0
-            .iter()
-            .map(|&b| u16::from_le_bytes(b) as u32)
-            .collect(),
-        (false, true) => data
-            .as_chunks::<2>()
-            .0
-            .iter()
-            .map(|&b| u16::from_be_bytes(b) as u32)
-            .collect(),
+        (true, false) => out.collect(data.as_chunks::<4>().0.iter().map(|&b| u32::from_le_bytes(b))),
+        (true, true) => out.collect(data.as_chunks::<4>().0.iter().map(|&b| u32::from_be_bytes(b))),
+        (false, false) => out.collect(
+            data.as_chunks::<2>()
+                .0
+                .iter()
+                .map(|&b| u16::from_le_bytes(b) as u32),
+        ),
+        (false, true) => out.collect(
+            data.as_chunks::<2>()
+                .0
+                .iter()
+                .map(|&b| u16::from_be_bytes(b) as u32),
+        ),
     })
 }
 

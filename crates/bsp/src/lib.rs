@@ -58,6 +58,8 @@ pub mod view;
 pub mod vis;
 
 pub use bsp::Bsp;
+/// The arena [`BspView::parse_in`] decodes into.
+pub use bumpalo::Bump;
 pub use codec::Ctx;
 pub use document::{BspDocument, LumpSlot};
 pub use error::{Error, Result};

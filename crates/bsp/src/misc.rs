@@ -738,3 +738,19 @@ impl PhysDisp {
         Ok(w.into_inner())
     }
 }
+
+#[cfg(test)]
+mod entity_tests {
+    use super::*;
+
+    #[test]
+    fn tokens_of_every_length() {
+        for len in 0..40 {
+            let value = "x".repeat(len);
+            let text = format!("{{\n\"k\" \"{value}\"\n\"{value}\" \"v\"\n}}\n");
+            let e = Entities::parse(Cow::Borrowed(text.as_bytes()), 0, 0).unwrap();
+            let pairs: Vec<_> = e.get(0).unwrap().pairs().collect();
+            assert_eq!(pairs, [("k", value.as_str()), (value.as_str(), "v")]);
+        }
+    }
+}

@@ -24,7 +24,12 @@ use std::collections::BTreeMap;
 use srcmap_bytes::Endian;
 
 use crate::Bsp;
-use crate::codec::{Ctx, Record, file_bytes, read_indices, read_records, read_records_cow, read_scalars};
+use bumpalo::Bump;
+
+use crate::codec::{
+    Ctx, Record, ToArena, file_bytes, read_indices, read_indices_into, read_records, read_records_cow,
+    read_scalars,
+};
 use crate::error::{Error, Result};
 use crate::file::{BspFile, LumpOrder};
 use crate::gamelump::GameLumps;
@@ -203,7 +208,7 @@ pub(crate) fn wide_indices(version: i32, lump_versions: &[u32; HEADER_LUMPS], lu
 
 /// Lightmap and ambient samples are bytes only (no byte order): any length that is not a whole
 /// number of records is an error in every branch.
-fn byte_records<'a, T: Record + Clone>(
+fn byte_records<'a, T: Record + Copy>(
     data: &Cow<'a, [u8]>,
     ctx: &Ctx,
     lump: usize,
@@ -217,7 +222,7 @@ fn byte_records<'a, T: Record + Clone>(
             format!("length {} is not a multiple of {size}", data.len()),
         ));
     }
-    Ok(read_records_cow(data, ctx, lump, base)?.unwrap_or_default())
+    Ok(read_records_cow(data, ctx, lump, base, None)?.unwrap_or_default())
 }
 
 impl<'a> BspView<'a> {
@@ -295,15 +300,72 @@ impl<'a> BspView<'a> {
 
     /// Parses every lump of an opened file.
     pub fn from_file(file: &BspFile<'a>) -> Result<BspView<'a>> {
-        BspView::from_file_lumps(file, &|_| true)
+        BspView::from_file_lumps(file, &|_| true, None)
+    }
+
+    /// [`BspView::parse`], decoding the records that cannot be viewed in place into `arena`
+    /// (one allocation instead of one per lump) instead of `Vec`s: every typed lump is then
+    /// `Cow::Borrowed`. Size the arena with [`BspView::arena_hint`].
+    pub fn parse_in(data: &'a [u8], arena: &'a Bump) -> Result<BspView<'a>> {
+        BspView::from_file_in(&BspFile::parse(data)?, arena)
+    }
+
+    /// [`BspView::from_file`] with decoded records in `arena` (see [`BspView::parse_in`]).
+    pub fn from_file_in(file: &BspFile<'a>, arena: &'a Bump) -> Result<BspView<'a>> {
+        BspView::from_file_lumps(file, &|_| true, Some(arena))
+    }
+
+    /// About how many bytes [`BspView::from_file_in`] decodes into its arena for `file`: twice
+    /// the stored size of every lump it cannot view in place (records widen by at most 2x).
+    pub fn arena_hint(file: &BspFile<'_>) -> usize {
+        const DECODED: [usize; 20] = [
+            NODES,
+            FACES,
+            LEAFS,
+            FACEIDS,
+            EDGES,
+            WORLDLIGHTS,
+            LEAFFACES,
+            LEAFBRUSHES,
+            BRUSHSIDES,
+            AREAPORTALS,
+            DISPINFO,
+            ORIGINALFACES,
+            VERTNORMALINDICES,
+            LEAFWATERDATA,
+            PRIMITIVES,
+            PRIMINDICES,
+            LEAF_AMBIENT_INDEX_HDR,
+            LEAF_AMBIENT_INDEX,
+            WORLDLIGHTS_HDR,
+            FACES_HDR,
+        ];
+        (0..HEADER_LUMPS)
+            .filter(|&l| l != GAME_LUMP)
+            .map(|l| {
+                let e = file.entry(l);
+                let compressed = file.is_compressed(l);
+                let len = if compressed { e.fourcc } else { e.len } as usize;
+                let in_place = file.endian() == Endian::Little && !compressed && e.offset.is_multiple_of(4);
+                if len == 0 || (in_place && !DECODED.contains(&l)) {
+                    0
+                } else {
+                    2 * len + 16
+                }
+            })
+            .sum()
     }
 
     /// Parses only the lumps `wanted` selects (the others stay empty).
     pub fn parse_only(data: &'a [u8], wanted: &dyn Fn(usize) -> bool) -> Result<BspView<'a>> {
-        BspView::from_file_lumps(&BspFile::parse(data)?, wanted)
+        BspView::from_file_lumps(&BspFile::parse(data)?, wanted, None)
     }
 
-    pub(crate) fn from_file_lumps(file: &BspFile<'a>, wanted: &dyn Fn(usize) -> bool) -> Result<BspView<'a>> {
+    pub(crate) fn from_file_lumps(
+        file: &BspFile<'a>,
+        wanted: &dyn Fn(usize) -> bool,
+        arena: Option<&'a Bump>,
+    ) -> Result<BspView<'a>> {
         let h = &file.header;
         let mut view = BspView::bare(h.version);
         view.revision = h.revision;
@@ -313,13 +375,13 @@ impl<'a> BspView<'a> {
             view.lump_versions[i] = e.version;
         }
         for lump in (0..HEADER_LUMPS).filter(|&l| wanted(l)) {
-            view.parse_file_lump(file, lump)?;
+            view.parse_file_lump(file, lump, arena)?;
         }
         Ok(view)
     }
 
     /// Parses lump `lump` of `file` (the game lump included) into this view.
-    fn parse_file_lump(&mut self, file: &BspFile<'a>, lump: usize) -> Result<()> {
+    fn parse_file_lump(&mut self, file: &BspFile<'a>, lump: usize, arena: Option<&'a Bump>) -> Result<()> {
         let h = &file.header;
         let entry = h.lumps[lump];
         if lump == GAME_LUMP {
@@ -331,10 +393,10 @@ impl<'a> BspView<'a> {
         }
         if entry.len == 0 {
             // Absent: what parsing no bytes gives (empty lists, `None`), without the work.
-            return self.parse_lump(lump, Cow::Borrowed(&[]), entry.offset as u64);
+            return self.parse_lump_in(lump, Cow::Borrowed(&[]), entry.offset as u64, arena);
         }
         let data = file.lump(lump)?;
-        self.parse_lump(lump, data, entry.offset as u64)
+        self.parse_lump_in(lump, data, entry.offset as u64, arena)
     }
 
     /// The layout context of `lump` in this BSP.
@@ -345,6 +407,17 @@ impl<'a> BspView<'a> {
     /// Parses one lump's uncompressed bytes into its typed field (not the game lump). `base` is
     /// the lump's file offset, for errors. Borrowed bytes stay borrowed where the layout allows.
     pub fn parse_lump(&mut self, lump: usize, data: Cow<'a, [u8]>, base: u64) -> Result<()> {
+        self.parse_lump_in(lump, data, base, None)
+    }
+
+    /// [`BspView::parse_lump`], decoding into `arena` when there is one.
+    pub fn parse_lump_in(
+        &mut self,
+        lump: usize,
+        data: Cow<'a, [u8]>,
+        base: u64,
+        arena: Option<&'a Bump>,
+    ) -> Result<()> {
         let ctx = self.ctx(lump);
         // Versions whose layouts the corpus confirms fail loudly on a bad record size; for
         // other branches (Dota 2 betas v22-24, Contagion v27, ...) such a lump stays bytes.
@@ -352,7 +425,7 @@ impl<'a> BspView<'a> {
         let wide = wide_indices(self.version, &self.lump_versions, lump);
         macro_rules! recs {
             ($field:ident) => {
-                match read_records_cow(&data, &ctx, lump, base) {
+                match read_records_cow(&data, &ctx, lump, base, arena) {
                     Ok(Some(v)) => self.$field = v,
                     Ok(None) => {
                         self.raw.insert(lump, data);
@@ -380,14 +453,24 @@ impl<'a> BspView<'a> {
         }
         macro_rules! indices {
             () => {
-                Cow::Owned(read_indices(&data, wide, &ctx, lump, base)?)
+                match arena {
+                    Some(a) => Cow::Borrowed(read_indices_into(
+                        &data,
+                        wide,
+                        &ctx,
+                        lump,
+                        base,
+                        ToArena(a),
+                    )?),
+                    None => Cow::Owned(read_indices(&data, wide, &ctx, lump, base)?),
+                }
             };
         }
         match lump {
             ENTITIES => self.entities = Entities::parse(data, lump, base)?,
             PLANES => recs!(planes),
             TEXDATA => recs!(texdata),
-            VERTEXES => self.vertexes = read_records_cow(&data, &ctx, lump, base)?.unwrap_or_default(),
+            VERTEXES => self.vertexes = read_records_cow(&data, &ctx, lump, base, arena)?.unwrap_or_default(),
             VISIBILITY => {
                 self.visibility = if data.is_empty() {
                     None
@@ -435,17 +518,21 @@ impl<'a> BspView<'a> {
                     None => PhysDispView::parse(&data, ctx.endian, base)?.into_static(),
                 })
             }
-            VERTNORMALS => self.vert_normals = read_records_cow(&data, &ctx, lump, base)?.unwrap_or_default(),
+            VERTNORMALS => {
+                self.vert_normals = read_records_cow(&data, &ctx, lump, base, arena)?.unwrap_or_default()
+            }
             VERTNORMALINDICES => self.vert_normal_indices = indices!(),
             DISP_VERTS => recs!(disp_verts),
             DISP_LIGHTMAP_SAMPLE_POSITIONS => self.disp_lightmap_sample_positions = data,
             LEAFWATERDATA => recs!(leaf_water_data),
             PRIMITIVES => recs!(primitives),
-            PRIMVERTS => self.prim_verts = read_records_cow(&data, &ctx, lump, base)?.unwrap_or_default(),
+            PRIMVERTS => {
+                self.prim_verts = read_records_cow(&data, &ctx, lump, base, arena)?.unwrap_or_default()
+            }
             PRIMINDICES => self.prim_indices = indices!(),
             PAKFILE => self.pakfile = data,
             CLIPPORTALVERTS => {
-                self.clip_portal_verts = read_records_cow(&data, &ctx, lump, base)?.unwrap_or_default()
+                self.clip_portal_verts = read_records_cow(&data, &ctx, lump, base, arena)?.unwrap_or_default()
             }
             CUBEMAPS => recs!(cubemaps),
             TEXDATA_STRING_DATA => self.texdata_string_data = data,

@@ -51,10 +51,34 @@ fn view_in_place_equals_decoded_and_owned() {
         let shifted = &bytemuck::cast_slice::<u32, u8>(&shifted_buf)[shift..shift + data.len()];
 
         let view = BspView::parse(aligned).unwrap_or_else(|e| panic!("{path}: {e}"));
+        // Decoding into an arena gives the same view, with every typed lump borrowed.
+        let file = BspFile::parse(aligned).unwrap();
+        let arena = srcmap_bsp::Bump::with_capacity(BspView::arena_hint(&file));
+        let in_arena = BspView::from_file_in(&file, &arena).unwrap();
+        {
+            // Compared as bytes: static props carry NaN floats in some maps.
+            let (a, b) = (in_arena.clone().into_owned(), view.clone().into_owned());
+            for l in 0..HEADER_LUMPS {
+                assert!(
+                    a.lump_bytes(l).unwrap() == b.lump_bytes(l).unwrap(),
+                    "{path}: lump {l} ({}) differs in the arena",
+                    lump_name(l)
+                );
+            }
+        }
+        for (name, borrowed) in [
+            ("faces", is_borrowed(&in_arena.faces)),
+            ("nodes", is_borrowed(&in_arena.nodes)),
+            ("leafs", is_borrowed(&in_arena.leafs)),
+            ("edges", is_borrowed(&in_arena.edges)),
+            ("leaf_faces", is_borrowed(&in_arena.leaf_faces)),
+            ("planes", is_borrowed(&in_arena.planes)),
+        ] {
+            assert!(borrowed, "{path}: {name} not in the arena");
+        }
         let decoded = BspView::parse(shifted).unwrap_or_else(|e| panic!("{path}: shifted: {e}"));
         let owned = Bsp::parse(&data).unwrap();
 
-        let file = BspFile::parse(aligned).unwrap();
         let little = file.endian() == Endian::Little;
         let aligned_lump = |l: usize| file.entry(l).offset.is_multiple_of(4) && !file.is_compressed(l);
         // In place exactly where the bytes allow it; decoded in the misaligned copy.

@@ -1,10 +1,12 @@
 //! Times, per file: reading it from disk, srcmap's open (header + directory), srcmap's full
-//! typed parse (`BspView::parse`: every lump typed, borrowing where the bytes allow), srcmap's
-//! owned parse (`Bsp::parse`: the same, then every lump copied into owned values), and the
-//! `vbsp` crate's `Bsp::read`. Prints TSV (times in microseconds, the median of repeated runs
+//! typed parse (`BspView::from_file_in`: open, every lump typed, records viewed in place where
+//! the bytes allow and the rest decoded into one arena, created and freed in the timed run),
+//! the same into a `Vec` per decoded lump (`BspView::parse`), srcmap's owned parse
+//! (`Bsp::parse`: the view, then every lump copied into owned values), and the `vbsp` crate's
+//! `Bsp::read`. Prints TSV (times in microseconds, the median of repeated runs
 //! that fill at least `MIN_TIME`; each run includes dropping the result).
 //!
-//! `BENCH_ONLY=view|owned|vbsp BENCH_ITERS=N bench-vbsp-peer FILE...` instead runs one parser
+//! `BENCH_ONLY=arena|view|owned|vbsp BENCH_ITERS=N bench-vbsp-peer FILE...` instead runs one parser
 //! N times per file and prints nothing: a fixed workload for callgrind.
 
 use std::time::{Duration, Instant};
@@ -24,6 +26,15 @@ fn median_us(mut f: impl FnMut() -> bool) -> Option<f64> {
     }
     samples.sort_by(|a, b| a.total_cmp(b));
     Some(samples[samples.len() / 2])
+}
+
+/// Open, then a full typed parse decoding into an arena sized from the directory.
+fn arena_parse(data: &[u8]) -> bool {
+    let Ok(file) = srcmap_bsp::BspFile::parse(data) else {
+        return false;
+    };
+    let arena = srcmap_bsp::Bump::with_capacity(srcmap_bsp::BspView::arena_hint(&file));
+    srcmap_bsp::BspView::from_file_in(&file, &arena).is_ok()
 }
 
 fn main() {
@@ -66,6 +77,7 @@ fn main() {
             let data = std::fs::read(&path).expect("read");
             for _ in 0..iters {
                 let ok = match only.as_str() {
+                    "arena" => arena_parse(std::hint::black_box(&data)),
                     "view" => srcmap_bsp::BspView::parse(std::hint::black_box(&data)).is_ok(),
                     "owned" => srcmap_bsp::Bsp::parse(std::hint::black_box(&data)).is_ok(),
                     _ => vbsp::Bsp::read(std::hint::black_box(&data)).is_ok(),
@@ -76,13 +88,14 @@ fn main() {
         return;
     }
     println!(
-        "file\tbytes\tread_us\tsrcmap_open_us\tsrcmap_parse_us\tsrcmap_owned_us\tsrcmap_vbsp_set_us\tvbsp_parse_us\tvbsp_error"
+        "file\tbytes\tread_us\tsrcmap_open_us\tsrcmap_parse_us\tsrcmap_view_vec_us\tsrcmap_owned_us\tsrcmap_vbsp_set_us\tvbsp_parse_us\tvbsp_error"
     );
     for path in std::env::args().skip(1) {
         let data = std::fs::read(&path).expect("read");
         let read = median_us(|| std::fs::read(&path).is_ok()).unwrap_or(f64::NAN);
         let open = median_us(|| srcmap_bsp::BspFile::parse(std::hint::black_box(&data)).is_ok());
-        let parse = median_us(|| srcmap_bsp::BspView::parse(std::hint::black_box(&data)).is_ok());
+        let parse = median_us(|| arena_parse(std::hint::black_box(&data)));
+        let view_vec = median_us(|| srcmap_bsp::BspView::parse(std::hint::black_box(&data)).is_ok());
         let owned = median_us(|| srcmap_bsp::Bsp::parse(std::hint::black_box(&data)).is_ok());
         let subset = median_us(|| {
             srcmap_bsp::BspView::parse_only(std::hint::black_box(&data), &|l| VBSP_SET.contains(&l)).is_ok()
@@ -97,10 +110,11 @@ fn main() {
         };
         let f = |v: Option<f64>| v.map_or("-".to_string(), |x| format!("{x:.1}"));
         println!(
-            "{path}\t{}\t{read:.1}\t{}\t{}\t{}\t{}\t{}\t{}",
+            "{path}\t{}\t{read:.1}\t{}\t{}\t{}\t{}\t{}\t{}\t{}",
             data.len(),
             f(open),
             f(parse),
+            f(view_vec),
             f(owned),
             f(subset),
             f(vbsp),
