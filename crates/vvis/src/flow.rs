@@ -21,7 +21,7 @@ use rayon::prelude::*;
 
 use crate::Progress;
 use crate::bits::Bits;
-use crate::clip::{Chop, SepCursor, V3, VPlane, chop, next_separator, separators_each};
+use crate::clip::{Chop, SepCursor, V3, VPlane, chop, next_separator_row, separators_each};
 use crate::graph::{BaseVis, Graph};
 
 /// Portals in flight together: as many as Valve's vvis at its maximum of 16 threads.
@@ -146,6 +146,8 @@ struct Walk<'a> {
     touched: Vec<u32>,
     /// Whether the last [`Walk::step`] had anything unseen in its might-see set.
     found_new: bool,
+    /// Separators of a target whose source was cut for it alone.
+    seps_tmp: Vec<VPlane>,
 }
 
 /// Buffers a thread reuses from one base portal to the next (no allocation in the walk).
@@ -244,6 +246,7 @@ fn flow_one(
         memo: scratch.memo,
         touched: scratch.touched,
         found_new: false,
+        seps_tmp: Vec::new(),
     };
     walk.leaf_flow(portal.leaf as usize, 1);
     for &t in &walk.touched {
@@ -445,40 +448,33 @@ impl Walk<'_> {
         if !prev.pass.is_empty() {
             let tmp = &mut self.tmp;
             let counters = &mut self.counters;
-            let visible = if kind == FlowKind::Reference || source_clipped {
+            let visible = if kind == FlowKind::Reference {
                 clip_interleaved(&cur.source, &prev.pass, &mut cur.pass, tmp, counters)
             } else {
-                // The separators of the level above, shared by all its targets.
-                let mut k = 0;
                 let margin = p.radius + 0.1;
-                loop {
-                    let plane = if let Some(&plane) = prev.seps.get(k) {
-                        plane
-                    } else if let Some(plane) = next_separator(&prev.source, &prev.pass, &mut prev.cursor) {
-                        counters.separator_planes += 1;
-                        prev.seps.push(plane);
-                        plane
-                    } else {
-                        break true;
-                    };
-                    k += 1;
-                    // The target's bounding sphere decides most planes without clipping: clearly
-                    // in front leaves it unchanged, clearly behind removes it, as clipping would.
-                    let d = plane.distance(p.origin);
-                    if d > margin {
-                        continue;
-                    }
-                    if d < -margin {
-                        break false;
-                    }
-                    match chop(&cur.pass, &plane, tmp) {
-                        Chop::Unchanged => {}
-                        Chop::Gone => break false,
-                        Chop::Clipped => {
-                            std::mem::swap(&mut cur.pass, tmp);
-                            cur.pass_whole = false;
-                        }
-                    }
+                let target = Target {
+                    winding: &mut cur.pass,
+                    whole: &mut cur.pass_whole,
+                    origin: p.origin,
+                    margin,
+                };
+                if source_clipped {
+                    // This target's own separators (the source was cut for it alone).
+                    let seps = &mut self.seps_tmp;
+                    seps.clear();
+                    let mut cursor = SepCursor::default();
+                    clip_lazy(&cur.source, &prev.pass, seps, &mut cursor, target, tmp, counters)
+                } else {
+                    // The separators of the level above, shared by all its targets.
+                    clip_lazy(
+                        &prev.source,
+                        &prev.pass,
+                        &mut prev.seps,
+                        &mut prev.cursor,
+                        target,
+                        tmp,
+                        counters,
+                    )
                 }
             };
             if !visible {
@@ -488,6 +484,58 @@ impl Walk<'_> {
         self.vis.words[word] |= bit;
         self.counters.passed += 1;
         true
+    }
+}
+
+/// The portal being tested, as [`clip_lazy`] clips it.
+struct Target<'a> {
+    winding: &'a mut Vec<V3>,
+    whole: &'a mut bool,
+    /// Bounding sphere of the portal's whole winding, which holds every clipped part of it.
+    origin: V3,
+    margin: f32,
+}
+
+/// Clips the target by the separators of (`source`, `pass`) in vvis's order, finding them a
+/// source edge at a time only as far as needed (`seps`/`cursor` keep what was found for the
+/// next target). False when the target is clipped away.
+fn clip_lazy(
+    source: &[V3],
+    pass: &[V3],
+    seps: &mut Vec<VPlane>,
+    cursor: &mut SepCursor,
+    target: Target<'_>,
+    tmp: &mut Vec<V3>,
+    counters: &mut Counters,
+) -> bool {
+    let mut k = 0;
+    loop {
+        while k >= seps.len() {
+            let before = seps.len();
+            if !next_separator_row(source, pass, cursor, seps) {
+                return true;
+            }
+            counters.separator_planes += (seps.len() - before) as u64;
+        }
+        let plane = seps[k];
+        k += 1;
+        // The target's bounding sphere decides most planes without clipping: clearly in front
+        // leaves it unchanged, clearly behind removes it, as clipping would.
+        let d = plane.distance(target.origin);
+        if d > target.margin {
+            continue;
+        }
+        if d < -target.margin {
+            return false;
+        }
+        match chop(target.winding, &plane, tmp) {
+            Chop::Unchanged => {}
+            Chop::Gone => return false,
+            Chop::Clipped => {
+                std::mem::swap(target.winding, tmp);
+                *target.whole = false;
+            }
+        }
     }
 }
 
