@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Side-by-side BSP read benchmark, in one run, on every Source BSP of the corpus:
-#   srcmap  (Bsp::parse: open + full typed parse of every lump, from bytes in memory)
+#   srcmap  (BspView::from_file_in: open + full typed parse of every lump, from bytes in memory;
+#            also BspView::parse with Vecs, and the owned Bsp::parse)
 #   vbsp    (the Rust `vbsp` crate 0.9.1, Bsp::read, same bytes)
 #   srctools (Python, BSP(path) then every parsed lump touched)
 # plus file read time vs srcmap's open (header + directory).
@@ -10,6 +11,7 @@ ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 CORPUS="${SRCMAP_CORPUS:-$ROOT/../shared/corpus}"
 VENV="${BENCH_VENV:-$ROOT/bench-venv}"
 OUT="${BENCH_OUT:-$(mktemp -d)}"
+mkdir -p "$OUT"
 
 if [ ! -x "$VENV/bin/python" ]; then
     python3 -m venv "$VENV"
@@ -41,35 +43,50 @@ def num(v):
         return float(v)
     except (TypeError, ValueError):
         return math.nan
-def fmt(v, unit=1000.0, digits=2):
-    return "-" if math.isnan(v) else f"{v / unit:.{digits}f}"
+def fmt(v):
+    return "-" if math.isnan(v) else f"{v:.1f}"
 def ratio(a, b):
     return "-" if math.isnan(a) or math.isnan(b) or b == 0 else f"{a / b:.1f}x"
-print(f"{'file':<58} {'MB':>6} {'read ms':>8} {'open us':>8} {'srcmap ms':>9} {'subset ms':>9} {'vbsp ms':>8} {'srctools ms':>11} {'vs vbsp':>8} {'subset vs vbsp':>14} {'vs srctools':>11}")
-tot = dict(s=0.0, v=0.0, sv=0.0, p=0.0, sp=0.0, sub=0.0)
-ratios_v, ratios_p, ratios_sub, open_frac = [], [], [], []
+geo = lambda xs: math.exp(sum(map(math.log, xs)) / len(xs)) if xs else math.nan
+print("Times in microseconds, single thread (no parallelism anywhere). srcmap = BspView::from_file_in:")
+print("open + every lump typed (records in place where the bytes allow, the rest decoded into one")
+print("arena created and freed in the run); view(Vec) = BspView::parse; owned = Bsp::parse;")
+print("subset = BspView::parse_only on the lumps vbsp's Bsp::read parses.")
+print(f"{'file':<52} {'MB':>5} {'read':>7} {'open':>5} {'srcmap':>8} {'view(Vec)':>9} {'owned':>8} {'subset':>8} {'vbsp':>8} {'srctools':>10} {'vs vbsp':>7} {'owned/vbsp':>10} {'vs srctools':>11}")
+cols = ["srcmap_parse_us", "srcmap_view_vec_us", "srcmap_owned_us", "srcmap_vbsp_set_us"]
+tot_v = {c: 0.0 for c in cols}
+tot_vbsp = 0.0
+tot_p, tot_sp, tot_op = 0.0, 0.0, 0.0
+ratios = {c: [] for c in cols}
+ratios_p, ratios_op, open_frac = [], [], []
 for f, r in rust.items():
-    s, v, o, rd = num(r["srcmap_parse_us"]), num(r["vbsp_parse_us"]), num(r["srcmap_open_us"]), num(r["read_us"])
-    sub = num(r["srcmap_vbsp_set_us"])
+    s = num(r["srcmap_parse_us"])
+    o = num(r["srcmap_owned_us"])
+    v, op, rd = num(r["vbsp_parse_us"]), num(r["srcmap_open_us"]), num(r["read_us"])
     p = num(py.get(f, {}).get("srctools_us"))
     name = f.replace(prefix, "")
-    print(f"{name:<58} {int(r['bytes'])/1e6:>6.2f} {fmt(rd):>8} {fmt(o, 1, 1):>8} {fmt(s):>9} {fmt(sub):>9} {fmt(v):>8} {fmt(p):>11} {ratio(v, s):>8} {ratio(v, sub):>14} {ratio(p, s):>11}")
+    print(f"{name[:52]:<52} {int(r['bytes'])/1e6:>5.2f} {fmt(rd):>7} {fmt(op):>5} {fmt(s):>8} {fmt(num(r['srcmap_view_vec_us'])):>9} {fmt(o):>8} {fmt(num(r['srcmap_vbsp_set_us'])):>8} {fmt(v):>8} {fmt(p):>10} {ratio(v, s):>7} {ratio(v, o):>10} {ratio(p, s):>11}")
     if not math.isnan(v):
-        tot["sv"] += s; tot["v"] += v; tot["sub"] += sub; ratios_v.append(v / s); ratios_sub.append(v / sub)
+        tot_vbsp += v
+        for c in cols:
+            tot_v[c] += num(r[c])
+            ratios[c].append(v / num(r[c]))
     if not math.isnan(p):
-        tot["sp"] += s; tot["p"] += p; ratios_p.append(p / s)
+        tot_sp += s; tot_op += o; tot_p += p; ratios_p.append(p / s); ratios_op.append(p / o)
     if not math.isnan(rd) and rd > 0:
-        open_frac.append(o / rd)
+        open_frac.append(op / rd)
     if math.isnan(v) and r.get("vbsp_error"):
-        print(f"{'':<58} vbsp: {r['vbsp_error'][:90]}")
+        print(f"{'':<52} vbsp: {r['vbsp_error'][:90]}")
     err = py.get(f, {}).get("srctools_error")
     if err:
-        print(f"{'':<58} srctools: {err[:90]}")
-geo = lambda xs: math.exp(sum(map(math.log, xs)) / len(xs)) if xs else math.nan
+        print(f"{'':<52} srctools: {err[:90]}")
 print()
-print(f"vbsp: {len(ratios_v)} files both parse; total time ratio {ratio(tot['v'], tot['sv'])}, geometric mean {geo(ratios_v):.1f}x, min {min(ratios_v, default=math.nan):.1f}x")
-print(f"vbsp vs srcmap parsing only the lumps vbsp parses: total time ratio {ratio(tot['v'], tot['sub'])}, geometric mean {geo(ratios_sub):.1f}x, min {min(ratios_sub, default=math.nan):.1f}x")
-print(f"srctools: {len(ratios_p)} files both parse; total time ratio {ratio(tot['p'], tot['sp'])}, geometric mean {geo(ratios_p):.1f}x, min {min(ratios_p, default=math.nan):.1f}x")
+n = len(ratios["srcmap_parse_us"])
+for c, label in [("srcmap_parse_us", "srcmap full typed parse (arena view)"), ("srcmap_view_vec_us", "srcmap view with Vecs"), ("srcmap_owned_us", "srcmap owned Bsp::parse"), ("srcmap_vbsp_set_us", "srcmap view, vbsp's lumps only")]:
+    xs = ratios[c]
+    print(f"vbsp / {label}: {n} files both parse; total {ratio(tot_vbsp, tot_v[c])}, geometric mean {geo(xs):.2f}x, min {min(xs, default=math.nan):.2f}x, files under 2x: {sum(x < 2 for x in xs)}")
+print(f"srctools / srcmap full typed parse: {len(ratios_p)} files; total {ratio(tot_p, tot_sp)}, geometric mean {geo(ratios_p):.1f}x, min {min(ratios_p, default=math.nan):.1f}x")
+print(f"srctools / srcmap owned Bsp::parse: total {ratio(tot_p, tot_op)}, geometric mean {geo(ratios_op):.1f}x, min {min(ratios_op, default=math.nan):.1f}x")
 print(f"open (header + directory) / file read time: median {sorted(open_frac)[len(open_frac)//2]*100:.2f}%, max {max(open_frac)*100:.2f}%")
 PY
 echo "raw TSV: $OUT"
