@@ -1,4 +1,6 @@
-//! Open + full typed parse of every corpus BSP (`SRCMAP_CORPUS`), and open (header only).
+//! Open + full typed parse of every corpus BSP (`SRCMAP_CORPUS`): the borrowed view with its
+//! arena (the figure compared with vbsp in `scripts/bench_bsp.sh`), the view with `Vec`s, the
+//! owned `Bsp`; and open (header only).
 //! Run: `SRCMAP_CORPUS=../shared/corpus cargo bench -p srcmap-bsp`.
 
 use std::path::PathBuf;
@@ -26,6 +28,32 @@ fn corpus() -> Vec<(String, Vec<u8>)> {
 
 fn main() {
     divan::main();
+}
+
+#[divan::bench]
+fn view_in_arena_all(bencher: divan::Bencher<'_, '_>) {
+    let files = corpus();
+    let bytes: usize = files.iter().map(|f| f.1.len()).sum();
+    bencher.counter(divan::counter::BytesCount::new(bytes)).bench(|| {
+        for (_, data) in &files {
+            let Ok(file) = srcmap_bsp::BspFile::parse(divan::black_box(data)) else {
+                continue;
+            };
+            let arena = srcmap_bsp::Bump::with_capacity(srcmap_bsp::BspView::arena_hint(&file));
+            divan::black_box(srcmap_bsp::BspView::from_file_in(&file, &arena).ok());
+        }
+    });
+}
+
+#[divan::bench]
+fn view_all(bencher: divan::Bencher<'_, '_>) {
+    let files = corpus();
+    let bytes: usize = files.iter().map(|f| f.1.len()).sum();
+    bencher.counter(divan::counter::BytesCount::new(bytes)).bench(|| {
+        for (_, data) in &files {
+            divan::black_box(srcmap_bsp::BspView::parse(divan::black_box(data)).ok());
+        }
+    });
 }
 
 #[divan::bench]

@@ -10,6 +10,14 @@
 //!   game lumps, empty pakfile); [`Bsp::to_bytes`] serialises it in Valve's lump order.
 //!   Helpers: [`Bsp::add_texdata_name`] / [`Bsp::texdata_name`] for the texdata string table,
 //!   [`Bsp::face_lighting`] for a face's lightmap samples, [`Entity`] for entity key/values.
+//! * **Borrowed typed view** — [`BspView`]: the same fields, every lump typed, borrowing from
+//!   the file bytes: records whose memory layout is their little-endian disk layout (planes,
+//!   vertexes, texinfo, lightmap samples, ...) are viewed in place (`Cow::Borrowed`), the
+//!   pakfile and other byte lumps are slices, entities are key/value slices of the lump text
+//!   ([`Entities`]); widened records (faces, leafs, ...) are decoded, into one arena with
+//!   [`BspView::parse_in`]. It is the one lump parser: [`Bsp::parse`] is
+//!   `BspView::parse(..)?.into_owned()`. Console (big-endian) files and misaligned or LZMA
+//!   lumps fall back to decoded copies.
 //! * **Read view** — [`BspFile`]: header and lump directory over borrowed bytes;
 //!   [`BspFile::lump`] gives a lump's bytes (zero-copy unless LZMA-compressed).
 //! * **Lossless document** — [`BspDocument`]: every lump's stored bytes and position.
