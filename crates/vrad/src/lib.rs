@@ -7,13 +7,20 @@
 //!    constant/linear/quadratic attenuation scaled for distance 100, `_fifty_percent_distance`
 //!    and `_zero_percent_distance` (VRAD's monotonic fit, `_hardfalloff`), cones and
 //!    `_exponent`, switchable (named) lights in styles 32-63; `light_dynamic` is skipped;
-//! 2. one sample per luxel, placed by the face's lightmap vectors and extents ([`faces`]),
+//!    texture lights ([`texlights`]: `lights.rad` values, a material table's `emit` facts, or
+//!    values recovered from the input's own `emit_surface` world lights) become one
+//!    `emit_surface` light per patch of each emitting face;
+//! 2. with `-game`/`--materials` ([`materials`]): reflectivity, `$bumpmap` and see-through
+//!    materials (no shadow) from the game or the table override the BSP's records;
+//!    one sample per luxel, placed by the face's lightmap vectors and extents ([`faces`]),
 //!    kept a quarter luxel inside the face and lifted 1 unit off it; displacement luxels on
 //!    the displaced surface ([`displacement`]);
 //! 3. direct light with shadows traced through a BVH ([`scene`], `srcmap-trace`) of the
 //!    world's opaque brushes (`MASK_OPAQUE`; sky and displacement sides left out, as VRAD),
 //!    displacements and `vrad_brush_cast_shadows` brush entities; sun and sky ambient count
-//!    where a ray reaches a sky face; point and spot lights only reach clusters in their PVS;
+//!    where a ray reaches a sky face; point, spot and surface lights only reach clusters in
+//!    their PVS; luxels on a sharp change are re-lit from four sub-samples (VRAD's
+//!    supersampling; not with `-fast`);
 //! 4. bounced light by gathering ([`bounce`]): cosine-weighted rays from a grid of points
 //!    every 4 luxels per face (VRAD's patch size) record which luxel they hit (through solid
 //!    brushes no light passes); each bounce is then lookups of reflectivity × light there,
@@ -25,9 +32,9 @@
 //!
 //! LDR and HDR (`-both`) share every ray: only intensities differ between them.
 //!
-//! Not modelled: static-prop shadows (no model files), texture lights (`lights.rad`),
-//! `$alphatest`/translucent texture shadows, phong smoothing; edge supersampling only with
-//! `-final`.
+//! Not modelled: static-prop shadows and `forcetextureshadow`/`noshadow` (they concern
+//! static props; no model files), texture-light contributions added straight into ambient
+//! cubes, phong smoothing, the 3D-skybox recursion of sky rays.
 //!
 //! ```no_run
 //! let bytes = std::fs::read("map.bsp").unwrap();

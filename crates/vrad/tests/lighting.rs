@@ -737,3 +737,34 @@ fn an_alphatest_fence_casts_no_shadow_when_the_material_table_says_so() {
     assert_eq!(lit.texdata[0].reflectivity, [0.7, 0.6, 0.5]);
     assert_eq!(lit.face_lighting(0, false).unwrap().styles[0].len(), 17 * 17 * 4);
 }
+
+#[test]
+fn a_luxel_on_a_shadow_edge_is_partly_lit_by_default_as_with_vrads_supersampling() {
+    // The fence brush (96..160, z 48..64) under the light at (128, 128, 128) shadows the floor
+    // over x in [64, 192]: the edge runs through the centre of luxel column 4 (x = 64).
+    let lum = |quality| {
+        let mut bsp = floor_under_fence();
+        srcmap_vrad::light_bsp(
+            &mut bsp,
+            &Options {
+                quality,
+                ..Options::default()
+            },
+            &NoProgress,
+        )
+        .unwrap();
+        let lit = bsp.face_lighting(0, false).unwrap();
+        // Row 8 is y = 128 (luxel t at world y = 256 - 16 t).
+        (0..17)
+            .map(|s| luminance(lit.styles[0][8 * 17 + s]))
+            .collect::<Vec<f32>>()
+    };
+    let normal = lum(Quality::Normal);
+    let (lit_side, edge, shadowed) = (normal[3], normal[4], normal[6]);
+    assert!(shadowed < 0.2 && lit_side > 50.0, "{normal:?}");
+    // Half of the edge luxel's sub-samples see the light.
+    assert!(edge > 0.25 * lit_side && edge < 0.75 * lit_side, "{normal:?}");
+    // -fast takes one sample per luxel: the edge luxel is all or nothing.
+    let fast = lum(Quality::Fast);
+    assert!(fast[4] < 0.2 || fast[4] > 0.9 * fast[3], "{fast:?}");
+}
