@@ -191,6 +191,28 @@ macro_rules! lump_fields {
     };
 }
 
+/// Lumps whose record layout may be unknown for some versions: even absent, they are kept as
+/// (empty) raw bytes then, so that writing does not need the layout. Every other lump parses no
+/// bytes to its bare value.
+const EMPTY_MAY_BE_RAW: [bool; HEADER_LUMPS] = {
+    let mut t = [false; HEADER_LUMPS];
+    let lumps = [
+        FACES,
+        ORIGINALFACES,
+        FACES_HDR,
+        LEAFS,
+        WORLDLIGHTS,
+        WORLDLIGHTS_HDR,
+        OVERLAYS,
+    ];
+    let mut i = 0;
+    while i < lumps.len() {
+        t[lumps[i]] = true;
+        i += 1;
+    }
+    t
+};
+
 /// The layout context of `lump` in a BSP of `version` with these lump versions.
 pub(crate) fn lump_ctx(
     endian: Endian,
@@ -340,14 +362,17 @@ impl<'a> BspView<'a> {
             WORLDLIGHTS_HDR,
             FACES_HDR,
         ];
+        let little = file.endian() == Endian::Little;
         (0..HEADER_LUMPS)
-            .filter(|&l| l != GAME_LUMP)
             .map(|l| {
                 let e = file.entry(l);
+                if e.len == 0 || l == GAME_LUMP {
+                    return 0;
+                }
                 let compressed = file.is_compressed(l);
                 let len = if compressed { e.fourcc } else { e.len } as usize;
-                let in_place = file.endian() == Endian::Little && !compressed && e.offset.is_multiple_of(4);
-                if len == 0 || (in_place && !DECODED.contains(&l)) {
+                let in_place = little && !compressed && e.offset.is_multiple_of(4);
+                if in_place && !DECODED.contains(&l) {
                     0
                 } else {
                     2 * len + 16
@@ -392,7 +417,10 @@ impl<'a> BspView<'a> {
             return Ok(());
         }
         if entry.len == 0 {
-            // Absent: what parsing no bytes gives (empty lists, `None`), without the work.
+            if !EMPTY_MAY_BE_RAW[lump] {
+                // Absent: parsing no bytes would leave the bare value (empty, `None`).
+                return Ok(());
+            }
             return self.parse_lump_in(lump, Cow::Borrowed(&[]), entry.offset as u64, arena);
         }
         let data = file.lump(lump)?;
@@ -607,6 +635,28 @@ impl Bsp {
             }
             None => {
                 self.raw.remove(&lump);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The skip in `parse_file_lump` is exact: every other lump parses no bytes to its bare
+    /// value, whatever the BSP and lump versions.
+    #[test]
+    fn absent_lumps_parse_to_their_bare_value() {
+        for version in [17, 19, 20, 21, 22, 25, 27, 29] {
+            for lump_version in 0..4 {
+                for lump in (0..HEADER_LUMPS).filter(|&l| l != GAME_LUMP && !EMPTY_MAY_BE_RAW[l]) {
+                    let mut bare = BspView::bare(version);
+                    bare.lump_versions = [lump_version; HEADER_LUMPS];
+                    let mut view = bare.clone();
+                    view.parse_lump(lump, Cow::Borrowed(&[]), 0).unwrap();
+                    assert!(view == bare, "lump {lump} v{lump_version} in BSP v{version}");
+                }
             }
         }
     }
