@@ -1,7 +1,9 @@
 //! Per-leaf ambient cubes (VRAD's `ComputePerLeafAmbientLighting`): from points inside each
 //! empty leaf, rays in every direction read the light leaving the surface they hit
 //! (reflectivity × lightmap) or the sky ambient colour where they reach sky; the results are
-//! folded into six axis-aligned colours.
+//! folded into six axis-aligned colours. Dim texture-light patches ([`in_ambient_cube`]) add
+//! their direct light to the cubes too, as VRAD's `AddEmitSurfaceLights` (the engine then
+//! skips them as world lights).
 
 use glam::Vec3;
 use rayon::prelude::*;
@@ -30,6 +32,47 @@ pub struct LeafCubes {
     pub samples: Vec<AmbientSample>,
 }
 
+/// VRAD's `IsLeafAmbientSurfaceLight`: a style-0 texture-light patch too dim to matter at
+/// 512 units (world-light intensity / 512² under 0.005) goes into the ambient cubes
+/// (`DWL_FLAGS_INAMBIENTCUBE`).
+pub fn in_ambient_cube(light: &Light) -> bool {
+    light.kind == LightKind::Surface
+        && light.style == 0
+        && light.intensity.max_element() / 255.0 / (512.0 * 512.0) < 0.005
+}
+
+/// The direct light of the ambient-cube texture lights at `pos`, added to `cube`
+/// (`AddEmitSurfaceLights`: cos at the patch / distance², spread over the box sides facing it).
+fn add_surface_lights(world: &World, lights: &[&Light], pos: Vec3, cube: &mut [Vec3; 6], rays: &mut u64) {
+    for light in lights {
+        let delta = light.origin - pos;
+        let dist2 = delta.length_squared();
+        if dist2 <= 1e-6 {
+            continue;
+        }
+        let dist = dist2.sqrt();
+        let dir = delta / dist;
+        let dot2 = -dir.dot(light.normal);
+        if dot2 <= 0.001 {
+            continue;
+        }
+        *rays += 1;
+        if world
+            .occluders
+            .occluded(pos.to_array(), dir.to_array(), dist - 0.05)
+        {
+            continue;
+        }
+        let ratio = dot2 / dist2;
+        for (side, axis) in cube.iter_mut().zip(BOX_DIRS) {
+            let t = axis.dot(dir);
+            if t > 0.0 {
+                *side += light.intensity / 255.0 * (t * ratio);
+            }
+        }
+    }
+}
+
 const BOX_DIRS: [Vec3; 6] = [Vec3::X, Vec3::NEG_X, Vec3::Y, Vec3::NEG_Y, Vec3::Z, Vec3::NEG_Z];
 
 pub(crate) fn leaf_ambient(
@@ -50,6 +93,7 @@ pub(crate) fn leaf_ambient(
         .iter()
         .find(|l| l.kind == LightKind::SkyAmbient)
         .map_or(Vec3::ZERO, |l| l.intensity / 255.0);
+    let cube_lights: Vec<&Light> = lights.iter().filter(|l| in_ambient_cube(l)).collect();
     // Leaves of the world model only (the tree under model 0).
     progress.start("ambient cubes", bsp.leafs.len() as u64);
     let out = (0..bsp.leafs.len())
@@ -62,7 +106,8 @@ pub(crate) fn leaf_ambient(
                 let maxs = Vec3::from(l.maxs);
                 let mut rays = 0u64;
                 for pos in sample_positions(bsp, leaf, mins, maxs, options.quality) {
-                    let cube = cube_at(world, facelights, pos, &dirs, sky, &mut rays);
+                    let mut cube = cube_at(world, facelights, pos, &dirs, sky, &mut rays);
+                    add_surface_lights(world, &cube_lights, pos, &mut cube, &mut rays);
                     let size = (maxs - mins).max(Vec3::splat(1e-3));
                     let f = ((pos - mins) / size).clamp(Vec3::ZERO, Vec3::ONE) * 255.0;
                     cubes.samples.push(AmbientSample {

@@ -456,7 +456,7 @@ fn light_bsp_inner(bsp: &mut Bsp, options: &Options, progress: &dyn Progress) ->
 
         let t = Instant::now();
         output::write_lighting(bsp, &world, facelights, range);
-        output::write_world_lights(bsp, lights, range);
+        output::write_world_lights(bsp, lights, range, options.ambient_cubes);
         if options.ambient_cubes {
             report.leaves_with_ambient = output::write_ambient(bsp, &cubes, range);
         }

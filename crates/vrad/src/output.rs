@@ -131,7 +131,8 @@ pub(crate) fn write_lighting(bsp: &mut Bsp, world: &World, facelights: &[FaceLig
 }
 
 /// Writes the world lights lump of `range` (VRAD's `ExportDirectLightsToWorldLights`).
-pub(crate) fn write_world_lights(bsp: &mut Bsp, lights: &[Light], range: Range) {
+/// `in_cubes`: the ambient cubes were computed (and hold the dim texture lights).
+pub(crate) fn write_world_lights(bsp: &mut Bsp, lights: &[Light], range: Range, in_cubes: bool) {
     let out: Vec<WorldLight> = lights
         .iter()
         // A texture light without a value in this range emits nothing here.
@@ -165,7 +166,8 @@ pub(crate) fn write_world_lights(bsp: &mut Bsp, lights: &[Light], range: Range) 
                 constant_attn: l.constant_attn,
                 linear_attn: l.linear_attn,
                 quadratic_attn: l.quadratic_attn,
-                flags: 0,
+                // DWL_FLAGS_INAMBIENTCUBE: already in the ambient cubes.
+                flags: i32::from(in_cubes && crate::ambient::in_ambient_cube(l)),
                 texinfo: 0,
                 owner: 0,
             }

@@ -569,6 +569,9 @@ fn a_texture_light_lights_the_floor_below_it_and_survives_a_relight_without_ligh
         );
         assert_eq!(w.normal, [0.0, 0.0, -1.0]);
         assert_eq!(w.origin[2], 128.0);
+        // Dim enough at 512 units (153 / 512² < 0.005) to go into the ambient cubes, as
+        // VRAD's IsLeafAmbientSurfaceLight: flagged DWL_FLAGS_INAMBIENTCUBE.
+        assert_eq!(w.flags, 1);
     }
     let lit = bsp.face_lighting(0, false).unwrap();
     let style0: Vec<f32> = lit.styles[0].iter().map(|c| luminance(*c)).collect();
