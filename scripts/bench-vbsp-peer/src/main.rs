@@ -37,6 +37,20 @@ fn arena_parse(data: &[u8]) -> bool {
     srcmap_bsp::BspView::from_file_in(&file, &arena).is_ok()
 }
 
+/// [`arena_parse`], then the pakfile's zip directory read as well (what vbsp's `Packfile::read`
+/// does on top of copying the lump).
+fn arena_parse_pak(data: &[u8]) -> bool {
+    let Ok(file) = srcmap_bsp::BspFile::parse(data) else {
+        return false;
+    };
+    let arena = srcmap_bsp::Bump::with_capacity(srcmap_bsp::BspView::arena_hint(&file));
+    let Ok(view) = srcmap_bsp::BspView::from_file_in(&file, &arena) else {
+        return false;
+    };
+    let pak_offset = file.entry(srcmap_bsp::lump::PAKFILE).offset as u64;
+    view.pakfile.is_empty() || srcmap_bsp::pak::Pak::parse(&view.pakfile, pak_offset).is_ok()
+}
+
 fn main() {
     use srcmap_bsp::lump::*;
     // The lumps vbsp's `Bsp::read` parses, for a like-for-like column.
@@ -88,13 +102,14 @@ fn main() {
         return;
     }
     println!(
-        "file\tbytes\tread_us\tsrcmap_open_us\tsrcmap_parse_us\tsrcmap_view_vec_us\tsrcmap_owned_us\tsrcmap_vbsp_set_us\tvbsp_parse_us\tvbsp_error"
+        "file\tbytes\tread_us\tsrcmap_open_us\tsrcmap_parse_us\tsrcmap_pak_dir_us\tsrcmap_view_vec_us\tsrcmap_owned_us\tsrcmap_vbsp_set_us\tvbsp_parse_us\tvbsp_error"
     );
     for path in std::env::args().skip(1) {
         let data = std::fs::read(&path).expect("read");
         let read = median_us(|| std::fs::read(&path).is_ok()).unwrap_or(f64::NAN);
         let open = median_us(|| srcmap_bsp::BspFile::parse(std::hint::black_box(&data)).is_ok());
         let parse = median_us(|| arena_parse(std::hint::black_box(&data)));
+        let pak_dir = median_us(|| arena_parse_pak(std::hint::black_box(&data)));
         let view_vec = median_us(|| srcmap_bsp::BspView::parse(std::hint::black_box(&data)).is_ok());
         let owned = median_us(|| srcmap_bsp::Bsp::parse(std::hint::black_box(&data)).is_ok());
         let subset = median_us(|| {
@@ -110,10 +125,11 @@ fn main() {
         };
         let f = |v: Option<f64>| v.map_or("-".to_string(), |x| format!("{x:.1}"));
         println!(
-            "{path}\t{}\t{read:.1}\t{}\t{}\t{}\t{}\t{}\t{}\t{}",
+            "{path}\t{}\t{read:.1}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}",
             data.len(),
             f(open),
             f(parse),
+            f(pak_dir),
             f(view_vec),
             f(owned),
             f(subset),
