@@ -90,11 +90,17 @@ pub fn portal_flow(
 ) -> FlowResult {
     let mut done: Vec<Option<Bits>> = vec![None; graph.portals.len()];
     let mut counters = Counters::default();
+    // The fast walk tries the portals out of a cluster largest first (see [`largest_first`]);
+    // the reference keeps vvis's order.
+    let children = match kind {
+        FlowKind::Fast => largest_first(graph),
+        FlowKind::Reference => graph.cluster_portals.clone(),
+    };
     for wave in order.chunks(WAVE) {
         let results: Vec<(usize, Bits, Counters)> = wave
             .par_iter()
             .map(|&p| {
-                let (vis, c) = flow_one(graph, base, &done, p as usize, kind);
+                let (vis, c) = flow_one(graph, &children, base, &done, p as usize, kind);
                 progress.advance(work_estimate(&base[p as usize]));
                 (p as usize, vis, c)
             })
@@ -108,6 +114,37 @@ pub fn portal_flow(
         vis: done.into_iter().map(|v| v.unwrap_or_default()).collect(),
         counters,
     }
+}
+
+/// Each cluster's outgoing portals, largest (by area) first, ties in file order.
+///
+/// What the walk finds is the set of portals at the ends of the paths that pass every test, so
+/// the order in which a cluster's portals are tried cannot change it; it changes how soon the
+/// walk finds things, and with that how often the "nothing new behind this portal" test stops
+/// it. Wide openings first finds most of what is visible early: on the corpus, a quarter to
+/// two fifths fewer steps (cs_crackhouse 29.0 to 21.1 million).
+pub fn largest_first(graph: &Graph) -> Vec<Vec<u32>> {
+    let area = |p: u32| -> f64 {
+        let w = &graph.portals[p as usize].winding;
+        let mut t = [0f64; 3];
+        for i in 1..w.len().saturating_sub(1) {
+            let a = [0, 1, 2].map(|k| (w[i][k] - w[0][k]) as f64);
+            let b = [0, 1, 2].map(|k| (w[i + 1][k] - w[0][k]) as f64);
+            t[0] += a[1] * b[2] - a[2] * b[1];
+            t[1] += a[2] * b[0] - a[0] * b[2];
+            t[2] += a[0] * b[1] - a[1] * b[0];
+        }
+        (t[0] * t[0] + t[1] * t[1] + t[2] * t[2]).sqrt()
+    };
+    graph
+        .cluster_portals
+        .iter()
+        .map(|list| {
+            let mut keyed: Vec<(f64, u32)> = list.iter().map(|&p| (area(p), p)).collect();
+            keyed.sort_by(|a, b| b.0.total_cmp(&a.0));
+            keyed.into_iter().map(|k| k.1).collect()
+        })
+        .collect()
 }
 
 /// One level of the walk (vvis `pstack_t`).
@@ -130,6 +167,8 @@ struct Frame {
 
 struct Walk<'a> {
     graph: &'a Graph,
+    /// The portals out of each cluster, in the order the walk tries them.
+    children: &'a [Vec<u32>],
     base: &'a [BaseVis],
     done: &'a [Option<Bits>],
     kind: FlowKind,
@@ -206,6 +245,7 @@ const MEMO_PER_PORTAL: usize = 32;
 
 fn flow_one(
     graph: &Graph,
+    children: &[Vec<u32>],
     base: &[BaseVis],
     done: &[Option<Bits>],
     p: usize,
@@ -234,6 +274,7 @@ fn flow_one(
     }
     let mut walk = Walk {
         graph,
+        children,
         base,
         done,
         kind,
@@ -285,7 +326,7 @@ impl Walk<'_> {
         }
         self.counters.chains += 1;
         let graph = self.graph;
-        for &pn in &graph.cluster_portals[leaf] {
+        for &pn in &self.children[leaf] {
             // Beyond a portal whose might-see set holds nothing unseen the walk can find nothing
             // (vvis walks on anyway; the fast flow stops after marking the portal).
             if self.step(pn as usize, depth)
@@ -510,32 +551,31 @@ fn clip_lazy(
 ) -> bool {
     let mut k = 0;
     loop {
-        while k >= seps.len() {
-            let before = seps.len();
-            if !next_separator_row(source, pass, cursor, seps) {
-                return true;
+        while let Some(plane) = seps.get(k) {
+            k += 1;
+            // The target's bounding sphere decides most planes without clipping: clearly in
+            // front leaves it unchanged, clearly behind removes it, as clipping would.
+            let d = plane.distance(target.origin);
+            if d > target.margin {
+                continue;
             }
-            counters.separator_planes += (seps.len() - before) as u64;
-        }
-        let plane = seps[k];
-        k += 1;
-        // The target's bounding sphere decides most planes without clipping: clearly in front
-        // leaves it unchanged, clearly behind removes it, as clipping would.
-        let d = plane.distance(target.origin);
-        if d > target.margin {
-            continue;
-        }
-        if d < -target.margin {
-            return false;
-        }
-        match chop(target.winding, &plane, tmp) {
-            Chop::Unchanged => {}
-            Chop::Gone => return false,
-            Chop::Clipped => {
-                std::mem::swap(target.winding, tmp);
-                *target.whole = false;
+            if d < -target.margin {
+                return false;
+            }
+            match chop(target.winding, plane, tmp) {
+                Chop::Unchanged => {}
+                Chop::Gone => return false,
+                Chop::Clipped => {
+                    std::mem::swap(target.winding, tmp);
+                    *target.whole = false;
+                }
             }
         }
+        let before = seps.len();
+        if !next_separator_row(source, pass, cursor, seps) {
+            return true;
+        }
+        counters.separator_planes += (seps.len() - before) as u64;
     }
 }
 

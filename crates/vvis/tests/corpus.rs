@@ -109,7 +109,9 @@ fn fast_flow_equals_reference_and_prt_round_trip() {
     for path in paths {
         let Some((_, bsp)) = with_vis(&path) else { continue };
         let portals = tree::portals_from_bsp(&bsp).unwrap();
-        if portals.portals.len() > 250 {
+        // Up to the mid-size maps (shack.360, jump_edgebugtest), where the fast walk's pruning
+        // and order differ most from the reference's.
+        if portals.portals.len() > 600 {
             continue;
         }
         let fast = compute(&portals, true, None, &Options::default(), &NoProgress)
