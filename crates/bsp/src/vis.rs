@@ -96,18 +96,35 @@ impl VisRows {
         let size = count
             .checked_mul(row_len)
             .ok_or_else(|| Error::lump(VISIBILITY, base, format!("{n} clusters do not fit in memory")))?;
-        let mut pvs = vec![0u8; size];
-        let mut pas = vec![0u8; size];
         let word = |b: &[u8; 4]| match endian {
             Endian::Little => u32::from_le_bytes(*b),
             Endian::Big => u32::from_be_bytes(*b),
         };
-        if row_len > 0 {
-            let rows = pvs.chunks_exact_mut(row_len).zip(pas.chunks_exact_mut(row_len));
-            for ((pvs_row, pas_row), ofs) in rows.zip(offsets.as_chunks::<8>().0) {
-                let (w, _) = ofs.as_chunks::<4>();
-                decompress_row(data, word(&w[0]) as usize, pvs_row, base)?;
-                decompress_row(data, word(&w[1]) as usize, pas_row, base)?;
+        let offsets = offsets.as_chunks::<8>().0.iter().map(|ofs| {
+            let (w, _) = ofs.as_chunks::<4>();
+            (word(&w[0]) as usize, word(&w[1]) as usize)
+        });
+        // Real lumps decode to about their own size. Up to a generous multiple of it, zeroed
+        // buffers are allocated at once; past that (rows sharing offsets, or a hostile count),
+        // they grow row by row, so a damaged lump fails before claiming memory it cannot fill.
+        let (mut pvs, mut pas);
+        if size <= data.len().saturating_mul(64).saturating_add(1 << 16) {
+            (pvs, pas) = (vec![0u8; size], vec![0u8; size]);
+            if row_len > 0 {
+                let rows = pvs.chunks_exact_mut(row_len).zip(pas.chunks_exact_mut(row_len));
+                for ((pvs_row, pas_row), (a, b)) in rows.zip(offsets) {
+                    decompress_row(data, a, pvs_row, base)?;
+                    decompress_row(data, b, pas_row, base)?;
+                }
+            }
+        } else {
+            (pvs, pas) = (Vec::new(), Vec::new());
+            for (a, b) in offsets {
+                for (flat, start) in [(&mut pvs, a), (&mut pas, b)] {
+                    let at = flat.len();
+                    flat.resize(at + row_len, 0);
+                    decompress_row(data, start, &mut flat[at..], base)?;
+                }
             }
         }
         Ok(VisRows {
@@ -230,5 +247,34 @@ mod tests {
         assert_eq!(Visibility::parse(&bytes, Endian::Little, 0).unwrap(), vis);
         assert!(vis.can_see(3, 3) && !vis.can_see(3, 4));
         assert!(Visibility::parse(&bytes[..bytes.len() - 2], Endian::Little, 0).is_err());
+    }
+
+    #[test]
+    fn rows_sharing_offsets_and_hostile_counts() {
+        // 4096 clusters whose rows all share one compressed row (a zero run per 255 bytes):
+        // decodes to far more than the lump's size, through the row-by-row path.
+        let n = 4096u32;
+        let row_len = (n as usize).div_ceil(8);
+        let mut lump = Vec::new();
+        lump.extend_from_slice(&n.to_le_bytes());
+        let row_at = 4 + 8 * n;
+        for _ in 0..n {
+            lump.extend_from_slice(&row_at.to_le_bytes());
+            lump.extend_from_slice(&row_at.to_le_bytes());
+        }
+        let mut left = row_len;
+        while left > 0 {
+            let run = left.min(255);
+            lump.extend_from_slice(&[0, run as u8]);
+            left -= run;
+        }
+        let rows = VisRows::parse(&lump, Endian::Little, 0).unwrap();
+        assert_eq!(rows.pvs.len(), n as usize * row_len);
+        assert!(rows.pvs.iter().chain(&rows.pas).all(|&b| b == 0));
+        // The same count with offsets past the end: an error, found on the first row.
+        for b in &mut lump[4..4 + 8 * n as usize] {
+            *b = 0xff;
+        }
+        assert!(VisRows::parse(&lump, Endian::Little, 0).is_err());
     }
 }
