@@ -338,7 +338,9 @@ impl<'a> BspView<'a> {
     }
 
     /// About how many bytes [`BspView::from_file_in`] decodes into its arena for `file`: twice
-    /// the stored size of every lump it cannot view in place (records widen by at most 2x).
+    /// the stored size of every lump it cannot view in place (records widen by at most 2x),
+    /// capped at eight times the file's size (a damaged LZMA size does not ask for gigabytes;
+    /// the arena grows past the hint if it must).
     pub fn arena_hint(file: &BspFile<'_>) -> usize {
         const DECODED: [usize; 20] = [
             NODES,
@@ -378,7 +380,8 @@ impl<'a> BspView<'a> {
                     2 * len + 16
                 }
             })
-            .sum()
+            .fold(0usize, usize::saturating_add)
+            .min(file.data().len().saturating_mul(8))
     }
 
     /// Parses only the lumps `wanted` selects (the others stay empty).
