@@ -63,7 +63,12 @@ fn exercise(data: &[u8]) -> Result<(), Error> {
     let file = BspFile::parse(data)?;
     let doc = BspDocument::from_file(&file);
     let _ = doc.to_bytes();
-    let bsp = Bsp::from_file(&file)?;
+    // The view into an arena fails exactly where the owned parse does.
+    let arena = srcmap_bsp::Bump::with_capacity(srcmap_bsp::BspView::arena_hint(&file));
+    let in_arena = srcmap_bsp::BspView::from_file_in(&file, &arena).map(|_| ());
+    let bsp = Bsp::from_file(&file);
+    assert_eq!(in_arena.as_ref().err(), bsp.as_ref().err());
+    let bsp = bsp?;
     let _ = srcmap_bsp::check::check(&bsp);
     let _ = bsp.to_bytes();
     Ok(())
