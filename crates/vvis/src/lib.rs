@@ -243,8 +243,7 @@ pub fn vis_bsp(
     let vis_lump = vis.to_bytes(bsp.endian);
     report.vis_bytes = vis_lump.len();
     let mut doc = BspDocument::from_file(&file);
-    let version = doc.lumps[srcmap_bsp::lump::VISIBILITY].version;
-    doc.set_lump(srcmap_bsp::lump::VISIBILITY, vis_lump, version);
+    store_lump(&mut doc, srcmap_bsp::lump::VISIBILITY, vis_lump)?;
     // What vvis derives from the PVS: radial leaf flags, fog-volume tests, distance to water.
     let (old_leafs, old_water) = (bsp.leafs.clone(), bsp.leaf_min_dist_to_water.clone());
     if radius.is_some() {
@@ -261,11 +260,25 @@ pub fn vis_bsp(
         ),
     ] {
         if changed {
-            let version = doc.lumps[lump].version;
-            doc.set_lump(lump, bsp.lump_bytes(lump)?, version);
+            store_lump(&mut doc, lump, bsp.lump_bytes(lump)?)?;
         }
     }
     Ok((doc.to_bytes()?, report))
+}
+
+/// Replaces a lump with new uncompressed bytes, stored as the old one was: LZMA-compressed when
+/// the file had it compressed (as maps packed by bspzip have), plain otherwise. Keeps the version.
+fn store_lump(doc: &mut BspDocument<'_>, lump: usize, data: Vec<u8>) -> Result<(), VisError> {
+    let slot = &doc.lumps[lump];
+    let version = slot.version;
+    if slot.is_compressed() && !data.is_empty() {
+        let packed = srcmap_bsp::lzma::compress(&data)
+            .map_err(|message| srcmap_bsp::Error::Write { lump, message })?;
+        doc.set_lump_stored(lump, packed, version, data.len() as u32);
+    } else {
+        doc.set_lump(lump, data, version);
+    }
+    Ok(())
 }
 
 #[cfg(test)]

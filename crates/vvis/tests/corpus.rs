@@ -198,3 +198,50 @@ fn vvis_on_a_blanked_bsp_restores_valves_lump() {
         }
     }
 }
+
+#[test]
+fn lzma_lumps_are_written_back_compressed() {
+    let Some(paths) = corpus_bsps() else { return };
+    let mut checked = 0;
+    for path in paths {
+        let Some((bytes, bsp)) = with_vis(&path) else {
+            continue;
+        };
+        if tree::portals_from_bsp(&bsp).map_or(true, |p| p.portals.len() > 150) {
+            continue;
+        }
+        // The map as bspzip packs it: every lump that gets smaller LZMA-compressed.
+        let file = srcmap_bsp::BspFile::parse(&bytes).unwrap();
+        let mut doc = srcmap_bsp::BspDocument::from_file(&file);
+        doc.compress().unwrap();
+        let packed = doc.to_bytes().unwrap();
+        let vis_packed =
+            srcmap_bsp::BspFile::parse(&packed).unwrap().header.lumps[srcmap_bsp::lump::VISIBILITY];
+        if vis_packed.fourcc == 0 {
+            continue; // too small to gain from compression
+        }
+        let opts = Options::default();
+        let (plain_out, _) = srcmap_vvis::vis_bsp(&bytes, None, &opts, &NoProgress).unwrap();
+        let (packed_out, _) = srcmap_vvis::vis_bsp(&packed, None, &opts, &NoProgress).unwrap();
+        let out_file = srcmap_bsp::BspFile::parse(&packed_out).unwrap();
+        let entry = out_file.header.lumps[srcmap_bsp::lump::VISIBILITY];
+        assert_ne!(
+            entry.fourcc,
+            0,
+            "{}: visibility lump written uncompressed",
+            path.display()
+        );
+        // Same lump once decompressed, and the same PVS as from the plain file.
+        let plain_file = srcmap_bsp::BspFile::parse(&plain_out).unwrap();
+        assert_eq!(
+            out_file.lump(srcmap_bsp::lump::VISIBILITY).unwrap(),
+            plain_file.lump(srcmap_bsp::lump::VISIBILITY).unwrap(),
+            "{}",
+            path.display()
+        );
+        let (a, b) = (Bsp::parse(&packed_out).unwrap(), Bsp::parse(&plain_out).unwrap());
+        assert_eq!(a.visibility, b.visibility, "{}", path.display());
+        checked += 1;
+    }
+    assert!(checked > 0, "no corpus map with a compressible visibility lump");
+}
