@@ -107,12 +107,83 @@ pub fn sphere_directions(n: usize) -> Vec<Vec3> {
         .collect()
 }
 
+/// The 3D skybox cameras (`sky_camera` entities): a sun or sky ray that reaches the sky from
+/// outside the skybox continues from the matching point of the skybox (camera origin +
+/// position / scale), where the skybox's own geometry can still block it (VRAD's
+/// `TestLine_DoesHitSky` recursion).
+#[derive(Debug, Clone, Default)]
+pub struct Sky3d {
+    /// (origin, 1 / scale) per camera.
+    cameras: Vec<(Vec3, f32)>,
+    tree: crate::output::Tree,
+    /// Per leaf: it lies in an area with a camera (the skybox itself: no recursion).
+    in_skybox: Vec<bool>,
+}
+
+impl Sky3d {
+    /// `None` without a `sky_camera` of positive scale.
+    pub fn new(bsp: &srcmap_bsp::Bsp) -> Option<Sky3d> {
+        let mut cameras = Vec::new();
+        let mut camera_areas = Vec::new();
+        for e in &bsp.entities {
+            if !e
+                .classname()
+                .is_some_and(|c| c.eq_ignore_ascii_case("sky_camera"))
+            {
+                continue;
+            }
+            let scale: f32 = e.get("scale").and_then(|v| v.trim().parse().ok()).unwrap_or(0.0);
+            if scale <= 0.0 {
+                continue;
+            }
+            let v: Vec<f32> = e
+                .get("origin")
+                .unwrap_or("")
+                .split_whitespace()
+                .filter_map(|t| t.parse().ok())
+                .collect();
+            let origin = Vec3::new(
+                v.first().copied().unwrap_or(0.0),
+                v.get(1).copied().unwrap_or(0.0),
+                v.get(2).copied().unwrap_or(0.0),
+            );
+            if let Some(leaf) = crate::output::point_leaf(bsp, origin) {
+                camera_areas.push(bsp.leafs[leaf].area(bsp.version));
+            }
+            cameras.push((origin, 1.0 / scale));
+        }
+        if cameras.is_empty() {
+            return None;
+        }
+        Some(Sky3d {
+            cameras,
+            tree: crate::output::Tree::new(bsp),
+            in_skybox: bsp
+                .leafs
+                .iter()
+                .map(|l| camera_areas.contains(&l.area(bsp.version)))
+                .collect(),
+        })
+    }
+}
+
 /// Whether a ray toward the sky gets there: the nearest hit is a sky face, or nothing (VRAD
-/// counts a miss as sky too).
-fn reaches_sky(scene: &dyn Tracer, pos: Vec3, dir: Vec3) -> bool {
-    match scene.closest(pos.to_array(), dir.to_array(), MAX_TRACE) {
+/// counts a miss as sky too); through the 3D skybox when there is one.
+fn reaches_sky(scene: &dyn Tracer, sky3d: Option<&Sky3d>, pos: Vec3, dir: Vec3) -> bool {
+    let open = |from: Vec3| match scene.closest(from.to_array(), dir.to_array(), MAX_TRACE) {
         Some(hit) => hit.payload & SKY != 0,
         None => true,
+    };
+    if !open(pos) {
+        return false;
+    }
+    let Some(sky) = sky3d else { return true };
+    match sky.tree.leaf_at(pos) {
+        Some(leaf) if !sky.in_skybox.get(leaf).copied().unwrap_or(true) => sky
+            .cameras
+            .iter()
+            .all(|&(origin, world_to_sky)| open(origin + pos * world_to_sky)),
+        _ => true,
     }
 }
 
@@ -121,6 +192,21 @@ fn reaches_sky(scene: &dyn Tracer, pos: Vec3, dir: Vec3) -> bool {
 /// `rays` counts traced rays.
 pub fn gather(
     scene: &dyn Tracer,
+    light: &Light,
+    pos: Vec3,
+    normals: &[Vec3],
+    sky_dirs: &[Vec3],
+    rays: &mut u64,
+    out: &mut [f32; 4],
+) -> bool {
+    gather_sky3d(scene, None, light, pos, normals, sky_dirs, rays, out)
+}
+
+/// [`gather`] with sun and sky rays continued through the 3D skybox.
+#[allow(clippy::too_many_arguments)]
+pub fn gather_sky3d(
+    scene: &dyn Tracer,
+    sky3d: Option<&Sky3d>,
     light: &Light,
     pos: Vec3,
     normals: &[Vec3],
@@ -137,7 +223,7 @@ pub fn gather(
                 return false;
             }
             *rays += 1;
-            if !reaches_sky(scene, pos, -light.normal) {
+            if !reaches_sky(scene, sky3d, pos, -light.normal) {
                 return false;
             }
             out[0] = dot;
@@ -168,7 +254,7 @@ pub fn gather(
                     }
                 }
                 *rays += 1;
-                if reaches_sky(scene, pos, d) {
+                if reaches_sky(scene, sky3d, pos, d) {
                     for i in 0..normals.len() {
                         amount[i] += dots[i];
                     }
@@ -383,8 +469,9 @@ fn light_face(
                 let b = bump_normals(face.texture_vecs, samples.normal[l]);
                 normals[1..4].copy_from_slice(&b);
             }
-            if !gather(
+            if !gather_sky3d(
                 &world.occluders,
+                world.sky3d.as_ref(),
                 light,
                 samples.pos[l],
                 &normals[..bump_count],
@@ -500,8 +587,9 @@ fn supersample_edges(
                 if !world.sees(light, light_cluster, cluster) {
                     continue;
                 }
-                if !gather(
+                if !gather_sky3d(
                     &world.occluders,
+                    world.sky3d.as_ref(),
                     light,
                     pos,
                     &normals[..bump_count],
@@ -527,5 +615,55 @@ fn supersample_edges(
                 }
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use srcmap_trace::SceneBuilder;
+
+    #[test]
+    fn sky_rays_continue_through_the_3d_skybox() {
+        // One leaf (outside the skybox), sky overhead everywhere at z = 500, and in the
+        // skybox (camera at x = 1000, scale 16) a small roof over the camera point.
+        let mut bsp = srcmap_bsp::Bsp::new(20);
+        bsp.leafs.push(srcmap_bsp::Leaf::default());
+        bsp.models.push(srcmap_bsp::Model {
+            head_node: -1,
+            ..Default::default()
+        });
+        let sky3d = Sky3d {
+            cameras: vec![(Vec3::new(1000.0, 0.0, 0.0), 1.0 / 16.0)],
+            tree: crate::output::Tree::new(&bsp),
+            in_skybox: vec![false],
+        };
+        let mut b = SceneBuilder::new();
+        let quad = |b: &mut SceneBuilder, c: Vec3, r: f32, payload: u32| {
+            b.add_polygon(
+                &[
+                    (c + Vec3::new(-r, -r, 0.0)).to_array(),
+                    (c + Vec3::new(r, -r, 0.0)).to_array(),
+                    (c + Vec3::new(r, r, 0.0)).to_array(),
+                    (c + Vec3::new(-r, r, 0.0)).to_array(),
+                ],
+                payload,
+            )
+        };
+        quad(&mut b, Vec3::new(0.0, 0.0, 500.0), 5000.0, SKY);
+        quad(&mut b, Vec3::new(1000.0, 0.0, 20.0), 10.0, 0);
+        let scene = b.build();
+        let up = Vec3::Z;
+        // World point (0, 0, 0) maps to the camera point, under the skybox roof.
+        assert!(reaches_sky(&scene, None, Vec3::ZERO, up));
+        assert!(!reaches_sky(&scene, Some(&sky3d), Vec3::ZERO, up));
+        // (1600, 0, 0) maps to x = 1100, clear of it.
+        assert!(reaches_sky(&scene, Some(&sky3d), Vec3::new(1600.0, 0.0, 0.0), up));
+        // A point inside the skybox area does not recurse.
+        let inside = Sky3d {
+            in_skybox: vec![true],
+            ..sky3d.clone()
+        };
+        assert!(reaches_sky(&scene, Some(&inside), Vec3::ZERO, up));
     }
 }

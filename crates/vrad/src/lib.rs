@@ -18,7 +18,8 @@
 //! 3. direct light with shadows traced through a BVH ([`scene`], `srcmap-trace`) of the
 //!    world's opaque brushes (`MASK_OPAQUE`; sky and displacement sides left out, as VRAD),
 //!    displacements and `vrad_brush_cast_shadows` brush entities; sun and sky ambient count
-//!    where a ray reaches a sky face; point, spot and surface lights only reach clusters in
+//!    where a ray reaches a sky face (continued through the 3D skybox of a `sky_camera`, whose
+//!    geometry can still block it); point, spot and surface lights only reach clusters in
 //!    their PVS; luxels on a sharp change are re-lit from four sub-samples (VRAD's
 //!    supersampling; not with `-fast`);
 //! 4. bounced light by gathering ([`bounce`]): cosine-weighted rays from a grid of points
@@ -34,7 +35,7 @@
 //!
 //! Not modelled: static-prop shadows and `forcetextureshadow`/`noshadow` (they concern
 //! static props; no model files), texture-light contributions added straight into ambient
-//! cubes, phong smoothing, the 3D-skybox recursion of sky rays.
+//! cubes, phong smoothing.
 //!
 //! ```no_run
 //! let bytes = std::fs::read("map.bsp").unwrap();
@@ -245,6 +246,8 @@ pub(crate) struct World {
     /// Decoded PVS rows (empty without visibility data) and each leaf's cluster, for culling.
     pub pvs: Option<srcmap_bsp::Visibility>,
     pub tree: output::Tree,
+    /// The 3D skybox, when the map has a `sky_camera`.
+    pub sky3d: Option<direct::Sky3d>,
 }
 
 impl World {
@@ -332,6 +335,7 @@ fn light_bsp_inner(bsp: &mut Bsp, options: &Options, progress: &dyn Progress) ->
         surfaces,
         pvs: bsp.visibility.clone(),
         tree,
+        sky3d: direct::Sky3d::new(bsp),
     };
     report.lit_faces = world.faces.iter().filter(|f| f.lit).count();
     report.luxels = world
