@@ -251,6 +251,8 @@ fn tokenize_entities(bytes: &[u8], lump: usize, base: u64) -> Result<(Vec<[u32; 
             b'{' => i += 1,
             b'}' => return Err(Error::lump(lump, base + i as u64, "'}' outside an entity")),
             _ => {
+                // A token out of place (an unterminated quote is reported as such first).
+                entity_token(bytes, &mut i.clone(), lump, base)?;
                 return Err(Error::lump(lump, base + i as u64, "key/value outside an entity"));
             }
         }
@@ -742,6 +744,27 @@ impl PhysDisp {
 #[cfg(test)]
 mod entity_tests {
     use super::*;
+
+    #[test]
+    fn malformed_text_errors() {
+        let cases: [(&[u8], &str, u64); 6] = [
+            (b"{ \"a\" \"b\" } \"c", "unterminated quoted string", 12),
+            (b"{ \"a\" \"b\" } c", "key/value outside an entity", 12),
+            (b"}", "'}' outside an entity", 0),
+            (b"{ \"a\" { }", "'{' inside an entity", 6),
+            (b"{ \"a\" \"b\"", "entity lump ends inside an entity", 9),
+            (b"{ \"a", "unterminated quoted string", 2),
+        ];
+        for (text, message, offset) in cases {
+            let err = Entities::parse(Cow::Borrowed(text), 0, 100).unwrap_err();
+            let shown = err.to_string();
+            assert!(shown.contains(message), "{shown}");
+            assert_eq!(err.offset(), Some(100 + offset), "{shown}");
+        }
+        // Braces as values are empty bare values.
+        let e = Entities::parse(Cow::Borrowed(b"{ \"a\" }"), 0, 0).unwrap();
+        assert_eq!(e.get(0).unwrap().pairs().collect::<Vec<_>>(), [("a", "")]);
+    }
 
     #[test]
     fn tokens_of_every_length() {
