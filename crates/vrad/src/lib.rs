@@ -405,6 +405,7 @@ fn light_bsp_inner(bsp: &mut Bsp, options: &Options, progress: &dyn Progress) ->
     let pairs: Vec<(&TexLights, Range)> = tex_sets.iter().zip(ranges.iter().copied()).collect();
     let surface = texlights::surface_lights(bsp, &world.faces, &pairs, options.quality != Quality::Fast);
     report.surface_lights = surface.first().map_or(0, |s| s.len());
+    texlights::mark_light_texinfos(bsp, &pairs);
     for (lights, extra) in light_sets.iter_mut().zip(surface) {
         lights.extend(extra);
     }

@@ -365,6 +365,44 @@ pub fn surface_lights(
     out
 }
 
+/// `SURF_LIGHT`: the texinfo of a face that emits light.
+pub const SURF_LIGHT: i32 = 0x1;
+
+/// Sets `SURF_LIGHT` on the texinfo of every face whose material emits in any of `sets`, as
+/// VRAD's `MakePatchForFace` does (the flag is written back with the texinfo lump). Returns
+/// the number of texinfos newly flagged.
+pub fn mark_light_texinfos(bsp: &mut Bsp, sets: &[(&TexLights, Range)]) -> usize {
+    if sets.iter().all(|(t, _)| t.is_empty()) {
+        return 0;
+    }
+    let mut mark = vec![false; bsp.texinfo.len()];
+    for face in &bsp.faces {
+        let Ok(ti) = usize::try_from(face.texinfo) else {
+            continue;
+        };
+        let Some(td) = bsp.texinfo.get(ti).and_then(|t| usize::try_from(t.texdata).ok()) else {
+            continue;
+        };
+        let Some(name) = bsp.texdata_name(td) else {
+            continue;
+        };
+        if sets.iter().any(|(t, range)| {
+            t.get(name, *range)
+                .is_some_and(|v| (v.x + v.y + v.z) / 3.0 >= THRESHOLD)
+        }) {
+            mark[ti] = true;
+        }
+    }
+    let mut n = 0;
+    for (ti, m) in bsp.texinfo.iter_mut().zip(mark) {
+        if m && ti.flags & SURF_LIGHT == 0 {
+            ti.flags |= SURF_LIGHT;
+            n += 1;
+        }
+    }
+    n
+}
+
 /// Texture-light values recovered from the `emit_surface` world lights a compiler already
 /// wrote into `bsp` (`range` picks the LDR or HDR lump): each light is matched to the face
 /// it lies on, the intensities on each face are summed, and the face's texel area turns the

@@ -573,6 +573,9 @@ fn a_texture_light_lights_the_floor_below_it_and_survives_a_relight_without_ligh
         // VRAD's IsLeafAmbientSurfaceLight: flagged DWL_FLAGS_INAMBIENTCUBE.
         assert_eq!(w.flags, 1);
     }
+    // The panel's texinfo is flagged SURF_LIGHT (as VRAD writes it); the floor's is not.
+    assert_eq!(bsp.texinfo[1].flags & 1, 1);
+    assert_eq!(bsp.texinfo[0].flags & 1, 0);
     let lit = bsp.face_lighting(0, false).unwrap();
     let style0: Vec<f32> = lit.styles[0].iter().map(|c| luminance(*c)).collect();
     // Luxel (8, 8) is the floor's centre (128, 128), straight under the panel: each patch at
