@@ -105,18 +105,20 @@ pub fn run(cmd: MaterialsCommand) -> anyhow::Result<()> {
             json,
         } => {
             let resolver = resolver(game.as_deref(), materials.as_deref())?;
-            let conflicts = match materials.as_deref() {
-                Some(path) => {
-                    let key = srcmap_materials::normalise_name(&name);
-                    load_table(path)?
-                        .1
-                        .conflicts
-                        .into_iter()
+            let key = srcmap_materials::normalise_name(&name);
+            let table = materials.as_deref().map(load_table).transpose()?;
+            let conflicts: Vec<_> = table
+                .as_ref()
+                .map(|(_, t)| {
+                    t.conflicts
+                        .iter()
                         .filter(|c| c.material == key)
+                        .cloned()
                         .collect()
-                }
-                None => Vec::new(),
-            };
+                })
+                .unwrap_or_default();
+            // Texture light: the table's emit fact (lights.rad files are vrad's, not shown here).
+            let emit = table.as_ref().and_then(|(_, t)| t.get(&key)).and_then(|e| e.emit);
             let r = resolver.resolve(&name);
             let contents = flags::names(r.facts.contents, flags::CONTENTS_NAMES);
             let surface = flags::names(r.facts.surface_flags, flags::SURF_NAMES);
@@ -131,6 +133,7 @@ pub fn run(cmd: MaterialsCommand) -> anyhow::Result<()> {
                     "height": r.facts.height,
                     "reflectivity": r.facts.reflectivity,
                     "size_from": r.size_from.to_string(),
+                    "emit": emit,
                     "warnings": resolver.warnings(),
                     "conflicts": conflicts,
                 }));
@@ -149,6 +152,9 @@ pub fn run(cmd: MaterialsCommand) -> anyhow::Result<()> {
                 "  size          {}x{}, reflectivity {:?}  [from {}]",
                 r.facts.width, r.facts.height, r.facts.reflectivity, r.size_from
             );
+            if let Some(e) = emit {
+                println!("  texture light {e:?}  [from the material table]");
+            }
             for c in &conflicts {
                 let values: Vec<String> = c
                     .values
