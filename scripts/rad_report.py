@@ -7,10 +7,10 @@ RELIGHT is `target/release/examples/relight` (cargo build --release -p srcmap-vr
 For each map: Valve's LDR lighting lump is zeroed in a copy (the judge's setup), the copy is
 relit, and the judge (/work/shared/judge/compare_rad.py, or the same computation inline) gives
 Pearson r of per-face mean luminance and the median ratio; we add the luxel-by-luxel relative
-error inside faces of equal size, the ambient-cube correlation, time and rays/s.
+error inside faces of equal size, the ambient-cube correlation, time (wall and CPU) and rays/s.
 With --png, writes OUT/NAME.png: Valve's lightmap atlas (left) beside ours (right).
 """
-import argparse, csv, json, os, statistics, struct, subprocess, sys, zlib
+import argparse, csv, json, os, resource, statistics, struct, subprocess, sys, zlib
 
 JUDGE = os.environ.get('SRCMAP_JUDGE', '/work/shared/judge')
 sys.path.insert(0, JUDGE)
@@ -155,13 +155,17 @@ def main():
         for mode in args.modes.split(','):
             out = os.path.join(args.out, f'{name}.{mode}.bsp')
             cmd = [args.bin, src, out] + ([f'-{mode}'] if mode != 'normal' else [])
+            before = resource.getrusage(resource.RUSAGE_CHILDREN)
             p = subprocess.run(cmd, capture_output=True, text=True)
+            after = resource.getrusage(resource.RUSAGE_CHILDREN)
+            # CPU seconds (user + system): steadier than wall time on a shared machine.
+            cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
             if p.returncode != 0:
                 res[mode] = dict(error=p.stderr.strip()[-300:])
                 continue
             run = json.loads(p.stdout.strip().splitlines()[-1])
             lit = open(out, 'rb').read()
-            res[mode] = dict(seconds=run['seconds'], luxels=run['luxels'], rays=run['rays'],
+            res[mode] = dict(seconds=run['seconds'], cpu_seconds=round(cpu, 2), luxels=run['luxels'], rays=run['rays'],
                              mrays_per_s=run['mrays_per_s'], **compare(lit, d))
             every = compare(lit, d, all_styles=True)
             res[mode]['all_styles'] = dict(faces=every['faces'], r=every['r'], median_ratio=every['median_ratio'])
