@@ -3,10 +3,10 @@
 
 use std::collections::HashMap;
 
+use srcmap_bsp::{Area, AreaPortal};
 use srcmap_geom::{DVec3, Plane};
 
 use crate::brush::Brush;
-use crate::bspdata::{DArea, DAreaPortal};
 use crate::contents::*;
 use crate::diag::{Diagnostic, Where};
 use crate::portals::Portals;
@@ -24,8 +24,8 @@ struct PortalEnt {
 pub struct Areas {
     /// Area of each tree node (leaves only; 0 = none).
     pub of_node: Vec<u32>,
-    pub areas: Vec<DArea>,
-    pub portals: Vec<DAreaPortal>,
+    pub areas: Vec<Area>,
+    pub portals: Vec<AreaPortal>,
     pub clip_verts: Vec<[f32; 3]>,
 }
 
@@ -125,8 +125,8 @@ pub fn flood_areas(
     }
     let _ = brushes;
     // Records: area 0 is "no area", area portal 0 is unused.
-    let mut areas = vec![DArea::default()];
-    let mut out_portals = vec![DAreaPortal::default()];
+    let mut areas = vec![Area::default()];
+    let mut out_portals = vec![AreaPortal::default()];
     let mut clip_verts = Vec::new();
     let mut list: Vec<&PortalEnt> = ents.values().filter(|e| e.areas[1] != 0).collect();
     list.sort_by_key(|e| e.number);
@@ -138,19 +138,19 @@ pub fn flood_areas(
                     continue;
                 }
                 let (verts, plane) = clip_polygon(portals, &e.leading[side]);
-                out_portals.push(DAreaPortal {
-                    key: e.number as u16,
-                    other_area: e.areas[1 - side] as u16,
-                    first_clip_vert: clip_verts.len() as u16,
-                    num_clip_verts: verts.len() as u16,
+                out_portals.push(AreaPortal {
+                    portal_key: e.number,
+                    other_area: e.areas[1 - side],
+                    first_clip_portal_vert: clip_verts.len() as u32,
+                    num_clip_portal_verts: verts.len() as u32,
                     plane: plane.and_then(|p| plane_of(&p)).map(|p| p as i32).unwrap_or(0),
                 });
                 clip_verts.extend(verts.iter().map(|v| [v.x as f32, v.y as f32, v.z as f32]));
             }
         }
-        areas.push(DArea {
-            num_portals: (out_portals.len() - first) as i32,
-            first_portal: first as i32,
+        areas.push(Area {
+            num_area_portals: (out_portals.len() - first) as i32,
+            first_area_portal: first as i32,
         });
     }
     Areas {

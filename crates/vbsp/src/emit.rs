@@ -3,10 +3,11 @@
 
 use std::collections::HashMap;
 
+use srcmap_bsp as bsp;
 use srcmap_geom::{DVec3, PlaneSet};
 
 use crate::brush::Brush;
-use crate::bspdata::*;
+use crate::bspdata::BspData;
 use crate::contents::*;
 use crate::diag::CompileError;
 use crate::faces::Face;
@@ -85,20 +86,21 @@ pub struct ModelIn<'a> {
     pub clusters: Option<&'a Clusters>,
 }
 
-pub fn entity_lump(ents: &[Ent]) -> String {
-    let mut out = String::new();
-    for e in ents {
-        out.push_str("{\n");
-        for (k, v) in &e.keyvalues {
-            out.push_str(&format!("\"{k}\" \"{v}\"\n"));
-        }
-        out.push_str("}\n");
-    }
-    out
+pub fn entity_lump(ents: &[Ent]) -> Vec<bsp::Entity> {
+    ents.iter()
+        .map(|e| bsp::Entity {
+            pairs: e.keyvalues.clone(),
+        })
+        .collect()
 }
 
-fn clamp16(v: f64) -> i16 {
-    v.clamp(-32768.0, 32767.0) as i16
+/// Node and leaf bounds as stored: shorts, rounded outwards and clamped.
+fn bounds16(b: &srcmap_geom::Bounds) -> ([f32; 3], [f32; 3]) {
+    let short = |v: f64| v.clamp(-32768.0, 32767.0) as i16 as f32;
+    (
+        [b.mins.x, b.mins.y, b.mins.z].map(|v| short(v.floor())),
+        [b.maxs.x, b.maxs.y, b.maxs.z].map(|v| short(v.ceil())),
+    )
 }
 
 struct Welder {
@@ -221,7 +223,7 @@ fn weld_and_fix(all: &[&Face]) -> (Vec<DVec3>, Vec<Vec<u32>>) {
 }
 
 struct Emitter<'a> {
-    out: BspData,
+    out: bsp::Bsp,
     planes: &'a PlaneSet,
     edge_map: HashMap<(u32, u32), i32>,
     /// Leaves of the model being emitted, waiting for their face lists.
@@ -235,12 +237,12 @@ pub fn emit(
     brushes: &[Brush],
     tex: &Texinfos,
     models: Vec<ModelIn<'_>>,
-    entities: String,
+    entities: Vec<bsp::Entity>,
     num_clusters: usize,
     areas: crate::areas::Areas,
 ) -> Result<BspData, CompileError> {
     let mut e = Emitter {
-        out: BspData::default(),
+        out: bsp::Bsp::new(20),
         planes,
         edge_map: HashMap::new(),
         leaf_nodes: Vec::new(),
@@ -253,7 +255,7 @@ pub fn emit(
         .planes()
         .iter()
         .enumerate()
-        .map(|(i, p)| DPlane {
+        .map(|(i, p)| bsp::Plane {
             normal: [p.normal.x as f32, p.normal.y as f32, p.normal.z as f32],
             dist: p.dist as f32,
             kind: planes.plane_type(srcmap_geom::PlaneId(i as u32)) as i32,
@@ -263,30 +265,35 @@ pub fn emit(
     check_limit("texdata", tex.texdata.len(), 2048)?;
     o.texinfo = tex.list.clone();
     o.texdata = tex.texdata.clone();
-    o.texdata_strings = tex.strings.clone();
+    for (i, name) in tex.strings.iter().enumerate() {
+        let id = o.add_texdata_name(name);
+        // Texinfos already merged names differing only in case: ids are string indices.
+        debug_assert_eq!(id as usize, i);
+    }
     for b in brushes {
-        o.brushes.push(DBrush {
+        o.brushes.push(bsp::Brush {
             first_side: o.brush_sides.len() as i32,
             num_sides: b.sides.len() as i32,
             contents: b.contents as i32,
         });
         for s in &b.sides {
-            o.brush_sides.push(DBrushSide {
-                plane: s.plane.0 as u16,
-                texinfo: s.texinfo as i16,
+            o.brush_sides.push(bsp::BrushSide {
+                plane: s.plane.0,
+                texinfo: s.texinfo as i32,
                 dispinfo: 0,
-                bevel: s.bevel as u8,
+                bevel: s.bevel as u16,
+                pad: 0,
             });
         }
     }
     check_limit("brush sides", o.brush_sides.len(), 65536)?;
     // Edge 0 is never used: a surfedge of 0 could not say which way it runs.
-    o.edges.push([0, 0]);
+    o.edges.push(bsp::Edge([0, 0]));
     // Leaf 0 is the shared solid leaf.
-    o.leafs.push(DLeaf {
+    o.leafs.push(bsp::Leaf {
         contents: CONTENTS_SOLID as i32,
         cluster: -1,
-        water_data: -1,
+        leaf_water_data: -1,
         ..Default::default()
     });
     check_limit("areas", areas.areas.len(), 256)?;
@@ -355,7 +362,7 @@ pub fn emit(
             bounds = m.tree.bounds;
         }
         let head_node = if head >= 0 { head } else { e.wrap_leaf(head) };
-        e.out.models.push(DModel {
+        e.out.models.push(bsp::Model {
             mins: [bounds.mins.x as f32, bounds.mins.y as f32, bounds.mins.z as f32],
             maxs: [bounds.maxs.x as f32, bounds.maxs.y as f32, bounds.maxs.z as f32],
             origin: [0.0; 3],
@@ -365,11 +372,13 @@ pub fn emit(
         });
     }
     let o = &mut e.out;
-    o.orig_faces = o.faces.clone();
+    o.original_faces = o.faces.clone();
     for (i, f) in o.faces.iter_mut().enumerate() {
         f.orig_face = i as i32;
     }
     o.visibility = all_visible(num_clusters);
+    // No water is measured here: every leaf gets the lump's entry, zero.
+    o.leaf_min_dist_to_water = vec![0; o.leafs.len()];
     check_limit("faces", o.faces.len(), 65536)?;
     check_limit("nodes", o.nodes.len(), 65536)?;
     check_limit("leafs", o.leafs.len(), 65536)?;
@@ -378,28 +387,25 @@ pub fn emit(
     check_limit("leaf faces", o.leaf_faces.len(), 65536)?;
     check_limit("leaf brushes", o.leaf_brushes.len(), 65536)?;
     check_limit("models", o.models.len(), 1024)?;
-    Ok(e.out)
+    Ok(BspData(e.out))
 }
 
-/// A visibility lump in which every cluster sees and hears every other (until vis runs):
-/// all rows share one run of set bits.
-fn all_visible(n: usize) -> Vec<u8> {
+/// Visibility in which every cluster sees and hears every other (until vis runs).
+fn all_visible(n: usize) -> Option<bsp::Visibility> {
     if n == 0 {
-        return Vec::new();
+        return None;
     }
-    let mut out = Vec::new();
-    out.extend_from_slice(&(n as i32).to_le_bytes());
-    let row_at = (4 + n * 8) as i32;
-    for _ in 0..n {
-        out.extend_from_slice(&row_at.to_le_bytes());
-        out.extend_from_slice(&row_at.to_le_bytes());
-    }
-    let bytes = n.div_ceil(8);
-    for i in 0..bytes {
-        let bits = (n - i * 8).min(8);
-        out.push(if bits == 8 { 0xff } else { (1u8 << bits) - 1 });
-    }
-    out
+    let row: Vec<u8> = (0..n.div_ceil(8))
+        .map(|i| {
+            let bits = (n - i * 8).min(8);
+            if bits == 8 { 0xff } else { (1u8 << bits) - 1 }
+        })
+        .collect();
+    Some(bsp::Visibility {
+        num_clusters: n as u32,
+        pvs: vec![row.clone(); n],
+        pas: vec![row; n],
+    })
 }
 
 impl Emitter<'_> {
@@ -419,19 +425,11 @@ impl Emitter<'_> {
             return Ok(self.emit_leaf(m, n, solid));
         }
         let idx = self.out.nodes.len();
-        let b = node.bounds;
-        self.out.nodes.push(DNode {
+        let (mins, maxs) = bounds16(&node.bounds);
+        self.out.nodes.push(bsp::Node {
             plane: node.plane.map(|p| p.0 as i32).unwrap_or(0),
-            mins: [
-                clamp16(b.mins.x.floor()),
-                clamp16(b.mins.y.floor()),
-                clamp16(b.mins.z.floor()),
-            ],
-            maxs: [
-                clamp16(b.maxs.x.ceil()),
-                clamp16(b.maxs.y.ceil()),
-                clamp16(b.maxs.z.ceil()),
-            ],
+            mins,
+            maxs,
             ..Default::default()
         });
         let first = self.out.faces.len();
@@ -446,8 +444,8 @@ impl Emitter<'_> {
             }
         }
         let count = self.out.faces.len() - first;
-        self.out.nodes[idx].first_face = first as u16;
-        self.out.nodes[idx].num_faces = count as u16;
+        self.out.nodes[idx].first_face = first as u32;
+        self.out.nodes[idx].num_faces = count as u32;
         let c0 = self.emit_node(m, node.children[0], solid, by_node, polys, tex, leaf_faces)?;
         let c1 = self.emit_node(m, node.children[1], solid, by_node, polys, tex, leaf_faces)?;
         self.out.nodes[idx].children = [c0, c1];
@@ -476,30 +474,21 @@ impl Emitter<'_> {
             node.contents
         };
         let cluster = m.clusters.map(|c| c.of_node[n.idx()]).unwrap_or(-1);
-        let b = node.bounds;
+        let (mins, maxs) = bounds16(&node.bounds);
         let first_brush = self.out.leaf_brushes.len();
-        self.out.leaf_brushes.extend(brush_list.iter().map(|&b| b as u16));
-        let leaf = DLeaf {
+        self.out.leaf_brushes.extend(&brush_list);
+        let area = self.leaf_area.get(n.idx()).copied().unwrap_or(0);
+        let leaf = bsp::Leaf {
             contents: contents as i32,
-            cluster: cluster as i16,
-            area: self.leaf_area.get(n.idx()).copied().unwrap_or(0) as u16,
-            // Valve assumes every leaf sees the sky until vrad knows better.
-            flags: 1,
-            mins: [
-                clamp16(b.mins.x.floor()),
-                clamp16(b.mins.y.floor()),
-                clamp16(b.mins.z.floor()),
-            ],
-            maxs: [
-                clamp16(b.maxs.x.ceil()),
-                clamp16(b.maxs.y.ceil()),
-                clamp16(b.maxs.z.ceil()),
-            ],
-            first_leaf_face: 0,
-            num_leaf_faces: 0,
-            first_leaf_brush: first_brush as u16,
-            num_leaf_brushes: brush_list.len() as u16,
-            water_data: -1,
+            cluster,
+            // Valve assumes every leaf sees the sky (flag 1) until vrad knows better.
+            area_flags: bsp::Leaf::pack_area_flags(area, 1),
+            mins,
+            maxs,
+            first_leaf_brush: first_brush as u32,
+            num_leaf_brushes: brush_list.len() as u32,
+            leaf_water_data: -1,
+            ..Default::default()
         };
         let idx = self.out.leafs.len();
         self.out.leafs.push(leaf);
@@ -515,16 +504,16 @@ impl Emitter<'_> {
             list.sort_unstable();
             list.dedup();
             let _ = m;
-            self.out.leafs[idx].first_leaf_face = self.out.leaf_faces.len() as u16;
-            self.out.leafs[idx].num_leaf_faces = list.len() as u16;
-            self.out.leaf_faces.extend(list.iter().map(|&f| f as u16));
+            self.out.leafs[idx].first_leaf_face = self.out.leaf_faces.len() as u32;
+            self.out.leafs[idx].num_leaf_faces = list.len() as u32;
+            self.out.leaf_faces.extend(&list);
         }
     }
 
     /// The world's head must be a node; a tree that is a single leaf gets a node above it.
     fn wrap_leaf(&mut self, leaf_ref: i32) -> i32 {
         let idx = self.out.nodes.len();
-        self.out.nodes.push(DNode {
+        self.out.nodes.push(bsp::Node {
             plane: 0,
             children: [leaf_ref, leaf_ref],
             ..Default::default()
@@ -545,7 +534,7 @@ impl Emitter<'_> {
                 Some(e) => -e,
                 None => {
                     let e = self.out.edges.len() as i32;
-                    self.out.edges.push([a as u16, b as u16]);
+                    self.out.edges.push(bsp::Edge([a, b]));
                     self.edge_map.insert((a, b), e);
                     e
                 }
@@ -575,27 +564,27 @@ impl Emitter<'_> {
         }
         let lit = flags & (SURF_NOLIGHT | SURF_SKY) == 0;
         let idx = self.out.faces.len() as u32;
-        self.out.faces.push(DFace {
+        self.out.faces.push(bsp::Face {
             // Valve stores the face's own plane (either twin) and its parity.
-            plane: f.plane.0 as u16,
+            plane: f.plane.0,
             side: f.plane.is_flipped() as u8,
             on_node: on_node as u8,
             first_edge,
-            num_edges: poly.len() as i16,
-            texinfo: f.texinfo as i16,
+            num_edges: poly.len() as i32,
+            texinfo: f.texinfo as i32,
             dispinfo: -1,
-            fog_volume: -1,
+            surface_fog_volume_id: -1,
             styles: if lit { [0, 255, 255, 255] } else { [255; 4] },
             light_offset: -1,
             area: f.winding.area() as f32,
             lightmap_mins: mins,
             lightmap_size: if lit { size } else { [0, 0] },
-            orig_face: 0,
-            smoothing_groups: 0,
+            ..Default::default()
         });
+        // The lump holds shorts: larger Hammer ids are clamped.
         self.out
             .face_ids
-            .push(f.hammer_id.clamp(0, u16::MAX as i64) as u16);
+            .push(f.hammer_id.clamp(0, u16::MAX as i64) as u32);
         let _ = self.planes;
         Some(idx)
     }

@@ -3,8 +3,8 @@
 //! [`compile`] is a function from data to data: a [`MapInput`] (entities with brushes as
 //! numbers, see [`input`]; [`input_from_vmf`] adapts the VMF crate's typed view and
 //! [`instances::collapse`] merges `func_instance` files) and [`Options`] in, an [`Output`]
-//! (the BSP's records as [`BspData`], the portal file's text, diagnostics naming VMF ids)
-//! out, or a [`CompileError`] (a leak with its pointfile, an overflowed limit).
+//! (the BSP as srcmap-bsp's records in a [`BspData`], the portal file's text, diagnostics
+//! naming VMF ids) out, or a [`CompileError`] (a leak with its pointfile, an overflowed limit).
 //!
 //! The pipeline follows Valve's VBSP:
 //! 1. planes from side points (snapped, deduplicated) and brushes with Valve's contents
@@ -40,10 +40,11 @@ pub mod tree;
 
 use std::collections::HashMap;
 
+use srcmap_bsp::{TexData, TexInfo};
 use srcmap_geom::{Bounds, DVec3, PlaneSet};
 
 pub use brush::{Brush, BrushSide};
-pub use bspdata::{BspData, DFace, DLeaf, DModel, DNode, DPlane, DTexinfo, lump};
+pub use bspdata::BspData;
 pub use contents::{MaterialFacts, Resolver};
 pub use diag::{CompileError, Diagnostic, Severity, Where};
 pub use from_vmf::{entity_from_vmf, input_from_vmf};
@@ -132,9 +133,9 @@ struct Ent {
 }
 
 pub(crate) struct Texinfos {
-    pub list: Vec<DTexinfo>,
+    pub list: Vec<TexInfo>,
     map: HashMap<[u32; 18], u32>,
-    pub texdata: Vec<bspdata::DTexdata>,
+    pub texdata: Vec<TexData>,
     pub strings: Vec<String>,
     texdata_map: HashMap<String, u32>,
 }
@@ -157,17 +158,19 @@ impl Texinfos {
         }
         let i = self.texdata.len() as u32;
         self.strings.push(name.to_string());
-        self.texdata.push(bspdata::DTexdata {
+        self.texdata.push(TexData {
             reflectivity: info.reflectivity,
             name_id: i as i32,
             width: info.width as i32,
             height: info.height as i32,
+            view_width: info.width as i32,
+            view_height: info.height as i32,
         });
         self.texdata_map.insert(key, i);
         i
     }
 
-    fn add(&mut self, t: DTexinfo) -> u32 {
+    fn add(&mut self, t: TexInfo) -> u32 {
         let mut key = [0u32; 18];
         for (i, row) in t.texture_vecs.iter().chain(&t.lightmap_vecs).enumerate() {
             for (j, x) in row.iter().enumerate() {
@@ -193,13 +196,13 @@ impl faces::TexinfoLookup for Texinfos {
     }
 }
 
-fn texinfo_for(side: &MapSide, offset: DVec3, flags: u32, texdata: u32) -> DTexinfo {
+fn texinfo_for(side: &MapSide, offset: DVec3, flags: u32, texdata: u32) -> TexInfo {
     let lm = if side.lightmap_scale > 0.0 {
         side.lightmap_scale
     } else {
         16.0
     };
-    let mut t = DTexinfo {
+    let mut t = TexInfo {
         flags: flags as i32,
         texdata: texdata as i32,
         ..Default::default()

@@ -42,16 +42,16 @@ fn box_room_fixture() {
     // Every face's edges close into a loop through shared vertices.
     let b = &out.bsp;
     for f in &b.faces {
-        let verts: Vec<u16> = (0..f.num_edges)
+        let verts: Vec<u32> = (0..f.num_edges)
             .map(|i| {
-                let se = b.surfedges[(f.first_edge + i as i32) as usize];
-                let e = b.edges[se.unsigned_abs() as usize];
+                let se = b.surfedges[(f.first_edge + i) as usize];
+                let e = b.edges[se.unsigned_abs() as usize].0;
                 if se >= 0 { e[0] } else { e[1] }
             })
             .collect();
         for i in 0..verts.len() {
             let se = b.surfedges[(f.first_edge + i as i32) as usize];
-            let e = b.edges[se.unsigned_abs() as usize];
+            let e = b.edges[se.unsigned_abs() as usize].0;
             let end = if se >= 0 { e[1] } else { e[0] };
             assert_eq!(end, verts[(i + 1) % verts.len()], "face edges form a loop");
         }
@@ -96,9 +96,10 @@ fn features_fixture() {
     assert_ne!(c([-100.0, 100.0, 150.0]), c([100.0, 100.0, 150.0]));
     // The door is model 1 with its I/O; func_detail is gone from the entity lump.
     assert_eq!(out.bsp.models.len(), 2);
-    assert!(out.bsp.entities.contains("\"model\" \"*1\""));
-    assert!(out.bsp.entities.contains("\"OnFullyOpen\" \"door1,Close,,5,-1\""));
-    assert!(!out.bsp.entities.contains("func_detail"));
+    let has = |key, value| out.bsp.entities.iter().any(|e| e.get(key) == Some(value));
+    assert!(has("model", "*1"));
+    assert!(has("OnFullyOpen", "door1,Close,,5,-1"));
+    assert!(!has("classname", "func_detail"));
     // Brushes: 6 walls, water, hint, pillar (world), door.
     assert_eq!(out.bsp.brushes.len(), 10);
     assert!(srcmap_bsp::check::check(&out.bsp.to_bsp(1)).is_empty());

@@ -93,7 +93,7 @@ pub fn contents_at(out: &Output, p: [f64; 3]) -> i32 {
     out.bsp.leaf_at(0, p).expect("leaf").contents
 }
 
-pub fn cluster_at(out: &Output, p: [f64; 3]) -> i16 {
+pub fn cluster_at(out: &Output, p: [f64; 3]) -> i32 {
     out.bsp.leaf_at(0, p).expect("leaf").cluster
 }
 
@@ -105,4 +105,9 @@ pub fn area_of(out: &Output, material: &str) -> f64 {
         .filter(|f| out.bsp.face_material(f).eq_ignore_ascii_case(material))
         .map(|f| f.area as f64)
         .sum()
+}
+
+/// Whether some entity of the entity lump has `key` set to `value`.
+pub fn has_keyvalue(out: &Output, key: &str, value: &str) -> bool {
+    out.bsp.entities.iter().any(|e| e.get(key) == Some(value))
 }
