@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Judges srcmap's vvis against Valve's on every corpus BSP with visibility.
 #
-#   scripts/vis_report.sh [CORPUS] [--reference] [--sight N]
+#   scripts/vis_report.sh [CORPUS] [--judge-only] [--reference] [--sight N]
 #
+# --judge-only: only step 1 below (each map vis'ed once: the full-vis time of every map).
 # VIS_TIMEOUT (seconds, default 900) bounds each full-vis run; a map that needs longer is
 # reported as timed out (open maps such as jump_byte_a3 take far longer than the rest).
 #
@@ -17,6 +18,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 CORPUS=${SRCMAP_CORPUS:-/work/shared/corpus}
 if [[ $# -gt 0 && $1 != --* ]]; then CORPUS=$1; shift; fi
+JUDGE_ONLY=0
+if [[ ${1:-} == --judge-only ]]; then JUDGE_ONLY=1; shift; fi
 JUDGE=${SRCMAP_JUDGE:-/work/shared/judge}
 export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-target}
 cargo build --release -q -p srcmap-cli -p srcmap-vvis --example vis_report
@@ -59,6 +62,7 @@ PY
   python3 -c 'import json,sys; j=json.loads(sys.argv[2]); print("%-58s %8.2f %9.5f %9.4f %s" % (sys.argv[1], float(sys.argv[3]), j["agree"], j["ratio"], sys.argv[4]))' \
     "$name" "$judged" "$secs" "$mode"
 done
+[[ $JUDGE_ONLY == 1 ]] && exit 0
 
 echo
 echo "srcmap's own vbsp (PRT) then srcmap vvis, on the corpus VMFs with Valve's BSP beside them:"

@@ -6,6 +6,11 @@
 //! Environment: `VIS_BENCH_MAPS` (how many of the largest maps, default 3), `VIS_BENCH_THREADS`
 //! (default: all cores), `VIS_BENCH_REFERENCE=0` to skip the reference, `VIS_BENCH_ONLY`
 //! (comma-separated substrings of the map paths to run).
+//!
+//! Columns: `flow_s`/`ref_s` wall seconds of our flow and of the reference, `flow_cpu`/`ref_cpu`
+//! CPU seconds of the whole computation (all threads), `x_wall`/`x_cpu` the speed-ups, `same`
+//! whether both PVS/PAS are identical, `busy` our CPU time over flow wall time × threads (the
+//! work split over the cores; other processes on a shared machine lower it too).
 
 use std::path::PathBuf;
 use std::time::Instant;
@@ -74,7 +79,7 @@ fn main() {
     maps.sort_by_key(|m| std::cmp::Reverse(m.0));
     maps.truncate(count);
     println!(
-        "{:<26} {:>7} {:>8} {:>7} {:>7} {:>8} {:>8} {:>8} {:>8} {:>7} {:>7} {:>5} {:>7}",
+        "{:<26} {:>7} {:>8} {:>7} {:>7} {:>8} {:>8} {:>8} {:>8} {:>7} {:>7} {:>5} {:>7} {:>5}",
         "map",
         "portals",
         "clusters",
@@ -87,7 +92,8 @@ fn main() {
         "x_wall",
         "x_cpu",
         "same",
-        "threads"
+        "threads",
+        "busy"
     );
     for (n, path, portals, radius, tree_s) in maps {
         let name = path.file_stem().unwrap_or_default().to_string_lossy().to_string();
@@ -115,7 +121,7 @@ fn main() {
         }
         let flow_s = report.flow_time.as_secs_f64();
         println!(
-            "{:<26} {:>7} {:>8} {:>7.3} {:>7.3} {:>8.2} {:>8.2} {:>8.2} {:>8.2} {:>7.2} {:>7.2} {:>5} {:>7}",
+            "{:<26} {:>7} {:>8} {:>7.3} {:>7.3} {:>8.2} {:>8.2} {:>8.2} {:>8.2} {:>7.2} {:>7.2} {:>5} {:>7} {:>4.0}%",
             name,
             n,
             report.clusters,
@@ -128,7 +134,10 @@ fn main() {
             ref_s / flow_s,
             ref_cpu / flow_cpu,
             same,
-            report.threads
+            report.threads,
+            // How much of the threads' wall time was work (the split over the cores; on a shared
+            // machine other processes' load lowers it too).
+            100.0 * flow_cpu / (report.flow_time.as_secs_f64() * report.threads as f64)
         );
         println!("    ours:      {:?}", report.counters);
         if let Some(rr) = ref_report {
