@@ -18,7 +18,7 @@
 //! 3. direct light with shadows traced through a BVH ([`scene`], `srcmap-trace`) of the
 //!    world's opaque brushes (`MASK_OPAQUE`; sky and displacement sides left out, as VRAD),
 //!    displacements and `vrad_brush_cast_shadows` brush entities; sun and sky ambient count
-//!    where a ray reaches a sky face (continued through the 3D skybox of a `sky_camera`, whose
+//!    where a ray reaches a sky face, in clusters that see a cluster holding sky (continued through the 3D skybox of a `sky_camera`, whose
 //!    geometry can still block it); point, spot and surface lights only reach clusters in
 //!    their PVS; luxels on a sharp change are re-lit from four sub-samples (VRAD's
 //!    supersampling; not with `-fast`);
@@ -248,6 +248,45 @@ pub(crate) struct World {
     pub tree: output::Tree,
     /// The 3D skybox, when the map has a `sky_camera`.
     pub sky3d: Option<direct::Sky3d>,
+    /// Per cluster: whether it sees a cluster that holds a sky face (VRAD's
+    /// `BuildVisForLightEnvironment`: the sun and sky ambient only light those). `None`
+    /// without visibility data.
+    pub sky_visible: Option<Vec<bool>>,
+}
+
+/// The clusters that see a cluster holding a sky face, through the PVS.
+fn sky_visible_clusters(bsp: &Bsp) -> Option<Vec<bool>> {
+    let vis = bsp
+        .visibility
+        .as_ref()
+        .filter(|v| v.num_clusters > 0 && !v.pvs.is_empty())?;
+    let n = vis.num_clusters as usize;
+    let mut holds_sky = vec![false; n];
+    for leaf in &bsp.leafs {
+        let Ok(cluster) = usize::try_from(leaf.cluster) else {
+            continue;
+        };
+        if cluster >= n || holds_sky[cluster] {
+            continue;
+        }
+        let first = leaf.first_leaf_face as usize;
+        let sky = (first..first + leaf.num_leaf_faces as usize).any(|i| {
+            bsp.leaf_faces
+                .get(i)
+                .and_then(|&f| bsp.faces.get(f as usize))
+                .and_then(|f| usize::try_from(f.texinfo).ok())
+                .and_then(|t| bsp.texinfo.get(t))
+                .is_some_and(|t| t.flags & faces::SURF_SKY != 0)
+        });
+        holds_sky[cluster] = sky;
+    }
+    let mut out = vec![false; n];
+    for (from, _) in holds_sky.iter().enumerate().filter(|(_, s)| **s) {
+        for (to, o) in out.iter_mut().enumerate() {
+            *o |= vis.can_see(from, to);
+        }
+    }
+    Some(out)
 }
 
 impl World {
@@ -258,10 +297,17 @@ impl World {
 
     /// Whether `light` (in `light_cluster`) may reach a sample in `sample_cluster`.
     pub fn sees(&self, light: &Light, light_cluster: i32, sample_cluster: i32) -> bool {
-        if matches!(light.kind, LightKind::Sun | LightKind::SkyAmbient)
-            || light_cluster < 0
-            || sample_cluster < 0
-        {
+        if sample_cluster < 0 {
+            // VRAD: a sample it cannot place is assumed visible.
+            return true;
+        }
+        if matches!(light.kind, LightKind::Sun | LightKind::SkyAmbient) {
+            return self
+                .sky_visible
+                .as_ref()
+                .is_none_or(|v| v.get(sample_cluster as usize).copied().unwrap_or(true));
+        }
+        if light_cluster < 0 {
             return true;
         }
         match &self.pvs {
@@ -336,6 +382,7 @@ fn light_bsp_inner(bsp: &mut Bsp, options: &Options, progress: &dyn Progress) ->
         pvs: bsp.visibility.clone(),
         tree,
         sky3d: direct::Sky3d::new(bsp),
+        sky_visible: sky_visible_clusters(bsp),
     };
     report.lit_faces = world.faces.iter().filter(|f| f.lit).count();
     report.luxels = world

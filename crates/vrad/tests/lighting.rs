@@ -774,3 +774,95 @@ fn a_luxel_on_a_shadow_edge_is_partly_lit_by_default_as_with_vrads_supersampling
     let fast = lum(Quality::Fast);
     assert!(fast[4] < 0.2 || fast[4] > 0.9 * fast[3], "{fast:?}");
 }
+
+/// `floor_bsp` under a sun, in a tree of two clusters: the floor's (0) and one holding a sky
+/// face (1, x > 1000); `sees_sky` says whether cluster 0's PVS row has cluster 1.
+fn floor_with_sky_cluster(sees_sky: bool) -> Bsp {
+    use srcmap_bsp::{Face, Leaf, Node, Plane, TexInfo, Visibility};
+    let mut bsp = floor_bsp(vec![
+        entity(&[("classname", "worldspawn")]),
+        entity(&[
+            ("classname", "light_environment"),
+            ("pitch", "-60"),
+            ("angles", "0 45 0"),
+            ("_light", "255 255 255 200"),
+            ("_ambient", "0 0 0 0"),
+        ]),
+    ]);
+    bsp.planes.push(Plane {
+        normal: [1.0, 0.0, 0.0],
+        dist: 1000.0,
+        kind: 0,
+    });
+    bsp.texinfo.push(TexInfo {
+        flags: 0x4, // SURF_SKY
+        texdata: 0,
+        ..bsp.texinfo[0]
+    });
+    // A sky face (the floor's outline will do: only its leaf matters here).
+    bsp.faces.push(Face {
+        texinfo: 1,
+        ..bsp.faces[0]
+    });
+    bsp.nodes = vec![
+        Node {
+            plane: 0,
+            children: [1, -2],
+            ..Node::default()
+        },
+        Node {
+            plane: 2,
+            children: [-3, -1],
+            ..Node::default()
+        },
+    ];
+    bsp.leafs = vec![
+        Leaf {
+            cluster: 0,
+            ..Leaf::default()
+        },
+        Leaf {
+            contents: 1,
+            cluster: -1,
+            ..Leaf::default()
+        },
+        Leaf {
+            cluster: 1,
+            first_leaf_face: 0,
+            num_leaf_faces: 1,
+            ..Leaf::default()
+        },
+    ];
+    bsp.leaf_faces = vec![1];
+    let rows = if sees_sky {
+        vec![vec![0b11], vec![0b11]]
+    } else {
+        vec![vec![0b01], vec![0b10]]
+    };
+    bsp.visibility = Some(Visibility {
+        num_clusters: 2,
+        pvs: rows.clone(),
+        pas: rows,
+    });
+    bsp
+}
+
+#[test]
+fn the_sun_lights_only_clusters_that_see_a_sky_cluster() {
+    let centre = |sees_sky| {
+        let mut bsp = floor_with_sky_cluster(sees_sky);
+        let options = Options {
+            quality: Quality::Fast,
+            ..Options::default()
+        };
+        srcmap_vrad::light_bsp(&mut bsp, &options, &NoProgress).unwrap();
+        luminance(bsp.face_lighting(0, false).unwrap().styles[0][8 * 17 + 8])
+    };
+    // Seen from the sky cluster: full sun, sin(60°) × 200 (no flat ambient: the map has vis).
+    let lit = centre(true);
+    assert!((lit - 200.0 * 60f32.to_radians().sin()).abs() < 4.0, "{lit}");
+    // Not in the PVS of any cluster with sky (VRAD's BuildVisForLightEnvironment): no sun,
+    // although the ray toward it leaves the map.
+    let dark = centre(false);
+    assert!(dark < 0.5, "{dark}");
+}
