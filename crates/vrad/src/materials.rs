@@ -1,5 +1,5 @@
 //! Material facts from the game's files or a material table (`srcmap_materials::Resolver`),
-//! applied before lighting when `-game DIR` or `--materials TABLE` is given. Without them the
+//! applied before lighting when `--game DIR` or `--materials TABLE` is given. Without them the
 //! BSP's own records are the truth (texdata reflectivity, texinfo `SURF_BUMPLIGHT`, brush
 //! contents), as they are for VRAD.
 //!

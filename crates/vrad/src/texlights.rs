@@ -9,7 +9,7 @@
 //!    `emit_surface` world lights, and [`harvest_bsp`] inverts the formula above to get each
 //!    material's value back (so relighting without the game keeps its texture lights);
 //! 2. a material table's `emit` facts (see docs/material-table.md);
-//! 3. `lights.rad` files (`-game DIR`'s, then `-lights FILE`, then `maps/NAME.rad`), in
+//! 3. `lights.rad` files (`--game DIR`'s, then `--lights FILE`, then `MAP.rad` beside the map), in
 //!    Valve's syntax: `[ldr:|hdr:]MATERIAL R G B [BRIGHTNESS]`, `noshadow MATERIAL`,
 //!    `forcetextureshadow MODEL`; a later definition overrides an earlier one.
 
