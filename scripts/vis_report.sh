@@ -22,7 +22,9 @@ JUDGE_ONLY=0
 if [[ ${1:-} == --judge-only ]]; then JUDGE_ONLY=1; shift; fi
 JUDGE=${SRCMAP_JUDGE:-/work/shared/judge}
 export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-target}
-cargo build --release -q -p srcmap-cli -p srcmap-vvis --example vis_report
+# Two builds: with --example, cargo would build only the example, not the srcmap binary.
+cargo build --release -q -p srcmap-cli
+cargo build --release -q -p srcmap-vvis --example vis_report
 BIN=$CARGO_TARGET_DIR/release
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
@@ -45,8 +47,13 @@ open(sys.argv[3], 'wb').write(blank(d, 4))
 PY
   start=$(date +%s.%N)
   mode=full
-  if ! timeout "${VIS_TIMEOUT:-900}" "$BIN"/srcmap vvis --quiet --no-prt "$TMP/blank.bsp" -o "$TMP/ours.bsp"; then
+  status=0
+  timeout "${VIS_TIMEOUT:-900}" "$BIN"/srcmap vvis --quiet --no-prt "$TMP/blank.bsp" -o "$TMP/ours.bsp" || status=$?
+  if [[ $status == 124 ]]; then
     printf '%-58s %8s  timed out after %s s\n' "$name" - "${VIS_TIMEOUT:-900}"
+    continue
+  elif [[ $status != 0 ]]; then
+    printf '%-58s %8s  srcmap vvis failed (exit %s)\n' "$name" - "$status"
     continue
   fi
   secs=$(echo "$(date +%s.%N) - $start" | bc)
