@@ -124,7 +124,7 @@ fn trace_patches(world: &World, face: usize, options: &Options, rays: &mut u64) 
                         {
                             return None;
                         }
-                        let st = hf.world_to_luxel(point);
+                        let st = world.luxel_of(h.payload as usize, point);
                         Some(HitRef {
                             face: h.payload,
                             st,

@@ -42,7 +42,18 @@ impl FaceSamples {
         let centroid = face.luxel_poly.iter().copied().sum::<Vec2>() / face.luxel_poly.len().max(1) as f32;
         for t in 0..face.height {
             for s in 0..face.width {
-                let (pos, normal) = sample_point(face, disp, Vec2::new(s as f32, t as f32), centroid);
+                let (pos, normal) = match disp {
+                    // VRAD samples a displacement at the centres of a width × height grid
+                    // over the surface; the luxels are then blended from these samples.
+                    Some(d) => d.lifted_sample(
+                        Vec2::new(
+                            (s as f32 + 0.5) / face.width as f32,
+                            (t as f32 + 0.5) / face.height as f32,
+                        ),
+                        face.normal,
+                    ),
+                    None => sample_point(face, None, Vec2::new(s as f32, t as f32), centroid),
+                };
                 out.pos.push(pos);
                 out.normal.push(normal);
             }
@@ -51,10 +62,26 @@ impl FaceSamples {
     }
 }
 
+/// Grid parameters of luxel-space `st` on a displacement face (luxels span the grid).
+pub fn disp_uv(face: &FaceGeom, st: Vec2) -> Vec2 {
+    let span = |n: usize| (n.max(2) - 1) as f32;
+    Vec2::new(st.x / span(face.width), st.y / span(face.height)).clamp(Vec2::ZERO, Vec2::ONE)
+}
+
+/// Luxel-space coordinates of grid parameters `uv` on a displacement face.
+pub fn disp_st(face: &FaceGeom, uv: Vec2) -> Vec2 {
+    let span = |n: usize| (n.max(2) - 1) as f32;
+    Vec2::new(uv.x * span(face.width), uv.y * span(face.height))
+}
+
 /// The surface point and normal for luxel-space coordinates `st`: pulled inside the face (a
 /// sample outside it would sit in a neighbouring wall) and lifted 1 unit along the normal,
-/// as VRAD does to keep rays off the face itself.
+/// as VRAD does to keep rays off the face itself. On a displacement, the luxel's point of the
+/// displaced surface (see [`crate::displacement`]).
 pub fn sample_point(face: &FaceGeom, disp: Option<&DispSurface>, st: Vec2, centroid: Vec2) -> (Vec3, Vec3) {
+    if let Some(d) = disp {
+        return d.lifted_sample(disp_uv(face, st), face.normal);
+    }
     // VRAD samples the centroid of the part of the luxel's cell inside the face, which for
     // an edge luxel lies about a quarter luxel inside. Keep samples at least that far in.
     const MARGIN: f32 = 0.25;
@@ -66,14 +93,7 @@ pub fn sample_point(face: &FaceGeom, disp: Option<&DispSurface>, st: Vec2, centr
             p += to_center * (MARGIN.min(len) / len);
         }
     }
-    let base = face.luxel_to_world(p.x, p.y);
-    match disp {
-        Some(d) => {
-            let (pos, normal) = d.sample(d.uv_of(base), face.normal);
-            (pos + normal, normal)
-        }
-        None => (base + face.normal, face.normal),
-    }
+    (face.luxel_to_world(p.x, p.y) + face.normal, face.normal)
 }
 
 /// Distance from `p` to the nearest edge of a polygon.
@@ -505,6 +525,9 @@ fn light_face(
             }
         }
     }
+    if let Some(disp) = world.disps[index].as_ref() {
+        blend_disp_samples(face, disp, samples, &mut out);
+    }
     if supersample && !face.is_displacement {
         supersample_edges(
             world,
@@ -524,6 +547,89 @@ fn light_face(
             samples,
         })
         .collect()
+}
+
+/// VRAD lights a displacement at sample points between its luxels, then gives each luxel
+/// (on the surface at its grid point) the weighted mean of the samples within a radius of
+/// 2.2 luxel diagonals: weight `(1 - d²/r²) × (sample normal · luxel normal)`, samples
+/// facing more than ~81° away left out (`BuildLuxelRadial`). `out` holds sample values on
+/// entry, luxel values on return. (VRAD also takes samples of neighbouring faces; not here.)
+fn blend_disp_samples(
+    face: &FaceGeom,
+    disp: &DispSurface,
+    samples: &FaceSamples,
+    out: &mut [Vec<Vec<Vec3>>],
+) {
+    let (w, h) = (face.width, face.height);
+    let luxels = w * h;
+    if samples.pos.len() != luxels || luxels == 0 {
+        return;
+    }
+    let luxels_per_unit = Vec3::from_slice(&face.vecs[0][..3]).length();
+    if luxels_per_unit <= 0.0 {
+        return;
+    }
+    let radius = (std::f32::consts::SQRT_2 * 2.2 / luxels_per_unit).min(512.0);
+    let r2 = radius * radius;
+    // Samples bucketed on a grid of cells one radius wide.
+    let key = |p: Vec3| (p / radius).floor().as_ivec3();
+    let mut buckets: std::collections::HashMap<glam::IVec3, Vec<usize>> = std::collections::HashMap::new();
+    for (i, &p) in samples.pos.iter().enumerate() {
+        buckets.entry(key(p)).or_default().push(i);
+    }
+    let mut weights: Vec<Vec<(usize, f32)>> = Vec::with_capacity(luxels);
+    for t in 0..h {
+        for s in 0..w {
+            let (pos, normal) = disp.lifted_sample(disp_uv(face, Vec2::new(s as f32, t as f32)), face.normal);
+            let k = key(pos);
+            let mut list = Vec::new();
+            for dz in -1..=1 {
+                for dy in -1..=1 {
+                    for dx in -1..=1 {
+                        let Some(b) = buckets.get(&(k + glam::IVec3::new(dx, dy, dz))) else {
+                            continue;
+                        };
+                        for &i in b {
+                            let dot = samples.normal[i].dot(normal);
+                            if dot < 0.15 {
+                                continue;
+                            }
+                            let influence = 1.0 - samples.pos[i].distance_squared(pos) / r2;
+                            if influence > 0.0 {
+                                list.push((i, influence * dot));
+                            }
+                        }
+                    }
+                }
+            }
+            if list.is_empty() {
+                // No sample near enough: the nearest one.
+                let nearest = (0..luxels)
+                    .min_by(|&a, &b| {
+                        samples.pos[a]
+                            .distance_squared(pos)
+                            .total_cmp(&samples.pos[b].distance_squared(pos))
+                    })
+                    .unwrap_or(0);
+                list.push((nearest, 1.0));
+            }
+            weights.push(list);
+        }
+    }
+    for range in out.iter_mut() {
+        for style in range.iter_mut() {
+            let bumps = style.len() / luxels;
+            let mut blended = vec![Vec3::ZERO; style.len()];
+            for (l, list) in weights.iter().enumerate() {
+                let total: f32 = list.iter().map(|&(_, wt)| wt).sum();
+                for b in 0..bumps {
+                    let sum: Vec3 = list.iter().map(|&(i, wt)| style[b * luxels + i] * wt).sum();
+                    blended[b * luxels + l] = sum / total;
+                }
+            }
+            *style = blended;
+        }
+    }
 }
 
 /// Re-lights luxels on a sharp change (shadow edges, light cones) as the mean of four

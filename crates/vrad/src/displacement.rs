@@ -1,5 +1,9 @@
 //! Displacement surfaces: the (2^power + 1)² vertex grid over the base face's quad, used as
 //! shadow casters and to place the luxels of displacement faces on the displaced surface.
+//!
+//! As in VRAD, a displacement's lightmap is laid over the grid itself, not through the
+//! texinfo's lightmap vectors: luxel column `s` runs along the grid's u (corner 0 → 3), row
+//! `t` along v (corner 0 → 1), luxel (s, t) sitting at u = s / (width - 1), v = t / (height - 1).
 
 use glam::{Vec2, Vec3};
 use srcmap_bsp::Bsp;
@@ -14,6 +18,9 @@ pub struct DispSurface {
     /// Vertices per side.
     pub side: usize,
     pub verts: Vec<Vec3>,
+    /// Per vertex: the mean of the unit normals of the triangles around it (VRAD's
+    /// `CalcNormalFromEdges`), what shading uses between vertices.
+    pub normals: Vec<Vec3>,
 }
 
 impl DispSurface {
@@ -44,21 +51,86 @@ impl DispSurface {
                 verts.push(left.lerp(right, u) + Vec3::from(dv.vec) * dv.dist);
             }
         }
-        Some(DispSurface { corners, side, verts })
+        let normals = vertex_normals(&verts, side);
+        Some(DispSurface {
+            corners,
+            side,
+            verts,
+            normals,
+        })
     }
 
-    /// Two triangles per grid cell.
+    /// The cell's corners a (i, j), b (i, j + 1), c (i + 1, j + 1), d (i + 1, j).
+    fn cell(&self, i: usize, j: usize) -> [Vec3; 4] {
+        let n = self.side;
+        [
+            self.verts[i * n + j],
+            self.verts[i * n + j + 1],
+            self.verts[(i + 1) * n + j + 1],
+            self.verts[(i + 1) * n + j],
+        ]
+    }
+
+    /// Whether cell (i, j) is split along b–d rather than a–c: the split alternates from
+    /// cell to cell, as in the engine's and VRAD's displacement triangles.
+    fn odd(&self, i: usize, j: usize) -> bool {
+        (i * self.side + j) % 2 == 1
+    }
+
+    /// Two triangles per grid cell, wound so a flat displacement faces like its base face.
     pub fn triangles(&self) -> impl Iterator<Item = [Vec3; 3]> + '_ {
         let n = self.side;
         (0..n - 1).flat_map(move |i| {
             (0..n - 1).flat_map(move |j| {
-                let a = self.verts[i * n + j];
-                let b = self.verts[i * n + j + 1];
-                let c = self.verts[(i + 1) * n + j + 1];
-                let d = self.verts[(i + 1) * n + j];
-                [[a, b, c], [a, c, d]]
+                let [a, b, c, d] = self.cell(i, j);
+                if self.odd(i, j) {
+                    [[a, b, d], [b, c, d]]
+                } else {
+                    [[a, b, c], [a, c, d]]
+                }
             })
         })
+    }
+
+    /// The grid cell (row i, column j) holding grid parameters `uv` and the position in it.
+    fn locate(&self, uv: Vec2) -> (usize, usize, f32, f32) {
+        let n = self.side;
+        let x = uv.x.clamp(0.0, 1.0) * (n - 1) as f32;
+        let y = uv.y.clamp(0.0, 1.0) * (n - 1) as f32;
+        let j = (x.floor() as usize).min(n - 2);
+        let i = (y.floor() as usize).min(n - 2);
+        (i, j, x - j as f32, y - i as f32)
+    }
+
+    /// The point of the displaced surface at grid parameters `uv` and the normal of the
+    /// triangle it lies in (VRAD's `DispUVToSurfPoint`, which pushes samples off along it).
+    pub fn surface_point(&self, uv: Vec2) -> (Vec3, Vec3) {
+        let (i, j, fx, fy) = self.locate(uv);
+        let [a, b, c, d] = self.cell(i, j);
+        // Barycentric interpolation inside the triangle of the cell holding (fx, fy).
+        let (pos, e1, e2) = if self.odd(i, j) {
+            if fx + fy <= 1.0 {
+                (a + (b - a) * fx + (d - a) * fy, b - a, d - a)
+            } else {
+                (c + (d - c) * (1.0 - fx) + (b - c) * (1.0 - fy), c - d, c - b)
+            }
+        } else if fx >= fy {
+            (a + (b - a) * fx + (c - b) * fy, b - a, c - b)
+        } else {
+            (a + (c - d) * fx + (d - a) * fy, c - d, d - a)
+        };
+        (pos, e1.cross(e2).normalize_or_zero())
+    }
+
+    /// The shading normal at grid parameters `uv`: vertex normals blended bilinearly
+    /// (VRAD's `DispUVToSurfNormal`).
+    pub fn normal_at(&self, uv: Vec2) -> Vec3 {
+        let n = self.side;
+        let (i, j, fx, fy) = self.locate(uv);
+        let v = |ii: usize, jj: usize| self.normals[ii * n + jj];
+        let top = v(i, j).lerp(v(i, j + 1), fx).normalize_or_zero();
+        let bottom = v(i + 1, j).lerp(v(i + 1, j + 1), fx).normalize_or_zero();
+        top.lerp(bottom, fy).normalize_or_zero()
     }
 
     /// Grid parameters (u along corner 0→3, v along corner 0→1) of a point on the base quad.
@@ -76,29 +148,57 @@ impl DispSurface {
         Vec2::new((du * vv - dv * uv) / det, (dv * uu - du * uv) / det).clamp(Vec2::ZERO, Vec2::ONE)
     }
 
-    /// Position and normal of the displaced surface at grid parameters `uv`.
+    /// Position and shading normal of the displaced surface at grid parameters `uv`
+    /// (`fallback_normal` where the surface is degenerate).
     pub fn sample(&self, uv: Vec2, fallback_normal: Vec3) -> (Vec3, Vec3) {
-        let n = self.side;
-        let x = uv.x * (n - 1) as f32;
-        let y = uv.y * (n - 1) as f32;
-        let j = (x.floor() as usize).min(n - 2);
-        let i = (y.floor() as usize).min(n - 2);
-        let (fx, fy) = (x - j as f32, y - i as f32);
-        let a = self.verts[i * n + j];
-        let b = self.verts[i * n + j + 1];
-        let c = self.verts[(i + 1) * n + j + 1];
-        let d = self.verts[(i + 1) * n + j];
-        let pos = a.lerp(b, fx).lerp(d.lerp(c, fx), fy);
-        let mut normal = (b - a)
-            .lerp(c - d, fy)
-            .cross((d - a).lerp(c - b, fx))
-            .normalize_or_zero();
-        if normal.dot(fallback_normal) < 0.0 {
-            normal = -normal;
-        }
-        if normal == Vec3::ZERO {
-            normal = fallback_normal;
-        }
-        (pos, normal)
+        let (pos, _) = self.surface_point(uv);
+        let normal = self.normal_at(uv);
+        (
+            pos,
+            if normal == Vec3::ZERO {
+                fallback_normal
+            } else {
+                normal
+            },
+        )
     }
+
+    /// A sample VRAD would take at `uv`: on the surface, pushed 1 unit off along its
+    /// triangle's normal, with the shading normal there.
+    pub fn lifted_sample(&self, uv: Vec2, fallback_normal: Vec3) -> (Vec3, Vec3) {
+        let (pos, push) = self.surface_point(uv);
+        let push = if push == Vec3::ZERO { fallback_normal } else { push };
+        let normal = self.normal_at(uv);
+        (
+            pos + push,
+            if normal == Vec3::ZERO {
+                fallback_normal
+            } else {
+                normal
+            },
+        )
+    }
+}
+
+/// Per-vertex normals: for each grid cell touching a vertex, the unit normals of its two
+/// triangles split along b–d (as VRAD builds them), summed and normalised.
+fn vertex_normals(verts: &[Vec3], side: usize) -> Vec<Vec3> {
+    let mut acc = vec![Vec3::ZERO; verts.len()];
+    for i in 0..side - 1 {
+        for j in 0..side - 1 {
+            let (ia, ib, ic, id) = (
+                i * side + j,
+                i * side + j + 1,
+                (i + 1) * side + j + 1,
+                (i + 1) * side + j,
+            );
+            let (a, b, c, d) = (verts[ia], verts[ib], verts[ic], verts[id]);
+            let n1 = (b - a).cross(d - a).normalize_or_zero();
+            let n2 = (c - b).cross(d - b).normalize_or_zero();
+            for k in [ia, ib, ic, id] {
+                acc[k] += n1 + n2;
+            }
+        }
+    }
+    acc.into_iter().map(|n| n.normalize_or_zero()).collect()
 }

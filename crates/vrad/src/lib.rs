@@ -13,8 +13,9 @@
 //! 2. with `-game`/`--materials` ([`materials`]): reflectivity, `$bumpmap` and see-through
 //!    materials (no shadow) from the game or the table override the BSP's records;
 //!    one sample per luxel, placed by the face's lightmap vectors and extents ([`faces`]),
-//!    kept a quarter luxel inside the face and lifted 1 unit off it; displacement luxels on
-//!    the displaced surface ([`displacement`]);
+//!    kept a quarter luxel inside the face and lifted 1 unit off it; a displacement's luxels
+//!    laid over its grid, lit at samples between them and blended from those as VRAD does
+//!    ([`displacement`]);
 //! 3. direct light with shadows traced through a BVH ([`scene`], `srcmap-trace`) of the
 //!    world's opaque brushes (`MASK_OPAQUE`; sky and displacement sides left out, as VRAD),
 //!    displacements and `vrad_brush_cast_shadows` brush entities; sun and sky ambient count
@@ -290,6 +291,15 @@ fn sky_visible_clusters(bsp: &Bsp) -> Option<Vec<bool>> {
 }
 
 impl World {
+    /// Luxel-space coordinates of a point on face `face` (a displacement's by its grid).
+    pub fn luxel_of(&self, face: usize, p: glam::Vec3) -> glam::Vec2 {
+        let g = &self.faces[face];
+        match self.disps.get(face).and_then(|d| d.as_ref()) {
+            Some(d) => direct::disp_st(g, d.uv_of(p)),
+            None => g.world_to_luxel(p),
+        }
+    }
+
     /// The visibility cluster containing `p` (-1 when unknown or in solid).
     pub fn cluster_at(&self, p: glam::Vec3) -> i32 {
         self.tree.cluster_at(p)

@@ -281,11 +281,32 @@ fn relit_corpus_maps_agree_with_valve() {
     assert!(failures.is_empty(), "{failures:?}");
 }
 
+/// Adds a texdata of `name` (square texture of `size` texels, grey `reflectivity`) and a
+/// texinfo using it (0.25 texels and 1/16 luxel per unit, s along +x, t along -y).
+fn add_material(bsp: &mut Bsp, name: &str, reflectivity: f32, size: i32) {
+    use srcmap_bsp::{TexData, TexInfo};
+    let name_id = bsp.add_texdata_name(name);
+    bsp.texdata.push(TexData {
+        reflectivity: [reflectivity; 3],
+        name_id,
+        width: size,
+        height: size,
+        view_width: size,
+        view_height: size,
+    });
+    bsp.texinfo.push(TexInfo {
+        texture_vecs: [[0.25, 0.0, 0.0, 0.0], [0.0, -0.25, 0.0, 0.0]],
+        lightmap_vecs: [[1.0 / 16.0, 0.0, 0.0, 0.0], [0.0, -1.0 / 16.0, 0.0, 0.0]],
+        flags: 0,
+        texdata: bsp.texdata.len() as i32 - 1,
+    });
+}
+
 /// A BSP made here: one 256×256 floor face (16 units per luxel) with one brush-free world,
 /// a point light above one corner and a sun. No visibility data, so (as in VRAD) direct
 /// light only plus the flat 0.1 ambient.
 fn floor_bsp(entities: Vec<srcmap_bsp::Entity>) -> Bsp {
-    use srcmap_bsp::{Edge, Face, Model, Plane, TexData, TexInfo};
+    use srcmap_bsp::{Edge, Face, Model, Plane};
     let mut bsp = Bsp::new(20);
     bsp.planes.push(Plane {
         normal: [0.0, 0.0, 1.0],
@@ -297,21 +318,7 @@ fn floor_bsp(entities: Vec<srcmap_bsp::Entity>) -> Bsp {
         dist: 0.0,
         kind: 2,
     });
-    let name = bsp.add_texdata_name("DEV/FLOOR");
-    bsp.texdata.push(TexData {
-        reflectivity: [0.5; 3],
-        name_id: name,
-        width: 512,
-        height: 512,
-        view_width: 512,
-        view_height: 512,
-    });
-    bsp.texinfo.push(TexInfo {
-        texture_vecs: [[0.25, 0.0, 0.0, 0.0], [0.0, -0.25, 0.0, 0.0]],
-        lightmap_vecs: [[1.0 / 16.0, 0.0, 0.0, 0.0], [0.0, -1.0 / 16.0, 0.0, 0.0]],
-        flags: 0,
-        texdata: 0,
-    });
+    add_material(&mut bsp, "DEV/FLOOR", 0.5, 512);
     bsp.vertexes = vec![
         [0.0, 0.0, 0.0],
         [0.0, 256.0, 0.0],
@@ -492,28 +499,14 @@ fn bad_input_is_an_error_not_a_panic() {
 /// `floor_bsp` plus a 64 × 64 ceiling panel of material `LIGHTS/PANEL` (a 128² texture at
 /// 0.25 texels per unit) at z = 128 over the floor's centre, facing down.
 fn floor_with_panel(entities: Vec<srcmap_bsp::Entity>) -> Bsp {
-    use srcmap_bsp::{Face, Plane, TexData, TexInfo};
+    use srcmap_bsp::{Face, Plane};
     let mut bsp = floor_bsp(entities);
     bsp.planes.push(Plane {
         normal: [0.0, 0.0, -1.0],
         dist: -128.0,
         kind: 2,
     });
-    let name = bsp.add_texdata_name("LIGHTS/PANEL");
-    bsp.texdata.push(TexData {
-        reflectivity: [0.8; 3],
-        name_id: name,
-        width: 128,
-        height: 128,
-        view_width: 128,
-        view_height: 128,
-    });
-    bsp.texinfo.push(TexInfo {
-        texture_vecs: [[0.25, 0.0, 0.0, 0.0], [0.0, -0.25, 0.0, 0.0]],
-        lightmap_vecs: [[1.0 / 16.0, 0.0, 0.0, 0.0], [0.0, -1.0 / 16.0, 0.0, 0.0]],
-        flags: 0,
-        texdata: 1,
-    });
+    add_material(&mut bsp, "LIGHTS/PANEL", 0.8, 128);
     let v0 = bsp.vertexes.len() as u32;
     bsp.vertexes.extend([
         [96.0, 96.0, 128.0],
@@ -865,4 +858,46 @@ fn the_sun_lights_only_clusters_that_see_a_sky_cluster() {
     // although the ray toward it leaves the map.
     let dark = centre(false);
     assert!(dark < 0.5, "{dark}");
+}
+
+#[test]
+fn displacement_luxels_follow_the_grid_not_the_lightmap_vectors() {
+    // The floor as a flat power-2 displacement whose grid starts at (0, 256): its u axis
+    // (corner 0 → 3) runs along -y and v along +x, across the lightmap vectors (s along +x).
+    // VRAD lays luxel (s, t) at grid (s / 16, t / 16), i.e. world (16 t, 256 - 16 s).
+    let light = entity(&[
+        ("classname", "light"),
+        ("origin", "128 96 48"),
+        ("_light", "255 255 255 200"),
+        ("_quadratic_attn", "1"),
+    ]);
+    let mut bsp = floor_bsp(vec![entity(&[("classname", "worldspawn")]), light]);
+    bsp.faces[0].dispinfo = 0;
+    bsp.disp_info.push(srcmap_bsp::DispInfo {
+        start_position: [0.0, 256.0, 0.0],
+        power: 2,
+        ..Default::default()
+    });
+    bsp.disp_verts = vec![
+        srcmap_bsp::DispVert {
+            vec: [0.0, 0.0, 1.0],
+            dist: 0.0,
+            alpha: 0.0,
+        };
+        25
+    ];
+    let options = Options {
+        quality: Quality::Fast,
+        ..Options::default()
+    };
+    srcmap_vrad::light_bsp(&mut bsp, &options, &NoProgress).unwrap();
+    let lit = bsp.face_lighting(0, false).unwrap();
+    let (brightest, _) = lit.styles[0]
+        .iter()
+        .enumerate()
+        .max_by(|a, b| luminance(*a.1).total_cmp(&luminance(*b.1)))
+        .unwrap();
+    // The light at (128, 96) is over grid luxel (10, 8); through the lightmap vectors it
+    // would be luxel (8, 10).
+    assert_eq!((brightest % 17, brightest / 17), (10, 8));
 }
