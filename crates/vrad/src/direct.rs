@@ -156,17 +156,7 @@ impl Sky3d {
             if scale <= 0.0 {
                 continue;
             }
-            let v: Vec<f32> = e
-                .get("origin")
-                .unwrap_or("")
-                .split_whitespace()
-                .filter_map(|t| t.parse().ok())
-                .collect();
-            let origin = Vec3::new(
-                v.first().copied().unwrap_or(0.0),
-                v.get(1).copied().unwrap_or(0.0),
-                v.get(2).copied().unwrap_or(0.0),
-            );
+            let origin = crate::lights::key_vec(e, "origin");
             if let Some(leaf) = crate::output::point_leaf(bsp, origin) {
                 camera_areas.push(bsp.leafs[leaf].area(bsp.version));
             }

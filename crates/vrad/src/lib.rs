@@ -255,13 +255,28 @@ pub(crate) struct World {
     pub sky_visible: Option<Vec<bool>>,
 }
 
-/// The clusters that see a cluster holding a sky face, through the PVS.
-fn sky_visible_clusters(bsp: &Bsp) -> Option<Vec<bool>> {
+/// The clusters the sun and sky ambient may light: those that see a cluster holding a sky
+/// face, plus those the `light_environment` entity's own cluster sees (VRAD starts the light's
+/// visibility from its origin, like any light's). With the entity outside the map (no
+/// cluster), VRAD's visibility is every cluster: `None` here too.
+fn sky_visible_clusters(bsp: &Bsp, tree: &output::Tree) -> Option<Vec<bool>> {
     let vis = bsp
         .visibility
         .as_ref()
         .filter(|v| v.num_clusters > 0 && !v.pvs.is_empty())?;
     let n = vis.num_clusters as usize;
+    let origin = bsp
+        .entities
+        .iter()
+        .find(|e| {
+            e.classname()
+                .is_some_and(|c| c.eq_ignore_ascii_case("light_environment"))
+        })
+        .map(|e| lights::key_vec(e, "origin"));
+    let own_cluster = match origin {
+        Some(o) => Some(usize::try_from(tree.cluster_at(o)).ok().filter(|&c| c < n)?),
+        None => None,
+    };
     let mut holds_sky = vec![false; n];
     for leaf in &bsp.leafs {
         let Ok(cluster) = usize::try_from(leaf.cluster) else {
@@ -280,6 +295,9 @@ fn sky_visible_clusters(bsp: &Bsp) -> Option<Vec<bool>> {
                 .is_some_and(|t| t.flags & faces::SURF_SKY != 0)
         });
         holds_sky[cluster] = sky;
+    }
+    if let Some(c) = own_cluster {
+        holds_sky[c] = true;
     }
     let mut out = vec![false; n];
     for (from, _) in holds_sky.iter().enumerate().filter(|(_, s)| **s) {
@@ -383,6 +401,7 @@ fn light_bsp_inner(bsp: &mut Bsp, options: &Options, progress: &dyn Progress) ->
     report
         .phases
         .push(("geometry+bvh".into(), t.elapsed().as_secs_f64()));
+    let sky_visible = sky_visible_clusters(bsp, &tree);
     let world = World {
         faces: face_geoms,
         disps,
@@ -392,7 +411,7 @@ fn light_bsp_inner(bsp: &mut Bsp, options: &Options, progress: &dyn Progress) ->
         pvs: bsp.visibility.clone(),
         tree,
         sky3d: direct::Sky3d::new(bsp),
-        sky_visible: sky_visible_clusters(bsp),
+        sky_visible,
     };
     report.lit_faces = world.faces.iter().filter(|f| f.lit).count();
     report.luxels = world

@@ -72,7 +72,8 @@ fn key_f32(e: &Entity, key: &str) -> f32 {
     e.get(key).and_then(|v| floats(v).first().copied()).unwrap_or(0.0) as f32
 }
 
-fn key_vec(e: &Entity, key: &str) -> Vec3 {
+/// A vector key (`origin`), missing components 0.
+pub(crate) fn key_vec(e: &Entity, key: &str) -> Vec3 {
     let v = e.get(key).map(floats).unwrap_or_default();
     Vec3::new(
         v.first().copied().unwrap_or(0.0) as f32,

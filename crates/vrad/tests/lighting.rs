@@ -770,12 +770,13 @@ fn a_luxel_on_a_shadow_edge_is_partly_lit_by_default_as_with_vrads_supersampling
 
 /// `floor_bsp` under a sun, in a tree of two clusters: the floor's (0) and one holding a sky
 /// face (1, x > 1000); `sees_sky` says whether cluster 0's PVS row has cluster 1.
-fn floor_with_sky_cluster(sees_sky: bool) -> Bsp {
+fn floor_with_sky_cluster(sees_sky: bool, sun_origin: &str) -> Bsp {
     use srcmap_bsp::{Face, Leaf, Node, Plane, TexInfo, Visibility};
     let mut bsp = floor_bsp(vec![
         entity(&[("classname", "worldspawn")]),
         entity(&[
             ("classname", "light_environment"),
+            ("origin", sun_origin),
             ("pitch", "-60"),
             ("angles", "0 45 0"),
             ("_light", "255 255 255 200"),
@@ -841,9 +842,9 @@ fn floor_with_sky_cluster(sees_sky: bool) -> Bsp {
 }
 
 #[test]
-fn the_sun_lights_only_clusters_that_see_a_sky_cluster() {
-    let centre = |sees_sky| {
-        let mut bsp = floor_with_sky_cluster(sees_sky);
+fn the_sun_lights_clusters_that_see_sky_or_the_light_environment() {
+    let centre = |sees_sky, sun_origin| {
+        let mut bsp = floor_with_sky_cluster(sees_sky, sun_origin);
         let options = Options {
             quality: Quality::Fast,
             ..Options::default()
@@ -852,12 +853,20 @@ fn the_sun_lights_only_clusters_that_see_a_sky_cluster() {
         luminance(bsp.face_lighting(0, false).unwrap().styles[0][8 * 17 + 8])
     };
     // Seen from the sky cluster: full sun, sin(60°) × 200 (no flat ambient: the map has vis).
-    let lit = centre(true);
-    assert!((lit - 200.0 * 60f32.to_radians().sin()).abs() < 4.0, "{lit}");
+    // The light_environment entity sits in the sky cluster (x > 1000).
+    let full = 200.0 * 60f32.to_radians().sin();
+    let lit = centre(true, "2000 0 100");
+    assert!((lit - full).abs() < 4.0, "{lit}");
     // Not in the PVS of any cluster with sky (VRAD's BuildVisForLightEnvironment): no sun,
     // although the ray toward it leaves the map.
-    let dark = centre(false);
+    let dark = centre(false, "2000 0 100");
     assert!(dark < 0.5, "{dark}");
+    // The entity in the floor's own cluster: VRAD's light sees what its cluster sees.
+    let own = centre(false, "100 100 50");
+    assert!((own - full).abs() < 4.0, "{own}");
+    // The entity in solid (no cluster): VRAD lets it see every cluster.
+    let outside = centre(false, "100 100 -50");
+    assert!((outside - full).abs() < 4.0, "{outside}");
 }
 
 #[test]
