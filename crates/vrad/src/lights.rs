@@ -50,6 +50,38 @@ pub struct Light {
     pub entity: usize,
 }
 
+impl Light {
+    /// A light with no cone, no attenuation terms, no fade and no distance cap; callers set
+    /// what their kind uses.
+    pub fn new(
+        kind: LightKind,
+        origin: Vec3,
+        intensity: Vec3,
+        normal: Vec3,
+        style: u8,
+        entity: usize,
+    ) -> Light {
+        Light {
+            kind,
+            origin,
+            intensity,
+            normal,
+            style,
+            stopdot: 0.0,
+            stopdot2: 0.0,
+            exponent: 0.0,
+            constant_attn: 0.0,
+            linear_attn: 0.0,
+            quadratic_attn: 0.0,
+            radius: 0.0,
+            start_fade: 0.0,
+            end_fade: -1.0,
+            cap_dist: 1.0e22,
+            entity,
+        }
+    }
+}
+
 /// How intensities are read: LDR (`_light`) or HDR (`_lightHDR`, `_lightscaleHDR`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Range {
@@ -262,24 +294,7 @@ fn generic(e: &Entity, index: usize, entities: &[Entity], range: Range, kind: Li
             .unwrap_or(1.0) as f32;
         intensity *= scale;
     }
-    Light {
-        kind,
-        origin,
-        intensity,
-        normal,
-        style,
-        stopdot: 0.0,
-        stopdot2: 0.0,
-        exponent: 0.0,
-        constant_attn: 0.0,
-        linear_attn: 0.0,
-        quadratic_attn: 0.0,
-        radius: 0.0,
-        start_fade: 0.0,
-        end_fade: -1.0,
-        cap_dist: 1.0e22,
-        entity: index,
-    }
+    Light::new(kind, origin, intensity, normal, style, index)
 }
 
 /// What [`parse_lights`] found besides the lights.

@@ -341,24 +341,14 @@ pub fn surface_lights(
         }
         for (area, centre) in patches {
             for (list, value) in out.iter_mut().zip(&values) {
-                list.push(Light {
-                    kind: LightKind::Surface,
-                    origin: centre.as_vec3(),
-                    intensity: *value * ((area * scale / base_area) as f32 * DIRECT_SCALE),
-                    normal: geom.normal,
-                    style: 0,
-                    stopdot: 0.0,
-                    stopdot2: 0.0,
-                    exponent: 0.0,
-                    constant_attn: 0.0,
-                    linear_attn: 0.0,
-                    quadratic_attn: 0.0,
-                    radius: 0.0,
-                    start_fade: 0.0,
-                    end_fade: -1.0,
-                    cap_dist: 1.0e22,
-                    entity: usize::MAX,
-                });
+                list.push(Light::new(
+                    LightKind::Surface,
+                    centre.as_vec3(),
+                    *value * ((area * scale / base_area) as f32 * DIRECT_SCALE),
+                    geom.normal,
+                    0,
+                    usize::MAX,
+                ));
             }
         }
     }

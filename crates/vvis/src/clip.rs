@@ -158,23 +158,33 @@ pub struct SepCursor {
     j: usize,
 }
 
+impl SepCursor {
+    /// The (edge winding, point winding, flip) pair of the current phase, moving to the next
+    /// phase while the current one is used up; `None` once both are.
+    fn current_pair<'w>(&mut self, source: &'w [V3], pass: &'w [V3]) -> Option<(&'w [V3], &'w [V3], bool)> {
+        loop {
+            let (a, b, flip) = match self.phase {
+                0 => (source, pass, false),
+                1 => (pass, source, true),
+                _ => return None,
+            };
+            if self.i < a.len() && !b.is_empty() {
+                return Some((a, b, flip));
+            }
+            *self = SepCursor {
+                phase: self.phase + 1,
+                i: 0,
+                j: 0,
+            };
+        }
+    }
+}
+
 /// The next separating plane of (`source`, `pass`) in vvis's order: first those of
 /// `ClipToSeperators(source, pass, _, false)`, then of `(pass, source, _, true)`.
 pub fn next_separator(source: &[V3], pass: &[V3], cursor: &mut SepCursor) -> Option<VPlane> {
     loop {
-        let (a, b, flip) = match cursor.phase {
-            0 => (source, pass, false),
-            1 => (pass, source, true),
-            _ => return None,
-        };
-        if cursor.i >= a.len() || b.is_empty() {
-            *cursor = SepCursor {
-                phase: cursor.phase + 1,
-                i: 0,
-                j: 0,
-            };
-            continue;
-        }
+        let (a, b, flip) = cursor.current_pair(source, pass)?;
         let (i, j) = (cursor.i, cursor.j);
         cursor.j += 1;
         if cursor.j >= b.len() {
@@ -275,25 +285,13 @@ pub fn separator_row(source: &[V3], pass: &[V3], i: usize, flipclip: bool, out: 
 /// Appends the next source edge's separators (see [`separator_row`]) in [`next_separator`]'s
 /// order; false when there are no more edges.
 pub fn next_separator_row(source: &[V3], pass: &[V3], cursor: &mut SepCursor, out: &mut Vec<VPlane>) -> bool {
-    loop {
-        let (a, b, flip) = match cursor.phase {
-            0 => (source, pass, false),
-            1 => (pass, source, true),
-            _ => return false,
-        };
-        if cursor.i >= a.len() || b.is_empty() {
-            *cursor = SepCursor {
-                phase: cursor.phase + 1,
-                i: 0,
-                j: 0,
-            };
-            continue;
-        }
-        let i = cursor.i;
-        cursor.i += 1;
-        separator_row(a, b, i, flip, out);
-        return true;
-    }
+    let Some((a, b, flip)) = cursor.current_pair(source, pass) else {
+        return false;
+    };
+    let i = cursor.i;
+    cursor.i += 1;
+    separator_row(a, b, i, flip, out);
+    true
 }
 
 /// The plane through edge `i` of `source` and point `j` of `pass`, if it separates them (vvis's
