@@ -10,6 +10,10 @@ pub const SURF_SKY: i32 = 0x4;
 pub const SURF_NODRAW: i32 = 0x80;
 pub const SURF_NOLIGHT: i32 = 0x400;
 pub const SURF_BUMPLIGHT: i32 = 0x800;
+/// The texinfo of a face that emits light (set by VRAD on texture-light faces).
+pub const SURF_LIGHT: i32 = 0x1;
+/// The face is one patch (never chopped).
+pub const SURF_NOCHOP: i32 = 0x4000;
 pub const TEX_SPECIAL: i32 = SURF_SKY | SURF_NOLIGHT;
 /// Largest `lightmap_size` (luxels - 1) a face may have before it is treated as unlit.
 pub const MAX_LIGHTMAP_EXTENT: i32 = 1024;

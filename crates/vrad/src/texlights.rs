@@ -18,7 +18,7 @@ use std::collections::BTreeMap;
 use glam::{DVec3, Vec3};
 use srcmap_bsp::Bsp;
 
-use crate::faces::FaceGeom;
+use crate::faces::{FaceGeom, SURF_LIGHT, SURF_NOCHOP, SURF_SKY};
 use crate::lights::{Light, LightKind, Range, light_for_string};
 
 /// VRAD's `DIRECT_SCALE`: surface-light intensities are scaled to a range that lights.
@@ -280,11 +280,6 @@ fn subdivide(points: Vec<DVec3>, luxels_per_unit: f64, out: &mut Vec<(f64, DVec3
     }
 }
 
-/// `SURF_NOCHOP`: the face is one patch.
-const SURF_NOCHOP: i32 = 0x4000;
-/// `SURF_SKY`.
-const SURF_SKY: i32 = 0x4;
-
 /// The `emit_surface` lights of every face whose material emits, for each `(values, range)`
 /// pair: the same patches in the same order in every returned list (so one shadow ray serves
 /// all ranges), with zero intensity where a range has no value. One light per patch, at its
@@ -354,9 +349,6 @@ pub fn surface_lights(
     }
     out
 }
-
-/// `SURF_LIGHT`: the texinfo of a face that emits light.
-pub const SURF_LIGHT: i32 = 0x1;
 
 /// Sets `SURF_LIGHT` on the texinfo of every face whose material emits in any of `sets`, as
 /// VRAD's `MakePatchForFace` does (the flag is written back with the texinfo lump). Returns

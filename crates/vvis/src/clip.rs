@@ -235,49 +235,17 @@ pub fn separator_row(source: &[V3], pass: &[V3], i: usize, flipclip: bool, out: 
             nz[k] = z * inv;
             dist[k] = px[k] * nx[k] + py[k] * ny[k] + pz[k] * nz[k];
         }
-        'lane: for m in 0..n {
+        for m in 0..n {
             if len[m] < ON_VIS_EPSILON {
                 continue;
             }
-            let mut plane = VPlane {
+            let plane = VPlane {
                 normal: [nx[m], ny[m], nz[m]],
                 dist: dist[m],
             };
-            let j = start + m;
-            let mut fliptest = None;
-            for (k, &pk) in source.iter().enumerate() {
-                if k == i || k == l {
-                    continue;
-                }
-                let d = dot(pk, plane.normal) - plane.dist;
-                if d < -ON_VIS_EPSILON {
-                    fliptest = Some(false);
-                    break;
-                } else if d > ON_VIS_EPSILON {
-                    fliptest = Some(true);
-                    break;
-                }
+            if let Some(plane) = oriented_separator(source, pass, i, l, start + m, plane, flipclip) {
+                out.push(plane);
             }
-            let Some(flip) = fliptest else { continue };
-            if flip {
-                plane = plane.flipped();
-            }
-            let mut front = 0;
-            for (k, &pk) in pass.iter().enumerate() {
-                if k == j {
-                    continue;
-                }
-                let d = dot(pk, plane.normal) - plane.dist;
-                if d < -ON_VIS_EPSILON {
-                    continue 'lane;
-                } else if d > ON_VIS_EPSILON {
-                    front += 1;
-                }
-            }
-            if front == 0 {
-                continue;
-            }
-            out.push(if flipclip { plane.flipped() } else { plane });
         }
     }
 }
@@ -314,10 +282,26 @@ fn separator_candidate(source: &[V3], pass: &[V3], i: usize, j: usize, flipclip:
     }
     let inv = 1.0 / length.sqrt();
     normal = [normal[0] * inv, normal[1] * inv, normal[2] * inv];
-    let mut plane = VPlane {
+    let plane = VPlane {
         normal,
         dist: dot(pj, normal),
     };
+    oriented_separator(source, pass, i, l, j, plane, flipclip)
+}
+
+/// vvis's tests on the plane through edge (`i`, `l`) of `source` and point `j` of `pass`:
+/// turned to face away from the source (none when the source lies in it), kept only when every
+/// other pass point is on its front and at least one strictly; flipped back for `flipclip`.
+#[inline(always)]
+fn oriented_separator(
+    source: &[V3],
+    pass: &[V3],
+    i: usize,
+    l: usize,
+    j: usize,
+    mut plane: VPlane,
+    flipclip: bool,
+) -> Option<VPlane> {
     // Which side has the source? (A source planar with the plane gives no separator.)
     let mut fliptest = None;
     for (k, &pk) in source.iter().enumerate() {
