@@ -222,19 +222,13 @@ pub fn compile(args: &CompileArgs) -> anyhow::Result<()> {
             bounce: args.bounce,
             threads: args.threads,
             quiet: args.vbsp.quiet,
-            texlights: {
-                let mut t = match &args.vbsp.materials {
-                    Some(path) => crate::rad_cmd::table_texlights(&crate::materials_cmd::load_table(path)?.1),
-                    None => srcmap_vrad::TexLights::new(),
-                };
-                t.extend(&crate::rad_cmd::load_texlights(
-                    args.vbsp.game.as_deref(),
-                    &[],
-                    Some(&args.vbsp.map),
-                    args.vbsp.quiet,
-                )?);
-                t
-            },
+            texlights: crate::rad_cmd::load_texlights(
+                args.vbsp.materials.as_deref(),
+                args.vbsp.game.as_deref(),
+                &[],
+                Some(&args.vbsp.map),
+                args.vbsp.quiet,
+            )?,
             ..Default::default()
         };
         bsp = crate::rad_cmd::run_rad(&bsp, &options).map_err(|e| anyhow::anyhow!("{name}: vrad: {e:#}"))?;

@@ -98,7 +98,6 @@ impl RadOptions {
     }
 }
 
-/// Lights a BSP held in memory and returns the new file's bytes (for `srcmap compile`).
 /// The `emit` facts of a material table as texture lights (both ranges).
 pub fn table_texlights(table: &srcmap_materials::MaterialTable) -> srcmap_vrad::TexLights {
     let mut out = srcmap_vrad::TexLights::new();
@@ -110,10 +109,12 @@ pub fn table_texlights(table: &srcmap_materials::MaterialTable) -> srcmap_vrad::
     out
 }
 
-/// Texture lights as VRAD reads them: `GAME/lights.rad` (when present), each `--lights`
-/// file (which must exist), then `MAP.rad` beside the map (when present). Bad lines are
-/// warnings naming the file and line.
+/// Texture lights as VRAD reads them, later sources overriding earlier ones: the `emit` facts
+/// of a `--materials` table, `GAME/lights.rad` (when present), each `--lights` file (which
+/// must exist), then `MAP.rad` beside the map (when present). Bad lines are warnings naming
+/// the file and line.
 pub fn load_texlights(
+    table: Option<&std::path::Path>,
     game: Option<&std::path::Path>,
     lights: &[PathBuf],
     map: Option<&std::path::Path>,
@@ -127,7 +128,10 @@ pub fn load_texlights(
     if let Some(m) = map {
         files.push((m.with_extension("rad"), false));
     }
-    let mut out = srcmap_vrad::TexLights::new();
+    let mut out = match table {
+        Some(path) => table_texlights(&crate::materials_cmd::load_table(path)?.1),
+        None => srcmap_vrad::TexLights::new(),
+    };
     for (path, required) in files {
         let text = match std::fs::read(&path) {
             Ok(b) => String::from_utf8_lossy(&b).into_owned(),
@@ -143,6 +147,7 @@ pub fn load_texlights(
     Ok(out)
 }
 
+/// Lights a BSP held in memory and returns the new file's bytes (for `srcmap compile`).
 pub fn run_rad(bsp_bytes: &[u8], options: &RadOptions) -> anyhow::Result<Vec<u8>> {
     let progress = crate::progress::Bar::new(options.quiet);
     let (bytes, _report) = srcmap_vrad::relight(bsp_bytes, &options.to_options(), &progress)?;
@@ -161,19 +166,13 @@ pub fn vrad(args: &VradArgs) -> anyhow::Result<()> {
         threads: args.threads,
         quiet: args.quiet,
         ldr_only: args.ldr,
-        texlights: {
-            let mut t = match &args.materials {
-                Some(path) => table_texlights(&crate::materials_cmd::load_table(path)?.1),
-                None => srcmap_vrad::TexLights::new(),
-            };
-            t.extend(&load_texlights(
-                args.game.as_deref(),
-                &args.lights,
-                Some(&args.bsp),
-                args.quiet || args.json,
-            )?);
-            t
-        },
+        texlights: load_texlights(
+            args.materials.as_deref(),
+            args.game.as_deref(),
+            &args.lights,
+            Some(&args.bsp),
+            args.quiet || args.json,
+        )?,
     };
     let mut options = rad.to_options();
     options.ambient_cubes = !args.noambient;
