@@ -97,6 +97,86 @@ fn fast_vis_is_a_superset_and_radius_only_removes() {
     }
 }
 
+/// A 6 × 6 grid of 128-unit rooms, each joined to its neighbours by a window of pseudo-random
+/// size and place (a fixed generator): 60 portals, so that later portals reuse the results of
+/// earlier ones, and small windows hide some rooms from others.
+fn window_grid() -> Portals {
+    let mut state = 0x2545_f491_4f6c_dd1du64;
+    let mut unit = move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        (state >> 11) as f64 / (1u64 << 53) as f64
+    };
+    let mut window = move || {
+        let (a, b) = (unit() * 96.0, unit() * 96.0);
+        let (lo, hi) = (a.min(b), a.max(b) + 16.0);
+        (lo.floor(), hi.floor())
+    };
+    let n = 6u32;
+    let cluster = |i: u32, j: u32| i * n + j;
+    let mut portals = Vec::new();
+    for i in 0..n {
+        for j in 0..n {
+            let (x0, y0) = (128.0 * i as f64, 128.0 * j as f64);
+            let centre = [x0 + 64.0, y0 + 64.0, 64.0];
+            if i + 1 < n {
+                let ((u0, u1), (v0, v1)) = (window(), window());
+                portals.push(square(
+                    [cluster(i, j), cluster(i + 1, j)],
+                    0,
+                    x0 + 128.0,
+                    [y0 + u0, v0],
+                    [y0 + u1, v1],
+                    centre,
+                ));
+            }
+            if j + 1 < n {
+                let ((u0, u1), (v0, v1)) = (window(), window());
+                portals.push(square(
+                    [cluster(i, j), cluster(i, j + 1)],
+                    1,
+                    y0 + 128.0,
+                    [v0, x0 + u0],
+                    [v1, x0 + u1],
+                    centre,
+                ));
+            }
+        }
+    }
+    Portals {
+        num_clusters: n * n,
+        portals,
+    }
+}
+
+#[test]
+fn window_grid_is_the_same_for_any_thread_count_and_both_flows() {
+    let p = window_grid();
+    p.verify().unwrap();
+    let run = |threads: usize, flow: FlowKind| {
+        let opts = Options {
+            threads: Some(threads),
+            flow,
+            ..Default::default()
+        };
+        compute(&p, false, None, &opts, &NoProgress).unwrap().0
+    };
+    let one = run(1, FlowKind::Fast);
+    for other in [
+        run(2, FlowKind::Fast),
+        run(3, FlowKind::Fast),
+        run(2, FlowKind::Reference),
+    ] {
+        assert_eq!(one.pvs, other.pvs);
+        assert_eq!(one.pas, other.pas);
+    }
+    // The windows hide something, and every room sees its neighbours.
+    let pairs: usize = one.pvs.iter().map(|r| r.ones().count()).sum();
+    assert!(pairs < 36 * 36, "every room sees every other: {pairs}");
+    assert!(pairs >= 36 + 2 * 60, "{pairs}");
+}
+
 #[test]
 fn the_same_for_any_thread_count() {
     let p = bend();
