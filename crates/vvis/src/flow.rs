@@ -362,6 +362,8 @@ thread_local! {
 struct MemoSlot {
     oldest: usize,
     entries: Vec<u32>,
+    /// The entries' winding hashes side by side: the scan of a slot touches only these.
+    keys: Vec<u64>,
 }
 
 /// The memo's entries, shared by all portals of one walk and handed back when it ends; their
@@ -378,8 +380,6 @@ struct MemoPool {
 /// A state the walk went through a portal with: its windings and might-see set.
 #[derive(Clone, Default)]
 struct MemoEntry {
-    /// Hash of both windings, compared first.
-    key: u64,
     source: Vec<V3>,
     pass: Vec<V3>,
     lo: usize,
@@ -480,6 +480,7 @@ fn flow_one(
         let slot = &mut walk.memo[t as usize];
         slot.oldest = 0;
         slot.entries.clear();
+        slot.keys.clear();
     }
     walk.touched.clear();
     walk.pool.used = 0;
@@ -554,9 +555,9 @@ impl Walk<'_> {
         let slot = &mut self.memo[pn];
         let key = windings_key(&cur.source, &cur.pass);
         let pool = &self.pool.entries;
-        let covered = slot.entries.iter().any(|&i| {
+        let covered = slot.keys.iter().zip(&slot.entries).any(|(&k, &i)| {
             let e = &pool[i as usize];
-            e.key == key
+            k == key
                 && same_winding(&e.pass, &cur.pass)
                 && same_winding(&e.source, &cur.source)
                 && might.iter().enumerate().all(|(k, &m)| {
@@ -588,18 +589,19 @@ impl Walk<'_> {
             }
             pool.used += 1;
             slot.entries.push((pool.used - 1) as u32);
+            slot.keys.push(key);
             pool.used - 1
         } else if !slot.entries.is_empty() {
             // Full: the oldest entry's buffers take the new state.
             let oldest = slot.oldest;
             slot.oldest = (oldest + 1) % slot.entries.len();
+            slot.keys[oldest] = key;
             slot.entries[oldest] as usize
         } else {
             return; // the thread's budget is spent
         };
         self.counters.memo_stores += 1;
         let e = &mut pool.entries[index];
-        e.key = key;
         e.source.clear();
         e.source.extend_from_slice(&cur.source);
         e.pass.clear();
