@@ -11,8 +11,8 @@
 //!     128 entries drawn from one pool per thread);
 //!   - it tries each cluster's portals widest first as seen from the base portal
 //!     ([`order_children`]), so most of what is visible is found early and the "nothing new"
-//!     test stops more of the walk. On cs_crackhouse the walk takes 21 million steps where
-//!     Valve's takes 118 million (29 million with the first two rules alone).
+//!     test stops more of the walk. On cs_crackhouse the walk takes 20.8 million steps where
+//!     Valve's takes 119 million (29 million with the first two rules alone).
 //!
 //!   Per step, it finds the separating planes of a stack level once, as far as its targets
 //!   need them, a source edge at a time with eight candidate planes normalised together
