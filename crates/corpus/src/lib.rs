@@ -86,3 +86,15 @@ pub fn time_files<T, E: std::fmt::Display>(parse: impl Fn(&[u8]) -> Result<T, E>
         );
     }
 }
+
+/// A fixed pseudo-random sequence in `0.0..1.0` (xorshift64): test inputs that are arbitrary
+/// but the same on every run. `seed` must not be zero.
+pub fn unit_random(seed: u64) -> impl FnMut() -> f64 {
+    let mut state = seed;
+    move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        (state >> 11) as f64 / (1u64 << 53) as f64
+    }
+}

@@ -205,13 +205,7 @@ fn bad_brushes_are_reported_and_skipped() {
 #[test]
 fn random_garbage_brushes_never_panic() {
     // Random side points: inside-out, degenerate, huge, NaN. Every outcome is fine but a panic.
-    let mut seed = 0x9e3779b97f4a7c15u64;
-    let mut rnd = move || {
-        seed ^= seed << 13;
-        seed ^= seed >> 7;
-        seed ^= seed << 17;
-        (seed >> 11) as f64 / (1u64 << 53) as f64
-    };
+    let mut rnd = srcmap_corpus::unit_random(0x9e37_79b9_7f4a_7c15);
     for round in 0..20 {
         let mut ents = box_room();
         for b in 0..30 {

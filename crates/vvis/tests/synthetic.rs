@@ -101,13 +101,7 @@ fn fast_vis_is_a_superset_and_radius_only_removes() {
 /// size and place (a fixed generator): 60 portals, so that later portals reuse the results of
 /// earlier ones, and small windows hide some rooms from others.
 fn window_grid() -> Portals {
-    let mut state = 0x2545_f491_4f6c_dd1du64;
-    let mut unit = move || {
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
-        (state >> 11) as f64 / (1u64 << 53) as f64
-    };
+    let mut unit = srcmap_corpus::unit_random(0x2545_f491_4f6c_dd1d);
     let mut window = move || {
         let (a, b) = (unit() * 96.0, unit() * 96.0);
         let (lo, hi) = (a.min(b), a.max(b) + 16.0);
