@@ -24,8 +24,8 @@
 //!   speed-up in the same run and to prove the results identical.
 //!
 //! Scheduling is deterministic: portals go in vvis's sorted order, and the portal at position
-//! `i` reuses the finished results of those at positions up to `i - WAVE` (vvis reuses those
-//! of portals another thread already finished; this is vvis with [`WAVE`] threads in
+//! `i` reuses the finished results of those at positions up to `i - LOCKSTEP` (vvis reuses those
+//! of portals another thread already finished; this is vvis with [`LOCKSTEP`] threads in
 //! lockstep), so the output does not depend on thread count or timing.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -36,10 +36,10 @@ use crate::bits::Bits;
 use crate::clip::{Chop, SepCursor, V3, VPlane, chop, dot, next_separator_row, separators_each, sub};
 use crate::graph::{BaseVis, Graph};
 
-/// Portals in flight together: vvis with this many threads (its default on an 8-thread
+/// How far back a portal's flow may reuse finished results: vvis with this many threads (its default on an 8-thread
 /// machine; at most 16). Valve's corpus lumps agree better with 8 than with 16: on
 /// cs_crackhouse 8 of 763,876 cluster pairs differ with 8, 14 with 16.
-pub const WAVE: usize = 8;
+pub const LOCKSTEP: usize = 8;
 
 /// Which flow to run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -97,9 +97,9 @@ pub fn work_estimate(b: &BaseVis) -> u64 {
 /// Runs the flow for every portal in `order`; must be called inside the thread pool to use.
 ///
 /// The portal at position `i` of `order` reuses the finished results of the portals at
-/// positions up to `i - WAVE` and no others: vvis with [`WAVE`] threads in lockstep. That makes
+/// positions up to `i - LOCKSTEP` and no others: vvis with [`LOCKSTEP`] threads in lockstep. That makes
 /// the output independent of the thread count and timing, and no thread waits for a whole
-/// group to finish: a thread blocks only when the portal `WAVE` places back is still running.
+/// group to finish: a thread blocks only when the portal `LOCKSTEP` places back is still running.
 pub fn portal_flow(
     graph: &Graph,
     base: &[BaseVis],
@@ -133,7 +133,7 @@ pub fn portal_flow(
                 loop {
                     let i = schedule.next.fetch_add(1, Ordering::Relaxed);
                     let Some(&p) = order.get(i) else { break };
-                    let usable = (i + 1).saturating_sub(WAVE);
+                    let usable = (i + 1).saturating_sub(LOCKSTEP);
                     if !schedule.wait_for(usable) {
                         break; // another worker panicked; the scope passes the panic on
                     }
