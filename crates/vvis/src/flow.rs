@@ -2,17 +2,22 @@
 //! depth-first walk through the clusters behind it, narrowing the "might see" set and clipping
 //! the portals on the way by separating planes, until nothing new can be seen.
 //!
-//! Two implementations give the same bits:
+//! Two implementations give the same cluster PVS (on every corpus map, jump_byte_a3 included):
 //! * [`FlowKind::Fast`], ours. What the walk finds is the set of portals at the ends of the
-//!   paths that pass every test; its gains are exact pruning and order, never a different test:
+//!   paths that pass every test; its gains are pruning and order, never a different test. The
+//!   pruning is exact in exact geometry; only vvis's epsilons could tell (a pass thinner than
+//!   `ON_VIS_EPSILON` loses separators and may see more than a wider one holding it), which no
+//!   corpus map shows:
 //!   - it stops behind a portal whose might-see set holds nothing unseen (vvis walks on);
-//!   - a sub-walk entered again with the same windings and a might-see set inside one already
-//!     explored is skipped (a memo of explored sub-walks: a ring per portal of up to
-//!     128 entries drawn from one pool per thread);
+//!   - a sub-walk entered again with windings inside those of one already explored through
+//!     the same portal, and a might-see set inside its set, is skipped: smaller windings and a
+//!     smaller set can only find less (a memo of explored sub-walks: a ring per portal of up to
+//!     128 entries drawn from one pool per thread; a new state takes the place of one it
+//!     contains);
 //!   - it tries each cluster's portals widest first as seen from the base portal
 //!     ([`order_children`]), so most of what is visible is found early and the "nothing new"
-//!     test stops more of the walk. On cs_crackhouse the walk takes 20.8 million steps where
-//!     Valve's takes 119 million (29 million with the first two rules alone).
+//!     test stops more of the walk. On cs_crackhouse the walk takes 10.5 million steps where
+//!     Valve's takes 119 million (20.7 million when the memo skipped only identical windings).
 //!
 //!   Per step, it finds the separating planes of a stack level once, as far as its targets
 //!   need them, a source edge at a time with eight candidate planes normalised together
@@ -340,6 +345,8 @@ struct Walk<'a> {
     found_new: bool,
     /// Separators of a target whose source was cut for it alone.
     seps_tmp: Vec<VPlane>,
+    /// Edge planes of the pass and source windings being remembered.
+    edges: (Vec<VPlane>, Vec<VPlane>),
 }
 
 /// Buffers a thread reuses from one base portal to the next (no allocation in the walk).
@@ -352,6 +359,7 @@ struct Scratch {
     pool: MemoPool,
     order: Vec<u32>,
     keys: Vec<f32>,
+    edges: (Vec<VPlane>, Vec<VPlane>),
 }
 
 thread_local! {
@@ -359,13 +367,13 @@ thread_local! {
 }
 
 /// The remembered states of one portal: a ring of entries of the [`MemoPool`] (oldest
-/// overwritten first once full).
+/// overwritten first once full, unless the new state contains one of them).
 #[derive(Clone, Default)]
 struct MemoSlot {
     oldest: usize,
     entries: Vec<u32>,
-    /// The entries' winding hashes side by side: the scan of a slot touches only these.
-    keys: Vec<u64>,
+    /// The entries' bounding boxes side by side: most of a slot's scan touches only these.
+    bounds: Vec<Bounds>,
 }
 
 /// The memo's entries, shared by all portals of one walk and handed back when it ends; their
@@ -384,37 +392,92 @@ struct MemoPool {
 struct MemoEntry {
     source: Vec<V3>,
     pass: Vec<V3>,
+    /// The windings' edge planes, found when first needed (empty until then).
+    source_edges: Vec<VPlane>,
+    pass_edges: Vec<VPlane>,
     lo: usize,
     might: Vec<u64>,
 }
 
-/// A hash of the exact bits of two windings (a filter before comparing them).
-fn windings_key(a: &[V3], b: &[V3]) -> u64 {
-    let mut h = (a.len() as u64) << 32 | b.len() as u64;
-    for p in a.iter().chain(b) {
-        for c in p {
-            h = (h ^ c.to_bits() as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15);
-            h ^= h >> 29;
+/// Axis-aligned bounds of a state's pass and source windings, as `-min` then `max` of each, so
+/// that one box inside another is twelve comparisons the same way round.
+type Bounds = [f32; 12];
+
+fn state_bounds(pass: &[V3], source: &[V3]) -> Bounds {
+    let mut b = [f32::NEG_INFINITY; 12];
+    for (w, at) in [(pass, 0), (source, 6)] {
+        for p in w {
+            for k in 0..3 {
+                b[at + k] = b[at + k].max(-p[k]);
+                b[at + 3 + k] = b[at + 3 + k].max(p[k]);
+            }
         }
     }
-    h
+    b
 }
 
-fn same_winding(a: &[V3], b: &[V3]) -> bool {
-    a.len() == b.len()
-        && a.iter()
-            .zip(b)
-            .all(|(x, y)| x.map(f32::to_bits) == y.map(f32::to_bits))
+fn bounds_inside(inner: &Bounds, outer: &Bounds) -> bool {
+    inner
+        .iter()
+        .zip(outer)
+        .fold(true, |ok, (i, o)| ok & (*i <= o + CONTAIN_EPSILON))
 }
+
+/// Whether might-see set `inner` (its words from `inner_lo`) is inside `outer` (from `outer_lo`).
+fn might_inside(inner: &[u64], inner_lo: usize, outer: &[u64], outer_lo: usize) -> bool {
+    inner.iter().enumerate().all(|(k, &m)| {
+        let idx = (inner_lo + k).wrapping_sub(outer_lo);
+        m == 0 || outer.get(idx).is_some_and(|&w| m & !w == 0)
+    })
+}
+
+/// The inward planes through the edges of convex winding `w`, which lies in a plane of normal `n`.
+fn edge_planes(w: &[V3], n: V3, out: &mut Vec<VPlane>) {
+    out.clear();
+    // The winding's turn about `n` (Newell's normal), so that "inward" needs no assumption.
+    let mut turn = [0f32; 3];
+    for (i, &a) in w.iter().enumerate() {
+        let b = w[(i + 1) % w.len()];
+        turn[0] += (a[1] - b[1]) * (a[2] + b[2]);
+        turn[1] += (a[2] - b[2]) * (a[0] + b[0]);
+        turn[2] += (a[0] - b[0]) * (a[1] + b[1]);
+    }
+    let s = if dot(turn, n) >= 0.0 { 1.0 } else { -1.0 };
+    for (i, &a) in w.iter().enumerate() {
+        let e = sub(w[(i + 1) % w.len()], a);
+        let inward = [
+            s * (n[1] * e[2] - n[2] * e[1]),
+            s * (n[2] * e[0] - n[0] * e[2]),
+            s * (n[0] * e[1] - n[1] * e[0]),
+        ];
+        let len = dot(inward, inward).sqrt();
+        if len > 0.0 {
+            let normal = inward.map(|c| c / len);
+            out.push(VPlane {
+                normal,
+                dist: dot(normal, a),
+            });
+        }
+    }
+}
+
+/// Whether every point of `inner` lies inside the edge planes of a convex winding.
+fn inside_edges(inner: &[V3], edges: &[VPlane]) -> bool {
+    edges
+        .iter()
+        .all(|e| inner.iter().all(|&v| e.distance(v) >= -CONTAIN_EPSILON))
+}
+
+/// How far (units) a point may lie outside a winding and still count as inside it for the memo:
+/// vertices shared by two windings (on the portal's own edges) come out a few ulps apart. A
+/// tenth of vvis's `ON_VIS_EPSILON`.
+const CONTAIN_EPSILON: f32 = 0.001;
 
 /// Sub-walks the memo remembers: at least this many steps. Remembering copies the might-see
-/// set; single-step sub-walks are the most common and the least worth it (on shack.360 this
-/// halves the copies for the same instruction count).
+/// set; single-step sub-walks are the most common and the least worth it.
 const MEMO_MIN_CHAINS: u64 = 2;
 
-/// Entries kept per portal in the memo (a cache: forgetting only costs time). Paths that meet
-/// again can be far apart in the walk: on a sample of jump_byte_a3's portals the walk takes
-/// 2.89 million steps with 32 per portal, 2.32 million with 128.
+/// Entries kept per portal in the memo (a cache: forgetting only costs time).
 const MEMO_PER_PORTAL: usize = 128;
 
 /// Bytes of memo entries a thread may hold, each a copy of a might-see set and two windings.
@@ -476,13 +539,14 @@ fn flow_one(
         pool: scratch.pool,
         found_new: false,
         seps_tmp: Vec::new(),
+        edges: scratch.edges,
     };
     walk.leaf_flow(portal.leaf as usize, 1);
     for &t in &walk.touched {
         let slot = &mut walk.memo[t as usize];
         slot.oldest = 0;
         slot.entries.clear();
-        slot.keys.clear();
+        slot.bounds.clear();
     }
     walk.touched.clear();
     walk.pool.used = 0;
@@ -494,6 +558,7 @@ fn flow_one(
         pool: walk.pool,
         order: walk.order,
         keys: scratch_keys,
+        edges: walk.edges,
     };
     SCRATCH.with(|s| *s.borrow_mut() = scratch);
     (walk.vis, walk.counters)
@@ -532,7 +597,7 @@ impl Walk<'_> {
                 self.leaf_flow(next, depth + 1);
                 continue;
             }
-            let Some(key) = self.seen_before(pn as usize, depth) else {
+            let Some(bounds) = self.seen_before(pn as usize, depth) else {
                 continue;
             };
             let chains = self.counters.chains;
@@ -540,49 +605,74 @@ impl Walk<'_> {
             // Remembered once explored, and only sub-walks that were worth it: storing costs a
             // copy of the might-see set, more than a few steps of walking.
             if self.counters.chains - chains >= MEMO_MIN_CHAINS {
-                self.remember(pn as usize, depth, key);
+                self.remember(pn as usize, depth, bounds);
             }
         }
     }
 
-    /// Exact pruning the reference does not do: what the walk finds beyond portal `pn` depends
-    /// only on the new level's windings and might-see set (the base portal is fixed), and a
-    /// smaller might-see set can only find less. So when the walk already went all the way
-    /// through `pn` with the same windings and a might-see set containing this one, everything
-    /// beyond is already found (`None`). Otherwise the windings' hash, for [`Walk::remember`].
-    fn seen_before(&mut self, pn: usize, depth: usize) -> Option<u64> {
+    /// Pruning the reference does not do: what the walk finds beyond portal `pn` depends only
+    /// on the new level's windings and might-see set (the base portal is fixed), and smaller
+    /// windings or a smaller might-see set can only find less (every separating plane of the
+    /// larger windings separates the smaller ones too, and every path through the smaller set
+    /// is a path through the larger). So when the walk already went all the way through `pn`
+    /// with windings containing these and a might-see set containing this one, everything
+    /// beyond is already found (`None`). Otherwise the state's bounds, for [`Walk::remember`].
+    fn seen_before(&mut self, pn: usize, depth: usize) -> Option<Bounds> {
         let cur = &self.frames[depth];
         let (lo, hi) = (cur.lo, cur.hi);
         let might = &cur.might[lo..hi];
-        let slot = &mut self.memo[pn];
-        let key = windings_key(&cur.source, &cur.pass);
-        let pool = &self.pool.entries;
-        let covered = slot.keys.iter().zip(&slot.entries).any(|(&k, &i)| {
-            let e = &pool[i as usize];
-            k == key
-                && same_winding(&e.pass, &cur.pass)
-                && same_winding(&e.source, &cur.source)
-                && might.iter().enumerate().all(|(k, &m)| {
-                    let idx = (lo + k).wrapping_sub(e.lo);
-                    m == 0 || e.might.get(idx).is_some_and(|&w| m & !w == 0)
-                })
-        });
-        if covered {
-            self.counters.memo_hits += 1;
-            return None;
+        let slot = &self.memo[pn];
+        let bounds = state_bounds(&cur.pass, &cur.source);
+        let pool = &mut self.pool.entries;
+        for (&i, b) in slot.entries.iter().zip(&slot.bounds) {
+            if !bounds_inside(&bounds, b) {
+                continue;
+            }
+            let e = &mut pool[i as usize];
+            if !might_inside(might, lo, &e.might, e.lo) {
+                continue;
+            }
+            if e.pass_edges.is_empty() {
+                edge_planes(&e.pass, self.graph.portals[pn].plane.normal, &mut e.pass_edges);
+                edge_planes(&e.source, self.head_plane.normal, &mut e.source_edges);
+            }
+            if inside_edges(&cur.pass, &e.pass_edges) && inside_edges(&cur.source, &e.source_edges) {
+                self.counters.memo_hits += 1;
+                return None;
+            }
         }
-        Some(key)
+        Some(bounds)
     }
 
     /// Remembers the state of `frames[depth]` as explored through `pn` (see
-    /// [`Walk::seen_before`]).
-    fn remember(&mut self, pn: usize, depth: usize, key: u64) {
+    /// [`Walk::seen_before`]): in place of a state it contains if there is one (that one can
+    /// no longer prune anything this one does not), else in a free entry or the oldest.
+    fn remember(&mut self, pn: usize, depth: usize, bounds: Bounds) {
         let cur = &self.frames[depth];
         let (lo, hi) = (cur.lo, cur.hi);
         let might = &cur.might[lo..hi];
         let slot = &mut self.memo[pn];
         let pool = &mut self.pool;
-        let index = if slot.entries.len() < MEMO_PER_PORTAL && pool.used < pool.max {
+        let (pass_edges, source_edges) = &mut self.edges;
+        pass_edges.clear();
+        let mut contained = None;
+        for (j, (&i, b)) in slot.entries.iter().zip(&slot.bounds).enumerate() {
+            let e = &pool.entries[i as usize];
+            if !bounds_inside(b, &bounds) || !might_inside(&e.might, e.lo, might, lo) {
+                continue;
+            }
+            if pass_edges.is_empty() {
+                edge_planes(&cur.pass, self.graph.portals[pn].plane.normal, pass_edges);
+                edge_planes(&cur.source, self.head_plane.normal, source_edges);
+            }
+            if inside_edges(&e.pass, pass_edges) && inside_edges(&e.source, source_edges) {
+                contained = Some(j);
+                break;
+            }
+        }
+        let j = if let Some(j) = contained {
+            j
+        } else if slot.entries.len() < MEMO_PER_PORTAL && pool.used < pool.max {
             if slot.entries.is_empty() {
                 self.touched.push(pn as u32);
             }
@@ -591,23 +681,27 @@ impl Walk<'_> {
             }
             pool.used += 1;
             slot.entries.push((pool.used - 1) as u32);
-            slot.keys.push(key);
-            pool.used - 1
+            slot.bounds.push(bounds);
+            slot.entries.len() - 1
         } else if !slot.entries.is_empty() {
-            // Full: the oldest entry's buffers take the new state.
             let oldest = slot.oldest;
             slot.oldest = (oldest + 1) % slot.entries.len();
-            slot.keys[oldest] = key;
-            slot.entries[oldest] as usize
+            oldest
         } else {
             return; // the thread's budget is spent
         };
+        slot.bounds[j] = bounds;
         self.counters.memo_stores += 1;
-        let e = &mut pool.entries[index];
+        let e = &mut pool.entries[slot.entries[j] as usize];
         e.source.clear();
         e.source.extend_from_slice(&cur.source);
         e.pass.clear();
         e.pass.extend_from_slice(&cur.pass);
+        // The edges found for the scan serve the entry too (empty: found when first needed).
+        e.pass_edges.clear();
+        e.pass_edges.extend_from_slice(pass_edges);
+        e.source_edges.clear();
+        e.source_edges.extend_from_slice(source_edges);
         e.lo = lo;
         e.might.clear();
         e.might.extend_from_slice(might);
@@ -843,4 +937,61 @@ fn clip_interleaved(
         }
     }
     true
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn square(lo: f32, hi: f32, clockwise: bool) -> Vec<V3> {
+        let mut w = vec![[lo, lo, 0.0], [hi, lo, 0.0], [hi, hi, 0.0], [lo, hi, 0.0]];
+        if clockwise {
+            w.reverse();
+        }
+        w
+    }
+
+    #[test]
+    fn containment_is_by_geometry_whatever_the_winding_order() {
+        let n = [0.0, 0.0, 1.0];
+        for outer_cw in [false, true] {
+            let mut edges = Vec::new();
+            edge_planes(&square(0.0, 64.0, outer_cw), n, &mut edges);
+            assert_eq!(edges.len(), 4);
+            for inner_cw in [false, true] {
+                assert!(inside_edges(&square(0.0, 64.0, inner_cw), &edges), "itself");
+                assert!(
+                    inside_edges(&square(8.0, 32.0, inner_cw), &edges),
+                    "a smaller one"
+                );
+                assert!(
+                    !inside_edges(&square(8.0, 64.1, inner_cw), &edges),
+                    "one sticking out"
+                );
+            }
+            // A triangle inside the square's lower half, and one poking past its diagonal.
+            assert!(inside_edges(
+                &[[1.0, 1.0, 0.0], [63.0, 1.0, 0.0], [63.0, 63.0, 0.0]],
+                &edges
+            ));
+            assert!(!inside_edges(
+                &[[1.0, 1.0, 0.0], [70.0, 1.0, 0.0], [63.0, 63.0, 0.0]],
+                &edges
+            ));
+        }
+        let inner = state_bounds(&square(8.0, 32.0, false), &square(0.0, 1.0, true));
+        let outer = state_bounds(&square(0.0, 64.0, true), &square(0.0, 1.0, false));
+        assert!(bounds_inside(&inner, &outer));
+        assert!(!bounds_inside(&outer, &inner));
+    }
+
+    #[test]
+    fn might_inside_aligns_words_by_their_offsets() {
+        // Words 3..5 of one set against words 2..6 of another.
+        assert!(might_inside(&[0b01, 0b10], 3, &[0, 0b11, 0b10, 0], 2));
+        assert!(!might_inside(&[0b01, 0b11], 3, &[0, 0b11, 0b10, 0], 2));
+        // A word outside the other's range must be empty.
+        assert!(!might_inside(&[1], 7, &[u64::MAX], 2));
+        assert!(might_inside(&[0], 7, &[u64::MAX], 2));
+    }
 }
