@@ -425,10 +425,19 @@ fn bounds_inside(inner: &Bounds, outer: &Bounds) -> bool {
 
 /// Whether might-see set `inner` (its words from `inner_lo`) is inside `outer` (from `outer_lo`).
 fn might_inside(inner: &[u64], inner_lo: usize, outer: &[u64], outer_lo: usize) -> bool {
-    inner.iter().enumerate().all(|(k, &m)| {
-        let idx = (inner_lo + k).wrapping_sub(outer_lo);
-        m == 0 || outer.get(idx).is_some_and(|&w| m & !w == 0)
-    })
+    // The words both cover; `inner`'s words outside them must be empty.
+    let lo = inner_lo.max(outer_lo);
+    let hi = (inner_lo + inner.len()).min(outer_lo + outer.len());
+    if lo >= hi {
+        return inner.iter().all(|&w| w == 0);
+    }
+    let (head, rest) = inner.split_at(lo - inner_lo);
+    let (both, tail) = rest.split_at(hi - lo);
+    head.iter().chain(tail).all(|&w| w == 0)
+        && both
+            .chunks(8)
+            .zip(outer[lo - outer_lo..hi - outer_lo].chunks(8))
+            .all(|(i, o)| i.iter().zip(o).fold(0, |acc, (i, o)| acc | i & !o) == 0)
 }
 
 /// The inward planes through the edges of convex winding `w`, which lies in a plane of normal `n`.
