@@ -1,7 +1,7 @@
 //! Vis on hand-made portal sets whose answer is known.
 
 use srcmap_vvis::clip::plane_from_winding;
-use srcmap_vvis::{FlowKind, NoProgress, Options, Portal, Portals, compute};
+use srcmap_vvis::{ClusterVis, FlowKind, NoProgress, Options, Portal, Portals, Report, compute};
 
 /// A square portal on the plane `axis = at`, spanning `lo..hi` on the two other axes, wound so
 /// that vvis sees it from `front` (a point inside `clusters[0]`).
@@ -97,6 +97,16 @@ fn fast_vis_is_a_superset_and_radius_only_removes() {
     }
 }
 
+/// Full vis of `p` with `threads` threads and the given flow.
+fn full_vis(p: &Portals, threads: usize, flow: FlowKind) -> (ClusterVis, Report) {
+    let opts = Options {
+        threads: Some(threads),
+        flow,
+        ..Default::default()
+    };
+    compute(p, false, None, &opts, &NoProgress).unwrap()
+}
+
 /// A 6 × 6 grid of 128-unit rooms, each joined to its neighbours by a window of pseudo-random
 /// size and place (a fixed generator): 60 portals, so that later portals reuse the results of
 /// earlier ones, and small windows hide some rooms from others.
@@ -148,14 +158,7 @@ fn window_grid() -> Portals {
 fn window_grid_is_the_same_for_any_thread_count_and_both_flows() {
     let p = window_grid();
     p.verify().unwrap();
-    let run = |threads: usize, flow: FlowKind| {
-        let opts = Options {
-            threads: Some(threads),
-            flow,
-            ..Default::default()
-        };
-        compute(&p, false, None, &opts, &NoProgress).unwrap().0
-    };
+    let run = |threads, flow| full_vis(&p, threads, flow).0;
     let one = run(1, FlowKind::Fast);
     for other in [
         run(2, FlowKind::Fast),
@@ -202,14 +205,7 @@ fn split_openings() -> Portals {
 fn split_openings_memo_prunes_and_both_flows_agree() {
     let p = split_openings();
     p.verify().unwrap();
-    let run = |threads: usize, flow: FlowKind| {
-        let opts = Options {
-            threads: Some(threads),
-            flow,
-            ..Default::default()
-        };
-        compute(&p, false, None, &opts, &NoProgress).unwrap()
-    };
+    let run = |threads, flow| full_vis(&p, threads, flow);
     let (fast, fast_report) = run(2, FlowKind::Fast);
     let (reference, reference_report) = run(2, FlowKind::Reference);
     // The memo must have skipped sub-walks here (windings inside explored ones), or this test
