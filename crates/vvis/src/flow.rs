@@ -346,8 +346,8 @@ struct Walk<'a> {
     found_new: bool,
     /// Separators of a target whose source was cut for it alone.
     seps_tmp: Vec<VPlane>,
-    /// Edge planes of the pass and source windings being remembered.
-    edges: (Vec<VPlane>, Vec<VPlane>),
+    /// Edge planes of the windings being remembered.
+    edges: StateEdges,
 }
 
 /// Buffers a thread reuses from one base portal to the next (no allocation in the walk).
@@ -360,7 +360,7 @@ struct Scratch {
     pool: MemoPool,
     order: Vec<u32>,
     keys: Vec<f32>,
-    edges: (Vec<VPlane>, Vec<VPlane>),
+    edges: StateEdges,
 }
 
 thread_local! {
@@ -394,8 +394,7 @@ struct MemoEntry {
     source: Vec<V3>,
     pass: Vec<V3>,
     /// The windings' edge planes, found when first needed (empty until then).
-    source_edges: Vec<VPlane>,
-    pass_edges: Vec<VPlane>,
+    edges: StateEdges,
     lo: usize,
     might: Vec<u64>,
 }
@@ -478,6 +477,30 @@ fn inside_edges(inner: &[V3], edges: &[VPlane]) -> bool {
         .all(|e| inner.iter().all(|&v| e.distance(v) >= -CONTAIN_EPSILON))
 }
 
+/// Edge planes of a state's windings: the pass lies in its portal's plane, the source in the
+/// base portal's.
+#[derive(Clone, Default)]
+struct StateEdges {
+    pass: Vec<VPlane>,
+    source: Vec<VPlane>,
+}
+
+impl StateEdges {
+    fn find(&mut self, pass: &[V3], source: &[V3], pass_normal: V3, source_normal: V3) {
+        edge_planes(pass, pass_normal, &mut self.pass);
+        edge_planes(source, source_normal, &mut self.source);
+    }
+
+    fn is_empty(&self) -> bool {
+        self.pass.is_empty()
+    }
+
+    /// Whether windings `pass` and `source` lie inside these.
+    fn hold(&self, pass: &[V3], source: &[V3]) -> bool {
+        inside_edges(pass, &self.pass) && inside_edges(source, &self.source)
+    }
+}
+
 /// How far (units) a point may lie outside a winding and still count as inside it for the memo:
 /// vertices shared by two windings (on the portal's own edges) come out a few ulps apart. A
 /// tenth of vvis's `ON_VIS_EPSILON`.
@@ -490,7 +513,8 @@ const MEMO_MIN_CHAINS: u64 = 2;
 /// Entries kept per portal in the memo (a cache: forgetting only costs time).
 const MEMO_PER_PORTAL: usize = 128;
 
-/// Bytes of memo entries a thread may hold, each a copy of a might-see set and two windings.
+/// Bytes of memo entries a thread may hold, each a copy of a might-see set and two windings
+/// with their edge planes.
 const MEMO_BYTES: usize = 256 << 20;
 
 fn flow_one(
@@ -642,11 +666,11 @@ impl Walk<'_> {
             if !might_inside(might, lo, &e.might, e.lo) {
                 continue;
             }
-            if e.pass_edges.is_empty() {
-                edge_planes(&e.pass, self.graph.portals[pn].plane.normal, &mut e.pass_edges);
-                edge_planes(&e.source, self.head_plane.normal, &mut e.source_edges);
+            if e.edges.is_empty() {
+                let normals = (self.graph.portals[pn].plane.normal, self.head_plane.normal);
+                e.edges.find(&e.pass, &e.source, normals.0, normals.1);
             }
-            if inside_edges(&cur.pass, &e.pass_edges) && inside_edges(&cur.source, &e.source_edges) {
+            if e.edges.hold(&cur.pass, &cur.source) {
                 self.counters.memo_hits += 1;
                 return None;
             }
@@ -663,19 +687,24 @@ impl Walk<'_> {
         let might = &cur.might[lo..hi];
         let slot = &mut self.memo[pn];
         let pool = &mut self.pool;
-        let (pass_edges, source_edges) = &mut self.edges;
-        pass_edges.clear();
+        let edges = &mut self.edges;
+        edges.pass.clear();
+        edges.source.clear();
         let mut contained = None;
         for (j, (&i, b)) in slot.entries.iter().zip(&slot.bounds).enumerate() {
             let e = &pool.entries[i as usize];
             if !bounds_inside(b, &bounds) || !might_inside(&e.might, e.lo, might, lo) {
                 continue;
             }
-            if pass_edges.is_empty() {
-                edge_planes(&cur.pass, self.graph.portals[pn].plane.normal, pass_edges);
-                edge_planes(&cur.source, self.head_plane.normal, source_edges);
+            if edges.is_empty() {
+                edges.find(
+                    &cur.pass,
+                    &cur.source,
+                    self.graph.portals[pn].plane.normal,
+                    self.head_plane.normal,
+                );
             }
-            if inside_edges(&e.pass, pass_edges) && inside_edges(&e.source, source_edges) {
+            if edges.hold(&e.pass, &e.source) {
                 contained = Some(j);
                 break;
             }
@@ -708,10 +737,8 @@ impl Walk<'_> {
         e.pass.clear();
         e.pass.extend_from_slice(&cur.pass);
         // The edges found for the scan serve the entry too (empty: found when first needed).
-        e.pass_edges.clear();
-        e.pass_edges.extend_from_slice(pass_edges);
-        e.source_edges.clear();
-        e.source_edges.extend_from_slice(source_edges);
+        e.edges.pass.clone_from(&edges.pass);
+        e.edges.source.clone_from(&edges.source);
         e.lo = lo;
         e.might.clear();
         e.might.extend_from_slice(might);
