@@ -34,6 +34,7 @@
 //! of portals another thread already finished; this is vvis with [`LOCKSTEP`] threads in
 //! lockstep), so the output does not depend on thread count or timing.
 
+use std::collections::BinaryHeap;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Condvar, Mutex, OnceLock};
 
@@ -111,8 +112,10 @@ pub fn portal_flow(
     base: &[BaseVis],
     order: &[u32],
     kind: FlowKind,
+    walk_memory: Option<usize>,
     progress: &dyn Progress,
 ) -> FlowResult {
+    let walk_memory = walk_memory.unwrap_or(ARENA_BYTES);
     let n = graph.portals.len();
     let mut position = vec![u32::MAX; n];
     for (i, &p) in order.iter().enumerate() {
@@ -148,7 +151,7 @@ pub fn portal_flow(
                         position: &schedule.position,
                         usable,
                     };
-                    let (vis, c) = flow_one(graph, &children, base, done, p as usize, kind);
+                    let (vis, c) = flow_one(graph, &children, base, done, p as usize, kind, walk_memory);
                     mine.add(&c);
                     progress.advance(work_estimate(&base[p as usize]));
                     schedule.finish(i, p as usize, vis);
@@ -336,18 +339,121 @@ struct Walk<'a> {
     frames: Vec<Frame>,
     tmp: Vec<V3>,
     counters: Counters,
-    /// Fast flow: the states with which the walk already went through each portal (see
-    /// [`Walk::seen_before`]).
+    /// Fast flow: the states found through each portal (see [`Walk::admit`]).
     memo: Vec<MemoSlot>,
     /// Portals whose memo slot is in use, to reset them for the next base portal.
     touched: Vec<u32>,
-    pool: MemoPool,
     /// Whether the last [`Walk::step`] had anything unseen in its might-see set.
     found_new: bool,
     /// Separators of a target whose source was cut for it alone.
     seps_tmp: Vec<VPlane>,
-    /// Edge planes of the windings being remembered.
+    /// Edge planes of a new state's windings.
     edges: StateEdges,
+    /// The fast walk's states, the level being expanded, and the states waiting, widest first.
+    arena: Arena,
+    expand: Frame,
+    waiting: BinaryHeap<(Widest, u32)>,
+    /// At most this many bytes in `arena` (see [`ARENA_BYTES`]).
+    walk_memory: usize,
+}
+
+/// The states of the widest-first walk, packed: each one's might-see words (`lo..hi`) and
+/// windings, one after another in two buffers (kept from one base portal to the next).
+#[derive(Default)]
+struct Arena {
+    words: Vec<u64>,
+    points: Vec<V3>,
+    meta: Vec<StateMeta>,
+    /// Edge planes of each state's windings, found when first needed.
+    edges: Vec<StateEdges>,
+}
+
+#[derive(Clone, Copy, Default)]
+struct StateMeta {
+    /// The cluster the state enters.
+    leaf: u32,
+    words_at: u32,
+    lo: u32,
+    hi: u32,
+    points_at: u32,
+    pass_len: u16,
+    source_len: u16,
+    /// A state holding this one took its place before it was expanded.
+    dropped: bool,
+    expanded: bool,
+}
+
+impl Arena {
+    fn clear(&mut self) {
+        self.words.clear();
+        self.points.clear();
+        self.meta.clear();
+    }
+
+    fn push(&mut self, f: &Frame, leaf: u32) {
+        let meta = StateMeta {
+            leaf,
+            words_at: self.words.len() as u32,
+            lo: f.lo as u32,
+            hi: f.hi as u32,
+            points_at: self.points.len() as u32,
+            pass_len: f.pass.len() as u16,
+            source_len: f.source.len() as u16,
+            dropped: false,
+            expanded: false,
+        };
+        self.words.extend_from_slice(&f.might[f.lo..f.hi]);
+        self.points.extend_from_slice(&f.pass);
+        self.points.extend_from_slice(&f.source);
+        self.meta.push(meta);
+        if self.edges.len() < self.meta.len() {
+            self.edges.push(StateEdges::default());
+        }
+        let e = &mut self.edges[self.meta.len() - 1];
+        e.pass.clear();
+        e.source.clear();
+    }
+
+    fn might(&self, i: usize) -> &[u64] {
+        let m = self.meta[i];
+        &self.words[m.words_at as usize..(m.words_at + m.hi - m.lo) as usize]
+    }
+
+    fn bytes(&self) -> usize {
+        self.words.len() * 8 + self.points.len() * 12 + self.meta.len() * 96
+    }
+
+    /// A state's (pass, source) windings.
+    fn windings(&self, i: usize) -> (&[V3], &[V3]) {
+        let m = self.meta[i];
+        let at = m.points_at as usize;
+        let p = m.pass_len as usize;
+        (
+            &self.points[at..at + p],
+            &self.points[at + p..at + p + m.source_len as usize],
+        )
+    }
+
+    fn something_new(&self, i: usize, vis: &[u64]) -> bool {
+        let lo = self.meta[i].lo as usize;
+        self.might(i).iter().zip(&vis[lo..]).any(|(m, v)| m & !v != 0)
+    }
+
+    /// State `i` as a walk level in `f` (its separators not yet found).
+    fn load(&self, i: usize, f: &mut Frame) {
+        let m = self.meta[i];
+        f.might[m.lo as usize..m.hi as usize].copy_from_slice(self.might(i));
+        (f.lo, f.hi) = (m.lo as usize, m.hi as usize);
+        let (pass, source) = self.windings(i);
+        f.pass.clear();
+        f.pass.extend_from_slice(pass);
+        f.source.clear();
+        f.source.extend_from_slice(source);
+        f.source_whole = false;
+        f.pass_whole = false;
+        f.seps.clear();
+        f.cursor = SepCursor::default();
+    }
 }
 
 /// Buffers a thread reuses from one base portal to the next (no allocation in the walk).
@@ -357,46 +463,28 @@ struct Scratch {
     tmp: Vec<V3>,
     memo: Vec<MemoSlot>,
     touched: Vec<u32>,
-    pool: MemoPool,
     order: Vec<u32>,
     keys: Vec<f32>,
     edges: StateEdges,
+    arena: Arena,
+    expand: Frame,
+    waiting: BinaryHeap<(Widest, u32)>,
 }
 
 thread_local! {
     static SCRATCH: std::cell::RefCell<Scratch> = std::cell::RefCell::new(Scratch::default());
 }
 
-/// The remembered states of one portal: a ring of entries of the [`MemoPool`] (oldest
-/// overwritten first once full, unless the new state contains one of them).
+/// The states found through one portal that later ones are tested against: up to
+/// [`MEMO_PER_PORTAL`] states of the [`Arena`], then a ring (the oldest forgotten first).
 #[derive(Clone, Default)]
 struct MemoSlot {
+    /// 0 while the slot is unused in this walk, else one more than the ring position to
+    /// overwrite next.
     oldest: usize,
     entries: Vec<u32>,
     /// The entries' bounding boxes side by side: most of a slot's scan touches only these.
     bounds: Vec<Bounds>,
-}
-
-/// The memo's entries, shared by all portals of one walk and handed back when it ends; their
-/// buffers are reused from one walk to the next.
-#[derive(Default)]
-struct MemoPool {
-    entries: Vec<MemoEntry>,
-    /// Entries `..used` belong to slots in this walk.
-    used: usize,
-    /// At most this many entries (a bound on the thread's memory).
-    max: usize,
-}
-
-/// A state the walk went through a portal with: its windings and might-see set.
-#[derive(Clone, Default)]
-struct MemoEntry {
-    source: Vec<V3>,
-    pass: Vec<V3>,
-    /// The windings' edge planes, found when first needed (empty until then).
-    edges: StateEdges,
-    lo: usize,
-    might: Vec<u64>,
 }
 
 /// Axis-aligned bounds of a state's pass and source windings, as `-min` then `max` of each, so
@@ -506,16 +594,13 @@ impl StateEdges {
 /// tenth of vvis's `ON_VIS_EPSILON`.
 const CONTAIN_EPSILON: f32 = 0.001;
 
-/// Sub-walks the memo remembers: at least this many steps. Remembering copies the might-see
-/// set; single-step sub-walks are the most common and the least worth it.
-const MEMO_MIN_CHAINS: u64 = 2;
-
-/// Entries kept per portal in the memo (a cache: forgetting only costs time).
+/// States kept per portal to test new ones against (forgetting one only costs time).
 const MEMO_PER_PORTAL: usize = 128;
 
-/// Bytes of memo entries a thread may hold, each a copy of a might-see set and two windings
-/// with their edge planes.
-const MEMO_BYTES: usize = 256 << 20;
+/// Bytes of states the widest-first walk of one base portal may hold unless told otherwise
+/// (jump_byte_a3, the largest corpus map, needs 206 MB); past this the portal's flow starts
+/// again depth first, which needs no more than its stack.
+const ARENA_BYTES: usize = 512 << 20;
 
 fn flow_one(
     graph: &Graph,
@@ -524,6 +609,7 @@ fn flow_one(
     done: Done<'_>,
     p: usize,
     kind: FlowKind,
+    walk_memory: usize,
 ) -> (Bits, Counters) {
     let portal = &graph.portals[p];
     let words = graph.words;
@@ -545,7 +631,6 @@ fn flow_one(
     if kind == FlowKind::Fast && scratch.memo.len() != graph.portals.len() {
         scratch.memo = vec![MemoSlot::default(); graph.portals.len()];
         scratch.touched.clear();
-        scratch.pool.max = MEMO_BYTES / (words * 8 + 256);
     }
     match kind {
         FlowKind::Fast => order_children(graph, children, p, &mut scratch.keys, &mut scratch.order),
@@ -570,12 +655,18 @@ fn flow_one(
         counters: Counters::default(),
         memo: scratch.memo,
         touched: scratch.touched,
-        pool: scratch.pool,
         found_new: false,
         seps_tmp: Vec::new(),
         edges: scratch.edges,
+        arena: scratch.arena,
+        expand: scratch.expand,
+        waiting: scratch.waiting,
+        walk_memory,
     };
-    walk.leaf_flow(portal.leaf as usize, 1);
+    if kind == FlowKind::Reference || !walk.widest_first(portal.leaf as usize) {
+        walk.vis = Bits::new(words);
+        walk.leaf_flow(portal.leaf as usize, 1);
+    }
     for &t in &walk.touched {
         let slot = &mut walk.memo[t as usize];
         slot.oldest = 0;
@@ -583,16 +674,17 @@ fn flow_one(
         slot.bounds.clear();
     }
     walk.touched.clear();
-    walk.pool.used = 0;
     let scratch = Scratch {
         frames: walk.frames,
         tmp: walk.tmp,
         memo: walk.memo,
         touched: walk.touched,
-        pool: walk.pool,
         order: walk.order,
         keys: scratch_keys,
         edges: walk.edges,
+        arena: walk.arena,
+        expand: walk.expand,
+        waiting: walk.waiting,
     };
     SCRATCH.with(|s| *s.borrow_mut() = scratch);
     (walk.vis, walk.counters)
@@ -611,7 +703,8 @@ fn frame_pair(frames: &mut Vec<Frame>, depth: usize, words: usize) -> (&mut Fram
 }
 
 impl Walk<'_> {
-    /// vvis `RecursiveLeafFlow`: `frames[depth - 1]` is the level that led into `leaf`.
+    /// vvis `RecursiveLeafFlow`: `frames[depth - 1]` is the level that led into `leaf`. The
+    /// reference's walk, and the fast flow's when a portal's states outgrow [`ARENA_BYTES`].
     fn leaf_flow(&mut self, leaf: usize, depth: usize) {
         // A walk can never be longer than the portals it could pass; this only guards bad input.
         if depth > self.graph.portals.len() + 1 {
@@ -623,130 +716,167 @@ impl Walk<'_> {
             let pn = self.order[i];
             // Beyond a portal whose might-see set holds nothing unseen the walk can find nothing
             // (vvis walks on anyway; the fast flow stops after marking the portal).
-            if !self.step(pn as usize, depth) || !(self.kind == FlowKind::Reference || self.found_new) {
+            let mut frames = std::mem::take(&mut self.frames);
+            let (prev, cur) = frame_pair(&mut frames, depth, graph.words);
+            let passed = self.step(pn as usize, prev, cur);
+            self.frames = frames;
+            if !passed || !(self.kind == FlowKind::Reference || self.found_new) {
                 continue;
             }
-            let next = graph.portals[pn as usize].leaf as usize;
-            if self.kind == FlowKind::Reference {
-                self.leaf_flow(next, depth + 1);
-                continue;
-            }
-            let Some(bounds) = self.seen_before(pn as usize, depth) else {
-                continue;
-            };
-            let chains = self.counters.chains;
-            self.leaf_flow(next, depth + 1);
-            // Remembered once explored, and only sub-walks that were worth it: storing costs a
-            // copy of the might-see set, more than a few steps of walking.
-            if self.counters.chains - chains >= MEMO_MIN_CHAINS {
-                self.remember(pn as usize, depth, bounds);
-            }
+            self.leaf_flow(graph.portals[pn as usize].leaf as usize, depth + 1);
         }
     }
 
-    /// Pruning the reference does not do: what the walk finds beyond portal `pn` depends only
-    /// on the new level's windings and might-see set (the base portal is fixed), and smaller
-    /// windings or a smaller might-see set can only find less (every separating plane of the
-    /// larger windings separates the smaller ones too, and every path through the smaller set
-    /// is a path through the larger). So when the walk already went all the way through `pn`
-    /// with windings containing these and a might-see set containing this one, everything
-    /// beyond is already found (`None`). Otherwise the state's bounds, for [`Walk::remember`].
-    fn seen_before(&mut self, pn: usize, depth: usize) -> Option<Bounds> {
-        let cur = &self.frames[depth];
+    /// The fast walk: the same states as vvis's depth-first walk, expanded widest first.
+    ///
+    /// A state (the level after going through a portal: its source and pass windings and
+    /// might-see set) is expanded by testing the portals out of the cluster it enters; each
+    /// one that passes and could show something unseen is a new state. What the walk finds
+    /// does not depend on the order of expansion, only on which states are expanded, so they
+    /// wait in a queue ordered by the area of their pass winding. Widest first, a portal is
+    /// mostly gone through first with its widest states, and a later state whose windings and
+    /// might-see set lie inside those of one found before through the same portal is never
+    /// expanded: smaller windings and a smaller set can only find less (every separating plane
+    /// of the larger windings separates the smaller ones too, and every path through the
+    /// smaller set is a path through the larger). A new state that holds waiting ones takes
+    /// their place. On jump_byte_a3 this expands 69 million states where the depth-first walk
+    /// with the same tests expanded 123 million.
+    ///
+    /// False, with the walk abandoned, when its states outgrow [`ARENA_BYTES`].
+    fn widest_first(&mut self, leaf: usize) -> bool {
+        let graph = self.graph;
+        let words = graph.words;
+        let mut arena = std::mem::take(&mut self.arena);
+        arena.clear();
+        let mut frames = std::mem::take(&mut self.frames);
+        while frames.len() < 2 {
+            frames.push(Frame::default());
+        }
+        frames[1].might.resize(words, 0);
+        let (head, rest) = frames.split_at_mut(1);
+        let (head, cur) = (&mut head[0], &mut rest[0]);
+        // State 0 is the head level itself.
+        arena.push(head, leaf as u32);
+        let mut expand = std::mem::take(&mut self.expand);
+        expand.might.resize(words, 0);
+        let mut waiting = std::mem::take(&mut self.waiting);
+        waiting.clear();
+        waiting.push((Widest(f32::INFINITY), 0));
+        let mut within_budget = true;
+        while let Some((_, i)) = waiting.pop() {
+            let i = i as usize;
+            let state = arena.meta[i];
+            arena.meta[i].expanded = true;
+            // Nothing unseen left in its might-see set: nothing to find beyond (as in `step`).
+            if state.dropped || (i > 0 && !arena.something_new(i, &self.vis.words)) {
+                continue;
+            }
+            if arena.bytes() > self.walk_memory {
+                within_budget = false;
+                break;
+            }
+            self.counters.chains += 1;
+            let prev: &mut Frame = if i == 0 {
+                &mut *head
+            } else {
+                arena.load(i, &mut expand);
+                &mut expand
+            };
+            let leaf = state.leaf as usize;
+            for k in self.offsets[leaf]..self.offsets[leaf + 1] {
+                let pn = self.order[k] as usize;
+                if !self.step(pn, prev, cur) || !self.found_new {
+                    continue;
+                }
+                let Some(bounds) = self.admit(pn, cur, &mut arena) else {
+                    continue;
+                };
+                let n = arena.meta.len() as u32;
+                arena.push(cur, graph.portals[pn].leaf);
+                let slot = &mut self.memo[pn];
+                if slot.oldest == 0 {
+                    self.touched.push(pn as u32);
+                    slot.oldest = 1;
+                }
+                if slot.entries.len() < MEMO_PER_PORTAL {
+                    slot.entries.push(n);
+                    slot.bounds.push(bounds);
+                } else {
+                    let k = (slot.oldest - 1) % slot.entries.len();
+                    slot.oldest = k + 2;
+                    slot.entries[k] = n;
+                    slot.bounds[k] = bounds;
+                }
+                waiting.push((Widest(area_squared(&cur.pass)), n));
+            }
+        }
+        self.counters.memo_stores += arena.meta.len() as u64 - 1;
+        self.expand = expand;
+        self.frames = frames;
+        self.waiting = waiting;
+        self.arena = arena;
+        within_budget
+    }
+
+    /// Whether the state in `cur` (just found through portal `pn`) must be expanded: not when
+    /// a state found before through `pn` holds its windings and might-see set (see
+    /// [`Walk::widest_first`]). Otherwise the states it holds leave `pn`'s slot (those still
+    /// waiting are dropped: it finds all they would), and its bounds, for the slot.
+    fn admit(&mut self, pn: usize, cur: &Frame, arena: &mut Arena) -> Option<Bounds> {
         let (lo, hi) = (cur.lo, cur.hi);
         let might = &cur.might[lo..hi];
-        let slot = &self.memo[pn];
         let bounds = state_bounds(&cur.pass, &cur.source);
-        let pool = &mut self.pool.entries;
-        for (&i, b) in slot.entries.iter().zip(&slot.bounds) {
+        let normals = (self.graph.portals[pn].plane.normal, self.head_plane.normal);
+        let slot = &mut self.memo[pn];
+        for (&e, b) in slot.entries.iter().zip(&slot.bounds) {
             if !bounds_inside(&bounds, b) {
                 continue;
             }
-            let e = &mut pool[i as usize];
-            if !might_inside(might, lo, &e.might, e.lo) {
+            let e = e as usize;
+            if !might_inside(might, lo, arena.might(e), arena.meta[e].lo as usize) {
                 continue;
             }
-            if e.edges.is_empty() {
-                let normals = (self.graph.portals[pn].plane.normal, self.head_plane.normal);
-                e.edges.find(&e.pass, &e.source, normals.0, normals.1);
+            if arena.edges[e].is_empty() {
+                let mut edges = std::mem::take(&mut arena.edges[e]);
+                let (pass, source) = arena.windings(e);
+                edges.find(pass, source, normals.0, normals.1);
+                arena.edges[e] = edges;
             }
-            if e.edges.hold(&cur.pass, &cur.source) {
+            if arena.edges[e].hold(&cur.pass, &cur.source) {
                 self.counters.memo_hits += 1;
                 return None;
             }
         }
-        Some(bounds)
-    }
-
-    /// Remembers the state of `frames[depth]` as explored through `pn` (see
-    /// [`Walk::seen_before`]): in place of a state it contains if there is one (that one can
-    /// no longer prune anything this one does not), else in a free entry or the oldest.
-    fn remember(&mut self, pn: usize, depth: usize, bounds: Bounds) {
-        let cur = &self.frames[depth];
-        let (lo, hi) = (cur.lo, cur.hi);
-        let might = &cur.might[lo..hi];
-        let slot = &mut self.memo[pn];
-        let pool = &mut self.pool;
         let edges = &mut self.edges;
         edges.pass.clear();
         edges.source.clear();
-        let mut contained = None;
-        for (j, (&i, b)) in slot.entries.iter().zip(&slot.bounds).enumerate() {
-            let e = &pool.entries[i as usize];
-            if !bounds_inside(b, &bounds) || !might_inside(&e.might, e.lo, might, lo) {
-                continue;
+        let mut j = 0;
+        while j < slot.entries.len() {
+            let e = slot.entries[j] as usize;
+            if bounds_inside(&slot.bounds[j], &bounds)
+                && might_inside(arena.might(e), arena.meta[e].lo as usize, might, lo)
+            {
+                if edges.is_empty() {
+                    edges.find(&cur.pass, &cur.source, normals.0, normals.1);
+                }
+                let (pass, source) = arena.windings(e);
+                if edges.hold(pass, source) {
+                    if !arena.meta[e].expanded {
+                        arena.meta[e].dropped = true;
+                    }
+                    slot.entries.swap_remove(j);
+                    slot.bounds.swap_remove(j);
+                    continue;
+                }
             }
-            if edges.is_empty() {
-                edges.find(
-                    &cur.pass,
-                    &cur.source,
-                    self.graph.portals[pn].plane.normal,
-                    self.head_plane.normal,
-                );
-            }
-            if edges.hold(&e.pass, &e.source) {
-                contained = Some(j);
-                break;
-            }
+            j += 1;
         }
-        let j = if let Some(j) = contained {
-            j
-        } else if slot.entries.len() < MEMO_PER_PORTAL && pool.used < pool.max {
-            if slot.entries.is_empty() {
-                self.touched.push(pn as u32);
-            }
-            if pool.entries.len() == pool.used {
-                pool.entries.push(MemoEntry::default());
-            }
-            pool.used += 1;
-            slot.entries.push((pool.used - 1) as u32);
-            slot.bounds.push(bounds);
-            slot.entries.len() - 1
-        } else if !slot.entries.is_empty() {
-            let oldest = slot.oldest;
-            slot.oldest = (oldest + 1) % slot.entries.len();
-            oldest
-        } else {
-            return; // the thread's budget is spent
-        };
-        slot.bounds[j] = bounds;
-        self.counters.memo_stores += 1;
-        let e = &mut pool.entries[slot.entries[j] as usize];
-        e.source.clear();
-        e.source.extend_from_slice(&cur.source);
-        e.pass.clear();
-        e.pass.extend_from_slice(&cur.pass);
-        // The edges found for the scan serve the entry too (empty: found when first needed).
-        e.edges.pass.clone_from(&edges.pass);
-        e.edges.source.clone_from(&edges.source);
-        e.lo = lo;
-        e.might.clear();
-        e.might.extend_from_slice(might);
+        Some(bounds)
     }
 
     /// Tests portal `pn` out of the current leaf; true when the walk should go through it (its
     /// bit is then set and `frames[depth]` holds the new level).
-    fn step(&mut self, pn: usize, depth: usize) -> bool {
+    fn step(&mut self, pn: usize, prev: &mut Frame, cur: &mut Frame) -> bool {
         let graph = self.graph;
         let p = &graph.portals[pn];
         let (done, base_vis) = (self.done, self.base);
@@ -761,7 +891,6 @@ impl Walk<'_> {
         let head_plane = self.head_plane;
         let base = &graph.portals[self.base_portal];
         let (base_origin, base_radius) = (base.origin, base.radius);
-        let (prev, cur) = frame_pair(&mut self.frames, depth, graph.words);
         if word < prev.lo || word >= prev.hi || prev.might[word] & bit == 0 {
             return false; // can't possibly see it
         }
@@ -974,6 +1103,42 @@ fn clip_interleaved(
         }
     }
     true
+}
+
+/// A waiting state's rank in the widest-first walk: the squared area of its pass winding.
+struct Widest(f32);
+
+impl PartialEq for Widest {
+    fn eq(&self, o: &Self) -> bool {
+        self.cmp(o).is_eq()
+    }
+}
+
+impl Eq for Widest {}
+
+impl PartialOrd for Widest {
+    fn partial_cmp(&self, o: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(o))
+    }
+}
+
+impl Ord for Widest {
+    fn cmp(&self, o: &Self) -> std::cmp::Ordering {
+        self.0.total_cmp(&o.0)
+    }
+}
+
+/// Four times the squared area of a convex winding.
+fn area_squared(w: &[V3]) -> f32 {
+    let mut t = [0f32; 3];
+    for i in 1..w.len().saturating_sub(1) {
+        let a = sub(w[i], w[0]);
+        let b = sub(w[i + 1], w[0]);
+        t[0] += a[1] * b[2] - a[2] * b[1];
+        t[1] += a[2] * b[0] - a[0] * b[2];
+        t[2] += a[0] * b[1] - a[1] * b[0];
+    }
+    dot(t, t)
 }
 
 #[cfg(test)]

@@ -68,6 +68,9 @@ pub struct Options {
     pub radius_override: Option<f64>,
     /// The flow implementation (the reference exists for benchmarks and tests).
     pub flow: FlowKind,
+    /// Bytes of walk states one thread may hold for a portal's fast flow before that portal
+    /// is walked again depth first (slower, little memory); `None`: 512 MiB.
+    pub walk_memory: Option<usize>,
 }
 
 /// Where the portals came from.
@@ -137,7 +140,7 @@ pub fn compute(
             let order = graph::sorted_order(&base);
             let total: u64 = base.iter().map(flow::work_estimate).sum();
             progress.start("portal flow", total);
-            let r = flow::portal_flow(&graph, &base, &order, options.flow, progress);
+            let r = flow::portal_flow(&graph, &base, &order, options.flow, options.walk_memory, progress);
             progress.finish();
             (r.vis, r.counters)
         };
