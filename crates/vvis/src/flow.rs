@@ -746,8 +746,7 @@ impl Walk<'_> {
     fn widest_first(&mut self, leaf: usize) -> bool {
         let graph = self.graph;
         let words = graph.words;
-        let mut arena = std::mem::take(&mut self.arena);
-        arena.clear();
+        self.arena.clear();
         let mut frames = std::mem::take(&mut self.frames);
         while frames.len() < 2 {
             frames.push(Frame::default());
@@ -756,7 +755,7 @@ impl Walk<'_> {
         let (head, rest) = frames.split_at_mut(1);
         let (head, cur) = (&mut head[0], &mut rest[0]);
         // State 0 is the head level itself.
-        arena.push(head, leaf as u32);
+        self.arena.push(head, leaf as u32);
         let mut expand = std::mem::take(&mut self.expand);
         expand.might.resize(words, 0);
         let mut waiting = std::mem::take(&mut self.waiting);
@@ -765,13 +764,13 @@ impl Walk<'_> {
         let mut within_budget = true;
         while let Some((_, i)) = waiting.pop() {
             let i = i as usize;
-            let state = arena.meta[i];
-            arena.meta[i].expanded = true;
+            let state = self.arena.meta[i];
+            self.arena.meta[i].expanded = true;
             // Nothing unseen left in its might-see set: nothing to find beyond (as in `step`).
-            if state.dropped || (i > 0 && !arena.something_new(i, &self.vis.words)) {
+            if state.dropped || (i > 0 && !self.arena.something_new(i, &self.vis.words)) {
                 continue;
             }
-            if arena.bytes() > self.walk_memory {
+            if self.arena.bytes() > self.walk_memory {
                 within_budget = false;
                 break;
             }
@@ -779,7 +778,7 @@ impl Walk<'_> {
             let prev: &mut Frame = if i == 0 {
                 &mut *head
             } else {
-                arena.load(i, &mut expand);
+                self.arena.load(i, &mut expand);
                 &mut expand
             };
             let leaf = state.leaf as usize;
@@ -788,11 +787,11 @@ impl Walk<'_> {
                 if !self.step(pn, prev, cur) || !self.found_new {
                     continue;
                 }
-                let Some(bounds) = self.admit(pn, cur, &mut arena) else {
+                let Some(bounds) = self.admit(pn, cur) else {
                     continue;
                 };
-                let n = arena.meta.len() as u32;
-                arena.push(cur, graph.portals[pn].leaf);
+                let n = self.arena.meta.len() as u32;
+                self.arena.push(cur, graph.portals[pn].leaf);
                 let slot = &mut self.memo[pn];
                 if slot.oldest == 0 {
                     self.touched.push(pn as u32);
@@ -810,24 +809,20 @@ impl Walk<'_> {
                 waiting.push((Widest(area_squared(&cur.pass)), n));
             }
         }
-        self.counters.memo_stores += arena.meta.len() as u64 - 1;
+        self.counters.memo_stores += self.arena.meta.len() as u64 - 1;
         self.expand = expand;
         self.frames = frames;
         self.waiting = waiting;
-        self.arena = arena;
         within_budget
     }
 
-    /// Whether the state in `cur` (just found through portal `pn`) must be expanded: not when
-    /// a state found before through `pn` holds its windings and might-see set (see
-    /// [`Walk::widest_first`]). Otherwise the states it holds leave `pn`'s slot (those still
-    /// waiting are dropped: it finds all they would), and its bounds, for the slot.
-    fn admit(&mut self, pn: usize, cur: &Frame, arena: &mut Arena) -> Option<Bounds> {
-        let (lo, hi) = (cur.lo, cur.hi);
-        let might = &cur.might[lo..hi];
-        let bounds = state_bounds(&cur.pass, &cur.source);
-        let normals = (self.graph.portals[pn].plane.normal, self.head_plane.normal);
-        let slot = &mut self.memo[pn];
+    /// `None` when a state found before through portal `pn` holds windings `pass` and `source`
+    /// and might-see set `might` (its words from `lo`): anything a state with these would find
+    /// beyond `pn`, that one finds. Otherwise their bounds.
+    fn covered(&mut self, pn: usize, pass: &[V3], source: &[V3], might: &[u64], lo: usize) -> Option<Bounds> {
+        let bounds = state_bounds(pass, source);
+        let slot = &self.memo[pn];
+        let arena = &mut self.arena;
         for (&e, b) in slot.entries.iter().zip(&slot.bounds) {
             if !bounds_inside(&bounds, b) {
                 continue;
@@ -837,16 +832,31 @@ impl Walk<'_> {
                 continue;
             }
             if arena.edges[e].is_empty() {
+                let normals = (self.graph.portals[pn].plane.normal, self.head_plane.normal);
                 let mut edges = std::mem::take(&mut arena.edges[e]);
                 let (pass, source) = arena.windings(e);
                 edges.find(pass, source, normals.0, normals.1);
                 arena.edges[e] = edges;
             }
-            if arena.edges[e].hold(&cur.pass, &cur.source) {
+            if arena.edges[e].hold(pass, source) {
                 self.counters.memo_hits += 1;
                 return None;
             }
         }
+        Some(bounds)
+    }
+
+    /// Whether the state in `cur` (just found through portal `pn`) must be expanded: not when
+    /// a state found before through `pn` holds its windings and might-see set (see
+    /// [`Walk::widest_first`]). Otherwise the states it holds leave `pn`'s slot (those still
+    /// waiting are dropped: it finds all they would), and its bounds, for the slot.
+    fn admit(&mut self, pn: usize, cur: &Frame) -> Option<Bounds> {
+        let (lo, hi) = (cur.lo, cur.hi);
+        let might = &cur.might[lo..hi];
+        let bounds = self.covered(pn, &cur.pass, &cur.source, might, lo)?;
+        let normals = (self.graph.portals[pn].plane.normal, self.head_plane.normal);
+        let arena = &mut self.arena;
+        let slot = &mut self.memo[pn];
         let edges = &mut self.edges;
         edges.pass.clear();
         edges.source.clear();
