@@ -3,29 +3,26 @@
 //! the portals on the way by separating planes, until nothing new can be seen.
 //!
 //! Two implementations give the same cluster PVS (on every corpus map compared; jump_byte_a3,
-//! too slow for the reference, equals the flow whose memo skipped only identical windings):
+//! too slow for the reference, equals the depth-first flow with an identity-only memo):
 //! * [`FlowKind::Fast`], ours. What the walk finds is the set of portals at the ends of the
 //!   paths that pass every test; its gains are pruning and order, never a different test. The
 //!   pruning is exact in exact geometry; only vvis's epsilons could tell (a pass thinner than
 //!   `ON_VIS_EPSILON` loses separators and may see more than a wider one holding it), which no
 //!   corpus map shows:
 //!   - it stops behind a portal whose might-see set holds nothing unseen (vvis walks on);
-//!   - a sub-walk entered again with windings inside those of one already explored through
-//!     the same portal, and a might-see set inside its set, is skipped: smaller windings and a
-//!     smaller set can only find less (a memo of explored sub-walks: a ring per portal of up to
-//!     128 entries drawn from one pool per thread; a new state takes the place of one it
-//!     contains);
-//!   - it tries each cluster's portals widest first as seen from the base portal
-//!     ([`order_children`]), so most of what is visible is found early and the "nothing new"
-//!     test stops more of the walk. On cs_crackhouse the walk takes 10.5 million steps where
-//!     Valve's takes 119 million (20.7 million when the memo skipped only identical windings).
+//!   - it expands the walk's states (a level after going through a portal) widest first
+//!     rather than depth first, and skips a state whose windings and might-see set lie inside
+//!     those of one found before through the same portal: smaller windings and a smaller set
+//!     can only find less ([`Walk::widest_first`]). On cs_crackhouse it expands 7.0 million
+//!     states where Valve's walk takes 119 million steps (10.5 million depth first with a memo
+//!     of explored sub-walks, 20.7 million when that memo skipped only identical windings).
 //!
-//!   Per step, it finds the separating planes of a stack level once, as far as its targets
+//!   Per state, it finds the separating planes of its windings once, as far as its targets
 //!   need them, a source edge at a time with eight candidate planes normalised together
 //!   ([`crate::clip::separator_row`], bit for bit vvis's planes); tests targets against them
 //!   by bounding sphere before clipping; confines bit-set work to the non-zero words; and
-//!   builds a level's narrowed might-see set only when the walk goes through its portal (the
-//!   test for anything new stops at the first word that has some).
+//!   builds a state's narrowed might-see set only when its portal passes (the test for
+//!   anything new stops at the first word that has some).
 //! * [`FlowKind::Reference`]: a straight reimplementation of Valve's loop, kept to measure the
 //!   speed-up in the same run and to prove the results identical.
 //!
@@ -247,13 +244,11 @@ impl<'a> Done<'a> {
     }
 }
 
-/// Each cluster's outgoing portals in one flat list (vvis's order), and each portal's area: what
-/// the fast walk needs to order them for each base portal (see [`order_children`]).
+/// Each cluster's outgoing portals in one flat list, in vvis's order.
 struct Children {
     /// Cluster `c`'s portals are `flat[offsets[c]..offsets[c + 1]]`.
     offsets: Vec<usize>,
     flat: Vec<u32>,
-    area: Vec<f32>,
 }
 
 impl Children {
@@ -264,45 +259,7 @@ impl Children {
             flat.extend_from_slice(list);
             offsets.push(flat.len());
         }
-        let area = graph
-            .portals
-            .iter()
-            .map(|p| {
-                let w = &p.winding;
-                let mut t = [0f64; 3];
-                for i in 1..w.len().saturating_sub(1) {
-                    let a = [0, 1, 2].map(|k| (w[i][k] - w[0][k]) as f64);
-                    let b = [0, 1, 2].map(|k| (w[i + 1][k] - w[0][k]) as f64);
-                    t[0] += a[1] * b[2] - a[2] * b[1];
-                    t[1] += a[2] * b[0] - a[0] * b[2];
-                    t[2] += a[0] * b[1] - a[1] * b[0];
-                }
-                ((t[0] * t[0] + t[1] * t[1] + t[2] * t[2]).sqrt() / 2.0) as f32
-            })
-            .collect();
-        Children { offsets, flat, area }
-    }
-}
-
-/// The fast walk's order of each cluster's portals for base portal `p`: the widest as seen from
-/// it first (area over squared distance, a rough solid angle), ties in vvis's order.
-///
-/// What the walk finds is the set of portals at the ends of the paths that pass every test, so
-/// the order in which a cluster's portals are tried cannot change it. It changes how soon the
-/// walk finds things, and with that how often the "nothing new behind this portal" test stops
-/// it: wide openings first find most of what is visible early. Against vvis's order, on the
-/// corpus: cs_crackhouse 29.0 → 21.0 million steps, jump_edgebugtest 1.57 → 0.72 million.
-fn order_children(graph: &Graph, children: &Children, p: usize, keys: &mut Vec<f32>, out: &mut Vec<u32>) {
-    let origin = graph.portals[p].origin;
-    keys.clear();
-    keys.extend(graph.portals.iter().zip(&children.area).map(|(q, &area)| {
-        let d = sub(q.origin, origin);
-        area / dot(d, d).max(1.0)
-    }));
-    out.clear();
-    out.extend_from_slice(&children.flat);
-    for w in children.offsets.windows(2) {
-        out[w[0]..w[1]].sort_by(|&a, &b| keys[b as usize].total_cmp(&keys[a as usize]));
+        Children { offsets, flat }
     }
 }
 
@@ -326,10 +283,9 @@ struct Frame {
 
 struct Walk<'a> {
     graph: &'a Graph,
-    /// The portals out of each cluster `c`, `order[offsets[c]..offsets[c + 1]]`, in the order
-    /// the walk tries them.
+    /// The portals out of each cluster `c`: `children[offsets[c]..offsets[c + 1]]`.
     offsets: &'a [usize],
-    order: Vec<u32>,
+    children: &'a [u32],
     base: &'a [BaseVis],
     done: Done<'a>,
     kind: FlowKind,
@@ -463,8 +419,6 @@ struct Scratch {
     tmp: Vec<V3>,
     memo: Vec<MemoSlot>,
     touched: Vec<u32>,
-    order: Vec<u32>,
-    keys: Vec<f32>,
     edges: StateEdges,
     arena: Arena,
     expand: Frame,
@@ -632,18 +586,10 @@ fn flow_one(
         scratch.memo = vec![MemoSlot::default(); graph.portals.len()];
         scratch.touched.clear();
     }
-    match kind {
-        FlowKind::Fast => order_children(graph, children, p, &mut scratch.keys, &mut scratch.order),
-        FlowKind::Reference => {
-            scratch.order.clear();
-            scratch.order.extend_from_slice(&children.flat);
-        }
-    }
-    let scratch_keys = std::mem::take(&mut scratch.keys);
     let mut walk = Walk {
         graph,
         offsets: &children.offsets,
-        order: scratch.order,
+        children: &children.flat,
         base,
         done,
         kind,
@@ -679,8 +625,6 @@ fn flow_one(
         tmp: walk.tmp,
         memo: walk.memo,
         touched: walk.touched,
-        order: walk.order,
-        keys: scratch_keys,
         edges: walk.edges,
         arena: walk.arena,
         expand: walk.expand,
@@ -713,7 +657,7 @@ impl Walk<'_> {
         self.counters.chains += 1;
         let graph = self.graph;
         for i in self.offsets[leaf]..self.offsets[leaf + 1] {
-            let pn = self.order[i];
+            let pn = self.children[i];
             // Beyond a portal whose might-see set holds nothing unseen the walk can find nothing
             // (vvis walks on anyway; the fast flow stops after marking the portal).
             let mut frames = std::mem::take(&mut self.frames);
@@ -783,7 +727,7 @@ impl Walk<'_> {
             };
             let leaf = state.leaf as usize;
             for k in self.offsets[leaf]..self.offsets[leaf + 1] {
-                let pn = self.order[k] as usize;
+                let pn = self.children[k] as usize;
                 if !self.step(pn, prev, cur) || !self.found_new {
                     continue;
                 }
