@@ -31,7 +31,6 @@
 //! of portals another thread already finished; this is vvis with [`LOCKSTEP`] threads in
 //! lockstep), so the output does not depend on thread count or timing.
 
-use std::collections::BinaryHeap;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Condvar, Mutex, OnceLock};
 
@@ -308,7 +307,7 @@ struct Walk<'a> {
     /// The fast walk's states, the level being expanded, and the states waiting, widest first.
     arena: Arena,
     expand: Frame,
-    waiting: BinaryHeap<(Widest, u32)>,
+    waiting: WidestFirst,
     /// At most this many bytes in `arena` (see [`ARENA_BYTES`]).
     walk_memory: usize,
 }
@@ -422,7 +421,7 @@ struct Scratch {
     edges: StateEdges,
     arena: Arena,
     expand: Frame,
-    waiting: BinaryHeap<(Widest, u32)>,
+    waiting: WidestFirst,
 }
 
 thread_local! {
@@ -704,9 +703,9 @@ impl Walk<'_> {
         expand.might.resize(words, 0);
         let mut waiting = std::mem::take(&mut self.waiting);
         waiting.clear();
-        waiting.push((Widest(f32::INFINITY), 0));
+        waiting.push(f32::INFINITY, 0);
         let mut within_budget = true;
-        while let Some((_, i)) = waiting.pop() {
+        while let Some(i) = waiting.pop() {
             let i = i as usize;
             let state = self.arena.meta[i];
             self.arena.meta[i].expanded = true;
@@ -750,7 +749,7 @@ impl Walk<'_> {
                     slot.entries[k] = n;
                     slot.bounds[k] = bounds;
                 }
-                waiting.push((Widest(area_squared(&cur.pass)), n));
+                waiting.push(area_squared(&cur.pass), n);
             }
         }
         self.counters.memo_stores += self.arena.meta.len() as u64 - 1;
@@ -760,44 +759,16 @@ impl Walk<'_> {
         within_budget
     }
 
-    /// `None` when a state found before through portal `pn` holds windings `pass` and `source`
-    /// and might-see set `might` (its words from `lo`): anything a state with these would find
-    /// beyond `pn`, that one finds. Otherwise their bounds.
-    fn covered(&mut self, pn: usize, pass: &[V3], source: &[V3], might: &[u64], lo: usize) -> Option<Bounds> {
-        let bounds = state_bounds(pass, source);
-        let slot = &self.memo[pn];
-        let arena = &mut self.arena;
-        for (&e, b) in slot.entries.iter().zip(&slot.bounds) {
-            if !bounds_inside(&bounds, b) {
-                continue;
-            }
-            let e = e as usize;
-            if !might_inside(might, lo, arena.might(e), arena.meta[e].lo as usize) {
-                continue;
-            }
-            if arena.edges[e].is_empty() {
-                let normals = (self.graph.portals[pn].plane.normal, self.head_plane.normal);
-                let mut edges = std::mem::take(&mut arena.edges[e]);
-                let (pass, source) = arena.windings(e);
-                edges.find(pass, source, normals.0, normals.1);
-                arena.edges[e] = edges;
-            }
-            if arena.edges[e].hold(pass, source) {
-                self.counters.memo_hits += 1;
-                return None;
-            }
-        }
-        Some(bounds)
-    }
-
     /// Whether the state in `cur` (just found through portal `pn`) must be expanded: not when
     /// a state found before through `pn` holds its windings and might-see set (see
     /// [`Walk::widest_first`]). Otherwise the states it holds leave `pn`'s slot (those still
-    /// waiting are dropped: it finds all they would), and its bounds, for the slot.
+    /// waiting are dropped: it finds all they would), and its bounds, for the slot. One pass
+    /// over the slot does both: a state dropped before one that turns out to hold `cur` is
+    /// held by that one too.
     fn admit(&mut self, pn: usize, cur: &Frame) -> Option<Bounds> {
         let (lo, hi) = (cur.lo, cur.hi);
         let might = &cur.might[lo..hi];
-        let bounds = self.covered(pn, &cur.pass, &cur.source, might, lo)?;
+        let bounds = state_bounds(&cur.pass, &cur.source);
         let normals = (self.graph.portals[pn].plane.normal, self.head_plane.normal);
         let arena = &mut self.arena;
         let slot = &mut self.memo[pn];
@@ -807,9 +778,19 @@ impl Walk<'_> {
         let mut j = 0;
         while j < slot.entries.len() {
             let e = slot.entries[j] as usize;
-            if bounds_inside(&slot.bounds[j], &bounds)
-                && might_inside(arena.might(e), arena.meta[e].lo as usize, might, lo)
-            {
+            let (e_lo, e_bounds) = (arena.meta[e].lo as usize, &slot.bounds[j]);
+            if bounds_inside(&bounds, e_bounds) && might_inside(might, lo, arena.might(e), e_lo) {
+                if arena.edges[e].is_empty() {
+                    let mut found = std::mem::take(&mut arena.edges[e]);
+                    let (pass, source) = arena.windings(e);
+                    found.find(pass, source, normals.0, normals.1);
+                    arena.edges[e] = found;
+                }
+                if arena.edges[e].hold(&cur.pass, &cur.source) {
+                    self.counters.memo_hits += 1;
+                    return None;
+                }
+            } else if bounds_inside(e_bounds, &bounds) && might_inside(arena.might(e), e_lo, might, lo) {
                 if edges.is_empty() {
                     edges.find(&cur.pass, &cur.source, normals.0, normals.1);
                 }
@@ -1059,26 +1040,49 @@ fn clip_interleaved(
     true
 }
 
-/// A waiting state's rank in the widest-first walk: the squared area of its pass winding.
-struct Widest(f32);
-
-impl PartialEq for Widest {
-    fn eq(&self, o: &Self) -> bool {
-        self.cmp(o).is_eq()
-    }
+/// The states waiting in the widest-first walk, by the squared area of their pass winding:
+/// a bucket per sixteenth of an octave of area (the float's exponent and top three mantissa
+/// bits), last in first out within a bucket. Cheaper than a heap, and the order need not be
+/// exact.
+#[derive(Default)]
+struct WidestFirst {
+    buckets: Vec<Vec<u32>>,
+    /// No bucket above this one holds a state.
+    top: usize,
 }
 
-impl Eq for Widest {}
-
-impl PartialOrd for Widest {
-    fn partial_cmp(&self, o: &Self) -> Option<std::cmp::Ordering> {
-        Some(self.cmp(o))
+impl WidestFirst {
+    fn bucket(key: f32) -> usize {
+        // Non-negative floats order as their bits do.
+        (key.max(0.0).to_bits() >> 20) as usize
     }
-}
 
-impl Ord for Widest {
-    fn cmp(&self, o: &Self) -> std::cmp::Ordering {
-        self.0.total_cmp(&o.0)
+    fn clear(&mut self) {
+        if self.buckets.is_empty() {
+            self.buckets = vec![Vec::new(); Self::bucket(f32::INFINITY) + 1];
+        }
+        for b in &mut self.buckets[..=self.top] {
+            b.clear();
+        }
+        self.top = 0;
+    }
+
+    fn push(&mut self, key: f32, state: u32) {
+        let b = Self::bucket(key).min(self.buckets.len() - 1);
+        self.buckets[b].push(state);
+        self.top = self.top.max(b);
+    }
+
+    fn pop(&mut self) -> Option<u32> {
+        loop {
+            if let Some(state) = self.buckets[self.top].pop() {
+                return Some(state);
+            }
+            if self.top == 0 {
+                return None;
+            }
+            self.top -= 1;
+        }
     }
 }
 
