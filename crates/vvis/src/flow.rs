@@ -777,9 +777,16 @@ impl Walk<'_> {
         edges.source.clear();
         let mut j = 0;
         while j < slot.entries.len() {
+            // The bounds decide most entries: the entry's state itself is read only past them.
+            let e_bounds = &slot.bounds[j];
+            let (inside, holds) = (bounds_inside(&bounds, e_bounds), bounds_inside(e_bounds, &bounds));
+            if !inside && !holds {
+                j += 1;
+                continue;
+            }
             let e = slot.entries[j] as usize;
-            let (e_lo, e_bounds) = (arena.meta[e].lo as usize, &slot.bounds[j]);
-            if bounds_inside(&bounds, e_bounds) && might_inside(might, lo, arena.might(e), e_lo) {
+            let e_lo = arena.meta[e].lo as usize;
+            if inside && might_inside(might, lo, arena.might(e), e_lo) {
                 if arena.edges[e].is_empty() {
                     let mut found = std::mem::take(&mut arena.edges[e]);
                     let (pass, source) = arena.windings(e);
@@ -790,7 +797,7 @@ impl Walk<'_> {
                     self.counters.memo_hits += 1;
                     return None;
                 }
-            } else if bounds_inside(e_bounds, &bounds) && might_inside(arena.might(e), e_lo, might, lo) {
+            } else if holds && might_inside(arena.might(e), e_lo, might, lo) {
                 if edges.is_empty() {
                     edges.find(&cur.pass, &cur.source, normals.0, normals.1);
                 }
