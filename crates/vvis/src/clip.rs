@@ -51,6 +51,16 @@ pub enum Chop {
     Clipped,
 }
 
+/// Whether [`chop`] would change `w`: some point (of those it reads) more than
+/// `ON_VIS_EPSILON` behind `split`. Far cheaper than chopping when the answer is no, the
+/// common case when a plane passes near a winding.
+#[inline(always)]
+pub fn cuts(w: &[V3], split: &VPlane) -> bool {
+    w[..w.len().min(64)]
+        .iter()
+        .any(|&p| dot(p, split.normal) - split.dist < -ON_VIS_EPSILON)
+}
+
 /// vvis `ChopWinding`: keep the part of `input` in front of `split`.
 pub fn chop(input: &[V3], split: &VPlane, out: &mut Vec<V3>) -> Chop {
     // Small windings (all but a few) use small scratch arrays: no large memset per call.

@@ -36,7 +36,7 @@ use std::sync::{Condvar, Mutex, OnceLock};
 
 use crate::Progress;
 use crate::bits::Bits;
-use crate::clip::{Chop, SepCursor, V3, VPlane, chop, dot, next_separator_row, separators_each, sub};
+use crate::clip::{Chop, SepCursor, V3, VPlane, chop, cuts, dot, next_separator_row, separators_each, sub};
 use crate::graph::{BaseVis, Graph};
 
 /// How far back a portal's flow may reuse finished results: vvis with this many threads (its default on an 8-thread
@@ -1002,6 +1002,9 @@ fn clip_lazy(
             }
             if d < -target.margin {
                 return false;
+            }
+            if !cuts(target.winding, plane) {
+                continue;
             }
             match chop(target.winding, plane, tmp) {
                 Chop::Unchanged => {}
