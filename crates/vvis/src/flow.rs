@@ -72,10 +72,11 @@ pub struct Counters {
     pub separator_planes: u64,
     /// Candidates that passed every test (the walk went through them).
     pub passed: u64,
-    /// Sub-walks skipped because the same state was already explored (fast flow only).
-    pub memo_hits: u64,
-    /// States remembered for that.
-    pub memo_stores: u64,
+    /// Fast flow: states not expanded because one found before through the same portal holds
+    /// them.
+    pub held: u64,
+    /// Fast flow: states kept to be expanded (and to hold later ones).
+    pub kept: u64,
 }
 
 impl Counters {
@@ -85,8 +86,8 @@ impl Counters {
         self.geometric += o.geometric;
         self.separator_planes += o.separator_planes;
         self.passed += o.passed;
-        self.memo_hits += o.memo_hits;
-        self.memo_stores += o.memo_stores;
+        self.held += o.held;
+        self.kept += o.kept;
     }
 }
 
@@ -295,8 +296,8 @@ struct Walk<'a> {
     tmp: Vec<V3>,
     counters: Counters,
     /// Fast flow: the states found through each portal (see [`Walk::admit`]).
-    memo: Vec<MemoSlot>,
-    /// Portals whose memo slot is in use, to reset them for the next base portal.
+    through: Vec<PortalStates>,
+    /// Portals whose slot in `through` is in use, to reset them for the next base portal.
     touched: Vec<u32>,
     /// Whether the last [`Walk::step`] had anything unseen in its might-see set.
     found_new: bool,
@@ -416,7 +417,7 @@ impl Arena {
 struct Scratch {
     frames: Vec<Frame>,
     tmp: Vec<V3>,
-    memo: Vec<MemoSlot>,
+    through: Vec<PortalStates>,
     touched: Vec<u32>,
     edges: StateEdges,
     arena: Arena,
@@ -429,9 +430,9 @@ thread_local! {
 }
 
 /// The states found through one portal that later ones are tested against: up to
-/// [`MEMO_PER_PORTAL`] states of the [`Arena`], then a ring (the oldest forgotten first).
+/// [`STATES_PER_PORTAL`] states of the [`Arena`], then a ring (the oldest forgotten first).
 #[derive(Clone, Default)]
-struct MemoSlot {
+struct PortalStates {
     /// 0 while the slot is unused in this walk, else one more than the ring position to
     /// overwrite next.
     oldest: usize,
@@ -542,13 +543,13 @@ impl StateEdges {
     }
 }
 
-/// How far (units) a point may lie outside a winding and still count as inside it for the memo:
-/// vertices shared by two windings (on the portal's own edges) come out a few ulps apart. A
-/// tenth of vvis's `ON_VIS_EPSILON`.
+/// How far (units) a point may lie outside a winding and still count as inside it for
+/// [`Walk::admit`]: vertices shared by two windings (on the portal's own edges) come out a few
+/// ulps apart. A tenth of vvis's `ON_VIS_EPSILON`.
 const CONTAIN_EPSILON: f32 = 0.001;
 
 /// States kept per portal to test new ones against (forgetting one only costs time).
-const MEMO_PER_PORTAL: usize = 128;
+const STATES_PER_PORTAL: usize = 128;
 
 /// Bytes of states the widest-first walk of one base portal may hold unless told otherwise
 /// (jump_byte_a3, the largest corpus map, needs 206 MB); past this the portal's flow starts
@@ -581,8 +582,8 @@ fn flow_one(
     head.pass_whole = false;
     head.seps.clear();
     head.cursor = SepCursor::default();
-    if kind == FlowKind::Fast && scratch.memo.len() != graph.portals.len() {
-        scratch.memo = vec![MemoSlot::default(); graph.portals.len()];
+    if kind == FlowKind::Fast && scratch.through.len() != graph.portals.len() {
+        scratch.through = vec![PortalStates::default(); graph.portals.len()];
         scratch.touched.clear();
     }
     let mut walk = Walk {
@@ -598,7 +599,7 @@ fn flow_one(
         frames: scratch.frames,
         tmp: scratch.tmp,
         counters: Counters::default(),
-        memo: scratch.memo,
+        through: scratch.through,
         touched: scratch.touched,
         found_new: false,
         seps_tmp: Vec::new(),
@@ -613,7 +614,7 @@ fn flow_one(
         walk.leaf_flow(portal.leaf as usize, 1);
     }
     for &t in &walk.touched {
-        let slot = &mut walk.memo[t as usize];
+        let slot = &mut walk.through[t as usize];
         slot.oldest = 0;
         slot.entries.clear();
         slot.bounds.clear();
@@ -622,7 +623,7 @@ fn flow_one(
     let scratch = Scratch {
         frames: walk.frames,
         tmp: walk.tmp,
-        memo: walk.memo,
+        through: walk.through,
         touched: walk.touched,
         edges: walk.edges,
         arena: walk.arena,
@@ -735,12 +736,12 @@ impl Walk<'_> {
                 };
                 let n = self.arena.meta.len() as u32;
                 self.arena.push(cur, graph.portals[pn].leaf);
-                let slot = &mut self.memo[pn];
+                let slot = &mut self.through[pn];
                 if slot.oldest == 0 {
                     self.touched.push(pn as u32);
                     slot.oldest = 1;
                 }
-                if slot.entries.len() < MEMO_PER_PORTAL {
+                if slot.entries.len() < STATES_PER_PORTAL {
                     slot.entries.push(n);
                     slot.bounds.push(bounds);
                 } else {
@@ -752,7 +753,7 @@ impl Walk<'_> {
                 waiting.push(area_squared(&cur.pass), n);
             }
         }
-        self.counters.memo_stores += self.arena.meta.len() as u64 - 1;
+        self.counters.kept += self.arena.meta.len() as u64 - 1;
         self.expand = expand;
         self.frames = frames;
         self.waiting = waiting;
@@ -771,7 +772,7 @@ impl Walk<'_> {
         let bounds = state_bounds(&cur.pass, &cur.source);
         let normals = (self.graph.portals[pn].plane.normal, self.head_plane.normal);
         let arena = &mut self.arena;
-        let slot = &mut self.memo[pn];
+        let slot = &mut self.through[pn];
         let edges = &mut self.edges;
         edges.pass.clear();
         edges.source.clear();
@@ -794,7 +795,7 @@ impl Walk<'_> {
                     arena.edges[e] = found;
                 }
                 if arena.edges[e].hold(&cur.pass, &cur.source) {
-                    self.counters.memo_hits += 1;
+                    self.counters.held += 1;
                     return None;
                 }
             } else if holds && might_inside(arena.might(e), e_lo, might, lo) {
