@@ -273,9 +273,6 @@ struct Frame {
     source: Vec<V3>,
     /// Empty at the first level (no pass portal yet).
     pass: Vec<V3>,
-    /// `source` is the base portal's own winding, `pass` the portal's own (unclipped).
-    source_whole: bool,
-    pass_whole: bool,
     /// Separators of (`source`, `pass`) found so far, and where their search stands.
     seps: Vec<VPlane>,
     cursor: SepCursor,
@@ -405,8 +402,6 @@ impl Arena {
         f.pass.extend_from_slice(pass);
         f.source.clear();
         f.source.extend_from_slice(source);
-        f.source_whole = false;
-        f.pass_whole = false;
         f.seps.clear();
         f.cursor = SepCursor::default();
     }
@@ -577,9 +572,7 @@ fn flow_one(
     (head.lo, head.hi) = (0, words);
     head.source.clear();
     head.source.extend_from_slice(&portal.winding);
-    head.source_whole = true;
     head.pass.clear();
-    head.pass_whole = false;
     head.seps.clear();
     head.cursor = SepCursor::default();
     if kind == FlowKind::Fast && scratch.through.len() != graph.portals.len() {
@@ -877,7 +870,6 @@ impl Walk<'_> {
         self.counters.geometric += 1;
         // The pass portal, clipped to the front of the base portal.
         let d = head_plane.distance(p.origin);
-        cur.pass_whole = true;
         if d < -p.radius {
             return false;
         } else if d > p.radius {
@@ -890,7 +882,7 @@ impl Walk<'_> {
                     cur.pass.clear();
                     cur.pass.extend_from_slice(&p.winding);
                 }
-                Chop::Clipped => cur.pass_whole = false,
+                Chop::Clipped => {}
             }
         }
         // The source, clipped to the back of this portal.
@@ -911,7 +903,6 @@ impl Walk<'_> {
                 Chop::Clipped => source_clipped = true,
             }
         }
-        cur.source_whole = prev.source_whole && !source_clipped;
         cur.seps.clear();
         cur.cursor = SepCursor::default();
         if !prev.pass.is_empty() {
@@ -923,7 +914,6 @@ impl Walk<'_> {
                 let margin = p.radius + 0.1;
                 let target = Target {
                     winding: &mut cur.pass,
-                    whole: &mut cur.pass_whole,
                     origin: p.origin,
                     margin,
                 };
@@ -973,7 +963,6 @@ impl Walk<'_> {
 /// The portal being tested, as [`clip_lazy`] clips it.
 struct Target<'a> {
     winding: &'a mut Vec<V3>,
-    whole: &'a mut bool,
     /// Bounding sphere of the portal's whole winding, which holds every clipped part of it.
     origin: V3,
     margin: f32,
@@ -1012,7 +1001,6 @@ fn clip_lazy(
                 Chop::Gone => return false,
                 Chop::Clipped => {
                     std::mem::swap(target.winding, tmp);
-                    *target.whole = false;
                 }
             }
         }
