@@ -56,10 +56,14 @@ pub enum Chop {
 /// common case when a plane passes near a winding.
 #[inline(always)]
 pub fn cuts(w: &[V3], split: &VPlane) -> bool {
-    w[..w.len().min(64)]
+    w[..w.len().min(CHOP_MAX_POINTS)]
         .iter()
         .any(|&p| dot(p, split.normal) - split.dist < -ON_VIS_EPSILON)
 }
+
+/// The most points of a winding [`chop`] reads (vvis's fixed winding buffers); the rest are
+/// ignored.
+const CHOP_MAX_POINTS: usize = 64;
 
 /// vvis `ChopWinding`: keep the part of `input` in front of `split`.
 pub fn chop(input: &[V3], split: &VPlane, out: &mut Vec<V3>) -> Chop {
@@ -67,7 +71,7 @@ pub fn chop(input: &[V3], split: &VPlane, out: &mut Vec<V3>) -> Chop {
     if input.len() < 16 {
         chop_n::<16>(input, split, out)
     } else {
-        chop_n::<65>(input, split, out)
+        chop_n::<{ CHOP_MAX_POINTS + 1 }>(input, split, out)
     }
 }
 

@@ -331,6 +331,8 @@ struct Arena {
 struct StateMeta {
     /// The cluster the state enters.
     leaf: u32,
+    /// Its might-see words `lo..hi` are at `words_at` in [`Arena::words`]; its pass then
+    /// source windings at `points_at` in [`Arena::points`].
     words_at: u32,
     lo: u32,
     hi: u32,
@@ -378,8 +380,10 @@ impl Arena {
         &self.words[m.words_at as usize..(m.words_at + m.hi - m.lo) as usize]
     }
 
+    /// Roughly what the arena holds: its buffers, and per state its record and edge planes.
     fn bytes(&self) -> usize {
-        self.words.len() * 8 + self.points.len() * 12 + self.meta.len() * 96
+        const PER_STATE: usize = std::mem::size_of::<StateMeta>() + 64;
+        self.words.len() * 8 + self.points.len() * 12 + self.meta.len() * PER_STATE
     }
 
     /// A state's (pass, source) windings.
@@ -440,6 +444,27 @@ struct PortalStates {
     entries: Vec<u32>,
     /// The entries' bounding boxes side by side: most of a slot's scan touches only these.
     bounds: Vec<Bounds>,
+}
+
+impl PortalStates {
+    fn insert(&mut self, state: u32, bounds: Bounds) {
+        if self.entries.len() < STATES_PER_PORTAL {
+            self.entries.push(state);
+            self.bounds.push(bounds);
+            self.oldest = self.oldest.max(1);
+        } else {
+            let k = (self.oldest - 1) % self.entries.len();
+            self.oldest = k + 2;
+            self.entries[k] = state;
+            self.bounds[k] = bounds;
+        }
+    }
+
+    fn clear(&mut self) {
+        self.oldest = 0;
+        self.entries.clear();
+        self.bounds.clear();
+    }
 }
 
 /// Axis-aligned bounds of a state's pass and source windings, as `-min` then `max` of each, so
@@ -613,10 +638,7 @@ fn flow_one(
         walk.leaf_flow(portal.leaf as usize, 1);
     }
     for &t in &walk.touched {
-        let slot = &mut walk.through[t as usize];
-        slot.oldest = 0;
-        slot.entries.clear();
-        slot.bounds.clear();
+        walk.through[t as usize].clear();
     }
     walk.touched.clear();
     let scratch = Scratch {
@@ -739,17 +761,8 @@ impl Walk<'_> {
                 let slot = &mut self.through[pn];
                 if slot.oldest == 0 {
                     self.touched.push(pn as u32);
-                    slot.oldest = 1;
                 }
-                if slot.entries.len() < STATES_PER_PORTAL {
-                    slot.entries.push(n);
-                    slot.bounds.push(bounds);
-                } else {
-                    let k = (slot.oldest - 1) % slot.entries.len();
-                    slot.oldest = k + 2;
-                    slot.entries[k] = n;
-                    slot.bounds[k] = bounds;
-                }
+                slot.insert(n, bounds);
                 waiting.push(area_squared(&cur.pass), n);
             }
         }
@@ -817,8 +830,8 @@ impl Walk<'_> {
         Some(bounds)
     }
 
-    /// Tests portal `pn` out of the current leaf; true when the walk should go through it (its
-    /// bit is then set and `frames[depth]` holds the new level).
+    /// Tests portal `pn` out of the cluster that level `prev` entered; true when the walk
+    /// should go through it (its bit is then set and `cur` holds the new level).
     fn step(&mut self, pn: usize, prev: &mut Frame, cur: &mut Frame) -> bool {
         let graph = self.graph;
         let p = &graph.portals[pn];

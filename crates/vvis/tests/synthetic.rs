@@ -97,14 +97,18 @@ fn fast_vis_is_a_superset_and_radius_only_removes() {
     }
 }
 
-/// Full vis of `p` with `threads` threads and the given flow.
-fn full_vis(p: &Portals, threads: usize, flow: FlowKind) -> (ClusterVis, Report) {
+/// Full vis of `p` with `threads` threads and the given flow, other options as in `rest`.
+fn full_vis_with(p: &Portals, threads: usize, flow: FlowKind, rest: Options) -> (ClusterVis, Report) {
     let opts = Options {
         threads: Some(threads),
         flow,
-        ..Default::default()
+        ..rest
     };
     compute(p, false, None, &opts, &NoProgress).unwrap()
+}
+
+fn full_vis(p: &Portals, threads: usize, flow: FlowKind) -> (ClusterVis, Report) {
+    full_vis_with(p, threads, flow, Options::default())
 }
 
 /// A 6 × 6 grid of 128-unit rooms, each joined to its neighbours by a window of pseudo-random
@@ -217,12 +221,11 @@ fn split_openings_held_states_are_skipped_and_flows_agree() {
     assert_eq!(fast.pas, reference.pas);
     // With no memory for the widest-first walk, every portal is walked depth first: no state
     // is skipped, and the result is the same.
-    let opts = Options {
-        threads: Some(2),
+    let no_memory = Options {
         walk_memory: Some(0),
         ..Default::default()
     };
-    let (depth_first, report) = compute(&p, false, None, &opts, &NoProgress).unwrap();
+    let (depth_first, report) = full_vis_with(&p, 2, FlowKind::Fast, no_memory);
     assert_eq!(report.counters.held, 0, "{:?}", report.counters);
     assert_ne!(report.counters.chains, ours.chains);
     assert_eq!(depth_first.pvs, reference.pvs);
