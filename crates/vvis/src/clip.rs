@@ -214,9 +214,9 @@ pub fn next_separator(source: &[V3], pass: &[V3], cursor: &mut SepCursor) -> Opt
 /// Pass points normalised together by [`separator_row`].
 const LANES: usize = 8;
 
-/// The separators of [`separator_candidate`] for edge `i` of `source` and every point of `pass`,
+/// The separators of `separator_candidate` for edge `i` of `source` and every point of `pass`,
 /// appended to `out` in the same order and bit for bit the same. The candidate planes' normals
-/// are found [`LANES`] at a time in plain arrays (vector instructions, each lane doing exactly
+/// are found `LANES` at a time in plain arrays (vector instructions, each lane doing exactly
 /// the scalar operations); the tests then run per plane with vvis's early exits.
 pub fn separator_row(source: &[V3], pass: &[V3], i: usize, flipclip: bool, out: &mut Vec<VPlane>) {
     let ns = source.len();

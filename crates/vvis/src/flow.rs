@@ -5,37 +5,37 @@
 //! Two implementations:
 //! * [`FlowKind::Fast`], ours. What the walk finds is the set of portals at the ends of the
 //!   paths that pass every test; its gains are pruning and order, never a different test:
-//!   - it stops behind a portal whose might-see set holds nothing unseen (vvis walks on; exact);
+//!   - it stops behind a portal whose might-see set holds nothing new (vvis walks on; exact);
 //!   - it expands the walk's states (a level after going through a portal) widest first
 //!     rather than depth first, and skips a state whose windings and might-see set lie inside
 //!     those of one found before through the same portal: smaller windings and a smaller set
-//!     can only find less (`Walk::widest_first`). On cs_crackhouse it expands 7.0 million
-//!     states where Valve's walk takes 119 million steps (10.5 million depth first with a memo
-//!     of explored sub-walks, 20.7 million when that memo skipped only identical windings).
+//!     can only find less (`Walk::widest_first`). On cs_crackhouse this alone expands 7.0
+//!     million states where Valve's walk takes 119 million steps (10.5 million depth first
+//!     with a memo of explored sub-walks, 20.7 million when that memo skipped only identical
+//!     windings).
 //!
-//!   That skipping is exact in exact geometry only: vvis's epsilons can let a state inside
-//!   another see a little more (a separator is dropped when the windings come within
-//!   `ON_VIS_EPSILON` of it). On cs_crackhouse a 0.3 by 0.2 unit pass, and a 1.6 unit high
-//!   one, each saw a portal that the windings holding them did not. The cluster PVS still
-//!   equals the reference's on gg_aim_shotty and jump_edgebugtest, and jump_byte_a3's is
-//!   byte for byte the depth-first flow's; on cs_crackhouse one cluster pair differs (51 and
-//!   866: the reference sees it, Valve's own lump does not, so agreement with Valve gains a
-//!   pair). Never skipping states narrower than a unit restores cs_crackhouse's pair but
-//!   doubles its time (slivers are common), so it is not done.
+//!     That skipping is exact in exact geometry only: vvis's epsilons can let a state inside
+//!     another see a little more (a separator is dropped when the windings come within
+//!     `ON_VIS_EPSILON` of it). On cs_crackhouse a 0.3 by 0.2 unit pass, and a 1.6 unit high
+//!     one, each saw a portal that the windings holding them did not, and so cluster pairs
+//!     the reference sees were lost (51 and 866 on cs_crackhouse, 16 and 207 on
+//!     gg_aim_shotty). So a state whose pass is a sliver, narrower than `THIN_WINDOW`, is
+//!     never skipped nor dropped: 10% more states on cs_crackhouse, 4% on gg_aim_shotty;
+//!   - it looks for clusters, not portals. The PVS is per cluster (vvis's `ClusterMerge` ORs
+//!     the results of a cluster's portals), so another portal into a cluster that the base
+//!     portal's cluster is known to see (one its own portals lead into, or one the walk has
+//!     found) is no news, and a state whose might-see set holds nothing but found portals and
+//!     such ones is not expanded (`Walk::seen`): on cs_crackhouse 5.0 million states instead
+//!     of 7.0 million, on jump_byte_a3 42 million instead of 69 million.
 //!
-//!   - it looks for clusters, not portals: the PVS is per cluster (vvis's `ClusterMerge` ORs
-//!     the results of a cluster's portals), so finding another portal into a cluster that the
-//!     base portal's cluster is already known to see adds nothing, and a state whose might-see
-//!     set holds nothing but such portals and portals found is not expanded ([`Walk::seen`]).
-//!     On jump_byte_a3 this expands 42 million states instead of 69 million.
-//!
-//!     Exact for the walk's own cluster, it departs from vvis through the finished results
-//!     that later walks reuse (vvis narrows a walk going through a finished portal to what that
-//!     portal saw). A portal's published result is what its walk found plus its flood's
-//!     portals into the clusters known seen, a superset of what vvis's walk would have found;
-//!     so a later walk can only see more than vvis's: on cs_crackhouse 4 more ordered cluster
-//!     pairs of 763,876, on gg_aim_shotty 2 of 80,656, never fewer. (vvis itself varies by as
-//!     much with its thread count: 8 against 16 threads change 6 pairs on cs_crackhouse.)
+//!     This is exact for the walk's own cluster but not for the walks after it, which reuse
+//!     its result (vvis narrows a walk that goes through a finished portal to what that
+//!     portal saw): the result it publishes is what it found plus its flood's portals into the
+//!     clusters known seen, a superset of what vvis's walk finds there, so later walks can see
+//!     more than vvis's, never less. Against the reference the cluster PVS gains 4 ordered
+//!     pairs of 763,876 on cs_crackhouse (6 differ in all, with the pair above) and 2 of
+//!     80,656 on gg_aim_shotty; jump_edgebugtest's is the same. (vvis's own output depends on
+//!     which results it reuses, that is on its thread count: see [`LOCKSTEP`].)
 //!
 //!   Per state, it finds the separating planes of its windings once, as far as its targets
 //!   need them, a source edge at a time with eight candidate planes normalised together
@@ -330,7 +330,7 @@ struct Walk<'a> {
     through: Vec<PortalStates>,
     /// Portals whose slot in `through` is in use, to reset them for the next base portal.
     touched: Vec<u32>,
-    /// Whether the last [`Walk::step`] had anything unseen in its might-see set.
+    /// Whether the last [`Walk::step`] had anything new (not in `seen`) in its might-see set.
     found_new: bool,
     /// Separators of a target whose source was cut for it alone.
     seps_tmp: Vec<VPlane>,
@@ -767,8 +767,8 @@ impl Walk<'_> {
     /// of the larger windings separates the smaller ones too, and every path through the
     /// smaller set is a path through the larger; exact in exact geometry, see the module
     /// docs). A new state that holds waiting ones takes their place. On jump_byte_a3 this
-    /// expands 69 million states where the depth-first walk with its memo of explored
-    /// sub-walks took 123 million steps.
+    /// expanded 69 million states (before the cluster pruning of the module docs) where the
+    /// depth-first walk with its memo of explored sub-walks took 123 million steps.
     ///
     /// False, with the walk abandoned, when its states outgrow `walk_memory` bytes.
     fn widest_first(&mut self, leaf: usize) -> bool {
@@ -845,6 +845,7 @@ impl Walk<'_> {
         let (lo, hi) = (cur.lo, cur.hi);
         let might = &cur.might[lo..hi];
         let bounds = state_bounds(&cur.pass, &cur.source);
+        let cur_thin = thin(&cur.pass);
         let normals = (self.graph.portals[pn].plane.normal, self.head_plane.normal);
         let arena = &mut self.arena;
         let slot = &mut self.through[pn];
@@ -869,7 +870,7 @@ impl Walk<'_> {
                     found.find(pass, source, normals.0, normals.1);
                     arena.edges[e] = found;
                 }
-                if arena.edges[e].hold(&cur.pass, &cur.source) {
+                if !cur_thin && arena.edges[e].hold(&cur.pass, &cur.source) {
                     self.counters.held += 1;
                     return None;
                 }
@@ -878,7 +879,7 @@ impl Walk<'_> {
                     edges.find(&cur.pass, &cur.source, normals.0, normals.1);
                 }
                 let (pass, source) = arena.windings(e);
-                if edges.hold(pass, source) {
+                if !thin(pass) && edges.hold(pass, source) {
                     if !arena.meta[e].expanded {
                         arena.meta[e].dropped = true;
                     }
@@ -1170,6 +1171,23 @@ impl WidestFirst {
         }
     }
 }
+
+/// Whether a pass winding is a sliver: narrower (twice its area over its perimeter) than
+/// [`THIN_WINDOW`]. Through vvis's epsilons such a window can see what a wider one holding it
+/// does not (see the module docs), so [`Walk::admit`] never skips or drops one.
+fn thin(w: &[V3]) -> bool {
+    let perimeter: f32 = (0..w.len())
+        .map(|i| {
+            let d = sub(w[(i + 1) % w.len()], w[i]);
+            dot(d, d).sqrt()
+        })
+        .sum();
+    // Twice the area is the square root of `area_squared`, itself four times its square.
+    area_squared(w).sqrt() < THIN_WINDOW * perimeter
+}
+
+/// Units: see [`thin`].
+const THIN_WINDOW: f32 = 1.0;
 
 /// Four times the squared area of a convex winding.
 fn area_squared(w: &[V3]) -> f32 {
