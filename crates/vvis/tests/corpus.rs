@@ -109,9 +109,9 @@ fn fast_flow_equals_reference_and_prt_round_trip() {
     for path in paths {
         let Some((_, bsp)) = with_vis(&path) else { continue };
         let portals = tree::portals_from_bsp(&bsp).unwrap();
-        // Up to the mid-size maps (shack.360, jump_edgebugtest), where the fast walk's pruning
-        // and order differ most from the reference's.
-        if portals.portals.len() > 600 {
+        // Up to the mid-size maps (shack.360, jump_edgebugtest, gg_aim_shotty), where the fast
+        // walk's pruning and order differ most from the reference's.
+        if portals.portals.len() > 1000 {
             continue;
         }
         let fast = compute(&portals, true, None, &Options::default(), &NoProgress)
@@ -119,11 +119,23 @@ fn fast_flow_equals_reference_and_prt_round_trip() {
             .0;
         let opts = Options {
             flow: FlowKind::Reference,
-            threads: Some(1),
             ..Default::default()
         };
         let reference = compute(&portals, true, None, &opts, &NoProgress).unwrap().0;
-        assert_eq!(fast.pvs, reference.pvs, "{}", path.display());
+        // The fast flow never hides what the reference sees (a sliver window held by a wider
+        // one once did, on gg_aim_shotty); reusing its superset results it may show a few
+        // pairs more (see `flow`'s docs), but not on the smaller maps.
+        for (c, (f, r)) in fast.pvs.iter().zip(&reference.pvs).enumerate() {
+            let hidden: Vec<usize> = r.ones().filter(|&d| !f.get(d)).collect();
+            assert!(
+                hidden.is_empty(),
+                "{}: cluster {c} hides {hidden:?}",
+                path.display()
+            );
+        }
+        if portals.portals.len() <= 600 {
+            assert_eq!(fast.pvs, reference.pvs, "{}", path.display());
+        }
         // Through a PRT file and back: same rounding, same answer.
         let reread = Portals::parse_prt(&portals.to_prt()).unwrap();
         let via_prt = compute(&reread, false, None, &Options::default(), &NoProgress)
