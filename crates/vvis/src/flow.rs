@@ -62,7 +62,8 @@ use crate::graph::{BaseVis, Graph};
 
 /// How far back a portal's flow may reuse finished results: vvis with this many threads (its default on an 8-thread
 /// machine; at most 16). Valve's corpus lumps agree better with 8 than with 16: on
-/// cs_crackhouse 8 of 763,876 cluster pairs differ with 8, 14 with 16.
+/// cs_crackhouse 8 of 763,876 cluster pairs differed with 8, 14 with 16 (measured before the
+/// fast flow's cluster pruning, see the module docs).
 pub const LOCKSTEP: usize = 8;
 
 /// Which flow to run.
