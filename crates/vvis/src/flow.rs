@@ -322,6 +322,7 @@ struct Walk<'a> {
     /// into the clusters the base portal's cluster is known to see (`known`). What is "new"
     /// to the walk is what is not in here.
     seen: Bits,
+    /// Fast flow: the clusters the base portal's cluster is known to see.
     known: Bits,
     /// The portals into each cluster.
     into: &'a [Bits],
@@ -666,12 +667,9 @@ fn flow_one(
         waiting: scratch.waiting,
         walk_memory,
     };
-    walk.know_base_cluster();
+    walk.start();
     if kind == FlowKind::Reference || !walk.widest_first(portal.leaf as usize) {
-        walk.vis = Bits::new(words);
-        walk.seen = Bits::new(words);
-        walk.known = Bits::new(graph.num_clusters.div_ceil(64));
-        walk.know_base_cluster();
+        walk.start();
         walk.leaf_flow(portal.leaf as usize, 1);
     }
     if kind == FlowKind::Fast {
@@ -718,9 +716,13 @@ fn frame_pair(frames: &mut Vec<Frame>, depth: usize, words: usize) -> (&mut Fram
 }
 
 impl Walk<'_> {
-    /// The fast flow's start: the base portal's cluster sees the clusters its own portals lead
-    /// into, whatever the flow finds (`ClusterMerge` sets those portals' bits).
-    fn know_base_cluster(&mut self) {
+    /// Nothing found yet. In the fast flow the base portal's cluster is known to see the
+    /// clusters its own portals lead into, whatever the flow finds (`ClusterMerge` sets those
+    /// portals' bits).
+    fn start(&mut self) {
+        self.vis.words.fill(0);
+        self.seen.words.fill(0);
+        self.known.words.fill(0);
         if self.kind == FlowKind::Reference {
             return;
         }
@@ -853,7 +855,7 @@ impl Walk<'_> {
         let (lo, hi) = (cur.lo, cur.hi);
         let might = &cur.might[lo..hi];
         let bounds = state_bounds(&cur.pass, &cur.source);
-        let cur_thin = thin(&cur.pass);
+        let mut cur_thin = None;
         let normals = (self.graph.portals[pn].plane.normal, self.head_plane.normal);
         let arena = &mut self.arena;
         let slot = &mut self.through[pn];
@@ -878,7 +880,9 @@ impl Walk<'_> {
                     found.find(pass, source, normals.0, normals.1);
                     arena.edges[e] = found;
                 }
-                if !cur_thin && arena.edges[e].hold(&cur.pass, &cur.source) {
+                if !*cur_thin.get_or_insert_with(|| thin(&cur.pass))
+                    && arena.edges[e].hold(&cur.pass, &cur.source)
+                {
                     self.counters.held += 1;
                     return None;
                 }
