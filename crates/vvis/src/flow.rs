@@ -266,7 +266,7 @@ impl<'a> Done<'a> {
     }
 }
 
-/// Each cluster's outgoing portals in one flat list, in vvis's order.
+/// Each cluster's outgoing portals in one flat list, in vvis's order, and its incoming ones.
 struct Children {
     /// Cluster `c`'s portals are `flat[offsets[c]..offsets[c + 1]]`.
     offsets: Vec<usize>,
@@ -289,6 +289,11 @@ impl Children {
         }
         Children { offsets, flat, into }
     }
+
+    /// The portals out of cluster `c`.
+    fn of(&self, c: usize) -> &[u32] {
+        &self.flat[self.offsets[c]..self.offsets[c + 1]]
+    }
 }
 
 /// One level of the walk (vvis `pstack_t`).
@@ -308,9 +313,7 @@ struct Frame {
 
 struct Walk<'a> {
     graph: &'a Graph,
-    /// The portals out of each cluster `c`: `children[offsets[c]..offsets[c + 1]]`.
-    offsets: &'a [usize],
-    children: &'a [u32],
+    children: &'a Children,
     base: &'a [BaseVis],
     done: Done<'a>,
     kind: FlowKind,
@@ -324,8 +327,6 @@ struct Walk<'a> {
     seen: Bits,
     /// Fast flow: the clusters the base portal's cluster is known to see.
     known: Bits,
-    /// The portals into each cluster.
-    into: &'a [Bits],
     frames: Vec<Frame>,
     tmp: Vec<V3>,
     counters: Counters,
@@ -643,8 +644,7 @@ fn flow_one(
     }
     let mut walk = Walk {
         graph,
-        offsets: &children.offsets,
-        children: &children.flat,
+        children,
         base,
         done,
         kind,
@@ -653,7 +653,6 @@ fn flow_one(
         vis: Bits::new(words),
         seen: Bits::new(words),
         known: Bits::new(graph.num_clusters.div_ceil(64)),
-        into: &children.into,
         frames: scratch.frames,
         tmp: scratch.tmp,
         counters: Counters::default(),
@@ -668,8 +667,11 @@ fn flow_one(
         walk_memory,
     };
     walk.start();
+    // The fast flow walks depth first only when its states outgrow the memory budget.
     if kind == FlowKind::Reference || !walk.widest_first(portal.leaf as usize) {
-        walk.start();
+        if kind == FlowKind::Fast {
+            walk.start();
+        }
         walk.leaf_flow(portal.leaf as usize, 1);
     }
     if kind == FlowKind::Fast {
@@ -727,8 +729,8 @@ impl Walk<'_> {
             return;
         }
         let from = self.graph.portals[self.base_portal ^ 1].leaf as usize;
-        for k in self.offsets[from]..self.offsets[from + 1] {
-            self.know(self.graph.portals[self.children[k] as usize].leaf as usize);
+        for &q in self.children.of(from) {
+            self.know(self.graph.portals[q as usize].leaf as usize);
         }
     }
 
@@ -736,7 +738,7 @@ impl Walk<'_> {
     fn know(&mut self, c: usize) {
         if !self.known.get(c) {
             self.known.set(c);
-            self.seen.or_with(&self.into[c]);
+            self.seen.or_with(&self.children.into[c]);
         }
     }
 
@@ -749,8 +751,7 @@ impl Walk<'_> {
         }
         self.counters.chains += 1;
         let graph = self.graph;
-        for i in self.offsets[leaf]..self.offsets[leaf + 1] {
-            let pn = self.children[i];
+        for &pn in self.children.of(leaf) {
             // Beyond a portal whose might-see set holds nothing unseen the walk can find nothing
             // (vvis walks on anyway; the fast flow stops after marking the portal).
             let mut frames = std::mem::take(&mut self.frames);
@@ -820,8 +821,8 @@ impl Walk<'_> {
                 &mut expand
             };
             let leaf = state.leaf as usize;
-            for k in self.offsets[leaf]..self.offsets[leaf + 1] {
-                let pn = self.children[k] as usize;
+            for &pn in self.children.of(leaf) {
+                let pn = pn as usize;
                 if !self.step(pn, prev, cur) || !self.found_new {
                     continue;
                 }
