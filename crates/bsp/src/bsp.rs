@@ -423,6 +423,30 @@ impl Bsp {
         Ok(changed)
     }
 
+    /// The leaf of `model`'s tree holding point `p`, as the engine finds it: from the model's
+    /// head node, to the front child when `p` is on or in front of the node's plane. `None` when
+    /// an index is out of range or the walk does not end (a cyclic tree).
+    pub fn leaf_index_at(&self, model: usize, p: [f64; 3]) -> Option<usize> {
+        let mut n = self.models.get(model)?.head_node;
+        for _ in 0..=self.nodes.len() {
+            if n < 0 {
+                let leaf = (-1 - n) as usize;
+                return (leaf < self.leafs.len()).then_some(leaf);
+            }
+            let node = self.nodes.get(n as usize)?;
+            let pl = self.planes.get(usize::try_from(node.plane).ok()?)?;
+            let d = pl.normal[0] as f64 * p[0] + pl.normal[1] as f64 * p[1] + pl.normal[2] as f64 * p[2]
+                - pl.dist as f64;
+            n = node.children[if d >= 0.0 { 0 } else { 1 }];
+        }
+        None
+    }
+
+    /// The leaf record of [`Bsp::leaf_index_at`].
+    pub fn leaf_at(&self, model: usize, p: [f64; 3]) -> Option<&crate::Leaf> {
+        self.leaf_index_at(model, p).map(|i| &self.leafs[i])
+    }
+
     /// The material name of texdata `index` (through the string table).
     pub fn texdata_name(&self, index: usize) -> Option<&str> {
         let td = self.texdata.get(index)?;

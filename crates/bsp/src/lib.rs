@@ -56,6 +56,7 @@ pub mod codec;
 pub mod document;
 pub mod error;
 pub mod file;
+pub mod flags;
 pub mod gamelump;
 pub mod lump;
 pub mod lzma;

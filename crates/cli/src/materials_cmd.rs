@@ -120,8 +120,8 @@ pub fn run(cmd: MaterialsCommand) -> anyhow::Result<()> {
             // Texture light: the table's emit fact (lights.rad files are vrad's, not shown here).
             let emit = table.as_ref().and_then(|(_, t)| t.get(&key)).and_then(|e| e.emit);
             let r = resolver.resolve(&name);
-            let contents = flags::names(r.facts.contents, flags::CONTENTS_NAMES);
-            let surface = flags::names(r.facts.surface_flags, flags::SURF_NAMES);
+            let contents = flags::Contents(r.facts.contents).names();
+            let surface = flags::SurfaceFlags(r.facts.surface_flags).names();
             if json {
                 return crate::print_json(&serde_json::json!({
                     "material": srcmap_materials::normalise_name(&name),

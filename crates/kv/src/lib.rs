@@ -25,6 +25,7 @@ use std::borrow::Cow;
 use std::fmt;
 
 mod parse;
+pub mod values;
 mod write;
 
 pub use parse::ParseOptions;

@@ -13,7 +13,7 @@
 //! forward slashes, flags by name, the maps each entry was learned from, and the conflicts
 //! found between maps (kept, never silently dropped).
 
-pub mod flags;
+pub use srcmap_bsp::flags;
 mod harvest;
 mod table;
 

@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use crate::flags::{self, CONTENTS_NAMES, SURF_NAMES};
+use crate::flags::{Contents, SurfaceFlags};
 
 /// One material's learned facts. `contents` is unknown when the material was never on a brush
 /// side (displacements, overlays); `surface_flags` when it was on no texinfo.
@@ -155,8 +155,8 @@ impl MaterialTable {
                     },
                 });
             };
-            let cnames = |c: u32| flags::names(c, CONTENTS_NAMES).join("|");
-            let snames = |s: u32| flags::names(s, SURF_NAMES).join("|");
+            let cnames = |c: u32| Contents(c).names().join("|");
+            let snames = |s: u32| SurfaceFlags(s).names().join("|");
             match (old.contents, new.contents) {
                 (Some(a), Some(b)) if a != b => conflict("contents", cnames(a), cnames(b)),
                 _ => {}
@@ -237,8 +237,8 @@ impl MaterialTable {
                     (
                         k.clone(),
                         FileEntry {
-                            contents: e.contents.map(|c| flags::names(c, CONTENTS_NAMES)),
-                            surface: e.surface_flags.map(|s| flags::names(s, SURF_NAMES)),
+                            contents: e.contents.map(|c| Contents(c).names()),
+                            surface: e.surface_flags.map(|s| SurfaceFlags(s).names()),
                             width: e.width,
                             height: e.height,
                             reflectivity: e.reflectivity,
@@ -274,13 +274,13 @@ impl MaterialTable {
             let contents = e
                 .contents
                 .as_ref()
-                .map(|c| flags::parse(c, CONTENTS_NAMES, "CONTENTS_"))
+                .map(|c| Contents::parse_names(c).map(|c| c.0).map_err(|e| e.to_string()))
                 .transpose()
                 .map_err(err)?;
             let surface_flags = e
                 .surface
                 .as_ref()
-                .map(|s| flags::parse(s, SURF_NAMES, "SURF_"))
+                .map(|s| SurfaceFlags::parse_names(s).map(|s| s.0).map_err(|e| e.to_string()))
                 .transpose()
                 .map_err(err)?;
             entries.insert(

@@ -117,16 +117,16 @@ fn pairs_get_valves_contents_and_flags_for_water_translucent_and_tools() {
                 assert!(
                     r.facts.contents == c || conflict_names_map("contents"),
                     "{map}: {name}: contents {:?}, Valve's {:?}",
-                    names(r.facts.contents, CONTENTS_NAMES),
-                    names(c, CONTENTS_NAMES)
+                    Contents(r.facts.contents).names(),
+                    Contents(c).names()
                 );
             }
             if let Some(s) = v.surface_flags {
                 assert!(
                     r.facts.surface_flags == s || conflict_names_map("surface"),
                     "{map}: {name}: surface {:?}, Valve's {:?}",
-                    names(r.facts.surface_flags, SURF_NAMES),
-                    names(s, SURF_NAMES)
+                    SurfaceFlags(r.facts.surface_flags).names(),
+                    SurfaceFlags(s).names()
                 );
             }
             checked += 1;

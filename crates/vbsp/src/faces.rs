@@ -55,7 +55,7 @@ pub fn make_faces(tree: &Tree, portals: &Portals, brushes: &[Brush], world: bool
             let there = tree.node(p.nodes[1 - s]).contents;
             // Don't show the insides of windows or grates: from inside one, the face looks
             // out at what the brush is not.
-            let delta = visible_contents(here ^ there);
+            let delta = Contents(here ^ there).visible().0;
             if [CONTENTS_WINDOW, CONTENTS_GRATE]
                 .into_iter()
                 .any(|c| here & c != 0 && delta == c)

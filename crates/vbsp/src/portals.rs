@@ -339,7 +339,7 @@ pub fn portal_sides(
         let p = &portals.portals[i];
         let Some(on) = p.on_node else { continue };
         let [a, b] = p.nodes;
-        let vis = visible_contents(tree.nodes[a.idx()].contents ^ tree.nodes[b.idx()].contents);
+        let vis = Contents(tree.nodes[a.idx()].contents ^ tree.nodes[b.idx()].contents).visible().0;
         if vis == 0 {
             continue;
         }
@@ -383,7 +383,7 @@ pub fn portal_vis_flood(tree: &Tree, p: &Portal) -> bool {
     }
     let mut c1 = tree.nodes[p.nodes[0].idx()].contents;
     let mut c2 = tree.nodes[p.nodes[1].idx()].contents;
-    if visible_contents(c1 ^ c2) == 0 {
+    if Contents(c1 ^ c2).visible().0 == 0 {
         return c1 & CONTENTS_SOLID == 0;
     }
     if c1 & (CONTENTS_TRANSLUCENT | CONTENTS_DETAIL) != 0 {
@@ -395,5 +395,5 @@ pub fn portal_vis_flood(tree: &Tree, p: &Portal) -> bool {
     if (c1 | c2) & CONTENTS_SOLID != 0 {
         return false;
     }
-    c1 ^ c2 == 0 || visible_contents(c1 ^ c2) == 0
+    c1 ^ c2 == 0 || Contents(c1 ^ c2).visible().0 == 0
 }

@@ -412,8 +412,8 @@ fn material_table_gives_valves_contents_and_flags() {
             {
                 problems.push(format!(
                     "{map}: {name}: contents {:?}, Valve's {:?}",
-                    names(a, CONTENTS_NAMES),
-                    names(b, CONTENTS_NAMES)
+                    Contents(a).names(),
+                    Contents(b).names()
                 ));
             }
             if let (Some(a), Some(b)) = (o.surface_flags, v.surface_flags)
@@ -422,8 +422,8 @@ fn material_table_gives_valves_contents_and_flags() {
             {
                 problems.push(format!(
                     "{map}: {name}: surface {:?}, Valve's {:?}",
-                    names(a, SURF_NAMES),
-                    names(b, SURF_NAMES)
+                    SurfaceFlags(a).names(),
+                    SurfaceFlags(b).names()
                 ));
             }
         }

@@ -1,0 +1,182 @@
+//! The contract the compile stages (vbsp, vvis, vrad) share, so that `srcmap compile` can run
+//! them one after another on one in-memory `Bsp` and the CLI can draw one kind of progress and
+//! print one kind of report:
+//!
+//! - [`Progress`]: the stages report named phases and work done; they never print.
+//! - [`Threads`]: the one threads option (Valve's `-threads N`, 0 for all cores).
+//! - [`Report`]: what a stage did, as counts, times and warnings, serialisable for `--json`.
+//!
+//! A stage's entry point has the shape `fn(input, &mut Bsp or &Input, &Options, &dyn Progress)
+//! -> Result<Report, Error>`; stages never call each other.
+
+use std::time::{Duration, Instant};
+
+use serde::Serialize;
+
+/// Progress of a stage's phases. `start` names a phase and its total work (in units the stage
+/// chooses; 0 when it cannot say), `advance` adds finished work, `finish` ends the phase.
+/// Called from worker threads.
+pub trait Progress: Sync {
+    fn start(&self, _phase: &str, _total: u64) {}
+    fn advance(&self, _done: u64) {}
+    /// The phase started last is over.
+    fn finish(&self) {}
+}
+
+/// A [`Progress`] that ignores everything.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct NoProgress;
+impl Progress for NoProgress {}
+
+/// Worker threads for a stage: Valve's `-threads N`; 0 means one per core.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+pub struct Threads(pub usize);
+
+/// The worker pool could not start.
+#[derive(Debug, thiserror::Error)]
+#[error("could not start {threads} worker threads: {message}")]
+pub struct ThreadsError {
+    pub threads: usize,
+    pub message: String,
+}
+
+impl Threads {
+    /// One per core.
+    pub const ALL: Threads = Threads(0);
+
+    /// A rayon pool of this many threads.
+    pub fn pool(self) -> Result<rayon::ThreadPool, ThreadsError> {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(self.0)
+            .build()
+            .map_err(|e| ThreadsError {
+                threads: self.0,
+                message: e.to_string(),
+            })
+    }
+
+    /// `None` for "all cores", as options that predate this type spell it.
+    pub fn as_option(self) -> Option<usize> {
+        (self.0 > 0).then_some(self.0)
+    }
+}
+
+/// One named figure of a report.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Count {
+    pub name: &'static str,
+    pub value: f64,
+}
+
+/// One timed phase of a report.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Time {
+    pub phase: String,
+    pub seconds: f64,
+}
+
+/// What a stage did: its figures (in the order the stage gives them), the time of each phase,
+/// and the warnings it has for the mapper. The same shape for every stage; `--json` prints it.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct Report {
+    /// `vbsp`, `vvis` or `vrad`.
+    pub stage: &'static str,
+    pub counts: Vec<Count>,
+    pub times: Vec<Time>,
+    pub warnings: Vec<String>,
+}
+
+impl Report {
+    pub fn new(stage: &'static str) -> Report {
+        Report {
+            stage,
+            ..Default::default()
+        }
+    }
+
+    /// Adds (or replaces) a figure.
+    pub fn set(&mut self, name: &'static str, value: impl Into<f64>) {
+        let value = value.into();
+        match self.counts.iter_mut().find(|c| c.name == name) {
+            Some(c) => c.value = value,
+            None => self.counts.push(Count { name, value }),
+        }
+    }
+
+    /// A figure by name.
+    pub fn get(&self, name: &str) -> Option<f64> {
+        self.counts.iter().find(|c| c.name == name).map(|c| c.value)
+    }
+
+    /// A whole-number figure by name (0 when absent).
+    pub fn count(&self, name: &str) -> u64 {
+        self.get(name).map_or(0, |v| v as u64)
+    }
+
+    /// Records a phase's time.
+    pub fn time(&mut self, phase: impl Into<String>, elapsed: Duration) {
+        self.times.push(Time {
+            phase: phase.into(),
+            seconds: elapsed.as_secs_f64(),
+        });
+    }
+
+    /// Seconds of a phase (0 when absent).
+    pub fn seconds(&self, phase: &str) -> f64 {
+        self.times
+            .iter()
+            .filter(|t| t.phase == phase)
+            .map(|t| t.seconds)
+            .sum()
+    }
+
+    pub fn warn(&mut self, warning: impl Into<String>) {
+        self.warnings.push(warning.into());
+    }
+
+    /// Runs one phase, timing it and telling `progress` when it starts and ends.
+    pub fn phase<T>(&mut self, progress: &dyn Progress, name: &str, total: u64, f: impl FnOnce() -> T) -> T {
+        let t = Instant::now();
+        progress.start(name, total);
+        let out = f();
+        progress.finish();
+        self.time(name, t.elapsed());
+        out
+    }
+}
+
+/// Whether a stage checks its invariants between passes: always in debug builds and tests,
+/// and in release builds when asked (`--verify`).
+pub fn verify_enabled(asked: bool) -> bool {
+    asked || cfg!(debug_assertions)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn report_figures_and_times() {
+        let mut r = Report::new("vvis");
+        r.set("clusters", 4u32);
+        r.set("clusters", 5u32);
+        r.time("flow", Duration::from_millis(1500));
+        r.time("flow", Duration::from_millis(500));
+        r.warn("leaked");
+        assert_eq!(r.count("clusters"), 5);
+        assert_eq!(r.counts.len(), 1);
+        assert_eq!(r.seconds("flow"), 2.0);
+        assert_eq!(r.get("missing"), None);
+        let json = serde_json::to_value(&r).unwrap();
+        assert_eq!(json["stage"], "vvis");
+        assert_eq!(json["counts"][0]["name"], "clusters");
+        assert_eq!(json["warnings"][0], "leaked");
+    }
+
+    #[test]
+    fn threads_pool() {
+        assert_eq!(Threads(2).pool().unwrap().current_num_threads(), 2);
+        assert_eq!(Threads::ALL.as_option(), None);
+        assert_eq!(Threads(3).as_option(), Some(3));
+    }
+}
