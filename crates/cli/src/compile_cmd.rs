@@ -64,18 +64,6 @@ struct Stage1 {
     prt: Option<String>,
 }
 
-struct Steps {
-    quiet: bool,
-}
-
-impl srcmap_vbsp::Progress for Steps {
-    fn step(&self, name: &str) {
-        if !self.quiet {
-            eprintln!("vbsp: {name}");
-        }
-    }
-}
-
 fn read_map(path: &Path) -> anyhow::Result<srcmap_vmf::Vmf> {
     let bytes = std::fs::read(path).with_context(|| format!("{}: cannot read", path.display()))?;
     srcmap_vmf::Vmf::parse_bytes(&bytes)
@@ -105,7 +93,7 @@ fn run_vbsp(args: &VbspArgs) -> anyhow::Result<Stage1> {
         .output
         .clone()
         .unwrap_or_else(|| args.map.with_extension("bsp"));
-    let result = srcmap_vbsp::compile(&input, &opts, &Steps { quiet: args.quiet });
+    let result = srcmap_vbsp::compile(&input, &opts, &crate::progress::Bar::steps("vbsp", args.quiet));
     let out = match result {
         Ok(o) => o,
         Err(CompileError::Leak {

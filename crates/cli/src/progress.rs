@@ -10,6 +10,8 @@ use std::time::Instant;
 
 pub struct Bar {
     quiet: bool,
+    /// A stage whose phases are short: one line `STAGE: phase` as each starts, no bar.
+    steps_of: Option<&'static str>,
     tty: bool,
     /// (phase name, total items, start time)
     state: Mutex<(String, u64, Instant)>,
@@ -21,10 +23,19 @@ impl Bar {
     pub fn new(quiet: bool) -> Self {
         Bar {
             quiet,
+            steps_of: None,
             tty: std::io::stderr().is_terminal(),
             state: Mutex::new((String::new(), 0, Instant::now())),
             done: AtomicU64::new(0),
             last_drawn: AtomicU64::new(0),
+        }
+    }
+
+    /// Progress as a line per phase, `STAGE: phase` (vbsp's phases are quick).
+    pub fn steps(stage: &'static str, quiet: bool) -> Self {
+        Bar {
+            steps_of: Some(stage),
+            ..Bar::new(quiet)
         }
     }
 
@@ -58,6 +69,10 @@ impl Bar {
         if self.quiet {
             return;
         }
+        if let Some(stage) = self.steps_of {
+            eprintln!("{stage}: {phase}");
+            return;
+        }
         if let Ok(mut s) = self.state.lock() {
             *s = (phase.to_string(), total, Instant::now());
         }
@@ -69,7 +84,7 @@ impl Bar {
     }
 
     pub fn advance(&self, n: u64) {
-        if self.quiet || !self.tty {
+        if self.quiet || !self.tty || self.steps_of.is_some() {
             return;
         }
         let done = self.done.fetch_add(n, Ordering::Relaxed) + n;
@@ -87,7 +102,7 @@ impl Bar {
     }
 
     pub fn finish(&self) {
-        if self.quiet {
+        if self.quiet || self.steps_of.is_some() {
             return;
         }
         let Ok(state) = self.state.lock() else { return };
@@ -105,19 +120,7 @@ impl Bar {
     }
 }
 
-impl srcmap_vvis::Progress for Bar {
-    fn start(&self, stage: &str, total: u64) {
-        Bar::start(self, stage, total)
-    }
-    fn advance(&self, n: u64) {
-        Bar::advance(self, n)
-    }
-    fn finish(&self) {
-        Bar::finish(self)
-    }
-}
-
-impl srcmap_vrad::Progress for Bar {
+impl srcmap_stage::Progress for Bar {
     fn start(&self, phase: &str, total: u64) {
         Bar::start(self, phase, total)
     }

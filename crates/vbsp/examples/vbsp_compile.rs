@@ -14,7 +14,7 @@ struct Timer {
 }
 
 impl srcmap_vbsp::Progress for Timer {
-    fn step(&self, name: &str) {
+    fn start(&self, name: &str, _total: u64) {
         let mut last = self.last.lock().unwrap();
         if self.show && !last.1.is_empty() {
             eprintln!("  {:<24} {:>8.3}s", last.1, last.0.elapsed().as_secs_f64());
@@ -69,7 +69,7 @@ fn main() {
             show: times,
         };
         let res = srcmap_vbsp::compile(&input, &opts, &timer);
-        timer.step("");
+        timer.start("", 0);
         let total = t0.elapsed().as_secs_f64();
         match res {
             Ok(out) => {

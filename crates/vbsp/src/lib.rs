@@ -53,15 +53,7 @@ pub use input::{MapBrush, MapEntity, MapInput, MapSide, TexAxis};
 use contents::*;
 use tree::{Pass, Tree};
 
-/// Progress reports; the library never prints.
-pub trait Progress: Sync {
-    /// A named step starts.
-    fn step(&self, _name: &str) {}
-}
-
-/// Progress that goes nowhere.
-pub struct NoProgress;
-impl Progress for NoProgress {}
+pub use srcmap_stage::{NoProgress, Progress};
 
 pub struct Options<'a> {
     /// Material facts (contents, size, reflectivity); unknown ones use the built-in rules.
@@ -231,7 +223,7 @@ pub fn compile(
     if !world_in.classname.eq_ignore_ascii_case("worldspawn") {
         return Err(CompileError::NoWorld);
     }
-    progress.step("brushes");
+    progress.start("brushes", 0);
     let mut planes = PlaneSet::new();
     let mut tex = Texinfos::new();
     let mut brushes: Vec<Brush> = Vec::new();
@@ -449,15 +441,15 @@ pub fn compile(
         }
     }
 
-    progress.step("world tree (pass 1)");
+    progress.start("world tree (pass 1)", 0);
     let mut stats = Stats {
         brushes: brushes.len(),
         ..Default::default()
     };
     let mut tree = tree::build_tree(&planes, &brushes, &structural, Pass::First, world_bounds, true);
-    progress.step("portals");
+    progress.start("portals", 0);
     let mut prt = portals::make_portals(&mut tree, &planes);
-    progress.step("flood");
+    progress.start("flood", 0);
     let flood = portals::flood_entities(&mut tree, &planes, &prt, &origins);
     let mut leak = None;
     let filled_ok = match flood {
@@ -494,7 +486,7 @@ pub fn compile(
     }
     portals::find_portal_sides(&tree, &planes, &mut prt, &mut brushes);
 
-    progress.step("world tree (pass 2)");
+    progress.start("world tree (pass 2)", 0);
     let mut tree = tree::build_tree(&planes, &brushes, &structural, Pass::Second, world_bounds, true);
     debug_assert_eq!(tree.verify(), Ok(()));
     let mut prt = portals::make_portals(&mut tree, &planes);
@@ -504,7 +496,7 @@ pub fn compile(
     }
     portals::find_portal_sides(&tree, &planes, &mut prt, &mut brushes);
 
-    progress.step("areas");
+    progress.start("areas", 0);
     let area_info = areas::flood_areas(
         &tree,
         &prt,
@@ -518,13 +510,13 @@ pub fn compile(
         n.brushes.retain(|b| !portal_number.contains_key(b));
     }
 
-    progress.step("faces");
+    progress.start("faces", 0);
     let world_faces = faces::make_faces(&tree, &prt, &brushes, true);
     let world_faces = faces::merge_faces(world_faces, &planes);
     let world_faces = faces::subdivide_faces(world_faces, &tex);
-    progress.step("detail faces");
+    progress.start("detail faces", 0);
     let mut detail_faces = faces::detail_faces(&mut tree, &planes, &brushes, &detail);
-    progress.step("detail merge");
+    progress.start("detail merge", 0);
     detail_faces = faces::merge_faces(detail_faces, &planes);
     detail_faces = faces::subdivide_faces(detail_faces, &tex);
     faces::filter_into_leaves(&tree, &planes, &mut detail_faces);
@@ -576,7 +568,7 @@ pub fn compile(
     stats.portals = prt_text.lines().nth(2).and_then(|l| l.parse().ok()).unwrap_or(0);
 
     // ---- brush entities ----
-    progress.step("brush models");
+    progress.start("brush models", 0);
     let sub: Vec<&Ent> = ents.iter().filter(|e| e.model.is_some_and(|m| m > 0)).collect();
     let sub_results: Vec<(Tree, Vec<faces::Face>)> = {
         use rayon::prelude::*;
@@ -611,7 +603,7 @@ pub fn compile(
         out
     };
 
-    progress.step("write");
+    progress.start("write", 0);
     // Valve's EmitBrushes adds an axial side at the brush bounds wherever the brush has no
     // side on exactly that plane (a redundant axial side elsewhere hides it from the bevel
     // pass); such sides are written without the bevel flag, as Valve does.

@@ -164,20 +164,7 @@ impl Options {
     }
 }
 
-/// Progress reporting: the library never prints; the CLI draws bars.
-pub trait Progress: Sync {
-    /// A phase starts with `total` work items.
-    fn start(&self, _phase: &str, _total: u64) {}
-    /// `n` more items of the current phase are done.
-    fn advance(&self, _n: u64) {}
-    /// The current phase ended.
-    fn finish(&self) {}
-}
-
-/// Progress that goes nowhere.
-#[derive(Debug, Clone, Copy, Default)]
-pub struct NoProgress;
-impl Progress for NoProgress {}
+pub use srcmap_stage::{NoProgress, Progress};
 
 /// What a run did.
 #[derive(Debug, Clone, Default, PartialEq)]

@@ -43,19 +43,7 @@ pub use flow::FlowKind;
 pub use portals::{Portal, PortalId, Portals};
 pub use pvs::ClusterVis;
 
-/// Progress of the long stages. `start` names a stage and its total work (in arbitrary units,
-/// weighted so that equal units take roughly equal time); `advance` adds finished work.
-/// Called from worker threads.
-pub trait Progress: Sync {
-    fn start(&self, _stage: &str, _total: u64) {}
-    fn advance(&self, _done: u64) {}
-    /// The stage started last is over.
-    fn finish(&self) {}
-}
-
-/// A [`Progress`] that ignores everything.
-pub struct NoProgress;
-impl Progress for NoProgress {}
+pub use srcmap_stage::{NoProgress, Progress};
 
 /// What to compute and how.
 #[derive(Debug, Clone, Default)]
