@@ -383,6 +383,17 @@ impl Bsp {
         self.to_document()?.to_bytes()
     }
 
+    /// Serialises this BSP as an update of `earlier`, an earlier file of the same map (the one
+    /// it was parsed from, or one an earlier compile stage wrote): lumps keep that file's order,
+    /// untouched ones their stored bytes and place. Running the stages in one process and writing
+    /// once this way gives the same file as running them one after another on files.
+    pub fn to_bytes_over(&self, earlier: &[u8]) -> Result<Vec<u8>> {
+        let file = BspFile::parse(earlier)?;
+        let mut doc = BspDocument::from_file(&file);
+        self.update_document(&mut doc)?;
+        doc.to_bytes()
+    }
+
     /// Writes this typed view into `doc` (opened from the file it was parsed from), replacing
     /// only lumps whose content differs: untouched lumps keep their stored bytes, compression and
     /// place in the file.

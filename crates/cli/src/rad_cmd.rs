@@ -76,7 +76,7 @@ pub struct RadOptions {
 }
 
 impl RadOptions {
-    fn to_options(&self) -> Options {
+    pub fn to_options(&self) -> Options {
         Options {
             quality: if self.fast {
                 Quality::Fast
