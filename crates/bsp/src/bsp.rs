@@ -9,11 +9,13 @@ use std::borrow::Cow;
 
 use crate::codec::{Ctx, write_indices, write_records};
 use crate::document::BspDocument;
+use crate::entities::{Entity, write_entities};
 use crate::error::{Error, Result};
 use crate::file::{BspFile, LumpOrder};
 use crate::gamelump::GameLumps;
 use crate::lump::*;
-use crate::misc::{Entity, Occlusion, PhysCollide, write_entities};
+use crate::occlusion::Occlusion;
+use crate::physics::PhysCollide;
 use crate::records::*;
 use crate::view::BspView;
 use crate::vis::Visibility;
@@ -56,7 +58,7 @@ pub struct Bsp {
     pub original_faces: Vec<Face>,
     pub phys_collide: Option<PhysCollide>,
     /// Displacement collision (lump 28); Strata's v2 layout stays in `raw`.
-    pub phys_disp: Option<crate::misc::PhysDisp>,
+    pub phys_disp: Option<crate::physics::PhysDisp>,
     pub vert_normals: Vec<Vector>,
     pub vert_normal_indices: Vec<u32>,
     pub disp_verts: Vec<DispVert>,
@@ -477,7 +479,7 @@ impl Bsp {
     }
 
     /// The lightmap samples of face `index` (LDR or HDR lump, HDR faces for HDR when present).
-    pub fn face_lighting(&self, index: usize, hdr: bool) -> Option<crate::misc::FaceLighting> {
+    pub fn face_lighting(&self, index: usize, hdr: bool) -> Option<crate::lighting::FaceLighting> {
         let faces = if hdr && !self.faces_hdr.is_empty() {
             &self.faces_hdr
         } else {
@@ -487,8 +489,11 @@ impl Bsp {
         let bumped = usize::try_from(face.texinfo)
             .ok()
             .and_then(|t| self.texinfo.get(t))
-            .is_some_and(|t| t.flags & crate::misc::SURF_BUMPLIGHT != 0);
-        crate::misc::face_lighting(
+            .is_some_and(|t| {
+                crate::flags::SurfaceFlags::from_record(t.flags)
+                    .contains(crate::flags::SurfaceFlags::BUMPLIGHT)
+            });
+        crate::lighting::face_lighting(
             face,
             bumped,
             if hdr { &self.lighting_hdr } else { &self.lighting },

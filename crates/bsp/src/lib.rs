@@ -32,7 +32,8 @@
 //!   leafs v0/v1, faces v1 and Strata v2, world lights v0/v1, occlusion v1/v2, Strata's
 //!   32-bit lumps, big-endian console files); [`gamelump`] the static props (`sprp` v4-v13,
 //!   both 72- and 76-byte v10 layouts), detail props and their lighting; [`vis`] PVS/PAS rows;
-//!   [`misc`] entities, occlusion, physcollide and per-face lightmap samples.
+//!   [`entities`], [`occlusion`], [`physics`] (physcollide, physdisp) and [`lighting`]
+//!   (per-face lightmap samples, displacement sample positions).
 //!
 //! Writing a lump whose value does not fit its on-disk field (a plane index over 65535 in a
 //! `u16` field) is an [`Error::Write`] naming the lump, never a silent truncation.
@@ -54,14 +55,17 @@ pub mod bsp;
 pub mod check;
 pub mod codec;
 pub mod document;
+pub mod entities;
 pub mod error;
 pub mod file;
 pub mod flags;
 pub mod gamelump;
+pub mod lighting;
 pub mod lump;
 pub mod lzma;
-pub mod misc;
+pub mod occlusion;
 pub mod pak;
+pub mod physics;
 pub mod records;
 pub mod view;
 pub mod vis;
@@ -71,17 +75,17 @@ pub use bsp::Bsp;
 pub use bumpalo::Bump;
 pub use codec::Ctx;
 pub use document::{BspDocument, LumpSlot};
+pub use entities::{Entities, Entity, EntityRef};
 pub use error::{Error, Result};
 pub use file::{BspFile, Header, LumpEntry, LumpOrder, identify_foreign};
 pub use gamelump::{
     DetailObject, DetailPropLight, DetailProps, DetailSprite, GameLump, GameLumpData, GameLumps, StaticProp,
     StaticPropLayout, StaticProps,
 };
+pub use lighting::{DispSamplePosition, FaceLighting};
 pub use lump::{HEADER_LUMPS, HEADER_SIZE, lump_by_name, lump_name};
-pub use misc::{
-    DispSamplePosition, Entities, Entity, EntityRef, FaceLighting, OccluderData, Occlusion, PhysCollide,
-    PhysCollideView, PhysDisp, PhysDispView, PhysModel, PhysModelView,
-};
+pub use occlusion::{OccluderData, Occlusion};
+pub use physics::{PhysCollide, PhysCollideView, PhysDisp, PhysDispView, PhysModel, PhysModelView};
 pub use records::*;
 pub use srcmap_bytes::Endian;
 pub use view::BspView;

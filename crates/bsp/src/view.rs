@@ -30,11 +30,13 @@ use crate::codec::{
     Ctx, Record, ToArena, file_bytes, read_indices, read_indices_into, read_records, read_records_cow,
     read_scalars,
 };
+use crate::entities::{Entities, Entity};
 use crate::error::{Error, Result};
 use crate::file::{BspFile, LumpOrder};
 use crate::gamelump::GameLumps;
 use crate::lump::*;
-use crate::misc::{Entities, Entity, Occlusion, PhysCollide, PhysCollideView, PhysDisp, PhysDispView};
+use crate::occlusion::Occlusion;
+use crate::physics::{PhysCollide, PhysCollideView, PhysDisp, PhysDispView};
 use crate::records::*;
 use crate::vis::{VisRows, Visibility};
 

@@ -183,7 +183,7 @@ fn decompress_row(data: &[u8], start: usize, out: &mut [u8], base: u64) -> Resul
         let avail = data
             .get(i..data.len().min(i.saturating_add(row_len - p)))
             .unwrap_or(&[]);
-        let literal = crate::misc::find_byte(avail, 0).unwrap_or(avail.len());
+        let literal = crate::entities::find_byte(avail, 0).unwrap_or(avail.len());
         out[p..p + literal].copy_from_slice(&avail[..literal]);
         p += literal;
         i += literal;

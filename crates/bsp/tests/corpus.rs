@@ -196,7 +196,7 @@ fn disp_sample_positions_decode_per_luxel() {
                 continue;
             };
             let start = d.lightmap_sample_position_start as usize;
-            let (pos, end) = srcmap_bsp::misc::decode_disp_sample_positions(
+            let (pos, end) = srcmap_bsp::lighting::decode_disp_sample_positions(
                 &bsp.disp_lightmap_sample_positions,
                 start,
                 face.luxel_count(),
@@ -216,7 +216,7 @@ fn disp_sample_positions_decode_per_luxel() {
             );
             assert_eq!(pos.len(), face.luxel_count());
             let mut again = Vec::new();
-            srcmap_bsp::misc::encode_disp_sample_positions(&pos, &mut again);
+            srcmap_bsp::lighting::encode_disp_sample_positions(&pos, &mut again);
             assert_eq!(&again[..], &bsp.disp_lightmap_sample_positions[start..end]);
             checked += 1;
         }
