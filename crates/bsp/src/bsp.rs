@@ -10,7 +10,7 @@ use std::borrow::Cow;
 use crate::codec::{Ctx, write_indices, write_records};
 use crate::document::BspDocument;
 use crate::entities::{Entity, write_entities};
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::file::{BspFile, LumpOrder};
 use crate::gamelump::GameLumps;
 use crate::lump::*;
@@ -307,9 +307,7 @@ impl Bsp {
                 .map(|p| p.to_bytes(ctx.endian))
                 .unwrap_or_default(),
             PHYSDISP => match &self.phys_disp {
-                Some(p) => p
-                    .to_bytes(ctx.endian)
-                    .map_err(|message| Error::Write { lump, message })?,
+                Some(p) => p.to_bytes(ctx.endian)?,
                 None => Vec::new(),
             },
             VERTNORMALS => write_records(&self.vert_normals, &ctx, lump)?,

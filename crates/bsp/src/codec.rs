@@ -6,7 +6,7 @@ use std::borrow::Cow;
 
 use srcmap_bytes::{Endian, Writer};
 
-use crate::error::{Error, Result};
+use crate::error::{BspError, Result};
 
 /// What decides a record's layout: the BSP version, the lump's own version and the byte order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -164,7 +164,7 @@ impl Out {
     /// Finishes, turning an overflow into an error naming the lump.
     pub fn finish(self, lump: usize) -> Result<Vec<u8>> {
         match self.overflow {
-            Some(message) => Err(Error::Write { lump, message }),
+            Some(message) => Err(BspError::Write { lump, message }),
             None => Ok(self.w.buf),
         }
     }
@@ -396,7 +396,7 @@ pub fn read_records<T: Record>(data: &[u8], ctx: &Ctx, lump: usize, base: u64) -
 /// A lump of `size`-byte records must hold a whole number of them.
 fn check_whole(data: &[u8], size: usize, ctx: &Ctx, lump: usize, base: u64) -> Result<()> {
     if !data.len().is_multiple_of(size) {
-        return Err(Error::lump(
+        return Err(BspError::lump(
             lump,
             base + (data.len() - data.len() % size) as u64,
             format!(
@@ -454,7 +454,7 @@ pub fn read_scalars<'a, T: Scalar>(
     if !data.len().is_multiple_of(size) {
         // The offsets earlier versions reported: the end for i32 lists, the last byte for u16.
         let at = if size == 4 { data.len() } else { data.len() - 1 };
-        return Err(Error::lump(
+        return Err(BspError::lump(
             lump,
             base + at as u64,
             format!("length {} is not a multiple of {size}", data.len()),
@@ -491,7 +491,7 @@ scalar! { i32, 4; u16, 2; }
 
 /// Serialises a lump of records.
 pub fn write_records<T: Record>(records: &[T], ctx: &Ctx, lump: usize) -> Result<Vec<u8>> {
-    let size = T::size(ctx).ok_or_else(|| Error::Write {
+    let size = T::size(ctx).ok_or_else(|| BspError::Write {
         lump,
         message: format!(
             "no known layout for lump version {} in BSP v{}",
@@ -522,7 +522,7 @@ pub fn read_indices_into<C: Collect<u32>>(
 ) -> Result<C::Out> {
     let size = if wide { 4 } else { 2 };
     if !data.len().is_multiple_of(size) {
-        return Err(Error::lump(
+        return Err(BspError::lump(
             lump,
             base + data.len() as u64 - 1,
             format!("length {} is not a multiple of {size}", data.len()),

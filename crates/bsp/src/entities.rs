@@ -3,7 +3,7 @@
 
 use std::borrow::Cow;
 
-use crate::error::{Error, Result};
+use crate::error::{BspError, Result};
 
 /// One entity of the entity lump: its key/value pairs in file order.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -208,7 +208,7 @@ fn entity_token(bytes: &[u8], i: &mut usize, lump: usize, base: u64) -> Result<(
                 *i = start + len + 2;
                 Ok(((start + 1) as u32, (start + 1 + len) as u32))
             }
-            None => Err(Error::lump(
+            None => Err(BspError::lump(
                 lump,
                 base + start as u64,
                 "unterminated quoted string",
@@ -239,16 +239,20 @@ fn tokenize_entities(bytes: &[u8], lump: usize, base: u64) -> Result<(Vec<[u32; 
         }
         i
     };
-    let unterminated = || Error::lump(lump, base + n as u64, "entity lump ends inside an entity");
+    let unterminated = || BspError::lump(lump, base + n as u64, "entity lump ends inside an entity");
     let mut i = skip(0);
     while i < n {
         match bytes[i] {
             b'{' => i += 1,
-            b'}' => return Err(Error::lump(lump, base + i as u64, "'}' outside an entity")),
+            b'}' => return Err(BspError::lump(lump, base + i as u64, "'}' outside an entity")),
             _ => {
                 // A token out of place (an unterminated quote is reported as such first).
                 entity_token(bytes, &mut i.clone(), lump, base)?;
-                return Err(Error::lump(lump, base + i as u64, "key/value outside an entity"));
+                return Err(BspError::lump(
+                    lump,
+                    base + i as u64,
+                    "key/value outside an entity",
+                ));
             }
         }
         // Inside an entity: pairs until its closing brace.
@@ -263,7 +267,7 @@ fn tokenize_entities(bytes: &[u8], lump: usize, base: u64) -> Result<(Vec<[u32; 
                     i += 1;
                     break;
                 }
-                b'{' => return Err(Error::lump(lump, base + i as u64, "'{' inside an entity")),
+                b'{' => return Err(BspError::lump(lump, base + i as u64, "'{' inside an entity")),
                 _ => {}
             }
             let (ka, kb) = entity_token(bytes, &mut i, lump, base)?;

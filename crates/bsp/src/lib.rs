@@ -25,6 +25,8 @@
 //!   [`BspDocument::set_lump`], [`BspDocument::compress`] / [`BspDocument::decompress`], and
 //!   [`Bsp::update_document`] (re-serialise only the lumps whose typed content changed).
 //!   [`Bsp::parse_only`] parses a chosen subset of lumps (geometry without lighting, say).
+//! * **Lump files** — [`LumpFile`]: Valve's `.lmp` (one stored lump behind a header);
+//!   [`BspDocument::set_lump_file`] puts one back into a BSP.
 //! * **Checks** — [`check::check`] validates cross-lump indices, record sizes and Valve's
 //!   `MAX_MAP_*` limits; [`pak::Pak`] lists, reads and extends the pakfile zip.
 //! * **Layouts** — [`records`] holds the fixed records (index fields widened to `u32`/`i32`;
@@ -36,7 +38,7 @@
 //!   (per-face lightmap samples, displacement sample positions).
 //!
 //! Writing a lump whose value does not fit its on-disk field (a plane index over 65535 in a
-//! `u16` field) is an [`Error::Write`] naming the lump, never a silent truncation.
+//! `u16` field) is a [`BspError::Write`] naming the lump, never a silent truncation.
 //!
 //! ```no_run
 //! use srcmap_bsp::{Bsp, Plane};
@@ -49,7 +51,7 @@
 //! ```
 //!
 //! Files of other engines (Quake, GoldSrc, Quake 3, Titanfall) are refused with
-//! [`Error::NotSource`] naming what they are. Every other error names the lump and byte offset.
+//! [`BspError::NotSource`] naming what they are. Every other error names the lump and byte offset.
 
 pub mod bsp;
 pub mod check;
@@ -61,6 +63,7 @@ pub mod file;
 pub mod flags;
 pub mod gamelump;
 pub mod lighting;
+pub mod lmp;
 pub mod lump;
 pub mod lzma;
 pub mod occlusion;
@@ -76,13 +79,16 @@ pub use bumpalo::Bump;
 pub use codec::Ctx;
 pub use document::{BspDocument, LumpSlot};
 pub use entities::{Entities, Entity, EntityRef};
-pub use error::{Error, Result};
+#[doc(hidden)]
+pub use error::Error;
+pub use error::{BspError, Result};
 pub use file::{BspFile, Header, LumpEntry, LumpOrder, identify_foreign};
 pub use gamelump::{
     DetailObject, DetailPropLight, DetailProps, DetailSprite, GameLump, GameLumpData, GameLumps, StaticProp,
     StaticPropLayout, StaticProps,
 };
 pub use lighting::{DispSamplePosition, FaceLighting};
+pub use lmp::{LmpError, LumpFile};
 pub use lump::{HEADER_LUMPS, HEADER_SIZE, lump_by_name, lump_name};
 pub use occlusion::{OccluderData, Occlusion};
 pub use physics::{PhysCollide, PhysCollideView, PhysDisp, PhysDispView, PhysModel, PhysModelView};

@@ -3,7 +3,7 @@
 use srcmap_bytes::Reader;
 
 use crate::codec::{Ctx, Cur, Field, Out, Record};
-use crate::error::{Error, Result};
+use crate::error::{BspError, Result};
 use crate::lump::OCCLUSION;
 use crate::records::{OccluderPolyData, Vector};
 
@@ -30,7 +30,7 @@ pub struct Occlusion {
 
 impl Occlusion {
     pub fn parse(data: &[u8], ctx: &Ctx, base: u64) -> Result<Occlusion> {
-        let err = |e| Error::from_read(OCCLUSION, e);
+        let err = |e| BspError::from_read(OCCLUSION, e);
         let mut r = Reader::with_base(data, base, ctx.endian);
         let with_area = ctx.lump_version >= 2;
         let size = if with_area { 40 } else { 36 };
@@ -67,7 +67,7 @@ impl Occlusion {
             vertex_indices.push(r.i32().map_err(err)?);
         }
         if r.remaining() != 0 {
-            return Err(Error::lump(
+            return Err(BspError::lump(
                 OCCLUSION,
                 r.offset(),
                 format!("{} unexpected bytes after the occlusion data", r.remaining()),

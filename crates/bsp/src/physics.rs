@@ -5,8 +5,8 @@ use std::borrow::Cow;
 
 use srcmap_bytes::{Endian, Reader, Writer};
 
-use crate::error::{Error, Result};
-use crate::lump::PHYSCOLLIDE;
+use crate::error::{BspError, Result};
+use crate::lump::{PHYSCOLLIDE, PHYSDISP};
 
 /// Collision data of one brush model in the physcollide lump (29).
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -48,7 +48,7 @@ pub struct PhysCollideView<'a> {
 impl<'a> PhysCollideView<'a> {
     /// Splits the lump into models and their solids without copying them.
     pub fn parse(data: &'a [u8], endian: Endian, base: u64) -> Result<PhysCollideView<'a>> {
-        let err = |e| Error::from_read(PHYSCOLLIDE, e);
+        let err = |e| BspError::from_read(PHYSCOLLIDE, e);
         let mut r = Reader::with_base(data, base, endian);
         let mut models = Vec::new();
         loop {
@@ -65,7 +65,7 @@ impl<'a> PhysCollideView<'a> {
                 });
             }
             if data_size < 0 || key_size < 0 || solid_count < 0 {
-                return Err(Error::lump(
+                return Err(BspError::lump(
                     PHYSCOLLIDE,
                     at,
                     format!("model {model_index}: negative size in the header"),
@@ -77,12 +77,16 @@ impl<'a> PhysCollideView<'a> {
             for _ in 0..n {
                 let size = blob.i32().map_err(err)?;
                 if size < 0 {
-                    return Err(Error::lump(PHYSCOLLIDE, blob.offset() - 4, "negative solid size"));
+                    return Err(BspError::lump(
+                        PHYSCOLLIDE,
+                        blob.offset() - 4,
+                        "negative solid size",
+                    ));
                 }
                 solids.push(Cow::Borrowed(blob.bytes(size as usize).map_err(err)?));
             }
             if blob.remaining() != 0 {
-                return Err(Error::lump(
+                return Err(BspError::lump(
                     PHYSCOLLIDE,
                     blob.offset(),
                     format!(
@@ -182,7 +186,7 @@ pub struct PhysDispView<'a> {
 impl<'a> PhysDispView<'a> {
     /// `u16` count, `u16` size per displacement, then the blobs back to back.
     pub fn parse(data: &'a [u8], endian: Endian, base: u64) -> Result<PhysDispView<'a>> {
-        let err = |e| Error::from_read(crate::lump::PHYSDISP, e);
+        let err = |e| BspError::from_read(PHYSDISP, e);
         let mut r = Reader::with_base(data, base, endian);
         let n = r.u16().map_err(err)? as usize;
         let n = r.check_count(n as u64, 2).map_err(err)?;
@@ -226,21 +230,26 @@ impl PhysDisp {
         PhysDispView::parse(data, endian, base).map(PhysDispView::into_owned)
     }
 
-    pub fn to_bytes(&self, endian: Endian) -> std::result::Result<Vec<u8>, String> {
+    /// Errors name the lump ([`BspError::Write`]) when a count or size does not fit its `u16`.
+    pub fn to_bytes(&self, endian: Endian) -> Result<Vec<u8>> {
+        let too_big = |message: String| BspError::Write {
+            lump: PHYSDISP,
+            message,
+        };
         let mut w = Writer::new(endian);
         if self.blobs.len() > u16::MAX as usize {
-            return Err(format!(
+            return Err(too_big(format!(
                 "{} displacement blobs exceed the u16 count",
                 self.blobs.len()
-            ));
+            )));
         }
         w.u16(self.blobs.len() as u16);
         for b in &self.blobs {
             if b.len() > 0xffff {
-                return Err(format!(
+                return Err(too_big(format!(
                     "a displacement collision blob of {} bytes exceeds the u16 size",
                     b.len()
-                ));
+                )));
             }
             w.u16(b.len() as u16);
         }

@@ -31,7 +31,7 @@ use crate::codec::{
     read_scalars,
 };
 use crate::entities::{Entities, Entity};
-use crate::error::{Error, Result};
+use crate::error::{BspError, Result};
 use crate::file::{BspFile, LumpOrder};
 use crate::gamelump::GameLumps;
 use crate::lump::*;
@@ -240,7 +240,7 @@ fn byte_records<'a, T: Record + Copy>(
     size: usize,
 ) -> Result<Cow<'a, [T]>> {
     if !data.len().is_multiple_of(size) {
-        return Err(Error::lump(
+        return Err(BspError::lump(
             lump,
             base + data.len() as u64,
             format!("length {} is not a multiple of {size}", data.len()),

@@ -5,7 +5,7 @@ mod common;
 
 use std::path::PathBuf;
 
-use srcmap_bsp::{Bsp, BspDocument, BspFile, Error, HEADER_LUMPS, lump_name};
+use srcmap_bsp::{Bsp, BspDocument, BspError, BspFile, HEADER_LUMPS, lump_name};
 
 fn corpus_bsps() -> Option<Vec<PathBuf>> {
     let Some(root) = common::corpus_root() else {
@@ -153,7 +153,7 @@ fn non_source_files_are_refused_by_name() {
             continue;
         }
         match Bsp::parse(&data) {
-            Err(Error::NotSource { what }) => {
+            Err(BspError::NotSource { what }) => {
                 eprintln!("{}: {what}", path.display());
                 assert!(
                     ["Quake", "GoldSrc", "Titanfall", "Respawn"]
