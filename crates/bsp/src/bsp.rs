@@ -98,7 +98,7 @@ pub struct Bsp {
 
 impl Default for Bsp {
     fn default() -> Self {
-        Bsp::new(20)
+        Bsp::new(crate::versions::COMPILE_BSP_VERSION)
     }
 }
 
@@ -107,22 +107,25 @@ impl Bsp {
     /// (for v20: faces 1, lighting 1, occlusion 2, leafs 1; v19 and older: leafs 0 with ambient
     /// cubes). The game lump holds an empty `sprp` and `dprp`.
     pub fn new(version: i32) -> Bsp {
+        use crate::versions::*;
         let mut lump_versions = [0u32; HEADER_LUMPS];
-        lump_versions[FACES] = 1;
-        lump_versions[LIGHTING] = 1;
-        lump_versions[OCCLUSION] = 2;
-        if version >= 20 {
-            lump_versions[LEAFS] = 1;
-            for l in [
-                LIGHTING_HDR,
-                LEAF_AMBIENT_LIGHTING_HDR,
-                LEAF_AMBIENT_LIGHTING,
-                FACES_HDR,
-            ] {
-                lump_versions[l] = 1;
-            }
+        lump_versions[FACES] = FACES_VERSION;
+        lump_versions[LIGHTING] = LIGHTING_VERSION;
+        lump_versions[OCCLUSION] = OCCLUSION_VERSION;
+        lump_versions[LEAFS] = LEAFS_VERSION_WITH_AMBIENT;
+        let modern = version >= FIRST_BSP_VERSION_WITHOUT_LEAF_AMBIENT;
+        if modern {
+            lump_versions[LEAFS] = LEAFS_VERSION;
+            lump_versions[LIGHTING_HDR] = LIGHTING_VERSION;
+            lump_versions[LEAF_AMBIENT_LIGHTING_HDR] = LEAF_AMBIENT_VERSION;
+            lump_versions[LEAF_AMBIENT_LIGHTING] = LEAF_AMBIENT_VERSION;
+            lump_versions[FACES_HDR] = FACES_VERSION;
         }
-        let sprp = if version >= 20 { 10 } else { 5 };
+        let sprp = if modern {
+            STATIC_PROPS_VERSION
+        } else {
+            STATIC_PROPS_VERSION_BEFORE_20
+        };
         Bsp {
             lump_versions,
             occlusion: Some(Occlusion::default()),

@@ -4,7 +4,7 @@
 
 use std::borrow::Cow;
 
-use srcmap_bytes::{Endian, Writer};
+use srcmap_bytes::{Endian, ReadError, Reader, Writer};
 
 use crate::error::{BspError, Result};
 
@@ -77,6 +77,11 @@ impl<'a> Cur<'a> {
     pub fn i16(&mut self) -> i16 {
         self.u16() as i16
     }
+    /// An index or count field: `u32` in Strata's wide layouts (`wide`), `u16` otherwise.
+    #[inline(always)]
+    pub fn index(&mut self, wide: bool) -> u32 {
+        if wide { self.u32() } else { self.u16() as u32 }
+    }
     #[inline(always)]
     pub fn u32(&mut self) -> u32 {
         let a = self.take();
@@ -147,6 +152,15 @@ impl Out {
             self.note(what, v as i64);
         }
         self.w.u16(v as u16);
+    }
+    /// Writes an index or count field as [`Cur::index`] reads it: `u32` when `wide`, else a
+    /// `u16` (a larger value is an overflow naming `what`).
+    pub fn index(&mut self, v: u32, wide: bool, what: &str) {
+        if wide {
+            self.w.u32(v)
+        } else {
+            self.u16_from(v, what)
+        }
     }
     pub fn i16_from(&mut self, v: i32, what: &str) {
         if v < i16::MIN as i32 || v > i16::MAX as i32 {
@@ -557,4 +571,16 @@ pub fn write_indices(values: &[u32], wide: bool, ctx: &Ctx, lump: usize) -> Resu
         }
     }
     out.finish(lump)
+}
+
+/// A counted table: a `u32` count, then that many records of `size` bytes, each decoded by
+/// `read` (the count is checked against the bytes left before anything is read).
+pub(crate) fn read_counted<'a, T>(
+    r: &mut Reader<'a>,
+    size: usize,
+    read: impl FnMut(&'a [u8]) -> T,
+) -> std::result::Result<Vec<T>, ReadError> {
+    let n = r.u32()?;
+    let n = r.check_count(n as u64, size as u64)?;
+    Ok(r.bytes(n * size)?.chunks_exact(size).map(read).collect())
 }

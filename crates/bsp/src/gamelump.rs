@@ -6,11 +6,12 @@
 
 use srcmap_bytes::{Endian, Reader, Writer};
 
-use crate::codec::{Ctx, Cur, Field, Out};
+use crate::codec::{Ctx, Cur, Field, Out, read_counted};
 use crate::error::{BspError, Result};
 use crate::lump::GAME_LUMP;
 use crate::lzma;
 use crate::records::{ColorRgbExp32, Vector};
+use crate::versions::{DETAIL_PROP_LIGHTING_VERSION, DETAIL_PROPS_VERSION};
 
 /// Game lump ids, as the big-endian reading of their four characters.
 pub const SPRP: u32 = u32::from_be_bytes(*b"sprp");
@@ -372,8 +373,10 @@ impl GameLump {
             (SPRP, 4..=13) => {
                 GameLumpData::StaticProps(StaticProps::parse(&bytes, version, ctx, offset).map_err(err)?)
             }
-            (DPRP, 4) => GameLumpData::DetailProps(DetailProps::parse(&bytes, ctx, offset).map_err(err)?),
-            (DPLT | DPLH, 0) => {
+            (DPRP, DETAIL_PROPS_VERSION) => {
+                GameLumpData::DetailProps(DetailProps::parse(&bytes, ctx, offset).map_err(err)?)
+            }
+            (DPLT | DPLH, DETAIL_PROP_LIGHTING_VERSION) => {
                 GameLumpData::DetailPropLighting(parse_detail_lighting(&bytes, ctx, offset).map_err(err)?)
             }
             _ => GameLumpData::Raw(bytes.into_owned()),
@@ -445,7 +448,7 @@ impl GameLumps {
                 GameLump {
                     id: DPRP,
                     flags: 0,
-                    version: 4,
+                    version: DETAIL_PROPS_VERSION,
                     data: GameLumpData::DetailProps(DetailProps::default()),
                 },
             ],
@@ -713,9 +716,22 @@ pub struct StaticProps {
     pub tail: Vec<u8>,
 }
 
+/// A model path in its 128-byte NUL-padded field.
 fn name128(b: &[u8]) -> String {
     let end = b.iter().position(|&c| c == 0).unwrap_or(b.len());
     String::from_utf8_lossy(&b[..end]).into_owned()
+}
+
+/// The model dictionary of the prop lumps: a `u32` count, then each path in 128 bytes (cut to
+/// 127 and NUL-padded).
+fn write_names128(w: &mut Out, names: &[String]) {
+    w.w.u32(names.len() as u32);
+    for m in names {
+        let mut name = [0u8; 128];
+        let n = m.len().min(127);
+        name[..n].copy_from_slice(&m.as_bytes()[..n]);
+        w.w.bytes(&name);
+    }
 }
 
 impl StaticProps {
@@ -726,12 +742,7 @@ impl StaticProps {
         base: u64,
     ) -> std::result::Result<Self, GameLumpError> {
         let mut r = Reader::with_base(data, base, ctx.endian);
-        let n = r.u32()?;
-        let n = r.check_count(n as u64, 128)?;
-        let mut models = Vec::with_capacity(n);
-        for _ in 0..n {
-            models.push(name128(r.bytes(128)?));
-        }
+        let models = read_counted(&mut r, 128, name128)?;
         let wide_leaves = version >= 12;
         let leaf_size = if wide_leaves { 4 } else { 2 };
         let n = r.u32()?;
@@ -779,16 +790,10 @@ impl StaticProps {
     pub fn to_bytes(&self, ctx: &Ctx) -> std::result::Result<Vec<u8>, GameLumpError> {
         let size = self.layout.record_size();
         let mut w = Out::new(ctx.endian, 12 + self.models.len() * 128 + self.props.len() * size);
-        w.w.u32(self.models.len() as u32);
-        for m in &self.models {
-            if m.len() >= 128 {
-                w.fail(format!("model name '{m}' is longer than 127 bytes"));
-            }
-            let mut name = [0u8; 128];
-            let n = m.len().min(127);
-            name[..n].copy_from_slice(&m.as_bytes()[..n]);
-            w.w.bytes(&name);
+        if let Some(m) = self.models.iter().find(|m| m.len() >= 128) {
+            w.fail(format!("model name '{m}' is longer than 127 bytes"));
         }
+        write_names128(&mut w, &self.models);
         w.w.u32(self.leaves.len() as u32);
         let wide = matches!(self.layout, StaticPropLayout::V12 | StaticPropLayout::V13);
         for &l in &self.leaves {
@@ -856,53 +861,36 @@ pub struct DetailProps {
 impl DetailProps {
     pub fn parse(data: &[u8], ctx: &Ctx, base: u64) -> std::result::Result<Self, GameLumpError> {
         let mut r = Reader::with_base(data, base, ctx.endian);
-        let n = r.u32()?;
-        let n = r.check_count(n as u64, 128)?;
-        let mut models = Vec::with_capacity(n);
-        for _ in 0..n {
-            models.push(name128(r.bytes(128)?));
-        }
-        let n = r.u32()?;
-        let n = r.check_count(n as u64, 32)?;
-        let sprites = r
-            .bytes(n * 32)?
-            .chunks_exact(32)
-            .map(|b| {
-                let mut c = Cur::new(b, ctx.endian);
-                DetailSprite {
-                    ul: [c.f32(), c.f32()],
-                    lr: [c.f32(), c.f32()],
-                    tex_ul: [c.f32(), c.f32()],
-                    tex_lr: [c.f32(), c.f32()],
-                }
-            })
-            .collect();
-        let n = r.u32()?;
-        let n = r.check_count(n as u64, 52)?;
-        let objects = r
-            .bytes(n * 52)?
-            .chunks_exact(52)
-            .map(|b| {
-                let mut c = Cur::new(b, ctx.endian);
-                DetailObject {
-                    origin: c.vec3(),
-                    angles: c.vec3(),
-                    detail_model: c.u16(),
-                    leaf: c.u16(),
-                    lighting: ColorRgbExp32::get(&mut c),
-                    light_styles: c.u32(),
-                    light_style_count: c.u8(),
-                    sway_amount: c.u8(),
-                    shape_angle: c.u8(),
-                    shape_size: c.u8(),
-                    orientation: c.u8(),
-                    pad: c.bytes(),
-                    kind: c.u8(),
-                    pad2: c.bytes(),
-                    scale: c.f32(),
-                }
-            })
-            .collect();
+        let models = read_counted(&mut r, 128, name128)?;
+        let sprites = read_counted(&mut r, 32, |b| {
+            let mut c = Cur::new(b, ctx.endian);
+            DetailSprite {
+                ul: [c.f32(), c.f32()],
+                lr: [c.f32(), c.f32()],
+                tex_ul: [c.f32(), c.f32()],
+                tex_lr: [c.f32(), c.f32()],
+            }
+        })?;
+        let objects = read_counted(&mut r, 52, |b| {
+            let mut c = Cur::new(b, ctx.endian);
+            DetailObject {
+                origin: c.vec3(),
+                angles: c.vec3(),
+                detail_model: c.u16(),
+                leaf: c.u16(),
+                lighting: ColorRgbExp32::get(&mut c),
+                light_styles: c.u32(),
+                light_style_count: c.u8(),
+                sway_amount: c.u8(),
+                shape_angle: c.u8(),
+                shape_size: c.u8(),
+                orientation: c.u8(),
+                pad: c.bytes(),
+                kind: c.u8(),
+                pad2: c.bytes(),
+                scale: c.f32(),
+            }
+        })?;
         Ok(DetailProps {
             models,
             sprites,
@@ -913,13 +901,7 @@ impl DetailProps {
 
     pub fn to_bytes(&self, ctx: &Ctx) -> std::result::Result<Vec<u8>, GameLumpError> {
         let mut w = Out::new(ctx.endian, 12 + self.models.len() * 128 + self.objects.len() * 52);
-        w.w.u32(self.models.len() as u32);
-        for m in &self.models {
-            let mut name = [0u8; 128];
-            let n = m.len().min(127);
-            name[..n].copy_from_slice(&m.as_bytes()[..n]);
-            w.w.bytes(&name);
-        }
+        write_names128(&mut w, &self.models);
         w.w.u32(self.sprites.len() as u32);
         for s in &self.sprites {
             for v in [s.ul, s.lr, s.tex_ul, s.tex_lr] {

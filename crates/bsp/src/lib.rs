@@ -6,7 +6,7 @@
 //! * **Typed view** — [`Bsp`]: one public field per lump (`planes: Vec<Plane>`,
 //!   `faces: Vec<Face>`, `leafs`, `visibility: Option<Visibility>`, `game_lumps: GameLumps`, ...).
 //!   [`Bsp::parse(&bytes)`](Bsp::parse) reads a whole file; [`Bsp::new(20)`](Bsp::new) starts an
-//!   empty one with the lump versions Valve writes for that BSP version (empty `sprp`/`dprp`
+//!   empty one with the lump versions Valve writes for that BSP version ([`versions`]) (empty `sprp`/`dprp`
 //!   game lumps, empty pakfile); [`Bsp::to_bytes`] serialises it in Valve's lump order.
 //!   Helpers: [`Bsp::add_texdata_name`] / [`Bsp::texdata_name`] for the texdata string table,
 //!   [`Bsp::face_lighting`] for a face's lightmap samples, [`Entity`] for entity key/values.
@@ -70,6 +70,7 @@ pub mod occlusion;
 pub mod pak;
 pub mod physics;
 pub mod records;
+pub mod versions;
 pub mod view;
 pub mod vis;
 

@@ -2,10 +2,11 @@
 
 use srcmap_bytes::Reader;
 
-use crate::codec::{Ctx, Cur, Field, Out, Record};
+use crate::codec::{Ctx, Cur, Field, Out, Record, read_counted};
 use crate::error::{BspError, Result};
 use crate::lump::OCCLUSION;
 use crate::records::{OccluderPolyData, Vector};
+use crate::versions::OCCLUSION_VERSION;
 
 /// `doccluderdata_t`: 40 bytes in lump version 2, 36 (no `area`) before.
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
@@ -32,34 +33,24 @@ impl Occlusion {
     pub fn parse(data: &[u8], ctx: &Ctx, base: u64) -> Result<Occlusion> {
         let err = |e| BspError::from_read(OCCLUSION, e);
         let mut r = Reader::with_base(data, base, ctx.endian);
-        let with_area = ctx.lump_version >= 2;
+        let with_area = ctx.lump_version >= OCCLUSION_VERSION;
         let size = if with_area { 40 } else { 36 };
-        let n = r.u32().map_err(err)?;
-        let n = r.check_count(n as u64, size).map_err(err)?;
-        let occluders = r
-            .bytes(n * size as usize)
-            .map_err(err)?
-            .chunks_exact(size as usize)
-            .map(|b| {
-                let mut c = Cur::new(b, ctx.endian);
-                OccluderData {
-                    flags: c.i32(),
-                    first_poly: c.i32(),
-                    poly_count: c.i32(),
-                    mins: c.vec3(),
-                    maxs: c.vec3(),
-                    area: if with_area { c.i32() } else { 0 },
-                }
-            })
-            .collect();
-        let n = r.u32().map_err(err)?;
-        let n = r.check_count(n as u64, 12).map_err(err)?;
-        let polys = r
-            .bytes(n * 12)
-            .map_err(err)?
-            .chunks_exact(12)
-            .map(|b| OccluderPolyData::read(&mut Cur::new(b, ctx.endian), ctx))
-            .collect();
+        let occluders = read_counted(&mut r, size, |b| {
+            let mut c = Cur::new(b, ctx.endian);
+            OccluderData {
+                flags: c.i32(),
+                first_poly: c.i32(),
+                poly_count: c.i32(),
+                mins: c.vec3(),
+                maxs: c.vec3(),
+                area: if with_area { c.i32() } else { 0 },
+            }
+        })
+        .map_err(err)?;
+        let polys = read_counted(&mut r, 12, |b| {
+            OccluderPolyData::read(&mut Cur::new(b, ctx.endian), ctx)
+        })
+        .map_err(err)?;
         let n = r.u32().map_err(err)?;
         let n = r.check_count(n as u64, 4).map_err(err)?;
         let mut vertex_indices = Vec::with_capacity(n);
@@ -92,7 +83,7 @@ impl Occlusion {
             w.w.i32(o.poly_count);
             o.mins.put(&mut w);
             o.maxs.put(&mut w);
-            if ctx.lump_version >= 2 {
+            if ctx.lump_version >= OCCLUSION_VERSION {
                 w.w.i32(o.area);
             }
         }

@@ -276,32 +276,23 @@ impl<'a> Pak<'a> {
                 (METHOD_STORED, 10u16, data.clone())
             };
             let offset = w.len() as u32;
+            let entry = EntryFields {
+                method,
+                crc,
+                compressed_size: payload.len() as u32,
+                size: data.len() as u32,
+                name_len: name.len() as u16,
+            };
             w.u32(LOCAL_SIG);
             w.u16(version);
-            w.u16(if method == METHOD_LZMA { 2 } else { 0 });
-            w.u16(method);
-            w.u16(0);
-            w.u16(0);
-            w.u32(crc);
-            w.u32(payload.len() as u32);
-            w.u32(data.len() as u32);
-            w.u16(name.len() as u16);
-            w.u16(0);
+            entry.put(&mut w);
             w.bytes(name.as_bytes());
             w.bytes(&payload);
             let mut c = Writer::new(Endian::Little);
             c.u32(CENTRAL_SIG);
             c.u16(version);
             c.u16(version);
-            c.u16(if method == METHOD_LZMA { 2 } else { 0 });
-            c.u16(method);
-            c.u16(0);
-            c.u16(0);
-            c.u32(crc);
-            c.u32(payload.len() as u32);
-            c.u32(data.len() as u32);
-            c.u16(name.len() as u16);
-            c.u16(0);
+            entry.put(&mut c);
             c.u16(0);
             c.u16(0);
             c.u16(0);
@@ -323,6 +314,31 @@ impl<'a> Pak<'a> {
         w.u16(self.comment.len() as u16);
         w.bytes(&self.comment);
         Ok(w.into_inner())
+    }
+}
+
+/// The fields a zip local header and its central directory entry share, from the flags to the
+/// extra field length (always 0 here; no timestamps).
+struct EntryFields {
+    method: u16,
+    crc: u32,
+    compressed_size: u32,
+    size: u32,
+    name_len: u16,
+}
+
+impl EntryFields {
+    fn put(&self, w: &mut Writer) {
+        // Flag bit 1 on LZMA entries: the stream has an end marker (as bspzip writes them).
+        w.u16(if self.method == METHOD_LZMA { 2 } else { 0 });
+        w.u16(self.method);
+        w.u16(0);
+        w.u16(0);
+        w.u32(self.crc);
+        w.u32(self.compressed_size);
+        w.u32(self.size);
+        w.u16(self.name_len);
+        w.u16(0);
     }
 }
 

@@ -423,16 +423,25 @@ pub fn lump(cmd: LumpCommand) -> anyhow::Result<()> {
     }
 }
 
+/// The pakfile lump's bytes (decompressed when stored LZMA).
+fn pak_lump<'d>(bsp: &Path, file: &BspFile<'d>) -> anyhow::Result<std::borrow::Cow<'d, [u8]>> {
+    file.lump(lump::PAKFILE)
+        .map_err(|e| anyhow!("{}: {e}", bsp.display()))
+}
+
+/// The pakfile zip over [`pak_lump`]'s bytes.
+fn parse_pak<'a>(bsp: &Path, file: &BspFile<'_>, lumpdata: &'a [u8]) -> anyhow::Result<Pak<'a>> {
+    Pak::parse(lumpdata, file.entry(lump::PAKFILE).offset as u64)
+        .map_err(|e| anyhow!("{}: {e}", bsp.display()))
+}
+
 pub fn pak(cmd: PakCommand) -> anyhow::Result<()> {
     match cmd {
         PakCommand::List { bsp, json } => {
             let data = read(&bsp)?;
             let file = open(&bsp, &data)?;
-            let lumpdata = file
-                .lump(lump::PAKFILE)
-                .map_err(|e| anyhow!("{}: {e}", bsp.display()))?;
-            let pak = Pak::parse(&lumpdata, file.entry(lump::PAKFILE).offset as u64)
-                .map_err(|e| anyhow!("{}: {e}", bsp.display()))?;
+            let lumpdata = pak_lump(&bsp, &file)?;
+            let pak = parse_pak(&bsp, &file, &lumpdata)?;
             if json {
                 let list = pak_reports(&pak);
                 return crate::print_json(&list);
@@ -451,11 +460,8 @@ pub fn pak(cmd: PakCommand) -> anyhow::Result<()> {
         PakCommand::Extract { bsp, dir, names } => {
             let data = read(&bsp)?;
             let file = open(&bsp, &data)?;
-            let lumpdata = file
-                .lump(lump::PAKFILE)
-                .map_err(|e| anyhow!("{}: {e}", bsp.display()))?;
-            let pak = Pak::parse(&lumpdata, file.entry(lump::PAKFILE).offset as u64)
-                .map_err(|e| anyhow!("{}: {e}", bsp.display()))?;
+            let lumpdata = pak_lump(&bsp, &file)?;
+            let pak = parse_pak(&bsp, &file, &lumpdata)?;
             let mut n = 0;
             for want in &names {
                 if pak.find(want).is_none() {
@@ -500,11 +506,8 @@ pub fn pak(cmd: PakCommand) -> anyhow::Result<()> {
             for p in &paths {
                 collect_files(p, &base, &mut files)?;
             }
-            let lumpdata = file
-                .lump(lump::PAKFILE)
-                .map_err(|e| anyhow!("{}: {e}", bsp.display()))?;
-            let pak = Pak::parse(&lumpdata, file.entry(lump::PAKFILE).offset as u64)
-                .map_err(|e| anyhow!("{}: {e}", bsp.display()))?;
+            let lumpdata = pak_lump(&bsp, &file)?;
+            let pak = parse_pak(&bsp, &file, &lumpdata)?;
             let zip = pak
                 .with_files(&files, lzma)
                 .map_err(|e| anyhow!("{}: {e}", bsp.display()))?;
