@@ -9,11 +9,13 @@ use std::borrow::Cow;
 
 use crate::codec::{Ctx, write_indices, write_records};
 use crate::document::BspDocument;
-use crate::error::{Error, Result};
+use crate::entities::{Entity, write_entities};
+use crate::error::Result;
 use crate::file::{BspFile, LumpOrder};
 use crate::gamelump::GameLumps;
 use crate::lump::*;
-use crate::misc::{Entity, Occlusion, PhysCollide, write_entities};
+use crate::occlusion::Occlusion;
+use crate::physics::PhysCollide;
 use crate::records::*;
 use crate::view::BspView;
 use crate::vis::Visibility;
@@ -56,7 +58,7 @@ pub struct Bsp {
     pub original_faces: Vec<Face>,
     pub phys_collide: Option<PhysCollide>,
     /// Displacement collision (lump 28); Strata's v2 layout stays in `raw`.
-    pub phys_disp: Option<crate::misc::PhysDisp>,
+    pub phys_disp: Option<crate::physics::PhysDisp>,
     pub vert_normals: Vec<Vector>,
     pub vert_normal_indices: Vec<u32>,
     pub disp_verts: Vec<DispVert>,
@@ -96,7 +98,7 @@ pub struct Bsp {
 
 impl Default for Bsp {
     fn default() -> Self {
-        Bsp::new(20)
+        Bsp::new(crate::versions::COMPILE_BSP_VERSION)
     }
 }
 
@@ -105,22 +107,25 @@ impl Bsp {
     /// (for v20: faces 1, lighting 1, occlusion 2, leafs 1; v19 and older: leafs 0 with ambient
     /// cubes). The game lump holds an empty `sprp` and `dprp`.
     pub fn new(version: i32) -> Bsp {
+        use crate::versions::*;
         let mut lump_versions = [0u32; HEADER_LUMPS];
-        lump_versions[FACES] = 1;
-        lump_versions[LIGHTING] = 1;
-        lump_versions[OCCLUSION] = 2;
-        if version >= 20 {
-            lump_versions[LEAFS] = 1;
-            for l in [
-                LIGHTING_HDR,
-                LEAF_AMBIENT_LIGHTING_HDR,
-                LEAF_AMBIENT_LIGHTING,
-                FACES_HDR,
-            ] {
-                lump_versions[l] = 1;
-            }
+        lump_versions[FACES] = FACES_VERSION;
+        lump_versions[LIGHTING] = LIGHTING_VERSION;
+        lump_versions[OCCLUSION] = OCCLUSION_VERSION;
+        lump_versions[LEAFS] = LEAFS_VERSION_WITH_AMBIENT;
+        let modern = version >= FIRST_BSP_VERSION_WITHOUT_LEAF_AMBIENT;
+        if modern {
+            lump_versions[LEAFS] = LEAFS_VERSION;
+            lump_versions[LIGHTING_HDR] = LIGHTING_VERSION;
+            lump_versions[LEAF_AMBIENT_LIGHTING_HDR] = LEAF_AMBIENT_VERSION;
+            lump_versions[LEAF_AMBIENT_LIGHTING] = LEAF_AMBIENT_VERSION;
+            lump_versions[FACES_HDR] = FACES_VERSION;
         }
-        let sprp = if version >= 20 { 10 } else { 5 };
+        let sprp = if modern {
+            STATIC_PROPS_VERSION
+        } else {
+            STATIC_PROPS_VERSION_BEFORE_20
+        };
         Bsp {
             lump_versions,
             occlusion: Some(Occlusion::default()),
@@ -305,9 +310,7 @@ impl Bsp {
                 .map(|p| p.to_bytes(ctx.endian))
                 .unwrap_or_default(),
             PHYSDISP => match &self.phys_disp {
-                Some(p) => p
-                    .to_bytes(ctx.endian)
-                    .map_err(|message| Error::Write { lump, message })?,
+                Some(p) => p.to_bytes(ctx.endian)?,
                 None => Vec::new(),
             },
             VERTNORMALS => write_records(&self.vert_normals, &ctx, lump)?,
@@ -488,7 +491,7 @@ impl Bsp {
     }
 
     /// The lightmap samples of face `index` (LDR or HDR lump, HDR faces for HDR when present).
-    pub fn face_lighting(&self, index: usize, hdr: bool) -> Option<crate::misc::FaceLighting> {
+    pub fn face_lighting(&self, index: usize, hdr: bool) -> Option<crate::lighting::FaceLighting> {
         let faces = if hdr && !self.faces_hdr.is_empty() {
             &self.faces_hdr
         } else {
@@ -498,8 +501,11 @@ impl Bsp {
         let bumped = usize::try_from(face.texinfo)
             .ok()
             .and_then(|t| self.texinfo.get(t))
-            .is_some_and(|t| t.flags & crate::misc::SURF_BUMPLIGHT != 0);
-        crate::misc::face_lighting(
+            .is_some_and(|t| {
+                crate::flags::SurfaceFlags::from_record(t.flags)
+                    .contains(crate::flags::SurfaceFlags::BUMPLIGHT)
+            });
+        crate::lighting::face_lighting(
             face,
             bumped,
             if hdr { &self.lighting_hdr } else { &self.lighting },

@@ -4,9 +4,9 @@
 
 use std::borrow::Cow;
 
-use srcmap_bytes::{Endian, Writer};
+use srcmap_bytes::{Endian, ReadError, Reader, Writer};
 
-use crate::error::{Error, Result};
+use crate::error::{BspError, Result};
 
 /// What decides a record's layout: the BSP version, the lump's own version and the byte order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -76,6 +76,11 @@ impl<'a> Cur<'a> {
     #[inline(always)]
     pub fn i16(&mut self) -> i16 {
         self.u16() as i16
+    }
+    /// An index or count field: `u32` in Strata's wide layouts (`wide`), `u16` otherwise.
+    #[inline(always)]
+    pub fn index(&mut self, wide: bool) -> u32 {
+        if wide { self.u32() } else { self.u16() as u32 }
     }
     #[inline(always)]
     pub fn u32(&mut self) -> u32 {
@@ -148,6 +153,15 @@ impl Out {
         }
         self.w.u16(v as u16);
     }
+    /// Writes an index or count field as [`Cur::index`] reads it: `u32` when `wide`, else a
+    /// `u16` (a larger value is an overflow naming `what`).
+    pub fn index(&mut self, v: u32, wide: bool, what: &str) {
+        if wide {
+            self.w.u32(v)
+        } else {
+            self.u16_from(v, what)
+        }
+    }
     pub fn i16_from(&mut self, v: i32, what: &str) {
         if v < i16::MIN as i32 || v > i16::MAX as i32 {
             self.note(what, v as i64);
@@ -164,7 +178,7 @@ impl Out {
     /// Finishes, turning an overflow into an error naming the lump.
     pub fn finish(self, lump: usize) -> Result<Vec<u8>> {
         match self.overflow {
-            Some(message) => Err(Error::Write { lump, message }),
+            Some(message) => Err(BspError::Write { lump, message }),
             None => Ok(self.w.buf),
         }
     }
@@ -396,7 +410,7 @@ pub fn read_records<T: Record>(data: &[u8], ctx: &Ctx, lump: usize, base: u64) -
 /// A lump of `size`-byte records must hold a whole number of them.
 fn check_whole(data: &[u8], size: usize, ctx: &Ctx, lump: usize, base: u64) -> Result<()> {
     if !data.len().is_multiple_of(size) {
-        return Err(Error::lump(
+        return Err(BspError::lump(
             lump,
             base + (data.len() - data.len() % size) as u64,
             format!(
@@ -454,7 +468,7 @@ pub fn read_scalars<'a, T: Scalar>(
     if !data.len().is_multiple_of(size) {
         // The offsets earlier versions reported: the end for i32 lists, the last byte for u16.
         let at = if size == 4 { data.len() } else { data.len() - 1 };
-        return Err(Error::lump(
+        return Err(BspError::lump(
             lump,
             base + at as u64,
             format!("length {} is not a multiple of {size}", data.len()),
@@ -491,7 +505,7 @@ scalar! { i32, 4; u16, 2; }
 
 /// Serialises a lump of records.
 pub fn write_records<T: Record>(records: &[T], ctx: &Ctx, lump: usize) -> Result<Vec<u8>> {
-    let size = T::size(ctx).ok_or_else(|| Error::Write {
+    let size = T::size(ctx).ok_or_else(|| BspError::Write {
         lump,
         message: format!(
             "no known layout for lump version {} in BSP v{}",
@@ -522,7 +536,7 @@ pub fn read_indices_into<C: Collect<u32>>(
 ) -> Result<C::Out> {
     let size = if wide { 4 } else { 2 };
     if !data.len().is_multiple_of(size) {
-        return Err(Error::lump(
+        return Err(BspError::lump(
             lump,
             base + data.len() as u64 - 1,
             format!("length {} is not a multiple of {size}", data.len()),
@@ -557,4 +571,16 @@ pub fn write_indices(values: &[u32], wide: bool, ctx: &Ctx, lump: usize) -> Resu
         }
     }
     out.finish(lump)
+}
+
+/// A counted table: a `u32` count, then that many records of `size` bytes, each decoded by
+/// `read` (the count is checked against the bytes left before anything is read).
+pub(crate) fn read_counted<'a, T>(
+    r: &mut Reader<'a>,
+    size: usize,
+    read: impl FnMut(&'a [u8]) -> T,
+) -> std::result::Result<Vec<T>, ReadError> {
+    let n = r.u32()?;
+    let n = r.check_count(n as u64, size as u64)?;
+    Ok(r.bytes(n * size)?.chunks_exact(size).map(read).collect())
 }

@@ -7,7 +7,7 @@ use std::borrow::Cow;
 
 use srcmap_bytes::{Endian, Writer};
 
-use crate::error::{Error, Result};
+use crate::error::{BspError, Result};
 use crate::file::{BspFile, LumpOrder};
 use crate::gamelump::RawGameLumps;
 use crate::lump::{GAME_LUMP, HEADER_LUMPS, HEADER_SIZE, PAKFILE, VALVE_WRITE_ORDER};
@@ -113,9 +113,9 @@ impl<'a> BspDocument<'a> {
     pub fn lump_data(&self, lump: usize) -> Result<Cow<'_, [u8]>> {
         let slot = &self.lumps[lump];
         if lump != GAME_LUMP && slot.is_compressed() {
-            lzma::decompress(&slot.data)
+            lzma::decode(&slot.data)
                 .map(Cow::Owned)
-                .map_err(|m| Error::lump(lump, 0, m))
+                .map_err(|e| BspError::lump(lump, 0, e.to_string()))
         } else {
             Ok(Cow::Borrowed(&slot.data))
         }
@@ -173,7 +173,10 @@ impl<'a> BspDocument<'a> {
             if slot.data.is_empty() || slot.is_compressed() {
                 continue;
             }
-            let packed = lzma::compress(&slot.data).map_err(|m| Error::Write { lump, message: m })?;
+            let packed = lzma::encode(&slot.data).map_err(|e| BspError::Write {
+                lump,
+                message: e.to_string(),
+            })?;
             if packed.len() < slot.data.len() {
                 let (version, len) = (slot.version, slot.data.len() as u32);
                 self.set_lump_stored(lump, packed, version, len);
@@ -253,7 +256,7 @@ impl<'a> BspDocument<'a> {
                 }
             };
             if out.len() + len > u32::MAX as usize {
-                return Err(Error::Write {
+                return Err(BspError::Write {
                     lump,
                     message: "file would exceed 4 GiB".into(),
                 });
@@ -283,9 +286,9 @@ impl<'a> BspDocument<'a> {
                     self.endian,
                     delta,
                 )
-                .map_err(|m| Error::Write {
+                .map_err(|e| BspError::Write {
                     lump: GAME_LUMP,
-                    message: m,
+                    message: e.to_string(),
                 })?;
             }
         }

@@ -9,7 +9,7 @@ use crate::lump::lump_name;
 /// Errors from reading or writing a BSP.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 #[non_exhaustive]
-pub enum Error {
+pub enum BspError {
     /// The file is a map of another engine (Quake, GoldSrc, Titanfall...), or not a map at all.
     #[error("not a Source BSP: {what}")]
     NotSource { what: String },
@@ -38,9 +38,9 @@ pub enum Error {
     Write { lump: usize, message: String },
 }
 
-impl Error {
+impl BspError {
     pub(crate) fn lump(lump: usize, offset: u64, message: impl Into<String>) -> Self {
-        Error::Lump {
+        BspError::Lump {
             lump,
             offset,
             message: message.into(),
@@ -52,12 +52,12 @@ impl Error {
                 offset,
                 needed,
                 available,
-            } => Error::Lump {
+            } => BspError::Lump {
                 lump,
                 offset,
                 message: format!("truncated: needed {needed} bytes, {available} available"),
             },
-            ReadError::Invalid { offset, message } => Error::Lump {
+            ReadError::Invalid { offset, message } => BspError::Lump {
                 lump,
                 offset,
                 message,
@@ -67,13 +67,18 @@ impl Error {
     /// The absolute byte offset the error refers to, where there is one.
     pub fn offset(&self) -> Option<u64> {
         match self {
-            Error::Header { offset, .. }
-            | Error::Lump { offset, .. }
-            | Error::GameLump { offset, .. }
-            | Error::Pak { offset, .. } => Some(*offset),
+            BspError::Header { offset, .. }
+            | BspError::Lump { offset, .. }
+            | BspError::GameLump { offset, .. }
+            | BspError::Pak { offset, .. } => Some(*offset),
             _ => None,
         }
     }
 }
 
-pub type Result<T, E = Error> = std::result::Result<T, E>;
+pub type Result<T, E = BspError> = std::result::Result<T, E>;
+
+/// The old name of [`BspError`], for the stage crates until the merge of issue 16 renames their
+/// uses; remove it then.
+#[doc(hidden)]
+pub type Error = BspError;

@@ -4,7 +4,7 @@ use std::borrow::Cow;
 
 use srcmap_bytes::Endian;
 
-use crate::error::{Error, Result};
+use crate::error::{BspError, Result};
 use crate::lump::{HEADER_LUMPS, HEADER_SIZE, lump_name};
 use crate::lzma;
 
@@ -76,10 +76,10 @@ impl Header {
     /// Parses `dheader_t` from the start of `data`, detecting byte order and lump_t field order.
     pub fn parse(data: &[u8]) -> Result<Header> {
         if let Some(what) = identify_foreign(data) {
-            return Err(Error::NotSource { what });
+            return Err(BspError::NotSource { what });
         }
         if data.len() < HEADER_SIZE {
-            return Err(Error::Header {
+            return Err(BspError::Header {
                 offset: data.len() as u64,
                 message: format!(
                     "file is {} bytes, shorter than the {HEADER_SIZE}-byte header",
@@ -132,7 +132,7 @@ impl Header {
         };
         for (i, l) in lumps.iter().enumerate() {
             if l.len > 0 && l.offset as u64 + l.len as u64 > file_len {
-                return Err(Error::Header {
+                return Err(BspError::Header {
                     offset: 8 + 16 * i as u64,
                     message: format!(
                         "lump {i} ({}) spans bytes {}..{}, past the end of the {file_len}-byte file",
@@ -200,9 +200,9 @@ impl<'data> BspFile<'data> {
         let stored = self.stored(lump);
         if self.is_compressed(lump) {
             let offset = self.entry(lump).offset as u64;
-            lzma::decompress(stored)
+            lzma::decode(stored)
                 .map(Cow::Owned)
-                .map_err(|m| Error::lump(lump, offset, m))
+                .map_err(|e| BspError::lump(lump, offset, e.to_string()))
         } else {
             Ok(Cow::Borrowed(stored))
         }

@@ -6,11 +6,12 @@
 
 use srcmap_bytes::{Endian, Reader, Writer};
 
-use crate::codec::{Ctx, Cur, Field, Out};
-use crate::error::{Error, Result};
+use crate::codec::{Ctx, Cur, Field, Out, read_counted};
+use crate::error::{BspError, Result};
 use crate::lump::GAME_LUMP;
 use crate::lzma;
 use crate::records::{ColorRgbExp32, Vector};
+use crate::versions::{DETAIL_PROP_LIGHTING_VERSION, DETAIL_PROPS_VERSION};
 
 /// Game lump ids, as the big-endian reading of their four characters.
 pub const SPRP: u32 = u32::from_be_bytes(*b"sprp");
@@ -48,10 +49,10 @@ impl RawGameLump {
     /// Uncompressed bytes.
     pub fn uncompressed(&self, offset: u64) -> Result<Vec<u8>> {
         if self.is_compressed() && !self.data.is_empty() {
-            lzma::decompress(&self.data).map_err(|m| Error::GameLump {
+            lzma::decode(&self.data).map_err(|e| BspError::GameLump {
                 id: id_name(self.id),
                 offset,
-                message: m,
+                message: e.to_string(),
             })
         } else {
             Ok(self.data.clone())
@@ -65,6 +66,40 @@ pub struct RawGameLumps {
     pub entries: Vec<RawGameLump>,
     /// Offsets of each entry's data in the file, for error messages.
     pub offsets: Vec<u64>,
+}
+
+/// What is wrong with one game lump's data. Callers add the game lump's id and offset
+/// ([`BspError::GameLump`]).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum GameLumpError {
+    #[error(transparent)]
+    Read(#[from] srcmap_bytes::ReadError),
+    #[error(transparent)]
+    Lzma(#[from] crate::lzma::LzmaError),
+    #[error("game lump directory of {entries} entries does not fit in {len} bytes")]
+    Directory { entries: usize, len: usize },
+    #[error("game lump offset {offset} cannot move by {delta}")]
+    OffsetMove { offset: u32, delta: i64 },
+    #[error("at byte {at}: {count} props in {rest} bytes match no known v{version} record layout")]
+    UnknownPropLayout {
+        at: u64,
+        count: usize,
+        rest: usize,
+        version: u16,
+    },
+    #[error("at byte {at}: {count} props of {size} bytes exceed the {rest} bytes left")]
+    PropsOverrun {
+        at: u64,
+        count: usize,
+        size: usize,
+        rest: usize,
+    },
+    #[error("{extra} bytes after {count} detail prop light styles")]
+    LightStylesTail { extra: usize, count: usize },
+    /// A value does not fit its on-disk field while writing.
+    #[error("{0}")]
+    Field(String),
 }
 
 /// Whether the directory's offsets are relative to the lump (Xbox 360 / PS3 builds).
@@ -82,25 +117,27 @@ pub fn has_relative_offsets(stored: &[u8], lump_offset: u32, endian: Endian) -> 
 }
 
 /// Adds `delta` to every entry's `fileofs` in a stored game lump (used when the lump moves).
-pub fn patch_offsets(stored: &mut [u8], endian: Endian, delta: i64) -> std::result::Result<(), String> {
-    let n = Reader::new(stored, endian).u32().map_err(|e| e.to_string())? as usize;
+pub fn patch_offsets(
+    stored: &mut [u8],
+    endian: Endian,
+    delta: i64,
+) -> std::result::Result<(), GameLumpError> {
+    let n = Reader::new(stored, endian).u32()? as usize;
     if n.checked_mul(16)
         .and_then(|b| b.checked_add(4))
         .is_none_or(|end| end > stored.len())
     {
-        return Err(format!(
-            "game lump directory of {n} entries does not fit in {} bytes",
-            stored.len()
-        ));
+        return Err(GameLumpError::Directory {
+            entries: n,
+            len: stored.len(),
+        });
     }
     for i in 0..n {
         let at = 4 + 16 * i + 8;
-        let old = Reader::new(&stored[at..at + 4], endian)
-            .u32()
-            .map_err(|e| e.to_string())?;
+        let old = Reader::new(&stored[at..at + 4], endian).u32()?;
         // A dummy entry's zero offset stays zero only if it was zero; Valve's dummy points at the end.
         let new = u32::try_from(old as i64 + delta)
-            .map_err(|_| format!("game lump offset {old} cannot move by {delta}"))?;
+            .map_err(|_| GameLumpError::OffsetMove { offset: old, delta })?;
         let bytes = if endian == Endian::Little {
             new.to_le_bytes()
         } else {
@@ -129,7 +166,7 @@ fn directory(stored: &[u8], base: u32, relative: bool, endian: Endian) -> Result
     if stored.is_empty() {
         return Ok(Vec::new());
     }
-    let err = |e| Error::from_read(GAME_LUMP, e);
+    let err = |e| BspError::from_read(GAME_LUMP, e);
     let mut r = Reader::with_base(stored, base as u64, endian);
     let n = r.u32().map_err(err)?;
     let n = r.check_count(n as u64, 16).map_err(err)?;
@@ -159,7 +196,7 @@ fn directory(stored: &[u8], base: u32, relative: bool, endian: Endian) -> Result
         let abs = base as u64 + start.max(0) as u64;
         let range = if start < 0 || stored_len < 0 || (start + stored_len) as usize > stored.len() {
             if len != 0 {
-                return Err(Error::GameLump {
+                return Err(BspError::GameLump {
                     id: id_name(id),
                     offset: 4 + 16 * i as u64 + base as u64,
                     message: format!(
@@ -232,10 +269,10 @@ impl RawGameLumps {
             if e.is_compressed() || e.data.is_empty() {
                 continue;
             }
-            e.data = lzma::compress(&e.data).map_err(|m| Error::GameLump {
+            e.data = lzma::encode(&e.data).map_err(|err| BspError::GameLump {
                 id: id_name(e.id),
                 offset: self.offsets.get(i).copied().unwrap_or(0),
-                message: m,
+                message: err.to_string(),
             })?;
             e.flags |= GAMELUMPFLAG_COMPRESSED;
             changed = true;
@@ -322,13 +359,13 @@ impl GameLump {
         if id == 0 && stored.is_empty() {
             return Ok(None); // The dummy that ends a compressed directory.
         }
-        let err = |message: String| Error::GameLump {
+        let err = |e: GameLumpError| BspError::GameLump {
             id: id_name(id),
             offset,
-            message,
+            message: e.to_string(),
         };
         let bytes = if flags & GAMELUMPFLAG_COMPRESSED != 0 && !stored.is_empty() {
-            std::borrow::Cow::Owned(lzma::decompress(&stored).map_err(err)?)
+            std::borrow::Cow::Owned(lzma::decode(&stored).map_err(|e| err(e.into()))?)
         } else {
             stored
         };
@@ -336,8 +373,10 @@ impl GameLump {
             (SPRP, 4..=13) => {
                 GameLumpData::StaticProps(StaticProps::parse(&bytes, version, ctx, offset).map_err(err)?)
             }
-            (DPRP, 4) => GameLumpData::DetailProps(DetailProps::parse(&bytes, ctx, offset).map_err(err)?),
-            (DPLT | DPLH, 0) => {
+            (DPRP, DETAIL_PROPS_VERSION) => {
+                GameLumpData::DetailProps(DetailProps::parse(&bytes, ctx, offset).map_err(err)?)
+            }
+            (DPLT | DPLH, DETAIL_PROP_LIGHTING_VERSION) => {
                 GameLumpData::DetailPropLighting(parse_detail_lighting(&bytes, ctx, offset).map_err(err)?)
             }
             _ => GameLumpData::Raw(bytes.into_owned()),
@@ -409,7 +448,7 @@ impl GameLumps {
                 GameLump {
                     id: DPRP,
                     flags: 0,
-                    version: 4,
+                    version: DETAIL_PROPS_VERSION,
                     data: GameLumpData::DetailProps(DetailProps::default()),
                 },
             ],
@@ -421,10 +460,10 @@ impl GameLumps {
     pub fn to_bytes(&self, ctx: &Ctx) -> Result<Vec<u8>> {
         let mut raw = RawGameLumps::default();
         for l in &self.lumps {
-            let err = |message: String| Error::GameLump {
+            let err = |e: GameLumpError| BspError::GameLump {
                 id: id_name(l.id),
                 offset: 0,
-                message,
+                message: e.to_string(),
             };
             let data = match &l.data {
                 GameLumpData::StaticProps(s) => s.to_bytes(ctx).map_err(err)?,
@@ -677,52 +716,64 @@ pub struct StaticProps {
     pub tail: Vec<u8>,
 }
 
+/// A model path in its 128-byte NUL-padded field.
 fn name128(b: &[u8]) -> String {
     let end = b.iter().position(|&c| c == 0).unwrap_or(b.len());
     String::from_utf8_lossy(&b[..end]).into_owned()
 }
 
+/// The model dictionary of the prop lumps: a `u32` count, then each path in 128 bytes (cut to
+/// 127 and NUL-padded).
+fn write_names128(w: &mut Out, names: &[String]) {
+    w.w.u32(names.len() as u32);
+    for m in names {
+        let mut name = [0u8; 128];
+        let n = m.len().min(127);
+        name[..n].copy_from_slice(&m.as_bytes()[..n]);
+        w.w.bytes(&name);
+    }
+}
+
 impl StaticProps {
-    pub fn parse(data: &[u8], version: u16, ctx: &Ctx, base: u64) -> std::result::Result<Self, String> {
+    pub fn parse(
+        data: &[u8],
+        version: u16,
+        ctx: &Ctx,
+        base: u64,
+    ) -> std::result::Result<Self, GameLumpError> {
         let mut r = Reader::with_base(data, base, ctx.endian);
-        let e = |e: srcmap_bytes::ReadError| e.to_string();
-        let n = r.u32().map_err(e)?;
-        let n = r.check_count(n as u64, 128).map_err(e)?;
-        let mut models = Vec::with_capacity(n);
-        for _ in 0..n {
-            models.push(name128(r.bytes(128).map_err(e)?));
-        }
+        let models = read_counted(&mut r, 128, name128)?;
         let wide_leaves = version >= 12;
         let leaf_size = if wide_leaves { 4 } else { 2 };
-        let n = r.u32().map_err(e)?;
-        let n = r.check_count(n as u64, leaf_size).map_err(e)?;
+        let n = r.u32()?;
+        let n = r.check_count(n as u64, leaf_size)?;
         let mut leaves = Vec::with_capacity(n);
         for _ in 0..n {
-            leaves.push(if wide_leaves {
-                r.u32().map_err(e)?
-            } else {
-                r.u16().map_err(e)? as u32
-            });
+            leaves.push(if wide_leaves { r.u32()? } else { r.u16()? as u32 });
         }
-        let count = r.u32().map_err(e)? as usize;
+        let count = r.u32()? as usize;
         let rest = r.remaining();
         let layout = match rest.checked_div(count) {
             None => StaticPropLayout::for_version(version),
-            Some(size) => StaticPropLayout::detect(version, size).ok_or_else(|| {
-                format!(
-                    "at byte {}: {count} props in {rest} bytes match no known v{version} record layout",
-                    r.offset()
-                )
-            })?,
+            Some(size) => {
+                StaticPropLayout::detect(version, size).ok_or(GameLumpError::UnknownPropLayout {
+                    at: r.offset(),
+                    count,
+                    rest,
+                    version,
+                })?
+            }
         };
         let size = layout.record_size();
         if count.checked_mul(size).is_none_or(|t| t > rest) {
-            return Err(format!(
-                "at byte {}: {count} props of {size} bytes exceed the {rest} bytes left",
-                r.offset()
-            ));
+            return Err(GameLumpError::PropsOverrun {
+                at: r.offset(),
+                count,
+                size,
+                rest,
+            });
         }
-        let body = r.bytes(count * size).map_err(e)?;
+        let body = r.bytes(count * size)?;
         let props = body
             .chunks_exact(size)
             .map(|c| read_prop(&mut Cur::new(c, ctx.endian), layout))
@@ -736,19 +787,13 @@ impl StaticProps {
         })
     }
 
-    pub fn to_bytes(&self, ctx: &Ctx) -> std::result::Result<Vec<u8>, String> {
+    pub fn to_bytes(&self, ctx: &Ctx) -> std::result::Result<Vec<u8>, GameLumpError> {
         let size = self.layout.record_size();
         let mut w = Out::new(ctx.endian, 12 + self.models.len() * 128 + self.props.len() * size);
-        w.w.u32(self.models.len() as u32);
-        for m in &self.models {
-            if m.len() >= 128 {
-                w.fail(format!("model name '{m}' is longer than 127 bytes"));
-            }
-            let mut name = [0u8; 128];
-            let n = m.len().min(127);
-            name[..n].copy_from_slice(&m.as_bytes()[..n]);
-            w.w.bytes(&name);
+        if let Some(m) = self.models.iter().find(|m| m.len() >= 128) {
+            w.fail(format!("model name '{m}' is longer than 127 bytes"));
         }
+        write_names128(&mut w, &self.models);
         w.w.u32(self.leaves.len() as u32);
         let wide = matches!(self.layout, StaticPropLayout::V12 | StaticPropLayout::V13);
         for &l in &self.leaves {
@@ -764,7 +809,7 @@ impl StaticProps {
         }
         w.w.bytes(&self.tail);
         match w.overflow {
-            Some(m) => Err(m),
+            Some(m) => Err(GameLumpError::Field(m)),
             None => Ok(w.w.into_inner()),
         }
     }
@@ -814,58 +859,38 @@ pub struct DetailProps {
 }
 
 impl DetailProps {
-    pub fn parse(data: &[u8], ctx: &Ctx, base: u64) -> std::result::Result<Self, String> {
+    pub fn parse(data: &[u8], ctx: &Ctx, base: u64) -> std::result::Result<Self, GameLumpError> {
         let mut r = Reader::with_base(data, base, ctx.endian);
-        let e = |e: srcmap_bytes::ReadError| e.to_string();
-        let n = r.u32().map_err(e)?;
-        let n = r.check_count(n as u64, 128).map_err(e)?;
-        let mut models = Vec::with_capacity(n);
-        for _ in 0..n {
-            models.push(name128(r.bytes(128).map_err(e)?));
-        }
-        let n = r.u32().map_err(e)?;
-        let n = r.check_count(n as u64, 32).map_err(e)?;
-        let sprites = r
-            .bytes(n * 32)
-            .map_err(e)?
-            .chunks_exact(32)
-            .map(|b| {
-                let mut c = Cur::new(b, ctx.endian);
-                DetailSprite {
-                    ul: [c.f32(), c.f32()],
-                    lr: [c.f32(), c.f32()],
-                    tex_ul: [c.f32(), c.f32()],
-                    tex_lr: [c.f32(), c.f32()],
-                }
-            })
-            .collect();
-        let n = r.u32().map_err(e)?;
-        let n = r.check_count(n as u64, 52).map_err(e)?;
-        let objects = r
-            .bytes(n * 52)
-            .map_err(e)?
-            .chunks_exact(52)
-            .map(|b| {
-                let mut c = Cur::new(b, ctx.endian);
-                DetailObject {
-                    origin: c.vec3(),
-                    angles: c.vec3(),
-                    detail_model: c.u16(),
-                    leaf: c.u16(),
-                    lighting: ColorRgbExp32::get(&mut c),
-                    light_styles: c.u32(),
-                    light_style_count: c.u8(),
-                    sway_amount: c.u8(),
-                    shape_angle: c.u8(),
-                    shape_size: c.u8(),
-                    orientation: c.u8(),
-                    pad: c.bytes(),
-                    kind: c.u8(),
-                    pad2: c.bytes(),
-                    scale: c.f32(),
-                }
-            })
-            .collect();
+        let models = read_counted(&mut r, 128, name128)?;
+        let sprites = read_counted(&mut r, 32, |b| {
+            let mut c = Cur::new(b, ctx.endian);
+            DetailSprite {
+                ul: [c.f32(), c.f32()],
+                lr: [c.f32(), c.f32()],
+                tex_ul: [c.f32(), c.f32()],
+                tex_lr: [c.f32(), c.f32()],
+            }
+        })?;
+        let objects = read_counted(&mut r, 52, |b| {
+            let mut c = Cur::new(b, ctx.endian);
+            DetailObject {
+                origin: c.vec3(),
+                angles: c.vec3(),
+                detail_model: c.u16(),
+                leaf: c.u16(),
+                lighting: ColorRgbExp32::get(&mut c),
+                light_styles: c.u32(),
+                light_style_count: c.u8(),
+                sway_amount: c.u8(),
+                shape_angle: c.u8(),
+                shape_size: c.u8(),
+                orientation: c.u8(),
+                pad: c.bytes(),
+                kind: c.u8(),
+                pad2: c.bytes(),
+                scale: c.f32(),
+            }
+        })?;
         Ok(DetailProps {
             models,
             sprites,
@@ -874,15 +899,9 @@ impl DetailProps {
         })
     }
 
-    pub fn to_bytes(&self, ctx: &Ctx) -> std::result::Result<Vec<u8>, String> {
+    pub fn to_bytes(&self, ctx: &Ctx) -> std::result::Result<Vec<u8>, GameLumpError> {
         let mut w = Out::new(ctx.endian, 12 + self.models.len() * 128 + self.objects.len() * 52);
-        w.w.u32(self.models.len() as u32);
-        for m in &self.models {
-            let mut name = [0u8; 128];
-            let n = m.len().min(127);
-            name[..n].copy_from_slice(&m.as_bytes()[..n]);
-            w.w.bytes(&name);
-        }
+        write_names128(&mut w, &self.models);
         w.w.u32(self.sprites.len() as u32);
         for s in &self.sprites {
             for v in [s.ul, s.lr, s.tex_ul, s.tex_lr] {
@@ -927,16 +946,16 @@ fn parse_detail_lighting(
     data: &[u8],
     ctx: &Ctx,
     base: u64,
-) -> std::result::Result<Vec<DetailPropLight>, String> {
+) -> std::result::Result<Vec<DetailPropLight>, GameLumpError> {
     let mut r = Reader::with_base(data, base, ctx.endian);
-    let n = r.u32().map_err(|e| e.to_string())?;
-    let n = r.check_count(n as u64, 5).map_err(|e| e.to_string())?;
-    let body = r.bytes(n * 5).map_err(|e| e.to_string())?;
+    let n = r.u32()?;
+    let n = r.check_count(n as u64, 5)?;
+    let body = r.bytes(n * 5)?;
     if r.remaining() != 0 {
-        return Err(format!(
-            "{} bytes after {n} detail prop light styles",
-            r.remaining()
-        ));
+        return Err(GameLumpError::LightStylesTail {
+            extra: r.remaining(),
+            count: n,
+        });
     }
     Ok(body
         .chunks_exact(5)

@@ -6,7 +6,7 @@
 //! * **Typed view** — [`Bsp`]: one public field per lump (`planes: Vec<Plane>`,
 //!   `faces: Vec<Face>`, `leafs`, `visibility: Option<Visibility>`, `game_lumps: GameLumps`, ...).
 //!   [`Bsp::parse(&bytes)`](Bsp::parse) reads a whole file; [`Bsp::new(20)`](Bsp::new) starts an
-//!   empty one with the lump versions Valve writes for that BSP version (empty `sprp`/`dprp`
+//!   empty one with the lump versions Valve writes for that BSP version ([`versions`]) (empty `sprp`/`dprp`
 //!   game lumps, empty pakfile); [`Bsp::to_bytes`] serialises it in Valve's lump order.
 //!   Helpers: [`Bsp::add_texdata_name`] / [`Bsp::texdata_name`] for the texdata string table,
 //!   [`Bsp::face_lighting`] for a face's lightmap samples, [`Entity`] for entity key/values.
@@ -25,6 +25,8 @@
 //!   [`BspDocument::set_lump`], [`BspDocument::compress`] / [`BspDocument::decompress`], and
 //!   [`Bsp::update_document`] (re-serialise only the lumps whose typed content changed).
 //!   [`Bsp::parse_only`] parses a chosen subset of lumps (geometry without lighting, say).
+//! * **Lump files** — [`LumpFile`]: Valve's `.lmp` (one stored lump behind a header);
+//!   [`BspDocument::set_lump_file`] puts one back into a BSP.
 //! * **Checks** — [`check::check`] validates cross-lump indices, record sizes and Valve's
 //!   `MAX_MAP_*` limits; [`pak::Pak`] lists, reads and extends the pakfile zip.
 //! * **Layouts** — [`records`] holds the fixed records (index fields widened to `u32`/`i32`;
@@ -32,10 +34,11 @@
 //!   leafs v0/v1, faces v1 and Strata v2, world lights v0/v1, occlusion v1/v2, Strata's
 //!   32-bit lumps, big-endian console files); [`gamelump`] the static props (`sprp` v4-v13,
 //!   both 72- and 76-byte v10 layouts), detail props and their lighting; [`vis`] PVS/PAS rows;
-//!   [`misc`] entities, occlusion, physcollide and per-face lightmap samples.
+//!   [`entities`], [`occlusion`], [`physics`] (physcollide, physdisp) and [`lighting`]
+//!   (per-face lightmap samples, displacement sample positions).
 //!
 //! Writing a lump whose value does not fit its on-disk field (a plane index over 65535 in a
-//! `u16` field) is an [`Error::Write`] naming the lump, never a silent truncation.
+//! `u16` field) is a [`BspError::Write`] naming the lump, never a silent truncation.
 //!
 //! ```no_run
 //! use srcmap_bsp::{Bsp, Plane};
@@ -48,21 +51,26 @@
 //! ```
 //!
 //! Files of other engines (Quake, GoldSrc, Quake 3, Titanfall) are refused with
-//! [`Error::NotSource`] naming what they are. Every other error names the lump and byte offset.
+//! [`BspError::NotSource`] naming what they are. Every other error names the lump and byte offset.
 
 pub mod bsp;
 pub mod check;
 pub mod codec;
 pub mod document;
+pub mod entities;
 pub mod error;
 pub mod file;
 pub mod flags;
 pub mod gamelump;
+pub mod lighting;
+pub mod lmp;
 pub mod lump;
 pub mod lzma;
-pub mod misc;
+pub mod occlusion;
 pub mod pak;
+pub mod physics;
 pub mod records;
+pub mod versions;
 pub mod view;
 pub mod vis;
 
@@ -71,17 +79,20 @@ pub use bsp::Bsp;
 pub use bumpalo::Bump;
 pub use codec::Ctx;
 pub use document::{BspDocument, LumpSlot};
-pub use error::{Error, Result};
+pub use entities::{Entities, Entity, EntityRef};
+#[doc(hidden)]
+pub use error::Error;
+pub use error::{BspError, Result};
 pub use file::{BspFile, Header, LumpEntry, LumpOrder, identify_foreign};
 pub use gamelump::{
     DetailObject, DetailPropLight, DetailProps, DetailSprite, GameLump, GameLumpData, GameLumps, StaticProp,
     StaticPropLayout, StaticProps,
 };
+pub use lighting::{DispSamplePosition, FaceLighting};
+pub use lmp::{LmpError, LumpFile};
 pub use lump::{HEADER_LUMPS, HEADER_SIZE, lump_by_name, lump_name};
-pub use misc::{
-    DispSamplePosition, Entities, Entity, EntityRef, FaceLighting, OccluderData, Occlusion, PhysCollide,
-    PhysCollideView, PhysDisp, PhysDispView, PhysModel, PhysModelView,
-};
+pub use occlusion::{OccluderData, Occlusion};
+pub use physics::{PhysCollide, PhysCollideView, PhysDisp, PhysDispView, PhysModel, PhysModelView};
 pub use records::*;
 pub use srcmap_bytes::Endian;
 pub use view::BspView;

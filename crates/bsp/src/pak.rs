@@ -5,7 +5,7 @@ use std::io::Read;
 
 use srcmap_bytes::{Endian, Reader, Writer};
 
-use crate::error::{Error, Result};
+use crate::error::{BspError, Result};
 
 const LOCAL_SIG: u32 = 0x0403_4b50;
 const CENTRAL_SIG: u32 = 0x0201_4b50;
@@ -54,7 +54,7 @@ pub struct Pak<'a> {
     base: u64,
 }
 
-fn err(base: u64, e: srcmap_bytes::ReadError) -> Error {
+fn err(base: u64, e: srcmap_bytes::ReadError) -> BspError {
     let offset = base + e.offset();
     let message = match e {
         srcmap_bytes::ReadError::UnexpectedEnd {
@@ -64,7 +64,7 @@ fn err(base: u64, e: srcmap_bytes::ReadError) -> Error {
         }
         srcmap_bytes::ReadError::Invalid { message, .. } => message,
     };
-    Error::Pak { offset, message }
+    BspError::Pak { offset, message }
 }
 
 impl<'a> Pak<'a> {
@@ -83,7 +83,7 @@ impl<'a> Pak<'a> {
         let eocd = (lo..=data.len().saturating_sub(22))
             .rev()
             .find(|&i| data.get(i..i + 4) == Some(&EOCD_SIG.to_le_bytes()[..]))
-            .ok_or_else(|| Error::Pak {
+            .ok_or_else(|| BspError::Pak {
                 offset: base,
                 message: "no zip end-of-central-directory record".into(),
             })?;
@@ -96,7 +96,7 @@ impl<'a> Pak<'a> {
         let comment_len = r.u16().map_err(e)? as usize;
         let comment = r.bytes(comment_len.min(r.remaining())).map_err(e)?.to_vec();
         if cd_offset.checked_add(cd_size).is_none_or(|end| end > eocd) {
-            return Err(Error::Pak {
+            return Err(BspError::Pak {
                 offset: base + eocd as u64,
                 message: format!(
                     "central directory at {cd_offset} (+{cd_size}) overlaps the end record at {eocd}"
@@ -113,7 +113,7 @@ impl<'a> Pak<'a> {
             let start = r.position();
             let at = r.offset();
             if r.u32().map_err(e)? != CENTRAL_SIG {
-                return Err(Error::Pak {
+                return Err(BspError::Pak {
                     offset: base + at,
                     message: "bad central directory signature".into(),
                 });
@@ -164,7 +164,7 @@ impl<'a> Pak<'a> {
         let e = |x| err(self.base, x);
         let mut r = Reader::with_base(self.data.get(at..).unwrap_or(&[]), at as u64, Endian::Little);
         if r.u32().map_err(e)? != LOCAL_SIG {
-            return Err(Error::Pak {
+            return Err(BspError::Pak {
                 offset: self.base + at as u64,
                 message: format!("'{}': bad local header signature", entry.name),
             });
@@ -176,7 +176,7 @@ impl<'a> Pak<'a> {
         let data_start = at + r.position();
         let end = data_start + entry.compressed_size as usize;
         if end > self.data.len() {
-            return Err(Error::Pak {
+            return Err(BspError::Pak {
                 offset: self.base + data_start as u64,
                 message: format!(
                     "'{}': {} bytes of data run past the end of the pakfile",
@@ -197,7 +197,7 @@ impl<'a> Pak<'a> {
     pub fn read(&self, entry: &PakEntry) -> Result<Vec<u8>> {
         let raw = self.raw_data(entry)?;
         let (_, start, _) = self.local_range(entry)?;
-        let fail = |m: String| Error::Pak {
+        let fail = |m: String| BspError::Pak {
             offset: self.base + start as u64,
             message: format!("'{}': {m}", entry.name),
         };
@@ -264,9 +264,9 @@ impl<'a> Pak<'a> {
             let name = name.replace('\\', "/");
             let crc = crc32(data);
             let (method, version, payload) = if lzma {
-                let block = crate::lzma::compress(data).map_err(|m| Error::Pak {
+                let block = crate::lzma::encode(data).map_err(|e| BspError::Pak {
                     offset: 0,
-                    message: m,
+                    message: e.to_string(),
                 })?;
                 // Valve block: LZMA, actual, lzmaSize, props[5], stream -> zip: ver, 5, props, stream.
                 let mut p = vec![9, 20, 5, 0];
@@ -276,32 +276,23 @@ impl<'a> Pak<'a> {
                 (METHOD_STORED, 10u16, data.clone())
             };
             let offset = w.len() as u32;
+            let entry = EntryFields {
+                method,
+                crc,
+                compressed_size: payload.len() as u32,
+                size: data.len() as u32,
+                name_len: name.len() as u16,
+            };
             w.u32(LOCAL_SIG);
             w.u16(version);
-            w.u16(if method == METHOD_LZMA { 2 } else { 0 });
-            w.u16(method);
-            w.u16(0);
-            w.u16(0);
-            w.u32(crc);
-            w.u32(payload.len() as u32);
-            w.u32(data.len() as u32);
-            w.u16(name.len() as u16);
-            w.u16(0);
+            entry.put(&mut w);
             w.bytes(name.as_bytes());
             w.bytes(&payload);
             let mut c = Writer::new(Endian::Little);
             c.u32(CENTRAL_SIG);
             c.u16(version);
             c.u16(version);
-            c.u16(if method == METHOD_LZMA { 2 } else { 0 });
-            c.u16(method);
-            c.u16(0);
-            c.u16(0);
-            c.u32(crc);
-            c.u32(payload.len() as u32);
-            c.u32(data.len() as u32);
-            c.u16(name.len() as u16);
-            c.u16(0);
+            entry.put(&mut c);
             c.u16(0);
             c.u16(0);
             c.u16(0);
@@ -323,6 +314,31 @@ impl<'a> Pak<'a> {
         w.u16(self.comment.len() as u16);
         w.bytes(&self.comment);
         Ok(w.into_inner())
+    }
+}
+
+/// The fields a zip local header and its central directory entry share, from the flags to the
+/// extra field length (always 0 here; no timestamps).
+struct EntryFields {
+    method: u16,
+    crc: u32,
+    compressed_size: u32,
+    size: u32,
+    name_len: u16,
+}
+
+impl EntryFields {
+    fn put(&self, w: &mut Writer) {
+        // Flag bit 1 on LZMA entries: the stream has an end marker (as bspzip writes them).
+        w.u16(if self.method == METHOD_LZMA { 2 } else { 0 });
+        w.u16(self.method);
+        w.u16(0);
+        w.u16(0);
+        w.u32(self.crc);
+        w.u32(self.compressed_size);
+        w.u32(self.size);
+        w.u16(self.name_len);
+        w.u16(0);
     }
 }
 

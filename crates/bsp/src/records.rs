@@ -6,6 +6,7 @@
 //! the value on write. Padding is kept as a field so a typed round trip is byte-identical.
 
 use crate::codec::{Ctx, Cur, Field, Out, Record, read_sizes, simple_record};
+use crate::versions::{LEAFS_VERSION, LEAFS_VERSION_WITH_AMBIENT};
 
 /// A 3-vector of floats (`Vector`).
 pub type Vector = [f32; 3];
@@ -415,8 +416,8 @@ impl Record for Leaf {
     read_sizes!(32, 56);
     fn size(ctx: &Ctx) -> Option<usize> {
         Some(match ctx.lump_version {
-            0 => 56,
-            1 => 32,
+            LEAFS_VERSION_WITH_AMBIENT => 56,
+            LEAFS_VERSION => 32,
             2 if ctx.bsp_version == 25 => 56,
             _ => return None,
         })
@@ -447,7 +448,7 @@ impl Record for Leaf {
         let (first_leaf_face, num_leaf_faces) = (c.u16() as u32, c.u16() as u32);
         let (first_leaf_brush, num_leaf_brushes) = (c.u16() as u32, c.u16() as u32);
         let leaf_water_data = c.i16() as i32;
-        let ambient = (ctx.lump_version == 0).then(|| <LightCube as Field>::get(c));
+        let ambient = (ctx.lump_version == LEAFS_VERSION_WITH_AMBIENT).then(|| <LightCube as Field>::get(c));
         let pad = c.i16();
         Leaf {
             contents,
@@ -493,7 +494,7 @@ impl Record for Leaf {
         w.u16_from(self.first_leaf_brush, "leaf first_leaf_brush");
         w.u16_from(self.num_leaf_brushes, "leaf num_leaf_brushes");
         w.i16_from(self.leaf_water_data, "leaf water data");
-        if ctx.lump_version == 0 {
+        if ctx.lump_version == LEAFS_VERSION_WITH_AMBIENT {
             self.ambient.unwrap_or_default().put(w);
         }
         w.w.i16(self.pad);
@@ -578,22 +579,13 @@ impl Record for AreaPortal {
     }
     #[inline(always)]
     fn read(c: &mut Cur<'_>, ctx: &Ctx) -> Self {
-        if ctx.strata(1) {
-            AreaPortal {
-                portal_key: c.u32(),
-                other_area: c.u32(),
-                first_clip_portal_vert: c.u32(),
-                num_clip_portal_verts: c.u32(),
-                plane: c.i32(),
-            }
-        } else {
-            AreaPortal {
-                portal_key: c.u16() as u32,
-                other_area: c.u16() as u32,
-                first_clip_portal_vert: c.u16() as u32,
-                num_clip_portal_verts: c.u16() as u32,
-                plane: c.i32(),
-            }
+        let wide = ctx.strata(1);
+        AreaPortal {
+            portal_key: c.index(wide),
+            other_area: c.index(wide),
+            first_clip_portal_vert: c.index(wide),
+            num_clip_portal_verts: c.index(wide),
+            plane: c.i32(),
         }
     }
     fn write(&self, w: &mut Out, ctx: &Ctx) {
@@ -604,11 +596,7 @@ impl Record for AreaPortal {
             self.num_clip_portal_verts,
         ];
         for v in vals {
-            if ctx.strata(1) {
-                w.w.u32(v)
-            } else {
-                w.u16_from(v, "area portal field")
-            }
+            w.index(v, ctx.strata(1), "area portal field");
         }
         w.w.i32(self.plane);
     }
@@ -678,13 +666,13 @@ impl Record for Primitive {
     }
     #[inline(always)]
     fn read(c: &mut Cur<'_>, ctx: &Ctx) -> Self {
-        let mut f = || if ctx.strata(1) { c.u32() } else { c.u16() as u32 };
+        let wide = ctx.strata(1);
         Primitive {
-            kind: f(),
-            first_index: f(),
-            num_indices: f(),
-            first_vert: f(),
-            num_verts: f(),
+            kind: c.index(wide),
+            first_index: c.index(wide),
+            num_indices: c.index(wide),
+            first_vert: c.index(wide),
+            num_verts: c.index(wide),
         }
     }
     fn write(&self, w: &mut Out, ctx: &Ctx) {
@@ -695,11 +683,7 @@ impl Record for Primitive {
             self.first_vert,
             self.num_verts,
         ] {
-            if ctx.strata(1) {
-                w.w.u32(v)
-            } else {
-                w.u16_from(v, "primitive field")
-            }
+            w.index(v, ctx.strata(1), "primitive field");
         }
     }
 }
@@ -718,26 +702,16 @@ impl Record for LeafAmbientIndex {
     }
     #[inline(always)]
     fn read(c: &mut Cur<'_>, ctx: &Ctx) -> Self {
-        if ctx.strata(1) {
-            LeafAmbientIndex {
-                sample_count: c.u32(),
-                first_sample: c.u32(),
-            }
-        } else {
-            LeafAmbientIndex {
-                sample_count: c.u16() as u32,
-                first_sample: c.u16() as u32,
-            }
+        let wide = ctx.strata(1);
+        LeafAmbientIndex {
+            sample_count: c.index(wide),
+            first_sample: c.index(wide),
         }
     }
     fn write(&self, w: &mut Out, ctx: &Ctx) {
-        if ctx.strata(1) {
-            w.w.u32(self.sample_count);
-            w.w.u32(self.first_sample);
-        } else {
-            w.u16_from(self.sample_count, "ambient sample count");
-            w.u16_from(self.first_sample, "ambient first sample");
-        }
+        let wide = ctx.strata(1);
+        w.index(self.sample_count, wide, "ambient sample count");
+        w.index(self.first_sample, wide, "ambient first sample");
     }
 }
 
@@ -1099,19 +1073,12 @@ impl Record for Edge {
     }
     #[inline(always)]
     fn read(c: &mut Cur<'_>, ctx: &Ctx) -> Self {
-        if ctx.strata(1) {
-            Edge([c.u32(), c.u32()])
-        } else {
-            Edge([c.u16() as u32, c.u16() as u32])
-        }
+        let wide = ctx.strata(1);
+        Edge([c.index(wide), c.index(wide)])
     }
     fn write(&self, w: &mut Out, ctx: &Ctx) {
         for v in self.0 {
-            if ctx.strata(1) {
-                w.w.u32(v)
-            } else {
-                w.u16_from(v, "edge vertex")
-            }
+            w.index(v, ctx.strata(1), "edge vertex");
         }
     }
 }

@@ -30,11 +30,13 @@ use crate::codec::{
     Ctx, Record, ToArena, file_bytes, read_indices, read_indices_into, read_records, read_records_cow,
     read_scalars,
 };
-use crate::error::{Error, Result};
+use crate::entities::{Entities, Entity};
+use crate::error::{BspError, Result};
 use crate::file::{BspFile, LumpOrder};
 use crate::gamelump::GameLumps;
 use crate::lump::*;
-use crate::misc::{Entities, Entity, Occlusion, PhysCollide, PhysCollideView, PhysDisp, PhysDispView};
+use crate::occlusion::Occlusion;
+use crate::physics::{PhysCollide, PhysCollideView, PhysDisp, PhysDispView};
 use crate::records::*;
 use crate::vis::{VisRows, Visibility};
 
@@ -238,7 +240,7 @@ fn byte_records<'a, T: Record + Copy>(
     size: usize,
 ) -> Result<Cow<'a, [T]>> {
     if !data.len().is_multiple_of(size) {
-        return Err(Error::lump(
+        return Err(BspError::lump(
             lump,
             base + data.len() as u64,
             format!("length {} is not a multiple of {size}", data.len()),

@@ -3,7 +3,7 @@
 
 use srcmap_bytes::{Endian, Reader, Writer};
 
-use crate::error::{Error, Result};
+use crate::error::{BspError, Result};
 use crate::lump::VISIBILITY;
 
 /// Decoded visibility: for each cluster, a bit row over all clusters (bit `j` of row `i`, at
@@ -87,7 +87,7 @@ impl VisRows {
         if data.is_empty() {
             return Ok(VisRows::default());
         }
-        let err = |e| Error::from_read(VISIBILITY, e);
+        let err = |e| BspError::from_read(VISIBILITY, e);
         let mut r = Reader::with_base(data, base, endian);
         let n = r.u32().map_err(err)?;
         let count = r.check_count(n as u64, 8).map_err(err)?;
@@ -95,7 +95,7 @@ impl VisRows {
         let offsets = r.bytes(count * 8).map_err(err)?;
         let size = count
             .checked_mul(row_len)
-            .ok_or_else(|| Error::lump(VISIBILITY, base, format!("{n} clusters do not fit in memory")))?;
+            .ok_or_else(|| BspError::lump(VISIBILITY, base, format!("{n} clusters do not fit in memory")))?;
         let word = |b: &[u8; 4]| match endian {
             Endian::Little => u32::from_le_bytes(*b),
             Endian::Big => u32::from_be_bytes(*b),
@@ -183,7 +183,7 @@ fn decompress_row(data: &[u8], start: usize, out: &mut [u8], base: u64) -> Resul
         let avail = data
             .get(i..data.len().min(i.saturating_add(row_len - p)))
             .unwrap_or(&[]);
-        let literal = crate::misc::find_byte(avail, 0).unwrap_or(avail.len());
+        let literal = crate::entities::find_byte(avail, 0).unwrap_or(avail.len());
         out[p..p + literal].copy_from_slice(&avail[..literal]);
         p += literal;
         i += literal;
@@ -191,7 +191,7 @@ fn decompress_row(data: &[u8], start: usize, out: &mut [u8], base: u64) -> Resul
             break;
         }
         if data.get(i).is_none() {
-            return Err(Error::lump(
+            return Err(BspError::lump(
                 VISIBILITY,
                 base + i as u64,
                 "compressed visibility row runs past the end of the lump",
@@ -199,7 +199,7 @@ fn decompress_row(data: &[u8], start: usize, out: &mut [u8], base: u64) -> Resul
         }
         // A zero byte, then the count of zero bytes it stands for.
         let Some(&run) = data.get(i + 1) else {
-            return Err(Error::lump(
+            return Err(BspError::lump(
                 VISIBILITY,
                 base + i as u64 + 1,
                 "zero-run count past the end of the lump",

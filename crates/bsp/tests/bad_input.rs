@@ -3,7 +3,7 @@
 
 mod common;
 
-use srcmap_bsp::{Bsp, BspDocument, BspFile, Error};
+use srcmap_bsp::{Bsp, BspDocument, BspError, BspFile};
 
 /// A small BSP built here: a few planes, vertexes, texdata and entities.
 fn fixture() -> Vec<u8> {
@@ -59,7 +59,7 @@ fn samples() -> Vec<(String, Vec<u8>)> {
 }
 
 /// Every operation a reader might do; must return, never panic.
-fn exercise(data: &[u8]) -> Result<(), Error> {
+fn exercise(data: &[u8]) -> Result<(), BspError> {
     let file = BspFile::parse(data)?;
     let doc = BspDocument::from_file(&file);
     let _ = doc.to_bytes();
@@ -96,7 +96,7 @@ fn truncated_files_error_with_lump_and_offset() {
                 Err(e) => {
                     let text = e.to_string();
                     assert!(
-                        e.offset().is_some() || matches!(e, Error::NotSource { .. }),
+                        e.offset().is_some() || matches!(e, BspError::NotSource { .. }),
                         "{name} cut at {cut}: error without offset: {text}"
                     );
                     assert!(

@@ -5,7 +5,7 @@ mod common;
 
 use std::path::PathBuf;
 
-use srcmap_bsp::{Bsp, BspDocument, BspFile, Error, HEADER_LUMPS, lump_name};
+use srcmap_bsp::{Bsp, BspDocument, BspError, BspFile, HEADER_LUMPS, lump_name};
 
 fn corpus_bsps() -> Option<Vec<PathBuf>> {
     let Some(root) = common::corpus_root() else {
@@ -153,7 +153,7 @@ fn non_source_files_are_refused_by_name() {
             continue;
         }
         match Bsp::parse(&data) {
-            Err(Error::NotSource { what }) => {
+            Err(BspError::NotSource { what }) => {
                 eprintln!("{}: {what}", path.display());
                 assert!(
                     ["Quake", "GoldSrc", "Titanfall", "Respawn"]
@@ -196,7 +196,7 @@ fn disp_sample_positions_decode_per_luxel() {
                 continue;
             };
             let start = d.lightmap_sample_position_start as usize;
-            let (pos, end) = srcmap_bsp::misc::decode_disp_sample_positions(
+            let (pos, end) = srcmap_bsp::lighting::decode_disp_sample_positions(
                 &bsp.disp_lightmap_sample_positions,
                 start,
                 face.luxel_count(),
@@ -216,7 +216,7 @@ fn disp_sample_positions_decode_per_luxel() {
             );
             assert_eq!(pos.len(), face.luxel_count());
             let mut again = Vec::new();
-            srcmap_bsp::misc::encode_disp_sample_positions(&pos, &mut again);
+            srcmap_bsp::lighting::encode_disp_sample_positions(&pos, &mut again);
             assert_eq!(&again[..], &bsp.disp_lightmap_sample_positions[start..end]);
             checked += 1;
         }

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context as _, anyhow, bail};
 use serde::Serialize;
 use srcmap_bsp::pak::Pak;
-use srcmap_bsp::{Bsp, BspDocument, BspFile, HEADER_LUMPS, lump, lump_name};
+use srcmap_bsp::{Bsp, BspDocument, BspFile, HEADER_LUMPS, LumpFile, lump, lump_name};
 
 #[derive(Debug, clap::Args)]
 pub struct CheckArgs {
@@ -374,9 +374,6 @@ pub fn check(args: &CheckArgs) -> anyhow::Result<()> {
     }
 }
 
-/// Valve's `lumpfileheader_t`: lumpOffset, lumpID, lumpVersion, lumpLength, mapRevision.
-const LMP_HEADER: usize = 20;
-
 pub fn lump(cmd: LumpCommand) -> anyhow::Result<()> {
     match cmd {
         LumpCommand::Extract { bsp, lump, out } => {
@@ -384,22 +381,19 @@ pub fn lump(cmd: LumpCommand) -> anyhow::Result<()> {
             let file = open(&bsp, &data)?;
             let id = srcmap_bsp::lump_by_name(&lump)
                 .ok_or_else(|| anyhow!("{}: no lump named '{lump}'", bsp.display()))?;
-            let e = file.entry(id);
-            let stored = file.stored(id);
-            let mut w = srcmap_bytes::Writer::new(file.endian());
-            w.i32(LMP_HEADER as i32);
-            w.i32(id as i32);
-            w.u32(e.version);
-            w.u32(stored.len() as u32);
-            w.i32(file.header.revision);
-            w.bytes(stored);
-            crate::write_output(&out, &w.buf)?;
+            let lmp = LumpFile {
+                id,
+                version: file.entry(id).version,
+                revision: file.header.revision,
+                data: file.stored(id),
+            };
+            crate::write_output(&out, &lmp.to_bytes(file.endian()))?;
             eprintln!(
                 "{}: lump {id} ({}) v{}, {} bytes -> {}",
                 bsp.display(),
                 lump_name(id),
-                e.version,
-                stored.len(),
+                lmp.version,
+                lmp.data.len(),
                 out.display()
             );
             Ok(())
@@ -408,48 +402,20 @@ pub fn lump(cmd: LumpCommand) -> anyhow::Result<()> {
             let data = read(&bsp)?;
             let file = open(&bsp, &data)?;
             let lmp_data = read(&lmp)?;
-            let mut r = srcmap_bytes::Reader::new(&lmp_data, file.endian());
-            let bad = |e: srcmap_bytes::ReadError| anyhow!("{}: lump file header: {e}", lmp.display());
-            let ofs = r.i32().map_err(bad)?;
-            let id = r.i32().map_err(bad)?;
-            let version = r.u32().map_err(bad)?;
-            let len = r.u32().map_err(bad)? as usize;
-            let _revision = r.i32().map_err(bad)?;
-            if !(0..HEADER_LUMPS as i32).contains(&id) {
-                bail!("{}: byte 4: lump id {id} is not 0-63", lmp.display());
-            }
-            let id = id as usize;
-            if ofs < LMP_HEADER as i32
-                || (ofs as usize)
-                    .checked_add(len)
-                    .is_none_or(|end| end > lmp_data.len())
-            {
-                bail!(
-                    "{}: byte 0: lump data at {ofs} (+{len}) lies outside the {}-byte file",
-                    lmp.display(),
-                    lmp_data.len()
-                );
-            }
-            let body = lmp_data[ofs as usize..ofs as usize + len].to_vec();
+            let lump_file =
+                LumpFile::parse(&lmp_data, file.endian()).map_err(|e| anyhow!("{}: {e}", lmp.display()))?;
             let mut doc = BspDocument::from_file(&file);
-            if id == lump::GAME_LUMP {
-                doc.set_lump(
-                    id,
-                    rebase_game_lump(&body, file.endian()).with_context(|| format!("{}", lmp.display()))?,
-                    version,
-                );
-            } else {
-                let fourcc = srcmap_bsp::lzma::uncompressed_size(&body).unwrap_or(0);
-                doc.set_lump_stored(id, body, version, fourcc);
-            }
+            doc.set_lump_file(&lump_file)
+                .with_context(|| format!("{}", lmp.display()))?;
             let bytes = doc.to_bytes().map_err(|e| anyhow!("{}: {e}", bsp.display()))?;
             let target = out.unwrap_or(bsp.clone());
             crate::write_output(&target, &bytes)?;
             eprintln!(
-                "{}: replaced lump {id} ({}) with {} bytes -> {}",
+                "{}: replaced lump {} ({}) with {} bytes -> {}",
                 bsp.display(),
-                lump_name(id),
-                len,
+                lump_file.id,
+                lump_name(lump_file.id),
+                lump_file.data.len(),
                 target.display()
             );
             Ok(())
@@ -457,21 +423,16 @@ pub fn lump(cmd: LumpCommand) -> anyhow::Result<()> {
     }
 }
 
-/// A game lump from a `.lmp` has offsets for wherever it sat in its BSP; make them relative to
-/// the lump start (the first entry's data follows the directory).
-fn rebase_game_lump(body: &[u8], endian: srcmap_bsp::Endian) -> anyhow::Result<Vec<u8>> {
-    let mut r = srcmap_bytes::Reader::new(body, endian);
-    let n = r.u32()? as usize;
-    if n == 0 {
-        return Ok(body.to_vec());
-    }
-    r.skip(8)?;
-    let first = r.u32()? as i64;
-    let dir_end = 4 + 16 * n as i64;
-    let mut out = body.to_vec();
-    srcmap_bsp::gamelump::patch_offsets(&mut out, endian, dir_end - first)
-        .map_err(|m| anyhow!("game lump: {m}"))?;
-    Ok(out)
+/// The pakfile lump's bytes (decompressed when stored LZMA).
+fn pak_lump<'d>(bsp: &Path, file: &BspFile<'d>) -> anyhow::Result<std::borrow::Cow<'d, [u8]>> {
+    file.lump(lump::PAKFILE)
+        .map_err(|e| anyhow!("{}: {e}", bsp.display()))
+}
+
+/// The pakfile zip over [`pak_lump`]'s bytes.
+fn parse_pak<'a>(bsp: &Path, file: &BspFile<'_>, lumpdata: &'a [u8]) -> anyhow::Result<Pak<'a>> {
+    Pak::parse(lumpdata, file.entry(lump::PAKFILE).offset as u64)
+        .map_err(|e| anyhow!("{}: {e}", bsp.display()))
 }
 
 pub fn pak(cmd: PakCommand) -> anyhow::Result<()> {
@@ -479,11 +440,8 @@ pub fn pak(cmd: PakCommand) -> anyhow::Result<()> {
         PakCommand::List { bsp, json } => {
             let data = read(&bsp)?;
             let file = open(&bsp, &data)?;
-            let lumpdata = file
-                .lump(lump::PAKFILE)
-                .map_err(|e| anyhow!("{}: {e}", bsp.display()))?;
-            let pak = Pak::parse(&lumpdata, file.entry(lump::PAKFILE).offset as u64)
-                .map_err(|e| anyhow!("{}: {e}", bsp.display()))?;
+            let lumpdata = pak_lump(&bsp, &file)?;
+            let pak = parse_pak(&bsp, &file, &lumpdata)?;
             if json {
                 let list = pak_reports(&pak);
                 return crate::print_json(&list);
@@ -502,11 +460,8 @@ pub fn pak(cmd: PakCommand) -> anyhow::Result<()> {
         PakCommand::Extract { bsp, dir, names } => {
             let data = read(&bsp)?;
             let file = open(&bsp, &data)?;
-            let lumpdata = file
-                .lump(lump::PAKFILE)
-                .map_err(|e| anyhow!("{}: {e}", bsp.display()))?;
-            let pak = Pak::parse(&lumpdata, file.entry(lump::PAKFILE).offset as u64)
-                .map_err(|e| anyhow!("{}: {e}", bsp.display()))?;
+            let lumpdata = pak_lump(&bsp, &file)?;
+            let pak = parse_pak(&bsp, &file, &lumpdata)?;
             let mut n = 0;
             for want in &names {
                 if pak.find(want).is_none() {
@@ -551,11 +506,8 @@ pub fn pak(cmd: PakCommand) -> anyhow::Result<()> {
             for p in &paths {
                 collect_files(p, &base, &mut files)?;
             }
-            let lumpdata = file
-                .lump(lump::PAKFILE)
-                .map_err(|e| anyhow!("{}: {e}", bsp.display()))?;
-            let pak = Pak::parse(&lumpdata, file.entry(lump::PAKFILE).offset as u64)
-                .map_err(|e| anyhow!("{}: {e}", bsp.display()))?;
+            let lumpdata = pak_lump(&bsp, &file)?;
+            let pak = parse_pak(&bsp, &file, &lumpdata)?;
             let zip = pak
                 .with_files(&files, lzma)
                 .map_err(|e| anyhow!("{}: {e}", bsp.display()))?;

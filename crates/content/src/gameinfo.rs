@@ -7,7 +7,7 @@ use crate::kv::{self, KvNode};
 use crate::vmt::Vmt;
 use crate::vpk::Vpk;
 use crate::vtf::VtfHeader;
-use crate::{Error, Result, io_err};
+use crate::{ContentError, Result, io_err};
 
 /// One place files are looked up.
 #[derive(Debug)]
@@ -51,7 +51,7 @@ impl GameDir {
         let game_info = nodes
             .iter()
             .find(|n| n.key.eq_ignore_ascii_case("gameinfo"))
-            .ok_or_else(|| Error::Syntax {
+            .ok_or_else(|| ContentError::Syntax {
                 path: gi.display().to_string(),
                 line: 1,
                 message: "no GameInfo block".into(),

@@ -2,7 +2,7 @@
 //! document, `[$CONDITION]` suffixes kept (not evaluated). Keys keep their case; lookups are
 //! case-insensitive, as the engine's are.
 
-use crate::{Error, Result};
+use crate::{ContentError, Result};
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum KvValue {
@@ -46,7 +46,7 @@ impl KvNode {
 /// UTF-8 (Latin-1 comments in old VMTs) are read with the odd bytes replaced.
 pub fn parse(text: &[u8], path: &str) -> Result<Vec<KvNode>> {
     let text = String::from_utf8_lossy(text);
-    let doc = srcmap_kv::Document::parse(text.as_ref()).map_err(|e| Error::Syntax {
+    let doc = srcmap_kv::Document::parse(text.as_ref()).map_err(|e| ContentError::Syntax {
         path: path.to_string(),
         line: e.line,
         message: format!("column {}: {}", e.column, e.message),

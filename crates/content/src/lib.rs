@@ -25,7 +25,7 @@ pub use vtf::VtfHeader;
 /// Errors reading game content; each names the file and the place.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
-pub enum Error {
+pub enum ContentError {
     #[error("{path}: {source}")]
     Io { path: String, source: std::io::Error },
     #[error("{path}: byte {offset}: {message}")]
@@ -42,10 +42,14 @@ pub enum Error {
     },
 }
 
-pub type Result<T, E = Error> = std::result::Result<T, E>;
+pub type Result<T, E = ContentError> = std::result::Result<T, E>;
 
-pub(crate) fn io_err(path: &std::path::Path, source: std::io::Error) -> Error {
-    Error::Io {
+/// The old name of [`ContentError`], until the merge of issue 16; remove it then.
+#[doc(hidden)]
+pub type Error = ContentError;
+
+pub(crate) fn io_err(path: &std::path::Path, source: std::io::Error) -> ContentError {
+    ContentError::Io {
         path: path.display().to_string(),
         source,
     }

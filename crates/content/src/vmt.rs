@@ -2,7 +2,7 @@
 //! and the keys the map compiler reads (`%compile*`, `$translucent`, `$surfaceprop`...).
 
 use crate::kv::{self, KvNode, KvValue};
-use crate::{Error, Result};
+use crate::{ContentError, Result};
 
 /// A material: shader name and parameters (keys lowercased, file order kept; the last of a
 /// repeated key wins on lookup, as in the engine).
@@ -58,7 +58,7 @@ impl Vmt {
         let root = nodes
             .into_iter()
             .find(|n| matches!(n.value, KvValue::Block(_)))
-            .ok_or_else(|| Error::Syntax {
+            .ok_or_else(|| ContentError::Syntax {
                 path: path.to_string(),
                 line: 1,
                 message: "no shader block".into(),
@@ -91,7 +91,7 @@ impl Vmt {
         let Some(include) = self.include.clone() else {
             return Ok(self);
         };
-        let fail = |m: String| Error::Syntax {
+        let fail = |m: String| ContentError::Syntax {
             path: include.clone(),
             line: 0,
             message: m,

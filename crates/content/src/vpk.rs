@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use srcmap_bytes::{Endian, Reader};
 
-use crate::{Error, Result, io_err};
+use crate::{ContentError, Result, io_err};
 
 const SIGNATURE: u32 = 0x55aa_1234;
 /// Archive index meaning "in the directory file, after the tree".
@@ -57,7 +57,7 @@ impl Vpk {
 
     /// Parses a directory file's bytes. `name` is used in errors.
     pub fn parse(bytes: Vec<u8>, name: &str) -> Result<Vpk> {
-        let fmt = |offset: u64, message: String| Error::Format {
+        let fmt = |offset: u64, message: String| ContentError::Format {
             path: name.to_string(),
             offset,
             message,
@@ -175,7 +175,7 @@ impl Vpk {
             let data = self
                 .dir_bytes
                 .get(s as usize..e as usize)
-                .ok_or_else(|| Error::Format {
+                .ok_or_else(|| ContentError::Format {
                     path: name,
                     offset: s,
                     message: format!("'{}': data runs past the end of the directory file", entry.path),
@@ -184,7 +184,7 @@ impl Vpk {
             return Ok(out);
         }
         let Some(dir_path) = &self.dir_path else {
-            return Err(Error::Format {
+            return Err(ContentError::Format {
                 path: "<vpk>".into(),
                 offset: 0,
                 message: format!(
@@ -204,7 +204,7 @@ impl Vpk {
         let bytes = std::fs::read(&archive).map_err(|e| io_err(&archive, e))?;
         let data = bytes
             .get(start as usize..end as usize)
-            .ok_or_else(|| Error::Format {
+            .ok_or_else(|| ContentError::Format {
                 path: archive.display().to_string(),
                 offset: start,
                 message: format!(

@@ -2,7 +2,7 @@
 
 use srcmap_bytes::{Endian, Reader};
 
-use crate::{Error, Result};
+use crate::{ContentError, Result};
 
 /// The fields of `VTFFileHeader_t` tools need.
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
@@ -36,14 +36,14 @@ pub const TEXTUREFLAGS_ENVMAP: u32 = 0x4000;
 
 impl VtfHeader {
     pub fn parse(data: &[u8], name: &str) -> Result<VtfHeader> {
-        let rd = |e: srcmap_bytes::ReadError| Error::Format {
+        let rd = |e: srcmap_bytes::ReadError| ContentError::Format {
             path: name.to_string(),
             offset: e.offset(),
             message: e.to_string(),
         };
         let mut r = Reader::new(data, Endian::Little);
         if r.bytes(4).map_err(rd)? != b"VTF\0" {
-            return Err(Error::Format {
+            return Err(ContentError::Format {
                 path: name.to_string(),
                 offset: 0,
                 message: "not a VTF file (bad signature)".into(),
@@ -51,7 +51,7 @@ impl VtfHeader {
         }
         let version = [r.u32().map_err(rd)?, r.u32().map_err(rd)?];
         if version[0] != 7 || version[1] > 5 {
-            return Err(Error::Format {
+            return Err(ContentError::Format {
                 path: name.to_string(),
                 offset: 4,
                 message: format!("VTF version {}.{} is not supported", version[0], version[1]),

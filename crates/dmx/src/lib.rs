@@ -342,25 +342,52 @@ impl Dmx {
     }
 }
 
+/// The first difference [`compare`] finds between two documents.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum Difference {
+    #[error("prefix element count {0} vs {1}")]
+    PrefixCount(usize, usize),
+    #[error("prefix attributes differ")]
+    PrefixAttributes,
+    #[error("reachable element count {0} vs {1}")]
+    ReachableCount(usize, usize),
+    /// An element of the first document has no element with its id in the second.
+    #[error("element {id} ({class}) missing")]
+    Missing { id: Guid, class: String },
+    #[error("element {id}: class/name {}/{} vs {}/{}", .a.0, .a.1, .b.0, .b.1)]
+    ClassOrName {
+        id: Guid,
+        /// Class and name in each document.
+        a: (String, String),
+        b: (String, String),
+    },
+    #[error("element {id} ({class}): {a} vs {b} attributes")]
+    AttributeCount {
+        id: Guid,
+        class: String,
+        a: usize,
+        b: usize,
+    },
+    #[error("element {id} ({class}) attribute {name} differs")]
+    Attribute { id: Guid, class: String, name: String },
+}
+
 /// Compares two documents element for element, following references by structure (ids,
 /// classes, names, attribute order and values), ignoring layout and element order. Returns the
 /// first difference found.
-pub fn compare(a: &Dmx, b: &Dmx) -> Result<(), String> {
+pub fn compare(a: &Dmx, b: &Dmx) -> Result<(), Difference> {
     if a.prefix.len() != b.prefix.len() {
-        return Err(format!(
-            "prefix element count {} vs {}",
-            a.prefix.len(),
-            b.prefix.len()
-        ));
+        return Err(Difference::PrefixCount(a.prefix.len(), b.prefix.len()));
     }
     for (pa, pb) in a.prefix.iter().zip(&b.prefix) {
         if pa.attrs != pb.attrs {
-            return Err("prefix attributes differ".into());
+            return Err(Difference::PrefixAttributes);
         }
     }
     let (ra, rb) = (a.reachable(), b.reachable());
     if ra.len() != rb.len() {
-        return Err(format!("reachable element count {} vs {}", ra.len(), rb.len()));
+        return Err(Difference::ReachableCount(ra.len(), rb.len()));
     }
     // Map by id: ids are preserved by every conversion.
     let mut by_id = std::collections::HashMap::new();
@@ -370,23 +397,26 @@ pub fn compare(a: &Dmx, b: &Dmx) -> Result<(), String> {
     for &i in &ra {
         let ea = &a.elements[i as usize];
         let Some(&j) = by_id.get(&ea.id) else {
-            return Err(format!("element {} ({}) missing", ea.id, ea.class));
+            return Err(Difference::Missing {
+                id: ea.id,
+                class: ea.class.clone(),
+            });
         };
         let eb = &b.elements[j as usize];
         if ea.class != eb.class || ea.name != eb.name {
-            return Err(format!(
-                "element {}: class/name {}/{} vs {}/{}",
-                ea.id, ea.class, ea.name, eb.class, eb.name
-            ));
+            return Err(Difference::ClassOrName {
+                id: ea.id,
+                a: (ea.class.clone(), ea.name.clone()),
+                b: (eb.class.clone(), eb.name.clone()),
+            });
         }
         if ea.attrs.len() != eb.attrs.len() {
-            return Err(format!(
-                "element {} ({}): {} vs {} attributes",
-                ea.id,
-                ea.class,
-                ea.attrs.len(),
-                eb.attrs.len()
-            ));
+            return Err(Difference::AttributeCount {
+                id: ea.id,
+                class: ea.class.clone(),
+                a: ea.attrs.len(),
+                b: eb.attrs.len(),
+            });
         }
         for (x, y) in ea.attrs.iter().zip(&eb.attrs) {
             let map_a = |r: ElemRef| match r {
@@ -408,10 +438,11 @@ pub fn compare(a: &Dmx, b: &Dmx) -> Result<(), String> {
                     (p, q) => p.bits_eq(q),
                 };
             if !same {
-                return Err(format!(
-                    "element {} ({}) attribute {} differs",
-                    ea.id, ea.class, x.name
-                ));
+                return Err(Difference::Attribute {
+                    id: ea.id,
+                    class: ea.class.clone(),
+                    name: x.name.clone(),
+                });
             }
         }
     }

@@ -120,17 +120,21 @@ impl Node {
 /// A parse error with its byte offset and 1-based line and column.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{line}:{column}: {message}")]
-pub struct ParseError {
+pub struct KvError {
     pub offset: usize,
     pub line: usize,
     pub column: usize,
     pub message: String,
 }
 
-impl ParseError {
+/// The old name of [`KvError`], until the merge of issue 16; remove it then.
+#[doc(hidden)]
+pub type ParseError = KvError;
+
+impl KvError {
     pub(crate) fn at(text: &[u8], offset: usize, message: impl Into<String>) -> Self {
         let (line, column) = srcmap_bytes::line_col(text, offset);
-        ParseError {
+        KvError {
             offset,
             line,
             column,
@@ -165,18 +169,18 @@ impl fmt::Debug for Document {
 
 impl Document {
     /// Parses text with the default options (raw values, as Hammer writes them).
-    pub fn parse(text: impl Into<String>) -> Result<Document, ParseError> {
+    pub fn parse(text: impl Into<String>) -> Result<Document, KvError> {
         Self::parse_with(text, ParseOptions::default())
     }
 
     /// Parses bytes, reporting the first non-UTF-8 byte as an error with its position.
-    pub fn parse_bytes(bytes: &[u8]) -> Result<Document, ParseError> {
+    pub fn parse_bytes(bytes: &[u8]) -> Result<Document, KvError> {
         Self::parse_bytes_with(bytes, ParseOptions::default())
     }
 
-    pub fn parse_bytes_with(bytes: &[u8], options: ParseOptions) -> Result<Document, ParseError> {
+    pub fn parse_bytes_with(bytes: &[u8], options: ParseOptions) -> Result<Document, KvError> {
         let text = std::str::from_utf8(bytes).map_err(|e| {
-            ParseError::at(
+            KvError::at(
                 bytes,
                 e.valid_up_to(),
                 "invalid UTF-8 byte (KeyValues text must be UTF-8)",
@@ -185,7 +189,7 @@ impl Document {
         Self::parse_with(text, options)
     }
 
-    pub fn parse_with(text: impl Into<String>, options: ParseOptions) -> Result<Document, ParseError> {
+    pub fn parse_with(text: impl Into<String>, options: ParseOptions) -> Result<Document, KvError> {
         parse::parse(text.into(), options)
     }
 

@@ -1,7 +1,7 @@
 //! The tokenizer and tree builder. One pass over the bytes, no allocation per token: tokens are
 //! spans of the source, nodes live in one flat `Vec`.
 
-use crate::{Document, Node, NodeId, NodeKind, ParseError, Token};
+use crate::{Document, KvError, Node, NodeId, NodeKind, Token};
 
 /// How to read the text.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -42,13 +42,13 @@ impl Parser<'_> {
         self.pos = p;
     }
 
-    fn error(&self, offset: usize, message: impl Into<String>) -> ParseError {
-        ParseError::at(self.bytes, offset, message)
+    fn error(&self, offset: usize, message: impl Into<String>) -> KvError {
+        KvError::at(self.bytes, offset, message)
     }
 
     /// Reads a quoted or unquoted token at `self.pos`.
     #[inline]
-    fn token(&mut self) -> Result<Token, ParseError> {
+    fn token(&mut self) -> Result<Token, KvError> {
         let b = self.bytes;
         let start = self.pos;
         if b[start] == b'"' {
@@ -92,7 +92,7 @@ impl Parser<'_> {
     }
 
     /// Reads `[...]` at `self.pos`.
-    fn condition(&mut self) -> Result<Token, ParseError> {
+    fn condition(&mut self) -> Result<Token, KvError> {
         let b = self.bytes;
         let start = self.pos;
         match memchr::memchr2(b']', b'\n', &b[start..]) {
@@ -109,9 +109,9 @@ impl Parser<'_> {
     }
 }
 
-pub(crate) fn parse(text: String, options: ParseOptions) -> Result<Document, ParseError> {
+pub(crate) fn parse(text: String, options: ParseOptions) -> Result<Document, KvError> {
     if text.len() >= u32::MAX as usize {
-        return Err(ParseError {
+        return Err(KvError {
             offset: 0,
             line: 1,
             column: 1,

@@ -21,7 +21,11 @@ use std::collections::HashSet;
 use std::sync::Mutex;
 
 pub use harvest::harvest_bsp;
-pub use table::{Conflict, ConflictValue, MaterialTable, TableEntry, TableError};
+pub use table::{Conflict, ConflictValue, MaterialTable, MaterialsError, TableEntry};
+
+/// The old name of [`MaterialsError`], until the merge of issue 16; remove it then.
+#[doc(hidden)]
+pub type TableError = MaterialsError;
 
 use flags::*;
 

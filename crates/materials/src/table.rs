@@ -49,16 +49,21 @@ pub struct MaterialTable {
     pub conflicts: Vec<Conflict>,
 }
 
+/// Why a material table cannot be read.
 #[derive(Debug, thiserror::Error)]
-pub enum TableError {
+pub enum MaterialsError {
     #[error("{line}:{column}: {message}")]
     Json {
         line: usize,
         column: usize,
         message: String,
     },
-    #[error("material {material}: {message}")]
-    Entry { material: String, message: String },
+    /// An entry names a contents or surface flag that does not exist.
+    #[error("material {material}: {flag}")]
+    UnknownFlag {
+        material: String,
+        flag: crate::flags::UnknownFlag,
+    },
     #[error("not a srcmap material table (format is {0:?}, expected \"srcmap-materials\")")]
     Format(String),
 }
@@ -256,31 +261,31 @@ impl MaterialTable {
         s
     }
 
-    pub fn from_json(text: &str) -> Result<MaterialTable, TableError> {
-        let file: File = serde_json::from_str(text).map_err(|e| TableError::Json {
+    pub fn from_json(text: &str) -> Result<MaterialTable, MaterialsError> {
+        let file: File = serde_json::from_str(text).map_err(|e| MaterialsError::Json {
             line: e.line(),
             column: e.column(),
             message: e.to_string(),
         })?;
         if file.format != "srcmap-materials" {
-            return Err(TableError::Format(file.format));
+            return Err(MaterialsError::Format(file.format));
         }
         let mut entries = BTreeMap::new();
         for (name, e) in file.materials {
-            let err = |message: String| TableError::Entry {
+            let err = |flag| MaterialsError::UnknownFlag {
                 material: name.clone(),
-                message,
+                flag,
             };
             let contents = e
                 .contents
                 .as_ref()
-                .map(|c| Contents::parse_names(c).map(|c| c.0).map_err(|e| e.to_string()))
+                .map(|c| Contents::parse_names(c).map(|c| c.0))
                 .transpose()
                 .map_err(err)?;
             let surface_flags = e
                 .surface
                 .as_ref()
-                .map(|s| SurfaceFlags::parse_names(s).map(|s| s.0).map_err(|e| e.to_string()))
+                .map(|s| SurfaceFlags::parse_names(s).map(|s| s.0))
                 .transpose()
                 .map_err(err)?;
             entries.insert(

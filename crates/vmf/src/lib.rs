@@ -36,8 +36,8 @@ pub struct VmfError {
     pub message: String,
 }
 
-impl From<srcmap_kv::ParseError> for VmfError {
-    fn from(e: srcmap_kv::ParseError) -> Self {
+impl From<srcmap_kv::KvError> for VmfError {
+    fn from(e: srcmap_kv::KvError) -> Self {
         VmfError {
             offset: e.offset,
             line: e.line,

@@ -1,0 +1,87 @@
+//! Lightmap samples: a face's sample groups in the lighting lumps, and the displacement
+//! luxels' sample positions.
+
+use crate::records::{ColorRgbExp32, Face};
+
+/// A face's lightmap samples.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct FaceLighting {
+    /// One average per style, in style order (stored before the samples, in reverse).
+    pub averages: Vec<ColorRgbExp32>,
+    /// For each style: `luxels` samples (times 4 when bump-mapped: normal then three bump bases).
+    pub styles: Vec<Vec<ColorRgbExp32>>,
+}
+
+/// Cuts a face's sample groups out of a lighting lump (LDR or HDR). `None` when the face is
+/// unlit or its samples fall outside the lump.
+pub fn face_lighting(face: &Face, bumped: bool, lighting: &[ColorRgbExp32]) -> Option<FaceLighting> {
+    if face.light_offset < 0 || face.light_offset % 4 != 0 {
+        return None;
+    }
+    let first = face.light_offset as usize / 4;
+    let styles = face.style_count();
+    let per_style = face.luxel_count() * if bumped { 4 } else { 1 };
+    let end = first.checked_add(per_style.checked_mul(styles)?)?;
+    if styles == 0 || end > lighting.len() || first < styles {
+        return None;
+    }
+    let averages = (0..styles).map(|s| lighting[first - 1 - s]).collect();
+    let groups = (0..styles)
+        .map(|s| lighting[first + s * per_style..first + (s + 1) * per_style].to_vec())
+        .collect();
+    Some(FaceLighting {
+        averages,
+        styles: groups,
+    })
+}
+
+/// One luxel's sample position on a displacement (`LUMP_DISP_LIGHTMAP_SAMPLE_POSITIONS`): the
+/// triangle of the displacement it lies in and its barycentric coordinates (0-255 each).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct DispSamplePosition {
+    pub triangle: u32,
+    pub barycentric: [u8; 3],
+}
+
+/// Decodes `count` sample positions starting at byte `start` of the lump. Each is a triangle
+/// index (one byte; 255 means "255 plus the next byte", repeatedly) then three barycentric bytes.
+/// Returns the positions and the offset after them, or `None` if the stream ends early.
+pub fn decode_disp_sample_positions(
+    data: &[u8],
+    start: usize,
+    count: usize,
+) -> Option<(Vec<DispSamplePosition>, usize)> {
+    let mut out = Vec::with_capacity(count.min(data.len() / 4));
+    let mut i = start;
+    for _ in 0..count {
+        let mut triangle = 0u32;
+        loop {
+            let b = *data.get(i)?;
+            i += 1;
+            triangle += b as u32;
+            if b != 255 {
+                break;
+            }
+        }
+        let bary = data.get(i..i + 3)?;
+        out.push(DispSamplePosition {
+            triangle,
+            barycentric: [bary[0], bary[1], bary[2]],
+        });
+        i += 3;
+    }
+    Some((out, i))
+}
+
+/// Encodes sample positions (the inverse of [`decode_disp_sample_positions`]).
+pub fn encode_disp_sample_positions(positions: &[DispSamplePosition], out: &mut Vec<u8>) {
+    for p in positions {
+        let mut t = p.triangle;
+        while t >= 255 {
+            out.push(255);
+            t -= 255;
+        }
+        out.push(t as u8);
+        out.extend_from_slice(&p.barycentric);
+    }
+}

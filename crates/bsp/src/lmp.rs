@@ -1,0 +1,177 @@
+//! Valve's lump file (`.lmp`, `lumpfileheader_t`): one lump of a BSP as it is stored there
+//! (LZMA-compressed lumps stay compressed) behind a 20-byte header of lumpOffset, lumpID,
+//! lumpVersion, lumpLength and mapRevision, in the BSP's byte order.
+
+use srcmap_bytes::{Endian, ReadError, Reader, Writer};
+
+use crate::document::BspDocument;
+use crate::gamelump::{GameLumpError, patch_offsets};
+use crate::lump::{GAME_LUMP, HEADER_LUMPS};
+
+/// Size of `lumpfileheader_t`; the lump's bytes follow it.
+pub const LMP_HEADER_SIZE: usize = 20;
+
+/// What is wrong with a lump file.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum LmpError {
+    /// The file is shorter than its header.
+    #[error("lump file header: {0}")]
+    Header(ReadError),
+    #[error("byte 4: lump id {0} is not 0-63")]
+    LumpId(i32),
+    #[error("byte 0: lump data at {offset} (+{len}) lies outside the {file_len}-byte file")]
+    DataOutside {
+        offset: i32,
+        len: usize,
+        file_len: usize,
+    },
+    /// The game lump directory cannot be read to move its offsets.
+    #[error("{0}")]
+    GameLumpDirectory(ReadError),
+    /// The game lump's offsets cannot be moved to where it goes.
+    #[error("game lump: {0}")]
+    GameLumpOffsets(GameLumpError),
+}
+
+/// One lump with its id and version, borrowing its stored bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LumpFile<'a> {
+    /// The lump's number (0-63).
+    pub id: usize,
+    pub version: u32,
+    /// The map revision of the BSP the lump came from.
+    pub revision: i32,
+    /// The lump's bytes as stored in the BSP.
+    pub data: &'a [u8],
+}
+
+impl<'a> LumpFile<'a> {
+    /// Reads a lump file written in `endian` (that of the BSP it belongs to).
+    pub fn parse(file: &'a [u8], endian: Endian) -> Result<LumpFile<'a>, LmpError> {
+        let mut r = Reader::new(file, endian);
+        let offset = r.i32().map_err(LmpError::Header)?;
+        let id = r.i32().map_err(LmpError::Header)?;
+        let version = r.u32().map_err(LmpError::Header)?;
+        let len = r.u32().map_err(LmpError::Header)? as usize;
+        let revision = r.i32().map_err(LmpError::Header)?;
+        if !(0..HEADER_LUMPS as i32).contains(&id) {
+            return Err(LmpError::LumpId(id));
+        }
+        if offset < LMP_HEADER_SIZE as i32
+            || (offset as usize)
+                .checked_add(len)
+                .is_none_or(|end| end > file.len())
+        {
+            return Err(LmpError::DataOutside {
+                offset,
+                len,
+                file_len: file.len(),
+            });
+        }
+        Ok(LumpFile {
+            id: id as usize,
+            version,
+            revision,
+            data: &file[offset as usize..offset as usize + len],
+        })
+    }
+
+    /// The lump file: header, then the lump's bytes right after it.
+    pub fn to_bytes(&self, endian: Endian) -> Vec<u8> {
+        let mut w = Writer::new(endian);
+        w.i32(LMP_HEADER_SIZE as i32);
+        w.i32(self.id as i32);
+        w.u32(self.version);
+        w.u32(self.data.len() as u32);
+        w.i32(self.revision);
+        w.bytes(self.data);
+        w.into_inner()
+    }
+}
+
+impl BspDocument<'_> {
+    /// Replaces the lump a lump file holds with its bytes and version, stored as they come (an
+    /// LZMA lump stays compressed). A game lump's offsets are made relative to the lump start,
+    /// as [`BspDocument::set_lump`] expects: in the file they point wherever it sat in its BSP.
+    pub fn set_lump_file(&mut self, lmp: &LumpFile<'_>) -> Result<(), LmpError> {
+        if lmp.id == GAME_LUMP {
+            let endian = self.endian;
+            self.set_lump(lmp.id, rebase_game_lump(lmp.data, endian)?, lmp.version);
+        } else {
+            let fourcc = crate::lzma::uncompressed_size(lmp.data).unwrap_or(0);
+            self.set_lump_stored(lmp.id, lmp.data.to_vec(), lmp.version, fourcc);
+        }
+        Ok(())
+    }
+}
+
+/// A game lump with the first entry's data right after the directory.
+fn rebase_game_lump(body: &[u8], endian: Endian) -> Result<Vec<u8>, LmpError> {
+    let mut r = Reader::new(body, endian);
+    let n = r.u32().map_err(LmpError::GameLumpDirectory)? as usize;
+    if n == 0 {
+        return Ok(body.to_vec());
+    }
+    r.skip(8).map_err(LmpError::GameLumpDirectory)?;
+    let first = r.u32().map_err(LmpError::GameLumpDirectory)? as i64;
+    let dir_end = 4 + 16 * n as i64;
+    let mut out = body.to_vec();
+    patch_offsets(&mut out, endian, dir_end - first).map_err(LmpError::GameLumpOffsets)?;
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn round_trip_in_both_byte_orders() {
+        for endian in [Endian::Little, Endian::Big] {
+            let lump = LumpFile {
+                id: 1,
+                version: 2,
+                revision: 37,
+                data: b"plane bytes",
+            };
+            let bytes = lump.to_bytes(endian);
+            assert_eq!(bytes.len(), LMP_HEADER_SIZE + lump.data.len());
+            assert_eq!(LumpFile::parse(&bytes, endian), Ok(lump));
+        }
+    }
+
+    #[test]
+    fn truncated_or_inconsistent_files_are_errors() {
+        let lump = LumpFile {
+            id: 40,
+            version: 0,
+            revision: 1,
+            data: &[7; 32],
+        };
+        let bytes = lump.to_bytes(Endian::Little);
+        for cut in 0..LMP_HEADER_SIZE {
+            assert!(matches!(
+                LumpFile::parse(&bytes[..cut], Endian::Little),
+                Err(LmpError::Header(_))
+            ));
+        }
+        for cut in LMP_HEADER_SIZE..bytes.len() {
+            assert!(matches!(
+                LumpFile::parse(&bytes[..cut], Endian::Little),
+                Err(LmpError::DataOutside { .. })
+            ));
+        }
+        let mut bad_id = bytes.clone();
+        bad_id[4..8].copy_from_slice(&64i32.to_le_bytes());
+        assert_eq!(
+            LumpFile::parse(&bad_id, Endian::Little),
+            Err(LmpError::LumpId(64))
+        );
+        let mut bad_offset = bytes;
+        bad_offset[0..4].copy_from_slice(&19i32.to_le_bytes());
+        assert!(matches!(
+            LumpFile::parse(&bad_offset, Endian::Little),
+            Err(LmpError::DataOutside { offset: 19, .. })
+        ));
+    }
+}

@@ -1,0 +1,262 @@
+//! Physics collision lumps: the brush models' collision (physcollide, 29) and the
+//! displacements' (physdisp, 28), owned and borrowing their VPhysics blobs from the lump.
+
+use std::borrow::Cow;
+
+use srcmap_bytes::{Endian, Reader, Writer};
+
+use crate::error::{BspError, Result};
+use crate::lump::{PHYSCOLLIDE, PHYSDISP};
+
+/// Collision data of one brush model in the physcollide lump (29).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct PhysModel {
+    /// Index of the brush model (`*N`).
+    pub model_index: i32,
+    /// Each solid's collision blob (a `compactsurfaceheader_t` and what follows, VPhysics format).
+    pub solids: Vec<Vec<u8>>,
+    /// The key/value text describing the solids (as in `.phy` files).
+    pub key_data: Vec<u8>,
+}
+
+/// The physcollide lump: one entry per brush model, then the `-1` terminator.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct PhysCollide {
+    pub models: Vec<PhysModel>,
+    /// The terminator's `dataSize`, `keydataSize`, `solidCount` (normally -1, 0, 0).
+    pub terminator: [i32; 3],
+    /// Bytes after the terminator, if any.
+    pub tail: Vec<u8>,
+}
+
+/// [`PhysModel`] borrowing its blobs from the lump.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct PhysModelView<'a> {
+    pub model_index: i32,
+    pub solids: Vec<Cow<'a, [u8]>>,
+    pub key_data: Cow<'a, [u8]>,
+}
+
+/// [`PhysCollide`] borrowing its blobs from the lump.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct PhysCollideView<'a> {
+    pub models: Vec<PhysModelView<'a>>,
+    pub terminator: [i32; 3],
+    pub tail: Cow<'a, [u8]>,
+}
+
+impl<'a> PhysCollideView<'a> {
+    /// Splits the lump into models and their solids without copying them.
+    pub fn parse(data: &'a [u8], endian: Endian, base: u64) -> Result<PhysCollideView<'a>> {
+        let err = |e| BspError::from_read(PHYSCOLLIDE, e);
+        let mut r = Reader::with_base(data, base, endian);
+        let mut models = Vec::new();
+        loop {
+            let at = r.offset();
+            let model_index = r.i32().map_err(err)?;
+            let data_size = r.i32().map_err(err)?;
+            let key_size = r.i32().map_err(err)?;
+            let solid_count = r.i32().map_err(err)?;
+            if model_index == -1 {
+                return Ok(PhysCollideView {
+                    models,
+                    terminator: [data_size, key_size, solid_count],
+                    tail: Cow::Borrowed(r.rest()),
+                });
+            }
+            if data_size < 0 || key_size < 0 || solid_count < 0 {
+                return Err(BspError::lump(
+                    PHYSCOLLIDE,
+                    at,
+                    format!("model {model_index}: negative size in the header"),
+                ));
+            }
+            let mut blob = r.sub(data_size as usize).map_err(err)?;
+            let n = blob.check_count(solid_count as u64, 4).map_err(err)?;
+            let mut solids = Vec::with_capacity(n);
+            for _ in 0..n {
+                let size = blob.i32().map_err(err)?;
+                if size < 0 {
+                    return Err(BspError::lump(
+                        PHYSCOLLIDE,
+                        blob.offset() - 4,
+                        "negative solid size",
+                    ));
+                }
+                solids.push(Cow::Borrowed(blob.bytes(size as usize).map_err(err)?));
+            }
+            if blob.remaining() != 0 {
+                return Err(BspError::lump(
+                    PHYSCOLLIDE,
+                    blob.offset(),
+                    format!(
+                        "model {model_index}: {} bytes of collision data left after {n} solids",
+                        blob.remaining()
+                    ),
+                ));
+            }
+            let key_data = Cow::Borrowed(r.bytes(key_size as usize).map_err(err)?);
+            models.push(PhysModelView {
+                model_index,
+                solids,
+                key_data,
+            });
+        }
+    }
+
+    /// Owned copies of every blob.
+    pub fn into_owned(self) -> PhysCollide {
+        PhysCollide {
+            models: self
+                .models
+                .into_iter()
+                .map(|m| PhysModel {
+                    model_index: m.model_index,
+                    solids: m.solids.into_iter().map(Cow::into_owned).collect(),
+                    key_data: m.key_data.into_owned(),
+                })
+                .collect(),
+            terminator: self.terminator,
+            tail: self.tail.into_owned(),
+        }
+    }
+
+    /// The same view, no longer borrowing (for a lump that was decompressed).
+    pub fn into_static(self) -> PhysCollideView<'static> {
+        PhysCollideView {
+            models: self
+                .models
+                .into_iter()
+                .map(|m| PhysModelView {
+                    model_index: m.model_index,
+                    solids: m.solids.into_iter().map(|s| Cow::Owned(s.into_owned())).collect(),
+                    key_data: Cow::Owned(m.key_data.into_owned()),
+                })
+                .collect(),
+            terminator: self.terminator,
+            tail: Cow::Owned(self.tail.into_owned()),
+        }
+    }
+}
+
+impl PhysCollide {
+    pub fn parse(data: &[u8], endian: Endian, base: u64) -> Result<PhysCollide> {
+        PhysCollideView::parse(data, endian, base).map(PhysCollideView::into_owned)
+    }
+
+    pub fn to_bytes(&self, endian: Endian) -> Vec<u8> {
+        let mut w = Writer::new(endian);
+        for m in &self.models {
+            let data_size: usize = m.solids.iter().map(|s| 4 + s.len()).sum();
+            w.i32(m.model_index);
+            w.i32(data_size as i32);
+            w.i32(m.key_data.len() as i32);
+            w.i32(m.solids.len() as i32);
+            for s in &m.solids {
+                w.i32(s.len() as i32);
+                w.bytes(s);
+            }
+            w.bytes(&m.key_data);
+        }
+        w.i32(-1);
+        for v in self.terminator {
+            w.i32(v);
+        }
+        w.bytes(&self.tail);
+        w.into_inner()
+    }
+}
+
+/// The displacement collision lump (28, `dphysdisp_t`): one VPhysics blob per displacement.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct PhysDisp {
+    /// Each displacement's collision data (empty when it has none).
+    pub blobs: Vec<Vec<u8>>,
+    /// Bytes after the last blob.
+    pub tail: Vec<u8>,
+}
+
+/// [`PhysDisp`] borrowing its blobs from the lump.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct PhysDispView<'a> {
+    pub blobs: Vec<Cow<'a, [u8]>>,
+    pub tail: Cow<'a, [u8]>,
+}
+
+impl<'a> PhysDispView<'a> {
+    /// `u16` count, `u16` size per displacement, then the blobs back to back.
+    pub fn parse(data: &'a [u8], endian: Endian, base: u64) -> Result<PhysDispView<'a>> {
+        let err = |e| BspError::from_read(PHYSDISP, e);
+        let mut r = Reader::with_base(data, base, endian);
+        let n = r.u16().map_err(err)? as usize;
+        let n = r.check_count(n as u64, 2).map_err(err)?;
+        let at = r.offset();
+        let mut sizes = Reader::with_base(r.bytes(n * 2).map_err(err)?, at, endian);
+        let mut blobs = Vec::with_capacity(n);
+        for _ in 0..n {
+            let size = sizes.u16().map_err(err)? as usize;
+            blobs.push(Cow::Borrowed(r.bytes(size).map_err(err)?));
+        }
+        Ok(PhysDispView {
+            blobs,
+            tail: Cow::Borrowed(r.rest()),
+        })
+    }
+
+    /// Owned copies of every blob.
+    pub fn into_owned(self) -> PhysDisp {
+        PhysDisp {
+            blobs: self.blobs.into_iter().map(Cow::into_owned).collect(),
+            tail: self.tail.into_owned(),
+        }
+    }
+
+    /// The same view, no longer borrowing (for a lump that was decompressed).
+    pub fn into_static(self) -> PhysDispView<'static> {
+        PhysDispView {
+            blobs: self
+                .blobs
+                .into_iter()
+                .map(|b| Cow::Owned(b.into_owned()))
+                .collect(),
+            tail: Cow::Owned(self.tail.into_owned()),
+        }
+    }
+}
+
+impl PhysDisp {
+    /// `u16` count, `u16` size per displacement, then the blobs back to back.
+    pub fn parse(data: &[u8], endian: Endian, base: u64) -> Result<PhysDisp> {
+        PhysDispView::parse(data, endian, base).map(PhysDispView::into_owned)
+    }
+
+    /// Errors name the lump ([`BspError::Write`]) when a count or size does not fit its `u16`.
+    pub fn to_bytes(&self, endian: Endian) -> Result<Vec<u8>> {
+        let too_big = |message: String| BspError::Write {
+            lump: PHYSDISP,
+            message,
+        };
+        let mut w = Writer::new(endian);
+        if self.blobs.len() > u16::MAX as usize {
+            return Err(too_big(format!(
+                "{} displacement blobs exceed the u16 count",
+                self.blobs.len()
+            )));
+        }
+        w.u16(self.blobs.len() as u16);
+        for b in &self.blobs {
+            if b.len() > 0xffff {
+                return Err(too_big(format!(
+                    "a displacement collision blob of {} bytes exceeds the u16 size",
+                    b.len()
+                )));
+            }
+            w.u16(b.len() as u16);
+        }
+        for b in &self.blobs {
+            w.bytes(b);
+        }
+        w.bytes(&self.tail);
+        Ok(w.into_inner())
+    }
+}
