@@ -21,6 +21,7 @@ struct PortalEnt {
     leading: [Vec<u32>; 2],
 }
 
+#[derive(Default)]
 pub struct Areas {
     /// Area of each tree node (leaves only; 0 = none).
     pub of_node: Vec<u32>,

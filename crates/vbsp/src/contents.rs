@@ -44,6 +44,9 @@ mod tests {
         );
         assert_eq!(side("nature/water_canals03"), CONTENTS_WATER);
         assert_eq!(side("brick/brickwall001a"), CONTENTS_SOLID);
-        assert_eq!(Contents(CONTENTS_WATER | CONTENTS_DETAIL).visible().0, CONTENTS_WATER);
+        assert_eq!(
+            Contents(CONTENTS_WATER | CONTENTS_DETAIL).visible().0,
+            CONTENTS_WATER
+        );
     }
 }

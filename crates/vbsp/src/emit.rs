@@ -8,14 +8,17 @@ use srcmap_geom::{DVec3, PlaneSet};
 
 use crate::brush::Brush;
 use crate::bspdata::BspData;
+use crate::check_limit;
 use crate::contents::*;
 use crate::diag::CompileError;
 use crate::faces::Face;
+use crate::pipeline::Ent;
+use crate::texinfo::Texinfos;
 use crate::tree::{NodeId, Tree};
-use crate::{Ent, Texinfos, check_limit};
 
 /// Cluster numbers of the world's leaves: every non-solid leaf is its own cluster
 /// (detail never splits the tree, so no two leaves share one).
+#[derive(Default)]
 pub struct Clusters {
     pub of_node: Vec<i32>,
     pub count: usize,

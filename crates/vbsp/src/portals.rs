@@ -339,7 +339,9 @@ pub fn portal_sides(
         let p = &portals.portals[i];
         let Some(on) = p.on_node else { continue };
         let [a, b] = p.nodes;
-        let vis = Contents(tree.nodes[a.idx()].contents ^ tree.nodes[b.idx()].contents).visible().0;
+        let vis = Contents(tree.nodes[a.idx()].contents ^ tree.nodes[b.idx()].contents)
+            .visible()
+            .0;
         if vis == 0 {
             continue;
         }
