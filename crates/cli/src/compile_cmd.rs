@@ -27,6 +27,9 @@ pub struct VbspArgs {
     /// as Valve's VBSP does; the exit status is 0.
     #[arg(long)]
     pub allowleak: bool,
+    /// Check the compiler's invariants between its passes (always on in debug builds).
+    #[arg(long)]
+    pub verify: bool,
     /// Print nothing but errors.
     #[arg(long, short)]
     pub quiet: bool,
@@ -88,6 +91,7 @@ fn run_vbsp(args: &VbspArgs) -> anyhow::Result<Stage1> {
         materials: &materials,
         no_detail: args.nodetail,
         allow_leak: args.allowleak,
+        verify: args.verify,
     };
     let out_path = args
         .output

@@ -280,7 +280,11 @@ impl MaterialTable {
             let surface_flags = e
                 .surface
                 .as_ref()
-                .map(|s| SurfaceFlags::parse_names(s).map(|s| s.0).map_err(|e| e.to_string()))
+                .map(|s| {
+                    SurfaceFlags::parse_names(s)
+                        .map(|s| s.0)
+                        .map_err(|e| e.to_string())
+                })
                 .transpose()
                 .map_err(err)?;
             entries.insert(

@@ -39,6 +39,7 @@ mod portals;
 mod prt;
 mod texinfo;
 pub mod tree;
+mod verify;
 
 pub use brush::{Brush, BrushSide};
 pub use bspdata::BspData;
@@ -61,6 +62,9 @@ pub struct Options<'a> {
     /// On a leak, go on as Valve's VBSP does (the outside stays unfilled, the leak is a
     /// diagnostic and [`Output::leak`] holds it) instead of failing.
     pub allow_leak: bool,
+    /// Check the invariants each pass leaves for the next (always on in debug builds); a
+    /// violation is [`CompileError::Verify`].
+    pub verify: bool,
 }
 
 impl Default for Options<'_> {
@@ -69,6 +73,7 @@ impl Default for Options<'_> {
             materials: Resolver::builtin_only(),
             no_detail: false,
             allow_leak: false,
+            verify: false,
         }
     }
 }
@@ -106,21 +111,26 @@ pub fn compile(
     c.phase("brushes");
     c.prepare_entities();
     c.build_brushes()?;
+    c.verify_brushes()?;
     c.number_models();
     c.gather_world()?;
     c.world_pass(Pass::First)?;
     c.world_pass(Pass::Second)?;
     c.phase("areas");
     c.flood_areas();
+    c.verify_world_tree("areas")?;
     c.phase("faces");
     c.make_world_faces();
+    c.verify_world_faces()?;
     c.phase("detail faces");
     c.make_detail_faces();
     c.phase("detail merge");
     c.merge_detail_faces();
+    c.verify_detail_faces()?;
     c.number_clusters();
     c.phase("brush models");
     c.build_brush_models();
+    c.verify_brush_models()?;
     c.phase("write");
     c.add_axial_sides();
     let out = c.write()?;

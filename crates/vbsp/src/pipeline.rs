@@ -15,7 +15,7 @@ use crate::input::MapInput;
 use crate::portals::{self, Portals};
 use crate::texinfo::{Texinfos, texinfo_for};
 use crate::tree::{self, NodeId, Pass, Tree};
-use crate::{Options, Progress, Stats, check_limit, prt};
+use crate::{Options, Progress, Stats, check_limit, prt, verify};
 
 /// Entities removed from the entity lump (their data goes elsewhere or nowhere).
 const INTERNAL_CLASSES: &[&str] = &[
@@ -73,6 +73,8 @@ pub(crate) struct Compile<'a> {
     input: &'a MapInput,
     opts: &'a Options<'a>,
     progress: &'a dyn Progress,
+    /// Check the invariants between passes ([`srcmap_stage::verify_enabled`]).
+    verify: bool,
     planes: PlaneSet,
     tex: Texinfos,
     /// The brush lump, in order.
@@ -135,6 +137,7 @@ impl<'a> Compile<'a> {
             input,
             opts,
             progress,
+            verify: srcmap_stage::verify_enabled(opts.verify),
             planes: PlaneSet::new(),
             tex: Texinfos::new(),
             brushes: Vec::new(),
@@ -171,6 +174,58 @@ impl<'a> Compile<'a> {
     /// Starts a phase of the log.
     pub fn phase(&self, name: &str) {
         self.progress.start(name, 0);
+    }
+
+    /// Runs `check` on the state when verifying; a violation is an error naming `pass`.
+    fn check(
+        &self,
+        pass: &'static str,
+        check: impl FnOnce(&Self) -> Result<(), String>,
+    ) -> Result<(), CompileError> {
+        if !self.verify {
+            return Ok(());
+        }
+        check(self).map_err(|message| CompileError::Verify { pass, message })
+    }
+
+    /// The brushes' sides name planes and texinfos that exist.
+    pub fn verify_brushes(&self) -> Result<(), CompileError> {
+        self.check("brushes", |c| verify::brushes(&c.brushes, &c.planes, &c.tex))
+    }
+
+    /// The world tree is whole (after `pass`).
+    pub fn verify_world_tree(&self, pass: &'static str) -> Result<(), CompileError> {
+        self.check(pass, |c| verify::tree(&c.tree, &c.planes, c.brushes.len()))
+    }
+
+    /// The world's portals are two-sided and on their leaves' lists.
+    fn verify_world_portals(&self, pass: &'static str) -> Result<(), CompileError> {
+        self.check(pass, |c| verify::portals(&c.tree, &c.portals))
+    }
+
+    /// The world's faces are convex polygons naming what exists.
+    pub fn verify_world_faces(&self) -> Result<(), CompileError> {
+        self.check("faces", |c| {
+            verify::faces(&c.world_faces, &c.planes, &c.tex, &c.tree)
+        })
+    }
+
+    /// The detail faces (and the tree they were filed into).
+    pub fn verify_detail_faces(&self) -> Result<(), CompileError> {
+        self.check("detail faces", |c| {
+            verify::tree(&c.tree, &c.planes, c.brushes.len())?;
+            verify::faces(&c.detail_faces, &c.planes, &c.tex, &c.tree)
+        })
+    }
+
+    /// The brush models' trees and faces.
+    pub fn verify_brush_models(&self) -> Result<(), CompileError> {
+        self.check("brush models", |c| {
+            c.sub_models.iter().try_for_each(|m| {
+                verify::tree(&m.tree, &c.planes, c.brushes.len())?;
+                verify::faces(&m.faces, &c.planes, &c.tex, &m.tree)
+            })
+        })
     }
 
     /// Decides each entity's fate: kept in the entity lump (renamed, numbered) or not, and
@@ -429,18 +484,21 @@ impl<'a> Compile<'a> {
     /// and the visible sides; the second builds the tree the BSP keeps, preferring those
     /// sides. (The second pass's steps have no log lines of their own.)
     pub fn world_pass(&mut self, pass: Pass) -> Result<(), CompileError> {
-        self.phase(match pass {
+        let name = match pass {
             Pass::First => "world tree (pass 1)",
             Pass::Second => "world tree (pass 2)",
-        });
+        };
+        self.phase(name);
         self.build_world_tree(pass);
+        self.verify_world_tree(name)?;
         self.first_pass_phase(pass, "portals");
         self.make_world_portals();
+        self.verify_world_portals(name)?;
         self.first_pass_phase(pass, "flood");
         self.flood(pass)?;
         self.fill_outside();
         self.find_portal_sides();
-        Ok(())
+        self.verify_world_portals(name)
     }
 
     /// A step of the world pass that has a log line in the first pass only.
@@ -459,9 +517,6 @@ impl<'a> Compile<'a> {
             self.world_bounds,
             true,
         );
-        if pass == Pass::Second {
-            debug_assert_eq!(self.tree.verify(), Ok(()));
-        }
     }
 
     fn make_world_portals(&mut self) {

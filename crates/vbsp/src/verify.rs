@@ -1,0 +1,166 @@
+//! Checks of the invariants each pass leaves for the next, run between passes in debug
+//! builds, tests and with `--verify` ([`srcmap_stage::verify_enabled`]). Each returns the
+//! first violation found, in words.
+
+use srcmap_geom::PlaneSet;
+
+use crate::brush::Brush;
+use crate::faces::Face;
+use crate::portals::Portals;
+use crate::texinfo::Texinfos;
+use crate::tree::{NodeId, Tree};
+
+/// How far a face's points may lie off its plane, or outside its own edges, in units.
+const FACE_EPSILON: f64 = 0.1;
+
+/// Brushes: sides with planes and texinfos in range, bounds not empty.
+pub fn brushes(brushes: &[Brush], planes: &PlaneSet, tex: &Texinfos) -> Result<(), String> {
+    for (bi, b) in brushes.iter().enumerate() {
+        if b.sides.is_empty() {
+            return Err(format!("brush {bi} has no sides"));
+        }
+        if b.bounds.is_empty() {
+            return Err(format!("brush {bi} has empty bounds"));
+        }
+        for (si, s) in b.sides.iter().enumerate() {
+            if s.plane.0 as usize >= planes.len() {
+                return Err(format!("brush {bi} side {si}: plane {} out of range", s.plane.0));
+            }
+            if s.texinfo as usize >= tex.list.len() {
+                return Err(format!(
+                    "brush {bi} side {si}: texinfo {} out of range",
+                    s.texinfo
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// A tree: [`Tree::verify`]'s links, children and planes in range, and every leaf of the
+/// arena (but the outside) reachable from the head.
+pub fn tree(tree: &Tree, planes: &PlaneSet, brush_count: usize) -> Result<(), String> {
+    let n = tree.nodes.len();
+    if tree.head.idx() >= n || tree.outside.idx() >= n {
+        return Err(format!(
+            "head {} or outside {} out of {n} nodes",
+            tree.head.0, tree.outside.0
+        ));
+    }
+    for (i, node) in tree.nodes.iter().enumerate() {
+        match node.plane {
+            Some(p) => {
+                if p.0 as usize >= planes.len() {
+                    return Err(format!("node {i}: plane {} out of range", p.0));
+                }
+                if let Some(c) = node.children.iter().find(|c| c.idx() >= n) {
+                    return Err(format!("node {i}: child {} out of range", c.0));
+                }
+            }
+            None => {
+                if let Some(b) = node.brushes.iter().find(|&&b| b as usize >= brush_count) {
+                    return Err(format!("leaf {i}: brush {b} out of range"));
+                }
+            }
+        }
+    }
+    tree.verify()?;
+    let mut reached = vec![false; n];
+    let mut stack = vec![tree.head];
+    while let Some(id) = stack.pop() {
+        reached[id.idx()] = true;
+        let node = tree.node(id);
+        if !node.is_leaf() {
+            stack.extend(node.children);
+        }
+    }
+    match tree.leaves().find(|l| !reached[l.idx()]) {
+        Some(l) => Err(format!("leaf {} is not reachable from the head", l.0)),
+        None => Ok(()),
+    }
+}
+
+/// Portals: each live one joins two different leaves, is on both leaves' lists, and has a
+/// polygon; each leaf's list names live portals that touch it.
+pub fn portals(tree: &Tree, portals: &Portals) -> Result<(), String> {
+    let n = tree.nodes.len();
+    for (pi, p) in portals.iter() {
+        let [a, b] = p.nodes;
+        if a.idx() >= n || b.idx() >= n {
+            return Err(format!("portal {pi}: node out of range"));
+        }
+        if a == b {
+            return Err(format!("portal {pi} has node {} on both sides", a.0));
+        }
+        for side in [a, b] {
+            let node = tree.node(side);
+            if !node.is_leaf() {
+                return Err(format!("portal {pi}: node {} is not a leaf", side.0));
+            }
+            if !node.portals.contains(&pi) {
+                return Err(format!("portal {pi} is missing from leaf {}'s list", side.0));
+            }
+        }
+        if p.winding.len() < 3 {
+            return Err(format!("portal {pi} has {} points", p.winding.len()));
+        }
+    }
+    for (i, node) in tree.nodes.iter().enumerate() {
+        for &pi in &node.portals {
+            let Some(p) = portals.portals.get(pi as usize) else {
+                return Err(format!("node {i}: portal {pi} out of range"));
+            };
+            if portals.alive[pi as usize] && !p.nodes.contains(&NodeId(i as u32)) {
+                return Err(format!("node {i} lists portal {pi}, which does not touch it"));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Faces: at least three points, convex, on their plane; plane, texinfo, node and leaves
+/// in range.
+pub fn faces(faces: &[Face], planes: &PlaneSet, tex: &Texinfos, tree: &Tree) -> Result<(), String> {
+    for (fi, f) in faces.iter().enumerate() {
+        if f.plane.0 as usize >= planes.len() {
+            return Err(format!("face {fi}: plane {} out of range", f.plane.0));
+        }
+        if f.texinfo as usize >= tex.list.len() {
+            return Err(format!("face {fi}: texinfo {} out of range", f.texinfo));
+        }
+        if let Some(node) = f.node
+            && node.idx() >= tree.nodes.len()
+        {
+            return Err(format!("face {fi}: node {} out of range", node.0));
+        }
+        if let Some(l) = f.leaves.iter().find(|l| l.idx() >= tree.nodes.len()) {
+            return Err(format!("face {fi}: leaf {} out of range", l.0));
+        }
+        let w = &f.winding;
+        if w.len() < 3 {
+            return Err(format!("face {fi} has {} points", w.len()));
+        }
+        // A face lies on its node's plane (a brush model's face is written on the plane of
+        // the side it shows, which may differ a little); a detail face on its own.
+        let on = match f.node {
+            Some(node) => tree.node(node).plane.unwrap_or(f.plane),
+            None => f.plane,
+        };
+        let plane = planes.get(on);
+        if let Some(p) = w.points.iter().find(|&&p| plane.distance(p).abs() > FACE_EPSILON) {
+            return Err(format!(
+                "face {fi}: point {p} is {:.3} off its plane {}",
+                plane.distance(*p),
+                on.0
+            ));
+        }
+        // Convex on the plane its points span, either way round. Points that span no plane
+        // (a sliver the merge left) are a degenerate but convex polygon.
+        if let Some(own) = w.plane()
+            && !w.is_valid_on(&own, FACE_EPSILON)
+        {
+            return Err(format!("face {fi} is not convex: {:?}", w.points));
+        }
+    }
+    Ok(())
+}
