@@ -7,7 +7,6 @@ use srcmap_bsp as bsp;
 use srcmap_geom::{DVec3, PlaneSet};
 
 use crate::brush::Brush;
-use crate::bspdata::BspData;
 use crate::check_limit;
 use crate::contents::*;
 use crate::diag::CompileError;
@@ -243,7 +242,7 @@ pub fn emit(
     entities: Vec<bsp::Entity>,
     num_clusters: usize,
     areas: crate::areas::Areas,
-) -> Result<BspData, CompileError> {
+) -> Result<bsp::Bsp, CompileError> {
     let mut e = Emitter {
         out: bsp::Bsp::new(20),
         planes,
@@ -390,7 +389,7 @@ pub fn emit(
     check_limit("leaf faces", o.leaf_faces.len(), 65536)?;
     check_limit("leaf brushes", o.leaf_brushes.len(), 65536)?;
     check_limit("models", o.models.len(), 1024)?;
-    Ok(BspData(e.out))
+    Ok(e.out)
 }
 
 /// Visibility in which every cluster sees and hears every other (until vis runs).
@@ -600,4 +599,44 @@ fn node_contents_all(tree: &Tree, n: NodeId) -> u32 {
         None => node.contents,
         Some(_) => node_contents_all(tree, node.children[0]) | node_contents_all(tree, node.children[1]),
     }
+}
+
+/// Valve's `ComputeBoundsNoSkybox`: bounds of the drawn faces (not sky, not nodraw) in the world's open leaves outside
+/// the given areas.
+pub fn world_bounds_no_skybox(bsp: &bsp::Bsp, skip_areas: &[u32]) -> Option<([f32; 3], [f32; 3])> {
+    let mut mins = [f32::INFINITY; 3];
+    let mut maxs = [f32::NEG_INFINITY; 3];
+    let mut stack = vec![bsp.models.first()?.head_node];
+    while let Some(n) = stack.pop() {
+        if n >= 0 {
+            let node = bsp.nodes.get(n as usize)?;
+            stack.extend(node.children);
+            continue;
+        }
+        let leaf = bsp.leafs.get((-1 - n) as usize)?;
+        if leaf.contents & crate::contents::CONTENTS_SOLID as i32 != 0
+            || skip_areas.contains(&leaf.area(bsp.version))
+        {
+            continue;
+        }
+        let faces = &bsp.leaf_faces[leaf.first_leaf_face as usize..][..leaf.num_leaf_faces as usize];
+        for &fi in faces {
+            let f = &bsp.faces[fi as usize];
+            let flags = bsp.texinfo[f.texinfo as usize].flags as u32;
+            if flags & (crate::contents::SURF_SKY | crate::contents::SURF_NODRAW) != 0 {
+                continue;
+            }
+            for i in 0..f.num_edges {
+                let se = bsp.surfedges[(f.first_edge + i) as usize];
+                for v in bsp.edges[se.unsigned_abs() as usize].0 {
+                    let p = bsp.vertexes[v as usize];
+                    for a in 0..3 {
+                        mins[a] = mins[a].min(p[a]);
+                        maxs[a] = maxs[a].max(p[a]);
+                    }
+                }
+            }
+        }
+    }
+    (mins[0] <= maxs[0]).then_some((mins, maxs))
 }

@@ -3,8 +3,8 @@
 //! [`compile`] is a function from data to data: a [`MapInput`] (entities with brushes as
 //! numbers, see [`input`]; [`input_from_vmf`] adapts the VMF crate's typed view and
 //! [`instances::collapse`] merges `func_instance` files) and [`Options`] in, an [`Output`]
-//! (the BSP as srcmap-bsp's records in a [`BspData`], the portal file's text, diagnostics
-//! naming VMF ids) out, or a [`CompileError`] (a leak with its pointfile, an overflowed limit).
+//! (the BSP as srcmap-bsp's [`Bsp`], the portal file's text, diagnostics naming VMF ids, a
+//! [`Report`]) out, or a [`CompileError`] (a leak with its pointfile, an overflowed limit).
 //!
 //! The pipeline follows Valve's VBSP:
 //! 1. planes from side points (snapped, deduplicated) and brushes with Valve's contents
@@ -25,7 +25,6 @@
 
 mod areas;
 mod brush;
-mod bspdata;
 pub mod contents;
 mod diag;
 mod emit;
@@ -42,7 +41,6 @@ pub mod tree;
 mod verify;
 
 pub use brush::{Brush, BrushSide};
-pub use bspdata::BspData;
 pub use contents::{MaterialFacts, Resolver};
 pub use diag::{CompileError, Diagnostic, Severity, Where};
 pub use from_vmf::{entity_from_vmf, input_from_vmf};
@@ -51,7 +49,8 @@ pub use input::{MapBrush, MapEntity, MapInput, MapSide, TexAxis};
 use pipeline::Compile;
 use tree::Pass;
 
-pub use srcmap_stage::{NoProgress, Progress};
+pub use srcmap_bsp::Bsp;
+pub use srcmap_stage::{NoProgress, Progress, Report, Threads};
 
 pub struct Options<'a> {
     /// Material facts (contents, size, reflectivity); unknown ones use the built-in rules.
@@ -65,6 +64,10 @@ pub struct Options<'a> {
     /// Check the invariants each pass leaves for the next (always on in debug builds); a
     /// violation is [`CompileError::Verify`].
     pub verify: bool,
+    /// The map's revision (the VMF's `mapversion`), written in the BSP's header.
+    pub map_revision: i32,
+    /// Worker threads for the passes that run in parallel.
+    pub threads: Threads,
 }
 
 impl Default for Options<'_> {
@@ -74,28 +77,22 @@ impl Default for Options<'_> {
             no_detail: false,
             allow_leak: false,
             verify: false,
+            map_revision: 0,
+            threads: Threads::ALL,
         }
     }
 }
 
-/// Counts for reports and tests.
-#[derive(Debug, Clone, Default)]
-pub struct Stats {
-    pub brushes: usize,
-    pub world_leaves: usize,
-    pub clusters: usize,
-    pub portals: usize,
-    pub faces: usize,
-    pub models: usize,
-    pub outside_filled: usize,
-}
-
+/// What a compile produced.
 pub struct Output {
-    pub bsp: BspData,
+    /// The BSP, with [`Options::map_revision`].
+    pub bsp: Bsp,
     /// Valve's PRT1 portal file.
     pub prt: String,
     pub diagnostics: Vec<Diagnostic>,
-    pub stats: Stats,
+    /// Stage `vbsp`: the counts `brushes`, `models`, `faces`, `world_leaves`, `clusters`,
+    /// `portals`, `outside_filled`; the time of each phase; the diagnostics as warnings.
+    pub report: Report,
     /// The leak, when [`Options::allow_leak`] let the compile go on past one.
     pub leak: Option<CompileError>,
 }
@@ -103,6 +100,17 @@ pub struct Output {
 /// Compile a map. Map problems that Valve tolerates (bad brushes, unknown materials) are
 /// diagnostics in the output; a leak or an overflowed limit is an error.
 pub fn compile(
+    input: &MapInput,
+    opts: &Options<'_>,
+    progress: &dyn Progress,
+) -> Result<Output, CompileError> {
+    opts.threads
+        .pool()?
+        .install(|| compile_passes(input, opts, progress))
+}
+
+/// [`compile`]'s passes, in order.
+fn compile_passes(
     input: &MapInput,
     opts: &Options<'_>,
     progress: &dyn Progress,
@@ -133,14 +141,7 @@ pub fn compile(
     c.verify_brush_models()?;
     c.phase("write");
     c.add_axial_sides();
-    let out = c.write()?;
-    Ok(Output {
-        bsp: out.bsp,
-        prt: out.prt,
-        diagnostics: out.diagnostics,
-        stats: out.stats,
-        leak: out.leak,
-    })
+    c.write()
 }
 
 pub(crate) fn check_limit(what: &'static str, count: usize, max: usize) -> Result<(), CompileError> {

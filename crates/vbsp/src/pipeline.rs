@@ -2,6 +2,7 @@
 //! does, called in order by [`crate::compile`].
 
 use std::collections::HashMap;
+use std::time::Instant;
 
 use srcmap_geom::{Bounds, DVec3, PlaneSet};
 
@@ -15,7 +16,7 @@ use crate::input::MapInput;
 use crate::portals::{self, Portals};
 use crate::texinfo::{Texinfos, texinfo_for};
 use crate::tree::{self, NodeId, Pass, Tree};
-use crate::{Options, Progress, Stats, check_limit, prt, verify};
+use crate::{Options, Output, Progress, Report, check_limit, prt, verify};
 
 /// Entities removed from the entity lump (their data goes elsewhere or nowhere).
 const INTERNAL_CLASSES: &[&str] = &[
@@ -110,16 +111,11 @@ pub(crate) struct Compile<'a> {
     prt: String,
     sub_models: Vec<SubModel>,
     diags: Vec<Diagnostic>,
-    stats: Stats,
-}
-
-/// Products of a compile, for [`crate::Output`].
-pub(crate) struct Products {
-    pub bsp: crate::BspData,
-    pub prt: String,
-    pub diagnostics: Vec<Diagnostic>,
-    pub stats: Stats,
-    pub leak: Option<CompileError>,
+    /// Leaves the first pass's flood filled.
+    outside_filled: usize,
+    report: Report,
+    /// The phase running, and since when.
+    current_phase: Option<(&'static str, Instant)>,
 }
 
 impl<'a> Compile<'a> {
@@ -167,13 +163,24 @@ impl<'a> Compile<'a> {
             prt: String::new(),
             sub_models: Vec::new(),
             diags: Vec::new(),
-            stats: Stats::default(),
+            outside_filled: 0,
+            report: Report::new("vbsp"),
+            current_phase: None,
         })
     }
 
-    /// Starts a phase of the log.
-    pub fn phase(&self, name: &str) {
+    /// Starts a phase of the log (and ends the one before, timing it).
+    pub fn phase(&mut self, name: &'static str) {
+        self.end_phase();
         self.progress.start(name, 0);
+        self.current_phase = Some((name, Instant::now()));
+    }
+
+    fn end_phase(&mut self) {
+        if let Some((name, since)) = self.current_phase.take() {
+            self.progress.finish();
+            self.report.time(name, since.elapsed());
+        }
     }
 
     /// Runs `check` on the state when verifying; a violation is an error naming `pass`.
@@ -475,7 +482,6 @@ impl<'a> Compile<'a> {
                 self.origins.push((ei as u32, o, class == "info_player_start"));
             }
         }
-        self.stats.brushes = self.brushes.len();
         Ok(())
     }
 
@@ -502,7 +508,7 @@ impl<'a> Compile<'a> {
     }
 
     /// A step of the world pass that has a log line in the first pass only.
-    fn first_pass_phase(&self, pass: Pass, name: &str) {
+    fn first_pass_phase(&mut self, pass: Pass, name: &'static str) {
         if pass == Pass::First {
             self.phase(name);
         }
@@ -565,7 +571,7 @@ impl<'a> Compile<'a> {
 
     fn fill_outside(&mut self) {
         if self.outside_sealed {
-            self.stats.outside_filled = portals::fill_outside(&mut self.tree);
+            self.outside_filled = portals::fill_outside(&mut self.tree);
         }
     }
 
@@ -663,7 +669,6 @@ impl<'a> Compile<'a> {
             &visclusters,
         );
         self.prt = prt::write_prt(&self.tree, &self.portals, &self.clusters);
-        self.stats.portals = self.prt.lines().nth(2).and_then(|l| l.parse().ok()).unwrap_or(0);
     }
 
     /// Each brush entity's tree and faces, built in parallel; the sides their portals show
@@ -736,8 +741,8 @@ impl<'a> Compile<'a> {
         }
     }
 
-    /// The BSP records: models, brushes, faces, the entity lump.
-    pub fn write(mut self) -> Result<Products, CompileError> {
+    /// The BSP records: models, brushes, faces, the entity lump; the report.
+    pub fn write(mut self) -> Result<Output, CompileError> {
         let mut models = vec![emit::ModelIn {
             tree: &self.tree,
             faces: std::mem::take(&mut self.world_faces),
@@ -772,21 +777,31 @@ impl<'a> Compile<'a> {
         )?;
         // Valve's `ComputeBoundsNoSkybox`: the drawn faces of the open leaves outside the 3D
         // skybox, as worldspawn's world_mins / world_maxs.
-        if let Some(b) = bsp.world_bounds_no_skybox(&self.sky_areas) {
+        if let Some(b) = emit::world_bounds_no_skybox(&bsp, &self.sky_areas) {
             let fmt = |v: [f32; 3]| format!("{} {} {}", v[0] as i32, v[1] as i32, v[2] as i32);
             set_kv(&mut self.ents[0].keyvalues, "world_mins", fmt(b.0));
             set_kv(&mut self.ents[0].keyvalues, "world_maxs", fmt(b.1));
             bsp.entities = emit::entity_lump(&self.ents);
         }
-        self.stats.models = bsp.models.len();
-        self.stats.faces = bsp.faces.len();
-        self.stats.clusters = self.clusters.count;
-        self.stats.world_leaves = self.tree.leaves().count();
-        Ok(Products {
+        bsp.revision = self.opts.map_revision;
+        self.end_phase();
+        let portals: usize = self.prt.lines().nth(2).and_then(|l| l.parse().ok()).unwrap_or(0);
+        let r = &mut self.report;
+        r.set("brushes", self.brushes.len() as f64);
+        r.set("models", bsp.models.len() as f64);
+        r.set("faces", bsp.faces.len() as f64);
+        r.set("world_leaves", self.tree.leaves().count() as f64);
+        r.set("clusters", self.clusters.count as f64);
+        r.set("portals", portals as f64);
+        r.set("outside_filled", self.outside_filled as f64);
+        for d in &self.diags {
+            r.warn(d.to_string());
+        }
+        Ok(Output {
             bsp,
             prt: self.prt,
             diagnostics: self.diags,
-            stats: self.stats,
+            report: self.report,
             leak: self.leak,
         })
     }

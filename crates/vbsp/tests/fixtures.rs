@@ -30,7 +30,7 @@ fn box_room_fixture() {
     let portals: usize = lines.next().unwrap().parse().unwrap();
     let rest: Vec<&str> = lines.collect();
     assert_eq!(rest.len(), portals);
-    assert_eq!(clusters, out.stats.clusters);
+    assert_eq!(clusters as u64, out.report.count("clusters"));
     for l in rest {
         let nums: Vec<i64> = l.split_whitespace().take(3).map(|t| t.parse().unwrap()).collect();
         assert!(
@@ -78,7 +78,7 @@ fn leak_fixture_names_the_entity_and_the_path() {
                 "{pointfile}"
             );
         }
-        other => panic!("expected a leak, got {:?}", other.map(|o| o.stats)),
+        other => panic!("expected a leak, got {:?}", other.map(|o| o.report)),
     }
 }
 
@@ -102,5 +102,5 @@ fn features_fixture() {
     assert!(!has("classname", "func_detail"));
     // Brushes: 6 walls, water, hint, pillar (world), door.
     assert_eq!(out.bsp.brushes.len(), 10);
-    assert!(srcmap_bsp::check::check(&out.bsp.to_bsp(1)).is_empty());
+    assert!(srcmap_bsp::check::check(&out.bsp).is_empty());
 }
