@@ -92,6 +92,7 @@ fn run_vbsp(args: &VbspArgs) -> anyhow::Result<Stage1> {
         no_detail: args.nodetail,
         allow_leak: args.allowleak,
         verify: args.verify,
+        dump: false,
         map_revision: vmf
             .version_info
             .as_ref()

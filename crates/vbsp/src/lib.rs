@@ -27,6 +27,7 @@ mod areas;
 mod brush;
 pub mod contents;
 mod diag;
+mod dump;
 mod emit;
 mod faces;
 mod from_vmf;
@@ -43,6 +44,7 @@ mod verify;
 pub use brush::{Brush, BrushSide};
 pub use contents::{MaterialFacts, Resolver};
 pub use diag::{CompileError, Diagnostic, Severity, Where};
+pub use dump::PassDump;
 pub use from_vmf::{entity_from_vmf, input_from_vmf};
 pub use input::{MapBrush, MapEntity, MapInput, MapSide, TexAxis};
 
@@ -64,6 +66,8 @@ pub struct Options<'a> {
     /// Check the invariants each pass leaves for the next (always on in debug builds); a
     /// violation is [`CompileError::Verify`].
     pub verify: bool,
+    /// Keep a text dump of the main structures after each pass in [`Output::dumps`].
+    pub dump: bool,
     /// The map's revision (the VMF's `mapversion`), written in the BSP's header.
     pub map_revision: i32,
     /// Worker threads for the passes that run in parallel.
@@ -77,6 +81,7 @@ impl Default for Options<'_> {
             no_detail: false,
             allow_leak: false,
             verify: false,
+            dump: false,
             map_revision: 0,
             threads: Threads::ALL,
         }
@@ -95,6 +100,8 @@ pub struct Output {
     pub report: Report,
     /// The leak, when [`Options::allow_leak`] let the compile go on past one.
     pub leak: Option<CompileError>,
+    /// The dump after each pass, when [`Options::dump`] asked for them.
+    pub dumps: Vec<PassDump>,
 }
 
 /// Compile a map. Map problems that Valve tolerates (bad brushes, unknown materials) are
@@ -126,7 +133,7 @@ fn compile_passes(
     c.world_pass(Pass::Second)?;
     c.phase("areas");
     c.flood_areas();
-    c.verify_world_tree("areas")?;
+    c.verify_areas()?;
     c.phase("faces");
     c.make_world_faces();
     c.verify_world_faces()?;
@@ -136,6 +143,7 @@ fn compile_passes(
     c.merge_detail_faces();
     c.verify_detail_faces()?;
     c.number_clusters();
+    c.verify_clusters()?;
     c.phase("brush models");
     c.build_brush_models();
     c.verify_brush_models()?;

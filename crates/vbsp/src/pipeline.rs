@@ -10,6 +10,7 @@ use crate::areas::{self, Areas};
 use crate::brush::{self, Brush, BrushSide};
 use crate::contents::*;
 use crate::diag::{CompileError, Diagnostic, Where};
+use crate::dump::{self, PassDump};
 use crate::emit::{self, Clusters};
 use crate::faces::{self, Face};
 use crate::input::MapInput;
@@ -76,6 +77,8 @@ pub(crate) struct Compile<'a> {
     progress: &'a dyn Progress,
     /// Check the invariants between passes ([`srcmap_stage::verify_enabled`]).
     verify: bool,
+    /// The dump after each pass, when asked for.
+    dumps: Option<Vec<PassDump>>,
     planes: PlaneSet,
     tex: Texinfos,
     /// The brush lump, in order.
@@ -134,6 +137,7 @@ impl<'a> Compile<'a> {
             opts,
             progress,
             verify: srcmap_stage::verify_enabled(opts.verify),
+            dumps: opts.dump.then(Vec::new),
             planes: PlaneSet::new(),
             tex: Texinfos::new(),
             brushes: Vec::new(),
@@ -183,56 +187,156 @@ impl<'a> Compile<'a> {
         }
     }
 
-    /// Runs `check` on the state when verifying; a violation is an error naming `pass`.
-    fn check(
-        &self,
+    /// Between two passes: runs `check` on the state when verifying (a violation is an
+    /// error naming `pass`), and keeps `dump`'s text when dumping.
+    fn checkpoint(
+        &mut self,
         pass: &'static str,
         check: impl FnOnce(&Self) -> Result<(), String>,
+        dump: impl FnOnce(&Self) -> String,
     ) -> Result<(), CompileError> {
-        if !self.verify {
-            return Ok(());
+        if self.verify {
+            check(self).map_err(|message| CompileError::Verify { pass, message })?;
         }
-        check(self).map_err(|message| CompileError::Verify { pass, message })
+        if self.dumps.is_some() {
+            let text = dump(self);
+            self.dumps.get_or_insert_default().push(PassDump { pass, text });
+        }
+        Ok(())
     }
 
     /// The brushes' sides name planes and texinfos that exist.
-    pub fn verify_brushes(&self) -> Result<(), CompileError> {
-        self.check("brushes", |c| verify::brushes(&c.brushes, &c.planes, &c.tex))
+    pub fn verify_brushes(&mut self) -> Result<(), CompileError> {
+        self.checkpoint(
+            "brushes",
+            |c| verify::brushes(&c.brushes, &c.planes, &c.tex),
+            |c| dump::brushes(&c.brushes, &c.planes),
+        )
     }
 
-    /// The world tree is whole (after `pass`).
-    pub fn verify_world_tree(&self, pass: &'static str) -> Result<(), CompileError> {
-        self.check(pass, |c| verify::tree(&c.tree, &c.planes, c.brushes.len()))
+    /// The world tree is whole (while a world pass runs).
+    fn verify_world_tree(&self, pass: &'static str) -> Result<(), CompileError> {
+        if !self.verify {
+            return Ok(());
+        }
+        verify::tree(&self.tree, &self.planes, self.brushes.len())
+            .map_err(|message| CompileError::Verify { pass, message })
     }
 
-    /// The world's portals are two-sided and on their leaves' lists.
+    /// The world's portals are two-sided and on their leaves' lists (while a world pass
+    /// runs).
     fn verify_world_portals(&self, pass: &'static str) -> Result<(), CompileError> {
-        self.check(pass, |c| verify::portals(&c.tree, &c.portals))
+        if !self.verify {
+            return Ok(());
+        }
+        verify::portals(&self.tree, &self.portals).map_err(|message| CompileError::Verify { pass, message })
+    }
+
+    /// After a world pass: the tree is whole, its portals two-sided and on their leaves'
+    /// lists.
+    fn verify_world_pass(&mut self, pass: &'static str) -> Result<(), CompileError> {
+        self.checkpoint(
+            pass,
+            |c| {
+                verify::tree(&c.tree, &c.planes, c.brushes.len())?;
+                verify::portals(&c.tree, &c.portals)
+            },
+            |c| {
+                let visible: Vec<String> = c
+                    .brushes
+                    .iter()
+                    .enumerate()
+                    .flat_map(|(bi, b)| {
+                        b.sides
+                            .iter()
+                            .enumerate()
+                            .filter(|(_, s)| s.visible)
+                            .map(move |(si, _)| format!("{bi}:{si}"))
+                    })
+                    .collect();
+                format!(
+                    "{}{}visible sides {}\n",
+                    dump::tree(&c.tree, &c.planes),
+                    dump::portals(&c.portals),
+                    visible.join(" ")
+                )
+            },
+        )
+    }
+
+    /// The areas: the tree still whole without the areaportal brushes.
+    pub fn verify_areas(&mut self) -> Result<(), CompileError> {
+        self.checkpoint(
+            "areas",
+            |c| verify::tree(&c.tree, &c.planes, c.brushes.len()),
+            |c| {
+                format!(
+                    "{} areas, {} area portals\n{}",
+                    c.areas.areas.len(),
+                    c.areas.portals.len(),
+                    dump::open_leaves(&c.tree, &c.areas.of_node, None)
+                )
+            },
+        )
     }
 
     /// The world's faces are convex polygons naming what exists.
-    pub fn verify_world_faces(&self) -> Result<(), CompileError> {
-        self.check("faces", |c| {
-            verify::faces(&c.world_faces, &c.planes, &c.tex, &c.tree)
-        })
+    pub fn verify_world_faces(&mut self) -> Result<(), CompileError> {
+        self.checkpoint(
+            "faces",
+            |c| verify::faces(&c.world_faces, &c.planes, &c.tex, &c.tree),
+            |c| dump::faces(&c.world_faces, &c.planes),
+        )
     }
 
     /// The detail faces (and the tree they were filed into).
-    pub fn verify_detail_faces(&self) -> Result<(), CompileError> {
-        self.check("detail faces", |c| {
-            verify::tree(&c.tree, &c.planes, c.brushes.len())?;
-            verify::faces(&c.detail_faces, &c.planes, &c.tex, &c.tree)
-        })
+    pub fn verify_detail_faces(&mut self) -> Result<(), CompileError> {
+        self.checkpoint(
+            "detail faces",
+            |c| {
+                verify::tree(&c.tree, &c.planes, c.brushes.len())?;
+                verify::faces(&c.detail_faces, &c.planes, &c.tex, &c.tree)
+            },
+            |c| dump::faces(&c.detail_faces, &c.planes),
+        )
+    }
+
+    /// Every open leaf has a cluster in range; the portal file.
+    pub fn verify_clusters(&mut self) -> Result<(), CompileError> {
+        self.checkpoint(
+            "clusters",
+            |c| verify::clusters(&c.tree, &c.clusters),
+            |c| {
+                format!(
+                    "{} clusters\n{}{}",
+                    c.clusters.count,
+                    dump::open_leaves(&c.tree, &c.areas.of_node, Some(&c.clusters)),
+                    c.prt
+                )
+            },
+        )
     }
 
     /// The brush models' trees and faces.
-    pub fn verify_brush_models(&self) -> Result<(), CompileError> {
-        self.check("brush models", |c| {
-            c.sub_models.iter().try_for_each(|m| {
-                verify::tree(&m.tree, &c.planes, c.brushes.len())?;
-                verify::faces(&m.faces, &c.planes, &c.tex, &m.tree)
-            })
-        })
+    pub fn verify_brush_models(&mut self) -> Result<(), CompileError> {
+        self.checkpoint(
+            "brush models",
+            |c| {
+                c.sub_models.iter().try_for_each(|m| {
+                    verify::tree(&m.tree, &c.planes, c.brushes.len())?;
+                    verify::faces(&m.faces, &c.planes, &c.tex, &m.tree)
+                })
+            },
+            |c| {
+                let mut out = String::new();
+                for (i, m) in c.sub_models.iter().enumerate() {
+                    out += &format!("model {}\n", i + 1);
+                    out += &dump::tree(&m.tree, &c.planes);
+                    out += &dump::faces(&m.faces, &c.planes);
+                }
+                out
+            },
+        )
     }
 
     /// Decides each entity's fate: kept in the entity lump (renamed, numbered) or not, and
@@ -504,7 +608,7 @@ impl<'a> Compile<'a> {
         self.flood(pass)?;
         self.fill_outside();
         self.find_portal_sides();
-        self.verify_world_portals(name)
+        self.verify_world_pass(name)
     }
 
     /// A step of the world pass that has a log line in the first pass only.
@@ -785,6 +889,12 @@ impl<'a> Compile<'a> {
         }
         bsp.revision = self.opts.map_revision;
         self.end_phase();
+        if let Some(dumps) = &mut self.dumps {
+            dumps.push(PassDump {
+                pass: "write",
+                text: dump::bsp(&bsp),
+            });
+        }
         let portals: usize = self.prt.lines().nth(2).and_then(|l| l.parse().ok()).unwrap_or(0);
         let r = &mut self.report;
         r.set("brushes", self.brushes.len() as f64);
@@ -803,6 +913,7 @@ impl<'a> Compile<'a> {
             diagnostics: self.diags,
             report: self.report,
             leak: self.leak,
+            dumps: self.dumps.unwrap_or_default(),
         })
     }
 }

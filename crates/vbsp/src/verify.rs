@@ -5,6 +5,7 @@
 use srcmap_geom::PlaneSet;
 
 use crate::brush::Brush;
+use crate::emit::Clusters;
 use crate::faces::Face;
 use crate::portals::Portals;
 use crate::texinfo::Texinfos;
@@ -163,4 +164,25 @@ pub fn faces(faces: &[Face], planes: &PlaneSet, tex: &Texinfos, tree: &Tree) -> 
         }
     }
     Ok(())
+}
+
+/// Clusters: one for every open leaf reachable from the head, all below the count.
+pub fn clusters(tree: &Tree, clusters: &Clusters) -> Result<(), String> {
+    if clusters.of_node.len() != tree.nodes.len() {
+        return Err(format!(
+            "{} cluster numbers for {} nodes",
+            clusters.of_node.len(),
+            tree.nodes.len()
+        ));
+    }
+    let count = clusters.count as i32;
+    match clusters
+        .of_node
+        .iter()
+        .enumerate()
+        .find(|(_, c)| **c >= count || **c < -1)
+    {
+        Some((n, c)) => Err(format!("node {n}: cluster {c} of {count}")),
+        None => Ok(()),
+    }
 }
