@@ -374,7 +374,7 @@ fn every_corpus_vmf_compiles_or_fails_cleanly() {
 /// allowed difference.
 #[test]
 fn material_table_gives_valves_contents_and_flags() {
-    use srcmap_materials::flags::*;
+    use srcmap_bsp::flags::*;
     let Some(root) = corpus() else { return };
     let mut checked = 0;
     let mut problems = Vec::new();
