@@ -113,7 +113,7 @@ pub fn tree(tree: &Tree, planes: &PlaneSet) -> String {
                     "{pad}leaf {} contents {:#x} brushes {:?} portals {} occupied {}",
                     n.0,
                     node.contents,
-                    node.brushes,
+                    node.brushes.iter().map(|b| b.0).collect::<Vec<_>>(),
                     node.portals.len(),
                     node.occupied
                 );
@@ -156,7 +156,9 @@ pub fn portals(portals: &Portals) -> String {
     let mut out = String::new();
     for (i, p) in portals.iter() {
         let on = p.on_node.map_or("outside".to_string(), |n| n.0.to_string());
-        let side = p.side.map_or("-".to_string(), |(b, s)| format!("{b}:{s}"));
+        let side = p
+            .side
+            .map_or("-".to_string(), |s| format!("{}:{}", s.brush, s.side));
         let _ = writeln!(
             out,
             "portal {i} leaves {} {} on {on} side {side} plane {} {} points around {}",
@@ -175,11 +177,9 @@ pub fn faces(faces: &[Face], planes: &PlaneSet) -> String {
     let mut out = String::new();
     for (i, f) in faces.iter().enumerate() {
         let node = f.node.map_or("-".to_string(), |n| n.0.to_string());
-        let side = if f.side.0 == u32::MAX {
-            "-".to_string()
-        } else {
-            format!("{}:{}", f.side.0, f.side.1)
-        };
+        let side = f
+            .side
+            .map_or("-".to_string(), |s| format!("{}:{}", s.brush, s.side));
         let leaves: Vec<u32> = f.leaves.iter().map(|l| l.0).collect();
         let _ = writeln!(
             out,

@@ -281,7 +281,7 @@ pub fn emit(
         for s in &b.sides {
             o.brush_sides.push(bsp::BrushSide {
                 plane: s.plane.0,
-                texinfo: s.texinfo as i32,
+                texinfo: s.texinfo.0 as i32,
                 dispinfo: 0,
                 bevel: s.bevel as u16,
                 pad: 0,
@@ -463,7 +463,7 @@ impl Emitter<'_> {
         while let Some(k) = stack.pop() {
             let kn = m.tree.node(k);
             if kn.is_leaf() {
-                brush_list.extend(&kn.brushes);
+                brush_list.extend(kn.brushes.iter().map(|b| b.0));
             } else {
                 stack.extend(kn.children);
             }
@@ -524,7 +524,7 @@ impl Emitter<'_> {
     }
 
     fn emit_face(&mut self, f: &Face, poly: &[u32], tex: &Texinfos, on_node: bool) -> Option<u32> {
-        let ti = &tex.list[f.texinfo as usize];
+        let ti = &tex.list[f.texinfo.idx()];
         let flags = ti.flags as u32;
         if flags & (SURF_NODRAW | SURF_HINT | SURF_SKIP) != 0 || poly.len() < 3 {
             return None;
@@ -573,7 +573,7 @@ impl Emitter<'_> {
             on_node: on_node as u8,
             first_edge,
             num_edges: poly.len() as i32,
-            texinfo: f.texinfo as i32,
+            texinfo: f.texinfo.0 as i32,
             dispinfo: -1,
             surface_fog_volume_id: -1,
             styles: if lit { [0, 255, 255, 255] } else { [255; 4] },

@@ -31,6 +31,7 @@ mod dump;
 mod emit;
 mod faces;
 mod from_vmf;
+mod ids;
 pub mod input;
 pub mod instances;
 
@@ -46,6 +47,7 @@ pub use contents::{MaterialFacts, Resolver};
 pub use diag::{CompileError, Diagnostic, Severity, Where};
 pub use dump::PassDump;
 pub use from_vmf::{entity_from_vmf, input_from_vmf};
+pub use ids::{BrushId, EntityId, SideRef, TexinfoId};
 pub use input::{MapBrush, MapEntity, MapInput, MapSide, TexAxis};
 
 use pipeline::Compile;

@@ -13,6 +13,7 @@ use crate::diag::{CompileError, Diagnostic, Where};
 use crate::dump::{self, PassDump};
 use crate::emit::{self, Clusters};
 use crate::faces::{self, Face};
+use crate::ids::{BrushId, EntityId, SideRef};
 use crate::input::MapInput;
 use crate::portals::{self, Portals};
 use crate::texinfo::{Texinfos, texinfo_for};
@@ -37,8 +38,7 @@ const INTERNAL_CLASSES: &[&str] = &[
 /// An entity after preprocessing: what goes in the entity lump and which brushes it owns.
 pub(crate) struct Ent {
     pub keyvalues: Vec<(String, String)>,
-    /// Brushes (indices into the compile's brush table).
-    pub brushes: Vec<u32>,
+    pub brushes: Vec<BrushId>,
     pub model: Option<u32>,
 }
 
@@ -47,8 +47,8 @@ pub(crate) struct Ent {
 enum Owner {
     /// The world model (worldspawn, func_detail, areaportals, ladders, visclusters).
     World,
-    /// The entity's own model: its index in the entity lump.
-    Own(usize),
+    /// The entity's own model.
+    Own(EntityId),
     /// Nowhere: the brushes are not built.
     Dropped,
 }
@@ -90,13 +90,13 @@ pub(crate) struct Compile<'a> {
     /// func_viscluster brushes: (input entity index, bounds).
     viscluster_bounds: Vec<(usize, Bounds)>,
     /// Areaportal brush (index) -> its entity's portal number.
-    portal_number: HashMap<u32, u32>,
+    portal_number: HashMap<BrushId, u32>,
     /// Displacement sides: their brushes leave the tree and the brush lump (as in Valve's
     /// loader); the sides stay as flat faces of the world until displacements are built.
     disp_faces: Vec<Face>,
     /// The world's brushes split by detail.
-    structural: Vec<u32>,
-    detail: Vec<u32>,
+    structural: Vec<BrushId>,
+    detail: Vec<BrushId>,
     world_bounds: Bounds,
     /// Flood sources: (input entity index, origin, is info_player_start).
     origins: Vec<(u32, DVec3, bool)>,
@@ -347,29 +347,23 @@ impl<'a> Compile<'a> {
         let mut overlays = 0;
         for (ei, e) in self.input.entities.iter().enumerate() {
             let class = e.classname.to_ascii_lowercase();
-            let is_world = ei == 0;
-            // (owner: 0 = world, MAX = dropped, else own; base contents; kept in the lump)
-            let (target, base_contents, keep) = match class.as_str() {
-                _ if is_world => (0, 0, true),
-                "func_detail" => (
-                    0,
-                    if self.opts.no_detail {
-                        u32::MAX
-                    } else {
-                        CONTENTS_DETAIL
-                    },
-                    false,
-                ),
-                c if c.starts_with("func_areaportal") => (0, 0, true),
-                "func_ladder" => (0, 0, true),
+            // (who gets the brushes; base contents; kept in the lump). An entity with its own
+            // model is always kept: it will be the next in the lump.
+            let (owner, base_contents, keep) = match class.as_str() {
+                _ if ei == 0 => (Owner::World, 0, true),
+                "func_detail" if self.opts.no_detail => (Owner::Dropped, 0, false),
+                "func_detail" => (Owner::World, CONTENTS_DETAIL, false),
+                c if c.starts_with("func_areaportal") => (Owner::World, 0, true),
+                "func_ladder" => (Owner::World, 0, true),
                 // Its brushes only merge clusters; they are built, then set aside.
-                "func_viscluster" => (0, 0, false),
+                "func_viscluster" => (Owner::World, 0, false),
                 "info_overlay" => {
                     overlays += 1;
-                    (usize::MAX, 0, e.get("targetname").is_some_and(|t| !t.is_empty()))
+                    let named = e.get("targetname").is_some_and(|t| !t.is_empty());
+                    (Owner::Dropped, 0, named)
                 }
-                c if INTERNAL_CLASSES.contains(&c) => (usize::MAX, 0, false),
-                _ => (self.ents.len(), 0, true),
+                c if INTERNAL_CLASSES.contains(&c) => (Owner::Dropped, 0, false),
+                _ => (Owner::Own(EntityId(self.ents.len() as u32)), 0, true),
             };
             let mut kv = e.keyvalues.clone();
             kv.extend(e.outputs.iter().cloned());
@@ -390,27 +384,13 @@ impl<'a> Compile<'a> {
                 set_kv(&mut kv, "classname", "info_overlay_accessor".to_string());
                 set_kv(&mut kv, "OverlayID", (overlays - 1).to_string());
             }
-            let owner = if keep {
+            if keep {
                 self.ents.push(Ent {
                     keyvalues: kv,
                     brushes: Vec::new(),
                     model: None,
                 });
-                if target == 0 && !is_world {
-                    0
-                } else {
-                    self.ents.len() - 1
-                }
-            } else {
-                target
-            };
-            let owner = if target == usize::MAX || base_contents == u32::MAX {
-                Owner::Dropped
-            } else if owner == 0 {
-                Owner::World
-            } else {
-                Owner::Own(owner)
-            };
+            }
             self.plans.push(EntityPlan {
                 class,
                 owner,
@@ -427,13 +407,13 @@ impl<'a> Compile<'a> {
         for ((ei, e), plan) in self.input.entities.iter().enumerate().zip(&plans) {
             let owner = match plan.owner {
                 Owner::Dropped => continue,
-                Owner::World => 0,
-                Owner::Own(i) => i,
+                Owner::World => EntityId::WORLD,
+                Owner::Own(id) => id,
             };
             let (class, base_contents, areaportal) =
                 (plan.class.as_str(), plan.base_contents, plan.areaportal);
             // Brush entities with an origin are built around it (the engine moves the model).
-            let offset = if owner != 0 {
+            let offset = if owner != EntityId::WORLD {
                 e.origin().unwrap_or(DVec3::ZERO)
             } else {
                 DVec3::ZERO
@@ -482,17 +462,16 @@ impl<'a> Compile<'a> {
                 if bad {
                     continue;
                 }
-                let Some(mut b) =
-                    brush::build_brush(&mut self.planes, owner as u32, &at, mb, raw, &mut self.diags)
+                let Some(mut b) = brush::build_brush(&mut self.planes, owner, &at, mb, raw, &mut self.diags)
                 else {
                     continue;
                 };
                 if b.contents & CONTENTS_ORIGIN != 0 {
                     // Origin brushes only place the entity.
-                    if owner != 0 && e.get("origin").is_none() {
+                    if owner != EntityId::WORLD && e.get("origin").is_none() {
                         let c = b.bounds.center();
                         let v = format!("{} {} {}", c.x as i64, c.y as i64, c.z as i64);
-                        set_kv(&mut self.ents[owner].keyvalues, "origin", v);
+                        set_kv(&mut self.ents[owner.idx()].keyvalues, "origin", v);
                     }
                     continue;
                 }
@@ -505,7 +484,7 @@ impl<'a> Compile<'a> {
                                 winding: w.clone(),
                                 node: None,
                                 contents: 0,
-                                side: (u32::MAX, 0),
+                                side: None,
                                 hammer_id: s.vmf_id,
                                 leaves: Vec::new(),
                             });
@@ -524,12 +503,15 @@ impl<'a> Compile<'a> {
                 }
                 if let Some(number) = areaportal {
                     b.contents = CONTENTS_AREAPORTAL;
-                    self.portal_number.insert(self.brushes.len() as u32, number);
-                } else if owner != 0 {
+                    self.portal_number
+                        .insert(BrushId(self.brushes.len() as u32), number);
+                } else if owner != EntityId::WORLD {
                     // Brush entities are never detail.
                     b.contents &= !CONTENTS_DETAIL;
                 }
-                self.ents[owner].brushes.push(self.brushes.len() as u32);
+                self.ents[owner.idx()]
+                    .brushes
+                    .push(BrushId(self.brushes.len() as u32));
                 self.brushes.push(b);
             }
         }
@@ -557,19 +539,19 @@ impl<'a> Compile<'a> {
         self.structural = world_ids
             .iter()
             .copied()
-            .filter(|&b| brushes[b as usize].contents & CONTENTS_DETAIL == 0)
+            .filter(|&b| brushes[b.idx()].contents & CONTENTS_DETAIL == 0)
             .collect();
         self.detail = world_ids
             .iter()
             .copied()
-            .filter(|&b| brushes[b as usize].contents & CONTENTS_DETAIL != 0)
+            .filter(|&b| brushes[b.idx()].contents & CONTENTS_DETAIL != 0)
             .collect();
         if self.structural.is_empty() {
             return Err(CompileError::NoBrushes);
         }
         let mut world_bounds = Bounds::EMPTY;
         for &b in world_ids {
-            world_bounds = world_bounds.union(&brushes[b as usize].bounds);
+            world_bounds = world_bounds.union(&brushes[b.idx()].bounds);
         }
         self.world_bounds = world_bounds;
         tree::add_block_planes(&mut self.planes, &world_bounds);
@@ -786,12 +768,12 @@ impl<'a> Compile<'a> {
             .collect();
         let brushes = &self.brushes;
         let planes = &self.planes;
-        let built: Vec<(Tree, Vec<Face>, Vec<(u32, u32)>)> = sub
+        let built: Vec<(Tree, Vec<Face>, Vec<SideRef>)> = sub
             .par_iter()
             .map(|e| {
                 let mut b = Bounds::EMPTY;
                 for &i in &e.brushes {
-                    b = b.union(&brushes[i as usize].bounds);
+                    b = b.union(&brushes[i.idx()].bounds);
                 }
                 let mut t = tree::build_tree(planes, brushes, &e.brushes, Pass::First, b, false);
                 let mut p = portals::make_portals(&mut t, planes);
@@ -801,15 +783,15 @@ impl<'a> Compile<'a> {
                 (t, f, vis)
             })
             .collect();
-        let mut sides_visible: Vec<(u32, u32)> = Vec::new();
+        let mut sides_visible: Vec<SideRef> = Vec::new();
         for (tree, f, vis) in built {
             sides_visible.extend(vis);
             let f = faces::merge_faces(f, &self.planes);
             let faces = faces::subdivide_faces(f, &self.tex);
             self.sub_models.push(SubModel { tree, faces });
         }
-        for (b, s) in sides_visible {
-            self.brushes[b as usize].sides[s as usize].visible = true;
+        for s in sides_visible {
+            self.brushes[s.brush.idx()].sides[s.side as usize].visible = true;
         }
     }
 

@@ -8,6 +8,7 @@ use srcmap_geom::DVec3;
 
 use crate::contents::MaterialFacts;
 use crate::faces;
+use crate::ids::TexinfoId;
 use crate::input::MapSide;
 
 pub(crate) struct Texinfos {
@@ -48,7 +49,7 @@ impl Texinfos {
         i
     }
 
-    pub fn add(&mut self, t: TexInfo) -> u32 {
+    pub fn add(&mut self, t: TexInfo) -> TexinfoId {
         let mut key = [0u32; 18];
         for (i, row) in t.texture_vecs.iter().chain(&t.lightmap_vecs).enumerate() {
             for (j, x) in row.iter().enumerate() {
@@ -57,19 +58,19 @@ impl Texinfos {
         }
         key[16] = t.flags as u32;
         key[17] = t.texdata as u32;
-        *self.map.entry(key).or_insert_with(|| {
+        TexinfoId(*self.map.entry(key).or_insert_with(|| {
             self.list.push(t);
             (self.list.len() - 1) as u32
-        })
+        }))
     }
 }
 
 impl faces::TexinfoLookup for Texinfos {
-    fn flags(&self, texinfo: u32) -> u32 {
-        self.list[texinfo as usize].flags as u32
+    fn flags(&self, texinfo: TexinfoId) -> u32 {
+        self.list[texinfo.idx()].flags as u32
     }
-    fn lightmap_vecs(&self, texinfo: u32) -> [DVec3; 2] {
-        let l = &self.list[texinfo as usize].lightmap_vecs;
+    fn lightmap_vecs(&self, texinfo: TexinfoId) -> [DVec3; 2] {
+        let l = &self.list[texinfo.idx()].lightmap_vecs;
         [0, 1].map(|i| DVec3::new(l[i][0] as f64, l[i][1] as f64, l[i][2] as f64))
     }
 }

@@ -27,7 +27,7 @@ pub fn brushes(brushes: &[Brush], planes: &PlaneSet, tex: &Texinfos) -> Result<(
             if s.plane.0 as usize >= planes.len() {
                 return Err(format!("brush {bi} side {si}: plane {} out of range", s.plane.0));
             }
-            if s.texinfo as usize >= tex.list.len() {
+            if s.texinfo.idx() >= tex.list.len() {
                 return Err(format!(
                     "brush {bi} side {si}: texinfo {} out of range",
                     s.texinfo
@@ -59,7 +59,7 @@ pub fn tree(tree: &Tree, planes: &PlaneSet, brush_count: usize) -> Result<(), St
                 }
             }
             None => {
-                if let Some(b) = node.brushes.iter().find(|&&b| b as usize >= brush_count) {
+                if let Some(b) = node.brushes.iter().find(|b| b.idx() >= brush_count) {
                     return Err(format!("leaf {i}: brush {b} out of range"));
                 }
             }
@@ -126,7 +126,7 @@ pub fn faces(faces: &[Face], planes: &PlaneSet, tex: &Texinfos, tree: &Tree) -> 
         if f.plane.0 as usize >= planes.len() {
             return Err(format!("face {fi}: plane {} out of range", f.plane.0));
         }
-        if f.texinfo as usize >= tex.list.len() {
+        if f.texinfo.idx() >= tex.list.len() {
             return Err(format!("face {fi}: texinfo {} out of range", f.texinfo));
         }
         if let Some(node) = f.node
