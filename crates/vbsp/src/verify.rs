@@ -186,3 +186,137 @@ pub fn clusters(tree: &Tree, clusters: &Clusters) -> Result<(), String> {
         None => Ok(()),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use srcmap_geom::{Bounds, DVec3, Plane, Winding};
+
+    use super::*;
+    use crate::portals::Portal;
+    use crate::tree::Node;
+
+    fn node(plane: Option<srcmap_geom::PlaneId>, children: [u32; 2], parent: Option<u32>) -> Node {
+        Node {
+            plane,
+            children: children.map(NodeId),
+            parent: parent.map(NodeId),
+            bounds: Bounds::EMPTY,
+            contents: 0,
+            brushes: Vec::new(),
+            portals: Vec::new(),
+            occupied: 0,
+            occupant: None,
+        }
+    }
+
+    /// A node on x = 0 with two leaves, and the outside leaf.
+    fn two_leaves() -> (Tree, PlaneSet) {
+        let mut planes = PlaneSet::new();
+        let x = planes.find_or_insert(Plane::new(DVec3::X, 0.0)).unwrap();
+        let tree = Tree {
+            nodes: vec![
+                node(Some(x), [1, 2], None),
+                node(None, [0, 0], Some(0)),
+                node(None, [0, 0], Some(0)),
+                node(None, [0, 0], None),
+            ],
+            head: NodeId(0),
+            outside: NodeId(3),
+            bounds: Bounds::EMPTY,
+        };
+        (tree, planes)
+    }
+
+    fn square(z: f64) -> Winding {
+        Winding::new(vec![
+            DVec3::new(0.0, -1.0, z - 1.0),
+            DVec3::new(0.0, 1.0, z - 1.0),
+            DVec3::new(0.0, 1.0, z + 1.0),
+            DVec3::new(0.0, -1.0, z + 1.0),
+        ])
+    }
+
+    #[test]
+    fn tree_links_and_reachability() {
+        let (mut tree, planes) = two_leaves();
+        assert_eq!(super::tree(&tree, &planes, 0), Ok(()));
+        tree.nodes[2].parent = None;
+        assert!(
+            super::tree(&tree, &planes, 0)
+                .unwrap_err()
+                .contains("wrong parent")
+        );
+        tree.nodes[2].parent = Some(NodeId(0));
+        tree.nodes.push(node(None, [0, 0], None));
+        assert!(
+            super::tree(&tree, &planes, 0)
+                .unwrap_err()
+                .contains("not reachable")
+        );
+        tree.nodes.pop();
+        tree.nodes[1].brushes.push(crate::ids::BrushId(3));
+        assert!(
+            super::tree(&tree, &planes, 3)
+                .unwrap_err()
+                .contains("out of range")
+        );
+    }
+
+    #[test]
+    fn portals_are_two_sided() {
+        let (mut tree, planes) = two_leaves();
+        let mut list = Portals::default();
+        list.portals.push(Portal {
+            plane: *planes.get(srcmap_geom::PlaneId(0)),
+            on_node: Some(NodeId(0)),
+            nodes: [NodeId(1), NodeId(2)],
+            winding: square(0.0),
+            side: None,
+        });
+        list.alive.push(true);
+        tree.nodes[1].portals.push(0);
+        assert!(portals(&tree, &list).unwrap_err().contains("missing from leaf 2"));
+        tree.nodes[2].portals.push(0);
+        assert_eq!(portals(&tree, &list), Ok(()));
+        list.portals[0].nodes[1] = NodeId(1);
+        assert!(portals(&tree, &list).unwrap_err().contains("on both sides"));
+    }
+
+    #[test]
+    fn faces_are_convex_polygons_on_their_plane() {
+        let (tree, planes) = two_leaves();
+        let mut tex = Texinfos::new();
+        let texinfo = tex.add(srcmap_bsp::TexInfo::default());
+        let face = |winding: Winding| Face {
+            plane: srcmap_geom::PlaneId(0),
+            texinfo,
+            winding,
+            node: Some(NodeId(0)),
+            contents: 0,
+            side: None,
+            hammer_id: 0,
+            leaves: vec![NodeId(1)],
+        };
+        assert_eq!(faces(&[face(square(0.0))], &planes, &tex, &tree), Ok(()));
+        let mut dented = square(0.0);
+        dented.points.insert(2, DVec3::new(0.0, 0.0, 0.0));
+        assert!(
+            faces(&[face(dented)], &planes, &tex, &tree)
+                .unwrap_err()
+                .contains("not convex")
+        );
+        let mut off = square(0.0);
+        off.points[0].x = 1.0;
+        assert!(
+            faces(&[face(off)], &planes, &tex, &tree)
+                .unwrap_err()
+                .contains("off its plane")
+        );
+        let two = Winding::new(square(0.0).points[..2].to_vec());
+        assert!(
+            faces(&[face(two)], &planes, &tex, &tree)
+                .unwrap_err()
+                .contains("2 points")
+        );
+    }
+}

@@ -87,6 +87,7 @@ fn compile(path: &Path) -> Result<srcmap_vbsp::Output, CompileError> {
     let opts = Options {
         allow_leak: true,
         materials: corpus_materials(),
+        verify: true,
         ..Default::default()
     };
     srcmap_vbsp::compile(&input, &opts, &srcmap_vbsp::NoProgress)

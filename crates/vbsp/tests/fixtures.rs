@@ -13,13 +13,21 @@ fn fixture(name: &str) -> srcmap_vbsp::MapInput {
     srcmap_vbsp::input_from_vmf(&vmf)
 }
 
+/// Options that check every pass's invariants.
+fn verified() -> Options<'static> {
+    Options {
+        verify: true,
+        ..Default::default()
+    }
+}
+
 fn contents_at(out: &srcmap_vbsp::Output, p: [f64; 3]) -> u32 {
     out.bsp.leaf_at(0, p).unwrap().contents as u32
 }
 
 #[test]
 fn box_room_fixture() {
-    let out = srcmap_vbsp::compile(&fixture("box_room.vmf"), &Options::default(), &NoProgress).unwrap();
+    let out = srcmap_vbsp::compile(&fixture("box_room.vmf"), &verified(), &NoProgress).unwrap();
     assert_eq!(contents_at(&out, [0.0, 0.0, 128.0]), 0);
     assert_eq!(contents_at(&out, [0.0, 0.0, 300.0]), contents::CONTENTS_SOLID);
     assert!(out.leak.is_none());
@@ -60,7 +68,7 @@ fn box_room_fixture() {
 
 #[test]
 fn leak_fixture_names_the_entity_and_the_path() {
-    match srcmap_vbsp::compile(&fixture("leak.vmf"), &Options::default(), &NoProgress) {
+    match srcmap_vbsp::compile(&fixture("leak.vmf"), &verified(), &NoProgress) {
         Err(CompileError::Leak {
             entity_id,
             classname,
@@ -84,7 +92,7 @@ fn leak_fixture_names_the_entity_and_the_path() {
 
 #[test]
 fn features_fixture() {
-    let out = srcmap_vbsp::compile(&fixture("features.vmf"), &Options::default(), &NoProgress).unwrap();
+    let out = srcmap_vbsp::compile(&fixture("features.vmf"), &verified(), &NoProgress).unwrap();
     // Water fills the bottom 48 units.
     assert_ne!(
         contents_at(&out, [-200.0, -200.0, 24.0]) & contents::CONTENTS_WATER,

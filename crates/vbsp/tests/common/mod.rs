@@ -86,7 +86,11 @@ pub fn world(brushes: Vec<MapBrush>) -> MapEntity {
 }
 
 pub fn compile_map(entities: Vec<MapEntity>) -> Result<Output, CompileError> {
-    compile(&MapInput { entities }, &Options::default(), &NoProgress)
+    let opts = Options {
+        verify: true,
+        ..Default::default()
+    };
+    compile(&MapInput { entities }, &opts, &NoProgress)
 }
 
 pub fn contents_at(out: &Output, p: [f64; 3]) -> i32 {
