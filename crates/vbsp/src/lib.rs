@@ -20,6 +20,13 @@
 //! 6. brush models the same way without the flood; vertices welded, T-junctions split,
 //!    solid subtrees pruned, BSP records (`emit`), serialised by `srcmap-bsp`.
 //!
+//! [`compile`] runs these as passes over one state (`pipeline`): each a short method named
+//! for what it does, listed in order in `compile_passes`. Between passes a check of the
+//! invariants the next pass relies on (`verify`: trees whole, portals two-sided, faces
+//! convex with indices in range) runs when [`srcmap_stage::verify_enabled`] says so (debug
+//! builds, tests, `--verify`), and [`Options::dump`] keeps a deterministic text dump of each
+//! pass's structures (`dump`), which the golden tests pin.
+//!
 //! Not done here (other issues): displacement surfaces (their base face is kept), static
 //! props, overlays, cubemaps, physics collision, leaf water data, vis and lighting.
 
@@ -56,6 +63,7 @@ use tree::Pass;
 pub use srcmap_bsp::Bsp;
 pub use srcmap_stage::{NoProgress, Progress, Report, Threads};
 
+/// How to compile.
 pub struct Options<'a> {
     /// Material facts (contents, size, reflectivity); unknown ones use the built-in rules.
     /// What each material is: `-game` content, a material table, built-in rules, default.
@@ -72,7 +80,8 @@ pub struct Options<'a> {
     pub dump: bool,
     /// The map's revision (the VMF's `mapversion`), written in the BSP's header.
     pub map_revision: i32,
-    /// Worker threads for the passes that run in parallel.
+    /// Worker threads for the passes that run in parallel (the compile runs in a pool of
+    /// this size).
     pub threads: Threads,
 }
 
