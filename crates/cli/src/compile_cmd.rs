@@ -27,6 +27,9 @@ pub struct VbspArgs {
     /// as Valve's VBSP does; the exit status is 0.
     #[arg(long)]
     pub allowleak: bool,
+    /// Check the compiler's invariants between its passes (always on in debug builds).
+    #[arg(long)]
+    pub verify: bool,
     /// Print nothing but errors.
     #[arg(long, short)]
     pub quiet: bool,
@@ -88,6 +91,14 @@ fn run_vbsp(args: &VbspArgs) -> anyhow::Result<Stage1> {
         materials: &materials,
         no_detail: args.nodetail,
         allow_leak: args.allowleak,
+        verify: args.verify,
+        dump: false,
+        map_revision: vmf
+            .version_info
+            .as_ref()
+            .map(|v| v.map_version as i32)
+            .unwrap_or(0),
+        threads: srcmap_vbsp::Threads::ALL,
     };
     let out_path = args
         .output
@@ -125,12 +136,10 @@ fn run_vbsp(args: &VbspArgs) -> anyhow::Result<Stage1> {
             eprintln!("{}: {d}", args.map.display());
         }
     }
-    let revision = vmf
-        .version_info
-        .as_ref()
-        .map(|v| v.map_version as i32)
-        .unwrap_or(0);
-    let bsp = out.bsp.to_bytes(revision)?;
+    let bsp = out
+        .bsp
+        .to_bytes()
+        .map_err(|e| anyhow::anyhow!("writing the BSP: {e}"))?;
     let mut prt = None;
     if let Some(CompileError::Leak { pointfile, .. }) = &out.leak {
         // Valve writes no portal file for a leaked map: vis cannot run on it.
@@ -143,16 +152,16 @@ fn run_vbsp(args: &VbspArgs) -> anyhow::Result<Stage1> {
         let _ = std::fs::remove_file(out_path.with_extension("lin"));
     }
     if !args.quiet {
-        let s = &out.stats;
+        let r = &out.report;
         eprintln!(
             "vbsp: {} ({} brushes, {} models, {} faces, {} leaves, {} clusters, {} portals)",
             out_path.display(),
-            s.brushes,
-            s.models,
-            s.faces,
-            s.world_leaves,
-            s.clusters,
-            s.portals
+            r.count("brushes"),
+            r.count("models"),
+            r.count("faces"),
+            r.count("world_leaves"),
+            r.count("clusters"),
+            r.count("portals")
         );
     }
     Ok(Stage1 { bsp, out_path, prt })

@@ -6,9 +6,7 @@
 /// The leading whitespace-separated numbers of a value, stopping at the first word that is
 /// not one (as `sscanf("%f %f %f")` does).
 pub fn numbers(value: &str) -> impl Iterator<Item = f64> + '_ {
-    value
-        .split_whitespace()
-        .map_while(|t| t.parse::<f64>().ok())
+    value.split_whitespace().map_while(|t| t.parse::<f64>().ok())
 }
 
 /// `x y z`: the first three numbers, all finite (`origin`, `angles`, a direction). Words after
@@ -96,7 +94,10 @@ mod tests {
     #[test]
     fn colors() {
         let c = color("255 128 0 200").unwrap();
-        assert_eq!((c.rgb, c.brightness, c.count, c.hdr), ([255.0, 128.0, 0.0], 200.0, 4, None));
+        assert_eq!(
+            (c.rgb, c.brightness, c.count, c.hdr),
+            ([255.0, 128.0, 0.0], 200.0, 4, None)
+        );
         let c = color("1 2 3 4 5 6 7 8").unwrap();
         assert_eq!(c.hdr, Some(([5.0, 6.0, 7.0], 8.0)));
         assert_eq!(color("255 255").unwrap().rgb, [255.0, 255.0, 0.0]);

@@ -73,8 +73,8 @@ fn main() {
         let total = t0.elapsed().as_secs_f64();
         match res {
             Ok(out) => {
-                let bsp = out.bsp.to_bsp(0);
-                let violations = srcmap_bsp::check::check(&bsp);
+                let bsp = &out.bsp;
+                let violations = srcmap_bsp::check::check(bsp);
                 for v in violations.iter().take(5) {
                     eprintln!("  check: {v:?}");
                 }
@@ -105,10 +105,10 @@ fn main() {
                     timer.start.elapsed().as_secs_f64(),
                     total,
                     out.leak.is_some(),
-                    out.stats.brushes,
-                    out.stats.faces,
-                    out.stats.world_leaves,
-                    out.stats.clusters,
+                    out.report.count("brushes"),
+                    out.report.count("faces"),
+                    out.report.count("world_leaves"),
+                    out.report.count("clusters"),
                     errors,
                     violations.len()
                 );

@@ -9,6 +9,7 @@ use srcmap_geom::{DVec3, Plane};
 use crate::brush::Brush;
 use crate::contents::*;
 use crate::diag::{Diagnostic, Where};
+use crate::ids::BrushId;
 use crate::portals::Portals;
 use crate::tree::{NodeId, Tree};
 
@@ -21,6 +22,7 @@ struct PortalEnt {
     leading: [Vec<u32>; 2],
 }
 
+#[derive(Default)]
 pub struct Areas {
     /// Area of each tree node (leaves only; 0 = none).
     pub of_node: Vec<u32>,
@@ -35,7 +37,7 @@ pub fn flood_areas(
     tree: &Tree,
     portals: &Portals,
     brushes: &[Brush],
-    portal_number: &HashMap<u32, u32>,
+    portal_number: &HashMap<BrushId, u32>,
     plane_of: &dyn Fn(&Plane) -> Option<u32>,
     diags: &mut Vec<Diagnostic>,
 ) -> Areas {

@@ -4,6 +4,7 @@ use srcmap_geom::{Bounds, DVec3, Plane, PlaneId, PlaneSet, Winding, polyhedron_f
 
 use crate::contents::*;
 use crate::diag::{Diagnostic, Where};
+use crate::ids::{EntityId, TexinfoId};
 use crate::input::MapBrush;
 
 /// Coordinates beyond this are outside Source's world (`MAX_COORD_INTEGER`).
@@ -12,8 +13,8 @@ pub const MAX_COORD: f64 = 16384.0;
 /// One brush of the map, as the BSP's brush lump will store it.
 #[derive(Debug, Clone)]
 pub struct Brush {
-    /// Index of the entity (after preprocessing) the brush belongs to.
-    pub entity: u32,
+    /// The entity (after preprocessing) the brush belongs to.
+    pub entity: EntityId,
     pub vmf_id: i64,
     pub contents: u32,
     /// Sides in Valve's order: the six axial planes first (as present or added as bevels),
@@ -25,8 +26,7 @@ pub struct Brush {
 #[derive(Debug, Clone)]
 pub struct BrushSide {
     pub plane: PlaneId,
-    /// Index into the compile's texinfo table.
-    pub texinfo: u32,
+    pub texinfo: TexinfoId,
     pub surf: u32,
     pub winding: Option<Winding>,
     pub bevel: bool,
@@ -41,7 +41,7 @@ pub struct RawSide {
     pub plane: PlaneId,
     pub contents: u32,
     pub surf: u32,
-    pub texinfo: u32,
+    pub texinfo: TexinfoId,
     pub vmf_id: i64,
     pub displacement: bool,
 }
@@ -51,7 +51,7 @@ pub struct RawSide {
 /// (with a diagnostic) for a brush that cannot be built.
 pub fn build_brush(
     planes: &mut PlaneSet,
-    entity: u32,
+    entity: EntityId,
     entity_where: &Where,
     src: &MapBrush,
     sides: Vec<RawSide>,

@@ -1,13 +1,11 @@
 //! Contents and surface flags (Valve's `bspflags.h`) and what a material means to the
 //! compiler.
 
-pub use srcmap_materials::flags::*;
+pub use srcmap_bsp::flags::*;
 pub use srcmap_materials::{MaterialFacts, Resolver};
 
-pub const LAST_VISIBLE_CONTENTS: u32 = 0x80;
-
 /// Contents bits that can be seen (Valve's `ALL_VISIBLE_CONTENTS`).
-pub const ALL_VISIBLE_CONTENTS: u32 = LAST_VISIBLE_CONTENTS | (LAST_VISIBLE_CONTENTS - 1);
+pub const ALL_VISIBLE_CONTENTS: u32 = Contents::ALL_VISIBLE.0;
 
 /// A side's contents as Valve's loader sets them: clip brushes are detail, sides with no
 /// visible contents are solid, hint and skip sides have none.
@@ -44,6 +42,9 @@ mod tests {
         );
         assert_eq!(side("nature/water_canals03"), CONTENTS_WATER);
         assert_eq!(side("brick/brickwall001a"), CONTENTS_SOLID);
-        assert_eq!(Contents(CONTENTS_WATER | CONTENTS_DETAIL).visible().0, CONTENTS_WATER);
+        assert_eq!(
+            Contents(CONTENTS_WATER | CONTENTS_DETAIL).visible().0,
+            CONTENTS_WATER
+        );
     }
 }

@@ -105,4 +105,9 @@ pub enum CompileError {
     },
     #[error("{0}")]
     Map(String),
+    #[error(transparent)]
+    Threads(#[from] srcmap_stage::ThreadsError),
+    /// A pass left the map in a state the next cannot rely on (a compiler bug).
+    #[error("verify after {pass}: {message}")]
+    Verify { pass: &'static str, message: String },
 }

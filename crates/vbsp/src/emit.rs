@@ -7,15 +7,17 @@ use srcmap_bsp as bsp;
 use srcmap_geom::{DVec3, PlaneSet};
 
 use crate::brush::Brush;
-use crate::bspdata::BspData;
+use crate::check_limit;
 use crate::contents::*;
 use crate::diag::CompileError;
 use crate::faces::Face;
+use crate::pipeline::Ent;
+use crate::texinfo::Texinfos;
 use crate::tree::{NodeId, Tree};
-use crate::{Ent, Texinfos, check_limit};
 
 /// Cluster numbers of the world's leaves: every non-solid leaf is its own cluster
 /// (detail never splits the tree, so no two leaves share one).
+#[derive(Default)]
 pub struct Clusters {
     pub of_node: Vec<i32>,
     pub count: usize,
@@ -240,7 +242,7 @@ pub fn emit(
     entities: Vec<bsp::Entity>,
     num_clusters: usize,
     areas: crate::areas::Areas,
-) -> Result<BspData, CompileError> {
+) -> Result<bsp::Bsp, CompileError> {
     let mut e = Emitter {
         out: bsp::Bsp::new(20),
         planes,
@@ -279,7 +281,7 @@ pub fn emit(
         for s in &b.sides {
             o.brush_sides.push(bsp::BrushSide {
                 plane: s.plane.0,
-                texinfo: s.texinfo as i32,
+                texinfo: s.texinfo.0 as i32,
                 dispinfo: 0,
                 bevel: s.bevel as u16,
                 pad: 0,
@@ -387,7 +389,7 @@ pub fn emit(
     check_limit("leaf faces", o.leaf_faces.len(), 65536)?;
     check_limit("leaf brushes", o.leaf_brushes.len(), 65536)?;
     check_limit("models", o.models.len(), 1024)?;
-    Ok(BspData(e.out))
+    Ok(e.out)
 }
 
 /// Visibility in which every cluster sees and hears every other (until vis runs).
@@ -461,7 +463,7 @@ impl Emitter<'_> {
         while let Some(k) = stack.pop() {
             let kn = m.tree.node(k);
             if kn.is_leaf() {
-                brush_list.extend(&kn.brushes);
+                brush_list.extend(kn.brushes.iter().map(|b| b.0));
             } else {
                 stack.extend(kn.children);
             }
@@ -522,7 +524,7 @@ impl Emitter<'_> {
     }
 
     fn emit_face(&mut self, f: &Face, poly: &[u32], tex: &Texinfos, on_node: bool) -> Option<u32> {
-        let ti = &tex.list[f.texinfo as usize];
+        let ti = &tex.list[f.texinfo.idx()];
         let flags = ti.flags as u32;
         if flags & (SURF_NODRAW | SURF_HINT | SURF_SKIP) != 0 || poly.len() < 3 {
             return None;
@@ -571,7 +573,7 @@ impl Emitter<'_> {
             on_node: on_node as u8,
             first_edge,
             num_edges: poly.len() as i32,
-            texinfo: f.texinfo as i32,
+            texinfo: f.texinfo.0 as i32,
             dispinfo: -1,
             surface_fog_volume_id: -1,
             styles: if lit { [0, 255, 255, 255] } else { [255; 4] },
@@ -597,4 +599,44 @@ fn node_contents_all(tree: &Tree, n: NodeId) -> u32 {
         None => node.contents,
         Some(_) => node_contents_all(tree, node.children[0]) | node_contents_all(tree, node.children[1]),
     }
+}
+
+/// Valve's `ComputeBoundsNoSkybox`: bounds of the drawn faces (not sky, not nodraw) in the world's open leaves outside
+/// the given areas.
+pub fn world_bounds_no_skybox(bsp: &bsp::Bsp, skip_areas: &[u32]) -> Option<([f32; 3], [f32; 3])> {
+    let mut mins = [f32::INFINITY; 3];
+    let mut maxs = [f32::NEG_INFINITY; 3];
+    let mut stack = vec![bsp.models.first()?.head_node];
+    while let Some(n) = stack.pop() {
+        if n >= 0 {
+            let node = bsp.nodes.get(n as usize)?;
+            stack.extend(node.children);
+            continue;
+        }
+        let leaf = bsp.leafs.get((-1 - n) as usize)?;
+        if leaf.contents & crate::contents::CONTENTS_SOLID as i32 != 0
+            || skip_areas.contains(&leaf.area(bsp.version))
+        {
+            continue;
+        }
+        let faces = &bsp.leaf_faces[leaf.first_leaf_face as usize..][..leaf.num_leaf_faces as usize];
+        for &fi in faces {
+            let f = &bsp.faces[fi as usize];
+            let flags = bsp.texinfo[f.texinfo as usize].flags as u32;
+            if flags & (crate::contents::SURF_SKY | crate::contents::SURF_NODRAW) != 0 {
+                continue;
+            }
+            for i in 0..f.num_edges {
+                let se = bsp.surfedges[(f.first_edge + i) as usize];
+                for v in bsp.edges[se.unsigned_abs() as usize].0 {
+                    let p = bsp.vertexes[v as usize];
+                    for a in 0..3 {
+                        mins[a] = mins[a].min(p[a]);
+                        maxs[a] = maxs[a].max(p[a]);
+                    }
+                }
+            }
+        }
+    }
+    (mins[0] <= maxs[0]).then_some((mins, maxs))
 }

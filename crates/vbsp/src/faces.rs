@@ -6,6 +6,7 @@ use srcmap_geom::{DVec3, Plane, PlaneId, PlaneSet, Winding};
 
 use crate::brush::Brush;
 use crate::contents::*;
+use crate::ids::{BrushId, SideRef, TexinfoId};
 use crate::portals::Portals;
 use crate::tree::{NodeId, Tree};
 
@@ -15,15 +16,14 @@ pub const MAX_LIGHTMAP_DIM: f64 = 32.0;
 #[derive(Debug, Clone)]
 pub struct Face {
     pub plane: PlaneId,
-    pub texinfo: u32,
+    pub texinfo: TexinfoId,
     pub winding: Winding,
     /// The node whose plane the face lies on; `None` for detail faces (leaf faces only).
     pub node: Option<NodeId>,
     pub contents: u32,
-    /// The map brush side the face shows: (brush index, side index); `u32::MAX` for a
-    /// displacement's base face, whose brush is not in the brush table.
-    #[allow(dead_code)]
-    pub side: (u32, u32),
+    /// The map brush side the face shows; `None` for a displacement's base face, whose
+    /// brush is not in the brush table.
+    pub side: Option<SideRef>,
     /// The VMF side id (Hammer's face id).
     pub hammer_id: i64,
     /// Leaves that see this face.
@@ -32,9 +32,9 @@ pub struct Face {
 
 /// What face making needs to know about texinfos.
 pub trait TexinfoLookup {
-    fn flags(&self, texinfo: u32) -> u32;
+    fn flags(&self, texinfo: TexinfoId) -> u32;
     /// The lightmap axes in luxels per world unit.
-    fn lightmap_vecs(&self, texinfo: u32) -> [DVec3; 2];
+    fn lightmap_vecs(&self, texinfo: TexinfoId) -> [DVec3; 2];
 }
 
 /// Faces of a model from its tree's portals. `world` selects Valve's plane choice (the
@@ -49,7 +49,7 @@ pub fn make_faces(tree: &Tree, portals: &Portals, brushes: &[Brush], world: bool
         for &pi in &ln.portals {
             let p = &portals.portals[pi as usize];
             let Some(on) = p.on_node else { continue };
-            let Some((bi, si)) = p.side else { continue };
+            let Some(side_ref) = p.side else { continue };
             let s = if p.nodes[0] == leaf { 0 } else { 1 };
             let here = tree.node(p.nodes[s]).contents;
             let there = tree.node(p.nodes[1 - s]).contents;
@@ -62,7 +62,7 @@ pub fn make_faces(tree: &Tree, portals: &Portals, brushes: &[Brush], world: bool
             {
                 continue;
             }
-            let side = &brushes[bi as usize].sides[si as usize];
+            let side = &brushes[side_ref.brush.idx()].sides[side_ref.side as usize];
             let node_plane = tree.node(on).plane.expect("portal on a node").positive();
             let plane = if world {
                 PlaneId(node_plane.0 | s as u32)
@@ -80,7 +80,7 @@ pub fn make_faces(tree: &Tree, portals: &Portals, brushes: &[Brush], world: bool
                 winding,
                 node: Some(on),
                 contents: here,
-                side: (bi, si),
+                side: Some(side_ref),
                 hammer_id: side.vmf_id,
                 leaves: vec![leaf],
             });
@@ -93,7 +93,7 @@ pub fn make_faces(tree: &Tree, portals: &Portals, brushes: &[Brush], world: bool
 /// the result stays convex (Valve's `MergeNodeFaces`).
 pub fn merge_faces(faces: Vec<Face>, planes: &PlaneSet) -> Vec<Face> {
     use std::collections::HashMap;
-    let mut groups: HashMap<(Option<NodeId>, PlaneId, u32, u32), Vec<Face>> = HashMap::new();
+    let mut groups: HashMap<(Option<NodeId>, PlaneId, TexinfoId, u32), Vec<Face>> = HashMap::new();
     let mut order = Vec::new();
     for f in faces {
         let key = (f.node, f.plane, f.texinfo, f.contents);
@@ -261,7 +261,7 @@ pub fn subdivide_faces(faces: Vec<Face>, tex: &dyn TexinfoLookup) -> Vec<Face> {
 /// subdivides them, then keeps those with some part in a non-solid world leaf
 /// ([`filter_into_leaves`]). Also files each detail brush into the non-solid leaves it
 /// touches.
-pub fn detail_faces(tree: &mut Tree, planes: &PlaneSet, brushes: &[Brush], detail: &[u32]) -> Vec<Face> {
+pub fn detail_faces(tree: &mut Tree, planes: &PlaneSet, brushes: &[Brush], detail: &[BrushId]) -> Vec<Face> {
     use rayon::prelude::*;
     let pieces = crate::tree::chop_detail(planes, brushes, detail);
     const TRANSPARENT: u32 = CONTENTS_WINDOW | CONTENTS_GRATE | CONTENTS_WATER | CONTENTS_SLIME;
@@ -286,7 +286,7 @@ pub fn detail_faces(tree: &mut Tree, planes: &PlaneSet, brushes: &[Brush], detai
                 .map(|(_, c)| c)
                 .collect();
             for (si, plane, w) in &p.sides {
-                let side = &brushes[p.orig as usize].sides[*si as usize];
+                let side = &brushes[p.orig.idx()].sides[*si as usize];
                 if side.bevel {
                     continue;
                 }
@@ -299,7 +299,10 @@ pub fn detail_faces(tree: &mut Tree, planes: &PlaneSet, brushes: &[Brush], detai
                     winding: w.clone(),
                     node: None,
                     contents: p.contents,
-                    side: (p.orig, *si),
+                    side: Some(SideRef {
+                        brush: p.orig,
+                        side: *si,
+                    }),
                     hammer_id: side.vmf_id,
                     leaves: Vec::new(),
                 });
@@ -310,7 +313,7 @@ pub fn detail_faces(tree: &mut Tree, planes: &PlaneSet, brushes: &[Brush], detai
     let faces: Vec<Face> = per_piece.into_iter().flatten().collect();
     let filed: Vec<Vec<NodeId>> = detail
         .par_iter()
-        .map(|&bi| crate::tree::brush_leaves(tree, planes, &brushes[bi as usize], bi))
+        .map(|&bi| crate::tree::brush_leaves(tree, planes, &brushes[bi.idx()], bi))
         .collect();
     for (&bi, leaves) in detail.iter().zip(filed) {
         for l in leaves {

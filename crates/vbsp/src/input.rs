@@ -2,6 +2,7 @@
 //! format (the VMF adapter lives with the caller).
 
 use srcmap_geom::DVec3;
+use srcmap_kv::values;
 
 /// A whole map: `entities[0]` is `worldspawn`.
 #[derive(Debug, Clone, Default)]
@@ -47,15 +48,13 @@ impl MapEntity {
 
     /// The `origin` key as three numbers.
     pub fn origin(&self) -> Option<DVec3> {
-        parse_vec3(self.get("origin")?)
+        self.vector("origin")
     }
-}
 
-/// Three whitespace-separated numbers.
-pub fn parse_vec3(s: &str) -> Option<DVec3> {
-    let mut it = s.split_whitespace().map(|t| t.parse::<f64>().ok());
-    let v = DVec3::new(it.next()??, it.next()??, it.next()??);
-    v.is_finite().then_some(v)
+    /// A key's value as three numbers ([`srcmap_kv::values::vector`]).
+    pub fn vector(&self, key: &str) -> Option<DVec3> {
+        values::vector(self.get(key)?).map(DVec3::from)
+    }
 }
 
 #[derive(Debug, Clone, Default)]

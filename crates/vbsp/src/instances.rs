@@ -4,7 +4,9 @@
 
 use srcmap_geom::DVec3;
 
-use crate::input::{MapEntity, MapInput, parse_vec3};
+use srcmap_kv::values;
+
+use crate::input::{MapEntity, MapInput};
 
 /// Instances nest at most this deep (a file that includes itself stops here).
 const MAX_DEPTH: usize = 16;
@@ -135,7 +137,7 @@ fn collapse_r(
         collapse_r(&mut sub, &sub_dir, load, depth + 1, problems, auto);
 
         let origin = inst.origin().unwrap_or(DVec3::ZERO);
-        let angles = inst.get("angles").and_then(parse_vec3).unwrap_or(DVec3::ZERO);
+        let angles = inst.vector("angles").unwrap_or(DVec3::ZERO);
         let rot = Rot::from_angles(angles);
         let name = match inst.get("targetname").filter(|n| !n.is_empty()) {
             Some(n) => n.to_string(),
@@ -231,12 +233,12 @@ fn transform_entity(
         let key = k.to_ascii_lowercase();
         match key.as_str() {
             "origin" => {
-                if let Some(o) = parse_vec3(v) {
+                if let Some(o) = values::vector(v).map(DVec3::from) {
                     *v = fmt_vec(rot.apply(o) + origin);
                 }
             }
             "angles" => {
-                if let Some(a) = parse_vec3(v) {
+                if let Some(a) = values::vector(v).map(DVec3::from) {
                     *v = fmt_vec(rot.mul(&Rot::from_angles(a)).angles());
                 }
             }

@@ -7,6 +7,7 @@ use srcmap_geom::{DVec3, Plane, PlaneSet, Winding};
 
 use crate::brush::Brush;
 use crate::contents::*;
+use crate::ids::SideRef;
 use crate::tree::{NodeId, Tree};
 
 /// Portal polygons with an edge shorter than this count as degenerate.
@@ -22,9 +23,8 @@ pub struct Portal {
     /// `nodes[0]` is in front of `plane`.
     pub nodes: [NodeId; 2],
     pub winding: Winding,
-    /// The brush side (brush index, side index) this portal shows, when it separates
-    /// different visible contents.
-    pub side: Option<(u32, u32)>,
+    /// The brush side this portal shows, when it separates different visible contents.
+    pub side: Option<SideRef>,
 }
 
 #[derive(Debug, Clone, Default)]
@@ -319,18 +319,18 @@ pub fn fill_outside(tree: &mut Tree) -> usize {
 /// visible contents shows, preferring a side exactly on the portal's plane. Marks those
 /// sides visible in `brushes`.
 pub fn find_portal_sides(tree: &Tree, planes: &PlaneSet, portals: &mut Portals, brushes: &mut [Brush]) {
-    for (b, s) in portal_sides(tree, planes, portals, brushes) {
-        brushes[b as usize].sides[s as usize].visible = true;
+    for s in portal_sides(tree, planes, portals, brushes) {
+        brushes[s.brush.idx()].sides[s.side as usize].visible = true;
     }
 }
 
-/// [`find_portal_sides`] without marking: returns the (brush, side) pairs found.
+/// [`find_portal_sides`] without marking: returns the sides found.
 pub fn portal_sides(
     tree: &Tree,
     planes: &PlaneSet,
     portals: &mut Portals,
     brushes: &[Brush],
-) -> Vec<(u32, u32)> {
+) -> Vec<SideRef> {
     let mut found = Vec::new();
     for i in 0..portals.portals.len() {
         if !portals.alive[i] {
@@ -339,16 +339,18 @@ pub fn portal_sides(
         let p = &portals.portals[i];
         let Some(on) = p.on_node else { continue };
         let [a, b] = p.nodes;
-        let vis = Contents(tree.nodes[a.idx()].contents ^ tree.nodes[b.idx()].contents).visible().0;
+        let vis = Contents(tree.nodes[a.idx()].contents ^ tree.nodes[b.idx()].contents)
+            .visible()
+            .0;
         if vis == 0 {
             continue;
         }
         let pnum = tree.nodes[on.idx()].plane.expect("portal on a node").positive();
-        let mut best: Option<(u32, u32)> = None;
+        let mut best: Option<SideRef> = None;
         let mut best_dist = f64::INFINITY;
         'search: for n in [a, b] {
             for &bi in &tree.nodes[n.idx()].brushes {
-                let brush = &brushes[bi as usize];
+                let brush = &brushes[bi.idx()];
                 if brush.contents & vis == 0 {
                     continue;
                 }
@@ -357,14 +359,20 @@ pub fn portal_sides(
                         continue;
                     }
                     if s.plane.positive() == pnum {
-                        best = Some((bi, si as u32));
+                        best = Some(SideRef {
+                            brush: bi,
+                            side: si as u32,
+                        });
                         break 'search;
                     }
                     let pl = planes.get(s.plane);
                     let dist: f64 = p.winding.points.iter().map(|&q| pl.distance(q).abs()).sum();
                     if dist < best_dist {
                         best_dist = dist;
-                        best = Some((bi, si as u32));
+                        best = Some(SideRef {
+                            brush: bi,
+                            side: si as u32,
+                        });
                     }
                 }
             }

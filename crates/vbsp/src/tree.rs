@@ -5,6 +5,7 @@ use srcmap_geom::{Bounds, DVec3, Plane, PlaneId, PlaneSet, Winding};
 
 use crate::brush::Brush;
 use crate::contents::*;
+use crate::ids::BrushId;
 
 /// Brush splits closer than this to a plane keep the point on it (q2/Valve `ON_EPSILON`-ish).
 const SPLIT_EPS: f64 = 0.1;
@@ -30,8 +31,8 @@ pub struct Node {
     pub parent: Option<NodeId>,
     pub bounds: Bounds,
     pub contents: u32,
-    /// Leaves: indices of the map brushes (into the compile's brush table) in this leaf.
-    pub brushes: Vec<u32>,
+    /// Leaves: the map brushes in this leaf.
+    pub brushes: Vec<BrushId>,
     /// Portals touching this node (leaves only, after portalisation).
     pub portals: Vec<u32>,
     /// Flood distance from an entity (1 = an entity's own leaf, 0 = not reached).
@@ -41,7 +42,7 @@ pub struct Node {
 }
 
 impl Node {
-    fn leaf(contents: u32, brushes: Vec<u32>, bounds: Bounds) -> Node {
+    fn leaf(contents: u32, brushes: Vec<BrushId>, bounds: Bounds) -> Node {
         Node {
             plane: None,
             children: [NodeId(0); 2],
@@ -157,16 +158,14 @@ struct BSide {
     plane: PlaneId,
     winding: Option<Winding>,
     flags: u8,
-    /// Index of the map brush side this came from; `NO_SIDE` for cuts.
-    orig_side: u32,
+    /// Index of the map brush side this came from; `None` for cuts.
+    orig_side: Option<u32>,
 }
-
-const NO_SIDE: u32 = u32::MAX;
 
 #[derive(Debug, Clone)]
 struct BBrush {
-    /// Index into the compile's brush table; `u32::MAX` for a node volume.
-    orig: u32,
+    /// The map brush; `None` for a node volume.
+    orig: Option<BrushId>,
     contents: u32,
     sides: Vec<BSide>,
     bounds: Bounds,
@@ -178,7 +177,7 @@ const PSIDE_BOTH: u8 = 3;
 const PSIDE_FACING: u8 = 4;
 
 impl BBrush {
-    fn from_brush(idx: u32, b: &Brush, pass: Pass) -> BBrush {
+    fn from_brush(idx: BrushId, b: &Brush, pass: Pass) -> BBrush {
         let water = b.contents & (CONTENTS_WATER | CONTENTS_SLIME) != 0;
         let sides = b
             .sides
@@ -209,12 +208,12 @@ impl BBrush {
                     plane: s.plane,
                     winding: s.winding.clone(),
                     flags,
-                    orig_side: si as u32,
+                    orig_side: Some(si as u32),
                 }
             })
             .collect();
         BBrush {
-            orig: idx,
+            orig: Some(idx),
             contents: b.contents,
             sides,
             bounds: b.bounds,
@@ -231,11 +230,11 @@ impl BBrush {
                 plane,
                 winding,
                 flags: F_NODE,
-                orig_side: NO_SIDE,
+                orig_side: None,
             })
             .collect();
         BBrush {
-            orig: u32::MAX,
+            orig: None,
             contents: 0,
             sides,
             bounds,
@@ -407,7 +406,7 @@ impl BBrush {
                 plane: cap_plane,
                 winding: Some(cap),
                 flags: F_NODE,
-                orig_side: NO_SIDE,
+                orig_side: None,
             });
             p.recompute_bounds();
             if p.volume(planes) >= 1.0 {
@@ -489,7 +488,7 @@ pub enum Pass {
 enum Built {
     Leaf {
         contents: u32,
-        brushes: Vec<u32>,
+        brushes: Vec<BrushId>,
         bounds: Bounds,
     },
     Node {
@@ -529,14 +528,14 @@ fn block_range(bounds: &Bounds) -> [(i64, i64); 2] {
 pub fn build_tree(
     planes: &PlaneSet,
     brushes: &[Brush],
-    brush_ids: &[u32],
+    brush_ids: &[BrushId],
     pass: Pass,
     bounds: Bounds,
     blocks: bool,
 ) -> Tree {
     let list: Vec<BBrush> = brush_ids
         .iter()
-        .map(|&i| BBrush::from_brush(i, &brushes[i as usize], pass))
+        .map(|&i| BBrush::from_brush(i, &brushes[i.idx()], pass))
         .collect();
     let builder = Builder {
         planes,
@@ -842,7 +841,8 @@ fn leaf_from(brushes: Vec<BBrush>, bounds: Bounds) -> Built {
         }
         contents |= b.contents;
     }
-    let mut ids: Vec<u32> = brushes.iter().map(|b| b.orig).collect();
+    // Node volumes never reach a leaf: every brush here is a map brush's piece.
+    let mut ids: Vec<BrushId> = brushes.iter().filter_map(|b| b.orig).collect();
     ids.sort_unstable();
     ids.dedup();
     Built::Leaf {
@@ -980,7 +980,7 @@ fn chop(planes: &PlaneSet, mut list: Vec<BBrush>) -> Vec<BBrush> {
 /// One piece of a carved detail brush: the original brush, and the original sides it
 /// still has, with their polygons.
 pub struct DetailPiece {
-    pub orig: u32,
+    pub orig: BrushId,
     pub contents: u32,
     pub bounds: Bounds,
     /// (original side index, plane, polygon); cuts are left out.
@@ -991,22 +991,21 @@ pub struct DetailPiece {
 
 /// Carve the detail brushes against each other (Valve's `ChopBrushes` on the detail list
 /// in `MergeDetailTree`).
-pub fn chop_detail(planes: &PlaneSet, brushes: &[Brush], ids: &[u32]) -> Vec<DetailPiece> {
+pub fn chop_detail(planes: &PlaneSet, brushes: &[Brush], ids: &[BrushId]) -> Vec<DetailPiece> {
     let list: Vec<BBrush> = ids
         .iter()
-        .map(|&i| BBrush::from_brush(i, &brushes[i as usize], Pass::First))
+        .map(|&i| BBrush::from_brush(i, &brushes[i.idx()], Pass::First))
         .collect();
     chop(planes, list)
         .into_iter()
         .map(|b| DetailPiece {
-            orig: b.orig,
+            orig: b.orig.expect("detail pieces come from map brushes"),
             contents: b.contents,
             bounds: b.bounds,
             sides: b
                 .sides
                 .iter()
-                .filter(|s| s.orig_side != NO_SIDE)
-                .filter_map(|s| Some((s.orig_side, s.plane, s.winding.clone()?)))
+                .filter_map(|s| Some((s.orig_side?, s.plane, s.winding.clone()?)))
                 .collect(),
             planes: b
                 .sides
@@ -1019,7 +1018,7 @@ pub fn chop_detail(planes: &PlaneSet, brushes: &[Brush], ids: &[u32]) -> Vec<Det
 
 /// The non-solid leaves a brush reaches when split down the tree (Valve's `MergeBrush_r`):
 /// where a detail brush is filed for collision.
-pub fn brush_leaves(tree: &Tree, planes: &PlaneSet, brush: &Brush, idx: u32) -> Vec<NodeId> {
+pub fn brush_leaves(tree: &Tree, planes: &PlaneSet, brush: &Brush, idx: BrushId) -> Vec<NodeId> {
     let mut out = Vec::new();
     let mut stack = vec![(tree.head, BBrush::from_brush(idx, brush, Pass::First))];
     while let Some((n, b)) = stack.pop() {

@@ -87,6 +87,7 @@ fn compile(path: &Path) -> Result<srcmap_vbsp::Output, CompileError> {
     let opts = Options {
         allow_leak: true,
         materials: corpus_materials(),
+        verify: true,
         ..Default::default()
     };
     srcmap_vbsp::compile(&input, &opts, &srcmap_vbsp::NoProgress)
@@ -217,7 +218,7 @@ fn corpus_pairs_match_valve() {
         if leaked != should_leak {
             failures.push(format!("{name}: leak {leaked}, expected {should_leak}"));
         }
-        let ours = Bsp::parse(&out.bsp.to_bytes(0).unwrap()).unwrap();
+        let ours = Bsp::parse(&out.bsp.to_bytes().unwrap()).unwrap();
         assert!(
             srcmap_bsp::check::check(&ours).is_empty(),
             "{name}: srcmap check fails"
@@ -355,8 +356,8 @@ fn every_corpus_vmf_compiles_or_fails_cleanly() {
         let input = srcmap_vbsp::input_from_vmf(&vmf);
         match srcmap_vbsp::compile(&input, &Options::default(), &srcmap_vbsp::NoProgress) {
             Ok(out) => {
-                let bsp = out.bsp.to_bsp(0);
-                let v = srcmap_bsp::check::check(&bsp);
+                let bsp = &out.bsp;
+                let v = srcmap_bsp::check::check(bsp);
                 assert!(v.is_empty(), "{}: {:?}", f.display(), &v[..v.len().min(3)]);
             }
             Err(e @ (CompileError::Leak { .. } | CompileError::NoBrushes | CompileError::NoWorld)) => {
@@ -374,7 +375,7 @@ fn every_corpus_vmf_compiles_or_fails_cleanly() {
 /// allowed difference.
 #[test]
 fn material_table_gives_valves_contents_and_flags() {
-    use srcmap_materials::flags::*;
+    use srcmap_bsp::flags::*;
     let Some(root) = corpus() else { return };
     let mut checked = 0;
     let mut problems = Vec::new();
@@ -382,7 +383,7 @@ fn material_table_gives_valves_contents_and_flags() {
         let map = bsp_path.file_name().unwrap().to_string_lossy().into_owned();
         let valve = Bsp::parse(&std::fs::read(&bsp_path).unwrap()).unwrap();
         let Ok(out) = compile(&vmf) else { continue };
-        let ours = srcmap_materials::harvest_bsp("ours", &out.bsp.to_bsp(0));
+        let ours = srcmap_materials::harvest_bsp("ours", &out.bsp);
         let theirs = srcmap_materials::harvest_bsp(&map, &valve);
         for (name, v) in &theirs {
             let special = name.starts_with("TOOLS/")

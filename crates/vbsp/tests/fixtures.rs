@@ -13,13 +13,21 @@ fn fixture(name: &str) -> srcmap_vbsp::MapInput {
     srcmap_vbsp::input_from_vmf(&vmf)
 }
 
+/// Options that check every pass's invariants.
+fn verified() -> Options<'static> {
+    Options {
+        verify: true,
+        ..Default::default()
+    }
+}
+
 fn contents_at(out: &srcmap_vbsp::Output, p: [f64; 3]) -> u32 {
     out.bsp.leaf_at(0, p).unwrap().contents as u32
 }
 
 #[test]
 fn box_room_fixture() {
-    let out = srcmap_vbsp::compile(&fixture("box_room.vmf"), &Options::default(), &NoProgress).unwrap();
+    let out = srcmap_vbsp::compile(&fixture("box_room.vmf"), &verified(), &NoProgress).unwrap();
     assert_eq!(contents_at(&out, [0.0, 0.0, 128.0]), 0);
     assert_eq!(contents_at(&out, [0.0, 0.0, 300.0]), contents::CONTENTS_SOLID);
     assert!(out.leak.is_none());
@@ -30,7 +38,7 @@ fn box_room_fixture() {
     let portals: usize = lines.next().unwrap().parse().unwrap();
     let rest: Vec<&str> = lines.collect();
     assert_eq!(rest.len(), portals);
-    assert_eq!(clusters, out.stats.clusters);
+    assert_eq!(clusters as u64, out.report.count("clusters"));
     for l in rest {
         let nums: Vec<i64> = l.split_whitespace().take(3).map(|t| t.parse().unwrap()).collect();
         assert!(
@@ -60,7 +68,7 @@ fn box_room_fixture() {
 
 #[test]
 fn leak_fixture_names_the_entity_and_the_path() {
-    match srcmap_vbsp::compile(&fixture("leak.vmf"), &Options::default(), &NoProgress) {
+    match srcmap_vbsp::compile(&fixture("leak.vmf"), &verified(), &NoProgress) {
         Err(CompileError::Leak {
             entity_id,
             classname,
@@ -78,13 +86,13 @@ fn leak_fixture_names_the_entity_and_the_path() {
                 "{pointfile}"
             );
         }
-        other => panic!("expected a leak, got {:?}", other.map(|o| o.stats)),
+        other => panic!("expected a leak, got {:?}", other.map(|o| o.report)),
     }
 }
 
 #[test]
 fn features_fixture() {
-    let out = srcmap_vbsp::compile(&fixture("features.vmf"), &Options::default(), &NoProgress).unwrap();
+    let out = srcmap_vbsp::compile(&fixture("features.vmf"), &verified(), &NoProgress).unwrap();
     // Water fills the bottom 48 units.
     assert_ne!(
         contents_at(&out, [-200.0, -200.0, 24.0]) & contents::CONTENTS_WATER,
@@ -102,5 +110,5 @@ fn features_fixture() {
     assert!(!has("classname", "func_detail"));
     // Brushes: 6 walls, water, hint, pillar (world), door.
     assert_eq!(out.bsp.brushes.len(), 10);
-    assert!(srcmap_bsp::check::check(&out.bsp.to_bsp(1)).is_empty());
+    assert!(srcmap_bsp::check::check(&out.bsp).is_empty());
 }

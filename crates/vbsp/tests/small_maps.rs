@@ -29,7 +29,7 @@ fn box_room_inside_empty_outside_solid() {
     let area = area_of(&out, WALL);
     let expect = 4.0 * 512.0 * 256.0 + 2.0 * 512.0 * 512.0;
     assert!((area - expect).abs() < 1.0, "area {area} vs {expect}");
-    assert!(out.stats.clusters >= 1);
+    assert!(out.report.count("clusters") >= 1);
     assert!(out.prt.starts_with("PRT1\n"));
     // Every face fits the lightmap limit.
     for f in &out.bsp.faces {
@@ -101,10 +101,10 @@ fn hint_splits_clusters() {
         cluster_at(&hinted, [100.0, 0.0, 100.0])
     );
     assert!(
-        hinted.stats.clusters > plain.stats.clusters,
+        hinted.report.count("clusters") > plain.report.count("clusters"),
         "{} vs {}",
-        hinted.stats.clusters,
-        plain.stats.clusters
+        hinted.report.count("clusters"),
+        plain.report.count("clusters")
     );
     // The hint itself draws nothing and is not solid.
     assert_eq!(contents_at(&hinted, [0.0, 0.0, 100.0]), 0);
@@ -126,7 +126,7 @@ fn detail_pillar_does_not_split_clusters() {
         )],
     ));
     let out = compile_map(ents).unwrap();
-    assert_eq!(out.stats.clusters, plain.stats.clusters);
+    assert_eq!(out.report.count("clusters"), plain.report.count("clusters"));
     // Detail is not in the vis tree: the point inside the pillar is in an empty leaf whose
     // brush list holds the pillar (collision uses leaf brushes).
     let leaf = out.bsp.leaf_at(0, [0.0, 0.0, 100.0]).unwrap();

@@ -86,7 +86,11 @@ pub fn world(brushes: Vec<MapBrush>) -> MapEntity {
 }
 
 pub fn compile_map(entities: Vec<MapEntity>) -> Result<Output, CompileError> {
-    compile(&MapInput { entities }, &Options::default(), &NoProgress)
+    let opts = Options {
+        verify: true,
+        ..Default::default()
+    };
+    compile(&MapInput { entities }, &opts, &NoProgress)
 }
 
 pub fn contents_at(out: &Output, p: [f64; 3]) -> i32 {
@@ -97,12 +101,18 @@ pub fn cluster_at(out: &Output, p: [f64; 3]) -> i32 {
     out.bsp.leaf_at(0, p).expect("leaf").cluster
 }
 
+/// The material a face shows.
+pub fn face_material<'a>(bsp: &'a Bsp, face: &srcmap_bsp::Face) -> &'a str {
+    bsp.texdata_name(bsp.texinfo[face.texinfo as usize].texdata as usize)
+        .expect("the compiler names every texdata")
+}
+
 /// Summed area of rendered faces of the world model using `material`.
 pub fn area_of(out: &Output, material: &str) -> f64 {
     let m = &out.bsp.models[0];
     out.bsp.faces[m.first_face as usize..(m.first_face + m.num_faces) as usize]
         .iter()
-        .filter(|f| out.bsp.face_material(f).eq_ignore_ascii_case(material))
+        .filter(|f| face_material(&out.bsp, f).eq_ignore_ascii_case(material))
         .map(|f| f.area as f64)
         .sum()
 }

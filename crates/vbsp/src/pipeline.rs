@@ -1,0 +1,908 @@
+//! The compile's passes over one state, [`Compile`]: each pass a method named for what it
+//! does, called in order by [`crate::compile`].
+
+use std::collections::HashMap;
+use std::time::Instant;
+
+use srcmap_geom::{Bounds, DVec3, PlaneSet};
+
+use crate::areas::{self, Areas};
+use crate::brush::{self, Brush, BrushSide};
+use crate::contents::*;
+use crate::diag::{CompileError, Diagnostic, Where};
+use crate::dump::{self, PassDump};
+use crate::emit::{self, Clusters};
+use crate::faces::{self, Face};
+use crate::ids::{BrushId, EntityId, SideRef};
+use crate::input::MapInput;
+use crate::portals::{self, Portals};
+use crate::texinfo::{Texinfos, texinfo_for};
+use crate::tree::{self, NodeId, Pass, Tree};
+use crate::{Options, Output, Progress, Report, check_limit, prt, verify};
+
+/// Entities removed from the entity lump (their data goes elsewhere or nowhere).
+const INTERNAL_CLASSES: &[&str] = &[
+    "func_detail",
+    "func_viscluster",
+    "info_overlay",
+    "info_overlay_transition",
+    "env_cubemap",
+    "prop_static",
+    "prop_detail",
+    "func_instance",
+    "func_instance_parms",
+    "func_instance_origin",
+    "info_no_dynamic_shadow",
+];
+
+/// An entity after preprocessing: what goes in the entity lump and which brushes it owns.
+pub(crate) struct Ent {
+    pub keyvalues: Vec<(String, String)>,
+    pub brushes: Vec<BrushId>,
+    pub model: Option<u32>,
+}
+
+/// Who an input entity's brushes go to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Owner {
+    /// The world model (worldspawn, func_detail, areaportals, ladders, visclusters).
+    World,
+    /// The entity's own model.
+    Own(EntityId),
+    /// Nowhere: the brushes are not built.
+    Dropped,
+}
+
+/// What preprocessing decided for one input entity.
+struct EntityPlan {
+    /// Lower-case classname.
+    class: String,
+    owner: Owner,
+    /// Contents added to every side (detail for func_detail).
+    base_contents: u32,
+    /// A `func_areaportal*`'s portal number.
+    areaportal: Option<u32>,
+}
+
+/// A brush model's tree and faces.
+struct SubModel {
+    tree: Tree,
+    faces: Vec<Face>,
+}
+
+/// Everything the compile knows, pass by pass.
+pub(crate) struct Compile<'a> {
+    input: &'a MapInput,
+    opts: &'a Options<'a>,
+    progress: &'a dyn Progress,
+    /// Check the invariants between passes ([`srcmap_stage::verify_enabled`]).
+    verify: bool,
+    /// The dump after each pass, when asked for.
+    dumps: Option<Vec<PassDump>>,
+    planes: PlaneSet,
+    tex: Texinfos,
+    /// The brush lump, in order.
+    brushes: Vec<Brush>,
+    /// The entity lump, in order.
+    ents: Vec<Ent>,
+    /// One per input entity.
+    plans: Vec<EntityPlan>,
+    /// func_viscluster brushes: (input entity index, bounds).
+    viscluster_bounds: Vec<(usize, Bounds)>,
+    /// Areaportal brush (index) -> its entity's portal number.
+    portal_number: HashMap<BrushId, u32>,
+    /// Displacement sides: their brushes leave the tree and the brush lump (as in Valve's
+    /// loader); the sides stay as flat faces of the world until displacements are built.
+    disp_faces: Vec<Face>,
+    /// The world's brushes split by detail.
+    structural: Vec<BrushId>,
+    detail: Vec<BrushId>,
+    world_bounds: Bounds,
+    /// Flood sources: (input entity index, origin, is info_player_start).
+    origins: Vec<(u32, DVec3, bool)>,
+    tree: Tree,
+    portals: Portals,
+    /// The flood of the first pass found the inside: the outside is filled.
+    outside_sealed: bool,
+    leak: Option<CompileError>,
+    areas: Areas,
+    world_faces: Vec<Face>,
+    detail_faces: Vec<Face>,
+    /// Areas of the 3D skybox.
+    sky_areas: Vec<u32>,
+    clusters: Clusters,
+    prt: String,
+    sub_models: Vec<SubModel>,
+    diags: Vec<Diagnostic>,
+    /// Leaves the first pass's flood filled.
+    outside_filled: usize,
+    report: Report,
+    /// The phase running, and since when.
+    current_phase: Option<(&'static str, Instant)>,
+}
+
+impl<'a> Compile<'a> {
+    /// A compile of `input`, which must start with its worldspawn.
+    pub fn new(
+        input: &'a MapInput,
+        opts: &'a Options<'a>,
+        progress: &'a dyn Progress,
+    ) -> Result<Self, CompileError> {
+        let world = input.entities.first().ok_or(CompileError::NoWorld)?;
+        if !world.classname.eq_ignore_ascii_case("worldspawn") {
+            return Err(CompileError::NoWorld);
+        }
+        Ok(Compile {
+            input,
+            opts,
+            progress,
+            verify: srcmap_stage::verify_enabled(opts.verify),
+            dumps: opts.dump.then(Vec::new),
+            planes: PlaneSet::new(),
+            tex: Texinfos::new(),
+            brushes: Vec::new(),
+            ents: Vec::new(),
+            plans: Vec::new(),
+            viscluster_bounds: Vec::new(),
+            portal_number: HashMap::new(),
+            disp_faces: Vec::new(),
+            structural: Vec::new(),
+            detail: Vec::new(),
+            world_bounds: Bounds::EMPTY,
+            origins: Vec::new(),
+            tree: Tree {
+                nodes: Vec::new(),
+                head: NodeId(0),
+                outside: NodeId(0),
+                bounds: Bounds::EMPTY,
+            },
+            portals: Portals::default(),
+            outside_sealed: false,
+            leak: None,
+            areas: Areas::default(),
+            world_faces: Vec::new(),
+            detail_faces: Vec::new(),
+            sky_areas: Vec::new(),
+            clusters: Clusters::default(),
+            prt: String::new(),
+            sub_models: Vec::new(),
+            diags: Vec::new(),
+            outside_filled: 0,
+            report: Report::new("vbsp"),
+            current_phase: None,
+        })
+    }
+
+    /// Starts a phase of the log (and ends the one before, timing it).
+    pub fn phase(&mut self, name: &'static str) {
+        self.end_phase();
+        self.progress.start(name, 0);
+        self.current_phase = Some((name, Instant::now()));
+    }
+
+    fn end_phase(&mut self) {
+        if let Some((name, since)) = self.current_phase.take() {
+            self.progress.finish();
+            self.report.time(name, since.elapsed());
+        }
+    }
+
+    /// Between two passes: runs `check` on the state when verifying (a violation is an
+    /// error naming `pass`), and keeps `dump`'s text when dumping.
+    fn checkpoint(
+        &mut self,
+        pass: &'static str,
+        check: impl FnOnce(&Self) -> Result<(), String>,
+        dump: impl FnOnce(&Self) -> String,
+    ) -> Result<(), CompileError> {
+        if self.verify {
+            check(self).map_err(|message| CompileError::Verify { pass, message })?;
+        }
+        if self.dumps.is_some() {
+            let text = dump(self);
+            self.dumps.get_or_insert_default().push(PassDump { pass, text });
+        }
+        Ok(())
+    }
+
+    /// The brushes' sides name planes and texinfos that exist.
+    pub fn verify_brushes(&mut self) -> Result<(), CompileError> {
+        self.checkpoint(
+            "brushes",
+            |c| verify::brushes(&c.brushes, &c.planes, &c.tex),
+            |c| dump::brushes(&c.brushes, &c.planes),
+        )
+    }
+
+    /// The world tree is whole (while a world pass runs).
+    fn verify_world_tree(&self, pass: &'static str) -> Result<(), CompileError> {
+        if !self.verify {
+            return Ok(());
+        }
+        verify::tree(&self.tree, &self.planes, self.brushes.len())
+            .map_err(|message| CompileError::Verify { pass, message })
+    }
+
+    /// The world's portals are two-sided and on their leaves' lists (while a world pass
+    /// runs).
+    fn verify_world_portals(&self, pass: &'static str) -> Result<(), CompileError> {
+        if !self.verify {
+            return Ok(());
+        }
+        verify::portals(&self.tree, &self.portals).map_err(|message| CompileError::Verify { pass, message })
+    }
+
+    /// After a world pass: the tree is whole, its portals two-sided and on their leaves'
+    /// lists.
+    fn verify_world_pass(&mut self, pass: &'static str) -> Result<(), CompileError> {
+        self.checkpoint(
+            pass,
+            |c| {
+                verify::tree(&c.tree, &c.planes, c.brushes.len())?;
+                verify::portals(&c.tree, &c.portals)
+            },
+            |c| {
+                let visible: Vec<String> = c
+                    .brushes
+                    .iter()
+                    .enumerate()
+                    .flat_map(|(bi, b)| {
+                        b.sides
+                            .iter()
+                            .enumerate()
+                            .filter(|(_, s)| s.visible)
+                            .map(move |(si, _)| format!("{bi}:{si}"))
+                    })
+                    .collect();
+                format!(
+                    "{}{}visible sides {}\n",
+                    dump::tree(&c.tree, &c.planes),
+                    dump::portals(&c.portals),
+                    visible.join(" ")
+                )
+            },
+        )
+    }
+
+    /// The areas: the tree still whole without the areaportal brushes.
+    pub fn verify_areas(&mut self) -> Result<(), CompileError> {
+        self.checkpoint(
+            "areas",
+            |c| verify::tree(&c.tree, &c.planes, c.brushes.len()),
+            |c| {
+                format!(
+                    "{} areas, {} area portals\n{}",
+                    c.areas.areas.len(),
+                    c.areas.portals.len(),
+                    dump::open_leaves(&c.tree, &c.areas.of_node, None)
+                )
+            },
+        )
+    }
+
+    /// The world's faces are convex polygons naming what exists.
+    pub fn verify_world_faces(&mut self) -> Result<(), CompileError> {
+        self.checkpoint(
+            "faces",
+            |c| verify::faces(&c.world_faces, &c.planes, &c.tex, &c.tree),
+            |c| dump::faces(&c.world_faces, &c.planes),
+        )
+    }
+
+    /// The detail faces (and the tree they were filed into).
+    pub fn verify_detail_faces(&mut self) -> Result<(), CompileError> {
+        self.checkpoint(
+            "detail faces",
+            |c| {
+                verify::tree(&c.tree, &c.planes, c.brushes.len())?;
+                verify::faces(&c.detail_faces, &c.planes, &c.tex, &c.tree)
+            },
+            |c| dump::faces(&c.detail_faces, &c.planes),
+        )
+    }
+
+    /// Every open leaf has a cluster in range; the portal file.
+    pub fn verify_clusters(&mut self) -> Result<(), CompileError> {
+        self.checkpoint(
+            "clusters",
+            |c| verify::clusters(&c.tree, &c.clusters),
+            |c| {
+                format!(
+                    "{} clusters\n{}{}",
+                    c.clusters.count,
+                    dump::open_leaves(&c.tree, &c.areas.of_node, Some(&c.clusters)),
+                    c.prt
+                )
+            },
+        )
+    }
+
+    /// The brush models' trees and faces.
+    pub fn verify_brush_models(&mut self) -> Result<(), CompileError> {
+        self.checkpoint(
+            "brush models",
+            |c| {
+                c.sub_models.iter().try_for_each(|m| {
+                    verify::tree(&m.tree, &c.planes, c.brushes.len())?;
+                    verify::faces(&m.faces, &c.planes, &c.tex, &m.tree)
+                })
+            },
+            |c| {
+                let mut out = String::new();
+                for (i, m) in c.sub_models.iter().enumerate() {
+                    out += &format!("model {}\n", i + 1);
+                    out += &dump::tree(&m.tree, &c.planes);
+                    out += &dump::faces(&m.faces, &c.planes);
+                }
+                out
+            },
+        )
+    }
+
+    /// Decides each entity's fate: kept in the entity lump (renamed, numbered) or not, and
+    /// who owns its brushes.
+    pub fn prepare_entities(&mut self) {
+        let mut occluders = 0;
+        let mut areaportals = 0;
+        let mut overlays = 0;
+        for (ei, e) in self.input.entities.iter().enumerate() {
+            let class = e.classname.to_ascii_lowercase();
+            // (who gets the brushes; base contents; kept in the lump). An entity with its own
+            // model is always kept: it will be the next in the lump.
+            let (owner, base_contents, keep) = match class.as_str() {
+                _ if ei == 0 => (Owner::World, 0, true),
+                "func_detail" if self.opts.no_detail => (Owner::Dropped, 0, false),
+                "func_detail" => (Owner::World, CONTENTS_DETAIL, false),
+                c if c.starts_with("func_areaportal") => (Owner::World, 0, true),
+                "func_ladder" => (Owner::World, 0, true),
+                // Its brushes only merge clusters; they are built, then set aside.
+                "func_viscluster" => (Owner::World, 0, false),
+                "info_overlay" => {
+                    overlays += 1;
+                    let named = e.get("targetname").is_some_and(|t| !t.is_empty());
+                    (Owner::Dropped, 0, named)
+                }
+                c if INTERNAL_CLASSES.contains(&c) => (Owner::Dropped, 0, false),
+                _ => (Owner::Own(EntityId(self.ents.len() as u32)), 0, true),
+            };
+            let mut kv = e.keyvalues.clone();
+            kv.extend(e.outputs.iter().cloned());
+            let mut areaportal = None;
+            if class.starts_with("func_areaportal") {
+                areaportals += 1;
+                areaportal = Some(areaportals);
+                set_kv(&mut kv, "portalnumber", areaportals.to_string());
+            }
+            if class == "func_occluder" {
+                set_kv(&mut kv, "occludernumber", occluders.to_string());
+                occluders += 1;
+            }
+            if class == "func_ladder" {
+                set_kv(&mut kv, "classname", "info_ladder".to_string());
+            }
+            if class == "info_overlay" && keep {
+                set_kv(&mut kv, "classname", "info_overlay_accessor".to_string());
+                set_kv(&mut kv, "OverlayID", (overlays - 1).to_string());
+            }
+            if keep {
+                self.ents.push(Ent {
+                    keyvalues: kv,
+                    brushes: Vec::new(),
+                    model: None,
+                });
+            }
+            self.plans.push(EntityPlan {
+                class,
+                owner,
+                base_contents,
+                areaportal,
+            });
+        }
+    }
+
+    /// Builds every kept entity's brushes: planes, texinfos, windings, contents, bevels.
+    pub fn build_brushes(&mut self) -> Result<(), CompileError> {
+        let mut material_cache: HashMap<String, MaterialFacts> = HashMap::new();
+        let plans = std::mem::take(&mut self.plans);
+        for ((ei, e), plan) in self.input.entities.iter().enumerate().zip(&plans) {
+            let owner = match plan.owner {
+                Owner::Dropped => continue,
+                Owner::World => EntityId::WORLD,
+                Owner::Own(id) => id,
+            };
+            let (class, base_contents, areaportal) =
+                (plan.class.as_str(), plan.base_contents, plan.areaportal);
+            // Brush entities with an origin are built around it (the engine moves the model).
+            let offset = if owner != EntityId::WORLD {
+                e.origin().unwrap_or(DVec3::ZERO)
+            } else {
+                DVec3::ZERO
+            };
+            let at = Where {
+                entity_id: Some(e.id),
+                classname: Some(e.classname.clone()),
+                ..Default::default()
+            };
+            for mb in &e.brushes {
+                let mut raw = Vec::with_capacity(mb.sides.len());
+                let mut bad = false;
+                for s in &mb.sides {
+                    let pts = s.points.map(|p| p - offset);
+                    let Some(plane) = srcmap_geom::Plane::from_points_snapped(pts[0], pts[1], pts[2]) else {
+                        self.diags.push(Diagnostic::error(
+                            Where {
+                                brush: Some(mb.id),
+                                side: Some(s.id),
+                                ..at.clone()
+                            },
+                            "bad plane points (collinear), brush skipped",
+                        ));
+                        bad = true;
+                        break;
+                    };
+                    let Some(pid) = self.planes.find_or_insert(plane) else {
+                        bad = true;
+                        break;
+                    };
+                    // Unknown materials are warned about once each by the resolver itself.
+                    let info = *material_cache
+                        .entry(s.material.clone())
+                        .or_insert_with(|| self.opts.materials.resolve(&s.material).facts);
+                    let td = self.tex.texdata(&s.material, &info);
+                    let ti = self.tex.add(texinfo_for(s, offset, info.surface_flags, td));
+                    raw.push(brush::RawSide {
+                        plane: pid,
+                        contents: side_contents(info.contents, base_contents, info.surface_flags),
+                        surf: info.surface_flags,
+                        texinfo: ti,
+                        vmf_id: s.id,
+                        displacement: s.displacement,
+                    });
+                }
+                if bad {
+                    continue;
+                }
+                let Some(mut b) = brush::build_brush(&mut self.planes, owner, &at, mb, raw, &mut self.diags)
+                else {
+                    continue;
+                };
+                if b.contents & CONTENTS_ORIGIN != 0 {
+                    // Origin brushes only place the entity.
+                    if owner != EntityId::WORLD && e.get("origin").is_none() {
+                        let c = b.bounds.center();
+                        let v = format!("{} {} {}", c.x as i64, c.y as i64, c.z as i64);
+                        set_kv(&mut self.ents[owner.idx()].keyvalues, "origin", v);
+                    }
+                    continue;
+                }
+                if b.sides.iter().any(|s| s.displacement) {
+                    for s in b.sides.iter().filter(|s| s.displacement) {
+                        if let Some(w) = &s.winding {
+                            self.disp_faces.push(Face {
+                                plane: s.plane,
+                                texinfo: s.texinfo,
+                                winding: w.clone(),
+                                node: None,
+                                contents: 0,
+                                side: None,
+                                hammer_id: s.vmf_id,
+                                leaves: Vec::new(),
+                            });
+                        }
+                    }
+                    continue;
+                }
+                if class == "func_viscluster" {
+                    self.viscluster_bounds.push((ei, b.bounds));
+                    continue;
+                }
+                if class == "func_occluder" {
+                    // Occluder brushes stay in the brush lump but belong to no model.
+                    self.brushes.push(b);
+                    continue;
+                }
+                if let Some(number) = areaportal {
+                    b.contents = CONTENTS_AREAPORTAL;
+                    self.portal_number
+                        .insert(BrushId(self.brushes.len() as u32), number);
+                } else if owner != EntityId::WORLD {
+                    // Brush entities are never detail.
+                    b.contents &= !CONTENTS_DETAIL;
+                }
+                self.ents[owner.idx()]
+                    .brushes
+                    .push(BrushId(self.brushes.len() as u32));
+                self.brushes.push(b);
+            }
+        }
+        check_limit("brushes", self.brushes.len(), 8192)
+    }
+
+    /// Model numbers: the world is *0, then each kept entity with brushes in order.
+    pub fn number_models(&mut self) {
+        let mut next_model = 1;
+        for e in self.ents.iter_mut().skip(1) {
+            if !e.brushes.is_empty() {
+                e.model = Some(next_model);
+                set_kv(&mut e.keyvalues, "model", format!("*{next_model}"));
+                next_model += 1;
+            }
+        }
+        self.ents[0].model = Some(0);
+    }
+
+    /// The world's structural and detail brushes, its bounds (and block planes), and the
+    /// entities the flood starts from.
+    pub fn gather_world(&mut self) -> Result<(), CompileError> {
+        let world_ids = &self.ents[0].brushes;
+        let brushes = &self.brushes;
+        self.structural = world_ids
+            .iter()
+            .copied()
+            .filter(|&b| brushes[b.idx()].contents & CONTENTS_DETAIL == 0)
+            .collect();
+        self.detail = world_ids
+            .iter()
+            .copied()
+            .filter(|&b| brushes[b.idx()].contents & CONTENTS_DETAIL != 0)
+            .collect();
+        if self.structural.is_empty() {
+            return Err(CompileError::NoBrushes);
+        }
+        let mut world_bounds = Bounds::EMPTY;
+        for &b in world_ids {
+            world_bounds = world_bounds.union(&brushes[b.idx()].bounds);
+        }
+        self.world_bounds = world_bounds;
+        tree::add_block_planes(&mut self.planes, &world_bounds);
+
+        // Flood sources: every entity with an origin but the world.
+        for (ei, e) in self.input.entities.iter().enumerate().skip(1) {
+            let class = e.classname.to_ascii_lowercase();
+            if class.starts_with("info_overlay") || class.starts_with("func_instance") {
+                continue;
+            }
+            if let Some(o) = e.origin()
+                && o != DVec3::ZERO
+            {
+                self.origins.push((ei as u32, o, class == "info_player_start"));
+            }
+        }
+        Ok(())
+    }
+
+    /// One pass over the world: its tree, portals, the flood from the entities, the outside
+    /// filled, the sides the portals show marked visible. The first pass finds the inside
+    /// and the visible sides; the second builds the tree the BSP keeps, preferring those
+    /// sides. (The second pass's steps have no log lines of their own.)
+    pub fn world_pass(&mut self, pass: Pass) -> Result<(), CompileError> {
+        let name = match pass {
+            Pass::First => "world tree (pass 1)",
+            Pass::Second => "world tree (pass 2)",
+        };
+        self.phase(name);
+        self.build_world_tree(pass);
+        self.verify_world_tree(name)?;
+        self.first_pass_phase(pass, "portals");
+        self.make_world_portals();
+        self.verify_world_portals(name)?;
+        self.first_pass_phase(pass, "flood");
+        self.flood(pass)?;
+        self.fill_outside();
+        self.find_portal_sides();
+        self.verify_world_pass(name)
+    }
+
+    /// A step of the world pass that has a log line in the first pass only.
+    fn first_pass_phase(&mut self, pass: Pass, name: &'static str) {
+        if pass == Pass::First {
+            self.phase(name);
+        }
+    }
+
+    fn build_world_tree(&mut self, pass: Pass) {
+        self.tree = tree::build_tree(
+            &self.planes,
+            &self.brushes,
+            &self.structural,
+            pass,
+            self.world_bounds,
+            true,
+        );
+    }
+
+    fn make_world_portals(&mut self) {
+        self.portals = portals::make_portals(&mut self.tree, &self.planes);
+    }
+
+    /// The flood from the entities. The first pass decides whether the outside is sealed
+    /// (a leak is an error unless allowed); the second only marks the leaves again.
+    fn flood(&mut self, pass: Pass) -> Result<(), CompileError> {
+        let flood = portals::flood_entities(&mut self.tree, &self.planes, &self.portals, &self.origins);
+        if pass == Pass::Second {
+            return Ok(());
+        }
+        self.outside_sealed = match flood {
+            portals::Flood::Leak { entity, path } => {
+                let e = &self.input.entities[entity as usize];
+                let mut pointfile = String::new();
+                for p in &path {
+                    pointfile += &format!("{:.6} {:.6} {:.6}\n", p.x, p.y, p.z);
+                }
+                let err = CompileError::Leak {
+                    entity_id: e.id,
+                    classname: e.classname.clone(),
+                    origin: e.origin().unwrap_or_default(),
+                    pointfile,
+                };
+                if !self.opts.allow_leak {
+                    return Err(err);
+                }
+                self.diags
+                    .push(Diagnostic::error(Where::default(), err.to_string()));
+                self.leak = Some(err);
+                false
+            }
+            portals::Flood::NoEntities => {
+                self.diags.push(Diagnostic::warning(
+                    Where::default(),
+                    "no entities in open space: the outside is not filled",
+                ));
+                false
+            }
+            portals::Flood::Sealed => true,
+        };
+        Ok(())
+    }
+
+    fn fill_outside(&mut self) {
+        if self.outside_sealed {
+            self.outside_filled = portals::fill_outside(&mut self.tree);
+        }
+    }
+
+    fn find_portal_sides(&mut self) {
+        portals::find_portal_sides(&self.tree, &self.planes, &mut self.portals, &mut self.brushes);
+    }
+
+    /// Areas split at the areaportals; areaportal brushes then leave the leaves' brush
+    /// lists (their contents flag stays).
+    pub fn flood_areas(&mut self) {
+        let planes = &self.planes;
+        self.areas = areas::flood_areas(
+            &self.tree,
+            &self.portals,
+            &self.brushes,
+            &self.portal_number,
+            &|p| planes.find(p).map(|id| id.0),
+            &mut self.diags,
+        );
+        for n in &mut self.tree.nodes {
+            n.brushes.retain(|b| !self.portal_number.contains_key(b));
+        }
+    }
+
+    /// The world's faces from its portals, merged and subdivided.
+    pub fn make_world_faces(&mut self) {
+        let faces = faces::make_faces(&self.tree, &self.portals, &self.brushes, true);
+        let faces = faces::merge_faces(faces, &self.planes);
+        self.world_faces = faces::subdivide_faces(faces, &self.tex);
+    }
+
+    /// Detail brushes' faces (and the detail brushes filed into the leaves they touch).
+    pub fn make_detail_faces(&mut self) {
+        self.detail_faces = faces::detail_faces(&mut self.tree, &self.planes, &self.brushes, &self.detail);
+    }
+
+    /// Detail faces merged, subdivided and filed into the leaves that see them, with the
+    /// displacements' base faces.
+    pub fn merge_detail_faces(&mut self) {
+        let faces = std::mem::take(&mut self.detail_faces);
+        let faces = faces::merge_faces(faces, &self.planes);
+        let mut faces = faces::subdivide_faces(faces, &self.tex);
+        faces::filter_into_leaves(&self.tree, &self.planes, &mut faces);
+        let mut disp_faces = std::mem::take(&mut self.disp_faces);
+        faces::filter_into_leaves(&self.tree, &self.planes, &mut disp_faces);
+        faces.extend(disp_faces);
+        self.detail_faces = faces;
+    }
+
+    /// Clusters of the world's leaves (the 3D skybox and func_visclusters merged) and the
+    /// portal file between them.
+    pub fn number_clusters(&mut self) {
+        // The 3D skybox: the areas holding a sky_camera become one cluster.
+        self.sky_areas = self
+            .input
+            .entities
+            .iter()
+            .filter(|e| e.classname.eq_ignore_ascii_case("sky_camera"))
+            .filter_map(|e| e.origin())
+            .map(|o| self.areas.of_node[self.tree.leaf_at(&self.planes, o).idx()])
+            .filter(|&a| a != 0)
+            .collect();
+        let viscluster_bounds = &self.viscluster_bounds;
+        // func_viscluster: a leaf mostly inside one (10% of its volume, as Valve) joins its
+        // cluster. Volumes are measured on bounding boxes.
+        let visclusters = |leaf: &Bounds| -> Option<usize> {
+            let vol = |b: &Bounds| {
+                let s = b.size();
+                if b.is_empty() {
+                    0.0
+                } else {
+                    s.x.max(0.0) * s.y.max(0.0) * s.z.max(0.0)
+                }
+            };
+            let need = vol(leaf) * 0.1;
+            let mut ids: Vec<usize> = viscluster_bounds.iter().map(|v| v.0).collect();
+            ids.dedup();
+            ids.into_iter().find(|&id| {
+                let inside: f64 = viscluster_bounds
+                    .iter()
+                    .filter(|v| v.0 == id)
+                    .map(|v| {
+                        let i = Bounds::new(v.1.mins.max(leaf.mins), v.1.maxs.min(leaf.maxs));
+                        if i.mins.cmplt(i.maxs).all() { vol(&i) } else { 0.0 }
+                    })
+                    .sum();
+                inside > need
+            })
+        };
+        let sky_areas = &self.sky_areas;
+        self.clusters = emit::assign_clusters(
+            &self.tree,
+            &self.areas.of_node,
+            &|a| sky_areas.contains(&a),
+            &visclusters,
+        );
+        self.prt = prt::write_prt(&self.tree, &self.portals, &self.clusters);
+    }
+
+    /// Each brush entity's tree and faces, built in parallel; the sides their portals show
+    /// are marked visible for the brush lump.
+    pub fn build_brush_models(&mut self) {
+        use rayon::prelude::*;
+        let sub: Vec<&Ent> = self
+            .ents
+            .iter()
+            .filter(|e| e.model.is_some_and(|m| m > 0))
+            .collect();
+        let brushes = &self.brushes;
+        let planes = &self.planes;
+        let built: Vec<(Tree, Vec<Face>, Vec<SideRef>)> = sub
+            .par_iter()
+            .map(|e| {
+                let mut b = Bounds::EMPTY;
+                for &i in &e.brushes {
+                    b = b.union(&brushes[i.idx()].bounds);
+                }
+                let mut t = tree::build_tree(planes, brushes, &e.brushes, Pass::First, b, false);
+                let mut p = portals::make_portals(&mut t, planes);
+                // Sides found here are visible for the brush lump; gather them.
+                let vis = portals::portal_sides(&t, planes, &mut p, brushes);
+                let f = faces::make_faces(&t, &p, brushes, false);
+                (t, f, vis)
+            })
+            .collect();
+        let mut sides_visible: Vec<SideRef> = Vec::new();
+        for (tree, f, vis) in built {
+            sides_visible.extend(vis);
+            let f = faces::merge_faces(f, &self.planes);
+            let faces = faces::subdivide_faces(f, &self.tex);
+            self.sub_models.push(SubModel { tree, faces });
+        }
+        for s in sides_visible {
+            self.brushes[s.brush.idx()].sides[s.side as usize].visible = true;
+        }
+    }
+
+    /// Valve's EmitBrushes adds an axial side at the brush bounds wherever the brush has no
+    /// side on exactly that plane (a redundant axial side elsewhere hides it from the bevel
+    /// pass); such sides are written without the bevel flag, as Valve does.
+    pub fn add_axial_sides(&mut self) {
+        for b in &mut self.brushes {
+            for axis in 0..3 {
+                for dir in [-1.0, 1.0] {
+                    let mut n = DVec3::ZERO;
+                    n[axis] = dir;
+                    let dist = if dir > 0.0 {
+                        b.bounds.maxs[axis]
+                    } else {
+                        -b.bounds.mins[axis]
+                    };
+                    let Some(id) = self.planes.find_or_insert(srcmap_geom::Plane::new(n, dist)) else {
+                        continue;
+                    };
+                    if b.sides.iter().all(|s| s.plane != id) {
+                        let last = b.sides.last().cloned().expect("a brush has sides");
+                        b.sides.push(BrushSide {
+                            plane: id,
+                            winding: None,
+                            bevel: false,
+                            vmf_id: -1,
+                            ..last
+                        });
+                    }
+                }
+            }
+        }
+    }
+
+    /// The BSP records: models, brushes, faces, the entity lump; the report.
+    pub fn write(mut self) -> Result<Output, CompileError> {
+        let mut models = vec![emit::ModelIn {
+            tree: &self.tree,
+            faces: std::mem::take(&mut self.world_faces),
+            detail_faces: std::mem::take(&mut self.detail_faces),
+            clusters: Some(&self.clusters),
+        }];
+        for m in &self.sub_models {
+            models.push(emit::ModelIn {
+                tree: &m.tree,
+                faces: m.faces.clone(),
+                detail_faces: Vec::new(),
+                clusters: None,
+            });
+        }
+        // As Valve: Hammer's "id" becomes "hammerid"; the world records its bounds.
+        for e in &mut self.ents {
+            for (k, _) in e.keyvalues.iter_mut() {
+                if k.eq_ignore_ascii_case("id") {
+                    *k = "hammerid".to_string();
+                }
+            }
+        }
+        let entity_text = emit::entity_lump(&self.ents);
+        let mut bsp = emit::emit(
+            &self.planes,
+            &self.brushes,
+            &self.tex,
+            models,
+            entity_text,
+            self.clusters.count,
+            std::mem::take(&mut self.areas),
+        )?;
+        // Valve's `ComputeBoundsNoSkybox`: the drawn faces of the open leaves outside the 3D
+        // skybox, as worldspawn's world_mins / world_maxs.
+        if let Some(b) = emit::world_bounds_no_skybox(&bsp, &self.sky_areas) {
+            let fmt = |v: [f32; 3]| format!("{} {} {}", v[0] as i32, v[1] as i32, v[2] as i32);
+            set_kv(&mut self.ents[0].keyvalues, "world_mins", fmt(b.0));
+            set_kv(&mut self.ents[0].keyvalues, "world_maxs", fmt(b.1));
+            bsp.entities = emit::entity_lump(&self.ents);
+        }
+        bsp.revision = self.opts.map_revision;
+        self.end_phase();
+        if let Some(dumps) = &mut self.dumps {
+            dumps.push(PassDump {
+                pass: "write",
+                text: dump::bsp(&bsp),
+            });
+        }
+        let portals: usize = self.prt.lines().nth(2).and_then(|l| l.parse().ok()).unwrap_or(0);
+        let r = &mut self.report;
+        r.set("brushes", self.brushes.len() as f64);
+        r.set("models", bsp.models.len() as f64);
+        r.set("faces", bsp.faces.len() as f64);
+        r.set("world_leaves", self.tree.leaves().count() as f64);
+        r.set("clusters", self.clusters.count as f64);
+        r.set("portals", portals as f64);
+        r.set("outside_filled", self.outside_filled as f64);
+        for d in &self.diags {
+            r.warn(d.to_string());
+        }
+        Ok(Output {
+            bsp,
+            prt: self.prt,
+            diagnostics: self.diags,
+            report: self.report,
+            leak: self.leak,
+            dumps: self.dumps.unwrap_or_default(),
+        })
+    }
+}
+
+fn set_kv(kv: &mut Vec<(String, String)>, key: &str, value: String) {
+    match kv.iter_mut().find(|(k, _)| k.eq_ignore_ascii_case(key)) {
+        Some(e) => e.1 = value,
+        None => kv.push((key.to_string(), value)),
+    }
+}
