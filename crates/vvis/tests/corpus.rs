@@ -197,8 +197,8 @@ fn vvis_on_a_blanked_bsp_restores_valves_lump() {
         }
         assert!(a.fraction() >= 0.99, "{}", path.display());
         assert_eq!(new.leafs.len(), bsp.leafs.len());
-        assert!(report.vis_bytes > 0);
-        if a.differences.is_empty() && report.radius.is_none() {
+        assert!(report.count("vis_bytes") > 0);
+        if a.differences.is_empty() && report.get("radius").is_none() {
             // Same PVS: the same lumps, byte for byte (vvis's PAS and compression, and the leaf
             // fog-volume flags and distances to water that vvis derives from the PVS).
             let ours = srcmap_bsp::BspFile::parse(&out).unwrap();

@@ -897,4 +897,3 @@ mod tests {
         assert!(might_inside(&[0], 7, &[u64::MAX], 2));
     }
 }
-

@@ -138,7 +138,9 @@ pub fn portal_flow(
                         usable,
                     };
                     let (vis, c) = match kind {
-                        FlowKind::Fast => fast::flow_one(graph, &children, base, done, p as usize, walk_memory),
+                        FlowKind::Fast => {
+                            fast::flow_one(graph, &children, base, done, p as usize, walk_memory)
+                        }
                         FlowKind::Reference => reference::flow_one(graph, &children, base, done, p as usize),
                     };
                     mine.add(&c);

@@ -131,7 +131,13 @@ impl Walk<'_> {
             return false;
         }
         if !prev.pass.is_empty()
-            && !clip_interleaved(&cur.source, &prev.pass, &mut cur.pass, &mut self.tmp, &mut self.counters)
+            && !clip_interleaved(
+                &cur.source,
+                &prev.pass,
+                &mut cur.pass,
+                &mut self.tmp,
+                &mut self.counters,
+            )
         {
             return false;
         }
