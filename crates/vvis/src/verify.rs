@@ -61,7 +61,7 @@ fn off_plane(points: &[[f64; 3]]) -> Option<f64> {
 pub(crate) fn graph(graph: &Graph) -> Result<(), VisError> {
     let n = graph.portals.len();
     let bad = |message: String| Err(fail("graph", message));
-    if n % 2 != 0 {
+    if !n.is_multiple_of(2) {
         return bad(format!("{n} one-way portals (not pairs)"));
     }
     if graph.words != n.div_ceil(64) {

@@ -44,6 +44,7 @@ fn rows(p: &Portals, fast: bool, flow: FlowKind) -> Vec<Vec<usize>> {
         fast,
         flow,
         threads: Threads(2),
+        verify: true,
         ..Default::default()
     };
     let (vis, _) = compute(p, false, None, &opts, &NoProgress).unwrap();
@@ -102,6 +103,7 @@ fn full_vis_with(p: &Portals, threads: usize, flow: FlowKind, rest: Options) -> 
     let opts = Options {
         threads: Threads(threads),
         flow,
+        verify: true,
         ..rest
     };
     compute(p, false, None, &opts, &NoProgress).unwrap()

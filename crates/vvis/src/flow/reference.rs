@@ -116,10 +116,10 @@ impl Walk<'_> {
         self.counters.candidates += 1;
         // might = prev.might & test; is anything new visible through it?
         let mut more = 0u64;
-        for k in 0..prev.might.len() {
-            let m = prev.might[k] & test[k];
-            cur.might[k] = m;
-            more |= m & !self.vis.words[k];
+        let (narrowed, seen) = (cur.might.iter_mut(), &self.vis.words);
+        for (((n, m), t), v) in narrowed.zip(&prev.might).zip(test).zip(seen) {
+            *n = m & t;
+            more |= *n & !v;
         }
         (cur.lo, cur.hi) = (0, prev.might.len());
         if more == 0 && self.vis.words[word] & bit != 0 {
