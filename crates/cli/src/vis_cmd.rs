@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 use std::time::Instant;
 
-use srcmap_vvis::{Options, PortalSource, Report};
+use srcmap_vvis::{Options, Report, Threads};
 
 #[derive(Debug, clap::Args)]
 pub struct VvisArgs {
@@ -34,6 +34,9 @@ pub struct VvisArgs {
     /// Print the run's report as JSON.
     #[arg(long)]
     pub json: bool,
+    /// Check the invariants between passes (always on in debug builds).
+    #[arg(long)]
+    pub verify: bool,
 }
 
 /// Visibility for a BSP held in memory (for `srcmap compile`): `prt` is the portal file's text
@@ -47,7 +50,7 @@ pub fn run_vis(
 ) -> anyhow::Result<Vec<u8>> {
     let options = Options {
         fast,
-        threads,
+        threads: Threads(threads.unwrap_or(0)),
         ..Default::default()
     };
     let progress = crate::progress::Bar::new(quiet);
@@ -71,14 +74,15 @@ pub fn vvis(args: &VvisArgs) -> anyhow::Result<()> {
     };
     let options = Options {
         fast: args.fast,
-        threads: (args.threads > 0).then_some(args.threads),
+        threads: Threads(args.threads),
         radius_override: args.radius_override,
+        verify: args.verify,
         ..Default::default()
     };
     let progress = crate::progress::Bar::new(args.quiet || args.json);
     let start = Instant::now();
-    let (bytes, report) =
-        srcmap_vvis::vis_bsp(&input, prt_text.as_deref(), &options, &progress).map_err(|e| {
+    let (bytes, mut report) = srcmap_vvis::vis_bsp(&input, prt_text.as_deref(), &options, &progress)
+        .map_err(|e| {
             let source = prt_path
                 .as_ref()
                 .filter(|_| matches!(e, srcmap_vvis::VisError::Prt { .. }));
@@ -88,56 +92,42 @@ pub fn vvis(args: &VvisArgs) -> anyhow::Result<()> {
     crate::write_output(out, &bytes)?;
     let total = start.elapsed().as_secs_f64();
     if args.json {
-        crate::print_json(&json_report(&report, total))?;
+        report.time("total", start.elapsed());
+        crate::print_json(&report)?;
     } else if !args.quiet {
-        let source = match report.source {
-            PortalSource::PrtFile => format!(
-                "portals from {}",
-                prt_path
-                    .as_ref()
-                    .map_or(String::new(), |p| p.display().to_string())
-            ),
-            PortalSource::RebuiltFromTree => "portals rebuilt from the BSP tree".to_string(),
-        };
-        eprintln!(
-            "{}: {} clusters, {} portals ({source}){}{}",
-            out.display(),
-            report.clusters,
-            report.portals,
-            if report.fast { ", fast vis" } else { "" },
-            report
-                .radius
-                .map_or(String::new(), |r| format!(", vis radius {r}")),
-        );
-        eprintln!(
-            "average clusters visible {:.1}, visibility lump {} bytes, {} threads, {total:.2} s",
-            report.visible_pairs as f64 / report.clusters.max(1) as f64,
-            report.vis_bytes,
-            report.threads
-        );
+        print_summary(&report, out, prt_path.as_deref(), total);
     }
     Ok(())
 }
 
-fn json_report(r: &Report, total: f64) -> serde_json::Value {
-    serde_json::json!({
-        "clusters": r.clusters,
-        "portals": r.portals,
-        "portal_source": match r.source { PortalSource::PrtFile => "prt", PortalSource::RebuiltFromTree => "tree" },
-        "fast": r.fast,
-        "radius": r.radius,
-        "threads": r.threads,
-        "visible_pairs": r.visible_pairs,
-        "crosscheck_dropped": r.optimized,
-        "might_see": r.might_see,
-        "chains": r.counters.chains,
-        "vis_bytes": r.vis_bytes,
-        "seconds": {
-            "portals": r.portal_time.as_secs_f64(),
-            "base": r.base_time.as_secs_f64(),
-            "flow": r.flow_time.as_secs_f64(),
-            "clusters": r.cluster_time.as_secs_f64(),
-            "total": total,
+/// The two lines `srcmap vvis` prints after a run.
+fn print_summary(report: &Report, out: &std::path::Path, prt_path: Option<&std::path::Path>, total: f64) {
+    let source = if report.count("portals_from_prt") == 1 {
+        format!(
+            "portals from {}",
+            prt_path.map_or(String::new(), |p| p.display().to_string())
+        )
+    } else {
+        "portals rebuilt from the BSP tree".to_string()
+    };
+    let clusters = report.count("clusters");
+    eprintln!(
+        "{}: {clusters} clusters, {} portals ({source}){}{}",
+        out.display(),
+        report.count("portals"),
+        if report.count("fast") == 1 {
+            ", fast vis"
+        } else {
+            ""
         },
-    })
+        report
+            .get("radius")
+            .map_or(String::new(), |r| format!(", vis radius {r}")),
+    );
+    eprintln!(
+        "average clusters visible {:.1}, visibility lump {} bytes, {} threads, {total:.2} s",
+        report.count("visible_pairs") as f64 / clusters.max(1) as f64,
+        report.count("vis_bytes"),
+        report.count("threads")
+    );
 }

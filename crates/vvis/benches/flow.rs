@@ -17,7 +17,7 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use srcmap_bsp::Bsp;
-use srcmap_vvis::{FlowKind, NoProgress, Options, compute, tree, vis_radius};
+use srcmap_vvis::{FlowKind, NoProgress, Options, Report, Threads, compute, tree, vis_radius};
 
 /// CPU seconds this process has used (user + system, all threads), from /proc on Linux; the
 /// machine may be shared, so CPU time measures the work where wall time measures the wait.
@@ -41,7 +41,7 @@ fn main() {
     };
     let env = |k: &str| std::env::var(k).ok();
     let count: usize = env("VIS_BENCH_MAPS").and_then(|s| s.parse().ok()).unwrap_or(3);
-    let threads: Option<usize> = env("VIS_BENCH_THREADS").and_then(|s| s.parse().ok());
+    let threads = Threads(env("VIS_BENCH_THREADS").and_then(|s| s.parse().ok()).unwrap_or(0));
     let reference = env("VIS_BENCH_REFERENCE").is_none_or(|s| s != "0");
     let only = env("VIS_BENCH_ONLY");
     let mut maps = Vec::new();
@@ -116,7 +116,7 @@ fn main() {
             let cpu = cpu_seconds();
             let (r, rr) = compute(&portals, true, radius, &opts, &NoProgress).expect("vis");
             ref_cpu = cpu_seconds() - cpu;
-            ref_s = rr.flow_time.as_secs_f64();
+            ref_s = rr.seconds("flow");
             // Ordered cluster pairs where the two PVS differ ("true": none, and the PAS agree).
             let differ: u32 = r
                 .pvs
@@ -137,14 +137,14 @@ fn main() {
             };
             ref_report = Some(rr);
         }
-        let flow_s = report.flow_time.as_secs_f64();
+        let flow_s = report.seconds("flow");
         println!(
             "{:<26} {:>7} {:>8} {:>7.3} {:>7.3} {:>8.2} {:>8.2} {:>8.2} {:>8.2} {:>7.2} {:>7.2} {:>7} {:>7} {:>4.0}%",
             name,
             n,
-            report.clusters,
+            report.count("clusters"),
             tree_s,
-            report.base_time.as_secs_f64(),
+            report.seconds("base"),
             flow_s,
             flow_cpu,
             ref_s,
@@ -152,14 +152,31 @@ fn main() {
             ref_s / flow_s,
             ref_cpu / flow_cpu,
             same,
-            report.threads,
+            report.count("threads"),
             // How much of the threads' wall time was work (the split over the cores; on a shared
             // machine other processes' load lowers it too).
-            100.0 * flow_cpu / (report.flow_time.as_secs_f64() * report.threads as f64)
+            100.0 * flow_cpu / (flow_s * report.count("threads") as f64)
         );
-        println!("    ours:      {:?}", report.counters);
+        println!("    ours:      {}", flow_counters(&report));
         if let Some(rr) = ref_report {
-            println!("    reference: {:?}", rr.counters);
+            println!("    reference: {}", flow_counters(&rr));
         }
     }
+}
+
+/// The flow's counters from a report, as `name value` pairs.
+fn flow_counters(report: &Report) -> String {
+    [
+        "chains",
+        "candidates",
+        "geometric",
+        "separator_planes",
+        "passed",
+        "held",
+        "kept",
+    ]
+    .iter()
+    .map(|name| format!("{name} {}", report.count(name)))
+    .collect::<Vec<_>>()
+    .join(", ")
 }

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use srcmap_bsp::Bsp;
-use srcmap_vvis::{FlowKind, NoProgress, Options, check, compute, tree, vis_radius};
+use srcmap_vvis::{FlowKind, NoProgress, Options, Report, Threads, check, compute, tree, vis_radius};
 
 fn collect(path: &Path, out: &mut Vec<PathBuf>) {
     if path.is_dir() {
@@ -28,9 +28,27 @@ fn collect(path: &Path, out: &mut Vec<PathBuf>) {
     }
 }
 
+/// The flow's counters from a report, as `name value` pairs.
+fn flow_counters(report: &Report) -> String {
+    [
+        "chains",
+        "candidates",
+        "geometric",
+        "separator_planes",
+        "passed",
+        "held",
+        "kept",
+    ]
+    .iter()
+    .map(|name| format!("{name} {}", report.count(name)))
+    .collect::<Vec<_>>()
+    .join(", ")
+}
+
 fn main() {
     let mut args = std::env::args().skip(1);
-    let (mut reference, mut threads, mut sight, mut json, mut show) = (false, None, 0usize, false, 20usize);
+    let (mut reference, mut threads, mut sight, mut json, mut show) =
+        (false, Threads::ALL, 0usize, false, 20usize);
     let mut paths = Vec::new();
     while let Some(a) = args.next() {
         match a.as_str() {
@@ -43,7 +61,7 @@ fn main() {
                 return;
             }
             "--reference" => reference = true,
-            "--threads" => threads = args.next().and_then(|s| s.parse().ok()),
+            "--threads" => threads = Threads(args.next().and_then(|s| s.parse().ok()).unwrap_or(0)),
             "--sight" => sight = args.next().and_then(|s| s.parse().ok()).unwrap_or(0),
             "--show" => show = args.next().and_then(|s| s.parse().ok()).unwrap_or(20),
             "--json" => json = true,
@@ -132,23 +150,23 @@ fn main() {
                     .map_or("-".to_string(), |s| format!("{}/{}", s.violations.len(), s.clear));
                 if json {
                     println!(
-                        "{{\"map\":\"{name}\",\"valve_mode\":\"{mode}\",\"clusters\":{},\"portals\":{},\"agree\":{:.6},\"ratio\":{:.4},\"ours_pairs\":{},\"valve_pairs\":{},\"hidden_by_us\":{},\"portal_s\":{portal_s:.3},\"base_s\":{:.3},\"flow_s\":{:.3},\"total_s\":{fast_s:.3},\"reference_s\":{},\"same_as_reference\":{same},\"counters\":\"{:?}\",\"threads\":{},\"radius\":{},\"sight_violations\":{},\"sight_clear\":{}}}",
+                        "{{\"map\":\"{name}\",\"valve_mode\":\"{mode}\",\"clusters\":{},\"portals\":{},\"agree\":{:.6},\"ratio\":{:.4},\"ours_pairs\":{},\"valve_pairs\":{},\"hidden_by_us\":{},\"portal_s\":{portal_s:.3},\"base_s\":{:.3},\"flow_s\":{:.3},\"total_s\":{fast_s:.3},\"reference_s\":{},\"same_as_reference\":{same},\"counters\":\"{}\",\"threads\":{},\"radius\":{},\"sight_violations\":{},\"sight_clear\":{}}}",
                         a.clusters,
-                        report.portals,
+                        report.count("portals"),
                         a.fraction(),
                         a.ratio(),
                         a.ours_visible,
                         a.theirs_visible,
                         a.hidden_by_us(),
-                        report.base_time.as_secs_f64(),
-                        report.flow_time.as_secs_f64(),
+                        report.seconds("base"),
+                        report.seconds("flow"),
                         if ref_s.is_nan() {
                             "null".into()
                         } else {
                             format!("{ref_s:.3}")
                         },
-                        report.counters,
-                        report.threads,
+                        flow_counters(&report),
+                        report.count("threads"),
                         radius.map_or("null".into(), |r| r.to_string()),
                         sight_check.as_ref().map_or(0, |s| s.violations.len()),
                         sight_check.as_ref().map_or(0, |s| s.clear),
@@ -158,7 +176,7 @@ fn main() {
                         "{:<48} {:>6} {:>6} {:>9.5} {:>9.4} {:>8} {:>9.3} {:>9.3} {:>7.2} {:>6}{}{}",
                         name,
                         a.clusters,
-                        report.portals,
+                        report.count("portals"),
                         a.fraction(),
                         a.ratio(),
                         a.hidden_by_us(),
@@ -174,10 +192,10 @@ fn main() {
                         }
                     );
                     println!(
-                        "    {:?} base {:.3}s flow {:.3}s",
-                        report.counters,
-                        report.base_time.as_secs_f64(),
-                        report.flow_time.as_secs_f64()
+                        "    {} base {:.3}s flow {:.3}s",
+                        flow_counters(&report),
+                        report.seconds("base"),
+                        report.seconds("flow")
                     );
                     for d in a.differences.iter().take(show) {
                         println!(

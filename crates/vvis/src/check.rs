@@ -123,7 +123,7 @@ pub fn line_of_sight(
                 l.mins[1] as f64 + rng.unit() * (l.maxs[1] - l.mins[1]) as f64,
                 l.mins[2] as f64 + rng.unit() * (l.maxs[2] - l.mins[2]) as f64,
             );
-            if tree.point_leaf(p) == leaf {
+            if bsp.leaf_index_at(0, p.to_array()) == Some(leaf) {
                 return Some(p);
             }
         }

@@ -16,6 +16,10 @@ pub enum VisError {
     /// The PRT file and the BSP disagree.
     #[error("portal file has {prt} clusters but the BSP's leaves use {bsp}")]
     ClusterMismatch { prt: u32, bsp: u32 },
-    #[error("thread pool: {0}")]
-    Threads(String),
+    #[error(transparent)]
+    Threads(#[from] srcmap_stage::ThreadsError),
+    /// An invariant a pass relies on does not hold after the pass before it (checked in debug
+    /// builds, in tests, and with `verify`): a bug, not bad input.
+    #[error("vvis {pass}: {message}")]
+    Verify { pass: &'static str, message: String },
 }

@@ -1,7 +1,8 @@
 //! Compile stage 2: visibility. Potentially visible sets (PVS) and audible sets (PAS) per
 //! cluster, computed the way Valve's VVIS does, only faster.
 //!
-//! Pipeline, each step a function from data to data:
+//! [`vis`] runs the stage on a `Bsp` in memory, as a list of passes (methods of `Run`), each
+//! over the stage's own data:
 //! 1. **Portals** ([`Portals`]): from a PRT1 file ([`Portals::parse_prt`]) or rebuilt from a
 //!    compiled BSP's own tree ([`tree::portals_from_bsp`]).
 //! 2. **Graph** ([`graph::Graph`]): each portal as two one-way portals, per-cluster lists.
@@ -11,14 +12,20 @@
 //!    separating-plane clipping (skipped with `fast`, as vvis `-fast` does).
 //! 5. **Clusters** ([`pvs::cluster_vis`]): portal bits to cluster rows, vvis's symmetry
 //!    cross-check, PAS as the union of the PVS rows of every visible cluster.
+//! 6. **Leaf flags** ([`water::update_water`]): what vvis derives from the PVS — radial flags
+//!    under a vis radius, leaves that must test fog volumes, each leaf's distance to water.
+//! 7. **Store**: the rows into `bsp.visibility`.
 //!
-//! 6. **Water** ([`water::update_water`]): what vvis derives from the PVS — leaves that must
-//!    test fog volumes, and each leaf's distance to visible water.
+//! Between passes, in debug builds, in tests and with [`Options::verify`], the invariants the
+//! next pass relies on are checked (planar portals in range; one-way halves that point at each
+//! other's clusters; rows a cluster count wide, each cluster seeing itself, PAS ⊇ PVS). The
+//! stage returns the shared [`Report`] shape; [`dump`] prints the graph and the rows as text.
 //!
-//! [`vis_bsp`] runs all of it on a BSP file's bytes and returns the new file (visibility lump
-//! replaced; leaf flags and water distances updated; every other lump byte for byte). Work is
-//! spread over all cores with rayon; progress goes through the [`Progress`] trait, the library
-//! itself never prints. [`check`] judges a PVS against another lump and by line of sight.
+//! [`compute`] runs passes 2–5 on portals alone; [`vis_bsp`] runs [`vis`] on a BSP file's
+//! bytes and returns the new file (every lump vis does not change byte for byte). Work is
+//! spread over the [`Options::threads`] with rayon; progress goes through the [`Progress`]
+//! trait, the library itself never prints. [`check`] judges a PVS against another lump and by
+//! line of sight.
 //!
 //! Results are deterministic (independent of thread count) and, on the corpus, equal to
 //! Valve's lumps cluster pair for cluster pair on all but three maps (see the crate tests).
@@ -26,12 +33,14 @@
 pub mod bits;
 pub mod check;
 pub mod clip;
+pub mod dump;
 pub mod error;
 pub mod flow;
 pub mod graph;
 pub mod portals;
 pub mod pvs;
 pub mod tree;
+mod verify;
 pub mod water;
 
 use std::time::{Duration, Instant};
@@ -43,15 +52,17 @@ pub use flow::FlowKind;
 pub use portals::{Portal, PortalId, Portals};
 pub use pvs::ClusterVis;
 
-pub use srcmap_stage::{NoProgress, Progress};
+pub use srcmap_stage::{NoProgress, Progress, Report, Threads};
+
+use graph::{BaseVis, Graph};
 
 /// What to compute and how.
 #[derive(Debug, Clone, Default)]
 pub struct Options {
     /// vvis `-fast`: stop after base vis (a loose, conservative PVS).
     pub fast: bool,
-    /// Worker threads; `None`: one per core.
-    pub threads: Option<usize>,
+    /// Worker threads (0: one per core).
+    pub threads: Threads,
     /// vvis `-radius_override`: a vis radius regardless of `env_fog_controller`.
     pub radius_override: Option<f64>,
     /// The flow implementation (the reference exists for benchmarks and tests).
@@ -59,6 +70,8 @@ pub struct Options {
     /// Bytes of walk states one thread may hold for a portal's fast flow before that portal
     /// is walked again depth first (slower, little memory); `None`: 512 MiB.
     pub walk_memory: Option<usize>,
+    /// Check the invariants between passes in release builds too (debug builds always do).
+    pub verify: bool,
 }
 
 /// Where the portals came from.
@@ -68,31 +81,33 @@ pub enum PortalSource {
     RebuiltFromTree,
 }
 
-/// Figures from a run.
-#[derive(Debug, Clone)]
-pub struct Report {
-    pub clusters: usize,
-    /// Portals in the file sense (each is two one-way portals for vis).
-    pub portals: usize,
-    pub source: PortalSource,
-    /// The vis radius used (`env_fog_controller` `farz` or the override).
-    pub radius: Option<f64>,
-    pub fast: bool,
-    pub threads: usize,
-    pub portal_time: Duration,
-    pub base_time: Duration,
-    pub flow_time: Duration,
-    pub cluster_time: Duration,
-    /// Sum over one-way portals of what base vis says they might see.
-    pub might_see: u64,
-    /// Where the flow's work went.
-    pub counters: flow::Counters,
-    /// Visible cluster pairs in the final PVS (each cluster sees itself).
-    pub visible_pairs: u64,
-    /// Pairs dropped by the symmetry cross-check.
-    pub optimized: u64,
-    /// Size of the new visibility lump.
-    pub vis_bytes: usize,
+/// Visibility for a BSP in memory (what `srcmap compile` runs after vbsp): fills
+/// `bsp.visibility` with the PVS/PAS, flags every leaf radial under a vis radius, and updates
+/// the leaves' fog-volume tests and distances to water. `prt` is the portal file's text; without
+/// one the portals are rebuilt from the BSP's own tree.
+pub fn vis(
+    bsp: &mut Bsp,
+    prt: Option<&str>,
+    options: &Options,
+    progress: &dyn Progress,
+) -> Result<Report, VisError> {
+    options.threads.pool()?.install(|| {
+        let mut run = Run::new(options, progress);
+        let (portals, source) = run.portals(bsp, prt)?;
+        let radius = run.radius(bsp);
+        let graph = run.graph(&portals, source)?;
+        let base = run.base_vis(&graph, radius);
+        let portal_vis = if options.fast {
+            run.skip_flow(&base)
+        } else {
+            run.flow(&graph, &base)
+        };
+        let clusters = run.clusters(&graph, &portal_vis)?;
+        let visibility = clusters.to_visibility();
+        run.leaf_flags(bsp, radius, &visibility);
+        run.store(bsp, visibility);
+        Ok(run.report())
+    })
 }
 
 /// Portal visibility → cluster PVS/PAS for a set of portals. `round_like_prt`: round the
@@ -104,61 +119,221 @@ pub fn compute(
     options: &Options,
     progress: &dyn Progress,
 ) -> Result<(ClusterVis, Report), VisError> {
-    portals.verify()?;
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(options.threads.unwrap_or(0))
-        .build()
-        .map_err(|e| VisError::Threads(e.to_string()))?;
-    let threads = pool.current_num_threads();
-    pool.install(|| {
-        let graph = graph::Graph::new(portals, round_like_prt);
-        let t = Instant::now();
-        progress.start("base vis", graph.portals.len() as u64);
-        let base = graph::base_vis(&graph, radius.map(|r| r * r));
-        progress.advance(graph.portals.len() as u64);
-        progress.finish();
-        let base_time = t.elapsed();
-        let t = Instant::now();
-        let (portal_vis, counters) = if options.fast {
-            (
-                base.iter().map(|b| b.flood.clone()).collect(),
-                flow::Counters::default(),
-            )
+    options.threads.pool()?.install(|| {
+        let mut run = Run::new(options, progress);
+        let source = if round_like_prt {
+            PortalSource::RebuiltFromTree
         } else {
-            let order = graph::sorted_order(&base);
-            let total: u64 = base.iter().map(flow::work_estimate).sum();
-            progress.start("portal flow", total);
-            let r = flow::portal_flow(&graph, &base, &order, options.flow, options.walk_memory, progress);
-            progress.finish();
-            (r.vis, r.counters)
+            PortalSource::PrtFile
         };
-        let flow_time = t.elapsed();
-        let t = Instant::now();
-        let clusters = pvs::cluster_vis(&graph, &portal_vis);
-        let cluster_time = t.elapsed();
-        let report = Report {
-            clusters: graph.num_clusters,
-            portals: portals.portals.len(),
-            source: if round_like_prt {
-                PortalSource::RebuiltFromTree
-            } else {
-                PortalSource::PrtFile
-            },
-            radius,
-            fast: options.fast,
-            threads,
-            portal_time: Duration::ZERO,
-            base_time,
-            flow_time,
-            cluster_time,
-            might_see: base.iter().map(|b| b.might_see as u64).sum(),
-            counters,
-            visible_pairs: clusters.pvs.iter().map(|r| r.count() as u64).sum(),
-            optimized: clusters.optimized,
-            vis_bytes: 0,
+        run.check_portals(portals, source)?;
+        run.stats.radius = radius;
+        let graph = run.graph(portals, source)?;
+        let base = run.base_vis(&graph, radius);
+        let portal_vis = if options.fast {
+            run.skip_flow(&base)
+        } else {
+            run.flow(&graph, &base)
         };
-        Ok((clusters, report))
+        let clusters = run.clusters(&graph, &portal_vis)?;
+        Ok((clusters, run.report()))
     })
+}
+
+/// The figures of a run, typed, until [`Run::report`] turns them into the shared shape.
+#[derive(Debug, Clone, Default)]
+struct VisStats {
+    clusters: usize,
+    /// Portals in the file sense (each is two one-way portals for vis).
+    portals: usize,
+    from_prt: bool,
+    /// The vis radius used (`env_fog_controller` `farz` or the override).
+    radius: Option<f64>,
+    threads: usize,
+    /// Sum over one-way portals of what base vis says they might see.
+    might_see: u64,
+    /// Where the flow's work went.
+    counters: flow::Counters,
+    /// Visible cluster pairs in the final PVS (each cluster sees itself).
+    visible_pairs: u64,
+    /// Pairs dropped by the symmetry cross-check.
+    crosscheck_dropped: u64,
+    /// Size of the new visibility lump.
+    vis_bytes: Option<usize>,
+    portal_time: Option<Duration>,
+    base_time: Duration,
+    flow_time: Duration,
+    cluster_time: Duration,
+}
+
+/// One run of the stage: its options, where progress goes, and the figures so far. Each pass
+/// is a method; with verification on, each checks what the next one relies on.
+struct Run<'a> {
+    options: &'a Options,
+    progress: &'a dyn Progress,
+    verify: bool,
+    stats: VisStats,
+}
+
+impl<'a> Run<'a> {
+    fn new(options: &'a Options, progress: &'a dyn Progress) -> Run<'a> {
+        Run {
+            options,
+            progress,
+            verify: srcmap_stage::verify_enabled(options.verify),
+            stats: VisStats {
+                threads: rayon::current_num_threads(),
+                ..VisStats::default()
+            },
+        }
+    }
+
+    /// Pass 1: the portals, from the PRT file or rebuilt from the BSP's tree.
+    fn portals(&mut self, bsp: &Bsp, prt: Option<&str>) -> Result<(Portals, PortalSource), VisError> {
+        let t = Instant::now();
+        let (portals, source) = portals_for(bsp, prt)?;
+        self.stats.portal_time = Some(t.elapsed());
+        self.check_portals(&portals, source)?;
+        Ok((portals, source))
+    }
+
+    /// The vis radius: the override, else `env_fog_controller`'s `farz` (vvis
+    /// `DetermineVisRadius`).
+    fn radius(&mut self, bsp: &Bsp) -> Option<f64> {
+        self.stats.radius = self.options.radius_override.or_else(|| vis_radius(bsp));
+        self.stats.radius
+    }
+
+    /// What the graph needs of the portals: clusters in range, windings of 3 to 64 finite
+    /// points (always: bad input is an error, not a panic), and planar windings (verifying).
+    fn check_portals(&mut self, portals: &Portals, source: PortalSource) -> Result<(), VisError> {
+        portals.verify()?;
+        if self.verify {
+            verify::portals(portals)?;
+        }
+        self.stats.portals = portals.portals.len();
+        self.stats.from_prt = source == PortalSource::PrtFile;
+        Ok(())
+    }
+
+    /// Pass 2: each portal as two one-way portals, listed per cluster.
+    fn graph(&mut self, portals: &Portals, source: PortalSource) -> Result<Graph, VisError> {
+        let graph = Graph::new(portals, source == PortalSource::RebuiltFromTree);
+        if self.verify {
+            verify::graph(&graph)?;
+        }
+        self.stats.clusters = graph.num_clusters;
+        Ok(graph)
+    }
+
+    /// Pass 3: what each one-way portal might see (vvis `BasePortalVis`), cut by the radius.
+    fn base_vis(&mut self, graph: &Graph, radius: Option<f64>) -> Vec<BaseVis> {
+        let t = Instant::now();
+        let total = graph.portals.len() as u64;
+        self.progress.start("base vis", total);
+        let base = graph::base_vis(graph, radius.map(|r| r * r));
+        self.progress.advance(total);
+        self.progress.finish();
+        self.stats.base_time = t.elapsed();
+        self.stats.might_see = base.iter().map(|b| b.might_see as u64).sum();
+        base
+    }
+
+    /// Pass 4 with `fast` (vvis `-fast`): what base vis says each portal might see stands.
+    fn skip_flow(&mut self, base: &[BaseVis]) -> Vec<bits::Bits> {
+        base.iter().map(|b| b.flood.clone()).collect()
+    }
+
+    /// Pass 4: the portal flow (vvis `PortalFlow`), portals in vvis's sorted order.
+    fn flow(&mut self, graph: &Graph, base: &[BaseVis]) -> Vec<bits::Bits> {
+        let t = Instant::now();
+        let order = graph::sorted_order(base);
+        let total: u64 = base.iter().map(flow::work_estimate).sum();
+        self.progress.start("portal flow", total);
+        let options = self.options;
+        let result = flow::portal_flow(
+            graph,
+            base,
+            &order,
+            options.flow,
+            options.walk_memory,
+            self.progress,
+        );
+        self.progress.finish();
+        self.stats.flow_time = t.elapsed();
+        self.stats.counters = result.counters;
+        result.vis
+    }
+
+    /// Pass 5: portal vis merged into cluster rows, cross-checked, and the PAS.
+    fn clusters(&mut self, graph: &Graph, portal_vis: &[bits::Bits]) -> Result<ClusterVis, VisError> {
+        let t = Instant::now();
+        let clusters = pvs::cluster_vis(graph, portal_vis);
+        self.stats.cluster_time = t.elapsed();
+        if self.verify {
+            verify::cluster_vis(&clusters, graph.num_clusters)?;
+        }
+        self.stats.visible_pairs = clusters.pvs.iter().map(|r| r.count() as u64).sum();
+        self.stats.crosscheck_dropped = clusters.optimized;
+        Ok(clusters)
+    }
+
+    /// Pass 6: what vvis derives from the PVS for the leaves: radial flags under a vis radius,
+    /// fog-volume tests, distances to water.
+    fn leaf_flags(&mut self, bsp: &mut Bsp, radius: Option<f64>, visibility: &Visibility) {
+        if radius.is_some() {
+            for leaf in &mut bsp.leafs {
+                leaf.area_flags |= LEAF_FLAGS_RADIAL << 9;
+            }
+        }
+        water::update_water(bsp, visibility);
+    }
+
+    /// Pass 7: the visibility lump's content into the BSP (replacing any undecoded bytes).
+    fn store(&mut self, bsp: &mut Bsp, visibility: Visibility) {
+        self.stats.vis_bytes = Some(visibility.to_bytes(bsp.endian).len());
+        bsp.raw.remove(&srcmap_bsp::lump::VISIBILITY);
+        bsp.visibility = Some(visibility);
+    }
+
+    /// The figures in the shape every stage reports.
+    fn report(&self) -> Report {
+        let s = &self.stats;
+        let c = &s.counters;
+        let mut r = Report::new("vvis");
+        r.set("clusters", s.clusters as f64);
+        r.set("portals", s.portals as f64);
+        r.set("portals_from_prt", u32::from(s.from_prt));
+        if let Some(radius) = s.radius {
+            r.set("radius", radius);
+        }
+        r.set("fast", u32::from(self.options.fast));
+        r.set("threads", s.threads as f64);
+        r.set("might_see", s.might_see as f64);
+        for (name, value) in [
+            ("chains", c.chains),
+            ("candidates", c.candidates),
+            ("geometric", c.geometric),
+            ("separator_planes", c.separator_planes),
+            ("passed", c.passed),
+            ("held", c.held),
+            ("kept", c.kept),
+            ("visible_pairs", s.visible_pairs),
+            ("crosscheck_dropped", s.crosscheck_dropped),
+        ] {
+            r.set(name, value as f64);
+        }
+        if let Some(bytes) = s.vis_bytes {
+            r.set("vis_bytes", bytes as f64);
+        }
+        if let Some(t) = s.portal_time {
+            r.time("portals", t);
+        }
+        r.time("base", s.base_time);
+        r.time("flow", s.flow_time);
+        r.time("clusters", s.cluster_time);
+        r
+    }
 }
 
 /// vvis `DetermineVisRadius`: the first `env_fog_controller`'s `farz`, if positive.
@@ -167,23 +342,8 @@ pub fn vis_radius(bsp: &Bsp) -> Option<f64> {
         e.classname()
             .is_some_and(|c| c.eq_ignore_ascii_case("env_fog_controller"))
     })?;
-    let farz = fog.get("farz").map_or(0.0, atof);
+    let farz = fog.get("farz").map_or(0.0, srcmap_kv::values::atof);
     (farz > 0.0).then_some(farz)
-}
-
-/// C `atof`: the longest numeric prefix, 0 when there is none.
-fn atof(s: &str) -> f64 {
-    let s = s.trim_start();
-    let end = s
-        .char_indices()
-        .take_while(|&(i, c)| {
-            c.is_ascii_digit() || c == '.' || ((c == '-' || c == '+') && i == 0) || c == 'e' || c == 'E'
-        })
-        .count();
-    (1..=end)
-        .rev()
-        .find_map(|n| s.get(..n).and_then(|p| p.parse().ok()))
-        .unwrap_or(0.0)
 }
 
 /// vvis `LEAF_FLAGS_RADIAL`.
@@ -208,8 +368,9 @@ pub fn portals_for(bsp: &Bsp, prt: Option<&str>) -> Result<(Portals, PortalSourc
     }
 }
 
-/// Runs vis on a BSP file: returns the new file's bytes (visibility lump replaced, leaves
-/// flagged radial under a vis radius; every other lump byte for byte as it was) and a report.
+/// Runs vis on a BSP file (the standalone `srcmap vvis`): [`vis`] on the file's `Bsp`, then
+/// the new file's bytes with the visibility lump replaced, the leaf and water-distance lumps
+/// replaced when vis changed them, and every other lump byte for byte as it was.
 pub fn vis_bsp(
     bsp_bytes: &[u8],
     prt: Option<&str>,
@@ -218,31 +379,14 @@ pub fn vis_bsp(
 ) -> Result<(Vec<u8>, Report), VisError> {
     let file = BspFile::parse(bsp_bytes)?;
     let mut bsp = Bsp::from_file(&file)?;
-    let t = Instant::now();
-    let (portals, source) = portals_for(&bsp, prt)?;
-    let portal_time = t.elapsed();
-    let radius = options.radius_override.or_else(|| vis_radius(&bsp));
-    let (clusters, mut report) = compute(
-        &portals,
-        source == PortalSource::RebuiltFromTree,
-        radius,
-        options,
-        progress,
-    )?;
-    report.portal_time = portal_time;
-    let vis: Visibility = clusters.to_visibility();
-    let vis_lump = vis.to_bytes(bsp.endian);
-    report.vis_bytes = vis_lump.len();
-    let mut doc = BspDocument::from_file(&file);
-    store_lump(&mut doc, srcmap_bsp::lump::VISIBILITY, vis_lump)?;
-    // What vvis derives from the PVS: radial leaf flags, fog-volume tests, distance to water.
     let (old_leafs, old_water) = (bsp.leafs.clone(), bsp.leaf_min_dist_to_water.clone());
-    if radius.is_some() {
-        for leaf in &mut bsp.leafs {
-            leaf.area_flags |= LEAF_FLAGS_RADIAL << 9;
-        }
-    }
-    water::update_water(&mut bsp, &vis);
+    let report = vis(&mut bsp, prt, options, progress)?;
+    let mut doc = BspDocument::from_file(&file);
+    let vis_lump = bsp
+        .visibility
+        .as_ref()
+        .map_or_else(Vec::new, |v| v.to_bytes(bsp.endian));
+    store_lump(&mut doc, srcmap_bsp::lump::VISIBILITY, vis_lump)?;
     for (lump, changed) in [
         (srcmap_bsp::lump::LEAFS, bsp.leafs != old_leafs),
         (
@@ -270,17 +414,4 @@ fn store_lump(doc: &mut BspDocument<'_>, lump: usize, data: Vec<u8>) -> Result<(
         doc.set_lump(lump, data, version);
     }
     Ok(())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn atof_like_c() {
-        assert_eq!(atof("4096"), 4096.0);
-        assert_eq!(atof(" 2500.5 junk"), 2500.5);
-        assert_eq!(atof("x"), 0.0);
-        assert_eq!(atof("-3e2"), -300.0);
-    }
 }

@@ -9,6 +9,7 @@
 //! come with them.
 
 use srcmap_bsp::Bsp;
+use srcmap_bsp::flags::Contents;
 use srcmap_geom::{DVec3, Plane, Winding};
 
 use crate::error::VisError;
@@ -23,11 +24,6 @@ const BASE_WINDING_EPSILON: f64 = 0.001;
 const SPLIT_WINDING_EPSILON: f64 = 0.001;
 /// polylib `EDGE_LENGTH`: a winding with fewer than three longer edges is tiny.
 const EDGE_LENGTH: f64 = 0.2;
-
-pub(crate) const CONTENTS_SOLID: i32 = 0x1;
-const LAST_VISIBLE_CONTENTS: i32 = 0x80;
-const CONTENTS_DETAIL: i32 = 0x0800_0000;
-const CONTENTS_TRANSLUCENT: i32 = 0x1000_0000;
 
 /// A side of a tree portal: an inner node, a leaf, or the void around the world box.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -150,24 +146,6 @@ impl Tree {
             bounds,
         })
     }
-
-    /// The leaf containing `p` (points on a plane go to the front, as the engine does).
-    pub fn point_leaf(&self, p: DVec3) -> usize {
-        let mut c = self.head;
-        loop {
-            match c {
-                Cell2::Leaf(l) => return l,
-                Cell2::Node(n) => {
-                    let (plane, children) = self.nodes[n];
-                    c = if self.planes[plane].distance(p) >= 0.0 {
-                        children[0]
-                    } else {
-                        children[1]
-                    };
-                }
-            }
-        }
-    }
 }
 
 /// vbsp `WindingIsTiny`.
@@ -198,36 +176,28 @@ fn clip_epsilon(w: &Winding, plane: &Plane, eps: f64) -> (Option<Winding>, Optio
     w.split(plane, eps)
 }
 
-/// vbsp `VisibleContents`: the strongest visible content bit.
-fn visible_contents(c: i32) -> i32 {
-    let mut i = 1;
-    while i <= LAST_VISIBLE_CONTENTS {
-        if c & i != 0 {
-            return i;
-        }
-        i <<= 1;
-    }
-    0
-}
-
-/// vbsp `Portal_VisFlood`: can vis see through a portal between these contents?
-pub(crate) fn vis_flood(mut c1: i32, mut c2: i32) -> bool {
-    if visible_contents(c1 ^ c2) == 0 {
+/// vbsp `Portal_VisFlood`: can vis see through a portal between these contents (leaf
+/// records' bits)?
+pub(crate) fn vis_flood(c1: i32, c2: i32) -> bool {
+    let (mut c1, mut c2) = (Contents::from_record(c1), Contents::from_record(c2));
+    // vbsp `VisibleContents(c1 ^ c2)`: the strongest visible bit in which the two differ.
+    let visible_difference = |a: Contents, b: Contents| Contents(a.bits() ^ b.bits()).visible();
+    if visible_difference(c1, c2).is_empty() {
         return true;
     }
-    if c1 & (CONTENTS_TRANSLUCENT | CONTENTS_DETAIL) != 0 {
-        c1 = 0;
+    if c1.intersects(Contents::TRANSLUCENT | Contents::DETAIL) {
+        c1 = Contents::default();
     }
-    if c2 & (CONTENTS_TRANSLUCENT | CONTENTS_DETAIL) != 0 {
-        c2 = 0;
+    if c2.intersects(Contents::TRANSLUCENT | Contents::DETAIL) {
+        c2 = Contents::default();
     }
-    if (c1 | c2) & CONTENTS_SOLID != 0 {
+    if (c1 | c2).intersects(Contents::SOLID) {
         return false;
     }
-    if c1 ^ c2 == 0 {
+    if c1 == c2 {
         return true;
     }
-    visible_contents(c1 ^ c2) == 0
+    visible_difference(c1, c2).is_empty()
 }
 
 struct Builder<'t> {

@@ -2,14 +2,14 @@
 //! (`CalcVisibleFogVolumes`: `CONTENTS_TESTFOGVOLUME`) and each leaf's distance to the nearest
 //! visible water surface (`CalcDistanceFromLeavesToWater`: the LEAFMINDISTTOWATER lump).
 
-use srcmap_bsp::{Bsp, Visibility};
+use srcmap_bsp::flags::{Contents, SurfaceFlags};
+use srcmap_bsp::{Bsp, Leaf, Visibility};
 
-pub const CONTENTS_TESTFOGVOLUME: i32 = 0x100;
-const CONTENTS_SOLID: i32 = 0x1;
-const CONTENTS_SLIME: i32 = 0x10;
-/// `SURF_WARP`: a water surface.
-const SURF_WARP: i32 = 0x8;
 const FAR: u16 = 65535;
+
+fn contents(leaf: &Leaf) -> Contents {
+    Contents::from_record(leaf.contents)
+}
 
 /// Recomputes leaf fog-test flags and distances to water from `vis`, as vvis does after the
 /// PVS. Leaves the BSP's leaf count unchanged; `leaf_min_dist_to_water` gets one entry per leaf.
@@ -22,12 +22,12 @@ pub fn update_water(bsp: &mut Bsp, vis: &Visibility) {
         }
     }
     for leaf in &mut bsp.leafs {
-        leaf.contents &= !CONTENTS_TESTFOGVOLUME;
+        leaf.contents = contents(leaf).without(Contents::TESTFOGVOLUME).to_record();
     }
     // vvis `CalcVisibleFogVolumes`: a dry leaf seen from a wet one must test fog at run time.
     for i in 0..bsp.leafs.len() {
         let leaf = &bsp.leafs[i];
-        if leaf.contents & (CONTENTS_TESTFOGVOLUME | CONTENTS_SOLID | CONTENTS_SLIME) != 0
+        if contents(leaf).intersects(Contents::TESTFOGVOLUME | Contents::SOLID | Contents::SLIME)
             || leaf.leaf_water_data == -1
             || leaf.cluster < 0
         {
@@ -40,8 +40,8 @@ pub fn update_water(bsp: &mut Bsp, vis: &Visibility) {
             }
             for &k in leaves {
                 let other = &mut bsp.leafs[k];
-                if other.contents & CONTENTS_SOLID == 0 && other.leaf_water_data == -1 {
-                    other.contents |= CONTENTS_TESTFOGVOLUME;
+                if !contents(other).intersects(Contents::SOLID) && other.leaf_water_data == -1 {
+                    other.contents = (contents(other) | Contents::TESTFOGVOLUME).to_record();
                 }
             }
         }
@@ -55,7 +55,7 @@ pub fn update_water(bsp: &mut Bsp, vis: &Visibility) {
 
 fn sees_water_boundary(bsp: &Bsp, leaf: usize) -> bool {
     let l = &bsp.leafs[leaf];
-    l.contents & CONTENTS_TESTFOGVOLUME != 0 || l.leaf_water_data != -1
+    contents(l).intersects(Contents::TESTFOGVOLUME) || l.leaf_water_data != -1
 }
 
 fn distance_to_water(bsp: &Bsp, vis: &Visibility, cluster_leaves: &[Vec<usize>], leaf: usize) -> u16 {
@@ -88,7 +88,8 @@ fn distance_to_water(bsp: &Bsp, vis: &Visibility, cluster_leaves: &[Vec<usize>],
                 else {
                     continue;
                 };
-                if texinfo.flags & SURF_WARP == 0 {
+                // `SURF_WARP`: a water surface.
+                if !SurfaceFlags::from_record(texinfo.flags).intersects(SurfaceFlags::WARP) {
                     continue;
                 }
                 let (fmin, fmax) = face_bounds(bsp, face.first_edge, face.num_edges);

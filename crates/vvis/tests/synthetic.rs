@@ -1,7 +1,7 @@
 //! Vis on hand-made portal sets whose answer is known.
 
 use srcmap_vvis::clip::plane_from_winding;
-use srcmap_vvis::{ClusterVis, FlowKind, NoProgress, Options, Portal, Portals, Report, compute};
+use srcmap_vvis::{ClusterVis, FlowKind, NoProgress, Options, Portal, Portals, Report, Threads, compute};
 
 /// A square portal on the plane `axis = at`, spanning `lo..hi` on the two other axes, wound so
 /// that vvis sees it from `front` (a point inside `clusters[0]`).
@@ -43,7 +43,8 @@ fn rows(p: &Portals, fast: bool, flow: FlowKind) -> Vec<Vec<usize>> {
     let opts = Options {
         fast,
         flow,
-        threads: Some(2),
+        threads: Threads(2),
+        verify: true,
         ..Default::default()
     };
     let (vis, _) = compute(p, false, None, &opts, &NoProgress).unwrap();
@@ -76,7 +77,7 @@ fn corridor_sees_everything_and_pas_covers_pvs() {
         assert_eq!(r, vec![0, 1, 2, 3, 4]);
     }
     let (vis, report) = compute(&p, false, None, &Options::default(), &NoProgress).unwrap();
-    assert_eq!(report.visible_pairs, 25);
+    assert_eq!(report.count("visible_pairs"), 25);
     for (pvs, pas) in vis.pvs.iter().zip(&vis.pas) {
         assert!(pvs.ones().all(|c| pas.get(c)));
     }
@@ -100,8 +101,9 @@ fn fast_vis_is_a_superset_and_radius_only_removes() {
 /// Full vis of `p` with `threads` threads and the given flow, other options as in `rest`.
 fn full_vis_with(p: &Portals, threads: usize, flow: FlowKind, rest: Options) -> (ClusterVis, Report) {
     let opts = Options {
-        threads: Some(threads),
+        threads: Threads(threads),
         flow,
+        verify: true,
         ..rest
     };
     compute(p, false, None, &opts, &NoProgress).unwrap()
@@ -243,9 +245,9 @@ fn split_openings_held_states_are_skipped_and_flows_agree() {
     let (reference, reference_report) = run(2, FlowKind::Reference);
     // The fast walk must have skipped states here (windings inside ones found before through
     // the same portal), or this test would not cover it, and expanded fewer than the reference.
-    let (ours, valve) = (fast_report.counters, reference_report.counters);
-    assert!(ours.held > 0, "{ours:?}");
-    assert!(ours.chains < valve.chains, "{ours:?} {valve:?}");
+    let (ours, valve) = (&fast_report, &reference_report);
+    assert!(ours.count("held") > 0, "{ours:?}");
+    assert!(ours.count("chains") < valve.count("chains"), "{ours:?} {valve:?}");
     assert_eq!(fast.pvs, reference.pvs);
     assert_eq!(fast.pas, reference.pas);
     // With no memory for the widest-first walk, every portal is walked depth first: no state
@@ -255,8 +257,8 @@ fn split_openings_held_states_are_skipped_and_flows_agree() {
         ..Default::default()
     };
     let (depth_first, report) = full_vis_with(&p, 2, FlowKind::Fast, no_memory);
-    assert_eq!(report.counters.held, 0, "{:?}", report.counters);
-    assert_ne!(report.counters.chains, ours.chains);
+    assert_eq!(report.count("held"), 0, "{report:?}");
+    assert_ne!(report.count("chains"), ours.count("chains"));
     assert_eq!(depth_first.pvs, reference.pvs);
     assert_eq!(depth_first.pas, reference.pas);
     // Some rooms are hidden from others, and every room sees its neighbours.
@@ -276,7 +278,7 @@ fn the_same_for_any_thread_count() {
         false,
         None,
         &Options {
-            threads: Some(1),
+            threads: Threads(1),
             ..Default::default()
         },
         &NoProgress,
@@ -288,7 +290,7 @@ fn the_same_for_any_thread_count() {
         false,
         None,
         &Options {
-            threads: Some(3),
+            threads: Threads(3),
             ..Default::default()
         },
         &NoProgress,

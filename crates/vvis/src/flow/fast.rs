@@ -1,322 +1,53 @@
-//! Full portal flow (vvis `PortalFlow` / `RecursiveLeafFlow`): from each one-way portal, a
-//! walk through the clusters behind it, narrowing the "might see" set and clipping the portals
-//! on the way by separating planes, until nothing new can be seen.
+//! Our portal flow ([`super::FlowKind::Fast`]). What the walk finds is the set of portals at
+//! the ends of the paths that pass every one of Valve's tests; its gains are pruning and order,
+//! never a different test:
+//! - it stops behind a portal whose might-see set holds nothing new (vvis walks on; exact);
+//! - it expands the walk's states (a level after going through a portal) widest first rather
+//!   than depth first, and skips a state whose windings and might-see set lie inside those of
+//!   one found before through the same portal: smaller windings and a smaller set can only
+//!   find less (`Walk::widest_first`). Far fewer states are expanded than Valve's walk takes
+//!   steps.
 //!
-//! Two implementations:
-//! * [`FlowKind::Fast`], ours. What the walk finds is the set of portals at the ends of the
-//!   paths that pass every test; its gains are pruning and order, never a different test:
-//!   - it stops behind a portal whose might-see set holds nothing new (vvis walks on; exact);
-//!   - it expands the walk's states (a level after going through a portal) widest first
-//!     rather than depth first, and skips a state whose windings and might-see set lie inside
-//!     those of one found before through the same portal: smaller windings and a smaller set
-//!     can only find less (`Walk::widest_first`). On cs_crackhouse this alone expands 7.0
-//!     million states where Valve's walk takes 119 million steps (10.5 million depth first
-//!     with a memo of explored sub-walks, 20.7 million when that memo skipped only identical
-//!     windings).
+//!   That skipping is exact in exact geometry only: vvis's epsilons can let a state inside
+//!   another see a little more (a separator is dropped when the windings come within
+//!   `ON_VIS_EPSILON` of it). On the corpus a pass a fraction of a unit wide saw a portal that
+//!   the windings holding it did not, and so cluster pairs the reference sees were lost. So a
+//!   state whose pass is a sliver, narrower than `THIN_WINDOW`, is never skipped nor dropped
+//!   (a few percent more states);
+//! - it looks for clusters, not portals. The PVS is per cluster (vvis's `ClusterMerge` ORs the
+//!   results of a cluster's portals), so another portal into a cluster that the base portal's
+//!   cluster is known to see (one its own portals lead into, or one the walk has found) is no
+//!   news, and a state whose might-see set holds nothing but found portals and such ones is not
+//!   expanded (`Walk::seen`).
 //!
-//!     That skipping is exact in exact geometry only: vvis's epsilons can let a state inside
-//!     another see a little more (a separator is dropped when the windings come within
-//!     `ON_VIS_EPSILON` of it). On cs_crackhouse a 0.3 by 0.2 unit pass, and a 1.6 unit high
-//!     one, each saw a portal that the windings holding them did not, and so cluster pairs
-//!     the reference sees were lost (51 and 866 on cs_crackhouse, 16 and 207 on
-//!     gg_aim_shotty). So a state whose pass is a sliver, narrower than `THIN_WINDOW`, is
-//!     never skipped nor dropped: 10% more states on cs_crackhouse, 4% on gg_aim_shotty;
-//!   - it looks for clusters, not portals. The PVS is per cluster (vvis's `ClusterMerge` ORs
-//!     the results of a cluster's portals), so another portal into a cluster that the base
-//!     portal's cluster is known to see (one its own portals lead into, or one the walk has
-//!     found) is no news, and a state whose might-see set holds nothing but found portals and
-//!     such ones is not expanded (`Walk::seen`): on cs_crackhouse 5.0 million states instead
-//!     of 7.05 million, on jump_byte_a3 42 million instead of 69 million (both without the
-//!     sliver guard above, which adds 10% and 0.6%).
+//!   This is exact for the walk's own cluster but not for the walks after it, which reuse its
+//!   result (vvis narrows a walk that goes through a finished portal to what that portal saw):
+//!   the result it publishes is what it found plus its flood's portals into the clusters known
+//!   seen, a superset of what vvis's walk finds there, so later walks can see more than
+//!   vvis's, never less. (vvis's own output depends on which results it reuses, that is on its
+//!   thread count: see [`super::LOCKSTEP`].)
 //!
-//!     This is exact for the walk's own cluster but not for the walks after it, which reuse
-//!     its result (vvis narrows a walk that goes through a finished portal to what that
-//!     portal saw): the result it publishes is what it found plus its flood's portals into the
-//!     clusters known seen, a superset of what vvis's walk finds there, so later walks can see
-//!     more than vvis's, never less. Against the reference the cluster PVS gains 6 ordered
-//!     pairs of 763,876 on cs_crackhouse; gg_aim_shotty's and jump_edgebugtest's are the
-//!     same. (vvis's own output depends on which results it reuses, that is on its thread
-//!     count: see [`LOCKSTEP`].)
+//! Per state, it finds the separating planes of its windings once, as far as its targets need
+//! them, a source edge at a time with eight candidate planes normalised together
+//! ([`crate::clip::separator_row`], bit for bit vvis's planes); tests targets against them by
+//! bounding sphere before clipping; confines bit-set work to the non-zero words; and builds a
+//! state's narrowed might-see set only when its portal passes (the test for anything new stops
+//! at the first word that has some).
 //!
-//!   Per state, it finds the separating planes of its windings once, as far as its targets
-//!   need them, a source edge at a time with eight candidate planes normalised together
-//!   ([`crate::clip::separator_row`], bit for bit vvis's planes); tests targets against them
-//!   by bounding sphere before clipping; confines bit-set work to the non-zero words; and
-//!   builds a state's narrowed might-see set only when its portal passes (the test for
-//!   anything new stops at the first word that has some).
-//! * [`FlowKind::Reference`]: a straight reimplementation of Valve's loop, kept to measure the
-//!   speed-up in the same run and to compare the results.
-//!
-//! Scheduling is deterministic: portals go in vvis's sorted order, and the portal at position
-//! `i` reuses the finished results of those at positions up to `i - LOCKSTEP` (vvis reuses those
-//! of portals another thread already finished; this is vvis with [`LOCKSTEP`] threads in
-//! lockstep), so the output does not depend on thread count or timing.
+//! The figures behind these choices (states, steps, pairs gained or lost on corpus maps) are
+//! in `docs/vvis-measurements.md`.
 
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Condvar, Mutex, OnceLock};
-
-use crate::Progress;
 use crate::bits::Bits;
-use crate::clip::{Chop, SepCursor, V3, VPlane, chop, cuts, dot, next_separator_row, separators_each, sub};
+use crate::clip::{Chop, SepCursor, V3, VPlane, chop, cuts, dot, next_separator_row, sub};
 use crate::graph::{BaseVis, Graph};
 
-/// How far back a portal's flow may reuse finished results: vvis with this many threads (its default on an 8-thread
-/// machine; at most 16). Valve's corpus lumps agree better with 8 than with 16: on
-/// cs_crackhouse 8 of 763,876 cluster pairs differed with 8, 14 with 16 (measured before the
-/// fast flow's cluster pruning, see the module docs).
-pub const LOCKSTEP: usize = 8;
-
-/// Which flow to run.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum FlowKind {
-    #[default]
-    Fast,
-    Reference,
-}
-
-/// Result of the full flow: per one-way portal, the portals it can see.
-pub struct FlowResult {
-    pub vis: Vec<Bits>,
-    pub counters: Counters,
-}
-
-/// Where the flow's work went, summed over portals.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Counters {
-    /// Recursive steps into a cluster (vvis `c_chains`).
-    pub chains: u64,
-    /// Portals tested out of a cluster that the might-see set allowed.
-    pub candidates: u64,
-    /// Candidates that could still reveal something and went to the geometric tests.
-    pub geometric: u64,
-    /// Separating planes found. The reference finds them again for every target; the fast
-    /// flow finds those of a stack level once, as far as its targets need.
-    pub separator_planes: u64,
-    /// Candidates that passed every test (the walk went through them).
-    pub passed: u64,
-    /// Fast flow: states not expanded because one found before through the same portal holds
-    /// them.
-    pub held: u64,
-    /// Fast flow: states kept to be expanded (and to hold later ones).
-    pub kept: u64,
-}
-
-impl Counters {
-    fn add(&mut self, o: &Counters) {
-        self.chains += o.chains;
-        self.candidates += o.candidates;
-        self.geometric += o.geometric;
-        self.separator_planes += o.separator_planes;
-        self.passed += o.passed;
-        self.held += o.held;
-        self.kept += o.kept;
-    }
-}
-
-/// How much work a portal's flow is expected to be, for an honest progress estimate: the
-/// walk grows roughly with the square of what it might see.
-pub fn work_estimate(b: &BaseVis) -> u64 {
-    let m = b.might_see as u64;
-    m * m + 1
-}
-
-/// Runs the flow for every portal in `order`; must be called inside the thread pool to use.
-///
-/// The portal at position `i` of `order` reuses the finished results of the portals at
-/// positions up to `i - LOCKSTEP` and no others: vvis with [`LOCKSTEP`] threads in lockstep. That makes
-/// the output independent of the thread count and timing, and no thread waits for a whole
-/// group to finish: a thread blocks only when the portal `LOCKSTEP` places back is still running.
-pub fn portal_flow(
-    graph: &Graph,
-    base: &[BaseVis],
-    order: &[u32],
-    kind: FlowKind,
-    walk_memory: Option<usize>,
-    progress: &dyn Progress,
-) -> FlowResult {
-    let walk_memory = walk_memory.unwrap_or(ARENA_BYTES);
-    let n = graph.portals.len();
-    let mut position = vec![u32::MAX; n];
-    for (i, &p) in order.iter().enumerate() {
-        position[p as usize] = i as u32;
-    }
-    let schedule = Schedule {
-        results: (0..n).map(|_| OnceLock::new()).collect(),
-        position,
-        next: AtomicUsize::new(0),
-        finished: Mutex::new(Finished {
-            failed: false,
-            prefix: 0,
-            at: vec![false; order.len()],
-        }),
-        wake: Condvar::new(),
-    };
-    let children = Children::new(graph);
-    let counters = Mutex::new(Counters::default());
-    rayon::scope(|scope| {
-        for _ in 0..rayon::current_num_threads() {
-            scope.spawn(|_| {
-                let mut mine = Counters::default();
-                let _wake_on_panic = WakeOnPanic(&schedule);
-                loop {
-                    let i = schedule.next.fetch_add(1, Ordering::Relaxed);
-                    let Some(&p) = order.get(i) else { break };
-                    let usable = (i + 1).saturating_sub(LOCKSTEP);
-                    if !schedule.wait_for(usable) {
-                        break; // another worker panicked; the scope passes the panic on
-                    }
-                    let done = Done {
-                        results: &schedule.results,
-                        position: &schedule.position,
-                        usable,
-                    };
-                    let (vis, c) = flow_one(graph, &children, base, done, p as usize, kind, walk_memory);
-                    mine.add(&c);
-                    progress.advance(work_estimate(&base[p as usize]));
-                    schedule.finish(i, p as usize, vis);
-                }
-                counters.lock().unwrap_or_else(|e| e.into_inner()).add(&mine);
-            });
-        }
-    });
-    FlowResult {
-        vis: schedule
-            .results
-            .into_iter()
-            .map(|v| v.into_inner().unwrap_or_default())
-            .collect(),
-        counters: counters.into_inner().unwrap_or_else(|e| e.into_inner()),
-    }
-}
-
-/// The shared state of [`portal_flow`]'s workers.
-struct Schedule {
-    /// Each portal's result once its flow is over.
-    results: Vec<OnceLock<Bits>>,
-    /// Each portal's position in the order.
-    position: Vec<u32>,
-    /// The next position to hand out.
-    next: AtomicUsize,
-    finished: Mutex<Finished>,
-    wake: Condvar,
-}
-
-/// Wakes the waiting workers if its worker panics, so that they stop instead of waiting for a
-/// result that will never come.
-struct WakeOnPanic<'a>(&'a Schedule);
-
-impl Drop for WakeOnPanic<'_> {
-    fn drop(&mut self) {
-        if std::thread::panicking() {
-            self.0.finished.lock().unwrap_or_else(|e| e.into_inner()).failed = true;
-            self.0.wake.notify_all();
-        }
-    }
-}
-
-struct Finished {
-    /// A worker panicked.
-    failed: bool,
-    /// Positions `..prefix` are all finished.
-    prefix: usize,
-    at: Vec<bool>,
-}
-
-impl Schedule {
-    /// Blocks until positions `..usable` are all finished; false if a worker panicked.
-    fn wait_for(&self, usable: usize) -> bool {
-        let mut f = self.finished.lock().unwrap_or_else(|e| e.into_inner());
-        while f.prefix < usable && !f.failed {
-            f = self.wake.wait(f).unwrap_or_else(|e| e.into_inner());
-        }
-        !f.failed
-    }
-
-    fn finish(&self, i: usize, p: usize, vis: Bits) {
-        // Set once: each position is handed out once.
-        let _ = self.results[p].set(vis);
-        let mut f = self.finished.lock().unwrap_or_else(|e| e.into_inner());
-        f.at[i] = true;
-        let before = f.prefix;
-        while f.prefix < f.at.len() && f.at[f.prefix] {
-            f.prefix += 1;
-        }
-        if f.prefix != before {
-            self.wake.notify_all();
-        }
-    }
-}
-
-/// The finished results a portal's flow may reuse: those at positions `..usable`.
-#[derive(Clone, Copy)]
-struct Done<'a> {
-    results: &'a [OnceLock<Bits>],
-    position: &'a [u32],
-    usable: usize,
-}
-
-impl<'a> Done<'a> {
-    #[inline(always)]
-    fn get(&self, p: usize) -> Option<&'a Bits> {
-        if (self.position[p] as usize) < self.usable {
-            self.results[p].get()
-        } else {
-            None
-        }
-    }
-}
-
-/// Each cluster's outgoing portals in one flat list, in vvis's order, and its incoming ones.
-struct Children {
-    /// Cluster `c`'s portals are `flat[offsets[c]..offsets[c + 1]]`.
-    offsets: Vec<usize>,
-    flat: Vec<u32>,
-    /// The portals into each cluster.
-    into: Vec<Bits>,
-}
-
-impl Children {
-    fn new(graph: &Graph) -> Children {
-        let mut offsets = vec![0];
-        let mut flat = Vec::with_capacity(graph.portals.len());
-        for list in &graph.cluster_portals {
-            flat.extend_from_slice(list);
-            offsets.push(flat.len());
-        }
-        let mut into = vec![Bits::new(graph.words); graph.num_clusters];
-        for (q, portal) in graph.portals.iter().enumerate() {
-            into[portal.leaf as usize].set(q);
-        }
-        Children { offsets, flat, into }
-    }
-
-    /// The portals out of cluster `c`.
-    fn of(&self, c: usize) -> &[u32] {
-        &self.flat[self.offsets[c]..self.offsets[c + 1]]
-    }
-}
-
-/// One level of the walk (vvis `pstack_t`).
-#[derive(Default)]
-struct Frame {
-    might: Vec<u64>,
-    /// Words of `might` that may be non-zero (`lo..hi`); outside it the set is empty.
-    lo: usize,
-    hi: usize,
-    source: Vec<V3>,
-    /// Empty at the first level (no pass portal yet).
-    pass: Vec<V3>,
-    /// Separators of (`source`, `pass`) found so far, and where their search stands.
-    seps: Vec<VPlane>,
-    cursor: SepCursor,
-}
+use super::{Children, Counters, Done, Frame, clip_pass_and_source, frame_pair};
 
 struct Walk<'a> {
     graph: &'a Graph,
     children: &'a Children,
     base: &'a [BaseVis],
     done: Done<'a>,
-    kind: FlowKind,
     base_portal: usize,
     head_plane: VPlane,
     /// The portals found.
@@ -610,17 +341,18 @@ const CONTAIN_EPSILON: f32 = 0.001;
 const STATES_PER_PORTAL: usize = 128;
 
 /// Bytes of states the widest-first walk of one base portal may hold unless told otherwise
-/// (jump_byte_a3, the largest corpus map, needs 206 MB); past this the portal's flow starts
-/// again depth first, which needs no more than its stack.
-const ARENA_BYTES: usize = 512 << 20;
+/// (the largest corpus map needs well under half of it, see `docs/vvis-measurements.md`); past
+/// this the portal's flow starts again depth first, which needs no more than its stack.
+pub(super) const ARENA_BYTES: usize = 512 << 20;
 
-fn flow_one(
+/// The flow of one-way portal `p`: the portals it can see, and those standing in for what it
+/// did not look for (see the module docs).
+pub(super) fn flow_one(
     graph: &Graph,
     children: &Children,
     base: &[BaseVis],
     done: Done<'_>,
     p: usize,
-    kind: FlowKind,
     walk_memory: usize,
 ) -> (Bits, Counters) {
     let portal = &graph.portals[p];
@@ -638,7 +370,7 @@ fn flow_one(
     head.pass.clear();
     head.seps.clear();
     head.cursor = SepCursor::default();
-    if kind == FlowKind::Fast && scratch.through.len() != graph.portals.len() {
+    if scratch.through.len() != graph.portals.len() {
         scratch.through = vec![PortalStates::default(); graph.portals.len()];
         scratch.touched.clear();
     }
@@ -647,7 +379,6 @@ fn flow_one(
         children,
         base,
         done,
-        kind,
         base_portal: p,
         head_plane: portal.plane,
         vis: Bits::new(words),
@@ -667,25 +398,21 @@ fn flow_one(
         walk_memory,
     };
     walk.start();
-    // The fast flow walks depth first only when its states outgrow the memory budget.
-    if kind == FlowKind::Reference || !walk.widest_first(portal.leaf as usize) {
-        if kind == FlowKind::Fast {
-            walk.start();
-        }
+    // Depth first only when the states outgrow the memory budget.
+    if !walk.widest_first(portal.leaf as usize) {
+        walk.start();
         walk.leaf_flow(portal.leaf as usize, 1);
     }
-    if kind == FlowKind::Fast {
-        // The portals the walk did not look for stand in for what it would have found beyond
-        // them: those of the flood into the clusters known seen (see the module docs).
-        for ((v, s), f) in walk
-            .vis
-            .words
-            .iter_mut()
-            .zip(&walk.seen.words)
-            .zip(&base[p].flood.words)
-        {
-            *v |= s & f;
-        }
+    // The portals the walk did not look for stand in for what it would have found beyond
+    // them: those of the flood into the clusters known seen (see the module docs).
+    for ((v, s), f) in walk
+        .vis
+        .words
+        .iter_mut()
+        .zip(&walk.seen.words)
+        .zip(&base[p].flood.words)
+    {
+        *v |= s & f;
     }
     for &t in &walk.touched {
         walk.through[t as usize].clear();
@@ -705,29 +432,13 @@ fn flow_one(
     (walk.vis, walk.counters)
 }
 
-/// The level that led here and the level being built, growing the stack as needed.
-fn frame_pair(frames: &mut Vec<Frame>, depth: usize, words: usize) -> (&mut Frame, &mut Frame) {
-    while frames.len() <= depth {
-        frames.push(Frame::default());
-    }
-    if frames[depth].might.len() != words {
-        frames[depth].might.resize(words, 0);
-    }
-    let (a, b) = frames.split_at_mut(depth);
-    (&mut a[depth - 1], &mut b[0])
-}
-
 impl Walk<'_> {
-    /// Nothing found yet. In the fast flow the base portal's cluster is known to see the
-    /// clusters its own portals lead into, whatever the flow finds (`ClusterMerge` sets those
-    /// portals' bits).
+    /// Nothing found yet. The base portal's cluster is known to see the clusters its own
+    /// portals lead into, whatever the flow finds (`ClusterMerge` sets those portals' bits).
     fn start(&mut self) {
         self.vis.words.fill(0);
         self.seen.words.fill(0);
         self.known.words.fill(0);
-        if self.kind == FlowKind::Reference {
-            return;
-        }
         let from = self.graph.portals[self.base_portal ^ 1].leaf as usize;
         for &q in self.children.of(from) {
             self.know(self.graph.portals[q as usize].leaf as usize);
@@ -742,8 +453,8 @@ impl Walk<'_> {
         }
     }
 
-    /// vvis `RecursiveLeafFlow`: `frames[depth - 1]` is the level that led into `leaf`. The
-    /// reference's walk, and the fast flow's when a portal's states outgrow [`ARENA_BYTES`].
+    /// vvis `RecursiveLeafFlow`, pruned as the widest-first walk is: `frames[depth - 1]` is the
+    /// level that led into `leaf`. The walk when a portal's states outgrow [`ARENA_BYTES`].
     fn leaf_flow(&mut self, leaf: usize, depth: usize) {
         // A walk can never be longer than the portals it could pass; this only guards bad input.
         if depth > self.graph.portals.len() + 1 {
@@ -753,12 +464,12 @@ impl Walk<'_> {
         let graph = self.graph;
         for &pn in self.children.of(leaf) {
             // Beyond a portal whose might-see set holds nothing unseen the walk can find nothing
-            // (vvis walks on anyway; the fast flow stops after marking the portal).
+            // (vvis walks on anyway; this walk stops after marking the portal).
             let mut frames = std::mem::take(&mut self.frames);
             let (prev, cur) = frame_pair(&mut frames, depth, graph.words);
             let passed = self.step(pn as usize, prev, cur);
             self.frames = frames;
-            if !passed || !(self.kind == FlowKind::Reference || self.found_new) {
+            if !passed || !self.found_new {
                 continue;
             }
             self.leaf_flow(graph.portals[pn as usize].leaf as usize, depth + 1);
@@ -777,9 +488,7 @@ impl Walk<'_> {
     /// expanded: smaller windings and a smaller set can only find less (every separating plane
     /// of the larger windings separates the smaller ones too, and every path through the
     /// smaller set is a path through the larger; exact in exact geometry, see the module
-    /// docs). A new state that holds waiting ones takes their place. On jump_byte_a3 this
-    /// expanded 69 million states (before the cluster pruning of the module docs) where the
-    /// depth-first walk with its memo of explored sub-walks took 123 million steps.
+    /// docs). A new state that holds waiting ones takes their place.
     ///
     /// False, with the walk abandoned, when its states outgrow `walk_memory` bytes.
     fn widest_first(&mut self, leaf: usize) -> bool {
@@ -916,47 +625,31 @@ impl Walk<'_> {
             Some(v) => &v.words,
             None => &base_vis[pn].flood.words,
         };
-        let kind = self.kind;
         let (word, bit) = (pn / 64, 1u64 << (pn % 64));
         let seen_p = self.seen.words[word] & bit != 0;
         let seen = &self.seen.words[..];
-        let head_plane = self.head_plane;
-        let base = &graph.portals[self.base_portal];
-        let (base_origin, base_radius) = (base.origin, base.radius);
         if word < prev.lo || word >= prev.hi || prev.might[word] & bit == 0 {
             return false; // can't possibly see it
         }
         self.counters.candidates += 1;
-        // might = prev.might & test; is anything new visible through it?
+        // Is anything new visible through it (in prev.might & test)? Only whether: the
+        // narrowed set itself is built once the geometric tests pass and the walk goes on
+        // through the portal. Eight words at a time (vector instructions), stopping at the
+        // first block with news.
         let mut more = 0u64;
-        match kind {
-            FlowKind::Fast => {
-                // Only whether anything is new: the narrowed set itself is built once the
-                // geometric tests pass and the walk goes on through the portal. Eight words at
-                // a time (vector instructions), stopping at the first block with news.
-                let (lo, hi) = (prev.lo, prev.hi);
-                let blocks = prev.might[lo..hi]
-                    .chunks(8)
-                    .zip(test[lo..hi].chunks(8))
-                    .zip(seen[lo..hi].chunks(8));
-                for ((m, t), v) in blocks {
-                    more = m
-                        .iter()
-                        .zip(t)
-                        .zip(v)
-                        .fold(0, |acc, ((m, t), v)| acc | m & t & !v);
-                    if more != 0 {
-                        break;
-                    }
-                }
-            }
-            FlowKind::Reference => {
-                for k in 0..prev.might.len() {
-                    let m = prev.might[k] & test[k];
-                    cur.might[k] = m;
-                    more |= m & !seen[k];
-                }
-                (cur.lo, cur.hi) = (0, prev.might.len());
+        let (lo, hi) = (prev.lo, prev.hi);
+        let blocks = prev.might[lo..hi]
+            .chunks(8)
+            .zip(test[lo..hi].chunks(8))
+            .zip(seen[lo..hi].chunks(8));
+        for ((m, t), v) in blocks {
+            more = m
+                .iter()
+                .zip(t)
+                .zip(v)
+                .fold(0, |acc, ((m, t), v)| acc | m & t & !v);
+            if more != 0 {
+                break;
             }
         }
         if more == 0 && seen_p {
@@ -964,80 +657,42 @@ impl Walk<'_> {
         }
         self.found_new = more != 0;
         self.counters.geometric += 1;
-        // The pass portal, clipped to the front of the base portal.
-        let d = head_plane.distance(p.origin);
-        if d < -p.radius {
+        let base = &graph.portals[self.base_portal];
+        let Some(source_clipped) = clip_pass_and_source(p, &self.head_plane, base, prev, cur) else {
             return false;
-        } else if d > p.radius {
-            cur.pass.clear();
-            cur.pass.extend_from_slice(&p.winding);
-        } else {
-            match chop(&p.winding, &head_plane, &mut cur.pass) {
-                Chop::Gone => return false,
-                Chop::Unchanged => {
-                    cur.pass.clear();
-                    cur.pass.extend_from_slice(&p.winding);
-                }
-                Chop::Clipped => {}
-            }
-        }
-        // The source, clipped to the back of this portal.
-        let d = p.plane.distance(base_origin);
-        let mut source_clipped = false;
-        if d > base_radius {
-            return false;
-        } else if d < -base_radius {
-            cur.source.clear();
-            cur.source.extend_from_slice(&prev.source);
-        } else {
-            match chop(&prev.source, &p.plane.flipped(), &mut cur.source) {
-                Chop::Gone => return false,
-                Chop::Unchanged => {
-                    cur.source.clear();
-                    cur.source.extend_from_slice(&prev.source);
-                }
-                Chop::Clipped => source_clipped = true,
-            }
-        }
-        cur.seps.clear();
-        cur.cursor = SepCursor::default();
+        };
         if !prev.pass.is_empty() {
             let tmp = &mut self.tmp;
             let counters = &mut self.counters;
-            let visible = if kind == FlowKind::Reference {
-                clip_interleaved(&cur.source, &prev.pass, &mut cur.pass, tmp, counters)
+            let margin = p.radius + 0.1;
+            let target = Target {
+                winding: &mut cur.pass,
+                origin: p.origin,
+                margin,
+            };
+            let visible = if source_clipped {
+                // This target's own separators (the source was cut for it alone).
+                let seps = &mut self.seps_tmp;
+                seps.clear();
+                let mut cursor = SepCursor::default();
+                clip_lazy(&cur.source, &prev.pass, seps, &mut cursor, target, tmp, counters)
             } else {
-                let margin = p.radius + 0.1;
-                let target = Target {
-                    winding: &mut cur.pass,
-                    origin: p.origin,
-                    margin,
-                };
-                if source_clipped {
-                    // This target's own separators (the source was cut for it alone).
-                    let seps = &mut self.seps_tmp;
-                    seps.clear();
-                    let mut cursor = SepCursor::default();
-                    clip_lazy(&cur.source, &prev.pass, seps, &mut cursor, target, tmp, counters)
-                } else {
-                    // The separators of the level above, shared by all its targets.
-                    clip_lazy(
-                        &prev.source,
-                        &prev.pass,
-                        &mut prev.seps,
-                        &mut prev.cursor,
-                        target,
-                        tmp,
-                        counters,
-                    )
-                }
+                // The separators of the level above, shared by all its targets.
+                clip_lazy(
+                    &prev.source,
+                    &prev.pass,
+                    &mut prev.seps,
+                    &mut prev.cursor,
+                    target,
+                    tmp,
+                    counters,
+                )
             };
             if !visible {
                 return false;
             }
         }
-        if kind == FlowKind::Fast && more != 0 {
-            let (lo, hi) = (prev.lo, prev.hi);
+        if more != 0 {
             let narrowed = &mut cur.might[lo..hi];
             for ((n, m), t) in narrowed.iter_mut().zip(&prev.might[lo..hi]).zip(&test[lo..hi]) {
                 *n = m & t;
@@ -1052,9 +707,7 @@ impl Walk<'_> {
         }
         self.vis.words[word] |= bit;
         self.seen.words[word] |= bit;
-        if kind == FlowKind::Fast {
-            self.know(p.leaf as usize);
-        }
+        self.know(p.leaf as usize);
         self.counters.passed += 1;
         true
     }
@@ -1110,33 +763,6 @@ fn clip_lazy(
         }
         counters.separator_planes += (seps.len() - before) as u64;
     }
-}
-
-/// Valve's order of work: find each separator and clip the target by it at once (two
-/// `ClipToSeperators` calls). False when the target is clipped away.
-fn clip_interleaved(
-    source: &[V3],
-    pass: &[V3],
-    target: &mut Vec<V3>,
-    tmp: &mut Vec<V3>,
-    counters: &mut Counters,
-) -> bool {
-    let mut alive = true;
-    for (a, b, flip) in [(source, pass, false), (pass, source, true)] {
-        separators_each(a, b, flip, |plane| {
-            counters.separator_planes += 1;
-            match chop(target, &plane, tmp) {
-                Chop::Unchanged => {}
-                Chop::Gone => alive = false,
-                Chop::Clipped => std::mem::swap(target, tmp),
-            }
-            alive
-        });
-        if !alive {
-            return false;
-        }
-    }
-    true
 }
 
 /// The states waiting in the widest-first walk, by the squared area of their pass winding:

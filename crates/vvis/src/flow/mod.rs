@@ -1,0 +1,347 @@
+//! Full portal flow (vvis `PortalFlow` / `RecursiveLeafFlow`): from each one-way portal, a
+//! walk through the clusters behind it, narrowing the "might see" set and clipping the portals
+//! on the way by separating planes, until nothing new can be seen.
+//!
+//! Two implementations of the walk, over the pieces shared here (the schedule, the cluster
+//! table, a walk level, the clipping of a portal to the base portal's front):
+//! * [`fast`] ([`FlowKind::Fast`]), ours: the same tests as Valve's, pruned and reordered
+//!   (widest first, by clusters rather than portals); what it prunes and why that is exact,
+//!   or where it is not, is in its module docs.
+//! * [`reference`] ([`FlowKind::Reference`]): a straight reimplementation of Valve's loop, kept
+//!   to measure the speed-up in the same run and to compare the results.
+//!
+//! Scheduling is deterministic: portals go in vvis's sorted order, and the portal at position
+//! `i` reuses the finished results of those at positions up to `i - LOCKSTEP` (vvis reuses those
+//! of portals another thread already finished; this is vvis with [`LOCKSTEP`] threads in
+//! lockstep), so the output does not depend on thread count or timing.
+//!
+//! Measurements on corpus maps (states, steps, pairs) are in `docs/vvis-measurements.md`.
+
+pub mod fast;
+pub mod reference;
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Condvar, Mutex, OnceLock};
+
+use crate::Progress;
+use crate::bits::Bits;
+use crate::clip::{Chop, SepCursor, V3, VPlane, chop};
+use crate::graph::{BaseVis, Graph, VisPortal};
+
+/// How far back a portal's flow may reuse finished results: vvis with this many threads (its
+/// default on an 8-thread machine; at most 16). Valve's corpus lumps agree better with 8 than
+/// with 16 (see `docs/vvis-measurements.md`).
+pub const LOCKSTEP: usize = 8;
+
+/// Which flow to run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum FlowKind {
+    #[default]
+    Fast,
+    Reference,
+}
+
+/// Result of the full flow: per one-way portal, the portals it can see.
+pub struct FlowResult {
+    pub vis: Vec<Bits>,
+    pub counters: Counters,
+}
+
+/// Where the flow's work went, summed over portals.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Counters {
+    /// Recursive steps into a cluster (vvis `c_chains`).
+    pub chains: u64,
+    /// Portals tested out of a cluster that the might-see set allowed.
+    pub candidates: u64,
+    /// Candidates that could still reveal something and went to the geometric tests.
+    pub geometric: u64,
+    /// Separating planes found. The reference finds them again for every target; the fast
+    /// flow finds those of a stack level once, as far as its targets need.
+    pub separator_planes: u64,
+    /// Candidates that passed every test (the walk went through them).
+    pub passed: u64,
+    /// Fast flow: states not expanded because one found before through the same portal holds
+    /// them.
+    pub held: u64,
+    /// Fast flow: states kept to be expanded (and to hold later ones).
+    pub kept: u64,
+}
+
+impl Counters {
+    fn add(&mut self, o: &Counters) {
+        self.chains += o.chains;
+        self.candidates += o.candidates;
+        self.geometric += o.geometric;
+        self.separator_planes += o.separator_planes;
+        self.passed += o.passed;
+        self.held += o.held;
+        self.kept += o.kept;
+    }
+}
+
+/// How much work a portal's flow is expected to be, for an honest progress estimate: the
+/// walk grows roughly with the square of what it might see.
+pub fn work_estimate(b: &BaseVis) -> u64 {
+    let m = b.might_see as u64;
+    m * m + 1
+}
+
+/// Runs the flow for every portal in `order`; must be called inside the thread pool to use.
+///
+/// The portal at position `i` of `order` reuses the finished results of the portals at
+/// positions up to `i - LOCKSTEP` and no others: vvis with [`LOCKSTEP`] threads in lockstep. That makes
+/// the output independent of the thread count and timing, and no thread waits for a whole
+/// group to finish: a thread blocks only when the portal `LOCKSTEP` places back is still running.
+pub fn portal_flow(
+    graph: &Graph,
+    base: &[BaseVis],
+    order: &[u32],
+    kind: FlowKind,
+    walk_memory: Option<usize>,
+    progress: &dyn Progress,
+) -> FlowResult {
+    let walk_memory = walk_memory.unwrap_or(fast::ARENA_BYTES);
+    let n = graph.portals.len();
+    let mut position = vec![u32::MAX; n];
+    for (i, &p) in order.iter().enumerate() {
+        position[p as usize] = i as u32;
+    }
+    let schedule = Schedule {
+        results: (0..n).map(|_| OnceLock::new()).collect(),
+        position,
+        next: AtomicUsize::new(0),
+        finished: Mutex::new(Finished {
+            failed: false,
+            prefix: 0,
+            at: vec![false; order.len()],
+        }),
+        wake: Condvar::new(),
+    };
+    let children = Children::new(graph);
+    let counters = Mutex::new(Counters::default());
+    rayon::scope(|scope| {
+        for _ in 0..rayon::current_num_threads() {
+            scope.spawn(|_| {
+                let mut mine = Counters::default();
+                let _wake_on_panic = WakeOnPanic(&schedule);
+                loop {
+                    let i = schedule.next.fetch_add(1, Ordering::Relaxed);
+                    let Some(&p) = order.get(i) else { break };
+                    let usable = (i + 1).saturating_sub(LOCKSTEP);
+                    if !schedule.wait_for(usable) {
+                        break; // another worker panicked; the scope passes the panic on
+                    }
+                    let done = Done {
+                        results: &schedule.results,
+                        position: &schedule.position,
+                        usable,
+                    };
+                    let (vis, c) = match kind {
+                        FlowKind::Fast => {
+                            fast::flow_one(graph, &children, base, done, p as usize, walk_memory)
+                        }
+                        FlowKind::Reference => reference::flow_one(graph, &children, base, done, p as usize),
+                    };
+                    mine.add(&c);
+                    progress.advance(work_estimate(&base[p as usize]));
+                    schedule.finish(i, p as usize, vis);
+                }
+                counters.lock().unwrap_or_else(|e| e.into_inner()).add(&mine);
+            });
+        }
+    });
+    FlowResult {
+        vis: schedule
+            .results
+            .into_iter()
+            .map(|v| v.into_inner().unwrap_or_default())
+            .collect(),
+        counters: counters.into_inner().unwrap_or_else(|e| e.into_inner()),
+    }
+}
+
+/// The shared state of [`portal_flow`]'s workers.
+struct Schedule {
+    /// Each portal's result once its flow is over.
+    results: Vec<OnceLock<Bits>>,
+    /// Each portal's position in the order.
+    position: Vec<u32>,
+    /// The next position to hand out.
+    next: AtomicUsize,
+    finished: Mutex<Finished>,
+    wake: Condvar,
+}
+
+/// Wakes the waiting workers if its worker panics, so that they stop instead of waiting for a
+/// result that will never come.
+struct WakeOnPanic<'a>(&'a Schedule);
+
+impl Drop for WakeOnPanic<'_> {
+    fn drop(&mut self) {
+        if std::thread::panicking() {
+            self.0.finished.lock().unwrap_or_else(|e| e.into_inner()).failed = true;
+            self.0.wake.notify_all();
+        }
+    }
+}
+
+struct Finished {
+    /// A worker panicked.
+    failed: bool,
+    /// Positions `..prefix` are all finished.
+    prefix: usize,
+    at: Vec<bool>,
+}
+
+impl Schedule {
+    /// Blocks until positions `..usable` are all finished; false if a worker panicked.
+    fn wait_for(&self, usable: usize) -> bool {
+        let mut f = self.finished.lock().unwrap_or_else(|e| e.into_inner());
+        while f.prefix < usable && !f.failed {
+            f = self.wake.wait(f).unwrap_or_else(|e| e.into_inner());
+        }
+        !f.failed
+    }
+
+    fn finish(&self, i: usize, p: usize, vis: Bits) {
+        // Set once: each position is handed out once.
+        let _ = self.results[p].set(vis);
+        let mut f = self.finished.lock().unwrap_or_else(|e| e.into_inner());
+        f.at[i] = true;
+        let before = f.prefix;
+        while f.prefix < f.at.len() && f.at[f.prefix] {
+            f.prefix += 1;
+        }
+        if f.prefix != before {
+            self.wake.notify_all();
+        }
+    }
+}
+
+/// The finished results a portal's flow may reuse: those at positions `..usable`.
+#[derive(Clone, Copy)]
+struct Done<'a> {
+    results: &'a [OnceLock<Bits>],
+    position: &'a [u32],
+    usable: usize,
+}
+
+impl<'a> Done<'a> {
+    #[inline(always)]
+    fn get(&self, p: usize) -> Option<&'a Bits> {
+        if (self.position[p] as usize) < self.usable {
+            self.results[p].get()
+        } else {
+            None
+        }
+    }
+}
+
+/// Each cluster's outgoing portals in one flat list, in vvis's order, and its incoming ones.
+struct Children {
+    /// Cluster `c`'s portals are `flat[offsets[c]..offsets[c + 1]]`.
+    offsets: Vec<usize>,
+    flat: Vec<u32>,
+    /// The portals into each cluster.
+    into: Vec<Bits>,
+}
+
+impl Children {
+    fn new(graph: &Graph) -> Children {
+        let mut offsets = vec![0];
+        let mut flat = Vec::with_capacity(graph.portals.len());
+        for list in &graph.cluster_portals {
+            flat.extend_from_slice(list);
+            offsets.push(flat.len());
+        }
+        let mut into = vec![Bits::new(graph.words); graph.num_clusters];
+        for (q, portal) in graph.portals.iter().enumerate() {
+            into[portal.leaf as usize].set(q);
+        }
+        Children { offsets, flat, into }
+    }
+
+    /// The portals out of cluster `c`.
+    fn of(&self, c: usize) -> &[u32] {
+        &self.flat[self.offsets[c]..self.offsets[c + 1]]
+    }
+}
+
+/// One level of the walk (vvis `pstack_t`).
+#[derive(Default)]
+struct Frame {
+    might: Vec<u64>,
+    /// Words of `might` that may be non-zero (`lo..hi`); outside it the set is empty.
+    lo: usize,
+    hi: usize,
+    source: Vec<V3>,
+    /// Empty at the first level (no pass portal yet).
+    pass: Vec<V3>,
+    /// Separators of (`source`, `pass`) found so far, and where their search stands.
+    seps: Vec<VPlane>,
+    cursor: SepCursor,
+}
+
+/// The level that led here and the level being built, growing the stack as needed.
+fn frame_pair(frames: &mut Vec<Frame>, depth: usize, words: usize) -> (&mut Frame, &mut Frame) {
+    while frames.len() <= depth {
+        frames.push(Frame::default());
+    }
+    if frames[depth].might.len() != words {
+        frames[depth].might.resize(words, 0);
+    }
+    let (a, b) = frames.split_at_mut(depth);
+    (&mut a[depth - 1], &mut b[0])
+}
+
+/// The geometric start of a step through portal `p` (both flows): the pass, `p`'s winding
+/// clipped to the front of the base portal (`head_plane`), into `cur.pass`; the source,
+/// `prev.source` clipped to the back of `p`, into `cur.source`. `None` when either is gone;
+/// else whether the source was cut (its separators are then this target's alone).
+fn clip_pass_and_source(
+    p: &VisPortal,
+    head_plane: &VPlane,
+    base: &VisPortal,
+    prev: &Frame,
+    cur: &mut Frame,
+) -> Option<bool> {
+    // The pass portal, clipped to the front of the base portal.
+    let d = head_plane.distance(p.origin);
+    if d < -p.radius {
+        return None;
+    } else if d > p.radius {
+        cur.pass.clear();
+        cur.pass.extend_from_slice(&p.winding);
+    } else {
+        match chop(&p.winding, head_plane, &mut cur.pass) {
+            Chop::Gone => return None,
+            Chop::Unchanged => {
+                cur.pass.clear();
+                cur.pass.extend_from_slice(&p.winding);
+            }
+            Chop::Clipped => {}
+        }
+    }
+    // The source, clipped to the back of this portal.
+    let d = p.plane.distance(base.origin);
+    let mut source_clipped = false;
+    if d > base.radius {
+        return None;
+    } else if d < -base.radius {
+        cur.source.clear();
+        cur.source.extend_from_slice(&prev.source);
+    } else {
+        match chop(&prev.source, &p.plane.flipped(), &mut cur.source) {
+            Chop::Gone => return None,
+            Chop::Unchanged => {
+                cur.source.clear();
+                cur.source.extend_from_slice(&prev.source);
+            }
+            Chop::Clipped => source_clipped = true,
+        }
+    }
+    cur.seps.clear();
+    cur.cursor = SepCursor::default();
+    Some(source_clipped)
+}

@@ -1,0 +1,212 @@
+//! The invariants each pass hands the next, checked between passes when
+//! [`srcmap_stage::verify_enabled`] says so. A failure is a bug in the pass before (or input
+//! that slipped past its checks), reported as [`VisError::Verify`] naming that pass.
+
+use crate::bits::Bits;
+use crate::error::VisError;
+use crate::graph::Graph;
+use crate::portals::Portals;
+use crate::pvs::ClusterVis;
+
+/// How far (units) a winding's point may lie off its plane: vbsp's `ON_EPSILON`. PRT files
+/// round coordinates, and tree portals are clipped in `f64`; both stay well inside this.
+const PLANAR_EPSILON: f64 = 0.1;
+
+fn fail(pass: &'static str, message: String) -> VisError {
+    VisError::Verify { pass, message }
+}
+
+/// What the graph relies on beyond [`Portals::verify`] (clusters in range and distinct, 3 to
+/// 64 finite points, always checked): each winding planar.
+pub(crate) fn portals(portals: &Portals) -> Result<(), VisError> {
+    for (i, p) in portals.portals.iter().enumerate() {
+        if let Some(off) = off_plane(&p.points) {
+            return Err(fail(
+                "portals",
+                format!("portal {i}: a point lies {off:.3} units off the winding's plane"),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The largest distance of a point from the winding's plane (Newell's normal through the
+/// centroid), when it exceeds [`PLANAR_EPSILON`]. Collinear points (no normal) are planar.
+fn off_plane(points: &[[f64; 3]]) -> Option<f64> {
+    let mut normal = [0f64; 3];
+    let mut centre = [0f64; 3];
+    for (i, a) in points.iter().enumerate() {
+        let b = points[(i + 1) % points.len()];
+        normal[0] += (a[1] - b[1]) * (a[2] + b[2]);
+        normal[1] += (a[2] - b[2]) * (a[0] + b[0]);
+        normal[2] += (a[0] - b[0]) * (a[1] + b[1]);
+        for k in 0..3 {
+            centre[k] += a[k] / points.len() as f64;
+        }
+    }
+    let len = normal.iter().map(|c| c * c).sum::<f64>().sqrt();
+    if len < 1e-9 {
+        return None;
+    }
+    let worst = points
+        .iter()
+        .map(|p| ((0..3).map(|k| (p[k] - centre[k]) * normal[k]).sum::<f64>() / len).abs())
+        .fold(0.0, f64::max);
+    (worst > PLANAR_EPSILON).then_some(worst)
+}
+
+/// What base vis and the flow rely on: every one-way portal listed under exactly one cluster,
+/// and the two halves of each file portal pointing at each other's clusters (`2i` leaves the
+/// cluster `2i + 1` leads into, and the other way round).
+pub(crate) fn graph(graph: &Graph) -> Result<(), VisError> {
+    let n = graph.portals.len();
+    let bad = |message: String| Err(fail("graph", message));
+    if !n.is_multiple_of(2) {
+        return bad(format!("{n} one-way portals (not pairs)"));
+    }
+    if graph.words != n.div_ceil(64) {
+        return bad(format!("{} bit-set words for {n} portals", graph.words));
+    }
+    if graph.cluster_portals.len() != graph.num_clusters {
+        return bad(format!(
+            "{} portal lists for {} clusters",
+            graph.cluster_portals.len(),
+            graph.num_clusters
+        ));
+    }
+    let mut from = vec![None; n];
+    for (c, list) in graph.cluster_portals.iter().enumerate() {
+        for &p in list {
+            match from.get_mut(p as usize) {
+                None => return bad(format!("cluster {c} lists portal {p} of {n}")),
+                Some(Some(other)) => return bad(format!("portal {p} listed by clusters {other} and {c}")),
+                Some(slot) => *slot = Some(c),
+            }
+        }
+    }
+    for (p, portal) in graph.portals.iter().enumerate() {
+        let Some(leaves) = from[p] else {
+            return bad(format!("portal {p} is in no cluster's list"));
+        };
+        if portal.leaf as usize >= graph.num_clusters {
+            return bad(format!(
+                "portal {p} leads into cluster {} of {}",
+                portal.leaf, graph.num_clusters
+            ));
+        }
+        if from[p ^ 1] != Some(portal.leaf as usize) {
+            return bad(format!(
+                "portal {p} leads from {leaves} into {} but its other half leaves {:?}",
+                portal.leaf,
+                from[p ^ 1]
+            ));
+        }
+        if portal.winding.len() < 3 {
+            return bad(format!("portal {p}: {} points", portal.winding.len()));
+        }
+    }
+    Ok(())
+}
+
+/// What the stored lump and the water pass rely on: a PVS and a PAS row per cluster, each the
+/// cluster count wide, each cluster seeing itself, and every PAS row holding its PVS row.
+pub(crate) fn cluster_vis(vis: &ClusterVis, clusters: usize) -> Result<(), VisError> {
+    let bad = |message: String| Err(fail("clusters", message));
+    if vis.pvs.len() != clusters || vis.pas.len() != clusters {
+        return bad(format!(
+            "{} PVS and {} PAS rows for {clusters} clusters",
+            vis.pvs.len(),
+            vis.pas.len()
+        ));
+    }
+    let words = clusters.div_ceil(64);
+    let width = |row: &Bits| row.words.len() == words && row.ones().all(|c| c < clusters);
+    for (c, (pvs, pas)) in vis.pvs.iter().zip(&vis.pas).enumerate() {
+        if !width(pvs) || !width(pas) {
+            return bad(format!("cluster {c}: a row is not {clusters} clusters wide"));
+        }
+        if !pvs.get(c) {
+            return bad(format!("cluster {c} does not see itself"));
+        }
+        if let Some(k) = pvs.words.iter().zip(&pas.words).position(|(v, a)| v & !a != 0) {
+            return bad(format!(
+                "cluster {c}: its PAS misses clusters of its PVS (word {k})"
+            ));
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::portals::Portal;
+
+    fn square(z_last: f64) -> Portal {
+        Portal {
+            clusters: [0, 1],
+            points: vec![
+                [0.0, 0.0, 0.0],
+                [64.0, 0.0, 0.0],
+                [64.0, 64.0, 0.0],
+                [0.0, 64.0, z_last],
+            ],
+        }
+    }
+
+    #[test]
+    fn windings_must_be_planar() {
+        let flat = Portals {
+            num_clusters: 2,
+            portals: vec![square(0.0)],
+        };
+        assert!(portals(&flat).is_ok());
+        let bent = Portals {
+            num_clusters: 2,
+            portals: vec![square(4.0)],
+        };
+        assert!(matches!(
+            portals(&bent),
+            Err(VisError::Verify { pass: "portals", .. })
+        ));
+    }
+
+    #[test]
+    fn graph_halves_point_at_each_other() {
+        let p = Portals {
+            num_clusters: 3,
+            portals: vec![square(0.0)],
+        };
+        let mut g = Graph::new(&p, false);
+        assert!(graph(&g).is_ok());
+        g.portals[1].leaf = 2;
+        assert!(matches!(graph(&g), Err(VisError::Verify { pass: "graph", .. })));
+    }
+
+    #[test]
+    fn rows_see_themselves_and_pas_holds_pvs() {
+        let row = |ones: &[usize]| {
+            let mut b = Bits::new(1);
+            for &c in ones {
+                b.set(c);
+            }
+            b
+        };
+        let good = ClusterVis {
+            pvs: vec![row(&[0, 1]), row(&[0, 1])],
+            pas: vec![row(&[0, 1]), row(&[0, 1])],
+            total_visible: 4,
+            optimized: 0,
+        };
+        assert!(cluster_vis(&good, 2).is_ok());
+        let mut blind = good.clone();
+        blind.pvs[1] = row(&[0]);
+        assert!(cluster_vis(&blind, 2).is_err());
+        let mut deaf = good.clone();
+        deaf.pas[0] = row(&[0]);
+        assert!(cluster_vis(&deaf, 2).is_err());
+        let mut wide = good;
+        wide.pvs[0] = row(&[0, 1, 2]);
+        assert!(cluster_vis(&wide, 2).is_err());
+    }
+}
