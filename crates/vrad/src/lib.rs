@@ -54,10 +54,15 @@ pub mod faces;
 pub mod lights;
 pub mod materials;
 pub mod output;
+pub mod samples;
+pub mod sampling;
 pub mod scene;
+pub mod sky;
 pub mod texlights;
+pub mod tree;
+mod world;
 
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::Ordering;
 use std::time::Instant;
 
 use rayon::prelude::*;
@@ -66,6 +71,8 @@ use srcmap_bsp::{Bsp, BspDocument, BspFile};
 pub use lights::{Light, LightKind, Range};
 pub use materials::MaterialSource;
 pub use texlights::TexLights;
+pub use world::FaceLight;
+use world::{Counters, World};
 
 /// Errors of the lighting stage.
 #[derive(Debug, thiserror::Error)]
@@ -204,134 +211,6 @@ impl Report {
     }
 }
 
-/// Shared counters of a run.
-#[derive(Debug, Default)]
-pub(crate) struct Counters {
-    pub rays: AtomicU64,
-}
-
-impl Counters {
-    pub fn add_rays(&self, n: u64) {
-        self.rays.fetch_add(n, Ordering::Relaxed);
-    }
-}
-
-/// The lighting of one face for one range: per used style, `luxels × (1 or 4)` samples,
-/// bump-major (flat normal first, then the three bump bases).
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct FaceLight {
-    pub styles: Vec<u8>,
-    pub samples: Vec<Vec<glam::Vec3>>,
-}
-
-/// The geometry shared by every range.
-pub(crate) struct World {
-    pub faces: Vec<faces::FaceGeom>,
-    pub disps: Vec<Option<displacement::DispSurface>>,
-    pub samples: Vec<direct::FaceSamples>,
-    pub occluders: srcmap_trace::Scene,
-    pub surfaces: srcmap_trace::Scene,
-    /// Decoded PVS rows (empty without visibility data) and each leaf's cluster, for culling.
-    pub pvs: Option<srcmap_bsp::Visibility>,
-    pub tree: output::Tree,
-    /// The 3D skybox, when the map has a `sky_camera`.
-    pub sky3d: Option<direct::Sky3d>,
-    /// Per cluster: whether it sees a cluster that holds a sky face (VRAD's
-    /// `BuildVisForLightEnvironment`: the sun and sky ambient only light those). `None`
-    /// without visibility data.
-    pub sky_visible: Option<Vec<bool>>,
-}
-
-/// The clusters the sun and sky ambient may light: those that see a cluster holding a sky
-/// face, plus those the `light_environment` entity's own cluster sees (VRAD starts the light's
-/// visibility from its origin, like any light's). With the entity outside the map (no
-/// cluster), VRAD's visibility is every cluster: `None` here too.
-fn sky_visible_clusters(bsp: &Bsp, tree: &output::Tree) -> Option<Vec<bool>> {
-    let vis = bsp
-        .visibility
-        .as_ref()
-        .filter(|v| v.num_clusters > 0 && !v.pvs.is_empty())?;
-    let n = vis.num_clusters as usize;
-    let origin = bsp
-        .entities
-        .iter()
-        .find(|e| {
-            e.classname()
-                .is_some_and(|c| c.eq_ignore_ascii_case("light_environment"))
-        })
-        .map(|e| lights::key_vec(e, "origin"));
-    let own_cluster = match origin {
-        Some(o) => Some(usize::try_from(tree.cluster_at(o)).ok().filter(|&c| c < n)?),
-        None => None,
-    };
-    let mut holds_sky = vec![false; n];
-    for leaf in &bsp.leafs {
-        let Ok(cluster) = usize::try_from(leaf.cluster) else {
-            continue;
-        };
-        if cluster >= n || holds_sky[cluster] {
-            continue;
-        }
-        let first = leaf.first_leaf_face as usize;
-        let sky = (first..first + leaf.num_leaf_faces as usize).any(|i| {
-            bsp.leaf_faces
-                .get(i)
-                .and_then(|&f| bsp.faces.get(f as usize))
-                .and_then(|f| usize::try_from(f.texinfo).ok())
-                .and_then(|t| bsp.texinfo.get(t))
-                .is_some_and(|t| t.flags & faces::SURF_SKY != 0)
-        });
-        holds_sky[cluster] = sky;
-    }
-    if let Some(c) = own_cluster {
-        holds_sky[c] = true;
-    }
-    let mut out = vec![false; n];
-    for (from, _) in holds_sky.iter().enumerate().filter(|(_, s)| **s) {
-        for (to, o) in out.iter_mut().enumerate() {
-            *o |= vis.can_see(from, to);
-        }
-    }
-    Some(out)
-}
-
-impl World {
-    /// Luxel-space coordinates of a point on face `face` (a displacement's by its grid).
-    pub fn luxel_of(&self, face: usize, p: glam::Vec3) -> glam::Vec2 {
-        let g = &self.faces[face];
-        match self.disps.get(face).and_then(|d| d.as_ref()) {
-            Some(d) => direct::disp_st(g, d.uv_of(p)),
-            None => g.world_to_luxel(p),
-        }
-    }
-
-    /// The visibility cluster containing `p` (-1 when unknown or in solid).
-    pub fn cluster_at(&self, p: glam::Vec3) -> i32 {
-        self.tree.cluster_at(p)
-    }
-
-    /// Whether `light` (in `light_cluster`) may reach a sample in `sample_cluster`.
-    pub fn sees(&self, light: &Light, light_cluster: i32, sample_cluster: i32) -> bool {
-        if sample_cluster < 0 {
-            // VRAD: a sample it cannot place is assumed visible.
-            return true;
-        }
-        if matches!(light.kind, LightKind::Sun | LightKind::SkyAmbient) {
-            return self
-                .sky_visible
-                .as_ref()
-                .is_none_or(|v| v.get(sample_cluster as usize).copied().unwrap_or(true));
-        }
-        if light_cluster < 0 {
-            return true;
-        }
-        match &self.pvs {
-            Some(v) if v.num_clusters > 0 => v.can_see(light_cluster as usize, sample_cluster as usize),
-            _ => true,
-        }
-    }
-}
-
 /// Lights `bsp` in place: lightmaps, face offsets and styles, world lights and ambient cubes
 /// of the ranges chosen in `options`.
 pub fn light_bsp(bsp: &mut Bsp, options: &Options, progress: &dyn Progress) -> Result<Report> {
@@ -374,12 +253,12 @@ fn light_bsp_inner(bsp: &mut Bsp, options: &Options, progress: &dyn Progress) ->
     progress.advance(1);
     let surfaces = scene::surfaces(&face_geoms, &disps);
     progress.advance(1);
-    let tree = output::Tree::new(bsp);
-    let samples: Vec<direct::FaceSamples> = face_geoms
+    let tree = tree::Tree::new(bsp);
+    let samples: Vec<samples::FaceSamples> = face_geoms
         .par_iter()
         .enumerate()
         .map(|(i, g)| {
-            let mut s = direct::FaceSamples::build(g, disps[i].as_ref());
+            let mut s = samples::FaceSamples::build(g, disps[i].as_ref());
             s.cluster = s.pos.iter().map(|&p| tree.cluster_at(p)).collect();
             s
         })
@@ -388,7 +267,7 @@ fn light_bsp_inner(bsp: &mut Bsp, options: &Options, progress: &dyn Progress) ->
     report
         .phases
         .push(("geometry+bvh".into(), t.elapsed().as_secs_f64()));
-    let sky_visible = sky_visible_clusters(bsp, &tree);
+    let sky_visible = sky::sky_visible_clusters(bsp, &tree);
     let world = World {
         faces: face_geoms,
         disps,
@@ -397,7 +276,7 @@ fn light_bsp_inner(bsp: &mut Bsp, options: &Options, progress: &dyn Progress) ->
         surfaces,
         pvs: bsp.visibility.clone(),
         tree,
-        sky3d: direct::Sky3d::new(bsp),
+        sky3d: sky::Sky3d::new(bsp),
         sky_visible,
     };
     report.lit_faces = world.faces.iter().filter(|f| f.lit).count();
@@ -524,7 +403,7 @@ fn light_bsp_inner(bsp: &mut Bsp, options: &Options, progress: &dyn Progress) ->
 
         let t = Instant::now();
         output::write_lighting(bsp, &world, facelights, range);
-        output::write_world_lights(bsp, lights, range, options.ambient_cubes);
+        output::write_world_lights(bsp, &world.tree, lights, range, options.ambient_cubes);
         if options.ambient_cubes {
             report.leaves_with_ambient = output::write_ambient(bsp, &cubes, range);
         }

@@ -5,8 +5,9 @@
 use glam::Vec3;
 use srcmap_bsp::Bsp;
 use srcmap_trace::SceneBuilder;
-use srcmap_vrad::direct::{gather, sphere_directions};
+use srcmap_vrad::direct::{Shadows, gather};
 use srcmap_vrad::lights::{Light, LightKind, Range, parse_lights};
+use srcmap_vrad::sampling::sphere_directions;
 use srcmap_vrad::scene::SKY;
 use srcmap_vrad::{NoProgress, Options, Quality};
 
@@ -56,7 +57,14 @@ fn brighter_under_the_light_than_beside_it_and_dark_in_shadow() {
     let mut rays = 0;
     let mut out = [0.0; 4];
     let at = |x: f32, out: &mut [f32; 4], rays: &mut u64| {
-        gather(&scene, &light, Vec3::new(x, 0.0, 1.0), &[Vec3::Z], &[], rays, out);
+        gather(
+            &Shadows::new(&scene, &[]),
+            &light,
+            Vec3::new(x, 0.0, 1.0),
+            &[Vec3::Z],
+            rays,
+            out,
+        );
         out[0]
     };
     let under = at(0.0, &mut out, &mut rays);
@@ -68,11 +76,10 @@ fn brighter_under_the_light_than_beside_it_and_dark_in_shadow() {
     assert!(past_shadow > 0.0);
     // Inverse square: at distance 100 the light has its brightness (200).
     gather(
-        &scene,
+        &Shadows::new(&scene, &[]),
         &light,
         Vec3::new(0.0, 0.0, 28.0),
         &[Vec3::Z],
-        &[],
         &mut rays,
         &mut out,
     );
@@ -118,29 +125,21 @@ fn sun_and_sky_need_a_view_of_sky() {
     let (sun, sky) = (&lights[0], &lights[1]);
     assert_eq!(sun.kind, LightKind::Sun);
     let dirs = sphere_directions(162);
+    let shadows = Shadows::new(&scene, &dirs);
     let mut rays = 0;
     let mut out = [0.0; 4];
     let open = Vec3::new(2000.0, 0.0, 1.0);
     let covered = Vec3::new(-2000.0, 0.0, 1.0);
-    assert!(gather(&scene, sun, open, &[Vec3::Z], &dirs, &mut rays, &mut out));
+    assert!(gather(&shadows, sun, open, &[Vec3::Z], &mut rays, &mut out));
     assert!((out[0] - 1.0).abs() < 1e-4);
-    assert!(!gather(
-        &scene,
-        sun,
-        covered,
-        &[Vec3::Z],
-        &dirs,
-        &mut rays,
-        &mut out
-    ));
-    gather(&scene, sky, open, &[Vec3::Z], &dirs, &mut rays, &mut out);
+    assert!(!gather(&shadows, sun, covered, &[Vec3::Z], &mut rays, &mut out));
+    gather(&shadows, sky, open, &[Vec3::Z], &mut rays, &mut out);
     let open_sky = out[0];
     let half = if gather(
-        &scene,
+        &shadows,
         sky,
         Vec3::new(5.0, 0.0, 1.0),
         &[Vec3::Z],
-        &dirs,
         &mut rays,
         &mut out,
     ) {
