@@ -51,6 +51,7 @@ pub mod bounce;
 pub mod color;
 pub mod direct;
 pub mod displacement;
+pub mod dump;
 pub mod faces;
 pub mod lights;
 pub mod materials;

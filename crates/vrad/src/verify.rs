@@ -151,7 +151,7 @@ pub(crate) fn output(bsp: &Bsp, range: Range) -> Check {
         let luxels = (face.lightmap_size[0] as usize + 1) * (face.lightmap_size[1] as usize + 1);
         let offset = face.light_offset as usize;
         let end = offset / 4 + styles * luxels * if bumped { 4 } else { 1 };
-        if offset % 4 != 0 || styles == 0 || offset / 4 < styles || end > lighting.len() {
+        if !offset.is_multiple_of(4) || styles == 0 || offset / 4 < styles || end > lighting.len() {
             return Err(format!(
                 "face {i}: offset {offset}, {styles} styles of {luxels} luxels, lighting lump of {} samples",
                 lighting.len()
@@ -193,4 +193,79 @@ pub(crate) fn output(bsp: &Bsp, range: Range) -> Check {
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use glam::Vec3;
+    use srcmap_bsp::{ColorRgbExp32, Face, LeafAmbientIndex};
+
+    use super::*;
+    use crate::lights::LightKind;
+
+    fn light(style: u8) -> Light {
+        Light::new(
+            LightKind::Point,
+            Vec3::ZERO,
+            Vec3::splat(100.0),
+            Vec3::Z,
+            style,
+            0,
+        )
+    }
+
+    #[test]
+    fn lights_must_be_finite_alike_in_every_range_and_in_a_style_below_64() {
+        assert_eq!(
+            lights(&[vec![light(0), light(63)], vec![light(0), light(63)]]),
+            Ok(())
+        );
+        assert!(lights(&[vec![light(64)]]).is_err());
+        let mut far = light(0);
+        far.origin.x = f32::INFINITY;
+        assert!(lights(&[vec![far]]).is_err());
+        let mut dark = light(0);
+        dark.intensity = Vec3::NAN;
+        assert!(lights(&[vec![dark]]).is_err());
+        assert!(lights(&[vec![light(0)], vec![light(32)]]).is_err());
+        assert!(lights(&[vec![light(0)], vec![]]).is_err());
+    }
+
+    /// One 2 × 2 luxel face with two styles written at offset 8 (after its two averages).
+    fn lit_bsp() -> Bsp {
+        let mut bsp = Bsp::new(20);
+        bsp.faces.push(Face {
+            texinfo: -1,
+            styles: [0, 32, 255, 255],
+            light_offset: 8,
+            lightmap_size: [1, 1],
+            ..Face::default()
+        });
+        bsp.lighting = vec![ColorRgbExp32::default(); 2 + 2 * 4];
+        bsp
+    }
+
+    #[test]
+    fn written_lighting_must_lie_inside_its_lumps() {
+        assert_eq!(output(&lit_bsp(), Range::Ldr), Ok(()));
+        let mut short = lit_bsp();
+        short.lighting.pop();
+        assert!(output(&short, Range::Ldr).is_err());
+        let mut misaligned = lit_bsp();
+        misaligned.faces[0].light_offset = 6;
+        assert!(output(&misaligned, Range::Ldr).is_err());
+        let mut styles_without_light = lit_bsp();
+        styles_without_light.faces[0].light_offset = -1;
+        assert!(output(&styles_without_light, Range::Ldr).is_err());
+        let mut ambient = lit_bsp();
+        ambient.leafs.push(Default::default());
+        ambient.leaf_ambient_index.push(LeafAmbientIndex {
+            sample_count: 1,
+            first_sample: 0,
+        });
+        assert!(
+            output(&ambient, Range::Ldr).is_err(),
+            "an ambient sample past the lump"
+        );
+    }
 }
