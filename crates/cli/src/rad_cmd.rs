@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 use std::time::Instant;
 
-use srcmap_vrad::{Options, Quality, Report};
+use srcmap_vrad::{Options, Quality, Report, Threads, counts};
 
 #[derive(Debug, clap::Args)]
 pub struct VradArgs {
@@ -57,6 +57,10 @@ pub struct VradArgs {
     /// Print the run's report as JSON.
     #[arg(long)]
     pub json: bool,
+    /// Check the invariants each lighting pass relies on between passes (always on in debug
+    /// builds).
+    #[arg(long)]
+    pub verify: bool,
 }
 
 /// Options of a lighting run in the form `srcmap compile` can build them.
@@ -73,6 +77,8 @@ pub struct RadOptions {
     pub ldr_only: bool,
     /// Texture lights (`lights.rad` files).
     pub texlights: srcmap_vrad::TexLights,
+    /// Check invariants between passes (`--verify`).
+    pub verify: bool,
 }
 
 impl RadOptions {
@@ -88,12 +94,13 @@ impl RadOptions {
             bounces: self.bounce.unwrap_or(100),
             ldr: !self.hdr || self.both,
             hdr: self.hdr || self.both,
-            threads: self.threads,
+            threads: Threads(self.threads),
             ambient_cubes: true,
             hdr_if_present: !self.ldr_only,
             texlights: self.texlights.clone(),
             harvest_texlights: true,
             materials: None,
+            verify: self.verify,
         }
     }
 }
@@ -165,6 +172,7 @@ pub fn vrad(args: &VradArgs) -> anyhow::Result<()> {
         both: args.both,
         threads: args.threads,
         quiet: args.quiet,
+        verify: args.verify,
         ldr_only: args.ldr,
         texlights: load_texlights(
             args.materials.as_deref(),
@@ -189,7 +197,7 @@ pub fn vrad(args: &VradArgs) -> anyhow::Result<()> {
     crate::write_output(out, &bytes)?;
     let total = start.elapsed().as_secs_f64();
     if args.json {
-        crate::print_json(&json_report(&report, total))?;
+        crate::print_json(&json_report(&report, total)?)?;
     } else if !args.quiet {
         for w in &report.warnings {
             eprintln!("warning: {w}");
@@ -197,53 +205,41 @@ pub fn vrad(args: &VradArgs) -> anyhow::Result<()> {
         if args.game.is_some() || args.materials.is_some() {
             eprintln!(
                 "materials: {} reflectivities and {} bump flags taken from game content or the table; {} brushes see-through (no shadow)",
-                report.materials_reflectivity, report.materials_bump_changed, report.see_through_brushes
+                report.count(counts::MATERIALS_REFLECTIVITY),
+                report.count(counts::MATERIALS_BUMP_CHANGED),
+                report.count(counts::SEE_THROUGH_BRUSHES)
             );
         }
+        let harvested = report.count(counts::TEXLIGHTS_HARVESTED);
         eprintln!(
             "{}: {} lit faces, {} luxels, {} lights ({} texture-light patches{}), {} bounces, {} leaves with ambient cubes",
             out.display(),
-            report.lit_faces,
-            report.luxels,
-            report.lights,
-            report.surface_lights,
-            if report.texlights_harvested > 0 {
-                format!(
-                    "; {} texture lights recovered from the map's world lights",
-                    report.texlights_harvested
-                )
+            report.count(counts::LIT_FACES),
+            report.count(counts::LUXELS),
+            report.count(counts::LIGHTS),
+            report.count(counts::SURFACE_LIGHTS),
+            if harvested > 0 {
+                format!("; {harvested} texture lights recovered from the map's world lights")
             } else {
                 String::new()
             },
-            report.bounces_done,
-            report.leaves_with_ambient
+            report.count(counts::BOUNCES_DONE),
+            report.count(counts::LEAVES_WITH_AMBIENT)
         );
         eprintln!(
             "{} rays, {:.2} Mrays/s, {:.2} s total",
-            report.rays,
-            report.rays_per_second() / 1e6,
+            report.count(counts::RAYS),
+            srcmap_vrad::rays_per_second(&report) / 1e6,
             total
         );
     }
     Ok(())
 }
 
-fn json_report(r: &Report, total: f64) -> serde_json::Value {
-    serde_json::json!({
-        "lit_faces": r.lit_faces,
-        "luxels": r.luxels,
-        "lights": r.lights,
-        "materials_reflectivity": r.materials_reflectivity,
-        "materials_bump_changed": r.materials_bump_changed,
-        "see_through_brushes": r.see_through_brushes,
-        "surface_lights": r.surface_lights,
-        "texlights_harvested": r.texlights_harvested,
-        "bounces": r.bounces_done,
-        "leaves_with_ambient": r.leaves_with_ambient,
-        "rays": r.rays,
-        "rays_per_second": r.rays_per_second(),
-        "seconds": total,
-        "phases": r.phases.iter().map(|(p, s)| serde_json::json!({"phase": p, "seconds": s})).collect::<Vec<_>>(),
-        "warnings": r.warnings,
-    })
+/// The shared stage report, plus the run's total seconds and its rays per second.
+fn json_report(r: &Report, total: f64) -> anyhow::Result<serde_json::Value> {
+    let mut value = serde_json::to_value(r)?;
+    value["seconds"] = total.into();
+    value["rays_per_second"] = srcmap_vrad::rays_per_second(r).into();
+    Ok(value)
 }

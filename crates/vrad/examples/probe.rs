@@ -27,18 +27,22 @@ fn main() {
         let f = &faces[i];
         println!(
             "face {i}: normal {:?} lit {} points {:?} flags {:#x}",
-            f.normal, f.lit, f.points, f.texinfo_flags
+            f.normal,
+            f.lit,
+            f.points,
+            f.texinfo_flags.bits()
         );
-        let s = srcmap_vrad::direct::FaceSamples::build(f, disps[i].as_ref());
+        let s = srcmap_vrad::samples::FaceSamples::build(f, disps[i].as_ref());
         for (p, n) in s.pos.iter().zip(&s.normal).take(3) {
             let h = scene.closest(p.to_array(), [-1.0, 0.0, 0.0], 1.0e6);
             println!("sample {p:?} n {n:?} -> {h:?}");
             let (lights, _) = srcmap_vrad::lights::parse_lights(&bsp.entities, srcmap_vrad::Range::Ldr);
-            let dirs = srcmap_vrad::direct::sphere_directions(162);
+            let dirs = srcmap_vrad::sampling::sphere_directions(162);
+            let shadows = srcmap_vrad::direct::Shadows::new(&scene, &dirs);
             for l in &lights {
                 let mut rays = 0;
                 let mut out = [0.0f32; 4];
-                let ok = srcmap_vrad::direct::gather(&scene, l, *p, &[*n], &dirs, &mut rays, &mut out);
+                let ok = srcmap_vrad::direct::gather(&shadows, l, *p, &[*n], &mut rays, &mut out);
                 println!("  {:?} {:?} -> {ok} {:?}", l.kind, l.intensity, out);
             }
         }

@@ -4,7 +4,7 @@
 
 use std::time::Instant;
 
-use srcmap_vrad::{NoProgress, Options, Quality};
+use srcmap_vrad::{NoProgress, Options, Quality, Threads, counts};
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -28,7 +28,7 @@ fn main() {
             }
             "threads" => {
                 i += 1;
-                options.threads = args.get(i).and_then(|v| v.parse().ok()).unwrap_or(0);
+                options.threads = Threads(args.get(i).and_then(|v| v.parse().ok()).unwrap_or(0));
             }
             other => eprintln!("ignoring unknown option {other}"),
         }
@@ -50,19 +50,19 @@ fn main() {
                 std::process::exit(1);
             }
             let phases: Vec<String> = report
-                .phases
+                .times
                 .iter()
-                .map(|(p, s)| format!("\"{p}\": {s:.3}"))
+                .map(|t| format!("\"{}\": {:.3}", t.phase, t.seconds))
                 .collect();
             println!(
                 "{{\"seconds\": {secs:.3}, \"lit_faces\": {}, \"luxels\": {}, \"lights\": {}, \"rays\": {}, \"mrays_per_s\": {:.3}, \"bounces\": {}, \"ambient_leaves\": {}, \"phases\": {{{}}}}}",
-                report.lit_faces,
-                report.luxels,
-                report.lights,
-                report.rays,
-                report.rays_per_second() / 1e6,
-                report.bounces_done,
-                report.leaves_with_ambient,
+                report.count(counts::LIT_FACES),
+                report.count(counts::LUXELS),
+                report.count(counts::LIGHTS),
+                report.count(counts::RAYS),
+                srcmap_vrad::rays_per_second(&report) / 1e6,
+                report.count(counts::BOUNCES_DONE),
+                report.count(counts::LEAVES_WITH_AMBIENT),
                 phases.join(", ")
             );
         }

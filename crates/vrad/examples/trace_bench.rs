@@ -8,15 +8,7 @@ use std::time::Instant;
 use glam::Vec3;
 use rayon::prelude::*;
 use srcmap_trace::Tracer;
-
-fn hash01(mut x: u64) -> f32 {
-    x ^= x >> 33;
-    x = x.wrapping_mul(0xff51_afd7_ed55_8ccd);
-    x ^= x >> 33;
-    x = x.wrapping_mul(0xc4ce_b9fe_1a85_ec53);
-    x ^= x >> 33;
-    (x >> 40) as f32 / (1u64 << 24) as f32
-}
+use srcmap_vrad::sampling::hash01;
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();

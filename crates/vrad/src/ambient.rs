@@ -10,13 +10,13 @@ use rayon::prelude::*;
 use srcmap_bsp::Bsp;
 use srcmap_trace::Tracer;
 
-use crate::direct::{MAX_TRACE, sphere_directions};
-use crate::lights::{Light, LightKind};
-use crate::output::point_leaf;
-use crate::scene::SKY;
-use crate::{Counters, FaceLight, Options, Progress, Quality, World};
+use srcmap_bsp::flags::Contents;
 
-const CONTENTS_SOLID: i32 = 0x1;
+use crate::lights::{Light, LightKind};
+use crate::sampling::sphere_directions;
+use crate::scene::{MAX_TRACE, SKY};
+use crate::tree::Tree;
+use crate::{Counters, FaceLight, Options, Progress, Quality, World};
 
 /// One ambient sample: the cube (linear, 0-1 scale as the engine reads it) and its position
 /// as fractions (0-255) of the leaf's bounds.
@@ -101,11 +101,11 @@ pub(crate) fn leaf_ambient(
         .map(|leaf| {
             let l = &bsp.leafs[leaf];
             let mut cubes = LeafCubes::default();
-            if l.contents & CONTENTS_SOLID == 0 && l.cluster >= 0 {
+            if !Contents::from_record(l.contents).intersects(Contents::SOLID) && l.cluster >= 0 {
                 let mins = Vec3::from(l.mins);
                 let maxs = Vec3::from(l.maxs);
                 let mut rays = 0u64;
-                for pos in sample_positions(bsp, leaf, mins, maxs, options.quality) {
+                for pos in sample_positions(&world.tree, leaf, mins, maxs, options.quality) {
                     let mut cube = cube_at(world, facelights, pos, &dirs, sky, &mut rays);
                     add_surface_lights(world, &cube_lights, pos, &mut cube, &mut rays);
                     let size = (maxs - mins).max(Vec3::splat(1e-3));
@@ -127,7 +127,7 @@ pub(crate) fn leaf_ambient(
 
 /// Sample points inside a leaf: its centre, plus (outside `-fast`) the centres of the
 /// octants of large leaves; points that fall in another leaf are dropped.
-fn sample_positions(bsp: &Bsp, leaf: usize, mins: Vec3, maxs: Vec3, quality: Quality) -> Vec<Vec3> {
+fn sample_positions(tree: &Tree, leaf: usize, mins: Vec3, maxs: Vec3, quality: Quality) -> Vec<Vec3> {
     let center = (mins + maxs) * 0.5;
     let mut pts = vec![center];
     let size = maxs - mins;
@@ -144,7 +144,7 @@ fn sample_positions(bsp: &Bsp, leaf: usize, mins: Vec3, maxs: Vec3, quality: Qua
     let inside: Vec<Vec3> = pts
         .iter()
         .copied()
-        .filter(|&p| point_leaf(bsp, p) == Some(leaf))
+        .filter(|&p| tree.leaf_at(p) == Some(leaf))
         .collect();
     if inside.is_empty() { vec![center] } else { inside }
 }

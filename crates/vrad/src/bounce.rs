@@ -13,8 +13,10 @@ use glam::{Vec2, Vec3};
 use rayon::prelude::*;
 use srcmap_trace::Tracer;
 
-use crate::direct::{MAX_TRACE, sample_point};
 use crate::faces::bump_normals;
+use crate::samples::sample_point;
+use crate::sampling::hash01;
+use crate::scene::MAX_TRACE;
 use crate::{Counters, FaceLight, Options, Progress, World};
 
 /// A ray that hit nothing useful (sky, a back face, an unlit face, nothing).
@@ -49,16 +51,6 @@ fn grid_coords(n: usize, spacing: usize) -> Vec<usize> {
     v
 }
 
-/// Cheap deterministic hash → [0, 1).
-fn hash01(mut x: u64) -> f32 {
-    x ^= x >> 33;
-    x = x.wrapping_mul(0xff51_afd7_ed55_8ccd);
-    x ^= x >> 33;
-    x = x.wrapping_mul(0xc4ce_b9fe_1a85_ec53);
-    x ^= x >> 33;
-    (x >> 40) as f32 / (1u64 << 24) as f32
-}
-
 /// Cosine-weighted directions around `n`: stratified over a grid, rotated per point.
 fn cosine_dirs(n: Vec3, count: usize, seed: u64) -> impl Iterator<Item = Vec3> {
     let (t, b) = n.any_orthonormal_pair();
@@ -86,7 +78,7 @@ fn trace_patches(world: &World, face: usize, options: &Options, rays: &mut u64) 
     let count = options.bounce_rays();
     p.hits.reserve(p.xs.len() * p.ys.len() * count);
     let disp = world.disps[face].as_ref();
-    let centroid = g.luxel_poly.iter().copied().sum::<Vec2>() / g.luxel_poly.len().max(1) as f32;
+    let centroid = g.luxel_centroid();
     for (yi, &y) in p.ys.iter().enumerate() {
         for (xi, &x) in p.xs.iter().enumerate() {
             let (pos, normal) = sample_point(g, disp, Vec2::new(x as f32, y as f32), centroid);

@@ -1,229 +1,60 @@
-//! Sample placement and direct light (VRAD's `BuildFacelights` / `GatherSampleLight`).
+//! Direct light (VRAD's `BuildFacelights` / `GatherSampleLight`): every light at every sample,
+//! shadows traced through the occluder scene.
 
 use glam::{Vec2, Vec3};
 use rayon::prelude::*;
 use srcmap_trace::Tracer;
 
 use crate::displacement::DispSurface;
-use crate::faces::{FaceGeom, bump_normals, clamp_to_polygon};
+use crate::faces::{FaceGeom, bump_normals};
 use crate::lights::{Light, LightKind};
-use crate::scene::SKY;
+use crate::samples::{FaceSamples, disp_uv, sample_point};
+use crate::sampling::sphere_directions;
+use crate::sky::{Sky3d, reaches_sky};
 use crate::{Counters, FaceLight, Options, Progress, World};
 
-/// VRAD's `MAX_TRACE_LENGTH`: the diagonal of the coordinate range.
-pub const MAX_TRACE: f32 = 1.732_050_8 * 32768.0;
 /// How far short of a texture-light patch its shadow rays stop (the patch sits on a brush
 /// side; VRAD moves the light off it by `DIST_EPSILON`).
 const SURFACE_EPSILON: f32 = 0.05;
 /// Styles a face can hold (`MAXLIGHTMAPS`).
 pub const MAX_STYLES: usize = 4;
 
-/// Where each luxel of a face is sampled.
-#[derive(Debug, Clone, Default)]
-pub struct FaceSamples {
-    /// Sample points, already lifted 1 unit off the surface.
-    pub pos: Vec<Vec3>,
-    pub normal: Vec<Vec3>,
-    /// Visibility cluster of each sample (-1: unknown), to skip lights it cannot see.
-    pub cluster: Vec<i32>,
+/// What a sample's light is traced against: the occluder scene, the 3D skybox sun and sky
+/// rays continue through (if any), and the directions sky ambient is sampled in.
+#[derive(Clone, Copy)]
+pub struct Shadows<'a> {
+    pub scene: &'a dyn Tracer,
+    pub sky3d: Option<&'a Sky3d>,
+    pub sky_dirs: &'a [Vec3],
 }
 
-impl FaceSamples {
-    pub fn build(face: &FaceGeom, disp: Option<&DispSurface>) -> FaceSamples {
-        if !face.lit {
-            return FaceSamples::default();
+impl<'a> Shadows<'a> {
+    /// Shadows of `scene` alone (no 3D skybox).
+    pub fn new(scene: &'a dyn Tracer, sky_dirs: &'a [Vec3]) -> Shadows<'a> {
+        Shadows {
+            scene,
+            sky3d: None,
+            sky_dirs,
         }
-        let n = face.luxel_count();
-        let mut out = FaceSamples {
-            pos: Vec::with_capacity(n),
-            normal: Vec::with_capacity(n),
-            cluster: Vec::new(),
-        };
-        let centroid = face.luxel_poly.iter().copied().sum::<Vec2>() / face.luxel_poly.len().max(1) as f32;
-        for t in 0..face.height {
-            for s in 0..face.width {
-                let (pos, normal) = match disp {
-                    // VRAD samples a displacement at the centres of a width × height grid
-                    // over the surface; the luxels are then blended from these samples.
-                    Some(d) => d.lifted_sample(
-                        Vec2::new(
-                            (s as f32 + 0.5) / face.width as f32,
-                            (t as f32 + 0.5) / face.height as f32,
-                        ),
-                        face.normal,
-                    ),
-                    None => sample_point(face, None, Vec2::new(s as f32, t as f32), centroid),
-                };
-                out.pos.push(pos);
-                out.normal.push(normal);
-            }
-        }
-        out
-    }
-}
-
-/// Grid parameters of luxel-space `st` on a displacement face (luxels span the grid).
-pub fn disp_uv(face: &FaceGeom, st: Vec2) -> Vec2 {
-    let span = |n: usize| (n.max(2) - 1) as f32;
-    Vec2::new(st.x / span(face.width), st.y / span(face.height)).clamp(Vec2::ZERO, Vec2::ONE)
-}
-
-/// Luxel-space coordinates of grid parameters `uv` on a displacement face.
-pub fn disp_st(face: &FaceGeom, uv: Vec2) -> Vec2 {
-    let span = |n: usize| (n.max(2) - 1) as f32;
-    Vec2::new(uv.x * span(face.width), uv.y * span(face.height))
-}
-
-/// The surface point and normal for luxel-space coordinates `st`: pulled inside the face (a
-/// sample outside it would sit in a neighbouring wall) and lifted 1 unit along the normal,
-/// as VRAD does to keep rays off the face itself. On a displacement, the luxel's point of the
-/// displaced surface (see [`crate::displacement`]).
-pub fn sample_point(face: &FaceGeom, disp: Option<&DispSurface>, st: Vec2, centroid: Vec2) -> (Vec3, Vec3) {
-    if let Some(d) = disp {
-        return d.lifted_sample(disp_uv(face, st), face.normal);
-    }
-    // VRAD samples the centroid of the part of the luxel's cell inside the face, which for
-    // an edge luxel lies about a quarter luxel inside. Keep samples at least that far in.
-    const MARGIN: f32 = 0.25;
-    let mut p = clamp_to_polygon(&face.luxel_poly, st);
-    if p != st || edge_distance(&face.luxel_poly, p) < MARGIN {
-        let to_center = centroid - p;
-        let len = to_center.length();
-        if len > 0.0 {
-            p += to_center * (MARGIN.min(len) / len);
-        }
-    }
-    (face.luxel_to_world(p.x, p.y) + face.normal, face.normal)
-}
-
-/// Distance from `p` to the nearest edge of a polygon.
-fn edge_distance(poly: &[Vec2], p: Vec2) -> f32 {
-    let mut best = f32::INFINITY;
-    for i in 0..poly.len() {
-        let a = poly[i];
-        let b = poly[(i + 1) % poly.len()];
-        let ab = b - a;
-        let len2 = ab.length_squared();
-        let t = if len2 > 0.0 {
-            ((p - a).dot(ab) / len2).clamp(0.0, 1.0)
-        } else {
-            0.0
-        };
-        best = best.min((a + ab * t).distance(p));
-    }
-    best
-}
-
-/// Fibonacci-sphere directions: an even spread like VRAD's 162 `g_anorms`.
-pub fn sphere_directions(n: usize) -> Vec<Vec3> {
-    let golden = std::f32::consts::PI * (3.0 - 5.0f32.sqrt());
-    (0..n)
-        .map(|i| {
-            let z = 1.0 - 2.0 * (i as f32 + 0.5) / n as f32;
-            let r = (1.0 - z * z).max(0.0).sqrt();
-            let phi = golden * i as f32;
-            Vec3::new(r * phi.cos(), r * phi.sin(), z)
-        })
-        .collect()
-}
-
-/// The 3D skybox cameras (`sky_camera` entities): a sun or sky ray that reaches the sky from
-/// outside the skybox continues from the matching point of the skybox (camera origin +
-/// position / scale), where the skybox's own geometry can still block it (VRAD's
-/// `TestLine_DoesHitSky` recursion).
-#[derive(Debug, Clone, Default)]
-pub struct Sky3d {
-    /// (origin, 1 / scale) per camera.
-    cameras: Vec<(Vec3, f32)>,
-    tree: crate::output::Tree,
-    /// Per leaf: it lies in an area with a camera (the skybox itself: no recursion).
-    in_skybox: Vec<bool>,
-}
-
-impl Sky3d {
-    /// `None` without a `sky_camera` of positive scale.
-    pub fn new(bsp: &srcmap_bsp::Bsp) -> Option<Sky3d> {
-        let mut cameras = Vec::new();
-        let mut camera_areas = Vec::new();
-        for e in &bsp.entities {
-            if !e
-                .classname()
-                .is_some_and(|c| c.eq_ignore_ascii_case("sky_camera"))
-            {
-                continue;
-            }
-            let scale: f32 = e.get("scale").and_then(|v| v.trim().parse().ok()).unwrap_or(0.0);
-            if scale <= 0.0 {
-                continue;
-            }
-            let origin = crate::lights::key_vec(e, "origin");
-            if let Some(leaf) = crate::output::point_leaf(bsp, origin) {
-                camera_areas.push(bsp.leafs[leaf].area(bsp.version));
-            }
-            cameras.push((origin, 1.0 / scale));
-        }
-        if cameras.is_empty() {
-            return None;
-        }
-        Some(Sky3d {
-            cameras,
-            tree: crate::output::Tree::new(bsp),
-            in_skybox: bsp
-                .leafs
-                .iter()
-                .map(|l| camera_areas.contains(&l.area(bsp.version)))
-                .collect(),
-        })
-    }
-}
-
-/// Whether a ray toward the sky gets there: the nearest hit is a sky face, or nothing (VRAD
-/// counts a miss as sky too); through the 3D skybox when there is one.
-fn reaches_sky(scene: &dyn Tracer, sky3d: Option<&Sky3d>, pos: Vec3, dir: Vec3) -> bool {
-    let open = |from: Vec3| match scene.closest(from.to_array(), dir.to_array(), MAX_TRACE) {
-        Some(hit) => hit.payload & SKY != 0,
-        None => true,
-    };
-    if !open(pos) {
-        return false;
-    }
-    let Some(sky) = sky3d else { return true };
-    match sky.tree.leaf_at(pos) {
-        Some(leaf) if !sky.in_skybox.get(leaf).copied().unwrap_or(true) => sky
-            .cameras
-            .iter()
-            .all(|&(origin, world_to_sky)| open(origin + pos * world_to_sky)),
-        _ => true,
     }
 }
 
 /// The light one point receives from `light`, for each normal in `normals` (the first is
-/// the surface normal; the others bump bases). Returns `None` when nothing arrives.
-/// `rays` counts traced rays.
+/// the surface normal; the others bump bases) into `out`. Returns false when nothing
+/// arrives. `rays` counts traced rays.
 pub fn gather(
-    scene: &dyn Tracer,
+    shadows: &Shadows<'_>,
     light: &Light,
     pos: Vec3,
     normals: &[Vec3],
-    sky_dirs: &[Vec3],
     rays: &mut u64,
     out: &mut [f32; 4],
 ) -> bool {
-    gather_sky3d(scene, None, light, pos, normals, sky_dirs, rays, out)
-}
-
-/// [`gather`] with sun and sky rays continued through the 3D skybox.
-#[allow(clippy::too_many_arguments)]
-pub fn gather_sky3d(
-    scene: &dyn Tracer,
-    sky3d: Option<&Sky3d>,
-    light: &Light,
-    pos: Vec3,
-    normals: &[Vec3],
-    sky_dirs: &[Vec3],
-    rays: &mut u64,
-    out: &mut [f32; 4],
-) -> bool {
+    let Shadows {
+        scene,
+        sky3d,
+        sky_dirs,
+    } = *shadows;
     *out = [0.0; 4];
     let n0 = normals[0];
     match light.kind {
@@ -383,6 +214,11 @@ pub(crate) fn direct_lighting(
         return Vec::new();
     };
     let sky_dirs = sphere_directions(options.sky_samples());
+    let shadows = Shadows {
+        scene: &world.occluders,
+        sky3d: world.sky3d.as_ref(),
+        sky_dirs: &sky_dirs,
+    };
     // A texture-light patch lies on its face: look its cluster up just in front of it.
     let light_clusters: Vec<i32> = lights
         .iter()
@@ -396,8 +232,7 @@ pub(crate) fn direct_lighting(
         .collect();
     // As VRAD (`do_extra`, on unless -fast): luxels on a sharp change are re-lit from
     // sub-samples. It matters most beside texture lights, whose cos/d² spikes on the nearest
-    // luxels (ptex_test's walls: 1.94x Valve's mean without, 1.07x with). It costs about
-    // 1.3-1.6x direct-light time (sky ambient is taken from one sub-sample).
+    // luxels (measurements in docs/vrad-measurements.md).
     let supersample = options.quality != crate::Quality::Fast;
     progress.start("direct light", world.faces.len() as u64);
     let per_face: Vec<Vec<FaceLight>> = world
@@ -406,15 +241,7 @@ pub(crate) fn direct_lighting(
         .enumerate()
         .map(|(i, face)| {
             let fl = if face.lit {
-                light_face(
-                    world,
-                    i,
-                    ranges,
-                    &light_clusters,
-                    &sky_dirs,
-                    counters,
-                    supersample,
-                )
+                light_face(world, i, ranges, &light_clusters, &shadows, counters, supersample)
             } else {
                 vec![FaceLight::default(); ranges.len()]
             };
@@ -440,7 +267,7 @@ fn light_face(
     index: usize,
     ranges: &[&[Light]],
     light_clusters: &[i32],
-    sky_dirs: &[Vec3],
+    shadows: &Shadows<'_>,
     counters: &Counters,
     supersample: bool,
 ) -> Vec<FaceLight> {
@@ -479,13 +306,11 @@ fn light_face(
                 let b = bump_normals(face.texture_vecs, samples.normal[l]);
                 normals[1..4].copy_from_slice(&b);
             }
-            if !gather_sky3d(
-                &world.occluders,
-                world.sky3d.as_ref(),
+            if !gather(
+                shadows,
                 light,
                 samples.pos[l],
                 &normals[..bump_count],
-                sky_dirs,
                 &mut rays,
                 &mut amounts,
             ) {
@@ -524,7 +349,7 @@ fn light_face(
             index,
             ranges,
             light_clusters,
-            sky_dirs,
+            shadows,
             &styles,
             &mut out,
             &mut rays,
@@ -631,7 +456,7 @@ fn supersample_edges(
     index: usize,
     ranges: &[&[Light]],
     light_clusters: &[i32],
-    sky_dirs: &[Vec3],
+    shadows: &Shadows<'_>,
     styles: &[u8],
     out: &mut [Vec<Vec<Vec3>>],
     rays: &mut u64,
@@ -644,7 +469,7 @@ fn supersample_edges(
     let lum: Vec<f32> = (0..luxels)
         .map(|l| out[0].iter().map(|s| s[l].dot(LUMA)).sum())
         .collect();
-    let centroid = face.luxel_poly.iter().copied().sum::<Vec2>() / face.luxel_poly.len().max(1) as f32;
+    let centroid = face.luxel_centroid();
     let lights = ranges[0];
     let mut amounts = [0.0f32; 4];
     let mut normals = [Vec3::ZERO; 4];
@@ -689,16 +514,8 @@ fn supersample_edges(
                 if !world.sees(light, light_cluster, cluster) {
                     continue;
                 }
-                if !gather_sky3d(
-                    &world.occluders,
-                    world.sky3d.as_ref(),
-                    light,
-                    pos,
-                    &normals[..bump_count],
-                    sky_dirs,
-                    rays,
-                    &mut amounts,
-                ) || amounts[0] <= 0.0
+                if !gather(shadows, light, pos, &normals[..bump_count], rays, &mut amounts)
+                    || amounts[0] <= 0.0
                 {
                     continue;
                 }
@@ -718,55 +535,5 @@ fn supersample_edges(
                 }
             }
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use srcmap_trace::SceneBuilder;
-
-    #[test]
-    fn sky_rays_continue_through_the_3d_skybox() {
-        // One leaf (outside the skybox), sky overhead everywhere at z = 500, and in the
-        // skybox (camera at x = 1000, scale 16) a small roof over the camera point.
-        let mut bsp = srcmap_bsp::Bsp::new(20);
-        bsp.leafs.push(srcmap_bsp::Leaf::default());
-        bsp.models.push(srcmap_bsp::Model {
-            head_node: -1,
-            ..Default::default()
-        });
-        let sky3d = Sky3d {
-            cameras: vec![(Vec3::new(1000.0, 0.0, 0.0), 1.0 / 16.0)],
-            tree: crate::output::Tree::new(&bsp),
-            in_skybox: vec![false],
-        };
-        let mut b = SceneBuilder::new();
-        let quad = |b: &mut SceneBuilder, c: Vec3, r: f32, payload: u32| {
-            b.add_polygon(
-                &[
-                    (c + Vec3::new(-r, -r, 0.0)).to_array(),
-                    (c + Vec3::new(r, -r, 0.0)).to_array(),
-                    (c + Vec3::new(r, r, 0.0)).to_array(),
-                    (c + Vec3::new(-r, r, 0.0)).to_array(),
-                ],
-                payload,
-            )
-        };
-        quad(&mut b, Vec3::new(0.0, 0.0, 500.0), 5000.0, SKY);
-        quad(&mut b, Vec3::new(1000.0, 0.0, 20.0), 10.0, 0);
-        let scene = b.build();
-        let up = Vec3::Z;
-        // World point (0, 0, 0) maps to the camera point, under the skybox roof.
-        assert!(reaches_sky(&scene, None, Vec3::ZERO, up));
-        assert!(!reaches_sky(&scene, Some(&sky3d), Vec3::ZERO, up));
-        // (1600, 0, 0) maps to x = 1100, clear of it.
-        assert!(reaches_sky(&scene, Some(&sky3d), Vec3::new(1600.0, 0.0, 0.0), up));
-        // A point inside the skybox area does not recurse.
-        let inside = Sky3d {
-            in_skybox: vec![true],
-            ..sky3d.clone()
-        };
-        assert!(reaches_sky(&scene, Some(&inside), Vec3::ZERO, up));
     }
 }

@@ -2,19 +2,14 @@
 //! space and luxel space given by the texinfo's lightmap vectors (VRAD's `CalcFaceVectors`).
 
 use glam::{DMat3, DVec3, Vec2, Vec3};
-use srcmap_bsp::{Bsp, Face};
+use srcmap_bsp::flags::SurfaceFlags;
+use srcmap_bsp::{Bsp, Entity, Face};
+use srcmap_kv::values;
 
-/// Texinfo flags that mean "no lightmap" (`TEX_SPECIAL` = `SURF_SKY | SURF_NOLIGHT`).
-pub const SURF_SKY2D: i32 = 0x2;
-pub const SURF_SKY: i32 = 0x4;
-pub const SURF_NODRAW: i32 = 0x80;
-pub const SURF_NOLIGHT: i32 = 0x400;
-pub const SURF_BUMPLIGHT: i32 = 0x800;
-/// The texinfo of a face that emits light (set by VRAD on texture-light faces).
-pub const SURF_LIGHT: i32 = 0x1;
-/// The face is one patch (never chopped).
-pub const SURF_NOCHOP: i32 = 0x4000;
-pub const TEX_SPECIAL: i32 = SURF_SKY | SURF_NOLIGHT;
+/// Texinfo flags that mean "no lightmap" (VRAD's `TEX_SPECIAL`).
+pub const TEX_SPECIAL: SurfaceFlags = SurfaceFlags(SurfaceFlags::SKY.0 | SurfaceFlags::NOLIGHT.0);
+/// Sky faces of either kind (the 3D skybox's and the 2D sky's).
+pub const SKY_FACE: SurfaceFlags = SurfaceFlags(SurfaceFlags::SKY.0 | SurfaceFlags::SKY2D.0);
 /// Largest `lightmap_size` (luxels - 1) a face may have before it is treated as unlit.
 pub const MAX_LIGHTMAP_EXTENT: i32 = 1024;
 
@@ -24,7 +19,7 @@ pub struct FaceGeom {
     /// Polygon in world space (brush-model faces moved by their entity's origin).
     pub points: Vec<Vec3>,
     pub normal: Vec3,
-    pub texinfo_flags: i32,
+    pub texinfo_flags: SurfaceFlags,
     /// Whether this face gets a lightmap.
     pub lit: bool,
     pub bumped: bool,
@@ -59,6 +54,12 @@ impl FaceGeom {
         Vec2::new(s, t)
     }
 
+    /// The centre of the face's luxel-space polygon (vertex mean), toward which samples
+    /// near an edge are pulled.
+    pub fn luxel_centroid(&self) -> Vec2 {
+        self.luxel_poly.iter().copied().sum::<Vec2>() / self.luxel_poly.len().max(1) as f32
+    }
+
     pub fn luxel_count(&self) -> usize {
         self.width * self.height
     }
@@ -78,22 +79,23 @@ pub fn face_points(bsp: &Bsp, face: &Face) -> Option<Vec<Vec3>> {
     Some(pts)
 }
 
+/// The brush model an entity uses (`model` = `*N`).
+pub fn brush_model_index(entity: &Entity) -> Option<usize> {
+    entity
+        .get("model")
+        .and_then(|m| m.strip_prefix('*'))
+        .and_then(|n| n.parse::<usize>().ok())
+}
+
 /// Origin of each brush model from the entity whose `model` is `*N`.
 pub fn model_origins(bsp: &Bsp) -> Vec<Vec3> {
     let mut origins = vec![Vec3::ZERO; bsp.models.len()];
     for e in &bsp.entities {
-        let Some(m) = e
-            .get("model")
-            .and_then(|m| m.strip_prefix('*'))
-            .and_then(|n| n.parse::<usize>().ok())
-        else {
+        let Some(m) = brush_model_index(e) else {
             continue;
         };
-        if let (Some(slot), Some(o)) = (origins.get_mut(m), e.get("origin")) {
-            let v: Vec<f32> = o.split_whitespace().filter_map(|t| t.parse().ok()).collect();
-            if v.len() == 3 {
-                *slot = Vec3::new(v[0], v[1], v[2]);
-            }
+        if let (Some(slot), Some(o)) = (origins.get_mut(m), e.get("origin").and_then(values::vector)) {
+            *slot = DVec3::from(o).as_vec3();
         }
     }
     origins
@@ -130,7 +132,7 @@ pub fn build_faces(bsp: &Bsp) -> Vec<FaceGeom> {
         .collect()
 }
 
-fn unlit(points: Vec<Vec3>, normal: Vec3, flags: i32) -> FaceGeom {
+fn unlit(points: Vec<Vec3>, normal: Vec3, flags: SurfaceFlags) -> FaceGeom {
     FaceGeom {
         points,
         normal,
@@ -157,7 +159,7 @@ fn build_face(bsp: &Bsp, face: &Face, origin: Vec3) -> FaceGeom {
         .map(|p| p + origin)
         .collect();
     let Some(plane) = bsp.planes.get(face.plane as usize) else {
-        return unlit(points, Vec3::Z, 0);
+        return unlit(points, Vec3::Z, SurfaceFlags::EMPTY);
     };
     // The face's plane already faces the right way (VRAD ignores `side`).
     let normal = Vec3::from(plane.normal);
@@ -167,13 +169,13 @@ fn build_face(bsp: &Bsp, face: &Face, origin: Vec3) -> FaceGeom {
         .ok()
         .and_then(|t| bsp.texinfo.get(t))
     else {
-        return unlit(points, normal, 0);
+        return unlit(points, normal, SurfaceFlags::EMPTY);
     };
-    let flags = tex.flags;
+    let flags = SurfaceFlags::from_record(tex.flags);
     // Valve's largest lightmaps are 128 luxels (displacements); anything far beyond is a
     // damaged file, not worth allocating for.
     let size_ok = |v: i32| (0..=MAX_LIGHTMAP_EXTENT).contains(&v);
-    if flags & TEX_SPECIAL != 0
+    if flags.intersects(TEX_SPECIAL)
         || points.len() < 3
         || !size_ok(face.lightmap_size[0])
         || !size_ok(face.lightmap_size[1])
@@ -220,7 +222,7 @@ fn build_face(bsp: &Bsp, face: &Face, origin: Vec3) -> FaceGeom {
         normal,
         texinfo_flags: flags,
         lit: true,
-        bumped: flags & SURF_BUMPLIGHT != 0,
+        bumped: flags.intersects(SurfaceFlags::BUMPLIGHT),
         is_displacement: face.dispinfo >= 0,
         width: face.lightmap_size[0] as usize + 1,
         height: face.lightmap_size[1] as usize + 1,
@@ -267,16 +269,7 @@ pub fn clamp_to_polygon(poly: &[Vec2], p: Vec2) -> Vec2 {
     let mut best = p;
     let mut best_d = f32::INFINITY;
     for i in 0..poly.len() {
-        let a = poly[i];
-        let b = poly[(i + 1) % poly.len()];
-        let ab = b - a;
-        let len2 = ab.length_squared();
-        let t = if len2 > 0.0 {
-            ((p - a).dot(ab) / len2).clamp(0.0, 1.0)
-        } else {
-            0.0
-        };
-        let q = a + ab * t;
+        let q = closest_on_edge(poly[i], poly[(i + 1) % poly.len()], p);
         let d = q.distance_squared(p);
         if d < best_d {
             best_d = d;
@@ -284,6 +277,18 @@ pub fn clamp_to_polygon(poly: &[Vec2], p: Vec2) -> Vec2 {
         }
     }
     best
+}
+
+/// The point of the segment `a`-`b` nearest to `p`.
+pub fn closest_on_edge(a: Vec2, b: Vec2, p: Vec2) -> Vec2 {
+    let ab = b - a;
+    let len2 = ab.length_squared();
+    let t = if len2 > 0.0 {
+        ((p - a).dot(ab) / len2).clamp(0.0, 1.0)
+    } else {
+        0.0
+    };
+    a + ab * t
 }
 
 /// VRAD's bump basis (`g_localBumpBasis`) in tangent space.

@@ -1,7 +1,8 @@
 //! Compile stage 3: lightmaps with direct and bounced light, world lights and ambient cubes,
 //! for any Source BSP (ours or Valve's).
 //!
-//! The pipeline follows Valve's VRAD where it shows in the result:
+//! [`light`] runs the passes of [`pipeline`] over one map in memory; [`relight`] does the same
+//! on a file's bytes. The passes follow Valve's VRAD where it shows in the result:
 //! 1. lights from the entity lump ([`lights`]): `light`, `light_spot`, `light_environment`
 //!    (sun + sky ambient; only the first, as VRAD), `_light`/`_lightHDR`/`_lightscaleHDR`,
 //!    constant/linear/quadratic attenuation scaled for distance 100, `_fifty_percent_distance`
@@ -41,7 +42,7 @@
 //! ```no_run
 //! let bytes = std::fs::read("map.bsp").unwrap();
 //! let (lit, report) = srcmap_vrad::relight(&bytes, &srcmap_vrad::Options::default(), &srcmap_vrad::NoProgress).unwrap();
-//! println!("{} luxels, {} rays", report.luxels, report.rays);
+//! println!("{} luxels, {} rays", report.count("luxels"), report.count("rays"));
 //! # let _ = lit;
 //! ```
 
@@ -50,36 +51,46 @@ pub mod bounce;
 pub mod color;
 pub mod direct;
 pub mod displacement;
+pub mod dump;
 pub mod faces;
 pub mod lights;
 pub mod materials;
 pub mod output;
+pub mod pipeline;
+pub mod samples;
+pub mod sampling;
 pub mod scene;
+pub mod sky;
 pub mod texlights;
+pub mod tree;
+mod verify;
+mod world;
 
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::time::Instant;
-
-use rayon::prelude::*;
 use srcmap_bsp::{Bsp, BspDocument, BspFile};
+pub use srcmap_stage::{NoProgress, Progress, Report, Threads};
 
 pub use lights::{Light, LightKind, Range};
 pub use materials::MaterialSource;
 pub use texlights::TexLights;
+pub use world::FaceLight;
+use world::{Counters, World};
 
 /// Errors of the lighting stage.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
-pub enum Error {
+pub enum RadError {
     #[error(transparent)]
     Bsp(#[from] srcmap_bsp::Error),
     #[error("the map has no faces to light")]
     NoFaces,
-    #[error("could not start worker threads: {0}")]
-    Threads(String),
+    #[error(transparent)]
+    Threads(#[from] srcmap_stage::ThreadsError),
+    /// An invariant a pass relies on does not hold after the pass named.
+    #[error("after {pass}: {message}")]
+    Verify { pass: &'static str, message: String },
 }
 
-pub type Result<T> = std::result::Result<T, Error>;
+pub type Result<T> = std::result::Result<T, RadError>;
 
 /// Sampling quality, as VRAD's `-fast` / default / `-final`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -101,8 +112,8 @@ pub struct Options {
     pub ldr: bool,
     /// Write the HDR lumps (53, 58, 54, 51/55).
     pub hdr: bool,
-    /// Worker threads; 0 = all cores.
-    pub threads: usize,
+    /// Worker threads (0: all cores).
+    pub threads: Threads,
     /// Compute per-leaf ambient cubes.
     pub ambient_cubes: bool,
     /// Also relight HDR when the input already has HDR lighting and `hdr` is off, so no
@@ -117,6 +128,9 @@ pub struct Options {
     /// Game content or a material table (`-game`, `--materials`): reflectivity, `$bumpmap`
     /// and see-through materials from there override the BSP's records ([`materials`]).
     pub materials: Option<MaterialSource>,
+    /// Check the invariants each pass relies on between passes, also in release builds
+    /// (they are always checked in debug builds; see [`srcmap_stage::verify_enabled`]).
+    pub verify: bool,
 }
 
 impl Default for Options {
@@ -126,12 +140,13 @@ impl Default for Options {
             bounces: 100,
             ldr: true,
             hdr: false,
-            threads: 0,
+            threads: Threads::ALL,
             ambient_cubes: true,
             hdr_if_present: true,
             texlights: TexLights::default(),
             harvest_texlights: true,
             materials: None,
+            verify: false,
         }
     }
 }
@@ -164,377 +179,83 @@ impl Options {
     }
 }
 
-pub use srcmap_stage::{NoProgress, Progress};
-
-/// What a run did.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct Report {
-    pub lit_faces: usize,
-    pub luxels: usize,
-    pub lights: usize,
-    /// Rays traced in all phases.
-    pub rays: u64,
-    /// Seconds spent in tracing phases (direct + bounce + ambient), for rays per second.
-    pub trace_seconds: f64,
-    /// `(phase, seconds)` in order.
-    pub phases: Vec<(String, f64)>,
-    pub bounces_done: u32,
-    pub leaves_with_ambient: usize,
+/// The names of the figures in a lighting [`Report`], in the order it gives them.
+pub mod counts {
+    pub const LIT_FACES: &str = "lit_faces";
+    pub const LUXELS: &str = "luxels";
+    /// Direct lights, texture-light patches included.
+    pub const LIGHTS: &str = "lights";
+    /// Texture-light patches (`emit_surface` lights) among [`LIGHTS`].
+    pub const SURFACE_LIGHTS: &str = "surface_lights";
+    /// Materials whose texture-light value was recovered from the input's world lights.
+    pub const TEXLIGHTS_HARVESTED: &str = "texlights_harvested";
     /// Texdata records whose reflectivity came from `Options::materials`.
-    pub materials_reflectivity: usize,
+    pub const MATERIALS_REFLECTIVITY: &str = "materials_reflectivity";
     /// Texinfos whose `SURF_BUMPLIGHT` `Options::materials` set or cleared.
-    pub materials_bump_changed: usize,
+    pub const MATERIALS_BUMP_CHANGED: &str = "materials_bump_changed";
     /// Brushes the BSP calls opaque that cast no shadow since a side's material is
     /// see-through (`$translucent`, `$alphatest`, ...) per `Options::materials`.
-    pub see_through_brushes: usize,
-    /// Texture-light patches (`emit_surface` lights) among `lights`.
-    pub surface_lights: usize,
-    /// Materials whose texture-light value was recovered from the input's world lights.
-    pub texlights_harvested: usize,
-    pub warnings: Vec<String>,
+    pub const SEE_THROUGH_BRUSHES: &str = "see_through_brushes";
+    pub const BOUNCES_DONE: &str = "bounces_done";
+    pub const LEAVES_WITH_AMBIENT: &str = "leaves_with_ambient";
+    /// Rays traced in all passes.
+    pub const RAYS: &str = "rays";
+    /// Seconds spent in the tracing passes (direct, bounce rays, ambient cubes), for rays per
+    /// second.
+    pub const TRACE_SECONDS: &str = "trace_seconds";
+
+    /// Every figure, in report order.
+    pub const ALL: [&str; 12] = [
+        LIT_FACES,
+        LUXELS,
+        LIGHTS,
+        SURFACE_LIGHTS,
+        TEXLIGHTS_HARVESTED,
+        MATERIALS_REFLECTIVITY,
+        MATERIALS_BUMP_CHANGED,
+        SEE_THROUGH_BRUSHES,
+        BOUNCES_DONE,
+        LEAVES_WITH_AMBIENT,
+        RAYS,
+        TRACE_SECONDS,
+    ];
 }
 
-impl Report {
-    pub fn rays_per_second(&self) -> f64 {
-        if self.trace_seconds > 0.0 {
-            self.rays as f64 / self.trace_seconds
-        } else {
-            0.0
-        }
-    }
-}
-
-/// Shared counters of a run.
-#[derive(Debug, Default)]
-pub(crate) struct Counters {
-    pub rays: AtomicU64,
-}
-
-impl Counters {
-    pub fn add_rays(&self, n: u64) {
-        self.rays.fetch_add(n, Ordering::Relaxed);
-    }
-}
-
-/// The lighting of one face for one range: per used style, `luxels × (1 or 4)` samples,
-/// bump-major (flat normal first, then the three bump bases).
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct FaceLight {
-    pub styles: Vec<u8>,
-    pub samples: Vec<Vec<glam::Vec3>>,
-}
-
-/// The geometry shared by every range.
-pub(crate) struct World {
-    pub faces: Vec<faces::FaceGeom>,
-    pub disps: Vec<Option<displacement::DispSurface>>,
-    pub samples: Vec<direct::FaceSamples>,
-    pub occluders: srcmap_trace::Scene,
-    pub surfaces: srcmap_trace::Scene,
-    /// Decoded PVS rows (empty without visibility data) and each leaf's cluster, for culling.
-    pub pvs: Option<srcmap_bsp::Visibility>,
-    pub tree: output::Tree,
-    /// The 3D skybox, when the map has a `sky_camera`.
-    pub sky3d: Option<direct::Sky3d>,
-    /// Per cluster: whether it sees a cluster that holds a sky face (VRAD's
-    /// `BuildVisForLightEnvironment`: the sun and sky ambient only light those). `None`
-    /// without visibility data.
-    pub sky_visible: Option<Vec<bool>>,
-}
-
-/// The clusters the sun and sky ambient may light: those that see a cluster holding a sky
-/// face, plus those the `light_environment` entity's own cluster sees (VRAD starts the light's
-/// visibility from its origin, like any light's). With the entity outside the map (no
-/// cluster), VRAD's visibility is every cluster: `None` here too.
-fn sky_visible_clusters(bsp: &Bsp, tree: &output::Tree) -> Option<Vec<bool>> {
-    let vis = bsp
-        .visibility
-        .as_ref()
-        .filter(|v| v.num_clusters > 0 && !v.pvs.is_empty())?;
-    let n = vis.num_clusters as usize;
-    let origin = bsp
-        .entities
-        .iter()
-        .find(|e| {
-            e.classname()
-                .is_some_and(|c| c.eq_ignore_ascii_case("light_environment"))
-        })
-        .map(|e| lights::key_vec(e, "origin"));
-    let own_cluster = match origin {
-        Some(o) => Some(usize::try_from(tree.cluster_at(o)).ok().filter(|&c| c < n)?),
-        None => None,
-    };
-    let mut holds_sky = vec![false; n];
-    for leaf in &bsp.leafs {
-        let Ok(cluster) = usize::try_from(leaf.cluster) else {
-            continue;
-        };
-        if cluster >= n || holds_sky[cluster] {
-            continue;
-        }
-        let first = leaf.first_leaf_face as usize;
-        let sky = (first..first + leaf.num_leaf_faces as usize).any(|i| {
-            bsp.leaf_faces
-                .get(i)
-                .and_then(|&f| bsp.faces.get(f as usize))
-                .and_then(|f| usize::try_from(f.texinfo).ok())
-                .and_then(|t| bsp.texinfo.get(t))
-                .is_some_and(|t| t.flags & faces::SURF_SKY != 0)
-        });
-        holds_sky[cluster] = sky;
-    }
-    if let Some(c) = own_cluster {
-        holds_sky[c] = true;
-    }
-    let mut out = vec![false; n];
-    for (from, _) in holds_sky.iter().enumerate().filter(|(_, s)| **s) {
-        for (to, o) in out.iter_mut().enumerate() {
-            *o |= vis.can_see(from, to);
-        }
-    }
-    Some(out)
-}
-
-impl World {
-    /// Luxel-space coordinates of a point on face `face` (a displacement's by its grid).
-    pub fn luxel_of(&self, face: usize, p: glam::Vec3) -> glam::Vec2 {
-        let g = &self.faces[face];
-        match self.disps.get(face).and_then(|d| d.as_ref()) {
-            Some(d) => direct::disp_st(g, d.uv_of(p)),
-            None => g.world_to_luxel(p),
-        }
-    }
-
-    /// The visibility cluster containing `p` (-1 when unknown or in solid).
-    pub fn cluster_at(&self, p: glam::Vec3) -> i32 {
-        self.tree.cluster_at(p)
-    }
-
-    /// Whether `light` (in `light_cluster`) may reach a sample in `sample_cluster`.
-    pub fn sees(&self, light: &Light, light_cluster: i32, sample_cluster: i32) -> bool {
-        if sample_cluster < 0 {
-            // VRAD: a sample it cannot place is assumed visible.
-            return true;
-        }
-        if matches!(light.kind, LightKind::Sun | LightKind::SkyAmbient) {
-            return self
-                .sky_visible
-                .as_ref()
-                .is_none_or(|v| v.get(sample_cluster as usize).copied().unwrap_or(true));
-        }
-        if light_cluster < 0 {
-            return true;
-        }
-        match &self.pvs {
-            Some(v) if v.num_clusters > 0 => v.can_see(light_cluster as usize, sample_cluster as usize),
-            _ => true,
-        }
+/// Rays per second of the tracing passes of a lighting report (0 when nothing was traced).
+pub fn rays_per_second(report: &Report) -> f64 {
+    let seconds = report.get(counts::TRACE_SECONDS).unwrap_or(0.0);
+    if seconds > 0.0 {
+        report.count(counts::RAYS) as f64 / seconds
+    } else {
+        0.0
     }
 }
 
 /// Lights `bsp` in place: lightmaps, face offsets and styles, world lights and ambient cubes
-/// of the ranges chosen in `options`.
-pub fn light_bsp(bsp: &mut Bsp, options: &Options, progress: &dyn Progress) -> Result<Report> {
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(options.threads)
-        .build()
-        .map_err(|e| Error::Threads(e.to_string()))?;
-    pool.install(|| light_bsp_inner(bsp, options, progress))
-}
-
-fn light_bsp_inner(bsp: &mut Bsp, options: &Options, progress: &dyn Progress) -> Result<Report> {
-    let mut report = Report::default();
-    let counters = Counters::default();
-    if bsp.faces.is_empty() {
-        return Err(Error::NoFaces);
-    }
-    let t = Instant::now();
-    let applied = match &options.materials {
-        Some(m) => materials::apply(bsp, &m.0),
-        None => materials::Applied::default(),
-    };
-    report.materials_reflectivity = applied.reflectivity;
-    report.materials_bump_changed = applied.bump_changed;
-    report.see_through_brushes = applied.see_through_brushes.iter().filter(|&&b| b).count();
-    progress.start("geometry", 3);
-    let face_geoms = faces::build_faces(bsp);
-    let disps: Vec<_> = face_geoms
-        .iter()
-        .enumerate()
-        .map(|(i, g)| {
-            if g.is_displacement {
-                displacement::DispSurface::build(bsp, i, g)
-            } else {
-                None
-            }
-        })
-        .collect();
-    progress.advance(1);
-    let occluders = scene::occluders_with(bsp, &face_geoms, &disps, &applied.see_through_brushes);
-    progress.advance(1);
-    let surfaces = scene::surfaces(&face_geoms, &disps);
-    progress.advance(1);
-    let tree = output::Tree::new(bsp);
-    let samples: Vec<direct::FaceSamples> = face_geoms
-        .par_iter()
-        .enumerate()
-        .map(|(i, g)| {
-            let mut s = direct::FaceSamples::build(g, disps[i].as_ref());
-            s.cluster = s.pos.iter().map(|&p| tree.cluster_at(p)).collect();
-            s
-        })
-        .collect();
-    progress.finish();
-    report
-        .phases
-        .push(("geometry+bvh".into(), t.elapsed().as_secs_f64()));
-    let sky_visible = sky_visible_clusters(bsp, &tree);
-    let world = World {
-        faces: face_geoms,
-        disps,
-        samples,
-        occluders,
-        surfaces,
-        pvs: bsp.visibility.clone(),
-        tree,
-        sky3d: direct::Sky3d::new(bsp),
-        sky_visible,
-    };
-    report.lit_faces = world.faces.iter().filter(|f| f.lit).count();
-    report.luxels = world
-        .faces
-        .iter()
-        .filter(|f| f.lit)
-        .map(|f| f.luxel_count())
-        .sum();
-
-    let mut ranges = Vec::new();
-    if options.ldr {
-        ranges.push(Range::Ldr);
-    }
-    if options.hdr || (options.hdr_if_present && !bsp.lighting_hdr.is_empty()) {
-        ranges.push(Range::Hdr);
-    }
-    let mut trace_seconds = 0.0;
-    let has_vis = bsp
-        .visibility
-        .as_ref()
-        .is_some_and(|v| v.num_clusters > 0 && !v.pvs.is_empty());
-    if !has_vis && options.bounces > 0 {
-        report
-            .warnings
-            .push("no visibility data: direct lighting only (as VRAD), no bounce".into());
-    }
-    // Parse the lights of every range (same lights, same order; intensities differ).
-    let mut light_sets = Vec::new();
-    for &range in &ranges {
-        let (lights, scan) = lights::parse_lights(&bsp.entities, range);
-        if light_sets.is_empty() {
-            report.lights = lights.len();
-            for u in &scan.unsupported {
-                report
-                    .warnings
-                    .push(format!("unsupported light entity '{u}' skipped"));
-            }
-            if scan.styles_exhausted > 0 {
-                report.warnings.push(format!(
-                    "{} named lights left in style 0: all 32 switchable styles are taken",
-                    scan.styles_exhausted
-                ));
-            }
+/// of the ranges chosen in `options`. The passes are [`pipeline::Lighting`]'s, in this order.
+pub fn light(bsp: &mut Bsp, options: &Options, progress: &dyn Progress) -> Result<Report> {
+    options.threads.pool()?.install(|| {
+        let mut run = pipeline::Lighting::new(bsp, options, progress)?;
+        run.read_lights();
+        run.apply_materials();
+        run.build_geometry();
+        run.verify_geometry()?;
+        if run.ranges.is_empty() {
+            return Ok(run.finish());
         }
-        light_sets.push(lights);
-    }
-    if ranges.is_empty() {
-        return Ok(report);
-    }
-    // Texture lights: harvested values (read before the world lights are rewritten), then
-    // the given ones on top; their patches are appended to every range's list alike.
-    let tex_sets: Vec<TexLights> = ranges
-        .iter()
-        .map(|&range| {
-            let mut t = if options.harvest_texlights {
-                texlights::harvest_bsp(bsp, &world.faces, range)
-            } else {
-                TexLights::default()
-            };
-            if !t.is_empty() {
-                report.texlights_harvested = report.texlights_harvested.max(t.len());
-            }
-            t.extend(&options.texlights);
-            t
-        })
-        .collect();
-    let pairs: Vec<(&TexLights, Range)> = tex_sets.iter().zip(ranges.iter().copied()).collect();
-    let surface = texlights::surface_lights(bsp, &world.faces, &pairs, options.quality != Quality::Fast);
-    report.surface_lights = surface.first().map_or(0, |s| s.len());
-    texlights::mark_light_texinfos(bsp, &pairs);
-    for (lights, extra) in light_sets.iter_mut().zip(surface) {
-        lights.extend(extra);
-    }
-    report.lights = light_sets.first().map_or(0, |l| l.len());
-
-    // Direct light: one pass of shadow rays serves every range.
-    let t = Instant::now();
-    let refs: Vec<&[Light]> = light_sets.iter().map(|l| l.as_slice()).collect();
-    let mut all_facelights = direct::direct_lighting(&world, &refs, options, progress, &counters);
-    let dt = t.elapsed().as_secs_f64();
-    trace_seconds += dt;
-    report.phases.push(("direct".into(), dt));
-
-    // Bounce rays are traced once; each range then iterates on its own light.
-    let t = Instant::now();
-    let patches = if has_vis {
-        bounce::trace(&world, &all_facelights[0], options, progress, &counters)
-    } else {
-        Vec::new()
-    };
-    let dt = t.elapsed().as_secs_f64();
-    trace_seconds += dt;
-    report.phases.push(("bounce rays".into(), dt));
-
-    for ((range, lights), facelights) in ranges.iter().zip(&light_sets).zip(all_facelights.iter_mut()) {
-        let range = *range;
-        let tag = if range == Range::Hdr { " (hdr)" } else { "" };
-        let t = Instant::now();
-        if has_vis {
-            report.bounces_done = bounce::bounce(&world, &patches, facelights, options, progress, tag);
-        } else {
-            // VRAD without visibility data: "direct lighting only", plus a flat ambient of
-            // 0.1 on style 0 so unlit corners are not pitch black.
-            for (g, fl) in world.faces.iter().zip(facelights.iter_mut()) {
-                if let (true, Some(s0)) = (g.lit, fl.samples.first_mut()) {
-                    s0.iter_mut().for_each(|v| *v += glam::Vec3::splat(0.1));
-                }
-            }
+        run.add_texture_lights();
+        run.verify_lights()?;
+        run.light_direct();
+        run.verify_face_lights("direct light")?;
+        run.trace_bounce_rays();
+        for range in run.ranges.clone() {
+            run.bounce(range);
+            run.ambient_cubes(range);
+            run.write_output(range);
+            run.verify_output(range)?;
         }
-        report
-            .phases
-            .push((format!("bounce{tag}"), t.elapsed().as_secs_f64()));
-
-        let t = Instant::now();
-        let cubes = if options.ambient_cubes {
-            ambient::leaf_ambient(bsp, &world, facelights, lights, options, progress, &counters)
-        } else {
-            Vec::new()
-        };
-        let dt = t.elapsed().as_secs_f64();
-        trace_seconds += dt;
-        report.phases.push((format!("ambient{tag}"), dt));
-
-        let t = Instant::now();
-        output::write_lighting(bsp, &world, facelights, range);
-        output::write_world_lights(bsp, lights, range, options.ambient_cubes);
-        if options.ambient_cubes {
-            report.leaves_with_ambient = output::write_ambient(bsp, &cubes, range);
-        }
-        report
-            .phases
-            .push((format!("write{tag}"), t.elapsed().as_secs_f64()));
-    }
-    report.rays = counters.rays.load(Ordering::Relaxed);
-    report.trace_seconds = trace_seconds;
-    Ok(report)
+        Ok(run.finish())
+    })
 }
 
 /// Lights a BSP file's bytes and returns the new file: only the lumps lighting changes are
@@ -543,7 +264,7 @@ pub fn relight(bytes: &[u8], options: &Options, progress: &dyn Progress) -> Resu
     let file = BspFile::parse(bytes)?;
     let mut bsp = Bsp::from_file(&file)?;
     let mut doc = BspDocument::from_file(&file);
-    let report = light_bsp(&mut bsp, options, progress)?;
+    let report = light(&mut bsp, options, progress)?;
     bsp.update_document(&mut doc)?;
     Ok((doc.to_bytes()?, report))
 }

@@ -4,8 +4,9 @@
 
 use std::collections::BTreeMap;
 
-use glam::Vec3;
+use glam::{DVec3, Vec3};
 use srcmap_bsp::Entity;
+use srcmap_kv::values;
 
 /// `emit_*` types, numbered as in `dworldlight_t::type`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -94,40 +95,28 @@ pub const MAX_LIGHTSTYLES: u32 = 64;
 /// First style VBSP hands to named (switchable) lights.
 const FIRST_SWITCHABLE_STYLE: u32 = 32;
 
-fn floats(s: &str) -> Vec<f64> {
-    s.split_whitespace()
-        .map_while(|t| t.parse::<f64>().ok())
-        .collect()
+/// The first number of a key (`sscanf("%f")`), `None` when missing or not a number.
+fn first_number(e: &Entity, key: &str) -> Option<f64> {
+    e.get(key).and_then(|v| values::numbers(v).next())
 }
 
 fn key_f32(e: &Entity, key: &str) -> f32 {
-    e.get(key).and_then(|v| floats(v).first().copied()).unwrap_or(0.0) as f32
+    first_number(e, key).unwrap_or(0.0) as f32
 }
 
 /// A vector key (`origin`), missing components 0.
 pub(crate) fn key_vec(e: &Entity, key: &str) -> Vec3 {
-    let v = e.get(key).map(floats).unwrap_or_default();
-    Vec3::new(
-        v.first().copied().unwrap_or(0.0) as f32,
-        v.get(1).copied().unwrap_or(0.0) as f32,
-        v.get(2).copied().unwrap_or(0.0) as f32,
-    )
+    DVec3::from(e.get(key).map_or([0.0; 3], values::vector_or_zero)).as_vec3()
 }
 
 /// `LightForString`: `"r g b [brightness] [r g b brightness (HDR)]"` → linear intensity.
 /// `None` when the value is missing, negative or unparsable.
 pub fn light_for_string(value: &str, range: Range) -> Option<Vec3> {
-    let v = floats(value);
-    let (mut r, mut g, mut b, mut scaler, mut count) = (
-        v.first().copied().unwrap_or(0.0),
-        v.get(1).copied().unwrap_or(0.0),
-        v.get(2).copied().unwrap_or(0.0),
-        v.get(3).copied().unwrap_or(0.0),
-        v.len(),
-    );
+    let color = values::color(value)?;
+    let ([mut r, mut g, mut b], mut scaler, mut count) = (color.rgb, color.brightness, color.count);
     if count == 8 {
-        if range == Range::Hdr {
-            (r, g, b, scaler) = (v[4], v[5], v[6], v[7]);
+        if let (Range::Hdr, Some(([hr, hg, hb], hs))) = (range, color.hdr) {
+            (r, g, b, scaler) = (hr, hg, hb, hs);
         }
         count = 4;
     }
@@ -288,10 +277,7 @@ fn generic(e: &Entity, index: usize, entities: &[Entity], range: Range, kind: Li
     };
     let mut intensity = intensity;
     if range == Range::Hdr {
-        let scale = e
-            .get("_lightscaleHDR")
-            .and_then(|v| floats(v).first().copied())
-            .unwrap_or(1.0) as f32;
+        let scale = first_number(e, "_lightscaleHDR").unwrap_or(1.0) as f32;
         intensity *= scale;
     }
     Light::new(kind, origin, intensity, normal, style, index)
@@ -319,10 +305,7 @@ pub fn parse_lights(entities: &[Entity], range: Range) -> (Vec<Light>, LightScan
         if !class.starts_with("light") || class == "light_dynamic" {
             continue;
         }
-        let explicit_style = e
-            .get("style")
-            .and_then(|s| floats(s).first().copied())
-            .map(|s| s as i64);
+        let explicit_style = first_number(e, "style").map(|s| s as i64);
         let style = match (explicit_style, e.get("targetname").filter(|t| !t.is_empty())) {
             (Some(s), _) if s > 0 => s.clamp(0, MAX_LIGHTSTYLES as i64 - 1) as u8,
             // Switchable: VBSP gives each targetname its own style unless flagged
@@ -391,10 +374,7 @@ pub fn parse_lights(entities: &[Entity], range: Range) -> (Vec<Light>, LightScan
                     None => sun.intensity * 0.5,
                 };
                 if range == Range::Hdr {
-                    ambient.intensity *= e
-                        .get("_AmbientScaleHDR")
-                        .and_then(|v| floats(v).first().copied())
-                        .unwrap_or(1.0) as f32;
+                    ambient.intensity *= first_number(e, "_AmbientScaleHDR").unwrap_or(1.0) as f32;
                 }
                 lights.push(sun);
                 lights.push(ambient);

@@ -19,14 +19,13 @@ use srcmap_bsp::Bsp;
 use srcmap_materials::{Origin, Resolver};
 
 use srcmap_materials::flags::{
-    CONTENTS_GRATE, CONTENTS_MOVEABLE, CONTENTS_OPAQUE, CONTENTS_SLIME, CONTENTS_SOLID, CONTENTS_WATER,
-    CONTENTS_WINDOW, SURF_TRANS,
+    CONTENTS_GRATE, CONTENTS_SLIME, CONTENTS_SOLID, CONTENTS_WATER, CONTENTS_WINDOW, MASK_OPAQUE,
+    SURF_BUMPLIGHT, SURF_TRANS, SurfaceFlags,
 };
 
-const MASK_OPAQUE: u32 = CONTENTS_SOLID | CONTENTS_MOVEABLE | CONTENTS_OPAQUE;
+use crate::faces::TEX_SPECIAL;
+
 const SEE_THROUGH: u32 = CONTENTS_WINDOW | CONTENTS_GRATE | CONTENTS_WATER | CONTENTS_SLIME;
-const SURF_BUMPLIGHT: i32 = 0x800;
-const TEX_SPECIAL: i32 = 0x4 | 0x400;
 
 /// A shared resolver in [`crate::Options`] (equal when it is the same resolver).
 #[derive(Debug, Clone)]
@@ -81,12 +80,12 @@ pub fn apply(bsp: &mut Bsp, resolver: &Resolver) -> Applied {
         };
         let Some(r) = &resolved[td] else { continue };
         let ti = &mut bsp.texinfo[i];
-        if !known(&r.surface_from) || ti.flags & TEX_SPECIAL != 0 {
+        if !known(&r.surface_from) || SurfaceFlags::from_record(ti.flags).intersects(TEX_SPECIAL) {
             continue;
         }
-        let want = r.facts.surface_flags & SURF_BUMPLIGHT as u32 != 0;
-        if want != (ti.flags & SURF_BUMPLIGHT != 0) {
-            ti.flags ^= SURF_BUMPLIGHT;
+        let want = r.facts.surface_flags & SURF_BUMPLIGHT != 0;
+        if want != SurfaceFlags::from_record(ti.flags).intersects(SurfaceFlags::BUMPLIGHT) {
+            ti.flags ^= SurfaceFlags::BUMPLIGHT.to_record();
             out.bump_changed += 1;
         }
     }

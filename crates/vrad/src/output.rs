@@ -1,91 +1,13 @@
 //! Writing results into the BSP: lighting lump and face offsets/styles, world lights, leaf
 //! ambient cubes.
 
-use glam::Vec3;
 use srcmap_bsp::{Bsp, ColorRgbExp32, LeafAmbientIndex, LeafAmbientLighting, WorldLight};
 
 use crate::ambient::LeafCubes;
 use crate::color::{encode, median};
 use crate::lights::{Light, LightKind, Range};
+use crate::tree::Tree;
 use crate::{FaceLight, World};
-
-/// The leaf containing `p` (walking the world tree from model 0's head node).
-pub fn point_leaf(bsp: &Bsp, p: Vec3) -> Option<usize> {
-    let mut node = bsp.models.first()?.head_node;
-    let mut guard = 0;
-    while node >= 0 {
-        guard += 1;
-        if guard > 100_000 {
-            return None;
-        }
-        let n = bsp.nodes.get(node as usize)?;
-        let plane = bsp.planes.get(usize::try_from(n.plane).ok()?)?;
-        let d = Vec3::from(plane.normal).dot(p) - plane.dist;
-        node = if d >= 0.0 { n.children[0] } else { n.children[1] };
-    }
-    let leaf = (-1 - node) as usize;
-    (leaf < bsp.leafs.len()).then_some(leaf)
-}
-
-/// The world's BSP tree, copied out so lighting can find clusters without the whole BSP.
-#[derive(Debug, Clone, Default)]
-pub struct Tree {
-    head: i32,
-    nodes: Vec<(Vec3, f32, [i32; 2])>,
-    leaf_clusters: Vec<i32>,
-    leaf_solid: Vec<bool>,
-}
-
-impl Tree {
-    pub fn new(bsp: &Bsp) -> Tree {
-        let nodes = bsp
-            .nodes
-            .iter()
-            .map(|n| {
-                let p = usize::try_from(n.plane).ok().and_then(|i| bsp.planes.get(i));
-                (
-                    p.map_or(Vec3::Z, |p| Vec3::from(p.normal)),
-                    p.map_or(0.0, |p| p.dist),
-                    n.children,
-                )
-            })
-            .collect();
-        Tree {
-            head: bsp.models.first().map_or(-1, |m| m.head_node),
-            nodes,
-            leaf_clusters: bsp.leafs.iter().map(|l| l.cluster).collect(),
-            leaf_solid: bsp.leafs.iter().map(|l| l.contents & 1 != 0).collect(),
-        }
-    }
-
-    /// The leaf containing `p`.
-    pub fn leaf_at(&self, p: Vec3) -> Option<usize> {
-        let mut node = self.head;
-        let mut guard = 0;
-        while node >= 0 {
-            guard += 1;
-            if guard > 100_000 {
-                return None;
-            }
-            let (n, d, children) = self.nodes.get(node as usize)?;
-            node = if n.dot(p) - d >= 0.0 {
-                children[0]
-            } else {
-                children[1]
-            };
-        }
-        let leaf = (-1 - node) as usize;
-        (leaf < self.leaf_clusters.len()).then_some(leaf)
-    }
-
-    /// The cluster containing `p`; -1 in solid or outside the tree.
-    pub fn cluster_at(&self, p: Vec3) -> i32 {
-        match self.leaf_at(p) {
-            Some(l) if !self.leaf_solid[l] => self.leaf_clusters[l],
-            _ => -1,
-        }
-    }
-}
 
 /// Writes the lighting lump of `range` and points every face at its samples: per face, the
 /// styles' median colours (last style first), then for each style the samples (bump-major).
@@ -132,7 +54,7 @@ pub(crate) fn write_lighting(bsp: &mut Bsp, world: &World, facelights: &[FaceLig
 
 /// Writes the world lights lump of `range` (VRAD's `ExportDirectLightsToWorldLights`).
 /// `in_cubes`: the ambient cubes were computed (and hold the dim texture lights).
-pub(crate) fn write_world_lights(bsp: &mut Bsp, lights: &[Light], range: Range, in_cubes: bool) {
+pub(crate) fn write_world_lights(bsp: &mut Bsp, tree: &Tree, lights: &[Light], range: Range, in_cubes: bool) {
     let out: Vec<WorldLight> = lights
         .iter()
         // A texture light without a value in this range emits nothing here.
@@ -144,9 +66,7 @@ pub(crate) fn write_world_lights(bsp: &mut Bsp, lights: &[Light], range: Range, 
             } else {
                 l.origin
             };
-            let cluster = point_leaf(bsp, at)
-                .and_then(|leaf| bsp.leafs.get(leaf))
-                .map_or(-1, |leaf| leaf.cluster);
+            let cluster = tree.leaf_cluster_at(at);
             WorldLight {
                 origin: l.origin.to_array(),
                 intensity: (l.intensity / 255.0).to_array(),

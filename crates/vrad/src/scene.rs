@@ -11,17 +11,17 @@ use srcmap_bsp::Bsp;
 use srcmap_trace::{Scene, SceneBuilder};
 
 use crate::displacement::DispSurface;
-use crate::faces::{FaceGeom, SURF_SKY, SURF_SKY2D};
+use srcmap_bsp::flags::{Contents, SurfaceFlags};
+
+use crate::faces::{FaceGeom, SKY_FACE};
+
+/// VRAD's `MAX_TRACE_LENGTH`: the diagonal of the coordinate range.
+pub const MAX_TRACE: f32 = 1.732_050_8 * 32768.0;
 
 /// Payload flag: the triangle is sky.
 pub const SKY: u32 = 1 << 31;
 /// Payload of opaque occluders.
 pub const OPAQUE: u32 = 0;
-
-const CONTENTS_SOLID: i32 = 0x1;
-const CONTENTS_OPAQUE: i32 = 0x80;
-const CONTENTS_MOVEABLE: i32 = 0x4000;
-const MASK_OPAQUE: i32 = CONTENTS_SOLID | CONTENTS_MOVEABLE | CONTENTS_OPAQUE;
 
 /// Clips a convex polygon to the back side of the plane `n·p = d` (keeps `n·p <= d`).
 fn clip_back(poly: &[DVec3], n: DVec3, d: f64) -> Vec<DVec3> {
@@ -96,7 +96,7 @@ fn brushes_under(bsp: &Bsp, head_node: i32) -> Vec<usize> {
 
 fn add_brush(bsp: &Bsp, brush: usize, offset: Vec3, builder: &mut SceneBuilder) {
     let Some(b) = bsp.brushes.get(brush) else { return };
-    if b.contents & MASK_OPAQUE == 0 {
+    if !Contents::from_record(b.contents).intersects(Contents::MASK_OPAQUE) {
         return;
     }
     let (Ok(first), Ok(n)) = (usize::try_from(b.first_side), usize::try_from(b.num_sides)) else {
@@ -114,8 +114,8 @@ fn add_brush(bsp: &Bsp, brush: usize, offset: Vec3, builder: &mut SceneBuilder) 
         let flags = usize::try_from(side.texinfo)
             .ok()
             .and_then(|t| bsp.texinfo.get(t))
-            .map_or(0, |t| t.flags);
-        if flags & SURF_SKY != 0 || side.dispinfo > 0 {
+            .map_or(SurfaceFlags::EMPTY, |t| SurfaceFlags::from_record(t.flags));
+        if flags.intersects(SurfaceFlags::SKY) || side.dispinfo > 0 {
             continue;
         }
         let Some((n, d)) = plane(side) else { continue };
@@ -161,7 +161,7 @@ pub fn occluders_with(
         // Sky faces of the world, tagged so sun and sky-ambient rays know they got out.
         let (first, n) = (world.first_face.max(0) as usize, world.num_faces.max(0) as usize);
         for face in faces.iter().skip(first).take(n) {
-            if face.texinfo_flags & (SURF_SKY | SURF_SKY2D) != 0 {
+            if face.texinfo_flags.intersects(SKY_FACE) {
                 let pts: Vec<[f32; 3]> = face.points.iter().map(|p| p.to_array()).collect();
                 builder.add_polygon(&pts, SKY);
             }
@@ -177,11 +177,7 @@ pub fn occluders_with(
         {
             continue;
         }
-        let Some(m) = e
-            .get("model")
-            .and_then(|m| m.strip_prefix('*'))
-            .and_then(|n| n.parse::<usize>().ok())
-        else {
+        let Some(m) = crate::faces::brush_model_index(e) else {
             continue;
         };
         let Some(model) = bsp.models.get(m) else { continue };
@@ -223,7 +219,7 @@ pub fn surfaces(faces: &[FaceGeom], disps: &[Option<DispSurface>]) -> Scene {
     }
     // Sky faces, so ambient-cube rays know when they see sky.
     for (i, f) in faces.iter().enumerate() {
-        if f.texinfo_flags & (SURF_SKY | SURF_SKY2D) != 0 {
+        if f.texinfo_flags.intersects(SKY_FACE) {
             let pts: Vec<[f32; 3]> = f.points.iter().map(|p| p.to_array()).collect();
             builder.add_polygon(&pts, SKY | i as u32);
         }

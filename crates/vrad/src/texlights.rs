@@ -18,7 +18,9 @@ use std::collections::BTreeMap;
 use glam::{DVec3, Vec3};
 use srcmap_bsp::Bsp;
 
-use crate::faces::{FaceGeom, SURF_LIGHT, SURF_NOCHOP, SURF_SKY};
+use srcmap_bsp::flags::SurfaceFlags;
+
+use crate::faces::FaceGeom;
 use crate::lights::{Light, LightKind, Range, light_for_string};
 
 /// VRAD's `DIRECT_SCALE`: surface-light intensities are scaled to a range that lights.
@@ -296,7 +298,7 @@ pub fn surface_lights(
     }
     for (i, face) in bsp.faces.iter().enumerate() {
         let Some(geom) = faces.get(i) else { continue };
-        if face.dispinfo >= 0 || geom.points.len() < 3 || geom.texinfo_flags & SURF_SKY != 0 {
+        if face.dispinfo >= 0 || geom.points.len() < 3 || geom.texinfo_flags.intersects(SurfaceFlags::SKY) {
             continue;
         }
         let Some((scale, base_area, td)) = texel_scale(bsp, face.texinfo) else {
@@ -326,7 +328,10 @@ pub fn surface_lights(
         let luxscale = (len(ti.lightmap_vecs[0]) + len(ti.lightmap_vecs[1])) * 0.5;
         let points: Vec<DVec3> = geom.points.iter().map(|p| p.as_dvec3()).collect();
         let mut patches = Vec::new();
-        if subdivide_patches && ti.flags & SURF_NOCHOP == 0 && luxscale > 0.0 {
+        if subdivide_patches
+            && !SurfaceFlags::from_record(ti.flags).intersects(SurfaceFlags::NOCHOP)
+            && luxscale > 0.0
+        {
             subdivide(points, luxscale, &mut patches, 0);
         } else {
             let (area, centre) = polygon_area_centroid(&points);
@@ -377,8 +382,8 @@ pub fn mark_light_texinfos(bsp: &mut Bsp, sets: &[(&TexLights, Range)]) -> usize
     }
     let mut n = 0;
     for (ti, m) in bsp.texinfo.iter_mut().zip(mark) {
-        if m && ti.flags & SURF_LIGHT == 0 {
-            ti.flags |= SURF_LIGHT;
+        if m && !SurfaceFlags::from_record(ti.flags).intersects(SurfaceFlags::LIGHT) {
+            ti.flags |= SurfaceFlags::LIGHT.to_record();
             n += 1;
         }
     }

@@ -5,10 +5,11 @@
 use glam::Vec3;
 use srcmap_bsp::Bsp;
 use srcmap_trace::SceneBuilder;
-use srcmap_vrad::direct::{gather, sphere_directions};
+use srcmap_vrad::direct::{Shadows, gather};
 use srcmap_vrad::lights::{Light, LightKind, Range, parse_lights};
+use srcmap_vrad::sampling::sphere_directions;
 use srcmap_vrad::scene::SKY;
-use srcmap_vrad::{NoProgress, Options, Quality};
+use srcmap_vrad::{NoProgress, Options, Quality, counts};
 
 fn point_light(origin: Vec3) -> Light {
     let e = srcmap_bsp::Entity {
@@ -56,7 +57,14 @@ fn brighter_under_the_light_than_beside_it_and_dark_in_shadow() {
     let mut rays = 0;
     let mut out = [0.0; 4];
     let at = |x: f32, out: &mut [f32; 4], rays: &mut u64| {
-        gather(&scene, &light, Vec3::new(x, 0.0, 1.0), &[Vec3::Z], &[], rays, out);
+        gather(
+            &Shadows::new(&scene, &[]),
+            &light,
+            Vec3::new(x, 0.0, 1.0),
+            &[Vec3::Z],
+            rays,
+            out,
+        );
         out[0]
     };
     let under = at(0.0, &mut out, &mut rays);
@@ -68,11 +76,10 @@ fn brighter_under_the_light_than_beside_it_and_dark_in_shadow() {
     assert!(past_shadow > 0.0);
     // Inverse square: at distance 100 the light has its brightness (200).
     gather(
-        &scene,
+        &Shadows::new(&scene, &[]),
         &light,
         Vec3::new(0.0, 0.0, 28.0),
         &[Vec3::Z],
-        &[],
         &mut rays,
         &mut out,
     );
@@ -118,29 +125,21 @@ fn sun_and_sky_need_a_view_of_sky() {
     let (sun, sky) = (&lights[0], &lights[1]);
     assert_eq!(sun.kind, LightKind::Sun);
     let dirs = sphere_directions(162);
+    let shadows = Shadows::new(&scene, &dirs);
     let mut rays = 0;
     let mut out = [0.0; 4];
     let open = Vec3::new(2000.0, 0.0, 1.0);
     let covered = Vec3::new(-2000.0, 0.0, 1.0);
-    assert!(gather(&scene, sun, open, &[Vec3::Z], &dirs, &mut rays, &mut out));
+    assert!(gather(&shadows, sun, open, &[Vec3::Z], &mut rays, &mut out));
     assert!((out[0] - 1.0).abs() < 1e-4);
-    assert!(!gather(
-        &scene,
-        sun,
-        covered,
-        &[Vec3::Z],
-        &dirs,
-        &mut rays,
-        &mut out
-    ));
-    gather(&scene, sky, open, &[Vec3::Z], &dirs, &mut rays, &mut out);
+    assert!(!gather(&shadows, sun, covered, &[Vec3::Z], &mut rays, &mut out));
+    gather(&shadows, sky, open, &[Vec3::Z], &mut rays, &mut out);
     let open_sky = out[0];
     let half = if gather(
-        &scene,
+        &shadows,
         sky,
         Vec3::new(5.0, 0.0, 1.0),
         &[Vec3::Z],
-        &dirs,
         &mut rays,
         &mut out,
     ) {
@@ -268,11 +267,11 @@ fn relit_corpus_maps_agree_with_valve() {
                 "{map}: face {i} lightmap size changed"
             );
         }
-        assert_eq!(ours.world_lights.len(), report.lights);
+        assert_eq!(ours.world_lights.len() as u64, report.count(counts::LIGHTS));
         let (n, r, median) = compare(&ours, &valve);
         eprintln!(
             "{map}: faces {n} r {r:.4} median ratio {median:.4} ({} rays)",
-            report.rays
+            report.count(counts::RAYS)
         );
         if r < 0.9 || !(0.8..=1.25).contains(&median) {
             failures.push(format!("{map}: r {r:.3} median {median:.3}"));
@@ -392,10 +391,14 @@ fn a_built_bsp_gets_consistent_lightmaps_brightest_under_the_light() {
     ];
     let mut bsp = floor_bsp(ents);
     let bytes = bsp.to_bytes().unwrap();
-    let report = srcmap_vrad::light_bsp(&mut bsp, &Options::default(), &NoProgress).unwrap();
-    assert_eq!(report.lit_faces, 1);
-    assert_eq!(report.luxels, 17 * 17);
-    assert_eq!(report.bounces_done, 0, "no visibility data: direct light only");
+    let report = srcmap_vrad::light(&mut bsp, &Options::default(), &NoProgress).unwrap();
+    assert_eq!(report.count(counts::LIT_FACES), 1);
+    assert_eq!(report.count(counts::LUXELS), 17 * 17);
+    assert_eq!(
+        report.count(counts::BOUNCES_DONE),
+        0,
+        "no visibility data: direct light only"
+    );
     let face = bsp.faces[0];
     // Style 0 for the plain light, the switchable one in its own style.
     assert_eq!(face.styles, [0, 32, 255, 255]);
@@ -445,7 +448,7 @@ fn sun_lights_a_sky_lit_floor_evenly() {
         ]),
     ];
     let mut bsp = floor_bsp(ents);
-    srcmap_vrad::light_bsp(
+    srcmap_vrad::light(
         &mut bsp,
         &Options {
             quality: Quality::Fast,
@@ -487,8 +490,8 @@ fn bad_input_is_an_error_not_a_panic() {
         dispinfo: 3,
         ..bsp.faces[0]
     });
-    let report = srcmap_vrad::light_bsp(&mut bsp, &Options::default(), &NoProgress).unwrap();
-    assert_eq!(report.lit_faces, 0);
+    let report = srcmap_vrad::light(&mut bsp, &Options::default(), &NoProgress).unwrap();
+    assert_eq!(report.count(counts::LIT_FACES), 0);
     assert!(
         bsp.faces
             .iter()
@@ -547,9 +550,9 @@ fn a_texture_light_lights_the_floor_below_it_and_survives_a_relight_without_ligh
         texlights,
         ..Options::default()
     };
-    let report = srcmap_vrad::light_bsp(&mut bsp, &options, &NoProgress).unwrap();
+    let report = srcmap_vrad::light(&mut bsp, &options, &NoProgress).unwrap();
     // 64 units at 16 units per luxel is 4 luxels: VRAD splits that once more, 2 × 2 patches.
-    assert_eq!(report.surface_lights, 4);
+    assert_eq!(report.count(counts::SURFACE_LIGHTS), 4);
     let surface: Vec<_> = bsp.world_lights.iter().filter(|w| w.kind == 0).collect();
     assert_eq!(surface.len(), 4);
     // Each patch: value × (32² units × 0.25² texels per unit² / 128² texels) × 100², stored /255.
@@ -588,8 +591,8 @@ fn a_texture_light_lights_the_floor_below_it_and_survives_a_relight_without_ligh
     // lights, so the lighting is the same.
     let (relit, report) =
         srcmap_vrad::relight(&bsp.to_bytes().unwrap(), &Options::default(), &NoProgress).unwrap();
-    assert_eq!(report.texlights_harvested, 1);
-    assert_eq!(report.surface_lights, 4);
+    assert_eq!(report.count(counts::TEXLIGHTS_HARVESTED), 1);
+    assert_eq!(report.count(counts::SURFACE_LIGHTS), 4);
     let relit = Bsp::parse(&relit).unwrap();
     let again = relit.face_lighting(0, false).unwrap();
     let again0: Vec<f32> = again.styles[0].iter().map(|c| luminance(*c)).collect();
@@ -695,7 +698,7 @@ fn an_alphatest_fence_casts_no_shadow_when_the_material_table_says_so() {
     let centre = |bsp: &Bsp| luminance(bsp.face_lighting(0, false).unwrap().styles[0][8 * 17 + 8]);
     // The BSP alone: the brush is solid and shadows the floor's centre.
     let mut shadowed = floor_under_fence();
-    srcmap_vrad::light_bsp(&mut shadowed, &Options::default(), &NoProgress).unwrap();
+    srcmap_vrad::light(&mut shadowed, &Options::default(), &NoProgress).unwrap();
     assert!(centre(&shadowed) < 0.2, "{}", centre(&shadowed));
     // A table (as harvested from maps compiled with the game) knows the fence is a window and
     // the floor bump-mapped and brighter.
@@ -723,10 +726,10 @@ fn an_alphatest_fence_casts_no_shadow_when_the_material_table_says_so() {
         ..Options::default()
     };
     let mut lit = floor_under_fence();
-    let report = srcmap_vrad::light_bsp(&mut lit, &options, &NoProgress).unwrap();
-    assert_eq!(report.see_through_brushes, 1);
-    assert_eq!(report.materials_reflectivity, 1);
-    assert_eq!(report.materials_bump_changed, 1);
+    let report = srcmap_vrad::light(&mut lit, &options, &NoProgress).unwrap();
+    assert_eq!(report.count(counts::SEE_THROUGH_BRUSHES), 1);
+    assert_eq!(report.count(counts::MATERIALS_REFLECTIVITY), 1);
+    assert_eq!(report.count(counts::MATERIALS_BUMP_CHANGED), 1);
     // Lit through the fence: the light 127 units above, 200 × (100/127)², plus 0.1 ambient.
     let c = centre(&lit);
     let expected = 200.0 * (100.0f32 / 127.0).powi(2) + 0.1;
@@ -743,7 +746,7 @@ fn a_luxel_on_a_shadow_edge_is_partly_lit_by_default_as_with_vrads_supersampling
     // over x in [64, 192]: the edge runs through the centre of luxel column 4 (x = 64).
     let lum = |quality| {
         let mut bsp = floor_under_fence();
-        srcmap_vrad::light_bsp(
+        srcmap_vrad::light(
             &mut bsp,
             &Options {
                 quality,
@@ -849,7 +852,7 @@ fn the_sun_lights_clusters_that_see_sky_or_the_light_environment() {
             quality: Quality::Fast,
             ..Options::default()
         };
-        srcmap_vrad::light_bsp(&mut bsp, &options, &NoProgress).unwrap();
+        srcmap_vrad::light(&mut bsp, &options, &NoProgress).unwrap();
         luminance(bsp.face_lighting(0, false).unwrap().styles[0][8 * 17 + 8])
     };
     // Seen from the sky cluster: full sun, sin(60°) × 200 (no flat ambient: the map has vis).
@@ -899,7 +902,7 @@ fn displacement_luxels_follow_the_grid_not_the_lightmap_vectors() {
         quality: Quality::Fast,
         ..Options::default()
     };
-    srcmap_vrad::light_bsp(&mut bsp, &options, &NoProgress).unwrap();
+    srcmap_vrad::light(&mut bsp, &options, &NoProgress).unwrap();
     let lit = bsp.face_lighting(0, false).unwrap();
     let (brightest, _) = lit.styles[0]
         .iter()

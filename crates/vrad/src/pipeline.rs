@@ -1,0 +1,407 @@
+//! The passes of a lighting run, in the order [`crate::light`] runs them, over one
+//! [`Lighting`] state:
+//!
+//! 1. [`Lighting::read_lights`]: the light entities, per range (LDR, HDR);
+//! 2. [`Lighting::apply_materials`]: reflectivity, bump flags and see-through brushes from
+//!    game content or a material table;
+//! 3. [`Lighting::build_geometry`]: each face's lighting geometry and samples, displacements,
+//!    the occluder and surface BVHs, the tree and what sees the sky;
+//! 4. [`Lighting::add_texture_lights`]: texture-light patches appended to every range's lights;
+//! 5. [`Lighting::light_direct`]: direct light of every range in one pass of shadow rays;
+//! 6. [`Lighting::trace_bounce_rays`]: the gather rays, traced once for every range;
+//! 7. per range, [`Lighting::bounce`], [`Lighting::ambient_cubes`] and
+//!    [`Lighting::write_output`].
+//!
+//! Between passes the `verify_*` checks (see [`crate::verify`]) run when
+//! [`srcmap_stage::verify_enabled`] says so.
+
+use std::sync::atomic::Ordering;
+use std::time::Instant;
+
+use rayon::prelude::*;
+use srcmap_bsp::Bsp;
+use srcmap_stage::Report;
+
+use crate::ambient::LeafCubes;
+use crate::bounce::FacePatches;
+use crate::counts;
+use crate::lights::{Light, Range};
+use crate::materials::Applied;
+use crate::texlights::TexLights;
+use crate::{
+    Counters, FaceLight, Options, Progress, Quality, RadError, World, ambient, bounce, direct, displacement,
+    faces, lights, materials, output, samples, scene, sky, texlights, tree, verify,
+};
+
+/// The state the passes share.
+pub struct Lighting<'a> {
+    bsp: &'a mut Bsp,
+    options: &'a Options,
+    progress: &'a dyn Progress,
+    /// Whether to check invariants between passes.
+    verify: bool,
+    report: Report,
+    counters: Counters,
+    /// Seconds in the tracing passes.
+    trace_seconds: f64,
+    /// The ranges lit, in order (LDR first).
+    pub ranges: Vec<Range>,
+    /// The map has visibility data: lights are culled by the PVS and light bounces.
+    has_vis: bool,
+    /// Per range: the lights (the same lights in the same order; intensities differ).
+    lights: Vec<Vec<Light>>,
+    /// What `Options::materials` changed (see-through brushes cast no shadow).
+    applied: Applied,
+    /// Built by [`Lighting::build_geometry`].
+    world: Option<World>,
+    /// Per range, per face: the light gathered so far.
+    face_lights: Vec<Vec<FaceLight>>,
+    /// The bounce gather rays (empty without visibility data).
+    patches: Vec<FacePatches>,
+    /// The ambient cubes of the range being lit.
+    cubes: Vec<LeafCubes>,
+}
+
+const NO_WORLD: &str = "build_geometry runs before the passes that light";
+
+impl<'a> Lighting<'a> {
+    /// The state of a run over `bsp`; an error when the map has nothing to light.
+    pub fn new(bsp: &'a mut Bsp, options: &'a Options, progress: &'a dyn Progress) -> Result<Self, RadError> {
+        if bsp.faces.is_empty() {
+            return Err(RadError::NoFaces);
+        }
+        let mut report = Report::new("vrad");
+        for name in counts::ALL {
+            report.set(name, 0u32);
+        }
+        let mut ranges = Vec::new();
+        if options.ldr {
+            ranges.push(Range::Ldr);
+        }
+        if options.hdr || (options.hdr_if_present && !bsp.lighting_hdr.is_empty()) {
+            ranges.push(Range::Hdr);
+        }
+        let has_vis = bsp
+            .visibility
+            .as_ref()
+            .is_some_and(|v| v.num_clusters > 0 && !v.pvs.is_empty());
+        Ok(Lighting {
+            bsp,
+            options,
+            progress,
+            verify: srcmap_stage::verify_enabled(options.verify),
+            report,
+            counters: Counters::default(),
+            trace_seconds: 0.0,
+            ranges,
+            has_vis,
+            lights: Vec::new(),
+            applied: Applied::default(),
+            world: None,
+            face_lights: Vec::new(),
+            patches: Vec::new(),
+            cubes: Vec::new(),
+        })
+    }
+
+    /// The light entities of every range.
+    pub fn read_lights(&mut self) {
+        if !self.has_vis && self.options.bounces > 0 {
+            self.report
+                .warn("no visibility data: direct lighting only (as VRAD), no bounce");
+        }
+        for &range in &self.ranges {
+            let (lights, scan) = lights::parse_lights(&self.bsp.entities, range);
+            if self.lights.is_empty() {
+                for u in &scan.unsupported {
+                    self.report
+                        .warn(format!("unsupported light entity '{u}' skipped"));
+                }
+                if scan.styles_exhausted > 0 {
+                    self.report.warn(format!(
+                        "{} named lights left in style 0: all 32 switchable styles are taken",
+                        scan.styles_exhausted
+                    ));
+                }
+            }
+            self.lights.push(lights);
+        }
+        self.count_lights();
+    }
+
+    fn count_lights(&mut self) {
+        let n = self.lights.first().map_or(0, |l| l.len());
+        self.report.set(counts::LIGHTS, n as f64);
+    }
+
+    /// Reflectivity, bump flags and see-through brushes from `Options::materials`.
+    pub fn apply_materials(&mut self) {
+        let t = Instant::now();
+        if let Some(m) = &self.options.materials {
+            self.applied = materials::apply(self.bsp, &m.0);
+        }
+        let see_through = self.applied.see_through_brushes.iter().filter(|&&b| b).count();
+        self.report
+            .set(counts::MATERIALS_REFLECTIVITY, self.applied.reflectivity as f64);
+        self.report
+            .set(counts::MATERIALS_BUMP_CHANGED, self.applied.bump_changed as f64);
+        self.report.set(counts::SEE_THROUGH_BRUSHES, see_through as f64);
+        self.report.time("materials", t.elapsed());
+    }
+
+    /// Faces, displacements, the two BVHs, the tree, every luxel's sample and cluster, and
+    /// the clusters that see sky.
+    pub fn build_geometry(&mut self) {
+        let t = Instant::now();
+        let bsp = &*self.bsp;
+        self.progress.start("geometry", 3);
+        let face_geoms = faces::build_faces(bsp);
+        let disps: Vec<_> = face_geoms
+            .iter()
+            .enumerate()
+            .map(|(i, g)| {
+                if g.is_displacement {
+                    displacement::DispSurface::build(bsp, i, g)
+                } else {
+                    None
+                }
+            })
+            .collect();
+        self.progress.advance(1);
+        let occluders = scene::occluders_with(bsp, &face_geoms, &disps, &self.applied.see_through_brushes);
+        self.progress.advance(1);
+        let surfaces = scene::surfaces(&face_geoms, &disps);
+        self.progress.advance(1);
+        let tree = tree::Tree::new(bsp);
+        let samples: Vec<samples::FaceSamples> = face_geoms
+            .par_iter()
+            .enumerate()
+            .map(|(i, g)| {
+                let mut s = samples::FaceSamples::build(g, disps[i].as_ref());
+                s.cluster = s.pos.iter().map(|&p| tree.cluster_at(p)).collect();
+                s
+            })
+            .collect();
+        self.progress.finish();
+        self.report.time("geometry+bvh", t.elapsed());
+        let sky_visible = sky::sky_visible_clusters(bsp, &tree);
+        let world = World {
+            faces: face_geoms,
+            disps,
+            samples,
+            occluders,
+            surfaces,
+            pvs: bsp.visibility.clone(),
+            tree,
+            sky3d: sky::Sky3d::new(bsp),
+            sky_visible,
+        };
+        let lit = world.faces.iter().filter(|f| f.lit);
+        self.report.set(counts::LIT_FACES, lit.clone().count() as f64);
+        self.report
+            .set(counts::LUXELS, lit.map(|f| f.luxel_count()).sum::<usize>() as f64);
+        self.world = Some(world);
+    }
+
+    /// Texture lights: values harvested from the input's world lights (read before they are
+    /// rewritten), then the given ones on top; their patches are appended to every range's
+    /// lights alike, and the emitting faces' texinfos flagged `SURF_LIGHT`.
+    pub fn add_texture_lights(&mut self) {
+        let world = self.world.as_ref().expect(NO_WORLD);
+        let mut harvested = 0;
+        let tex_sets: Vec<TexLights> = self
+            .ranges
+            .iter()
+            .map(|&range| {
+                let mut t = if self.options.harvest_texlights {
+                    texlights::harvest_bsp(self.bsp, &world.faces, range)
+                } else {
+                    TexLights::default()
+                };
+                harvested = harvested.max(t.len());
+                t.extend(&self.options.texlights);
+                t
+            })
+            .collect();
+        let pairs: Vec<(&TexLights, Range)> = tex_sets.iter().zip(self.ranges.iter().copied()).collect();
+        let surface = texlights::surface_lights(
+            self.bsp,
+            &world.faces,
+            &pairs,
+            self.options.quality != Quality::Fast,
+        );
+        self.report.set(
+            counts::SURFACE_LIGHTS,
+            surface.first().map_or(0, |s| s.len()) as f64,
+        );
+        self.report.set(counts::TEXLIGHTS_HARVESTED, harvested as f64);
+        texlights::mark_light_texinfos(self.bsp, &pairs);
+        for (lights, extra) in self.lights.iter_mut().zip(surface) {
+            lights.extend(extra);
+        }
+        self.count_lights();
+    }
+
+    /// Direct light: one pass of shadow rays serves every range.
+    pub fn light_direct(&mut self) {
+        let world = self.world.as_ref().expect(NO_WORLD);
+        let t = Instant::now();
+        let refs: Vec<&[Light]> = self.lights.iter().map(|l| l.as_slice()).collect();
+        self.face_lights = direct::direct_lighting(world, &refs, self.options, self.progress, &self.counters);
+        self.traced("direct", t);
+    }
+
+    /// The bounce gather rays, traced once; each range then bounces its own light.
+    pub fn trace_bounce_rays(&mut self) {
+        let world = self.world.as_ref().expect(NO_WORLD);
+        let t = Instant::now();
+        if self.has_vis {
+            self.patches = bounce::trace(
+                world,
+                &self.face_lights[0],
+                self.options,
+                self.progress,
+                &self.counters,
+            );
+        }
+        self.traced("bounce rays", t);
+    }
+
+    /// Bounced light of `range` (VRAD without visibility data: none, and a flat 0.1 on
+    /// style 0 instead so unlit corners are not pitch black).
+    pub fn bounce(&mut self, range: Range) {
+        let world = self.world.as_ref().expect(NO_WORLD);
+        let t = Instant::now();
+        let r = self.range_index(range);
+        let face_lights = &mut self.face_lights[r];
+        if self.has_vis {
+            let done = bounce::bounce(
+                world,
+                &self.patches,
+                face_lights,
+                self.options,
+                self.progress,
+                tag(range),
+            );
+            self.report.set(counts::BOUNCES_DONE, done);
+        } else {
+            for (g, fl) in world.faces.iter().zip(face_lights.iter_mut()) {
+                if let (true, Some(s0)) = (g.lit, fl.samples.first_mut()) {
+                    s0.iter_mut().for_each(|v| *v += glam::Vec3::splat(0.1));
+                }
+            }
+        }
+        self.report.time(format!("bounce{}", tag(range)), t.elapsed());
+    }
+
+    /// The per-leaf ambient cubes of `range` (none when `Options::ambient_cubes` is off).
+    pub fn ambient_cubes(&mut self, range: Range) {
+        let world = self.world.as_ref().expect(NO_WORLD);
+        let t = Instant::now();
+        let r = self.range_index(range);
+        self.cubes = if self.options.ambient_cubes {
+            ambient::leaf_ambient(
+                self.bsp,
+                world,
+                &self.face_lights[r],
+                &self.lights[r],
+                self.options,
+                self.progress,
+                &self.counters,
+            )
+        } else {
+            Vec::new()
+        };
+        self.traced(&format!("ambient{}", tag(range)), t);
+    }
+
+    /// Writes `range`'s lighting lump, face offsets and styles, world lights and ambient
+    /// cubes into the map.
+    pub fn write_output(&mut self, range: Range) {
+        let world = self.world.as_ref().expect(NO_WORLD);
+        let t = Instant::now();
+        let r = self.range_index(range);
+        output::write_lighting(self.bsp, world, &self.face_lights[r], range);
+        output::write_world_lights(
+            self.bsp,
+            &world.tree,
+            &self.lights[r],
+            range,
+            self.options.ambient_cubes,
+        );
+        if self.options.ambient_cubes {
+            let leaves = output::write_ambient(self.bsp, &self.cubes, range);
+            self.report.set(counts::LEAVES_WITH_AMBIENT, leaves as f64);
+        }
+        self.report.time(format!("write{}", tag(range)), t.elapsed());
+    }
+
+    /// The report, with the rays traced and the time it took.
+    pub fn finish(mut self) -> Report {
+        self.report
+            .set(counts::RAYS, self.counters.rays.load(Ordering::Relaxed) as f64);
+        self.report.set(counts::TRACE_SECONDS, self.trace_seconds);
+        self.report
+    }
+
+    /// Faces, samples and displacements agree (checked when verifying).
+    pub fn verify_geometry(&self) -> Result<(), RadError> {
+        if !self.verify {
+            return Ok(());
+        }
+        verify::geometry(self.world.as_ref().expect(NO_WORLD)).map_err(|message| RadError::Verify {
+            pass: "geometry",
+            message,
+        })
+    }
+
+    /// Every light is finite and in a valid style (checked when verifying).
+    pub fn verify_lights(&self) -> Result<(), RadError> {
+        if !self.verify {
+            return Ok(());
+        }
+        verify::lights(&self.lights).map_err(|message| RadError::Verify {
+            pass: "texture lights",
+            message,
+        })
+    }
+
+    /// Every face's light has the shape its lightmap needs (checked when verifying).
+    pub fn verify_face_lights(&self, pass: &'static str) -> Result<(), RadError> {
+        if !self.verify {
+            return Ok(());
+        }
+        let world = self.world.as_ref().expect(NO_WORLD);
+        for face_lights in &self.face_lights {
+            verify::face_lights(world, face_lights).map_err(|message| RadError::Verify { pass, message })?;
+        }
+        Ok(())
+    }
+
+    /// The lumps written for `range` point inside themselves (checked when verifying).
+    pub fn verify_output(&self, range: Range) -> Result<(), RadError> {
+        if !self.verify {
+            return Ok(());
+        }
+        verify::output(self.bsp, range).map_err(|message| RadError::Verify {
+            pass: "write",
+            message,
+        })
+    }
+
+    fn range_index(&self, range: Range) -> usize {
+        self.ranges.iter().position(|&r| r == range).unwrap_or(0)
+    }
+
+    /// Records a tracing pass's time (rays per second count these).
+    fn traced(&mut self, phase: &str, started: Instant) {
+        let elapsed = started.elapsed();
+        self.trace_seconds += elapsed.as_secs_f64();
+        self.report.time(phase, elapsed);
+    }
+}
+
+/// The suffix of a range's phase names (`bounce (hdr)`).
+fn tag(range: Range) -> &'static str {
+    if range == Range::Hdr { " (hdr)" } else { "" }
+}

@@ -1,0 +1,26 @@
+//! Deterministic direction sets and noise shared by the tracing passes.
+
+use glam::Vec3;
+
+/// Cheap deterministic hash of `x` into [0, 1).
+pub fn hash01(mut x: u64) -> f32 {
+    x ^= x >> 33;
+    x = x.wrapping_mul(0xff51_afd7_ed55_8ccd);
+    x ^= x >> 33;
+    x = x.wrapping_mul(0xc4ce_b9fe_1a85_ec53);
+    x ^= x >> 33;
+    (x >> 40) as f32 / (1u64 << 24) as f32
+}
+
+/// Fibonacci-sphere directions: an even spread like VRAD's 162 `g_anorms`.
+pub fn sphere_directions(n: usize) -> Vec<Vec3> {
+    let golden = std::f32::consts::PI * (3.0 - 5.0f32.sqrt());
+    (0..n)
+        .map(|i| {
+            let z = 1.0 - 2.0 * (i as f32 + 0.5) / n as f32;
+            let r = (1.0 - z * z).max(0.0).sqrt();
+            let phi = golden * i as f32;
+            Vec3::new(r * phi.cos(), r * phi.sin(), z)
+        })
+        .collect()
+}

@@ -1,0 +1,271 @@
+//! The invariants each lighting pass relies on, checked between passes when
+//! [`srcmap_stage::verify_enabled`] says so. Each check returns the first broken one.
+
+use srcmap_bsp::Bsp;
+use srcmap_bsp::flags::SurfaceFlags;
+
+use crate::direct::MAX_STYLES;
+use crate::faces::MAX_LIGHTMAP_EXTENT;
+use crate::lights::{Light, MAX_LIGHTSTYLES, Range};
+use crate::{FaceLight, World};
+
+type Check = Result<(), String>;
+
+/// Every face has its samples and displacement slot; a lit face has one sample (position,
+/// normal, cluster) per luxel of its lightmap extents; an unlit one none.
+pub(crate) fn geometry(world: &World) -> Check {
+    let n = world.faces.len();
+    if world.samples.len() != n || world.disps.len() != n {
+        return Err(format!(
+            "{n} faces but {} sample sets and {} displacement slots",
+            world.samples.len(),
+            world.disps.len()
+        ));
+    }
+    let extent = 1..=MAX_LIGHTMAP_EXTENT as usize + 1;
+    for (i, (face, samples)) in world.faces.iter().zip(&world.samples).enumerate() {
+        let luxels = if face.lit { face.luxel_count() } else { 0 };
+        if face.lit && !(extent.contains(&face.width) && extent.contains(&face.height)) {
+            return Err(format!(
+                "face {i}: lightmap {}x{} out of range",
+                face.width, face.height
+            ));
+        }
+        if samples.pos.len() != luxels || samples.normal.len() != luxels || samples.cluster.len() != luxels {
+            return Err(format!(
+                "face {i}: {luxels} luxels but {} positions, {} normals, {} clusters",
+                samples.pos.len(),
+                samples.normal.len(),
+                samples.cluster.len()
+            ));
+        }
+        if world.disps[i].is_some() && !face.is_displacement {
+            return Err(format!(
+                "face {i}: a displacement surface on a face without dispinfo"
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Every range has the same lights in the same order (only intensities differ), each with a
+/// finite position, direction and intensity and a style below 64.
+pub(crate) fn lights(ranges: &[Vec<Light>]) -> Check {
+    let Some(first) = ranges.first() else {
+        return Ok(());
+    };
+    for (r, lights) in ranges.iter().enumerate() {
+        if lights.len() != first.len() {
+            return Err(format!(
+                "range {r}: {} lights, range 0 has {}",
+                lights.len(),
+                first.len()
+            ));
+        }
+        for (i, (light, other)) in lights.iter().zip(first).enumerate() {
+            if light.kind != other.kind || light.style != other.style || light.entity != other.entity {
+                return Err(format!("range {r}: light {i} is not range 0's light {i}"));
+            }
+            if !light.origin.is_finite() || !light.normal.is_finite() {
+                return Err(format!(
+                    "light {i} (entity {}): position or direction not finite",
+                    light.entity
+                ));
+            }
+            if !light.intensity.is_finite() {
+                return Err(format!(
+                    "light {i} (entity {}): intensity {:?}",
+                    light.entity, light.intensity
+                ));
+            }
+            if u32::from(light.style) >= MAX_LIGHTSTYLES {
+                return Err(format!(
+                    "light {i} (entity {}): style {}",
+                    light.entity, light.style
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Every lit face holds one to four distinct styles, style 0 first, each with a sample per
+/// luxel (per bump basis on a bump-mapped face); an unlit face holds none.
+pub(crate) fn face_lights(world: &World, face_lights: &[FaceLight]) -> Check {
+    if face_lights.len() != world.faces.len() {
+        return Err(format!(
+            "{} faces but {} face lights",
+            world.faces.len(),
+            face_lights.len()
+        ));
+    }
+    for (i, (face, fl)) in world.faces.iter().zip(face_lights).enumerate() {
+        if !face.lit {
+            if !fl.styles.is_empty() || !fl.samples.is_empty() {
+                return Err(format!("face {i}: unlit but holds light"));
+            }
+            continue;
+        }
+        if fl.styles.is_empty() || fl.styles.len() > MAX_STYLES || fl.styles[0] != 0 {
+            return Err(format!("face {i}: styles {:?}", fl.styles));
+        }
+        if fl.styles.iter().any(|&s| u32::from(s) >= MAX_LIGHTSTYLES)
+            || (1..fl.styles.len()).any(|k| fl.styles[..k].contains(&fl.styles[k]))
+        {
+            return Err(format!("face {i}: styles {:?}", fl.styles));
+        }
+        let want = face.luxel_count() * if face.bumped { 4 } else { 1 };
+        if fl.samples.len() != fl.styles.len() || fl.samples.iter().any(|s| s.len() != want) {
+            return Err(format!(
+                "face {i}: {} styles, sample counts {:?}, want {want} each",
+                fl.styles.len(),
+                fl.samples.iter().map(Vec::len).collect::<Vec<_>>()
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// In the lumps written for `range`: each lit face's offset and styles lie inside the
+/// lighting lump (its style averages before the offset, its samples after); each leaf's
+/// ambient samples lie inside the ambient lighting lump; world lights' clusters exist.
+pub(crate) fn output(bsp: &Bsp, range: Range) -> Check {
+    let hdr = range == Range::Hdr;
+    let (faces, lighting) = if hdr {
+        (&bsp.faces_hdr, &bsp.lighting_hdr)
+    } else {
+        (&bsp.faces, &bsp.lighting)
+    };
+    for (i, face) in faces.iter().enumerate() {
+        let styles = face.styles.iter().take_while(|&&s| s != 255).count();
+        if face.light_offset < 0 {
+            if styles != 0 {
+                return Err(format!("face {i}: styles {:?} but no lighting", face.styles));
+            }
+            continue;
+        }
+        let bumped = usize::try_from(face.texinfo)
+            .ok()
+            .and_then(|t| bsp.texinfo.get(t))
+            .is_some_and(|t| SurfaceFlags::from_record(t.flags).intersects(SurfaceFlags::BUMPLIGHT));
+        let luxels = (face.lightmap_size[0] as usize + 1) * (face.lightmap_size[1] as usize + 1);
+        let offset = face.light_offset as usize;
+        let end = offset / 4 + styles * luxels * if bumped { 4 } else { 1 };
+        if !offset.is_multiple_of(4) || styles == 0 || offset / 4 < styles || end > lighting.len() {
+            return Err(format!(
+                "face {i}: offset {offset}, {styles} styles of {luxels} luxels, lighting lump of {} samples",
+                lighting.len()
+            ));
+        }
+    }
+    let (index, samples) = if hdr {
+        (&bsp.leaf_ambient_index_hdr, &bsp.leaf_ambient_lighting_hdr)
+    } else {
+        (&bsp.leaf_ambient_index, &bsp.leaf_ambient_lighting)
+    };
+    if !index.is_empty() && index.len() != bsp.leafs.len() {
+        return Err(format!(
+            "{} leaves but {} ambient indices",
+            bsp.leafs.len(),
+            index.len()
+        ));
+    }
+    for (leaf, ix) in index.iter().enumerate() {
+        if ix.first_sample as usize + ix.sample_count as usize > samples.len() {
+            return Err(format!(
+                "leaf {leaf}: ambient samples {}+{} of {}",
+                ix.first_sample,
+                ix.sample_count,
+                samples.len()
+            ));
+        }
+    }
+    let clusters = bsp.visibility.as_ref().map_or(0, |v| v.num_clusters as i64);
+    let world_lights = if hdr {
+        &bsp.world_lights_hdr
+    } else {
+        &bsp.world_lights
+    };
+    let leaf_clusters = bsp.leafs.iter().map(|l| l.cluster as i64).max().unwrap_or(-1) + 1;
+    for (i, w) in world_lights.iter().enumerate() {
+        if w.cluster < -1 || i64::from(w.cluster) >= clusters.max(leaf_clusters) {
+            return Err(format!("world light {i}: cluster {}", w.cluster));
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use glam::Vec3;
+    use srcmap_bsp::{ColorRgbExp32, Face, LeafAmbientIndex};
+
+    use super::*;
+    use crate::lights::LightKind;
+
+    fn light(style: u8) -> Light {
+        Light::new(
+            LightKind::Point,
+            Vec3::ZERO,
+            Vec3::splat(100.0),
+            Vec3::Z,
+            style,
+            0,
+        )
+    }
+
+    #[test]
+    fn lights_must_be_finite_alike_in_every_range_and_in_a_style_below_64() {
+        assert_eq!(
+            lights(&[vec![light(0), light(63)], vec![light(0), light(63)]]),
+            Ok(())
+        );
+        assert!(lights(&[vec![light(64)]]).is_err());
+        let mut far = light(0);
+        far.origin.x = f32::INFINITY;
+        assert!(lights(&[vec![far]]).is_err());
+        let mut dark = light(0);
+        dark.intensity = Vec3::NAN;
+        assert!(lights(&[vec![dark]]).is_err());
+        assert!(lights(&[vec![light(0)], vec![light(32)]]).is_err());
+        assert!(lights(&[vec![light(0)], vec![]]).is_err());
+    }
+
+    /// One 2 × 2 luxel face with two styles written at offset 8 (after its two averages).
+    fn lit_bsp() -> Bsp {
+        let mut bsp = Bsp::new(20);
+        bsp.faces.push(Face {
+            texinfo: -1,
+            styles: [0, 32, 255, 255],
+            light_offset: 8,
+            lightmap_size: [1, 1],
+            ..Face::default()
+        });
+        bsp.lighting = vec![ColorRgbExp32::default(); 2 + 2 * 4];
+        bsp
+    }
+
+    #[test]
+    fn written_lighting_must_lie_inside_its_lumps() {
+        assert_eq!(output(&lit_bsp(), Range::Ldr), Ok(()));
+        let mut short = lit_bsp();
+        short.lighting.pop();
+        assert!(output(&short, Range::Ldr).is_err());
+        let mut misaligned = lit_bsp();
+        misaligned.faces[0].light_offset = 6;
+        assert!(output(&misaligned, Range::Ldr).is_err());
+        let mut styles_without_light = lit_bsp();
+        styles_without_light.faces[0].light_offset = -1;
+        assert!(output(&styles_without_light, Range::Ldr).is_err());
+        let mut ambient = lit_bsp();
+        ambient.leafs.push(Default::default());
+        ambient.leaf_ambient_index.push(LeafAmbientIndex {
+            sample_count: 1,
+            first_sample: 0,
+        });
+        assert!(
+            output(&ambient, Range::Ldr).is_err(),
+            "an ambient sample past the lump"
+        );
+    }
+}

@@ -1,0 +1,88 @@
+//! The state every lighting pass shares: each face's geometry and samples, the two tracing
+//! scenes, visibility, and the light each face has gathered so far.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use glam::{Vec2, Vec3};
+
+use crate::displacement::DispSurface;
+use crate::faces::FaceGeom;
+use crate::lights::{Light, LightKind};
+use crate::samples::{FaceSamples, disp_st};
+use crate::sky::Sky3d;
+use crate::tree::Tree;
+
+/// Shared counters of a run.
+#[derive(Debug, Default)]
+pub(crate) struct Counters {
+    pub rays: AtomicU64,
+}
+
+impl Counters {
+    pub fn add_rays(&self, n: u64) {
+        self.rays.fetch_add(n, Ordering::Relaxed);
+    }
+}
+
+/// The lighting of one face for one range: per used style, `luxels × (1 or 4)` samples,
+/// bump-major (flat normal first, then the three bump bases).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct FaceLight {
+    pub styles: Vec<u8>,
+    pub samples: Vec<Vec<Vec3>>,
+}
+
+/// The geometry shared by every range.
+pub(crate) struct World {
+    pub faces: Vec<FaceGeom>,
+    pub disps: Vec<Option<DispSurface>>,
+    pub samples: Vec<FaceSamples>,
+    pub occluders: srcmap_trace::Scene,
+    pub surfaces: srcmap_trace::Scene,
+    /// Decoded PVS rows (empty without visibility data) and each leaf's cluster, for culling.
+    pub pvs: Option<srcmap_bsp::Visibility>,
+    pub tree: Tree,
+    /// The 3D skybox, when the map has a `sky_camera`.
+    pub sky3d: Option<Sky3d>,
+    /// Per cluster: whether it sees a cluster that holds a sky face (VRAD's
+    /// `BuildVisForLightEnvironment`: the sun and sky ambient only light those). `None`
+    /// without visibility data.
+    pub sky_visible: Option<Vec<bool>>,
+}
+
+impl World {
+    /// Luxel-space coordinates of a point on face `face` (a displacement's by its grid).
+    pub fn luxel_of(&self, face: usize, p: Vec3) -> Vec2 {
+        let g = &self.faces[face];
+        match self.disps.get(face).and_then(|d| d.as_ref()) {
+            Some(d) => disp_st(g, d.uv_of(p)),
+            None => g.world_to_luxel(p),
+        }
+    }
+
+    /// The visibility cluster containing `p` (-1 when unknown or in solid).
+    pub fn cluster_at(&self, p: Vec3) -> i32 {
+        self.tree.cluster_at(p)
+    }
+
+    /// Whether `light` (in `light_cluster`) may reach a sample in `sample_cluster`.
+    pub fn sees(&self, light: &Light, light_cluster: i32, sample_cluster: i32) -> bool {
+        if sample_cluster < 0 {
+            // VRAD: a sample it cannot place is assumed visible.
+            return true;
+        }
+        if matches!(light.kind, LightKind::Sun | LightKind::SkyAmbient) {
+            return self
+                .sky_visible
+                .as_ref()
+                .is_none_or(|v| v.get(sample_cluster as usize).copied().unwrap_or(true));
+        }
+        if light_cluster < 0 {
+            return true;
+        }
+        match &self.pvs {
+            Some(v) if v.num_clusters > 0 => v.can_see(light_cluster as usize, sample_cluster as usize),
+            _ => true,
+        }
+    }
+}

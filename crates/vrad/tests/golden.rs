@@ -1,0 +1,148 @@
+//! Golden tests: our own small maps (compiled from `testdata/maps/*.vmf` by `srcmap compile
+//! --no-rad`, so with visibility, and stored under `tests/golden/`), given a set of lights,
+//! lit with one thread and every verify check; the dumps of the light list and of each face's
+//! lightmap are compared with the stored ones. `SRCMAP_BLESS=1` rewrites them.
+
+use std::path::PathBuf;
+
+use srcmap_bsp::{Bsp, Entity};
+use srcmap_vrad::lights::{Range, parse_lights};
+use srcmap_vrad::{NoProgress, Options, Threads, counts, dump};
+
+fn golden_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/golden")
+}
+
+/// Compares `actual` with `tests/golden/NAME` (or writes it with `SRCMAP_BLESS=1`).
+fn check_golden(name: &str, actual: &str) {
+    let path = golden_dir().join(name);
+    if std::env::var_os("SRCMAP_BLESS").is_some_and(|v| v == "1") {
+        std::fs::write(&path, actual).expect("golden file writable");
+        return;
+    }
+    let expected = std::fs::read_to_string(&path)
+        .unwrap_or_else(|e| panic!("{}: {e} (run with SRCMAP_BLESS=1 to create it)", path.display()));
+    if expected != actual {
+        let first = expected
+            .lines()
+            .zip(actual.lines())
+            .position(|(a, b)| a != b)
+            .unwrap_or(expected.lines().count().min(actual.lines().count()));
+        panic!(
+            "{name} differs from the golden dump at line {}:\n  expected: {:?}\n  actual:   {:?}\n(SRCMAP_BLESS=1 rewrites it)",
+            first + 1,
+            expected.lines().nth(first),
+            actual.lines().nth(first)
+        );
+    }
+}
+
+fn entity(pairs: &[(&str, &str)]) -> Entity {
+    Entity {
+        pairs: pairs
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect(),
+    }
+}
+
+/// Lights of every kind inside the 512 × 512 × 256 room both maps share: a plain point light,
+/// a spot light aimed down, a named (switchable, style 32) light, one with an explicit style
+/// and a hard fifty/zero-percent falloff, and a sun with sky ambient.
+fn room_lights() -> Vec<Entity> {
+    vec![
+        entity(&[
+            ("classname", "light"),
+            ("origin", "-128 -128 200"),
+            ("_light", "255 240 200 250"),
+            ("_quadratic_attn", "1"),
+        ]),
+        entity(&[
+            ("classname", "light_spot"),
+            ("origin", "128 128 220"),
+            ("angles", "-90 0 0"),
+            ("_light", "200 220 255 400"),
+            ("_inner_cone", "30"),
+            ("_cone", "45"),
+            ("_exponent", "2"),
+            ("_linear_attn", "1"),
+        ]),
+        entity(&[
+            ("classname", "light"),
+            ("targetname", "lamp"),
+            ("origin", "128 -128 64"),
+            ("_light", "255 64 64 150"),
+        ]),
+        entity(&[
+            ("classname", "light"),
+            ("style", "5"),
+            ("origin", "-128 128 64"),
+            ("_light", "64 255 64 200"),
+            ("_fifty_percent_distance", "128"),
+            ("_zero_percent_distance", "384"),
+            ("_hardfalloff", "1"),
+        ]),
+        entity(&[
+            ("classname", "light_environment"),
+            ("origin", "0 0 240"),
+            ("angles", "-45 30 0"),
+            ("pitch", "-45"),
+            ("_light", "255 255 230 300"),
+            ("_ambient", "150 170 255 40"),
+        ]),
+    ]
+}
+
+/// The map with `room_lights` added to its entities.
+fn lit_map(name: &str) -> Bsp {
+    let bytes = std::fs::read(golden_dir().join(format!("{name}.bsp"))).expect("golden map readable");
+    let mut bsp = Bsp::parse(&bytes).expect("golden map parses");
+    assert!(
+        bsp.visibility.as_ref().is_some_and(|v| v.num_clusters > 0),
+        "{name}: compiled with vis, so light bounces"
+    );
+    bsp.entities.extend(room_lights());
+    bsp
+}
+
+fn options(threads: usize) -> Options {
+    Options {
+        threads: Threads(threads),
+        verify: true,
+        ..Options::default()
+    }
+}
+
+fn golden_map(name: &str) {
+    let mut bsp = lit_map(name);
+    let (lights, _) = parse_lights(&bsp.entities, Range::Ldr);
+    check_golden(&format!("{name}.lights.txt"), &dump::lights(&lights));
+    let report = srcmap_vrad::light(&mut bsp, &options(1), &NoProgress).expect("lights");
+    assert_eq!(report.stage, "vrad");
+    assert_eq!(report.count(counts::LIGHTS), lights.len() as u64);
+    assert!(report.count(counts::BOUNCES_DONE) > 0, "{name}: light bounced");
+    check_golden(&format!("{name}.faces.txt"), &dump::face_lightmaps(&bsp, false));
+}
+
+#[test]
+fn box_room() {
+    golden_map("box_room");
+}
+
+#[test]
+fn features() {
+    golden_map("features");
+}
+
+#[test]
+fn the_lightmap_dump_does_not_depend_on_the_thread_count() {
+    let mut one = lit_map("features");
+    let mut four = one.clone();
+    srcmap_vrad::light(&mut one, &options(1), &NoProgress).expect("lights");
+    srcmap_vrad::light(&mut four, &options(4), &NoProgress).expect("lights");
+    assert_eq!(one.lighting, four.lighting);
+    assert_eq!(
+        dump::face_lightmaps(&one, false),
+        dump::face_lightmaps(&four, false)
+    );
+}
