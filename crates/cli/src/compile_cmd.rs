@@ -30,6 +30,12 @@ pub struct VbspArgs {
     /// Check the compiler's invariants between its passes (always on in debug builds).
     #[arg(long)]
     pub verify: bool,
+    /// Worker threads for every stage (0 = all cores), Valve's -threads.
+    #[arg(long, default_value_t = 0)]
+    pub threads: usize,
+    /// Print each stage's report (counts, times, warnings) as JSON on stdout.
+    #[arg(long)]
+    pub json: bool,
     /// Print nothing but errors.
     #[arg(long, short)]
     pub quiet: bool,
@@ -54,17 +60,17 @@ pub struct CompileArgs {
     /// Maximum light bounces.
     #[arg(long)]
     pub bounce: Option<u32>,
-    /// Worker threads for vis and light (0 = all cores).
-    #[arg(long, default_value_t = 0)]
-    pub threads: usize,
 }
 
-/// What stage 1 produced, before anything is written.
+/// What stage 1 produced: the map in memory and the file `srcmap vbsp` writes of it.
 struct Stage1 {
-    bsp: Vec<u8>,
+    bsp: srcmap_bsp::Bsp,
+    /// The BSP as `srcmap vbsp` writes it; later stages' lumps are laid out over it.
+    file: Vec<u8>,
     out_path: PathBuf,
-    /// The portal file, when the map is sealed (vis needs it).
-    prt: Option<String>,
+    /// The map is sealed (a portal file was written): vis can run.
+    sealed: bool,
+    report: srcmap_stage::Report,
 }
 
 fn read_map(path: &Path) -> anyhow::Result<srcmap_vmf::Vmf> {
@@ -98,7 +104,7 @@ fn run_vbsp(args: &VbspArgs) -> anyhow::Result<Stage1> {
             .as_ref()
             .map(|v| v.map_version as i32)
             .unwrap_or(0),
-        threads: srcmap_vbsp::Threads::ALL,
+        threads: srcmap_stage::Threads(args.threads),
     };
     let out_path = args
         .output
@@ -136,18 +142,17 @@ fn run_vbsp(args: &VbspArgs) -> anyhow::Result<Stage1> {
             eprintln!("{}: {d}", args.map.display());
         }
     }
-    let bsp = out
+    let file = out
         .bsp
         .to_bytes()
         .map_err(|e| anyhow::anyhow!("writing the BSP: {e}"))?;
-    let mut prt = None;
+    let sealed = out.leak.is_none();
     if let Some(CompileError::Leak { pointfile, .. }) = &out.leak {
         // Valve writes no portal file for a leaked map: vis cannot run on it.
         crate::write_output(&out_path.with_extension("lin"), pointfile.as_bytes())?;
         let _ = std::fs::remove_file(out_path.with_extension("prt"));
     } else {
         crate::write_output(&out_path.with_extension("prt"), out.prt.as_bytes())?;
-        prt = Some(out.prt.clone());
         // A stale pointfile from an earlier leak would mislead.
         let _ = std::fs::remove_file(out_path.with_extension("lin"));
     }
@@ -164,12 +169,22 @@ fn run_vbsp(args: &VbspArgs) -> anyhow::Result<Stage1> {
             r.count("portals")
         );
     }
-    Ok(Stage1 { bsp, out_path, prt })
+    Ok(Stage1 {
+        bsp: out.bsp,
+        file,
+        out_path,
+        sealed,
+        report: out.report,
+    })
 }
 
 pub fn vbsp(args: &VbspArgs) -> anyhow::Result<()> {
     let stage1 = run_vbsp(args)?;
-    crate::write_output(&stage1.out_path, &stage1.bsp)
+    crate::write_output(&stage1.out_path, &stage1.file)?;
+    if args.json {
+        crate::print_json(&stage1.report)?;
+    }
+    Ok(())
 }
 
 /// An instance file: relative to the map's folder, then under `-game`'s `maps/` and
@@ -189,50 +204,65 @@ fn find_instance(map: &Path, game: Option<&Path>, name: &str) -> Option<PathBuf>
     found.or_else(|| roots.iter().map(|r| r.join(&base)).find(|p| p.is_file()))
 }
 
-/// vbsp, then vvis, then vrad, in one process; the BSP is written once, at the end.
+/// vbsp, then vvis, then vrad, in one process on one map in memory; the BSP is written once,
+/// at the end.
 pub fn compile(args: &CompileArgs) -> anyhow::Result<()> {
     let Stage1 {
         mut bsp,
+        file,
         out_path,
-        prt,
+        sealed,
+        report,
     } = run_vbsp(&args.vbsp)?;
     let name = args.vbsp.map.display();
-    let threads = (args.threads > 0).then_some(args.threads);
-    match &prt {
-        _ if args.no_vis => {}
+    let quiet = args.vbsp.quiet;
+    let mut reports = vec![report];
+    if args.no_vis {
+    } else if sealed {
+        let options = srcmap_vvis::Options {
+            fast: args.fast,
+            threads: srcmap_stage::Threads(args.vbsp.threads),
+            verify: args.vbsp.verify,
+            ..Default::default()
+        };
         // Portals are rebuilt from the BSP's own tree rather than read from the .prt: they
         // give the same PVS on sealed maps, and stay right where our portal file's outer box
         // is too small (maps whose brushes reach far beyond the world model).
-        Some(_) => {
-            bsp = crate::vis_cmd::run_vis(&bsp, None, args.fast, threads, args.vbsp.quiet)
-                .map_err(|e| anyhow::anyhow!("{name}: vvis: {e:#}"))?;
-        }
-        None if !args.vbsp.quiet => {
-            eprintln!("{name}: warning: the map leaked, so vis was skipped (every cluster sees every other)")
-        }
-        None => {}
+        let report = srcmap_vvis::vis(&mut bsp, None, &options, &crate::progress::Bar::new(quiet))
+            .map_err(|e| anyhow::anyhow!("{name}: vvis: {:#}", anyhow::Error::from(e)))?;
+        reports.push(report);
+    } else if !quiet {
+        eprintln!("{name}: warning: the map leaked, so vis was skipped (every cluster sees every other)")
     }
     if !args.no_rad {
         let options = crate::rad_cmd::RadOptions {
             fast: args.fast,
             final_: args.final_,
             bounce: args.bounce,
-            threads: args.threads,
-            quiet: args.vbsp.quiet,
+            threads: args.vbsp.threads,
+            verify: args.vbsp.verify,
             texlights: crate::rad_cmd::load_texlights(
                 args.vbsp.materials.as_deref(),
                 args.vbsp.game.as_deref(),
                 &[],
                 Some(&args.vbsp.map),
-                args.vbsp.quiet,
+                quiet,
             )?,
             ..Default::default()
         };
-        bsp = crate::rad_cmd::run_rad(&bsp, &options).map_err(|e| anyhow::anyhow!("{name}: vrad: {e:#}"))?;
+        let report = srcmap_vrad::light(&mut bsp, &options.to_options(), &crate::progress::Bar::new(quiet))
+            .map_err(|e| anyhow::anyhow!("{name}: vrad: {:#}", anyhow::Error::from(e)))?;
+        reports.push(report);
     }
-    crate::write_output(&out_path, &bsp)?;
-    if !args.vbsp.quiet {
+    let bytes = bsp
+        .to_bytes_over(&file)
+        .map_err(|e| anyhow::anyhow!("{name}: writing the BSP: {e}"))?;
+    crate::write_output(&out_path, &bytes)?;
+    if !quiet {
         eprintln!("compile: wrote {}", out_path.display());
+    }
+    if args.vbsp.json {
+        crate::print_json(&reports)?;
     }
     Ok(())
 }

@@ -72,7 +72,6 @@ pub struct RadOptions {
     pub hdr: bool,
     pub both: bool,
     pub threads: usize,
-    pub quiet: bool,
     /// `-ldr` given: do not relight HDR even if the map has it.
     pub ldr_only: bool,
     /// Texture lights (`lights.rad` files).
@@ -154,13 +153,6 @@ pub fn load_texlights(
     Ok(out)
 }
 
-/// Lights a BSP held in memory and returns the new file's bytes (for `srcmap compile`).
-pub fn run_rad(bsp_bytes: &[u8], options: &RadOptions) -> anyhow::Result<Vec<u8>> {
-    let progress = crate::progress::Bar::new(options.quiet);
-    let (bytes, _report) = srcmap_vrad::relight(bsp_bytes, &options.to_options(), &progress)?;
-    Ok(bytes)
-}
-
 pub fn vrad(args: &VradArgs) -> anyhow::Result<()> {
     let input =
         std::fs::read(&args.bsp).map_err(|e| anyhow::anyhow!("{}: cannot read: {e}", args.bsp.display()))?;
@@ -171,7 +163,6 @@ pub fn vrad(args: &VradArgs) -> anyhow::Result<()> {
         hdr: args.hdr,
         both: args.both,
         threads: args.threads,
-        quiet: args.quiet,
         verify: args.verify,
         ldr_only: args.ldr,
         texlights: load_texlights(

@@ -39,25 +39,6 @@ pub struct VvisArgs {
     pub verify: bool,
 }
 
-/// Visibility for a BSP held in memory (for `srcmap compile`): `prt` is the portal file's text
-/// when the compiler wrote one; without it portals are rebuilt from the tree.
-pub fn run_vis(
-    bsp_bytes: &[u8],
-    prt: Option<&str>,
-    fast: bool,
-    threads: Option<usize>,
-    quiet: bool,
-) -> anyhow::Result<Vec<u8>> {
-    let options = Options {
-        fast,
-        threads: Threads(threads.unwrap_or(0)),
-        ..Default::default()
-    };
-    let progress = crate::progress::Bar::new(quiet);
-    let (bytes, _report) = srcmap_vvis::vis_bsp(bsp_bytes, prt, &options, &progress)?;
-    Ok(bytes)
-}
-
 pub fn vvis(args: &VvisArgs) -> anyhow::Result<()> {
     let input =
         std::fs::read(&args.bsp).map_err(|e| anyhow::anyhow!("{}: cannot read: {e}", args.bsp.display()))?;
