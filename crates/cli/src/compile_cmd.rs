@@ -111,7 +111,7 @@ fn run_vbsp(args: &VbspArgs) -> anyhow::Result<Stage1> {
         .clone()
         .unwrap_or_else(|| args.map.with_extension("bsp"));
     let result = srcmap_vbsp::compile(&input, &opts, &crate::progress::Bar::steps("vbsp", args.quiet));
-    let out = match result {
+    let mut out = match result {
         Ok(o) => o,
         Err(CompileError::Leak {
             entity_id,
@@ -132,10 +132,11 @@ fn run_vbsp(args: &VbspArgs) -> anyhow::Result<Stage1> {
         }
         Err(e) => anyhow::bail!("{}: {e}", args.map.display()),
     };
-    if !args.quiet {
-        for w in materials.warnings() {
+    for w in materials.warnings() {
+        if !args.quiet {
             eprintln!("{}: warning: {w}", args.map.display());
         }
+        out.report.warn(w.to_string());
     }
     for d in &out.diagnostics {
         if !args.quiet || d.severity == Severity::Error {

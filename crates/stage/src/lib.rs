@@ -81,7 +81,11 @@ pub struct Time {
 pub struct Report {
     /// `vbsp`, `vvis` or `vrad`.
     pub stage: &'static str,
+    /// In JSON: an object, figure name → number (whole numbers without a fraction).
+    #[serde(serialize_with = "counts_as_object")]
     pub counts: Vec<Count>,
+    /// In JSON: an object, phase → seconds (a phase run more than once: the sum).
+    #[serde(serialize_with = "times_as_object")]
     pub times: Vec<Time>,
     pub warnings: Vec<String>,
 }
@@ -145,6 +149,35 @@ impl Report {
     }
 }
 
+fn counts_as_object<S: serde::Serializer>(counts: &[Count], s: S) -> Result<S::Ok, S::Error> {
+    use serde::ser::SerializeMap;
+    let mut map = s.serialize_map(Some(counts.len()))?;
+    for c in counts {
+        if c.value.fract() == 0.0 && c.value.abs() < 9.0e15 {
+            map.serialize_entry(c.name, &(c.value as i64))?;
+        } else {
+            map.serialize_entry(c.name, &c.value)?;
+        }
+    }
+    map.end()
+}
+
+fn times_as_object<S: serde::Serializer>(times: &[Time], s: S) -> Result<S::Ok, S::Error> {
+    use serde::ser::SerializeMap;
+    let mut phases: Vec<(&str, f64)> = Vec::new();
+    for t in times {
+        match phases.iter_mut().find(|(p, _)| *p == t.phase) {
+            Some((_, secs)) => *secs += t.seconds,
+            None => phases.push((&t.phase, t.seconds)),
+        }
+    }
+    let mut map = s.serialize_map(Some(phases.len()))?;
+    for (phase, secs) in phases {
+        map.serialize_entry(phase, &secs)?;
+    }
+    map.end()
+}
+
 /// Whether a stage checks its invariants between passes: always in debug builds and tests,
 /// and in release builds when asked (`--verify`).
 pub fn verify_enabled(asked: bool) -> bool {
@@ -160,16 +193,20 @@ mod tests {
         let mut r = Report::new("vvis");
         r.set("clusters", 4u32);
         r.set("clusters", 5u32);
+        r.set("radius", 2500.5);
         r.time("flow", Duration::from_millis(1500));
         r.time("flow", Duration::from_millis(500));
         r.warn("leaked");
         assert_eq!(r.count("clusters"), 5);
-        assert_eq!(r.counts.len(), 1);
+        assert_eq!(r.counts.len(), 2);
         assert_eq!(r.seconds("flow"), 2.0);
         assert_eq!(r.get("missing"), None);
         let json = serde_json::to_value(&r).unwrap();
         assert_eq!(json["stage"], "vvis");
-        assert_eq!(json["counts"][0]["name"], "clusters");
+        assert_eq!(json["counts"]["clusters"], 5);
+        assert!(json["counts"]["clusters"].is_u64());
+        assert_eq!(json["counts"]["radius"], 2500.5);
+        assert_eq!(json["times"]["flow"], 2.0);
         assert_eq!(json["warnings"][0], "leaked");
     }
 
