@@ -34,7 +34,7 @@ run() { # BIN DIR
 }
 
 # The output folder and the seconds differ between runs; nothing else may.
-mask() { sed -E "s#$out/(before|after)#OUT#g; s/[0-9]+\.[0-9]+ s\b/T s/g; s/[0-9]+ s left/T s left/g" "$1"; }
+mask() { sed -E "s#$out/(before|after)#OUT#g; s/[0-9]+\.[0-9]+ s\b/T s/g; s/[0-9]+ s left/T s left/g; s/[0-9.]+ Mrays\/s/R Mrays\/s/g" "$1"; }
 
 run "$before" "$out/before" & run "$after" "$out/after"; wait
 files=0; differ=0
