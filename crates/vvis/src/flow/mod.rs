@@ -7,7 +7,7 @@
 //! * [`fast`] ([`FlowKind::Fast`]), ours: the same tests as Valve's, pruned and reordered
 //!   (widest first, by clusters rather than portals); what it prunes and why that is exact,
 //!   or where it is not, is in its module docs.
-//! * [`reference`] ([`FlowKind::Reference`]): a straight reimplementation of Valve's loop, kept
+//! * [`reference`](mod@reference) ([`FlowKind::Reference`]): a straight reimplementation of Valve's loop, kept
 //!   to measure the speed-up in the same run and to compare the results.
 //!
 //! Scheduling is deterministic: portals go in vvis's sorted order, and the portal at position
