@@ -7,8 +7,8 @@
 //! * [`fast`] ([`FlowKind::Fast`]), ours: the same tests as Valve's, pruned and reordered
 //!   (widest first, by clusters rather than portals); what it prunes and why that is exact,
 //!   or where it is not, is in its module docs.
-//! * [`reference`] ([`FlowKind::Reference`]): a straight reimplementation of Valve's loop, kept
-//!   to measure the speed-up in the same run and to compare the results.
+//! * [`reference`](mod@reference) ([`FlowKind::Reference`]): a straight reimplementation of
+//!   Valve's loop, kept to measure the speed-up in the same run and to compare the results.
 //!
 //! Scheduling is deterministic: portals go in vvis's sorted order, and the portal at position
 //! `i` reuses the finished results of those at positions up to `i - LOCKSTEP` (vvis reuses those
