@@ -103,8 +103,6 @@ pub enum CompileError {
         count: usize,
         max: usize,
     },
-    #[error("{0}")]
-    Map(String),
     #[error(transparent)]
     Threads(#[from] srcmap_stage::ThreadsError),
     /// A pass left the map in a state the next cannot rely on (a compiler bug).

@@ -15,7 +15,7 @@ use crate::emit::{self, Clusters};
 use crate::faces::{self, Face};
 use crate::ids::{BrushId, EntityId, SideRef};
 use crate::input::MapInput;
-use crate::portals::{self, Portals};
+use crate::portals::{self, FloodSource, Portals};
 use crate::texinfo::{Texinfos, texinfo_for};
 use crate::tree::{self, NodeId, Pass, Tree};
 use crate::{Options, Output, Progress, Report, check_limit, prt, verify};
@@ -98,8 +98,8 @@ pub(crate) struct Compile<'a> {
     structural: Vec<BrushId>,
     detail: Vec<BrushId>,
     world_bounds: Bounds,
-    /// Flood sources: (input entity index, origin, is info_player_start).
-    origins: Vec<(u32, DVec3, bool)>,
+    /// Flood sources: every entity with an origin but the world.
+    origins: Vec<FloodSource>,
     tree: Tree,
     portals: Portals,
     /// The flood of the first pass found the inside: the outside is filled.
@@ -114,7 +114,7 @@ pub(crate) struct Compile<'a> {
     prt: String,
     sub_models: Vec<SubModel>,
     diags: Vec<Diagnostic>,
-    /// Leaves the first pass's flood filled.
+    /// Leaves the last world pass filled.
     outside_filled: usize,
     report: Report,
     /// The phase running, and since when.
@@ -565,7 +565,11 @@ impl<'a> Compile<'a> {
             if let Some(o) = e.origin()
                 && o != DVec3::ZERO
             {
-                self.origins.push((ei as u32, o, class == "info_player_start"));
+                self.origins.push(FloodSource {
+                    entity: ei as u32,
+                    origin: o,
+                    player_start: class == "info_player_start",
+                });
             }
         }
         Ok(())

@@ -196,21 +196,36 @@ pub enum Flood {
     Leak { entity: u32, path: Vec<DVec3> },
 }
 
+/// An entity the flood starts from.
+#[derive(Debug, Clone, Copy)]
+pub struct FloodSource {
+    /// The entity's index in the map input.
+    pub entity: u32,
+    pub origin: DVec3,
+    /// An `info_player_start`: nudged around as Valve does so that one in a wall still
+    /// counts.
+    pub player_start: bool,
+}
+
 /// Valve's `FloodEntities`: mark every leaf reachable through non-solid portals from an
-/// entity's origin. `origins` holds (entity index, origin); an `info_player_start` is
-/// nudged around as Valve does so that one in a wall still counts.
+/// entity's origin.
 pub fn flood_entities(
     tree: &mut Tree,
     planes: &PlaneSet,
     portals: &Portals,
-    origins: &[(u32, DVec3, bool)],
+    origins: &[FloodSource],
 ) -> Flood {
     for n in &mut tree.nodes {
         n.occupied = 0;
         n.occupant = None;
     }
     let mut queue = VecDeque::new();
-    for &(ent, origin, player_start) in origins {
+    for &FloodSource {
+        entity: ent,
+        origin,
+        player_start,
+    } in origins
+    {
         let mut o = origin;
         o.z += 1.0; // entities on the floor are inside
         let offsets: &[(f64, f64)] = if player_start {
@@ -288,8 +303,8 @@ pub fn flood_entities(
     }
     let origin = origins
         .iter()
-        .find(|o| o.0 == entity)
-        .map(|o| o.1)
+        .find(|o| o.entity == entity)
+        .map(|o| o.origin)
         .unwrap_or_default();
     path.push(origin);
     Flood::Leak { entity, path }
