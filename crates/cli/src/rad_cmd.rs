@@ -82,7 +82,8 @@ pub struct RadOptions {
 }
 
 impl RadOptions {
-    fn to_options(&self) -> Options {
+    /// The library options these stand for (what `srcmap_vrad::light` takes).
+    pub fn to_options(&self) -> Options {
         Options {
             quality: if self.fast {
                 Quality::Fast
