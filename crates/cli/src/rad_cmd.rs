@@ -81,6 +81,7 @@ pub struct RadOptions {
 }
 
 impl RadOptions {
+    /// The library options these stand for (what `srcmap_vrad::light` takes).
     pub fn to_options(&self) -> Options {
         Options {
             quality: if self.fast {

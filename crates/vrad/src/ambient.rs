@@ -8,9 +8,8 @@
 use glam::Vec3;
 use rayon::prelude::*;
 use srcmap_bsp::Bsp;
-use srcmap_trace::Tracer;
-
 use srcmap_bsp::flags::Contents;
+use srcmap_trace::Tracer;
 
 use crate::lights::{Light, LightKind};
 use crate::sampling::sphere_directions;

@@ -13,15 +13,17 @@
 //!    `emit_surface` light per patch of each emitting face;
 //! 2. with `-game`/`--materials` ([`materials`]): reflectivity, `$bumpmap` and see-through
 //!    materials (no shadow) from the game or the table override the BSP's records;
-//!    one sample per luxel, placed by the face's lightmap vectors and extents ([`faces`]),
-//!    kept a quarter luxel inside the face and lifted 1 unit off it; a displacement's luxels
+//!    one sample per luxel ([`samples`]), placed by the face's lightmap vectors and extents
+//!    ([`faces`]), kept a quarter luxel inside the face and lifted 1 unit off it, its cluster
+//!    found in the world tree ([`tree`]); a displacement's luxels
 //!    laid over its grid, lit at samples between them and blended from those as VRAD does
 //!    ([`displacement`]);
 //! 3. direct light with shadows traced through a BVH ([`scene`], `srcmap-trace`) of the
 //!    world's opaque brushes (`MASK_OPAQUE`; sky and displacement sides left out, as VRAD),
 //!    displacements and `vrad_brush_cast_shadows` brush entities; sun and sky ambient count
-//!    where a ray reaches a sky face, in clusters that see a cluster holding sky (continued through the 3D skybox of a `sky_camera`, whose
-//!    geometry can still block it); point, spot and surface lights only reach clusters in
+//!    where a ray reaches a sky face, in clusters that see a cluster holding sky ([`sky`]:
+//!    continued through the 3D skybox of a `sky_camera`, whose geometry can still block it);
+//!    point, spot and surface lights only reach clusters in
 //!    their PVS; luxels on a sharp change are re-lit from four sub-samples (VRAD's
 //!    supersampling; not with `-fast`);
 //! 4. bounced light by gathering ([`bounce`]): cosine-weighted rays from a grid of points
@@ -29,9 +31,13 @@
 //!    brushes no light passes); each bounce is then lookups of reflectivity × light there,
 //!    until a bounce adds little. Without visibility data VRAD does no bounce and adds a flat
 //!    0.1 ambient; so do we;
-//! 5. output ([`output`]): ColorRGBExp32 samples per style (and the three bump bases on
+//! 5. per-leaf ambient cubes ([`ambient`]);
+//! 6. output ([`output`]): ColorRGBExp32 samples per style (and the three bump bases on
 //!    `SURF_BUMPLIGHT` faces), each style's median colour stored before the face's samples,
 //!    face offsets and styles rewritten; world lights; per-leaf ambient cubes.
+//!
+//! [`dump`] prints the light list and each face's lightmap as text (the golden tests pin
+//! them).
 //!
 //! LDR and HDR (`-both`) share every ray: only intensities differ between them.
 //!

@@ -100,7 +100,8 @@ fn first_number(e: &Entity, key: &str) -> Option<f64> {
     e.get(key).and_then(|v| values::numbers(v).next())
 }
 
-fn key_f32(e: &Entity, key: &str) -> f32 {
+/// A number key (`_cone`, `scale`), 0 when missing or not a number.
+pub(crate) fn key_f32(e: &Entity, key: &str) -> f32 {
     first_number(e, key).unwrap_or(0.0) as f32
 }
 

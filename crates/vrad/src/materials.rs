@@ -16,12 +16,11 @@
 use std::sync::Arc;
 
 use srcmap_bsp::Bsp;
-use srcmap_materials::{Origin, Resolver};
-
 use srcmap_materials::flags::{
     CONTENTS_GRATE, CONTENTS_SLIME, CONTENTS_SOLID, CONTENTS_WATER, CONTENTS_WINDOW, MASK_OPAQUE,
     SURF_BUMPLIGHT, SURF_TRANS, SurfaceFlags,
 };
+use srcmap_materials::{Origin, Resolver};
 
 use crate::faces::TEX_SPECIAL;
 

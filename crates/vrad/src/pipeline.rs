@@ -12,7 +12,7 @@
 //! 7. per range, [`Lighting::bounce`], [`Lighting::ambient_cubes`] and
 //!    [`Lighting::write_output`].
 //!
-//! Between passes the `verify_*` checks (see [`crate::verify`]) run when
+//! Between passes the `verify_*` checks (the invariants the next pass relies on) run when
 //! [`srcmap_stage::verify_enabled`] says so.
 
 use std::sync::atomic::Ordering;

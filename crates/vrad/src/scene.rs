@@ -8,11 +8,11 @@
 
 use glam::{DVec3, Vec3};
 use srcmap_bsp::Bsp;
+use srcmap_bsp::flags::{Contents, SurfaceFlags};
+use srcmap_kv::values;
 use srcmap_trace::{Scene, SceneBuilder};
 
 use crate::displacement::DispSurface;
-use srcmap_bsp::flags::{Contents, SurfaceFlags};
-
 use crate::faces::{FaceGeom, SKY_FACE};
 
 /// VRAD's `MAX_TRACE_LENGTH`: the diagonal of the coordinate range.
@@ -170,11 +170,7 @@ pub fn occluders_with(
     // Brush entities flagged to cast shadows.
     let origins = crate::faces::model_origins(bsp);
     for e in &bsp.entities {
-        if e.get("vrad_brush_cast_shadows")
-            .and_then(|v| v.trim().parse::<i32>().ok())
-            .unwrap_or(0)
-            == 0
-        {
+        if !e.get("vrad_brush_cast_shadows").is_some_and(values::boolean) {
             continue;
         }
         let Some(m) = crate::faces::brush_model_index(e) else {

@@ -36,7 +36,7 @@ impl Sky3d {
             {
                 continue;
             }
-            let scale: f32 = e.get("scale").and_then(|v| v.trim().parse().ok()).unwrap_or(0.0);
+            let scale = lights::key_f32(e, "scale");
             if scale <= 0.0 {
                 continue;
             }

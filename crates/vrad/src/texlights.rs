@@ -17,7 +17,6 @@ use std::collections::BTreeMap;
 
 use glam::{DVec3, Vec3};
 use srcmap_bsp::Bsp;
-
 use srcmap_bsp::flags::SurfaceFlags;
 
 use crate::faces::FaceGeom;
