@@ -6,7 +6,9 @@
 //! the value on write. Padding is kept as a field so a typed round trip is byte-identical.
 
 use crate::codec::{Ctx, Cur, Field, Out, Record, read_sizes, simple_record};
-use crate::versions::{LEAFS_VERSION, LEAFS_VERSION_WITH_AMBIENT};
+use crate::versions::{
+    LEAFS_VERSION, LEAFS_VERSION_WITH_AMBIENT, WORLD_LIGHTS_VERSION, WORLD_LIGHTS_VERSION_WITH_SHADOW_OFFSET,
+};
 
 /// A 3-vector of floats (`Vector`).
 pub type Vector = [f32; 3];
@@ -744,8 +746,8 @@ impl Record for WorldLight {
     read_sizes!(88, 100);
     fn size(ctx: &Ctx) -> Option<usize> {
         match ctx.lump_version {
-            0 => Some(88),
-            1 => Some(100),
+            WORLD_LIGHTS_VERSION => Some(88),
+            WORLD_LIGHTS_VERSION_WITH_SHADOW_OFFSET => Some(100),
             _ => None,
         }
     }
@@ -755,7 +757,11 @@ impl Record for WorldLight {
             origin: c.vec3(),
             intensity: c.vec3(),
             normal: c.vec3(),
-            shadow_cast_offset: if ctx.lump_version == 1 { c.vec3() } else { [0.0; 3] },
+            shadow_cast_offset: if ctx.lump_version == WORLD_LIGHTS_VERSION_WITH_SHADOW_OFFSET {
+                c.vec3()
+            } else {
+                [0.0; 3]
+            },
             cluster: c.i32(),
             kind: c.i32(),
             style: c.i32(),
@@ -775,7 +781,7 @@ impl Record for WorldLight {
         self.origin.put(w);
         self.intensity.put(w);
         self.normal.put(w);
-        if ctx.lump_version == 1 {
+        if ctx.lump_version == WORLD_LIGHTS_VERSION_WITH_SHADOW_OFFSET {
             self.shadow_cast_offset.put(w);
         }
         for v in [self.cluster, self.kind, self.style] {

@@ -18,6 +18,10 @@ pub const LEAFS_VERSION_WITH_AMBIENT: u32 = 0;
 pub const LEAFS_VERSION: u32 = 1;
 /// The leaf ambient lighting lumps (LDR and HDR) of BSP 20.
 pub const LEAF_AMBIENT_VERSION: u32 = 1;
+/// World lights (LDR and HDR) v0: `dworldlight_t` of 88 bytes, as Source 2007/2013 write.
+pub const WORLD_LIGHTS_VERSION: u32 = 0;
+/// World lights v1 (Left 4 Dead and later): adds `shadow_cast_offset` (100 bytes).
+pub const WORLD_LIGHTS_VERSION_WITH_SHADOW_OFFSET: u32 = 1;
 /// The first BSP version whose leafs leave the ambient cube out (and that has HDR lumps).
 pub const FIRST_BSP_VERSION_WITHOUT_LEAF_AMBIENT: i32 = 20;
 
