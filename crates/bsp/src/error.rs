@@ -77,8 +77,3 @@ impl BspError {
 }
 
 pub type Result<T, E = BspError> = std::result::Result<T, E>;
-
-/// The old name of [`BspError`], for the stage crates until the merge of issue 16 renames their
-/// uses; remove it then.
-#[doc(hidden)]
-pub type Error = BspError;

@@ -80,8 +80,6 @@ pub use bumpalo::Bump;
 pub use codec::Ctx;
 pub use document::{BspDocument, LumpSlot};
 pub use entities::{Entities, Entity, EntityRef};
-#[doc(hidden)]
-pub use error::Error;
 pub use error::{BspError, Result};
 pub use file::{BspFile, Header, LumpEntry, LumpOrder, identify_foreign};
 pub use gamelump::{

@@ -103,13 +103,6 @@ pub fn encode(data: &[u8]) -> Result<Vec<u8>, LzmaError> {
     Ok(out)
 }
 
-/// [`encode`] with the error as text: the signature vvis calls today. Kept only until the
-/// merge of issue 16 moves vvis to [`encode`]; remove it then.
-#[doc(hidden)]
-pub fn compress(data: &[u8]) -> Result<Vec<u8>, String> {
-    encode(data).map_err(|e| e.to_string())
-}
-
 #[cfg(test)]
 mod tests {
     #[test]

@@ -3,7 +3,7 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::Context;
-use srcmap_vbsp::{CompileError, Severity};
+use srcmap_vbsp::{Severity, VbspError};
 
 #[derive(Debug, clap::Args)]
 pub struct VbspArgs {
@@ -113,7 +113,7 @@ fn run_vbsp(args: &VbspArgs) -> anyhow::Result<Stage1> {
     let result = srcmap_vbsp::compile(&input, &opts, &crate::progress::Bar::steps("vbsp", args.quiet));
     let mut out = match result {
         Ok(o) => o,
-        Err(CompileError::Leak {
+        Err(VbspError::Leak {
             entity_id,
             classname,
             origin,
@@ -148,7 +148,7 @@ fn run_vbsp(args: &VbspArgs) -> anyhow::Result<Stage1> {
         .to_bytes()
         .map_err(|e| anyhow::anyhow!("writing the BSP: {e}"))?;
     let sealed = out.leak.is_none();
-    if let Some(CompileError::Leak { pointfile, .. }) = &out.leak {
+    if let Some(VbspError::Leak { pointfile, .. }) = &out.leak {
         // Valve writes no portal file for a leaked map: vis cannot run on it.
         crate::write_output(&out_path.with_extension("lin"), pointfile.as_bytes())?;
         let _ = std::fs::remove_file(out_path.with_extension("prt"));

@@ -66,7 +66,7 @@ pub fn vvis(args: &VvisArgs) -> anyhow::Result<()> {
         .map_err(|e| {
             let source = prt_path
                 .as_ref()
-                .filter(|_| matches!(e, srcmap_vvis::VisError::Prt { .. }));
+                .filter(|_| matches!(e, srcmap_vvis::VvisError::Prt { .. }));
             anyhow::anyhow!("{}: {e}", source.unwrap_or(&args.bsp).display())
         })?;
     let out = args.output.as_ref().unwrap_or(&args.bsp);

@@ -44,10 +44,6 @@ pub enum ContentError {
 
 pub type Result<T, E = ContentError> = std::result::Result<T, E>;
 
-/// The old name of [`ContentError`], until the merge of issue 16; remove it then.
-#[doc(hidden)]
-pub type Error = ContentError;
-
 pub(crate) fn io_err(path: &std::path::Path, source: std::io::Error) -> ContentError {
     ContentError::Io {
         path: path.display().to_string(),

@@ -127,10 +127,6 @@ pub struct KvError {
     pub message: String,
 }
 
-/// The old name of [`KvError`], until the merge of issue 16; remove it then.
-#[doc(hidden)]
-pub type ParseError = KvError;
-
 impl KvError {
     pub(crate) fn at(text: &[u8], offset: usize, message: impl Into<String>) -> Self {
         let (line, column) = srcmap_bytes::line_col(text, offset);

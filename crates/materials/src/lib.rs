@@ -23,10 +23,6 @@ use std::sync::Mutex;
 pub use harvest::harvest_bsp;
 pub use table::{Conflict, ConflictValue, MaterialTable, MaterialsError, TableEntry};
 
-/// The old name of [`MaterialsError`], until the merge of issue 16; remove it then.
-#[doc(hidden)]
-pub type TableError = MaterialsError;
-
 use flags::*;
 
 /// What the compiler needs to know about one material.

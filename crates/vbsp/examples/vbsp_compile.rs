@@ -114,7 +114,7 @@ fn main() {
                 );
             }
             Err(e) => {
-                if let (srcmap_vbsp::CompileError::Leak { pointfile, .. }, Some(o)) = (&e, pair.get(1)) {
+                if let (srcmap_vbsp::VbspError::Leak { pointfile, .. }, Some(o)) = (&e, pair.get(1)) {
                     std::fs::write(Path::new(o).with_extension("lin"), pointfile).expect("write");
                 }
                 failed = true;

@@ -83,7 +83,7 @@ impl fmt::Display for Diagnostic {
 
 /// A compile that could not produce a BSP.
 #[derive(Debug, Error)]
-pub enum CompileError {
+pub enum VbspError {
     /// An entity sees the void. `pointfile` is Valve's `.lin`: the path from the void to the
     /// entity, one `x y z` point per line.
     #[error("leak: entity {entity_id} '{classname}' at ({:.0} {:.0} {:.0}) can reach the void (see the .lin pointfile)", origin.x, origin.y, origin.z)]

@@ -9,7 +9,7 @@ use srcmap_geom::{DVec3, PlaneSet};
 use crate::brush::Brush;
 use crate::check_limit;
 use crate::contents::*;
-use crate::diag::CompileError;
+use crate::diag::VbspError;
 use crate::faces::Face;
 use crate::pipeline::Ent;
 use crate::texinfo::Texinfos;
@@ -242,9 +242,9 @@ pub fn emit(
     entities: Vec<bsp::Entity>,
     num_clusters: usize,
     areas: crate::areas::Areas,
-) -> Result<bsp::Bsp, CompileError> {
+) -> Result<bsp::Bsp, VbspError> {
     let mut e = Emitter {
-        out: bsp::Bsp::new(20),
+        out: bsp::Bsp::new(bsp::versions::COMPILE_BSP_VERSION),
         planes,
         edge_map: HashMap::new(),
         leaf_nodes: Vec::new(),
@@ -421,7 +421,7 @@ impl Emitter<'_> {
         polys: &[Vec<u32>],
         tex: &Texinfos,
         leaf_faces: &mut HashMap<NodeId, Vec<u32>>,
-    ) -> Result<i32, CompileError> {
+    ) -> Result<i32, VbspError> {
         let node = m.tree.node(n);
         if node.is_leaf() || solid[n.idx()] {
             return Ok(self.emit_leaf(m, n, solid));

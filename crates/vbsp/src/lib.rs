@@ -4,7 +4,7 @@
 //! numbers, see [`input`]; [`input_from_vmf`] adapts the VMF crate's typed view and
 //! [`instances::collapse`] merges `func_instance` files) and [`Options`] in, an [`Output`]
 //! (the BSP as srcmap-bsp's [`Bsp`], the portal file's text, diagnostics naming VMF ids, a
-//! [`Report`]) out, or a [`CompileError`] (a leak with its pointfile, an overflowed limit).
+//! [`Report`]) out, or a [`VbspError`] (a leak with its pointfile, an overflowed limit).
 //!
 //! The pipeline follows Valve's VBSP:
 //! 1. planes from side points (snapped, deduplicated) and brushes with Valve's contents
@@ -51,7 +51,7 @@ mod verify;
 
 pub use brush::{Brush, BrushSide};
 pub use contents::{MaterialFacts, Resolver};
-pub use diag::{CompileError, Diagnostic, Severity, Where};
+pub use diag::{Diagnostic, Severity, VbspError, Where};
 pub use dump::PassDump;
 pub use from_vmf::{entity_from_vmf, input_from_vmf};
 pub use ids::{BrushId, EntityId, SideRef, TexinfoId};
@@ -74,7 +74,7 @@ pub struct Options<'a> {
     /// diagnostic and [`Output::leak`] holds it) instead of failing.
     pub allow_leak: bool,
     /// Check the invariants each pass leaves for the next (always on in debug builds); a
-    /// violation is [`CompileError::Verify`].
+    /// violation is [`VbspError::Verify`].
     pub verify: bool,
     /// Keep a text dump of the main structures after each pass in [`Output::dumps`].
     pub dump: bool,
@@ -110,18 +110,14 @@ pub struct Output {
     /// `portals`, `outside_filled`; the time of each phase; the diagnostics as warnings.
     pub report: Report,
     /// The leak, when [`Options::allow_leak`] let the compile go on past one.
-    pub leak: Option<CompileError>,
+    pub leak: Option<VbspError>,
     /// The dump after each pass, when [`Options::dump`] asked for them.
     pub dumps: Vec<PassDump>,
 }
 
 /// Compile a map. Map problems that Valve tolerates (bad brushes, unknown materials) are
 /// diagnostics in the output; a leak or an overflowed limit is an error.
-pub fn compile(
-    input: &MapInput,
-    opts: &Options<'_>,
-    progress: &dyn Progress,
-) -> Result<Output, CompileError> {
+pub fn compile(input: &MapInput, opts: &Options<'_>, progress: &dyn Progress) -> Result<Output, VbspError> {
     opts.threads
         .pool()?
         .install(|| compile_passes(input, opts, progress))
@@ -132,7 +128,7 @@ fn compile_passes(
     input: &MapInput,
     opts: &Options<'_>,
     progress: &dyn Progress,
-) -> Result<Output, CompileError> {
+) -> Result<Output, VbspError> {
     let mut c = Compile::new(input, opts, progress)?;
     c.phase("brushes");
     c.prepare_entities();
@@ -163,9 +159,9 @@ fn compile_passes(
     c.write()
 }
 
-pub(crate) fn check_limit(what: &'static str, count: usize, max: usize) -> Result<(), CompileError> {
+pub(crate) fn check_limit(what: &'static str, count: usize, max: usize) -> Result<(), VbspError> {
     if count > max {
-        Err(CompileError::Limit { what, count, max })
+        Err(VbspError::Limit { what, count, max })
     } else {
         Ok(())
     }

@@ -9,7 +9,7 @@ use srcmap_geom::{Bounds, DVec3, PlaneSet};
 use crate::areas::{self, Areas};
 use crate::brush::{self, Brush, BrushSide};
 use crate::contents::*;
-use crate::diag::{CompileError, Diagnostic, Where};
+use crate::diag::{Diagnostic, VbspError, Where};
 use crate::dump::{self, PassDump};
 use crate::emit::{self, Clusters};
 use crate::faces::{self, Face};
@@ -104,7 +104,7 @@ pub(crate) struct Compile<'a> {
     portals: Portals,
     /// The flood of the first pass found the inside: the outside is filled.
     outside_sealed: bool,
-    leak: Option<CompileError>,
+    leak: Option<VbspError>,
     areas: Areas,
     world_faces: Vec<Face>,
     detail_faces: Vec<Face>,
@@ -127,10 +127,10 @@ impl<'a> Compile<'a> {
         input: &'a MapInput,
         opts: &'a Options<'a>,
         progress: &'a dyn Progress,
-    ) -> Result<Self, CompileError> {
-        let world = input.entities.first().ok_or(CompileError::NoWorld)?;
+    ) -> Result<Self, VbspError> {
+        let world = input.entities.first().ok_or(VbspError::NoWorld)?;
         if !world.classname.eq_ignore_ascii_case("worldspawn") {
-            return Err(CompileError::NoWorld);
+            return Err(VbspError::NoWorld);
         }
         Ok(Compile {
             input,
@@ -194,9 +194,9 @@ impl<'a> Compile<'a> {
         pass: &'static str,
         check: impl FnOnce(&Self) -> Result<(), String>,
         dump: impl FnOnce(&Self) -> String,
-    ) -> Result<(), CompileError> {
+    ) -> Result<(), VbspError> {
         if self.verify {
-            check(self).map_err(|message| CompileError::Verify { pass, message })?;
+            check(self).map_err(|message| VbspError::Verify { pass, message })?;
         }
         if self.dumps.is_some() {
             let text = dump(self);
@@ -206,7 +206,7 @@ impl<'a> Compile<'a> {
     }
 
     /// The brushes' sides name planes and texinfos that exist.
-    pub fn verify_brushes(&mut self) -> Result<(), CompileError> {
+    pub fn verify_brushes(&mut self) -> Result<(), VbspError> {
         self.checkpoint(
             "brushes",
             |c| verify::brushes(&c.brushes, &c.planes, &c.tex),
@@ -215,26 +215,26 @@ impl<'a> Compile<'a> {
     }
 
     /// The world tree is whole (while a world pass runs).
-    fn verify_world_tree(&self, pass: &'static str) -> Result<(), CompileError> {
+    fn verify_world_tree(&self, pass: &'static str) -> Result<(), VbspError> {
         if !self.verify {
             return Ok(());
         }
         verify::tree(&self.tree, &self.planes, self.brushes.len())
-            .map_err(|message| CompileError::Verify { pass, message })
+            .map_err(|message| VbspError::Verify { pass, message })
     }
 
     /// The world's portals are two-sided and on their leaves' lists (while a world pass
     /// runs).
-    fn verify_world_portals(&self, pass: &'static str) -> Result<(), CompileError> {
+    fn verify_world_portals(&self, pass: &'static str) -> Result<(), VbspError> {
         if !self.verify {
             return Ok(());
         }
-        verify::portals(&self.tree, &self.portals).map_err(|message| CompileError::Verify { pass, message })
+        verify::portals(&self.tree, &self.portals).map_err(|message| VbspError::Verify { pass, message })
     }
 
     /// After a world pass: the tree is whole, its portals two-sided and on their leaves'
     /// lists.
-    fn verify_world_pass(&mut self, pass: &'static str) -> Result<(), CompileError> {
+    fn verify_world_pass(&mut self, pass: &'static str) -> Result<(), VbspError> {
         self.checkpoint(
             pass,
             |c| {
@@ -265,7 +265,7 @@ impl<'a> Compile<'a> {
     }
 
     /// The areas: the tree still whole without the areaportal brushes.
-    pub fn verify_areas(&mut self) -> Result<(), CompileError> {
+    pub fn verify_areas(&mut self) -> Result<(), VbspError> {
         self.checkpoint(
             "areas",
             |c| verify::tree(&c.tree, &c.planes, c.brushes.len()),
@@ -281,7 +281,7 @@ impl<'a> Compile<'a> {
     }
 
     /// The world's faces are convex polygons naming what exists.
-    pub fn verify_world_faces(&mut self) -> Result<(), CompileError> {
+    pub fn verify_world_faces(&mut self) -> Result<(), VbspError> {
         self.checkpoint(
             "faces",
             |c| verify::faces(&c.world_faces, &c.planes, &c.tex, &c.tree),
@@ -290,7 +290,7 @@ impl<'a> Compile<'a> {
     }
 
     /// The detail faces (and the tree they were filed into).
-    pub fn verify_detail_faces(&mut self) -> Result<(), CompileError> {
+    pub fn verify_detail_faces(&mut self) -> Result<(), VbspError> {
         self.checkpoint(
             "detail faces",
             |c| {
@@ -302,7 +302,7 @@ impl<'a> Compile<'a> {
     }
 
     /// Every open leaf has a cluster in range; the portal file.
-    pub fn verify_clusters(&mut self) -> Result<(), CompileError> {
+    pub fn verify_clusters(&mut self) -> Result<(), VbspError> {
         self.checkpoint(
             "clusters",
             |c| verify::clusters(&c.tree, &c.clusters),
@@ -318,7 +318,7 @@ impl<'a> Compile<'a> {
     }
 
     /// The brush models' trees and faces.
-    pub fn verify_brush_models(&mut self) -> Result<(), CompileError> {
+    pub fn verify_brush_models(&mut self) -> Result<(), VbspError> {
         self.checkpoint(
             "brush models",
             |c| {
@@ -401,7 +401,7 @@ impl<'a> Compile<'a> {
     }
 
     /// Builds every kept entity's brushes: planes, texinfos, windings, contents, bevels.
-    pub fn build_brushes(&mut self) -> Result<(), CompileError> {
+    pub fn build_brushes(&mut self) -> Result<(), VbspError> {
         let mut material_cache: HashMap<String, MaterialFacts> = HashMap::new();
         let plans = std::mem::take(&mut self.plans);
         for ((ei, e), plan) in self.input.entities.iter().enumerate().zip(&plans) {
@@ -533,7 +533,7 @@ impl<'a> Compile<'a> {
 
     /// The world's structural and detail brushes, its bounds (and block planes), and the
     /// entities the flood starts from.
-    pub fn gather_world(&mut self) -> Result<(), CompileError> {
+    pub fn gather_world(&mut self) -> Result<(), VbspError> {
         let world_ids = &self.ents[0].brushes;
         let brushes = &self.brushes;
         self.structural = world_ids
@@ -547,7 +547,7 @@ impl<'a> Compile<'a> {
             .filter(|&b| brushes[b.idx()].contents & CONTENTS_DETAIL != 0)
             .collect();
         if self.structural.is_empty() {
-            return Err(CompileError::NoBrushes);
+            return Err(VbspError::NoBrushes);
         }
         let mut world_bounds = Bounds::EMPTY;
         for &b in world_ids {
@@ -579,7 +579,7 @@ impl<'a> Compile<'a> {
     /// filled, the sides the portals show marked visible. The first pass finds the inside
     /// and the visible sides; the second builds the tree the BSP keeps, preferring those
     /// sides. (The second pass's steps have no log lines of their own.)
-    pub fn world_pass(&mut self, pass: Pass) -> Result<(), CompileError> {
+    pub fn world_pass(&mut self, pass: Pass) -> Result<(), VbspError> {
         let name = match pass {
             Pass::First => "world tree (pass 1)",
             Pass::Second => "world tree (pass 2)",
@@ -621,7 +621,7 @@ impl<'a> Compile<'a> {
 
     /// The flood from the entities. The first pass decides whether the outside is sealed
     /// (a leak is an error unless allowed); the second only marks the leaves again.
-    fn flood(&mut self, pass: Pass) -> Result<(), CompileError> {
+    fn flood(&mut self, pass: Pass) -> Result<(), VbspError> {
         let flood = portals::flood_entities(&mut self.tree, &self.planes, &self.portals, &self.origins);
         if pass == Pass::Second {
             return Ok(());
@@ -633,7 +633,7 @@ impl<'a> Compile<'a> {
                 for p in &path {
                     pointfile += &format!("{:.6} {:.6} {:.6}\n", p.x, p.y, p.z);
                 }
-                let err = CompileError::Leak {
+                let err = VbspError::Leak {
                     entity_id: e.id,
                     classname: e.classname.clone(),
                     origin: e.origin().unwrap_or_default(),
@@ -832,7 +832,7 @@ impl<'a> Compile<'a> {
     }
 
     /// The BSP records: models, brushes, faces, the entity lump; the report.
-    pub fn write(mut self) -> Result<Output, CompileError> {
+    pub fn write(mut self) -> Result<Output, VbspError> {
         let mut models = vec![emit::ModelIn {
             tree: &self.tree,
             faces: std::mem::take(&mut self.world_faces),

@@ -71,6 +71,11 @@ pub struct Tree {
     pub bounds: Bounds,
 }
 
+/// A tree whose links are inconsistent ([`Tree::verify`]).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct BrokenTree(pub String);
+
 impl Tree {
     pub fn node(&self, id: NodeId) -> &Node {
         &self.nodes[id.idx()]
@@ -93,18 +98,21 @@ impl Tree {
     }
 
     /// Structural checks: children point back to their parents, leaves have no children.
-    pub fn verify(&self) -> Result<(), String> {
+    pub fn verify(&self) -> Result<(), BrokenTree> {
         let mut stack = vec![self.head];
         let mut seen = vec![false; self.nodes.len()];
         while let Some(n) = stack.pop() {
             if std::mem::replace(&mut seen[n.idx()], true) {
-                return Err(format!("node {} reached twice", n.0));
+                return Err(BrokenTree(format!("node {} reached twice", n.0)));
             }
             let node = &self.nodes[n.idx()];
             if node.plane.is_some() {
                 for c in node.children {
                     if self.nodes[c.idx()].parent != Some(n) {
-                        return Err(format!("node {} child {} has the wrong parent", n.0, c.0));
+                        return Err(BrokenTree(format!(
+                            "node {} child {} has the wrong parent",
+                            n.0, c.0
+                        )));
                     }
                     stack.push(c);
                 }

@@ -65,7 +65,7 @@ pub fn tree(tree: &Tree, planes: &PlaneSet, brush_count: usize) -> Result<(), St
             }
         }
     }
-    tree.verify()?;
+    tree.verify().map_err(|e| e.0)?;
     let mut reached = vec![false; n];
     let mut stack = vec![tree.head];
     while let Some(id) = stack.pop() {

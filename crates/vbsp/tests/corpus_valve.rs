@@ -8,7 +8,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 
 use srcmap_bsp::Bsp;
-use srcmap_vbsp::{CompileError, Options, instances};
+use srcmap_vbsp::{Options, VbspError, instances};
 
 fn corpus() -> Option<PathBuf> {
     srcmap_corpus::root("the comparison with Valve's BSPs")
@@ -70,7 +70,7 @@ fn corpus_table() -> &'static (srcmap_materials::Resolver, Vec<srcmap_materials:
     })
 }
 
-fn compile(path: &Path) -> Result<srcmap_vbsp::Output, CompileError> {
+fn compile(path: &Path) -> Result<srcmap_vbsp::Output, VbspError> {
     let vmf = load_vmf(path);
     let mut input = srcmap_vbsp::input_from_vmf(&vmf);
     let dir = path.parent().unwrap().to_path_buf();
@@ -387,7 +387,7 @@ fn every_corpus_vmf_compiles_or_fails_cleanly() {
                 let v = srcmap_bsp::check::check(bsp);
                 assert!(v.is_empty(), "{}: {:?}", f.display(), &v[..v.len().min(3)]);
             }
-            Err(e @ (CompileError::Leak { .. } | CompileError::NoBrushes | CompileError::NoWorld)) => {
+            Err(e @ (VbspError::Leak { .. } | VbspError::NoBrushes | VbspError::NoWorld)) => {
                 eprintln!("{}: {e}", f.display());
             }
             Err(e) => panic!("{}: {e}", f.display()),

@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 
-use srcmap_vbsp::{CompileError, NoProgress, Options, contents};
+use srcmap_vbsp::{NoProgress, Options, VbspError, contents};
 
 fn fixture(name: &str) -> srcmap_vbsp::MapInput {
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -69,7 +69,7 @@ fn box_room_fixture() {
 #[test]
 fn leak_fixture_names_the_entity_and_the_path() {
     match srcmap_vbsp::compile(&fixture("leak.vmf"), &verified(), &NoProgress) {
-        Err(CompileError::Leak {
+        Err(VbspError::Leak {
             entity_id,
             classname,
             pointfile,

@@ -64,7 +64,7 @@ fn box_room_with_hole_leaks() {
         WALL,
     ));
     match compile_map(ents) {
-        Err(CompileError::Leak {
+        Err(VbspError::Leak {
             entity_id,
             classname,
             pointfile,

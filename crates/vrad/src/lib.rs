@@ -84,9 +84,9 @@ use world::{Counters, World};
 /// Errors of the lighting stage.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
-pub enum RadError {
+pub enum VradError {
     #[error(transparent)]
-    Bsp(#[from] srcmap_bsp::Error),
+    Bsp(#[from] srcmap_bsp::BspError),
     #[error("the map has no faces to light")]
     NoFaces,
     #[error(transparent)]
@@ -96,7 +96,7 @@ pub enum RadError {
     Verify { pass: &'static str, message: String },
 }
 
-pub type Result<T> = std::result::Result<T, RadError>;
+pub type Result<T> = std::result::Result<T, VradError>;
 
 /// Sampling quality, as VRAD's `-fast` / default / `-final`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]

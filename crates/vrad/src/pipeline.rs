@@ -29,7 +29,7 @@ use crate::lights::{Light, Range};
 use crate::materials::Applied;
 use crate::texlights::TexLights;
 use crate::{
-    Counters, FaceLight, Options, Progress, Quality, RadError, World, ambient, bounce, direct, displacement,
+    Counters, FaceLight, Options, Progress, Quality, VradError, World, ambient, bounce, direct, displacement,
     faces, lights, materials, output, samples, scene, sky, texlights, tree, verify,
 };
 
@@ -66,9 +66,13 @@ const NO_WORLD: &str = "build_geometry runs before the passes that light";
 
 impl<'a> Lighting<'a> {
     /// The state of a run over `bsp`; an error when the map has nothing to light.
-    pub fn new(bsp: &'a mut Bsp, options: &'a Options, progress: &'a dyn Progress) -> Result<Self, RadError> {
+    pub fn new(
+        bsp: &'a mut Bsp,
+        options: &'a Options,
+        progress: &'a dyn Progress,
+    ) -> Result<Self, VradError> {
         if bsp.faces.is_empty() {
-            return Err(RadError::NoFaces);
+            return Err(VradError::NoFaces);
         }
         let mut report = Report::new("vrad");
         for name in counts::ALL {
@@ -345,45 +349,45 @@ impl<'a> Lighting<'a> {
     }
 
     /// Faces, samples and displacements agree (checked when verifying).
-    pub fn verify_geometry(&self) -> Result<(), RadError> {
+    pub fn verify_geometry(&self) -> Result<(), VradError> {
         if !self.verify {
             return Ok(());
         }
-        verify::geometry(self.world.as_ref().expect(NO_WORLD)).map_err(|message| RadError::Verify {
+        verify::geometry(self.world.as_ref().expect(NO_WORLD)).map_err(|message| VradError::Verify {
             pass: "geometry",
             message,
         })
     }
 
     /// Every light is finite and in a valid style (checked when verifying).
-    pub fn verify_lights(&self) -> Result<(), RadError> {
+    pub fn verify_lights(&self) -> Result<(), VradError> {
         if !self.verify {
             return Ok(());
         }
-        verify::lights(&self.lights).map_err(|message| RadError::Verify {
+        verify::lights(&self.lights).map_err(|message| VradError::Verify {
             pass: "texture lights",
             message,
         })
     }
 
     /// Every face's light has the shape its lightmap needs (checked when verifying).
-    pub fn verify_face_lights(&self, pass: &'static str) -> Result<(), RadError> {
+    pub fn verify_face_lights(&self, pass: &'static str) -> Result<(), VradError> {
         if !self.verify {
             return Ok(());
         }
         let world = self.world.as_ref().expect(NO_WORLD);
         for face_lights in &self.face_lights {
-            verify::face_lights(world, face_lights).map_err(|message| RadError::Verify { pass, message })?;
+            verify::face_lights(world, face_lights).map_err(|message| VradError::Verify { pass, message })?;
         }
         Ok(())
     }
 
     /// The lumps written for `range` point inside themselves (checked when verifying).
-    pub fn verify_output(&self, range: Range) -> Result<(), RadError> {
+    pub fn verify_output(&self, range: Range) -> Result<(), VradError> {
         if !self.verify {
             return Ok(());
         }
-        verify::output(self.bsp, range).map_err(|message| RadError::Verify {
+        verify::output(self.bsp, range).map_err(|message| VradError::Verify {
             pass: "write",
             message,
         })

@@ -4,7 +4,7 @@
 use srcmap_bsp::{Bsp, Visibility};
 use srcmap_geom::DVec3;
 
-use crate::error::VisError;
+use crate::error::VvisError;
 use crate::tree::{Cell2, Tree};
 
 /// PVS agreement of two visibility lumps over the same clusters.
@@ -105,7 +105,7 @@ pub fn line_of_sight(
     vis: &Visibility,
     segments: usize,
     seed: u64,
-) -> Result<SightCheck, VisError> {
+) -> Result<SightCheck, VvisError> {
     let tree = Tree::from_bsp(bsp)?;
     let visible_leaves: Vec<usize> = (0..bsp.leafs.len())
         .filter(|&l| bsp.leafs[l].cluster >= 0 && (bsp.leafs[l].cluster as u32) < vis.num_clusters)

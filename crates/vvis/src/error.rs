@@ -3,13 +3,13 @@
 use thiserror::Error;
 
 #[derive(Debug, Error)]
-pub enum VisError {
+pub enum VvisError {
     /// A PRT1 portal file that cannot be read.
     #[error("portal file line {line}: {msg}")]
     Prt { line: usize, msg: String },
     /// The BSP could not be read or written.
     #[error(transparent)]
-    Bsp(#[from] srcmap_bsp::Error),
+    Bsp(#[from] srcmap_bsp::BspError),
     /// Input that parses but cannot be vis'ed (bad tree, bad portals).
     #[error("{0}")]
     Invalid(String),

@@ -47,7 +47,7 @@ use std::time::{Duration, Instant};
 
 use srcmap_bsp::{Bsp, BspDocument, BspFile, Visibility};
 
-pub use error::VisError;
+pub use error::VvisError;
 pub use flow::FlowKind;
 pub use portals::{Portal, PortalId, Portals};
 pub use pvs::ClusterVis;
@@ -90,7 +90,7 @@ pub fn vis(
     prt: Option<&str>,
     options: &Options,
     progress: &dyn Progress,
-) -> Result<Report, VisError> {
+) -> Result<Report, VvisError> {
     options.threads.pool()?.install(|| {
         let mut run = Run::new(options, progress);
         let (portals, source) = run.portals(bsp, prt)?;
@@ -118,7 +118,7 @@ pub fn compute(
     radius: Option<f64>,
     options: &Options,
     progress: &dyn Progress,
-) -> Result<(ClusterVis, Report), VisError> {
+) -> Result<(ClusterVis, Report), VvisError> {
     options.threads.pool()?.install(|| {
         let mut run = Run::new(options, progress);
         let source = if round_like_prt {
@@ -189,7 +189,7 @@ impl<'a> Run<'a> {
     }
 
     /// Pass 1: the portals, from the PRT file or rebuilt from the BSP's tree.
-    fn portals(&mut self, bsp: &Bsp, prt: Option<&str>) -> Result<(Portals, PortalSource), VisError> {
+    fn portals(&mut self, bsp: &Bsp, prt: Option<&str>) -> Result<(Portals, PortalSource), VvisError> {
         let t = Instant::now();
         let (portals, source) = portals_for(bsp, prt)?;
         self.stats.portal_time = Some(t.elapsed());
@@ -206,7 +206,7 @@ impl<'a> Run<'a> {
 
     /// What the graph needs of the portals: clusters in range, windings of 3 to 64 finite
     /// points (always: bad input is an error, not a panic), and planar windings (verifying).
-    fn check_portals(&mut self, portals: &Portals, source: PortalSource) -> Result<(), VisError> {
+    fn check_portals(&mut self, portals: &Portals, source: PortalSource) -> Result<(), VvisError> {
         portals.verify()?;
         if self.verify {
             verify::portals(portals)?;
@@ -217,7 +217,7 @@ impl<'a> Run<'a> {
     }
 
     /// Pass 2: each portal as two one-way portals, listed per cluster.
-    fn graph(&mut self, portals: &Portals, source: PortalSource) -> Result<Graph, VisError> {
+    fn graph(&mut self, portals: &Portals, source: PortalSource) -> Result<Graph, VvisError> {
         let graph = Graph::new(portals, source == PortalSource::RebuiltFromTree);
         if self.verify {
             verify::graph(&graph)?;
@@ -266,7 +266,7 @@ impl<'a> Run<'a> {
     }
 
     /// Pass 5: portal vis merged into cluster rows, cross-checked, and the PAS.
-    fn clusters(&mut self, graph: &Graph, portal_vis: &[bits::Bits]) -> Result<ClusterVis, VisError> {
+    fn clusters(&mut self, graph: &Graph, portal_vis: &[bits::Bits]) -> Result<ClusterVis, VvisError> {
         let t = Instant::now();
         let clusters = pvs::cluster_vis(graph, portal_vis);
         self.stats.cluster_time = t.elapsed();
@@ -351,13 +351,13 @@ pub const LEAF_FLAGS_RADIAL: u32 = 0x02;
 
 /// The portals for a BSP: the PRT file's when given, else rebuilt from the tree. Checks that
 /// the PRT's clusters cover the BSP's.
-pub fn portals_for(bsp: &Bsp, prt: Option<&str>) -> Result<(Portals, PortalSource), VisError> {
+pub fn portals_for(bsp: &Bsp, prt: Option<&str>) -> Result<(Portals, PortalSource), VvisError> {
     match prt {
         Some(text) => {
             let portals = Portals::parse_prt(text)?;
             let bsp_clusters = bsp.leafs.iter().map(|l| l.cluster + 1).max().unwrap_or(0).max(0) as u32;
             if bsp_clusters > portals.num_clusters {
-                return Err(VisError::ClusterMismatch {
+                return Err(VvisError::ClusterMismatch {
                     prt: portals.num_clusters,
                     bsp: bsp_clusters,
                 });
@@ -376,7 +376,7 @@ pub fn vis_bsp(
     prt: Option<&str>,
     options: &Options,
     progress: &dyn Progress,
-) -> Result<(Vec<u8>, Report), VisError> {
+) -> Result<(Vec<u8>, Report), VvisError> {
     let file = BspFile::parse(bsp_bytes)?;
     let mut bsp = Bsp::from_file(&file)?;
     let (old_leafs, old_water) = (bsp.leafs.clone(), bsp.leaf_min_dist_to_water.clone());
@@ -403,12 +403,14 @@ pub fn vis_bsp(
 
 /// Replaces a lump with new uncompressed bytes, stored as the old one was: LZMA-compressed when
 /// the file had it compressed (as maps packed by bspzip have), plain otherwise. Keeps the version.
-fn store_lump(doc: &mut BspDocument<'_>, lump: usize, data: Vec<u8>) -> Result<(), VisError> {
+fn store_lump(doc: &mut BspDocument<'_>, lump: usize, data: Vec<u8>) -> Result<(), VvisError> {
     let slot = &doc.lumps[lump];
     let version = slot.version;
     if slot.is_compressed() && !data.is_empty() {
-        let packed = srcmap_bsp::lzma::compress(&data)
-            .map_err(|message| srcmap_bsp::Error::Write { lump, message })?;
+        let packed = srcmap_bsp::lzma::encode(&data).map_err(|e| srcmap_bsp::BspError::Write {
+            lump,
+            message: e.to_string(),
+        })?;
         doc.set_lump_stored(lump, packed, version, data.len() as u32);
     } else {
         doc.set_lump(lump, data, version);

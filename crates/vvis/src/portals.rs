@@ -4,7 +4,7 @@
 
 use std::fmt::Write as _;
 
-use crate::error::VisError;
+use crate::error::VvisError;
 
 /// Index of a portal in [`Portals::portals`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -34,9 +34,9 @@ pub const MAX_PORTALS: usize = 65536;
 impl Portals {
     /// Parses a PRT1 portal file: `PRT1`, cluster count, portal count, then one line per portal:
     /// `npoints cluster0 cluster1 (x y z ) (x y z ) ...`.
-    pub fn parse_prt(text: &str) -> Result<Portals, VisError> {
+    pub fn parse_prt(text: &str) -> Result<Portals, VvisError> {
         let mut lines = text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty());
-        let bad = |line: usize, msg: String| VisError::Prt { line: line + 1, msg };
+        let bad = |line: usize, msg: String| VvisError::Prt { line: line + 1, msg };
         let (n, magic) = lines.next().ok_or_else(|| bad(0, "empty portal file".into()))?;
         if !magic.trim().eq_ignore_ascii_case("PRT1") {
             return Err(bad(
@@ -44,7 +44,7 @@ impl Portals {
                 format!("not a PRT1 portal file (starts with {:?})", magic.trim()),
             ));
         }
-        let mut header_num = |what: &str| -> Result<u32, VisError> {
+        let mut header_num = |what: &str| -> Result<u32, VvisError> {
             let (n, l) = lines.next().ok_or_else(|| bad(0, format!("missing {what}")))?;
             l.trim()
                 .parse::<u32>()
@@ -72,7 +72,7 @@ impl Portals {
                 .map(|c| if c == '(' || c == ')' { ' ' } else { c })
                 .collect();
             let mut fields = cleaned.split_ascii_whitespace();
-            let mut next_num = |what: &str| -> Result<&str, VisError> {
+            let mut next_num = |what: &str| -> Result<&str, VvisError> {
                 fields
                     .next()
                     .ok_or_else(|| bad(n, format!("portal {i}: missing {what}")))
@@ -142,34 +142,34 @@ impl Portals {
 
     /// Structural checks: clusters in range, portals between two different clusters, at least
     /// three finite points, within Valve's limits.
-    pub fn verify(&self) -> Result<(), VisError> {
+    pub fn verify(&self) -> Result<(), VvisError> {
         if self.portals.len() * 2 >= MAX_PORTALS {
-            return Err(VisError::Invalid(format!(
+            return Err(VvisError::Invalid(format!(
                 "{} portals exceed Valve's limit",
                 self.portals.len()
             )));
         }
         for (i, p) in self.portals.iter().enumerate() {
             if p.clusters.iter().any(|&c| c >= self.num_clusters) {
-                return Err(VisError::Invalid(format!(
+                return Err(VvisError::Invalid(format!(
                     "portal {i}: cluster out of range {:?}",
                     p.clusters
                 )));
             }
             if p.clusters[0] == p.clusters[1] {
-                return Err(VisError::Invalid(format!(
+                return Err(VvisError::Invalid(format!(
                     "portal {i}: both sides in cluster {}",
                     p.clusters[0]
                 )));
             }
             if p.points.len() < 3 || p.points.len() > MAX_POINTS_ON_WINDING {
-                return Err(VisError::Invalid(format!(
+                return Err(VvisError::Invalid(format!(
                     "portal {i}: {} points",
                     p.points.len()
                 )));
             }
             if p.points.iter().flatten().any(|v| !v.is_finite()) {
-                return Err(VisError::Invalid(format!("portal {i}: non-finite point")));
+                return Err(VvisError::Invalid(format!("portal {i}: non-finite point")));
             }
         }
         Ok(())

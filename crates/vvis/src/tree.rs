@@ -12,7 +12,7 @@ use srcmap_bsp::Bsp;
 use srcmap_bsp::flags::Contents;
 use srcmap_geom::{DVec3, Plane, Winding};
 
-use crate::error::VisError;
+use crate::error::VvisError;
 use crate::portals::{Portal, Portals};
 
 /// vbsp `SIDESPACE`: padding around the world box.
@@ -61,8 +61,8 @@ pub(crate) enum Cell2 {
 }
 
 impl Tree {
-    pub fn from_bsp(bsp: &Bsp) -> Result<Tree, VisError> {
-        let bad = |m: String| VisError::Invalid(m);
+    pub fn from_bsp(bsp: &Bsp) -> Result<Tree, VvisError> {
+        let bad = |m: String| VvisError::Invalid(m);
         let world = bsp
             .models
             .first()
@@ -77,7 +77,7 @@ impl Tree {
                 )
             })
             .collect();
-        let child = |c: i32| -> Result<Cell2, VisError> {
+        let child = |c: i32| -> Result<Cell2, VvisError> {
             if c >= 0 {
                 if (c as usize) < bsp.nodes.len() {
                     return Ok(Cell2::Node(c as usize));
@@ -376,7 +376,7 @@ pub(crate) fn vvis_plane_normal(points: &[DVec3]) -> DVec3 {
 
 /// Rebuilds the vis portals of a compiled BSP from its tree. Cluster numbers are the leaves'
 /// own; the cluster count is one more than the highest (or the visibility lump's, if larger).
-pub fn portals_from_bsp(bsp: &Bsp) -> Result<Portals, VisError> {
+pub fn portals_from_bsp(bsp: &Bsp) -> Result<Portals, VvisError> {
     let tree = Tree::from_bsp(bsp)?;
     Ok(portals_from_tree(
         &tree,

@@ -1,9 +1,9 @@
 //! The invariants each pass hands the next, checked between passes when
 //! [`srcmap_stage::verify_enabled`] says so. A failure is a bug in the pass before (or input
-//! that slipped past its checks), reported as [`VisError::Verify`] naming that pass.
+//! that slipped past its checks), reported as [`VvisError::Verify`] naming that pass.
 
 use crate::bits::Bits;
-use crate::error::VisError;
+use crate::error::VvisError;
 use crate::graph::Graph;
 use crate::portals::Portals;
 use crate::pvs::ClusterVis;
@@ -12,13 +12,13 @@ use crate::pvs::ClusterVis;
 /// round coordinates, and tree portals are clipped in `f64`; both stay well inside this.
 const PLANAR_EPSILON: f64 = 0.1;
 
-fn fail(pass: &'static str, message: String) -> VisError {
-    VisError::Verify { pass, message }
+fn fail(pass: &'static str, message: String) -> VvisError {
+    VvisError::Verify { pass, message }
 }
 
 /// What the graph relies on beyond [`Portals::verify`] (clusters in range and distinct, 3 to
 /// 64 finite points, always checked): each winding planar.
-pub(crate) fn portals(portals: &Portals) -> Result<(), VisError> {
+pub(crate) fn portals(portals: &Portals) -> Result<(), VvisError> {
     for (i, p) in portals.portals.iter().enumerate() {
         if let Some(off) = off_plane(&p.points) {
             return Err(fail(
@@ -58,7 +58,7 @@ fn off_plane(points: &[[f64; 3]]) -> Option<f64> {
 /// What base vis and the flow rely on: every one-way portal listed under exactly one cluster,
 /// and the two halves of each file portal pointing at each other's clusters (`2i` leaves the
 /// cluster `2i + 1` leads into, and the other way round).
-pub(crate) fn graph(graph: &Graph) -> Result<(), VisError> {
+pub(crate) fn graph(graph: &Graph) -> Result<(), VvisError> {
     let n = graph.portals.len();
     let bad = |message: String| Err(fail("graph", message));
     if !n.is_multiple_of(2) {
@@ -110,7 +110,7 @@ pub(crate) fn graph(graph: &Graph) -> Result<(), VisError> {
 
 /// What the stored lump and the water pass rely on: a PVS and a PAS row per cluster, each the
 /// cluster count wide, each cluster seeing itself, and every PAS row holding its PVS row.
-pub(crate) fn cluster_vis(vis: &ClusterVis, clusters: usize) -> Result<(), VisError> {
+pub(crate) fn cluster_vis(vis: &ClusterVis, clusters: usize) -> Result<(), VvisError> {
     let bad = |message: String| Err(fail("clusters", message));
     if vis.pvs.len() != clusters || vis.pas.len() != clusters {
         return bad(format!(
@@ -167,7 +167,7 @@ mod tests {
         };
         assert!(matches!(
             portals(&bent),
-            Err(VisError::Verify { pass: "portals", .. })
+            Err(VvisError::Verify { pass: "portals", .. })
         ));
     }
 
@@ -180,7 +180,7 @@ mod tests {
         let mut g = Graph::new(&p, false);
         assert!(graph(&g).is_ok());
         g.portals[1].leaf = 2;
-        assert!(matches!(graph(&g), Err(VisError::Verify { pass: "graph", .. })));
+        assert!(matches!(graph(&g), Err(VvisError::Verify { pass: "graph", .. })));
     }
 
     #[test]

@@ -85,7 +85,7 @@ pub fn world(brushes: Vec<MapBrush>) -> MapEntity {
     entity(1, "worldspawn", [0.0; 3], brushes)
 }
 
-pub fn compile_map(entities: Vec<MapEntity>) -> Result<Output, CompileError> {
+pub fn compile_map(entities: Vec<MapEntity>) -> Result<Output, VbspError> {
     let opts = Options {
         verify: true,
         ..Default::default()
