@@ -209,6 +209,30 @@ impl Checker {
 }
 
 /// Checks every invariant; returns all violations (empty: the map passes).
+/// Quirks of a file that the engine accepts but that this crate keeps as bytes rather than
+/// typed: warnings, not errors (`srcmap check` prints them as such).
+pub fn quirks(bsp: &Bsp) -> Vec<Violation> {
+    let mut out = Vec::new();
+    for lump in [LEAF_AMBIENT_LIGHTING_HDR, LEAF_AMBIENT_LIGHTING] {
+        let version = bsp.lump_versions[lump];
+        if let Some(bytes) = bsp.raw.get(&lump)
+            && crate::records::leaf_ambient_is_legacy(version, bytes.len())
+        {
+            out.push(Violation {
+                lump,
+                record: None,
+                message: format!(
+                    "legacy layout (lump version {version}): {} per-leaf light cubes of {} bytes, \
+                     kept as bytes",
+                    bytes.len() / crate::records::LEGACY_LEAF_AMBIENT_SIZE,
+                    crate::records::LEGACY_LEAF_AMBIENT_SIZE
+                ),
+            });
+        }
+    }
+    out
+}
+
 pub fn check(bsp: &Bsp) -> Vec<Violation> {
     let mut c = Checker { out: Vec::new() };
     for (lump, max, name) in limits(bsp.version) {
@@ -729,4 +753,68 @@ pub fn check(bsp: &Bsp) -> Vec<Violation> {
         }
     }
     c.out
+}
+
+#[cfg(test)]
+mod quirk_tests {
+    use super::*;
+
+    fn cubes(n: usize, size: usize) -> Vec<u8> {
+        (0..n * size).map(|i| (i * 37 % 251) as u8).collect()
+    }
+
+    /// Leaf ambient lighting (55, 56): version 1 is `dleafambientlighting_t` (28 bytes); any
+    /// other version with a whole number of 24-byte light cubes is the legacy per-leaf layout,
+    /// kept as bytes (written back unchanged) and reported as a warning.
+    #[test]
+    fn legacy_leaf_ambient_lighting_is_kept_as_bytes_with_a_warning() {
+        for lump in [LEAF_AMBIENT_LIGHTING_HDR, LEAF_AMBIENT_LIGHTING] {
+            // 7 cubes of 24 bytes (168 bytes: a whole number of 28-byte records too), and 5
+            // cubes (120 bytes: not), at a stray version (the length) and at version 0.
+            for (n, version) in [(7usize, 168u32), (5, 120), (5, 0), (7, 0)] {
+                let data = cubes(n, 24);
+                let mut bsp = Bsp::new(20);
+                bsp.lump_versions[lump] = version;
+                bsp.parse_lump(lump, &data, 0).unwrap();
+                assert_eq!(bsp.raw.get(&lump), Some(&data), "lump {lump} v{version}");
+                assert!(bsp.leaf_ambient_lighting.is_empty() && bsp.leaf_ambient_lighting_hdr.is_empty());
+                assert_eq!(bsp.lump_bytes(lump).unwrap(), data);
+                let q = quirks(&bsp);
+                assert_eq!(q.len(), 1);
+                assert_eq!(q[0].lump, lump);
+                assert!(
+                    q[0].message.contains(&format!("{n} per-leaf light cubes")),
+                    "{}",
+                    q[0]
+                );
+                assert!(check(&bsp).is_empty());
+            }
+
+            // Version 1: 28-byte records, typed, round trip, no warning.
+            let data = cubes(6, 28);
+            let mut bsp = Bsp::new(20);
+            bsp.parse_lump(lump, &data, 0).unwrap();
+            assert!(bsp.raw.is_empty());
+            let typed = if lump == LEAF_AMBIENT_LIGHTING {
+                &bsp.leaf_ambient_lighting
+            } else {
+                &bsp.leaf_ambient_lighting_hdr
+            };
+            assert_eq!(typed.len(), 6);
+            assert_eq!(bsp.lump_bytes(lump).unwrap(), data);
+            assert!(quirks(&bsp).is_empty());
+
+            // Another version but only a whole number of 28-byte records: typed as those.
+            let data = cubes(2, 28);
+            let mut bsp = Bsp::new(20);
+            bsp.lump_versions[lump] = 0;
+            bsp.parse_lump(lump, &data, 0).unwrap();
+            assert!(bsp.raw.is_empty());
+            assert_eq!(bsp.lump_bytes(lump).unwrap(), data);
+
+            // Version 1 with 24-byte cubes (not a whole number of 28) is still an error.
+            let mut bsp = Bsp::new(20);
+            assert!(bsp.parse_lump(lump, &cubes(5, 24), 0).is_err());
+        }
+    }
 }

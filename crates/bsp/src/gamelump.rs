@@ -2,7 +2,8 @@
 //! props (`sprp`, versions 4-13), detail props (`dprp`) and detail prop lighting
 //! (`dplt`/`dplh`) typed. Entry offsets are absolute file offsets (relative to the lump in some
 //! console files). Compressed entries (flag 1) are LZMA blocks whose stored size is the distance
-//! to the next entry, which is why compressed directories end with an empty dummy entry.
+//! to the next entry, which is why compressed directories end with an empty dummy entry; when
+//! that dummy's offset is 0 (or not after the entry), the entry runs to the game lump's end.
 
 use srcmap_bytes::{Endian, Reader, Writer};
 
@@ -184,10 +185,14 @@ fn directory(stored: &[u8], base: u32, relative: bool, endian: Endian) -> Result
     for (i, &(id, flags, version, ofs, len)) in dir.iter().enumerate() {
         let start = ofs as i64 - origin;
         let stored_len = if flags & GAMELUMPFLAG_COMPRESSED != 0 && len > 0 {
-            // Compressed size: up to the next entry's offset (or the lump's end).
+            // Compressed size: up to the next entry's offset, or to the lump's end when there is
+            // no next entry or its offset is not after this one (the terminating dummy of many
+            // compressed directories has offset 0). The engine decodes through the LZMA
+            // header's own sizes, so the exact end does not matter to it.
             let next = dir
                 .get(i + 1)
                 .map(|d| d.3 as i64 - origin)
+                .filter(|&next| next > start)
                 .unwrap_or(stored.len() as i64);
             next - start
         } else {
@@ -1011,6 +1016,58 @@ mod tests {
             flags_ex: 7,
             scale: [1.5, 1.5, 1.5],
         }
+    }
+
+    /// A compressed directory whose terminating dummy has file offset 0 (as some TF2 maps
+    /// have): the compressed entry before it runs to the end of the game lump, and its LZMA
+    /// block decodes through its own header sizes.
+    #[test]
+    fn compressed_entry_before_zero_offset_dummy_runs_to_lump_end() {
+        let payload: Vec<u8> = (0..300u32).map(|i| (i % 7) as u8).collect();
+        let block = lzma::encode(&payload).unwrap();
+        let base = 5000u32; // the game lump's file offset: entry offsets are absolute
+        let dir_len = 4 + 16 * 2;
+        let mut w = Writer::new(Endian::Little);
+        w.u32(2);
+        // dprp v4 (unknown to nothing here: a raw id keeps the check on the directory alone)
+        w.u32(u32::from_be_bytes(*b"test"));
+        w.u16(GAMELUMPFLAG_COMPRESSED);
+        w.u16(1);
+        w.u32(base + dir_len as u32);
+        w.u32(payload.len() as u32);
+        // The dummy: id 0, offset 0 (not the end of the data).
+        w.u32(0);
+        w.u16(0);
+        w.u16(0);
+        w.u32(0);
+        w.u32(0);
+        w.bytes(&block);
+        let stored = w.into_inner();
+        assert!(!has_relative_offsets(&stored, base, Endian::Little));
+
+        let raw = RawGameLumps::parse(&stored, base, false, Endian::Little).unwrap();
+        assert_eq!(raw.entries.len(), 2);
+        assert_eq!(raw.entries[0].data, block);
+        assert!(raw.entries[1].data.is_empty());
+        assert_eq!(raw.entries[0].uncompressed(0).unwrap(), payload);
+
+        let ctx = Ctx::new(Endian::Little, 20, 0);
+        let typed = GameLumps::parse_stored(&stored, base, false, &ctx).unwrap();
+        assert_eq!(typed.lumps.len(), 1, "the dummy is dropped");
+        assert_eq!(typed.lumps[0].data, GameLumpData::Raw(payload.clone()));
+        assert_eq!(GameLumps::parse(&raw, &ctx).unwrap(), typed);
+
+        // A dummy whose offset lies before the entry (not after it) reads the same way.
+        let mut before = stored.clone();
+        before[4 + 16 + 8..4 + 16 + 12].copy_from_slice(&(base + 4).to_le_bytes());
+        let raw = RawGameLumps::parse(&before, base, false, Endian::Little).unwrap();
+        assert_eq!(raw.entries[0].data, block);
+
+        // A next offset past the lump's end is still an error.
+        let mut past = stored.clone();
+        let end = base + stored.len() as u32 + 10;
+        past[4 + 16 + 8..4 + 16 + 12].copy_from_slice(&end.to_le_bytes());
+        assert!(RawGameLumps::parse(&past, base, false, Endian::Little).is_err());
     }
 
     /// Every layout writes and reads back, and the version plus record size picks it again

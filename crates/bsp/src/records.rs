@@ -133,6 +133,25 @@ simple_record! {
     }
 }
 
+/// Size of the per-leaf `CompressedLightCube` records of legacy leaf ambient lighting lumps.
+pub const LEGACY_LEAF_AMBIENT_SIZE: usize = 24;
+
+/// Whether a leaf ambient lighting lump (55 or 56) of `len` bytes at lump version
+/// `lump_version` holds the legacy layout: one bare `CompressedLightCube` (24 bytes) per leaf,
+/// without the sample position of `dleafambientlighting_t`.
+///
+/// The engine reads `dleafambientlighting_t` (28 bytes, addressed through the ambient index
+/// lumps) only at [`LEAF_AMBIENT_VERSION`](crate::versions::LEAF_AMBIENT_VERSION); any other
+/// version is the older per-leaf cube array. Files written by older tools carry such lumps
+/// with a stray version (often the lump's length). So: version 1 is always the 28-byte layout;
+/// another version is the 24-byte layout when the length is a whole number of cubes, else the
+/// 28-byte layout when it is a whole number of those (else the 28-byte reader reports it).
+pub fn leaf_ambient_is_legacy(lump_version: u32, len: usize) -> bool {
+    lump_version != crate::versions::LEAF_AMBIENT_VERSION
+        && len > 0
+        && len.is_multiple_of(LEGACY_LEAF_AMBIENT_SIZE)
+}
+
 simple_record! {
     /// `doverlayfade_t` (lump 60): 8 bytes.
     pub struct OverlayFade {

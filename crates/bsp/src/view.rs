@@ -579,6 +579,13 @@ impl<'a> BspView<'a> {
             LEAF_AMBIENT_INDEX => recs!(leaf_ambient_index),
             LIGHTING_HDR => self.lighting_hdr = byte_records(&data, &ctx, lump, base, 4)?,
             WORLDLIGHTS_HDR => recs!(world_lights_hdr),
+            LEAF_AMBIENT_LIGHTING_HDR | LEAF_AMBIENT_LIGHTING
+                if crate::records::leaf_ambient_is_legacy(ctx.lump_version, data.len()) =>
+            {
+                // Per-leaf light cubes of 24 bytes: no typed layout; kept as bytes (a warning
+                // of `check::quirks`).
+                self.raw.insert(lump, data);
+            }
             LEAF_AMBIENT_LIGHTING_HDR => {
                 self.leaf_ambient_lighting_hdr = byte_records(&data, &ctx, lump, base, 28)?
             }

@@ -339,13 +339,20 @@ pub fn check(args: &CheckArgs) -> anyhow::Result<()> {
     let file = open(&args.file, &data)?;
     let bsp = parse(&args.file, &file)?;
     let violations = srcmap_bsp::check::check(&bsp);
+    let warnings = srcmap_bsp::check::quirks(&bsp);
     if args.json {
         let list: Vec<String> = violations.iter().map(|v| v.to_string()).collect();
+        let warning_list: Vec<String> = warnings.iter().map(|v| v.to_string()).collect();
         crate::print_json(&serde_json::json!({
             "file": args.file.display().to_string(),
             "ok": violations.is_empty(),
             "violations": list,
+            "warnings": warning_list,
         }))?;
+    } else {
+        for w in &warnings {
+            eprintln!("{}: warning: {w}", args.file.display());
+        }
     }
     match violations.first() {
         None => {
