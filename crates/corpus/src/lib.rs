@@ -98,3 +98,42 @@ pub fn unit_random(seed: u64) -> impl FnMut() -> f64 {
         (state >> 11) as f64 / (1u64 << 53) as f64
     }
 }
+
+/// Golden files: text a test pins under its crate's `tests/golden/`. `SRCMAP_BLESS=1` writes
+/// `actual` as the new golden text instead of comparing.
+pub mod golden {
+    use std::path::Path;
+
+    /// Whether this run rewrites golden files (`SRCMAP_BLESS=1`).
+    pub fn blessing() -> bool {
+        std::env::var_os("SRCMAP_BLESS").is_some_and(|v| v == "1")
+    }
+
+    /// Compares `actual` with the golden file at `path` (or writes it when blessing); panics
+    /// naming the first line that differs.
+    pub fn check(path: &Path, actual: &str) {
+        if blessing() {
+            if let Some(dir) = path.parent() {
+                std::fs::create_dir_all(dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
+            }
+            std::fs::write(path, actual).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+            return;
+        }
+        let expected = std::fs::read_to_string(path)
+            .unwrap_or_else(|e| panic!("{}: {e} (SRCMAP_BLESS=1 writes it)", path.display()));
+        if expected != actual {
+            let first = expected
+                .lines()
+                .zip(actual.lines())
+                .position(|(a, b)| a != b)
+                .unwrap_or(expected.lines().count().min(actual.lines().count()));
+            panic!(
+                "{} differs from the golden text at line {}:\n  golden: {:?}\n  now:    {:?}\n(SRCMAP_BLESS=1 rewrites it)",
+                path.display(),
+                first + 1,
+                expected.lines().nth(first),
+                actual.lines().nth(first)
+            );
+        }
+    }
+}

@@ -3,6 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
+use srcmap_corpus::golden;
 use srcmap_vbsp::{NoProgress, Options, PassDump};
 
 fn testdata(name: &str) -> PathBuf {
@@ -44,44 +45,25 @@ fn check(map: &str) {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/golden")
         .join(map.trim_end_matches(".vmf"));
-    let bless = std::env::var_os("SRCMAP_BLESS").is_some_and(|v| v == "1");
     let dumps = dumps(map);
     let names: Vec<String> = dumps
         .iter()
         .enumerate()
         .map(|(i, d)| file_name(i, d.pass))
         .collect();
-    if bless {
+    if golden::blessing() {
+        // A pass that no longer dumps must not leave its old file behind.
         let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        for (d, name) in dumps.iter().zip(&names) {
-            std::fs::write(dir.join(name), &d.text).unwrap();
-        }
-        return;
+    } else {
+        let mut stored: Vec<String> = std::fs::read_dir(&dir)
+            .unwrap_or_else(|e| panic!("{}: {e} (SRCMAP_BLESS=1 writes it)", dir.display()))
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        stored.sort();
+        assert_eq!(stored, names, "{map}: the passes dumped");
     }
-    let mut stored: Vec<String> = std::fs::read_dir(&dir)
-        .unwrap_or_else(|e| panic!("{}: {e} (SRCMAP_BLESS=1 writes it)", dir.display()))
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .collect();
-    stored.sort();
-    assert_eq!(stored, names, "{map}: the passes dumped");
     for (d, name) in dumps.iter().zip(&names) {
-        let want = std::fs::read_to_string(dir.join(name)).unwrap();
-        if want != d.text {
-            let line = want
-                .lines()
-                .zip(d.text.lines())
-                .position(|(a, b)| a != b)
-                .unwrap_or(want.lines().count().min(d.text.lines().count()));
-            panic!(
-                "{map}: pass '{}' differs from {} at line {} (SRCMAP_BLESS=1 rewrites it)\n want: {:?}\n  got: {:?}",
-                d.pass,
-                name,
-                line + 1,
-                want.lines().nth(line),
-                d.text.lines().nth(line)
-            );
-        }
+        golden::check(&dir.join(name), &d.text);
     }
 }
 

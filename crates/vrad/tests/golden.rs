@@ -15,26 +15,7 @@ fn golden_dir() -> PathBuf {
 
 /// Compares `actual` with `tests/golden/NAME` (or writes it with `SRCMAP_BLESS=1`).
 fn check_golden(name: &str, actual: &str) {
-    let path = golden_dir().join(name);
-    if std::env::var_os("SRCMAP_BLESS").is_some_and(|v| v == "1") {
-        std::fs::write(&path, actual).expect("golden file writable");
-        return;
-    }
-    let expected = std::fs::read_to_string(&path)
-        .unwrap_or_else(|e| panic!("{}: {e} (run with SRCMAP_BLESS=1 to create it)", path.display()));
-    if expected != actual {
-        let first = expected
-            .lines()
-            .zip(actual.lines())
-            .position(|(a, b)| a != b)
-            .unwrap_or(expected.lines().count().min(actual.lines().count()));
-        panic!(
-            "{name} differs from the golden dump at line {}:\n  expected: {:?}\n  actual:   {:?}\n(SRCMAP_BLESS=1 rewrites it)",
-            first + 1,
-            expected.lines().nth(first),
-            actual.lines().nth(first)
-        );
-    }
+    srcmap_corpus::golden::check(&golden_dir().join(name), actual);
 }
 
 fn entity(pairs: &[(&str, &str)]) -> Entity {

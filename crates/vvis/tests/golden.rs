@@ -16,17 +16,7 @@ fn golden_dir() -> PathBuf {
 
 /// Compares `text` with the pinned file, or rewrites it under `SRCMAP_BLESS=1`.
 fn check_golden(name: &str, text: &str) {
-    let path = golden_dir().join(name);
-    if std::env::var_os("SRCMAP_BLESS").is_some_and(|v| v == "1") {
-        std::fs::write(&path, text).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-        return;
-    }
-    let pinned = std::fs::read_to_string(&path)
-        .unwrap_or_else(|e| panic!("{}: {e} (SRCMAP_BLESS=1 writes it)", path.display()));
-    assert!(
-        pinned == text,
-        "{name} differs from the pinned dump (SRCMAP_BLESS=1 rewrites it):\n--- pinned\n{pinned}\n--- now\n{text}"
-    );
+    srcmap_corpus::golden::check(&golden_dir().join(name), text);
 }
 
 fn portals(map: &str) -> Portals {
