@@ -214,6 +214,11 @@ const EXPLAINED: &[(&str, &str, &str)] = &[
         "water not compiled yet (issue 18); info_lighting is the props issue's (19); Valve's float bevels",
     ),
     (
+        "rc_deathmatch2.vmf",
+        "sides",
+        "Valve adds near-duplicate edge bevels from float windings",
+    ),
+    (
         "subway01.vmf",
         "sides",
         "Valve adds near-duplicate edge bevels from float windings (29 displacement brushes)",
