@@ -136,7 +136,11 @@ pub fn patch_offsets(
     for i in 0..n {
         let at = 4 + 16 * i + 8;
         let old = Reader::new(&stored[at..at + 4], endian).u32()?;
-        // A dummy entry's zero offset stays zero only if it was zero; Valve's dummy points at the end.
+        // Offset 0 is the empty end entry some TF2 maps write (Valve's own points at the end): it
+        // points at no data, so it stays 0 wherever the lump moves, as the reader expects it.
+        if old == 0 {
+            continue;
+        }
         let new = u32::try_from(old as i64 + delta)
             .map_err(|_| GameLumpError::OffsetMove { offset: old, delta })?;
         let bytes = if endian == Endian::Little {
@@ -1021,6 +1025,28 @@ mod tests {
     /// A compressed directory whose terminating dummy has file offset 0 (as some TF2 maps
     /// have): the compressed entry before it runs to the end of the game lump, and its LZMA
     /// block decodes through its own header sizes.
+    #[test]
+    fn moving_the_lump_keeps_a_zero_offset_end_entry_at_zero() {
+        // Two entries: one with data at absolute offset 1000, then the empty end entry at 0.
+        let mut stored = Vec::new();
+        stored.extend_from_slice(&2u32.to_le_bytes());
+        for (id, ofs, len) in [(*b"prps", 1000u32, 8u32), ([0; 4], 0, 0)] {
+            stored.extend_from_slice(&id);
+            stored.extend_from_slice(&[0; 4]);
+            stored.extend_from_slice(&ofs.to_le_bytes());
+            stored.extend_from_slice(&len.to_le_bytes());
+        }
+        for delta in [-76i64, 300] {
+            let mut moved = stored.clone();
+            patch_offsets(&mut moved, Endian::Little, delta).unwrap();
+            let ofs = |i: usize| u32::from_le_bytes(moved[4 + 16 * i + 8..][..4].try_into().unwrap());
+            assert_eq!(ofs(0) as i64, 1000 + delta);
+            assert_eq!(ofs(1), 0, "the end entry stays at 0");
+        }
+        // A real offset that would move below zero is still an error.
+        assert!(patch_offsets(&mut stored.clone(), Endian::Little, -2000).is_err());
+    }
+
     #[test]
     fn compressed_entry_before_zero_offset_dummy_runs_to_lump_end() {
         let payload: Vec<u8> = (0..300u32).map(|i| (i % 7) as u8).collect();
