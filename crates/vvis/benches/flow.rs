@@ -17,7 +17,7 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use srcmap_bsp::Bsp;
-use srcmap_vvis::{FlowKind, NoProgress, Options, Report, Threads, compute, tree, vis_radius};
+use srcmap_vvis::{FlowKind, NoProgress, Options, Threads, compute, tree, vis_radius};
 
 /// CPU seconds this process has used (user + system, all threads), from /proc on Linux; the
 /// machine may be shared, so CPU time measures the work where wall time measures the wait.
@@ -157,26 +157,12 @@ fn main() {
             // machine other processes' load lowers it too).
             100.0 * flow_cpu / (flow_s * report.count("threads") as f64)
         );
-        println!("    ours:      {}", flow_counters(&report));
+        println!(
+            "    ours:      {}",
+            srcmap_vvis::flow::Counters::describe(&report)
+        );
         if let Some(rr) = ref_report {
-            println!("    reference: {}", flow_counters(&rr));
+            println!("    reference: {}", srcmap_vvis::flow::Counters::describe(&rr));
         }
     }
-}
-
-/// The flow's counters from a report, as `name value` pairs.
-fn flow_counters(report: &Report) -> String {
-    [
-        "chains",
-        "candidates",
-        "geometric",
-        "separator_planes",
-        "passed",
-        "held",
-        "kept",
-    ]
-    .iter()
-    .map(|name| format!("{name} {}", report.count(name)))
-    .collect::<Vec<_>>()
-    .join(", ")
 }

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use srcmap_bsp::Bsp;
-use srcmap_vvis::{FlowKind, NoProgress, Options, Report, Threads, check, compute, tree, vis_radius};
+use srcmap_vvis::{FlowKind, NoProgress, Options, Threads, check, compute, tree, vis_radius};
 
 fn collect(path: &Path, out: &mut Vec<PathBuf>) {
     if path.is_dir() {
@@ -26,23 +26,6 @@ fn collect(path: &Path, out: &mut Vec<PathBuf>) {
     } else if path.extension().is_some_and(|e| e.eq_ignore_ascii_case("bsp")) {
         out.push(path.to_path_buf());
     }
-}
-
-/// The flow's counters from a report, as `name value` pairs.
-fn flow_counters(report: &Report) -> String {
-    [
-        "chains",
-        "candidates",
-        "geometric",
-        "separator_planes",
-        "passed",
-        "held",
-        "kept",
-    ]
-    .iter()
-    .map(|name| format!("{name} {}", report.count(name)))
-    .collect::<Vec<_>>()
-    .join(", ")
 }
 
 fn main() {
@@ -165,7 +148,7 @@ fn main() {
                         } else {
                             format!("{ref_s:.3}")
                         },
-                        flow_counters(&report),
+                        srcmap_vvis::flow::Counters::describe(&report),
                         report.count("threads"),
                         radius.map_or("null".into(), |r| r.to_string()),
                         sight_check.as_ref().map_or(0, |s| s.violations.len()),
@@ -193,7 +176,7 @@ fn main() {
                     );
                     println!(
                         "    {} base {:.3}s flow {:.3}s",
-                        flow_counters(&report),
+                        srcmap_vvis::flow::Counters::describe(&report),
                         report.seconds("base"),
                         report.seconds("flow")
                     );

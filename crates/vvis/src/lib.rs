@@ -310,19 +310,11 @@ impl<'a> Run<'a> {
         r.set("fast", u32::from(self.options.fast));
         r.set("threads", s.threads as f64);
         r.set("might_see", s.might_see as f64);
-        for (name, value) in [
-            ("chains", c.chains),
-            ("candidates", c.candidates),
-            ("geometric", c.geometric),
-            ("separator_planes", c.separator_planes),
-            ("passed", c.passed),
-            ("held", c.held),
-            ("kept", c.kept),
-            ("visible_pairs", s.visible_pairs),
-            ("crosscheck_dropped", s.crosscheck_dropped),
-        ] {
+        for (name, value) in c.named() {
             r.set(name, value as f64);
         }
+        r.set("visible_pairs", s.visible_pairs as f64);
+        r.set("crosscheck_dropped", s.crosscheck_dropped as f64);
         if let Some(bytes) = s.vis_bytes {
             r.set("vis_bytes", bytes as f64);
         }

@@ -69,6 +69,48 @@ pub struct Counters {
 }
 
 impl Counters {
+    /// The counters' names, in the order [`Counters::named`] gives them (the report's keys).
+    pub const NAMES: [&'static str; 7] = [
+        "chains",
+        "candidates",
+        "geometric",
+        "separator_planes",
+        "passed",
+        "held",
+        "kept",
+    ];
+
+    /// Each counter with its name.
+    pub fn named(&self) -> [(&'static str, u64); 7] {
+        let [
+            chains,
+            candidates,
+            geometric,
+            separator_planes,
+            passed,
+            held,
+            kept,
+        ] = Self::NAMES;
+        [
+            (chains, self.chains),
+            (candidates, self.candidates),
+            (geometric, self.geometric),
+            (separator_planes, self.separator_planes),
+            (passed, self.passed),
+            (held, self.held),
+            (kept, self.kept),
+        ]
+    }
+
+    /// A report's flow counters as `name value` pairs, for reading.
+    pub fn describe(report: &srcmap_stage::Report) -> String {
+        Self::NAMES
+            .iter()
+            .map(|name| format!("{name} {}", report.count(name)))
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+
     fn add(&mut self, o: &Counters) {
         self.chains += o.chains;
         self.candidates += o.candidates;
