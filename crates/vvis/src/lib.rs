@@ -95,14 +95,7 @@ pub fn vis(
         let mut run = Run::new(options, progress);
         let (portals, source) = run.portals(bsp, prt)?;
         let radius = run.radius(bsp);
-        let graph = run.graph(&portals, source)?;
-        let base = run.base_vis(&graph, radius);
-        let portal_vis = if options.fast {
-            run.skip_flow(&base)
-        } else {
-            run.flow(&graph, &base)
-        };
-        let clusters = run.clusters(&graph, &portal_vis)?;
+        let clusters = run.cluster_vis(&portals, source, radius)?;
         let visibility = clusters.to_visibility();
         run.leaf_flags(bsp, radius, &visibility);
         run.store(bsp, visibility);
@@ -128,14 +121,7 @@ pub fn compute(
         };
         run.check_portals(portals, source)?;
         run.stats.radius = radius;
-        let graph = run.graph(portals, source)?;
-        let base = run.base_vis(&graph, radius);
-        let portal_vis = if options.fast {
-            run.skip_flow(&base)
-        } else {
-            run.flow(&graph, &base)
-        };
-        let clusters = run.clusters(&graph, &portal_vis)?;
+        let clusters = run.cluster_vis(portals, source, radius)?;
         Ok((clusters, run.report()))
     })
 }
@@ -214,6 +200,24 @@ impl<'a> Run<'a> {
         self.stats.portals = portals.portals.len();
         self.stats.from_prt = source == PortalSource::PrtFile;
         Ok(())
+    }
+
+    /// Passes 2-5, portals to cluster rows, which [`vis`] and [`compute`] share: the graph, base
+    /// vis, the flow (or its skip with `-fast`), and the cluster PVS/PAS.
+    fn cluster_vis(
+        &mut self,
+        portals: &Portals,
+        source: PortalSource,
+        radius: Option<f64>,
+    ) -> Result<ClusterVis, VvisError> {
+        let graph = self.graph(portals, source)?;
+        let base = self.base_vis(&graph, radius);
+        let portal_vis = if self.options.fast {
+            self.skip_flow(&base)
+        } else {
+            self.flow(&graph, &base)
+        };
+        self.clusters(&graph, &portal_vis)
     }
 
     /// Pass 2: each portal as two one-way portals, listed per cluster.
