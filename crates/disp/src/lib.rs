@@ -120,6 +120,15 @@ impl DispGrid {
         }
     }
 
+    /// Bounds of the final vertices: (mins, maxs).
+    pub fn bounds(&self) -> (Vec3, Vec3) {
+        self.verts
+            .iter()
+            .fold((Vec3::splat(f32::MAX), Vec3::splat(f32::MIN)), |(lo, hi), &v| {
+                (lo.min(v), hi.max(v))
+            })
+    }
+
     pub fn side(&self) -> usize {
         side_len(self.power)
     }

@@ -85,6 +85,8 @@ pub struct ModelIn<'a> {
     pub tree: &'a Tree,
     pub faces: Vec<Face>,
     pub detail_faces: Vec<Face>,
+    /// Displacement faces: their base quads, in dispinfo order (only the world has them).
+    pub disp_faces: Vec<Face>,
     pub clusters: Option<&'a Clusters>,
 }
 
@@ -141,8 +143,10 @@ impl Welder {
 }
 
 /// Weld the faces' points and split edges at vertices of other faces lying on them, so
-/// that no T-junction leaves a crack (Valve's `FixTjuncs`).
-fn weld_and_fix(all: &[&Face]) -> (Vec<DVec3>, Vec<Vec<u32>>) {
+/// that no T-junction leaves a crack (Valve's `FixTjuncs`). Displacement base faces are
+/// welded afterwards and take no part in the fixing: their edges are not split and their
+/// corners split no one (as Valve, which writes them after the fix).
+fn weld_and_fix(all: &[&Face], disp: &[&Face]) -> (Vec<DVec3>, Vec<Vec<u32>>, Vec<Vec<u32>>) {
     let mut w = Welder {
         verts: Vec::new(),
         map: HashMap::new(),
@@ -167,7 +171,8 @@ fn weld_and_fix(all: &[&Face]) -> (Vec<DVec3>, Vec<Vec<u32>>) {
         ]
     };
     let mut grid: HashMap<[i32; 3], Vec<u32>> = HashMap::new();
-    for (i, &v) in w.verts.iter().enumerate() {
+    let welded = w.verts.len();
+    for (i, &v) in w.verts[..welded].iter().enumerate() {
         grid.entry(cell(v)).or_default().push(i as u32);
     }
     let verts = &w.verts;
@@ -221,7 +226,11 @@ fn weld_and_fix(all: &[&Face]) -> (Vec<DVec3>, Vec<Vec<u32>>) {
         out.dedup();
         *poly = out;
     });
-    (w.verts, polys)
+    let disp_polys = disp
+        .iter()
+        .map(|f| f.winding.points.iter().map(|&p| w.add(p)).collect())
+        .collect();
+    (w.verts, polys, disp_polys)
 }
 
 struct Emitter<'a> {
@@ -309,13 +318,15 @@ pub fn emit(
         .iter()
         .flat_map(|m| m.faces.iter().chain(&m.detail_faces))
         .collect();
-    let (verts, polys) = weld_and_fix(&all_faces);
+    let disp_faces: Vec<&Face> = models.iter().flat_map(|m| &m.disp_faces).collect();
+    let (verts, polys, disp_polys) = weld_and_fix(&all_faces, &disp_faces);
     check_limit("vertexes", verts.len(), 65536)?;
     e.out.vertexes = verts
         .iter()
         .map(|v| [v.x as f32, v.y as f32, v.z as f32])
         .collect();
     let mut poly_iter = polys.into_iter();
+    let mut disp_poly_iter = disp_polys.into_iter();
 
     for m in &models {
         let solid = solid_subtrees(m.tree);
@@ -347,12 +358,16 @@ pub fn emit(
             &mut leaf_faces,
         )?;
         for (i, f) in m.detail_faces.iter().enumerate() {
-            let fi = e.emit_face(f, &model_polys[m.faces.len() + i], tex, false);
+            let fi = e.emit_face(f, &model_polys[m.faces.len() + i], tex, false, None);
             if let Some(fi) = fi {
                 for &l in &f.leaves {
                     leaf_faces.entry(l).or_default().push(fi);
                 }
             }
+        }
+        // Displacement faces follow the model's other faces and are in no leaf's list.
+        for (i, (f, poly)) in m.disp_faces.iter().zip(disp_poly_iter.by_ref()).enumerate() {
+            e.emit_face(f, &poly, tex, false, Some(i as u32));
         }
         // Leaf face lists are filled once every face of the model has its number.
         e.fill_leaf_faces(m, &leaf_faces);
@@ -438,7 +453,7 @@ impl Emitter<'_> {
         if let Some(list) = by_node.get(&n) {
             for &fi in list {
                 let f = &m.faces[fi];
-                if let Some(out) = self.emit_face(f, &polys[fi], tex, true) {
+                if let Some(out) = self.emit_face(f, &polys[fi], tex, true, None) {
                     for &l in &f.leaves {
                         leaf_faces.entry(l).or_default().push(out);
                     }
@@ -523,10 +538,24 @@ impl Emitter<'_> {
         idx as i32
     }
 
-    fn emit_face(&mut self, f: &Face, poly: &[u32], tex: &Texinfos, on_node: bool) -> Option<u32> {
+    /// Writes one face; `dispinfo` for a displacement's base face, which is kept even when
+    /// nodraw (as Valve: the displacement's own surface is what draws).
+    fn emit_face(
+        &mut self,
+        f: &Face,
+        poly: &[u32],
+        tex: &Texinfos,
+        on_node: bool,
+        dispinfo: Option<u32>,
+    ) -> Option<u32> {
         let ti = &tex.list[f.texinfo.idx()];
         let flags = ti.flags as u32;
-        if flags & (SURF_NODRAW | SURF_HINT | SURF_SKIP) != 0 || poly.len() < 3 {
+        let hidden = if dispinfo.is_some() {
+            SURF_HINT | SURF_SKIP
+        } else {
+            SURF_NODRAW | SURF_HINT | SURF_SKIP
+        };
+        if flags & hidden != 0 || poly.len() < 3 {
             return None;
         }
         let first_edge = self.out.surfedges.len() as i32;
@@ -574,7 +603,7 @@ impl Emitter<'_> {
             first_edge,
             num_edges: poly.len() as i32,
             texinfo: f.texinfo.0 as i32,
-            dispinfo: -1,
+            dispinfo: dispinfo.map_or(-1, |d| d as i32),
             surface_fog_volume_id: -1,
             styles: if lit { [0, 255, 255, 255] } else { [255; 4] },
             light_offset: -1,
@@ -602,8 +631,12 @@ fn node_contents_all(tree: &Tree, n: NodeId) -> u32 {
 }
 
 /// Valve's `ComputeBoundsNoSkybox`: bounds of the drawn faces (not sky, not nodraw) in the world's open leaves outside
-/// the given areas.
-pub fn world_bounds_no_skybox(bsp: &bsp::Bsp, skip_areas: &[u32]) -> Option<([f32; 3], [f32; 3])> {
+/// the given areas, and of the displacements (`disp_boxes`, mins and maxs) that reach such a leaf.
+pub fn world_bounds_no_skybox(
+    bsp: &bsp::Bsp,
+    skip_areas: &[u32],
+    disp_boxes: &[(glam::Vec3, glam::Vec3)],
+) -> Option<([f32; 3], [f32; 3])> {
     let mut mins = [f32::INFINITY; 3];
     let mut maxs = [f32::NEG_INFINITY; 3];
     let mut stack = vec![bsp.models.first()?.head_node];
@@ -638,5 +671,54 @@ pub fn world_bounds_no_skybox(bsp: &bsp::Bsp, skip_areas: &[u32]) -> Option<([f3
             }
         }
     }
+    for &(lo, hi) in disp_boxes {
+        if box_reaches_open_leaf(bsp, skip_areas, lo.to_array(), hi.to_array()) {
+            for a in 0..3 {
+                mins[a] = mins[a].min(lo[a]);
+                maxs[a] = maxs[a].max(hi[a]);
+            }
+        }
+    }
     (mins[0] <= maxs[0]).then_some((mins, maxs))
+}
+
+/// Whether the box reaches a leaf of the world that is not solid and not in `skip_areas`.
+fn box_reaches_open_leaf(bsp: &bsp::Bsp, skip_areas: &[u32], lo: [f32; 3], hi: [f32; 3]) -> bool {
+    let Some(model) = bsp.models.first() else {
+        return false;
+    };
+    let mut stack = vec![model.head_node];
+    while let Some(n) = stack.pop() {
+        if n < 0 {
+            let Some(leaf) = bsp.leafs.get((-1 - n) as usize) else {
+                continue;
+            };
+            if leaf.contents & crate::contents::CONTENTS_SOLID as i32 == 0
+                && !skip_areas.contains(&leaf.area(bsp.version))
+            {
+                return true;
+            }
+            continue;
+        }
+        let Some(node) = bsp.nodes.get(n as usize) else {
+            continue;
+        };
+        let Some(plane) = bsp.planes.get(node.plane as usize) else {
+            continue;
+        };
+        // The box's extreme distances along the plane normal.
+        let (mut near, mut far) = (0.0f32, 0.0f32);
+        for a in 0..3 {
+            let (l, h) = (lo[a] * plane.normal[a], hi[a] * plane.normal[a]);
+            near += l.min(h);
+            far += l.max(h);
+        }
+        if far >= plane.dist {
+            stack.push(node.children[0]);
+        }
+        if near < plane.dist {
+            stack.push(node.children[1]);
+        }
+    }
+    false
 }

@@ -3,7 +3,7 @@
 use srcmap_geom::DVec3;
 use srcmap_vmf::{Entity, Vmf};
 
-use crate::input::{MapBrush, MapEntity, MapInput, MapSide, TexAxis};
+use crate::input::{MapBrush, MapDisp, MapEntity, MapInput, MapSide, TexAxis};
 
 fn v3(a: [f64; 3]) -> DVec3 {
     DVec3::new(a[0], a[1], a[2])
@@ -37,7 +37,18 @@ pub fn entity_from_vmf(e: &Entity) -> MapEntity {
                     },
                     lightmap_scale: side.lightmap_scale,
                     smoothing_groups: side.smoothing_groups,
-                    displacement: side.dispinfo.is_some(),
+                    displacement: side.dispinfo.as_deref().map(|d| {
+                        Box::new(MapDisp {
+                            power: d.power,
+                            start_position: v3(d.start_position),
+                            flags: d.flags,
+                            normals: d.normals.clone(),
+                            distances: d.distances.clone(),
+                            offsets: d.offsets.clone(),
+                            alphas: d.alphas.clone(),
+                            triangle_tags: d.triangle_tags.clone(),
+                        })
+                    }),
                 })
                 .collect(),
         })

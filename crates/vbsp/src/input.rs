@@ -76,8 +76,25 @@ pub struct MapSide {
     /// World units per luxel.
     pub lightmap_scale: f64,
     pub smoothing_groups: u32,
-    /// The side carries a displacement (its base face is kept for now).
-    pub displacement: bool,
+    /// The side's displacement, if it carries one.
+    pub displacement: Option<Box<MapDisp>>,
+}
+
+/// A displacement as the map gives it (Hammer's `dispinfo`); rows are row-major over the
+/// (2^power + 1)² grid, `triangle_tags` over its 2·4^power triangles. Rows may be short or
+/// missing in a damaged map: the compiler checks their lengths.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct MapDisp {
+    pub power: u32,
+    pub start_position: DVec3,
+    /// Hammer's `flags` (surface flags such as no-physics), stored in the dispinfo.
+    pub flags: i64,
+    pub normals: Vec<[f32; 3]>,
+    pub distances: Vec<f32>,
+    pub offsets: Vec<[f32; 3]>,
+    pub alphas: Vec<f32>,
+    /// Hammer's per-triangle tags, with their force bits.
+    pub triangle_tags: Vec<i32>,
 }
 
 /// A texture axis: texel `s = axis · p / scale + shift`.

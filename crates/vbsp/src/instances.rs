@@ -272,6 +272,15 @@ fn transform_entity(
                 let scale = if ax.scale.abs() > 1e-6 { ax.scale } else { 1.0 };
                 ax.shift -= origin.dot(ax.axis) / scale;
             }
+            if let Some(d) = &mut s.displacement {
+                d.start_position = rot.apply(d.start_position) + origin;
+                let turn = |v: &mut [f32; 3]| {
+                    let r = rot.apply(DVec3::new(v[0] as f64, v[1] as f64, v[2] as f64));
+                    *v = [r.x as f32, r.y as f32, r.z as f32];
+                };
+                d.normals.iter_mut().for_each(turn);
+                d.offsets.iter_mut().for_each(turn);
+            }
             let lower = s.material.to_ascii_lowercase();
             if let Some((_, to)) = material_swaps.iter().find(|(from, _)| *from == lower) {
                 s.material = to.clone();

@@ -34,6 +34,7 @@ mod areas;
 mod brush;
 pub mod contents;
 mod diag;
+mod displacement;
 mod dump;
 mod emit;
 mod faces;

@@ -10,6 +10,7 @@ use crate::areas::{self, Areas};
 use crate::brush::{self, Brush, BrushSide};
 use crate::contents::*;
 use crate::diag::{Diagnostic, VbspError, Where};
+use crate::displacement::{self, DispSide};
 use crate::dump::{self, PassDump};
 use crate::emit::{self, Clusters};
 use crate::faces::{self, Face};
@@ -91,9 +92,9 @@ pub(crate) struct Compile<'a> {
     viscluster_bounds: Vec<(usize, Bounds)>,
     /// Areaportal brush (index) -> its entity's portal number.
     portal_number: HashMap<BrushId, u32>,
-    /// Displacement sides: their brushes leave the tree and the brush lump (as in Valve's
-    /// loader); the sides stay as flat faces of the world until displacements are built.
-    disp_faces: Vec<Face>,
+    /// Displacement sides in map order: their brushes leave the tree and the brush lump (as
+    /// in Valve's loader); each side becomes a displacement face of the world.
+    disp_sides: Vec<DispSide<'a>>,
     /// The world's brushes split by detail.
     structural: Vec<BrushId>,
     detail: Vec<BrushId>,
@@ -145,7 +146,7 @@ impl<'a> Compile<'a> {
             plans: Vec::new(),
             viscluster_bounds: Vec::new(),
             portal_number: HashMap::new(),
-            disp_faces: Vec::new(),
+            disp_sides: Vec::new(),
             structural: Vec::new(),
             detail: Vec::new(),
             world_bounds: Bounds::EMPTY,
@@ -456,7 +457,7 @@ impl<'a> Compile<'a> {
                         surf: info.surface_flags,
                         texinfo: ti,
                         vmf_id: s.id,
-                        displacement: s.displacement,
+                        displacement: s.displacement.is_some(),
                     });
                 }
                 if bad {
@@ -476,20 +477,7 @@ impl<'a> Compile<'a> {
                     continue;
                 }
                 if b.sides.iter().any(|s| s.displacement) {
-                    for s in b.sides.iter().filter(|s| s.displacement) {
-                        if let Some(w) = &s.winding {
-                            self.disp_faces.push(Face {
-                                plane: s.plane,
-                                texinfo: s.texinfo,
-                                winding: w.clone(),
-                                node: None,
-                                contents: 0,
-                                side: None,
-                                hammer_id: s.vmf_id,
-                                leaves: Vec::new(),
-                            });
-                        }
-                    }
+                    self.gather_displacements(owner, &at, mb, &b);
                     continue;
                 }
                 if class == "func_viscluster" {
@@ -516,6 +504,55 @@ impl<'a> Compile<'a> {
             }
         }
         check_limit("brushes", self.brushes.len(), 8192)
+    }
+
+    /// A displacement brush's displacement sides, in map order. Displacements belong to the
+    /// world: on any other entity they are reported and left out (Valve stops there).
+    fn gather_displacements(
+        &mut self,
+        owner: EntityId,
+        at: &Where,
+        mb: &'a crate::input::MapBrush,
+        b: &Brush,
+    ) {
+        for s in b.sides.iter().filter(|s| s.displacement) {
+            let side_at = Where {
+                brush: Some(mb.id),
+                side: Some(s.vmf_id),
+                ..at.clone()
+            };
+            if owner != EntityId::WORLD {
+                self.diags.push(Diagnostic::error(
+                    side_at,
+                    "displacement on a brush entity is not supported (only the world and func_detail); left out",
+                ));
+                continue;
+            }
+            let Some(source) = mb
+                .sides
+                .iter()
+                .find(|m| m.id == s.vmf_id)
+                .and_then(|m| m.displacement.as_deref())
+            else {
+                continue;
+            };
+            let Some(winding) = s.winding.clone() else {
+                self.diags.push(Diagnostic::error(
+                    side_at,
+                    "displacement side has no winding; left out",
+                ));
+                continue;
+            };
+            self.disp_sides.push(DispSide {
+                at: side_at,
+                plane: s.plane,
+                texinfo: s.texinfo,
+                winding,
+                contents: b.contents,
+                hammer_id: s.vmf_id,
+                source,
+            });
+        }
     }
 
     /// Model numbers: the world is *0, then each kept entity with brushes in order.
@@ -698,16 +735,12 @@ impl<'a> Compile<'a> {
         self.detail_faces = faces::detail_faces(&mut self.tree, &self.planes, &self.brushes, &self.detail);
     }
 
-    /// Detail faces merged, subdivided and filed into the leaves that see them, with the
-    /// displacements' base faces.
+    /// Detail faces merged, subdivided and filed into the leaves that see them.
     pub fn merge_detail_faces(&mut self) {
         let faces = std::mem::take(&mut self.detail_faces);
         let faces = faces::merge_faces(faces, &self.planes);
         let mut faces = faces::subdivide_faces(faces, &self.tex);
         faces::filter_into_leaves(&self.tree, &self.planes, &mut faces);
-        let mut disp_faces = std::mem::take(&mut self.disp_faces);
-        faces::filter_into_leaves(&self.tree, &self.planes, &mut disp_faces);
-        faces.extend(disp_faces);
         self.detail_faces = faces;
     }
 
@@ -837,6 +870,7 @@ impl<'a> Compile<'a> {
             tree: &self.tree,
             faces: std::mem::take(&mut self.world_faces),
             detail_faces: std::mem::take(&mut self.detail_faces),
+            disp_faces: Vec::new(),
             clusters: Some(&self.clusters),
         }];
         for m in &self.sub_models {
@@ -844,6 +878,7 @@ impl<'a> Compile<'a> {
                 tree: &m.tree,
                 faces: m.faces.clone(),
                 detail_faces: Vec::new(),
+                disp_faces: Vec::new(),
                 clusters: None,
             });
         }
@@ -855,6 +890,8 @@ impl<'a> Compile<'a> {
                 }
             }
         }
+        let mut disps = displacement::prepare(std::mem::take(&mut self.disp_sides), &mut self.diags);
+        models[0].disp_faces = disps.iter().map(|d| d.base.clone()).collect();
         let entity_text = emit::entity_lump(&self.ents);
         let mut bsp = emit::emit(
             &self.planes,
@@ -865,9 +902,11 @@ impl<'a> Compile<'a> {
             self.clusters.count,
             std::mem::take(&mut self.areas),
         )?;
+        displacement::write_records(&mut bsp, &mut disps);
         // Valve's `ComputeBoundsNoSkybox`: the drawn faces of the open leaves outside the 3D
-        // skybox, as worldspawn's world_mins / world_maxs.
-        if let Some(b) = emit::world_bounds_no_skybox(&bsp, &self.sky_areas) {
+        // skybox and the displacements in open leaves, as worldspawn's world_mins / world_maxs.
+        let disp_boxes: Vec<_> = disps.iter().map(|d| d.grid.bounds()).collect();
+        if let Some(b) = emit::world_bounds_no_skybox(&bsp, &self.sky_areas, &disp_boxes) {
             let fmt = |v: [f32; 3]| format!("{} {} {}", v[0] as i32, v[1] as i32, v[2] as i32);
             set_kv(&mut self.ents[0].keyvalues, "world_mins", fmt(b.0));
             set_kv(&mut self.ents[0].keyvalues, "world_maxs", fmt(b.1));

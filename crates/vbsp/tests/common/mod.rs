@@ -36,7 +36,7 @@ pub fn box_brush(id: i64, mins: [f64; 3], maxs: [f64; 3], material: &str) -> Map
                 },
                 lightmap_scale: 16.0,
                 smoothing_groups: 0,
-                displacement: false,
+                displacement: None,
             });
         }
     }

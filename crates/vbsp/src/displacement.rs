@@ -1,0 +1,246 @@
+//! Displacements: a brush side with a `dispinfo` becomes a displacement face (its base face,
+//! pointing at its DISPINFO record) instead of a brush face. As in Valve's VBSP, the brush
+//! leaves the world (no tree split, no vis block, no brush-lump entry) and the records are
+//! written in map order: DISPINFO, DISP_VERTS, DISP_TRIS, the lightmap sample positions,
+//! neighbours and the allowed (LOD) vertices.
+
+use glam::Vec3;
+use srcmap_bsp as bsp;
+use srcmap_disp::{DispGrid, MAX_POWER, MIN_POWER};
+use srcmap_geom::{PlaneId, Winding};
+
+use crate::diag::{Diagnostic, Where};
+use crate::faces::Face;
+use crate::ids::TexinfoId;
+use crate::input::MapDisp;
+
+/// Hammer's triangle tag bits (`COREDISPTRI_TAG_*`): a plain bit, or a force bit whose
+/// value bit wins over the plain one.
+const HAMMER_WALKABLE: i32 = 1 << 0;
+const HAMMER_FORCE_WALKABLE: i32 = 1 << 1;
+const HAMMER_FORCE_WALKABLE_VALUE: i32 = 1 << 2;
+const HAMMER_BUILDABLE: i32 = 1 << 3;
+const HAMMER_FORCE_BUILDABLE: i32 = 1 << 4;
+const HAMMER_FORCE_BUILDABLE_VALUE: i32 = 1 << 5;
+
+/// The BSP's triangle tag bits (`DISPTRI_TAG_*`) VBSP writes.
+pub const TAG_WALKABLE: u16 = 1 << 1;
+pub const TAG_BUILDABLE: u16 = 1 << 2;
+
+/// Valve's `MAX_MAP_DISPINFO`.
+const MAX_DISPINFO: usize = 2048;
+
+/// A displacement side as the brush pass found it.
+pub(crate) struct DispSide<'a> {
+    pub at: Where,
+    pub plane: PlaneId,
+    pub texinfo: TexinfoId,
+    /// The side's winding on its brush (the base face).
+    pub winding: Winding,
+    /// The brush's contents.
+    pub contents: u32,
+    pub hammer_id: i64,
+    pub source: &'a MapDisp,
+}
+
+/// A displacement ready to write.
+pub(crate) struct Disp {
+    pub base: Face,
+    pub contents: u32,
+    pub flags: i64,
+    pub start: Vec3,
+    pub grid: DispGrid,
+    /// Per vertex: unit vector and distance (Hammer's normal × distance + offset).
+    pub field: Vec<(Vec3, f32)>,
+    pub alphas: Vec<f32>,
+    pub tags: Vec<u16>,
+}
+
+/// The BSP tags of Hammer's triangle tags: walkable and buildable, each forced where
+/// Hammer says so.
+pub fn bsp_tag(hammer: i32) -> u16 {
+    let pick = |plain: i32, force: i32, value: i32| {
+        if hammer & force != 0 {
+            hammer & value != 0
+        } else {
+            hammer & plain != 0
+        }
+    };
+    let mut tag = 0;
+    if pick(
+        HAMMER_WALKABLE,
+        HAMMER_FORCE_WALKABLE,
+        HAMMER_FORCE_WALKABLE_VALUE,
+    ) {
+        tag |= TAG_WALKABLE;
+    }
+    if pick(
+        HAMMER_BUILDABLE,
+        HAMMER_FORCE_BUILDABLE,
+        HAMMER_FORCE_BUILDABLE_VALUE,
+    ) {
+        tag |= TAG_BUILDABLE;
+    }
+    tag
+}
+
+fn v3(v: [f32; 3]) -> Vec3 {
+    Vec3::from(v)
+}
+
+/// Checks each side's displacement and builds its grid; a side that cannot be built is
+/// reported (with its brush and side ids) and left out, the rest of the map compiles.
+pub(crate) fn prepare(sides: Vec<DispSide<'_>>, diags: &mut Vec<Diagnostic>) -> Vec<Disp> {
+    let mut out = Vec::with_capacity(sides.len());
+    for s in sides {
+        let d = s.source;
+        let fail = |diags: &mut Vec<Diagnostic>, why: String| {
+            diags.push(Diagnostic::error(
+                s.at.clone(),
+                format!("displacement left out: {why}"),
+            ));
+        };
+        if !(MIN_POWER..=MAX_POWER).contains(&d.power) {
+            fail(diags, format!("power {} is not 2, 3 or 4", d.power));
+            continue;
+        }
+        if s.winding.points.len() != 4 {
+            fail(
+                diags,
+                format!(
+                    "its side has {} corners, a displacement needs 4",
+                    s.winding.points.len()
+                ),
+            );
+            continue;
+        }
+        if out.len() == MAX_DISPINFO {
+            fail(diags, format!("more than {MAX_DISPINFO} displacements"));
+            continue;
+        }
+        let count = srcmap_disp::vert_count(d.power);
+        let tri_count = srcmap_disp::tri_count(d.power);
+        // Short rows read as zeros (Hammer's defaults), as Valve's loader leaves them.
+        for (name, len, want) in [
+            ("normals", d.normals.len(), count),
+            ("distances", d.distances.len(), count),
+            ("offsets", d.offsets.len(), count),
+            ("alphas", d.alphas.len(), count),
+            ("triangle_tags", d.triangle_tags.len(), tri_count),
+        ] {
+            if len != want && !(len == 0 && matches!(name, "offsets" | "alphas" | "triangle_tags")) {
+                diags.push(Diagnostic::warning(
+                    s.at.clone(),
+                    format!(
+                        "displacement {name} has {len} values, power {} needs {want}: the rest read as 0",
+                        d.power
+                    ),
+                ));
+            }
+        }
+        let field: Vec<(Vec3, f32)> = (0..count)
+            .map(|i| {
+                let normal = d.normals.get(i).copied().map(v3).unwrap_or(Vec3::ZERO);
+                let dist = d.distances.get(i).copied().unwrap_or(0.0);
+                let offset = d.offsets.get(i).copied().map(v3).unwrap_or(Vec3::ZERO);
+                let v = normal * dist + offset;
+                let len = v.length();
+                (if len > 0.0 { v / len } else { Vec3::ZERO }, len)
+            })
+            .collect();
+        let alphas = (0..count)
+            .map(|i| d.alphas.get(i).copied().unwrap_or(0.0))
+            .collect();
+        let tags = (0..tri_count)
+            .map(|i| bsp_tag(d.triangle_tags.get(i).copied().unwrap_or(0)))
+            .collect();
+        let quad: [Vec3; 4] = std::array::from_fn(|k| Vec3::from(s.winding.points[k].as_vec3().to_array()));
+        let start = Vec3::from(d.start_position.as_vec3().to_array());
+        let corners = srcmap_disp::rotate_corners(&quad, start);
+        let grid = DispGrid::new(d.power, corners, &field);
+        out.push(Disp {
+            base: Face {
+                plane: s.plane,
+                texinfo: s.texinfo,
+                winding: s.winding,
+                node: None,
+                contents: s.contents,
+                side: None,
+                hammer_id: s.hammer_id,
+                leaves: Vec::new(),
+            },
+            contents: s.contents,
+            flags: d.flags,
+            start,
+            grid,
+            field,
+            alphas,
+            tags,
+        });
+    }
+    out
+}
+
+/// Writes the displacement records for `disps`, whose faces `emit` already wrote (each
+/// face's `dispinfo` is its displacement's index).
+pub(crate) fn write_records(out: &mut bsp::Bsp, disps: &mut [Disp]) {
+    let mut map_face = vec![None; disps.len()];
+    for (fi, f) in out.faces.iter().enumerate() {
+        if let Some(slot) = usize::try_from(f.dispinfo).ok().and_then(|d| map_face.get_mut(d)) {
+            *slot = Some(fi);
+        }
+    }
+    out.disp_info.clear();
+    out.disp_verts.clear();
+    out.disp_tris.clear();
+    for (d, face) in disps.iter().zip(&map_face) {
+        out.disp_info.push(bsp::DispInfo {
+            start_position: d.start.to_array(),
+            disp_vert_start: out.disp_verts.len() as i32,
+            disp_tri_start: out.disp_tris.len() as i32,
+            power: d.grid.power as i32,
+            // The high bit says the word holds flags, not a minimum tessellation.
+            min_tess: (d.flags as i32) | i32::MIN,
+            smoothing_angle: 0.0,
+            contents: d.contents as i32,
+            // Valve's "no face" marker (the face was never emitted).
+            map_face: face.map_or(0xFFFE, |f| f as u32),
+            lightmap_alpha_start: 0,
+            ..Default::default()
+        });
+        out.disp_verts.extend(
+            d.field
+                .iter()
+                .zip(&d.alphas)
+                .map(|(&(v, dist), &alpha)| bsp::DispVert {
+                    vec: v.to_array(),
+                    dist,
+                    alpha,
+                }),
+        );
+        out.disp_tris.extend(&d.tags);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hammer_tags_collapse_with_their_force_bits() {
+        // Hammer's usual "9": walkable and buildable, nothing forced.
+        assert_eq!(bsp_tag(9), TAG_WALKABLE | TAG_BUILDABLE);
+        assert_eq!(bsp_tag(0), 0);
+        // Forced not walkable (force bit, value 0) beats the plain walkable bit.
+        assert_eq!(bsp_tag(HAMMER_WALKABLE | HAMMER_FORCE_WALKABLE), 0);
+        // Forced walkable with the plain bit clear.
+        assert_eq!(
+            bsp_tag(HAMMER_FORCE_WALKABLE | HAMMER_FORCE_WALKABLE_VALUE),
+            TAG_WALKABLE
+        );
+        assert_eq!(
+            bsp_tag(HAMMER_FORCE_BUILDABLE | HAMMER_FORCE_BUILDABLE_VALUE),
+            TAG_BUILDABLE
+        );
+    }
+}
