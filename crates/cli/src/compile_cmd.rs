@@ -73,11 +73,21 @@ struct Stage1 {
     report: srcmap_stage::Report,
 }
 
+/// Reads a map; one whose sides or displacements are damaged is read leniently, the
+/// damaged parts left out with a warning each (the rest still compiles).
 fn read_map(path: &Path) -> anyhow::Result<srcmap_vmf::Vmf> {
     let bytes = std::fs::read(path).with_context(|| format!("{}: cannot read", path.display()))?;
-    srcmap_vmf::Vmf::parse_bytes(&bytes)
-        .or_else(|_| srcmap_vmf::Vmf::parse_lenient(&bytes))
-        .map_err(|e| anyhow::anyhow!("{}:{e}", path.display()))
+    match srcmap_vmf::Vmf::parse_bytes(&bytes) {
+        Ok(vmf) => Ok(vmf),
+        Err(strict) => {
+            let vmf = srcmap_vmf::Vmf::parse_lenient(&bytes)
+                .map_err(|_| anyhow::anyhow!("{}:{strict}", path.display()))?;
+            for problem in &vmf.problems {
+                eprintln!("{}:{problem} (left out)", path.display());
+            }
+            Ok(vmf)
+        }
+    }
 }
 
 /// Runs stage 1 and writes its side files (`.prt`, or `.lin` on a leak); the BSP itself is

@@ -1,0 +1,211 @@
+//! Displacements on small purpose-built maps: what the records say, where the surface is,
+//! what the tree does not see, and how damaged displacements are reported.
+
+mod common;
+
+use common::*;
+use srcmap_geom::DVec3;
+use srcmap_vbsp::input::MapDisp;
+use srcmap_vbsp::*;
+
+/// Index of `box_brush`'s top side (+Z).
+const TOP: usize = 4;
+
+/// A displacement of `power` whose vertices rise by `height(row, col)` along +Z.
+fn bumps(power: u32, start: [f64; 3], height: impl Fn(usize, usize) -> f32) -> Box<MapDisp> {
+    let n = (1usize << power) + 1;
+    let mut d = MapDisp {
+        power,
+        start_position: DVec3::from(start),
+        ..Default::default()
+    };
+    for row in 0..n {
+        for col in 0..n {
+            d.normals.push([0.0, 0.0, 1.0]);
+            d.distances.push(height(row, col));
+            d.offsets.push([0.0; 3]);
+            d.alphas.push((row * 10) as f32);
+        }
+    }
+    // Hammer's usual tag: walkable and buildable.
+    d.triangle_tags = vec![9; 2 << (2 * power)];
+    Box::new(d)
+}
+
+/// A 512×512×256 room with two 128-unit floor patches side by side, their tops displaced.
+fn terrain_room(first: Box<MapDisp>, second: Box<MapDisp>) -> Vec<MapEntity> {
+    let mut brushes = room(
+        1,
+        [0.0, 0.0, 0.0],
+        [512.0, 512.0, 256.0],
+        "dev/dev_measurewall01a",
+    );
+    let mut a = box_brush(
+        100,
+        [64.0, 64.0, 0.0],
+        [192.0, 192.0, 16.0],
+        "nature/blendgrassgravel001a",
+    );
+    a.sides[TOP].displacement = Some(first);
+    let mut b = box_brush(
+        101,
+        [192.0, 64.0, 0.0],
+        [320.0, 192.0, 16.0],
+        "nature/blendgrassgravel001a",
+    );
+    b.sides[TOP].displacement = Some(second);
+    brushes.push(a);
+    brushes.push(b);
+    vec![
+        world(brushes),
+        entity(2, "info_player_start", [400.0, 400.0, 40.0], vec![]),
+    ]
+}
+
+fn wave(row: usize, col: usize) -> f32 {
+    ((row as f32) * 0.7).sin() * 12.0 + col as f32
+}
+
+#[test]
+fn displacement_records_and_surface() {
+    let out = compile_map(terrain_room(
+        bumps(3, [64.0, 64.0, 16.0], wave),
+        bumps(2, [192.0, 64.0, 16.0], |_, _| 4.0),
+    ))
+    .expect("compiles");
+    let bsp = &out.bsp;
+    assert_eq!(bsp.disp_info.len(), 2, "one dispinfo per displaced side");
+    assert_eq!(bsp.disp_verts.len(), 81 + 25);
+    assert_eq!(bsp.disp_tris.len(), 128 + 32);
+    // The displacement brushes are not in the brush lump: only the six walls are.
+    assert_eq!(bsp.brushes.len(), 6);
+    for (i, info) in bsp.disp_info.iter().enumerate() {
+        let face = &bsp.faces[info.map_face as usize];
+        assert_eq!(
+            face.dispinfo, i as i32,
+            "dispinfo {i} and its face point at each other"
+        );
+        assert_eq!(face.num_edges, 4);
+        assert_eq!(
+            info.min_tess as u32 & 0x8000_0000,
+            0x8000_0000,
+            "min_tess holds flags"
+        );
+        // The world model's face range holds the displacement faces.
+        let m = &bsp.models[0];
+        assert!((m.first_face..m.first_face + m.num_faces).contains(&(info.map_face as i32)));
+    }
+    // No leaf lists a displacement face.
+    for &f in &bsp.leaf_faces {
+        assert_eq!(bsp.faces[f as usize].dispinfo, -1);
+    }
+    assert!(
+        bsp.disp_tris.iter().all(|&t| t == 6),
+        "Hammer's 9 is walkable | buildable"
+    );
+    // The final surface: the first displacement starts at (64, 64) with rows along the
+    // base face's first edge from there.
+    let grids = srcmap_disp::grids_of(bsp);
+    let g = grids[0].as_ref().expect("grid");
+    assert_eq!(g.power, 3);
+    for row in 0..9 {
+        for col in 0..9 {
+            let p = g.verts[row * 9 + col];
+            assert!(
+                (p.z - (16.0 + wave(row, col))).abs() < 1e-3,
+                "vertex ({row}, {col}) at {p}, expected height {}",
+                16.0 + wave(row, col)
+            );
+        }
+    }
+    assert_eq!(bsp.disp_verts[9 * 4].alpha, 40.0, "alphas kept per vertex");
+    // The patch does not block the tree: inside its brush is open space.
+    assert_eq!(contents_at(&out, [128.0, 128.0, 8.0]), 0);
+    assert_eq!(
+        cluster_at(&out, [128.0, 128.0, 8.0]),
+        cluster_at(&out, [128.0, 128.0, 100.0]),
+        "a displacement does not split visleaves"
+    );
+    // world_mins/world_maxs count the displaced surface.
+    let world = &bsp.entities[0];
+    assert!(world.get("world_maxs").is_some());
+    let bytes = bsp.to_bytes().expect("writes");
+    let back = srcmap_bsp::Bsp::parse(&bytes).expect("reads");
+    assert!(srcmap_bsp::check::check(&back).is_empty(), "srcmap check passes");
+}
+
+fn errors_naming(out: &Output, brush: i64, side: i64) -> Vec<String> {
+    out.diagnostics
+        .iter()
+        .filter(|d| d.at.brush == Some(brush) && d.at.side == Some(side))
+        .map(|d| d.to_string())
+        .collect()
+}
+
+#[test]
+fn bad_displacements_are_reported_and_the_rest_compiles() {
+    // Power 5 is beyond Hammer's 2-4.
+    let mut too_fine = bumps(2, [64.0, 64.0, 16.0], |_, _| 0.0);
+    too_fine.power = 5;
+    // Rows cut short: what is missing reads as zero, with a warning.
+    let mut short = bumps(2, [192.0, 64.0, 16.0], |_, _| 2.0);
+    short.distances.truncate(10);
+    let mut map = terrain_room(too_fine, short);
+    // A wedge: its sloped side is four-sided, its end caps are triangles.
+    let mut wedge = box_brush(
+        102,
+        [352.0, 64.0, 0.0],
+        [448.0, 192.0, 64.0],
+        "dev/dev_measurewall01a",
+    );
+    // Replace the top with a slope from (x=352, z=64) down to (x=448, z=0): the +X side goes.
+    wedge.sides.remove(0);
+    wedge.sides[TOP - 1].points = [
+        DVec3::new(352.0, 64.0, 64.0),
+        DVec3::new(352.0, 192.0, 64.0),
+        DVec3::new(448.0, 192.0, 0.0),
+    ];
+    // The -Y end cap is a triangle.
+    wedge.sides[2].displacement = Some(bumps(2, [352.0, 64.0, 0.0], |_, _| 0.0));
+    map[0].brushes.push(wedge);
+    // A displacement on a brush entity.
+    let mut door = box_brush(
+        103,
+        [64.0, 300.0, 0.0],
+        [128.0, 364.0, 64.0],
+        "dev/dev_measurewall01a",
+    );
+    door.sides[TOP].displacement = Some(bumps(2, [64.0, 300.0, 64.0], |_, _| 0.0));
+    map.push(entity(3, "func_door", [0.0; 3], vec![door]));
+
+    let out = compile_map(map).expect("the rest of the map compiles");
+    let power = errors_naming(&out, 100, 1004);
+    assert!(
+        power.iter().any(|m| m.contains("power 5")),
+        "power error names solid 100 side 1004: {:?}",
+        out.diagnostics
+    );
+    let short_rows = errors_naming(&out, 101, 1014);
+    assert!(
+        short_rows.iter().any(|m| m.contains("distances")),
+        "{short_rows:?}"
+    );
+    let wedge_side = out
+        .diagnostics
+        .iter()
+        .find(|d| d.at.brush == Some(102))
+        .map(|d| d.to_string());
+    assert!(
+        wedge_side.as_deref().is_some_and(|m| m.contains("3 corners")),
+        "{wedge_side:?}"
+    );
+    let door_side = errors_naming(&out, 103, 1034);
+    assert!(
+        door_side.iter().any(|m| m.contains("brush entity")),
+        "{door_side:?}"
+    );
+    // Only the short-rowed displacement was built.
+    assert_eq!(out.bsp.disp_info.len(), 1);
+    let g = srcmap_disp::grids_of(&out.bsp)[0].clone().expect("grid");
+    assert!((g.verts[0].z - 18.0).abs() < 1e-3 && (g.verts[24].z - 16.0).abs() < 1e-3);
+}
