@@ -37,6 +37,8 @@ pub(crate) struct DispSide<'a> {
     pub texinfo: TexinfoId,
     /// The side's winding on its brush (the base face).
     pub winding: Winding,
+    /// The same winding as Valve's float clipping makes it (see [`float_side_winding`]).
+    pub float_winding: Option<Vec<Vec3>>,
     /// The brush's contents.
     pub contents: u32,
     pub hammer_id: i64,
@@ -82,6 +84,101 @@ pub fn bsp_tag(hammer: i32) -> u16 {
         tag |= TAG_BUILDABLE;
     }
     tag
+}
+
+/// Half the side of the square every side's winding starts from (Valve's
+/// `MAX_COORD_INTEGER * 4`).
+const BASE_WINDING_HALF: f32 = 16384.0 * 4.0;
+
+/// What Valve's clip keeps within of a plane (`BRUSH_CLIP_EPSILON`).
+const BRUSH_CLIP_EPSILON: f32 = 0.01;
+
+/// The winding of the side on plane `own` of a brush whose sides lie on `planes` (map order,
+/// `own` among them), made as Valve's VBSP makes it: a huge square on the plane clipped by
+/// every other side in single precision. A displacement's lightmap size is measured on this
+/// winding, whose float error (up to a few thousandths of a unit where a sloped side cuts
+/// the huge square) decides sizes that fall on a whole number of luxels. `None` when
+/// nothing is left.
+pub(crate) fn float_side_winding(
+    planes: &[(srcmap_geom::DVec3, f64)],
+    own: (srcmap_geom::DVec3, f64),
+) -> Option<Vec<Vec3>> {
+    let f = |(n, d): (srcmap_geom::DVec3, f64)| (Vec3::new(n.x as f32, n.y as f32, n.z as f32), d as f32);
+    let (normal, dist) = f(own);
+    let mut w = base_winding(normal, dist)?;
+    for &(n, d) in planes {
+        if (n, d) == own {
+            continue;
+        }
+        // Keep what is behind the other side: clip by its plane turned around.
+        let (n, d) = f((n, d));
+        w = clip_float(&w, -n, -d)?;
+    }
+    Some(w)
+}
+
+/// A square of side 2·[`BASE_WINDING_HALF`] on the plane, around the point nearest the origin.
+fn base_winding(normal: Vec3, dist: f32) -> Option<Vec<Vec3>> {
+    let major = (0..3).max_by(|&a, &b| normal[a].abs().total_cmp(&normal[b].abs()))?;
+    let mut up = if major == 2 { Vec3::X } else { Vec3::Z };
+    up -= normal * up.dot(normal);
+    up = up.normalize_or_zero();
+    let origin = normal * dist;
+    let right = up.cross(normal) * BASE_WINDING_HALF;
+    let up = up * BASE_WINDING_HALF;
+    Some(vec![
+        origin - right + up,
+        origin + right + up,
+        origin + right - up,
+        origin - right - up,
+    ])
+}
+
+/// The part of `w` in front of the plane (within [`BRUSH_CLIP_EPSILON`] counts as on it),
+/// with split points exact on axial planes.
+fn clip_float(w: &[Vec3], normal: Vec3, dist: f32) -> Option<Vec<Vec3>> {
+    let dists: Vec<f32> = w.iter().map(|p| p.dot(normal) - dist).collect();
+    let side = |d: f32| {
+        if d > BRUSH_CLIP_EPSILON {
+            1
+        } else if d < -BRUSH_CLIP_EPSILON {
+            -1
+        } else {
+            0
+        }
+    };
+    let sides: Vec<i32> = dists.iter().map(|&d| side(d)).collect();
+    if !sides.contains(&1) {
+        return None;
+    }
+    if !sides.contains(&-1) {
+        return Some(w.to_vec());
+    }
+    let mut out = Vec::with_capacity(w.len() + 4);
+    for i in 0..w.len() {
+        let j = (i + 1) % w.len();
+        let (p, s) = (w[i], sides[i]);
+        if s >= 0 {
+            out.push(p);
+        }
+        if s == 0 || sides[j] == 0 || sides[j] == s {
+            continue;
+        }
+        let t = dists[i] / (dists[i] - dists[j]);
+        let q = w[j];
+        let mut mid = Vec3::ZERO;
+        for k in 0..3 {
+            mid[k] = if normal[k] == 1.0 {
+                dist
+            } else if normal[k] == -1.0 {
+                -dist
+            } else {
+                p[k] + t * (q[k] - p[k])
+            };
+        }
+        out.push(mid);
+    }
+    Some(out)
 }
 
 fn v3(v: [f32; 3]) -> Vec3 {
@@ -154,7 +251,13 @@ pub(crate) fn prepare(sides: Vec<DispSide<'_>>, diags: &mut Vec<Diagnostic>) -> 
         let tags = (0..tri_count)
             .map(|i| bsp_tag(d.triangle_tags.get(i).copied().unwrap_or(0)))
             .collect();
-        let quad: [Vec3; 4] = std::array::from_fn(|k| Vec3::from(s.winding.points[k].as_vec3().to_array()));
+        // The grid stands on the float winding when it has the same four corners (within
+        // the clipping's error), else on ours.
+        let ours: [Vec3; 4] = std::array::from_fn(|k| Vec3::from(s.winding.points[k].as_vec3().to_array()));
+        let quad = match &s.float_winding {
+            Some(w) if w.len() == 4 && w.iter().zip(&ours).all(|(a, b)| a.distance(*b) < 0.1) => [w[0], w[1], w[2], w[3]],
+            _ => ours,
+        };
         let start = Vec3::from(d.start_position.as_vec3().to_array());
         let corners = srcmap_disp::rotate_corners(&quad, start);
         let grid = DispGrid::new(d.power, corners, &field);
@@ -219,6 +322,40 @@ pub(crate) fn write_records(out: &mut bsp::Bsp, disps: &mut [Disp]) {
                 }),
         );
         out.disp_tris.extend(&d.tags);
+    }
+    lay_out_lightmaps(out, disps, &map_face);
+}
+
+/// Each displacement face's lightmap as VBSP lays it over the grid: its size from the base
+/// quad, a copy of its texinfo with the lightmap axes swapped where the lightmap's long side
+/// runs against them (one copy per texinfo, shared), and where each sample lies on the grid.
+fn lay_out_lightmaps(out: &mut bsp::Bsp, disps: &[Disp], map_face: &[Option<usize>]) {
+    let mut swapped: std::collections::HashMap<i32, i32> = std::collections::HashMap::new();
+    out.disp_lightmap_sample_positions.clear();
+    for (i, (d, face)) in disps.iter().zip(map_face).enumerate() {
+        out.disp_info[i].lightmap_sample_position_start = out.disp_lightmap_sample_positions.len() as i32;
+        let Some(fi) = *face else { continue };
+        let ti = out.faces[fi].texinfo;
+        let vecs = out.texinfo[ti as usize].lightmap_vecs;
+        let axis = |k: usize| Vec3::new(vecs[k][0], vecs[k][1], vecs[k][2]);
+        if let Some(size) = d.grid.lightmap_size(axis(0), axis(1)) {
+            out.faces[fi].lightmap_size = size.face_size();
+            if size.swap {
+                let next = out.texinfo.len() as i32;
+                let new = *swapped.entry(ti).or_insert(next);
+                if new == next {
+                    let mut t = out.texinfo[ti as usize];
+                    t.lightmap_vecs = srcmap_disp::lightmap::swapped_lightmap_vecs(t.lightmap_vecs);
+                    out.texinfo.push(t);
+                }
+                out.faces[fi].texinfo = new;
+            }
+        }
+        let [u, v] = out.faces[fi].lightmap_size.map(|n| n.max(0) as u32);
+        srcmap_disp::lightmap::encode_sample_positions(
+            &srcmap_disp::lightmap::sample_positions(d.grid.power, u, v),
+            &mut out.disp_lightmap_sample_positions,
+        );
     }
 }
 

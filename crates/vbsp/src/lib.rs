@@ -18,7 +18,11 @@
 //! 5. faces from portals, merged and subdivided to the lightmap limit; detail faces clipped
 //!    against each other and filed into the leaves they touch (`faces`);
 //! 6. brush models the same way without the flood; vertices welded, T-junctions split,
-//!    solid subtrees pruned, BSP records (`emit`), serialised by `srcmap-bsp`.
+//!    solid subtrees pruned, BSP records (`emit`), serialised by `srcmap-bsp`;
+//! 7. displacements (`displacement`, geometry from `srcmap-disp`): their brushes left out of
+//!    the tree at step 1, each displaced side written as a face of the world after its other
+//!    faces, with its DISPINFO, vertices, triangle tags, lightmap size and sample positions,
+//!    neighbours and allowed vertices.
 //!
 //! [`compile`] runs these as passes over one state (`pipeline`): each a short method named
 //! for what it does, listed in order in `compile_passes`. Between passes a check of the
@@ -27,8 +31,8 @@
 //! builds, tests, `--verify`), and [`Options::dump`] keeps a deterministic text dump of each
 //! pass's structures (`dump`), which the golden tests pin.
 //!
-//! Not done here (other issues): displacement surfaces (their base face is kept), static
-//! props, overlays, cubemaps, physics collision, leaf water data, vis and lighting.
+//! Not done here (other issues): static props, overlays, cubemaps, physics collision
+//! (PHYSCOLLIDE and the displacements' PHYSDISP), leaf water data, vis and lighting.
 
 mod areas;
 mod brush;

@@ -543,11 +543,25 @@ impl<'a> Compile<'a> {
                 ));
                 continue;
             };
+            // The brush's planes in map order, for the base face as Valve's float clipping
+            // makes it.
+            let planes: Vec<(DVec3, f64)> = mb
+                .sides
+                .iter()
+                .filter_map(|m| b.sides.iter().find(|bs| bs.vmf_id == m.id && !bs.bevel))
+                .map(|bs| {
+                    let p = self.planes.get(bs.plane);
+                    (p.normal, p.dist)
+                })
+                .collect();
+            let own = self.planes.get(s.plane);
+            let float_winding = displacement::float_side_winding(&planes, (own.normal, own.dist));
             self.disp_sides.push(DispSide {
                 at: side_at,
                 plane: s.plane,
                 texinfo: s.texinfo,
                 winding,
+                float_winding,
                 contents: b.contents,
                 hammer_id: s.vmf_id,
                 source,
