@@ -13,6 +13,11 @@
 use glam::Vec3;
 use srcmap_bsp::Bsp;
 
+pub mod allowed;
+pub mod edges;
+pub mod neighbors;
+pub mod tesselate;
+
 /// The smallest and largest power a map may use (4×4 to 16×16 quads).
 pub const MIN_POWER: u32 = 2;
 pub const MAX_POWER: u32 = 4;
