@@ -23,7 +23,9 @@ pub fn is_allowed(bits: &[u32; ALLOWED_WORDS], index: usize) -> bool {
 }
 
 fn disallow(bits: &mut [u32; ALLOWED_WORDS], index: usize) {
-    bits[index / 32] &= !(1 << (index % 32));
+    if let Some(w) = bits.get_mut(index / 32) {
+        *w &= !(1 << (index % 32));
+    }
 }
 
 /// The allowed-vertex sets of displacements of `powers` linked by `neighbors` (both
@@ -51,6 +53,10 @@ fn disable_pass(
     disp: usize,
 ) -> bool {
     let power = powers[disp];
+    if power == 0 {
+        // A single quad has no side vertices.
+        return false;
+    }
     let mid = 1 << (power - 1);
     let mut changed = false;
     let mut stack = vec![(VertIndex::new(mid, mid), 0u32)];

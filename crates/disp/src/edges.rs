@@ -140,7 +140,7 @@ pub fn span_ends(power: u32, edge: usize, span: u8) -> (VertIndex, VertIndex) {
 /// neighbour does, or where `v` is the midpoint shared by two half-edge neighbours (it is a
 /// corner of both, so always present).
 pub fn slot_for(power: u32, edge: usize, slots: &[DispSubNeighbor; 2], v: VertIndex) -> Option<usize> {
-    let mid = 1 << (power - 1);
+    let mid = (1 << power) / 2;
     let along = coord(v, free_axis(edge));
     let slot = if along == mid {
         if slots[0].span != CORNER_TO_CORNER {

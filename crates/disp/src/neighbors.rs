@@ -463,6 +463,22 @@ mod tests {
     }
 
     #[test]
+    fn overlapping_neighbors_break_the_edge_for_everyone() {
+        // B covers A's whole right edge; C, overlapping B, claims its upper half as well.
+        let grids = [
+            square(2, 0.0, 0.0, 64.0, 0),
+            square(2, 64.0, 0.0, 64.0, 0),
+            square(2, 64.0, 32.0, 32.0, 0),
+        ];
+        let n = find_neighbors(&grids);
+        // Vertices on A's upper half map to C but come back from B's side wrongly, so the
+        // edge is unlinked, and then B's and C's edges no longer map back either.
+        assert!(n[0].edges[edges::RIGHT].iter().all(|s| !is_set(s)));
+        assert!(n[1].edges[edges::LEFT].iter().all(|s| !is_set(s)));
+        assert!(n[2].edges[edges::LEFT].iter().all(|s| !is_set(s)));
+    }
+
+    #[test]
     fn corner_only_neighbors_in_index_order() {
         // Four quads around (64, 64); 0 and 2, 1 and 3 touch only there.
         let grids = [

@@ -15,6 +15,9 @@ use glam::Vec3;
 /// vertices `allowed` sets, in the engine's order.
 pub fn tesselate(power: u32, allowed: &[u32; ALLOWED_WORDS]) -> Vec<[u16; 3]> {
     let mut tris = Vec::new();
+    if power == 0 {
+        return tris;
+    }
     let mid = 1 << (power - 1);
     tesselate_node(power, allowed, VertIndex::new(mid, mid), 0, &mut tris);
     tris
