@@ -13,7 +13,11 @@
 use glam::Vec3;
 use srcmap_bsp::Bsp;
 
+pub mod allowed;
+pub mod edges;
 pub mod lightmap;
+pub mod neighbors;
+pub mod tesselate;
 
 pub use lightmap::{LightmapSize, SamplePosition};
 
