@@ -13,6 +13,10 @@
 use glam::Vec3;
 use srcmap_bsp::Bsp;
 
+pub mod lightmap;
+
+pub use lightmap::{LightmapSize, SamplePosition};
+
 /// The smallest and largest power a map may use (4×4 to 16×16 quads).
 pub const MIN_POWER: u32 = 2;
 pub const MAX_POWER: u32 = 4;
@@ -141,9 +145,19 @@ impl DispGrid {
     }
 }
 
+/// The faces displacements index: the LDR faces, or the HDR ones in console builds that
+/// strip the LDR lump.
+pub fn disp_faces(bsp: &Bsp) -> &[srcmap_bsp::Face] {
+    if bsp.faces.is_empty() {
+        &bsp.faces_hdr
+    } else {
+        &bsp.faces
+    }
+}
+
 /// The four corner points of face `face`, in its winding order, when it has exactly four.
 pub fn face_quad(bsp: &Bsp, face: usize) -> Option<[Vec3; 4]> {
-    let f = bsp.faces.get(face)?;
+    let f = disp_faces(bsp).get(face)?;
     if f.num_edges != 4 {
         return None;
     }
