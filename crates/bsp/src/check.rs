@@ -530,30 +530,7 @@ pub fn check(bsp: &Bsp) -> Vec<Violation> {
         );
         c.index(AREAPORTALS, i, "plane", p.plane as i64, planes, PLANES);
     }
-    for (i, d) in bsp.disp_info.iter().enumerate() {
-        c.range(
-            DISPINFO,
-            i,
-            "disp verts",
-            d.disp_vert_start as i64,
-            d.vert_count() as i64,
-            bsp.disp_verts.len(),
-            DISP_VERTS,
-        );
-        c.range(
-            DISPINFO,
-            i,
-            "disp tris",
-            d.disp_tri_start as i64,
-            d.tri_count() as i64,
-            bsp.disp_tris.len(),
-            DISP_TRIS,
-        );
-        c.index(DISPINFO, i, "map face", d.map_face as i64, faces_len, FACES);
-        if !(2..=4).contains(&d.power) {
-            c.fail(DISPINFO, Some(i), format!("power {} is not 2, 3 or 4", d.power));
-        }
-    }
+    c.out.extend(displacements(bsp));
     for (i, w) in bsp.leaf_water_data.iter().enumerate() {
         c.opt_index(
             LEAFWATERDATA,
@@ -753,6 +730,139 @@ pub fn check(bsp: &Bsp) -> Vec<Violation> {
         }
     }
     c.out
+}
+
+/// The displacement records' consistency: power, vertex and triangle ranges, the base face
+/// pointing back with four edges, neighbour indices in range and listed both ways, and the
+/// lightmap sample-position start inside its lump. Each message names the dispinfo's byte
+/// offset in DISPINFO.
+pub fn displacements(bsp: &Bsp) -> Vec<Violation> {
+    let mut out = Vec::new();
+    let infos = &bsp.disp_info;
+    let count = infos.len();
+    // Strata widened the record and its indices; "no neighbour" widened with them.
+    let wide = bsp.ctx(DISPINFO).strata(1);
+    let (stride, none) = if wide { (232, u32::MAX) } else { (176, 0xFFFF) };
+    // Console builds keep only the HDR faces.
+    let faces = if bsp.faces.is_empty() {
+        &bsp.faces_hdr
+    } else {
+        &bsp.faces
+    };
+    let samples = bsp.disp_lightmap_sample_positions.len();
+    let edge_lists = |j: usize, i: usize| {
+        infos[j]
+            .edge_neighbors
+            .iter()
+            .flatten()
+            .any(|sub| sub.neighbor as usize == i)
+    };
+    let corner_lists = |j: usize, i: usize| {
+        infos[j].corner_neighbors.iter().any(|c| {
+            c.neighbors
+                .iter()
+                .take(c.count as usize)
+                .any(|&n| n as usize == i)
+        })
+    };
+    for (i, d) in infos.iter().enumerate() {
+        let at = i * stride;
+        let mut fail = |message: String| {
+            out.push(Violation {
+                lump: DISPINFO,
+                record: Some(i),
+                message: format!("dispinfo {i} (byte {at}): {message}"),
+            });
+        };
+        if (2..=4).contains(&d.power) {
+            let span = |first: i32, n: usize, len: usize| {
+                first >= 0 && (first as usize).checked_add(n).is_some_and(|end| end <= len)
+            };
+            let (verts, tris) = (d.vert_count(), d.tri_count());
+            if !span(d.disp_vert_start, verts, bsp.disp_verts.len()) {
+                fail(format!(
+                    "vertices {}..+{verts} are past DISP_VERTS ({} vertices)",
+                    d.disp_vert_start,
+                    bsp.disp_verts.len()
+                ));
+            }
+            if !span(d.disp_tri_start, tris, bsp.disp_tris.len()) {
+                fail(format!(
+                    "triangles {}..+{tris} are past DISP_TRIS ({} triangles)",
+                    d.disp_tri_start,
+                    bsp.disp_tris.len()
+                ));
+            }
+        } else {
+            fail(format!("power {} is not 2, 3 or 4", d.power));
+        }
+        match faces.get(d.map_face as usize) {
+            None => fail(format!(
+                "map face {} is out of range (FACES has {})",
+                d.map_face,
+                faces.len()
+            )),
+            Some(f) => {
+                if f.dispinfo as i64 != i as i64 {
+                    fail(format!(
+                        "map face {} points at dispinfo {}, not back at this one",
+                        d.map_face, f.dispinfo
+                    ));
+                }
+                if f.num_edges != 4 {
+                    fail(format!(
+                        "map face {} has {} edges, not 4",
+                        d.map_face, f.num_edges
+                    ));
+                }
+            }
+        }
+        for (edge, subs) in d.edge_neighbors.iter().enumerate() {
+            for (half, sub) in subs.iter().enumerate() {
+                let n = sub.neighbor;
+                if n == none {
+                    continue;
+                }
+                if n as usize >= count {
+                    fail(format!(
+                        "edge {edge} neighbour {half} is dispinfo {n}, out of range ({count} dispinfos)"
+                    ));
+                } else if !edge_lists(n as usize, i) {
+                    fail(format!(
+                        "edge {edge} lists dispinfo {n} as a neighbour, but no edge of {n} lists {i}"
+                    ));
+                }
+            }
+        }
+        for (corner, c) in d.corner_neighbors.iter().enumerate() {
+            if c.count as usize > c.neighbors.len() {
+                fail(format!(
+                    "corner {corner} claims {} neighbours, at most {} fit",
+                    c.count,
+                    c.neighbors.len()
+                ));
+            }
+            for &n in c.neighbors.iter().take(c.count as usize) {
+                if n as usize >= count {
+                    fail(format!(
+                        "corner {corner} neighbour is dispinfo {n}, out of range ({count} dispinfos)"
+                    ));
+                } else if !corner_lists(n as usize, i) {
+                    fail(format!(
+                        "corner {corner} lists dispinfo {n} as a neighbour, but no corner of {n} lists {i}"
+                    ));
+                }
+            }
+        }
+        // Console builds strip the sample positions but keep the starts.
+        let start = d.lightmap_sample_position_start;
+        if samples > 0 && (start < 0 || start as usize >= samples) {
+            fail(format!(
+                "lightmap sample positions start at byte {start}, past DISP_LIGHTMAP_SAMPLE_POSITIONS ({samples} bytes)"
+            ));
+        }
+    }
+    out
 }
 
 #[cfg(test)]

@@ -137,8 +137,19 @@ struct InfoReport {
     entities_by_class: BTreeMap<String, usize>,
     static_props: usize,
     static_props_by_model: BTreeMap<String, usize>,
+    displacements: DispReport,
     pakfile: Vec<PakReport>,
     materials: Vec<String>,
+}
+
+#[derive(Serialize)]
+struct DispReport {
+    dispinfos: usize,
+    /// Dispinfos per power (2, 3 and 4 in valid maps).
+    by_power: BTreeMap<i32, usize>,
+    verts: usize,
+    tris: usize,
+    sample_position_bytes: usize,
 }
 
 fn method_name(m: u16) -> &'static str {
@@ -243,6 +254,16 @@ pub fn info(path: &Path, data: &[u8], json: bool) -> anyhow::Result<()> {
         entities_by_class,
         static_props: sp.map_or(0, |s| s.props.len()),
         static_props_by_model,
+        displacements: DispReport {
+            dispinfos: bsp.disp_info.len(),
+            by_power: bsp.disp_info.iter().fold(BTreeMap::new(), |mut m, d| {
+                *m.entry(d.power).or_insert(0) += 1;
+                m
+            }),
+            verts: bsp.disp_verts.len(),
+            tris: bsp.disp_tris.len(),
+            sample_position_bytes: bsp.disp_lightmap_sample_positions.len(),
+        },
         pakfile,
         materials,
     };
@@ -306,6 +327,25 @@ pub fn info(path: &Path, data: &[u8], json: bool) -> anyhow::Result<()> {
     for (model, n) in &report.static_props_by_model {
         writeln!(o, "  {n:>5} {model}")?;
     }
+    let d = &report.displacements;
+    let powers: Vec<String> = d
+        .by_power
+        .iter()
+        .map(|(p, n)| format!("power {p}: {n}"))
+        .collect();
+    writeln!(
+        o,
+        "displacements: {}{}, {} disp verts, {} disp tris, {} sample-position bytes",
+        d.dispinfos,
+        if powers.is_empty() {
+            String::new()
+        } else {
+            format!(" ({})", powers.join(", "))
+        },
+        d.verts,
+        d.tris,
+        d.sample_position_bytes
+    )?;
     writeln!(o, "pakfile: {} entries", report.pakfile.len())?;
     for p in &report.pakfile {
         writeln!(o, "  {:>10} {:<6} {}", p.size, p.method, p.name)?;
@@ -358,7 +398,7 @@ pub fn check(args: &CheckArgs) -> anyhow::Result<()> {
         None => {
             if !args.json {
                 println!(
-                    "{}: ok (BSP v{}, every index in range, within limits)",
+                    "{}: ok (BSP v{}, every index in range, displacement records consistent, within limits)",
                     args.file.display(),
                     bsp.version
                 );

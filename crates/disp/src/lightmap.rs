@@ -28,8 +28,10 @@ pub struct LightmapSize {
     pub u: u32,
     /// Luxels along the rows (corner 0 → 1): the face's `lightmap_size[1]`.
     pub v: u32,
-    /// The lightmap's long side runs against the texinfo's: VBSP gives the face a copy of its
-    /// texinfo with the lightmap vectors swapped (`s' = t`, `t' = -s`, offsets included).
+    /// The lightmap's long side runs against the texinfo's: VBSP makes a copy of the texinfo
+    /// with the lightmap vectors swapped ([`swapped_lightmap_vecs`]) for the displacement's
+    /// own record. The face keeps the original texinfo, and no face refers to the copy, so
+    /// texinfo compaction drops it again (no corpus map holds one).
     pub swap: bool,
 }
 
@@ -62,6 +64,9 @@ fn longest_along_s(corners: &[Vec3; 4], s: Vec3, t: Vec3) -> bool {
 
 /// The lightmap extent of a displacement over `corners` (start corner first), lit with the
 /// texinfo lightmap axes `s` and `t` (`lightmap_vecs[..][..3]`).
+///
+/// VBSP passes the brush side's winding; a BSP's welded face vertices can land the other side
+/// of a whole luxel and give a size one off from the stored one.
 ///
 /// `None` when the lightmap scale is below one world unit per luxel: VBSP then leaves the
 /// face's size as the ordinary face extents had it and every sample position empty.

@@ -293,6 +293,19 @@ pub(crate) fn write_records(out: &mut bsp::Bsp, disps: &mut [Disp]) {
             *slot = Some(fi);
         }
     }
+    // Neighbours and the vertices each may drop for LOD, then the dropped ones moved onto
+    // the mesh left without them (so that the engine's ray tests and overlays agree).
+    let grids: Vec<DispGrid> = disps.iter().map(|d| d.grid.clone()).collect();
+    let neighbors = srcmap_disp::neighbors::find_neighbors(&grids);
+    let powers: Vec<u32> = disps.iter().map(|d| d.grid.power).collect();
+    let allowed = srcmap_disp::allowed::allowed_verts(&powers, &neighbors);
+    for (d, bits) in disps.iter_mut().zip(&allowed) {
+        let moved = srcmap_disp::tesselate::snapped_verts(&d.grid, bits);
+        srcmap_disp::tesselate::snap_field(&d.grid, bits, &mut d.field);
+        for (i, p) in moved {
+            d.grid.verts[i] = p;
+        }
+    }
     out.disp_info.clear();
     out.disp_verts.clear();
     out.disp_tris.clear();
@@ -309,8 +322,11 @@ pub(crate) fn write_records(out: &mut bsp::Bsp, disps: &mut [Disp]) {
             // Valve's "no face" marker (the face was never emitted).
             map_face: face.map_or(0xFFFE, |f| f as u32),
             lightmap_alpha_start: 0,
+            allowed_verts: allowed[out.disp_info.len()],
             ..Default::default()
         });
+        let last = out.disp_info.len() - 1;
+        neighbors[last].store(&mut out.disp_info[last]);
         out.disp_verts.extend(
             d.field
                 .iter()
@@ -327,29 +343,19 @@ pub(crate) fn write_records(out: &mut bsp::Bsp, disps: &mut [Disp]) {
 }
 
 /// Each displacement face's lightmap as VBSP lays it over the grid: its size from the base
-/// quad, a copy of its texinfo with the lightmap axes swapped where the lightmap's long side
-/// runs against them (one copy per texinfo, shared), and where each sample lies on the grid.
+/// quad and where each sample lies on the grid. VBSP also makes a copy of the texinfo with
+/// the lightmap axes swapped when the lightmap's long side runs against them, but only its
+/// own displacement record uses it (no face does, and the unused copy is compacted away),
+/// so the faces keep their texinfo here too.
 fn lay_out_lightmaps(out: &mut bsp::Bsp, disps: &[Disp], map_face: &[Option<usize>]) {
-    let mut swapped: std::collections::HashMap<i32, i32> = std::collections::HashMap::new();
     out.disp_lightmap_sample_positions.clear();
     for (i, (d, face)) in disps.iter().zip(map_face).enumerate() {
         out.disp_info[i].lightmap_sample_position_start = out.disp_lightmap_sample_positions.len() as i32;
         let Some(fi) = *face else { continue };
-        let ti = out.faces[fi].texinfo;
-        let vecs = out.texinfo[ti as usize].lightmap_vecs;
+        let vecs = out.texinfo[out.faces[fi].texinfo as usize].lightmap_vecs;
         let axis = |k: usize| Vec3::new(vecs[k][0], vecs[k][1], vecs[k][2]);
         if let Some(size) = d.grid.lightmap_size(axis(0), axis(1)) {
             out.faces[fi].lightmap_size = size.face_size();
-            if size.swap {
-                let next = out.texinfo.len() as i32;
-                let new = *swapped.entry(ti).or_insert(next);
-                if new == next {
-                    let mut t = out.texinfo[ti as usize];
-                    t.lightmap_vecs = srcmap_disp::lightmap::swapped_lightmap_vecs(t.lightmap_vecs);
-                    out.texinfo.push(t);
-                }
-                out.faces[fi].texinfo = new;
-            }
         }
         let [u, v] = out.faces[fi].lightmap_size.map(|n| n.max(0) as u32);
         srcmap_disp::lightmap::encode_sample_positions(

@@ -515,7 +515,13 @@ impl<'a> Compile<'a> {
         mb: &'a crate::input::MapBrush,
         b: &Brush,
     ) {
-        for s in b.sides.iter().filter(|s| s.displacement) {
+        // Map order: the brush's sides as the map lists them (its built sides are reordered).
+        let in_map_order = mb
+            .sides
+            .iter()
+            .filter(|m| m.displacement.is_some())
+            .filter_map(|m| b.sides.iter().find(|s| s.vmf_id == m.id && s.displacement));
+        for s in in_map_order {
             let side_at = Where {
                 brush: Some(mb.id),
                 side: Some(s.vmf_id),
