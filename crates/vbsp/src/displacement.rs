@@ -255,7 +255,9 @@ pub(crate) fn prepare(sides: Vec<DispSide<'_>>, diags: &mut Vec<Diagnostic>) -> 
         // the clipping's error), else on ours.
         let ours: [Vec3; 4] = std::array::from_fn(|k| Vec3::from(s.winding.points[k].as_vec3().to_array()));
         let quad = match &s.float_winding {
-            Some(w) if w.len() == 4 && w.iter().zip(&ours).all(|(a, b)| a.distance(*b) < 0.1) => [w[0], w[1], w[2], w[3]],
+            Some(w) if w.len() == 4 && w.iter().zip(&ours).all(|(a, b)| a.distance(*b) < 0.1) => {
+                [w[0], w[1], w[2], w[3]]
+            }
             _ => ours,
         };
         let start = Vec3::from(d.start_position.as_vec3().to_array());
