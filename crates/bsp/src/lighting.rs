@@ -44,7 +44,7 @@ pub struct DispSamplePosition {
 }
 
 /// Decodes `count` sample positions starting at byte `start` of the lump. Each is a triangle
-/// index (one byte; 255 means "255 plus the next byte", repeatedly) then three barycentric bytes.
+/// index (one byte; 255 means "255 plus the next byte") then three barycentric bytes.
 /// Returns the positions and the offset after them, or `None` if the stream ends early.
 pub fn decode_disp_sample_positions(
     data: &[u8],
@@ -54,14 +54,11 @@ pub fn decode_disp_sample_positions(
     let mut out = Vec::with_capacity(count.min(data.len() / 4));
     let mut i = start;
     for _ in 0..count {
-        let mut triangle = 0u32;
-        loop {
-            let b = *data.get(i)?;
+        let mut triangle = *data.get(i)? as u32;
+        i += 1;
+        if triangle == 255 {
+            triangle += *data.get(i)? as u32;
             i += 1;
-            triangle += b as u32;
-            if b != 255 {
-                break;
-            }
         }
         let bary = data.get(i..i + 3)?;
         out.push(DispSamplePosition {
@@ -73,15 +70,17 @@ pub fn decode_disp_sample_positions(
     Some((out, i))
 }
 
-/// Encodes sample positions (the inverse of [`decode_disp_sample_positions`]).
+/// Encodes sample positions as VBSP writes them (the inverse of
+/// [`decode_disp_sample_positions`]). The escape holds one byte, so VBSP's power-4 triangle
+/// 511 comes out as `255, 0` (read back as 255): kept, as the engine reads what VBSP wrote.
 pub fn encode_disp_sample_positions(positions: &[DispSamplePosition], out: &mut Vec<u8>) {
     for p in positions {
-        let mut t = p.triangle;
-        while t >= 255 {
+        if p.triangle < 255 {
+            out.push(p.triangle as u8);
+        } else {
             out.push(255);
-            t -= 255;
+            out.push((p.triangle - 255) as u8);
         }
-        out.push(t as u8);
         out.extend_from_slice(&p.barycentric);
     }
 }

@@ -11,15 +11,13 @@
 //! barycentric weights, come out as in Valve's files.
 
 use glam::{Vec2, Vec3};
+use srcmap_bsp::lighting::DispSamplePosition;
 
 use crate::{DispGrid, side_len, tri_count};
 
 /// The largest luxel count along a displacement lightmap's side, border excluded
 /// (`MAX_DISP_LIGHTMAP_DIM_WITHOUT_BORDER`).
 pub const MAX_LUXELS: u32 = 125;
-
-/// The sample-position code for a sample that no triangle covers.
-const NO_TRIANGLE: [u8; 4] = [0; 4];
 
 /// A displacement face's lightmap extent.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -208,27 +206,24 @@ pub fn sample_positions(power: u32, u: u32, v: u32) -> Vec<Option<SamplePosition
     out
 }
 
-/// Appends the DISP_LIGHTMAP_SAMPLE_POSITIONS encoding of `positions`: per sample the
-/// triangle index (one byte, or 255 and then the index less 255), then each weight times
-/// 255.9 truncated to a byte; four zero bytes for a sample without a triangle.
-///
-/// VBSP writes the second byte as a single byte, so triangles 510 and 511 of a power-4
-/// displacement come out as `255, 255` and `255, 0`; this keeps that, unlike the chained
-/// form of `srcmap_bsp::lighting::encode_disp_sample_positions`.
+/// Appends the DISP_LIGHTMAP_SAMPLE_POSITIONS encoding of `positions`
+/// ([`srcmap_bsp::lighting::encode_disp_sample_positions`]): each weight times 255.9
+/// truncated to a byte; a sample without a triangle is triangle 0 with zero weights.
 pub fn encode_sample_positions(positions: &[Option<SamplePosition>], out: &mut Vec<u8>) {
-    for p in positions {
-        let Some(p) = p else {
-            out.extend_from_slice(&NO_TRIANGLE);
-            continue;
-        };
-        if p.tri < 255 {
-            out.push(p.tri as u8);
-        } else {
-            out.push(255);
-            out.push((p.tri - 255) as u8);
-        }
-        out.extend(p.weights.map(|w| (w * 255.9) as u8));
-    }
+    let records: Vec<DispSamplePosition> = positions
+        .iter()
+        .map(|p| match p {
+            Some(p) => DispSamplePosition {
+                triangle: p.tri as u32,
+                barycentric: p.weights.map(|w| (w * 255.9) as u8),
+            },
+            None => DispSamplePosition {
+                triangle: 0,
+                barycentric: [0; 3],
+            },
+        })
+        .collect();
+    srcmap_bsp::lighting::encode_disp_sample_positions(&records, out);
 }
 
 /// The DISP_LIGHTMAP_SAMPLE_POSITIONS bytes of one displacement of `power` whose face has the
