@@ -18,7 +18,8 @@ pub struct VradArgs {
     /// Release quality: more sky, bounce and ambient rays.
     #[arg(long = "final")]
     pub final_: bool,
-    /// Maximum number of light bounces (stops early when a bounce adds little).
+    /// Maximum number of light bounces (stops early, as VRAD, once a bounce adds under one
+    /// unit of light summed over patches).
     #[arg(long, default_value_t = 100)]
     pub bounce: u32,
     /// Write only LDR lighting (by default LDR, plus HDR when the map already has HDR lighting).

@@ -166,7 +166,7 @@ fn cube_at(
                 let g = &world.faces[f];
                 match facelights.get(f).and_then(|fl| fl.samples.first()) {
                     Some(s) if g.lit && g.width > 0 => {
-                        let st = world.luxel_of(f, pos + d * h.t);
+                        let (st, _) = world.surface_hit(f, h.triangle, pos + d * h.t);
                         let x = (st.x.round().max(0.0) as usize).min(g.width - 1);
                         let y = (st.y.round().max(0.0) as usize).min(g.height - 1);
                         s.get(y * g.width + x).copied().unwrap_or(Vec3::ZERO) * g.reflectivity / 255.0

@@ -1,6 +1,7 @@
 //! Radiosity by gathering. VRAD builds patches (faces chopped to 4-luxel squares), a transfer
 //! list between every pair of patches that see each other, and iterates "light leaving a
-//! patch = reflectivity × light arriving" until a bounce adds little.
+//! patch = reflectivity × light arriving" until a bounce adds less than one unit of light,
+//! summed over the patches. Two patches of one face never exchange light.
 //!
 //! Here the patches are a grid of gather points every [`Options::bounce_spacing`] luxels on
 //! each face. Each point traces a fixed set of cosine-weighted rays once and remembers which
@@ -94,14 +95,16 @@ fn trace_patches(world: &World, face: usize, options: &Options, rays: &mut u64) 
                     .surfaces
                     .closest(pos.to_array(), dir.to_array(), MAX_TRACE)
                     .and_then(|h| {
-                        let hf = world.faces.get(h.payload as usize)?;
+                        // VRAD makes no transfer between two patches of one face: a curved
+                        // displacement does not light itself (its bumps still block the ray).
+                        if h.payload as usize == face {
+                            return None;
+                        }
+                        // Sky triangles carry a flag and name no face here.
+                        world.faces.get(h.payload as usize)?;
                         // Light leaves only the front of a face.
                         let point = pos + dir * h.t;
-                        let facing = match world.disps.get(h.payload as usize).and_then(|d| d.as_ref()) {
-                            // A displacement faces where its surface normal there points.
-                            Some(d) => d.sample(d.uv_of(point), hf.normal).1,
-                            None => hf.normal,
-                        };
+                        let (st, facing) = world.surface_hit(h.payload as usize, h.triangle, point);
                         if facing.dot(dir) >= 0.0 {
                             return None;
                         }
@@ -116,7 +119,6 @@ fn trace_patches(world: &World, face: usize, options: &Options, rays: &mut u64) 
                         {
                             return None;
                         }
-                        let st = world.luxel_of(h.payload as usize, point);
                         Some(HitRef {
                             face: h.payload,
                             st,
@@ -205,7 +207,13 @@ pub(crate) fn bounce(
                 .unwrap_or_default()
         })
         .collect();
-    let total_direct: f32 = direct.iter().flatten().map(|v| v.element_sum()).sum();
+    // What one luxel's light counts for in VRAD's stopping rule, which sums over patches: a
+    // patch spans 4 × 4 luxels of a brush face, 8 × 8 of a displacement (`dispchop`).
+    let patch_share: Vec<f32> = world
+        .faces
+        .iter()
+        .map(|g| if g.is_displacement { 1.0 / 64.0 } else { 1.0 / 16.0 })
+        .collect();
     let mut indirect: Vec<Vec<Vec3>> = direct.iter().map(|d| vec![Vec3::ZERO; d.len()]).collect();
     let max_bounces = options.bounces.min(100);
     let mut done = 0;
@@ -229,19 +237,20 @@ pub(crate) fn bounce(
             .into_par_iter()
             .map(|i| gather_face(world, i, &patches[i], &exitant, options.bounce_rays(), None))
             .collect();
-        let change: f32 = next
+        let added: Vec3 = next
             .iter()
-            .flatten()
-            .zip(indirect.iter().flatten())
-            .map(|(a, b)| (*a - *b).abs().element_sum())
+            .zip(&indirect)
+            .zip(&patch_share)
+            .map(|((a, b), share)| a.iter().zip(b).map(|(a, b)| (*a - *b).abs()).sum::<Vec3>() * *share)
             .sum();
         indirect = next;
         last_exitant = exitant;
         done += 1;
         progress.advance(1);
-        // VRAD stops when a bounce adds less than 1 unit; relative here, so small maps and
-        // dim maps converge alike.
-        if total_direct <= 0.0 || change <= 0.002 * total_direct {
+        // VRAD's rule: stop once a bounce adds less than one unit of light per channel, summed
+        // over every patch. An absolute threshold, so a dim map still gets the second and
+        // later bounces that light what the first could not reach.
+        if added.max_element() < 1.0 {
             break;
         }
     }

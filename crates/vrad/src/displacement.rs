@@ -133,6 +133,31 @@ impl DispSurface {
         top.lerp(bottom, fy).normalize_or_zero()
     }
 
+    /// Grid parameters of point `p` on triangle `k` (in [`DispSurface::triangles`] order), from
+    /// its barycentric coordinates there.
+    pub fn triangle_uv(&self, k: usize, p: Vec3) -> Vec2 {
+        let cells = self.side - 1;
+        let (i, j) = ((k / 2) / cells, (k / 2) % cells);
+        if i >= cells {
+            return self.uv_of(p);
+        }
+        let [a, b, c, d] = self.cell(i, j);
+        let at = |di: usize, dj: usize| Vec2::new((j + dj) as f32, (i + di) as f32);
+        let (ga, gb, gc, gd) = (at(0, 0), at(0, 1), at(1, 1), at(1, 0));
+        let (tri, grid) = match (self.odd(i, j), k % 2 == 1) {
+            (true, false) => ([a, b, d], [ga, gb, gd]),
+            (true, true) => ([b, c, d], [gb, gc, gd]),
+            (false, false) => ([a, b, c], [ga, gb, gc]),
+            (false, true) => ([a, c, d], [ga, gc, gd]),
+        };
+        match barycentric(tri, p) {
+            Some(w) => {
+                ((grid[0] * w.x + grid[1] * w.y + grid[2] * w.z) / cells as f32).clamp(Vec2::ZERO, Vec2::ONE)
+            }
+            None => self.uv_of(p),
+        }
+    }
+
     /// Grid parameters (u along corner 0→3, v along corner 0→1) of a point on the base quad.
     pub fn uv_of(&self, p: Vec3) -> Vec2 {
         // Treat the quad as the parallelogram spanned at corner 0 (base faces are near-parallelograms).
@@ -180,6 +205,21 @@ impl DispSurface {
     }
 }
 
+/// Barycentric weights of `p` (projected onto the triangle's plane) in `tri`; `None` when the
+/// triangle is degenerate.
+fn barycentric(tri: [Vec3; 3], p: Vec3) -> Option<Vec3> {
+    let (e1, e2, d) = (tri[1] - tri[0], tri[2] - tri[0], p - tri[0]);
+    let (d11, d12, d22) = (e1.dot(e1), e1.dot(e2), e2.dot(e2));
+    let det = d11 * d22 - d12 * d12;
+    if det.abs() <= f32::EPSILON * d11 * d22 {
+        return None;
+    }
+    let (p1, p2) = (d.dot(e1), d.dot(e2));
+    let v = (d22 * p1 - d12 * p2) / det;
+    let w = (d11 * p2 - d12 * p1) / det;
+    Some(Vec3::new(1.0 - v - w, v, w))
+}
+
 /// Per-vertex normals: for each grid cell touching a vertex, the unit normals of its two
 /// triangles split along b–d (as VRAD builds them), summed and normalised.
 fn vertex_normals(verts: &[Vec3], side: usize) -> Vec<Vec3> {
@@ -201,4 +241,59 @@ fn vertex_normals(verts: &[Vec3], side: usize) -> Vec<Vec3> {
         }
     }
     acc.into_iter().map(|n| n.normalize_or_zero()).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A power-2 grid over the 256-unit square at z = 0, every vertex pushed sideways as well
+    /// as up, so projecting a surface point onto the base quad lands on another cell.
+    fn sheared() -> DispSurface {
+        let corners = [
+            Vec3::ZERO,
+            Vec3::new(0.0, 256.0, 0.0),
+            Vec3::new(256.0, 256.0, 0.0),
+            Vec3::new(256.0, 0.0, 0.0),
+        ];
+        let side = 5;
+        let mut verts = Vec::new();
+        for i in 0..side {
+            for j in 0..side {
+                let base = Vec3::new(64.0 * j as f32, 64.0 * i as f32, 0.0);
+                let lift = if (1..side - 1).contains(&i) && (1..side - 1).contains(&j) {
+                    48.0
+                } else {
+                    0.0
+                };
+                verts.push(base + Vec3::new(lift, 0.5 * lift, lift));
+            }
+        }
+        let normals = vertex_normals(&verts, side);
+        DispSurface {
+            corners,
+            side,
+            verts,
+            normals,
+        }
+    }
+
+    #[test]
+    fn a_point_on_a_triangle_maps_back_to_itself_through_its_grid_parameters() {
+        let d = sheared();
+        let mut projection_missed = 0;
+        for (k, tri) in d.triangles().enumerate() {
+            let centroid = (tri[0] + tri[1] + tri[2]) / 3.0;
+            let (back, _) = d.surface_point(d.triangle_uv(k, centroid));
+            assert!(
+                back.distance(centroid) < 1e-3,
+                "triangle {k}: {back} vs {centroid}"
+            );
+            if d.surface_point(d.uv_of(centroid)).0.distance(centroid) > 1.0 {
+                projection_missed += 1;
+            }
+        }
+        // What the exact mapping is for: the base-quad projection lands elsewhere.
+        assert!(projection_missed > 0);
+    }
 }

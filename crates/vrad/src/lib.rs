@@ -28,9 +28,11 @@
 //!    supersampling; not with `-fast`);
 //! 4. bounced light by gathering ([`bounce`]): cosine-weighted rays from a grid of points
 //!    every 4 luxels per face (VRAD's patch size) record which luxel they hit (through solid
-//!    brushes no light passes); each bounce is then lookups of reflectivity × light there,
-//!    until a bounce adds little. Without visibility data VRAD does no bounce and adds a flat
-//!    0.1 ambient; so do we;
+//!    brushes no light passes, and none from the face itself: VRAD makes no transfer within
+//!    a face, which only matters on a curved displacement); each bounce is then lookups of
+//!    reflectivity × light there, until a bounce adds less than VRAD's one unit summed over
+//!    patches. Without visibility data VRAD does no bounce and adds a flat 0.1 ambient; so do
+//!    we;
 //! 5. per-leaf ambient cubes ([`ambient`]);
 //! 6. output ([`output`]): ColorRGBExp32 samples per style (and the three bump bases on
 //!    `SURF_BUMPLIGHT` faces), each style's median colour stored before the face's samples,
@@ -112,7 +114,7 @@ pub enum Quality {
 pub struct Options {
     pub quality: Quality,
     /// Maximum number of bounces (VRAD's `-bounce`, default 100; stops early once a bounce
-    /// adds little).
+    /// adds less than one unit of light summed over patches, as VRAD).
     pub bounces: u32,
     /// Write the LDR lumps (lighting 8, faces 7, world lights 15, ambient 52/56).
     pub ldr: bool,

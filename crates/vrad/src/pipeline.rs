@@ -174,7 +174,7 @@ impl<'a> Lighting<'a> {
         self.progress.advance(1);
         let occluders = scene::occluders_with(bsp, &face_geoms, &disps, &self.applied.see_through_brushes);
         self.progress.advance(1);
-        let surfaces = scene::surfaces(&face_geoms, &disps);
+        let (surfaces, disp_triangles) = scene::surfaces(&face_geoms, &disps);
         self.progress.advance(1);
         let tree = tree::Tree::new(bsp);
         let samples: Vec<samples::FaceSamples> = face_geoms
@@ -195,6 +195,7 @@ impl<'a> Lighting<'a> {
             samples,
             occluders,
             surfaces,
+            disp_triangles,
             pvs: bsp.visibility.clone(),
             tree,
             sky3d: sky::Sky3d::new(bsp),

@@ -57,6 +57,14 @@ pub fn disp_uv(face: &FaceGeom, st: Vec2) -> Vec2 {
     Vec2::new(st.x / span(face.width), st.y / span(face.height)).clamp(Vec2::ZERO, Vec2::ONE)
 }
 
+/// Grid parameters of luxel-space `st` on a displacement face, kept within the span of its
+/// direct samples (half a luxel in from each border): lifted off the very border, a point can
+/// end up behind the floor or wall the edge meets, where every ray it traces is lost.
+pub fn disp_uv_inside(face: &FaceGeom, st: Vec2) -> Vec2 {
+    let half = Vec2::new(0.5 / face.width.max(1) as f32, 0.5 / face.height.max(1) as f32);
+    disp_uv(face, st).clamp(half, Vec2::ONE - half)
+}
+
 /// Luxel-space coordinates of grid parameters `uv` on a displacement face.
 pub fn disp_st(face: &FaceGeom, uv: Vec2) -> Vec2 {
     let span = |n: usize| (n.max(2) - 1) as f32;
@@ -66,10 +74,11 @@ pub fn disp_st(face: &FaceGeom, uv: Vec2) -> Vec2 {
 /// The surface point and normal for luxel-space coordinates `st`: pulled inside the face (a
 /// sample outside it would sit in a neighbouring wall) and lifted 1 unit along the normal,
 /// as VRAD does to keep rays off the face itself. On a displacement, the luxel's point of the
-/// displaced surface (see [`crate::displacement`]).
+/// displaced surface (see [`crate::displacement`]), no nearer its border than the direct
+/// samples ([`disp_uv_inside`]).
 pub fn sample_point(face: &FaceGeom, disp: Option<&DispSurface>, st: Vec2, centroid: Vec2) -> (Vec3, Vec3) {
     if let Some(d) = disp {
-        return d.lifted_sample(disp_uv(face, st), face.normal);
+        return d.lifted_sample(disp_uv_inside(face, st), face.normal);
     }
     // VRAD samples the centroid of the part of the luxel's cell inside the face, which for
     // an edge luxel lies about a quarter luxel inside. Keep samples at least that far in.

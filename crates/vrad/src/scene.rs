@@ -22,6 +22,8 @@ pub const MAX_TRACE: f32 = 1.732_050_8 * 32768.0;
 pub const SKY: u32 = 1 << 31;
 /// Payload of opaque occluders.
 pub const OPAQUE: u32 = 0;
+/// In the surfaces scene's triangle table: the triangle is not a displacement's.
+pub const NOT_DISPLACEMENT: u32 = u32::MAX;
 
 /// Clips a convex polygon to the back side of the plane `n·p = d` (keeps `n·p <= d`).
 fn clip_back(poly: &[DVec3], n: DVec3, d: f64) -> Vec<DVec3> {
@@ -197,21 +199,27 @@ pub fn occluders_with(
     builder.build()
 }
 
-/// Builds the surface scene of lit faces (payload = face index) and sky faces (`SKY | index`).
-pub fn surfaces(faces: &[FaceGeom], disps: &[Option<DispSurface>]) -> Scene {
+/// Builds the surface scene of lit faces (payload = face index) and sky faces (`SKY | index`),
+/// and per triangle its index among its displacement's [`DispSurface::triangles`]
+/// ([`NOT_DISPLACEMENT`] for other faces), which tells where on a displacement a ray landed.
+pub fn surfaces(faces: &[FaceGeom], disps: &[Option<DispSurface>]) -> (Scene, Vec<u32>) {
     let mut builder = SceneBuilder::new();
+    let mut disp_triangles = Vec::new();
     for (i, f) in faces.iter().enumerate() {
         if !f.lit {
             continue;
         }
         if let Some(Some(d)) = disps.get(i) {
-            for tri in d.triangles() {
+            for (k, tri) in d.triangles().enumerate() {
                 builder.add_triangle(tri[0].to_array(), tri[1].to_array(), tri[2].to_array(), i as u32);
+                // Degenerate triangles are not added: number only those that were.
+                disp_triangles.resize(builder.len(), k as u32);
             }
             continue;
         }
         let pts: Vec<[f32; 3]> = f.points.iter().map(|p| p.to_array()).collect();
         builder.add_polygon(&pts, i as u32);
+        disp_triangles.resize(builder.len(), NOT_DISPLACEMENT);
     }
     // Sky faces, so ambient-cube rays know when they see sky.
     for (i, f) in faces.iter().enumerate() {
@@ -220,5 +228,6 @@ pub fn surfaces(faces: &[FaceGeom], disps: &[Option<DispSurface>]) -> Scene {
             builder.add_polygon(&pts, SKY | i as u32);
         }
     }
-    builder.build()
+    disp_triangles.resize(builder.len(), NOT_DISPLACEMENT);
+    (builder.build(), disp_triangles)
 }

@@ -9,6 +9,7 @@ use crate::displacement::DispSurface;
 use crate::faces::FaceGeom;
 use crate::lights::{Light, LightKind};
 use crate::samples::{FaceSamples, disp_st};
+use crate::scene::NOT_DISPLACEMENT;
 use crate::sky::Sky3d;
 use crate::tree::Tree;
 
@@ -39,6 +40,8 @@ pub(crate) struct World {
     pub samples: Vec<FaceSamples>,
     pub occluders: srcmap_trace::Scene,
     pub surfaces: srcmap_trace::Scene,
+    /// Per triangle of `surfaces`: its index among its displacement's triangles.
+    pub disp_triangles: Vec<u32>,
     /// Decoded PVS rows (empty without visibility data) and each leaf's cluster, for culling.
     pub pvs: Option<srcmap_bsp::Visibility>,
     pub tree: Tree,
@@ -51,12 +54,24 @@ pub(crate) struct World {
 }
 
 impl World {
-    /// Luxel-space coordinates of a point on face `face` (a displacement's by its grid).
-    pub fn luxel_of(&self, face: usize, p: Vec3) -> Vec2 {
+    /// Where a ray that hit `triangle` of the surfaces scene at `p` landed on face `face`:
+    /// luxel-space coordinates and the normal of the side light leaves from. A displacement's
+    /// point is found on the triangle hit, exact where the surface moved its vertices sideways
+    /// (projecting onto the base quad would land elsewhere).
+    pub fn surface_hit(&self, face: usize, triangle: u32, p: Vec3) -> (Vec2, Vec3) {
         let g = &self.faces[face];
-        match self.disps.get(face).and_then(|d| d.as_ref()) {
-            Some(d) => disp_st(g, d.uv_of(p)),
-            None => g.world_to_luxel(p),
+        let disp = self.disps.get(face).and_then(|d| d.as_ref());
+        let local = self.disp_triangles.get(triangle as usize).copied();
+        match (disp, local) {
+            (Some(d), Some(k)) if k != NOT_DISPLACEMENT => {
+                let uv = d.triangle_uv(k as usize, p);
+                (disp_st(g, uv), d.surface_point(uv).1)
+            }
+            (Some(d), _) => {
+                let uv = d.uv_of(p);
+                (disp_st(g, uv), d.surface_point(uv).1)
+            }
+            (None, _) => (g.world_to_luxel(p), g.normal),
         }
     }
 

@@ -229,6 +229,19 @@ const MAPS: &[&str] = &[
     "bsp/pySourceSDK+ValveBSP/testmap.bsp",
 ];
 
+/// Relights a copy of `valve` whose lighting was wiped first, so nothing of Valve's can leak
+/// into ours.
+fn relight_blanked(valve: &Bsp, options: &Options) -> (Bsp, srcmap_vrad::Report) {
+    let mut blank = valve.clone();
+    blank.lighting.clear();
+    for f in &mut blank.faces {
+        f.light_offset = -1;
+    }
+    let blank_bytes = blank.to_bytes().expect("serialises");
+    let (lit, report) = srcmap_vrad::relight(&blank_bytes, options, &NoProgress).expect("relights");
+    (Bsp::parse(&lit).expect("our output parses"), report)
+}
+
 #[test]
 fn relit_corpus_maps_agree_with_valve() {
     let Some(dir) = corpus() else { return };
@@ -245,15 +258,7 @@ fn relit_corpus_maps_agree_with_valve() {
             continue;
         };
         let valve = Bsp::parse(&bytes).expect("corpus map parses");
-        // Wipe Valve's lighting first so nothing of it can leak into ours.
-        let mut blank = valve.clone();
-        blank.lighting.clear();
-        for f in &mut blank.faces {
-            f.light_offset = -1;
-        }
-        let blank_bytes = blank.to_bytes().expect("serialises");
-        let (lit, report) = srcmap_vrad::relight(&blank_bytes, &options, &NoProgress).expect("relights");
-        let ours = Bsp::parse(&lit).expect("our output parses");
+        let (ours, report) = relight_blanked(&valve, &options);
         // Every lit face's samples are where its offset says.
         for (i, f) in ours.faces.iter().enumerate() {
             if f.styles[0] != 255 {
@@ -912,4 +917,234 @@ fn displacement_luxels_follow_the_grid_not_the_lightmap_vectors() {
     // The light at (128, 96) is over grid luxel (10, 8); through the lightmap vectors it
     // would be luxel (8, 10).
     assert_eq!((brightest % 17, brightest / 17), (10, 8));
+}
+
+/// Gives a hand-made map one cluster that sees itself, every leaf of the world in it: the
+/// visibility data without which VRAD (and we) do not bounce light.
+fn with_one_cluster(bsp: &mut Bsp) {
+    use srcmap_bsp::{Leaf, Node, Plane, Visibility};
+    bsp.planes.push(Plane {
+        normal: [0.0, 0.0, 1.0],
+        dist: -1000.0,
+        kind: 2,
+    });
+    bsp.nodes = vec![Node {
+        plane: bsp.planes.len() as i32 - 1,
+        children: [-1, -2],
+        ..Node::default()
+    }];
+    bsp.leafs = vec![
+        Leaf {
+            cluster: 0,
+            ..Leaf::default()
+        },
+        Leaf {
+            contents: 1,
+            cluster: -1,
+            ..Leaf::default()
+        },
+    ];
+    bsp.visibility = Some(Visibility {
+        num_clusters: 1,
+        pvs: vec![vec![1]],
+        pas: vec![vec![1]],
+    });
+}
+
+/// Appends a lit face on `plane` (side 0) with `corners` (clockwise seen from its front) and
+/// the lightmap rectangle `mins`, `size` (in luxels of texinfo 0: 16 units, s along +x, t
+/// along -y).
+fn add_face(bsp: &mut Bsp, plane: u32, corners: &[[f32; 3]], mins: [i32; 2], size: [i32; 2]) {
+    use srcmap_bsp::{Edge, Face};
+    let first_edge = bsp.surfedges.len() as i32;
+    let first_vertex = bsp.vertexes.len() as u32;
+    bsp.vertexes.extend_from_slice(corners);
+    for k in 0..corners.len() as u32 {
+        let next = (k + 1) % corners.len() as u32;
+        bsp.edges.push(Edge([first_vertex + k, first_vertex + next]));
+        bsp.surfedges.push(bsp.edges.len() as i32 - 1);
+    }
+    bsp.faces.push(Face {
+        plane,
+        first_edge,
+        num_edges: corners.len() as i32,
+        texinfo: 0,
+        dispinfo: -1,
+        styles: [255; 4],
+        light_offset: -1,
+        lightmap_mins: mins,
+        lightmap_size: size,
+        orig_face: -1,
+        ..Face::default()
+    });
+    bsp.models[0].num_faces = bsp.faces.len() as i32;
+}
+
+/// The mean luminance of face `face`'s style 0 luxels whose s lies in `columns`.
+fn mean_over_columns(bsp: &Bsp, face: usize, columns: std::ops::Range<usize>) -> f32 {
+    let lit = bsp.face_lighting(face, false).expect("lit face");
+    let width = bsp.faces[face].lightmap_size[0] as usize + 1;
+    let picked: Vec<f32> = lit.styles[0]
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| columns.contains(&(i % width)))
+        .map(|(_, c)| luminance(*c))
+        .collect();
+    picked.iter().sum::<f32>() / picked.len() as f32
+}
+
+#[test]
+fn a_floor_only_a_second_bounce_reaches_is_lit_on_a_dim_map() {
+    // Floor A (x 0..256) under a narrow spot, floor B (x 256..512) beside it in the same
+    // plane, and a ceiling over both at z = 256. A lights the ceiling (first bounce); B,
+    // which cannot see A, only gets what the ceiling sends back (second bounce). Dark
+    // materials make the first bounce small next to the direct light: VRAD's stopping rule is
+    // absolute (a bounce adding under one unit over all patches), so it still bounces again.
+    use srcmap_bsp::Plane;
+    let spot = entity(&[
+        ("classname", "light_spot"),
+        ("origin", "128 128 64"),
+        ("pitch", "-90"),
+        ("angles", "0 0 0"),
+        ("_cone", "20"),
+        ("_inner_cone", "10"),
+        ("_light", "255 255 255 2000"),
+        ("_quadratic_attn", "1"),
+    ]);
+    let mut bsp = floor_bsp(vec![entity(&[("classname", "worldspawn")]), spot]);
+    bsp.texdata[0].reflectivity = [0.004; 3];
+    bsp.planes.push(Plane {
+        normal: [0.0, 0.0, -1.0],
+        dist: -256.0,
+        kind: 2,
+    });
+    let ceiling_plane = bsp.planes.len() as u32 - 1;
+    add_face(
+        &mut bsp,
+        0,
+        &[
+            [256.0, 0.0, 0.0],
+            [256.0, 256.0, 0.0],
+            [512.0, 256.0, 0.0],
+            [512.0, 0.0, 0.0],
+        ],
+        [16, -16],
+        [16, 16],
+    );
+    add_face(
+        &mut bsp,
+        ceiling_plane,
+        &[
+            [0.0, 0.0, 256.0],
+            [512.0, 0.0, 256.0],
+            [512.0, 256.0, 256.0],
+            [0.0, 256.0, 256.0],
+        ],
+        [0, -16],
+        [32, 16],
+    );
+    bsp.models[0].maxs = [512.0, 256.0, 256.0];
+    with_one_cluster(&mut bsp);
+    let options = Options {
+        quality: Quality::Fast,
+        ..Options::default()
+    };
+    let report = srcmap_vrad::light(&mut bsp, &options, &NoProgress).unwrap();
+    assert!(
+        report.count(counts::BOUNCES_DONE) >= 2,
+        "{}",
+        report.count(counts::BOUNCES_DONE)
+    );
+    let under_spot = mean_over_columns(&bsp, 0, 0..17);
+    let ceiling = mean_over_columns(&bsp, 2, 0..33);
+    let beside = mean_over_columns(&bsp, 1, 0..17);
+    assert!(
+        ceiling > 0.0 && ceiling < under_spot / 100.0,
+        "{ceiling} {under_spot}"
+    );
+    // Second bounce: reflectivity × the ceiling's light, times the part of B's sky the
+    // ceiling fills (most of it).
+    assert!(beside > 0.0, "the second bounce never happened");
+    assert!(beside < ceiling * 0.004 * 1.5, "{beside} {ceiling}");
+}
+
+#[test]
+fn a_folded_displacement_does_not_light_itself() {
+    // The floor as a power-2 displacement folded into a V along x = 128 (z = |x - 128|):
+    // the two flanks face each other. A narrow spot lights the right flank only. VRAD makes
+    // no transfer between patches of one face, so with nothing else in the map the left
+    // flank stays dark; light bounced from the right flank would have lit it.
+    let spot = entity(&[
+        ("classname", "light_spot"),
+        // 64 units off the right flank's middle (192, 128, 64), along its normal.
+        ("origin", "146.7 128 109.3"),
+        ("pitch", "-45"),
+        ("angles", "0 0 0"),
+        ("_cone", "20"),
+        ("_inner_cone", "10"),
+        ("_light", "255 255 255 400"),
+        ("_quadratic_attn", "1"),
+    ]);
+    let mut bsp = floor_bsp(vec![entity(&[("classname", "worldspawn")]), spot]);
+    bsp.faces[0].dispinfo = 0;
+    // Grid from (0, 0): u (columns) along +x, v (rows) along +y.
+    bsp.disp_info.push(srcmap_bsp::DispInfo {
+        start_position: [0.0, 0.0, 0.0],
+        power: 2,
+        ..Default::default()
+    });
+    bsp.disp_verts = (0..25)
+        .map(|k| srcmap_bsp::DispVert {
+            vec: [0.0, 0.0, 1.0],
+            dist: (64.0 * (k % 5) as f32 - 128.0).abs(),
+            alpha: 0.0,
+        })
+        .collect();
+    with_one_cluster(&mut bsp);
+    let options = Options {
+        quality: Quality::Fast,
+        ..Options::default()
+    };
+    let report = srcmap_vrad::light(&mut bsp, &options, &NoProgress).unwrap();
+    assert!(report.count(counts::BOUNCES_DONE) >= 1);
+    // Luxel column s sits at x = 16 s: the right flank's lit middle, and the left flank away
+    // from the fold (where luxels blend samples of both flanks).
+    let right = mean_over_columns(&bsp, 0, 10..15);
+    let left = mean_over_columns(&bsp, 0, 0..5);
+    assert!(right > 1.0, "{right}");
+    assert!(left < right * 1e-3, "left flank {left}, right flank {right}");
+}
+
+#[test]
+fn faces_valve_lit_by_bounce_alone_are_lit_on_a_dim_corpus_map() {
+    // test_chapter1: one spot on a floor, everything else lit by bounce, dimly (means of
+    // 0.05-0.2). A relative stopping rule quit after the first bounce and left 41 such brush
+    // faces black; VRAD's absolute one bounces on. (Faces Valve lit under 0.03 remain black:
+    // a shell of displacements behind the walls that VRAD lights only by blending in
+    // neighbouring faces' patches.)
+    let Some(dir) = corpus() else { return };
+    let map = "bsp/kane8kki+whohl2mod/test_chapter1.bsp";
+    let Ok(bytes) = std::fs::read(dir.join(map)) else {
+        eprintln!("{map}: missing, skipped");
+        return;
+    };
+    let valve = Bsp::parse(&bytes).expect("corpus map parses");
+    let options = Options {
+        quality: Quality::Fast,
+        hdr_if_present: false,
+        ..Options::default()
+    };
+    let (ours, report) = relight_blanked(&valve, &options);
+    assert!(report.count(counts::BOUNCES_DONE) >= 2);
+    let black: Vec<usize> = face_means(&valve)
+        .iter()
+        .zip(face_means(&ours))
+        .enumerate()
+        .filter(|(_, (v, o))| v.is_some_and(|v| v > 0.05) && o.is_none_or(|o| o <= 1e-3))
+        .map(|(i, _)| i)
+        .collect();
+    assert!(
+        black.is_empty(),
+        "faces Valve lit that stay black here: {black:?}"
+    );
 }
