@@ -82,8 +82,17 @@ fn read_map(path: &Path) -> anyhow::Result<srcmap_vmf::Vmf> {
         Err(strict) => {
             let vmf = srcmap_vmf::Vmf::parse_lenient(&bytes)
                 .map_err(|_| anyhow::anyhow!("{}:{strict}", path.display()))?;
-            for problem in &vmf.problems {
+            // The first few in full; a damaged map can have hundreds.
+            const SHOWN: usize = 20;
+            for problem in vmf.problems.iter().take(SHOWN) {
                 eprintln!("{}:{problem} (left out)", path.display());
+            }
+            if vmf.problems.len() > SHOWN {
+                eprintln!(
+                    "{}: warning: {} more damaged parts left out",
+                    path.display(),
+                    vmf.problems.len() - SHOWN
+                );
             }
             Ok(vmf)
         }

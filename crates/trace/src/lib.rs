@@ -45,6 +45,9 @@ pub trait Tracer: Sync {
     fn closest(&self, origin: [f32; 3], dir: [f32; 3], max_t: f32) -> Option<Hit>;
     /// Whether any triangle lies on the segment from `origin` to `origin + dir * max_t`.
     fn occluded(&self, origin: [f32; 3], dir: [f32; 3], max_t: f32) -> bool;
+    /// [`Tracer::occluded`] counting only triangles whose payload has none of the bits of
+    /// `ignore`.
+    fn occluded_except(&self, origin: [f32; 3], dir: [f32; 3], max_t: f32, ignore: u32) -> bool;
 }
 
 /// Collects triangles before the BVH is built.
@@ -226,6 +229,20 @@ impl Tracer for Scene {
         let ray = ray(origin, dir, max_t);
         !bvh.ray_traverse_miss(ray, |ray, slot| intersect(&self.triangles[slot], ray))
     }
+
+    fn occluded_except(&self, origin: [f32; 3], dir: [f32; 3], max_t: f32, ignore: u32) -> bool {
+        let Some(bvh) = self.bvh.as_ref() else {
+            return false;
+        };
+        let ray = ray(origin, dir, max_t);
+        !bvh.ray_traverse_miss(ray, |ray, slot| {
+            if self.payloads[slot] & ignore != 0 {
+                f32::INFINITY
+            } else {
+                intersect(&self.triangles[slot], ray)
+            }
+        })
+    }
 }
 
 #[cfg(test)]
@@ -269,6 +286,9 @@ mod tests {
         assert!((hit.t - 8.0).abs() < 1e-4);
         assert!(scene.occluded([3.5, 4.5, 1.0], [0.0, 0.0, 1.0], 5.0));
         assert!(!scene.occluded([3.5, 4.5, 1.0], [0.0, 0.0, 1.0], 0.5));
+        // The blocker's payload ignored: nothing else above, the floor below.
+        assert!(!scene.occluded_except([3.5, 4.5, 1.0], [0.0, 0.0, 1.0], 5.0, 999));
+        assert!(scene.occluded_except([3.5, 4.5, 1.0], [0.0, 0.0, -1.0], 5.0, 999));
         assert!(
             scene
                 .closest([100.0, 100.0, 1.0], [0.0, 0.0, -1.0], 10.0)

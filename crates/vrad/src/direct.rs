@@ -24,6 +24,8 @@ pub const MAX_STYLES: usize = 4;
 #[derive(Clone, Copy)]
 pub struct Shadows<'a> {
     pub scene: &'a dyn Tracer,
+    /// `scene`'s sky faces alone, when at hand (see [`reaches_sky`]).
+    pub sky_faces: Option<&'a dyn Tracer>,
     pub sky3d: Option<&'a Sky3d>,
     pub sky_dirs: &'a [Vec3],
 }
@@ -33,6 +35,7 @@ impl<'a> Shadows<'a> {
     pub fn new(scene: &'a dyn Tracer, sky_dirs: &'a [Vec3]) -> Shadows<'a> {
         Shadows {
             scene,
+            sky_faces: None,
             sky3d: None,
             sky_dirs,
         }
@@ -52,6 +55,7 @@ pub fn gather(
 ) -> bool {
     let Shadows {
         scene,
+        sky_faces,
         sky3d,
         sky_dirs,
     } = *shadows;
@@ -64,7 +68,7 @@ pub fn gather(
                 return false;
             }
             *rays += 1;
-            if !reaches_sky(scene, sky3d, pos, -light.normal) {
+            if !reaches_sky(scene, sky_faces, sky3d, pos, -light.normal) {
                 return false;
             }
             out[0] = dot;
@@ -95,7 +99,7 @@ pub fn gather(
                     }
                 }
                 *rays += 1;
-                if reaches_sky(scene, sky3d, pos, d) {
+                if reaches_sky(scene, sky_faces, sky3d, pos, d) {
                     for i in 0..normals.len() {
                         amount[i] += dots[i];
                     }
@@ -216,6 +220,13 @@ pub(crate) fn direct_lighting(
     let sky_dirs = sphere_directions(options.sky_samples());
     let shadows = Shadows {
         scene: &world.occluders,
+        // Two queries pay off only over dense displacement terrain (see `reaches_sky`); on
+        // brush geometry one closest-hit search is cheaper.
+        sky_faces: world
+            .disps
+            .iter()
+            .any(Option::is_some)
+            .then_some(&world.sky_faces as &dyn Tracer),
         sky3d: world.sky3d.as_ref(),
         sky_dirs: &sky_dirs,
     };

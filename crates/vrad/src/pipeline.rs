@@ -173,6 +173,7 @@ impl<'a> Lighting<'a> {
             .collect();
         self.progress.advance(1);
         let occluders = scene::occluders_with(bsp, &face_geoms, &disps, &self.applied.see_through_brushes);
+        let sky_faces = scene::sky_faces(bsp, &face_geoms);
         self.progress.advance(1);
         let (surfaces, disp_triangles) = scene::surfaces(&face_geoms, &disps);
         self.progress.advance(1);
@@ -194,6 +195,7 @@ impl<'a> Lighting<'a> {
             disps,
             samples,
             occluders,
+            sky_faces,
             surfaces,
             disp_triangles,
             pvs: bsp.visibility.clone(),

@@ -139,6 +139,25 @@ fn add_brush(bsp: &Bsp, brush: usize, offset: Vec3, builder: &mut SceneBuilder) 
     }
 }
 
+/// The world's sky faces, with the [`SKY`] payload.
+fn add_world_sky_faces(bsp: &Bsp, faces: &[FaceGeom], builder: &mut SceneBuilder) {
+    let Some(world) = bsp.models.first() else { return };
+    let (first, n) = (world.first_face.max(0) as usize, world.num_faces.max(0) as usize);
+    for face in faces.iter().skip(first).take(n) {
+        if face.texinfo_flags.intersects(SKY_FACE) {
+            let pts: Vec<[f32; 3]> = face.points.iter().map(|p| p.to_array()).collect();
+            builder.add_polygon(&pts, SKY);
+        }
+    }
+}
+
+/// The occluder scene's sky faces alone, for [`crate::sky::reaches_sky`]'s cheap test.
+pub fn sky_faces(bsp: &Bsp, faces: &[FaceGeom]) -> Scene {
+    let mut builder = SceneBuilder::new();
+    add_world_sky_faces(bsp, faces, &mut builder);
+    builder.build()
+}
+
 /// Builds the occluder scene.
 pub fn occluders(bsp: &Bsp, faces: &[FaceGeom], disps: &[Option<DispSurface>]) -> Scene {
     occluders_with(bsp, faces, disps, &[])
@@ -161,13 +180,7 @@ pub fn occluders_with(
             add_brush(bsp, b, Vec3::ZERO, &mut builder);
         }
         // Sky faces of the world, tagged so sun and sky-ambient rays know they got out.
-        let (first, n) = (world.first_face.max(0) as usize, world.num_faces.max(0) as usize);
-        for face in faces.iter().skip(first).take(n) {
-            if face.texinfo_flags.intersects(SKY_FACE) {
-                let pts: Vec<[f32; 3]> = face.points.iter().map(|p| p.to_array()).collect();
-                builder.add_polygon(&pts, SKY);
-            }
-        }
+        add_world_sky_faces(bsp, faces, &mut builder);
     }
     // Brush entities flagged to cast shadows.
     let origins = crate::faces::model_origins(bsp);

@@ -39,6 +39,8 @@ pub(crate) struct World {
     pub disps: Vec<Option<DispSurface>>,
     pub samples: Vec<FaceSamples>,
     pub occluders: srcmap_trace::Scene,
+    /// The occluders' sky faces alone.
+    pub sky_faces: srcmap_trace::Scene,
     pub surfaces: srcmap_trace::Scene,
     /// Per triangle of `surfaces`: its index among its displacement's triangles.
     pub disp_triangles: Vec<u32>,
