@@ -286,9 +286,18 @@ mod tests {
         assert!((hit.t - 8.0).abs() < 1e-4);
         assert!(scene.occluded([3.5, 4.5, 1.0], [0.0, 0.0, 1.0], 5.0));
         assert!(!scene.occluded([3.5, 4.5, 1.0], [0.0, 0.0, 1.0], 0.5));
-        // The blocker's payload ignored: nothing else above, the floor below.
-        assert!(!scene.occluded_except([3.5, 4.5, 1.0], [0.0, 0.0, 1.0], 5.0, 999));
-        assert!(scene.occluded_except([3.5, 4.5, 1.0], [0.0, 0.0, -1.0], 5.0, 999));
+        // A flagged roof over quad (8, 8) at z = 3: ignored, nothing else above; the floor
+        // below still counts.
+        let mut b = grid(16);
+        let flag = 1 << 30;
+        b.add_polygon(
+            &[[8.0, 8.0, 3.0], [9.0, 8.0, 3.0], [9.0, 9.0, 3.0], [8.0, 9.0, 3.0]],
+            flag,
+        );
+        let flagged = b.build();
+        assert!(flagged.occluded([8.5, 8.5, 1.0], [0.0, 0.0, 1.0], 5.0));
+        assert!(!flagged.occluded_except([8.5, 8.5, 1.0], [0.0, 0.0, 1.0], 5.0, flag));
+        assert!(flagged.occluded_except([8.5, 8.5, 1.0], [0.0, 0.0, -1.0], 5.0, flag));
         assert!(
             scene
                 .closest([100.0, 100.0, 1.0], [0.0, 0.0, -1.0], 10.0)
