@@ -4,7 +4,8 @@
 usage: scripts/disp_report.py [--corpus DIR] [--bin SRCMAP] [--out DIR] [--no-light] [MAP_SUBSTRING ...]
 
 For each pair (a VMF and Valve's BSP of it, from the corpus manifest), runs `srcmap compile`
-(vbsp, vvis, vrad; `--no-light` runs `srcmap vbsp` only), then:
+(vbsp, vvis, vrad; `--no-light` runs `srcmap vbsp` only) with the material table harvested from
+every corpus BSP (`srcmap materials extract`, as the corpus tests do: no game content here), then:
 - the displacement judge (/work/shared/judge/compare_disp.py): dispinfo count, vertices within
   0.1 unit, triangle tags, neighbours, allowed vertices, lightmap lump sizes;
 - lighting: per-face mean luminance (flat lightmap, styles summed, as the vrad judge
@@ -116,6 +117,10 @@ def main():
     ap.add_argument('only', nargs='*')
     a = ap.parse_args()
     os.makedirs(a.out, exist_ok=True)
+    table = os.path.join(a.out, 'materials.json')
+    bsps = [os.path.join(d, f) for d, _, fs in os.walk(os.path.join(a.corpus, 'bsp')) for f in fs if f.endswith('.bsp')]
+    bsps = [p for p in bsps if open(p, 'rb').read(4) == b'VBSP']  # Source BSPs only (no Quake, no console)
+    subprocess.run([a.bin, 'materials', 'extract', '-o', table] + sorted(bsps), capture_output=True)
     print('| map | disps (ours/Valve) | vertices ≤0.1u | tags | neighbours | allowed | lm lumps | light r all (faces) | light r disp (faces, median ratio) | compile s |')
     print('| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |')
     for vmf, valve, n in pairs(a.corpus):
@@ -125,6 +130,8 @@ def main():
         out = os.path.join(a.out, name.replace('/', '+').replace('.vmf', '.bsp'))
         # Some pairs leaked in Valve's compile too (c1_cave): keep the BSP as Valve's VBSP does.
         cmd = [a.bin, 'vbsp' if a.no_light else 'compile', vmf, '-o', out, '-q', '--allowleak']
+        if os.path.exists(table):
+            cmd += ['--materials', table]
         t0 = time.time()
         run = subprocess.run(cmd, capture_output=True, text=True)
         secs = time.time() - t0
