@@ -18,6 +18,8 @@ import argparse, json, os, statistics, struct, subprocess, sys, time
 JUDGE = os.environ.get('SRCMAP_JUDGE', '/work/shared/judge')
 sys.path.insert(0, JUDGE)
 from bsplumps import lump  # the judge's own lump reader
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from rad_report import faces_of  # per-face luxel luminances, styles summed
 
 
 def pairs(corpus):
@@ -53,34 +55,7 @@ def face_keys(d):
 
 def face_means(d):
     """Per face: mean luminance of its flat lightmap summed over its styles (compare_rad.py's measure)."""
-    faces, light = lump(d, 7), lump(d, 8)
-    if not light:
-        faces, light = lump(d, 58) or faces, lump(d, 53)
-    texinfo = lump(d, 6)
-    out = {}
-    for i in range(len(faces) // 56):
-        f = struct.unpack_from('<HBBihhhh4BifiiiiiHHI', faces, 56 * i)
-        ti, styles, ofs, w, h = f[5], f[8:12], f[12], f[16], f[17]
-        if ofs < 0 or styles[0] == 255 or ti < 0 or 72 * (ti + 1) > len(texinfo):
-            continue
-        bumped = struct.unpack_from('<i', texinfo, 72 * ti + 64)[0] & 0x800
-        n = (w + 1) * (h + 1)
-        total, ok = 0.0, True
-        for k, style in enumerate(styles):
-            if style == 255:
-                break
-            base = ofs + 4 * n * k * (4 if bumped else 1)
-            if base + 4 * n > len(light):
-                ok = False
-                break
-            s = 0.0
-            for j in range(n):
-                r, g, b, e = struct.unpack_from('<BBBb', light, base + 4 * j)
-                s += (0.2126 * r + 0.7152 * g + 0.0722 * b) * (2.0 ** e)
-            total += s / n
-        if ok:
-            out[i] = total
-    return out
+    return {i: sum(vals) / len(vals) for i, (_, _, vals) in faces_of(d, all_styles=True).items() if vals}
 
 
 def light_r(ours, valve):
