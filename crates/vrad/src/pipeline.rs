@@ -262,7 +262,14 @@ impl<'a> Lighting<'a> {
     pub fn trace_bounce_rays(&mut self) {
         let world = self.world.as_ref().expect(NO_WORLD);
         let t = Instant::now();
-        if self.has_vis {
+        // A map no light reaches (an unlit blockout) has nothing to bounce: its gather rays
+        // would only carry zeros.
+        let lit = self
+            .face_lights
+            .iter()
+            .flatten()
+            .any(|f| f.samples.iter().flatten().any(|v| *v != glam::Vec3::ZERO));
+        if self.has_vis && lit {
             self.patches = bounce::trace(
                 world,
                 &self.face_lights[0],

@@ -1148,3 +1148,26 @@ fn faces_valve_lit_by_bounce_alone_are_lit_on_a_dim_corpus_map() {
         "faces Valve lit that stay black here: {black:?}"
     );
 }
+
+#[test]
+fn an_unlit_map_skips_the_bounce_and_stays_black() {
+    // With visibility data (so bounces would run) and no light at all.
+    let mut bsp = floor_bsp(vec![entity(&[("classname", "worldspawn")])]);
+    with_one_cluster(&mut bsp);
+    let report = srcmap_vrad::light(&mut bsp, &Options::default(), &NoProgress).unwrap();
+    assert_eq!(report.count(counts::BOUNCES_DONE), 0);
+    let lit = bsp.face_lighting(0, false).expect("lighting");
+    assert!(lit.styles[0].iter().all(|c| luminance(*c) == 0.0));
+    // The same floor with a light does bounce.
+    let mut bsp = floor_bsp(vec![
+        entity(&[("classname", "worldspawn")]),
+        entity(&[
+            ("classname", "light"),
+            ("origin", "32 32 64"),
+            ("_light", "255 255 255 200"),
+        ]),
+    ]);
+    with_one_cluster(&mut bsp);
+    let report = srcmap_vrad::light(&mut bsp, &Options::default(), &NoProgress).unwrap();
+    assert!(report.count(counts::BOUNCES_DONE) > 0);
+}
