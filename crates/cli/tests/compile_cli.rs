@@ -61,3 +61,35 @@ fn leaking_map_fails_with_a_pointfile_and_no_bsp() {
     assert!(dir.join("leak.lin").exists(), "pointfile written");
     assert!(!dir.join("leak.bsp").exists(), "no BSP on a leak");
 }
+
+#[test]
+fn terrain_example_compiles_its_displacement_and_lights_it() {
+    let dir = temp_dir("terrain");
+    let out = dir.join("terrain.bsp");
+    let run = srcmap()
+        .arg("compile")
+        .arg(repo("examples/terrain.vmf"))
+        .arg("-o")
+        .arg(&out)
+        .arg("-q")
+        .output()
+        .unwrap();
+    assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
+    let bsp = srcmap_bsp::Bsp::parse(&std::fs::read(&out).unwrap()).unwrap();
+    assert_eq!(bsp.disp_info.len(), 1);
+    let info = &bsp.disp_info[0];
+    assert_eq!(info.power, 3);
+    let face = &bsp.faces[info.map_face as usize];
+    assert_eq!(face.dispinfo, 0);
+    assert!(face.light_offset >= 0, "the displacement is lit");
+    // The hill's top (grid centre) stands 48 units over the 16-unit floor patch.
+    let grid = srcmap_disp::grids_of(&bsp)[0].clone().expect("grid");
+    assert!(
+        (grid.verts[4 * 9 + 4].z - 64.0).abs() < 1e-3,
+        "{}",
+        grid.verts[40]
+    );
+    let info = srcmap().arg("info").arg(&out).output().unwrap();
+    let text = String::from_utf8_lossy(&info.stdout);
+    assert!(text.contains("displacements: 1 (power 3: 1)"), "{text}");
+}
