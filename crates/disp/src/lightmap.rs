@@ -190,17 +190,45 @@ pub struct SamplePosition {
 /// holds the sample's centre. `None` where no triangle does.
 pub fn sample_positions(power: u32, u: u32, v: u32) -> Vec<Option<SamplePosition>> {
     let coords = luxel_coords(power, u, v);
-    let tris: Vec<[Vec2; 3]> = quadtree_tris(power)
-        .into_iter()
-        .map(|t| t.map(|i| coords[i]))
-        .collect();
+    let order = quadtree_tris(power);
+    let tris: Vec<[Vec2; 3]> = order.iter().map(|t| t.map(|i| coords[i])).collect();
+    // Each triangle lies in one grid cell; a sample can only be held by the triangles of the
+    // cell it falls in or of a neighbouring one (an edge or corner shared within rounding).
+    // Testing those and keeping the lowest quadtree index is the first-in-order answer.
+    let side = side_len(power);
+    let cells = side - 1;
+    let mut by_cell: Vec<Vec<usize>> = vec![Vec::new(); cells * cells];
+    for (t, tri) in order.iter().enumerate() {
+        let col = tri.iter().map(|&i| i % side).min().unwrap_or(0).min(cells - 1);
+        let row = tri.iter().map(|&i| i / side).min().unwrap_or(0).min(cells - 1);
+        by_cell[row * cells + col].push(t);
+    }
+    let near = |luxel: f32, extent: u32| -> std::ops::RangeInclusive<usize> {
+        if extent == 0 {
+            return 0..=cells - 1;
+        }
+        let cell = ((luxel - 0.5) / extent as f32 * cells as f32).floor() as i64;
+        let clamp = |c: i64| c.clamp(0, cells as i64 - 1) as usize;
+        clamp(cell - 1)..=clamp(cell + 1)
+    };
     let mut out = Vec::with_capacity(((u + 1) * (v + 1)) as usize);
     for y in 0..=v {
         for x in 0..=u {
             let p = Vec2::new(x as f32 + 0.5, y as f32 + 0.5);
-            out.push(tris.iter().enumerate().find_map(|(tri, corners)| {
-                barycentric_inside(*corners, p).map(|weights| SamplePosition { tri, weights })
-            }));
+            let mut found: Option<SamplePosition> = None;
+            for row in near(p.y, v) {
+                for col in near(p.x, u) {
+                    for &tri in &by_cell[row * cells + col] {
+                        if found.is_some_and(|f| f.tri < tri) {
+                            continue;
+                        }
+                        if let Some(weights) = barycentric_inside(tris[tri], p) {
+                            found = Some(SamplePosition { tri, weights });
+                        }
+                    }
+                }
+            }
+            out.push(found);
         }
     }
     out
@@ -327,5 +355,30 @@ mod tests {
         assert_eq!(bytes.len(), 4 * 4);
         // Sample (0, 0) sits on corner 0 at (0.5, 0.5): weight 1 on that vertex.
         assert!(bytes[..4].iter().skip(1).any(|&b| b == 255));
+    }
+
+    #[test]
+    fn cell_search_finds_what_a_scan_of_every_triangle_finds() {
+        for power in 2..=4 {
+            for (u, v) in [(1, 1), (3, 7), (8, 8), (16, 5), (33, 64), (125, 17)] {
+                let coords = luxel_coords(power, u, v);
+                let tris: Vec<[Vec2; 3]> = quadtree_tris(power)
+                    .into_iter()
+                    .map(|t| t.map(|i| coords[i]))
+                    .collect();
+                let fast = sample_positions(power, u, v);
+                let mut k = 0;
+                for y in 0..=v {
+                    for x in 0..=u {
+                        let p = Vec2::new(x as f32 + 0.5, y as f32 + 0.5);
+                        let scan = tris.iter().enumerate().find_map(|(tri, corners)| {
+                            barycentric_inside(*corners, p).map(|weights| SamplePosition { tri, weights })
+                        });
+                        assert_eq!(fast[k], scan, "power {power}, {u}x{v}, sample ({x}, {y})");
+                        k += 1;
+                    }
+                }
+            }
+        }
     }
 }
