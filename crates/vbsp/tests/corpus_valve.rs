@@ -335,7 +335,8 @@ fn compare_displacements(ours: &Bsp, valve: &Bsp) -> Option<DispComparison> {
 }
 
 /// Our overlays against Valve's, as the judge's `compare_features.py` reads them, in record
-/// order (both follow the VMF's entity order): origin, material, U/V ("overlays"), the VMF
+/// order (both follow the VMF's entity order): origin, material, U/V, id, render order, UV
+/// points, normal and fades, bit for bit ("overlays"), the VMF
 /// sides their faces come from ("overlays") and the face count ("overlay-faces": the record
 /// lists every face of its sides, so this differs wherever a side splits into a different
 /// number of faces). Messages as (what, text).
@@ -359,6 +360,15 @@ fn compare_overlays(ours: &Bsp, valve: &Bsp) -> Vec<(&'static str, String)> {
         s
     };
     let mut out = Vec::new();
+    if ours.overlay_fades != valve.overlay_fades {
+        out.push((
+            "overlays",
+            format!(
+                "overlay fades {:?} vs {:?}",
+                ours.overlay_fades, valve.overlay_fades
+            ),
+        ));
+    }
     if ours.overlays.len() != valve.overlays.len() {
         out.push((
             "overlays",
@@ -388,6 +398,27 @@ fn compare_overlays(ours: &Bsp, valve: &Bsp) -> Vec<(&'static str, String)> {
                     "overlay {i}: on sides {:?} vs {:?}",
                     sides(ours, o),
                     sides(valve, v)
+                ),
+            ));
+        }
+        // The rest of the record is the entity's numbers: they must be Valve's to the bit.
+        let same_numbers = o.id == v.id
+            && o.render_order() == v.render_order()
+            && o.uv_points == v.uv_points
+            && o.basis_normal == v.basis_normal;
+        if !same_numbers {
+            out.push((
+                "overlays",
+                format!(
+                    "overlay {i}: id {} order {} points {:?} normal {:?} vs id {} order {} points {:?} normal {:?}",
+                    o.id,
+                    o.render_order(),
+                    o.uv_points,
+                    o.basis_normal,
+                    v.id,
+                    v.render_order(),
+                    v.uv_points,
+                    v.basis_normal
                 ),
             ));
         }
