@@ -225,4 +225,32 @@ mod tests {
             .collect();
         assert_eq!(words, [12, 7, -3, 4]);
     }
+
+    #[test]
+    fn an_overlay_on_too_many_faces_keeps_the_first_and_warns() {
+        let e = MapEntity {
+            id: 7,
+            classname: "info_overlay".into(),
+            keyvalues: vec![("sides".into(), "5 6".into()), ("RenderOrder".into(), "3".into())],
+            outputs: vec![],
+            brushes: vec![],
+        };
+        let mut diags = Vec::new();
+        let o = MapOverlay::from_entity(&e, &mut diags);
+        assert!(diags.is_empty());
+        // Faces 0..70 from side 5, one from an unrelated side, one from side 6.
+        let mut face_sides = vec![5i64; 70];
+        face_sides.extend([9, 6]);
+        let mut bsp = Bsp::new(20);
+        write_records(&mut bsp, &[o], &[3], &face_sides, &mut diags);
+        let r = &bsp.overlays[0];
+        assert_eq!((r.face_count(), r.render_order(), r.texinfo), (MAX_FACES, 3, 3));
+        assert_eq!(
+            r.faces[..MAX_FACES],
+            (0..MAX_FACES as i32).collect::<Vec<_>>()[..]
+        );
+        assert_eq!(diags.len(), 1);
+        assert_eq!(diags[0].at.entity_id, Some(7));
+        assert!(diags[0].message.contains("touching 71"), "{}", diags[0]);
+    }
 }
