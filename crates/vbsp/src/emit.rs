@@ -241,6 +241,8 @@ struct Emitter<'a> {
     leaf_nodes: Vec<(usize, NodeId)>,
     /// Area of each tree node of the model being emitted.
     leaf_area: Vec<u32>,
+    /// The VMF side id of each emitted face, unclamped (FACEIDS holds shorts).
+    face_sides: Vec<i64>,
 }
 
 pub fn emit(
@@ -251,13 +253,14 @@ pub fn emit(
     entities: Vec<bsp::Entity>,
     num_clusters: usize,
     areas: crate::areas::Areas,
-) -> Result<bsp::Bsp, VbspError> {
+) -> Result<(bsp::Bsp, Vec<i64>), VbspError> {
     let mut e = Emitter {
         out: bsp::Bsp::new(bsp::versions::COMPILE_BSP_VERSION),
         planes,
         edge_map: HashMap::new(),
         leaf_nodes: Vec::new(),
         leaf_area: Vec::new(),
+        face_sides: Vec::new(),
     };
     let o = &mut e.out;
     o.entities = entities;
@@ -404,7 +407,7 @@ pub fn emit(
     check_limit("leaf faces", o.leaf_faces.len(), 65536)?;
     check_limit("leaf brushes", o.leaf_brushes.len(), 65536)?;
     check_limit("models", o.models.len(), 1024)?;
-    Ok(e.out)
+    Ok((e.out, e.face_sides))
 }
 
 /// Visibility in which every cluster sees and hears every other (until vis runs).
@@ -616,6 +619,7 @@ impl Emitter<'_> {
         self.out
             .face_ids
             .push(f.hammer_id.clamp(0, u16::MAX as i64) as u32);
+        self.face_sides.push(f.hammer_id);
         let _ = self.planes;
         Some(idx)
     }

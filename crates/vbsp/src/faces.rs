@@ -90,8 +90,13 @@ pub fn make_faces(tree: &Tree, portals: &Portals, brushes: &[Brush], world: bool
 }
 
 /// Merge coplanar faces on the same node with the same texinfo that share an edge, while
-/// the result stays convex (Valve's `MergeNodeFaces`).
-pub fn merge_faces(faces: Vec<Face>, planes: &PlaneSet) -> Vec<Face> {
+/// the result stays convex (Valve's `MergeNodeFaces`). Faces from sides carrying different
+/// overlays (`overlays_by_side`, by VMF side id) stay apart, so no overlay spreads.
+pub fn merge_faces(
+    faces: Vec<Face>,
+    planes: &PlaneSet,
+    overlays_by_side: &std::collections::HashMap<i64, Vec<u32>>,
+) -> Vec<Face> {
     use std::collections::HashMap;
     let mut groups: HashMap<(Option<NodeId>, PlaneId, TexinfoId, u32), Vec<Face>> = HashMap::new();
     let mut order = Vec::new();
@@ -117,7 +122,9 @@ pub fn merge_faces(faces: Vec<Face>, planes: &PlaneSet) -> Vec<Face> {
             while i < list.len() {
                 let mut j = i + 1;
                 while j < list.len() {
-                    let merged = if bounds[i].overlaps(&bounds[j], 0.02) {
+                    let same_overlays =
+                        overlays_by_side.get(&list[i].hammer_id) == overlays_by_side.get(&list[j].hammer_id);
+                    let merged = if same_overlays && bounds[i].overlaps(&bounds[j], 0.02) {
                         try_merge(&list[i].winding, &list[j].winding, normal)
                     } else {
                         None

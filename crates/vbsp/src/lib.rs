@@ -46,6 +46,7 @@ mod from_vmf;
 mod ids;
 pub mod input;
 pub mod instances;
+mod overlay;
 
 mod pipeline;
 mod portals;

@@ -16,6 +16,7 @@ use crate::emit::{self, Clusters};
 use crate::faces::{self, Face};
 use crate::ids::{BrushId, EntityId, SideRef};
 use crate::input::MapInput;
+use crate::overlay::{self, MapOverlay};
 use crate::portals::{self, FloodSource, Portals};
 use crate::texinfo::{Texinfos, texinfo_for};
 use crate::tree::{self, NodeId, Pass, Tree};
@@ -115,6 +116,10 @@ pub(crate) struct Compile<'a> {
     prt: String,
     sub_models: Vec<SubModel>,
     diags: Vec<Diagnostic>,
+    /// The map's `info_overlay`s in entity order (an overlay's id is its index).
+    overlays: Vec<MapOverlay>,
+    /// The overlays on each VMF side they name: faces only merge within one set.
+    overlays_by_side: HashMap<i64, Vec<u32>>,
     /// Leaves the last world pass filled.
     outside_filled: usize,
     report: Report,
@@ -168,6 +173,8 @@ impl<'a> Compile<'a> {
             prt: String::new(),
             sub_models: Vec::new(),
             diags: Vec::new(),
+            overlays: Vec::new(),
+            overlays_by_side: HashMap::new(),
             outside_filled: 0,
             report: Report::new("vbsp"),
             current_phase: None,
@@ -360,6 +367,7 @@ impl<'a> Compile<'a> {
                 "func_viscluster" => (Owner::World, 0, false),
                 "info_overlay" => {
                     overlays += 1;
+                    self.overlays.push(MapOverlay::from_entity(e, &mut self.diags));
                     let named = e.get("targetname").is_some_and(|t| !t.is_empty());
                     (Owner::Dropped, 0, named)
                 }
@@ -399,6 +407,7 @@ impl<'a> Compile<'a> {
                 areaportal,
             });
         }
+        self.overlays_by_side = overlay::overlays_by_side(&self.overlays);
     }
 
     /// Builds every kept entity's brushes: planes, texinfos, windings, contents, bevels.
@@ -746,7 +755,7 @@ impl<'a> Compile<'a> {
     /// The world's faces from its portals, merged and subdivided.
     pub fn make_world_faces(&mut self) {
         let faces = faces::make_faces(&self.tree, &self.portals, &self.brushes, true);
-        let faces = faces::merge_faces(faces, &self.planes);
+        let faces = faces::merge_faces(faces, &self.planes, &self.overlays_by_side);
         self.world_faces = faces::subdivide_faces(faces, &self.tex);
     }
 
@@ -758,7 +767,7 @@ impl<'a> Compile<'a> {
     /// Detail faces merged, subdivided and filed into the leaves that see them.
     pub fn merge_detail_faces(&mut self) {
         let faces = std::mem::take(&mut self.detail_faces);
-        let faces = faces::merge_faces(faces, &self.planes);
+        let faces = faces::merge_faces(faces, &self.planes, &self.overlays_by_side);
         let mut faces = faces::subdivide_faces(faces, &self.tex);
         faces::filter_into_leaves(&self.tree, &self.planes, &mut faces);
         self.detail_faces = faces;
@@ -843,7 +852,7 @@ impl<'a> Compile<'a> {
         let mut sides_visible: Vec<SideRef> = Vec::new();
         for (tree, f, vis) in built {
             sides_visible.extend(vis);
-            let f = faces::merge_faces(f, &self.planes);
+            let f = faces::merge_faces(f, &self.planes, &self.overlays_by_side);
             let faces = faces::subdivide_faces(f, &self.tex);
             self.sub_models.push(SubModel { tree, faces });
         }
@@ -913,7 +922,16 @@ impl<'a> Compile<'a> {
         let mut disps = displacement::prepare(std::mem::take(&mut self.disp_sides), &mut self.diags);
         models[0].disp_faces = disps.iter().map(|d| d.base.clone()).collect();
         let entity_text = emit::entity_lump(&self.ents);
-        let mut bsp = emit::emit(
+        // After every face's texinfo, as Valve makes them when it writes the overlays.
+        let overlay_texinfos: Vec<u32> = (0..self.overlays.len())
+            .map(|i| {
+                let material = self.overlays[i].material.clone();
+                let info = self.opts.materials.resolve(&material).facts;
+                let td = self.tex.texdata(&material, &info);
+                self.tex.add(overlay::overlay_texinfo(td)).0
+            })
+            .collect();
+        let (mut bsp, face_sides) = emit::emit(
             &self.planes,
             &self.brushes,
             &self.tex,
@@ -923,6 +941,13 @@ impl<'a> Compile<'a> {
             std::mem::take(&mut self.areas),
         )?;
         displacement::write_records(&mut bsp, &mut disps);
+        overlay::write_records(
+            &mut bsp,
+            &self.overlays,
+            &overlay_texinfos,
+            &face_sides,
+            &mut self.diags,
+        );
         // Valve's `ComputeBoundsNoSkybox`: the drawn faces of the open leaves outside the 3D
         // skybox and the displacements in open leaves, as worldspawn's world_mins / world_maxs.
         let disp_boxes: Vec<_> = disps.iter().map(|d| d.grid.bounds()).collect();
