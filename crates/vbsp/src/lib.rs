@@ -46,6 +46,7 @@ mod from_vmf;
 mod ids;
 pub mod input;
 pub mod instances;
+mod occluders;
 
 mod pipeline;
 mod portals;
@@ -159,6 +160,7 @@ fn compile_passes(
     c.phase("brush models");
     c.build_brush_models();
     c.verify_brush_models()?;
+    c.make_occluder_faces();
     c.phase("write");
     c.add_axial_sides();
     c.write()
