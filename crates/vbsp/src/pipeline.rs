@@ -101,6 +101,8 @@ pub(crate) struct Compile<'a> {
     occluder_brushes: Vec<Vec<BrushId>>,
     /// Each func_occluder's input entity index, in map order.
     occluder_entities: Vec<usize>,
+    /// Each func_occluder's index in the entity lump, in map order.
+    occluder_ents: Vec<usize>,
     /// The occluders' own tree's faces and polygons.
     occluder_faces: OccluderFaces,
     /// Displacement sides in map order: their brushes leave the tree and the brush lump (as
@@ -157,6 +159,7 @@ impl<'a> Compile<'a> {
             plans: Vec::new(),
             occluder_brushes: Vec::new(),
             occluder_entities: Vec::new(),
+            occluder_ents: Vec::new(),
             occluder_faces: OccluderFaces::default(),
             viscluster_bounds: Vec::new(),
             portal_number: HashMap::new(),
@@ -393,6 +396,7 @@ impl<'a> Compile<'a> {
                 set_kv(&mut kv, "occludernumber", occluders.to_string());
                 occluder = Some(occluders);
                 self.occluder_entities.push(ei);
+                self.occluder_ents.push(self.ents.len());
                 occluders += 1;
             }
             if class == "func_ladder" {
@@ -650,6 +654,18 @@ impl<'a> Compile<'a> {
             }
         }
         self.ents[0].model = Some(0);
+        // Valve gives an occluder with brushes an empty model key, set before (in our key
+        // order: ahead of) its occluder number.
+        for (brushes, &ent) in self.occluder_brushes.iter().zip(&self.occluder_ents) {
+            let kv = &mut self.ents[ent].keyvalues;
+            if !brushes.is_empty() && !kv.iter().any(|(k, _)| k.eq_ignore_ascii_case("model")) {
+                let at = kv
+                    .iter()
+                    .position(|(k, _)| k == "occludernumber")
+                    .unwrap_or(kv.len());
+                kv.insert(at, ("model".to_string(), String::new()));
+            }
+        }
     }
 
     /// The world's structural and detail brushes, its bounds (and block planes), and the

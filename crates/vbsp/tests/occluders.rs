@@ -78,6 +78,15 @@ fn occluders_become_records_with_polygons_and_areas() {
     assert_eq!(occ.occluders[2].mins, [f32::MAX; 3]);
     // The entities stay, numbered; their brushes are in the brush lump but in no model.
     assert!(has_keyvalue(&out, "occludernumber", "2"));
+    // As Valve's: an occluder with brushes has an empty model key, one without has none.
+    let models: Vec<_> = out
+        .bsp
+        .entities
+        .iter()
+        .filter(|e| e.get("classname") == Some("func_occluder"))
+        .map(|e| e.get("model"))
+        .collect();
+    assert_eq!(models, [Some(""), Some(""), None]);
     assert_eq!(out.bsp.models.len(), 1);
     let empty = out
         .diagnostics
