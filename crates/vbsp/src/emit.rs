@@ -11,6 +11,7 @@ use crate::check_limit;
 use crate::contents::*;
 use crate::diag::VbspError;
 use crate::faces::Face;
+use crate::occluders::OccluderFaces;
 use crate::pipeline::Ent;
 use crate::texinfo::Texinfos;
 use crate::tree::{NodeId, Tree};
@@ -251,8 +252,8 @@ pub fn emit(
     tex: &Texinfos,
     models: Vec<ModelIn<'_>>,
     entities: Vec<bsp::Entity>,
-    num_clusters: usize,
     areas: crate::areas::Areas,
+    occluders: &OccluderFaces,
 ) -> Result<(bsp::Bsp, Vec<i64>), VbspError> {
     let mut e = Emitter {
         out: bsp::Bsp::new(bsp::versions::COMPILE_BSP_VERSION),
@@ -322,12 +323,27 @@ pub fn emit(
         .flat_map(|m| m.faces.iter().chain(&m.detail_faces))
         .collect();
     let disp_faces: Vec<&Face> = models.iter().flat_map(|m| &m.disp_faces).collect();
-    let (verts, polys, disp_polys) = weld_and_fix(&all_faces, &disp_faces);
+    // Valve emits the occluder tree's vertices first, welded among themselves only.
+    let occluder_faces: Vec<&Face> = occluders.faces.iter().collect();
+    let (occluder_verts, occluder_polys, _) = weld_and_fix(&occluder_faces, &[]);
+    let (mut verts, mut polys, mut disp_polys) = weld_and_fix(&all_faces, &disp_faces);
+    if !occluder_verts.is_empty() {
+        let shift = occluder_verts.len() as u32;
+        for i in polys.iter_mut().chain(disp_polys.iter_mut()).flatten() {
+            *i += shift;
+        }
+        verts.splice(0..0, occluder_verts);
+    }
     check_limit("vertexes", verts.len(), 65536)?;
     e.out.vertexes = verts
         .iter()
         .map(|v| [v.x as f32, v.y as f32, v.z as f32])
         .collect();
+    e.out.occlusion = Some(crate::occluders::records(
+        occluders,
+        &occluder_polys,
+        &e.out.vertexes,
+    ));
     let mut poly_iter = polys.into_iter();
     let mut disp_poly_iter = disp_polys.into_iter();
 
@@ -396,6 +412,8 @@ pub fn emit(
     for (i, f) in o.faces.iter_mut().enumerate() {
         f.orig_face = i as i32;
     }
+    // The world's clusters (the first model's) size the visibility lump.
+    let num_clusters = models.first().and_then(|m| m.clusters).map_or(0, |c| c.count);
     o.visibility = all_visible(num_clusters);
     // No water is measured here: every leaf gets the lump's entry, zero.
     o.leaf_min_dist_to_water = vec![0; o.leafs.len()];

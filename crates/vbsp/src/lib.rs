@@ -17,8 +17,10 @@
 //!    merged), the PRT1 portal file (`prt`);
 //! 5. faces from portals, merged and subdivided to the lightmap limit; detail faces clipped
 //!    against each other and filed into the leaves they touch (`faces`);
-//! 6. brush models the same way without the flood; vertices welded, T-junctions split,
-//!    solid subtrees pruned, BSP records (`emit`), serialised by `srcmap-bsp`;
+//! 6. brush models the same way without the flood, and `func_occluder` brushes as one more
+//!    such tree whose drawn faces become the occlusion lump (`occluders`); vertices welded
+//!    (the occluders' first), T-junctions split, solid subtrees pruned, BSP records (`emit`),
+//!    serialised by `srcmap-bsp`;
 //! 7. displacements (`displacement`, geometry from `srcmap-disp`): their brushes left out of
 //!    the tree at step 1, each displaced side written as a face of the world after its other
 //!    faces, with its DISPINFO, vertices, triangle tags, lightmap size and sample positions,
@@ -46,6 +48,7 @@ mod from_vmf;
 mod ids;
 pub mod input;
 pub mod instances;
+mod occluders;
 mod overlay;
 
 mod pipeline;
@@ -160,6 +163,7 @@ fn compile_passes(
     c.phase("brush models");
     c.build_brush_models();
     c.verify_brush_models()?;
+    c.make_occluder_faces();
     c.phase("write");
     c.add_axial_sides();
     c.write()

@@ -16,6 +16,7 @@ use crate::emit::{self, Clusters};
 use crate::faces::{self, Face};
 use crate::ids::{BrushId, EntityId, SideRef};
 use crate::input::MapInput;
+use crate::occluders::{self, OccluderFaces};
 use crate::overlay::{self, MapOverlay};
 use crate::portals::{self, FloodSource, Portals};
 use crate::texinfo::{Texinfos, texinfo_for};
@@ -64,6 +65,10 @@ struct EntityPlan {
     base_contents: u32,
     /// A `func_areaportal*`'s portal number.
     areaportal: Option<u32>,
+    /// A `func_occluder`'s number.
+    occluder: Option<usize>,
+    /// Named by a `func_areaportalwindow`: its brushes become windows.
+    window: bool,
 }
 
 /// A brush model's tree and faces.
@@ -93,6 +98,14 @@ pub(crate) struct Compile<'a> {
     viscluster_bounds: Vec<(usize, Bounds)>,
     /// Areaportal brush (index) -> its entity's portal number.
     portal_number: HashMap<BrushId, u32>,
+    /// Each func_occluder's brushes, in map order.
+    occluder_brushes: Vec<Vec<BrushId>>,
+    /// Each func_occluder's input entity index, in map order.
+    occluder_entities: Vec<usize>,
+    /// Each func_occluder's index in the entity lump, in map order.
+    occluder_ents: Vec<usize>,
+    /// The occluders' own tree's faces and polygons.
+    occluder_faces: OccluderFaces,
     /// Displacement sides in map order: their brushes leave the tree and the brush lump (as
     /// in Valve's loader); each side becomes a displacement face of the world.
     disp_sides: Vec<DispSide<'a>>,
@@ -149,6 +162,10 @@ impl<'a> Compile<'a> {
             brushes: Vec::new(),
             ents: Vec::new(),
             plans: Vec::new(),
+            occluder_brushes: Vec::new(),
+            occluder_entities: Vec::new(),
+            occluder_ents: Vec::new(),
+            occluder_faces: OccluderFaces::default(),
             viscluster_bounds: Vec::new(),
             portal_number: HashMap::new(),
             disp_sides: Vec::new(),
@@ -382,8 +399,12 @@ impl<'a> Compile<'a> {
                 areaportal = Some(areaportals);
                 set_kv(&mut kv, "portalnumber", areaportals.to_string());
             }
+            let mut occluder = None;
             if class == "func_occluder" {
                 set_kv(&mut kv, "occludernumber", occluders.to_string());
+                occluder = Some(occluders);
+                self.occluder_entities.push(ei);
+                self.occluder_ents.push(self.ents.len());
                 occluders += 1;
             }
             if class == "func_ladder" {
@@ -405,9 +426,52 @@ impl<'a> Compile<'a> {
                 owner,
                 base_contents,
                 areaportal,
+                occluder,
+                window: false,
             });
         }
         self.overlays_by_side = overlay::overlays_by_side(&self.overlays);
+        self.occluder_brushes = vec![Vec::new(); occluders];
+        self.mark_areaportal_windows();
+    }
+
+    /// Valve's ForceFuncAreaPortalWindowContents: the brush entities a
+    /// func_areaportalwindow names (`target`, `BackgroundBModel`) fade or stand behind
+    /// it, so their brushes are windows rather than solid.
+    fn mark_areaportal_windows(&mut self) {
+        let entities = &self.input.entities;
+        for (wi, w) in entities.iter().enumerate() {
+            if self.plans[wi].class != "func_areaportalwindow" {
+                continue;
+            }
+            for key in ["target", "BackgroundBModel"] {
+                let name = w.get(key).unwrap_or("");
+                let at = Where {
+                    entity_id: Some(w.id),
+                    classname: Some(w.classname.clone()),
+                    ..Default::default()
+                };
+                if name.is_empty() {
+                    if key == "target" {
+                        self.diags.push(Diagnostic::warning(
+                            at,
+                            "func_areaportalwindow names no fade brush (target)",
+                        ));
+                    }
+                    continue;
+                }
+                let named = entities
+                    .iter()
+                    .position(|e| e.get("targetname").is_some_and(|t| t.eq_ignore_ascii_case(name)));
+                match named {
+                    Some(i) => self.plans[i].window = true,
+                    None => self.diags.push(Diagnostic::warning(
+                        at,
+                        format!("func_areaportalwindow's {key} \"{name}\" names no entity"),
+                    )),
+                }
+            }
+        }
     }
 
     /// Builds every kept entity's brushes: planes, texinfos, windings, contents, bevels.
@@ -493,8 +557,9 @@ impl<'a> Compile<'a> {
                     self.viscluster_bounds.push((ei, b.bounds));
                     continue;
                 }
-                if class == "func_occluder" {
+                if let Some(n) = plan.occluder {
                     // Occluder brushes stay in the brush lump but belong to no model.
+                    self.occluder_brushes[n].push(BrushId(self.brushes.len() as u32));
                     self.brushes.push(b);
                     continue;
                 }
@@ -505,6 +570,9 @@ impl<'a> Compile<'a> {
                 } else if owner != EntityId::WORLD {
                     // Brush entities are never detail.
                     b.contents &= !CONTENTS_DETAIL;
+                }
+                if plan.window && areaportal.is_none() {
+                    b.contents = (b.contents & !CONTENTS_SOLID) | CONTENTS_TRANSLUCENT | CONTENTS_WINDOW;
                 }
                 self.ents[owner.idx()]
                     .brushes
@@ -595,6 +663,18 @@ impl<'a> Compile<'a> {
             }
         }
         self.ents[0].model = Some(0);
+        // Valve gives an occluder with brushes an empty model key, set before (in our key
+        // order: ahead of) its occluder number.
+        for (brushes, &ent) in self.occluder_brushes.iter().zip(&self.occluder_ents) {
+            let kv = &mut self.ents[ent].keyvalues;
+            if !brushes.is_empty() && !kv.iter().any(|(k, _)| k.eq_ignore_ascii_case("model")) {
+                let at = kv
+                    .iter()
+                    .position(|(k, _)| k == "occludernumber")
+                    .unwrap_or(kv.len());
+                kv.insert(at, ("model".to_string(), String::new()));
+            }
+        }
     }
 
     /// The world's structural and detail brushes, its bounds (and block planes), and the
@@ -861,6 +941,27 @@ impl<'a> Compile<'a> {
         }
     }
 
+    /// The func_occluder brushes' own tree and faces (Valve's ClipOccluderBrushes); an
+    /// occluder without brushes still gets its (empty) record, as in Valve's lump.
+    pub fn make_occluder_faces(&mut self) {
+        for (n, &ei) in self.occluder_entities.iter().enumerate() {
+            if self.occluder_brushes[n].is_empty() {
+                let e = &self.input.entities[ei];
+                let at = Where {
+                    entity_id: Some(e.id),
+                    classname: Some(e.classname.clone()),
+                    ..Default::default()
+                };
+                self.diags.push(Diagnostic::warning(
+                    at,
+                    "func_occluder has no brushes: it occludes nothing",
+                ));
+            }
+        }
+        self.occluder_faces =
+            occluders::build(&self.planes, &self.brushes, &self.tex, &self.occluder_brushes);
+    }
+
     /// Valve's EmitBrushes adds an axial side at the brush bounds wherever the brush has no
     /// side on exactly that plane (a redundant axial side elsewhere hides it from the bevel
     /// pass); such sides are written without the bevel flag, as Valve does.
@@ -921,6 +1022,7 @@ impl<'a> Compile<'a> {
         }
         let mut disps = displacement::prepare(std::mem::take(&mut self.disp_sides), &mut self.diags);
         models[0].disp_faces = disps.iter().map(|d| d.base.clone()).collect();
+        let area_of_node = self.areas.of_node.clone();
         let entity_text = emit::entity_lump(&self.ents);
         // After every face's texinfo, as Valve makes them when it writes the overlays.
         let overlay_texinfos: Vec<u32> = (0..self.overlays.len())
@@ -937,9 +1039,34 @@ impl<'a> Compile<'a> {
             &self.tex,
             models,
             entity_text,
-            self.clusters.count,
             std::mem::take(&mut self.areas),
+            &self.occluder_faces,
         )?;
+        if let Some(occlusion) = &mut bsp.occlusion {
+            let straddling = occluders::assign_areas(
+                occlusion,
+                &bsp.vertexes,
+                &self.tree,
+                &self.portals,
+                &self.planes,
+                &area_of_node,
+            );
+            for (i, &ei) in self.occluder_entities.iter().enumerate() {
+                let e = &self.input.entities[ei];
+                if straddling.contains(&i) {
+                    let at = Where {
+                        entity_id: Some(e.id),
+                        classname: Some(e.classname.clone()),
+                        ..Default::default()
+                    };
+                    let name = e.get("targetname").unwrap_or("<no name>");
+                    self.diags.push(Diagnostic::warning(
+                        at,
+                        format!("occluder \"{name}\" straddles multiple areas, which is invalid"),
+                    ));
+                }
+            }
+        }
         displacement::write_records(&mut bsp, &mut disps);
         overlay::write_records(
             &mut bsp,

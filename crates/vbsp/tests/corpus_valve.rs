@@ -432,6 +432,13 @@ fn compare_overlays(ours: &Bsp, valve: &Bsp) -> Vec<(&'static str, String)> {
     out
 }
 
+/// (occluders, polygons, vertex indices) of the occlusion lump.
+fn occluder_counts(b: &Bsp) -> (usize, usize, usize) {
+    b.occlusion.as_ref().map_or((0, 0, 0), |o| {
+        (o.occluders.len(), o.polys.len(), o.vertex_indices.len())
+    })
+}
+
 /// Known, explained differences per map: (file name, what, reason).
 const EXPLAINED: &[(&str, &str, &str)] = &[
     (
@@ -620,6 +627,34 @@ fn corpus_pairs_match_valve() {
                 ours.overlays.len(),
                 valve.overlays.len()
             );
+        }
+        let (oo, vo) = (occluder_counts(&ours), occluder_counts(&valve));
+        if oo != vo {
+            fail(
+                "occluders",
+                format!("occluders/polygons/vertex indices {oo:?} vs {vo:?}"),
+            );
+        }
+        if vo.0 > 0 {
+            // Flags and areas per occluder (areas only where both found the inside).
+            let per = |b: &Bsp| {
+                let o = b.occlusion.clone().unwrap_or_default();
+                o.occluders
+                    .iter()
+                    .map(|d| (d.flags, d.poly_count, if leaked { 0 } else { d.area }))
+                    .collect::<Vec<_>>()
+            };
+            if per(&ours) != per(&valve) {
+                fail(
+                    "occluders",
+                    format!(
+                        "occluder (flags, polygons, area) {:?} vs {:?}",
+                        per(&ours),
+                        per(&valve)
+                    ),
+                );
+            }
+            eprintln!("{name}: occluders/polygons/vertex indices {oo:?} vs Valve {vo:?}");
         }
         // Valve numbers clusters and floods areas only when it found the inside.
         if !leaked && clusters(&valve) > 1 {
