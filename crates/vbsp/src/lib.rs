@@ -31,12 +31,17 @@
 //! builds, tests, `--verify`), and [`Options::dump`] keeps a deterministic text dump of each
 //! pass's structures (`dump`), which the golden tests pin.
 //!
-//! Not done here (other issues): static props, overlays, cubemaps, physics collision
+//! 8. `env_cubemap`s become the CUBEMAPS lump, and sides whose material has `$envmap
+//!    env_cubemap` move to patched materials naming their cubemap, stored in the pakfile
+//!    (`cubemap`).
+//!
+//! Not done here (other issues): static props, overlays, physics collision
 //! (PHYSCOLLIDE and the displacements' PHYSDISP), leaf water data, vis and lighting.
 
 mod areas;
 mod brush;
 pub mod contents;
+mod cubemap;
 mod diag;
 mod displacement;
 mod dump;
@@ -85,6 +90,8 @@ pub struct Options<'a> {
     pub dump: bool,
     /// The map's revision (the VMF's `mapversion`), written in the BSP's header.
     pub map_revision: i32,
+    /// The map's name, as the BSP's file stem: patched materials are `maps/<name>/…`.
+    pub map_name: String,
     /// Worker threads for the passes that run in parallel (the compile runs in a pool of
     /// this size).
     pub threads: Threads,
@@ -99,6 +106,7 @@ impl Default for Options<'_> {
             verify: false,
             dump: false,
             map_revision: 0,
+            map_name: String::new(),
             threads: Threads::ALL,
         }
     }
