@@ -6,6 +6,8 @@
 //! original and replaces its `$envmap` with the cubemap texture `maps/<map>/c<x>_<y>_<z>`.
 //! The cubemap is the one whose `sides` key lists the side, else the nearest one in front of
 //! the side's centre, else the nearest at all (Valve's `Cubemap_FindClosestCubemap`).
+//! Not done (they need the game's files): the default cubemap textures Valve copies from the
+//! sky, and patches of dependent materials (`$bottommaterial`, `$fallbackmaterial`).
 
 use std::collections::HashMap;
 

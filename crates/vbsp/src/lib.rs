@@ -22,7 +22,10 @@
 //! 7. displacements (`displacement`, geometry from `srcmap-disp`): their brushes left out of
 //!    the tree at step 1, each displaced side written as a face of the world after its other
 //!    faces, with its DISPINFO, vertices, triangle tags, lightmap size and sample positions,
-//!    neighbours and allowed vertices.
+//!    neighbours and allowed vertices;
+//! 8. `env_cubemap`s: the CUBEMAPS lump, and each side whose material has `$envmap
+//!    env_cubemap` moved (as its brush is built) to a patched copy naming its cubemap, whose
+//!    `patch` VMT goes in the pakfile (`cubemap`).
 //!
 //! [`compile`] runs these as passes over one state (`pipeline`): each a short method named
 //! for what it does, listed in order in `compile_passes`. Between passes a check of the
@@ -31,12 +34,10 @@
 //! builds, tests, `--verify`), and [`Options::dump`] keeps a deterministic text dump of each
 //! pass's structures (`dump`), which the golden tests pin.
 //!
-//! 8. `env_cubemap`s become the CUBEMAPS lump, and sides whose material has `$envmap
-//!    env_cubemap` move to patched materials naming their cubemap, stored in the pakfile
-//!    (`cubemap`).
-//!
 //! Not done here (other issues): static props, overlays, physics collision
-//! (PHYSCOLLIDE and the displacements' PHYSDISP), leaf water data, vis and lighting.
+//! (PHYSCOLLIDE and the displacements' PHYSDISP), leaf water data, vis and lighting; the
+//! default cubemap textures Valve makes from the sky and blend materials' `_wvt_patch` copies
+//! (both need the game's files).
 
 mod areas;
 mod brush;
