@@ -138,6 +138,7 @@ struct InfoReport {
     static_props: usize,
     static_props_by_model: BTreeMap<String, usize>,
     displacements: DispReport,
+    cubemaps: CubemapReport,
     pakfile: Vec<PakReport>,
     materials: Vec<String>,
 }
@@ -150,6 +151,26 @@ struct DispReport {
     verts: usize,
     tris: usize,
     sample_position_bytes: usize,
+}
+
+#[derive(Serialize)]
+struct CubemapReport {
+    /// CUBEMAPS samples (one per `env_cubemap`).
+    samples: usize,
+    /// Texdata `maps/<map>/<material>_<x>_<y>_<z>`: materials patched to name a cubemap.
+    patched_materials: usize,
+    /// Of those, the ones whose patch VMT is in the pakfile.
+    patched_in_pakfile: usize,
+}
+
+/// Whether a texdata name is a cubemap-patched material (`maps/<map>/<material>_<x>_<y>_<z>`).
+fn is_cubemap_patch(name: &str) -> bool {
+    let name = name.replace('\\', "/");
+    if !name.get(..5).is_some_and(|p| p.eq_ignore_ascii_case("maps/")) {
+        return false;
+    }
+    let parts: Vec<&str> = name.rsplitn(4, '_').collect();
+    parts.len() == 4 && parts[..3].iter().all(|p| p.parse::<i32>().is_ok())
 }
 
 fn method_name(m: u16) -> &'static str {
@@ -231,6 +252,15 @@ pub fn info(path: &Path, data: &[u8], json: bool) -> anyhow::Result<()> {
         .collect();
     materials.sort_by_key(|m| m.to_ascii_lowercase());
     materials.dedup_by(|a, b| a.eq_ignore_ascii_case(b));
+    let patched: Vec<&String> = materials.iter().filter(|m| is_cubemap_patch(m)).collect();
+    let cubemaps = CubemapReport {
+        samples: bsp.cubemaps.len(),
+        patched_materials: patched.len(),
+        patched_in_pakfile: patched
+            .iter()
+            .filter(|m| pak.find(&format!("materials/{m}.vmt")).is_some())
+            .count(),
+    };
     let report = InfoReport {
         file: path.display().to_string(),
         format: "bsp",
@@ -264,6 +294,7 @@ pub fn info(path: &Path, data: &[u8], json: bool) -> anyhow::Result<()> {
             tris: bsp.disp_tris.len(),
             sample_position_bytes: bsp.disp_lightmap_sample_positions.len(),
         },
+        cubemaps,
         pakfile,
         materials,
     };
@@ -345,6 +376,12 @@ pub fn info(path: &Path, data: &[u8], json: bool) -> anyhow::Result<()> {
         d.verts,
         d.tris,
         d.sample_position_bytes
+    )?;
+    let c = &report.cubemaps;
+    writeln!(
+        o,
+        "cubemaps: {}, {} cubemap-patched materials ({} with a patch VMT in the pakfile)",
+        c.samples, c.patched_materials, c.patched_in_pakfile
     )?;
     writeln!(o, "pakfile: {} entries", report.pakfile.len())?;
     for p in &report.pakfile {

@@ -112,6 +112,10 @@ fn run_vbsp(args: &VbspArgs) -> anyhow::Result<Stage1> {
         eprintln!("{}: warning: {problem}", args.map.display());
     }
     let materials = crate::materials_cmd::resolver(args.game.as_deref(), args.materials.as_deref())?;
+    let out_path = args
+        .output
+        .clone()
+        .unwrap_or_else(|| args.map.with_extension("bsp"));
     let opts = srcmap_vbsp::Options {
         materials: &materials,
         no_detail: args.nodetail,
@@ -123,12 +127,13 @@ fn run_vbsp(args: &VbspArgs) -> anyhow::Result<Stage1> {
             .as_ref()
             .map(|v| v.map_version as i32)
             .unwrap_or(0),
+        // Valve names the map's patched materials after the BSP it writes.
+        map_name: out_path
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_default(),
         threads: srcmap_stage::Threads(args.threads),
     };
-    let out_path = args
-        .output
-        .clone()
-        .unwrap_or_else(|| args.map.with_extension("bsp"));
     let result = srcmap_vbsp::compile(&input, &opts, &crate::progress::Bar::steps("vbsp", args.quiet));
     let mut out = match result {
         Ok(o) => o,

@@ -73,6 +73,7 @@ pub fn run(cmd: MaterialsCommand) -> anyhow::Result<()> {
                         .map(|v| v.to_array());
                 }
                 table.merge(entries);
+                table.learn_env_cubemaps(&name, &bsp);
             }
             for c in &table.conflicts {
                 let values: Vec<String> = c

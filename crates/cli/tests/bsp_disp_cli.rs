@@ -1,5 +1,5 @@
-//! `srcmap info` counts a map's displacements and `srcmap check` passes its displacement
-//! records (corpus map; skipped without `SRCMAP_CORPUS`).
+//! `srcmap info` counts a map's displacements and cubemaps, and `srcmap check` passes its
+//! displacement records (corpus map; skipped without `SRCMAP_CORPUS`).
 
 use std::path::PathBuf;
 use std::process::Command;
@@ -47,4 +47,23 @@ fn info_counts_displacements_and_check_passes() {
         String::from_utf8_lossy(&check.stderr)
     );
     assert!(String::from_utf8_lossy(&check.stdout).contains("displacement records consistent"));
+}
+
+#[test]
+fn info_counts_cubemaps_and_patched_materials() {
+    let Some(map) = testmap() else { return };
+    let out = srcmap().args(["info", "--json"]).arg(&map).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let c = &v["cubemaps"];
+    // Four env_cubemaps; Valve patched two water materials for the one nearest them.
+    assert_eq!(c["samples"], 4, "{c}");
+    assert_eq!(c["patched_materials"], 2, "{c}");
+    assert_eq!(c["patched_in_pakfile"], 2, "{c}");
+    let text = srcmap().arg("info").arg(&map).output().unwrap();
+    let text = String::from_utf8(text.stdout).unwrap();
+    assert!(
+        text.contains("cubemaps: 4, 2 cubemap-patched materials"),
+        "{text}"
+    );
 }

@@ -95,3 +95,51 @@ pub fn harvest_bsp(map: &str, bsp: &srcmap_bsp::Bsp) -> BTreeMap<String, TableEn
     }
     out
 }
+
+/// The materials a BSP shows to use `$envmap env_cubemap`: Valve's vbsp gives each side of such a
+/// material a patched copy, texdata `maps/<map>/<material>_<x>_<y>_<z>`, whose pakfile VMT
+/// includes the original and sets its `$envmap` to a cubemap of the map. Each original (normalised)
+/// comes with the patched texdata's name and an entry made from that texdata (the same size and
+/// reflectivity, as Valve clones it), for tables that never saw the original itself.
+pub fn env_cubemap_materials(map: &str, bsp: &srcmap_bsp::Bsp) -> Vec<(String, String, TableEntry)> {
+    let Ok(pak) = srcmap_bsp::pak::Pak::parse(&bsp.pakfile, 0) else {
+        return Vec::new();
+    };
+    let mut found = Vec::new();
+    for (i, td) in bsp.texdata.iter().enumerate() {
+        let Some(name) = bsp.texdata_name(i) else { continue };
+        if !name.get(..5).is_some_and(|p| p.eq_ignore_ascii_case("maps/")) {
+            continue;
+        }
+        let path = format!("materials/{name}.vmt");
+        let Some(text) = pak.find(&path).and_then(|e| pak.read(e).ok()) else {
+            continue;
+        };
+        let Some(original) = patched_envmap_original(&text, &path) else {
+            continue;
+        };
+        let entry = TableEntry {
+            contents: None,
+            surface_flags: None,
+            width: td.width.max(0) as u32,
+            height: td.height.max(0) as u32,
+            reflectivity: td.reflectivity,
+            emit: None,
+            maps: vec![map.to_owned()],
+            evidence: 0,
+        };
+        found.push((original, name.to_owned(), entry));
+    }
+    found
+}
+
+/// The material a patch VMT includes, when its `insert` or `replace` block sets `$envmap`.
+fn patched_envmap_original(text: &[u8], path: &str) -> Option<String> {
+    let vmt = srcmap_content::Vmt::parse(text, path).ok()?;
+    let include = vmt.include.as_deref()?;
+    let sets_envmap = vmt.blocks.iter().any(|b| {
+        (b.key.eq_ignore_ascii_case("replace") || b.key.eq_ignore_ascii_case("insert"))
+            && b.children().iter().any(|c| c.key.eq_ignore_ascii_case("$envmap"))
+    });
+    sets_envmap.then(|| crate::normalise_name(include))
+}

@@ -20,7 +20,7 @@ mod table;
 use std::collections::HashSet;
 use std::sync::Mutex;
 
-pub use harvest::harvest_bsp;
+pub use harvest::{env_cubemap_materials, harvest_bsp};
 pub use table::{Conflict, ConflictValue, MaterialTable, MaterialsError, TableEntry};
 
 use flags::*;
@@ -286,6 +286,22 @@ impl Resolver {
     /// The warnings so far: one per material that fell through to the default.
     pub fn warnings(&self) -> Vec<String> {
         self.warnings.lock().map(|w| w.clone()).unwrap_or_default()
+    }
+
+    /// Whether the material's `$envmap` is `env_cubemap` (the game's VMT, else the table;
+    /// built-in rules know of none), so vbsp patches it to name the nearest cubemap.
+    pub fn uses_env_cubemap(&self, name: &str) -> bool {
+        let key = normalise_name(name);
+        if let Some(game) = &self.game
+            && let Ok(Some(vmt)) = game.material(&key.to_ascii_lowercase())
+        {
+            return vmt
+                .get("$envmap")
+                .is_some_and(|v| v.trim().eq_ignore_ascii_case("env_cubemap"));
+        }
+        self.table
+            .as_ref()
+            .is_some_and(|(_, table)| table.uses_env_cubemap(&key))
     }
 
     pub fn resolve(&self, name: &str) -> Resolved {

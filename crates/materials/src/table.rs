@@ -1,7 +1,7 @@
 //! The material table: a JSON file, name → facts, with the maps each entry was learned from and
 //! the conflicts found between them.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use serde::{Deserialize, Serialize};
 
@@ -46,6 +46,9 @@ pub struct ConflictValue {
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct MaterialTable {
     entries: BTreeMap<String, TableEntry>,
+    /// Materials whose `$envmap` is `env_cubemap` (normalised names, each also in `entries`):
+    /// vbsp gives their sides a patched copy that names the nearest cubemap.
+    env_cubemap: BTreeSet<String>,
     pub conflicts: Vec<Conflict>,
 }
 
@@ -83,6 +86,8 @@ struct FileEntry {
     from: Vec<String>,
     #[serde(default)]
     evidence: u32,
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    env_cubemap: bool,
 }
 
 #[derive(Serialize, Deserialize)]
@@ -121,6 +126,29 @@ impl MaterialTable {
                 true
             }
             None => false,
+        }
+    }
+
+    /// Whether the material's `$envmap` is `env_cubemap` (any spelling of its name).
+    pub fn uses_env_cubemap(&self, name: &str) -> bool {
+        self.env_cubemap.contains(&crate::normalise_name(name))
+    }
+
+    /// Records that a material's `$envmap` is `env_cubemap`; `entry` is its entry when the
+    /// table does not hold one yet (a map may show the material only in patched copies).
+    pub fn add_env_cubemap(&mut self, name: &str, entry: TableEntry) {
+        let key = crate::normalise_name(name);
+        self.entries.entry(key.clone()).or_insert(entry);
+        self.env_cubemap.insert(key);
+    }
+
+    /// Records the materials a compiled map shows to use `env_cubemap`
+    /// ([`crate::env_cubemap_materials`]); call after merging the map's entries.
+    pub fn learn_env_cubemaps(&mut self, map: &str, bsp: &srcmap_bsp::Bsp) {
+        for (material, patched, entry) in crate::env_cubemap_materials(map, bsp) {
+            // The patched copy's own entry carries the contents and flags its sides showed.
+            let entry = self.get(&patched).cloned().unwrap_or(entry);
+            self.add_env_cubemap(&material, entry);
         }
     }
 
@@ -227,6 +255,7 @@ impl MaterialTable {
         let mut table = MaterialTable::new();
         for (name, bsp) in maps {
             table.merge(crate::harvest_bsp(&name, bsp));
+            table.learn_env_cubemaps(&name, bsp);
         }
         table
     }
@@ -250,6 +279,7 @@ impl MaterialTable {
                             emit: e.emit,
                             from: e.maps.clone(),
                             evidence: e.evidence,
+                            env_cubemap: self.env_cubemap.contains(k),
                         },
                     )
                 })
@@ -271,6 +301,7 @@ impl MaterialTable {
             return Err(MaterialsError::Format(file.format));
         }
         let mut entries = BTreeMap::new();
+        let mut env_cubemap = BTreeSet::new();
         for (name, e) in file.materials {
             let err = |flag| MaterialsError::UnknownFlag {
                 material: name.clone(),
@@ -288,6 +319,9 @@ impl MaterialTable {
                 .map(|s| SurfaceFlags::parse_names(s).map(|s| s.0))
                 .transpose()
                 .map_err(err)?;
+            if e.env_cubemap {
+                env_cubemap.insert(crate::normalise_name(&name));
+            }
             entries.insert(
                 crate::normalise_name(&name),
                 TableEntry {
@@ -304,6 +338,7 @@ impl MaterialTable {
         }
         Ok(MaterialTable {
             entries,
+            env_cubemap,
             conflicts: file.conflicts,
         })
     }

@@ -73,6 +73,33 @@ fn harvested_table_round_trips_through_json() {
 }
 
 #[test]
+fn env_cubemap_use_is_learned_from_patched_materials() {
+    let Some(root) = corpus() else { return };
+    let bsps = source_bsps(&root);
+    let table = MaterialTable::harvest(bsps.iter().map(|(n, _, b)| (n.clone(), b)));
+    let resolver = Resolver::new(None, Some(("corpus-table.json".into(), table.clone())));
+    // Every material some Valve BSP patched for a cubemap is known to use env_cubemap, under
+    // the name its patch includes; its other facts come along.
+    let mut learned = 0;
+    for (map, _, bsp) in &bsps {
+        for (original, patched, _) in srcmap_materials::env_cubemap_materials(map, bsp) {
+            assert!(patched.to_ascii_lowercase().starts_with("maps/"), "{patched}");
+            assert!(resolver.uses_env_cubemap(&original), "{original} from {map}");
+            assert!(table.get(&original).is_some(), "{original} has an entry");
+            learned += 1;
+        }
+    }
+    assert!(learned > 40, "{learned} patched materials in the corpus");
+    assert!(!resolver.uses_env_cubemap("TOOLS/TOOLSNODRAW"));
+    let back = MaterialTable::from_json(&table.to_json()).unwrap();
+    assert!(back.uses_env_cubemap("metal/metalwall048b_med"));
+    // A table written before the key existed still reads, knowing of no such material.
+    let old = r#"{"format": "srcmap-materials", "version": 1, "materials": {"A/B": {"width": 4, "height": 4, "reflectivity": [0.5, 0.5, 0.5]}}}"#;
+    let old = MaterialTable::from_json(old).unwrap();
+    assert!(old.get("a/b").is_some() && !old.uses_env_cubemap("a/b"));
+}
+
+#[test]
 fn pairs_get_valves_contents_and_flags_for_water_translucent_and_tools() {
     let Some(root) = corpus() else { return };
     let bsps = source_bsps(&root);

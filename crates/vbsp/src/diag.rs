@@ -105,6 +105,9 @@ pub enum VbspError {
     },
     #[error(transparent)]
     Threads(#[from] srcmap_stage::ThreadsError),
+    /// The BSP's pakfile could not be extended (a compiler bug: vbsp writes the zip itself).
+    #[error("pakfile: {0}")]
+    Pakfile(#[from] srcmap_bsp::BspError),
     /// A pass left the map in a state the next cannot rely on (a compiler bug).
     #[error("verify after {pass}: {message}")]
     Verify { pass: &'static str, message: String },

@@ -24,7 +24,10 @@
 //! 7. displacements (`displacement`, geometry from `srcmap-disp`): their brushes left out of
 //!    the tree at step 1, each displaced side written as a face of the world after its other
 //!    faces, with its DISPINFO, vertices, triangle tags, lightmap size and sample positions,
-//!    neighbours and allowed vertices.
+//!    neighbours and allowed vertices;
+//! 8. `env_cubemap`s: the CUBEMAPS lump, and each side whose material has `$envmap
+//!    env_cubemap` moved (as its brush is built) to a patched copy naming its cubemap, whose
+//!    `patch` VMT goes in the pakfile (`cubemap`).
 //!
 //! [`compile`] runs these as passes over one state (`pipeline`): each a short method named
 //! for what it does, listed in order in `compile_passes`. Between passes a check of the
@@ -33,12 +36,15 @@
 //! builds, tests, `--verify`), and [`Options::dump`] keeps a deterministic text dump of each
 //! pass's structures (`dump`), which the golden tests pin.
 //!
-//! Not done here (other issues): static props, overlays, cubemaps, physics collision
-//! (PHYSCOLLIDE and the displacements' PHYSDISP), leaf water data, vis and lighting.
+//! Not done here (other issues): static props, overlays, physics collision
+//! (PHYSCOLLIDE and the displacements' PHYSDISP), leaf water data, vis and lighting; the
+//! default cubemap textures Valve makes from the sky and blend materials' `_wvt_patch` copies
+//! (both need the game's files).
 
 mod areas;
 mod brush;
 pub mod contents;
+mod cubemap;
 mod diag;
 mod displacement;
 mod dump;
@@ -89,6 +95,8 @@ pub struct Options<'a> {
     pub dump: bool,
     /// The map's revision (the VMF's `mapversion`), written in the BSP's header.
     pub map_revision: i32,
+    /// The map's name, as the BSP's file stem: patched materials are `maps/<name>/…`.
+    pub map_name: String,
     /// Worker threads for the passes that run in parallel (the compile runs in a pool of
     /// this size).
     pub threads: Threads,
@@ -103,6 +111,7 @@ impl Default for Options<'_> {
             verify: false,
             dump: false,
             map_revision: 0,
+            map_name: String::new(),
             threads: Threads::ALL,
         }
     }

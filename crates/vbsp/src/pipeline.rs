@@ -9,6 +9,7 @@ use srcmap_geom::{Bounds, DVec3, PlaneSet};
 use crate::areas::{self, Areas};
 use crate::brush::{self, Brush, BrushSide};
 use crate::contents::*;
+use crate::cubemap::{self, Cubemaps};
 use crate::diag::{Diagnostic, VbspError, Where};
 use crate::displacement::{self, DispSide};
 use crate::dump::{self, PassDump};
@@ -88,6 +89,12 @@ pub(crate) struct Compile<'a> {
     dumps: Option<Vec<PassDump>>,
     planes: PlaneSet,
     tex: Texinfos,
+    /// The `env_cubemap` samples and the sides they were given by hand.
+    cubemaps: Cubemaps,
+    /// Per texdata: whether its material has `$envmap env_cubemap`.
+    shiny_texdata: HashMap<u32, bool>,
+    /// The patched materials' pakfile files (path, text), in the order they were made.
+    patch_files: Vec<(String, Vec<u8>)>,
     /// The brush lump, in order.
     brushes: Vec<Brush>,
     /// The entity lump, in order.
@@ -159,6 +166,9 @@ impl<'a> Compile<'a> {
             dumps: opts.dump.then(Vec::new),
             planes: PlaneSet::new(),
             tex: Texinfos::new(),
+            cubemaps: Cubemaps::gather(input),
+            shiny_texdata: HashMap::new(),
+            patch_files: Vec::new(),
             brushes: Vec::new(),
             ents: Vec::new(),
             plans: Vec::new(),
@@ -540,6 +550,9 @@ impl<'a> Compile<'a> {
                 else {
                     continue;
                 };
+                if !self.cubemaps.is_empty() {
+                    self.attach_cubemaps(&mut b, offset, &at);
+                }
                 if b.contents & CONTENTS_ORIGIN != 0 {
                     // Origin brushes only place the entity.
                     if owner != EntityId::WORLD && e.get("origin").is_none() {
@@ -581,6 +594,53 @@ impl<'a> Compile<'a> {
             }
         }
         check_limit("brushes", self.brushes.len(), 8192)
+    }
+
+    /// Moves each side of a material with `$envmap env_cubemap` to a patched copy naming its
+    /// cubemap (module `cubemap`). `offset` is where the brush was moved from (its windings
+    /// are around its entity's origin; the nearest cubemap is found in the world).
+    fn attach_cubemaps(&mut self, brush: &mut Brush, offset: DVec3, at: &Where) {
+        for side in brush.sides.iter_mut().filter(|s| !s.bevel) {
+            let texinfo = self.tex.list[side.texinfo.idx()];
+            let Ok(texdata) = u32::try_from(texinfo.texdata) else {
+                continue;
+            };
+            let material = &self.tex.strings[texdata as usize];
+            let shiny = *self
+                .shiny_texdata
+                .entry(texdata)
+                .or_insert_with(|| self.opts.materials.uses_env_cubemap(material));
+            if !shiny {
+                continue;
+            }
+            let centre = side.winding.as_ref().map(|w| w.center() + offset);
+            let normal = self.planes.get(side.plane).normal;
+            let Some(chosen) = self.cubemaps.for_side(side.vmf_id, centre, normal) else {
+                continue;
+            };
+            let origin = self.cubemaps.samples[chosen].origin;
+            let material = material.clone();
+            let Some(name) = cubemap::patched_name(&self.opts.map_name, &material, origin) else {
+                self.diags.push(Diagnostic::warning(
+                    Where {
+                        brush: Some(brush.vmf_id),
+                        side: Some(side.vmf_id),
+                        ..at.clone()
+                    },
+                    format!("the env_cubemap patch of {material} would have too long a name; not patched"),
+                ));
+                continue;
+            };
+            let (patched, new) = self.tex.clone_texdata(texdata, &name);
+            if new {
+                self.patch_files
+                    .push(cubemap::patch_file(&self.opts.map_name, &material, &name, origin));
+            }
+            side.texinfo = self.tex.add(srcmap_bsp::TexInfo {
+                texdata: patched as i32,
+                ..texinfo
+            });
+        }
     }
 
     /// A displacement brush's displacement sides, in map order. Displacements belong to the
@@ -1075,6 +1135,18 @@ impl<'a> Compile<'a> {
             &face_sides,
             &mut self.diags,
         );
+        if !self.cubemaps.is_empty() {
+            bsp.cubemaps = (self.cubemaps.samples.iter())
+                .map(|s| srcmap_bsp::Cubemap {
+                    origin: s.origin,
+                    size: s.size,
+                })
+                .collect();
+        }
+        if !self.patch_files.is_empty() {
+            bsp.pakfile =
+                srcmap_bsp::pak::Pak::parse(&bsp.pakfile, 0)?.with_files(&self.patch_files, false)?;
+        }
         // Valve's `ComputeBoundsNoSkybox`: the drawn faces of the open leaves outside the 3D
         // skybox and the displacements in open leaves, as worldspawn's world_mins / world_maxs.
         let disp_boxes: Vec<_> = disps.iter().map(|d| d.grid.bounds()).collect();

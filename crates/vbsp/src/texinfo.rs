@@ -49,6 +49,23 @@ impl Texinfos {
         i
     }
 
+    /// A texdata named `name` with the size and reflectivity of texdata `from` (a patched
+    /// material keeps its original's); true when it is new.
+    pub fn clone_texdata(&mut self, from: u32, name: &str) -> (u32, bool) {
+        let key = name.to_ascii_lowercase();
+        if let Some(&i) = self.texdata_map.get(&key) {
+            return (i, false);
+        }
+        let i = self.texdata.len() as u32;
+        self.strings.push(name.to_string());
+        self.texdata.push(TexData {
+            name_id: i as i32,
+            ..self.texdata[from as usize]
+        });
+        self.texdata_map.insert(key, i);
+        (i, true)
+    }
+
     pub fn add(&mut self, t: TexInfo) -> TexinfoId {
         let mut key = [0u32; 18];
         for (i, row) in t.texture_vecs.iter().chain(&t.lightmap_vecs).enumerate() {

@@ -4,7 +4,7 @@
 //! Differences that come from data we do not have here (game materials) are folded or
 //! listed per map below, each with its reason.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 
 use srcmap_bsp::Bsp;
@@ -66,6 +66,7 @@ fn corpus_table() -> &'static (srcmap_materials::Resolver, Vec<srcmap_materials:
             if let Ok(bsp) = Bsp::parse(&data) {
                 let name = p.file_name().unwrap().to_string_lossy().into_owned();
                 table.merge(srcmap_materials::harvest_bsp(&name, &bsp));
+                table.learn_env_cubemaps(&name, &bsp);
             }
         }
         let conflicts = table.conflicts.clone();
@@ -76,7 +77,8 @@ fn corpus_table() -> &'static (srcmap_materials::Resolver, Vec<srcmap_materials:
     })
 }
 
-fn compile(path: &Path) -> Result<srcmap_vbsp::Output, VbspError> {
+/// Compiles a corpus VMF; patched materials are named after `map` (Valve's BSP's name).
+fn compile(path: &Path, map: &str) -> Result<srcmap_vbsp::Output, VbspError> {
     let vmf = load_vmf(path);
     let mut input = srcmap_vbsp::input_from_vmf(&vmf);
     let dir = path.parent().unwrap().to_path_buf();
@@ -94,6 +96,7 @@ fn compile(path: &Path) -> Result<srcmap_vbsp::Output, VbspError> {
         allow_leak: true,
         materials: corpus_materials(),
         verify: true,
+        map_name: map.to_string(),
         ..Default::default()
     };
     srcmap_vbsp::compile(&input, &opts, &srcmap_vbsp::NoProgress)
@@ -128,6 +131,28 @@ fn fold(name: &str) -> String {
         }
     }
     n
+}
+
+/// The map's patched texdata names (`maps/…`, lower case): those Valve makes for cubemaps
+/// (`name_X_Y_Z`) and the rest (blends' `name_wvt_patch`).
+fn patched_names(b: &Bsp) -> (BTreeSet<String>, BTreeSet<String>) {
+    let names = (0..b.texdata.len()).filter_map(|i| b.texdata_name(i));
+    let patched = names
+        .map(|n| n.to_ascii_lowercase().replace('\\', "/"))
+        .filter(|n| n.starts_with("maps/"));
+    patched.partition(|n| {
+        let parts: Vec<&str> = n.rsplitn(4, '_').collect();
+        parts.len() == 4 && parts[..3].iter().all(|p| p.parse::<i64>().is_ok())
+    })
+}
+
+/// What our pakfile's VMT for a patched material includes (`None`: no such VMT).
+fn patch_include(b: &Bsp, patched: &str) -> Option<String> {
+    let pak = srcmap_bsp::pak::Pak::parse(&b.pakfile, 0).ok()?;
+    let text = pak.read(pak.find(&format!("materials/{patched}.vmt"))?).ok()?;
+    let text = String::from_utf8_lossy(&text);
+    let after = text.split("\"include\"").nth(1)?;
+    Some(after.split('"').nth(1)?.to_ascii_lowercase())
 }
 
 fn area_by_material(b: &Bsp) -> HashMap<String, f64> {
@@ -517,7 +542,8 @@ fn corpus_pairs_match_valve() {
             eprintln!("{name}: Valve's BSP is not readable here (console build), skipped");
             continue;
         };
-        let out = compile(&vmf).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let map = valve_path.file_stem().unwrap().to_string_lossy().into_owned();
+        let out = compile(&vmf, &map).unwrap_or_else(|e| panic!("{name}: {e}"));
         let leaked = out.leak.is_some();
         let should_leak = LEAKED.iter().any(|l| name.ends_with(l));
         if leaked != should_leak && !explained(&name, "leak") {
@@ -564,6 +590,60 @@ fn corpus_pairs_match_valve() {
                     ours.brush_sides.len(),
                     valve.brush_sides.len()
                 ),
+            );
+        }
+        let cubemaps = |b: &Bsp| {
+            let mut c: Vec<_> = b.cubemaps.iter().map(|c| (c.origin, c.size)).collect();
+            c.sort();
+            c
+        };
+        if cubemaps(&ours) != cubemaps(&valve) {
+            fail(
+                "cubemaps",
+                format!(
+                    "cubemaps {} vs {}, {} in common",
+                    ours.cubemaps.len(),
+                    valve.cubemaps.len(),
+                    cubemaps(&ours)
+                        .iter()
+                        .filter(|c| cubemaps(&valve).contains(c))
+                        .count()
+                ),
+            );
+        }
+        let ((ours_cube, _), (valve_cube, valve_other)) = (patched_names(&ours), patched_names(&valve));
+        if ours_cube != valve_cube {
+            fail(
+                "cubemap-patches",
+                format!(
+                    "cubemap-patched materials {} vs {}: missing {:?}, extra {:?}",
+                    ours_cube.len(),
+                    valve_cube.len(),
+                    valve_cube.difference(&ours_cube).take(5).collect::<Vec<_>>(),
+                    ours_cube.difference(&valve_cube).take(5).collect::<Vec<_>>()
+                ),
+            );
+        }
+        for patched in &ours_cube {
+            let original = fold(patched);
+            if patch_include(&ours, patched) != Some(format!("materials/{original}.vmt")) {
+                fail(
+                    "cubemap-patches",
+                    format!("{patched}: no patch VMT including {original} in our pakfile"),
+                );
+            }
+        }
+        // Valve's other patched copies (blend displacements' `_wvt_patch`) are not made yet:
+        // they need the game's shader names; counted here, not judged.
+        if !valve.cubemaps.is_empty() || !valve_other.is_empty() {
+            eprintln!(
+                "{name}: cubemaps {}/{} cubemap-patched materials {}/{} ({} in common), Valve's other patched {}",
+                ours.cubemaps.len(),
+                valve.cubemaps.len(),
+                ours_cube.len(),
+                valve_cube.len(),
+                ours_cube.intersection(&valve_cube).count(),
+                valve_other.len()
             );
         }
         let (oa, va) = (area_by_material(&ours), area_by_material(&valve));
@@ -750,7 +830,8 @@ fn material_table_gives_valves_contents_and_flags() {
     for (vmf, bsp_path) in pairs(&root) {
         let map = bsp_path.file_name().unwrap().to_string_lossy().into_owned();
         let valve = Bsp::parse(&std::fs::read(&bsp_path).unwrap()).unwrap();
-        let Ok(out) = compile(&vmf) else { continue };
+        let stem = bsp_path.file_stem().unwrap().to_string_lossy().into_owned();
+        let Ok(out) = compile(&vmf, &stem) else { continue };
         let ours = srcmap_materials::harvest_bsp("ours", &out.bsp);
         let theirs = srcmap_materials::harvest_bsp(&map, &valve);
         for (name, v) in &theirs {

@@ -1,0 +1,138 @@
+//! `env_cubemap` on a small purpose-built map: the CUBEMAPS lump, and the patched materials
+//! that point each shiny side at its cubemap.
+
+mod common;
+
+use common::*;
+use srcmap_bsp::pak::Pak;
+use srcmap_materials::{MaterialTable, TableEntry};
+use srcmap_vbsp::*;
+
+const SHINY: &str = "metal/Shiny";
+/// Cubemap A sits left of pillar A, cubemap B right of pillar B.
+const A: [i32; 3] = [128, 256, 128];
+const B: [i32; 3] = [896, 256, 128];
+
+/// A resolver that knows `SHINY` has `$envmap env_cubemap` (as a harvested table says).
+fn resolver() -> Resolver {
+    let mut table = MaterialTable::new();
+    let entry = TableEntry {
+        contents: None,
+        surface_flags: None,
+        width: 128,
+        height: 128,
+        reflectivity: [0.3; 3],
+        emit: None,
+        maps: vec!["test".into()],
+        evidence: 1,
+    };
+    table.add_env_cubemap(SHINY, entry);
+    Resolver::new(None, Some(("test.json".into(), table)))
+}
+
+fn cubemap(id: i64, origin: [i32; 3], extra: &[(&str, &str)]) -> MapEntity {
+    let mut e = entity(id, "env_cubemap", origin.map(f64::from), vec![]);
+    for (k, v) in extra {
+        e.keyvalues.push((k.to_string(), v.to_string()));
+    }
+    e
+}
+
+/// A 1024×512×256 room with a shiny pillar near each end; `cubemaps` are added to it.
+fn room_with_pillars(cubemaps: Vec<MapEntity>) -> Vec<MapEntity> {
+    let mut brushes = room(1, [0.0; 3], [1024.0, 512.0, 256.0], "dev/dev_measurewall01a");
+    brushes.push(box_brush(100, [192.0, 224.0, 64.0], [224.0, 288.0, 192.0], SHINY));
+    brushes.push(box_brush(101, [800.0, 224.0, 64.0], [832.0, 288.0, 192.0], SHINY));
+    let mut map = vec![
+        world(brushes),
+        entity(2, "info_player_start", [512.0, 256.0, 40.0], vec![]),
+    ];
+    map.extend(cubemaps);
+    map
+}
+
+fn compile_named(entities: Vec<MapEntity>, materials: &Resolver) -> Output {
+    let opts = Options {
+        materials,
+        verify: true,
+        map_name: "cubes".into(),
+        ..Default::default()
+    };
+    compile(&MapInput { entities }, &opts, &NoProgress).expect("compiles")
+}
+
+/// The material of the brush side on the axial plane `normal · p = dist`.
+fn side_material(bsp: &Bsp, normal: [f32; 3], dist: f32) -> &str {
+    let side = bsp
+        .brush_sides
+        .iter()
+        .find(|s| {
+            let p = &bsp.planes[s.plane as usize];
+            p.normal == normal && p.dist == dist && s.bevel == 0
+        })
+        .expect("a side on that plane");
+    let texinfo = &bsp.texinfo[side.texinfo as usize];
+    bsp.texdata_name(texinfo.texdata as usize).expect("named")
+}
+
+fn patched(origin: [i32; 3]) -> String {
+    format!("maps/cubes/metal/shiny_{}_{}_{}", origin[0], origin[1], origin[2])
+}
+
+#[test]
+fn shiny_sides_take_the_nearest_cubemap_in_front() {
+    let materials = resolver();
+    let out = compile_named(
+        room_with_pillars(vec![cubemap(10, A, &[("cubemapsize", "6")]), cubemap(11, B, &[])]),
+        &materials,
+    );
+    let bsp = &out.bsp;
+    let samples: Vec<_> = bsp.cubemaps.iter().map(|c| (c.origin, c.size)).collect();
+    assert_eq!(samples, vec![(A, 6), (B, 0)]);
+    // Pillar A's -X side faces cubemap A; its +X side has A behind it, so it takes B, the
+    // nearest in front. Its other sides have both behind them: the nearest of all, A.
+    assert_eq!(side_material(bsp, [-1.0, 0.0, 0.0], -192.0), patched(A));
+    assert_eq!(side_material(bsp, [1.0, 0.0, 0.0], 224.0), patched(B));
+    assert_eq!(side_material(bsp, [0.0, 1.0, 0.0], 288.0), patched(A));
+    // Pillar B mirrors it.
+    assert_eq!(side_material(bsp, [1.0, 0.0, 0.0], 832.0), patched(B));
+    assert_eq!(side_material(bsp, [-1.0, 0.0, 0.0], -800.0), patched(A));
+    // The walls are not shiny.
+    assert_eq!(side_material(bsp, [0.0, 0.0, 1.0], 0.0), "dev/dev_measurewall01a");
+    // Each patched material is a patch VMT in the pakfile that includes the original.
+    let pak = Pak::parse(&bsp.pakfile, 0).expect("zip");
+    assert_eq!(pak.entries.len(), 2);
+    for (origin, cubemap) in [(A, "maps/cubes/c128_256_128"), (B, "maps/cubes/c896_256_128")] {
+        let entry = pak
+            .find(&format!("materials/{}.vmt", patched(origin)))
+            .expect("patch in the pakfile");
+        let text = String::from_utf8(pak.read(entry).expect("readable")).expect("text");
+        assert!(text.starts_with("\"patch\""), "{text}");
+        assert!(
+            text.contains("\"include\"\t\t\"materials/metal/Shiny.vmt\""),
+            "{text}"
+        );
+        assert!(text.contains(&format!("\"$envmap\"\t\t\"{cubemap}\"")), "{text}");
+    }
+}
+
+#[test]
+fn sides_listed_by_a_cubemap_take_it() {
+    let materials = resolver();
+    // Pillar A's -X side is box_brush(100)'s second side, id 1001; cubemap B claims it.
+    let out = compile_named(
+        room_with_pillars(vec![cubemap(10, A, &[]), cubemap(11, B, &[("sides", "1001 55")])]),
+        &materials,
+    );
+    assert_eq!(side_material(&out.bsp, [-1.0, 0.0, 0.0], -192.0), patched(B));
+    assert_eq!(side_material(&out.bsp, [0.0, 1.0, 0.0], 288.0), patched(A));
+}
+
+#[test]
+fn without_cubemaps_nothing_is_patched() {
+    let materials = resolver();
+    let out = compile_named(room_with_pillars(vec![]), &materials);
+    assert!(out.bsp.cubemaps.is_empty());
+    assert_eq!(out.bsp.pakfile, srcmap_bsp::pak::empty_zip());
+    assert_eq!(side_material(&out.bsp, [-1.0, 0.0, 0.0], -192.0), SHINY);
+}
