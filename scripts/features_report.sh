@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Overlays, cubemaps, patched materials, occluders and water of every corpus pair, our vbsp
+# output against Valve's BSP, by the independent judge (../shared/judge/compare_features.py).
+# Compiles with the material table harvested from the corpus BSPs, as the corpus tests do.
+# Usage: scripts/features_report.sh [SRCMAP_BIN] [OUTDIR]   Env: SRCMAP_CORPUS, SRCMAP_JUDGE.
+set -u
+root=$(cd "$(dirname "$0")/.." && pwd)
+bin=$(realpath "${1:-$root/target/release/srcmap}"); out=${2:-/tmp/features_report}
+corpus=$(realpath "${SRCMAP_CORPUS:-$root/../shared/corpus}")
+judge=${SRCMAP_JUDGE:-$(realpath "$root/../shared/judge")}
+mkdir -p "$out"
+bsps=(); for f in "$corpus"/bsp/*/*.bsp; do [ "$(head -c4 "$f" | tr -d '\0')" = VBSP ] && bsps+=("$f"); done
+"$bin" materials extract -o "$out/materials.json" "${bsps[@]}" >/dev/null 2>&1
+# Pairs are listed on the VMF rows of the manifest.
+awk -F'\t' '$2=="vmf" && $10 ~ /pair: bsp\// {match($10, /pair: bsp\/[^ ;|]*\.bsp/); print $1 "\t" substr($10, RSTART+6, RLENGTH-6)}' \
+  "$corpus/MANIFEST.tsv" | while IFS=$'\t' read -r vmf valve; do
+  name=$(basename "$(dirname "$vmf")")/$(basename "$vmf" .vmf)
+  ours="$out/$(basename "$valve")"
+  if ! "$bin" vbsp "$corpus/$vmf" -o "$ours" -q --allowleak --materials "$out/materials.json" >/dev/null 2>&1; then
+    echo "$name: compile failed"; continue
+  fi
+  echo "$name: $(python3 "$judge/compare_features.py" "$ours" "$corpus/$valve" 2>&1 | tail -1)"
+done
