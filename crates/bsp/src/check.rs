@@ -415,14 +415,6 @@ pub fn check(bsp: &Bsp) -> Vec<Violation> {
             bsp.leaf_brushes.len(),
             LEAFBRUSHES,
         );
-        c.opt_index(
-            LEAFS,
-            i,
-            "leaf water data",
-            l.leaf_water_data as i64,
-            bsp.leaf_water_data.len(),
-            LEAFWATERDATA,
-        );
         if let Some(n) = clusters
             && l.cluster != -1
         {
@@ -531,16 +523,7 @@ pub fn check(bsp: &Bsp) -> Vec<Violation> {
         c.index(AREAPORTALS, i, "plane", p.plane as i64, planes, PLANES);
     }
     c.out.extend(displacements(bsp));
-    for (i, w) in bsp.leaf_water_data.iter().enumerate() {
-        c.opt_index(
-            LEAFWATERDATA,
-            i,
-            "surface texinfo",
-            w.surface_texinfo as i64,
-            bsp.texinfo.len(),
-            TEXINFO,
-        );
-    }
+    c.out.extend(water(bsp));
     for (i, p) in bsp.primitives.iter().enumerate() {
         c.range(
             PRIMITIVES,
@@ -571,36 +554,7 @@ pub fn check(bsp: &Bsp) -> Vec<Violation> {
             VERTNORMALS,
         );
     }
-    for (lump, overlays) in [(OVERLAYS, &bsp.overlays), (WATEROVERLAYS, &bsp.water_overlays)] {
-        for (i, o) in overlays.iter().enumerate() {
-            c.opt_index(lump, i, "texinfo", o.texinfo as i64, bsp.texinfo.len(), TEXINFO);
-            if o.face_count() > o.faces.len() {
-                c.fail(
-                    lump,
-                    Some(i),
-                    format!(
-                        "face count {} exceeds the {} face slots",
-                        o.face_count(),
-                        o.faces.len()
-                    ),
-                );
-            }
-            for &f in o.faces.iter().take(o.face_count()) {
-                c.index(lump, i, "face", f as i64, faces_len, FACES);
-            }
-        }
-    }
-    if !bsp.overlay_fades.is_empty() && bsp.overlay_fades.len() != bsp.overlays.len() {
-        c.fail(
-            OVERLAY_FADES,
-            None,
-            format!(
-                "{} fades for {} overlays",
-                bsp.overlay_fades.len(),
-                bsp.overlays.len()
-            ),
-        );
-    }
+    c.out.extend(overlays(bsp));
     for (idx_lump, index, amb_lump, samples) in [
         (
             LEAF_AMBIENT_INDEX,
@@ -644,41 +598,7 @@ pub fn check(bsp: &Bsp) -> Vec<Violation> {
             }
         }
     }
-    if let Some(o) = &bsp.occlusion {
-        for (i, d) in o.occluders.iter().enumerate() {
-            c.range(
-                OCCLUSION,
-                i,
-                "occluder polygons",
-                d.first_poly as i64,
-                d.poly_count as i64,
-                o.polys.len(),
-                OCCLUSION,
-            );
-        }
-        for (i, p) in o.polys.iter().enumerate() {
-            c.range(
-                OCCLUSION,
-                i,
-                "occluder vertex indices",
-                p.first_vertex_index as i64,
-                p.vertex_count as i64,
-                o.vertex_indices.len(),
-                OCCLUSION,
-            );
-            c.index(OCCLUSION, i, "occluder plane", p.plane as i64, planes, PLANES);
-        }
-        for (i, &v) in o.vertex_indices.iter().enumerate() {
-            c.index(
-                OCCLUSION,
-                i,
-                "occluder vertex",
-                v as i64,
-                bsp.vertexes.len(),
-                VERTEXES,
-            );
-        }
-    }
+    c.out.extend(occlusion(bsp));
     if let Some(v) = &bsp.visibility
         && v.pvs.len() != v.num_clusters as usize
     {
@@ -861,6 +781,219 @@ pub fn displacements(bsp: &Bsp) -> Vec<Violation> {
                 "lightmap sample positions start at byte {start}, past DISP_LIGHTMAP_SAMPLE_POSITIONS ({samples} bytes)"
             ));
         }
+    }
+    out
+}
+
+/// Valve's `OVERLAY_BSP_FACE_COUNT`: the face slots of one overlay record.
+pub const OVERLAY_BSP_FACE_COUNT: usize = 64;
+/// Valve's `WATEROVERLAY_BSP_FACE_COUNT`: the face slots of one water overlay record.
+pub const WATEROVERLAY_BSP_FACE_COUNT: usize = 256;
+
+/// Collects the violations of one lump's records, each message opening with the record's
+/// name, index and byte offset in the lump (records `stride` bytes apart from `start`).
+struct RecordFaults<'a> {
+    out: &'a mut Vec<Violation>,
+    lump: usize,
+    name: &'static str,
+    start: usize,
+    stride: usize,
+}
+
+impl RecordFaults<'_> {
+    fn fail(&mut self, i: usize, message: String) {
+        let at = self.start + i * self.stride;
+        self.out.push(Violation {
+            lump: self.lump,
+            record: Some(i),
+            message: format!("{} {i} (byte {at}): {message}", self.name),
+        });
+    }
+    /// `index` must name one of the `len` records of `target` (-1 too when `none_allowed`).
+    fn index(&mut self, i: usize, what: &str, index: i64, none_allowed: bool, len: usize, target: usize) {
+        let none = none_allowed && index == -1;
+        if !none && !(0..len as i64).contains(&index) {
+            self.fail(
+                i,
+                format!("{what} {index} is out of range ({} has {len})", lump_name(target)),
+            );
+        }
+    }
+    /// `first .. first + n` must lie within the `len` entries of `target`.
+    fn span(&mut self, i: usize, what: &str, first: i64, n: i64, len: usize, target: &str) {
+        if n != 0 && (first < 0 || n < 0 || first + n > len as i64) {
+            self.fail(
+                i,
+                format!(
+                    "{what} {first}..{} are out of range ({target} has {len})",
+                    first + n
+                ),
+            );
+        }
+    }
+}
+
+/// The overlay and water overlay records: texinfo in range, a face count within Valve's
+/// per-record limit and every listed face in range; OVERLAY_FADES, when present, has one
+/// record per overlay. Each message names the record's byte offset in its lump.
+pub fn overlays(bsp: &Bsp) -> Vec<Violation> {
+    use crate::codec::Record;
+    use crate::records::{OverlayRecord, WaterOverlayRecord};
+    let mut out = Vec::new();
+    // Console builds keep only the HDR faces.
+    let faces = if bsp.faces.is_empty() {
+        bsp.faces_hdr.len()
+    } else {
+        bsp.faces.len()
+    };
+    let lists = [
+        (
+            OVERLAYS,
+            &bsp.overlays,
+            "overlay",
+            OverlayRecord::size(&bsp.ctx(OVERLAYS)),
+            (OVERLAY_BSP_FACE_COUNT, "OVERLAY_BSP_FACE_COUNT"),
+        ),
+        (
+            WATEROVERLAYS,
+            &bsp.water_overlays,
+            "water overlay",
+            WaterOverlayRecord::size(&bsp.ctx(WATEROVERLAYS)),
+            (WATEROVERLAY_BSP_FACE_COUNT, "WATEROVERLAY_BSP_FACE_COUNT"),
+        ),
+    ];
+    for (lump, overlays, name, stride, (limit, limit_name)) in lists {
+        let mut faults = RecordFaults {
+            out: &mut out,
+            lump,
+            name,
+            start: 0,
+            stride: stride.unwrap_or(0),
+        };
+        for (i, o) in overlays.iter().enumerate() {
+            // vbsp creates a texinfo for every overlay, so -1 is no "none" here.
+            faults.index(i, "texinfo", o.texinfo as i64, false, bsp.texinfo.len(), TEXINFO);
+            let count = o.face_count();
+            if count > limit.min(o.faces.len()) {
+                faults.fail(i, format!("face count {count} exceeds {limit_name} ({limit})"));
+            }
+            for &f in o.faces.iter().take(count.min(limit)) {
+                faults.index(i, "listed face", f as i64, false, faces, FACES);
+            }
+        }
+    }
+    if !bsp.overlay_fades.is_empty() && bsp.overlay_fades.len() != bsp.overlays.len() {
+        out.push(Violation {
+            lump: OVERLAY_FADES,
+            record: None,
+            message: format!(
+                "{} fades for {} overlays (OVERLAYS): there must be one per overlay",
+                bsp.overlay_fades.len(),
+                bsp.overlays.len()
+            ),
+        });
+    }
+    out
+}
+
+/// The occlusion lump's three lists: each occluder's polygons inside the polygon list, each
+/// polygon's vertex indices inside the index list and its plane in range, each vertex index
+/// naming a vertex of VERTEXES. Each message names the entry's byte offset in OCCLUSION.
+pub fn occlusion(bsp: &Bsp) -> Vec<Violation> {
+    let mut out = Vec::new();
+    let Some(o) = &bsp.occlusion else {
+        return out;
+    };
+    let with_area = bsp.ctx(OCCLUSION).lump_version >= crate::versions::OCCLUSION_VERSION;
+    // Three counted lists, each after its 4-byte count.
+    let occluders_at = 4;
+    let polys_at = occluders_at + o.occluders.len() * if with_area { 40 } else { 36 } + 4;
+    let indices_at = polys_at + o.polys.len() * 12 + 4;
+    let mut faults = RecordFaults {
+        out: &mut out,
+        lump: OCCLUSION,
+        name: "occluder",
+        start: occluders_at,
+        stride: if with_area { 40 } else { 36 },
+    };
+    for (i, d) in o.occluders.iter().enumerate() {
+        faults.span(
+            i,
+            "polygons",
+            d.first_poly as i64,
+            d.poly_count as i64,
+            o.polys.len(),
+            "the polygon list",
+        );
+    }
+    let mut faults = RecordFaults {
+        name: "occluder polygon",
+        start: polys_at,
+        stride: 12,
+        ..faults
+    };
+    for (i, p) in o.polys.iter().enumerate() {
+        faults.span(
+            i,
+            "vertex indices",
+            p.first_vertex_index as i64,
+            p.vertex_count as i64,
+            o.vertex_indices.len(),
+            "the vertex index list",
+        );
+        faults.index(i, "plane", p.plane as i64, false, bsp.planes.len(), PLANES);
+    }
+    let mut faults = RecordFaults {
+        name: "occluder vertex index",
+        start: indices_at,
+        stride: 4,
+        ..faults
+    };
+    for (i, &v) in o.vertex_indices.iter().enumerate() {
+        faults.index(i, "vertex", v as i64, false, bsp.vertexes.len(), VERTEXES);
+    }
+    out
+}
+
+/// Water volumes: every leaf's leaf water data index in range or -1, and every water data
+/// entry's surface texinfo in range (or -1, which Valve's writer skips). Each message names the record's byte offset in
+/// LEAFS or LEAFWATERDATA.
+pub fn water(bsp: &Bsp) -> Vec<Violation> {
+    use crate::codec::Record;
+    use crate::records::{Leaf, LeafWaterData};
+    let mut out = Vec::new();
+    let mut faults = RecordFaults {
+        out: &mut out,
+        lump: LEAFS,
+        name: "leaf",
+        start: 0,
+        stride: Leaf::size(&bsp.ctx(LEAFS)).unwrap_or(0),
+    };
+    for (i, l) in bsp.leafs.iter().enumerate() {
+        faults.index(
+            i,
+            "leaf water data",
+            l.leaf_water_data as i64,
+            true,
+            bsp.leaf_water_data.len(),
+            LEAFWATERDATA,
+        );
+    }
+    let mut faults = RecordFaults {
+        lump: LEAFWATERDATA,
+        name: "leaf water data",
+        stride: LeafWaterData::size(&bsp.ctx(LEAFWATERDATA)).unwrap_or(0),
+        ..faults
+    };
+    for (i, w) in bsp.leaf_water_data.iter().enumerate() {
+        faults.index(
+            i,
+            "surface texinfo",
+            w.surface_texinfo as i64,
+            true,
+            bsp.texinfo.len(),
+            TEXINFO,
+        );
     }
     out
 }

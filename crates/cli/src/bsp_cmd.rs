@@ -139,6 +139,9 @@ struct InfoReport {
     static_props_by_model: BTreeMap<String, usize>,
     displacements: DispReport,
     cubemaps: CubemapReport,
+    overlays: OverlayReport,
+    occluders: OccluderReport,
+    water: WaterReport,
     pakfile: Vec<PakReport>,
     materials: Vec<String>,
 }
@@ -161,6 +164,68 @@ struct CubemapReport {
     patched_materials: usize,
     /// Of those, the ones whose patch VMT is in the pakfile.
     patched_in_pakfile: usize,
+}
+
+#[derive(Serialize)]
+struct OverlayReport {
+    /// OVERLAYS records (one per `info_overlay`).
+    overlays: usize,
+    /// The faces they list, all overlays together.
+    faces: usize,
+    /// WATEROVERLAYS records and the faces they list.
+    water_overlays: usize,
+    water_overlay_faces: usize,
+}
+
+impl OverlayReport {
+    fn of(bsp: &Bsp) -> OverlayReport {
+        // A corrupt count never claims more faces than the record has slots for.
+        let listed = |list: &[srcmap_bsp::Overlay]| -> usize {
+            list.iter().map(|o| o.face_count().min(o.faces.len())).sum()
+        };
+        OverlayReport {
+            overlays: bsp.overlays.len(),
+            faces: listed(&bsp.overlays),
+            water_overlays: bsp.water_overlays.len(),
+            water_overlay_faces: listed(&bsp.water_overlays),
+        }
+    }
+}
+
+#[derive(Serialize)]
+struct OccluderReport {
+    /// Occluders in the OCCLUSION lump (one per `func_occluder`).
+    occluders: usize,
+    polygons: usize,
+    vertex_indices: usize,
+}
+
+impl OccluderReport {
+    fn of(bsp: &Bsp) -> OccluderReport {
+        let o = bsp.occlusion.as_ref();
+        OccluderReport {
+            occluders: o.map_or(0, |o| o.occluders.len()),
+            polygons: o.map_or(0, |o| o.polys.len()),
+            vertex_indices: o.map_or(0, |o| o.vertex_indices.len()),
+        }
+    }
+}
+
+#[derive(Serialize)]
+struct WaterReport {
+    /// LEAFWATERDATA entries: one per water volume.
+    volumes: usize,
+    /// Leaves that name one of them.
+    leaves: usize,
+}
+
+impl WaterReport {
+    fn of(bsp: &Bsp) -> WaterReport {
+        WaterReport {
+            volumes: bsp.leaf_water_data.len(),
+            leaves: bsp.leafs.iter().filter(|l| l.leaf_water_data != -1).count(),
+        }
+    }
 }
 
 /// Whether a texdata name is a cubemap-patched material (`maps/<map>/<material>_<x>_<y>_<z>`).
@@ -295,6 +360,9 @@ pub fn info(path: &Path, data: &[u8], json: bool) -> anyhow::Result<()> {
             sample_position_bytes: bsp.disp_lightmap_sample_positions.len(),
         },
         cubemaps,
+        overlays: OverlayReport::of(&bsp),
+        occluders: OccluderReport::of(&bsp),
+        water: WaterReport::of(&bsp),
         pakfile,
         materials,
     };
@@ -382,6 +450,24 @@ pub fn info(path: &Path, data: &[u8], json: bool) -> anyhow::Result<()> {
         o,
         "cubemaps: {}, {} cubemap-patched materials ({} with a patch VMT in the pakfile)",
         c.samples, c.patched_materials, c.patched_in_pakfile
+    )?;
+    let ov = &report.overlays;
+    writeln!(
+        o,
+        "overlays: {} listing {} faces, {} water overlays listing {} faces",
+        ov.overlays, ov.faces, ov.water_overlays, ov.water_overlay_faces
+    )?;
+    let oc = &report.occluders;
+    writeln!(
+        o,
+        "occluders: {}, {} polygons, {} vertex indices",
+        oc.occluders, oc.polygons, oc.vertex_indices
+    )?;
+    let w = &report.water;
+    writeln!(
+        o,
+        "water volumes: {} leaf water data entries, {} leaves in water",
+        w.volumes, w.leaves
     )?;
     writeln!(o, "pakfile: {} entries", report.pakfile.len())?;
     for p in &report.pakfile {

@@ -67,3 +67,45 @@ fn info_counts_cubemaps_and_patched_materials() {
         "{text}"
     );
 }
+
+#[test]
+fn info_counts_overlays_occluders_and_water() {
+    let Some(map) = testmap() else { return };
+    let bsp = srcmap_bsp::Bsp::parse(&std::fs::read(&map).unwrap()).unwrap();
+    let out = srcmap().args(["info", "--json"]).arg(&map).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    // The counts are the lumps' own.
+    let listed: usize = bsp.overlays.iter().map(|o| o.face_count()).sum();
+    let ov = &v["overlays"];
+    assert_eq!(ov["overlays"], bsp.overlays.len(), "{ov}");
+    assert_eq!(ov["faces"], listed, "{ov}");
+    assert_eq!(ov["water_overlays"], bsp.water_overlays.len(), "{ov}");
+    let oc = &v["occluders"];
+    let occlusion = bsp.occlusion.clone().unwrap_or_default();
+    assert_eq!(oc["occluders"], occlusion.occluders.len(), "{oc}");
+    assert_eq!(oc["polygons"], occlusion.polys.len(), "{oc}");
+    assert_eq!(oc["vertex_indices"], occlusion.vertex_indices.len(), "{oc}");
+    let w = &v["water"];
+    assert_eq!(w["volumes"], bsp.leaf_water_data.len(), "{w}");
+    let wet = bsp.leafs.iter().filter(|l| l.leaf_water_data != -1).count();
+    assert_eq!(w["leaves"], wet, "{w}");
+    // The map has water (its water materials take cubemap patches).
+    assert!(wet > 0 && !bsp.leaf_water_data.is_empty(), "{w}");
+    let text = srcmap().arg("info").arg(&map).output().unwrap();
+    let text = String::from_utf8(text.stdout).unwrap();
+    for line in [
+        format!("overlays: {} listing {listed} faces", bsp.overlays.len()),
+        format!(
+            "occluders: {}, {} polygons",
+            occlusion.occluders.len(),
+            occlusion.polys.len()
+        ),
+        format!(
+            "water volumes: {} leaf water data entries, {wet} leaves in water",
+            bsp.leaf_water_data.len()
+        ),
+    ] {
+        assert!(text.contains(&line), "{line} in {text}");
+    }
+}

@@ -14,6 +14,8 @@ use std::collections::HashMap;
 use srcmap_geom::DVec3;
 use srcmap_kv::values;
 
+use crate::contents::CONTENTS_SOLID;
+use crate::diag::{Diagnostic, Where};
 use crate::input::MapInput;
 
 /// Valve's `TEXTURE_NAME_LENGTH`: a texdata name must stay shorter.
@@ -26,6 +28,8 @@ pub(crate) struct Sample {
     pub origin: [i32; 3],
     /// `cubemapsize`: 0 for the default, else 2^(size-1) pixels square.
     pub size: i32,
+    /// The `env_cubemap`'s VMF entity id, for diagnostics.
+    pub entity_id: i64,
 }
 
 /// The map's cubemaps and the sides they were given by hand.
@@ -51,6 +55,7 @@ impl Cubemaps {
                 // Valve holds the origin in floats before the cast.
                 origin: at.map(|c| c as f32 as i32),
                 size: e.get("cubemapsize").map_or(0, |v| values::atof(v) as i32),
+                entity_id: e.id,
             });
             let listed = e.get("sides").unwrap_or_default();
             for id in listed.split_whitespace().filter_map(|s| s.parse::<i64>().ok()) {
@@ -62,6 +67,45 @@ impl Cubemaps {
 
     pub fn is_empty(&self) -> bool {
         self.samples.is_empty()
+    }
+
+    /// A warning for each cubemap whose origin lies in a solid leaf of the world (inside a
+    /// brush, or in the void the outside fill made solid) or beyond the world's bounds (the
+    /// void, whatever leaf the tree gives it there): the engine would render it from inside a
+    /// wall or from nowhere. `None` from the tree walk (a broken tree)
+    /// counts as outside.
+    pub fn outside_world(&self, bsp: &srcmap_bsp::Bsp) -> Vec<Diagnostic> {
+        let solid = |leaf: usize| {
+            bsp.leafs
+                .get(leaf)
+                .is_none_or(|l| l.contents as u32 & CONTENTS_SOLID != 0)
+        };
+        let beyond_bounds = |p: [f64; 3]| {
+            bsp.models.first().is_some_and(|world| {
+                (0..3).any(|k| p[k] < world.mins[k] as f64 || p[k] > world.maxs[k] as f64)
+            })
+        };
+        (self.samples.iter())
+            .filter(|s| {
+                let p = s.origin.map(f64::from);
+                beyond_bounds(p) || bsp.leaf_index_at(0, p).is_none_or(solid)
+            })
+            .map(|s| {
+                let at = Where {
+                    entity_id: Some(s.entity_id),
+                    classname: Some("env_cubemap".into()),
+                    ..Default::default()
+                };
+                let [x, y, z] = s.origin;
+                Diagnostic::warning(
+                    at,
+                    format!(
+                        "env_cubemap (entity {}) at ({x} {y} {z}) is outside the world (in solid or the void)",
+                        s.entity_id
+                    ),
+                )
+            })
+            .collect()
     }
 
     /// The cubemap for a side: the one that lists it, else the nearest to `centre` (the
@@ -124,7 +168,13 @@ mod tests {
 
     fn cubemaps(origins: &[[i32; 3]]) -> Cubemaps {
         Cubemaps {
-            samples: origins.iter().map(|&origin| Sample { origin, size: 0 }).collect(),
+            samples: (origins.iter())
+                .map(|&origin| Sample {
+                    origin,
+                    size: 0,
+                    entity_id: 0,
+                })
+                .collect(),
             chosen: HashMap::new(),
         }
     }

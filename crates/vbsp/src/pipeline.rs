@@ -1142,6 +1142,8 @@ impl<'a> Compile<'a> {
                     size: s.size,
                 })
                 .collect();
+            let outside = self.cubemaps.outside_world(&bsp);
+            self.diags.extend(outside);
         }
         if !self.patch_files.is_empty() {
             bsp.pakfile =

@@ -136,3 +136,29 @@ fn without_cubemaps_nothing_is_patched() {
     assert_eq!(out.bsp.pakfile, srcmap_bsp::pak::empty_zip());
     assert_eq!(side_material(&out.bsp, [-1.0, 0.0, 0.0], -192.0), SHINY);
 }
+
+#[test]
+fn cubemaps_in_solid_or_the_void_are_warned_about() {
+    let materials = resolver();
+    let inside_pillar = [208, 256, 128];
+    let in_the_void = [5000, 256, 128];
+    let out = compile_named(
+        room_with_pillars(vec![
+            cubemap(10, A, &[]),
+            cubemap(11, inside_pillar, &[]),
+            cubemap(12, in_the_void, &[]),
+        ]),
+        &materials,
+    );
+    let warned: Vec<_> = (out.diagnostics.iter())
+        .filter(|d| d.message.contains("outside the world"))
+        .collect();
+    let ids: Vec<_> = warned.iter().map(|d| d.at.entity_id).collect();
+    assert_eq!(ids, [Some(11), Some(12)], "{:?}", out.diagnostics);
+    assert!(warned[0].message.contains("entity 11") && warned[0].message.contains("(208 256 128)"));
+    assert_eq!(warned[0].severity, Severity::Warning);
+    // The one in the void is found by the world's bounds as well as by its leaf.
+    // They are still written, as Valve writes them.
+    let origins: Vec<_> = out.bsp.cubemaps.iter().map(|c| c.origin).collect();
+    assert_eq!(origins, [A, inside_pillar, in_the_void]);
+}
