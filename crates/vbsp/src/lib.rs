@@ -63,6 +63,7 @@ mod prt;
 mod texinfo;
 pub mod tree;
 mod verify;
+mod water;
 
 pub use brush::{Brush, BrushSide};
 pub use contents::{MaterialFacts, Resolver};
