@@ -1101,6 +1101,11 @@ impl<'a> Compile<'a> {
                 water::add_record(&mut water.data, record);
             }
         }
+        for (path, text) in water::depth_patches(&self.opts.map_name, &water.data, &self.tex) {
+            if !self.patch_files.iter().any(|(p, _)| *p == path) {
+                self.patch_files.push((path, text));
+            }
+        }
         let has_lod_control = self.ents.iter().any(|e| {
             e.keyvalues.iter().any(|(k, v)| {
                 k.eq_ignore_ascii_case("classname") && v.eq_ignore_ascii_case("water_lod_control")

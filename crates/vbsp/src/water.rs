@@ -221,6 +221,33 @@ pub(crate) fn add_record(data: &mut Vec<LeafWaterData>, record: LeafWaterData) -
     })
 }
 
+/// The patched copy of each volume's surface material that tells the shader the water's
+/// depth (Valve's `FindOrCreateWaterTexInfo`): pakfile path and text, one per name, in record
+/// order. The depth is the whole units from the bottom to the surface.
+pub(crate) fn depth_patches(map: &str, data: &[LeafWaterData], tex: &Texinfos) -> Vec<(String, Vec<u8>)> {
+    let mut out: Vec<(String, Vec<u8>)> = Vec::new();
+    for d in data {
+        let Some(info) = tex.list.get(d.surface_texinfo as usize) else {
+            continue;
+        };
+        let Some(material) = tex.strings.get(info.texdata as usize) else {
+            continue;
+        };
+        let material = material.replace('\\', "/").to_ascii_lowercase();
+        let depth = (d.surface_z - d.min_z) as i32;
+        let path = format!("materials/maps/{map}/{material}_depth_{depth}.vmt").to_ascii_lowercase();
+        if out.iter().any(|(p, _)| *p == path) {
+            continue;
+        }
+        let text = format!(
+            "\"patch\"\r\n{{\r\n\t\"include\"\t\t\"materials/{material}.vmt\"\r\n\t\"insert\"\r\n\t{{\r\n\
+             \t\t\"$waterdepth\"\t\t\"{depth}\"\r\n\t}}\r\n}}\r\n"
+        );
+        out.push((path, text.into_bytes()));
+    }
+    out
+}
+
 /// The keys of the default `water_lod_control` Valve adds to a map with water and none.
 pub(crate) fn water_lod_control() -> Vec<(String, String)> {
     [

@@ -146,6 +146,20 @@ fn patched_names(b: &Bsp) -> (BTreeSet<String>, BTreeSet<String>) {
     })
 }
 
+/// The pakfile's water depth patches (Valve's `_depth_N` materials): (lower-case path, text),
+/// sorted.
+fn depth_patches(b: &Bsp) -> Vec<(String, Vec<u8>)> {
+    let Ok(pak) = srcmap_bsp::pak::Pak::parse(&b.pakfile, 0) else {
+        return Vec::new();
+    };
+    let mut out: Vec<(String, Vec<u8>)> = (pak.entries.iter())
+        .filter(|e| e.name.to_ascii_lowercase().contains("_depth_"))
+        .map(|e| (e.name.to_ascii_lowercase(), pak.read(e).unwrap_or_default()))
+        .collect();
+    out.sort();
+    out
+}
+
 /// What our pakfile's VMT for a patched material includes (`None`: no such VMT).
 fn patch_include(b: &Bsp, patched: &str) -> Option<String> {
     let pak = srcmap_bsp::pak::Pak::parse(&b.pakfile, 0).ok()?;
@@ -724,6 +738,17 @@ fn corpus_pairs_match_valve() {
             fail(
                 "water",
                 format!("leaf water data (surface z, min z) {ow:?} vs {vw:?}"),
+            );
+        }
+        let (od, vd) = (depth_patches(&ours), depth_patches(&valve));
+        if od != vd {
+            fail(
+                "water",
+                format!(
+                    "water depth patches {:?} vs {:?}",
+                    od.iter().map(|p| &p.0).collect::<Vec<_>>(),
+                    vd.iter().map(|p| &p.0).collect::<Vec<_>>()
+                ),
             );
         }
         if !vw.is_empty() {

@@ -55,6 +55,22 @@ fn a_pool_is_one_volume_up_to_its_surface() {
     }
     // Valve measures the distance to water in vvis: vbsp writes zeros.
     assert!(out.bsp.leaf_min_dist_to_water.iter().all(|&d| d == 0));
+    // The surface material's copy that knows the depth, bottom to surface.
+    let pak = srcmap_bsp::pak::Pak::parse(&out.bsp.pakfile, 0).expect("zip");
+    assert_eq!(pak.entries.len(), 1);
+    let entry = &pak.entries[0];
+    assert!(
+        entry.name.ends_with("/nature/water_pond_depth_96.vmt"),
+        "{}",
+        entry.name
+    );
+    let text = String::from_utf8(pak.read(entry).unwrap()).unwrap();
+    assert!(
+        text.contains("\"include\"\t\t\"materials/nature/water_pond.vmt\""),
+        "{text}"
+    );
+    assert!(text.contains("\"insert\""), "{text}");
+    assert!(text.contains("\"$waterdepth\"\t\t\"96\""), "{text}");
     let lod = lod_controls(&out);
     assert_eq!(lod.len(), 1);
     assert_eq!(lod[0].get("cheapwaterstartdistance"), Some("1000"));
@@ -113,4 +129,5 @@ fn a_dry_map_has_no_water_data() {
     assert!(out.bsp.leaf_water_data.is_empty());
     assert!(out.bsp.leafs.iter().all(|l| l.leaf_water_data == -1));
     assert!(lod_controls(&out).is_empty());
+    assert_eq!(out.bsp.pakfile, srcmap_bsp::pak::empty_zip());
 }
