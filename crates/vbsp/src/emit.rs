@@ -240,11 +240,16 @@ struct Emitter<'a> {
     edge_map: HashMap<(u32, u32), i32>,
     /// Leaves of the model being emitted, waiting for their face lists.
     leaf_nodes: Vec<(usize, NodeId)>,
+    /// The world's leaves: (leaf index, tree node).
+    world_leaves: WorldLeaves,
     /// Area of each tree node of the model being emitted.
     leaf_area: Vec<u32>,
     /// The VMF side id of each emitted face, unclamped (FACEIDS holds shorts).
     face_sides: Vec<i64>,
 }
+
+/// The world's leaves as emitted: (leaf index, tree node).
+pub type WorldLeaves = Vec<(usize, NodeId)>;
 
 pub fn emit(
     planes: &PlaneSet,
@@ -254,12 +259,13 @@ pub fn emit(
     entities: Vec<bsp::Entity>,
     areas: crate::areas::Areas,
     occluders: &OccluderFaces,
-) -> Result<(bsp::Bsp, Vec<i64>), VbspError> {
+) -> Result<(bsp::Bsp, Vec<i64>, WorldLeaves), VbspError> {
     let mut e = Emitter {
         out: bsp::Bsp::new(bsp::versions::COMPILE_BSP_VERSION),
         planes,
         edge_map: HashMap::new(),
         leaf_nodes: Vec::new(),
+        world_leaves: Vec::new(),
         leaf_area: Vec::new(),
         face_sides: Vec::new(),
     };
@@ -425,7 +431,7 @@ pub fn emit(
     check_limit("leaf faces", o.leaf_faces.len(), 65536)?;
     check_limit("leaf brushes", o.leaf_brushes.len(), 65536)?;
     check_limit("models", o.models.len(), 1024)?;
-    Ok((e.out, e.face_sides))
+    Ok((e.out, e.face_sides, e.world_leaves))
 }
 
 /// Visibility in which every cluster sees and hears every other (until vis runs).
@@ -536,6 +542,9 @@ impl Emitter<'_> {
 
     fn fill_leaf_faces(&mut self, m: &ModelIn<'_>, leaf_faces: &HashMap<NodeId, Vec<u32>>) {
         let pending = std::mem::take(&mut self.leaf_nodes);
+        if m.clusters.is_some() {
+            self.world_leaves.extend(pending.iter().copied());
+        }
         for (idx, n) in pending {
             let list = leaf_faces.get(&n).map(|v| v.as_slice()).unwrap_or(&[]);
             let mut list = list.to_vec();

@@ -27,7 +27,11 @@
 //!    neighbours and allowed vertices;
 //! 8. `env_cubemap`s: the CUBEMAPS lump, and each side whose material has `$envmap
 //!    env_cubemap` moved (as its brush is built) to a patched copy naming its cubemap, whose
-//!    `patch` VMT goes in the pakfile (`cubemap`).
+//!    `patch` VMT goes in the pakfile (`cubemap`);
+//! 9. water: each model's water leaves grouped into volumes that stop at their surface, one
+//!    LEAFWATERDATA record per volume (the world's water leaves point at theirs), a `patch`
+//!    VMT per surface material and depth in the pakfile, and a default `water_lod_control`
+//!    when the map has water and none (`water`).
 //!
 //! [`compile`] runs these as passes over one state (`pipeline`): each a short method named
 //! for what it does, listed in order in `compile_passes`. Between passes a check of the
@@ -37,7 +41,8 @@
 //! pass's structures (`dump`), which the golden tests pin.
 //!
 //! Not done here (other issues): static props, overlays, physics collision
-//! (PHYSCOLLIDE and the displacements' PHYSDISP), leaf water data, vis and lighting; the
+//! (PHYSCOLLIDE and the displacements' PHYSDISP), vis (and the leaves' distance to water)
+//! and lighting; the
 //! default cubemap textures Valve makes from the sky and blend materials' `_wvt_patch` copies
 //! (both need the game's files).
 
@@ -63,6 +68,7 @@ mod prt;
 mod texinfo;
 pub mod tree;
 mod verify;
+mod water;
 
 pub use brush::{Brush, BrushSide};
 pub use contents::{MaterialFacts, Resolver};

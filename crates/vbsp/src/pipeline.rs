@@ -22,6 +22,7 @@ use crate::overlay::{self, MapOverlay};
 use crate::portals::{self, FloodSource, Portals};
 use crate::texinfo::{Texinfos, texinfo_for};
 use crate::tree::{self, NodeId, Pass, Tree};
+use crate::water;
 use crate::{Options, Output, Progress, Report, check_limit, prt, verify};
 
 /// Entities removed from the entity lump (their data goes elsewhere or nowhere).
@@ -76,6 +77,9 @@ struct EntityPlan {
 struct SubModel {
     tree: Tree,
     faces: Vec<Face>,
+    /// Its water volumes' records (Valve makes them for brush models too, but points no
+    /// leaf at them).
+    water: Vec<srcmap_bsp::LeafWaterData>,
 }
 
 /// Everything the compile knows, pass by pass.
@@ -140,6 +144,8 @@ pub(crate) struct Compile<'a> {
     overlays: Vec<MapOverlay>,
     /// The overlays on each VMF side they name: faces only merge within one set.
     overlays_by_side: HashMap<i64, Vec<u32>>,
+    /// Some brush material makes water or slime.
+    has_water: bool,
     /// Leaves the last world pass filled.
     outside_filled: usize,
     report: Report,
@@ -202,6 +208,7 @@ impl<'a> Compile<'a> {
             diags: Vec::new(),
             overlays: Vec::new(),
             overlays_by_side: HashMap::new(),
+            has_water: false,
             outside_filled: 0,
             report: Report::new("vbsp"),
             current_phase: None,
@@ -532,6 +539,7 @@ impl<'a> Compile<'a> {
                     let info = *material_cache
                         .entry(s.material.clone())
                         .or_insert_with(|| self.opts.materials.resolve(&s.material).facts);
+                    self.has_water |= info.contents & (CONTENTS_WATER | CONTENTS_SLIME) != 0;
                     let td = self.tex.texdata(&s.material, &info);
                     let ti = self.tex.add(texinfo_for(s, offset, info.surface_flags, td));
                     raw.push(brush::RawSide {
@@ -974,7 +982,8 @@ impl<'a> Compile<'a> {
             .collect();
         let brushes = &self.brushes;
         let planes = &self.planes;
-        let built: Vec<(Tree, Vec<Face>, Vec<SideRef>)> = sub
+        let tex = &self.tex;
+        let built: Vec<(Tree, Vec<Face>, Vec<SideRef>, water::WaterVolumes)> = sub
             .par_iter()
             .map(|e| {
                 let mut b = Bounds::EMPTY;
@@ -986,15 +995,20 @@ impl<'a> Compile<'a> {
                 // Sides found here are visible for the brush lump; gather them.
                 let vis = portals::portal_sides(&t, planes, &mut p, brushes);
                 let f = faces::make_faces(&t, &p, brushes, false);
-                (t, f, vis)
+                let w = water::find_volumes(&t, &p, planes, brushes, tex);
+                (t, f, vis, w)
             })
             .collect();
         let mut sides_visible: Vec<SideRef> = Vec::new();
-        for (tree, f, vis) in built {
+        for (tree, f, vis, w) in built {
             sides_visible.extend(vis);
             let f = faces::merge_faces(f, &self.planes, &self.overlays_by_side);
             let faces = faces::subdivide_faces(f, &self.tex);
-            self.sub_models.push(SubModel { tree, faces });
+            self.sub_models.push(SubModel {
+                tree,
+                faces,
+                water: w.data,
+            });
         }
         for s in sides_visible {
             self.brushes[s.brush.idx()].sides[s.side as usize].visible = true;
@@ -1080,6 +1094,30 @@ impl<'a> Compile<'a> {
                 }
             }
         }
+        let mut water =
+            water::find_volumes(&self.tree, &self.portals, &self.planes, &self.brushes, &self.tex);
+        for m in &self.sub_models {
+            for &record in &m.water {
+                water::add_record(&mut water.data, record);
+            }
+        }
+        for (path, text) in water::depth_patches(&self.opts.map_name, &water.data, &self.tex) {
+            if !self.patch_files.iter().any(|(p, _)| *p == path) {
+                self.patch_files.push((path, text));
+            }
+        }
+        let has_lod_control = self.ents.iter().any(|e| {
+            e.keyvalues.iter().any(|(k, v)| {
+                k.eq_ignore_ascii_case("classname") && v.eq_ignore_ascii_case("water_lod_control")
+            })
+        });
+        if self.has_water && !has_lod_control {
+            self.ents.push(Ent {
+                keyvalues: water::water_lod_control(),
+                brushes: Vec::new(),
+                model: None,
+            });
+        }
         let mut disps = displacement::prepare(std::mem::take(&mut self.disp_sides), &mut self.diags);
         models[0].disp_faces = disps.iter().map(|d| d.base.clone()).collect();
         let area_of_node = self.areas.of_node.clone();
@@ -1093,7 +1131,7 @@ impl<'a> Compile<'a> {
                 self.tex.add(overlay::overlay_texinfo(td)).0
             })
             .collect();
-        let (mut bsp, face_sides) = emit::emit(
+        let (mut bsp, face_sides, world_leaves) = emit::emit(
             &self.planes,
             &self.brushes,
             &self.tex,
@@ -1127,6 +1165,12 @@ impl<'a> Compile<'a> {
                 }
             }
         }
+        for (leaf, node) in world_leaves {
+            if let Some(&id) = water.of_leaf.get(&node) {
+                bsp.leafs[leaf].leaf_water_data = id;
+            }
+        }
+        bsp.leaf_water_data = water.data;
         displacement::write_records(&mut bsp, &mut disps);
         overlay::write_records(
             &mut bsp,

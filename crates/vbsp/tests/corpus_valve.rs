@@ -146,6 +146,20 @@ fn patched_names(b: &Bsp) -> (BTreeSet<String>, BTreeSet<String>) {
     })
 }
 
+/// The pakfile's water depth patches (Valve's `_depth_N` materials): (lower-case path, text),
+/// sorted.
+fn depth_patches(b: &Bsp) -> Vec<(String, Vec<u8>)> {
+    let Ok(pak) = srcmap_bsp::pak::Pak::parse(&b.pakfile, 0) else {
+        return Vec::new();
+    };
+    let mut out: Vec<(String, Vec<u8>)> = (pak.entries.iter())
+        .filter(|e| e.name.to_ascii_lowercase().contains("_depth_"))
+        .map(|e| (e.name.to_ascii_lowercase(), pak.read(e).unwrap_or_default()))
+        .collect();
+    out.sort();
+    out
+}
+
 /// What our pakfile's VMT for a patched material includes (`None`: no such VMT).
 fn patch_include(b: &Bsp, patched: &str) -> Option<String> {
     let pak = srcmap_bsp::pak::Pak::parse(&b.pakfile, 0).ok()?;
@@ -487,23 +501,22 @@ const EXPLAINED: &[(&str, &str, &str)] = &[
         "water's $bottommaterial needs the game's VMT; five overlays' side 93 splits into 11 \
          world faces here and 9 in Valve's, and each record lists every face of its side",
     ),
-    // Pairs added to the corpus with the water, prop and displacement issues (17-21). Water is
-    // not compiled yet: no water_lod_control entity, no $bottommaterial faces under water.
+    // Pairs added to the corpus with the water, prop and displacement issues (17-21).
     (
         "c1_cave.vmf",
-        "entities area",
-        "water not compiled yet (issue 18)",
+        "area",
+        "water's $bottommaterial needs the game's VMT",
     ),
     ("test_chapter1.vmf", "leaves", "93 leaves vs 61 not yet explained"),
     (
         "scoutie-travels/c1.vmf",
-        "entities sides area",
-        "water not compiled yet (issue 18); one side fewer than Valve's, not yet explained",
+        "sides area",
+        "water's $bottommaterial needs the game's VMT; one side fewer than Valve's, not yet explained",
     ),
     (
         "prologue02.vmf",
         "entities sides area overlay-faces",
-        "water not compiled yet (issue 18); info_lighting is the props issue's (19); Valve's float bevels; \
+        "water's $bottommaterial needs the game's VMT; info_lighting is the props issue's (19); Valve's float bevels; \
          two overlays' side 12755 splits into 12 world faces here and 11 in Valve's (records list every face)",
     ),
     (
@@ -706,6 +719,46 @@ fn corpus_pairs_match_valve() {
                 "{name}: overlays {}/{}",
                 ours.overlays.len(),
                 valve.overlays.len()
+            );
+        }
+        // Water volumes: one record per volume, compared by (surface z, lowest z).
+        let water = |b: &Bsp| {
+            let mut w: Vec<(f32, f32)> = b.leaf_water_data.iter().map(|d| (d.surface_z, d.min_z)).collect();
+            w.sort_by(|a, b| a.partial_cmp(b).unwrap());
+            w
+        };
+        let (ow, vw) = (water(&ours), water(&valve));
+        let close = |a: &[(f32, f32)], b: &[(f32, f32)]| {
+            a.len() == b.len()
+                && a.iter()
+                    .zip(b)
+                    .all(|(x, y)| (x.0 - y.0).abs() <= 0.01 && (x.1 - y.1).abs() <= 0.01)
+        };
+        if !close(&ow, &vw) {
+            fail(
+                "water",
+                format!("leaf water data (surface z, min z) {ow:?} vs {vw:?}"),
+            );
+        }
+        let (od, vd) = (depth_patches(&ours), depth_patches(&valve));
+        if od != vd {
+            fail(
+                "water",
+                format!(
+                    "water depth patches {:?} vs {:?}",
+                    od.iter().map(|p| &p.0).collect::<Vec<_>>(),
+                    vd.iter().map(|p| &p.0).collect::<Vec<_>>()
+                ),
+            );
+        }
+        if !vw.is_empty() {
+            let leaves = |b: &Bsp| b.leafs.iter().filter(|l| l.leaf_water_data >= 0).count();
+            eprintln!(
+                "{name}: water volumes {}/{} water leaves {}/{}",
+                ow.len(),
+                vw.len(),
+                leaves(&ours),
+                leaves(&valve)
             );
         }
         let (oo, vo) = (occluder_counts(&ours), occluder_counts(&valve));
