@@ -143,3 +143,83 @@ fn patched_envmap_original(text: &[u8], path: &str) -> Option<String> {
     });
     sets_envmap.then(|| crate::normalise_name(include))
 }
+
+/// The WorldVertexTransition (blend) materials a BSP shows: Valve's vbsp gives each
+/// non-displacement side of one a patched copy, texdata `maps/<map>/<material>_wvt_patch`,
+/// whose pakfile VMT is the original's keyvalues as a single-texture `LightmappedGeneric`. That
+/// text does not depend on the map, so it is kept whole. Each original (normalised) comes with
+/// the patched texdata's name, the VMT text and an entry made from that texdata (Valve clones
+/// it), for tables that never saw the original itself.
+pub fn wvt_patch_materials(map: &str, bsp: &srcmap_bsp::Bsp) -> Vec<(String, String, String, TableEntry)> {
+    let Ok(pak) = srcmap_bsp::pak::Pak::parse(&bsp.pakfile, 0) else {
+        return Vec::new();
+    };
+    let mut found = Vec::new();
+    for (i, td) in bsp.texdata.iter().enumerate() {
+        let Some(name) = bsp.texdata_name(i) else { continue };
+        let Some(original) = wvt_patch_original(name) else {
+            continue;
+        };
+        let path = format!("materials/{name}.vmt");
+        let Some(text) = pak.find(&path).and_then(|e| pak.read(e).ok()) else {
+            continue;
+        };
+        let entry = TableEntry {
+            contents: None,
+            surface_flags: None,
+            width: td.width.max(0) as u32,
+            height: td.height.max(0) as u32,
+            reflectivity: td.reflectivity,
+            emit: None,
+            maps: vec![map.to_owned()],
+            evidence: 0,
+        };
+        let text = String::from_utf8_lossy(&text).into_owned();
+        found.push((original, name.to_owned(), text, entry));
+    }
+    found
+}
+
+/// `<material>` (normalised) of a texdata named `maps/<map>/<material>_wvt_patch`.
+fn wvt_patch_original(name: &str) -> Option<String> {
+    let name = name.replace('\\', "/");
+    let (prefix, rest) = name.split_at_checked(5)?;
+    if !prefix.eq_ignore_ascii_case("maps/") {
+        return None;
+    }
+    // The map's name is one path component.
+    let (_, material) = rest.split_once('/')?;
+    let cut = material.len().checked_sub("_wvt_patch".len())?;
+    let (material, suffix) = material.split_at_checked(cut)?;
+    (suffix.eq_ignore_ascii_case("_wvt_patch") && !material.is_empty())
+        .then(|| crate::normalise_name(material))
+}
+
+/// Whether a VMT's text sets `$envmap` to `env_cubemap` (what vbsp's cubemap step looks for in a
+/// material it patched itself, such as a `_wvt_patch` copy).
+pub fn vmt_text_uses_env_cubemap(text: &str) -> bool {
+    srcmap_content::Vmt::parse(text.as_bytes(), "patch.vmt").is_ok_and(|vmt| {
+        vmt.get("$envmap")
+            .is_some_and(|v| v.trim().eq_ignore_ascii_case("env_cubemap"))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn wvt_patch_names() {
+        assert_eq!(
+            wvt_patch_original("maps/c1_cave/nature/blendrockdirt_wvt_patch").as_deref(),
+            Some("NATURE/BLENDROCKDIRT")
+        );
+        assert_eq!(wvt_patch_original("maps/c1_cave/nature/rock_1_2_3"), None);
+        assert_eq!(wvt_patch_original("nature/rock_wvt_patch"), None);
+        assert_eq!(wvt_patch_original("maps/x/_wvt_patch"), None);
+        assert!(vmt_text_uses_env_cubemap(
+            "\"LightmappedGeneric\"\n{\n\t\"$envmap\"\t\t\"env_cubemap\"\n}\n"
+        ));
+        assert!(!vmt_text_uses_env_cubemap("\"LightmappedGeneric\"\n{\n}\n"));
+    }
+}

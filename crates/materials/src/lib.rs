@@ -20,7 +20,7 @@ mod table;
 use std::collections::HashSet;
 use std::sync::Mutex;
 
-pub use harvest::{env_cubemap_materials, harvest_bsp};
+pub use harvest::{env_cubemap_materials, harvest_bsp, vmt_text_uses_env_cubemap, wvt_patch_materials};
 pub use table::{Conflict, ConflictValue, MaterialTable, MaterialsError, TableEntry};
 
 use flags::*;
@@ -302,6 +302,23 @@ impl Resolver {
         self.table
             .as_ref()
             .is_some_and(|(_, table)| table.uses_env_cubemap(&key))
+    }
+
+    /// The text of the `_wvt_patch` VMT vbsp writes for a non-displacement side of a
+    /// WorldVertexTransition material; `None` for other materials. The table holds the text
+    /// Valve wrote; the game's VMT only rules out a material whose shader is not a blend one
+    /// (building the text from the game's VMT is not done). `None` too for a blend material
+    /// whose patch the table never saw: its sides are left unpatched.
+    pub fn wvt_patch(&self, name: &str) -> Option<String> {
+        let key = normalise_name(name);
+        if let Some(game) = &self.game
+            && let Ok(Some(vmt)) = game.material(&key.to_ascii_lowercase())
+            && !vmt.shader.to_ascii_lowercase().contains("worldvertextransition")
+        {
+            return None;
+        }
+        let (_, table) = self.table.as_ref()?;
+        table.wvt_patch(&key).map(str::to_owned)
     }
 
     pub fn resolve(&self, name: &str) -> Resolved {

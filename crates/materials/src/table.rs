@@ -49,6 +49,9 @@ pub struct MaterialTable {
     /// Materials whose `$envmap` is `env_cubemap` (normalised names, each also in `entries`):
     /// vbsp gives their sides a patched copy that names the nearest cubemap.
     env_cubemap: BTreeSet<String>,
+    /// WorldVertexTransition materials (normalised names, each also in `entries`) → the text
+    /// of the `_wvt_patch` VMT vbsp writes for their non-displacement sides.
+    wvt_patch: BTreeMap<String, String>,
     pub conflicts: Vec<Conflict>,
 }
 
@@ -88,6 +91,8 @@ struct FileEntry {
     evidence: u32,
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     env_cubemap: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    wvt_patch: Option<String>,
 }
 
 #[derive(Serialize, Deserialize)]
@@ -149,6 +154,31 @@ impl MaterialTable {
             // The patched copy's own entry carries the contents and flags its sides showed.
             let entry = self.get(&patched).cloned().unwrap_or(entry);
             self.add_env_cubemap(&material, entry);
+        }
+    }
+
+    /// The `_wvt_patch` VMT text of a WorldVertexTransition material (any spelling of its
+    /// name); `None` for any other material, or one whose patch was never seen.
+    pub fn wvt_patch(&self, name: &str) -> Option<&str> {
+        self.wvt_patch
+            .get(&crate::normalise_name(name))
+            .map(String::as_str)
+    }
+
+    /// Records that a material is a WorldVertexTransition one whose `_wvt_patch` VMT is `text`
+    /// (the first text seen is kept); `entry` is its entry when the table does not hold one.
+    pub fn add_wvt_patch(&mut self, name: &str, text: String, entry: TableEntry) {
+        let key = crate::normalise_name(name);
+        self.entries.entry(key.clone()).or_insert(entry);
+        self.wvt_patch.entry(key).or_insert(text);
+    }
+
+    /// Records the WorldVertexTransition materials a compiled map shows
+    /// ([`crate::wvt_patch_materials`]); call after merging the map's entries.
+    pub fn learn_wvt_patches(&mut self, map: &str, bsp: &srcmap_bsp::Bsp) {
+        for (material, patched, text, entry) in crate::wvt_patch_materials(map, bsp) {
+            let entry = self.get(&patched).cloned().unwrap_or(entry);
+            self.add_wvt_patch(&material, text, entry);
         }
     }
 
@@ -256,6 +286,7 @@ impl MaterialTable {
         for (name, bsp) in maps {
             table.merge(crate::harvest_bsp(&name, bsp));
             table.learn_env_cubemaps(&name, bsp);
+            table.learn_wvt_patches(&name, bsp);
         }
         table
     }
@@ -280,6 +311,7 @@ impl MaterialTable {
                             from: e.maps.clone(),
                             evidence: e.evidence,
                             env_cubemap: self.env_cubemap.contains(k),
+                            wvt_patch: self.wvt_patch.get(k).cloned(),
                         },
                     )
                 })
@@ -302,6 +334,7 @@ impl MaterialTable {
         }
         let mut entries = BTreeMap::new();
         let mut env_cubemap = BTreeSet::new();
+        let mut wvt_patch = BTreeMap::new();
         for (name, e) in file.materials {
             let err = |flag| MaterialsError::UnknownFlag {
                 material: name.clone(),
@@ -322,6 +355,9 @@ impl MaterialTable {
             if e.env_cubemap {
                 env_cubemap.insert(crate::normalise_name(&name));
             }
+            if let Some(text) = e.wvt_patch {
+                wvt_patch.insert(crate::normalise_name(&name), text);
+            }
             entries.insert(
                 crate::normalise_name(&name),
                 TableEntry {
@@ -339,6 +375,7 @@ impl MaterialTable {
         Ok(MaterialTable {
             entries,
             env_cubemap,
+            wvt_patch,
             conflicts: file.conflicts,
         })
     }

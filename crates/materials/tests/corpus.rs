@@ -100,6 +100,38 @@ fn env_cubemap_use_is_learned_from_patched_materials() {
 }
 
 #[test]
+fn wvt_patches_are_learned_from_patched_materials() {
+    let Some(root) = corpus() else { return };
+    let bsps = source_bsps(&root);
+    let table = MaterialTable::harvest(bsps.iter().map(|(n, _, b)| (n.clone(), b)));
+    let resolver = Resolver::new(None, Some(("corpus-table.json".into(), table.clone())));
+    // Every blend material some Valve BSP patched is known, with the patch text as Valve wrote
+    // it (a single-texture LightmappedGeneric), and round-trips through JSON.
+    let back = MaterialTable::from_json(&table.to_json()).unwrap();
+    let mut learned = 0;
+    for (map, _, bsp) in &bsps {
+        for (original, patched, text, _) in srcmap_materials::wvt_patch_materials(map, bsp) {
+            assert!(patched.to_ascii_lowercase().ends_with("_wvt_patch"), "{patched}");
+            let known = resolver
+                .wvt_patch(&original)
+                .unwrap_or_else(|| panic!("{original} from {map}"));
+            assert!(
+                known.trim_start().starts_with("\"LightmappedGeneric\""),
+                "{original}: {known}"
+            );
+            assert!(!text.to_ascii_lowercase().contains("$basetexture2"), "{original}");
+            assert!(table.get(&original).is_some(), "{original} has an entry");
+            assert_eq!(back.wvt_patch(&original), table.wvt_patch(&original));
+            learned += 1;
+        }
+    }
+    assert!(learned >= 8, "{learned} patched blend materials in the corpus");
+    assert!(resolver.wvt_patch("TOOLS/TOOLSNODRAW").is_none());
+    let old = r#"{"format": "srcmap-materials", "version": 1, "materials": {"A/B": {"width": 4, "height": 4, "reflectivity": [0.5, 0.5, 0.5]}}}"#;
+    assert!(MaterialTable::from_json(old).unwrap().wvt_patch("a/b").is_none());
+}
+
+#[test]
 fn pairs_get_valves_contents_and_flags_for_water_translucent_and_tools() {
     let Some(root) = corpus() else { return };
     let bsps = source_bsps(&root);

@@ -27,7 +27,9 @@
 //!    neighbours and allowed vertices;
 //! 8. `env_cubemap`s: the CUBEMAPS lump, and each side whose material has `$envmap
 //!    env_cubemap` moved (as its brush is built) to a patched copy naming its cubemap, whose
-//!    `patch` VMT goes in the pakfile (`cubemap`);
+//!    `patch` VMT goes in the pakfile (`cubemap`); before that, each non-displacement side of
+//!    a WorldVertexTransition (blend) material moved to its `_wvt_patch` copy, a
+//!    single-texture VMT whose text the material resolver gives (`wvt`);
 //! 9. water: each model's water leaves grouped into volumes that stop at their surface, one
 //!    LEAFWATERDATA record per volume (the world's water leaves point at theirs), a `patch`
 //!    VMT per surface material and depth in the pakfile, and a default `water_lod_control`
@@ -43,8 +45,8 @@
 //! Not done here (other issues): static props, overlays, physics collision
 //! (PHYSCOLLIDE and the displacements' PHYSDISP), vis (and the leaves' distance to water)
 //! and lighting; the
-//! default cubemap textures Valve makes from the sky and blend materials' `_wvt_patch` copies
-//! (both need the game's files).
+//! default cubemap textures Valve makes from the sky (it needs the game's files), and blend
+//! materials' `_wvt_patch` text for materials no material table holds.
 
 mod areas;
 mod brush;
@@ -69,6 +71,7 @@ mod texinfo;
 pub mod tree;
 mod verify;
 mod water;
+mod wvt;
 
 pub use brush::{Brush, BrushSide};
 pub use contents::{MaterialFacts, Resolver};

@@ -23,6 +23,7 @@ use crate::portals::{self, FloodSource, Portals};
 use crate::texinfo::{Texinfos, texinfo_for};
 use crate::tree::{self, NodeId, Pass, Tree};
 use crate::water;
+use crate::wvt;
 use crate::{Options, Output, Progress, Report, check_limit, prt, verify};
 
 /// Entities removed from the entity lump (their data goes elsewhere or nowhere).
@@ -97,6 +98,9 @@ pub(crate) struct Compile<'a> {
     cubemaps: Cubemaps,
     /// Per texdata: whether its material has `$envmap env_cubemap`.
     shiny_texdata: HashMap<u32, bool>,
+    /// Per texdata: its `_wvt_patch` copy, when its material is a WorldVertexTransition one
+    /// the resolver knows the patch of.
+    wvt_texdata: HashMap<u32, Option<u32>>,
     /// The patched materials' pakfile files (path, text), in the order they were made.
     patch_files: Vec<(String, Vec<u8>)>,
     /// The brush lump, in order.
@@ -174,6 +178,7 @@ impl<'a> Compile<'a> {
             tex: Texinfos::new(),
             cubemaps: Cubemaps::gather(input),
             shiny_texdata: HashMap::new(),
+            wvt_texdata: HashMap::new(),
             patch_files: Vec::new(),
             brushes: Vec::new(),
             ents: Vec::new(),
@@ -558,6 +563,9 @@ impl<'a> Compile<'a> {
                 else {
                     continue;
                 };
+                // Valve patches blend materials before cubemaps: a shiny blend side gets a
+                // cubemap patch of its `_wvt_patch` copy.
+                self.patch_wvt_sides(&mut b, &at);
                 if !self.cubemaps.is_empty() {
                     self.attach_cubemaps(&mut b, offset, &at);
                 }
@@ -602,6 +610,58 @@ impl<'a> Compile<'a> {
             }
         }
         check_limit("brushes", self.brushes.len(), 8192)
+    }
+
+    /// Moves each non-displacement side (bevels included, as Valve's side list holds them) of a
+    /// WorldVertexTransition material to its `_wvt_patch` copy (module `wvt`), whose VMT goes
+    /// in the pakfile once.
+    fn patch_wvt_sides(&mut self, brush: &mut Brush, at: &Where) {
+        for side in brush.sides.iter_mut().filter(|s| !s.displacement) {
+            let texinfo = self.tex.list[side.texinfo.idx()];
+            let Ok(texdata) = u32::try_from(texinfo.texdata) else {
+                continue;
+            };
+            let patched = match self.wvt_texdata.get(&texdata) {
+                Some(&known) => known,
+                None => {
+                    let material = self.tex.strings[texdata as usize].clone();
+                    let patched = match self.opts.materials.wvt_patch(&material) {
+                        // A copy already patched is not patched again.
+                        Some(_) if wvt::is_patched(&material) => None,
+                        Some(text) => match wvt::patched_name(&self.opts.map_name, &material) {
+                            Some(name) => {
+                                let (patched, new) = self.tex.clone_texdata(texdata, &name);
+                                if new {
+                                    // The cubemap step reads the patched copy's own `$envmap`.
+                                    let shiny = srcmap_materials::vmt_text_uses_env_cubemap(&text);
+                                    self.shiny_texdata.insert(patched, shiny);
+                                    self.patch_files.push(wvt::patch_file(&name, text));
+                                }
+                                Some(patched)
+                            }
+                            None => {
+                                self.diags.push(Diagnostic::warning(
+                                    at.clone(),
+                                    format!(
+                                        "the WorldVertexTransition patch of {material} would have too long a name; not patched"
+                                    ),
+                                ));
+                                None
+                            }
+                        },
+                        None => None,
+                    };
+                    self.wvt_texdata.insert(texdata, patched);
+                    patched
+                }
+            };
+            if let Some(patched) = patched {
+                side.texinfo = self.tex.add(srcmap_bsp::TexInfo {
+                    texdata: patched as i32,
+                    ..texinfo
+                });
+            }
+        }
     }
 
     /// Moves each side of a material with `$envmap env_cubemap` to a patched copy naming its

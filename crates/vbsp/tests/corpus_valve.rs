@@ -67,6 +67,7 @@ fn corpus_table() -> &'static (srcmap_materials::Resolver, Vec<srcmap_materials:
                 let name = p.file_name().unwrap().to_string_lossy().into_owned();
                 table.merge(srcmap_materials::harvest_bsp(&name, &bsp));
                 table.learn_env_cubemaps(&name, &bsp);
+                table.learn_wvt_patches(&name, &bsp);
             }
         }
         let conflicts = table.conflicts.clone();
@@ -167,6 +168,12 @@ fn patch_include(b: &Bsp, patched: &str) -> Option<String> {
     let text = String::from_utf8_lossy(&text);
     let after = text.split("\"include\"").nth(1)?;
     Some(after.split('"').nth(1)?.to_ascii_lowercase())
+}
+
+/// A pakfile file's bytes (any case of its path).
+fn pak_file(b: &Bsp, path: &str) -> Option<Vec<u8>> {
+    let pak = srcmap_bsp::pak::Pak::parse(&b.pakfile, 0).ok()?;
+    pak.read(pak.find(path)?).ok()
 }
 
 fn area_by_material(b: &Bsp) -> HashMap<String, f64> {
@@ -624,7 +631,8 @@ fn corpus_pairs_match_valve() {
                 ),
             );
         }
-        let ((ours_cube, _), (valve_cube, valve_other)) = (patched_names(&ours), patched_names(&valve));
+        let ((ours_cube, ours_other), (valve_cube, valve_other)) =
+            (patched_names(&ours), patched_names(&valve));
         if ours_cube != valve_cube {
             fail(
                 "cubemap-patches",
@@ -646,16 +654,40 @@ fn corpus_pairs_match_valve() {
                 );
             }
         }
-        // Valve's other patched copies (blend displacements' `_wvt_patch`) are not made yet:
-        // they need the game's shader names; counted here, not judged.
+        // The other patched copies: blends' `_wvt_patch`, from the material table's texts.
+        if ours_other != valve_other {
+            fail(
+                "wvt-patches",
+                format!(
+                    "other patched materials {} vs {}: missing {:?}, extra {:?}",
+                    ours_other.len(),
+                    valve_other.len(),
+                    valve_other.difference(&ours_other).take(5).collect::<Vec<_>>(),
+                    ours_other.difference(&valve_other).take(5).collect::<Vec<_>>()
+                ),
+            );
+        }
+        for patched in &ours_other {
+            let path = format!("materials/{patched}.vmt");
+            match (pak_file(&ours, &path), pak_file(&valve, &path)) {
+                (None, _) => fail("wvt-patches", format!("{patched}: no VMT in our pakfile")),
+                // The table holds the text some Valve BSP has; the same material's patch is the
+                // same text in every map.
+                (Some(o), Some(v)) if o != v => {
+                    fail("wvt-patches", format!("{patched}: VMT differs from Valve's"))
+                }
+                _ => {}
+            }
+        }
         if !valve.cubemaps.is_empty() || !valve_other.is_empty() {
             eprintln!(
-                "{name}: cubemaps {}/{} cubemap-patched materials {}/{} ({} in common), Valve's other patched {}",
+                "{name}: cubemaps {}/{} cubemap-patched materials {}/{} ({} in common), other patched {}/{}",
                 ours.cubemaps.len(),
                 valve.cubemaps.len(),
                 ours_cube.len(),
                 valve_cube.len(),
                 ours_cube.intersection(&valve_cube).count(),
+                ours_other.len(),
                 valve_other.len()
             );
         }
