@@ -15,7 +15,9 @@ bsps=(); for f in "$corpus"/bsp/*/*.bsp; do [ "$(head -c4 "$f" | tr -d '\0')" = 
 awk -F'\t' '$2=="vmf" && $10 ~ /pair: bsp\// {match($10, /pair: bsp\/[^ ;|]*\.bsp/); print $1 "\t" substr($10, RSTART+6, RLENGTH-6)}' \
   "$corpus/MANIFEST.tsv" | while IFS=$'\t' read -r vmf valve; do
   name=$(basename "$(dirname "$vmf")")/$(basename "$vmf" .vmf)
-  ours="$out/$(echo "$valve" | sed "s|^bsp/||; s|/|+|g")"
+  # One folder per pair: the file's stem names the map (`maps/<map>/…`), and two pairs share one.
+  mkdir -p "$out/$(basename "$(dirname "$valve")")"
+  ours="$out/$(basename "$(dirname "$valve")")/$(basename "$valve")"
   if ! "$bin" vbsp "$corpus/$vmf" -o "$ours" -q --allowleak --materials "$out/materials.json" >/dev/null 2>&1; then
     echo "$name: compile failed"; continue
   fi
