@@ -118,19 +118,25 @@ pub fn env_cubemap_materials(map: &str, bsp: &srcmap_bsp::Bsp) -> Vec<(String, S
         let Some(original) = patched_envmap_original(&text, &path) else {
             continue;
         };
-        let entry = TableEntry {
-            contents: None,
-            surface_flags: None,
-            width: td.width.max(0) as u32,
-            height: td.height.max(0) as u32,
-            reflectivity: td.reflectivity,
-            emit: None,
-            maps: vec![map.to_owned()],
-            evidence: 0,
-        };
+        let entry = cloned_entry(map, td);
         found.push((original, name.to_owned(), entry));
     }
     found
+}
+
+/// The entry of a texdata Valve cloned for a patched material: its size and reflectivity,
+/// nothing known of contents or flags.
+fn cloned_entry(map: &str, td: &srcmap_bsp::TexData) -> TableEntry {
+    TableEntry {
+        contents: None,
+        surface_flags: None,
+        width: td.width.max(0) as u32,
+        height: td.height.max(0) as u32,
+        reflectivity: td.reflectivity,
+        emit: None,
+        maps: vec![map.to_owned()],
+        evidence: 0,
+    }
 }
 
 /// The material a patch VMT includes, when its `insert` or `replace` block sets `$envmap`.
@@ -164,16 +170,7 @@ pub fn wvt_patch_materials(map: &str, bsp: &srcmap_bsp::Bsp) -> Vec<(String, Str
         let Some(text) = pak.find(&path).and_then(|e| pak.read(e).ok()) else {
             continue;
         };
-        let entry = TableEntry {
-            contents: None,
-            surface_flags: None,
-            width: td.width.max(0) as u32,
-            height: td.height.max(0) as u32,
-            reflectivity: td.reflectivity,
-            emit: None,
-            maps: vec![map.to_owned()],
-            evidence: 0,
-        };
+        let entry = cloned_entry(map, td);
         let text = String::from_utf8_lossy(&text).into_owned();
         found.push((original, name.to_owned(), text, entry));
     }
