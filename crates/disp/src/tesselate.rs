@@ -120,14 +120,16 @@ fn barycentric(a: (f32, f32), b: (f32, f32), c: (f32, f32), p: (f32, f32)) -> [f
     [area2(b, c, p) * inv, area2(c, a, p) * inv, area2(a, b, p) * inv]
 }
 
-/// Applies [`snapped_verts`] to a displacement's `(unit vector, distance)` field as VBSP
-/// rewrites DISP_VERTS: a moved vertex keeps its old offset plus the move, unnormalised,
-/// with distance 1. `field` is row-major like `grid.verts`.
-pub fn snap_field(grid: &DispGrid, allowed: &[u32; ALLOWED_WORDS], field: &mut [(Vec3, f32)]) {
+/// Applies [`snapped_verts`] to a displacement: its grid vertices move, and its
+/// `(unit vector, distance)` field is rewritten as VBSP rewrites DISP_VERTS (a moved vertex
+/// keeps its old offset plus the move, unnormalised, with distance 1). `field` is row-major
+/// like `grid.verts`.
+pub fn snap(grid: &mut DispGrid, allowed: &[u32; ALLOWED_WORDS], field: &mut [(Vec3, f32)]) {
     for (index, to) in snapped_verts(grid, allowed) {
         let moved = to - grid.verts[index];
         let (vector, dist) = field[index];
         field[index] = (vector * dist + moved, 1.0);
+        grid.verts[index] = to;
     }
 }
 
@@ -199,11 +201,13 @@ mod tests {
         assert!(snapped_verts(&grids[1], &allowed[1]).is_empty());
 
         // The rewritten field rebuilds the snapped positions, and nothing else changes.
-        snap_field(&fine, &allowed[0], &mut field);
+        let mut snapped_grid = fine.clone();
+        snap(&mut snapped_grid, &allowed[0], &mut field);
         let rebuilt = DispGrid::new(3, fine.corners, &field);
         for i in 0..81 {
             let want = snapped.iter().find(|s| s.0 == i).map_or(fine.verts[i], |s| s.1);
             assert!((rebuilt.verts[i] - want).length() < 1e-4, "vertex {i}");
+            assert_eq!(snapped_grid.verts[i], want, "grid vertex {i}");
         }
         assert!(missing.iter().all(|&i| field[i].1 == 1.0));
     }

@@ -302,11 +302,7 @@ pub(crate) fn write_records(out: &mut bsp::Bsp, disps: &mut [Disp]) {
     let powers: Vec<u32> = disps.iter().map(|d| d.grid.power).collect();
     let allowed = srcmap_disp::allowed::allowed_verts(&powers, &neighbors);
     for (d, bits) in disps.iter_mut().zip(&allowed) {
-        let moved = srcmap_disp::tesselate::snapped_verts(&d.grid, bits);
-        srcmap_disp::tesselate::snap_field(&d.grid, bits, &mut d.field);
-        for (i, p) in moved {
-            d.grid.verts[i] = p;
-        }
+        srcmap_disp::tesselate::snap(&mut d.grid, bits, &mut d.field);
     }
     out.disp_info.clear();
     out.disp_verts.clear();
