@@ -31,13 +31,8 @@ impl DispSurface {
         if geom.points.len() != 4 || !(1..=4).contains(&info.power) {
             return None;
         }
-        let start = Vec3::from(info.start_position);
-        let first = (0..4).min_by(|&a, &b| {
-            geom.points[a]
-                .distance_squared(start)
-                .total_cmp(&geom.points[b].distance_squared(start))
-        })?;
-        let corners = [0, 1, 2, 3].map(|k| geom.points[(first + k) % 4]);
+        let quad = [geom.points[0], geom.points[1], geom.points[2], geom.points[3]];
+        let corners = srcmap_disp::rotate_corners(&quad, Vec3::from(info.start_position));
         let side = (1usize << info.power) + 1;
         let base = usize::try_from(info.disp_vert_start).ok()?;
         let mut verts = Vec::with_capacity(side * side);
