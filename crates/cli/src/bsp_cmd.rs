@@ -247,9 +247,8 @@ fn method_name(m: u16) -> &'static str {
     }
 }
 
-pub fn info(path: &Path, data: &[u8], json: bool) -> anyhow::Result<()> {
-    let file = open(path, data)?;
-    let bsp = parse(path, &file)?;
+/// One row per stored lump: where it is, its size, and its record count where it has records.
+fn lump_reports(file: &BspFile<'_>, bsp: &srcmap_bsp::Bsp) -> Vec<LumpReport> {
     let h = &file.header;
     let mut lumps = Vec::new();
     for i in 0..HEADER_LUMPS {
@@ -275,9 +274,151 @@ pub fn info(path: &Path, data: &[u8], json: bool) -> anyhow::Result<()> {
                 .filter(|_| file.is_compressed(i))
                 .map_or(e.len as usize, |n| n as usize),
             compressed: file.is_compressed(i),
-            records: typed.then(|| srcmap_bsp::check::count(&bsp, i)),
+            records: typed.then(|| srcmap_bsp::check::count(bsp, i)),
         });
     }
+    lumps
+}
+
+impl DispReport {
+    fn of(bsp: &srcmap_bsp::Bsp) -> DispReport {
+        DispReport {
+            dispinfos: bsp.disp_info.len(),
+            by_power: bsp.disp_info.iter().fold(BTreeMap::new(), |mut m, d| {
+                *m.entry(d.power).or_insert(0) += 1;
+                m
+            }),
+            verts: bsp.disp_verts.len(),
+            tris: bsp.disp_tris.len(),
+            sample_position_bytes: bsp.disp_lightmap_sample_positions.len(),
+        }
+    }
+}
+
+/// `srcmap info`'s text form of the report.
+fn print_info(report: &InfoReport) -> anyhow::Result<()> {
+    use std::io::Write;
+    let mut o = std::io::stdout().lock();
+    writeln!(
+        o,
+        "{}: Source BSP v{}, map revision {}, {} bytes",
+        report.file, report.version, report.revision, report.file_bytes
+    )?;
+    writeln!(
+        o,
+        "byte order: {}, lump_t order: {}",
+        report.endian, report.lump_order
+    )?;
+    writeln!(o, "lumps:")?;
+    writeln!(
+        o,
+        "  {:>3} {:<30} {:>3} {:>10} {:>10} {:>10}  compression",
+        "#", "name", "ver", "offset", "bytes", "records"
+    )?;
+    for l in &report.lumps {
+        let records = l.records.map_or("-".to_string(), |r| r.to_string());
+        let comp = if l.compressed {
+            format!("lzma ({} stored)", l.stored_bytes)
+        } else {
+            "none".into()
+        };
+        writeln!(
+            o,
+            "  {:>3} {:<30} {:>3} {:>10} {:>10} {:>10}  {}",
+            l.index, l.name, l.version, l.offset, l.bytes, records, comp
+        )?;
+    }
+    if !report.game_lumps.is_empty() {
+        writeln!(o, "game lumps:")?;
+        for g in &report.game_lumps {
+            writeln!(
+                o,
+                "  {} v{} {} bytes{}",
+                g.id,
+                g.version,
+                g.bytes,
+                if g.compressed { " (lzma)" } else { "" }
+            )?;
+        }
+    }
+    writeln!(o, "entities: {}", report.entities)?;
+    for (class, n) in &report.entities_by_class {
+        writeln!(o, "  {n:>5} {class}")?;
+    }
+    writeln!(
+        o,
+        "static props: {} ({})",
+        report.static_props,
+        report.static_prop_layout.as_deref().unwrap_or("no sprp")
+    )?;
+    for (model, n) in &report.static_props_by_model {
+        writeln!(o, "  {n:>5} {model}")?;
+    }
+    print_map_features(&mut o, report)?;
+    writeln!(o, "pakfile: {} entries", report.pakfile.len())?;
+    for p in &report.pakfile {
+        writeln!(o, "  {:>10} {:<6} {}", p.size, p.method, p.name)?;
+    }
+    writeln!(o, "materials: {}", report.materials.len())?;
+    for m in &report.materials {
+        writeln!(o, "  {m}")?;
+    }
+    Ok(())
+}
+
+/// The compiled features' lines: displacements, cubemaps, overlays, occluders, water.
+fn print_map_features(o: &mut impl std::io::Write, report: &InfoReport) -> std::io::Result<()> {
+    let d = &report.displacements;
+    let powers: Vec<String> = d
+        .by_power
+        .iter()
+        .map(|(p, n)| format!("power {p}: {n}"))
+        .collect();
+    writeln!(
+        o,
+        "displacements: {}{}, {} disp verts, {} disp tris, {} sample-position bytes",
+        d.dispinfos,
+        if powers.is_empty() {
+            String::new()
+        } else {
+            format!(" ({})", powers.join(", "))
+        },
+        d.verts,
+        d.tris,
+        d.sample_position_bytes
+    )?;
+    let c = &report.cubemaps;
+    writeln!(
+        o,
+        "cubemaps: {}, {} cubemap-patched materials ({} with a patch VMT in the pakfile)",
+        c.samples, c.patched_materials, c.patched_in_pakfile
+    )?;
+    let ov = &report.overlays;
+    writeln!(
+        o,
+        "overlays: {} listing {} faces, {} water overlays listing {} faces",
+        ov.overlays, ov.faces, ov.water_overlays, ov.water_overlay_faces
+    )?;
+    let oc = &report.occluders;
+    writeln!(
+        o,
+        "occluders: {}, {} polygons, {} vertex indices",
+        oc.occluders, oc.polygons, oc.vertex_indices
+    )?;
+    let w = &report.water;
+    writeln!(
+        o,
+        "water volumes: {} leaf water data entries, {} leaves in water",
+        w.volumes, w.leaves
+    )?;
+    Ok(())
+}
+
+pub fn info(path: &Path, data: &[u8], json: bool) -> anyhow::Result<()> {
+    let file = open(path, data)?;
+    let bsp = parse(path, &file)?;
+    let h = &file.header;
+    let lumps = lump_reports(&file, &bsp);
     let doc = BspDocument::from_file(&file);
     let raw_gl = doc
         .raw_game_lumps()
@@ -349,16 +490,7 @@ pub fn info(path: &Path, data: &[u8], json: bool) -> anyhow::Result<()> {
         entities_by_class,
         static_props: sp.map_or(0, |s| s.props.len()),
         static_props_by_model,
-        displacements: DispReport {
-            dispinfos: bsp.disp_info.len(),
-            by_power: bsp.disp_info.iter().fold(BTreeMap::new(), |mut m, d| {
-                *m.entry(d.power).or_insert(0) += 1;
-                m
-            }),
-            verts: bsp.disp_verts.len(),
-            tris: bsp.disp_tris.len(),
-            sample_position_bytes: bsp.disp_lightmap_sample_positions.len(),
-        },
+        displacements: DispReport::of(&bsp),
         cubemaps,
         overlays: OverlayReport::of(&bsp),
         occluders: OccluderReport::of(&bsp),
@@ -369,115 +501,7 @@ pub fn info(path: &Path, data: &[u8], json: bool) -> anyhow::Result<()> {
     if json {
         return crate::print_json(&report);
     }
-    use std::io::Write;
-    let mut o = std::io::stdout().lock();
-    writeln!(
-        o,
-        "{}: Source BSP v{}, map revision {}, {} bytes",
-        report.file, report.version, report.revision, report.file_bytes
-    )?;
-    writeln!(
-        o,
-        "byte order: {}, lump_t order: {}",
-        report.endian, report.lump_order
-    )?;
-    writeln!(o, "lumps:")?;
-    writeln!(
-        o,
-        "  {:>3} {:<30} {:>3} {:>10} {:>10} {:>10}  compression",
-        "#", "name", "ver", "offset", "bytes", "records"
-    )?;
-    for l in &report.lumps {
-        let records = l.records.map_or("-".to_string(), |r| r.to_string());
-        let comp = if l.compressed {
-            format!("lzma ({} stored)", l.stored_bytes)
-        } else {
-            "none".into()
-        };
-        writeln!(
-            o,
-            "  {:>3} {:<30} {:>3} {:>10} {:>10} {:>10}  {}",
-            l.index, l.name, l.version, l.offset, l.bytes, records, comp
-        )?;
-    }
-    if !report.game_lumps.is_empty() {
-        writeln!(o, "game lumps:")?;
-        for g in &report.game_lumps {
-            writeln!(
-                o,
-                "  {} v{} {} bytes{}",
-                g.id,
-                g.version,
-                g.bytes,
-                if g.compressed { " (lzma)" } else { "" }
-            )?;
-        }
-    }
-    writeln!(o, "entities: {}", report.entities)?;
-    for (class, n) in &report.entities_by_class {
-        writeln!(o, "  {n:>5} {class}")?;
-    }
-    writeln!(
-        o,
-        "static props: {} ({})",
-        report.static_props,
-        report.static_prop_layout.as_deref().unwrap_or("no sprp")
-    )?;
-    for (model, n) in &report.static_props_by_model {
-        writeln!(o, "  {n:>5} {model}")?;
-    }
-    let d = &report.displacements;
-    let powers: Vec<String> = d
-        .by_power
-        .iter()
-        .map(|(p, n)| format!("power {p}: {n}"))
-        .collect();
-    writeln!(
-        o,
-        "displacements: {}{}, {} disp verts, {} disp tris, {} sample-position bytes",
-        d.dispinfos,
-        if powers.is_empty() {
-            String::new()
-        } else {
-            format!(" ({})", powers.join(", "))
-        },
-        d.verts,
-        d.tris,
-        d.sample_position_bytes
-    )?;
-    let c = &report.cubemaps;
-    writeln!(
-        o,
-        "cubemaps: {}, {} cubemap-patched materials ({} with a patch VMT in the pakfile)",
-        c.samples, c.patched_materials, c.patched_in_pakfile
-    )?;
-    let ov = &report.overlays;
-    writeln!(
-        o,
-        "overlays: {} listing {} faces, {} water overlays listing {} faces",
-        ov.overlays, ov.faces, ov.water_overlays, ov.water_overlay_faces
-    )?;
-    let oc = &report.occluders;
-    writeln!(
-        o,
-        "occluders: {}, {} polygons, {} vertex indices",
-        oc.occluders, oc.polygons, oc.vertex_indices
-    )?;
-    let w = &report.water;
-    writeln!(
-        o,
-        "water volumes: {} leaf water data entries, {} leaves in water",
-        w.volumes, w.leaves
-    )?;
-    writeln!(o, "pakfile: {} entries", report.pakfile.len())?;
-    for p in &report.pakfile {
-        writeln!(o, "  {:>10} {:<6} {}", p.size, p.method, p.name)?;
-    }
-    writeln!(o, "materials: {}", report.materials.len())?;
-    for m in &report.materials {
-        writeln!(o, "  {m}")?;
-    }
-    Ok(())
+    print_info(&report)
 }
 
 pub fn convert(args: &crate::ConvertArgs, data: &[u8]) -> anyhow::Result<()> {
