@@ -47,8 +47,8 @@ pub(crate) struct DispSide<'a> {
 
 /// A displacement ready to write.
 pub(crate) struct Disp {
+    /// The base face; its `contents` are the brush's, which the dispinfo records.
     pub base: Face,
-    pub contents: u32,
     pub flags: i64,
     pub start: Vec3,
     pub grid: DispGrid,
@@ -274,7 +274,6 @@ pub(crate) fn prepare(sides: Vec<DispSide<'_>>, diags: &mut Vec<Diagnostic>) -> 
                 hammer_id: s.hammer_id,
                 leaves: Vec::new(),
             },
-            contents: s.contents,
             flags: d.flags,
             start,
             grid,
@@ -316,7 +315,7 @@ pub(crate) fn write_records(out: &mut bsp::Bsp, disps: &mut [Disp]) {
             // The high bit says the word holds flags, not a minimum tessellation.
             min_tess: (d.flags as i32) | i32::MIN,
             smoothing_angle: 0.0,
-            contents: d.contents as i32,
+            contents: d.base.contents as i32,
             // Valve's "no face" marker (the face was never emitted).
             map_face: face.map_or(0xFFFE, |f| f as u32),
             lightmap_alpha_start: 0,
