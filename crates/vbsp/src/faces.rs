@@ -41,9 +41,10 @@ pub trait TexinfoLookup {
 /// world writes each face on the positive/negative twin; brush models on the side's own).
 pub fn make_faces(tree: &Tree, portals: &Portals, brushes: &[Brush], world: bool) -> Vec<Face> {
     let mut faces = Vec::new();
-    for leaf in tree.leaves() {
+    // Valve's order: leaves front-first, each leaf's portals in list order.
+    for leaf in tree.preorder() {
         let ln = tree.node(leaf);
-        if ln.contents & CONTENTS_SOLID != 0 {
+        if !ln.is_leaf() || leaf == tree.outside || ln.contents & CONTENTS_SOLID != 0 {
             continue;
         }
         for &pi in &ln.portals {
@@ -90,14 +91,18 @@ pub fn make_faces(tree: &Tree, portals: &Portals, brushes: &[Brush], world: bool
 }
 
 /// Merge coplanar faces on the same node with the same texinfo that share an edge, while
-/// the result stays convex (Valve's `MergeNodeFaces`). Faces from sides carrying different
-/// overlays (`overlays_by_side`, by VMF side id) stay apart, so no overlay spreads.
+/// the result stays convex, in the order of Valve's `MergeFaceList` (greedy merging depends
+/// on it): `faces` come in the order they were made, and Valve's list of a node holds them
+/// newest first. Faces from sides carrying different overlays (`overlays_by_side`, by VMF
+/// side id) stay apart, so no overlay spreads.
 pub fn merge_faces(
     faces: Vec<Face>,
     planes: &PlaneSet,
     overlays_by_side: &std::collections::HashMap<i64, Vec<u32>>,
 ) -> Vec<Face> {
     use std::collections::HashMap;
+    // Faces that cannot merge never meet in Valve's loop either, so each group (node, plane,
+    // texinfo, contents) merges on its own, in the same relative order.
     let mut groups: HashMap<(Option<NodeId>, PlaneId, TexinfoId, u32), Vec<Face>> = HashMap::new();
     let mut order = Vec::new();
     for f in faces {
@@ -111,40 +116,9 @@ pub fn merge_faces(
     let mut out = Vec::new();
     for key in order {
         let mut list = groups.remove(&key).unwrap_or_default();
+        list.reverse();
         let normal = planes.get(key.1).normal;
-        let mut bounds: Vec<srcmap_geom::Bounds> = list.iter().map(|f| f.winding.bounds()).collect();
-        // Each face absorbs every later face it can; after a merge, scan again from the
-        // start of the later ones, as the grown polygon may now fit some it could not.
-        let mut again = true;
-        while again {
-            again = false;
-            let mut i = 0;
-            while i < list.len() {
-                let mut j = i + 1;
-                while j < list.len() {
-                    let same_overlays =
-                        overlays_by_side.get(&list[i].hammer_id) == overlays_by_side.get(&list[j].hammer_id);
-                    let merged = if same_overlays && bounds[i].overlaps(&bounds[j], 0.02) {
-                        try_merge(&list[i].winding, &list[j].winding, normal)
-                    } else {
-                        None
-                    };
-                    match merged {
-                        Some(w) => {
-                            let b = list.swap_remove(j);
-                            bounds.swap_remove(j);
-                            bounds[i] = w.bounds();
-                            list[i].winding = w;
-                            list[i].leaves.extend(b.leaves);
-                            j = i + 1;
-                            again = true;
-                        }
-                        None => j += 1,
-                    }
-                }
-                i += 1;
-            }
-        }
+        merge_face_list(&mut list, normal, overlays_by_side);
         out.extend(list);
     }
     for f in &mut out {
@@ -152,6 +126,46 @@ pub fn merge_faces(
         f.leaves.dedup();
     }
     out
+}
+
+/// Valve's `MergeFaceList` on one list: each live face, in turn, joins the first live face
+/// before it that it can; the result goes to the end of the list (and is tried again from
+/// there), and the two are dead. What is left alive is the merged list, in list order.
+fn merge_face_list(
+    list: &mut Vec<Face>,
+    normal: DVec3,
+    overlays_by_side: &std::collections::HashMap<i64, Vec<u32>>,
+) {
+    let mut bounds: Vec<srcmap_geom::Bounds> = list.iter().map(|f| f.winding.bounds()).collect();
+    let mut alive = vec![true; list.len()];
+    let mut i = 0;
+    while i < list.len() {
+        if alive[i] {
+            for j in 0..i {
+                if !alive[j]
+                    || overlays_by_side.get(&list[i].hammer_id) != overlays_by_side.get(&list[j].hammer_id)
+                    || !bounds[i].overlaps(&bounds[j], 0.02)
+                {
+                    continue;
+                }
+                let Some(w) = try_merge(&list[i].winding, &list[j].winding, normal) else {
+                    continue;
+                };
+                alive[i] = false;
+                alive[j] = false;
+                let mut merged = list[i].clone();
+                merged.leaves.extend_from_slice(&list[j].leaves);
+                bounds.push(w.bounds());
+                merged.winding = w;
+                list.push(merged);
+                alive.push(true);
+                break;
+            }
+        }
+        i += 1;
+    }
+    let mut keep = alive.into_iter();
+    list.retain(|_| keep.next().unwrap_or(false));
 }
 
 const CONTINUOUS_EPSILON: f64 = 0.005;

@@ -87,16 +87,8 @@ fn writes_polygon(tex: &Texinfos, f: &Face) -> bool {
 /// Each node's position in a front-first preorder walk of the tree.
 fn preorder(t: &Tree) -> Vec<usize> {
     let mut order = vec![usize::MAX; t.nodes.len()];
-    let mut stack = vec![t.head];
-    let mut next = 0;
-    while let Some(n) = stack.pop() {
-        order[n.idx()] = next;
-        next += 1;
-        let node = t.node(n);
-        if node.plane.is_some() {
-            stack.push(node.children[1]);
-            stack.push(node.children[0]);
-        }
+    for (i, n) in t.preorder().into_iter().enumerate() {
+        order[n.idx()] = i;
     }
     order
 }

@@ -34,10 +34,12 @@ pub struct Portals {
 }
 
 impl Portals {
+    /// A new portal goes at the head of both nodes' lists, as Valve's linked lists have it:
+    /// the order of a leaf's list decides the order faces are made and so how they merge.
     fn add(&mut self, tree: &mut Tree, p: Portal) -> u32 {
         let id = self.portals.len() as u32;
         for n in p.nodes {
-            tree.nodes[n.idx()].portals.push(id);
+            tree.nodes[n.idx()].portals.insert(0, id);
         }
         self.portals.push(p);
         self.alive.push(true);
@@ -89,7 +91,8 @@ pub fn make_portals(tree: &mut Tree, planes: &PlaneSet) -> Portals {
             );
         }
     }
-    // Depth-first: each node makes its own portal and splits its inherited ones.
+    // Depth-first, front child first: each node makes its own portal and splits its
+    // inherited ones.
     let mut stack = vec![tree.head];
     while let Some(n) = stack.pop() {
         let Some(pnum) = tree.nodes[n.idx()].plane else {
@@ -97,7 +100,8 @@ pub fn make_portals(tree: &mut Tree, planes: &PlaneSet) -> Portals {
         };
         make_node_portal(tree, planes, &mut portals, n, pnum);
         split_node_portals(tree, planes, &mut portals, n, pnum);
-        stack.extend(tree.nodes[n.idx()].children);
+        let [front, back] = tree.nodes[n.idx()].children;
+        stack.extend([back, front]);
     }
     portals
 }

@@ -91,6 +91,22 @@ impl Tree {
         n
     }
 
+    /// Every node reachable from the head, parents before children and each front subtree
+    /// before its back one (the order of Valve's recursive walks).
+    pub fn preorder(&self) -> Vec<NodeId> {
+        let mut out = Vec::with_capacity(self.nodes.len());
+        let mut stack = vec![self.head];
+        while let Some(n) = stack.pop() {
+            out.push(n);
+            let node = &self.nodes[n.idx()];
+            if node.plane.is_some() {
+                stack.push(node.children[1]);
+                stack.push(node.children[0]);
+            }
+        }
+        out
+    }
+
     pub fn leaves(&self) -> impl Iterator<Item = NodeId> + '_ {
         (0..self.nodes.len() as u32)
             .map(NodeId)
