@@ -148,8 +148,10 @@ impl Welder {
 /// welded afterwards and take no part in the fixing: their edges are not split and their
 /// corners split no one (as Valve, which writes them after the fix).
 fn weld_and_fix(all: &[&Face], disp: &[&Face]) -> (Vec<DVec3>, Vec<Vec<u32>>, Vec<Vec<u32>>) {
+    // Vertex 0 is left as an error vertex at the origin, as Valve's BeginBSPFile leaves
+    // it; it welds with nothing.
     let mut w = Welder {
-        verts: Vec::new(),
+        verts: vec![DVec3::ZERO],
         map: HashMap::new(),
     };
     let mut polys: Vec<Vec<u32>> = all
@@ -173,7 +175,7 @@ fn weld_and_fix(all: &[&Face], disp: &[&Face]) -> (Vec<DVec3>, Vec<Vec<u32>>, Ve
     };
     let mut grid: HashMap<[i32; 3], Vec<u32>> = HashMap::new();
     let welded = w.verts.len();
-    for (i, &v) in w.verts[..welded].iter().enumerate() {
+    for (i, &v) in w.verts[..welded].iter().enumerate().skip(1) {
         grid.entry(cell(v)).or_default().push(i as u32);
     }
     let verts = &w.verts;
@@ -329,16 +331,17 @@ pub fn emit(
         .flat_map(|m| m.faces.iter().chain(&m.detail_faces))
         .collect();
     let disp_faces: Vec<&Face> = models.iter().flat_map(|m| &m.disp_faces).collect();
-    // Valve emits the occluder tree's vertices first, welded among themselves only.
+    // Valve emits the occluder tree's vertices first (after the error vertex), welded among
+    // themselves only.
     let occluder_faces: Vec<&Face> = occluders.faces.iter().collect();
     let (occluder_verts, occluder_polys, _) = weld_and_fix(&occluder_faces, &[]);
     let (mut verts, mut polys, mut disp_polys) = weld_and_fix(&all_faces, &disp_faces);
-    if !occluder_verts.is_empty() {
-        let shift = occluder_verts.len() as u32;
+    if occluder_verts.len() > 1 {
+        let shift = occluder_verts.len() as u32 - 1;
         for i in polys.iter_mut().chain(disp_polys.iter_mut()).flatten() {
             *i += shift;
         }
-        verts.splice(0..0, occluder_verts);
+        verts.splice(0..1, occluder_verts);
     }
     check_limit("vertexes", verts.len(), 65536)?;
     e.out.vertexes = verts

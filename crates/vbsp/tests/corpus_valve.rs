@@ -836,6 +836,29 @@ fn corpus_pairs_match_valve() {
                     ),
                 );
             }
+            // The points the polygons use are Valve's, and like Valve's they come after the
+            // error vertex 0 (Valve's vertex numbering within the occluders differs: it also
+            // keeps vertices of faces that write no polygon).
+            let used = |b: &Bsp| {
+                let o = b.occlusion.clone().unwrap_or_default();
+                let mut v: Vec<[i64; 3]> = o
+                    .vertex_indices
+                    .iter()
+                    .map(|&i| match b.vertexes.get(i as usize) {
+                        Some(p) if i > 0 => p.map(|c| (c * 8.0).round() as i64),
+                        _ => [i64::MIN; 3],
+                    })
+                    .collect();
+                v.sort_unstable();
+                v.dedup();
+                v
+            };
+            if used(&ours) != used(&valve) {
+                fail(
+                    "occluders",
+                    format!("occluder points {:?} vs Valve's {:?}", used(&ours), used(&valve)),
+                );
+            }
             eprintln!("{name}: occluders/polygons/vertex indices {oo:?} vs Valve {vo:?}");
         }
         // Valve numbers clusters and floods areas only when it found the inside.
