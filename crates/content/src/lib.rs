@@ -12,6 +12,7 @@
 
 pub mod gameinfo;
 pub mod kv;
+pub mod kv_save;
 pub mod vmt;
 pub mod vpk;
 pub mod vtf;

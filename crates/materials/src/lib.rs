@@ -16,6 +16,7 @@
 pub use srcmap_bsp::flags;
 mod harvest;
 mod table;
+mod wvt;
 
 use std::collections::HashSet;
 use std::sync::Mutex;
@@ -283,9 +284,16 @@ impl Resolver {
         }
     }
 
-    /// The warnings so far: one per material that fell through to the default.
+    /// The warnings so far: one per material that fell through to the default, or whose
+    /// game files could not be used.
     pub fn warnings(&self) -> Vec<String> {
         self.warnings.lock().map(|w| w.clone()).unwrap_or_default()
+    }
+
+    fn warn(&self, message: String) {
+        if let Ok(mut w) = self.warnings.lock() {
+            w.push(message);
+        }
     }
 
     /// Whether the material's `$envmap` is `env_cubemap` (the game's VMT, else the table;
@@ -305,17 +313,31 @@ impl Resolver {
     }
 
     /// The text of the `_wvt_patch` VMT vbsp writes for a non-displacement side of a
-    /// WorldVertexTransition material; `None` for other materials. The table holds the text
-    /// Valve wrote; the game's VMT only rules out a material whose shader is not a blend one
-    /// (building the text from the game's VMT is not done). `None` too for a blend material
-    /// whose patch the table never saw: its sides are left unpatched.
+    /// WorldVertexTransition material; `None` for other materials. With the game, built from
+    /// its VMT as Valve's vbsp builds it; else the text Valve wrote, from the table. `None` too
+    /// for a blend material whose VMT is unreadable or whose patch the table never saw: its
+    /// sides are left unpatched.
     pub fn wvt_patch(&self, name: &str) -> Option<String> {
         let key = normalise_name(name);
         if let Some(game) = &self.game
             && let Ok(Some(vmt)) = game.material(&key.to_ascii_lowercase())
-            && !vmt.shader.to_ascii_lowercase().contains("worldvertextransition")
         {
-            return None;
+            // The shader decides through the resolved material; the copy is made from the
+            // file itself.
+            if !vmt.shader.to_ascii_lowercase().contains("worldvertextransition") {
+                return None;
+            }
+            let path = srcmap_content::gameinfo::material_path(&key, "vmt");
+            let built = game
+                .read(&path)
+                .ok()
+                .flatten()
+                .map(|bytes| wvt::wvt_patch_text(&bytes, &path));
+            match built {
+                Some(Ok(text)) => return Some(text),
+                Some(Err(e)) => self.warn(format!("{name}: no _wvt_patch copy: {e}")),
+                None => {}
+            }
         }
         let (_, table) = self.table.as_ref()?;
         table.wvt_patch(&key).map(str::to_owned)

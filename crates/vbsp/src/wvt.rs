@@ -1,8 +1,9 @@
 //! WorldVertexTransition (blend) materials on brushes: a brush side shows only the first of the
 //! two textures, so Valve's vbsp moves every non-displacement side of such a material to a copy
 //! `maps/<map>/<material>_wvt_patch`, a single-texture `LightmappedGeneric` VMT it writes into
-//! the pakfile. The VMT's text comes from the material resolver (a table harvested from Valve's
-//! maps holds it); a material whose text is unknown is left as it is.
+//! the pakfile. The VMT's text comes from the material resolver: built from the game's VMT
+//! under `-game`, else the text a table harvested from Valve's maps holds; a material whose
+//! text is unknown is left as it is.
 
 /// Valve's `TEXTURE_NAME_LENGTH`: a texdata name must stay shorter.
 const MAX_NAME_LEN: usize = 128;

@@ -163,3 +163,45 @@ fn a_shiny_blend_gets_a_cubemap_patch_of_its_patched_copy() {
         Some(SHINY_TEXT)
     );
 }
+
+/// A game folder (no gameinfo.txt: the folder alone is searched) holding the two blend VMTs.
+fn game_with_blends(tag: &str) -> std::path::PathBuf {
+    let root = std::env::temp_dir().join(format!("srcmap-wvt-{tag}-{}", std::process::id()));
+    let nature = root.join("materials/nature");
+    std::fs::create_dir_all(&nature).expect("temp dir");
+    let blend = "\"WorldVertexTransition\"\n{\n\t\"$basetexture\" \"nature/rock01\"\n\t\"$basetexture2\" \"nature/grass01\"\n\
+                 \t\"$bumpmap2\" \"nature/grass01_normal\"\n\t\"$envmap\" \"env_cubemap\"\n\t\"$seamless_scale\" \".005\"\n\
+                 \t\"$alpha\" \"0.5\" [$X360]\n}\n";
+    std::fs::write(nature.join("blendrockgrass.vmt"), blend).expect("vmt");
+    std::fs::write(nature.join("blenddirtmud.vmt"), blend).expect("vmt");
+    root
+}
+
+#[test]
+fn with_the_game_the_patch_is_built_from_its_vmt() {
+    let root = game_with_blends("game");
+    let game = srcmap_content::GameDir::open(&root).expect("game dir");
+    let materials = Resolver::new(Some(game), None);
+    let mut cubemap = entity(10, "env_cubemap", [256.0, 256.0, 128.0], vec![]);
+    cubemap.keyvalues.push(("cubemapsize".into(), "0".into()));
+    let out = compile_named(map(vec![cubemap]), &materials);
+    std::fs::remove_dir_all(&root).ok();
+    let bsp = &out.bsp;
+    let wvt = "maps/blends/nature/blendrockgrass_wvt_patch";
+    // Valve's copy: renamed shader, no second texture, the X360 key gone, values re-typed.
+    assert_eq!(
+        pak_text(bsp, &format!("materials/{wvt}.vmt")).as_deref(),
+        Some(
+            "\"LightmappedGeneric\"\r\n{\r\n\t\"$basetexture\"\t\t\"nature/rock01\"\r\n\
+             \t\"$envmap\"\t\t\"env_cubemap\"\r\n\t\"$seamless_scale\"\t\t\"0.005000\"\r\n}\r\n"
+        )
+    );
+    // The copy keeps the original's env_cubemap, so it gets a cubemap patch of its own.
+    let cubed = format!("maps/blends/{wvt}_256_256_128");
+    assert!(area_of(&out, &cubed) > 0.0, "{:?}", texdata_names(bsp));
+    assert!(
+        !texdata_names(bsp)
+            .iter()
+            .any(|n| n.contains("blenddirtmud_wvt_patch"))
+    );
+}
