@@ -73,8 +73,7 @@ pub fn run(cmd: MaterialsCommand) -> anyhow::Result<()> {
                         .map(|v| v.to_array());
                 }
                 table.merge(entries);
-                table.learn_env_cubemaps(&name, &bsp);
-                table.learn_wvt_patches(&name, &bsp);
+                table.learn_patches(&name, &bsp);
             }
             for c in &table.conflicts {
                 let values: Vec<String> = c

@@ -139,3 +139,136 @@ mod tests {
         }
     }
 }
+
+/// Valve's image formats: bytes per pixel, or 4×4 blocks (DXT, sized by [`black_block`]),
+/// and the alpha flag a texture of the format carries.
+fn format_layout(format: i32) -> Option<(Layout, u32)> {
+    use Layout::{Block, Pixel};
+    const NONE: u32 = 0;
+    const ONE: u32 = TEXTUREFLAGS_ONEBITALPHA;
+    const EIGHT: u32 = TEXTUREFLAGS_EIGHTBITALPHA;
+    Some(match format {
+        0 | 1 | 11 | 12 => (Pixel(4), EIGHT), // RGBA8888, ABGR8888, ARGB8888, BGRA8888
+        2 | 3 | 9 | 10 => (Pixel(3), NONE),   // RGB888, BGR888 and their bluescreen forms
+        4 | 17 | 22 => (Pixel(2), NONE),      // RGB565, BGR565, UV88
+        5 | 7 => (Pixel(1), NONE),            // I8, P8
+        6 => (Pixel(2), EIGHT),               // IA88
+        8 => (Pixel(1), EIGHT),               // A8
+        16 | 23 | 26 => (Pixel(4), NONE),     // BGRX8888, UVWQ8888, UVLX8888
+        18 => (Pixel(2), NONE),               // BGRX5551
+        19 => (Pixel(2), EIGHT),              // BGRA4444
+        21 => (Pixel(2), ONE),                // BGRA5551
+        24 | 25 => (Pixel(8), EIGHT),         // RGBA16161616F, RGBA16161616
+        13 => (Block, NONE),                  // DXT1
+        20 => (Block, ONE),                   // DXT1 with one-bit alpha
+        14 | 15 => (Block, EIGHT),            // DXT3, DXT5
+        _ => return None,
+    })
+}
+
+#[derive(Clone, Copy)]
+enum Layout {
+    Pixel(usize),
+    Block,
+}
+
+/// One 4×4 block of black as Valve's DXT compressor writes it (seen in its default cubemaps:
+/// the DXT5 alpha half has both end points 0 and every index 1; the colour half both end
+/// points black and every index 2).
+fn black_block(format: i32) -> &'static [u8] {
+    const COLOUR: [u8; 8] = [0, 0, 0, 0, 0xaa, 0xaa, 0xaa, 0xaa];
+    const DXT5: [u8; 16] = [
+        0, 0, 0x49, 0x92, 0x24, 0x49, 0x92, 0x24, 0, 0, 0, 0, 0xaa, 0xaa, 0xaa, 0xaa,
+    ];
+    const DXT3: [u8; 16] = [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xaa, 0xaa, 0xaa, 0xaa];
+    match format {
+        15 => &DXT5,
+        14 => &DXT3,
+        _ => &COLOUR,
+    }
+}
+
+/// Side of Valve's default cube map (`DEFAULT_CUBEMAP_SIZE`).
+pub const DEFAULT_CUBEMAP_SIZE: u16 = 32;
+
+/// The flags of a default cube map in `format` made from sky textures whose flags, OR-ed
+/// together, are `sky_flags`: an environment map whose alpha flag is its format's.
+pub fn default_cubemap_flags(format: i32, sky_flags: u32) -> Option<u32> {
+    let (_, alpha) = format_layout(format)?;
+    Some((sky_flags | TEXTUREFLAGS_ENVMAP) & !(TEXTUREFLAGS_ONEBITALPHA | TEXTUREFLAGS_EIGHTBITALPHA) | alpha)
+}
+
+/// The default cube map Valve's vbsp writes into the pakfile (`cubemapdefault.vtf` and a copy
+/// per cubemap a patched material names), as the SDK 2013 tools make it: a VTF 7.4 of
+/// 32×32 faces, six of them and the sphere map, every mip level, all black (Valve's code
+/// fills it with black until the engine's `buildcubemaps` replaces it). `None` for a format
+/// it cannot lay out.
+pub fn default_cubemap(format: i32, flags: u32, frames: u16) -> Option<Vec<u8>> {
+    let (layout, _) = format_layout(format)?;
+    let mips = (DEFAULT_CUBEMAP_SIZE.trailing_zeros() + 1) as u8;
+    const HEADER: u32 = 88;
+    let mut out = Vec::with_capacity(32 * 1024);
+    out.extend_from_slice(b"VTF\0");
+    for v in [7u32, 4, HEADER] {
+        out.extend_from_slice(&v.to_le_bytes());
+    }
+    out.extend_from_slice(&DEFAULT_CUBEMAP_SIZE.to_le_bytes());
+    out.extend_from_slice(&DEFAULT_CUBEMAP_SIZE.to_le_bytes());
+    out.extend_from_slice(&flags.to_le_bytes());
+    out.extend_from_slice(&frames.to_le_bytes());
+    out.extend_from_slice(&0u16.to_le_bytes()); // first frame
+    out.extend_from_slice(&[0; 4]);
+    for _ in 0..3 {
+        out.extend_from_slice(&1.0f32.to_le_bytes()); // reflectivity
+    }
+    out.extend_from_slice(&[0; 4]);
+    out.extend_from_slice(&1.0f32.to_le_bytes()); // bumpmap scale
+    out.extend_from_slice(&format.to_le_bytes());
+    out.push(mips);
+    out.extend_from_slice(&(-1i32).to_le_bytes()); // no low-resolution image
+    out.extend_from_slice(&[0, 0]);
+    out.extend_from_slice(&1u16.to_le_bytes()); // depth
+    out.extend_from_slice(&[0; 3]);
+    out.extend_from_slice(&1u32.to_le_bytes()); // one resource: the image
+    out.extend_from_slice(&[0; 8]);
+    out.extend_from_slice(&[0x30, 0, 0, 0]);
+    out.extend_from_slice(&HEADER.to_le_bytes());
+    debug_assert_eq!(out.len(), HEADER as usize);
+    // Smallest mip first; each mip holds every frame's seven faces.
+    for mip in (0..mips).rev() {
+        let side = (DEFAULT_CUBEMAP_SIZE >> mip).max(1) as usize;
+        let face = match layout {
+            Layout::Pixel(bytes) => vec![0u8; side * side * bytes],
+            Layout::Block => black_block(format).repeat(side.div_ceil(4).pow(2)),
+        };
+        for _ in 0..frames as usize * 7 {
+            out.extend_from_slice(&face);
+        }
+    }
+    Some(out)
+}
+
+#[cfg(test)]
+mod default_cubemap_tests {
+    use super::*;
+
+    #[test]
+    fn sizes_and_header_read_back() {
+        // Valve's BGR888 and DXT5 default cube maps are 28753 and 9832 bytes.
+        let bgr = default_cubemap(3, 0x434c, 1).unwrap();
+        assert_eq!(bgr.len(), 28753);
+        assert!(bgr[88..].iter().all(|&b| b == 0));
+        let dxt5 = default_cubemap(15, 0x634c, 1).unwrap();
+        assert_eq!(dxt5.len(), 9832);
+        let h = VtfHeader::parse(&dxt5, "d.vtf").unwrap();
+        assert_eq!(
+            (h.width, h.height, h.flags, h.frames, h.mipmap_count),
+            (32, 32, 0x634c, 1, 6)
+        );
+        assert_eq!((h.high_res_format, h.resource_count, h.header_size), (15, 1, 88));
+        assert_eq!(default_cubemap(24, 0x434c, 1).unwrap().len(), 76528);
+        assert!(default_cubemap(99, 0, 1).is_none());
+        assert_eq!(default_cubemap_flags(15, 0x034c), Some(0x634c));
+        assert_eq!(default_cubemap_flags(3, 0x234c), Some(0x434c));
+    }
+}

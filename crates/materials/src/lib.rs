@@ -15,8 +15,11 @@
 
 pub use srcmap_bsp::flags;
 mod harvest;
+pub mod sky;
 mod table;
 mod wvt;
+
+pub use sky::SkyCubemap;
 
 use std::collections::HashSet;
 use std::sync::Mutex;
@@ -341,6 +344,18 @@ impl Resolver {
         }
         let (_, table) = self.table.as_ref()?;
         table.wvt_patch(&key).map(str::to_owned)
+    }
+
+    /// The default cube map vbsp makes from the sky `skyname` (worldspawn's `skyname`): from
+    /// the sky's textures in the game, else the table. `None` when neither knows the sky.
+    pub fn sky_cubemap(&self, skyname: &str) -> Option<SkyCubemap> {
+        if let Some(game) = &self.game {
+            match sky::from_game(game, skyname) {
+                Ok(sky) => return Some(sky),
+                Err(why) => self.warn(format!("sky {skyname}: no default cubemap from the game: {why}")),
+            }
+        }
+        self.table.as_ref()?.1.sky(skyname)
     }
 
     pub fn resolve(&self, name: &str) -> Resolved {

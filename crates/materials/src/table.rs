@@ -52,6 +52,8 @@ pub struct MaterialTable {
     /// WorldVertexTransition materials (normalised names, each also in `entries`) → the text
     /// of the `_wvt_patch` VMT vbsp writes for their non-displacement sides.
     wvt_patch: BTreeMap<String, String>,
+    /// Sky names (lower case) → the default cube map Valve's vbsp made from that sky.
+    skies: BTreeMap<String, crate::SkyCubemap>,
     pub conflicts: Vec<Conflict>,
 }
 
@@ -100,6 +102,8 @@ struct File {
     format: String,
     version: u32,
     materials: BTreeMap<String, FileEntry>,
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    skies: BTreeMap<String, crate::SkyCubemap>,
     #[serde(default)]
     conflicts: Vec<Conflict>,
 }
@@ -149,7 +153,7 @@ impl MaterialTable {
 
     /// Records the materials a compiled map shows to use `env_cubemap`
     /// ([`crate::env_cubemap_materials`]); call after merging the map's entries.
-    pub fn learn_env_cubemaps(&mut self, map: &str, bsp: &srcmap_bsp::Bsp) {
+    fn learn_env_cubemaps(&mut self, map: &str, bsp: &srcmap_bsp::Bsp) {
         for (material, patched, entry) in crate::env_cubemap_materials(map, bsp) {
             // The patched copy's own entry carries the contents and flags its sides showed.
             let entry = self.get(&patched).cloned().unwrap_or(entry);
@@ -173,13 +177,39 @@ impl MaterialTable {
         self.wvt_patch.entry(key).or_insert(text);
     }
 
+    /// Learns what a compiled map shows beyond its materials' own entries: env_cubemap and
+    /// WorldVertexTransition materials, and its sky's default cube map. Call after merging the
+    /// map's entries ([`crate::harvest_bsp`]).
+    pub fn learn_patches(&mut self, map: &str, bsp: &srcmap_bsp::Bsp) {
+        self.learn_env_cubemaps(map, bsp);
+        self.learn_wvt_patches(map, bsp);
+        self.learn_sky(bsp);
+    }
+
+    /// Records the default cube map a compiled map made from its sky ([`crate::sky::harvest`]).
+    fn learn_sky(&mut self, bsp: &srcmap_bsp::Bsp) {
+        if let Some((skyname, sky)) = crate::sky::harvest(bsp) {
+            self.add_sky(&skyname, sky);
+        }
+    }
+
     /// Records the WorldVertexTransition materials a compiled map shows
     /// ([`crate::wvt_patch_materials`]); call after merging the map's entries.
-    pub fn learn_wvt_patches(&mut self, map: &str, bsp: &srcmap_bsp::Bsp) {
+    fn learn_wvt_patches(&mut self, map: &str, bsp: &srcmap_bsp::Bsp) {
         for (material, patched, text, entry) in crate::wvt_patch_materials(map, bsp) {
             let entry = self.get(&patched).cloned().unwrap_or(entry);
             self.add_wvt_patch(&material, text, entry);
         }
+    }
+
+    /// The default cube map of a sky (any case of its name).
+    pub fn sky(&self, skyname: &str) -> Option<crate::SkyCubemap> {
+        self.skies.get(&skyname.to_ascii_lowercase()).copied()
+    }
+
+    /// Records the default cube map a map made from its sky (the first seen is kept).
+    pub fn add_sky(&mut self, skyname: &str, sky: crate::SkyCubemap) {
+        self.skies.entry(skyname.to_ascii_lowercase()).or_insert(sky);
     }
 
     pub fn iter(&self) -> impl Iterator<Item = (&str, &TableEntry)> {
@@ -316,6 +346,7 @@ impl MaterialTable {
                     )
                 })
                 .collect(),
+            skies: self.skies.clone(),
             conflicts: self.conflicts.clone(),
         };
         let mut s = serde_json::to_string_pretty(&file).unwrap_or_default();
@@ -376,6 +407,7 @@ impl MaterialTable {
             entries,
             env_cubemap,
             wvt_patch,
+            skies: file.skies,
             conflicts: file.conflicts,
         })
     }

@@ -6,8 +6,10 @@
 //! original and replaces its `$envmap` with the cubemap texture `maps/<map>/c<x>_<y>_<z>`.
 //! The cubemap is the one whose `sides` key lists the side, else the nearest one in front of
 //! the side's centre, else the nearest at all (Valve's `Cubemap_FindClosestCubemap`).
-//! Not done (they need the game's files): the default cubemap textures Valve copies from the
-//! sky, and patches of dependent materials (`$bottommaterial`, `$fallbackmaterial`).
+//! Valve's default cube map (black, in the sky textures' format) goes in the pakfile as
+//! `cubemapdefault.vtf` and under every cube map name a patch uses, when the sky is known
+//! (`-game`, or the material table). Not done (it needs the game's files): patches of dependent
+//! materials (`$bottommaterial`, `$fallbackmaterial`).
 
 use std::collections::HashMap;
 
@@ -148,13 +150,20 @@ pub(crate) fn patched_name(map: &str, material: &str, origin: [i32; 3]) -> Optio
     (name.len() < MAX_NAME_LEN - 1).then_some(name)
 }
 
+/// The texture a patched material's `$envmap` names, `maps/<map>/c<x>_<y>_<z>` (lower case);
+/// without an origin, the map's default cube map `maps/<map>/cubemapdefault`.
+pub(crate) fn texture_name(map: &str, origin: impl Into<Option<[i32; 3]>>) -> String {
+    let name = match origin.into() {
+        Some([x, y, z]) => format!("maps/{map}/c{x}_{y}_{z}"),
+        None => format!("maps/{map}/cubemapdefault"),
+    };
+    name.replace('\\', "/").to_ascii_lowercase()
+}
+
 /// The pakfile path and text of a patched material, in the layout Valve's KeyValues writer
 /// gives it (CRLF lines, tabs).
 pub(crate) fn patch_file(map: &str, material: &str, patched: &str, origin: [i32; 3]) -> (String, Vec<u8>) {
-    let [x, y, z] = origin;
-    let cubemap = format!("maps/{map}/c{x}_{y}_{z}")
-        .replace('\\', "/")
-        .to_ascii_lowercase();
+    let cubemap = texture_name(map, origin);
     let text = format!(
         "\"patch\"\r\n{{\r\n\t\"include\"\t\t\"materials/{material}.vmt\"\r\n\t\"replace\"\r\n\t{{\r\n\
          \t\t\"$envmap\"\t\t\"{cubemap}\"\r\n\t}}\r\n}}\r\n"

@@ -103,6 +103,9 @@ pub(crate) struct Compile<'a> {
     wvt_texdata: HashMap<u32, Option<u32>>,
     /// The patched materials' pakfile files (path, text), in the order they were made.
     patch_files: Vec<(String, Vec<u8>)>,
+    /// The cube map textures (`maps/<map>/c<x>_<y>_<z>`) patched materials name, in the order
+    /// their first patch was made: each gets a copy of the default cube map.
+    cubemap_textures: Vec<String>,
     /// The brush lump, in order.
     brushes: Vec<Brush>,
     /// The entity lump, in order.
@@ -180,6 +183,7 @@ impl<'a> Compile<'a> {
             shiny_texdata: HashMap::new(),
             wvt_texdata: HashMap::new(),
             patch_files: Vec::new(),
+            cubemap_textures: Vec::new(),
             brushes: Vec::new(),
             ents: Vec::new(),
             plans: Vec::new(),
@@ -701,14 +705,56 @@ impl<'a> Compile<'a> {
             };
             let (patched, new) = self.tex.clone_texdata(texdata, &name);
             if new {
-                self.patch_files
-                    .push(cubemap::patch_file(&self.opts.map_name, &material, &name, origin));
+                let (path, text) = cubemap::patch_file(&self.opts.map_name, &material, &name, origin);
+                self.patch_files.push((path, text));
+                let texture = cubemap::texture_name(&self.opts.map_name, origin);
+                if !self.cubemap_textures.contains(&texture) {
+                    self.cubemap_textures.push(texture);
+                }
             }
             side.texinfo = self.tex.add(srcmap_bsp::TexInfo {
                 texdata: patched as i32,
                 ..texinfo
             });
         }
+    }
+
+    /// The default cube map from the sky, and a copy under each cube map name patched
+    /// materials use, LDR files then HDR ones, as Valve's vbsp adds them last to the pakfile.
+    fn add_default_cubemaps(&mut self) {
+        let skyname = self.ents[0]
+            .keyvalues
+            .iter()
+            .find(|(k, _)| k.eq_ignore_ascii_case("skyname"))
+            .map(|(_, v)| v.clone())
+            .unwrap_or_default();
+        let sky = (!skyname.is_empty())
+            .then(|| self.opts.materials.sky_cubemap(&skyname))
+            .flatten();
+        let Some(sky) = sky else {
+            if !self.cubemap_textures.is_empty() {
+                self.diags.push(Diagnostic::warning(
+                    Where::default(),
+                    format!(
+                        "no default cubemap: the sky {skyname:?} is unknown (give -game DIR or --materials TABLE); \
+                         shiny surfaces show a checkerboard until buildcubemaps"
+                    ),
+                ));
+            }
+            return;
+        };
+        let mut add = |vtf: Option<Vec<u8>>, suffix: &str| {
+            let Some(vtf) = vtf else { return };
+            let default = cubemap::texture_name(&self.opts.map_name, None);
+            for texture in std::iter::once(&default).chain(&self.cubemap_textures) {
+                let path = format!("materials/{texture}{suffix}");
+                if !self.patch_files.iter().any(|(p, _)| *p == path) {
+                    self.patch_files.push((path, vtf.clone()));
+                }
+            }
+        };
+        add(sky.ldr_vtf(), ".vtf");
+        add(sky.hdr_vtf(), ".hdr.vtf");
     }
 
     /// A displacement brush's displacement sides, in map order. Displacements belong to the
@@ -1249,6 +1295,7 @@ impl<'a> Compile<'a> {
             let outside = self.cubemaps.outside_world(&bsp);
             self.diags.extend(outside);
         }
+        self.add_default_cubemaps();
         if !self.patch_files.is_empty() {
             bsp.pakfile =
                 srcmap_bsp::pak::Pak::parse(&bsp.pakfile, 0)?.with_files(&self.patch_files, false)?;

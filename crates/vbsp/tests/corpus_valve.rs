@@ -66,8 +66,7 @@ fn corpus_table() -> &'static (srcmap_materials::Resolver, Vec<srcmap_materials:
             if let Ok(bsp) = Bsp::parse(&data) {
                 let name = p.file_name().unwrap().to_string_lossy().into_owned();
                 table.merge(srcmap_materials::harvest_bsp(&name, &bsp));
-                table.learn_env_cubemaps(&name, &bsp);
-                table.learn_wvt_patches(&name, &bsp);
+                table.learn_patches(&name, &bsp);
             }
         }
         let conflicts = table.conflicts.clone();
@@ -136,6 +135,24 @@ fn fold(name: &str) -> String {
 
 /// The map's patched texdata names (`maps/…`, lower case): those Valve makes for cubemaps
 /// (`name_X_Y_Z`) and the rest (blends' `name_wvt_patch`).
+/// The map's default cube map files in the pakfile (`materials/maps/<map>/cubemapdefault.vtf`
+/// and `.hdr.vtf`, by file name) with their bytes.
+fn default_cubemaps(b: &Bsp) -> BTreeMap<String, Vec<u8>> {
+    let Ok(pak) = srcmap_bsp::pak::Pak::parse(&b.pakfile, 0) else {
+        return BTreeMap::new();
+    };
+    pak.entries
+        .iter()
+        .filter_map(|e| {
+            let name = e.name.to_ascii_lowercase();
+            let file = name.rsplit('/').next()?.to_string();
+            (name.starts_with("materials/maps/") && file.starts_with("cubemapdefault."))
+                .then(|| Some((file, pak.read(e).ok()?)))
+                .flatten()
+        })
+        .collect()
+}
+
 fn patched_names(b: &Bsp) -> (BTreeSet<String>, BTreeSet<String>) {
     let names = (0..b.texdata.len()).filter_map(|i| b.texdata_name(i));
     let patched = names
@@ -492,7 +509,31 @@ const EXPLAINED: &[(&str, &str, &str)] = &[
         "entities brushes sides",
         "VMF saved after Valve's compile (revision 26 vs 24)",
     ),
-    ("pcollab_26_iambread_test.vmf", "sides", "Valve's float bevels"),
+    (
+        "pcollab_26_iambread_test.vmf",
+        "sides default-cubemap",
+        "Valve's float bevels; the vbsp that compiled it writes no default cube map (SDK 2013's does)",
+    ),
+    (
+        "portalcollab/ptex_test.vmf",
+        "default-cubemap",
+        "the vbsp that compiled it writes no default cube map (SDK 2013's does)",
+    ),
+    (
+        "portalcollab/test.vmf",
+        "default-cubemap",
+        "the vbsp that compiled it writes no default cube map (SDK 2013's does)",
+    ),
+    (
+        "rot_main.vmf",
+        "default-cubemap",
+        "its BSP (version 42) is not harvested, so the table does not know its sky",
+    ),
+    (
+        "momentum_mp_lobby.vmf",
+        "default-cubemap",
+        "its BSP (version 25) is not harvested, so the table does not know its sky",
+    ),
     (
         "jump_byte_a3.vmf",
         "sides",
@@ -500,8 +541,9 @@ const EXPLAINED: &[(&str, &str, &str)] = &[
     ),
     (
         "testmap.vmf",
-        "area",
-        "water's $bottommaterial needs the game's VMT",
+        "area default-cubemap",
+        "water's $bottommaterial needs the game's VMT; its game's sky_day01_01 is DXT5, the table's \
+         (five other maps') BGR888",
     ),
     // Pairs added to the corpus with the water, prop and displacement issues (17-21).
     (
@@ -517,14 +559,16 @@ const EXPLAINED: &[(&str, &str, &str)] = &[
     ),
     (
         "prologue02.vmf",
-        "entities sides area overlay-faces",
+        "entities sides area overlay-faces default-cubemap",
         "water's $bottommaterial needs the game's VMT; info_lighting is the props issue's (19); Valve's float bevels; \
-         two overlays' side 12755 splits into 12 world faces here and 11 in Valve's (records list every face)",
+         two overlays' side 12755 splits into 12 world faces here and 11 in Valve's (records list every face); \
+         the vbsp that compiled it writes no default cube map (SDK 2013's does)",
     ),
     (
         "hl2_shack.vmf",
-        "disp-lightmap-lumps",
-        "Valve's BSP is an Xbox 360 build, whose displacement sample-position lump was stripped",
+        "disp-lightmap-lumps default-cubemap",
+        "Valve's BSP is an Xbox 360 build, whose displacement sample-position lump was stripped and \
+         whose cube map is a .360.vtf",
     ),
     (
         "rc_deathmatch2.vmf",
@@ -647,6 +691,35 @@ fn corpus_pairs_match_valve() {
                         .count()
                 ),
             );
+        }
+        // Default cube maps: the same files; the LDR one byte-identical where Valve's tools
+        // wrote it black (VTF 7.4, SDK 2013's vbsp). The HDR one's sphere map holds whatever
+        // memory Valve's vbsp left there, so only its size is compared.
+        let (ours_cubes, valve_cubes) = (default_cubemaps(&ours), default_cubemaps(&valve));
+        let names = |m: &BTreeMap<String, Vec<u8>>| m.keys().cloned().collect::<Vec<_>>();
+        if names(&ours_cubes) != names(&valve_cubes) {
+            fail(
+                "default-cubemap",
+                format!(
+                    "default cube maps {:?} vs {:?}",
+                    names(&ours_cubes),
+                    names(&valve_cubes)
+                ),
+            );
+        }
+        for (file, valve_bytes) in &valve_cubes {
+            let Some(ours_bytes) = ours_cubes.get(file) else {
+                continue;
+            };
+            let black = valve_bytes.get(4..12) == Some(&[7, 0, 0, 0, 4, 0, 0, 0][..]);
+            let same = if file.ends_with(".hdr.vtf") {
+                ours_bytes.len() == valve_bytes.len()
+            } else {
+                !black || ours_bytes == valve_bytes
+            };
+            if !same {
+                fail("default-cubemap", format!("{file} differs from Valve's"));
+            }
         }
         let ((ours_cube, ours_other), (valve_cube, valve_other)) =
             (patched_names(&ours), patched_names(&valve));

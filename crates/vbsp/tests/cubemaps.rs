@@ -162,3 +162,97 @@ fn cubemaps_in_solid_or_the_void_are_warned_about() {
     let origins: Vec<_> = out.bsp.cubemaps.iter().map(|c| c.origin).collect();
     assert_eq!(origins, [A, inside_pillar, in_the_void]);
 }
+
+/// A game folder (no gameinfo.txt) with a shiny material and the sky `testsky`, whose six
+/// textures are `sky_format` VTFs (the rt face `rt_size` pixels square, the others 32).
+fn game_with_sky(tag: &str, sky_format: i32, rt_size: u16) -> std::path::PathBuf {
+    let root = std::env::temp_dir().join(format!("srcmap-sky-{tag}-{}", std::process::id()));
+    let materials = root.join("materials");
+    std::fs::create_dir_all(materials.join("skybox")).expect("temp dir");
+    std::fs::create_dir_all(materials.join("metal")).expect("temp dir");
+    std::fs::write(
+        materials.join("metal/shiny.vmt"),
+        "LightmappedGeneric { $basetexture metal/plate $envmap env_cubemap }",
+    )
+    .expect("vmt");
+    for face in ["rt", "lf", "bk", "ft", "up", "dn"] {
+        std::fs::write(
+            materials.join(format!("skybox/testsky{face}.vmt")),
+            format!("Sky {{ $basetexture skybox/testsky{face} }}"),
+        )
+        .expect("vmt");
+        // A default cube map is a well-formed VTF: use one, resized, as the sky texture.
+        let mut vtf = srcmap_content::vtf::default_cubemap(sky_format, 0x030c, 1).expect("format");
+        let size = if face == "rt" { rt_size } else { 32 };
+        vtf[16..18].copy_from_slice(&size.to_le_bytes());
+        vtf[18..20].copy_from_slice(&size.to_le_bytes());
+        vtf[20..24].copy_from_slice(&0x030cu32.to_le_bytes());
+        std::fs::write(materials.join(format!("skybox/testsky{face}.vtf")), vtf).expect("vtf");
+    }
+    root
+}
+
+fn with_sky(mut map: Vec<MapEntity>) -> Vec<MapEntity> {
+    map[0].keyvalues.push(("skyname".into(), "testsky".into()));
+    map
+}
+
+#[test]
+fn the_default_cubemap_comes_from_the_sky_and_backs_every_patched_cubemap() {
+    let root = game_with_sky("ok", 15, 32);
+    let game = srcmap_content::GameDir::open(&root).expect("game dir");
+    let materials = Resolver::new(Some(game), None);
+    let out = compile_named(with_sky(room_with_pillars(vec![cubemap(10, A, &[])])), &materials);
+    std::fs::remove_dir_all(&root).ok();
+    let pak = Pak::parse(&out.bsp.pakfile, 0).expect("zip");
+    let names: Vec<&str> = pak.entries.iter().map(|e| e.name.as_str()).collect();
+    // The patch VMT, then the LDR default cube map and its copy, then the HDR pair.
+    assert_eq!(
+        names,
+        [
+            "materials/maps/cubes/metal/shiny_128_256_128.vmt",
+            "materials/maps/cubes/cubemapdefault.vtf",
+            "materials/maps/cubes/c128_256_128.vtf",
+            "materials/maps/cubes/cubemapdefault.hdr.vtf",
+            "materials/maps/cubes/c128_256_128.hdr.vtf",
+        ]
+    );
+    let read = |name: &str| {
+        pak.read(pak.find(name).expect("in the pakfile"))
+            .expect("readable")
+    };
+    // The sky is DXT5: so is the cube map, an environment map with eight-bit alpha.
+    let ldr = read("materials/maps/cubes/cubemapdefault.vtf");
+    assert_eq!(
+        Some(ldr.clone()),
+        srcmap_content::vtf::default_cubemap(15, 0x630c, 1)
+    );
+    assert_eq!(read("materials/maps/cubes/c128_256_128.vtf"), ldr);
+    let hdr = srcmap_content::VtfHeader::parse(&read("materials/maps/cubes/cubemapdefault.hdr.vtf"), "hdr")
+        .expect("a VTF");
+    assert_eq!((hdr.high_res_format, hdr.flags), (24, 0x430c));
+}
+
+#[test]
+fn a_sky_of_mismatched_faces_makes_no_default_cubemap() {
+    let root = game_with_sky("odd", 3, 64);
+    let game = srcmap_content::GameDir::open(&root).expect("game dir");
+    let materials = Resolver::new(Some(game), None);
+    let out = compile_named(with_sky(room_with_pillars(vec![cubemap(10, A, &[])])), &materials);
+    std::fs::remove_dir_all(&root).ok();
+    let pak = Pak::parse(&out.bsp.pakfile, 0).expect("zip");
+    assert!(pak.entries.iter().all(|e| e.name.ends_with(".vmt")));
+    assert!(
+        materials
+            .warnings()
+            .iter()
+            .any(|w| w.contains("testsky") && w.contains("differ")),
+        "{:?}",
+        materials.warnings()
+    );
+    assert!(
+        out.diagnostics
+            .iter()
+            .any(|d| d.message.contains("no default cubemap"))
+    );
+}
