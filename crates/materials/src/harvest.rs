@@ -150,6 +150,79 @@ fn patched_envmap_original(text: &[u8], path: &str) -> Option<String> {
     sets_envmap.then(|| crate::normalise_name(include))
 }
 
+/// The `$bottommaterial` of each water material a BSP shows: Valve's vbsp draws a water
+/// surface seen from below with it, as a second face on the same plane and corners as the
+/// surface's own. Pairs of (water material, normalised; bottom material, as Valve's texdata
+/// names it), a water material being one a water volume's surface uses; a cube-map-patched
+/// texdata counts as its original.
+pub fn water_bottom_materials(bsp: &srcmap_bsp::Bsp) -> Vec<(String, String)> {
+    use std::collections::{BTreeMap, BTreeSet};
+    let pak = srcmap_bsp::pak::Pak::parse(&bsp.pakfile, 0).ok();
+    let texdata_name = |texinfo: i32| -> Option<&str> {
+        let ti = bsp.texinfo.get(usize::try_from(texinfo).ok()?)?;
+        bsp.texdata_name(usize::try_from(ti.texdata).ok()?)
+    };
+    let original = |texinfo: i32| -> Option<String> {
+        let name = texdata_name(texinfo)?;
+        // A patched copy: the material its pakfile VMT includes.
+        let included = pak.as_ref().and_then(|pak| {
+            let path = format!("materials/{name}.vmt");
+            let text = pak.read(pak.find(&path)?).ok()?;
+            srcmap_content::Vmt::parse(&text, &path).ok()?.include
+        });
+        Some(crate::normalise_name(included.as_deref().unwrap_or(name)))
+    };
+    let water: BTreeSet<String> = bsp
+        .leaf_water_data
+        .iter()
+        .filter_map(|w| original(w.surface_texinfo))
+        .collect();
+    if water.is_empty() {
+        return Vec::new();
+    }
+    // Faces by (plane pair, bounds): the two faces of one portal share both (their corners
+    // may differ where T-junctions were mended).
+    let bounds = |f: &srcmap_bsp::Face| -> Option<[[i64; 3]; 2]> {
+        let first = usize::try_from(f.first_edge).ok()?;
+        let edges = bsp
+            .surfedges
+            .get(first..first + usize::try_from(f.num_edges).ok()?)?;
+        let mut points = Vec::with_capacity(edges.len());
+        for &e in edges {
+            let edge = bsp.edges.get(e.unsigned_abs() as usize)?;
+            let v = bsp.vertexes.get(edge.0[usize::from(e < 0)] as usize)?;
+            points.push(v.map(|c| (c * 8.0).round() as i64));
+        }
+        let lo = std::array::from_fn(|k| points.iter().map(|p| p[k]).min().unwrap_or(0));
+        let hi = std::array::from_fn(|k| points.iter().map(|p| p[k]).max().unwrap_or(0));
+        Some([lo, hi])
+    };
+    let mut by_shape: BTreeMap<(u32, [[i64; 3]; 2]), Vec<i32>> = BTreeMap::new();
+    for f in &bsp.faces {
+        if let Some(b) = bounds(f) {
+            by_shape.entry((f.plane & !1, b)).or_default().push(f.texinfo);
+        }
+    }
+    let mut found: Vec<(String, String)> = Vec::new();
+    for texinfos in by_shape.values().filter(|t| t.len() == 2) {
+        let (Some(a), Some(b)) = (original(texinfos[0]), original(texinfos[1])) else {
+            continue;
+        };
+        let (surface, under) = match (water.contains(&a), water.contains(&b)) {
+            (true, false) => (a, texinfos[1]),
+            (false, true) => (b, texinfos[0]),
+            _ => continue,
+        };
+        let Some(bottom) = texdata_name(under) else {
+            continue;
+        };
+        if !found.iter().any(|(w, _)| *w == surface) {
+            found.push((surface, bottom.to_string()));
+        }
+    }
+    found
+}
+
 /// The WorldVertexTransition (blend) materials a BSP shows: Valve's vbsp gives each
 /// non-displacement side of one a patched copy, texdata `maps/<map>/<material>_wvt_patch`,
 /// whose pakfile VMT is the original's keyvalues as a single-texture `LightmappedGeneric`. That

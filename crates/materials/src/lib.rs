@@ -24,7 +24,10 @@ pub use sky::SkyCubemap;
 use std::collections::HashSet;
 use std::sync::Mutex;
 
-pub use harvest::{env_cubemap_materials, harvest_bsp, vmt_text_uses_env_cubemap, wvt_patch_materials};
+pub use harvest::{
+    env_cubemap_materials, harvest_bsp, vmt_text_uses_env_cubemap, water_bottom_materials,
+    wvt_patch_materials,
+};
 pub use table::{Conflict, ConflictValue, MaterialTable, MaterialsError, TableEntry};
 
 use flags::*;
@@ -344,6 +347,18 @@ impl Resolver {
         }
         let (_, table) = self.table.as_ref()?;
         table.wvt_patch(&key).map(str::to_owned)
+    }
+
+    /// A water material's `$bottommaterial`, what vbsp draws its surface with seen from below
+    /// (the game's VMT, else the table); `None` when unknown: vbsp then draws no such face.
+    pub fn bottom_material(&self, water_material: &str) -> Option<String> {
+        let key = normalise_name(water_material);
+        if let Some(game) = &self.game
+            && let Ok(Some(vmt)) = game.material(&key.to_ascii_lowercase())
+        {
+            return vmt.get("$bottommaterial").map(str::to_owned);
+        }
+        self.table.as_ref()?.1.bottom_material(&key).map(str::to_owned)
     }
 
     /// The default cube map vbsp makes from the sky `skyname` (worldspawn's `skyname`): from

@@ -52,6 +52,8 @@ pub struct MaterialTable {
     /// WorldVertexTransition materials (normalised names, each also in `entries`) → the text
     /// of the `_wvt_patch` VMT vbsp writes for their non-displacement sides.
     wvt_patch: BTreeMap<String, String>,
+    /// Water materials (normalised names) → their `$bottommaterial`.
+    bottom_material: BTreeMap<String, String>,
     /// Sky names (lower case) → the default cube map Valve's vbsp made from that sky.
     skies: BTreeMap<String, crate::SkyCubemap>,
     pub conflicts: Vec<Conflict>,
@@ -95,6 +97,8 @@ struct FileEntry {
     env_cubemap: bool,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     wvt_patch: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    bottom_material: Option<String>,
 }
 
 #[derive(Serialize, Deserialize)]
@@ -184,6 +188,21 @@ impl MaterialTable {
         self.learn_env_cubemaps(map, bsp);
         self.learn_wvt_patches(map, bsp);
         self.learn_sky(bsp);
+        // Only for water materials the table holds (the water surface's own entry), and not
+        // a bottom that is a patched copy of the map's own.
+        for (water, bottom) in crate::water_bottom_materials(bsp) {
+            let patched = bottom.get(..5).is_some_and(|p| p.eq_ignore_ascii_case("maps/"));
+            if self.entries.contains_key(&water) && !patched {
+                self.bottom_material.entry(water).or_insert(bottom);
+            }
+        }
+    }
+
+    /// A water material's `$bottommaterial` (any spelling of its name).
+    pub fn bottom_material(&self, water_material: &str) -> Option<&str> {
+        self.bottom_material
+            .get(&crate::normalise_name(water_material))
+            .map(String::as_str)
     }
 
     /// Records the default cube map a compiled map made from its sky ([`crate::sky::harvest`]).
@@ -342,6 +361,7 @@ impl MaterialTable {
                             evidence: e.evidence,
                             env_cubemap: self.env_cubemap.contains(k),
                             wvt_patch: self.wvt_patch.get(k).cloned(),
+                            bottom_material: self.bottom_material.get(k).cloned(),
                         },
                     )
                 })
@@ -366,6 +386,7 @@ impl MaterialTable {
         let mut entries = BTreeMap::new();
         let mut env_cubemap = BTreeSet::new();
         let mut wvt_patch = BTreeMap::new();
+        let mut bottom_material = BTreeMap::new();
         for (name, e) in file.materials {
             let err = |flag| MaterialsError::UnknownFlag {
                 material: name.clone(),
@@ -389,6 +410,9 @@ impl MaterialTable {
             if let Some(text) = e.wvt_patch {
                 wvt_patch.insert(crate::normalise_name(&name), text);
             }
+            if let Some(bottom) = e.bottom_material {
+                bottom_material.insert(crate::normalise_name(&name), bottom);
+            }
             entries.insert(
                 crate::normalise_name(&name),
                 TableEntry {
@@ -407,6 +431,7 @@ impl MaterialTable {
             entries,
             env_cubemap,
             wvt_patch,
+            bottom_material,
             skies: file.skies,
             conflicts: file.conflicts,
         })

@@ -273,6 +273,7 @@ pub(crate) fn prepare(sides: Vec<DispSide<'_>>, diags: &mut Vec<Diagnostic>) -> 
                 side: None,
                 hammer_id: s.hammer_id,
                 leaves: Vec::new(),
+                water_underside: false,
             },
             flags: d.flags,
             start,

@@ -28,6 +28,9 @@ pub struct Face {
     pub hammer_id: i64,
     /// Leaves that see this face.
     pub leaves: Vec<NodeId>,
+    /// The water surface seen from below: Valve draws it with the water's `$bottommaterial`,
+    /// or not at all.
+    pub water_underside: bool,
 }
 
 /// What face making needs to know about texinfos.
@@ -84,6 +87,7 @@ pub fn make_faces(tree: &Tree, portals: &Portals, brushes: &[Brush], world: bool
                 side: Some(side_ref),
                 hammer_id: side.vmf_id,
                 leaves: vec![leaf],
+                water_underside: here & CONTENTS_WATER != 0 && delta == CONTENTS_WATER,
             });
         }
     }
@@ -326,6 +330,7 @@ pub fn detail_faces(tree: &mut Tree, planes: &PlaneSet, brushes: &[Brush], detai
                     }),
                     hammer_id: side.vmf_id,
                     leaves: Vec::new(),
+                    water_underside: false,
                 });
             }
             out

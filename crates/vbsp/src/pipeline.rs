@@ -15,7 +15,7 @@ use crate::displacement::{self, DispSide};
 use crate::dump::{self, PassDump};
 use crate::emit::{self, Clusters};
 use crate::faces::{self, Face};
-use crate::ids::{BrushId, EntityId, SideRef};
+use crate::ids::{BrushId, EntityId, SideRef, TexinfoId};
 use crate::input::MapInput;
 use crate::occluders::{self, OccluderFaces};
 use crate::overlay::{self, MapOverlay};
@@ -1009,8 +1009,62 @@ impl<'a> Compile<'a> {
     /// The world's faces from its portals, merged and subdivided.
     pub fn make_world_faces(&mut self) {
         let faces = faces::make_faces(&self.tree, &self.portals, &self.brushes, true);
+        let faces = self.draw_water_undersides(faces);
         let faces = faces::merge_faces(faces, &self.planes, &self.overlays_by_side);
         self.world_faces = faces::subdivide_faces(faces, &self.tex);
+    }
+
+    /// Valve's `AssignBottomWaterMaterialToFace`: a water surface seen from below shows the
+    /// water material's `$bottommaterial` (same axes and flags); without one it is not drawn,
+    /// with a warning unless the water side is nodraw or skip.
+    fn draw_water_undersides(&mut self, faces: Vec<Face>) -> Vec<Face> {
+        let mut bottoms: HashMap<TexinfoId, Option<TexinfoId>> = HashMap::new();
+        let mut out = Vec::with_capacity(faces.len());
+        for mut f in faces {
+            if !f.water_underside {
+                out.push(f);
+                continue;
+            }
+            let bottom = match bottoms.get(&f.texinfo) {
+                Some(&known) => known,
+                None => {
+                    let texinfo = self.tex.list[f.texinfo.idx()];
+                    let material = u32::try_from(texinfo.texdata)
+                        .map(|td| self.tex.original_material(td).to_string())
+                        .unwrap_or_default();
+                    let bottom = match self.opts.materials.bottom_material(&material) {
+                        Some(name) => {
+                            let facts = self.opts.materials.resolve(&name).facts;
+                            let td = self.tex.texdata(&name, &facts);
+                            Some(self.tex.add(srcmap_bsp::TexInfo {
+                                texdata: td as i32,
+                                ..texinfo
+                            }))
+                        }
+                        None => {
+                            let lower = material.to_ascii_lowercase();
+                            if !lower.contains("nodraw") && !lower.contains("toolsskip") {
+                                self.diags.push(Diagnostic::warning(
+                                    Where::default(),
+                                    format!(
+                                        "material {material} has no $bottommaterial (give -game DIR or --materials TABLE): \
+                                         its water surface is not drawn from below"
+                                    ),
+                                ));
+                            }
+                            None
+                        }
+                    };
+                    bottoms.insert(f.texinfo, bottom);
+                    bottom
+                }
+            };
+            if let Some(texinfo) = bottom {
+                f.texinfo = texinfo;
+                out.push(f);
+            }
+        }
+        out
     }
 
     /// Detail brushes' faces (and the detail brushes filed into the leaves they touch).
@@ -1108,6 +1162,7 @@ impl<'a> Compile<'a> {
         let mut sides_visible: Vec<SideRef> = Vec::new();
         for (tree, f, vis, w) in built {
             sides_visible.extend(vis);
+            let f = self.draw_water_undersides(f);
             let f = faces::merge_faces(f, &self.planes, &self.overlays_by_side);
             let faces = faces::subdivide_faces(f, &self.tex);
             self.sub_models.push(SubModel {

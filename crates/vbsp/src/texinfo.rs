@@ -17,6 +17,8 @@ pub(crate) struct Texinfos {
     pub texdata: Vec<TexData>,
     pub strings: Vec<String>,
     texdata_map: HashMap<String, u32>,
+    /// A patched copy's texdata → the texdata it was cloned from.
+    cloned_from: HashMap<u32, u32>,
 }
 
 impl Texinfos {
@@ -27,6 +29,7 @@ impl Texinfos {
             texdata: Vec::new(),
             strings: Vec::new(),
             texdata_map: HashMap::new(),
+            cloned_from: HashMap::new(),
         }
     }
 
@@ -63,7 +66,16 @@ impl Texinfos {
             ..self.texdata[from as usize]
         });
         self.texdata_map.insert(key, i);
+        self.cloned_from.insert(i, from);
         (i, true)
+    }
+
+    /// The material a texdata shows, through any patched copies: the original's name.
+    pub fn original_material(&self, mut texdata: u32) -> &str {
+        while let Some(&from) = self.cloned_from.get(&texdata) {
+            texdata = from;
+        }
+        &self.strings[texdata as usize]
     }
 
     pub fn add(&mut self, t: TexInfo) -> TexinfoId {

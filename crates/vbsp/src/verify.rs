@@ -296,6 +296,7 @@ mod tests {
             side: None,
             hammer_id: 0,
             leaves: vec![NodeId(1)],
+            water_underside: false,
         };
         assert_eq!(faces(&[face(square(0.0))], &planes, &tex, &tree), Ok(()));
         let mut dented = square(0.0);

@@ -131,3 +131,61 @@ fn a_dry_map_has_no_water_data() {
     assert!(lod_controls(&out).is_empty());
     assert_eq!(out.bsp.pakfile, srcmap_bsp::pak::empty_zip());
 }
+
+/// Faces showing `material` and facing `normal_z` (±1).
+fn faces_of(out: &Output, material: &str, normal_z: f32) -> usize {
+    (out.bsp.faces.iter())
+        .filter(|f| face_material(&out.bsp, f) == material)
+        .filter(|f| {
+            let z = out.bsp.planes[f.plane as usize].normal[2];
+            (if f.side != 0 { -z } else { z }) == normal_z
+        })
+        .count()
+}
+
+#[test]
+fn from_below_the_surface_shows_the_bottom_material_or_nothing() {
+    let pool = || vec![box_brush(100, [0.0, 0.0, 0.0], [512.0, 512.0, 96.0], WATER)];
+    // Without a $bottommaterial the underside is not drawn, and the compile says so.
+    let out = compile_map(room_with(pool())).unwrap();
+    assert!(faces_of(&out, WATER, 1.0) > 0);
+    assert_eq!(faces_of(&out, WATER, -1.0), 0);
+    assert!(
+        out.diagnostics
+            .iter()
+            .any(|d| d.message.contains("no $bottommaterial")),
+        "{:?}",
+        out.diagnostics
+    );
+    // With the game's VMT, the underside shows its bottom material, over the whole pool.
+    let root = std::env::temp_dir().join(format!("srcmap-water-bottom-{}", std::process::id()));
+    std::fs::create_dir_all(root.join("materials/nature")).expect("temp dir");
+    std::fs::write(
+        root.join("materials/nature/water_pond.vmt"),
+        "Water { %compilewater 1 $bottommaterial nature/water_pond_beneath }",
+    )
+    .expect("vmt");
+    let game = srcmap_content::GameDir::open(&root).expect("game dir");
+    let materials = Resolver::new(Some(game), None);
+    let opts = Options {
+        materials: &materials,
+        verify: true,
+        ..Default::default()
+    };
+    let out = compile(
+        &MapInput {
+            entities: room_with(pool()),
+        },
+        &opts,
+        &NoProgress,
+    )
+    .expect("compiles");
+    std::fs::remove_dir_all(&root).ok();
+    assert_eq!(area_of(&out, "nature/water_pond_beneath"), 512.0 * 512.0);
+    assert_eq!(area_of(&out, WATER), 512.0 * 512.0);
+    assert!(
+        !out.diagnostics
+            .iter()
+            .any(|d| d.message.contains("bottommaterial"))
+    );
+}
