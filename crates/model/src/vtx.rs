@@ -1,0 +1,371 @@
+//! The `.vtx` optimised mesh file (`OptimizedModel::FileHeader_t`, version 7): body parts →
+//! models → LODs → meshes → strip groups → strips, whose indices make the render triangles.
+//!
+//! Later engine branches (Left 4 Dead 2 on) add a topology index pair to each strip group and
+//! strip header; a file is read with the 2013 layout first and, when that does not fit, with
+//! the longer one.
+
+use srcmap_bytes::{Endian, Reader};
+
+use crate::{Context, ModelError, index, mdl::Mdl};
+
+const FORMAT: &str = "VTX";
+const HEADER_SIZE: usize = 36;
+const BODY_PART_SIZE: usize = 8;
+const MODEL_SIZE: usize = 8;
+const LOD_SIZE: usize = 12;
+const MESH_SIZE: usize = 9;
+const VERTEX_SIZE: usize = 9;
+/// `STRIP_IS_TRILIST`.
+pub const STRIP_TRILIST: u8 = 1;
+/// `STRIP_IS_TRISTRIP`.
+pub const STRIP_TRISTRIP: u8 = 2;
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Vtx {
+    pub version: i32,
+    pub vertex_cache_size: i32,
+    pub max_bones_per_strip: u16,
+    pub max_bones_per_triangle: u16,
+    pub max_bones_per_vertex: i32,
+    pub checksum: u32,
+    pub lod_count: u32,
+    /// Whether strip groups and strips carry the later branches' topology fields.
+    pub topology: bool,
+    /// Per body part, per model, per LOD: the meshes.
+    pub body_parts: Vec<Vec<Vec<Lod>>>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Lod {
+    pub switch_point: f32,
+    /// Per mesh: its flags and strip groups.
+    pub meshes: Vec<(u8, Vec<StripGroup>)>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct StripGroup {
+    pub flags: u8,
+    /// Each vertex's index in its mesh (`origMeshVertID`).
+    pub vertices: Vec<u16>,
+    /// Indices into `vertices`.
+    pub indices: Vec<u16>,
+    pub strips: Vec<Strip>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Strip {
+    pub first_index: u32,
+    pub index_count: u32,
+    pub first_vertex: u32,
+    pub vertex_count: u32,
+    pub bone_count: i16,
+    pub flags: u8,
+}
+
+impl StripGroup {
+    /// The triangles of every strip, as indices into `vertices`.
+    pub fn triangles(&self) -> impl Iterator<Item = [u16; 3]> + '_ {
+        self.strips.iter().flat_map(move |s| {
+            let idx = &self.indices[s.first_index as usize..(s.first_index + s.index_count) as usize];
+            let strip = s.flags & STRIP_TRISTRIP != 0 && s.flags & STRIP_TRILIST == 0;
+            let n = if strip {
+                idx.len().saturating_sub(2)
+            } else {
+                idx.len() / 3
+            };
+            (0..n).map(move |i| {
+                if !strip {
+                    [idx[3 * i], idx[3 * i + 1], idx[3 * i + 2]]
+                } else if i % 2 == 0 {
+                    [idx[i], idx[i + 1], idx[i + 2]]
+                } else {
+                    [idx[i + 1], idx[i], idx[i + 2]]
+                }
+            })
+        })
+    }
+}
+
+/// Whether `data` starts like a VTX v7 file whose body parts fit in it.
+pub fn looks_like_vtx(data: &[u8]) -> bool {
+    let mut r = Reader::new(data, Endian::Little);
+    let Ok(version) = r.i32() else { return false };
+    if version != 7 || data.len() < HEADER_SIZE {
+        return false;
+    }
+    let word = |at: usize| i32::from_le_bytes(data[at..at + 4].try_into().unwrap_or([0; 4]));
+    let (lods, parts, parts_at) = (word(20), word(28), word(32));
+    (1..=8).contains(&lods)
+        && parts >= 0
+        && parts_at >= HEADER_SIZE as i32
+        && (parts_at as u64 + parts as u64 * BODY_PART_SIZE as u64) <= data.len() as u64
+}
+
+/// A reader at `base + rel`, holding `count` records of `size` bytes.
+fn at<'a>(
+    data: &'a [u8],
+    base: usize,
+    rel: i32,
+    count: i32,
+    size: usize,
+    s: &'static str,
+) -> Result<(Reader<'a>, usize, usize), ModelError> {
+    let mut r = Reader::new(data, Endian::Little);
+    let count = index(count, FORMAT, s, base as u64)?;
+    if count == 0 {
+        return Ok((r, 0, 0));
+    }
+    let start = usize::try_from(base as i64 + rel as i64)
+        .map_err(|_| ModelError::format(FORMAT, s, base as u64, "offset before the file"))?;
+    r.seek(start).at(FORMAT, s)?;
+    r.check_count(count as u64, size as u64).at(FORMAT, s)?;
+    Ok((r, count, start))
+}
+
+impl Vtx {
+    pub fn parse(data: &[u8]) -> Result<Vtx, ModelError> {
+        Self::parse_layout(data, false).or_else(|first| Self::parse_layout(data, true).map_err(|_| first))
+    }
+
+    fn parse_layout(data: &[u8], topology: bool) -> Result<Vtx, ModelError> {
+        let h = "FileHeader_t";
+        let mut r = Reader::new(data, Endian::Little);
+        let version = r.i32().at(FORMAT, h)?;
+        if version != 7 {
+            return Err(ModelError::format(
+                FORMAT,
+                h,
+                0,
+                format!("version {version}, expected 7"),
+            ));
+        }
+        let vertex_cache_size = r.i32().at(FORMAT, h)?;
+        let max_bones_per_strip = r.u16().at(FORMAT, h)?;
+        let max_bones_per_triangle = r.u16().at(FORMAT, h)?;
+        let max_bones_per_vertex = r.i32().at(FORMAT, h)?;
+        let checksum = r.u32().at(FORMAT, h)?;
+        let lod_count = r.i32().at(FORMAT, h)?;
+        let _material_replacements_at = r.i32().at(FORMAT, h)?;
+        let part_count = r.i32().at(FORMAT, h)?;
+        let part_at = r.i32().at(FORMAT, h)?;
+        let lod_count = index(lod_count, FORMAT, h, 20)? as u32;
+
+        let s = "BodyPartHeader_t";
+        let (mut r, n, start) = at(data, 0, part_at, part_count, BODY_PART_SIZE, s)?;
+        let mut body_parts = Vec::with_capacity(n);
+        for i in 0..n {
+            let rec = start + i * BODY_PART_SIZE;
+            let count = r.i32().at(FORMAT, s)?;
+            let rel = r.i32().at(FORMAT, s)?;
+            body_parts.push(read_models(data, rec, rel, count, topology)?);
+        }
+        Ok(Vtx {
+            version,
+            vertex_cache_size,
+            max_bones_per_strip,
+            max_bones_per_triangle,
+            max_bones_per_vertex,
+            checksum,
+            lod_count,
+            topology,
+            body_parts,
+        })
+    }
+
+    /// The render triangles of `lod` as indices into the `.vvd`'s vertices (LOD 0 order):
+    /// each strip vertex's mesh index plus its mesh's and model's first vertex from the `.mdl`.
+    /// Fails when the two files' body parts, models or meshes do not line up, or a vertex
+    /// lies outside its mesh.
+    pub fn triangles(&self, mdl: &Mdl, lod: usize) -> Result<Vec<[u32; 3]>, ModelError> {
+        let s = "triangles";
+        let mismatch = |what: String| ModelError::format(FORMAT, s, 0, what);
+        if self.body_parts.len() != mdl.body_parts.len() {
+            return Err(mismatch(format!(
+                "{} body parts, the .mdl has {}",
+                self.body_parts.len(),
+                mdl.body_parts.len()
+            )));
+        }
+        let mut out = Vec::new();
+        for (bi, (part, mdl_part)) in self.body_parts.iter().zip(&mdl.body_parts).enumerate() {
+            if part.len() != mdl_part.models.len() {
+                return Err(mismatch(format!(
+                    "body part {bi}: model count differs from the .mdl"
+                )));
+            }
+            for (model, mdl_model) in part.iter().zip(&mdl_part.models) {
+                let Some(l) = model.get(lod) else { continue };
+                if l.meshes.len() != mdl_model.meshes.len() {
+                    return Err(mismatch(format!(
+                        "body part {bi}: mesh count differs from the .mdl"
+                    )));
+                }
+                for ((_, groups), mesh) in l.meshes.iter().zip(&mdl_model.meshes) {
+                    let first = mdl_model.first_vertex as u64 + mesh.vertex_offset as u64;
+                    for g in groups {
+                        for t in g.triangles() {
+                            let mut tri = [0u32; 3];
+                            for (k, &i) in t.iter().enumerate() {
+                                let v = g.vertices[i as usize] as u64;
+                                if v >= mesh.vertex_count as u64 {
+                                    return Err(mismatch(format!(
+                                        "vertex {v} outside its mesh of {}",
+                                        mesh.vertex_count
+                                    )));
+                                }
+                                tri[k] = (first + v) as u32;
+                            }
+                            out.push(tri);
+                        }
+                    }
+                }
+            }
+        }
+        Ok(out)
+    }
+}
+
+fn read_models(
+    data: &[u8],
+    base: usize,
+    rel: i32,
+    count: i32,
+    topology: bool,
+) -> Result<Vec<Vec<Lod>>, ModelError> {
+    let s = "ModelHeader_t";
+    let (mut r, n, start) = at(data, base, rel, count, MODEL_SIZE, s)?;
+    let mut out = Vec::with_capacity(n);
+    for i in 0..n {
+        let rec = start + i * MODEL_SIZE;
+        let count = r.i32().at(FORMAT, s)?;
+        let rel = r.i32().at(FORMAT, s)?;
+        let s = "ModelLODHeader_t";
+        let (mut lr, ln, lstart) = at(data, rec, rel, count, LOD_SIZE, s)?;
+        let mut lods = Vec::with_capacity(ln);
+        for j in 0..ln {
+            let lrec = lstart + j * LOD_SIZE;
+            let mesh_count = lr.i32().at(FORMAT, s)?;
+            let mesh_rel = lr.i32().at(FORMAT, s)?;
+            let switch_point = lr.f32().at(FORMAT, s)?;
+            lods.push(Lod {
+                switch_point,
+                meshes: read_meshes(data, lrec, mesh_rel, mesh_count, topology)?,
+            });
+        }
+        out.push(lods);
+    }
+    Ok(out)
+}
+
+fn read_meshes(
+    data: &[u8],
+    base: usize,
+    rel: i32,
+    count: i32,
+    topology: bool,
+) -> Result<Vec<(u8, Vec<StripGroup>)>, ModelError> {
+    let s = "MeshHeader_t";
+    let (mut r, n, start) = at(data, base, rel, count, MESH_SIZE, s)?;
+    let mut out = Vec::with_capacity(n);
+    for i in 0..n {
+        let rec = start + i * MESH_SIZE;
+        let count = r.i32().at(FORMAT, s)?;
+        let rel = r.i32().at(FORMAT, s)?;
+        let flags = r.u8().at(FORMAT, s)?;
+        out.push((flags, read_strip_groups(data, rec, rel, count, topology)?));
+    }
+    Ok(out)
+}
+
+fn read_strip_groups(
+    data: &[u8],
+    base: usize,
+    rel: i32,
+    count: i32,
+    topology: bool,
+) -> Result<Vec<StripGroup>, ModelError> {
+    let s = "StripGroupHeader_t";
+    let size = if topology { 33 } else { 25 };
+    let (mut r, n, start) = at(data, base, rel, count, size, s)?;
+    let mut out = Vec::with_capacity(n);
+    for i in 0..n {
+        let rec = start + i * size;
+        let vertex_count = r.i32().at(FORMAT, s)?;
+        let vertex_rel = r.i32().at(FORMAT, s)?;
+        let index_count = r.i32().at(FORMAT, s)?;
+        let index_rel = r.i32().at(FORMAT, s)?;
+        let strip_count = r.i32().at(FORMAT, s)?;
+        let strip_rel = r.i32().at(FORMAT, s)?;
+        let flags = r.u8().at(FORMAT, s)?;
+        if topology {
+            r.skip(8).at(FORMAT, s)?;
+        }
+
+        let vs = "Vertex_t";
+        let (mut vr, vn, _) = at(data, rec, vertex_rel, vertex_count, VERTEX_SIZE, vs)?;
+        let mut vertices = Vec::with_capacity(vn);
+        for _ in 0..vn {
+            vr.skip(4).at(FORMAT, vs)?; // bone weight indices, bone count
+            vertices.push(vr.u16().at(FORMAT, vs)?);
+            vr.skip(3).at(FORMAT, vs)?; // bone ids
+        }
+
+        let is = "index";
+        let (mut ir, inn, _) = at(data, rec, index_rel, index_count, 2, is)?;
+        let mut indices = Vec::with_capacity(inn);
+        for _ in 0..inn {
+            let at = ir.offset();
+            let v = ir.u16().at(FORMAT, is)?;
+            if v as usize >= vn {
+                return Err(ModelError::format(
+                    FORMAT,
+                    is,
+                    at,
+                    format!("index {v} past the strip group's {vn} vertices"),
+                ));
+            }
+            indices.push(v);
+        }
+
+        let ss = "StripHeader_t";
+        let ssize = if topology { 35 } else { 27 };
+        let (mut sr, sn, sstart) = at(data, rec, strip_rel, strip_count, ssize, ss)?;
+        let mut strips = Vec::with_capacity(sn);
+        for k in 0..sn {
+            let srec = (sstart + k * ssize) as u64;
+            let index_count = index(sr.i32().at(FORMAT, ss)?, FORMAT, ss, srec)? as u32;
+            let first_index = index(sr.i32().at(FORMAT, ss)?, FORMAT, ss, srec)? as u32;
+            let vertex_count = index(sr.i32().at(FORMAT, ss)?, FORMAT, ss, srec)? as u32;
+            let first_vertex = index(sr.i32().at(FORMAT, ss)?, FORMAT, ss, srec)? as u32;
+            let bone_count = sr.i16().at(FORMAT, ss)?;
+            let flags = sr.u8().at(FORMAT, ss)?;
+            sr.skip(ssize - 19).at(FORMAT, ss)?; // bone state changes (+ topology)
+            if first_index as u64 + index_count as u64 > inn as u64
+                || first_vertex as u64 + vertex_count as u64 > vn as u64
+            {
+                return Err(ModelError::format(
+                    FORMAT,
+                    ss,
+                    srec,
+                    "strip past its strip group's indices or vertices",
+                ));
+            }
+            strips.push(Strip {
+                first_index,
+                index_count,
+                first_vertex,
+                vertex_count,
+                bone_count,
+                flags,
+            });
+        }
+        out.push(StripGroup {
+            flags,
+            vertices,
+            indices,
+            strips,
+        });
+    }
+    Ok(out)
+}
