@@ -183,6 +183,14 @@ impl Mdl {
         let checksum = r.u32().at(FORMAT, h)?;
         let name = fixed_str(r.bytes(64).at(FORMAT, h)?);
         let length = r.u32().at(FORMAT, h)?;
+        if length as usize > data.len() {
+            return Err(ModelError::format(
+                FORMAT,
+                h,
+                76,
+                format!("length {length} past the end of the {}-byte file", data.len()),
+            ));
+        }
         let mut vec = || r.vec3().at(FORMAT, h);
         let (eye_position, illum_position) = (vec()?, vec()?);
         let (hull_min, hull_max, view_min, view_max) = (vec()?, vec()?, vec()?, vec()?);

@@ -32,6 +32,8 @@ pub struct Vtx {
     pub lod_count: u32,
     /// Whether strip groups and strips carry the later branches' topology fields.
     pub topology: bool,
+    /// Per LOD: material replacements (skin reference, replacement material name).
+    pub material_replacements: Vec<Vec<(i16, String)>>,
     /// Per body part, per model, per LOD: the meshes.
     pub body_parts: Vec<Vec<Vec<Lod>>>,
 }
@@ -146,7 +148,7 @@ impl Vtx {
         let max_bones_per_vertex = r.i32().at(FORMAT, h)?;
         let checksum = r.u32().at(FORMAT, h)?;
         let lod_count = r.i32().at(FORMAT, h)?;
-        let _material_replacements_at = r.i32().at(FORMAT, h)?;
+        let replacements_at = r.i32().at(FORMAT, h)?;
         let part_count = r.i32().at(FORMAT, h)?;
         let part_at = r.i32().at(FORMAT, h)?;
         let lod_count = index(lod_count, FORMAT, h, 20)? as u32;
@@ -160,7 +162,9 @@ impl Vtx {
             let rel = r.i32().at(FORMAT, s)?;
             body_parts.push(read_models(data, rec, rel, count, topology)?);
         }
+        let material_replacements = read_replacements(data, replacements_at, lod_count)?;
         Ok(Vtx {
+            material_replacements,
             version,
             vertex_cache_size,
             max_bones_per_strip,
@@ -224,6 +228,33 @@ impl Vtx {
         }
         Ok(out)
     }
+}
+
+fn read_replacements(data: &[u8], list_at: i32, lods: u32) -> Result<Vec<Vec<(i16, String)>>, ModelError> {
+    let s = "MaterialReplacementListHeader_t";
+    let lods = i32::try_from(lods).map_err(|_| ModelError::format(FORMAT, s, 20, "too many LODs"))?;
+    let (mut r, n, start) = at(data, 0, list_at, lods, 8, s)?;
+    let mut out = Vec::with_capacity(n);
+    for i in 0..n {
+        let rec = start + i * 8;
+        let count = r.i32().at(FORMAT, s)?;
+        let rel = r.i32().at(FORMAT, s)?;
+        let rs = "MaterialReplacementHeader_t";
+        let (mut rr, rn, rstart) = at(data, rec, rel, count, 6, rs)?;
+        let mut list = Vec::with_capacity(rn);
+        for k in 0..rn {
+            let material = rr.i16().at(FORMAT, rs)?;
+            let name_rel = rr.i32().at(FORMAT, rs)?;
+            let name_at = usize::try_from((rstart + k * 6) as i64 + name_rel as i64)
+                .map_err(|_| ModelError::format(FORMAT, rs, rstart as u64, "name before the file"))?;
+            let mut nr = Reader::new(data, Endian::Little);
+            nr.seek(name_at).at(FORMAT, rs)?;
+            let name = String::from_utf8_lossy(nr.cstr().at(FORMAT, rs)?).into_owned();
+            list.push((material, name));
+        }
+        out.push(list);
+    }
+    Ok(out)
 }
 
 fn read_models(

@@ -153,3 +153,25 @@ fn corpus_model_files_agree_with_each_other() {
     println!("{checked} models checked across .mdl/.vvd/.vtx");
     assert!(checked > 10);
 }
+
+/// Every prefix of real model files is an error naming an offset, never a panic.
+#[test]
+fn truncated_corpus_models_fail_cleanly() {
+    let Some(root) = srcmap_corpus::root("truncated corpus models") else {
+        return;
+    };
+    let dir = root.join("model/kane8kki+whohl2mod/models/bluechaire");
+    let mdl = std::fs::read(dir.join("bluewoodnchair.mdl")).expect("corpus chair .mdl");
+    let vvd = std::fs::read(dir.join("bluewoodnchair.vvd")).expect("corpus chair .vvd");
+    let vtx = std::fs::read(dir.join("bluewoodnchair.dx90.vtx")).expect("corpus chair .vtx");
+    for n in 0..mdl.len() {
+        assert!(Mdl::parse(&mdl[..n]).is_err(), "MDL cut at {n} still reads");
+    }
+    for n in (0..vvd.len()).step_by(7) {
+        assert!(Vvd::parse(&vvd[..n]).is_err(), "VVD cut at {n} still reads");
+    }
+    for n in (0..vtx.len()).step_by(3) {
+        let e = Vtx::parse(&vtx[..n]).expect_err("VTX cut short still reads");
+        assert!(e.to_string().contains("byte"), "{e}");
+    }
+}
