@@ -139,7 +139,9 @@ fn run_vbsp(args: &VbspArgs) -> anyhow::Result<Stage1> {
             .map(|s| s.to_string_lossy().into_owned())
             .unwrap_or_default(),
         threads: srcmap_stage::Threads(args.threads),
-        models: game.is_some().then_some(&read_model as srcmap_vbsp::props::ModelReader<'_>),
+        models: game
+            .is_some()
+            .then_some(&read_model as srcmap_vbsp::props::ModelReader<'_>),
     };
     let result = srcmap_vbsp::compile(&input, &opts, &crate::progress::Bar::steps("vbsp", args.quiet));
     let mut out = match result {

@@ -15,9 +15,9 @@
 
 use std::collections::HashMap;
 
-use srcmap_geom::DVec3;
-use srcmap_bsp::gamelump::{StaticProp, StaticPropLayout, StaticProps};
 use srcmap_bsp::Bsp;
+use srcmap_bsp::gamelump::{StaticProp, StaticPropLayout, StaticProps};
+use srcmap_geom::DVec3;
 use srcmap_model::{ModelFiles, StaticUse};
 
 use crate::contents::CONTENTS_SOLID;
@@ -134,15 +134,19 @@ pub fn emit(input: &MapInput, bsp: &mut Bsp, models: Option<ModelReader<'_>>, di
     for e in input.entities.iter().filter(|e| is_static_prop_class(e)) {
         let name = e.get("model").unwrap_or("");
         let key = srcmap_model::normalise(name);
-        let shape = shapes.entry(key).or_insert_with(|| load_shape(name, models, e, diags));
+        let shape = shapes
+            .entry(key)
+            .or_insert_with(|| load_shape(name, models, e, diags));
         let origin = vec_key(e, "origin");
         let angles = vec_key(e, "angles");
         let leaves = match shape {
             ModelShape::Rejected => continue,
             ModelShape::Hulls(hulls) => {
                 let rot = Rot::from_angles(angles);
-                let world: Vec<Vec<DVec3>> =
-                    hulls.iter().map(|h| h.iter().map(|&p| origin + rot.apply(p)).collect()).collect();
+                let world: Vec<Vec<DVec3>> = hulls
+                    .iter()
+                    .map(|h| h.iter().map(|&p| origin + rot.apply(p)).collect())
+                    .collect();
                 tree.leaves_touching(&world)
             }
             ModelShape::Unknown => {
@@ -229,7 +233,10 @@ fn record(e: &MapEntity, origin: DVec3, angles: DVec3, layout: StaticPropLayout)
     if int_key(e, "generatelightmaps") == 0 {
         flags |= FLAG_NO_PER_TEXEL_LIGHTING;
     } else {
-        lightmap_res = [int_key(e, "lightmapresolutionx") as u16, int_key(e, "lightmapresolutiony") as u16];
+        lightmap_res = [
+            int_key(e, "lightmapresolutionx") as u16,
+            int_key(e, "lightmapresolutiony") as u16,
+        ];
     }
     let fade_max = float_key(e, "fademaxdist") as f32;
     let fades = fade_max > 0.0;
@@ -298,7 +305,10 @@ fn load_shape(
     let files = match ModelFiles::load(name, read) {
         Ok(files) => files,
         Err(err) => {
-            diags.push(Diagnostic::warning(at(e), format!("error loading studio model {name}: {err}; its props are dropped")));
+            diags.push(Diagnostic::warning(
+                at(e),
+                format!("error loading studio model {name}: {err}; its props are dropped"),
+            ));
             return ModelShape::Rejected;
         }
     };
@@ -323,10 +333,17 @@ fn load_shape(
     }
     let hulls: Vec<Vec<DVec3>> = (files.mesh_points().into_iter())
         .filter(|m| !m.is_empty())
-        .map(|m| m.into_iter().map(|p| DVec3::new(p[0] as f64, p[1] as f64, p[2] as f64)).collect())
+        .map(|m| {
+            m.into_iter()
+                .map(|p| DVec3::new(p[0] as f64, p[1] as f64, p[2] as f64))
+                .collect()
+        })
         .collect();
     if hulls.is_empty() {
-        diags.push(Diagnostic::warning(at(e), format!("bad geometry on {name}: its props are dropped")));
+        diags.push(Diagnostic::warning(
+            at(e),
+            format!("bad geometry on {name}: its props are dropped"),
+        ));
         return ModelShape::Rejected;
     }
     ModelShape::Hulls(hulls)
@@ -413,7 +430,11 @@ impl<'a> LeafTree<'a> {
             }
         }
         let leaf = (-1 - node) as usize;
-        let solid = self.bsp.leafs.get(leaf).is_none_or(|l| l.contents as u32 & CONTENTS_SOLID != 0);
+        let solid = self
+            .bsp
+            .leafs
+            .get(leaf)
+            .is_none_or(|l| l.contents as u32 & CONTENTS_SOLID != 0);
         if !solid {
             let corners = polytope_corners(path);
             if !corners.is_empty() && hulls.iter().any(|h| hulls_overlap(h, &corners)) {
@@ -458,7 +479,10 @@ fn polytope_corners(path: &[HalfSpace]) -> Vec<DVec3> {
 /// within the iteration budget they are taken to overlap (the leaf is kept: a superset).
 fn hulls_overlap(a: &[DVec3], b: &[DVec3]) -> bool {
     let support = |pts: &[DVec3], d: DVec3| {
-        pts.iter().copied().max_by(|p, q| p.dot(d).total_cmp(&q.dot(d))).unwrap_or(DVec3::ZERO)
+        pts.iter()
+            .copied()
+            .max_by(|p, q| p.dot(d).total_cmp(&q.dot(d)))
+            .unwrap_or(DVec3::ZERO)
     };
     // A point of a − b, moved towards the origin.
     let mut x = a[0] - b[0];
@@ -525,18 +549,43 @@ mod tests {
     #[test]
     fn polytope_of_a_box_has_its_corners() {
         let path = [
-            HalfSpace { normal: DVec3::X, dist: 10.0 },
-            HalfSpace { normal: -DVec3::X, dist: 10.0 },
-            HalfSpace { normal: DVec3::Y, dist: 5.0 },
-            HalfSpace { normal: -DVec3::Y, dist: 5.0 },
-            HalfSpace { normal: DVec3::Z, dist: 1.0 },
-            HalfSpace { normal: -DVec3::Z, dist: 1.0 },
+            HalfSpace {
+                normal: DVec3::X,
+                dist: 10.0,
+            },
+            HalfSpace {
+                normal: -DVec3::X,
+                dist: 10.0,
+            },
+            HalfSpace {
+                normal: DVec3::Y,
+                dist: 5.0,
+            },
+            HalfSpace {
+                normal: -DVec3::Y,
+                dist: 5.0,
+            },
+            HalfSpace {
+                normal: DVec3::Z,
+                dist: 1.0,
+            },
+            HalfSpace {
+                normal: -DVec3::Z,
+                dist: 1.0,
+            },
         ];
         let corners = polytope_corners(&path);
         assert!(!corners.is_empty());
         for c in &corners {
-            assert!(c.x.abs() <= 10.0 + 1e-6 && c.y.abs() <= 5.0 + 1e-6 && c.z.abs() <= 1.0 + 1e-6, "{c}");
+            assert!(
+                c.x.abs() <= 10.0 + 1e-6 && c.y.abs() <= 5.0 + 1e-6 && c.z.abs() <= 1.0 + 1e-6,
+                "{c}"
+            );
         }
-        assert!(corners.iter().any(|c| (*c - DVec3::new(10.0, 5.0, 1.0)).length() < 1e-6));
+        assert!(
+            corners
+                .iter()
+                .any(|c| (*c - DVec3::new(10.0, 5.0, 1.0)).length() < 1e-6)
+        );
     }
 }
