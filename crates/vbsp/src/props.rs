@@ -332,12 +332,12 @@ fn load_shape(
         }
     }
     let hulls: Vec<Vec<DVec3>> = (files.mesh_points().into_iter())
-        .filter(|m| !m.is_empty())
         .map(|m| {
             m.into_iter()
                 .map(|p| DVec3::new(p[0] as f64, p[1] as f64, p[2] as f64))
                 .collect()
         })
+        .filter(|m: &Vec<DVec3>| has_volume(m))
         .collect();
     if hulls.is_empty() {
         diags.push(Diagnostic::warning(
@@ -347,6 +347,35 @@ fn load_shape(
         return ModelShape::Rejected;
     }
     ModelShape::Hulls(hulls)
+}
+
+/// Whether the points span a solid: Valve's physics hull builder makes no hull of a flat or
+/// degenerate mesh, so such a mesh touches no leaf.
+fn has_volume(points: &[DVec3]) -> bool {
+    const THICKNESS: f64 = 0.01;
+    let Some(&a) = points.first() else { return false };
+    let far = |from: DVec3| {
+        points.iter().copied().max_by(|p, q| {
+            (*p - from)
+                .length_squared()
+                .total_cmp(&(*q - from).length_squared())
+        })
+    };
+    let Some(b) = far(a) else { return false };
+    let ab = b - a;
+    if ab.length() < THICKNESS {
+        return false;
+    }
+    let off_line = |p: &DVec3| ab.cross(*p - a).length_squared();
+    let Some(&c) = points.iter().max_by(|p, q| off_line(p).total_cmp(&off_line(q))) else {
+        return false;
+    };
+    let normal = ab.cross(c - a);
+    if normal.length() < THICKNESS * ab.length() {
+        return false;
+    }
+    let normal = normal.normalize();
+    points.iter().any(|p| (*p - a).dot(normal).abs() > THICKNESS)
 }
 
 /// The BSP's world tree, for finding the leaves a convex set overlaps.

@@ -279,6 +279,20 @@ fn coverage(from: (&Bsp, &[u32]), to: (&Bsp, &[u32]), rng: &mut Lcg) -> f64 {
     }
 }
 
+/// Whether each of `from`'s listed leaves has a sampled point of its own inside `to`'s
+/// region: no listed leaf lies wholly outside it (the judge's "equal", for trees that differ).
+fn each_leaf_reaches(from: (&Bsp, &[u32]), to: (&Bsp, &[u32]), rng: &mut Lcg) -> bool {
+    from.1.iter().all(|&l| {
+        let leaf = &from.0.leafs[l as usize];
+        (0..256).any(|_| {
+            let p: [f64; 3] = std::array::from_fn(|i| {
+                leaf.mins[i] as f64 + rng.unit() * (leaf.maxs[i] - leaf.mins[i]) as f64
+            });
+            leaf_index(from.0, p) == l as usize && to.1.contains(&(leaf_index(to.0, p) as u32))
+        })
+    })
+}
+
 fn norm(m: &str) -> String {
     m.to_ascii_lowercase().replace('\\', "/")
 }
@@ -364,8 +378,19 @@ fn compare_pair(root: &Path, vmf: &str, bsp: &str) -> (usize, f64, f64) {
         );
         let (lv, lo) = (leaves_of(theirs, p), leaves_of(ours, q));
         n += 1;
+        if std::env::var_os("PROPS_DEBUG").is_some() {
+            for (tag, b, ls) in [("valve", &valve, lv), ("ours", &out.bsp, lo)] {
+                for &l in ls {
+                    let f = &b.leafs[l as usize];
+                    eprintln!(
+                        "DEBUG {tag} {model} {:?} leaf {l} c={} {:?} {:?}",
+                        p.origin, f.contents, f.mins, f.maxs
+                    );
+                }
+            }
+        }
         superset += (coverage((&valve, lv), (&out.bsp, lo), &mut rng) >= 0.99) as usize;
-        subset += (coverage((&out.bsp, lo), (&valve, lv), &mut rng) >= 0.99) as usize;
+        subset += each_leaf_reaches((&out.bsp, lo), (&valve, lv), &mut rng) as usize;
     }
     let share = |k: usize| if n == 0 { 1.0 } else { k as f64 / n as f64 };
     (n, share(superset), share(subset))
@@ -374,6 +399,7 @@ fn compare_pair(root: &Path, vmf: &str, bsp: &str) -> (usize, f64, f64) {
 #[test]
 fn corpus_pairs_static_props_match_valve() {
     let Some(root) = corpus() else { return };
+    let mut total = (0.0, 0.0, 0.0);
     for (vmf, bsp) in [
         (
             "vmf/kane8kki+whohl2mod/test_chapter1.vmf",
@@ -383,15 +409,34 @@ fn corpus_pairs_static_props_match_valve() {
             "vmf/ricochet-game+ricochet-sourcemod/rc_deathmatch2.vmf",
             "bsp/ricochet-game+ricochet-sourcemod/rc_deathmatch2.bsp",
         ),
+        (
+            "vmf/tbjmaps+dishonourable-discharge-ez2/subway01.vmf",
+            "bsp/tbjmaps+dishonourable-discharge-ez2/subway01.bsp",
+        ),
     ] {
         let (n, superset, subset) = compare_pair(&root, vmf, bsp);
         println!(
-            "{vmf}: {n} props with corpus models; leaf region covers Valve's for {superset:.3}, inside Valve's for {subset:.3}"
+            "{vmf}: {n} props with corpus models; leaf region covers Valve's for {superset:.3}, every leaf reaching Valve's region for {subset:.3}"
         );
         assert!(n > 0);
-        assert!(
-            superset >= 0.95,
-            "{vmf}: leaf lists cover Valve's region for only {superset:.3} of props"
-        );
+        total.0 += n as f64;
+        total.1 += superset * n as f64;
+        total.2 += subset * n as f64;
     }
+    // Judged over every prop together, as the issue does: the trees differ a little (a leaf
+    // of Valve's may be taller than ours), so one pair may fall short where the props are right.
+    let (superset, subset) = (total.1 / total.0, total.2 / total.0);
+    println!(
+        "all pairs: {} props; leaf lists cover Valve's region for {superset:.3}, reach only into it for {subset:.3}",
+        total.0
+    );
+    assert!(
+        superset >= 0.95,
+        "leaf lists cover Valve's region for only {superset:.3} of props"
+    );
+    assert!(
+        subset >= 0.95,
+        "leaf lists reach outside Valve's region for {:.3} of props",
+        1.0 - subset
+    );
 }
