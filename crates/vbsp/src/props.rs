@@ -9,8 +9,9 @@
 //! - A model that cannot be read, lacks `$staticprop`, or has `prop_data` without
 //!   `allowstatic` drops its props with a warning, as Valve's. So does a prop that touches no
 //!   leaf ("outside the map").
-//! - Without the game's models ([`crate::Options::models`] unset) the props keep their
-//!   placement, flags and model names; their leaves are those a box of
+//! - Without the game's models ([`crate::Options::models`] unset), or for a model whose `.mdl`
+//!   the search paths lack (Valve drops those props; game content here is often partial), the
+//!   props keep their placement, flags and model names; their leaves are those a box of
 //!   [`FALLBACK_HALF_EXTENT`] around the origin reaches, and each model is warned about once.
 
 use std::collections::HashMap;
@@ -18,7 +19,7 @@ use std::collections::HashMap;
 use srcmap_bsp::Bsp;
 use srcmap_bsp::gamelump::{StaticProp, StaticPropLayout, StaticProps};
 use srcmap_geom::DVec3;
-use srcmap_model::{ModelFiles, StaticUse};
+use srcmap_model::{ModelError, ModelFiles, StaticUse};
 
 use crate::contents::CONTENTS_SOLID;
 use crate::diag::{Diagnostic, Where};
@@ -29,8 +30,9 @@ use crate::instances::Rot;
 pub type ModelReader<'a> = &'a (dyn Fn(&str) -> Option<Vec<u8>> + Sync);
 
 /// Half the side of the box around a prop's origin whose leaves a prop gets when its model
-/// is not available: large enough for most furniture-sized props, so the list is a superset.
-pub const FALLBACK_HALF_EXTENT: f64 = 128.0;
+/// is not available: large enough that the list holds Valve's for nearly every corpus prop
+/// (256 left a quarter of them short), at some 15 times Valve's leaf references.
+pub const FALLBACK_HALF_EXTENT: f64 = 512.0;
 
 /// `STATIC_PROP_FLAG_FADES` and the flags Hammer's keys set (`gamebspfile.h`).
 const FLAG_FADES: u32 = 0x1;
@@ -170,6 +172,14 @@ pub fn emit(input: &MapInput, bsp: &mut Bsp, models: Option<ModelReader<'_>>, di
             ));
             continue;
         }
+        // The lump indexes its leaf list with 16 bits (before v12), as Valve's.
+        if layout_leaf_limit(layout) < out.leaves.len() + leaves.len() {
+            diags.push(Diagnostic::warning(
+                at(e),
+                format!("static prop {name}: the static prop leaf list is full; dropped"),
+            ));
+            continue;
+        }
         let prop_type = match out.models.iter().position(|m| m == name) {
             Some(i) => i,
             None => {
@@ -195,6 +205,14 @@ pub fn emit(input: &MapInput, bsp: &mut Bsp, models: Option<ModelReader<'_>>, di
     }
     if let Some(lump) = bsp.game_lumps.static_props_mut() {
         *lump = out;
+    }
+}
+
+/// How many leaf references the lump can index.
+fn layout_leaf_limit(layout: StaticPropLayout) -> usize {
+    match layout {
+        StaticPropLayout::V12 | StaticPropLayout::V13 => u32::MAX as usize,
+        _ => u16::MAX as usize,
     }
 }
 
@@ -293,17 +311,23 @@ fn load_shape(
     e: &MapEntity,
     diags: &mut Vec<Diagnostic>,
 ) -> ModelShape {
-    let Some(read) = models else {
+    let unknown = |why: &str, diags: &mut Vec<Diagnostic>| {
         diags.push(Diagnostic::warning(
             at(e),
-            format!(
-                "model {name} not available (no game content): its props keep a leaf list from a box around their origin"
-            ),
+            format!("model {name} {why}: its props keep a leaf list from a box around their origin"),
         ));
-        return ModelShape::Unknown;
+        ModelShape::Unknown
+    };
+    let Some(read) = models else {
+        return unknown("not available (no game content)", diags);
     };
     let files = match ModelFiles::load(name, read) {
         Ok(files) => files,
+        // Valve's VBSP drops the props of a model its file system lacks; here the game content
+        // is often partial, so the props stay, placed as without the game.
+        Err(ModelError::Missing(path)) if path.ends_with(".mdl") => {
+            return unknown("not found in the game's search paths", diags);
+        }
         Err(err) => {
             diags.push(Diagnostic::warning(
                 at(e),

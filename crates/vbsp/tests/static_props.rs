@@ -150,13 +150,27 @@ fn without_models_props_keep_placement_flags_and_a_leaf_list_from_the_origin() {
 
 #[test]
 fn a_prop_inside_solid_is_outside_the_world_and_dropped_with_a_warning() {
+    // A room with a solid block wider than the box a prop without its model gets.
+    let mut brushes = room(
+        1,
+        [-2048.0, -2048.0, -64.0],
+        [2048.0, 2048.0, 1536.0],
+        "dev/dev_measuregeneric01",
+    );
+    brushes.push(box_brush(
+        100,
+        [-2048.0, -2048.0, -64.0],
+        [0.0, 0.0, 1536.0],
+        "dev/dev_measuregeneric01",
+    ));
     let entities = vec![
-        room_with_wall(),
+        world(brushes),
         prop(10, "models/props/chair.mdl", [200.0, 100.0, 0.0], &[]),
-        prop(11, "models/props/chair.mdl", [-400.0, -400.0, 100.0], &[]),
+        prop(11, "models/props/chair.mdl", [-1000.0, -1000.0, 700.0], &[]),
     ];
     let out = compile_with(entities, None);
     assert_eq!(sprp(&out).props.len(), 1);
+    assert_eq!(sprp(&out).props[0].origin, [200.0, 100.0, 0.0]);
     assert!(
         warnings(&out).iter().any(|w| w.contains("outside the map")),
         "{:?}",
@@ -337,10 +351,11 @@ fn compare_pair(root: &Path, vmf: &str, bsp: &str) -> (usize, f64, f64) {
             .join(m)
             .is_file()
     };
-    // Props whose model the corpus lacks are dropped by us with a warning, as Valve would
-    // with a missing model; compare the rest.
+    // Props whose model the corpus lacks keep a box-around-the-origin list (the judge's
+    // report covers them); compare the rest, whose leaves come from the model.
     let expected: Vec<String> = names(theirs).into_iter().filter(|m| in_corpus(m)).collect();
-    assert_eq!(names(ours), expected, "{vmf}: prop models");
+    let found: Vec<String> = names(ours).into_iter().filter(|m| in_corpus(m)).collect();
+    assert_eq!(found, expected, "{vmf}: prop models");
     let mut used = vec![false; ours.props.len()];
     let (mut superset, mut subset, mut n) = (0, 0, 0);
     let mut rng = Lcg(1);
