@@ -131,7 +131,7 @@ pub fn emit(input: &MapInput, bsp: &mut Bsp, models: Option<ModelReader<'_>>, di
         layout,
         ..Default::default()
     };
-    let tree = LeafTree::new(bsp);
+    let mut tree = LeafTree::new(bsp);
     let mut shapes: HashMap<String, ModelShape> = HashMap::new();
     for e in input.entities.iter().filter(|e| is_static_prop_class(e)) {
         let name = e.get("model").unwrap_or("");
@@ -405,6 +405,8 @@ fn has_volume(points: &[DVec3]) -> bool {
 /// The BSP's world tree, for finding the leaves a convex set overlaps.
 struct LeafTree<'a> {
     bsp: &'a Bsp,
+    /// Each tested leaf's volume corners: a leaf's path from the root, so its volume, is fixed.
+    corners: HashMap<usize, Vec<DVec3>>,
 }
 
 /// A half-space `normal · x <= dist`.
@@ -416,12 +418,15 @@ struct HalfSpace {
 
 impl<'a> LeafTree<'a> {
     fn new(bsp: &'a Bsp) -> Self {
-        LeafTree { bsp }
+        LeafTree {
+            bsp,
+            corners: HashMap::new(),
+        }
     }
 
     /// The non-solid leaves whose volume overlaps the convex hull of any of `hulls`, in
     /// the order Valve's descent visits them (back child first).
-    fn leaves_touching(&self, hulls: &[Vec<DVec3>]) -> Vec<u32> {
+    fn leaves_touching(&mut self, hulls: &[Vec<DVec3>]) -> Vec<u32> {
         let mut out = Vec::new();
         let (Some(lo), Some(hi)) = (
             hulls.iter().flatten().copied().reduce(DVec3::min),
@@ -438,7 +443,7 @@ impl<'a> LeafTree<'a> {
     }
 
     fn descend(
-        &self,
+        &mut self,
         mut node: i32,
         lo: DVec3,
         hi: DVec3,
@@ -489,8 +494,11 @@ impl<'a> LeafTree<'a> {
             .get(leaf)
             .is_none_or(|l| l.contents as u32 & CONTENTS_SOLID != 0);
         if !solid {
-            let corners = polytope_corners(path);
-            if !corners.is_empty() && hulls.iter().any(|h| hulls_overlap(h, &corners)) {
+            let corners = self.corners.entry(leaf).or_insert_with(|| polytope_corners(path));
+            // A hull point inside the leaf settles it without the iteration.
+            let inside = |p: &DVec3| path.iter().all(|h| h.normal.dot(*p) <= h.dist);
+            let touches = |h: &Vec<DVec3>| h.iter().any(inside) || hulls_overlap(h, corners);
+            if !corners.is_empty() && hulls.iter().any(touches) {
                 out.push(leaf as u32);
             }
         }
@@ -524,6 +532,13 @@ fn polytope_corners(path: &[HalfSpace]) -> Vec<DVec3> {
             corners.extend(w.points);
         }
     }
+    // Neighbouring faces share their corners.
+    corners.sort_by(|a, b| {
+        a.to_array()
+            .partial_cmp(&b.to_array())
+            .unwrap_or(std::cmp::Ordering::Equal)
+    });
+    corners.dedup_by(|a, b| a.distance_squared(*b) < 1e-6);
     corners
 }
 
