@@ -599,7 +599,7 @@ mod tests {
         let slab = vec![
             DVec3::new(3.0, 0.0, 0.0),
             DVec3::new(0.0, 3.0, 0.0),
-            DVec3::new(0.0, 0.0, 3.1),
+            DVec3::new(0.0, 0.0, 4.0),
         ];
         assert!(!hulls_overlap(&a, &slab));
         assert!(hulls_overlap(&a, &[DVec3::new(0.5, 0.5, 0.5)]));
