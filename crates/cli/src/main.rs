@@ -28,7 +28,7 @@ struct Cli {
 
 #[derive(Debug, Subcommand)]
 enum Command {
-    /// Summarise any supported file (VMF, BSP, NAV, DMX, VMAP), recognised by its content.
+    /// Summarise any supported file (VMF, BSP, NAV, DMX, VMAP, MDL, VVD, VTX), recognised by its content.
     Info(InfoArgs),
     /// Convert between formats and encodings; an untouched round trip is byte-identical.
     Convert(ConvertArgs),
