@@ -455,3 +455,30 @@ fn corpus_pairs_static_props_match_valve() {
         1.0 - subset
     );
 }
+
+#[test]
+fn a_truncated_model_drops_its_props_with_an_error_naming_the_offset() {
+    let Some(root) = corpus() else { return };
+    let whole = corpus_reader(root.join("model/kane8kki+whohl2mod"));
+    // The .mdl cut short; its siblings intact.
+    let read = move |p: &str| {
+        let bytes = whole(p)?;
+        Some(if p.ends_with(".mdl") {
+            bytes[..600].to_vec()
+        } else {
+            bytes
+        })
+    };
+    let chair = "models/bluechaire/bluewoodnchair.mdl";
+    let out = compile_with(
+        vec![room_with_wall(), prop(10, chair, [200.0, 100.0, 0.0], &[])],
+        Some(&read),
+    );
+    assert!(sprp(&out).props.is_empty());
+    let w = warnings(&out);
+    assert!(
+        w.iter()
+            .any(|w| w.contains("error loading studio model") && w.contains("MDL") && w.contains("byte")),
+        "{w:?}"
+    );
+}
