@@ -318,6 +318,14 @@ fn load_shape(
         ));
         ModelShape::Unknown
     };
+    // Valve's loader finds no studio model there; no game content is needed to know it.
+    if !name.to_ascii_lowercase().ends_with(".mdl") {
+        diags.push(Diagnostic::warning(
+            at(e),
+            format!("error loading studio model \"{name}\" (not a .mdl): its props are dropped"),
+        ));
+        return ModelShape::Rejected;
+    }
     let Some(read) = models else {
         return unknown("not available (no game content)", diags);
     };

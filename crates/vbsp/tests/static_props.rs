@@ -106,6 +106,8 @@ fn without_models_props_keep_placement_flags_and_a_leaf_list_from_the_origin() {
         prop(10, "models/props/chair.mdl", [200.0, 100.0, 0.0], &extra),
         prop(11, "models/props/chair.mdl", [-200.0, 300.0, 0.0], &[]),
         prop(12, "models/props/table.mdl", [300.0, -300.0, 0.0], &[]),
+        // Not a studio model: dropped even without the game, as Valve's loader fails on it.
+        prop(13, "models/not_a_real_file", [300.0, 300.0, 0.0], &[]),
         lit,
     ];
     let out = compile_with(entities, None);
@@ -145,6 +147,11 @@ fn without_models_props_keep_placement_flags_and_a_leaf_list_from_the_origin() {
         w.iter().filter(|w| w.contains("not available")).count(),
         2,
         "one warning per model: {w:?}"
+    );
+    assert!(
+        w.iter()
+            .any(|w| w.contains("not_a_real_file") && w.contains("dropped")),
+        "{w:?}"
     );
 }
 
