@@ -220,3 +220,31 @@ pub fn normalise(path: &str) -> String {
         .trim_start_matches('/')
         .to_ascii_lowercase()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn detect_by_content() {
+        assert_eq!(detect(b"IDST\x31\0\0\0"), Some(ModelKind::Mdl));
+        assert_eq!(detect(b"IDSV\x04\0\0\0"), Some(ModelKind::Vvd));
+        // A VTX v7 header: one LOD, one body part right after the 36-byte header.
+        let mut vtx = vec![0u8; 44];
+        vtx[0] = 7;
+        vtx[20] = 1;
+        vtx[28] = 1;
+        vtx[32] = 36;
+        assert_eq!(detect(&vtx), Some(ModelKind::Vtx));
+        // The body part array would run past the end.
+        vtx.truncate(40);
+        assert_eq!(detect(&vtx), None);
+        assert_eq!(detect(b"VBSP"), None);
+        assert_eq!(detect(b""), None);
+    }
+
+    #[test]
+    fn paths_normalise_like_the_search_paths() {
+        assert_eq!(normalise("\\Models\\Props\\Chair.MDL"), "models/props/chair.mdl");
+    }
+}
