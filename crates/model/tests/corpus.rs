@@ -175,3 +175,58 @@ fn truncated_corpus_models_fail_cleanly() {
         assert!(e.to_string().contains("byte"), "{e}");
     }
 }
+
+/// Real model files with bytes overwritten at random: every parse returns (a value or an
+/// error), none panics. A deterministic stand-in for the fuzz targets where cargo-fuzz is absent.
+#[test]
+fn corrupted_corpus_models_never_panic() {
+    let Some(root) = srcmap_corpus::root("corrupted corpus models") else {
+        return;
+    };
+    let mut state = 0x2545_f491_4f6c_dd1du64;
+    let mut next = move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    };
+    let mut parsed = 0;
+    for rel in model_rows(&root)
+        .iter()
+        .filter(|r| !r.ends_with(".phy"))
+        .step_by(3)
+    {
+        let data = std::fs::read(root.join(rel)).unwrap();
+        for _ in 0..40 {
+            let mut bad = data.clone();
+            for _ in 0..1 + next() % 8 {
+                // Mostly the headers and tables near the start, where offsets and counts live.
+                let span = if next() % 4 == 0 {
+                    bad.len()
+                } else {
+                    bad.len().min(512)
+                };
+                let at = (next() as usize) % span.max(1);
+                if let Some(b) = bad.get_mut(at) {
+                    *b = next() as u8;
+                }
+            }
+            let _ = Mdl::parse(&bad);
+            let _ = Vvd::parse(&bad);
+            if let Ok(vtx) = Vtx::parse(&bad) {
+                for g in vtx
+                    .body_parts
+                    .iter()
+                    .flatten()
+                    .flatten()
+                    .flat_map(|l| &l.meshes)
+                    .flat_map(|(_, g)| g)
+                {
+                    assert!(g.triangles().flatten().all(|i| (i as usize) < g.vertices.len()));
+                }
+            }
+            parsed += 1;
+        }
+    }
+    assert!(parsed > 1000, "{parsed}");
+}
