@@ -400,3 +400,77 @@ fn read_strip_groups(
     }
     Ok(out)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A VTX with one mesh of two strip groups (so the group stride matters), each a triangle
+    /// list over three vertices, in the 2013 layout or the later one with topology fields.
+    fn build(topology: bool) -> Vec<u8> {
+        let extra = if topology { 8 } else { 0 };
+        let (group_size, strip_size) = (25 + extra, 27 + extra);
+        let mut w = Vec::new();
+        let i32s = |w: &mut Vec<u8>, vals: &[i32]| vals.iter().for_each(|v| w.extend(v.to_le_bytes()));
+        // Header: version, cache size, bones per strip/triangle, bones per vertex, checksum,
+        // LODs, material replacement list (patched below), body parts.
+        i32s(&mut w, &[7, 24]);
+        w.extend(53u16.to_le_bytes());
+        w.extend(9u16.to_le_bytes());
+        i32s(&mut w, &[3, 0x1234, 1, 0, 1, 36]);
+        i32s(&mut w, &[1, 8]); // body part at 36 → model at 44
+        i32s(&mut w, &[1, 8]); // model → LOD at 52
+        i32s(&mut w, &[1, 12, 0]); // LOD → mesh at 64
+        i32s(&mut w, &[2, 9]); // mesh → strip groups at 73
+        w.push(0);
+        let groups_at = w.len();
+        let data_at = groups_at + 2 * group_size;
+        // Per group: 3 vertices (27 bytes), 3 indices (6), 1 strip.
+        let block = 27 + 6 + strip_size;
+        for g in 0..2 {
+            let base = groups_at + g * group_size;
+            let own = data_at + g * block;
+            let rel = |at: usize| (at - base) as i32;
+            i32s(&mut w, &[3, rel(own), 3, rel(own + 27), 1, rel(own + 33)]);
+            w.push(0);
+            w.extend(vec![0; extra]);
+        }
+        for g in 0..2u16 {
+            for v in 0..3u16 {
+                w.extend([0, 0, 0, 1]);
+                w.extend((10 * g + v).to_le_bytes());
+                w.extend([0, 0, 0]);
+            }
+            for i in [0u16, 2, 1] {
+                w.extend(i.to_le_bytes());
+            }
+            i32s(&mut w, &[3, 0, 3, 0]);
+            w.extend(0i16.to_le_bytes());
+            w.push(STRIP_TRILIST);
+            i32s(&mut w, &[0, 0]);
+            w.extend(vec![0; extra]);
+        }
+        let list_at = w.len() as i32;
+        w[24..28].copy_from_slice(&list_at.to_le_bytes());
+        i32s(&mut w, &[0, 0]);
+        w
+    }
+
+    #[test]
+    fn both_strip_group_layouts_read_the_same_mesh() {
+        for topology in [false, true] {
+            let data = build(topology);
+            assert!(looks_like_vtx(&data));
+            let vtx = Vtx::parse(&data).unwrap();
+            assert_eq!(vtx.topology, topology);
+            assert_eq!(vtx.checksum, 0x1234);
+            let groups = &vtx.body_parts[0][0][0].meshes[0].1;
+            assert_eq!(groups.len(), 2);
+            assert_eq!(groups[0].vertices, [0, 1, 2]);
+            assert_eq!(groups[1].vertices, [10, 11, 12]);
+            for g in groups {
+                assert_eq!(g.triangles().collect::<Vec<_>>(), [[0, 2, 1]]);
+            }
+        }
+    }
+}
