@@ -522,8 +522,8 @@ const EXPLAINED: &[(&str, &str, &str)] = &[
     ),
     (
         "prologue02.vmf",
-        "entities sides area overlay-faces",
-        "water's $bottommaterial needs the game's VMT; info_lighting is the props issue's (19); Valve's float bevels; \
+        "sides area overlay-faces",
+        "water's $bottommaterial needs the game's VMT; Valve's float bevels; \
          two overlays' side 12755 splits into 12 world faces here and 11 in Valve's (records list every face)",
     ),
     (
