@@ -151,16 +151,7 @@ pub fn emit(input: &MapInput, bsp: &mut Bsp, models: Option<ModelReader<'_>>, di
                     .collect();
                 tree.leaves_touching(&world)
             }
-            ModelShape::Unknown => {
-                let r = FALLBACK_HALF_EXTENT;
-                let corners = (0..8)
-                    .map(|i| {
-                        let s = |bit: i32| if i & bit != 0 { r } else { -r };
-                        origin + DVec3::new(s(1), s(2), s(4))
-                    })
-                    .collect();
-                tree.leaves_touching(&[corners])
-            }
+            ModelShape::Unknown => tree.leaves_touching(&[box_corners(origin, FALLBACK_HALF_EXTENT)]),
         };
         if leaves.is_empty() {
             diags.push(Diagnostic::warning(
@@ -206,6 +197,16 @@ pub fn emit(input: &MapInput, bsp: &mut Bsp, models: Option<ModelReader<'_>>, di
     if let Some(lump) = bsp.game_lumps.static_props_mut() {
         *lump = out;
     }
+}
+
+/// The eight corners of the cube of half side `r` around `center`.
+fn box_corners(center: DVec3, r: f64) -> Vec<DVec3> {
+    (0..8)
+        .map(|i| {
+            let s = |bit: i32| if i & bit != 0 { r } else { -r };
+            center + DVec3::new(s(1), s(2), s(4))
+        })
+        .collect()
 }
 
 /// How many leaf references the lump can index.
@@ -588,21 +589,12 @@ fn hulls_overlap(a: &[DVec3], b: &[DVec3]) -> bool {
 mod tests {
     use super::*;
 
-    fn cube(c: DVec3, r: f64) -> Vec<DVec3> {
-        (0..8)
-            .map(|i| {
-                let s = |bit: i32| if i & bit != 0 { r } else { -r };
-                c + DVec3::new(s(1), s(2), s(4))
-            })
-            .collect()
-    }
-
     #[test]
     fn hull_overlap_separates_and_touches() {
-        let a = cube(DVec3::ZERO, 1.0);
-        assert!(hulls_overlap(&a, &cube(DVec3::new(1.5, 0.0, 0.0), 1.0)));
-        assert!(!hulls_overlap(&a, &cube(DVec3::new(2.5, 0.0, 0.0), 1.0)));
-        assert!(!hulls_overlap(&a, &cube(DVec3::new(2.1, 2.1, 2.1), 1.0)));
+        let a = box_corners(DVec3::ZERO, 1.0);
+        assert!(hulls_overlap(&a, &box_corners(DVec3::new(1.5, 0.0, 0.0), 1.0)));
+        assert!(!hulls_overlap(&a, &box_corners(DVec3::new(2.5, 0.0, 0.0), 1.0)));
+        assert!(!hulls_overlap(&a, &box_corners(DVec3::new(2.1, 2.1, 2.1), 1.0)));
         // A diagonal slab that clears the cube's corner.
         let slab = vec![
             DVec3::new(3.0, 0.0, 0.0),
