@@ -112,6 +112,12 @@ fn run_vbsp(args: &VbspArgs) -> anyhow::Result<Stage1> {
         eprintln!("{}: warning: {problem}", args.map.display());
     }
     let materials = crate::materials_cmd::resolver(args.game.as_deref(), args.materials.as_deref())?;
+    // Static props read their models through the game's search paths.
+    let game = match args.game.as_deref() {
+        Some(dir) => Some(srcmap_content::GameDir::open(dir)?),
+        None => None,
+    };
+    let read_model = |path: &str| game.as_ref().and_then(|g| g.read(path).ok().flatten());
     let out_path = args
         .output
         .clone()
@@ -133,6 +139,9 @@ fn run_vbsp(args: &VbspArgs) -> anyhow::Result<Stage1> {
             .map(|s| s.to_string_lossy().into_owned())
             .unwrap_or_default(),
         threads: srcmap_stage::Threads(args.threads),
+        models: game
+            .is_some()
+            .then_some(&read_model as srcmap_vbsp::props::ModelReader<'_>),
     };
     let result = srcmap_vbsp::compile(&input, &opts, &crate::progress::Bar::steps("vbsp", args.quiet));
     let mut out = match result {

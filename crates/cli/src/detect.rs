@@ -9,6 +9,8 @@ pub enum Kind {
     Nav,
     /// DMX in any encoding, VMAP included (a VMAP is a DMX file).
     Dmx,
+    /// A game model file: `.mdl`, `.vvd` or `.vtx`.
+    Model(srcmap_model::ModelKind),
     /// Recognised as something srcmap does not handle, or not recognised; the text says which.
     Other(String),
 }
@@ -25,6 +27,9 @@ pub fn detect(path: &Path, data: &[u8]) -> Kind {
         Some([0xCE, 0xFA, 0xED, 0xFE]) => return Kind::Nav,
         _ => {}
     }
+    if let Some(model) = srcmap_model::detect(data) {
+        return Kind::Model(model);
+    }
     // The BSP reader also names Quake/GoldSrc files (version 29/30 as the first word).
     if ext == "bsp" {
         return Kind::Bsp;
@@ -40,7 +45,7 @@ pub fn detect(path: &Path, data: &[u8]) -> Kind {
     if ext == "vmf" || ext == "vmx" || ext == "vmm" || looks_like_keyvalues(trimmed) {
         return Kind::Vmf;
     }
-    Kind::Other("unrecognised file format (expected VMF, BSP, NAV, DMX or VMAP)".into())
+    Kind::Other("unrecognised file format (expected VMF, BSP, NAV, DMX, VMAP, MDL, VVD or VTX)".into())
 }
 
 fn trim_bom(b: &[u8]) -> &[u8] {

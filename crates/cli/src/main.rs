@@ -6,6 +6,7 @@ mod compile_cmd;
 mod detect;
 mod dmx_cmd;
 mod materials_cmd;
+mod model_cmd;
 mod nav_cmd;
 mod progress;
 mod rad_cmd;
@@ -27,7 +28,7 @@ struct Cli {
 
 #[derive(Debug, Subcommand)]
 enum Command {
-    /// Summarise any supported file (VMF, BSP, NAV, DMX, VMAP), recognised by its content.
+    /// Summarise any supported file (VMF, BSP, NAV, DMX, VMAP, MDL, VVD, VTX), recognised by its content.
     Info(InfoArgs),
     /// Convert between formats and encodings; an untouched round trip is byte-identical.
     Convert(ConvertArgs),
@@ -118,6 +119,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
                 detect::Kind::Bsp => bsp_cmd::info(&args.file, &data, args.json),
                 detect::Kind::Nav => nav_cmd::info(&args.file, &data, args.json),
                 detect::Kind::Dmx => dmx_cmd::info(&args.file, &data, args.json),
+                detect::Kind::Model(kind) => model_cmd::info(&args.file, &data, kind, args.json),
                 detect::Kind::Other(what) => anyhow::bail!("{}: {what}", args.file.display()),
             }
         }
@@ -129,6 +131,9 @@ fn run(cli: Cli) -> anyhow::Result<()> {
                 detect::Kind::Bsp => bsp_cmd::convert(&args, &data),
                 detect::Kind::Nav => nav_cmd::convert(&args, &data),
                 detect::Kind::Dmx => dmx_cmd::convert(&args, &data),
+                detect::Kind::Model(_) => {
+                    anyhow::bail!("{}: convert does not write model files", args.input.display())
+                }
                 detect::Kind::Other(what) => anyhow::bail!("{}: {what}", args.input.display()),
             }
         }

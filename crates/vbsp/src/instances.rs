@@ -13,10 +13,10 @@ const MAX_DEPTH: usize = 16;
 
 /// A rotation by Valve's angles (pitch, yaw, roll in degrees), as columns forward, left, up.
 #[derive(Debug, Clone, Copy)]
-struct Rot([[f64; 3]; 3]);
+pub(crate) struct Rot([[f64; 3]; 3]);
 
 impl Rot {
-    fn from_angles(a: DVec3) -> Rot {
+    pub(crate) fn from_angles(a: DVec3) -> Rot {
         let (sp, cp) = a.x.to_radians().sin_cos();
         let (sy, cy) = a.y.to_radians().sin_cos();
         let (sr, cr) = a.z.to_radians().sin_cos();
@@ -27,7 +27,7 @@ impl Rot {
         ])
     }
 
-    fn apply(&self, v: DVec3) -> DVec3 {
+    pub(crate) fn apply(&self, v: DVec3) -> DVec3 {
         let m = &self.0;
         DVec3::new(
             m[0][0] * v.x + m[0][1] * v.y + m[0][2] * v.z,

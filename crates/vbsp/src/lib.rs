@@ -66,6 +66,7 @@ mod overlay;
 
 mod pipeline;
 mod portals;
+pub mod props;
 mod prt;
 mod texinfo;
 pub mod tree;
@@ -109,6 +110,9 @@ pub struct Options<'a> {
     /// Worker threads for the passes that run in parallel (the compile runs in a pool of
     /// this size).
     pub threads: Threads,
+    /// Reads the game's model files for static props (`-game` search paths); `None` compiles
+    /// without them (see [`props`]).
+    pub models: Option<props::ModelReader<'a>>,
 }
 
 impl Default for Options<'_> {
@@ -122,6 +126,7 @@ impl Default for Options<'_> {
             map_revision: 0,
             map_name: String::new(),
             threads: Threads::ALL,
+            models: None,
         }
     }
 }

@@ -34,6 +34,8 @@ const INTERNAL_CLASSES: &[&str] = &[
     "info_overlay_transition",
     "env_cubemap",
     "prop_static",
+    "static_prop",
+    "info_lighting",
     "prop_detail",
     "func_instance",
     "func_instance_parms",
@@ -1351,6 +1353,7 @@ impl<'a> Compile<'a> {
             self.diags.extend(outside);
         }
         self.add_default_cubemaps();
+        crate::props::emit(self.input, &mut bsp, self.opts.models, &mut self.diags);
         if !self.patch_files.is_empty() {
             bsp.pakfile =
                 srcmap_bsp::pak::Pak::parse(&bsp.pakfile, 0)?.with_files(&self.patch_files, false)?;

@@ -553,9 +553,8 @@ const EXPLAINED: &[(&str, &str, &str)] = &[
     ),
     (
         "prologue02.vmf",
-        "entities sides area overlay-faces default-cubemap",
-        "concrete/concretewall064a shows 6% more area than in Valve's (not yet explained); info_lighting is the \
-         props issue's (19); Valve's float bevels; \
+        "sides area overlay-faces default-cubemap",
+        "concrete/concretewall064a shows 6% more area than in Valve's (not yet explained); Valve's float bevels; \
          two overlays' side 12755 splits into 12 world faces here and 11 in Valve's (records list every face); \
          the vbsp that compiled it writes no default cube map (SDK 2013's does)",
     ),
