@@ -202,7 +202,9 @@ fn area_by_material(b: &Bsp) -> HashMap<String, f64> {
             .and_then(|t| b.texdata.get(t.texdata as usize))
             .and_then(|td| b.texdata_name(td.name_id as usize))
             .unwrap_or("");
-        *out.entry(fold(name)).or_insert(0.0) += f.area as f64;
+        // Exact names: a side patched for a cubemap or a blend must be patched as Valve's.
+        *out.entry(name.to_ascii_lowercase().replace('\\', "/"))
+            .or_insert(0.0) += f.area as f64;
     }
     out
 }
