@@ -9,6 +9,8 @@ pub enum Kind {
     Nav,
     /// DMX in any encoding, VMAP included (a VMAP is a DMX file).
     Dmx,
+    /// A model's collision (`.phy`).
+    Phy,
     /// Recognised as something srcmap does not handle, or not recognised; the text says which.
     Other(String),
 }
@@ -24,6 +26,9 @@ pub fn detect(path: &Path, data: &[u8]) -> Kind {
         Some(b"IBSP") | Some(b"rBSP") | Some(b"BSP2") | Some(b"2PSB") => return Kind::Bsp,
         Some([0xCE, 0xFA, 0xED, 0xFE]) => return Kind::Nav,
         _ => {}
+    }
+    if crate::phys_cmd::is_phy(data) {
+        return Kind::Phy;
     }
     // The BSP reader also names Quake/GoldSrc files (version 29/30 as the first word).
     if ext == "bsp" {

@@ -7,6 +7,7 @@ mod detect;
 mod dmx_cmd;
 mod materials_cmd;
 mod nav_cmd;
+mod phys_cmd;
 mod progress;
 mod rad_cmd;
 mod vis_cmd;
@@ -45,6 +46,9 @@ enum Command {
     /// Navigation mesh commands.
     #[command(subcommand)]
     Nav(nav_cmd::NavCommand),
+    /// VPhysics collision of a BSP or `.phy` file.
+    #[command(subcommand)]
+    Physics(phys_cmd::PhysicsCommand),
     /// Compile stage 1: VMF world geometry to a BSP (tree, portals, faces), with leak detection.
     Vbsp(compile_cmd::VbspArgs),
     /// Compile stage 2: potentially visible sets (PVS/PAS) into a BSP's visibility lump.
@@ -118,6 +122,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
                 detect::Kind::Bsp => bsp_cmd::info(&args.file, &data, args.json),
                 detect::Kind::Nav => nav_cmd::info(&args.file, &data, args.json),
                 detect::Kind::Dmx => dmx_cmd::info(&args.file, &data, args.json),
+                detect::Kind::Phy => phys_cmd::info(&args.file, &data, args.json),
                 detect::Kind::Other(what) => anyhow::bail!("{}: {what}", args.file.display()),
             }
         }
@@ -129,6 +134,9 @@ fn run(cli: Cli) -> anyhow::Result<()> {
                 detect::Kind::Bsp => bsp_cmd::convert(&args, &data),
                 detect::Kind::Nav => nav_cmd::convert(&args, &data),
                 detect::Kind::Dmx => dmx_cmd::convert(&args, &data),
+                detect::Kind::Phy => {
+                    anyhow::bail!("{}: .phy files have nothing to convert", args.input.display())
+                }
                 detect::Kind::Other(what) => anyhow::bail!("{}: {what}", args.input.display()),
             }
         }
@@ -137,6 +145,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Pak(cmd) => bsp_cmd::pak(cmd),
         Command::Materials(cmd) => materials_cmd::run(cmd),
         Command::Nav(cmd) => nav_cmd::run(cmd),
+        Command::Physics(cmd) => phys_cmd::run(cmd),
         Command::Vbsp(args) => compile_cmd::vbsp(&args),
         Command::Vvis(args) => vis_cmd::vvis(&args),
         Command::Vrad(args) => rad_cmd::vrad(&args),
