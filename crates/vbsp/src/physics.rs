@@ -18,10 +18,7 @@
 
 use std::collections::HashMap;
 
-use srcmap_bsp::{
-    Bsp, PhysCollide, PhysModel,
-    flags::{Contents, SurfaceFlags},
-};
+use srcmap_bsp::{Bsp, PhysCollide, PhysModel, flags::Contents};
 use srcmap_geom::DVec3;
 use srcmap_geom::{Plane, Winding};
 use srcmap_phys::surface::{NODE_SIZE, RECORD_SIZE, SURFACE_HEADER_SIZE};
@@ -76,7 +73,7 @@ pub fn build(bsp: &Bsp, surfaceprop: &dyn Fn(&str) -> Option<String>) -> Physics
                 let brushes = model_brushes(bsp, mi, mask);
                 let meshes: Vec<ConvexMesh> = brushes
                     .iter()
-                    .filter_map(|&b| brush_mesh(bsp, b, 0.0, &mut out.warnings))
+                    .filter_map(|&b| brush_mesh(bsp, b, 0.0, &[], &mut out.warnings))
                     .map(|mut m| {
                         m.materials = world_materials(bsp, &m, surfaceprop, &mut world_props);
                         m
@@ -105,9 +102,17 @@ pub fn build(bsp: &Bsp, surfaceprop: &dyn Fn(&str) -> Option<String>) -> Physics
             }
         } else {
             let mask = MASK_SOLID | Contents::PLAYERCLIP.0 | Contents::MONSTERCLIP.0 | MASK_WATER;
-            let meshes: Vec<ConvexMesh> = model_brushes(bsp, mi, mask)
+            let brushes = model_brushes(bsp, mi, mask);
+            let meshes: Vec<ConvexMesh> = brushes
                 .iter()
-                .filter_map(|&b| brush_mesh(bsp, b, SHRINK, &mut out.warnings))
+                .filter_map(|&b| {
+                    let others: Vec<Plane> = brushes
+                        .iter()
+                        .filter(|&&o| o != b)
+                        .flat_map(|&o| brush_planes(bsp, o))
+                        .collect();
+                    brush_mesh(bsp, b, SHRINK, &others, &mut out.warnings)
+                })
                 .collect();
             if meshes.is_empty() {
                 continue;
@@ -167,15 +172,15 @@ fn model_brushes(bsp: &Bsp, mi: usize, mask: u32) -> Vec<usize> {
     (0..used.len()).filter(|&b| used[b]).collect()
 }
 
-/// The side planes of brush `b` (bevels left out), each with whether it is visible.
-fn brush_planes(bsp: &Bsp, b: usize) -> Vec<(Plane, bool)> {
+/// The side planes of brush `b` (bevels left out).
+fn brush_planes(bsp: &Bsp, b: usize) -> Vec<Plane> {
     let brush = &bsp.brushes[b];
     let sides = bsp
         .brush_sides
         .iter()
         .skip(brush.first_side.max(0) as usize)
         .take(brush.num_sides.max(0) as usize);
-    let mut out: Vec<(Plane, bool)> = Vec::new();
+    let mut out: Vec<Plane> = Vec::new();
     for side in sides {
         if side.bevel & 0xff != 0 {
             continue;
@@ -184,18 +189,16 @@ fn brush_planes(bsp: &Bsp, b: usize) -> Vec<(Plane, bool)> {
             continue;
         };
         let plane = Plane::new(DVec3::from(p.normal.map(f64::from)), p.dist as f64);
-        let visible = bsp.texinfo.get(side.texinfo as usize).is_some_and(|t| {
-            t.flags as u32 & (SurfaceFlags::NODRAW.0 | SurfaceFlags::HINT.0 | SurfaceFlags::SKIP.0) == 0
-        });
         // Two sides on one plane make one face.
-        if !out
-            .iter()
-            .any(|(q, _)| q.normal.abs_diff_eq(plane.normal, 1e-6) && (q.dist - plane.dist).abs() < 1e-4)
-        {
-            out.push((plane, visible));
+        if !out.iter().any(|q| same_plane(q, &plane)) {
+            out.push(plane);
         }
     }
     out
+}
+
+fn same_plane(a: &Plane, b: &Plane) -> bool {
+    a.normal.abs_diff_eq(b.normal, 1e-6) && (a.dist - b.dist).abs() < 1e-4
 }
 
 /// The polygons of the convex region behind every plane.
@@ -218,10 +221,16 @@ fn polygons(planes: &[Plane]) -> Vec<(usize, Winding)> {
 
 /// Brush `b` as a closed convex mesh, its visible sides moved in by `shrink` where the brush is
 /// thick enough (three times `shrink` across that side, as Valve); `None` with a warning when it
-/// encloses no volume.
-fn brush_mesh(bsp: &Bsp, b: usize, shrink: f64, warnings: &mut Vec<String>) -> Option<ConvexMesh> {
-    let sides = brush_planes(bsp, b);
-    let unshrunk: Vec<Plane> = sides.iter().map(|(p, _)| *p).collect();
+/// encloses no volume. A side is hidden when it lies back to back with one of `hidden` (the
+/// planes of the model's other brushes): Valve shrinks only sides that were seen.
+fn brush_mesh(
+    bsp: &Bsp,
+    b: usize,
+    shrink: f64,
+    hidden: &[Plane],
+    warnings: &mut Vec<String>,
+) -> Option<ConvexMesh> {
+    let unshrunk = brush_planes(bsp, b);
     let planes: Vec<Plane> = if shrink == 0.0 {
         unshrunk.clone()
     } else {
@@ -229,14 +238,15 @@ fn brush_mesh(bsp: &Bsp, b: usize, shrink: f64, warnings: &mut Vec<String>) -> O
             .into_iter()
             .flat_map(|(_, w)| w.points)
             .collect();
-        sides
+        unshrunk
             .iter()
-            .map(|(p, visible)| {
+            .map(|p| {
+                let visible = !hidden.iter().any(|h| same_plane(h, &p.flipped()));
                 let (lo, hi) = corners
                     .iter()
                     .map(|c| p.normal.dot(*c))
                     .fold((f64::MAX, f64::MIN), |(lo, hi), d| (lo.min(d), hi.max(d)));
-                if *visible && hi - lo >= 3.0 * shrink {
+                if visible && hi - lo >= 3.0 * shrink {
                     Plane::new(p.normal, p.dist - shrink)
                 } else {
                     *p
