@@ -321,6 +321,14 @@ impl Resolver {
         table.wvt_patch(&key).map(str::to_owned)
     }
 
+    /// The material's surface property (`$surfaceprop`) from the game's VMT; `None` without
+    /// `-game` or when the VMT names none (the material table does not learn it yet).
+    pub fn surfaceprop(&self, name: &str) -> Option<String> {
+        let key = normalise_name(name).to_ascii_lowercase();
+        let vmt = self.game.as_ref()?.material(&key).ok()??;
+        vmt.surface_prop().map(str::to_owned)
+    }
+
     pub fn resolve(&self, name: &str) -> Resolved {
         let key = normalise_name(name);
         if let Some(game) = &self.game

@@ -15,8 +15,8 @@ fn main() {
         "{input}: physcollide built in {:.3} s",
         start.elapsed().as_secs_f64()
     );
-    for w in built.warnings.iter().take(10) {
-        eprintln!("warning: {w}");
+    for (brush, why) in built.skipped.iter().take(10) {
+        eprintln!("warning: brush {brush}: {why}");
     }
     bsp.phys_collide = Some(built.collide);
     std::fs::write(output, bsp.to_bytes().expect("encode")).expect("write the output");

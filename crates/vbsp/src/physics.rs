@@ -44,11 +44,12 @@ const MASK_SOLID: u32 =
     Contents::SOLID.0 | Contents::MOVEABLE.0 | Contents::WINDOW.0 | Contents::MONSTER.0 | Contents::GRATE.0;
 const MASK_WATER: u32 = Contents::WATER.0 | Contents::MOVEABLE.0 | Contents::SLIME.0;
 
-/// The lump and what the build had to say (skipped brushes, each named).
+/// The lump and the brushes it left out.
 #[derive(Debug, Default)]
 pub struct PhysicsBuild {
     pub collide: PhysCollide,
-    pub warnings: Vec<String>,
+    /// (BSP brush index, why it was skipped).
+    pub skipped: Vec<(usize, String)>,
 }
 
 /// One brush as a closed convex mesh (Hammer units, counter-clockwise seen from outside).
@@ -73,7 +74,7 @@ pub fn build(bsp: &Bsp, surfaceprop: &dyn Fn(&str) -> Option<String>) -> Physics
                 let brushes = model_brushes(bsp, mi, mask);
                 let meshes: Vec<ConvexMesh> = brushes
                     .iter()
-                    .filter_map(|&b| brush_mesh(bsp, b, 0.0, &[], &mut out.warnings))
+                    .filter_map(|&b| brush_mesh(bsp, b, 0.0, &[], &mut out.skipped))
                     .map(|mut m| {
                         m.materials = world_materials(bsp, &m, surfaceprop, &mut world_props);
                         m
@@ -111,7 +112,7 @@ pub fn build(bsp: &Bsp, surfaceprop: &dyn Fn(&str) -> Option<String>) -> Physics
                         .filter(|&&o| o != b)
                         .flat_map(|&o| brush_planes(bsp, o))
                         .collect();
-                    brush_mesh(bsp, b, SHRINK, &others, &mut out.warnings)
+                    brush_mesh(bsp, b, SHRINK, &others, &mut out.skipped)
                 })
                 .collect();
             if meshes.is_empty() {
@@ -228,7 +229,7 @@ fn brush_mesh(
     b: usize,
     shrink: f64,
     hidden: &[Plane],
-    warnings: &mut Vec<String>,
+    skipped: &mut Vec<(usize, String)>,
 ) -> Option<ConvexMesh> {
     let unshrunk = brush_planes(bsp, b);
     let planes: Vec<Plane> = if shrink == 0.0 {
@@ -292,9 +293,12 @@ fn brush_mesh(
     };
     let volume = mass_properties(&mesh).0;
     if mesh.triangles.len() < 4 || twins(&mesh.triangles).is_none() || volume < 1e-3 {
-        warnings.push(format!(
-            "brush {b}: degenerate for collision ({} triangles, volume {volume:.3}): skipped",
-            mesh.triangles.len()
+        skipped.push((
+            b,
+            format!(
+                "degenerate brush left out of the physics collision ({} triangles, volume {volume:.3})",
+                mesh.triangles.len()
+            ),
         ));
         return None;
     }
