@@ -75,6 +75,7 @@ pub fn run(cmd: MaterialsCommand) -> anyhow::Result<()> {
                 table.merge(entries);
                 table.learn_env_cubemaps(&name, &bsp);
                 table.learn_wvt_patches(&name, &bsp);
+                table.learn_surfaceprops(&bsp);
             }
             for c in &table.conflicts {
                 let values: Vec<String> = c

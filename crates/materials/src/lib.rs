@@ -20,7 +20,10 @@ mod table;
 use std::collections::HashSet;
 use std::sync::Mutex;
 
-pub use harvest::{env_cubemap_materials, harvest_bsp, vmt_text_uses_env_cubemap, wvt_patch_materials};
+pub use harvest::{
+    env_cubemap_materials, harvest_bsp, surfaceprop_materials, unpatched_name, vmt_text_uses_env_cubemap,
+    wvt_patch_materials,
+};
 pub use table::{Conflict, ConflictValue, MaterialTable, MaterialsError, TableEntry};
 
 use flags::*;
@@ -321,12 +324,18 @@ impl Resolver {
         table.wvt_patch(&key).map(str::to_owned)
     }
 
-    /// The material's surface property (`$surfaceprop`) from the game's VMT; `None` without
-    /// `-game` or when the VMT names none (the material table does not learn it yet).
+    /// The material's surface property (`$surfaceprop`): the game's VMT, else the material
+    /// table's (learned from Valve's physics collision); a per-map patched copy answers for
+    /// the material it copies. `None` when neither knows.
     pub fn surfaceprop(&self, name: &str) -> Option<String> {
-        let key = normalise_name(name).to_ascii_lowercase();
-        let vmt = self.game.as_ref()?.material(&key).ok()??;
-        vmt.surface_prop().map(str::to_owned)
+        let key = harvest::unpatched_name(name);
+        if let Some(game) = &self.game
+            && let Ok(Some(vmt)) = game.material(&key.to_ascii_lowercase())
+        {
+            return vmt.surface_prop().map(str::to_owned);
+        }
+        let (_, table) = self.table.as_ref()?;
+        table.surfaceprop(&key).map(str::to_owned)
     }
 
     pub fn resolve(&self, name: &str) -> Resolved {

@@ -52,6 +52,8 @@ pub struct MaterialTable {
     /// WorldVertexTransition materials (normalised names, each also in `entries`) → the text
     /// of the `_wvt_patch` VMT vbsp writes for their non-displacement sides.
     wvt_patch: BTreeMap<String, String>,
+    /// Surface properties (`$surfaceprop`) learned from maps' physics collision.
+    surfaceprop: BTreeMap<String, String>,
     pub conflicts: Vec<Conflict>,
 }
 
@@ -93,6 +95,8 @@ struct FileEntry {
     env_cubemap: bool,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     wvt_patch: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    surfaceprop: Option<String>,
 }
 
 #[derive(Serialize, Deserialize)]
@@ -179,6 +183,24 @@ impl MaterialTable {
         for (material, patched, text, entry) in crate::wvt_patch_materials(map, bsp) {
             let entry = self.get(&patched).cloned().unwrap_or(entry);
             self.add_wvt_patch(&material, text, entry);
+        }
+    }
+
+    /// The surface property learned for a material (any spelling of its name).
+    pub fn surfaceprop(&self, name: &str) -> Option<&str> {
+        self.surfaceprop
+            .get(&crate::normalise_name(name))
+            .map(String::as_str)
+    }
+
+    /// Records the surface properties a compiled map's physics collision shows
+    /// ([`crate::surfaceprop_materials`]); the first map to name a material's wins. Only
+    /// materials the table holds are recorded (their entry carries them in the file).
+    pub fn learn_surfaceprops(&mut self, bsp: &srcmap_bsp::Bsp) {
+        for (material, prop) in crate::surfaceprop_materials(bsp) {
+            if self.entries.contains_key(&material) {
+                self.surfaceprop.entry(material).or_insert(prop);
+            }
         }
     }
 
@@ -287,6 +309,7 @@ impl MaterialTable {
             table.merge(crate::harvest_bsp(&name, bsp));
             table.learn_env_cubemaps(&name, bsp);
             table.learn_wvt_patches(&name, bsp);
+            table.learn_surfaceprops(bsp);
         }
         table
     }
@@ -312,6 +335,7 @@ impl MaterialTable {
                             evidence: e.evidence,
                             env_cubemap: self.env_cubemap.contains(k),
                             wvt_patch: self.wvt_patch.get(k).cloned(),
+                            surfaceprop: self.surfaceprop.get(k).cloned(),
                         },
                     )
                 })
@@ -335,6 +359,7 @@ impl MaterialTable {
         let mut entries = BTreeMap::new();
         let mut env_cubemap = BTreeSet::new();
         let mut wvt_patch = BTreeMap::new();
+        let mut surfaceprop = BTreeMap::new();
         for (name, e) in file.materials {
             let err = |flag| MaterialsError::UnknownFlag {
                 material: name.clone(),
@@ -358,6 +383,9 @@ impl MaterialTable {
             if let Some(text) = e.wvt_patch {
                 wvt_patch.insert(crate::normalise_name(&name), text);
             }
+            if let Some(prop) = e.surfaceprop {
+                surfaceprop.insert(crate::normalise_name(&name), prop);
+            }
             entries.insert(
                 crate::normalise_name(&name),
                 TableEntry {
@@ -376,6 +404,7 @@ impl MaterialTable {
             entries,
             env_cubemap,
             wvt_patch,
+            surfaceprop,
             conflicts: file.conflicts,
         })
     }
