@@ -201,26 +201,6 @@ pub fn vmt_text_uses_env_cubemap(text: &str) -> bool {
     })
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn wvt_patch_names() {
-        assert_eq!(
-            wvt_patch_original("maps/c1_cave/nature/blendrockdirt_wvt_patch").as_deref(),
-            Some("NATURE/BLENDROCKDIRT")
-        );
-        assert_eq!(wvt_patch_original("maps/c1_cave/nature/rock_1_2_3"), None);
-        assert_eq!(wvt_patch_original("nature/rock_wvt_patch"), None);
-        assert_eq!(wvt_patch_original("maps/x/_wvt_patch"), None);
-        assert!(vmt_text_uses_env_cubemap(
-            "\"LightmappedGeneric\"\n{\n\t\"$envmap\"\t\t\"env_cubemap\"\n}\n"
-        ));
-        assert!(!vmt_text_uses_env_cubemap("\"LightmappedGeneric\"\n{\n}\n"));
-    }
-}
-
 /// A material's name without vbsp's per-map patch: `maps/<map>/<material>_<x>_<y>_<z>` (the
 /// cubemap patch) and `…_wvt_patch` name the material they copy.
 pub fn unpatched_name(name: &str) -> String {
@@ -324,7 +304,7 @@ pub fn surfaceprop_materials(bsp: &srcmap_bsp::Bsp) -> Vec<(String, String)> {
                 .iter()
                 .skip(model.first_face.max(0) as usize)
                 .take(model.num_faces.max(0) as usize)
-                .filter_map(|f| name_of_texinfo(f.texinfo as i32))
+                .filter_map(|f| name_of_texinfo(f.texinfo))
                 .collect();
             if let Some(first) = names.first()
                 && names.iter().all(|n| n == first)
@@ -346,4 +326,38 @@ pub fn surfaceprop_materials(bsp: &srcmap_bsp::Bsp) -> Vec<(String, String)> {
             Some((name, best.0))
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn unpatched_names_name_the_copied_material() {
+        assert_eq!(
+            unpatched_name("maps/c1_cave/nature/blendrockdirt_wvt_patch"),
+            "NATURE/BLENDROCKDIRT"
+        );
+        assert_eq!(unpatched_name("maps/c1_cave/metal/floor_1_-2_30"), "METAL/FLOOR");
+        assert_eq!(
+            unpatched_name("maps/c1_cave/metal/floor_a_2_3"),
+            "METAL/FLOOR_A_2_3"
+        );
+        assert_eq!(unpatched_name("concrete/wall_1_2_3"), "CONCRETE/WALL_1_2_3");
+    }
+
+    #[test]
+    fn wvt_patch_names() {
+        assert_eq!(
+            wvt_patch_original("maps/c1_cave/nature/blendrockdirt_wvt_patch").as_deref(),
+            Some("NATURE/BLENDROCKDIRT")
+        );
+        assert_eq!(wvt_patch_original("maps/c1_cave/nature/rock_1_2_3"), None);
+        assert_eq!(wvt_patch_original("nature/rock_wvt_patch"), None);
+        assert_eq!(wvt_patch_original("maps/x/_wvt_patch"), None);
+        assert!(vmt_text_uses_env_cubemap(
+            "\"LightmappedGeneric\"\n{\n\t\"$envmap\"\t\t\"env_cubemap\"\n}\n"
+        ));
+        assert!(!vmt_text_uses_env_cubemap("\"LightmappedGeneric\"\n{\n}\n"));
+    }
 }

@@ -695,7 +695,14 @@ impl CompactSurface {
                 u[0] * v[1] - u[1] * v[0],
             ];
             let len = (n[0] * n[0] + n[1] * n[1] + n[2] * n[2]).sqrt();
-            if len < 1e-12 {
+            // A sliver (thinner than the tolerance, or than 1% of its length) has no reliable
+            // plane of its own: its corners' rounding tilts it far more than the tolerance.
+            let edge = |p: [f64; 3], q: [f64; 3]| {
+                ((p[0] - q[0]).powi(2) + (p[1] - q[1]).powi(2) + (p[2] - q[2]).powi(2)).sqrt()
+            };
+            let longest = edge(a, b).max(edge(b, c)).max(edge(c, a));
+            let height = len / longest.max(1e-12);
+            if len < 1e-12 || height < tolerance as f64 || height < 0.01 * longest {
                 return true;
             }
             let side =

@@ -451,7 +451,7 @@ fn model_surfaceprop(
         .skip(model.first_face as usize)
         .take(model.num_faces as usize)
     {
-        let prop = side_surfaceprop(bsp, f.texinfo as i32, surfaceprop);
+        let prop = side_surfaceprop(bsp, f.texinfo, surfaceprop);
         match area.iter_mut().find(|(p, _)| *p == prop) {
             Some(e) => e.1 += f.area as f64,
             None => area.push((prop, f.area as f64)),
