@@ -42,6 +42,8 @@ const NO_TEXINFO: i32 = -1;
 
 const MASK_SOLID: u32 =
     Contents::SOLID.0 | Contents::MOVEABLE.0 | Contents::WINDOW.0 | Contents::MONSTER.0 | Contents::GRATE.0;
+/// `CONTENTS_SOLID` up to `LAST_VISIBLE_CONTENTS` (`CONTENTS_OPAQUE`).
+const LAST_VISIBLE_CONTENTS_MASK: u32 = 0xff;
 const MASK_WATER: u32 = Contents::WATER.0 | Contents::MOVEABLE.0 | Contents::SLIME.0;
 
 /// The lump and the brushes it left out.
@@ -222,8 +224,9 @@ fn polygons(planes: &[Plane]) -> Vec<(usize, Winding)> {
 
 /// Brush `b` as a closed convex mesh, its visible sides moved in by `shrink` where the brush is
 /// thick enough (three times `shrink` across that side, as Valve); `None` with a warning when it
-/// encloses no volume. A side is hidden when it lies back to back with one of `hidden` (the
-/// planes of the model's other brushes): Valve shrinks only sides that were seen.
+/// encloses no volume. Valve shrinks only sides a portal saw: none of a brush whose contents
+/// do not draw (clips), nor a side back to back with one of `hidden` (the planes of the
+/// model's other brushes).
 fn brush_mesh(
     bsp: &Bsp,
     b: usize,
@@ -232,7 +235,9 @@ fn brush_mesh(
     skipped: &mut Vec<(usize, String)>,
 ) -> Option<ConvexMesh> {
     let unshrunk = brush_planes(bsp, b);
-    let planes: Vec<Plane> = if shrink == 0.0 {
+    // Only contents that draw (up to CONTENTS_OPAQUE; clips do not) have sides a portal sees.
+    let seen = bsp.brushes[b].contents as u32 & LAST_VISIBLE_CONTENTS_MASK != 0;
+    let planes: Vec<Plane> = if shrink == 0.0 || !seen {
         unshrunk.clone()
     } else {
         let corners: Vec<DVec3> = polygons(&unshrunk)
