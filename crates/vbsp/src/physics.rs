@@ -12,7 +12,10 @@
 //! side), their corners welded, fanned into triangles whose edges find their twins. The ledges
 //! hang in a binary tree of bounding spheres split along the longest axis.
 //!
-//! Not done (reported, not faked): water volumes (`fluid` entries), displacement collision
+//! - The world's water: one fluid solid per water volume (leaf water data entry), its surface
+//!   plane at the volume's surface height.
+//!
+//! Not done (reported, not faked): displacement collision
 //! (physdisp), the outer hull Valve adds for brush entities of several brushes, shell
 //! materials' area-based mass, and densities other than the default (2000 kg/m³).
 
@@ -92,6 +95,34 @@ pub fn build(bsp: &Bsp, surfaceprop: &dyn Fn(&str) -> Option<String>) -> Physics
                 ));
                 solids.push(solid(&meshes).0);
             }
+            // One fluid per water volume (leaf water data entry): its water brushes, unshrunk.
+            for (k, water) in bsp.leaf_water_data.iter().enumerate() {
+                let brushes = water_brushes(bsp, k);
+                let meshes: Vec<ConvexMesh> = brushes
+                    .iter()
+                    .filter_map(|&b| brush_mesh(bsp, b, 0.0, &[], &mut out.skipped))
+                    .collect();
+                if meshes.is_empty() {
+                    continue;
+                }
+                let contents = brushes.iter().fold(0, |c, &b| c | bsp.brushes[b].contents as u32)
+                    & !Contents::TESTFOGVOLUME.0;
+                key.push_str(&format!(
+                    "fluid {{\n\"index\" \"{}\"\n\"surfaceprop\" \"water\"\n\"damping\" \"{:.6}\"\n\"contents\" \"{}\"\n\
+                     \"surfaceplane\" \"{:.6} {:.6} {:.6} {:.6} \"\n\"currentvelocity\" \"{:.6} {:.6} {:.6} \"\n}}\n",
+                    solids.len(),
+                    0.01f32,
+                    contents as i32,
+                    0.0f32,
+                    0.0f32,
+                    1.0f32,
+                    water.surface_z,
+                    0.0f32,
+                    0.0f32,
+                    0.0f32
+                ));
+                solids.push(solid(&meshes).0);
+            }
             if solids.is_empty() {
                 continue;
             }
@@ -164,6 +195,39 @@ fn model_brushes(bsp: &Bsp, mi: usize, mask: u32) -> Vec<usize> {
             {
                 if let Some(brush) = bsp.brushes.get(b as usize)
                     && brush.contents as u32 & mask != 0
+                {
+                    used[b as usize] = true;
+                }
+            }
+        } else if let Some(node) = bsp.nodes.get(n as usize) {
+            stack.extend(node.children);
+        }
+    }
+    (0..used.len()).filter(|&b| used[b]).collect()
+}
+
+/// The water brushes in the world's leaves of water volume `k` (leaf water data entry), in
+/// brush order (Valve's `ConvertWaterModelToPhysCollide` over one water model's leaves).
+fn water_brushes(bsp: &Bsp, k: usize) -> Vec<usize> {
+    let mut used = vec![false; bsp.brushes.len()];
+    let mut stack = vec![bsp.models[0].head_node];
+    while let Some(n) = stack.pop() {
+        if n < 0 {
+            let Some(leaf) = bsp.leafs.get((-1 - n) as usize) else {
+                continue;
+            };
+            if leaf.leaf_water_data != k as i32 {
+                continue;
+            }
+            let first = leaf.first_leaf_brush as usize;
+            for &b in bsp
+                .leaf_brushes
+                .iter()
+                .skip(first)
+                .take(leaf.num_leaf_brushes as usize)
+            {
+                if let Some(brush) = bsp.brushes.get(b as usize)
+                    && brush.contents as u32 & MASK_WATER != 0
                 {
                     used[b as usize] = true;
                 }

@@ -1,33 +1,34 @@
 //! The physics collision builder on every corpus BSP Valve compiled: rebuilt from the BSP's own
 //! brushes, it must read back with srcmap-phys, hold the structural invariants, cover the same
-//! models with the same number of convex pieces as Valve's lump (water volumes aside), and put
-//! every corner of a world piece on its brush (skipped when `SRCMAP_CORPUS` is unset).
+//! models with the same number of convex pieces as Valve's lump, write the same water volumes,
+//! and put every corner of a world piece on its brush (skipped when `SRCMAP_CORPUS` is unset).
 
 use srcmap_bsp::{Bsp, BspFile, Endian, lump::PHYSCOLLIDE};
 use srcmap_phys::ModelCollision;
 
-/// Convex pieces per model, fluid solids (water volumes, not built here) left out.
+/// Convex pieces per model.
 fn pieces(models: &[ModelCollision]) -> Vec<(i32, usize)> {
     models
         .iter()
         .map(|m| {
-            let fluids: Vec<usize> = m
-                .key_data
-                .blocks
-                .iter()
-                .filter(|b| b.name.eq_ignore_ascii_case("fluid"))
-                .filter_map(|b| b.get("index")?.parse().ok())
-                .collect();
             let n = m
                 .solids
                 .iter()
-                .enumerate()
-                .filter(|(i, _)| !fluids.contains(i))
-                .filter_map(|(_, s)| s.surface())
+                .filter_map(|s| s.surface())
                 .map(|s| s.terminal_ledges().count())
                 .sum();
             (m.model_index, n)
         })
+        .collect()
+}
+
+/// The `fluid` blocks' surface planes, in order.
+fn fluids(models: &[ModelCollision]) -> Vec<String> {
+    models
+        .iter()
+        .flat_map(|m| m.key_data.blocks.iter())
+        .filter(|b| b.name == "fluid")
+        .map(|b| b.get("surfaceplane").unwrap_or_default().to_string())
         .collect()
 }
 
@@ -72,11 +73,18 @@ fn rebuilt_physcollide_matches_valves_models_and_pieces() {
                 assert!(s.gaps.is_empty());
             }
         }
-        assert_eq!(
-            pieces(&ours),
-            pieces(&valve),
-            "{name}: convex pieces per model differ"
+        // Brush entities: the same pieces. The world: within 0.5% (Valve adds a water brush
+        // crossing two volumes' surfaces to both; mvm_smog_b3a has one piece more).
+        let (o, v) = (pieces(&ours), pieces(&valve));
+        assert_eq!(o[1..], v[1..], "{name}: convex pieces per brush entity differ");
+        assert_eq!(o[0].0, v[0].0);
+        assert!(
+            o[0].1.abs_diff(v[0].1) * 200 <= v[0].1,
+            "{name}: world pieces {} vs Valve's {}",
+            o[0].1,
+            v[0].1
         );
+        assert_eq!(fluids(&ours), fluids(&valve), "{name}: water volumes differ");
         // World pieces are unshrunk: every corner lies on or behind each of its brush's planes
         // and on at least three of them.
         for s in ours[0].solids.iter().filter_map(|s| s.surface()) {
