@@ -961,8 +961,9 @@ pub fn occlusion(bsp: &Bsp) -> Vec<Violation> {
 /// has its twin, ledges are closed and convex, ledge points lie in their tree nodes' spheres,
 /// the key data's solid blocks name solids of the model; physdisp has one entry per displacement.
 pub fn physics(bsp: &Bsp) -> Vec<Violation> {
-    /// IVP units are metres: a tenth of a millimetre of slack for float rounding.
-    const TOLERANCE: f32 = 1e-4;
+    /// IVP units are metres: half a millimetre, twice VPhysics' vertex merge distance (0.01
+    /// unit), since merged corners may tilt a small triangle by that much.
+    const TOLERANCE: f32 = 5e-4;
     let mut out = Vec::new();
     let mut fail = |lump, record, message| {
         out.push(Violation {
