@@ -140,6 +140,26 @@ impl<'a> PhysCollideView<'a> {
 }
 
 impl PhysCollide {
+    /// Every model's solids and key data read (`srcmap-phys`); `base` is the lump's offset in
+    /// the file (0 names offsets within the lump). Errors name the model, solid and byte.
+    pub fn read_models(
+        &self,
+        base: u64,
+    ) -> std::result::Result<Vec<srcmap_phys::ModelCollision>, srcmap_phys::PhysError> {
+        let mut at = base;
+        let mut out = Vec::with_capacity(self.models.len());
+        for m in &self.models {
+            out.push(srcmap_phys::ModelCollision::parse(
+                m.model_index,
+                &m.solids,
+                &m.key_data,
+                at,
+            )?);
+            at = srcmap_phys::ModelCollision::next_base(at, m.solids.iter().map(Vec::len), m.key_data.len());
+        }
+        Ok(out)
+    }
+
     pub fn parse(data: &[u8], endian: Endian, base: u64) -> Result<PhysCollide> {
         PhysCollideView::parse(data, endian, base).map(PhysCollideView::into_owned)
     }

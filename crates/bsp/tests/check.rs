@@ -54,3 +54,29 @@ fn check_names_a_broken_index() {
         "{text}"
     );
 }
+
+#[test]
+fn check_names_broken_physics_collision() {
+    let Some(files) = corpus_bsps() else { return };
+    let path = files
+        .iter()
+        .find(|p| p.ends_with("boxinaroom.bsp"))
+        .expect("boxinaroom.bsp in the corpus");
+    let mut bsp = Bsp::parse(&std::fs::read(path).unwrap()).unwrap();
+    assert!(srcmap_bsp::check::physics(&bsp).is_empty());
+    let pc = bsp.phys_collide.as_mut().unwrap();
+    // The surface's ledge-tree root offset (28 bytes of VPHY headers, then byte 32 of the surface).
+    pc.models[0].solids[0][60..64].copy_from_slice(&i32::MAX.to_le_bytes());
+    pc.models[1].model_index = 0;
+    let v = srcmap_bsp::check::physics(&bsp);
+    let text: Vec<String> = v.iter().map(|v| v.to_string()).collect();
+    assert!(
+        text.iter()
+            .any(|t| t.contains("model 0: solid 0: compact surface header at byte 48")),
+        "{text:?}"
+    );
+    assert!(
+        text.iter().any(|t| t.contains("model index 0 is out of order")),
+        "{text:?}"
+    );
+}

@@ -11,6 +11,8 @@ pub enum Kind {
     Dmx,
     /// A game model file: `.mdl`, `.vvd` or `.vtx`.
     Model(srcmap_model::ModelKind),
+    /// A model's collision (`.phy`).
+    Phy,
     /// Recognised as something srcmap does not handle, or not recognised; the text says which.
     Other(String),
 }
@@ -29,6 +31,9 @@ pub fn detect(path: &Path, data: &[u8]) -> Kind {
     }
     if let Some(model) = srcmap_model::detect(data) {
         return Kind::Model(model);
+    }
+    if crate::phys_cmd::is_phy(data) {
+        return Kind::Phy;
     }
     // The BSP reader also names Quake/GoldSrc files (version 29/30 as the first word).
     if ext == "bsp" {

@@ -8,6 +8,7 @@ mod dmx_cmd;
 mod materials_cmd;
 mod model_cmd;
 mod nav_cmd;
+mod phys_cmd;
 mod progress;
 mod rad_cmd;
 mod vis_cmd;
@@ -46,6 +47,9 @@ enum Command {
     /// Navigation mesh commands.
     #[command(subcommand)]
     Nav(nav_cmd::NavCommand),
+    /// VPhysics collision of a BSP or `.phy` file.
+    #[command(subcommand)]
+    Physics(phys_cmd::PhysicsCommand),
     /// Compile stage 1: VMF world geometry to a BSP (tree, portals, faces), with leak detection.
     Vbsp(compile_cmd::VbspArgs),
     /// Compile stage 2: potentially visible sets (PVS/PAS) into a BSP's visibility lump.
@@ -120,6 +124,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
                 detect::Kind::Nav => nav_cmd::info(&args.file, &data, args.json),
                 detect::Kind::Dmx => dmx_cmd::info(&args.file, &data, args.json),
                 detect::Kind::Model(kind) => model_cmd::info(&args.file, &data, kind, args.json),
+                detect::Kind::Phy => phys_cmd::info(&args.file, &data, args.json),
                 detect::Kind::Other(what) => anyhow::bail!("{}: {what}", args.file.display()),
             }
         }
@@ -134,6 +139,9 @@ fn run(cli: Cli) -> anyhow::Result<()> {
                 detect::Kind::Model(_) => {
                     anyhow::bail!("{}: convert does not write model files", args.input.display())
                 }
+                detect::Kind::Phy => {
+                    anyhow::bail!("{}: .phy files have nothing to convert", args.input.display())
+                }
                 detect::Kind::Other(what) => anyhow::bail!("{}: {what}", args.input.display()),
             }
         }
@@ -142,6 +150,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Pak(cmd) => bsp_cmd::pak(cmd),
         Command::Materials(cmd) => materials_cmd::run(cmd),
         Command::Nav(cmd) => nav_cmd::run(cmd),
+        Command::Physics(cmd) => phys_cmd::run(cmd),
         Command::Vbsp(args) => compile_cmd::vbsp(&args),
         Command::Vvis(args) => vis_cmd::vvis(&args),
         Command::Vrad(args) => rad_cmd::vrad(&args),

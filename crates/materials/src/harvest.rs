@@ -274,9 +274,150 @@ pub fn vmt_text_uses_env_cubemap(text: &str) -> bool {
     })
 }
 
+/// A material's name without vbsp's per-map patch: `maps/<map>/<material>_<x>_<y>_<z>` (the
+/// cubemap patch) and `…_wvt_patch` name the material they copy.
+pub fn unpatched_name(name: &str) -> String {
+    let n = crate::normalise_name(name);
+    let Some(rest) = n
+        .strip_prefix("MAPS/")
+        .and_then(|r| r.split_once('/'))
+        .map(|(_, m)| m)
+    else {
+        return n;
+    };
+    if let Some(m) = rest.strip_suffix("_WVT_PATCH") {
+        return m.to_string();
+    }
+    let mut parts: Vec<&str> = rest.rsplitn(4, '_').collect();
+    if parts.len() == 4 && parts[..3].iter().all(|p| p.parse::<i64>().is_ok()) {
+        return parts.pop().unwrap_or(rest).to_string();
+    }
+    rest.to_string()
+}
+
+/// The surface property each material had in a map Valve compiled, read from its physics
+/// collision: the world's triangles name a slot of its material table and lie on a side of
+/// their brush (the side facing most their way, as vbsp chose it); a brush entity whose faces
+/// all use one material names that material's property. Each material's most frequent.
+pub fn surfaceprop_materials(bsp: &srcmap_bsp::Bsp) -> Vec<(String, String)> {
+    let mut votes: BTreeMap<String, HashMap<String, u32>> = BTreeMap::new();
+    let Some(models) = bsp.phys_collide.as_ref().and_then(|pc| pc.read_models(0).ok()) else {
+        return Vec::new();
+    };
+    let name_of_texinfo = |ti: i32| -> Option<String> {
+        let t = bsp.texinfo.get(usize::try_from(ti).ok()?)?;
+        bsp.texdata_name(usize::try_from(t.texdata).ok()?)
+            .map(unpatched_name)
+    };
+    for m in &models {
+        if m.model_index == 0 {
+            let table: HashMap<u8, &str> = m
+                .key_data
+                .material_table()
+                .into_iter()
+                .filter_map(|(n, i)| Some((i.parse().ok()?, n)))
+                .collect();
+            for s in m.solids.iter().filter_map(|s| s.surface()) {
+                for l in &s.ledges {
+                    let Some(brush) = bsp.brushes.get(l.client_data as usize) else {
+                        continue;
+                    };
+                    for t in &l.triangles {
+                        let Some(prop) = table.get(&t.material_index) else {
+                            continue;
+                        };
+                        let pts: Option<Vec<[f32; 3]>> = t
+                            .edges
+                            .iter()
+                            .map(|e| s.ledge_point(l, e.start_point_index))
+                            .collect();
+                        let Some([a, b, c]) = pts.as_deref().and_then(|p| <[[f32; 3]; 3]>::try_from(p).ok())
+                        else {
+                            continue;
+                        };
+                        // IVP (x, y, z) is Hammer (x, -z, y).
+                        let hl = |p: [f32; 3]| [p[0] as f64, p[2] as f64, -p[1] as f64];
+                        let (a, b, c) = (hl(a), hl(b), hl(c));
+                        let u = [b[0] - a[0], b[1] - a[1], b[2] - a[2]];
+                        let v = [c[0] - a[0], c[1] - a[1], c[2] - a[2]];
+                        let n = [
+                            u[1] * v[2] - u[2] * v[1],
+                            u[2] * v[0] - u[0] * v[2],
+                            u[0] * v[1] - u[1] * v[0],
+                        ];
+                        let side = bsp
+                            .brush_sides
+                            .iter()
+                            .skip(brush.first_side.max(0) as usize)
+                            .take(brush.num_sides.max(0) as usize)
+                            .filter_map(|s| {
+                                let p = bsp.planes.get(s.plane as usize)?;
+                                let d = n[0] * p.normal[0] as f64
+                                    + n[1] * p.normal[1] as f64
+                                    + n[2] * p.normal[2] as f64;
+                                Some((d, s))
+                            })
+                            .max_by(|x, y| x.0.total_cmp(&y.0));
+                        if let Some(name) = side.and_then(|(_, s)| name_of_texinfo(s.texinfo)) {
+                            *votes
+                                .entry(name)
+                                .or_default()
+                                .entry(prop.to_string())
+                                .or_default() += 1;
+                        }
+                    }
+                }
+            }
+        } else if let (Some(model), Some(prop)) = (
+            bsp.models.get(m.model_index as usize),
+            m.key_data.solids().next().and_then(|b| b.get("surfaceprop")),
+        ) {
+            let names: Vec<String> = bsp
+                .faces
+                .iter()
+                .skip(model.first_face.max(0) as usize)
+                .take(model.num_faces.max(0) as usize)
+                .filter_map(|f| name_of_texinfo(f.texinfo))
+                .collect();
+            if let Some(first) = names.first()
+                && names.iter().all(|n| n == first)
+            {
+                *votes
+                    .entry(first.clone())
+                    .or_default()
+                    .entry(prop.to_string())
+                    .or_default() += 1;
+            }
+        }
+    }
+    votes
+        .into_iter()
+        .filter_map(|(name, v)| {
+            let best = v
+                .into_iter()
+                .max_by(|a, b| a.1.cmp(&b.1).then_with(|| b.0.cmp(&a.0)))?;
+            Some((name, best.0))
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn unpatched_names_name_the_copied_material() {
+        assert_eq!(
+            unpatched_name("maps/c1_cave/nature/blendrockdirt_wvt_patch"),
+            "NATURE/BLENDROCKDIRT"
+        );
+        assert_eq!(unpatched_name("maps/c1_cave/metal/floor_1_-2_30"), "METAL/FLOOR");
+        assert_eq!(
+            unpatched_name("maps/c1_cave/metal/floor_a_2_3"),
+            "METAL/FLOOR_A_2_3"
+        );
+        assert_eq!(unpatched_name("concrete/wall_1_2_3"), "CONCRETE/WALL_1_2_3");
+    }
 
     #[test]
     fn wvt_patch_names() {

@@ -25,8 +25,8 @@ use std::collections::HashSet;
 use std::sync::Mutex;
 
 pub use harvest::{
-    env_cubemap_materials, harvest_bsp, vmt_text_uses_env_cubemap, water_bottom_materials,
-    wvt_patch_materials,
+    env_cubemap_materials, harvest_bsp, surfaceprop_materials, unpatched_name, vmt_text_uses_env_cubemap,
+    water_bottom_materials, wvt_patch_materials,
 };
 pub use table::{Conflict, ConflictValue, MaterialTable, MaterialsError, TableEntry};
 
@@ -371,6 +371,20 @@ impl Resolver {
             }
         }
         self.table.as_ref()?.1.sky(skyname)
+    }
+
+    /// The material's surface property (`$surfaceprop`): the game's VMT, else the material
+    /// table's (learned from Valve's physics collision); a per-map patched copy answers for
+    /// the material it copies. `None` when neither knows.
+    pub fn surfaceprop(&self, name: &str) -> Option<String> {
+        let key = harvest::unpatched_name(name);
+        if let Some(game) = &self.game
+            && let Ok(Some(vmt)) = game.material(&key.to_ascii_lowercase())
+        {
+            return vmt.surface_prop().map(str::to_owned);
+        }
+        let (_, table) = self.table.as_ref()?;
+        table.surfaceprop(&key).map(str::to_owned)
     }
 
     pub fn resolve(&self, name: &str) -> Resolved {

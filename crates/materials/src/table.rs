@@ -56,6 +56,8 @@ pub struct MaterialTable {
     bottom_material: BTreeMap<String, String>,
     /// Sky names (lower case) → the default cube map Valve's vbsp made from that sky.
     skies: BTreeMap<String, crate::SkyCubemap>,
+    /// Surface properties (`$surfaceprop`) learned from maps' physics collision.
+    surfaceprop: BTreeMap<String, String>,
     pub conflicts: Vec<Conflict>,
 }
 
@@ -99,6 +101,8 @@ struct FileEntry {
     wvt_patch: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     bottom_material: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    surfaceprop: Option<String>,
 }
 
 #[derive(Serialize, Deserialize)]
@@ -187,6 +191,7 @@ impl MaterialTable {
     pub fn learn_patches(&mut self, map: &str, bsp: &srcmap_bsp::Bsp) {
         self.learn_env_cubemaps(map, bsp);
         self.learn_wvt_patches(map, bsp);
+        self.learn_surfaceprops(bsp);
         self.learn_sky(bsp);
         // Only for water materials the table holds (the water surface's own entry), and not
         // a bottom that is a patched copy of the map's own.
@@ -229,6 +234,24 @@ impl MaterialTable {
     /// Records the default cube map a map made from its sky (the first seen is kept).
     pub fn add_sky(&mut self, skyname: &str, sky: crate::SkyCubemap) {
         self.skies.entry(skyname.to_ascii_lowercase()).or_insert(sky);
+    }
+
+    /// The surface property learned for a material (any spelling of its name).
+    pub fn surfaceprop(&self, name: &str) -> Option<&str> {
+        self.surfaceprop
+            .get(&crate::normalise_name(name))
+            .map(String::as_str)
+    }
+
+    /// Records the surface properties a compiled map's physics collision shows
+    /// ([`crate::surfaceprop_materials`]); the first map to name a material's wins. Only
+    /// materials the table holds are recorded (their entry carries them in the file).
+    fn learn_surfaceprops(&mut self, bsp: &srcmap_bsp::Bsp) {
+        for (material, prop) in crate::surfaceprop_materials(bsp) {
+            if self.entries.contains_key(&material) {
+                self.surfaceprop.entry(material).or_insert(prop);
+            }
+        }
     }
 
     pub fn iter(&self) -> impl Iterator<Item = (&str, &TableEntry)> {
@@ -336,6 +359,7 @@ impl MaterialTable {
             table.merge(crate::harvest_bsp(&name, bsp));
             table.learn_env_cubemaps(&name, bsp);
             table.learn_wvt_patches(&name, bsp);
+            table.learn_surfaceprops(bsp);
         }
         table
     }
@@ -362,6 +386,7 @@ impl MaterialTable {
                             env_cubemap: self.env_cubemap.contains(k),
                             wvt_patch: self.wvt_patch.get(k).cloned(),
                             bottom_material: self.bottom_material.get(k).cloned(),
+                            surfaceprop: self.surfaceprop.get(k).cloned(),
                         },
                     )
                 })
@@ -387,6 +412,7 @@ impl MaterialTable {
         let mut env_cubemap = BTreeSet::new();
         let mut wvt_patch = BTreeMap::new();
         let mut bottom_material = BTreeMap::new();
+        let mut surfaceprop = BTreeMap::new();
         for (name, e) in file.materials {
             let err = |flag| MaterialsError::UnknownFlag {
                 material: name.clone(),
@@ -413,6 +439,9 @@ impl MaterialTable {
             if let Some(bottom) = e.bottom_material {
                 bottom_material.insert(crate::normalise_name(&name), bottom);
             }
+            if let Some(prop) = e.surfaceprop {
+                surfaceprop.insert(crate::normalise_name(&name), prop);
+            }
             entries.insert(
                 crate::normalise_name(&name),
                 TableEntry {
@@ -433,6 +462,7 @@ impl MaterialTable {
             wvt_patch,
             bottom_material,
             skies: file.skies,
+            surfaceprop,
             conflicts: file.conflicts,
         })
     }

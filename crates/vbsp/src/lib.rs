@@ -63,6 +63,7 @@ pub mod input;
 pub mod instances;
 mod occluders;
 mod overlay;
+pub mod physics;
 
 mod pipeline;
 mod portals;

@@ -1335,6 +1335,16 @@ impl<'a> Compile<'a> {
         }
         bsp.leaf_water_data = water.data;
         displacement::write_records(&mut bsp, &mut disps);
+        let physics = crate::physics::build(&bsp, &|name| self.opts.materials.surfaceprop(name));
+        for (b, why) in physics.skipped {
+            let brush = &self.brushes[b];
+            let at = Where {
+                brush: Some(brush.vmf_id),
+                ..Default::default()
+            };
+            self.diags.push(Diagnostic::warning(at, why));
+        }
+        bsp.phys_collide = Some(physics.collide);
         overlay::write_records(
             &mut bsp,
             &self.overlays,

@@ -1,0 +1,239 @@
+//! `physics dump` and `info` for VPhysics collision: a BSP's physcollide/physdisp lumps or a
+//! `.phy` file.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::anyhow;
+use serde::Serialize;
+use srcmap_bsp::{BspFile, PhysCollide, PhysDisp, lump};
+use srcmap_phys::{KeyData, PhyFile, Solid, SolidBody};
+
+#[derive(Debug, clap::Subcommand)]
+pub enum PhysicsCommand {
+    /// Show the collision of a BSP (physcollide, physdisp) or a `.phy` file: per model and
+    /// solid the ledges, triangles, points, tree nodes, mass properties and the key data.
+    Dump {
+        file: PathBuf,
+        /// Print a JSON report instead of text.
+        #[arg(long)]
+        json: bool,
+        /// With `--json`: every record (ledges, triangles, edges, points, tree nodes).
+        #[arg(long, requires = "json")]
+        full: bool,
+    },
+}
+
+pub fn run(cmd: PhysicsCommand) -> anyhow::Result<()> {
+    match cmd {
+        PhysicsCommand::Dump { file, json, full } => {
+            let data = std::fs::read(&file).map_err(|e| anyhow!("{}: cannot read: {e}", file.display()))?;
+            let report = if is_phy(&data) {
+                phy_report(&file, &data, full)?
+            } else {
+                bsp_report(&file, &data, full)?
+            };
+            if json {
+                crate::print_json(&report)
+            } else {
+                print_text(&report)
+            }
+        }
+    }
+}
+
+/// `srcmap info` on a `.phy` file.
+pub fn info(path: &Path, data: &[u8], json: bool) -> anyhow::Result<()> {
+    let report = phy_report(path, data, false)?;
+    if json {
+        crate::print_json(&report)
+    } else {
+        print_text(&report)
+    }
+}
+
+/// A `.phy` file: `phyheader_t.size` of 16 and a first solid that is `VPHY` or an IVP surface.
+pub fn is_phy(data: &[u8]) -> bool {
+    data.len() >= 24
+        && data[..4] == 16i32.to_le_bytes()
+        && (&data[20..24] == b"VPHY" || data.get(64..68) == Some(b"IVPS"))
+}
+
+#[derive(Serialize)]
+struct SolidReport {
+    /// `VPHY 0x100`, `legacy`, or the header of a solid not read.
+    form: String,
+    bytes: usize,
+    ledges: usize,
+    convex_pieces: usize,
+    triangles: usize,
+    points: usize,
+    tree_nodes: usize,
+    /// Surface-property indices the triangles use.
+    material_indices: Vec<u8>,
+    mass_center: Option<[f32; 3]>,
+    rotation_inertia: Option<[f32; 3]>,
+    radius: Option<f32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    records: Option<Solid>,
+}
+
+#[derive(Serialize)]
+struct ModelReport {
+    model_index: Option<i32>,
+    solids: Vec<SolidReport>,
+    key_data: KeyData,
+}
+
+#[derive(Serialize)]
+struct Report {
+    file: String,
+    format: &'static str,
+    models: Vec<ModelReport>,
+    /// physdisp: each displacement's blob size (virtual-mesh data, not read further).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    displacement_blobs: Option<Vec<usize>>,
+}
+
+fn solid_report(s: &Solid, full: bool) -> SolidReport {
+    let bytes = s.to_bytes().len();
+    let form = match &s.header {
+        None => "legacy".to_string(),
+        Some(h) => format!("VPHY {:#x} type {}", h.version, h.model_type),
+    };
+    let mut r = SolidReport {
+        form,
+        bytes,
+        ledges: 0,
+        convex_pieces: 0,
+        triangles: 0,
+        points: 0,
+        tree_nodes: 0,
+        material_indices: Vec::new(),
+        mass_center: None,
+        rotation_inertia: None,
+        radius: None,
+        records: full.then(|| s.clone()),
+    };
+    if let SolidBody::Surface(surface) = &s.body {
+        r.ledges = surface.ledges.len();
+        r.convex_pieces = surface.terminal_ledges().count();
+        r.triangles = surface.triangle_count();
+        r.points = surface.points.iter().map(|p| p.points.len()).sum();
+        r.tree_nodes = surface.nodes.len();
+        let mut m: Vec<u8> = surface
+            .ledges
+            .iter()
+            .flat_map(|l| l.triangles.iter().map(|t| t.material_index))
+            .collect();
+        m.sort_unstable();
+        m.dedup();
+        r.material_indices = m;
+        r.mass_center = Some(surface.header.mass_center);
+        r.rotation_inertia = Some(surface.header.rotation_inertia);
+        r.radius = Some(surface.header.upper_limit_radius);
+    }
+    r
+}
+
+fn phy_report(path: &Path, data: &[u8], full: bool) -> anyhow::Result<Report> {
+    let phy = PhyFile::parse(data).map_err(|e| anyhow!("{}: {e}", path.display()))?;
+    Ok(Report {
+        file: path.display().to_string(),
+        format: "phy",
+        models: vec![ModelReport {
+            model_index: None,
+            solids: phy.solids.iter().map(|s| solid_report(s, full)).collect(),
+            key_data: phy.key_data,
+        }],
+        displacement_blobs: None,
+    })
+}
+
+fn bsp_report(path: &Path, data: &[u8], full: bool) -> anyhow::Result<Report> {
+    let err = |e: &dyn std::fmt::Display| anyhow!("{}: {e}", path.display());
+    let file = BspFile::parse(data).map_err(|e| err(&e))?;
+    let endian = file.endian();
+    let collide_lump = file.lump(lump::PHYSCOLLIDE).map_err(|e| err(&e))?;
+    let base = file.entry(lump::PHYSCOLLIDE).offset as u64;
+    let pc = PhysCollide::parse(&collide_lump, endian, base).map_err(|e| err(&e))?;
+    let models = pc
+        .read_models(base)
+        .map_err(|e| anyhow!("{}: lump PHYSCOLLIDE: {e}", path.display()))?;
+    let disp_lump = file.lump(lump::PHYSDISP).map_err(|e| err(&e))?;
+    let displacement_blobs = if disp_lump.is_empty() {
+        None
+    } else {
+        let pd = PhysDisp::parse(&disp_lump, endian, file.entry(lump::PHYSDISP).offset as u64)
+            .map_err(|e| err(&e))?;
+        Some(pd.blobs.iter().map(Vec::len).collect())
+    };
+    Ok(Report {
+        file: path.display().to_string(),
+        format: "bsp",
+        models: models
+            .into_iter()
+            .map(|m| ModelReport {
+                model_index: Some(m.model_index),
+                solids: m.solids.iter().map(|s| solid_report(s, full)).collect(),
+                key_data: m.key_data,
+            })
+            .collect(),
+        displacement_blobs,
+    })
+}
+
+fn print_text(r: &Report) -> anyhow::Result<()> {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    let solids: usize = r.models.iter().map(|m| m.solids.len()).sum();
+    writeln!(
+        out,
+        "{}: {} collision, {} models, {solids} solids",
+        r.file,
+        r.format,
+        r.models.len()
+    )?;
+    for m in &r.models {
+        match m.model_index {
+            Some(i) => writeln!(out, "model *{i}: {} solids", m.solids.len())?,
+            None => writeln!(out, "{} solids", m.solids.len())?,
+        }
+        for (i, s) in m.solids.iter().enumerate() {
+            let mass = s
+                .mass_center
+                .map(|c| format!(", mass centre {c:?}, radius {}", s.radius.unwrap_or(0.0)));
+            writeln!(
+                out,
+                "  solid {i}: {}, {} bytes, {} convex pieces ({} ledges), {} triangles, {} points, {} tree nodes, materials {:?}{}",
+                s.form,
+                s.bytes,
+                s.convex_pieces,
+                s.ledges,
+                s.triangles,
+                s.points,
+                s.tree_nodes,
+                s.material_indices,
+                mass.unwrap_or_default()
+            )?;
+        }
+        for b in &m.key_data.blocks {
+            let pairs: Vec<String> = b.pairs.iter().map(|(k, v)| format!("{k}={v}")).collect();
+            let children = if b.children.is_empty() {
+                String::new()
+            } else {
+                format!(" (+{} blocks)", b.children.len())
+            };
+            writeln!(out, "  {} {{ {} }}{children}", b.name, pairs.join(" "))?;
+        }
+    }
+    if let Some(d) = &r.displacement_blobs {
+        let with = d.iter().filter(|&&n| n > 0).count();
+        let total: usize = d.iter().sum();
+        writeln!(
+            out,
+            "physdisp: {} displacements, {with} with collision, {total} bytes (virtual-mesh data, not read further)",
+            d.len()
+        )?;
+    }
+    Ok(())
+}

@@ -1,0 +1,184 @@
+//! The key-data text after the solids (`solid { "index" "0" "surfaceprop" "metal" ... }`,
+//! `fluid`, `materialtable`, `editparams`, ...): kept as its bytes, read into blocks.
+
+use serde::Serialize;
+
+use crate::error::{PhysError, Result};
+
+/// One `name { "key" "value" ... }` block; blocks may nest.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct KeyBlock {
+    pub name: String,
+    pub pairs: Vec<(String, String)>,
+    pub children: Vec<KeyBlock>,
+}
+
+impl KeyBlock {
+    /// The first value of `key` (case-insensitive).
+    pub fn get(&self, key: &str) -> Option<&str> {
+        self.pairs
+            .iter()
+            .find(|(k, _)| k.eq_ignore_ascii_case(key))
+            .map(|(_, v)| v.as_str())
+    }
+}
+
+/// The key data: its exact bytes and the blocks read from them.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct KeyData {
+    #[serde(skip)]
+    pub raw: Vec<u8>,
+    pub blocks: Vec<KeyBlock>,
+}
+
+enum Token {
+    Str(String),
+    Open,
+    Close,
+}
+
+/// Tokens with their offsets: quoted strings, bare words, braces. NULs count as space.
+fn tokens(text: &[u8], base: u64) -> Result<Vec<(u64, Token)>> {
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < text.len() {
+        let c = text[i];
+        let at = base + i as u64;
+        match c {
+            b'{' => {
+                out.push((at, Token::Open));
+                i += 1;
+            }
+            b'}' => {
+                out.push((at, Token::Close));
+                i += 1;
+            }
+            b'"' => {
+                let Some(len) = text[i + 1..].iter().position(|&b| b == b'"') else {
+                    return Err(PhysError::new(at, "key data", "unterminated quoted string"));
+                };
+                out.push((at, Token::Str(latin1(&text[i + 1..i + 1 + len]))));
+                i += len + 2;
+            }
+            c if c.is_ascii_whitespace() || c == 0 => i += 1,
+            _ => {
+                let len = text[i..]
+                    .iter()
+                    .position(|&b| b.is_ascii_whitespace() || b == 0 || b == b'{' || b == b'}' || b == b'"')
+                    .unwrap_or(text.len() - i);
+                out.push((at, Token::Str(latin1(&text[i..i + len]))));
+                i += len;
+            }
+        }
+    }
+    Ok(out)
+}
+
+fn latin1(b: &[u8]) -> String {
+    b.iter().map(|&c| c as char).collect()
+}
+
+impl KeyData {
+    /// Reads the text; `base` is the absolute offset of `raw[0]`.
+    pub fn parse(raw: &[u8], base: u64) -> Result<KeyData> {
+        let toks = tokens(raw, base)?;
+        let mut it = toks.into_iter().peekable();
+        let mut blocks = Vec::new();
+        let end = base + raw.len() as u64;
+        while let Some((at, tok)) = it.next() {
+            let Token::Str(name) = tok else {
+                return Err(PhysError::new(
+                    at,
+                    "key data",
+                    "a brace where a block name was expected",
+                ));
+            };
+            blocks.push(block(name, at, &mut it, end, 0, false)?);
+        }
+        Ok(KeyData {
+            raw: raw.to_vec(),
+            blocks,
+        })
+    }
+
+    /// The exact bytes it was read from.
+    pub fn to_bytes(&self) -> &[u8] {
+        &self.raw
+    }
+
+    /// The `solid` blocks.
+    pub fn solids(&self) -> impl Iterator<Item = &KeyBlock> + '_ {
+        self.blocks
+            .iter()
+            .filter(|b| b.name.eq_ignore_ascii_case("solid"))
+    }
+
+    /// The `materialtable` entries (name, index), if any.
+    pub fn material_table(&self) -> Vec<(&str, &str)> {
+        self.blocks
+            .iter()
+            .filter(|b| b.name.eq_ignore_ascii_case("materialtable"))
+            .flat_map(|b| b.pairs.iter().map(|(k, v)| (k.as_str(), v.as_str())))
+            .collect()
+    }
+}
+
+type Tokens = std::iter::Peekable<std::vec::IntoIter<(u64, Token)>>;
+
+/// A block named `name` whose opening brace comes next (`opened`: was already read).
+fn block(name: String, at: u64, it: &mut Tokens, end: u64, depth: usize, opened: bool) -> Result<KeyBlock> {
+    if depth > 32 {
+        return Err(PhysError::new(at, "key data", "blocks nested deeper than 32"));
+    }
+    if !opened {
+        match it.next() {
+            Some((_, Token::Open)) => {}
+            Some((p, _)) => {
+                return Err(PhysError::new(
+                    p,
+                    "key data",
+                    format!("'{{' expected after block name '{name}'"),
+                ));
+            }
+            None => {
+                return Err(PhysError::new(
+                    end,
+                    "key data",
+                    format!("block '{name}' has no body"),
+                ));
+            }
+        }
+    }
+    let mut b = KeyBlock {
+        name,
+        pairs: Vec::new(),
+        children: Vec::new(),
+    };
+    loop {
+        match it.next() {
+            Some((_, Token::Close)) => return Ok(b),
+            Some((p, Token::Str(key))) => match it.next() {
+                Some((_, Token::Str(value))) => b.pairs.push((key, value)),
+                Some((_, Token::Open)) => b.children.push(block(key, p, it, end, depth + 1, true)?),
+                Some((q, Token::Close)) => {
+                    return Err(PhysError::new(q, "key data", format!("key '{key}' has no value")));
+                }
+                None => {
+                    return Err(PhysError::new(
+                        end,
+                        "key data",
+                        format!("key '{key}' has no value"),
+                    ));
+                }
+            },
+            Some((p, Token::Open)) => return Err(PhysError::new(p, "key data", "'{' without a block name")),
+            None => {
+                return Err(PhysError::new(
+                    end,
+                    "key data",
+                    format!("block '{}' is not closed", b.name),
+                ));
+            }
+        }
+    }
+}

@@ -1,0 +1,119 @@
+//! One collision solid: `collideheader_t` + `compactsurfaceheader_t` (the `VPHY` form) or,
+//! in the legacy form, the compact surface alone.
+
+use serde::Serialize;
+
+use crate::error::{PhysError, Result};
+use crate::surface::{CompactSurface, IVPS};
+
+/// Size of the `VPHY` headers before the surface.
+pub const COLLIDE_HEADER_SIZE: usize = 28;
+/// The only collide version and model type whose surface is read (IVP compact surface).
+pub const COLLIDE_VERSION: i16 = 0x100;
+pub const MODEL_TYPE_COMPACT_SURFACE: i16 = 0;
+
+/// `collideheader_t` and `compactsurfaceheader_t`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct CollideHeader {
+    /// `0x100`; Strata writes `0x101`.
+    pub version: i16,
+    /// 0: IVP compact surface; 1: polysoup (MOPP), not read here.
+    pub model_type: i16,
+    /// Bytes of the compact surface.
+    pub surface_size: i32,
+    pub drag_axis_areas: [f32; 3],
+    pub axis_map_size: i32,
+}
+
+/// What follows the headers.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub enum SolidBody {
+    Surface(CompactSurface),
+    /// A version or model type this crate does not read (kept as bytes, reported as such).
+    Unread(Vec<u8>),
+}
+
+/// One solid of a model or `.phy` file.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Solid {
+    /// `None` for the legacy form (the surface straight away).
+    pub header: Option<CollideHeader>,
+    pub body: SolidBody,
+}
+
+impl Solid {
+    /// Reads one solid's bytes; `base` is the absolute offset of `data[0]`.
+    pub fn parse(data: &[u8], base: u64) -> Result<Solid> {
+        if data.len() >= 4 && &data[..4] == b"VPHY" {
+            if data.len() < COLLIDE_HEADER_SIZE {
+                return Err(PhysError::new(
+                    base,
+                    "collide header",
+                    format!(
+                        "{} bytes, the VPHY headers need {COLLIDE_HEADER_SIZE}",
+                        data.len()
+                    ),
+                ));
+            }
+            let i16_at = |p: usize| i16::from_le_bytes([data[p], data[p + 1]]);
+            let word = |p: usize| [data[p], data[p + 1], data[p + 2], data[p + 3]];
+            let header = CollideHeader {
+                version: i16_at(4),
+                model_type: i16_at(6),
+                surface_size: i32::from_le_bytes(word(8)),
+                drag_axis_areas: [12, 16, 20].map(|p| f32::from_le_bytes(word(p))),
+                axis_map_size: i32::from_le_bytes(word(24)),
+            };
+            let rest = &data[COLLIDE_HEADER_SIZE..];
+            let body = if header.version == COLLIDE_VERSION && header.model_type == MODEL_TYPE_COMPACT_SURFACE
+            {
+                SolidBody::Surface(CompactSurface::parse(rest, base + COLLIDE_HEADER_SIZE as u64)?)
+            } else {
+                SolidBody::Unread(rest.to_vec())
+            };
+            return Ok(Solid {
+                header: Some(header),
+                body,
+            });
+        }
+        if data.len() < 48 || i32::from_le_bytes([data[44], data[45], data[46], data[47]]) != IVPS {
+            return Err(PhysError::new(
+                base,
+                "collide header",
+                "neither a VPHY header nor a legacy compact surface (IVPS tag)",
+            ));
+        }
+        Ok(Solid {
+            header: None,
+            body: SolidBody::Surface(CompactSurface::parse(data, base)?),
+        })
+    }
+
+    /// The solid's bytes.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let mut out = Vec::new();
+        if let Some(h) = &self.header {
+            out.extend_from_slice(b"VPHY");
+            out.extend_from_slice(&h.version.to_le_bytes());
+            out.extend_from_slice(&h.model_type.to_le_bytes());
+            out.extend_from_slice(&h.surface_size.to_le_bytes());
+            for v in h.drag_axis_areas {
+                out.extend_from_slice(&v.to_le_bytes());
+            }
+            out.extend_from_slice(&h.axis_map_size.to_le_bytes());
+        }
+        match &self.body {
+            SolidBody::Surface(s) => s.write(&mut out),
+            SolidBody::Unread(b) => out.extend_from_slice(b),
+        }
+        out
+    }
+
+    /// The compact surface, when this solid has one that was read.
+    pub fn surface(&self) -> Option<&CompactSurface> {
+        match &self.body {
+            SolidBody::Surface(s) => Some(s),
+            SolidBody::Unread(_) => None,
+        }
+    }
+}

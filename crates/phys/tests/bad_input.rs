@@ -1,0 +1,140 @@
+//! Truncated and corrupted collision data fails with an error naming the place, never a panic.
+//! The solid is one this test builds by hand: a unit cube ledge (12 triangles, 8 points) under
+//! one tree node.
+
+use srcmap_phys::{PhysError, Solid};
+
+/// A VPHY solid holding one cube ledge; returns its bytes.
+fn cube_solid() -> Vec<u8> {
+    let corners: Vec<[f32; 3]> = (0..8)
+        .map(|i| [(i & 1) as f32, (i >> 1 & 1) as f32, (i >> 2 & 1) as f32])
+        .collect();
+    // Two triangles per face, wound outwards.
+    let faces = [
+        [0, 2, 3, 1],
+        [4, 5, 7, 6],
+        [0, 1, 5, 4],
+        [2, 6, 7, 3],
+        [0, 4, 6, 2],
+        [1, 3, 7, 5],
+    ];
+    let mut tris: Vec<[u16; 3]> = Vec::new();
+    for f in faces {
+        tris.push([f[0], f[1], f[2]]);
+        tris.push([f[0], f[2], f[3]]);
+    }
+    let ledge_at = 48usize;
+    let points_at = ledge_at + 16 * 13;
+    let node_at = points_at + 16 * 8;
+    let len = node_at + 28;
+    let mut s = vec![0u8; len];
+    let put = |s: &mut Vec<u8>, p: usize, b: &[u8]| s[p..p + b.len()].copy_from_slice(b);
+    put(&mut s, 24, &1.0f32.to_le_bytes());
+    put(&mut s, 28, &((len as u32) << 8).to_le_bytes());
+    put(&mut s, 32, &(node_at as i32).to_le_bytes());
+    put(&mut s, 44, b"IVPS");
+    put(&mut s, ledge_at, &((points_at - ledge_at) as i32).to_le_bytes());
+    put(&mut s, ledge_at + 8, &(4u32 | 21 << 8).to_le_bytes());
+    put(&mut s, ledge_at + 12, &12i16.to_le_bytes());
+    for (t, tri) in tris.iter().enumerate() {
+        let p = ledge_at + 16 * (1 + t);
+        put(&mut s, p, &(t as u32).to_le_bytes());
+        for e in 0..3 {
+            let (a, b) = (tri[e], tri[(e + 1) % 3]);
+            // The twin: the edge b -> a in another triangle.
+            let (tt, ee) = tris
+                .iter()
+                .enumerate()
+                .find_map(|(j, o)| (0..3).find(|&k| o[k] == b && o[(k + 1) % 3] == a).map(|k| (j, k)))
+                .expect("closed cube");
+            let rel = (4 * tt + 1 + ee) as i32 - (4 * t + 1 + e) as i32;
+            put(
+                &mut s,
+                p + 4 + 4 * e,
+                &(a as u32 | ((rel as u32) & 0x7fff) << 16).to_le_bytes(),
+            );
+        }
+    }
+    for (i, c) in corners.iter().enumerate() {
+        for (k, v) in c.iter().enumerate() {
+            put(&mut s, points_at + 16 * i + 4 * k, &v.to_le_bytes());
+        }
+    }
+    put(
+        &mut s,
+        node_at + 4,
+        &(ledge_at as i32 - node_at as i32).to_le_bytes(),
+    );
+    for k in 0..3 {
+        put(&mut s, node_at + 8 + 4 * k, &0.5f32.to_le_bytes());
+    }
+    put(&mut s, node_at + 20, &0.87f32.to_le_bytes());
+    let mut out = b"VPHY".to_vec();
+    out.extend_from_slice(&0x100i16.to_le_bytes());
+    out.extend_from_slice(&0i16.to_le_bytes());
+    out.extend_from_slice(&(len as i32).to_le_bytes());
+    out.extend_from_slice(&[0; 16]);
+    out.extend_from_slice(&s);
+    out
+}
+
+#[test]
+fn the_hand_made_cube_reads_verifies_and_round_trips() {
+    let data = cube_solid();
+    let solid = Solid::parse(&data, 0).unwrap();
+    let s = solid.surface().unwrap();
+    assert_eq!(s.ledges.len(), 1);
+    assert_eq!(s.triangle_count(), 12);
+    assert!(s.gaps.is_empty());
+    assert_eq!(s.verify(1e-4), Vec::<String>::new());
+    assert_eq!(solid.to_bytes(), data);
+}
+
+#[test]
+fn every_truncation_is_an_error_with_an_offset() {
+    let data = cube_solid();
+    for n in 0..data.len() {
+        let e: PhysError = Solid::parse(&data[..n], 1000).expect_err("truncated solid must fail");
+        assert!(
+            e.offset >= 1000 && e.offset <= 1000 + data.len() as u64,
+            "{n}: {e}"
+        );
+    }
+}
+
+#[test]
+fn corrupted_words_never_panic_and_broken_twins_are_reported() {
+    let data = cube_solid();
+    for at in (0..data.len()).step_by(2) {
+        for v in [0u8, 0x7f, 0x80, 0xff] {
+            let mut d = data.clone();
+            d[at] = v;
+            if let Ok(s) = Solid::parse(&d, 0) {
+                assert_eq!(s.to_bytes(), d);
+                let _ = s.surface().map(|s| s.verify(1e-4));
+            }
+        }
+    }
+    // Point an edge's twin at the wrong edge: the check names it.
+    let mut d = data.clone();
+    let first_edge = 28 + 48 + 16 + 4;
+    d[first_edge + 2] ^= 1;
+    let s = Solid::parse(&d, 0).unwrap();
+    assert!(
+        s.surface()
+            .unwrap()
+            .verify(1e-4)
+            .iter()
+            .any(|m| m.contains("twin"))
+    );
+}
+
+#[test]
+fn a_right_child_before_its_parent_is_refused() {
+    let mut d = cube_solid();
+    let node = 28 + 48 + 16 * 13 + 16 * 8;
+    d[node..node + 4].copy_from_slice(&(-100i32).to_le_bytes());
+    let e = Solid::parse(&d, 0).unwrap_err();
+    assert_eq!(e.structure, "ledge tree node");
+    assert_eq!(e.offset, node as u64);
+}

@@ -1,0 +1,733 @@
+//! The physics collision lump (physcollide): VPhysics' IVP compact surfaces built from the BSP's
+//! own brushes, as Valve's vbsp groups them.
+//!
+//! - The world (model 0): one static solid per contents group — the solid brushes
+//!   (`MASK_SOLID`), the player clips, the NPC clips — unshrunk, each triangle carrying the
+//!   index of its side's surface property in the world's material table.
+//! - Each brush entity: one solid of its solid, clip and water brushes, every visible side
+//!   pulled in by half a unit (unless that would swallow the brush), with its mass, volume and
+//!   surface property in the key data.
+//!
+//! Each brush becomes one convex ledge: the brush's side polygons (clipped by every other
+//! side), their corners welded, fanned into triangles whose edges find their twins. The ledges
+//! hang in a binary tree of bounding spheres split along the longest axis.
+//!
+//! - The world's water: one fluid solid per water volume (leaf water data entry), its surface
+//!   plane at the volume's surface height.
+//!
+//! Not done (reported, not faked): displacement collision
+//! (physdisp), the outer hull Valve adds for brush entities of several brushes, shell
+//! materials' area-based mass, and densities other than the default (2000 kg/m³).
+
+use std::collections::HashMap;
+
+use srcmap_bsp::{Bsp, PhysCollide, PhysModel, flags::Contents};
+use srcmap_geom::DVec3;
+use srcmap_geom::{Plane, Winding};
+use srcmap_phys::surface::{NODE_SIZE, RECORD_SIZE, SURFACE_HEADER_SIZE};
+use srcmap_phys::{
+    CollideHeader, CompactSurface, Edge, Ledge, LedgeTreeNode, PointRun, Solid, SolidBody, SurfaceHeader,
+    Triangle,
+};
+
+/// Valve's `VPHYSICS_SHRINK`: brush entities' visible sides move in by this much.
+const SHRINK: f64 = 0.5;
+/// Valve's `VPHYSICS_MERGE`: corners closer than this are one point.
+const MERGE: f64 = 0.01;
+/// `METERS_PER_INCH`.
+const METERS_PER_INCH: f64 = 0.0254;
+/// VPhysics' default density (kg/m³), that of the `default` surface property.
+const DEFAULT_DENSITY: f64 = 2000.0;
+/// Valve clamps a brush entity's mass to this.
+const MAX_MASS: f64 = 100_000.0;
+/// `TEXINFO_NODE`.
+const NO_TEXINFO: i32 = -1;
+
+const MASK_SOLID: u32 =
+    Contents::SOLID.0 | Contents::MOVEABLE.0 | Contents::WINDOW.0 | Contents::MONSTER.0 | Contents::GRATE.0;
+/// `CONTENTS_SOLID` up to `LAST_VISIBLE_CONTENTS` (`CONTENTS_OPAQUE`).
+const LAST_VISIBLE_CONTENTS_MASK: u32 = 0xff;
+const MASK_WATER: u32 = Contents::WATER.0 | Contents::MOVEABLE.0 | Contents::SLIME.0;
+
+/// The lump and the brushes it left out.
+#[derive(Debug, Default)]
+pub struct PhysicsBuild {
+    pub collide: PhysCollide,
+    /// (BSP brush index, why it was skipped).
+    pub skipped: Vec<(usize, String)>,
+}
+
+/// One brush as a closed convex mesh (Hammer units, counter-clockwise seen from outside).
+struct ConvexMesh {
+    brush: usize,
+    points: Vec<DVec3>,
+    triangles: Vec<[u32; 3]>,
+    /// Per triangle: the surface-property slot (world) or 0.
+    materials: Vec<u8>,
+}
+
+/// Builds physcollide for every model of `bsp`. `surfaceprop` names a material's surface
+/// property (`None`: the material is unknown, `default` is used as Valve does).
+pub fn build(bsp: &Bsp, surfaceprop: &dyn Fn(&str) -> Option<String>) -> PhysicsBuild {
+    let mut out = PhysicsBuild::default();
+    let mut world_props: Vec<String> = Vec::new();
+    for mi in 0..bsp.models.len() {
+        let mut solids = Vec::new();
+        let mut key = String::new();
+        if mi == 0 {
+            for mask in [MASK_SOLID, Contents::PLAYERCLIP.0, Contents::MONSTERCLIP.0] {
+                let brushes = model_brushes(bsp, mi, mask);
+                let meshes: Vec<ConvexMesh> = brushes
+                    .iter()
+                    .filter_map(|&b| brush_mesh(bsp, b, 0.0, &[], &mut out.skipped))
+                    .map(|mut m| {
+                        m.materials = world_materials(bsp, &m, surfaceprop, &mut world_props);
+                        m
+                    })
+                    .collect();
+                if meshes.is_empty() {
+                    continue;
+                }
+                key.push_str(&format!(
+                    "staticsolid {{\n\"index\" \"{}\"\n\"contents\" \"{}\"\n}}\n",
+                    solids.len(),
+                    mask as i32
+                ));
+                solids.push(solid(&meshes).0);
+            }
+            // One fluid per water volume (leaf water data entry): its water brushes, unshrunk.
+            for (k, water) in bsp.leaf_water_data.iter().enumerate() {
+                let brushes = water_brushes(bsp, k);
+                let meshes: Vec<ConvexMesh> = brushes
+                    .iter()
+                    .filter_map(|&b| brush_mesh(bsp, b, 0.0, &[], &mut out.skipped))
+                    .collect();
+                if meshes.is_empty() {
+                    continue;
+                }
+                let contents = brushes.iter().fold(0, |c, &b| c | bsp.brushes[b].contents as u32)
+                    & !Contents::TESTFOGVOLUME.0;
+                key.push_str(&format!(
+                    "fluid {{\n\"index\" \"{}\"\n\"surfaceprop\" \"water\"\n\"damping\" \"{:.6}\"\n\"contents\" \"{}\"\n\
+                     \"surfaceplane\" \"{:.6} {:.6} {:.6} {:.6} \"\n\"currentvelocity\" \"{:.6} {:.6} {:.6} \"\n}}\n",
+                    solids.len(),
+                    0.01f32,
+                    contents as i32,
+                    0.0f32,
+                    0.0f32,
+                    1.0f32,
+                    water.surface_z,
+                    0.0f32,
+                    0.0f32,
+                    0.0f32
+                ));
+                solids.push(solid(&meshes).0);
+            }
+            if solids.is_empty() {
+                continue;
+            }
+            key.push_str("virtualterrain {}\n");
+            if !world_props.is_empty() {
+                key.push_str("materialtable {\n");
+                for (i, p) in world_props.iter().enumerate() {
+                    key.push_str(&format!("\"{p}\" \"{}\"\n", i + 1));
+                }
+                key.push_str("}\n");
+            }
+        } else {
+            let mask = MASK_SOLID | Contents::PLAYERCLIP.0 | Contents::MONSTERCLIP.0 | MASK_WATER;
+            let brushes = model_brushes(bsp, mi, mask);
+            let meshes: Vec<ConvexMesh> = brushes
+                .iter()
+                .filter_map(|&b| {
+                    let others: Vec<Plane> = brushes
+                        .iter()
+                        .filter(|&&o| o != b)
+                        .flat_map(|&o| brush_planes(bsp, o))
+                        .collect();
+                    brush_mesh(bsp, b, SHRINK, &others, &mut out.skipped)
+                })
+                .collect();
+            if meshes.is_empty() {
+                continue;
+            }
+            let (s, volume) = solid(&meshes);
+            let prop = model_surfaceprop(bsp, mi, &meshes, surfaceprop);
+            let mass = (volume * METERS_PER_INCH.powi(3) * DEFAULT_DENSITY).min(MAX_MASS);
+            key.push_str(&format!(
+                "solid {{\n\"index\" \"0\"\n\"mass\" \"{:.6}\"\n\"surfaceprop\" \"{prop}\"\n",
+                mass as f32
+            ));
+            if volume != 0.0 {
+                key.push_str(&format!("\"volume\" \"{:.6}\"\n", volume as f32));
+            }
+            key.push_str("}\n");
+            solids.push(s);
+        }
+        let mut key_data = key.into_bytes();
+        key_data.push(0); // CTextBuffer::Terminate
+        out.collide.models.push(PhysModel {
+            model_index: mi as i32,
+            solids: solids.iter().map(Solid::to_bytes).collect(),
+            key_data,
+        });
+    }
+    out.collide.terminator = [-1, 0, 0];
+    out
+}
+
+/// The brushes in the leaves under model `mi`'s head node whose contents meet `mask`, in
+/// brush order (Valve's `VisitLeaves_r` + `AddBrushes`).
+fn model_brushes(bsp: &Bsp, mi: usize, mask: u32) -> Vec<usize> {
+    let mut used = vec![false; bsp.brushes.len()];
+    let mut stack = vec![bsp.models[mi].head_node];
+    while let Some(n) = stack.pop() {
+        if n < 0 {
+            let Some(leaf) = bsp.leafs.get((-1 - n) as usize) else {
+                continue;
+            };
+            let first = leaf.first_leaf_brush as usize;
+            for &b in bsp
+                .leaf_brushes
+                .iter()
+                .skip(first)
+                .take(leaf.num_leaf_brushes as usize)
+            {
+                if let Some(brush) = bsp.brushes.get(b as usize)
+                    && brush.contents as u32 & mask != 0
+                {
+                    used[b as usize] = true;
+                }
+            }
+        } else if let Some(node) = bsp.nodes.get(n as usize) {
+            stack.extend(node.children);
+        }
+    }
+    (0..used.len()).filter(|&b| used[b]).collect()
+}
+
+/// The water brushes in the world's leaves of water volume `k` (leaf water data entry), in
+/// brush order (Valve's `ConvertWaterModelToPhysCollide` over one water model's leaves).
+fn water_brushes(bsp: &Bsp, k: usize) -> Vec<usize> {
+    let mut used = vec![false; bsp.brushes.len()];
+    let mut stack = vec![bsp.models[0].head_node];
+    while let Some(n) = stack.pop() {
+        if n < 0 {
+            let Some(leaf) = bsp.leafs.get((-1 - n) as usize) else {
+                continue;
+            };
+            if leaf.leaf_water_data != k as i32 {
+                continue;
+            }
+            let first = leaf.first_leaf_brush as usize;
+            for &b in bsp
+                .leaf_brushes
+                .iter()
+                .skip(first)
+                .take(leaf.num_leaf_brushes as usize)
+            {
+                if let Some(brush) = bsp.brushes.get(b as usize)
+                    && brush.contents as u32 & MASK_WATER != 0
+                {
+                    used[b as usize] = true;
+                }
+            }
+        } else if let Some(node) = bsp.nodes.get(n as usize) {
+            stack.extend(node.children);
+        }
+    }
+    (0..used.len()).filter(|&b| used[b]).collect()
+}
+
+/// The side planes of brush `b` (bevels left out).
+fn brush_planes(bsp: &Bsp, b: usize) -> Vec<Plane> {
+    let brush = &bsp.brushes[b];
+    let sides = bsp
+        .brush_sides
+        .iter()
+        .skip(brush.first_side.max(0) as usize)
+        .take(brush.num_sides.max(0) as usize);
+    let mut out: Vec<Plane> = Vec::new();
+    for side in sides {
+        if side.bevel & 0xff != 0 {
+            continue;
+        }
+        let Some(p) = bsp.planes.get(side.plane as usize) else {
+            continue;
+        };
+        let plane = Plane::new(DVec3::from(p.normal.map(f64::from)), p.dist as f64);
+        // Two sides on one plane make one face.
+        if !out.iter().any(|q| same_plane(q, &plane)) {
+            out.push(plane);
+        }
+    }
+    out
+}
+
+fn same_plane(a: &Plane, b: &Plane) -> bool {
+    a.normal.abs_diff_eq(b.normal, 1e-6) && (a.dist - b.dist).abs() < 1e-4
+}
+
+/// The polygons of the convex region behind every plane.
+fn polygons(planes: &[Plane]) -> Vec<(usize, Winding)> {
+    let mut out = Vec::new();
+    for (i, p) in planes.iter().enumerate() {
+        let mut w = Some(Winding::base_for_plane(p));
+        for (j, q) in planes.iter().enumerate() {
+            if i == j {
+                continue;
+            }
+            w = w.and_then(|w| w.clip_back(q, 1e-6, true));
+        }
+        if let Some(w) = w {
+            out.push((i, w));
+        }
+    }
+    out
+}
+
+/// Brush `b` as a closed convex mesh, its visible sides moved in by `shrink` where the brush is
+/// thick enough (three times `shrink` across that side, as Valve); `None` with a warning when it
+/// encloses no volume. Valve shrinks only sides a portal saw: none of a brush whose contents
+/// do not draw (clips), nor a side back to back with one of `hidden` (the planes of the
+/// model's other brushes).
+fn brush_mesh(
+    bsp: &Bsp,
+    b: usize,
+    shrink: f64,
+    hidden: &[Plane],
+    skipped: &mut Vec<(usize, String)>,
+) -> Option<ConvexMesh> {
+    let unshrunk = brush_planes(bsp, b);
+    // Only contents that draw (up to CONTENTS_OPAQUE; clips do not) have sides a portal sees.
+    let seen = bsp.brushes[b].contents as u32 & LAST_VISIBLE_CONTENTS_MASK != 0;
+    let planes: Vec<Plane> = if shrink == 0.0 || !seen {
+        unshrunk.clone()
+    } else {
+        let corners: Vec<DVec3> = polygons(&unshrunk)
+            .into_iter()
+            .flat_map(|(_, w)| w.points)
+            .collect();
+        unshrunk
+            .iter()
+            .map(|p| {
+                let visible = !hidden.iter().any(|h| same_plane(h, &p.flipped()));
+                let (lo, hi) = corners
+                    .iter()
+                    .map(|c| p.normal.dot(*c))
+                    .fold((f64::MAX, f64::MIN), |(lo, hi), d| (lo.min(d), hi.max(d)));
+                if visible && hi - lo >= 3.0 * shrink {
+                    Plane::new(p.normal, p.dist - shrink)
+                } else {
+                    *p
+                }
+            })
+            .collect()
+    };
+    let polys = polygons(&planes);
+    let mut points: Vec<DVec3> = Vec::new();
+    let mut weld = |p: DVec3| -> u32 {
+        if let Some(i) = points.iter().position(|q| q.distance(p) < MERGE) {
+            return i as u32;
+        }
+        points.push(p);
+        (points.len() - 1) as u32
+    };
+    let mut triangles = Vec::new();
+    for (i, w) in &polys {
+        let mut idx: Vec<u32> = w.points.iter().map(|&p| weld(p)).collect();
+        idx.dedup();
+        while idx.len() > 1 && idx.first() == idx.last() {
+            idx.pop();
+        }
+        if idx.len() < 3 {
+            continue;
+        }
+        // Counter-clockwise seen from outside (along the side's normal).
+        let newell = (0..w.points.len()).fold(DVec3::ZERO, |n, k| {
+            n + w.points[k].cross(w.points[(k + 1) % w.points.len()])
+        });
+        if newell.dot(planes[*i].normal) < 0.0 {
+            idx.reverse();
+        }
+        for k in 1..idx.len() - 1 {
+            triangles.push([idx[0], idx[k], idx[k + 1]]);
+        }
+    }
+    let mesh = ConvexMesh {
+        brush: b,
+        points,
+        triangles,
+        materials: Vec::new(),
+    };
+    let volume = mass_properties(&mesh).0;
+    if mesh.triangles.len() < 4 || twins(&mesh.triangles).is_none() || volume < 1e-3 {
+        skipped.push((
+            b,
+            format!(
+                "degenerate brush left out of the physics collision ({} triangles, volume {volume:.3})",
+                mesh.triangles.len()
+            ),
+        ));
+        return None;
+    }
+    Some(ConvexMesh {
+        materials: vec![0; mesh.triangles.len()],
+        ..mesh
+    })
+}
+
+/// For each triangle edge (slot `4t + 1 + e`), the slot of the edge running the other way;
+/// `None` when the mesh is not closed.
+fn twins(triangles: &[[u32; 3]]) -> Option<Vec<[i32; 3]>> {
+    let mut at: HashMap<(u32, u32), usize> = HashMap::new();
+    for (t, tri) in triangles.iter().enumerate() {
+        for e in 0..3 {
+            if at.insert((tri[e], tri[(e + 1) % 3]), 4 * t + 1 + e).is_some() {
+                return None;
+            }
+        }
+    }
+    let mut out = Vec::with_capacity(triangles.len());
+    for (t, tri) in triangles.iter().enumerate() {
+        let mut row = [0i32; 3];
+        for e in 0..3 {
+            let twin = *at.get(&(tri[(e + 1) % 3], tri[e]))?;
+            row[e] = twin as i32 - (4 * t + 1 + e) as i32;
+        }
+        out.push(row);
+    }
+    Some(out)
+}
+
+/// Volume, centroid and the inertia tensor's diagonal per unit mass about the centroid
+/// (Hammer units), from tetrahedra fanned from the mesh's first point.
+fn mass_properties(m: &ConvexMesh) -> (f64, DVec3, DVec3) {
+    let Some(&o) = m.points.first() else {
+        return (0.0, DVec3::ZERO, DVec3::ZERO);
+    };
+    let (mut vol, mut first, mut second) = (0.0, DVec3::ZERO, DVec3::ZERO);
+    for t in &m.triangles {
+        let [a, b, c] = t.map(|i| m.points[i as usize] - o);
+        let v = a.dot(b.cross(c)) / 6.0;
+        vol += v;
+        first += v * (a + b + c) / 4.0;
+        // ∫x² over a tetrahedron with a corner at the origin: V/10 (Σ aᵢ² + Σ aᵢaⱼ).
+        second += v / 10.0 * (a * a + b * b + c * c + a * b + a * c + b * c);
+    }
+    if vol.abs() < 1e-12 {
+        return (0.0, o, DVec3::ZERO);
+    }
+    let centroid = first / vol;
+    let sq = second / vol - centroid * centroid; // per unit volume, about the centroid
+    let inertia = DVec3::new(sq.y + sq.z, sq.x + sq.z, sq.x + sq.y);
+    (vol, centroid + o, inertia)
+}
+
+/// Hammer units to IVP's: metres, y down (x, -z, y).
+fn to_ivp(p: DVec3) -> [f32; 3] {
+    [
+        (p.x * METERS_PER_INCH) as f32,
+        (-p.z * METERS_PER_INCH) as f32,
+        (p.y * METERS_PER_INCH) as f32,
+    ]
+}
+
+fn inertia_to_ivp(i: DVec3) -> [f32; 3] {
+    let s = METERS_PER_INCH * METERS_PER_INCH;
+    [(i.x * s) as f32, (i.z * s) as f32, (i.y * s) as f32]
+}
+
+/// Per triangle of a world brush: the material-table slot of the side facing most its way
+/// (Valve's `FindBrushSide`, `RemapWorldMaterial`).
+fn world_materials(
+    bsp: &Bsp,
+    m: &ConvexMesh,
+    surfaceprop: &dyn Fn(&str) -> Option<String>,
+    props: &mut Vec<String>,
+) -> Vec<u8> {
+    let brush = &bsp.brushes[m.brush];
+    let sides: Vec<_> = bsp
+        .brush_sides
+        .iter()
+        .skip(brush.first_side.max(0) as usize)
+        .take(brush.num_sides.max(0) as usize)
+        .collect();
+    m.triangles
+        .iter()
+        .map(|t| {
+            let [a, b, c] = t.map(|i| m.points[i as usize]);
+            let n = (b - a).cross(c - a).normalize_or_zero();
+            let best = sides.iter().max_by(|x, y| {
+                let d = |s: &&&srcmap_bsp::BrushSide| {
+                    bsp.planes
+                        .get(s.plane as usize)
+                        .map_or(-2.0, |p| n.dot(DVec3::from(p.normal.map(f64::from))))
+                };
+                d(x).total_cmp(&d(y))
+            });
+            let Some(side) = best.filter(|s| s.texinfo != NO_TEXINFO) else {
+                return 0;
+            };
+            let prop = side_surfaceprop(bsp, side.texinfo, surfaceprop);
+            match props.iter().position(|p| *p == prop) {
+                Some(i) => (i + 1) as u8,
+                None if props.len() < 126 => {
+                    props.push(prop);
+                    props.len() as u8
+                }
+                None => 0,
+            }
+        })
+        .collect()
+}
+
+fn side_surfaceprop(bsp: &Bsp, texinfo: i32, surfaceprop: &dyn Fn(&str) -> Option<String>) -> String {
+    bsp.texinfo
+        .get(texinfo as usize)
+        .and_then(|t| bsp.texdata_name(t.texdata as usize))
+        .and_then(surfaceprop)
+        .unwrap_or_else(|| "default".to_string())
+}
+
+/// A brush entity's surface property: that of the largest face area (Valve's `proplist`); a
+/// model without faces takes its first brush's first side's.
+fn model_surfaceprop(
+    bsp: &Bsp,
+    mi: usize,
+    meshes: &[ConvexMesh],
+    surfaceprop: &dyn Fn(&str) -> Option<String>,
+) -> String {
+    let model = &bsp.models[mi];
+    if model.num_faces <= 0 {
+        let first = meshes.first().and_then(|m| {
+            let brush = &bsp.brushes[m.brush];
+            bsp.brush_sides
+                .iter()
+                .skip(brush.first_side.max(0) as usize)
+                .take(brush.num_sides.max(0) as usize)
+                .find(|s| s.bevel & 0xff == 0)
+        });
+        return first.map_or_else(
+            || "default".to_string(),
+            |s| side_surfaceprop(bsp, s.texinfo, surfaceprop),
+        );
+    }
+    let mut area: Vec<(String, f64)> = Vec::new();
+    for f in bsp
+        .faces
+        .iter()
+        .skip(model.first_face as usize)
+        .take(model.num_faces as usize)
+    {
+        let prop = side_surfaceprop(bsp, f.texinfo, surfaceprop);
+        match area.iter_mut().find(|(p, _)| *p == prop) {
+            Some(e) => e.1 += f.area as f64,
+            None => area.push((prop, f.area as f64)),
+        }
+    }
+    area.into_iter()
+        .fold((String::from("default"), 0.0), |best, e| {
+            if e.1 > best.1 { e } else { best }
+        })
+        .0
+}
+
+/// A solid from the meshes: the compact surface and its collide headers, and the total volume
+/// in cubic units.
+fn solid(meshes: &[ConvexMesh]) -> (Solid, f64) {
+    // Mass properties of the whole: volume-weighted over the pieces.
+    let props: Vec<(f64, DVec3, DVec3)> = meshes.iter().map(mass_properties).collect();
+    let volume: f64 = props.iter().map(|p| p.0).sum();
+    let center = props.iter().map(|p| p.1 * p.0).sum::<DVec3>() / volume.max(1e-12);
+    // Parallel axis theorem per piece, about the common centre.
+    let inertia = props
+        .iter()
+        .map(|(v, c, i)| {
+            let d = *c - center;
+            (*i + DVec3::new(
+                d.y * d.y + d.z * d.z,
+                d.x * d.x + d.z * d.z,
+                d.x * d.x + d.y * d.y,
+            )) * *v
+        })
+        .sum::<DVec3>()
+        / volume.max(1e-12);
+
+    // Layout: header, ledges, points (each ledge's own, back to back), tree nodes.
+    let mut ledges = Vec::with_capacity(meshes.len());
+    let mut at = SURFACE_HEADER_SIZE;
+    for m in meshes {
+        ledges.push(at);
+        at += RECORD_SIZE * (1 + m.triangles.len());
+    }
+    let points_at = at;
+    let mut point_at = Vec::with_capacity(meshes.len());
+    let mut pool: Vec<[f32; 4]> = Vec::new();
+    for m in meshes {
+        point_at.push(points_at + RECORD_SIZE * pool.len());
+        pool.extend(m.points.iter().map(|&p| {
+            let [x, y, z] = to_ivp(p);
+            [x, y, z, 0.0]
+        }));
+    }
+    let nodes_at = points_at + RECORD_SIZE * pool.len();
+
+    let ivp_points: Vec<Vec<DVec3>> = meshes
+        .iter()
+        .map(|m| {
+            m.points
+                .iter()
+                .map(|&p| DVec3::from(to_ivp(p).map(f64::from)))
+                .collect()
+        })
+        .collect();
+    let mut nodes = Vec::new();
+    let order: Vec<usize> = (0..meshes.len()).collect();
+    tree(&order, &ivp_points, &ledges, nodes_at, &mut nodes);
+    let len = nodes_at + NODE_SIZE * nodes.len();
+
+    let compact_ledges = meshes
+        .iter()
+        .enumerate()
+        .map(|(li, m)| {
+            let twin = twins(&m.triangles).expect("closed meshes only");
+            let normals: Vec<DVec3> = m
+                .triangles
+                .iter()
+                .map(|t| {
+                    let [a, b, c] = t.map(|i| m.points[i as usize]);
+                    (b - a).cross(c - a).normalize_or_zero()
+                })
+                .collect();
+            let triangles = m
+                .triangles
+                .iter()
+                .enumerate()
+                .map(|(t, tri)| {
+                    // The triangle facing most away: IVP's "pierce" neighbour.
+                    let pierce = (0..normals.len())
+                        .min_by(|&x, &y| normals[t].dot(normals[x]).total_cmp(&normals[t].dot(normals[y])))
+                        .unwrap_or(t);
+                    Triangle {
+                        tri_index: t as u16,
+                        pierce_index: pierce as u16,
+                        material_index: m.materials[t],
+                        is_virtual: false,
+                        edges: [0, 1, 2].map(|e| Edge {
+                            start_point_index: tri[e] as u16,
+                            opposite_index: twin[t][e] as i16,
+                            is_virtual: false,
+                        }),
+                    }
+                })
+                .collect();
+            Ledge {
+                offset: ledges[li] as u32,
+                c_point_offset: point_at[li] as i32 - ledges[li] as i32,
+                client_data: m.brush as i32,
+                has_children_flag: 0,
+                is_compact_flag: 1,
+                dummy: 0,
+                size_div_16: (1 + m.triangles.len() + m.points.len()) as u32,
+                for_future_use: 0,
+                triangles,
+            }
+        })
+        .collect();
+
+    let radius = ivp_points
+        .iter()
+        .flatten()
+        .map(|p| p.distance(DVec3::from(to_ivp(center).map(f64::from))))
+        .fold(0.0f64, f64::max);
+    let surface = CompactSurface {
+        header: SurfaceHeader {
+            mass_center: to_ivp(center),
+            rotation_inertia: inertia_to_ivp(inertia),
+            upper_limit_radius: radius as f32,
+            // Not derived from the geometry: Valve's values vary (205..250); 250 is the most common.
+            max_factor_surface_deviation: 250,
+            byte_size: len as u32,
+            offset_ledgetree_root: nodes_at as i32,
+            dummy: [0, 0, srcmap_phys::surface::IVPS],
+        },
+        ledges: compact_ledges,
+        nodes,
+        points: vec![PointRun {
+            offset: points_at as u32,
+            points: pool,
+        }],
+        gaps: Vec::new(),
+        len: len as u32,
+    };
+    let solid = Solid {
+        header: Some(CollideHeader {
+            version: srcmap_phys::solid::COLLIDE_VERSION,
+            model_type: srcmap_phys::solid::MODEL_TYPE_COMPACT_SURFACE,
+            surface_size: len as i32,
+            drag_axis_areas: [1.0; 3],
+            axis_map_size: 0,
+        }),
+        body: SolidBody::Surface(surface),
+    };
+    (solid, volume)
+}
+
+/// Appends the subtree over `items` (ledge indices) in preorder: node, left subtree, right.
+fn tree(
+    items: &[usize],
+    points: &[Vec<DVec3>],
+    ledges: &[usize],
+    nodes_at: usize,
+    nodes: &mut Vec<LedgeTreeNode>,
+) {
+    let all = || items.iter().flat_map(|&i| points[i].iter().copied());
+    let (lo, hi) = all().fold((DVec3::splat(f64::MAX), DVec3::splat(f64::MIN)), |(lo, hi), p| {
+        (lo.min(p), hi.max(p))
+    });
+    let center = (lo + hi) / 2.0;
+    // Rounded to f32 first, so the stored sphere holds the stored points.
+    let center32 = center.as_vec3().as_dvec3();
+    let radius = all().map(|p| p.distance(center32)).fold(0.0f64, f64::max) * (1.0 + 1e-6) + 1e-6;
+    let half = (hi - lo) / 2.0;
+    let box_size = |h: f64| ((h / radius * 250.0).ceil()).clamp(1.0, 250.0) as u8;
+    let me = nodes.len();
+    let offset = nodes_at + NODE_SIZE * me;
+    nodes.push(LedgeTreeNode {
+        offset: offset as u32,
+        offset_right_node: 0,
+        offset_compact_ledge: 0,
+        center: center32.as_vec3().to_array(),
+        radius: radius as f32,
+        box_sizes: [box_size(half.x), box_size(half.y), box_size(half.z)],
+        free_0: 0,
+    });
+    if items.len() == 1 {
+        nodes[me].offset_compact_ledge = ledges[items[0]] as i32 - offset as i32;
+        return;
+    }
+    // Split at the median of the pieces' centres along the longest axis.
+    let centre_of = |i: usize| {
+        let (a, b) = points[i]
+            .iter()
+            .fold((DVec3::splat(f64::MAX), DVec3::splat(f64::MIN)), |(a, b), p| {
+                (a.min(*p), b.max(*p))
+            });
+        (a + b) / 2.0
+    };
+    let extent = hi - lo;
+    let axis = if extent.x >= extent.y && extent.x >= extent.z {
+        0
+    } else if extent.y >= extent.z {
+        1
+    } else {
+        2
+    };
+    let mut sorted = items.to_vec();
+    sorted.sort_by(|&a, &b| centre_of(a)[axis].total_cmp(&centre_of(b)[axis]));
+    let (left, right) = sorted.split_at(sorted.len() / 2);
+    tree(left, points, ledges, nodes_at, nodes);
+    nodes[me].offset_right_node = (NODE_SIZE * (nodes.len() - me)) as i32;
+    tree(right, points, ledges, nodes_at, nodes);
+}
