@@ -50,10 +50,12 @@ impl RawGameLump {
     /// Uncompressed bytes.
     pub fn uncompressed(&self, offset: u64) -> Result<Vec<u8>> {
         if self.is_compressed() && !self.data.is_empty() {
-            lzma::decode(&self.data).map_err(|e| BspError::GameLump {
-                id: id_name(self.id),
-                offset,
-                message: e.to_string(),
+            lzma::decode_at_most(&self.data, lzma::MAX_GAME_LUMP_UNCOMPRESSED).map_err(|e| {
+                BspError::GameLump {
+                    id: id_name(self.id),
+                    offset,
+                    message: e.to_string(),
+                }
             })
         } else {
             Ok(self.data.clone())
@@ -374,7 +376,9 @@ impl GameLump {
             message: e.to_string(),
         };
         let bytes = if flags & GAMELUMPFLAG_COMPRESSED != 0 && !stored.is_empty() {
-            std::borrow::Cow::Owned(lzma::decode(&stored).map_err(|e| err(e.into()))?)
+            std::borrow::Cow::Owned(
+                lzma::decode_at_most(&stored, lzma::MAX_GAME_LUMP_UNCOMPRESSED).map_err(|e| err(e.into()))?,
+            )
         } else {
             stored
         };
