@@ -160,10 +160,10 @@ fn run_vbsp(args: &VbspArgs) -> anyhow::Result<Stage1> {
         Err(e) => anyhow::bail!("{}: {e}", args.map.display()),
     };
     // Unknown materials: one line, the first few names (all of them with --verbose).
-    if let Some(line) = materials.unknown_summary((!args.verbose).then_some(5)) {
-        if !args.quiet {
-            eprintln!("{}: warning: {line}", args.map.display());
-        }
+    if let Some(line) = materials.unknown_summary((!args.verbose).then_some(5))
+        && !args.quiet
+    {
+        eprintln!("{}: warning: {line}", args.map.display());
     }
     for w in materials.warnings() {
         out.report.warn(w.to_string());

@@ -9,8 +9,11 @@ mod compile;
 
 pub use compile::{hostile_vmf, vmf_compile};
 
+/// A target's body: any bytes in, a return (never a panic).
+pub type Body = fn(&[u8]);
+
 /// Every target: its name (the `fuzz/` binary and the regression folder) and its body.
-pub const TARGETS: &[(&str, fn(&[u8]))] = &[
+pub const TARGETS: &[(&str, Body)] = &[
     ("kv", kv),
     ("vmf", vmf),
     ("vmf_compile", vmf_compile),
