@@ -72,3 +72,19 @@ fn hostile_maps_compile_or_fail_cleanly() {
         srcmap_fuzzing::vmf_compile(input);
     }
 }
+
+/// Regression (found by `.ci/fuzz`): a BSP with a NaN in a record made the view's owned copy
+/// compare unequal to the owned parse (NaN != NaN), a false failure of the target.
+#[test]
+fn bsp_view_agrees_on_a_bsp_with_nan_records() {
+    let mut bsp = srcmap_bsp::Bsp::new(20);
+    bsp.planes = vec![srcmap_bsp::Plane {
+        normal: [f32::NAN, 0.0, 1.0],
+        dist: f32::NAN,
+        kind: 2,
+    }];
+    bsp.vertexes = vec![[f32::NAN, 1.0, 2.0]];
+    let file = bsp.to_bytes().unwrap();
+    srcmap_fuzzing::bsp_view(&file);
+    srcmap_fuzzing::bsp(&file);
+}
