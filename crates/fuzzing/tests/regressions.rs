@@ -62,7 +62,7 @@ fn hostile_maps_compile_or_fail_cleanly() {
             2, 3, 0, 5, 1, 0, 9, 0, 1, 0, 9, 0, 1, 0, 9, 0, 0x81, 0, 200, 0, 100, 0, 200, 0, 100, 0, 200, 0,
             100, 0x80,
         ],
-        // Two boxes copied 64 times.
+        // Two boxes, 65 copies of the pair.
         &[1, 128, 0, 0, 0, 0xff, 0, 1, 0, 0xff, 0, 1, 0xf0, 0xff, 0, 1, 0],
         b"world\n{\n\"classname\" \"worldspawn\"\n}\n",
     ];
