@@ -1195,3 +1195,20 @@ fn a_map_without_ldr_faces_is_unchanged_with_a_warning() {
         );
     }
 }
+
+/// The corpus maps vrad has no LDR faces to light in (a srctools test map with none, an Xbox
+/// 360 build with HDR faces only) relight to themselves, byte for byte, instead of failing.
+#[test]
+fn corpus_maps_without_ldr_faces_relight_unchanged() {
+    let Some(root) = corpus() else { return };
+    for name in [
+        "bsp/TeamSpen210+srctools/rot_main.bsp",
+        "bsp/snake-biscuits+bsp_tool/shack.360.bsp",
+    ] {
+        let bytes = std::fs::read(root.join(name)).unwrap();
+        assert!(Bsp::parse(&bytes).unwrap().faces.is_empty(), "{name}");
+        let (lit, report) = srcmap_vrad::relight(&bytes, &Options::default(), &NoProgress).unwrap();
+        assert!(lit == bytes, "{name}");
+        assert_eq!(report.warnings.len(), 1, "{name}: {:?}", report.warnings);
+    }
+}
