@@ -1,14 +1,7 @@
-//! Fuzz the VPK directory, VMT and VTF header readers.
+//! Fuzz target `content_vpk`: the body is `srcmap_fuzzing::content_vpk` (shared with the regression test that
+//! replays `fuzz/regressions/content_vpk/` on stable).
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
 
-fuzz_target!(|data: &[u8]| {
-    if let Ok(vpk) = srcmap_content::Vpk::parse(data.to_vec(), "fuzz.vpk") {
-        for e in vpk.entries.iter().take(64) {
-            let _ = vpk.read(e);
-        }
-    }
-    let _ = srcmap_content::Vmt::parse(data, "fuzz.vmt").map(|v| v.compile_flags());
-    let _ = srcmap_content::VtfHeader::parse(data, "fuzz.vtf");
-});
+fuzz_target!(|data: &[u8]| srcmap_fuzzing::content_vpk(data));

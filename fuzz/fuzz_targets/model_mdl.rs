@@ -1,11 +1,7 @@
-//! Fuzz the MDL reader and what callers ask of it: any input gives a value or an error.
+//! Fuzz target `model_mdl` (the MDL reader): the body is `srcmap_fuzzing::model_mdl` (shared with the
+//! regression test that replays `fuzz/regressions/model_mdl/` on stable).
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
 
-fuzz_target!(|data: &[u8]| {
-    if let Ok(mdl) = srcmap_model::Mdl::parse(data) {
-        let _ = mdl.static_use();
-        let _ = mdl.lod_vertex_count(0);
-    }
-});
+fuzz_target!(|data: &[u8]| srcmap_fuzzing::model_mdl(data));

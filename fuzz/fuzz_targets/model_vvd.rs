@@ -1,12 +1,7 @@
-//! Fuzz the VVD reader and its LOD lists: any input gives a value or an error.
+//! Fuzz target `model_vvd` (the VVD reader): the body is `srcmap_fuzzing::model_vvd` (shared with the
+//! regression test that replays `fuzz/regressions/model_vvd/` on stable).
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
 
-fuzz_target!(|data: &[u8]| {
-    if let Ok(vvd) = srcmap_model::Vvd::parse(data) {
-        for lod in 0..vvd.lod_count as usize {
-            assert!(vvd.lod_vertex_indices(lod).iter().all(|&i| (i as usize) < vvd.vertices.len()));
-        }
-    }
-});
+fuzz_target!(|data: &[u8]| srcmap_fuzzing::model_vvd(data));

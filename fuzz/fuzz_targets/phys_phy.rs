@@ -1,9 +1,7 @@
+//! Fuzz target `phys_phy` (a .phy file): the body is `srcmap_fuzzing::phys_phy` (shared with the
+//! regression test that replays `fuzz/regressions/phys_phy/` on stable).
 #![no_main]
-//! `.phy` files (header, solids, key data): never panics; whatever parses writes back byte-identical.
+
 use libfuzzer_sys::fuzz_target;
 
-fuzz_target!(|data: &[u8]| {
-    if let Ok(phy) = srcmap_phys::PhyFile::parse(data) {
-        assert_eq!(phy.to_bytes(), data);
-    }
-});
+fuzz_target!(|data: &[u8]| srcmap_fuzzing::phys_phy(data));

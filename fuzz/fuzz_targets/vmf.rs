@@ -1,11 +1,7 @@
+//! Fuzz target `vmf`: the body is `srcmap_fuzzing::vmf` (shared with the regression test that
+//! replays `fuzz/regressions/vmf/` on stable).
 #![no_main]
-//! VMF typed view: never panics, strict or lenient; an unedited parse writes back byte-identical.
+
 use libfuzzer_sys::fuzz_target;
 
-fuzz_target!(|data: &[u8]| {
-    if let Ok(vmf) = srcmap_vmf::Vmf::parse_bytes(data) {
-        assert_eq!(vmf.to_bytes(), data);
-        let _ = vmf.stats();
-    }
-    let _ = srcmap_vmf::Vmf::parse_lenient(data);
-});
+fuzz_target!(|data: &[u8]| srcmap_fuzzing::vmf(data));

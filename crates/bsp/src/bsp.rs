@@ -94,6 +94,11 @@ pub struct Bsp {
     /// Lumps kept as uncompressed bytes: those without a typed layout (22-25, 28, 32, 49, 57,
     /// 62, 63) and those whose version has no known layout. Takes precedence on write.
     pub raw: BTreeMap<usize, Vec<u8>>,
+    /// Bytes past the last whole record of a lump the engine reads as a plain byte block
+    /// (lighting: faces address it by byte offset), kept so an untouched write is
+    /// byte-identical. Written after the lump's records; whoever rewrites the lump removes its
+    /// tail. A warning of [`crate::check::quirks`].
+    pub tails: BTreeMap<usize, Vec<u8>>,
 }
 
 impl Default for Bsp {
@@ -200,6 +205,7 @@ impl Bsp {
             overlay_fades: Vec::new(),
             overlay_system_levels: Vec::new(),
             raw: BTreeMap::new(),
+            tails: BTreeMap::new(),
         }
     }
 
@@ -249,6 +255,15 @@ impl Bsp {
         if let Some(raw) = self.raw.get(&lump) {
             return Ok(raw.clone());
         }
+        let mut bytes = self.typed_lump_bytes(lump)?;
+        if let Some(tail) = self.tails.get(&lump) {
+            bytes.extend_from_slice(tail);
+        }
+        Ok(bytes)
+    }
+
+    /// [`Bsp::lump_bytes`] of the typed value alone, without a kept tail.
+    fn typed_lump_bytes(&self, lump: usize) -> Result<Vec<u8>> {
         let ctx = self.ctx(lump);
         let wide = self.wide_indices(lump);
         let i32s = |v: &[i32]| {

@@ -208,7 +208,6 @@ impl Checker {
     }
 }
 
-/// Checks every invariant; returns all violations (empty: the map passes).
 /// Quirks of a file that the engine accepts but that this crate keeps as bytes rather than
 /// typed: warnings, not errors (`srcmap check` prints them as such).
 pub fn quirks(bsp: &Bsp) -> Vec<Violation> {
@@ -230,9 +229,21 @@ pub fn quirks(bsp: &Bsp) -> Vec<Violation> {
             });
         }
     }
+    for (&lump, tail) in &bsp.tails {
+        out.push(Violation {
+            lump,
+            record: None,
+            message: format!(
+                "{} byte(s) past the last whole record, kept as bytes (the engine reads the lump \
+                 as one block)",
+                tail.len()
+            ),
+        });
+    }
     out
 }
 
+/// Checks every invariant; returns all violations (empty: the map passes).
 pub fn check(bsp: &Bsp) -> Vec<Violation> {
     let mut c = Checker { out: Vec::new() };
     for (lump, max, name) in limits(bsp.version) {
@@ -1146,5 +1157,49 @@ mod quirk_tests {
             let mut bsp = Bsp::new(20);
             assert!(bsp.parse_lump(lump, &cubes(5, 24), 0).is_err());
         }
+    }
+
+    /// Lighting (8, 53) one to three bytes longer than a whole number of 4-byte samples: the
+    /// engine copies the lump as one block, so it loads. The samples are typed, the odd bytes
+    /// kept (a file round trip is byte-identical), `check` warns and does not fail, and
+    /// replacing the samples drops the old tail.
+    #[test]
+    fn lighting_bytes_past_the_last_sample_are_kept_with_a_warning() {
+        for lump in [LIGHTING, LIGHTING_HDR] {
+            for extra in 1..4 {
+                let data = cubes(5, 4)
+                    .into_iter()
+                    .chain((0..extra).map(|i| 0xA0 + i as u8))
+                    .collect::<Vec<_>>();
+                let mut bsp = Bsp::new(20);
+                bsp.parse_lump(lump, &data, 0).unwrap();
+                let samples = if lump == LIGHTING {
+                    &bsp.lighting
+                } else {
+                    &bsp.lighting_hdr
+                };
+                assert_eq!(samples.len(), 5);
+                assert_eq!(bsp.tails.get(&lump).map(Vec::len), Some(extra));
+                assert_eq!(bsp.lump_bytes(lump).unwrap(), data);
+                let q = quirks(&bsp);
+                assert_eq!(q.len(), 1, "{q:?}");
+                assert_eq!(q[0].lump, lump);
+                assert!(
+                    q[0].message.starts_with(&format!("{extra} byte(s) past")),
+                    "{}",
+                    q[0]
+                );
+                assert!(check(&bsp).is_empty(), "{:?}", check(&bsp));
+
+                let file = bsp.to_bytes().unwrap();
+                let again = Bsp::parse(&file).unwrap();
+                assert_eq!(again, bsp);
+                assert_eq!(again.to_bytes().unwrap(), file);
+            }
+        }
+        let mut bsp = Bsp::new(20);
+        bsp.parse_lump(LIGHTING, &[1, 2, 3, 4, 5], 0).unwrap();
+        bsp.parse_lump(LIGHTING, &[1, 2, 3, 4], 0).unwrap();
+        assert!(bsp.tails.is_empty() && quirks(&bsp).is_empty());
     }
 }

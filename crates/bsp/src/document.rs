@@ -113,6 +113,13 @@ impl<'a> BspDocument<'a> {
     pub fn lump_data(&self, lump: usize) -> Result<Cow<'_, [u8]>> {
         let slot = &self.lumps[lump];
         if lump != GAME_LUMP && slot.is_compressed() {
+            let compressed = self
+                .lumps
+                .iter()
+                .enumerate()
+                .filter(|&(l, s)| l != GAME_LUMP && s.is_compressed());
+            lzma::check_budget(compressed.map(|(_, s)| s.data.as_ref()))
+                .map_err(|m| BspError::lump(lump, 0, m))?;
             lzma::decode(&slot.data)
                 .map(Cow::Owned)
                 .map_err(|e| BspError::lump(lump, 0, e.to_string()))

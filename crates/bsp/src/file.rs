@@ -200,6 +200,8 @@ impl<'data> BspFile<'data> {
         let stored = self.stored(lump);
         if self.is_compressed(lump) {
             let offset = self.entry(lump).offset as u64;
+            let lumps = (0..self.header.lumps.len()).filter(|&l| self.is_compressed(l));
+            lzma::check_budget(lumps.map(|l| self.stored(l))).map_err(|m| BspError::lump(lump, offset, m))?;
             lzma::decode(stored)
                 .map(Cow::Owned)
                 .map_err(|e| BspError::lump(lump, offset, e.to_string()))

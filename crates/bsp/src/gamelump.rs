@@ -50,10 +50,12 @@ impl RawGameLump {
     /// Uncompressed bytes.
     pub fn uncompressed(&self, offset: u64) -> Result<Vec<u8>> {
         if self.is_compressed() && !self.data.is_empty() {
-            lzma::decode(&self.data).map_err(|e| BspError::GameLump {
-                id: id_name(self.id),
-                offset,
-                message: e.to_string(),
+            lzma::decode_at_most(&self.data, lzma::MAX_GAME_LUMP_UNCOMPRESSED).map_err(|e| {
+                BspError::GameLump {
+                    id: id_name(self.id),
+                    offset,
+                    message: e.to_string(),
+                }
             })
         } else {
             Ok(self.data.clone())
@@ -305,6 +307,14 @@ impl RawGameLumps {
 
     /// Decompresses every entry and drops the dummy end entry. Returns whether anything changed.
     pub fn decompress(&mut self) -> Result<bool> {
+        check_entries_budget(self.entries.iter().enumerate().map(|(i, e)| {
+            (
+                e.id,
+                e.flags,
+                &e.data[..],
+                self.offsets.get(i).copied().unwrap_or(0),
+            )
+        }))?;
         let mut changed = false;
         for (i, e) in self.entries.iter_mut().enumerate() {
             if !e.is_compressed() {
@@ -374,7 +384,9 @@ impl GameLump {
             message: e.to_string(),
         };
         let bytes = if flags & GAMELUMPFLAG_COMPRESSED != 0 && !stored.is_empty() {
-            std::borrow::Cow::Owned(lzma::decode(&stored).map_err(|e| err(e.into()))?)
+            std::borrow::Cow::Owned(
+                lzma::decode_at_most(&stored, lzma::MAX_GAME_LUMP_UNCOMPRESSED).map_err(|e| err(e.into()))?,
+            )
         } else {
             stored
         };
@@ -399,9 +411,32 @@ impl GameLump {
     }
 }
 
+/// Refuses a game lump whose compressed entries (id, flags, stored bytes, file offset) claim
+/// more than [`lzma::MAX_FILE_UNCOMPRESSED`] together: each is capped, but a directory may hold
+/// thousands of them.
+fn check_entries_budget<'a>(entries: impl Iterator<Item = (u32, u16, &'a [u8], u64)> + Clone) -> Result<()> {
+    let compressed = entries.filter(|&(_, flags, _, _)| flags & GAMELUMPFLAG_COMPRESSED != 0);
+    lzma::check_budget(compressed.clone().map(|(_, _, data, _)| data)).map_err(|message| {
+        let (id, _, _, offset) = compressed.clone().next().unwrap_or_default();
+        BspError::GameLump {
+            id: id_name(id),
+            offset,
+            message,
+        }
+    })
+}
+
 impl GameLumps {
     /// Parses and decompresses every entry.
     pub fn parse(raw: &RawGameLumps, ctx: &Ctx) -> Result<GameLumps> {
+        check_entries_budget(raw.entries.iter().enumerate().map(|(i, e)| {
+            (
+                e.id,
+                e.flags,
+                &e.data[..],
+                raw.offsets.get(i).copied().unwrap_or(0),
+            )
+        }))?;
         let mut lumps = Vec::with_capacity(raw.entries.len());
         for (i, e) in raw.entries.iter().enumerate() {
             let offset = raw.offsets.get(i).copied().unwrap_or(0);
@@ -415,6 +450,10 @@ impl GameLumps {
     /// `base` and `relative`), copying only what is decompressed or kept as bytes.
     pub fn parse_stored(stored: &[u8], base: u32, relative: bool, ctx: &Ctx) -> Result<GameLumps> {
         let dir = directory(stored, base, relative, ctx.endian)?;
+        check_entries_budget(
+            dir.iter()
+                .map(|e| (e.id, e.flags, &stored[e.range.clone()], e.abs)),
+        )?;
         let mut lumps = Vec::with_capacity(dir.len());
         for e in dir {
             let bytes = std::borrow::Cow::Borrowed(&stored[e.range]);

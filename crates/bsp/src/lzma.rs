@@ -8,6 +8,14 @@ use std::io::{Read, Write};
 pub const HEADER_LEN: usize = 17;
 /// The largest uncompressed size accepted, so a hostile header cannot ask for unbounded memory.
 pub const MAX_UNCOMPRESSED: u32 = 256 << 20;
+/// The most one file's compressed lumps may claim together. A v20 map's lumps are bounded by
+/// Valve's limits (16 MiB of lighting per range, 16 MiB of visibility, a few MiB of records;
+/// the pakfile is never LZMA-compressed as a lump), far below this; a small file whose lumps
+/// each claim the per-lump cap is a decompression bomb.
+pub const MAX_FILE_UNCOMPRESSED: u64 = 2 * MAX_UNCOMPRESSED as u64;
+/// The most one compressed game lump entry may hold: static and detail prop lumps count their
+/// dictionaries and records in `u16`/`i32` fields of small records, tens of MiB at most.
+pub const MAX_GAME_LUMP_UNCOMPRESSED: u32 = 64 << 20;
 
 fn le32(b: &[u8]) -> u32 {
     u32::from_le_bytes([b[0], b[1], b[2], b[3]])
@@ -31,8 +39,8 @@ pub fn uncompressed_size(data: &[u8]) -> Option<u32> {
 pub enum LzmaError {
     #[error("not a valid LZMA block (bad magic or lzmaSize past the end)")]
     NotABlock,
-    #[error("LZMA block claims {actual} uncompressed bytes, over the {MAX_UNCOMPRESSED}-byte limit")]
-    TooLarge { actual: u32 },
+    #[error("LZMA block claims {actual} uncompressed bytes, over the {max}-byte limit")]
+    TooLarge { actual: u32, max: u32 },
     #[error("LZMA properties byte {0} is invalid")]
     Properties(u8),
     /// The decoder refused the stream's parameters.
@@ -46,15 +54,21 @@ pub enum LzmaError {
     Encoder(String),
 }
 
-/// Decompresses one Valve LZMA block. Callers add the lump and offset.
+/// Decompresses one Valve LZMA block of at most [`MAX_UNCOMPRESSED`] bytes. Callers add the
+/// lump and offset.
 pub fn decode(data: &[u8]) -> Result<Vec<u8>, LzmaError> {
+    decode_at_most(data, MAX_UNCOMPRESSED)
+}
+
+/// [`decode`], refusing (before decoding) a block that claims more than `max` bytes.
+pub fn decode_at_most(data: &[u8], max: u32) -> Result<Vec<u8>, LzmaError> {
     if !is_compressed(data) {
         return Err(LzmaError::NotABlock);
     }
     let actual = le32(&data[4..8]);
     let lzma_size = le32(&data[8..12]) as usize;
-    if actual > MAX_UNCOMPRESSED {
-        return Err(LzmaError::TooLarge { actual });
+    if actual > max {
+        return Err(LzmaError::TooLarge { actual, max });
     }
     let props = data[12];
     let dict = le32(&data[13..17]);
@@ -103,6 +117,29 @@ pub fn encode(data: &[u8]) -> Result<Vec<u8>, LzmaError> {
     Ok(out)
 }
 
+/// The uncompressed bytes `blocks` claim together (0 for those not compressed): what decoding
+/// them all would allocate, known from their headers without decoding any.
+pub fn claimed_total<'a>(blocks: impl IntoIterator<Item = &'a [u8]>) -> u64 {
+    blocks
+        .into_iter()
+        .filter_map(uncompressed_size)
+        .map(u64::from)
+        .sum()
+}
+
+/// Refuses a set of blocks (one file's lumps) that would decode to more than
+/// [`MAX_FILE_UNCOMPRESSED`] bytes together.
+pub fn check_budget<'a>(blocks: impl IntoIterator<Item = &'a [u8]>) -> Result<(), String> {
+    let total = claimed_total(blocks);
+    if total > MAX_FILE_UNCOMPRESSED {
+        return Err(format!(
+            "the file's LZMA lumps claim {total} uncompressed bytes together, over the \
+             {MAX_FILE_UNCOMPRESSED}-byte limit (a decompression bomb?)"
+        ));
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     #[test]
@@ -125,5 +162,19 @@ mod tests {
         let n = block.len();
         block.truncate(n - 3);
         assert!(super::decode(&block).is_err());
+    }
+    #[test]
+    fn a_set_of_blocks_is_refused_over_the_file_budget_before_decoding() {
+        let mut block = super::encode(&[0u8; 1000]).unwrap();
+        assert!(super::check_budget([block.as_slice(), &[1, 2, 3]]).is_ok());
+        block[4..8].copy_from_slice(&super::MAX_UNCOMPRESSED.to_le_bytes());
+        let blocks = [block.as_slice(); 3];
+        assert_eq!(super::claimed_total(blocks), 3 * super::MAX_UNCOMPRESSED as u64);
+        assert!(super::check_budget(blocks).is_err());
+        assert!(super::check_budget(blocks[..2].iter().copied()).is_ok());
+        assert!(matches!(
+            super::decode_at_most(&block, 1000),
+            Err(super::LzmaError::TooLarge { max: 1000, .. })
+        ));
     }
 }

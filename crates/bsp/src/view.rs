@@ -109,6 +109,8 @@ pub struct BspView<'a> {
     pub overlay_system_levels: Cow<'a, [OverlaySystemLevel]>,
     /// Lumps kept as bytes (see [`Bsp::raw`]).
     pub raw: BTreeMap<usize, Cow<'a, [u8]>>,
+    /// Bytes past a lump's last whole record (see [`Bsp::tails`]).
+    pub tails: BTreeMap<usize, Cow<'a, [u8]>>,
 }
 
 /// Turns one view field into its [`Bsp`] field.
@@ -314,6 +316,7 @@ impl<'a> BspView<'a> {
             overlay_fades: Cow::Borrowed(&[]),
             overlay_system_levels: Cow::Borrowed(&[]),
             raw: BTreeMap::new(),
+            tails: BTreeMap::new(),
         }
     }
 
@@ -514,7 +517,7 @@ impl<'a> BspView<'a> {
             NODES => recs!(nodes),
             TEXINFO => recs!(texinfo),
             FACES => recs!(faces),
-            LIGHTING => self.lighting = byte_records(&data, &ctx, lump, base, 4)?,
+            LIGHTING => self.lighting = self.samples_and_tail(data, &ctx, lump, base)?,
             OCCLUSION => {
                 self.occlusion = if data.is_empty() {
                     None
@@ -577,7 +580,7 @@ impl<'a> BspView<'a> {
             WATEROVERLAYS => wrapped!(water_overlays, WaterOverlayRecord),
             LEAF_AMBIENT_INDEX_HDR => recs!(leaf_ambient_index_hdr),
             LEAF_AMBIENT_INDEX => recs!(leaf_ambient_index),
-            LIGHTING_HDR => self.lighting_hdr = byte_records(&data, &ctx, lump, base, 4)?,
+            LIGHTING_HDR => self.lighting_hdr = self.samples_and_tail(data, &ctx, lump, base)?,
             WORLDLIGHTS_HDR => recs!(world_lights_hdr),
             LEAF_AMBIENT_LIGHTING_HDR | LEAF_AMBIENT_LIGHTING
                 if crate::records::leaf_ambient_is_legacy(ctx.lump_version, data.len()) =>
@@ -605,6 +608,32 @@ impl<'a> BspView<'a> {
         Ok(())
     }
 
+    /// A lighting lump: whole 4-byte samples, and any bytes after the last one kept as the
+    /// lump's tail. The engine copies the lump as one block and faces address it by byte
+    /// offset, so a length one to three bytes past a whole sample loads (seen in real maps).
+    fn samples_and_tail(
+        &mut self,
+        data: Cow<'a, [u8]>,
+        ctx: &Ctx,
+        lump: usize,
+        base: u64,
+    ) -> Result<Cow<'a, [ColorRgbExp32]>> {
+        let whole = data.len() - data.len() % 4;
+        let (samples, tail) = match data {
+            Cow::Borrowed(b) => (Cow::Borrowed(&b[..whole]), Cow::Borrowed(&b[whole..])),
+            Cow::Owned(mut v) => {
+                let tail = v.split_off(whole);
+                (Cow::Owned(v), Cow::Owned(tail))
+            }
+        };
+        if tail.is_empty() {
+            self.tails.remove(&lump);
+        } else {
+            self.tails.insert(lump, tail);
+        }
+        byte_records(&samples, ctx, lump, base, 4)
+    }
+
     /// The owned [`Bsp`]: borrowed records and bytes are copied, decoded ones moved.
     pub fn into_owned(self) -> Bsp {
         let latin1 = self.entities.latin1();
@@ -618,6 +647,7 @@ impl<'a> BspView<'a> {
                     lump_versions: self.lump_versions,
                     entities_latin1: latin1,
                     raw: self.raw.into_iter().map(|(l, b)| (l, b.into_owned())).collect(),
+                    tails: self.tails.into_iter().map(|(l, b)| (l, b.into_owned())).collect(),
                     $($f: self.$f.into_owned_lump(),)*
                 }
             };
@@ -641,12 +671,14 @@ impl Bsp {
         if lump == ENTITIES {
             self.entities_latin1 = from.entities_latin1;
         }
-        match from.raw.remove(&lump) {
-            Some(bytes) => {
-                self.raw.insert(lump, bytes);
-            }
-            None => {
-                self.raw.remove(&lump);
+        for (to, from) in [(&mut self.raw, &mut from.raw), (&mut self.tails, &mut from.tails)] {
+            match from.remove(&lump) {
+                Some(bytes) => {
+                    to.insert(lump, bytes);
+                }
+                None => {
+                    to.remove(&lump);
+                }
             }
         }
     }

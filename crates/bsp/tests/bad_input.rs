@@ -198,3 +198,72 @@ fn unknown_branch_keeps_odd_lumps_as_bytes() {
     let err = Bsp::parse(&v20).unwrap_err().to_string();
     assert!(err.contains("PLANES") && err.contains("not a multiple"), "{err}");
 }
+
+/// Regression: a small file whose LZMA lumps each claim the per-lump cap (255 MiB) made `info`
+/// use 3.9 GB. The claimed sizes are summed from the headers before anything is decoded, and
+/// a file over the budget is refused at its first compressed lump, reading and converting alike.
+#[test]
+fn lzma_bombs_are_refused_before_decoding() {
+    use srcmap_bsp::lzma;
+    let mut bomb_block = lzma::encode(&[0u8; 64]).unwrap();
+    bomb_block[4..8].copy_from_slice(&(lzma::MAX_UNCOMPRESSED - 1).to_le_bytes());
+    let file = fixture();
+    let mut doc = BspDocument::from_file(&BspFile::parse(&file).unwrap());
+    for lump in [
+        srcmap_bsp::lump::PLANES,
+        srcmap_bsp::lump::VERTEXES,
+        srcmap_bsp::lump::EDGES,
+    ] {
+        doc.set_lump_stored(lump, bomb_block.clone(), 0, 64);
+    }
+    let bomb = doc.to_bytes().unwrap();
+    assert!(bomb.len() < 64 * 1024, "{}", bomb.len());
+    let message = Bsp::parse(&bomb).unwrap_err().to_string();
+    assert!(message.contains("decompression bomb"), "{message}");
+    let mut doc = BspDocument::from_file(&BspFile::parse(&bomb).unwrap());
+    let message = doc.decompress().unwrap_err().to_string();
+    assert!(message.contains("decompression bomb"), "{message}");
+    // Within the budget, a block claiming more than its stream holds is still a clean error.
+    let mut doc = BspDocument::from_file(&BspFile::parse(&file).unwrap());
+    doc.set_lump_stored(srcmap_bsp::lump::PLANES, bomb_block, 0, 64);
+    let message = Bsp::parse(&doc.to_bytes().unwrap()).unwrap_err().to_string();
+    assert!(message.contains("LZMA"), "{message}");
+}
+
+/// The same bomb through the game lump: each compressed entry is capped, but a directory of
+/// many entries each claiming just under the cap is refused as a whole before any is decoded,
+/// reading and converting alike.
+#[test]
+fn game_lump_lzma_bombs_are_refused_before_decoding() {
+    use srcmap_bsp::gamelump::{GAMELUMPFLAG_COMPRESSED, RawGameLump, RawGameLumps};
+    use srcmap_bsp::lzma;
+    let claim = lzma::MAX_GAME_LUMP_UNCOMPRESSED - 1;
+    let mut block = lzma::encode(&[0u8; 64]).unwrap();
+    block[4..8].copy_from_slice(&claim.to_le_bytes());
+    let entries = (0..12u32)
+        .map(|i| RawGameLump {
+            id: u32::from_be_bytes(*b"zz00") + i,
+            flags: GAMELUMPFLAG_COMPRESSED,
+            version: 1,
+            len: claim,
+            data: block.clone(),
+        })
+        .collect();
+    let raw = RawGameLumps {
+        entries,
+        offsets: Vec::new(),
+    };
+    let file = fixture();
+    let mut doc = BspDocument::from_file(&BspFile::parse(&file).unwrap());
+    doc.set_lump(
+        srcmap_bsp::lump::GAME_LUMP,
+        raw.to_bytes(srcmap_bytes::Endian::Little),
+        0,
+    );
+    let bomb = doc.to_bytes().unwrap();
+    let message = Bsp::parse(&bomb).unwrap_err().to_string();
+    assert!(message.contains("decompression bomb"), "{message}");
+    let mut doc = BspDocument::from_file(&BspFile::parse(&bomb).unwrap());
+    let message = doc.decompress().unwrap_err().to_string();
+    assert!(message.contains("decompression bomb"), "{message}");
+}

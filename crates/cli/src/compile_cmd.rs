@@ -39,6 +39,9 @@ pub struct VbspArgs {
     /// Print nothing but errors.
     #[arg(long, short)]
     pub quiet: bool,
+    /// List every unknown material (by default the warning names the first few).
+    #[arg(long)]
+    pub verbose: bool,
 }
 
 #[derive(Debug, clap::Args)]
@@ -165,10 +168,13 @@ fn run_vbsp(args: &VbspArgs) -> anyhow::Result<Stage1> {
         }
         Err(e) => anyhow::bail!("{}: {e}", args.map.display()),
     };
+    // Unknown materials: one line, the first few names (all of them with --verbose).
+    if let Some(line) = materials.unknown_summary((!args.verbose).then_some(5))
+        && !args.quiet
+    {
+        eprintln!("{}: warning: {line}", args.map.display());
+    }
     for w in materials.warnings() {
-        if !args.quiet {
-            eprintln!("{}: warning: {w}", args.map.display());
-        }
         out.report.warn(w.to_string());
     }
     for d in &out.diagnostics {

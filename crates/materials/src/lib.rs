@@ -255,6 +255,8 @@ pub struct Resolver {
     table: Option<(String, MaterialTable)>,
     warned: Mutex<HashSet<String>>,
     warnings: Mutex<Vec<String>>,
+    /// The materials that fell through to the default, in the order first asked for.
+    unknown: Mutex<Vec<String>>,
 }
 
 impl std::fmt::Debug for Resolver {
@@ -287,6 +289,7 @@ impl Resolver {
             table,
             warned: Mutex::new(HashSet::new()),
             warnings: Mutex::new(Vec::new()),
+            unknown: Mutex::new(Vec::new()),
         }
     }
 
@@ -300,6 +303,34 @@ impl Resolver {
         if let Ok(mut w) = self.warnings.lock() {
             w.push(message);
         }
+    }
+
+    /// The materials so far that fell through to the default, in the order first asked for.
+    pub fn unknown_materials(&self) -> Vec<String> {
+        self.unknown.lock().map(|u| u.clone()).unwrap_or_default()
+    }
+
+    /// One line for every unknown material so far: the count and the first `shown` names (all
+    /// of them with `None`); `None` when every material was known.
+    pub fn unknown_summary(&self, shown: Option<usize>) -> Option<String> {
+        let names = self.unknown_materials();
+        if names.is_empty() {
+            return None;
+        }
+        let shown = shown.unwrap_or(names.len()).min(names.len());
+        let rest = names.len() - shown;
+        let more = if rest > 0 {
+            format!(", and {rest} more")
+        } else {
+            String::new()
+        };
+        Some(format!(
+            "{} unknown material{}, each treated as an opaque, lit 512x512 surface of reflectivity \
+             0.5 (give -game DIR or --materials TABLE): {}{more}",
+            names.len(),
+            if names.len() == 1 { "" } else { "s" },
+            names[..shown].join(", ")
+        ))
     }
 
     /// Whether the material's `$envmap` is `env_cubemap` (the game's VMT, else the table;
@@ -442,12 +473,43 @@ impl Resolver {
             && let Ok(mut warned) = self.warned.lock()
             && warned.insert(key.clone())
             && let Ok(mut w) = self.warnings.lock()
+            && let Ok(mut unknown) = self.unknown.lock()
         {
+            unknown.push(key.clone());
             w.push(format!(
                 "unknown material {key}: treated as an opaque, lit 512x512 surface of reflectivity 0.5 \
                  (give -game DIR or --materials TABLE)"
             ));
         }
         r
+    }
+}
+
+#[cfg(test)]
+mod unknown_summary_tests {
+    use super::Resolver;
+
+    /// Unknown materials are one line: the count and the first names asked for (each once),
+    /// all of them when asked; nothing when every material is known.
+    #[test]
+    fn unknown_materials_are_one_line_with_the_count_and_the_first_names() {
+        let r = Resolver::default();
+        r.resolve("tools/toolsnodraw");
+        assert_eq!(r.unknown_summary(Some(3)), None);
+        for name in ["a/one", "b/two", "A/ONE", "c/three", "d/four", "e/five"] {
+            r.resolve(name);
+        }
+        assert_eq!(
+            r.unknown_materials(),
+            ["A/ONE", "B/TWO", "C/THREE", "D/FOUR", "E/FIVE"]
+        );
+        let line = r.unknown_summary(Some(3)).unwrap();
+        assert!(line.starts_with("5 unknown materials, "), "{line}");
+        assert!(line.ends_with(": A/ONE, B/TWO, C/THREE, and 2 more"), "{line}");
+        assert!(
+            r.unknown_summary(None)
+                .unwrap()
+                .ends_with(": A/ONE, B/TWO, C/THREE, D/FOUR, E/FIVE")
+        );
     }
 }

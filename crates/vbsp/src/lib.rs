@@ -61,6 +61,7 @@ mod from_vmf;
 mod ids;
 pub mod input;
 pub mod instances;
+mod not_compiled;
 mod occluders;
 mod overlay;
 pub mod physics;

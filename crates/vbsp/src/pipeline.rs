@@ -1394,6 +1394,8 @@ impl<'a> Compile<'a> {
         r.set("clusters", self.clusters.count as f64);
         r.set("portals", portals as f64);
         r.set("outside_filled", self.outside_filled as f64);
+        self.diags
+            .extend(crate::not_compiled::diagnostics(self.input, &bsp));
         for d in &self.diags {
             r.warn(d.to_string());
         }

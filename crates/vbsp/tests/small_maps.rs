@@ -256,3 +256,36 @@ fn closed_room_surface_is_watertight() {
     let open: Vec<usize> = (1..uses.len()).filter(|&e| uses[e] != 2).collect();
     assert!(open.is_empty(), "{} edges not shared by two faces", open.len());
 }
+
+/// What the compile leaves out is said once per kind, with its count: here a detail prop;
+/// nothing about kinds the map lacks, nor about the static props and the brush models'
+/// collision, which are compiled.
+#[test]
+fn left_out_kinds_are_one_warning_each_with_counts() {
+    let mut ents = box_room();
+    for (i, x) in [-64.0, 0.0, 64.0].into_iter().enumerate() {
+        ents.push(entity(400 + i as i64, "prop_static", [x, 0.0, 0.0], vec![]));
+    }
+    ents.push(entity(410, "prop_detail", [0.0, 32.0, 0.0], vec![]));
+    ents.push(entity(
+        420,
+        "func_door",
+        [0.0; 3],
+        vec![common::box_brush(
+            90,
+            [-16.0, -16.0, 0.0],
+            [16.0, 16.0, 64.0],
+            "metal/door",
+        )],
+    ));
+    let out = compile_map(ents).unwrap();
+    let msgs: Vec<String> = out.diagnostics.iter().map(|d| d.to_string()).collect();
+    let left_out: Vec<&String> = msgs.iter().filter(|m| m.contains("not compiled")).collect();
+    assert_eq!(left_out.len(), 1, "{msgs:?}");
+    assert!(
+        left_out[0].contains("1 detail props (prop_detail) not compiled"),
+        "{msgs:?}"
+    );
+    // It is also a warning of the report.
+    assert!(out.report.warnings.iter().any(|w| w.contains("1 detail props")));
+}

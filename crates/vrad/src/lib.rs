@@ -242,6 +242,17 @@ pub fn rays_per_second(report: &Report) -> f64 {
 /// Lights `bsp` in place: lightmaps, face offsets and styles, world lights and ambient cubes
 /// of the ranges chosen in `options`. The passes are [`pipeline::Lighting`]'s, in this order.
 pub fn light(bsp: &mut Bsp, options: &Options, progress: &dyn Progress) -> Result<Report> {
+    if bsp.faces.is_empty() {
+        // Nothing this stage lights: the map stays as it is, and the report says why.
+        let mut report = Report::new("vrad");
+        report.warn(if bsp.faces_hdr.is_empty() {
+            "the map has no faces: nothing to light; the map is unchanged"
+        } else {
+            "the map's faces are HDR-only (FACES_HDR, as console builds store them): not lit \
+             (not supported yet); the map is unchanged"
+        });
+        return Ok(report);
+    }
     options.threads.pool()?.install(|| {
         let mut run = pipeline::Lighting::new(bsp, options, progress)?;
         run.read_lights();

@@ -45,10 +45,13 @@ pub(crate) fn write_lighting(bsp: &mut Bsp, world: &World, facelights: &[FaceLig
             lighting.extend(samples.iter().map(|&c| encode(c)));
         }
     }
+    // The samples are new: bytes kept past the old ones' end no longer belong to them.
     if range == Range::Hdr {
         bsp.lighting_hdr = lighting;
+        bsp.tails.remove(&srcmap_bsp::lump::LIGHTING_HDR);
     } else {
         bsp.lighting = lighting;
+        bsp.tails.remove(&srcmap_bsp::lump::LIGHTING);
     }
 }
 

@@ -130,12 +130,12 @@ impl TexLights {
         for (number, raw) in text.lines().enumerate() {
             let mut line = raw.trim_start();
             let mut range = None;
-            if line.len() >= 4 && line[..4].eq_ignore_ascii_case("hdr:") {
-                range = Some(Range::Hdr);
-                line = &line[4..];
-            } else if line.len() >= 4 && line[..4].eq_ignore_ascii_case("ldr:") {
-                range = Some(Range::Ldr);
-                line = &line[4..];
+            for (prefix, r) in [("hdr:", Range::Hdr), ("ldr:", Range::Ldr)] {
+                if let Some(rest) = strip_prefix_ignore_ascii_case(line, prefix) {
+                    range = Some(r);
+                    line = rest;
+                    break;
+                }
             }
             let line = line.trim();
             if line.is_empty() || line.starts_with("//") || line.starts_with('#') || line.starts_with(';') {
@@ -458,6 +458,15 @@ fn inside(points: &[Vec3], normal: Vec3, p: Vec3) -> bool {
     (0..points.len()).all(|i| side(i) <= 0.05) || (0..points.len()).all(|i| side(i) >= -0.05)
 }
 
+/// `text` without `prefix` (ASCII, any case), comparing bytes: `text` may start with a
+/// multi-byte character, where slicing at the prefix's length would not be a char boundary.
+fn strip_prefix_ignore_ascii_case<'a>(text: &'a str, prefix: &str) -> Option<&'a str> {
+    let head = text.as_bytes().get(..prefix.len())?;
+    // A match is all ASCII, so `prefix.len()` is then a char boundary.
+    head.eq_ignore_ascii_case(prefix.as_bytes())
+        .then(|| &text[prefix.len()..])
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -505,5 +514,24 @@ LIGHTS/BLUE 0 0 255
         let total: f64 = out.iter().map(|(a, _)| a).sum();
         assert!((total - 256.0 * 128.0).abs() < 1e-6);
         assert!(out.iter().all(|(a, _)| (a - 32.0 * 32.0).abs() < 1e-6));
+    }
+
+    /// Regression: a line whose first character is multi-byte UTF-8 (across the 4-byte `hdr:`
+    /// prefix) panicked on a slice off a char boundary; now it is a bad-line warning.
+    #[test]
+    fn a_line_starting_with_a_multibyte_character_is_a_warning_not_a_panic() {
+        // Byte 4 falls inside a character in each.
+        for text in ["abcé", "ab\u{1F600}", "\u{e9}\u{1F600} x"] {
+            let (lights, warnings) = TexLights::parse(text);
+            assert!(lights.is_empty(), "{text}");
+            assert_eq!(warnings.len(), 1, "{text}: {warnings:?}");
+        }
+        let (lights, warnings) = TexLights::parse("abcé 1 2 3 4");
+        assert!(warnings.is_empty(), "{warnings:?}");
+        assert!(lights.get("abcé", Range::Ldr).is_some());
+        let (lights, warnings) = TexLights::parse("HDR:ümlaut 1 2 3 4");
+        assert!(warnings.is_empty(), "{warnings:?}");
+        assert!(lights.get("ümlaut", Range::Hdr).is_some());
+        assert!(lights.get("ümlaut", Range::Ldr).is_none());
     }
 }

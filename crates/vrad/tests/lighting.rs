@@ -1171,3 +1171,44 @@ fn an_unlit_map_skips_the_bounce_and_stays_black() {
     let report = srcmap_vrad::light(&mut bsp, &Options::default(), &NoProgress).unwrap();
     assert!(report.count(counts::BOUNCES_DONE) > 0);
 }
+
+/// A map with no LDR faces (none at all, or a console build's HDR-only faces) is left as it is:
+/// the relit file is the input, byte for byte, and the report says why.
+#[test]
+fn a_map_without_ldr_faces_is_unchanged_with_a_warning() {
+    let mut faceless = Bsp::new(20);
+    faceless.planes = vec![srcmap_bsp::Plane {
+        normal: [0.0, 0.0, 1.0],
+        dist: 0.0,
+        kind: 2,
+    }];
+    let mut hdr_only = faceless.clone();
+    hdr_only.faces_hdr = vec![srcmap_bsp::Face::default()];
+    for (bsp, why) in [(faceless, "no faces"), (hdr_only, "HDR-only")] {
+        let bytes = bsp.to_bytes().unwrap();
+        let (lit, report) = srcmap_vrad::relight(&bytes, &Options::default(), &NoProgress).unwrap();
+        assert_eq!(lit, bytes);
+        assert!(
+            report.warnings.iter().any(|w| w.contains(why)),
+            "{:?}",
+            report.warnings
+        );
+    }
+}
+
+/// The corpus maps vrad has no LDR faces to light in (a srctools test map with none, an Xbox
+/// 360 build with HDR faces only) relight to themselves, byte for byte, instead of failing.
+#[test]
+fn corpus_maps_without_ldr_faces_relight_unchanged() {
+    let Some(root) = corpus() else { return };
+    for name in [
+        "bsp/TeamSpen210+srctools/rot_main.bsp",
+        "bsp/snake-biscuits+bsp_tool/shack.360.bsp",
+    ] {
+        let bytes = std::fs::read(root.join(name)).unwrap();
+        assert!(Bsp::parse(&bytes).unwrap().faces.is_empty(), "{name}");
+        let (lit, report) = srcmap_vrad::relight(&bytes, &Options::default(), &NoProgress).unwrap();
+        assert!(lit == bytes, "{name}");
+        assert_eq!(report.warnings.len(), 1, "{name}: {:?}", report.warnings);
+    }
+}

@@ -346,13 +346,15 @@ pub fn vis_radius(bsp: &Bsp) -> Option<f64> {
 pub const LEAF_FLAGS_RADIAL: u32 = 0x02;
 
 /// The portals for a BSP: the PRT file's when given, else rebuilt from the tree. Checks that
-/// the PRT's clusters cover the BSP's.
+/// the PRT's clusters cover the BSP's and are no more than its leaves.
 pub fn portals_for(bsp: &Bsp, prt: Option<&str>) -> Result<(Portals, PortalSource), VvisError> {
     match prt {
         Some(text) => {
             let portals = Portals::parse_prt(text)?;
             let bsp_clusters = bsp.leafs.iter().map(|l| l.cluster + 1).max().unwrap_or(0).max(0) as u32;
-            if bsp_clusters > portals.num_clusters {
+            // Each cluster holds at least one leaf: more clusters than leaves is a portal file
+            // for another map (and would size the PVS by a count the BSP cannot have).
+            if bsp_clusters > portals.num_clusters || portals.num_clusters as usize > bsp.leafs.len() {
                 return Err(VvisError::ClusterMismatch {
                     prt: portals.num_clusters,
                     bsp: bsp_clusters,

@@ -28,6 +28,9 @@ pub struct Portals {
 
 /// Valve's cap on points in one portal winding (vvis `MAX_POINTS_ON_WINDING`).
 pub const MAX_POINTS_ON_WINDING: usize = 64;
+/// Valve's cap on clusters: each holds at least one leaf, and a v20 map has at most
+/// `MAX_MAP_LEAFS` (65536) of them. The PVS grows as its square (512 MiB at the cap).
+pub const MAX_CLUSTERS: u32 = 65536;
 /// Valve's cap on portals (vvis `MAX_PORTALS`, counting both directions).
 pub const MAX_PORTALS: usize = 65536;
 
@@ -51,6 +54,14 @@ impl Portals {
                 .map_err(|_| bad(n, format!("bad {what} {:?}", l.trim())))
         };
         let num_clusters = header_num("cluster count")?;
+        // A count from text sizes the PVS (its square, in bits): bound it before anything
+        // allocates by it.
+        if num_clusters > MAX_CLUSTERS {
+            return Err(bad(
+                1,
+                format!("{num_clusters} clusters, more than Valve's limit of {MAX_CLUSTERS}"),
+            ));
+        }
         let num_portals = header_num("portal count")? as usize;
         if num_portals * 2 >= MAX_PORTALS {
             return Err(bad(
@@ -223,5 +234,11 @@ mod tests {
         assert!(Portals::parse_prt("PRT1\n2\n1\n3 0 1 (0 0 0 ) (1 0 0 )\n").is_err());
         assert!(Portals::parse_prt("PRT1\n2\n2\n3 0 1 (0 0 0 ) (1 0 0 ) (1 1 0 )\n").is_err());
         assert!(Portals::parse_prt("PRT1\n2\n1\n3 0 1 (0 0 0 ) (1 0 0 ) (1 nan 0 )\n").is_err());
+        // Regression: 4294967295 clusters allocated a 103 GB PVS before anything refused it.
+        for clusters in [u32::MAX, 200_000, MAX_CLUSTERS + 1] {
+            let e = Portals::parse_prt(&format!("PRT1\n{clusters}\n0\n")).unwrap_err();
+            assert!(e.to_string().contains("more than Valve's limit"), "{e}");
+        }
+        assert!(Portals::parse_prt(&format!("PRT1\n{MAX_CLUSTERS}\n0\n")).is_ok());
     }
 }

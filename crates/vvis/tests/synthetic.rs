@@ -315,3 +315,21 @@ fn bad_portals_are_errors_not_panics() {
     assert!(compute(&p, false, None, &Options::default(), &NoProgress).is_ok());
     assert!(srcmap_vvis::vis_bsp(b"not a bsp", None, &Options::default(), &NoProgress).is_err());
 }
+
+/// A portal file's cluster count must fit the BSP it is for: no fewer than its leaves use, and
+/// no more than it has leaves (each cluster holds one at least).
+#[test]
+fn a_portal_file_with_more_clusters_than_the_bsp_has_leaves_is_refused() {
+    let mut bsp = srcmap_bsp::Bsp::new(20);
+    bsp.leafs = vec![srcmap_bsp::Leaf::default(); 3];
+    for (i, leaf) in bsp.leafs.iter_mut().enumerate() {
+        leaf.cluster = i as i32 - 1;
+    }
+    let prt = |clusters: u32| format!("PRT1\n{clusters}\n0\n");
+    assert!(srcmap_vvis::portals_for(&bsp, Some(&prt(2))).is_ok());
+    assert!(srcmap_vvis::portals_for(&bsp, Some(&prt(3))).is_ok());
+    for clusters in [1, 4, 200_000] {
+        let e = srcmap_vvis::portals_for(&bsp, Some(&prt(clusters))).unwrap_err();
+        assert!(e.to_string().contains("clusters"), "{e}");
+    }
+}

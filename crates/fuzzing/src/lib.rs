@@ -1,0 +1,302 @@
+//! The body of every fuzz target, one function per parser. `fuzz/` wraps each in libFuzzer's
+//! `fuzz_target!`; this crate's `tests/regressions.rs` runs each on the crash inputs kept under
+//! `fuzz/regressions/<target>/`, so a fixed crash stays fixed under `cargo test` on stable.
+//!
+//! Each body returns normally for any input: a value or an error from the library, never a
+//! panic, and (under the fuzzer's limits) no runaway time or memory.
+
+mod compile;
+
+pub use compile::{hostile_vmf, vmf_compile};
+
+/// A target's body: any bytes in, a return (never a panic).
+pub type Body = fn(&[u8]);
+
+/// Every target: its name (the `fuzz/` binary and the regression folder) and its body.
+pub const TARGETS: &[(&str, Body)] = &[
+    ("kv", kv),
+    ("vmf", vmf),
+    ("vmf_compile", vmf_compile),
+    ("nav", nav),
+    ("dmx_binary", dmx_binary),
+    ("dmx_text", dmx_text),
+    ("vmap", vmap),
+    ("bsp", bsp),
+    ("bsp_view", bsp_view),
+    ("content_vpk", content_vpk),
+    ("prt", prt),
+    ("texlights", texlights),
+    ("material_table", material_table),
+    ("model_mdl", model_mdl),
+    ("model_vvd", model_vvd),
+    ("model_vtx", model_vtx),
+    ("phys_solid", phys_solid),
+    ("phys_phy", phys_phy),
+];
+
+/// KeyValues1 text, both escape modes; an unedited parse writes back byte-identical.
+pub fn kv(data: &[u8]) {
+    for options in [
+        srcmap_kv::ParseOptions::default(),
+        srcmap_kv::ParseOptions {
+            escapes: true,
+            quote_escapes: false,
+        },
+    ] {
+        if let Ok(mut doc) = srcmap_kv::Document::parse_bytes_with(data, options) {
+            assert_eq!(doc.to_bytes(), data);
+            doc.append_value(srcmap_kv::NodeId::ROOT, "k", "v w");
+            let _ = doc.to_bytes();
+        }
+    }
+}
+
+/// VMF typed view, strict or lenient; an unedited parse writes back byte-identical.
+pub fn vmf(data: &[u8]) {
+    if let Ok(vmf) = srcmap_vmf::Vmf::parse_bytes(data) {
+        assert_eq!(vmf.to_bytes(), data);
+        let _ = vmf.stats();
+    }
+    let _ = srcmap_vmf::Vmf::parse_lenient(data);
+}
+
+/// NAV meshes: a parsed mesh encodes back to the input.
+pub fn nav(data: &[u8]) {
+    if let Ok(mesh) = srcmap_nav::NavMesh::read(data) {
+        let out = mesh.write().expect("a parsed mesh must encode");
+        assert_eq!(out, data);
+        let _ = mesh.stats();
+    }
+}
+
+const DMX_BINARY_HEADERS: [&[u8]; 7] = [
+    b"<!-- dmx encoding binary 1 format dmx 1 -->\n\0",
+    b"<!-- dmx encoding binary 2 format dmx 1 -->\n\0",
+    b"<!-- dmx encoding binary 3 format dmx 1 -->\n\0",
+    b"<!-- dmx encoding binary 4 format dmx 1 -->\n\0",
+    b"<!-- dmx encoding binary 5 format dmx 1 -->\n\0",
+    b"<!-- dmx encoding binary 7 format vmap 16 -->\n\0",
+    b"<!-- dmx encoding binary 9 format vmap 35 -->\n\0",
+];
+
+/// Binary DMX: the first byte picks an encoding version's header, the rest is the body.
+pub fn dmx_binary(data: &[u8]) {
+    let Some((&pick, body)) = data.split_first() else {
+        return;
+    };
+    let mut file = DMX_BINARY_HEADERS[pick as usize % DMX_BINARY_HEADERS.len()].to_vec();
+    file.extend_from_slice(body);
+    if let Ok(doc) = srcmap_dmx::Dmx::read(&file) {
+        let out = doc.write().expect("a parsed document must encode");
+        // Byte-exact unless the string table repeats a string (each string is written with its
+        // first index) or an external reference spells its GUID in a non-canonical way.
+        let table = doc
+            .binary_layout
+            .as_ref()
+            .map(|b| &b.string_table[..])
+            .unwrap_or(&[]);
+        let unique = table.iter().collect::<std::collections::HashSet<_>>().len() == table.len();
+        let external = doc.elements.iter().flat_map(|e| &e.attrs).any(|a| {
+            let mut ext = false;
+            a.value
+                .for_each_ref(|r| ext |= matches!(r, srcmap_dmx::ElemRef::External(_)));
+            ext
+        });
+        if unique && !external {
+            assert_eq!(out, file);
+        }
+        if let Ok(text) = doc.write_as(false, None) {
+            let back = srcmap_dmx::Dmx::read(&text).expect("our keyvalues2 must parse");
+            srcmap_dmx::compare(&doc, &back).expect("conversion keeps elements");
+        }
+    }
+}
+
+/// keyvalues2 DMX behind a fixed header, and the raw input as any DMX.
+pub fn dmx_text(data: &[u8]) {
+    let mut file = b"<!-- dmx encoding keyvalues2 4 format dmx 1 -->\n".to_vec();
+    file.extend_from_slice(data);
+    if let Ok(doc) = srcmap_dmx::Dmx::read(&file) {
+        assert_eq!(doc.write().expect("a parsed document must encode"), file);
+    }
+    if let Ok(doc) = srcmap_dmx::Dmx::read(data) {
+        let _ = doc.write();
+    }
+}
+
+/// The typed VMAP view over any DMX: every query a reader makes.
+pub fn vmap(data: &[u8]) {
+    let Ok(map) = srcmap_vmap::Vmap::read(data) else {
+        return;
+    };
+    let _ = map.format_version();
+    let _ = map.root_info();
+    let _ = map.world();
+    for node in map.nodes() {
+        let _ = map.transform(node.element);
+    }
+    let _ = map.entities().len();
+    let _ = (map.groups(), map.instances(), map.prefabs(), map.meshes());
+    let _ = (map.selection_sets(), map.map_variables());
+    for m in map.polygon_mesh_elements() {
+        if let Ok(mesh) = map.polygon_mesh(m) {
+            let _ = mesh.check();
+            for f in 0..mesh.face_count() {
+                let _ = mesh.face_corners(f);
+            }
+        }
+    }
+    let _ = map.write();
+}
+
+/// The BSP reader: header, every typed lump, game lumps, pakfile listing, check, both writers.
+pub fn bsp(data: &[u8]) {
+    let Ok(file) = srcmap_bsp::BspFile::parse(data) else {
+        return;
+    };
+    let doc = srcmap_bsp::BspDocument::from_file(&file);
+    // Untouched, the document writes the input back exactly.
+    if let Ok(out) = doc.to_bytes() {
+        assert_eq!(out, data);
+    }
+    if let Ok(bsp) = srcmap_bsp::Bsp::from_file(&file) {
+        let _ = srcmap_bsp::check::check(&bsp);
+        let _ = srcmap_bsp::check::quirks(&bsp);
+        let _ = srcmap_bsp::pak::Pak::parse(&bsp.pakfile, 0).map(|p| p.entries.len());
+        if let Ok(bytes) = bsp.to_bytes() {
+            // What we write, we read.
+            let back = srcmap_bsp::Bsp::parse(&bytes).expect("re-serialised BSP must parse");
+            assert_eq!(back.planes.len(), bsp.planes.len());
+        }
+    }
+}
+
+/// The borrowing view (`BspView`), in place and into an arena: it fails exactly where the owned
+/// parse does, and its owned copy is the owned parse.
+pub fn bsp_view(data: &[u8]) {
+    let Ok(file) = srcmap_bsp::BspFile::parse(data) else {
+        return;
+    };
+    let view = srcmap_bsp::BspView::from_file(&file);
+    let arena = srcmap_bsp::Bump::with_capacity(srcmap_bsp::BspView::arena_hint(&file).min(64 << 20));
+    let in_arena = srcmap_bsp::BspView::from_file_in(&file, &arena);
+    let owned = srcmap_bsp::Bsp::from_file(&file);
+    assert_eq!(view.as_ref().err(), owned.as_ref().err());
+    assert_eq!(in_arena.as_ref().err(), owned.as_ref().err());
+    if let (Ok(view), Ok(in_arena), Ok(owned)) = (view, in_arena, owned) {
+        // Compared as written bytes: a NaN in a record is unequal to itself as a value.
+        let bytes = owned.to_bytes().ok();
+        assert!(view.into_owned().to_bytes().ok() == bytes);
+        assert!(in_arena.into_owned().to_bytes().ok() == bytes);
+    }
+}
+
+/// VPK archives, VMT materials and VTF headers.
+pub fn content_vpk(data: &[u8]) {
+    if let Ok(vpk) = srcmap_content::Vpk::parse(data.to_vec(), "fuzz.vpk") {
+        for e in vpk.entries.iter().take(64) {
+            let _ = vpk.read(e);
+        }
+    }
+    let _ = srcmap_content::Vmt::parse(data, "fuzz.vmt").map(|v| v.compile_flags());
+    let _ = srcmap_content::VtfHeader::parse(data, "fuzz.vtf");
+}
+
+/// PRT1 portal files: a parsed file checks, writes back in Valve's form, and that text parses
+/// to the same portals; small ones run through vis (counts bound the work).
+pub fn prt(data: &[u8]) {
+    let text = String::from_utf8_lossy(data);
+    let Ok(portals) = srcmap_vvis::Portals::parse_prt(&text) else {
+        return;
+    };
+    let _ = portals.verify();
+    let again = srcmap_vvis::Portals::parse_prt(&portals.to_prt()).expect("our PRT must parse");
+    assert_eq!(again.num_clusters, portals.num_clusters);
+    assert_eq!(again.portals.len(), portals.portals.len());
+    if portals.num_clusters <= 64 && portals.portals.len() <= 64 {
+        for fast in [true, false] {
+            let options = srcmap_vvis::Options {
+                fast,
+                threads: srcmap_stage::Threads(1),
+                verify: true,
+                ..Default::default()
+            };
+            let _ = srcmap_vvis::compute(&portals, true, None, &options, &srcmap_vvis::NoProgress);
+        }
+    }
+}
+
+/// `lights.rad` texture-light files, any bytes as text.
+pub fn texlights(data: &[u8]) {
+    let text = String::from_utf8_lossy(data);
+    let (lights, warnings) = srcmap_vrad::TexLights::parse(&text);
+    assert!(warnings.len() <= text.lines().count());
+    for range in [srcmap_vrad::Range::Ldr, srcmap_vrad::Range::Hdr] {
+        let _ = lights.iter(range).count();
+    }
+}
+
+/// The material table JSON: a parsed table writes JSON that reads back to the same JSON.
+pub fn material_table(data: &[u8]) {
+    let Ok(text) = std::str::from_utf8(data) else {
+        return;
+    };
+    let Ok(table) = srcmap_materials::MaterialTable::from_json(text) else {
+        return;
+    };
+    let json = table.to_json();
+    let again = srcmap_materials::MaterialTable::from_json(&json).expect("our table JSON must parse");
+    assert_eq!(again.to_json(), json);
+}
+
+/// The MDL reader and what callers ask of it: any input gives a value or an error.
+pub fn model_mdl(data: &[u8]) {
+    if let Ok(mdl) = srcmap_model::Mdl::parse(data) {
+        let _ = mdl.static_use();
+        let _ = mdl.lod_vertex_count(0);
+    }
+}
+
+/// The VVD reader: every LOD's vertex indices lie within the file's vertices.
+pub fn model_vvd(data: &[u8]) {
+    if let Ok(vvd) = srcmap_model::Vvd::parse(data) {
+        for lod in 0..vvd.lod_count as usize {
+            assert!(
+                vvd.lod_vertex_indices(lod)
+                    .iter()
+                    .all(|&i| (i as usize) < vvd.vertices.len())
+            );
+        }
+    }
+}
+
+/// The VTX reader: every strip group's triangles index its own vertices.
+pub fn model_vtx(data: &[u8]) {
+    if let Ok(vtx) = srcmap_model::Vtx::parse(data) {
+        for lod in vtx.body_parts.iter().flatten().flatten() {
+            for (_, groups) in &lod.meshes {
+                for g in groups {
+                    assert!(g.triangles().flatten().all(|i| (i as usize) < g.vertices.len()));
+                }
+            }
+        }
+    }
+}
+
+/// One collision solid (IVP compact surface): a parsed solid writes back byte-identical, and
+/// its structure check returns.
+pub fn phys_solid(data: &[u8]) {
+    if let Ok(solid) = srcmap_phys::Solid::parse(data, 0) {
+        assert_eq!(solid.to_bytes(), data);
+        if let Some(s) = solid.surface() {
+            let _ = s.verify(1e-3);
+        }
+    }
+}
+
+/// A `.phy` file: a parsed file writes back byte-identical.
+pub fn phys_phy(data: &[u8]) {
+    if let Ok(phy) = srcmap_phys::PhyFile::parse(data) {
+        assert_eq!(phy.to_bytes(), data);
+    }
+}
