@@ -179,13 +179,35 @@ pub fn build(bsp: &Bsp, surfaceprop: &dyn Fn(&str) -> Option<String>) -> Physics
 /// The brushes in the leaves under model `mi`'s head node whose contents meet `mask`, in
 /// brush order (Valve's `VisitLeaves_r` + `AddBrushes`).
 fn model_brushes(bsp: &Bsp, mi: usize, mask: u32) -> Vec<usize> {
+    brushes_in_leaves(bsp, bsp.models[mi].head_node, mask, |_| true)
+}
+
+/// The water brushes in the world's leaves of water volume `k` (leaf water data entry), in
+/// brush order (Valve's `ConvertWaterModelToPhysCollide` over one water model's leaves).
+fn water_brushes(bsp: &Bsp, k: usize) -> Vec<usize> {
+    brushes_in_leaves(bsp, bsp.models[0].head_node, MASK_WATER, |leaf| {
+        leaf.leaf_water_data == k as i32
+    })
+}
+
+/// The brushes of contents in `mask` filed in the leaves under `head` that `keep` accepts,
+/// each once, in brush order.
+fn brushes_in_leaves(
+    bsp: &Bsp,
+    head: i32,
+    mask: u32,
+    keep: impl Fn(&srcmap_bsp::Leaf) -> bool,
+) -> Vec<usize> {
     let mut used = vec![false; bsp.brushes.len()];
-    let mut stack = vec![bsp.models[mi].head_node];
+    let mut stack = vec![head];
     while let Some(n) = stack.pop() {
         if n < 0 {
             let Some(leaf) = bsp.leafs.get((-1 - n) as usize) else {
                 continue;
             };
+            if !keep(leaf) {
+                continue;
+            }
             let first = leaf.first_leaf_brush as usize;
             for &b in bsp
                 .leaf_brushes
@@ -195,39 +217,6 @@ fn model_brushes(bsp: &Bsp, mi: usize, mask: u32) -> Vec<usize> {
             {
                 if let Some(brush) = bsp.brushes.get(b as usize)
                     && brush.contents as u32 & mask != 0
-                {
-                    used[b as usize] = true;
-                }
-            }
-        } else if let Some(node) = bsp.nodes.get(n as usize) {
-            stack.extend(node.children);
-        }
-    }
-    (0..used.len()).filter(|&b| used[b]).collect()
-}
-
-/// The water brushes in the world's leaves of water volume `k` (leaf water data entry), in
-/// brush order (Valve's `ConvertWaterModelToPhysCollide` over one water model's leaves).
-fn water_brushes(bsp: &Bsp, k: usize) -> Vec<usize> {
-    let mut used = vec![false; bsp.brushes.len()];
-    let mut stack = vec![bsp.models[0].head_node];
-    while let Some(n) = stack.pop() {
-        if n < 0 {
-            let Some(leaf) = bsp.leafs.get((-1 - n) as usize) else {
-                continue;
-            };
-            if leaf.leaf_water_data != k as i32 {
-                continue;
-            }
-            let first = leaf.first_leaf_brush as usize;
-            for &b in bsp
-                .leaf_brushes
-                .iter()
-                .skip(first)
-                .take(leaf.num_leaf_brushes as usize)
-            {
-                if let Some(brush) = bsp.brushes.get(b as usize)
-                    && brush.contents as u32 & MASK_WATER != 0
                 {
                     used[b as usize] = true;
                 }
