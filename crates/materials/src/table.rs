@@ -54,6 +54,9 @@ pub struct MaterialTable {
     wvt_patch: BTreeMap<String, String>,
     /// Water materials (normalised names) → their `$bottommaterial`.
     bottom_material: BTreeMap<String, String>,
+    /// Materials (normalised names, each also in `entries`) → their `%detailtype`, the
+    /// `detail.vbsp` type vbsp places detail props with on their faces.
+    detail_type: BTreeMap<String, String>,
     /// Sky names (lower case) → the default cube map Valve's vbsp made from that sky.
     skies: BTreeMap<String, crate::SkyCubemap>,
     pub conflicts: Vec<Conflict>,
@@ -99,6 +102,8 @@ struct FileEntry {
     wvt_patch: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     bottom_material: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    detail_type: Option<String>,
 }
 
 #[derive(Serialize, Deserialize)]
@@ -196,6 +201,22 @@ impl MaterialTable {
                 self.bottom_material.entry(water).or_insert(bottom);
             }
         }
+    }
+
+    /// The material's `%detailtype` (any spelling of its name).
+    pub fn detail_type(&self, name: &str) -> Option<&str> {
+        self.detail_type.get(&crate::normalise_name(name)).map(String::as_str)
+    }
+
+    /// Records a material's `%detailtype`; `false` (nothing recorded) when the table does
+    /// not hold the material.
+    pub fn set_detail_type(&mut self, name: &str, detail_type: &str) -> bool {
+        let key = crate::normalise_name(name);
+        if !self.entries.contains_key(&key) {
+            return false;
+        }
+        self.detail_type.insert(key, detail_type.to_owned());
+        true
     }
 
     /// A water material's `$bottommaterial` (any spelling of its name).
@@ -362,6 +383,7 @@ impl MaterialTable {
                             env_cubemap: self.env_cubemap.contains(k),
                             wvt_patch: self.wvt_patch.get(k).cloned(),
                             bottom_material: self.bottom_material.get(k).cloned(),
+                            detail_type: self.detail_type.get(k).cloned(),
                         },
                     )
                 })
@@ -387,6 +409,7 @@ impl MaterialTable {
         let mut env_cubemap = BTreeSet::new();
         let mut wvt_patch = BTreeMap::new();
         let mut bottom_material = BTreeMap::new();
+        let mut detail_type = BTreeMap::new();
         for (name, e) in file.materials {
             let err = |flag| MaterialsError::UnknownFlag {
                 material: name.clone(),
@@ -413,6 +436,9 @@ impl MaterialTable {
             if let Some(bottom) = e.bottom_material {
                 bottom_material.insert(crate::normalise_name(&name), bottom);
             }
+            if let Some(ty) = e.detail_type {
+                detail_type.insert(crate::normalise_name(&name), ty);
+            }
             entries.insert(
                 crate::normalise_name(&name),
                 TableEntry {
@@ -432,6 +458,7 @@ impl MaterialTable {
             env_cubemap,
             wvt_patch,
             bottom_material,
+            detail_type,
             skies: file.skies,
             conflicts: file.conflicts,
         })
