@@ -254,7 +254,10 @@ pub fn atoi(text: &str) -> i32 {
 fn scan_floats(text: &str, out: &mut [f32]) -> usize {
     let mut words = text.split_ascii_whitespace();
     for (i, slot) in out.iter_mut().enumerate() {
-        match words.next().filter(|w| atof(w) != 0.0 || w.starts_with(['0', '.', '+', '-'])) {
+        match words
+            .next()
+            .filter(|w| atof(w) != 0.0 || w.starts_with(['0', '.', '+', '-']))
+        {
             Some(w) => *slot = atof(w) as f32,
             None => return i,
         }
@@ -294,7 +297,10 @@ mod tests {
         let grass = d.get("grass").unwrap();
         assert_eq!(grass.density, 2000.0);
         // Sorted by alpha: Group1 (0) first.
-        assert_eq!(grass.groups.iter().map(|g| g.alpha).collect::<Vec<_>>(), [0.0, 1.0]);
+        assert_eq!(
+            grass.groups.iter().map(|g| g.alpha).collect::<Vec<_>>(),
+            [0.0, 1.0]
+        );
         let g = &grass.groups[1];
         assert_eq!(g.models.len(), 2);
         // Amounts 0.5 + 1.0 = 1.5 > 1: normalised running sums.
@@ -302,7 +308,10 @@ mod tests {
         assert!((g.models[1].cumulative_amount - 1.0).abs() < 1e-6);
         let tuft = &g.models[0];
         assert_eq!(tuft.kind, DetailKind::Sprite);
-        assert_eq!(tuft.tex, [[0.5 / 512.0, 0.5 / 512.0], [63.5 / 512.0, 63.5 / 512.0]]);
+        assert_eq!(
+            tuft.tex,
+            [[0.5 / 512.0, 0.5 / 512.0], [63.5 / 512.0, 63.5 / 512.0]]
+        );
         assert_eq!(tuft.pos, [[-8.0, 32.0], [8.0, 0.0]]);
         assert_eq!(tuft.sway_amount, 255);
         assert_eq!(tuft.min_cos_angle, -1.0);
@@ -321,8 +330,13 @@ mod tests {
     #[test]
     fn bad_sprite_is_an_error_naming_the_entry() {
         let text = r#""detail" { "t" { "g" { "s" { "sprite" "1 2 3" } } } }"#;
-        let e = DetailTypes::parse(text.as_bytes(), "x.vbsp").unwrap_err().to_string();
-        assert!(e.contains("x.vbsp") && e.contains("detail type t, entry s"), "{e}");
+        let e = DetailTypes::parse(text.as_bytes(), "x.vbsp")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("x.vbsp") && e.contains("detail type t, entry s"),
+            "{e}"
+        );
     }
 
     #[test]

@@ -205,7 +205,9 @@ impl MaterialTable {
 
     /// The material's `%detailtype` (any spelling of its name).
     pub fn detail_type(&self, name: &str) -> Option<&str> {
-        self.detail_type.get(&crate::normalise_name(name)).map(String::as_str)
+        self.detail_type
+            .get(&crate::normalise_name(name))
+            .map(String::as_str)
     }
 
     /// Records a material's `%detailtype`; `false` (nothing recorded) when the table does

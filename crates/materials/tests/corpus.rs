@@ -296,7 +296,10 @@ fn detail_types_round_trip_through_json_and_resolve() {
     );
     table.merge(one);
     assert!(table.set_detail_type("nature\\blendgrassgravel001a", "grassland1"));
-    assert!(!table.set_detail_type("NOT/IN_TABLE", "grassland1"), "only known materials");
+    assert!(
+        !table.set_detail_type("NOT/IN_TABLE", "grassland1"),
+        "only known materials"
+    );
     let back = MaterialTable::from_json(&table.to_json()).unwrap();
     assert_eq!(back, table);
     let resolver = Resolver::new(None, Some(("t.json".into(), back)));

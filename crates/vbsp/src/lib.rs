@@ -52,6 +52,7 @@ mod areas;
 mod brush;
 pub mod contents;
 mod cubemap;
+mod detail_props;
 mod diag;
 mod displacement;
 mod dump;
