@@ -28,9 +28,9 @@ use srcmap_content::detail_vbsp::{DetailKind, DetailModel, DetailType, DetailTyp
 use srcmap_materials::Resolver;
 
 use crate::diag::{Diagnostic, Where};
-use crate::displacement::Disp;
 use crate::input::{MapEntity, MapInput};
 use crate::props::ModelReader;
+use srcmap_disp::DispGrid;
 
 /// What the compile gives this pass.
 pub(crate) struct DetailInputs<'a> {
@@ -38,7 +38,6 @@ pub(crate) struct DetailInputs<'a> {
     pub materials: &'a Resolver,
     /// The game's files (`detail.vbsp`, models); `None` without `-game`.
     pub files: Option<ModelReader<'a>>,
-    pub disps: &'a [Disp],
     pub map_name: &'a str,
 }
 
@@ -227,7 +226,6 @@ impl Builder<'_> {
         self.push(object, origin);
     }
 
-    #[allow(clippy::too_many_arguments)]
     fn add_sprite(&mut self, origin: Vec3, angles: Vec3, sprite: DetailSprite, scale: f32, m: SpriteLook) {
         let index = match self.lump.sprites.iter().position(|s| same_bits(s, &sprite)) {
             Some(i) => i,
@@ -440,7 +438,7 @@ fn emit_on_face(
 
 /// A point of a displacement at grid parameters `(u, v)` in `[0, 1]`: position, normal and
 /// blend alpha (0-1), on the grid triangle holding it (Valve's diagonal alternation).
-fn disp_point(disp: &Disp, u: f32, v: f32, up: Vec3) -> (Vec3, Vec3, f32) {
+fn disp_point(disp: &DispSurface, u: f32, v: f32, up: Vec3) -> (Vec3, Vec3, f32) {
     let side = (1usize << disp.grid.power) + 1;
     let fu = u * (side as f32 - 1.000001);
     let fv = v * (side as f32 - 1.000001);
@@ -477,11 +475,31 @@ fn disp_point(disp: &Disp, u: f32, v: f32, up: Vec3) -> (Vec3, Vec3, f32) {
     (pos, normal, alpha / 255.0)
 }
 
+/// A displacement as the BSP records it: its grid and per-vertex blend alpha (0-255).
+struct DispSurface {
+    grid: DispGrid,
+    alphas: Vec<f32>,
+}
+
+/// Every displacement of `bsp` (by dispinfo index), from its DISPINFO and DISP_VERTS records.
+fn disp_surfaces(bsp: &Bsp) -> Vec<Option<DispSurface>> {
+    let grids = srcmap_disp::grids_of(bsp);
+    (grids.into_iter().zip(&bsp.disp_info))
+        .map(|(grid, info)| {
+            let grid = grid?;
+            let start = usize::try_from(info.disp_vert_start).ok()?;
+            let verts = bsp.disp_verts.get(start..start + grid.verts.len())?;
+            let alphas = verts.iter().map(|v| v.alpha).collect();
+            Some(DispSurface { grid, alphas })
+        })
+        .collect()
+}
+
 /// Valve's `EmitDetailObjectsOnDisplacementFace`: the base quad's area, draws over the grid.
 fn emit_on_disp(
     b: &mut Builder<'_>,
     points: &[Vec3],
-    disp: &Disp,
+    disp: &DispSurface,
     detail: &DetailType,
     rng: &mut MsvcRand,
     gauss: &mut ValveRandom,
@@ -590,6 +608,7 @@ pub(crate) fn emit(inputs: &DetailInputs<'_>, bsp: &mut Bsp, diags: &mut Vec<Dia
         overflow: 0,
         diags,
     };
+    let disps = disp_surfaces(bsp);
     let mut gauss = ValveRandom::new();
     let mut unknown: HashSet<&str> = HashSet::new();
     for (fi, ty) in face_types.iter().enumerate() {
@@ -611,7 +630,7 @@ pub(crate) fn emit(inputs: &DetailInputs<'_>, bsp: &mut Bsp, diags: &mut Vec<Dia
             continue;
         }
         let disp = usize::try_from(b.bsp.faces[fi].dispinfo).ok();
-        match disp.and_then(|d| inputs.disps.get(d)) {
+        match disp.and_then(|d| disps.get(d)).and_then(Option::as_ref) {
             Some(disp) => emit_on_disp(&mut b, &points, disp, detail, &mut rng, &mut gauss),
             None => emit_on_face(&mut b, &points, detail, &mut rng, &mut gauss),
         }
@@ -666,6 +685,114 @@ pub(crate) fn emit(inputs: &DetailInputs<'_>, bsp: &mut Bsp, diags: &mut Vec<Dia
         )),
     }
 }
+
+/// Which detail type each material had in a BSP Valve compiled: for each face (and
+/// displacement), the objects each type of `types` would place there (seeded by the BSP's face
+/// ids) are looked up among the BSP's own detail objects (within [`NEAR`]); a material gets
+/// the type whose placements were found most often (at least [`MIN_INFERRED_MATCHES`]).
+/// Materials whose faces are too small for an object are not inferred. Returns
+/// `(material, type name)`, sorted; a patched material (the map is `map_name`) as its original.
+pub fn infer_detail_types(bsp: &Bsp, types: &DetailTypes, map_name: &str) -> Vec<(String, String)> {
+    let Some(lump) = (bsp.game_lumps.lumps.iter()).find_map(|l| match &l.data {
+        GameLumpData::DetailProps(d) => Some(d),
+        _ => None,
+    }) else {
+        return Vec::new();
+    };
+    let placed = NearPoints::new(lump.objects.iter().map(|o| Vec3::from_array(o.origin)));
+    if lump.objects.is_empty() || bsp.face_ids.len() != bsp.faces.len() {
+        return Vec::new();
+    }
+    let disps = disp_surfaces(bsp);
+    let mut scores: HashMap<usize, HashMap<usize, usize>> = HashMap::new();
+    let mut diags = Vec::new();
+    for (fi, face) in bsp.faces.iter().enumerate() {
+        let Some(texdata) =
+            (bsp.texinfo.get(face.texinfo as usize)).and_then(|t| usize::try_from(t.texdata).ok())
+        else {
+            continue;
+        };
+        let points = face_points(bsp, fi);
+        let disp = usize::try_from(face.dispinfo).ok();
+        let disp = disp.map(|d| disps.get(d).and_then(Option::as_ref));
+        if points.len() < 3 || matches!(disp, Some(None)) {
+            continue;
+        }
+        for (ti, detail) in types
+            .types
+            .iter()
+            .enumerate()
+            .filter(|(_, d)| !d.groups.is_empty())
+        {
+            let mut b = Builder {
+                bsp,
+                lump: DetailProps::default(),
+                files: None,
+                checked_models: HashSet::new(),
+                overflow: 0,
+                diags: &mut diags,
+            };
+            let mut rng = MsvcRand::new(bsp.face_ids[fi]);
+            let mut gauss = ValveRandom::new();
+            match disp.flatten() {
+                Some(d) => emit_on_disp(&mut b, &points, d, detail, &mut rng, &mut gauss),
+                None => emit_on_face(&mut b, &points, detail, &mut rng, &mut gauss),
+            }
+            let found = (b.lump.objects.iter())
+                .filter(|o| placed.has_near(Vec3::from_array(o.origin)))
+                .count();
+            if found > 0 {
+                *scores.entry(texdata).or_default().entry(ti).or_default() += found;
+            }
+        }
+    }
+    let mut out: Vec<(String, String)> = scores
+        .into_iter()
+        .filter_map(|(texdata, by_type)| {
+            let (&ti, &n) = by_type
+                .iter()
+                .max_by_key(|&(&ti, &n)| (n, std::cmp::Reverse(ti)))?;
+            let name = bsp.texdata_name(texdata)?;
+            (n >= MIN_INFERRED_MATCHES)
+                .then(|| (original_material(name, map_name), types.types[ti].name.clone()))
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+/// Points bucketed by unit cell, to find one within [`NEAR`] of a query.
+struct NearPoints(HashMap<[i32; 3], Vec<Vec3>>);
+
+/// How far a placement may be from Valve's and still be the same object: displacement points
+/// are interpolated slightly differently from Valve's (see the module notes).
+const NEAR: f32 = 1.0;
+
+impl NearPoints {
+    fn new(points: impl Iterator<Item = Vec3>) -> NearPoints {
+        let mut cells: HashMap<[i32; 3], Vec<Vec3>> = HashMap::new();
+        for p in points {
+            cells.entry(p.floor().as_ivec3().to_array()).or_default().push(p);
+        }
+        NearPoints(cells)
+    }
+
+    fn has_near(&self, p: Vec3) -> bool {
+        let c = p.floor().as_ivec3();
+        (-1..=1).any(|dx| {
+            (-1..=1).any(|dy| {
+                (-1..=1).any(|dz| {
+                    let cell = (c + glam::IVec3::new(dx, dy, dz)).to_array();
+                    (self.0.get(&cell)).is_some_and(|v| v.iter().any(|q| q.distance(p) <= NEAR))
+                })
+            })
+        })
+    }
+}
+
+/// Placements found in a BSP's lump before a material's detail type is believed (one could
+/// be a coincidence of a shared sample point).
+const MIN_INFERRED_MATCHES: usize = 2;
 
 /// The detail file the worldspawn names (default `detail.vbsp`), through the game's files.
 fn load_types(inputs: &DetailInputs<'_>, diags: &mut Vec<Diagnostic>) -> Option<DetailTypes> {

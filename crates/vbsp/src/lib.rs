@@ -52,7 +52,7 @@ mod areas;
 mod brush;
 pub mod contents;
 mod cubemap;
-mod detail_props;
+pub mod detail_props;
 mod diag;
 mod displacement;
 mod dump;

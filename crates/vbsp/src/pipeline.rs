@@ -1360,7 +1360,6 @@ impl<'a> Compile<'a> {
             input: self.input,
             materials: self.opts.materials,
             files: self.opts.models,
-            disps: &disps,
             map_name: &self.opts.map_name,
         };
         crate::detail_props::emit(&detail, &mut bsp, &mut self.diags);

@@ -214,3 +214,60 @@ fn detail_entities_become_objects_and_leave_the_entity_lump() {
     assert!(!has_keyvalue(&out, "classname", "prop_detail"));
     assert!(!has_keyvalue(&out, "classname", "prop_detail_sprite"));
 }
+
+/// A corpus pair whose game's `detail.vbsp` is in the corpus: Valve's BSP, our VMF, the file.
+const CORPUS_PAIRS: &[(&str, &str, &str)] = &[(
+    "bsp/tbjmaps+dishonourable-discharge-ez2/subway01.bsp",
+    "vmf/tbjmaps+dishonourable-discharge-ez2/subway01.vmf",
+    "detailvbsp/tbjmaps+dishonourable-discharge-ez2/detail.vbsp",
+)];
+
+/// The materials' detail types inferred from Valve's BSP (no VMT in the corpus has
+/// `%detailtype`), then the VMF compiled with them: object counts within 5% of Valve's.
+#[test]
+fn corpus_detail_prop_counts_match_valve() {
+    let Some(root) = srcmap_corpus::root("detail props against Valve's BSPs") else {
+        return;
+    };
+    for &(bsp_path, vmf_path, detail_path) in CORPUS_PAIRS {
+        let valve = Bsp::parse(&std::fs::read(root.join(bsp_path)).unwrap()).unwrap();
+        let detail_bytes = std::fs::read(root.join(detail_path)).unwrap();
+        let types = srcmap_content::detail_vbsp::DetailTypes::parse(&detail_bytes, detail_path).unwrap();
+        let map = std::path::Path::new(bsp_path)
+            .file_stem()
+            .unwrap()
+            .to_string_lossy()
+            .into_owned();
+        let inferred = srcmap_vbsp::detail_props::infer_detail_types(&valve, &types, &map);
+        eprintln!("{map}: inferred {inferred:?}");
+        assert!(!inferred.is_empty(), "{map}: no detail type inferred");
+        let mut table = MaterialTable::new();
+        table.merge(srcmap_materials::harvest_bsp(&map, &valve));
+        table.learn_patches(&map, &valve);
+        for (material, ty) in &inferred {
+            assert!(
+                table.set_detail_type(material, ty),
+                "{material} not in the harvested table"
+            );
+        }
+        let resolver = Resolver::new(None, Some(("harvest".into(), table)));
+        let vmf_bytes = std::fs::read(root.join(vmf_path)).unwrap();
+        let vmf = srcmap_vmf::Vmf::parse_bytes(&vmf_bytes)
+            .or_else(|_| srcmap_vmf::Vmf::parse_lenient(&vmf_bytes))
+            .unwrap();
+        let input = srcmap_vbsp::input_from_vmf(&vmf);
+        let read = |path: &str| (path == "detail.vbsp").then(|| detail_bytes.clone());
+        let opts = Options {
+            allow_leak: true,
+            materials: &resolver,
+            models: Some(&read),
+            map_name: map.clone(),
+            ..Default::default()
+        };
+        let out = srcmap_vbsp::compile(&input, &opts, &NoProgress).expect("compile");
+        let (ours, theirs) = (dprp(&out.bsp).objects.len(), dprp(&valve).objects.len());
+        eprintln!("{map}: {ours} detail objects, Valve {theirs}");
+        let off = (ours as f64 - theirs as f64).abs() / theirs as f64;
+        assert!(off <= 0.05, "{map}: {ours} detail objects vs Valve's {theirs}");
+    }
+}
