@@ -39,6 +39,8 @@ pub(crate) struct DetailInputs<'a> {
     /// The game's files (`detail.vbsp`, models); `None` without `-game`.
     pub files: Option<ModelReader<'a>>,
     pub map_name: &'a str,
+    /// The Hammer side id of each BSP face.
+    pub face_hammer_ids: &'a [i64],
 }
 
 /// The most objects the lump's 16-bit indices allow.
@@ -622,7 +624,11 @@ pub(crate) fn emit(inputs: &DetailInputs<'_>, bsp: &mut Bsp, diags: &mut Vec<Dia
             }
             continue;
         };
-        let seed = b.bsp.face_ids.get(fi).copied().unwrap_or(0);
+        // Valve's `dfaceids` keep the side id's low 16 bits, and seed with that.
+        let seed = match inputs.face_hammer_ids.get(fi) {
+            Some(&id) => id as u16 as u32,
+            None => b.bsp.face_ids.get(fi).copied().unwrap_or(0),
+        };
         let mut rng = MsvcRand::new(seed);
         gauss.seed(seed as i32);
         let points = face_points(b.bsp, fi);

@@ -1361,6 +1361,7 @@ impl<'a> Compile<'a> {
             materials: self.opts.materials,
             files: self.opts.models,
             map_name: &self.opts.map_name,
+            face_hammer_ids: &face_sides,
         };
         crate::detail_props::emit(&detail, &mut bsp, &mut self.diags);
         if !self.patch_files.is_empty() {
