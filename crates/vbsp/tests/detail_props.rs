@@ -215,12 +215,23 @@ fn detail_entities_become_objects_and_leave_the_entity_lump() {
     assert!(!has_keyvalue(&out, "classname", "prop_detail_sprite"));
 }
 
-/// A corpus pair whose game's `detail.vbsp` is in the corpus: Valve's BSP, our VMF, the file.
-const CORPUS_PAIRS: &[(&str, &str, &str)] = &[(
-    "bsp/tbjmaps+dishonourable-discharge-ez2/subway01.bsp",
-    "vmf/tbjmaps+dishonourable-discharge-ez2/subway01.vmf",
-    "detailvbsp/tbjmaps+dishonourable-discharge-ez2/detail.vbsp",
-)];
+/// Corpus pairs whose game's `detail.vbsp` is in the corpus: Valve's BSP, our VMF, the file,
+/// and whether that file is the one Valve compiled with (the manifest: prologue02 predates
+/// it; we place 25 objects more than Valve, on displacements, and all of Valve's).
+const CORPUS_PAIRS: &[(&str, &str, &str, bool)] = &[
+    (
+        "bsp/tbjmaps+dishonourable-discharge-ez2/subway01.bsp",
+        "vmf/tbjmaps+dishonourable-discharge-ez2/subway01.vmf",
+        "detailvbsp/tbjmaps+dishonourable-discharge-ez2/detail.vbsp",
+        true,
+    ),
+    (
+        "bsp/tbjmaps+dishonourable-discharge-ez2/prologue02.bsp",
+        "vmf/tbjmaps+dishonourable-discharge-ez2/prologue02.vmf",
+        "detailvbsp/tbjmaps+dishonourable-discharge-ez2/detail.vbsp",
+        false,
+    ),
+];
 
 /// The materials' detail types inferred from Valve's BSP (no VMT in the corpus has
 /// `%detailtype`), then the VMF compiled with them: object counts within 5% of Valve's and
@@ -231,7 +242,7 @@ fn corpus_detail_prop_counts_match_valve() {
     let Some(root) = srcmap_corpus::root("detail props against Valve's BSPs") else {
         return;
     };
-    for &(bsp_path, vmf_path, detail_path) in CORPUS_PAIRS {
+    for &(bsp_path, vmf_path, detail_path, file_in_effect) in CORPUS_PAIRS {
         let valve = Bsp::parse(&std::fs::read(root.join(bsp_path)).unwrap()).unwrap();
         let detail_bytes = std::fs::read(root.join(detail_path)).unwrap();
         let types = srcmap_content::detail_vbsp::DetailTypes::parse(&detail_bytes, detail_path).unwrap();
@@ -284,7 +295,10 @@ fn corpus_detail_prop_counts_match_valve() {
             std::fs::write(path, out.bsp.to_bytes().unwrap()).unwrap();
         }
         let off = (ours as f64 - theirs as f64).abs() / theirs as f64;
-        assert!(off <= 0.05, "{map}: {ours} detail objects vs Valve's {theirs}");
+        assert!(
+            off <= 0.05 || !file_in_effect,
+            "{map}: {ours} detail objects vs Valve's {theirs}"
+        );
         // Valve's draws, seed for seed: nearly all of its objects are where ours are (faces
         // split differently from Valve's draw differently).
         assert!(
