@@ -61,7 +61,10 @@ pub fn run(cmd: MaterialsCommand) -> anyhow::Result<()> {
                 .as_deref()
                 .map(|p| -> anyhow::Result<_> {
                     let bytes = std::fs::read(p).with_context(|| format!("{}: cannot read", p.display()))?;
-                    Ok(srcmap_content::detail_vbsp::DetailTypes::parse(&bytes, &p.display().to_string())?)
+                    Ok(srcmap_content::detail_vbsp::DetailTypes::parse(
+                        &bytes,
+                        &p.display().to_string(),
+                    )?)
                 })
                 .transpose()?;
             let mut table = MaterialTable::new();
@@ -90,7 +93,10 @@ pub fn run(cmd: MaterialsCommand) -> anyhow::Result<()> {
                 table.merge(entries);
                 table.learn_patches(&name, &bsp);
                 if let Some(types) = &detail_types {
-                    let stem = path.file_stem().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+                    let stem = path
+                        .file_stem()
+                        .map(|n| n.to_string_lossy().into_owned())
+                        .unwrap_or_default();
                     for (material, ty) in srcmap_vbsp::detail_props::infer_detail_types(&bsp, types, &stem) {
                         if !table.set_detail_type(&material, &ty) {
                             eprintln!("{name}: {material} has detail type {ty} but is not in the table");

@@ -57,13 +57,13 @@ impl MsvcRand {
     pub fn new(seed: u32) -> MsvcRand {
         MsvcRand(seed)
     }
-    pub fn next(&mut self) -> u32 {
+    pub fn next_value(&mut self) -> u32 {
         self.0 = self.0.wrapping_mul(214013).wrapping_add(2531011);
         (self.0 >> 16) & 0x7fff
     }
     /// `rand() / (float)VALVE_RAND_MAX`.
     pub fn unit(&mut self) -> f32 {
-        self.next() as f32 / RAND_MAX
+        self.next_value() as f32 / RAND_MAX
     }
 }
 
@@ -270,9 +270,9 @@ impl Builder<'_> {
             }
         }
         let angles = if m.upright {
-            Vec3::new(0.0, 360.0 * rng.next() as f32 / RAND_MAX, 0.0)
+            Vec3::new(0.0, 360.0 * rng.next_value() as f32 / RAND_MAX, 0.0)
         } else {
-            surface_angles(normal, 360.0 * rng.next() as f32 / RAND_MAX)
+            surface_angles(normal, 360.0 * rng.next_value() as f32 / RAND_MAX)
         };
         match m.kind {
             DetailKind::Model => self.add_model(&m.model, pt, angles, m.orientation),
@@ -834,7 +834,7 @@ mod tests {
     fn msvc_rand_matches_the_c_library_sequence() {
         // srand(1): the first values every Windows C program prints.
         let mut r = MsvcRand::new(1);
-        let first: Vec<u32> = (0..5).map(|_| r.next()).collect();
+        let first: Vec<u32> = (0..5).map(|_| r.next_value()).collect();
         assert_eq!(first, [41, 18467, 6334, 26500, 19169]);
     }
 

@@ -33,7 +33,10 @@
 //! 9. water: each model's water leaves grouped into volumes that stop at their surface, one
 //!    LEAFWATERDATA record per volume (the world's water leaves point at theirs), a `patch`
 //!    VMT per surface material and depth in the pakfile, and a default `water_lod_control`
-//!    when the map has water and none (`water`).
+//!    when the map has water and none (`water`);
+//! 10. props on the finished tree: `prop_static` → `sprp` ([`props`]), and detail props →
+//!     `dprp` from `detail.vbsp` and each material's `%detailtype`, placed with Valve's
+//!     seeded draws ([`detail_props`]).
 //!
 //! [`compile`] runs these as passes over one state (`pipeline`): each a short method named
 //! for what it does, listed in order in `compile_passes`. Between passes a check of the
@@ -111,8 +114,9 @@ pub struct Options<'a> {
     /// Worker threads for the passes that run in parallel (the compile runs in a pool of
     /// this size).
     pub threads: Threads,
-    /// Reads the game's model files for static props (`-game` search paths); `None` compiles
-    /// without them (see [`props`]).
+    /// Reads the game's files (`-game` search paths): models for static and detail props, the
+    /// detail file for detail props; `None` compiles without them (see [`props`],
+    /// [`detail_props`]).
     pub models: Option<props::ModelReader<'a>>,
 }
 
