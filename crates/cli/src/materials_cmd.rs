@@ -57,15 +57,8 @@ pub fn run(cmd: MaterialsCommand) -> anyhow::Result<()> {
             output,
             detail_file,
         } => {
-            let detail_types = detail_file
-                .as_deref()
-                .map(|p| -> anyhow::Result<_> {
-                    let bytes = std::fs::read(p).with_context(|| format!("{}: cannot read", p.display()))?;
-                    Ok(srcmap_content::detail_vbsp::DetailTypes::parse(
-                        &bytes,
-                        &p.display().to_string(),
-                    )?)
-                })
+            let detail_types = (detail_file.as_deref())
+                .map(crate::compile_cmd::load_detail_file)
                 .transpose()?;
             let mut table = MaterialTable::new();
             for path in &bsps {

@@ -41,6 +41,8 @@ pub(crate) struct DetailInputs<'a> {
     pub map_name: &'a str,
     /// The Hammer side id of each BSP face.
     pub face_hammer_ids: &'a [i64],
+    /// A detail file given to the compile, used instead of the game's.
+    pub detail_types: Option<&'a DetailTypes>,
 }
 
 /// The most objects the lump's 16-bit indices allow.
@@ -596,12 +598,15 @@ pub(crate) fn emit(inputs: &DetailInputs<'_>, bsp: &mut Bsp, diags: &mut Vec<Dia
     if face_types.iter().all(Option::is_none) && !has_entities {
         return;
     }
-    let types = face_types
-        .iter()
-        .any(Option::is_some)
-        .then(|| load_types(inputs, diags))
-        .flatten()
-        .unwrap_or_default();
+    let loaded = match inputs.detail_types {
+        Some(_) => None,
+        None => (face_types.iter().any(Option::is_some))
+            .then(|| load_types(inputs, diags))
+            .flatten(),
+    };
+    let types = inputs.detail_types.or(loaded.as_ref());
+    let no_types = DetailTypes::default();
+    let types = types.unwrap_or(&no_types);
     let mut b = Builder {
         bsp,
         lump: DetailProps::default(),

@@ -118,6 +118,9 @@ pub struct Options<'a> {
     /// detail file for detail props; `None` compiles without them (see [`props`],
     /// [`detail_props`]).
     pub models: Option<props::ModelReader<'a>>,
+    /// The detail file to use instead of the one the map names (`detailvbsp`) among the
+    /// game's files: detail props without `-game`.
+    pub detail_types: Option<&'a srcmap_content::detail_vbsp::DetailTypes>,
 }
 
 impl Default for Options<'_> {
@@ -132,6 +135,7 @@ impl Default for Options<'_> {
             map_name: String::new(),
             threads: Threads::ALL,
             models: None,
+            detail_types: None,
         }
     }
 }

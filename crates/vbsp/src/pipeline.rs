@@ -1362,6 +1362,7 @@ impl<'a> Compile<'a> {
             files: self.opts.models,
             map_name: &self.opts.map_name,
             face_hammer_ids: &face_sides,
+            detail_types: self.opts.detail_types,
         };
         crate::detail_props::emit(&detail, &mut bsp, &mut self.diags);
         if !self.patch_files.is_empty() {
