@@ -186,6 +186,16 @@ impl Builder<'_> {
         u16::try_from(-1 - node).unwrap_or(0)
     }
 
+    /// Whether the lump is full; then the `left` samples still to draw count as overflow
+    /// (without drawing them: a huge face or density would take forever).
+    fn full(&mut self, left: usize) -> bool {
+        let full = self.lump.objects.len() >= MAX_OBJECTS;
+        if full {
+            self.overflow = self.overflow.saturating_add(left);
+        }
+        full
+    }
+
     fn push(&mut self, mut object: DetailObject, origin: Vec3) {
         if self.lump.objects.len() >= MAX_OBJECTS {
             self.overflow += 1;
@@ -424,7 +434,11 @@ fn emit_on_face(
         let (e1, e2) = (tri[0] - first, tri[1] - first);
         let area_vec = e1.cross(e2);
         let len = area_vec.length();
-        for _ in 0..sample_count(0.5 * len, detail.density) {
+        let samples = sample_count(0.5 * len, detail.density);
+        for i in 0..samples {
+            if b.full(samples - i) {
+                return;
+            }
             let mut u = rng.unit();
             let mut v = rng.unit();
             if v > 1.0 - u {
@@ -515,7 +529,11 @@ fn emit_on_disp(
         .map(|i| 0.5 * (points[i] - points[0]).cross(points[i + 1] - points[0]).length())
         .sum();
     let up = -(points[1] - points[0]).cross(points[2] - points[0]);
-    for _ in 0..sample_count(area, detail.density) {
+    let samples = sample_count(area, detail.density);
+    for i in 0..samples {
+        if b.full(samples - i) {
+            return;
+        }
         let u = rng.unit();
         let v = rng.unit();
         let (pt, normal, alpha) = disp_point(disp, u, v, up);

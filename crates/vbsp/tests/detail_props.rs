@@ -157,6 +157,34 @@ fn a_detail_floor_gets_objects_by_density_on_it_and_in_their_leaves() {
 }
 
 #[test]
+fn a_given_detail_file_serves_without_the_game_and_the_lump_stops_full() {
+    let resolver = resolver_with_grass();
+    // Twenty objects per square unit: far more than the lump's 65535.
+    let dense = DETAIL_FILE.replace("\"40000\"", "\"20000000\"");
+    let types = srcmap_content::detail_vbsp::DetailTypes::parse(dense.as_bytes(), "dense.vbsp").unwrap();
+    let opts = Options {
+        verify: true,
+        materials: &resolver,
+        detail_types: Some(&types),
+        ..Default::default()
+    };
+    let out = srcmap_vbsp::compile(
+        &MapInput {
+            entities: room_with_floor(GRASS),
+        },
+        &opts,
+        &NoProgress,
+    )
+    .unwrap();
+    assert_eq!(dprp(&out.bsp).objects.len(), 65535);
+    let warned = out
+        .diagnostics
+        .iter()
+        .any(|d| d.to_string().contains("too many detail props"));
+    assert!(warned);
+}
+
+#[test]
 fn maps_without_detail_materials_keep_the_empty_lump() {
     let resolver = resolver_with_grass();
     let out = compile(room_with_floor("dev/dev_measuregeneric01"), &resolver, true);
