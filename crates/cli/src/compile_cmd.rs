@@ -23,6 +23,10 @@ pub struct VbspArgs {
     /// Leave out func_detail brushes.
     #[arg(long)]
     pub nodetail: bool,
+    /// A detail.vbsp to place detail props with, instead of the one the map names among the
+    /// game's files (with a material table that knows `%detailtype`, detail props without -game)
+    #[arg(long)]
+    pub detail_file: Option<PathBuf>,
     /// On a leak, write the pointfile and still write the BSP (unfilled, no portal file),
     /// as Valve's VBSP does; the exit status is 0.
     #[arg(long)]
@@ -125,6 +129,7 @@ fn run_vbsp(args: &VbspArgs) -> anyhow::Result<Stage1> {
         .output
         .clone()
         .unwrap_or_else(|| args.map.with_extension("bsp"));
+    let detail_types = args.detail_file.as_deref().map(load_detail_file).transpose()?;
     let opts = srcmap_vbsp::Options {
         materials: &materials,
         no_detail: args.nodetail,
@@ -145,6 +150,7 @@ fn run_vbsp(args: &VbspArgs) -> anyhow::Result<Stage1> {
         models: game
             .is_some()
             .then_some(&read_model as srcmap_vbsp::props::ModelReader<'_>),
+        detail_types: detail_types.as_ref(),
     };
     let result = srcmap_vbsp::compile(&input, &opts, &crate::progress::Bar::steps("vbsp", args.quiet));
     let mut out = match result {
@@ -216,6 +222,15 @@ fn run_vbsp(args: &VbspArgs) -> anyhow::Result<Stage1> {
         sealed,
         report: out.report,
     })
+}
+
+/// Reads a `detail.vbsp` (`--detail-file`).
+pub fn load_detail_file(path: &Path) -> anyhow::Result<srcmap_content::detail_vbsp::DetailTypes> {
+    let bytes = std::fs::read(path).with_context(|| format!("{}: cannot read", path.display()))?;
+    Ok(srcmap_content::detail_vbsp::DetailTypes::parse(
+        &bytes,
+        &path.display().to_string(),
+    )?)
 }
 
 pub fn vbsp(args: &VbspArgs) -> anyhow::Result<()> {

@@ -15,6 +15,10 @@ pub enum MaterialsCommand {
         /// The table to write (JSON).
         #[arg(short, long)]
         output: PathBuf,
+        /// The game's detail.vbsp: learn each material's `%detailtype` from the maps' detail
+        /// props (the type whose placements Valve's lump holds).
+        #[arg(long)]
+        detail_file: Option<PathBuf>,
     },
     /// Explain what srcmap believes about a material, and where each fact came from.
     Show {
@@ -48,7 +52,14 @@ pub fn resolver(game: Option<&Path>, materials: Option<&Path>) -> anyhow::Result
 
 pub fn run(cmd: MaterialsCommand) -> anyhow::Result<()> {
     match cmd {
-        MaterialsCommand::Extract { bsps, output } => {
+        MaterialsCommand::Extract {
+            bsps,
+            output,
+            detail_file,
+        } => {
+            let detail_types = (detail_file.as_deref())
+                .map(crate::compile_cmd::load_detail_file)
+                .transpose()?;
             let mut table = MaterialTable::new();
             for path in &bsps {
                 let data = std::fs::read(path).with_context(|| format!("{}: cannot read", path.display()))?;
@@ -74,6 +85,17 @@ pub fn run(cmd: MaterialsCommand) -> anyhow::Result<()> {
                 }
                 table.merge(entries);
                 table.learn_patches(&name, &bsp);
+                if let Some(types) = &detail_types {
+                    let stem = path
+                        .file_stem()
+                        .map(|n| n.to_string_lossy().into_owned())
+                        .unwrap_or_default();
+                    for (material, ty) in srcmap_vbsp::detail_props::infer_detail_types(&bsp, types, &stem) {
+                        if !table.set_detail_type(&material, &ty) {
+                            eprintln!("{name}: {material} has detail type {ty} but is not in the table");
+                        }
+                    }
+                }
             }
             for c in &table.conflicts {
                 let values: Vec<String> = c

@@ -10,6 +10,7 @@
 //! }
 //! ```
 
+pub mod detail_vbsp;
 pub mod gameinfo;
 pub mod kv;
 pub mod kv_save;

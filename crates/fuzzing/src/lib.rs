@@ -32,6 +32,7 @@ pub const TARGETS: &[(&str, Body)] = &[
     ("model_vtx", model_vtx),
     ("phys_solid", phys_solid),
     ("phys_phy", phys_phy),
+    ("content_detail_vbsp", content_detail_vbsp),
 ];
 
 /// KeyValues1 text, both escape modes; an unedited parse writes back byte-identical.
@@ -299,4 +300,9 @@ pub fn phys_phy(data: &[u8]) {
     if let Ok(phy) = srcmap_phys::PhyFile::parse(data) {
         assert_eq!(phy.to_bytes(), data);
     }
+}
+
+/// A `detail.vbsp` file: any input gives detail types or an error naming the place.
+pub fn content_detail_vbsp(data: &[u8]) {
+    let _ = srcmap_content::detail_vbsp::DetailTypes::parse(data, "fuzz.vbsp");
 }

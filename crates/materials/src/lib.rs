@@ -392,6 +392,18 @@ impl Resolver {
         self.table.as_ref()?.1.bottom_material(&key).map(str::to_owned)
     }
 
+    /// The material's `%detailtype`, the `detail.vbsp` type whose detail props vbsp places on
+    /// its faces (the game's VMT, else the table); `None` for most materials.
+    pub fn detail_type(&self, name: &str) -> Option<String> {
+        let key = normalise_name(name);
+        if let Some(game) = &self.game
+            && let Ok(Some(vmt)) = game.material(&key.to_ascii_lowercase())
+        {
+            return vmt.get("%detailtype").map(str::to_owned);
+        }
+        self.table.as_ref()?.1.detail_type(&key).map(str::to_owned)
+    }
+
     /// The default cube map vbsp makes from the sky `skyname` (worldspawn's `skyname`): from
     /// the sky's textures in the game, else the table. `None` when neither knows the sky.
     pub fn sky_cubemap(&self, skyname: &str) -> Option<SkyCubemap> {

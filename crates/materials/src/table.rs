@@ -54,6 +54,9 @@ pub struct MaterialTable {
     wvt_patch: BTreeMap<String, String>,
     /// Water materials (normalised names) → their `$bottommaterial`.
     bottom_material: BTreeMap<String, String>,
+    /// Materials (normalised names, each also in `entries`) → their `%detailtype`, the
+    /// `detail.vbsp` type vbsp places detail props with on their faces.
+    detail_type: BTreeMap<String, String>,
     /// Sky names (lower case) → the default cube map Valve's vbsp made from that sky.
     skies: BTreeMap<String, crate::SkyCubemap>,
     /// Surface properties (`$surfaceprop`) learned from maps' physics collision.
@@ -103,6 +106,8 @@ struct FileEntry {
     bottom_material: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     surfaceprop: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    detail_type: Option<String>,
 }
 
 #[derive(Serialize, Deserialize)]
@@ -201,6 +206,24 @@ impl MaterialTable {
                 self.bottom_material.entry(water).or_insert(bottom);
             }
         }
+    }
+
+    /// The material's `%detailtype` (any spelling of its name).
+    pub fn detail_type(&self, name: &str) -> Option<&str> {
+        self.detail_type
+            .get(&crate::normalise_name(name))
+            .map(String::as_str)
+    }
+
+    /// Records a material's `%detailtype`; `false` (nothing recorded) when the table does
+    /// not hold the material.
+    pub fn set_detail_type(&mut self, name: &str, detail_type: &str) -> bool {
+        let key = crate::normalise_name(name);
+        if !self.entries.contains_key(&key) {
+            return false;
+        }
+        self.detail_type.insert(key, detail_type.to_owned());
+        true
     }
 
     /// A water material's `$bottommaterial` (any spelling of its name).
@@ -387,6 +410,7 @@ impl MaterialTable {
                             wvt_patch: self.wvt_patch.get(k).cloned(),
                             bottom_material: self.bottom_material.get(k).cloned(),
                             surfaceprop: self.surfaceprop.get(k).cloned(),
+                            detail_type: self.detail_type.get(k).cloned(),
                         },
                     )
                 })
@@ -413,6 +437,7 @@ impl MaterialTable {
         let mut wvt_patch = BTreeMap::new();
         let mut bottom_material = BTreeMap::new();
         let mut surfaceprop = BTreeMap::new();
+        let mut detail_type = BTreeMap::new();
         for (name, e) in file.materials {
             let err = |flag| MaterialsError::UnknownFlag {
                 material: name.clone(),
@@ -442,6 +467,9 @@ impl MaterialTable {
             if let Some(prop) = e.surfaceprop {
                 surfaceprop.insert(crate::normalise_name(&name), prop);
             }
+            if let Some(ty) = e.detail_type {
+                detail_type.insert(crate::normalise_name(&name), ty);
+            }
             entries.insert(
                 crate::normalise_name(&name),
                 TableEntry {
@@ -461,6 +489,7 @@ impl MaterialTable {
             env_cubemap,
             wvt_patch,
             bottom_material,
+            detail_type,
             skies: file.skies,
             surfaceprop,
             conflicts: file.conflicts,

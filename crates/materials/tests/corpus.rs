@@ -276,3 +276,36 @@ fn emit_facts_round_trip_and_conflicts_are_recorded() {
     let json = table.to_json().replace("\"emit\"", "\"unused_emit\"");
     assert!(MaterialTable::from_json(&json).is_ok());
 }
+
+#[test]
+fn detail_types_round_trip_through_json_and_resolve() {
+    let mut table = MaterialTable::new();
+    let mut one = std::collections::BTreeMap::new();
+    one.insert(
+        "NATURE/BLENDGRASSGRAVEL001A".to_owned(),
+        srcmap_materials::TableEntry {
+            contents: Some(CONTENTS_SOLID),
+            surface_flags: Some(0),
+            width: 512,
+            height: 512,
+            reflectivity: [0.2; 3],
+            emit: None,
+            maps: vec!["a.bsp".into()],
+            evidence: 1,
+        },
+    );
+    table.merge(one);
+    assert!(table.set_detail_type("nature\\blendgrassgravel001a", "grassland1"));
+    assert!(
+        !table.set_detail_type("NOT/IN_TABLE", "grassland1"),
+        "only known materials"
+    );
+    let back = MaterialTable::from_json(&table.to_json()).unwrap();
+    assert_eq!(back, table);
+    let resolver = Resolver::new(None, Some(("t.json".into(), back)));
+    assert_eq!(
+        resolver.detail_type("Nature/BlendGrassGravel001a").as_deref(),
+        Some("grassland1")
+    );
+    assert_eq!(resolver.detail_type("NOT/IN_TABLE"), None);
+}

@@ -352,6 +352,19 @@ fn read_skins(data: &[u8], h: &Header) -> Result<Vec<Vec<i16>>, ModelError> {
     let total = i32::try_from(refs.saturating_mul(families))
         .map_err(|_| ModelError::format(FORMAT, s, base as u64, "skin table too large"))?;
     let (mut r, _) = records(data, base, total, 2, s)?;
+    // Families of no textures take no bytes, so the file's size does not bound their count:
+    // bound it by hand (a real model has a few dozen at most).
+    if refs == 0 && families > data.len() {
+        return Err(ModelError::format(
+            FORMAT,
+            s,
+            base as u64,
+            format!(
+                "{families} skin families of no textures in a {}-byte file",
+                data.len()
+            ),
+        ));
+    }
     let mut out = Vec::with_capacity(families);
     for _ in 0..families {
         let mut family = Vec::with_capacity(refs);
@@ -493,6 +506,21 @@ fn read_includes(data: &[u8], h: &Header) -> Result<Vec<IncludeModel>, ModelErro
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Found by the fuzzer in CI: a header claiming 2^31-1 skin families of zero textures
+    /// asked for 51 GB before anything was read.
+    #[test]
+    fn skin_families_without_textures_are_bounded() {
+        let mut mdl = vec![0u8; 408];
+        mdl[..4].copy_from_slice(b"IDST");
+        mdl[4..8].copy_from_slice(&48i32.to_le_bytes());
+        mdl[76..80].copy_from_slice(&408u32.to_le_bytes());
+        mdl[224..228].copy_from_slice(&i32::MAX.to_le_bytes()); // skin families; 0 references
+        let err = Mdl::parse(&mdl).expect_err("refused");
+        assert!(err.to_string().contains("skin families"), "{err}");
+        mdl[224..228].copy_from_slice(&3i32.to_le_bytes());
+        assert_eq!(Mdl::parse(&mdl).map(|m| m.skins.len()).ok(), Some(3));
+    }
 
     #[test]
     fn leading_int_reads_like_keyvalues_getint() {

@@ -33,7 +33,10 @@
 //! 9. water: each model's water leaves grouped into volumes that stop at their surface, one
 //!    LEAFWATERDATA record per volume (the world's water leaves point at theirs), a `patch`
 //!    VMT per surface material and depth in the pakfile, and a default `water_lod_control`
-//!    when the map has water and none (`water`).
+//!    when the map has water and none (`water`);
+//! 10. props on the finished tree: `prop_static` → `sprp` ([`props`]), and detail props →
+//!     `dprp` from `detail.vbsp` and each material's `%detailtype`, placed with Valve's
+//!     seeded draws ([`detail_props`]).
 //!
 //! [`compile`] runs these as passes over one state (`pipeline`): each a short method named
 //! for what it does, listed in order in `compile_passes`. Between passes a check of the
@@ -52,6 +55,7 @@ mod areas;
 mod brush;
 pub mod contents;
 mod cubemap;
+pub mod detail_props;
 mod diag;
 mod displacement;
 mod dump;
@@ -112,9 +116,13 @@ pub struct Options<'a> {
     /// Worker threads for the passes that run in parallel (the compile runs in a pool of
     /// this size).
     pub threads: Threads,
-    /// Reads the game's model files for static props (`-game` search paths); `None` compiles
-    /// without them (see [`props`]).
+    /// Reads the game's files (`-game` search paths): models for static and detail props, the
+    /// detail file for detail props; `None` compiles without them (see [`props`],
+    /// [`detail_props`]).
     pub models: Option<props::ModelReader<'a>>,
+    /// The detail file to use instead of the one the map names (`detailvbsp`) among the
+    /// game's files: detail props without `-game`.
+    pub detail_types: Option<&'a srcmap_content::detail_vbsp::DetailTypes>,
 }
 
 impl Default for Options<'_> {
@@ -129,6 +137,7 @@ impl Default for Options<'_> {
             map_name: String::new(),
             threads: Threads::ALL,
             models: None,
+            detail_types: None,
         }
     }
 }

@@ -22,11 +22,6 @@ fn entities_of(map: &MapInput, classname: &str) -> usize {
 
 const NOT_COMPILED: &[NotCompiled] = &[
     NotCompiled {
-        count: |map, _| entities_of(map, "prop_detail"),
-        what: "detail props (prop_detail)",
-        why: "not supported yet",
-    },
-    NotCompiled {
         count: |_, bsp| bsp.disp_info.len(),
         what: "displacements' physics collision (PHYSDISP)",
         why: "not supported yet",
@@ -43,8 +38,8 @@ const NOT_COMPILED: &[NotCompiled] = &[
     },
 ];
 
-/// One warning per kind the map has and the compile leaves out, e.g. "12 detail props
-/// (prop_detail) not compiled (not supported yet)".
+/// One warning per kind the map has and the compile leaves out, e.g. "21 displacements'
+/// physics collision (PHYSDISP) not compiled (not supported yet)".
 pub(crate) fn diagnostics(map: &MapInput, bsp: &Bsp) -> Vec<Diagnostic> {
     NOT_COMPILED
         .iter()

@@ -37,6 +37,8 @@ const INTERNAL_CLASSES: &[&str] = &[
     "static_prop",
     "info_lighting",
     "prop_detail",
+    "detail_prop",
+    "prop_detail_sprite",
     "func_instance",
     "func_instance_parms",
     "func_instance_origin",
@@ -1364,6 +1366,15 @@ impl<'a> Compile<'a> {
         }
         self.add_default_cubemaps();
         crate::props::emit(self.input, &mut bsp, self.opts.models, &mut self.diags);
+        let detail = crate::detail_props::DetailInputs {
+            input: self.input,
+            materials: self.opts.materials,
+            files: self.opts.models,
+            map_name: &self.opts.map_name,
+            face_hammer_ids: &face_sides,
+            detail_types: self.opts.detail_types,
+        };
+        crate::detail_props::emit(&detail, &mut bsp, &mut self.diags);
         if !self.patch_files.is_empty() {
             bsp.pakfile =
                 srcmap_bsp::pak::Pak::parse(&bsp.pakfile, 0)?.with_files(&self.patch_files, false)?;

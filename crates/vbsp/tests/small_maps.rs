@@ -257,9 +257,9 @@ fn closed_room_surface_is_watertight() {
     assert!(open.is_empty(), "{} edges not shared by two faces", open.len());
 }
 
-/// What the compile leaves out is said once per kind, with its count: here a detail prop;
-/// nothing about kinds the map lacks, nor about the static props and the brush models'
-/// collision, which are compiled.
+/// What the compile leaves out is said once per kind, with its count: here two
+/// info_no_dynamic_shadow entities; nothing about kinds the map lacks, nor about the static and
+/// detail props and the brush models' collision, which are compiled.
 #[test]
 fn left_out_kinds_are_one_warning_each_with_counts() {
     let mut ents = box_room();
@@ -267,6 +267,9 @@ fn left_out_kinds_are_one_warning_each_with_counts() {
         ents.push(entity(400 + i as i64, "prop_static", [x, 0.0, 0.0], vec![]));
     }
     ents.push(entity(410, "prop_detail", [0.0, 32.0, 0.0], vec![]));
+    for id in [430, 431] {
+        ents.push(entity(id, "info_no_dynamic_shadow", [0.0, 0.0, 32.0], vec![]));
+    }
     ents.push(entity(
         420,
         "func_door",
@@ -283,9 +286,14 @@ fn left_out_kinds_are_one_warning_each_with_counts() {
     let left_out: Vec<&String> = msgs.iter().filter(|m| m.contains("not compiled")).collect();
     assert_eq!(left_out.len(), 1, "{msgs:?}");
     assert!(
-        left_out[0].contains("1 detail props (prop_detail) not compiled"),
+        left_out[0].contains("2 info_no_dynamic_shadow entities"),
         "{msgs:?}"
     );
     // It is also a warning of the report.
-    assert!(out.report.warnings.iter().any(|w| w.contains("1 detail props")));
+    assert!(
+        out.report
+            .warnings
+            .iter()
+            .any(|w| w.contains("2 info_no_dynamic_shadow"))
+    );
 }
