@@ -7,13 +7,8 @@
 set -u
 root=$(cd "$(dirname "$0")/.." && pwd)
 bin=$(realpath "${1:-$root/target/release/srcmap}"); out=${2:-/tmp/props_report}
-corpus=$(realpath "${SRCMAP_CORPUS:-$root/../shared/corpus}")
-judge=${SRCMAP_JUDGE:-$(realpath "$root/../shared/judge")}
-mkdir -p "$out"
-bsps=(); for f in "$corpus"/bsp/*/*.bsp; do [ "$(head -c4 "$f" | tr -d '\0')" = VBSP ] && bsps+=("$f"); done
-[ -f "$out/materials.json" ] || "$bin" materials extract -o "$out/materials.json" "${bsps[@]}" >/dev/null 2>&1
-awk -F'\t' '$2=="vmf" && $10 ~ /pair: bsp\// {match($10, /pair: bsp\/[^ ;|]*\.bsp/); print $1 "\t" substr($10, RSTART+6, RLENGTH-6)}' \
-  "$corpus/MANIFEST.tsv" | while IFS=$'\t' read -r vmf valve; do
+source "$root/scripts/corpus_pairs.sh"
+corpus_pairs | while IFS=$'\t' read -r vmf valve; do
   grep -qi '"prop_static"' "$corpus/$vmf" || continue
   repo=$(basename "$(dirname "$vmf")")
   name=$repo/$(basename "$vmf" .vmf)
