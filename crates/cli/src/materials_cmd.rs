@@ -56,145 +56,162 @@ pub fn run(cmd: MaterialsCommand) -> anyhow::Result<()> {
             bsps,
             output,
             detail_file,
-        } => {
-            let detail_types = (detail_file.as_deref())
-                .map(crate::compile_cmd::load_detail_file)
-                .transpose()?;
-            let mut table = MaterialTable::new();
-            for path in &bsps {
-                let data = std::fs::read(path).with_context(|| format!("{}: cannot read", path.display()))?;
-                let bsp =
-                    srcmap_bsp::Bsp::parse(&data).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
-                let name = path
-                    .file_name()
-                    .map(|n| n.to_string_lossy().into_owned())
-                    .unwrap_or_default();
-                let mut entries = srcmap_materials::harvest_bsp(&name, &bsp);
-                // Texture lights: the values Valve's VRAD used, recovered from the map's
-                // emit_surface world lights (LDR lump, else HDR).
-                let faces = srcmap_vrad::faces::build_faces(&bsp);
-                let mut emits = srcmap_vrad::texlights::harvest_bsp(&bsp, &faces, srcmap_vrad::Range::Ldr);
-                if emits.is_empty() {
-                    emits = srcmap_vrad::texlights::harvest_bsp(&bsp, &faces, srcmap_vrad::Range::Hdr);
-                }
-                for (material, entry) in entries.iter_mut() {
-                    entry.emit = emits
-                        .get(material, srcmap_vrad::Range::Ldr)
-                        .or_else(|| emits.get(material, srcmap_vrad::Range::Hdr))
-                        .map(|v| v.to_array());
-                }
-                table.merge(entries);
-                table.learn_patches(&name, &bsp);
-                if let Some(types) = &detail_types {
-                    let stem = path
-                        .file_stem()
-                        .map(|n| n.to_string_lossy().into_owned())
-                        .unwrap_or_default();
-                    for (material, ty) in srcmap_vbsp::detail_props::infer_detail_types(&bsp, types, &stem) {
-                        if !table.set_detail_type(&material, &ty) {
-                            eprintln!("{name}: {material} has detail type {ty} but is not in the table");
-                        }
-                    }
-                }
-            }
-            for c in &table.conflicts {
-                let values: Vec<String> = c
-                    .values
-                    .iter()
-                    .map(|v| format!("{} in {}", v.value, v.map))
-                    .collect();
-                eprintln!(
-                    "conflict: {} {}: {}; keeping the value from {}",
-                    c.material,
-                    c.field,
-                    values.join(" vs "),
-                    c.kept
-                );
-            }
-            crate::write_output(&output, table.to_json().as_bytes())?;
-            eprintln!(
-                "{}: {} materials from {} maps, {} conflicts",
-                output.display(),
-                table.len(),
-                bsps.len(),
-                table.conflicts.len()
-            );
-            Ok(())
-        }
+        } => extract(&bsps, &output, detail_file.as_deref()),
         MaterialsCommand::Show {
             name,
             materials,
             game,
             json,
-        } => {
-            let resolver = resolver(game.as_deref(), materials.as_deref())?;
-            let key = srcmap_materials::normalise_name(&name);
-            let table = materials.as_deref().map(load_table).transpose()?;
-            let conflicts: Vec<_> = table
-                .as_ref()
-                .map(|(_, t)| {
-                    t.conflicts
-                        .iter()
-                        .filter(|c| c.material == key)
-                        .cloned()
-                        .collect()
-                })
-                .unwrap_or_default();
-            // Texture light: the table's emit fact (lights.rad files are vrad's, not shown here).
-            let emit = table.as_ref().and_then(|(_, t)| t.get(&key)).and_then(|e| e.emit);
-            let r = resolver.resolve(&name);
-            let contents = flags::Contents(r.facts.contents).names();
-            let surface = flags::SurfaceFlags(r.facts.surface_flags).names();
-            if json {
-                return crate::print_json(&serde_json::json!({
-                    "material": srcmap_materials::normalise_name(&name),
-                    "contents": contents,
-                    "contents_from": r.contents_from.to_string(),
-                    "surface": surface,
-                    "surface_from": r.surface_from.to_string(),
-                    "width": r.facts.width,
-                    "height": r.facts.height,
-                    "reflectivity": r.facts.reflectivity,
-                    "size_from": r.size_from.to_string(),
-                    "emit": emit,
-                    "warnings": resolver.warnings(),
-                    "conflicts": conflicts,
-                }));
+        } => show(&name, materials.as_deref(), game.as_deref(), json),
+    }
+}
+
+/// `materials extract`: every map's facts merged into one table, conflicts printed.
+fn extract(bsps: &[std::path::PathBuf], output: &Path, detail_file: Option<&Path>) -> anyhow::Result<()> {
+    let detail_types = detail_file
+        .map(crate::compile_cmd::load_detail_file)
+        .transpose()?;
+    let mut table = MaterialTable::new();
+    for path in bsps {
+        let data = std::fs::read(path).with_context(|| format!("{}: cannot read", path.display()))?;
+        let bsp = srcmap_bsp::Bsp::parse(&data).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
+        let name = path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        learn_map(&mut table, path, &name, &bsp, detail_types.as_ref());
+    }
+    for c in &table.conflicts {
+        let values: Vec<String> = c
+            .values
+            .iter()
+            .map(|v| format!("{} in {}", v.value, v.map))
+            .collect();
+        eprintln!(
+            "conflict: {} {}: {}; keeping the value from {}",
+            c.material,
+            c.field,
+            values.join(" vs "),
+            c.kept
+        );
+    }
+    crate::write_output(output, table.to_json().as_bytes())?;
+    eprintln!(
+        "{}: {} materials from {} maps, {} conflicts",
+        output.display(),
+        table.len(),
+        bsps.len(),
+        table.conflicts.len()
+    );
+    Ok(())
+}
+
+/// What one compiled map teaches the table: its materials' facts with the texture-light values
+/// Valve's VRAD used, its patched materials and sky, and (given the detail file) detail types.
+fn learn_map(
+    table: &mut MaterialTable,
+    path: &Path,
+    name: &str,
+    bsp: &srcmap_bsp::Bsp,
+    detail_types: Option<&srcmap_content::detail_vbsp::DetailTypes>,
+) {
+    let mut entries = srcmap_materials::harvest_bsp(name, bsp);
+    // Texture lights: the values Valve's VRAD used, recovered from the map's
+    // emit_surface world lights (LDR lump, else HDR).
+    let faces = srcmap_vrad::faces::build_faces(bsp);
+    let mut emits = srcmap_vrad::texlights::harvest_bsp(bsp, &faces, srcmap_vrad::Range::Ldr);
+    if emits.is_empty() {
+        emits = srcmap_vrad::texlights::harvest_bsp(bsp, &faces, srcmap_vrad::Range::Hdr);
+    }
+    for (material, entry) in entries.iter_mut() {
+        entry.emit = emits
+            .get(material, srcmap_vrad::Range::Ldr)
+            .or_else(|| emits.get(material, srcmap_vrad::Range::Hdr))
+            .map(|v| v.to_array());
+    }
+    table.merge(entries);
+    table.learn_patches(name, bsp);
+    if let Some(types) = detail_types {
+        let stem = path
+            .file_stem()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        for (material, ty) in srcmap_vbsp::detail_props::infer_detail_types(bsp, types, &stem) {
+            if !table.set_detail_type(&material, &ty) {
+                eprintln!("{name}: {material} has detail type {ty} but is not in the table");
             }
-            let empty = |v: Vec<String>| {
-                if v.is_empty() {
-                    "EMPTY".to_owned()
-                } else {
-                    v.join(" | ")
-                }
-            };
-            println!("{}", srcmap_materials::normalise_name(&name));
-            println!("  contents      {}  [from {}]", empty(contents), r.contents_from);
-            println!("  surface       {}  [from {}]", empty(surface), r.surface_from);
-            println!(
-                "  size          {}x{}, reflectivity {:?}  [from {}]",
-                r.facts.width, r.facts.height, r.facts.reflectivity, r.size_from
-            );
-            if let Some(e) = emit {
-                println!("  texture light {e:?}  [from the material table]");
-            }
-            for c in &conflicts {
-                let values: Vec<String> = c
-                    .values
-                    .iter()
-                    .map(|v| format!("{} in {}", v.value, v.map))
-                    .collect();
-                println!(
-                    "  conflict      {}: {}; the table keeps {}'s",
-                    c.field,
-                    values.join(" vs "),
-                    c.kept
-                );
-            }
-            for w in resolver.warnings() {
-                eprintln!("warning: {w}");
-            }
-            Ok(())
         }
     }
+}
+
+/// `materials show`: what the resolver says of one material, and where each fact came from.
+fn show(name: &str, materials: Option<&Path>, game: Option<&Path>, json: bool) -> anyhow::Result<()> {
+    let resolver = resolver(game, materials)?;
+    let key = srcmap_materials::normalise_name(name);
+    let table = materials.map(load_table).transpose()?;
+    let conflicts: Vec<_> = table
+        .as_ref()
+        .map(|(_, t)| {
+            t.conflicts
+                .iter()
+                .filter(|c| c.material == key)
+                .cloned()
+                .collect()
+        })
+        .unwrap_or_default();
+    // Texture light: the table's emit fact (lights.rad files are vrad's, not shown here).
+    let emit = table.as_ref().and_then(|(_, t)| t.get(&key)).and_then(|e| e.emit);
+    let r = resolver.resolve(name);
+    let contents = flags::Contents(r.facts.contents).names();
+    let surface = flags::SurfaceFlags(r.facts.surface_flags).names();
+    if json {
+        return crate::print_json(&serde_json::json!({
+            "material": srcmap_materials::normalise_name(name),
+            "contents": contents,
+            "contents_from": r.contents_from.to_string(),
+            "surface": surface,
+            "surface_from": r.surface_from.to_string(),
+            "width": r.facts.width,
+            "height": r.facts.height,
+            "reflectivity": r.facts.reflectivity,
+            "size_from": r.size_from.to_string(),
+            "emit": emit,
+            "warnings": resolver.warnings(),
+            "conflicts": conflicts,
+        }));
+    }
+    let empty = |v: Vec<String>| {
+        if v.is_empty() {
+            "EMPTY".to_owned()
+        } else {
+            v.join(" | ")
+        }
+    };
+    println!("{}", srcmap_materials::normalise_name(name));
+    println!("  contents      {}  [from {}]", empty(contents), r.contents_from);
+    println!("  surface       {}  [from {}]", empty(surface), r.surface_from);
+    println!(
+        "  size          {}x{}, reflectivity {:?}  [from {}]",
+        r.facts.width, r.facts.height, r.facts.reflectivity, r.size_from
+    );
+    if let Some(e) = emit {
+        println!("  texture light {e:?}  [from the material table]");
+    }
+    for c in &conflicts {
+        let values: Vec<String> = c
+            .values
+            .iter()
+            .map(|v| format!("{} in {}", v.value, v.map))
+            .collect();
+        println!(
+            "  conflict      {}: {}; the table keeps {}'s",
+            c.field,
+            values.join(" vs "),
+            c.kept
+        );
+    }
+    for w in resolver.warnings() {
+        eprintln!("warning: {w}");
+    }
+    Ok(())
 }
