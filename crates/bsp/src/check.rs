@@ -970,7 +970,8 @@ pub fn occlusion(bsp: &Bsp) -> Vec<Violation> {
 /// Physics collision: physcollide's models name brush models in ascending order, each model's
 /// solids read completely (IVP compact surfaces: offsets in range, records apart), every edge
 /// has its twin, ledges are closed and convex, ledge points lie in their tree nodes' spheres,
-/// the key data's solid blocks name solids of the model; physdisp has one entry per displacement.
+/// the key data's solid blocks name solids of the model; physdisp has one entry per displacement,
+/// each packed hull closed (every edge in two triangles, once each way) over the displacement's vertices.
 pub fn physics(bsp: &Bsp) -> Vec<Violation> {
     /// IVP units are metres: half a millimetre, twice VPhysics' vertex merge distance (0.01
     /// unit), since merged corners may tilt a small triangle by that much.
@@ -1037,18 +1038,35 @@ pub fn physics(bsp: &Bsp) -> Vec<Violation> {
             }
         }
     }
-    if let Some(pd) = &bsp.phys_disp
-        && pd.blobs.len() != bsp.disp_info.len()
-    {
-        fail(
-            PHYSDISP,
-            None,
-            format!(
-                "{} entries for {} displacements",
-                pd.blobs.len(),
-                bsp.disp_info.len()
-            ),
-        );
+    if let Some(pd) = &bsp.phys_disp {
+        if pd.blobs.len() != bsp.disp_info.len() {
+            fail(
+                PHYSDISP,
+                None,
+                format!(
+                    "{} entries for {} displacements",
+                    pd.blobs.len(),
+                    bsp.disp_info.len()
+                ),
+            );
+        }
+        match pd.read_hulls(0) {
+            Err(e) => fail(PHYSDISP, None, format!("{e} (offset within the lump)")),
+            Ok(hulls) => {
+                for (i, hull) in hulls.iter().enumerate() {
+                    let (Some(hull), Some(disp)) = (hull, bsp.disp_info.get(i)) else {
+                        continue;
+                    };
+                    for problem in hull.verify(disp.vert_count()).into_iter().take(5) {
+                        fail(
+                            PHYSDISP,
+                            Some(i),
+                            format!("displacement {i}: packed hull: {problem}"),
+                        );
+                    }
+                }
+            }
+        }
     }
     out
 }

@@ -187,11 +187,16 @@ impl PhysCollide {
     }
 }
 
-/// The displacement collision lump (28, `dphysdisp_t`): one VPhysics blob per displacement.
+/// Size-table entry of a displacement without collision (vbsp writes `-1` as a `u16`).
+pub const NO_DISP_COLLISION: u16 = 0xffff;
+
+/// The displacement collision lump (28, `dphysdisp_t`): a `u16` count, a `u16` size per
+/// displacement ([`NO_DISP_COLLISION`] for one without collision, which has no bytes), then the
+/// blobs back to back: each a packed outer hull ([`srcmap_phys::PackedHull`]).
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct PhysDisp {
-    /// Each displacement's collision data (empty when it has none).
-    pub blobs: Vec<Vec<u8>>,
+    /// Each displacement's collision blob, `None` when it has none.
+    pub blobs: Vec<Option<Vec<u8>>>,
     /// Bytes after the last blob.
     pub tail: Vec<u8>,
 }
@@ -199,12 +204,12 @@ pub struct PhysDisp {
 /// [`PhysDisp`] borrowing its blobs from the lump.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct PhysDispView<'a> {
-    pub blobs: Vec<Cow<'a, [u8]>>,
+    pub blobs: Vec<Option<Cow<'a, [u8]>>>,
     pub tail: Cow<'a, [u8]>,
 }
 
 impl<'a> PhysDispView<'a> {
-    /// `u16` count, `u16` size per displacement, then the blobs back to back.
+    /// Reads the count and size table and splits the blobs; errors name the displacement.
     pub fn parse(data: &'a [u8], endian: Endian, base: u64) -> Result<PhysDispView<'a>> {
         let err = |e| BspError::from_read(PHYSDISP, e);
         let mut r = Reader::with_base(data, base, endian);
@@ -213,9 +218,24 @@ impl<'a> PhysDispView<'a> {
         let at = r.offset();
         let mut sizes = Reader::with_base(r.bytes(n * 2).map_err(err)?, at, endian);
         let mut blobs = Vec::with_capacity(n);
-        for _ in 0..n {
-            let size = sizes.u16().map_err(err)? as usize;
-            blobs.push(Cow::Borrowed(r.bytes(size).map_err(err)?));
+        for i in 0..n {
+            let size = sizes.u16().map_err(err)?;
+            if size == NO_DISP_COLLISION {
+                blobs.push(None);
+                continue;
+            }
+            let blob_at = r.offset();
+            let blob = r.bytes(size as usize).map_err(|_| {
+                BspError::lump(
+                    PHYSDISP,
+                    blob_at,
+                    format!(
+                        "displacement {i}: collision of {size} bytes runs past the lump ({} left)",
+                        r.remaining()
+                    ),
+                )
+            })?;
+            blobs.push(Some(Cow::Borrowed(blob)));
         }
         Ok(PhysDispView {
             blobs,
@@ -226,7 +246,7 @@ impl<'a> PhysDispView<'a> {
     /// Owned copies of every blob.
     pub fn into_owned(self) -> PhysDisp {
         PhysDisp {
-            blobs: self.blobs.into_iter().map(Cow::into_owned).collect(),
+            blobs: self.blobs.into_iter().map(|b| b.map(Cow::into_owned)).collect(),
             tail: self.tail.into_owned(),
         }
     }
@@ -237,7 +257,7 @@ impl<'a> PhysDispView<'a> {
             blobs: self
                 .blobs
                 .into_iter()
-                .map(|b| Cow::Owned(b.into_owned()))
+                .map(|b| b.map(|b| Cow::Owned(b.into_owned())))
                 .collect(),
             tail: Cow::Owned(self.tail.into_owned()),
         }
@@ -245,9 +265,39 @@ impl<'a> PhysDispView<'a> {
 }
 
 impl PhysDisp {
-    /// `u16` count, `u16` size per displacement, then the blobs back to back.
+    /// See [`PhysDispView::parse`].
     pub fn parse(data: &[u8], endian: Endian, base: u64) -> Result<PhysDisp> {
         PhysDispView::parse(data, endian, base).map(PhysDispView::into_owned)
+    }
+
+    /// Every displacement's packed hull read (`None` without collision); `base` is the lump's
+    /// offset in the file (0 names offsets within the lump). Errors name the displacement and
+    /// the byte.
+    pub fn read_hulls(
+        &self,
+        base: u64,
+    ) -> std::result::Result<Vec<Option<srcmap_phys::PackedHull>>, srcmap_phys::PhysError> {
+        let mut at = base + 2 + 2 * self.blobs.len() as u64;
+        let mut out = Vec::with_capacity(self.blobs.len());
+        for (i, b) in self.blobs.iter().enumerate() {
+            out.push(match b {
+                None => None,
+                Some(b) => {
+                    let hull = srcmap_phys::PackedHull::parse(b, at).map_err(|e| e.in_displacement(i))?;
+                    at += b.len() as u64;
+                    Some(hull)
+                }
+            });
+        }
+        Ok(out)
+    }
+
+    /// The lump from packed hulls, one per displacement.
+    pub fn from_hulls(hulls: &[Option<srcmap_phys::PackedHull>]) -> PhysDisp {
+        PhysDisp {
+            blobs: hulls.iter().map(|h| h.as_ref().map(|h| h.to_bytes())).collect(),
+            tail: Vec::new(),
+        }
     }
 
     /// Errors name the lump ([`BspError::Write`]) when a count or size does not fit its `u16`.
@@ -264,19 +314,49 @@ impl PhysDisp {
             )));
         }
         w.u16(self.blobs.len() as u16);
-        for b in &self.blobs {
-            if b.len() > 0xffff {
-                return Err(too_big(format!(
-                    "a displacement collision blob of {} bytes exceeds the u16 size",
-                    b.len()
-                )));
+        for (i, b) in self.blobs.iter().enumerate() {
+            match b {
+                None => w.u16(NO_DISP_COLLISION),
+                Some(b) if b.len() >= NO_DISP_COLLISION as usize => {
+                    return Err(too_big(format!(
+                        "displacement {i}: a collision blob of {} bytes exceeds the u16 size",
+                        b.len()
+                    )));
+                }
+                Some(b) => w.u16(b.len() as u16),
             }
-            w.u16(b.len() as u16);
         }
-        for b in &self.blobs {
+        for b in self.blobs.iter().flatten() {
             w.bytes(b);
         }
         w.bytes(&self.tail);
         Ok(w.into_inner())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn no_collision_entries_take_no_bytes_and_write_back() {
+        // Two displacements: the first without collision (0xffff), the second a 2-byte blob.
+        let lump = [2, 0, 0xff, 0xff, 2, 0, 7, 8];
+        let pd = PhysDisp::parse(&lump, Endian::Little, 0).unwrap();
+        assert_eq!(pd.blobs, vec![None, Some(vec![7, 8])]);
+        assert_eq!(pd.to_bytes(Endian::Little).unwrap(), lump);
+    }
+
+    #[test]
+    fn a_blob_past_the_lump_names_its_displacement_and_offset() {
+        let lump = [2, 0, 1, 0, 9, 0, 7, 8];
+        let e = PhysDisp::parse(&lump, Endian::Little, 100)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("displacement 1") && e.contains("107"), "{e}");
+        // A packed hull too short for its counts names the displacement too.
+        let pd = PhysDisp::parse(&[1, 0, 2, 0, 7, 8], Endian::Little, 100).unwrap();
+        let e = pd.read_hulls(100).unwrap_err();
+        assert_eq!((e.displacement, e.offset), (Some(0), 104));
     }
 }

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use anyhow::anyhow;
 use serde::Serialize;
 use srcmap_bsp::{BspFile, PhysCollide, PhysDisp, lump};
-use srcmap_phys::{KeyData, PhyFile, Solid, SolidBody};
+use srcmap_phys::{KeyData, PackedHull, PhyFile, Solid, SolidBody};
 
 #[derive(Debug, clap::Subcommand)]
 pub enum PhysicsCommand {
@@ -85,13 +85,24 @@ struct ModelReport {
 }
 
 #[derive(Serialize)]
+struct HullReport {
+    bytes: usize,
+    triangles: usize,
+    edges: usize,
+    /// The displacement vertices the hull touches.
+    vertices: Vec<u8>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    records: Option<PackedHull>,
+}
+
+#[derive(Serialize)]
 struct Report {
     file: String,
     format: &'static str,
     models: Vec<ModelReport>,
-    /// physdisp: each displacement's blob size (virtual-mesh data, not read further).
+    /// physdisp: each displacement's packed outer hull (`null` for one without collision).
     #[serde(skip_serializing_if = "Option::is_none")]
-    displacement_blobs: Option<Vec<usize>>,
+    displacement_hulls: Option<Vec<Option<HullReport>>>,
 }
 
 fn solid_report(s: &Solid, full: bool) -> SolidReport {
@@ -145,7 +156,7 @@ fn phy_report(path: &Path, data: &[u8], full: bool) -> anyhow::Result<Report> {
             solids: phy.solids.iter().map(|s| solid_report(s, full)).collect(),
             key_data: phy.key_data,
         }],
-        displacement_blobs: None,
+        displacement_hulls: None,
     })
 }
 
@@ -160,12 +171,28 @@ fn bsp_report(path: &Path, data: &[u8], full: bool) -> anyhow::Result<Report> {
         .read_models(base)
         .map_err(|e| anyhow!("{}: lump PHYSCOLLIDE: {e}", path.display()))?;
     let disp_lump = file.lump(lump::PHYSDISP).map_err(|e| err(&e))?;
-    let displacement_blobs = if disp_lump.is_empty() {
+    let displacement_hulls = if disp_lump.is_empty() {
         None
     } else {
-        let pd = PhysDisp::parse(&disp_lump, endian, file.entry(lump::PHYSDISP).offset as u64)
-            .map_err(|e| err(&e))?;
-        Some(pd.blobs.iter().map(Vec::len).collect())
+        let base = file.entry(lump::PHYSDISP).offset as u64;
+        let pd = PhysDisp::parse(&disp_lump, endian, base).map_err(|e| err(&e))?;
+        let hulls = pd
+            .read_hulls(base)
+            .map_err(|e| anyhow!("{}: lump PHYSDISP: {e}", path.display()))?;
+        Some(
+            hulls
+                .into_iter()
+                .map(|h| {
+                    h.map(|h| HullReport {
+                        bytes: h.to_bytes().len(),
+                        triangles: h.triangles.len(),
+                        edges: h.edges.len(),
+                        vertices: h.vertices(),
+                        records: full.then(|| h.clone()),
+                    })
+                })
+                .collect(),
+        )
     };
     Ok(Report {
         file: path.display().to_string(),
@@ -178,7 +205,7 @@ fn bsp_report(path: &Path, data: &[u8], full: bool) -> anyhow::Result<Report> {
                 key_data: m.key_data,
             })
             .collect(),
-        displacement_blobs,
+        displacement_hulls,
     })
 }
 
@@ -226,14 +253,27 @@ fn print_text(r: &Report) -> anyhow::Result<()> {
             writeln!(out, "  {} {{ {} }}{children}", b.name, pairs.join(" "))?;
         }
     }
-    if let Some(d) = &r.displacement_blobs {
-        let with = d.iter().filter(|&&n| n > 0).count();
-        let total: usize = d.iter().sum();
+    if let Some(d) = &r.displacement_hulls {
+        let with = d.iter().flatten().count();
+        let total: usize = d.iter().flatten().map(|h| h.bytes).sum();
         writeln!(
             out,
-            "physdisp: {} displacements, {with} with collision, {total} bytes (virtual-mesh data, not read further)",
+            "physdisp: {} displacements, {with} with collision, {total} bytes of packed hulls",
             d.len()
         )?;
+        for (i, h) in d.iter().enumerate() {
+            match h {
+                None => writeln!(out, "  displacement {i}: no collision")?,
+                Some(h) => writeln!(
+                    out,
+                    "  displacement {i}: hull of {} triangles, {} edges, {} vertices {:?}",
+                    h.triangles,
+                    h.edges,
+                    h.vertices.len(),
+                    h.vertices
+                )?,
+            }
+        }
     }
     Ok(())
 }

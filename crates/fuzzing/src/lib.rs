@@ -284,13 +284,20 @@ pub fn model_vtx(data: &[u8]) {
     }
 }
 
-/// One collision solid (IVP compact surface): a parsed solid writes back byte-identical, and
-/// its structure check returns.
+/// One collision solid (IVP compact surface) or one displacement's packed hull (physdisp):
+/// a parsed solid or hull writes back byte-identical, and its structure check returns.
 pub fn phys_solid(data: &[u8]) {
     if let Ok(solid) = srcmap_phys::Solid::parse(data, 0) {
         assert_eq!(solid.to_bytes(), data);
         if let Some(s) = solid.surface() {
             let _ = s.verify(1e-3);
+        }
+    }
+    if let Ok(hull) = srcmap_phys::PackedHull::parse(data, 0) {
+        assert_eq!(hull.to_bytes(), data);
+        let _ = hull.verify(289);
+        for t in 0..hull.triangles.len() {
+            let _ = hull.triangle_corners(t);
         }
     }
 }

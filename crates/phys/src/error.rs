@@ -9,6 +9,8 @@ pub struct PhysError {
     pub model: Option<i32>,
     /// The solid's index within its model or `.phy` file.
     pub solid: Option<usize>,
+    /// The displacement whose packed hull this is, when read from the physdisp lump.
+    pub displacement: Option<usize>,
     pub offset: u64,
     /// The structure being read (`compact ledge`, `ledge tree node`, ...).
     pub structure: &'static str,
@@ -20,6 +22,7 @@ impl PhysError {
         PhysError {
             model: None,
             solid: None,
+            displacement: None,
             offset,
             structure,
             message: message.into(),
@@ -29,6 +32,12 @@ impl PhysError {
     /// The same error, placed in a model.
     pub fn in_model(mut self, model: i32) -> Self {
         self.model = Some(model);
+        self
+    }
+
+    /// The same error, placed in a displacement.
+    pub fn in_displacement(mut self, displacement: usize) -> Self {
+        self.displacement = Some(displacement);
         self
     }
 
@@ -43,6 +52,9 @@ impl fmt::Display for PhysError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         if let Some(m) = self.model {
             write!(f, "model {m}: ")?;
+        }
+        if let Some(d) = self.displacement {
+            write!(f, "displacement {d}: ")?;
         }
         if let Some(s) = self.solid {
             write!(f, "solid {s}: ")?;

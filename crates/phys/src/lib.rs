@@ -1,14 +1,16 @@
 //! VPhysics collision data as Source stores it: the IVP compact surface of each solid
 //! ([`surface`]), the collide headers around it ([`solid`]), the key-data text ([`keydata`]),
-//! a brush model's entry of the BSP physcollide lump ([`collide`]) and `.phy` files ([`phy`]).
+//! a brush model's entry of the BSP physcollide lump ([`collide`]), `.phy` files ([`phy`]) and
+//! a displacement's packed outer hull from the physdisp lump ([`hull`]).
 //!
 //! Every structure is read into typed records and written back byte for byte. Limits: only
 //! little-endian data; solids of another collide version (Strata's `0x101`) or model type
-//! (polysoup) are kept as bytes ([`SolidBody::Unread`]); the displacement collision lump
-//! (physdisp) holds VPhysics virtual-mesh blobs, which are not read here.
+//! (polysoup) are kept as bytes ([`SolidBody::Unread`]); three bytes of the packed hull have no
+//! established meaning and are kept as read.
 
 pub mod collide;
 pub mod error;
+pub mod hull;
 pub mod keydata;
 pub mod phy;
 pub mod solid;
@@ -16,6 +18,7 @@ pub mod surface;
 
 pub use collide::ModelCollision;
 pub use error::{PhysError, Result};
+pub use hull::{PackedHull, PackedTriangle};
 pub use keydata::{KeyBlock, KeyData};
 pub use phy::PhyFile;
 pub use solid::{CollideHeader, Solid, SolidBody};

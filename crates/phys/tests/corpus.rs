@@ -3,7 +3,10 @@
 
 use std::path::{Path, PathBuf};
 
-use srcmap_bsp::{BspFile, PhysCollide, lump::PHYSCOLLIDE};
+use srcmap_bsp::{
+    BspFile, PhysCollide, PhysDisp,
+    lump::{DISPINFO, PHYSCOLLIDE, PHYSDISP},
+};
 use srcmap_phys::{ModelCollision, PhyFile, Solid, SolidBody};
 
 /// IVP units are metres; Valve's spheres and hulls hold to well under a millimetre.
@@ -97,6 +100,69 @@ fn every_bsp_physcollide_reads_completely_and_round_trips() {
         "{maps} maps, {models} models, {surfaces} surfaces ({tris} triangles), {unread} solids not read"
     );
     assert!(maps >= 20 && surfaces >= 900, "expected the corpus maps");
+}
+
+/// Every corpus BSP's physdisp lump: one entry per displacement, each packed hull read into
+/// records, closed over the displacement's vertices, and the lump written back byte for byte.
+#[test]
+fn every_bsp_physdisp_reads_completely_and_round_trips() {
+    let Some(root) = srcmap_corpus::root("the physdisp corpus test") else {
+        return;
+    };
+    let files = srcmap_corpus::files(&root, "bsp", |p| srcmap_corpus::has_extension(p, "bsp"));
+    let (mut maps, mut hulls, mut without, mut tris) = (0, 0, 0, 0);
+    for path in files {
+        let data = std::fs::read(&path).unwrap();
+        let Ok(file) = BspFile::parse(&data) else { continue }; // not a Source BSP
+        let lump = file.lump(PHYSDISP).unwrap();
+        if lump.is_empty() || file.endian() == srcmap_bsp::Endian::Big {
+            continue;
+        }
+        let base = file.entry(PHYSDISP).offset as u64;
+        let pd =
+            PhysDisp::parse(&lump, file.endian(), base).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        let bsp = srcmap_bsp::Bsp::parse(&data).unwrap();
+        assert_eq!(
+            pd.blobs.len(),
+            bsp.disp_info.len(),
+            "{}: one entry per displacement (lump {DISPINFO})",
+            path.display()
+        );
+        let read = pd
+            .read_hulls(base)
+            .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        for (i, h) in read.iter().enumerate() {
+            let Some(h) = h else {
+                without += 1;
+                continue;
+            };
+            let bad = h.verify(bsp.disp_info[i].vert_count());
+            assert!(bad.is_empty(), "{} displacement {i}: {bad:?}", path.display());
+            // Euler: a closed hull of triangles has 3F = 2E.
+            assert_eq!(
+                3 * h.triangles.len(),
+                2 * h.edges.len(),
+                "{} displacement {i}",
+                path.display()
+            );
+            hulls += 1;
+            tris += h.triangles.len();
+        }
+        let rebuilt = PhysDisp {
+            blobs: read.iter().map(|h| h.as_ref().map(|h| h.to_bytes())).collect(),
+            tail: pd.tail.clone(),
+        };
+        assert!(
+            rebuilt.to_bytes(file.endian()).unwrap() == *lump,
+            "{}: physdisp round trip differs",
+            path.display()
+        );
+        maps += 1;
+    }
+    eprintln!(
+        "{maps} maps with physdisp, {hulls} packed hulls ({tris} triangles), {without} without collision"
+    );
+    assert!(maps >= 10 && hulls >= 900, "expected the corpus maps");
 }
 
 #[test]
