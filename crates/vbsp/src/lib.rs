@@ -68,6 +68,7 @@ pub mod instances;
 mod not_compiled;
 mod occluders;
 mod overlay;
+pub mod phys_disp;
 pub mod physics;
 
 mod pipeline;
