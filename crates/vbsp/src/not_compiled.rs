@@ -22,11 +22,6 @@ fn entities_of(map: &MapInput, classname: &str) -> usize {
 
 const NOT_COMPILED: &[NotCompiled] = &[
     NotCompiled {
-        count: |_, bsp| bsp.disp_info.len(),
-        what: "displacements' physics collision (PHYSDISP)",
-        why: "not supported yet",
-    },
-    NotCompiled {
         count: |map, _| entities_of(map, "info_no_dynamic_shadow"),
         what: "info_no_dynamic_shadow entities (their sides keep dynamic shadows)",
         why: "not supported yet",
@@ -38,8 +33,8 @@ const NOT_COMPILED: &[NotCompiled] = &[
     },
 ];
 
-/// One warning per kind the map has and the compile leaves out, e.g. "21 displacements'
-/// physics collision (PHYSDISP) not compiled (not supported yet)".
+/// One warning per kind the map has and the compile leaves out, e.g. "2 water overlays
+/// (info_overlay_transition) not compiled (Valve's 2013 VBSP drops them too)".
 pub(crate) fn diagnostics(map: &MapInput, bsp: &Bsp) -> Vec<Diagnostic> {
     NOT_COMPILED
         .iter()

@@ -15,8 +15,9 @@
 //! - The world's water: one fluid solid per water volume (leaf water data entry), its surface
 //!   plane at the volume's surface height.
 //!
-//! Not done (reported, not faked): displacement collision
-//! (physdisp), the outer hull Valve adds for brush entities of several brushes, shell
+//! Displacement collision (physdisp) is built by [`crate::phys_disp`].
+//!
+//! Not done (reported, not faked): power-4 displacements' polysoup solids, the outer hull Valve adds for brush entities of several brushes, shell
 //! materials' area-based mass, and densities other than the default (2000 kg/m³).
 
 use std::collections::HashMap;
@@ -126,7 +127,11 @@ pub fn build(bsp: &Bsp, surfaceprop: &dyn Fn(&str) -> Option<String>) -> Physics
             if solids.is_empty() {
                 continue;
             }
-            key.push_str("virtualterrain {}\n");
+            // Valve's vbsp stores terrain as a virtual mesh (physdisp) unless a displacement
+            // is of power 4, and says so in the key data.
+            if bsp.disp_info.iter().all(|d| d.power <= 3) {
+                key.push_str("virtualterrain {}\n");
+            }
             if !world_props.is_empty() {
                 key.push_str("materialtable {\n");
                 for (i, p) in world_props.iter().enumerate() {

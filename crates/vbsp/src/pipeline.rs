@@ -1347,6 +1347,19 @@ impl<'a> Compile<'a> {
             self.diags.push(Diagnostic::warning(at, why));
         }
         bsp.phys_collide = Some(physics.collide);
+        let (phys_disp, no_hull) = crate::phys_disp::build(&bsp);
+        match phys_disp {
+            crate::phys_disp::PhysDispBuild::Lump(lump) => bsp.phys_disp = Some(lump),
+            crate::phys_disp::PhysDispBuild::NotWritten(why) => {
+                self.diags.push(Diagnostic::warning(Where::default(), why))
+            }
+        }
+        for i in no_hull {
+            self.diags.push(Diagnostic::warning(
+                Where::default(),
+                format!("displacement {i} spans no area (its points on a line): left without collision"),
+            ));
+        }
         overlay::write_records(
             &mut bsp,
             &self.overlays,

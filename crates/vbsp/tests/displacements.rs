@@ -95,6 +95,17 @@ fn displacement_records_and_surface() {
         let m = &bsp.models[0];
         assert!((m.first_face..m.first_face + m.num_faces).contains(&(info.map_face as i32)));
     }
+    // Both collide: one packed hull each, closed over the displacement's vertices; the flat
+    // one (raised 4 units everywhere) a two-sided quad of its corners.
+    let hulls = bsp.phys_disp.as_ref().expect("physdisp").read_hulls(0).unwrap();
+    assert_eq!(hulls.len(), 2);
+    for (i, h) in hulls.iter().enumerate() {
+        let h = h.as_ref().expect("a hull");
+        assert_eq!(h.verify(bsp.disp_info[i].vert_count()), Vec::<String>::new());
+    }
+    let flat = hulls[1].as_ref().unwrap();
+    assert_eq!(flat.vertices(), vec![0, 4, 20, 24]);
+    assert_eq!(flat.triangles.len(), 4);
     // No leaf lists a displacement face.
     for &f in &bsp.leaf_faces {
         assert_eq!(bsp.faces[f as usize].dispinfo, -1);
