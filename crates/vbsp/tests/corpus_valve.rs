@@ -229,7 +229,9 @@ fn clusters(b: &Bsp) -> usize {
 /// Valve's displacements matched to one of ours by start position (within 0.1 unit, the
 /// nearest final surface on ties); final vertices within 0.1 unit; triangle tags; edge
 /// and corner neighbours (our indices mapped to Valve's numbering); allowed vertices;
-/// lightmap alpha and sample-position lump sizes. `None` when Valve's map has none.
+/// lightmap alpha and sample-position lump sizes; physdisp: entry counts, which collide, and
+/// each matched hull's corners (equal, or ours among Valve's: Valve's hull keeps some points
+/// on its faces). `None` when Valve's map has none.
 struct DispComparison {
     ours: usize,
     valve: usize,
@@ -242,11 +244,24 @@ struct DispComparison {
     allowed_ok: usize,
     alpha_bytes: (usize, usize),
     sample_bytes: (usize, usize),
+    /// physdisp entries (ours, Valve's).
+    hull_entries: (usize, usize),
+    /// Matched displacements that collide in both or in neither.
+    hull_collide_ok: usize,
+    /// Matched hulls with Valve's corners, and with ours among Valve's.
+    hull_corners_equal: usize,
+    hull_corners_within: usize,
 }
 
 impl DispComparison {
     fn failures(&self) -> Vec<String> {
         let mut out = Vec::new();
+        if self.hull_entries.0 != self.hull_entries.1 || self.hull_collide_ok != self.matched {
+            out.push(format!(
+                "physdisp: {:?} entries, collision flags agree on {}/{}",
+                self.hull_entries, self.hull_collide_ok, self.matched
+            ));
+        }
         if self.ours != self.valve {
             out.push(format!("dispinfo {} vs {}", self.ours, self.valve));
         }
@@ -354,7 +369,21 @@ fn compare_displacements(ours: &Bsp, valve: &Bsp) -> Option<DispComparison> {
             ours.disp_lightmap_sample_positions.len(),
             valve.disp_lightmap_sample_positions.len(),
         ),
+        hull_entries: (
+            ours.phys_disp.as_ref().map_or(0, |p| p.blobs.len()),
+            valve.phys_disp.as_ref().map_or(0, |p| p.blobs.len()),
+        ),
+        hull_collide_ok: 0,
+        hull_corners_equal: 0,
+        hull_corners_within: 0,
     };
+    let hulls = |b: &Bsp| {
+        b.phys_disp
+            .as_ref()
+            .and_then(|p| p.read_hulls(0).ok())
+            .unwrap_or_default()
+    };
+    let (ours_hulls, valve_hulls) = (hulls(ours), hulls(valve));
     for (v, o) in matched.iter().enumerate() {
         let Some(o) = *o else { continue };
         c.matched += 1;
@@ -395,6 +424,16 @@ fn compare_displacements(ours: &Bsp, valve: &Bsp) -> Option<DispComparison> {
             });
         c.neighbours_ok += (edges_equal && corners_equal) as usize;
         c.allowed_ok += (oi.allowed_verts == vi.allowed_verts) as usize;
+        let (oh, vh) = (
+            ours_hulls.get(o).cloned().flatten(),
+            valve_hulls.get(v).cloned().flatten(),
+        );
+        c.hull_collide_ok += (oh.is_some() == vh.is_some()) as usize;
+        if let (Some(oh), Some(vh)) = (oh, vh) {
+            let (oc, vc) = (oh.vertices(), vh.vertices());
+            c.hull_corners_equal += (oc == vc) as usize;
+            c.hull_corners_within += oc.iter().all(|k| vc.contains(k)) as usize;
+        }
     }
     Some(c)
 }
@@ -815,7 +854,8 @@ fn corpus_pairs_match_valve() {
             }
             eprintln!(
                 "{name}: displacements {}/{} matched {} vertices<=0.1u {} (worst {:.4}) tags {}/{} neighbours {} allowed {} \
-                 lm-alpha bytes {:?} sample-position bytes {:?}",
+                 lm-alpha bytes {:?} sample-position bytes {:?} physdisp entries {:?} collide-flags {} \
+                 hull corners equal {} ours-within-valve's {}",
                 d.ours,
                 d.valve,
                 d.matched,
@@ -826,7 +866,11 @@ fn corpus_pairs_match_valve() {
                 d.neighbours_ok,
                 d.allowed_ok,
                 d.alpha_bytes,
-                d.sample_bytes
+                d.sample_bytes,
+                d.hull_entries,
+                d.hull_collide_ok,
+                d.hull_corners_equal,
+                d.hull_corners_within
             );
         }
         for (what, msg) in compare_overlays(&ours, &valve) {
