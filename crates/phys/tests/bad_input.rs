@@ -138,3 +138,36 @@ fn a_right_child_before_its_parent_is_refused() {
     assert_eq!(e.structure, "ledge tree node");
     assert_eq!(e.offset, node as u64);
 }
+
+/// A displacement's packed hull (a tetrahedron over vertices 0, 4, 20, 24 of a 5×5 grid):
+/// every truncation is an error at the blob's end, and every corrupted byte reads (the counts
+/// then no longer fit: an error) or reads into records whose check names the fault, never a
+/// panic.
+#[test]
+fn truncated_or_corrupted_packed_hulls_fail_cleanly() {
+    let mut hull = vec![1, 0, 0, 0, 4, 4, 6, 6];
+    hull.extend_from_slice(&[0, 0, 1, 2, 3, 2, 3, 4, 2, 4, 5, 0, 1, 1, 5, 3, 0]);
+    hull.extend_from_slice(&[24, 0, 0, 20, 20, 24, 20, 4, 4, 24, 4, 0]);
+    let good = srcmap_phys::PackedHull::parse(&hull, 1000).unwrap();
+    assert!(good.verify(25).is_empty());
+    for n in 0..hull.len() {
+        let e = srcmap_phys::PackedHull::parse(&hull[..n], 1000).unwrap_err();
+        assert_eq!(e.structure, "packed hull");
+        assert!(e.offset >= 1000, "{e}");
+    }
+    let mut faults = 0;
+    for at in 4..hull.len() {
+        let mut bad = hull.clone();
+        bad[at] = bad[at].wrapping_add(1);
+        match srcmap_phys::PackedHull::parse(&bad, 0) {
+            Err(_) => faults += 1,
+            Ok(h) => {
+                assert_eq!(h.to_bytes(), bad);
+                // A changed edge index or vertex breaks the closed hull; the pierce and
+                // unknown bytes are not checked beyond their range.
+                faults += usize::from(!h.verify(25).is_empty());
+            }
+        }
+    }
+    assert!(faults >= 20, "{faults} faults found");
+}
