@@ -34,10 +34,14 @@ pub struct VradArgs {
     /// Worker threads (0 = all cores).
     #[arg(long, default_value_t = 0)]
     pub threads: usize,
-    /// Game directory (accepted for compatibility; materials are not read yet: reflectivity
-    /// comes from the BSP's texdata).
+    /// Game directory: materials (reflectivity, bump maps, see-through brushes), lights.rad,
+    /// and the static props' models, which cast shadows.
     #[arg(long)]
     pub game: Option<PathBuf>,
+    /// Static props cast the shadow of their render triangles, not their collision model
+    /// (VRAD's -StaticPropPolys).
+    #[arg(long = "staticproppolys", alias = "StaticPropPolys")]
+    pub static_prop_polys: bool,
     /// Texture lights in Valve's lights.rad syntax, read after -game's lights.rad and before
     /// MAP.rad beside the map (repeatable; later files override earlier ones).
     #[arg(long = "lights", value_name = "FILE.rad")]
@@ -101,6 +105,8 @@ impl RadOptions {
             texlights: self.texlights.clone(),
             harvest_texlights: true,
             materials: None,
+            models: None,
+            static_prop_polys: false,
             verify: self.verify,
         }
     }
@@ -182,6 +188,10 @@ pub fn vrad(args: &VradArgs) -> anyhow::Result<()> {
         let resolver = crate::materials_cmd::resolver(args.game.as_deref(), args.materials.as_deref())?;
         options.materials = Some(srcmap_vrad::MaterialSource(std::sync::Arc::new(resolver)));
     }
+    if let Some(dir) = &args.game {
+        options.models = Some(model_source(dir)?);
+    }
+    options.static_prop_polys = args.static_prop_polys;
     let progress = crate::progress::Bar::new(args.quiet || args.json);
     let start = Instant::now();
     let (bytes, report) = srcmap_vrad::relight(&input, &options, &progress)
@@ -201,6 +211,15 @@ pub fn vrad(args: &VradArgs) -> anyhow::Result<()> {
                 report.count(counts::MATERIALS_REFLECTIVITY),
                 report.count(counts::MATERIALS_BUMP_CHANGED),
                 report.count(counts::SEE_THROUGH_BRUSHES)
+            );
+        }
+        let props = report.count(counts::STATIC_PROPS);
+        if props > 0 {
+            eprintln!(
+                "static props: {props}, {} casting shadows ({} triangles), {} without a model",
+                report.count(counts::PROP_SHADOW_CASTERS),
+                report.count(counts::PROP_SHADOW_TRIANGLES),
+                report.count(counts::PROPS_WITHOUT_MODEL)
             );
         }
         let harvested = report.count(counts::TEXLIGHTS_HARVESTED);
@@ -227,6 +246,14 @@ pub fn vrad(args: &VradArgs) -> anyhow::Result<()> {
         );
     }
     Ok(())
+}
+
+/// The static props' model files, read through `dir`'s search paths.
+pub fn model_source(dir: &std::path::Path) -> anyhow::Result<srcmap_vrad::ModelSource> {
+    let game = srcmap_content::GameDir::open(dir)?;
+    Ok(srcmap_vrad::ModelSource(std::sync::Arc::new(
+        move |path: &str| game.read(path).ok().flatten(),
+    )))
 }
 
 /// The shared stage report, plus the run's total seconds and its rays per second.

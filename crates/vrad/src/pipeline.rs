@@ -30,7 +30,7 @@ use crate::materials::Applied;
 use crate::texlights::TexLights;
 use crate::{
     Counters, FaceLight, Options, Progress, Quality, VradError, World, ambient, bounce, direct, displacement,
-    faces, lights, materials, output, samples, scene, sky, texlights, tree, verify,
+    faces, lights, materials, output, props, samples, scene, sky, texlights, tree, verify,
 };
 
 /// The state the passes share.
@@ -172,7 +172,14 @@ impl<'a> Lighting<'a> {
             })
             .collect();
         self.progress.advance(1);
-        let occluders = scene::occluders_with(bsp, &face_geoms, &disps, &self.applied.see_through_brushes);
+        let props = props::prop_shadows(bsp, self.options.models.as_ref(), self.options.static_prop_polys);
+        let occluders = scene::occluders_with(
+            bsp,
+            &face_geoms,
+            &disps,
+            &self.applied.see_through_brushes,
+            &props.triangles,
+        );
         let sky_faces = scene::sky_faces(bsp, &face_geoms);
         self.progress.advance(1);
         let (surfaces, disp_triangles) = scene::surfaces(&face_geoms, &disps);
@@ -208,6 +215,30 @@ impl<'a> Lighting<'a> {
         self.report
             .set(counts::LUXELS, lit.map(|f| f.luxel_count()).sum::<usize>() as f64);
         self.world = Some(world);
+        self.count_props(&props);
+    }
+
+    fn count_props(&mut self, props: &props::PropShadows) {
+        self.report.set(counts::STATIC_PROPS, props.props as f64);
+        self.report.set(counts::PROP_SHADOW_CASTERS, props.casters as f64);
+        self.report
+            .set(counts::PROP_SHADOW_TRIANGLES, props.triangles.len() as f64);
+        let without: usize = props.missing.iter().map(|(_, n)| n).sum();
+        self.report.set(counts::PROPS_WITHOUT_MODEL, without as f64);
+        if without > 0 {
+            let first: Vec<&str> = props.missing.iter().take(3).map(|(m, _)| m.as_str()).collect();
+            self.report.warn(format!(
+                "{without} static props cast no shadow: {} models not found{} ({}{})",
+                props.missing.len(),
+                if self.options.models.is_none() {
+                    " (no game directory)"
+                } else {
+                    ""
+                },
+                first.join(", "),
+                if props.missing.len() > 3 { ", ..." } else { "" }
+            ));
+        }
     }
 
     /// Texture lights: values harvested from the input's world lights (read before they are
