@@ -1212,3 +1212,114 @@ fn corpus_maps_without_ldr_faces_relight_unchanged() {
         assert_eq!(report.warnings.len(), 1, "{name}: {:?}", report.warnings);
     }
 }
+
+/// The corpus's chair model (`.mdl`, `.vvd`, `.vtx`, `.phy`) as the game files of a prop test.
+fn chair_models(dir: &std::path::Path) -> srcmap_vrad::ModelSource {
+    let root = dir.join("model/kane8kki+whohl2mod");
+    srcmap_vrad::ModelSource(std::sync::Arc::new(move |p: &str| {
+        std::fs::read(root.join(p)).ok()
+    }))
+}
+
+const CHAIR: &str = "models/bluechaire/bluewoodnchair.mdl";
+
+/// [`floor_bsp`] under a light at (128, 128, 300) with the chair hanging at (128, 128, 64)
+/// between them, with `STATIC_PROP_*` flags `flags`.
+fn floor_under_prop(flags: u8) -> Bsp {
+    use srcmap_bsp::gamelump::StaticProp;
+    let mut bsp = floor_bsp(vec![
+        entity(&[("classname", "worldspawn")]),
+        entity(&[
+            ("classname", "light"),
+            ("origin", "128 128 300"),
+            ("_light", "255 255 255 400"),
+            ("_quadratic_attn", "1"),
+        ]),
+    ]);
+    let sp = bsp.game_lumps.static_props_mut().expect("an empty sprp");
+    sp.models.push(CHAIR.to_string());
+    sp.props.push(StaticProp {
+        origin: [128.0, 128.0, 64.0],
+        angles: [0.0, 30.0, 0.0],
+        flags,
+        ..StaticProp::default()
+    });
+    bsp
+}
+
+/// Style 0 luminance of the floor luxel under (128, 128) and of one near the corner (32, 32).
+fn under_and_beside(bsp: &Bsp) -> (f32, f32) {
+    let lit = bsp.face_lighting(0, false).expect("lit");
+    // Luxel (s, t) sits at world (16 s, 256 - 16 t).
+    (
+        luminance(lit.styles[0][8 * 17 + 8]),
+        luminance(lit.styles[0][14 * 17 + 2]),
+    )
+}
+
+#[test]
+fn a_static_prop_between_light_and_floor_shadows_the_floor_unless_disableshadows() {
+    let Some(dir) = corpus() else { return };
+    let with_models = Options {
+        models: Some(chair_models(&dir)),
+        ..Options::default()
+    };
+    let mut shadowed = floor_under_prop(0);
+    let report = srcmap_vrad::light(&mut shadowed, &with_models, &NoProgress).unwrap();
+    assert_eq!(report.count(counts::STATIC_PROPS), 1);
+    assert_eq!(report.count(counts::PROP_SHADOW_CASTERS), 1);
+    assert!(report.count(counts::PROP_SHADOW_TRIANGLES) > 0);
+    let (under, beside) = under_and_beside(&shadowed);
+    // Only VRAD's flat 0.1 ambient of an unvised map reaches the floor in the shadow.
+    assert!(under < 0.2, "{under}");
+    assert!(beside > 10.0, "{beside}");
+
+    // disableshadows (STATIC_PROP_NO_SHADOW): lit as if the prop were not there.
+    let mut unshadowed = floor_under_prop(0x10);
+    let report = srcmap_vrad::light(&mut unshadowed, &with_models, &NoProgress).unwrap();
+    assert_eq!(report.count(counts::PROP_SHADOW_CASTERS), 0);
+    let (open, beside_open) = under_and_beside(&unshadowed);
+    assert!(open > 50.0 * under.max(0.1), "{open} vs {under}");
+    assert_eq!(beside_open, beside);
+
+    // Without game files the prop casts nothing, and the report says why.
+    let mut no_game = floor_under_prop(0);
+    let report = srcmap_vrad::light(&mut no_game, &Options::default(), &NoProgress).unwrap();
+    assert_eq!(report.count(counts::PROPS_WITHOUT_MODEL), 1);
+    assert!(
+        report.warnings.iter().any(|w| w.contains(CHAIR)),
+        "{:?}",
+        report.warnings
+    );
+    assert_eq!(under_and_beside(&no_game).0, open);
+
+    // -StaticPropPolys: the render triangles shadow the floor too.
+    let mut polys = floor_under_prop(0);
+    let options = Options {
+        static_prop_polys: true,
+        ..with_models
+    };
+    srcmap_vrad::light(&mut polys, &options, &NoProgress).unwrap();
+    assert!(under_and_beside(&polys).0 < open / 10.0);
+}
+
+#[test]
+fn a_collision_model_fills_its_studio_hull() {
+    let Some(dir) = corpus() else { return };
+    let source = chair_models(&dir);
+    let read = |p: &str| (source.0)(p).expect("corpus model file");
+    let phy = srcmap_phys::PhyFile::parse(&read("models/bluechaire/bluewoodnchair.phy")).unwrap();
+    let mdl = srcmap_model::Mdl::parse(&read(CHAIR)).unwrap();
+    let tris = srcmap_vrad::props::collision_triangles(&phy);
+    assert!(!tris.is_empty());
+    let (mut lo, mut hi) = (Vec3::splat(f32::MAX), Vec3::splat(f32::MIN));
+    for p in tris.iter().flatten() {
+        lo = lo.min(*p);
+        hi = hi.max(*p);
+    }
+    // Metres back to inches, IVP's axes back to Hammer's: the collision box matches the
+    // model's own hull to within a couple of units (IVP's convex shrink).
+    let (hull_lo, hull_hi) = (Vec3::from(mdl.hull_min), Vec3::from(mdl.hull_max));
+    assert!((lo - hull_lo).abs().max_element() < 3.0, "{lo} vs {hull_lo}");
+    assert!((hi - hull_hi).abs().max_element() < 3.0, "{hi} vs {hull_hi}");
+}
