@@ -58,6 +58,7 @@
 pub mod ambient;
 pub mod bounce;
 pub mod color;
+pub mod detail;
 pub mod direct;
 pub mod displacement;
 pub mod dump;
@@ -215,6 +216,10 @@ pub mod counts {
     /// Brushes the BSP calls opaque that cast no shadow since a side's material is
     /// see-through (`$translucent`, `$alphatest`, ...) per `Options::materials`.
     pub const SEE_THROUGH_BRUSHES: &str = "see_through_brushes";
+    /// Detail props lit (`dprp` lighting).
+    pub const DETAIL_PROPS_LIT: &str = "detail_props_lit";
+    /// Entries of the detail-prop style lump (`dplt`, or `dplh` when only HDR is lit).
+    pub const DETAIL_STYLE_ENTRIES: &str = "detail_style_entries";
     /// Static props in the map.
     pub const STATIC_PROPS: &str = "static_props";
     /// Static props that cast shadows.
@@ -232,7 +237,7 @@ pub mod counts {
     pub const TRACE_SECONDS: &str = "trace_seconds";
 
     /// Every figure, in report order.
-    pub const ALL: [&str; 16] = [
+    pub const ALL: [&str; 18] = [
         LIT_FACES,
         LUXELS,
         LIGHTS,
@@ -245,6 +250,8 @@ pub mod counts {
         PROP_SHADOW_CASTERS,
         PROP_SHADOW_TRIANGLES,
         PROPS_WITHOUT_MODEL,
+        DETAIL_PROPS_LIT,
+        DETAIL_STYLE_ENTRIES,
         BOUNCES_DONE,
         LEAVES_WITH_AMBIENT,
         RAYS,

@@ -29,8 +29,8 @@ use crate::lights::{Light, Range};
 use crate::materials::Applied;
 use crate::texlights::TexLights;
 use crate::{
-    Counters, FaceLight, Options, Progress, Quality, VradError, World, ambient, bounce, direct, displacement,
-    faces, lights, materials, output, props, samples, scene, sky, texlights, tree, verify,
+    Counters, FaceLight, Options, Progress, Quality, VradError, World, ambient, bounce, detail, direct,
+    displacement, faces, lights, materials, output, props, samples, scene, sky, texlights, tree, verify,
 };
 
 /// The state the passes share.
@@ -377,6 +377,19 @@ impl<'a> Lighting<'a> {
         if self.options.ambient_cubes {
             let leaves = output::write_ambient(self.bsp, &self.cubes, range);
             self.report.set(counts::LEAVES_WITH_AMBIENT, leaves as f64);
+        }
+        let detail = detail::light_detail_props(
+            self.bsp,
+            world,
+            &self.lights[r],
+            range,
+            self.options.models.as_ref(),
+            &self.counters,
+        );
+        self.report.set(counts::DETAIL_PROPS_LIT, detail.props as f64);
+        if range == Range::Ldr || !self.ranges.contains(&Range::Ldr) {
+            self.report
+                .set(counts::DETAIL_STYLE_ENTRIES, detail.style_entries as f64);
         }
         self.report.time(format!("write{}", tag(range)), t.elapsed());
     }
