@@ -192,19 +192,8 @@ pub fn compare(ours: &Bsp, valve: &Bsp) -> (usize, f64, f64) {
         .filter_map(|(x, y)| Some((((*x)?), (*y)?)))
         .filter(|(_, y)| *y > 1e-3)
         .collect();
-    let n = pairs.len() as f64;
-    let (ma, mb) = (
-        pairs.iter().map(|p| p.0).sum::<f64>() / n,
-        pairs.iter().map(|p| p.1).sum::<f64>() / n,
-    );
-    let cov: f64 = pairs.iter().map(|(x, y)| (x - ma) * (y - mb)).sum();
-    let va: f64 = pairs.iter().map(|(x, _)| (x - ma).powi(2)).sum();
-    let vb: f64 = pairs.iter().map(|(_, y)| (y - mb).powi(2)).sum();
-    let r = if va > 0.0 && vb > 0.0 {
-        cov / (va * vb).sqrt()
-    } else {
-        0.0
-    };
+    let (a, b): (Vec<f64>, Vec<f64>) = pairs.iter().copied().unzip();
+    let r = pearson(&a, &b);
     let mut ratios: Vec<f64> = pairs.iter().map(|(x, y)| x / y).collect();
     ratios.sort_by(f64::total_cmp);
     let median = if ratios.is_empty() {
@@ -213,6 +202,20 @@ pub fn compare(ours: &Bsp, valve: &Bsp) -> (usize, f64, f64) {
         ratios[ratios.len() / 2]
     };
     (pairs.len(), r, median)
+}
+
+/// Pearson's r of two equally long series (0 when either is constant).
+fn pearson(a: &[f64], b: &[f64]) -> f64 {
+    let n = a.len() as f64;
+    let (ma, mb) = (a.iter().sum::<f64>() / n, b.iter().sum::<f64>() / n);
+    let cov: f64 = a.iter().zip(b).map(|(x, y)| (x - ma) * (y - mb)).sum();
+    let va: f64 = a.iter().map(|x| (x - ma).powi(2)).sum();
+    let vb: f64 = b.iter().map(|y| (y - mb).powi(2)).sum();
+    if va > 0.0 && vb > 0.0 {
+        cov / (va * vb).sqrt()
+    } else {
+        0.0
+    }
 }
 
 /// Small maps Valve lit whose lighting does not depend on what we do not model (props,
@@ -1322,4 +1325,122 @@ fn a_collision_model_fills_its_studio_hull() {
     let (hull_lo, hull_hi) = (Vec3::from(mdl.hull_min), Vec3::from(mdl.hull_max));
     assert!((lo - hull_lo).abs().max_element() < 3.0, "{lo} vs {hull_lo}");
     assert!((hi - hull_hi).abs().max_element() < 3.0, "{hi} vs {hull_hi}");
+}
+
+/// The detail props of `bsp` (its `dprp` lump) and its `dplt`/`dplh` entries.
+fn detail_lumps(
+    bsp: &Bsp,
+) -> (
+    Vec<srcmap_bsp::gamelump::DetailObject>,
+    Option<Vec<srcmap_bsp::gamelump::DetailPropLight>>,
+    Option<usize>,
+) {
+    use srcmap_bsp::gamelump::{DPLH, DPLT, GameLumpData};
+    let mut objects = Vec::new();
+    let (mut ldr, mut hdr) = (None, None);
+    for l in &bsp.game_lumps.lumps {
+        match &l.data {
+            GameLumpData::DetailProps(d) => objects = d.objects.clone(),
+            GameLumpData::DetailPropLighting(e) if l.id == DPLT => ldr = Some(e.clone()),
+            GameLumpData::DetailPropLighting(e) if l.id == DPLH => hdr = Some(e.len()),
+            _ => {}
+        }
+    }
+    (objects, ldr, hdr)
+}
+
+#[test]
+fn detail_props_get_their_light_and_a_style_entry_per_switchable_light() {
+    use srcmap_bsp::gamelump::{DetailObject, DetailSprite, GameLumpData};
+    let mut bsp = floor_bsp(vec![
+        entity(&[("classname", "worldspawn")]),
+        entity(&[
+            ("classname", "light"),
+            ("origin", "32 32 64"),
+            ("_light", "255 255 255 200"),
+            ("_quadratic_attn", "1"),
+        ]),
+        entity(&[
+            ("classname", "light"),
+            ("targetname", "switch"),
+            ("origin", "224 224 64"),
+            ("_light", "255 0 0 100"),
+            ("_quadratic_attn", "1"),
+        ]),
+    ]);
+    let dprp = bsp
+        .game_lumps
+        .lumps
+        .iter_mut()
+        .find_map(|l| match &mut l.data {
+            GameLumpData::DetailProps(d) => Some(d),
+            _ => None,
+        })
+        .expect("an empty dprp");
+    dprp.sprites.push(DetailSprite {
+        ul: [-8.0, 16.0],
+        lr: [8.0, 0.0],
+        ..DetailSprite::default()
+    });
+    // A sprite under each light and one far from both (under the white light only a little).
+    for origin in [[32.0, 32.0, 0.0], [224.0, 224.0, 0.0], [128.0, 128.0, 0.0]] {
+        dprp.objects.push(DetailObject {
+            origin,
+            kind: 1,
+            scale: 1.0,
+            ..DetailObject::default()
+        });
+    }
+    let report = srcmap_vrad::light(&mut bsp, &Options::default(), &NoProgress).unwrap();
+    assert_eq!(report.count(counts::DETAIL_PROPS_LIT), 3);
+    let (objects, ldr, hdr) = detail_lumps(&bsp);
+    let ldr = ldr.expect("a dplt lump");
+    assert_eq!(hdr, None, "no HDR lit, no dplh");
+    let lum = |o: &DetailObject| luminance(o.lighting);
+    // Brightest under the white light; the red light's own sprite gets only a little white.
+    assert!(lum(&objects[0]) > 10.0 * lum(&objects[1]), "{objects:?}");
+    assert!(lum(&objects[0]) > lum(&objects[2]));
+    // The switchable light reaches all three sprites (no walls): one style-32 entry each,
+    // half its light as VRAD stores styles, in prop order.
+    assert_eq!(ldr.len(), 3);
+    assert_eq!(report.count(counts::DETAIL_STYLE_ENTRIES), 3);
+    for (i, o) in objects.iter().enumerate() {
+        assert_eq!((o.light_styles, o.light_style_count), (i as u32, 1));
+        assert_eq!(ldr[i].style, 32);
+    }
+    let red = ldr[1].lighting.to_linear();
+    assert!(red[0] > 10.0 && red[1] == 0.0, "{red:?}");
+}
+
+#[test]
+fn detail_prop_lighting_agrees_with_valves_on_corpus_maps() {
+    let Some(dir) = corpus() else { return };
+    let map = "bsp/tbjmaps+dishonourable-discharge-ez2/subway01.bsp";
+    let Ok(bytes) = std::fs::read(dir.join(map)) else {
+        eprintln!("{map}: missing, skipped");
+        return;
+    };
+    let valve = Bsp::parse(&bytes).unwrap();
+    let options = Options {
+        quality: Quality::Fast,
+        ..Options::default()
+    };
+    let (ours, report) = relight_blanked(&valve, &options);
+    let (theirs, their_ldr, _) = detail_lumps(&valve);
+    let (mine, my_ldr, _) = detail_lumps(&ours);
+    assert_eq!(mine.len(), theirs.len());
+    assert_eq!(report.count(counts::DETAIL_PROPS_LIT), theirs.len() as u64);
+    assert_eq!(
+        my_ldr.map(|e| e.len()),
+        their_ldr.map(|e| e.len()),
+        "dplt entries"
+    );
+    let (a, b): (Vec<f64>, Vec<f64>) = mine
+        .iter()
+        .zip(&theirs)
+        .map(|(m, t)| (luminance(m.lighting) as f64, luminance(t.lighting) as f64))
+        .unzip();
+    let r = pearson(&a, &b);
+    eprintln!("{map}: {} detail props, r {r:.4}", a.len());
+    assert!(r > 0.9, "{r}");
 }
