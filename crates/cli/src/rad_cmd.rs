@@ -42,6 +42,10 @@ pub struct VradArgs {
     /// (VRAD's -StaticPropPolys).
     #[arg(long = "staticproppolys", alias = "StaticPropPolys")]
     pub static_prop_polys: bool,
+    /// Per-vertex static-prop lighting: sp_N.vhv / sp_hdr_N.vhv files in the pakfile, from
+    /// the models in --game (VRAD's -StaticPropLighting; skipped with --fast).
+    #[arg(long = "staticproplighting", alias = "StaticPropLighting")]
+    pub static_prop_lighting: bool,
     /// Texture lights in Valve's lights.rad syntax, read after -game's lights.rad and before
     /// MAP.rad beside the map (repeatable; later files override earlier ones).
     #[arg(long = "lights", value_name = "FILE.rad")]
@@ -107,6 +111,7 @@ impl RadOptions {
             materials: None,
             models: None,
             static_prop_polys: false,
+            static_prop_lighting: false,
             verify: self.verify,
         }
     }
@@ -192,6 +197,7 @@ pub fn vrad(args: &VradArgs) -> anyhow::Result<()> {
         options.models = Some(model_source(dir)?);
     }
     options.static_prop_polys = args.static_prop_polys;
+    options.static_prop_lighting = args.static_prop_lighting;
     let progress = crate::progress::Bar::new(args.quiet || args.json);
     let start = Instant::now();
     let (bytes, report) = srcmap_vrad::relight(&input, &options, &progress)
@@ -220,6 +226,17 @@ pub fn vrad(args: &VradArgs) -> anyhow::Result<()> {
                 report.count(counts::PROP_SHADOW_CASTERS),
                 report.count(counts::PROP_SHADOW_TRIANGLES),
                 report.count(counts::PROPS_WITHOUT_MODEL)
+            );
+        }
+        let vhv = report.count(counts::VHV_FILES);
+        if vhv > 0 {
+            eprintln!("packed {vhv} per-vertex prop lighting files (sp_*.vhv)");
+        }
+        let detail = report.count(counts::DETAIL_PROPS_LIT);
+        if detail > 0 {
+            eprintln!(
+                "detail props lit: {detail}, {} light-style entries",
+                report.count(counts::DETAIL_STYLE_ENTRIES)
             );
         }
         let harvested = report.count(counts::TEXLIGHTS_HARVESTED);

@@ -66,15 +66,29 @@ fn model_centres(detail: &DetailProps, models: Option<&ModelSource>) -> Vec<Vec3
 
 /// A lit face's lightmap as written: style numbers, per style the average and the flat
 /// samples (bump bases left out), with its width.
-struct WrittenLightmap {
-    styles: Vec<u8>,
-    averages: Vec<Vec3>,
-    samples: Vec<Vec<Vec3>>,
-    width: usize,
-    height: usize,
+pub(crate) struct WrittenLightmap {
+    pub styles: Vec<u8>,
+    pub averages: Vec<Vec3>,
+    pub samples: Vec<Vec<Vec3>>,
+    pub width: usize,
+    pub height: usize,
 }
 
-fn written_lightmaps(bsp: &Bsp, world: &World, hdr: bool) -> Vec<Option<WrittenLightmap>> {
+impl WrittenLightmap {
+    /// Style slot `k`'s flat sample at luxel-space `st` (truncated and clamped, as VRAD reads
+    /// the luxel a ray lands on).
+    pub fn sample(&self, k: usize, st: glam::Vec2) -> Vec3 {
+        let s = (st.x as i64).clamp(0, self.width as i64 - 1) as usize;
+        let t = (st.y as i64).clamp(0, self.height as i64 - 1) as usize;
+        self.samples
+            .get(k)
+            .and_then(|v| v.get(t * self.width + s))
+            .copied()
+            .unwrap_or_default()
+    }
+}
+
+pub(crate) fn written_lightmaps(bsp: &Bsp, world: &World, hdr: bool) -> Vec<Option<WrittenLightmap>> {
     world
         .faces
         .iter()
@@ -105,7 +119,8 @@ fn written_lightmaps(bsp: &Bsp, world: &World, hdr: bool) -> Vec<Option<WrittenL
         .collect()
 }
 
-/// Lights every detail prop of `bsp` for `range` from the lightmaps just written, and
+/// Lights every detail prop of `bsp` for `range` from the lightmaps just written
+/// ([`written_lightmaps`]), and
 /// writes the props' colours and the range's style lump. Nothing is written for a map with
 /// no detail props (as VRAD).
 pub(crate) fn light_detail_props(
@@ -114,6 +129,7 @@ pub(crate) fn light_detail_props(
     lights: &[Light],
     range: Range,
     models: Option<&ModelSource>,
+    lightmaps: &[Option<WrittenLightmap>],
     counters: &Counters,
 ) -> DetailLighting {
     let Some(detail) = bsp.game_lumps.lumps.iter().find_map(|l| match &l.data {
@@ -123,7 +139,6 @@ pub(crate) fn light_detail_props(
         return DetailLighting::default();
     };
     let hdr = range == Range::Hdr;
-    let lightmaps = written_lightmaps(bsp, world, hdr);
     let centres = model_centres(&detail, models);
     let sky_ambient = lights
         .iter()
@@ -188,18 +203,9 @@ pub(crate) fn light_detail_props(
                 let refl = reflectivity.get(face).copied().unwrap_or(Vec3::ZERO);
                 let (st, _) = world.surface_hit(face, hit.triangle, centre + *d * hit.t);
                 let scale_avg = ((hit.t * CONE_TAN - 20.0) / 20.0).clamp(0.0, 1.0);
-                let (s, t) = (
-                    (st.x as i64).clamp(0, lm.width as i64 - 1) as usize,
-                    (st.y as i64).clamp(0, lm.height as i64 - 1) as usize,
-                );
                 for (k, &style) in lm.styles.iter().enumerate() {
                     let avg = lm.averages.get(k).copied().unwrap_or_default();
-                    let sample = lm
-                        .samples
-                        .get(k)
-                        .and_then(|v| v.get(t * lm.width + s))
-                        .copied()
-                        .unwrap_or_default();
+                    let sample = lm.sample(k, st);
                     ambient[style as usize % MAX_LIGHTSTYLES] +=
                         (avg * scale_avg + sample * (1.0 - scale_avg)) * refl;
                 }

@@ -75,6 +75,7 @@ pub mod sky;
 pub mod texlights;
 pub mod tree;
 mod verify;
+pub mod vertexlight;
 mod world;
 
 use srcmap_bsp::{Bsp, BspDocument, BspFile};
@@ -146,6 +147,10 @@ pub struct Options {
     /// Static props cast the shadow of their render triangles instead of their collision
     /// model (VRAD's `-StaticPropPolys`).
     pub static_prop_polys: bool,
+    /// Per-vertex static-prop lighting: `sp_N.vhv` / `sp_hdr_N.vhv` files in the pakfile
+    /// ([`vertexlight`]; VRAD's `-StaticPropLighting`, off by default and skipped with
+    /// `-fast` as there).
+    pub static_prop_lighting: bool,
     /// Check the invariants each pass relies on between passes, also in release builds
     /// (they are always checked in debug builds; see [`srcmap_stage::verify_enabled`]).
     pub verify: bool,
@@ -166,6 +171,7 @@ impl Default for Options {
             materials: None,
             models: None,
             static_prop_polys: false,
+            static_prop_lighting: false,
             verify: false,
         }
     }
@@ -220,6 +226,8 @@ pub mod counts {
     pub const DETAIL_PROPS_LIT: &str = "detail_props_lit";
     /// Entries of the detail-prop style lump (`dplt`, or `dplh` when only HDR is lit).
     pub const DETAIL_STYLE_ENTRIES: &str = "detail_style_entries";
+    /// `.vhv` files packed (per-vertex static-prop lighting, every range).
+    pub const VHV_FILES: &str = "vhv_files";
     /// Static props in the map.
     pub const STATIC_PROPS: &str = "static_props";
     /// Static props that cast shadows.
@@ -237,7 +245,7 @@ pub mod counts {
     pub const TRACE_SECONDS: &str = "trace_seconds";
 
     /// Every figure, in report order.
-    pub const ALL: [&str; 18] = [
+    pub const ALL: [&str; 19] = [
         LIT_FACES,
         LUXELS,
         LIGHTS,
@@ -252,6 +260,7 @@ pub mod counts {
         PROPS_WITHOUT_MODEL,
         DETAIL_PROPS_LIT,
         DETAIL_STYLE_ENTRIES,
+        VHV_FILES,
         BOUNCES_DONE,
         LEAVES_WITH_AMBIENT,
         RAYS,

@@ -31,6 +31,7 @@ use crate::texlights::TexLights;
 use crate::{
     Counters, FaceLight, Options, Progress, Quality, VradError, World, ambient, bounce, detail, direct,
     displacement, faces, lights, materials, output, props, samples, scene, sky, texlights, tree, verify,
+    vertexlight,
 };
 
 /// The state the passes share.
@@ -84,6 +85,9 @@ impl<'a> Lighting<'a> {
         }
         if options.hdr || (options.hdr_if_present && !bsp.lighting_hdr.is_empty()) {
             ranges.push(Range::Hdr);
+        }
+        if options.static_prop_lighting && options.quality == Quality::Fast {
+            report.warn("per-vertex static-prop lighting is skipped with -fast (as VRAD)");
         }
         let has_vis = bsp
             .visibility
@@ -378,18 +382,51 @@ impl<'a> Lighting<'a> {
             let leaves = output::write_ambient(self.bsp, &self.cubes, range);
             self.report.set(counts::LEAVES_WITH_AMBIENT, leaves as f64);
         }
+        let lightmaps = detail::written_lightmaps(self.bsp, world, range == Range::Hdr);
         let detail = detail::light_detail_props(
             self.bsp,
             world,
             &self.lights[r],
             range,
             self.options.models.as_ref(),
+            &lightmaps,
             &self.counters,
         );
         self.report.set(counts::DETAIL_PROPS_LIT, detail.props as f64);
         if range == Range::Ldr || !self.ranges.contains(&Range::Ldr) {
             self.report
                 .set(counts::DETAIL_STYLE_ENTRIES, detail.style_entries as f64);
+        }
+        if self.options.static_prop_lighting && self.options.quality != Quality::Fast {
+            let vertex = vertexlight::light_prop_vertices(
+                self.bsp,
+                world,
+                &self.lights[r],
+                range,
+                self.options.models.as_ref(),
+                &lightmaps,
+                self.options.bounces > 0,
+                &self.counters,
+            );
+            if vertex.without_model > 0 {
+                self.report.warn(format!(
+                    "{} static props without their model files (.mdl, .vvd, .vtx): no per-vertex lighting{}",
+                    vertex.without_model,
+                    tag(range)
+                ));
+            }
+            let packed = self.report.count(counts::VHV_FILES) as usize + vertex.files.len();
+            match srcmap_bsp::pak::Pak::parse(&self.bsp.pakfile, 0)
+                .and_then(|pak| pak.with_files(&vertex.files, false))
+            {
+                Ok(bytes) => {
+                    self.bsp.pakfile = bytes;
+                    self.report.set(counts::VHV_FILES, packed as f64);
+                }
+                Err(e) => self
+                    .report
+                    .warn(format!("per-vertex prop lighting not packed: the pakfile: {e}")),
+            }
         }
         self.report.time(format!("write{}", tag(range)), t.elapsed());
     }
