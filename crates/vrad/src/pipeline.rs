@@ -405,7 +405,7 @@ impl<'a> Lighting<'a> {
                 range,
                 self.options.models.as_ref(),
                 &lightmaps,
-                self.options.bounces > 0,
+                self.has_vis && self.options.bounces > 0,
                 &self.counters,
             );
             if vertex.without_model > 0 {

@@ -1444,3 +1444,90 @@ fn detail_prop_lighting_agrees_with_valves_on_corpus_maps() {
     eprintln!("{map}: {} detail props, r {r:.4}", a.len());
     assert!(r > 0.9, "{r}");
 }
+
+/// The `.vhv` files in `bsp`'s pakfile, by name.
+fn vhv_files(bsp: &Bsp) -> Vec<(String, Vec<u8>)> {
+    let pak = srcmap_bsp::pak::Pak::parse(&bsp.pakfile, 0).expect("pakfile");
+    pak.entries
+        .iter()
+        .filter(|e| e.name.ends_with(".vhv"))
+        .map(|e| (e.name.clone(), pak.read(e).expect("stored entry")))
+        .collect()
+}
+
+#[test]
+fn per_vertex_prop_lighting_packs_one_file_per_lit_prop_in_vtx_order() {
+    let Some(dir) = corpus() else { return };
+    let options = Options {
+        models: Some(chair_models(&dir)),
+        static_prop_lighting: true,
+        ..Options::default()
+    };
+    // A tree whose one empty leaf holds the room, so vertices are not in solid; no
+    // visibility data, so direct light alone (as VRAD does without it).
+    let mut bsp = floor_under_prop(0);
+    with_one_cluster(&mut bsp);
+    bsp.visibility = None;
+    let report = srcmap_vrad::light(&mut bsp, &options, &NoProgress).unwrap();
+    assert_eq!(report.count(counts::VHV_FILES), 1);
+    let files = vhv_files(&bsp);
+    assert_eq!(files.len(), 1);
+    let (name, vhv) = &files[0];
+    assert_eq!(name, "sp_0.vhv");
+    let word = |at: usize| u32::from_le_bytes(vhv[at..at + 4].try_into().unwrap());
+    // The header names the model's checksum; one mesh per VTX strip group of every LOD, each
+    // with that strip group's vertex count.
+    let read = |p: &str| (chair_models(&dir).0)(p).unwrap();
+    let model = srcmap_model::ModelFiles::load(CHAIR, |p| Some(read(p))).unwrap();
+    assert_eq!((word(0), word(4)), (2, model.mdl.checksum));
+    let vtx = model.vtx.as_ref().unwrap();
+    let groups: Vec<(u32, usize)> = vtx
+        .body_parts
+        .iter()
+        .flatten()
+        .flat_map(|lods| lods.iter().enumerate())
+        .flat_map(|(lod, l)| {
+            l.meshes
+                .iter()
+                .flat_map(move |(_, g)| g.iter().map(move |g| (lod as u32, g.vertices.len())))
+        })
+        .collect();
+    assert_eq!(word(20) as usize, groups.len());
+    assert_eq!(word(16) as usize, groups.iter().map(|g| g.1).sum::<usize>());
+    let mut up_lit = Vec::new();
+    let mut down_lit = Vec::new();
+    for (i, &(lod, n)) in groups.iter().enumerate() {
+        assert_eq!((word(40 + 28 * i), word(44 + 28 * i) as usize), (lod, n));
+        if lod != 0 {
+            continue;
+        }
+        let offset = word(48 + 28 * i) as usize;
+        // The chair hangs under the light (yaw 30): vertices facing up are lit, those facing
+        // down are not (no bounce without visibility data).
+        let g = &vtx.body_parts[0][0][0].meshes[0].1[0];
+        for (k, &v) in g.vertices.iter().enumerate().take(n) {
+            let normal = model.vvd.vertices[v as usize].normal;
+            let c = &vhv[offset + 4 * k..offset + 4 * k + 4];
+            assert_eq!(c[3], 255);
+            if normal[2] > 0.9 {
+                up_lit.push(c[1] as u32);
+            } else if normal[2] < -0.9 {
+                down_lit.push(c[1] as u32);
+            }
+        }
+    }
+    let mean = |v: &[u32]| v.iter().sum::<u32>() as f64 / v.len().max(1) as f64;
+    assert!(!up_lit.is_empty() && !down_lit.is_empty());
+    assert!(
+        mean(&up_lit) > mean(&down_lit) + 20.0,
+        "{} vs {}",
+        mean(&up_lit),
+        mean(&down_lit)
+    );
+
+    // disablevertexlighting: no file.
+    let mut disabled = floor_under_prop(0x40);
+    let report = srcmap_vrad::light(&mut disabled, &options, &NoProgress).unwrap();
+    assert_eq!(report.count(counts::VHV_FILES), 0);
+    assert!(vhv_files(&disabled).is_empty());
+}
