@@ -398,14 +398,17 @@ impl<'a> Lighting<'a> {
                 .set(counts::DETAIL_STYLE_ENTRIES, detail.style_entries as f64);
         }
         if self.options.static_prop_lighting && self.options.quality != Quality::Fast {
+            let inputs = vertexlight::RangeInputs {
+                range,
+                lights: &self.lights[r],
+                lightmaps: &lightmaps,
+                indirect: self.has_vis && self.options.bounces > 0,
+            };
             let vertex = vertexlight::light_prop_vertices(
                 self.bsp,
                 world,
-                &self.lights[r],
-                range,
+                &inputs,
                 self.options.models.as_ref(),
-                &lightmaps,
-                self.has_vis && self.options.bounces > 0,
                 &self.counters,
             );
             if vertex.without_model > 0 {

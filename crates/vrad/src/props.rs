@@ -32,8 +32,11 @@ pub const FLAG_NO_SELF_SHADOWING: u32 = 0x80;
 const INCHES_PER_METRE: f32 = 1.0 / 0.0254;
 
 /// Reads a game file (`models/x.mdl`) through the game's search paths; `None` when absent.
+pub type ReadGameFile = dyn Fn(&str) -> Option<Vec<u8>> + Send + Sync;
+
+/// The game files static props are read from, shared by the passes.
 #[derive(Clone)]
-pub struct ModelSource(pub Arc<dyn Fn(&str) -> Option<Vec<u8>> + Send + Sync>);
+pub struct ModelSource(pub Arc<ReadGameFile>);
 
 impl fmt::Debug for ModelSource {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

@@ -219,17 +219,30 @@ impl VertexLighter<'_> {
     }
 }
 
-/// The `.vhv` files of `range` for every static prop of `bsp` whose model `source` has.
+/// What one range's vertex lighting reads.
+pub(crate) struct RangeInputs<'a> {
+    pub range: Range,
+    pub lights: &'a [Light],
+    /// The range's lightmaps as written.
+    pub lightmaps: &'a [Option<WrittenLightmap>],
+    /// Light bounced (with visibility data): vertices gather indirect light.
+    pub indirect: bool,
+}
+
+/// The `.vhv` files of a range for every static prop of `bsp` whose model `source` has.
 pub(crate) fn light_prop_vertices(
     bsp: &Bsp,
     world: &World,
-    lights: &[Light],
-    range: Range,
+    inputs: &RangeInputs<'_>,
     source: Option<&ModelSource>,
-    lightmaps: &[Option<WrittenLightmap>],
-    bounces: bool,
     counters: &Counters,
 ) -> VertexLighting {
+    let RangeInputs {
+        range,
+        lights,
+        lightmaps,
+        indirect: bounces,
+    } = *inputs;
     let mut out = VertexLighting::default();
     let Some(sp) = bsp.game_lumps.static_props() else {
         return out;
