@@ -87,6 +87,8 @@ pub struct RadOptions {
     pub texlights: srcmap_vrad::TexLights,
     /// Check invariants between passes (`--verify`).
     pub verify: bool,
+    /// The game's files for static props (their shadows), from `-game`.
+    pub models: Option<srcmap_vrad::ModelSource>,
 }
 
 impl RadOptions {
@@ -109,7 +111,7 @@ impl RadOptions {
             texlights: self.texlights.clone(),
             harvest_texlights: true,
             materials: None,
-            models: None,
+            models: self.models.clone(),
             static_prop_polys: false,
             static_prop_lighting: false,
             verify: self.verify,
@@ -185,6 +187,7 @@ pub fn vrad(args: &VradArgs) -> anyhow::Result<()> {
             Some(&args.bsp),
             args.quiet || args.json,
         )?,
+        models: args.game.as_deref().map(model_source).transpose()?,
     };
     let mut options = rad.to_options();
     options.ambient_cubes = !args.noambient;
@@ -192,9 +195,6 @@ pub fn vrad(args: &VradArgs) -> anyhow::Result<()> {
     if args.game.is_some() || args.materials.is_some() {
         let resolver = crate::materials_cmd::resolver(args.game.as_deref(), args.materials.as_deref())?;
         options.materials = Some(srcmap_vrad::MaterialSource(std::sync::Arc::new(resolver)));
-    }
-    if let Some(dir) = &args.game {
-        options.models = Some(model_source(dir)?);
     }
     options.static_prop_polys = args.static_prop_polys;
     options.static_prop_lighting = args.static_prop_lighting;
