@@ -3,9 +3,8 @@
 //!
 //! * By default a prop casts the shadow of its collision model: the convex pieces (ledges)
 //!   of the first solid of its `.phy`, turned from IVP's metres back to inches. A model with
-//!   no `.phy` casts the shadow of its LOD 0 render triangles (VRAD wraps each mesh in a
-//!   convex hull there; the triangles are the surface inside that hull, so concave models
-//!   cast slightly less shadow than VRAD's).
+//!   no `.phy` casts the shadow of the convex hull of each of its meshes (LOD 0 vertices), as
+//!   VRAD's fallback.
 //! * With [`crate::Options::static_prop_polys`] (`-StaticPropPolys`) every prop casts the
 //!   shadow of its LOD 0 render triangles.
 //! * Props flagged `STATIC_PROP_NO_SHADOW` (`disableshadows`) cast none; nor do props whose
@@ -83,8 +82,10 @@ pub fn angle_matrix(angles: [f32; 3]) -> Mat3 {
 pub enum ShadowShape {
     /// The `.phy` collision model.
     Collision,
-    /// LOD 0 render triangles (`-StaticPropPolys`, or no `.phy`).
+    /// LOD 0 render triangles (`-StaticPropPolys`).
     RenderTriangles,
+    /// No `.phy`: one convex hull per mesh.
+    MeshHulls,
 }
 
 /// One model's shadow triangles in model space.
@@ -174,10 +175,108 @@ fn load_model_shadow(name: &str, source: &ModelSource, polys: bool) -> Option<Mo
         }
     }
     let files = ModelFiles::load(&path, |p| source.read(p)).ok()?;
+    if polys {
+        return Some(ModelShadow {
+            triangles: render_triangles(&files),
+            shape: ShadowShape::RenderTriangles,
+        });
+    }
+    // No collision model: VRAD wraps each mesh in a convex hull.
+    let triangles = files
+        .mesh_points()
+        .iter()
+        .flat_map(|m| convex_hull(&m.iter().map(|p| Vec3::from_array(*p)).collect::<Vec<_>>()))
+        .collect();
     Some(ModelShadow {
-        triangles: render_triangles(&files),
-        shape: ShadowShape::RenderTriangles,
+        triangles,
+        shape: ShadowShape::MeshHulls,
     })
+}
+
+/// The convex hull of `points` as outward-facing triangles (incremental: each point outside
+/// the hull so far replaces the faces it sees by a fan to their horizon). Empty when the
+/// points span no volume (a flat or degenerate mesh makes no hull, as for VRAD).
+pub fn convex_hull(points: &[Vec3]) -> Vec<[Vec3; 3]> {
+    use std::collections::HashSet;
+    let pts: Vec<glam::DVec3> = points.iter().map(|p| p.as_dvec3()).collect();
+    let Some(&first) = pts.first() else {
+        return Vec::new();
+    };
+    let far_from =
+        |f: &dyn Fn(glam::DVec3) -> f64| (0..pts.len()).max_by(|&a, &b| f(pts[a]).total_cmp(&f(pts[b])));
+    let extent = pts
+        .iter()
+        .fold(0.0f64, |m, p| m.max((*p - first).abs().max_element()));
+    let eps = 1e-6 * extent.max(1.0);
+    let Some(a) = far_from(&|p| -p.x) else {
+        return Vec::new();
+    };
+    let Some(b) = far_from(&|p| p.distance_squared(pts[a])) else {
+        return Vec::new();
+    };
+    let ab = (pts[b] - pts[a]).normalize_or_zero();
+    let Some(c) = far_from(&|p| (p - pts[a]).cross(ab).length_squared()) else {
+        return Vec::new();
+    };
+    let n = (pts[b] - pts[a]).cross(pts[c] - pts[a]).normalize_or_zero();
+    let Some(d) = far_from(&|p| (p - pts[a]).dot(n).abs()) else {
+        return Vec::new();
+    };
+    if n == glam::DVec3::ZERO || (pts[d] - pts[a]).dot(n).abs() < 10.0 * eps {
+        return Vec::new();
+    }
+    let plane = |f: [usize; 3]| {
+        let n = (pts[f[1]] - pts[f[0]])
+            .cross(pts[f[2]] - pts[f[0]])
+            .normalize_or_zero();
+        (n, n.dot(pts[f[0]]))
+    };
+    let centre = (pts[a] + pts[b] + pts[c] + pts[d]) / 4.0;
+    let mut faces: Vec<[usize; 3]> = [[a, b, c], [a, d, b], [b, d, c], [c, d, a]]
+        .into_iter()
+        .map(|f| {
+            let (n, dist) = plane(f);
+            if n.dot(centre) > dist {
+                [f[0], f[2], f[1]]
+            } else {
+                f
+            }
+        })
+        .collect();
+    let mut planes: Vec<_> = faces.iter().map(|&f| plane(f)).collect();
+    for (i, p) in pts.iter().enumerate() {
+        let visible: Vec<usize> = (0..faces.len())
+            .filter(|&k| planes[k].0.dot(*p) - planes[k].1 > eps)
+            .collect();
+        if visible.is_empty() {
+            continue;
+        }
+        let edges: HashSet<(usize, usize)> = visible
+            .iter()
+            .flat_map(|&k| {
+                let f = faces[k];
+                [(f[0], f[1]), (f[1], f[2]), (f[2], f[0])]
+            })
+            .collect();
+        let horizon: Vec<(usize, usize)> = edges
+            .iter()
+            .copied()
+            .filter(|&(u, v)| !edges.contains(&(v, u)))
+            .collect();
+        for &k in visible.iter().rev() {
+            faces.swap_remove(k);
+            planes.swap_remove(k);
+        }
+        for (u, v) in horizon {
+            let f = [u, v, i];
+            faces.push(f);
+            planes.push(plane(f));
+        }
+    }
+    faces
+        .iter()
+        .map(|f| [points[f[0]], points[f[1]], points[f[2]]])
+        .collect()
 }
 
 /// The shadow casters of `bsp`'s static props, models read through `source` (none without
@@ -228,6 +327,31 @@ pub fn prop_shadows(bsp: &Bsp, source: Option<&ModelSource>, polys: bool) -> Pro
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn convex_hull_of_a_cube_with_inner_points_is_its_twelve_triangles() {
+        let mut pts = Vec::new();
+        for i in 0..8 {
+            pts.push(Vec3::new((i & 1) as f32, ((i >> 1) & 1) as f32, ((i >> 2) & 1) as f32) * 10.0);
+        }
+        pts.push(Vec3::splat(5.0));
+        pts.push(Vec3::new(2.0, 3.0, 4.0));
+        pts.swap(0, 8);
+        let hull = convex_hull(&pts);
+        assert_eq!(hull.len(), 12);
+        let centre = Vec3::splat(5.0);
+        for t in &hull {
+            let n = (t[1] - t[0]).cross(t[2] - t[0]);
+            // Outward, and every point on or behind every face.
+            assert!(n.dot(t[0] - centre) > 0.0);
+            for p in &pts {
+                assert!(n.normalize().dot(*p - t[0]) < 1e-3);
+            }
+        }
+        // Flat points span no volume: no hull.
+        assert!(convex_hull(&[Vec3::ZERO, Vec3::X, Vec3::Y, Vec3::ONE.with_z(0.0)]).is_empty());
+        assert!(convex_hull(&[]).is_empty());
+    }
 
     #[test]
     fn angle_matrix_turns_like_source() {

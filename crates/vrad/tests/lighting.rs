@@ -1296,6 +1296,22 @@ fn a_static_prop_between_light_and_floor_shadows_the_floor_unless_disableshadows
     );
     assert_eq!(under_and_beside(&no_game).0, open);
 
+    // Without its .phy the chair casts the shadow of its mesh's convex hull (VRAD's fallback).
+    let root = dir.join("model/kane8kki+whohl2mod");
+    let no_phy = srcmap_vrad::ModelSource(std::sync::Arc::new(move |p: &str| {
+        (!p.ends_with(".phy"))
+            .then(|| std::fs::read(root.join(p)).ok())
+            .flatten()
+    }));
+    let mut hull = floor_under_prop(0);
+    let options = Options {
+        models: Some(no_phy),
+        ..Options::default()
+    };
+    let report = srcmap_vrad::light(&mut hull, &options, &NoProgress).unwrap();
+    assert_eq!(report.count(counts::PROP_SHADOW_CASTERS), 1);
+    assert!(under_and_beside(&hull).0 < open / 10.0);
+
     // -StaticPropPolys: the render triangles shadow the floor too.
     let mut polys = floor_under_prop(0);
     let options = Options {
