@@ -40,11 +40,11 @@ pub struct VradArgs {
     pub game: Option<PathBuf>,
     /// Static props cast the shadow of their render triangles, not their collision model
     /// (VRAD's -StaticPropPolys).
-    #[arg(long = "staticproppolys", alias = "StaticPropPolys")]
+    #[arg(long = "StaticPropPolys", alias = "staticproppolys")]
     pub static_prop_polys: bool,
     /// Per-vertex static-prop lighting: sp_N.vhv / sp_hdr_N.vhv files in the pakfile, from
     /// the models in --game (VRAD's -StaticPropLighting; skipped with --fast).
-    #[arg(long = "staticproplighting", alias = "StaticPropLighting")]
+    #[arg(long = "StaticPropLighting", alias = "staticproplighting")]
     pub static_prop_lighting: bool,
     /// Texture lights in Valve's lights.rad syntax, read after -game's lights.rad and before
     /// MAP.rad beside the map (repeatable; later files override earlier ones).
