@@ -23,6 +23,8 @@ pub const MAX_TRACE: f32 = 1.732_050_8 * 32768.0;
 pub const SKY: u32 = 1 << 31;
 /// Payload of opaque occluders.
 pub const OPAQUE: u32 = 0;
+/// Payload flag of a static prop's shadow triangles; the low bits hold the prop's index.
+pub const STATIC_PROP: u32 = 1 << 30;
 /// In the surfaces scene's triangle table: the triangle is not a displacement's.
 pub const NOT_DISPLACEMENT: u32 = u32::MAX;
 
@@ -212,8 +214,9 @@ pub fn occluders_with(
             builder.add_triangle(tri[0].to_array(), tri[1].to_array(), tri[2].to_array(), OPAQUE);
         }
     }
-    for (tri, _) in props {
-        builder.add_triangle(tri[0].to_array(), tri[1].to_array(), tri[2].to_array(), OPAQUE);
+    for (tri, prop) in props {
+        let payload = STATIC_PROP | (prop & (STATIC_PROP - 1));
+        builder.add_triangle(tri[0].to_array(), tri[1].to_array(), tri[2].to_array(), payload);
     }
     builder.build()
 }

@@ -10,7 +10,8 @@
 //!   normal reading the style-0 lightmap sample they land on × 1/(1 + (d/128)²) ×
 //!   reflectivity, summed and divided by the sum of the rays' cosines (as VRAD).
 //!
-//! A vertex inside solid is lit from a point halfway-stepped toward the prop's lighting origin
+//! A prop's own shadow triangles shadow its vertices unless it is flagged
+//! `STATIC_PROP_NO_SELF_SHADOWING`. A vertex inside solid is lit from a point halfway-stepped toward the prop's lighting origin
 //! (or its nearest lit vertex). The file (`HardwareVerts`, version 2) holds one mesh per VTX
 //! strip group of every LOD, its vertices' colours in strip-group order, as BGRA bytes in
 //! the engine's vertex-light gamma; data blocks are 512-byte aligned.
@@ -21,15 +22,17 @@ use glam::{Mat3, Vec3};
 use rayon::prelude::*;
 use srcmap_bsp::Bsp;
 use srcmap_model::ModelFiles;
-use srcmap_trace::Tracer;
+use srcmap_trace::{Hit, Tracer};
 
 use crate::color::{decode, encode};
 use crate::detail::WrittenLightmap;
 use crate::direct::{Shadows, gather};
 use crate::lights::{Light, LightKind, Range};
-use crate::props::{FLAG_NO_PER_VERTEX_LIGHTING, ModelSource, angle_matrix, prop_flags};
+use crate::props::{
+    FLAG_NO_PER_VERTEX_LIGHTING, FLAG_NO_SELF_SHADOWING, ModelSource, angle_matrix, prop_flags,
+};
 use crate::sampling::sphere_directions;
-use crate::scene::{MAX_TRACE, SKY};
+use crate::scene::{MAX_TRACE, SKY, STATIC_PROP};
 use crate::{Counters, World};
 
 /// `VHV_VERSION`.
@@ -138,18 +141,60 @@ fn load_models(bsp: &Bsp, source: Option<&ModelSource>) -> HashMap<u16, ModelFil
     out
 }
 
+/// The occluders less one prop's own triangles (`STATIC_PROP_NO_SELF_SHADOWING`).
+struct WithoutProp<'a> {
+    scene: &'a dyn Tracer,
+    payload: u32,
+}
+
+impl WithoutProp<'_> {
+    /// The first hit whose payload is not the prop's and has none of `ignore`'s bits,
+    /// stepping past the prop's own triangles.
+    fn first(&self, origin: [f32; 3], dir: [f32; 3], max_t: f32, ignore: u32) -> Option<Hit> {
+        let (o, d) = (Vec3::from(origin), Vec3::from(dir));
+        let mut start = 0.0f32;
+        for _ in 0..64 {
+            let from = o + d * start;
+            let hit = self.scene.closest(from.to_array(), dir, max_t - start)?;
+            if hit.payload != self.payload && hit.payload & ignore == 0 {
+                return Some(Hit {
+                    t: hit.t + start,
+                    ..hit
+                });
+            }
+            start += hit.t + 1e-3;
+            if start >= max_t {
+                return None;
+            }
+        }
+        None
+    }
+}
+
+impl Tracer for WithoutProp<'_> {
+    fn closest(&self, origin: [f32; 3], dir: [f32; 3], max_t: f32) -> Option<Hit> {
+        self.first(origin, dir, max_t, 0)
+    }
+    fn occluded(&self, origin: [f32; 3], dir: [f32; 3], max_t: f32) -> bool {
+        self.first(origin, dir, max_t, 0).is_some()
+    }
+    fn occluded_except(&self, origin: [f32; 3], dir: [f32; 3], max_t: f32, ignore: u32) -> bool {
+        self.first(origin, dir, max_t, ignore).is_some()
+    }
+}
+
 struct VertexLighter<'a> {
     world: &'a World,
     lights: &'a [Light],
     light_clusters: Vec<i32>,
-    shadows: Shadows<'a>,
+    sky_dirs: &'a [Vec3],
     lightmaps: &'a [Option<WrittenLightmap>],
     dirs: Vec<Vec3>,
     indirect: bool,
 }
 
 impl VertexLighter<'_> {
-    fn direct(&self, pos: Vec3, normal: Vec3, rays: &mut u64) -> Vec3 {
+    fn direct(&self, shadows: &Shadows<'_>, pos: Vec3, normal: Vec3, rays: &mut u64) -> Vec3 {
         let cluster = self.world.cluster_at(pos);
         let mut out = Vec3::ZERO;
         let mut f = [0.0f32; 4];
@@ -162,14 +207,7 @@ impl VertexLighter<'_> {
                 LightKind::Sun => -l.normal,
                 _ => (l.origin - pos).normalize_or_zero(),
             };
-            if gather(
-                &self.shadows,
-                l,
-                pos + toward * TOWARD_LIGHT,
-                &[normal],
-                rays,
-                &mut f,
-            ) {
+            if gather(shadows, l, pos + toward * TOWARD_LIGHT, &[normal], rays, &mut f) {
                 out += l.intensity * f[0];
             }
         }
@@ -214,8 +252,8 @@ impl VertexLighter<'_> {
         }
     }
 
-    fn light(&self, pos: Vec3, normal: Vec3, rays: &mut u64) -> Vec3 {
-        self.direct(pos, normal, rays) + self.indirect(pos, normal, rays)
+    fn light(&self, shadows: &Shadows<'_>, pos: Vec3, normal: Vec3, rays: &mut u64) -> Vec3 {
+        self.direct(shadows, pos, normal, rays) + self.indirect(pos, normal, rays)
     }
 }
 
@@ -253,12 +291,7 @@ pub(crate) fn light_prop_vertices(
         world,
         lights,
         light_clusters: lights.iter().map(|l| world.cluster_at(l.origin)).collect(),
-        shadows: Shadows {
-            scene: &world.occluders,
-            sky_faces: None,
-            sky3d: world.sky3d.as_ref(),
-            sky_dirs: &sky_dirs,
-        },
+        sky_dirs: &sky_dirs,
         lightmaps,
         dirs: sphere_directions(INDIRECT_RAYS),
         indirect: bounces,
@@ -277,6 +310,21 @@ pub(crate) fn light_prop_vertices(
             let rot = angle_matrix(prop.angles);
             let lighting_origin =
                 (flags & FLAG_USE_LIGHTING_ORIGIN != 0).then(|| Vec3::from(prop.lighting_origin));
+            // The prop's own triangles shadow it unless it is flagged not to.
+            let without_self = WithoutProp {
+                scene: &world.occluders,
+                payload: STATIC_PROP | (index as u32 & (STATIC_PROP - 1)),
+            };
+            let shadows = Shadows {
+                scene: if flags & FLAG_NO_SELF_SHADOWING != 0 {
+                    &without_self
+                } else {
+                    &world.occluders
+                },
+                sky_faces: None,
+                sky3d: world.sky3d.as_ref(),
+                sky_dirs: lighter.sky_dirs,
+            };
             let mut rays = 0u64;
             let meshes = prop_meshes(
                 files,
@@ -284,6 +332,7 @@ pub(crate) fn light_prop_vertices(
                 Vec3::from(prop.origin),
                 lighting_origin,
                 &lighter,
+                &shadows,
                 &mut rays,
             );
             counters.add_rays(rays);
@@ -310,6 +359,7 @@ fn prop_meshes(
     origin: Vec3,
     lighting_origin: Option<Vec3>,
     lighter: &VertexLighter<'_>,
+    shadows: &Shadows<'_>,
     rays: &mut u64,
 ) -> Vec<VhvMesh> {
     let Some(vtx) = &files.vtx else { return Vec::new() };
@@ -335,7 +385,13 @@ fn prop_meshes(
             let mut colors: Vec<Vec3> = placed
                 .iter()
                 .zip(&solid)
-                .map(|(&(p, n), &s)| if s { Vec3::ZERO } else { lighter.light(p, n, rays) })
+                .map(|(&(p, n), &s)| {
+                    if s {
+                        Vec3::ZERO
+                    } else {
+                        lighter.light(shadows, p, n, rays)
+                    }
+                })
                 .collect();
             // Vertices in solid: lit from a point stepped toward the lighting origin or the
             // nearest lit vertex (none when every vertex is in solid and there is no origin).
@@ -360,7 +416,7 @@ fn prop_meshes(
                         }
                         best = mid;
                     }
-                    colors[i] = lighter.light(best, normal, rays);
+                    colors[i] = lighter.light(shadows, best, normal, rays);
                 }
             }
             for (lod, l) in vtx_model.iter().enumerate() {
@@ -392,6 +448,32 @@ fn prop_meshes(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_prop_without_self_shadowing_sees_past_its_own_triangles_only() {
+        let mut b = srcmap_trace::SceneBuilder::new();
+        let square = |b: &mut srcmap_trace::SceneBuilder, x: f32, payload: u32| {
+            b.add_polygon(
+                &[[x, -1.0, -1.0], [x, 1.0, -1.0], [x, 1.0, 1.0], [x, -1.0, 1.0]],
+                payload,
+            )
+        };
+        square(&mut b, 1.0, STATIC_PROP | 3);
+        square(&mut b, 2.0, STATIC_PROP | 4);
+        square(&mut b, 3.0, 0);
+        let scene = b.build();
+        let own = WithoutProp {
+            scene: &scene,
+            payload: STATIC_PROP | 3,
+        };
+        let hit = own.closest([0.0; 3], [1.0, 0.0, 0.0], 10.0).unwrap();
+        assert_eq!(hit.payload, STATIC_PROP | 4);
+        assert!((hit.t - 2.0).abs() < 1e-3, "{}", hit.t);
+        // Another prop still shadows; the prop's own triangle alone does not.
+        assert!(own.occluded([0.0; 3], [1.0, 0.0, 0.0], 2.5));
+        assert!(!own.occluded([0.0; 3], [1.0, 0.0, 0.0], 1.5));
+        assert!(!own.occluded_except([0.0; 3], [1.0, 0.0, 0.0], 2.5, STATIC_PROP));
+    }
 
     #[test]
     fn vhv_layout_is_valves() {
