@@ -97,11 +97,13 @@ pub(crate) fn written_lightmaps(bsp: &Bsp, world: &World, hdr: bool) -> Vec<Opti
             if !g.lit {
                 return None;
             }
-            let face = if hdr {
-                bsp.faces_hdr.get(i)
+            // As `Bsp::face_lighting`: HDR faces when the map has them.
+            let faces = if hdr && !bsp.faces_hdr.is_empty() {
+                &bsp.faces_hdr
             } else {
-                bsp.faces.get(i)
-            }?;
+                &bsp.faces
+            };
+            let face = faces.get(i)?;
             let lit = bsp.face_lighting(i, hdr)?;
             let luxels = g.width * g.height;
             Some(WrittenLightmap {
