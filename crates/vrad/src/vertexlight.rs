@@ -11,7 +11,8 @@
 //!   reflectivity, summed and divided by the sum of the rays' cosines (as VRAD).
 //!
 //! A prop's own shadow triangles shadow its vertices unless it is flagged
-//! `STATIC_PROP_NO_SELF_SHADOWING`. A vertex inside solid is lit from a point halfway-stepped toward the prop's lighting origin
+//! `STATIC_PROP_NO_SELF_SHADOWING`; with `STATIC_PROP_IGNORE_NORMALS` every light counts as
+//! arriving square on and every indirect ray with VRAD's fixed weight. A vertex inside solid is lit from a point halfway-stepped toward the prop's lighting origin
 //! (or its nearest lit vertex). The file (`HardwareVerts`, version 2) holds one mesh per VTX
 //! strip group of every LOD, its vertices' colours in strip-group order, as BGRA bytes in
 //! the engine's vertex-light gamma; data blocks are 512-byte aligned.
@@ -44,6 +45,8 @@ const FILE_HEADER: usize = 40;
 const MESH_HEADER: usize = 28;
 /// Alignment of the vertex data and the file's end.
 const ALIGN: usize = 512;
+/// `STATIC_PROP_IGNORE_NORMALS`.
+const FLAG_IGNORE_NORMALS: u32 = 0x8;
 /// `STATIC_PROP_USE_LIGHTING_ORIGIN`.
 const FLAG_USE_LIGHTING_ORIGIN: u32 = 0x2;
 /// How far a vertex's light sample moves toward each light (against surface acne).
@@ -183,6 +186,13 @@ impl Tracer for WithoutProp<'_> {
     }
 }
 
+/// How one prop's vertices are shaded: its shadow scene, and whether it ignores normals
+/// (`STATIC_PROP_IGNORE_NORMALS`: every light arrives square on, every indirect ray counts).
+struct PropShading<'a> {
+    shadows: Shadows<'a>,
+    ignore_normals: bool,
+}
+
 struct VertexLighter<'a> {
     world: &'a World,
     lights: &'a [Light],
@@ -194,7 +204,7 @@ struct VertexLighter<'a> {
 }
 
 impl VertexLighter<'_> {
-    fn direct(&self, shadows: &Shadows<'_>, pos: Vec3, normal: Vec3, rays: &mut u64) -> Vec3 {
+    fn direct(&self, shading: &PropShading<'_>, pos: Vec3, normal: Vec3, rays: &mut u64) -> Vec3 {
         let cluster = self.world.cluster_at(pos);
         let mut out = Vec3::ZERO;
         let mut f = [0.0f32; 4];
@@ -207,20 +217,30 @@ impl VertexLighter<'_> {
                 LightKind::Sun => -l.normal,
                 _ => (l.origin - pos).normalize_or_zero(),
             };
-            if gather(shadows, l, pos + toward * TOWARD_LIGHT, &[normal], rays, &mut f) {
+            let facing = if shading.ignore_normals && l.kind != LightKind::SkyAmbient {
+                toward
+            } else {
+                normal
+            };
+            let from = pos + toward * TOWARD_LIGHT;
+            if gather(&shading.shadows, l, from, &[facing], rays, &mut f) {
                 out += l.intensity * f[0];
             }
         }
         out
     }
 
-    fn indirect(&self, pos: Vec3, normal: Vec3, rays: &mut u64) -> Vec3 {
+    fn indirect(&self, ignore_normals: bool, pos: Vec3, normal: Vec3, rays: &mut u64) -> Vec3 {
         if !self.indirect {
             return Vec3::ZERO;
         }
         let (mut sum, mut total_dot) = (Vec3::ZERO, 0.0f32);
         for d in &self.dirs {
-            let dot = normal.dot(*d);
+            let dot = if ignore_normals {
+                std::f32::consts::FRAC_1_SQRT_2 / 2.0
+            } else {
+                normal.dot(*d)
+            };
             if dot <= 0.001 {
                 continue;
             }
@@ -252,8 +272,8 @@ impl VertexLighter<'_> {
         }
     }
 
-    fn light(&self, shadows: &Shadows<'_>, pos: Vec3, normal: Vec3, rays: &mut u64) -> Vec3 {
-        self.direct(shadows, pos, normal, rays) + self.indirect(pos, normal, rays)
+    fn light(&self, shading: &PropShading<'_>, pos: Vec3, normal: Vec3, rays: &mut u64) -> Vec3 {
+        self.direct(shading, pos, normal, rays) + self.indirect(shading.ignore_normals, pos, normal, rays)
     }
 }
 
@@ -315,15 +335,18 @@ pub(crate) fn light_prop_vertices(
                 scene: &world.occluders,
                 payload: STATIC_PROP | (index as u32 & (STATIC_PROP - 1)),
             };
-            let shadows = Shadows {
-                scene: if flags & FLAG_NO_SELF_SHADOWING != 0 {
-                    &without_self
-                } else {
-                    &world.occluders
+            let shading = PropShading {
+                shadows: Shadows {
+                    scene: if flags & FLAG_NO_SELF_SHADOWING != 0 {
+                        &without_self
+                    } else {
+                        &world.occluders
+                    },
+                    sky_faces: None,
+                    sky3d: world.sky3d.as_ref(),
+                    sky_dirs: lighter.sky_dirs,
                 },
-                sky_faces: None,
-                sky3d: world.sky3d.as_ref(),
-                sky_dirs: lighter.sky_dirs,
+                ignore_normals: flags & FLAG_IGNORE_NORMALS != 0,
             };
             let mut rays = 0u64;
             let meshes = prop_meshes(
@@ -332,7 +355,7 @@ pub(crate) fn light_prop_vertices(
                 Vec3::from(prop.origin),
                 lighting_origin,
                 &lighter,
-                &shadows,
+                &shading,
                 &mut rays,
             );
             counters.add_rays(rays);
@@ -359,7 +382,7 @@ fn prop_meshes(
     origin: Vec3,
     lighting_origin: Option<Vec3>,
     lighter: &VertexLighter<'_>,
-    shadows: &Shadows<'_>,
+    shading: &PropShading<'_>,
     rays: &mut u64,
 ) -> Vec<VhvMesh> {
     let Some(vtx) = &files.vtx else { return Vec::new() };
@@ -389,7 +412,7 @@ fn prop_meshes(
                     if s {
                         Vec3::ZERO
                     } else {
-                        lighter.light(shadows, p, n, rays)
+                        lighter.light(shading, p, n, rays)
                     }
                 })
                 .collect();
@@ -416,7 +439,7 @@ fn prop_meshes(
                         }
                         best = mid;
                     }
-                    colors[i] = lighter.light(shadows, best, normal, rays);
+                    colors[i] = lighter.light(shading, best, normal, rays);
                 }
             }
             for (lod, l) in vtx_model.iter().enumerate() {

@@ -1510,35 +1510,48 @@ fn per_vertex_prop_lighting_packs_one_file_per_lit_prop_in_vtx_order() {
         .collect();
     assert_eq!(word(20) as usize, groups.len());
     assert_eq!(word(16) as usize, groups.iter().map(|g| g.1).sum::<usize>());
-    let mut up_lit = Vec::new();
-    let mut down_lit = Vec::new();
     for (i, &(lod, n)) in groups.iter().enumerate() {
         assert_eq!((word(40 + 28 * i), word(44 + 28 * i) as usize), (lod, n));
-        if lod != 0 {
-            continue;
-        }
-        let offset = word(48 + 28 * i) as usize;
-        // The chair hangs under the light (yaw 30): vertices facing up are lit, those facing
-        // down are not (no bounce without visibility data).
-        let g = &vtx.body_parts[0][0][0].meshes[0].1[0];
-        for (k, &v) in g.vertices.iter().enumerate().take(n) {
-            let normal = model.vvd.vertices[v as usize].normal;
-            let c = &vhv[offset + 4 * k..offset + 4 * k + 4];
-            assert_eq!(c[3], 255);
-            if normal[2] > 0.9 {
-                up_lit.push(c[1] as u32);
-            } else if normal[2] < -0.9 {
-                down_lit.push(c[1] as u32);
+    }
+    // Mean green byte of LOD 0's vertices facing up and facing down.
+    let up_down = |vhv: &[u8]| {
+        let word = |at: usize| u32::from_le_bytes(vhv[at..at + 4].try_into().unwrap()) as usize;
+        let (mut up, mut down) = (Vec::new(), Vec::new());
+        for (i, &(lod, n)) in groups.iter().enumerate() {
+            if lod != 0 {
+                continue;
+            }
+            let offset = word(48 + 28 * i);
+            let g = &vtx.body_parts[0][0][0].meshes[0].1[0];
+            for (k, &v) in g.vertices.iter().enumerate().take(n) {
+                let normal = model.vvd.vertices[v as usize].normal;
+                let c = &vhv[offset + 4 * k..offset + 4 * k + 4];
+                assert_eq!(c[3], 255);
+                if normal[2] > 0.9 {
+                    up.push(c[1] as f64);
+                } else if normal[2] < -0.9 {
+                    down.push(c[1] as f64);
+                }
             }
         }
-    }
-    let mean = |v: &[u32]| v.iter().sum::<u32>() as f64 / v.len().max(1) as f64;
-    assert!(!up_lit.is_empty() && !down_lit.is_empty());
+        assert!(!up.is_empty() && !down.is_empty());
+        let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
+        (mean(&up), mean(&down))
+    };
+    // The chair hangs under the light (yaw 30): vertices facing up are lit, those facing
+    // down are not (no bounce without visibility data).
+    let (up, down) = up_down(vhv);
+    assert!(up > down + 20.0, "{up} vs {down}");
+
+    // Ignoring normals and its own shadow, the chair's underside is lit like its top.
+    let mut flat = floor_under_prop(0x08 | 0x80);
+    with_one_cluster(&mut flat);
+    flat.visibility = None;
+    srcmap_vrad::light(&mut flat, &options, &NoProgress).unwrap();
+    let (up_flat, down_flat) = up_down(&vhv_files(&flat)[0].1);
     assert!(
-        mean(&up_lit) > mean(&down_lit) + 20.0,
-        "{} vs {}",
-        mean(&up_lit),
-        mean(&down_lit)
+        down_flat > 0.8 * up_flat && up_flat >= up,
+        "{up_flat} {down_flat} vs {up}"
     );
 
     // disablevertexlighting: no file.
