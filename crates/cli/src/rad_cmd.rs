@@ -46,6 +46,10 @@ pub struct VradArgs {
     /// the models in --game (VRAD's -StaticPropLighting; skipped with --fast).
     #[arg(long = "StaticPropLighting", alias = "staticproplighting")]
     pub static_prop_lighting: bool,
+    /// With -StaticPropLighting: no prop shadows its own vertices (VRAD's
+    /// -disablepropselfshadowing).
+    #[arg(long = "disablepropselfshadowing")]
+    pub disable_prop_self_shadowing: bool,
     /// Texture lights in Valve's lights.rad syntax, read after -game's lights.rad and before
     /// MAP.rad beside the map (repeatable; later files override earlier ones).
     #[arg(long = "lights", value_name = "FILE.rad")]
@@ -114,6 +118,7 @@ impl RadOptions {
             models: self.models.clone(),
             static_prop_polys: false,
             static_prop_lighting: false,
+            disable_prop_self_shadowing: false,
             verify: self.verify,
         }
     }
@@ -198,6 +203,7 @@ pub fn vrad(args: &VradArgs) -> anyhow::Result<()> {
     }
     options.static_prop_polys = args.static_prop_polys;
     options.static_prop_lighting = args.static_prop_lighting;
+    options.disable_prop_self_shadowing = args.disable_prop_self_shadowing;
     let progress = crate::progress::Bar::new(args.quiet || args.json);
     let start = Instant::now();
     let (bytes, report) = srcmap_vrad::relight(&input, &options, &progress)

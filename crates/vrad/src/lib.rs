@@ -151,6 +151,9 @@ pub struct Options {
     /// ([`vertexlight`]; VRAD's `-StaticPropLighting`, off by default and skipped with
     /// `-fast` as there).
     pub static_prop_lighting: bool,
+    /// No prop shadows its own vertices (VRAD's `-disablepropselfshadowing`; per prop the
+    /// `STATIC_PROP_NO_SELF_SHADOWING` flag).
+    pub disable_prop_self_shadowing: bool,
     /// Check the invariants each pass relies on between passes, also in release builds
     /// (they are always checked in debug builds; see [`srcmap_stage::verify_enabled`]).
     pub verify: bool,
@@ -172,6 +175,7 @@ impl Default for Options {
             models: None,
             static_prop_polys: false,
             static_prop_lighting: false,
+            disable_prop_self_shadowing: false,
             verify: false,
         }
     }

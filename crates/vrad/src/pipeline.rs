@@ -403,6 +403,7 @@ impl<'a> Lighting<'a> {
                 lights: &self.lights[r],
                 lightmaps: &lightmaps,
                 indirect: self.has_vis && self.options.bounces > 0,
+                no_self_shadowing: self.options.disable_prop_self_shadowing,
             };
             let vertex = vertexlight::light_prop_vertices(
                 self.bsp,

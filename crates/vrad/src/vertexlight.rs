@@ -285,6 +285,8 @@ pub(crate) struct RangeInputs<'a> {
     pub lightmaps: &'a [Option<WrittenLightmap>],
     /// Light bounced (with visibility data): vertices gather indirect light.
     pub indirect: bool,
+    /// No prop shadows itself, whatever its flags.
+    pub no_self_shadowing: bool,
 }
 
 /// The `.vhv` files of a range for every static prop of `bsp` whose model `source` has.
@@ -300,6 +302,7 @@ pub(crate) fn light_prop_vertices(
         lights,
         lightmaps,
         indirect: bounces,
+        no_self_shadowing,
     } = *inputs;
     let mut out = VertexLighting::default();
     let Some(sp) = bsp.game_lumps.static_props() else {
@@ -337,7 +340,7 @@ pub(crate) fn light_prop_vertices(
             };
             let shading = PropShading {
                 shadows: Shadows {
-                    scene: if flags & FLAG_NO_SELF_SHADOWING != 0 {
+                    scene: if no_self_shadowing || flags & FLAG_NO_SELF_SHADOWING != 0 {
                         &without_self
                     } else {
                         &world.occluders
