@@ -303,6 +303,12 @@ pub fn compile(args: &CompileArgs) -> anyhow::Result<()> {
                 Some(&args.vbsp.map),
                 quiet,
             )?,
+            models: args
+                .vbsp
+                .game
+                .as_deref()
+                .map(crate::rad_cmd::model_source)
+                .transpose()?,
             ..Default::default()
         };
         let report = srcmap_vrad::light(&mut bsp, &options.to_options(), &crate::progress::Bar::new(quiet))

@@ -34,10 +34,22 @@ pub struct VradArgs {
     /// Worker threads (0 = all cores).
     #[arg(long, default_value_t = 0)]
     pub threads: usize,
-    /// Game directory (accepted for compatibility; materials are not read yet: reflectivity
-    /// comes from the BSP's texdata).
+    /// Game directory: materials (reflectivity, bump maps, see-through brushes), lights.rad,
+    /// and the static props' models, which cast shadows.
     #[arg(long)]
     pub game: Option<PathBuf>,
+    /// Static props cast the shadow of their render triangles, not their collision model
+    /// (VRAD's -StaticPropPolys).
+    #[arg(long = "StaticPropPolys", alias = "staticproppolys")]
+    pub static_prop_polys: bool,
+    /// Per-vertex static-prop lighting: sp_N.vhv / sp_hdr_N.vhv files in the pakfile, from
+    /// the models in --game (VRAD's -StaticPropLighting; skipped with --fast).
+    #[arg(long = "StaticPropLighting", alias = "staticproplighting")]
+    pub static_prop_lighting: bool,
+    /// With -StaticPropLighting: no prop shadows its own vertices (VRAD's
+    /// -disablepropselfshadowing).
+    #[arg(long = "disablepropselfshadowing")]
+    pub disable_prop_self_shadowing: bool,
     /// Texture lights in Valve's lights.rad syntax, read after -game's lights.rad and before
     /// MAP.rad beside the map (repeatable; later files override earlier ones).
     #[arg(long = "lights", value_name = "FILE.rad")]
@@ -79,6 +91,8 @@ pub struct RadOptions {
     pub texlights: srcmap_vrad::TexLights,
     /// Check invariants between passes (`--verify`).
     pub verify: bool,
+    /// The game's files for static props (their shadows), from `-game`.
+    pub models: Option<srcmap_vrad::ModelSource>,
 }
 
 impl RadOptions {
@@ -101,6 +115,10 @@ impl RadOptions {
             texlights: self.texlights.clone(),
             harvest_texlights: true,
             materials: None,
+            models: self.models.clone(),
+            static_prop_polys: false,
+            static_prop_lighting: false,
+            disable_prop_self_shadowing: false,
             verify: self.verify,
         }
     }
@@ -174,6 +192,7 @@ pub fn vrad(args: &VradArgs) -> anyhow::Result<()> {
             Some(&args.bsp),
             args.quiet || args.json,
         )?,
+        models: args.game.as_deref().map(model_source).transpose()?,
     };
     let mut options = rad.to_options();
     options.ambient_cubes = !args.noambient;
@@ -182,6 +201,9 @@ pub fn vrad(args: &VradArgs) -> anyhow::Result<()> {
         let resolver = crate::materials_cmd::resolver(args.game.as_deref(), args.materials.as_deref())?;
         options.materials = Some(srcmap_vrad::MaterialSource(std::sync::Arc::new(resolver)));
     }
+    options.static_prop_polys = args.static_prop_polys;
+    options.static_prop_lighting = args.static_prop_lighting;
+    options.disable_prop_self_shadowing = args.disable_prop_self_shadowing;
     let progress = crate::progress::Bar::new(args.quiet || args.json);
     let start = Instant::now();
     let (bytes, report) = srcmap_vrad::relight(&input, &options, &progress)
@@ -201,6 +223,26 @@ pub fn vrad(args: &VradArgs) -> anyhow::Result<()> {
                 report.count(counts::MATERIALS_REFLECTIVITY),
                 report.count(counts::MATERIALS_BUMP_CHANGED),
                 report.count(counts::SEE_THROUGH_BRUSHES)
+            );
+        }
+        let props = report.count(counts::STATIC_PROPS);
+        if props > 0 {
+            eprintln!(
+                "static props: {props}, {} casting shadows ({} triangles), {} without a model",
+                report.count(counts::PROP_SHADOW_CASTERS),
+                report.count(counts::PROP_SHADOW_TRIANGLES),
+                report.count(counts::PROPS_WITHOUT_MODEL)
+            );
+        }
+        let vhv = report.count(counts::VHV_FILES);
+        if vhv > 0 {
+            eprintln!("packed {vhv} per-vertex prop lighting files (sp_*.vhv)");
+        }
+        let detail = report.count(counts::DETAIL_PROPS_LIT);
+        if detail > 0 {
+            eprintln!(
+                "detail props lit: {detail}, {} light-style entries",
+                report.count(counts::DETAIL_STYLE_ENTRIES)
             );
         }
         let harvested = report.count(counts::TEXLIGHTS_HARVESTED);
@@ -227,6 +269,14 @@ pub fn vrad(args: &VradArgs) -> anyhow::Result<()> {
         );
     }
     Ok(())
+}
+
+/// The static props' model files, read through `dir`'s search paths.
+pub fn model_source(dir: &std::path::Path) -> anyhow::Result<srcmap_vrad::ModelSource> {
+    let game = srcmap_content::GameDir::open(dir)?;
+    Ok(srcmap_vrad::ModelSource(std::sync::Arc::new(
+        move |path: &str| game.read(path).ok().flatten(),
+    )))
 }
 
 /// The shared stage report, plus the run's total seconds and its rays per second.

@@ -43,8 +43,9 @@
 //!
 //! LDR and HDR (`-both`) share every ray: only intensities differ between them.
 //!
-//! Not modelled: static-prop shadows and `forcetextureshadow`/`noshadow` (they concern
-//! static props; no model files), texture-light contributions added straight into ambient
+//! Static props ([`props`]) cast shadows when their models can be read (`Options::models`).
+//!
+//! Not modelled: `forcetextureshadow` (alpha-tested prop shadows), texture-light contributions added straight into ambient
 //! cubes, phong smoothing.
 //!
 //! ```no_run
@@ -57,6 +58,7 @@
 pub mod ambient;
 pub mod bounce;
 pub mod color;
+pub mod detail;
 pub mod direct;
 pub mod displacement;
 pub mod dump;
@@ -65,6 +67,7 @@ pub mod lights;
 pub mod materials;
 pub mod output;
 pub mod pipeline;
+pub mod props;
 pub mod samples;
 pub mod sampling;
 pub mod scene;
@@ -72,6 +75,7 @@ pub mod sky;
 pub mod texlights;
 pub mod tree;
 mod verify;
+pub mod vertexlight;
 mod world;
 
 use srcmap_bsp::{Bsp, BspDocument, BspFile};
@@ -79,6 +83,7 @@ pub use srcmap_stage::{NoProgress, Progress, Report, Threads};
 
 pub use lights::{Light, LightKind, Range};
 pub use materials::MaterialSource;
+pub use props::ModelSource;
 pub use texlights::TexLights;
 pub use world::FaceLight;
 use world::{Counters, World};
@@ -136,6 +141,19 @@ pub struct Options {
     /// Game content or a material table (`-game`, `--materials`): reflectivity, `$bumpmap`
     /// and see-through materials from there override the BSP's records ([`materials`]).
     pub materials: Option<MaterialSource>,
+    /// Game files for static props (`-game`): their models cast shadows ([`props`]). Without
+    /// it props cast none, and the report says so.
+    pub models: Option<ModelSource>,
+    /// Static props cast the shadow of their render triangles instead of their collision
+    /// model (VRAD's `-StaticPropPolys`).
+    pub static_prop_polys: bool,
+    /// Per-vertex static-prop lighting: `sp_N.vhv` / `sp_hdr_N.vhv` files in the pakfile
+    /// ([`vertexlight`]; VRAD's `-StaticPropLighting`, off by default and skipped with
+    /// `-fast` as there).
+    pub static_prop_lighting: bool,
+    /// No prop shadows its own vertices (VRAD's `-disablepropselfshadowing`; per prop the
+    /// `STATIC_PROP_NO_SELF_SHADOWING` flag).
+    pub disable_prop_self_shadowing: bool,
     /// Check the invariants each pass relies on between passes, also in release builds
     /// (they are always checked in debug builds; see [`srcmap_stage::verify_enabled`]).
     pub verify: bool,
@@ -154,6 +172,10 @@ impl Default for Options {
             texlights: TexLights::default(),
             harvest_texlights: true,
             materials: None,
+            models: None,
+            static_prop_polys: false,
+            static_prop_lighting: false,
+            disable_prop_self_shadowing: false,
             verify: false,
         }
     }
@@ -204,6 +226,20 @@ pub mod counts {
     /// Brushes the BSP calls opaque that cast no shadow since a side's material is
     /// see-through (`$translucent`, `$alphatest`, ...) per `Options::materials`.
     pub const SEE_THROUGH_BRUSHES: &str = "see_through_brushes";
+    /// Detail props lit (`dprp` lighting).
+    pub const DETAIL_PROPS_LIT: &str = "detail_props_lit";
+    /// Entries of the detail-prop style lump (`dplt`, or `dplh` when only HDR is lit).
+    pub const DETAIL_STYLE_ENTRIES: &str = "detail_style_entries";
+    /// `.vhv` files packed (per-vertex static-prop lighting, every range).
+    pub const VHV_FILES: &str = "vhv_files";
+    /// Static props in the map.
+    pub const STATIC_PROPS: &str = "static_props";
+    /// Static props that cast shadows.
+    pub const PROP_SHADOW_CASTERS: &str = "prop_shadow_casters";
+    /// Shadow triangles the static props added to the occluders.
+    pub const PROP_SHADOW_TRIANGLES: &str = "prop_shadow_triangles";
+    /// Static props whose model was not found (they cast no shadow).
+    pub const PROPS_WITHOUT_MODEL: &str = "props_without_model";
     pub const BOUNCES_DONE: &str = "bounces_done";
     pub const LEAVES_WITH_AMBIENT: &str = "leaves_with_ambient";
     /// Rays traced in all passes.
@@ -213,7 +249,7 @@ pub mod counts {
     pub const TRACE_SECONDS: &str = "trace_seconds";
 
     /// Every figure, in report order.
-    pub const ALL: [&str; 12] = [
+    pub const ALL: [&str; 19] = [
         LIT_FACES,
         LUXELS,
         LIGHTS,
@@ -222,6 +258,13 @@ pub mod counts {
         MATERIALS_REFLECTIVITY,
         MATERIALS_BUMP_CHANGED,
         SEE_THROUGH_BRUSHES,
+        STATIC_PROPS,
+        PROP_SHADOW_CASTERS,
+        PROP_SHADOW_TRIANGLES,
+        PROPS_WITHOUT_MODEL,
+        DETAIL_PROPS_LIT,
+        DETAIL_STYLE_ENTRIES,
+        VHV_FILES,
         BOUNCES_DONE,
         LEAVES_WITH_AMBIENT,
         RAYS,

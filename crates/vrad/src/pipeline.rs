@@ -29,8 +29,9 @@ use crate::lights::{Light, Range};
 use crate::materials::Applied;
 use crate::texlights::TexLights;
 use crate::{
-    Counters, FaceLight, Options, Progress, Quality, VradError, World, ambient, bounce, direct, displacement,
-    faces, lights, materials, output, samples, scene, sky, texlights, tree, verify,
+    Counters, FaceLight, Options, Progress, Quality, VradError, World, ambient, bounce, detail, direct,
+    displacement, faces, lights, materials, output, props, samples, scene, sky, texlights, tree, verify,
+    vertexlight,
 };
 
 /// The state the passes share.
@@ -84,6 +85,9 @@ impl<'a> Lighting<'a> {
         }
         if options.hdr || (options.hdr_if_present && !bsp.lighting_hdr.is_empty()) {
             ranges.push(Range::Hdr);
+        }
+        if options.static_prop_lighting && options.quality == Quality::Fast {
+            report.warn("per-vertex static-prop lighting is skipped with -fast (as VRAD)");
         }
         let has_vis = bsp
             .visibility
@@ -172,7 +176,14 @@ impl<'a> Lighting<'a> {
             })
             .collect();
         self.progress.advance(1);
-        let occluders = scene::occluders_with(bsp, &face_geoms, &disps, &self.applied.see_through_brushes);
+        let props = props::prop_shadows(bsp, self.options.models.as_ref(), self.options.static_prop_polys);
+        let occluders = scene::occluders_with(
+            bsp,
+            &face_geoms,
+            &disps,
+            &self.applied.see_through_brushes,
+            &props.triangles,
+        );
         let sky_faces = scene::sky_faces(bsp, &face_geoms);
         self.progress.advance(1);
         let (surfaces, disp_triangles) = scene::surfaces(&face_geoms, &disps);
@@ -208,6 +219,30 @@ impl<'a> Lighting<'a> {
         self.report
             .set(counts::LUXELS, lit.map(|f| f.luxel_count()).sum::<usize>() as f64);
         self.world = Some(world);
+        self.count_props(&props);
+    }
+
+    fn count_props(&mut self, props: &props::PropShadows) {
+        self.report.set(counts::STATIC_PROPS, props.props as f64);
+        self.report.set(counts::PROP_SHADOW_CASTERS, props.casters as f64);
+        self.report
+            .set(counts::PROP_SHADOW_TRIANGLES, props.triangles.len() as f64);
+        let without: usize = props.missing.iter().map(|(_, n)| n).sum();
+        self.report.set(counts::PROPS_WITHOUT_MODEL, without as f64);
+        if without > 0 {
+            let first: Vec<&str> = props.missing.iter().take(3).map(|(m, _)| m.as_str()).collect();
+            self.report.warn(format!(
+                "{without} static props cast no shadow: {} models not found{} ({}{})",
+                props.missing.len(),
+                if self.options.models.is_none() {
+                    " (no game directory)"
+                } else {
+                    ""
+                },
+                first.join(", "),
+                if props.missing.len() > 3 { ", ..." } else { "" }
+            ));
+        }
     }
 
     /// Texture lights: values harvested from the input's world lights (read before they are
@@ -346,6 +381,56 @@ impl<'a> Lighting<'a> {
         if self.options.ambient_cubes {
             let leaves = output::write_ambient(self.bsp, &self.cubes, range);
             self.report.set(counts::LEAVES_WITH_AMBIENT, leaves as f64);
+        }
+        let lightmaps = detail::written_lightmaps(self.bsp, world, range == Range::Hdr);
+        let detail = detail::light_detail_props(
+            self.bsp,
+            world,
+            &self.lights[r],
+            range,
+            self.options.models.as_ref(),
+            &lightmaps,
+            &self.counters,
+        );
+        self.report.set(counts::DETAIL_PROPS_LIT, detail.props as f64);
+        if range == Range::Ldr || !self.ranges.contains(&Range::Ldr) {
+            self.report
+                .set(counts::DETAIL_STYLE_ENTRIES, detail.style_entries as f64);
+        }
+        if self.options.static_prop_lighting && self.options.quality != Quality::Fast {
+            let inputs = vertexlight::RangeInputs {
+                range,
+                lights: &self.lights[r],
+                lightmaps: &lightmaps,
+                indirect: self.has_vis && self.options.bounces > 0,
+                no_self_shadowing: self.options.disable_prop_self_shadowing,
+            };
+            let vertex = vertexlight::light_prop_vertices(
+                self.bsp,
+                world,
+                &inputs,
+                self.options.models.as_ref(),
+                &self.counters,
+            );
+            if vertex.without_model > 0 {
+                self.report.warn(format!(
+                    "{} static props without their model files (.mdl, .vvd, .vtx): no per-vertex lighting{}",
+                    vertex.without_model,
+                    tag(range)
+                ));
+            }
+            let packed = self.report.count(counts::VHV_FILES) as usize + vertex.files.len();
+            match srcmap_bsp::pak::Pak::parse(&self.bsp.pakfile, 0)
+                .and_then(|pak| pak.with_files(&vertex.files, false))
+            {
+                Ok(bytes) => {
+                    self.bsp.pakfile = bytes;
+                    self.report.set(counts::VHV_FILES, packed as f64);
+                }
+                Err(e) => self
+                    .report
+                    .warn(format!("per-vertex prop lighting not packed: the pakfile: {e}")),
+            }
         }
         self.report.time(format!("write{}", tag(range)), t.elapsed());
     }

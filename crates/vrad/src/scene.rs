@@ -2,7 +2,8 @@
 //! * **occluders** (VRAD's `AddBrushesForRayTrace`): the sides of every opaque world brush
 //!   (contents in `MASK_OPAQUE`, sky and displacement sides left out), plus the world's sky
 //!   faces tagged [`SKY`] so a ray that reaches them "sees sky", plus brush entities with
-//!   `vrad_brush_cast_shadows`, plus displacement surfaces;
+//!   `vrad_brush_cast_shadows`, plus displacement surfaces, plus static props
+//!   ([`crate::props`]);
 //! * **surfaces**: every lit face (payload = face index), used to look up the light arriving
 //!   at the point a bounce ray hits.
 
@@ -22,6 +23,8 @@ pub const MAX_TRACE: f32 = 1.732_050_8 * 32768.0;
 pub const SKY: u32 = 1 << 31;
 /// Payload of opaque occluders.
 pub const OPAQUE: u32 = 0;
+/// Payload flag of a static prop's shadow triangles; the low bits hold the prop's index.
+pub const STATIC_PROP: u32 = 1 << 30;
 /// In the surfaces scene's triangle table: the triangle is not a displacement's.
 pub const NOT_DISPLACEMENT: u32 = u32::MAX;
 
@@ -160,15 +163,17 @@ pub fn sky_faces(bsp: &Bsp, faces: &[FaceGeom]) -> Scene {
 
 /// Builds the occluder scene.
 pub fn occluders(bsp: &Bsp, faces: &[FaceGeom], disps: &[Option<DispSurface>]) -> Scene {
-    occluders_with(bsp, faces, disps, &[])
+    occluders_with(bsp, faces, disps, &[], &[])
 }
 
-/// [`occluders`] leaving out the brushes marked in `see_through` (by brush index).
+/// [`occluders`] leaving out the brushes marked in `see_through` (by brush index), with the
+/// static props' shadow triangles ([`crate::props::PropShadows::triangles`]) added.
 pub fn occluders_with(
     bsp: &Bsp,
     faces: &[FaceGeom],
     disps: &[Option<DispSurface>],
     see_through: &[bool],
+    props: &[([Vec3; 3], u32)],
 ) -> Scene {
     let mut builder = SceneBuilder::new();
     let skip = |b: usize| see_through.get(b).copied().unwrap_or(false);
@@ -208,6 +213,10 @@ pub fn occluders_with(
         for tri in d.triangles() {
             builder.add_triangle(tri[0].to_array(), tri[1].to_array(), tri[2].to_array(), OPAQUE);
         }
+    }
+    for (tri, prop) in props {
+        let payload = STATIC_PROP | (prop & (STATIC_PROP - 1));
+        builder.add_triangle(tri[0].to_array(), tri[1].to_array(), tri[2].to_array(), payload);
     }
     builder.build()
 }

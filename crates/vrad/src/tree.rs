@@ -73,6 +73,11 @@ impl Tree {
         self.leaf_at(p).map_or(-1, |l| self.leaf_clusters[l])
     }
 
+    /// Whether `p` lies in a solid leaf (VRAD's `PositionInSolid`; outside the tree counts).
+    pub fn in_solid(&self, p: Vec3) -> bool {
+        self.leaf_at(p).is_none_or(|l| self.leaf_solid[l])
+    }
+
     /// The cluster containing `p`; -1 in solid or outside the tree.
     pub fn cluster_at(&self, p: Vec3) -> i32 {
         match self.leaf_at(p) {

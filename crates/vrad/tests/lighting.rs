@@ -192,19 +192,8 @@ pub fn compare(ours: &Bsp, valve: &Bsp) -> (usize, f64, f64) {
         .filter_map(|(x, y)| Some((((*x)?), (*y)?)))
         .filter(|(_, y)| *y > 1e-3)
         .collect();
-    let n = pairs.len() as f64;
-    let (ma, mb) = (
-        pairs.iter().map(|p| p.0).sum::<f64>() / n,
-        pairs.iter().map(|p| p.1).sum::<f64>() / n,
-    );
-    let cov: f64 = pairs.iter().map(|(x, y)| (x - ma) * (y - mb)).sum();
-    let va: f64 = pairs.iter().map(|(x, _)| (x - ma).powi(2)).sum();
-    let vb: f64 = pairs.iter().map(|(_, y)| (y - mb).powi(2)).sum();
-    let r = if va > 0.0 && vb > 0.0 {
-        cov / (va * vb).sqrt()
-    } else {
-        0.0
-    };
+    let (a, b): (Vec<f64>, Vec<f64>) = pairs.iter().copied().unzip();
+    let r = pearson(&a, &b);
     let mut ratios: Vec<f64> = pairs.iter().map(|(x, y)| x / y).collect();
     ratios.sort_by(f64::total_cmp);
     let median = if ratios.is_empty() {
@@ -213,6 +202,20 @@ pub fn compare(ours: &Bsp, valve: &Bsp) -> (usize, f64, f64) {
         ratios[ratios.len() / 2]
     };
     (pairs.len(), r, median)
+}
+
+/// Pearson's r of two equally long series (0 when either is constant).
+fn pearson(a: &[f64], b: &[f64]) -> f64 {
+    let n = a.len() as f64;
+    let (ma, mb) = (a.iter().sum::<f64>() / n, b.iter().sum::<f64>() / n);
+    let cov: f64 = a.iter().zip(b).map(|(x, y)| (x - ma) * (y - mb)).sum();
+    let va: f64 = a.iter().map(|x| (x - ma).powi(2)).sum();
+    let vb: f64 = b.iter().map(|y| (y - mb).powi(2)).sum();
+    if va > 0.0 && vb > 0.0 {
+        cov / (va * vb).sqrt()
+    } else {
+        0.0
+    }
 }
 
 /// Small maps Valve lit whose lighting does not depend on what we do not model (props,
@@ -1211,4 +1214,349 @@ fn corpus_maps_without_ldr_faces_relight_unchanged() {
         assert!(lit == bytes, "{name}");
         assert_eq!(report.warnings.len(), 1, "{name}: {:?}", report.warnings);
     }
+}
+
+/// The corpus's chair model (`.mdl`, `.vvd`, `.vtx`, `.phy`) as the game files of a prop test.
+fn chair_models(dir: &std::path::Path) -> srcmap_vrad::ModelSource {
+    let root = dir.join("model/kane8kki+whohl2mod");
+    srcmap_vrad::ModelSource(std::sync::Arc::new(move |p: &str| {
+        std::fs::read(root.join(p)).ok()
+    }))
+}
+
+const CHAIR: &str = "models/bluechaire/bluewoodnchair.mdl";
+
+/// [`floor_bsp`] under a light at (128, 128, 300) with the chair hanging at (128, 128, 64)
+/// between them, with `STATIC_PROP_*` flags `flags`.
+fn floor_under_prop(flags: u8) -> Bsp {
+    use srcmap_bsp::gamelump::StaticProp;
+    let mut bsp = floor_bsp(vec![
+        entity(&[("classname", "worldspawn")]),
+        entity(&[
+            ("classname", "light"),
+            ("origin", "128 128 300"),
+            ("_light", "255 255 255 400"),
+            ("_quadratic_attn", "1"),
+        ]),
+    ]);
+    let sp = bsp.game_lumps.static_props_mut().expect("an empty sprp");
+    sp.models.push(CHAIR.to_string());
+    sp.props.push(StaticProp {
+        origin: [128.0, 128.0, 64.0],
+        angles: [0.0, 30.0, 0.0],
+        flags,
+        ..StaticProp::default()
+    });
+    bsp
+}
+
+/// Style 0 luminance of the floor luxel under (128, 128) and of one near the corner (32, 32).
+fn under_and_beside(bsp: &Bsp) -> (f32, f32) {
+    let lit = bsp.face_lighting(0, false).expect("lit");
+    // Luxel (s, t) sits at world (16 s, 256 - 16 t).
+    (
+        luminance(lit.styles[0][8 * 17 + 8]),
+        luminance(lit.styles[0][14 * 17 + 2]),
+    )
+}
+
+#[test]
+fn a_static_prop_between_light_and_floor_shadows_the_floor_unless_disableshadows() {
+    let Some(dir) = corpus() else { return };
+    let with_models = Options {
+        models: Some(chair_models(&dir)),
+        ..Options::default()
+    };
+    let mut shadowed = floor_under_prop(0);
+    let report = srcmap_vrad::light(&mut shadowed, &with_models, &NoProgress).unwrap();
+    assert_eq!(report.count(counts::STATIC_PROPS), 1);
+    assert_eq!(report.count(counts::PROP_SHADOW_CASTERS), 1);
+    assert!(report.count(counts::PROP_SHADOW_TRIANGLES) > 0);
+    let (under, beside) = under_and_beside(&shadowed);
+    // Only VRAD's flat 0.1 ambient of an unvised map reaches the floor in the shadow.
+    assert!(under < 0.2, "{under}");
+    assert!(beside > 10.0, "{beside}");
+
+    // disableshadows (STATIC_PROP_NO_SHADOW): lit as if the prop were not there.
+    let mut unshadowed = floor_under_prop(0x10);
+    let report = srcmap_vrad::light(&mut unshadowed, &with_models, &NoProgress).unwrap();
+    assert_eq!(report.count(counts::PROP_SHADOW_CASTERS), 0);
+    let (open, beside_open) = under_and_beside(&unshadowed);
+    assert!(open > 50.0 * under.max(0.1), "{open} vs {under}");
+    assert_eq!(beside_open, beside);
+
+    // Without game files the prop casts nothing, and the report says why.
+    let mut no_game = floor_under_prop(0);
+    let report = srcmap_vrad::light(&mut no_game, &Options::default(), &NoProgress).unwrap();
+    assert_eq!(report.count(counts::PROPS_WITHOUT_MODEL), 1);
+    assert!(
+        report.warnings.iter().any(|w| w.contains(CHAIR)),
+        "{:?}",
+        report.warnings
+    );
+    assert_eq!(under_and_beside(&no_game).0, open);
+
+    // Without its .phy the chair casts the shadow of its mesh's convex hull (VRAD's fallback).
+    let root = dir.join("model/kane8kki+whohl2mod");
+    let no_phy = srcmap_vrad::ModelSource(std::sync::Arc::new(move |p: &str| {
+        (!p.ends_with(".phy"))
+            .then(|| std::fs::read(root.join(p)).ok())
+            .flatten()
+    }));
+    let mut hull = floor_under_prop(0);
+    let options = Options {
+        models: Some(no_phy),
+        ..Options::default()
+    };
+    let report = srcmap_vrad::light(&mut hull, &options, &NoProgress).unwrap();
+    assert_eq!(report.count(counts::PROP_SHADOW_CASTERS), 1);
+    assert!(under_and_beside(&hull).0 < open / 10.0);
+
+    // -StaticPropPolys: the render triangles shadow the floor too.
+    let mut polys = floor_under_prop(0);
+    let options = Options {
+        static_prop_polys: true,
+        ..with_models
+    };
+    srcmap_vrad::light(&mut polys, &options, &NoProgress).unwrap();
+    assert!(under_and_beside(&polys).0 < open / 10.0);
+}
+
+#[test]
+fn a_collision_model_fills_its_studio_hull() {
+    let Some(dir) = corpus() else { return };
+    let source = chair_models(&dir);
+    let read = |p: &str| (source.0)(p).expect("corpus model file");
+    let phy = srcmap_phys::PhyFile::parse(&read("models/bluechaire/bluewoodnchair.phy")).unwrap();
+    let mdl = srcmap_model::Mdl::parse(&read(CHAIR)).unwrap();
+    let tris = srcmap_vrad::props::collision_triangles(&phy);
+    assert!(!tris.is_empty());
+    let (mut lo, mut hi) = (Vec3::splat(f32::MAX), Vec3::splat(f32::MIN));
+    for p in tris.iter().flatten() {
+        lo = lo.min(*p);
+        hi = hi.max(*p);
+    }
+    // Metres back to inches, IVP's axes back to Hammer's: the collision box matches the
+    // model's own hull to within a couple of units (IVP's convex shrink).
+    let (hull_lo, hull_hi) = (Vec3::from(mdl.hull_min), Vec3::from(mdl.hull_max));
+    assert!((lo - hull_lo).abs().max_element() < 3.0, "{lo} vs {hull_lo}");
+    assert!((hi - hull_hi).abs().max_element() < 3.0, "{hi} vs {hull_hi}");
+}
+
+/// The detail props of `bsp` (its `dprp` lump) and its `dplt`/`dplh` entries.
+fn detail_lumps(
+    bsp: &Bsp,
+) -> (
+    Vec<srcmap_bsp::gamelump::DetailObject>,
+    Option<Vec<srcmap_bsp::gamelump::DetailPropLight>>,
+    Option<usize>,
+) {
+    use srcmap_bsp::gamelump::{DPLH, DPLT, GameLumpData};
+    let mut objects = Vec::new();
+    let (mut ldr, mut hdr) = (None, None);
+    for l in &bsp.game_lumps.lumps {
+        match &l.data {
+            GameLumpData::DetailProps(d) => objects = d.objects.clone(),
+            GameLumpData::DetailPropLighting(e) if l.id == DPLT => ldr = Some(e.clone()),
+            GameLumpData::DetailPropLighting(e) if l.id == DPLH => hdr = Some(e.len()),
+            _ => {}
+        }
+    }
+    (objects, ldr, hdr)
+}
+
+#[test]
+fn detail_props_get_their_light_and_a_style_entry_per_switchable_light() {
+    use srcmap_bsp::gamelump::{DetailObject, DetailSprite, GameLumpData};
+    let mut bsp = floor_bsp(vec![
+        entity(&[("classname", "worldspawn")]),
+        entity(&[
+            ("classname", "light"),
+            ("origin", "32 32 64"),
+            ("_light", "255 255 255 200"),
+            ("_quadratic_attn", "1"),
+        ]),
+        entity(&[
+            ("classname", "light"),
+            ("targetname", "switch"),
+            ("origin", "224 224 64"),
+            ("_light", "255 0 0 100"),
+            ("_quadratic_attn", "1"),
+        ]),
+    ]);
+    let dprp = bsp
+        .game_lumps
+        .lumps
+        .iter_mut()
+        .find_map(|l| match &mut l.data {
+            GameLumpData::DetailProps(d) => Some(d),
+            _ => None,
+        })
+        .expect("an empty dprp");
+    dprp.sprites.push(DetailSprite {
+        ul: [-8.0, 16.0],
+        lr: [8.0, 0.0],
+        ..DetailSprite::default()
+    });
+    // A sprite under each light and one far from both (under the white light only a little).
+    for origin in [[32.0, 32.0, 0.0], [224.0, 224.0, 0.0], [128.0, 128.0, 0.0]] {
+        dprp.objects.push(DetailObject {
+            origin,
+            kind: 1,
+            scale: 1.0,
+            ..DetailObject::default()
+        });
+    }
+    let report = srcmap_vrad::light(&mut bsp, &Options::default(), &NoProgress).unwrap();
+    assert_eq!(report.count(counts::DETAIL_PROPS_LIT), 3);
+    let (objects, ldr, hdr) = detail_lumps(&bsp);
+    let ldr = ldr.expect("a dplt lump");
+    assert_eq!(hdr, None, "no HDR lit, no dplh");
+    let lum = |o: &DetailObject| luminance(o.lighting);
+    // Brightest under the white light; the red light's own sprite gets only a little white.
+    assert!(lum(&objects[0]) > 10.0 * lum(&objects[1]), "{objects:?}");
+    assert!(lum(&objects[0]) > lum(&objects[2]));
+    // The switchable light reaches all three sprites (no walls): one style-32 entry each,
+    // half its light as VRAD stores styles, in prop order.
+    assert_eq!(ldr.len(), 3);
+    assert_eq!(report.count(counts::DETAIL_STYLE_ENTRIES), 3);
+    for (i, o) in objects.iter().enumerate() {
+        assert_eq!((o.light_styles, o.light_style_count), (i as u32, 1));
+        assert_eq!(ldr[i].style, 32);
+    }
+    let red = ldr[1].lighting.to_linear();
+    assert!(red[0] > 10.0 && red[1] == 0.0, "{red:?}");
+}
+
+#[test]
+fn detail_prop_lighting_agrees_with_valves_on_corpus_maps() {
+    let Some(dir) = corpus() else { return };
+    let map = "bsp/tbjmaps+dishonourable-discharge-ez2/subway01.bsp";
+    let Ok(bytes) = std::fs::read(dir.join(map)) else {
+        eprintln!("{map}: missing, skipped");
+        return;
+    };
+    let valve = Bsp::parse(&bytes).unwrap();
+    let options = Options {
+        quality: Quality::Fast,
+        ..Options::default()
+    };
+    let (ours, report) = relight_blanked(&valve, &options);
+    let (theirs, their_ldr, _) = detail_lumps(&valve);
+    let (mine, my_ldr, _) = detail_lumps(&ours);
+    assert_eq!(mine.len(), theirs.len());
+    assert_eq!(report.count(counts::DETAIL_PROPS_LIT), theirs.len() as u64);
+    assert_eq!(
+        my_ldr.map(|e| e.len()),
+        their_ldr.map(|e| e.len()),
+        "dplt entries"
+    );
+    let (a, b): (Vec<f64>, Vec<f64>) = mine
+        .iter()
+        .zip(&theirs)
+        .map(|(m, t)| (luminance(m.lighting) as f64, luminance(t.lighting) as f64))
+        .unzip();
+    let r = pearson(&a, &b);
+    eprintln!("{map}: {} detail props, r {r:.4}", a.len());
+    assert!(r > 0.9, "{r}");
+}
+
+/// The `.vhv` files in `bsp`'s pakfile, by name.
+fn vhv_files(bsp: &Bsp) -> Vec<(String, Vec<u8>)> {
+    let pak = srcmap_bsp::pak::Pak::parse(&bsp.pakfile, 0).expect("pakfile");
+    pak.entries
+        .iter()
+        .filter(|e| e.name.ends_with(".vhv"))
+        .map(|e| (e.name.clone(), pak.read(e).expect("stored entry")))
+        .collect()
+}
+
+#[test]
+fn per_vertex_prop_lighting_packs_one_file_per_lit_prop_in_vtx_order() {
+    let Some(dir) = corpus() else { return };
+    let options = Options {
+        models: Some(chair_models(&dir)),
+        static_prop_lighting: true,
+        ..Options::default()
+    };
+    // A tree whose one empty leaf holds the room, so vertices are not in solid; no
+    // visibility data, so direct light alone (as VRAD does without it).
+    let mut bsp = floor_under_prop(0);
+    with_one_cluster(&mut bsp);
+    bsp.visibility = None;
+    let report = srcmap_vrad::light(&mut bsp, &options, &NoProgress).unwrap();
+    assert_eq!(report.count(counts::VHV_FILES), 1);
+    let files = vhv_files(&bsp);
+    assert_eq!(files.len(), 1);
+    let (name, vhv) = &files[0];
+    assert_eq!(name, "sp_0.vhv");
+    let word = |at: usize| u32::from_le_bytes(vhv[at..at + 4].try_into().unwrap());
+    // The header names the model's checksum; one mesh per VTX strip group of every LOD, each
+    // with that strip group's vertex count.
+    let read = |p: &str| (chair_models(&dir).0)(p).unwrap();
+    let model = srcmap_model::ModelFiles::load(CHAIR, |p| Some(read(p))).unwrap();
+    assert_eq!((word(0), word(4)), (2, model.mdl.checksum));
+    let vtx = model.vtx.as_ref().unwrap();
+    let groups: Vec<(u32, usize)> = vtx
+        .body_parts
+        .iter()
+        .flatten()
+        .flat_map(|lods| lods.iter().enumerate())
+        .flat_map(|(lod, l)| {
+            l.meshes
+                .iter()
+                .flat_map(move |(_, g)| g.iter().map(move |g| (lod as u32, g.vertices.len())))
+        })
+        .collect();
+    assert_eq!(word(20) as usize, groups.len());
+    assert_eq!(word(16) as usize, groups.iter().map(|g| g.1).sum::<usize>());
+    for (i, &(lod, n)) in groups.iter().enumerate() {
+        assert_eq!((word(40 + 28 * i), word(44 + 28 * i) as usize), (lod, n));
+    }
+    // Mean green byte of LOD 0's vertices facing up and facing down.
+    let up_down = |vhv: &[u8]| {
+        let word = |at: usize| u32::from_le_bytes(vhv[at..at + 4].try_into().unwrap()) as usize;
+        let (mut up, mut down) = (Vec::new(), Vec::new());
+        for (i, &(lod, n)) in groups.iter().enumerate() {
+            if lod != 0 {
+                continue;
+            }
+            let offset = word(48 + 28 * i);
+            let g = &vtx.body_parts[0][0][0].meshes[0].1[0];
+            for (k, &v) in g.vertices.iter().enumerate().take(n) {
+                let normal = model.vvd.vertices[v as usize].normal;
+                let c = &vhv[offset + 4 * k..offset + 4 * k + 4];
+                assert_eq!(c[3], 255);
+                if normal[2] > 0.9 {
+                    up.push(c[1] as f64);
+                } else if normal[2] < -0.9 {
+                    down.push(c[1] as f64);
+                }
+            }
+        }
+        assert!(!up.is_empty() && !down.is_empty());
+        let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
+        (mean(&up), mean(&down))
+    };
+    // The chair hangs under the light (yaw 30): vertices facing up are lit, those facing
+    // down are not (no bounce without visibility data).
+    let (up, down) = up_down(vhv);
+    assert!(up > down + 20.0, "{up} vs {down}");
+
+    // Ignoring normals and its own shadow, the chair's underside is lit like its top.
+    let mut flat = floor_under_prop(0x08 | 0x80);
+    with_one_cluster(&mut flat);
+    flat.visibility = None;
+    srcmap_vrad::light(&mut flat, &options, &NoProgress).unwrap();
+    let (up_flat, down_flat) = up_down(&vhv_files(&flat)[0].1);
+    assert!(
+        down_flat > 0.8 * up_flat && up_flat >= up,
+        "{up_flat} {down_flat} vs {up}"
+    );
+
+    // disablevertexlighting: no file.
+    let mut disabled = floor_under_prop(0x40);
+    let report = srcmap_vrad::light(&mut disabled, &options, &NoProgress).unwrap();
+    assert_eq!(report.count(counts::VHV_FILES), 0);
+    assert!(vhv_files(&disabled).is_empty());
 }

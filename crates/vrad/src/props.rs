@@ -1,0 +1,368 @@
+//! Static props as VRAD sees them: shadow casters in the occluder scene
+//! (`CVradStaticPropMgr::AddPolysForRayTrace`).
+//!
+//! * By default a prop casts the shadow of its collision model: the convex pieces (ledges)
+//!   of the first solid of its `.phy`, turned from IVP's metres back to inches. A model with
+//!   no `.phy` casts the shadow of the convex hull of each of its meshes (LOD 0 vertices), as
+//!   VRAD's fallback.
+//! * With [`crate::Options::static_prop_polys`] (`-StaticPropPolys`) every prop casts the
+//!   shadow of its LOD 0 render triangles.
+//! * Props flagged `STATIC_PROP_NO_SHADOW` (`disableshadows`) cast none; nor do props whose
+//!   `.mdl` cannot be read (VRAD gives them an empty box): they are counted and reported.
+
+use std::collections::HashMap;
+use std::fmt;
+use std::sync::Arc;
+
+use glam::{Mat3, Vec3};
+use srcmap_bsp::Bsp;
+use srcmap_bsp::gamelump::{StaticProp, StaticPropLayout};
+use srcmap_model::ModelFiles;
+use srcmap_phys::PhyFile;
+
+/// `STATIC_PROP_NO_SHADOW`.
+pub const FLAG_NO_SHADOW: u32 = 0x10;
+/// `STATIC_PROP_NO_PER_VERTEX_LIGHTING`.
+pub const FLAG_NO_PER_VERTEX_LIGHTING: u32 = 0x40;
+/// `STATIC_PROP_NO_SELF_SHADOWING`.
+pub const FLAG_NO_SELF_SHADOWING: u32 = 0x80;
+
+/// IVP stores metres; Hammer units are inches.
+const INCHES_PER_METRE: f32 = 1.0 / 0.0254;
+
+/// Reads a game file (`models/x.mdl`) through the game's search paths; `None` when absent.
+pub type ReadGameFile = dyn Fn(&str) -> Option<Vec<u8>> + Send + Sync;
+
+/// The game files static props are read from, shared by the passes.
+#[derive(Clone)]
+pub struct ModelSource(pub Arc<ReadGameFile>);
+
+impl fmt::Debug for ModelSource {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("ModelSource")
+    }
+}
+
+impl PartialEq for ModelSource {
+    fn eq(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
+}
+
+impl ModelSource {
+    fn read(&self, path: &str) -> Option<Vec<u8>> {
+        (self.0)(path)
+    }
+}
+
+/// The full 32-bit `STATIC_PROP_*` flags of a prop, whatever its layout stores.
+pub fn prop_flags(p: &StaticProp, layout: StaticPropLayout) -> u32 {
+    if layout == StaticPropLayout::Lightmapped {
+        p.flags_int
+    } else {
+        p.flags as u32
+    }
+}
+
+/// Source's `AngleMatrix`: pitch about y, yaw about z, roll about x (degrees).
+pub fn angle_matrix(angles: [f32; 3]) -> Mat3 {
+    let (sp, cp) = angles[0].to_radians().sin_cos();
+    let (sy, cy) = angles[1].to_radians().sin_cos();
+    let (sr, cr) = angles[2].to_radians().sin_cos();
+    // Columns: forward, left, up.
+    Mat3::from_cols(
+        Vec3::new(cp * cy, cp * sy, -sp),
+        Vec3::new(sr * sp * cy - cr * sy, sr * sp * sy + cr * cy, sr * cp),
+        Vec3::new(cr * sp * cy + sr * sy, cr * sp * sy - sr * cy, cr * cp),
+    )
+}
+
+/// Which shape a model casts its shadow with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ShadowShape {
+    /// The `.phy` collision model.
+    Collision,
+    /// LOD 0 render triangles (`-StaticPropPolys`).
+    RenderTriangles,
+    /// No `.phy`: one convex hull per mesh.
+    MeshHulls,
+}
+
+/// One model's shadow triangles in model space.
+struct ModelShadow {
+    triangles: Vec<[Vec3; 3]>,
+    shape: ShadowShape,
+}
+
+/// The static props' shadow casters and what became of each prop.
+#[derive(Debug, Default, Clone, PartialEq)]
+pub struct PropShadows {
+    /// World-space triangles, each with the index of the prop that casts it.
+    pub triangles: Vec<([Vec3; 3], u32)>,
+    /// Static props in the map.
+    pub props: usize,
+    /// Props that cast a shadow.
+    pub casters: usize,
+    /// Of the casters: those using their collision model.
+    pub from_collision: usize,
+    /// Props flagged `disableshadows`.
+    pub no_shadow: usize,
+    /// Model names not found (or unreadable), with how many props use each.
+    pub missing: Vec<(String, usize)>,
+}
+
+/// The collision model of `phy`'s first solid (VRAD uses `solids[0]`) as triangles, in
+/// Hammer units and model space.
+pub fn collision_triangles(phy: &PhyFile) -> Vec<[Vec3; 3]> {
+    let Some(surface) = phy.solids.first().and_then(|s| s.surface()) else {
+        return Vec::new();
+    };
+    let mut ledges: Vec<_> = surface.terminal_ledges().collect();
+    if ledges.is_empty() {
+        ledges = surface.ledges.iter().collect();
+    }
+    let to_hammer = |p: [f32; 3]| Vec3::new(p[0], p[2], -p[1]) * INCHES_PER_METRE;
+    let mut out = Vec::new();
+    for ledge in ledges {
+        for t in &ledge.triangles {
+            let pts: Option<Vec<Vec3>> = t
+                .edges
+                .iter()
+                .map(|e| surface.ledge_point(ledge, e.start_point_index).map(to_hammer))
+                .collect();
+            if let Some(p) = pts {
+                out.push([p[0], p[1], p[2]]);
+            }
+        }
+    }
+    out
+}
+
+/// LOD 0 render triangles of a model, in model space.
+pub fn render_triangles(files: &ModelFiles) -> Vec<[Vec3; 3]> {
+    let Some(vtx) = &files.vtx else { return Vec::new() };
+    let Ok(tris) = vtx.triangles(&files.mdl, 0) else {
+        return Vec::new();
+    };
+    let at = |i: u32| {
+        files
+            .vvd
+            .vertices
+            .get(i as usize)
+            .map(|v| Vec3::from_array(v.position))
+    };
+    tris.iter()
+        .filter_map(|t| Some([at(t[0])?, at(t[1])?, at(t[2])?]))
+        .collect()
+}
+
+fn load_model_shadow(name: &str, source: &ModelSource, polys: bool) -> Option<ModelShadow> {
+    let path = srcmap_model::normalise(name);
+    // VRAD first loads the studio model: without it the prop casts nothing.
+    let mdl = source.read(&path)?;
+    srcmap_model::Mdl::parse(&mdl).ok()?;
+    let stem = path.strip_suffix(".mdl").unwrap_or(&path);
+    if !polys
+        && let Some(phy) = source.read(&format!("{stem}.phy"))
+        && let Ok(phy) = PhyFile::parse(&phy)
+    {
+        let triangles = collision_triangles(&phy);
+        if !triangles.is_empty() {
+            return Some(ModelShadow {
+                triangles,
+                shape: ShadowShape::Collision,
+            });
+        }
+    }
+    let files = ModelFiles::load(&path, |p| source.read(p)).ok()?;
+    if polys {
+        return Some(ModelShadow {
+            triangles: render_triangles(&files),
+            shape: ShadowShape::RenderTriangles,
+        });
+    }
+    // No collision model: VRAD wraps each mesh in a convex hull.
+    let triangles = files
+        .mesh_points()
+        .iter()
+        .flat_map(|m| convex_hull(&m.iter().map(|p| Vec3::from_array(*p)).collect::<Vec<_>>()))
+        .collect();
+    Some(ModelShadow {
+        triangles,
+        shape: ShadowShape::MeshHulls,
+    })
+}
+
+/// The convex hull of `points` as outward-facing triangles (incremental: each point outside
+/// the hull so far replaces the faces it sees by a fan to their horizon). Empty when the
+/// points span no volume (a flat or degenerate mesh makes no hull, as for VRAD).
+pub fn convex_hull(points: &[Vec3]) -> Vec<[Vec3; 3]> {
+    use std::collections::HashSet;
+    let pts: Vec<glam::DVec3> = points.iter().map(|p| p.as_dvec3()).collect();
+    let Some(&first) = pts.first() else {
+        return Vec::new();
+    };
+    let far_from =
+        |f: &dyn Fn(glam::DVec3) -> f64| (0..pts.len()).max_by(|&a, &b| f(pts[a]).total_cmp(&f(pts[b])));
+    let extent = pts
+        .iter()
+        .fold(0.0f64, |m, p| m.max((*p - first).abs().max_element()));
+    let eps = 1e-6 * extent.max(1.0);
+    let Some(a) = far_from(&|p| -p.x) else {
+        return Vec::new();
+    };
+    let Some(b) = far_from(&|p| p.distance_squared(pts[a])) else {
+        return Vec::new();
+    };
+    let ab = (pts[b] - pts[a]).normalize_or_zero();
+    let Some(c) = far_from(&|p| (p - pts[a]).cross(ab).length_squared()) else {
+        return Vec::new();
+    };
+    let n = (pts[b] - pts[a]).cross(pts[c] - pts[a]).normalize_or_zero();
+    let Some(d) = far_from(&|p| (p - pts[a]).dot(n).abs()) else {
+        return Vec::new();
+    };
+    if n == glam::DVec3::ZERO || (pts[d] - pts[a]).dot(n).abs() < 10.0 * eps {
+        return Vec::new();
+    }
+    let plane = |f: [usize; 3]| {
+        let n = (pts[f[1]] - pts[f[0]])
+            .cross(pts[f[2]] - pts[f[0]])
+            .normalize_or_zero();
+        (n, n.dot(pts[f[0]]))
+    };
+    let centre = (pts[a] + pts[b] + pts[c] + pts[d]) / 4.0;
+    let mut faces: Vec<[usize; 3]> = [[a, b, c], [a, d, b], [b, d, c], [c, d, a]]
+        .into_iter()
+        .map(|f| {
+            let (n, dist) = plane(f);
+            if n.dot(centre) > dist {
+                [f[0], f[2], f[1]]
+            } else {
+                f
+            }
+        })
+        .collect();
+    let mut planes: Vec<_> = faces.iter().map(|&f| plane(f)).collect();
+    for (i, p) in pts.iter().enumerate() {
+        let visible: Vec<usize> = (0..faces.len())
+            .filter(|&k| planes[k].0.dot(*p) - planes[k].1 > eps)
+            .collect();
+        if visible.is_empty() {
+            continue;
+        }
+        let edges: HashSet<(usize, usize)> = visible
+            .iter()
+            .flat_map(|&k| {
+                let f = faces[k];
+                [(f[0], f[1]), (f[1], f[2]), (f[2], f[0])]
+            })
+            .collect();
+        let horizon: Vec<(usize, usize)> = edges
+            .iter()
+            .copied()
+            .filter(|&(u, v)| !edges.contains(&(v, u)))
+            .collect();
+        for &k in visible.iter().rev() {
+            faces.swap_remove(k);
+            planes.swap_remove(k);
+        }
+        for (u, v) in horizon {
+            let f = [u, v, i];
+            faces.push(f);
+            planes.push(plane(f));
+        }
+    }
+    faces
+        .iter()
+        .map(|f| [points[f[0]], points[f[1]], points[f[2]]])
+        .collect()
+}
+
+/// The shadow casters of `bsp`'s static props, models read through `source` (none without
+/// it: every model is then missing).
+pub fn prop_shadows(bsp: &Bsp, source: Option<&ModelSource>, polys: bool) -> PropShadows {
+    let mut out = PropShadows::default();
+    let Some(sp) = bsp.game_lumps.static_props() else {
+        return out;
+    };
+    out.props = sp.props.len();
+    let mut cache: HashMap<u16, Option<ModelShadow>> = HashMap::new();
+    let mut missing: HashMap<String, usize> = HashMap::new();
+    for (index, prop) in sp.props.iter().enumerate() {
+        if prop_flags(prop, sp.layout) & FLAG_NO_SHADOW != 0 {
+            out.no_shadow += 1;
+            continue;
+        }
+        let name = sp.models.get(prop.prop_type as usize).map_or("", String::as_str);
+        let shadow = cache
+            .entry(prop.prop_type)
+            .or_insert_with(|| source.and_then(|s| load_model_shadow(name, s, polys)));
+        let Some(shadow) = shadow else {
+            *missing.entry(name.to_string()).or_default() += 1;
+            continue;
+        };
+        if shadow.triangles.is_empty() {
+            continue;
+        }
+        out.casters += 1;
+        if shadow.shape == ShadowShape::Collision {
+            out.from_collision += 1;
+        }
+        let rot = angle_matrix(prop.angles);
+        let origin = Vec3::from_array(prop.origin);
+        let place = |p: Vec3| rot * p + origin;
+        out.triangles.extend(
+            shadow
+                .triangles
+                .iter()
+                .map(|t| ([place(t[0]), place(t[1]), place(t[2])], index as u32)),
+        );
+    }
+    out.missing = missing.into_iter().collect();
+    out.missing.sort();
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn convex_hull_of_a_cube_with_inner_points_is_its_twelve_triangles() {
+        let mut pts = Vec::new();
+        for i in 0..8 {
+            pts.push(Vec3::new((i & 1) as f32, ((i >> 1) & 1) as f32, ((i >> 2) & 1) as f32) * 10.0);
+        }
+        pts.push(Vec3::splat(5.0));
+        pts.push(Vec3::new(2.0, 3.0, 4.0));
+        pts.swap(0, 8);
+        let hull = convex_hull(&pts);
+        assert_eq!(hull.len(), 12);
+        let centre = Vec3::splat(5.0);
+        for t in &hull {
+            let n = (t[1] - t[0]).cross(t[2] - t[0]);
+            // Outward, and every point on or behind every face.
+            assert!(n.dot(t[0] - centre) > 0.0);
+            for p in &pts {
+                assert!(n.normalize().dot(*p - t[0]) < 1e-3);
+            }
+        }
+        // Flat points span no volume: no hull.
+        assert!(convex_hull(&[Vec3::ZERO, Vec3::X, Vec3::Y, Vec3::ONE.with_z(0.0)]).is_empty());
+        assert!(convex_hull(&[]).is_empty());
+    }
+
+    #[test]
+    fn angle_matrix_turns_like_source() {
+        // Yaw 90: forward (x) turns to y.
+        let m = angle_matrix([0.0, 90.0, 0.0]);
+        assert!((m * Vec3::X - Vec3::Y).length() < 1e-5);
+        // Pitch 90 looks down: forward turns to -z.
+        let m = angle_matrix([90.0, 0.0, 0.0]);
+        assert!((m * Vec3::X + Vec3::Z).length() < 1e-5);
+        // Roll 90: left (y) turns to up (z).
+        let m = angle_matrix([0.0, 0.0, 90.0]);
+        assert!((m * Vec3::Y - Vec3::Z).length() < 1e-5);
+    }
+}
