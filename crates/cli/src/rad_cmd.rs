@@ -156,6 +156,11 @@ pub fn load_texlights(
 }
 
 pub fn vrad(args: &VradArgs) -> anyhow::Result<()> {
+    // The BSP is lit in place by default; the light and material files are only read.
+    let out = args.output.as_ref().unwrap_or(&args.bsp);
+    for read_only in args.lights.iter().chain(&args.materials) {
+        crate::refuse_overwriting(read_only, out)?;
+    }
     let input =
         std::fs::read(&args.bsp).map_err(|e| anyhow::anyhow!("{}: cannot read: {e}", args.bsp.display()))?;
     let rad = RadOptions {
