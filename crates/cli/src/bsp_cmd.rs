@@ -855,6 +855,8 @@ mod tests {
         })
         .unwrap_err();
         assert!(err.to_string().contains("no lump named"));
+        // A lump that is not there is wrong usage (exit 2), found before anything is read.
+        assert!(err.downcast_ref::<crate::UsageError>().is_some());
         let _ = std::fs::remove_dir_all(&dir);
     }
 
@@ -923,6 +925,31 @@ mod tests {
             vec![b'x'; 3000]
         );
         assert!(safe_relative("../../etc/passwd").is_none());
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn pak_extract_writes_nothing_when_any_name_is_unsafe() {
+        let dir = temp("pakunsafe");
+        let mut map = Bsp::parse(&fixture()).unwrap();
+        let files: Vec<(String, Vec<u8>)> = ["materials/a.vmt", "../../x", "materials/c.vmt"]
+            .iter()
+            .map(|n| (n.to_string(), n.as_bytes().to_vec()))
+            .collect();
+        map.pakfile = Pak::parse(&[], 0).unwrap().with_files(&files, false).unwrap();
+        let bsp = dir.join("a.bsp");
+        std::fs::write(&bsp, map.to_bytes().unwrap()).unwrap();
+        let out = dir.join("out/deeper");
+        let err = pak(PakCommand::Extract {
+            bsp,
+            dir: out.clone(),
+            names: vec![],
+        })
+        .unwrap_err();
+        assert!(err.to_string().contains("'../../x' has an unsafe path"), "{err}");
+        // Not the entry before it, and not the one it would have escaped to.
+        assert!(!out.join("materials/a.vmt").exists());
+        assert!(!dir.join("x").exists());
         let _ = std::fs::remove_dir_all(&dir);
     }
 

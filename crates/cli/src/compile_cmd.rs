@@ -180,20 +180,24 @@ fn run_vbsp(args: &VbspArgs) -> anyhow::Result<Stage1> {
                 eprintln!("{}: {d}", args.map.display());
             }
             let mut hint = String::new();
+            if let Some(first) = vmf.problems.first() {
+                hint += &format!(
+                    "; {} damaged part{} of the map left out ({first})",
+                    vmf.problems.len(),
+                    if vmf.problems.len() == 1 { "" } else { "s" }
+                );
+            }
             if let Some(first) = skipped_brushes.first() {
-                hint = format!(
-                    "; {} brush{} left out before the flood ({}: {}) may be the hole",
+                hint += &format!(
+                    "; {} brush{} left out before the flood ({}: {})",
                     skipped_brushes.len(),
                     if skipped_brushes.len() == 1 { "" } else { "es" },
                     first.at,
                     first.message
                 );
-            } else if let Some(first) = vmf.problems.first() {
-                hint = format!(
-                    "; {} damaged part{} of the map left out ({first}) may be the hole",
-                    vmf.problems.len(),
-                    if vmf.problems.len() == 1 { "" } else { "s" }
-                );
+            }
+            if !hint.is_empty() {
+                hint += ": that may be the hole";
             }
             anyhow::bail!(
                 "{}: leak: entity {entity_id} '{classname}' at ({} {} {}) can reach the void; pointfile {}{hint}",
@@ -223,7 +227,7 @@ fn run_vbsp(args: &VbspArgs) -> anyhow::Result<Stage1> {
     let file = out
         .bsp
         .to_bytes()
-        .map_err(|e| anyhow::anyhow!("writing the BSP: {e}"))?;
+        .map_err(|e| anyhow::anyhow!("{}: writing the BSP: {e}", args.map.display()))?;
     let sealed = out.leak.is_none();
     if let Some(VbspError::Leak { pointfile, .. }) = &out.leak {
         // Valve writes no portal file for a leaked map: vis cannot run on it.
