@@ -87,16 +87,18 @@ fn usage_errors_exit_2_and_float_flags_refuse_nan() {
     let dir = temp_dir("usage");
     let bsp = compiled(&dir);
     let lmp = dir.join("o.lmp");
+    let (other, vmf) = (dir.join("b.bsp"), dir.join("a.vmf"));
     let runs: Vec<Vec<&dyn AsRef<std::ffi::OsStr>>> = vec![
         vec![&"lump", &"extract", &bsp, &"999", &lmp],
-        vec![&"convert", &bsp, &dir.join("b.bsp"), &"--encoding", &"bogus9"],
+        vec![&"convert", &bsp, &other, &"--encoding", &"bogus9"],
         vec![&"vvis", &bsp, &"--radius-override", &"nan", &"-q"],
         vec![&"vvis", &bsp, &"--radius-override", &"inf", &"-q"],
-        vec![&"compile", &dir.join("a.vmf"), &"--fast", &"--final"],
+        vec![&"compile", &vmf, &"--fast", &"--final"],
     ];
     for args in runs {
         let run = srcmap(&args);
-        assert_eq!(run.status.code(), Some(2), "{args:?}: {}", stderr(&run));
+        let shown: Vec<_> = args.iter().map(|a| a.as_ref().to_string_lossy()).collect();
+        assert_eq!(run.status.code(), Some(2), "{shown:?}: {}", stderr(&run));
     }
     assert!(!lmp.exists());
     let _ = std::fs::remove_dir_all(&dir);
