@@ -106,7 +106,8 @@ fn non_finite_values_bad_versions_and_entity_counts_are_reported_and_refused() {
     let sound = sound_map();
     assert!(check(&sound).is_empty(), "{:?}", check(&sound));
     sound.to_bytes().unwrap();
-    let cases: Vec<(&str, Box<dyn Fn(&mut Bsp)>)> = vec![
+    type Spoil = Box<dyn Fn(&mut Bsp)>;
+    let cases: Vec<(&str, Spoil)> = vec![
         ("PLANES", Box::new(|b: &mut Bsp| b.planes[0].dist = f32::NAN)),
         (
             "VERTEXES",
