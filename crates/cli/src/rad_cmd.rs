@@ -13,7 +13,7 @@ pub struct VradArgs {
     #[arg(long, short)]
     pub output: Option<PathBuf>,
     /// Quick preview: fewer sky and bounce rays.
-    #[arg(long, conflicts_with = "final")]
+    #[arg(long, conflicts_with = "final_")]
     pub fast: bool,
     /// Release quality: more sky, bounce and ambient rays.
     #[arg(long = "final")]

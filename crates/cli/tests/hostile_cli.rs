@@ -94,6 +94,7 @@ fn usage_errors_exit_2_and_float_flags_refuse_nan() {
         vec![&"vvis", &bsp, &"--radius-override", &"nan", &"-q"],
         vec![&"vvis", &bsp, &"--radius-override", &"inf", &"-q"],
         vec![&"compile", &vmf, &"--fast", &"--final"],
+        vec![&"vrad", &bsp, &"--fast", &"--final"],
     ];
     for args in runs {
         let run = srcmap(&args);
