@@ -360,7 +360,7 @@ pub fn check(bsp: &Bsp) -> Vec<Violation> {
     let mut c = Checker { out: unwritable(bsp) };
     if let Err(e) = crate::pak::Pak::parse(&bsp.pakfile, 0) {
         // `info` lists the pakfile: a directory it cannot read fails here too.
-        c.fail(PAKFILE, None, e.to_string());
+        c.fail(PAKFILE, None, format!("{e} (byte offset within the lump)"));
     }
     for (lump, max, name) in limits(bsp.version) {
         let n = count(bsp, lump);
