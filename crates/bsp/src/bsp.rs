@@ -10,7 +10,7 @@ use std::borrow::Cow;
 use crate::codec::{Ctx, write_indices, write_records};
 use crate::document::BspDocument;
 use crate::entities::{Entity, write_entities};
-use crate::error::Result;
+use crate::error::{BspError, Result};
 use crate::file::{BspFile, LumpOrder};
 use crate::gamelump::GameLumps;
 use crate::lump::*;
@@ -396,9 +396,28 @@ impl Bsp {
         Ok(doc)
     }
 
-    /// Serialises the whole file, every lump uncompressed.
+    /// Serialises the whole file, every lump uncompressed. Values no reader can use (see
+    /// [`crate::check::unwritable`]) are refused, the first one named.
     pub fn to_bytes(&self) -> Result<Vec<u8>> {
+        self.refuse_unwritable()?;
         self.to_document()?.to_bytes()
+    }
+
+    fn refuse_unwritable(&self) -> Result<()> {
+        match crate::check::unwritable(self).into_iter().next() {
+            None => Ok(()),
+            Some(v) if v.lump == crate::check::HEADER => Err(BspError::Header {
+                offset: 4,
+                message: v.message,
+            }),
+            Some(v) => Err(BspError::Write {
+                lump: v.lump,
+                message: match v.record {
+                    Some(r) => format!("record {r}: {}", v.message),
+                    None => v.message,
+                },
+            }),
+        }
     }
 
     /// Serialises this BSP as an update of `earlier`, an earlier file of the same map (the one
@@ -406,6 +425,7 @@ impl Bsp {
     /// untouched ones their stored bytes and place. Running the stages in one process and writing
     /// once this way gives the same file as running them one after another on files.
     pub fn to_bytes_over(&self, earlier: &[u8]) -> Result<Vec<u8>> {
+        self.refuse_unwritable()?;
         let file = BspFile::parse(earlier)?;
         let mut doc = BspDocument::from_file(&file);
         self.update_document(&mut doc)?;

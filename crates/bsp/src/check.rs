@@ -14,9 +14,16 @@ pub struct Violation {
     pub message: String,
 }
 
+/// [`Violation::lump`] of a problem in the file header rather than in a lump.
+pub const HEADER: usize = usize::MAX;
+
 impl std::fmt::Display for Violation {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "lump {} ({})", self.lump, lump_name(self.lump))?;
+        if self.lump == HEADER {
+            f.write_str("header")?;
+        } else {
+            write!(f, "lump {} ({})", self.lump, lump_name(self.lump))?;
+        }
         if let Some(r) = self.record {
             write!(f, " record {r}")?;
         }
@@ -50,6 +57,12 @@ pub fn limits(version: i32) -> Vec<(usize, usize, &'static str)> {
         ];
     }
     vec![
+        // Source 2013's limit; later branches (Left 4 Dead on) allow twice as many.
+        (
+            ENTITIES,
+            if version >= 21 { 16384 } else { 8192 },
+            "MAX_MAP_ENTITIES",
+        ),
         (MODELS, 1024, "MAX_MAP_MODELS"),
         (BRUSHES, 8192, "MAX_MAP_BRUSHES"),
         (BRUSHSIDES, 65536, "MAX_MAP_BRUSHSIDES"),
@@ -243,9 +256,112 @@ pub fn quirks(bsp: &Bsp) -> Vec<Violation> {
     out
 }
 
+/// BSP versions the engine branches load: Valve's 17 to 29 (Vampire: Bloodlines' 17 to
+/// Contagion's 27 and Strata's 25), Desolation's 42, and Dark Messiah's 0x00040014.
+pub fn known_version(version: i32) -> bool {
+    matches!(version, 17..=29 | 42 | 0x0004_0014)
+}
+
+/// What no writer may put into a BSP, as it would mislead every reader: a header version no
+/// engine loads, NaN or infinite floats (planes, vertices, texture vectors, reflectivity, world
+/// lights, entity origins), and texture sizes that are not positive. [`check`] reports these
+/// too; [`Bsp::to_bytes`] refuses them.
+pub fn unwritable(bsp: &Bsp) -> Vec<Violation> {
+    let mut c = Checker { out: Vec::new() };
+    if !known_version(bsp.version) {
+        c.fail(
+            HEADER,
+            None,
+            format!(
+                "BSP version {} is not one any engine loads (17-29, 42 or 0x40014)",
+                bsp.version
+            ),
+        );
+    }
+    let finite = |v: &[f32]| v.iter().all(|x| x.is_finite());
+    for (i, p) in bsp.planes.iter().enumerate() {
+        if !finite(&p.normal) || !p.dist.is_finite() {
+            c.fail(PLANES, Some(i), "plane is not finite (NaN or infinite)".into());
+        }
+    }
+    for (i, v) in bsp.vertexes.iter().enumerate() {
+        if !finite(v) {
+            c.fail(VERTEXES, Some(i), "vertex is not finite (NaN or infinite)".into());
+        }
+    }
+    for (i, t) in bsp.texinfo.iter().enumerate() {
+        if !t.texture_vecs.iter().chain(&t.lightmap_vecs).all(|v| finite(v)) {
+            c.fail(
+                TEXINFO,
+                Some(i),
+                "texture vectors are not finite (NaN or infinite)".into(),
+            );
+        }
+    }
+    for (i, t) in bsp.texdata.iter().enumerate() {
+        let name = bsp.texdata_name(i).unwrap_or("?");
+        if !finite(&t.reflectivity) {
+            c.fail(
+                TEXDATA,
+                Some(i),
+                format!("'{name}' reflectivity {:?} is not finite", t.reflectivity),
+            );
+        }
+        if t.width <= 0 || t.height <= 0 || t.view_width <= 0 || t.view_height <= 0 {
+            c.fail(
+                TEXDATA,
+                Some(i),
+                format!(
+                    "'{name}' texture size {}x{} (view {}x{}) is not positive",
+                    t.width, t.height, t.view_width, t.view_height
+                ),
+            );
+        }
+    }
+    for (lump, lights) in [
+        (WORLDLIGHTS, &bsp.world_lights),
+        (WORLDLIGHTS_HDR, &bsp.world_lights_hdr),
+    ] {
+        for (i, l) in lights.iter().enumerate() {
+            if !finite(&l.origin) || !finite(&l.intensity) || !finite(&l.normal) {
+                c.fail(
+                    lump,
+                    Some(i),
+                    "world light is not finite (NaN or infinite)".into(),
+                );
+            }
+        }
+    }
+    for (i, e) in bsp.entities.iter().enumerate() {
+        let Some(origin) = e.get("origin") else {
+            continue;
+        };
+        // Only numbers that parse are judged: the engine reads others as 0.
+        if origin
+            .split_whitespace()
+            .filter_map(|t| t.parse::<f32>().ok())
+            .any(|x| !x.is_finite())
+        {
+            c.fail(
+                ENTITIES,
+                Some(i),
+                format!(
+                    "'{}' origin \"{origin}\" is not finite",
+                    e.classname().unwrap_or("?")
+                ),
+            );
+        }
+    }
+    c.out
+}
+
 /// Checks every invariant; returns all violations (empty: the map passes).
 pub fn check(bsp: &Bsp) -> Vec<Violation> {
-    let mut c = Checker { out: Vec::new() };
+    let mut c = Checker { out: unwritable(bsp) };
+    if let Err(e) = crate::pak::Pak::parse(&bsp.pakfile, 0) {
+        // `info` lists the pakfile: a directory it cannot read fails here too.
+        c.fail(PAKFILE, None, format!("{e} (byte offset within the lump)"));
+    }
     for (lump, max, name) in limits(bsp.version) {
         let n = count(bsp, lump);
         if n > max {

@@ -80,3 +80,80 @@ fn check_names_broken_physics_collision() {
         "{text:?}"
     );
 }
+
+/// A small map that passes every check: the one the hostile-value tests below break.
+fn sound_map() -> Bsp {
+    let mut bsp = Bsp::new(20);
+    bsp.planes = vec![srcmap_bsp::Plane {
+        normal: [0.0, 0.0, 1.0],
+        dist: 0.0,
+        kind: 2,
+    }];
+    bsp.vertexes = vec![[1.0, 2.0, 3.0]];
+    let mut world = srcmap_bsp::Entity::default();
+    world.set("classname", "worldspawn");
+    bsp.entities.push(world);
+    let mut light = srcmap_bsp::Entity::default();
+    light.set("classname", "light");
+    light.set("origin", "0 0 64");
+    bsp.entities.push(light);
+    bsp
+}
+
+/// Each hostile value is reported by `check` and refused by the writer, naming its lump.
+#[test]
+fn non_finite_values_bad_versions_and_entity_counts_are_reported_and_refused() {
+    let sound = sound_map();
+    assert!(check(&sound).is_empty(), "{:?}", check(&sound));
+    sound.to_bytes().unwrap();
+    type Spoil = Box<dyn Fn(&mut Bsp)>;
+    let cases: Vec<(&str, Spoil)> = vec![
+        ("PLANES", Box::new(|b: &mut Bsp| b.planes[0].dist = f32::NAN)),
+        (
+            "VERTEXES",
+            Box::new(|b: &mut Bsp| b.vertexes[0][1] = f32::INFINITY),
+        ),
+        (
+            "ENTITIES",
+            Box::new(|b: &mut Bsp| b.entities[1].set("origin", "nan 0 64")),
+        ),
+        ("header", Box::new(|b: &mut Bsp| b.version = 0)),
+        ("header", Box::new(|b: &mut Bsp| b.version = 99)),
+        ("header", Box::new(|b: &mut Bsp| b.version = i32::MAX)),
+    ];
+    for (lump, spoil) in cases {
+        let mut bsp = sound.clone();
+        spoil(&mut bsp);
+        let v = check(&bsp);
+        assert!(v.iter().any(|v| v.to_string().contains(lump)), "{lump}: {v:?}");
+        let err = bsp.to_bytes().unwrap_err().to_string();
+        let named = if lump == "header" { "version" } else { lump };
+        assert!(err.contains(named), "{lump}: {err}");
+    }
+    // MAX_MAP_ENTITIES (8192 in Source 2013): only `check` judges limits.
+    let mut crowded = sound.clone();
+    crowded
+        .entities
+        .extend(std::iter::repeat_n(sound.entities[1].clone(), 200_000));
+    let v = check(&crowded);
+    assert!(v.iter().any(|v| v.message.contains("MAX_MAP_ENTITIES")), "{v:?}");
+}
+
+/// `info` reads the pakfile's directory; `check` must fail where it does (a directory claiming
+/// 65,535 entries that are not there).
+#[test]
+fn a_pakfile_directory_info_cannot_read_fails_check() {
+    let mut bsp = sound_map();
+    let empty = srcmap_bsp::pak::Pak::parse(&[], 0).unwrap();
+    let zip = empty
+        .with_files(&[("materials/a.vmt".to_string(), b"x".to_vec())], false)
+        .unwrap();
+    bsp.pakfile = zip.clone();
+    assert!(check(&bsp).is_empty(), "{:?}", check(&bsp));
+    // The end-of-central-directory record's two entry counts.
+    let eocd = zip.windows(4).rposition(|w| w == b"PK\x05\x06").unwrap();
+    bsp.pakfile[eocd + 8..eocd + 12].copy_from_slice(&[0xff; 4]);
+    assert!(srcmap_bsp::pak::Pak::parse(&bsp.pakfile, 0).is_err());
+    let v = check(&bsp);
+    assert!(v.iter().any(|v| v.to_string().contains("PAKFILE")), "{v:?}");
+}

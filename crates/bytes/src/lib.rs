@@ -346,6 +346,7 @@ pub fn write_atomic(path: &std::path::Path, contents: &[u8]) -> std::io::Result<
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
+    remove_stale_temporaries(&dir, &name);
     let tmp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
     let result = (|| {
         let mut f = std::fs::File::create(&tmp)?;
@@ -359,9 +360,62 @@ pub fn write_atomic(path: &std::path::Path, contents: &[u8]) -> std::io::Result<
     result
 }
 
+/// Removes `.NAME.PID.tmp` files that [`write_atomic`] left beside `NAME` in a run that was
+/// killed: those whose process is gone. Where liveness cannot be told (no `/proc`), nothing
+/// is removed; a temporary of a running process (another write of the same file) is kept.
+fn remove_stale_temporaries(dir: &std::path::Path, name: &str) {
+    let proc_root = std::path::Path::new("/proc");
+    if !proc_root.join("self").exists() {
+        return;
+    }
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    let prefix = format!(".{name}.");
+    for entry in entries.flatten() {
+        let file_name = entry.file_name();
+        let Some(pid) = file_name
+            .to_str()
+            .and_then(|n| n.strip_prefix(&prefix))
+            .and_then(|rest| rest.strip_suffix(".tmp"))
+            .filter(|pid| !pid.is_empty() && pid.bytes().all(|b| b.is_ascii_digit()))
+        else {
+            continue;
+        };
+        if pid != std::process::id().to_string() && !proc_root.join(pid).exists() {
+            let _ = std::fs::remove_file(entry.path());
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn write_atomic_removes_temporaries_of_dead_runs_only() {
+        if !std::path::Path::new("/proc/self").exists() {
+            eprintln!("skipping: no /proc to tell whether a process is alive");
+            return;
+        }
+        let dir = std::env::temp_dir().join(format!("srcmap-bytes-stale-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let out = dir.join("map.bsp");
+        // Above any pid_max Linux allows (2^22): that process cannot be running.
+        let dead = dir.join(".map.bsp.99999999.tmp");
+        // PID 1 always runs; its temporary is another write in progress and stays.
+        let live = dir.join(".map.bsp.1.tmp");
+        let other = dir.join(".other.bsp.99999999.tmp");
+        for p in [&dead, &live, &other] {
+            std::fs::write(p, b"partial").unwrap();
+        }
+        write_atomic(&out, b"whole").unwrap();
+        assert_eq!(std::fs::read(&out).unwrap(), b"whole");
+        assert!(!dead.exists(), "the dead run's temporary was left");
+        assert!(live.exists(), "a running process's temporary was removed");
+        assert!(other.exists(), "another output's temporary was removed");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 
     #[test]
     fn reads_both_endians_and_reports_offsets() {

@@ -571,10 +571,14 @@ pub fn check(args: &CheckArgs) -> anyhow::Result<()> {
 pub fn lump(cmd: LumpCommand) -> anyhow::Result<()> {
     match cmd {
         LumpCommand::Extract { bsp, lump, out } => {
+            crate::refuse_overwriting(&bsp, &out)?;
+            let id = srcmap_bsp::lump_by_name(&lump).ok_or_else(|| {
+                crate::usage_error(format!(
+                    "no lump named '{lump}' (a number 0-63 or a name such as ENTITIES, PLANES)"
+                ))
+            })?;
             let data = read(&bsp)?;
             let file = open(&bsp, &data)?;
-            let id = srcmap_bsp::lump_by_name(&lump)
-                .ok_or_else(|| anyhow!("{}: no lump named '{lump}'", bsp.display()))?;
             let lmp = LumpFile {
                 id,
                 version: file.entry(id).version,
@@ -593,6 +597,8 @@ pub fn lump(cmd: LumpCommand) -> anyhow::Result<()> {
             Ok(())
         }
         LumpCommand::Replace { bsp, lmp, out } => {
+            // The BSP is edited in place by default; the lump file is only read.
+            crate::refuse_overwriting(&lmp, out.as_ref().unwrap_or(&bsp))?;
             let data = read(&bsp)?;
             let file = open(&bsp, &data)?;
             let lmp_data = read(&lmp)?;
@@ -656,12 +662,14 @@ pub fn pak(cmd: PakCommand) -> anyhow::Result<()> {
             let file = open(&bsp, &data)?;
             let lumpdata = pak_lump(&bsp, &file)?;
             let pak = parse_pak(&bsp, &file, &lumpdata)?;
-            let mut n = 0;
             for want in &names {
                 if pak.find(want).is_none() {
                     bail!("{}: pakfile has no entry '{want}'", bsp.display());
                 }
             }
+            // Every name is checked and every entry read before anything is written: a bad
+            // entry leaves no partial extraction behind.
+            let mut chosen = Vec::new();
             for e in &pak.entries {
                 if !names.is_empty()
                     && !names.iter().any(|w| {
@@ -672,10 +680,19 @@ pub fn pak(cmd: PakCommand) -> anyhow::Result<()> {
                     continue;
                 }
                 let rel = safe_relative(&e.name).ok_or_else(|| {
-                    anyhow!("{}: pakfile entry '{}' has an unsafe path", bsp.display(), e.name)
+                    anyhow!(
+                        "{}: pakfile entry '{}' has an unsafe path; nothing extracted",
+                        bsp.display(),
+                        e.name
+                    )
                 })?;
-                let bytes = pak.read(e).map_err(|err| anyhow!("{}: {err}", bsp.display()))?;
                 let target = dir.join(rel);
+                crate::refuse_overwriting(&bsp, &target)?;
+                let bytes = pak.read(e).map_err(|err| anyhow!("{}: {err}", bsp.display()))?;
+                chosen.push((target, bytes));
+            }
+            let mut n = 0;
+            for (target, bytes) in chosen {
                 if let Some(parent) = target.parent() {
                     std::fs::create_dir_all(parent)
                         .map_err(|err| anyhow!("{}: cannot create: {err}", parent.display()))?;
@@ -696,6 +713,11 @@ pub fn pak(cmd: PakCommand) -> anyhow::Result<()> {
             let data = read(&bsp)?;
             let file = open(&bsp, &data)?;
             let base = base.unwrap_or_else(|| PathBuf::from("."));
+            let target = out.unwrap_or(bsp.clone());
+            // The BSP is edited in place by default; the files added are only read.
+            for p in &paths {
+                crate::refuse_overwriting(p, &target)?;
+            }
             let mut files = Vec::new();
             for p in &paths {
                 collect_files(p, &base, &mut files)?;
@@ -709,7 +731,6 @@ pub fn pak(cmd: PakCommand) -> anyhow::Result<()> {
             let version = doc.lumps[lump::PAKFILE].version;
             doc.set_lump(lump::PAKFILE, zip, version);
             let bytes = doc.to_bytes().map_err(|e| anyhow!("{}: {e}", bsp.display()))?;
-            let target = out.unwrap_or(bsp.clone());
             crate::write_output(&target, &bytes)?;
             eprintln!(
                 "{}: added {} files -> {}",
@@ -834,6 +855,8 @@ mod tests {
         })
         .unwrap_err();
         assert!(err.to_string().contains("no lump named"));
+        // A lump that is not there is wrong usage (exit 2), found before anything is read.
+        assert!(err.downcast_ref::<crate::UsageError>().is_some());
         let _ = std::fs::remove_dir_all(&dir);
     }
 
@@ -902,6 +925,31 @@ mod tests {
             vec![b'x'; 3000]
         );
         assert!(safe_relative("../../etc/passwd").is_none());
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn pak_extract_writes_nothing_when_any_name_is_unsafe() {
+        let dir = temp("pakunsafe");
+        let mut map = Bsp::parse(&fixture()).unwrap();
+        let files: Vec<(String, Vec<u8>)> = ["materials/a.vmt", "../../x", "materials/c.vmt"]
+            .iter()
+            .map(|n| (n.to_string(), n.as_bytes().to_vec()))
+            .collect();
+        map.pakfile = Pak::parse(&[], 0).unwrap().with_files(&files, false).unwrap();
+        let bsp = dir.join("a.bsp");
+        std::fs::write(&bsp, map.to_bytes().unwrap()).unwrap();
+        let out = dir.join("out/deeper");
+        let err = pak(PakCommand::Extract {
+            bsp,
+            dir: out.clone(),
+            names: vec![],
+        })
+        .unwrap_err();
+        assert!(err.to_string().contains("'../../x' has an unsafe path"), "{err}");
+        // Not the entry before it, and not the one it would have escaped to.
+        assert!(!out.join("materials/a.vmt").exists());
+        assert!(!dir.join("x").exists());
         let _ = std::fs::remove_dir_all(&dir);
     }
 

@@ -59,7 +59,7 @@ pub struct CompileArgs {
     #[arg(long)]
     pub no_rad: bool,
     /// Quick vis and light (vvis -fast, vrad -fast).
-    #[arg(long, conflicts_with = "final")]
+    #[arg(long, conflicts_with = "final_")]
     pub fast: bool,
     /// Release-quality light (vrad -final).
     #[arg(long = "final")]
@@ -109,13 +109,27 @@ fn read_map(path: &Path) -> anyhow::Result<srcmap_vmf::Vmf> {
 /// Runs stage 1 and writes its side files (`.prt`, or `.lin` on a leak); the BSP itself is
 /// returned for the caller to finish and write.
 fn run_vbsp(args: &VbspArgs) -> anyhow::Result<Stage1> {
+    let out_path = args
+        .output
+        .clone()
+        .unwrap_or_else(|| args.map.with_extension("bsp"));
+    // The BSP and its side files (.prt, .lin) must not replace the map.
+    for written in [
+        out_path.clone(),
+        out_path.with_extension("prt"),
+        out_path.with_extension("lin"),
+    ] {
+        crate::refuse_overwriting(&args.map, &written)?;
+    }
     let vmf = read_map(&args.map)?;
     let mut input = srcmap_vbsp::input_from_vmf(&vmf);
     let loader = |name: &str| -> Option<srcmap_vbsp::MapInput> {
         let path = find_instance(&args.map, args.game.as_deref(), name)?;
         read_map(&path).ok().map(|v| srcmap_vbsp::input_from_vmf(&v))
     };
-    for problem in srcmap_vbsp::instances::collapse(&mut input, &loader) {
+    let problems = srcmap_vbsp::instances::collapse(&mut input, &loader)
+        .map_err(|e| anyhow::anyhow!("{}: {e}", args.map.display()))?;
+    for problem in problems {
         eprintln!("{}: warning: {problem}", args.map.display());
     }
     let materials = crate::materials_cmd::resolver(args.game.as_deref(), args.materials.as_deref())?;
@@ -125,10 +139,6 @@ fn run_vbsp(args: &VbspArgs) -> anyhow::Result<Stage1> {
         None => None,
     };
     let read_model = |path: &str| game.as_ref().and_then(|g| g.read(path).ok().flatten());
-    let out_path = args
-        .output
-        .clone()
-        .unwrap_or_else(|| args.map.with_extension("bsp"));
     let detail_types = args.detail_file.as_deref().map(load_detail_file).transpose()?;
     let opts = srcmap_vbsp::Options {
         materials: &materials,
@@ -160,11 +170,37 @@ fn run_vbsp(args: &VbspArgs) -> anyhow::Result<Stage1> {
             classname,
             origin,
             pointfile,
+            skipped_brushes,
         }) => {
             let lin = out_path.with_extension("lin");
             crate::write_output(&lin, pointfile.as_bytes())?;
+            // Whatever was left out before the flood may be the hole: say so here, where the
+            // mapper looks, not only in the lines printed before.
+            for d in &skipped_brushes {
+                eprintln!("{}: {d}", args.map.display());
+            }
+            let mut hint = String::new();
+            if let Some(first) = vmf.problems.first() {
+                hint += &format!(
+                    "; {} damaged part{} of the map left out ({first})",
+                    vmf.problems.len(),
+                    if vmf.problems.len() == 1 { "" } else { "s" }
+                );
+            }
+            if let Some(first) = skipped_brushes.first() {
+                hint += &format!(
+                    "; {} brush{} left out before the flood ({}: {})",
+                    skipped_brushes.len(),
+                    if skipped_brushes.len() == 1 { "" } else { "es" },
+                    first.at,
+                    first.message
+                );
+            }
+            if !hint.is_empty() {
+                hint += ": that may be the hole";
+            }
             anyhow::bail!(
-                "{}: leak: entity {entity_id} '{classname}' at ({} {} {}) can reach the void; pointfile {}",
+                "{}: leak: entity {entity_id} '{classname}' at ({} {} {}) can reach the void; pointfile {}{hint}",
                 args.map.display(),
                 origin.x,
                 origin.y,
@@ -191,7 +227,7 @@ fn run_vbsp(args: &VbspArgs) -> anyhow::Result<Stage1> {
     let file = out
         .bsp
         .to_bytes()
-        .map_err(|e| anyhow::anyhow!("writing the BSP: {e}"))?;
+        .map_err(|e| anyhow::anyhow!("{}: writing the BSP: {e}", args.map.display()))?;
     let sealed = out.leak.is_none();
     if let Some(VbspError::Leak { pointfile, .. }) = &out.leak {
         // Valve writes no portal file for a leaked map: vis cannot run on it.

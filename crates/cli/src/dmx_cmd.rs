@@ -4,6 +4,7 @@ use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::Path;
 
+use crate::printable;
 use serde_json::json;
 use srcmap_dmx::{Dmx, DmxError, Encoding};
 use srcmap_vmap::Vmap;
@@ -114,8 +115,10 @@ fn print_value(out: &mut impl Write, v: &serde_json::Value, indent: usize) -> st
                 }
                 serde_json::Value::Array(a) if a.is_empty() => {}
                 serde_json::Value::Object(_) | serde_json::Value::Null => {}
-                serde_json::Value::String(s) => writeln!(out, "{:indent$}{k:<20} {s}", "")?,
-                other => writeln!(out, "{:indent$}{k:<20} {other}", "")?,
+                serde_json::Value::String(s) => {
+                    writeln!(out, "{:indent$}{:<20} {}", "", printable(k), printable(s))?
+                }
+                other => writeln!(out, "{:indent$}{:<20} {other}", "", printable(k))?,
             }
         }
     }
@@ -141,7 +144,7 @@ pub fn info(path: &Path, data: &[u8], json: bool) -> anyhow::Result<()> {
             out,
             "{}: {kind} ({} {})",
             path.display(),
-            report["encoding"].as_str().unwrap_or(""),
+            printable(report["encoding"].as_str().unwrap_or("")),
             report["encoding_version"]
         )?;
         let mut rest = report;
@@ -152,6 +155,17 @@ pub fn info(path: &Path, data: &[u8], json: bool) -> anyhow::Result<()> {
         }
         print_value(&mut out, &rest, 2)?;
         Ok(())
+    }
+}
+
+/// `--encoding`'s value parser: a name [`Encoding::parse`] knows, so a misspelt one is a usage
+/// error before any file is read.
+pub fn parse_encoding(name: &str) -> Result<String, String> {
+    match Encoding::parse(name) {
+        Some(_) => Ok(name.to_string()),
+        None => Err(format!(
+            "unknown DMX encoding `{name}` (expected binary, binary1-5, binary9, keyvalues2, keyvalues2_1-4)"
+        )),
     }
 }
 
@@ -168,11 +182,8 @@ pub fn convert(args: &crate::ConvertArgs, data: &[u8]) -> anyhow::Result<()> {
     let out = match &args.encoding {
         None => doc.write(),
         Some(enc) => {
-            let (binary, version) = Encoding::parse(enc).ok_or_else(|| {
-                anyhow::anyhow!(
-                    "unknown DMX encoding `{enc}` (expected binary, binary1-5, binary9, keyvalues2, keyvalues2_1-4)"
-                )
-            })?;
+            let (binary, version) =
+                Encoding::parse(enc).ok_or_else(|| crate::usage_error(parse_encoding(enc).unwrap_err()))?;
             doc.write_as(binary, version)
         }
     }

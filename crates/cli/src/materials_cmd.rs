@@ -71,6 +71,9 @@ fn extract(bsps: &[std::path::PathBuf], output: &Path, detail_file: Option<&Path
     let detail_types = detail_file
         .map(crate::compile_cmd::load_detail_file)
         .transpose()?;
+    for path in bsps.iter().map(|p| p.as_path()).chain(detail_file) {
+        crate::refuse_overwriting(path, output)?;
+    }
     let mut table = MaterialTable::new();
     for path in bsps {
         let data = std::fs::read(path).with_context(|| format!("{}: cannot read", path.display()))?;

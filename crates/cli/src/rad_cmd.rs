@@ -13,7 +13,7 @@ pub struct VradArgs {
     #[arg(long, short)]
     pub output: Option<PathBuf>,
     /// Quick preview: fewer sky and bounce rays.
-    #[arg(long, conflicts_with = "final")]
+    #[arg(long, conflicts_with = "final_")]
     pub fast: bool,
     /// Release quality: more sky, bounce and ambient rays.
     #[arg(long = "final")]
@@ -174,6 +174,11 @@ pub fn load_texlights(
 }
 
 pub fn vrad(args: &VradArgs) -> anyhow::Result<()> {
+    // The BSP is lit in place by default; the light and material files are only read.
+    let out = args.output.as_ref().unwrap_or(&args.bsp);
+    for read_only in args.lights.iter().chain(&args.materials) {
+        crate::refuse_overwriting(read_only, out)?;
+    }
     let input =
         std::fs::read(&args.bsp).map_err(|e| anyhow::anyhow!("{}: cannot read: {e}", args.bsp.display()))?;
     let rad = RadOptions {

@@ -26,7 +26,7 @@ pub struct VvisArgs {
     #[arg(long)]
     pub no_prt: bool,
     /// A vis radius regardless of env_fog_controller's farz (vvis -radius_override).
-    #[arg(long)]
+    #[arg(long, value_parser = crate::finite_f64)]
     pub radius_override: Option<f64>,
     /// No progress output.
     #[arg(long, short)]
@@ -53,6 +53,10 @@ pub fn vvis(args: &VvisArgs) -> anyhow::Result<()> {
         ),
         None => None,
     };
+    // The BSP is lit in place by default; the portal file is only read.
+    if let Some(prt) = &prt_path {
+        crate::refuse_overwriting(prt, args.output.as_ref().unwrap_or(&args.bsp))?;
+    }
     let options = Options {
         fast: args.fast,
         threads: Threads(args.threads),

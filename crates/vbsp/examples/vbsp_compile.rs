@@ -56,8 +56,17 @@ fn main() {
             };
             load(&p).map(|v| srcmap_vbsp::input_from_vmf(&v))
         };
-        for p in srcmap_vbsp::instances::collapse(&mut input, &loader) {
-            eprintln!("{}: warning: {p}", map.display());
+        match srcmap_vbsp::instances::collapse(&mut input, &loader) {
+            Ok(problems) => {
+                for p in problems {
+                    eprintln!("{}: warning: {p}", map.display());
+                }
+            }
+            Err(e) => {
+                eprintln!("{}: {e}", map.display());
+                failed = true;
+                continue;
+            }
         }
         let opts = srcmap_vbsp::Options {
             allow_leak,

@@ -86,12 +86,15 @@ impl fmt::Display for Diagnostic {
 pub enum VbspError {
     /// An entity sees the void. `pointfile` is Valve's `.lin`: the path from the void to the
     /// entity, one `x y z` point per line.
-    #[error("leak: entity {entity_id} '{classname}' at ({:.0} {:.0} {:.0}) can reach the void (see the .lin pointfile)", origin.x, origin.y, origin.z)]
+    #[error("leak: entity {entity_id} '{classname}' at ({:.0} {:.0} {:.0}) can reach the void (see the .lin pointfile){}", origin.x, origin.y, origin.z, skipped_note(skipped_brushes))]
     Leak {
         entity_id: i64,
         classname: String,
         origin: DVec3,
         pointfile: String,
+        /// Brushes the compile left out before the flood (bad side planes), each with where and
+        /// why: a skipped wall brush is the likeliest hole.
+        skipped_brushes: Vec<Diagnostic>,
     },
     #[error("map has no worldspawn entity")]
     NoWorld,
@@ -111,4 +114,19 @@ pub enum VbspError {
     /// A pass left the map in a state the next cannot rely on (a compiler bug).
     #[error("verify after {pass}: {message}")]
     Verify { pass: &'static str, message: String },
+}
+
+/// The leak message's pointer at brushes left out before the flood.
+fn skipped_note(skipped: &[Diagnostic]) -> String {
+    match skipped {
+        [] => String::new(),
+        [only] => format!("; {}: {}, which may be the hole", only.at, only.message),
+        [first, rest @ ..] => format!(
+            "; {} brushes were left out, which may be the hole: {}: {} (and {} more)",
+            skipped.len(),
+            first.at,
+            first.message,
+            rest.len()
+        ),
+    }
 }

@@ -11,6 +11,68 @@ use crate::input::{MapEntity, MapInput};
 /// Instances nest at most this deep (a file that includes itself stops here).
 const MAX_DEPTH: usize = 16;
 
+/// What instance files may add to a map in all, as Valve's VBSP bounds the map it loads
+/// instances into (`MAX_MAP_ENTITIES`, `MAX_MAP_BRUSHES`, `MAX_MAP_BRUSHSIDES` in SDK 2013's
+/// `bspfile.h`): a few small files that each place several copies of the next would otherwise
+/// collapse into billions of brushes. Every `func_instance` loaded counts as an entity, as it
+/// does in Valve's entity list.
+const MAX_INSTANCE_ENTITIES: usize = 8192;
+const MAX_INSTANCE_BRUSHES: usize = 8192;
+const MAX_INSTANCE_SIDES: usize = 65536;
+
+/// Why instances could not be collapsed: the chain of instance files (outermost first) to the
+/// one that went too deep or over the limits.
+#[derive(Debug, thiserror::Error)]
+pub enum InstanceError {
+    #[error("instances nested deeper than {MAX_DEPTH} (does an instance include itself?): {}", chain.join(" -> "))]
+    TooDeep { chain: Vec<String> },
+    #[error(
+        "instances add more than {max} {what} to the map (Valve's limit) at {}",
+        chain.join(" -> ")
+    )]
+    TooLarge {
+        what: &'static str,
+        max: usize,
+        chain: Vec<String>,
+    },
+}
+
+/// What the instance files loaded so far have added.
+#[derive(Debug, Default)]
+struct Budget {
+    entities: usize,
+    brushes: usize,
+    sides: usize,
+}
+
+impl Budget {
+    /// Counts one loaded instance map, failing once any total passes its limit.
+    fn add(&mut self, map: &MapInput, chain: &[String]) -> Result<(), InstanceError> {
+        self.entities += map.entities.len();
+        self.brushes += map.entities.iter().map(|e| e.brushes.len()).sum::<usize>();
+        self.sides += map
+            .entities
+            .iter()
+            .flat_map(|e| &e.brushes)
+            .map(|b| b.sides.len())
+            .sum::<usize>();
+        for (what, count, max) in [
+            ("entities", self.entities, MAX_INSTANCE_ENTITIES),
+            ("brushes", self.brushes, MAX_INSTANCE_BRUSHES),
+            ("brush sides", self.sides, MAX_INSTANCE_SIDES),
+        ] {
+            if count > max {
+                return Err(InstanceError::TooLarge {
+                    what,
+                    max,
+                    chain: chain.to_vec(),
+                });
+            }
+        }
+        Ok(())
+    }
+}
+
 /// A rotation by Valve's angles (pitch, yaw, roll in degrees), as columns forward, left, up.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Rot([[f64; 3]; 3]);
@@ -83,140 +145,162 @@ fn fmt_vec(v: DVec3) -> String {
 
 /// Collapse every `func_instance` of `map`. `load` finds an instance's map by the path
 /// written in its `file` key (joined to the including instance's folder for nested ones).
-/// Returns the problems found (missing files, too deep); those instances are dropped.
-pub fn collapse(map: &mut MapInput, load: &dyn Fn(&str) -> Option<MapInput>) -> Vec<String> {
-    let mut problems = Vec::new();
-    collapse_r(map, "", load, 0, &mut problems, &mut 0);
-    problems
+/// Returns the problems found (missing files); those instances are dropped. Nesting deeper
+/// than Valve's tools allow, or instances adding more than a map can hold, is an error naming
+/// the chain of instance files.
+pub fn collapse(
+    map: &mut MapInput,
+    load: &dyn Fn(&str) -> Option<MapInput>,
+) -> Result<Vec<String>, InstanceError> {
+    let mut state = Collapse {
+        load,
+        problems: Vec::new(),
+        auto: 0,
+        budget: Budget::default(),
+        chain: Vec::new(),
+    };
+    state.collapse_r(map, "")?;
+    Ok(state.problems)
 }
 
-fn collapse_r(
-    map: &mut MapInput,
-    base_dir: &str,
-    load: &dyn Fn(&str) -> Option<MapInput>,
-    depth: usize,
-    problems: &mut Vec<String>,
-    auto: &mut usize,
-) {
-    let mut i = 1;
-    while i < map.entities.len() {
-        if !map.entities[i].classname.eq_ignore_ascii_case("func_instance") {
-            i += 1;
-            continue;
-        }
-        let inst = map.entities.remove(i);
-        let Some(file) = inst
-            .get("file")
-            .filter(|f| !f.is_empty())
-            .map(|f| f.replace('\\', "/"))
-        else {
-            continue;
-        };
-        let path = if base_dir.is_empty() {
-            file.clone()
-        } else {
-            format!("{base_dir}/{file}")
-        };
-        if depth >= MAX_DEPTH {
-            problems.push(format!("instance {} '{}': nested too deep", inst.id, path));
-            continue;
-        }
-        let Some(mut sub) = load(&path) else {
-            problems.push(format!(
-                "instance {} ({}): file '{}' not found",
-                inst.id,
-                inst.get("targetname").unwrap_or(""),
-                path
-            ));
-            continue;
-        };
-        let sub_dir = path
-            .rsplit_once('/')
-            .map(|(d, _)| d.to_string())
-            .unwrap_or_default();
-        collapse_r(&mut sub, &sub_dir, load, depth + 1, problems, auto);
+/// [`collapse`]'s running state: the loader, what was found, and the chain of instances being
+/// collapsed (outermost first) for error messages.
+struct Collapse<'l> {
+    load: &'l dyn Fn(&str) -> Option<MapInput>,
+    problems: Vec<String>,
+    auto: usize,
+    budget: Budget,
+    chain: Vec<String>,
+}
 
-        let origin = inst.origin().unwrap_or(DVec3::ZERO);
-        let angles = inst.vector("angles").unwrap_or(DVec3::ZERO);
-        let rot = Rot::from_angles(angles);
-        let name = match inst.get("targetname").filter(|n| !n.is_empty()) {
-            Some(n) => n.to_string(),
-            None => {
-                *auto += 1;
-                format!("AutoInstance{auto}")
+impl Collapse<'_> {
+    fn collapse_r(&mut self, map: &mut MapInput, base_dir: &str) -> Result<(), InstanceError> {
+        let mut i = 1;
+        while i < map.entities.len() {
+            if !map.entities[i].classname.eq_ignore_ascii_case("func_instance") {
+                i += 1;
+                continue;
             }
-        };
-        let style = inst
-            .get("fixup_style")
-            .and_then(|s| s.trim().parse::<i32>().ok())
-            .unwrap_or(0);
-        // $parameters: "replaceNN" "$name value".
-        let mut params: Vec<(String, String)> = inst
-            .keyvalues
-            .iter()
-            .filter(|(k, _)| k.to_ascii_lowercase().starts_with("replace"))
-            .map(|(_, v)| {
-                let (a, b) = v.split_once(' ').unwrap_or((v.as_str(), ""));
-                (a.to_string(), b.to_string())
-            })
-            .collect();
-        // Longer names first, so `$a1` is not replaced as `$a` + "1".
-        params.sort_by_key(|p| std::cmp::Reverse(p.0.len()));
-        let names: Vec<String> = sub
-            .entities
-            .iter()
-            .filter_map(|e| e.get("targetname").map(str::to_string))
-            .filter(|n| !n.is_empty())
-            .collect();
-        let fix = |n: &str| -> String {
-            if n.is_empty()
-                || n.starts_with('@')
-                || n.starts_with('!')
-                || style == 2
-                || !names.iter().any(|m| m == n)
-            {
-                return n.to_string();
-            }
-            if style == 1 {
-                format!("{n}-{name}")
+            let inst = map.entities.remove(i);
+            let Some(file) = inst
+                .get("file")
+                .filter(|f| !f.is_empty())
+                .map(|f| f.replace('\\', "/"))
+            else {
+                continue;
+            };
+            let path = if base_dir.is_empty() {
+                file.clone()
             } else {
-                format!("{name}-{n}")
+                format!("{base_dir}/{file}")
+            };
+            let link = format!("instance {} '{}'", inst.id, path);
+            if self.chain.len() >= MAX_DEPTH {
+                let mut chain = self.chain.clone();
+                chain.push(link);
+                return Err(InstanceError::TooDeep { chain });
             }
-        };
-        let replace = |s: &str| -> String {
-            let mut out = s.to_string();
-            if out.contains('$') {
-                for (k, v) in &params {
-                    if k.starts_with('$') {
-                        out = out.replace(k.as_str(), v);
+            let Some(mut sub) = (self.load)(&path) else {
+                self.problems.push(format!(
+                    "instance {} ({}): file '{}' not found",
+                    inst.id,
+                    inst.get("targetname").unwrap_or(""),
+                    path
+                ));
+                continue;
+            };
+            let sub_dir = path
+                .rsplit_once('/')
+                .map(|(d, _)| d.to_string())
+                .unwrap_or_default();
+            self.chain.push(link);
+            self.budget.add(&sub, &self.chain)?;
+            self.collapse_r(&mut sub, &sub_dir)?;
+            self.chain.pop();
+
+            let origin = inst.origin().unwrap_or(DVec3::ZERO);
+            let angles = inst.vector("angles").unwrap_or(DVec3::ZERO);
+            let rot = Rot::from_angles(angles);
+            let name = match inst.get("targetname").filter(|n| !n.is_empty()) {
+                Some(n) => n.to_string(),
+                None => {
+                    self.auto += 1;
+                    format!("AutoInstance{}", self.auto)
+                }
+            };
+            let style = inst
+                .get("fixup_style")
+                .and_then(|s| s.trim().parse::<i32>().ok())
+                .unwrap_or(0);
+            // $parameters: "replaceNN" "$name value".
+            let mut params: Vec<(String, String)> = inst
+                .keyvalues
+                .iter()
+                .filter(|(k, _)| k.to_ascii_lowercase().starts_with("replace"))
+                .map(|(_, v)| {
+                    let (a, b) = v.split_once(' ').unwrap_or((v.as_str(), ""));
+                    (a.to_string(), b.to_string())
+                })
+                .collect();
+            // Longer names first, so `$a1` is not replaced as `$a` + "1".
+            params.sort_by_key(|p| std::cmp::Reverse(p.0.len()));
+            let names: Vec<String> = sub
+                .entities
+                .iter()
+                .filter_map(|e| e.get("targetname").map(str::to_string))
+                .filter(|n| !n.is_empty())
+                .collect();
+            let fix = |n: &str| -> String {
+                if n.is_empty()
+                    || n.starts_with('@')
+                    || n.starts_with('!')
+                    || style == 2
+                    || !names.iter().any(|m| m == n)
+                {
+                    return n.to_string();
+                }
+                if style == 1 {
+                    format!("{n}-{name}")
+                } else {
+                    format!("{name}-{n}")
+                }
+            };
+            let replace = |s: &str| -> String {
+                let mut out = s.to_string();
+                if out.contains('$') {
+                    for (k, v) in &params {
+                        if k.starts_with('$') {
+                            out = out.replace(k.as_str(), v);
+                        }
                     }
                 }
-            }
-            out
-        };
-        let material_swaps: Vec<(String, String)> = params
-            .iter()
-            .filter(|(k, _)| k.starts_with('#'))
-            .map(|(k, v)| (k[1..].to_ascii_lowercase(), v.clone()))
-            .collect();
+                out
+            };
+            let material_swaps: Vec<(String, String)> = params
+                .iter()
+                .filter(|(k, _)| k.starts_with('#'))
+                .map(|(k, v)| (k[1..].to_ascii_lowercase(), v.clone()))
+                .collect();
 
-        let mut entities = std::mem::take(&mut sub.entities);
-        for (ei, e) in entities.iter_mut().enumerate() {
-            transform_entity(e, &rot, origin, &replace, &fix, &material_swaps);
-            if ei == 0 {
-                continue;
+            let mut entities = std::mem::take(&mut sub.entities);
+            for (ei, e) in entities.iter_mut().enumerate() {
+                transform_entity(e, &rot, origin, &replace, &fix, &material_swaps);
+                if ei == 0 {
+                    continue;
+                }
+            }
+            let mut it = entities.into_iter();
+            if let Some(w) = it.next() {
+                map.entities[0].brushes.extend(w.brushes);
+            }
+            for e in it {
+                if e.classname.eq_ignore_ascii_case("func_instance_parms") {
+                    continue;
+                }
+                map.entities.push(e);
             }
         }
-        let mut it = entities.into_iter();
-        if let Some(w) = it.next() {
-            map.entities[0].brushes.extend(w.brushes);
-        }
-        for e in it {
-            if e.classname.eq_ignore_ascii_case("func_instance_parms") {
-                continue;
-            }
-            map.entities.push(e);
-        }
+        Ok(())
     }
 }
 
@@ -292,6 +376,100 @@ fn transform_entity(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn entity(id: i64, classname: &str, keys: &[(&str, &str)]) -> MapEntity {
+        let mut keyvalues = vec![("classname".to_string(), classname.to_string())];
+        keyvalues.extend(keys.iter().map(|(k, v)| (k.to_string(), v.to_string())));
+        MapEntity {
+            id,
+            classname: classname.to_string(),
+            keyvalues,
+            ..Default::default()
+        }
+    }
+
+    /// `level_N.vmf` places four instances of `level_{N+1}.vmf`, down to `last`.
+    fn fan_out(name: &str, last: usize) -> Option<MapInput> {
+        let n: usize = name.strip_prefix("level_")?.strip_suffix(".vmf")?.parse().ok()?;
+        let mut entities = vec![entity(1, "worldspawn", &[])];
+        if n < last {
+            let next = format!("level_{}.vmf", n + 1);
+            for k in 0..4 {
+                entities.push(entity(10 + k, "func_instance", &[("file", next.as_str())]));
+            }
+        }
+        Some(MapInput { entities })
+    }
+
+    #[test]
+    fn nested_fan_out_stops_at_the_entity_limit_naming_the_chain() {
+        // Thirteen levels of four would be 4^13 (67 million) instance loads.
+        let mut map = MapInput {
+            entities: vec![
+                entity(1, "worldspawn", &[]),
+                entity(2, "func_instance", &[("file", "level_1.vmf")]),
+            ],
+        };
+        let loads = std::cell::Cell::new(0usize);
+        let load = |name: &str| {
+            loads.set(loads.get() + 1);
+            fan_out(name, 13)
+        };
+        let err = collapse(&mut map, &load).unwrap_err();
+        let message = err.to_string();
+        assert!(
+            matches!(err, InstanceError::TooLarge { what: "entities", .. }),
+            "{message}"
+        );
+        assert!(
+            message.contains("instance 2 'level_1.vmf' -> instance 10 'level_2.vmf'"),
+            "{message}"
+        );
+        // Every load adds one entity at least (its worldspawn): loads stay under the limit.
+        assert!(loads.get() <= MAX_INSTANCE_ENTITIES + 1, "{} loads", loads.get());
+    }
+
+    #[test]
+    fn shallow_fan_out_still_collapses() {
+        let mut map = MapInput {
+            entities: vec![
+                entity(1, "worldspawn", &[]),
+                entity(2, "func_instance", &[("file", "level_1.vmf")]),
+            ],
+        };
+        let problems = collapse(&mut map, &|name| fan_out(name, 3)).unwrap();
+        assert!(problems.is_empty(), "{problems:?}");
+        // Every func_instance was replaced by its (empty) contents.
+        assert_eq!(map.entities.len(), 1);
+    }
+
+    #[test]
+    fn an_instance_including_itself_is_too_deep() {
+        let mut map = MapInput {
+            entities: vec![
+                entity(1, "worldspawn", &[]),
+                entity(2, "func_instance", &[("file", "self.vmf")]),
+            ],
+        };
+        let load = |_: &str| {
+            Some(MapInput {
+                entities: vec![
+                    entity(1, "worldspawn", &[]),
+                    entity(5, "func_instance", &[("file", "self.vmf")]),
+                ],
+            })
+        };
+        let err = collapse(&mut map, &load).unwrap_err();
+        assert!(
+            matches!(&err, InstanceError::TooDeep { chain } if chain.len() == MAX_DEPTH + 1),
+            "{err}"
+        );
+        assert!(
+            err.to_string()
+                .contains("instance 2 'self.vmf' -> instance 5 'self.vmf'"),
+            "{err}"
+        );
+    }
 
     #[test]
     fn angles_round_trip() {

@@ -10,7 +10,7 @@ use crate::areas::{self, Areas};
 use crate::brush::{self, Brush, BrushSide};
 use crate::contents::*;
 use crate::cubemap::{self, Cubemaps};
-use crate::diag::{Diagnostic, VbspError, Where};
+use crate::diag::{Diagnostic, Severity, VbspError, Where};
 use crate::displacement::{self, DispSide};
 use crate::dump::{self, PassDump};
 use crate::emit::{self, Clusters};
@@ -532,19 +532,36 @@ impl<'a> Compile<'a> {
                 let mut bad = false;
                 for s in &mb.sides {
                     let pts = s.points.map(|p| p - offset);
+                    let side_at = || Where {
+                        brush: Some(mb.id),
+                        side: Some(s.id),
+                        ..at.clone()
+                    };
+                    let axes_finite = [&s.uaxis, &s.vaxis]
+                        .iter()
+                        .all(|a| a.axis.is_finite() && a.shift.is_finite() && a.scale.is_finite());
+                    if !pts.iter().all(|p| p.is_finite()) || !axes_finite || !s.lightmap_scale.is_finite() {
+                        self.diags.push(Diagnostic::error(
+                            side_at(),
+                            "plane points, texture axes or lightmap scale are not finite numbers \
+                             (NaN or infinite), brush skipped",
+                        ));
+                        bad = true;
+                        break;
+                    }
                     let Some(plane) = srcmap_geom::Plane::from_points_snapped(pts[0], pts[1], pts[2]) else {
                         self.diags.push(Diagnostic::error(
-                            Where {
-                                brush: Some(mb.id),
-                                side: Some(s.id),
-                                ..at.clone()
-                            },
+                            side_at(),
                             "bad plane points (collinear), brush skipped",
                         ));
                         bad = true;
                         break;
                     };
                     let Some(pid) = self.planes.find_or_insert(plane) else {
+                        self.diags.push(Diagnostic::error(
+                            side_at(),
+                            "plane points span no usable plane, brush skipped",
+                        ));
                         bad = true;
                         break;
                     };
@@ -962,6 +979,12 @@ impl<'a> Compile<'a> {
                     classname: e.classname.clone(),
                     origin: e.origin().unwrap_or_default(),
                     pointfile,
+                    skipped_brushes: self
+                        .diags
+                        .iter()
+                        .filter(|d| d.severity == Severity::Error && d.at.brush.is_some())
+                        .cloned()
+                        .collect(),
                 };
                 if !self.opts.allow_leak {
                     return Err(err);

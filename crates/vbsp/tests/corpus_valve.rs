@@ -91,7 +91,7 @@ fn compile(path: &Path, map: &str) -> Result<srcmap_vbsp::Output, VbspError> {
         };
         p.is_file().then(|| srcmap_vbsp::input_from_vmf(&load_vmf(&p)))
     };
-    instances::collapse(&mut input, &loader);
+    instances::collapse(&mut input, &loader).unwrap_or_else(|e| panic!("{map}: {e}"));
     let opts = Options {
         allow_leak: true,
         materials: corpus_materials(),

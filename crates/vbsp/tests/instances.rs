@@ -74,7 +74,7 @@ fn instances_are_placed_renamed_and_parameterised() {
             _ => None,
         }
     };
-    let problems = instances::collapse(&mut map, &loader);
+    let problems = instances::collapse(&mut map, &loader).unwrap();
     assert!(problems.is_empty(), "{problems:?}");
     let lights: Vec<&MapEntity> = map.entities.iter().filter(|e| e.classname == "light").collect();
     assert_eq!(lights.len(), 2);
@@ -112,7 +112,7 @@ fn missing_instance_is_reported() {
     let mut map = MapInput {
         entities: vec![world(vec![]), inst(10, "nowhere.vmf", "x", "0 0 0", "0 0 0", &[])],
     };
-    let problems = instances::collapse(&mut map, &|_: &str| None);
+    let problems = instances::collapse(&mut map, &|_: &str| None).unwrap();
     assert_eq!(problems.len(), 1);
     assert!(problems[0].contains("nowhere.vmf"));
 }
