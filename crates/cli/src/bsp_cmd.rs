@@ -397,7 +397,7 @@ fn print_state(o: &mut impl std::io::Write, state: &MapState) -> std::io::Result
     };
     writeln!(
         o,
-        "lighting: LDR {}; HDR {}; {} world lights ({} HDR)",
+        "lighting: LDR {}; HDR {}; world lights: {} LDR, {} HDR",
         set(&l.ldr),
         set(&l.hdr),
         l.world_lights,
