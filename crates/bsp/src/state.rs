@@ -11,8 +11,9 @@
 //!   leaf of a leaked world keeps cluster 0 — solid leaves included, which a sealed map marks
 //!   -1 — and vvis, finding no portal file, cannot run.
 //! - `vvis -fast` keeps each portal's flood-fill estimate instead of running the exact pass.
-//!   The result has the same form as a full vis (only denser rows), so a file alone does not
-//!   tell the two apart: [`VisPass::Unknown`].
+//!   The result has the same form as a full vis (only denser rows), so the lump alone does not
+//!   tell the two apart: [`VisPass::Unknown`] here; `srcmap_vvis::vis_pass` rebuilds the
+//!   portal flood from the map's tree and compares.
 
 use serde::Serialize;
 
@@ -44,13 +45,25 @@ pub struct VisState {
     pub pvs_density: f64,
 }
 
-/// Which vvis pass made the PVS.
+/// Which vvis pass made the PVS. The lump alone cannot tell (both have the same form):
+/// [`MapState::of`] says [`VisPass::Unknown`]; `srcmap_vvis::vis_pass` tells by comparing the
+/// PVS with the portal flood of the map's own tree and, where affordable, a full pass of its own.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "lowercase")]
+#[serde(rename_all = "snake_case")]
 pub enum VisPass {
     /// No visibility data.
     None,
-    /// Present, but a `-fast` PVS and a full one look alike in the file.
+    /// Some cluster's PVS is strictly inside its portal flood: the exact pass culled it.
+    Full,
+    /// Every row equals the portal flood, and a full pass culls more: `vvis -fast`.
+    Fast,
+    /// Every row equals the portal flood and a full pass culls nothing more: both passes give
+    /// this PVS.
+    Either,
+    /// Every row equals the portal flood; the full pass was not run (too much work to do
+    /// for a report): `-fast`, or a full pass with nothing more to cull.
+    PortalFlood,
+    /// Not told (the portals rebuilt from the tree disagree with the lump, or not compared).
     Unknown,
 }
 

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context as _, anyhow, bail};
 use serde::Serialize;
 use srcmap_bsp::pak::Pak;
-use srcmap_bsp::state::{LeakState, LightmapState, MapState};
+use srcmap_bsp::state::{LeakState, LightmapState, MapState, VisPass, VisState};
 use srcmap_bsp::{Bsp, BspDocument, BspFile, HEADER_LUMPS, LumpFile, lump, lump_name};
 
 #[derive(Debug, clap::Args)]
@@ -374,9 +374,20 @@ fn print_info(report: &InfoReport) -> anyhow::Result<()> {
 fn print_state(o: &mut impl std::io::Write, state: &MapState) -> std::io::Result<()> {
     let v = &state.visibility;
     if v.present {
+        let pass = match v.pass {
+            VisPass::Full => "full vis (the PVS is inside the portal flood: the exact pass culled it)",
+            VisPass::Fast => "vvis -fast (the PVS is the portal flood, which a full pass culls further)",
+            VisPass::Either => "-fast and full give this same PVS (the portal flood, nothing to cull)",
+            VisPass::PortalFlood => {
+                "the PVS is the portal flood: vvis -fast, or a full pass with nothing to cull (too big to run it here)"
+            }
+            VisPass::None | VisPass::Unknown => {
+                "-fast or full: unknown (the portals rebuilt from the tree disagree with the lump)"
+            }
+        };
         writeln!(
             o,
-            "visibility: {} clusters, PVS density {:.1}% (vvis -fast or full: unknown, the file looks the same)",
+            "visibility: {} clusters, PVS density {:.1}%, {pass}",
             v.clusters,
             v.pvs_density * 100.0
         )?;
@@ -544,6 +555,7 @@ pub fn info(path: &Path, data: &[u8], json: bool) -> anyhow::Result<()> {
             .filter(|m| pak.find(&format!("materials/{m}.vmt")).is_some())
             .count(),
     };
+    let state = MapState::of(&bsp);
     let report = InfoReport {
         file: path.display().to_string(),
         format: "bsp",
@@ -560,7 +572,13 @@ pub fn info(path: &Path, data: &[u8], json: bool) -> anyhow::Result<()> {
             "standard"
         },
         file_bytes: data.len(),
-        state: MapState::of(&bsp),
+        state: MapState {
+            visibility: VisState {
+                pass: srcmap_vvis::vis_pass(&bsp, srcmap_vvis::pass::FULL_PASS_MAX_PAIRS),
+                ..state.visibility
+            },
+            ..state
+        },
         lumps,
         game_lumps,
         static_prop_layout: sp.map(|s| format!("{:?}", s.layout)),

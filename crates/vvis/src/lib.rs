@@ -37,6 +37,7 @@ pub mod dump;
 pub mod error;
 pub mod flow;
 pub mod graph;
+pub mod pass;
 pub mod portals;
 pub mod pvs;
 pub mod tree;
@@ -49,6 +50,7 @@ use srcmap_bsp::{Bsp, BspDocument, BspFile, Visibility};
 
 pub use error::VvisError;
 pub use flow::FlowKind;
+pub use pass::vis_pass;
 pub use portals::{Portal, PortalId, Portals};
 pub use pvs::ClusterVis;
 

@@ -1,0 +1,72 @@
+//! Which vvis pass made a compiled map's PVS, told from the map alone. `vvis -fast` keeps the
+//! portal flood (vvis `BasePortalVis`: what each portal might see) as the PVS; a full vis runs
+//! the exact pass, which only removes clusters from that flood. So the map's own tree, its
+//! portals rebuilt and flooded as vvis does, tells: a PVS strictly inside the flood somewhere
+//! is a full vis; one equal to it everywhere is `-fast` when a full pass of ours culls more
+//! (our full pass equals Valve's cluster pair for cluster pair on all but three corpus maps),
+//! and either pass when it culls nothing; a PVS outside the flood means the rebuilt portals are
+//! not the ones vvis had, and nothing is told.
+
+use srcmap_bsp::state::VisPass;
+use srcmap_bsp::{Bsp, Visibility};
+
+use crate::{NoProgress, Options, Threads, compute, tree, vis_radius};
+
+/// Above this many visible cluster pairs in the flood, [`vis_pass`] does not run the full pass
+/// (its work grows with the square of what each portal might see: 84 k pairs took seconds,
+/// 1.6 M minutes).
+pub const FULL_PASS_MAX_PAIRS: u64 = 50_000;
+
+/// Each row of `inner` within `outer`'s (`None` when some pair of `inner` is not in `outer`),
+/// and whether `outer` has a pair `inner` lacks.
+fn strictly_inside(inner: &Visibility, outer: &Visibility) -> Option<bool> {
+    let n = inner.num_clusters as usize;
+    let mut smaller = false;
+    for a in 0..n {
+        for b in 0..n {
+            match (inner.can_see(a, b), outer.can_see(a, b)) {
+                (true, false) => return None,
+                (false, true) => smaller = true,
+                _ => {}
+            }
+        }
+    }
+    Some(smaller)
+}
+
+/// How the map's PVS compares with the portal flood of its own tree (and, when the flood has
+/// at most `max_pairs` visible pairs, with a full pass).
+pub fn vis_pass(bsp: &Bsp, max_pairs: u64) -> VisPass {
+    let Some(stored) = bsp.visibility.as_ref().filter(|v| v.num_clusters > 0) else {
+        return VisPass::None;
+    };
+    let Ok(portals) = tree::portals_from_bsp(bsp) else {
+        return VisPass::Unknown;
+    };
+    let run = |fast: bool| {
+        let options = Options {
+            fast,
+            threads: Threads::ALL,
+            ..Options::default()
+        };
+        compute(&portals, true, vis_radius(bsp), &options, &NoProgress).ok()
+    };
+    let Some((flood, _)) = run(true) else {
+        return VisPass::Unknown;
+    };
+    if flood.pvs.len() != stored.num_clusters as usize {
+        return VisPass::Unknown;
+    }
+    let pairs: u64 = flood.pvs.iter().map(|r| r.count() as u64).sum();
+    let flood = flood.to_visibility();
+    match strictly_inside(stored, &flood) {
+        None => VisPass::Unknown,
+        Some(true) => VisPass::Full,
+        Some(false) if pairs > max_pairs => VisPass::PortalFlood,
+        Some(false) => match run(false).map(|(full, _)| strictly_inside(&full.to_visibility(), &flood)) {
+            Some(Some(true)) => VisPass::Fast,
+            Some(Some(false)) => VisPass::Either,
+            _ => VisPass::Unknown,
+        },
+    }
+}
