@@ -69,7 +69,7 @@ fn main() {
             show: times,
         };
         let res = srcmap_vbsp::compile(&input, &opts, &timer);
-        timer.start("", 0);
+        timer.start("", 0, srcmap_stage::Unit::Steps);
         let total = t0.elapsed().as_secs_f64();
         match res {
             Ok(out) => {
