@@ -183,15 +183,12 @@ impl VisState {
     fn of(bsp: &Bsp) -> VisState {
         match &bsp.visibility {
             Some(vis) if vis.num_clusters > 0 => {
-                let n = vis.num_clusters as usize;
-                let seen: u64 = (0..n)
-                    .map(|a| (0..n).filter(|&b| vis.can_see(a, b)).count() as u64)
-                    .sum();
+                let n = vis.num_clusters as f64;
                 VisState {
                     present: true,
                     clusters: vis.num_clusters,
                     pass: VisPass::Unknown,
-                    pvs_density: seen as f64 / (n as f64 * n as f64),
+                    pvs_density: visible_pairs(vis) as f64 / (n * n),
                 }
             }
             _ => VisState {
@@ -202,6 +199,27 @@ impl VisState {
             },
         }
     }
+}
+
+/// Cluster pairs the PVS says can see each other (bits past the cluster count not counted);
+/// linear in the rows' bytes.
+pub fn visible_pairs(vis: &crate::Visibility) -> u64 {
+    let n = vis.num_clusters as usize;
+    vis.pvs
+        .iter()
+        .take(n)
+        .map(|row| {
+            (0..vis.row_len())
+                .map(|i| (row.get(i).copied().unwrap_or(0) & row_mask(n, i)).count_ones() as u64)
+                .sum::<u64>()
+        })
+        .sum()
+}
+
+/// The bits of byte `i` of a row that stand for one of `n` clusters.
+pub fn row_mask(n: usize, i: usize) -> u8 {
+    let bits = n.saturating_sub(i * 8).min(8);
+    if bits == 8 { 0xff } else { (1u8 << bits) - 1 }
 }
 
 impl LightingState {

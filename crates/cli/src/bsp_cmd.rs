@@ -382,7 +382,7 @@ fn print_state(o: &mut impl std::io::Write, state: &MapState) -> std::io::Result
                 "the PVS is the portal flood: vvis -fast, or a full pass with nothing to cull (too big to run it here)"
             }
             VisPass::None | VisPass::Unknown => {
-                "-fast or full: unknown (the portals rebuilt from the tree disagree with the lump)"
+                "-fast or full: not told (a PVS too big to compare here, or portals rebuilt from the tree that disagree with the lump)"
             }
         };
         writeln!(

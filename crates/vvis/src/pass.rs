@@ -7,10 +7,14 @@
 //! and either pass when it culls nothing; a PVS outside the flood means the rebuilt portals are
 //! not the ones vvis had, and nothing is told.
 
-use srcmap_bsp::state::VisPass;
+use srcmap_bsp::state::{VisPass, row_mask, visible_pairs};
 use srcmap_bsp::{Bsp, Visibility};
 
 use crate::{NoProgress, Options, Threads, compute, tree, vis_radius};
+
+/// Above this many visible cluster pairs in the map's PVS, [`vis_pass`] compares nothing (the
+/// largest corpus map has 1.6 M, its flood a second or two).
+pub const COMPARE_MAX_PAIRS: u64 = 4_000_000;
 
 /// Above this many visible cluster pairs in the flood, [`vis_pass`] does not run the full pass
 /// (its work grows with the square of what each portal might see: 84 k pairs took seconds,
@@ -18,28 +22,35 @@ use crate::{NoProgress, Options, Threads, compute, tree, vis_radius};
 pub const FULL_PASS_MAX_PAIRS: u64 = 50_000;
 
 /// Each row of `inner` within `outer`'s (`None` when some pair of `inner` is not in `outer`),
-/// and whether `outer` has a pair `inner` lacks.
+/// and whether `outer` has a pair `inner` lacks. Compared a byte at a time.
 fn strictly_inside(inner: &Visibility, outer: &Visibility) -> Option<bool> {
     let n = inner.num_clusters as usize;
     let mut smaller = false;
-    for a in 0..n {
-        for b in 0..n {
-            match (inner.can_see(a, b), outer.can_see(a, b)) {
-                (true, false) => return None,
-                (false, true) => smaller = true,
-                _ => {}
+    for (a, b) in inner.pvs.iter().zip(&outer.pvs).take(n) {
+        for i in 0..inner.row_len() {
+            let mask = row_mask(n, i);
+            let x = a.get(i).copied().unwrap_or(0) & mask;
+            let y = b.get(i).copied().unwrap_or(0) & mask;
+            if x & !y != 0 {
+                return None;
             }
+            smaller |= y & !x != 0;
         }
     }
     Some(smaller)
 }
 
 /// How the map's PVS compares with the portal flood of its own tree (and, when the flood has
-/// at most `max_pairs` visible pairs, with a full pass).
+/// at most `max_pairs` visible pairs, with a full pass). `Unknown` for a PVS of more than
+/// [`COMPARE_MAX_PAIRS`] pairs or clusters beyond Valve's 65,536.
 pub fn vis_pass(bsp: &Bsp, max_pairs: u64) -> VisPass {
     let Some(stored) = bsp.visibility.as_ref().filter(|v| v.num_clusters > 0) else {
         return VisPass::None;
     };
+    // More clusters than Valve's MAX_MAP_CLUSTERS, or a PVS too big to flood for a report.
+    if stored.num_clusters > 65_536 || visible_pairs(stored) > COMPARE_MAX_PAIRS {
+        return VisPass::Unknown;
+    }
     let Ok(portals) = tree::portals_from_bsp(bsp) else {
         return VisPass::Unknown;
     };
