@@ -193,7 +193,13 @@ impl VisState {
             }
             _ => VisState {
                 present: false,
-                clusters: bsp.leafs.iter().map(|l| l.cluster + 1).max().unwrap_or(0).max(0) as u32,
+                clusters: bsp
+                    .leafs
+                    .iter()
+                    .map(|l| l.cluster.saturating_add(1))
+                    .max()
+                    .unwrap_or(0)
+                    .max(0) as u32,
                 pass: VisPass::None,
                 pvs_density: 0.0,
             },
