@@ -293,3 +293,61 @@ impl FeatureCounts {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{Leaf, Model, Node, Visibility};
+
+    /// A world of one node over two leaves (after Valve's error leaf 0): a solid one in
+    /// `solid_cluster` and an empty one in cluster 0.
+    fn world(solid_cluster: i32) -> Bsp {
+        let mut bsp = Bsp::new(20);
+        bsp.models.push(Model {
+            head_node: 0,
+            ..Default::default()
+        });
+        bsp.nodes.push(Node {
+            children: [-2, -3],
+            ..Default::default()
+        });
+        let leaf = |contents, cluster| Leaf {
+            contents,
+            cluster,
+            ..Default::default()
+        };
+        bsp.leafs = vec![leaf(1, 0), leaf(1, solid_cluster), leaf(0, 0)];
+        bsp
+    }
+
+    #[test]
+    fn leak_is_told_by_the_solid_leaves_cluster() {
+        assert_eq!(MapState::of(&world(0)).leak, LeakState::Leaked);
+        let sealed = MapState::of(&world(-1));
+        assert_eq!(sealed.leak, LeakState::Sealed);
+        assert!(!sealed.visibility.present);
+        assert_eq!(sealed.visibility.clusters, 1);
+        // A tree that loops back on itself tells nothing.
+        let mut cycle = world(0);
+        cycle.nodes[0].children = [0, -3];
+        assert_eq!(MapState::of(&cycle).leak, LeakState::Unknown);
+    }
+
+    #[test]
+    fn vis_data_means_sealed_and_density_ignores_padding_bits() {
+        let mut bsp = world(0);
+        // Three clusters; row 0 sees 0 and 1, rows 1 and 2 see everything; the high padding
+        // bits of each byte are set and must not count.
+        bsp.visibility = Some(Visibility {
+            num_clusters: 3,
+            pvs: vec![vec![0b1111_1011], vec![0xff], vec![0xff]],
+            pas: vec![vec![0xff]; 3],
+        });
+        let state = MapState::of(&bsp);
+        assert_eq!(state.leak, LeakState::Sealed);
+        assert_eq!(state.visibility.clusters, 3);
+        assert_eq!(visible_pairs(bsp.visibility.as_ref().unwrap()), 8);
+        assert!((state.visibility.pvs_density - 8.0 / 9.0).abs() < 1e-12);
+        assert_eq!(state.visibility.pass, VisPass::Unknown);
+    }
+}
