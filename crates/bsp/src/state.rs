@@ -55,13 +55,15 @@ pub enum VisPass {
     None,
     /// Some cluster's PVS is strictly inside its portal flood: the exact pass culled it.
     Full,
-    /// Every row equals the portal flood, and a full pass culls more: `vvis -fast`.
+    /// Every row equals the portal flood, and a full pass culls more than 1% of its pairs:
+    /// `vvis -fast`.
     Fast,
     /// Every row equals the portal flood and a full pass culls nothing more: both passes give
     /// this PVS.
     Either,
-    /// Every row equals the portal flood; the full pass was not run (too much work to do
-    /// for a report): `-fast`, or a full pass with nothing more to cull.
+    /// Every row equals the portal flood, and the full pass was not run (too much work for a
+    /// report) or culls under 1% (how far two full passes may differ): `-fast`, or a full pass
+    /// with (almost) nothing to cull.
     PortalFlood,
     /// Not told (the portals rebuilt from the tree disagree with the lump, or not compared).
     Unknown,

@@ -376,10 +376,12 @@ fn print_state(o: &mut impl std::io::Write, state: &MapState) -> std::io::Result
     if v.present {
         let pass = match v.pass {
             VisPass::Full => "full vis (the PVS is inside the portal flood: the exact pass culled it)",
-            VisPass::Fast => "vvis -fast (the PVS is the portal flood, which a full pass culls further)",
+            VisPass::Fast => {
+                "vvis -fast (the PVS is the portal flood, which a full pass culls by more than 1%)"
+            }
             VisPass::Either => "-fast and full give this same PVS (the portal flood, nothing to cull)",
             VisPass::PortalFlood => {
-                "the PVS is the portal flood: vvis -fast, or a full pass with nothing to cull (too big to run it here)"
+                "the PVS is the portal flood: vvis -fast, or a full pass with (almost) nothing to cull (not told apart)"
             }
             VisPass::None | VisPass::Unknown => {
                 "-fast or full: not told (a PVS too big to compare here, or portals rebuilt from the tree that disagree with the lump)"
@@ -390,6 +392,11 @@ fn print_state(o: &mut impl std::io::Write, state: &MapState) -> std::io::Result
             "visibility: {} clusters, PVS density {:.1}%, {pass}",
             v.clusters,
             v.pvs_density * 100.0
+        )?;
+    } else if state.leak == LeakState::Leaked {
+        writeln!(
+            o,
+            "visibility: none (the map leaked: vbsp wrote no portal file for vvis)"
         )?;
     } else {
         writeln!(

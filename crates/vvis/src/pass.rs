@@ -2,9 +2,9 @@
 //! portal flood (vvis `BasePortalVis`: what each portal might see) as the PVS; a full vis runs
 //! the exact pass, which only removes clusters from that flood. So the map's own tree, its
 //! portals rebuilt and flooded as vvis does, tells: a PVS strictly inside the flood somewhere
-//! is a full vis; one equal to it everywhere is `-fast` when a full pass of ours culls more
-//! (our full pass equals Valve's cluster pair for cluster pair on all but three corpus maps),
-//! and either pass when it culls nothing; a PVS outside the flood means the rebuilt portals are
+//! is a full vis; one equal to it everywhere is `-fast` when a full pass of ours culls more than
+//! 1% of the pairs (ours and Valve's full passes agree within that on the corpus), either pass
+//! when it culls nothing, and not told apart in between or when the full pass is too big to run; a PVS outside the flood means the rebuilt portals are
 //! not the ones vvis had, and nothing is told.
 
 use srcmap_bsp::state::{VisPass, row_mask, visible_pairs};
@@ -21,11 +21,11 @@ pub const COMPARE_MAX_PAIRS: u64 = 4_000_000;
 /// 1.6 M minutes).
 pub const FULL_PASS_MAX_PAIRS: u64 = 50_000;
 
-/// Each row of `inner` within `outer`'s (`None` when some pair of `inner` is not in `outer`),
-/// and whether `outer` has a pair `inner` lacks. Compared a byte at a time.
-fn strictly_inside(inner: &Visibility, outer: &Visibility) -> Option<bool> {
+/// How many of `outer`'s pairs `inner` lacks, each row of `inner` being within `outer`'s;
+/// `None` when some pair of `inner` is not in `outer`. Compared a byte at a time.
+fn pairs_culled(inner: &Visibility, outer: &Visibility) -> Option<u64> {
     let n = inner.num_clusters as usize;
-    let mut smaller = false;
+    let mut culled = 0u64;
     for (a, b) in inner.pvs.iter().zip(&outer.pvs).take(n) {
         for i in 0..inner.row_len() {
             let mask = row_mask(n, i);
@@ -34,10 +34,10 @@ fn strictly_inside(inner: &Visibility, outer: &Visibility) -> Option<bool> {
             if x & !y != 0 {
                 return None;
             }
-            smaller |= y & !x != 0;
+            culled += (y & !x).count_ones() as u64;
         }
     }
-    Some(smaller)
+    Some(culled)
 }
 
 /// How the map's PVS compares with the portal flood of its own tree (and, when the flood has
@@ -70,13 +70,16 @@ pub fn vis_pass(bsp: &Bsp, max_pairs: u64) -> VisPass {
     }
     let pairs: u64 = flood.pvs.iter().map(|r| r.count() as u64).sum();
     let flood = flood.to_visibility();
-    match strictly_inside(stored, &flood) {
+    match pairs_culled(stored, &flood) {
         None => VisPass::Unknown,
-        Some(true) => VisPass::Full,
-        Some(false) if pairs > max_pairs => VisPass::PortalFlood,
-        Some(false) => match run(false).map(|(full, _)| strictly_inside(&full.to_visibility(), &flood)) {
-            Some(Some(true)) => VisPass::Fast,
-            Some(Some(false)) => VisPass::Either,
+        Some(culled) if culled > 0 => VisPass::Full,
+        Some(_) if pairs > max_pairs => VisPass::PortalFlood,
+        Some(_) => match run(false).map(|(full, _)| pairs_culled(&full.to_visibility(), &flood)) {
+            Some(Some(0)) => VisPass::Either,
+            // Our full pass and Valve's may differ by a pair here and there (the vvis corpus
+            // test allows 1%): only a full pass that culls more than that tells -fast.
+            Some(Some(culled)) if culled * 100 > pairs => VisPass::Fast,
+            Some(Some(_)) => VisPass::PortalFlood,
             _ => VisPass::Unknown,
         },
     }
