@@ -4,8 +4,9 @@
 //! portals rebuilt and flooded as vvis does, tells: a PVS strictly inside the flood somewhere
 //! is a full vis; one equal to it everywhere is `-fast` when a full pass of ours culls more than
 //! 1% of the pairs (ours and Valve's full passes agree within that on the corpus), either pass
-//! when it culls nothing, and not told apart in between or when the full pass is too big to run; a PVS outside the flood means the rebuilt portals are
-//! not the ones vvis had, and nothing is told.
+//! when it culls nothing, and not told apart in between or when the full pass is too big to
+//! run; a PVS outside the flood means the rebuilt portals are not the ones vvis had, and
+//! nothing is told.
 
 use srcmap_bsp::state::{VisPass, row_mask, visible_pairs};
 use srcmap_bsp::{Bsp, Visibility};
