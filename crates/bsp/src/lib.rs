@@ -29,6 +29,9 @@
 //!   [`BspDocument::set_lump_file`] puts one back into a BSP.
 //! * **Checks** — [`check::check`] validates cross-lump indices, record sizes and Valve's
 //!   `MAX_MAP_*` limits; [`pak::Pak`] lists, reads and extends the pakfile zip.
+//! * **State** — [`state::MapState::of`]: whether vvis ran (clusters, PVS density), which
+//!   lightmaps vrad wrote, whether vbsp leaked, the feature counts and game lump versions
+//!   (`srcmap info`'s first lines).
 //! * **Layouts** — [`records`] holds the fixed records (index fields widened to `u32`/`i32`;
 //!   the on-disk layout is picked from the BSP version and each lump's version via [`Ctx`]:
 //!   leafs v0/v1, faces v1 and Strata v2, world lights v0/v1, occlusion v1/v2, Strata's
@@ -70,6 +73,7 @@ pub mod occlusion;
 pub mod pak;
 pub mod physics;
 pub mod records;
+pub mod state;
 pub mod versions;
 pub mod view;
 pub mod vis;

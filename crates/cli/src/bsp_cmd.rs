@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context as _, anyhow, bail};
 use serde::Serialize;
 use srcmap_bsp::pak::Pak;
+use srcmap_bsp::state::{LeakState, LightmapState, MapState, VisPass, VisState};
 use srcmap_bsp::{Bsp, BspDocument, BspFile, HEADER_LUMPS, LumpFile, lump, lump_name};
 
 #[derive(Debug, clap::Args)]
@@ -130,6 +131,8 @@ struct InfoReport {
     endian: &'static str,
     lump_order: &'static str,
     file_bytes: usize,
+    /// Visibility, lighting, leak and feature counts (`srcmap_bsp::state`).
+    state: MapState,
     lumps: Vec<LumpReport>,
     game_lumps: Vec<GameLumpReport>,
     static_prop_layout: Option<String>,
@@ -309,6 +312,7 @@ fn print_info(report: &InfoReport) -> anyhow::Result<()> {
         "byte order: {}, lump_t order: {}",
         report.endian, report.lump_order
     )?;
+    print_state(&mut o, &report.state)?;
     writeln!(o, "lumps:")?;
     writeln!(
         o,
@@ -364,6 +368,97 @@ fn print_info(report: &InfoReport) -> anyhow::Result<()> {
         writeln!(o, "  {m}")?;
     }
     Ok(())
+}
+
+/// The map's state: what vvis, vrad and vbsp left in it, and its feature counts.
+fn print_state(o: &mut impl std::io::Write, state: &MapState) -> std::io::Result<()> {
+    let v = &state.visibility;
+    if v.present {
+        let pass = match v.pass {
+            VisPass::Full => "full vis (the PVS is inside the portal flood: the exact pass culled it)",
+            VisPass::Fast => {
+                "vvis -fast (the PVS is the portal flood, which a full pass culls by more than 1%)"
+            }
+            VisPass::Either => "-fast and full give this same PVS (the portal flood, nothing to cull)",
+            VisPass::PortalFlood => {
+                "the PVS is the portal flood: vvis -fast, or a full pass with (almost) nothing to cull (not told apart)"
+            }
+            VisPass::None | VisPass::Unknown => {
+                "-fast or full: not told (a PVS too big to compare here, or portals rebuilt from the tree that disagree with the lump)"
+            }
+        };
+        writeln!(
+            o,
+            "visibility: {} clusters, PVS density {:.1}%, {pass}",
+            v.clusters,
+            v.pvs_density * 100.0
+        )?;
+    } else if state.leak == LeakState::Leaked {
+        writeln!(
+            o,
+            "visibility: none (the map leaked: vbsp wrote no portal file for vvis)"
+        )?;
+    } else {
+        writeln!(
+            o,
+            "visibility: none (vvis has not run; vbsp numbered {} clusters)",
+            v.clusters
+        )?;
+    }
+    let l = &state.lighting;
+    let set = |s: &LightmapState| {
+        if s.present() {
+            format!("{} luxels on {} faces", s.samples, s.lit_faces)
+        } else {
+            "none".to_string()
+        }
+    };
+    writeln!(
+        o,
+        "lighting: LDR {}; HDR {}; world lights: {} LDR, {} HDR",
+        set(&l.ldr),
+        set(&l.hdr),
+        l.world_lights,
+        l.world_lights_hdr
+    )?;
+    writeln!(
+        o,
+        "leak: {}",
+        match state.leak {
+            LeakState::Sealed => "none (sealed)",
+            LeakState::Leaked =>
+                "leaked (no vis data, and every world leaf, solid ones too, in cluster 0: vbsp wrote no portal file)",
+            LeakState::Unknown => "unknown (no vis data and no world leaves)",
+        }
+    )?;
+    let c = &state.counts;
+    writeln!(
+        o,
+        "features: {} entities, {} brush models, {} static props, {} detail props, {} displacements, {} overlays ({} water), {} cubemaps, {} leaves",
+        c.entities,
+        c.brush_models,
+        c.static_props,
+        c.detail_props,
+        c.displacements,
+        c.overlays,
+        c.water_overlays,
+        c.cubemaps,
+        c.leaves
+    )?;
+    let versions: Vec<String> = state
+        .game_lumps
+        .iter()
+        .map(|g| format!("{} v{}", g.id, g.version))
+        .collect();
+    writeln!(
+        o,
+        "game lump versions: {}",
+        if versions.is_empty() {
+            "none".to_string()
+        } else {
+            versions.join(", ")
+        }
+    )
 }
 
 /// The compiled features' lines: displacements, cubemaps, overlays, occluders, water.
@@ -467,6 +562,7 @@ pub fn info(path: &Path, data: &[u8], json: bool) -> anyhow::Result<()> {
             .filter(|m| pak.find(&format!("materials/{m}.vmt")).is_some())
             .count(),
     };
+    let state = MapState::of(&bsp);
     let report = InfoReport {
         file: path.display().to_string(),
         format: "bsp",
@@ -483,6 +579,13 @@ pub fn info(path: &Path, data: &[u8], json: bool) -> anyhow::Result<()> {
             "standard"
         },
         file_bytes: data.len(),
+        state: MapState {
+            visibility: VisState {
+                pass: srcmap_vvis::vis_pass(&bsp, srcmap_vvis::pass::FULL_PASS_MAX_PAIRS),
+                ..state.visibility
+            },
+            ..state
+        },
         lumps,
         game_lumps,
         static_prop_layout: sp.map(|s| format!("{:?}", s.layout)),

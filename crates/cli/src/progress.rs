@@ -1,22 +1,144 @@
 //! The progress display shared by the long-running stages (vvis, vrad): a bar with the phase
-//! name, items done, elapsed time and an estimate of the time left on a terminal; one line per
-//! finished phase when stderr is not a terminal. Workers on every thread call `advance`, so it
-//! counts with an atomic and redraws at most every half percent.
+//! name, work done in the phase's own unit (faces, portals, bounces, ...), elapsed time and an
+//! estimate of the time left on a terminal; one line per finished phase when stderr is not a
+//! terminal. Workers on every thread call `advance`, so it counts with an atomic and redraws at
+//! most every half percent. Big numbers are printed as a person reads them (`1.23 M faces`,
+//! `3 min 20 s`).
 
 use std::io::{IsTerminal, Write};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
+use srcmap_stage::Unit;
+
+/// The phase being shown.
+struct Phase {
+    name: String,
+    total: u64,
+    unit: Unit,
+    started: Instant,
+}
+
 pub struct Bar {
     quiet: bool,
     /// A stage whose phases are short: one line `STAGE: phase` as each starts, no bar.
     steps_of: Option<&'static str>,
     tty: bool,
-    /// (phase name, total items, start time)
-    state: Mutex<(String, u64, Instant)>,
+    phase: Mutex<Phase>,
     done: AtomicU64,
     last_drawn: AtomicU64,
+}
+
+/// A count as a person reads it: digits grouped in thousands up to 99,999, then three
+/// significant digits and a suffix (`312 k`, `1.23 M`, `31.5 G`).
+pub fn human_count(n: u64) -> String {
+    if n < 100_000 {
+        let digits = n.to_string();
+        let mut out = String::new();
+        for (i, c) in digits.chars().enumerate() {
+            if i > 0 && (digits.len() - i).is_multiple_of(3) {
+                out.push(',');
+            }
+            out.push(c);
+        }
+        return out;
+    }
+    significant(n as f64, 1000.0, &["", " k", " M", " G", " T", " P", " E"])
+}
+
+/// A byte count in binary units (`512 B`, `1.50 KiB`, `23.4 MiB`).
+pub fn human_bytes(n: u64) -> String {
+    if n < 1024 {
+        return format!("{n} B");
+    }
+    significant(
+        n as f64,
+        1024.0,
+        &[" B", " KiB", " MiB", " GiB", " TiB", " PiB", " EiB"],
+    )
+}
+
+/// `value` divided by `base` until under `base`, with three significant digits and the
+/// suffix of that power.
+fn significant(mut value: f64, base: f64, suffixes: &[&str]) -> String {
+    let mut power = 0;
+    while value >= base && power + 1 < suffixes.len() {
+        value /= base;
+        power += 1;
+    }
+    // Rounding may carry into the next power (999.7 k is 1.00 M).
+    if value >= 999.5 && power + 1 < suffixes.len() {
+        value /= base;
+        power += 1;
+    }
+    let digits = if value >= 99.95 {
+        0
+    } else if value >= 9.995 {
+        1
+    } else {
+        2
+    };
+    format!("{value:.digits$}{}", suffixes[power])
+}
+
+/// A duration as a person reads it: `0.42 s`, `12.3 s`, `3 min 20 s`, `2 h 05 min`.
+pub fn human_duration(secs: f64) -> String {
+    if secs < 10.0 {
+        format!("{secs:.2} s")
+    } else if secs < 60.0 {
+        format!("{secs:.1} s")
+    } else if secs < 3600.0 {
+        let s = secs.round() as u64;
+        format!("{} min {:02} s", s / 60, s % 60)
+    } else {
+        let m = (secs / 60.0).round() as u64;
+        format!("{} h {:02} min", m / 60, m % 60)
+    }
+}
+
+/// `n` of `unit` (`1 face`, `12,345 faces`, `1.50 MiB`); `None` for [`Unit::Work`], which has
+/// no unit to count in.
+pub fn amount(n: u64, unit: Unit) -> Option<String> {
+    if unit == Unit::Bytes {
+        return Some(human_bytes(n));
+    }
+    let plural = unit.noun()?;
+    let noun = if n == 1 {
+        match unit {
+            Unit::Leaves => "leaf",
+            _ => plural.strip_suffix('s').unwrap_or(plural),
+        }
+    } else {
+        plural
+    };
+    Some(format!("{} {noun}", human_count(n)))
+}
+
+/// How far a phase is: `1,204/3,410 faces` (`1.20 M/3.41 M faces` when big), or a
+/// percentage for work without a unit.
+fn so_far(done: u64, total: u64, unit: Unit) -> String {
+    let percent = if total > 0 {
+        100.0 * (done as f64 / total as f64).min(1.0)
+    } else {
+        100.0
+    };
+    match (unit, amount(total, unit)) {
+        (Unit::Bytes, Some(total)) => format!("{}/{total}", human_bytes(done)),
+        (_, Some(total)) => format!("{}/{total}", human_count(done)),
+        (_, None) => format!("{percent:.0}%"),
+    }
+}
+
+/// The line a finished phase leaves when stderr is not a terminal: `direct light: 1,204
+/// faces in 0.42 s`; a phase that stopped early (light settled after 12 of at most 100
+/// bounces) counts what it did.
+fn finished_line(name: &str, done: u64, total: u64, unit: Unit, secs: f64) -> String {
+    let counted = if done == 0 { total } else { done };
+    match amount(counted, unit) {
+        Some(a) => format!("{name}: {a} in {}", human_duration(secs)),
+        None => format!("{name}: done in {}", human_duration(secs)),
+    }
 }
 
 impl Bar {
@@ -25,7 +147,12 @@ impl Bar {
             quiet,
             steps_of: None,
             tty: std::io::stderr().is_terminal(),
-            state: Mutex::new((String::new(), 0, Instant::now())),
+            phase: Mutex::new(Phase {
+                name: String::new(),
+                total: 0,
+                unit: Unit::Steps,
+                started: Instant::now(),
+            }),
             done: AtomicU64::new(0),
             last_drawn: AtomicU64::new(0),
         }
@@ -40,41 +167,48 @@ impl Bar {
     }
 
     fn draw(&self, done: u64) {
-        let Ok(state) = self.state.lock() else { return };
-        let (name, total, started) = &*state;
-        let frac = if *total > 0 {
-            (done as f64 / *total as f64).min(1.0)
+        let Ok(phase) = self.phase.lock() else { return };
+        let frac = if phase.total > 0 {
+            (done as f64 / phase.total as f64).min(1.0)
         } else {
             1.0
         };
         let width = 30;
         let filled = ((frac * width as f64) as usize).min(width);
-        let elapsed = started.elapsed().as_secs_f64();
+        let elapsed = phase.started.elapsed().as_secs_f64();
         let eta = if frac > 0.0 {
-            format!("{:.0} s left", elapsed * (1.0 - frac) / frac)
+            format!("{} left", human_duration(elapsed * (1.0 - frac) / frac))
         } else {
             "…".into()
         };
         let mut err = std::io::stderr().lock();
         let _ = write!(
             err,
-            "\r{name:<22} [{}{}] {done}/{total} {elapsed:.0} s, {eta}   ",
+            "\r{:<22} [{}{}] {} {}, {eta}   ",
+            phase.name,
             "#".repeat(filled),
             "-".repeat(width - filled),
+            so_far(done, phase.total, phase.unit),
+            human_duration(elapsed),
         );
         let _ = err.flush();
     }
 
-    pub fn start(&self, phase: &str, total: u64) {
+    pub fn start(&self, name: &str, total: u64, unit: Unit) {
         if self.quiet {
             return;
         }
         if let Some(stage) = self.steps_of {
-            eprintln!("{stage}: {phase}");
+            eprintln!("{stage}: {name}");
             return;
         }
-        if let Ok(mut s) = self.state.lock() {
-            *s = (phase.to_string(), total, Instant::now());
+        if let Ok(mut p) = self.phase.lock() {
+            *p = Phase {
+                name: name.to_string(),
+                total,
+                unit,
+                started: Instant::now(),
+            };
         }
         self.done.store(0, Ordering::Relaxed);
         self.last_drawn.store(0, Ordering::Relaxed);
@@ -84,11 +218,15 @@ impl Bar {
     }
 
     pub fn advance(&self, n: u64) {
-        if self.quiet || !self.tty || self.steps_of.is_some() {
+        if self.quiet || self.steps_of.is_some() {
             return;
         }
+        // Counted off a terminal too: the finished line says how much was done.
         let done = self.done.fetch_add(n, Ordering::Relaxed) + n;
-        let total = self.state.lock().map(|s| s.1).unwrap_or(0);
+        if !self.tty {
+            return;
+        }
+        let total = self.phase.lock().map(|p| p.total).unwrap_or(0);
         let step = (total / 200).max(1);
         let last = self.last_drawn.load(Ordering::Relaxed);
         if done >= last + step
@@ -105,29 +243,97 @@ impl Bar {
         if self.quiet || self.steps_of.is_some() {
             return;
         }
-        let Ok(state) = self.state.lock() else { return };
-        let (name, total, started) = &*state;
-        let secs = started.elapsed().as_secs_f64();
+        let Ok(p) = self.phase.lock() else { return };
+        let done = self.done.load(Ordering::Relaxed);
+        let line = finished_line(&p.name, done, p.total, p.unit, p.started.elapsed().as_secs_f64());
         if self.tty {
-            eprintln!(
-                "\r{name:<22} [{}] {total}/{total} {secs:.2} s{}",
-                "#".repeat(30),
-                " ".repeat(16)
-            );
+            eprintln!("\r{line}{}", " ".repeat(60));
         } else {
-            eprintln!("{name}: {total} items, {secs:.2} s");
+            eprintln!("{line}");
         }
     }
 }
 
 impl srcmap_stage::Progress for Bar {
-    fn start(&self, phase: &str, total: u64) {
-        Bar::start(self, phase, total)
+    fn start(&self, phase: &str, total: u64, unit: Unit) {
+        Bar::start(self, phase, total, unit)
     }
     fn advance(&self, n: u64) {
         Bar::advance(self, n)
     }
     fn finish(&self) {
         Bar::finish(self)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn counts_read_as_a_person_reads_them() {
+        assert_eq!(human_count(0), "0");
+        assert_eq!(human_count(999), "999");
+        assert_eq!(human_count(1000), "1,000");
+        assert_eq!(human_count(99_999), "99,999");
+        assert_eq!(human_count(100_000), "100 k");
+        assert_eq!(human_count(312_456), "312 k");
+        assert_eq!(human_count(999_700), "1.00 M");
+        assert_eq!(human_count(1_234_567), "1.23 M");
+        // The figure issue 22 quotes: "31460071594 items".
+        assert_eq!(human_count(31_460_071_594), "31.5 G");
+        assert_eq!(human_count(u64::MAX), "18.4 E");
+    }
+
+    #[test]
+    fn bytes_in_binary_units() {
+        assert_eq!(human_bytes(0), "0 B");
+        assert_eq!(human_bytes(1023), "1023 B");
+        assert_eq!(human_bytes(1536), "1.50 KiB");
+        assert_eq!(human_bytes(24_536_678), "23.4 MiB");
+        assert_eq!(human_bytes(1 << 40), "1.00 TiB");
+    }
+
+    #[test]
+    fn durations() {
+        assert_eq!(human_duration(0.421), "0.42 s");
+        assert_eq!(human_duration(12.34), "12.3 s");
+        assert_eq!(human_duration(200.2), "3 min 20 s");
+        assert_eq!(human_duration(7500.0), "2 h 05 min");
+    }
+
+    #[test]
+    fn amounts_name_their_unit() {
+        assert_eq!(amount(1, Unit::Faces).unwrap(), "1 face");
+        assert_eq!(amount(1, Unit::Leaves).unwrap(), "1 leaf");
+        assert_eq!(amount(2, Unit::Leaves).unwrap(), "2 leaves");
+        assert_eq!(amount(12_345, Unit::Portals).unwrap(), "12,345 portals");
+        assert_eq!(amount(3_000_000, Unit::Bytes).unwrap(), "2.86 MiB");
+        assert_eq!(amount(5, Unit::Work), None);
+        assert_eq!(so_far(1204, 3410, Unit::Faces), "1,204/3,410 faces");
+        assert_eq!(so_far(15_730_035_797, 31_460_071_594, Unit::Work), "50%");
+        assert_eq!(so_far(512, 2048, Unit::Bytes), "512 B/2.00 KiB");
+    }
+
+    #[test]
+    fn finished_lines() {
+        assert_eq!(
+            finished_line("direct light", 16, 16, Unit::Faces, 0.004),
+            "direct light: 16 faces in 0.00 s"
+        );
+        // The light settled after 3 of at most 100 bounces.
+        assert_eq!(
+            finished_line("bounce", 3, 100, Unit::Bounces, 0.02),
+            "bounce: 3 bounces in 0.02 s"
+        );
+        // A phase that never advanced reports its total.
+        assert_eq!(
+            finished_line("base vis", 0, 8, Unit::Portals, 0.0),
+            "base vis: 8 portals in 0.00 s"
+        );
+        assert_eq!(
+            finished_line("portal flow", 31_460_071_594, 31_460_071_594, Unit::Work, 75.0),
+            "portal flow: done in 1 min 15 s"
+        );
     }
 }

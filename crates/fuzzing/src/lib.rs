@@ -163,6 +163,8 @@ pub fn bsp(data: &[u8]) {
     if let Ok(bsp) = srcmap_bsp::Bsp::from_file(&file) {
         let _ = srcmap_bsp::check::check(&bsp);
         let _ = srcmap_bsp::check::quirks(&bsp);
+        // `srcmap info`'s map state: never a panic, whatever the tree and the rows.
+        let _ = srcmap_bsp::state::MapState::of(&bsp);
         let _ = srcmap_bsp::pak::Pak::parse(&bsp.pakfile, 0).map(|p| p.entries.len());
         if let Ok(bytes) = bsp.to_bytes() {
             // What we write, we read.

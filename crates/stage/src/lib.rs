@@ -13,11 +13,45 @@ use std::time::{Duration, Instant};
 
 use serde::Serialize;
 
-/// Progress of a stage's phases. `start` names a phase and its total work (in units the stage
-/// chooses; 0 when it cannot say), `advance` adds finished work, `finish` ends the phase.
-/// Called from worker threads.
+/// What a phase's work is counted in, so that a display can say "1,204 of 3,410 faces".
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Unit {
+    Portals,
+    Faces,
+    Leaves,
+    Clusters,
+    /// Light bounces (a phase that may stop before its total, once the light settles).
+    Bounces,
+    /// Named steps of a phase.
+    Steps,
+    Bytes,
+    /// An estimate of the work with no unit a person would know (vvis's portal flow weighs each
+    /// portal by the square of what it might see): shown as a fraction done.
+    Work,
+}
+
+impl Unit {
+    /// The plural noun a count of this unit is printed with; `None` for [`Unit::Work`].
+    pub fn noun(self) -> Option<&'static str> {
+        Some(match self {
+            Unit::Portals => "portals",
+            Unit::Faces => "faces",
+            Unit::Leaves => "leaves",
+            Unit::Clusters => "clusters",
+            Unit::Bounces => "bounces",
+            Unit::Steps => "steps",
+            Unit::Bytes => "bytes",
+            Unit::Work => return None,
+        })
+    }
+}
+
+/// Progress of a stage's phases. `start` names a phase, its total work and the unit it is
+/// counted in (total 0 when the stage cannot say), `advance` adds finished work, `finish` ends
+/// the phase. Called from worker threads.
 pub trait Progress: Sync {
-    fn start(&self, _phase: &str, _total: u64) {}
+    fn start(&self, _phase: &str, _total: u64, _unit: Unit) {}
     fn advance(&self, _done: u64) {}
     /// The phase started last is over.
     fn finish(&self) {}
@@ -139,9 +173,16 @@ impl Report {
     }
 
     /// Runs one phase, timing it and telling `progress` when it starts and ends.
-    pub fn phase<T>(&mut self, progress: &dyn Progress, name: &str, total: u64, f: impl FnOnce() -> T) -> T {
+    pub fn phase<T>(
+        &mut self,
+        progress: &dyn Progress,
+        name: &str,
+        total: u64,
+        unit: Unit,
+        f: impl FnOnce() -> T,
+    ) -> T {
         let t = Instant::now();
-        progress.start(name, total);
+        progress.start(name, total, unit);
         let out = f();
         progress.finish();
         self.time(name, t.elapsed());

@@ -14,7 +14,7 @@ struct Timer {
 }
 
 impl srcmap_vbsp::Progress for Timer {
-    fn start(&self, name: &str, _total: u64) {
+    fn start(&self, name: &str, _total: u64, _unit: srcmap_stage::Unit) {
         let mut last = self.last.lock().unwrap();
         if self.show && !last.1.is_empty() {
             eprintln!("  {:<24} {:>8.3}s", last.1, last.0.elapsed().as_secs_f64());
@@ -78,7 +78,7 @@ fn main() {
             show: times,
         };
         let res = srcmap_vbsp::compile(&input, &opts, &timer);
-        timer.start("", 0);
+        timer.start("", 0, srcmap_stage::Unit::Steps);
         let total = t0.elapsed().as_secs_f64();
         match res {
             Ok(out) => {

@@ -231,7 +231,7 @@ impl<'a> Compile<'a> {
     /// Starts a phase of the log (and ends the one before, timing it).
     pub fn phase(&mut self, name: &'static str) {
         self.end_phase();
-        self.progress.start(name, 0);
+        self.progress.start(name, 0, srcmap_stage::Unit::Steps);
         self.current_phase = Some((name, Instant::now()));
     }
 

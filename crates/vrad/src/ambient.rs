@@ -94,7 +94,11 @@ pub(crate) fn leaf_ambient(
         .map_or(Vec3::ZERO, |l| l.intensity / 255.0);
     let cube_lights: Vec<&Light> = lights.iter().filter(|l| in_ambient_cube(l)).collect();
     // Leaves of the world model only (the tree under model 0).
-    progress.start("ambient cubes", bsp.leafs.len() as u64);
+    progress.start(
+        "ambient cubes",
+        bsp.leafs.len() as u64,
+        srcmap_stage::Unit::Leaves,
+    );
     let out = (0..bsp.leafs.len())
         .into_par_iter()
         .map(|leaf| {

@@ -163,7 +163,7 @@ pub(crate) fn trace(
     if options.bounces == 0 {
         return Vec::new();
     }
-    progress.start("bounce rays", world.faces.len() as u64);
+    progress.start("bounce rays", world.faces.len() as u64, srcmap_stage::Unit::Faces);
     let patches: Vec<FacePatches> = (0..world.faces.len())
         .into_par_iter()
         .map(|i| {
@@ -218,7 +218,11 @@ pub(crate) fn bounce(
     let max_bounces = options.bounces.min(100);
     let mut done = 0;
     let mut last_exitant = Vec::new();
-    progress.start(&format!("bounce{tag}"), max_bounces as u64);
+    progress.start(
+        &format!("bounce{tag}"),
+        max_bounces as u64,
+        srcmap_stage::Unit::Bounces,
+    );
     for _ in 0..max_bounces {
         // Light leaving each luxel: reflectivity × (direct + indirect so far).
         let exitant: Vec<Vec<Vec3>> = world

@@ -245,7 +245,11 @@ pub(crate) fn direct_lighting(
     // sub-samples. It matters most beside texture lights, whose cos/d² spikes on the nearest
     // luxels (measurements in docs/vrad-measurements.md).
     let supersample = options.quality != crate::Quality::Fast;
-    progress.start("direct light", world.faces.len() as u64);
+    progress.start(
+        "direct light",
+        world.faces.len() as u64,
+        srcmap_stage::Unit::Faces,
+    );
     let per_face: Vec<Vec<FaceLight>> = world
         .faces
         .par_iter()

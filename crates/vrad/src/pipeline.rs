@@ -162,7 +162,7 @@ impl<'a> Lighting<'a> {
     pub fn build_geometry(&mut self) {
         let t = Instant::now();
         let bsp = &*self.bsp;
-        self.progress.start("geometry", 3);
+        self.progress.start("geometry", 3, srcmap_stage::Unit::Steps);
         let face_geoms = faces::build_faces(bsp);
         let disps: Vec<_> = face_geoms
             .iter()

@@ -37,6 +37,7 @@ pub mod dump;
 pub mod error;
 pub mod flow;
 pub mod graph;
+pub mod pass;
 pub mod portals;
 pub mod pvs;
 pub mod tree;
@@ -49,6 +50,7 @@ use srcmap_bsp::{Bsp, BspDocument, BspFile, Visibility};
 
 pub use error::VvisError;
 pub use flow::FlowKind;
+pub use pass::vis_pass;
 pub use portals::{Portal, PortalId, Portals};
 pub use pvs::ClusterVis;
 
@@ -234,7 +236,8 @@ impl<'a> Run<'a> {
     fn base_vis(&mut self, graph: &Graph, radius: Option<f64>) -> Vec<BaseVis> {
         let t = Instant::now();
         let total = graph.portals.len() as u64;
-        self.progress.start("base vis", total);
+        self.progress
+            .start("base vis", total, srcmap_stage::Unit::Portals);
         let base = graph::base_vis(graph, radius.map(|r| r * r));
         self.progress.advance(total);
         self.progress.finish();
@@ -253,7 +256,8 @@ impl<'a> Run<'a> {
         let t = Instant::now();
         let order = graph::sorted_order(base);
         let total: u64 = base.iter().map(flow::work_estimate).sum();
-        self.progress.start("portal flow", total);
+        self.progress
+            .start("portal flow", total, srcmap_stage::Unit::Work);
         let options = self.options;
         let result = flow::portal_flow(
             graph,
