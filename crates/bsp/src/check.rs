@@ -242,6 +242,23 @@ pub fn quirks(bsp: &Bsp) -> Vec<Violation> {
             });
         }
     }
+    for (i, t) in bsp.texdata.iter().enumerate() {
+        if t.width == 0 || t.height == 0 || t.view_width == 0 || t.view_height == 0 {
+            out.push(Violation {
+                lump: TEXDATA,
+                record: Some(i),
+                message: format!(
+                    "'{}' texture size {}x{} (view {}x{}) has a zero side: lightmap and \
+                     texture-coordinate scaling by it is undefined",
+                    bsp.texdata_name(i).unwrap_or("?"),
+                    t.width,
+                    t.height,
+                    t.view_width,
+                    t.view_height
+                ),
+            });
+        }
+    }
     for (&lump, tail) in &bsp.tails {
         out.push(Violation {
             lump,
@@ -264,7 +281,7 @@ pub fn known_version(version: i32) -> bool {
 
 /// What no writer may put into a BSP, as it would mislead every reader: a header version no
 /// engine loads, NaN or infinite floats (planes, vertices, texture vectors, reflectivity, world
-/// lights, entity origins), and texture sizes that are not positive. [`check`] reports these
+/// lights, entity origins), and negative texture sizes (zero is only a [`quirks`] warning). [`check`] reports these
 /// too; [`Bsp::to_bytes`] refuses them.
 pub fn unwritable(bsp: &Bsp) -> Vec<Violation> {
     let mut c = Checker { out: Vec::new() };
@@ -307,12 +324,13 @@ pub fn unwritable(bsp: &Bsp) -> Vec<Violation> {
                 format!("'{name}' reflectivity {:?} is not finite", t.reflectivity),
             );
         }
-        if t.width <= 0 || t.height <= 0 || t.view_width <= 0 || t.view_height <= 0 {
+        // Zero is a quirk (a tool that found no texture), negative only ever an overflow.
+        if t.width < 0 || t.height < 0 || t.view_width < 0 || t.view_height < 0 {
             c.fail(
                 TEXDATA,
                 Some(i),
                 format!(
-                    "'{name}' texture size {}x{} (view {}x{}) is not positive",
+                    "'{name}' texture size {}x{} (view {}x{}) is negative",
                     t.width, t.height, t.view_width, t.view_height
                 ),
             );
@@ -1335,5 +1353,26 @@ mod quirk_tests {
         bsp.parse_lump(LIGHTING, &[1, 2, 3, 4, 5], 0).unwrap();
         bsp.parse_lump(LIGHTING, &[1, 2, 3, 4], 0).unwrap();
         assert!(bsp.tails.is_empty() && quirks(&bsp).is_empty());
+    }
+
+    /// A texture size of zero (a tool that found no texture) is a warning the file still
+    /// writes with; a negative one (an overflowed size) is refused by the writer and `check`.
+    #[test]
+    fn zero_texture_size_is_a_quirk_and_negative_is_refused() {
+        let mut bsp = Bsp::new(20);
+        let name_id = bsp.add_texdata_name("DEV/NOSIZE");
+        bsp.texdata.push(crate::TexData {
+            name_id,
+            ..Default::default()
+        });
+        let q = quirks(&bsp);
+        assert_eq!(q.len(), 1, "{q:?}");
+        assert!(q[0].message.contains("zero side"), "{}", q[0]);
+        assert!(check(&bsp).is_empty(), "{:?}", check(&bsp));
+        assert!(bsp.to_bytes().is_ok());
+
+        bsp.texdata[0].width = -1;
+        assert!(check(&bsp)[0].message.contains("negative"));
+        assert!(bsp.to_bytes().is_err());
     }
 }

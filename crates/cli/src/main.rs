@@ -290,7 +290,8 @@ mod tests {
     use super::*;
 
     /// clap checks its definitions (names in `conflicts_with`, duplicate flags) only in debug
-    /// builds, and only when the command is built: this runs those checks on every subcommand.
+    /// builds (or where the release profile turns them on for clap_builder, as ours does), and only
+    /// when the command is built: this runs those checks on every subcommand.
     #[test]
     fn cli_definitions_are_consistent() {
         use clap::CommandFactory;
