@@ -45,6 +45,8 @@
 //!
 //! Static props ([`props`]) cast shadows when their models can be read (`Options::models`).
 //!
+//! Ambient occlusion ([`occlusion`]) is an option, off by default.
+//!
 //! Not modelled: `forcetextureshadow` (alpha-tested prop shadows), texture-light contributions added straight into ambient
 //! cubes, phong smoothing.
 //!
@@ -65,6 +67,7 @@ pub mod dump;
 pub mod faces;
 pub mod lights;
 pub mod materials;
+pub mod occlusion;
 pub mod output;
 pub mod pipeline;
 pub mod props;
@@ -83,6 +86,7 @@ pub use srcmap_stage::{NoProgress, Progress, Report, Threads};
 
 pub use lights::{Light, LightKind, Range};
 pub use materials::MaterialSource;
+pub use occlusion::AmbientOcclusion;
 pub use props::ModelSource;
 pub use texlights::TexLights;
 pub use world::FaceLight;
@@ -154,6 +158,9 @@ pub struct Options {
     /// No prop shadows its own vertices (VRAD's `-disablepropselfshadowing`; per prop the
     /// `STATIC_PROP_NO_SELF_SHADOWING` flag).
     pub disable_prop_self_shadowing: bool,
+    /// Ambient occlusion ([`occlusion`]; off by default): luxels and prop vertices darkened
+    /// by the share of short hemisphere rays that hit geometry nearby.
+    pub ambient_occlusion: Option<AmbientOcclusion>,
     /// Check the invariants each pass relies on between passes, also in release builds
     /// (they are always checked in debug builds; see [`srcmap_stage::verify_enabled`]).
     pub verify: bool,
@@ -176,6 +183,7 @@ impl Default for Options {
             static_prop_polys: false,
             static_prop_lighting: false,
             disable_prop_self_shadowing: false,
+            ambient_occlusion: None,
             verify: false,
         }
     }
@@ -240,6 +248,8 @@ pub mod counts {
     pub const PROP_SHADOW_TRIANGLES: &str = "prop_shadow_triangles";
     /// Static props whose model was not found (they cast no shadow).
     pub const PROPS_WITHOUT_MODEL: &str = "props_without_model";
+    /// Luxels that ambient occlusion darkened (0 when it is off).
+    pub const OCCLUDED_LUXELS: &str = "occluded_luxels";
     pub const BOUNCES_DONE: &str = "bounces_done";
     pub const LEAVES_WITH_AMBIENT: &str = "leaves_with_ambient";
     /// Rays traced in all passes.
@@ -249,7 +259,7 @@ pub mod counts {
     pub const TRACE_SECONDS: &str = "trace_seconds";
 
     /// Every figure, in report order.
-    pub const ALL: [&str; 19] = [
+    pub const ALL: [&str; 20] = [
         LIT_FACES,
         LUXELS,
         LIGHTS,
@@ -262,6 +272,7 @@ pub mod counts {
         PROP_SHADOW_CASTERS,
         PROP_SHADOW_TRIANGLES,
         PROPS_WITHOUT_MODEL,
+        OCCLUDED_LUXELS,
         DETAIL_PROPS_LIT,
         DETAIL_STYLE_ENTRIES,
         VHV_FILES,
@@ -310,8 +321,10 @@ pub fn light(bsp: &mut Bsp, options: &Options, progress: &dyn Progress) -> Resul
         run.light_direct();
         run.verify_face_lights("direct light")?;
         run.trace_bounce_rays();
+        run.trace_occlusion();
         for range in run.ranges.clone() {
             run.bounce(range);
+            run.apply_occlusion(range);
             run.ambient_cubes(range);
             run.write_output(range);
             run.verify_output(range)?;
