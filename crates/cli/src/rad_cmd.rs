@@ -42,6 +42,11 @@ pub struct VradArgs {
     /// (VRAD's -StaticPropPolys).
     #[arg(long = "StaticPropPolys", alias = "staticproppolys")]
     pub static_prop_polys: bool,
+    /// With -StaticPropPolys: props built with $casttextureshadows whose materials are
+    /// $translucent or $alphatest let light through where their base texture is clear
+    /// (VRAD's -textureshadows).
+    #[arg(long = "textureshadows", alias = "TextureShadows")]
+    pub texture_shadows: bool,
     /// Per-vertex static-prop lighting: sp_N.vhv / sp_hdr_N.vhv files in the pakfile, from
     /// the models in --game (VRAD's -StaticPropLighting; skipped with --fast).
     #[arg(long = "StaticPropLighting", alias = "staticproplighting")]
@@ -138,6 +143,7 @@ impl RadOptions {
             materials: None,
             models: self.models.clone(),
             static_prop_polys: false,
+            texture_shadows: false,
             static_prop_lighting: false,
             disable_prop_self_shadowing: false,
             ambient_occlusion: None,
@@ -224,6 +230,7 @@ pub fn vrad(args: &VradArgs) -> anyhow::Result<()> {
         options.materials = Some(srcmap_vrad::MaterialSource(std::sync::Arc::new(resolver)));
     }
     options.static_prop_polys = args.static_prop_polys;
+    options.texture_shadows = args.texture_shadows;
     options.static_prop_lighting = args.static_prop_lighting;
     options.disable_prop_self_shadowing = args.disable_prop_self_shadowing;
     options.ambient_occlusion = args.ambient_occlusion.then_some(srcmap_vrad::AmbientOcclusion {

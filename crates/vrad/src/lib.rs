@@ -47,7 +47,9 @@
 //!
 //! Ambient occlusion ([`occlusion`]) is an option, off by default.
 //!
-//! Not modelled: `forcetextureshadow` (alpha-tested prop shadows), texture-light contributions added straight into ambient
+//! Texture shadows of props ([`alpha`]) with `-textureshadows -StaticPropPolys`.
+//!
+//! Not modelled: `forcetextureshadow` lines of `lights.rad`, texture-light contributions added straight into ambient
 //! cubes, phong smoothing.
 //!
 //! ```no_run
@@ -57,6 +59,7 @@
 //! # let _ = lit;
 //! ```
 
+pub mod alpha;
 pub mod ambient;
 pub mod bounce;
 pub mod color;
@@ -151,6 +154,10 @@ pub struct Options {
     /// Static props cast the shadow of their render triangles instead of their collision
     /// model (VRAD's `-StaticPropPolys`).
     pub static_prop_polys: bool,
+    /// With `static_prop_polys`, triangles of `$casttextureshadows` models whose material is
+    /// `$translucent` or `$alphatest` let light through where their base texture's alpha is
+    /// low (VRAD's `-textureshadows`; [`alpha`]).
+    pub texture_shadows: bool,
     /// Per-vertex static-prop lighting: `sp_N.vhv` / `sp_hdr_N.vhv` files in the pakfile
     /// ([`vertexlight`]; VRAD's `-StaticPropLighting`, off by default and skipped with
     /// `-fast` as there).
@@ -181,6 +188,7 @@ impl Default for Options {
             materials: None,
             models: None,
             static_prop_polys: false,
+            texture_shadows: false,
             static_prop_lighting: false,
             disable_prop_self_shadowing: false,
             ambient_occlusion: None,
@@ -246,6 +254,8 @@ pub mod counts {
     pub const PROP_SHADOW_CASTERS: &str = "prop_shadow_casters";
     /// Shadow triangles the static props added to the occluders.
     pub const PROP_SHADOW_TRIANGLES: &str = "prop_shadow_triangles";
+    /// Prop shadow triangles whose texture lets light through (`-textureshadows`).
+    pub const TEXTURE_SHADOW_TRIANGLES: &str = "texture_shadow_triangles";
     /// Static props whose model was not found (they cast no shadow).
     pub const PROPS_WITHOUT_MODEL: &str = "props_without_model";
     /// Luxels that ambient occlusion darkened (0 when it is off).
@@ -259,7 +269,7 @@ pub mod counts {
     pub const TRACE_SECONDS: &str = "trace_seconds";
 
     /// Every figure, in report order.
-    pub const ALL: [&str; 20] = [
+    pub const ALL: [&str; 21] = [
         LIT_FACES,
         LUXELS,
         LIGHTS,
@@ -271,6 +281,7 @@ pub mod counts {
         STATIC_PROPS,
         PROP_SHADOW_CASTERS,
         PROP_SHADOW_TRIANGLES,
+        TEXTURE_SHADOW_TRIANGLES,
         PROPS_WITHOUT_MODEL,
         OCCLUDED_LUXELS,
         DETAIL_PROPS_LIT,

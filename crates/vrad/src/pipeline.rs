@@ -179,13 +179,18 @@ impl<'a> Lighting<'a> {
             })
             .collect();
         self.progress.advance(1);
-        let props = props::prop_shadows(bsp, self.options.models.as_ref(), self.options.static_prop_polys);
+        let props = props::prop_shadows(
+            bsp,
+            self.options.models.as_ref(),
+            self.options.static_prop_polys,
+            self.options.texture_shadows,
+        );
         let occluders = scene::occluders_with(
             bsp,
             &face_geoms,
             &disps,
             &self.applied.see_through_brushes,
-            &props.triangles,
+            &props,
         );
         let sky_faces = scene::sky_faces(bsp, &face_geoms);
         self.progress.advance(1);
@@ -230,6 +235,13 @@ impl<'a> Lighting<'a> {
         self.report.set(counts::PROP_SHADOW_CASTERS, props.casters as f64);
         self.report
             .set(counts::PROP_SHADOW_TRIANGLES, props.triangles.len() as f64);
+        self.report
+            .set(counts::TEXTURE_SHADOW_TRIANGLES, props.textured.len() as f64);
+        if self.options.texture_shadows && !self.options.static_prop_polys {
+            self.report.warn(
+                "-textureshadows needs -StaticPropPolys (as VRAD: textures are sampled on render triangles only)",
+            );
+        }
         let without: usize = props.missing.iter().map(|(_, n)| n).sum();
         self.report.set(counts::PROPS_WITHOUT_MODEL, without as f64);
         if without > 0 {
