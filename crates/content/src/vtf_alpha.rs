@@ -71,11 +71,15 @@ pub fn decode_alpha(data: &[u8], name: &str) -> Result<AlphaImage> {
         return Err(err(16, "zero-sized texture".into()));
     }
     let start = image_start(data, &h, name)?;
+    // Saturating: a hostile header's counts must fail the bounds check, not overflow.
     let per_image = |mip: u32| {
-        let (mw, mh) = ((w >> mip).max(1), (hgt >> mip).max(1));
-        bytes_for(format, mw, mh) * (h.frames.max(1) as usize) * (h.depth.max(1) as usize)
+        let shrink = |n: usize| n.checked_shr(mip).unwrap_or(0).max(1);
+        bytes_for(format, shrink(w), shrink(hgt))
+            .saturating_mul(h.frames.max(1) as usize)
+            .saturating_mul(h.depth.max(1) as usize)
     };
-    let smaller: usize = (1..u32::from(h.mipmap_count.max(1))).map(per_image).sum();
+    let smaller =
+        (1..u32::from(h.mipmap_count.max(1))).fold(0usize, |sum, mip| sum.saturating_add(per_image(mip)));
     let at = start.saturating_add(smaller);
     let size = bytes_for(format, w, hgt);
     let texels = data
@@ -231,10 +235,39 @@ mod tests {
 
     #[test]
     fn truncated_and_unknown_formats_are_errors() {
-        let mut v = crate::vtf::build_header(2, 4, 4, 0, [0.5; 3]);
+        let mut v = crate::vtf::build_header(2, 64, 64, 0, [0.5; 3]);
         assert!(decode_alpha(&v, "t.vtf").is_err(), "no image data");
         v[52..56].copy_from_slice(&999i32.to_le_bytes());
         assert!(decode_alpha(&v, "t.vtf").is_err());
         assert!(decode_alpha(b"VTF\0", "t.vtf").is_err());
+        // Huge mip, frame and depth counts: an error, not an overflow.
+        let mut v = crate::vtf::build_header(2, 65535, 65535, 0, [0.5; 3]);
+        v[24..26].copy_from_slice(&u16::MAX.to_le_bytes());
+        v[56] = 255;
+        v[63..65].copy_from_slice(&u16::MAX.to_le_bytes());
+        assert!(decode_alpha(&v, "t.vtf").is_err());
+    }
+
+    #[test]
+    fn bgra8888_alpha_is_read_from_the_largest_mip() {
+        // 2×2, two mips: the 1×1 mip first (alpha 7), then the 2×2 one.
+        let mut v = crate::vtf::build_header(2, 2, 2, 0, [0.5; 3]);
+        let header_size = v.len() as u32;
+        v[12..16].copy_from_slice(&header_size.to_le_bytes());
+        v[52..56].copy_from_slice(&12i32.to_le_bytes());
+        v[56] = 2;
+        v.extend_from_slice(&[0, 0, 0, 7]);
+        for a in [0u8, 85, 170, 255] {
+            v.extend_from_slice(&[1, 2, 3, a]);
+        }
+        let img = decode_alpha(&v, "t.vtf").unwrap();
+        assert_eq!(
+            (img.width, img.height, &img.alpha[..]),
+            (2, 2, &[0u8, 85, 170, 255][..])
+        );
+        // Nearest texel, wrapping.
+        assert_eq!(img.sample([0.6, 0.0]), 85);
+        assert_eq!(img.sample([1.0, 1.0]), 0);
+        assert_eq!(img.sample([-0.5, 0.5]), 255);
     }
 }
