@@ -272,6 +272,10 @@ pub fn vrad(args: &VradArgs) -> anyhow::Result<()> {
         if vhv > 0 {
             eprintln!("packed {vhv} per-vertex prop lighting files (sp_*.vhv)");
         }
+        let textured = report.count(counts::TEXTURE_SHADOW_TRIANGLES);
+        if textured > 0 {
+            eprintln!("texture shadows: {textured} prop triangles let light through their clear texels");
+        }
         let occluded = report.count(counts::OCCLUDED_LUXELS);
         if occluded > 0 {
             eprintln!("ambient occlusion darkened {occluded} luxels");
