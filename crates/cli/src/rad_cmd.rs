@@ -42,6 +42,11 @@ pub struct VradArgs {
     /// (VRAD's -StaticPropPolys).
     #[arg(long = "StaticPropPolys", alias = "staticproppolys")]
     pub static_prop_polys: bool,
+    /// With -StaticPropPolys: props built with $casttextureshadows whose materials are
+    /// $translucent or $alphatest let light through where their base texture is clear
+    /// (VRAD's -textureshadows).
+    #[arg(long = "textureshadows", alias = "TextureShadows")]
+    pub texture_shadows: bool,
     /// Per-vertex static-prop lighting: sp_N.vhv / sp_hdr_N.vhv files in the pakfile, from
     /// the models in --game (VRAD's -StaticPropLighting; skipped with --fast).
     #[arg(long = "StaticPropLighting", alias = "staticproplighting")]
@@ -50,6 +55,19 @@ pub struct VradArgs {
     /// -disablepropselfshadowing).
     #[arg(long = "disablepropselfshadowing")]
     pub disable_prop_self_shadowing: bool,
+    /// Ambient occlusion (off by default): darken luxels and prop vertices by the share of
+    /// short hemisphere rays that hit geometry within -aoradius (as CS:GO-derived VRADs).
+    #[arg(long = "ambientocclusion")]
+    pub ambient_occlusion: bool,
+    /// With -ambientocclusion: how far (units) geometry darkens a point.
+    #[arg(long = "aoradius", default_value_t = 40.0, value_parser = positive_f32)]
+    pub ao_radius: f32,
+    /// With -ambientocclusion: hemisphere rays per luxel or vertex.
+    #[arg(long = "aosamples", default_value_t = 32, value_parser = clap::value_parser!(u32).range(1..=4096))]
+    pub ao_samples: u32,
+    /// With -ambientocclusion: light is multiplied by 1 - aoscale × (share of rays that hit).
+    #[arg(long = "aoscale", default_value_t = 1.0, value_parser = positive_f32)]
+    pub ao_scale: f32,
     /// Texture lights in Valve's lights.rad syntax, read after -game's lights.rad and before
     /// MAP.rad beside the map (repeatable; later files override earlier ones).
     #[arg(long = "lights", value_name = "FILE.rad")]
@@ -74,6 +92,14 @@ pub struct VradArgs {
     /// builds).
     #[arg(long)]
     pub verify: bool,
+}
+
+/// A finite number above zero (`-aoradius`, `-aoscale`).
+fn positive_f32(s: &str) -> Result<f32, String> {
+    match s.parse::<f32>() {
+        Ok(v) if v.is_finite() && v > 0.0 => Ok(v),
+        _ => Err(format!("'{s}' is not a number above zero")),
+    }
 }
 
 /// Options of a lighting run in the form `srcmap compile` can build them.
@@ -117,8 +143,10 @@ impl RadOptions {
             materials: None,
             models: self.models.clone(),
             static_prop_polys: false,
+            texture_shadows: false,
             static_prop_lighting: false,
             disable_prop_self_shadowing: false,
+            ambient_occlusion: None,
             verify: self.verify,
         }
     }
@@ -207,8 +235,14 @@ pub fn vrad(args: &VradArgs) -> anyhow::Result<()> {
         options.materials = Some(srcmap_vrad::MaterialSource(std::sync::Arc::new(resolver)));
     }
     options.static_prop_polys = args.static_prop_polys;
+    options.texture_shadows = args.texture_shadows;
     options.static_prop_lighting = args.static_prop_lighting;
     options.disable_prop_self_shadowing = args.disable_prop_self_shadowing;
+    options.ambient_occlusion = args.ambient_occlusion.then_some(srcmap_vrad::AmbientOcclusion {
+        radius: args.ao_radius,
+        samples: args.ao_samples as usize,
+        scale: args.ao_scale,
+    });
     let progress = crate::progress::Bar::new(args.quiet || args.json);
     let start = Instant::now();
     let (bytes, report) = srcmap_vrad::relight(&input, &options, &progress)
@@ -242,6 +276,14 @@ pub fn vrad(args: &VradArgs) -> anyhow::Result<()> {
         let vhv = report.count(counts::VHV_FILES);
         if vhv > 0 {
             eprintln!("packed {vhv} per-vertex prop lighting files (sp_*.vhv)");
+        }
+        let textured = report.count(counts::TEXTURE_SHADOW_TRIANGLES);
+        if textured > 0 {
+            eprintln!("texture shadows: {textured} prop triangles let light through their clear texels");
+        }
+        let occluded = report.count(counts::OCCLUDED_LUXELS);
+        if occluded > 0 {
+            eprintln!("ambient occlusion darkened {occluded} luxels");
         }
         let detail = report.count(counts::DETAIL_PROPS_LIT);
         if detail > 0 {

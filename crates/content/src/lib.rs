@@ -17,6 +17,7 @@ pub mod kv_save;
 pub mod vmt;
 pub mod vpk;
 pub mod vtf;
+pub mod vtf_alpha;
 
 pub use gameinfo::{GameDir, SearchPath};
 pub use kv::{KvNode, KvValue};

@@ -203,6 +203,7 @@ pub fn content_vpk(data: &[u8]) {
     }
     let _ = srcmap_content::Vmt::parse(data, "fuzz.vmt").map(|v| v.compile_flags());
     let _ = srcmap_content::VtfHeader::parse(data, "fuzz.vtf");
+    let _ = srcmap_content::vtf_alpha::decode_alpha(data, "fuzz.vtf");
 }
 
 /// PRT1 portal files: a parsed file checks, writes back in Valve's form, and that text parses

@@ -16,7 +16,7 @@ use srcmap_trace::Tracer;
 
 use crate::faces::bump_normals;
 use crate::samples::sample_point;
-use crate::sampling::hash01;
+use crate::sampling::cosine_dirs;
 use crate::scene::MAX_TRACE;
 use crate::{Counters, FaceLight, Options, Progress, World};
 
@@ -50,22 +50,6 @@ fn grid_coords(n: usize, spacing: usize) -> Vec<usize> {
     }
     v.dedup();
     v
-}
-
-/// Cosine-weighted directions around `n`: stratified over a grid, rotated per point.
-fn cosine_dirs(n: Vec3, count: usize, seed: u64) -> impl Iterator<Item = Vec3> {
-    let (t, b) = n.any_orthonormal_pair();
-    let side = (count as f32).sqrt().ceil() as usize;
-    let rot = hash01(seed) * std::f32::consts::TAU;
-    (0..count).map(move |k| {
-        let (i, j) = (k % side, k / side);
-        let u1 = (i as f32 + hash01(seed ^ (k as u64 * 2 + 1))) / side as f32;
-        let u2 = (j as f32 + hash01(seed ^ (k as u64 * 2 + 2))) / side as f32;
-        let r = u1.min(0.9999).sqrt();
-        let phi = std::f32::consts::TAU * u2.min(1.0) + rot;
-        let z = (1.0 - r * r).max(0.0).sqrt();
-        t * (r * phi.cos()) + b * (r * phi.sin()) + n * z
-    })
 }
 
 fn trace_patches(world: &World, face: usize, options: &Options, rays: &mut u64) -> FacePatches {

@@ -45,7 +45,11 @@
 //!
 //! Static props ([`props`]) cast shadows when their models can be read (`Options::models`).
 //!
-//! Not modelled: `forcetextureshadow` (alpha-tested prop shadows), texture-light contributions added straight into ambient
+//! Ambient occlusion ([`occlusion`]) is an option, off by default.
+//!
+//! Texture shadows of props ([`alpha`]) with `-textureshadows -StaticPropPolys`.
+//!
+//! Not modelled: `forcetextureshadow` lines of `lights.rad`, texture-light contributions added straight into ambient
 //! cubes, phong smoothing.
 //!
 //! ```no_run
@@ -55,6 +59,7 @@
 //! # let _ = lit;
 //! ```
 
+pub mod alpha;
 pub mod ambient;
 pub mod bounce;
 pub mod color;
@@ -65,6 +70,7 @@ pub mod dump;
 pub mod faces;
 pub mod lights;
 pub mod materials;
+pub mod occlusion;
 pub mod output;
 pub mod pipeline;
 pub mod props;
@@ -83,6 +89,7 @@ pub use srcmap_stage::{NoProgress, Progress, Report, Threads};
 
 pub use lights::{Light, LightKind, Range};
 pub use materials::MaterialSource;
+pub use occlusion::AmbientOcclusion;
 pub use props::ModelSource;
 pub use texlights::TexLights;
 pub use world::FaceLight;
@@ -147,6 +154,10 @@ pub struct Options {
     /// Static props cast the shadow of their render triangles instead of their collision
     /// model (VRAD's `-StaticPropPolys`).
     pub static_prop_polys: bool,
+    /// With `static_prop_polys`, triangles of `$casttextureshadows` models whose material is
+    /// `$translucent` or `$alphatest` let light through where their base texture's alpha is
+    /// low (VRAD's `-textureshadows`; [`alpha`]).
+    pub texture_shadows: bool,
     /// Per-vertex static-prop lighting: `sp_N.vhv` / `sp_hdr_N.vhv` files in the pakfile
     /// ([`vertexlight`]; VRAD's `-StaticPropLighting`, off by default and skipped with
     /// `-fast` as there).
@@ -154,6 +165,9 @@ pub struct Options {
     /// No prop shadows its own vertices (VRAD's `-disablepropselfshadowing`; per prop the
     /// `STATIC_PROP_NO_SELF_SHADOWING` flag).
     pub disable_prop_self_shadowing: bool,
+    /// Ambient occlusion ([`occlusion`]; off by default): luxels and prop vertices darkened
+    /// by the share of short hemisphere rays that hit geometry nearby.
+    pub ambient_occlusion: Option<AmbientOcclusion>,
     /// Check the invariants each pass relies on between passes, also in release builds
     /// (they are always checked in debug builds; see [`srcmap_stage::verify_enabled`]).
     pub verify: bool,
@@ -174,8 +188,10 @@ impl Default for Options {
             materials: None,
             models: None,
             static_prop_polys: false,
+            texture_shadows: false,
             static_prop_lighting: false,
             disable_prop_self_shadowing: false,
+            ambient_occlusion: None,
             verify: false,
         }
     }
@@ -238,8 +254,12 @@ pub mod counts {
     pub const PROP_SHADOW_CASTERS: &str = "prop_shadow_casters";
     /// Shadow triangles the static props added to the occluders.
     pub const PROP_SHADOW_TRIANGLES: &str = "prop_shadow_triangles";
+    /// Prop shadow triangles whose texture lets light through (`-textureshadows`).
+    pub const TEXTURE_SHADOW_TRIANGLES: &str = "texture_shadow_triangles";
     /// Static props whose model was not found (they cast no shadow).
     pub const PROPS_WITHOUT_MODEL: &str = "props_without_model";
+    /// Luxels that ambient occlusion darkened (0 when it is off).
+    pub const OCCLUDED_LUXELS: &str = "occluded_luxels";
     pub const BOUNCES_DONE: &str = "bounces_done";
     pub const LEAVES_WITH_AMBIENT: &str = "leaves_with_ambient";
     /// Rays traced in all passes.
@@ -249,7 +269,7 @@ pub mod counts {
     pub const TRACE_SECONDS: &str = "trace_seconds";
 
     /// Every figure, in report order.
-    pub const ALL: [&str; 19] = [
+    pub const ALL: [&str; 21] = [
         LIT_FACES,
         LUXELS,
         LIGHTS,
@@ -261,7 +281,9 @@ pub mod counts {
         STATIC_PROPS,
         PROP_SHADOW_CASTERS,
         PROP_SHADOW_TRIANGLES,
+        TEXTURE_SHADOW_TRIANGLES,
         PROPS_WITHOUT_MODEL,
+        OCCLUDED_LUXELS,
         DETAIL_PROPS_LIT,
         DETAIL_STYLE_ENTRIES,
         VHV_FILES,
@@ -310,8 +332,10 @@ pub fn light(bsp: &mut Bsp, options: &Options, progress: &dyn Progress) -> Resul
         run.light_direct();
         run.verify_face_lights("direct light")?;
         run.trace_bounce_rays();
+        run.trace_occlusion();
         for range in run.ranges.clone() {
             run.bounce(range);
+            run.apply_occlusion(range);
             run.ambient_cubes(range);
             run.write_output(range);
             run.verify_output(range)?;

@@ -30,8 +30,8 @@ use crate::materials::Applied;
 use crate::texlights::TexLights;
 use crate::{
     Counters, FaceLight, Options, Progress, Quality, VradError, World, ambient, bounce, detail, direct,
-    displacement, faces, lights, materials, output, props, samples, scene, sky, texlights, tree, verify,
-    vertexlight,
+    displacement, faces, lights, materials, occlusion, output, props, samples, scene, sky, texlights, tree,
+    verify, vertexlight,
 };
 
 /// The state the passes share.
@@ -61,6 +61,8 @@ pub struct Lighting<'a> {
     patches: Vec<FacePatches>,
     /// The ambient cubes of the range being lit.
     cubes: Vec<LeafCubes>,
+    /// Per face, per luxel: the ambient-occlusion factor (empty when it is off).
+    occlusion: Vec<Vec<f32>>,
 }
 
 const NO_WORLD: &str = "build_geometry runs before the passes that light";
@@ -109,6 +111,7 @@ impl<'a> Lighting<'a> {
             face_lights: Vec::new(),
             patches: Vec::new(),
             cubes: Vec::new(),
+            occlusion: Vec::new(),
         })
     }
 
@@ -176,13 +179,18 @@ impl<'a> Lighting<'a> {
             })
             .collect();
         self.progress.advance(1);
-        let props = props::prop_shadows(bsp, self.options.models.as_ref(), self.options.static_prop_polys);
+        let props = props::prop_shadows(
+            bsp,
+            self.options.models.as_ref(),
+            self.options.static_prop_polys,
+            self.options.texture_shadows,
+        );
         let occluders = scene::occluders_with(
             bsp,
             &face_geoms,
             &disps,
             &self.applied.see_through_brushes,
-            &props.triangles,
+            &props,
         );
         let sky_faces = scene::sky_faces(bsp, &face_geoms);
         self.progress.advance(1);
@@ -227,6 +235,13 @@ impl<'a> Lighting<'a> {
         self.report.set(counts::PROP_SHADOW_CASTERS, props.casters as f64);
         self.report
             .set(counts::PROP_SHADOW_TRIANGLES, props.triangles.len() as f64);
+        self.report
+            .set(counts::TEXTURE_SHADOW_TRIANGLES, props.textured.len() as f64);
+        if self.options.texture_shadows && !self.options.static_prop_polys {
+            self.report.warn(
+                "-textureshadows needs -StaticPropPolys (as VRAD: textures are sampled on render triangles only)",
+            );
+        }
         let without: usize = props.missing.iter().map(|(_, n)| n).sum();
         self.report.set(counts::PROPS_WITHOUT_MODEL, without as f64);
         if without > 0 {
@@ -314,6 +329,30 @@ impl<'a> Lighting<'a> {
             );
         }
         self.traced("bounce rays", t);
+    }
+
+    /// Ambient-occlusion rays from every luxel (`Options::ambient_occlusion`), traced once
+    /// for every range.
+    pub fn trace_occlusion(&mut self) {
+        let Some(ao) = &self.options.ambient_occlusion else {
+            return;
+        };
+        let world = self.world.as_ref().expect(NO_WORLD);
+        let t = Instant::now();
+        self.occlusion = occlusion::luxel_factors(world, ao, &self.counters);
+        let darkened = self.occlusion.iter().flatten().filter(|&&f| f < 1.0).count();
+        self.report.set(counts::OCCLUDED_LUXELS, darkened as f64);
+        self.traced("ambient occlusion", t);
+    }
+
+    /// Darkens `range`'s light by the ambient-occlusion factors (after bouncing, so the
+    /// light surfaces send each other is not darkened).
+    pub fn apply_occlusion(&mut self, range: Range) {
+        if self.occlusion.is_empty() {
+            return;
+        }
+        let r = self.range_index(range);
+        occlusion::darken(&mut self.face_lights[r], &self.occlusion);
     }
 
     /// Bounced light of `range` (VRAD without visibility data: none, and a flat 0.1 on
@@ -404,6 +443,7 @@ impl<'a> Lighting<'a> {
                 lightmaps: &lightmaps,
                 indirect: self.has_vis && self.options.bounces > 0,
                 no_self_shadowing: self.options.disable_prop_self_shadowing,
+                ambient_occlusion: self.options.ambient_occlusion.as_ref(),
             };
             let vertex = vertexlight::light_prop_vertices(
                 self.bsp,

@@ -14,9 +14,10 @@ use std::collections::HashMap;
 use std::fmt;
 use std::sync::Arc;
 
-use glam::{Mat3, Vec3};
+use glam::{Mat3, Vec2, Vec3};
 use srcmap_bsp::Bsp;
 use srcmap_bsp::gamelump::{StaticProp, StaticPropLayout};
+use srcmap_content::vtf_alpha::{AlphaImage, decode_alpha};
 use srcmap_model::ModelFiles;
 use srcmap_phys::PhyFile;
 
@@ -88,9 +89,18 @@ pub enum ShadowShape {
     MeshHulls,
 }
 
+/// `STUDIOHDR_FLAGS_CAST_TEXTURE_SHADOWS` (`$casttextureshadows`).
+pub const STUDIOHDR_CAST_TEXTURE_SHADOWS: u32 = 0x0004_0000;
+
+/// Texture coordinates of a shadow triangle's corners and the alpha of its material's base
+/// texture.
+pub type TriangleTexture = ([Vec2; 3], Arc<AlphaImage>);
+
 /// One model's shadow triangles in model space.
 struct ModelShadow {
     triangles: Vec<[Vec3; 3]>,
+    /// Per triangle (empty when none has): the texture that lets light through it.
+    textures: Vec<Option<TriangleTexture>>,
     shape: ShadowShape,
 }
 
@@ -109,6 +119,9 @@ pub struct PropShadows {
     pub no_shadow: usize,
     /// Model names not found (or unreadable), with how many props use each.
     pub missing: Vec<(String, usize)>,
+    /// Texture shadows (`-textureshadows`): the indices in `triangles` of those whose
+    /// texture lets light through, with that texture.
+    pub textured: Vec<(usize, TriangleTexture)>,
 }
 
 /// The collision model of `phy`'s first solid (VRAD uses `solids[0]`) as triangles, in
@@ -140,10 +153,7 @@ pub fn collision_triangles(phy: &PhyFile) -> Vec<[Vec3; 3]> {
 
 /// LOD 0 render triangles of a model, in model space.
 pub fn render_triangles(files: &ModelFiles) -> Vec<[Vec3; 3]> {
-    let Some(vtx) = &files.vtx else { return Vec::new() };
-    let Ok(tris) = vtx.triangles(&files.mdl, 0) else {
-        return Vec::new();
-    };
+    let tris = render_indices(files);
     let at = |i: u32| {
         files
             .vvd
@@ -156,7 +166,77 @@ pub fn render_triangles(files: &ModelFiles) -> Vec<[Vec3; 3]> {
         .collect()
 }
 
-fn load_model_shadow(name: &str, source: &ModelSource, polys: bool) -> Option<ModelShadow> {
+/// LOD 0 render triangles as `.vvd` vertex indices (those of any vertex out of range left out).
+fn render_indices(files: &ModelFiles) -> Vec<[u32; 3]> {
+    let Some(vtx) = &files.vtx else { return Vec::new() };
+    let n = files.vvd.vertices.len() as u32;
+    vtx.triangles(&files.mdl, 0)
+        .map(|t| t.into_iter().filter(|t| t.iter().all(|&i| i < n)).collect())
+        .unwrap_or_default()
+}
+
+/// The alpha of a model material's base texture when the material is `$translucent` or
+/// `$alphatest` (VRAD's rule for texture shadows): the first `.vmt` found along the model's
+/// texture directories decides.
+fn material_alpha(source: &ModelSource, dirs: &[String], texture: &str) -> Option<Arc<AlphaImage>> {
+    for dir in dirs {
+        let path = format!("materials/{dir}{texture}.vmt")
+            .replace('\\', "/")
+            .to_lowercase();
+        let Some(text) = source.read(&path) else { continue };
+        let vmt = srcmap_content::vmt::Vmt::parse(&text, &path).ok()?;
+        if vmt.get("$translucent").is_none() && vmt.get("$alphatest").is_none() {
+            return None;
+        }
+        let base = vmt.base_texture()?.replace('\\', "/").to_lowercase();
+        let base = base.strip_suffix(".vtf").unwrap_or(&base);
+        let vtf_path = format!("materials/{base}.vtf");
+        let data = source.read(&vtf_path)?;
+        return decode_alpha(&data, &vtf_path).ok().map(Arc::new);
+    }
+    None
+}
+
+/// Per render triangle of `files` (as [`render_indices`] orders them), the texture that lets
+/// light through it; empty when no material of the model does.
+fn triangle_textures(files: &ModelFiles, source: &ModelSource) -> Vec<Option<TriangleTexture>> {
+    let mdl = &files.mdl;
+    let textures: Vec<Option<Arc<AlphaImage>>> = mdl
+        .textures
+        .iter()
+        .map(|t| material_alpha(source, &mdl.texture_dirs, t))
+        .collect();
+    if textures.iter().all(Option::is_none) {
+        return Vec::new();
+    }
+    // Each mesh's vertex range in the .vvd and its material.
+    let ranges: Vec<(u32, u32, Option<&Arc<AlphaImage>>)> = mdl
+        .meshes()
+        .map(|(model, mesh)| {
+            let first = (model.first_vertex as u64 + mesh.vertex_offset as u64) as u32;
+            let texture = usize::try_from(mesh.material)
+                .ok()
+                .and_then(|m| textures.get(m))
+                .and_then(Option::as_ref);
+            (first, first.saturating_add(mesh.vertex_count), texture)
+        })
+        .collect();
+    let uv = |i: u32| Vec2::from_array(files.vvd.vertices[i as usize].uv);
+    render_indices(files)
+        .iter()
+        .map(|t| {
+            let (_, _, texture) = ranges.iter().find(|(a, b, _)| (*a..*b).contains(&t[0]))?;
+            Some(([uv(t[0]), uv(t[1]), uv(t[2])], Arc::clone(texture.as_ref()?)))
+        })
+        .collect()
+}
+
+fn load_model_shadow(
+    name: &str,
+    source: &ModelSource,
+    polys: bool,
+    texture_shadows: bool,
+) -> Option<ModelShadow> {
     let path = srcmap_model::normalise(name);
     // VRAD first loads the studio model: without it the prop casts nothing.
     let mdl = source.read(&path)?;
@@ -170,14 +250,23 @@ fn load_model_shadow(name: &str, source: &ModelSource, polys: bool) -> Option<Mo
         if !triangles.is_empty() {
             return Some(ModelShadow {
                 triangles,
+                textures: Vec::new(),
                 shape: ShadowShape::Collision,
             });
         }
     }
     let files = ModelFiles::load(&path, |p| source.read(p)).ok()?;
     if polys {
+        // VRAD samples textures only on render triangles, of models built with
+        // `$casttextureshadows` (or named by `forcetextureshadow`, not read here).
+        let textures = if texture_shadows && files.mdl.flags & STUDIOHDR_CAST_TEXTURE_SHADOWS != 0 {
+            triangle_textures(&files, source)
+        } else {
+            Vec::new()
+        };
         return Some(ModelShadow {
             triangles: render_triangles(&files),
+            textures,
             shape: ShadowShape::RenderTriangles,
         });
     }
@@ -189,6 +278,7 @@ fn load_model_shadow(name: &str, source: &ModelSource, polys: bool) -> Option<Mo
         .collect();
     Some(ModelShadow {
         triangles,
+        textures: Vec::new(),
         shape: ShadowShape::MeshHulls,
     })
 }
@@ -281,7 +371,15 @@ pub fn convex_hull(points: &[Vec3]) -> Vec<[Vec3; 3]> {
 
 /// The shadow casters of `bsp`'s static props, models read through `source` (none without
 /// it: every model is then missing).
-pub fn prop_shadows(bsp: &Bsp, source: Option<&ModelSource>, polys: bool) -> PropShadows {
+/// With `texture_shadows` (VRAD's `-textureshadows`, only with `polys`), the triangles of
+/// `$casttextureshadows` models whose material is `$translucent` or `$alphatest` are listed
+/// in [`PropShadows::textured`].
+pub fn prop_shadows(
+    bsp: &Bsp,
+    source: Option<&ModelSource>,
+    polys: bool,
+    texture_shadows: bool,
+) -> PropShadows {
     let mut out = PropShadows::default();
     let Some(sp) = bsp.game_lumps.static_props() else {
         return out;
@@ -297,7 +395,7 @@ pub fn prop_shadows(bsp: &Bsp, source: Option<&ModelSource>, polys: bool) -> Pro
         let name = sp.models.get(prop.prop_type as usize).map_or("", String::as_str);
         let shadow = cache
             .entry(prop.prop_type)
-            .or_insert_with(|| source.and_then(|s| load_model_shadow(name, s, polys)));
+            .or_insert_with(|| source.and_then(|s| load_model_shadow(name, s, polys, texture_shadows)));
         let Some(shadow) = shadow else {
             *missing.entry(name.to_string()).or_default() += 1;
             continue;
@@ -312,6 +410,14 @@ pub fn prop_shadows(bsp: &Bsp, source: Option<&ModelSource>, polys: bool) -> Pro
         let rot = angle_matrix(prop.angles);
         let origin = Vec3::from_array(prop.origin);
         let place = |p: Vec3| rot * p + origin;
+        let first = out.triangles.len();
+        out.textured.extend(
+            shadow
+                .textures
+                .iter()
+                .enumerate()
+                .filter_map(|(i, t)| Some((first + i, t.clone()?))),
+        );
         out.triangles.extend(
             shadow
                 .triangles

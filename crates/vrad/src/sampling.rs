@@ -24,3 +24,19 @@ pub fn sphere_directions(n: usize) -> Vec<Vec3> {
         })
         .collect()
 }
+
+/// Cosine-weighted directions around `n`: stratified over a grid, rotated per point.
+pub fn cosine_dirs(n: Vec3, count: usize, seed: u64) -> impl Iterator<Item = Vec3> {
+    let (t, b) = n.any_orthonormal_pair();
+    let side = (count as f32).sqrt().ceil() as usize;
+    let rot = hash01(seed) * std::f32::consts::TAU;
+    (0..count).map(move |k| {
+        let (i, j) = (k % side, k / side);
+        let u1 = (i as f32 + hash01(seed ^ (k as u64 * 2 + 1))) / side as f32;
+        let u2 = (j as f32 + hash01(seed ^ (k as u64 * 2 + 2))) / side as f32;
+        let r = u1.min(0.9999).sqrt();
+        let phi = std::f32::consts::TAU * u2.min(1.0) + rot;
+        let z = (1.0 - r * r).max(0.0).sqrt();
+        t * (r * phi.cos()) + b * (r * phi.sin()) + n * z
+    })
+}

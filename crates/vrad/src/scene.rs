@@ -13,6 +13,7 @@ use srcmap_bsp::flags::{Contents, SurfaceFlags};
 use srcmap_kv::values;
 use srcmap_trace::{Scene, SceneBuilder};
 
+use crate::alpha::{AlphaTriangle, Occluders};
 use crate::displacement::DispSurface;
 use crate::faces::{FaceGeom, SKY_FACE};
 
@@ -163,18 +164,19 @@ pub fn sky_faces(bsp: &Bsp, faces: &[FaceGeom]) -> Scene {
 
 /// Builds the occluder scene.
 pub fn occluders(bsp: &Bsp, faces: &[FaceGeom], disps: &[Option<DispSurface>]) -> Scene {
-    occluders_with(bsp, faces, disps, &[], &[])
+    occluders_with(bsp, faces, disps, &[], &crate::props::PropShadows::default()).scene
 }
 
 /// [`occluders`] leaving out the brushes marked in `see_through` (by brush index), with the
-/// static props' shadow triangles ([`crate::props::PropShadows::triangles`]) added.
+/// static props' shadow triangles ([`crate::props::PropShadows::triangles`]) added, those
+/// with a texture ([`crate::props::PropShadows::textured`]) letting light through it.
 pub fn occluders_with(
     bsp: &Bsp,
     faces: &[FaceGeom],
     disps: &[Option<DispSurface>],
     see_through: &[bool],
-    props: &[([Vec3; 3], u32)],
-) -> Scene {
+    props: &crate::props::PropShadows,
+) -> Occluders {
     let mut builder = SceneBuilder::new();
     let skip = |b: usize| see_through.get(b).copied().unwrap_or(false);
     if let Some(world) = bsp.models.first() {
@@ -214,11 +216,26 @@ pub fn occluders_with(
             builder.add_triangle(tri[0].to_array(), tri[1].to_array(), tri[2].to_array(), OPAQUE);
         }
     }
-    for (tri, prop) in props {
+    // Where each prop triangle went in the scene (degenerate ones are not added).
+    let mut placed = Vec::with_capacity(props.triangles.len());
+    for (tri, prop) in &props.triangles {
         let payload = STATIC_PROP | (prop & (STATIC_PROP - 1));
+        let before = builder.len();
         builder.add_triangle(tri[0].to_array(), tri[1].to_array(), tri[2].to_array(), payload);
+        placed.push((builder.len() > before).then_some(before as u32));
     }
-    builder.build()
+    let mut out = Occluders::new(builder.build());
+    for (i, (uv, texture)) in &props.textured {
+        if let (Some(Some(at)), Some((points, _))) = (placed.get(*i), props.triangles.get(*i)) {
+            let triangle = AlphaTriangle {
+                points: *points,
+                uv: *uv,
+                texture: std::sync::Arc::clone(texture),
+            };
+            out.alpha.insert(*at, triangle);
+        }
+    }
+    out
 }
 
 /// Builds the surface scene of lit faces (payload = face index) and sky faces (`SKY | index`),

@@ -34,7 +34,7 @@ use crate::props::{
 };
 use crate::sampling::sphere_directions;
 use crate::scene::{MAX_TRACE, SKY, STATIC_PROP};
-use crate::{Counters, World};
+use crate::{AmbientOcclusion, Counters, World};
 
 /// `VHV_VERSION`.
 pub const VHV_VERSION: i32 = 2;
@@ -190,6 +190,9 @@ impl Tracer for WithoutProp<'_> {
 /// (`STATIC_PROP_IGNORE_NORMALS`: every light arrives square on, every indirect ray counts).
 struct PropShading<'a> {
     shadows: Shadows<'a>,
+    /// The occluders less the prop's own triangles: ambient occlusion's scene, since a
+    /// vertex may lie inside its own collision model.
+    others: &'a dyn Tracer,
     ignore_normals: bool,
 }
 
@@ -201,6 +204,7 @@ struct VertexLighter<'a> {
     lightmaps: &'a [Option<WrittenLightmap>],
     dirs: Vec<Vec3>,
     indirect: bool,
+    ambient_occlusion: Option<&'a AmbientOcclusion>,
 }
 
 impl VertexLighter<'_> {
@@ -273,7 +277,19 @@ impl VertexLighter<'_> {
     }
 
     fn light(&self, shading: &PropShading<'_>, pos: Vec3, normal: Vec3, rays: &mut u64) -> Vec3 {
-        self.direct(shading, pos, normal, rays) + self.indirect(shading.ignore_normals, pos, normal, rays)
+        let lit = self.direct(shading, pos, normal, rays)
+            + self.indirect(shading.ignore_normals, pos, normal, rays);
+        match self.ambient_occlusion {
+            // From a point 1 unit off the surface, as a luxel's sample; the seed from the
+            // position, so a vertex shared by two meshes is darkened alike.
+            Some(ao) => {
+                let seed = (pos.x.to_bits() as u64)
+                    ^ (pos.y.to_bits() as u64) << 21
+                    ^ (pos.z.to_bits() as u64) << 42;
+                lit * ao.factor(shading.others, pos + normal, normal, seed, rays)
+            }
+            None => lit,
+        }
     }
 }
 
@@ -287,6 +303,8 @@ pub(crate) struct RangeInputs<'a> {
     pub indirect: bool,
     /// No prop shadows itself, whatever its flags.
     pub no_self_shadowing: bool,
+    /// Darken vertices by ambient occlusion ([`crate::occlusion`]).
+    pub ambient_occlusion: Option<&'a AmbientOcclusion>,
 }
 
 /// The `.vhv` files of a range for every static prop of `bsp` whose model `source` has.
@@ -303,6 +321,7 @@ pub(crate) fn light_prop_vertices(
         lightmaps,
         indirect: bounces,
         no_self_shadowing,
+        ambient_occlusion,
     } = *inputs;
     let mut out = VertexLighting::default();
     let Some(sp) = bsp.game_lumps.static_props() else {
@@ -318,6 +337,7 @@ pub(crate) fn light_prop_vertices(
         lightmaps,
         dirs: sphere_directions(INDIRECT_RAYS),
         indirect: bounces,
+        ambient_occlusion,
     };
     let prefix = if range == Range::Hdr { "sp_hdr_" } else { "sp_" };
     let results: Vec<Option<(String, Vec<u8>)>> = sp
@@ -349,6 +369,7 @@ pub(crate) fn light_prop_vertices(
                     sky3d: world.sky3d.as_ref(),
                     sky_dirs: lighter.sky_dirs,
                 },
+                others: &without_self,
                 ignore_normals: flags & FLAG_IGNORE_NORMALS != 0,
             };
             let mut rays = 0u64;

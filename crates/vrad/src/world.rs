@@ -38,7 +38,7 @@ pub(crate) struct World {
     pub faces: Vec<FaceGeom>,
     pub disps: Vec<Option<DispSurface>>,
     pub samples: Vec<FaceSamples>,
-    pub occluders: srcmap_trace::Scene,
+    pub occluders: crate::alpha::Occluders,
     /// The occluders' sky faces alone.
     pub sky_faces: srcmap_trace::Scene,
     pub surfaces: srcmap_trace::Scene,

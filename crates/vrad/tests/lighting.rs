@@ -1560,3 +1560,99 @@ fn per_vertex_prop_lighting_packs_one_file_per_lit_prop_in_vtx_order() {
     assert_eq!(report.count(counts::VHV_FILES), 0);
     assert!(vhv_files(&disabled).is_empty());
 }
+
+/// `floor_bsp` lit by a point light over its centre, with solid boxes (min, max corners) in a
+/// one-node tree: the walls of a room corner.
+fn floor_with_boxes(boxes: &[([f32; 3], [f32; 3])]) -> Bsp {
+    use srcmap_bsp::{Brush, BrushSide, Leaf, Node, Plane};
+    let mut bsp = floor_bsp(vec![
+        entity(&[("classname", "worldspawn")]),
+        entity(&[
+            ("classname", "light"),
+            ("origin", "128 128 128"),
+            ("_light", "255 255 255 200"),
+            ("_quadratic_attn", "1"),
+        ]),
+    ]);
+    for (min, max) in boxes {
+        let first_side = bsp.brush_sides.len() as i32;
+        for axis in 0..3 {
+            for (sign, dist) in [(1.0, max[axis]), (-1.0, -min[axis])] {
+                let mut normal = [0.0; 3];
+                normal[axis] = sign;
+                bsp.planes.push(Plane {
+                    normal,
+                    dist,
+                    kind: axis as i32,
+                });
+                bsp.brush_sides.push(BrushSide {
+                    plane: bsp.planes.len() as u32 - 1,
+                    texinfo: 0,
+                    dispinfo: -1,
+                    ..BrushSide::default()
+                });
+            }
+        }
+        bsp.leaf_brushes.push(bsp.brushes.len() as u32);
+        bsp.brushes.push(Brush {
+            first_side,
+            num_sides: 6,
+            contents: 1,
+        });
+    }
+    bsp.leafs = vec![
+        Leaf {
+            cluster: -1,
+            first_leaf_brush: 0,
+            num_leaf_brushes: boxes.len() as u32,
+            ..Leaf::default()
+        },
+        Leaf {
+            cluster: -1,
+            ..Leaf::default()
+        },
+    ];
+    bsp.nodes = vec![Node {
+        plane: 0,
+        children: [-1, -2],
+        ..Node::default()
+    }];
+    bsp
+}
+
+#[test]
+fn ambient_occlusion_darkens_a_room_corner_and_leaves_open_floor_alone() {
+    // Walls along x = 0 and y = 256, outside the floor (0..256 square), 128 high.
+    let walls = [
+        ([-16.0, 0.0, 0.0], [0.0, 272.0, 128.0]),
+        ([0.0, 256.0, 0.0], [256.0, 272.0, 128.0]),
+    ];
+    let lit = |ao: Option<srcmap_vrad::AmbientOcclusion>| {
+        let mut bsp = floor_with_boxes(&walls);
+        let options = Options {
+            ambient_occlusion: ao,
+            ..Options::default()
+        };
+        let report = srcmap_vrad::light(&mut bsp, &options, &NoProgress).unwrap();
+        (bsp.face_lighting(0, false).unwrap().styles[0].clone(), report)
+    };
+    assert_eq!(Options::default().ambient_occlusion, None, "off by default");
+    let (plain, report) = lit(None);
+    assert_eq!(report.count(counts::OCCLUDED_LUXELS), 0);
+    let (dark, report) = lit(Some(srcmap_vrad::AmbientOcclusion::default()));
+    // Luxel (s, t) sits at world (16 s, 256 - 16 t).
+    let at = |v: &[srcmap_bsp::ColorRgbExp32], s: usize, t: usize| luminance(v[t * 17 + s]);
+    let corner = at(&dark, 0, 0) / at(&plain, 0, 0);
+    let wall = at(&dark, 8, 0) / at(&plain, 8, 0);
+    // Two walls take a larger share of the corner's hemisphere than one of the wall's middle.
+    assert!(corner < wall && wall < 0.95, "corner {corner}, wall {wall}");
+    assert!(corner > 0.2, "{corner}");
+    // Over 40 units from every wall: the very same bytes.
+    for t in 3..17 {
+        for s in 3..17 {
+            assert_eq!(dark[t * 17 + s], plain[t * 17 + s], "luxel ({s}, {t})");
+        }
+    }
+    let darkened = report.count(counts::OCCLUDED_LUXELS);
+    assert!(darkened > 0 && darkened < 17 * 17 - 14 * 14 + 1, "{darkened}");
+}
