@@ -113,6 +113,12 @@ fn model_faces(bsp: &Bsp) -> Vec<(usize, usize)> {
     out
 }
 
+/// The face's front normal: its own plane's (VBSP stores the face's plane itself; `side`
+/// only records that it is the odd plane of its pair).
+fn face_normal(bsp: &Bsp, f: &srcmap_bsp::Face) -> Vec3 {
+    bsp.planes.get(f.plane as usize).map_or(Vec3::Z, |p| Vec3::from(p.normal))
+}
+
 fn dot4(v: &[f32; 4], p: Vec3) -> f32 {
     v[0] * p.x + v[1] * p.y + v[2] * p.z + v[3]
 }
@@ -208,8 +214,7 @@ impl MapMesh {
                     }
                 }
                 // The grid's winding follows the base face; orient triangles to it.
-                let plane = bsp.planes.get(f.plane as usize).map(|p| Vec3::from(p.normal)).unwrap_or(Vec3::Z);
-                let face_normal = if f.side != 0 { -plane } else { plane };
+                let face_normal = face_normal(bsp, f);
                 let flip = tris.first().is_some_and(|t| {
                     let [a, b, c] = t.map(|i| grid.flat[i]);
                     (b - a).cross(c - a).dot(face_normal) < 0.0
@@ -242,8 +247,7 @@ impl MapMesh {
                     broken += 1;
                     continue;
                 };
-                let plane = bsp.planes.get(f.plane as usize).map(|p| Vec3::from(p.normal)).unwrap_or(Vec3::Z);
-                let normal = if f.side != 0 { -plane } else { plane };
+                let normal = face_normal(bsp, f);
                 for &p in &poly {
                     let light_uv = rect.map_or(atlas.white_uv(), |r| {
                         let s = dot4(&ti.lightmap_vecs[0], p) - f.lightmap_mins[0] as f32 + 0.5;
