@@ -4,6 +4,8 @@
 use glam::Vec2;
 use srcmap_bsp::Bsp;
 
+use crate::mesh::faces_of;
+
 /// Which lighting lump the atlas is made from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum LightmapSource {
@@ -70,7 +72,7 @@ impl Atlas {
         if source != LightmapSource::None {
             let hdr = source == LightmapSource::Hdr;
             for fi in faces {
-                let Some(f) = bsp.faces.get(fi) else { continue };
+                let Some(f) = faces_of(bsp).get(fi) else { continue };
                 let Some(lit) = bsp.face_lighting(fi, hdr) else { continue };
                 let w = (f.lightmap_size[0] + 1) as u32;
                 let h = (f.lightmap_size[1] + 1) as u32;
@@ -110,7 +112,7 @@ impl Atlas {
                 pixels[o..o + 3].copy_from_slice(&[255, 255, 255]);
             }
         }
-        let mut rects = vec![None; bsp.faces.len()];
+        let mut rects = vec![None; faces_of(bsp).len()];
         for ((fi, r), (_, _, _, texels)) in placed.iter().zip(&items) {
             for by in 0..r.h + 2 {
                 for bx in 0..r.w + 2 {

@@ -61,6 +61,13 @@ pub struct MapMesh {
     pub triangles: usize,
     /// What a reader should know (no lighting, faces skipped).
     pub notes: Vec<String>,
+    /// Each drawn face: its index and the range of [`MapMesh::vertices`] it made.
+    pub face_vertices: Vec<(usize, std::ops::Range<u32>)>,
+}
+
+/// The faces the models index: the LDR lump, or the HDR one in console maps that strip it.
+pub fn faces_of(bsp: &Bsp) -> &[srcmap_bsp::Face] {
+    srcmap_disp::disp_faces(bsp)
 }
 
 /// Whether `texinfo` is drawn.
@@ -73,7 +80,7 @@ pub fn is_drawn(bsp: &Bsp, texinfo: i32) -> bool {
 
 /// Triangles a face contributes: a fan of `n - 2` for a polygon, the grid's for a displacement.
 pub fn face_triangle_count(bsp: &Bsp, face: usize) -> usize {
-    let Some(f) = bsp.faces.get(face) else { return 0 };
+    let Some(f) = faces_of(bsp).get(face) else { return 0 };
     if f.dispinfo >= 0 {
         return bsp
             .disp_info
@@ -106,7 +113,7 @@ fn model_faces(bsp: &Bsp) -> Vec<(usize, usize)> {
         let (Ok(first), Ok(n)) = (usize::try_from(model.first_face), usize::try_from(model.num_faces)) else {
             continue;
         };
-        for f in first..first.saturating_add(n).min(bsp.faces.len()) {
+        for f in first..first.saturating_add(n).min(faces_of(bsp).len()) {
             out.push((m, f));
         }
     }
@@ -140,7 +147,7 @@ impl MapMesh {
         let faces = model_faces(bsp);
         let drawn: Vec<(usize, usize)> = faces
             .into_iter()
-            .filter(|&(_, f)| is_drawn(bsp, bsp.faces[f].texinfo))
+            .filter(|&(_, f)| is_drawn(bsp, faces_of(bsp)[f].texinfo))
             .collect();
         let atlas = Atlas::build(bsp, source, drawn.iter().map(|&(_, f)| f));
         let grids = srcmap_disp::grids_of(bsp);
@@ -166,8 +173,9 @@ impl MapMesh {
         let mut faces_drawn = 0;
         let mut triangles = 0;
         let mut broken = 0;
+        let mut face_vertices = Vec::new();
         for (model, fi) in drawn {
-            let f = &bsp.faces[fi];
+            let f = &faces_of(bsp)[fi];
             let ti = &bsp.texinfo[f.texinfo as usize];
             let material = match usize::try_from(ti.texdata).ok().filter(|&t| t < missing) {
                 Some(t) => t,
@@ -277,6 +285,7 @@ impl MapMesh {
                 triangles += poly.len() - 2;
             }
             faces_drawn += 1;
+            face_vertices.push((fi, base..vertices.len() as u32));
         }
         if missing_used {
             notes.push("some faces name no texture: drawn with a checkerboard".to_string());
@@ -307,6 +316,7 @@ impl MapMesh {
             faces_drawn,
             triangles,
             notes,
+            face_vertices,
         }
     }
 

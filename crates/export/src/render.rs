@@ -32,7 +32,7 @@ pub enum View {
 
 /// A camera: an orthonormal basis and a projection.
 #[derive(Debug, Clone, Copy)]
-struct Camera {
+pub struct Camera {
     eye: Vec3,
     right: Vec3,
     up: Vec3,
@@ -48,7 +48,9 @@ const NEAR: f32 = 1.0;
 const BACKGROUND: [u8; 3] = [24, 26, 32];
 
 impl Camera {
-    fn new(mesh: &MapMesh, view: View, width: u32, height: u32) -> Camera {
+    /// The camera [`render`] uses for `view` on an image `width × height` (orthographic views
+    /// fit the mesh's bounds).
+    pub fn new(mesh: &MapMesh, view: View, width: u32, height: u32) -> Camera {
         let (forward, right, up, eye, perspective) = match view {
             View::Top => (Vec3::NEG_Z, Vec3::X, Vec3::Y, Vec3::ZERO, false),
             View::Isometric => {
@@ -89,6 +91,22 @@ impl Camera {
             cam.centre = (min + max) * 0.5;
         }
         cam
+    }
+
+    /// The pixel position of a world point (`None` behind a perspective camera).
+    pub fn project(&self, p: Vec3, width: u32, height: u32) -> Option<Vec2> {
+        let c = self.to_camera(p);
+        (!self.perspective || c.z >= NEAR).then(|| self.screen(c, width, height))
+    }
+
+    /// The pixel position of a camera-space point (in front of the camera).
+    fn screen(&self, c: Vec3, width: u32, height: u32) -> Vec2 {
+        let (x, y) = if self.perspective {
+            (c.x / c.z, c.y / c.z)
+        } else {
+            (c.x - self.centre.x, c.y - self.centre.y)
+        };
+        Vec2::new(width as f32 * 0.5 + x * self.scale, height as f32 * 0.5 - y * self.scale)
     }
 
     /// Camera-space coordinates: x right, y up, z along the view.
@@ -133,20 +151,9 @@ pub fn render(mesh: &MapMesh, options: &RenderOptions) -> Rgb8 {
     let project = |c: Vec3, v: &crate::mesh::Vertex| -> Projected {
         let (screen, key, inv_w) = if cam.perspective {
             let inv = 1.0 / c.z;
-            (
-                Vec2::new(w as f32 * 0.5 + c.x * inv * cam.scale, h as f32 * 0.5 - c.y * inv * cam.scale),
-                inv,
-                inv,
-            )
+            (cam.screen(c, w, h), inv, inv)
         } else {
-            (
-                Vec2::new(
-                    w as f32 * 0.5 + (c.x - cam.centre.x) * cam.scale,
-                    h as f32 * 0.5 - (c.y - cam.centre.y) * cam.scale,
-                ),
-                -c.z,
-                1.0,
-            )
+            (cam.screen(c, w, h), -c.z, 1.0)
         };
         Projected {
             screen,
