@@ -50,6 +50,9 @@ pub struct Atlas {
     pub source: LightmapSource,
 }
 
+/// The longest lightmap side packed, in luxels.
+const MAX_SIDE: u32 = 1024;
+
 /// The white block unlit faces map to (fullbright), at the atlas origin.
 const WHITE: u32 = 4;
 
@@ -73,9 +76,13 @@ impl Atlas {
             let hdr = source == LightmapSource::Hdr;
             for fi in faces {
                 let Some(f) = faces_of(bsp).get(fi) else { continue };
+                // Valve's largest lightmap side is 128 luxels with the border; a damaged
+                // record outside that is left unlit rather than packed.
+                let side = |s: i32| u32::try_from(s.saturating_add(1)).ok().filter(|s| (1..=MAX_SIDE).contains(s));
+                let (Some(w), Some(h)) = (side(f.lightmap_size[0]), side(f.lightmap_size[1])) else {
+                    continue;
+                };
                 let Some(lit) = bsp.face_lighting(fi, hdr) else { continue };
-                let w = (f.lightmap_size[0] + 1) as u32;
-                let h = (f.lightmap_size[1] + 1) as u32;
                 let Some(style0) = lit.styles.first() else { continue };
                 let n = (w * h) as usize;
                 if style0.len() < n {

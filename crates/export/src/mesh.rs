@@ -96,6 +96,9 @@ pub fn face_triangle_count(bsp: &Bsp, face: usize) -> usize {
 pub fn face_polygon(bsp: &Bsp, f: &srcmap_bsp::Face) -> Option<Vec<Vec3>> {
     let first = usize::try_from(f.first_edge).ok()?;
     let n = usize::try_from(f.num_edges).ok()?;
+    if first.checked_add(n)? > bsp.surfedges.len() {
+        return None;
+    }
     let mut out = Vec::with_capacity(n);
     for k in 0..n {
         let se = *bsp.surfedges.get(first + k)?;

@@ -234,6 +234,9 @@ fn fill(
     colour: impl Fn(Vec2, Vec2) -> Vec3,
 ) {
     let [a, b, c] = t;
+    if t.iter().any(|v| !v.screen.is_finite() || !v.key.is_finite()) {
+        return;
+    }
     let area = (b.screen - a.screen).perp_dot(c.screen - a.screen);
     if area.abs() < 1e-12 || !area.is_finite() {
         return;

@@ -8,6 +8,7 @@ use serde_json::Value;
 use srcmap_bsp::Bsp;
 use srcmap_export::gltf::{ExportOptions, to_glb};
 use srcmap_export::mesh::{face_triangle_count, is_drawn};
+use srcmap_export::render::{RenderOptions, Shading, View, render};
 use srcmap_export::{Glb, MapMesh};
 
 /// The corpus's Source BSPs with their parsed maps (other engines' maps fail to parse).
@@ -224,4 +225,37 @@ fn truncated_and_corrupted_glb_is_an_error() {
     let back = Glb::parse(&bytes).unwrap();
     assert_eq!(back.json, glb.json);
     assert_eq!(&back.bin[..5], &glb.bin[..]);
+}
+
+#[test]
+fn damaged_face_records_export_and_render_without_a_panic() {
+    let Some(maps) = source_maps() else { return };
+    let (_, bsp) = maps
+        .iter()
+        .find(|(_, b)| !b.disp_info.is_empty() && !b.lighting.is_empty())
+        .expect("a lit corpus map with displacements");
+    let mut next = srcmap_corpus::unit_random(23);
+    let mut damaged = bsp.clone();
+    let extremes = [i32::MIN, -1, 0, 1, 1 << 20, i32::MAX];
+    let n = damaged.faces.len();
+    for _ in 0..n.min(400) {
+        let f = &mut damaged.faces[(next() * n as f64) as usize % n];
+        let which = (next() * 7.0) as usize;
+        let mut pick = || extremes[(next() * extremes.len() as f64) as usize % extremes.len()];
+        match which {
+            0 => f.lightmap_size = [pick(), pick()],
+            1 => f.first_edge = pick(),
+            2 => f.num_edges = pick(),
+            3 => f.texinfo = pick(),
+            4 => f.dispinfo = pick(),
+            5 => f.light_offset = pick(),
+            _ => f.lightmap_mins = [pick(), pick()],
+        }
+    }
+    damaged.vertexes[0] = [f32::NAN, f32::INFINITY, 1e30];
+    let mesh = MapMesh::build(&damaged, false);
+    to_glb(&damaged, &mesh, &NO_TEXTURES).unwrap();
+    for view in [View::Top, View::Isometric] {
+        render(&mesh, &RenderOptions { width: 64, height: 48, shading: Shading::Lit, view });
+    }
 }
