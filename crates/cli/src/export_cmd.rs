@@ -22,7 +22,8 @@ pub struct ExportArgs {
     /// Use the HDR lightmaps (tone-mapped) when the map has both.
     #[arg(long)]
     pub hdr: bool,
-    #[arg(long)]
+    /// Print nothing but notes and errors.
+    #[arg(short, long)]
     pub quiet: bool,
 }
 
@@ -58,7 +59,8 @@ pub struct RenderArgs {
     pub height: u32,
     #[arg(long)]
     pub hdr: bool,
-    #[arg(long)]
+    /// Print nothing but notes and errors.
+    #[arg(short, long)]
     pub quiet: bool,
 }
 
