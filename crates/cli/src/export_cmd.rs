@@ -88,13 +88,18 @@ pub fn export(args: &ExportArgs) -> anyhow::Result<()> {
     let exists = |name: &str| {
         let path = material_path(name, "vtf");
         pak.as_ref().is_some_and(|p| p.find(&path).is_some())
-            || game.as_ref().is_some_and(|g| g.read(&path).ok().flatten().is_some())
+            || game
+                .as_ref()
+                .is_some_and(|g| g.read(&path).ok().flatten().is_some())
     };
     let options = gltf::ExportOptions {
         texture_exists: game.is_some().then_some(&exists as &dyn Fn(&str) -> bool),
     };
     let glb = gltf::to_glb(&bsp, &mesh, &options).map_err(|e| anyhow!("{}: {e}", args.map.display()))?;
-    let out = args.output.clone().unwrap_or_else(|| args.map.with_extension("glb"));
+    let out = args
+        .output
+        .clone()
+        .unwrap_or_else(|| args.map.with_extension("glb"));
     let bytes = glb.to_bytes();
     srcmap_bytes::write_atomic(&out, &bytes).with_context(|| format!("{}: cannot write", out.display()))?;
     if !args.quiet {
@@ -118,8 +123,12 @@ pub fn render_map(args: &RenderArgs) -> anyhow::Result<()> {
     let mesh = MapMesh::build(&bsp, args.hdr);
     print_notes(&args.map, &mesh);
     let view = match (&args.from, args.top) {
-        (Some(name), _) => entity_view(&bsp, name)
-            .ok_or_else(|| anyhow!("{}: no entity named or of class '{name}' with an origin", args.map.display()))?,
+        (Some(name), _) => entity_view(&bsp, name).ok_or_else(|| {
+            anyhow!(
+                "{}: no entity named or of class '{name}' with an origin",
+                args.map.display()
+            )
+        })?,
         (None, true) => View::Top,
         (None, false) => View::Isometric,
     };
@@ -138,10 +147,19 @@ pub fn render_map(args: &RenderArgs) -> anyhow::Result<()> {
         },
     );
     let png = image.to_png().map_err(|e| anyhow!("{e}"))?;
-    let out = args.output.clone().unwrap_or_else(|| args.map.with_extension("png"));
+    let out = args
+        .output
+        .clone()
+        .unwrap_or_else(|| args.map.with_extension("png"));
     srcmap_bytes::write_atomic(&out, &png).with_context(|| format!("{}: cannot write", out.display()))?;
     if !args.quiet {
-        println!("{}: {}x{}, {} triangles", out.display(), image.width, image.height, mesh.triangles);
+        println!(
+            "{}: {}x{}, {} triangles",
+            out.display(),
+            image.width,
+            image.height,
+            mesh.triangles
+        );
     }
     Ok(())
 }

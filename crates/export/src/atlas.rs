@@ -78,12 +78,20 @@ impl Atlas {
                 let Some(f) = faces_of(bsp).get(fi) else { continue };
                 // Valve's largest lightmap side is 128 luxels with the border; a damaged
                 // record outside that is left unlit rather than packed.
-                let side = |s: i32| u32::try_from(s.saturating_add(1)).ok().filter(|s| (1..=MAX_SIDE).contains(s));
+                let side = |s: i32| {
+                    u32::try_from(s.saturating_add(1))
+                        .ok()
+                        .filter(|s| (1..=MAX_SIDE).contains(s))
+                };
                 let (Some(w), Some(h)) = (side(f.lightmap_size[0]), side(f.lightmap_size[1])) else {
                     continue;
                 };
-                let Some(lit) = bsp.face_lighting(fi, hdr) else { continue };
-                let Some(style0) = lit.styles.first() else { continue };
+                let Some(lit) = bsp.face_lighting(fi, hdr) else {
+                    continue;
+                };
+                let Some(style0) = lit.styles.first() else {
+                    continue;
+                };
                 let n = (w * h) as usize;
                 if style0.len() < n {
                     continue;
@@ -94,10 +102,16 @@ impl Atlas {
         }
         // Shelf packing, tallest first; the white block goes first.
         items.sort_by(|a, b| b.2.cmp(&a.2).then(b.1.cmp(&a.1)).then(a.0.cmp(&b.0)));
-        let area: u64 = items.iter().map(|i| u64::from(i.1 + 2) * u64::from(i.2 + 2)).sum::<u64>()
+        let area: u64 = items
+            .iter()
+            .map(|i| u64::from(i.1 + 2) * u64::from(i.2 + 2))
+            .sum::<u64>()
             + u64::from(WHITE * WHITE);
         let widest = items.iter().map(|i| i.1 + 2).max().unwrap_or(WHITE);
-        let width = (((area as f64 * 1.15).sqrt()) as u32).max(widest).max(WHITE).next_power_of_two();
+        let width = (((area as f64 * 1.15).sqrt()) as u32)
+            .max(widest)
+            .max(WHITE)
+            .next_power_of_two();
         let mut placed = Vec::with_capacity(items.len());
         let (mut x, mut y, mut shelf) = (WHITE, 0u32, WHITE);
         for (fi, w, h, _) in &items {
@@ -107,7 +121,15 @@ impl Atlas {
                 y += shelf;
                 shelf = 0;
             }
-            placed.push((*fi, Rect { x: x + 1, y: y + 1, w: *w, h: *h }));
+            placed.push((
+                *fi,
+                Rect {
+                    x: x + 1,
+                    y: y + 1,
+                    w: *w,
+                    h: *h,
+                },
+            ));
             x += ow;
             shelf = shelf.max(oh);
         }
@@ -153,7 +175,10 @@ impl Atlas {
 
     /// Atlas coordinates of the white block's centre.
     pub fn white_uv(&self) -> Vec2 {
-        Vec2::new(WHITE as f32 * 0.5 / self.width as f32, WHITE as f32 * 0.5 / self.height as f32)
+        Vec2::new(
+            WHITE as f32 * 0.5 / self.width as f32,
+            WHITE as f32 * 0.5 / self.height as f32,
+        )
     }
 
     /// Atlas coordinates of a point `luxel` (in luxels from the rectangle's corner, centres at

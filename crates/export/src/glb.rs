@@ -58,7 +58,10 @@ impl Glb {
         }
         let total = u32_at(8)? as usize;
         if total != data.len() {
-            return Err(err(8, format!("header length {total} but the file has {} bytes", data.len())));
+            return Err(err(
+                8,
+                format!("header length {total} but the file has {} bytes", data.len()),
+            ));
         }
         let mut json = None;
         let mut bin = Vec::new();
@@ -70,7 +73,7 @@ impl Glb {
                 .get(at + 8..)
                 .and_then(|b| b.get(..len))
                 .ok_or_else(|| err(at, format!("chunk of {len} bytes runs past the end")))?;
-            if len % 4 != 0 {
+            if !len.is_multiple_of(4) {
                 return Err(err(at, format!("chunk length {len} is not a multiple of 4")));
             }
             match (kind, json.is_none()) {

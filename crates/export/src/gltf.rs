@@ -6,10 +6,10 @@ use glam::{Mat3, Quat, Vec3};
 use serde_json::{Map, Value, json};
 use srcmap_bsp::Bsp;
 
+use crate::ExportError;
 use crate::glb::Glb;
 use crate::image::Rgb8;
 use crate::mesh::MapMesh;
-use crate::ExportError;
 
 /// Metres per inch (Source units are inches).
 pub const METRES_PER_UNIT: f32 = 0.0254;
@@ -54,7 +54,9 @@ fn push_view(bin: &mut Vec<u8>, views: &mut Vec<Value>, bytes: &[u8], target: Op
 }
 
 fn f32_bytes<const N: usize>(items: impl Iterator<Item = [f32; N]>) -> Vec<u8> {
-    items.flat_map(|a| a.into_iter().flat_map(f32::to_le_bytes)).collect()
+    items
+        .flat_map(|a| a.into_iter().flat_map(f32::to_le_bytes))
+        .collect()
 }
 
 fn min_max<const N: usize>(items: &[[f32; N]]) -> (Vec<f32>, Vec<f32>) {
@@ -98,14 +100,23 @@ pub fn to_glb(bsp: &Bsp, mesh: &MapMesh, options: &ExportOptions<'_>) -> Result<
         .iter()
         .map(|v| (to_gltf(v.position) * METRES_PER_UNIT).to_array())
         .collect();
-    let normals: Vec<[f32; 3]> = mesh.vertices.iter().map(|v| to_gltf(v.normal).to_array()).collect();
+    let normals: Vec<[f32; 3]> = mesh
+        .vertices
+        .iter()
+        .map(|v| to_gltf(v.normal).to_array())
+        .collect();
     let uv0: Vec<[f32; 2]> = mesh.vertices.iter().map(|v| v.uv.to_array()).collect();
     let uv1: Vec<[f32; 2]> = mesh.vertices.iter().map(|v| v.light_uv.to_array()).collect();
     let mut attributes = Map::new();
     if !mesh.vertices.is_empty() {
         let (lo, hi) = min_max(&positions);
         for (name, bytes, kind, bounds) in [
-            ("POSITION", f32_bytes(positions.iter().copied()), "VEC3", Some((lo, hi))),
+            (
+                "POSITION",
+                f32_bytes(positions.iter().copied()),
+                "VEC3",
+                Some((lo, hi)),
+            ),
             ("NORMAL", f32_bytes(normals.iter().copied()), "VEC3", None),
             ("TEXCOORD_0", f32_bytes(uv0.iter().copied()), "VEC2", None),
             ("TEXCOORD_1", f32_bytes(uv1.iter().copied()), "VEC2", None),
@@ -204,20 +215,26 @@ pub fn to_glb(bsp: &Bsp, mesh: &MapMesh, options: &ExportOptions<'_>) -> Result<
         if let Some(o) = origin {
             node["translation"] = json!((to_gltf(o) * METRES_PER_UNIT).to_array());
         }
-        if let Some(a) = e.get("angles").and_then(parse_vec3).filter(|a| a.iter().any(|c| *c != 0.0)) {
+        if let Some(a) = e
+            .get("angles")
+            .and_then(parse_vec3)
+            .filter(|a| a.iter().any(|c| *c != 0.0))
+        {
             let q = Quat::from_mat3(&(BASIS * angles_rotation(a) * BASIS.transpose())).normalize();
             node["rotation"] = json!(q.to_array());
         }
         let model = if class == "worldspawn" {
             Some(0)
         } else {
-            e.get("model").and_then(|m| m.strip_prefix('*')).and_then(|m| m.parse::<usize>().ok())
+            e.get("model")
+                .and_then(|m| m.strip_prefix('*'))
+                .and_then(|m| m.parse::<usize>().ok())
         };
-        if let Some(m) = model.filter(|&m| m < bsp.models.len()) {
-            if let Some(mesh_index) = model_mesh[m] {
-                node["mesh"] = json!(mesh_index);
-                model_used[m] = true;
-            }
+        if let Some(m) = model.filter(|&m| m < bsp.models.len())
+            && let Some(mesh_index) = model_mesh[m]
+        {
+            node["mesh"] = json!(mesh_index);
+            model_used[m] = true;
         }
         nodes.push(node);
         children.push(nodes.len() - 1);

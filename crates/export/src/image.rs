@@ -18,7 +18,8 @@ impl Rgb8 {
         enc.set_color(png::ColorType::Rgb);
         enc.set_depth(png::BitDepth::Eight);
         let mut w = enc.write_header().map_err(|e| ExportError::Png(e.to_string()))?;
-        w.write_image_data(&self.pixels).map_err(|e| ExportError::Png(e.to_string()))?;
+        w.write_image_data(&self.pixels)
+            .map_err(|e| ExportError::Png(e.to_string()))?;
         w.finish().map_err(|e| ExportError::Png(e.to_string()))?;
         Ok(out)
     }
@@ -29,7 +30,7 @@ impl Rgb8 {
         let mut pixels = Vec::with_capacity((size * size * 3) as usize);
         for y in 0..size {
             for x in 0..size {
-                let on = ((x / cell) + (y / cell)) % 2 == 0;
+                let on = ((x / cell) + (y / cell)).is_multiple_of(2);
                 pixels.extend_from_slice(if on { &[255, 0, 255] } else { &[0, 0, 0] });
             }
         }

@@ -80,7 +80,9 @@ pub fn is_drawn(bsp: &Bsp, texinfo: i32) -> bool {
 
 /// Triangles a face contributes: a fan of `n - 2` for a polygon, the grid's for a displacement.
 pub fn face_triangle_count(bsp: &Bsp, face: usize) -> usize {
-    let Some(f) = faces_of(bsp).get(face) else { return 0 };
+    let Some(f) = faces_of(bsp).get(face) else {
+        return 0;
+    };
     if f.dispinfo >= 0 {
         return bsp
             .disp_info
@@ -113,7 +115,10 @@ pub fn face_polygon(bsp: &Bsp, f: &srcmap_bsp::Face) -> Option<Vec<Vec3>> {
 fn model_faces(bsp: &Bsp) -> Vec<(usize, usize)> {
     let mut out = Vec::new();
     for (m, model) in bsp.models.iter().enumerate() {
-        let (Ok(first), Ok(n)) = (usize::try_from(model.first_face), usize::try_from(model.num_faces)) else {
+        let (Ok(first), Ok(n)) = (
+            usize::try_from(model.first_face),
+            usize::try_from(model.num_faces),
+        ) else {
             continue;
         };
         for f in first..first.saturating_add(n).min(faces_of(bsp).len()) {
@@ -126,7 +131,9 @@ fn model_faces(bsp: &Bsp) -> Vec<(usize, usize)> {
 /// The face's front normal: its own plane's (VBSP stores the face's plane itself; `side`
 /// only records that it is the odd plane of its pair).
 fn face_normal(bsp: &Bsp, f: &srcmap_bsp::Face) -> Vec3 {
-    bsp.planes.get(f.plane as usize).map_or(Vec3::Z, |p| Vec3::from(p.normal))
+    bsp.planes
+        .get(f.plane as usize)
+        .map_or(Vec3::Z, |p| Vec3::from(p.normal))
 }
 
 fn dot4(v: &[f32; 4], p: Vec3) -> f32 {

@@ -95,7 +95,7 @@ impl Camera {
 
     /// The pixel position of a world point (`None` behind a perspective camera).
     pub fn project(&self, p: Vec3, width: u32, height: u32) -> Option<Vec2> {
-        let c = self.to_camera(p);
+        let c = self.camera_space(p);
         (!self.perspective || c.z >= NEAR).then(|| self.screen(c, width, height))
     }
 
@@ -106,11 +106,14 @@ impl Camera {
         } else {
             (c.x - self.centre.x, c.y - self.centre.y)
         };
-        Vec2::new(width as f32 * 0.5 + x * self.scale, height as f32 * 0.5 - y * self.scale)
+        Vec2::new(
+            width as f32 * 0.5 + x * self.scale,
+            height as f32 * 0.5 - y * self.scale,
+        )
     }
 
     /// Camera-space coordinates: x right, y up, z along the view.
-    fn to_camera(&self, p: Vec3) -> Vec3 {
+    fn camera_space(&self, p: Vec3) -> Vec3 {
         let d = p - self.eye;
         Vec3::new(d.dot(self.right), d.dot(self.up), d.dot(self.forward))
     }
@@ -146,7 +149,12 @@ pub fn render(mesh: &MapMesh, options: &RenderOptions) -> Rgb8 {
     let (w, h) = (options.width.max(1), options.height.max(1));
     let cam = Camera::new(mesh, options.view, w, h);
     let mut depth = vec![f32::NEG_INFINITY; (w * h) as usize];
-    let mut pixels: Vec<u8> = BACKGROUND.iter().copied().cycle().take((w * h * 3) as usize).collect();
+    let mut pixels: Vec<u8> = BACKGROUND
+        .iter()
+        .copied()
+        .cycle()
+        .take((w * h * 3) as usize)
+        .collect();
     let sun = Vec3::new(0.4, 0.25, 0.88).normalize();
     let project = |c: Vec3, v: &crate::mesh::Vertex| -> Projected {
         let (screen, key, inv_w) = if cam.perspective {
@@ -170,12 +178,16 @@ pub fn render(mesh: &MapMesh, options: &RenderOptions) -> Rgb8 {
         for tri in prim.indices.chunks_exact(3) {
             let v = [0, 1, 2].map(|k| &mesh.vertices[tri[k] as usize]);
             let n = (v[1].position - v[0].position).cross(v[2].position - v[0].position);
-            let towards = if cam.perspective { v[0].position - cam.eye } else { cam.forward };
+            let towards = if cam.perspective {
+                v[0].position - cam.eye
+            } else {
+                cam.forward
+            };
             if n.dot(towards) >= 0.0 {
                 continue;
             }
             let shade = 0.55 + 0.45 * n.normalize_or_zero().dot(sun).abs();
-            let cs = v.map(|v| cam.to_camera(v.position));
+            let cs = v.map(|v| cam.camera_space(v.position));
             // Clip against the near plane (perspective only): up to four vertices.
             let mut poly: Vec<Projected> = Vec::with_capacity(4);
             for k in 0..3 {
@@ -242,7 +254,11 @@ fn fill(
         return;
     }
     let lo = a.screen.min(b.screen).min(c.screen).max(Vec2::ZERO);
-    let hi = a.screen.max(b.screen).max(c.screen).min(Vec2::new(w as f32 - 1.0, h as f32 - 1.0));
+    let hi = a
+        .screen
+        .max(b.screen)
+        .max(c.screen)
+        .min(Vec2::new(w as f32 - 1.0, h as f32 - 1.0));
     if lo.x > hi.x || lo.y > hi.y {
         return;
     }

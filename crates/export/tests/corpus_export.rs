@@ -22,7 +22,11 @@ fn source_maps() -> Option<Vec<(PathBuf, Bsp)>> {
                 Bsp::parse(&data).ok().map(|b| (p, b))
             })
             .collect();
-    assert!(maps.len() >= 30, "expected the corpus's Source BSPs, found {}", maps.len());
+    assert!(
+        maps.len() >= 30,
+        "expected the corpus's Source BSPs, found {}",
+        maps.len()
+    );
     Some(maps)
 }
 
@@ -53,7 +57,9 @@ fn triangles_are_the_sum_of_the_drawn_faces_triangles() {
         let mut expected = 0;
         for m in bsp.models.iter() {
             let first = m.first_face.max(0) as usize;
-            for f in first..(first + m.num_faces.max(0) as usize).min(srcmap_export::mesh::faces_of(bsp).len()) {
+            for f in
+                first..(first + m.num_faces.max(0) as usize).min(srcmap_export::mesh::faces_of(bsp).len())
+            {
                 if is_drawn(bsp, srcmap_export::mesh::faces_of(bsp)[f].texinfo) {
                     expected += face_triangle_count(bsp, f);
                 }
@@ -72,7 +78,11 @@ fn triangles_are_the_sum_of_the_drawn_faces_triangles() {
         );
     }
     // One corpus map (srctools' rot_main) holds props only, no faces.
-    assert!(drawn_maps + 1 >= maps.len(), "{drawn_maps} of {} maps drew something", maps.len());
+    assert!(
+        drawn_maps + 1 >= maps.len(),
+        "{drawn_maps} of {} maps drew something",
+        maps.len()
+    );
 }
 
 #[test]
@@ -86,7 +96,11 @@ fn lightmap_coordinates_stay_inside_each_faces_rectangle() {
         let mut checked = 0;
         for (face, range) in &mesh.face_vertices {
             let Some(r) = atlas.rect(*face) else { continue };
-            assert!(r.x + r.w < atlas.width && r.y + r.h < atlas.height, "{}: face {face}", path.display());
+            assert!(
+                r.x + r.w < atlas.width && r.y + r.h < atlas.height,
+                "{}: face {face}",
+                path.display()
+            );
             for v in &mesh.vertices[range.start as usize..range.end as usize] {
                 let px = v.light_uv.x * atlas.width as f32;
                 let py = v.light_uv.y * atlas.height as f32;
@@ -127,7 +141,10 @@ fn glb_accessor_bounds_agree_with_the_buffer_and_the_container_round_trips() {
             assert!(doc.get("meshes").is_none() && doc.get("accessors").is_none());
             continue;
         }
-        assert_eq!(doc["buffers"][0]["byteLength"].as_u64().unwrap() as usize, back.bin.len());
+        assert_eq!(
+            doc["buffers"][0]["byteLength"].as_u64().unwrap() as usize,
+            back.bin.len()
+        );
         let prim = &doc["meshes"][0]["primitives"][0];
         let pos_index = prim["attributes"]["POSITION"].as_u64().unwrap() as usize;
         let positions = read_floats::<3>(&doc, &back.bin, pos_index);
@@ -139,14 +156,28 @@ fn glb_accessor_bounds_agree_with_the_buffer_and_the_container_round_trips() {
             assert_eq!(acc["min"][k].as_f64().unwrap() as f32, lo, "{}", path.display());
             assert_eq!(acc["max"][k].as_f64().unwrap() as f32, hi, "{}", path.display());
         }
-        let normals = read_floats::<3>(&doc, &back.bin, prim["attributes"]["NORMAL"].as_u64().unwrap() as usize);
+        let normals = read_floats::<3>(
+            &doc,
+            &back.bin,
+            prim["attributes"]["NORMAL"].as_u64().unwrap() as usize,
+        );
         assert!(
-            normals.iter().all(|n| ((n[0] * n[0] + n[1] * n[1] + n[2] * n[2]).sqrt() - 1.0).abs() < 1e-3),
+            normals
+                .iter()
+                .all(|n| ((n[0] * n[0] + n[1] * n[1] + n[2] * n[2]).sqrt() - 1.0).abs() < 1e-3),
             "{}: a normal is not unit length",
             path.display()
         );
-        let light = read_floats::<2>(&doc, &back.bin, prim["attributes"]["TEXCOORD_1"].as_u64().unwrap() as usize);
-        assert!(light.iter().all(|uv| (0.0..=1.0).contains(&uv[0]) && (0.0..=1.0).contains(&uv[1])));
+        let light = read_floats::<2>(
+            &doc,
+            &back.bin,
+            prim["attributes"]["TEXCOORD_1"].as_u64().unwrap() as usize,
+        );
+        assert!(
+            light
+                .iter()
+                .all(|uv| (0.0..=1.0).contains(&uv[0]) && (0.0..=1.0).contains(&uv[1]))
+        );
         // Every entity is a node under the root, with its key/values.
         assert!(doc["nodes"][0]["children"].as_array().map_or(0, Vec::len) >= bsp.entities.len());
         let world = &doc["nodes"][1];
@@ -165,7 +196,12 @@ fn a_map_without_lighting_exports_fullbright_with_a_note() {
     bsp.lighting.clear();
     bsp.lighting_hdr.clear();
     let mesh = MapMesh::build(&bsp, false);
-    assert!(mesh.notes.iter().any(|n| n.contains("no lighting")), "{}: {:?}", path.display(), mesh.notes);
+    assert!(
+        mesh.notes.iter().any(|n| n.contains("no lighting")),
+        "{}: {:?}",
+        path.display(),
+        mesh.notes
+    );
     assert_eq!(mesh.atlas.lit_faces(), 0);
     let white = mesh.atlas.white_uv();
     assert!(mesh.vertices.iter().all(|v| v.light_uv == white));
@@ -182,7 +218,14 @@ fn missing_textures_become_a_checkerboard() {
     let (_, bsp) = &maps[0];
     let mesh = MapMesh::build(bsp, false);
     let nothing_exists = |_: &str| false;
-    let glb = to_glb(bsp, &mesh, &ExportOptions { texture_exists: Some(&nothing_exists) }).unwrap();
+    let glb = to_glb(
+        bsp,
+        &mesh,
+        &ExportOptions {
+            texture_exists: Some(&nothing_exists),
+        },
+    )
+    .unwrap();
     let doc: Value = serde_json::from_str(&glb.json).unwrap();
     let checker = doc["textures"]
         .as_array()
@@ -206,7 +249,11 @@ fn missing_textures_become_a_checkerboard() {
     let t = broken.faces[broken.models[0].first_face as usize].texinfo as usize;
     broken.texinfo[t].texdata = 1_000_000;
     let mesh = MapMesh::build(&broken, false);
-    assert!(mesh.notes.iter().any(|n| n.contains("checkerboard")), "{:?}", mesh.notes);
+    assert!(
+        mesh.notes.iter().any(|n| n.contains("checkerboard")),
+        "{:?}",
+        mesh.notes
+    );
     let last = mesh.materials.len() - 1;
     assert!(mesh.materials[last].name.is_empty());
     assert!(mesh.primitives.iter().any(|p| p.material == last));
@@ -214,7 +261,10 @@ fn missing_textures_become_a_checkerboard() {
 
 #[test]
 fn truncated_and_corrupted_glb_is_an_error() {
-    let glb = Glb { json: "{\"asset\":{\"version\":\"2.0\"}}".into(), bin: vec![1, 2, 3, 4, 5] };
+    let glb = Glb {
+        json: "{\"asset\":{\"version\":\"2.0\"}}".into(),
+        bin: vec![1, 2, 3, 4, 5],
+    };
     let bytes = glb.to_bytes();
     for n in 0..bytes.len() {
         assert!(Glb::parse(&bytes[..n]).is_err(), "prefix of {n} bytes accepted");
@@ -256,6 +306,14 @@ fn damaged_face_records_export_and_render_without_a_panic() {
     let mesh = MapMesh::build(&damaged, false);
     to_glb(&damaged, &mesh, &NO_TEXTURES).unwrap();
     for view in [View::Top, View::Isometric] {
-        render(&mesh, &RenderOptions { width: 64, height: 48, shading: Shading::Lit, view });
+        render(
+            &mesh,
+            &RenderOptions {
+                width: 64,
+                height: 48,
+                shading: Shading::Lit,
+                view,
+            },
+        );
     }
 }

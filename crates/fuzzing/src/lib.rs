@@ -328,7 +328,11 @@ pub fn export_glb(data: &[u8]) {
 pub fn export_bsp(data: &[u8]) {
     if let Ok(bsp) = srcmap_bsp::Bsp::parse(data) {
         let mesh = srcmap_export::MapMesh::build(&bsp, false);
-        let _ = srcmap_export::gltf::to_glb(&bsp, &mesh, &srcmap_export::gltf::ExportOptions { texture_exists: None });
+        let _ = srcmap_export::gltf::to_glb(
+            &bsp,
+            &mesh,
+            &srcmap_export::gltf::ExportOptions { texture_exists: None },
+        );
         let _ = srcmap_export::render::render(
             &mesh,
             &srcmap_export::render::RenderOptions {
