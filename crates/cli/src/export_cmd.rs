@@ -6,6 +6,7 @@ use anyhow::{Context, anyhow};
 use srcmap_bsp::Bsp;
 use srcmap_content::gameinfo::{GameDir, material_path};
 use srcmap_export::render::{RenderOptions, Shading, View, entity_view, render};
+use srcmap_export::texture::{TextureLookup, decode_vtf};
 use srcmap_export::{MapMesh, gltf};
 
 #[derive(Debug, clap::Args)]
@@ -15,8 +16,9 @@ pub struct ExportArgs {
     /// Output `.glb` (default: the map's name with `.glb`).
     #[arg(short, long)]
     pub output: Option<PathBuf>,
-    /// Game directory (with `gameinfo.txt`): textures missing from it and from the pakfile
-    /// become a checkerboard. Without it materials are flat colours from their reflectivity.
+    /// Game directory (with `gameinfo.txt`): textures are read from the pakfile, then from the
+    /// game; missing ones become a checkerboard. Without it, textures not in the pakfile are
+    /// flat colours from their reflectivity.
     #[arg(long)]
     pub game: Option<PathBuf>,
     /// Use the HDR lightmaps (tone-mapped) when the map has both.
@@ -59,6 +61,9 @@ pub struct RenderArgs {
     pub height: u32,
     #[arg(long)]
     pub hdr: bool,
+    /// Game directory (with `gameinfo.txt`) for textures, as for `export`.
+    #[arg(long)]
+    pub game: Option<PathBuf>,
     /// Print nothing but notes and errors.
     #[arg(short, long)]
     pub quiet: bool,
@@ -75,26 +80,76 @@ fn print_notes(path: &Path, mesh: &MapMesh) {
     }
 }
 
+/// The largest texture side decoded (a smaller mip is taken): renders and exports stay small.
+const TEXTURE_SIDE: u32 = 128;
+
+/// Each material's texture: its VMT's `$basetexture` (or the material name) as a VTF in the
+/// pakfile, then in the game. Not found is `Missing` when a game was given (nothing can be
+/// said without one); a format not decoded is `Unknown` (flat colour).
+fn textures(
+    bsp: &Bsp,
+    mesh: &MapMesh,
+    game: Option<&Path>,
+    map: &Path,
+) -> anyhow::Result<Vec<TextureLookup>> {
+    let game = game
+        .map(|g| GameDir::open(g).map_err(|e| anyhow!("{}: {e}", g.display())))
+        .transpose()?;
+    let pak = srcmap_bsp::pak::Pak::parse(&bsp.pakfile, 0).ok();
+    let read = |path: &str| -> Option<Vec<u8>> {
+        if let Some(bytes) = pak
+            .as_ref()
+            .and_then(|p| p.find(path).and_then(|e| p.read(e).ok()))
+        {
+            return Some(bytes);
+        }
+        game.as_ref().and_then(|g| g.read(path).ok().flatten())
+    };
+    let mut unreadable = 0;
+    let out = mesh
+        .materials
+        .iter()
+        .map(|m| {
+            let vmt_path = material_path(&m.name, "vmt");
+            let base = read(&vmt_path)
+                .and_then(|b| srcmap_content::vmt::Vmt::parse(&b, &vmt_path).ok())
+                .and_then(|v| {
+                    v.params
+                        .iter()
+                        .find(|(k, _)| k == "$basetexture")
+                        .map(|(_, t)| t.clone())
+                })
+                .unwrap_or_else(|| m.name.clone());
+            let vtf_path = material_path(&base, "vtf");
+            match read(&vtf_path) {
+                Some(bytes) => match decode_vtf(&bytes, &vtf_path, TEXTURE_SIDE) {
+                    Ok(Some(image)) => TextureLookup::Found(image),
+                    Ok(None) => TextureLookup::Unknown,
+                    Err(_) => {
+                        unreadable += 1;
+                        TextureLookup::Unknown
+                    }
+                },
+                None if game.is_some() => TextureLookup::Missing,
+                None => TextureLookup::Unknown,
+            }
+        })
+        .collect();
+    if unreadable > 0 {
+        eprintln!(
+            "{}: note: {unreadable} textures could not be read: flat colours",
+            map.display()
+        );
+    }
+    Ok(out)
+}
+
 pub fn export(args: &ExportArgs) -> anyhow::Result<()> {
     let bsp = read_bsp(&args.map)?;
     let mesh = MapMesh::build(&bsp, args.hdr);
     print_notes(&args.map, &mesh);
-    let game = args
-        .game
-        .as_deref()
-        .map(|g| GameDir::open(g).map_err(|e| anyhow!("{}: {e}", g.display())))
-        .transpose()?;
-    let pak = srcmap_bsp::pak::Pak::parse(&bsp.pakfile, 0).ok();
-    let exists = |name: &str| {
-        let path = material_path(name, "vtf");
-        pak.as_ref().is_some_and(|p| p.find(&path).is_some())
-            || game
-                .as_ref()
-                .is_some_and(|g| g.read(&path).ok().flatten().is_some())
-    };
-    let options = gltf::ExportOptions {
-        texture_exists: game.is_some().then_some(&exists as &dyn Fn(&str) -> bool),
-    };
+    let textures = textures(&bsp, &mesh, args.game.as_deref(), &args.map)?;
+    let options = gltf::ExportOptions { textures: &textures };
     let glb = gltf::to_glb(&bsp, &mesh, &options).map_err(|e| anyhow!("{}: {e}", args.map.display()))?;
     let out = args
         .output
@@ -104,11 +159,15 @@ pub fn export(args: &ExportArgs) -> anyhow::Result<()> {
     srcmap_bytes::write_atomic(&out, &bytes).with_context(|| format!("{}: cannot write", out.display()))?;
     if !args.quiet {
         println!(
-            "{}: {} faces, {} triangles, {} materials, lightmap atlas {}x{} ({} lit faces), {} bytes",
+            "{}: {} faces, {} triangles, {} materials ({} textures decoded), lightmap atlas {}x{} ({} lit faces), {} bytes",
             out.display(),
             mesh.faces_drawn,
             mesh.triangles,
             mesh.materials.len(),
+            textures
+                .iter()
+                .filter(|t| matches!(t, TextureLookup::Found(_)))
+                .count(),
             mesh.atlas.width,
             mesh.atlas.height,
             mesh.atlas.lit_faces(),
@@ -137,8 +196,10 @@ pub fn render_map(args: &RenderArgs) -> anyhow::Result<()> {
         ShadingArg::Fullbright => Shading::Fullbright,
         ShadingArg::Lightmap => Shading::Lightmap,
     };
+    let textures = textures(&bsp, &mesh, args.game.as_deref(), &args.map)?;
     let image = render(
         &mesh,
+        &textures,
         &RenderOptions {
             width: args.width,
             height: args.height,

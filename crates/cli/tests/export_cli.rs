@@ -90,7 +90,7 @@ fn lit_box_room_renders_brighter_under_its_light() {
         shading: Shading::Lightmap,
         view: View::Top,
     };
-    let image = render(&mesh, &options);
+    let image = render(&mesh, &[], &options);
     let camera = Camera::new(&mesh, View::Top, w, h);
     let (lo, hi) = mesh.bounds().unwrap();
     let under = camera.project(Vec3::new(origin.x, origin.y, lo.z), w, h).unwrap();

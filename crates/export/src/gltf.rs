@@ -10,6 +10,7 @@ use crate::ExportError;
 use crate::glb::Glb;
 use crate::image::Rgb8;
 use crate::mesh::MapMesh;
+use crate::texture::TextureLookup;
 
 /// Metres per inch (Source units are inches).
 pub const METRES_PER_UNIT: f32 = 0.0254;
@@ -34,11 +35,11 @@ pub fn parse_vec3(s: &str) -> Option<[f32; 3]> {
     v.iter().all(|c| c.is_finite()).then_some(v)
 }
 
-/// How materials find their textures.
+/// What the materials' textures are.
 pub struct ExportOptions<'a> {
-    /// Whether a texture (material name) exists where textures are looked for; `None` when no
-    /// place was given, and every material is a flat colour from its reflectivity.
-    pub texture_exists: Option<&'a dyn Fn(&str) -> bool>,
+    /// Per material of the mesh (same index): its texture, or empty when none was looked up
+    /// (every material a flat colour from its reflectivity).
+    pub textures: &'a [TextureLookup],
 }
 
 /// Appends `bytes` to the buffer as a buffer view (4-byte aligned) and returns its index.
@@ -137,7 +138,8 @@ pub fn to_glb(bsp: &Bsp, mesh: &MapMesh, options: &ExportOptions<'_>) -> Result<
     let mut textures = Vec::new();
     let samplers = json!([
         {"magFilter": 9729, "minFilter": 9729, "wrapS": 33071, "wrapT": 33071},
-        {"magFilter": 9728, "minFilter": 9728, "wrapS": 10497, "wrapT": 10497}
+        {"magFilter": 9728, "minFilter": 9728, "wrapS": 10497, "wrapT": 10497},
+        {"magFilter": 9729, "minFilter": 9729, "wrapS": 10497, "wrapT": 10497}
     ]);
     let atlas_png = Rgb8 {
         width: mesh.atlas.width,
@@ -151,7 +153,8 @@ pub fn to_glb(bsp: &Bsp, mesh: &MapMesh, options: &ExportOptions<'_>) -> Result<
     let missing: Vec<bool> = mesh
         .materials
         .iter()
-        .map(|m| m.name.is_empty() || options.texture_exists.is_some_and(|exists| !exists(&m.name)))
+        .enumerate()
+        .map(|(i, m)| m.name.is_empty() || options.textures.get(i) == Some(&TextureLookup::Missing))
         .collect();
     let checker_texture = if missing.contains(&true) {
         let view = push_view(&mut bin, &mut views, &Rgb8::checkerboard(64, 8).to_png()?, None);
@@ -168,6 +171,11 @@ pub fn to_glb(bsp: &Bsp, mesh: &MapMesh, options: &ExportOptions<'_>) -> Result<
         let mut pbr = json!({"metallicFactor": 0.0, "roughnessFactor": 1.0});
         if missing {
             pbr["baseColorTexture"] = json!({"index": checker_texture});
+        } else if let Some(TextureLookup::Found(image)) = options.textures.get(materials.len()) {
+            let view = push_view(&mut bin, &mut views, &image.to_png()?, None);
+            images.push(json!({"bufferView": view, "mimeType": "image/png", "name": m.name}));
+            textures.push(json!({"source": images.len() - 1, "sampler": 2, "name": m.name}));
+            pbr["baseColorTexture"] = json!({"index": textures.len() - 1});
         } else {
             pbr["baseColorFactor"] = json!([r, g, b, 1.0]);
         }

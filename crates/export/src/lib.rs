@@ -9,6 +9,7 @@ pub mod gltf;
 pub mod image;
 pub mod mesh;
 pub mod render;
+pub mod texture;
 
 pub use glb::Glb;
 pub use image::Rgb8;
@@ -23,6 +24,12 @@ pub enum ExportError {
     Png(String),
     #[error("glTF JSON: {0}")]
     Json(String),
-    #[error("view: {0}")]
-    View(String),
+    #[error(transparent)]
+    VtfHeader(#[from] srcmap_content::ContentError),
+    #[error("{path}: VTF at byte {offset}: {message}")]
+    Vtf {
+        path: String,
+        offset: usize,
+        message: String,
+    },
 }

@@ -6,6 +6,7 @@ use glam::{Vec2, Vec3};
 use crate::gltf::angles_rotation;
 use crate::image::Rgb8;
 use crate::mesh::MapMesh;
+use crate::texture::TextureLookup;
 
 /// How a pixel is coloured.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -144,8 +145,8 @@ fn albedo(reflectivity: [f32; 3]) -> Vec3 {
     Vec3::from(reflectivity.map(|c| c.clamp(0.0, 1.0).powf(1.0 / 2.2)))
 }
 
-/// Draws `mesh`.
-pub fn render(mesh: &MapMesh, options: &RenderOptions) -> Rgb8 {
+/// Draws `mesh`, materials coloured by `textures` (per material; empty for flat colours).
+pub fn render(mesh: &MapMesh, textures: &[TextureLookup], options: &RenderOptions) -> Rgb8 {
     let (w, h) = (options.width.max(1), options.height.max(1));
     let cam = Camera::new(mesh, options.view, w, h);
     let mut depth = vec![f32::NEG_INFINITY; (w * h) as usize];
@@ -174,7 +175,12 @@ pub fn render(mesh: &MapMesh, options: &RenderOptions) -> Rgb8 {
     for prim in &mesh.primitives {
         let material = mesh.materials.get(prim.material);
         let base = material.map_or(Vec3::splat(0.7), |m| albedo(m.reflectivity));
-        let checker = material.is_none_or(|m| m.name.is_empty());
+        let lookup = textures.get(prim.material);
+        let checker = material.is_none_or(|m| m.name.is_empty()) || lookup == Some(&TextureLookup::Missing);
+        let image = match lookup {
+            Some(TextureLookup::Found(image)) if image.width > 0 && image.height > 0 => Some(image),
+            _ => None,
+        };
         for tri in prim.indices.chunks_exact(3) {
             let v = [0, 1, 2].map(|k| &mesh.vertices[tri[k] as usize]);
             let n = (v[1].position - v[0].position).cross(v[2].position - v[0].position);
@@ -216,6 +222,15 @@ pub fn render(mesh: &MapMesh, options: &RenderOptions) -> Rgb8 {
                         let colour = if checker {
                             let on = ((uv.x * 8.0).floor() + (uv.y * 8.0).floor()) as i64 % 2 == 0;
                             if on { Vec3::new(1.0, 0.0, 1.0) } else { Vec3::ZERO }
+                        } else if let Some(img) = image {
+                            let x = (uv.x.rem_euclid(1.0) * img.width as f32) as u32 % img.width;
+                            let y = (uv.y.rem_euclid(1.0) * img.height as f32) as u32 % img.height;
+                            let o = ((y * img.width + x) * 3) as usize;
+                            Vec3::new(
+                                img.pixels[o] as f32,
+                                img.pixels[o + 1] as f32,
+                                img.pixels[o + 2] as f32,
+                            ) / 255.0
                         } else {
                             base
                         };

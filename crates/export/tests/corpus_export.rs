@@ -9,6 +9,7 @@ use srcmap_bsp::Bsp;
 use srcmap_export::gltf::{ExportOptions, to_glb};
 use srcmap_export::mesh::{face_triangle_count, is_drawn};
 use srcmap_export::render::{RenderOptions, Shading, View, render};
+use srcmap_export::texture::TextureLookup;
 use srcmap_export::{Glb, MapMesh};
 
 /// The corpus's Source BSPs with their parsed maps (other engines' maps fail to parse).
@@ -30,7 +31,7 @@ fn source_maps() -> Option<Vec<(PathBuf, Bsp)>> {
     Some(maps)
 }
 
-const NO_TEXTURES: ExportOptions<'static> = ExportOptions { texture_exists: None };
+const NO_TEXTURES: ExportOptions<'static> = ExportOptions { textures: &[] };
 
 /// Reads accessor `index` of `doc` as `N`-component floats from the GLB buffer.
 fn read_floats<const N: usize>(doc: &Value, bin: &[u8], index: usize) -> Vec<[f32; N]> {
@@ -217,12 +218,12 @@ fn missing_textures_become_a_checkerboard() {
     let Some(maps) = source_maps() else { return };
     let (_, bsp) = &maps[0];
     let mesh = MapMesh::build(bsp, false);
-    let nothing_exists = |_: &str| false;
+    let nothing_exists = vec![TextureLookup::Missing; mesh.materials.len()];
     let glb = to_glb(
         bsp,
         &mesh,
         &ExportOptions {
-            texture_exists: Some(&nothing_exists),
+            textures: &nothing_exists,
         },
     )
     .unwrap();
@@ -308,6 +309,7 @@ fn damaged_face_records_export_and_render_without_a_panic() {
     for view in [View::Top, View::Isometric] {
         render(
             &mesh,
+            &[],
             &RenderOptions {
                 width: 64,
                 height: 48,
@@ -316,4 +318,40 @@ fn damaged_face_records_export_and_render_without_a_panic() {
             },
         );
     }
+}
+
+#[test]
+fn pakfile_textures_decode() {
+    let Some(maps) = source_maps() else { return };
+    let (mut decoded, mut skipped) = (0, 0);
+    for (path, bsp) in &maps {
+        let Ok(pak) = srcmap_bsp::pak::Pak::parse(&bsp.pakfile, 0) else {
+            continue;
+        };
+        for e in pak
+            .entries
+            .iter()
+            .filter(|e| e.name.to_ascii_lowercase().ends_with(".vtf"))
+        {
+            let bytes = pak.read(e).unwrap();
+            match srcmap_export::texture::decode_vtf(&bytes, &e.name, 64) {
+                Ok(Some(img)) => {
+                    assert!(
+                        img.width <= 64 && img.height <= 64,
+                        "{}: {}",
+                        path.display(),
+                        e.name
+                    );
+                    assert_eq!(img.pixels.len(), (img.width * img.height * 3) as usize);
+                    decoded += 1;
+                }
+                Ok(None) => skipped += 1,
+                // Console textures (`.360.vtf`, big-endian `VTFX`) are refused with an error.
+                Err(_) if e.name.to_ascii_lowercase().ends_with(".360.vtf") => skipped += 1,
+                Err(err) => panic!("{}: {}: {err}", path.display(), e.name),
+            }
+        }
+    }
+    eprintln!("{decoded} pakfile textures decoded, {skipped} in formats not decoded");
+    assert!(decoded >= 20, "{decoded} decoded, {skipped} skipped");
 }

@@ -35,6 +35,7 @@ pub const TARGETS: &[(&str, Body)] = &[
     ("content_detail_vbsp", content_detail_vbsp),
     ("export_glb", export_glb),
     ("export_bsp", export_bsp),
+    ("export_vtf", export_vtf),
 ];
 
 /// KeyValues1 text, both escape modes; an unedited parse writes back byte-identical.
@@ -324,17 +325,22 @@ pub fn export_glb(data: &[u8]) {
     }
 }
 
+/// VTF pixels: decoding ends in an image or an error.
+pub fn export_vtf(data: &[u8]) {
+    if let Ok(Some(img)) = srcmap_export::texture::decode_vtf(data, "fuzz.vtf", 64) {
+        assert_eq!(img.pixels.len(), (img.width * img.height * 3) as usize);
+    }
+}
+
 /// Any BSP that parses exports to GLB and renders (small) without a panic.
 pub fn export_bsp(data: &[u8]) {
     if let Ok(bsp) = srcmap_bsp::Bsp::parse(data) {
         let mesh = srcmap_export::MapMesh::build(&bsp, false);
-        let _ = srcmap_export::gltf::to_glb(
-            &bsp,
-            &mesh,
-            &srcmap_export::gltf::ExportOptions { texture_exists: None },
-        );
+        let _ =
+            srcmap_export::gltf::to_glb(&bsp, &mesh, &srcmap_export::gltf::ExportOptions { textures: &[] });
         let _ = srcmap_export::render::render(
             &mesh,
+            &[],
             &srcmap_export::render::RenderOptions {
                 width: 32,
                 height: 24,
