@@ -63,6 +63,34 @@ pub struct MapMesh {
     pub notes: Vec<String>,
     /// Each drawn face: its index and the range of [`MapMesh::vertices`] it made.
     pub face_vertices: Vec<(usize, std::ops::Range<u32>)>,
+    /// Vertex positions placed in the world: brush models are stored relative to their
+    /// entity's origin and angles, which these apply (the glTF nodes carry them instead).
+    pub world_positions: Vec<Vec3>,
+}
+
+/// Each model's placement (rotation, then translation) from the entity that names it.
+fn model_placements(bsp: &Bsp) -> Vec<(glam::Mat3, Vec3)> {
+    use crate::gltf::{angles_rotation, parse_vec3};
+    let mut out = vec![(glam::Mat3::IDENTITY, Vec3::ZERO); bsp.models.len()];
+    for e in &bsp.entities {
+        let Some(m) = e
+            .get("model")
+            .and_then(|m| m.strip_prefix('*'))
+            .and_then(|m| m.parse::<usize>().ok())
+        else {
+            continue;
+        };
+        if m == 0 || m >= out.len() {
+            continue;
+        }
+        let origin = e
+            .get("origin")
+            .and_then(parse_vec3)
+            .map_or(Vec3::ZERO, Vec3::from);
+        let angles = e.get("angles").and_then(parse_vec3).unwrap_or([0.0; 3]);
+        out[m] = (angles_rotation(angles), origin);
+    }
+    out
 }
 
 /// The faces the models index: the LDR lump, or the HDR one in console maps that strip it.
@@ -184,6 +212,8 @@ impl MapMesh {
         let mut triangles = 0;
         let mut broken = 0;
         let mut face_vertices = Vec::new();
+        let placements = model_placements(bsp);
+        let mut world_positions = Vec::new();
         for (model, fi) in drawn {
             let f = &faces_of(bsp)[fi];
             let ti = &bsp.texinfo[f.texinfo as usize];
@@ -296,7 +326,14 @@ impl MapMesh {
             }
             faces_drawn += 1;
             face_vertices.push((fi, base..vertices.len() as u32));
+            let (rotation, origin) = placements[model];
+            world_positions.extend(
+                vertices[base as usize..]
+                    .iter()
+                    .map(|v| rotation * v.position + origin),
+            );
         }
+
         if missing_used {
             notes.push("some faces name no texture: drawn with a checkerboard".to_string());
             materials.push(Material {
@@ -327,12 +364,13 @@ impl MapMesh {
             triangles,
             notes,
             face_vertices,
+            world_positions,
         }
     }
 
-    /// Bounds of every drawn vertex (`None` when nothing is drawn).
+    /// Bounds of every drawn vertex in the world (`None` when nothing is drawn).
     pub fn bounds(&self) -> Option<(Vec3, Vec3)> {
-        let mut it = self.vertices.iter().map(|v| v.position);
+        let mut it = self.world_positions.iter().copied();
         let first = it.next()?;
         Some(it.fold((first, first), |(lo, hi), p| (lo.min(p), hi.max(p))))
     }

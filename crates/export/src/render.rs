@@ -183,9 +183,10 @@ pub fn render(mesh: &MapMesh, textures: &[TextureLookup], options: &RenderOption
         };
         for tri in prim.indices.chunks_exact(3) {
             let v = [0, 1, 2].map(|k| &mesh.vertices[tri[k] as usize]);
-            let n = (v[1].position - v[0].position).cross(v[2].position - v[0].position);
+            let p = [0, 1, 2].map(|k| mesh.world_positions[tri[k] as usize]);
+            let n = (p[1] - p[0]).cross(p[2] - p[0]);
             let towards = if cam.perspective {
-                v[0].position - cam.eye
+                p[0] - cam.eye
             } else {
                 cam.forward
             };
@@ -193,7 +194,7 @@ pub fn render(mesh: &MapMesh, textures: &[TextureLookup], options: &RenderOption
                 continue;
             }
             let shade = 0.55 + 0.45 * n.normalize_or_zero().dot(sun).abs();
-            let cs = v.map(|v| cam.camera_space(v.position));
+            let cs = p.map(|p| cam.camera_space(p));
             // Clip against the near plane (perspective only): up to four vertices.
             let mut poly: Vec<Projected> = Vec::with_capacity(4);
             for k in 0..3 {

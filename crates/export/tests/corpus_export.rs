@@ -355,3 +355,49 @@ fn pakfile_textures_decode() {
     eprintln!("{decoded} pakfile textures decoded, {skipped} in formats not decoded");
     assert!(decoded >= 20, "{decoded} decoded, {skipped} skipped");
 }
+
+#[test]
+fn brush_models_are_placed_at_their_entities_origins() {
+    let Some(maps) = source_maps() else { return };
+    let mut checked = 0;
+    for (path, bsp) in &maps {
+        let mesh = MapMesh::build(bsp, false);
+        for e in &bsp.entities {
+            let Some(m) = e
+                .get("model")
+                .and_then(|m| m.strip_prefix('*'))
+                .and_then(|m| m.parse::<usize>().ok())
+            else {
+                continue;
+            };
+            let angles = e
+                .get("angles")
+                .and_then(srcmap_export::gltf::parse_vec3)
+                .unwrap_or([0.0; 3]);
+            let Some(origin) = e.get("origin").and_then(srcmap_export::gltf::parse_vec3) else {
+                continue;
+            };
+            if m == 0 || m >= bsp.models.len() || angles != [0.0; 3] {
+                continue;
+            }
+            let model = &bsp.models[m];
+            for p in mesh.primitives.iter().filter(|p| p.model == m) {
+                for &i in &p.indices {
+                    let w = mesh.world_positions[i as usize].to_array();
+                    for k in 0..3 {
+                        let (lo, hi) = (model.mins[k] + origin[k] - 1.0, model.maxs[k] + origin[k] + 1.0);
+                        assert!(
+                            (lo..=hi).contains(&w[k]),
+                            "{}: model *{m} vertex {w:?} outside {:?}..{:?} + {origin:?}",
+                            path.display(),
+                            model.mins,
+                            model.maxs
+                        );
+                    }
+                    checked += 1;
+                }
+            }
+        }
+    }
+    assert!(checked > 1000, "only {checked} vertices of placed brush models");
+}
