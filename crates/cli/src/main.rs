@@ -5,6 +5,7 @@ mod bsp_cmd;
 mod compile_cmd;
 mod detect;
 mod dmx_cmd;
+mod export_cmd;
 mod materials_cmd;
 mod model_cmd;
 mod nav_cmd;
@@ -58,6 +59,10 @@ enum Command {
     Vrad(rad_cmd::VradArgs),
     /// Compile a VMF into a BSP, running every stage that exists.
     Compile(compile_cmd::CompileArgs),
+    /// Export a BSP's world, brush models, lightmaps and entities as glTF 2.0 binary (`.glb`).
+    Export(export_cmd::ExportArgs),
+    /// Draw a BSP to a PNG (CPU): lit, fullbright or lightmaps only; top, isometric or from an entity.
+    Render(export_cmd::RenderArgs),
 }
 
 #[derive(Debug, clap::Args)]
@@ -156,6 +161,8 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Vvis(args) => vis_cmd::vvis(&args),
         Command::Vrad(args) => rad_cmd::vrad(&args),
         Command::Compile(args) => compile_cmd::compile(&args),
+        Command::Export(args) => export_cmd::export(&args),
+        Command::Render(args) => export_cmd::render_map(&args),
     }
 }
 

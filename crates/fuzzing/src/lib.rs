@@ -33,6 +33,9 @@ pub const TARGETS: &[(&str, Body)] = &[
     ("phys_solid", phys_solid),
     ("phys_phy", phys_phy),
     ("content_detail_vbsp", content_detail_vbsp),
+    ("export_glb", export_glb),
+    ("export_bsp", export_bsp),
+    ("export_vtf", export_vtf),
 ];
 
 /// KeyValues1 text, both escape modes; an unedited parse writes back byte-identical.
@@ -315,4 +318,38 @@ pub fn phys_phy(data: &[u8]) {
 /// A `detail.vbsp` file: any input gives detail types or an error naming the place.
 pub fn content_detail_vbsp(data: &[u8]) {
     let _ = srcmap_content::detail_vbsp::DetailTypes::parse(data, "fuzz.vbsp");
+}
+
+/// The GLB container: what parses writes back and parses to the same chunks.
+pub fn export_glb(data: &[u8]) {
+    if let Ok(glb) = srcmap_export::Glb::parse(data) {
+        let again = srcmap_export::Glb::parse(&glb.to_bytes()).expect("a written GLB parses");
+        assert_eq!(again.json, glb.json.trim_end_matches(' '));
+    }
+}
+
+/// VTF pixels: decoding ends in an image or an error.
+pub fn export_vtf(data: &[u8]) {
+    if let Ok(Some(img)) = srcmap_export::texture::decode_vtf(data, "fuzz.vtf", 64) {
+        assert_eq!(img.pixels.len(), (img.width * img.height * 3) as usize);
+    }
+}
+
+/// Any BSP that parses exports to GLB and renders (small) without a panic.
+pub fn export_bsp(data: &[u8]) {
+    if let Ok(bsp) = srcmap_bsp::Bsp::parse(data) {
+        let mesh = srcmap_export::MapMesh::build(&bsp, false);
+        let _ =
+            srcmap_export::gltf::to_glb(&bsp, &mesh, &srcmap_export::gltf::ExportOptions { textures: &[] });
+        let _ = srcmap_export::render::render(
+            &mesh,
+            &[],
+            &srcmap_export::render::RenderOptions {
+                width: 32,
+                height: 24,
+                shading: srcmap_export::render::Shading::Lit,
+                view: srcmap_export::render::View::Isometric,
+            },
+        );
+    }
 }

@@ -1,0 +1,209 @@
+//! Lightmaps packed into one RGB image: each lit face's first light style, as a rectangle
+//! with a one-luxel border copied from its edge (so that filtering never reads a neighbour).
+
+use glam::Vec2;
+use srcmap_bsp::Bsp;
+
+use crate::mesh::faces_of;
+
+/// Which lighting lump the atlas is made from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LightmapSource {
+    /// No lighting: every face maps to the white block (fullbright).
+    None,
+    Ldr,
+    /// HDR samples, tone-mapped into the atlas.
+    Hdr,
+}
+
+impl LightmapSource {
+    /// LDR unless `prefer_hdr` (or only HDR exists); `None` when neither lump has samples.
+    pub fn choose(bsp: &Bsp, prefer_hdr: bool) -> LightmapSource {
+        match (bsp.lighting.is_empty(), bsp.lighting_hdr.is_empty()) {
+            (true, true) => LightmapSource::None,
+            (false, true) => LightmapSource::Ldr,
+            (true, false) => LightmapSource::Hdr,
+            (false, false) if prefer_hdr => LightmapSource::Hdr,
+            (false, false) => LightmapSource::Ldr,
+        }
+    }
+}
+
+/// A face's luxels in the atlas: the `w × h` luxels start at `(x, y)`; the border lies outside.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Rect {
+    pub x: u32,
+    pub y: u32,
+    pub w: u32,
+    pub h: u32,
+}
+
+/// The packed lightmaps.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Atlas {
+    pub width: u32,
+    pub height: u32,
+    /// RGB, 8 bits, display gamma; row-major from the top.
+    pub pixels: Vec<u8>,
+    /// Per face index: its rectangle, `None` when unlit.
+    rects: Vec<Option<Rect>>,
+    pub source: LightmapSource,
+}
+
+/// The longest lightmap side packed, in luxels.
+const MAX_SIDE: u32 = 1024;
+
+/// The white block unlit faces map to (fullbright), at the atlas origin.
+const WHITE: u32 = 4;
+
+/// A linear sample (255 = full) to display gamma, 0-255. HDR is compressed first so that
+/// bright areas keep their shape instead of clipping.
+fn tone_map(linear: [f32; 3], hdr: bool) -> [u8; 3] {
+    linear.map(|c| {
+        let mut x = (c / 255.0).max(0.0);
+        if hdr {
+            x = x / (1.0 + x) * 1.6;
+        }
+        (x.min(1.0).powf(1.0 / 2.2) * 255.0 + 0.5) as u8
+    })
+}
+
+impl Atlas {
+    /// Packs the first style of every lit face of `faces`.
+    pub fn build(bsp: &Bsp, source: LightmapSource, faces: impl Iterator<Item = usize>) -> Atlas {
+        let mut items: Vec<(usize, u32, u32, Vec<[u8; 3]>)> = Vec::new();
+        if source != LightmapSource::None {
+            let hdr = source == LightmapSource::Hdr;
+            for fi in faces {
+                let Some(f) = faces_of(bsp).get(fi) else { continue };
+                // Valve's largest lightmap side is 128 luxels with the border; a damaged
+                // record outside that is left unlit rather than packed.
+                let side = |s: i32| {
+                    u32::try_from(s.saturating_add(1))
+                        .ok()
+                        .filter(|s| (1..=MAX_SIDE).contains(s))
+                };
+                let (Some(w), Some(h)) = (side(f.lightmap_size[0]), side(f.lightmap_size[1])) else {
+                    continue;
+                };
+                let Some(lit) = bsp.face_lighting(fi, hdr) else {
+                    continue;
+                };
+                let Some(style0) = lit.styles.first() else {
+                    continue;
+                };
+                let n = (w * h) as usize;
+                if style0.len() < n {
+                    continue;
+                }
+                let texels = style0[..n].iter().map(|c| tone_map(c.to_linear(), hdr)).collect();
+                items.push((fi, w, h, texels));
+            }
+        }
+        // Shelf packing, tallest first; the white block goes first.
+        items.sort_by(|a, b| b.2.cmp(&a.2).then(b.1.cmp(&a.1)).then(a.0.cmp(&b.0)));
+        let area: u64 = items
+            .iter()
+            .map(|i| u64::from(i.1 + 2) * u64::from(i.2 + 2))
+            .sum::<u64>()
+            + u64::from(WHITE * WHITE);
+        let widest = items.iter().map(|i| i.1 + 2).max().unwrap_or(WHITE);
+        let width = (((area as f64 * 1.15).sqrt()) as u32)
+            .max(widest)
+            .max(WHITE)
+            .next_power_of_two();
+        let mut placed = Vec::with_capacity(items.len());
+        let (mut x, mut y, mut shelf) = (WHITE, 0u32, WHITE);
+        for (fi, w, h, _) in &items {
+            let (ow, oh) = (w + 2, h + 2);
+            if x + ow > width {
+                x = 0;
+                y += shelf;
+                shelf = 0;
+            }
+            placed.push((
+                *fi,
+                Rect {
+                    x: x + 1,
+                    y: y + 1,
+                    w: *w,
+                    h: *h,
+                },
+            ));
+            x += ow;
+            shelf = shelf.max(oh);
+        }
+        let height = (y + shelf).max(WHITE).next_power_of_two();
+        let mut pixels = vec![0u8; (width * height * 3) as usize];
+        for py in 0..WHITE {
+            for px in 0..WHITE {
+                let o = ((py * width + px) * 3) as usize;
+                pixels[o..o + 3].copy_from_slice(&[255, 255, 255]);
+            }
+        }
+        let mut rects = vec![None; faces_of(bsp).len()];
+        for ((fi, r), (_, _, _, texels)) in placed.iter().zip(&items) {
+            for by in 0..r.h + 2 {
+                for bx in 0..r.w + 2 {
+                    let sx = bx.saturating_sub(1).min(r.w - 1);
+                    let sy = by.saturating_sub(1).min(r.h - 1);
+                    let c = texels[(sy * r.w + sx) as usize];
+                    let o = (((r.y - 1 + by) * width + (r.x - 1 + bx)) * 3) as usize;
+                    pixels[o..o + 3].copy_from_slice(&c);
+                }
+            }
+            rects[*fi] = Some(*r);
+        }
+        Atlas {
+            width,
+            height,
+            pixels,
+            rects,
+            source,
+        }
+    }
+
+    /// The face's rectangle, `None` when it is unlit.
+    pub fn rect(&self, face: usize) -> Option<Rect> {
+        self.rects.get(face).copied().flatten()
+    }
+
+    /// Faces with a rectangle.
+    pub fn lit_faces(&self) -> usize {
+        self.rects.iter().flatten().count()
+    }
+
+    /// Atlas coordinates of the white block's centre.
+    pub fn white_uv(&self) -> Vec2 {
+        Vec2::new(
+            WHITE as f32 * 0.5 / self.width as f32,
+            WHITE as f32 * 0.5 / self.height as f32,
+        )
+    }
+
+    /// Atlas coordinates of a point `luxel` (in luxels from the rectangle's corner, centres at
+    /// +0.5), kept inside the rectangle.
+    pub fn to_uv(&self, r: Rect, luxel: Vec2) -> Vec2 {
+        let lx = luxel.x.clamp(0.0, r.w as f32);
+        let ly = luxel.y.clamp(0.0, r.h as f32);
+        Vec2::new(
+            (r.x as f32 + lx) / self.width as f32,
+            (r.y as f32 + ly) / self.height as f32,
+        )
+    }
+
+    /// The colour at atlas coordinates `uv`, bilinear, 0-1.
+    pub fn sample(&self, uv: Vec2) -> [f32; 3] {
+        let fx = (uv.x * self.width as f32 - 0.5).clamp(0.0, (self.width - 1) as f32);
+        let fy = (uv.y * self.height as f32 - 0.5).clamp(0.0, (self.height - 1) as f32);
+        let (x0, y0) = (fx as u32, fy as u32);
+        let (x1, y1) = ((x0 + 1).min(self.width - 1), (y0 + 1).min(self.height - 1));
+        let (tx, ty) = (fx - x0 as f32, fy - y0 as f32);
+        let px = |x: u32, y: u32, c: usize| self.pixels[((y * self.width + x) * 3) as usize + c] as f32;
+        [0, 1, 2].map(|c| {
+            let top = px(x0, y0, c) * (1.0 - tx) + px(x1, y0, c) * tx;
+            let bottom = px(x0, y1, c) * (1.0 - tx) + px(x1, y1, c) * tx;
+            (top * (1.0 - ty) + bottom * ty) / 255.0
+        })
+    }
+}

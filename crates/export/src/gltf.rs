@@ -1,0 +1,286 @@
+//! glTF 2.0 of a [`MapMesh`]: one mesh per model (a primitive per material), one node per
+//! entity with its key/values in `extras`, the lightmap atlas as a texture read through the
+//! second UV set. Source's Z-up inches become glTF's Y-up metres.
+
+use glam::{Mat3, Quat, Vec3};
+use serde_json::{Map, Value, json};
+use srcmap_bsp::Bsp;
+
+use crate::ExportError;
+use crate::glb::Glb;
+use crate::image::Rgb8;
+use crate::mesh::MapMesh;
+use crate::texture::TextureLookup;
+
+/// Metres per inch (Source units are inches).
+pub const METRES_PER_UNIT: f32 = 0.0254;
+
+/// Source (X forward, Y left, Z up) to glTF (Y up, Z towards the viewer): a rotation.
+fn to_gltf(p: Vec3) -> Vec3 {
+    Vec3::new(p.x, p.z, -p.y)
+}
+
+const BASIS: Mat3 = Mat3::from_cols_array(&[1.0, 0.0, 0.0, 0.0, 0.0, -1.0, 0.0, 1.0, 0.0]);
+
+/// Entity angles (`pitch yaw roll`, degrees) as a Source-space rotation.
+pub fn angles_rotation(angles: [f32; 3]) -> Mat3 {
+    let [pitch, yaw, roll] = angles.map(f32::to_radians);
+    Mat3::from_rotation_z(yaw) * Mat3::from_rotation_y(pitch) * Mat3::from_rotation_x(roll)
+}
+
+/// Parses "x y z" (three numbers), as entity origins and angles are written.
+pub fn parse_vec3(s: &str) -> Option<[f32; 3]> {
+    let mut it = s.split_whitespace().map(|t| t.parse::<f32>().ok());
+    let v = [it.next()??, it.next()??, it.next()??];
+    v.iter().all(|c| c.is_finite()).then_some(v)
+}
+
+/// What the materials' textures are.
+pub struct ExportOptions<'a> {
+    /// Per material of the mesh (same index): its texture, or empty when none was looked up
+    /// (every material a flat colour from its reflectivity).
+    pub textures: &'a [TextureLookup],
+}
+
+/// Appends `bytes` to the buffer as a buffer view (4-byte aligned) and returns its index.
+fn push_view(bin: &mut Vec<u8>, views: &mut Vec<Value>, bytes: &[u8], target: Option<u32>) -> usize {
+    bin.resize(bin.len().next_multiple_of(4), 0);
+    let mut view = json!({"buffer": 0, "byteOffset": bin.len(), "byteLength": bytes.len()});
+    if let Some(t) = target {
+        view["target"] = json!(t);
+    }
+    bin.extend_from_slice(bytes);
+    views.push(view);
+    views.len() - 1
+}
+
+fn f32_bytes<const N: usize>(items: impl Iterator<Item = [f32; N]>) -> Vec<u8> {
+    items
+        .flat_map(|a| a.into_iter().flat_map(f32::to_le_bytes))
+        .collect()
+}
+
+fn min_max<const N: usize>(items: &[[f32; N]]) -> (Vec<f32>, Vec<f32>) {
+    let mut lo = vec![f32::MAX; N];
+    let mut hi = vec![f32::MIN; N];
+    for it in items {
+        for k in 0..N {
+            lo[k] = lo[k].min(it[k]);
+            hi[k] = hi[k].max(it[k]);
+        }
+    }
+    (lo, hi)
+}
+
+/// The key/values of an entity as a JSON object; repeated keys (outputs) become arrays.
+fn entity_extras<'e>(pairs: impl Iterator<Item = (&'e str, &'e str)>) -> Value {
+    let mut map = Map::new();
+    for (k, v) in pairs {
+        match map.get_mut(k) {
+            None => {
+                map.insert(k.to_string(), Value::String(v.to_string()));
+            }
+            Some(Value::Array(a)) => a.push(Value::String(v.to_string())),
+            Some(prev) => {
+                let first = prev.take();
+                *prev = Value::Array(vec![first, Value::String(v.to_string())]);
+            }
+        }
+    }
+    Value::Object(map)
+}
+
+/// The glTF document and buffer of `mesh` (built from `bsp`).
+pub fn to_glb(bsp: &Bsp, mesh: &MapMesh, options: &ExportOptions<'_>) -> Result<Glb, ExportError> {
+    let mut bin = Vec::new();
+    let mut views = Vec::new();
+    let mut accessors = Vec::new();
+
+    let positions: Vec<[f32; 3]> = mesh
+        .vertices
+        .iter()
+        .map(|v| (to_gltf(v.position) * METRES_PER_UNIT).to_array())
+        .collect();
+    let normals: Vec<[f32; 3]> = mesh
+        .vertices
+        .iter()
+        .map(|v| to_gltf(v.normal).to_array())
+        .collect();
+    let uv0: Vec<[f32; 2]> = mesh.vertices.iter().map(|v| v.uv.to_array()).collect();
+    let uv1: Vec<[f32; 2]> = mesh.vertices.iter().map(|v| v.light_uv.to_array()).collect();
+    let mut attributes = Map::new();
+    if !mesh.vertices.is_empty() {
+        let (lo, hi) = min_max(&positions);
+        for (name, bytes, kind, bounds) in [
+            (
+                "POSITION",
+                f32_bytes(positions.iter().copied()),
+                "VEC3",
+                Some((lo, hi)),
+            ),
+            ("NORMAL", f32_bytes(normals.iter().copied()), "VEC3", None),
+            ("TEXCOORD_0", f32_bytes(uv0.iter().copied()), "VEC2", None),
+            ("TEXCOORD_1", f32_bytes(uv1.iter().copied()), "VEC2", None),
+        ] {
+            let view = push_view(&mut bin, &mut views, &bytes, Some(34962));
+            let mut acc = json!({"bufferView": view, "componentType": 5126, "count": mesh.vertices.len(), "type": kind});
+            if let Some((lo, hi)) = bounds {
+                acc["min"] = json!(lo);
+                acc["max"] = json!(hi);
+            }
+            accessors.push(acc);
+            attributes.insert(name.to_string(), json!(accessors.len() - 1));
+        }
+    }
+
+    // Images: the atlas, then the checkerboard when a material needs it.
+    let mut images = Vec::new();
+    let mut textures = Vec::new();
+    let samplers = json!([
+        {"magFilter": 9729, "minFilter": 9729, "wrapS": 33071, "wrapT": 33071},
+        {"magFilter": 9728, "minFilter": 9728, "wrapS": 10497, "wrapT": 10497},
+        {"magFilter": 9729, "minFilter": 9729, "wrapS": 10497, "wrapT": 10497}
+    ]);
+    let atlas_png = Rgb8 {
+        width: mesh.atlas.width,
+        height: mesh.atlas.height,
+        pixels: mesh.atlas.pixels.clone(),
+    }
+    .to_png()?;
+    let view = push_view(&mut bin, &mut views, &atlas_png, None);
+    images.push(json!({"bufferView": view, "mimeType": "image/png", "name": "lightmap atlas"}));
+    textures.push(json!({"source": 0, "sampler": 0, "name": "lightmap atlas"}));
+    let missing: Vec<bool> = mesh
+        .materials
+        .iter()
+        .enumerate()
+        .map(|(i, m)| m.name.is_empty() || options.textures.get(i) == Some(&TextureLookup::Missing))
+        .collect();
+    let checker_texture = if missing.contains(&true) {
+        let view = push_view(&mut bin, &mut views, &Rgb8::checkerboard(64, 8).to_png()?, None);
+        images.push(json!({"bufferView": view, "mimeType": "image/png", "name": "missing texture"}));
+        textures.push(json!({"source": images.len() - 1, "sampler": 1, "name": "missing texture"}));
+        textures.len() - 1
+    } else {
+        0
+    };
+
+    let mut materials = Vec::new();
+    for (m, &missing) in mesh.materials.iter().zip(&missing) {
+        let [r, g, b] = m.reflectivity.map(|c| c.clamp(0.0, 1.0));
+        let mut pbr = json!({"metallicFactor": 0.0, "roughnessFactor": 1.0});
+        if missing {
+            pbr["baseColorTexture"] = json!({"index": checker_texture});
+        } else if let Some(TextureLookup::Found(image)) = options.textures.get(materials.len()) {
+            let view = push_view(&mut bin, &mut views, &image.to_png()?, None);
+            images.push(json!({"bufferView": view, "mimeType": "image/png", "name": m.name}));
+            textures.push(json!({"source": images.len() - 1, "sampler": 2, "name": m.name}));
+            pbr["baseColorTexture"] = json!({"index": textures.len() - 1});
+        } else {
+            pbr["baseColorFactor"] = json!([r, g, b, 1.0]);
+        }
+        materials.push(json!({
+            "name": if m.name.is_empty() { "(no texture)" } else { m.name.as_str() },
+            "pbrMetallicRoughness": pbr,
+            "extras": {
+                "texture_missing": missing,
+                // glTF has no lightmap slot: the atlas and the UV set that reads it.
+                "lightmap": {"index": 0, "texCoord": 1},
+            },
+        }));
+    }
+
+    // One mesh per model with drawn faces.
+    let mut meshes = Vec::new();
+    let mut model_mesh = vec![None; bsp.models.len()];
+    let mut at = 0;
+    while at < mesh.primitives.len() {
+        let model = mesh.primitives[at].model;
+        let mut prims = Vec::new();
+        while at < mesh.primitives.len() && mesh.primitives[at].model == model {
+            let p = &mesh.primitives[at];
+            let bytes: Vec<u8> = p.indices.iter().flat_map(|i| i.to_le_bytes()).collect();
+            let view = push_view(&mut bin, &mut views, &bytes, Some(34963));
+            accessors.push(json!({"bufferView": view, "componentType": 5125, "count": p.indices.len(), "type": "SCALAR"}));
+            prims.push(json!({"attributes": attributes, "indices": accessors.len() - 1, "material": p.material, "mode": 4}));
+            at += 1;
+        }
+        meshes.push(json!({"name": format!("*{model}"), "primitives": prims}));
+        model_mesh[model] = Some(meshes.len() - 1);
+    }
+
+    // Nodes: a root holding one node per entity; brush entities hold their model's mesh.
+    let mut nodes: Vec<Value> = vec![json!({"name": "map"})];
+    let mut children = Vec::new();
+    let mut model_used = vec![false; bsp.models.len()];
+    for (i, e) in bsp.entities.iter().enumerate() {
+        let class = e.classname().unwrap_or("");
+        let mut node = json!({
+            "name": format!("{i} {class}{}", e.get("targetname").map(|n| format!(" '{n}'")).unwrap_or_default()),
+            "extras": entity_extras(e.pairs.iter().map(|(k, v)| (k.as_str(), v.as_str()))),
+        });
+        let origin = e.get("origin").and_then(parse_vec3).map(Vec3::from);
+        if let Some(o) = origin {
+            node["translation"] = json!((to_gltf(o) * METRES_PER_UNIT).to_array());
+        }
+        if let Some(a) = e
+            .get("angles")
+            .and_then(parse_vec3)
+            .filter(|a| a.iter().any(|c| *c != 0.0))
+        {
+            let q = Quat::from_mat3(&(BASIS * angles_rotation(a) * BASIS.transpose())).normalize();
+            node["rotation"] = json!(q.to_array());
+        }
+        let model = if class == "worldspawn" {
+            Some(0)
+        } else {
+            e.get("model")
+                .and_then(|m| m.strip_prefix('*'))
+                .and_then(|m| m.parse::<usize>().ok())
+        };
+        if let Some(m) = model.filter(|&m| m < bsp.models.len())
+            && let Some(mesh_index) = model_mesh[m]
+        {
+            node["mesh"] = json!(mesh_index);
+            model_used[m] = true;
+        }
+        nodes.push(node);
+        children.push(nodes.len() - 1);
+    }
+    for (m, used) in model_used.iter().enumerate() {
+        if let (false, Some(mesh_index)) = (used, model_mesh[m]) {
+            nodes.push(json!({"name": format!("model *{m}"), "mesh": mesh_index}));
+            children.push(nodes.len() - 1);
+        }
+    }
+    if !children.is_empty() {
+        nodes[0]["children"] = json!(children);
+    }
+
+    let mut doc = json!({
+        "asset": {"version": "2.0", "generator": concat!("srcmap-export ", env!("CARGO_PKG_VERSION"))},
+        "scene": 0,
+        "scenes": [{"nodes": [0]}],
+        "nodes": nodes,
+        "textures": textures,
+        "images": images,
+        "samplers": samplers,
+        "extras": {"notes": mesh.notes, "lightmap_source": format!("{:?}", mesh.atlas.source)},
+    });
+    if !materials.is_empty() {
+        doc["materials"] = json!(materials);
+    }
+    if !meshes.is_empty() {
+        doc["meshes"] = json!(meshes);
+    }
+    if !accessors.is_empty() {
+        doc["accessors"] = json!(accessors);
+    }
+    bin.resize(bin.len().next_multiple_of(4), 0);
+    doc["bufferViews"] = json!(views);
+    doc["buffers"] = json!([{"byteLength": bin.len()}]);
+    Ok(Glb {
+        json: serde_json::to_string(&doc).map_err(|e| ExportError::Json(e.to_string()))?,
+        bin,
+    })
+}

@@ -1,0 +1,377 @@
+//! The drawable mesh of a BSP: every visible face of the world and the brush models,
+//! triangulated (displacements tessellated from their grids), with texture and lightmap
+//! coordinates. The glTF writer and the rasteriser both draw this one mesh.
+
+use glam::{Vec2, Vec3};
+use srcmap_bsp::Bsp;
+use srcmap_bsp::flags::SurfaceFlags;
+
+use crate::atlas::{Atlas, LightmapSource};
+
+/// Surfaces that are never drawn as world geometry.
+const HIDDEN: SurfaceFlags = SurfaceFlags(
+    SurfaceFlags::NODRAW.bits()
+        | SurfaceFlags::SKY.bits()
+        | SurfaceFlags::SKY2D.bits()
+        | SurfaceFlags::HINT.bits()
+        | SurfaceFlags::SKIP.bits()
+        | SurfaceFlags::TRIGGER.bits(),
+);
+
+/// One vertex of the mesh, in Source coordinates (inches, Z up).
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct Vertex {
+    pub position: Vec3,
+    pub normal: Vec3,
+    /// Texture coordinates, in texture widths/heights.
+    pub uv: Vec2,
+    /// Lightmap atlas coordinates, 0..1.
+    pub light_uv: Vec2,
+}
+
+/// A material: one per texdata (texture name).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Material {
+    pub name: String,
+    /// The texdata's reflectivity (linear).
+    pub reflectivity: [f32; 3],
+    pub width: u32,
+    pub height: u32,
+}
+
+/// The triangles of one model drawn with one material.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Primitive {
+    pub model: usize,
+    pub material: usize,
+    /// Indices into [`MapMesh::vertices`], three per triangle.
+    pub indices: Vec<u32>,
+}
+
+/// The drawable mesh of a map.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MapMesh {
+    pub vertices: Vec<Vertex>,
+    pub materials: Vec<Material>,
+    /// Grouped by model, then material.
+    pub primitives: Vec<Primitive>,
+    pub atlas: Atlas,
+    /// Faces drawn and triangles made, per model (for reports and tests).
+    pub faces_drawn: usize,
+    pub triangles: usize,
+    /// What a reader should know (no lighting, faces skipped).
+    pub notes: Vec<String>,
+    /// Each drawn face: its index and the range of [`MapMesh::vertices`] it made.
+    pub face_vertices: Vec<(usize, std::ops::Range<u32>)>,
+    /// Vertex positions placed in the world: brush models are stored relative to their
+    /// entity's origin and angles, which these apply (the glTF nodes carry them instead).
+    pub world_positions: Vec<Vec3>,
+}
+
+/// Each model's placement (rotation, then translation) from the entity that names it.
+fn model_placements(bsp: &Bsp) -> Vec<(glam::Mat3, Vec3)> {
+    use crate::gltf::{angles_rotation, parse_vec3};
+    let mut out = vec![(glam::Mat3::IDENTITY, Vec3::ZERO); bsp.models.len()];
+    for e in &bsp.entities {
+        let Some(m) = e
+            .get("model")
+            .and_then(|m| m.strip_prefix('*'))
+            .and_then(|m| m.parse::<usize>().ok())
+        else {
+            continue;
+        };
+        if m == 0 || m >= out.len() {
+            continue;
+        }
+        let origin = e
+            .get("origin")
+            .and_then(parse_vec3)
+            .map_or(Vec3::ZERO, Vec3::from);
+        let angles = e.get("angles").and_then(parse_vec3).unwrap_or([0.0; 3]);
+        out[m] = (angles_rotation(angles), origin);
+    }
+    out
+}
+
+/// The faces the models index: the LDR lump, or the HDR one in console maps that strip it.
+pub fn faces_of(bsp: &Bsp) -> &[srcmap_bsp::Face] {
+    srcmap_disp::disp_faces(bsp)
+}
+
+/// Whether `texinfo` is drawn.
+pub fn is_drawn(bsp: &Bsp, texinfo: i32) -> bool {
+    usize::try_from(texinfo)
+        .ok()
+        .and_then(|t| bsp.texinfo.get(t))
+        .is_some_and(|t| !SurfaceFlags::from_record(t.flags).intersects(HIDDEN))
+}
+
+/// Triangles a face contributes: a fan of `n - 2` for a polygon, the grid's for a displacement.
+pub fn face_triangle_count(bsp: &Bsp, face: usize) -> usize {
+    let Some(f) = faces_of(bsp).get(face) else {
+        return 0;
+    };
+    if f.dispinfo >= 0 {
+        return bsp
+            .disp_info
+            .get(f.dispinfo as usize)
+            .and_then(|d| u32::try_from(d.power).ok())
+            .filter(|p| *p <= srcmap_disp::MAX_POWER)
+            .map_or(0, srcmap_disp::tri_count);
+    }
+    usize::try_from(f.num_edges).map_or(0, |n| n.saturating_sub(2))
+}
+
+/// The face's polygon vertices, in winding order (`None` if an index is out of range).
+pub fn face_polygon(bsp: &Bsp, f: &srcmap_bsp::Face) -> Option<Vec<Vec3>> {
+    let first = usize::try_from(f.first_edge).ok()?;
+    let n = usize::try_from(f.num_edges).ok()?;
+    if first.checked_add(n)? > bsp.surfedges.len() {
+        return None;
+    }
+    let mut out = Vec::with_capacity(n);
+    for k in 0..n {
+        let se = *bsp.surfedges.get(first + k)?;
+        let e = bsp.edges.get(se.unsigned_abs() as usize)?;
+        let v = if se >= 0 { e.0[0] } else { e.0[1] };
+        out.push(Vec3::from(*bsp.vertexes.get(v as usize)?));
+    }
+    Some(out)
+}
+
+/// The faces of each model: `(model, face index)`, world first, faces out of range dropped.
+fn model_faces(bsp: &Bsp) -> Vec<(usize, usize)> {
+    let mut out = Vec::new();
+    for (m, model) in bsp.models.iter().enumerate() {
+        let (Ok(first), Ok(n)) = (
+            usize::try_from(model.first_face),
+            usize::try_from(model.num_faces),
+        ) else {
+            continue;
+        };
+        for f in first..first.saturating_add(n).min(faces_of(bsp).len()) {
+            out.push((m, f));
+        }
+    }
+    out
+}
+
+/// The face's front normal: its own plane's (VBSP stores the face's plane itself; `side`
+/// only records that it is the odd plane of its pair).
+fn face_normal(bsp: &Bsp, f: &srcmap_bsp::Face) -> Vec3 {
+    bsp.planes
+        .get(f.plane as usize)
+        .map_or(Vec3::Z, |p| Vec3::from(p.normal))
+}
+
+fn dot4(v: &[f32; 4], p: Vec3) -> f32 {
+    v[0] * p.x + v[1] * p.y + v[2] * p.z + v[3]
+}
+
+impl MapMesh {
+    /// Builds the mesh of `bsp`. `hdr` prefers the HDR lightmaps (tone-mapped).
+    pub fn build(bsp: &Bsp, prefer_hdr: bool) -> MapMesh {
+        let mut notes = Vec::new();
+        let source = LightmapSource::choose(bsp, prefer_hdr);
+        match source {
+            LightmapSource::None => {
+                notes.push("the map has no lighting: faces are drawn fullbright".to_string())
+            }
+            LightmapSource::Hdr if !prefer_hdr => {
+                notes.push("the map has HDR lighting only: lightmaps tone-mapped".to_string())
+            }
+            _ => {}
+        }
+        let faces = model_faces(bsp);
+        let drawn: Vec<(usize, usize)> = faces
+            .into_iter()
+            .filter(|&(_, f)| is_drawn(bsp, faces_of(bsp)[f].texinfo))
+            .collect();
+        let atlas = Atlas::build(bsp, source, drawn.iter().map(|&(_, f)| f));
+        let grids = srcmap_disp::grids_of(bsp);
+
+        let materials: Vec<Material> = bsp
+            .texdata
+            .iter()
+            .enumerate()
+            .map(|(i, td)| Material {
+                name: bsp.texdata_name(i).unwrap_or("").to_string(),
+                reflectivity: td.reflectivity,
+                width: td.width.max(1) as u32,
+                height: td.height.max(1) as u32,
+            })
+            .collect();
+        // One extra material for faces whose texdata is out of range.
+        let missing = materials.len();
+        let mut materials = materials;
+        let mut missing_used = false;
+
+        let mut vertices = Vec::new();
+        let mut buckets: std::collections::BTreeMap<(usize, usize), Vec<u32>> = Default::default();
+        let mut faces_drawn = 0;
+        let mut triangles = 0;
+        let mut broken = 0;
+        let mut face_vertices = Vec::new();
+        let placements = model_placements(bsp);
+        let mut world_positions = Vec::new();
+        for (model, fi) in drawn {
+            let f = &faces_of(bsp)[fi];
+            let ti = &bsp.texinfo[f.texinfo as usize];
+            let material = match usize::try_from(ti.texdata).ok().filter(|&t| t < missing) {
+                Some(t) => t,
+                None => {
+                    missing_used = true;
+                    missing
+                }
+            };
+            let mat = materials.get(material);
+            let (tw, th) = mat.map_or((64.0, 64.0), |m| (m.width as f32, m.height as f32));
+            let tex_uv = |p: Vec3| {
+                Vec2::new(
+                    dot4(&ti.texture_vecs[0], p) / tw,
+                    dot4(&ti.texture_vecs[1], p) / th,
+                )
+            };
+            let rect = atlas.rect(fi);
+            let base = vertices.len() as u32;
+            let indices = buckets.entry((model, material)).or_default();
+            if f.dispinfo >= 0 {
+                let Some(grid) = grids.get(f.dispinfo as usize).and_then(|g| g.as_ref()) else {
+                    broken += 1;
+                    continue;
+                };
+                let side = grid.side();
+                let luxels = srcmap_disp::lightmap::luxel_coords(
+                    grid.power,
+                    f.lightmap_size[0].max(0) as u32,
+                    f.lightmap_size[1].max(0) as u32,
+                );
+                let mut normals = vec![Vec3::ZERO; grid.verts.len()];
+                let mut tris = Vec::with_capacity(srcmap_disp::tri_count(grid.power));
+                for row in 0..side - 1 {
+                    for col in 0..side - 1 {
+                        let a = row * side + col;
+                        let (b, c, d) = (a + 1, a + side, a + side + 1);
+                        // Alternate the diagonal as the engine does, so slopes look the same.
+                        let pair = if (row + col) % 2 == 0 {
+                            [[a, c, b], [b, c, d]]
+                        } else {
+                            [[a, c, d], [a, d, b]]
+                        };
+                        tris.extend(pair);
+                    }
+                }
+                // The grid's winding follows the base face; orient triangles to it.
+                let face_normal = face_normal(bsp, f);
+                let flip = tris.first().is_some_and(|t| {
+                    let [a, b, c] = t.map(|i| grid.flat[i]);
+                    (b - a).cross(c - a).dot(face_normal) < 0.0
+                });
+                for t in &mut tris {
+                    if flip {
+                        t.swap(1, 2);
+                    }
+                    let [a, b, c] = t.map(|i| grid.verts[i]);
+                    let n = (b - a).cross(c - a);
+                    for &i in t.iter() {
+                        normals[i] += n;
+                    }
+                }
+                for (i, p) in grid.verts.iter().enumerate() {
+                    let light_uv = rect.map_or(atlas.white_uv(), |r| atlas.to_uv(r, luxels[i]));
+                    vertices.push(Vertex {
+                        position: *p,
+                        normal: normals[i].normalize_or(face_normal),
+                        uv: tex_uv(grid.flat[i]),
+                        light_uv,
+                    });
+                }
+                for t in &tris {
+                    indices.extend(t.iter().map(|&i| base + i as u32));
+                }
+                triangles += tris.len();
+            } else {
+                let Some(poly) = face_polygon(bsp, f).filter(|p| p.len() >= 3) else {
+                    broken += 1;
+                    continue;
+                };
+                let normal = face_normal(bsp, f);
+                for &p in &poly {
+                    let light_uv = rect.map_or(atlas.white_uv(), |r| {
+                        let s = dot4(&ti.lightmap_vecs[0], p) - f.lightmap_mins[0] as f32 + 0.5;
+                        let t = dot4(&ti.lightmap_vecs[1], p) - f.lightmap_mins[1] as f32 + 0.5;
+                        atlas.to_uv(r, Vec2::new(s, t))
+                    });
+                    vertices.push(Vertex {
+                        position: p,
+                        normal,
+                        uv: tex_uv(p),
+                        light_uv,
+                    });
+                }
+                // glTF wants counter-clockwise seen from the front: follow the polygon's own
+                // (Newell) normal against the plane's rather than assume the file's winding.
+                let newell = (0..poly.len()).fold(Vec3::ZERO, |acc, k| {
+                    acc + poly[k].cross(poly[(k + 1) % poly.len()])
+                });
+                let ccw = newell.dot(normal) >= 0.0;
+                for k in 1..poly.len() as u32 - 1 {
+                    if ccw {
+                        indices.extend([base, base + k, base + k + 1]);
+                    } else {
+                        indices.extend([base, base + k + 1, base + k]);
+                    }
+                }
+                triangles += poly.len() - 2;
+            }
+            faces_drawn += 1;
+            face_vertices.push((fi, base..vertices.len() as u32));
+            let (rotation, origin) = placements[model];
+            world_positions.extend(
+                vertices[base as usize..]
+                    .iter()
+                    .map(|v| rotation * v.position + origin),
+            );
+        }
+
+        if missing_used {
+            notes.push("some faces name no texture: drawn with a checkerboard".to_string());
+            materials.push(Material {
+                name: String::new(),
+                reflectivity: [0.5; 3],
+                width: 64,
+                height: 64,
+            });
+        }
+        if broken > 0 {
+            notes.push(format!("{broken} faces with indices out of range were skipped"));
+        }
+        let primitives = buckets
+            .into_iter()
+            .filter(|(_, idx)| !idx.is_empty())
+            .map(|((model, material), indices)| Primitive {
+                model,
+                material,
+                indices,
+            })
+            .collect();
+        MapMesh {
+            vertices,
+            materials,
+            primitives,
+            atlas,
+            faces_drawn,
+            triangles,
+            notes,
+            face_vertices,
+            world_positions,
+        }
+    }
+
+    /// Bounds of every drawn vertex in the world (`None` when nothing is drawn).
+    pub fn bounds(&self) -> Option<(Vec3, Vec3)> {
+        let mut it = self.world_positions.iter().copied();
+        let first = it.next()?;
+        Some(it.fold((first, first), |(lo, hi), p| (lo.min(p), hi.max(p))))
+    }
+}

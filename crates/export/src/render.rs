@@ -1,0 +1,328 @@
+//! A CPU rasteriser for [`MapMesh`]: z-buffered triangles, back faces culled (so that a view
+//! from above looks through ceilings into rooms), perspective-correct lightmap coordinates.
+
+use glam::{Vec2, Vec3};
+
+use crate::gltf::angles_rotation;
+use crate::image::Rgb8;
+use crate::mesh::MapMesh;
+use crate::texture::TextureLookup;
+
+/// How a pixel is coloured.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Shading {
+    /// Material colour times lightmap.
+    Lit,
+    /// Material colour with a fixed directional shade (no lightmaps).
+    Fullbright,
+    /// Lightmaps alone, as `mat_fullbright 2` shows them.
+    Lightmap,
+}
+
+/// Where the camera is.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum View {
+    /// Orthographic, looking down, +Y up in the image.
+    Top,
+    /// Orthographic, looking down at 35° from the south-west corner.
+    Isometric,
+    /// Perspective (90° horizontal field of view) from a point with entity angles
+    /// (`pitch yaw roll`, degrees).
+    Eye { origin: Vec3, angles: [f32; 3] },
+}
+
+/// A camera: an orthonormal basis and a projection.
+#[derive(Debug, Clone, Copy)]
+pub struct Camera {
+    eye: Vec3,
+    right: Vec3,
+    up: Vec3,
+    forward: Vec3,
+    perspective: bool,
+    /// Pixels per unit (orthographic) or the focal length in pixels (perspective).
+    scale: f32,
+    /// Orthographic: the camera-space point at the image centre.
+    centre: Vec2,
+}
+
+const NEAR: f32 = 1.0;
+const BACKGROUND: [u8; 3] = [24, 26, 32];
+
+impl Camera {
+    /// The camera [`render`] uses for `view` on an image `width × height` (orthographic views
+    /// fit the mesh's bounds).
+    pub fn new(mesh: &MapMesh, view: View, width: u32, height: u32) -> Camera {
+        let (forward, right, up, eye, perspective) = match view {
+            View::Top => (Vec3::NEG_Z, Vec3::X, Vec3::Y, Vec3::ZERO, false),
+            View::Isometric => {
+                let forward = Vec3::new(1.0, 1.0, -1.0).normalize();
+                let right = forward.cross(Vec3::Z).normalize();
+                (forward, right, right.cross(forward), Vec3::ZERO, false)
+            }
+            View::Eye { origin, angles } => {
+                let r = angles_rotation(angles);
+                (r * Vec3::X, r * Vec3::NEG_Y, r * Vec3::Z, origin, true)
+            }
+        };
+        let mut cam = Camera {
+            eye,
+            right,
+            up,
+            forward,
+            perspective,
+            scale: width as f32 * 0.5,
+            centre: Vec2::ZERO,
+        };
+        if !perspective {
+            let (lo, hi) = mesh.bounds().unwrap_or((Vec3::ZERO, Vec3::ONE));
+            let mut min = Vec2::splat(f32::MAX);
+            let mut max = Vec2::splat(f32::MIN);
+            for k in 0..8 {
+                let p = Vec3::new(
+                    if k & 1 == 0 { lo.x } else { hi.x },
+                    if k & 2 == 0 { lo.y } else { hi.y },
+                    if k & 4 == 0 { lo.z } else { hi.z },
+                );
+                let c = Vec2::new(p.dot(right), p.dot(up));
+                min = min.min(c);
+                max = max.max(c);
+            }
+            let size = (max - min).max(Vec2::ONE);
+            cam.scale = (width as f32 / size.x).min(height as f32 / size.y) * 0.96;
+            cam.centre = (min + max) * 0.5;
+        }
+        cam
+    }
+
+    /// The pixel position of a world point (`None` behind a perspective camera).
+    pub fn project(&self, p: Vec3, width: u32, height: u32) -> Option<Vec2> {
+        let c = self.camera_space(p);
+        (!self.perspective || c.z >= NEAR).then(|| self.screen(c, width, height))
+    }
+
+    /// The pixel position of a camera-space point (in front of the camera).
+    fn screen(&self, c: Vec3, width: u32, height: u32) -> Vec2 {
+        let (x, y) = if self.perspective {
+            (c.x / c.z, c.y / c.z)
+        } else {
+            (c.x - self.centre.x, c.y - self.centre.y)
+        };
+        Vec2::new(
+            width as f32 * 0.5 + x * self.scale,
+            height as f32 * 0.5 - y * self.scale,
+        )
+    }
+
+    /// Camera-space coordinates: x right, y up, z along the view.
+    fn camera_space(&self, p: Vec3) -> Vec3 {
+        let d = p - self.eye;
+        Vec3::new(d.dot(self.right), d.dot(self.up), d.dot(self.forward))
+    }
+}
+
+/// A vertex after projection: screen position, depth key (larger is nearer), 1/w, and the
+/// attributes divided by w.
+#[derive(Debug, Clone, Copy)]
+struct Projected {
+    screen: Vec2,
+    key: f32,
+    inv_w: f32,
+    light_uv: Vec2,
+    uv: Vec2,
+}
+
+/// Options for [`render`].
+#[derive(Debug, Clone, Copy)]
+pub struct RenderOptions {
+    pub width: u32,
+    pub height: u32,
+    pub shading: Shading,
+    pub view: View,
+}
+
+/// A material's colour in display gamma (0-1) from its linear reflectivity.
+fn albedo(reflectivity: [f32; 3]) -> Vec3 {
+    Vec3::from(reflectivity.map(|c| c.clamp(0.0, 1.0).powf(1.0 / 2.2)))
+}
+
+/// Draws `mesh`, materials coloured by `textures` (per material; empty for flat colours).
+pub fn render(mesh: &MapMesh, textures: &[TextureLookup], options: &RenderOptions) -> Rgb8 {
+    let (w, h) = (options.width.max(1), options.height.max(1));
+    let cam = Camera::new(mesh, options.view, w, h);
+    let mut depth = vec![f32::NEG_INFINITY; (w * h) as usize];
+    let mut pixels: Vec<u8> = BACKGROUND
+        .iter()
+        .copied()
+        .cycle()
+        .take((w * h * 3) as usize)
+        .collect();
+    let sun = Vec3::new(0.4, 0.25, 0.88).normalize();
+    let project = |c: Vec3, v: &crate::mesh::Vertex| -> Projected {
+        let (screen, key, inv_w) = if cam.perspective {
+            let inv = 1.0 / c.z;
+            (cam.screen(c, w, h), inv, inv)
+        } else {
+            (cam.screen(c, w, h), -c.z, 1.0)
+        };
+        Projected {
+            screen,
+            key,
+            inv_w,
+            light_uv: v.light_uv * inv_w,
+            uv: v.uv * inv_w,
+        }
+    };
+    for prim in &mesh.primitives {
+        let material = mesh.materials.get(prim.material);
+        let base = material.map_or(Vec3::splat(0.7), |m| albedo(m.reflectivity));
+        let lookup = textures.get(prim.material);
+        let checker = material.is_none_or(|m| m.name.is_empty()) || lookup == Some(&TextureLookup::Missing);
+        let image = match lookup {
+            Some(TextureLookup::Found(image)) if image.width > 0 && image.height > 0 => Some(image),
+            _ => None,
+        };
+        for tri in prim.indices.chunks_exact(3) {
+            let v = [0, 1, 2].map(|k| &mesh.vertices[tri[k] as usize]);
+            let p = [0, 1, 2].map(|k| mesh.world_positions[tri[k] as usize]);
+            let n = (p[1] - p[0]).cross(p[2] - p[0]);
+            let towards = if cam.perspective {
+                p[0] - cam.eye
+            } else {
+                cam.forward
+            };
+            if n.dot(towards) >= 0.0 {
+                continue;
+            }
+            let shade = 0.55 + 0.45 * n.normalize_or_zero().dot(sun).abs();
+            let cs = p.map(|p| cam.camera_space(p));
+            // Clip against the near plane (perspective only): up to four vertices.
+            let mut poly: Vec<Projected> = Vec::with_capacity(4);
+            for k in 0..3 {
+                let (a, b) = (k, (k + 1) % 3);
+                let a_in = !cam.perspective || cs[a].z >= NEAR;
+                let b_in = !cam.perspective || cs[b].z >= NEAR;
+                if a_in {
+                    poly.push(project(cs[a], v[a]));
+                }
+                if a_in != b_in {
+                    let t = (NEAR - cs[a].z) / (cs[b].z - cs[a].z);
+                    let mut mid = *v[a];
+                    mid.light_uv = v[a].light_uv.lerp(v[b].light_uv, t);
+                    mid.uv = v[a].uv.lerp(v[b].uv, t);
+                    poly.push(project(cs[a].lerp(cs[b], t), &mid));
+                }
+            }
+            for k in 1..poly.len().saturating_sub(1) {
+                fill(
+                    [poly[0], poly[k], poly[k + 1]],
+                    w,
+                    h,
+                    &mut depth,
+                    &mut pixels,
+                    |light_uv, uv| {
+                        let colour = if checker {
+                            let on = ((uv.x * 8.0).floor() + (uv.y * 8.0).floor()) as i64 % 2 == 0;
+                            if on { Vec3::new(1.0, 0.0, 1.0) } else { Vec3::ZERO }
+                        } else if let Some(img) = image {
+                            let x = (uv.x.rem_euclid(1.0) * img.width as f32) as u32 % img.width;
+                            let y = (uv.y.rem_euclid(1.0) * img.height as f32) as u32 % img.height;
+                            let o = ((y * img.width + x) * 3) as usize;
+                            Vec3::new(
+                                img.pixels[o] as f32,
+                                img.pixels[o + 1] as f32,
+                                img.pixels[o + 2] as f32,
+                            ) / 255.0
+                        } else {
+                            base
+                        };
+                        match options.shading {
+                            Shading::Lit => colour * Vec3::from(mesh.atlas.sample(light_uv)),
+                            Shading::Fullbright => colour * shade,
+                            Shading::Lightmap => Vec3::from(mesh.atlas.sample(light_uv)),
+                        }
+                    },
+                );
+            }
+        }
+    }
+    Rgb8 {
+        width: w,
+        height: h,
+        pixels,
+    }
+}
+
+/// Fills one screen triangle (either winding), pixel centres inside, nearer depth wins.
+fn fill(
+    t: [Projected; 3],
+    w: u32,
+    h: u32,
+    depth: &mut [f32],
+    pixels: &mut [u8],
+    colour: impl Fn(Vec2, Vec2) -> Vec3,
+) {
+    let [a, b, c] = t;
+    if t.iter().any(|v| !v.screen.is_finite() || !v.key.is_finite()) {
+        return;
+    }
+    let area = (b.screen - a.screen).perp_dot(c.screen - a.screen);
+    if area.abs() < 1e-12 || !area.is_finite() {
+        return;
+    }
+    let lo = a.screen.min(b.screen).min(c.screen).max(Vec2::ZERO);
+    let hi = a
+        .screen
+        .max(b.screen)
+        .max(c.screen)
+        .min(Vec2::new(w as f32 - 1.0, h as f32 - 1.0));
+    if lo.x > hi.x || lo.y > hi.y {
+        return;
+    }
+    let inv_area = 1.0 / area;
+    for y in lo.y.floor() as u32..=hi.y.ceil().min(h as f32 - 1.0) as u32 {
+        for x in lo.x.floor() as u32..=hi.x.ceil().min(w as f32 - 1.0) as u32 {
+            let p = Vec2::new(x as f32 + 0.5, y as f32 + 0.5);
+            let wa = (c.screen - b.screen).perp_dot(p - b.screen) * inv_area;
+            let wb = (a.screen - c.screen).perp_dot(p - c.screen) * inv_area;
+            let wc = 1.0 - wa - wb;
+            if wa < 0.0 || wb < 0.0 || wc < 0.0 {
+                continue;
+            }
+            let key = a.key * wa + b.key * wb + c.key * wc;
+            let i = (y * w + x) as usize;
+            if key <= depth[i] {
+                continue;
+            }
+            depth[i] = key;
+            let inv_w = a.inv_w * wa + b.inv_w * wb + c.inv_w * wc;
+            let light_uv = (a.light_uv * wa + b.light_uv * wb + c.light_uv * wc) / inv_w;
+            let uv = (a.uv * wa + b.uv * wb + c.uv * wc) / inv_w;
+            let rgb = colour(light_uv, uv);
+            for (k, ch) in rgb.to_array().into_iter().enumerate() {
+                pixels[i * 3 + k] = (ch.clamp(0.0, 1.0) * 255.0 + 0.5) as u8;
+            }
+        }
+    }
+}
+
+/// The view from the first entity whose targetname or classname is `name`: its origin and
+/// angles (`angles`, with `pitch` overriding the pitch as the engine reads player starts).
+pub fn entity_view(bsp: &srcmap_bsp::Bsp, name: &str) -> Option<View> {
+    use crate::gltf::parse_vec3;
+    let e = bsp
+        .entities
+        .iter()
+        .find(|e| e.get("targetname") == Some(name))
+        .or_else(|| bsp.entities.iter().find(|e| e.classname() == Some(name)))?;
+    let mut origin = Vec3::from(e.get("origin").and_then(parse_vec3)?);
+    if e.classname().is_some_and(|c| c.starts_with("info_player")) {
+        // Player starts sit on the floor: look from eye height.
+        origin.z += 64.0;
+    }
+    let mut angles = e.get("angles").and_then(parse_vec3).unwrap_or([0.0; 3]);
+    if let Some(p) = e.get("pitch").and_then(|p| p.trim().parse::<f32>().ok()) {
+        // Player starts and lights store pitch negated (up is positive).
+        angles[0] = -p;
+    }
+    Some(View::Eye { origin, angles })
+}

@@ -1,0 +1,403 @@
+//! Exports of the corpus's Source BSPs, checked against the maps' own data: triangle counts,
+//! accessor bounds, lightmap coordinates inside each face's atlas rectangle, the GLB container
+//! round trip; and the bad-input rules (no lighting, missing textures).
+
+use std::path::PathBuf;
+
+use serde_json::Value;
+use srcmap_bsp::Bsp;
+use srcmap_export::gltf::{ExportOptions, to_glb};
+use srcmap_export::mesh::{face_triangle_count, is_drawn};
+use srcmap_export::render::{RenderOptions, Shading, View, render};
+use srcmap_export::texture::TextureLookup;
+use srcmap_export::{Glb, MapMesh};
+
+/// The corpus's Source BSPs with their parsed maps (other engines' maps fail to parse).
+fn source_maps() -> Option<Vec<(PathBuf, Bsp)>> {
+    let root = srcmap_corpus::root("export corpus tests")?;
+    let maps: Vec<(PathBuf, Bsp)> =
+        srcmap_corpus::files(&root, "bsp", |p| srcmap_corpus::has_extension(p, "bsp"))
+            .into_iter()
+            .filter_map(|p| {
+                let data = std::fs::read(&p).unwrap();
+                Bsp::parse(&data).ok().map(|b| (p, b))
+            })
+            .collect();
+    assert!(
+        maps.len() >= 30,
+        "expected the corpus's Source BSPs, found {}",
+        maps.len()
+    );
+    Some(maps)
+}
+
+const NO_TEXTURES: ExportOptions<'static> = ExportOptions { textures: &[] };
+
+/// Reads accessor `index` of `doc` as `N`-component floats from the GLB buffer.
+fn read_floats<const N: usize>(doc: &Value, bin: &[u8], index: usize) -> Vec<[f32; N]> {
+    let acc = &doc["accessors"][index];
+    let view = &doc["bufferViews"][acc["bufferView"].as_u64().unwrap() as usize];
+    let start = view["byteOffset"].as_u64().unwrap() as usize;
+    let count = acc["count"].as_u64().unwrap() as usize;
+    (0..count)
+        .map(|i| {
+            std::array::from_fn(|k| {
+                let o = start + (i * N + k) * 4;
+                f32::from_le_bytes(bin[o..o + 4].try_into().unwrap())
+            })
+        })
+        .collect()
+}
+
+#[test]
+fn triangles_are_the_sum_of_the_drawn_faces_triangles() {
+    let Some(maps) = source_maps() else { return };
+    let mut drawn_maps = 0;
+    for (path, bsp) in &maps {
+        let mesh = MapMesh::build(bsp, false);
+        let mut expected = 0;
+        for m in bsp.models.iter() {
+            let first = m.first_face.max(0) as usize;
+            for f in
+                first..(first + m.num_faces.max(0) as usize).min(srcmap_export::mesh::faces_of(bsp).len())
+            {
+                if is_drawn(bsp, srcmap_export::mesh::faces_of(bsp)[f].texinfo) {
+                    expected += face_triangle_count(bsp, f);
+                }
+            }
+        }
+        let indices: usize = mesh.primitives.iter().map(|p| p.indices.len()).sum();
+        assert_eq!(mesh.triangles, expected, "{}", path.display());
+        assert_eq!(indices, 3 * expected, "{}", path.display());
+        drawn_maps += usize::from(mesh.triangles > 0);
+        assert!(
+            mesh.primitives
+                .iter()
+                .all(|p| p.indices.iter().all(|&i| (i as usize) < mesh.vertices.len())),
+            "{}: index out of range",
+            path.display()
+        );
+    }
+    // One corpus map (srctools' rot_main) holds props only, no faces.
+    assert!(
+        drawn_maps + 1 >= maps.len(),
+        "{drawn_maps} of {} maps drew something",
+        maps.len()
+    );
+}
+
+#[test]
+fn lightmap_coordinates_stay_inside_each_faces_rectangle() {
+    let Some(maps) = source_maps() else { return };
+    let mut lit_maps = 0;
+    for (path, bsp) in &maps {
+        let mesh = MapMesh::build(bsp, false);
+        let atlas = &mesh.atlas;
+        assert_eq!(atlas.pixels.len(), (atlas.width * atlas.height * 3) as usize);
+        let mut checked = 0;
+        for (face, range) in &mesh.face_vertices {
+            let Some(r) = atlas.rect(*face) else { continue };
+            assert!(
+                r.x + r.w < atlas.width && r.y + r.h < atlas.height,
+                "{}: face {face}",
+                path.display()
+            );
+            for v in &mesh.vertices[range.start as usize..range.end as usize] {
+                let px = v.light_uv.x * atlas.width as f32;
+                let py = v.light_uv.y * atlas.height as f32;
+                let eps = 1e-2;
+                assert!(
+                    px >= r.x as f32 - eps
+                        && px <= (r.x + r.w) as f32 + eps
+                        && py >= r.y as f32 - eps
+                        && py <= (r.y + r.h) as f32 + eps,
+                    "{}: face {face} luxel ({px}, {py}) outside {r:?}",
+                    path.display()
+                );
+                checked += 1;
+            }
+        }
+        if atlas.lit_faces() > 0 {
+            lit_maps += 1;
+            assert!(checked > 0, "{}", path.display());
+        }
+    }
+    assert!(lit_maps >= 20, "only {lit_maps} lit maps");
+}
+
+#[test]
+fn glb_accessor_bounds_agree_with_the_buffer_and_the_container_round_trips() {
+    let Some(maps) = source_maps() else { return };
+    for (path, bsp) in &maps {
+        let mesh = MapMesh::build(bsp, false);
+        let glb = to_glb(bsp, &mesh, &NO_TEXTURES).unwrap();
+        let bytes = glb.to_bytes();
+        assert_eq!(bytes.len() % 4, 0);
+        let back = Glb::parse(&bytes).unwrap();
+        assert_eq!(back, glb, "{}", path.display());
+        assert_eq!(back.to_bytes(), bytes);
+
+        let doc: Value = serde_json::from_str(&back.json).unwrap();
+        if mesh.vertices.is_empty() {
+            assert!(doc.get("meshes").is_none() && doc.get("accessors").is_none());
+            continue;
+        }
+        assert_eq!(
+            doc["buffers"][0]["byteLength"].as_u64().unwrap() as usize,
+            back.bin.len()
+        );
+        let prim = &doc["meshes"][0]["primitives"][0];
+        let pos_index = prim["attributes"]["POSITION"].as_u64().unwrap() as usize;
+        let positions = read_floats::<3>(&doc, &back.bin, pos_index);
+        assert_eq!(positions.len(), mesh.vertices.len());
+        for k in 0..3 {
+            let lo = positions.iter().map(|p| p[k]).fold(f32::MAX, f32::min);
+            let hi = positions.iter().map(|p| p[k]).fold(f32::MIN, f32::max);
+            let acc = &doc["accessors"][pos_index];
+            assert_eq!(acc["min"][k].as_f64().unwrap() as f32, lo, "{}", path.display());
+            assert_eq!(acc["max"][k].as_f64().unwrap() as f32, hi, "{}", path.display());
+        }
+        let normals = read_floats::<3>(
+            &doc,
+            &back.bin,
+            prim["attributes"]["NORMAL"].as_u64().unwrap() as usize,
+        );
+        assert!(
+            normals
+                .iter()
+                .all(|n| ((n[0] * n[0] + n[1] * n[1] + n[2] * n[2]).sqrt() - 1.0).abs() < 1e-3),
+            "{}: a normal is not unit length",
+            path.display()
+        );
+        let light = read_floats::<2>(
+            &doc,
+            &back.bin,
+            prim["attributes"]["TEXCOORD_1"].as_u64().unwrap() as usize,
+        );
+        assert!(
+            light
+                .iter()
+                .all(|uv| (0.0..=1.0).contains(&uv[0]) && (0.0..=1.0).contains(&uv[1]))
+        );
+        // Every entity is a node under the root, with its key/values.
+        assert!(doc["nodes"][0]["children"].as_array().map_or(0, Vec::len) >= bsp.entities.len());
+        let world = &doc["nodes"][1];
+        assert_eq!(world["extras"]["classname"], "worldspawn", "{}", path.display());
+    }
+}
+
+#[test]
+fn a_map_without_lighting_exports_fullbright_with_a_note() {
+    let Some(maps) = source_maps() else { return };
+    let (path, lit) = maps
+        .iter()
+        .find(|(_, b)| !b.lighting.is_empty())
+        .expect("a lit corpus map");
+    let mut bsp = lit.clone();
+    bsp.lighting.clear();
+    bsp.lighting_hdr.clear();
+    let mesh = MapMesh::build(&bsp, false);
+    assert!(
+        mesh.notes.iter().any(|n| n.contains("no lighting")),
+        "{}: {:?}",
+        path.display(),
+        mesh.notes
+    );
+    assert_eq!(mesh.atlas.lit_faces(), 0);
+    let white = mesh.atlas.white_uv();
+    assert!(mesh.vertices.iter().all(|v| v.light_uv == white));
+    assert_eq!(mesh.atlas.sample(white), [1.0; 3]);
+    let glb = to_glb(&bsp, &mesh, &NO_TEXTURES).unwrap();
+    let doc: Value = serde_json::from_str(&glb.json).unwrap();
+    assert!(doc["extras"]["notes"].to_string().contains("no lighting"));
+    assert_eq!(mesh.triangles, MapMesh::build(lit, false).triangles);
+}
+
+#[test]
+fn missing_textures_become_a_checkerboard() {
+    let Some(maps) = source_maps() else { return };
+    let (_, bsp) = &maps[0];
+    let mesh = MapMesh::build(bsp, false);
+    let nothing_exists = vec![TextureLookup::Missing; mesh.materials.len()];
+    let glb = to_glb(
+        bsp,
+        &mesh,
+        &ExportOptions {
+            textures: &nothing_exists,
+        },
+    )
+    .unwrap();
+    let doc: Value = serde_json::from_str(&glb.json).unwrap();
+    let checker = doc["textures"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .position(|t| t["name"] == "missing texture")
+        .expect("a checkerboard texture");
+    for m in doc["materials"].as_array().unwrap() {
+        assert_eq!(m["pbrMetallicRoughness"]["baseColorTexture"]["index"], checker);
+        assert_eq!(m["extras"]["texture_missing"], true);
+    }
+    // Without a place to look, materials are flat colours from their reflectivity.
+    let flat: Value = serde_json::from_str(&to_glb(bsp, &mesh, &NO_TEXTURES).unwrap().json).unwrap();
+    for (m, mat) in flat["materials"].as_array().unwrap().iter().zip(&mesh.materials) {
+        let c = &m["pbrMetallicRoughness"]["baseColorFactor"];
+        assert_eq!(c[0].as_f64().unwrap() as f32, mat.reflectivity[0].clamp(0.0, 1.0));
+    }
+
+    // A face whose texinfo names a texdata out of range is drawn with the checkerboard too.
+    let mut broken = bsp.clone();
+    let t = broken.faces[broken.models[0].first_face as usize].texinfo as usize;
+    broken.texinfo[t].texdata = 1_000_000;
+    let mesh = MapMesh::build(&broken, false);
+    assert!(
+        mesh.notes.iter().any(|n| n.contains("checkerboard")),
+        "{:?}",
+        mesh.notes
+    );
+    let last = mesh.materials.len() - 1;
+    assert!(mesh.materials[last].name.is_empty());
+    assert!(mesh.primitives.iter().any(|p| p.material == last));
+}
+
+#[test]
+fn truncated_and_corrupted_glb_is_an_error() {
+    let glb = Glb {
+        json: "{\"asset\":{\"version\":\"2.0\"}}".into(),
+        bin: vec![1, 2, 3, 4, 5],
+    };
+    let bytes = glb.to_bytes();
+    for n in 0..bytes.len() {
+        assert!(Glb::parse(&bytes[..n]).is_err(), "prefix of {n} bytes accepted");
+    }
+    let mut bad = bytes.clone();
+    bad[12] = 0xff; // JSON chunk length past the end
+    assert!(Glb::parse(&bad).is_err());
+    let back = Glb::parse(&bytes).unwrap();
+    assert_eq!(back.json, glb.json);
+    assert_eq!(&back.bin[..5], &glb.bin[..]);
+}
+
+#[test]
+fn damaged_face_records_export_and_render_without_a_panic() {
+    let Some(maps) = source_maps() else { return };
+    let (_, bsp) = maps
+        .iter()
+        .find(|(_, b)| !b.disp_info.is_empty() && !b.lighting.is_empty())
+        .expect("a lit corpus map with displacements");
+    let mut next = srcmap_corpus::unit_random(23);
+    let mut damaged = bsp.clone();
+    let extremes = [i32::MIN, -1, 0, 1, 1 << 20, i32::MAX];
+    let n = damaged.faces.len();
+    for _ in 0..n.min(400) {
+        let f = &mut damaged.faces[(next() * n as f64) as usize % n];
+        let which = (next() * 7.0) as usize;
+        let mut pick = || extremes[(next() * extremes.len() as f64) as usize % extremes.len()];
+        match which {
+            0 => f.lightmap_size = [pick(), pick()],
+            1 => f.first_edge = pick(),
+            2 => f.num_edges = pick(),
+            3 => f.texinfo = pick(),
+            4 => f.dispinfo = pick(),
+            5 => f.light_offset = pick(),
+            _ => f.lightmap_mins = [pick(), pick()],
+        }
+    }
+    damaged.vertexes[0] = [f32::NAN, f32::INFINITY, 1e30];
+    let mesh = MapMesh::build(&damaged, false);
+    to_glb(&damaged, &mesh, &NO_TEXTURES).unwrap();
+    for view in [View::Top, View::Isometric] {
+        render(
+            &mesh,
+            &[],
+            &RenderOptions {
+                width: 64,
+                height: 48,
+                shading: Shading::Lit,
+                view,
+            },
+        );
+    }
+}
+
+#[test]
+fn pakfile_textures_decode() {
+    let Some(maps) = source_maps() else { return };
+    let (mut decoded, mut skipped) = (0, 0);
+    for (path, bsp) in &maps {
+        let Ok(pak) = srcmap_bsp::pak::Pak::parse(&bsp.pakfile, 0) else {
+            continue;
+        };
+        for e in pak
+            .entries
+            .iter()
+            .filter(|e| e.name.to_ascii_lowercase().ends_with(".vtf"))
+        {
+            let bytes = pak.read(e).unwrap();
+            match srcmap_export::texture::decode_vtf(&bytes, &e.name, 64) {
+                Ok(Some(img)) => {
+                    assert!(
+                        img.width <= 64 && img.height <= 64,
+                        "{}: {}",
+                        path.display(),
+                        e.name
+                    );
+                    assert_eq!(img.pixels.len(), (img.width * img.height * 3) as usize);
+                    decoded += 1;
+                }
+                Ok(None) => skipped += 1,
+                // Console textures (`.360.vtf`, big-endian `VTFX`) are refused with an error.
+                Err(_) if e.name.to_ascii_lowercase().ends_with(".360.vtf") => skipped += 1,
+                Err(err) => panic!("{}: {}: {err}", path.display(), e.name),
+            }
+        }
+    }
+    eprintln!("{decoded} pakfile textures decoded, {skipped} in formats not decoded");
+    assert!(decoded >= 20, "{decoded} decoded, {skipped} skipped");
+}
+
+#[test]
+fn brush_models_are_placed_at_their_entities_origins() {
+    let Some(maps) = source_maps() else { return };
+    let mut checked = 0;
+    for (path, bsp) in &maps {
+        let mesh = MapMesh::build(bsp, false);
+        for e in &bsp.entities {
+            let Some(m) = e
+                .get("model")
+                .and_then(|m| m.strip_prefix('*'))
+                .and_then(|m| m.parse::<usize>().ok())
+            else {
+                continue;
+            };
+            let angles = e
+                .get("angles")
+                .and_then(srcmap_export::gltf::parse_vec3)
+                .unwrap_or([0.0; 3]);
+            let Some(origin) = e.get("origin").and_then(srcmap_export::gltf::parse_vec3) else {
+                continue;
+            };
+            if m == 0 || m >= bsp.models.len() || angles != [0.0; 3] {
+                continue;
+            }
+            let model = &bsp.models[m];
+            for p in mesh.primitives.iter().filter(|p| p.model == m) {
+                for &i in &p.indices {
+                    let w = mesh.world_positions[i as usize].to_array();
+                    for k in 0..3 {
+                        let (lo, hi) = (model.mins[k] + origin[k] - 1.0, model.maxs[k] + origin[k] + 1.0);
+                        assert!(
+                            (lo..=hi).contains(&w[k]),
+                            "{}: model *{m} vertex {w:?} outside {:?}..{:?} + {origin:?}",
+                            path.display(),
+                            model.mins,
+                            model.maxs
+                        );
+                    }
+                    checked += 1;
+                }
+            }
+        }
+    }
+    assert!(checked > 1000, "only {checked} vertices of placed brush models");
+}
