@@ -625,16 +625,9 @@ fn a_texture_light_lights_the_floor_below_it_and_survives_a_relight_without_ligh
 /// `floor_bsp` with a light over the centre and a 64 × 64 brush of material `GLASS/FENCE`
 /// (16 units thick, the BSP calls it solid) between them, in a one-node tree.
 fn floor_under_fence() -> Bsp {
-    use srcmap_bsp::{Brush, BrushSide, Leaf, Node, Plane, TexData, TexInfo};
-    let mut bsp = floor_bsp(vec![
-        entity(&[("classname", "worldspawn")]),
-        entity(&[
-            ("classname", "light"),
-            ("origin", "128 128 128"),
-            ("_light", "255 255 255 200"),
-            ("_quadratic_attn", "1"),
-        ]),
-    ]);
+    use srcmap_bsp::{TexData, TexInfo};
+    // Box 96..160 × 96..160 × 48..64.
+    let mut bsp = floor_with_boxes(&[([96.0, 96.0, 48.0], [160.0, 160.0, 64.0])]);
     let name = bsp.add_texdata_name("GLASS/FENCE");
     bsp.texdata.push(TexData {
         reflectivity: [0.5; 3],
@@ -650,53 +643,9 @@ fn floor_under_fence() -> Bsp {
         flags: 0,
         texdata: 1,
     });
-    // Box 96..160 × 96..160 × 48..64: outward planes.
-    let first_plane = bsp.planes.len() as u32;
-    for (normal, dist) in [
-        ([1.0, 0.0, 0.0], 160.0),
-        ([-1.0, 0.0, 0.0], -96.0),
-        ([0.0, 1.0, 0.0], 160.0),
-        ([0.0, -1.0, 0.0], -96.0),
-        ([0.0, 0.0, 1.0], 64.0),
-        ([0.0, 0.0, -1.0], -48.0),
-    ] {
-        bsp.planes.push(Plane {
-            normal,
-            dist,
-            kind: 0,
-        });
+    for side in &mut bsp.brush_sides {
+        side.texinfo = 1;
     }
-    for i in 0..6 {
-        bsp.brush_sides.push(BrushSide {
-            plane: first_plane + i,
-            texinfo: 1,
-            dispinfo: -1,
-            ..BrushSide::default()
-        });
-    }
-    bsp.brushes.push(Brush {
-        first_side: 0,
-        num_sides: 6,
-        contents: 1,
-    });
-    bsp.leaf_brushes = vec![0];
-    bsp.leafs = vec![
-        Leaf {
-            cluster: -1,
-            first_leaf_brush: 0,
-            num_leaf_brushes: 1,
-            ..Leaf::default()
-        },
-        Leaf {
-            cluster: -1,
-            ..Leaf::default()
-        },
-    ];
-    bsp.nodes = vec![Node {
-        plane: 0,
-        children: [-1, -2],
-        ..Node::default()
-    }];
     bsp
 }
 
