@@ -525,6 +525,34 @@ impl Bsp {
         (self.texdata_string_table.len() - 1) as i32
     }
 
+    /// A face's vertex positions in winding (surfedge) order: `None` when an edge, surfedge or
+    /// vertex index is out of range.
+    pub fn face_vertices(&self, face: &crate::Face) -> Option<Vec<[f32; 3]>> {
+        let first = usize::try_from(face.first_edge).ok()?;
+        let count = usize::try_from(face.num_edges).ok()?;
+        let surfedges = self.surfedges.get(first..first.checked_add(count)?)?;
+        surfedges
+            .iter()
+            .map(|&se| {
+                let edge = self.edges.get(se.unsigned_abs() as usize)?;
+                let v = if se >= 0 { edge.0[0] } else { edge.0[1] };
+                self.vertexes.get(v as usize).copied()
+            })
+            .collect()
+    }
+
+    /// The face indices of brush model `model`, clipped to the `face_count` faces there are
+    /// (empty for a negative or out-of-range model).
+    pub fn model_face_range(&self, model: usize, face_count: usize) -> std::ops::Range<usize> {
+        let Some(m) = self.models.get(model) else {
+            return 0..0;
+        };
+        match (usize::try_from(m.first_face), usize::try_from(m.num_faces)) {
+            (Ok(first), Ok(n)) => first.min(face_count)..first.saturating_add(n).min(face_count),
+            _ => 0..0,
+        }
+    }
+
     /// The lightmap samples of face `index` (LDR or HDR lump, HDR faces for HDR when present).
     pub fn face_lighting(&self, index: usize, hdr: bool) -> Option<crate::lighting::FaceLighting> {
         let faces = if hdr && !self.faces_hdr.is_empty() {

@@ -174,15 +174,8 @@ pub fn face_quad(bsp: &Bsp, face: usize) -> Option<[Vec3; 4]> {
     if f.num_edges != 4 {
         return None;
     }
-    let first = usize::try_from(f.first_edge).ok()?;
-    let mut out = [Vec3::ZERO; 4];
-    for (k, p) in out.iter_mut().enumerate() {
-        let se = *bsp.surfedges.get(first + k)?;
-        let e = bsp.edges.get(se.unsigned_abs() as usize)?;
-        let v = if se >= 0 { e.0[0] } else { e.0[1] };
-        *p = Vec3::from(*bsp.vertexes.get(v as usize)?);
-    }
-    Some(out)
+    let v = bsp.face_vertices(f)?;
+    Some([v[0], v[1], v[2], v[3]].map(Vec3::from))
 }
 
 /// Every displacement of a BSP rebuilt from its lumps (base face from `map_face`, start

@@ -124,34 +124,14 @@ pub fn face_triangle_count(bsp: &Bsp, face: usize) -> usize {
 
 /// The face's polygon vertices, in winding order (`None` if an index is out of range).
 pub fn face_polygon(bsp: &Bsp, f: &srcmap_bsp::Face) -> Option<Vec<Vec3>> {
-    let first = usize::try_from(f.first_edge).ok()?;
-    let n = usize::try_from(f.num_edges).ok()?;
-    if first.checked_add(n)? > bsp.surfedges.len() {
-        return None;
-    }
-    let mut out = Vec::with_capacity(n);
-    for k in 0..n {
-        let se = *bsp.surfedges.get(first + k)?;
-        let e = bsp.edges.get(se.unsigned_abs() as usize)?;
-        let v = if se >= 0 { e.0[0] } else { e.0[1] };
-        out.push(Vec3::from(*bsp.vertexes.get(v as usize)?));
-    }
-    Some(out)
+    Some(bsp.face_vertices(f)?.into_iter().map(Vec3::from).collect())
 }
 
 /// The faces of each model: `(model, face index)`, world first, faces out of range dropped.
 fn model_faces(bsp: &Bsp) -> Vec<(usize, usize)> {
     let mut out = Vec::new();
-    for (m, model) in bsp.models.iter().enumerate() {
-        let (Ok(first), Ok(n)) = (
-            usize::try_from(model.first_face),
-            usize::try_from(model.num_faces),
-        ) else {
-            continue;
-        };
-        for f in first..first.saturating_add(n).min(faces_of(bsp).len()) {
-            out.push((m, f));
-        }
+    for m in 0..bsp.models.len() {
+        out.extend(bsp.model_face_range(m, faces_of(bsp).len()).map(|f| (m, f)));
     }
     out
 }

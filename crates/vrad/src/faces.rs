@@ -67,16 +67,7 @@ impl FaceGeom {
 
 /// Vertex positions of a face (surfedge order), `None` when an index is out of range.
 pub fn face_points(bsp: &Bsp, face: &Face) -> Option<Vec<Vec3>> {
-    let first = usize::try_from(face.first_edge).ok()?;
-    let count = usize::try_from(face.num_edges).ok()?;
-    let mut pts = Vec::with_capacity(count);
-    for i in first..first.checked_add(count)? {
-        let se = *bsp.surfedges.get(i)?;
-        let edge = bsp.edges.get(se.unsigned_abs() as usize)?;
-        let v = if se >= 0 { edge.0[0] } else { edge.0[1] };
-        pts.push(Vec3::from(*bsp.vertexes.get(v as usize)?));
-    }
-    Some(pts)
+    Some(bsp.face_vertices(face)?.into_iter().map(Vec3::from).collect())
 }
 
 /// The brush model an entity uses (`model` = `*N`).
@@ -104,14 +95,8 @@ pub fn model_origins(bsp: &Bsp) -> Vec<Vec3> {
 /// For each face, the model it belongs to (faces outside every model: model 0).
 pub fn face_models(bsp: &Bsp) -> Vec<usize> {
     let mut out = vec![0usize; bsp.faces.len()];
-    for (m, model) in bsp.models.iter().enumerate() {
-        let (Ok(first), Ok(n)) = (
-            usize::try_from(model.first_face),
-            usize::try_from(model.num_faces),
-        ) else {
-            continue;
-        };
-        for f in first..(first + n).min(out.len()) {
+    for m in 0..bsp.models.len() {
+        for f in bsp.model_face_range(m, out.len()) {
             out[f] = m;
         }
     }
