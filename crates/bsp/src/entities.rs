@@ -16,6 +16,10 @@ impl Entity {
     pub fn get(&self, key: &str) -> Option<&str> {
         self.pairs.iter().find(|(k, _)| k == key).map(|(_, v)| v.as_str())
     }
+    /// The brush model this entity uses: `model` of the form `*N`.
+    pub fn brush_model(&self) -> Option<usize> {
+        self.get("model")?.strip_prefix('*')?.parse().ok()
+    }
     pub fn classname(&self) -> Option<&str> {
         self.get("classname")
     }

@@ -234,9 +234,7 @@ pub fn to_glb(bsp: &Bsp, mesh: &MapMesh, options: &ExportOptions<'_>) -> Result<
         let model = if class == "worldspawn" {
             Some(0)
         } else {
-            e.get("model")
-                .and_then(|m| m.strip_prefix('*'))
-                .and_then(|m| m.parse::<usize>().ok())
+            e.brush_model()
         };
         if let Some(m) = model.filter(|&m| m < bsp.models.len())
             && let Some(mesh_index) = model_mesh[m]

@@ -73,11 +73,7 @@ fn model_placements(bsp: &Bsp) -> Vec<(glam::Mat3, Vec3)> {
     use crate::gltf::{angles_rotation, parse_vec3};
     let mut out = vec![(glam::Mat3::IDENTITY, Vec3::ZERO); bsp.models.len()];
     for e in &bsp.entities {
-        let Some(m) = e
-            .get("model")
-            .and_then(|m| m.strip_prefix('*'))
-            .and_then(|m| m.parse::<usize>().ok())
-        else {
+        let Some(m) = e.brush_model() else {
             continue;
         };
         if m == 0 || m >= out.len() {

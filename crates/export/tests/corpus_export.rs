@@ -363,11 +363,7 @@ fn brush_models_are_placed_at_their_entities_origins() {
     for (path, bsp) in &maps {
         let mesh = MapMesh::build(bsp, false);
         for e in &bsp.entities {
-            let Some(m) = e
-                .get("model")
-                .and_then(|m| m.strip_prefix('*'))
-                .and_then(|m| m.parse::<usize>().ok())
-            else {
+            let Some(m) = e.brush_model() else {
                 continue;
             };
             let angles = e

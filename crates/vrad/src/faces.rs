@@ -3,7 +3,7 @@
 
 use glam::{DMat3, DVec3, Vec2, Vec3};
 use srcmap_bsp::flags::SurfaceFlags;
-use srcmap_bsp::{Bsp, Entity, Face};
+use srcmap_bsp::{Bsp, Face};
 use srcmap_kv::values;
 
 /// Texinfo flags that mean "no lightmap" (VRAD's `TEX_SPECIAL`).
@@ -70,19 +70,11 @@ pub fn face_points(bsp: &Bsp, face: &Face) -> Option<Vec<Vec3>> {
     Some(bsp.face_vertices(face)?.into_iter().map(Vec3::from).collect())
 }
 
-/// The brush model an entity uses (`model` = `*N`).
-pub fn brush_model_index(entity: &Entity) -> Option<usize> {
-    entity
-        .get("model")
-        .and_then(|m| m.strip_prefix('*'))
-        .and_then(|n| n.parse::<usize>().ok())
-}
-
 /// Origin of each brush model from the entity whose `model` is `*N`.
 pub fn model_origins(bsp: &Bsp) -> Vec<Vec3> {
     let mut origins = vec![Vec3::ZERO; bsp.models.len()];
     for e in &bsp.entities {
-        let Some(m) = brush_model_index(e) else {
+        let Some(m) = e.brush_model() else {
             continue;
         };
         if let (Some(slot), Some(o)) = (origins.get_mut(m), e.get("origin").and_then(values::vector)) {

@@ -195,7 +195,7 @@ pub fn occluders_with(
         if !e.get("vrad_brush_cast_shadows").is_some_and(values::boolean) {
             continue;
         }
-        let Some(m) = crate::faces::brush_model_index(e) else {
+        let Some(m) = e.brush_model() else {
             continue;
         };
         let Some(model) = bsp.models.get(m) else { continue };
