@@ -17,7 +17,7 @@ pub mod kv_save;
 pub mod vmt;
 pub mod vpk;
 pub mod vtf;
-pub mod vtf_alpha;
+pub mod vtf_decode;
 
 pub use gameinfo::{GameDir, SearchPath};
 pub use kv::{KvNode, KvValue};
@@ -33,6 +33,13 @@ pub enum ContentError {
     Io { path: String, source: std::io::Error },
     #[error("{path}: byte {offset}: {message}")]
     Format {
+        path: String,
+        offset: u64,
+        message: String,
+    },
+    /// Well-formed as far as read, in a format or version not decoded here.
+    #[error("{path}: byte {offset}: {message} (not supported)")]
+    Unsupported {
         path: String,
         offset: u64,
         message: String,

@@ -140,9 +140,9 @@ mod tests {
     }
 }
 
-/// Valve's image formats: bytes per pixel, or 4×4 blocks (DXT, sized by [`black_block`]),
-/// and the alpha flag a texture of the format carries.
-fn format_layout(format: i32) -> Option<(Layout, u32)> {
+/// Valve's image formats (`IMAGE_FORMAT_*`): bytes per pixel or per 4×4 block (DXT), and the
+/// alpha flag a texture of the format carries.
+pub(crate) fn format_layout(format: i32) -> Option<(Layout, u32)> {
     use Layout::{Block, Pixel};
     const NONE: u32 = 0;
     const ONE: u32 = TEXTUREFLAGS_ONEBITALPHA;
@@ -159,17 +159,30 @@ fn format_layout(format: i32) -> Option<(Layout, u32)> {
         19 => (Pixel(2), EIGHT),              // BGRA4444
         21 => (Pixel(2), ONE),                // BGRA5551
         24 | 25 => (Pixel(8), EIGHT),         // RGBA16161616F, RGBA16161616
-        13 => (Block, NONE),                  // DXT1
-        20 => (Block, ONE),                   // DXT1 with one-bit alpha
-        14 | 15 => (Block, EIGHT),            // DXT3, DXT5
+        13 => (Block(8), NONE),               // DXT1
+        20 => (Block(8), ONE),                // DXT1 with one-bit alpha
+        14 | 15 => (Block(16), EIGHT),        // DXT3, DXT5
         _ => return None,
     })
 }
 
 #[derive(Clone, Copy)]
-enum Layout {
+pub(crate) enum Layout {
     Pixel(usize),
-    Block,
+    Block(usize),
+}
+
+impl Layout {
+    /// Bytes of one `width`×`height` image (saturating: hostile sizes fail bounds checks).
+    pub(crate) fn bytes(self, width: usize, height: usize) -> usize {
+        match self {
+            Layout::Pixel(bytes) => width.saturating_mul(height).saturating_mul(bytes),
+            Layout::Block(bytes) => width
+                .div_ceil(4)
+                .saturating_mul(height.div_ceil(4))
+                .saturating_mul(bytes),
+        }
+    }
 }
 
 /// One 4×4 block of black as Valve's DXT compressor writes it (seen in its default cubemaps:
@@ -239,7 +252,7 @@ pub fn default_cubemap(format: i32, flags: u32, frames: u16) -> Option<Vec<u8>> 
         let side = (DEFAULT_CUBEMAP_SIZE >> mip).max(1) as usize;
         let face = match layout {
             Layout::Pixel(bytes) => vec![0u8; side * side * bytes],
-            Layout::Block => black_block(format).repeat(side.div_ceil(4).pow(2)),
+            Layout::Block(_) => black_block(format).repeat(side.div_ceil(4).pow(2)),
         };
         for _ in 0..frames as usize * 7 {
             out.extend_from_slice(&face);

@@ -25,11 +25,5 @@ pub enum ExportError {
     #[error("glTF JSON: {0}")]
     Json(String),
     #[error(transparent)]
-    VtfHeader(#[from] srcmap_content::ContentError),
-    #[error("{path}: VTF at byte {offset}: {message}")]
-    Vtf {
-        path: String,
-        offset: usize,
-        message: String,
-    },
+    Vtf(#[from] srcmap_content::ContentError),
 }

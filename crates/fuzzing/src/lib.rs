@@ -206,7 +206,7 @@ pub fn content_vpk(data: &[u8]) {
     }
     let _ = srcmap_content::Vmt::parse(data, "fuzz.vmt").map(|v| v.compile_flags());
     let _ = srcmap_content::VtfHeader::parse(data, "fuzz.vtf");
-    let _ = srcmap_content::vtf_alpha::decode_alpha(data, "fuzz.vtf");
+    let _ = srcmap_content::vtf_decode::decode_alpha(data, "fuzz.vtf");
 }
 
 /// PRT1 portal files: a parsed file checks, writes back in Valve's form, and that text parses
@@ -328,8 +328,12 @@ pub fn export_glb(data: &[u8]) {
     }
 }
 
-/// VTF pixels: decoding ends in an image or an error.
+/// VTF pixels (the one decoder, `srcmap_content::vtf_decode`, and export's RGB of it):
+/// decoding ends in an image of the size it says or an error.
 pub fn export_vtf(data: &[u8]) {
+    if let Ok(img) = srcmap_content::vtf_decode::decode_rgba(data, "fuzz.vtf", 64) {
+        assert_eq!(img.pixels.len(), (img.width * img.height * 4) as usize);
+    }
     if let Ok(Some(img)) = srcmap_export::texture::decode_vtf(data, "fuzz.vtf", 64) {
         assert_eq!(img.pixels.len(), (img.width * img.height * 3) as usize);
     }

@@ -11,7 +11,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use glam::{Vec2, Vec3};
-use srcmap_content::vtf_alpha::AlphaImage;
+use srcmap_content::vtf_decode::AlphaImage;
 use srcmap_trace::{Hit, Scene, Tracer};
 
 /// A shadow triangle whose texture decides where it blocks light.

@@ -17,7 +17,7 @@ use std::sync::Arc;
 use glam::{Mat3, Vec2, Vec3};
 use srcmap_bsp::Bsp;
 use srcmap_bsp::gamelump::{StaticProp, StaticPropLayout};
-use srcmap_content::vtf_alpha::{AlphaImage, decode_alpha};
+use srcmap_content::vtf_decode::{AlphaImage, decode_alpha};
 use srcmap_model::ModelFiles;
 use srcmap_phys::PhyFile;
 
