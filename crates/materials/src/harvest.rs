@@ -440,6 +440,72 @@ pub fn surfaceprop_materials(bsp: &srcmap_bsp::Bsp) -> Vec<(String, String)> {
         .collect()
 }
 
+/// VPhysics' heaviest object (`VPHYSICS_MAX_MASS`, kg): vbsp caps a brush entity's mass at it.
+pub const VPHYSICS_MAX_MASS: f64 = 50_000.0;
+/// Cubic metres in a cubic inch.
+pub const CUBIC_METRES_PER_CUBIC_INCH: f64 = 0.0254 * 0.0254 * 0.0254;
+
+/// One brush entity's mass measured against its size, for a surface property: mass per cubic
+/// metre of its volume, and mass per (square inch of surface × cubic-inch-to-metre), Valve's
+/// measure for a shell material (density × thickness).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct MassSample {
+    pub per_volume: f64,
+    pub per_area: f64,
+}
+
+/// Each brush entity's surface property with its [`MassSample`], from a map Valve compiled.
+/// Valve's vbsp computes the mass from the summed volume of the entity's convexes, but writes
+/// the whole collision's volume, which also counts the outer hull of an entity of several
+/// convexes: only single-convex solids, and masses below the cap, measure the density. The
+/// surface area is Valve's `proplist` total: the model's faces plus the list's first entry (1)
+/// and, for a model without faces, the side standing in for them (2).
+pub fn surfaceprop_mass_samples(bsp: &srcmap_bsp::Bsp) -> Vec<(String, MassSample)> {
+    let Some(models) = bsp.phys_collide.as_ref().and_then(|pc| pc.read_models(0).ok()) else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for m in models.iter().filter(|m| m.model_index != 0) {
+        let [solid] = m.solids.as_slice() else {
+            continue;
+        };
+        if solid.surface().is_none_or(|s| s.ledges.len() != 1) {
+            continue;
+        }
+        let Some(model) = bsp.models.get(m.model_index as usize) else {
+            continue;
+        };
+        let Some(block) = m.key_data.solids().next() else {
+            continue;
+        };
+        let number = |k: &str| block.get(k).and_then(|v| v.trim().parse::<f64>().ok());
+        let (Some(prop), Some(mass), Some(volume)) =
+            (block.get("surfaceprop"), number("mass"), number("volume"))
+        else {
+            continue;
+        };
+        if mass >= VPHYSICS_MAX_MASS * 0.9999 || volume <= 0.0 {
+            continue;
+        }
+        let faces: f64 = bsp
+            .faces
+            .iter()
+            .skip(model.first_face.max(0) as usize)
+            .take(model.num_faces.max(0) as usize)
+            .map(|f| f.area as f64)
+            .sum();
+        let area = 1.0 + faces + if model.num_faces <= 0 { 2.0 } else { 0.0 };
+        out.push((
+            prop.to_ascii_lowercase(),
+            MassSample {
+                per_volume: mass / (volume * CUBIC_METRES_PER_CUBIC_INCH),
+                per_area: mass / (area * CUBIC_METRES_PER_CUBIC_INCH),
+            },
+        ));
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -25,10 +25,11 @@ use std::collections::HashSet;
 use std::sync::Mutex;
 
 pub use harvest::{
-    env_cubemap_materials, harvest_bsp, surfaceprop_materials, unpatched_name, vmt_text_uses_env_cubemap,
+    CUBIC_METRES_PER_CUBIC_INCH, MassSample, VPHYSICS_MAX_MASS, env_cubemap_materials, harvest_bsp,
+    surfaceprop_mass_samples, surfaceprop_materials, unpatched_name, vmt_text_uses_env_cubemap,
     water_bottom_materials, wvt_patch_materials,
 };
-pub use table::{Conflict, ConflictValue, MaterialTable, MaterialsError, TableEntry};
+pub use table::{Conflict, ConflictValue, MaterialTable, MaterialsError, SurfaceMass, TableEntry};
 
 use flags::*;
 
@@ -428,6 +429,12 @@ impl Resolver {
         }
         let (_, table) = self.table.as_ref()?;
         table.surfaceprop(&key).map(str::to_owned)
+    }
+
+    /// How a surface property weighs (learned by the material table from Valve's maps);
+    /// `None` when unknown or its maps disagree, where Valve's default density applies.
+    pub fn surface_mass(&self, prop: &str) -> Option<SurfaceMass> {
+        self.table.as_ref()?.1.surface_mass(prop)
     }
 
     pub fn resolve(&self, name: &str) -> Resolved {

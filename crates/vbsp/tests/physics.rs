@@ -55,7 +55,7 @@ fn rebuilt_physcollide_matches_valves_models_and_pieces() {
         {
             continue;
         }
-        let built = srcmap_vbsp::physics::build(&bsp, &|_| None);
+        let built = srcmap_vbsp::physics::build(&bsp, &|_| None, &|_| None);
         let ours = built
             .collide
             .read_models(0)
