@@ -447,11 +447,12 @@ pub const CUBIC_METRES_PER_CUBIC_INCH: f64 = 0.0254 * 0.0254 * 0.0254;
 
 /// One brush entity's mass measured against its size, for a surface property: mass per cubic
 /// metre of its volume, and mass per (square inch of surface × cubic-inch-to-metre), Valve's
-/// measure for a shell material (density × thickness).
+/// measure for a shell material (density × thickness). Single precision, as Valve's floats
+/// (and so that the table's JSON reads back exactly).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct MassSample {
-    pub per_volume: f64,
-    pub per_area: f64,
+    pub per_volume: f32,
+    pub per_area: f32,
 }
 
 /// Each brush entity's surface property with its [`MassSample`], from a map Valve compiled.
@@ -498,8 +499,8 @@ pub fn surfaceprop_mass_samples(bsp: &srcmap_bsp::Bsp) -> Vec<(String, MassSampl
         out.push((
             prop.to_ascii_lowercase(),
             MassSample {
-                per_volume: mass / (volume * CUBIC_METRES_PER_CUBIC_INCH),
-                per_area: mass / (area * CUBIC_METRES_PER_CUBIC_INCH),
+                per_volume: (mass / (volume * CUBIC_METRES_PER_CUBIC_INCH)) as f32,
+                per_area: (mass / (area * CUBIC_METRES_PER_CUBIC_INCH)) as f32,
             },
         ));
     }

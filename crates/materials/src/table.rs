@@ -91,9 +91,9 @@ fn agreed_mass(samples: &[crate::MassSample]) -> Option<SurfaceMass> {
             .all(|v| (v - median).abs() <= MASS_AGREEMENT * median.abs())
             .then_some(median)
     };
-    agreed(samples.iter().map(|s| s.per_volume).collect())
+    agreed(samples.iter().map(|s| f64::from(s.per_volume)).collect())
         .map(SurfaceMass::Density)
-        .or_else(|| agreed(samples.iter().map(|s| s.per_area).collect()).map(SurfaceMass::Shell))
+        .or_else(|| agreed(samples.iter().map(|s| f64::from(s.per_area)).collect()).map(SurfaceMass::Shell))
 }
 
 /// Why a material table cannot be read.
@@ -151,7 +151,7 @@ struct File {
     skies: BTreeMap<String, crate::SkyCubemap>,
     /// Surface property → `[per_volume, per_area]` per brush entity measured.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
-    surfaceprop_mass: BTreeMap<String, Vec<[f64; 2]>>,
+    surfaceprop_mass: BTreeMap<String, Vec<[f32; 2]>>,
     #[serde(default)]
     conflicts: Vec<Conflict>,
 }
