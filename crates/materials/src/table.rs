@@ -544,8 +544,10 @@ impl MaterialTable {
                 .surfaceprop_mass
                 .into_iter()
                 .map(|(k, v)| {
+                    // A number out of f32's range reads as infinite: not a measurement.
                     let samples = v
                         .into_iter()
+                        .filter(|s| s.iter().all(|x| x.is_finite()))
                         .map(|[per_volume, per_area]| crate::MassSample { per_volume, per_area })
                         .collect();
                     (k.to_ascii_lowercase(), samples)
