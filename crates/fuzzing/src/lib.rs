@@ -256,6 +256,17 @@ pub fn material_table(data: &[u8]) {
     assert_eq!(again.to_json(), json);
 }
 
+/// The game's surface properties (manifest and property files, through the KeyValues reader):
+/// any input gives the weights or an error.
+pub fn surface_properties(data: &[u8]) {
+    let _ = srcmap_materials::surfaceprops::manifest_files(Some(data));
+    if let Ok(masses) = srcmap_materials::surfaceprops::surface_masses(&[data]) {
+        for mass in masses.values() {
+            let _ = format!("{mass:?}");
+        }
+    }
+}
+
 /// The MDL reader and what callers ask of it: any input gives a value or an error.
 pub fn model_mdl(data: &[u8]) {
     if let Ok(mdl) = srcmap_model::Mdl::parse(data) {

@@ -298,9 +298,17 @@ pub fn unpatched_name(name: &str) -> String {
 /// The surface property each material had in a map Valve compiled, read from its physics
 /// collision: the world's triangles name a slot of its material table and lie on a side of
 /// their brush (the side facing most their way, as vbsp chose it); a brush entity whose faces
-/// all use one material names that material's property. Each material's most frequent.
+/// all use one material names that material's property, one without faces its first brush
+/// side's, one of several materials (weakly) each's. Each material's best voted.
 pub fn surfaceprop_materials(bsp: &srcmap_bsp::Bsp) -> Vec<(String, String)> {
-    let mut votes: BTreeMap<String, HashMap<String, u32>> = BTreeMap::new();
+    let mut votes: BTreeMap<String, HashMap<String, f64>> = BTreeMap::new();
+    fn vote(votes: &mut BTreeMap<String, HashMap<String, f64>>, material: String, prop: &str, weight: f64) {
+        *votes
+            .entry(material)
+            .or_default()
+            .entry(prop.to_string())
+            .or_default() += weight;
+    }
     let Some(models) = bsp.phys_collide.as_ref().and_then(|pc| pc.read_models(0).ok()) else {
         return Vec::new();
     };
@@ -359,11 +367,7 @@ pub fn surfaceprop_materials(bsp: &srcmap_bsp::Bsp) -> Vec<(String, String)> {
                             })
                             .max_by(|x, y| x.0.total_cmp(&y.0));
                         if let Some(name) = side.and_then(|(_, s)| name_of_texinfo(s.texinfo)) {
-                            *votes
-                                .entry(name)
-                                .or_default()
-                                .entry(prop.to_string())
-                                .or_default() += 1;
+                            vote(&mut votes, name, prop, 1.0);
                         }
                     }
                 }
@@ -372,21 +376,56 @@ pub fn surfaceprop_materials(bsp: &srcmap_bsp::Bsp) -> Vec<(String, String)> {
             bsp.models.get(m.model_index as usize),
             m.key_data.solids().next().and_then(|b| b.get("surfaceprop")),
         ) {
-            let names: Vec<String> = bsp
+            let mut area: Vec<(String, f64)> = Vec::new();
+            for f in bsp
                 .faces
                 .iter()
                 .skip(model.first_face.max(0) as usize)
                 .take(model.num_faces.max(0) as usize)
-                .filter_map(|f| name_of_texinfo(f.texinfo))
-                .collect();
-            if let Some(first) = names.first()
-                && names.iter().all(|n| n == first)
             {
-                *votes
-                    .entry(first.clone())
-                    .or_default()
-                    .entry(prop.to_string())
-                    .or_default() += 1;
+                let Some(name) = name_of_texinfo(f.texinfo) else {
+                    continue;
+                };
+                match area.iter_mut().find(|(n, _)| *n == name) {
+                    Some(e) => e.1 += f.area as f64,
+                    None => area.push((name, f.area as f64)),
+                }
+            }
+            match area.as_slice() {
+                // No faces: Valve takes the first side of the model's first brush (the lowest
+                // brush index among its convexes).
+                [] => {
+                    let first_side = m
+                        .solids
+                        .iter()
+                        .filter_map(|s| s.surface())
+                        .flat_map(|s| s.ledges.iter().map(|l| l.client_data))
+                        .filter_map(|b| usize::try_from(b).ok())
+                        .min()
+                        .and_then(|b| bsp.brushes.get(b))
+                        .and_then(|brush| {
+                            bsp.brush_sides
+                                .iter()
+                                .skip(brush.first_side.max(0) as usize)
+                                .take(brush.num_sides.max(0) as usize)
+                                .find(|s| s.bevel & 0xff == 0)
+                        });
+                    if let Some(name) = first_side.and_then(|s| name_of_texinfo(s.texinfo)) {
+                        vote(&mut votes, name, prop, 1.0);
+                    }
+                }
+                [(name, _)] => vote(&mut votes, name.clone(), prop, 1.0),
+                // Several materials: the named property is that of the materials with the
+                // largest summed area, so each is only a guess, weighed by its area share
+                // (below any single-material evidence). `default` also stands for materials
+                // naming none, so it teaches nothing here.
+                several if prop != "default" => {
+                    let total: f64 = several.iter().map(|e| e.1).sum();
+                    for (name, a) in several {
+                        vote(&mut votes, name.clone(), prop, 0.5 * a / total.max(1e-9));
+                    }
+                }
+                _ => {}
             }
         }
     }
@@ -395,10 +434,77 @@ pub fn surfaceprop_materials(bsp: &srcmap_bsp::Bsp) -> Vec<(String, String)> {
         .filter_map(|(name, v)| {
             let best = v
                 .into_iter()
-                .max_by(|a, b| a.1.cmp(&b.1).then_with(|| b.0.cmp(&a.0)))?;
+                .max_by(|a, b| a.1.total_cmp(&b.1).then_with(|| b.0.cmp(&a.0)))?;
             Some((name, best.0))
         })
         .collect()
+}
+
+/// VPhysics' heaviest object (`VPHYSICS_MAX_MASS`, kg): vbsp caps a brush entity's mass at it.
+pub const VPHYSICS_MAX_MASS: f64 = 50_000.0;
+/// Cubic metres in a cubic inch.
+pub const CUBIC_METRES_PER_CUBIC_INCH: f64 = 0.0254 * 0.0254 * 0.0254;
+
+/// One brush entity's mass measured against its size, for a surface property: mass per cubic
+/// metre of its volume, and mass per (square inch of surface × cubic-inch-to-metre), Valve's
+/// measure for a shell material (density × thickness). Single precision, as Valve's floats
+/// (and so that the table's JSON reads back exactly).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct MassSample {
+    pub per_volume: f32,
+    pub per_area: f32,
+}
+
+/// Each brush entity's surface property with its [`MassSample`], from a map Valve compiled.
+/// Valve's vbsp computes the mass from the summed volume of the entity's convexes, but writes
+/// the whole collision's volume, which also counts the outer hull of an entity of several
+/// convexes: only single-convex solids, and masses below the cap, measure the density. The
+/// surface area is Valve's `proplist` total: the model's faces plus the list's first entry (1)
+/// and, for a model without faces, the side standing in for them (2).
+pub fn surfaceprop_mass_samples(bsp: &srcmap_bsp::Bsp) -> Vec<(String, MassSample)> {
+    let Some(models) = bsp.phys_collide.as_ref().and_then(|pc| pc.read_models(0).ok()) else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for m in models.iter().filter(|m| m.model_index != 0) {
+        let [solid] = m.solids.as_slice() else {
+            continue;
+        };
+        if solid.surface().is_none_or(|s| s.ledges.len() != 1) {
+            continue;
+        }
+        let Some(model) = bsp.models.get(m.model_index as usize) else {
+            continue;
+        };
+        let Some(block) = m.key_data.solids().next() else {
+            continue;
+        };
+        let number = |k: &str| block.get(k).and_then(|v| v.trim().parse::<f64>().ok());
+        let (Some(prop), Some(mass), Some(volume)) =
+            (block.get("surfaceprop"), number("mass"), number("volume"))
+        else {
+            continue;
+        };
+        if mass >= VPHYSICS_MAX_MASS * 0.9999 || volume <= 0.0 {
+            continue;
+        }
+        let faces: f64 = bsp
+            .faces
+            .iter()
+            .skip(model.first_face.max(0) as usize)
+            .take(model.num_faces.max(0) as usize)
+            .map(|f| f.area as f64)
+            .sum();
+        let area = 1.0 + faces + if model.num_faces <= 0 { 2.0 } else { 0.0 };
+        out.push((
+            prop.to_ascii_lowercase(),
+            MassSample {
+                per_volume: (mass / (volume * CUBIC_METRES_PER_CUBIC_INCH)) as f32,
+                per_area: (mass / (area * CUBIC_METRES_PER_CUBIC_INCH)) as f32,
+            },
+        ));
+    }
+    out
 }
 
 #[cfg(test)]

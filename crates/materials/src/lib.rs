@@ -16,6 +16,7 @@
 pub use srcmap_bsp::flags;
 mod harvest;
 pub mod sky;
+pub mod surfaceprops;
 mod table;
 mod wvt;
 
@@ -25,10 +26,11 @@ use std::collections::HashSet;
 use std::sync::Mutex;
 
 pub use harvest::{
-    env_cubemap_materials, harvest_bsp, surfaceprop_materials, unpatched_name, vmt_text_uses_env_cubemap,
+    CUBIC_METRES_PER_CUBIC_INCH, MassSample, VPHYSICS_MAX_MASS, env_cubemap_materials, harvest_bsp,
+    surfaceprop_mass_samples, surfaceprop_materials, unpatched_name, vmt_text_uses_env_cubemap,
     water_bottom_materials, wvt_patch_materials,
 };
-pub use table::{Conflict, ConflictValue, MaterialTable, MaterialsError, TableEntry};
+pub use table::{Conflict, ConflictValue, MaterialTable, MaterialsError, SurfaceMass, TableEntry};
 
 use flags::*;
 
@@ -257,6 +259,9 @@ pub struct Resolver {
     warnings: Mutex<Vec<String>>,
     /// The materials that fell through to the default, in the order first asked for.
     unknown: Mutex<Vec<String>>,
+    /// The game's surface properties' weights, read on first use (`None`: no game, or its
+    /// files could not be read, which is warned).
+    game_surface_masses: std::sync::OnceLock<Option<std::collections::BTreeMap<String, SurfaceMass>>>,
 }
 
 impl std::fmt::Debug for Resolver {
@@ -290,6 +295,7 @@ impl Resolver {
             warned: Mutex::new(HashSet::new()),
             warnings: Mutex::new(Vec::new()),
             unknown: Mutex::new(Vec::new()),
+            game_surface_masses: std::sync::OnceLock::new(),
         }
     }
 
@@ -428,6 +434,37 @@ impl Resolver {
         }
         let (_, table) = self.table.as_ref()?;
         table.surfaceprop(&key).map(str::to_owned)
+    }
+
+    /// How a surface property weighs: the game's `scripts/surfaceproperties*.txt`, else the
+    /// material table's (learned from Valve's maps); `None` when neither knows (or the maps
+    /// disagree), where Valve's default density applies.
+    pub fn surface_mass(&self, prop: &str) -> Option<SurfaceMass> {
+        let from_game = self.game_surface_masses.get_or_init(|| {
+            let game = self.game.as_ref()?;
+            let read = || -> Result<_, String> {
+                let manifest = game
+                    .read("scripts/surfaceproperties_manifest.txt")
+                    .map_err(|e| e.to_string())?;
+                let names = surfaceprops::manifest_files(manifest.as_deref()).map_err(|e| e.to_string())?;
+                let mut files = Vec::new();
+                for name in names {
+                    match game.read(&name).map_err(|e| e.to_string())? {
+                        Some(bytes) => files.push(bytes),
+                        None => return Err(format!("{name} is missing")),
+                    }
+                }
+                let slices: Vec<&[u8]> = files.iter().map(Vec::as_slice).collect();
+                surfaceprops::surface_masses(&slices).map_err(|e| e.to_string())
+            };
+            read()
+                .map_err(|why| self.warn(format!("surface properties: not from the game: {why}")))
+                .ok()
+        });
+        if let Some(mass) = from_game.as_ref().and_then(|m| m.get(&prop.to_ascii_lowercase())) {
+            return Some(*mass);
+        }
+        self.table.as_ref()?.1.surface_mass(prop)
     }
 
     pub fn resolve(&self, name: &str) -> Resolved {

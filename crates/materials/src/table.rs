@@ -61,7 +61,39 @@ pub struct MaterialTable {
     skies: BTreeMap<String, crate::SkyCubemap>,
     /// Surface properties (`$surfaceprop`) learned from maps' physics collision.
     surfaceprop: BTreeMap<String, String>,
+    /// Surface property (lower case) → what its brush entities in Valve's maps weighed
+    /// ([`crate::surfaceprop_mass_samples`]).
+    mass_samples: BTreeMap<String, Vec<crate::MassSample>>,
     pub conflicts: Vec<Conflict>,
+}
+
+/// How Valve's vbsp weighs a brush entity of a surface property.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum SurfaceMass {
+    /// Solid: kg per cubic metre of its volume.
+    Density(f64),
+    /// Hollow (a `thickness` in the game's surface properties): mass is the surface area (in²)
+    /// × this (density × thickness) × cubic inches to metres.
+    Shell(f64),
+}
+
+/// Samples of one property agree when each is within this fraction of their median.
+const MASS_AGREEMENT: f64 = 0.005;
+
+/// What the samples agree on: one density, else one shell measure, else nothing.
+fn agreed_mass(samples: &[crate::MassSample]) -> Option<SurfaceMass> {
+    let agreed = |values: Vec<f64>| {
+        let mut sorted = values;
+        sorted.sort_by(f64::total_cmp);
+        let median = *sorted.get(sorted.len() / 2)?;
+        sorted
+            .iter()
+            .all(|v| (v - median).abs() <= MASS_AGREEMENT * median.abs())
+            .then_some(median)
+    };
+    agreed(samples.iter().map(|s| f64::from(s.per_volume)).collect())
+        .map(SurfaceMass::Density)
+        .or_else(|| agreed(samples.iter().map(|s| f64::from(s.per_area)).collect()).map(SurfaceMass::Shell))
 }
 
 /// Why a material table cannot be read.
@@ -117,6 +149,9 @@ struct File {
     materials: BTreeMap<String, FileEntry>,
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     skies: BTreeMap<String, crate::SkyCubemap>,
+    /// Surface property → `[per_volume, per_area]` per brush entity measured.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    surfaceprop_mass: BTreeMap<String, Vec<[f32; 2]>>,
     #[serde(default)]
     conflicts: Vec<Conflict>,
 }
@@ -266,6 +301,11 @@ impl MaterialTable {
             .map(String::as_str)
     }
 
+    /// How a surface property weighs, where every map that shows it agrees.
+    pub fn surface_mass(&self, prop: &str) -> Option<SurfaceMass> {
+        agreed_mass(self.mass_samples.get(&prop.to_ascii_lowercase())?)
+    }
+
     /// Records the surface properties a compiled map's physics collision shows
     /// ([`crate::surfaceprop_materials`]); the first map to name a material's wins. Only
     /// materials the table holds are recorded (their entry carries them in the file).
@@ -274,6 +314,9 @@ impl MaterialTable {
             if self.entries.contains_key(&material) {
                 self.surfaceprop.entry(material).or_insert(prop);
             }
+        }
+        for (prop, sample) in crate::surfaceprop_mass_samples(bsp) {
+            self.mass_samples.entry(prop).or_default().push(sample);
         }
     }
 
@@ -416,6 +459,11 @@ impl MaterialTable {
                 })
                 .collect(),
             skies: self.skies.clone(),
+            surfaceprop_mass: self
+                .mass_samples
+                .iter()
+                .map(|(k, v)| (k.clone(), v.iter().map(|s| [s.per_volume, s.per_area]).collect()))
+                .collect(),
             conflicts: self.conflicts.clone(),
         };
         let mut s = serde_json::to_string_pretty(&file).unwrap_or_default();
@@ -492,6 +540,19 @@ impl MaterialTable {
             detail_type,
             skies: file.skies,
             surfaceprop,
+            mass_samples: file
+                .surfaceprop_mass
+                .into_iter()
+                .map(|(k, v)| {
+                    // A number out of f32's range reads as infinite: not a measurement.
+                    let samples = v
+                        .into_iter()
+                        .filter(|s| s.iter().all(|x| x.is_finite()))
+                        .map(|[per_volume, per_area]| crate::MassSample { per_volume, per_area })
+                        .collect();
+                    (k.to_ascii_lowercase(), samples)
+                })
+                .collect(),
             conflicts: file.conflicts,
         })
     }

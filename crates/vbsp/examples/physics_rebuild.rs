@@ -10,7 +10,7 @@ fn main() {
     let data = std::fs::read(input).expect("read the input");
     let mut bsp = srcmap_bsp::Bsp::parse(&data).expect("a BSP");
     let start = std::time::Instant::now();
-    let built = srcmap_vbsp::physics::build(&bsp, &|_| None);
+    let built = srcmap_vbsp::physics::build(&bsp, &|_| None, &|_| None);
     eprintln!(
         "{input}: physcollide built in {:.3} s",
         start.elapsed().as_secs_f64()

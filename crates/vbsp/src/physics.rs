@@ -17,14 +17,21 @@
 //!
 //! Displacement collision (physdisp) is built by [`crate::phys_disp`].
 //!
-//! Not done (reported, not faked): power-4 displacements' polysoup solids, the outer hull Valve adds for brush entities of several brushes, shell
-//! materials' area-based mass, and densities other than the default (2000 kg/m³).
+//! Brush entities weigh as Valve's vbsp weighs them: the surface property's density times the
+//! convexes' volume, or for a shell material its density × thickness times the surface area;
+//! both learned by the material table from Valve's maps, VPhysics' default density otherwise.
+//!
+//! Not done (reported, not faked): power-4 displacements' polysoup solids, the outer hull
+//! Valve adds for brush entities of several brushes (so their key data's volume is the
+//! convexes' sum, not Valve's whole-collision volume), and the game's own
+//! `surfaceproperties*.txt` densities with `-game`.
 
 use std::collections::HashMap;
 
 use srcmap_bsp::{Bsp, PhysCollide, PhysModel, flags::Contents};
 use srcmap_geom::DVec3;
 use srcmap_geom::{Plane, Winding};
+use srcmap_materials::{CUBIC_METRES_PER_CUBIC_INCH, SurfaceMass, VPHYSICS_MAX_MASS};
 use srcmap_phys::surface::{NODE_SIZE, RECORD_SIZE, SURFACE_HEADER_SIZE};
 use srcmap_phys::{
     CollideHeader, CompactSurface, Edge, Ledge, LedgeTreeNode, PointRun, Solid, SolidBody, SurfaceHeader,
@@ -37,10 +44,9 @@ const SHRINK: f64 = 0.5;
 const MERGE: f64 = 0.01;
 /// `METERS_PER_INCH`.
 const METERS_PER_INCH: f64 = 0.0254;
-/// VPhysics' default density (kg/m³), that of the `default` surface property.
+/// VPhysics' default density (kg/m³), that of the `default` surface property, for surface
+/// properties whose weight is unknown.
 const DEFAULT_DENSITY: f64 = 2000.0;
-/// Valve clamps a brush entity's mass to this.
-const MAX_MASS: f64 = 100_000.0;
 /// `TEXINFO_NODE`.
 const NO_TEXINFO: i32 = -1;
 
@@ -68,8 +74,13 @@ struct ConvexMesh {
 }
 
 /// Builds physcollide for every model of `bsp`. `surfaceprop` names a material's surface
-/// property (`None`: the material is unknown, `default` is used as Valve does).
-pub fn build(bsp: &Bsp, surfaceprop: &dyn Fn(&str) -> Option<String>) -> PhysicsBuild {
+/// property (`None`: the material is unknown, `default` is used as Valve does);
+/// `surface_mass` tells how a surface property weighs (`None`: VPhysics' default density).
+pub fn build(
+    bsp: &Bsp,
+    surfaceprop: &dyn Fn(&str) -> Option<String>,
+    surface_mass: &dyn Fn(&str) -> Option<SurfaceMass>,
+) -> PhysicsBuild {
     let mut out = PhysicsBuild::default();
     let mut world_props: Vec<String> = Vec::new();
     for mi in 0..bsp.models.len() {
@@ -157,8 +168,14 @@ pub fn build(bsp: &Bsp, surfaceprop: &dyn Fn(&str) -> Option<String>) -> Physics
                 continue;
             }
             let (s, volume) = solid(&meshes);
-            let prop = model_surfaceprop(bsp, mi, &meshes, surfaceprop);
-            let mass = (volume * METERS_PER_INCH.powi(3) * DEFAULT_DENSITY).min(MAX_MASS);
+            let (prop, area) = model_surfaceprop(bsp, mi, &brushes, surfaceprop);
+            // Valve's: a shell material by its surface, else by the convexes' volume.
+            let mass = match surface_mass(&prop) {
+                Some(SurfaceMass::Shell(density_thickness)) => area * density_thickness,
+                Some(SurfaceMass::Density(density)) => volume * density,
+                None => volume * DEFAULT_DENSITY,
+            } * CUBIC_METRES_PER_CUBIC_INCH;
+            let mass = mass.min(VPHYSICS_MAX_MASS);
             key.push_str(&format!(
                 "solid {{\n\"index\" \"0\"\n\"mass\" \"{:.6}\"\n\"surfaceprop\" \"{prop}\"\n",
                 mass as f32
@@ -433,7 +450,7 @@ fn inertia_to_ivp(i: DVec3) -> [f32; 3] {
 }
 
 /// Per triangle of a world brush: the material-table slot of the side facing most its way
-/// (Valve's `FindBrushSide`, `RemapWorldMaterial`).
+/// (Valve's `FindBrushSide`, `RemapWorldMaterial`); 0 for clip brushes.
 fn world_materials(
     bsp: &Bsp,
     m: &ConvexMesh,
@@ -441,6 +458,9 @@ fn world_materials(
     props: &mut Vec<String>,
 ) -> Vec<u8> {
     let brush = &bsp.brushes[m.brush];
+    // Valve's vbsp sets every side of a world clip brush to no texinfo (`TEXINFO_NODE`) as it
+    // loads the map, so their triangles carry no material.
+    let clip = brush.contents as u32 & (Contents::PLAYERCLIP.0 | Contents::MONSTERCLIP.0) != 0;
     let sides: Vec<_> = bsp
         .brush_sides
         .iter()
@@ -463,6 +483,9 @@ fn world_materials(
             let Some(side) = best.filter(|s| s.texinfo != NO_TEXINFO) else {
                 return 0;
             };
+            if clip {
+                return 0;
+            }
             let prop = side_surfaceprop(bsp, side.texinfo, surfaceprop);
             match props.iter().position(|p| *p == prop) {
                 Some(i) => (i + 1) as u8,
@@ -484,47 +507,57 @@ fn side_surfaceprop(bsp: &Bsp, texinfo: i32, surfaceprop: &dyn Fn(&str) -> Optio
         .unwrap_or_else(|| "default".to_string())
 }
 
-/// A brush entity's surface property: that of the largest face area (Valve's `proplist`); a
-/// model without faces takes its first brush's first side's.
+/// A brush entity's surface property, as Valve's `proplist`: face area summed per property, the
+/// largest wins (the first listed on a tie). Faces whose material names none (Valve's -1)
+/// share the first entry, which starts at area 1 and stands for `default`; a model without
+/// faces lists its first brush's first side at area 2, so that side decides. With the list's
+/// total area (square units), which weighs a shell material.
 fn model_surfaceprop(
     bsp: &Bsp,
     mi: usize,
-    meshes: &[ConvexMesh],
+    brushes: &[usize],
     surfaceprop: &dyn Fn(&str) -> Option<String>,
-) -> String {
+) -> (String, f64) {
+    let prop_of = |texinfo: i32| {
+        bsp.texinfo
+            .get(usize::try_from(texinfo).ok()?)
+            .and_then(|t| bsp.texdata_name(usize::try_from(t.texdata).ok()?))
+            .and_then(surfaceprop)
+    };
     let model = &bsp.models[mi];
+    let mut area: Vec<(Option<String>, f64)> = vec![(None, 1.0)];
     if model.num_faces <= 0 {
-        let first = meshes.first().and_then(|m| {
-            let brush = &bsp.brushes[m.brush];
+        let first_side = brushes.first().and_then(|&b| {
+            let brush = &bsp.brushes[b];
             bsp.brush_sides
                 .iter()
                 .skip(brush.first_side.max(0) as usize)
                 .take(brush.num_sides.max(0) as usize)
                 .find(|s| s.bevel & 0xff == 0)
         });
-        return first.map_or_else(
-            || "default".to_string(),
-            |s| side_surfaceprop(bsp, s.texinfo, surfaceprop),
-        );
+        if let Some(side) = first_side {
+            area.push((prop_of(side.texinfo), 2.0));
+        }
     }
-    let mut area: Vec<(String, f64)> = Vec::new();
     for f in bsp
         .faces
         .iter()
-        .skip(model.first_face as usize)
-        .take(model.num_faces as usize)
+        .skip(model.first_face.max(0) as usize)
+        .take(model.num_faces.max(0) as usize)
     {
-        let prop = side_surfaceprop(bsp, f.texinfo, surfaceprop);
+        let prop = prop_of(f.texinfo);
         match area.iter_mut().find(|(p, _)| *p == prop) {
             Some(e) => e.1 += f.area as f64,
             None => area.push((prop, f.area as f64)),
         }
     }
-    area.into_iter()
-        .fold((String::from("default"), 0.0), |best, e| {
-            if e.1 > best.1 { e } else { best }
-        })
+    let total: f64 = area.iter().map(|e| e.1).sum();
+    let prop = area
+        .into_iter()
+        .fold((None, 0.0), |best, e| if e.1 > best.1 { e } else { best })
         .0
+        .unwrap_or_else(|| "default".to_string());
+    (prop, total)
 }
 
 /// A solid from the meshes: the compact surface and its collide headers, and the total volume

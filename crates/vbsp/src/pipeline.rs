@@ -1360,7 +1360,9 @@ impl<'a> Compile<'a> {
         }
         bsp.leaf_water_data = water.data;
         displacement::write_records(&mut bsp, &mut disps);
-        let physics = crate::physics::build(&bsp, &|name| self.opts.materials.surfaceprop(name));
+        let physics = crate::physics::build(&bsp, &|name| self.opts.materials.surfaceprop(name), &|prop| {
+            self.opts.materials.surface_mass(prop)
+        });
         for (b, why) in physics.skipped {
             let brush = &self.brushes[b];
             let at = Where {

@@ -55,7 +55,7 @@ fn rebuilt_physcollide_matches_valves_models_and_pieces() {
         {
             continue;
         }
-        let built = srcmap_vbsp::physics::build(&bsp, &|_| None);
+        let built = srcmap_vbsp::physics::build(&bsp, &|_| None, &|_| None);
         let ours = built
             .collide
             .read_models(0)
@@ -119,4 +119,84 @@ fn rebuilt_physcollide_matches_valves_models_and_pieces() {
     }
     eprintln!("{maps} maps rebuilt");
     assert!(maps >= 20, "expected the corpus maps");
+}
+
+/// Each brush entity's (surface property, mass) in the key data, per model.
+fn entity_masses(models: &[ModelCollision]) -> Vec<(i32, String, f64)> {
+    models
+        .iter()
+        .filter(|m| m.model_index != 0)
+        .filter_map(|m| {
+            let block = m.key_data.solids().next()?;
+            let mass = block.get("mass")?.trim().parse().ok()?;
+            Some((m.model_index, block.get("surfaceprop")?.to_string(), mass))
+        })
+        .collect()
+}
+
+/// With a material table learned from the corpus's Valve maps, every brush entity rebuilt from
+/// Valve's own brushes names Valve's surface property and weighs what Valve's weighs (density
+/// per surface property, shell materials by their surface, the 50,000 kg cap).
+#[test]
+fn rebuilt_brush_entities_weigh_as_valves() {
+    let Some(root) = srcmap_corpus::root("the physics mass corpus test") else {
+        return;
+    };
+    let files = srcmap_corpus::files(&root, "bsp", |p| srcmap_corpus::has_extension(p, "bsp"));
+    let mut maps = Vec::new();
+    for path in files {
+        let data = std::fs::read(&path).unwrap();
+        let Ok(file) = BspFile::parse(&data) else { continue };
+        if file.endian() != Endian::Little || file.lump(PHYSCOLLIDE).unwrap().is_empty() {
+            continue;
+        }
+        let Ok(bsp) = Bsp::parse(&data) else { continue };
+        let Ok(valve) = bsp.phys_collide.as_ref().unwrap().read_models(0) else {
+            continue;
+        };
+        if valve
+            .iter()
+            .flat_map(|m| &m.solids)
+            .any(|s| s.surface().is_none())
+        {
+            continue;
+        }
+        maps.push((path.display().to_string(), bsp, valve));
+    }
+    let table = srcmap_materials::MaterialTable::harvest(maps.iter().map(|(n, b, _)| (n.clone(), b)));
+    use srcmap_materials::SurfaceMass::{Density, Shell};
+    // Valve's game scripts: wood 700 kg/m³, `default` 2000, glass a 0.5 in shell of 2700.
+    assert!(matches!(table.surface_mass("wood"), Some(Density(d)) if (d - 700.0).abs() < 0.1));
+    assert!(matches!(table.surface_mass("default"), Some(Density(d)) if (d - 2000.0).abs() < 0.1));
+    assert!(matches!(table.surface_mass("glass"), Some(Shell(d)) if (d - 1350.0).abs() < 0.5));
+
+    let (mut solids, mut same_prop, mut same_mass) = (0, 0, 0);
+    for (name, bsp, valve) in &maps {
+        let built = srcmap_vbsp::physics::build(
+            bsp,
+            &|m| {
+                table
+                    .surfaceprop(&srcmap_materials::unpatched_name(m))
+                    .map(str::to_owned)
+            },
+            &|p| table.surface_mass(p),
+        );
+        let ours = entity_masses(&built.collide.read_models(0).unwrap());
+        for ((mi, prop, mass), (vmi, vprop, vmass)) in ours.iter().zip(entity_masses(valve)) {
+            assert_eq!(*mi, vmi, "{name}: brush entities differ");
+            solids += 1;
+            same_prop += usize::from(prop.eq_ignore_ascii_case(&vprop));
+            let close = (mass - vmass).abs() <= 0.01 * vmass;
+            same_mass += usize::from(close);
+            if !close {
+                eprintln!("{name}: model {mi}: {prop} {mass} kg, Valve's {vprop} {vmass} kg");
+            }
+        }
+    }
+    eprintln!(
+        "{solids} brush entities: {same_prop} with Valve's surface property, {same_mass} with its mass (1%)"
+    );
+    assert!(solids >= 250, "expected the corpus's brush entities");
+    assert_eq!(same_prop, solids, "surface properties differ");
+    assert!(same_mass * 100 >= solids * 99, "masses: {same_mass} of {solids}");
 }
