@@ -650,6 +650,38 @@ pub struct StaticProp {
     pub scale: [f32; 3],
 }
 
+/// `STATIC_PROP_*` flags (`gamebspfile.h`): the fade flag and those Hammer's keys set.
+pub mod static_prop_flags {
+    pub const FADES: u32 = 0x1;
+    pub const USE_LIGHTING_ORIGIN: u32 = 0x2;
+    pub const IGNORE_NORMALS: u32 = 0x8;
+    pub const NO_SHADOW: u32 = 0x10;
+    pub const SCREEN_SPACE_FADE: u32 = 0x20;
+    pub const NO_PER_VERTEX_LIGHTING: u32 = 0x40;
+    pub const NO_SELF_SHADOWING: u32 = 0x80;
+    pub const NO_PER_TEXEL_LIGHTING: u32 = 0x100;
+}
+
+impl StaticProp {
+    /// The flags from the field the layout has: 32 bits in Source 2013's v10, a byte before.
+    pub fn flags_in(&self, layout: StaticPropLayout) -> u32 {
+        if layout == StaticPropLayout::Lightmapped {
+            self.flags_int
+        } else {
+            self.flags as u32
+        }
+    }
+
+    /// Sets the flags in the field the layout has (a byte before v10: the high bits drop).
+    pub fn set_flags_in(&mut self, layout: StaticPropLayout, flags: u32) {
+        if layout == StaticPropLayout::Lightmapped {
+            self.flags_int = flags;
+        } else {
+            self.flags = flags as u8;
+        }
+    }
+}
+
 fn read_prop(c: &mut Cur<'_>, l: StaticPropLayout) -> StaticProp {
     use StaticPropLayout as L;
     let v = l.num();

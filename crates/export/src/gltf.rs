@@ -22,10 +22,10 @@ fn to_gltf(p: Vec3) -> Vec3 {
 
 const BASIS: Mat3 = Mat3::from_cols_array(&[1.0, 0.0, 0.0, 0.0, 0.0, -1.0, 0.0, 1.0, 0.0]);
 
-/// Entity angles (`pitch yaw roll`, degrees) as a Source-space rotation.
+/// Entity angles (`pitch yaw roll`, degrees) as a Source-space rotation (`AngleMatrix`).
 pub fn angles_rotation(angles: [f32; 3]) -> Mat3 {
-    let [pitch, yaw, roll] = angles.map(f32::to_radians);
-    Mat3::from_rotation_z(yaw) * Mat3::from_rotation_y(pitch) * Mat3::from_rotation_x(roll)
+    let cols = srcmap_geom::angle_matrix(angles.map(f64::from));
+    Mat3::from_cols_array_2d(&cols.map(|c| c.map(|x| x as f32)))
 }
 
 /// Parses "x y z" (three numbers), as entity origins and angles are written.

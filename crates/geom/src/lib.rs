@@ -12,6 +12,19 @@ pub use glam::DVec3;
 pub use plane::{DIST_EPSILON, NORMAL_EPSILON, Plane, PlaneId, PlaneSet, PlaneType, snap_dist, snap_normal};
 pub use winding::{MAX_WORLD, Side, Winding};
 
+/// Source's `AngleMatrix` for entity angles (`pitch yaw roll`, degrees): yaw about z, then
+/// pitch about y, then roll about x. Returns the columns: forward, left, up.
+pub fn angle_matrix(angles: [f64; 3]) -> [[f64; 3]; 3] {
+    let (sp, cp) = angles[0].to_radians().sin_cos();
+    let (sy, cy) = angles[1].to_radians().sin_cos();
+    let (sr, cr) = angles[2].to_radians().sin_cos();
+    [
+        [cp * cy, cp * sy, -sp],
+        [sr * sp * cy - cr * sy, sr * sp * sy + cr * cy, sr * cp],
+        [cr * sp * cy + sr * sy, cr * sp * sy - sr * cy, cr * cp],
+    ]
+}
+
 /// An axis-aligned box; [`Bounds::EMPTY`] contains nothing and grows by adding points.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Bounds {

@@ -79,14 +79,9 @@ pub(crate) struct Rot([[f64; 3]; 3]);
 
 impl Rot {
     pub(crate) fn from_angles(a: DVec3) -> Rot {
-        let (sp, cp) = a.x.to_radians().sin_cos();
-        let (sy, cy) = a.y.to_radians().sin_cos();
-        let (sr, cr) = a.z.to_radians().sin_cos();
-        Rot([
-            [cp * cy, sr * sp * cy - cr * sy, cr * sp * cy + sr * sy],
-            [cp * sy, sr * sp * sy + cr * cy, cr * sp * sy - sr * cy],
-            [-sp, sr * cp, cr * cp],
-        ])
+        // Rows of the matrix whose columns AngleMatrix gives.
+        let c = srcmap_geom::angle_matrix(a.to_array());
+        Rot([0, 1, 2].map(|r| [c[0][r], c[1][r], c[2][r]]))
     }
 
     pub(crate) fn apply(&self, v: DVec3) -> DVec3 {

@@ -34,15 +34,7 @@ pub type ModelReader<'a> = &'a (dyn Fn(&str) -> Option<Vec<u8>> + Sync);
 /// (256 left a quarter of them short), at some 15 times Valve's leaf references.
 pub const FALLBACK_HALF_EXTENT: f64 = 512.0;
 
-/// `STATIC_PROP_FLAG_FADES` and the flags Hammer's keys set (`gamebspfile.h`).
-const FLAG_FADES: u32 = 0x1;
-const FLAG_USE_LIGHTING_ORIGIN: u32 = 0x2;
-const FLAG_IGNORE_NORMALS: u32 = 0x8;
-const FLAG_NO_SHADOW: u32 = 0x10;
-const FLAG_SCREEN_SPACE_FADE: u32 = 0x20;
-const FLAG_NO_PER_VERTEX_LIGHTING: u32 = 0x40;
-const FLAG_NO_SELF_SHADOWING: u32 = 0x80;
-const FLAG_NO_PER_TEXEL_LIGHTING: u32 = 0x100;
+use srcmap_bsp::gamelump::static_prop_flags::*;
 
 /// What a model name resolved to, once per model.
 enum ModelShape {
@@ -187,8 +179,8 @@ pub fn emit(input: &MapInput, bsp: &mut Bsp, models: Option<ModelReader<'_>>, di
             // Valve searches from the last info_lighting.
             if let Some((_, o)) = lighting.iter().rev().find(|(n, _)| *n == target) {
                 prop.lighting_origin = vector(*o);
-                let flags = flags_of(&prop, layout) | FLAG_USE_LIGHTING_ORIGIN;
-                set_flags(&mut prop, layout, flags);
+                let flags = prop.flags_in(layout) | USE_LIGHTING_ORIGIN;
+                prop.set_flags_in(layout, flags);
             }
         }
         out.leaves.extend(leaves);
@@ -217,32 +209,15 @@ fn layout_leaf_limit(layout: StaticPropLayout) -> usize {
     }
 }
 
-fn flags_of(p: &StaticProp, layout: StaticPropLayout) -> u32 {
-    if layout == StaticPropLayout::Lightmapped {
-        p.flags_int
-    } else {
-        p.flags as u32
-    }
-}
-
-/// The flags in the field the layout has: 32 bits in Source 2013's v10, a byte before.
-fn set_flags(p: &mut StaticProp, layout: StaticPropLayout, flags: u32) {
-    if layout == StaticPropLayout::Lightmapped {
-        p.flags_int = flags;
-    } else {
-        p.flags = flags as u8;
-    }
-}
-
 /// A prop's record from its entity's keys, as Valve's `EmitStaticProps` reads them.
 fn record(e: &MapEntity, origin: DVec3, angles: DVec3, layout: StaticPropLayout) -> StaticProp {
     let mut flags = 0;
     for (key, flag) in [
-        ("ignorenormals", FLAG_IGNORE_NORMALS),
-        ("disableshadows", FLAG_NO_SHADOW),
-        ("disablevertexlighting", FLAG_NO_PER_VERTEX_LIGHTING),
-        ("disableselfshadowing", FLAG_NO_SELF_SHADOWING),
-        ("screenspacefade", FLAG_SCREEN_SPACE_FADE),
+        ("ignorenormals", IGNORE_NORMALS),
+        ("disableshadows", NO_SHADOW),
+        ("disablevertexlighting", NO_PER_VERTEX_LIGHTING),
+        ("disableselfshadowing", NO_SELF_SHADOWING),
+        ("screenspacefade", SCREEN_SPACE_FADE),
     ] {
         if int_key(e, key) == 1 {
             flags |= flag;
@@ -250,7 +225,7 @@ fn record(e: &MapEntity, origin: DVec3, angles: DVec3, layout: StaticPropLayout)
     }
     let mut lightmap_res = [0u16; 2];
     if int_key(e, "generatelightmaps") == 0 {
-        flags |= FLAG_NO_PER_TEXEL_LIGHTING;
+        flags |= NO_PER_TEXEL_LIGHTING;
     } else {
         lightmap_res = [
             int_key(e, "lightmapresolutionx") as u16,
@@ -261,7 +236,7 @@ fn record(e: &MapEntity, origin: DVec3, angles: DVec3, layout: StaticPropLayout)
     let fades = fade_max > 0.0;
     let mut fade_min = 0.0;
     if fades {
-        flags |= FLAG_FADES;
+        flags |= FADES;
         fade_min = float_key(e, "fademindist") as f32;
         if fade_min < 0.0 {
             fade_min = fade_max;
@@ -301,7 +276,7 @@ fn record(e: &MapEntity, origin: DVec3, angles: DVec3, layout: StaticPropLayout)
         scale: [scale; 3],
         ..Default::default()
     };
-    set_flags(&mut p, layout, flags);
+    p.set_flags_in(layout, flags);
     p
 }
 

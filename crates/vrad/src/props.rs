@@ -16,17 +16,11 @@ use std::sync::Arc;
 
 use glam::{Mat3, Vec2, Vec3};
 use srcmap_bsp::Bsp;
-use srcmap_bsp::gamelump::{StaticProp, StaticPropLayout};
 use srcmap_content::vtf_decode::{AlphaImage, decode_alpha};
 use srcmap_model::ModelFiles;
 use srcmap_phys::PhyFile;
 
-/// `STATIC_PROP_NO_SHADOW`.
-pub const FLAG_NO_SHADOW: u32 = 0x10;
-/// `STATIC_PROP_NO_PER_VERTEX_LIGHTING`.
-pub const FLAG_NO_PER_VERTEX_LIGHTING: u32 = 0x40;
-/// `STATIC_PROP_NO_SELF_SHADOWING`.
-pub const FLAG_NO_SELF_SHADOWING: u32 = 0x80;
+use srcmap_bsp::gamelump::static_prop_flags::NO_SHADOW;
 
 /// IVP stores metres; Hammer units are inches.
 const INCHES_PER_METRE: f32 = 1.0 / 0.0254;
@@ -56,26 +50,10 @@ impl ModelSource {
     }
 }
 
-/// The full 32-bit `STATIC_PROP_*` flags of a prop, whatever its layout stores.
-pub fn prop_flags(p: &StaticProp, layout: StaticPropLayout) -> u32 {
-    if layout == StaticPropLayout::Lightmapped {
-        p.flags_int
-    } else {
-        p.flags as u32
-    }
-}
-
-/// Source's `AngleMatrix`: pitch about y, yaw about z, roll about x (degrees).
+/// Source's `AngleMatrix` (`srcmap_geom::angle_matrix`) for angles in degrees.
 pub fn angle_matrix(angles: [f32; 3]) -> Mat3 {
-    let (sp, cp) = angles[0].to_radians().sin_cos();
-    let (sy, cy) = angles[1].to_radians().sin_cos();
-    let (sr, cr) = angles[2].to_radians().sin_cos();
-    // Columns: forward, left, up.
-    Mat3::from_cols(
-        Vec3::new(cp * cy, cp * sy, -sp),
-        Vec3::new(sr * sp * cy - cr * sy, sr * sp * sy + cr * cy, sr * cp),
-        Vec3::new(cr * sp * cy + sr * sy, cr * sp * sy - sr * cy, cr * cp),
-    )
+    let cols = srcmap_geom::angle_matrix(angles.map(f64::from));
+    Mat3::from_cols_array_2d(&cols.map(|c| c.map(|x| x as f32)))
 }
 
 /// Which shape a model casts its shadow with.
@@ -388,7 +366,7 @@ pub fn prop_shadows(
     let mut cache: HashMap<u16, Option<ModelShadow>> = HashMap::new();
     let mut missing: HashMap<String, usize> = HashMap::new();
     for (index, prop) in sp.props.iter().enumerate() {
-        if prop_flags(prop, sp.layout) & FLAG_NO_SHADOW != 0 {
+        if prop.flags_in(sp.layout) & NO_SHADOW != 0 {
             out.no_shadow += 1;
             continue;
         }

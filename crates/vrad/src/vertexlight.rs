@@ -29,12 +29,13 @@ use crate::color::{decode, encode};
 use crate::detail::WrittenLightmap;
 use crate::direct::{Shadows, gather};
 use crate::lights::{Light, LightKind, Range};
-use crate::props::{
-    FLAG_NO_PER_VERTEX_LIGHTING, FLAG_NO_SELF_SHADOWING, ModelSource, angle_matrix, prop_flags,
-};
+use crate::props::{ModelSource, angle_matrix};
 use crate::sampling::sphere_directions;
 use crate::scene::{MAX_TRACE, SKY, STATIC_PROP};
 use crate::{AmbientOcclusion, Counters, World};
+use srcmap_bsp::gamelump::static_prop_flags::{
+    IGNORE_NORMALS, NO_PER_VERTEX_LIGHTING, NO_SELF_SHADOWING, USE_LIGHTING_ORIGIN,
+};
 
 /// `VHV_VERSION`.
 pub const VHV_VERSION: i32 = 2;
@@ -45,10 +46,6 @@ const FILE_HEADER: usize = 40;
 const MESH_HEADER: usize = 28;
 /// Alignment of the vertex data and the file's end.
 const ALIGN: usize = 512;
-/// `STATIC_PROP_IGNORE_NORMALS`.
-const FLAG_IGNORE_NORMALS: u32 = 0x8;
-/// `STATIC_PROP_USE_LIGHTING_ORIGIN`.
-const FLAG_USE_LIGHTING_ORIGIN: u32 = 0x2;
 /// How far a vertex's light sample moves toward each light (against surface acne).
 const TOWARD_LIGHT: f32 = 4.0;
 /// Indirect rays per vertex (VRAD's 162 quartered: it forces its fast mode here).
@@ -345,14 +342,14 @@ pub(crate) fn light_prop_vertices(
         .par_iter()
         .enumerate()
         .map(|(index, prop)| {
-            let flags = prop_flags(prop, sp.layout);
-            if flags & FLAG_NO_PER_VERTEX_LIGHTING != 0 {
+            let flags = prop.flags_in(sp.layout);
+            if flags & NO_PER_VERTEX_LIGHTING != 0 {
                 return None;
             }
             let files = models.get(&prop.prop_type)?;
             let rot = angle_matrix(prop.angles);
             let lighting_origin =
-                (flags & FLAG_USE_LIGHTING_ORIGIN != 0).then(|| Vec3::from(prop.lighting_origin));
+                (flags & USE_LIGHTING_ORIGIN != 0).then(|| Vec3::from(prop.lighting_origin));
             // The prop's own triangles shadow it unless it is flagged not to.
             let without_self = WithoutProp {
                 scene: &world.occluders,
@@ -360,7 +357,7 @@ pub(crate) fn light_prop_vertices(
             };
             let shading = PropShading {
                 shadows: Shadows {
-                    scene: if no_self_shadowing || flags & FLAG_NO_SELF_SHADOWING != 0 {
+                    scene: if no_self_shadowing || flags & NO_SELF_SHADOWING != 0 {
                         &without_self
                     } else {
                         &world.occluders
@@ -370,7 +367,7 @@ pub(crate) fn light_prop_vertices(
                     sky_dirs: lighter.sky_dirs,
                 },
                 others: &without_self,
-                ignore_normals: flags & FLAG_IGNORE_NORMALS != 0,
+                ignore_normals: flags & IGNORE_NORMALS != 0,
             };
             let mut rays = 0u64;
             let meshes = prop_meshes(
@@ -392,7 +389,7 @@ pub(crate) fn light_prop_vertices(
     for (prop, r) in sp.props.iter().zip(results) {
         match r {
             Some(file) => out.files.push(file),
-            None if prop_flags(prop, sp.layout) & FLAG_NO_PER_VERTEX_LIGHTING != 0 => out.disabled += 1,
+            None if prop.flags_in(sp.layout) & NO_PER_VERTEX_LIGHTING != 0 => out.disabled += 1,
             None => out.without_model += 1,
         }
     }

@@ -379,9 +379,10 @@ fn luminance(c: srcmap_bsp::ColorRgbExp32) -> f32 {
     0.2126 * v[0] + 0.7152 * v[1] + 0.0722 * v[2]
 }
 
-#[test]
-fn a_built_bsp_gets_consistent_lightmaps_brightest_under_the_light() {
-    let ents = vec![
+/// Worldspawn, a white light over one corner of the floor and a switchable (named) red one over
+/// the opposite corner.
+fn white_and_switchable_red_lights() -> Vec<srcmap_bsp::Entity> {
+    vec![
         entity(&[("classname", "worldspawn")]),
         entity(&[
             ("classname", "light"),
@@ -396,7 +397,12 @@ fn a_built_bsp_gets_consistent_lightmaps_brightest_under_the_light() {
             ("_light", "255 0 0 100"),
             ("_quadratic_attn", "1"),
         ]),
-    ];
+    ]
+}
+
+#[test]
+fn a_built_bsp_gets_consistent_lightmaps_brightest_under_the_light() {
+    let ents = white_and_switchable_red_lights();
     let mut bsp = floor_bsp(ents);
     let bytes = bsp.to_bytes().unwrap();
     let report = srcmap_vrad::light(&mut bsp, &Options::default(), &NoProgress).unwrap();
@@ -1317,22 +1323,7 @@ fn detail_lumps(
 #[test]
 fn detail_props_get_their_light_and_a_style_entry_per_switchable_light() {
     use srcmap_bsp::gamelump::{DetailObject, DetailSprite, GameLumpData};
-    let mut bsp = floor_bsp(vec![
-        entity(&[("classname", "worldspawn")]),
-        entity(&[
-            ("classname", "light"),
-            ("origin", "32 32 64"),
-            ("_light", "255 255 255 200"),
-            ("_quadratic_attn", "1"),
-        ]),
-        entity(&[
-            ("classname", "light"),
-            ("targetname", "switch"),
-            ("origin", "224 224 64"),
-            ("_light", "255 0 0 100"),
-            ("_quadratic_attn", "1"),
-        ]),
-    ]);
+    let mut bsp = floor_bsp(white_and_switchable_red_lights());
     let dprp = bsp
         .game_lumps
         .lumps
