@@ -380,6 +380,35 @@ pub fn check(bsp: &Bsp) -> Vec<Violation> {
         // `info` lists the pakfile: a directory it cannot read fails here too.
         c.fail(PAKFILE, None, format!("{e} (byte offset within the lump)"));
     }
+    record_limits(bsp, &mut c);
+    texture_references(bsp, &mut c);
+    face_references(bsp, &mut c);
+    tree_references(bsp, &mut c);
+    brush_references(bsp, &mut c);
+    area_references(bsp, &mut c);
+    c.out.extend(displacements(bsp));
+    c.out.extend(water(bsp));
+    primitive_references(bsp, &mut c);
+    c.out.extend(overlays(bsp));
+    lighting_references(bsp, &mut c);
+    c.out.extend(occlusion(bsp));
+    c.out.extend(physics(bsp));
+    visibility_rows(bsp, &mut c);
+    entity_references(bsp, &mut c);
+    c.out
+}
+
+/// HDR-only maps (console builds) have no LDR faces; the engine draws the HDR ones.
+fn drawn_face_count(bsp: &Bsp) -> usize {
+    if bsp.faces.is_empty() {
+        bsp.faces_hdr.len()
+    } else {
+        bsp.faces.len()
+    }
+}
+
+/// Record and byte counts within Valve's limits for this BSP version.
+fn record_limits(bsp: &Bsp, c: &mut Checker) {
     for (lump, max, name) in limits(bsp.version) {
         let n = count(bsp, lump);
         if n > max {
@@ -398,15 +427,10 @@ pub fn check(bsp: &Bsp) -> Vec<Violation> {
             c.fail(lump, None, format!("{n} bytes exceed {name} ({max})"));
         }
     }
-    let planes = bsp.planes.len();
-    // HDR-only maps (console builds) have no LDR faces; the engine draws the HDR ones.
-    let faces_len = if bsp.faces.is_empty() {
-        bsp.faces_hdr.len()
-    } else {
-        bsp.faces.len()
-    };
-    let clusters = bsp.visibility.as_ref().map(|v| v.num_clusters as i64);
+}
 
+/// Texinfo → texdata → name string table → string data.
+fn texture_references(bsp: &Bsp, c: &mut Checker) {
     for (i, t) in bsp.texinfo.iter().enumerate() {
         c.opt_index(
             TEXINFO,
@@ -437,6 +461,12 @@ pub fn check(bsp: &Bsp) -> Vec<Violation> {
             TEXDATA_STRING_DATA,
         );
     }
+}
+
+/// Faces (drawn, original, HDR) into planes, surfedges, texinfo, dispinfo, primitives and
+/// lighting; surfedges into edges, edges into vertices.
+fn face_references(bsp: &Bsp, c: &mut Checker) {
+    let planes = bsp.planes.len();
     let face_lumps: [(usize, &Vec<crate::records::Face>); 3] = [
         (FACES, &bsp.faces),
         (ORIGINALFACES, &bsp.original_faces),
@@ -522,6 +552,13 @@ pub fn check(bsp: &Bsp) -> Vec<Violation> {
             c.index(EDGES, i, "vertex", v as i64, bsp.vertexes.len(), VERTEXES);
         }
     }
+}
+
+/// Nodes, leaves, leaf faces, leaf brushes and models into the tree and what it indexes.
+fn tree_references(bsp: &Bsp, c: &mut Checker) {
+    let planes = bsp.planes.len();
+    let faces_len = drawn_face_count(bsp);
+    let clusters = bsp.visibility.as_ref().map(|v| v.num_clusters as i64);
     for (i, n) in bsp.nodes.iter().enumerate() {
         c.index(NODES, i, "plane", n.plane as i64, planes, PLANES);
         for ch in n.children {
@@ -596,6 +633,11 @@ pub fn check(bsp: &Bsp) -> Vec<Violation> {
             FACES,
         );
     }
+}
+
+/// Brushes into their sides, sides into planes, texinfo and dispinfo.
+fn brush_references(bsp: &Bsp, c: &mut Checker) {
+    let planes = bsp.planes.len();
     for (i, b) in bsp.brushes.iter().enumerate() {
         c.range(
             BRUSHES,
@@ -636,6 +678,11 @@ pub fn check(bsp: &Bsp) -> Vec<Violation> {
             );
         }
     }
+}
+
+/// Areas into area portals, area portals into areas, clip vertices and planes.
+fn area_references(bsp: &Bsp, c: &mut Checker) {
+    let planes = bsp.planes.len();
     for (i, a) in bsp.areas.iter().enumerate() {
         c.range(
             AREAS,
@@ -667,8 +714,10 @@ pub fn check(bsp: &Bsp) -> Vec<Violation> {
         );
         c.index(AREAPORTALS, i, "plane", p.plane as i64, planes, PLANES);
     }
-    c.out.extend(displacements(bsp));
-    c.out.extend(water(bsp));
+}
+
+/// Primitives into their indices and vertices; vertex normal indices into normals.
+fn primitive_references(bsp: &Bsp, c: &mut Checker) {
     for (i, p) in bsp.primitives.iter().enumerate() {
         c.range(
             PRIMITIVES,
@@ -699,7 +748,11 @@ pub fn check(bsp: &Bsp) -> Vec<Violation> {
             VERTNORMALS,
         );
     }
-    c.out.extend(overlays(bsp));
+}
+
+/// Leaf ambient indices (one per leaf) into their samples; world lights into clusters.
+fn lighting_references(bsp: &Bsp, c: &mut Checker) {
+    let clusters = bsp.visibility.as_ref().map(|v| v.num_clusters as i64);
     for (idx_lump, index, amb_lump, samples) in [
         (
             LEAF_AMBIENT_INDEX,
@@ -743,8 +796,10 @@ pub fn check(bsp: &Bsp) -> Vec<Violation> {
             }
         }
     }
-    c.out.extend(occlusion(bsp));
-    c.out.extend(physics(bsp));
+}
+
+/// One PVS row per cluster.
+fn visibility_rows(bsp: &Bsp, c: &mut Checker) {
     if let Some(v) = &bsp.visibility
         && v.pvs.len() != v.num_clusters as usize
     {
@@ -754,6 +809,10 @@ pub fn check(bsp: &Bsp) -> Vec<Violation> {
             format!("{} PVS rows for {} clusters", v.pvs.len(), v.num_clusters),
         );
     }
+}
+
+/// Entities' brush models, worldspawn first, and static props into their models and leaves.
+fn entity_references(bsp: &Bsp, c: &mut Checker) {
     for (i, e) in bsp.entities.iter().enumerate() {
         if let Some(m) = e.get("model").and_then(|m| m.strip_prefix('*')) {
             match m.parse::<i64>() {
@@ -795,7 +854,6 @@ pub fn check(bsp: &Bsp) -> Vec<Violation> {
             }
         }
     }
-    c.out
 }
 
 /// The displacement records' consistency: power, vertex and triangle ranges, the base face
