@@ -14,8 +14,9 @@
 //! for small hulls), and each triangle's first byte (taken as IVP's pierce index) the triangle
 //! an inward ray from its centre leaves by — a rule that agrees with only 12% of Valve's values.
 //!
-//! Not done (reported): power-4 displacements, whose 289 vertices do not fit the hull's byte
-//! indices — Valve then writes no physdisp and puts the terrain in physcollide as polysoup.
+//! With a power-4 displacement (whose 289 vertices do not fit the hull's byte indices) Valve
+//! writes no physdisp and puts the terrain in physcollide as polysoup
+//! ([`crate::physics`]); so does this.
 
 use srcmap_bsp::{Bsp, PhysDisp, flags::Contents};
 use srcmap_geom::DVec3;
@@ -46,8 +47,8 @@ pub fn build(bsp: &Bsp) -> (PhysDispBuild, Vec<usize>) {
     if bsp.disp_info.iter().any(|d| d.power > 3) {
         return (
             PhysDispBuild::NotWritten(
-                "power-4 displacements: their collision (polysoup in physcollide, as Valve's vbsp \
-                 writes it instead of physdisp) is not compiled"
+                "map using power 4 displacements: terrain collision is polysoup in physcollide, \
+                 not physdisp (more memory and CPU in game, as Valve's vbsp warns)"
                     .to_string(),
             ),
             Vec::new(),

@@ -14,6 +14,8 @@
 //!
 //! - The world's water: one fluid solid per water volume (leaf water data entry), its surface
 //!   plane at the volume's surface height.
+//! - Power-4 terrain (then there is no physdisp): polysoup static solids of flat triangle
+//!   ledges, between the clip solids and the fluids ([`terrain_soups`]).
 //!
 //! Displacement collision (physdisp) is built by [`crate::phys_disp`].
 //!
@@ -21,8 +23,7 @@
 //! convexes' volume, or for a shell material its density × thickness times the surface area;
 //! both learned by the material table from Valve's maps, VPhysics' default density otherwise.
 //!
-//! Not done (reported, not faked): power-4 displacements' polysoup solids, the outer hull
-//! Valve adds for brush entities of several brushes (so their key data's volume is the
+//! Not done (reported, not faked): the outer hull Valve adds for brush entities of several brushes (so their key data's volume is the
 //! convexes' sum, not Valve's whole-collision volume), and the game's own
 //! `surfaceproperties*.txt` densities with `-game`.
 
@@ -34,7 +35,7 @@ use srcmap_geom::{Plane, Winding};
 use srcmap_materials::{CUBIC_METRES_PER_CUBIC_INCH, SurfaceMass, VPHYSICS_MAX_MASS};
 use srcmap_phys::surface::{NODE_SIZE, RECORD_SIZE, SURFACE_HEADER_SIZE};
 use srcmap_phys::{
-    CollideHeader, CompactSurface, Edge, Ledge, LedgeTreeNode, PointRun, Solid, SolidBody, SurfaceHeader,
+    CollideHeader, CompactSurface, DragAxes, Edge, Ledge, LedgeTreeNode, PointRun, Solid, SolidBody, SurfaceHeader,
     Triangle,
 };
 
@@ -106,6 +107,14 @@ pub fn build(
                     mask as i32
                 ));
                 solids.push(solid(&meshes).0);
+            }
+            // Power-4 terrain does not fit physdisp's packed hulls: Valve's vbsp stores it here
+            // instead, one polysoup solid per grid cell (`Disp_AddCollisionModels`).
+            if bsp.disp_info.iter().any(|d| d.power > 3) {
+                for soup in terrain_soups(bsp, surfaceprop, &mut world_props) {
+                    key.push_str(&format!("staticsolid {{\n\"index\" \"{}\"\n}}\n", solids.len()));
+                    solids.push(solid(&soup).0);
+                }
             }
             // One fluid per water volume (leaf water data entry): its water brushes, unshrunk.
             for (k, water) in bsp.leaf_water_data.iter().enumerate() {
@@ -486,17 +495,92 @@ fn world_materials(
             if clip {
                 return 0;
             }
-            let prop = side_surfaceprop(bsp, side.texinfo, surfaceprop);
-            match props.iter().position(|p| *p == prop) {
-                Some(i) => (i + 1) as u8,
-                None if props.len() < 126 => {
-                    props.push(prop);
-                    props.len() as u8
-                }
-                None => 0,
-            }
+            world_slot(props, side_surfaceprop(bsp, side.texinfo, surfaceprop))
         })
         .collect()
+}
+
+/// The world material table's slot of `prop` (Valve's `RemapWorldMaterial`: 1-based, in order
+/// of first use, 0 once the 7-bit index runs out).
+fn world_slot(props: &mut Vec<String>, prop: String) -> u8 {
+    match props.iter().position(|p| *p == prop) {
+        Some(i) => (i + 1) as u8,
+        None if props.len() < 126 => {
+            props.push(prop);
+            props.len() as u8
+        }
+        None => 0,
+    }
+}
+
+/// The world's terrain as polysoup (Valve's `Disp_AddCollisionModels`, used when a
+/// displacement is of power 4): the displacements whose contents collide are hashed into
+/// cells of 4096 × 4096 × 8192 units by their bounds' centre, in order of first use; each
+/// cell's tessellated triangles (the engine's tessellation, honouring the allowed vertices)
+/// become one solid, split where it would reach 65,536 triangles. Each triangle is a flat
+/// ledge of two faces, one each way, carrying its displacement's surface property.
+/// Triangles without area are dropped (they close no face).
+fn terrain_soups(
+    bsp: &Bsp,
+    surfaceprop: &dyn Fn(&str) -> Option<String>,
+    props: &mut Vec<String>,
+) -> Vec<Vec<ConvexMesh>> {
+    /// `MAX_COORD_INTEGER`: moves every centre to positive cell numbers.
+    const MAX_COORD: f32 = 16384.0;
+    const CELL: [f32; 3] = [4096.0, 4096.0, 8192.0];
+    const MAX_SOUP_TRIANGLES: usize = 65536;
+    let grids = srcmap_disp::grids_of(bsp);
+    let mut cells: Vec<([i32; 3], Vec<usize>)> = Vec::new();
+    for (d, (info, grid)) in bsp.disp_info.iter().zip(&grids).enumerate() {
+        let Some(grid) = grid else { continue };
+        if info.contents as u32 & MASK_SOLID == 0 {
+            continue;
+        }
+        let (lo, hi) = grid.bounds();
+        let centre = ((lo + hi) * 0.5).to_array();
+        let cell = [0, 1, 2].map(|k| ((centre[k] + MAX_COORD) / CELL[k]) as i32 & 0xff);
+        match cells.iter_mut().find(|(c, _)| *c == cell) {
+            Some((_, list)) => list.push(d),
+            None => cells.push((cell, vec![d])),
+        }
+    }
+    let mut soups = Vec::new();
+    for (_, list) in cells {
+        let mut soup: Vec<ConvexMesh> = Vec::new();
+        let mut count = 0;
+        for d in list {
+            let (info, grid) = (&bsp.disp_info[d], grids[d].as_ref().expect("cells hold rebuilt grids"));
+            let triangles = srcmap_disp::tesselate::tesselate(grid.power, &info.allowed_verts);
+            count += triangles.len();
+            if count >= MAX_SOUP_TRIANGLES {
+                // As Valve's: the soup so far becomes a solid before this displacement.
+                soups.push(std::mem::take(&mut soup));
+                count = triangles.len();
+            }
+            let texinfo = bsp.faces.get(info.map_face as usize).map_or(NO_TEXINFO, |f| f.texinfo);
+            let slot = world_slot(props, side_surfaceprop(bsp, texinfo, surfaceprop));
+            for t in triangles {
+                let points = t.map(|i| {
+                    let v = grid.verts[i as usize];
+                    DVec3::new(v.x.into(), v.y.into(), v.z.into())
+                });
+                if (points[1] - points[0]).cross(points[2] - points[0]).length() < 1e-6 {
+                    continue;
+                }
+                soup.push(ConvexMesh {
+                    // Valve's polysoup ledges carry no client data.
+                    brush: 0,
+                    points: points.to_vec(),
+                    triangles: vec![[0, 1, 2], [1, 0, 2]],
+                    materials: vec![slot; 2],
+                });
+            }
+        }
+        if !soup.is_empty() {
+            soups.push(soup);
+        }
+    }
+    soups
 }
 
 fn side_surfaceprop(bsp: &Bsp, texinfo: i32, surfaceprop: &dyn Fn(&str) -> Option<String>) -> String {
@@ -566,7 +650,16 @@ fn solid(meshes: &[ConvexMesh]) -> (Solid, f64) {
     // Mass properties of the whole: volume-weighted over the pieces.
     let props: Vec<(f64, DVec3, DVec3)> = meshes.iter().map(mass_properties).collect();
     let volume: f64 = props.iter().map(|p| p.0).sum();
-    let center = props.iter().map(|p| p.1 * p.0).sum::<DVec3>() / volume.max(1e-12);
+    let center = if volume > 1e-9 {
+        props.iter().map(|p| p.1 * p.0).sum::<DVec3>() / volume
+    } else {
+        // Flat ledges (polysoup) enclose nothing: the centre of their bounds, as Valve's.
+        let (lo, hi) = meshes.iter().flat_map(|m| m.points.iter()).fold(
+            (DVec3::splat(f64::MAX), DVec3::splat(f64::MIN)),
+            |(lo, hi), &p| (lo.min(p), hi.max(p)),
+        );
+        (lo + hi) / 2.0
+    };
     // Parallel axis theorem per piece, about the common centre.
     let inertia = props
         .iter()
@@ -693,8 +786,10 @@ fn solid(meshes: &[ConvexMesh]) -> (Solid, f64) {
             version: srcmap_phys::solid::COLLIDE_VERSION,
             model_type: srcmap_phys::solid::MODEL_TYPE_COMPACT_SURFACE,
             surface_size: len as i32,
-            drag_axis_areas: [1.0; 3],
-            axis_map_size: 0,
+            drag: Some(DragAxes {
+                drag_axis_areas: [1.0; 3],
+                axis_map_size: 0,
+            }),
         }),
         body: SolidBody::Surface(surface),
     };
