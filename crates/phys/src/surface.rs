@@ -596,6 +596,11 @@ impl CompactSurface {
             .map(|i| &self.ledges[i])
     }
 
+    /// Whether this is a MOPP surface (ledges without a tree, Havok MOPP code as a gap).
+    pub fn is_mopp(&self) -> bool {
+        self.header.dummy[2] == MOPP
+    }
+
     /// Number of triangles in every ledge.
     pub fn triangle_count(&self) -> usize {
         self.ledges.iter().map(|l| l.triangles.len()).sum()
@@ -605,7 +610,7 @@ impl CompactSurface {
     /// Returns one message per violation.
     pub fn verify(&self, tolerance: f32) -> Vec<String> {
         let mut bad = Vec::new();
-        if self.header.dummy[2] != IVPS && self.header.dummy[2] != MOPP {
+        if self.header.dummy[2] != IVPS && !self.is_mopp() {
             bad.push("surface header lacks the IVPS (or MOPP) tag".to_string());
         }
         for (li, l) in self.ledges.iter().enumerate() {
@@ -649,7 +654,7 @@ impl CompactSurface {
                 ));
             }
             // A MOPP surface's ledges do not set the compact flag.
-            let compact = l.is_compact_flag == 1 || self.header.dummy[2] == MOPP;
+            let compact = l.is_compact_flag == 1 || self.is_mopp();
             if !compact || l.has_children_flag == 0 && !self.is_convex(l, tolerance) {
                 bad.push(format!("ledge {li}: not a convex compact ledge"));
             }
