@@ -159,6 +159,12 @@ pub fn hull_triangles(points: &[DVec3], candidates: &[usize]) -> Option<Vec<[u8;
     if points.len() > 256 {
         return None;
     }
+    Some(convex_hull(points, candidates)?.iter().map(|t| t.map(|i| i as u8)).collect())
+}
+
+/// [`hull_triangles`] for any number of points: the hull of `points[candidates]`, corners only
+/// (points within 0.01 unit of the hull of the others dropped), or `None` when they span no area.
+pub fn convex_hull(points: &[DVec3], candidates: &[usize]) -> Option<Vec<[usize; 3]>> {
     let tris = match incremental_hull(points, candidates)? {
         Hull::Flat(polygon, _) => return Some(two_sided(&polygon)),
         Hull::Solid(t) => t,
@@ -176,7 +182,7 @@ pub fn hull_triangles(points: &[DVec3], candidates: &[usize]) -> Option<Vec<[u8;
     }
     match incremental_hull(points, &keep)? {
         Hull::Flat(polygon, _) => Some(two_sided(&polygon)),
-        Hull::Solid(t) => Some(t.iter().map(|t| t.map(|i| i as u8)).collect()),
+        Hull::Solid(t) => Some(t),
     }
 }
 
@@ -369,10 +375,10 @@ fn polygon_2d(points: &[DVec3], use_: &[usize], normal: DVec3) -> Vec<usize> {
 /// A flat polygon as a two-sided hull: a fan from its first corner facing its normal, then a
 /// fan from its second corner facing away, so no diagonal serves both sides (each edge then
 /// borders exactly two triangles, as in Valve's flat hulls).
-fn two_sided(polygon: &[usize]) -> Vec<[u8; 3]> {
+fn two_sided(polygon: &[usize]) -> Vec<[usize; 3]> {
     let n = polygon.len();
-    let corner = |k: usize| polygon[k % n] as u8;
-    let mut out: Vec<[u8; 3]> = (1..n - 1)
+    let corner = |k: usize| polygon[k % n];
+    let mut out: Vec<[usize; 3]> = (1..n - 1)
         .map(|k| [corner(0), corner(k), corner(k + 1)])
         .collect();
     out.extend((2..n).map(|k| [corner(1), corner(k + 1), corner(k)]));

@@ -106,14 +106,14 @@ pub fn build(
                     solids.len(),
                     mask as i32
                 ));
-                solids.push(solid(&meshes).0);
+                solids.push(solid(&meshes, false).0);
             }
             // Power-4 terrain does not fit physdisp's packed hulls: Valve's vbsp stores it here
             // instead, one polysoup solid per grid cell (`Disp_AddCollisionModels`).
             if bsp.disp_info.iter().any(|d| d.power > 3) {
                 for soup in terrain_soups(bsp, surfaceprop, &mut world_props) {
                     key.push_str(&format!("staticsolid {{\n\"index\" \"{}\"\n}}\n", solids.len()));
-                    solids.push(solid(&soup).0);
+                    solids.push(solid(&soup, false).0);
                 }
             }
             // One fluid per water volume (leaf water data entry): its water brushes, unshrunk.
@@ -142,7 +142,7 @@ pub fn build(
                     0.0f32,
                     0.0f32
                 ));
-                solids.push(solid(&meshes).0);
+                solids.push(solid(&meshes, false).0);
             }
             if solids.is_empty() {
                 continue;
@@ -176,7 +176,8 @@ pub fn build(
             if meshes.is_empty() {
                 continue;
             }
-            let (s, volume) = solid(&meshes);
+            // Valve's `buildOuterConvexHull` for a model of several convexes.
+            let (s, volume) = solid(&meshes, true);
             let (prop, area) = model_surfaceprop(bsp, mi, &brushes, surfaceprop);
             // Valve's: a shell material by its surface, else by the convexes' volume.
             let mass = match surface_mass(&prop) {
@@ -645,8 +646,11 @@ fn model_surfaceprop(
 }
 
 /// A solid from the meshes: the compact surface and its collide headers, and the total volume
-/// in cubic units.
-fn solid(meshes: &[ConvexMesh]) -> (Solid, f64) {
+/// in cubic units (the convexes' sum, as Valve's key data has it). With `outer_hull` and more
+/// than one mesh, the convex hull of them all is an extra ledge hung on the tree's root, as
+/// VPhysics' `buildOuterConvexHull` does (flagged as having children; its client data is the
+/// root node's offset from it).
+fn solid(meshes: &[ConvexMesh], outer_hull: bool) -> (Solid, f64) {
     // Mass properties of the whole: volume-weighted over the pieces.
     let props: Vec<(f64, DVec3, DVec3)> = meshes.iter().map(mass_properties).collect();
     let volume: f64 = props.iter().map(|p| p.0).sum();
@@ -674,17 +678,26 @@ fn solid(meshes: &[ConvexMesh]) -> (Solid, f64) {
         .sum::<DVec3>()
         / volume.max(1e-12);
 
-    // Layout: header, ledges, points (each ledge's own, back to back), tree nodes.
+    let hull = if outer_hull && meshes.len() > 1 {
+        hull_mesh(meshes)
+    } else {
+        None
+    };
+    let pieces = meshes.len();
+    let meshes: Vec<&ConvexMesh> = meshes.iter().chain(hull.as_ref()).collect();
+
+    // Layout: header, ledges (the hull's last), points (each ledge's own, back to back), tree
+    // nodes.
     let mut ledges = Vec::with_capacity(meshes.len());
     let mut at = SURFACE_HEADER_SIZE;
-    for m in meshes {
+    for m in &meshes {
         ledges.push(at);
         at += RECORD_SIZE * (1 + m.triangles.len());
     }
     let points_at = at;
     let mut point_at = Vec::with_capacity(meshes.len());
     let mut pool: Vec<[f32; 4]> = Vec::new();
-    for m in meshes {
+    for m in &meshes {
         point_at.push(points_at + RECORD_SIZE * pool.len());
         pool.extend(m.points.iter().map(|&p| {
             let [x, y, z] = to_ivp(p);
@@ -703,8 +716,11 @@ fn solid(meshes: &[ConvexMesh]) -> (Solid, f64) {
         })
         .collect();
     let mut nodes = Vec::new();
-    let order: Vec<usize> = (0..meshes.len()).collect();
+    let order: Vec<usize> = (0..pieces).collect();
     tree(&order, &ivp_points, &ledges, nodes_at, &mut nodes);
+    if hull.is_some() {
+        nodes[0].offset_compact_ledge = ledges[pieces] as i32 - nodes_at as i32;
+    }
     let len = nodes_at + NODE_SIZE * nodes.len();
 
     let compact_ledges = meshes
@@ -742,11 +758,16 @@ fn solid(meshes: &[ConvexMesh]) -> (Solid, f64) {
                     }
                 })
                 .collect();
+            let is_hull = li == pieces;
             Ledge {
                 offset: ledges[li] as u32,
                 c_point_offset: point_at[li] as i32 - ledges[li] as i32,
-                client_data: m.brush as i32,
-                has_children_flag: 0,
+                client_data: if is_hull {
+                    nodes_at as i32 - ledges[li] as i32
+                } else {
+                    m.brush as i32
+                },
+                has_children_flag: is_hull as u8,
                 is_compact_flag: 1,
                 dummy: 0,
                 size_div_16: (1 + m.triangles.len() + m.points.len()) as u32,
@@ -794,6 +815,27 @@ fn solid(meshes: &[ConvexMesh]) -> (Solid, f64) {
         body: SolidBody::Surface(surface),
     };
     (solid, volume)
+}
+
+/// The convex hull of the meshes' points (corners only) as one more mesh, or `None` when it
+/// spans no volume.
+fn hull_mesh(meshes: &[ConvexMesh]) -> Option<ConvexMesh> {
+    let all: Vec<DVec3> = meshes.iter().flat_map(|m| m.points.iter().copied()).collect();
+    let candidates: Vec<usize> = (0..all.len()).collect();
+    let triangles = crate::phys_disp::convex_hull(&all, &candidates)?;
+    let mut corners: Vec<usize> = triangles.iter().flatten().copied().collect();
+    corners.sort_unstable();
+    corners.dedup();
+    let index = |p: usize| corners.binary_search(&p).expect("a corner") as u32;
+    let triangles: Vec<[u32; 3]> = triangles.iter().map(|t| t.map(index)).collect();
+    // A flat hull (two-sided polygon) encloses nothing: no hull ledge.
+    let mesh = ConvexMesh {
+        brush: 0,
+        points: corners.iter().map(|&p| all[p]).collect(),
+        materials: vec![0; triangles.len()],
+        triangles,
+    };
+    (mass_properties(&mesh).0 > 1e-9 && twins(&mesh.triangles).is_some()).then_some(mesh)
 }
 
 /// Appends the subtree over `items` (ledge indices) in preorder: node, left subtree, right.
