@@ -273,3 +273,75 @@ fn rebuilt_power4_terrain_matches_valves_polysoup() {
     eprintln!("{maps} maps with power-4 terrain rebuilt");
     assert!(maps >= 1, "expected gg_aim_shotty");
 }
+
+/// The outer hull ledge hung on the ledge tree's root, if any: its volume in cubic units.
+fn outer_hull_volume(s: &CompactSurface) -> Option<f64> {
+    let root = s.nodes.iter().find(|n| n.offset as i32 == s.header.offset_ledgetree_root)?;
+    // A terminal root is the one convex itself.
+    if root.offset_compact_ledge == 0 || root.offset_right_node == 0 {
+        return None;
+    }
+    let l = &s.ledges[s.ledge_at(root.offset as i64 + root.offset_compact_ledge as i64)?];
+    assert_eq!(l.has_children_flag, 1, "the hull ledge is flagged as having children");
+    assert_eq!(l.offset as i64 + l.client_data as i64, root.offset as i64, "its client data names the root");
+    let mut volume = 0.0;
+    for t in &l.triangles {
+        let [a, b, c] = t
+            .edges
+            .map(|e| s.ledge_point(l, e.start_point_index).unwrap().map(|v| v as f64 / 0.0254));
+        volume += (a[0] * (b[1] * c[2] - b[2] * c[1]) - a[1] * (b[0] * c[2] - b[2] * c[0])
+            + a[2] * (b[0] * c[1] - b[1] * c[0]))
+            / 6.0;
+    }
+    Some(volume)
+}
+
+/// Brush entities of several convexes carry an outer hull as Valve's do, of the same volume,
+/// and their key data's volume (the convexes' sum, not the hull's) is Valve's.
+#[test]
+fn rebuilt_brush_entities_have_valves_outer_hull() {
+    let Some(root) = srcmap_corpus::root("the outer hull corpus test") else {
+        return;
+    };
+    let files = srcmap_corpus::files(&root, "bsp", |p| srcmap_corpus::has_extension(p, "bsp"));
+    let (mut hulls, mut close, mut volumes, mut same_volume) = (0, 0, 0, 0);
+    for path in files {
+        let data = std::fs::read(&path).unwrap();
+        let Ok(file) = BspFile::parse(&data) else { continue };
+        if file.endian() != Endian::Little || file.lump(PHYSCOLLIDE).unwrap().is_empty() {
+            continue;
+        }
+        let Ok(bsp) = Bsp::parse(&data) else { continue };
+        let Ok(valve) = bsp.phys_collide.as_ref().unwrap().read_models(0) else { continue };
+        let name = path.display();
+        let built = srcmap_vbsp::physics::build(&bsp, &|_| None, &|_| None);
+        let ours = built.collide.read_models(0).unwrap();
+        for (o, v) in ours.iter().zip(&valve).filter(|(o, _)| o.model_index != 0) {
+            let (Some(os), Some(vs)) = (o.solids[0].surface(), v.solids.first().and_then(|s| s.surface())) else {
+                continue;
+            };
+            let (oh, vh) = (outer_hull_volume(os), outer_hull_volume(vs));
+            assert_eq!(oh.is_some(), vh.is_some(), "{name}: model {}: outer hull", o.model_index);
+            if let (Some(oh), Some(vh)) = (oh, vh) {
+                hulls += 1;
+                // Ours is of the unshrunk-where-Valve-shrinks convexes alike: within 1%.
+                let near = (oh - vh).abs() <= 0.01 * vh;
+                close += near as usize;
+                if !near {
+                    eprintln!("{name}: model {}: hull {oh:.0} vs Valve's {vh:.0}", o.model_index);
+                }
+            }
+            let key_volume = |m: &ModelCollision| -> Option<f64> {
+                m.key_data.solids().next()?.get("volume")?.trim().parse().ok()
+            };
+            if let (Some(ov), Some(vv)) = (key_volume(o), key_volume(v)) {
+                volumes += 1;
+                same_volume += ((ov - vv).abs() <= 0.01 * vv) as usize;
+            }
+        }
+    }
+    eprintln!("{hulls} outer hulls, {close} within 1% of Valve's volume; {same_volume} of {volumes} key-data volumes within 1%");
+    assert!(hulls >= 10, "expected the corpus's multi-brush entities");
+    assert!(close * 100 >= hulls * 95, "hull volumes: {close} of {hulls}");
+    assert!(same_volume * 100 >= volumes * 99, "key-data volumes: {same_volume} of {volumes}");
+}
