@@ -38,11 +38,17 @@ fn check_solid(where_: &str, blob: &[u8], solid: &Solid) -> (usize, usize) {
     if s.is_mopp() {
         // Polysoup: a flat ledge per triangle (two faces), then the points, then the Havok MOPP
         // code, the one run of bytes kept unread.
-        assert!(s.ledges.iter().all(|l| l.triangles.len() == 2), "{where_}: a MOPP ledge not a triangle");
+        assert!(
+            s.ledges.iter().all(|l| l.triangles.len() == 2),
+            "{where_}: a MOPP ledge not a triangle"
+        );
         assert!(
             s.gaps.len() == 1 && s.gaps[0].offset as i32 == s.header.offset_ledgetree_root,
             "{where_}: MOPP surface bytes {:?}",
-            s.gaps.iter().map(|g| (g.offset, g.bytes.len())).collect::<Vec<_>>()
+            s.gaps
+                .iter()
+                .map(|g| (g.offset, g.bytes.len()))
+                .collect::<Vec<_>>()
         );
         return (1, s.triangle_count());
     }

@@ -159,7 +159,12 @@ pub fn hull_triangles(points: &[DVec3], candidates: &[usize]) -> Option<Vec<[u8;
     if points.len() > 256 {
         return None;
     }
-    Some(convex_hull(points, candidates)?.iter().map(|t| t.map(|i| i as u8)).collect())
+    Some(
+        convex_hull(points, candidates)?
+            .iter()
+            .map(|t| t.map(|i| i as u8))
+            .collect(),
+    )
 }
 
 /// [`hull_triangles`] for any number of points: the hull of `points[candidates]`, corners only

@@ -23,9 +23,12 @@
 //! convexes' volume, or for a shell material its density × thickness times the surface area;
 //! both learned by the material table from Valve's maps, VPhysics' default density otherwise.
 //!
-//! Not done (reported, not faked): the outer hull Valve adds for brush entities of several brushes (so their key data's volume is the
-//! convexes' sum, not Valve's whole-collision volume), and the game's own
-//! `surfaceproperties*.txt` densities with `-game`.
+//! A brush entity of several convexes also gets their outer convex hull as a ledge on the tree's
+//! root (VPhysics' `buildOuterConvexHull`); its key data's volume stays the convexes' sum, as in
+//! Valve's lumps.
+//!
+//! Not done (reported, not faked): a displacement's `surfaceprop2` (Valve's choice by alpha),
+//! and the game's own `surfaceproperties*.txt` densities with `-game`.
 
 use std::collections::HashMap;
 
@@ -35,8 +38,8 @@ use srcmap_geom::{Plane, Winding};
 use srcmap_materials::{CUBIC_METRES_PER_CUBIC_INCH, SurfaceMass, VPHYSICS_MAX_MASS};
 use srcmap_phys::surface::{NODE_SIZE, RECORD_SIZE, SURFACE_HEADER_SIZE};
 use srcmap_phys::{
-    CollideHeader, CompactSurface, DragAxes, Edge, Ledge, LedgeTreeNode, PointRun, Solid, SolidBody, SurfaceHeader,
-    Triangle,
+    CollideHeader, CompactSurface, DragAxes, Edge, Ledge, LedgeTreeNode, PointRun, Solid, SolidBody,
+    SurfaceHeader, Triangle,
 };
 
 /// Valve's `VPHYSICS_SHRINK`: brush entities' visible sides move in by this much.
@@ -550,7 +553,10 @@ fn terrain_soups(
         let mut soup: Vec<ConvexMesh> = Vec::new();
         let mut count = 0;
         for d in list {
-            let (info, grid) = (&bsp.disp_info[d], grids[d].as_ref().expect("cells hold rebuilt grids"));
+            let (info, grid) = (
+                &bsp.disp_info[d],
+                grids[d].as_ref().expect("cells hold rebuilt grids"),
+            );
             let triangles = srcmap_disp::tesselate::tesselate(grid.power, &info.allowed_verts);
             count += triangles.len();
             if count >= MAX_SOUP_TRIANGLES {
@@ -558,7 +564,10 @@ fn terrain_soups(
                 soups.push(std::mem::take(&mut soup));
                 count = triangles.len();
             }
-            let texinfo = bsp.faces.get(info.map_face as usize).map_or(NO_TEXINFO, |f| f.texinfo);
+            let texinfo = bsp
+                .faces
+                .get(info.map_face as usize)
+                .map_or(NO_TEXINFO, |f| f.texinfo);
             let slot = world_slot(props, side_surfaceprop(bsp, texinfo, surfaceprop));
             for t in triangles {
                 let points = t.map(|i| {

@@ -251,9 +251,19 @@ fn bad_displacements_are_reported_and_the_rest_compiles() {
 fn power_4_terrain_is_polysoup_in_physcollide() {
     // A long room with two power-4 patches more than a 4096-unit cell apart: Valve's vbsp then
     // writes no physdisp and one polysoup solid per cell.
-    let mut brushes = room(1, [0.0, 0.0, 0.0], [8192.0, 512.0, 256.0], "dev/dev_measurewall01a");
+    let mut brushes = room(
+        1,
+        [0.0, 0.0, 0.0],
+        [8192.0, 512.0, 256.0],
+        "dev/dev_measurewall01a",
+    );
     for (id, x) in [(100, 64.0), (101, 6000.0)] {
-        let mut b = box_brush(id, [x, 64.0, 0.0], [x + 128.0, 192.0, 16.0], "nature/blendgrassgravel001a");
+        let mut b = box_brush(
+            id,
+            [x, 64.0, 0.0],
+            [x + 128.0, 192.0, 16.0],
+            "nature/blendgrassgravel001a",
+        );
         b.sides[TOP].displacement = Some(bumps(4, [x, 64.0, 16.0], wave));
         brushes.push(b);
     }
@@ -271,7 +281,12 @@ fn power_4_terrain_is_polysoup_in_physcollide() {
     let world = &bsp.phys_collide.as_ref().unwrap().read_models(0).unwrap()[0];
     // The walls' solid, then one terrain solid per cell, which name no contents.
     assert_eq!(world.solids.len(), 3);
-    let statics: Vec<_> = world.key_data.blocks.iter().filter(|b| b.name == "staticsolid").collect();
+    let statics: Vec<_> = world
+        .key_data
+        .blocks
+        .iter()
+        .filter(|b| b.name == "staticsolid")
+        .collect();
     assert_eq!(statics.len(), 3);
     for (i, b) in statics.iter().enumerate().skip(1) {
         assert_eq!(b.get("index"), Some(i.to_string().as_str()));
@@ -292,13 +307,20 @@ fn power_4_terrain_is_polysoup_in_physcollide() {
                 let p = s.ledge_point(l, e.start_point_index).unwrap();
                 let hammer = [p[0] / 0.0254, p[2] / 0.0254, -p[1] / 0.0254];
                 assert!(
-                    verts.iter().any(|v| (0..3).all(|k| (v[k] - hammer[k]).abs() < 0.01)),
+                    verts
+                        .iter()
+                        .any(|v| (0..3).all(|k| (v[k] - hammer[k]).abs() < 0.01)),
                     "terrain solid {i}: corner {hammer:?} is no vertex of displacement {i}"
                 );
             }
         }
         // Every triangle names the displacement's surface property in the world's table.
         let slot = s.ledges[0].triangles[0].material_index;
-        assert!(slot >= 1 && s.ledges.iter().all(|l| l.triangles.iter().all(|t| t.material_index == slot)));
+        assert!(
+            slot >= 1
+                && s.ledges
+                    .iter()
+                    .all(|l| l.triangles.iter().all(|t| t.material_index == slot))
+        );
     }
 }

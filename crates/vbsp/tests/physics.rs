@@ -94,7 +94,12 @@ fn rebuilt_physcollide_matches_valves_models_and_pieces() {
         assert_eq!(fluids(&ours), fluids(&valve), "{name}: water volumes differ");
         // World pieces are unshrunk: every corner lies on or behind each of its brush's planes
         // and on at least three of them.
-        for s in ours[0].solids.iter().filter_map(|s| s.surface()).filter(|s| !is_polysoup(s)) {
+        for s in ours[0]
+            .solids
+            .iter()
+            .filter_map(|s| s.surface())
+            .filter(|s| !is_polysoup(s))
+        {
             for l in &s.ledges {
                 let brush = &bsp.brushes[l.client_data as usize];
                 let sides = &bsp.brush_sides[brush.first_side as usize..][..brush.num_sides as usize];
@@ -212,7 +217,11 @@ fn rebuilt_brush_entities_weigh_as_valves() {
 fn faces(s: &CompactSurface) -> Vec<[[f32; 3]; 3]> {
     s.ledges
         .iter()
-        .map(|l| l.triangles[0].edges.map(|e| s.ledge_point(l, e.start_point_index).unwrap()))
+        .map(|l| {
+            l.triangles[0]
+                .edges
+                .map(|e| s.ledge_point(l, e.start_point_index).unwrap())
+        })
         .collect()
 }
 
@@ -242,18 +251,38 @@ fn rebuilt_power4_terrain_matches_valves_polysoup() {
         let built = srcmap_vbsp::physics::build(&bsp, &|_| None, &|_| None);
         let ours = built.collide.read_models(0).unwrap();
         let soups = |m: &ModelCollision| -> Vec<CompactSurface> {
-            m.solids.iter().filter_map(|s| s.surface()).filter(|s| is_polysoup(s)).cloned().collect()
+            m.solids
+                .iter()
+                .filter_map(|s| s.surface())
+                .filter(|s| is_polysoup(s))
+                .cloned()
+                .collect()
         };
         let (o, v) = (soups(&ours[0]), soups(&valve[0]));
-        assert_eq!(ours[0].solids.len(), valve[0].solids.len(), "{name}: world solids");
+        assert_eq!(
+            ours[0].solids.len(),
+            valve[0].solids.len(),
+            "{name}: world solids"
+        );
         assert_eq!(o.len(), v.len(), "{name}: terrain solids");
         assert!(!v.is_empty(), "{name}: Valve's lump has no polysoup");
         for (i, (o, v)) in o.iter().zip(&v).enumerate() {
-            assert!(o.verify(1e-3).is_empty(), "{name}: terrain solid {i}: {:?}", o.verify(1e-3));
+            assert!(
+                o.verify(1e-3).is_empty(),
+                "{name}: terrain solid {i}: {:?}",
+                o.verify(1e-3)
+            );
             // One ledge per triangle of the same cell's displacements, centred and bounded alike.
-            assert_eq!(o.ledges.len(), v.ledges.len(), "{name}: terrain solid {i}: triangles");
+            assert_eq!(
+                o.ledges.len(),
+                v.ledges.len(),
+                "{name}: terrain solid {i}: triangles"
+            );
             for k in 0..3 {
-                assert!((o.header.mass_center[k] - v.header.mass_center[k]).abs() < 1e-3, "{name}: solid {i} centre");
+                assert!(
+                    (o.header.mass_center[k] - v.header.mass_center[k]).abs() < 1e-3,
+                    "{name}: solid {i} centre"
+                );
             }
             assert!((o.header.upper_limit_radius - v.header.upper_limit_radius).abs() < 1e-3);
             // The same triangles, corner for corner (to 0.01 unit).
@@ -262,12 +291,24 @@ fn rebuilt_power4_terrain_matches_valves_polysoup() {
                 .iter()
                 .filter(|t| ours.iter().any(|u| same_corners(t, u, 0.01 * 0.0254)))
                 .count();
-            eprintln!("{name}: terrain solid {i}: {found} of Valve's {} triangles found", v.ledges.len());
-            assert_eq!(found, v.ledges.len(), "{name}: terrain solid {i}: triangles differ");
+            eprintln!(
+                "{name}: terrain solid {i}: {found} of Valve's {} triangles found",
+                v.ledges.len()
+            );
+            assert_eq!(
+                found,
+                v.ledges.len(),
+                "{name}: terrain solid {i}: triangles differ"
+            );
         }
         // The displacements' surface property joins the world's material table (Valve's
         // RemapWorldMaterial); without a material table every slot is `default`, slot 1.
-        assert!(o.iter().flat_map(|s| &s.ledges).flat_map(|l| &l.triangles).all(|t| t.material_index == 1));
+        assert!(
+            o.iter()
+                .flat_map(|s| &s.ledges)
+                .flat_map(|l| &l.triangles)
+                .all(|t| t.material_index == 1)
+        );
         maps += 1;
     }
     eprintln!("{maps} maps with power-4 terrain rebuilt");
@@ -276,19 +317,31 @@ fn rebuilt_power4_terrain_matches_valves_polysoup() {
 
 /// The outer hull ledge hung on the ledge tree's root, if any: its volume in cubic units.
 fn outer_hull_volume(s: &CompactSurface) -> Option<f64> {
-    let root = s.nodes.iter().find(|n| n.offset as i32 == s.header.offset_ledgetree_root)?;
+    let root = s
+        .nodes
+        .iter()
+        .find(|n| n.offset as i32 == s.header.offset_ledgetree_root)?;
     // A terminal root is the one convex itself.
     if root.offset_compact_ledge == 0 || root.offset_right_node == 0 {
         return None;
     }
     let l = &s.ledges[s.ledge_at(root.offset as i64 + root.offset_compact_ledge as i64)?];
-    assert_eq!(l.has_children_flag, 1, "the hull ledge is flagged as having children");
-    assert_eq!(l.offset as i64 + l.client_data as i64, root.offset as i64, "its client data names the root");
+    assert_eq!(
+        l.has_children_flag, 1,
+        "the hull ledge is flagged as having children"
+    );
+    assert_eq!(
+        l.offset as i64 + l.client_data as i64,
+        root.offset as i64,
+        "its client data names the root"
+    );
     let mut volume = 0.0;
     for t in &l.triangles {
-        let [a, b, c] = t
-            .edges
-            .map(|e| s.ledge_point(l, e.start_point_index).unwrap().map(|v| v as f64 / 0.0254));
+        let [a, b, c] = t.edges.map(|e| {
+            s.ledge_point(l, e.start_point_index)
+                .unwrap()
+                .map(|v| v as f64 / 0.0254)
+        });
         volume += (a[0] * (b[1] * c[2] - b[2] * c[1]) - a[1] * (b[0] * c[2] - b[2] * c[0])
             + a[2] * (b[0] * c[1] - b[1] * c[0]))
             / 6.0;
@@ -312,16 +365,24 @@ fn rebuilt_brush_entities_have_valves_outer_hull() {
             continue;
         }
         let Ok(bsp) = Bsp::parse(&data) else { continue };
-        let Ok(valve) = bsp.phys_collide.as_ref().unwrap().read_models(0) else { continue };
+        let Ok(valve) = bsp.phys_collide.as_ref().unwrap().read_models(0) else {
+            continue;
+        };
         let name = path.display();
         let built = srcmap_vbsp::physics::build(&bsp, &|_| None, &|_| None);
         let ours = built.collide.read_models(0).unwrap();
         for (o, v) in ours.iter().zip(&valve).filter(|(o, _)| o.model_index != 0) {
-            let (Some(os), Some(vs)) = (o.solids[0].surface(), v.solids.first().and_then(|s| s.surface())) else {
+            let (Some(os), Some(vs)) = (o.solids[0].surface(), v.solids.first().and_then(|s| s.surface()))
+            else {
                 continue;
             };
             let (oh, vh) = (outer_hull_volume(os), outer_hull_volume(vs));
-            assert_eq!(oh.is_some(), vh.is_some(), "{name}: model {}: outer hull", o.model_index);
+            assert_eq!(
+                oh.is_some(),
+                vh.is_some(),
+                "{name}: model {}: outer hull",
+                o.model_index
+            );
             if let (Some(oh), Some(vh)) = (oh, vh) {
                 hulls += 1;
                 // Ours is of the unshrunk-where-Valve-shrinks convexes alike: within 1%.
@@ -340,8 +401,13 @@ fn rebuilt_brush_entities_have_valves_outer_hull() {
             }
         }
     }
-    eprintln!("{hulls} outer hulls, {close} within 1% of Valve's volume; {same_volume} of {volumes} key-data volumes within 1%");
+    eprintln!(
+        "{hulls} outer hulls, {close} within 1% of Valve's volume; {same_volume} of {volumes} key-data volumes within 1%"
+    );
     assert!(hulls >= 10, "expected the corpus's multi-brush entities");
     assert!(close * 100 >= hulls * 95, "hull volumes: {close} of {hulls}");
-    assert!(same_volume * 100 >= volumes * 99, "key-data volumes: {same_volume} of {volumes}");
+    assert!(
+        same_volume * 100 >= volumes * 99,
+        "key-data volumes: {same_volume} of {volumes}"
+    );
 }
