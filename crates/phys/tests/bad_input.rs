@@ -203,8 +203,8 @@ fn mopp_solid() -> Vec<u8> {
         .iter()
         .enumerate()
     {
-        for k in 0..3 {
-            put(&mut s, points_at + 16 * i + 4 * k, &p[k].to_le_bytes());
+        for (k, v) in p.iter().enumerate() {
+            put(&mut s, points_at + 16 * i + 4 * k, &v.to_le_bytes());
         }
     }
     put(&mut s, code_at, &[1, 2, 3, 4]);
