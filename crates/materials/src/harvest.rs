@@ -325,7 +325,13 @@ pub fn surfaceprop_materials(bsp: &srcmap_bsp::Bsp) -> Vec<(String, String)> {
                 .into_iter()
                 .filter_map(|(n, i)| Some((i.parse().ok()?, n)))
                 .collect();
-            for s in m.solids.iter().filter_map(|s| s.surface()) {
+            // Polysoup terrain (MOPP) ledges are displacement triangles, not brushes.
+            for s in m
+                .solids
+                .iter()
+                .filter_map(|s| s.surface())
+                .filter(|s| !s.is_mopp())
+            {
                 for l in &s.ledges {
                     let Some(brush) = bsp.brushes.get(l.client_data as usize) else {
                         continue;

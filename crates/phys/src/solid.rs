@@ -6,21 +6,33 @@ use serde::Serialize;
 use crate::error::{PhysError, Result};
 use crate::surface::{CompactSurface, IVPS};
 
-/// Size of the `VPHY` headers before the surface.
+/// Size of the `VPHY` headers before an IVP compact surface.
 pub const COLLIDE_HEADER_SIZE: usize = 28;
-/// The only collide version and model type whose surface is read (IVP compact surface).
+/// Size of the `VPHY` header before a MOPP surface (no drag areas).
+pub const MOPP_HEADER_SIZE: usize = 12;
+/// The only collide version whose surfaces are read.
 pub const COLLIDE_VERSION: i16 = 0x100;
+/// IVP compact surface: convex ledges in a tree of bounding spheres.
 pub const MODEL_TYPE_COMPACT_SURFACE: i16 = 0;
+/// Polysoup with a Havok MOPP tree (older vbsps' power-4 terrain).
+pub const MODEL_TYPE_MOPP: i16 = 1;
 
-/// `collideheader_t` and `compactsurfaceheader_t`.
+/// `collideheader_t` and, for a compact surface, the rest of `compactsurfaceheader_t`.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct CollideHeader {
     /// `0x100`; Strata writes `0x101`.
     pub version: i16,
-    /// 0: IVP compact surface; 1: polysoup (MOPP), not read here.
+    /// [`MODEL_TYPE_COMPACT_SURFACE`] or [`MODEL_TYPE_MOPP`].
     pub model_type: i16,
-    /// Bytes of the compact surface.
+    /// Bytes of the surface.
     pub surface_size: i32,
+    /// `None` for a MOPP surface, whose header ends at `surface_size`.
+    pub drag: Option<DragAxes>,
+}
+
+/// The drag fields of `compactsurfaceheader_t`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct DragAxes {
     pub drag_axis_areas: [f32; 3],
     pub axis_map_size: i32,
 }
@@ -57,16 +69,37 @@ impl Solid {
             }
             let i16_at = |p: usize| i16::from_le_bytes([data[p], data[p + 1]]);
             let word = |p: usize| [data[p], data[p + 1], data[p + 2], data[p + 3]];
+            let (version, model_type) = (i16_at(4), i16_at(6));
+            let surface_size = i32::from_le_bytes(word(8));
+            if version == COLLIDE_VERSION && model_type == MODEL_TYPE_MOPP {
+                // Read when its records account for every byte as written back; a layout not
+                // seen in Valve's data is kept as bytes.
+                let rest = &data[MOPP_HEADER_SIZE..];
+                let body = match CompactSurface::parse(rest, base + MOPP_HEADER_SIZE as u64) {
+                    Ok(s) if s.to_bytes() == rest => SolidBody::Surface(s),
+                    _ => SolidBody::Unread(rest.to_vec()),
+                };
+                return Ok(Solid {
+                    header: Some(CollideHeader {
+                        version,
+                        model_type,
+                        surface_size,
+                        drag: None,
+                    }),
+                    body,
+                });
+            }
             let header = CollideHeader {
-                version: i16_at(4),
-                model_type: i16_at(6),
-                surface_size: i32::from_le_bytes(word(8)),
-                drag_axis_areas: [12, 16, 20].map(|p| f32::from_le_bytes(word(p))),
-                axis_map_size: i32::from_le_bytes(word(24)),
+                version,
+                model_type,
+                surface_size,
+                drag: Some(DragAxes {
+                    drag_axis_areas: [12, 16, 20].map(|p| f32::from_le_bytes(word(p))),
+                    axis_map_size: i32::from_le_bytes(word(24)),
+                }),
             };
             let rest = &data[COLLIDE_HEADER_SIZE..];
-            let body = if header.version == COLLIDE_VERSION && header.model_type == MODEL_TYPE_COMPACT_SURFACE
-            {
+            let body = if version == COLLIDE_VERSION && model_type == MODEL_TYPE_COMPACT_SURFACE {
                 SolidBody::Surface(CompactSurface::parse(rest, base + COLLIDE_HEADER_SIZE as u64)?)
             } else {
                 SolidBody::Unread(rest.to_vec())
@@ -97,10 +130,12 @@ impl Solid {
             out.extend_from_slice(&h.version.to_le_bytes());
             out.extend_from_slice(&h.model_type.to_le_bytes());
             out.extend_from_slice(&h.surface_size.to_le_bytes());
-            for v in h.drag_axis_areas {
-                out.extend_from_slice(&v.to_le_bytes());
+            if let Some(d) = &h.drag {
+                for v in d.drag_axis_areas {
+                    out.extend_from_slice(&v.to_le_bytes());
+                }
+                out.extend_from_slice(&d.axis_map_size.to_le_bytes());
             }
-            out.extend_from_slice(&h.axis_map_size.to_le_bytes());
         }
         match &self.body {
             SolidBody::Surface(s) => s.write(&mut out),

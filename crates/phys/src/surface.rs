@@ -22,7 +22,16 @@ pub const RECORD_SIZE: usize = 16;
 /// The `IVPS` tag in the surface header's last word.
 pub const IVPS: i32 = i32::from_le_bytes(*b"IVPS");
 
+/// The `MOPP` tag that ends a MOPP surface's header instead.
+pub const MOPP: i32 = i32::from_le_bytes(*b"MOPP");
+
 /// `IVP_Compact_Surface`: mass properties and the root of the ledge tree.
+///
+/// A MOPP surface (older vbsps' power-4 terrain, model type 1) has the same header with other
+/// meanings after `byte_size`: `offset_ledgetree_root` is the offset of its Havok MOPP code
+/// (kept as bytes, a [`Gap`]), `dummy` holds the offset of its first ledge, a zero and `MOPP`.
+/// Its ledges (one per triangle, two faces each way) lie back to back and share one point
+/// array.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct SurfaceHeader {
     pub mass_center: [f32; 3],
@@ -259,6 +268,24 @@ impl Ledge {
     }
 }
 
+/// Offsets of a MOPP surface's ledges: back to back from `first` up to the point array (where
+/// the first ledge's points start).
+fn mopp_ledges(at: &At<'_>, first: i32) -> Result<Vec<usize>> {
+    const LEDGE: &str = "compact ledge";
+    let mut l = at.target(0, first, RECORD_SIZE, "MOPP surface header")?;
+    let points = at.target(l, at.i32(l, LEDGE)?, RECORD_SIZE, LEDGE)?;
+    let mut out = Vec::new();
+    while l < points {
+        let n_triangles = i16::from_le_bytes(at.array::<2>(l + 12, LEDGE)?);
+        if n_triangles <= 0 {
+            return Err(at.err(l, LEDGE, format!("triangle count {n_triangles} in a MOPP ledge")));
+        }
+        out.push(l);
+        l += RECORD_SIZE * (1 + n_triangles as usize);
+    }
+    Ok(out)
+}
+
 impl CompactSurface {
     /// Reads the surface in `data` (which starts at the surface header); `base` is the absolute
     /// offset of `data[0]` for errors.
@@ -284,12 +311,17 @@ impl CompactSurface {
             return Err(at.err(0, HDR, "surface larger than 4 GiB"));
         }
 
-        // The tree: offsets only grow (left child right after its parent, right child further
-        // on), so a walk always ends, hostile data included.
-        let root = at.target(0, offset_ledgetree_root, NODE_SIZE, HDR)?;
         let mut nodes = Vec::new();
         let mut ledge_offsets = Vec::new();
-        let mut stack = vec![root];
+        // The tree: offsets only grow (left child right after its parent, right child further
+        // on), so a walk always ends, hostile data included. A MOPP surface has none: its
+        // ledges lie back to back.
+        let mut stack = if dummy[2] == MOPP {
+            ledge_offsets = mopp_ledges(&at, dummy[0])?;
+            Vec::new()
+        } else {
+            vec![at.target(0, offset_ledgetree_root, NODE_SIZE, HDR)?]
+        };
         const NODE: &str = "ledge tree node";
         while let Some(n) = stack.pop() {
             if n + NODE_SIZE > data.len() {
@@ -564,6 +596,11 @@ impl CompactSurface {
             .map(|i| &self.ledges[i])
     }
 
+    /// Whether this is a MOPP surface (ledges without a tree, Havok MOPP code as a gap).
+    pub fn is_mopp(&self) -> bool {
+        self.header.dummy[2] == MOPP
+    }
+
     /// Number of triangles in every ledge.
     pub fn triangle_count(&self) -> usize {
         self.ledges.iter().map(|l| l.triangles.len()).sum()
@@ -573,8 +610,8 @@ impl CompactSurface {
     /// Returns one message per violation.
     pub fn verify(&self, tolerance: f32) -> Vec<String> {
         let mut bad = Vec::new();
-        if self.header.dummy[2] != IVPS {
-            bad.push("surface header lacks the IVPS tag".to_string());
+        if self.header.dummy[2] != IVPS && !self.is_mopp() {
+            bad.push("surface header lacks the IVPS (or MOPP) tag".to_string());
         }
         for (li, l) in self.ledges.iter().enumerate() {
             let mut used = Vec::new();
@@ -616,7 +653,9 @@ impl CompactSurface {
                     l.triangles.len()
                 ));
             }
-            if l.is_compact_flag != 1 || l.has_children_flag == 0 && !self.is_convex(l, tolerance) {
+            // A MOPP surface's ledges do not set the compact flag.
+            let compact = l.is_compact_flag == 1 || self.is_mopp();
+            if !compact || l.has_children_flag == 0 && !self.is_convex(l, tolerance) {
                 bad.push(format!("ledge {li}: not a convex compact ledge"));
             }
         }

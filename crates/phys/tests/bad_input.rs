@@ -171,3 +171,73 @@ fn truncated_or_corrupted_packed_hulls_fail_cleanly() {
     }
     assert!(faults >= 20, "{faults} faults found");
 }
+
+/// A MOPP polysoup solid by hand: a 12-byte VPHY header, the 48-byte surface header ending in
+/// `MOPP`, one triangle ledge (two faces), its three shared points and 4 bytes standing for the
+/// MOPP code.
+fn mopp_solid() -> Vec<u8> {
+    let ledge_at = 48usize;
+    let points_at = ledge_at + 16 * 3;
+    let code_at = points_at + 16 * 3;
+    let len = code_at + 4;
+    let mut s = vec![0u8; len];
+    let put = |s: &mut Vec<u8>, at: usize, b: &[u8]| s[at..at + b.len()].copy_from_slice(b);
+    put(&mut s, 28, &((len as u32) << 8 | 249).to_le_bytes());
+    put(&mut s, 32, &(code_at as i32).to_le_bytes());
+    put(&mut s, 36, &(ledge_at as i32).to_le_bytes());
+    put(&mut s, 44, b"MOPP");
+    put(&mut s, ledge_at, &((points_at - ledge_at) as i32).to_le_bytes());
+    put(&mut s, ledge_at + 8, &(3u32 << 8).to_le_bytes());
+    put(&mut s, ledge_at + 12, &2i16.to_le_bytes());
+    // Faces (0, 1, 2) and (1, 0, 2); each edge's twin 4, 5, 3 slots on (and back).
+    let faces: [([u16; 3], [i16; 3]); 2] = [([0, 1, 2], [4, 5, 3]), ([1, 0, 2], [-4, -3, -5])];
+    for (t, (pts, opp)) in faces.iter().enumerate() {
+        let at = ledge_at + 16 * (1 + t);
+        put(&mut s, at, &((t as u32) | (1 - t as u32) << 12).to_le_bytes());
+        for e in 0..3 {
+            let w = pts[e] as u32 | ((opp[e] as u32) & 0x7fff) << 16;
+            put(&mut s, at + 4 + 4 * e, &w.to_le_bytes());
+        }
+    }
+    for (i, p) in [[0.0f32, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 0.0, 1.0]]
+        .iter()
+        .enumerate()
+    {
+        for (k, v) in p.iter().enumerate() {
+            put(&mut s, points_at + 16 * i + 4 * k, &v.to_le_bytes());
+        }
+    }
+    put(&mut s, code_at, &[1, 2, 3, 4]);
+    let mut out = b"VPHY".to_vec();
+    out.extend_from_slice(&0x100i16.to_le_bytes());
+    out.extend_from_slice(&1i16.to_le_bytes());
+    out.extend_from_slice(&(len as i32).to_le_bytes());
+    out.extend(s);
+    out
+}
+
+#[test]
+fn a_mopp_solid_reads_and_damaged_ones_are_kept_as_bytes_or_refused() {
+    let blob = mopp_solid();
+    let solid = Solid::parse(&blob, 0).expect("reads");
+    let s = solid.surface().expect("the MOPP surface is read");
+    assert!(s.is_mopp());
+    assert_eq!((s.ledges.len(), s.triangle_count()), (1, 2));
+    assert_eq!(s.verify(1e-3), Vec::<String>::new());
+    assert_eq!(s.gaps.len(), 1, "the MOPP code is the one unread run");
+    assert_eq!(solid.to_bytes(), blob);
+    // Truncated or with any byte changed: read back exactly, kept as bytes, or an error —
+    // never a panic.
+    for cut in 0..blob.len() {
+        if let Ok(s) = Solid::parse(&blob[..cut], 0) {
+            assert_eq!(s.to_bytes(), blob[..cut]);
+        }
+    }
+    for i in 0..blob.len() {
+        let mut bad = blob.clone();
+        bad[i] ^= 0xa5;
+        if let Ok(s) = Solid::parse(&bad, 0) {
+            assert_eq!(s.to_bytes(), bad, "byte {i} corrupted");
+        }
+    }
+}

@@ -35,6 +35,23 @@ fn check_solid(where_: &str, blob: &[u8], solid: &Solid) -> (usize, usize) {
         s.ledges.iter().all(|l| !l.triangles.is_empty()),
         "{where_}: an empty ledge"
     );
+    if s.is_mopp() {
+        // Polysoup: a flat ledge per triangle (two faces), then the points, then the Havok MOPP
+        // code, the one run of bytes kept unread.
+        assert!(
+            s.ledges.iter().all(|l| l.triangles.len() == 2),
+            "{where_}: a MOPP ledge not a triangle"
+        );
+        assert!(
+            s.gaps.len() == 1 && s.gaps[0].offset as i32 == s.header.offset_ledgetree_root,
+            "{where_}: MOPP surface bytes {:?}",
+            s.gaps
+                .iter()
+                .map(|g| (g.offset, g.bytes.len()))
+                .collect::<Vec<_>>()
+        );
+        return (1, s.triangle_count());
+    }
     assert!(s.terminal_ledges().count() > 0, "{where_}: no terminal ledge");
     // Every byte of Valve's surfaces belongs to a record: nothing is carried as unread bytes.
     assert!(
@@ -54,7 +71,7 @@ fn every_bsp_physcollide_reads_completely_and_round_trips() {
         return;
     };
     let files = srcmap_corpus::files(&root, "bsp", |p| srcmap_corpus::has_extension(p, "bsp"));
-    let (mut maps, mut models, mut surfaces, mut tris, mut unread) = (0, 0, 0, 0, 0);
+    let (mut maps, mut models, mut surfaces, mut tris, mut unread, mut mopp) = (0, 0, 0, 0, 0, 0);
     for path in files {
         let data = std::fs::read(&path).unwrap();
         let Ok(file) = BspFile::parse(&data) else { continue }; // not a Source BSP
@@ -78,6 +95,7 @@ fn every_bsp_physcollide_reads_completely_and_round_trips() {
                 surfaces += s;
                 tris += t;
                 unread += 1 - s;
+                mopp += solid.surface().is_some_and(|s| s.is_mopp()) as usize;
             }
             // Every solid block of the key data names a solid of the model.
             for b in mc.key_data.solids() {
@@ -97,9 +115,12 @@ fn every_bsp_physcollide_reads_completely_and_round_trips() {
         maps += 1;
     }
     eprintln!(
-        "{maps} maps, {models} models, {surfaces} surfaces ({tris} triangles), {unread} solids not read"
+        "{maps} maps, {models} models, {surfaces} surfaces ({mopp} MOPP polysoups, {tris} triangles), \
+         {unread} solids not read"
     );
     assert!(maps >= 20 && surfaces >= 900, "expected the corpus maps");
+    // gg_aim_shotty's power-4 terrain, the corpus's only polysoup.
+    assert!(mopp >= 3, "the corpus's MOPP polysoup solids were not read");
 }
 
 /// Every corpus BSP's physdisp lump: one entry per displacement, each packed hull read into

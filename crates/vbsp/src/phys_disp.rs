@@ -14,8 +14,9 @@
 //! for small hulls), and each triangle's first byte (taken as IVP's pierce index) the triangle
 //! an inward ray from its centre leaves by — a rule that agrees with only 12% of Valve's values.
 //!
-//! Not done (reported): power-4 displacements, whose 289 vertices do not fit the hull's byte
-//! indices — Valve then writes no physdisp and puts the terrain in physcollide as polysoup.
+//! With a power-4 displacement (whose 289 vertices do not fit the hull's byte indices) Valve
+//! writes no physdisp and puts the terrain in physcollide as polysoup
+//! ([`crate::physics`]); so does this.
 
 use srcmap_bsp::{Bsp, PhysDisp, flags::Contents};
 use srcmap_geom::DVec3;
@@ -46,8 +47,8 @@ pub fn build(bsp: &Bsp) -> (PhysDispBuild, Vec<usize>) {
     if bsp.disp_info.iter().any(|d| d.power > 3) {
         return (
             PhysDispBuild::NotWritten(
-                "power-4 displacements: their collision (polysoup in physcollide, as Valve's vbsp \
-                 writes it instead of physdisp) is not compiled"
+                "map using power 4 displacements: terrain collision is polysoup in physcollide, \
+                 not physdisp (more memory and CPU in game, as Valve's vbsp warns)"
                     .to_string(),
             ),
             Vec::new(),
@@ -158,6 +159,17 @@ pub fn hull_triangles(points: &[DVec3], candidates: &[usize]) -> Option<Vec<[u8;
     if points.len() > 256 {
         return None;
     }
+    Some(
+        convex_hull(points, candidates)?
+            .iter()
+            .map(|t| t.map(|i| i as u8))
+            .collect(),
+    )
+}
+
+/// [`hull_triangles`] for any number of points: the hull of `points[candidates]`, corners only
+/// (points within 0.01 unit of the hull of the others dropped), or `None` when they span no area.
+pub fn convex_hull(points: &[DVec3], candidates: &[usize]) -> Option<Vec<[usize; 3]>> {
     let tris = match incremental_hull(points, candidates)? {
         Hull::Flat(polygon, _) => return Some(two_sided(&polygon)),
         Hull::Solid(t) => t,
@@ -175,7 +187,7 @@ pub fn hull_triangles(points: &[DVec3], candidates: &[usize]) -> Option<Vec<[u8;
     }
     match incremental_hull(points, &keep)? {
         Hull::Flat(polygon, _) => Some(two_sided(&polygon)),
-        Hull::Solid(t) => Some(t.iter().map(|t| t.map(|i| i as u8)).collect()),
+        Hull::Solid(t) => Some(t),
     }
 }
 
@@ -368,10 +380,10 @@ fn polygon_2d(points: &[DVec3], use_: &[usize], normal: DVec3) -> Vec<usize> {
 /// A flat polygon as a two-sided hull: a fan from its first corner facing its normal, then a
 /// fan from its second corner facing away, so no diagonal serves both sides (each edge then
 /// borders exactly two triangles, as in Valve's flat hulls).
-fn two_sided(polygon: &[usize]) -> Vec<[u8; 3]> {
+fn two_sided(polygon: &[usize]) -> Vec<[usize; 3]> {
     let n = polygon.len();
-    let corner = |k: usize| polygon[k % n] as u8;
-    let mut out: Vec<[u8; 3]> = (1..n - 1)
+    let corner = |k: usize| polygon[k % n];
+    let mut out: Vec<[usize; 3]> = (1..n - 1)
         .map(|k| [corner(0), corner(k), corner(k + 1)])
         .collect();
     out.extend((2..n).map(|k| [corner(1), corner(k + 1), corner(k)]));

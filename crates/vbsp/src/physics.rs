@@ -14,6 +14,8 @@
 //!
 //! - The world's water: one fluid solid per water volume (leaf water data entry), its surface
 //!   plane at the volume's surface height.
+//! - Power-4 terrain (then there is no physdisp): polysoup static solids of flat triangle
+//!   ledges, between the clip solids and the fluids ([`terrain_soups`]).
 //!
 //! Displacement collision (physdisp) is built by [`crate::phys_disp`].
 //!
@@ -21,10 +23,12 @@
 //! convexes' volume, or for a shell material its density × thickness times the surface area;
 //! both learned by the material table from Valve's maps, VPhysics' default density otherwise.
 //!
-//! Not done (reported, not faked): power-4 displacements' polysoup solids, the outer hull
-//! Valve adds for brush entities of several brushes (so their key data's volume is the
-//! convexes' sum, not Valve's whole-collision volume), and the game's own
-//! `surfaceproperties*.txt` densities with `-game`.
+//! A brush entity of several convexes also gets their outer convex hull as a ledge on the tree's
+//! root (VPhysics' `buildOuterConvexHull`); its key data's volume stays the convexes' sum, as in
+//! Valve's lumps.
+//!
+//! Not done (reported, not faked): a displacement's `surfaceprop2` (Valve's choice by alpha),
+//! and the game's own `surfaceproperties*.txt` densities with `-game`.
 
 use std::collections::HashMap;
 
@@ -34,8 +38,8 @@ use srcmap_geom::{Plane, Winding};
 use srcmap_materials::{CUBIC_METRES_PER_CUBIC_INCH, SurfaceMass, VPHYSICS_MAX_MASS};
 use srcmap_phys::surface::{NODE_SIZE, RECORD_SIZE, SURFACE_HEADER_SIZE};
 use srcmap_phys::{
-    CollideHeader, CompactSurface, Edge, Ledge, LedgeTreeNode, PointRun, Solid, SolidBody, SurfaceHeader,
-    Triangle,
+    CollideHeader, CompactSurface, DragAxes, Edge, Ledge, LedgeTreeNode, PointRun, Solid, SolidBody,
+    SurfaceHeader, Triangle,
 };
 
 /// Valve's `VPHYSICS_SHRINK`: brush entities' visible sides move in by this much.
@@ -105,7 +109,15 @@ pub fn build(
                     solids.len(),
                     mask as i32
                 ));
-                solids.push(solid(&meshes).0);
+                solids.push(solid(&meshes, false).0);
+            }
+            // Power-4 terrain does not fit physdisp's packed hulls: Valve's vbsp stores it here
+            // instead, one polysoup solid per grid cell (`Disp_AddCollisionModels`).
+            if bsp.disp_info.iter().any(|d| d.power > 3) {
+                for soup in terrain_soups(bsp, surfaceprop, &mut world_props) {
+                    key.push_str(&format!("staticsolid {{\n\"index\" \"{}\"\n}}\n", solids.len()));
+                    solids.push(solid(&soup, false).0);
+                }
             }
             // One fluid per water volume (leaf water data entry): its water brushes, unshrunk.
             for (k, water) in bsp.leaf_water_data.iter().enumerate() {
@@ -133,7 +145,7 @@ pub fn build(
                     0.0f32,
                     0.0f32
                 ));
-                solids.push(solid(&meshes).0);
+                solids.push(solid(&meshes, false).0);
             }
             if solids.is_empty() {
                 continue;
@@ -167,7 +179,8 @@ pub fn build(
             if meshes.is_empty() {
                 continue;
             }
-            let (s, volume) = solid(&meshes);
+            // Valve's `buildOuterConvexHull` for a model of several convexes.
+            let (s, volume) = solid(&meshes, true);
             let (prop, area) = model_surfaceprop(bsp, mi, &brushes, surfaceprop);
             // Valve's: a shell material by its surface, else by the convexes' volume.
             let mass = match surface_mass(&prop) {
@@ -486,17 +499,98 @@ fn world_materials(
             if clip {
                 return 0;
             }
-            let prop = side_surfaceprop(bsp, side.texinfo, surfaceprop);
-            match props.iter().position(|p| *p == prop) {
-                Some(i) => (i + 1) as u8,
-                None if props.len() < 126 => {
-                    props.push(prop);
-                    props.len() as u8
-                }
-                None => 0,
-            }
+            world_slot(props, side_surfaceprop(bsp, side.texinfo, surfaceprop))
         })
         .collect()
+}
+
+/// The world material table's slot of `prop` (Valve's `RemapWorldMaterial`: 1-based, in order
+/// of first use, 0 once the 7-bit index runs out).
+fn world_slot(props: &mut Vec<String>, prop: String) -> u8 {
+    match props.iter().position(|p| *p == prop) {
+        Some(i) => (i + 1) as u8,
+        None if props.len() < 126 => {
+            props.push(prop);
+            props.len() as u8
+        }
+        None => 0,
+    }
+}
+
+/// The world's terrain as polysoup (Valve's `Disp_AddCollisionModels`, used when a
+/// displacement is of power 4): the displacements whose contents collide are hashed into
+/// cells of 4096 × 4096 × 8192 units by their bounds' centre, in order of first use; each
+/// cell's tessellated triangles (the engine's tessellation, honouring the allowed vertices)
+/// become one solid, split where it would reach 65,536 triangles. Each triangle is a flat
+/// ledge of two faces, one each way, carrying its displacement's surface property.
+/// Triangles without area are dropped (they close no face).
+fn terrain_soups(
+    bsp: &Bsp,
+    surfaceprop: &dyn Fn(&str) -> Option<String>,
+    props: &mut Vec<String>,
+) -> Vec<Vec<ConvexMesh>> {
+    /// `MAX_COORD_INTEGER`: moves every centre to positive cell numbers.
+    const MAX_COORD: f32 = 16384.0;
+    const CELL: [f32; 3] = [4096.0, 4096.0, 8192.0];
+    const MAX_SOUP_TRIANGLES: usize = 65536;
+    let grids = srcmap_disp::grids_of(bsp);
+    let mut cells: Vec<([i32; 3], Vec<usize>)> = Vec::new();
+    for (d, (info, grid)) in bsp.disp_info.iter().zip(&grids).enumerate() {
+        let Some(grid) = grid else { continue };
+        if info.contents as u32 & MASK_SOLID == 0 {
+            continue;
+        }
+        let (lo, hi) = grid.bounds();
+        let centre = ((lo + hi) * 0.5).to_array();
+        let cell = [0, 1, 2].map(|k| ((centre[k] + MAX_COORD) / CELL[k]) as i32 & 0xff);
+        match cells.iter_mut().find(|(c, _)| *c == cell) {
+            Some((_, list)) => list.push(d),
+            None => cells.push((cell, vec![d])),
+        }
+    }
+    let mut soups = Vec::new();
+    for (_, list) in cells {
+        let mut soup: Vec<ConvexMesh> = Vec::new();
+        let mut count = 0;
+        for d in list {
+            let (info, grid) = (
+                &bsp.disp_info[d],
+                grids[d].as_ref().expect("cells hold rebuilt grids"),
+            );
+            let triangles = srcmap_disp::tesselate::tesselate(grid.power, &info.allowed_verts);
+            count += triangles.len();
+            if count >= MAX_SOUP_TRIANGLES {
+                // As Valve's: the soup so far becomes a solid before this displacement.
+                soups.push(std::mem::take(&mut soup));
+                count = triangles.len();
+            }
+            let texinfo = bsp
+                .faces
+                .get(info.map_face as usize)
+                .map_or(NO_TEXINFO, |f| f.texinfo);
+            let slot = world_slot(props, side_surfaceprop(bsp, texinfo, surfaceprop));
+            for t in triangles {
+                let points = t.map(|i| {
+                    let v = grid.verts[i as usize];
+                    DVec3::new(v.x.into(), v.y.into(), v.z.into())
+                });
+                if (points[1] - points[0]).cross(points[2] - points[0]).length() < 1e-6 {
+                    continue;
+                }
+                soup.push(ConvexMesh {
+                    // Valve's polysoup ledges carry no client data.
+                    brush: 0,
+                    points: points.to_vec(),
+                    triangles: vec![[0, 1, 2], [1, 0, 2]],
+                    materials: vec![slot; 2],
+                });
+            }
+        }
+        if !soup.is_empty() {
+            soups.push(soup);
+        }
+    }
+    soups
 }
 
 fn side_surfaceprop(bsp: &Bsp, texinfo: i32, surfaceprop: &dyn Fn(&str) -> Option<String>) -> String {
@@ -561,12 +655,24 @@ fn model_surfaceprop(
 }
 
 /// A solid from the meshes: the compact surface and its collide headers, and the total volume
-/// in cubic units.
-fn solid(meshes: &[ConvexMesh]) -> (Solid, f64) {
+/// in cubic units (the convexes' sum, as Valve's key data has it). With `outer_hull` and more
+/// than one mesh, the convex hull of them all is an extra ledge hung on the tree's root, as
+/// VPhysics' `buildOuterConvexHull` does (flagged as having children; its client data is the
+/// root node's offset from it).
+fn solid(meshes: &[ConvexMesh], outer_hull: bool) -> (Solid, f64) {
     // Mass properties of the whole: volume-weighted over the pieces.
     let props: Vec<(f64, DVec3, DVec3)> = meshes.iter().map(mass_properties).collect();
     let volume: f64 = props.iter().map(|p| p.0).sum();
-    let center = props.iter().map(|p| p.1 * p.0).sum::<DVec3>() / volume.max(1e-12);
+    let center = if volume > 1e-9 {
+        props.iter().map(|p| p.1 * p.0).sum::<DVec3>() / volume
+    } else {
+        // Flat ledges (polysoup) enclose nothing: the centre of their bounds, as Valve's.
+        let (lo, hi) = meshes.iter().flat_map(|m| m.points.iter()).fold(
+            (DVec3::splat(f64::MAX), DVec3::splat(f64::MIN)),
+            |(lo, hi), &p| (lo.min(p), hi.max(p)),
+        );
+        (lo + hi) / 2.0
+    };
     // Parallel axis theorem per piece, about the common centre.
     let inertia = props
         .iter()
@@ -581,17 +687,26 @@ fn solid(meshes: &[ConvexMesh]) -> (Solid, f64) {
         .sum::<DVec3>()
         / volume.max(1e-12);
 
-    // Layout: header, ledges, points (each ledge's own, back to back), tree nodes.
+    let hull = if outer_hull && meshes.len() > 1 {
+        hull_mesh(meshes)
+    } else {
+        None
+    };
+    let pieces = meshes.len();
+    let meshes: Vec<&ConvexMesh> = meshes.iter().chain(hull.as_ref()).collect();
+
+    // Layout: header, ledges (the hull's last), points (each ledge's own, back to back), tree
+    // nodes.
     let mut ledges = Vec::with_capacity(meshes.len());
     let mut at = SURFACE_HEADER_SIZE;
-    for m in meshes {
+    for m in &meshes {
         ledges.push(at);
         at += RECORD_SIZE * (1 + m.triangles.len());
     }
     let points_at = at;
     let mut point_at = Vec::with_capacity(meshes.len());
     let mut pool: Vec<[f32; 4]> = Vec::new();
-    for m in meshes {
+    for m in &meshes {
         point_at.push(points_at + RECORD_SIZE * pool.len());
         pool.extend(m.points.iter().map(|&p| {
             let [x, y, z] = to_ivp(p);
@@ -610,8 +725,11 @@ fn solid(meshes: &[ConvexMesh]) -> (Solid, f64) {
         })
         .collect();
     let mut nodes = Vec::new();
-    let order: Vec<usize> = (0..meshes.len()).collect();
+    let order: Vec<usize> = (0..pieces).collect();
     tree(&order, &ivp_points, &ledges, nodes_at, &mut nodes);
+    if hull.is_some() {
+        nodes[0].offset_compact_ledge = ledges[pieces] as i32 - nodes_at as i32;
+    }
     let len = nodes_at + NODE_SIZE * nodes.len();
 
     let compact_ledges = meshes
@@ -649,11 +767,16 @@ fn solid(meshes: &[ConvexMesh]) -> (Solid, f64) {
                     }
                 })
                 .collect();
+            let is_hull = li == pieces;
             Ledge {
                 offset: ledges[li] as u32,
                 c_point_offset: point_at[li] as i32 - ledges[li] as i32,
-                client_data: m.brush as i32,
-                has_children_flag: 0,
+                client_data: if is_hull {
+                    nodes_at as i32 - ledges[li] as i32
+                } else {
+                    m.brush as i32
+                },
+                has_children_flag: is_hull as u8,
                 is_compact_flag: 1,
                 dummy: 0,
                 size_div_16: (1 + m.triangles.len() + m.points.len()) as u32,
@@ -693,12 +816,35 @@ fn solid(meshes: &[ConvexMesh]) -> (Solid, f64) {
             version: srcmap_phys::solid::COLLIDE_VERSION,
             model_type: srcmap_phys::solid::MODEL_TYPE_COMPACT_SURFACE,
             surface_size: len as i32,
-            drag_axis_areas: [1.0; 3],
-            axis_map_size: 0,
+            drag: Some(DragAxes {
+                drag_axis_areas: [1.0; 3],
+                axis_map_size: 0,
+            }),
         }),
         body: SolidBody::Surface(surface),
     };
     (solid, volume)
+}
+
+/// The convex hull of the meshes' points (corners only) as one more mesh, or `None` when it
+/// spans no volume.
+fn hull_mesh(meshes: &[ConvexMesh]) -> Option<ConvexMesh> {
+    let all: Vec<DVec3> = meshes.iter().flat_map(|m| m.points.iter().copied()).collect();
+    let candidates: Vec<usize> = (0..all.len()).collect();
+    let triangles = crate::phys_disp::convex_hull(&all, &candidates)?;
+    let mut corners: Vec<usize> = triangles.iter().flatten().copied().collect();
+    corners.sort_unstable();
+    corners.dedup();
+    let index = |p: usize| corners.binary_search(&p).expect("a corner") as u32;
+    let triangles: Vec<[u32; 3]> = triangles.iter().map(|t| t.map(index)).collect();
+    // A flat hull (two-sided polygon) encloses nothing: no hull ledge.
+    let mesh = ConvexMesh {
+        brush: 0,
+        points: corners.iter().map(|&p| all[p]).collect(),
+        materials: vec![0; triangles.len()],
+        triangles,
+    };
+    (mass_properties(&mesh).0 > 1e-9 && twins(&mesh.triangles).is_some()).then_some(mesh)
 }
 
 /// Appends the subtree over `items` (ledge indices) in preorder: node, left subtree, right.

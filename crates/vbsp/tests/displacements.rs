@@ -246,3 +246,81 @@ fn bad_displacements_are_reported_and_the_rest_compiles() {
     let g = srcmap_disp::grids_of(&out.bsp)[0].clone().expect("grid");
     assert!((g.verts[0].z - 18.0).abs() < 1e-3 && (g.verts[24].z - 16.0).abs() < 1e-3);
 }
+
+#[test]
+fn power_4_terrain_is_polysoup_in_physcollide() {
+    // A long room with two power-4 patches more than a 4096-unit cell apart: Valve's vbsp then
+    // writes no physdisp and one polysoup solid per cell.
+    let mut brushes = room(
+        1,
+        [0.0, 0.0, 0.0],
+        [8192.0, 512.0, 256.0],
+        "dev/dev_measurewall01a",
+    );
+    for (id, x) in [(100, 64.0), (101, 6000.0)] {
+        let mut b = box_brush(
+            id,
+            [x, 64.0, 0.0],
+            [x + 128.0, 192.0, 16.0],
+            "nature/blendgrassgravel001a",
+        );
+        b.sides[TOP].displacement = Some(bumps(4, [x, 64.0, 16.0], wave));
+        brushes.push(b);
+    }
+    let out = compile_map(vec![
+        world(brushes),
+        entity(2, "info_player_start", [400.0, 400.0, 40.0], vec![]),
+    ])
+    .expect("compiles");
+    let bsp = &out.bsp;
+    assert!(bsp.phys_disp.is_none(), "no physdisp with power-4 displacements");
+    assert!(
+        out.diagnostics.iter().any(|d| d.to_string().contains("power 4")),
+        "Valve's power-4 warning"
+    );
+    let world = &bsp.phys_collide.as_ref().unwrap().read_models(0).unwrap()[0];
+    // The walls' solid, then one terrain solid per cell, which name no contents.
+    assert_eq!(world.solids.len(), 3);
+    let statics: Vec<_> = world
+        .key_data
+        .blocks
+        .iter()
+        .filter(|b| b.name == "staticsolid")
+        .collect();
+    assert_eq!(statics.len(), 3);
+    for (i, b) in statics.iter().enumerate().skip(1) {
+        assert_eq!(b.get("index"), Some(i.to_string().as_str()));
+        assert_eq!(b.get("contents"), None);
+    }
+    assert!(world.key_data.blocks.iter().all(|b| b.name != "virtualterrain"));
+    let grids = srcmap_disp::grids_of(bsp);
+    for (i, solid) in world.solids[1..].iter().enumerate() {
+        let s = solid.surface().expect("a compact surface");
+        assert_eq!(s.verify(1e-3), Vec::<String>::new());
+        // Power 4 with every vertex allowed: 2 × 16 × 16 triangles, each a ledge of two faces,
+        // its corners the displacement's vertices (in IVP metres, y down).
+        assert_eq!(s.ledges.len(), 512);
+        let verts: Vec<_> = grids[i].as_ref().unwrap().verts.clone();
+        for l in &s.ledges {
+            assert_eq!(l.triangles.len(), 2);
+            for e in &l.triangles[0].edges {
+                let p = s.ledge_point(l, e.start_point_index).unwrap();
+                let hammer = [p[0] / 0.0254, p[2] / 0.0254, -p[1] / 0.0254];
+                assert!(
+                    verts
+                        .iter()
+                        .any(|v| (0..3).all(|k| (v[k] - hammer[k]).abs() < 0.01)),
+                    "terrain solid {i}: corner {hammer:?} is no vertex of displacement {i}"
+                );
+            }
+        }
+        // Every triangle names the displacement's surface property in the world's table.
+        let slot = s.ledges[0].triangles[0].material_index;
+        assert!(
+            slot >= 1
+                && s.ledges
+                    .iter()
+                    .all(|l| l.triangles.iter().all(|t| t.material_index == slot))
+        );
+    }
+}

@@ -4,9 +4,15 @@
 //! and put every corner of a world piece on its brush (skipped when `SRCMAP_CORPUS` is unset).
 
 use srcmap_bsp::{Bsp, BspFile, Endian, lump::PHYSCOLLIDE};
-use srcmap_phys::ModelCollision;
+use srcmap_phys::{CompactSurface, ModelCollision};
 
-/// Convex pieces per model.
+/// Whether a surface is polysoup (power-4 terrain): every ledge a flat triangle of two faces,
+/// which no brush makes.
+fn is_polysoup(s: &CompactSurface) -> bool {
+    s.is_mopp() || s.ledges.iter().all(|l| l.triangles.len() == 2)
+}
+
+/// Convex pieces per model (polysoup solids left out).
 fn pieces(models: &[ModelCollision]) -> Vec<(i32, usize)> {
     models
         .iter()
@@ -15,6 +21,7 @@ fn pieces(models: &[ModelCollision]) -> Vec<(i32, usize)> {
                 .solids
                 .iter()
                 .filter_map(|s| s.surface())
+                .filter(|s| !is_polysoup(s))
                 .map(|s| s.terminal_ledges().count())
                 .sum();
             (m.model_index, n)
@@ -47,7 +54,7 @@ fn rebuilt_physcollide_matches_valves_models_and_pieces() {
         }
         let Ok(bsp) = Bsp::parse(&data) else { continue };
         let valve = bsp.phys_collide.as_ref().unwrap().read_models(0).unwrap();
-        // Strata's collision (version 0x101) and polysoup solids are not compact surfaces.
+        // Strata's collision (version 0x101) is not read.
         if valve
             .iter()
             .flat_map(|m| &m.solids)
@@ -87,7 +94,12 @@ fn rebuilt_physcollide_matches_valves_models_and_pieces() {
         assert_eq!(fluids(&ours), fluids(&valve), "{name}: water volumes differ");
         // World pieces are unshrunk: every corner lies on or behind each of its brush's planes
         // and on at least three of them.
-        for s in ours[0].solids.iter().filter_map(|s| s.surface()) {
+        for s in ours[0]
+            .solids
+            .iter()
+            .filter_map(|s| s.surface())
+            .filter(|s| !is_polysoup(s))
+        {
             for l in &s.ledges {
                 let brush = &bsp.brushes[l.client_data as usize];
                 let sides = &bsp.brush_sides[brush.first_side as usize..][..brush.num_sides as usize];
@@ -199,4 +211,203 @@ fn rebuilt_brush_entities_weigh_as_valves() {
     assert!(solids >= 250, "expected the corpus's brush entities");
     assert_eq!(same_prop, solids, "surface properties differ");
     assert!(same_mass * 100 >= solids * 99, "masses: {same_mass} of {solids}");
+}
+
+/// Each ledge's first face: its three corners (IVP metres).
+fn faces(s: &CompactSurface) -> Vec<[[f32; 3]; 3]> {
+    s.ledges
+        .iter()
+        .map(|l| {
+            l.triangles[0]
+                .edges
+                .map(|e| s.ledge_point(l, e.start_point_index).unwrap())
+        })
+        .collect()
+}
+
+/// Whether every corner of `a` lies within `tolerance` of a corner of `b`.
+fn same_corners(a: &[[f32; 3]; 3], b: &[[f32; 3]; 3], tolerance: f32) -> bool {
+    a.iter().all(|p| {
+        b.iter()
+            .any(|q| (0..3).map(|k| (p[k] - q[k]).powi(2)).sum::<f32>() <= tolerance * tolerance)
+    })
+}
+
+#[test]
+fn rebuilt_power4_terrain_matches_valves_polysoup() {
+    let Some(root) = srcmap_corpus::root("the power-4 terrain corpus test") else {
+        return;
+    };
+    let files = srcmap_corpus::files(&root, "bsp", |p| srcmap_corpus::has_extension(p, "bsp"));
+    let mut maps = 0;
+    for path in files {
+        let data = std::fs::read(&path).unwrap();
+        let Ok(bsp) = Bsp::parse(&data) else { continue };
+        if bsp.disp_info.iter().all(|d| d.power <= 3) || bsp.phys_collide.is_none() {
+            continue;
+        }
+        let name = path.display();
+        let valve = bsp.phys_collide.as_ref().unwrap().read_models(0).unwrap();
+        let built = srcmap_vbsp::physics::build(&bsp, &|_| None, &|_| None);
+        let ours = built.collide.read_models(0).unwrap();
+        let soups = |m: &ModelCollision| -> Vec<CompactSurface> {
+            m.solids
+                .iter()
+                .filter_map(|s| s.surface())
+                .filter(|s| is_polysoup(s))
+                .cloned()
+                .collect()
+        };
+        let (o, v) = (soups(&ours[0]), soups(&valve[0]));
+        assert_eq!(
+            ours[0].solids.len(),
+            valve[0].solids.len(),
+            "{name}: world solids"
+        );
+        assert_eq!(o.len(), v.len(), "{name}: terrain solids");
+        assert!(!v.is_empty(), "{name}: Valve's lump has no polysoup");
+        for (i, (o, v)) in o.iter().zip(&v).enumerate() {
+            assert!(
+                o.verify(1e-3).is_empty(),
+                "{name}: terrain solid {i}: {:?}",
+                o.verify(1e-3)
+            );
+            // One ledge per triangle of the same cell's displacements, centred and bounded alike.
+            assert_eq!(
+                o.ledges.len(),
+                v.ledges.len(),
+                "{name}: terrain solid {i}: triangles"
+            );
+            for k in 0..3 {
+                assert!(
+                    (o.header.mass_center[k] - v.header.mass_center[k]).abs() < 1e-3,
+                    "{name}: solid {i} centre"
+                );
+            }
+            assert!((o.header.upper_limit_radius - v.header.upper_limit_radius).abs() < 1e-3);
+            // The same triangles, corner for corner (to 0.01 unit).
+            let ours = faces(o);
+            let found = faces(v)
+                .iter()
+                .filter(|t| ours.iter().any(|u| same_corners(t, u, 0.01 * 0.0254)))
+                .count();
+            eprintln!(
+                "{name}: terrain solid {i}: {found} of Valve's {} triangles found",
+                v.ledges.len()
+            );
+            assert_eq!(
+                found,
+                v.ledges.len(),
+                "{name}: terrain solid {i}: triangles differ"
+            );
+        }
+        // The displacements' surface property joins the world's material table (Valve's
+        // RemapWorldMaterial); without a material table every slot is `default`, slot 1.
+        assert!(
+            o.iter()
+                .flat_map(|s| &s.ledges)
+                .flat_map(|l| &l.triangles)
+                .all(|t| t.material_index == 1)
+        );
+        maps += 1;
+    }
+    eprintln!("{maps} maps with power-4 terrain rebuilt");
+    assert!(maps >= 1, "expected gg_aim_shotty");
+}
+
+/// The outer hull ledge hung on the ledge tree's root, if any: its volume in cubic units.
+fn outer_hull_volume(s: &CompactSurface) -> Option<f64> {
+    let root = s
+        .nodes
+        .iter()
+        .find(|n| n.offset as i32 == s.header.offset_ledgetree_root)?;
+    // A terminal root is the one convex itself.
+    if root.offset_compact_ledge == 0 || root.offset_right_node == 0 {
+        return None;
+    }
+    let l = &s.ledges[s.ledge_at(root.offset as i64 + root.offset_compact_ledge as i64)?];
+    assert_eq!(
+        l.has_children_flag, 1,
+        "the hull ledge is flagged as having children"
+    );
+    assert_eq!(
+        l.offset as i64 + l.client_data as i64,
+        root.offset as i64,
+        "its client data names the root"
+    );
+    let mut volume = 0.0;
+    for t in &l.triangles {
+        let [a, b, c] = t.edges.map(|e| {
+            s.ledge_point(l, e.start_point_index)
+                .unwrap()
+                .map(|v| v as f64 / 0.0254)
+        });
+        volume += (a[0] * (b[1] * c[2] - b[2] * c[1]) - a[1] * (b[0] * c[2] - b[2] * c[0])
+            + a[2] * (b[0] * c[1] - b[1] * c[0]))
+            / 6.0;
+    }
+    Some(volume)
+}
+
+/// Brush entities of several convexes carry an outer hull as Valve's do, of the same volume,
+/// and their key data's volume (the convexes' sum, not the hull's) is Valve's.
+#[test]
+fn rebuilt_brush_entities_have_valves_outer_hull() {
+    let Some(root) = srcmap_corpus::root("the outer hull corpus test") else {
+        return;
+    };
+    let files = srcmap_corpus::files(&root, "bsp", |p| srcmap_corpus::has_extension(p, "bsp"));
+    let (mut hulls, mut close, mut volumes, mut same_volume) = (0, 0, 0, 0);
+    for path in files {
+        let data = std::fs::read(&path).unwrap();
+        let Ok(file) = BspFile::parse(&data) else { continue };
+        if file.endian() != Endian::Little || file.lump(PHYSCOLLIDE).unwrap().is_empty() {
+            continue;
+        }
+        let Ok(bsp) = Bsp::parse(&data) else { continue };
+        let Ok(valve) = bsp.phys_collide.as_ref().unwrap().read_models(0) else {
+            continue;
+        };
+        let name = path.display();
+        let built = srcmap_vbsp::physics::build(&bsp, &|_| None, &|_| None);
+        let ours = built.collide.read_models(0).unwrap();
+        for (o, v) in ours.iter().zip(&valve).filter(|(o, _)| o.model_index != 0) {
+            let (Some(os), Some(vs)) = (o.solids[0].surface(), v.solids.first().and_then(|s| s.surface()))
+            else {
+                continue;
+            };
+            let (oh, vh) = (outer_hull_volume(os), outer_hull_volume(vs));
+            assert_eq!(
+                oh.is_some(),
+                vh.is_some(),
+                "{name}: model {}: outer hull",
+                o.model_index
+            );
+            if let (Some(oh), Some(vh)) = (oh, vh) {
+                hulls += 1;
+                // Ours is of the unshrunk-where-Valve-shrinks convexes alike: within 1%.
+                let near = (oh - vh).abs() <= 0.01 * vh;
+                close += near as usize;
+                if !near {
+                    eprintln!("{name}: model {}: hull {oh:.0} vs Valve's {vh:.0}", o.model_index);
+                }
+            }
+            let key_volume = |m: &ModelCollision| -> Option<f64> {
+                m.key_data.solids().next()?.get("volume")?.trim().parse().ok()
+            };
+            if let (Some(ov), Some(vv)) = (key_volume(o), key_volume(v)) {
+                volumes += 1;
+                same_volume += ((ov - vv).abs() <= 0.01 * vv) as usize;
+            }
+        }
+    }
+    eprintln!(
+        "{hulls} outer hulls, {close} within 1% of Valve's volume; {same_volume} of {volumes} key-data volumes within 1%"
+    );
+    assert!(hulls >= 10, "expected the corpus's multi-brush entities");
+    assert!(close * 100 >= hulls * 95, "hull volumes: {close} of {hulls}");
+    assert!(
+        same_volume * 100 >= volumes * 99,
+        "key-data volumes: {same_volume} of {volumes}"
+    );
 }
