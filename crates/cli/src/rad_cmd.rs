@@ -277,6 +277,10 @@ pub fn vrad(args: &VradArgs) -> anyhow::Result<()> {
         if vhv > 0 {
             eprintln!("packed {vhv} per-vertex prop lighting files (sp_*.vhv)");
         }
+        let ppl = report.count(counts::PPL_FILES);
+        if ppl > 0 {
+            eprintln!("packed {ppl} per-texel prop lighting files (texelslighting_*.ppl)");
+        }
         let textured = report.count(counts::TEXTURE_SHADOW_TRIANGLES);
         if textured > 0 {
             eprintln!("texture shadows: {textured} prop triangles let light through their clear texels");

@@ -444,6 +444,7 @@ impl<'a> Lighting<'a> {
                 indirect: self.has_vis && self.options.bounces > 0,
                 no_self_shadowing: self.options.disable_prop_self_shadowing,
                 ambient_occlusion: self.options.ambient_occlusion.as_ref(),
+                texels: self.ranges.last() == Some(&range),
             };
             let vertex = vertexlight::light_prop_vertices(
                 self.bsp,
@@ -460,12 +461,15 @@ impl<'a> Lighting<'a> {
                 ));
             }
             let packed = self.report.count(counts::VHV_FILES) as usize + vertex.files.len();
+            let texel_files = vertex.texel_files.len();
+            let files = [vertex.files, vertex.texel_files].concat();
             match srcmap_bsp::pak::Pak::parse(&self.bsp.pakfile, 0)
-                .and_then(|pak| pak.with_files(&vertex.files, false))
+                .and_then(|pak| pak.with_files(&files, false))
             {
                 Ok(bytes) => {
                     self.bsp.pakfile = bytes;
                     self.report.set(counts::VHV_FILES, packed as f64);
+                    self.report.set(counts::PPL_FILES, texel_files as f64);
                 }
                 Err(e) => self
                     .report
