@@ -48,7 +48,8 @@ pub struct VradArgs {
     #[arg(long = "textureshadows", alias = "TextureShadows")]
     pub texture_shadows: bool,
     /// Per-vertex static-prop lighting: sp_N.vhv / sp_hdr_N.vhv files in the pakfile, from
-    /// the models in --game (VRAD's -StaticPropLighting; skipped with --fast).
+    /// the models in --game, and texelslighting_N.ppl for props with generatelightmaps (VRAD's
+    /// -StaticPropLighting; skipped with --fast).
     #[arg(long = "StaticPropLighting", alias = "staticproplighting")]
     pub static_prop_lighting: bool,
     /// With -StaticPropLighting: no prop shadows its own vertices (VRAD's

@@ -436,7 +436,10 @@ impl<'a> Lighting<'a> {
             self.report
                 .set(counts::DETAIL_STYLE_ENTRIES, detail.style_entries as f64);
         }
+        // Prop vertices and texels trace rays: their time counts as tracing, not writing.
+        let mut prop_lighting = std::time::Duration::ZERO;
         if self.options.static_prop_lighting && self.options.quality != Quality::Fast {
+            let started = Instant::now();
             let inputs = vertexlight::RangeInputs {
                 range,
                 lights: &self.lights[r],
@@ -453,6 +456,7 @@ impl<'a> Lighting<'a> {
                 self.options.models.as_ref(),
                 &self.counters,
             );
+            prop_lighting = started.elapsed();
             if vertex.without_model > 0 {
                 self.report.warn(format!(
                     "{} static props without their model files (.mdl, .vvd, .vtx): no per-vertex lighting{}",
@@ -476,7 +480,13 @@ impl<'a> Lighting<'a> {
                     .warn(format!("per-vertex prop lighting not packed: the pakfile: {e}")),
             }
         }
-        self.report.time(format!("write{}", tag(range)), t.elapsed());
+        if !prop_lighting.is_zero() {
+            self.trace_seconds += prop_lighting.as_secs_f64();
+            self.report
+                .time(format!("prop lighting{}", tag(range)), prop_lighting);
+        }
+        self.report
+            .time(format!("write{}", tag(range)), t.elapsed() - prop_lighting);
     }
 
     /// The report, with the rays traced and the time it took.

@@ -143,7 +143,7 @@ fn lit(texels: &[Texel], width: usize, height: usize, i: usize, j: usize) -> boo
 /// Linear light (1 = lightmap white) as the engine's vertex-light bytes: gamma 2.2 with
 /// overbright 2 (VRAD's `LinearToVertexLight` table, 1024 steps per unit up to 4), the colour
 /// scaled down when a channel exceeds 1 (`ColorClamp`), rounded to bytes; RGB.
-pub(crate) fn engine_bytes(linear: Vec3) -> [u8; 3] {
+pub fn engine_bytes(linear: Vec3) -> [u8; 3] {
     let to_vertex = |f: f32| {
         let i = (f * 1024.0).round().clamp(0.0, 4095.0);
         ((i / 1024.0).powf(1.0 / 2.2) * 0.5).min(1.0)

@@ -1770,6 +1770,31 @@ fn valves_ppl_round_trips_and_has_our_layout() {
             .collect(),
     );
     assert_eq!(&ours.to_bytes(), data);
+    // Each coarser level is the 2×2 mean in linear light of the level above, in the engine's
+    // vertex-light gamma (our `engine_bytes`): Valve's level 1 from its level 0, within one
+    // step of rounding.
+    let m = &ppl.meshes[0];
+    let (w, h) = (m.width as usize, m.height as usize);
+    let (l0, l1) = (&m.texels[..3 * w * h], &m.texels[3 * w * h..]);
+    let linear = |b: u8| (b as f32 / 255.0 * 2.0).powf(2.2);
+    let (mut close, mut total) = (0usize, 0usize);
+    for j in (0..h).step_by(2) {
+        for i in (0..w).step_by(2) {
+            let mut mean = Vec3::ZERO;
+            for (di, dj) in [(0, 0), (1, 0), (0, 1), (1, 1)] {
+                let at = 3 * ((j + dj) * w + i + di);
+                mean += Vec3::new(linear(l0[at]), linear(l0[at + 1]), linear(l0[at + 2])) / 4.0;
+            }
+            let ours = srcmap_vrad::texel::engine_bytes(mean);
+            let at = 3 * ((j / 2) * (w / 2) + i / 2);
+            for c in 0..3 {
+                close += (ours[c] as i32 - l1[at + c] as i32).abs().le(&1) as usize;
+                total += 1;
+            }
+        }
+    }
+    eprintln!("Valve's mip level 1: {close} of {total} channels within 1 of ours");
+    assert!(close as f64 > 0.999 * total as f64, "{close} of {total}");
     // The sprp record of prop 3 asks for this resolution.
     let sp = bsp.game_lumps.static_props().unwrap();
     assert_eq!(sp.props[3].lightmap_res, [512, 512]);
