@@ -49,9 +49,12 @@ pub struct PplMesh {
     pub texels: Vec<u8>,
 }
 
-/// Texels of a `width` × `height` image with its full mip chain down to 1×1.
-pub fn mip_chain_texels(width: u32, height: u32) -> u64 {
-    mip_levels(width, height).map(|(w, h)| w as u64 * h as u64).sum()
+/// Texels of a `width` × `height` image with its full mip chain down to 1×1 (in `u128`: a
+/// hostile header's sizes overflow `u64`).
+pub fn mip_chain_texels(width: u32, height: u32) -> u128 {
+    mip_levels(width, height)
+        .map(|(w, h)| w as u128 * h as u128)
+        .sum()
 }
 
 /// The sizes of an image's mip levels, finest first, down to 1×1.
@@ -68,7 +71,8 @@ impl PplMesh {
     /// The RGB bytes of the finest mip level of an [`IMAGE_FORMAT_RGB888`] image (row by
     /// row, `width` × `height` texels); `None` when the mesh holds fewer bytes.
     pub fn rgb888_level0(&self) -> Option<&[u8]> {
-        self.texels.get(..3 * self.width as usize * self.height as usize)
+        let bytes = 3u128 * self.width as u128 * self.height as u128;
+        self.texels.get(..usize::try_from(bytes).ok()?)
     }
 }
 
@@ -140,7 +144,7 @@ impl Ppl {
                     ),
                 ));
             }
-            if texel_format == IMAGE_FORMAT_RGB888 && bytes as u64 != 3 * mip_chain_texels(width, height) {
+            if texel_format == IMAGE_FORMAT_RGB888 && bytes as u128 != 3 * mip_chain_texels(width, height) {
                 return Err(ModelError::format(
                     FORMAT,
                     s,
