@@ -10,7 +10,8 @@
 //! nearest such triangle (by UV distance to the edge opposite its smallest barycentric), so
 //! the engine's bilinear filter finds lit texels beside each edge. Texels inside a triangle
 //! and those next to one are lit like a prop vertex ([`crate::vertexlight`]: direct, bounced,
-//! ambient occlusion). The image is then box-filtered 3×3 over inside texels, in VRAD's
+//! ambient occlusion), though where they lie even inside solid (VRAD's texel pass has no
+//! in-solid recovery, unlike its vertex pass). The image is then box-filtered 3×3 over inside texels, in VRAD's
 //! `ColorRGBExp32`-rounded linear space, and written as `RGB888` bytes in the engine's
 //! vertex-light gamma with a 2×2-averaged mip chain. Every VTX strip group of every LOD of
 //! that model gets the same image (VRAD's mesh list, as in `.vhv` files).
