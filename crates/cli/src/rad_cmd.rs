@@ -48,7 +48,8 @@ pub struct VradArgs {
     #[arg(long = "textureshadows", alias = "TextureShadows")]
     pub texture_shadows: bool,
     /// Per-vertex static-prop lighting: sp_N.vhv / sp_hdr_N.vhv files in the pakfile, from
-    /// the models in --game (VRAD's -StaticPropLighting; skipped with --fast).
+    /// the models in --game, and texelslighting_N.ppl for props with generatelightmaps (VRAD's
+    /// -StaticPropLighting; skipped with --fast).
     #[arg(long = "StaticPropLighting", alias = "staticproplighting")]
     pub static_prop_lighting: bool,
     /// With -StaticPropLighting: no prop shadows its own vertices (VRAD's
@@ -276,6 +277,10 @@ pub fn vrad(args: &VradArgs) -> anyhow::Result<()> {
         let vhv = report.count(counts::VHV_FILES);
         if vhv > 0 {
             eprintln!("packed {vhv} per-vertex prop lighting files (sp_*.vhv)");
+        }
+        let ppl = report.count(counts::PPL_FILES);
+        if ppl > 0 {
+            eprintln!("packed {ppl} per-texel prop lighting files (texelslighting_*.ppl)");
         }
         let textured = report.count(counts::TEXTURE_SHADOW_TRIANGLES);
         if textured > 0 {

@@ -30,6 +30,7 @@ pub const TARGETS: &[(&str, Body)] = &[
     ("model_mdl", model_mdl),
     ("model_vvd", model_vvd),
     ("model_vtx", model_vtx),
+    ("model_ppl", model_ppl),
     ("phys_solid", phys_solid),
     ("phys_phy", phys_phy),
     ("content_detail_vbsp", content_detail_vbsp),
@@ -284,6 +285,32 @@ pub fn model_vvd(data: &[u8]) {
                     .iter()
                     .all(|&i| (i as usize) < vvd.vertices.len())
             );
+        }
+    }
+}
+
+/// The `.ppl` reader: what it reads writes back and reads again as the same headers, the
+/// same mesh sizes and, where meshes do not overlap, the same texels.
+pub fn model_ppl(data: &[u8]) {
+    if let Ok(ppl) = srcmap_model::Ppl::parse(data) {
+        let back = srcmap_model::Ppl::parse(&ppl.to_bytes()).expect("a written .ppl reads");
+        assert_eq!(back.meshes.len(), ppl.meshes.len());
+        assert_eq!(
+            (back.checksum, back.texel_format, back.len),
+            (ppl.checksum, ppl.texel_format, ppl.len)
+        );
+        let mut spans: Vec<(u32, usize)> = ppl.meshes.iter().map(|m| (m.offset, m.texels.len())).collect();
+        spans.sort();
+        let apart = spans
+            .windows(2)
+            .all(|w| w[0].0 as usize + w[0].1 <= w[1].0 as usize);
+        for (a, b) in ppl.meshes.iter().zip(&back.meshes) {
+            assert_eq!(
+                (a.lod, a.offset, a.width, a.height),
+                (b.lod, b.offset, b.width, b.height)
+            );
+            assert_eq!(a.texels.len(), b.texels.len());
+            assert!(!apart || a.texels == b.texels);
         }
     }
 }

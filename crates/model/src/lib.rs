@@ -1,6 +1,7 @@
 //! Source-engine game models as the map tools need them: the `.mdl` header (flags,
 //! bounds, body parts → models → meshes, materials, include models, key values), the `.vvd`
-//! vertex file (positions, LOD fixups) and the `.vtx` mesh strips (render triangles per LOD).
+//! vertex file (positions, LOD fixups), the `.vtx` mesh strips (render triangles per LOD) and
+//! the `.ppl` per-texel prop lighting VRAD packs into maps.
 //!
 //! Every parser reads through a bounds-checked cursor: truncated or hostile files give a
 //! [`ModelError`] naming the structure and the byte offset, never a panic. [`ModelFiles`] ties
@@ -8,10 +9,12 @@
 //! checksums); [`ModelFiles::find`] looks them up through a game's search paths.
 
 pub mod mdl;
+pub mod ppl;
 pub mod vtx;
 pub mod vvd;
 
 pub use mdl::{BodyPart, IncludeModel, Mdl, Mesh, StaticUse, SubModel};
+pub use ppl::{Ppl, PplMesh};
 pub use vtx::{StripGroup, Vtx};
 pub use vvd::{Fixup, Vertex, Vvd};
 

@@ -489,3 +489,41 @@ fn a_truncated_model_drops_its_props_with_an_error_naming_the_offset() {
         "{w:?}"
     );
 }
+
+/// Lightmapped props (issue 21): on the corpus's one map with a `generatelightmaps` prop, every
+/// prop's 32-bit flags (`STATIC_PROP_NO_PER_TEXEL_LIGHTING` on all but that one) and lightmap
+/// resolution equal Valve's, in Source 2013's 72-byte layout. The models need not be present:
+/// these fields come from the entity's keys alone.
+#[test]
+fn testmap_lightmap_resolution_and_flags_match_valve() {
+    let Some(root) = corpus() else { return };
+    let (vmf, bsp) = (
+        "vmf/pySourceSDK+ValveBSP/testmap.vmf",
+        "bsp/pySourceSDK+ValveBSP/testmap.bsp",
+    );
+    let valve = Bsp::parse(&std::fs::read(root.join(bsp)).unwrap()).unwrap();
+    let out = compile_pair(&root, vmf, &valve);
+    let (ours, theirs) = (sprp(&out), valve.game_lumps.static_props().unwrap());
+    assert_eq!(
+        (ours.layout, theirs.layout),
+        (StaticPropLayout::Lightmapped, StaticPropLayout::Lightmapped)
+    );
+    assert_eq!(ours.props.len(), theirs.props.len());
+    let mut lightmapped = 0;
+    for p in &theirs.props {
+        let q = (ours.props.iter())
+            .find(|q| {
+                norm(ours.model_of(q).unwrap()) == norm(theirs.model_of(p).unwrap())
+                    && (0..3).all(|i| (q.origin[i] - p.origin[i]).abs() <= 0.5)
+            })
+            .unwrap_or_else(|| panic!("Valve's prop at {:?} has no match", p.origin));
+        assert_eq!(
+            (q.flags_int, q.lightmap_res),
+            (p.flags_int, p.lightmap_res),
+            "prop at {:?}",
+            p.origin
+        );
+        lightmapped += (p.flags_int & 0x100 == 0) as usize;
+    }
+    assert_eq!(lightmapped, 1, "testmap has one lightmapped prop");
+}

@@ -78,6 +78,7 @@ pub mod samples;
 pub mod sampling;
 pub mod scene;
 pub mod sky;
+pub mod texel;
 pub mod texlights;
 pub mod tree;
 mod verify;
@@ -160,7 +161,7 @@ pub struct Options {
     pub texture_shadows: bool,
     /// Per-vertex static-prop lighting: `sp_N.vhv` / `sp_hdr_N.vhv` files in the pakfile
     /// ([`vertexlight`]; VRAD's `-StaticPropLighting`, off by default and skipped with
-    /// `-fast` as there).
+    /// `-fast` as there), and `texelslighting_N.ppl` for lightmapped props ([`texel`]).
     pub static_prop_lighting: bool,
     /// No prop shadows its own vertices (VRAD's `-disablepropselfshadowing`; per prop the
     /// `STATIC_PROP_NO_SELF_SHADOWING` flag).
@@ -248,6 +249,8 @@ pub mod counts {
     pub const DETAIL_STYLE_ENTRIES: &str = "detail_style_entries";
     /// `.vhv` files packed (per-vertex static-prop lighting, every range).
     pub const VHV_FILES: &str = "vhv_files";
+    /// `texelslighting_N.ppl` files packed (per-texel lighting of lightmapped props).
+    pub const PPL_FILES: &str = "ppl_files";
     /// Static props in the map.
     pub const STATIC_PROPS: &str = "static_props";
     /// Static props that cast shadows.
@@ -269,7 +272,7 @@ pub mod counts {
     pub const TRACE_SECONDS: &str = "trace_seconds";
 
     /// Every figure, in report order.
-    pub const ALL: [&str; 21] = [
+    pub const ALL: [&str; 22] = [
         LIT_FACES,
         LUXELS,
         LIGHTS,
@@ -287,6 +290,7 @@ pub mod counts {
         DETAIL_PROPS_LIT,
         DETAIL_STYLE_ENTRIES,
         VHV_FILES,
+        PPL_FILES,
         BOUNCES_DONE,
         LEAVES_WITH_AMBIENT,
         RAYS,

@@ -436,7 +436,10 @@ impl<'a> Lighting<'a> {
             self.report
                 .set(counts::DETAIL_STYLE_ENTRIES, detail.style_entries as f64);
         }
+        // Prop vertices and texels trace rays: their time counts as tracing, not writing.
+        let mut prop_lighting = std::time::Duration::ZERO;
         if self.options.static_prop_lighting && self.options.quality != Quality::Fast {
+            let started = Instant::now();
             let inputs = vertexlight::RangeInputs {
                 range,
                 lights: &self.lights[r],
@@ -444,6 +447,7 @@ impl<'a> Lighting<'a> {
                 indirect: self.has_vis && self.options.bounces > 0,
                 no_self_shadowing: self.options.disable_prop_self_shadowing,
                 ambient_occlusion: self.options.ambient_occlusion.as_ref(),
+                texels: self.ranges.last() == Some(&range),
             };
             let vertex = vertexlight::light_prop_vertices(
                 self.bsp,
@@ -452,6 +456,7 @@ impl<'a> Lighting<'a> {
                 self.options.models.as_ref(),
                 &self.counters,
             );
+            prop_lighting = started.elapsed();
             if vertex.without_model > 0 {
                 self.report.warn(format!(
                     "{} static props without their model files (.mdl, .vvd, .vtx): no per-vertex lighting{}",
@@ -460,19 +465,28 @@ impl<'a> Lighting<'a> {
                 ));
             }
             let packed = self.report.count(counts::VHV_FILES) as usize + vertex.files.len();
+            let texel_files = vertex.texel_files.len();
+            let files = [vertex.files, vertex.texel_files].concat();
             match srcmap_bsp::pak::Pak::parse(&self.bsp.pakfile, 0)
-                .and_then(|pak| pak.with_files(&vertex.files, false))
+                .and_then(|pak| pak.with_files(&files, false))
             {
                 Ok(bytes) => {
                     self.bsp.pakfile = bytes;
                     self.report.set(counts::VHV_FILES, packed as f64);
+                    self.report.set(counts::PPL_FILES, texel_files as f64);
                 }
                 Err(e) => self
                     .report
                     .warn(format!("per-vertex prop lighting not packed: the pakfile: {e}")),
             }
         }
-        self.report.time(format!("write{}", tag(range)), t.elapsed());
+        if !prop_lighting.is_zero() {
+            self.trace_seconds += prop_lighting.as_secs_f64();
+            self.report
+                .time(format!("prop lighting{}", tag(range)), prop_lighting);
+        }
+        self.report
+            .time(format!("write{}", tag(range)), t.elapsed() - prop_lighting);
     }
 
     /// The report, with the rays traced and the time it took.

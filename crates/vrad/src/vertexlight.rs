@@ -16,6 +16,9 @@
 //! (or its nearest lit vertex). The file (`HardwareVerts`, version 2) holds one mesh per VTX
 //! strip group of every LOD, its vertices' colours in strip-group order, as BGRA bytes in
 //! the engine's vertex-light gamma; data blocks are 512-byte aligned.
+//!
+//! Lightmapped props (`generatelightmaps`) also get their texels lit the same way in the last
+//! range lit ([`crate::texel`]).
 
 use std::collections::HashMap;
 
@@ -32,9 +35,11 @@ use crate::lights::{Light, LightKind, Range};
 use crate::props::{ModelSource, angle_matrix};
 use crate::sampling::sphere_directions;
 use crate::scene::{MAX_TRACE, SKY, STATIC_PROP};
+use crate::texel::{self, engine_bytes};
 use crate::{AmbientOcclusion, Counters, World};
+use srcmap_bsp::gamelump::StaticPropLayout;
 use srcmap_bsp::gamelump::static_prop_flags::{
-    IGNORE_NORMALS, NO_PER_VERTEX_LIGHTING, NO_SELF_SHADOWING, USE_LIGHTING_ORIGIN,
+    IGNORE_NORMALS, NO_PER_TEXEL_LIGHTING, NO_PER_VERTEX_LIGHTING, NO_SELF_SHADOWING, USE_LIGHTING_ORIGIN,
 };
 
 /// `VHV_VERSION`.
@@ -62,6 +67,8 @@ pub struct VertexLighting {
     pub disabled: usize,
     /// Props whose model (with its `.vtx`) could not be read: no file.
     pub without_model: usize,
+    /// The `texelslighting_N.ppl` files of lightmapped props ([`crate::texel`]), when asked.
+    pub texel_files: Vec<(String, Vec<u8>)>,
 }
 
 /// One mesh of the file: its LOD and its vertices' colours.
@@ -105,18 +112,8 @@ pub fn write_vhv(checksum: u32, meshes: &[VhvMesh]) -> Vec<u8> {
 /// engine's vertex-light space (gamma 2.2, overbright 2), scaled down when a channel exceeds
 /// 1; BGRA bytes.
 pub fn vertex_bytes(color: Vec3) -> [u8; 4] {
-    let linear = decode(encode(color)) / 255.0;
-    let to_vertex = |f: f32| {
-        let i = (f * 1024.0).round().clamp(0.0, 4095.0);
-        ((i / 1024.0).powf(1.0 / 2.2) * 0.5).min(1.0)
-    };
-    let mut v = Vec3::new(to_vertex(linear.x), to_vertex(linear.y), to_vertex(linear.z));
-    let max = v.max_element();
-    if max > 1.0 {
-        v /= max;
-    }
-    let byte = |f: f32| (f.max(0.0) * 255.0).round().min(255.0) as u8;
-    [byte(v.z), byte(v.y), byte(v.x), 255]
+    let [r, g, b] = engine_bytes(decode(encode(color)) / 255.0);
+    [b, g, r, 255]
 }
 
 /// The model files each prop type needs (`.mdl`, `.vvd`, `.vtx`), read once.
@@ -302,6 +299,9 @@ pub(crate) struct RangeInputs<'a> {
     pub no_self_shadowing: bool,
     /// Darken vertices by ambient occlusion ([`crate::occlusion`]).
     pub ambient_occlusion: Option<&'a AmbientOcclusion>,
+    /// Also light the texels of lightmapped props (`.ppl` files: one name for every range,
+    /// so VRAD's last range's stand; asked of that range alone).
+    pub texels: bool,
 }
 
 /// The `.vhv` files of a range for every static prop of `bsp` whose model `source` has.
@@ -319,6 +319,7 @@ pub(crate) fn light_prop_vertices(
         indirect: bounces,
         no_self_shadowing,
         ambient_occlusion,
+        texels,
     } = *inputs;
     let mut out = VertexLighting::default();
     let Some(sp) = bsp.game_lumps.static_props() else {
@@ -337,16 +338,25 @@ pub(crate) fn light_prop_vertices(
         ambient_occlusion,
     };
     let prefix = if range == Range::Hdr { "sp_hdr_" } else { "sp_" };
-    let results: Vec<Option<(String, Vec<u8>)>> = sp
+    type PropFiles = (Option<(String, Vec<u8>)>, Option<(String, Vec<u8>)>);
+    let results: Vec<PropFiles> = sp
         .props
         .par_iter()
         .enumerate()
         .map(|(index, prop)| {
             let flags = prop.flags_in(sp.layout);
-            if flags & NO_PER_VERTEX_LIGHTING != 0 {
-                return None;
-            }
-            let files = models.get(&prop.prop_type)?;
+            let with_vertices = flags & NO_PER_VERTEX_LIGHTING == 0;
+            // Source 2013's layout alone has a lightmap resolution and the flag to test.
+            let with_texels = texels
+                && sp.layout == StaticPropLayout::Lightmapped
+                && flags & NO_PER_TEXEL_LIGHTING == 0
+                && prop.lightmap_res.iter().all(|&r| r > 0);
+            let Some(files) = models
+                .get(&prop.prop_type)
+                .filter(|_| with_vertices || with_texels)
+            else {
+                return (None, None);
+            };
             let rot = angle_matrix(prop.angles);
             let lighting_origin =
                 (flags & USE_LIGHTING_ORIGIN != 0).then(|| Vec3::from(prop.lighting_origin));
@@ -370,28 +380,34 @@ pub(crate) fn light_prop_vertices(
                 ignore_normals: flags & IGNORE_NORMALS != 0,
             };
             let mut rays = 0u64;
-            let meshes = prop_meshes(
-                files,
-                rot,
-                Vec3::from(prop.origin),
-                lighting_origin,
-                &lighter,
-                &shading,
-                &mut rays,
-            );
+            let origin = Vec3::from(prop.origin);
+            let vhv = with_vertices.then(|| {
+                let meshes = prop_meshes(files, rot, origin, lighting_origin, &lighter, &shading, &mut rays);
+                (
+                    format!("{prefix}{index}.vhv"),
+                    write_vhv(files.mdl.checksum, &meshes),
+                )
+            });
+            let ppl = with_texels.then(|| {
+                let place = |p: Vec3, n: Vec3| (rot * p + origin, (rot * n).normalize_or_zero());
+                let light = |p: Vec3, n: Vec3| {
+                    let mut r = 0;
+                    (lighter.light(&shading, p, n, &mut r), r)
+                };
+                let bytes = texel::prop_texels(files, prop.lightmap_res, place, light, &mut rays);
+                (format!("texelslighting_{index}.ppl"), bytes)
+            });
             counters.add_rays(rays);
-            Some((
-                format!("{prefix}{index}.vhv"),
-                write_vhv(files.mdl.checksum, &meshes),
-            ))
+            (vhv, ppl)
         })
         .collect();
-    for (prop, r) in sp.props.iter().zip(results) {
-        match r {
+    for (prop, (vhv, ppl)) in sp.props.iter().zip(results) {
+        match vhv {
             Some(file) => out.files.push(file),
             None if prop.flags_in(sp.layout) & NO_PER_VERTEX_LIGHTING != 0 => out.disabled += 1,
             None => out.without_model += 1,
         }
+        out.texel_files.extend(ppl);
     }
     out
 }

@@ -1401,14 +1401,19 @@ fn detail_prop_lighting_agrees_with_valves_on_corpus_maps() {
     assert!(r > 0.9, "{r}");
 }
 
-/// The `.vhv` files in `bsp`'s pakfile, by name.
-fn vhv_files(bsp: &Bsp) -> Vec<(String, Vec<u8>)> {
+/// The files in `bsp`'s pakfile whose names end with `suffix`, by name.
+fn pak_files(bsp: &Bsp, suffix: &str) -> Vec<(String, Vec<u8>)> {
     let pak = srcmap_bsp::pak::Pak::parse(&bsp.pakfile, 0).expect("pakfile");
     pak.entries
         .iter()
-        .filter(|e| e.name.ends_with(".vhv"))
+        .filter(|e| e.name.ends_with(suffix))
         .map(|e| (e.name.clone(), pak.read(e).expect("stored entry")))
         .collect()
+}
+
+/// The `.vhv` files in `bsp`'s pakfile, by name.
+fn vhv_files(bsp: &Bsp) -> Vec<(String, Vec<u8>)> {
+    pak_files(bsp, ".vhv")
 }
 
 #[test]
@@ -1595,4 +1600,202 @@ fn ambient_occlusion_darkens_a_room_corner_and_leaves_open_floor_alone() {
     }
     let darkened = report.count(counts::OCCLUDED_LUXELS);
     assert!(darkened > 0 && darkened < 17 * 17 - 14 * 14 + 1, "{darkened}");
+}
+
+/// [`floor_under_prop`] in Source 2013's lightmapped `sprp` layout, its props with the 32-bit
+/// `flags` and lightmap resolution `res`, in one cluster without visibility data (direct light
+/// alone), and `extra` more chairs at those heights over the first.
+fn lightmapped_chair(flags: u32, res: [u16; 2], extra: &[f32]) -> Bsp {
+    use srcmap_bsp::gamelump::StaticPropLayout;
+    let mut bsp = floor_under_prop(0);
+    with_one_cluster(&mut bsp);
+    bsp.visibility = None;
+    let sp = bsp.game_lumps.static_props_mut().unwrap();
+    sp.layout = StaticPropLayout::Lightmapped;
+    for &z in extra {
+        let mut above = sp.props[0];
+        above.origin[2] = z;
+        sp.props.push(above);
+    }
+    for p in &mut sp.props {
+        p.flags_int = flags;
+        p.lightmap_res = res;
+    }
+    bsp
+}
+
+/// Per LOD 0 triangle of the chair facing straight up or down: whether it faces up, the green
+/// byte of the `.ppl` texel under its UV centroid, and the mean green byte of its vertices in
+/// the `.vhv`.
+fn chair_texels_and_vertices(dir: &std::path::Path, ppl: &[u8], vhv: &[u8]) -> Vec<(bool, f64, f64)> {
+    let read = |p: &str| (chair_models(dir).0)(p).unwrap();
+    let model = srcmap_model::ModelFiles::load(CHAIR, |p| Some(read(p))).unwrap();
+    let ppl = srcmap_model::Ppl::parse(ppl).unwrap();
+    let (w, h) = (ppl.meshes[0].width as usize, ppl.meshes[0].height as usize);
+    let level0 = ppl.meshes[0].rgb888_level0().unwrap();
+    // VVD vertex → its green byte in the .vhv (LOD 0 strip groups come first, in VTX order).
+    let word = |at: usize| u32::from_le_bytes(vhv[at..at + 4].try_into().unwrap()) as usize;
+    let vtx = model.vtx.as_ref().unwrap();
+    let sub = &model.mdl.body_parts[0].models[0];
+    let mut green = std::collections::HashMap::new();
+    let mut mesh_index = 0;
+    for ((_, groups), mesh) in vtx.body_parts[0][0][0].meshes.iter().zip(&sub.meshes) {
+        for g in groups {
+            let offset = word(40 + 28 * mesh_index + 8);
+            for (k, &v) in g.vertices.iter().enumerate() {
+                let vvd = sub.first_vertex + mesh.vertex_offset as usize + v as usize;
+                green.insert(vvd as u32, vhv[offset + 4 * k + 1] as f64);
+            }
+            mesh_index += 1;
+        }
+    }
+    let mut out = Vec::new();
+    for t in vtx.triangles(&model.mdl, 0).unwrap() {
+        let v = t.map(|i| model.vvd.vertices[i as usize]);
+        let p = v.map(|v| Vec3::from(v.position));
+        let normal = (p[1] - p[0]).cross(p[2] - p[0]).normalize_or_zero();
+        // Valve's winding is clockwise: the face normal is the cross product's opposite.
+        let up = -normal.z;
+        if up.abs() < 0.9 {
+            continue;
+        }
+        let uv = (
+            v[0].uv[0] + v[1].uv[0] + v[2].uv[0],
+            v[0].uv[1] + v[1].uv[1] + v[2].uv[1],
+        );
+        let (u, vv) = (uv.0 / 3.0, uv.1 / 3.0);
+        if !(0.0..1.0).contains(&u) || !(0.0..1.0).contains(&vv) {
+            continue;
+        }
+        let texel = (vv * h as f32) as usize * w + (u * w as f32) as usize;
+        let mean = t.iter().map(|i| green[i]).sum::<f64>() / 3.0;
+        out.push((up > 0.0, level0[3 * texel + 1] as f64, mean));
+    }
+    out
+}
+
+#[test]
+fn a_lightmapped_prop_gets_texels_lit_like_its_vertices_and_shadowed_by_a_prop_above() {
+    let Some(dir) = corpus() else { return };
+    let options = Options {
+        models: Some(chair_models(&dir)),
+        static_prop_lighting: true,
+        ..Options::default()
+    };
+    let started = std::time::Instant::now();
+    let mut bsp = lightmapped_chair(0, [64, 64], &[]);
+    let report = srcmap_vrad::light(&mut bsp, &options, &NoProgress).unwrap();
+    eprintln!("64x64 lightmapped chair lit in {:?}", started.elapsed());
+    assert_eq!(report.count(counts::PPL_FILES), 1);
+    let ppl = pak_files(&bsp, ".ppl");
+    assert_eq!(ppl.len(), 1);
+    assert_eq!(ppl[0].0, "texelslighting_0.ppl");
+    // The header: the model's checksum, RGB888, one mesh per strip group of every LOD (as the
+    // .vhv), each 64×64 with its mip chain; the file as VRAD lays it out.
+    let file = srcmap_model::Ppl::parse(&ppl[0].1).unwrap();
+    let vhv = vhv_files(&bsp);
+    let vhv_meshes = u32::from_le_bytes(vhv[0].1[20..24].try_into().unwrap()) as usize;
+    let read = |p: &str| (chair_models(&dir).0)(p).unwrap();
+    let model = srcmap_model::ModelFiles::load(CHAIR, |p| Some(read(p))).unwrap();
+    assert_eq!((file.checksum, file.texel_format), (model.mdl.checksum, 2));
+    assert_eq!(file.meshes.len(), vhv_meshes);
+    assert!(file.meshes.iter().all(|m| (m.width, m.height) == (64, 64)));
+    assert_eq!(file.to_bytes(), ppl[0].1);
+    assert_eq!(ppl[0].1.len() % 512, 0);
+
+    // Texels facing the light are lit (those the seat does not shadow), those facing away are
+    // not (no bounce here); texels follow the vertex lighting of the same triangles.
+    let tris = chair_texels_and_vertices(&dir, &ppl[0].1, &vhv[0].1);
+    let mean = |v: Vec<f64>| v.iter().sum::<f64>() / v.len().max(1) as f64;
+    let up = mean(tris.iter().filter(|t| t.0).map(|t| t.1).collect());
+    let lit_up = tris.iter().filter(|t| t.0 && t.1 > 40.0).count();
+    let down_max = tris.iter().filter(|t| !t.0).map(|t| t.1).fold(0.0, f64::max);
+    let (x, y): (Vec<f64>, Vec<f64>) = tris.iter().map(|t| (t.1, t.2)).unzip();
+    let r = pearson(&x, &y);
+    eprintln!(
+        "{} triangles: {lit_up} lit facing up (mean {up:.1}), brightest facing down {down_max}; r with vertices {r:.3}",
+        tris.len()
+    );
+    assert!(lit_up >= 10 && down_max < 5.0, "{lit_up} {down_max}");
+    assert!(r > 0.9, "{r}");
+
+    // A second chair 48 units above shadows the first one's upward texels.
+    let mut shadowed = lightmapped_chair(0, [64, 64], &[112.0]);
+    let report = srcmap_vrad::light(&mut shadowed, &options, &NoProgress).unwrap();
+    assert_eq!(report.count(counts::PPL_FILES), 2);
+    let ppl = pak_files(&shadowed, ".ppl");
+    let first = &ppl.iter().find(|f| f.0 == "texelslighting_0.ppl").unwrap().1;
+    let vhv = vhv_files(&shadowed);
+    let first_vhv = &vhv.iter().find(|f| f.0 == "sp_0.vhv").unwrap().1;
+    let tris = chair_texels_and_vertices(&dir, first, first_vhv);
+    let up_shadowed = mean(tris.iter().filter(|t| t.0).map(|t| t.1).collect());
+    eprintln!("texels up under a second chair: {up_shadowed:.1}");
+    assert!(up_shadowed < 0.8 * up, "{up_shadowed} vs {up}");
+
+    // STATIC_PROP_NO_PER_TEXEL_LIGHTING, or no resolution: no file (the .vhv stays).
+    for (flags, res) in [(0x100, [64, 64]), (0, [0, 0])] {
+        let mut bsp = lightmapped_chair(flags, res, &[]);
+        let report = srcmap_vrad::light(&mut bsp, &options, &NoProgress).unwrap();
+        assert_eq!(report.count(counts::PPL_FILES), 0);
+        assert!(pak_files(&bsp, ".ppl").is_empty());
+        assert_eq!(vhv_files(&bsp).len(), 1);
+    }
+}
+
+/// Valve's one `.ppl` in the corpus (testmap's lightmapped prop, a 512×512 request) reads and
+/// writes back byte for byte, and has the shape our writer gives: RGB888 with the mip chain,
+/// one mesh per LOD's strip group, every mesh the same image.
+#[test]
+fn valves_ppl_round_trips_and_has_our_layout() {
+    let Some(dir) = corpus() else { return };
+    let bytes = std::fs::read(dir.join("bsp/pySourceSDK+ValveBSP/testmap.bsp")).unwrap();
+    let bsp = Bsp::parse(&bytes).unwrap();
+    let files = pak_files(&bsp, ".ppl");
+    assert_eq!(files.len(), 1);
+    let (name, data) = &files[0];
+    assert_eq!((name.as_str(), data.len()), ("texelslighting_3.ppl", 2_097_664));
+    let ppl = srcmap_model::Ppl::parse(data).unwrap();
+    assert_eq!(&ppl.to_bytes(), data);
+    assert_eq!(ppl.texel_format, srcmap_model::ppl::IMAGE_FORMAT_RGB888);
+    let shape: Vec<(u32, u32, u32)> = ppl.meshes.iter().map(|m| (m.lod, m.width, m.height)).collect();
+    assert_eq!(shape, [(0, 512, 512), (1, 512, 512)]);
+    assert_eq!(ppl.meshes[0].texels, ppl.meshes[1].texels);
+    // Our writer lays the same meshes out at the same offsets and length.
+    let ours = srcmap_model::Ppl::new(
+        ppl.checksum,
+        ppl.texel_format,
+        ppl.meshes
+            .iter()
+            .map(|m| (m.lod, m.width, m.height, m.texels.clone()))
+            .collect(),
+    );
+    assert_eq!(&ours.to_bytes(), data);
+    // Each coarser level is the 2×2 mean in linear light of the level above, in the engine's
+    // vertex-light gamma (our `engine_bytes`): Valve's level 1 from its level 0, within one
+    // step of rounding.
+    let m = &ppl.meshes[0];
+    let (w, h) = (m.width as usize, m.height as usize);
+    let (l0, l1) = (&m.texels[..3 * w * h], &m.texels[3 * w * h..]);
+    let linear = |b: u8| (b as f32 / 255.0 * 2.0).powf(2.2);
+    let (mut close, mut total) = (0usize, 0usize);
+    for j in (0..h).step_by(2) {
+        for i in (0..w).step_by(2) {
+            let mut mean = Vec3::ZERO;
+            for (di, dj) in [(0, 0), (1, 0), (0, 1), (1, 1)] {
+                let at = 3 * ((j + dj) * w + i + di);
+                mean += Vec3::new(linear(l0[at]), linear(l0[at + 1]), linear(l0[at + 2])) / 4.0;
+            }
+            let ours = srcmap_vrad::texel::engine_bytes(mean);
+            let at = 3 * ((j / 2) * (w / 2) + i / 2);
+            for c in 0..3 {
+                close += (ours[c] as i32 - l1[at + c] as i32).abs().le(&1) as usize;
+                total += 1;
+            }
+        }
+    }
+    eprintln!("Valve's mip level 1: {close} of {total} channels within 1 of ours");
+    assert!(close as f64 > 0.999 * total as f64, "{close} of {total}");
+    // The sprp record of prop 3 asks for this resolution.
+    let sp = bsp.game_lumps.static_props().unwrap();
+    assert_eq!(sp.props[3].lightmap_res, [512, 512]);
 }
