@@ -49,7 +49,7 @@ if [[ $# -gt 0 ]]; then maps=("$@"); else mapfile -t maps < <(corpus_pairs | cut
 timed() {
   local s
   s=$(date +%s.%N)
-  if "$@" >"$out/log" 2>"$out/err"; then echo "$(date +%s.%N) - $s" | bc; else echo fail; fi
+  if "$@" >"$out/log" 2>"$out/err"; then printf "%.2f\n" "$(echo "$(date +%s.%N) - $s" | bc)"; else echo fail; fi
 }
 json() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print(int(d['counts'].get(sys.argv[2], 0)))" "$@"; }
 
