@@ -76,8 +76,10 @@ print(sum(map(len, rows)), sum(map(len, ours)),
       sum(len(o - r) for o, r in zip(ours, rows)), sum(len(r - o) for o, r in zip(ours, rows)))
 PY
 }
-ratio() { if [[ $1 == fail || $2 == fail ]] || [[ $(echo "$2 <= 0" | bc) == 1 ]]; then echo -; else printf '%.2f' "$(echo "$1 / $2" | bc -l)"; fi; }
-per() { if [[ $1 == fail || $2 == 0 ]]; then echo -; else printf '%.3f' "$(echo "$1 * $3 / $2" | bc -l)"; fi; }
+# A positive number? (Failed stages read "fail", figures that cannot be had "-".)
+positive() { [[ $1 =~ ^[0-9]*\.?[0-9]+$ ]] && [[ $(echo "$1 > 0" | bc) == 1 ]]; }
+ratio() { if positive "$1" && positive "$2"; then printf '%.2f' "$(echo "$1 / $2" | bc -l)"; else echo -; fi; }
+per() { if positive "$1" && positive "$2"; then printf '%.3f' "$(echo "$1 * $3 / $2" | bc -l)"; else echo -; fi; }
 
 vis_rows=() light_rows=()
 for vmf in "${maps[@]}"; do
