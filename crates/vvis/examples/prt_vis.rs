@@ -1,0 +1,77 @@
+//! Full vis of a PRT1 portal file alone, no BSP: the benchmark mode that runs our flow on
+//! another compiler's portals (ericw-tools' `qbsp -q2bsp` writes PRT1 with clusters), so that
+//! both vis tools can be timed on the same portals (`scripts/bench_ericw.sh`).
+//!
+//! `cargo run --release -p srcmap-vvis --example prt_vis -- [--threads N] [--rows OUT] FILE.prt`
+//!
+//! Prints one line of `key=value` figures: clusters, portals, the visible cluster pairs before
+//! and after vvis's symmetry cross-check (each cluster counted as seeing itself), the flow's
+//! seconds, and a hash of the PVS rows (FNV-1a over their words) to compare runs bit for bit.
+//! `--rows OUT` also writes the PVS, one line per cluster listing the clusters it sees.
+
+use std::time::Instant;
+
+use srcmap_vvis::{NoProgress, Options, Portals, Threads, compute};
+
+fn main() {
+    let mut args = std::env::args().skip(1);
+    let (mut threads, mut rows, mut path) = (Threads::ALL, None, None);
+    while let Some(a) = args.next() {
+        match a.as_str() {
+            "--threads" => threads = Threads(args.next().and_then(|s| s.parse().ok()).unwrap_or(0)),
+            "--rows" => rows = args.next(),
+            _ => path = Some(a),
+        }
+    }
+    let Some(path) = path else {
+        eprintln!("usage: prt_vis [--threads N] [--rows OUT] FILE.prt");
+        std::process::exit(2);
+    };
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| {
+        eprintln!("{path}: cannot read: {e}");
+        std::process::exit(1);
+    });
+    let portals = Portals::parse_prt(&text).unwrap_or_else(|e| {
+        eprintln!("{path}: {e}");
+        std::process::exit(1);
+    });
+    let options = Options {
+        threads,
+        ..Options::default()
+    };
+    let start = Instant::now();
+    let (vis, report) = compute(&portals, false, None, &options, &NoProgress).unwrap_or_else(|e| {
+        eprintln!("{path}: {e}");
+        std::process::exit(1);
+    });
+    let seconds = start.elapsed().as_secs_f64();
+    let mut hash = 0xcbf2_9ce4_8422_2325u64;
+    for row in &vis.pvs {
+        for w in &row.words {
+            hash = (hash ^ w).wrapping_mul(0x0100_0000_01b3);
+        }
+    }
+    if let Some(out) = rows {
+        let text: String = vis
+            .pvs
+            .iter()
+            .map(|row| {
+                let seen: Vec<String> = row.ones().map(|c| c.to_string()).collect();
+                seen.join(" ") + "\n"
+            })
+            .collect();
+        std::fs::write(&out, text).unwrap_or_else(|e| {
+            eprintln!("{out}: cannot write: {e}");
+            std::process::exit(1);
+        });
+    }
+    println!(
+        "clusters={} portals={} pairs_before_crosscheck={} pairs={} threads={} flow_s={:.3} total_s={seconds:.3} pvs_hash={hash:016x}",
+        report.count("clusters"),
+        report.count("portals"),
+        vis.total_visible,
+        report.count("visible_pairs"),
+        report.count("threads"),
+        report.seconds("flow"),
+    );
+}
