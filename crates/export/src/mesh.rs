@@ -149,21 +149,24 @@ impl MapMesh {
     pub fn build(bsp: &Bsp, prefer_hdr: bool) -> MapMesh {
         let mut notes = Vec::new();
         let source = LightmapSource::choose(bsp, prefer_hdr);
-        match source {
-            LightmapSource::None => {
-                notes.push("the map has no lighting: faces are drawn fullbright".to_string())
-            }
-            LightmapSource::Hdr if !prefer_hdr => {
-                notes.push("the map has HDR lighting only: lightmaps tone-mapped".to_string())
-            }
-            _ => {}
-        }
         let faces = model_faces(bsp);
         let drawn: Vec<(usize, usize)> = faces
             .into_iter()
             .filter(|&(_, f)| is_drawn(bsp, faces_of(bsp)[f].texinfo))
             .collect();
         let atlas = Atlas::build(bsp, source, drawn.iter().map(|&(_, f)| f));
+        match (source, atlas.source) {
+            (LightmapSource::None, _) => {
+                notes.push("the map has no lighting: faces are drawn fullbright".to_string())
+            }
+            (_, LightmapSource::None) => notes.push(
+                "the map's lightmaps are black (no light reaches any face): drawn fullbright".to_string(),
+            ),
+            (LightmapSource::Hdr, _) if !prefer_hdr => {
+                notes.push("the map has HDR lighting only: lightmaps tone-mapped".to_string())
+            }
+            _ => {}
+        }
         let grids = srcmap_disp::grids_of(bsp);
 
         let materials: Vec<Material> = bsp
@@ -346,8 +349,6 @@ impl MapMesh {
 
     /// Bounds of every drawn vertex in the world (`None` when nothing is drawn).
     pub fn bounds(&self) -> Option<(Vec3, Vec3)> {
-        let mut it = self.world_positions.iter().copied();
-        let first = it.next()?;
-        Some(it.fold((first, first), |(lo, hi), p| (lo.min(p), hi.max(p))))
+        crate::render::bounds_of(self.world_positions.iter().copied())
     }
 }

@@ -52,6 +52,11 @@ impl Camera {
     /// The camera [`render`] uses for `view` on an image `width × height` (orthographic views
     /// fit the mesh's bounds).
     pub fn new(mesh: &MapMesh, view: View, width: u32, height: u32) -> Camera {
+        Camera::fitting(mesh.bounds(), view, width, height)
+    }
+
+    /// The camera for `view`, orthographic views fitting `bounds`.
+    fn fitting(bounds: Option<(Vec3, Vec3)>, view: View, width: u32, height: u32) -> Camera {
         let (forward, right, up, eye, perspective) = match view {
             View::Top => (Vec3::NEG_Z, Vec3::X, Vec3::Y, Vec3::ZERO, false),
             View::Isometric => {
@@ -74,7 +79,7 @@ impl Camera {
             centre: Vec2::ZERO,
         };
         if !perspective {
-            let (lo, hi) = mesh.bounds().unwrap_or((Vec3::ZERO, Vec3::ONE));
+            let (lo, hi) = bounds.unwrap_or((Vec3::ZERO, Vec3::ONE));
             let mut min = Vec2::splat(f32::MAX);
             let mut max = Vec2::splat(f32::MIN);
             for k in 0..8 {
@@ -148,7 +153,6 @@ fn albedo(reflectivity: [f32; 3]) -> Vec3 {
 /// Draws `mesh`, materials coloured by `textures` (per material; empty for flat colours).
 pub fn render(mesh: &MapMesh, textures: &[TextureLookup], options: &RenderOptions) -> Rgb8 {
     let (w, h) = (options.width.max(1), options.height.max(1));
-    let cam = Camera::new(mesh, options.view, w, h);
     let mut depth = vec![f32::NEG_INFINITY; (w * h) as usize];
     let mut pixels: Vec<u8> = BACKGROUND
         .iter()
@@ -157,6 +161,24 @@ pub fn render(mesh: &MapMesh, textures: &[TextureLookup], options: &RenderOption
         .take((w * h * 3) as usize)
         .collect();
     let sun = Vec3::new(0.4, 0.25, 0.88).normalize();
+    // Seen from above, a face no light reaches (the outside of a roof that vbsp kept because
+    // the space above it is inside the world) would hide the lit room below it: leave such
+    // faces out of the overhead views when the picture shows the lightmaps.
+    let mut hidden = vec![false; mesh.vertices.len()];
+    if !matches!(options.view, View::Eye { .. }) && options.shading != Shading::Fullbright {
+        for (face, range) in &mesh.face_vertices {
+            if mesh.atlas.is_dark(*face) {
+                hidden[range.start as usize..range.end as usize].fill(true);
+            }
+        }
+    }
+    let shown = mesh
+        .world_positions
+        .iter()
+        .zip(&hidden)
+        .filter(|(_, h)| !**h)
+        .map(|(p, _)| *p);
+    let cam = Camera::fitting(bounds_of(shown).or(mesh.bounds()), options.view, w, h);
     let project = |c: Vec3, v: &crate::mesh::Vertex| -> Projected {
         let (screen, key, inv_w) = if cam.perspective {
             let inv = 1.0 / c.z;
@@ -182,6 +204,9 @@ pub fn render(mesh: &MapMesh, textures: &[TextureLookup], options: &RenderOption
             _ => None,
         };
         for tri in prim.indices.chunks_exact(3) {
+            if hidden[tri[0] as usize] {
+                continue;
+            }
             let v = [0, 1, 2].map(|k| &mesh.vertices[tri[k] as usize]);
             let p = [0, 1, 2].map(|k| mesh.world_positions[tri[k] as usize]);
             let n = (p[1] - p[0]).cross(p[2] - p[0]);
@@ -250,6 +275,12 @@ pub fn render(mesh: &MapMesh, textures: &[TextureLookup], options: &RenderOption
         height: h,
         pixels,
     }
+}
+
+/// The box around `points` (`None` when there are none).
+pub fn bounds_of(mut points: impl Iterator<Item = Vec3>) -> Option<(Vec3, Vec3)> {
+    let first = points.next()?;
+    Some(points.fold((first, first), |(lo, hi), p| (lo.min(p), hi.max(p))))
 }
 
 /// Fills one screen triangle (either winding), pixel centres inside, nearer depth wins.

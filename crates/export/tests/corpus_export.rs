@@ -397,3 +397,48 @@ fn brush_models_are_placed_at_their_entities_origins() {
     }
     assert!(checked > 1000, "only {checked} vertices of placed brush models");
 }
+
+#[test]
+fn every_lit_corpus_map_renders_lit_not_black() {
+    let Some(maps) = source_maps() else { return };
+    let mut black = Vec::new();
+    for (path, bsp) in &maps {
+        if bsp.lighting.is_empty() && bsp.lighting_hdr.is_empty() {
+            continue;
+        }
+        let mesh = MapMesh::build(bsp, false);
+        if mesh.faces_drawn == 0 {
+            continue;
+        }
+        let image = render(
+            &mesh,
+            &[],
+            &RenderOptions {
+                width: 96,
+                height: 72,
+                shading: Shading::Lit,
+                view: View::Isometric,
+            },
+        );
+        // The background is one dark grey; a drawn pixel is black when no channel reaches
+        // 16 (the tone-mapped value of a luxel of 1/255 times a dull material is above it).
+        let background = image.pixels[..3].to_vec();
+        let drawn: Vec<&[u8]> = image
+            .pixels
+            .chunks_exact(3)
+            .filter(|p| *p != &background[..])
+            .collect();
+        let bright = drawn.iter().filter(|p| p.iter().any(|&c| c >= 16)).count();
+        let share = bright as f64 / drawn.len().max(1) as f64;
+        eprintln!(
+            "{}: {} pixels drawn, {:.1}% of them not black",
+            path.display(),
+            drawn.len(),
+            share * 100.0
+        );
+        if drawn.is_empty() || share < 0.25 {
+            black.push(path.display().to_string());
+        }
+    }
+    assert!(black.is_empty(), "maps rendered black though lit: {black:?}");
+}
