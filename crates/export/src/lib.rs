@@ -8,6 +8,7 @@ pub mod glb;
 pub mod gltf;
 pub mod image;
 pub mod mesh;
+pub mod props;
 pub mod render;
 pub mod texture;
 

@@ -6,8 +6,9 @@ use std::path::PathBuf;
 
 use serde_json::Value;
 use srcmap_bsp::Bsp;
-use srcmap_export::gltf::{ExportOptions, to_glb};
+use srcmap_export::gltf::{ExportOptions, to_glb, to_glb_with_props};
 use srcmap_export::mesh::{face_triangle_count, is_drawn};
+use srcmap_export::props::Props;
 use srcmap_export::render::{RenderOptions, Shading, View, render};
 use srcmap_export::texture::TextureLookup;
 use srcmap_export::{Glb, MapMesh};
@@ -441,4 +442,86 @@ fn every_lit_corpus_map_renders_lit_not_black() {
         }
     }
     assert!(black.is_empty(), "maps rendered black though lit: {black:?}");
+}
+
+#[test]
+fn static_props_are_instances_of_their_models() {
+    let Some(root) = srcmap_corpus::root("export static props") else {
+        return;
+    };
+    let data = std::fs::read(root.join("bsp/kane8kki+whohl2mod/test_chapter1.bsp")).unwrap();
+    let bsp = Bsp::parse(&data).unwrap();
+    let models = root.join("model/kane8kki+whohl2mod");
+    let read = |p: &str| std::fs::read(models.join(p)).ok();
+    let props = Props::load(&bsp, read);
+    let lump = bsp.game_lumps.static_props().unwrap();
+    assert_eq!(props.instances.len(), lump.props.len());
+    assert_eq!(
+        (props.meshes.len(), props.without_mesh(), props.note()),
+        (1, 0, None)
+    );
+    // The mesh has every LOD 0 triangle of the model.
+    let files = srcmap_model::ModelFiles::load("models/bluechaire/bluewoodnchair.mdl", read).unwrap();
+    let expected = files
+        .vtx
+        .as_ref()
+        .unwrap()
+        .triangles(&files.mdl, 0)
+        .unwrap()
+        .len();
+    let made: usize = props.meshes[0]
+        .primitives
+        .iter()
+        .map(|p| p.indices.len() / 3)
+        .sum();
+    assert_eq!(made, expected);
+    // Placed in the map, the chair stands on the room's floor (z = 64 in the VMF).
+    let prop = &props.instances[0];
+    let rotation = prop.rotation();
+    let lowest = props.meshes[0]
+        .vertices
+        .iter()
+        .map(|v| (rotation * (v.position * prop.scale) + prop.origin).z)
+        .fold(f32::MAX, f32::min);
+    assert!(
+        (lowest - 64.0).abs() < 2.0,
+        "the chair's lowest point is at z = {lowest}"
+    );
+
+    // The GLB: a node per prop carrying the model's mesh, its record in extras.
+    let mesh = MapMesh::build(&bsp, false);
+    let glb = to_glb_with_props(&bsp, &mesh, &NO_TEXTURES, &props, &[]).unwrap();
+    let doc: Value = serde_json::from_str(&glb.json).unwrap();
+    let nodes = doc["nodes"].as_array().unwrap();
+    let prop_nodes: Vec<&Value> = nodes
+        .iter()
+        .filter(|n| n["extras"]["classname"] == "prop_static")
+        .collect();
+    assert_eq!(prop_nodes.len(), 1);
+    let node = prop_nodes[0];
+    assert_eq!(node["extras"]["model"], "models/bluechaire/bluewoodnchair.mdl");
+    let m = node["mesh"].as_u64().unwrap() as usize;
+    let prim = &doc["meshes"][m]["primitives"][0];
+    let count = doc["accessors"][prim["attributes"]["POSITION"].as_u64().unwrap() as usize]["count"].as_u64();
+    assert_eq!(count, Some(props.meshes[0].vertices.len() as u64));
+
+    // Without the models the prop is an empty node, counted in a note.
+    let none = Props::load(&bsp, |_| None);
+    assert_eq!((none.instances.len(), none.without_mesh()), (1, 1));
+    let glb = to_glb_with_props(&bsp, &mesh, &NO_TEXTURES, &none, &[]).unwrap();
+    let doc: Value = serde_json::from_str(&glb.json).unwrap();
+    assert!(
+        doc["extras"]["notes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|n| n.as_str().unwrap().contains("1 of 1 static props have no model"))
+    );
+    let node = doc["nodes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|n| n["extras"]["classname"] == "prop_static")
+        .unwrap();
+    assert!(node.get("mesh").is_none());
 }
