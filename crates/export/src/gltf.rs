@@ -13,6 +13,9 @@ use crate::mesh::MapMesh;
 use crate::props::Props;
 use crate::texture::TextureLookup;
 
+/// The opacity of water and `SURF_TRANS` materials.
+pub const TRANSLUCENT_ALPHA: f32 = 0.6;
+
 /// Metres per inch (Source units are inches).
 pub const METRES_PER_UNIT: f32 = 0.0254;
 
@@ -235,7 +238,7 @@ pub fn to_glb_with_props(
         } else {
             pbr["baseColorFactor"] = json!([r, g, b, 1.0]);
         }
-        materials.push(json!({
+        let mut material = json!({
             "name": if m.name.is_empty() { "(no texture)" } else { m.name.as_str() },
             "pbrMetallicRoughness": pbr,
             "extras": {
@@ -243,7 +246,21 @@ pub fn to_glb_with_props(
                 // glTF has no lightmap slot: the atlas and the UV set that reads it.
                 "lightmap": {"index": 0, "texCoord": 1},
             },
-        }));
+        });
+        if m.translucent {
+            // Water and SURF_TRANS faces: see-through (the factor's alpha; textures are RGB).
+            material["alphaMode"] = json!("BLEND");
+            material["doubleSided"] = json!(true);
+            let factor = &mut material["pbrMetallicRoughness"]["baseColorFactor"];
+            *factor = match factor.take() {
+                Value::Array(mut c) => {
+                    c[3] = json!(TRANSLUCENT_ALPHA);
+                    Value::Array(c)
+                }
+                _ => json!([1.0, 1.0, 1.0, TRANSLUCENT_ALPHA]),
+            };
+        }
+        materials.push(material);
     }
 
     // Prop materials after the map's: no lightmap (the engine lights props per vertex).

@@ -224,7 +224,7 @@ impl Props {
             let first = self
                 .missing
                 .first()
-                .map(|(m, why, _)| format!(" (first: {m}: {why})"))
+                .map(|(_, why, _)| format!("; first: {why}"))
                 .unwrap_or_default();
             format!(
                 "{n} of {} static props have no model ({} models not found or unreadable{first}): placed as empty nodes",

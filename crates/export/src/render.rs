@@ -198,6 +198,8 @@ struct Raster {
     h: u32,
     depth: Vec<f32>,
     pixels: Vec<u8>,
+    /// Opacity of what is drawn now: below 1 it blends over the picture and leaves the depth.
+    alpha: f32,
 }
 
 /// The fixed light direction of the flat shade.
@@ -265,6 +267,7 @@ impl Raster {
                 self.h,
                 &mut self.depth,
                 &mut self.pixels,
+                self.alpha,
                 |l, u| colour(l, u, shade),
             );
         }
@@ -316,33 +319,10 @@ pub fn render_with_props(
             .cycle()
             .take((w * h * 3) as usize)
             .collect(),
+        alpha: 1.0,
     };
-    for prim in &mesh.primitives {
-        let material = mesh.materials.get(prim.material);
-        let flat = material.map_or(Vec3::splat(0.7), |m| albedo(m.reflectivity));
-        let paint = Paint::of(
-            textures.get(prim.material),
-            material.is_none_or(|m| m.name.is_empty()),
-            flat,
-        );
-        for tri in prim.indices.chunks_exact(3) {
-            if hidden[tri[0] as usize] {
-                continue;
-            }
-            let v = [0, 1, 2].map(|k| &mesh.vertices[tri[k] as usize]);
-            let p = [0, 1, 2].map(|k| mesh.world_positions[tri[k] as usize]);
-            raster.triangle(
-                p,
-                v.map(|v| v.light_uv),
-                v.map(|v| v.uv),
-                |light_uv, uv, shade| match options.shading {
-                    Shading::Lit => paint.at(uv) * Vec3::from(mesh.atlas.sample(light_uv)),
-                    Shading::Fullbright => paint.at(uv) * shade,
-                    Shading::Lightmap => Vec3::from(mesh.atlas.sample(light_uv)),
-                },
-            );
-        }
-    }
+    // Props (opaque) first; the world's opaque surfaces, then its see-through ones (water)
+    // over them.
     for prop in &props.instances {
         let Some(pm) = prop.mesh.and_then(|m| props.meshes.get(m)) else {
             continue;
@@ -370,6 +350,39 @@ pub fn render_with_props(
             }
         }
     }
+    let mut passes: Vec<&crate::mesh::Primitive> = mesh.primitives.iter().collect();
+    passes.sort_by_key(|p| mesh.materials.get(p.material).is_some_and(|m| m.translucent));
+    for prim in passes {
+        let material = mesh.materials.get(prim.material);
+        raster.alpha = if material.is_some_and(|m| m.translucent) {
+            crate::gltf::TRANSLUCENT_ALPHA
+        } else {
+            1.0
+        };
+        let flat = material.map_or(Vec3::splat(0.7), |m| albedo(m.reflectivity));
+        let paint = Paint::of(
+            textures.get(prim.material),
+            material.is_none_or(|m| m.name.is_empty()),
+            flat,
+        );
+        for tri in prim.indices.chunks_exact(3) {
+            if hidden[tri[0] as usize] {
+                continue;
+            }
+            let v = [0, 1, 2].map(|k| &mesh.vertices[tri[k] as usize]);
+            let p = [0, 1, 2].map(|k| mesh.world_positions[tri[k] as usize]);
+            raster.triangle(
+                p,
+                v.map(|v| v.light_uv),
+                v.map(|v| v.uv),
+                |light_uv, uv, shade| match options.shading {
+                    Shading::Lit => paint.at(uv) * Vec3::from(mesh.atlas.sample(light_uv)),
+                    Shading::Fullbright => paint.at(uv) * shade,
+                    Shading::Lightmap => Vec3::from(mesh.atlas.sample(light_uv)),
+                },
+            );
+        }
+    }
     Rgb8 {
         width: w,
         height: h,
@@ -390,6 +403,7 @@ fn fill(
     h: u32,
     depth: &mut [f32],
     pixels: &mut [u8],
+    alpha: f32,
     colour: impl Fn(Vec2, Vec2) -> Vec3,
 ) {
     let [a, b, c] = t;
@@ -424,13 +438,17 @@ fn fill(
             if key <= depth[i] {
                 continue;
             }
-            depth[i] = key;
+            if alpha >= 1.0 {
+                depth[i] = key;
+            }
             let inv_w = a.inv_w * wa + b.inv_w * wb + c.inv_w * wc;
             let light_uv = (a.light_uv * wa + b.light_uv * wb + c.light_uv * wc) / inv_w;
             let uv = (a.uv * wa + b.uv * wb + c.uv * wc) / inv_w;
             let rgb = colour(light_uv, uv);
             for (k, ch) in rgb.to_array().into_iter().enumerate() {
-                pixels[i * 3 + k] = (ch.clamp(0.0, 1.0) * 255.0 + 0.5) as u8;
+                let under = pixels[i * 3 + k] as f32 / 255.0;
+                let c = ch.clamp(0.0, 1.0) * alpha + under * (1.0 - alpha);
+                pixels[i * 3 + k] = (c * 255.0 + 0.5) as u8;
             }
         }
     }

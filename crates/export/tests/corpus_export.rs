@@ -67,7 +67,12 @@ fn triangles_are_the_sum_of_the_drawn_faces_triangles() {
                 }
             }
         }
-        let indices: usize = mesh.primitives.iter().map(|p| p.indices.len()).sum();
+        let indices: usize = mesh
+            .primitives
+            .iter()
+            .filter(|p| !p.overlay)
+            .map(|p| p.indices.len())
+            .sum();
         assert_eq!(mesh.triangles, expected, "{}", path.display());
         assert_eq!(indices, 3 * expected, "{}", path.display());
         drawn_maps += usize::from(mesh.triangles > 0);
@@ -524,4 +529,69 @@ fn static_props_are_instances_of_their_models() {
         .find(|n| n["extras"]["classname"] == "prop_static")
         .unwrap();
     assert!(node.get("mesh").is_none());
+}
+
+#[test]
+fn overlays_lie_on_the_faces_they_name_and_water_is_translucent() {
+    let Some(maps) = source_maps() else { return };
+    let (mut overlays, mut apart, mut water_maps) = (0, 0, 0);
+    for (path, bsp) in &maps {
+        let mesh = MapMesh::build(bsp, false);
+        assert_eq!(mesh.overlays_drawn, mesh.overlay_vertices.len());
+        for (oi, range) in &mesh.overlay_vertices {
+            let o = &bsp.overlays[*oi];
+            // The quad overlaps the faces it names: its box meets theirs (the engine clips it
+            // to them; the quad is lifted off them by less than 2 units). A wrong basis
+            // (U, V or the flip) or UV points would throw most quads off their faces.
+            let corners: Vec<glam::Vec3> = mesh.vertices[range.start as usize..range.end as usize]
+                .iter()
+                .map(|v| v.position)
+                .collect();
+            let centre = corners.iter().copied().sum::<glam::Vec3>() / corners.len() as f32;
+            let named: Vec<glam::Vec3> = o.faces[..o.face_count().min(o.faces.len())]
+                .iter()
+                .filter_map(|&f| srcmap_export::mesh::faces_of(bsp).get(usize::try_from(f).ok()?))
+                .filter_map(|f| bsp.face_vertices(f))
+                .flatten()
+                .map(glam::Vec3::from)
+                .collect();
+            let Some((lo, hi)) = srcmap_export::render::bounds_of(named.into_iter()) else {
+                continue;
+            };
+            let slack = glam::Vec3::splat(2.0);
+            let (qlo, qhi) = srcmap_export::render::bounds_of(corners.iter().copied()).unwrap();
+            if !(qhi.cmpge(lo - slack).all() && qlo.cmple(hi + slack).all()) {
+                eprintln!(
+                    "{}: overlay {oi} centred at {centre}, its faces span {lo}..{hi}",
+                    path.display()
+                );
+                apart += 1;
+            }
+            overlays += 1;
+        }
+        // Water (SURF_WARP) faces drawn use a translucent material, exported as BLEND.
+        let warp = mesh.face_vertices.iter().any(|(f, _)| {
+            let ti = &bsp.texinfo[srcmap_export::mesh::faces_of(bsp)[*f].texinfo as usize];
+            ti.flags & srcmap_bsp::flags::SurfaceFlags::WARP.bits() as i32 != 0
+        });
+        if warp {
+            water_maps += 1;
+            let glb = to_glb(bsp, &mesh, &NO_TEXTURES).unwrap();
+            let doc: Value = serde_json::from_str(&glb.json).unwrap();
+            let blend = doc["materials"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .filter(|m| m["alphaMode"] == "BLEND")
+                .count();
+            assert!(blend > 0, "{}: water but no BLEND material", path.display());
+        }
+    }
+    assert!(overlays >= 100, "only {overlays} overlays checked");
+    // test_speakers has two overlays hanging beside the faces they name (249 of 251 meet).
+    assert!(
+        apart * 50 <= overlays,
+        "{apart} of {overlays} overlays miss their faces"
+    );
+    assert!(water_maps >= 3, "only {water_maps} maps with water");
 }
