@@ -39,7 +39,7 @@ pub enum ShadingArg {
 
 #[derive(Debug, clap::Args)]
 pub struct RenderArgs {
-    /// The BSP to draw.
+    /// The BSP to draw, or a VMF (its brushes, without compiling: flat shaded, tool textures hidden).
     pub map: PathBuf,
     /// Output `.png` (default: the map's name with `.png`).
     #[arg(short, long)]
@@ -91,11 +91,12 @@ struct GameFiles<'b> {
 }
 
 impl<'b> GameFiles<'b> {
-    fn open(bsp: &'b Bsp, game: Option<&Path>) -> anyhow::Result<GameFiles<'b>> {
+    /// The pakfile of `bsp` (when given), then the game directory (when given).
+    fn open(bsp: Option<&'b Bsp>, game: Option<&Path>) -> anyhow::Result<GameFiles<'b>> {
         let game = game
             .map(|g| GameDir::open(g).map_err(|e| anyhow!("{}: {e}", g.display())))
             .transpose()?;
-        let pak = srcmap_bsp::pak::Pak::parse(&bsp.pakfile, 0).ok();
+        let pak = bsp.and_then(|b| srcmap_bsp::pak::Pak::parse(&b.pakfile, 0).ok());
         Ok(GameFiles { pak, game })
     }
 
@@ -168,7 +169,7 @@ struct Scene {
 fn scene(bsp: &Bsp, map: &Path, game: Option<&Path>, hdr: bool) -> anyhow::Result<Scene> {
     let mesh = MapMesh::build(bsp, hdr);
     print_notes(map, &mesh);
-    let files = GameFiles::open(bsp, game)?;
+    let files = GameFiles::open(Some(bsp), game)?;
     let textures = lookup_textures(&files, mesh.materials.iter().map(|m| m.name.as_str()), map);
     let props = Props::load(bsp, |p| files.read(p));
     if let Some(note) = props.note() {
@@ -222,11 +223,52 @@ pub fn export(args: &ExportArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// A VMF's brushes drawn without compiling (no lighting, props or overlays).
+fn vmf_scene(path: &Path, game: Option<&Path>) -> anyhow::Result<Scene> {
+    let data = std::fs::read(path).map_err(|e| anyhow!("{}: cannot read: {e}", path.display()))?;
+    let vmf = srcmap_vmf::Vmf::parse_bytes(&data).map_err(|e| anyhow!("{}: {e}", path.display()))?;
+    let mesh = MapMesh::from_vmf(&vmf);
+    print_notes(path, &mesh);
+    let files = GameFiles::open(None, game)?;
+    let textures = lookup_textures(&files, mesh.materials.iter().map(|m| m.name.as_str()), path);
+    Ok(Scene {
+        mesh,
+        textures,
+        props: Props::default(),
+        prop_textures: Vec::new(),
+    })
+}
+
+/// Whether `path` holds a BSP (by its magic), rather than a VMF.
+fn is_bsp(path: &Path) -> bool {
+    use std::io::Read;
+    let mut magic = [0u8; 4];
+    std::fs::File::open(path)
+        .and_then(|mut f| f.read_exact(&mut magic))
+        .is_ok_and(|_| &magic == b"VBSP" || &magic == b"PSBV")
+}
+
 pub fn render_map(args: &RenderArgs) -> anyhow::Result<()> {
-    let bsp = read_bsp(&args.map)?;
-    let scene = scene(&bsp, &args.map, args.game.as_deref(), args.hdr)?;
+    let vmf = !is_bsp(&args.map)
+        && args
+            .map
+            .extension()
+            .is_some_and(|e| e.eq_ignore_ascii_case("vmf"));
+    let (bsp, scene) = if vmf {
+        (None, vmf_scene(&args.map, args.game.as_deref())?)
+    } else {
+        let bsp = read_bsp(&args.map)?;
+        let scene = scene(&bsp, &args.map, args.game.as_deref(), args.hdr)?;
+        (Some(bsp), scene)
+    };
     let view = match (&args.from, args.top) {
-        (Some(name), _) => entity_view(&bsp, name).ok_or_else(|| {
+        (Some(_), _) if bsp.is_none() => {
+            return Err(anyhow!(
+                "{}: --from needs a BSP (entities of a VMF are not read)",
+                args.map.display()
+            ));
+        }
+        (Some(name), _) => entity_view(bsp.as_ref().expect("checked above"), name).ok_or_else(|| {
             anyhow!(
                 "{}: no entity named or of class '{name}' with an origin",
                 args.map.display()

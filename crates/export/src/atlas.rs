@@ -187,6 +187,18 @@ impl Atlas {
         self.dark.get(face).copied().unwrap_or(false)
     }
 
+    /// An atlas with no lightmaps: every face maps to the white block (fullbright).
+    pub fn fullbright() -> Atlas {
+        Atlas {
+            width: WHITE,
+            height: WHITE,
+            pixels: vec![255; (WHITE * WHITE * 3) as usize],
+            rects: Vec::new(),
+            dark: Vec::new(),
+            source: LightmapSource::None,
+        }
+    }
+
     /// The face's rectangle, `None` when it is unlit.
     pub fn rect(&self, face: usize) -> Option<Rect> {
         self.rects.get(face).copied().flatten()

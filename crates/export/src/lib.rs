@@ -11,6 +11,7 @@ pub mod mesh;
 pub mod props;
 pub mod render;
 pub mod texture;
+pub mod vmf_mesh;
 
 pub use glb::Glb;
 pub use image::Rgb8;

@@ -290,6 +290,11 @@ pub fn render_with_props(
     options: &RenderOptions,
 ) -> Rgb8 {
     let (w, h) = (options.width.max(1), options.height.max(1));
+    // Without lightmaps a lit picture would be flat colour: shade it by facing instead.
+    let mut options = *options;
+    if options.shading == Shading::Lit && mesh.atlas.source == crate::atlas::LightmapSource::None {
+        options.shading = Shading::Fullbright;
+    }
     // Seen from above, a face no light reaches (the outside of a roof that vbsp kept because
     // the space above it is inside the world) would hide the lit room below it: leave such
     // faces out of the overhead views when the picture shows the lightmaps.

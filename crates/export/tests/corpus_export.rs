@@ -595,3 +595,55 @@ fn overlays_lie_on_the_faces_they_name_and_water_is_translucent() {
     );
     assert!(water_maps >= 3, "only {water_maps} maps with water");
 }
+
+#[test]
+fn vmf_brushes_enclose_what_valve_compiled_from_them() {
+    let Some(root) = srcmap_corpus::root("export VMF drawing") else {
+        return;
+    };
+    let manifest = std::fs::read_to_string(root.join("MANIFEST.tsv")).unwrap();
+    let mut compared = 0;
+    let mut apart = Vec::new();
+    for line in manifest.lines() {
+        let cols: Vec<&str> = line.split('\t').collect();
+        if cols.len() < 10 || cols[1] != "vmf" {
+            continue;
+        }
+        let Some(bsp_rel) = cols[9].strip_prefix("pair: ").and_then(|p| p.split(" |").next()) else {
+            continue;
+        };
+        let (Ok(vmf_bytes), Ok(bsp_bytes)) = (
+            std::fs::read(root.join(cols[0])),
+            std::fs::read(root.join(bsp_rel.trim())),
+        ) else {
+            continue;
+        };
+        let (Ok(vmf), Ok(bsp)) = (srcmap_vmf::Vmf::parse_bytes(&vmf_bytes), Bsp::parse(&bsp_bytes)) else {
+            continue;
+        };
+        if !vmf
+            .world
+            .solids
+            .iter()
+            .all(|s| s.sides.iter().all(|d| d.dispinfo.is_none()))
+        {
+            continue; // displacements are drawn flat: their bounds differ
+        }
+        let ours = MapMesh::from_vmf(&vmf);
+        let valve = MapMesh::build(&bsp, false);
+        let (Some((lo, hi)), Some((vlo, vhi))) = (ours.bounds(), valve.bounds()) else {
+            continue;
+        };
+        compared += 1;
+        // Valve's drawn faces are pieces of the brushes' sides (VBSP removes the outside
+        // ones, which the VMF drawing keeps): its bounds lie inside ours, and the sides
+        // facing the player reach Valve's extent, so ours are not empty.
+        eprintln!("{}: bounds {lo}..{hi}, Valve's {vlo}..{vhi}", cols[0]);
+        let slack = glam::Vec3::splat(1.0);
+        if !(lo.cmple(vlo + slack).all() && hi.cmpge(vhi - slack).all()) || ours.triangles == 0 {
+            apart.push(format!("{}: {lo}..{hi} vs {vlo}..{vhi}", cols[0]));
+        }
+    }
+    assert!(compared >= 3, "only {compared} VMF/BSP pairs compared");
+    assert!(apart.is_empty(), "{apart:#?}");
+}
