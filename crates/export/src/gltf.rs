@@ -99,6 +99,23 @@ pub fn to_glb(bsp: &Bsp, mesh: &MapMesh, options: &ExportOptions<'_>) -> Result<
     to_glb_with_props(bsp, mesh, options, &Props::default(), &[])
 }
 
+/// The light styles of the drawn faces beyond the first (switchable and animated lights, not
+/// in the atlas): each style number with the faces that carry it.
+fn light_styles(mesh: &MapMesh) -> Value {
+    let mut by_style: std::collections::BTreeMap<u8, Vec<usize>> = Default::default();
+    for (face, styles) in &mesh.face_styles {
+        for &s in styles.iter().skip(1).take_while(|&&s| s != 255) {
+            by_style.entry(s).or_default().push(*face);
+        }
+    }
+    Value::Object(
+        by_style
+            .into_iter()
+            .map(|(s, faces)| (s.to_string(), json!(faces)))
+            .collect(),
+    )
+}
+
 /// A vertex attribute accessor (floats) over `items`, with bounds when asked.
 fn push_attribute<const N: usize>(
     bin: &mut Vec<u8>,
@@ -404,6 +421,7 @@ pub fn to_glb_with_props(
         "extras": {
             "notes": mesh.notes.iter().cloned().chain(props.note()).collect::<Vec<_>>(),
             "lightmap_source": format!("{:?}", mesh.atlas.source),
+            "light_styles": light_styles(mesh),
             "static_props": props.instances.len(),
             "static_props_without_model": props.without_mesh(),
         },

@@ -69,6 +69,8 @@ pub struct MapMesh {
     pub overlays_drawn: usize,
     /// Each drawn overlay: its index in the overlay lump and the range of vertices it made.
     pub overlay_vertices: Vec<(usize, std::ops::Range<u32>)>,
+    /// Each drawn face that has lighting: its index and its four light styles (255: none).
+    pub face_styles: Vec<(usize, [u8; 4])>,
     /// Each drawn face: its index and the range of [`MapMesh::vertices`] it made.
     pub face_vertices: Vec<(usize, std::ops::Range<u32>)>,
     /// Vertex positions placed in the world: brush models are stored relative to their
@@ -245,6 +247,7 @@ impl MapMesh {
         let mut triangles = 0;
         let mut broken = 0;
         let mut face_vertices = Vec::new();
+        let mut face_styles = Vec::new();
         let placements = model_placements(bsp);
         let mut world_positions = Vec::new();
         // Lightmap atlas coordinates of a point on face `f` (the white block when unlit).
@@ -368,6 +371,9 @@ impl MapMesh {
             }
             faces_drawn += 1;
             face_vertices.push((fi, base..vertices.len() as u32));
+            if f.light_offset >= 0 && f.styles[0] != 255 {
+                face_styles.push((fi, f.styles));
+            }
             let (rotation, origin) = placements[model];
             world_positions.extend(
                 vertices[base as usize..]
@@ -470,6 +476,7 @@ impl MapMesh {
             triangles,
             overlays_drawn,
             overlay_vertices,
+            face_styles,
             notes,
             face_vertices,
             world_positions,

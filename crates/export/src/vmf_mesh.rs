@@ -144,6 +144,7 @@ impl MapMesh {
             triangles,
             overlays_drawn: 0,
             overlay_vertices: Vec::new(),
+            face_styles: Vec::new(),
             notes,
             face_vertices: Vec::new(),
             world_positions,

@@ -647,3 +647,37 @@ fn vmf_brushes_enclose_what_valve_compiled_from_them() {
     assert!(compared >= 3, "only {compared} VMF/BSP pairs compared");
     assert!(apart.is_empty(), "{apart:#?}");
 }
+
+#[test]
+fn extra_light_styles_come_from_the_maps_lights() {
+    let Some(maps) = source_maps() else { return };
+    let mut styled = 0;
+    for (path, bsp) in &maps {
+        let mesh = MapMesh::build(bsp, false);
+        let glb = to_glb(bsp, &mesh, &NO_TEXTURES).unwrap();
+        let doc: Value = serde_json::from_str(&glb.json).unwrap();
+        let lights: Vec<_> = bsp
+            .entities
+            .iter()
+            .filter(|e| e.classname().is_some_and(|c| c.starts_with("light")))
+            .collect();
+        for (style, faces) in doc["extras"]["light_styles"].as_object().unwrap() {
+            let style: u32 = style.parse().unwrap();
+            assert!(!faces.as_array().unwrap().is_empty());
+            // VRAD gives a light its `style` key's preset (1-31), or a style of its own
+            // from 32 up when it has a targetname (a switchable light).
+            let explained = if style == 0 {
+                true // the normal light, after a face's switchable one
+            } else if style < 32 {
+                lights
+                    .iter()
+                    .any(|e| e.get("style").and_then(|s| s.trim().parse::<u32>().ok()) == Some(style))
+            } else {
+                lights.iter().any(|e| e.get("targetname").is_some())
+            };
+            assert!(explained, "{}: style {style} matches no light", path.display());
+            styled += 1;
+        }
+    }
+    assert!(styled > 0, "no corpus map has a second light style");
+}
