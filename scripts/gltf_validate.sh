@@ -42,8 +42,14 @@ rm -f "$out/notes.txt"
 glbs=()
 export_failed=0
 for m in "${maps[@]}"; do
-    name="$(basename "$(dirname "$m")")__$(basename "${m%.*}").glb"
-    if "$srcmap" export "$m" -o "$out/$name" --quiet 2>>"$out/notes.txt"; then
+    repo="$(basename "$(dirname "$m")")"
+    name="${repo}__$(basename "${m%.*}").glb"
+    # The corpus's models of the map's repository (static props) stand in for the game.
+    game=()
+    if [ -n "${SRCMAP_CORPUS:-}" ] && [ -d "$SRCMAP_CORPUS/model/$repo" ]; then
+        game=(--game "$SRCMAP_CORPUS/model/$repo")
+    fi
+    if "$srcmap" export "$m" -o "$out/$name" "${game[@]}" --quiet 2>>"$out/notes.txt"; then
         glbs+=("$out/$name")
     else
         echo "$m: export failed" >&2

@@ -47,8 +47,15 @@ pub struct Atlas {
     pub pixels: Vec<u8>,
     /// Per face index: its rectangle, `None` when unlit.
     rects: Vec<Option<Rect>>,
+    /// Per face index: lit, but no light reaches it (every luxel below [`DARK`]).
+    dark: Vec<bool>,
+    /// The source the atlas was made from: [`LightmapSource::None`] also when the map's
+    /// lightmaps were all dark (a map with no lights), so that it is drawn fullbright.
     pub source: LightmapSource,
 }
+
+/// A luxel below this (linear, 255 = full) shows as black: no light reaches it.
+pub const DARK: f32 = 0.5;
 
 /// The longest lightmap side packed, in luxels.
 const MAX_SIDE: u32 = 1024;
@@ -72,6 +79,8 @@ impl Atlas {
     /// Packs the first style of every lit face of `faces`.
     pub fn build(bsp: &Bsp, source: LightmapSource, faces: impl Iterator<Item = usize>) -> Atlas {
         let mut items: Vec<(usize, u32, u32, Vec<[u8; 3]>)> = Vec::new();
+        let mut dark = vec![false; faces_of(bsp).len()];
+        let mut source = source;
         if source != LightmapSource::None {
             let hdr = source == LightmapSource::Hdr;
             for fi in faces {
@@ -96,8 +105,17 @@ impl Atlas {
                 if style0.len() < n {
                     continue;
                 }
-                let texels = style0[..n].iter().map(|c| tone_map(c.to_linear(), hdr)).collect();
+                let linear: Vec<[f32; 3]> = style0[..n].iter().map(|c| c.to_linear()).collect();
+                dark[fi] = linear.iter().flatten().all(|&c| c < DARK);
+                let texels = linear.into_iter().map(|c| tone_map(c, hdr)).collect();
                 items.push((fi, w, h, texels));
+            }
+            // A map compiled without lights has lightmaps that are black everywhere; the
+            // engine would show it black, a picture of it is more use fullbright.
+            if items.iter().all(|i| dark[i.0]) {
+                items.clear();
+                dark.fill(false);
+                source = LightmapSource::None;
             }
         }
         // Shelf packing, tallest first; the white block goes first.
@@ -159,7 +177,25 @@ impl Atlas {
             height,
             pixels,
             rects,
+            dark,
             source,
+        }
+    }
+
+    /// Whether `face` is lit but no light reaches any of its luxels.
+    pub fn is_dark(&self, face: usize) -> bool {
+        self.dark.get(face).copied().unwrap_or(false)
+    }
+
+    /// An atlas with no lightmaps: every face maps to the white block (fullbright).
+    pub fn fullbright() -> Atlas {
+        Atlas {
+            width: WHITE,
+            height: WHITE,
+            pixels: vec![255; (WHITE * WHITE * 3) as usize],
+            rects: Vec::new(),
+            dark: Vec::new(),
+            source: LightmapSource::None,
         }
     }
 

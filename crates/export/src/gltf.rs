@@ -10,7 +10,11 @@ use crate::ExportError;
 use crate::glb::Glb;
 use crate::image::Rgb8;
 use crate::mesh::MapMesh;
+use crate::props::Props;
 use crate::texture::TextureLookup;
+
+/// The opacity of water and `SURF_TRANS` materials.
+pub const TRANSLUCENT_ALPHA: f32 = 0.6;
 
 /// Metres per inch (Source units are inches).
 pub const METRES_PER_UNIT: f32 = 0.0254;
@@ -92,6 +96,79 @@ fn entity_extras<'e>(pairs: impl Iterator<Item = (&'e str, &'e str)>) -> Value {
 
 /// The glTF document and buffer of `mesh` (built from `bsp`).
 pub fn to_glb(bsp: &Bsp, mesh: &MapMesh, options: &ExportOptions<'_>) -> Result<Glb, ExportError> {
+    to_glb_with_props(bsp, mesh, options, &Props::default(), &[])
+}
+
+/// The light styles of the drawn faces beyond the first (switchable and animated lights, not
+/// in the atlas): each style number with the faces that carry it.
+fn light_styles(mesh: &MapMesh) -> Value {
+    let mut by_style: std::collections::BTreeMap<u8, Vec<usize>> = Default::default();
+    for (face, styles) in &mesh.face_styles {
+        for &s in styles.iter().skip(1).take_while(|&&s| s != 255) {
+            by_style.entry(s).or_default().push(*face);
+        }
+    }
+    Value::Object(
+        by_style
+            .into_iter()
+            .map(|(s, faces)| (s.to_string(), json!(faces)))
+            .collect(),
+    )
+}
+
+/// A vertex attribute accessor (floats) over `items`, with bounds when asked.
+fn push_attribute<const N: usize>(
+    bin: &mut Vec<u8>,
+    views: &mut Vec<Value>,
+    accessors: &mut Vec<Value>,
+    items: &[[f32; N]],
+    bounds: bool,
+) -> usize {
+    let view = push_view(bin, views, &f32_bytes(items.iter().copied()), Some(34962));
+    let kind = if N == 3 { "VEC3" } else { "VEC2" };
+    let mut acc = json!({"bufferView": view, "componentType": 5126, "count": items.len(), "type": kind});
+    if bounds {
+        let (lo, hi) = min_max(items);
+        acc["min"] = json!(lo);
+        acc["max"] = json!(hi);
+    }
+    accessors.push(acc);
+    accessors.len() - 1
+}
+
+/// A prop's record as JSON: the fields a mapper sets in Hammer and those the compile adds.
+fn prop_extras(props: &Props, index: usize) -> Value {
+    let p = &props.instances[index];
+    let r = &p.record;
+    json!({
+        "classname": "prop_static",
+        "model": p.model,
+        "index": index,
+        "origin": r.origin,
+        "angles": r.angles,
+        "skin": r.skin,
+        "solid": r.solid,
+        "flags": r.flags,
+        "fademindist": r.fade_min_dist,
+        "fademaxdist": r.fade_max_dist,
+        "lightingorigin": r.lighting_origin,
+        "fadescale": r.forced_fade_scale,
+        "scale": p.scale.to_array(),
+        "first_leaf": r.first_leaf,
+        "leaf_count": r.leaf_count,
+        "model_found": p.mesh.is_some(),
+    })
+}
+
+/// [`to_glb`] with static props: one mesh per model (and skin), a node per prop with its
+/// placement and record in `extras`; `prop_textures` per [`Props::materials`] (empty: flat).
+pub fn to_glb_with_props(
+    bsp: &Bsp,
+    mesh: &MapMesh,
+    options: &ExportOptions<'_>,
+    props: &Props,
+    prop_textures: &[TextureLookup],
+) -> Result<Glb, ExportError> {
     let mut bin = Vec::new();
     let mut views = Vec::new();
     let mut accessors = Vec::new();
@@ -110,27 +187,23 @@ pub fn to_glb(bsp: &Bsp, mesh: &MapMesh, options: &ExportOptions<'_>) -> Result<
     let uv1: Vec<[f32; 2]> = mesh.vertices.iter().map(|v| v.light_uv.to_array()).collect();
     let mut attributes = Map::new();
     if !mesh.vertices.is_empty() {
-        let (lo, hi) = min_max(&positions);
-        for (name, bytes, kind, bounds) in [
-            (
-                "POSITION",
-                f32_bytes(positions.iter().copied()),
-                "VEC3",
-                Some((lo, hi)),
-            ),
-            ("NORMAL", f32_bytes(normals.iter().copied()), "VEC3", None),
-            ("TEXCOORD_0", f32_bytes(uv0.iter().copied()), "VEC2", None),
-            ("TEXCOORD_1", f32_bytes(uv1.iter().copied()), "VEC2", None),
-        ] {
-            let view = push_view(&mut bin, &mut views, &bytes, Some(34962));
-            let mut acc = json!({"bufferView": view, "componentType": 5126, "count": mesh.vertices.len(), "type": kind});
-            if let Some((lo, hi)) = bounds {
-                acc["min"] = json!(lo);
-                acc["max"] = json!(hi);
-            }
-            accessors.push(acc);
-            attributes.insert(name.to_string(), json!(accessors.len() - 1));
-        }
+        let (bin, views, acc) = (&mut bin, &mut views, &mut accessors);
+        attributes.insert(
+            "POSITION".into(),
+            json!(push_attribute(bin, views, acc, &positions, true)),
+        );
+        attributes.insert(
+            "NORMAL".into(),
+            json!(push_attribute(bin, views, acc, &normals, false)),
+        );
+        attributes.insert(
+            "TEXCOORD_0".into(),
+            json!(push_attribute(bin, views, acc, &uv0, false)),
+        );
+        attributes.insert(
+            "TEXCOORD_1".into(),
+            json!(push_attribute(bin, views, acc, &uv1, false)),
+        );
     }
 
     // Images: the atlas, then the checkerboard when a material needs it.
@@ -156,7 +229,10 @@ pub fn to_glb(bsp: &Bsp, mesh: &MapMesh, options: &ExportOptions<'_>) -> Result<
         .enumerate()
         .map(|(i, m)| m.name.is_empty() || options.textures.get(i) == Some(&TextureLookup::Missing))
         .collect();
-    let checker_texture = if missing.contains(&true) {
+    let prop_missing: Vec<bool> = (0..props.materials.len())
+        .map(|i| props.materials[i].is_empty() || prop_textures.get(i) == Some(&TextureLookup::Missing))
+        .collect();
+    let checker_texture = if missing.contains(&true) || prop_missing.contains(&true) {
         let view = push_view(&mut bin, &mut views, &Rgb8::checkerboard(64, 8).to_png()?, None);
         images.push(json!({"bufferView": view, "mimeType": "image/png", "name": "missing texture"}));
         textures.push(json!({"source": images.len() - 1, "sampler": 1, "name": "missing texture"}));
@@ -179,7 +255,7 @@ pub fn to_glb(bsp: &Bsp, mesh: &MapMesh, options: &ExportOptions<'_>) -> Result<
         } else {
             pbr["baseColorFactor"] = json!([r, g, b, 1.0]);
         }
-        materials.push(json!({
+        let mut material = json!({
             "name": if m.name.is_empty() { "(no texture)" } else { m.name.as_str() },
             "pbrMetallicRoughness": pbr,
             "extras": {
@@ -187,6 +263,41 @@ pub fn to_glb(bsp: &Bsp, mesh: &MapMesh, options: &ExportOptions<'_>) -> Result<
                 // glTF has no lightmap slot: the atlas and the UV set that reads it.
                 "lightmap": {"index": 0, "texCoord": 1},
             },
+        });
+        if m.translucent {
+            // Water and SURF_TRANS faces: see-through (the factor's alpha; textures are RGB).
+            material["alphaMode"] = json!("BLEND");
+            material["doubleSided"] = json!(true);
+            let factor = &mut material["pbrMetallicRoughness"]["baseColorFactor"];
+            *factor = match factor.take() {
+                Value::Array(mut c) => {
+                    c[3] = json!(TRANSLUCENT_ALPHA);
+                    Value::Array(c)
+                }
+                _ => json!([1.0, 1.0, 1.0, TRANSLUCENT_ALPHA]),
+            };
+        }
+        materials.push(material);
+    }
+
+    // Prop materials after the map's: no lightmap (the engine lights props per vertex).
+    let prop_material_base = materials.len();
+    for (i, name) in props.materials.iter().enumerate() {
+        let mut pbr = json!({"metallicFactor": 0.0, "roughnessFactor": 1.0});
+        if prop_missing[i] {
+            pbr["baseColorTexture"] = json!({"index": checker_texture});
+        } else if let Some(TextureLookup::Found(image)) = prop_textures.get(i) {
+            let view = push_view(&mut bin, &mut views, &image.to_png()?, None);
+            images.push(json!({"bufferView": view, "mimeType": "image/png", "name": name}));
+            textures.push(json!({"source": images.len() - 1, "sampler": 2, "name": name}));
+            pbr["baseColorTexture"] = json!({"index": textures.len() - 1});
+        } else {
+            pbr["baseColorFactor"] = json!([0.5, 0.5, 0.5, 1.0]);
+        }
+        materials.push(json!({
+            "name": if name.is_empty() { "(no texture)" } else { name.as_str() },
+            "pbrMetallicRoughness": pbr,
+            "extras": {"texture_missing": prop_missing[i], "prop_material": true},
         }));
     }
 
@@ -251,6 +362,50 @@ pub fn to_glb(bsp: &Bsp, mesh: &MapMesh, options: &ExportOptions<'_>) -> Result<
             children.push(nodes.len() - 1);
         }
     }
+    // Static props: a mesh per model and skin, a node per prop.
+    let mut prop_meshes = Vec::with_capacity(props.meshes.len());
+    for pm in &props.meshes {
+        let positions: Vec<[f32; 3]> = pm
+            .vertices
+            .iter()
+            .map(|v| (to_gltf(v.position) * METRES_PER_UNIT).to_array())
+            .collect();
+        let normals: Vec<[f32; 3]> = pm.vertices.iter().map(|v| to_gltf(v.normal).to_array()).collect();
+        let uvs: Vec<[f32; 2]> = pm.vertices.iter().map(|v| v.uv.to_array()).collect();
+        let position = push_attribute(&mut bin, &mut views, &mut accessors, &positions, true);
+        let normal = push_attribute(&mut bin, &mut views, &mut accessors, &normals, false);
+        let uv = push_attribute(&mut bin, &mut views, &mut accessors, &uvs, false);
+        let attributes = json!({"POSITION": position, "NORMAL": normal, "TEXCOORD_0": uv});
+        let mut prims = Vec::new();
+        for p in &pm.primitives {
+            let bytes: Vec<u8> = p.indices.iter().flat_map(|i| i.to_le_bytes()).collect();
+            let view = push_view(&mut bin, &mut views, &bytes, Some(34963));
+            accessors.push(json!({"bufferView": view, "componentType": 5125, "count": p.indices.len(), "type": "SCALAR"}));
+            prims.push(json!({"attributes": attributes, "indices": accessors.len() - 1, "material": prop_material_base + p.material, "mode": 4}));
+        }
+        meshes.push(json!({"name": format!("{} skin {}", pm.model, pm.skin), "primitives": prims}));
+        prop_meshes.push(meshes.len() - 1);
+    }
+    for (i, p) in props.instances.iter().enumerate() {
+        let mut node = json!({
+            "name": format!("prop_static {i} {}", p.model),
+            "translation": (to_gltf(p.origin) * METRES_PER_UNIT).to_array(),
+            "extras": prop_extras(props, i),
+        });
+        if p.angles.iter().any(|c| *c != 0.0) {
+            let q = Quat::from_mat3(&(BASIS * p.rotation() * BASIS.transpose())).normalize();
+            node["rotation"] = json!(q.to_array());
+        }
+        if p.scale != Vec3::ONE {
+            // Source's x, y, z scale along glTF's x, z, y.
+            node["scale"] = json!([p.scale.x, p.scale.z, p.scale.y]);
+        }
+        if let Some(m) = p.mesh {
+            node["mesh"] = json!(prop_meshes[m]);
+        }
+        nodes.push(node);
+        children.push(nodes.len() - 1);
+    }
     if !children.is_empty() {
         nodes[0]["children"] = json!(children);
     }
@@ -263,7 +418,13 @@ pub fn to_glb(bsp: &Bsp, mesh: &MapMesh, options: &ExportOptions<'_>) -> Result<
         "textures": textures,
         "images": images,
         "samplers": samplers,
-        "extras": {"notes": mesh.notes, "lightmap_source": format!("{:?}", mesh.atlas.source)},
+        "extras": {
+            "notes": mesh.notes.iter().cloned().chain(props.note()).collect::<Vec<_>>(),
+            "lightmap_source": format!("{:?}", mesh.atlas.source),
+            "light_styles": light_styles(mesh),
+            "static_props": props.instances.len(),
+            "static_props_without_model": props.without_mesh(),
+        },
     });
     if !materials.is_empty() {
         doc["materials"] = json!(materials);

@@ -8,8 +8,10 @@ pub mod glb;
 pub mod gltf;
 pub mod image;
 pub mod mesh;
+pub mod props;
 pub mod render;
 pub mod texture;
+pub mod vmf_mesh;
 
 pub use glb::Glb;
 pub use image::Rgb8;

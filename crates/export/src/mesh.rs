@@ -37,6 +37,8 @@ pub struct Material {
     pub reflectivity: [f32; 3],
     pub width: u32,
     pub height: u32,
+    /// Drawn see-through: a face using it is water (`SURF_WARP`) or `SURF_TRANS`.
+    pub translucent: bool,
 }
 
 /// The triangles of one model drawn with one material.
@@ -44,6 +46,8 @@ pub struct Material {
 pub struct Primitive {
     pub model: usize,
     pub material: usize,
+    /// An overlay (`info_overlay` decal) rather than faces.
+    pub overlay: bool,
     /// Indices into [`MapMesh::vertices`], three per triangle.
     pub indices: Vec<u32>,
 }
@@ -61,6 +65,12 @@ pub struct MapMesh {
     pub triangles: usize,
     /// What a reader should know (no lighting, faces skipped).
     pub notes: Vec<String>,
+    /// Overlays drawn (`info_overlay`, from the overlay lump), two triangles each.
+    pub overlays_drawn: usize,
+    /// Each drawn overlay: its index in the overlay lump and the range of vertices it made.
+    pub overlay_vertices: Vec<(usize, std::ops::Range<u32>)>,
+    /// Each drawn face that has lighting: its index and its four light styles (255: none).
+    pub face_styles: Vec<(usize, [u8; 4])>,
     /// Each drawn face: its index and the range of [`MapMesh::vertices`] it made.
     pub face_vertices: Vec<(usize, std::ops::Range<u32>)>,
     /// Vertex positions placed in the world: brush models are stored relative to their
@@ -87,6 +97,51 @@ fn model_placements(bsp: &Bsp) -> Vec<(glam::Mat3, Vec3)> {
         out[m] = (angles_rotation(angles), origin);
     }
     out
+}
+
+/// Surfaces drawn see-through: water and `SURF_TRANS`.
+const SEE_THROUGH: SurfaceFlags = SurfaceFlags(SurfaceFlags::WARP.bits() | SurfaceFlags::TRANS.bits());
+
+/// How far an overlay is drawn off its surface, in units: enough not to fight it for depth.
+const OVERLAY_LIFT: f32 = 0.25;
+
+/// An overlay's quad: corners (position, texture coordinates) counter-clockwise seen along
+/// its normal.
+struct OverlayQuad {
+    corners: [(Vec3, Vec2); 4],
+    normal: Vec3,
+}
+
+/// The quad of an overlay from its record: VBSP keeps the U basis in the unused `z` of the
+/// first three UV points and sets the fourth's `z` when V is `-(normal × U)`; the UV points
+/// are offsets along U and V from the origin. Not clipped to the faces it names.
+fn overlay_quad(o: &srcmap_bsp::Overlay) -> Option<OverlayQuad> {
+    let normal = Vec3::from(o.basis_normal).try_normalize()?;
+    let u = Vec3::new(o.uv_points[0][2], o.uv_points[1][2], o.uv_points[2][2]).try_normalize()?;
+    let mut v = normal.cross(u);
+    if o.uv_points[3][2] == 1.0 {
+        v = -v;
+    }
+    let origin = Vec3::from(o.origin);
+    // Hammer's corner order: (u0, v0), (u0, v1), (u1, v1), (u1, v0).
+    let tex = [
+        Vec2::new(o.u[0], o.v[0]),
+        Vec2::new(o.u[0], o.v[1]),
+        Vec2::new(o.u[1], o.v[1]),
+        Vec2::new(o.u[1], o.v[0]),
+    ];
+    let mut corners: [(Vec3, Vec2); 4] =
+        std::array::from_fn(|i| (origin + u * o.uv_points[i][0] + v * o.uv_points[i][1], tex[i]));
+    if !corners.iter().all(|(p, t)| p.is_finite() && t.is_finite()) {
+        return None;
+    }
+    let newell = (0..4).fold(Vec3::ZERO, |acc, k| {
+        acc + corners[k].0.cross(corners[(k + 1) % 4].0)
+    });
+    if newell.dot(normal) < 0.0 {
+        corners.reverse();
+    }
+    Some(OverlayQuad { corners, normal })
 }
 
 /// The faces the models index: the LDR lump, or the HDR one in console maps that strip it.
@@ -149,21 +204,24 @@ impl MapMesh {
     pub fn build(bsp: &Bsp, prefer_hdr: bool) -> MapMesh {
         let mut notes = Vec::new();
         let source = LightmapSource::choose(bsp, prefer_hdr);
-        match source {
-            LightmapSource::None => {
-                notes.push("the map has no lighting: faces are drawn fullbright".to_string())
-            }
-            LightmapSource::Hdr if !prefer_hdr => {
-                notes.push("the map has HDR lighting only: lightmaps tone-mapped".to_string())
-            }
-            _ => {}
-        }
         let faces = model_faces(bsp);
         let drawn: Vec<(usize, usize)> = faces
             .into_iter()
             .filter(|&(_, f)| is_drawn(bsp, faces_of(bsp)[f].texinfo))
             .collect();
         let atlas = Atlas::build(bsp, source, drawn.iter().map(|&(_, f)| f));
+        match (source, atlas.source) {
+            (LightmapSource::None, _) => {
+                notes.push("the map has no lighting: faces are drawn fullbright".to_string())
+            }
+            (_, LightmapSource::None) => notes.push(
+                "the map's lightmaps are black (no light reaches any face): drawn fullbright".to_string(),
+            ),
+            (LightmapSource::Hdr, _) if !prefer_hdr => {
+                notes.push("the map has HDR lighting only: lightmaps tone-mapped".to_string())
+            }
+            _ => {}
+        }
         let grids = srcmap_disp::grids_of(bsp);
 
         let materials: Vec<Material> = bsp
@@ -175,6 +233,7 @@ impl MapMesh {
                 reflectivity: td.reflectivity,
                 width: td.width.max(1) as u32,
                 height: td.height.max(1) as u32,
+                translucent: false,
             })
             .collect();
         // One extra material for faces whose texdata is out of range.
@@ -183,13 +242,23 @@ impl MapMesh {
         let mut missing_used = false;
 
         let mut vertices = Vec::new();
-        let mut buckets: std::collections::BTreeMap<(usize, usize), Vec<u32>> = Default::default();
+        let mut buckets: std::collections::BTreeMap<(usize, bool, usize), Vec<u32>> = Default::default();
         let mut faces_drawn = 0;
         let mut triangles = 0;
         let mut broken = 0;
         let mut face_vertices = Vec::new();
+        let mut face_styles = Vec::new();
         let placements = model_placements(bsp);
         let mut world_positions = Vec::new();
+        // Lightmap atlas coordinates of a point on face `f` (the white block when unlit).
+        let light_uv_on =
+            |f: &srcmap_bsp::Face, ti: &srcmap_bsp::TexInfo, rect: Option<crate::atlas::Rect>, p: Vec3| {
+                rect.map_or(atlas.white_uv(), |r| {
+                    let s = dot4(&ti.lightmap_vecs[0], p) - f.lightmap_mins[0] as f32 + 0.5;
+                    let t = dot4(&ti.lightmap_vecs[1], p) - f.lightmap_mins[1] as f32 + 0.5;
+                    atlas.to_uv(r, Vec2::new(s, t))
+                })
+            };
         for (model, fi) in drawn {
             let f = &faces_of(bsp)[fi];
             let ti = &bsp.texinfo[f.texinfo as usize];
@@ -200,6 +269,11 @@ impl MapMesh {
                     missing
                 }
             };
+            if SurfaceFlags::from_record(ti.flags).intersects(SEE_THROUGH)
+                && let Some(m) = materials.get_mut(material)
+            {
+                m.translucent = true;
+            }
             let mat = materials.get(material);
             let (tw, th) = mat.map_or((64.0, 64.0), |m| (m.width as f32, m.height as f32));
             let tex_uv = |p: Vec3| {
@@ -210,7 +284,7 @@ impl MapMesh {
             };
             let rect = atlas.rect(fi);
             let base = vertices.len() as u32;
-            let indices = buckets.entry((model, material)).or_default();
+            let indices = buckets.entry((model, false, material)).or_default();
             if f.dispinfo >= 0 {
                 let Some(grid) = grids.get(f.dispinfo as usize).and_then(|g| g.as_ref()) else {
                     broken += 1;
@@ -273,16 +347,11 @@ impl MapMesh {
                 };
                 let normal = face_normal(bsp, f);
                 for &p in &poly {
-                    let light_uv = rect.map_or(atlas.white_uv(), |r| {
-                        let s = dot4(&ti.lightmap_vecs[0], p) - f.lightmap_mins[0] as f32 + 0.5;
-                        let t = dot4(&ti.lightmap_vecs[1], p) - f.lightmap_mins[1] as f32 + 0.5;
-                        atlas.to_uv(r, Vec2::new(s, t))
-                    });
                     vertices.push(Vertex {
                         position: p,
                         normal,
                         uv: tex_uv(p),
-                        light_uv,
+                        light_uv: light_uv_on(f, ti, rect, p),
                     });
                 }
                 // glTF wants counter-clockwise seen from the front: follow the polygon's own
@@ -302,12 +371,77 @@ impl MapMesh {
             }
             faces_drawn += 1;
             face_vertices.push((fi, base..vertices.len() as u32));
+            if f.light_offset >= 0 && f.styles[0] != 255 {
+                face_styles.push((fi, f.styles));
+            }
             let (rotation, origin) = placements[model];
             world_positions.extend(
                 vertices[base as usize..]
                     .iter()
                     .map(|v| rotation * v.position + origin),
             );
+        }
+
+        let mut overlays_drawn = 0;
+        let mut overlay_vertices = Vec::new();
+        for (oi, o) in bsp.overlays.iter().enumerate() {
+            let Some(quad) = overlay_quad(o) else {
+                broken += 1;
+                continue;
+            };
+            let Some(ti) = usize::try_from(o.texinfo).ok().and_then(|t| bsp.texinfo.get(t)) else {
+                broken += 1;
+                continue;
+            };
+            let Some(material) = usize::try_from(ti.texdata).ok().filter(|&t| t < missing) else {
+                broken += 1;
+                continue;
+            };
+            // Lit as the first face it lies on that has a lightmap.
+            let lit_face = o.faces[..o.face_count().min(o.faces.len())]
+                .iter()
+                .filter_map(|&f| usize::try_from(f).ok())
+                .find_map(|fi| {
+                    let f = faces_of(bsp).get(fi)?;
+                    let fti = bsp.texinfo.get(usize::try_from(f.texinfo).ok()?)?;
+                    Some((f, fti, atlas.rect(fi)?))
+                });
+            // The engine projects an overlay onto the faces it names: its origin may sit off
+            // them. Drop the quad along its normal onto the first named face's plane.
+            let first_plane = o.faces[..o.face_count().min(o.faces.len())]
+                .iter()
+                .filter_map(|&f| faces_of(bsp).get(usize::try_from(f).ok()?))
+                .find_map(|f| bsp.planes.get(f.plane as usize));
+            let mut quad = quad;
+            if let Some(pl) = first_plane {
+                let n = Vec3::from(pl.normal);
+                let along = n.dot(quad.normal);
+                if along.abs() > 0.1 {
+                    for (p, _) in &mut quad.corners {
+                        let t = (pl.dist - n.dot(*p)) / along + OVERLAY_LIFT / along.abs();
+                        *p += quad.normal * t;
+                    }
+                }
+            }
+            let base = vertices.len() as u32;
+            for (position, uv) in quad.corners {
+                let light_uv = lit_face.map_or(atlas.white_uv(), |(f, fti, r)| {
+                    light_uv_on(f, fti, Some(r), position)
+                });
+                vertices.push(Vertex {
+                    position,
+                    normal: quad.normal,
+                    uv,
+                    light_uv,
+                });
+                world_positions.push(position);
+            }
+            buckets
+                .entry((0, true, material))
+                .or_default()
+                .extend([0, 1, 2, 0, 2, 3].map(|k| base + k));
+            overlays_drawn += 1;
+            overlay_vertices.push((oi, base..vertices.len() as u32));
         }
 
         if missing_used {
@@ -317,6 +451,7 @@ impl MapMesh {
                 reflectivity: [0.5; 3],
                 width: 64,
                 height: 64,
+                translucent: false,
             });
         }
         if broken > 0 {
@@ -325,9 +460,10 @@ impl MapMesh {
         let primitives = buckets
             .into_iter()
             .filter(|(_, idx)| !idx.is_empty())
-            .map(|((model, material), indices)| Primitive {
+            .map(|((model, overlay, material), indices)| Primitive {
                 model,
                 material,
+                overlay,
                 indices,
             })
             .collect();
@@ -338,6 +474,9 @@ impl MapMesh {
             atlas,
             faces_drawn,
             triangles,
+            overlays_drawn,
+            overlay_vertices,
+            face_styles,
             notes,
             face_vertices,
             world_positions,
@@ -346,8 +485,6 @@ impl MapMesh {
 
     /// Bounds of every drawn vertex in the world (`None` when nothing is drawn).
     pub fn bounds(&self) -> Option<(Vec3, Vec3)> {
-        let mut it = self.world_positions.iter().copied();
-        let first = it.next()?;
-        Some(it.fold((first, first), |(lo, hi), p| (lo.min(p), hi.max(p))))
+        crate::render::bounds_of(self.world_positions.iter().copied())
     }
 }

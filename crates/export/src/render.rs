@@ -6,6 +6,7 @@ use glam::{Vec2, Vec3};
 use crate::gltf::angles_rotation;
 use crate::image::Rgb8;
 use crate::mesh::MapMesh;
+use crate::props::Props;
 use crate::texture::TextureLookup;
 
 /// How a pixel is coloured.
@@ -52,6 +53,11 @@ impl Camera {
     /// The camera [`render`] uses for `view` on an image `width × height` (orthographic views
     /// fit the mesh's bounds).
     pub fn new(mesh: &MapMesh, view: View, width: u32, height: u32) -> Camera {
+        Camera::fitting(mesh.bounds(), view, width, height)
+    }
+
+    /// The camera for `view`, orthographic views fitting `bounds`.
+    fn fitting(bounds: Option<(Vec3, Vec3)>, view: View, width: u32, height: u32) -> Camera {
         let (forward, right, up, eye, perspective) = match view {
             View::Top => (Vec3::NEG_Z, Vec3::X, Vec3::Y, Vec3::ZERO, false),
             View::Isometric => {
@@ -74,7 +80,7 @@ impl Camera {
             centre: Vec2::ZERO,
         };
         if !perspective {
-            let (lo, hi) = mesh.bounds().unwrap_or((Vec3::ZERO, Vec3::ONE));
+            let (lo, hi) = bounds.unwrap_or((Vec3::ZERO, Vec3::ONE));
             let mut min = Vec2::splat(f32::MAX);
             let mut max = Vec2::splat(f32::MIN);
             for k in 0..8 {
@@ -145,111 +151,254 @@ fn albedo(reflectivity: [f32; 3]) -> Vec3 {
     Vec3::from(reflectivity.map(|c| c.clamp(0.0, 1.0).powf(1.0 / 2.2)))
 }
 
-/// Draws `mesh`, materials coloured by `textures` (per material; empty for flat colours).
-pub fn render(mesh: &MapMesh, textures: &[TextureLookup], options: &RenderOptions) -> Rgb8 {
-    let (w, h) = (options.width.max(1), options.height.max(1));
-    let cam = Camera::new(mesh, options.view, w, h);
-    let mut depth = vec![f32::NEG_INFINITY; (w * h) as usize];
-    let mut pixels: Vec<u8> = BACKGROUND
-        .iter()
-        .copied()
-        .cycle()
-        .take((w * h * 3) as usize)
-        .collect();
-    let sun = Vec3::new(0.4, 0.25, 0.88).normalize();
-    let project = |c: Vec3, v: &crate::mesh::Vertex| -> Projected {
-        let (screen, key, inv_w) = if cam.perspective {
-            let inv = 1.0 / c.z;
-            (cam.screen(c, w, h), inv, inv)
+/// A material's colour source for the rasteriser: a checkerboard, texture pixels or a flat
+/// colour.
+#[derive(Clone, Copy)]
+enum Paint<'a> {
+    Checker,
+    Image(&'a Rgb8),
+    Flat(Vec3),
+}
+
+impl<'a> Paint<'a> {
+    fn of(lookup: Option<&'a TextureLookup>, missing_name: bool, flat: Vec3) -> Paint<'a> {
+        match lookup {
+            _ if missing_name => Paint::Checker,
+            Some(TextureLookup::Missing) => Paint::Checker,
+            Some(TextureLookup::Found(image)) if image.width > 0 && image.height > 0 => Paint::Image(image),
+            _ => Paint::Flat(flat),
+        }
+    }
+
+    fn at(self, uv: Vec2) -> Vec3 {
+        match self {
+            Paint::Checker => {
+                let on = ((uv.x * 8.0).floor() + (uv.y * 8.0).floor()) as i64 % 2 == 0;
+                if on { Vec3::new(1.0, 0.0, 1.0) } else { Vec3::ZERO }
+            }
+            Paint::Image(img) => {
+                let x = (uv.x.rem_euclid(1.0) * img.width as f32) as u32 % img.width;
+                let y = (uv.y.rem_euclid(1.0) * img.height as f32) as u32 % img.height;
+                let o = ((y * img.width + x) * 3) as usize;
+                Vec3::new(
+                    img.pixels[o] as f32,
+                    img.pixels[o + 1] as f32,
+                    img.pixels[o + 2] as f32,
+                ) / 255.0
+            }
+            Paint::Flat(c) => c,
+        }
+    }
+}
+
+/// The image being drawn: camera, depth buffer and pixels.
+struct Raster {
+    cam: Camera,
+    w: u32,
+    h: u32,
+    depth: Vec<f32>,
+    pixels: Vec<u8>,
+    /// Opacity of what is drawn now: below 1 it blends over the picture and leaves the depth.
+    alpha: f32,
+}
+
+/// The fixed light direction of the flat shade.
+const SUN: Vec3 = Vec3::new(0.4, 0.25, 0.88);
+
+impl Raster {
+    fn project(&self, c: Vec3, light_uv: Vec2, uv: Vec2) -> Projected {
+        let (key, inv_w) = if self.cam.perspective {
+            (1.0 / c.z, 1.0 / c.z)
         } else {
-            (cam.screen(c, w, h), -c.z, 1.0)
+            (-c.z, 1.0)
         };
         Projected {
-            screen,
+            screen: self.cam.screen(c, self.w, self.h),
             key,
             inv_w,
-            light_uv: v.light_uv * inv_w,
-            uv: v.uv * inv_w,
+            light_uv: light_uv * inv_w,
+            uv: uv * inv_w,
         }
-    };
-    for prim in &mesh.primitives {
-        let material = mesh.materials.get(prim.material);
-        let base = material.map_or(Vec3::splat(0.7), |m| albedo(m.reflectivity));
-        let lookup = textures.get(prim.material);
-        let checker = material.is_none_or(|m| m.name.is_empty()) || lookup == Some(&TextureLookup::Missing);
-        let image = match lookup {
-            Some(TextureLookup::Found(image)) if image.width > 0 && image.height > 0 => Some(image),
-            _ => None,
+    }
+
+    /// Draws one world triangle (front faces only); `colour(light_uv, uv, shade)` colours a
+    /// pixel, `shade` being the flat shade of the triangle's facing.
+    fn triangle(
+        &mut self,
+        p: [Vec3; 3],
+        light_uv: [Vec2; 3],
+        uv: [Vec2; 3],
+        colour: impl Fn(Vec2, Vec2, f32) -> Vec3,
+    ) {
+        let cam = self.cam;
+        let n = (p[1] - p[0]).cross(p[2] - p[0]);
+        let towards = if cam.perspective {
+            p[0] - cam.eye
+        } else {
+            cam.forward
         };
+        if n.dot(towards) >= 0.0 {
+            return;
+        }
+        let shade = 0.55 + 0.45 * n.normalize_or_zero().dot(SUN.normalize()).abs();
+        let cs = p.map(|p| cam.camera_space(p));
+        // Clip against the near plane (perspective only): up to four vertices.
+        let mut poly: Vec<Projected> = Vec::with_capacity(4);
+        for a in 0..3 {
+            let b = (a + 1) % 3;
+            let a_in = !cam.perspective || cs[a].z >= NEAR;
+            let b_in = !cam.perspective || cs[b].z >= NEAR;
+            if a_in {
+                poly.push(self.project(cs[a], light_uv[a], uv[a]));
+            }
+            if a_in != b_in {
+                let t = (NEAR - cs[a].z) / (cs[b].z - cs[a].z);
+                poly.push(self.project(
+                    cs[a].lerp(cs[b], t),
+                    light_uv[a].lerp(light_uv[b], t),
+                    uv[a].lerp(uv[b], t),
+                ));
+            }
+        }
+        for k in 1..poly.len().saturating_sub(1) {
+            fill(
+                [poly[0], poly[k], poly[k + 1]],
+                self.w,
+                self.h,
+                &mut self.depth,
+                &mut self.pixels,
+                self.alpha,
+                |l, u| colour(l, u, shade),
+            );
+        }
+    }
+}
+
+/// Draws `mesh`, materials coloured by `textures` (per material; empty for flat colours).
+pub fn render(mesh: &MapMesh, textures: &[TextureLookup], options: &RenderOptions) -> Rgb8 {
+    render_with_props(mesh, textures, &Props::default(), &[], options)
+}
+
+/// [`render`] with static props, their materials coloured by `prop_textures` (per
+/// [`Props::materials`]). Props have no lightmap: lit and lightmap pictures draw them with the
+/// flat shade (the engine lights them per vertex, which is not read here).
+pub fn render_with_props(
+    mesh: &MapMesh,
+    textures: &[TextureLookup],
+    props: &Props,
+    prop_textures: &[TextureLookup],
+    options: &RenderOptions,
+) -> Rgb8 {
+    let (w, h) = (options.width.max(1), options.height.max(1));
+    // Without lightmaps a lit picture would be flat colour: shade it by facing instead.
+    let mut options = *options;
+    if options.shading == Shading::Lit && mesh.atlas.source == crate::atlas::LightmapSource::None {
+        options.shading = Shading::Fullbright;
+    }
+    // Seen from above, a face no light reaches (the outside of a roof that vbsp kept because
+    // the space above it is inside the world) would hide the lit room below it: leave such
+    // faces out of the overhead views when the picture shows the lightmaps.
+    let mut hidden = vec![false; mesh.vertices.len()];
+    if !matches!(options.view, View::Eye { .. }) && options.shading != Shading::Fullbright {
+        for (face, range) in &mesh.face_vertices {
+            if mesh.atlas.is_dark(*face) {
+                hidden[range.start as usize..range.end as usize].fill(true);
+            }
+        }
+    }
+    let shown = mesh
+        .world_positions
+        .iter()
+        .zip(&hidden)
+        .filter(|(_, h)| !**h)
+        .map(|(p, _)| *p);
+    let cam = Camera::fitting(bounds_of(shown).or(mesh.bounds()), options.view, w, h);
+    let mut raster = Raster {
+        cam,
+        w,
+        h,
+        depth: vec![f32::NEG_INFINITY; (w * h) as usize],
+        pixels: BACKGROUND
+            .iter()
+            .copied()
+            .cycle()
+            .take((w * h * 3) as usize)
+            .collect(),
+        alpha: 1.0,
+    };
+    // Props (opaque) first; the world's opaque surfaces, then its see-through ones (water)
+    // over them.
+    for prop in &props.instances {
+        let Some(pm) = prop.mesh.and_then(|m| props.meshes.get(m)) else {
+            continue;
+        };
+        let rotation = prop.rotation();
+        let placed: Vec<Vec3> = pm
+            .vertices
+            .iter()
+            .map(|v| rotation * (v.position * prop.scale) + prop.origin)
+            .collect();
+        for prim in &pm.primitives {
+            let name = props.materials.get(prim.material);
+            let paint = Paint::of(
+                prop_textures.get(prim.material),
+                name.is_none_or(|n| n.is_empty()),
+                Vec3::splat(0.6),
+            );
+            for tri in prim.indices.chunks_exact(3) {
+                let p = [0, 1, 2].map(|k| placed[tri[k] as usize]);
+                let uv = [0, 1, 2].map(|k| pm.vertices[tri[k] as usize].uv);
+                raster.triangle(p, [Vec2::ZERO; 3], uv, |_, uv, shade| match options.shading {
+                    Shading::Lightmap => Vec3::splat(shade),
+                    _ => paint.at(uv) * shade,
+                });
+            }
+        }
+    }
+    let mut passes: Vec<&crate::mesh::Primitive> = mesh.primitives.iter().collect();
+    passes.sort_by_key(|p| mesh.materials.get(p.material).is_some_and(|m| m.translucent));
+    for prim in passes {
+        let material = mesh.materials.get(prim.material);
+        raster.alpha = if material.is_some_and(|m| m.translucent) {
+            crate::gltf::TRANSLUCENT_ALPHA
+        } else {
+            1.0
+        };
+        let flat = material.map_or(Vec3::splat(0.7), |m| albedo(m.reflectivity));
+        let paint = Paint::of(
+            textures.get(prim.material),
+            material.is_none_or(|m| m.name.is_empty()),
+            flat,
+        );
         for tri in prim.indices.chunks_exact(3) {
-            let v = [0, 1, 2].map(|k| &mesh.vertices[tri[k] as usize]);
-            let p = [0, 1, 2].map(|k| mesh.world_positions[tri[k] as usize]);
-            let n = (p[1] - p[0]).cross(p[2] - p[0]);
-            let towards = if cam.perspective {
-                p[0] - cam.eye
-            } else {
-                cam.forward
-            };
-            if n.dot(towards) >= 0.0 {
+            if hidden[tri[0] as usize] {
                 continue;
             }
-            let shade = 0.55 + 0.45 * n.normalize_or_zero().dot(sun).abs();
-            let cs = p.map(|p| cam.camera_space(p));
-            // Clip against the near plane (perspective only): up to four vertices.
-            let mut poly: Vec<Projected> = Vec::with_capacity(4);
-            for k in 0..3 {
-                let (a, b) = (k, (k + 1) % 3);
-                let a_in = !cam.perspective || cs[a].z >= NEAR;
-                let b_in = !cam.perspective || cs[b].z >= NEAR;
-                if a_in {
-                    poly.push(project(cs[a], v[a]));
-                }
-                if a_in != b_in {
-                    let t = (NEAR - cs[a].z) / (cs[b].z - cs[a].z);
-                    let mut mid = *v[a];
-                    mid.light_uv = v[a].light_uv.lerp(v[b].light_uv, t);
-                    mid.uv = v[a].uv.lerp(v[b].uv, t);
-                    poly.push(project(cs[a].lerp(cs[b], t), &mid));
-                }
-            }
-            for k in 1..poly.len().saturating_sub(1) {
-                fill(
-                    [poly[0], poly[k], poly[k + 1]],
-                    w,
-                    h,
-                    &mut depth,
-                    &mut pixels,
-                    |light_uv, uv| {
-                        let colour = if checker {
-                            let on = ((uv.x * 8.0).floor() + (uv.y * 8.0).floor()) as i64 % 2 == 0;
-                            if on { Vec3::new(1.0, 0.0, 1.0) } else { Vec3::ZERO }
-                        } else if let Some(img) = image {
-                            let x = (uv.x.rem_euclid(1.0) * img.width as f32) as u32 % img.width;
-                            let y = (uv.y.rem_euclid(1.0) * img.height as f32) as u32 % img.height;
-                            let o = ((y * img.width + x) * 3) as usize;
-                            Vec3::new(
-                                img.pixels[o] as f32,
-                                img.pixels[o + 1] as f32,
-                                img.pixels[o + 2] as f32,
-                            ) / 255.0
-                        } else {
-                            base
-                        };
-                        match options.shading {
-                            Shading::Lit => colour * Vec3::from(mesh.atlas.sample(light_uv)),
-                            Shading::Fullbright => colour * shade,
-                            Shading::Lightmap => Vec3::from(mesh.atlas.sample(light_uv)),
-                        }
-                    },
-                );
-            }
+            let v = [0, 1, 2].map(|k| &mesh.vertices[tri[k] as usize]);
+            let p = [0, 1, 2].map(|k| mesh.world_positions[tri[k] as usize]);
+            raster.triangle(
+                p,
+                v.map(|v| v.light_uv),
+                v.map(|v| v.uv),
+                |light_uv, uv, shade| match options.shading {
+                    Shading::Lit => paint.at(uv) * Vec3::from(mesh.atlas.sample(light_uv)),
+                    Shading::Fullbright => paint.at(uv) * shade,
+                    Shading::Lightmap => Vec3::from(mesh.atlas.sample(light_uv)),
+                },
+            );
         }
     }
     Rgb8 {
         width: w,
         height: h,
-        pixels,
+        pixels: raster.pixels,
     }
+}
+
+/// The box around `points` (`None` when there are none).
+pub fn bounds_of(mut points: impl Iterator<Item = Vec3>) -> Option<(Vec3, Vec3)> {
+    let first = points.next()?;
+    Some(points.fold((first, first), |(lo, hi), p| (lo.min(p), hi.max(p))))
 }
 
 /// Fills one screen triangle (either winding), pixel centres inside, nearer depth wins.
@@ -259,6 +408,7 @@ fn fill(
     h: u32,
     depth: &mut [f32],
     pixels: &mut [u8],
+    alpha: f32,
     colour: impl Fn(Vec2, Vec2) -> Vec3,
 ) {
     let [a, b, c] = t;
@@ -293,13 +443,17 @@ fn fill(
             if key <= depth[i] {
                 continue;
             }
-            depth[i] = key;
+            if alpha >= 1.0 {
+                depth[i] = key;
+            }
             let inv_w = a.inv_w * wa + b.inv_w * wb + c.inv_w * wc;
             let light_uv = (a.light_uv * wa + b.light_uv * wb + c.light_uv * wc) / inv_w;
             let uv = (a.uv * wa + b.uv * wb + c.uv * wc) / inv_w;
             let rgb = colour(light_uv, uv);
             for (k, ch) in rgb.to_array().into_iter().enumerate() {
-                pixels[i * 3 + k] = (ch.clamp(0.0, 1.0) * 255.0 + 0.5) as u8;
+                let under = pixels[i * 3 + k] as f32 / 255.0;
+                let c = ch.clamp(0.0, 1.0) * alpha + under * (1.0 - alpha);
+                pixels[i * 3 + k] = (c * 255.0 + 0.5) as u8;
             }
         }
     }

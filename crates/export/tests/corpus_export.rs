@@ -6,8 +6,9 @@ use std::path::PathBuf;
 
 use serde_json::Value;
 use srcmap_bsp::Bsp;
-use srcmap_export::gltf::{ExportOptions, to_glb};
+use srcmap_export::gltf::{ExportOptions, to_glb, to_glb_with_props};
 use srcmap_export::mesh::{face_triangle_count, is_drawn};
+use srcmap_export::props::Props;
 use srcmap_export::render::{RenderOptions, Shading, View, render};
 use srcmap_export::texture::TextureLookup;
 use srcmap_export::{Glb, MapMesh};
@@ -66,7 +67,12 @@ fn triangles_are_the_sum_of_the_drawn_faces_triangles() {
                 }
             }
         }
-        let indices: usize = mesh.primitives.iter().map(|p| p.indices.len()).sum();
+        let indices: usize = mesh
+            .primitives
+            .iter()
+            .filter(|p| !p.overlay)
+            .map(|p| p.indices.len())
+            .sum();
         assert_eq!(mesh.triangles, expected, "{}", path.display());
         assert_eq!(indices, 3 * expected, "{}", path.display());
         drawn_maps += usize::from(mesh.triangles > 0);
@@ -396,4 +402,282 @@ fn brush_models_are_placed_at_their_entities_origins() {
         }
     }
     assert!(checked > 1000, "only {checked} vertices of placed brush models");
+}
+
+#[test]
+fn every_lit_corpus_map_renders_lit_not_black() {
+    let Some(maps) = source_maps() else { return };
+    let mut black = Vec::new();
+    for (path, bsp) in &maps {
+        if bsp.lighting.is_empty() && bsp.lighting_hdr.is_empty() {
+            continue;
+        }
+        let mesh = MapMesh::build(bsp, false);
+        if mesh.faces_drawn == 0 {
+            continue;
+        }
+        let image = render(
+            &mesh,
+            &[],
+            &RenderOptions {
+                width: 96,
+                height: 72,
+                shading: Shading::Lit,
+                view: View::Isometric,
+            },
+        );
+        // The background is one dark grey; a drawn pixel is black when no channel reaches
+        // 16 (the tone-mapped value of a luxel of 1/255 times a dull material is above it).
+        let background = image.pixels[..3].to_vec();
+        let drawn: Vec<&[u8]> = image
+            .pixels
+            .chunks_exact(3)
+            .filter(|p| *p != &background[..])
+            .collect();
+        let bright = drawn.iter().filter(|p| p.iter().any(|&c| c >= 16)).count();
+        let share = bright as f64 / drawn.len().max(1) as f64;
+        eprintln!(
+            "{}: {} pixels drawn, {:.1}% of them not black",
+            path.display(),
+            drawn.len(),
+            share * 100.0
+        );
+        if drawn.is_empty() || share < 0.25 {
+            black.push(path.display().to_string());
+        }
+    }
+    assert!(black.is_empty(), "maps rendered black though lit: {black:?}");
+}
+
+#[test]
+fn static_props_are_instances_of_their_models() {
+    let Some(root) = srcmap_corpus::root("export static props") else {
+        return;
+    };
+    let data = std::fs::read(root.join("bsp/kane8kki+whohl2mod/test_chapter1.bsp")).unwrap();
+    let bsp = Bsp::parse(&data).unwrap();
+    let models = root.join("model/kane8kki+whohl2mod");
+    let read = |p: &str| std::fs::read(models.join(p)).ok();
+    let props = Props::load(&bsp, read);
+    let lump = bsp.game_lumps.static_props().unwrap();
+    assert_eq!(props.instances.len(), lump.props.len());
+    assert_eq!(
+        (props.meshes.len(), props.without_mesh(), props.note()),
+        (1, 0, None)
+    );
+    // The mesh has every LOD 0 triangle of the model.
+    let files = srcmap_model::ModelFiles::load("models/bluechaire/bluewoodnchair.mdl", read).unwrap();
+    let expected = files
+        .vtx
+        .as_ref()
+        .unwrap()
+        .triangles(&files.mdl, 0)
+        .unwrap()
+        .len();
+    let made: usize = props.meshes[0]
+        .primitives
+        .iter()
+        .map(|p| p.indices.len() / 3)
+        .sum();
+    assert_eq!(made, expected);
+    // Placed in the map, the chair stands on the room's floor (z = 64 in the VMF).
+    let prop = &props.instances[0];
+    let rotation = prop.rotation();
+    let lowest = props.meshes[0]
+        .vertices
+        .iter()
+        .map(|v| (rotation * (v.position * prop.scale) + prop.origin).z)
+        .fold(f32::MAX, f32::min);
+    assert!(
+        (lowest - 64.0).abs() < 2.0,
+        "the chair's lowest point is at z = {lowest}"
+    );
+
+    // The GLB: a node per prop carrying the model's mesh, its record in extras.
+    let mesh = MapMesh::build(&bsp, false);
+    let glb = to_glb_with_props(&bsp, &mesh, &NO_TEXTURES, &props, &[]).unwrap();
+    let doc: Value = serde_json::from_str(&glb.json).unwrap();
+    let nodes = doc["nodes"].as_array().unwrap();
+    let prop_nodes: Vec<&Value> = nodes
+        .iter()
+        .filter(|n| n["extras"]["classname"] == "prop_static")
+        .collect();
+    assert_eq!(prop_nodes.len(), 1);
+    let node = prop_nodes[0];
+    assert_eq!(node["extras"]["model"], "models/bluechaire/bluewoodnchair.mdl");
+    let m = node["mesh"].as_u64().unwrap() as usize;
+    let prim = &doc["meshes"][m]["primitives"][0];
+    let count = doc["accessors"][prim["attributes"]["POSITION"].as_u64().unwrap() as usize]["count"].as_u64();
+    assert_eq!(count, Some(props.meshes[0].vertices.len() as u64));
+
+    // Without the models the prop is an empty node, counted in a note.
+    let none = Props::load(&bsp, |_| None);
+    assert_eq!((none.instances.len(), none.without_mesh()), (1, 1));
+    let glb = to_glb_with_props(&bsp, &mesh, &NO_TEXTURES, &none, &[]).unwrap();
+    let doc: Value = serde_json::from_str(&glb.json).unwrap();
+    assert!(
+        doc["extras"]["notes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|n| n.as_str().unwrap().contains("1 of 1 static props have no model"))
+    );
+    let node = doc["nodes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|n| n["extras"]["classname"] == "prop_static")
+        .unwrap();
+    assert!(node.get("mesh").is_none());
+}
+
+#[test]
+fn overlays_lie_on_the_faces_they_name_and_water_is_translucent() {
+    let Some(maps) = source_maps() else { return };
+    let (mut overlays, mut apart, mut water_maps) = (0, 0, 0);
+    for (path, bsp) in &maps {
+        let mesh = MapMesh::build(bsp, false);
+        assert_eq!(mesh.overlays_drawn, mesh.overlay_vertices.len());
+        for (oi, range) in &mesh.overlay_vertices {
+            let o = &bsp.overlays[*oi];
+            // The quad overlaps the faces it names: its box meets theirs (the engine clips it
+            // to them; the quad is lifted off them by less than 2 units). A wrong basis
+            // (U, V or the flip) or UV points would throw most quads off their faces.
+            let corners: Vec<glam::Vec3> = mesh.vertices[range.start as usize..range.end as usize]
+                .iter()
+                .map(|v| v.position)
+                .collect();
+            let centre = corners.iter().copied().sum::<glam::Vec3>() / corners.len() as f32;
+            let named: Vec<glam::Vec3> = o.faces[..o.face_count().min(o.faces.len())]
+                .iter()
+                .filter_map(|&f| srcmap_export::mesh::faces_of(bsp).get(usize::try_from(f).ok()?))
+                .filter_map(|f| bsp.face_vertices(f))
+                .flatten()
+                .map(glam::Vec3::from)
+                .collect();
+            let Some((lo, hi)) = srcmap_export::render::bounds_of(named.into_iter()) else {
+                continue;
+            };
+            let slack = glam::Vec3::splat(2.0);
+            let (qlo, qhi) = srcmap_export::render::bounds_of(corners.iter().copied()).unwrap();
+            if !(qhi.cmpge(lo - slack).all() && qlo.cmple(hi + slack).all()) {
+                eprintln!(
+                    "{}: overlay {oi} centred at {centre}, its faces span {lo}..{hi}",
+                    path.display()
+                );
+                apart += 1;
+            }
+            overlays += 1;
+        }
+        // Water (SURF_WARP) faces drawn use a translucent material, exported as BLEND.
+        let warp = mesh.face_vertices.iter().any(|(f, _)| {
+            let ti = &bsp.texinfo[srcmap_export::mesh::faces_of(bsp)[*f].texinfo as usize];
+            ti.flags & srcmap_bsp::flags::SurfaceFlags::WARP.bits() as i32 != 0
+        });
+        if warp {
+            water_maps += 1;
+            let glb = to_glb(bsp, &mesh, &NO_TEXTURES).unwrap();
+            let doc: Value = serde_json::from_str(&glb.json).unwrap();
+            let blend = doc["materials"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .filter(|m| m["alphaMode"] == "BLEND")
+                .count();
+            assert!(blend > 0, "{}: water but no BLEND material", path.display());
+        }
+    }
+    assert!(overlays >= 100, "only {overlays} overlays checked");
+    // test_speakers has two overlays hanging beside the faces they name (249 of 251 meet).
+    assert!(
+        apart * 50 <= overlays,
+        "{apart} of {overlays} overlays miss their faces"
+    );
+    assert!(water_maps >= 3, "only {water_maps} maps with water");
+}
+
+#[test]
+fn vmf_brushes_enclose_what_valve_compiled_from_them() {
+    let Some(root) = srcmap_corpus::root("export VMF drawing") else {
+        return;
+    };
+    let manifest = std::fs::read_to_string(root.join("MANIFEST.tsv")).unwrap();
+    let mut compared = 0;
+    let mut apart = Vec::new();
+    for line in manifest.lines() {
+        let cols: Vec<&str> = line.split('\t').collect();
+        if cols.len() < 10 || cols[1] != "vmf" {
+            continue;
+        }
+        let Some(bsp_rel) = cols[9].strip_prefix("pair: ").and_then(|p| p.split(" |").next()) else {
+            continue;
+        };
+        let (Ok(vmf_bytes), Ok(bsp_bytes)) = (
+            std::fs::read(root.join(cols[0])),
+            std::fs::read(root.join(bsp_rel.trim())),
+        ) else {
+            continue;
+        };
+        let (Ok(vmf), Ok(bsp)) = (srcmap_vmf::Vmf::parse_bytes(&vmf_bytes), Bsp::parse(&bsp_bytes)) else {
+            continue;
+        };
+        if !vmf
+            .world
+            .solids
+            .iter()
+            .all(|s| s.sides.iter().all(|d| d.dispinfo.is_none()))
+        {
+            continue; // displacements are drawn flat: their bounds differ
+        }
+        let ours = MapMesh::from_vmf(&vmf);
+        let valve = MapMesh::build(&bsp, false);
+        let (Some((lo, hi)), Some((vlo, vhi))) = (ours.bounds(), valve.bounds()) else {
+            continue;
+        };
+        compared += 1;
+        // Valve's drawn faces are pieces of the brushes' sides (VBSP removes the outside
+        // ones, which the VMF drawing keeps): its bounds lie inside ours, and the sides
+        // facing the player reach Valve's extent, so ours are not empty.
+        eprintln!("{}: bounds {lo}..{hi}, Valve's {vlo}..{vhi}", cols[0]);
+        let slack = glam::Vec3::splat(1.0);
+        if !(lo.cmple(vlo + slack).all() && hi.cmpge(vhi - slack).all()) || ours.triangles == 0 {
+            apart.push(format!("{}: {lo}..{hi} vs {vlo}..{vhi}", cols[0]));
+        }
+    }
+    assert!(compared >= 3, "only {compared} VMF/BSP pairs compared");
+    assert!(apart.is_empty(), "{apart:#?}");
+}
+
+#[test]
+fn extra_light_styles_come_from_the_maps_lights() {
+    let Some(maps) = source_maps() else { return };
+    let mut styled = 0;
+    for (path, bsp) in &maps {
+        let mesh = MapMesh::build(bsp, false);
+        let glb = to_glb(bsp, &mesh, &NO_TEXTURES).unwrap();
+        let doc: Value = serde_json::from_str(&glb.json).unwrap();
+        let lights: Vec<_> = bsp
+            .entities
+            .iter()
+            .filter(|e| e.classname().is_some_and(|c| c.starts_with("light")))
+            .collect();
+        for (style, faces) in doc["extras"]["light_styles"].as_object().unwrap() {
+            let style: u32 = style.parse().unwrap();
+            assert!(!faces.as_array().unwrap().is_empty());
+            // VRAD gives a light its `style` key's preset (1-31), or a style of its own
+            // from 32 up when it has a targetname (a switchable light).
+            let explained = if style == 0 {
+                true // the normal light, after a face's switchable one
+            } else if style < 32 {
+                lights
+                    .iter()
+                    .any(|e| e.get("style").and_then(|s| s.trim().parse::<u32>().ok()) == Some(style))
+            } else {
+                lights.iter().any(|e| e.get("targetname").is_some())
+            };
+            assert!(explained, "{}: style {style} matches no light", path.display());
+            styled += 1;
+        }
+    }
+    assert!(styled > 0, "no corpus map has a second light style");
 }

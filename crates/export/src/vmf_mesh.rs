@@ -1,0 +1,153 @@
+//! The drawable mesh of a VMF without compiling it: each brush side clipped by the brush's
+//! other planes to a polygon (`srcmap_geom::polyhedron_faces`), no lightmaps (the atlas is
+//! the white block), tool textures left out.
+
+use glam::{Vec2, Vec3};
+use srcmap_geom::{DVec3, Plane, polyhedron_faces};
+use srcmap_vmf::{Side, Solid, Vmf};
+
+use crate::atlas::Atlas;
+use crate::mesh::{MapMesh, Material, Primitive, Vertex};
+
+/// The texture size assumed without the game (the compile's default too).
+const TEXTURE_SIDE: u32 = 512;
+
+/// Whether a side's material is one of Valve's tool textures (`tools/…`: nodraw, skip, clip,
+/// trigger, hint, skybox, …), which the engine does not draw.
+pub fn is_tool_material(name: &str) -> bool {
+    let n = name.replace('\\', "/").to_ascii_lowercase();
+    n.starts_with("tools/")
+}
+
+/// A geometry point (f64, the geometry crate's glam) as a mesh point.
+fn to_f32(p: DVec3) -> Vec3 {
+    Vec3::new(p.x as f32, p.y as f32, p.z as f32)
+}
+
+/// Texture coordinates of `p` on `side`, in texture sizes.
+fn side_uv(side: &Side, p: DVec3) -> Vec2 {
+    let axis = |a: &srcmap_vmf::TextureAxis| {
+        let scale = if a.scale.abs() > 1e-6 { a.scale } else { 0.25 };
+        (p.dot(DVec3::from(a.axis)) / scale + a.shift) / TEXTURE_SIDE as f64
+    };
+    Vec2::new(axis(&side.uaxis) as f32, axis(&side.vaxis) as f32)
+}
+
+impl MapMesh {
+    /// The brushes of `vmf` (world and brush entities) as a mesh: one primitive per material,
+    /// drawn fullbright. Displacement sides are drawn as their flat base face.
+    pub fn from_vmf(vmf: &Vmf) -> MapMesh {
+        let mut materials: Vec<Material> = Vec::new();
+        let mut index: std::collections::BTreeMap<String, usize> = Default::default();
+        let mut buckets: std::collections::BTreeMap<usize, Vec<u32>> = Default::default();
+        let mut vertices = Vec::new();
+        let (mut faces_drawn, mut triangles, mut skipped, mut displacements) = (0, 0, 0, 0);
+        let solids: Vec<&Solid> = std::iter::once(&vmf.world)
+            .chain(&vmf.entities)
+            .flat_map(|e| &e.solids)
+            .collect();
+        for solid in solids {
+            let planes: Vec<Option<Plane>> = solid
+                .sides
+                .iter()
+                .map(|s| {
+                    let [a, b, c] = s.plane.map(DVec3::from);
+                    Plane::from_points(a, b, c)
+                })
+                .collect();
+            if planes.iter().any(Option::is_none) {
+                skipped += 1;
+                continue;
+            }
+            let planes: Vec<Plane> = planes.into_iter().flatten().collect();
+            for (side, (winding, plane)) in solid
+                .sides
+                .iter()
+                .zip(polyhedron_faces(&planes).into_iter().zip(&planes))
+            {
+                let Some(w) = winding.filter(|w| w.len() >= 3) else {
+                    continue;
+                };
+                if is_tool_material(&side.material) {
+                    continue;
+                }
+                displacements += usize::from(side.dispinfo.is_some());
+                let material = *index
+                    .entry(side.material.to_ascii_lowercase())
+                    .or_insert_with(|| {
+                        materials.push(Material {
+                            name: side.material.clone(),
+                            reflectivity: [0.5; 3],
+                            width: TEXTURE_SIDE,
+                            height: TEXTURE_SIDE,
+                            translucent: false,
+                        });
+                        materials.len() - 1
+                    });
+                let normal = to_f32(plane.normal);
+                let base = vertices.len() as u32;
+                vertices.extend(w.points.iter().map(|&p| Vertex {
+                    position: to_f32(p),
+                    normal,
+                    uv: side_uv(side, p),
+                    light_uv: Vec2::ZERO,
+                }));
+                // Counter-clockwise about the outward normal, as the BSP's faces are drawn.
+                let newell = (0..w.len()).fold(DVec3::ZERO, |acc, k| {
+                    acc + w.points[k].cross(w.points[(k + 1) % w.len()])
+                });
+                let ccw = newell.dot(plane.normal) >= 0.0;
+                let indices = buckets.entry(material).or_default();
+                for k in 1..w.len() as u32 - 1 {
+                    if ccw {
+                        indices.extend([base, base + k, base + k + 1]);
+                    } else {
+                        indices.extend([base, base + k + 1, base + k]);
+                    }
+                }
+                triangles += w.len() - 2;
+                faces_drawn += 1;
+            }
+        }
+        let atlas = Atlas::fullbright();
+        let white = atlas.white_uv();
+        for v in &mut vertices {
+            v.light_uv = white;
+        }
+        let mut notes =
+            vec!["drawn from the VMF without compiling: no lighting, tool textures hidden".to_string()];
+        if skipped > 0 {
+            notes.push(format!(
+                "{skipped} brushes with a degenerate side plane were skipped"
+            ));
+        }
+        if displacements > 0 {
+            notes.push(format!(
+                "{displacements} displacement sides drawn as their flat base faces"
+            ));
+        }
+        let world_positions: Vec<Vec3> = vertices.iter().map(|v| v.position).collect();
+        MapMesh {
+            primitives: buckets
+                .into_iter()
+                .map(|(material, indices)| Primitive {
+                    model: 0,
+                    material,
+                    overlay: false,
+                    indices,
+                })
+                .collect(),
+            vertices,
+            materials,
+            atlas,
+            faces_drawn,
+            triangles,
+            overlays_drawn: 0,
+            overlay_vertices: Vec::new(),
+            face_styles: Vec::new(),
+            notes,
+            face_vertices: Vec::new(),
+            world_positions,
+        }
+    }
+}
