@@ -69,12 +69,12 @@ pub struct RenderArgs {
     pub quiet: bool,
 }
 
-fn read_bsp(path: &Path) -> anyhow::Result<Bsp> {
+pub(crate) fn read_bsp(path: &Path) -> anyhow::Result<Bsp> {
     let data = std::fs::read(path).map_err(|e| anyhow!("{}: cannot read: {e}", path.display()))?;
     Bsp::parse(&data).map_err(|e| anyhow!("{}: {e}", path.display()))
 }
 
-fn print_notes(path: &Path, mesh: &MapMesh) {
+pub(crate) fn print_notes(path: &Path, mesh: &MapMesh) {
     for n in &mesh.notes {
         eprintln!("{}: note: {n}", path.display());
     }
@@ -86,7 +86,7 @@ const TEXTURE_SIDE: u32 = 128;
 /// Each material's texture: its VMT's `$basetexture` (or the material name) as a VTF in the
 /// pakfile, then in the game. Not found is `Missing` when a game was given (nothing can be
 /// said without one); a format not decoded is `Unknown` (flat colour).
-fn textures(
+pub(crate) fn textures(
     bsp: &Bsp,
     mesh: &MapMesh,
     game: Option<&Path>,
