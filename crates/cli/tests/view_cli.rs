@@ -500,10 +500,14 @@ fn box_room_in_headless_chromium_is_ready_drawn_and_lit() {
         .filter(|(a, b)| a.iter().zip(b.iter()).any(|(&x, &y)| x.abs_diff(y) > 12))
         .count();
     assert!(differing > lit.2.len() / 3 / 4, "lit and fullbright look alike ({differing} pixels differ)");
+    drop(browser);
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// The corpus's largest BSP (`background01`, one cluster) and the one with the most triangles
+/// and a real PVS (`mvm_kelly_rc1b`, 670 clusters).
 #[test]
-fn largest_corpus_map_in_headless_chromium_is_ready_and_drawn() {
+fn largest_corpus_maps_in_headless_chromium_are_ready_and_drawn() {
     let Some(root) = srcmap_corpus::root("the viewer's corpus map test") else {
         return;
     };
@@ -511,18 +515,22 @@ fn largest_corpus_map_in_headless_chromium_is_ready_and_drawn() {
         eprintln!("no Chromium found ($CHROMIUM, chromium, chromium-browser, google-chrome): skipping the viewer test");
         return;
     };
-    let map = root.join("bsp/iassis+tf2-fastdl/background01.bsp");
     let dir = temp_dir("chromium-corpus");
-    let bsp = Bsp::parse(&std::fs::read(&map).unwrap()).unwrap();
-    let server = Server::start(&map);
-    let scene = scene_of(&server);
     let mut browser = Browser::start(&binary, &dir);
-    let (title, seconds) = browser.open(&server.url(""));
-    // A figure for the report, not an assertion.
-    eprintln!("background01: {title}; {seconds:.2} s from navigation to ready");
-    check_title(&bsp, &scene, &title);
-    let p = picture(&browser.screenshot(&dir.join("background01.png")));
-    assert!(p.drawn_share > 0.5, "{:.2} drawn", p.drawn_share);
-    assert!(p.colours > 1000, "{} colours", p.colours);
-    assert!(p.mean > 25.0, "mean brightness {:.1}", p.mean);
+    for name in ["background01", "mvm_kelly_rc1b"] {
+        let map = root.join(format!("bsp/iassis+tf2-fastdl/{name}.bsp"));
+        let bsp = Bsp::parse(&std::fs::read(&map).unwrap()).unwrap();
+        let server = Server::start(&map);
+        let scene = scene_of(&server);
+        let (title, seconds) = browser.open(&server.url(""));
+        // A figure for the report, not an assertion.
+        eprintln!("{name}: {title}; {seconds:.2} s from navigation to ready");
+        check_title(&bsp, &scene, &title);
+        let p = picture(&browser.screenshot(&dir.join(format!("{name}.png"))));
+        assert!(p.drawn_share > 0.5, "{name}: {:.2} drawn", p.drawn_share);
+        assert!(p.colours > 1000, "{name}: {} colours", p.colours);
+        assert!(p.mean > 25.0, "{name}: mean brightness {:.1}", p.mean);
+    }
+    drop(browser);
+    let _ = std::fs::remove_dir_all(&dir);
 }

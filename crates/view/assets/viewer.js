@@ -311,7 +311,8 @@ async function main() {
       box.parentElement.title = "no file beside the map";
     }
   }
-  if (!numClusters) document.getElementById("pvs").checked = false;
+  // With one cluster (or none) there is nothing to tell apart.
+  if (numClusters < 2) document.getElementById("pvs").checked = false;
 
   // Camera, in Source coordinates: [x, y, z], yaw and pitch in degrees (pitch down positive).
   let [cx, cy, cz, yaw, pitch] = scene.camera;
