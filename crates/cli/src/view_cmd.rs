@@ -83,8 +83,18 @@ pub fn view(args: &ViewArgs) -> anyhow::Result<()> {
     let glb = gltf::to_glb(&bsp, &mesh, &gltf::ExportOptions { textures: &textures })
         .map_err(|e| anyhow!("{}: {e}", args.map.display()))?;
     let mut notes = Vec::new();
-    let leak = beside(&args.map, "lin", |t| srcmap_view::parse_lin(t).map_err(|e| e.to_string()), &mut notes);
-    let portals = beside(&args.map, "prt", |t| Portals::parse_prt(t).map_err(|e| e.to_string()), &mut notes);
+    let leak = beside(
+        &args.map,
+        "lin",
+        |t| srcmap_view::parse_lin(t).map_err(|e| e.to_string()),
+        &mut notes,
+    );
+    let portals = beside(
+        &args.map,
+        "prt",
+        |t| Portals::parse_prt(t).map_err(|e| e.to_string()),
+        &mut notes,
+    );
     let scene = Scene::build(&bsp, &mesh, leak.as_deref(), portals.as_ref(), &notes);
     let site = Arc::new(Site::new(glb.to_bytes(), &scene));
 

@@ -52,7 +52,9 @@ impl Server {
         BufReader::new(child.stdout.take().unwrap())
             .read_line(&mut line)
             .unwrap();
-        let at = line.find("http://").unwrap_or_else(|| panic!("no address in {line:?}"));
+        let at = line
+            .find("http://")
+            .unwrap_or_else(|| panic!("no address in {line:?}"));
         let addr = line[at + 7..].split('/').next().unwrap().to_string();
         Server { child, addr }
     }
@@ -118,7 +120,14 @@ fn server_answers_the_page_and_refuses_the_rest() {
     }
     // The GLB is the export's: the same bytes `srcmap export` writes.
     let glb_path = dir.join("box_room.glb");
-    run_ok(srcmap().arg("export").arg(&map).arg("-o").arg(&glb_path).arg("-q"));
+    run_ok(
+        srcmap()
+            .arg("export")
+            .arg(&map)
+            .arg("-o")
+            .arg(&glb_path)
+            .arg("-q"),
+    );
     assert_eq!(server.get("/map.glb").1, std::fs::read(&glb_path).unwrap());
     // The PVS rows are the visibility lump's, decoded.
     let vis = bsp.visibility.as_ref().unwrap();
@@ -127,17 +136,29 @@ fn server_answers_the_page_and_refuses_the_rest() {
     assert_eq!(scene["num_clusters"], vis.num_clusters);
     assert_eq!(scene["leafs"].as_array().unwrap().len(), bsp.leafs.len());
     // vbsp wrote the portal file beside the map: the page gets its portals.
-    let prt = srcmap_vvis::portals::Portals::parse_prt(&std::fs::read_to_string(map.with_extension("prt")).unwrap()).unwrap();
+    let prt = srcmap_vvis::portals::Portals::parse_prt(
+        &std::fs::read_to_string(map.with_extension("prt")).unwrap(),
+    )
+    .unwrap();
     assert_eq!(scene["portals"].as_array().unwrap().len(), prt.portals.len());
     assert!(scene["leak"].is_null());
 
     for path in ["/nope", "/map.glb/x", "/../Cargo.toml"] {
         assert_eq!(server.get(path).0, 404, "{path}");
     }
-    for bad in [&b"POST / HTTP/1.1\r\n\r\n"[..], b"\x00\xff garbage\r\n\r\n", b"GET\r\n\r\n", &[b'a'; 40000]] {
+    for bad in [
+        &b"POST / HTTP/1.1\r\n\r\n"[..],
+        b"\x00\xff garbage\r\n\r\n",
+        b"GET\r\n\r\n",
+        &[b'a'; 40000],
+    ] {
         let answer = server.ask(bad);
         let status = String::from_utf8_lossy(answer.get(9..12).unwrap_or(b""));
-        assert!(["400", "405", "431"].contains(&&*status), "{status:?} for {:?}", &bad[..bad.len().min(20)]);
+        assert!(
+            ["400", "405", "431"].contains(&&*status),
+            "{status:?} for {:?}",
+            &bad[..bad.len().min(20)]
+        );
     }
     // Still serving after the bad requests.
     assert_eq!(server.get("/").0, 200);
@@ -208,7 +229,10 @@ fn base64_decode(text: &str) -> Vec<u8> {
     let digits: Vec<u8> = text.bytes().filter(|&c| c != b'=').map(value).collect();
     let mut out = Vec::with_capacity(digits.len() * 3 / 4);
     for chunk in digits.chunks(4) {
-        let n = chunk.iter().enumerate().fold(0u32, |acc, (i, &d)| acc | (d as u32) << (18 - 6 * i));
+        let n = chunk
+            .iter()
+            .enumerate()
+            .fold(0u32, |acc, (i, &d)| acc | (d as u32) << (18 - 6 * i));
         out.extend_from_slice(&n.to_be_bytes()[1..chunk.len()]);
     }
     out
@@ -259,7 +283,10 @@ impl Browser {
         let ws = lines
             .by_ref()
             .map_while(Result::ok)
-            .find_map(|l| l.split_once("DevTools listening on ws://").map(|(_, u)| u.trim().to_string()))
+            .find_map(|l| {
+                l.split_once("DevTools listening on ws://")
+                    .map(|(_, u)| u.trim().to_string())
+            })
             .expect("Chromium printed its DevTools address");
         // Keep draining its log so that it never blocks on a full pipe.
         std::thread::spawn(move || lines.for_each(drop));
@@ -271,7 +298,13 @@ impl Browser {
             .iter()
             .find(|t| t["type"] == "page")
             .expect("a page target");
-        let path = page["webSocketDebuggerUrl"].as_str().unwrap().splitn(4, '/').nth(3).unwrap().to_string();
+        let path = page["webSocketDebuggerUrl"]
+            .as_str()
+            .unwrap()
+            .splitn(4, '/')
+            .nth(3)
+            .unwrap()
+            .to_string();
         let mut socket = TcpStream::connect(&addr).unwrap();
         write!(
             socket,
@@ -285,8 +318,16 @@ impl Browser {
             socket.read_exact(&mut b).unwrap();
             head.push(b[0]);
         }
-        assert!(head.starts_with(b"HTTP/1.1 101"), "{}", String::from_utf8_lossy(&head));
-        Browser { child, socket, next_id: 1 }
+        assert!(
+            head.starts_with(b"HTTP/1.1 101"),
+            "{}",
+            String::from_utf8_lossy(&head)
+        );
+        Browser {
+            child,
+            socket,
+            next_id: 1,
+        }
     }
 
     fn send_frame(&mut self, payload: &[u8]) {
@@ -368,7 +409,10 @@ impl Browser {
             if title.starts_with("ready") || title.starts_with("error") {
                 return (title, start.elapsed().as_secs_f64());
             }
-            assert!(start.elapsed().as_secs() < 120, "the page did not load: {title:?}");
+            assert!(
+                start.elapsed().as_secs() < 120,
+                "the page did not load: {title:?}"
+            );
             std::thread::sleep(std::time::Duration::from_millis(25));
         }
     }
@@ -435,7 +479,10 @@ fn parse_title(title: &str) -> (usize, i64, i64, usize) {
     let words: Vec<&str> = title.split([' ', ';']).filter(|w| !w.is_empty()).collect();
     assert_eq!(words.first(), Some(&"ready"), "page not ready: {title:?}");
     let after = |key: &str| -> &str {
-        let i = words.iter().position(|w| *w == key).unwrap_or_else(|| panic!("{key} in {title:?}"));
+        let i = words
+            .iter()
+            .position(|w| *w == key)
+            .unwrap_or_else(|| panic!("{key} in {title:?}"));
         words[i + 1]
     };
     (
@@ -456,7 +503,9 @@ fn check_title(bsp: &Bsp, scene: &serde_json::Value, title: &str) -> i64 {
     assert_eq!(leaf, expected_leaf as i64, "{title}");
     assert_eq!(cluster, bsp.leafs[expected_leaf].cluster as i64, "{title}");
     let expected_sees = match (&bsp.visibility, usize::try_from(cluster)) {
-        (Some(vis), Ok(c)) => (0..vis.num_clusters as usize).filter(|&j| vis.can_see(c, j)).count(),
+        (Some(vis), Ok(c)) => (0..vis.num_clusters as usize)
+            .filter(|&j| vis.can_see(c, j))
+            .count(),
         _ => 0,
     };
     assert_eq!(sees, expected_sees, "{title}");
@@ -466,7 +515,9 @@ fn check_title(bsp: &Bsp, scene: &serde_json::Value, title: &str) -> i64 {
 #[test]
 fn box_room_in_headless_chromium_is_ready_drawn_and_lit() {
     let Some(binary) = chromium() else {
-        eprintln!("no Chromium found ($CHROMIUM, chromium, chromium-browser, google-chrome): skipping the viewer test");
+        eprintln!(
+            "no Chromium found ($CHROMIUM, chromium, chromium-browser, google-chrome): skipping the viewer test"
+        );
         return;
     };
     let dir = temp_dir("chromium-box");
@@ -480,8 +531,14 @@ fn box_room_in_headless_chromium_is_ready_drawn_and_lit() {
     assert!(cluster >= 0, "the player start is inside the room");
 
     let lit = browser.shot(&server.url("?hud=0&pvs=0"), &dir.join("lit.png"));
-    let fullbright = browser.shot(&server.url("?hud=0&pvs=0&shading=fullbright"), &dir.join("fullbright.png"));
-    let lightmap = browser.shot(&server.url("?hud=0&pvs=0&shading=lightmap"), &dir.join("lightmap.png"));
+    let fullbright = browser.shot(
+        &server.url("?hud=0&pvs=0&shading=fullbright"),
+        &dir.join("fullbright.png"),
+    );
+    let lightmap = browser.shot(
+        &server.url("?hud=0&pvs=0&shading=lightmap"),
+        &dir.join("lightmap.png"),
+    );
     let (p_lit, p_full, p_light) = (picture(&lit), picture(&fullbright), picture(&lightmap));
     // Inside a closed room every pixel is a wall.
     for (name, p) in [("lit", &p_lit), ("fullbright", &p_full), ("lightmap", &p_light)] {
@@ -489,7 +546,11 @@ fn box_room_in_headless_chromium_is_ready_drawn_and_lit() {
         assert!(p.mean > 25.0, "{name}: mean brightness {:.1}", p.mean);
     }
     // The light falls off across the walls: the lightmaps vary, in many shades.
-    assert!(p_light.deviation > 8.0, "lightmap deviation {:.1}", p_light.deviation);
+    assert!(
+        p_light.deviation > 8.0,
+        "lightmap deviation {:.1}",
+        p_light.deviation
+    );
     assert!(p_light.colours > 100, "lightmap colours {}", p_light.colours);
     assert!(p_lit.colours > 100, "lit colours {}", p_lit.colours);
     // Lit is the material times the lightmap, not the fullbright picture.
@@ -499,7 +560,10 @@ fn box_room_in_headless_chromium_is_ready_drawn_and_lit() {
         .zip(fullbright.2.chunks_exact(3))
         .filter(|(a, b)| a.iter().zip(b.iter()).any(|(&x, &y)| x.abs_diff(y) > 12))
         .count();
-    assert!(differing > lit.2.len() / 3 / 4, "lit and fullbright look alike ({differing} pixels differ)");
+    assert!(
+        differing > lit.2.len() / 3 / 4,
+        "lit and fullbright look alike ({differing} pixels differ)"
+    );
     drop(browser);
     let _ = std::fs::remove_dir_all(&dir);
 }
@@ -512,7 +576,9 @@ fn largest_corpus_maps_in_headless_chromium_are_ready_and_drawn() {
         return;
     };
     let Some(binary) = chromium() else {
-        eprintln!("no Chromium found ($CHROMIUM, chromium, chromium-browser, google-chrome): skipping the viewer test");
+        eprintln!(
+            "no Chromium found ($CHROMIUM, chromium, chromium-browser, google-chrome): skipping the viewer test"
+        );
         return;
     };
     let dir = temp_dir("chromium-corpus");

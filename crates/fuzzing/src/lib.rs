@@ -378,7 +378,10 @@ pub fn view_lin(data: &[u8]) {
         return;
     };
     assert!(points.iter().flatten().all(|c| c.is_finite()));
-    let written: String = points.iter().map(|p| format!("{} {} {}\n", p[0], p[1], p[2])).collect();
+    let written: String = points
+        .iter()
+        .map(|p| format!("{} {} {}\n", p[0], p[1], p[2]))
+        .collect();
     assert_eq!(srcmap_view::parse_lin(&written), Ok(points));
 }
 

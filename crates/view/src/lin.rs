@@ -17,10 +17,7 @@ pub fn parse_lin(text: &str) -> Result<Vec<[f64; 3]>, LinError> {
         if line.trim().is_empty() {
             continue;
         }
-        let bad = |message: String| LinError {
-            line: n + 1,
-            message,
-        };
+        let bad = |message: String| LinError { line: n + 1, message };
         let mut point = [0.0; 3];
         let mut fields = line.split_whitespace();
         for c in &mut point {

@@ -90,7 +90,10 @@ fn start_camera(bsp: &Bsp, mesh: &MapMesh) -> [f64; 5] {
     for class in STARTS {
         if let Some((o, a)) = bsp.entities.iter().find_map(|e| {
             (e.classname() == Some(class)).then_some(())?;
-            Some((vec3(e.get("origin")?)?, e.get("angles").and_then(vec3).unwrap_or([0.0; 3])))
+            Some((
+                vec3(e.get("origin")?)?,
+                e.get("angles").and_then(vec3).unwrap_or([0.0; 3]),
+            ))
         }) {
             return [o[0], o[1], o[2] + EYE_HEIGHT, a[1], 0.0];
         }
@@ -140,7 +143,14 @@ impl Scene {
             .map(|n| {
                 let plane = usize::try_from(n.plane).ok().and_then(|p| bsp.planes.get(p));
                 let (normal, dist) = plane.map_or(([0.0; 3], 0.0), |p| (p.normal, p.dist));
-                json!([normal[0], normal[1], normal[2], dist, n.children[0], n.children[1]])
+                json!([
+                    normal[0],
+                    normal[1],
+                    normal[2],
+                    dist,
+                    n.children[0],
+                    n.children[1]
+                ])
             })
             .collect();
         let leafs: Vec<Value> = bsp

@@ -68,8 +68,7 @@ impl Site {
         let line = head.split(|&b| b == b'\n').next().unwrap_or(&[]);
         let line = String::from_utf8_lossy(line);
         let mut parts = line.split_whitespace();
-        let (Some(method), Some(target), Some(version)) = (parts.next(), parts.next(), parts.next())
-        else {
+        let (Some(method), Some(target), Some(version)) = (parts.next(), parts.next(), parts.next()) else {
             return (text(400, "bad request line\n"), true);
         };
         if !version.starts_with("HTTP/") {

@@ -12,7 +12,11 @@ fn corpus_maps() -> Option<Vec<(PathBuf, Bsp)>> {
         .into_iter()
         .filter_map(|p| Bsp::parse(&std::fs::read(&p).unwrap()).ok().map(|b| (p, b)))
         .collect();
-    assert!(maps.len() >= 30, "expected the corpus's Source BSPs, found {}", maps.len());
+    assert!(
+        maps.len() >= 30,
+        "expected the corpus's Source BSPs, found {}",
+        maps.len()
+    );
     Some(maps)
 }
 
@@ -50,14 +54,30 @@ fn scenes_agree_with_the_maps() {
             }
             assert!(clusters.windows(2).all(|w| w[0] < w[1]), "{name}: sorted, unique");
         }
-        assert_eq!(scene.json["leafs"].as_array().unwrap().len(), bsp.leafs.len(), "{name}");
-        assert_eq!(scene.json["nodes"].as_array().unwrap().len(), bsp.nodes.len(), "{name}");
+        assert_eq!(
+            scene.json["leafs"].as_array().unwrap().len(),
+            bsp.leafs.len(),
+            "{name}"
+        );
+        assert_eq!(
+            scene.json["nodes"].as_array().unwrap().len(),
+            bsp.nodes.len(),
+            "{name}"
+        );
         match bsp.visibility.as_ref().filter(|v| v.num_clusters > 0) {
             Some(vis) => {
-                assert_eq!(scene.pvs.len(), vis.num_clusters as usize * vis.row_len(), "{name}");
+                assert_eq!(
+                    scene.pvs.len(),
+                    vis.num_clusters as usize * vis.row_len(),
+                    "{name}"
+                );
                 for (i, row) in scene.pvs.chunks_exact(vis.row_len()).enumerate() {
                     for j in 0..vis.num_clusters as usize {
-                        assert_eq!(row[j / 8] & (1 << (j % 8)) != 0, vis.can_see(i, j), "{name}: {i} sees {j}");
+                        assert_eq!(
+                            row[j / 8] & (1 << (j % 8)) != 0,
+                            vis.can_see(i, j),
+                            "{name}: {i} sees {j}"
+                        );
                     }
                 }
             }
@@ -100,7 +120,10 @@ fn map_without_vis_or_light_views_with_notes() {
     assert_eq!(scene.json["num_clusters"], 0);
     assert_eq!(scene.json["lit"], false);
     let notes = scene.json["notes"].to_string();
-    assert!(notes.contains("no visibility") && notes.contains("no lighting"), "{notes}");
+    assert!(
+        notes.contains("no visibility") && notes.contains("no lighting"),
+        "{notes}"
+    );
 }
 
 #[test]
@@ -114,8 +137,14 @@ fn server_answers_known_paths_and_refuses_the_rest() {
         let (r, body) = site.respond(head);
         (r.status, r.body.to_vec(), body)
     };
-    assert_eq!(answer(b"GET /map.glb HTTP/1.1\r\n\r\n"), (200, b"glb".to_vec(), true));
-    assert_eq!(answer(b"HEAD /pvs.bin?x HTTP/1.0\r\n\r\n"), (200, vec![1, 2], false));
+    assert_eq!(
+        answer(b"GET /map.glb HTTP/1.1\r\n\r\n"),
+        (200, b"glb".to_vec(), true)
+    );
+    assert_eq!(
+        answer(b"HEAD /pvs.bin?x HTTP/1.0\r\n\r\n"),
+        (200, vec![1, 2], false)
+    );
     assert_eq!(answer(b"GET /scene.json HTTP/1.1\r\n\r\n").1, b"{}");
     assert_eq!(answer(b"GET / HTTP/1.1\r\n\r\n").0, 200);
     assert_eq!(answer(b"GET /viewer.js HTTP/1.1\r\n\r\n").0, 200);
