@@ -396,6 +396,11 @@ impl Browser {
     /// title and the wall-clock seconds it took. The wait is bounded only as a guard against
     /// a hang, at a limit far above any expected load.
     fn open(&mut self, url: &str) -> (String, f64) {
+        // The previous page's "ready" title must not be taken for the new page's.
+        self.call(
+            "Runtime.evaluate",
+            serde_json::json!({"expression": "document.title = 'navigating'"}),
+        );
         let start = std::time::Instant::now();
         self.call("Page.navigate", serde_json::json!({"url": url}));
         loop {
