@@ -70,12 +70,12 @@ pub struct RenderArgs {
     pub quiet: bool,
 }
 
-fn read_bsp(path: &Path) -> anyhow::Result<Bsp> {
+pub(crate) fn read_bsp(path: &Path) -> anyhow::Result<Bsp> {
     let data = std::fs::read(path).map_err(|e| anyhow!("{}: cannot read: {e}", path.display()))?;
     Bsp::parse(&data).map_err(|e| anyhow!("{}: {e}", path.display()))
 }
 
-fn print_notes(path: &Path, mesh: &MapMesh) {
+pub(crate) fn print_notes(path: &Path, mesh: &MapMesh) {
     for n in &mesh.notes {
         eprintln!("{}: note: {n}", path.display());
     }
@@ -159,14 +159,14 @@ fn lookup_textures<'n>(
 }
 
 /// Everything drawn: the map's mesh, its static props, and both sets of textures.
-struct Scene {
-    mesh: MapMesh,
+pub(crate) struct Scene {
+    pub(crate) mesh: MapMesh,
     textures: Vec<TextureLookup>,
     props: Props,
     prop_textures: Vec<TextureLookup>,
 }
 
-fn scene(bsp: &Bsp, map: &Path, game: Option<&Path>, hdr: bool) -> anyhow::Result<Scene> {
+pub(crate) fn scene(bsp: &Bsp, map: &Path, game: Option<&Path>, hdr: bool) -> anyhow::Result<Scene> {
     let mesh = MapMesh::build(bsp, hdr);
     print_notes(map, &mesh);
     let files = GameFiles::open(Some(bsp), game)?;
@@ -184,17 +184,25 @@ fn scene(bsp: &Bsp, map: &Path, game: Option<&Path>, hdr: bool) -> anyhow::Resul
     })
 }
 
+/// The glTF binary `export` writes (and `view` serves) for `scene` of `bsp`.
+pub(crate) fn scene_glb(bsp: &Bsp, scene: &Scene, map: &Path) -> anyhow::Result<srcmap_export::glb::Glb> {
+    let options = gltf::ExportOptions {
+        textures: &scene.textures,
+    };
+    gltf::to_glb_with_props(bsp, &scene.mesh, &options, &scene.props, &scene.prop_textures)
+        .map_err(|e| anyhow!("{}: {e}", map.display()))
+}
+
 pub fn export(args: &ExportArgs) -> anyhow::Result<()> {
     let bsp = read_bsp(&args.map)?;
+    let scene = scene(&bsp, &args.map, args.game.as_deref(), args.hdr)?;
+    let glb = scene_glb(&bsp, &scene, &args.map)?;
     let Scene {
         mesh,
         textures,
         props,
-        prop_textures,
-    } = scene(&bsp, &args.map, args.game.as_deref(), args.hdr)?;
-    let options = gltf::ExportOptions { textures: &textures };
-    let glb = gltf::to_glb_with_props(&bsp, &mesh, &options, &props, &prop_textures)
-        .map_err(|e| anyhow!("{}: {e}", args.map.display()))?;
+        ..
+    } = scene;
     let out = args
         .output
         .clone()

@@ -12,6 +12,7 @@ mod nav_cmd;
 mod phys_cmd;
 mod progress;
 mod rad_cmd;
+mod view_cmd;
 mod vis_cmd;
 mod vmf_cmd;
 
@@ -63,6 +64,8 @@ enum Command {
     Export(export_cmd::ExportArgs),
     /// Draw a BSP to a PNG (CPU): lit, fullbright or lightmaps only; top, isometric or from an entity.
     Render(export_cmd::RenderArgs),
+    /// Serve a BSP's web viewer (WebGL) on 127.0.0.1: fly camera, lightmaps, PVS, area portals, .lin/.prt.
+    View(view_cmd::ViewArgs),
 }
 
 #[derive(Debug, clap::Args)]
@@ -163,6 +166,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Compile(args) => compile_cmd::compile(&args),
         Command::Export(args) => export_cmd::export(&args),
         Command::Render(args) => export_cmd::render_map(&args),
+        Command::View(args) => view_cmd::view(&args),
     }
 }
 

@@ -37,6 +37,8 @@ pub const TARGETS: &[(&str, Body)] = &[
     ("export_glb", export_glb),
     ("export_bsp", export_bsp),
     ("export_vtf", export_vtf),
+    ("view_lin", view_lin),
+    ("view_request", view_request),
 ];
 
 /// KeyValues1 text, both escape modes; an unedited parse writes back byte-identical.
@@ -394,4 +396,30 @@ pub fn export_bsp(data: &[u8]) {
             },
         );
     }
+}
+
+/// A pointfile (`.lin`): every point read is finite, and writing them back reads the same.
+pub fn view_lin(data: &[u8]) {
+    let text = String::from_utf8_lossy(data);
+    let Ok(points) = srcmap_view::parse_lin(&text) else {
+        return;
+    };
+    assert!(points.iter().flatten().all(|c| c.is_finite()));
+    let written: String = points
+        .iter()
+        .map(|p| format!("{} {} {}\n", p[0], p[1], p[2]))
+        .collect();
+    assert_eq!(srcmap_view::parse_lin(&written), Ok(points));
+}
+
+/// The viewer's server on any request head: an answer with a known status, a body only for
+/// GET, never a panic.
+pub fn view_request(data: &[u8]) {
+    let site = srcmap_view::Site {
+        glb: b"glb".to_vec(),
+        scene_json: b"{}".to_vec(),
+        pvs: Vec::new(),
+    };
+    let (response, _) = site.respond(data);
+    assert!([200, 400, 404, 405].contains(&response.status));
 }

@@ -1,0 +1,120 @@
+//! `view MAP.bsp`: serves the map's web viewer on 127.0.0.1 and prints its address.
+
+use std::io::Write as _;
+use std::net::TcpListener;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use anyhow::anyhow;
+use srcmap_view::{Scene, Site};
+use srcmap_vvis::portals::Portals;
+
+use crate::export_cmd::{read_bsp, scene, scene_glb};
+
+#[derive(Debug, clap::Args)]
+pub struct ViewArgs {
+    /// The BSP to show. `MAP.lin` (leak path) and `MAP.prt` (vis portals) beside it are shown too.
+    pub map: PathBuf,
+    /// Port on 127.0.0.1 (0: any free port). When the default is taken, any free port is used.
+    #[arg(long, default_value_t = DEFAULT_PORT)]
+    pub port: u16,
+    /// Game directory (with `gameinfo.txt`) for textures, as for `export`.
+    #[arg(long)]
+    pub game: Option<PathBuf>,
+    /// Use the HDR lightmaps (tone-mapped) when the map has both.
+    #[arg(long)]
+    pub hdr: bool,
+    /// Do not open a browser; only print the address.
+    #[arg(long)]
+    pub no_open: bool,
+}
+
+const DEFAULT_PORT: u16 = 8642;
+
+/// Reads and parses the file beside `map` with extension `ext`, if there is one. A file that
+/// cannot be read or parsed is left out with a note (printed and shown on the page).
+fn beside<T>(
+    map: &Path,
+    ext: &str,
+    parse: impl FnOnce(&str) -> Result<T, String>,
+    notes: &mut Vec<String>,
+) -> Option<T> {
+    let path = map.with_extension(ext);
+    if !path.is_file() {
+        return None;
+    }
+    let result = std::fs::read(&path)
+        .map_err(|e| format!("cannot read: {e}"))
+        .and_then(|b| parse(&String::from_utf8_lossy(&b)));
+    match result {
+        Ok(v) => Some(v),
+        Err(e) => {
+            let note = format!("{}: {e}: not shown", path.display());
+            eprintln!("{}: note: {note}", map.display());
+            notes.push(note);
+            None
+        }
+    }
+}
+
+fn open_browser(url: &str) -> std::io::Result<()> {
+    let mut cmd = if cfg!(target_os = "windows") {
+        let mut c = std::process::Command::new("cmd");
+        c.args(["/C", "start", ""]);
+        c
+    } else if cfg!(target_os = "macos") {
+        std::process::Command::new("open")
+    } else {
+        std::process::Command::new("xdg-open")
+    };
+    cmd.arg(url)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .map(drop)
+}
+
+pub fn view(args: &ViewArgs) -> anyhow::Result<()> {
+    let bsp = read_bsp(&args.map)?;
+    let drawn = scene(&bsp, &args.map, args.game.as_deref(), args.hdr)?;
+    let glb = scene_glb(&bsp, &drawn, &args.map)?;
+    let mesh = &drawn.mesh;
+    let mut notes = Vec::new();
+    let leak = beside(
+        &args.map,
+        "lin",
+        |t| srcmap_view::parse_lin(t).map_err(|e| e.to_string()),
+        &mut notes,
+    );
+    let portals = beside(
+        &args.map,
+        "prt",
+        |t| Portals::parse_prt(t).map_err(|e| e.to_string()),
+        &mut notes,
+    );
+    let scene = Scene::build(&bsp, mesh, leak.as_deref(), portals.as_ref(), &notes);
+    let site = Arc::new(Site::new(glb.to_bytes(), &scene));
+
+    let listener = match TcpListener::bind(("127.0.0.1", args.port)) {
+        Ok(l) => l,
+        Err(e) if args.port == DEFAULT_PORT => {
+            eprintln!("note: port {DEFAULT_PORT} is taken ({e}): using a free one");
+            TcpListener::bind(("127.0.0.1", 0))?
+        }
+        Err(e) => return Err(anyhow!("cannot listen on 127.0.0.1:{}: {e}", args.port)),
+    };
+    let url = format!("http://{}/", listener.local_addr()?);
+    println!(
+        "{}: {} triangles at {url} (Ctrl-C stops)",
+        args.map.display(),
+        mesh.triangles
+    );
+    std::io::stdout().flush()?;
+    if !args.no_open
+        && let Err(e) = open_browser(&url)
+    {
+        eprintln!("note: cannot open a browser ({e}): open {url}");
+    }
+    srcmap_view::serve(listener, site);
+    Ok(())
+}
