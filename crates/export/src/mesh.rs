@@ -360,13 +360,7 @@ impl MapMesh {
                     acc + poly[k].cross(poly[(k + 1) % poly.len()])
                 });
                 let ccw = newell.dot(normal) >= 0.0;
-                for k in 1..poly.len() as u32 - 1 {
-                    if ccw {
-                        indices.extend([base, base + k, base + k + 1]);
-                    } else {
-                        indices.extend([base, base + k + 1, base + k]);
-                    }
-                }
+                push_fan(indices, base, poly.len(), ccw);
                 triangles += poly.len() - 2;
             }
             faces_drawn += 1;
@@ -486,5 +480,17 @@ impl MapMesh {
     /// Bounds of every drawn vertex in the world (`None` when nothing is drawn).
     pub fn bounds(&self) -> Option<(Vec3, Vec3)> {
         crate::render::bounds_of(self.world_positions.iter().copied())
+    }
+}
+
+/// A convex polygon of `corners` vertices from `base` as a triangle fan, wound counter-clockwise
+/// about its outward normal (`counter_clockwise`: the corners already are).
+pub(crate) fn push_fan(indices: &mut Vec<u32>, base: u32, corners: usize, counter_clockwise: bool) {
+    for k in 1..corners as u32 - 1 {
+        if counter_clockwise {
+            indices.extend([base, base + k, base + k + 1]);
+        } else {
+            indices.extend([base, base + k + 1, base + k]);
+        }
     }
 }

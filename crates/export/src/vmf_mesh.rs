@@ -98,13 +98,7 @@ impl MapMesh {
                 });
                 let ccw = newell.dot(plane.normal) >= 0.0;
                 let indices = buckets.entry(material).or_default();
-                for k in 1..w.len() as u32 - 1 {
-                    if ccw {
-                        indices.extend([base, base + k, base + k + 1]);
-                    } else {
-                        indices.extend([base, base + k + 1, base + k]);
-                    }
-                }
+                crate::mesh::push_fan(indices, base, w.len(), ccw);
                 triangles += w.len() - 2;
                 faces_drawn += 1;
             }

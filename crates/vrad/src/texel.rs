@@ -49,14 +49,7 @@ pub(crate) struct TexelTriangle {
 
 /// Distance from `p` to the segment `a`–`b`.
 fn segment_distance(p: Vec2, a: Vec2, b: Vec2) -> f32 {
-    let ab = b - a;
-    let len2 = ab.length_squared();
-    let t = if len2 > 0.0 {
-        ((p - a).dot(ab) / len2).clamp(0.0, 1.0)
-    } else {
-        0.0
-    };
-    p.distance(a + ab * t)
+    p.distance(crate::faces::closest_on_edge(a, b, p))
 }
 
 /// The rasterised texels of `triangles` in a `width` × `height` image (row-major, v down).
