@@ -268,6 +268,7 @@ impl Browser {
             .args([
                 "--headless=new",
                 "--no-sandbox",
+                "--disable-dev-shm-usage",
                 "--use-angle=swiftshader",
                 "--enable-unsafe-swiftshader",
                 "--hide-scrollbars",
