@@ -294,6 +294,7 @@ fn light_face(
     let mut styles = vec![0u8];
     let mut out: Vec<Vec<Vec<Vec3>>> = vec![vec![vec![Vec3::ZERO; luxels * bump_count]]; ranges.len()];
     let mut rays = 0u64;
+    let mut sky_ambient_rays = 0u64;
     let mut amounts = [0.0f32; 4];
     let mut normals = [Vec3::ZERO; 4];
     let lights = ranges[0];
@@ -321,14 +322,19 @@ fn light_face(
                 let b = bump_normals(face.texture_vecs, samples.normal[l]);
                 normals[1..4].copy_from_slice(&b);
             }
-            if !gather(
+            let traced_before = rays;
+            let reached = gather(
                 shadows,
                 light,
                 samples.pos[l],
                 &normals[..bump_count],
                 &mut rays,
                 &mut amounts,
-            ) {
+            );
+            if light.kind == LightKind::SkyAmbient {
+                sky_ambient_rays += rays - traced_before;
+            }
+            if !reached {
                 continue;
             }
             let slot = match slot {
@@ -359,7 +365,8 @@ fn light_face(
         blend_disp_samples(face, disp, samples, &mut out);
     }
     if supersample && !face.is_displacement {
-        supersample_edges(
+        let traced_before = rays;
+        let supersampled = supersample_edges(
             world,
             index,
             ranges,
@@ -369,7 +376,10 @@ fn light_face(
             &mut out,
             &mut rays,
         );
+        Counters::add(&counters.supersample_rays, rays - traced_before);
+        Counters::add(&counters.supersampled_luxels, supersampled);
     }
+    Counters::add(&counters.sky_ambient_rays, sky_ambient_rays);
     counters.add_rays(rays);
     out.into_iter()
         .map(|samples| FaceLight {
@@ -464,7 +474,7 @@ fn blend_disp_samples(
 
 /// Re-lights luxels on a sharp change (shadow edges, light cones) as the mean of four
 /// samples a quarter luxel around the centre, like VRAD's supersampling (not with `-fast`).
-/// Only styles the face already has are updated.
+/// Only styles the face already has are updated. Returns how many luxels were re-lit.
 #[allow(clippy::too_many_arguments)]
 fn supersample_edges(
     world: &World,
@@ -475,7 +485,7 @@ fn supersample_edges(
     styles: &[u8],
     out: &mut [Vec<Vec<Vec3>>],
     rays: &mut u64,
-) {
+) -> u64 {
     const LUMA: Vec3 = Vec3::new(0.2126, 0.7152, 0.0722);
     let face = &world.faces[index];
     let (w, h) = (face.width, face.height);
@@ -488,6 +498,7 @@ fn supersample_edges(
     let lights = ranges[0];
     let mut amounts = [0.0f32; 4];
     let mut normals = [Vec3::ZERO; 4];
+    let mut supersampled = 0;
     for l in 0..luxels {
         let (s, t) = (l % w, l / w);
         let mut edge = false;
@@ -507,6 +518,7 @@ fn supersample_edges(
         if !edge {
             continue;
         }
+        supersampled += 1;
         let mut acc: Vec<Vec<Vec3>> = vec![vec![Vec3::ZERO; styles.len() * bump_count]; ranges.len()];
         const OFFSETS: [(f32, f32); 4] = [(-0.25, -0.25), (0.25, -0.25), (-0.25, 0.25), (0.25, 0.25)];
         for (k, (dx, dy)) in OFFSETS.into_iter().enumerate() {
@@ -551,4 +563,5 @@ fn supersample_edges(
             }
         }
     }
+    supersampled
 }
