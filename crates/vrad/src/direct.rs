@@ -211,14 +211,14 @@ impl SkyAmbient {
         if self.sumdot <= 0.0 || self.amount[0] <= 0.0 {
             return false;
         }
-        for i in 0..normal_count {
+        for (i, out) in out.iter_mut().enumerate().take(normal_count) {
             let factor = if self.possible[0] > 0.0 {
                 self.possible[i] / self.possible[0]
             } else {
                 0.0
             };
             let denom = factor * self.sumdot;
-            out[i] = if denom > 0.0 { self.amount[i] / denom } else { 0.0 };
+            *out = if denom > 0.0 { self.amount[i] / denom } else { 0.0 };
         }
         true
     }
