@@ -78,46 +78,14 @@ pub fn gather(
             true
         }
         LightKind::SkyAmbient => {
-            // Visible fraction of the cosine-weighted hemisphere, per normal.
-            let mut sumdot = 0.0;
-            let mut possible = [0.0f32; 4];
-            let mut amount = [0.0f32; 4];
+            let mut sky = SkyAmbient::default();
             for &d in sky_dirs {
-                let dot0 = n0.dot(d);
-                if dot0 <= 0.001 {
-                    continue;
-                }
-                sumdot += dot0;
-                possible[0] += 1.0;
-                let mut dots = [0.0f32; 4];
-                dots[0] = dot0;
-                for (i, n) in normals.iter().enumerate().skip(1) {
-                    let di = n.dot(d);
-                    if di > 0.001 {
-                        dots[i] = di;
-                        possible[i] += 1.0;
-                    }
-                }
-                *rays += 1;
-                if reaches_sky(scene, sky_faces, sky3d, pos, d) {
-                    for i in 0..normals.len() {
-                        amount[i] += dots[i];
-                    }
-                }
+                sky.add(normals, d, || {
+                    *rays += 1;
+                    reaches_sky(scene, sky_faces, sky3d, pos, d)
+                });
             }
-            if sumdot <= 0.0 || amount[0] <= 0.0 {
-                return false;
-            }
-            for i in 0..normals.len() {
-                let factor = if possible[0] > 0.0 {
-                    possible[i] / possible[0]
-                } else {
-                    0.0
-                };
-                let denom = factor * sumdot;
-                out[i] = if denom > 0.0 { amount[i] / denom } else { 0.0 };
-            }
-            true
+            sky.finish(normals.len(), out)
         }
         LightKind::Surface => {
             // VRAD: cos at the sample × cos at the emitting patch / distance², no clamp.
@@ -201,6 +169,58 @@ pub fn gather(
             }
             true
         }
+    }
+}
+
+/// One point's sky ambient, summed direction by direction: the visible fraction of the
+/// cosine-weighted hemisphere, per normal (the first is the surface normal).
+#[derive(Clone, Copy, Default)]
+struct SkyAmbient {
+    sumdot: f32,
+    possible: [f32; 4],
+    amount: [f32; 4],
+}
+
+impl SkyAmbient {
+    /// Counts direction `d`; `reaches_sky` traces it, only when it lies in front of the surface.
+    fn add(&mut self, normals: &[Vec3], d: Vec3, reaches_sky: impl FnOnce() -> bool) {
+        let dot0 = normals[0].dot(d);
+        if dot0 <= 0.001 {
+            return;
+        }
+        self.sumdot += dot0;
+        self.possible[0] += 1.0;
+        let mut dots = [0.0f32; 4];
+        dots[0] = dot0;
+        for (i, n) in normals.iter().enumerate().skip(1) {
+            let di = n.dot(d);
+            if di > 0.001 {
+                dots[i] = di;
+                self.possible[i] += 1.0;
+            }
+        }
+        if reaches_sky() {
+            for (amount, dot) in self.amount.iter_mut().zip(dots).take(normals.len()) {
+                *amount += dot;
+            }
+        }
+    }
+
+    /// The light per normal into `out`; false when none arrives.
+    fn finish(&self, normal_count: usize, out: &mut [f32; 4]) -> bool {
+        if self.sumdot <= 0.0 || self.amount[0] <= 0.0 {
+            return false;
+        }
+        for (i, out) in out.iter_mut().enumerate().take(normal_count) {
+            let factor = if self.possible[0] > 0.0 {
+                self.possible[i] / self.possible[0]
+            } else {
+                0.0
+            };
+            let denom = factor * self.sumdot;
+            *out = if denom > 0.0 { self.amount[i] / denom } else { 0.0 };
+        }
+        true
     }
 }
 
@@ -294,8 +314,18 @@ fn light_face(
     let mut styles = vec![0u8];
     let mut out: Vec<Vec<Vec<Vec3>>> = vec![vec![vec![Vec3::ZERO; luxels * bump_count]]; ranges.len()];
     let mut rays = 0u64;
+    let mut sky_ambient_rays = 0u64;
     let mut amounts = [0.0f32; 4];
-    let mut normals = [Vec3::ZERO; 4];
+    let luxel_normals: Vec<[Vec3; 4]> = samples.normal[..luxels]
+        .iter()
+        .map(|&n| {
+            let mut normals = [n; 4];
+            if face.bumped {
+                normals[1..4].copy_from_slice(&bump_normals(face.texture_vecs, n));
+            }
+            normals
+        })
+        .collect();
     let lights = ranges[0];
     for (li, (light, &light_cluster)) in lights.iter().zip(light_clusters).enumerate() {
         let intensities: Vec<Vec3> = ranges
@@ -305,30 +335,47 @@ fn light_face(
         if intensities.iter().all(|i| i.max_element() <= 0.0) {
             continue;
         }
+        // Like VRAD, a point or spot light only reaches clusters its own cluster can see
+        // (what keeps "fill" lights without falloff in their room).
+        let reachable: Vec<bool> = (0..luxels)
+            .map(|l| {
+                world.sees(
+                    light,
+                    light_cluster,
+                    samples.cluster.get(l).copied().unwrap_or(-1),
+                )
+            })
+            .collect();
+        let sky_ambient = (light.kind == LightKind::SkyAmbient).then(|| {
+            let traced_before = rays;
+            let sky = sky_ambient_face(
+                shadows,
+                &samples.pos[..luxels],
+                &luxel_normals,
+                bump_count,
+                &reachable,
+                &mut rays,
+            );
+            sky_ambient_rays += rays - traced_before;
+            sky
+        });
         let mut slot = styles.iter().position(|&s| s == light.style);
         for l in 0..luxels {
-            // Like VRAD, a point or spot light only reaches clusters its own cluster can see
-            // (what keeps "fill" lights without falloff in their room).
-            if !world.sees(
-                light,
-                light_cluster,
-                samples.cluster.get(l).copied().unwrap_or(-1),
-            ) {
+            if !reachable[l] {
                 continue;
             }
-            normals[0] = samples.normal[l];
-            if face.bumped {
-                let b = bump_normals(face.texture_vecs, samples.normal[l]);
-                normals[1..4].copy_from_slice(&b);
-            }
-            if !gather(
-                shadows,
-                light,
-                samples.pos[l],
-                &normals[..bump_count],
-                &mut rays,
-                &mut amounts,
-            ) {
+            let reached = match &sky_ambient {
+                Some(sky) => sky[l].map(|a| amounts = a).is_some(),
+                None => gather(
+                    shadows,
+                    light,
+                    samples.pos[l],
+                    &luxel_normals[l][..bump_count],
+                    &mut rays,
+                    &mut amounts,
+                ),
+            };
+            if !reached {
                 continue;
             }
             let slot = match slot {
@@ -359,7 +406,8 @@ fn light_face(
         blend_disp_samples(face, disp, samples, &mut out);
     }
     if supersample && !face.is_displacement {
-        supersample_edges(
+        let traced_before = rays;
+        let supersampled = supersample_edges(
             world,
             index,
             ranges,
@@ -369,12 +417,51 @@ fn light_face(
             &mut out,
             &mut rays,
         );
+        Counters::add(&counters.supersample_rays, rays - traced_before);
+        Counters::add(&counters.supersampled_luxels, supersampled);
     }
+    Counters::add(&counters.sky_ambient_rays, sky_ambient_rays);
     counters.add_rays(rays);
     out.into_iter()
         .map(|samples| FaceLight {
             styles: styles.clone(),
             samples,
+        })
+        .collect()
+}
+
+/// The sky ambient of every luxel with `reachable` set (`None`: none arrives), as [`gather`]
+/// gives it. Traced direction by direction across the face: neighbouring luxels' parallel
+/// rays walk the same BVH nodes back to back. Each luxel still sums its directions in order.
+fn sky_ambient_face(
+    shadows: &Shadows<'_>,
+    positions: &[Vec3],
+    normals: &[[Vec3; 4]],
+    bump_count: usize,
+    reachable: &[bool],
+    rays: &mut u64,
+) -> Vec<Option<[f32; 4]>> {
+    let Shadows {
+        scene,
+        sky_faces,
+        sky3d,
+        sky_dirs,
+    } = *shadows;
+    let mut sums = vec![SkyAmbient::default(); positions.len()];
+    for &d in sky_dirs {
+        for (l, sum) in sums.iter_mut().enumerate() {
+            if reachable[l] {
+                sum.add(&normals[l][..bump_count], d, || {
+                    *rays += 1;
+                    reaches_sky(scene, sky_faces, sky3d, positions[l], d)
+                });
+            }
+        }
+    }
+    sums.iter()
+        .map(|sum| {
+            let mut out = [0.0; 4];
+            sum.finish(bump_count, &mut out).then_some(out)
         })
         .collect()
 }
@@ -464,7 +551,7 @@ fn blend_disp_samples(
 
 /// Re-lights luxels on a sharp change (shadow edges, light cones) as the mean of four
 /// samples a quarter luxel around the centre, like VRAD's supersampling (not with `-fast`).
-/// Only styles the face already has are updated.
+/// Only styles the face already has are updated. Returns how many luxels were re-lit.
 #[allow(clippy::too_many_arguments)]
 fn supersample_edges(
     world: &World,
@@ -475,7 +562,7 @@ fn supersample_edges(
     styles: &[u8],
     out: &mut [Vec<Vec<Vec3>>],
     rays: &mut u64,
-) {
+) -> u64 {
     const LUMA: Vec3 = Vec3::new(0.2126, 0.7152, 0.0722);
     let face = &world.faces[index];
     let (w, h) = (face.width, face.height);
@@ -488,6 +575,7 @@ fn supersample_edges(
     let lights = ranges[0];
     let mut amounts = [0.0f32; 4];
     let mut normals = [Vec3::ZERO; 4];
+    let mut supersampled = 0;
     for l in 0..luxels {
         let (s, t) = (l % w, l / w);
         let mut edge = false;
@@ -507,6 +595,7 @@ fn supersample_edges(
         if !edge {
             continue;
         }
+        supersampled += 1;
         let mut acc: Vec<Vec<Vec3>> = vec![vec![Vec3::ZERO; styles.len() * bump_count]; ranges.len()];
         const OFFSETS: [(f32, f32); 4] = [(-0.25, -0.25), (0.25, -0.25), (-0.25, 0.25), (0.25, 0.25)];
         for (k, (dx, dy)) in OFFSETS.into_iter().enumerate() {
@@ -551,4 +640,5 @@ fn supersample_edges(
             }
         }
     }
+    supersampled
 }

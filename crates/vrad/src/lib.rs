@@ -267,12 +267,18 @@ pub mod counts {
     pub const LEAVES_WITH_AMBIENT: &str = "leaves_with_ambient";
     /// Rays traced in all passes.
     pub const RAYS: &str = "rays";
+    /// Of [`RAYS`]: direct light's sky ambient rays (outside supersampling).
+    pub const SKY_AMBIENT_RAYS: &str = "sky_ambient_rays";
+    /// Of [`RAYS`]: the rays of direct light's supersampling.
+    pub const SUPERSAMPLE_RAYS: &str = "supersample_rays";
+    /// Luxels on a sharp change that direct light re-lit from sub-samples.
+    pub const SUPERSAMPLED_LUXELS: &str = "supersampled_luxels";
     /// Seconds spent in the tracing passes (direct, bounce rays, ambient cubes), for rays per
     /// second.
     pub const TRACE_SECONDS: &str = "trace_seconds";
 
     /// Every figure, in report order.
-    pub const ALL: [&str; 22] = [
+    pub const ALL: [&str; 25] = [
         LIT_FACES,
         LUXELS,
         LIGHTS,
@@ -294,6 +300,9 @@ pub mod counts {
         BOUNCES_DONE,
         LEAVES_WITH_AMBIENT,
         RAYS,
+        SKY_AMBIENT_RAYS,
+        SUPERSAMPLE_RAYS,
+        SUPERSAMPLED_LUXELS,
         TRACE_SECONDS,
     ];
 }

@@ -493,6 +493,13 @@ impl<'a> Lighting<'a> {
     pub fn finish(mut self) -> Report {
         self.report
             .set(counts::RAYS, self.counters.rays.load(Ordering::Relaxed) as f64);
+        for (name, counter) in [
+            (counts::SKY_AMBIENT_RAYS, &self.counters.sky_ambient_rays),
+            (counts::SUPERSAMPLE_RAYS, &self.counters.supersample_rays),
+            (counts::SUPERSAMPLED_LUXELS, &self.counters.supersampled_luxels),
+        ] {
+            self.report.set(name, counter.load(Ordering::Relaxed) as f64);
+        }
         self.report.set(counts::TRACE_SECONDS, self.trace_seconds);
         self.report
     }

@@ -17,11 +17,20 @@ use crate::tree::Tree;
 #[derive(Debug, Default)]
 pub(crate) struct Counters {
     pub rays: AtomicU64,
+    /// Of `rays`: sky ambient (`light_environment`'s hemisphere) rays of direct light.
+    pub sky_ambient_rays: AtomicU64,
+    /// Of `rays`: rays of the supersampling of direct light.
+    pub supersample_rays: AtomicU64,
+    pub supersampled_luxels: AtomicU64,
 }
 
 impl Counters {
     pub fn add_rays(&self, n: u64) {
         self.rays.fetch_add(n, Ordering::Relaxed);
+    }
+
+    pub fn add(counter: &AtomicU64, n: u64) {
+        counter.fetch_add(n, Ordering::Relaxed);
     }
 }
 
