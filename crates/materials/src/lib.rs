@@ -95,16 +95,19 @@ pub struct Resolved {
 }
 
 /// Normalises a material name the way the engine compares them: upper case, forward slashes,
-/// no `materials/` prefix or `.vmt` suffix.
+/// no `materials/` prefix or `.vmt` suffix. Idempotent: repeated prefixes, suffixes and the
+/// spaces between them all go, so a table written with normalised names reads back the same.
 pub fn normalise_name(name: &str) -> String {
-    let mut n = name.trim().replace('\\', "/").to_ascii_uppercase();
-    if let Some(rest) = n.strip_prefix("MATERIALS/") {
-        n = rest.to_owned();
+    let mut n = name.replace('\\', "/").to_ascii_uppercase();
+    loop {
+        let t = n.trim();
+        let t = t.strip_prefix("MATERIALS/").unwrap_or(t);
+        let t = t.strip_suffix(".VMT").unwrap_or(t);
+        if t.len() == n.len() {
+            return n;
+        }
+        n = t.to_owned();
     }
-    if let Some(rest) = n.strip_suffix(".VMT") {
-        n = rest.to_owned();
-    }
-    n
 }
 
 /// The built-in rules: Valve's tool textures by name, and a few names that say what the
@@ -531,6 +534,31 @@ impl Resolver {
             ));
         }
         r
+    }
+}
+
+#[cfg(test)]
+mod normalise_tests {
+    use super::normalise_name;
+
+    /// Normalising twice gives what normalising once did (the material table writes normalised
+    /// names and must read them back unchanged; fuzz/regressions/material_table).
+    #[test]
+    fn normalising_is_idempotent() {
+        for (name, want) in [
+            (
+                "materials\\Dev/dev_measuregeneric01.vmt",
+                "DEV/DEV_MEASUREGENERIC01",
+            ),
+            ("DEV/X.VMT.VMT", "DEV/X"),
+            ("materials/materials/x", "X"),
+            ("materials/ x.vmt ", "X"),
+            ("tools/toolsnodraw", "TOOLS/TOOLSNODRAW"),
+        ] {
+            let once = normalise_name(name);
+            assert_eq!(once, want, "{name}");
+            assert_eq!(normalise_name(&once), once, "{name}");
+        }
     }
 }
 
