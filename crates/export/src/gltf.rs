@@ -46,16 +46,103 @@ pub struct ExportOptions<'a> {
     pub textures: &'a [TextureLookup],
 }
 
-/// Appends `bytes` to the buffer as a buffer view (4-byte aligned) and returns its index.
-fn push_view(bin: &mut Vec<u8>, views: &mut Vec<Value>, bytes: &[u8], target: Option<u32>) -> usize {
-    bin.resize(bin.len().next_multiple_of(4), 0);
-    let mut view = json!({"buffer": 0, "byteOffset": bin.len(), "byteLength": bytes.len()});
-    if let Some(t) = target {
-        view["target"] = json!(t);
+/// The binary buffer and the arrays that index into it, filled in the order things are added.
+#[derive(Default)]
+struct Buffers {
+    bin: Vec<u8>,
+    views: Vec<Value>,
+    accessors: Vec<Value>,
+    images: Vec<Value>,
+    textures: Vec<Value>,
+}
+
+impl Buffers {
+    /// Appends `bytes` to the buffer as a buffer view (4-byte aligned) and returns its index.
+    fn view(&mut self, bytes: &[u8], target: Option<u32>) -> usize {
+        self.bin.resize(self.bin.len().next_multiple_of(4), 0);
+        let mut view = json!({"buffer": 0, "byteOffset": self.bin.len(), "byteLength": bytes.len()});
+        if let Some(t) = target {
+            view["target"] = json!(t);
+        }
+        self.bin.extend_from_slice(bytes);
+        self.views.push(view);
+        self.views.len() - 1
     }
-    bin.extend_from_slice(bytes);
-    views.push(view);
-    views.len() - 1
+
+    /// A vertex attribute accessor (floats) over `items`, with bounds when asked.
+    fn attribute<const N: usize>(&mut self, items: &[[f32; N]], bounds: bool) -> usize {
+        let view = self.view(&f32_bytes(items.iter().copied()), Some(34962));
+        let kind = if N == 3 { "VEC3" } else { "VEC2" };
+        let mut acc = json!({"bufferView": view, "componentType": 5126, "count": items.len(), "type": kind});
+        if bounds {
+            let (lo, hi) = min_max(items);
+            acc["min"] = json!(lo);
+            acc["max"] = json!(hi);
+        }
+        self.accessors.push(acc);
+        self.accessors.len() - 1
+    }
+
+    /// POSITION (metres), NORMAL (glTF axes) and one TEXCOORD_k per UV set.
+    fn vertex_attributes(
+        &mut self,
+        positions: impl Iterator<Item = Vec3>,
+        normals: impl Iterator<Item = Vec3>,
+        uv_sets: &[Vec<[f32; 2]>],
+    ) -> Map<String, Value> {
+        let positions: Vec<[f32; 3]> = positions
+            .map(|p| (to_gltf(p) * METRES_PER_UNIT).to_array())
+            .collect();
+        let normals: Vec<[f32; 3]> = normals.map(|n| to_gltf(n).to_array()).collect();
+        let mut attributes = Map::new();
+        attributes.insert("POSITION".into(), json!(self.attribute(&positions, true)));
+        attributes.insert("NORMAL".into(), json!(self.attribute(&normals, false)));
+        for (k, uvs) in uv_sets.iter().enumerate() {
+            attributes.insert(format!("TEXCOORD_{k}"), json!(self.attribute(uvs, false)));
+        }
+        attributes
+    }
+
+    /// A triangle index accessor over `indices`.
+    fn indices(&mut self, indices: &[u32]) -> usize {
+        let bytes: Vec<u8> = indices.iter().flat_map(|i| i.to_le_bytes()).collect();
+        let view = self.view(&bytes, Some(34963));
+        self.accessors.push(
+            json!({"bufferView": view, "componentType": 5125, "count": indices.len(), "type": "SCALAR"}),
+        );
+        self.accessors.len() - 1
+    }
+
+    /// A PNG image and a texture sampling it with `sampler`; returns the texture's index.
+    fn texture(&mut self, png: &[u8], name: &str, sampler: usize) -> usize {
+        let view = self.view(png, None);
+        self.images
+            .push(json!({"bufferView": view, "mimeType": "image/png", "name": name}));
+        self.textures
+            .push(json!({"source": self.images.len() - 1, "sampler": sampler, "name": name}));
+        self.textures.len() - 1
+    }
+
+    /// A material's base colour: the checkerboard when its texture is missing, its decoded
+    /// texture when found, `flat` otherwise.
+    fn base_colour(
+        &mut self,
+        name: &str,
+        missing: bool,
+        lookup: Option<&TextureLookup>,
+        checker_texture: usize,
+        flat: [f32; 4],
+    ) -> Result<Value, ExportError> {
+        let mut pbr = json!({"metallicFactor": 0.0, "roughnessFactor": 1.0});
+        if missing {
+            pbr["baseColorTexture"] = json!({"index": checker_texture});
+        } else if let Some(TextureLookup::Found(image)) = lookup {
+            pbr["baseColorTexture"] = json!({"index": self.texture(&image.to_png()?, name, 2)});
+        } else {
+            pbr["baseColorFactor"] = json!(flat);
+        }
+        Ok(pbr)
+    }
 }
 
 fn f32_bytes<const N: usize>(items: impl Iterator<Item = [f32; N]>) -> Vec<u8> {
@@ -116,26 +203,6 @@ fn light_styles(mesh: &MapMesh) -> Value {
     )
 }
 
-/// A vertex attribute accessor (floats) over `items`, with bounds when asked.
-fn push_attribute<const N: usize>(
-    bin: &mut Vec<u8>,
-    views: &mut Vec<Value>,
-    accessors: &mut Vec<Value>,
-    items: &[[f32; N]],
-    bounds: bool,
-) -> usize {
-    let view = push_view(bin, views, &f32_bytes(items.iter().copied()), Some(34962));
-    let kind = if N == 3 { "VEC3" } else { "VEC2" };
-    let mut acc = json!({"bufferView": view, "componentType": 5126, "count": items.len(), "type": kind});
-    if bounds {
-        let (lo, hi) = min_max(items);
-        acc["min"] = json!(lo);
-        acc["max"] = json!(hi);
-    }
-    accessors.push(acc);
-    accessors.len() - 1
-}
-
 /// A prop's record as JSON: the fields a mapper sets in Hammer and those the compile adds.
 fn prop_extras(props: &Props, index: usize) -> Value {
     let p = &props.instances[index];
@@ -169,60 +236,20 @@ pub fn to_glb_with_props(
     props: &Props,
     prop_textures: &[TextureLookup],
 ) -> Result<Glb, ExportError> {
-    let mut bin = Vec::new();
-    let mut views = Vec::new();
-    let mut accessors = Vec::new();
-
-    let positions: Vec<[f32; 3]> = mesh
-        .vertices
-        .iter()
-        .map(|v| (to_gltf(v.position) * METRES_PER_UNIT).to_array())
-        .collect();
-    let normals: Vec<[f32; 3]> = mesh
-        .vertices
-        .iter()
-        .map(|v| to_gltf(v.normal).to_array())
-        .collect();
-    let uv0: Vec<[f32; 2]> = mesh.vertices.iter().map(|v| v.uv.to_array()).collect();
-    let uv1: Vec<[f32; 2]> = mesh.vertices.iter().map(|v| v.light_uv.to_array()).collect();
-    let mut attributes = Map::new();
-    if !mesh.vertices.is_empty() {
-        let (bin, views, acc) = (&mut bin, &mut views, &mut accessors);
-        attributes.insert(
-            "POSITION".into(),
-            json!(push_attribute(bin, views, acc, &positions, true)),
-        );
-        attributes.insert(
-            "NORMAL".into(),
-            json!(push_attribute(bin, views, acc, &normals, false)),
-        );
-        attributes.insert(
-            "TEXCOORD_0".into(),
-            json!(push_attribute(bin, views, acc, &uv0, false)),
-        );
-        attributes.insert(
-            "TEXCOORD_1".into(),
-            json!(push_attribute(bin, views, acc, &uv1, false)),
-        );
-    }
-
-    // Images: the atlas, then the checkerboard when a material needs it.
-    let mut images = Vec::new();
-    let mut textures = Vec::new();
-    let samplers = json!([
-        {"magFilter": 9729, "minFilter": 9729, "wrapS": 33071, "wrapT": 33071},
-        {"magFilter": 9728, "minFilter": 9728, "wrapS": 10497, "wrapT": 10497},
-        {"magFilter": 9729, "minFilter": 9729, "wrapS": 10497, "wrapT": 10497}
-    ]);
-    let atlas_png = Rgb8 {
-        width: mesh.atlas.width,
-        height: mesh.atlas.height,
-        pixels: mesh.atlas.pixels.clone(),
-    }
-    .to_png()?;
-    let view = push_view(&mut bin, &mut views, &atlas_png, None);
-    images.push(json!({"bufferView": view, "mimeType": "image/png", "name": "lightmap atlas"}));
-    textures.push(json!({"source": 0, "sampler": 0, "name": "lightmap atlas"}));
+    let mut buffers = Buffers::default();
+    let attributes = if mesh.vertices.is_empty() {
+        Map::new()
+    } else {
+        let uv_sets = [
+            mesh.vertices.iter().map(|v| v.uv.to_array()).collect(),
+            mesh.vertices.iter().map(|v| v.light_uv.to_array()).collect(),
+        ];
+        buffers.vertex_attributes(
+            mesh.vertices.iter().map(|v| v.position),
+            mesh.vertices.iter().map(|v| v.normal),
+            &uv_sets,
+        )
+    };
     let missing: Vec<bool> = mesh
         .materials
         .iter()
@@ -232,29 +259,73 @@ pub fn to_glb_with_props(
     let prop_missing: Vec<bool> = (0..props.materials.len())
         .map(|i| props.materials[i].is_empty() || prop_textures.get(i) == Some(&TextureLookup::Missing))
         .collect();
-    let checker_texture = if missing.contains(&true) || prop_missing.contains(&true) {
-        let view = push_view(&mut bin, &mut views, &Rgb8::checkerboard(64, 8).to_png()?, None);
-        images.push(json!({"bufferView": view, "mimeType": "image/png", "name": "missing texture"}));
-        textures.push(json!({"source": images.len() - 1, "sampler": 1, "name": "missing texture"}));
-        textures.len() - 1
+    let checker_texture = atlas_and_checker(
+        &mut buffers,
+        mesh,
+        missing.contains(&true) || prop_missing.contains(&true),
+    )?;
+    let mut materials = map_materials(&mut buffers, mesh, options, &missing, checker_texture)?;
+    let prop_material_base = materials.len();
+    materials.extend(prop_materials(
+        &mut buffers,
+        props,
+        prop_textures,
+        &prop_missing,
+        checker_texture,
+    )?);
+    let (mut meshes, model_mesh) = model_meshes(&mut buffers, mesh, &attributes, bsp.models.len());
+
+    let mut nodes: Vec<Value> = vec![json!({"name": "map"})];
+    let mut children = Vec::new();
+    entity_nodes(bsp, &model_mesh, &mut nodes, &mut children);
+    let prop_meshes = prop_meshes(&mut buffers, props, prop_material_base, &mut meshes);
+    prop_nodes(props, &prop_meshes, &mut nodes, &mut children);
+    if !children.is_empty() {
+        nodes[0]["children"] = json!(children);
+    }
+    document(mesh, props, buffers, nodes, materials, meshes)
+}
+
+/// The lightmap atlas (texture 0), then the checkerboard when a material needs it; returns
+/// the checkerboard's texture index (0 when none was added: nothing refers to it).
+fn atlas_and_checker(
+    buffers: &mut Buffers,
+    mesh: &MapMesh,
+    checker_needed: bool,
+) -> Result<usize, ExportError> {
+    let atlas_png = Rgb8 {
+        width: mesh.atlas.width,
+        height: mesh.atlas.height,
+        pixels: mesh.atlas.pixels.clone(),
+    }
+    .to_png()?;
+    buffers.texture(&atlas_png, "lightmap atlas", 0);
+    Ok(if checker_needed {
+        buffers.texture(&Rgb8::checkerboard(64, 8).to_png()?, "missing texture", 1)
     } else {
         0
-    };
+    })
+}
 
-    let mut materials = Vec::new();
-    for (m, &missing) in mesh.materials.iter().zip(&missing) {
+/// The map's materials, in the mesh's order: base colour, the lightmap atlas in `extras`,
+/// translucency for water and SURF_TRANS.
+fn map_materials(
+    buffers: &mut Buffers,
+    mesh: &MapMesh,
+    options: &ExportOptions<'_>,
+    missing: &[bool],
+    checker_texture: usize,
+) -> Result<Vec<Value>, ExportError> {
+    let mut materials = Vec::with_capacity(mesh.materials.len());
+    for (i, (m, &missing)) in mesh.materials.iter().zip(missing).enumerate() {
         let [r, g, b] = m.reflectivity.map(|c| c.clamp(0.0, 1.0));
-        let mut pbr = json!({"metallicFactor": 0.0, "roughnessFactor": 1.0});
-        if missing {
-            pbr["baseColorTexture"] = json!({"index": checker_texture});
-        } else if let Some(TextureLookup::Found(image)) = options.textures.get(materials.len()) {
-            let view = push_view(&mut bin, &mut views, &image.to_png()?, None);
-            images.push(json!({"bufferView": view, "mimeType": "image/png", "name": m.name}));
-            textures.push(json!({"source": images.len() - 1, "sampler": 2, "name": m.name}));
-            pbr["baseColorTexture"] = json!({"index": textures.len() - 1});
-        } else {
-            pbr["baseColorFactor"] = json!([r, g, b, 1.0]);
-        }
+        let pbr = buffers.base_colour(
+            &m.name,
+            missing,
+            options.textures.get(i),
+            checker_texture,
+            [r, g, b, 1.0],
+        )?;
         let mut material = json!({
             "name": if m.name.is_empty() { "(no texture)" } else { m.name.as_str() },
             "pbrMetallicRoughness": pbr,
@@ -279,50 +350,63 @@ pub fn to_glb_with_props(
         }
         materials.push(material);
     }
+    Ok(materials)
+}
 
-    // Prop materials after the map's: no lightmap (the engine lights props per vertex).
-    let prop_material_base = materials.len();
+/// The props' materials, after the map's: no lightmap (the engine lights props per vertex).
+fn prop_materials(
+    buffers: &mut Buffers,
+    props: &Props,
+    prop_textures: &[TextureLookup],
+    prop_missing: &[bool],
+    checker_texture: usize,
+) -> Result<Vec<Value>, ExportError> {
+    let mut materials = Vec::with_capacity(props.materials.len());
     for (i, name) in props.materials.iter().enumerate() {
-        let mut pbr = json!({"metallicFactor": 0.0, "roughnessFactor": 1.0});
-        if prop_missing[i] {
-            pbr["baseColorTexture"] = json!({"index": checker_texture});
-        } else if let Some(TextureLookup::Found(image)) = prop_textures.get(i) {
-            let view = push_view(&mut bin, &mut views, &image.to_png()?, None);
-            images.push(json!({"bufferView": view, "mimeType": "image/png", "name": name}));
-            textures.push(json!({"source": images.len() - 1, "sampler": 2, "name": name}));
-            pbr["baseColorTexture"] = json!({"index": textures.len() - 1});
-        } else {
-            pbr["baseColorFactor"] = json!([0.5, 0.5, 0.5, 1.0]);
-        }
+        let pbr = buffers.base_colour(
+            name,
+            prop_missing[i],
+            prop_textures.get(i),
+            checker_texture,
+            [0.5, 0.5, 0.5, 1.0],
+        )?;
         materials.push(json!({
             "name": if name.is_empty() { "(no texture)" } else { name.as_str() },
             "pbrMetallicRoughness": pbr,
             "extras": {"texture_missing": prop_missing[i], "prop_material": true},
         }));
     }
+    Ok(materials)
+}
 
-    // One mesh per model with drawn faces.
+/// One mesh per model with drawn faces (the primitives come grouped by model); returns the
+/// meshes and each model's mesh index.
+fn model_meshes(
+    buffers: &mut Buffers,
+    mesh: &MapMesh,
+    attributes: &Map<String, Value>,
+    models: usize,
+) -> (Vec<Value>, Vec<Option<usize>>) {
     let mut meshes = Vec::new();
-    let mut model_mesh = vec![None; bsp.models.len()];
-    let mut at = 0;
-    while at < mesh.primitives.len() {
-        let model = mesh.primitives[at].model;
-        let mut prims = Vec::new();
-        while at < mesh.primitives.len() && mesh.primitives[at].model == model {
-            let p = &mesh.primitives[at];
-            let bytes: Vec<u8> = p.indices.iter().flat_map(|i| i.to_le_bytes()).collect();
-            let view = push_view(&mut bin, &mut views, &bytes, Some(34963));
-            accessors.push(json!({"bufferView": view, "componentType": 5125, "count": p.indices.len(), "type": "SCALAR"}));
-            prims.push(json!({"attributes": attributes, "indices": accessors.len() - 1, "material": p.material, "mode": 4}));
-            at += 1;
-        }
+    let mut model_mesh = vec![None; models];
+    for group in mesh.primitives.chunk_by(|a, b| a.model == b.model) {
+        let model = group[0].model;
+        let prims: Vec<Value> = group
+            .iter()
+            .map(|p| {
+                let indices = buffers.indices(&p.indices);
+                json!({"attributes": attributes, "indices": indices, "material": p.material, "mode": 4})
+            })
+            .collect();
         meshes.push(json!({"name": format!("*{model}"), "primitives": prims}));
         model_mesh[model] = Some(meshes.len() - 1);
     }
+    (meshes, model_mesh)
+}
 
-    // Nodes: a root holding one node per entity; brush entities hold their model's mesh.
-    let mut nodes: Vec<Value> = vec![json!({"name": "map"})];
-    let mut children = Vec::new();
+/// A node per entity (key/values in `extras`, placed by origin and angles; brush entities
+/// hold their model's mesh), then a node for each model no entity names.
+fn entity_nodes(bsp: &Bsp, model_mesh: &[Option<usize>], nodes: &mut Vec<Value>, children: &mut Vec<usize>) {
     let mut model_used = vec![false; bsp.models.len()];
     for (i, e) in bsp.entities.iter().enumerate() {
         let class = e.classname().unwrap_or("");
@@ -362,30 +446,40 @@ pub fn to_glb_with_props(
             children.push(nodes.len() - 1);
         }
     }
-    // Static props: a mesh per model and skin, a node per prop.
+}
+
+/// A mesh per prop model and skin, appended to `meshes`; returns their mesh indices.
+fn prop_meshes(
+    buffers: &mut Buffers,
+    props: &Props,
+    prop_material_base: usize,
+    meshes: &mut Vec<Value>,
+) -> Vec<usize> {
     let mut prop_meshes = Vec::with_capacity(props.meshes.len());
     for pm in &props.meshes {
-        let positions: Vec<[f32; 3]> = pm
-            .vertices
+        let uvs = [pm.vertices.iter().map(|v| v.uv.to_array()).collect()];
+        let attributes = buffers.vertex_attributes(
+            pm.vertices.iter().map(|v| v.position),
+            pm.vertices.iter().map(|v| v.normal),
+            &uvs,
+        );
+        let prims: Vec<Value> = pm
+            .primitives
             .iter()
-            .map(|v| (to_gltf(v.position) * METRES_PER_UNIT).to_array())
+            .map(|p| {
+                let indices = buffers.indices(&p.indices);
+                json!({"attributes": attributes, "indices": indices, "material": prop_material_base + p.material, "mode": 4})
+            })
             .collect();
-        let normals: Vec<[f32; 3]> = pm.vertices.iter().map(|v| to_gltf(v.normal).to_array()).collect();
-        let uvs: Vec<[f32; 2]> = pm.vertices.iter().map(|v| v.uv.to_array()).collect();
-        let position = push_attribute(&mut bin, &mut views, &mut accessors, &positions, true);
-        let normal = push_attribute(&mut bin, &mut views, &mut accessors, &normals, false);
-        let uv = push_attribute(&mut bin, &mut views, &mut accessors, &uvs, false);
-        let attributes = json!({"POSITION": position, "NORMAL": normal, "TEXCOORD_0": uv});
-        let mut prims = Vec::new();
-        for p in &pm.primitives {
-            let bytes: Vec<u8> = p.indices.iter().flat_map(|i| i.to_le_bytes()).collect();
-            let view = push_view(&mut bin, &mut views, &bytes, Some(34963));
-            accessors.push(json!({"bufferView": view, "componentType": 5125, "count": p.indices.len(), "type": "SCALAR"}));
-            prims.push(json!({"attributes": attributes, "indices": accessors.len() - 1, "material": prop_material_base + p.material, "mode": 4}));
-        }
         meshes.push(json!({"name": format!("{} skin {}", pm.model, pm.skin), "primitives": prims}));
         prop_meshes.push(meshes.len() - 1);
     }
+    prop_meshes
+}
+
+/// A node per static prop: origin, angles, scale, its record in `extras`, and its model's
+/// mesh when the model was found.
+fn prop_nodes(props: &Props, prop_meshes: &[usize], nodes: &mut Vec<Value>, children: &mut Vec<usize>) {
     for (i, p) in props.instances.iter().enumerate() {
         let mut node = json!({
             "name": format!("prop_static {i} {}", p.model),
@@ -406,10 +500,29 @@ pub fn to_glb_with_props(
         nodes.push(node);
         children.push(nodes.len() - 1);
     }
-    if !children.is_empty() {
-        nodes[0]["children"] = json!(children);
-    }
+}
 
+/// The glTF document around everything added, and the padded binary buffer.
+fn document(
+    mesh: &MapMesh,
+    props: &Props,
+    buffers: Buffers,
+    nodes: Vec<Value>,
+    materials: Vec<Value>,
+    meshes: Vec<Value>,
+) -> Result<Glb, ExportError> {
+    let Buffers {
+        mut bin,
+        views,
+        accessors,
+        images,
+        textures,
+    } = buffers;
+    let samplers = json!([
+        {"magFilter": 9729, "minFilter": 9729, "wrapS": 33071, "wrapT": 33071},
+        {"magFilter": 9728, "minFilter": 9728, "wrapS": 10497, "wrapT": 10497},
+        {"magFilter": 9729, "minFilter": 9729, "wrapS": 10497, "wrapT": 10497}
+    ]);
     let mut doc = json!({
         "asset": {"version": "2.0", "generator": concat!("srcmap-export ", env!("CARGO_PKG_VERSION"))},
         "scene": 0,
