@@ -165,49 +165,7 @@ fn run_vbsp(args: &VbspArgs) -> anyhow::Result<Stage1> {
     let result = srcmap_vbsp::compile(&input, &opts, &crate::progress::Bar::steps("vbsp", args.quiet));
     let mut out = match result {
         Ok(o) => o,
-        Err(VbspError::Leak {
-            entity_id,
-            classname,
-            origin,
-            pointfile,
-            skipped_brushes,
-        }) => {
-            let lin = out_path.with_extension("lin");
-            crate::write_output(&lin, pointfile.as_bytes())?;
-            // Whatever was left out before the flood may be the hole: say so here, where the
-            // mapper looks, not only in the lines printed before.
-            for d in &skipped_brushes {
-                eprintln!("{}: {d}", args.map.display());
-            }
-            let mut hint = String::new();
-            if let Some(first) = vmf.problems.first() {
-                hint += &format!(
-                    "; {} damaged part{} of the map left out ({first})",
-                    vmf.problems.len(),
-                    if vmf.problems.len() == 1 { "" } else { "s" }
-                );
-            }
-            if let Some(first) = skipped_brushes.first() {
-                hint += &format!(
-                    "; {} brush{} left out before the flood ({}: {})",
-                    skipped_brushes.len(),
-                    if skipped_brushes.len() == 1 { "" } else { "es" },
-                    first.at,
-                    first.message
-                );
-            }
-            if !hint.is_empty() {
-                hint += ": that may be the hole";
-            }
-            anyhow::bail!(
-                "{}: leak: entity {entity_id} '{classname}' at ({} {} {}) can reach the void; pointfile {}{hint}",
-                args.map.display(),
-                origin.x,
-                origin.y,
-                origin.z,
-                lin.display()
-            );
-        }
+        Err(leak @ VbspError::Leak { .. }) => return Err(leak_error(args, &vmf, &out_path, leak)),
         Err(e) => anyhow::bail!("{}: {e}", args.map.display()),
     };
     // Unknown materials: one line, the first few names (all of them with --verbose).
@@ -229,6 +187,22 @@ fn run_vbsp(args: &VbspArgs) -> anyhow::Result<Stage1> {
         .to_bytes()
         .map_err(|e| anyhow::anyhow!("{}: writing the BSP: {e}", args.map.display()))?;
     let sealed = out.leak.is_none();
+    write_side_files(&out_path, &out)?;
+    if !args.quiet {
+        print_summary(&out_path, &out.report);
+    }
+    Ok(Stage1 {
+        bsp: out.bsp,
+        file,
+        out_path,
+        sealed,
+        report: out.report,
+    })
+}
+
+/// The portal file of a sealed map, or the pointfile of a leaked one (written with
+/// `--allowleak`); the other one, stale from an earlier compile, is removed.
+fn write_side_files(out_path: &Path, out: &srcmap_vbsp::Output) -> anyhow::Result<()> {
     if let Some(VbspError::Leak { pointfile, .. }) = &out.leak {
         // Valve writes no portal file for a leaked map: vis cannot run on it.
         crate::write_output(&out_path.with_extension("lin"), pointfile.as_bytes())?;
@@ -238,26 +212,73 @@ fn run_vbsp(args: &VbspArgs) -> anyhow::Result<Stage1> {
         // A stale pointfile from an earlier leak would mislead.
         let _ = std::fs::remove_file(out_path.with_extension("lin"));
     }
-    if !args.quiet {
-        let r = &out.report;
-        eprintln!(
-            "vbsp: {} ({} brushes, {} models, {} faces, {} leaves, {} clusters, {} portals)",
-            out_path.display(),
-            r.count("brushes"),
-            r.count("models"),
-            r.count("faces"),
-            r.count("world_leaves"),
-            r.count("clusters"),
-            r.count("portals")
+    Ok(())
+}
+
+/// One line of what stage 1 built.
+fn print_summary(out_path: &Path, r: &srcmap_stage::Report) {
+    eprintln!(
+        "vbsp: {} ({} brushes, {} models, {} faces, {} leaves, {} clusters, {} portals)",
+        out_path.display(),
+        r.count("brushes"),
+        r.count("models"),
+        r.count("faces"),
+        r.count("world_leaves"),
+        r.count("clusters"),
+        r.count("portals")
+    );
+}
+
+/// A leak: the pointfile is written beside the BSP, and the error names the entity that
+/// reached the void and what was left out before the flood (often the hole itself).
+fn leak_error(args: &VbspArgs, vmf: &srcmap_vmf::Vmf, out_path: &Path, leak: VbspError) -> anyhow::Error {
+    let VbspError::Leak {
+        entity_id,
+        classname,
+        origin,
+        pointfile,
+        skipped_brushes,
+    } = leak
+    else {
+        return anyhow::anyhow!("{}: {leak}", args.map.display());
+    };
+    let lin = out_path.with_extension("lin");
+    if let Err(e) = crate::write_output(&lin, pointfile.as_bytes()) {
+        return e;
+    }
+    // Whatever was left out before the flood may be the hole: say so here, where the
+    // mapper looks, not only in the lines printed before.
+    for d in &skipped_brushes {
+        eprintln!("{}: {d}", args.map.display());
+    }
+    let mut hint = String::new();
+    if let Some(first) = vmf.problems.first() {
+        hint += &format!(
+            "; {} damaged part{} of the map left out ({first})",
+            vmf.problems.len(),
+            if vmf.problems.len() == 1 { "" } else { "s" }
         );
     }
-    Ok(Stage1 {
-        bsp: out.bsp,
-        file,
-        out_path,
-        sealed,
-        report: out.report,
-    })
+    if let Some(first) = skipped_brushes.first() {
+        hint += &format!(
+            "; {} brush{} left out before the flood ({}: {})",
+            skipped_brushes.len(),
+            if skipped_brushes.len() == 1 { "" } else { "es" },
+            first.at,
+            first.message
+        );
+    }
+    if !hint.is_empty() {
+        hint += ": that may be the hole";
+    }
+    anyhow::anyhow!(
+        "{}: leak: entity {entity_id} '{classname}' at ({} {} {}) can reach the void; pointfile {}{hint}",
+        args.map.display(),
+        origin.x,
+        origin.y,
+        origin.z,
+        lin.display()
+    )
 }
 
 /// Reads a `detail.vbsp` (`--detail-file`).
