@@ -199,66 +199,245 @@ fn dot4(v: &[f32; 4], p: Vec3) -> f32 {
     v[0] * p.x + v[1] * p.y + v[2] * p.z + v[3]
 }
 
+/// What the lighting of the map means for the picture: no lighting, black lightmaps, or HDR
+/// tone-mapped in place of LDR.
+fn lighting_notes(wanted: LightmapSource, atlas: LightmapSource, prefer_hdr: bool) -> Vec<String> {
+    let note = match (wanted, atlas) {
+        (LightmapSource::None, _) => "the map has no lighting: faces are drawn fullbright",
+        (_, LightmapSource::None) => {
+            "the map's lightmaps are black (no light reaches any face): drawn fullbright"
+        }
+        (LightmapSource::Hdr, _) if !prefer_hdr => "the map has HDR lighting only: lightmaps tone-mapped",
+        _ => return Vec::new(),
+    };
+    vec![note.to_string()]
+}
+
+/// One material per texdata.
+fn texdata_materials(bsp: &Bsp) -> Vec<Material> {
+    bsp.texdata
+        .iter()
+        .enumerate()
+        .map(|(i, td)| Material {
+            name: bsp.texdata_name(i).unwrap_or("").to_string(),
+            reflectivity: td.reflectivity,
+            width: td.width.max(1) as u32,
+            height: td.height.max(1) as u32,
+            translucent: false,
+        })
+        .collect()
+}
+
+/// Lightmap atlas coordinates of a point on face `f` (the white block when it has no
+/// lightmap rectangle).
+fn light_uv_on(
+    atlas: &Atlas,
+    f: &srcmap_bsp::Face,
+    ti: &srcmap_bsp::TexInfo,
+    rect: Option<crate::atlas::Rect>,
+    p: Vec3,
+) -> Vec2 {
+    rect.map_or(atlas.white_uv(), |r| {
+        let s = dot4(&ti.lightmap_vecs[0], p) - f.lightmap_mins[0] as f32 + 0.5;
+        let t = dot4(&ti.lightmap_vecs[1], p) - f.lightmap_mins[1] as f32 + 0.5;
+        atlas.to_uv(r, Vec2::new(s, t))
+    })
+}
+
+/// The mesh as it is built: vertices and, per (model, overlay, material), triangle indices.
+#[derive(Default)]
+struct Parts {
+    vertices: Vec<Vertex>,
+    buckets: std::collections::BTreeMap<(usize, bool, usize), Vec<u32>>,
+    /// Faces or overlays skipped for indices out of range.
+    broken: usize,
+}
+
+/// One face's placement in texture and lightmap space.
+struct FaceMapping<'a> {
+    face: &'a srcmap_bsp::Face,
+    texinfo: &'a srcmap_bsp::TexInfo,
+    /// The material's size in texels (texture coordinates are in texture widths/heights).
+    texture_size: Vec2,
+    rect: Option<crate::atlas::Rect>,
+    normal: Vec3,
+}
+
+impl FaceMapping<'_> {
+    fn tex_uv(&self, p: Vec3) -> Vec2 {
+        Vec2::new(
+            dot4(&self.texinfo.texture_vecs[0], p),
+            dot4(&self.texinfo.texture_vecs[1], p),
+        ) / self.texture_size
+    }
+}
+
+impl Parts {
+    /// A displacement's grid as triangles, diagonals alternating as the engine's; returns the
+    /// triangle count.
+    fn push_displacement(
+        &mut self,
+        key: (usize, bool, usize),
+        grid: &srcmap_disp::DispGrid,
+        map: &FaceMapping<'_>,
+        atlas: &Atlas,
+    ) -> usize {
+        let base = self.vertices.len() as u32;
+        let side = grid.side();
+        let luxels = srcmap_disp::lightmap::luxel_coords(
+            grid.power,
+            map.face.lightmap_size[0].max(0) as u32,
+            map.face.lightmap_size[1].max(0) as u32,
+        );
+        let mut normals = vec![Vec3::ZERO; grid.verts.len()];
+        let mut tris = Vec::with_capacity(srcmap_disp::tri_count(grid.power));
+        for row in 0..side - 1 {
+            for col in 0..side - 1 {
+                let a = row * side + col;
+                let (b, c, d) = (a + 1, a + side, a + side + 1);
+                // Alternate the diagonal as the engine does, so slopes look the same.
+                let pair = if (row + col) % 2 == 0 {
+                    [[a, c, b], [b, c, d]]
+                } else {
+                    [[a, c, d], [a, d, b]]
+                };
+                tris.extend(pair);
+            }
+        }
+        // The grid's winding follows the base face; orient triangles to it.
+        let flip = tris.first().is_some_and(|t| {
+            let [a, b, c] = t.map(|i| grid.flat[i]);
+            (b - a).cross(c - a).dot(map.normal) < 0.0
+        });
+        for t in &mut tris {
+            if flip {
+                t.swap(1, 2);
+            }
+            let [a, b, c] = t.map(|i| grid.verts[i]);
+            let n = (b - a).cross(c - a);
+            for &i in t.iter() {
+                normals[i] += n;
+            }
+        }
+        for (i, p) in grid.verts.iter().enumerate() {
+            let light_uv = map.rect.map_or(atlas.white_uv(), |r| atlas.to_uv(r, luxels[i]));
+            self.vertices.push(Vertex {
+                position: *p,
+                normal: normals[i].normalize_or(map.normal),
+                uv: map.tex_uv(grid.flat[i]),
+                light_uv,
+            });
+        }
+        let indices = self.buckets.entry(key).or_default();
+        for t in &tris {
+            indices.extend(t.iter().map(|&i| base + i as u32));
+        }
+        tris.len()
+    }
+
+    /// A face's polygon as a fan; returns the triangle count.
+    fn push_polygon(
+        &mut self,
+        key: (usize, bool, usize),
+        poly: &[Vec3],
+        map: &FaceMapping<'_>,
+        atlas: &Atlas,
+    ) -> usize {
+        let base = self.vertices.len() as u32;
+        for &p in poly {
+            self.vertices.push(Vertex {
+                position: p,
+                normal: map.normal,
+                uv: map.tex_uv(p),
+                light_uv: light_uv_on(atlas, map.face, map.texinfo, map.rect, p),
+            });
+        }
+        // glTF wants counter-clockwise seen from the front: follow the polygon's own
+        // (Newell) normal against the plane's rather than assume the file's winding.
+        let newell = (0..poly.len()).fold(Vec3::ZERO, |acc, k| {
+            acc + poly[k].cross(poly[(k + 1) % poly.len()])
+        });
+        let ccw = newell.dot(map.normal) >= 0.0;
+        push_fan(self.buckets.entry(key).or_default(), base, poly.len(), ccw);
+        poly.len() - 2
+    }
+
+    /// An overlay's quad, dropped onto the first face it names and lit by the first of them
+    /// with a lightmap; `false` when its record is out of range.
+    fn push_overlay(&mut self, bsp: &Bsp, o: &srcmap_bsp::Overlay, materials: usize, atlas: &Atlas) -> bool {
+        let Some(mut quad) = overlay_quad(o) else {
+            return false;
+        };
+        let Some(ti) = usize::try_from(o.texinfo).ok().and_then(|t| bsp.texinfo.get(t)) else {
+            return false;
+        };
+        let Some(material) = usize::try_from(ti.texdata).ok().filter(|&t| t < materials) else {
+            return false;
+        };
+        let named = || {
+            o.faces[..o.face_count().min(o.faces.len())]
+                .iter()
+                .filter_map(|&f| faces_of(bsp).get(usize::try_from(f).ok()?).map(|face| (f, face)))
+        };
+        let lit_face = named().find_map(|(fi, f)| {
+            let fti = bsp.texinfo.get(usize::try_from(f.texinfo).ok()?)?;
+            Some((f, fti, atlas.rect(fi as usize)?))
+        });
+        // The engine projects an overlay onto the faces it names: its origin may sit off
+        // them. Drop the quad along its normal onto the first named face's plane.
+        if let Some(pl) = named().find_map(|(_, f)| bsp.planes.get(f.plane as usize)) {
+            let n = Vec3::from(pl.normal);
+            let along = n.dot(quad.normal);
+            if along.abs() > 0.1 {
+                for (p, _) in &mut quad.corners {
+                    let t = (pl.dist - n.dot(*p)) / along + OVERLAY_LIFT / along.abs();
+                    *p += quad.normal * t;
+                }
+            }
+        }
+        let base = self.vertices.len() as u32;
+        for (position, uv) in quad.corners {
+            let light_uv = lit_face.map_or(atlas.white_uv(), |(f, fti, r)| {
+                light_uv_on(atlas, f, fti, Some(r), position)
+            });
+            self.vertices.push(Vertex {
+                position,
+                normal: quad.normal,
+                uv,
+                light_uv,
+            });
+        }
+        self.buckets
+            .entry((0, true, material))
+            .or_default()
+            .extend([0, 1, 2, 0, 2, 3].map(|k| base + k));
+        true
+    }
+}
+
 impl MapMesh {
     /// Builds the mesh of `bsp`. `hdr` prefers the HDR lightmaps (tone-mapped).
     pub fn build(bsp: &Bsp, prefer_hdr: bool) -> MapMesh {
-        let mut notes = Vec::new();
         let source = LightmapSource::choose(bsp, prefer_hdr);
-        let faces = model_faces(bsp);
-        let drawn: Vec<(usize, usize)> = faces
+        let drawn: Vec<(usize, usize)> = model_faces(bsp)
             .into_iter()
             .filter(|&(_, f)| is_drawn(bsp, faces_of(bsp)[f].texinfo))
             .collect();
         let atlas = Atlas::build(bsp, source, drawn.iter().map(|&(_, f)| f));
-        match (source, atlas.source) {
-            (LightmapSource::None, _) => {
-                notes.push("the map has no lighting: faces are drawn fullbright".to_string())
-            }
-            (_, LightmapSource::None) => notes.push(
-                "the map's lightmaps are black (no light reaches any face): drawn fullbright".to_string(),
-            ),
-            (LightmapSource::Hdr, _) if !prefer_hdr => {
-                notes.push("the map has HDR lighting only: lightmaps tone-mapped".to_string())
-            }
-            _ => {}
-        }
+        let mut notes = lighting_notes(source, atlas.source, prefer_hdr);
         let grids = srcmap_disp::grids_of(bsp);
-
-        let materials: Vec<Material> = bsp
-            .texdata
-            .iter()
-            .enumerate()
-            .map(|(i, td)| Material {
-                name: bsp.texdata_name(i).unwrap_or("").to_string(),
-                reflectivity: td.reflectivity,
-                width: td.width.max(1) as u32,
-                height: td.height.max(1) as u32,
-                translucent: false,
-            })
-            .collect();
+        let mut materials = texdata_materials(bsp);
         // One extra material for faces whose texdata is out of range.
         let missing = materials.len();
-        let mut materials = materials;
         let mut missing_used = false;
 
-        let mut vertices = Vec::new();
-        let mut buckets: std::collections::BTreeMap<(usize, bool, usize), Vec<u32>> = Default::default();
+        let mut parts = Parts::default();
         let mut faces_drawn = 0;
         let mut triangles = 0;
-        let mut broken = 0;
         let mut face_vertices = Vec::new();
         let mut face_styles = Vec::new();
         let placements = model_placements(bsp);
         let mut world_positions = Vec::new();
-        // Lightmap atlas coordinates of a point on face `f` (the white block when unlit).
-        let light_uv_on =
-            |f: &srcmap_bsp::Face, ti: &srcmap_bsp::TexInfo, rect: Option<crate::atlas::Rect>, p: Vec3| {
-                rect.map_or(atlas.white_uv(), |r| {
-                    let s = dot4(&ti.lightmap_vecs[0], p) - f.lightmap_mins[0] as f32 + 0.5;
-                    let t = dot4(&ti.lightmap_vecs[1], p) - f.lightmap_mins[1] as f32 + 0.5;
-                    atlas.to_uv(r, Vec2::new(s, t))
-                })
-            };
         for (model, fi) in drawn {
             let f = &faces_of(bsp)[fi];
             let ti = &bsp.texinfo[f.texinfo as usize];
@@ -274,103 +453,41 @@ impl MapMesh {
             {
                 m.translucent = true;
             }
-            let mat = materials.get(material);
-            let (tw, th) = mat.map_or((64.0, 64.0), |m| (m.width as f32, m.height as f32));
-            let tex_uv = |p: Vec3| {
-                Vec2::new(
-                    dot4(&ti.texture_vecs[0], p) / tw,
-                    dot4(&ti.texture_vecs[1], p) / th,
-                )
+            let texture_size = materials
+                .get(material)
+                .map_or(Vec2::splat(64.0), |m| Vec2::new(m.width as f32, m.height as f32));
+            let map = FaceMapping {
+                face: f,
+                texinfo: ti,
+                texture_size,
+                rect: atlas.rect(fi),
+                normal: face_normal(bsp, f),
             };
-            let rect = atlas.rect(fi);
-            let base = vertices.len() as u32;
-            let indices = buckets.entry((model, false, material)).or_default();
-            if f.dispinfo >= 0 {
-                let Some(grid) = grids.get(f.dispinfo as usize).and_then(|g| g.as_ref()) else {
-                    broken += 1;
-                    continue;
-                };
-                let side = grid.side();
-                let luxels = srcmap_disp::lightmap::luxel_coords(
-                    grid.power,
-                    f.lightmap_size[0].max(0) as u32,
-                    f.lightmap_size[1].max(0) as u32,
-                );
-                let mut normals = vec![Vec3::ZERO; grid.verts.len()];
-                let mut tris = Vec::with_capacity(srcmap_disp::tri_count(grid.power));
-                for row in 0..side - 1 {
-                    for col in 0..side - 1 {
-                        let a = row * side + col;
-                        let (b, c, d) = (a + 1, a + side, a + side + 1);
-                        // Alternate the diagonal as the engine does, so slopes look the same.
-                        let pair = if (row + col) % 2 == 0 {
-                            [[a, c, b], [b, c, d]]
-                        } else {
-                            [[a, c, d], [a, d, b]]
-                        };
-                        tris.extend(pair);
-                    }
-                }
-                // The grid's winding follows the base face; orient triangles to it.
-                let face_normal = face_normal(bsp, f);
-                let flip = tris.first().is_some_and(|t| {
-                    let [a, b, c] = t.map(|i| grid.flat[i]);
-                    (b - a).cross(c - a).dot(face_normal) < 0.0
-                });
-                for t in &mut tris {
-                    if flip {
-                        t.swap(1, 2);
-                    }
-                    let [a, b, c] = t.map(|i| grid.verts[i]);
-                    let n = (b - a).cross(c - a);
-                    for &i in t.iter() {
-                        normals[i] += n;
-                    }
-                }
-                for (i, p) in grid.verts.iter().enumerate() {
-                    let light_uv = rect.map_or(atlas.white_uv(), |r| atlas.to_uv(r, luxels[i]));
-                    vertices.push(Vertex {
-                        position: *p,
-                        normal: normals[i].normalize_or(face_normal),
-                        uv: tex_uv(grid.flat[i]),
-                        light_uv,
-                    });
-                }
-                for t in &tris {
-                    indices.extend(t.iter().map(|&i| base + i as u32));
-                }
-                triangles += tris.len();
+            let base = parts.vertices.len() as u32;
+            let key = (model, false, material);
+            let made = if f.dispinfo >= 0 {
+                grids
+                    .get(f.dispinfo as usize)
+                    .and_then(|g| g.as_ref())
+                    .map(|grid| parts.push_displacement(key, grid, &map, &atlas))
             } else {
-                let Some(poly) = face_polygon(bsp, f).filter(|p| p.len() >= 3) else {
-                    broken += 1;
-                    continue;
-                };
-                let normal = face_normal(bsp, f);
-                for &p in &poly {
-                    vertices.push(Vertex {
-                        position: p,
-                        normal,
-                        uv: tex_uv(p),
-                        light_uv: light_uv_on(f, ti, rect, p),
-                    });
-                }
-                // glTF wants counter-clockwise seen from the front: follow the polygon's own
-                // (Newell) normal against the plane's rather than assume the file's winding.
-                let newell = (0..poly.len()).fold(Vec3::ZERO, |acc, k| {
-                    acc + poly[k].cross(poly[(k + 1) % poly.len()])
-                });
-                let ccw = newell.dot(normal) >= 0.0;
-                push_fan(indices, base, poly.len(), ccw);
-                triangles += poly.len() - 2;
-            }
+                face_polygon(bsp, f)
+                    .filter(|p| p.len() >= 3)
+                    .map(|poly| parts.push_polygon(key, &poly, &map, &atlas))
+            };
+            let Some(made) = made else {
+                parts.broken += 1;
+                continue;
+            };
+            triangles += made;
             faces_drawn += 1;
-            face_vertices.push((fi, base..vertices.len() as u32));
+            face_vertices.push((fi, base..parts.vertices.len() as u32));
             if f.light_offset >= 0 && f.styles[0] != 255 {
                 face_styles.push((fi, f.styles));
             }
             let (rotation, origin) = placements[model];
             world_positions.extend(
-                vertices[base as usize..]
+                parts.vertices[base as usize..]
                     .iter()
                     .map(|v| rotation * v.position + origin),
             );
@@ -379,63 +496,14 @@ impl MapMesh {
         let mut overlays_drawn = 0;
         let mut overlay_vertices = Vec::new();
         for (oi, o) in bsp.overlays.iter().enumerate() {
-            let Some(quad) = overlay_quad(o) else {
-                broken += 1;
+            let base = parts.vertices.len() as u32;
+            if !parts.push_overlay(bsp, o, missing, &atlas) {
+                parts.broken += 1;
                 continue;
-            };
-            let Some(ti) = usize::try_from(o.texinfo).ok().and_then(|t| bsp.texinfo.get(t)) else {
-                broken += 1;
-                continue;
-            };
-            let Some(material) = usize::try_from(ti.texdata).ok().filter(|&t| t < missing) else {
-                broken += 1;
-                continue;
-            };
-            // Lit as the first face it lies on that has a lightmap.
-            let lit_face = o.faces[..o.face_count().min(o.faces.len())]
-                .iter()
-                .filter_map(|&f| usize::try_from(f).ok())
-                .find_map(|fi| {
-                    let f = faces_of(bsp).get(fi)?;
-                    let fti = bsp.texinfo.get(usize::try_from(f.texinfo).ok()?)?;
-                    Some((f, fti, atlas.rect(fi)?))
-                });
-            // The engine projects an overlay onto the faces it names: its origin may sit off
-            // them. Drop the quad along its normal onto the first named face's plane.
-            let first_plane = o.faces[..o.face_count().min(o.faces.len())]
-                .iter()
-                .filter_map(|&f| faces_of(bsp).get(usize::try_from(f).ok()?))
-                .find_map(|f| bsp.planes.get(f.plane as usize));
-            let mut quad = quad;
-            if let Some(pl) = first_plane {
-                let n = Vec3::from(pl.normal);
-                let along = n.dot(quad.normal);
-                if along.abs() > 0.1 {
-                    for (p, _) in &mut quad.corners {
-                        let t = (pl.dist - n.dot(*p)) / along + OVERLAY_LIFT / along.abs();
-                        *p += quad.normal * t;
-                    }
-                }
             }
-            let base = vertices.len() as u32;
-            for (position, uv) in quad.corners {
-                let light_uv = lit_face.map_or(atlas.white_uv(), |(f, fti, r)| {
-                    light_uv_on(f, fti, Some(r), position)
-                });
-                vertices.push(Vertex {
-                    position,
-                    normal: quad.normal,
-                    uv,
-                    light_uv,
-                });
-                world_positions.push(position);
-            }
-            buckets
-                .entry((0, true, material))
-                .or_default()
-                .extend([0, 1, 2, 0, 2, 3].map(|k| base + k));
+            world_positions.extend(parts.vertices[base as usize..].iter().map(|v| v.position));
             overlays_drawn += 1;
-            overlay_vertices.push((oi, base..vertices.len() as u32));
+            overlay_vertices.push((oi, base..parts.vertices.len() as u32));
         }
 
         if missing_used {
@@ -448,10 +516,14 @@ impl MapMesh {
                 translucent: false,
             });
         }
-        if broken > 0 {
-            notes.push(format!("{broken} faces with indices out of range were skipped"));
+        if parts.broken > 0 {
+            notes.push(format!(
+                "{} faces with indices out of range were skipped",
+                parts.broken
+            ));
         }
-        let primitives = buckets
+        let primitives = parts
+            .buckets
             .into_iter()
             .filter(|(_, idx)| !idx.is_empty())
             .map(|((model, overlay, material), indices)| Primitive {
@@ -462,7 +534,7 @@ impl MapMesh {
             })
             .collect();
         MapMesh {
-            vertices,
+            vertices: parts.vertices,
             materials,
             primitives,
             atlas,
