@@ -5,6 +5,7 @@
 use crate::bsp::Bsp;
 use crate::gamelump::GameLumpData;
 use crate::lump::*;
+use crate::records::{DispInfo, Face};
 
 /// One broken invariant: the lump, the record index (if one) and what is wrong.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -862,8 +863,6 @@ fn entity_references(bsp: &Bsp, c: &mut Checker) {
 /// offset in DISPINFO.
 pub fn displacements(bsp: &Bsp) -> Vec<Violation> {
     let mut out = Vec::new();
-    let infos = &bsp.disp_info;
-    let count = infos.len();
     // Strata widened the record and its indices; "no neighbour" widened with them.
     let wide = bsp.ctx(DISPINFO).strata(1);
     let (stride, none) = if wide { (232, u32::MAX) } else { (176, 0xFFFF) };
@@ -874,14 +873,90 @@ pub fn displacements(bsp: &Bsp) -> Vec<Violation> {
         &bsp.faces
     };
     let samples = bsp.disp_lightmap_sample_positions.len();
-    let edge_lists = |j: usize, i: usize| {
+    for (i, d) in bsp.disp_info.iter().enumerate() {
+        let mut faults = Vec::new();
+        disp_ranges(bsp, d, &mut faults);
+        disp_base_face(faces, d, i, &mut faults);
+        disp_neighbours(&bsp.disp_info, d, i, none, &mut faults);
+        // Console builds strip the sample positions but keep the starts.
+        let start = d.lightmap_sample_position_start;
+        if samples > 0 && (start < 0 || start as usize >= samples) {
+            faults.push(format!(
+                "lightmap sample positions start at byte {start}, past DISP_LIGHTMAP_SAMPLE_POSITIONS ({samples} bytes)"
+            ));
+        }
+        let at = i * stride;
+        out.extend(faults.into_iter().map(|message| Violation {
+            lump: DISPINFO,
+            record: Some(i),
+            message: format!("dispinfo {i} (byte {at}): {message}"),
+        }));
+    }
+    out
+}
+
+/// A displacement's power, and its vertices and triangles inside their lumps.
+fn disp_ranges(bsp: &Bsp, d: &DispInfo, faults: &mut Vec<String>) {
+    if !(2..=4).contains(&d.power) {
+        faults.push(format!("power {} is not 2, 3 or 4", d.power));
+        return;
+    }
+    let span = |first: i32, n: usize, len: usize| {
+        first >= 0 && (first as usize).checked_add(n).is_some_and(|end| end <= len)
+    };
+    let (verts, tris) = (d.vert_count(), d.tri_count());
+    if !span(d.disp_vert_start, verts, bsp.disp_verts.len()) {
+        faults.push(format!(
+            "vertices {}..+{verts} are past DISP_VERTS ({} vertices)",
+            d.disp_vert_start,
+            bsp.disp_verts.len()
+        ));
+    }
+    if !span(d.disp_tri_start, tris, bsp.disp_tris.len()) {
+        faults.push(format!(
+            "triangles {}..+{tris} are past DISP_TRIS ({} triangles)",
+            d.disp_tri_start,
+            bsp.disp_tris.len()
+        ));
+    }
+}
+
+/// Displacement `i`'s base face: in range, pointing back at it, a quad.
+fn disp_base_face(faces: &[Face], d: &DispInfo, i: usize, faults: &mut Vec<String>) {
+    let Some(f) = faces.get(d.map_face as usize) else {
+        faults.push(format!(
+            "map face {} is out of range (FACES has {})",
+            d.map_face,
+            faces.len()
+        ));
+        return;
+    };
+    if f.dispinfo as i64 != i as i64 {
+        faults.push(format!(
+            "map face {} points at dispinfo {}, not back at this one",
+            d.map_face, f.dispinfo
+        ));
+    }
+    if f.num_edges != 4 {
+        faults.push(format!(
+            "map face {} has {} edges, not 4",
+            d.map_face, f.num_edges
+        ));
+    }
+}
+
+/// Displacement `i`'s edge and corner neighbours: in range and listing `i` back (`none`
+/// marks an empty edge slot).
+fn disp_neighbours(infos: &[DispInfo], d: &DispInfo, i: usize, none: u32, faults: &mut Vec<String>) {
+    let count = infos.len();
+    let edge_lists = |j: usize| {
         infos[j]
             .edge_neighbors
             .iter()
             .flatten()
             .any(|sub| sub.neighbor as usize == i)
     };
-    let corner_lists = |j: usize, i: usize| {
+    let corner_lists = |j: usize| {
         infos[j].corner_neighbors.iter().any(|c| {
             c.neighbors
                 .iter()
@@ -889,104 +964,43 @@ pub fn displacements(bsp: &Bsp) -> Vec<Violation> {
                 .any(|&n| n as usize == i)
         })
     };
-    for (i, d) in infos.iter().enumerate() {
-        let at = i * stride;
-        let mut fail = |message: String| {
-            out.push(Violation {
-                lump: DISPINFO,
-                record: Some(i),
-                message: format!("dispinfo {i} (byte {at}): {message}"),
-            });
-        };
-        if (2..=4).contains(&d.power) {
-            let span = |first: i32, n: usize, len: usize| {
-                first >= 0 && (first as usize).checked_add(n).is_some_and(|end| end <= len)
-            };
-            let (verts, tris) = (d.vert_count(), d.tri_count());
-            if !span(d.disp_vert_start, verts, bsp.disp_verts.len()) {
-                fail(format!(
-                    "vertices {}..+{verts} are past DISP_VERTS ({} vertices)",
-                    d.disp_vert_start,
-                    bsp.disp_verts.len()
+    for (edge, subs) in d.edge_neighbors.iter().enumerate() {
+        for (half, sub) in subs.iter().enumerate() {
+            let n = sub.neighbor;
+            if n == none {
+                continue;
+            }
+            if n as usize >= count {
+                faults.push(format!(
+                    "edge {edge} neighbour {half} is dispinfo {n}, out of range ({count} dispinfos)"
+                ));
+            } else if !edge_lists(n as usize) {
+                faults.push(format!(
+                    "edge {edge} lists dispinfo {n} as a neighbour, but no edge of {n} lists {i}"
                 ));
             }
-            if !span(d.disp_tri_start, tris, bsp.disp_tris.len()) {
-                fail(format!(
-                    "triangles {}..+{tris} are past DISP_TRIS ({} triangles)",
-                    d.disp_tri_start,
-                    bsp.disp_tris.len()
-                ));
-            }
-        } else {
-            fail(format!("power {} is not 2, 3 or 4", d.power));
-        }
-        match faces.get(d.map_face as usize) {
-            None => fail(format!(
-                "map face {} is out of range (FACES has {})",
-                d.map_face,
-                faces.len()
-            )),
-            Some(f) => {
-                if f.dispinfo as i64 != i as i64 {
-                    fail(format!(
-                        "map face {} points at dispinfo {}, not back at this one",
-                        d.map_face, f.dispinfo
-                    ));
-                }
-                if f.num_edges != 4 {
-                    fail(format!(
-                        "map face {} has {} edges, not 4",
-                        d.map_face, f.num_edges
-                    ));
-                }
-            }
-        }
-        for (edge, subs) in d.edge_neighbors.iter().enumerate() {
-            for (half, sub) in subs.iter().enumerate() {
-                let n = sub.neighbor;
-                if n == none {
-                    continue;
-                }
-                if n as usize >= count {
-                    fail(format!(
-                        "edge {edge} neighbour {half} is dispinfo {n}, out of range ({count} dispinfos)"
-                    ));
-                } else if !edge_lists(n as usize, i) {
-                    fail(format!(
-                        "edge {edge} lists dispinfo {n} as a neighbour, but no edge of {n} lists {i}"
-                    ));
-                }
-            }
-        }
-        for (corner, c) in d.corner_neighbors.iter().enumerate() {
-            if c.count as usize > c.neighbors.len() {
-                fail(format!(
-                    "corner {corner} claims {} neighbours, at most {} fit",
-                    c.count,
-                    c.neighbors.len()
-                ));
-            }
-            for &n in c.neighbors.iter().take(c.count as usize) {
-                if n as usize >= count {
-                    fail(format!(
-                        "corner {corner} neighbour is dispinfo {n}, out of range ({count} dispinfos)"
-                    ));
-                } else if !corner_lists(n as usize, i) {
-                    fail(format!(
-                        "corner {corner} lists dispinfo {n} as a neighbour, but no corner of {n} lists {i}"
-                    ));
-                }
-            }
-        }
-        // Console builds strip the sample positions but keep the starts.
-        let start = d.lightmap_sample_position_start;
-        if samples > 0 && (start < 0 || start as usize >= samples) {
-            fail(format!(
-                "lightmap sample positions start at byte {start}, past DISP_LIGHTMAP_SAMPLE_POSITIONS ({samples} bytes)"
-            ));
         }
     }
-    out
+    for (corner, c) in d.corner_neighbors.iter().enumerate() {
+        if c.count as usize > c.neighbors.len() {
+            faults.push(format!(
+                "corner {corner} claims {} neighbours, at most {} fit",
+                c.count,
+                c.neighbors.len()
+            ));
+        }
+        for &n in c.neighbors.iter().take(c.count as usize) {
+            if n as usize >= count {
+                faults.push(format!(
+                    "corner {corner} neighbour is dispinfo {n}, out of range ({count} dispinfos)"
+                ));
+            } else if !corner_lists(n as usize) {
+                faults.push(format!(
+                    "corner {corner} lists dispinfo {n} as a neighbour, but no corner of {n} lists {i}"
+                ));
+            }
+        }
+    }
 }
 
 /// Valve's `OVERLAY_BSP_FACE_COUNT`: the face slots of one overlay record.
