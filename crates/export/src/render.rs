@@ -295,9 +295,31 @@ pub fn render_with_props(
     if options.shading == Shading::Lit && mesh.atlas.source == crate::atlas::LightmapSource::None {
         options.shading = Shading::Fullbright;
     }
-    // Seen from above, a face no light reaches (the outside of a roof that vbsp kept because
-    // the space above it is inside the world) would hide the lit room below it: leave such
-    // faces out of the overhead views when the picture shows the lightmaps.
+    let hidden = hidden_vertices(mesh, &options);
+    let shown = mesh
+        .world_positions
+        .iter()
+        .zip(&hidden)
+        .filter(|(_, h)| !**h)
+        .map(|(p, _)| *p);
+    let cam = Camera::fitting(bounds_of(shown).or(mesh.bounds()), options.view, w, h);
+    let mut raster = Raster::new(cam, w, h);
+    // Props (opaque) first; the world's opaque surfaces, then its see-through ones (water)
+    // over them.
+    raster.draw_props(props, prop_textures, options.shading);
+    raster.draw_world(mesh, textures, &hidden, options.shading);
+    Rgb8 {
+        width: w,
+        height: h,
+        pixels: raster.pixels,
+    }
+}
+
+/// Per vertex of `mesh`, whether it is left out of the picture. Seen from above, a face no
+/// light reaches (the outside of a roof that vbsp kept because the space above it is inside
+/// the world) would hide the lit room below it: such faces are left out of the overhead
+/// views when the picture shows the lightmaps.
+fn hidden_vertices(mesh: &MapMesh, options: &RenderOptions) -> Vec<bool> {
     let mut hidden = vec![false; mesh.vertices.len()];
     if !matches!(options.view, View::Eye { .. }) && options.shading != Shading::Fullbright {
         for (face, range) in &mesh.face_vertices {
@@ -306,92 +328,94 @@ pub fn render_with_props(
             }
         }
     }
-    let shown = mesh
-        .world_positions
-        .iter()
-        .zip(&hidden)
-        .filter(|(_, h)| !**h)
-        .map(|(p, _)| *p);
-    let cam = Camera::fitting(bounds_of(shown).or(mesh.bounds()), options.view, w, h);
-    let mut raster = Raster {
-        cam,
-        w,
-        h,
-        depth: vec![f32::NEG_INFINITY; (w * h) as usize],
-        pixels: BACKGROUND
-            .iter()
-            .copied()
-            .cycle()
-            .take((w * h * 3) as usize)
-            .collect(),
-        alpha: 1.0,
-    };
-    // Props (opaque) first; the world's opaque surfaces, then its see-through ones (water)
-    // over them.
-    for prop in &props.instances {
-        let Some(pm) = prop.mesh.and_then(|m| props.meshes.get(m)) else {
-            continue;
-        };
-        let rotation = prop.rotation();
-        let placed: Vec<Vec3> = pm
-            .vertices
-            .iter()
-            .map(|v| rotation * (v.position * prop.scale) + prop.origin)
-            .collect();
-        for prim in &pm.primitives {
-            let name = props.materials.get(prim.material);
+    hidden
+}
+
+impl Raster {
+    /// A blank picture (background colour, nothing drawn) seen by `cam`.
+    fn new(cam: Camera, w: u32, h: u32) -> Raster {
+        Raster {
+            cam,
+            w,
+            h,
+            depth: vec![f32::NEG_INFINITY; (w * h) as usize],
+            pixels: BACKGROUND
+                .iter()
+                .copied()
+                .cycle()
+                .take((w * h * 3) as usize)
+                .collect(),
+            alpha: 1.0,
+        }
+    }
+
+    /// Every placed static prop, flat-shaded (props carry no lightmap).
+    fn draw_props(&mut self, props: &Props, prop_textures: &[TextureLookup], shading: Shading) {
+        for prop in &props.instances {
+            let Some(pm) = prop.mesh.and_then(|m| props.meshes.get(m)) else {
+                continue;
+            };
+            let rotation = prop.rotation();
+            let placed: Vec<Vec3> = pm
+                .vertices
+                .iter()
+                .map(|v| rotation * (v.position * prop.scale) + prop.origin)
+                .collect();
+            for prim in &pm.primitives {
+                let name = props.materials.get(prim.material);
+                let paint = Paint::of(
+                    prop_textures.get(prim.material),
+                    name.is_none_or(|n| n.is_empty()),
+                    Vec3::splat(0.6),
+                );
+                for tri in prim.indices.chunks_exact(3) {
+                    let p = [0, 1, 2].map(|k| placed[tri[k] as usize]);
+                    let uv = [0, 1, 2].map(|k| pm.vertices[tri[k] as usize].uv);
+                    self.triangle(p, [Vec2::ZERO; 3], uv, |_, uv, shade| match shading {
+                        Shading::Lightmap => Vec3::splat(shade),
+                        _ => paint.at(uv) * shade,
+                    });
+                }
+            }
+        }
+    }
+
+    /// The map's faces and overlays but the `hidden` vertices' ones: opaque materials first,
+    /// then see-through ones blended over them.
+    fn draw_world(&mut self, mesh: &MapMesh, textures: &[TextureLookup], hidden: &[bool], shading: Shading) {
+        let mut passes: Vec<&crate::mesh::Primitive> = mesh.primitives.iter().collect();
+        passes.sort_by_key(|p| mesh.materials.get(p.material).is_some_and(|m| m.translucent));
+        for prim in passes {
+            let material = mesh.materials.get(prim.material);
+            self.alpha = if material.is_some_and(|m| m.translucent) {
+                crate::gltf::TRANSLUCENT_ALPHA
+            } else {
+                1.0
+            };
+            let flat = material.map_or(Vec3::splat(0.7), |m| albedo(m.reflectivity));
             let paint = Paint::of(
-                prop_textures.get(prim.material),
-                name.is_none_or(|n| n.is_empty()),
-                Vec3::splat(0.6),
+                textures.get(prim.material),
+                material.is_none_or(|m| m.name.is_empty()),
+                flat,
             );
             for tri in prim.indices.chunks_exact(3) {
-                let p = [0, 1, 2].map(|k| placed[tri[k] as usize]);
-                let uv = [0, 1, 2].map(|k| pm.vertices[tri[k] as usize].uv);
-                raster.triangle(p, [Vec2::ZERO; 3], uv, |_, uv, shade| match options.shading {
-                    Shading::Lightmap => Vec3::splat(shade),
-                    _ => paint.at(uv) * shade,
-                });
+                if hidden[tri[0] as usize] {
+                    continue;
+                }
+                let v = [0, 1, 2].map(|k| &mesh.vertices[tri[k] as usize]);
+                let p = [0, 1, 2].map(|k| mesh.world_positions[tri[k] as usize]);
+                self.triangle(
+                    p,
+                    v.map(|v| v.light_uv),
+                    v.map(|v| v.uv),
+                    |light_uv, uv, shade| match shading {
+                        Shading::Lit => paint.at(uv) * Vec3::from(mesh.atlas.sample(light_uv)),
+                        Shading::Fullbright => paint.at(uv) * shade,
+                        Shading::Lightmap => Vec3::from(mesh.atlas.sample(light_uv)),
+                    },
+                );
             }
         }
-    }
-    let mut passes: Vec<&crate::mesh::Primitive> = mesh.primitives.iter().collect();
-    passes.sort_by_key(|p| mesh.materials.get(p.material).is_some_and(|m| m.translucent));
-    for prim in passes {
-        let material = mesh.materials.get(prim.material);
-        raster.alpha = if material.is_some_and(|m| m.translucent) {
-            crate::gltf::TRANSLUCENT_ALPHA
-        } else {
-            1.0
-        };
-        let flat = material.map_or(Vec3::splat(0.7), |m| albedo(m.reflectivity));
-        let paint = Paint::of(
-            textures.get(prim.material),
-            material.is_none_or(|m| m.name.is_empty()),
-            flat,
-        );
-        for tri in prim.indices.chunks_exact(3) {
-            if hidden[tri[0] as usize] {
-                continue;
-            }
-            let v = [0, 1, 2].map(|k| &mesh.vertices[tri[k] as usize]);
-            let p = [0, 1, 2].map(|k| mesh.world_positions[tri[k] as usize]);
-            raster.triangle(
-                p,
-                v.map(|v| v.light_uv),
-                v.map(|v| v.uv),
-                |light_uv, uv, shade| match options.shading {
-                    Shading::Lit => paint.at(uv) * Vec3::from(mesh.atlas.sample(light_uv)),
-                    Shading::Fullbright => paint.at(uv) * shade,
-                    Shading::Lightmap => Vec3::from(mesh.atlas.sample(light_uv)),
-                },
-            );
-        }
-    }
-    Rgb8 {
-        width: w,
-        height: h,
-        pixels: raster.pixels,
     }
 }
 
