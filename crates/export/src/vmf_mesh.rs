@@ -33,12 +33,48 @@ fn side_uv(side: &Side, p: DVec3) -> Vec2 {
     Vec2::new(axis(&side.uaxis) as f32, axis(&side.vaxis) as f32)
 }
 
+/// The planes of a solid's sides, in side order (`None` when a side's three points are
+/// collinear).
+fn side_planes(solid: &Solid) -> Option<Vec<Plane>> {
+    solid
+        .sides
+        .iter()
+        .map(|s| {
+            let [a, b, c] = s.plane.map(DVec3::from);
+            Plane::from_points(a, b, c)
+        })
+        .collect()
+}
+
+/// The materials met so far, one per name (case-insensitive), in order of first use.
+#[derive(Default)]
+struct MaterialTable {
+    materials: Vec<Material>,
+    by_name: std::collections::BTreeMap<String, usize>,
+}
+
+impl MaterialTable {
+    /// The material named `name`, added at the assumed texture size if new.
+    fn index_of(&mut self, name: &str) -> usize {
+        let materials = &mut self.materials;
+        *self.by_name.entry(name.to_ascii_lowercase()).or_insert_with(|| {
+            materials.push(Material {
+                name: name.to_string(),
+                reflectivity: [0.5; 3],
+                width: TEXTURE_SIDE,
+                height: TEXTURE_SIDE,
+                translucent: false,
+            });
+            materials.len() - 1
+        })
+    }
+}
+
 impl MapMesh {
     /// The brushes of `vmf` (world and brush entities) as a mesh: one primitive per material,
     /// drawn fullbright. Displacement sides are drawn as their flat base face.
     pub fn from_vmf(vmf: &Vmf) -> MapMesh {
-        let mut materials: Vec<Material> = Vec::new();
-        let mut index: std::collections::BTreeMap<String, usize> = Default::default();
+        let mut materials = MaterialTable::default();
         let mut buckets: std::collections::BTreeMap<usize, Vec<u32>> = Default::default();
         let mut vertices = Vec::new();
         let (mut faces_drawn, mut triangles, mut skipped, mut displacements) = (0, 0, 0, 0);
@@ -47,19 +83,10 @@ impl MapMesh {
             .flat_map(|e| &e.solids)
             .collect();
         for solid in solids {
-            let planes: Vec<Option<Plane>> = solid
-                .sides
-                .iter()
-                .map(|s| {
-                    let [a, b, c] = s.plane.map(DVec3::from);
-                    Plane::from_points(a, b, c)
-                })
-                .collect();
-            if planes.iter().any(Option::is_none) {
+            let Some(planes) = side_planes(solid) else {
                 skipped += 1;
                 continue;
-            }
-            let planes: Vec<Plane> = planes.into_iter().flatten().collect();
+            };
             for (side, (winding, plane)) in solid
                 .sides
                 .iter()
@@ -72,18 +99,7 @@ impl MapMesh {
                     continue;
                 }
                 displacements += usize::from(side.dispinfo.is_some());
-                let material = *index
-                    .entry(side.material.to_ascii_lowercase())
-                    .or_insert_with(|| {
-                        materials.push(Material {
-                            name: side.material.clone(),
-                            reflectivity: [0.5; 3],
-                            width: TEXTURE_SIDE,
-                            height: TEXTURE_SIDE,
-                            translucent: false,
-                        });
-                        materials.len() - 1
-                    });
+                let material = materials.index_of(&side.material);
                 let normal = to_f32(plane.normal);
                 let base = vertices.len() as u32;
                 vertices.extend(w.points.iter().map(|&p| Vertex {
@@ -132,7 +148,7 @@ impl MapMesh {
                 })
                 .collect(),
             vertices,
-            materials,
+            materials: materials.materials,
             atlas,
             faces_drawn,
             triangles,
