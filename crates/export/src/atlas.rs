@@ -75,83 +75,112 @@ fn tone_map(linear: [f32; 3], hdr: bool) -> [u8; 3] {
     })
 }
 
+/// One face's first light style, tone-mapped, ready to pack.
+struct FaceLightmap {
+    face: usize,
+    w: u32,
+    h: u32,
+    texels: Vec<[u8; 3]>,
+}
+
+/// The first style of every lit face of `faces`, and per face of the map whether its
+/// luxels are all dark.
+fn face_lightmaps(
+    bsp: &Bsp,
+    source: LightmapSource,
+    faces: impl Iterator<Item = usize>,
+) -> (Vec<FaceLightmap>, Vec<bool>) {
+    let mut items = Vec::new();
+    let mut dark = vec![false; faces_of(bsp).len()];
+    let hdr = source == LightmapSource::Hdr;
+    for fi in faces {
+        let Some(f) = faces_of(bsp).get(fi) else { continue };
+        // Valve's largest lightmap side is 128 luxels with the border; a damaged
+        // record outside that is left unlit rather than packed.
+        let side = |s: i32| {
+            u32::try_from(s.saturating_add(1))
+                .ok()
+                .filter(|s| (1..=MAX_SIDE).contains(s))
+        };
+        let (Some(w), Some(h)) = (side(f.lightmap_size[0]), side(f.lightmap_size[1])) else {
+            continue;
+        };
+        let Some(lit) = bsp.face_lighting(fi, hdr) else {
+            continue;
+        };
+        let Some(style0) = lit.styles.first() else {
+            continue;
+        };
+        let n = (w * h) as usize;
+        if style0.len() < n {
+            continue;
+        }
+        let linear: Vec<[f32; 3]> = style0[..n].iter().map(|c| c.to_linear()).collect();
+        dark[fi] = linear.iter().flatten().all(|&c| c < DARK);
+        let texels = linear.into_iter().map(|c| tone_map(c, hdr)).collect();
+        items.push(FaceLightmap {
+            face: fi,
+            w,
+            h,
+            texels,
+        });
+    }
+    (items, dark)
+}
+
+/// Shelf packing, tallest first, after the white block in the corner: the atlas's width
+/// and height (powers of two) and each lightmap's rectangle (inside a one-texel border).
+fn shelf_pack(items: &[FaceLightmap]) -> (u32, u32, Vec<Rect>) {
+    let area: u64 = items
+        .iter()
+        .map(|i| u64::from(i.w + 2) * u64::from(i.h + 2))
+        .sum::<u64>()
+        + u64::from(WHITE * WHITE);
+    let widest = items.iter().map(|i| i.w + 2).max().unwrap_or(WHITE);
+    let width = (((area as f64 * 1.15).sqrt()) as u32)
+        .max(widest)
+        .max(WHITE)
+        .next_power_of_two();
+    let mut placed = Vec::with_capacity(items.len());
+    let (mut x, mut y, mut shelf) = (WHITE, 0u32, WHITE);
+    for item in items {
+        let (ow, oh) = (item.w + 2, item.h + 2);
+        if x + ow > width {
+            x = 0;
+            y += shelf;
+            shelf = 0;
+        }
+        placed.push(Rect {
+            x: x + 1,
+            y: y + 1,
+            w: item.w,
+            h: item.h,
+        });
+        x += ow;
+        shelf = shelf.max(oh);
+    }
+    let height = (y + shelf).max(WHITE).next_power_of_two();
+    (width, height, placed)
+}
+
 impl Atlas {
     /// Packs the first style of every lit face of `faces`.
     pub fn build(bsp: &Bsp, source: LightmapSource, faces: impl Iterator<Item = usize>) -> Atlas {
-        let mut items: Vec<(usize, u32, u32, Vec<[u8; 3]>)> = Vec::new();
-        let mut dark = vec![false; faces_of(bsp).len()];
         let mut source = source;
-        if source != LightmapSource::None {
-            let hdr = source == LightmapSource::Hdr;
-            for fi in faces {
-                let Some(f) = faces_of(bsp).get(fi) else { continue };
-                // Valve's largest lightmap side is 128 luxels with the border; a damaged
-                // record outside that is left unlit rather than packed.
-                let side = |s: i32| {
-                    u32::try_from(s.saturating_add(1))
-                        .ok()
-                        .filter(|s| (1..=MAX_SIDE).contains(s))
-                };
-                let (Some(w), Some(h)) = (side(f.lightmap_size[0]), side(f.lightmap_size[1])) else {
-                    continue;
-                };
-                let Some(lit) = bsp.face_lighting(fi, hdr) else {
-                    continue;
-                };
-                let Some(style0) = lit.styles.first() else {
-                    continue;
-                };
-                let n = (w * h) as usize;
-                if style0.len() < n {
-                    continue;
-                }
-                let linear: Vec<[f32; 3]> = style0[..n].iter().map(|c| c.to_linear()).collect();
-                dark[fi] = linear.iter().flatten().all(|&c| c < DARK);
-                let texels = linear.into_iter().map(|c| tone_map(c, hdr)).collect();
-                items.push((fi, w, h, texels));
-            }
-            // A map compiled without lights has lightmaps that are black everywhere; the
-            // engine would show it black, a picture of it is more use fullbright.
-            if items.iter().all(|i| dark[i.0]) {
-                items.clear();
-                dark.fill(false);
-                source = LightmapSource::None;
-            }
+        let (mut items, mut dark) = if source == LightmapSource::None {
+            (Vec::new(), vec![false; faces_of(bsp).len()])
+        } else {
+            face_lightmaps(bsp, source, faces)
+        };
+        // A map compiled without lights has lightmaps that are black everywhere; the
+        // engine would show it black, a picture of it is more use fullbright.
+        if source != LightmapSource::None && items.iter().all(|i| dark[i.face]) {
+            items.clear();
+            dark.fill(false);
+            source = LightmapSource::None;
         }
-        // Shelf packing, tallest first; the white block goes first.
-        items.sort_by(|a, b| b.2.cmp(&a.2).then(b.1.cmp(&a.1)).then(a.0.cmp(&b.0)));
-        let area: u64 = items
-            .iter()
-            .map(|i| u64::from(i.1 + 2) * u64::from(i.2 + 2))
-            .sum::<u64>()
-            + u64::from(WHITE * WHITE);
-        let widest = items.iter().map(|i| i.1 + 2).max().unwrap_or(WHITE);
-        let width = (((area as f64 * 1.15).sqrt()) as u32)
-            .max(widest)
-            .max(WHITE)
-            .next_power_of_two();
-        let mut placed = Vec::with_capacity(items.len());
-        let (mut x, mut y, mut shelf) = (WHITE, 0u32, WHITE);
-        for (fi, w, h, _) in &items {
-            let (ow, oh) = (w + 2, h + 2);
-            if x + ow > width {
-                x = 0;
-                y += shelf;
-                shelf = 0;
-            }
-            placed.push((
-                *fi,
-                Rect {
-                    x: x + 1,
-                    y: y + 1,
-                    w: *w,
-                    h: *h,
-                },
-            ));
-            x += ow;
-            shelf = shelf.max(oh);
-        }
-        let height = (y + shelf).max(WHITE).next_power_of_two();
+        items.sort_by(|a, b| b.h.cmp(&a.h).then(b.w.cmp(&a.w)).then(a.face.cmp(&b.face)));
+        let (width, height, placed) = shelf_pack(&items);
         let mut pixels = vec![0u8; (width * height * 3) as usize];
         for py in 0..WHITE {
             for px in 0..WHITE {
@@ -160,17 +189,19 @@ impl Atlas {
             }
         }
         let mut rects = vec![None; faces_of(bsp).len()];
-        for ((fi, r), (_, _, _, texels)) in placed.iter().zip(&items) {
+        // Each lightmap with its border: the edge texels repeated, so filtering at the edge
+        // does not read the neighbour.
+        for (r, item) in placed.iter().zip(&items) {
             for by in 0..r.h + 2 {
                 for bx in 0..r.w + 2 {
                     let sx = bx.saturating_sub(1).min(r.w - 1);
                     let sy = by.saturating_sub(1).min(r.h - 1);
-                    let c = texels[(sy * r.w + sx) as usize];
+                    let c = item.texels[(sy * r.w + sx) as usize];
                     let o = (((r.y - 1 + by) * width + (r.x - 1 + bx)) * 3) as usize;
                     pixels[o..o + 3].copy_from_slice(&c);
                 }
             }
-            rects[*fi] = Some(*r);
+            rects[item.face] = Some(*r);
         }
         Atlas {
             width,
