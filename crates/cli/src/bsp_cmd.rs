@@ -740,110 +740,125 @@ fn parse_pak<'a>(bsp: &Path, file: &BspFile<'_>, lumpdata: &'a [u8]) -> anyhow::
 
 pub fn pak(cmd: PakCommand) -> anyhow::Result<()> {
     match cmd {
-        PakCommand::List { bsp, json } => {
-            let data = read(&bsp)?;
-            let file = open(&bsp, &data)?;
-            let lumpdata = pak_lump(&bsp, &file)?;
-            let pak = parse_pak(&bsp, &file, &lumpdata)?;
-            if json {
-                let list = pak_reports(&pak);
-                return crate::print_json(&list);
-            }
-            for e in &pak.entries {
-                println!(
-                    "{:>10} {:>10} {:<6} {}",
-                    e.size,
-                    e.compressed_size,
-                    method_name(e.method),
-                    e.name
-                );
-            }
-            Ok(())
-        }
-        PakCommand::Extract { bsp, dir, names } => {
-            let data = read(&bsp)?;
-            let file = open(&bsp, &data)?;
-            let lumpdata = pak_lump(&bsp, &file)?;
-            let pak = parse_pak(&bsp, &file, &lumpdata)?;
-            for want in &names {
-                if pak.find(want).is_none() {
-                    bail!("{}: pakfile has no entry '{want}'", bsp.display());
-                }
-            }
-            // Every name is checked and every entry read before anything is written: a bad
-            // entry leaves no partial extraction behind.
-            let mut chosen = Vec::new();
-            for e in &pak.entries {
-                if !names.is_empty()
-                    && !names.iter().any(|w| {
-                        w.replace('\\', "/")
-                            .eq_ignore_ascii_case(&e.name.replace('\\', "/"))
-                    })
-                {
-                    continue;
-                }
-                let rel = safe_relative(&e.name).ok_or_else(|| {
-                    anyhow!(
-                        "{}: pakfile entry '{}' has an unsafe path; nothing extracted",
-                        bsp.display(),
-                        e.name
-                    )
-                })?;
-                let target = dir.join(rel);
-                crate::refuse_overwriting(&bsp, &target)?;
-                let bytes = pak.read(e).map_err(|err| anyhow!("{}: {err}", bsp.display()))?;
-                chosen.push((target, bytes));
-            }
-            let mut n = 0;
-            for (target, bytes) in chosen {
-                if let Some(parent) = target.parent() {
-                    std::fs::create_dir_all(parent)
-                        .map_err(|err| anyhow!("{}: cannot create: {err}", parent.display()))?;
-                }
-                crate::write_output(&target, &bytes)?;
-                n += 1;
-            }
-            eprintln!("{}: extracted {n} entries into {}", bsp.display(), dir.display());
-            Ok(())
-        }
+        PakCommand::List { bsp, json } => pak_list(&bsp, json),
+        PakCommand::Extract { bsp, dir, names } => pak_extract(&bsp, &dir, &names),
         PakCommand::Add {
             bsp,
             paths,
             base,
             lzma,
             out,
-        } => {
-            let data = read(&bsp)?;
-            let file = open(&bsp, &data)?;
-            let base = base.unwrap_or_else(|| PathBuf::from("."));
-            let target = out.unwrap_or(bsp.clone());
-            // The BSP is edited in place by default; the files added are only read.
-            for p in &paths {
-                crate::refuse_overwriting(p, &target)?;
-            }
-            let mut files = Vec::new();
-            for p in &paths {
-                collect_files(p, &base, &mut files)?;
-            }
-            let lumpdata = pak_lump(&bsp, &file)?;
-            let pak = parse_pak(&bsp, &file, &lumpdata)?;
-            let zip = pak
-                .with_files(&files, lzma)
-                .map_err(|e| anyhow!("{}: {e}", bsp.display()))?;
-            let mut doc = BspDocument::from_file(&file);
-            let version = doc.lumps[lump::PAKFILE].version;
-            doc.set_lump(lump::PAKFILE, zip, version);
-            let bytes = doc.to_bytes().map_err(|e| anyhow!("{}: {e}", bsp.display()))?;
-            crate::write_output(&target, &bytes)?;
-            eprintln!(
-                "{}: added {} files -> {}",
-                bsp.display(),
-                files.len(),
-                target.display()
-            );
-            Ok(())
+        } => pak_add(&bsp, &paths, base, lzma, out),
+    }
+}
+
+/// `pak list`: each entry's sizes, method and name (or JSON).
+fn pak_list(bsp: &Path, json: bool) -> anyhow::Result<()> {
+    let data = read(bsp)?;
+    let file = open(bsp, &data)?;
+    let lumpdata = pak_lump(bsp, &file)?;
+    let pak = parse_pak(bsp, &file, &lumpdata)?;
+    if json {
+        let list = pak_reports(&pak);
+        return crate::print_json(&list);
+    }
+    for e in &pak.entries {
+        println!(
+            "{:>10} {:>10} {:<6} {}",
+            e.size,
+            e.compressed_size,
+            method_name(e.method),
+            e.name
+        );
+    }
+    Ok(())
+}
+
+/// `pak extract`: every entry, or those named, under `dir`.
+fn pak_extract(bsp: &Path, dir: &Path, names: &[String]) -> anyhow::Result<()> {
+    let data = read(bsp)?;
+    let file = open(bsp, &data)?;
+    let lumpdata = pak_lump(bsp, &file)?;
+    let pak = parse_pak(bsp, &file, &lumpdata)?;
+    for want in names {
+        if pak.find(want).is_none() {
+            bail!("{}: pakfile has no entry '{want}'", bsp.display());
         }
     }
+    // Every name is checked and every entry read before anything is written: a bad
+    // entry leaves no partial extraction behind.
+    let mut chosen = Vec::new();
+    for e in &pak.entries {
+        if !names.is_empty()
+            && !names.iter().any(|w| {
+                w.replace('\\', "/")
+                    .eq_ignore_ascii_case(&e.name.replace('\\', "/"))
+            })
+        {
+            continue;
+        }
+        let rel = safe_relative(&e.name).ok_or_else(|| {
+            anyhow!(
+                "{}: pakfile entry '{}' has an unsafe path; nothing extracted",
+                bsp.display(),
+                e.name
+            )
+        })?;
+        let target = dir.join(rel);
+        crate::refuse_overwriting(bsp, &target)?;
+        let bytes = pak.read(e).map_err(|err| anyhow!("{}: {err}", bsp.display()))?;
+        chosen.push((target, bytes));
+    }
+    let mut n = 0;
+    for (target, bytes) in chosen {
+        if let Some(parent) = target.parent() {
+            std::fs::create_dir_all(parent)
+                .map_err(|err| anyhow!("{}: cannot create: {err}", parent.display()))?;
+        }
+        crate::write_output(&target, &bytes)?;
+        n += 1;
+    }
+    eprintln!("{}: extracted {n} entries into {}", bsp.display(), dir.display());
+    Ok(())
+}
+
+/// `pak add`: files and directories added to the pakfile, in place or into `out`.
+fn pak_add(
+    bsp: &Path,
+    paths: &[PathBuf],
+    base: Option<PathBuf>,
+    lzma: bool,
+    out: Option<PathBuf>,
+) -> anyhow::Result<()> {
+    let data = read(bsp)?;
+    let file = open(bsp, &data)?;
+    let base = base.unwrap_or_else(|| PathBuf::from("."));
+    let target = out.unwrap_or_else(|| bsp.to_path_buf());
+    // The BSP is edited in place by default; the files added are only read.
+    for p in paths {
+        crate::refuse_overwriting(p, &target)?;
+    }
+    let mut files = Vec::new();
+    for p in paths {
+        collect_files(p, &base, &mut files)?;
+    }
+    let lumpdata = pak_lump(bsp, &file)?;
+    let pak = parse_pak(bsp, &file, &lumpdata)?;
+    let zip = pak
+        .with_files(&files, lzma)
+        .map_err(|e| anyhow!("{}: {e}", bsp.display()))?;
+    let mut doc = BspDocument::from_file(&file);
+    let version = doc.lumps[lump::PAKFILE].version;
+    doc.set_lump(lump::PAKFILE, zip, version);
+    let bytes = doc.to_bytes().map_err(|e| anyhow!("{}: {e}", bsp.display()))?;
+    crate::write_output(&target, &bytes)?;
+    eprintln!(
+        "{}: added {} files -> {}",
+        bsp.display(),
+        files.len(),
+        target.display()
+    );
+    Ok(())
 }
 
 /// A zip entry name as a relative path without `..` or roots.
