@@ -2,29 +2,33 @@
 //! another compiler's portals (ericw-tools' `qbsp -q2bsp` writes PRT1 with clusters), so that
 //! both vis tools can be timed on the same portals (`scripts/bench_ericw.sh`).
 //!
-//! `cargo run --release -p srcmap-vvis --example prt_vis -- [--threads N] [--rows OUT] FILE.prt`
+//! `cargo run --release -p srcmap-vvis --example prt_vis -- [--threads N] [--rows OUT] [--siblings] FILE.prt`
 //!
 //! Prints one line of `key=value` figures: clusters, portals, the visible cluster pairs before
 //! and after vvis's symmetry cross-check (each cluster counted as seeing itself), the flow's
-//! seconds, and a hash of the PVS rows (FNV-1a over their words) to compare runs bit for bit.
-//! `--rows OUT` also writes the PVS, one line per cluster listing the clusters it sees.
+//! seconds, a hash of the PVS rows (FNV-1a over their words) to compare runs bit for bit, and the
+//! states the walk expanded (`chains`, a measure of work that does not depend on the load).
+//! `--rows OUT` also writes the PVS, one line per cluster listing the clusters it sees;
+//! `--siblings` runs [`FlowKind::FastSiblings`].
 
 use std::time::Instant;
 
-use srcmap_vvis::{NoProgress, Options, Portals, Threads, compute};
+use srcmap_vvis::{FlowKind, NoProgress, Options, Portals, Threads, compute};
 
 fn main() {
     let mut args = std::env::args().skip(1);
     let (mut threads, mut rows, mut path) = (Threads::ALL, None, None);
+    let mut flow = FlowKind::Fast;
     while let Some(a) = args.next() {
         match a.as_str() {
             "--threads" => threads = Threads(args.next().and_then(|s| s.parse().ok()).unwrap_or(0)),
             "--rows" => rows = args.next(),
+            "--siblings" => flow = FlowKind::FastSiblings,
             _ => path = Some(a),
         }
     }
     let Some(path) = path else {
-        eprintln!("usage: prt_vis [--threads N] [--rows OUT] FILE.prt");
+        eprintln!("usage: prt_vis [--threads N] [--rows OUT] [--siblings] FILE.prt");
         std::process::exit(2);
     };
     let text = std::fs::read_to_string(&path).unwrap_or_else(|e| {
@@ -37,6 +41,7 @@ fn main() {
     });
     let options = Options {
         threads,
+        flow,
         ..Options::default()
     };
     let start = Instant::now();
@@ -66,12 +71,13 @@ fn main() {
         });
     }
     println!(
-        "clusters={} portals={} pairs_before_crosscheck={} pairs={} threads={} flow_s={:.3} total_s={seconds:.3} pvs_hash={hash:016x}",
+        "clusters={} portals={} pairs_before_crosscheck={} pairs={} threads={} flow_s={:.3} total_s={seconds:.3} pvs_hash={hash:016x} states={}",
         report.count("clusters"),
         report.count("portals"),
         vis.total_visible,
         report.count("visible_pairs"),
         report.count("threads"),
         report.seconds("flow"),
+        report.count("chains"),
     );
 }

@@ -136,6 +136,20 @@ fn fast_flow_equals_reference_and_prt_round_trip() {
         if portals.portals.len() <= 600 {
             assert_eq!(fast.pvs, reference.pvs, "{}", path.display());
         }
+        // Knowing what the cluster's other portals saw prunes states, never what is seen.
+        let siblings = Options {
+            flow: FlowKind::FastSiblings,
+            ..Default::default()
+        };
+        let with_siblings = compute(&portals, true, None, &siblings, &NoProgress).unwrap().0;
+        for (c, (s, r)) in with_siblings.pvs.iter().zip(&reference.pvs).enumerate() {
+            let hidden: Vec<usize> = r.ones().filter(|&d| !s.get(d)).collect();
+            assert!(
+                hidden.is_empty(),
+                "{}: cluster {c} hides {hidden:?} knowing its siblings",
+                path.display()
+            );
+        }
         // Through a PRT file and back: same rounding, same answer.
         let reread = Portals::parse_prt(&portals.to_prt()).unwrap();
         let via_prt = compute(&reread, false, None, &Options::default(), &NoProgress)

@@ -53,11 +53,13 @@ fn golden_map(map: &str) {
     check_golden(&format!("{map}.pvs.txt"), &rows);
     assert_eq!(report.count("clusters"), u64::from(portals.num_clusters));
     assert_eq!(report.count("portals"), portals.portals.len() as u64);
-    // Valve's walk, and any thread count, give the same rows.
+    // Valve's walk, the walk knowing its cluster's other portals' results, and any thread
+    // count give the same rows.
     for (flow, threads) in [
         (FlowKind::Reference, 2),
         (FlowKind::Fast, 1),
         (FlowKind::Reference, 3),
+        (FlowKind::FastSiblings, 3),
     ] {
         let (other, _) = compute(&portals, false, None, &options(false, flow, threads), &NoProgress).unwrap();
         assert_eq!(dump::cluster_vis(&other), rows, "{flow:?} with {threads} threads");

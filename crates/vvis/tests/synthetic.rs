@@ -170,6 +170,7 @@ fn window_grid_is_the_same_for_any_thread_count_and_both_flows() {
         run(2, FlowKind::Fast),
         run(3, FlowKind::Fast),
         run(2, FlowKind::Reference),
+        run(3, FlowKind::FastSiblings),
     ] {
         assert_eq!(one.pvs, other.pvs);
         assert_eq!(one.pas, other.pas);

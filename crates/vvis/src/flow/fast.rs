@@ -16,9 +16,10 @@
 //!   (a few percent more states);
 //! - it looks for clusters, not portals. The PVS is per cluster (vvis's `ClusterMerge` ORs the
 //!   results of a cluster's portals), so another portal into a cluster that the base portal's
-//!   cluster is known to see (one its own portals lead into, or one the walk has found) is no
-//!   news, and a state whose might-see set holds nothing but found portals and such ones is not
-//!   expanded (`Walk::seen`).
+//!   cluster is known to see (one its own portals lead into, or one the walk has found; with
+//!   [`super::FlowKind::FastSiblings`] also one in the finished result of another portal out
+//!   of the same cluster) is no news, and a state whose might-see set holds nothing but found
+//!   portals and such ones is not expanded (`Walk::seen`).
 //!
 //!   This is exact for the walk's own cluster but not for the walks after it, which reuse its
 //!   result (vvis narrows a walk that goes through a finished portal to what that portal saw):
@@ -77,6 +78,9 @@ struct Walk<'a> {
     waiting: WidestFirst,
     /// At most this many bytes in `arena` (see [`ARENA_BYTES`]).
     walk_memory: usize,
+    /// [`super::FlowKind::FastSiblings`]: the clusters in the finished results of the base
+    /// cluster's other portals are known seen too.
+    know_siblings: bool,
 }
 
 /// The states of the widest-first walk, packed: each one's might-see words (`lo..hi`) and
@@ -354,6 +358,7 @@ pub(super) fn flow_one(
     done: Done<'_>,
     p: usize,
     walk_memory: usize,
+    know_siblings: bool,
 ) -> (Bits, Counters) {
     let portal = &graph.portals[p];
     let words = graph.words;
@@ -396,6 +401,7 @@ pub(super) fn flow_one(
         expand: scratch.expand,
         waiting: scratch.waiting,
         walk_memory,
+        know_siblings,
     };
     walk.start();
     // Depth first only when the states outgrow the memory budget.
@@ -434,7 +440,9 @@ pub(super) fn flow_one(
 
 impl Walk<'_> {
     /// Nothing found yet. The base portal's cluster is known to see the clusters its own
-    /// portals lead into, whatever the flow finds (`ClusterMerge` sets those portals' bits).
+    /// portals lead into, whatever the flow finds (`ClusterMerge` sets those portals' bits);
+    /// with `know_siblings`, also those in the finished results of its other portals that this
+    /// walk may reuse (`ClusterMerge` ORs them into the same row).
     fn start(&mut self) {
         self.vis.words.fill(0);
         self.seen.words.fill(0);
@@ -442,6 +450,15 @@ impl Walk<'_> {
         let from = self.graph.portals[self.base_portal ^ 1].leaf as usize;
         for &q in self.children.of(from) {
             self.know(self.graph.portals[q as usize].leaf as usize);
+        }
+        if self.know_siblings {
+            for &q in self.children.of(from) {
+                if let Some(v) = self.done.get(q as usize) {
+                    for r in v.ones() {
+                        self.know(self.graph.portals[r].leaf as usize);
+                    }
+                }
+            }
         }
     }
 
