@@ -93,3 +93,45 @@ fn terrain_example_compiles_its_displacement_and_lights_it() {
     let text = String::from_utf8_lossy(&info.stdout);
     assert!(text.contains("displacements: 1 (power 3: 1)"), "{text}");
 }
+
+/// `vvis --siblings` runs the quicker flow: fewer walk states than the default on a corpus
+/// map, and a PVS that holds every pair the default's does (it may only gain pairs).
+#[test]
+fn vvis_siblings_walks_less_and_loses_no_pair() {
+    let Some(corpus) = srcmap_corpus::root("vvis --siblings on a corpus map") else {
+        return;
+    };
+    let map = corpus.join("bsp/tbjmaps+dishonourable-discharge-ez2/subway01.bsp");
+    let dir = temp_dir("siblings");
+    let run = |name: &str, extra: &[&str]| {
+        let out = dir.join(name);
+        let run = srcmap()
+            .args(["vvis", "--no-prt", "--threads", "2", "--json", "-o"])
+            .arg(&out)
+            .arg(&map)
+            .args(extra)
+            .output()
+            .unwrap();
+        assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
+        let report: serde_json::Value = serde_json::from_slice(&run.stdout).unwrap();
+        let chains = report["counts"]["chains"].as_u64().unwrap();
+        let bsp = srcmap_bsp::Bsp::parse(&std::fs::read(&out).unwrap()).unwrap();
+        (chains, bsp.visibility.expect("a visibility lump"))
+    };
+    let (default_states, default_vis) = run("default.bsp", &[]);
+    let (sibling_states, sibling_vis) = run("siblings.bsp", &["--siblings"]);
+    assert!(
+        sibling_states < default_states,
+        "{sibling_states} states with --siblings, {default_states} without"
+    );
+    let n = default_vis.num_clusters as usize;
+    assert_eq!(sibling_vis.num_clusters as usize, n);
+    for a in 0..n {
+        for b in 0..n {
+            assert!(
+                !default_vis.can_see(a, b) || sibling_vis.can_see(a, b),
+                "cluster {a} sees {b} only without --siblings"
+            );
+        }
+    }
+}
