@@ -411,7 +411,12 @@ mod parallel_tests {
     fn parallel_rays_answer_as_the_bvh() {
         let scene = clutter();
         let mut rng = Rng(42);
-        let mut dirs = vec![[0.0, 0.0, 1.0], [0.0, 0.0, -1.0], [-0.0, 1.0, 0.0], [1.0, 0.0, 0.0]];
+        let mut dirs = vec![
+            [0.0, 0.0, 1.0],
+            [0.0, 0.0, -1.0],
+            [-0.0, 1.0, 0.0],
+            [1.0, 0.0, 0.0],
+        ];
         for _ in 0..12 {
             let d = rng.point(2.0) - Vec3A::ONE;
             dirs.push((d * 3.0).into());
