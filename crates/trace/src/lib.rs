@@ -19,6 +19,9 @@
 
 use std::time::Duration;
 
+mod parallel;
+pub use parallel::ParallelRays;
+
 use glam::Vec3A;
 use obvhs::BvhBuildParams;
 use obvhs::aabb::Aabb;
@@ -249,7 +252,7 @@ impl Tracer for Scene {
 mod tests {
     use super::*;
 
-    fn grid(n: usize) -> SceneBuilder {
+    pub(super) fn grid(n: usize) -> SceneBuilder {
         // n*n unit quads at z = 0, payload = quad index.
         let mut b = SceneBuilder::new();
         for y in 0..n {
@@ -360,5 +363,102 @@ mod tests {
         assert!(scene.is_empty());
         assert!(scene.closest([0.0; 3], [1.0, 0.0, 0.0], 1e9).is_none());
         assert!(!scene.occluded([0.0; 3], [1.0, 0.0, 0.0], 1e9));
+    }
+}
+
+#[cfg(test)]
+mod parallel_tests {
+    use super::tests::grid;
+    use super::*;
+
+    /// A small deterministic generator (xorshift) for test scenes.
+    struct Rng(u64);
+    impl Rng {
+        fn next(&mut self) -> f32 {
+            self.0 ^= self.0 << 13;
+            self.0 ^= self.0 >> 7;
+            self.0 ^= self.0 << 17;
+            (self.0 >> 40) as f32 / (1u64 << 24) as f32
+        }
+        fn point(&mut self, scale: f32) -> Vec3A {
+            Vec3A::new(self.next(), self.next(), self.next()) * scale
+        }
+    }
+
+    /// Boxes of every size (small clutter, a few huge walls), axis-aligned quads and random
+    /// triangles, like a map's mix.
+    fn clutter() -> Scene {
+        let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+        let mut b = grid(24);
+        for i in 0..400 {
+            let a = rng.point(24.0);
+            let size = if i % 50 == 0 { 200.0 } else { 3.0 };
+            let c = a + (rng.point(1.0) - Vec3A::splat(0.5)) * size;
+            let e = a + (rng.point(1.0) - Vec3A::splat(0.5)) * size;
+            b.add_triangle(a.into(), c.into(), e.into(), if i % 7 == 0 { 1 << 31 } else { i });
+        }
+        for k in 0..6 {
+            let z = 2.0 + k as f32 * 3.0;
+            b.add_polygon(
+                &[[4.0, 4.0, z], [12.0, 4.0, z], [12.0, 12.0, z], [4.0, 12.0, z]],
+                1000 + k,
+            );
+        }
+        b.build()
+    }
+
+    #[test]
+    fn parallel_rays_answer_as_the_bvh() {
+        let scene = clutter();
+        let mut rng = Rng(42);
+        let mut dirs = vec![
+            [0.0, 0.0, 1.0],
+            [0.0, 0.0, -1.0],
+            [-0.0, 1.0, 0.0],
+            [1.0, 0.0, 0.0],
+        ];
+        for _ in 0..12 {
+            let d = rng.point(2.0) - Vec3A::ONE;
+            dirs.push((d * 3.0).into());
+        }
+        let (mut hits, mut compared) = (0, 0);
+        for dir in dirs {
+            let along = ParallelRays::new(&scene, dir);
+            for _ in 0..3000 {
+                let o: [f32; 3] = (rng.point(30.0) - Vec3A::splat(3.0)).into();
+                let max_t = if rng.next() < 0.3 { 5.0 } else { 1e5 };
+                let want = scene.closest(o, dir, max_t);
+                let got = along.closest(o, dir, max_t);
+                compared += 1;
+                hits += usize::from(want.is_some());
+                assert_eq!(want.map(|h| h.t), got.map(|h| h.t), "{o:?} {dir:?}");
+                if let (Some(w), Some(g)) = (want, got)
+                    && w.triangle != g.triangle
+                {
+                    // Only a tie may pick another triangle.
+                    assert_eq!(w.t, g.t);
+                }
+                for ignore in [0, 1 << 31] {
+                    assert_eq!(
+                        scene.occluded_except(o, dir, max_t, ignore),
+                        along.occluded_except(o, dir, max_t, ignore),
+                        "{o:?} {dir:?} {ignore}"
+                    );
+                }
+            }
+            // Another direction falls back to the BVH.
+            let other = [0.3, 0.2, 1.0];
+            let o = [5.0, 5.0, -3.0];
+            assert_eq!(scene.closest(o, other, 1e5), along.closest(o, other, 1e5));
+        }
+        assert!(hits > compared / 4, "{hits} of {compared}");
+    }
+
+    #[test]
+    fn parallel_rays_of_an_empty_scene_never_hit() {
+        let scene = SceneBuilder::new().build();
+        let along = ParallelRays::new(&scene, [0.0, 0.0, 1.0]);
+        assert!(along.closest([0.0; 3], [0.0, 0.0, 1.0], 1e9).is_none());
+        assert!(!along.occluded([0.0; 3], [0.0, 0.0, 1.0], 1e9));
     }
 }

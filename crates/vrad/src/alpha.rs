@@ -62,6 +62,24 @@ impl Occluders {
         }
     }
 
+    /// These occluders traced through `inner`, another tracer of the same scene (a
+    /// [`srcmap_trace::ParallelRays`] of it), with the same texture test.
+    pub fn through<'a>(&'a self, inner: &'a dyn Tracer) -> AlphaTested<'a> {
+        AlphaTested {
+            inner,
+            alpha: &self.alpha,
+        }
+    }
+}
+
+/// A tracer of the occluder scene whose hits on textured triangles pass where the texture
+/// is clear.
+pub struct AlphaTested<'a> {
+    inner: &'a dyn Tracer,
+    alpha: &'a HashMap<u32, AlphaTriangle>,
+}
+
+impl AlphaTested<'_> {
     /// The first hit that blocks: not of a payload in `ignore`, and not where a textured
     /// triangle is clear.
     fn first_blocking(&self, origin: [f32; 3], dir: [f32; 3], max_t: f32, ignore: u32) -> Option<Hit> {
@@ -70,7 +88,7 @@ impl Occluders {
         // Bounded: a ray crossing more clear triangles than this counts as blocked.
         for _ in 0..256 {
             let from = o + d * start;
-            let hit = self.scene.closest(from.to_array(), dir, max_t - start)?;
+            let hit = self.inner.closest(from.to_array(), dir, max_t - start)?;
             let t = hit.t + start;
             let clear = hit.payload & ignore != 0
                 || self
@@ -85,28 +103,41 @@ impl Occluders {
                 return None;
             }
         }
-        self.scene.closest(origin, dir, max_t)
+        self.inner.closest(origin, dir, max_t)
     }
 }
 
-impl Tracer for Occluders {
+impl Tracer for AlphaTested<'_> {
     fn closest(&self, origin: [f32; 3], dir: [f32; 3], max_t: f32) -> Option<Hit> {
         if self.alpha.is_empty() {
-            return self.scene.closest(origin, dir, max_t);
+            return self.inner.closest(origin, dir, max_t);
         }
         self.first_blocking(origin, dir, max_t, 0)
     }
     fn occluded(&self, origin: [f32; 3], dir: [f32; 3], max_t: f32) -> bool {
         if self.alpha.is_empty() {
-            return self.scene.occluded(origin, dir, max_t);
+            return self.inner.occluded(origin, dir, max_t);
         }
         self.first_blocking(origin, dir, max_t, 0).is_some()
     }
     fn occluded_except(&self, origin: [f32; 3], dir: [f32; 3], max_t: f32, ignore: u32) -> bool {
         if self.alpha.is_empty() {
-            return self.scene.occluded_except(origin, dir, max_t, ignore);
+            return self.inner.occluded_except(origin, dir, max_t, ignore);
         }
         self.first_blocking(origin, dir, max_t, ignore).is_some()
+    }
+}
+
+impl Tracer for Occluders {
+    fn closest(&self, origin: [f32; 3], dir: [f32; 3], max_t: f32) -> Option<Hit> {
+        self.through(&self.scene).closest(origin, dir, max_t)
+    }
+    fn occluded(&self, origin: [f32; 3], dir: [f32; 3], max_t: f32) -> bool {
+        self.through(&self.scene).occluded(origin, dir, max_t)
+    }
+    fn occluded_except(&self, origin: [f32; 3], dir: [f32; 3], max_t: f32, ignore: u32) -> bool {
+        self.through(&self.scene)
+            .occluded_except(origin, dir, max_t, ignore)
     }
 }
 
@@ -164,6 +195,13 @@ mod tests {
             assert!(quad.occluded([7.5, y, 5.0], down, 10.0), "opaque at y {y}");
             let hit = quad.closest([7.5, y, 5.0], down, 10.0).unwrap();
             assert!((hit.t - 5.0).abs() < 1e-4);
+        }
+        // The same answers through a parallel-ray buffer of the scene along the rays.
+        let along = srcmap_trace::ParallelRays::new(&quad.scene, down);
+        let through = quad.through(&along);
+        for (x, clear) in [(1.5, true), (7.5, false)] {
+            assert_eq!(through.occluded([x, 5.0, 5.0], down, 10.0), !clear);
+            assert_eq!(through.closest([x, 5.0, 5.0], down, 10.0).is_none(), clear);
         }
         // Without textures the same quad blocks everywhere.
         let mut opaque = half_clear_quad();

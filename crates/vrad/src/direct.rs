@@ -3,7 +3,7 @@
 
 use glam::{Vec2, Vec3};
 use rayon::prelude::*;
-use srcmap_trace::Tracer;
+use srcmap_trace::{ParallelRays, Tracer};
 
 use crate::displacement::DispSurface;
 use crate::faces::{FaceGeom, bump_normals};
@@ -261,6 +261,10 @@ pub(crate) fn direct_lighting(
             }
         })
         .collect();
+    let sky_table = lights
+        .iter()
+        .find(|l| l.kind == LightKind::SkyAmbient)
+        .map(|sky_light| SkyTable::trace(world, sky_light, &shadows));
     // As VRAD (`do_extra`, on unless -fast): luxels on a sharp change are re-lit from
     // sub-samples. It matters most beside texture lights, whose cos/d² spikes on the nearest
     // luxels (measurements in docs/vrad-measurements.md).
@@ -276,7 +280,16 @@ pub(crate) fn direct_lighting(
         .enumerate()
         .map(|(i, face)| {
             let fl = if face.lit {
-                light_face(world, i, ranges, &light_clusters, &shadows, counters, supersample)
+                light_face(
+                    world,
+                    i,
+                    ranges,
+                    &light_clusters,
+                    &shadows,
+                    sky_table.as_ref(),
+                    counters,
+                    supersample,
+                )
             } else {
                 vec![FaceLight::default(); ranges.len()]
             };
@@ -297,12 +310,14 @@ pub(crate) fn direct_lighting(
     out
 }
 
+#[allow(clippy::too_many_arguments)]
 fn light_face(
     world: &World,
     index: usize,
     ranges: &[&[Light]],
     light_clusters: &[i32],
     shadows: &Shadows<'_>,
+    sky_table: Option<&SkyTable>,
     counters: &Counters,
     supersample: bool,
 ) -> Vec<FaceLight> {
@@ -348,12 +363,22 @@ fn light_face(
             .collect();
         let sky_ambient = (light.kind == LightKind::SkyAmbient).then(|| {
             let traced_before = rays;
+            let reaches = |l: usize, k: usize| match sky_table {
+                Some(table) => table.reaches(index, l, k),
+                None => reaches_sky(
+                    shadows.scene,
+                    shadows.sky_faces,
+                    shadows.sky3d,
+                    samples.pos[l],
+                    shadows.sky_dirs[k],
+                ),
+            };
             let sky = sky_ambient_face(
-                shadows,
-                &samples.pos[..luxels],
+                shadows.sky_dirs,
                 &luxel_normals,
                 bump_count,
                 &reachable,
+                &reaches,
                 &mut rays,
             );
             sky_ambient_rays += rays - traced_before;
@@ -431,29 +456,23 @@ fn light_face(
 }
 
 /// The sky ambient of every luxel with `reachable` set (`None`: none arrives), as [`gather`]
-/// gives it. Traced direction by direction across the face: neighbouring luxels' parallel
-/// rays walk the same BVH nodes back to back. Each luxel still sums its directions in order.
+/// gives it; `reaches(luxel, k)` answers whether `sky_dirs[k]` reaches the sky from a luxel.
+/// Each luxel sums its directions in order.
 fn sky_ambient_face(
-    shadows: &Shadows<'_>,
-    positions: &[Vec3],
+    sky_dirs: &[Vec3],
     normals: &[[Vec3; 4]],
     bump_count: usize,
     reachable: &[bool],
+    reaches: &dyn Fn(usize, usize) -> bool,
     rays: &mut u64,
 ) -> Vec<Option<[f32; 4]>> {
-    let Shadows {
-        scene,
-        sky_faces,
-        sky3d,
-        sky_dirs,
-    } = *shadows;
-    let mut sums = vec![SkyAmbient::default(); positions.len()];
-    for &d in sky_dirs {
+    let mut sums = vec![SkyAmbient::default(); normals.len()];
+    for (k, &d) in sky_dirs.iter().enumerate() {
         for (l, sum) in sums.iter_mut().enumerate() {
             if reachable[l] {
                 sum.add(&normals[l][..bump_count], d, || {
                     *rays += 1;
-                    reaches_sky(scene, sky_faces, sky3d, positions[l], d)
+                    reaches(l, k)
                 });
             }
         }
@@ -464,6 +483,66 @@ fn sky_ambient_face(
             sum.finish(bump_count, &mut out).then_some(out)
         })
         .collect()
+}
+
+/// Whether each sky-ambient direction reaches the sky from each luxel the sky light may
+/// reach, traced direction by direction over the whole map: one direction's rays are all
+/// parallel, so each is answered by a [`ParallelRays`] of the occluders built for it (and
+/// dropped after), far cheaper per ray than the BVH. Results are the BVH's but for exact ties.
+struct SkyTable {
+    /// Per face, its first luxel's index in the rows.
+    first_luxel: Vec<usize>,
+    /// Per direction, a bit per luxel: it reaches the sky (only where it lies in front).
+    rows: Vec<Vec<u64>>,
+}
+
+impl SkyTable {
+    fn trace(world: &World, sky_light: &Light, shadows: &Shadows<'_>) -> SkyTable {
+        let mut first_luxel = Vec::with_capacity(world.faces.len());
+        let mut total = 0;
+        for face in &world.faces {
+            first_luxel.push(total);
+            if face.lit {
+                total += face.luxel_count();
+            }
+        }
+        let occluders = &world.occluders;
+        let sky_faces = shadows.sky_faces.map(|_| &world.sky_faces);
+        let rows = shadows
+            .sky_dirs
+            .par_iter()
+            .map(|&d| {
+                let scene = ParallelRays::new(&occluders.scene, d.to_array());
+                let scene = occluders.through(&scene);
+                let sky = sky_faces.map(|s| ParallelRays::new(s, d.to_array()));
+                let mut row = vec![0u64; total.div_ceil(64)];
+                for (i, (face, samples)) in world.faces.iter().zip(&world.samples).enumerate() {
+                    if !face.lit {
+                        continue;
+                    }
+                    for l in 0..face.luxel_count() {
+                        let cluster = samples.cluster.get(l).copied().unwrap_or(-1);
+                        // As `SkyAmbient::add`: only directions in front are traced.
+                        if samples.normal[l].dot(d) <= 0.001 || !world.sees(sky_light, -1, cluster) {
+                            continue;
+                        }
+                        let sky = sky.as_ref().map(|s| s as &dyn Tracer);
+                        if reaches_sky(&scene, sky, shadows.sky3d, samples.pos[l], d) {
+                            let bit = first_luxel[i] + l;
+                            row[bit / 64] |= 1 << (bit % 64);
+                        }
+                    }
+                }
+                row
+            })
+            .collect();
+        SkyTable { first_luxel, rows }
+    }
+
+    fn reaches(&self, face: usize, luxel: usize, k: usize) -> bool {
+        let bit = self.first_luxel[face] + luxel;
+        self.rows[k][bit / 64] >> (bit % 64) & 1 != 0
+    }
 }
 
 /// VRAD lights a displacement at sample points between its luxels, then gives each luxel

@@ -1,0 +1,377 @@
+//! Many rays in one direction: a "parallel-ray light buffer". Every triangle is projected
+//! onto the plane normal to the direction and binned into 2D grids; a ray is then a point of
+//! that plane and walks only its cell's triangles, nearest first, through the same exact
+//! triangle test the BVH runs. Answers are the BVH's (the closest hit, or whether anything is
+//! hit), except which of two hits at exactly the same distance is reported.
+//!
+//! A triangle goes to the finest grid level whose cells are at least as large as its
+//! projected box, so it lands in at most 2×2 cells of one level: memory stays about four
+//! entries a triangle however large the triangles are.
+
+use glam::Vec3A;
+
+use crate::{Hit, Scene, Tracer, intersect, ray};
+
+/// One triangle in one cell: its depth range along the direction and its projected edges
+/// (all padded), and its slot in the scene's triangle table.
+#[derive(Debug, Clone, Copy)]
+struct Entry {
+    near: f32,
+    far: f32,
+    slot: u32,
+    /// Per edge `[a, b, c]`: a ray at `(x, y)` may hit the triangle only where
+    /// `a x + b y + c >= 0` for all three.
+    edges: [[f32; 3]; 3],
+}
+
+impl Entry {
+    #[inline(always)]
+    fn may_contain(&self, x: f32, y: f32) -> bool {
+        self.edges.iter().all(|e| e[0] * x + e[1] * y + e[2] >= 0.0)
+    }
+}
+
+/// One grid level: square cells of `cell` units from `min`, `nx × ny` of them, whose
+/// entry ranges start at `first_cell` in [`ParallelRays::cell_start`].
+#[derive(Debug, Clone)]
+struct Level {
+    min: [f32; 2],
+    inv_cell: f32,
+    nx: usize,
+    ny: usize,
+    first_cell: usize,
+}
+
+/// A triangle's level holds it in at most this many cells (plus one) along each axis.
+const SPAN: f32 = 8.0;
+
+/// A projected triangle and its slack.
+#[derive(Debug, Clone, Copy)]
+struct Shape2 {
+    corners: [[f32; 2]; 3],
+    pad: f32,
+}
+
+impl Shape2 {
+    /// The padded inward edge equations of [`Entry::edges`]; always true seen edge-on.
+    fn edges(&self) -> [[f32; 3]; 3] {
+        let [a, b, c] = self.corners;
+        let cross = (b[0] - a[0]) * (c[1] - a[1]) - (b[1] - a[1]) * (c[0] - a[0]);
+        if cross.abs() <= 1e-6 {
+            return [[0.0; 3]; 3];
+        }
+        [(a, b), (b, c), (c, a)].map(|(p, q)| {
+            let n = [-(q[1] - p[1]) * cross.signum(), (q[0] - p[0]) * cross.signum()];
+            let len = (n[0] * n[0] + n[1] * n[1]).sqrt();
+            if len <= 0.0 {
+                return [0.0; 3];
+            }
+            let n = [n[0] / len, n[1] / len];
+            [n[0], n[1], self.pad - n[0] * p[0] - n[1] * p[1]]
+        })
+    }
+
+    /// Whether the rectangle `[x0, y0, x1, y1]` grown by the slack may overlap the triangle:
+    /// false only when it lies wholly outside one of its edges (the box axes are the caller's).
+    fn may_overlap(&self, r: [f32; 4]) -> bool {
+        let [a, b, c] = self.corners;
+        let cross = (b[0] - a[0]) * (c[1] - a[1]) - (b[1] - a[1]) * (c[0] - a[0]);
+        if cross.abs() <= 1e-6 {
+            // Seen edge-on: its box says all.
+            return true;
+        }
+        let r = [r[0] - self.pad, r[1] - self.pad, r[2] + self.pad, r[3] + self.pad];
+        [(a, b), (b, c), (c, a)].into_iter().all(|(p, q)| {
+            // Inward normal of edge p→q (the triangle's winding decides the side).
+            let n = [-(q[1] - p[1]) * cross.signum(), (q[0] - p[0]) * cross.signum()];
+            let x = if n[0] >= 0.0 { r[2] } else { r[0] };
+            let y = if n[1] >= 0.0 { r[3] } else { r[1] };
+            n[0] * (x - p[0]) + n[1] * (y - p[1]) >= 0.0
+        })
+    }
+}
+
+impl Level {
+    /// The cells (global indices) a padded box `[min x, min y, max x, max y]` overlaps, of
+    /// those the triangle `shape` may overlap.
+    fn cells<'a>(&'a self, b: &[f32; 4], shape: &'a Shape2) -> impl Iterator<Item = usize> + 'a {
+        let clamp = |x: f32, n: usize| (x.max(0.0) as usize).min(n - 1);
+        let x0 = clamp((b[0] - self.min[0]) * self.inv_cell, self.nx);
+        let x1 = clamp((b[2] - self.min[0]) * self.inv_cell, self.nx);
+        let y0 = clamp((b[1] - self.min[1]) * self.inv_cell, self.ny);
+        let y1 = clamp((b[3] - self.min[1]) * self.inv_cell, self.ny);
+        let cell = 1.0 / self.inv_cell;
+        (y0..=y1)
+            .flat_map(move |y| (x0..=x1).map(move |x| (x, y)))
+            .filter(move |&(x, y)| {
+                let (x0, y0) = (self.min[0] + x as f32 * cell, self.min[1] + y as f32 * cell);
+                shape.may_overlap([x0, y0, x0 + cell, y0 + cell])
+            })
+            .map(move |(x, y)| self.first_cell + y * self.nx + x)
+    }
+}
+
+/// A scene prepared for rays along one direction; other directions fall back to the BVH.
+pub struct ParallelRays<'s> {
+    scene: &'s Scene,
+    /// The direction as [`ray`] hands it to the triangle test.
+    dir: [f32; 3],
+    /// Plane axes and the unit direction.
+    axes: [Vec3A; 3],
+    /// 1 / |dir|: depth differences to ray distances.
+    inv_len: f32,
+    levels: Vec<Level>,
+    /// Per cell of every level, where its entries start (one past the end: the next one's).
+    cell_start: Vec<u32>,
+    entries: Vec<Entry>,
+}
+
+impl std::fmt::Debug for ParallelRays<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ParallelRays")
+            .field("dir", &self.dir)
+            .field("levels", &self.levels.len())
+            .field("entries", &self.entries.len())
+            .finish()
+    }
+}
+
+/// Slack on projected coordinates: f32 rounding of a dot product at map coordinates (up to
+/// ~5e4 units: a few thousandths), plus the triangle test's barycentric tolerance (1e-5 of
+/// an edge), several times over.
+fn slack(magnitude: f32, extent: f32) -> f32 {
+    0.05 + magnitude * 4e-6 + extent * 1e-4
+}
+
+impl<'s> ParallelRays<'s> {
+    /// Bins `scene`'s triangles for rays along `dir` (not zero).
+    pub fn new(scene: &'s Scene, dir: [f32; 3]) -> ParallelRays<'s> {
+        let dir = ray([0.0; 3], dir, 1.0).direction.to_array();
+        let d = Vec3A::from(dir);
+        let len = d.length();
+        let w = if len > 0.0 { d / len } else { Vec3A::Z };
+        let helper = if w.z.abs() < 0.9 { Vec3A::Z } else { Vec3A::X };
+        let u = helper.cross(w).normalize();
+        let v = w.cross(u);
+        let mut out = ParallelRays {
+            scene,
+            dir,
+            axes: [u, v, w],
+            inv_len: if len > 0.0 { 1.0 / len } else { 0.0 },
+            levels: Vec::new(),
+            cell_start: Vec::new(),
+            entries: Vec::new(),
+        };
+        out.bin();
+        out
+    }
+
+    /// The direction these rays share.
+    pub fn direction(&self) -> [f32; 3] {
+        self.dir
+    }
+
+    /// Projected 2D boxes, depth ranges (all padded), then the levels and their cells.
+    fn bin(&mut self) {
+        let tris = &self.scene.triangles;
+        if tris.is_empty() {
+            return;
+        }
+        let [u, v, w] = self.axes;
+        // Per triangle: [min x, min y, max x, max y], [near, far].
+        let mut boxes = Vec::with_capacity(tris.len());
+        let (mut lo, mut hi) = ([f32::INFINITY; 2], [f32::NEG_INFINITY; 2]);
+        for t in tris {
+            let p = [t.v0, t.v1, t.v2];
+            let xs = p.map(|p| p.dot(u));
+            let ys = p.map(|p| p.dot(v));
+            let zs = p.map(|p| p.dot(w));
+            let magnitude = p.iter().map(|p| p.abs().max_element()).fold(0.0, f32::max);
+            let min = |a: [f32; 3]| a[0].min(a[1]).min(a[2]);
+            let max = |a: [f32; 3]| a[0].max(a[1]).max(a[2]);
+            let extent = (max(xs) - min(xs)).max(max(ys) - min(ys)).max(max(zs) - min(zs));
+            let pad = slack(magnitude, extent);
+            let b = [min(xs) - pad, min(ys) - pad, max(xs) + pad, max(ys) + pad];
+            lo = [lo[0].min(b[0]), lo[1].min(b[1])];
+            hi = [hi[0].max(b[2]), hi[1].max(b[3])];
+            let shape = Shape2 {
+                corners: [0, 1, 2].map(|i| [xs[i], ys[i]]),
+                pad,
+            };
+            boxes.push((b, [min(zs) - pad, max(zs) + pad], shape));
+        }
+        // Finest cells: a sixteenth of a triangle's share of the projected area each.
+        let (width, height) = (hi[0] - lo[0], hi[1] - lo[1]);
+        let fine = ((width * height) / (16.0 * tris.len() as f32)).sqrt().max(1.0);
+        let mut cell = fine;
+        let mut total = 0;
+        loop {
+            let nx = (width / cell).floor() as usize + 1;
+            let ny = (height / cell).floor() as usize + 1;
+            self.levels.push(Level {
+                min: lo,
+                inv_cell: 1.0 / cell,
+                nx,
+                ny,
+                first_cell: total,
+            });
+            total += nx * ny;
+            if nx <= 2 && ny <= 2 {
+                break;
+            }
+            cell *= 2.0;
+        }
+        let level_count = self.levels.len();
+        let level_of = |b: &[f32; 4]| {
+            let size = (b[2] - b[0]).max(b[3] - b[1]);
+            let mut k = 0;
+            let mut cell = fine;
+            while cell * SPAN < size && k + 1 < level_count {
+                cell *= 2.0;
+                k += 1;
+            }
+            k
+        };
+        // Counting sort of (cell, entry) pairs.
+        let mut count = vec![0u32; total + 1];
+        let placed: Vec<usize> = boxes.iter().map(|(b, _, _)| level_of(b)).collect();
+        for ((b, _, shape), &k) in boxes.iter().zip(&placed) {
+            for c in self.levels[k].cells(b, shape) {
+                count[c + 1] += 1;
+            }
+        }
+        for i in 1..count.len() {
+            count[i] += count[i - 1];
+        }
+        let mut fill = count.clone();
+        let mut entries = vec![
+            Entry {
+                near: 0.0,
+                far: 0.0,
+                slot: 0,
+                edges: [[0.0; 3]; 3],
+            };
+            count[total] as usize
+        ];
+        for (slot, ((b, depth, shape), &k)) in boxes.iter().zip(&placed).enumerate() {
+            for c in self.levels[k].cells(b, shape) {
+                entries[fill[c] as usize] = Entry {
+                    near: depth[0],
+                    far: depth[1],
+                    slot: slot as u32,
+                    edges: shape.edges(),
+                };
+                fill[c] += 1;
+            }
+        }
+        for c in 0..total {
+            entries[count[c] as usize..count[c + 1] as usize]
+                .sort_unstable_by(|a, b| a.near.total_cmp(&b.near).then(a.slot.cmp(&b.slot)));
+        }
+        // Levels no triangle went to cost every ray a lookup for nothing.
+        self.levels
+            .retain(|l| count[l.first_cell + l.nx * l.ny] > count[l.first_cell]);
+        // Coarse levels first: their large triangles are the likely hits, and a hit found
+        // early ends the other cells' walks early.
+        self.levels.reverse();
+        self.cell_start = count;
+        self.entries = entries;
+    }
+
+    /// The entries of `level`'s cell holding the point `(x, y)` of the plane.
+    #[inline(always)]
+    fn cell(&self, level: &Level, x: f32, y: f32) -> &[Entry] {
+        let cx = (x - level.min[0]) * level.inv_cell;
+        let cy = (y - level.min[1]) * level.inv_cell;
+        if !(cx >= 0.0 && cy >= 0.0) {
+            return &[];
+        }
+        let (cx, cy) = (cx as usize, cy as usize);
+        if cx >= level.nx || cy >= level.ny {
+            return &[];
+        }
+        let c = level.first_cell + cy * level.nx + cx;
+        &self.entries[self.cell_start[c] as usize..self.cell_start[c + 1] as usize]
+    }
+
+    /// Walks the triangles a ray from `origin` may hit before `max_t`, nearest first within
+    /// each cell, calling `visit(slot, t)` with each hit's distance; `visit` returns the new
+    /// bound (hits at or beyond it are not wanted), or `None` to stop.
+    #[inline(always)]
+    fn walk(&self, origin: [f32; 3], max_t: f32, mut visit: impl FnMut(u32, f32) -> Option<f32>) {
+        let ray = ray(origin, self.dir, max_t);
+        let [u, v, w] = self.axes;
+        let (x, y, depth) = (ray.origin.dot(u), ray.origin.dot(v), ray.origin.dot(w));
+        let mut bound = max_t;
+        for level in &self.levels {
+            for e in self.cell(level, x, y) {
+                if (e.near - depth) * self.inv_len >= bound {
+                    break;
+                }
+                if e.far < depth || !e.may_contain(x, y) {
+                    continue;
+                }
+                let t = intersect(&self.scene.triangles[e.slot as usize], &ray);
+                if t < bound {
+                    match visit(e.slot, t) {
+                        Some(b) => bound = b,
+                        None => return,
+                    }
+                }
+            }
+        }
+    }
+
+    /// The nearest hit before `max_t` (the BVH's `closest`, along this direction).
+    fn closest_along(&self, origin: [f32; 3], max_t: f32) -> Option<Hit> {
+        let mut best = None;
+        self.walk(origin, max_t, |slot, t| {
+            best = Some((slot, t));
+            Some(t)
+        });
+        best.map(|(slot, t)| Hit {
+            t,
+            payload: self.scene.payloads[slot as usize],
+            triangle: self.scene.original[slot as usize],
+        })
+    }
+
+    /// Whether a triangle whose payload has none of `ignore`'s bits lies before `max_t`.
+    fn occluded_along(&self, origin: [f32; 3], max_t: f32, ignore: u32) -> bool {
+        let mut hit = false;
+        self.walk(origin, max_t, |slot, _| {
+            if self.scene.payloads[slot as usize] & ignore != 0 {
+                return Some(max_t);
+            }
+            hit = true;
+            None
+        });
+        hit
+    }
+
+    fn along(&self, dir: [f32; 3]) -> bool {
+        ray([0.0; 3], dir, 1.0).direction.to_array() == self.dir
+    }
+}
+
+impl Tracer for ParallelRays<'_> {
+    fn closest(&self, origin: [f32; 3], dir: [f32; 3], max_t: f32) -> Option<Hit> {
+        if self.along(dir) {
+            self.closest_along(origin, max_t)
+        } else {
+            self.scene.closest(origin, dir, max_t)
+        }
+    }
+
+    fn occluded(&self, origin: [f32; 3], dir: [f32; 3], max_t: f32) -> bool {
+        self.occluded_except(origin, dir, max_t, 0)
+    }
+
+    fn occluded_except(&self, origin: [f32; 3], dir: [f32; 3], max_t: f32, ignore: u32) -> bool {
+        if self.along(dir) {
+            self.occluded_along(origin, max_t, ignore)
+        } else {
+            self.scene.occluded_except(origin, dir, max_t, ignore)
+        }
+    }
+}
