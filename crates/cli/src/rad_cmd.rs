@@ -210,6 +210,24 @@ pub fn vrad(args: &VradArgs) -> anyhow::Result<()> {
     }
     let input =
         std::fs::read(&args.bsp).map_err(|e| anyhow::anyhow!("{}: cannot read: {e}", args.bsp.display()))?;
+    let options = vrad_options(args)?;
+    let progress = crate::progress::Bar::new(args.quiet || args.json);
+    let start = Instant::now();
+    let (bytes, report) = srcmap_vrad::relight(&input, &options, &progress)
+        .map_err(|e| anyhow::anyhow!("{}: {e}", args.bsp.display()))?;
+    crate::write_output(out, &bytes)?;
+    let total = start.elapsed().as_secs_f64();
+    if args.json {
+        crate::print_json(&json_report(&report, total)?)?;
+    } else if !args.quiet {
+        print_summary(args, out, &report, total);
+    }
+    Ok(())
+}
+
+/// The relight options `srcmap vrad`'s flags ask for (texture lights, materials and models
+/// read here).
+fn vrad_options(args: &VradArgs) -> anyhow::Result<srcmap_vrad::Options> {
     let rad = RadOptions {
         fast: args.fast,
         final_: args.final_,
@@ -244,83 +262,76 @@ pub fn vrad(args: &VradArgs) -> anyhow::Result<()> {
         samples: args.ao_samples as usize,
         scale: args.ao_scale,
     });
-    let progress = crate::progress::Bar::new(args.quiet || args.json);
-    let start = Instant::now();
-    let (bytes, report) = srcmap_vrad::relight(&input, &options, &progress)
-        .map_err(|e| anyhow::anyhow!("{}: {e}", args.bsp.display()))?;
-    let out = args.output.as_ref().unwrap_or(&args.bsp);
-    crate::write_output(out, &bytes)?;
-    let total = start.elapsed().as_secs_f64();
-    if args.json {
-        crate::print_json(&json_report(&report, total)?)?;
-    } else if !args.quiet {
-        for w in &report.warnings {
-            eprintln!("warning: {w}");
-        }
-        if args.game.is_some() || args.materials.is_some() {
-            eprintln!(
-                "materials: {} reflectivities and {} bump flags taken from game content or the table; {} brushes see-through (no shadow)",
-                report.count(counts::MATERIALS_REFLECTIVITY),
-                report.count(counts::MATERIALS_BUMP_CHANGED),
-                report.count(counts::SEE_THROUGH_BRUSHES)
-            );
-        }
-        let props = report.count(counts::STATIC_PROPS);
-        if props > 0 {
-            eprintln!(
-                "static props: {props}, {} casting shadows ({} triangles), {} without a model",
-                report.count(counts::PROP_SHADOW_CASTERS),
-                report.count(counts::PROP_SHADOW_TRIANGLES),
-                report.count(counts::PROPS_WITHOUT_MODEL)
-            );
-        }
-        let vhv = report.count(counts::VHV_FILES);
-        if vhv > 0 {
-            eprintln!("packed {vhv} per-vertex prop lighting files (sp_*.vhv)");
-        }
-        let ppl = report.count(counts::PPL_FILES);
-        if ppl > 0 {
-            eprintln!("packed {ppl} per-texel prop lighting files (texelslighting_*.ppl)");
-        }
-        let textured = report.count(counts::TEXTURE_SHADOW_TRIANGLES);
-        if textured > 0 {
-            eprintln!("texture shadows: {textured} prop triangles let light through their clear texels");
-        }
-        let occluded = report.count(counts::OCCLUDED_LUXELS);
-        if occluded > 0 {
-            eprintln!("ambient occlusion darkened {occluded} luxels");
-        }
-        let detail = report.count(counts::DETAIL_PROPS_LIT);
-        if detail > 0 {
-            eprintln!(
-                "detail props lit: {detail}, {} light-style entries",
-                report.count(counts::DETAIL_STYLE_ENTRIES)
-            );
-        }
-        let harvested = report.count(counts::TEXLIGHTS_HARVESTED);
+    Ok(options)
+}
+
+/// What the run did, for a person: material and prop sources, files packed, counts and speed.
+fn print_summary(args: &VradArgs, out: &std::path::Path, report: &Report, total: f64) {
+    for w in &report.warnings {
+        eprintln!("warning: {w}");
+    }
+    if args.game.is_some() || args.materials.is_some() {
         eprintln!(
-            "{}: {} lit faces, {} luxels, {} lights ({} texture-light patches{}), {} bounces, {} leaves with ambient cubes",
-            out.display(),
-            report.count(counts::LIT_FACES),
-            report.count(counts::LUXELS),
-            report.count(counts::LIGHTS),
-            report.count(counts::SURFACE_LIGHTS),
-            if harvested > 0 {
-                format!("; {harvested} texture lights recovered from the map's world lights")
-            } else {
-                String::new()
-            },
-            report.count(counts::BOUNCES_DONE),
-            report.count(counts::LEAVES_WITH_AMBIENT)
-        );
-        eprintln!(
-            "{} rays, {:.2} Mrays/s, {:.2} s total",
-            report.count(counts::RAYS),
-            srcmap_vrad::rays_per_second(&report) / 1e6,
-            total
+            "materials: {} reflectivities and {} bump flags taken from game content or the table; {} brushes see-through (no shadow)",
+            report.count(counts::MATERIALS_REFLECTIVITY),
+            report.count(counts::MATERIALS_BUMP_CHANGED),
+            report.count(counts::SEE_THROUGH_BRUSHES)
         );
     }
-    Ok(())
+    let props = report.count(counts::STATIC_PROPS);
+    if props > 0 {
+        eprintln!(
+            "static props: {props}, {} casting shadows ({} triangles), {} without a model",
+            report.count(counts::PROP_SHADOW_CASTERS),
+            report.count(counts::PROP_SHADOW_TRIANGLES),
+            report.count(counts::PROPS_WITHOUT_MODEL)
+        );
+    }
+    let vhv = report.count(counts::VHV_FILES);
+    if vhv > 0 {
+        eprintln!("packed {vhv} per-vertex prop lighting files (sp_*.vhv)");
+    }
+    let ppl = report.count(counts::PPL_FILES);
+    if ppl > 0 {
+        eprintln!("packed {ppl} per-texel prop lighting files (texelslighting_*.ppl)");
+    }
+    let textured = report.count(counts::TEXTURE_SHADOW_TRIANGLES);
+    if textured > 0 {
+        eprintln!("texture shadows: {textured} prop triangles let light through their clear texels");
+    }
+    let occluded = report.count(counts::OCCLUDED_LUXELS);
+    if occluded > 0 {
+        eprintln!("ambient occlusion darkened {occluded} luxels");
+    }
+    let detail = report.count(counts::DETAIL_PROPS_LIT);
+    if detail > 0 {
+        eprintln!(
+            "detail props lit: {detail}, {} light-style entries",
+            report.count(counts::DETAIL_STYLE_ENTRIES)
+        );
+    }
+    let harvested = report.count(counts::TEXLIGHTS_HARVESTED);
+    eprintln!(
+        "{}: {} lit faces, {} luxels, {} lights ({} texture-light patches{}), {} bounces, {} leaves with ambient cubes",
+        out.display(),
+        report.count(counts::LIT_FACES),
+        report.count(counts::LUXELS),
+        report.count(counts::LIGHTS),
+        report.count(counts::SURFACE_LIGHTS),
+        if harvested > 0 {
+            format!("; {harvested} texture lights recovered from the map's world lights")
+        } else {
+            String::new()
+        },
+        report.count(counts::BOUNCES_DONE),
+        report.count(counts::LEAVES_WITH_AMBIENT)
+    );
+    eprintln!(
+        "{} rays, {:.2} Mrays/s, {:.2} s total",
+        report.count(counts::RAYS),
+        srcmap_vrad::rays_per_second(&report) / 1e6,
+        total
+    );
 }
 
 /// The static props' model files, read through `dir`'s search paths.
