@@ -329,7 +329,7 @@ fn print_summary(args: &VradArgs, out: &std::path::Path, report: &Report, total:
     eprintln!(
         "{} rays, {:.2} Mrays/s, {:.2} s total",
         report.count(counts::RAYS),
-        srcmap_vrad::rays_per_second(&report) / 1e6,
+        srcmap_vrad::rays_per_second(report) / 1e6,
         total
     );
 }
