@@ -178,7 +178,8 @@ impl Scene {
                 let points = bsp
                     .clip_portal_verts
                     .get(first..first.checked_add(p.num_clip_portal_verts as usize)?)?;
-                // Area portal 0 is the engine's empty placeholder.
+                // VBSP writes record 0 as an unused entry without vertices; a record with
+                // fewer than three draws no polygon.
                 if points.len() < 3 {
                     return None;
                 }
