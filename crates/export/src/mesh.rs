@@ -228,6 +228,30 @@ fn texdata_materials(bsp: &Bsp) -> Vec<Material> {
         .collect()
 }
 
+/// The material a face is drawn with: its texdata's, or the extra one (`missing`) when
+/// that is out of range (`missing_used` then set). Water and `SURF_TRANS` faces make their
+/// material see-through.
+fn face_material(
+    ti: &srcmap_bsp::TexInfo,
+    materials: &mut [Material],
+    missing: usize,
+    missing_used: &mut bool,
+) -> usize {
+    let material = match usize::try_from(ti.texdata).ok().filter(|&t| t < missing) {
+        Some(t) => t,
+        None => {
+            *missing_used = true;
+            missing
+        }
+    };
+    if SurfaceFlags::from_record(ti.flags).intersects(SEE_THROUGH)
+        && let Some(m) = materials.get_mut(material)
+    {
+        m.translucent = true;
+    }
+    material
+}
+
 /// Lightmap atlas coordinates of a point on face `f` (the white block when it has no
 /// lightmap rectangle).
 fn light_uv_on(
@@ -333,6 +357,25 @@ impl Parts {
             indices.extend(t.iter().map(|&i| base + i as u32));
         }
         tris.len()
+    }
+
+    /// A face: its displacement grid or its polygon; returns the triangle count, `None`
+    /// when its records are out of range.
+    fn push_face(
+        &mut self,
+        bsp: &Bsp,
+        grids: &[Option<srcmap_disp::DispGrid>],
+        key: (usize, bool, usize),
+        map: &FaceMapping<'_>,
+        atlas: &Atlas,
+    ) -> Option<usize> {
+        if map.face.dispinfo >= 0 {
+            let grid = grids.get(map.face.dispinfo as usize)?.as_ref()?;
+            Some(self.push_displacement(key, grid, map, atlas))
+        } else {
+            let poly = face_polygon(bsp, map.face).filter(|p| p.len() >= 3)?;
+            Some(self.push_polygon(key, &poly, map, atlas))
+        }
     }
 
     /// A face's polygon as a fan; returns the triangle count.
@@ -441,18 +484,7 @@ impl MapMesh {
         for (model, fi) in drawn {
             let f = &faces_of(bsp)[fi];
             let ti = &bsp.texinfo[f.texinfo as usize];
-            let material = match usize::try_from(ti.texdata).ok().filter(|&t| t < missing) {
-                Some(t) => t,
-                None => {
-                    missing_used = true;
-                    missing
-                }
-            };
-            if SurfaceFlags::from_record(ti.flags).intersects(SEE_THROUGH)
-                && let Some(m) = materials.get_mut(material)
-            {
-                m.translucent = true;
-            }
+            let material = face_material(ti, &mut materials, missing, &mut missing_used);
             let texture_size = materials
                 .get(material)
                 .map_or(Vec2::splat(64.0), |m| Vec2::new(m.width as f32, m.height as f32));
@@ -465,17 +497,7 @@ impl MapMesh {
             };
             let base = parts.vertices.len() as u32;
             let key = (model, false, material);
-            let made = if f.dispinfo >= 0 {
-                grids
-                    .get(f.dispinfo as usize)
-                    .and_then(|g| g.as_ref())
-                    .map(|grid| parts.push_displacement(key, grid, &map, &atlas))
-            } else {
-                face_polygon(bsp, f)
-                    .filter(|p| p.len() >= 3)
-                    .map(|poly| parts.push_polygon(key, &poly, &map, &atlas))
-            };
-            let Some(made) = made else {
+            let Some(made) = parts.push_face(bsp, &grids, key, &map, &atlas) else {
                 parts.broken += 1;
                 continue;
             };
