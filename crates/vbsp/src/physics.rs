@@ -86,119 +86,15 @@ pub fn build(
     surface_mass: &dyn Fn(&str) -> Option<SurfaceMass>,
 ) -> PhysicsBuild {
     let mut out = PhysicsBuild::default();
-    let mut world_props: Vec<String> = Vec::new();
     for mi in 0..bsp.models.len() {
-        let mut solids = Vec::new();
-        let mut key = String::new();
-        if mi == 0 {
-            for mask in [MASK_SOLID, Contents::PLAYERCLIP.0, Contents::MONSTERCLIP.0] {
-                let brushes = model_brushes(bsp, mi, mask);
-                let meshes: Vec<ConvexMesh> = brushes
-                    .iter()
-                    .filter_map(|&b| brush_mesh(bsp, b, 0.0, &[], &mut out.skipped))
-                    .map(|mut m| {
-                        m.materials = world_materials(bsp, &m, surfaceprop, &mut world_props);
-                        m
-                    })
-                    .collect();
-                if meshes.is_empty() {
-                    continue;
-                }
-                key.push_str(&format!(
-                    "staticsolid {{\n\"index\" \"{}\"\n\"contents\" \"{}\"\n}}\n",
-                    solids.len(),
-                    mask as i32
-                ));
-                solids.push(solid(&meshes, false).0);
-            }
-            // Power-4 terrain does not fit physdisp's packed hulls: Valve's vbsp stores it here
-            // instead, one polysoup solid per grid cell (`Disp_AddCollisionModels`).
-            if bsp.disp_info.iter().any(|d| d.power > 3) {
-                for soup in terrain_soups(bsp, surfaceprop, &mut world_props) {
-                    key.push_str(&format!("staticsolid {{\n\"index\" \"{}\"\n}}\n", solids.len()));
-                    solids.push(solid(&soup, false).0);
-                }
-            }
-            // One fluid per water volume (leaf water data entry): its water brushes, unshrunk.
-            for (k, water) in bsp.leaf_water_data.iter().enumerate() {
-                let brushes = water_brushes(bsp, k);
-                let meshes: Vec<ConvexMesh> = brushes
-                    .iter()
-                    .filter_map(|&b| brush_mesh(bsp, b, 0.0, &[], &mut out.skipped))
-                    .collect();
-                if meshes.is_empty() {
-                    continue;
-                }
-                let contents = brushes.iter().fold(0, |c, &b| c | bsp.brushes[b].contents as u32)
-                    & !Contents::TESTFOGVOLUME.0;
-                key.push_str(&format!(
-                    "fluid {{\n\"index\" \"{}\"\n\"surfaceprop\" \"water\"\n\"damping\" \"{:.6}\"\n\"contents\" \"{}\"\n\
-                     \"surfaceplane\" \"{:.6} {:.6} {:.6} {:.6} \"\n\"currentvelocity\" \"{:.6} {:.6} {:.6} \"\n}}\n",
-                    solids.len(),
-                    0.01f32,
-                    contents as i32,
-                    0.0f32,
-                    0.0f32,
-                    1.0f32,
-                    water.surface_z,
-                    0.0f32,
-                    0.0f32,
-                    0.0f32
-                ));
-                solids.push(solid(&meshes, false).0);
-            }
-            if solids.is_empty() {
-                continue;
-            }
-            // Valve's vbsp stores terrain as a virtual mesh (physdisp) unless a displacement
-            // is of power 4, and says so in the key data.
-            if bsp.disp_info.iter().all(|d| d.power <= 3) {
-                key.push_str("virtualterrain {}\n");
-            }
-            if !world_props.is_empty() {
-                key.push_str("materialtable {\n");
-                for (i, p) in world_props.iter().enumerate() {
-                    key.push_str(&format!("\"{p}\" \"{}\"\n", i + 1));
-                }
-                key.push_str("}\n");
-            }
+        let made = if mi == 0 {
+            world_collision(bsp, surfaceprop, &mut out.skipped)
         } else {
-            let mask = MASK_SOLID | Contents::PLAYERCLIP.0 | Contents::MONSTERCLIP.0 | MASK_WATER;
-            let brushes = model_brushes(bsp, mi, mask);
-            let meshes: Vec<ConvexMesh> = brushes
-                .iter()
-                .filter_map(|&b| {
-                    let others: Vec<Plane> = brushes
-                        .iter()
-                        .filter(|&&o| o != b)
-                        .flat_map(|&o| brush_planes(bsp, o))
-                        .collect();
-                    brush_mesh(bsp, b, SHRINK, &others, &mut out.skipped)
-                })
-                .collect();
-            if meshes.is_empty() {
-                continue;
-            }
-            // Valve's `buildOuterConvexHull` for a model of several convexes.
-            let (s, volume) = solid(&meshes, true);
-            let (prop, area) = model_surfaceprop(bsp, mi, &brushes, surfaceprop);
-            // Valve's: a shell material by its surface, else by the convexes' volume.
-            let mass = match surface_mass(&prop) {
-                Some(SurfaceMass::Shell(density_thickness)) => area * density_thickness,
-                Some(SurfaceMass::Density(density)) => volume * density,
-                None => volume * DEFAULT_DENSITY,
-            } * CUBIC_METRES_PER_CUBIC_INCH;
-            let mass = mass.min(VPHYSICS_MAX_MASS);
-            key.push_str(&format!(
-                "solid {{\n\"index\" \"0\"\n\"mass\" \"{:.6}\"\n\"surfaceprop\" \"{prop}\"\n",
-                mass as f32
-            ));
-            if volume != 0.0 {
-                key.push_str(&format!("\"volume\" \"{:.6}\"\n", volume as f32));
-            }
-            key.push_str("}\n");
-            solids.push(s);
-        }
+            brush_model_collision(bsp, mi, surfaceprop, surface_mass, &mut out.skipped)
+        };
+        let Some((solids, key)) = made else {
+            continue;
+        };
         let mut key_data = key.into_bytes();
         key_data.push(0); // CTextBuffer::Terminate
         out.collide.models.push(PhysModel {
@@ -209,6 +105,142 @@ pub fn build(
     }
     out.collide.terminator = [-1, 0, 0];
     out
+}
+
+/// The world's solids and key data: solid, player-clip and monster-clip brushes (one
+/// `staticsolid` each), power-4 terrain, water volumes as fluids, and the material table.
+/// `None` when it has no solid at all.
+fn world_collision(
+    bsp: &Bsp,
+    surfaceprop: &dyn Fn(&str) -> Option<String>,
+    skipped: &mut Vec<(usize, String)>,
+) -> Option<(Vec<Solid>, String)> {
+    let mut solids = Vec::new();
+    let mut key = String::new();
+    let mut world_props: Vec<String> = Vec::new();
+    for mask in [MASK_SOLID, Contents::PLAYERCLIP.0, Contents::MONSTERCLIP.0] {
+        let brushes = model_brushes(bsp, 0, mask);
+        let meshes: Vec<ConvexMesh> = brushes
+            .iter()
+            .filter_map(|&b| brush_mesh(bsp, b, 0.0, &[], skipped))
+            .map(|mut m| {
+                m.materials = world_materials(bsp, &m, surfaceprop, &mut world_props);
+                m
+            })
+            .collect();
+        if meshes.is_empty() {
+            continue;
+        }
+        key.push_str(&format!(
+            "staticsolid {{\n\"index\" \"{}\"\n\"contents\" \"{}\"\n}}\n",
+            solids.len(),
+            mask as i32
+        ));
+        solids.push(solid(&meshes, false).0);
+    }
+    // Power-4 terrain does not fit physdisp's packed hulls: Valve's vbsp stores it here
+    // instead, one polysoup solid per grid cell (`Disp_AddCollisionModels`).
+    if bsp.disp_info.iter().any(|d| d.power > 3) {
+        for soup in terrain_soups(bsp, surfaceprop, &mut world_props) {
+            key.push_str(&format!("staticsolid {{\n\"index\" \"{}\"\n}}\n", solids.len()));
+            solids.push(solid(&soup, false).0);
+        }
+    }
+    fluids(bsp, skipped, &mut solids, &mut key);
+    if solids.is_empty() {
+        return None;
+    }
+    // Valve's vbsp stores terrain as a virtual mesh (physdisp) unless a displacement
+    // is of power 4, and says so in the key data.
+    if bsp.disp_info.iter().all(|d| d.power <= 3) {
+        key.push_str("virtualterrain {}\n");
+    }
+    if !world_props.is_empty() {
+        key.push_str("materialtable {\n");
+        for (i, p) in world_props.iter().enumerate() {
+            key.push_str(&format!("\"{p}\" \"{}\"\n", i + 1));
+        }
+        key.push_str("}\n");
+    }
+    Some((solids, key))
+}
+
+/// One fluid per water volume (leaf water data entry): its water brushes, unshrunk.
+fn fluids(bsp: &Bsp, skipped: &mut Vec<(usize, String)>, solids: &mut Vec<Solid>, key: &mut String) {
+    for (k, water) in bsp.leaf_water_data.iter().enumerate() {
+        let brushes = water_brushes(bsp, k);
+        let meshes: Vec<ConvexMesh> = brushes
+            .iter()
+            .filter_map(|&b| brush_mesh(bsp, b, 0.0, &[], skipped))
+            .collect();
+        if meshes.is_empty() {
+            continue;
+        }
+        let contents =
+            brushes.iter().fold(0, |c, &b| c | bsp.brushes[b].contents as u32) & !Contents::TESTFOGVOLUME.0;
+        key.push_str(&format!(
+            "fluid {{\n\"index\" \"{}\"\n\"surfaceprop\" \"water\"\n\"damping\" \"{:.6}\"\n\"contents\" \"{}\"\n\
+             \"surfaceplane\" \"{:.6} {:.6} {:.6} {:.6} \"\n\"currentvelocity\" \"{:.6} {:.6} {:.6} \"\n}}\n",
+            solids.len(),
+            0.01f32,
+            contents as i32,
+            0.0f32,
+            0.0f32,
+            1.0f32,
+            water.surface_z,
+            0.0f32,
+            0.0f32,
+            0.0f32
+        ));
+        solids.push(solid(&meshes, false).0);
+    }
+}
+
+/// A brush model's one solid (the outer hull of its shrunk brushes) and its key data: mass
+/// from its surface property, volume. `None` when it has no brush that collides.
+fn brush_model_collision(
+    bsp: &Bsp,
+    mi: usize,
+    surfaceprop: &dyn Fn(&str) -> Option<String>,
+    surface_mass: &dyn Fn(&str) -> Option<SurfaceMass>,
+    skipped: &mut Vec<(usize, String)>,
+) -> Option<(Vec<Solid>, String)> {
+    let mut key = String::new();
+    let mask = MASK_SOLID | Contents::PLAYERCLIP.0 | Contents::MONSTERCLIP.0 | MASK_WATER;
+    let brushes = model_brushes(bsp, mi, mask);
+    let meshes: Vec<ConvexMesh> = brushes
+        .iter()
+        .filter_map(|&b| {
+            let others: Vec<Plane> = brushes
+                .iter()
+                .filter(|&&o| o != b)
+                .flat_map(|&o| brush_planes(bsp, o))
+                .collect();
+            brush_mesh(bsp, b, SHRINK, &others, skipped)
+        })
+        .collect();
+    if meshes.is_empty() {
+        return None;
+    }
+    // Valve's `buildOuterConvexHull` for a model of several convexes.
+    let (s, volume) = solid(&meshes, true);
+    let (prop, area) = model_surfaceprop(bsp, mi, &brushes, surfaceprop);
+    // Valve's: a shell material by its surface, else by the convexes' volume.
+    let mass = match surface_mass(&prop) {
+        Some(SurfaceMass::Shell(density_thickness)) => area * density_thickness,
+        Some(SurfaceMass::Density(density)) => volume * density,
+        None => volume * DEFAULT_DENSITY,
+    } * CUBIC_METRES_PER_CUBIC_INCH;
+    let mass = mass.min(VPHYSICS_MAX_MASS);
+    key.push_str(&format!(
+        "solid {{\n\"index\" \"0\"\n\"mass\" \"{:.6}\"\n\"surfaceprop\" \"{prop}\"\n",
+        mass as f32
+    ));
+    if volume != 0.0 {
+        key.push_str(&format!("\"volume\" \"{:.6}\"\n", volume as f32));
+    }
+    key.push_str("}\n");
+    Some((vec![s], key))
 }
 
 /// The brushes in the leaves under model `mi`'s head node whose contents meet `mask`, in
