@@ -333,13 +333,7 @@ fn light_face(
     let mut amounts = [0.0f32; 4];
     let luxel_normals: Vec<[Vec3; 4]> = samples.normal[..luxels]
         .iter()
-        .map(|&n| {
-            let mut normals = [n; 4];
-            if face.bumped {
-                normals[1..4].copy_from_slice(&bump_normals(face.texture_vecs, n));
-            }
-            normals
-        })
+        .map(|&n| sample_normals(face, n))
         .collect();
     let lights = ranges[0];
     for (li, (light, &light_cluster)) in lights.iter().zip(light_clusters).enumerate() {
@@ -384,7 +378,6 @@ fn light_face(
             sky_ambient_rays += rays - traced_before;
             sky
         });
-        let mut slot = styles.iter().position(|&s| s == light.style);
         for l in 0..luxels {
             if !reachable[l] {
                 continue;
@@ -403,19 +396,8 @@ fn light_face(
             if !reached {
                 continue;
             }
-            let slot = match slot {
-                Some(s) => s,
-                None => {
-                    if styles.len() >= MAX_STYLES {
-                        break;
-                    }
-                    styles.push(light.style);
-                    for r in &mut out {
-                        r.push(vec![Vec3::ZERO; luxels * bump_count]);
-                    }
-                    slot = Some(styles.len() - 1);
-                    styles.len() - 1
-                }
+            let Some(slot) = style_slot(&mut styles, &mut out, light.style, luxels * bump_count) else {
+                break;
             };
             // Nothing reaches the bump bases when the flat normal faces away.
             if amounts[0] > 0.0 {
@@ -453,6 +435,32 @@ fn light_face(
             samples,
         })
         .collect()
+}
+
+/// A sample's normals: the flat one, then (bumped faces) its three bump basis normals.
+fn sample_normals(face: &FaceGeom, n: Vec3) -> [Vec3; 4] {
+    let mut out = [n; 4];
+    if face.bumped {
+        out[1..4].copy_from_slice(&bump_normals(face.texture_vecs, n));
+    }
+    out
+}
+
+/// The slot of light style `style` among a face's styles, added with zeroed samples (`len`
+/// per slot) in every range's output when new; `None` when the face already holds VRAD's
+/// most.
+fn style_slot(styles: &mut Vec<u8>, out: &mut [Vec<Vec<Vec3>>], style: u8, len: usize) -> Option<usize> {
+    if let Some(slot) = styles.iter().position(|&s| s == style) {
+        return Some(slot);
+    }
+    if styles.len() >= MAX_STYLES {
+        return None;
+    }
+    styles.push(style);
+    for r in out.iter_mut() {
+        r.push(vec![Vec3::ZERO; len]);
+    }
+    Some(styles.len() - 1)
 }
 
 /// The sky ambient of every luxel with `reachable` set (`None`: none arrives), as [`gather`]
@@ -653,7 +661,6 @@ fn supersample_edges(
     let centroid = face.luxel_centroid();
     let lights = ranges[0];
     let mut amounts = [0.0f32; 4];
-    let mut normals = [Vec3::ZERO; 4];
     let mut supersampled = 0;
     for l in 0..luxels {
         let (s, t) = (l % w, l / w);
@@ -680,10 +687,7 @@ fn supersample_edges(
         for (k, (dx, dy)) in OFFSETS.into_iter().enumerate() {
             let (pos, normal) = sample_point(face, None, Vec2::new(s as f32 + dx, t as f32 + dy), centroid);
             let cluster = world.cluster_at(pos);
-            normals[0] = normal;
-            if face.bumped {
-                normals[1..4].copy_from_slice(&bump_normals(face.texture_vecs, normal));
-            }
+            let normals = sample_normals(face, normal);
             for (li, (light, &light_cluster)) in lights.iter().zip(light_clusters).enumerate() {
                 let Some(slot) = styles.iter().position(|&st| st == light.style) else {
                     continue;
