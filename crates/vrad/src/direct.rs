@@ -181,11 +181,15 @@ struct SkyAmbient {
     amount: [f32; 4],
 }
 
+/// A sky direction counts for a normal only where their dot product is above this (VRAD's
+/// `EQUAL_EPSILON`-sized margin): the sky table traces exactly the directions `add` counts.
+const SKY_IN_FRONT: f32 = 0.001;
+
 impl SkyAmbient {
     /// Counts direction `d`; `reaches_sky` traces it, only when it lies in front of the surface.
     fn add(&mut self, normals: &[Vec3], d: Vec3, reaches_sky: impl FnOnce() -> bool) {
         let dot0 = normals[0].dot(d);
-        if dot0 <= 0.001 {
+        if dot0 <= SKY_IN_FRONT {
             return;
         }
         self.sumdot += dot0;
@@ -194,7 +198,7 @@ impl SkyAmbient {
         dots[0] = dot0;
         for (i, n) in normals.iter().enumerate().skip(1) {
             let di = n.dot(d);
-            if di > 0.001 {
+            if di > SKY_IN_FRONT {
                 dots[i] = di;
                 self.possible[i] += 1.0;
             }
@@ -531,7 +535,7 @@ impl SkyTable {
                     for l in 0..face.luxel_count() {
                         let cluster = samples.cluster.get(l).copied().unwrap_or(-1);
                         // As `SkyAmbient::add`: only directions in front are traced.
-                        if samples.normal[l].dot(d) <= 0.001 || !world.sees(sky_light, -1, cluster) {
+                        if samples.normal[l].dot(d) <= SKY_IN_FRONT || !world.sees(sky_light, -1, cluster) {
                             continue;
                         }
                         let sky = sky.as_ref().map(|s| s as &dyn Tracer);
