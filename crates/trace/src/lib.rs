@@ -20,7 +20,7 @@
 use std::time::Duration;
 
 mod parallel;
-pub use parallel::ParallelRays;
+pub use parallel::{ParallelOrigins, ParallelRays};
 
 use glam::Vec3A;
 use obvhs::BvhBuildParams;
@@ -460,5 +460,59 @@ mod parallel_tests {
         let along = ParallelRays::new(&scene, [0.0, 0.0, 1.0]);
         assert!(along.closest([0.0; 3], [0.0, 0.0, 1.0], 1e9).is_none());
         assert!(!along.occluded([0.0; 3], [0.0, 0.0, 1.0], 1e9));
+    }
+
+    #[test]
+    fn parallel_origins_answer_as_the_bvh() {
+        let scene = clutter();
+        let mut rng = Rng(99);
+        let mut dirs = vec![[0.0, 0.0, 1.0], [0.0, -1.0, 0.0]];
+        for _ in 0..10 {
+            let d = rng.point(2.0) - Vec3A::ONE;
+            dirs.push((d * 2.0).into());
+        }
+        let mut hits = 0;
+        for dir in dirs {
+            // Clumps of origins (a face's luxels) and loose ones, a few not finite.
+            let mut origins: Vec<[f32; 3]> = Vec::new();
+            for _ in 0..200 {
+                let centre = rng.point(30.0) - Vec3A::splat(3.0);
+                for _ in 0..8 {
+                    origins.push((centre + (rng.point(1.0) - Vec3A::splat(0.5)) * 2.0).into());
+                }
+            }
+            origins.push([f32::NAN, 0.0, 0.0]);
+            let limits: Vec<f32> = (0..origins.len())
+                .map(|_| if rng.next() < 0.3 { 4.0 } else { 1e5 })
+                .collect();
+            let rays = ParallelOrigins::new(origins.clone(), dir);
+            let closest = rays.closest(&scene, 1e5);
+            for ignore in [0, 1 << 31] {
+                let occluded = rays.occluded_except(&scene, &limits, ignore);
+                for (i, &o) in origins.iter().enumerate() {
+                    assert_eq!(
+                        occluded[i],
+                        scene.occluded_except(o, dir, limits[i], ignore),
+                        "{o:?} {dir:?} {ignore}"
+                    );
+                }
+            }
+            for (i, &o) in origins.iter().enumerate() {
+                let want = scene.closest(o, dir, 1e5);
+                hits += usize::from(want.is_some());
+                assert_eq!(want.map(|h| h.t), closest[i].map(|h| h.t), "{o:?} {dir:?}");
+                if let (Some(w), Some(g)) = (want, closest[i])
+                    && w.triangle != g.triangle
+                {
+                    assert_eq!(w.t, g.t, "only a tie may pick another triangle");
+                }
+            }
+        }
+        assert!(hits > 1000, "{hits} hits");
+        assert!(
+            ParallelOrigins::new(Vec::new(), [0.0, 0.0, 1.0])
+                .closest(&scene, 1e5)
+                .is_empty()
+        );
     }
 }

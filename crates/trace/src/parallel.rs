@@ -10,6 +10,9 @@
 
 use glam::Vec3A;
 
+use obvhs::ray::Ray;
+use obvhs::triangle::Triangle;
+
 use crate::{Hit, Scene, Tracer, intersect, ray};
 
 /// One triangle in one cell: its depth range along the direction and its projected edges
@@ -143,9 +146,17 @@ fn slack(magnitude: f32, extent: f32) -> f32 {
     0.05 + magnitude * 4e-6 + extent * 1e-4
 }
 
-impl<'s> ParallelRays<'s> {
-    /// Bins `scene`'s triangles for rays along `dir` (not zero).
-    pub fn new(scene: &'s Scene, dir: [f32; 3]) -> ParallelRays<'s> {
+/// The plane across a direction: the direction as [`ray`] hands it to the triangle test, two
+/// axes across it and the unit direction, and 1 / its length (depth differences to ray
+/// distances).
+struct Frame {
+    dir: [f32; 3],
+    axes: [Vec3A; 3],
+    inv_len: f32,
+}
+
+impl Frame {
+    fn new(dir: [f32; 3]) -> Frame {
         let dir = ray([0.0; 3], dir, 1.0).direction.to_array();
         let d = Vec3A::from(dir);
         let len = d.length();
@@ -153,11 +164,60 @@ impl<'s> ParallelRays<'s> {
         let helper = if w.z.abs() < 0.9 { Vec3A::Z } else { Vec3A::X };
         let u = helper.cross(w).normalize();
         let v = w.cross(u);
-        let mut out = ParallelRays {
-            scene,
+        Frame {
             dir,
             axes: [u, v, w],
             inv_len: if len > 0.0 { 1.0 / len } else { 0.0 },
+        }
+    }
+
+    /// Where a ray from `origin` stands across the direction: `(x, y, depth)`.
+    #[inline(always)]
+    fn foot(&self, origin: [f32; 3]) -> [f32; 3] {
+        let o = ray(origin, self.dir, 1.0).origin;
+        self.axes.map(|a| o.dot(a))
+    }
+}
+
+/// A triangle seen along a direction: its projected box `[min x, min y, max x, max y]` and
+/// depth range `[near, far]`, both padded by its slack, and its projected shape.
+struct Projected {
+    area: [f32; 4],
+    depth: [f32; 2],
+    shape: Shape2,
+}
+
+impl Projected {
+    fn new(t: &Triangle, [u, v, w]: [Vec3A; 3]) -> Projected {
+        let p = [t.v0, t.v1, t.v2];
+        let xs = p.map(|p| p.dot(u));
+        let ys = p.map(|p| p.dot(v));
+        let zs = p.map(|p| p.dot(w));
+        let magnitude = p.iter().map(|p| p.abs().max_element()).fold(0.0, f32::max);
+        let min = |a: [f32; 3]| a[0].min(a[1]).min(a[2]);
+        let max = |a: [f32; 3]| a[0].max(a[1]).max(a[2]);
+        let extent = (max(xs) - min(xs)).max(max(ys) - min(ys)).max(max(zs) - min(zs));
+        let pad = slack(magnitude, extent);
+        Projected {
+            area: [min(xs) - pad, min(ys) - pad, max(xs) + pad, max(ys) + pad],
+            depth: [min(zs) - pad, max(zs) + pad],
+            shape: Shape2 {
+                corners: [0, 1, 2].map(|i| [xs[i], ys[i]]),
+                pad,
+            },
+        }
+    }
+}
+
+impl<'s> ParallelRays<'s> {
+    /// Bins `scene`'s triangles for rays along `dir` (not zero).
+    pub fn new(scene: &'s Scene, dir: [f32; 3]) -> ParallelRays<'s> {
+        let Frame { dir, axes, inv_len } = Frame::new(dir);
+        let mut out = ParallelRays {
+            scene,
+            dir,
+            axes,
+            inv_len,
             levels: Vec::new(),
             cell_start: Vec::new(),
             entries: Vec::new(),
@@ -177,28 +237,18 @@ impl<'s> ParallelRays<'s> {
         if tris.is_empty() {
             return;
         }
-        let [u, v, w] = self.axes;
-        // Per triangle: [min x, min y, max x, max y], [near, far].
+        // Per triangle: [min x, min y, max x, max y], [near, far], its shape.
         let mut boxes = Vec::with_capacity(tris.len());
         let (mut lo, mut hi) = ([f32::INFINITY; 2], [f32::NEG_INFINITY; 2]);
         for t in tris {
-            let p = [t.v0, t.v1, t.v2];
-            let xs = p.map(|p| p.dot(u));
-            let ys = p.map(|p| p.dot(v));
-            let zs = p.map(|p| p.dot(w));
-            let magnitude = p.iter().map(|p| p.abs().max_element()).fold(0.0, f32::max);
-            let min = |a: [f32; 3]| a[0].min(a[1]).min(a[2]);
-            let max = |a: [f32; 3]| a[0].max(a[1]).max(a[2]);
-            let extent = (max(xs) - min(xs)).max(max(ys) - min(ys)).max(max(zs) - min(zs));
-            let pad = slack(magnitude, extent);
-            let b = [min(xs) - pad, min(ys) - pad, max(xs) + pad, max(ys) + pad];
+            let Projected {
+                area: b,
+                depth,
+                shape,
+            } = Projected::new(t, self.axes);
             lo = [lo[0].min(b[0]), lo[1].min(b[1])];
             hi = [hi[0].max(b[2]), hi[1].max(b[3])];
-            let shape = Shape2 {
-                corners: [0, 1, 2].map(|i| [xs[i], ys[i]]),
-                pad,
-            };
-            boxes.push((b, [min(zs) - pad, max(zs) + pad], shape));
+            boxes.push((b, depth, shape));
         }
         // Finest cells: a sixteenth of a triangle's share of the projected area each.
         let (width, height) = (hi[0] - lo[0], hi[1] - lo[1]);
@@ -373,5 +423,251 @@ impl Tracer for ParallelRays<'_> {
         } else {
             self.scene.occluded_except(origin, dir, max_t, ignore)
         }
+    }
+}
+
+/// Rays in one direction from a known set of origins (say every luxel of a map), answered the
+/// other way round from [`ParallelRays`]: the origins are binned on the plane across the
+/// direction, and each triangle in turn meets the origins under it (an "irregular z-buffer").
+/// A ray runs the same exact triangle test as the BVH, so the answers are its, except which of
+/// two hits at exactly the same distance is reported. Worth it when every origin is asked:
+/// each triangle's data is read once for all the rays it may meet.
+pub struct ParallelOrigins {
+    frame: Frame,
+    origins: Vec<[f32; 3]>,
+    /// Per origin, where its ray stands across the direction: `(x, y, depth)`.
+    feet: Vec<[f32; 3]>,
+    /// The grid of cells the origins are binned in: `nx × ny` squares of `1 / inv_cell` from
+    /// `min`.
+    min: [f32; 2],
+    inv_cell: f32,
+    nx: usize,
+    ny: usize,
+    /// Per cell, where its origins start in `binned` (one past the end: the next one's).
+    cell_start: Vec<u32>,
+    binned: Vec<u32>,
+    /// Per cell, the least depth of its origins (a triangle wholly behind it meets none).
+    cell_near: Vec<f32>,
+}
+
+/// Origins a cell of [`ParallelOrigins`] holds on average (where they are spread evenly).
+const ORIGINS_PER_CELL: f32 = 4.0;
+
+impl ParallelOrigins {
+    /// Bins `origins` for rays along `dir` (not zero).
+    pub fn new(origins: Vec<[f32; 3]>, dir: [f32; 3]) -> ParallelOrigins {
+        let frame = Frame::new(dir);
+        let feet: Vec<[f32; 3]> = origins.iter().map(|&o| frame.foot(o)).collect();
+        let (mut lo, mut hi) = ([f32::INFINITY; 2], [f32::NEG_INFINITY; 2]);
+        for f in feet.iter().filter(|f| f.iter().all(|c| c.is_finite())) {
+            lo = [lo[0].min(f[0]), lo[1].min(f[1])];
+            hi = [hi[0].max(f[0]), hi[1].max(f[1])];
+        }
+        let mut out = ParallelOrigins {
+            frame,
+            origins,
+            feet,
+            min: lo,
+            inv_cell: 1.0,
+            nx: 0,
+            ny: 0,
+            cell_start: vec![0],
+            binned: Vec::new(),
+            cell_near: Vec::new(),
+        };
+        if lo[0] > hi[0] {
+            return out; // no finite origin
+        }
+        let (width, height) = (hi[0] - lo[0], hi[1] - lo[1]);
+        let cell = (width * height * ORIGINS_PER_CELL / out.origins.len() as f32)
+            .sqrt()
+            .max(width.max(height) / 4096.0)
+            .max(1.0);
+        out.inv_cell = 1.0 / cell;
+        out.nx = (width * out.inv_cell) as usize + 1;
+        out.ny = (height * out.inv_cell) as usize + 1;
+        let cells = out.nx * out.ny;
+        let cell_of: Vec<Option<usize>> = out.feet.iter().map(|f| out.cell_of(f[0], f[1])).collect();
+        let mut start = vec![0u32; cells + 1];
+        for c in cell_of.iter().flatten() {
+            start[c + 1] += 1;
+        }
+        for c in 1..start.len() {
+            start[c] += start[c - 1];
+        }
+        let mut fill = start.clone();
+        let mut binned = vec![0u32; start[cells] as usize];
+        let mut near = vec![f32::INFINITY; cells];
+        for (i, c) in cell_of.iter().enumerate() {
+            if let Some(c) = *c {
+                binned[fill[c] as usize] = i as u32;
+                fill[c] += 1;
+                near[c] = near[c].min(out.feet[i][2]);
+            }
+        }
+        (out.cell_start, out.binned, out.cell_near) = (start, binned, near);
+        out
+    }
+
+    /// The cell holding the point `(x, y)` of the plane, if any.
+    fn cell_of(&self, x: f32, y: f32) -> Option<usize> {
+        let cx = (x - self.min[0]) * self.inv_cell;
+        let cy = (y - self.min[1]) * self.inv_cell;
+        if !(cx >= 0.0 && cy >= 0.0) {
+            return None;
+        }
+        let (cx, cy) = (cx as usize, cy as usize);
+        (cx < self.nx && cy < self.ny).then(|| cy * self.nx + cx)
+    }
+
+    /// The origins, in the order given.
+    pub fn origins(&self) -> &[[f32; 3]] {
+        &self.origins
+    }
+
+    /// Calls `meet(origin, triangle slot, near depth)` for every origin whose ray may hit a
+    /// triangle of `scene` whose payload `wanted` accepts: the origin lies under the padded
+    /// projected triangle, not wholly behind it (what [`ParallelRays`]' walk tests).
+    /// Triangles come nearest first (by near depth, then slot), so `meet` returns true once an
+    /// origin's question is settled (nothing nearer can come), and the origin is met no more.
+    fn sweep(
+        &self,
+        scene: &Scene,
+        wanted: impl Fn(u32) -> bool,
+        mut meet: impl FnMut(usize, usize, f32) -> bool,
+    ) {
+        if self.nx == 0 {
+            return;
+        }
+        let mut tris: Vec<(Projected, u32)> = (0..scene.triangles.len())
+            .filter(|&slot| wanted(scene.payloads[slot]))
+            .map(|slot| {
+                (
+                    Projected::new(&scene.triangles[slot], self.frame.axes),
+                    slot as u32,
+                )
+            })
+            .collect();
+        tris.sort_unstable_by(|a, b| a.0.depth[0].total_cmp(&b.0.depth[0]).then(a.1.cmp(&b.1)));
+        // Per cell, its origins still open are `live[cell_start[c]..live_end[c]]`.
+        let mut live = self.binned.clone();
+        let mut live_end: Vec<u32> = self.cell_start[1..].to_vec();
+        let span = |lo: f32, hi: f32, min: f32, n: usize| {
+            let a = (lo - min) * self.inv_cell;
+            let b = (hi - min) * self.inv_cell;
+            (
+                (a.max(0.0) as usize).min(n),
+                if b >= 0.0 { (b as usize).min(n - 1) + 1 } else { 0 },
+            )
+        };
+        for (
+            Projected {
+                area,
+                depth: [near, far],
+                shape,
+            },
+            slot,
+        ) in tris
+        {
+            let edges = shape.edges();
+            let (x0, x1) = span(area[0], area[2], self.min[0], self.nx);
+            let (y0, y1) = span(area[1], area[3], self.min[1], self.ny);
+            let cell = 1.0 / self.inv_cell;
+            for cy in y0..y1 {
+                for cx in x0..x1 {
+                    let c = cy * self.nx + cx;
+                    if self.cell_near[c] > far || live_end[c] == self.cell_start[c] {
+                        continue;
+                    }
+                    // The cell's square, grown a little: a foot's cell is found by rounded
+                    // arithmetic, so it may lie a hair outside the exact square.
+                    let (cx0, cy0) = (self.min[0] + cx as f32 * cell, self.min[1] + cy as f32 * cell);
+                    if !shape.may_overlap([
+                        cx0 - cell * 0.01,
+                        cy0 - cell * 0.01,
+                        cx0 + cell * 1.01,
+                        cy0 + cell * 1.01,
+                    ]) {
+                        continue;
+                    }
+                    let mut j = self.cell_start[c] as usize;
+                    while j < live_end[c] as usize {
+                        let i = live[j] as usize;
+                        let [x, y, z] = self.feet[i];
+                        if z > far
+                            || !edges.iter().all(|e| e[0] * x + e[1] * y + e[2] >= 0.0)
+                            || !meet(i, slot as usize, near)
+                        {
+                            j += 1;
+                            continue;
+                        }
+                        live_end[c] -= 1;
+                        live.swap(j, live_end[c] as usize);
+                    }
+                }
+            }
+        }
+    }
+
+    /// The ray from origin `i` up to `max_t`: [`ray`]'s, made once for the direction (its
+    /// inverse direction costs three divisions) and moved.
+    fn ray_from(&self) -> impl Fn(usize, f32) -> Ray + '_ {
+        let template = ray([0.0; 3], self.frame.dir, 0.0);
+        move |i, max_t| Ray {
+            origin: self.origins[i].into(),
+            tmax: max_t,
+            ..template
+        }
+    }
+
+    /// Per origin, the nearest hit of `scene` before `max_t` (the BVH's `closest`).
+    pub fn closest(&self, scene: &Scene, max_t: f32) -> Vec<Option<Hit>> {
+        let mut best = vec![(max_t, u32::MAX); self.origins.len()];
+        let (from, inv_len) = (self.ray_from(), self.frame.inv_len);
+        self.sweep(
+            scene,
+            |_| true,
+            |i, slot, near| {
+                let (bound, _) = best[i];
+                // Triangles come nearest first: none from here on can be hit before the bound.
+                if (near - self.feet[i][2]) * inv_len >= bound {
+                    return true;
+                }
+                let t = intersect(&scene.triangles[slot], &from(i, max_t));
+                if t < bound {
+                    best[i] = (t, slot as u32);
+                }
+                false
+            },
+        );
+        best.into_iter()
+            .map(|(t, slot)| {
+                (slot != u32::MAX).then(|| Hit {
+                    t,
+                    payload: scene.payloads[slot as usize],
+                    triangle: scene.original[slot as usize],
+                })
+            })
+            .collect()
+    }
+
+    /// Per origin, whether a triangle of `scene` whose payload has none of `ignore`'s bits
+    /// lies before `limits[origin]` (the BVH's `occluded_except`).
+    pub fn occluded_except(&self, scene: &Scene, limits: &[f32], ignore: u32) -> Vec<bool> {
+        let mut hit = vec![false; self.origins.len()];
+        let (from, inv_len) = (self.ray_from(), self.frame.inv_len);
+        self.sweep(
+            scene,
+            |p| p & ignore == 0,
+            |i, slot, near| {
+                let limit = limits[i];
+                if (near - self.feet[i][2]) * inv_len >= limit {
+                    return true;
+                }
+                hit[i] = intersect(&scene.triangles[slot], &from(i, limit)) < limit;
+                hit[i]
+            },
+        );
+        hit
     }
 }

@@ -3,14 +3,15 @@
 
 use glam::{Vec2, Vec3};
 use rayon::prelude::*;
-use srcmap_trace::{ParallelRays, Tracer};
+use srcmap_trace::{ParallelOrigins, ParallelRays, Tracer};
 
 use crate::displacement::DispSurface;
 use crate::faces::{FaceGeom, bump_normals};
 use crate::lights::{Light, LightKind};
 use crate::samples::{FaceSamples, disp_uv, sample_point};
 use crate::sampling::sphere_directions;
-use crate::sky::{Sky3d, reaches_sky};
+use crate::scene::{MAX_TRACE, SKY};
+use crate::sky::{Sky3d, before_sky, reaches_sky, sky_first};
 use crate::{Counters, FaceLight, Options, Progress, World};
 
 /// How far short of a texture-light patch its shadow rays stop (the patch sits on a brush
@@ -518,31 +519,30 @@ impl SkyTable {
                 total += face.luxel_count();
             }
         }
-        let occluders = &world.occluders;
-        let sky_faces = shadows.sky_faces.map(|_| &world.sky_faces);
         let rows = shadows
             .sky_dirs
             .par_iter()
             .map(|&d| {
-                let scene = ParallelRays::new(&occluders.scene, d.to_array());
-                let scene = occluders.through(&scene);
-                let sky = sky_faces.map(|s| ParallelRays::new(s, d.to_array()));
-                let mut row = vec![0u64; total.div_ceil(64)];
+                // The luxels this direction is traced from (as `SkyAmbient::add`: only where it
+                // lies in front), by their bits, and their sample points.
+                let (mut bits, mut origins) = (Vec::new(), Vec::new());
                 for (i, (face, samples)) in world.faces.iter().zip(&world.samples).enumerate() {
                     if !face.lit {
                         continue;
                     }
                     for l in 0..face.luxel_count() {
                         let cluster = samples.cluster.get(l).copied().unwrap_or(-1);
-                        // As `SkyAmbient::add`: only directions in front are traced.
                         if samples.normal[l].dot(d) <= SKY_IN_FRONT || !world.sees(sky_light, -1, cluster) {
                             continue;
                         }
-                        let sky = sky.as_ref().map(|s| s as &dyn Tracer);
-                        if reaches_sky(&scene, sky, shadows.sky3d, samples.pos[l], d) {
-                            let bit = first_luxel[i] + l;
-                            row[bit / 64] |= 1 << (bit % 64);
-                        }
+                        bits.push(first_luxel[i] + l);
+                        origins.push(samples.pos[l].to_array());
+                    }
+                }
+                let mut row = vec![0u64; total.div_ceil(64)];
+                for (bit, open) in bits.into_iter().zip(sky_open(world, shadows, origins, d)) {
+                    if open {
+                        row[bit / 64] |= 1 << (bit % 64);
                     }
                 }
                 row
@@ -555,6 +555,45 @@ impl SkyTable {
         let bit = self.first_luxel[face] + luxel;
         self.rows[k][bit / 64] >> (bit % 64) & 1 != 0
     }
+}
+
+/// Whether each ray along the sky direction `d` from `origins` reaches the sky, as
+/// [`reaches_sky`] answers it, all at once: the occluders meet the origins triangle by
+/// triangle ([`ParallelOrigins`]). Texture shadows need the walk along each ray that
+/// [`Occluders::through`](crate::alpha::Occluders::through) steps, so with them every ray walks a
+/// [`ParallelRays`] instead.
+fn sky_open(world: &World, shadows: &Shadows<'_>, origins: Vec<[f32; 3]>, d: Vec3) -> Vec<bool> {
+    let occluders = &world.occluders;
+    let sky_faces = shadows.sky_faces.map(|_| &world.sky_faces);
+    if !occluders.alpha.is_empty() {
+        let scene = ParallelRays::new(&occluders.scene, d.to_array());
+        let scene = occluders.through(&scene);
+        let sky = sky_faces.map(|s| ParallelRays::new(s, d.to_array()));
+        let sky = sky.as_ref().map(|s| s as &dyn Tracer);
+        return origins
+            .iter()
+            .map(|&o| reaches_sky(&scene, sky, shadows.sky3d, Vec3::from(o), d))
+            .collect();
+    }
+    let rays = ParallelOrigins::new(origins, d.to_array());
+    let mut open: Vec<bool> = match sky_faces {
+        Some(sky) => {
+            let limits: Vec<f32> = rays.closest(sky, MAX_TRACE).into_iter().map(before_sky).collect();
+            let blocked = rays.occluded_except(&occluders.scene, &limits, SKY);
+            blocked.into_iter().map(|b| !b).collect()
+        }
+        None => rays
+            .closest(&occluders.scene, MAX_TRACE)
+            .into_iter()
+            .map(sky_first)
+            .collect(),
+    };
+    if let Some(sky3d) = shadows.sky3d {
+        for (open, o) in open.iter_mut().zip(rays.origins()) {
+            *open = *open && sky3d.passes(shadows.scene, shadows.sky_faces, Vec3::from(*o), d);
+        }
+    }
+    open
 }
 
 /// VRAD lights a displacement at sample points between its luxels, then gives each luxel

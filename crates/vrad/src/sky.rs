@@ -4,7 +4,7 @@
 use glam::Vec3;
 use srcmap_bsp::Bsp;
 use srcmap_bsp::flags::SurfaceFlags;
-use srcmap_trace::Tracer;
+use srcmap_trace::{Hit, Tracer};
 
 use crate::lights;
 use crate::scene::{MAX_TRACE, SKY};
@@ -75,34 +75,57 @@ pub(crate) fn reaches_sky(
     pos: Vec3,
     dir: Vec3,
 ) -> bool {
-    let open = |from: Vec3| match sky_faces {
+    open_to_sky(scene, sky_faces, pos, dir) && sky3d.is_none_or(|sky| sky.passes(scene, sky_faces, pos, dir))
+}
+
+/// The first part of [`reaches_sky`]: the ray from `from` meets a sky face first, or nothing.
+fn open_to_sky(scene: &dyn Tracer, sky_faces: Option<&dyn Tracer>, from: Vec3, dir: Vec3) -> bool {
+    match sky_faces {
         Some(sky) => {
-            let limit = sky
-                .closest(from.to_array(), dir.to_array(), MAX_TRACE)
-                .map_or(MAX_TRACE, |h| h.t - SKY_TIE);
+            let limit = before_sky(sky.closest(from.to_array(), dir.to_array(), MAX_TRACE));
             !scene.occluded_except(from.to_array(), dir.to_array(), limit, SKY)
         }
-        None => match scene.closest(from.to_array(), dir.to_array(), MAX_TRACE) {
-            Some(hit) => hit.payload & SKY != 0,
-            None => true,
-        },
-    };
-    if !open(pos) {
-        return false;
+        None => sky_first(scene.closest(from.to_array(), dir.to_array(), MAX_TRACE)),
     }
-    let Some(sky) = sky3d else { return true };
-    match sky.tree.leaf_at(pos) {
-        Some(leaf) if !sky.in_skybox.get(leaf).copied().unwrap_or(true) => sky
-            .cameras
-            .iter()
-            .all(|&(origin, world_to_sky)| open(origin + pos * world_to_sky)),
-        _ => true,
+}
+
+impl Sky3d {
+    /// The rest of [`reaches_sky`] for a ray from `pos` that reached the sky: outside the
+    /// skybox it goes on from the matching point of every camera's skybox, and must reach
+    /// the sky there too.
+    pub(crate) fn passes(
+        &self,
+        scene: &dyn Tracer,
+        sky_faces: Option<&dyn Tracer>,
+        pos: Vec3,
+        dir: Vec3,
+    ) -> bool {
+        match self.tree.leaf_at(pos) {
+            Some(leaf) if !self.in_skybox.get(leaf).copied().unwrap_or(true) => {
+                self.cameras.iter().all(|&(origin, world_to_sky)| {
+                    open_to_sky(scene, sky_faces, origin + pos * world_to_sky, dir)
+                })
+            }
+            _ => true,
+        }
     }
 }
 
 /// How much nearer than the sky face another surface must be to block a sky ray (a surface
 /// meeting the sky face on its plane does not).
 const SKY_TIE: f32 = 0.01;
+
+/// With sky faces traced apart: how far along a sky ray another surface blocks it, given the
+/// ray's first hit on the sky faces.
+pub(crate) fn before_sky(sky_hit: Option<Hit>) -> f32 {
+    sky_hit.map_or(MAX_TRACE, |h| h.t - SKY_TIE)
+}
+
+/// With one scene: whether a sky ray whose first hit is `hit` reaches the sky (a miss counts
+/// as sky, as in VRAD).
+pub(crate) fn sky_first(hit: Option<Hit>) -> bool {
+    hit.is_none_or(|h| h.payload & SKY != 0)
+}
 
 /// The clusters the sun and sky ambient may light: those that see a cluster holding a sky
 /// face, plus those the `light_environment` entity's own cluster sees (VRAD starts the light's
