@@ -387,17 +387,29 @@ mod parallel_tests {
 
     /// Boxes of every size (small clutter, a few huge walls), axis-aligned quads and random
     /// triangles, like a map's mix.
+    /// The payload of one random triangle in seven in [`clutter`].
+    const FLAGGED: u32 = 1 << 31;
+
     fn clutter() -> Scene {
+        clutter_where(|_| true)
+    }
+
+    /// [`clutter`]'s triangles whose payload `keep` accepts.
+    fn clutter_where(keep: impl Fn(u32) -> bool) -> Scene {
         let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
-        let mut b = grid(24);
+        // The grid's quads carry payloads 0..576: all kept or none.
+        let mut b = if keep(0) { grid(24) } else { SceneBuilder::new() };
         for i in 0..400 {
             let a = rng.point(24.0);
             let size = if i % 50 == 0 { 200.0 } else { 3.0 };
             let c = a + (rng.point(1.0) - Vec3A::splat(0.5)) * size;
             let e = a + (rng.point(1.0) - Vec3A::splat(0.5)) * size;
-            b.add_triangle(a.into(), c.into(), e.into(), if i % 7 == 0 { 1 << 31 } else { i });
+            let payload = if i % 7 == 0 { FLAGGED } else { i };
+            if keep(payload) {
+                b.add_triangle(a.into(), c.into(), e.into(), payload);
+            }
         }
-        for k in 0..6 {
+        for k in (0..6).filter(|&k| keep(1000 + k)) {
             let z = 2.0 + k as f32 * 3.0;
             b.add_polygon(
                 &[[4.0, 4.0, z], [12.0, 4.0, z], [12.0, 12.0, z], [4.0, 12.0, z]],
@@ -465,6 +477,7 @@ mod parallel_tests {
     #[test]
     fn parallel_origins_answer_as_the_bvh() {
         let scene = clutter();
+        let only_flagged = clutter_where(|p| p == FLAGGED);
         let mut rng = Rng(99);
         let mut dirs = vec![[0.0, 0.0, 1.0], [0.0, -1.0, 0.0]];
         for _ in 0..10 {
@@ -487,6 +500,16 @@ mod parallel_tests {
                 .collect();
             let rays = ParallelOrigins::new(origins.clone(), dir);
             let closest = rays.closest(&scene, 1e5);
+            // Among the flagged triangles alone: as a scene of those alone answers.
+            let flagged = rays.closest_with(&scene, 1e5, |p| p == FLAGGED);
+            for (i, &o) in origins.iter().enumerate() {
+                assert_eq!(
+                    flagged[i].map(|h| h.t),
+                    only_flagged.closest(o, dir, 1e5).map(|h| h.t),
+                    "{o:?} {dir:?}"
+                );
+                assert!(flagged[i].is_none_or(|h| h.payload == FLAGGED));
+            }
             for ignore in [0, 1 << 31] {
                 let occluded = rays.occluded_except(&scene, &limits, ignore);
                 for (i, &o) in origins.iter().enumerate() {

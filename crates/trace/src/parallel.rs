@@ -622,24 +622,25 @@ impl ParallelOrigins {
 
     /// Per origin, the nearest hit of `scene` before `max_t` (the BVH's `closest`).
     pub fn closest(&self, scene: &Scene, max_t: f32) -> Vec<Option<Hit>> {
+        self.closest_with(scene, max_t, |_| true)
+    }
+
+    /// [`ParallelOrigins::closest`] among the triangles whose payload `wanted` accepts.
+    pub fn closest_with(&self, scene: &Scene, max_t: f32, wanted: impl Fn(u32) -> bool) -> Vec<Option<Hit>> {
         let mut best = vec![(max_t, u32::MAX); self.origins.len()];
         let (from, inv_len) = (self.ray_from(), self.frame.inv_len);
-        self.sweep(
-            scene,
-            |_| true,
-            |i, slot, near| {
-                let (bound, _) = best[i];
-                // Triangles come nearest first: none from here on can be hit before the bound.
-                if (near - self.feet[i][2]) * inv_len >= bound {
-                    return true;
-                }
-                let t = intersect(&scene.triangles[slot], &from(i, max_t));
-                if t < bound {
-                    best[i] = (t, slot as u32);
-                }
-                false
-            },
-        );
+        self.sweep(scene, wanted, |i, slot, near| {
+            let (bound, _) = best[i];
+            // Triangles come nearest first: none from here on can be hit before the bound.
+            if (near - self.feet[i][2]) * inv_len >= bound {
+                return true;
+            }
+            let t = intersect(&scene.triangles[slot], &from(i, max_t));
+            if t < bound {
+                best[i] = (t, slot as u32);
+            }
+            false
+        });
         best.into_iter()
             .map(|(t, slot)| {
                 (slot != u32::MAX).then(|| Hit {

@@ -11,7 +11,7 @@ use crate::lights::{Light, LightKind};
 use crate::samples::{FaceSamples, disp_uv, sample_point};
 use crate::sampling::sphere_directions;
 use crate::scene::{MAX_TRACE, SKY};
-use crate::sky::{Sky3d, before_sky, reaches_sky, sky_first};
+use crate::sky::{Sky3d, before_sky, reaches_sky};
 use crate::{Counters, FaceLight, Options, Progress, World};
 
 /// How far short of a texture-light patch its shadow rays stop (the patch sits on a brush
@@ -558,8 +558,8 @@ impl SkyTable {
 }
 
 /// Whether each ray along the sky direction `d` from `origins` reaches the sky, as
-/// [`reaches_sky`] answers it, all at once: the occluders meet the origins triangle by
-/// triangle ([`ParallelOrigins`]). Texture shadows need the walk along each ray that
+/// [`reaches_sky`] answers it (but for exact ties, below), all at once: the occluders meet the
+/// origins triangle by triangle ([`ParallelOrigins`]). Texture shadows need the walk along each ray that
 /// [`Occluders::through`](crate::alpha::Occluders::through) steps, so with them every ray walks a
 /// [`ParallelRays`] instead.
 fn sky_open(world: &World, shadows: &Shadows<'_>, origins: Vec<[f32; 3]>, d: Vec3) -> Vec<bool> {
@@ -582,11 +582,19 @@ fn sky_open(world: &World, shadows: &Shadows<'_>, origins: Vec<[f32; 3]>, d: Vec
             let blocked = rays.occluded_except(&occluders.scene, &limits, SKY);
             blocked.into_iter().map(|b| !b).collect()
         }
-        None => rays
-            .closest(&occluders.scene, MAX_TRACE)
-            .into_iter()
-            .map(sky_first)
-            .collect(),
+        // One scene: the nearest hit must be a sky face (or none). Asked as "nothing else
+        // before the nearest sky face", which lets most rays stop at their first hit; on an
+        // exact tie between a sky face and another surface the sky wins (the per-ray walk
+        // takes whichever it meets first).
+        None => {
+            let sky: Vec<f32> = rays
+                .closest_with(&occluders.scene, MAX_TRACE, |p| p & SKY != 0)
+                .into_iter()
+                .map(|h| h.map_or(MAX_TRACE, |h| h.t))
+                .collect();
+            let blocked = rays.occluded_except(&occluders.scene, &sky, SKY);
+            blocked.into_iter().map(|b| !b).collect()
+        }
     };
     if let Some(sky3d) = shadows.sky3d {
         for (open, o) in open.iter_mut().zip(rays.origins()) {

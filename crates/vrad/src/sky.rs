@@ -85,7 +85,9 @@ fn open_to_sky(scene: &dyn Tracer, sky_faces: Option<&dyn Tracer>, from: Vec3, d
             let limit = before_sky(sky.closest(from.to_array(), dir.to_array(), MAX_TRACE));
             !scene.occluded_except(from.to_array(), dir.to_array(), limit, SKY)
         }
-        None => sky_first(scene.closest(from.to_array(), dir.to_array(), MAX_TRACE)),
+        None => scene
+            .closest(from.to_array(), dir.to_array(), MAX_TRACE)
+            .is_none_or(|hit| hit.payload & SKY != 0),
     }
 }
 
@@ -119,12 +121,6 @@ const SKY_TIE: f32 = 0.01;
 /// ray's first hit on the sky faces.
 pub(crate) fn before_sky(sky_hit: Option<Hit>) -> f32 {
     sky_hit.map_or(MAX_TRACE, |h| h.t - SKY_TIE)
-}
-
-/// With one scene: whether a sky ray whose first hit is `hit` reaches the sky (a miss counts
-/// as sky, as in VRAD).
-pub(crate) fn sky_first(hit: Option<Hit>) -> bool {
-    hit.is_none_or(|h| h.payload & SKY != 0)
 }
 
 /// The clusters the sun and sky ambient may light: those that see a cluster holding a sky
