@@ -113,6 +113,14 @@ pub enum MaterialsError {
     },
     #[error("not a srcmap material table (format is {0:?}, expected \"srcmap-materials\")")]
     Format(String),
+    /// A colour component that is not a finite number (JSON allows numbers too large for f32,
+    /// which read as infinity).
+    #[error("material {material}: {field} {value:?} is not a finite number")]
+    NotFinite {
+        material: String,
+        field: &'static str,
+        value: [f32; 3],
+    },
 }
 
 #[derive(Serialize, Deserialize)]
@@ -503,6 +511,15 @@ impl MaterialTable {
                 .map(|s| SurfaceFlags::parse_names(s).map(|s| s.0))
                 .transpose()
                 .map_err(err)?;
+            for (field, value) in [("reflectivity", Some(e.reflectivity)), ("emit", e.emit)] {
+                if let Some(value) = value.filter(|v| !v.iter().all(|c| c.is_finite())) {
+                    return Err(MaterialsError::NotFinite {
+                        material: name.clone(),
+                        field,
+                        value,
+                    });
+                }
+            }
             if e.env_cubemap {
                 env_cubemap.insert(crate::normalise_name(&name));
             }
