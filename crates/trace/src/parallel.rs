@@ -117,12 +117,7 @@ impl Level {
 /// A scene prepared for rays along one direction; other directions fall back to the BVH.
 pub struct ParallelRays<'s> {
     scene: &'s Scene,
-    /// The direction as [`ray`] hands it to the triangle test.
-    dir: [f32; 3],
-    /// Plane axes and the unit direction.
-    axes: [Vec3A; 3],
-    /// 1 / |dir|: depth differences to ray distances.
-    inv_len: f32,
+    frame: Frame,
     levels: Vec<Level>,
     /// Per cell of every level, where its entries start (one past the end: the next one's).
     cell_start: Vec<u32>,
@@ -132,7 +127,7 @@ pub struct ParallelRays<'s> {
 impl std::fmt::Debug for ParallelRays<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("ParallelRays")
-            .field("dir", &self.dir)
+            .field("dir", &self.frame.dir)
             .field("levels", &self.levels.len())
             .field("entries", &self.entries.len())
             .finish()
@@ -212,12 +207,9 @@ impl Projected {
 impl<'s> ParallelRays<'s> {
     /// Bins `scene`'s triangles for rays along `dir` (not zero).
     pub fn new(scene: &'s Scene, dir: [f32; 3]) -> ParallelRays<'s> {
-        let Frame { dir, axes, inv_len } = Frame::new(dir);
         let mut out = ParallelRays {
             scene,
-            dir,
-            axes,
-            inv_len,
+            frame: Frame::new(dir),
             levels: Vec::new(),
             cell_start: Vec::new(),
             entries: Vec::new(),
@@ -228,7 +220,7 @@ impl<'s> ParallelRays<'s> {
 
     /// The direction these rays share.
     pub fn direction(&self) -> [f32; 3] {
-        self.dir
+        self.frame.dir
     }
 
     /// Projected 2D boxes, depth ranges (all padded), then the levels and their cells.
@@ -245,7 +237,7 @@ impl<'s> ParallelRays<'s> {
                 area: b,
                 depth,
                 shape,
-            } = Projected::new(t, self.axes);
+            } = Projected::new(t, self.frame.axes);
             lo = [lo[0].min(b[0]), lo[1].min(b[1])];
             hi = [hi[0].max(b[2]), hi[1].max(b[3])];
             boxes.push((b, depth, shape));
@@ -349,13 +341,12 @@ impl<'s> ParallelRays<'s> {
     /// bound (hits at or beyond it are not wanted), or `None` to stop.
     #[inline(always)]
     fn walk(&self, origin: [f32; 3], max_t: f32, mut visit: impl FnMut(u32, f32) -> Option<f32>) {
-        let ray = ray(origin, self.dir, max_t);
-        let [u, v, w] = self.axes;
-        let (x, y, depth) = (ray.origin.dot(u), ray.origin.dot(v), ray.origin.dot(w));
+        let ray = ray(origin, self.frame.dir, max_t);
+        let [x, y, depth] = self.frame.foot(origin);
         let mut bound = max_t;
         for level in &self.levels {
             for e in self.cell(level, x, y) {
-                if (e.near - depth) * self.inv_len >= bound {
+                if (e.near - depth) * self.frame.inv_len >= bound {
                     break;
                 }
                 if e.far < depth || !e.may_contain(x, y) {
@@ -400,7 +391,7 @@ impl<'s> ParallelRays<'s> {
     }
 
     fn along(&self, dir: [f32; 3]) -> bool {
-        ray([0.0; 3], dir, 1.0).direction.to_array() == self.dir
+        ray([0.0; 3], dir, 1.0).direction.to_array() == self.frame.dir
     }
 }
 
