@@ -69,14 +69,8 @@ pub fn gather(
                 return false;
             }
             *rays += 1;
-            if !reaches_sky(scene, sky_faces, sky3d, pos, -light.normal) {
-                return false;
-            }
-            out[0] = dot;
-            for (i, n) in normals.iter().enumerate().skip(1) {
-                out[i] = (-n.dot(light.normal)).max(0.0);
-            }
-            true
+            reaches_sky(scene, sky_faces, sky3d, pos, -light.normal)
+                && lit_along(normals, -light.normal, 1.0, out)
         }
         LightKind::SkyAmbient => {
             let mut sky = SkyAmbient::default();
@@ -105,14 +99,8 @@ pub fn gather(
             let falloff = dot2 / dist2;
             *rays += 1;
             // The patch lies on its own brush: stop the shadow ray just short of it.
-            if scene.occluded(pos.to_array(), dir.to_array(), dist - SURFACE_EPSILON) {
-                return false;
-            }
-            out[0] = dot * falloff;
-            for (i, n) in normals.iter().enumerate().skip(1) {
-                out[i] = n.dot(dir).max(0.0) * falloff;
-            }
-            true
+            !scene.occluded(pos.to_array(), dir.to_array(), dist - SURFACE_EPSILON)
+                && lit_along(normals, dir, falloff, out)
         }
         LightKind::Point | LightKind::Spot => {
             let delta = light.origin - pos;
@@ -126,51 +114,62 @@ pub fn gather(
             if dot <= 0.0 {
                 return false;
             }
-            let hard = light.end_fade > light.start_fade;
-            if hard && dist > light.end_fade {
+            let Some(falloff) = point_falloff(light, dist, dir) else {
                 return false;
-            }
-            let d = dist.max(1.0).min(light.cap_dist);
-            let mut falloff =
-                1.0 / (light.constant_attn + light.linear_attn * d + light.quadratic_attn * d * d);
-            if light.kind == LightKind::Spot {
-                let dot2 = -dir.dot(light.normal);
-                if dot2 <= light.stopdot2 {
-                    return false;
-                }
-                falloff *= dot2;
-                if dot2 <= light.stopdot {
-                    let span = light.stopdot - light.stopdot2;
-                    let mut mult = if span > 0.0 {
-                        ((dot2 - light.stopdot2) / span).clamp(0.0, 1.0)
-                    } else {
-                        1.0
-                    };
-                    if light.exponent != 0.0 && light.exponent != 1.0 {
-                        mult = mult.powf(light.exponent);
-                    }
-                    falloff *= mult;
-                }
-            }
-            if hard {
-                let t =
-                    1.0 - ((dist - light.start_fade) / (light.end_fade - light.start_fade)).clamp(0.0, 1.0);
-                falloff *= t * t * t * (t * (t * 6.0 - 15.0) + 10.0);
-            }
-            if falloff.is_nan() || falloff <= 0.0 || !falloff.is_finite() {
-                return false;
-            }
+            };
             *rays += 1;
-            if scene.occluded(pos.to_array(), dir.to_array(), dist) {
-                return false;
-            }
-            out[0] = dot * falloff;
-            for (i, n) in normals.iter().enumerate().skip(1) {
-                out[i] = n.dot(dir).max(0.0) * falloff;
-            }
-            true
+            !scene.occluded(pos.to_array(), dir.to_array(), dist) && lit_along(normals, dir, falloff, out)
         }
     }
+}
+
+/// The light along `dir` (unit, toward the light) of strength `scale` on each normal into
+/// `out`: the first (the surface's) as its cosine, the bump bases' clamped at zero. True.
+fn lit_along(normals: &[Vec3], dir: Vec3, scale: f32, out: &mut [f32; 4]) -> bool {
+    out[0] = normals[0].dot(dir) * scale;
+    for (i, n) in normals.iter().enumerate().skip(1) {
+        out[i] = n.dot(dir).max(0.0) * scale;
+    }
+    true
+}
+
+/// A point or spot light's strength at distance `dist` along `dir` (unit, from the sample
+/// toward the light), before the cosine at the sample: attenuation, the spot cone and its
+/// exponent, and the hard fade between the fade distances. `None` where it gives none.
+fn point_falloff(light: &Light, dist: f32, dir: Vec3) -> Option<f32> {
+    let hard = light.end_fade > light.start_fade;
+    if hard && dist > light.end_fade {
+        return None;
+    }
+    let d = dist.max(1.0).min(light.cap_dist);
+    let mut falloff = 1.0 / (light.constant_attn + light.linear_attn * d + light.quadratic_attn * d * d);
+    if light.kind == LightKind::Spot {
+        let dot2 = -dir.dot(light.normal);
+        if dot2 <= light.stopdot2 {
+            return None;
+        }
+        falloff *= dot2;
+        if dot2 <= light.stopdot {
+            let span = light.stopdot - light.stopdot2;
+            let mut mult = if span > 0.0 {
+                ((dot2 - light.stopdot2) / span).clamp(0.0, 1.0)
+            } else {
+                1.0
+            };
+            if light.exponent != 0.0 && light.exponent != 1.0 {
+                mult = mult.powf(light.exponent);
+            }
+            falloff *= mult;
+        }
+    }
+    if hard {
+        let t = 1.0 - ((dist - light.start_fade) / (light.end_fade - light.start_fade)).clamp(0.0, 1.0);
+        falloff *= t * t * t * (t * (t * 6.0 - 15.0) + 10.0);
+    }
+    if falloff.is_nan() || falloff <= 0.0 || !falloff.is_finite() {
+        return None;
+    }
+    Some(falloff)
 }
 
 /// One point's sky ambient, summed direction by direction: the visible fraction of the
@@ -334,7 +333,6 @@ fn light_face(
     let mut styles = vec![0u8];
     let mut out: Vec<Vec<Vec<Vec3>>> = vec![vec![vec![Vec3::ZERO; luxels * bump_count]]; ranges.len()];
     let mut rays = 0u64;
-    let mut sky_ambient_rays = 0u64;
     let mut amounts = [0.0f32; 4];
     let luxel_normals: Vec<[Vec3; 4]> = samples.normal[..luxels]
         .iter()
@@ -342,46 +340,22 @@ fn light_face(
         .collect();
     let lights = ranges[0];
     for (li, (light, &light_cluster)) in lights.iter().zip(light_clusters).enumerate() {
-        let intensities: Vec<Vec3> = ranges
-            .iter()
-            .map(|r| r.get(li).map_or(Vec3::ZERO, |l| l.intensity))
-            .collect();
-        if intensities.iter().all(|i| i.max_element() <= 0.0) {
+        let Some(intensities) = range_intensities(ranges, li) else {
             continue;
-        }
-        // Like VRAD, a point or spot light only reaches clusters its own cluster can see
-        // (what keeps "fill" lights without falloff in their room).
-        let reachable: Vec<bool> = (0..luxels)
-            .map(|l| {
-                world.sees(
-                    light,
-                    light_cluster,
-                    samples.cluster.get(l).copied().unwrap_or(-1),
-                )
-            })
-            .collect();
+        };
+        let reachable = reachable_luxels(world, light, light_cluster, samples, luxels);
         let sky_ambient = (light.kind == LightKind::SkyAmbient).then(|| {
-            let traced_before = rays;
-            let reaches = |l: usize, k: usize| match sky_table {
-                Some(table) => table.reaches(index, l, k),
-                None => reaches_sky(
-                    shadows.scene,
-                    shadows.sky_faces,
-                    shadows.sky3d,
-                    samples.pos[l],
-                    shadows.sky_dirs[k],
-                ),
-            };
-            let sky = sky_ambient_face(
-                shadows.sky_dirs,
+            face_sky_ambient(
+                shadows,
+                sky_table,
+                index,
+                samples,
                 &luxel_normals,
                 bump_count,
                 &reachable,
-                &reaches,
+                counters,
                 &mut rays,
-            );
-            sky_ambient_rays += rays - traced_before;
-            sky
+            )
         });
         for l in 0..luxels {
             if !reachable[l] {
@@ -406,9 +380,10 @@ fn light_face(
             };
             // Nothing reaches the bump bases when the flat normal faces away.
             if amounts[0] > 0.0 {
-                for (r, intensity) in intensities.iter().enumerate() {
+                for (range_out, intensity) in out.iter_mut().zip(&intensities) {
+                    let style_out = &mut range_out[slot];
                     for (b, amount) in amounts.iter().enumerate().take(bump_count) {
-                        out[r][slot][b * luxels + l] += *intensity * *amount;
+                        style_out[b * luxels + l] += *intensity * *amount;
                     }
                 }
             }
@@ -432,7 +407,6 @@ fn light_face(
         Counters::add(&counters.supersample_rays, rays - traced_before);
         Counters::add(&counters.supersampled_luxels, supersampled);
     }
-    Counters::add(&counters.sky_ambient_rays, sky_ambient_rays);
     counters.add_rays(rays);
     out.into_iter()
         .map(|samples| FaceLight {
@@ -440,6 +414,78 @@ fn light_face(
             samples,
         })
         .collect()
+}
+
+/// Light `li`'s intensity in each range of lights, or `None` when it is dark in all of them.
+fn range_intensities(ranges: &[&[Light]], li: usize) -> Option<Vec<Vec3>> {
+    let intensities: Vec<Vec3> = ranges
+        .iter()
+        .map(|r| r.get(li).map_or(Vec3::ZERO, |l| l.intensity))
+        .collect();
+    intensities
+        .iter()
+        .any(|i| i.max_element() > 0.0)
+        .then_some(intensities)
+}
+
+/// Which of a face's luxels a light may reach: like VRAD, a point or spot light only
+/// reaches clusters its own cluster can see (what keeps "fill" lights without falloff
+/// in their room).
+fn reachable_luxels(
+    world: &World,
+    light: &Light,
+    light_cluster: i32,
+    samples: &FaceSamples,
+    luxels: usize,
+) -> Vec<bool> {
+    (0..luxels)
+        .map(|l| {
+            world.sees(
+                light,
+                light_cluster,
+                samples.cluster.get(l).copied().unwrap_or(-1),
+            )
+        })
+        .collect()
+}
+
+/// The sky ambient of face `index`'s luxels ([`sky_ambient_face`]): each direction's
+/// visibility read from the sky table where there is one, else traced luxel by luxel;
+/// the rays it traced are counted both as sky ambient rays and in `rays`.
+#[allow(clippy::too_many_arguments)]
+fn face_sky_ambient(
+    shadows: &Shadows<'_>,
+    sky_table: Option<&SkyTable>,
+    index: usize,
+    samples: &FaceSamples,
+    normals: &[[Vec3; 4]],
+    bump_count: usize,
+    reachable: &[bool],
+    counters: &Counters,
+    rays: &mut u64,
+) -> Vec<Option<[f32; 4]>> {
+    let reaches = |l: usize, k: usize| match sky_table {
+        Some(table) => table.reaches(index, l, k),
+        None => reaches_sky(
+            shadows.scene,
+            shadows.sky_faces,
+            shadows.sky3d,
+            samples.pos[l],
+            shadows.sky_dirs[k],
+        ),
+    };
+    let mut sky_rays = 0;
+    let sky = sky_ambient_face(
+        shadows.sky_dirs,
+        normals,
+        bump_count,
+        reachable,
+        &reaches,
+        &mut sky_rays,
+    );
+    Counters::add(&counters.sky_ambient_rays, sky_rays);
+    *rays += sky_rays;
+    sky
 }
 
 /// A sample's normals: the flat one, then (bumped faces) its three bump basis normals.
