@@ -17,7 +17,10 @@
 # run on the SAME portals: ericw's PRT through our flow (`crates/vvis/examples/prt_vis.rs`),
 # ericw's PVS decoded from its BSP, and the two PVS compared pair for pair. ericw's samples are
 # its lightmap bytes / 3 (RGB, one style); ours are vrad's luxels. Ratios are ericw / srcmap
-# (above 1: srcmap faster on equal work). Timings are wall clock of whole processes.
+# (above 1: srcmap faster on equal work). Timings are wall clock of whole processes. A last
+# table divides bounce-0 light by rays: ours counted by vrad, ericw's sun and sky-dome rays
+# estimated from its BSP (`scripts/ericw_rays.py`): VRAD's sky sampling casts about twice as
+# many rays per luxel as ericw's dome does per sample.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if [[ -z ${ERICW_DIR:-} ]]; then
@@ -90,7 +93,7 @@ positive() { [[ $1 =~ ^[0-9]*\.?[0-9]+$ ]] && [[ $(echo "$1 > 0" | bc) == 1 ]]; 
 ratio() { if positive "$1" && positive "$2"; then printf '%.2f' "$(echo "$1 / $2" | bc -l)"; else echo -; fi; }
 per() { if positive "$1" && positive "$2"; then printf '%.3f' "$(echo "$1 * $3 / $2" | bc -l)"; else echo -; fi; }
 
-vis_rows=() light_rows=()
+vis_rows=() light_rows=() ray_rows=()
 for vmf in "${maps[@]}"; do
   name=$(basename "$vmf" .vmf)
   d=$out/$name
@@ -108,6 +111,8 @@ for vmf in "${maps[@]}"; do
   e_light0=$(timed "$LIGHT" -threads "$THREADS" -bounce 0 "$d/ericw/b0.bsp")
   e_samples=$(tr '\r' '\n' <"$out/log" | sed -n 's/.*lightmap size (total): \([0-9]*\).*/\1/p' | tail -1)
   e_samples=$(( ${e_samples:-0} / 3 ))
+  # Sun and sky-dome rays its bounce-0 run cast (estimated from the BSP it lit).
+  read -r _ e_rays < <(python3 "$root/scripts/ericw_rays.py" "$d/ericw/b0.bsp") || e_rays=0
   e_light1=$(timed "$LIGHT" -threads "$THREADS" "$d/ericw/b1.bsp")
   # srcmap.
   o_bsp=$(timed "$bin" vbsp -q --threads "$THREADS" --materials "$out/materials.json" "$corpus/$vmf" -o "$d/ours/$name.bsp")
@@ -117,7 +122,7 @@ for vmf in "${maps[@]}"; do
   o_clusters=$(json "$d/ours/vis.json" clusters) o_portals=$(json "$d/ours/vis.json" portals)
   o_light0=$(timed "$bin" vrad --threads "$THREADS" --bounce 0 --json -q "$d/ours/$name.bsp" -o "$d/ours/b0.bsp")
   cp "$out/log" "$d/ours/rad.json"
-  o_luxels=$(json "$d/ours/rad.json" luxels)
+  o_luxels=$(json "$d/ours/rad.json" luxels) o_rays=$(json "$d/ours/rad.json" rays)
   o_light1=$(timed "$bin" vrad --threads "$THREADS" --bounce 1 -q "$d/ours/$name.bsp" -o "$d/ours/b1.bsp")
   # Both vis tools on ericw's portals.
   same=$(timed "$prt_vis" --threads "$THREADS" --rows "$d/rows.txt" "$d/ericw/portals.prt")
@@ -134,6 +139,10 @@ for vmf in "${maps[@]}"; do
       "$o_luxels" "${!ol}" "$(per "${!ol}" "$o_luxels" 1000000)" \
       "$(ratio "$(per "${!el}" "$e_samples" 1000000)" "$(per "${!ol}" "$o_luxels" 1000000)")")")
   done
+  ray_rows+=("$(printf '%-28s | %10s %7s %8s | %10s %7s %8s | %6s' "$name" \
+    "$e_rays" "$(per "$e_rays" "$e_samples" 1)" "$(per "$e_light0" "$e_rays" 1000000000)" \
+    "$o_rays" "$(per "$o_rays" "$o_luxels" 1)" "$(per "$o_light0" "$o_rays" 1000000000)" \
+    "$(ratio "$(per "$e_light0" "$e_rays" 1000000000)" "$(per "$o_light0" "$o_rays" 1000000000)")")")
   echo "$name: qbsp ${e_bsp}s, vbsp ${o_bsp}s" >&2
 done
 
@@ -146,3 +155,8 @@ echo
 echo "light, $THREADS threads (us/lux = microseconds per ericw sample / srcmap luxel; ratio = ericw / srcmap)"
 printf '%-28s %6s | %8s %7s %8s | %8s %7s %8s | %6s\n' map bounce e_samp e_s us/samp o_luxel o_s us/lux ratio
 printf '%s\n' "${light_rows[@]}"
+echo
+echo "light per ray, bounce 0 ($THREADS threads; ericw's rays are its sun and sky-dome rays, estimated by"
+echo "scripts/ericw_rays.py; ours are every ray vrad cast; ns/ray = wall nanoseconds per ray; ratio = ericw / srcmap)"
+printf '%-28s | %10s %7s %8s | %10s %7s %8s | %6s\n' map e_rays e_r/samp e_ns/ray o_rays o_r/lux o_ns/ray ratio
+printf '%s\n' "${ray_rows[@]}"
