@@ -268,13 +268,42 @@ fn light_uv_on(
     })
 }
 
-/// The mesh as it is built: vertices and, per (model, overlay, material), triangle indices.
+/// The mesh as it is built: vertices (and where they lie in the world) and, per (model, overlay,
+/// material), triangle indices.
 #[derive(Default)]
 struct Parts {
     vertices: Vec<Vertex>,
     buckets: std::collections::BTreeMap<(usize, bool, usize), Vec<u32>>,
     /// Faces or overlays skipped for indices out of range.
     broken: usize,
+    /// Each vertex's position placed in the world (see [`MapMesh::world_positions`]).
+    world_positions: Vec<Vec3>,
+}
+
+/// What [`Parts::push_faces`] drew: the fields of [`MapMesh`] that describe the faces.
+struct DrawnFaces {
+    triangles: usize,
+    /// Each drawn face: its index and the range of vertices it made.
+    face_vertices: Vec<(usize, std::ops::Range<u32>)>,
+    /// Each drawn face that has lighting: its index and its four light styles.
+    face_styles: Vec<(usize, [u8; 4])>,
+    /// Some face's texdata is out of range: it is drawn with the extra material.
+    missing_used: bool,
+}
+
+/// The primitives of the built buckets, in their (model, overlay, material) order; empty ones
+/// dropped.
+fn primitives(buckets: std::collections::BTreeMap<(usize, bool, usize), Vec<u32>>) -> Vec<Primitive> {
+    buckets
+        .into_iter()
+        .filter(|(_, idx)| !idx.is_empty())
+        .map(|((model, overlay, material), indices)| Primitive {
+            model,
+            material,
+            overlay,
+            indices,
+        })
+        .collect()
 }
 
 /// One face's placement in texture and lightmap space.
@@ -357,6 +386,82 @@ impl Parts {
             indices.extend(t.iter().map(|&i| base + i as u32));
         }
         tris.len()
+    }
+
+    /// The `drawn` faces, `(model, face index)`, each with its texdata's material (the extra
+    /// one, `missing`, when that is out of range), placed in the world by its model's entity.
+    /// Faces whose records are out of range are counted in `broken` and skipped.
+    fn push_faces(
+        &mut self,
+        bsp: &Bsp,
+        drawn: &[(usize, usize)],
+        atlas: &Atlas,
+        materials: &mut [Material],
+        missing: usize,
+    ) -> DrawnFaces {
+        let grids = srcmap_disp::grids_of(bsp);
+        let placements = model_placements(bsp);
+        let mut out = DrawnFaces {
+            triangles: 0,
+            face_vertices: Vec::new(),
+            face_styles: Vec::new(),
+            missing_used: false,
+        };
+        for &(model, fi) in drawn {
+            let f = &faces_of(bsp)[fi];
+            let ti = &bsp.texinfo[f.texinfo as usize];
+            let material = face_material(ti, materials, missing, &mut out.missing_used);
+            let texture_size = materials
+                .get(material)
+                .map_or(Vec2::splat(64.0), |m| Vec2::new(m.width as f32, m.height as f32));
+            let map = FaceMapping {
+                face: f,
+                texinfo: ti,
+                texture_size,
+                rect: atlas.rect(fi),
+                normal: face_normal(bsp, f),
+            };
+            let base = self.vertices.len() as u32;
+            let key = (model, false, material);
+            let Some(made) = self.push_face(bsp, &grids, key, &map, atlas) else {
+                self.broken += 1;
+                continue;
+            };
+            out.triangles += made;
+            out.face_vertices.push((fi, base..self.vertices.len() as u32));
+            if f.light_offset >= 0 && f.styles[0] != 255 {
+                out.face_styles.push((fi, f.styles));
+            }
+            let (rotation, origin) = placements[model];
+            self.world_positions.extend(
+                self.vertices[base as usize..]
+                    .iter()
+                    .map(|v| rotation * v.position + origin),
+            );
+        }
+        out
+    }
+
+    /// Every overlay of the lump whose records are in range (the others counted in `broken`);
+    /// returns each drawn one's index and the range of vertices it made.
+    fn push_overlays(
+        &mut self,
+        bsp: &Bsp,
+        materials: usize,
+        atlas: &Atlas,
+    ) -> Vec<(usize, std::ops::Range<u32>)> {
+        let mut out = Vec::new();
+        for (oi, o) in bsp.overlays.iter().enumerate() {
+            let base = self.vertices.len() as u32;
+            if !self.push_overlay(bsp, o, materials, atlas) {
+                self.broken += 1;
+                continue;
+            }
+            self.world_positions
+                .extend(self.vertices[base as usize..].iter().map(|v| v.position));
+            out.push((oi, base..self.vertices.len() as u32));
+        }
+        out
     }
 
     /// A face: its displacement grid or its polygon; returns the triangle count, `None`
@@ -468,67 +573,15 @@ impl MapMesh {
             .collect();
         let atlas = Atlas::build(bsp, source, drawn.iter().map(|&(_, f)| f));
         let mut notes = lighting_notes(source, atlas.source, prefer_hdr);
-        let grids = srcmap_disp::grids_of(bsp);
         let mut materials = texdata_materials(bsp);
         // One extra material for faces whose texdata is out of range.
         let missing = materials.len();
-        let mut missing_used = false;
 
         let mut parts = Parts::default();
-        let mut faces_drawn = 0;
-        let mut triangles = 0;
-        let mut face_vertices = Vec::new();
-        let mut face_styles = Vec::new();
-        let placements = model_placements(bsp);
-        let mut world_positions = Vec::new();
-        for (model, fi) in drawn {
-            let f = &faces_of(bsp)[fi];
-            let ti = &bsp.texinfo[f.texinfo as usize];
-            let material = face_material(ti, &mut materials, missing, &mut missing_used);
-            let texture_size = materials
-                .get(material)
-                .map_or(Vec2::splat(64.0), |m| Vec2::new(m.width as f32, m.height as f32));
-            let map = FaceMapping {
-                face: f,
-                texinfo: ti,
-                texture_size,
-                rect: atlas.rect(fi),
-                normal: face_normal(bsp, f),
-            };
-            let base = parts.vertices.len() as u32;
-            let key = (model, false, material);
-            let Some(made) = parts.push_face(bsp, &grids, key, &map, &atlas) else {
-                parts.broken += 1;
-                continue;
-            };
-            triangles += made;
-            faces_drawn += 1;
-            face_vertices.push((fi, base..parts.vertices.len() as u32));
-            if f.light_offset >= 0 && f.styles[0] != 255 {
-                face_styles.push((fi, f.styles));
-            }
-            let (rotation, origin) = placements[model];
-            world_positions.extend(
-                parts.vertices[base as usize..]
-                    .iter()
-                    .map(|v| rotation * v.position + origin),
-            );
-        }
+        let faces = parts.push_faces(bsp, &drawn, &atlas, &mut materials, missing);
+        let overlay_vertices = parts.push_overlays(bsp, missing, &atlas);
 
-        let mut overlays_drawn = 0;
-        let mut overlay_vertices = Vec::new();
-        for (oi, o) in bsp.overlays.iter().enumerate() {
-            let base = parts.vertices.len() as u32;
-            if !parts.push_overlay(bsp, o, missing, &atlas) {
-                parts.broken += 1;
-                continue;
-            }
-            world_positions.extend(parts.vertices[base as usize..].iter().map(|v| v.position));
-            overlays_drawn += 1;
-            overlay_vertices.push((oi, base..parts.vertices.len() as u32));
-        }
-
-        if missing_used {
+        if faces.missing_used {
             notes.push("some faces name no texture: drawn with a checkerboard".to_string());
             materials.push(Material {
                 name: String::new(),
@@ -544,30 +597,19 @@ impl MapMesh {
                 parts.broken
             ));
         }
-        let primitives = parts
-            .buckets
-            .into_iter()
-            .filter(|(_, idx)| !idx.is_empty())
-            .map(|((model, overlay, material), indices)| Primitive {
-                model,
-                material,
-                overlay,
-                indices,
-            })
-            .collect();
         MapMesh {
             vertices: parts.vertices,
             materials,
-            primitives,
+            primitives: primitives(parts.buckets),
             atlas,
-            faces_drawn,
-            triangles,
-            overlays_drawn,
+            faces_drawn: faces.face_vertices.len(),
+            triangles: faces.triangles,
+            overlays_drawn: overlay_vertices.len(),
             overlay_vertices,
-            face_styles,
+            face_styles: faces.face_styles,
             notes,
-            face_vertices,
-            world_positions,
+            face_vertices: faces.face_vertices,
+            world_positions: parts.world_positions,
         }
     }
 

@@ -692,7 +692,70 @@ fn model_surfaceprop(
 /// VPhysics' `buildOuterConvexHull` does (flagged as having children; its client data is the
 /// root node's offset from it).
 fn solid(meshes: &[ConvexMesh], outer_hull: bool) -> (Solid, f64) {
-    // Mass properties of the whole: volume-weighted over the pieces.
+    let (volume, center, inertia) = combined_mass_properties(meshes);
+    let hull = if outer_hull && meshes.len() > 1 {
+        hull_mesh(meshes)
+    } else {
+        None
+    };
+    let pieces = meshes.len();
+    let meshes: Vec<&ConvexMesh> = meshes.iter().chain(hull.as_ref()).collect();
+    let layout = surface_layout(&meshes);
+
+    let ivp_points: Vec<Vec<DVec3>> = meshes
+        .iter()
+        .map(|m| {
+            m.points
+                .iter()
+                .map(|&p| DVec3::from(to_ivp(p).map(f64::from)))
+                .collect()
+        })
+        .collect();
+    let mut nodes = Vec::new();
+    let order: Vec<usize> = (0..pieces).collect();
+    tree(&order, &ivp_points, &layout.ledges, layout.nodes_at, &mut nodes);
+    if hull.is_some() {
+        nodes[0].offset_compact_ledge = layout.ledges[pieces] as i32 - layout.nodes_at as i32;
+    }
+    let len = layout.nodes_at + NODE_SIZE * nodes.len();
+
+    let compact_ledges = meshes
+        .iter()
+        .enumerate()
+        .map(|(li, m)| compact_ledge(m, li, li == pieces, &layout))
+        .collect();
+    let radius = ivp_points
+        .iter()
+        .flatten()
+        .map(|p| p.distance(DVec3::from(to_ivp(center).map(f64::from))))
+        .fold(0.0f64, f64::max);
+    let surface = CompactSurface {
+        header: SurfaceHeader {
+            mass_center: to_ivp(center),
+            rotation_inertia: inertia_to_ivp(inertia),
+            upper_limit_radius: radius as f32,
+            // Not derived from the geometry: Valve's values vary (205..250); 250 is the most common.
+            max_factor_surface_deviation: 250,
+            byte_size: len as u32,
+            offset_ledgetree_root: layout.nodes_at as i32,
+            dummy: [0, 0, srcmap_phys::surface::IVPS],
+        },
+        ledges: compact_ledges,
+        nodes,
+        points: vec![PointRun {
+            offset: layout.points_at as u32,
+            points: layout.pool,
+        }],
+        gaps: Vec::new(),
+        len: len as u32,
+    };
+    (surface_solid(surface), volume)
+}
+
+/// Mass properties of the meshes as one body: the total volume (cubic units), the centre of
+/// mass, and the inertia tensor's diagonal per unit mass about it: volume-weighted over the
+/// pieces.
+fn combined_mass_properties(meshes: &[ConvexMesh]) -> (f64, DVec3, DVec3) {
     let props: Vec<(f64, DVec3, DVec3)> = meshes.iter().map(mass_properties).collect();
     let volume: f64 = props.iter().map(|p| p.0).sum();
     let center = if volume > 1e-9 {
@@ -718,144 +781,120 @@ fn solid(meshes: &[ConvexMesh], outer_hull: bool) -> (Solid, f64) {
         })
         .sum::<DVec3>()
         / volume.max(1e-12);
+    (volume, center, inertia)
+}
 
-    let hull = if outer_hull && meshes.len() > 1 {
-        hull_mesh(meshes)
-    } else {
-        None
-    };
-    let pieces = meshes.len();
-    let meshes: Vec<&ConvexMesh> = meshes.iter().chain(hull.as_ref()).collect();
+/// Where a compact surface's parts lie, in bytes from its start: the header, the ledges (the
+/// hull's last), the points (each ledge's own, back to back), then the tree nodes.
+struct SurfaceLayout {
+    /// Each ledge's offset.
+    ledges: Vec<usize>,
+    /// Each ledge's first point's offset.
+    ledge_points: Vec<usize>,
+    points_at: usize,
+    /// Every ledge's points in IVP's units, back to back (the fourth coordinate 0).
+    pool: Vec<[f32; 4]>,
+    nodes_at: usize,
+}
 
-    // Layout: header, ledges (the hull's last), points (each ledge's own, back to back), tree
-    // nodes.
+/// The layout of a compact surface of the meshes' ledges, one after the other.
+fn surface_layout(meshes: &[&ConvexMesh]) -> SurfaceLayout {
     let mut ledges = Vec::with_capacity(meshes.len());
     let mut at = SURFACE_HEADER_SIZE;
-    for m in &meshes {
+    for m in meshes {
         ledges.push(at);
         at += RECORD_SIZE * (1 + m.triangles.len());
     }
     let points_at = at;
-    let mut point_at = Vec::with_capacity(meshes.len());
+    let mut ledge_points = Vec::with_capacity(meshes.len());
     let mut pool: Vec<[f32; 4]> = Vec::new();
-    for m in &meshes {
-        point_at.push(points_at + RECORD_SIZE * pool.len());
+    for m in meshes {
+        ledge_points.push(points_at + RECORD_SIZE * pool.len());
         pool.extend(m.points.iter().map(|&p| {
             let [x, y, z] = to_ivp(p);
             [x, y, z, 0.0]
         }));
     }
     let nodes_at = points_at + RECORD_SIZE * pool.len();
+    SurfaceLayout {
+        ledges,
+        ledge_points,
+        points_at,
+        pool,
+        nodes_at,
+    }
+}
 
-    let ivp_points: Vec<Vec<DVec3>> = meshes
+/// Ledge `li` of the layout, of mesh `m`: its client data is the brush, or for the outer hull
+/// (`is_hull`) the tree root's offset from it.
+fn compact_ledge(m: &ConvexMesh, li: usize, is_hull: bool, layout: &SurfaceLayout) -> Ledge {
+    let at = layout.ledges[li];
+    Ledge {
+        offset: at as u32,
+        c_point_offset: layout.ledge_points[li] as i32 - at as i32,
+        client_data: if is_hull {
+            layout.nodes_at as i32 - at as i32
+        } else {
+            m.brush as i32
+        },
+        has_children_flag: is_hull as u8,
+        is_compact_flag: 1,
+        dummy: 0,
+        size_div_16: (1 + m.triangles.len() + m.points.len()) as u32,
+        for_future_use: 0,
+        triangles: compact_triangles(m),
+    }
+}
+
+/// A closed mesh's triangles as IVP's: each edge with the offset to its twin, each triangle
+/// with its "pierce" neighbour, the triangle facing most away from it.
+fn compact_triangles(m: &ConvexMesh) -> Vec<Triangle> {
+    let twin = twins(&m.triangles).expect("closed meshes only");
+    let normals: Vec<DVec3> = m
+        .triangles
         .iter()
-        .map(|m| {
-            m.points
-                .iter()
-                .map(|&p| DVec3::from(to_ivp(p).map(f64::from)))
-                .collect()
+        .map(|t| {
+            let [a, b, c] = t.map(|i| m.points[i as usize]);
+            (b - a).cross(c - a).normalize_or_zero()
         })
         .collect();
-    let mut nodes = Vec::new();
-    let order: Vec<usize> = (0..pieces).collect();
-    tree(&order, &ivp_points, &ledges, nodes_at, &mut nodes);
-    if hull.is_some() {
-        nodes[0].offset_compact_ledge = ledges[pieces] as i32 - nodes_at as i32;
-    }
-    let len = nodes_at + NODE_SIZE * nodes.len();
-
-    let compact_ledges = meshes
+    m.triangles
         .iter()
         .enumerate()
-        .map(|(li, m)| {
-            let twin = twins(&m.triangles).expect("closed meshes only");
-            let normals: Vec<DVec3> = m
-                .triangles
-                .iter()
-                .map(|t| {
-                    let [a, b, c] = t.map(|i| m.points[i as usize]);
-                    (b - a).cross(c - a).normalize_or_zero()
-                })
-                .collect();
-            let triangles = m
-                .triangles
-                .iter()
-                .enumerate()
-                .map(|(t, tri)| {
-                    // The triangle facing most away: IVP's "pierce" neighbour.
-                    let pierce = (0..normals.len())
-                        .min_by(|&x, &y| normals[t].dot(normals[x]).total_cmp(&normals[t].dot(normals[y])))
-                        .unwrap_or(t);
-                    Triangle {
-                        tri_index: t as u16,
-                        pierce_index: pierce as u16,
-                        material_index: m.materials[t],
-                        is_virtual: false,
-                        edges: [0, 1, 2].map(|e| Edge {
-                            start_point_index: tri[e] as u16,
-                            opposite_index: twin[t][e] as i16,
-                            is_virtual: false,
-                        }),
-                    }
-                })
-                .collect();
-            let is_hull = li == pieces;
-            Ledge {
-                offset: ledges[li] as u32,
-                c_point_offset: point_at[li] as i32 - ledges[li] as i32,
-                client_data: if is_hull {
-                    nodes_at as i32 - ledges[li] as i32
-                } else {
-                    m.brush as i32
-                },
-                has_children_flag: is_hull as u8,
-                is_compact_flag: 1,
-                dummy: 0,
-                size_div_16: (1 + m.triangles.len() + m.points.len()) as u32,
-                for_future_use: 0,
-                triangles,
+        .map(|(t, tri)| {
+            let pierce = (0..normals.len())
+                .min_by(|&x, &y| normals[t].dot(normals[x]).total_cmp(&normals[t].dot(normals[y])))
+                .unwrap_or(t);
+            Triangle {
+                tri_index: t as u16,
+                pierce_index: pierce as u16,
+                material_index: m.materials[t],
+                is_virtual: false,
+                edges: [0, 1, 2].map(|e| Edge {
+                    start_point_index: tri[e] as u16,
+                    opposite_index: twin[t][e] as i16,
+                    is_virtual: false,
+                }),
             }
         })
-        .collect();
+        .collect()
+}
 
-    let radius = ivp_points
-        .iter()
-        .flatten()
-        .map(|p| p.distance(DVec3::from(to_ivp(center).map(f64::from))))
-        .fold(0.0f64, f64::max);
-    let surface = CompactSurface {
-        header: SurfaceHeader {
-            mass_center: to_ivp(center),
-            rotation_inertia: inertia_to_ivp(inertia),
-            upper_limit_radius: radius as f32,
-            // Not derived from the geometry: Valve's values vary (205..250); 250 is the most common.
-            max_factor_surface_deviation: 250,
-            byte_size: len as u32,
-            offset_ledgetree_root: nodes_at as i32,
-            dummy: [0, 0, srcmap_phys::surface::IVPS],
-        },
-        ledges: compact_ledges,
-        nodes,
-        points: vec![PointRun {
-            offset: points_at as u32,
-            points: pool,
-        }],
-        gaps: Vec::new(),
-        len: len as u32,
-    };
-    let solid = Solid {
+/// The solid of a compact surface: its collide header (the surface's size, unit drag axes)
+/// and the surface.
+fn surface_solid(surface: CompactSurface) -> Solid {
+    Solid {
         header: Some(CollideHeader {
             version: srcmap_phys::solid::COLLIDE_VERSION,
             model_type: srcmap_phys::solid::MODEL_TYPE_COMPACT_SURFACE,
-            surface_size: len as i32,
+            surface_size: surface.len as i32,
             drag: Some(DragAxes {
                 drag_axis_areas: [1.0; 3],
                 axis_map_size: 0,
             }),
         }),
         body: SolidBody::Surface(surface),
-    };
-    (solid, volume)
+    }
 }
 
 /// The convex hull of the meshes' points (corners only) as one more mesh, or `None` when it
