@@ -211,31 +211,41 @@ pub fn next_separator(source: &[V3], pass: &[V3], cursor: &mut SepCursor) -> Opt
     }
 }
 
-/// Pass points normalised together by [`separator_row`].
-const LANES: usize = 8;
+/// Pass points normalised together by [`separator_row`] (most passes have four).
+const LANES: usize = 4;
 
 /// The separators of `separator_candidate` for edge `i` of `source` and every point of `pass`,
 /// appended to `out` in the same order and bit for bit the same. The candidate planes' normals
 /// are found `LANES` at a time in plain arrays (vector instructions, each lane doing exactly
-/// the scalar operations); the tests then run per plane with vvis's early exits.
+/// the scalar operations), and with them each plane's distance to the first source point off
+/// the edge, which nearly always tells the source's side; the rest of the tests then run per
+/// plane, on all the pass points at once where the pass has at most `LANES`.
 pub fn separator_row(source: &[V3], pass: &[V3], i: usize, flipclip: bool, out: &mut Vec<VPlane>) {
     let ns = source.len();
     let l = (i + 1) % ns;
     let si = source[i];
     let v1 = sub(source[l], si);
+    // The first source point `oriented_separator` tests (none: no plane has a side).
+    let Some(k0) = (0..ns).find(|&k| k != i && k != l) else {
+        return;
+    };
+    let s0 = source[k0];
+    let Some(last) = pass.len().checked_sub(1) else {
+        return;
+    };
     for start in (0..pass.len()).step_by(LANES) {
         let n = (pass.len() - start).min(LANES);
-        let mut px = [0f32; LANES];
-        let mut py = [0f32; LANES];
-        let mut pz = [0f32; LANES];
-        for k in 0..n {
-            [px[k], py[k], pz[k]] = pass[start + k];
-        }
+        // Lanes past the end repeat the last point; their planes are not tested.
+        let row: [V3; LANES] = std::array::from_fn(|m| pass[(start + m).min(last)]);
+        let px = row.map(|p| p[0]);
+        let py = row.map(|p| p[1]);
+        let pz = row.map(|p| p[2]);
         let mut nx = [0f32; LANES];
         let mut ny = [0f32; LANES];
         let mut nz = [0f32; LANES];
         let mut len = [0f32; LANES];
         let mut dist = [0f32; LANES];
+        let mut d0 = [0f32; LANES];
         for k in 0..LANES {
             let v2 = [px[k] - si[0], py[k] - si[1], pz[k] - si[2]];
             let x = v1[1] * v2[2] - v1[2] * v2[1];
@@ -248,6 +258,7 @@ pub fn separator_row(source: &[V3], pass: &[V3], i: usize, flipclip: bool, out: 
             ny[k] = y * inv;
             nz[k] = z * inv;
             dist[k] = px[k] * nx[k] + py[k] * ny[k] + pz[k] * nz[k];
+            d0[k] = s0[0] * nx[k] + s0[1] * ny[k] + s0[2] * nz[k] - dist[k];
         }
         for m in 0..n {
             if len[m] < ON_VIS_EPSILON {
@@ -257,7 +268,29 @@ pub fn separator_row(source: &[V3], pass: &[V3], i: usize, flipclip: bool, out: 
                 normal: [nx[m], ny[m], nz[m]],
                 dist: dist[m],
             };
-            if let Some(plane) = oriented_separator(source, pass, i, l, start + m, plane, flipclip) {
+            let fliptest = if d0[m] < -ON_VIS_EPSILON {
+                false
+            } else if d0[m] > ON_VIS_EPSILON {
+                true
+            } else {
+                match source_side(&source[k0 + 1..], k0 + 1, i, l, &plane) {
+                    Some(flip) => flip,
+                    None => continue,
+                }
+            };
+            let found = if pass.len() <= LANES {
+                // The row holds the whole pass (a point repeated changes nothing): the pass
+                // test of `pass_separator` on all its points at once.
+                let p = if fliptest { plane.flipped() } else { plane };
+                let [x, y, z] = p.normal;
+                let d: [f32; LANES] = std::array::from_fn(|k| px[k] * x + py[k] * y + pz[k] * z - p.dist);
+                let behind = d.iter().fold(false, |b, &d| b | (d < -ON_VIS_EPSILON));
+                let front = d.iter().fold(false, |f, &d| f | (d > ON_VIS_EPSILON));
+                (!behind && front).then(|| if flipclip { p.flipped() } else { p })
+            } else {
+                pass_separator(pass, plane, fliptest, flipclip)
+            };
+            if let Some(plane) = found {
                 out.push(plane);
             }
         }
@@ -300,10 +333,10 @@ fn separator_candidate(source: &[V3], pass: &[V3], i: usize, j: usize, flipclip:
         normal,
         dist: dot(pj, normal),
     };
-    oriented_separator(source, pass, i, l, j, plane, flipclip)
+    oriented_separator(source, pass, i, l, plane, flipclip)
 }
 
-/// vvis's tests on the plane through edge (`i`, `l`) of `source` and point `j` of `pass`:
+/// vvis's tests on the plane through edge (`i`, `l`) of `source` and a point of `pass`:
 /// turned to face away from the source (none when the source lies in it), kept only when every
 /// other pass point is on its front and at least one strictly; flipped back for `flipclip`.
 #[inline(always)]
@@ -312,42 +345,50 @@ fn oriented_separator(
     pass: &[V3],
     i: usize,
     l: usize,
-    j: usize,
-    mut plane: VPlane,
+    plane: VPlane,
     flipclip: bool,
 ) -> Option<VPlane> {
-    // Which side has the source? (A source planar with the plane gives no separator.)
-    let mut fliptest = None;
-    for (k, &pk) in source.iter().enumerate() {
-        if k == i || k == l {
+    let fliptest = source_side(source, 0, i, l, &plane)?;
+    pass_separator(pass, plane, fliptest, flipclip)
+}
+
+/// Which side of `plane` has the source (true: the front, so the plane must be flipped): that
+/// of the first of its points (`points`, the source's from index `from`) off the plane, skipping
+/// the edge's ends `i` and `l`. None when the source lies in the plane.
+#[inline(always)]
+fn source_side(points: &[V3], from: usize, i: usize, l: usize, plane: &VPlane) -> Option<bool> {
+    for (k, &pk) in points.iter().enumerate() {
+        if from + k == i || from + k == l {
             continue;
         }
         let d = dot(pk, plane.normal) - plane.dist;
         if d < -ON_VIS_EPSILON {
-            fliptest = Some(false);
-            break;
+            return Some(false);
         } else if d > ON_VIS_EPSILON {
-            fliptest = Some(true);
-            break;
+            return Some(true);
         }
     }
-    if fliptest? {
+    None
+}
+
+/// `plane` (through a pass point), flipped when `fliptest`, if every pass point is on its
+/// front and at least one strictly; flipped again for `flipclip`. The plane's own pass point
+/// is tested too: its distance is exactly zero (the operations that gave `plane.dist`, and
+/// negation is exact), neither behind nor in front, as if skipped as vvis does.
+#[inline(always)]
+fn pass_separator(pass: &[V3], mut plane: VPlane, fliptest: bool, flipclip: bool) -> Option<VPlane> {
+    if fliptest {
         plane = plane.flipped();
     }
-    // Every pass point must be on the front (at least one strictly).
-    let mut front = 0;
-    for (k, &pk) in pass.iter().enumerate() {
-        if k == j {
-            continue;
-        }
+    let mut front = false;
+    for &pk in pass {
         let d = dot(pk, plane.normal) - plane.dist;
         if d < -ON_VIS_EPSILON {
             return None;
-        } else if d > ON_VIS_EPSILON {
-            front += 1;
         }
+        front |= d > ON_VIS_EPSILON;
     }
-    if front == 0 {
+    if !front {
         return None;
     }
     Some(if flipclip { plane.flipped() } else { plane })
