@@ -339,6 +339,8 @@ fn light_face(
         .map(|&n| sample_normals(face, n))
         .collect();
     let lights = ranges[0];
+    // Per sky-ambient light, its amounts at each luxel, for supersampling to reuse.
+    let mut sky_ambients: Vec<(usize, Vec<Option<[f32; 4]>>)> = Vec::new();
     for (li, (light, &light_cluster)) in lights.iter().zip(light_clusters).enumerate() {
         let Some(intensities) = range_intensities(ranges, li) else {
             continue;
@@ -378,34 +380,28 @@ fn light_face(
             let Some(slot) = style_slot(&mut styles, &mut out, light.style, luxels * bump_count) else {
                 break;
             };
-            // Nothing reaches the bump bases when the flat normal faces away.
-            if amounts[0] > 0.0 {
-                for (range_out, intensity) in out.iter_mut().zip(&intensities) {
-                    let style_out = &mut range_out[slot];
-                    for (b, amount) in amounts.iter().enumerate().take(bump_count) {
-                        style_out[b * luxels + l] += *intensity * *amount;
-                    }
-                }
-            }
+            add_luxel_light(&mut out, slot, l, luxels, &intensities, &amounts[..bump_count]);
+        }
+        if let Some(sky) = sky_ambient {
+            sky_ambients.push((li, sky));
         }
     }
     if let Some(disp) = world.disps[index].as_ref() {
         blend_disp_samples(face, disp, samples, &mut out);
     }
     if supersample && !face.is_displacement {
-        let traced_before = rays;
-        let supersampled = supersample_edges(
+        supersample_edges(
             world,
             index,
             ranges,
             light_clusters,
             shadows,
+            &sky_ambients,
             &styles,
             &mut out,
+            counters,
             &mut rays,
         );
-        Counters::add(&counters.supersample_rays, rays - traced_before);
-        Counters::add(&counters.supersampled_luxels, supersampled);
     }
     counters.add_rays(rays);
     out.into_iter()
@@ -414,6 +410,27 @@ fn light_face(
             samples,
         })
         .collect()
+}
+
+/// Adds a light's `amounts` (flat, then each bump basis) times its intensity in each range
+/// to luxel `l` of style `slot`; nothing when the flat normal faces away (nor then to the
+/// bump bases).
+fn add_luxel_light(
+    out: &mut [Vec<Vec<Vec3>>],
+    slot: usize,
+    l: usize,
+    luxels: usize,
+    intensities: &[Vec3],
+    amounts: &[f32],
+) {
+    if amounts[0] > 0.0 {
+        for (range_out, intensity) in out.iter_mut().zip(intensities) {
+            let style_out = &mut range_out[slot];
+            for (b, amount) in amounts.iter().enumerate() {
+                style_out[b * luxels + l] += *intensity * *amount;
+            }
+        }
+    }
 }
 
 /// Light `li`'s intensity in each range of lights, or `None` when it is dark in all of them.
@@ -735,7 +752,11 @@ fn blend_disp_samples(
 
 /// Re-lights luxels on a sharp change (shadow edges, light cones) as the mean of four
 /// samples a quarter luxel around the centre, like VRAD's supersampling (not with `-fast`).
-/// Only styles the face already has are updated. Returns how many luxels were re-lit.
+/// Sky ambient (a hundred-odd rays a sample, and soft anyway) is not traced again: each luxel
+/// keeps its centre's, from `sky_ambients` (per sky-ambient light index, its amounts at each
+/// luxel), the centre being where the four samples average. Only styles the face already has
+/// are updated. The luxels re-lit and the rays traced are counted in `counters`, the rays
+/// also in `rays`.
 #[allow(clippy::too_many_arguments)]
 fn supersample_edges(
     world: &World,
@@ -743,11 +764,14 @@ fn supersample_edges(
     ranges: &[&[Light]],
     light_clusters: &[i32],
     shadows: &Shadows<'_>,
+    sky_ambients: &[(usize, Vec<Option<[f32; 4]>>)],
     styles: &[u8],
     out: &mut [Vec<Vec<Vec3>>],
+    counters: &Counters,
     rays: &mut u64,
-) -> u64 {
+) {
     const LUMA: Vec3 = Vec3::new(0.2126, 0.7152, 0.0722);
+    let traced_before = *rays;
     let face = &world.faces[index];
     let (w, h) = (face.width, face.height);
     let luxels = w * h;
@@ -789,18 +813,19 @@ fn supersample_edges(
                 let Some(slot) = styles.iter().position(|&st| st == light.style) else {
                     continue;
                 };
-                // Sky ambient (a hundred-odd rays a sample, and soft anyway) is taken from one
-                // sub-sample only, counted for all four: half the cost of supersampling.
+                // The centre's sky ambient, counted once for all four samples.
                 let sky_ambient = light.kind == LightKind::SkyAmbient;
-                if sky_ambient && k > 0 {
-                    continue;
-                }
-                if !world.sees(light, light_cluster, cluster) {
-                    continue;
-                }
-                if !gather(shadows, light, pos, &normals[..bump_count], rays, &mut amounts)
-                    || amounts[0] <= 0.0
-                {
+                let reached = if sky_ambient {
+                    let centre = sky_ambients
+                        .iter()
+                        .find(|(i, _)| *i == li)
+                        .and_then(|(_, sky)| sky[l]);
+                    k == 0 && centre.map(|a| amounts = a).is_some()
+                } else {
+                    world.sees(light, light_cluster, cluster)
+                        && gather(shadows, light, pos, &normals[..bump_count], rays, &mut amounts)
+                };
+                if !reached || amounts[0] <= 0.0 {
                     continue;
                 }
                 let weight = if sky_ambient { OFFSETS.len() as f32 } else { 1.0 };
@@ -820,5 +845,6 @@ fn supersample_edges(
             }
         }
     }
-    supersampled
+    Counters::add(&counters.supersample_rays, *rays - traced_before);
+    Counters::add(&counters.supersampled_luxels, supersampled);
 }
