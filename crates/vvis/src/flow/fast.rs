@@ -30,8 +30,9 @@
 //!
 //! Per state, it finds the separating planes of its windings once, as far as its targets need
 //! them, a source edge at a time with eight candidate planes normalised together
-//! ([`crate::clip::separator_row`], bit for bit vvis's planes); tests targets against them by
-//! bounding sphere before clipping; confines bit-set work to the non-zero words; and builds a
+//! ([`crate::clip::separator_row`], bit for bit vvis's planes); tests targets against them
+//! before clipping, all four points at once ([`crate::clip::Quad`]) or, past four points, by
+//! bounding sphere; confines bit-set work to the non-zero words; and builds a
 //! state's narrowed might-see set only when its portal passes (the test for anything new stops
 //! at the first word that has some).
 //!
@@ -39,7 +40,7 @@
 //! in `docs/vvis-measurements.md`.
 
 use crate::bits::Bits;
-use crate::clip::{Chop, SepCursor, V3, VPlane, chop, cuts, dot, next_separator_row, sub};
+use crate::clip::{Chop, Quad, SepCursor, V3, VPlane, chop, cuts, dot, next_separator_row, sub};
 use crate::graph::{BaseVis, Graph};
 
 use super::{Children, Counters, Done, Frame, clip_pass_and_source, frame_pair};
@@ -751,26 +752,38 @@ fn clip_lazy(
     counters: &mut Counters,
 ) -> bool {
     let mut k = 0;
+    // A small target's distances to a plane, all at once, decide most planes without clipping
+    // (most planes that reach a target pass near it without cutting it).
+    let mut quad = Quad::new(target.winding);
     loop {
         while let Some(plane) = seps.get(k) {
             k += 1;
-            // The target's bounding sphere decides most planes without clipping: clearly in
-            // front leaves it unchanged, clearly behind removes it, as clipping would.
-            let d = plane.distance(target.origin);
-            if d > target.margin {
-                continue;
-            }
-            if d < -target.margin {
-                return false;
-            }
-            if !cuts(target.winding, plane) {
-                continue;
+            if let Some(q) = &quad {
+                match q.sides(plane) {
+                    (false, _) => continue,
+                    (true, false) => return false,
+                    (true, true) => {}
+                }
+            } else {
+                // The target's bounding sphere decides most planes without clipping: clearly
+                // in front leaves it unchanged, clearly behind removes it, as clipping would.
+                let d = plane.distance(target.origin);
+                if d > target.margin {
+                    continue;
+                }
+                if d < -target.margin {
+                    return false;
+                }
+                if !cuts(target.winding, plane) {
+                    continue;
+                }
             }
             match chop(target.winding, plane, tmp) {
                 Chop::Unchanged => {}
                 Chop::Gone => return false,
                 Chop::Clipped => {
                     std::mem::swap(target.winding, tmp);
+                    quad = Quad::new(target.winding);
                 }
             }
         }
