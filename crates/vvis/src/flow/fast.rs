@@ -635,7 +635,20 @@ impl Walk<'_> {
 
     /// Tests portal `pn` out of the cluster that level `prev` entered; true when the walk
     /// should go through it (its bit is then set and `cur` holds the new level).
+    #[inline(always)]
     fn step(&mut self, pn: usize, prev: &mut Frame, cur: &mut Frame) -> bool {
+        // Most portals out of a cluster are not in the might-see set: that test is made in the
+        // caller, without a call.
+        let (word, bit) = (pn / 64, 1u64 << (pn % 64));
+        if word < prev.lo || word >= prev.hi || prev.might[word] & bit == 0 {
+            return false; // can't possibly see it
+        }
+        self.candidate(pn, prev, cur)
+    }
+
+    /// [`Walk::step`] for a portal in `prev`'s might-see set.
+    #[inline(never)]
+    fn candidate(&mut self, pn: usize, prev: &mut Frame, cur: &mut Frame) -> bool {
         let graph = self.graph;
         let p = &graph.portals[pn];
         let (done, base_vis) = (self.done, self.base);
@@ -646,9 +659,6 @@ impl Walk<'_> {
         let (word, bit) = (pn / 64, 1u64 << (pn % 64));
         let seen_p = self.seen.words[word] & bit != 0;
         let seen = &self.seen.words[..];
-        if word < prev.lo || word >= prev.hi || prev.might[word] & bit == 0 {
-            return false; // can't possibly see it
-        }
         self.counters.candidates += 1;
         // Is anything new visible through it (in prev.might & test)? Only whether: the
         // narrowed set itself is built once the geometric tests pass and the walk goes on
