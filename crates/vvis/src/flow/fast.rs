@@ -240,12 +240,15 @@ impl PortalStates {
 type Bounds = [f32; 12];
 
 fn state_bounds(pass: &[V3], source: &[V3]) -> Bounds {
+    // `f32::max` as one comparison (a vector max): the bound is never NaN, so a NaN
+    // coordinate is skipped as `max` skips it, without `max`'s NaN handling per coordinate.
+    let raise = |b: &mut f32, x: f32| *b = if x > *b { x } else { *b };
     let mut b = [f32::NEG_INFINITY; 12];
     for (w, at) in [(pass, 0), (source, 6)] {
         for p in w {
             for k in 0..3 {
-                b[at + k] = b[at + k].max(-p[k]);
-                b[at + 3 + k] = b[at + 3 + k].max(p[k]);
+                raise(&mut b[at + k], -p[k]);
+                raise(&mut b[at + 3 + k], p[k]);
             }
         }
     }
