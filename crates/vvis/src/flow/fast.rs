@@ -30,8 +30,9 @@
 //!
 //! Per state, it finds the separating planes of its windings once, as far as its targets need
 //! them, a source edge at a time with eight candidate planes normalised together
-//! ([`crate::clip::separator_row`], bit for bit vvis's planes); tests targets against them by
-//! bounding sphere before clipping; confines bit-set work to the non-zero words; and builds a
+//! ([`crate::clip::separator_row`], bit for bit vvis's planes); tests targets against them
+//! before clipping, all four points at once ([`crate::clip::Quad`]) or, past four points, by
+//! bounding sphere; confines bit-set work to the non-zero words; and builds a
 //! state's narrowed might-see set only when its portal passes (the test for anything new stops
 //! at the first word that has some).
 //!
@@ -39,7 +40,7 @@
 //! in `docs/vvis-measurements.md`.
 
 use crate::bits::Bits;
-use crate::clip::{Chop, SepCursor, V3, VPlane, chop, cuts, dot, next_separator_row, sub};
+use crate::clip::{Chop, Quad, SepCursor, V3, VPlane, chop, cuts, dot, next_separator_row, sub};
 use crate::graph::{BaseVis, Graph};
 
 use super::{Children, Counters, Done, Frame, clip_pass_and_source, frame_pair};
@@ -239,12 +240,15 @@ impl PortalStates {
 type Bounds = [f32; 12];
 
 fn state_bounds(pass: &[V3], source: &[V3]) -> Bounds {
+    // `f32::max` as one comparison (a vector max): the bound is never NaN, so a NaN
+    // coordinate is skipped as `max` skips it, without `max`'s NaN handling per coordinate.
+    let raise = |b: &mut f32, x: f32| *b = if x > *b { x } else { *b };
     let mut b = [f32::NEG_INFINITY; 12];
     for (w, at) in [(pass, 0), (source, 6)] {
         for p in w {
             for k in 0..3 {
-                b[at + k] = b[at + k].max(-p[k]);
-                b[at + 3 + k] = b[at + 3 + k].max(p[k]);
+                raise(&mut b[at + k], -p[k]);
+                raise(&mut b[at + 3 + k], p[k]);
             }
         }
     }
@@ -634,7 +638,20 @@ impl Walk<'_> {
 
     /// Tests portal `pn` out of the cluster that level `prev` entered; true when the walk
     /// should go through it (its bit is then set and `cur` holds the new level).
+    #[inline(always)]
     fn step(&mut self, pn: usize, prev: &mut Frame, cur: &mut Frame) -> bool {
+        // Most portals out of a cluster are not in the might-see set: that test is made in the
+        // caller, without a call.
+        let (word, bit) = (pn / 64, 1u64 << (pn % 64));
+        if word < prev.lo || word >= prev.hi || prev.might[word] & bit == 0 {
+            return false; // can't possibly see it
+        }
+        self.candidate(pn, prev, cur)
+    }
+
+    /// [`Walk::step`] for a portal in `prev`'s might-see set.
+    #[inline(never)]
+    fn candidate(&mut self, pn: usize, prev: &mut Frame, cur: &mut Frame) -> bool {
         let graph = self.graph;
         let p = &graph.portals[pn];
         let (done, base_vis) = (self.done, self.base);
@@ -645,9 +662,6 @@ impl Walk<'_> {
         let (word, bit) = (pn / 64, 1u64 << (pn % 64));
         let seen_p = self.seen.words[word] & bit != 0;
         let seen = &self.seen.words[..];
-        if word < prev.lo || word >= prev.hi || prev.might[word] & bit == 0 {
-            return false; // can't possibly see it
-        }
         self.counters.candidates += 1;
         // Is anything new visible through it (in prev.might & test)? Only whether: the
         // narrowed set itself is built once the geometric tests pass and the walk goes on
@@ -751,26 +765,38 @@ fn clip_lazy(
     counters: &mut Counters,
 ) -> bool {
     let mut k = 0;
+    // A small target's distances to a plane, all at once, decide most planes without clipping
+    // (most planes that reach a target pass near it without cutting it).
+    let mut quad = Quad::new(target.winding);
     loop {
         while let Some(plane) = seps.get(k) {
             k += 1;
-            // The target's bounding sphere decides most planes without clipping: clearly in
-            // front leaves it unchanged, clearly behind removes it, as clipping would.
-            let d = plane.distance(target.origin);
-            if d > target.margin {
-                continue;
-            }
-            if d < -target.margin {
-                return false;
-            }
-            if !cuts(target.winding, plane) {
-                continue;
+            if let Some(q) = &quad {
+                match q.sides(plane) {
+                    (false, _) => continue,
+                    (true, false) => return false,
+                    (true, true) => {}
+                }
+            } else {
+                // The target's bounding sphere decides most planes without clipping: clearly
+                // in front leaves it unchanged, clearly behind removes it, as clipping would.
+                let d = plane.distance(target.origin);
+                if d > target.margin {
+                    continue;
+                }
+                if d < -target.margin {
+                    return false;
+                }
+                if !cuts(target.winding, plane) {
+                    continue;
+                }
             }
             match chop(target.winding, plane, tmp) {
                 Chop::Unchanged => {}
                 Chop::Gone => return false,
                 Chop::Clipped => {
                     std::mem::swap(target.winding, tmp);
+                    quad = Quad::new(target.winding);
                 }
             }
         }
