@@ -131,18 +131,18 @@ fn world_collision(
         if meshes.is_empty() {
             continue;
         }
-        key.push_str(&format!(
-            "staticsolid {{\n\"index\" \"{}\"\n\"contents\" \"{}\"\n}}\n",
-            solids.len(),
-            mask as i32
-        ));
+        let pairs = [
+            ("index", solids.len().to_string()),
+            ("contents", (mask as i32).to_string()),
+        ];
+        key_block(&mut key, "staticsolid", &pairs);
         solids.push(solid(&meshes, false).0);
     }
     // Power-4 terrain does not fit physdisp's packed hulls: Valve's vbsp stores it here
     // instead, one polysoup solid per grid cell (`Disp_AddCollisionModels`).
     if bsp.disp_info.iter().any(|d| d.power > 3) {
         for soup in terrain_soups(bsp, surfaceprop, &mut world_props) {
-            key.push_str(&format!("staticsolid {{\n\"index\" \"{}\"\n}}\n", solids.len()));
+            key_block(&mut key, "staticsolid", &[("index", solids.len().to_string())]);
             solids.push(solid(&soup, false).0);
         }
     }
@@ -156,13 +156,24 @@ fn world_collision(
         key.push_str("virtualterrain {}\n");
     }
     if !world_props.is_empty() {
-        key.push_str("materialtable {\n");
-        for (i, p) in world_props.iter().enumerate() {
-            key.push_str(&format!("\"{p}\" \"{}\"\n", i + 1));
-        }
-        key.push_str("}\n");
+        let pairs: Vec<(&str, String)> = (world_props.iter())
+            .enumerate()
+            .map(|(i, p)| (p.as_str(), (i + 1).to_string()))
+            .collect();
+        key_block(&mut key, "materialtable", &pairs);
     }
     Some((solids, key))
+}
+
+/// Appends a block of the collision key data (VPhysics KeyValues text): `name {`, one
+/// `"key" "value"` line per pair, `}`.
+fn key_block(key: &mut String, name: &str, pairs: &[(&str, String)]) {
+    key.push_str(name);
+    key.push_str(" {\n");
+    for (k, v) in pairs {
+        key.push_str(&format!("\"{k}\" \"{v}\"\n"));
+    }
+    key.push_str("}\n");
 }
 
 /// One fluid per water volume (leaf water data entry): its water brushes, unshrunk.
@@ -178,20 +189,24 @@ fn fluids(bsp: &Bsp, skipped: &mut Vec<(usize, String)>, solids: &mut Vec<Solid>
         }
         let contents =
             brushes.iter().fold(0, |c, &b| c | bsp.brushes[b].contents as u32) & !Contents::TESTFOGVOLUME.0;
-        key.push_str(&format!(
-            "fluid {{\n\"index\" \"{}\"\n\"surfaceprop\" \"water\"\n\"damping\" \"{:.6}\"\n\"contents\" \"{}\"\n\
-             \"surfaceplane\" \"{:.6} {:.6} {:.6} {:.6} \"\n\"currentvelocity\" \"{:.6} {:.6} {:.6} \"\n}}\n",
-            solids.len(),
-            0.01f32,
-            contents as i32,
-            0.0f32,
-            0.0f32,
-            1.0f32,
-            water.surface_z,
-            0.0f32,
-            0.0f32,
-            0.0f32
-        ));
+        let pairs = [
+            ("index", solids.len().to_string()),
+            ("surfaceprop", "water".to_string()),
+            ("damping", format!("{:.6}", 0.01f32)),
+            ("contents", (contents as i32).to_string()),
+            (
+                "surfaceplane",
+                format!(
+                    "{:.6} {:.6} {:.6} {:.6} ",
+                    0.0f32, 0.0f32, 1.0f32, water.surface_z
+                ),
+            ),
+            (
+                "currentvelocity",
+                format!("{:.6} {:.6} {:.6} ", 0.0f32, 0.0f32, 0.0f32),
+            ),
+        ];
+        key_block(key, "fluid", &pairs);
         solids.push(solid(&meshes, false).0);
     }
 }
@@ -232,14 +247,15 @@ fn brush_model_collision(
         None => volume * DEFAULT_DENSITY,
     } * CUBIC_METRES_PER_CUBIC_INCH;
     let mass = mass.min(VPHYSICS_MAX_MASS);
-    key.push_str(&format!(
-        "solid {{\n\"index\" \"0\"\n\"mass\" \"{:.6}\"\n\"surfaceprop\" \"{prop}\"\n",
-        mass as f32
-    ));
+    let mut pairs = vec![
+        ("index", "0".to_string()),
+        ("mass", format!("{:.6}", mass as f32)),
+        ("surfaceprop", prop),
+    ];
     if volume != 0.0 {
-        key.push_str(&format!("\"volume\" \"{:.6}\"\n", volume as f32));
+        pairs.push(("volume", format!("{:.6}", volume as f32)));
     }
-    key.push_str("}\n");
+    key_block(&mut key, "solid", &pairs);
     Some((vec![s], key))
 }
 
