@@ -385,11 +385,11 @@ mod parallel_tests {
         }
     }
 
-    /// Boxes of every size (small clutter, a few huge walls), axis-aligned quads and random
-    /// triangles, like a map's mix.
     /// The payload of one random triangle in seven in [`clutter`].
     const FLAGGED: u32 = 1 << 31;
 
+    /// Boxes of every size (small clutter, a few huge walls), axis-aligned quads and random
+    /// triangles, like a map's mix.
     fn clutter() -> Scene {
         clutter_where(|_| true)
     }

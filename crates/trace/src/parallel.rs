@@ -543,6 +543,7 @@ impl ParallelOrigins {
         // Per cell, its origins still open are `live[cell_start[c]..live_end[c]]`.
         let mut live = self.binned.clone();
         let mut live_end: Vec<u32> = self.cell_start[1..].to_vec();
+        let cell = 1.0 / self.inv_cell;
         let span = |lo: f32, hi: f32, min: f32, n: usize| {
             let a = (lo - min) * self.inv_cell;
             let b = (hi - min) * self.inv_cell;
@@ -563,7 +564,6 @@ impl ParallelOrigins {
             let edges = shape.edges();
             let (x0, x1) = span(area[0], area[2], self.min[0], self.nx);
             let (y0, y1) = span(area[1], area[3], self.min[1], self.ny);
-            let cell = 1.0 / self.inv_cell;
             for cy in y0..y1 {
                 for cx in x0..x1 {
                     let c = cy * self.nx + cx;

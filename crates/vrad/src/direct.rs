@@ -639,26 +639,22 @@ fn sky_open(world: &World, shadows: &Shadows<'_>, origins: Vec<[f32; 3]>, d: Vec
             .collect();
     }
     let rays = ParallelOrigins::new(origins, d.to_array());
-    let mut open: Vec<bool> = match sky_faces {
-        Some(sky) => {
-            let limits: Vec<f32> = rays.closest(sky, MAX_TRACE).into_iter().map(before_sky).collect();
-            let blocked = rays.occluded_except(&occluders.scene, &limits, SKY);
-            blocked.into_iter().map(|b| !b).collect()
-        }
+    // How far along each ray another surface blocks it: just short of its first sky face.
+    let limits: Vec<f32> = match sky_faces {
+        Some(sky) => rays.closest(sky, MAX_TRACE).into_iter().map(before_sky).collect(),
         // One scene: the nearest hit must be a sky face (or none). Asked as "nothing else
         // before the nearest sky face", which lets most rays stop at their first hit; on an
         // exact tie between a sky face and another surface the sky wins (the per-ray walk
         // takes whichever it meets first).
-        None => {
-            let sky: Vec<f32> = rays
-                .closest_with(&occluders.scene, MAX_TRACE, |p| p & SKY != 0)
-                .into_iter()
-                .map(|h| h.map_or(MAX_TRACE, |h| h.t))
-                .collect();
-            let blocked = rays.occluded_except(&occluders.scene, &sky, SKY);
-            blocked.into_iter().map(|b| !b).collect()
-        }
+        None => rays
+            .closest_with(&occluders.scene, MAX_TRACE, |p| p & SKY != 0)
+            .into_iter()
+            .map(|h| h.map_or(MAX_TRACE, |h| h.t))
+            .collect(),
     };
+    let mut open: Vec<bool> = (rays.occluded_except(&occluders.scene, &limits, SKY).into_iter())
+        .map(|blocked| !blocked)
+        .collect();
     if let Some(sky3d) = shadows.sky3d {
         for (open, o) in open.iter_mut().zip(rays.origins()) {
             *open = *open && sky3d.passes(shadows.scene, shadows.sky_faces, Vec3::from(*o), d);
@@ -816,11 +812,13 @@ fn supersample_edges(
                 // The centre's sky ambient, counted once for all four samples.
                 let sky_ambient = light.kind == LightKind::SkyAmbient;
                 let reached = if sky_ambient {
-                    let centre = sky_ambients
-                        .iter()
-                        .find(|(i, _)| *i == li)
-                        .and_then(|(_, sky)| sky[l]);
-                    k == 0 && centre.map(|a| amounts = a).is_some()
+                    let centre = || {
+                        sky_ambients
+                            .iter()
+                            .find(|(i, _)| *i == li)
+                            .and_then(|(_, sky)| sky[l])
+                    };
+                    k == 0 && centre().map(|a| amounts = a).is_some()
                 } else {
                     world.sees(light, light_cluster, cluster)
                         && gather(shadows, light, pos, &normals[..bump_count], rays, &mut amounts)

@@ -29,7 +29,7 @@
 //!   thread count: see [`super::LOCKSTEP`].)
 //!
 //! Per state, it finds the separating planes of its windings once, as far as its targets need
-//! them, a source edge at a time with eight candidate planes normalised together
+//! them, a source edge at a time with four candidate planes normalised together
 //! ([`crate::clip::separator_row`], bit for bit vvis's planes); tests targets against them
 //! before clipping, all four points at once ([`crate::clip::Quad`]) or, past four points, by
 //! bounding sphere; confines bit-set work to the non-zero words; and builds a
