@@ -4,7 +4,9 @@
 # on a set of Valve BSPs (plain, LZMA-packed, big-endian console), and compares every output:
 # BSP, PRT and LIN files byte for byte, logs with their timings masked.
 # Usage: scripts/compile_identity.sh BEFORE_BIN AFTER_BIN [OUTDIR]
-# Env: SRCMAP_CORPUS (default ../shared/corpus). Exit status 1 when anything differs.
+# Env: SRCMAP_CORPUS (default ../shared/corpus); KEEP_BEFORE=1 reuses OUTDIR/before from an
+# earlier run of the same BEFORE_BIN (it is made once, then each candidate is compared with it).
+# Exit status 1 when anything differs.
 set -u
 before=$(realpath "$1"); after=$(realpath "$2"); out=${3:-/tmp/srcmap-identity}
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -36,7 +38,11 @@ run() { # BIN DIR
 # The output folder and the seconds differ between runs; nothing else may.
 mask() { sed -E "s#$out/(before|after)#OUT#g; s/[0-9]+\.[0-9]+ s\b/T s/g; s/[0-9]+ s left/T s left/g; s/[0-9.]+ Mrays\/s/R Mrays\/s/g" "$1"; }
 
-run "$before" "$out/before" & run "$after" "$out/after"; wait
+if [ "${KEEP_BEFORE:-0}" = 1 ] && [ -d "$out/before" ]; then
+  rm -rf "$out/after"; run "$after" "$out/after"
+else
+  rm -rf "$out/before" "$out/after"; run "$before" "$out/before" & run "$after" "$out/after"; wait
+fi
 files=0; differ=0
 for f in "$out"/before/*; do
   name=$(basename "$f"); files=$((files + 1))
