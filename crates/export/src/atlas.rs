@@ -4,7 +4,7 @@
 use glam::Vec2;
 use srcmap_bsp::Bsp;
 
-use crate::mesh::faces_of;
+use crate::faces::faces_of;
 
 /// Which lighting lump the atlas is made from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -7,14 +7,13 @@ use serde_json::{Map, Value, json};
 use srcmap_bsp::Bsp;
 
 use crate::ExportError;
+pub use crate::geometry::{angles_rotation, parse_vec3};
 use crate::glb::Glb;
 use crate::image::Rgb8;
 use crate::mesh::MapMesh;
+pub use crate::mesh::TRANSLUCENT_ALPHA;
 use crate::props::Props;
 use crate::texture::TextureLookup;
-
-/// The opacity of water and `SURF_TRANS` materials.
-pub const TRANSLUCENT_ALPHA: f32 = 0.6;
 
 /// Metres per inch (Source units are inches).
 pub const METRES_PER_UNIT: f32 = 0.0254;
@@ -25,19 +24,6 @@ fn to_gltf(p: Vec3) -> Vec3 {
 }
 
 const BASIS: Mat3 = Mat3::from_cols_array(&[1.0, 0.0, 0.0, 0.0, 0.0, -1.0, 0.0, 1.0, 0.0]);
-
-/// Entity angles (`pitch yaw roll`, degrees) as a Source-space rotation (`AngleMatrix`).
-pub fn angles_rotation(angles: [f32; 3]) -> Mat3 {
-    let cols = srcmap_geom::angle_matrix(angles.map(f64::from));
-    Mat3::from_cols_array_2d(&cols.map(|c| c.map(|x| x as f32)))
-}
-
-/// Parses "x y z" (three numbers), as entity origins and angles are written.
-pub fn parse_vec3(s: &str) -> Option<[f32; 3]> {
-    let mut it = s.split_whitespace().map(|t| t.parse::<f32>().ok());
-    let v = [it.next()??, it.next()??, it.next()??];
-    v.iter().all(|c| c.is_finite()).then_some(v)
-}
 
 /// What the materials' textures are.
 pub struct ExportOptions<'a> {

@@ -7,16 +7,11 @@ use srcmap_bsp::Bsp;
 use srcmap_bsp::flags::SurfaceFlags;
 
 use crate::atlas::{Atlas, LightmapSource};
+pub use crate::faces::{face_polygon, face_triangle_count, faces_of, is_drawn};
+use crate::geometry::{angles_rotation, bounds_of, parse_vec3};
 
-/// Surfaces that are never drawn as world geometry.
-const HIDDEN: SurfaceFlags = SurfaceFlags(
-    SurfaceFlags::NODRAW.bits()
-        | SurfaceFlags::SKY.bits()
-        | SurfaceFlags::SKY2D.bits()
-        | SurfaceFlags::HINT.bits()
-        | SurfaceFlags::SKIP.bits()
-        | SurfaceFlags::TRIGGER.bits(),
-);
+/// The opacity of water and `SURF_TRANS` materials.
+pub const TRANSLUCENT_ALPHA: f32 = 0.6;
 
 /// One vertex of the mesh, in Source coordinates (inches, Z up).
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
@@ -80,7 +75,6 @@ pub struct MapMesh {
 
 /// Each model's placement (rotation, then translation) from the entity that names it.
 fn model_placements(bsp: &Bsp) -> Vec<(glam::Mat3, Vec3)> {
-    use crate::gltf::{angles_rotation, parse_vec3};
     let mut out = vec![(glam::Mat3::IDENTITY, Vec3::ZERO); bsp.models.len()];
     for e in &bsp.entities {
         let Some(m) = e.brush_model() else {
@@ -142,40 +136,6 @@ fn overlay_quad(o: &srcmap_bsp::Overlay) -> Option<OverlayQuad> {
         corners.reverse();
     }
     Some(OverlayQuad { corners, normal })
-}
-
-/// The faces the models index: the LDR lump, or the HDR one in console maps that strip it.
-pub fn faces_of(bsp: &Bsp) -> &[srcmap_bsp::Face] {
-    srcmap_disp::disp_faces(bsp)
-}
-
-/// Whether `texinfo` is drawn.
-pub fn is_drawn(bsp: &Bsp, texinfo: i32) -> bool {
-    usize::try_from(texinfo)
-        .ok()
-        .and_then(|t| bsp.texinfo.get(t))
-        .is_some_and(|t| !SurfaceFlags::from_record(t.flags).intersects(HIDDEN))
-}
-
-/// Triangles a face contributes: a fan of `n - 2` for a polygon, the grid's for a displacement.
-pub fn face_triangle_count(bsp: &Bsp, face: usize) -> usize {
-    let Some(f) = faces_of(bsp).get(face) else {
-        return 0;
-    };
-    if f.dispinfo >= 0 {
-        return bsp
-            .disp_info
-            .get(f.dispinfo as usize)
-            .and_then(|d| u32::try_from(d.power).ok())
-            .filter(|p| *p <= srcmap_disp::MAX_POWER)
-            .map_or(0, srcmap_disp::tri_count);
-    }
-    usize::try_from(f.num_edges).map_or(0, |n| n.saturating_sub(2))
-}
-
-/// The face's polygon vertices, in winding order (`None` if an index is out of range).
-pub fn face_polygon(bsp: &Bsp, f: &srcmap_bsp::Face) -> Option<Vec<Vec3>> {
-    Some(bsp.face_vertices(f)?.into_iter().map(Vec3::from).collect())
 }
 
 /// The faces of each model: `(model, face index)`, world first, faces out of range dropped.
@@ -615,7 +575,7 @@ impl MapMesh {
 
     /// Bounds of every drawn vertex in the world (`None` when nothing is drawn).
     pub fn bounds(&self) -> Option<(Vec3, Vec3)> {
-        crate::render::bounds_of(self.world_positions.iter().copied())
+        bounds_of(self.world_positions.iter().copied())
     }
 }
 

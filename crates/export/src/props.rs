@@ -10,7 +10,7 @@ use srcmap_bsp::Bsp;
 use srcmap_bsp::gamelump::{StaticProp, StaticPropLayout};
 use srcmap_model::ModelFiles;
 
-use crate::gltf::angles_rotation;
+use crate::geometry::angles_rotation;
 
 /// One vertex of a prop model, in model space (inches, Z up).
 #[derive(Debug, Clone, Copy, PartialEq, Default)]

@@ -3,7 +3,8 @@
 
 use glam::{Vec2, Vec3};
 
-use crate::gltf::angles_rotation;
+pub use crate::geometry::bounds_of;
+use crate::geometry::{angles_rotation, parse_vec3};
 use crate::image::Rgb8;
 use crate::mesh::MapMesh;
 use crate::props::Props;
@@ -388,7 +389,7 @@ impl Raster {
         for prim in passes {
             let material = mesh.materials.get(prim.material);
             self.alpha = if material.is_some_and(|m| m.translucent) {
-                crate::gltf::TRANSLUCENT_ALPHA
+                crate::mesh::TRANSLUCENT_ALPHA
             } else {
                 1.0
             };
@@ -417,12 +418,6 @@ impl Raster {
             }
         }
     }
-}
-
-/// The box around `points` (`None` when there are none).
-pub fn bounds_of(mut points: impl Iterator<Item = Vec3>) -> Option<(Vec3, Vec3)> {
-    let first = points.next()?;
-    Some(points.fold((first, first), |(lo, hi), p| (lo.min(p), hi.max(p))))
 }
 
 /// Fills one screen triangle (either winding), pixel centres inside, nearer depth wins.
@@ -486,7 +481,6 @@ fn fill(
 /// The view from the first entity whose targetname or classname is `name`: its origin and
 /// angles (`angles`, with `pitch` overriding the pitch as the engine reads player starts).
 pub fn entity_view(bsp: &srcmap_bsp::Bsp, name: &str) -> Option<View> {
-    use crate::gltf::parse_vec3;
     let e = bsp
         .entities
         .iter()
