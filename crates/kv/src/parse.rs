@@ -126,6 +126,22 @@ impl Parser<'_> {
             _ => Err(self.error(start, "unterminated condition: no closing `]` on this line")),
         }
     }
+    /// A parser at the start of `bytes`, holding only the root node.
+    fn new(bytes: &[u8], escapes: bool) -> Parser<'_> {
+        let mut nodes: Vec<Node> = Vec::with_capacity(bytes.len() / 24 + 1);
+        let mut root = Node::new_node(NodeKind::Root, NodeId::NONE);
+        root.new = false;
+        root.end = bytes.len() as u32;
+        nodes.push(root);
+        Parser {
+            bytes,
+            pos: 0,
+            escapes,
+            nodes,
+            stack: vec![0],
+        }
+    }
+
     /// The nodes of the whole text: one entry at a time, or the close of the open block.
     fn build(&mut self) -> Result<(), KvError> {
         loop {
@@ -253,19 +269,7 @@ pub(crate) fn parse(text: String, options: ParseOptions) -> Result<Document, KvE
             message: "file larger than 4 GiB".into(),
         });
     }
-    let bytes = text.as_bytes();
-    let mut nodes: Vec<Node> = Vec::with_capacity(bytes.len() / 24 + 1);
-    let mut root = Node::new_node(NodeKind::Root, NodeId::NONE);
-    root.new = false;
-    root.end = bytes.len() as u32;
-    nodes.push(root);
-    let mut p = Parser {
-        bytes,
-        pos: 0,
-        escapes: options.escapes || options.quote_escapes,
-        nodes,
-        stack: vec![0],
-    };
+    let mut p = Parser::new(text.as_bytes(), options.escapes || options.quote_escapes);
     p.build()?;
     let nodes = p.nodes;
     Ok(Document {
