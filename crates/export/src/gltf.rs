@@ -223,28 +223,9 @@ pub fn to_glb_with_props(
     prop_textures: &[TextureLookup],
 ) -> Result<Glb, ExportError> {
     let mut buffers = Buffers::default();
-    let attributes = if mesh.vertices.is_empty() {
-        Map::new()
-    } else {
-        let uv_sets = [
-            mesh.vertices.iter().map(|v| v.uv.to_array()).collect(),
-            mesh.vertices.iter().map(|v| v.light_uv.to_array()).collect(),
-        ];
-        buffers.vertex_attributes(
-            mesh.vertices.iter().map(|v| v.position),
-            mesh.vertices.iter().map(|v| v.normal),
-            &uv_sets,
-        )
-    };
-    let missing: Vec<bool> = mesh
-        .materials
-        .iter()
-        .enumerate()
-        .map(|(i, m)| m.name.is_empty() || options.textures.get(i) == Some(&TextureLookup::Missing))
-        .collect();
-    let prop_missing: Vec<bool> = (0..props.materials.len())
-        .map(|i| props.materials[i].is_empty() || prop_textures.get(i) == Some(&TextureLookup::Missing))
-        .collect();
+    let attributes = map_vertex_attributes(&mut buffers, mesh);
+    let missing = missing_textures(mesh.materials.iter().map(|m| m.name.as_str()), options.textures);
+    let prop_missing = missing_textures(props.materials.iter().map(String::as_str), prop_textures);
     let checker_texture = atlas_and_checker(
         &mut buffers,
         mesh,
@@ -260,16 +241,48 @@ pub fn to_glb_with_props(
         checker_texture,
     )?);
     let (mut meshes, model_mesh) = model_meshes(&mut buffers, mesh, &attributes, bsp.models.len());
+    let prop_meshes = prop_meshes(&mut buffers, props, prop_material_base, &mut meshes);
+    let nodes = scene_nodes(bsp, props, &model_mesh, &prop_meshes);
+    document(mesh, props, buffers, nodes, materials, meshes)
+}
 
+/// The map's vertex attributes (position, normal, texture and lightmap UVs), none when the
+/// mesh has no vertices.
+fn map_vertex_attributes(buffers: &mut Buffers, mesh: &MapMesh) -> Map<String, Value> {
+    if mesh.vertices.is_empty() {
+        return Map::new();
+    }
+    let uv_sets = [
+        mesh.vertices.iter().map(|v| v.uv.to_array()).collect(),
+        mesh.vertices.iter().map(|v| v.light_uv.to_array()).collect(),
+    ];
+    buffers.vertex_attributes(
+        mesh.vertices.iter().map(|v| v.position),
+        mesh.vertices.iter().map(|v| v.normal),
+        &uv_sets,
+    )
+}
+
+/// Per material (by name, with its looked-up texture), whether it is drawn with the
+/// checkerboard: it names no texture or its texture was not found.
+fn missing_textures<'n>(names: impl Iterator<Item = &'n str>, textures: &[TextureLookup]) -> Vec<bool> {
+    names
+        .enumerate()
+        .map(|(i, name)| name.is_empty() || textures.get(i) == Some(&TextureLookup::Missing))
+        .collect()
+}
+
+/// The scene's nodes: the root ("map"), then a node per entity (and unnamed model) and per
+/// static prop, all children of the root.
+fn scene_nodes(bsp: &Bsp, props: &Props, model_mesh: &[Option<usize>], prop_meshes: &[usize]) -> Vec<Value> {
     let mut nodes: Vec<Value> = vec![json!({"name": "map"})];
     let mut children = Vec::new();
-    entity_nodes(bsp, &model_mesh, &mut nodes, &mut children);
-    let prop_meshes = prop_meshes(&mut buffers, props, prop_material_base, &mut meshes);
-    prop_nodes(props, &prop_meshes, &mut nodes, &mut children);
+    entity_nodes(bsp, model_mesh, &mut nodes, &mut children);
+    prop_nodes(props, prop_meshes, &mut nodes, &mut children);
     if !children.is_empty() {
         nodes[0]["children"] = json!(children);
     }
-    document(mesh, props, buffers, nodes, materials, meshes)
+    nodes
 }
 
 /// The lightmap atlas (texture 0), then the checkerboard when a material needs it; returns
@@ -322,21 +335,25 @@ fn map_materials(
             },
         });
         if m.translucent {
-            // Water and SURF_TRANS faces: see-through (the factor's alpha; textures are RGB).
-            material["alphaMode"] = json!("BLEND");
-            material["doubleSided"] = json!(true);
-            let factor = &mut material["pbrMetallicRoughness"]["baseColorFactor"];
-            *factor = match factor.take() {
-                Value::Array(mut c) => {
-                    c[3] = json!(TRANSLUCENT_ALPHA);
-                    Value::Array(c)
-                }
-                _ => json!([1.0, 1.0, 1.0, TRANSLUCENT_ALPHA]),
-            };
+            see_through(&mut material);
         }
         materials.push(material);
     }
     Ok(materials)
+}
+
+/// Water and SURF_TRANS faces: see-through (the factor's alpha; textures are RGB).
+fn see_through(material: &mut Value) {
+    material["alphaMode"] = json!("BLEND");
+    material["doubleSided"] = json!(true);
+    let factor = &mut material["pbrMetallicRoughness"]["baseColorFactor"];
+    *factor = match factor.take() {
+        Value::Array(mut c) => {
+            c[3] = json!(TRANSLUCENT_ALPHA);
+            Value::Array(c)
+        }
+        _ => json!([1.0, 1.0, 1.0, TRANSLUCENT_ALPHA]),
+    };
 }
 
 /// The props' materials, after the map's: no lightmap (the engine lights props per vertex).
@@ -396,22 +413,7 @@ fn entity_nodes(bsp: &Bsp, model_mesh: &[Option<usize>], nodes: &mut Vec<Value>,
     let mut model_used = vec![false; bsp.models.len()];
     for (i, e) in bsp.entities.iter().enumerate() {
         let class = e.classname().unwrap_or("");
-        let mut node = json!({
-            "name": format!("{i} {class}{}", e.get("targetname").map(|n| format!(" '{n}'")).unwrap_or_default()),
-            "extras": entity_extras(e.pairs.iter().map(|(k, v)| (k.as_str(), v.as_str()))),
-        });
-        let origin = e.get("origin").and_then(parse_vec3).map(Vec3::from);
-        if let Some(o) = origin {
-            node["translation"] = json!((to_gltf(o) * METRES_PER_UNIT).to_array());
-        }
-        if let Some(a) = e
-            .get("angles")
-            .and_then(parse_vec3)
-            .filter(|a| a.iter().any(|c| *c != 0.0))
-        {
-            let q = Quat::from_mat3(&(BASIS * angles_rotation(a) * BASIS.transpose())).normalize();
-            node["rotation"] = json!(q.to_array());
-        }
+        let mut node = entity_node(i, e);
         let model = if class == "worldspawn" {
             Some(0)
         } else {
@@ -432,6 +434,29 @@ fn entity_nodes(bsp: &Bsp, model_mesh: &[Option<usize>], nodes: &mut Vec<Value>,
             children.push(nodes.len() - 1);
         }
     }
+}
+
+/// Entity `i`'s node without a mesh: its name, key/values, and its origin and angles (when
+/// not zero) as glTF translation and rotation.
+fn entity_node(i: usize, e: &srcmap_bsp::Entity) -> Value {
+    let class = e.classname().unwrap_or("");
+    let mut node = json!({
+        "name": format!("{i} {class}{}", e.get("targetname").map(|n| format!(" '{n}'")).unwrap_or_default()),
+        "extras": entity_extras(e.pairs.iter().map(|(k, v)| (k.as_str(), v.as_str()))),
+    });
+    let origin = e.get("origin").and_then(parse_vec3).map(Vec3::from);
+    if let Some(o) = origin {
+        node["translation"] = json!((to_gltf(o) * METRES_PER_UNIT).to_array());
+    }
+    if let Some(a) = e
+        .get("angles")
+        .and_then(parse_vec3)
+        .filter(|a| a.iter().any(|c| *c != 0.0))
+    {
+        let q = Quat::from_mat3(&(BASIS * angles_rotation(a) * BASIS.transpose())).normalize();
+        node["rotation"] = json!(q.to_array());
+    }
+    node
 }
 
 /// A mesh per prop model and skin, appended to `meshes`; returns their mesh indices.
@@ -488,6 +513,27 @@ fn prop_nodes(props: &Props, prop_meshes: &[usize], nodes: &mut Vec<Value>, chil
     }
 }
 
+/// The texture samplers: the atlas (linear, clamped), the checkerboard (nearest, repeated),
+/// textures (linear, repeated).
+fn samplers() -> Value {
+    json!([
+        {"magFilter": 9729, "minFilter": 9729, "wrapS": 33071, "wrapT": 33071},
+        {"magFilter": 9728, "minFilter": 9728, "wrapS": 10497, "wrapT": 10497},
+        {"magFilter": 9729, "minFilter": 9729, "wrapS": 10497, "wrapT": 10497}
+    ])
+}
+
+/// The document's `extras`: notes, the lightmap source, light styles, static prop counts.
+fn document_extras(mesh: &MapMesh, props: &Props) -> Value {
+    json!({
+        "notes": mesh.notes.iter().cloned().chain(props.note()).collect::<Vec<_>>(),
+        "lightmap_source": format!("{:?}", mesh.atlas.source),
+        "light_styles": light_styles(mesh),
+        "static_props": props.instances.len(),
+        "static_props_without_model": props.without_mesh(),
+    })
+}
+
 /// The glTF document around everything added, and the padded binary buffer.
 fn document(
     mesh: &MapMesh,
@@ -504,11 +550,6 @@ fn document(
         images,
         textures,
     } = buffers;
-    let samplers = json!([
-        {"magFilter": 9729, "minFilter": 9729, "wrapS": 33071, "wrapT": 33071},
-        {"magFilter": 9728, "minFilter": 9728, "wrapS": 10497, "wrapT": 10497},
-        {"magFilter": 9729, "minFilter": 9729, "wrapS": 10497, "wrapT": 10497}
-    ]);
     let mut doc = json!({
         "asset": {"version": "2.0", "generator": concat!("srcmap-export ", env!("CARGO_PKG_VERSION"))},
         "scene": 0,
@@ -516,14 +557,8 @@ fn document(
         "nodes": nodes,
         "textures": textures,
         "images": images,
-        "samplers": samplers,
-        "extras": {
-            "notes": mesh.notes.iter().cloned().chain(props.note()).collect::<Vec<_>>(),
-            "lightmap_source": format!("{:?}", mesh.atlas.source),
-            "light_styles": light_styles(mesh),
-            "static_props": props.instances.len(),
-            "static_props_without_model": props.without_mesh(),
-        },
+        "samplers": samplers(),
+        "extras": document_extras(mesh, props),
     });
     if !materials.is_empty() {
         doc["materials"] = json!(materials);
