@@ -317,29 +317,36 @@ fn map_materials(
 ) -> Result<Vec<Value>, ExportError> {
     let mut materials = Vec::with_capacity(mesh.materials.len());
     for (i, (m, &missing)) in mesh.materials.iter().zip(missing).enumerate() {
-        let [r, g, b] = m.reflectivity.map(|c| c.clamp(0.0, 1.0));
-        let pbr = buffers.base_colour(
-            &m.name,
-            missing,
-            options.textures.get(i),
-            checker_texture,
-            [r, g, b, 1.0],
-        )?;
-        let mut material = json!({
-            "name": if m.name.is_empty() { "(no texture)" } else { m.name.as_str() },
-            "pbrMetallicRoughness": pbr,
-            "extras": {
-                "texture_missing": missing,
-                // glTF has no lightmap slot: the atlas and the UV set that reads it.
-                "lightmap": {"index": 0, "texCoord": 1},
-            },
-        });
-        if m.translucent {
-            see_through(&mut material);
-        }
-        materials.push(material);
+        let texture = options.textures.get(i);
+        materials.push(map_material(buffers, m, missing, texture, checker_texture)?);
     }
     Ok(materials)
+}
+
+/// One map material: its base colour (texture, checkerboard or reflectivity), the lightmap
+/// atlas in `extras`, see-through when translucent.
+fn map_material(
+    buffers: &mut Buffers,
+    m: &crate::mesh::Material,
+    missing: bool,
+    texture: Option<&TextureLookup>,
+    checker_texture: usize,
+) -> Result<Value, ExportError> {
+    let [r, g, b] = m.reflectivity.map(|c| c.clamp(0.0, 1.0));
+    let pbr = buffers.base_colour(&m.name, missing, texture, checker_texture, [r, g, b, 1.0])?;
+    let mut material = json!({
+        "name": if m.name.is_empty() { "(no texture)" } else { m.name.as_str() },
+        "pbrMetallicRoughness": pbr,
+        "extras": {
+            "texture_missing": missing,
+            // glTF has no lightmap slot: the atlas and the UV set that reads it.
+            "lightmap": {"index": 0, "texCoord": 1},
+        },
+    });
+    if m.translucent {
+        see_through(&mut material);
+    }
+    Ok(material)
 }
 
 /// Water and SURF_TRANS faces: see-through (the factor's alpha; textures are RGB).
@@ -513,6 +520,13 @@ fn prop_nodes(props: &Props, prop_meshes: &[usize], nodes: &mut Vec<Value>, chil
     }
 }
 
+/// Sets `doc[key]` to `items` unless there are none (glTF forbids empty arrays).
+fn set_unless_empty(doc: &mut Value, key: &str, items: Vec<Value>) {
+    if !items.is_empty() {
+        doc[key] = json!(items);
+    }
+}
+
 /// The texture samplers: the atlas (linear, clamped), the checkerboard (nearest, repeated),
 /// textures (linear, repeated).
 fn samplers() -> Value {
@@ -543,34 +557,22 @@ fn document(
     materials: Vec<Value>,
     meshes: Vec<Value>,
 ) -> Result<Glb, ExportError> {
-    let Buffers {
-        mut bin,
-        views,
-        accessors,
-        images,
-        textures,
-    } = buffers;
     let mut doc = json!({
         "asset": {"version": "2.0", "generator": concat!("srcmap-export ", env!("CARGO_PKG_VERSION"))},
         "scene": 0,
         "scenes": [{"nodes": [0]}],
         "nodes": nodes,
-        "textures": textures,
-        "images": images,
+        "textures": buffers.textures,
+        "images": buffers.images,
         "samplers": samplers(),
         "extras": document_extras(mesh, props),
     });
-    if !materials.is_empty() {
-        doc["materials"] = json!(materials);
-    }
-    if !meshes.is_empty() {
-        doc["meshes"] = json!(meshes);
-    }
-    if !accessors.is_empty() {
-        doc["accessors"] = json!(accessors);
-    }
+    set_unless_empty(&mut doc, "materials", materials);
+    set_unless_empty(&mut doc, "meshes", meshes);
+    set_unless_empty(&mut doc, "accessors", buffers.accessors);
+    let mut bin = buffers.bin;
     bin.resize(bin.len().next_multiple_of(4), 0);
-    doc["bufferViews"] = json!(views);
+    doc["bufferViews"] = json!(buffers.views);
     doc["buffers"] = json!([{"byteLength": bin.len()}]);
     Ok(Glb {
         json: serde_json::to_string(&doc).map_err(|e| ExportError::Json(e.to_string()))?,

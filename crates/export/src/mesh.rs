@@ -147,6 +147,14 @@ fn model_faces(bsp: &Bsp) -> Vec<(usize, usize)> {
     out
 }
 
+/// The faces drawn: `(model, face index)` of every model's faces whose texinfo is drawn.
+fn drawn_faces(bsp: &Bsp) -> Vec<(usize, usize)> {
+    model_faces(bsp)
+        .into_iter()
+        .filter(|&(_, f)| is_drawn(bsp, faces_of(bsp)[f].texinfo))
+        .collect()
+}
+
 /// The face's front normal: its own plane's (VBSP stores the face's plane itself; `side`
 /// only records that it is the odd plane of its pair).
 fn face_normal(bsp: &Bsp, f: &srcmap_bsp::Face) -> Vec3 {
@@ -241,6 +249,7 @@ struct Parts {
 }
 
 /// What [`Parts::push_faces`] drew: the fields of [`MapMesh`] that describe the faces.
+#[derive(Default)]
 struct DrawnFaces {
     triangles: usize,
     /// Each drawn face: its index and the range of vertices it made.
@@ -251,9 +260,22 @@ struct DrawnFaces {
     missing_used: bool,
 }
 
+impl DrawnFaces {
+    /// Records drawn face `fi`: its triangles, its vertex range, its light styles when lit.
+    fn add(&mut self, fi: usize, f: &srcmap_bsp::Face, vertices: std::ops::Range<u32>, triangles: usize) {
+        self.triangles += triangles;
+        self.face_vertices.push((fi, vertices));
+        if f.light_offset >= 0 && f.styles[0] != 255 {
+            self.face_styles.push((fi, f.styles));
+        }
+    }
+}
+
 /// The primitives of the built buckets, in their (model, overlay, material) order; empty ones
 /// dropped.
-fn primitives(buckets: std::collections::BTreeMap<(usize, bool, usize), Vec<u32>>) -> Vec<Primitive> {
+pub(crate) fn primitives(
+    buckets: std::collections::BTreeMap<(usize, bool, usize), Vec<u32>>,
+) -> Vec<Primitive> {
     buckets
         .into_iter()
         .filter(|(_, idx)| !idx.is_empty())
@@ -354,12 +376,7 @@ impl Parts {
     ) -> DrawnFaces {
         let grids = srcmap_disp::grids_of(bsp);
         let placements = model_placements(bsp);
-        let mut out = DrawnFaces {
-            triangles: 0,
-            face_vertices: Vec::new(),
-            face_styles: Vec::new(),
-            missing_used: false,
-        };
+        let mut out = DrawnFaces::default();
         for &(model, fi) in drawn {
             let f = &faces_of(bsp)[fi];
             let material = face_material(
@@ -374,11 +391,7 @@ impl Parts {
                 self.broken += 1;
                 continue;
             };
-            out.triangles += made;
-            out.face_vertices.push((fi, base..self.vertices.len() as u32));
-            if f.light_offset >= 0 && f.styles[0] != 255 {
-                out.face_styles.push((fi, f.styles));
-            }
+            out.add(fi, f, base..self.vertices.len() as u32, made);
             self.place_in_world(base, placements[model]);
         }
         out
@@ -468,10 +481,7 @@ impl Parts {
         let Some(mut quad) = overlay_quad(o) else {
             return false;
         };
-        let Some(ti) = usize::try_from(o.texinfo).ok().and_then(|t| bsp.texinfo.get(t)) else {
-            return false;
-        };
-        let Some(material) = usize::try_from(ti.texdata).ok().filter(|&t| t < materials) else {
+        let Some(material) = overlay_material(bsp, o, materials) else {
             return false;
         };
         let lit_face = overlay_faces(bsp, o).find_map(|(fi, f)| {
@@ -497,6 +507,13 @@ impl Parts {
             .extend([0, 1, 2, 0, 2, 3].map(|k| base + k));
         true
     }
+}
+
+/// An overlay's material: its texinfo's texdata, `None` when either is out of range (the
+/// extra material, `materials`, is not used for overlays).
+fn overlay_material(bsp: &Bsp, o: &srcmap_bsp::Overlay, materials: usize) -> Option<usize> {
+    let ti = usize::try_from(o.texinfo).ok().and_then(|t| bsp.texinfo.get(t))?;
+    usize::try_from(ti.texdata).ok().filter(|&t| t < materials)
 }
 
 /// The faces an overlay names that exist: `(face index, face)`.
@@ -595,10 +612,7 @@ impl MapMesh {
     /// Builds the mesh of `bsp`. `hdr` prefers the HDR lightmaps (tone-mapped).
     pub fn build(bsp: &Bsp, prefer_hdr: bool) -> MapMesh {
         let source = LightmapSource::choose(bsp, prefer_hdr);
-        let drawn: Vec<(usize, usize)> = model_faces(bsp)
-            .into_iter()
-            .filter(|&(_, f)| is_drawn(bsp, faces_of(bsp)[f].texinfo))
-            .collect();
+        let drawn = drawn_faces(bsp);
         let atlas = Atlas::build(bsp, source, drawn.iter().map(|&(_, f)| f));
         let lighting = lighting_notes(source, atlas.source, prefer_hdr);
         let mut materials = texdata_materials(bsp);

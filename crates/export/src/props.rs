@@ -181,6 +181,14 @@ fn used_vertices(
     (vertices, primitives)
 }
 
+/// A prop model's files, or why they could not be read.
+fn load_model(name: &str, read: &mut impl FnMut(&str) -> Option<Vec<u8>>) -> Result<ModelFiles, String> {
+    if name.is_empty() {
+        return Err("the prop names no model".to_string());
+    }
+    ModelFiles::load(name, &mut *read).map_err(|e| e.to_string())
+}
+
 /// What loading the props remembers from one prop to the next: each model's files, each
 /// (model, skin)'s mesh, the models missing (why, how many props), each material's index.
 #[derive(Default)]
@@ -229,12 +237,10 @@ impl Props {
         name: &str,
         read: &mut impl FnMut(&str) -> Option<Vec<u8>>,
     ) -> Option<usize> {
-        let files = loaded.models.entry(prop.prop_type).or_insert_with(|| {
-            if name.is_empty() {
-                return Err("the prop names no model".to_string());
-            }
-            ModelFiles::load(name, &mut *read).map_err(|e| e.to_string())
-        });
+        let files = loaded
+            .models
+            .entry(prop.prop_type)
+            .or_insert_with(|| load_model(name, read));
         let skin = usize::try_from(prop.skin).unwrap_or(0);
         let files = match files {
             Ok(files) => files,
@@ -248,17 +254,30 @@ impl Props {
             }
         };
         let material_index = &mut loaded.material_index;
-        *loaded.meshes.entry((prop.prop_type, skin)).or_insert_with(|| {
-            let materials = &mut self.materials;
-            let mesh = prop_mesh(name, files, skin, |m| {
-                *material_index.entry(m.clone()).or_insert_with(|| {
-                    materials.push(m);
-                    materials.len() - 1
-                })
-            })?;
-            self.meshes.push(mesh);
-            Some(self.meshes.len() - 1)
-        })
+        *loaded
+            .meshes
+            .entry((prop.prop_type, skin))
+            .or_insert_with(|| self.add_mesh(name, files, skin, material_index))
+    }
+
+    /// The mesh of `files` with `skin`, added with its new materials; its index, `None` when
+    /// it has no triangles.
+    fn add_mesh(
+        &mut self,
+        name: &str,
+        files: &ModelFiles,
+        skin: usize,
+        material_index: &mut BTreeMap<String, usize>,
+    ) -> Option<usize> {
+        let materials = &mut self.materials;
+        let mesh = prop_mesh(name, files, skin, |m| {
+            *material_index.entry(m.clone()).or_insert_with(|| {
+                materials.push(m);
+                materials.len() - 1
+            })
+        })?;
+        self.meshes.push(mesh);
+        Some(self.meshes.len() - 1)
     }
 
     /// Props placed without a mesh (model missing or unreadable).

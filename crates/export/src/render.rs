@@ -485,11 +485,8 @@ fn fill(
             };
             let key = a.key * wa + b.key * wb + c.key * wc;
             let i = (y * w + x) as usize;
-            if key <= depth[i] {
+            if !depth_test(depth, i, key, alpha) {
                 continue;
-            }
-            if alpha >= 1.0 {
-                depth[i] = key;
             }
             let (light_uv, uv) = attributes(t, [wa, wb, wc]);
             blend(&mut pixels[i * 3..i * 3 + 3], colour(light_uv, uv), alpha);
@@ -519,6 +516,19 @@ fn coverage(t: [Projected; 3], w: u32, h: u32) -> Option<(Vec2, Vec2, f32)> {
         return None;
     }
     Some((lo, hi, 1.0 / area))
+}
+
+/// Whether depth `key` at pixel `i` is nearer than what is drawn there; an opaque pass
+/// (`alpha` 1) then keeps it.
+#[inline]
+fn depth_test(depth: &mut [f32], i: usize, key: f32, alpha: f32) -> bool {
+    if key <= depth[i] {
+        return false;
+    }
+    if alpha >= 1.0 {
+        depth[i] = key;
+    }
+    true
 }
 
 /// The barycentric weights of `p` in the screen triangle, `None` outside it.

@@ -7,7 +7,7 @@ use srcmap_geom::{DVec3, Plane, polyhedron_faces};
 use srcmap_vmf::{Side, Solid, Vmf};
 
 use crate::atlas::Atlas;
-use crate::mesh::{MapMesh, Material, Primitive, Vertex};
+use crate::mesh::{MapMesh, Material, Vertex, primitives};
 
 /// The texture size assumed without the game (the compile's default too).
 const TEXTURE_SIDE: u32 = 512;
@@ -160,29 +160,32 @@ impl MapMesh {
         {
             m.push_solid(solid);
         }
+        m.into_mesh()
+    }
+}
+
+impl VmfMesh {
+    /// The finished mesh, lit by the white block.
+    fn into_mesh(mut self) -> MapMesh {
         let atlas = Atlas::fullbright();
         let white = atlas.white_uv();
-        for v in &mut m.vertices {
+        for v in &mut self.vertices {
             v.light_uv = white;
         }
-        let notes = m.notes();
-        let world_positions: Vec<Vec3> = m.vertices.iter().map(|v| v.position).collect();
+        let notes = self.notes();
+        let world_positions: Vec<Vec3> = self.vertices.iter().map(|v| v.position).collect();
         MapMesh {
-            primitives: m
-                .buckets
-                .into_iter()
-                .map(|(material, indices)| Primitive {
-                    model: 0,
-                    material,
-                    overlay: false,
-                    indices,
-                })
-                .collect(),
-            vertices: m.vertices,
-            materials: m.materials.materials,
+            primitives: primitives(
+                self.buckets
+                    .into_iter()
+                    .map(|(m, idx)| ((0, false, m), idx))
+                    .collect(),
+            ),
+            vertices: self.vertices,
+            materials: self.materials.materials,
             atlas,
-            faces_drawn: m.faces_drawn,
-            triangles: m.triangles,
+            faces_drawn: self.faces_drawn,
+            triangles: self.triangles,
             overlays_drawn: 0,
             overlay_vertices: Vec::new(),
             face_styles: Vec::new(),
