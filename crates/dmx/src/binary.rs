@@ -363,21 +363,7 @@ fn array_item_min_size(kind: Kind) -> u64 {
 
 pub(crate) fn read(data: &[u8], header: Header, body: usize) -> Result<Dmx, DmxError> {
     let l = Layout::new(&header);
-    if l.version == 0 || l.version > 9 {
-        return Err(DmxError::Header(format!(
-            "binary version {} is not supported (1-9)",
-            l.version
-        )));
-    }
-    let mut r = Reader::new(data, Endian::Little);
-    r.seek(body)?;
-    let mut d = Decoder {
-        r,
-        l,
-        table: Vec::new(),
-        table_has_empty: false,
-        element_count: 0,
-    };
+    let mut d = Decoder::at_body(data, l, body)?;
     let prefix = if l.prefix { d.prefix()? } else { Vec::new() };
     let string_table = if l.has_table {
         Some(d.string_table()?)
@@ -390,12 +376,7 @@ pub(crate) fn read(data: &[u8], header: Header, body: usize) -> Result<Dmx, DmxE
         link_types,
     } = d.element_index()?;
     d.element_bodies(&mut elements)?;
-    if d.r.remaining() != 0 {
-        return Err(DmxError::Binary {
-            offset: d.r.offset(),
-            message: format!("{} bytes after the last element body", d.r.remaining()),
-        });
-    }
+    d.check_end()?;
     let binary_layout = Some(BinaryLayout {
         string_table: string_table.unwrap_or_default(),
         null_names,
@@ -408,6 +389,38 @@ pub(crate) fn read(data: &[u8], header: Header, body: usize) -> Result<Dmx, DmxE
         binary_layout,
         text_layout: None,
     })
+}
+
+impl<'a> Decoder<'a> {
+    /// A decoder at the body (byte `body`) of a file of a supported version (1-9).
+    fn at_body(data: &'a [u8], l: Layout, body: usize) -> Result<Decoder<'a>, DmxError> {
+        if l.version == 0 || l.version > 9 {
+            return Err(DmxError::Header(format!(
+                "binary version {} is not supported (1-9)",
+                l.version
+            )));
+        }
+        let mut r = Reader::new(data, Endian::Little);
+        r.seek(body)?;
+        Ok(Decoder {
+            r,
+            l,
+            table: Vec::new(),
+            table_has_empty: false,
+            element_count: 0,
+        })
+    }
+
+    /// Nothing may follow the last element body.
+    fn check_end(&self) -> Result<(), DmxError> {
+        if self.r.remaining() != 0 {
+            return Err(DmxError::Binary {
+                offset: self.r.offset(),
+                message: format!("{} bytes after the last element body", self.r.remaining()),
+            });
+        }
+        Ok(())
+    }
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -119,6 +119,17 @@ pub(crate) fn parse(data: &[u8]) -> Result<(Header, usize), DmxError> {
     Ok((h, body))
 }
 
+/// The encoding and its version of a legacy header's `E_vV` (`sfm` meaning binary).
+fn legacy_encoding(ver: &str) -> Option<(String, u32)> {
+    let (enc, v) = ver.rsplit_once("_v")?;
+    let encoding = if enc == "sfm" {
+        "binary".into()
+    } else {
+        enc.to_string()
+    };
+    Some((encoding, v.parse().ok()?))
+}
+
 /// The header comment's fields: `dmx encoding E V format F V`, or the legacy `DMXVersion
 /// E_vV` (`sfm` meaning binary). `raw` is left empty.
 fn header_fields(line: &str) -> Result<Header, DmxError> {
@@ -137,13 +148,8 @@ fn header_fields(line: &str) -> Result<Header, DmxError> {
             false,
         ),
         ["DMXVersion", ver] => {
-            let (enc, v) = ver.rsplit_once("_v").ok_or_else(bad)?;
-            let encoding = if enc == "sfm" {
-                "binary".into()
-            } else {
-                enc.to_string()
-            };
-            (encoding, v.parse().map_err(|_| bad())?, String::new(), 0, true)
+            let (encoding, version) = legacy_encoding(ver).ok_or_else(bad)?;
+            (encoding, version, String::new(), 0, true)
         }
         _ => return Err(bad()),
     };

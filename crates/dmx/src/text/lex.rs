@@ -27,14 +27,19 @@ pub(super) fn lex(src: &[u8], mut pos: usize) -> Result<(Vec<RawTok>, u32), (usi
                 TokKind::Bare
             }
         };
-        let pos32 = |p: usize| u32::try_from(p).map_err(|_| (p, "file larger than 4 GiB".to_string()));
-        toks.push(RawTok {
-            kind,
-            trivia: pos32(trivia)?,
-            start: pos32(start)?,
-            end: pos32(pos.min(src.len()))?,
-        });
+        toks.push(raw_tok(kind, trivia, start, pos.min(src.len()))?);
     }
+}
+
+/// A token of `kind` whose trivia starts at `trivia` and which spans `start..end`.
+fn raw_tok(kind: TokKind, trivia: usize, start: usize, end: usize) -> Result<RawTok, (usize, String)> {
+    let pos32 = |p: usize| u32::try_from(p).map_err(|_| (p, "file larger than 4 GiB".to_string()));
+    Ok(RawTok {
+        kind,
+        trivia: pos32(trivia)?,
+        start: pos32(start)?,
+        end: pos32(end)?,
+    })
 }
 
 /// Past whitespace and `//` comments from `pos`.

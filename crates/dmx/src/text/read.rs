@@ -51,6 +51,23 @@ struct Parser<'a> {
 }
 
 impl<'a> Parser<'a> {
+    /// A parser at the first of `toks`, the tokens of `src`.
+    fn new(src: &'a [u8], toks: &'a [RawTok]) -> Parser<'a> {
+        Parser {
+            src,
+            toks,
+            i: 0,
+            elements: Vec::new(),
+            texts: Vec::new(),
+            events: Vec::new(),
+            pending: Vec::new(),
+            lines: None,
+            depth: 0,
+            class_toks: Vec::new(),
+            entry_toks: Vec::new(),
+        }
+    }
+
     fn err_at(&mut self, offset: usize, message: impl Into<String>) -> DmxError {
         let idx = self.lines.get_or_insert_with(|| LineIndex::new(self.src));
         let (line, column) = idx.line_col(self.src, offset);
@@ -221,15 +238,17 @@ impl<'a> Parser<'a> {
                     .ok_or_else(|| self.err_at(at, format!("cannot read `{v}` as {}", ty.kind.name())))
             }
             Some(ty) => self.array(ty.kind, owner, attr_index),
-            None => {
-                // Any other type name followed by `{` is an in-line element of that class.
-                if self.peek() != Some(TokKind::LBrace) {
-                    return Err(self.err_at(ty_at, format!("unknown attribute type `{ty_name}`")));
-                }
-                let child = self.element(ty_name.into_owned(), self.i - 1, true)?;
-                Ok(Value::Element(ElemRef::Local(child)))
-            }
+            None => self.inline_element(ty_name, ty_at),
         }
+    }
+
+    /// Any other type name followed by `{` is an in-line element of that class.
+    fn inline_element(&mut self, ty_name: Cow<'a, str>, ty_at: usize) -> Result<Value, DmxError> {
+        if self.peek() != Some(TokKind::LBrace) {
+            return Err(self.err_at(ty_at, format!("unknown attribute type `{ty_name}`")));
+        }
+        let child = self.element(ty_name.into_owned(), self.i - 1, true)?;
+        Ok(Value::Element(ElemRef::Local(child)))
     }
 
     /// A single element reference by id: null until every element is known, then resolved.
@@ -387,28 +406,19 @@ struct TopLevel {
     order: Vec<u32>,
 }
 
+/// An error at byte `off` of the text.
+fn text_error(data: &[u8], off: usize, message: String) -> DmxError {
+    let (line, column) = srcmap_bytes::line_col(data, off);
+    DmxError::Text {
+        line,
+        column,
+        message,
+    }
+}
+
 pub(crate) fn read(data: &[u8], header: Header, body: usize) -> Result<Dmx, DmxError> {
-    let (tokens, tail) = lex(data, body).map_err(|(off, msg)| {
-        let (line, column) = srcmap_bytes::line_col(data, off);
-        DmxError::Text {
-            line,
-            column,
-            message: msg,
-        }
-    })?;
-    let mut p = Parser {
-        src: data,
-        toks: &tokens,
-        i: 0,
-        elements: Vec::new(),
-        texts: Vec::new(),
-        events: Vec::new(),
-        pending: Vec::new(),
-        lines: None,
-        depth: 0,
-        class_toks: Vec::new(),
-        entry_toks: Vec::new(),
-    };
+    let (tokens, tail) = lex(data, body).map_err(|(off, msg)| text_error(data, off, msg))?;
+    let mut p = Parser::new(data, &tokens);
     let top = p.top_level()?;
     if p.elements.is_empty() {
         return Err(p.err_here("the file has no elements"));

@@ -181,6 +181,29 @@ enum Entry {
 }
 
 impl<'a> Writer<'a> {
+    /// A writer of `doc`, its output the header so far, reusing the source's tokens when the
+    /// document has a text layout (the lexer starts after the header, so no tokens are
+    /// skipped).
+    fn new(doc: &'a Dmx) -> Writer<'a> {
+        let n = doc.elements.len();
+        let mut out = doc.header.bytes();
+        out.reserve(doc.text_layout.as_ref().map_or(1 << 16, |l| l.src.len()));
+        Writer {
+            doc,
+            em: Emitter {
+                out,
+                orig: doc.text_layout.as_deref(),
+                j: 0,
+                crlf: doc.header.crlf(),
+                scratch: String::new(),
+            },
+            written: vec![false; n],
+            seen: vec![0; n],
+            refcount: ref_counts(doc),
+            nest: 0,
+        }
+    }
+
     fn text_of(&self, i: u32) -> Option<ElemText> {
         self.doc
             .text_layout
@@ -382,11 +405,7 @@ impl<'a> Writer<'a> {
             Tok::Str(PREFIX_CLASS),
         );
         self.em.emit(Trivia::Line(0), Tok::Punct(TokKind::LBrace));
-        let id_pos = match (p.id, t) {
-            (None, _) => None,
-            (Some(_), Some(t)) => t.id_pos.or(Some(0)),
-            (Some(_), None) => Some(0),
-        };
+        let id_pos = p.id.map(|_| t.and_then(|t| t.id_pos).unwrap_or(0));
         for entry in Self::entries(p.attrs.len(), id_pos, None) {
             if let Some(t) = t {
                 self.em
@@ -511,26 +530,8 @@ fn ref_counts(doc: &Dmx) -> Vec<u32> {
 pub(crate) fn write(doc: &Dmx) -> Result<Vec<u8>, DmxError> {
     doc.validate()?;
     check_writable(doc)?;
-    let n = doc.elements.len();
-    let refcount = ref_counts(doc);
-    let mut out = doc.header.bytes();
-    out.reserve(doc.text_layout.as_ref().map_or(1 << 16, |l| l.src.len()));
     let layout = doc.text_layout.as_deref();
-    // Skip the original header's tokens: there are none (the lexer starts after the header).
-    let mut w = Writer {
-        doc,
-        em: Emitter {
-            out,
-            orig: layout,
-            j: 0,
-            crlf: doc.header.crlf(),
-            scratch: String::new(),
-        },
-        written: vec![false; n],
-        seen: vec![0; n],
-        refcount,
-        nest: 0,
-    };
+    let mut w = Writer::new(doc);
     let mut first = true;
     for (k, p) in doc.prefix.iter().enumerate() {
         w.prefix(k, p, first)?;
@@ -543,7 +544,7 @@ pub(crate) fn write(doc: &Dmx) -> Result<Vec<u8>, DmxError> {
         }
     }
     // Anything not reached from a written element still has to be defined somewhere.
-    for i in 0..n as u32 {
+    for i in 0..doc.elements.len() as u32 {
         if !w.written[i as usize] {
             w.element(i, 0, Trivia::BlankLine);
         }
