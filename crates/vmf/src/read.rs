@@ -491,15 +491,9 @@ impl<'d> Ctx<'d> {
     /// One row block of a displacement (`normals`, `distances`, …): every row checked for its
     /// name and count of numbers, then stored on `d`. Unknown blocks are skipped.
     fn dispinfo_block(&self, b: NodeId, solid_id: i64, side_id: i64, d: &mut DispInfo) -> Result<()> {
-        let n = d.vertices_per_row();
         let name = self.doc.key(b).to_ascii_lowercase();
-        // (words per row, rows)
-        let (per_row, rows) = match name.as_str() {
-            "normals" | "offsets" | "offset_normals" => (3 * n, n),
-            "distances" | "alphas" => (n, n),
-            "triangle_tags" => (2 * (n - 1), n - 1),
-            "allowed_verts" => (10, 1),
-            _ => return Ok(()),
+        let Some((per_row, rows)) = row_shape(&name, d.vertices_per_row()) else {
+            return Ok(());
         };
         let block = DispRows {
             solid_id,
@@ -517,13 +511,8 @@ impl<'d> Ctx<'d> {
             seen += 1;
         }
         if seen != 0 && seen != rows {
-            return Err(self.err(
-                self.doc.offset(b),
-                format!(
-                    "solid {solid_id} side {side_id}: dispinfo {name} has {seen} rows, expected {rows} (power {})",
-                    d.power
-                ),
-            ));
+            let message = format!("{block} has {seen} rows, expected {rows} (power {})", d.power);
+            return Err(self.err(self.doc.offset(b), message));
         }
         block.store(d, floats, ints);
         Ok(())
@@ -539,30 +528,14 @@ impl<'d> Ctx<'d> {
         floats: &mut Vec<f32>,
         ints: &mut Vec<i32>,
     ) -> Result<()> {
-        let DispRows {
-            solid_id,
-            side_id,
-            name,
-            power,
-            per_row,
-            rows,
-        } = *block;
         let (k, v) = self.pair(r)?;
         let v: &str = &v;
         let at = self.doc.value_offset(r);
-        let row_ok = name == "allowed_verts"
-            || k.strip_prefix("row")
-                .and_then(|i| i.parse::<usize>().ok())
-                .is_some_and(|i| i == seen);
-        if !row_ok || seen >= rows {
-            return Err(self.err(
-                self.doc.offset(r),
-                format!(
-                    "solid {solid_id} side {side_id}: dispinfo {name} has unexpected row \"{k}\" \
-                     (power {power} has rows row0..row{})",
-                    rows - 1
-                ),
-            ));
+        if !block.row_ok(k, seen) {
+            let (power, last) = (block.power, block.rows - 1);
+            let message =
+                format!("{block} has unexpected row \"{k}\" (power {power} has rows row0..row{last})");
+            return Err(self.err(self.doc.offset(r), message));
         }
         let parsed = if block.integer() {
             parse_row(v, ints)
@@ -570,21 +543,9 @@ impl<'d> Ctx<'d> {
             parse_row(v, floats)
         };
         match parsed {
-            Ok(count) if count == per_row => Ok(()),
-            Ok(count) => Err(self.err(
-                at,
-                format!(
-                    "solid {solid_id} side {side_id}: dispinfo {name} {k} has {count} numbers, \
-                     expected {per_row} (power {power})"
-                ),
-            )),
-            Err(word) => Err(self.err(
-                at,
-                format!(
-                    "solid {solid_id} side {side_id}: dispinfo {name} {k}: word {} is not a number",
-                    word + 1
-                ),
-            )),
+            Ok(count) if count == block.per_row => Ok(()),
+            Ok(count) => Err(self.err(at, block.count_message(k, count))),
+            Err(word) => Err(self.err(at, format!("{block} {k}: word {} is not a number", word + 1))),
         }
     }
 
@@ -687,6 +648,28 @@ impl<'d> Ctx<'d> {
         Ok(cam)
     }
 
+    /// The visgroups of the top-level `visgroups` block.
+    fn visgroups(&self, top: NodeId, out: &mut Vec<VisGroup>) -> Result<()> {
+        for g in self
+            .doc
+            .children(top)
+            .filter(|&g| self.doc.is_block(g) && self.is(g, "visgroup"))
+        {
+            out.push(self.visgroup(g)?);
+        }
+        Ok(())
+    }
+
+    /// The key/values of the top-level `viewsettings` block, as written.
+    fn view_settings(&self, top: NodeId, out: &mut Vec<(String, String)>) -> Result<()> {
+        for c in self.doc.children(top).filter(|&c| !self.doc.is_block(c)) {
+            let (k, v) = self.pair(c)?;
+            let v: &str = &v;
+            out.push((k.to_owned(), v.to_owned()));
+        }
+        Ok(())
+    }
+
     /// The top-level blocks: everything but the entities read; the world's and the entities'
     /// nodes collected to be read in parallel.
     fn top_level(&self) -> Result<TopLevel> {
@@ -704,21 +687,8 @@ impl<'d> Ctx<'d> {
         let doc = self.doc;
         match lower(doc.key(top), &mut [0; 24]) {
             "versioninfo" => t.version_info = Some(self.version_info(top)?),
-            "visgroups" => {
-                for g in doc
-                    .children(top)
-                    .filter(|&g| doc.is_block(g) && self.is(g, "visgroup"))
-                {
-                    t.visgroups.push(self.visgroup(g)?);
-                }
-            }
-            "viewsettings" => {
-                for c in doc.children(top).filter(|&c| !doc.is_block(c)) {
-                    let (k, v) = self.pair(c)?;
-                    let v: &str = &v;
-                    t.view_settings.push((k.to_owned(), v.to_owned()));
-                }
-            }
+            "visgroups" => self.visgroups(top, &mut t.visgroups)?,
+            "viewsettings" => self.view_settings(top, &mut t.view_settings)?,
             "world" => {
                 if t.world.is_some() {
                     return Err(self.err(doc.offset(top), "a second `world` block (a VMF has one world)"));
@@ -726,14 +696,11 @@ impl<'d> Ctx<'d> {
                 t.world = Some(top);
             }
             "entity" => t.entity_nodes.push((top, false)),
-            "hidden" => {
-                for e in doc
-                    .children(top)
+            "hidden" => t.entity_nodes.extend(
+                doc.children(top)
                     .filter(|&e| doc.is_block(e) && self.is(e, "entity"))
-                {
-                    t.entity_nodes.push((e, true));
-                }
-            }
+                    .map(|e| (e, true)),
+            ),
             "cameras" => t.cameras = Some(self.cameras(top)?),
             "cordon" => t.cordon = Some(self.cordon(top)?),
             "cordons" => t.cordons = Some(self.cordons(top)?),
@@ -798,7 +765,46 @@ struct DispRows<'n> {
     rows: usize,
 }
 
+/// The shape of a displacement's row block `name` when the grid has `n` vertices a row:
+/// (numbers per row, rows); `None` for a block that is not one of them.
+fn row_shape(name: &str, n: usize) -> Option<(usize, usize)> {
+    Some(match name {
+        "normals" | "offsets" | "offset_normals" => (3 * n, n),
+        "distances" | "alphas" => (n, n),
+        "triangle_tags" => (2 * (n - 1), n - 1),
+        "allowed_verts" => (10, 1),
+        _ => return None,
+    })
+}
+
+/// Where the block is, for messages: `solid S side D: dispinfo NAME`.
+impl std::fmt::Display for DispRows<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "solid {} side {}: dispinfo {}",
+            self.solid_id, self.side_id, self.name
+        )
+    }
+}
+
 impl DispRows<'_> {
+    /// Whether a row named `k` may come as row `seen`: `row<seen>` (any name in
+    /// `allowed_verts`), within the block's rows.
+    fn row_ok(&self, k: &str, seen: usize) -> bool {
+        let named = self.name == "allowed_verts"
+            || k.strip_prefix("row")
+                .and_then(|i| i.parse::<usize>().ok())
+                .is_some_and(|i| i == seen);
+        named && seen < self.rows
+    }
+
+    /// Row `k` holds `count` numbers, not the block's count.
+    fn count_message(&self, k: &str, count: usize) -> String {
+        let (per_row, power) = (self.per_row, self.power);
+        format!("{self} {k} has {count} numbers, expected {per_row} (power {power})")
+    }
+
     /// Whether the block holds integers rather than floats.
     fn integer(&self) -> bool {
         matches!(self.name, "triangle_tags" | "allowed_verts")
