@@ -137,6 +137,7 @@ fn int_array(e: &srcmap_dmx::Element, name: &str) -> Vec<i32> {
     }
 }
 
+/// The `CDmePolygonMeshDataArray` `r` refers to (empty when it is not a local element).
 fn data_array(doc: &Dmx, r: Option<ElemRef>) -> DataArray {
     let Some(ElemRef::Local(i)) = r else {
         return DataArray::default();
@@ -151,21 +152,7 @@ fn data_array(doc: &Dmx, r: Option<ElemRef>) -> DataArray {
                 ElemRef::Local(j) => Some(*j),
                 _ => None,
             })
-            .filter_map(|j| {
-                let s = doc.elements.get(j as usize)?;
-                Some(DataStream {
-                    element: j,
-                    name: s.name.clone(),
-                    semantic_name: s
-                        .get("semanticName")
-                        .and_then(Value::as_str)
-                        .unwrap_or("")
-                        .to_string(),
-                    semantic_index: s.get("semanticIndex").and_then(Value::as_int).unwrap_or(0),
-                    data_state_flags: s.get("dataStateFlags").and_then(Value::as_int).unwrap_or(0),
-                    data: s.get("data").cloned().unwrap_or(Value::IntArray(Vec::new())),
-                })
-            })
+            .filter_map(|j| data_stream(doc, j))
             .collect(),
         _ => Vec::new(),
     };
@@ -176,24 +163,47 @@ fn data_array(doc: &Dmx, r: Option<ElemRef>) -> DataArray {
     }
 }
 
+/// The `CDmePolygonMeshDataStream` at element `j` (`None` when out of range).
+fn data_stream(doc: &Dmx, j: u32) -> Option<DataStream> {
+    let s = doc.elements.get(j as usize)?;
+    Some(DataStream {
+        element: j,
+        name: s.name.clone(),
+        semantic_name: s
+            .get("semanticName")
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .to_string(),
+        semantic_index: s.get("semanticIndex").and_then(Value::as_int).unwrap_or(0),
+        data_state_flags: s.get("dataStateFlags").and_then(Value::as_int).unwrap_or(0),
+        data: s.get("data").cloned().unwrap_or(Value::IntArray(Vec::new())),
+    })
+}
+
+/// The `CDmePolygonMesh` at `element`, checked to be one.
+fn polygon_mesh_element(doc: &Dmx, element: u32) -> Result<&srcmap_dmx::Element, VmapError> {
+    let e = doc
+        .elements
+        .get(element as usize)
+        .ok_or_else(|| VmapError::Element {
+            element,
+            class: String::new(),
+            message: "no such element".into(),
+        })?;
+    if e.class != "CDmePolygonMesh" {
+        return Err(VmapError::Element {
+            element,
+            class: e.class.clone(),
+            message: "not a CDmePolygonMesh".into(),
+        });
+    }
+    Ok(e)
+}
+
 impl PolygonMesh {
     /// Reads the `CDmePolygonMesh` at `element`.
     pub fn read(doc: &Dmx, element: u32) -> Result<PolygonMesh, VmapError> {
-        let e = doc
-            .elements
-            .get(element as usize)
-            .ok_or_else(|| VmapError::Element {
-                element,
-                class: String::new(),
-                message: "no such element".into(),
-            })?;
-        if e.class != "CDmePolygonMesh" {
-            return Err(VmapError::Element {
-                element,
-                class: e.class.clone(),
-                message: "not a CDmePolygonMesh".into(),
-            });
-        }
+        let e = polygon_mesh_element(doc, element)?;
         Ok(PolygonMesh {
             element,
             vertex_edge: int_array(e, "vertexEdgeIndices"),
@@ -295,8 +305,27 @@ impl PolygonMesh {
 
     /// Every index points inside the array it indexes (−1 allowed where it means "none").
     fn check_ranges(&self, errs: &mut Vec<TopologyError>) {
+        for (array, values, limit, minus_one_ok) in self.index_ranges() {
+            for (index, &value) in values.iter().enumerate() {
+                let ok = (value >= 0 && (value as usize) < limit) || (minus_one_ok && value == -1);
+                if !ok {
+                    errs.push(TopologyError::Range {
+                        array,
+                        index,
+                        value,
+                        limit,
+                    });
+                }
+            }
+        }
+        self.check_face_data_range(errs);
+    }
+
+    /// Each index array (but `faceDataIndices`) with the limit of its values and whether −1
+    /// ("none") is allowed.
+    fn index_ranges(&self) -> [(&'static str, &[i32], usize, bool); 9] {
         let (v, h, f) = (self.vertex_count(), self.half_edge_count(), self.face_count());
-        let ranges: [(&'static str, &[i32], usize, bool); 9] = [
+        [
             ("vertexEdgeIndices", &self.vertex_edge, h, true),
             (
                 "vertexDataIndices",
@@ -321,21 +350,7 @@ impl PolygonMesh {
                 false,
             ),
             ("faceEdgeIndices", &self.face_edge, h, false),
-        ];
-        for (array, values, limit, minus_one_ok) in ranges {
-            for (index, &value) in values.iter().enumerate() {
-                let ok = (value >= 0 && (value as usize) < limit) || (minus_one_ok && value == -1);
-                if !ok {
-                    errs.push(TopologyError::Range {
-                        array,
-                        index,
-                        value,
-                        limit,
-                    });
-                }
-            }
-        }
-        self.check_face_data_range(errs);
+        ]
     }
 
     /// `faceDataIndices` all point inside the face data array.
@@ -418,12 +433,7 @@ impl PolygonMesh {
     /// the count of triangles, quads and larger polygons.
     fn check_faces(&self, errs: &mut Vec<TopologyError>) -> (usize, usize, usize) {
         let h = self.half_edge_count();
-        let mut owned = vec![0usize; self.face_count()];
-        for &face in &self.edge_face {
-            if face >= 0 {
-                owned[face as usize] += 1;
-            }
-        }
+        let owned = self.owned_half_edges();
         let (mut triangles, mut quads, mut ngons) = (0, 0, 0);
         for (face, &start) in self.face_edge.iter().enumerate() {
             let start = start as usize;
@@ -449,6 +459,17 @@ impl PolygonMesh {
             }
         }
         (triangles, quads, ngons)
+    }
+
+    /// Per face, the half-edges that name it.
+    fn owned_half_edges(&self) -> Vec<usize> {
+        let mut owned = vec![0usize; self.face_count()];
+        for &face in &self.edge_face {
+            if face >= 0 {
+                owned[face as usize] += 1;
+            }
+        }
+        owned
     }
 
     /// Half-edges in the `next` loop from `start`, or `None` when it does not come back
