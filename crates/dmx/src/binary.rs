@@ -57,6 +57,17 @@ fn read_count(r: &Reader<'_>, n: i32, min_size: u64, what: &str) -> Result<usize
     r.check_count(n as u64, min_size)
 }
 
+/// `n` items read one after another into an array value.
+macro_rules! read_array {
+    ($n:expr, $variant:ident, $read:expr) => {{
+        let mut v = Vec::with_capacity($n);
+        for _ in 0..$n {
+            v.push($read);
+        }
+        Value::$variant(v)
+    }};
+}
+
 struct Decoder<'a> {
     r: Reader<'a>,
     l: Layout,
@@ -138,14 +149,7 @@ impl<'a> Decoder<'a> {
             Kind::Element => Value::Element(self.elem_ref()?),
             Kind::Int => Value::Int(r.i32()?),
             Kind::Float => Value::Float(r.f32()?),
-            Kind::Bool => {
-                let at = r.clone();
-                match r.u8()? {
-                    0 => Value::Bool(false),
-                    1 => Value::Bool(true),
-                    b => return Err(bad(&at, format!("bool value {b} (expected 0 or 1)"))),
-                }
-            }
+            Kind::Bool => Value::Bool(self.bool_byte()?),
             Kind::String => {
                 if inline_strings || !self.l.indexed_values {
                     Value::String(to_string(r.cstr()?))
@@ -153,10 +157,7 @@ impl<'a> Decoder<'a> {
                     Value::String(self.table_string(true)?)
                 }
             }
-            Kind::Binary => {
-                let n = r.u32()?;
-                Value::Binary(r.bytes(r.check_count(n as u64, 1)?)?.to_vec())
-            }
+            Kind::Binary => Value::Binary(self.binary()?),
             Kind::ElementId => Value::ElementId(Guid(r.array()?)),
             Kind::Time => Value::Time(r.i32()?),
             Kind::Color => Value::Color(r.array()?),
@@ -171,60 +172,53 @@ impl<'a> Decoder<'a> {
         })
     }
 
+    /// A bool: one byte, 0 or 1.
+    fn bool_byte(&mut self) -> Result<bool, ReadError> {
+        let at = self.r.clone();
+        match self.r.u8()? {
+            0 => Ok(false),
+            1 => Ok(true),
+            b => Err(bad(&at, format!("bool value {b} (expected 0 or 1)"))),
+        }
+    }
+
+    /// A binary blob: u32 length, then the bytes.
+    fn binary(&mut self) -> Result<Vec<u8>, ReadError> {
+        let len = self.r.u32()?;
+        let len = self.r.check_count(len as u64, 1)?;
+        Ok(self.r.bytes(len)?.to_vec())
+    }
+
     fn value(&mut self, ty: Type, inline_strings: bool) -> Result<Value, ReadError> {
         if !ty.array {
             return self.scalar(ty.kind, inline_strings);
         }
         let n = self.r.u32()?;
-        // Smallest encoded item per kind, so a hostile count cannot allocate beyond the data.
-        let min = match ty.kind {
-            Kind::Bool | Kind::UInt8 | Kind::String => 1,
-            Kind::Color | Kind::Int | Kind::Float | Kind::Time | Kind::Element | Kind::Binary => 4,
-            Kind::UInt64 | Kind::Vector2 => 8,
-            Kind::Vector3 | Kind::QAngle => 12,
-            Kind::ElementId | Kind::Vector4 | Kind::Quaternion => 16,
-            Kind::Matrix => 64,
-        };
-        let n = self.r.check_count(n as u64, min)?;
-        macro_rules! arr {
-            ($variant:ident, $read:expr) => {{
-                let mut v = Vec::with_capacity(n);
-                for _ in 0..n {
-                    v.push($read);
-                }
-                Value::$variant(v)
-            }};
-        }
-        Ok(match ty.kind {
-            Kind::Element => arr!(ElementArray, self.elem_ref()?),
-            Kind::Int => arr!(IntArray, self.r.i32()?),
-            Kind::Float => arr!(FloatArray, self.r.f32()?),
-            Kind::Bool => arr!(BoolArray, {
-                let at = self.r.clone();
-                match self.r.u8()? {
-                    0 => false,
-                    1 => true,
-                    b => return Err(bad(&at, format!("bool value {b} (expected 0 or 1)"))),
-                }
-            }),
+        let n = self.r.check_count(n as u64, array_item_min_size(ty.kind))?;
+        self.array(ty.kind, n)
+    }
+
+    /// The `n` items of an array of `kind`.
+    fn array(&mut self, kind: Kind, n: usize) -> Result<Value, ReadError> {
+        Ok(match kind {
+            Kind::Element => read_array!(n, ElementArray, self.elem_ref()?),
+            Kind::Int => read_array!(n, IntArray, self.r.i32()?),
+            Kind::Float => read_array!(n, FloatArray, self.r.f32()?),
+            Kind::Bool => read_array!(n, BoolArray, self.bool_byte()?),
             // String array items are always inline, in every version.
-            Kind::String => arr!(StringArray, to_string(self.r.cstr()?)),
-            Kind::Binary => arr!(BinaryArray, {
-                let len = self.r.u32()?;
-                let len = self.r.check_count(len as u64, 1)?;
-                self.r.bytes(len)?.to_vec()
-            }),
-            Kind::ElementId => arr!(ElementIdArray, Guid(self.r.array()?)),
-            Kind::Time => arr!(TimeArray, self.r.i32()?),
-            Kind::Color => arr!(ColorArray, self.r.array()?),
-            Kind::Vector2 => arr!(Vector2Array, self.f32s()?),
-            Kind::Vector3 => arr!(Vector3Array, self.f32s()?),
-            Kind::Vector4 => arr!(Vector4Array, self.f32s()?),
-            Kind::QAngle => arr!(QAngleArray, self.f32s()?),
-            Kind::Quaternion => arr!(QuaternionArray, self.f32s()?),
-            Kind::Matrix => arr!(MatrixArray, self.f32s()?),
-            Kind::UInt64 => arr!(UInt64Array, self.r.u64()?),
-            Kind::UInt8 => arr!(UInt8Array, self.r.u8()?),
+            Kind::String => read_array!(n, StringArray, to_string(self.r.cstr()?)),
+            Kind::Binary => read_array!(n, BinaryArray, self.binary()?),
+            Kind::ElementId => read_array!(n, ElementIdArray, Guid(self.r.array()?)),
+            Kind::Time => read_array!(n, TimeArray, self.r.i32()?),
+            Kind::Color => read_array!(n, ColorArray, self.r.array()?),
+            Kind::Vector2 => read_array!(n, Vector2Array, self.f32s()?),
+            Kind::Vector3 => read_array!(n, Vector3Array, self.f32s()?),
+            Kind::Vector4 => read_array!(n, Vector4Array, self.f32s()?),
+            Kind::QAngle => read_array!(n, QAngleArray, self.f32s()?),
+            Kind::Quaternion => read_array!(n, QuaternionArray, self.f32s()?),
+            Kind::Matrix => read_array!(n, MatrixArray, self.f32s()?),
+            Kind::UInt64 => read_array!(n, UInt64Array, self.r.u64()?),
+            Kind::UInt8 => read_array!(n, UInt8Array, self.r.u8()?),
         })
     }
 
@@ -241,116 +235,148 @@ impl<'a> Decoder<'a> {
         let value = self.value(ty, inline_names)?;
         Ok(Attribute { name, value })
     }
+
+    /// The prefix block (v7+): elements of inline-named attributes.
+    fn prefix(&mut self) -> Result<Vec<PrefixElement>, ReadError> {
+        let mut prefix = Vec::new();
+        let n = self.r.i32()?;
+        let n = read_count(&self.r, n, 4, "prefix element")?;
+        for _ in 0..n {
+            let c = self.r.i32()?;
+            let count = read_count(&self.r, c, 2, "prefix attribute")?;
+            let mut attrs = Vec::with_capacity(count);
+            for _ in 0..count {
+                attrs.push(self.attribute(true)?);
+            }
+            prefix.push(PrefixElement { id: None, attrs });
+        }
+        Ok(prefix)
+    }
+
+    /// The string table (v2+), kept for lookups and returned for the layout.
+    fn string_table(&mut self) -> Result<Vec<String>, ReadError> {
+        let n = if self.l.wide_count {
+            self.r.i32()?
+        } else {
+            self.r.i16()? as i32
+        };
+        let n = read_count(&self.r, n, 1, "string table")?;
+        let mut table = Vec::with_capacity(n);
+        for _ in 0..n {
+            table.push(to_string(self.r.cstr()?));
+        }
+        self.table_has_empty = table.iter().any(String::is_empty);
+        self.table = table.clone();
+        Ok(table)
+    }
+
+    /// The element index: each element's class, name and id (bodies come after), with the
+    /// layout facts a faithful rewrite needs.
+    fn element_index(&mut self) -> Result<ElementIndex, ReadError> {
+        let n = self.r.i32()?;
+        let count = read_count(&self.r, n, 17, "element")?;
+        self.element_count = count as u32;
+        let mut index = ElementIndex {
+            elements: Vec::with_capacity(count),
+            null_names: Vec::new(),
+            link_types: Vec::new(),
+        };
+        for k in 0..count {
+            let class = self.name()?;
+            if self.l.link_type {
+                index.link_types.push(self.r.i32()?);
+            }
+            let name = self.element_name(k, &mut index.null_names)?;
+            let id = Guid(self.r.array()?);
+            index.elements.push(Element {
+                class,
+                name,
+                id,
+                attrs: Vec::new(),
+            });
+        }
+        Ok(index)
+    }
+
+    /// Element `k`'s name: through the table when values are indexed (index −1: a null name,
+    /// read as "" and remembered in `null_names`), else inline.
+    fn element_name(&mut self, k: usize, null_names: &mut Vec<u32>) -> Result<String, ReadError> {
+        if !self.l.indexed_values {
+            return Ok(to_string(self.r.cstr()?));
+        }
+        let at = self.r.clone();
+        let i = self.index()?;
+        if i == -1 {
+            null_names.push(k as u32);
+            Ok(String::new())
+        } else {
+            self.table
+                .get(i as usize)
+                .cloned()
+                .ok_or_else(|| bad(&at, format!("element name index {i} out of range")))
+        }
+    }
+
+    /// The element bodies, in index order: each an attribute count and the attributes. An
+    /// error names the element.
+    fn element_bodies(&mut self, elements: &mut [Element]) -> Result<(), DmxError> {
+        for (i, e) in elements.iter_mut().enumerate() {
+            let at = self.r.offset();
+            let n = self.r.i32()?;
+            let n = read_count(&self.r, n, 2, "attribute")?;
+            e.attrs.reserve(n);
+            for _ in 0..n {
+                let a = self.attribute(false).map_err(|err| {
+                    let DmxError::Binary { offset, message } = DmxError::from(err) else {
+                        unreachable!()
+                    };
+                    DmxError::Binary {
+                        offset,
+                        message: format!("element {i} ({}, body at byte {at}): {message}", e.class),
+                    }
+                })?;
+                e.attrs.push(a);
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The element index as read: elements without bodies, the null names and link types.
+struct ElementIndex {
+    elements: Vec<Element>,
+    null_names: Vec<u32>,
+    link_types: Vec<i32>,
+}
+
+/// Smallest encoded item per kind, so a hostile count cannot allocate beyond the data.
+fn array_item_min_size(kind: Kind) -> u64 {
+    match kind {
+        Kind::Bool | Kind::UInt8 | Kind::String => 1,
+        Kind::Color | Kind::Int | Kind::Float | Kind::Time | Kind::Element | Kind::Binary => 4,
+        Kind::UInt64 | Kind::Vector2 => 8,
+        Kind::Vector3 | Kind::QAngle => 12,
+        Kind::ElementId | Kind::Vector4 | Kind::Quaternion => 16,
+        Kind::Matrix => 64,
+    }
 }
 
 pub(crate) fn read(data: &[u8], header: Header, body: usize) -> Result<Dmx, DmxError> {
     let l = Layout::new(&header);
-    if l.version == 0 || l.version > 9 {
-        return Err(DmxError::Header(format!(
-            "binary version {} is not supported (1-9)",
-            l.version
-        )));
-    }
-    let mut r = Reader::new(data, Endian::Little);
-    r.seek(body)?;
-    let mut d = Decoder {
-        r,
-        l,
-        table: Vec::new(),
-        table_has_empty: false,
-        element_count: 0,
+    let mut d = Decoder::at_body(data, l, body)?;
+    let prefix = if l.prefix { d.prefix()? } else { Vec::new() };
+    let string_table = if l.has_table {
+        Some(d.string_table()?)
+    } else {
+        None
     };
-
-    let mut prefix = Vec::new();
-    if l.prefix {
-        let n = d.r.i32()?;
-        let n = read_count(&d.r, n, 4, "prefix element")?;
-        for _ in 0..n {
-            let c = d.r.i32()?;
-            let count = read_count(&d.r, c, 2, "prefix attribute")?;
-            let mut attrs = Vec::with_capacity(count);
-            for _ in 0..count {
-                attrs.push(d.attribute(true)?);
-            }
-            prefix.push(PrefixElement { id: None, attrs });
-        }
-    }
-
-    let mut string_table = None;
-    if l.has_table {
-        let n = if l.wide_count {
-            d.r.i32()?
-        } else {
-            d.r.i16()? as i32
-        };
-        let n = read_count(&d.r, n, 1, "string table")?;
-        let mut table = Vec::with_capacity(n);
-        for _ in 0..n {
-            table.push(to_string(d.r.cstr()?));
-        }
-        d.table_has_empty = table.iter().any(String::is_empty);
-        d.table = table.clone();
-        string_table = Some(table);
-    }
-
-    let n = d.r.i32()?;
-    let count = read_count(&d.r, n, 17, "element")?;
-    d.element_count = count as u32;
-    let mut elements = Vec::with_capacity(count);
-    let mut null_names = Vec::new();
-    let mut link_types = Vec::new();
-    for k in 0..count {
-        let class = d.name()?;
-        if l.link_type {
-            link_types.push(d.r.i32()?);
-        }
-        let name = if l.indexed_values {
-            let at = d.r.clone();
-            let i = d.index()?;
-            if i == -1 {
-                null_names.push(k as u32);
-                String::new()
-            } else {
-                d.table
-                    .get(i as usize)
-                    .cloned()
-                    .ok_or_else(|| bad(&at, format!("element name index {i} out of range")))?
-            }
-        } else {
-            to_string(d.r.cstr()?)
-        };
-        let id = Guid(d.r.array()?);
-        elements.push(Element {
-            class,
-            name,
-            id,
-            attrs: Vec::new(),
-        });
-    }
-    for (i, e) in elements.iter_mut().enumerate() {
-        let at = d.r.offset();
-        let n = d.r.i32()?;
-        let n = read_count(&d.r, n, 2, "attribute")?;
-        e.attrs.reserve(n);
-        for _ in 0..n {
-            let a = d.attribute(false).map_err(|err| {
-                let DmxError::Binary { offset, message } = DmxError::from(err) else {
-                    unreachable!()
-                };
-                DmxError::Binary {
-                    offset,
-                    message: format!("element {i} ({}, body at byte {at}): {message}", e.class),
-                }
-            })?;
-            e.attrs.push(a);
-        }
-    }
-    if d.r.remaining() != 0 {
-        return Err(DmxError::Binary {
-            offset: d.r.offset(),
-            message: format!("{} bytes after the last element body", d.r.remaining()),
-        });
-    }
+    let ElementIndex {
+        mut elements,
+        null_names,
+        link_types,
+    } = d.element_index()?;
+    d.element_bodies(&mut elements)?;
+    d.check_end()?;
     let binary_layout = Some(BinaryLayout {
         string_table: string_table.unwrap_or_default(),
         null_names,
@@ -363,6 +389,38 @@ pub(crate) fn read(data: &[u8], header: Header, body: usize) -> Result<Dmx, DmxE
         binary_layout,
         text_layout: None,
     })
+}
+
+impl<'a> Decoder<'a> {
+    /// A decoder at the body (byte `body`) of a file of a supported version (1-9).
+    fn at_body(data: &'a [u8], l: Layout, body: usize) -> Result<Decoder<'a>, DmxError> {
+        if l.version == 0 || l.version > 9 {
+            return Err(DmxError::Header(format!(
+                "binary version {} is not supported (1-9)",
+                l.version
+            )));
+        }
+        let mut r = Reader::new(data, Endian::Little);
+        r.seek(body)?;
+        Ok(Decoder {
+            r,
+            l,
+            table: Vec::new(),
+            table_has_empty: false,
+            element_count: 0,
+        })
+    }
+
+    /// Nothing may follow the last element body.
+    fn check_end(&self) -> Result<(), DmxError> {
+        if self.r.remaining() != 0 {
+            return Err(DmxError::Binary {
+                offset: self.r.offset(),
+                message: format!("{} bytes after the last element body", self.r.remaining()),
+            });
+        }
+        Ok(())
+    }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -433,6 +491,17 @@ impl Encoder {
     }
 
     fn value(&mut self, v: &Value, inline_strings: bool) -> Result<(), DmxError> {
+        match v.array_len() {
+            Some(n) => {
+                self.len(n)?;
+                self.array_items(v)
+            }
+            None => self.scalar(v, inline_strings),
+        }
+    }
+
+    /// A scalar value (arrays are written by [`Encoder::array_items`]).
+    fn scalar(&mut self, v: &Value, inline_strings: bool) -> Result<(), DmxError> {
         match v {
             Value::Element(r) => self.elem_ref(r),
             Value::Int(x) | Value::Time(x) => self.w.i32(*x),
@@ -445,10 +514,7 @@ impl Encoder {
                     self.index(s)?
                 }
             }
-            Value::Binary(b) => {
-                self.len(b.len())?;
-                self.w.bytes(b);
-            }
+            Value::Binary(b) => self.binary(b)?,
             Value::ElementId(g) => self.w.bytes(&g.0),
             Value::Color(c) => self.w.bytes(c),
             Value::Vector2(f) => self.floats(f),
@@ -457,67 +523,45 @@ impl Encoder {
             Value::Matrix(m) => self.floats(&m[..]),
             Value::UInt64(x) => self.w.u64(*x),
             Value::UInt8(x) => self.w.u8(*x),
-            Value::ElementArray(v) => {
-                self.len(v.len())?;
-                v.iter().for_each(|r| self.elem_ref(r));
-            }
-            Value::IntArray(v) | Value::TimeArray(v) => {
-                self.len(v.len())?;
-                v.iter().for_each(|x| self.w.i32(*x));
-            }
-            Value::FloatArray(v) => {
-                self.len(v.len())?;
-                self.floats(v);
-            }
-            Value::BoolArray(v) => {
-                self.len(v.len())?;
-                v.iter().for_each(|x| self.w.u8(*x as u8));
-            }
+            _ => {}
+        }
+        Ok(())
+    }
+
+    /// A binary blob: u32 length, then the bytes.
+    fn binary(&mut self, b: &[u8]) -> Result<(), DmxError> {
+        self.len(b.len())?;
+        self.w.bytes(b);
+        Ok(())
+    }
+
+    /// The items of an array value, after its count (scalars are written by
+    /// [`Encoder::scalar`]).
+    fn array_items(&mut self, v: &Value) -> Result<(), DmxError> {
+        match v {
+            Value::ElementArray(v) => v.iter().for_each(|r| self.elem_ref(r)),
+            Value::IntArray(v) | Value::TimeArray(v) => v.iter().for_each(|x| self.w.i32(*x)),
+            Value::FloatArray(v) => self.floats(v),
+            Value::BoolArray(v) => v.iter().for_each(|x| self.w.u8(*x as u8)),
             Value::StringArray(v) => {
-                self.len(v.len())?;
                 for s in v {
                     self.cstr(s)?;
                 }
             }
             Value::BinaryArray(v) => {
-                self.len(v.len())?;
                 for b in v {
-                    self.len(b.len())?;
-                    self.w.bytes(b);
+                    self.binary(b)?;
                 }
             }
-            Value::ElementIdArray(v) => {
-                self.len(v.len())?;
-                v.iter().for_each(|g| self.w.bytes(&g.0));
-            }
-            Value::ColorArray(v) => {
-                self.len(v.len())?;
-                v.iter().for_each(|c| self.w.bytes(c));
-            }
-            Value::Vector2Array(v) => {
-                self.len(v.len())?;
-                self.floats(v.as_flattened());
-            }
-            Value::Vector3Array(v) | Value::QAngleArray(v) => {
-                self.len(v.len())?;
-                self.floats(v.as_flattened());
-            }
-            Value::Vector4Array(v) | Value::QuaternionArray(v) => {
-                self.len(v.len())?;
-                self.floats(v.as_flattened());
-            }
-            Value::MatrixArray(v) => {
-                self.len(v.len())?;
-                self.floats(v.as_flattened());
-            }
-            Value::UInt64Array(v) => {
-                self.len(v.len())?;
-                v.iter().for_each(|x| self.w.u64(*x));
-            }
-            Value::UInt8Array(v) => {
-                self.len(v.len())?;
-                self.w.bytes(v);
-            }
+            Value::ElementIdArray(v) => v.iter().for_each(|g| self.w.bytes(&g.0)),
+            Value::ColorArray(v) => v.iter().for_each(|c| self.w.bytes(c)),
+            Value::Vector2Array(v) => self.floats(v.as_flattened()),
+            Value::Vector3Array(v) | Value::QAngleArray(v) => self.floats(v.as_flattened()),
+            Value::Vector4Array(v) | Value::QuaternionArray(v) => self.floats(v.as_flattened()),
+            Value::MatrixArray(v) => self.floats(v.as_flattened()),
+            Value::UInt64Array(v) => v.iter().for_each(|x| self.w.u64(*x)),
+            Value::UInt8Array(v) => self.w.bytes(v),
+            _ => {}
         }
         Ok(())
     }
@@ -571,6 +615,115 @@ fn table_strings(doc: &Dmx, l: &Layout) -> Vec<String> {
     out
 }
 
+impl Encoder {
+    /// The prefix block (v7+; earlier versions must have an empty prefix).
+    fn prefix(&mut self, doc: &Dmx) -> Result<(), DmxError> {
+        if self.l.prefix {
+            self.w.i32(doc.prefix.len() as i32);
+            for p in &doc.prefix {
+                self.w.i32(p.attrs.len() as i32);
+                for a in &p.attrs {
+                    self.attribute(a, true, "prefix")?;
+                }
+            }
+        } else if !doc.prefix.is_empty() {
+            return Err(enc(format!(
+                "binary version {} has no prefix block (use 9)",
+                self.l.version
+            )));
+        }
+        Ok(())
+    }
+
+    /// The string table: the original one (order and duplicates included) with what is
+    /// missing added; every string's first index goes into `self.table`.
+    fn build_table(&mut self, doc: &Dmx) -> Vec<String> {
+        let mut table: Vec<String> = doc
+            .binary_layout
+            .as_ref()
+            .map(|b| b.string_table.clone())
+            .unwrap_or_default();
+        for (i, s) in table.iter().enumerate() {
+            self.table.entry(s.clone()).or_insert(i as i32);
+        }
+        let empty_as_null = doc.binary_layout.is_some() && !self.table.contains_key("");
+        for s in table_strings(doc, &self.l) {
+            if !(self.table.contains_key(&s) || s.is_empty() && empty_as_null) {
+                self.table.insert(s.clone(), table.len() as i32);
+                table.push(s);
+            }
+        }
+        table
+    }
+
+    fn string_table(&mut self, doc: &Dmx) -> Result<(), DmxError> {
+        let table = self.build_table(doc);
+        if self.l.wide_count {
+            self.w.i32(table.len() as i32);
+        } else {
+            self.w.i16(
+                i16::try_from(table.len()).map_err(|_| enc("more than 32767 strings for a 16-bit table"))?,
+            );
+        }
+        for s in &table {
+            self.cstr(s)?;
+        }
+        Ok(())
+    }
+
+    /// The element index: each element's class, link type (v6–7), name and id.
+    fn element_index(&mut self, doc: &Dmx) -> Result<(), DmxError> {
+        let l = self.l;
+        self.w
+            .i32(i32::try_from(doc.elements.len()).map_err(|_| enc("too many elements"))?);
+        let null_names = doc.binary_layout.as_ref().map_or(&[][..], |b| &b.null_names[..]);
+        for (i, el) in doc.elements.iter().enumerate() {
+            self.name(&el.class)?;
+            if l.link_type {
+                self.w.i32(
+                    doc.binary_layout
+                        .as_ref()
+                        .and_then(|b| b.link_types.get(i).copied())
+                        .unwrap_or(-1),
+                );
+            }
+            let null_name = el.name.is_empty() && null_names.binary_search(&(i as u32)).is_ok();
+            self.element_name(&el.name, null_name)?;
+            self.w.bytes(&el.id.0);
+        }
+        Ok(())
+    }
+
+    /// An element's name: through the table when values are indexed (−1 for a name that was
+    /// null in the file read), else inline.
+    fn element_name(&mut self, name: &str, null_name: bool) -> Result<(), DmxError> {
+        if self.l.indexed_values && null_name {
+            if self.l.wide_index {
+                self.w.i32(-1);
+            } else {
+                self.w.i16(-1);
+            }
+            Ok(())
+        } else if self.l.indexed_values {
+            self.index(name)
+        } else {
+            self.cstr(name)
+        }
+    }
+
+    fn element_bodies(&mut self, doc: &Dmx) -> Result<(), DmxError> {
+        for (i, el) in doc.elements.iter().enumerate() {
+            self.w
+                .i32(i32::try_from(el.attrs.len()).map_err(|_| enc("too many attributes"))?);
+            let owner = format!("element {i} ({})", el.class);
+            for a in &el.attrs {
+                self.attribute(a, false, &owner)?;
+            }
+        }
+        Ok(())
+    }
+}
+
 pub(crate) fn write(doc: &Dmx) -> Result<Vec<u8>, DmxError> {
     doc.validate()?;
     let l = Layout::new(&doc.header);
@@ -586,79 +739,11 @@ pub(crate) fn write(doc: &Dmx) -> Result<Vec<u8>, DmxError> {
         table: HashMap::new(),
     };
     e.w.bytes(&doc.header.bytes());
-    if l.prefix {
-        e.w.i32(doc.prefix.len() as i32);
-        for p in &doc.prefix {
-            e.w.i32(p.attrs.len() as i32);
-            for a in &p.attrs {
-                e.attribute(a, true, "prefix")?;
-            }
-        }
-    } else if !doc.prefix.is_empty() {
-        return Err(enc(format!(
-            "binary version {} has no prefix block (use 9)",
-            l.version
-        )));
-    }
+    e.prefix(doc)?;
     if l.has_table {
-        // Reuse the original table (order and duplicates included), adding what is missing.
-        let mut table: Vec<String> = doc
-            .binary_layout
-            .as_ref()
-            .map(|b| b.string_table.clone())
-            .unwrap_or_default();
-        for (i, s) in table.iter().enumerate() {
-            e.table.entry(s.clone()).or_insert(i as i32);
-        }
-        let empty_as_null = doc.binary_layout.is_some() && !e.table.contains_key("");
-        for s in table_strings(doc, &l) {
-            if !(e.table.contains_key(&s) || s.is_empty() && empty_as_null) {
-                e.table.insert(s.clone(), table.len() as i32);
-                table.push(s);
-            }
-        }
-        if l.wide_count {
-            e.w.i32(table.len() as i32);
-        } else {
-            e.w.i16(
-                i16::try_from(table.len()).map_err(|_| enc("more than 32767 strings for a 16-bit table"))?,
-            );
-        }
-        for s in &table {
-            e.cstr(s)?;
-        }
+        e.string_table(doc)?;
     }
-    e.w.i32(i32::try_from(doc.elements.len()).map_err(|_| enc("too many elements"))?);
-    let null_names = doc.binary_layout.as_ref().map_or(&[][..], |b| &b.null_names[..]);
-    for (i, el) in doc.elements.iter().enumerate() {
-        e.name(&el.class)?;
-        if l.link_type {
-            e.w.i32(
-                doc.binary_layout
-                    .as_ref()
-                    .and_then(|b| b.link_types.get(i).copied())
-                    .unwrap_or(-1),
-            );
-        }
-        if l.indexed_values && el.name.is_empty() && null_names.binary_search(&(i as u32)).is_ok() {
-            if l.wide_index {
-                e.w.i32(-1);
-            } else {
-                e.w.i16(-1);
-            }
-        } else if l.indexed_values {
-            e.index(&el.name)?;
-        } else {
-            e.cstr(&el.name)?;
-        }
-        e.w.bytes(&el.id.0);
-    }
-    for (i, el) in doc.elements.iter().enumerate() {
-        e.w.i32(i32::try_from(el.attrs.len()).map_err(|_| enc("too many attributes"))?);
-        let owner = format!("element {i} ({})", el.class);
-        for a in &el.attrs {
-            e.attribute(a, false, &owner)?;
-        }
-    }
+    e.element_index(doc)?;
+    e.element_bodies(doc)?;
     Ok(e.w.into_inner())
 }

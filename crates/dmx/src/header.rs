@@ -104,38 +104,7 @@ pub(crate) fn parse(data: &[u8]) -> Result<(Header, usize), DmxError> {
         .map_err(|_| DmxError::Header("header line is not text".into()))?
         .trim_end_matches('\r')
         .trim();
-    let inner = line
-        .strip_prefix("<!--")
-        .and_then(|l| l.strip_suffix("-->"))
-        .ok_or_else(|| DmxError::Header(format!("`{line}` is not a `<!-- ... -->` comment")))?;
-    let words: Vec<&str> = inner.split_whitespace().collect();
-    let bad = || DmxError::Header(format!("cannot read `{line}`"));
-    let mut h = match words.as_slice() {
-        ["dmx", "encoding", enc, ev, "format", fmt, fv] => Header {
-            encoding: enc.to_string(),
-            encoding_version: ev.parse().map_err(|_| bad())?,
-            format: fmt.to_string(),
-            format_version: fv.parse().map_err(|_| bad())?,
-            legacy: false,
-            raw: Vec::new(),
-        },
-        ["DMXVersion", ver] => {
-            let (enc, v) = ver.rsplit_once("_v").ok_or_else(bad)?;
-            Header {
-                encoding: if enc == "sfm" {
-                    "binary".into()
-                } else {
-                    enc.to_string()
-                },
-                encoding_version: v.parse().map_err(|_| bad())?,
-                format: String::new(),
-                format_version: 0,
-                legacy: true,
-                raw: Vec::new(),
-            }
-        }
-        _ => return Err(bad()),
-    };
+    let mut h = header_fields(line)?;
     let mut body = end + 1;
     if h.is_binary() {
         if data.get(body) != Some(&0) {
@@ -148,4 +117,48 @@ pub(crate) fn parse(data: &[u8]) -> Result<(Header, usize), DmxError> {
     }
     h.raw = data[..body].to_vec();
     Ok((h, body))
+}
+
+/// The encoding and its version of a legacy header's `E_vV` (`sfm` meaning binary).
+fn legacy_encoding(ver: &str) -> Option<(String, u32)> {
+    let (enc, v) = ver.rsplit_once("_v")?;
+    let encoding = if enc == "sfm" {
+        "binary".into()
+    } else {
+        enc.to_string()
+    };
+    Some((encoding, v.parse().ok()?))
+}
+
+/// The header comment's fields: `dmx encoding E V format F V`, or the legacy `DMXVersion
+/// E_vV` (`sfm` meaning binary). `raw` is left empty.
+fn header_fields(line: &str) -> Result<Header, DmxError> {
+    let inner = line
+        .strip_prefix("<!--")
+        .and_then(|l| l.strip_suffix("-->"))
+        .ok_or_else(|| DmxError::Header(format!("`{line}` is not a `<!-- ... -->` comment")))?;
+    let words: Vec<&str> = inner.split_whitespace().collect();
+    let bad = || DmxError::Header(format!("cannot read `{line}`"));
+    let (encoding, encoding_version, format, format_version, legacy) = match words.as_slice() {
+        ["dmx", "encoding", enc, ev, "format", fmt, fv] => (
+            enc.to_string(),
+            ev.parse().map_err(|_| bad())?,
+            fmt.to_string(),
+            fv.parse().map_err(|_| bad())?,
+            false,
+        ),
+        ["DMXVersion", ver] => {
+            let (encoding, version) = legacy_encoding(ver).ok_or_else(bad)?;
+            (encoding, version, String::new(), 0, true)
+        }
+        _ => return Err(bad()),
+    };
+    Ok(Header {
+        encoding,
+        encoding_version,
+        format,
+        format_version,
+        legacy,
+        raw: Vec::new(),
+    })
 }

@@ -377,14 +377,7 @@ pub enum Difference {
 /// classes, names, attribute order and values), ignoring layout and element order. Returns the
 /// first difference found.
 pub fn compare(a: &Dmx, b: &Dmx) -> Result<(), Difference> {
-    if a.prefix.len() != b.prefix.len() {
-        return Err(Difference::PrefixCount(a.prefix.len(), b.prefix.len()));
-    }
-    for (pa, pb) in a.prefix.iter().zip(&b.prefix) {
-        if pa.attrs != pb.attrs {
-            return Err(Difference::PrefixAttributes);
-        }
-    }
+    compare_prefix(a, b)?;
     let (ra, rb) = (a.reachable(), b.reachable());
     if ra.len() != rb.len() {
         return Err(Difference::ReachableCount(ra.len(), rb.len()));
@@ -402,49 +395,71 @@ pub fn compare(a: &Dmx, b: &Dmx) -> Result<(), Difference> {
                 class: ea.class.clone(),
             });
         };
-        let eb = &b.elements[j as usize];
-        if ea.class != eb.class || ea.name != eb.name {
-            return Err(Difference::ClassOrName {
-                id: ea.id,
-                a: (ea.class.clone(), ea.name.clone()),
-                b: (eb.class.clone(), eb.name.clone()),
-            });
-        }
-        if ea.attrs.len() != eb.attrs.len() {
-            return Err(Difference::AttributeCount {
-                id: ea.id,
-                class: ea.class.clone(),
-                a: ea.attrs.len(),
-                b: eb.attrs.len(),
-            });
-        }
-        for (x, y) in ea.attrs.iter().zip(&eb.attrs) {
-            let map_a = |r: ElemRef| match r {
-                ElemRef::Local(k) => a.elements.get(k as usize).map(|e| e.id),
-                ElemRef::External(g) => Some(g),
-                ElemRef::Null => None,
-            };
-            let map_b = |r: ElemRef| match r {
-                ElemRef::Local(k) => b.elements.get(k as usize).map(|e| e.id),
-                ElemRef::External(g) => Some(g),
-                ElemRef::Null => None,
-            };
-            let same = x.name == y.name
-                && match (&x.value, &y.value) {
-                    (Value::Element(p), Value::Element(q)) => map_a(*p) == map_b(*q),
-                    (Value::ElementArray(p), Value::ElementArray(q)) => {
-                        p.len() == q.len() && p.iter().zip(q).all(|(p, q)| map_a(*p) == map_b(*q))
-                    }
-                    (p, q) => p.bits_eq(q),
-                };
-            if !same {
-                return Err(Difference::Attribute {
-                    id: ea.id,
-                    class: ea.class.clone(),
-                    name: x.name.clone(),
-                });
-            }
+        compare_element(a, ea, b, &b.elements[j as usize])?;
+    }
+    Ok(())
+}
+
+/// The prefix elements: as many, with the same attributes.
+fn compare_prefix(a: &Dmx, b: &Dmx) -> Result<(), Difference> {
+    if a.prefix.len() != b.prefix.len() {
+        return Err(Difference::PrefixCount(a.prefix.len(), b.prefix.len()));
+    }
+    for (pa, pb) in a.prefix.iter().zip(&b.prefix) {
+        if pa.attrs != pb.attrs {
+            return Err(Difference::PrefixAttributes);
         }
     }
     Ok(())
+}
+
+/// Element `ea` of `a` against element `eb` of `b` (the same id): class, name, attributes.
+fn compare_element(a: &Dmx, ea: &Element, b: &Dmx, eb: &Element) -> Result<(), Difference> {
+    if ea.class != eb.class || ea.name != eb.name {
+        return Err(Difference::ClassOrName {
+            id: ea.id,
+            a: (ea.class.clone(), ea.name.clone()),
+            b: (eb.class.clone(), eb.name.clone()),
+        });
+    }
+    if ea.attrs.len() != eb.attrs.len() {
+        return Err(Difference::AttributeCount {
+            id: ea.id,
+            class: ea.class.clone(),
+            a: ea.attrs.len(),
+            b: eb.attrs.len(),
+        });
+    }
+    for (x, y) in ea.attrs.iter().zip(&eb.attrs) {
+        if !same_attribute(a, x, b, y) {
+            return Err(Difference::Attribute {
+                id: ea.id,
+                class: ea.class.clone(),
+                name: x.name.clone(),
+            });
+        }
+    }
+    Ok(())
+}
+
+/// Whether attribute `x` of `a` and `y` of `b` are the same: name, and value (element
+/// references compared by the id they lead to).
+fn same_attribute(a: &Dmx, x: &Attribute, b: &Dmx, y: &Attribute) -> bool {
+    x.name == y.name
+        && match (&x.value, &y.value) {
+            (Value::Element(p), Value::Element(q)) => ref_id(a, *p) == ref_id(b, *q),
+            (Value::ElementArray(p), Value::ElementArray(q)) => {
+                p.len() == q.len() && p.iter().zip(q).all(|(p, q)| ref_id(a, *p) == ref_id(b, *q))
+            }
+            (p, q) => p.bits_eq(q),
+        }
+}
+
+/// The id a reference in `doc` leads to (`None` for null or a dangling local index).
+fn ref_id(doc: &Dmx, r: ElemRef) -> Option<Guid> {
+    match r {
+        ElemRef::Local(k) => doc.elements.get(k as usize).map(|e| e.id),
+        ElemRef::External(g) => Some(g),
+        ElemRef::Null => None,
+    }
 }

@@ -452,39 +452,54 @@ pub(crate) fn parse_scalar(kind: Kind, s: &str) -> Option<Value> {
         Kind::Element => return None,
         Kind::Int => Value::Int(parse_int(s)? as i32),
         Kind::Float => Value::Float(parse_f32(s.trim())?),
-        Kind::Bool => Value::Bool(match s.trim().to_ascii_lowercase().as_str() {
-            "1" | "true" | "yes" => true,
-            "0" | "false" | "no" | "" => false,
-            other => other.parse::<f64>().ok()? != 0.0,
-        }),
+        Kind::Bool => Value::Bool(parse_bool(s)?),
         Kind::String => Value::String(s.to_string()),
         Kind::Binary => Value::Binary(hex_bytes(s)?),
         Kind::ElementId => Value::ElementId(Guid::parse(s)?),
         Kind::Time => Value::Time((s.trim().parse::<f64>().ok()? * 10000.0).round() as i32),
-        Kind::Color => {
-            let parts: Vec<i64> = s.split_ascii_whitespace().map(parse_int).collect::<Option<_>>()?;
-            let c = |i: usize| parts.get(i).map(|&v| v.clamp(0, 255) as u8);
-            match parts.len() {
-                3 => Value::Color([c(0)?, c(1)?, c(2)?, 255]),
-                4 => Value::Color([c(0)?, c(1)?, c(2)?, c(3)?]),
-                _ => return None,
-            }
-        }
+        Kind::Color => Value::Color(parse_color(s)?),
         Kind::Vector2 => Value::Vector2(floats(s)?),
         Kind::Vector3 => Value::Vector3(floats(s)?),
         Kind::Vector4 => Value::Vector4(floats(s)?),
         Kind::QAngle => Value::QAngle(floats(s)?),
         Kind::Quaternion => Value::Quaternion(floats(s)?),
         Kind::Matrix => Value::Matrix(Box::new(floats(s)?)),
-        Kind::UInt64 => {
-            let t = s.trim();
-            Value::UInt64(match t.strip_prefix("0x").or_else(|| t.strip_prefix("0X")) {
-                Some(h) => u64::from_str_radix(h, 16).ok()?,
-                None => t.parse().ok()?,
-            })
-        }
+        Kind::UInt64 => Value::UInt64(parse_u64(s)?),
         Kind::UInt8 => Value::UInt8(parse_int(s)?.clamp(0, 255) as u8),
     })
+}
+
+/// A bool: `1`/`true`/`yes`, `0`/`false`/`no`/empty, or any number (true when not zero).
+fn parse_bool(s: &str) -> Option<bool> {
+    Some(match s.trim().to_ascii_lowercase().as_str() {
+        "1" | "true" | "yes" => true,
+        "0" | "false" | "no" | "" => false,
+        other => other.parse::<f64>().ok()? != 0.0,
+    })
+}
+
+/// A colour: three or four integers (alpha 255 when left out), each clamped to 0-255.
+fn parse_color(s: &str) -> Option<[u8; 4]> {
+    let parts: Vec<i64> = s.split_ascii_whitespace().map(parse_int).collect::<Option<_>>()?;
+    let c = |i: usize| parts.get(i).map(|&v| v.clamp(0, 255) as u8);
+    match parts.len() {
+        3 => Some([c(0)?, c(1)?, c(2)?, 255]),
+        4 => Some([c(0)?, c(1)?, c(2)?, c(3)?]),
+        _ => None,
+    }
+}
+
+/// A u64: hexadecimal after `0x`, else decimal.
+fn parse_u64(s: &str) -> Option<u64> {
+    let t = s.trim();
+    match t.strip_prefix("0x").or_else(|| t.strip_prefix("0X")) {
+        Some(h) => u64::from_str_radix(h, 16).ok(),
+        None => t.parse().ok(),
+    }
+}
+
+fn push_display(out: &mut String, x: impl std::fmt::Display) {
+    let _ = write!(out, "{x}");
 }
 
 fn push_floats(out: &mut String, v: &[f32]) {
@@ -500,9 +515,7 @@ fn push_floats(out: &mut String, v: &[f32]) {
 /// shortest form that reads back to the same bits.
 pub(crate) fn format_scalar(v: &Value, out: &mut String) {
     match v {
-        Value::Int(x) => {
-            let _ = write!(out, "{x}");
-        }
+        Value::Int(x) => push_display(out, x),
         Value::Float(x) => push_floats(out, &[*x]),
         Value::Bool(b) => out.push(if *b { '1' } else { '0' }),
         Value::String(s) => out.push_str(s),
@@ -511,12 +524,8 @@ pub(crate) fn format_scalar(v: &Value, out: &mut String) {
                 let _ = write!(out, "{byte:02X}");
             }
         }
-        Value::ElementId(g) => {
-            let _ = write!(out, "{g}");
-        }
-        Value::Time(t) => {
-            let _ = write!(out, "{}", *t as f64 / 10000.0);
-        }
+        Value::ElementId(g) => push_display(out, g),
+        Value::Time(t) => push_display(out, *t as f64 / 10000.0),
         Value::Color(c) => {
             let _ = write!(out, "{} {} {} {}", c[0], c[1], c[2], c[3]);
         }
@@ -527,9 +536,7 @@ pub(crate) fn format_scalar(v: &Value, out: &mut String) {
         Value::UInt64(x) => {
             let _ = write!(out, "{x:#x}");
         }
-        Value::UInt8(x) => {
-            let _ = write!(out, "{x}");
-        }
+        Value::UInt8(x) => push_display(out, x),
         Value::Element(_) => {}
         _ => {}
     }

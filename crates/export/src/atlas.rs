@@ -4,7 +4,7 @@
 use glam::Vec2;
 use srcmap_bsp::Bsp;
 
-use crate::mesh::faces_of;
+use crate::faces::faces_of;
 
 /// Which lighting lump the atlas is made from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -94,53 +94,65 @@ fn face_lightmaps(
     let mut dark = vec![false; faces_of(bsp).len()];
     let hdr = source == LightmapSource::Hdr;
     for fi in faces {
-        let Some(f) = faces_of(bsp).get(fi) else { continue };
-        // Valve's largest lightmap side is 128 luxels with the border; a damaged
-        // record outside that is left unlit rather than packed.
-        let side = |s: i32| {
-            u32::try_from(s.saturating_add(1))
-                .ok()
-                .filter(|s| (1..=MAX_SIDE).contains(s))
-        };
-        let (Some(w), Some(h)) = (side(f.lightmap_size[0]), side(f.lightmap_size[1])) else {
-            continue;
-        };
-        let Some(lit) = bsp.face_lighting(fi, hdr) else {
-            continue;
-        };
-        let Some(style0) = lit.styles.first() else {
-            continue;
-        };
-        let n = (w * h) as usize;
-        if style0.len() < n {
-            continue;
+        if let Some((item, all_dark)) = face_lightmap(bsp, fi, hdr) {
+            dark[fi] = all_dark;
+            items.push(item);
         }
-        let linear: Vec<[f32; 3]> = style0[..n].iter().map(|c| c.to_linear()).collect();
-        dark[fi] = linear.iter().flatten().all(|&c| c < DARK);
-        let texels = linear.into_iter().map(|c| tone_map(c, hdr)).collect();
-        items.push(FaceLightmap {
-            face: fi,
-            w,
-            h,
-            texels,
-        });
     }
     (items, dark)
 }
 
-/// Shelf packing, tallest first, after the white block in the corner: the atlas's width
-/// and height (powers of two) and each lightmap's rectangle (inside a one-texel border).
-fn shelf_pack(items: &[FaceLightmap]) -> (u32, u32, Vec<Rect>) {
+/// Face `fi`'s first light style, tone-mapped, and whether all its luxels are dark; `None`
+/// when the face has no usable lightmap.
+fn face_lightmap(bsp: &Bsp, fi: usize, hdr: bool) -> Option<(FaceLightmap, bool)> {
+    let f = faces_of(bsp).get(fi)?;
+    // Valve's largest lightmap side is 128 luxels with the border; a damaged
+    // record outside that is left unlit rather than packed.
+    let side = |s: i32| {
+        u32::try_from(s.saturating_add(1))
+            .ok()
+            .filter(|s| (1..=MAX_SIDE).contains(s))
+    };
+    let (w, h) = (side(f.lightmap_size[0])?, side(f.lightmap_size[1])?);
+    let lit = bsp.face_lighting(fi, hdr)?;
+    let style0 = lit.styles.first()?;
+    let n = (w * h) as usize;
+    if style0.len() < n {
+        return None;
+    }
+    let linear: Vec<[f32; 3]> = style0[..n].iter().map(|c| c.to_linear()).collect();
+    let dark = linear.iter().flatten().all(|&c| c < DARK);
+    let texels = linear.into_iter().map(|c| tone_map(c, hdr)).collect();
+    Some((
+        FaceLightmap {
+            face: fi,
+            w,
+            h,
+            texels,
+        },
+        dark,
+    ))
+}
+
+/// The atlas's width: a power of two around the square root of the area to pack (with some
+/// slack), at least the widest lightmap and the white block.
+fn atlas_width(items: &[FaceLightmap]) -> u32 {
     let area: u64 = items
         .iter()
         .map(|i| u64::from(i.w + 2) * u64::from(i.h + 2))
         .sum::<u64>()
         + u64::from(WHITE * WHITE);
     let widest = items.iter().map(|i| i.w + 2).max().unwrap_or(WHITE);
-    let width = (((area as f64 * 1.15).sqrt()) as u32)
+    (((area as f64 * 1.15).sqrt()) as u32)
         .max(widest)
         .max(WHITE)
-        .next_power_of_two();
+        .next_power_of_two()
+}
+
+/// Shelf packing, tallest first, after the white block in the corner: the atlas's width
+/// and height (powers of two) and each lightmap's rectangle (inside a one-texel border).
+fn shelf_pack(items: &[FaceLightmap]) -> (u32, u32, Vec<Rect>) {
+    let width = atlas_width(items);
     let mut placed = Vec::with_capacity(items.len());
     let (mut x, mut y, mut shelf) = (WHITE, 0u32, WHITE);
     for item in items {
@@ -163,44 +175,61 @@ fn shelf_pack(items: &[FaceLightmap]) -> (u32, u32, Vec<Rect>) {
     (width, height, placed)
 }
 
+/// The lightmaps to pack and which faces are dark, from `source`. A map compiled without
+/// lights has lightmaps that are black everywhere; the engine would show it black, a picture
+/// of it is more use fullbright: then none, and the source becomes `None`.
+fn lightmaps_to_pack(
+    bsp: &Bsp,
+    source: LightmapSource,
+    faces: impl Iterator<Item = usize>,
+) -> (Vec<FaceLightmap>, Vec<bool>, LightmapSource) {
+    if source == LightmapSource::None {
+        return (Vec::new(), vec![false; faces_of(bsp).len()], source);
+    }
+    let (mut items, mut dark) = face_lightmaps(bsp, source, faces);
+    if items.iter().all(|i| dark[i.face]) {
+        items.clear();
+        dark.fill(false);
+        return (items, dark, LightmapSource::None);
+    }
+    (items, dark, source)
+}
+
+/// The white block in the atlas's corner.
+fn paint_white_block(pixels: &mut [u8], width: u32) {
+    for py in 0..WHITE {
+        for px in 0..WHITE {
+            let o = ((py * width + px) * 3) as usize;
+            pixels[o..o + 3].copy_from_slice(&[255, 255, 255]);
+        }
+    }
+}
+
+/// A lightmap into its rectangle `r` with its border: the edge texels repeated, so filtering
+/// at the edge does not read the neighbour.
+fn paint_with_border(pixels: &mut [u8], width: u32, r: &Rect, texels: &[[u8; 3]]) {
+    for by in 0..r.h + 2 {
+        for bx in 0..r.w + 2 {
+            let sx = bx.saturating_sub(1).min(r.w - 1);
+            let sy = by.saturating_sub(1).min(r.h - 1);
+            let c = texels[(sy * r.w + sx) as usize];
+            let o = (((r.y - 1 + by) * width + (r.x - 1 + bx)) * 3) as usize;
+            pixels[o..o + 3].copy_from_slice(&c);
+        }
+    }
+}
+
 impl Atlas {
     /// Packs the first style of every lit face of `faces`.
     pub fn build(bsp: &Bsp, source: LightmapSource, faces: impl Iterator<Item = usize>) -> Atlas {
-        let mut source = source;
-        let (mut items, mut dark) = if source == LightmapSource::None {
-            (Vec::new(), vec![false; faces_of(bsp).len()])
-        } else {
-            face_lightmaps(bsp, source, faces)
-        };
-        // A map compiled without lights has lightmaps that are black everywhere; the
-        // engine would show it black, a picture of it is more use fullbright.
-        if source != LightmapSource::None && items.iter().all(|i| dark[i.face]) {
-            items.clear();
-            dark.fill(false);
-            source = LightmapSource::None;
-        }
+        let (mut items, dark, source) = lightmaps_to_pack(bsp, source, faces);
         items.sort_by(|a, b| b.h.cmp(&a.h).then(b.w.cmp(&a.w)).then(a.face.cmp(&b.face)));
         let (width, height, placed) = shelf_pack(&items);
         let mut pixels = vec![0u8; (width * height * 3) as usize];
-        for py in 0..WHITE {
-            for px in 0..WHITE {
-                let o = ((py * width + px) * 3) as usize;
-                pixels[o..o + 3].copy_from_slice(&[255, 255, 255]);
-            }
-        }
+        paint_white_block(&mut pixels, width);
         let mut rects = vec![None; faces_of(bsp).len()];
-        // Each lightmap with its border: the edge texels repeated, so filtering at the edge
-        // does not read the neighbour.
         for (r, item) in placed.iter().zip(&items) {
-            for by in 0..r.h + 2 {
-                for bx in 0..r.w + 2 {
-                    let sx = bx.saturating_sub(1).min(r.w - 1);
-                    let sy = by.saturating_sub(1).min(r.h - 1);
-                    let c = item.texels[(sy * r.w + sx) as usize];
-                    let o = (((r.y - 1 + by) * width + (r.x - 1 + bx)) * 3) as usize;
-                    pixels[o..o + 3].copy_from_slice(&c);
-                }
-            }
+            paint_with_border(&mut pixels, width, r, &item.texels);
             rects[item.face] = Some(*r);
         }
         Atlas {

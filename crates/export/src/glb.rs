@@ -43,52 +43,69 @@ impl Glb {
     /// Reads a GLB. The chunks come back with their padding (the container does not record
     /// the unpadded lengths); trailing spaces of the JSON are trimmed.
     pub fn parse(data: &[u8]) -> Result<Glb, ExportError> {
-        let err = |offset: usize, message: String| ExportError::Glb { offset, message };
-        let u32_at = |o: usize| -> Result<u32, ExportError> {
-            data.get(o..o + 4)
-                .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
-                .ok_or_else(|| err(o, "file ends inside a 4-byte field".into()))
-        };
-        if data.get(0..4) != Some(MAGIC) {
-            return Err(err(0, "not a GLB file (magic is not 'glTF')".into()));
-        }
-        let version = u32_at(4)?;
-        if version != 2 {
-            return Err(err(4, format!("GLB version {version} is not 2")));
-        }
-        let total = u32_at(8)? as usize;
-        if total != data.len() {
-            return Err(err(
-                8,
-                format!("header length {total} but the file has {} bytes", data.len()),
-            ));
-        }
+        check_header(data)?;
         let mut json = None;
         let mut bin = Vec::new();
         let mut at = 12;
         while at < data.len() {
-            let len = u32_at(at)? as usize;
-            let kind = u32_at(at + 4)?;
-            let body = data
-                .get(at + 8..)
-                .and_then(|b| b.get(..len))
-                .ok_or_else(|| err(at, format!("chunk of {len} bytes runs past the end")))?;
-            if !len.is_multiple_of(4) {
-                return Err(err(at, format!("chunk length {len} is not a multiple of 4")));
-            }
+            let (kind, body) = chunk_at(data, at)?;
             match (kind, json.is_none()) {
                 (CHUNK_JSON, true) => {
                     let text = std::str::from_utf8(body)
-                        .map_err(|e| err(at + 8 + e.valid_up_to(), "JSON chunk is not UTF-8".into()))?;
+                        .map_err(|e| glb_err(at + 8 + e.valid_up_to(), "JSON chunk is not UTF-8".into()))?;
                     json = Some(text.trim_end_matches(' ').to_string());
                 }
-                (_, true) => return Err(err(at, "the first chunk is not JSON".into())),
+                (_, true) => return Err(glb_err(at, "the first chunk is not JSON".into())),
                 (CHUNK_BIN, false) if bin.is_empty() => bin = body.to_vec(),
                 _ => {} // Unknown chunks are skipped, as the specification asks.
             }
-            at += 8 + len;
+            at += 8 + body.len();
         }
-        let json = json.ok_or_else(|| err(12, "no JSON chunk".into()))?;
+        let json = json.ok_or_else(|| glb_err(12, "no JSON chunk".into()))?;
         Ok(Glb { json, bin })
     }
+}
+
+fn glb_err(offset: usize, message: String) -> ExportError {
+    ExportError::Glb { offset, message }
+}
+
+/// The little-endian u32 at byte `o`.
+fn u32_at(data: &[u8], o: usize) -> Result<u32, ExportError> {
+    data.get(o..o + 4)
+        .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+        .ok_or_else(|| glb_err(o, "file ends inside a 4-byte field".into()))
+}
+
+/// The 12-byte header: the magic, version 2, and the file's own length.
+fn check_header(data: &[u8]) -> Result<(), ExportError> {
+    if data.get(0..4) != Some(MAGIC) {
+        return Err(glb_err(0, "not a GLB file (magic is not 'glTF')".into()));
+    }
+    let version = u32_at(data, 4)?;
+    if version != 2 {
+        return Err(glb_err(4, format!("GLB version {version} is not 2")));
+    }
+    let total = u32_at(data, 8)? as usize;
+    if total != data.len() {
+        return Err(glb_err(
+            8,
+            format!("header length {total} but the file has {} bytes", data.len()),
+        ));
+    }
+    Ok(())
+}
+
+/// The chunk at byte `at`: its type and its body (a length that is a multiple of 4).
+fn chunk_at(data: &[u8], at: usize) -> Result<(u32, &[u8]), ExportError> {
+    let len = u32_at(data, at)? as usize;
+    let kind = u32_at(data, at + 4)?;
+    let body = data
+        .get(at + 8..)
+        .and_then(|b| b.get(..len))
+        .ok_or_else(|| glb_err(at, format!("chunk of {len} bytes runs past the end")))?;
+    if !len.is_multiple_of(4) {
+        return Err(glb_err(at, format!("chunk length {len} is not a multiple of 4")));
+    }
+    Ok((kind, body))
 }

@@ -7,14 +7,13 @@ use serde_json::{Map, Value, json};
 use srcmap_bsp::Bsp;
 
 use crate::ExportError;
+pub use crate::geometry::{angles_rotation, parse_vec3};
 use crate::glb::Glb;
 use crate::image::Rgb8;
 use crate::mesh::MapMesh;
+pub use crate::mesh::TRANSLUCENT_ALPHA;
 use crate::props::Props;
 use crate::texture::TextureLookup;
-
-/// The opacity of water and `SURF_TRANS` materials.
-pub const TRANSLUCENT_ALPHA: f32 = 0.6;
 
 /// Metres per inch (Source units are inches).
 pub const METRES_PER_UNIT: f32 = 0.0254;
@@ -25,19 +24,6 @@ fn to_gltf(p: Vec3) -> Vec3 {
 }
 
 const BASIS: Mat3 = Mat3::from_cols_array(&[1.0, 0.0, 0.0, 0.0, 0.0, -1.0, 0.0, 1.0, 0.0]);
-
-/// Entity angles (`pitch yaw roll`, degrees) as a Source-space rotation (`AngleMatrix`).
-pub fn angles_rotation(angles: [f32; 3]) -> Mat3 {
-    let cols = srcmap_geom::angle_matrix(angles.map(f64::from));
-    Mat3::from_cols_array_2d(&cols.map(|c| c.map(|x| x as f32)))
-}
-
-/// Parses "x y z" (three numbers), as entity origins and angles are written.
-pub fn parse_vec3(s: &str) -> Option<[f32; 3]> {
-    let mut it = s.split_whitespace().map(|t| t.parse::<f32>().ok());
-    let v = [it.next()??, it.next()??, it.next()??];
-    v.iter().all(|c| c.is_finite()).then_some(v)
-}
 
 /// What the materials' textures are.
 pub struct ExportOptions<'a> {
@@ -237,28 +223,9 @@ pub fn to_glb_with_props(
     prop_textures: &[TextureLookup],
 ) -> Result<Glb, ExportError> {
     let mut buffers = Buffers::default();
-    let attributes = if mesh.vertices.is_empty() {
-        Map::new()
-    } else {
-        let uv_sets = [
-            mesh.vertices.iter().map(|v| v.uv.to_array()).collect(),
-            mesh.vertices.iter().map(|v| v.light_uv.to_array()).collect(),
-        ];
-        buffers.vertex_attributes(
-            mesh.vertices.iter().map(|v| v.position),
-            mesh.vertices.iter().map(|v| v.normal),
-            &uv_sets,
-        )
-    };
-    let missing: Vec<bool> = mesh
-        .materials
-        .iter()
-        .enumerate()
-        .map(|(i, m)| m.name.is_empty() || options.textures.get(i) == Some(&TextureLookup::Missing))
-        .collect();
-    let prop_missing: Vec<bool> = (0..props.materials.len())
-        .map(|i| props.materials[i].is_empty() || prop_textures.get(i) == Some(&TextureLookup::Missing))
-        .collect();
+    let attributes = map_vertex_attributes(&mut buffers, mesh);
+    let missing = missing_textures(mesh.materials.iter().map(|m| m.name.as_str()), options.textures);
+    let prop_missing = missing_textures(props.materials.iter().map(String::as_str), prop_textures);
     let checker_texture = atlas_and_checker(
         &mut buffers,
         mesh,
@@ -274,16 +241,48 @@ pub fn to_glb_with_props(
         checker_texture,
     )?);
     let (mut meshes, model_mesh) = model_meshes(&mut buffers, mesh, &attributes, bsp.models.len());
+    let prop_meshes = prop_meshes(&mut buffers, props, prop_material_base, &mut meshes);
+    let nodes = scene_nodes(bsp, props, &model_mesh, &prop_meshes);
+    document(mesh, props, buffers, nodes, materials, meshes)
+}
 
+/// The map's vertex attributes (position, normal, texture and lightmap UVs), none when the
+/// mesh has no vertices.
+fn map_vertex_attributes(buffers: &mut Buffers, mesh: &MapMesh) -> Map<String, Value> {
+    if mesh.vertices.is_empty() {
+        return Map::new();
+    }
+    let uv_sets = [
+        mesh.vertices.iter().map(|v| v.uv.to_array()).collect(),
+        mesh.vertices.iter().map(|v| v.light_uv.to_array()).collect(),
+    ];
+    buffers.vertex_attributes(
+        mesh.vertices.iter().map(|v| v.position),
+        mesh.vertices.iter().map(|v| v.normal),
+        &uv_sets,
+    )
+}
+
+/// Per material (by name, with its looked-up texture), whether it is drawn with the
+/// checkerboard: it names no texture or its texture was not found.
+fn missing_textures<'n>(names: impl Iterator<Item = &'n str>, textures: &[TextureLookup]) -> Vec<bool> {
+    names
+        .enumerate()
+        .map(|(i, name)| name.is_empty() || textures.get(i) == Some(&TextureLookup::Missing))
+        .collect()
+}
+
+/// The scene's nodes: the root ("map"), then a node per entity (and unnamed model) and per
+/// static prop, all children of the root.
+fn scene_nodes(bsp: &Bsp, props: &Props, model_mesh: &[Option<usize>], prop_meshes: &[usize]) -> Vec<Value> {
     let mut nodes: Vec<Value> = vec![json!({"name": "map"})];
     let mut children = Vec::new();
-    entity_nodes(bsp, &model_mesh, &mut nodes, &mut children);
-    let prop_meshes = prop_meshes(&mut buffers, props, prop_material_base, &mut meshes);
-    prop_nodes(props, &prop_meshes, &mut nodes, &mut children);
+    entity_nodes(bsp, model_mesh, &mut nodes, &mut children);
+    prop_nodes(props, prop_meshes, &mut nodes, &mut children);
     if !children.is_empty() {
         nodes[0]["children"] = json!(children);
     }
-    document(mesh, props, buffers, nodes, materials, meshes)
+    nodes
 }
 
 /// The lightmap atlas (texture 0), then the checkerboard when a material needs it; returns
@@ -318,39 +317,50 @@ fn map_materials(
 ) -> Result<Vec<Value>, ExportError> {
     let mut materials = Vec::with_capacity(mesh.materials.len());
     for (i, (m, &missing)) in mesh.materials.iter().zip(missing).enumerate() {
-        let [r, g, b] = m.reflectivity.map(|c| c.clamp(0.0, 1.0));
-        let pbr = buffers.base_colour(
-            &m.name,
-            missing,
-            options.textures.get(i),
-            checker_texture,
-            [r, g, b, 1.0],
-        )?;
-        let mut material = json!({
-            "name": if m.name.is_empty() { "(no texture)" } else { m.name.as_str() },
-            "pbrMetallicRoughness": pbr,
-            "extras": {
-                "texture_missing": missing,
-                // glTF has no lightmap slot: the atlas and the UV set that reads it.
-                "lightmap": {"index": 0, "texCoord": 1},
-            },
-        });
-        if m.translucent {
-            // Water and SURF_TRANS faces: see-through (the factor's alpha; textures are RGB).
-            material["alphaMode"] = json!("BLEND");
-            material["doubleSided"] = json!(true);
-            let factor = &mut material["pbrMetallicRoughness"]["baseColorFactor"];
-            *factor = match factor.take() {
-                Value::Array(mut c) => {
-                    c[3] = json!(TRANSLUCENT_ALPHA);
-                    Value::Array(c)
-                }
-                _ => json!([1.0, 1.0, 1.0, TRANSLUCENT_ALPHA]),
-            };
-        }
-        materials.push(material);
+        let texture = options.textures.get(i);
+        materials.push(map_material(buffers, m, missing, texture, checker_texture)?);
     }
     Ok(materials)
+}
+
+/// One map material: its base colour (texture, checkerboard or reflectivity), the lightmap
+/// atlas in `extras`, see-through when translucent.
+fn map_material(
+    buffers: &mut Buffers,
+    m: &crate::mesh::Material,
+    missing: bool,
+    texture: Option<&TextureLookup>,
+    checker_texture: usize,
+) -> Result<Value, ExportError> {
+    let [r, g, b] = m.reflectivity.map(|c| c.clamp(0.0, 1.0));
+    let pbr = buffers.base_colour(&m.name, missing, texture, checker_texture, [r, g, b, 1.0])?;
+    let mut material = json!({
+        "name": if m.name.is_empty() { "(no texture)" } else { m.name.as_str() },
+        "pbrMetallicRoughness": pbr,
+        "extras": {
+            "texture_missing": missing,
+            // glTF has no lightmap slot: the atlas and the UV set that reads it.
+            "lightmap": {"index": 0, "texCoord": 1},
+        },
+    });
+    if m.translucent {
+        see_through(&mut material);
+    }
+    Ok(material)
+}
+
+/// Water and SURF_TRANS faces: see-through (the factor's alpha; textures are RGB).
+fn see_through(material: &mut Value) {
+    material["alphaMode"] = json!("BLEND");
+    material["doubleSided"] = json!(true);
+    let factor = &mut material["pbrMetallicRoughness"]["baseColorFactor"];
+    *factor = match factor.take() {
+        Value::Array(mut c) => {
+            c[3] = json!(TRANSLUCENT_ALPHA);
+            Value::Array(c)
+        }
+        _ => json!([1.0, 1.0, 1.0, TRANSLUCENT_ALPHA]),
+    };
 }
 
 /// The props' materials, after the map's: no lightmap (the engine lights props per vertex).
@@ -410,22 +420,7 @@ fn entity_nodes(bsp: &Bsp, model_mesh: &[Option<usize>], nodes: &mut Vec<Value>,
     let mut model_used = vec![false; bsp.models.len()];
     for (i, e) in bsp.entities.iter().enumerate() {
         let class = e.classname().unwrap_or("");
-        let mut node = json!({
-            "name": format!("{i} {class}{}", e.get("targetname").map(|n| format!(" '{n}'")).unwrap_or_default()),
-            "extras": entity_extras(e.pairs.iter().map(|(k, v)| (k.as_str(), v.as_str()))),
-        });
-        let origin = e.get("origin").and_then(parse_vec3).map(Vec3::from);
-        if let Some(o) = origin {
-            node["translation"] = json!((to_gltf(o) * METRES_PER_UNIT).to_array());
-        }
-        if let Some(a) = e
-            .get("angles")
-            .and_then(parse_vec3)
-            .filter(|a| a.iter().any(|c| *c != 0.0))
-        {
-            let q = Quat::from_mat3(&(BASIS * angles_rotation(a) * BASIS.transpose())).normalize();
-            node["rotation"] = json!(q.to_array());
-        }
+        let mut node = entity_node(i, e);
         let model = if class == "worldspawn" {
             Some(0)
         } else {
@@ -446,6 +441,29 @@ fn entity_nodes(bsp: &Bsp, model_mesh: &[Option<usize>], nodes: &mut Vec<Value>,
             children.push(nodes.len() - 1);
         }
     }
+}
+
+/// Entity `i`'s node without a mesh: its name, key/values, and its origin and angles (when
+/// not zero) as glTF translation and rotation.
+fn entity_node(i: usize, e: &srcmap_bsp::Entity) -> Value {
+    let class = e.classname().unwrap_or("");
+    let mut node = json!({
+        "name": format!("{i} {class}{}", e.get("targetname").map(|n| format!(" '{n}'")).unwrap_or_default()),
+        "extras": entity_extras(e.pairs.iter().map(|(k, v)| (k.as_str(), v.as_str()))),
+    });
+    let origin = e.get("origin").and_then(parse_vec3).map(Vec3::from);
+    if let Some(o) = origin {
+        node["translation"] = json!((to_gltf(o) * METRES_PER_UNIT).to_array());
+    }
+    if let Some(a) = e
+        .get("angles")
+        .and_then(parse_vec3)
+        .filter(|a| a.iter().any(|c| *c != 0.0))
+    {
+        let q = Quat::from_mat3(&(BASIS * angles_rotation(a) * BASIS.transpose())).normalize();
+        node["rotation"] = json!(q.to_array());
+    }
+    node
 }
 
 /// A mesh per prop model and skin, appended to `meshes`; returns their mesh indices.
@@ -502,6 +520,34 @@ fn prop_nodes(props: &Props, prop_meshes: &[usize], nodes: &mut Vec<Value>, chil
     }
 }
 
+/// Sets `doc[key]` to `items` unless there are none (glTF forbids empty arrays).
+fn set_unless_empty(doc: &mut Value, key: &str, items: Vec<Value>) {
+    if !items.is_empty() {
+        doc[key] = json!(items);
+    }
+}
+
+/// The texture samplers: the atlas (linear, clamped), the checkerboard (nearest, repeated),
+/// textures (linear, repeated).
+fn samplers() -> Value {
+    json!([
+        {"magFilter": 9729, "minFilter": 9729, "wrapS": 33071, "wrapT": 33071},
+        {"magFilter": 9728, "minFilter": 9728, "wrapS": 10497, "wrapT": 10497},
+        {"magFilter": 9729, "minFilter": 9729, "wrapS": 10497, "wrapT": 10497}
+    ])
+}
+
+/// The document's `extras`: notes, the lightmap source, light styles, static prop counts.
+fn document_extras(mesh: &MapMesh, props: &Props) -> Value {
+    json!({
+        "notes": mesh.notes.iter().cloned().chain(props.note()).collect::<Vec<_>>(),
+        "lightmap_source": format!("{:?}", mesh.atlas.source),
+        "light_styles": light_styles(mesh),
+        "static_props": props.instances.len(),
+        "static_props_without_model": props.without_mesh(),
+    })
+}
+
 /// The glTF document around everything added, and the padded binary buffer.
 fn document(
     mesh: &MapMesh,
@@ -511,45 +557,22 @@ fn document(
     materials: Vec<Value>,
     meshes: Vec<Value>,
 ) -> Result<Glb, ExportError> {
-    let Buffers {
-        mut bin,
-        views,
-        accessors,
-        images,
-        textures,
-    } = buffers;
-    let samplers = json!([
-        {"magFilter": 9729, "minFilter": 9729, "wrapS": 33071, "wrapT": 33071},
-        {"magFilter": 9728, "minFilter": 9728, "wrapS": 10497, "wrapT": 10497},
-        {"magFilter": 9729, "minFilter": 9729, "wrapS": 10497, "wrapT": 10497}
-    ]);
     let mut doc = json!({
         "asset": {"version": "2.0", "generator": concat!("srcmap-export ", env!("CARGO_PKG_VERSION"))},
         "scene": 0,
         "scenes": [{"nodes": [0]}],
         "nodes": nodes,
-        "textures": textures,
-        "images": images,
-        "samplers": samplers,
-        "extras": {
-            "notes": mesh.notes.iter().cloned().chain(props.note()).collect::<Vec<_>>(),
-            "lightmap_source": format!("{:?}", mesh.atlas.source),
-            "light_styles": light_styles(mesh),
-            "static_props": props.instances.len(),
-            "static_props_without_model": props.without_mesh(),
-        },
+        "textures": buffers.textures,
+        "images": buffers.images,
+        "samplers": samplers(),
+        "extras": document_extras(mesh, props),
     });
-    if !materials.is_empty() {
-        doc["materials"] = json!(materials);
-    }
-    if !meshes.is_empty() {
-        doc["meshes"] = json!(meshes);
-    }
-    if !accessors.is_empty() {
-        doc["accessors"] = json!(accessors);
-    }
+    set_unless_empty(&mut doc, "materials", materials);
+    set_unless_empty(&mut doc, "meshes", meshes);
+    set_unless_empty(&mut doc, "accessors", buffers.accessors);
+    let mut bin = buffers.bin;
     bin.resize(bin.len().next_multiple_of(4), 0);
-    doc["bufferViews"] = json!(views);
+    doc["bufferViews"] = json!(buffers.views);
     doc["buffers"] = json!([{"byteLength": bin.len()}]);
     Ok(Glb {
         json: serde_json::to_string(&doc).map_err(|e| ExportError::Json(e.to_string()))?,

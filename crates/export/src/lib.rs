@@ -4,6 +4,8 @@
 //! same mesh.
 
 pub mod atlas;
+pub mod faces;
+pub mod geometry;
 pub mod glb;
 pub mod gltf;
 pub mod image;

@@ -7,16 +7,11 @@ use srcmap_bsp::Bsp;
 use srcmap_bsp::flags::SurfaceFlags;
 
 use crate::atlas::{Atlas, LightmapSource};
+pub use crate::faces::{face_polygon, face_triangle_count, faces_of, is_drawn};
+use crate::geometry::{angles_rotation, bounds_of, parse_vec3};
 
-/// Surfaces that are never drawn as world geometry.
-const HIDDEN: SurfaceFlags = SurfaceFlags(
-    SurfaceFlags::NODRAW.bits()
-        | SurfaceFlags::SKY.bits()
-        | SurfaceFlags::SKY2D.bits()
-        | SurfaceFlags::HINT.bits()
-        | SurfaceFlags::SKIP.bits()
-        | SurfaceFlags::TRIGGER.bits(),
-);
+/// The opacity of water and `SURF_TRANS` materials.
+pub const TRANSLUCENT_ALPHA: f32 = 0.6;
 
 /// One vertex of the mesh, in Source coordinates (inches, Z up).
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
@@ -80,7 +75,6 @@ pub struct MapMesh {
 
 /// Each model's placement (rotation, then translation) from the entity that names it.
 fn model_placements(bsp: &Bsp) -> Vec<(glam::Mat3, Vec3)> {
-    use crate::gltf::{angles_rotation, parse_vec3};
     let mut out = vec![(glam::Mat3::IDENTITY, Vec3::ZERO); bsp.models.len()];
     for e in &bsp.entities {
         let Some(m) = e.brush_model() else {
@@ -144,40 +138,6 @@ fn overlay_quad(o: &srcmap_bsp::Overlay) -> Option<OverlayQuad> {
     Some(OverlayQuad { corners, normal })
 }
 
-/// The faces the models index: the LDR lump, or the HDR one in console maps that strip it.
-pub fn faces_of(bsp: &Bsp) -> &[srcmap_bsp::Face] {
-    srcmap_disp::disp_faces(bsp)
-}
-
-/// Whether `texinfo` is drawn.
-pub fn is_drawn(bsp: &Bsp, texinfo: i32) -> bool {
-    usize::try_from(texinfo)
-        .ok()
-        .and_then(|t| bsp.texinfo.get(t))
-        .is_some_and(|t| !SurfaceFlags::from_record(t.flags).intersects(HIDDEN))
-}
-
-/// Triangles a face contributes: a fan of `n - 2` for a polygon, the grid's for a displacement.
-pub fn face_triangle_count(bsp: &Bsp, face: usize) -> usize {
-    let Some(f) = faces_of(bsp).get(face) else {
-        return 0;
-    };
-    if f.dispinfo >= 0 {
-        return bsp
-            .disp_info
-            .get(f.dispinfo as usize)
-            .and_then(|d| u32::try_from(d.power).ok())
-            .filter(|p| *p <= srcmap_disp::MAX_POWER)
-            .map_or(0, srcmap_disp::tri_count);
-    }
-    usize::try_from(f.num_edges).map_or(0, |n| n.saturating_sub(2))
-}
-
-/// The face's polygon vertices, in winding order (`None` if an index is out of range).
-pub fn face_polygon(bsp: &Bsp, f: &srcmap_bsp::Face) -> Option<Vec<Vec3>> {
-    Some(bsp.face_vertices(f)?.into_iter().map(Vec3::from).collect())
-}
-
 /// The faces of each model: `(model, face index)`, world first, faces out of range dropped.
 fn model_faces(bsp: &Bsp) -> Vec<(usize, usize)> {
     let mut out = Vec::new();
@@ -185,6 +145,14 @@ fn model_faces(bsp: &Bsp) -> Vec<(usize, usize)> {
         out.extend(bsp.model_face_range(m, faces_of(bsp).len()).map(|f| (m, f)));
     }
     out
+}
+
+/// The faces drawn: `(model, face index)` of every model's faces whose texinfo is drawn.
+fn drawn_faces(bsp: &Bsp) -> Vec<(usize, usize)> {
+    model_faces(bsp)
+        .into_iter()
+        .filter(|&(_, f)| is_drawn(bsp, faces_of(bsp)[f].texinfo))
+        .collect()
 }
 
 /// The face's front normal: its own plane's (VBSP stores the face's plane itself; `side`
@@ -281,6 +249,7 @@ struct Parts {
 }
 
 /// What [`Parts::push_faces`] drew: the fields of [`MapMesh`] that describe the faces.
+#[derive(Default)]
 struct DrawnFaces {
     triangles: usize,
     /// Each drawn face: its index and the range of vertices it made.
@@ -291,9 +260,22 @@ struct DrawnFaces {
     missing_used: bool,
 }
 
+impl DrawnFaces {
+    /// Records drawn face `fi`: its triangles, its vertex range, its light styles when lit.
+    fn add(&mut self, fi: usize, f: &srcmap_bsp::Face, vertices: std::ops::Range<u32>, triangles: usize) {
+        self.triangles += triangles;
+        self.face_vertices.push((fi, vertices));
+        if f.light_offset >= 0 && f.styles[0] != 255 {
+            self.face_styles.push((fi, f.styles));
+        }
+    }
+}
+
 /// The primitives of the built buckets, in their (model, overlay, material) order; empty ones
 /// dropped.
-fn primitives(buckets: std::collections::BTreeMap<(usize, bool, usize), Vec<u32>>) -> Vec<Primitive> {
+pub(crate) fn primitives(
+    buckets: std::collections::BTreeMap<(usize, bool, usize), Vec<u32>>,
+) -> Vec<Primitive> {
     buckets
         .into_iter()
         .filter(|(_, idx)| !idx.is_empty())
@@ -316,7 +298,29 @@ struct FaceMapping<'a> {
     normal: Vec3,
 }
 
-impl FaceMapping<'_> {
+impl<'a> FaceMapping<'a> {
+    /// Face `fi`'s mapping, drawn with `material` (its size from `materials`, 64 when it is
+    /// the extra one not yet added).
+    fn of(
+        bsp: &'a Bsp,
+        fi: usize,
+        material: usize,
+        materials: &[Material],
+        atlas: &Atlas,
+    ) -> FaceMapping<'a> {
+        let f = &faces_of(bsp)[fi];
+        let texture_size = materials
+            .get(material)
+            .map_or(Vec2::splat(64.0), |m| Vec2::new(m.width as f32, m.height as f32));
+        FaceMapping {
+            face: f,
+            texinfo: &bsp.texinfo[f.texinfo as usize],
+            texture_size,
+            rect: atlas.rect(fi),
+            normal: face_normal(bsp, f),
+        }
+    }
+
     fn tex_uv(&self, p: Vec3) -> Vec2 {
         Vec2::new(
             dot4(&self.texinfo.texture_vecs[0], p),
@@ -336,42 +340,13 @@ impl Parts {
         atlas: &Atlas,
     ) -> usize {
         let base = self.vertices.len() as u32;
-        let side = grid.side();
         let luxels = srcmap_disp::lightmap::luxel_coords(
             grid.power,
             map.face.lightmap_size[0].max(0) as u32,
             map.face.lightmap_size[1].max(0) as u32,
         );
-        let mut normals = vec![Vec3::ZERO; grid.verts.len()];
-        let mut tris = Vec::with_capacity(srcmap_disp::tri_count(grid.power));
-        for row in 0..side - 1 {
-            for col in 0..side - 1 {
-                let a = row * side + col;
-                let (b, c, d) = (a + 1, a + side, a + side + 1);
-                // Alternate the diagonal as the engine does, so slopes look the same.
-                let pair = if (row + col) % 2 == 0 {
-                    [[a, c, b], [b, c, d]]
-                } else {
-                    [[a, c, d], [a, d, b]]
-                };
-                tris.extend(pair);
-            }
-        }
-        // The grid's winding follows the base face; orient triangles to it.
-        let flip = tris.first().is_some_and(|t| {
-            let [a, b, c] = t.map(|i| grid.flat[i]);
-            (b - a).cross(c - a).dot(map.normal) < 0.0
-        });
-        for t in &mut tris {
-            if flip {
-                t.swap(1, 2);
-            }
-            let [a, b, c] = t.map(|i| grid.verts[i]);
-            let n = (b - a).cross(c - a);
-            for &i in t.iter() {
-                normals[i] += n;
-            }
-        }
+        let tris = grid_triangles(grid, map.normal);
+        let normals = vertex_normals(grid, &tris);
         for (i, p) in grid.verts.iter().enumerate() {
             let light_uv = map.rect.map_or(atlas.white_uv(), |r| atlas.to_uv(r, luxels[i]));
             self.vertices.push(Vertex {
@@ -401,45 +376,35 @@ impl Parts {
     ) -> DrawnFaces {
         let grids = srcmap_disp::grids_of(bsp);
         let placements = model_placements(bsp);
-        let mut out = DrawnFaces {
-            triangles: 0,
-            face_vertices: Vec::new(),
-            face_styles: Vec::new(),
-            missing_used: false,
-        };
+        let mut out = DrawnFaces::default();
         for &(model, fi) in drawn {
             let f = &faces_of(bsp)[fi];
-            let ti = &bsp.texinfo[f.texinfo as usize];
-            let material = face_material(ti, materials, missing, &mut out.missing_used);
-            let texture_size = materials
-                .get(material)
-                .map_or(Vec2::splat(64.0), |m| Vec2::new(m.width as f32, m.height as f32));
-            let map = FaceMapping {
-                face: f,
-                texinfo: ti,
-                texture_size,
-                rect: atlas.rect(fi),
-                normal: face_normal(bsp, f),
-            };
+            let material = face_material(
+                &bsp.texinfo[f.texinfo as usize],
+                materials,
+                missing,
+                &mut out.missing_used,
+            );
+            let map = FaceMapping::of(bsp, fi, material, materials, atlas);
             let base = self.vertices.len() as u32;
-            let key = (model, false, material);
-            let Some(made) = self.push_face(bsp, &grids, key, &map, atlas) else {
+            let Some(made) = self.push_face(bsp, &grids, (model, false, material), &map, atlas) else {
                 self.broken += 1;
                 continue;
             };
-            out.triangles += made;
-            out.face_vertices.push((fi, base..self.vertices.len() as u32));
-            if f.light_offset >= 0 && f.styles[0] != 255 {
-                out.face_styles.push((fi, f.styles));
-            }
-            let (rotation, origin) = placements[model];
-            self.world_positions.extend(
-                self.vertices[base as usize..]
-                    .iter()
-                    .map(|v| rotation * v.position + origin),
-            );
+            out.add(fi, f, base..self.vertices.len() as u32, made);
+            self.place_in_world(base, placements[model]);
         }
         out
+    }
+
+    /// The world positions of the vertices from `base` on: rotated, then moved, by their
+    /// model's placement.
+    fn place_in_world(&mut self, base: u32, (rotation, origin): (glam::Mat3, Vec3)) {
+        self.world_positions.extend(
+            self.vertices[base as usize..]
+                .iter()
+                .map(|v| rotation * v.position + origin),
+        );
     }
 
     /// Every overlay of the lump whose records are in range (the others counted in `broken`);
@@ -516,33 +481,14 @@ impl Parts {
         let Some(mut quad) = overlay_quad(o) else {
             return false;
         };
-        let Some(ti) = usize::try_from(o.texinfo).ok().and_then(|t| bsp.texinfo.get(t)) else {
+        let Some(material) = overlay_material(bsp, o, materials) else {
             return false;
         };
-        let Some(material) = usize::try_from(ti.texdata).ok().filter(|&t| t < materials) else {
-            return false;
-        };
-        let named = || {
-            o.faces[..o.face_count().min(o.faces.len())]
-                .iter()
-                .filter_map(|&f| faces_of(bsp).get(usize::try_from(f).ok()?).map(|face| (f, face)))
-        };
-        let lit_face = named().find_map(|(fi, f)| {
+        let lit_face = overlay_faces(bsp, o).find_map(|(fi, f)| {
             let fti = bsp.texinfo.get(usize::try_from(f.texinfo).ok()?)?;
             Some((f, fti, atlas.rect(fi as usize)?))
         });
-        // The engine projects an overlay onto the faces it names: its origin may sit off
-        // them. Drop the quad along its normal onto the first named face's plane.
-        if let Some(pl) = named().find_map(|(_, f)| bsp.planes.get(f.plane as usize)) {
-            let n = Vec3::from(pl.normal);
-            let along = n.dot(quad.normal);
-            if along.abs() > 0.1 {
-                for (p, _) in &mut quad.corners {
-                    let t = (pl.dist - n.dot(*p)) / along + OVERLAY_LIFT / along.abs();
-                    *p += quad.normal * t;
-                }
-            }
-        }
+        drop_onto_face(bsp, o, &mut quad);
         let base = self.vertices.len() as u32;
         for (position, uv) in quad.corners {
             let light_uv = lit_face.map_or(atlas.white_uv(), |(f, fti, r)| {
@@ -563,39 +509,120 @@ impl Parts {
     }
 }
 
+/// An overlay's material: its texinfo's texdata, `None` when either is out of range (the
+/// extra material, `materials`, is not used for overlays).
+fn overlay_material(bsp: &Bsp, o: &srcmap_bsp::Overlay, materials: usize) -> Option<usize> {
+    let ti = usize::try_from(o.texinfo).ok().and_then(|t| bsp.texinfo.get(t))?;
+    usize::try_from(ti.texdata).ok().filter(|&t| t < materials)
+}
+
+/// The faces an overlay names that exist: `(face index, face)`.
+fn overlay_faces<'b>(
+    bsp: &'b Bsp,
+    o: &'b srcmap_bsp::Overlay,
+) -> impl Iterator<Item = (i32, &'b srcmap_bsp::Face)> + 'b {
+    o.faces[..o.face_count().min(o.faces.len())]
+        .iter()
+        .filter_map(|&f| faces_of(bsp).get(usize::try_from(f).ok()?).map(|face| (f, face)))
+}
+
+/// The engine projects an overlay onto the faces it names: its origin may sit off them. Drops
+/// the quad along its normal onto the first named face's plane (lifted a little off it).
+fn drop_onto_face(bsp: &Bsp, o: &srcmap_bsp::Overlay, quad: &mut OverlayQuad) {
+    if let Some(pl) = overlay_faces(bsp, o).find_map(|(_, f)| bsp.planes.get(f.plane as usize)) {
+        let n = Vec3::from(pl.normal);
+        let along = n.dot(quad.normal);
+        if along.abs() > 0.1 {
+            for (p, _) in &mut quad.corners {
+                let t = (pl.dist - n.dot(*p)) / along + OVERLAY_LIFT / along.abs();
+                *p += quad.normal * t;
+            }
+        }
+    }
+}
+
+/// A displacement grid's triangles, two per cell with the diagonal alternating as the
+/// engine's (so slopes look the same), wound as the base face (`normal`).
+fn grid_triangles(grid: &srcmap_disp::DispGrid, normal: Vec3) -> Vec<[usize; 3]> {
+    let side = grid.side();
+    let mut tris = Vec::with_capacity(srcmap_disp::tri_count(grid.power));
+    for row in 0..side - 1 {
+        for col in 0..side - 1 {
+            let a = row * side + col;
+            let (b, c, d) = (a + 1, a + side, a + side + 1);
+            let pair = if (row + col) % 2 == 0 {
+                [[a, c, b], [b, c, d]]
+            } else {
+                [[a, c, d], [a, d, b]]
+            };
+            tris.extend(pair);
+        }
+    }
+    // The grid's winding follows the base face; orient triangles to it.
+    let flip = tris.first().is_some_and(|t| {
+        let [a, b, c] = t.map(|i| grid.flat[i]);
+        (b - a).cross(c - a).dot(normal) < 0.0
+    });
+    if flip {
+        for t in &mut tris {
+            t.swap(1, 2);
+        }
+    }
+    tris
+}
+
+/// Each grid vertex's normal: the sum of its triangles' (unnormalised) normals.
+fn vertex_normals(grid: &srcmap_disp::DispGrid, tris: &[[usize; 3]]) -> Vec<Vec3> {
+    let mut normals = vec![Vec3::ZERO; grid.verts.len()];
+    for t in tris {
+        let [a, b, c] = t.map(|i| grid.verts[i]);
+        let n = (b - a).cross(c - a);
+        for &i in t.iter() {
+            normals[i] += n;
+        }
+    }
+    normals
+}
+
+/// The checkerboard material drawn on faces whose texdata is out of range.
+fn missing_material() -> Material {
+    Material {
+        name: String::new(),
+        reflectivity: [0.5; 3],
+        width: 64,
+        height: 64,
+        translucent: false,
+    }
+}
+
+/// What a reader should know: the lighting's notes, then faces without a texture and faces
+/// skipped.
+fn mesh_notes(lighting: Vec<String>, missing_used: bool, broken: usize) -> Vec<String> {
+    let mut notes = lighting;
+    if missing_used {
+        notes.push("some faces name no texture: drawn with a checkerboard".to_string());
+    }
+    if broken > 0 {
+        notes.push(format!("{broken} faces with indices out of range were skipped"));
+    }
+    notes
+}
+
 impl MapMesh {
     /// Builds the mesh of `bsp`. `hdr` prefers the HDR lightmaps (tone-mapped).
     pub fn build(bsp: &Bsp, prefer_hdr: bool) -> MapMesh {
         let source = LightmapSource::choose(bsp, prefer_hdr);
-        let drawn: Vec<(usize, usize)> = model_faces(bsp)
-            .into_iter()
-            .filter(|&(_, f)| is_drawn(bsp, faces_of(bsp)[f].texinfo))
-            .collect();
+        let drawn = drawn_faces(bsp);
         let atlas = Atlas::build(bsp, source, drawn.iter().map(|&(_, f)| f));
-        let mut notes = lighting_notes(source, atlas.source, prefer_hdr);
+        let lighting = lighting_notes(source, atlas.source, prefer_hdr);
         let mut materials = texdata_materials(bsp);
         // One extra material for faces whose texdata is out of range.
         let missing = materials.len();
-
         let mut parts = Parts::default();
         let faces = parts.push_faces(bsp, &drawn, &atlas, &mut materials, missing);
         let overlay_vertices = parts.push_overlays(bsp, missing, &atlas);
-
         if faces.missing_used {
-            notes.push("some faces name no texture: drawn with a checkerboard".to_string());
-            materials.push(Material {
-                name: String::new(),
-                reflectivity: [0.5; 3],
-                width: 64,
-                height: 64,
-                translucent: false,
-            });
-        }
-        if parts.broken > 0 {
-            notes.push(format!(
-                "{} faces with indices out of range were skipped",
-                parts.broken
-            ));
+            materials.push(missing_material());
         }
         MapMesh {
             vertices: parts.vertices,
@@ -607,7 +634,7 @@ impl MapMesh {
             overlays_drawn: overlay_vertices.len(),
             overlay_vertices,
             face_styles: faces.face_styles,
-            notes,
+            notes: mesh_notes(lighting, faces.missing_used, parts.broken),
             face_vertices: faces.face_vertices,
             world_positions: parts.world_positions,
         }
@@ -615,7 +642,7 @@ impl MapMesh {
 
     /// Bounds of every drawn vertex in the world (`None` when nothing is drawn).
     pub fn bounds(&self) -> Option<(Vec3, Vec3)> {
-        crate::render::bounds_of(self.world_positions.iter().copied())
+        bounds_of(self.world_positions.iter().copied())
     }
 }
 

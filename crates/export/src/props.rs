@@ -10,7 +10,7 @@ use srcmap_bsp::Bsp;
 use srcmap_bsp::gamelump::{StaticProp, StaticPropLayout};
 use srcmap_model::ModelFiles;
 
-use crate::gltf::angles_rotation;
+use crate::geometry::angles_rotation;
 
 /// One vertex of a prop model, in model space (inches, Z up).
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
@@ -83,6 +83,42 @@ fn prop_scale(layout: StaticPropLayout, prop: &StaticProp) -> Vec3 {
     }
 }
 
+/// Each mesh's vertex range in the .vvd and its skin reference.
+fn mesh_ranges(mdl: &srcmap_model::Mdl) -> Vec<(u32, u32, i32)> {
+    mdl.meshes()
+        .map(|(model, mesh)| {
+            let first = (model.first_vertex as u64 + mesh.vertex_offset as u64).min(u32::MAX as u64) as u32;
+            (first, first.saturating_add(mesh.vertex_count), mesh.material)
+        })
+        .collect()
+}
+
+/// The material path of triangle `t`: its mesh's skin reference, through the skin family
+/// `family`, to a texture under the model's first texture folder ("" when there is none).
+fn triangle_material(
+    mdl: &srcmap_model::Mdl,
+    ranges: &[(u32, u32, i32)],
+    family: Option<&Vec<i16>>,
+    t: &[u32; 3],
+) -> String {
+    let reference = ranges
+        .iter()
+        .find(|(a, b, _)| (*a..*b).contains(&t[0]))
+        .map_or(0, |r| r.2);
+    let texture = usize::try_from(reference)
+        .ok()
+        .and_then(|r| family.and_then(|f| f.get(r)).copied().or(Some(r as i16)))
+        .and_then(|t| usize::try_from(t).ok())
+        .and_then(|t| mdl.textures.get(t));
+    match texture {
+        Some(t) => {
+            let dir = mdl.texture_dirs.first().map_or("", String::as_str);
+            srcmap_model::normalise(&format!("{dir}{t}"))
+        }
+        None => String::new(),
+    }
+}
+
 /// The LOD 0 mesh of `files` with skin `skin`, materials named through `material`.
 fn prop_mesh(
     path: &str,
@@ -94,40 +130,32 @@ fn prop_mesh(
     let mdl = &files.mdl;
     let triangles = vtx.triangles(mdl, 0).ok()?;
     let n = files.vvd.vertices.len() as u32;
-    // Each mesh's vertex range in the .vvd and its skin reference.
-    let ranges: Vec<(u32, u32, i32)> = mdl
-        .meshes()
-        .map(|(model, mesh)| {
-            let first = (model.first_vertex as u64 + mesh.vertex_offset as u64).min(u32::MAX as u64) as u32;
-            (first, first.saturating_add(mesh.vertex_count), mesh.material)
-        })
-        .collect();
+    let ranges = mesh_ranges(mdl);
     let family = mdl.skins.get(skin).or(mdl.skins.first());
     let mut by_material: BTreeMap<usize, Vec<u32>> = BTreeMap::new();
     for t in triangles.iter().filter(|t| t.iter().all(|&i| i < n)) {
-        let reference = ranges
-            .iter()
-            .find(|(a, b, _)| (*a..*b).contains(&t[0]))
-            .map_or(0, |r| r.2);
-        let texture = usize::try_from(reference)
-            .ok()
-            .and_then(|r| family.and_then(|f| f.get(r)).copied().or(Some(r as i16)))
-            .and_then(|t| usize::try_from(t).ok())
-            .and_then(|t| mdl.textures.get(t));
-        let name = match texture {
-            Some(t) => {
-                let dir = mdl.texture_dirs.first().map_or("", String::as_str);
-                srcmap_model::normalise(&format!("{dir}{t}"))
-            }
-            None => String::new(),
-        };
+        let name = triangle_material(mdl, &ranges, family, t);
         by_material.entry(material(name)).or_default().extend(t);
     }
     if by_material.is_empty() {
         return None;
     }
-    // Only the vertices the triangles use, renumbered.
-    let mut remap = vec![u32::MAX; n as usize];
+    let (vertices, primitives) = used_vertices(files, by_material);
+    Some(PropMesh {
+        model: path.to_string(),
+        skin,
+        vertices,
+        primitives,
+    })
+}
+
+/// Only the vertices the triangles use, renumbered in order of first use; the primitives
+/// with their indices renumbered.
+fn used_vertices(
+    files: &ModelFiles,
+    by_material: BTreeMap<usize, Vec<u32>>,
+) -> (Vec<PropVertex>, Vec<PropPrimitive>) {
+    let mut remap = vec![u32::MAX; files.vvd.vertices.len()];
     let mut vertices = Vec::new();
     let primitives = by_material
         .into_iter()
@@ -150,12 +178,25 @@ fn prop_mesh(
                 .collect(),
         })
         .collect();
-    Some(PropMesh {
-        model: path.to_string(),
-        skin,
-        vertices,
-        primitives,
-    })
+    (vertices, primitives)
+}
+
+/// A prop model's files, or why they could not be read.
+fn load_model(name: &str, read: &mut impl FnMut(&str) -> Option<Vec<u8>>) -> Result<ModelFiles, String> {
+    if name.is_empty() {
+        return Err("the prop names no model".to_string());
+    }
+    ModelFiles::load(name, &mut *read).map_err(|e| e.to_string())
+}
+
+/// What loading the props remembers from one prop to the next: each model's files, each
+/// (model, skin)'s mesh, the models missing (why, how many props), each material's index.
+#[derive(Default)]
+struct Loaded {
+    models: BTreeMap<u16, Result<ModelFiles, String>>,
+    meshes: BTreeMap<(u16, usize), Option<usize>>,
+    missing: BTreeMap<String, (String, usize)>,
+    material_index: BTreeMap<String, usize>,
 }
 
 impl Props {
@@ -166,36 +207,10 @@ impl Props {
         let Some(sp) = bsp.game_lumps.static_props() else {
             return out;
         };
-        let mut models: BTreeMap<u16, Result<ModelFiles, String>> = BTreeMap::new();
-        let mut meshes: BTreeMap<(u16, usize), Option<usize>> = BTreeMap::new();
-        let mut missing: BTreeMap<String, (String, usize)> = BTreeMap::new();
-        let mut material_index: BTreeMap<String, usize> = BTreeMap::new();
+        let mut loaded = Loaded::default();
         for prop in &sp.props {
             let name = sp.model_of(prop).unwrap_or("").to_string();
-            let files = models.entry(prop.prop_type).or_insert_with(|| {
-                if name.is_empty() {
-                    return Err("the prop names no model".to_string());
-                }
-                ModelFiles::load(&name, &mut read).map_err(|e| e.to_string())
-            });
-            let skin = usize::try_from(prop.skin).unwrap_or(0);
-            let mesh = match files {
-                Ok(files) => *meshes.entry((prop.prop_type, skin)).or_insert_with(|| {
-                    let materials = &mut out.materials;
-                    let mesh = prop_mesh(&name, files, skin, |m| {
-                        *material_index.entry(m.clone()).or_insert_with(|| {
-                            materials.push(m);
-                            materials.len() - 1
-                        })
-                    })?;
-                    out.meshes.push(mesh);
-                    Some(out.meshes.len() - 1)
-                }),
-                Err(why) => {
-                    missing.entry(name.clone()).or_insert_with(|| (why.clone(), 0)).1 += 1;
-                    None
-                }
-            };
+            let mesh = out.mesh_of(&mut loaded, prop, &name, &mut read);
             out.instances.push(PropInstance {
                 model: name,
                 mesh,
@@ -205,11 +220,64 @@ impl Props {
                 record: *prop,
             });
         }
-        out.missing = missing
+        out.missing = loaded
+            .missing
             .into_iter()
             .map(|(name, (why, count))| (name, why, count))
             .collect();
         out
+    }
+
+    /// The mesh of `prop`'s model (`name`) with its skin, built the first time that model and
+    /// skin are met; `None` (and the model counted missing) when its files cannot be read.
+    fn mesh_of(
+        &mut self,
+        loaded: &mut Loaded,
+        prop: &StaticProp,
+        name: &str,
+        read: &mut impl FnMut(&str) -> Option<Vec<u8>>,
+    ) -> Option<usize> {
+        let files = loaded
+            .models
+            .entry(prop.prop_type)
+            .or_insert_with(|| load_model(name, read));
+        let skin = usize::try_from(prop.skin).unwrap_or(0);
+        let files = match files {
+            Ok(files) => files,
+            Err(why) => {
+                loaded
+                    .missing
+                    .entry(name.to_string())
+                    .or_insert_with(|| (why.clone(), 0))
+                    .1 += 1;
+                return None;
+            }
+        };
+        let material_index = &mut loaded.material_index;
+        *loaded
+            .meshes
+            .entry((prop.prop_type, skin))
+            .or_insert_with(|| self.add_mesh(name, files, skin, material_index))
+    }
+
+    /// The mesh of `files` with `skin`, added with its new materials; its index, `None` when
+    /// it has no triangles.
+    fn add_mesh(
+        &mut self,
+        name: &str,
+        files: &ModelFiles,
+        skin: usize,
+        material_index: &mut BTreeMap<String, usize>,
+    ) -> Option<usize> {
+        let materials = &mut self.materials;
+        let mesh = prop_mesh(name, files, skin, |m| {
+            *material_index.entry(m.clone()).or_insert_with(|| {
+                materials.push(m);
+                materials.len() - 1
+            })
+        })?;
+        self.meshes.push(mesh);
+        Some(self.meshes.len() - 1)
     }
 
     /// Props placed without a mesh (model missing or unreadable).

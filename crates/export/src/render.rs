@@ -3,7 +3,8 @@
 
 use glam::{Vec2, Vec3};
 
-use crate::gltf::angles_rotation;
+pub use crate::geometry::bounds_of;
+use crate::geometry::{angles_rotation, parse_vec3};
 use crate::image::Rgb8;
 use crate::mesh::MapMesh;
 use crate::props::Props;
@@ -58,18 +59,7 @@ impl Camera {
 
     /// The camera for `view`, orthographic views fitting `bounds`.
     fn fitting(bounds: Option<(Vec3, Vec3)>, view: View, width: u32, height: u32) -> Camera {
-        let (forward, right, up, eye, perspective) = match view {
-            View::Top => (Vec3::NEG_Z, Vec3::X, Vec3::Y, Vec3::ZERO, false),
-            View::Isometric => {
-                let forward = Vec3::new(1.0, 1.0, -1.0).normalize();
-                let right = forward.cross(Vec3::Z).normalize();
-                (forward, right, right.cross(forward), Vec3::ZERO, false)
-            }
-            View::Eye { origin, angles } => {
-                let r = angles_rotation(angles);
-                (r * Vec3::X, r * Vec3::NEG_Y, r * Vec3::Z, origin, true)
-            }
-        };
+        let (forward, right, up, eye, perspective) = view_axes(view);
         let mut cam = Camera {
             eye,
             right,
@@ -80,24 +70,29 @@ impl Camera {
             centre: Vec2::ZERO,
         };
         if !perspective {
-            let (lo, hi) = bounds.unwrap_or((Vec3::ZERO, Vec3::ONE));
-            let mut min = Vec2::splat(f32::MAX);
-            let mut max = Vec2::splat(f32::MIN);
-            for k in 0..8 {
-                let p = Vec3::new(
-                    if k & 1 == 0 { lo.x } else { hi.x },
-                    if k & 2 == 0 { lo.y } else { hi.y },
-                    if k & 4 == 0 { lo.z } else { hi.z },
-                );
-                let c = Vec2::new(p.dot(right), p.dot(up));
-                min = min.min(c);
-                max = max.max(c);
-            }
-            let size = (max - min).max(Vec2::ONE);
-            cam.scale = (width as f32 / size.x).min(height as f32 / size.y) * 0.96;
-            cam.centre = (min + max) * 0.5;
+            cam.fit(bounds.unwrap_or((Vec3::ZERO, Vec3::ONE)), width, height);
         }
         cam
+    }
+
+    /// Scales and centres an orthographic camera so that the box `(lo, hi)` fills the image
+    /// (with a small margin).
+    fn fit(&mut self, (lo, hi): (Vec3, Vec3), width: u32, height: u32) {
+        let mut min = Vec2::splat(f32::MAX);
+        let mut max = Vec2::splat(f32::MIN);
+        for k in 0..8 {
+            let p = Vec3::new(
+                if k & 1 == 0 { lo.x } else { hi.x },
+                if k & 2 == 0 { lo.y } else { hi.y },
+                if k & 4 == 0 { lo.z } else { hi.z },
+            );
+            let c = Vec2::new(p.dot(self.right), p.dot(self.up));
+            min = min.min(c);
+            max = max.max(c);
+        }
+        let size = (max - min).max(Vec2::ONE);
+        self.scale = (width as f32 / size.x).min(height as f32 / size.y) * 0.96;
+        self.centre = (min + max) * 0.5;
     }
 
     /// The pixel position of a world point (`None` behind a perspective camera).
@@ -123,6 +118,22 @@ impl Camera {
     fn camera_space(&self, p: Vec3) -> Vec3 {
         let d = p - self.eye;
         Vec3::new(d.dot(self.right), d.dot(self.up), d.dot(self.forward))
+    }
+}
+
+/// A view's axes: forward, right, up, the eye, and whether it is a perspective view.
+fn view_axes(view: View) -> (Vec3, Vec3, Vec3, Vec3, bool) {
+    match view {
+        View::Top => (Vec3::NEG_Z, Vec3::X, Vec3::Y, Vec3::ZERO, false),
+        View::Isometric => {
+            let forward = Vec3::new(1.0, 1.0, -1.0).normalize();
+            let right = forward.cross(Vec3::Z).normalize();
+            (forward, right, right.cross(forward), Vec3::ZERO, false)
+        }
+        View::Eye { origin, angles } => {
+            let r = angles_rotation(angles);
+            (r * Vec3::X, r * Vec3::NEG_Y, r * Vec3::Z, origin, true)
+        }
     }
 }
 
@@ -230,6 +241,26 @@ impl Raster {
         uv: [Vec2; 3],
         colour: impl Fn(Vec2, Vec2, f32) -> Vec3,
     ) {
+        let Some(shade) = self.front_shade(p) else {
+            return;
+        };
+        let poly = self.clip_near(p.map(|p| self.cam.camera_space(p)), light_uv, uv);
+        for k in 1..poly.len().saturating_sub(1) {
+            fill(
+                [poly[0], poly[k], poly[k + 1]],
+                self.w,
+                self.h,
+                &mut self.depth,
+                &mut self.pixels,
+                self.alpha,
+                |l, u| colour(l, u, shade),
+            );
+        }
+    }
+
+    /// The flat shade of a triangle facing the camera; `None` for a back face.
+    #[inline]
+    fn front_shade(&self, p: [Vec3; 3]) -> Option<f32> {
         let cam = self.cam;
         let n = (p[1] - p[0]).cross(p[2] - p[0]);
         let towards = if cam.perspective {
@@ -238,11 +269,16 @@ impl Raster {
             cam.forward
         };
         if n.dot(towards) >= 0.0 {
-            return;
+            return None;
         }
-        let shade = 0.55 + 0.45 * n.normalize_or_zero().dot(SUN.normalize()).abs();
-        let cs = p.map(|p| cam.camera_space(p));
-        // Clip against the near plane (perspective only): up to four vertices.
+        Some(0.55 + 0.45 * n.normalize_or_zero().dot(SUN.normalize()).abs())
+    }
+
+    /// A camera-space triangle `cs` clipped against the near plane (perspective only) and
+    /// projected: up to four vertices.
+    #[inline]
+    fn clip_near(&self, cs: [Vec3; 3], light_uv: [Vec2; 3], uv: [Vec2; 3]) -> Vec<Projected> {
+        let cam = self.cam;
         let mut poly: Vec<Projected> = Vec::with_capacity(4);
         for a in 0..3 {
             let b = (a + 1) % 3;
@@ -260,17 +296,7 @@ impl Raster {
                 ));
             }
         }
-        for k in 1..poly.len().saturating_sub(1) {
-            fill(
-                [poly[0], poly[k], poly[k + 1]],
-                self.w,
-                self.h,
-                &mut self.depth,
-                &mut self.pixels,
-                self.alpha,
-                |l, u| colour(l, u, shade),
-            );
-        }
+        poly
     }
 }
 
@@ -296,13 +322,7 @@ pub fn render_with_props(
         options.shading = Shading::Fullbright;
     }
     let hidden = hidden_vertices(mesh, &options);
-    let shown = mesh
-        .world_positions
-        .iter()
-        .zip(&hidden)
-        .filter(|(_, h)| !**h)
-        .map(|(p, _)| *p);
-    let cam = Camera::fitting(bounds_of(shown).or(mesh.bounds()), options.view, w, h);
+    let cam = Camera::fitting(shown_bounds(mesh, &hidden).or(mesh.bounds()), options.view, w, h);
     let mut raster = Raster::new(cam, w, h);
     // Props (opaque) first; the world's opaque surfaces, then its see-through ones (water)
     // over them.
@@ -313,6 +333,17 @@ pub fn render_with_props(
         height: h,
         pixels: raster.pixels,
     }
+}
+
+/// The box around the world positions of the vertices not `hidden`.
+fn shown_bounds(mesh: &MapMesh, hidden: &[bool]) -> Option<(Vec3, Vec3)> {
+    let shown = mesh
+        .world_positions
+        .iter()
+        .zip(hidden)
+        .filter(|(_, h)| !**h)
+        .map(|(p, _)| *p);
+    bounds_of(shown)
 }
 
 /// Per vertex of `mesh`, whether it is left out of the picture. Seen from above, a face no
@@ -388,7 +419,7 @@ impl Raster {
         for prim in passes {
             let material = mesh.materials.get(prim.material);
             self.alpha = if material.is_some_and(|m| m.translucent) {
-                crate::gltf::TRANSLUCENT_ALPHA
+                crate::mesh::TRANSLUCENT_ALPHA
             } else {
                 1.0
             };
@@ -398,31 +429,38 @@ impl Raster {
                 material.is_none_or(|m| m.name.is_empty()),
                 flat,
             );
-            for tri in prim.indices.chunks_exact(3) {
-                if hidden[tri[0] as usize] {
-                    continue;
-                }
-                let v = [0, 1, 2].map(|k| &mesh.vertices[tri[k] as usize]);
-                let p = [0, 1, 2].map(|k| mesh.world_positions[tri[k] as usize]);
-                self.triangle(
-                    p,
-                    v.map(|v| v.light_uv),
-                    v.map(|v| v.uv),
-                    |light_uv, uv, shade| match shading {
-                        Shading::Lit => paint.at(uv) * Vec3::from(mesh.atlas.sample(light_uv)),
-                        Shading::Fullbright => paint.at(uv) * shade,
-                        Shading::Lightmap => Vec3::from(mesh.atlas.sample(light_uv)),
-                    },
-                );
-            }
+            self.draw_world_primitive(mesh, prim, hidden, shading, paint);
         }
     }
-}
 
-/// The box around `points` (`None` when there are none).
-pub fn bounds_of(mut points: impl Iterator<Item = Vec3>) -> Option<(Vec3, Vec3)> {
-    let first = points.next()?;
-    Some(points.fold((first, first), |(lo, hi), p| (lo.min(p), hi.max(p))))
+    /// One primitive of the map's, painted with `paint`, but the triangles of `hidden`
+    /// vertices.
+    fn draw_world_primitive(
+        &mut self,
+        mesh: &MapMesh,
+        prim: &crate::mesh::Primitive,
+        hidden: &[bool],
+        shading: Shading,
+        paint: Paint<'_>,
+    ) {
+        for tri in prim.indices.chunks_exact(3) {
+            if hidden[tri[0] as usize] {
+                continue;
+            }
+            let v = [0, 1, 2].map(|k| &mesh.vertices[tri[k] as usize]);
+            let p = [0, 1, 2].map(|k| mesh.world_positions[tri[k] as usize]);
+            self.triangle(
+                p,
+                v.map(|v| v.light_uv),
+                v.map(|v| v.uv),
+                |light_uv, uv, shade| match shading {
+                    Shading::Lit => paint.at(uv) * Vec3::from(mesh.atlas.sample(light_uv)),
+                    Shading::Fullbright => paint.at(uv) * shade,
+                    Shading::Lightmap => Vec3::from(mesh.atlas.sample(light_uv)),
+                },
+            );
+        }
+    }
 }
 
 /// Fills one screen triangle (either winding), pixel centres inside, nearer depth wins.
@@ -435,13 +473,38 @@ fn fill(
     alpha: f32,
     colour: impl Fn(Vec2, Vec2) -> Vec3,
 ) {
+    let Some((lo, hi, inv_area)) = coverage(t, w, h) else {
+        return;
+    };
+    let [a, b, c] = t;
+    for y in lo.y.floor() as u32..=hi.y.ceil().min(h as f32 - 1.0) as u32 {
+        for x in lo.x.floor() as u32..=hi.x.ceil().min(w as f32 - 1.0) as u32 {
+            let p = Vec2::new(x as f32 + 0.5, y as f32 + 0.5);
+            let Some([wa, wb, wc]) = barycentric(t, p, inv_area) else {
+                continue;
+            };
+            let key = a.key * wa + b.key * wb + c.key * wc;
+            let i = (y * w + x) as usize;
+            if !depth_test(depth, i, key, alpha) {
+                continue;
+            }
+            let (light_uv, uv) = attributes(t, [wa, wb, wc]);
+            blend(&mut pixels[i * 3..i * 3 + 3], colour(light_uv, uv), alpha);
+        }
+    }
+}
+
+/// The pixel box a screen triangle may cover (clamped to the image) and the inverse of its
+/// signed area; `None` when it is degenerate, not finite or off the image.
+#[inline]
+fn coverage(t: [Projected; 3], w: u32, h: u32) -> Option<(Vec2, Vec2, f32)> {
     let [a, b, c] = t;
     if t.iter().any(|v| !v.screen.is_finite() || !v.key.is_finite()) {
-        return;
+        return None;
     }
     let area = (b.screen - a.screen).perp_dot(c.screen - a.screen);
     if area.abs() < 1e-12 || !area.is_finite() {
-        return;
+        return None;
     }
     let lo = a.screen.min(b.screen).min(c.screen).max(Vec2::ZERO);
     let hi = a
@@ -450,43 +513,60 @@ fn fill(
         .max(c.screen)
         .min(Vec2::new(w as f32 - 1.0, h as f32 - 1.0));
     if lo.x > hi.x || lo.y > hi.y {
-        return;
+        return None;
     }
-    let inv_area = 1.0 / area;
-    for y in lo.y.floor() as u32..=hi.y.ceil().min(h as f32 - 1.0) as u32 {
-        for x in lo.x.floor() as u32..=hi.x.ceil().min(w as f32 - 1.0) as u32 {
-            let p = Vec2::new(x as f32 + 0.5, y as f32 + 0.5);
-            let wa = (c.screen - b.screen).perp_dot(p - b.screen) * inv_area;
-            let wb = (a.screen - c.screen).perp_dot(p - c.screen) * inv_area;
-            let wc = 1.0 - wa - wb;
-            if wa < 0.0 || wb < 0.0 || wc < 0.0 {
-                continue;
-            }
-            let key = a.key * wa + b.key * wb + c.key * wc;
-            let i = (y * w + x) as usize;
-            if key <= depth[i] {
-                continue;
-            }
-            if alpha >= 1.0 {
-                depth[i] = key;
-            }
-            let inv_w = a.inv_w * wa + b.inv_w * wb + c.inv_w * wc;
-            let light_uv = (a.light_uv * wa + b.light_uv * wb + c.light_uv * wc) / inv_w;
-            let uv = (a.uv * wa + b.uv * wb + c.uv * wc) / inv_w;
-            let rgb = colour(light_uv, uv);
-            for (k, ch) in rgb.to_array().into_iter().enumerate() {
-                let under = pixels[i * 3 + k] as f32 / 255.0;
-                let c = ch.clamp(0.0, 1.0) * alpha + under * (1.0 - alpha);
-                pixels[i * 3 + k] = (c * 255.0 + 0.5) as u8;
-            }
-        }
+    Some((lo, hi, 1.0 / area))
+}
+
+/// Whether depth `key` at pixel `i` is nearer than what is drawn there; an opaque pass
+/// (`alpha` 1) then keeps it.
+#[inline]
+fn depth_test(depth: &mut [f32], i: usize, key: f32, alpha: f32) -> bool {
+    if key <= depth[i] {
+        return false;
+    }
+    if alpha >= 1.0 {
+        depth[i] = key;
+    }
+    true
+}
+
+/// The barycentric weights of `p` in the screen triangle, `None` outside it.
+#[inline]
+fn barycentric(t: [Projected; 3], p: Vec2, inv_area: f32) -> Option<[f32; 3]> {
+    let [a, b, c] = t;
+    let wa = (c.screen - b.screen).perp_dot(p - b.screen) * inv_area;
+    let wb = (a.screen - c.screen).perp_dot(p - c.screen) * inv_area;
+    let wc = 1.0 - wa - wb;
+    if wa < 0.0 || wb < 0.0 || wc < 0.0 {
+        return None;
+    }
+    Some([wa, wb, wc])
+}
+
+/// The lightmap and texture coordinates at weights `[wa, wb, wc]`, perspective-correct.
+#[inline]
+fn attributes(t: [Projected; 3], [wa, wb, wc]: [f32; 3]) -> (Vec2, Vec2) {
+    let [a, b, c] = t;
+    let inv_w = a.inv_w * wa + b.inv_w * wb + c.inv_w * wc;
+    let light_uv = (a.light_uv * wa + b.light_uv * wb + c.light_uv * wc) / inv_w;
+    let uv = (a.uv * wa + b.uv * wb + c.uv * wc) / inv_w;
+    (light_uv, uv)
+}
+
+/// Blends colour `rgb` (clamped to 0..1) with opacity `alpha` over the pixel's three bytes.
+#[inline]
+fn blend(pixel: &mut [u8], rgb: Vec3, alpha: f32) {
+    for (k, ch) in rgb.to_array().into_iter().enumerate() {
+        let under = pixel[k] as f32 / 255.0;
+        let c = ch.clamp(0.0, 1.0) * alpha + under * (1.0 - alpha);
+        pixel[k] = (c * 255.0 + 0.5) as u8;
     }
 }
 
 /// The view from the first entity whose targetname or classname is `name`: its origin and
 /// angles (`angles`, with `pitch` overriding the pitch as the engine reads player starts).
 pub fn entity_view(bsp: &srcmap_bsp::Bsp, name: &str) -> Option<View> {
-    use crate::gltf::parse_vec3;
     let e = bsp
         .entities
         .iter()

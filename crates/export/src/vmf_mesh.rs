@@ -7,7 +7,7 @@ use srcmap_geom::{DVec3, Plane, polyhedron_faces};
 use srcmap_vmf::{Side, Solid, Vmf};
 
 use crate::atlas::Atlas;
-use crate::mesh::{MapMesh, Material, Primitive, Vertex};
+use crate::mesh::{MapMesh, Material, Vertex, primitives};
 
 /// The texture size assumed without the game (the compile's default too).
 const TEXTURE_SIDE: u32 = 512;
@@ -70,88 +70,122 @@ impl MaterialTable {
     }
 }
 
+/// The mesh of a VMF as it is built: vertices and per-material triangles, with counts.
+#[derive(Default)]
+struct VmfMesh {
+    materials: MaterialTable,
+    buckets: std::collections::BTreeMap<usize, Vec<u32>>,
+    vertices: Vec<Vertex>,
+    faces_drawn: usize,
+    triangles: usize,
+    /// Brushes left out for a degenerate side plane.
+    skipped: usize,
+    /// Displacement sides drawn as their base face.
+    displacements: usize,
+}
+
+impl VmfMesh {
+    /// Every drawn side of `solid`, clipped by the solid's other planes.
+    fn push_solid(&mut self, solid: &Solid) {
+        let Some(planes) = side_planes(solid) else {
+            self.skipped += 1;
+            return;
+        };
+        for (side, (winding, plane)) in solid
+            .sides
+            .iter()
+            .zip(polyhedron_faces(&planes).into_iter().zip(&planes))
+        {
+            let Some(w) = winding.filter(|w| w.len() >= 3) else {
+                continue;
+            };
+            if is_tool_material(&side.material) {
+                continue;
+            }
+            self.push_side(side, &w, plane);
+        }
+    }
+
+    /// One side's polygon `w` on `plane` as a triangle fan.
+    fn push_side(&mut self, side: &Side, w: &srcmap_geom::Winding, plane: &Plane) {
+        self.displacements += usize::from(side.dispinfo.is_some());
+        let material = self.materials.index_of(&side.material);
+        let normal = to_f32(plane.normal);
+        let base = self.vertices.len() as u32;
+        self.vertices.extend(w.points.iter().map(|&p| Vertex {
+            position: to_f32(p),
+            normal,
+            uv: side_uv(side, p),
+            light_uv: Vec2::ZERO,
+        }));
+        // Counter-clockwise about the outward normal, as the BSP's faces are drawn.
+        let newell = (0..w.len()).fold(DVec3::ZERO, |acc, k| {
+            acc + w.points[k].cross(w.points[(k + 1) % w.len()])
+        });
+        let ccw = newell.dot(plane.normal) >= 0.0;
+        let indices = self.buckets.entry(material).or_default();
+        crate::mesh::push_fan(indices, base, w.len(), ccw);
+        self.triangles += w.len() - 2;
+        self.faces_drawn += 1;
+    }
+
+    /// What a reader should know: no lighting, brushes skipped, displacements flattened.
+    fn notes(&self) -> Vec<String> {
+        let mut notes =
+            vec!["drawn from the VMF without compiling: no lighting, tool textures hidden".to_string()];
+        if self.skipped > 0 {
+            notes.push(format!(
+                "{} brushes with a degenerate side plane were skipped",
+                self.skipped
+            ));
+        }
+        if self.displacements > 0 {
+            notes.push(format!(
+                "{} displacement sides drawn as their flat base faces",
+                self.displacements
+            ));
+        }
+        notes
+    }
+}
+
 impl MapMesh {
     /// The brushes of `vmf` (world and brush entities) as a mesh: one primitive per material,
     /// drawn fullbright. Displacement sides are drawn as their flat base face.
     pub fn from_vmf(vmf: &Vmf) -> MapMesh {
-        let mut materials = MaterialTable::default();
-        let mut buckets: std::collections::BTreeMap<usize, Vec<u32>> = Default::default();
-        let mut vertices = Vec::new();
-        let (mut faces_drawn, mut triangles, mut skipped, mut displacements) = (0, 0, 0, 0);
-        let solids: Vec<&Solid> = std::iter::once(&vmf.world)
+        let mut m = VmfMesh::default();
+        for solid in std::iter::once(&vmf.world)
             .chain(&vmf.entities)
             .flat_map(|e| &e.solids)
-            .collect();
-        for solid in solids {
-            let Some(planes) = side_planes(solid) else {
-                skipped += 1;
-                continue;
-            };
-            for (side, (winding, plane)) in solid
-                .sides
-                .iter()
-                .zip(polyhedron_faces(&planes).into_iter().zip(&planes))
-            {
-                let Some(w) = winding.filter(|w| w.len() >= 3) else {
-                    continue;
-                };
-                if is_tool_material(&side.material) {
-                    continue;
-                }
-                displacements += usize::from(side.dispinfo.is_some());
-                let material = materials.index_of(&side.material);
-                let normal = to_f32(plane.normal);
-                let base = vertices.len() as u32;
-                vertices.extend(w.points.iter().map(|&p| Vertex {
-                    position: to_f32(p),
-                    normal,
-                    uv: side_uv(side, p),
-                    light_uv: Vec2::ZERO,
-                }));
-                // Counter-clockwise about the outward normal, as the BSP's faces are drawn.
-                let newell = (0..w.len()).fold(DVec3::ZERO, |acc, k| {
-                    acc + w.points[k].cross(w.points[(k + 1) % w.len()])
-                });
-                let ccw = newell.dot(plane.normal) >= 0.0;
-                let indices = buckets.entry(material).or_default();
-                crate::mesh::push_fan(indices, base, w.len(), ccw);
-                triangles += w.len() - 2;
-                faces_drawn += 1;
-            }
+        {
+            m.push_solid(solid);
         }
+        m.into_mesh()
+    }
+}
+
+impl VmfMesh {
+    /// The finished mesh, lit by the white block.
+    fn into_mesh(mut self) -> MapMesh {
         let atlas = Atlas::fullbright();
         let white = atlas.white_uv();
-        for v in &mut vertices {
+        for v in &mut self.vertices {
             v.light_uv = white;
         }
-        let mut notes =
-            vec!["drawn from the VMF without compiling: no lighting, tool textures hidden".to_string()];
-        if skipped > 0 {
-            notes.push(format!(
-                "{skipped} brushes with a degenerate side plane were skipped"
-            ));
-        }
-        if displacements > 0 {
-            notes.push(format!(
-                "{displacements} displacement sides drawn as their flat base faces"
-            ));
-        }
-        let world_positions: Vec<Vec3> = vertices.iter().map(|v| v.position).collect();
+        let notes = self.notes();
+        let world_positions: Vec<Vec3> = self.vertices.iter().map(|v| v.position).collect();
         MapMesh {
-            primitives: buckets
-                .into_iter()
-                .map(|(material, indices)| Primitive {
-                    model: 0,
-                    material,
-                    overlay: false,
-                    indices,
-                })
-                .collect(),
-            vertices,
-            materials: materials.materials,
+            primitives: primitives(
+                self.buckets
+                    .into_iter()
+                    .map(|(m, idx)| ((0, false, m), idx))
+                    .collect(),
+            ),
+            vertices: self.vertices,
+            materials: self.materials.materials,
             atlas,
-            faces_drawn,
-            triangles,
+            faces_drawn: self.faces_drawn,
+            triangles: self.triangles,
             overlays_drawn: 0,
             overlay_vertices: Vec::new(),
             face_styles: Vec::new(),

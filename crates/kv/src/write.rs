@@ -66,47 +66,62 @@ fn write_token(doc: &Document, tok: Token, out: &mut Vec<u8>) {
 /// Writes a node that came from the source; returns the source offset just past it. Edited
 /// tokens are replaced, using the original token extents recorded at the first edit.
 fn write_source_node(doc: &Document, id: NodeId, depth: usize, out: &mut Vec<u8>) -> usize {
-    let src = doc.text.as_bytes();
     let node = doc.node(id);
     let key_end = key_source_end(doc, id);
     write_token(doc, node.key, out);
-    let mut cursor = key_end;
     match node.kind {
-        NodeKind::Block => {
-            if node.condition.present() && !node.condition.owned() {
-                out.extend_from_slice(&src[cursor..node.condition.start as usize]);
-                write_token(doc, node.condition, out);
-                cursor = node.condition.end as usize;
-            }
-            out.extend_from_slice(&src[cursor..=node.open as usize]);
-            let inner = write_children(doc, id, node.open as usize + 1, depth + 1, out);
-            out.extend_from_slice(&src[inner..=node.close as usize]);
-            node.close as usize + 1
-        }
-        _ => {
-            // The condition may stand before the value (`"k" [$X] "v"`) or after it.
-            let value = (value_source_start(doc, id), value_source_end(doc, id), node.value);
-            let mut rest = [Some(value), None];
-            if node.condition.present() {
-                let cond = (
-                    node.condition.start as usize,
-                    node.condition.end as usize,
-                    node.condition,
-                );
-                rest = if cond.0 < value.0 {
-                    [Some(cond), Some(value)]
-                } else {
-                    [Some(value), Some(cond)]
-                };
-            }
-            for (start, end, tok) in rest.into_iter().flatten() {
-                out.extend_from_slice(&src[cursor..start]);
-                write_token(doc, tok, out);
-                cursor = end;
-            }
-            cursor.max(node.end as usize)
-        }
+        NodeKind::Block => write_source_block(doc, id, key_end, depth, out),
+        _ => write_source_value(doc, id, key_end, out),
     }
+}
+
+/// The rest of a block from the source after its key (from `cursor`): its condition, its
+/// braces and its children.
+fn write_source_block(
+    doc: &Document,
+    id: NodeId,
+    mut cursor: usize,
+    depth: usize,
+    out: &mut Vec<u8>,
+) -> usize {
+    let src = doc.text.as_bytes();
+    let node = doc.node(id);
+    if node.condition.present() && !node.condition.owned() {
+        out.extend_from_slice(&src[cursor..node.condition.start as usize]);
+        write_token(doc, node.condition, out);
+        cursor = node.condition.end as usize;
+    }
+    out.extend_from_slice(&src[cursor..=node.open as usize]);
+    let inner = write_children(doc, id, node.open as usize + 1, depth + 1, out);
+    out.extend_from_slice(&src[inner..=node.close as usize]);
+    node.close as usize + 1
+}
+
+/// The rest of a key/value from the source after its key (from `cursor`): the value and its
+/// condition, which may stand before the value (`"k" [$X] "v"`) or after it.
+fn write_source_value(doc: &Document, id: NodeId, mut cursor: usize, out: &mut Vec<u8>) -> usize {
+    let src = doc.text.as_bytes();
+    let node = doc.node(id);
+    let value = (value_source_start(doc, id), value_source_end(doc, id), node.value);
+    let mut rest = [Some(value), None];
+    if node.condition.present() {
+        let cond = (
+            node.condition.start as usize,
+            node.condition.end as usize,
+            node.condition,
+        );
+        rest = if cond.0 < value.0 {
+            [Some(cond), Some(value)]
+        } else {
+            [Some(value), Some(cond)]
+        };
+    }
+    for (start, end, tok) in rest.into_iter().flatten() {
+        out.extend_from_slice(&src[cursor..start]);
+        write_token(doc, tok, out);
+        cursor = end;
+    }
+    cursor.max(node.end as usize)
 }
 
 fn key_source_end(doc: &Document, id: NodeId) -> usize {

@@ -20,16 +20,30 @@ pub(crate) fn read(data: &[u8], forced: Option<GameLayout>) -> Result<NavMesh, N
         return parse(data, layout);
     }
     let candidates = candidates(version, sub_version);
+    let (fit, first_err) = first_fit(data, &candidates);
+    if let Some(mesh) = fit {
+        return Ok(mesh);
+    }
+    let first = first_err.unwrap_or(NavError::UnknownVersion { version });
+    if candidates.len() == 1 {
+        return Err(first);
+    }
+    Err(no_layout(version, sub_version, &candidates, first))
+}
+
+/// Tries the candidate layouts in order: the first that fits, else the first known layout
+/// that parsed with unexpected trailing bytes (a fallback); and the first error met.
+fn first_fit(data: &[u8], candidates: &[GameLayout]) -> (Option<NavMesh>, Option<NavError>) {
     let mut first_err = None;
     let mut fallback = None;
-    for &layout in &candidates {
+    for &layout in candidates {
         match parse(data, layout) {
             // A fit means the file parses to its end, leaving only what the layout expects after
             // the ladders; a known layout with other trailing bytes is kept as a fallback.
             Ok(mesh) => {
                 let expected_tail = if layout == GameLayout::L4d2 { 4 } else { 0 };
                 if mesh.post_mesh_data.len() == expected_tail {
-                    return Ok(mesh);
+                    return (Some(mesh), first_err);
                 }
                 // L4D2's tail is one f32; anything else means the layout is wrong or the file cut.
                 if fallback.is_none() && !matches!(layout, GameLayout::UnknownFixed(_) | GameLayout::L4d2) {
@@ -43,13 +57,11 @@ pub(crate) fn read(data: &[u8], forced: Option<GameLayout>) -> Result<NavMesh, N
             }
         }
     }
-    if let Some(mesh) = fallback {
-        return Ok(mesh);
-    }
-    let first = first_err.unwrap_or(NavError::UnknownVersion { version });
-    if candidates.len() == 1 {
-        return Err(first);
-    }
+    (fallback, first_err)
+}
+
+/// No candidate layout read the file: the error names those tried and the first failure.
+fn no_layout(version: u32, sub_version: u32, candidates: &[GameLayout], first: NavError) -> NavError {
     let named: Vec<String> = candidates
         .iter()
         .filter(|l| !matches!(l, GameLayout::UnknownFixed(_)))
@@ -58,12 +70,12 @@ pub(crate) fn read(data: &[u8], forced: Option<GameLayout>) -> Result<NavMesh, N
             "0-{MAX_UNKNOWN_TAIL} raw bytes per area"
         )))
         .collect();
-    Err(NavError::NoLayout {
+    NavError::NoLayout {
         version,
         sub_version,
         tried: named.join(", "),
         first: Box::new(first),
-    })
+    }
 }
 
 /// Layouts to try, most likely first.
@@ -94,88 +106,31 @@ fn ctx(what: impl Into<String>) -> impl FnOnce(ReadError) -> NavError {
     move |source| NavError::Read { context, source }
 }
 
+/// The file header: version, sub-version (v10+), BSP size (v4+), analyzed flag (v14+).
+type Header = (u32, Option<u32>, Option<u32>, Option<u8>);
+
+fn header(r: &mut Reader<'_>) -> Result<Header, ReadError> {
+    let _magic = r.u32()?;
+    let version = r.u32()?;
+    let sub = if version >= 10 { Some(r.u32()?) } else { None };
+    let bsp = if version >= 4 { Some(r.u32()?) } else { None };
+    let analyzed = if version >= 14 { Some(r.u8()?) } else { None };
+    Ok((version, sub, bsp, analyzed))
+}
+
 fn parse(data: &[u8], layout: GameLayout) -> Result<NavMesh, NavError> {
     let mut r = Reader::new(data, Endian::Little);
-    let h = ctx("header");
-    let header = (|| -> Result<_, ReadError> {
-        let _magic = r.u32()?;
-        let version = r.u32()?;
-        let sub = if version >= 10 { Some(r.u32()?) } else { None };
-        let bsp = if version >= 4 { Some(r.u32()?) } else { None };
-        let analyzed = if version >= 14 { Some(r.u8()?) } else { None };
-        Ok((version, sub, bsp, analyzed))
-    })()
-    .map_err(h)?;
-    let (version, sub_version, bsp_size, is_analyzed) = header;
+    let (version, sub_version, bsp_size, is_analyzed) = header(&mut r).map_err(ctx("header"))?;
     let mut p = Parser {
         r,
         version,
         sub: sub_version.unwrap_or(0),
         layout,
     };
-
-    let mut places = Vec::new();
-    let mut has_unnamed_areas = None;
-    if version >= 5 {
-        (|| -> Result<(), ReadError> {
-            let count = p.r.u16()?;
-            p.r.check_count(count as u64, 2)?;
-            places.reserve(count as usize);
-            for _ in 0..count {
-                let len = p.r.u16()? as usize;
-                places.push(PlaceName(p.r.bytes(len)?.to_vec()));
-            }
-            if version >= 12 {
-                has_unnamed_areas = Some(p.r.u8()?);
-            }
-            Ok(())
-        })()
-        .map_err(ctx("place directory"))?;
-    }
-
-    let pre_start = p.r.position();
-    if layout == GameLayout::L4d2 && p.sub > 7 {
-        (|| -> Result<(), ReadError> {
-            if p.sub >= 12 {
-                p.r.cstr()?; // zombie population name
-            }
-            let n = p.r.u16()?;
-            p.r.check_count(n as u64, 2)?;
-            for _ in 0..n {
-                let len = p.r.u16()? as usize;
-                p.r.skip(len)?;
-            }
-            Ok(())
-        })()
-        .map_err(ctx("L4D2 pre-area data"))?;
-    }
-    let pre_area_data = p.r.data()[pre_start..p.r.position()].to_vec();
-
-    let area_count = p.r.u32().map_err(ctx("area count"))?;
-    // The smallest area record is 48 bytes (v1: id, flags, corners, heights, 4 counts…).
-    p.r.check_count(area_count as u64, 40)
-        .map_err(ctx("area count"))?;
-    let mut areas = Vec::with_capacity(area_count as usize);
-    for i in 0..area_count {
-        let start = p.r.offset();
-        let area = p.area().map_err(|e| NavError::Read {
-            context: format!("area #{i} (starting at byte {start}, layout {})", layout.name()),
-            source: e,
-        })?;
-        areas.push(area);
-    }
-
-    let ladders = if version >= 6 {
-        let count = p.r.u32().map_err(ctx("ladder count"))?;
-        p.r.check_count(count as u64, 56).map_err(ctx("ladder count"))?;
-        let mut ladders = Vec::with_capacity(count as usize);
-        for i in 0..count {
-            ladders.push(p.ladder().map_err(ctx(format!("ladder #{i}")))?);
-        }
-        Some(ladders)
-    } else {
-        None
-    };
+    let (places, has_unnamed_areas) = p.places().map_err(ctx("place directory"))?;
+    let pre_area_data = p.pre_area_data()?;
+    let areas = p.areas()?;
+    let ladders = if version >= 6 { Some(p.ladders()?) } else { None };
     let post_mesh_data = p.r.rest().to_vec();
     Ok(NavMesh {
         version,
@@ -192,7 +147,106 @@ fn parse(data: &[u8], layout: GameLayout) -> Result<NavMesh, NavError> {
     })
 }
 
+/// An area with every field empty or zero, filled in as the record is read.
+fn blank_area() -> NavArea {
+    NavArea {
+        id: 0,
+        attributes: 0,
+        nw_corner: [0.0; 3],
+        se_corner: [0.0; 3],
+        ne_z: 0.0,
+        sw_z: 0.0,
+        connections: [Vec::new(), Vec::new(), Vec::new(), Vec::new()],
+        hiding_spots: Vec::new(),
+        approaches: Vec::new(),
+        encounter_paths: EncounterPaths::New(Vec::new()),
+        place: 0,
+        ladder_connections: [Vec::new(), Vec::new()],
+        earliest_occupy_time: [0.0; 2],
+        light_intensity: [0.0; 4],
+        visible_areas: Vec::new(),
+        inherit_visibility_from: 0,
+        custom: AreaCustom::None,
+    }
+}
+
 impl Parser<'_> {
+    /// The place directory (v5+): place names, then whether areas may be unnamed (v12+).
+    fn places(&mut self) -> Result<(Vec<PlaceName>, Option<u8>), ReadError> {
+        if self.version < 5 {
+            return Ok((Vec::new(), None));
+        }
+        let count = self.r.u16()?;
+        self.r.check_count(count as u64, 2)?;
+        let mut places = Vec::with_capacity(count as usize);
+        for _ in 0..count {
+            let len = self.r.u16()? as usize;
+            places.push(PlaceName(self.r.bytes(len)?.to_vec()));
+        }
+        let has_unnamed_areas = if self.version >= 12 {
+            Some(self.r.u8()?)
+        } else {
+            None
+        };
+        Ok((places, has_unnamed_areas))
+    }
+
+    /// The bytes between the place directory and the areas, kept as they are (L4D2's
+    /// population names, sub-version 8 on; empty otherwise).
+    fn pre_area_data(&mut self) -> Result<Vec<u8>, NavError> {
+        let pre_start = self.r.position();
+        if self.layout == GameLayout::L4d2 && self.sub > 7 {
+            self.skip_l4d2_pre_area().map_err(ctx("L4D2 pre-area data"))?;
+        }
+        Ok(self.r.data()[pre_start..self.r.position()].to_vec())
+    }
+
+    fn skip_l4d2_pre_area(&mut self) -> Result<(), ReadError> {
+        if self.sub >= 12 {
+            self.r.cstr()?; // zombie population name
+        }
+        let n = self.r.u16()?;
+        self.r.check_count(n as u64, 2)?;
+        for _ in 0..n {
+            let len = self.r.u16()? as usize;
+            self.r.skip(len)?;
+        }
+        Ok(())
+    }
+
+    fn areas(&mut self) -> Result<Vec<NavArea>, NavError> {
+        let area_count = self.r.u32().map_err(ctx("area count"))?;
+        // The smallest area record is 48 bytes (v1: id, flags, corners, heights, 4 counts…).
+        self.r
+            .check_count(area_count as u64, 40)
+            .map_err(ctx("area count"))?;
+        let mut areas = Vec::with_capacity(area_count as usize);
+        for i in 0..area_count {
+            let start = self.r.offset();
+            let area = self.area().map_err(|e| NavError::Read {
+                context: format!(
+                    "area #{i} (starting at byte {start}, layout {})",
+                    self.layout.name()
+                ),
+                source: e,
+            })?;
+            areas.push(area);
+        }
+        Ok(areas)
+    }
+
+    fn ladders(&mut self) -> Result<Vec<NavLadder>, NavError> {
+        let count = self.r.u32().map_err(ctx("ladder count"))?;
+        self.r
+            .check_count(count as u64, 56)
+            .map_err(ctx("ladder count"))?;
+        let mut ladders = Vec::with_capacity(count as usize);
+        for i in 0..count {
+            ladders.push(self.ladder().map_err(ctx(format!("ladder #{i}")))?);
+        }
+        Ok(ladders)
+    }
+
     fn id_list(&mut self) -> Result<Vec<u32>, ReadError> {
         let n = self.r.u32()?;
         let n = self.r.check_count(n as u64, 4)?;
@@ -215,22 +269,46 @@ impl Parser<'_> {
         (0..n).map(|_| self.approach()).collect()
     }
 
+    /// One area record: the fields every version has, the encounter paths (old or new form),
+    /// then what later versions added.
     fn area(&mut self) -> Result<NavArea, ReadError> {
         let v = self.version;
-        let r = &mut self.r;
-        let id = r.u32()?;
-        let attributes = if v <= 8 {
-            r.u8()? as u32
+        let mut area = blank_area();
+        area.id = self.r.u32()?;
+        area.attributes = self.attributes()?;
+        area.nw_corner = self.r.vec3()?;
+        area.se_corner = self.r.vec3()?;
+        area.ne_z = self.r.f32()?;
+        area.sw_z = self.r.f32()?;
+        area.connections = [self.id_list()?, self.id_list()?, self.id_list()?, self.id_list()?];
+        area.hiding_spots = self.hiding_spots()?;
+        if v < 15 {
+            area.approaches = self.approaches()?;
+        }
+        let path_count = self.r.u32()?;
+        if v < 3 {
+            area.encounter_paths = EncounterPaths::Old(self.old_encounter_paths(path_count)?);
+            return Ok(area);
+        }
+        area.encounter_paths = EncounterPaths::New(self.encounter_paths(path_count)?);
+        self.later_fields(area)
+    }
+
+    /// The attribute flags: a u8 up to v8, a u16 up to v12, a u32 after.
+    fn attributes(&mut self) -> Result<u32, ReadError> {
+        let v = self.version;
+        Ok(if v <= 8 {
+            self.r.u8()? as u32
         } else if v <= 12 {
-            r.u16()? as u32
+            self.r.u16()? as u32
         } else {
-            r.u32()?
-        };
-        let nw_corner = r.vec3()?;
-        let se_corner = r.vec3()?;
-        let ne_z = r.f32()?;
-        let sw_z = r.f32()?;
-        let connections = [self.id_list()?, self.id_list()?, self.id_list()?, self.id_list()?];
+            self.r.u32()?
+        })
+    }
+
+    /// Hiding spots: position only in v1, with id and flags after.
+    fn hiding_spots(&mut self) -> Result<Vec<HidingSpot>, ReadError> {
+        let v = self.version;
         let r = &mut self.r;
         let spot_count = r.u8()? as usize;
         r.check_count(spot_count as u64, if v == 1 { 12 } else { 17 })?;
@@ -250,52 +328,38 @@ impl Parser<'_> {
                 }
             });
         }
-        let approaches = if v < 15 { self.approaches()? } else { Vec::new() };
+        Ok(hiding_spots)
+    }
+
+    /// Encounter paths before v3: areas, end points and spots as four floats.
+    fn old_encounter_paths(&mut self, path_count: u32) -> Result<Vec<OldEncounterPath>, ReadError> {
         let r = &mut self.r;
-        let path_count = r.u32()?;
-        let mut area = NavArea {
-            id,
-            attributes,
-            nw_corner,
-            se_corner,
-            ne_z,
-            sw_z,
-            connections,
-            hiding_spots,
-            approaches,
-            encounter_paths: EncounterPaths::New(Vec::new()),
-            place: 0,
-            ladder_connections: [Vec::new(), Vec::new()],
-            earliest_occupy_time: [0.0; 2],
-            light_intensity: [0.0; 4],
-            visible_areas: Vec::new(),
-            inherit_visibility_from: 0,
-            custom: AreaCustom::None,
-        };
-        if v < 3 {
-            let n = r.check_count(path_count as u64, 33)?;
-            let mut paths = Vec::with_capacity(n);
-            for _ in 0..n {
-                let from = r.u32()?;
-                let to = r.u32()?;
-                let path_from = r.vec3()?;
-                let path_to = r.vec3()?;
-                let spots = r.u8()? as usize;
-                r.check_count(spots as u64, 16)?;
-                let spots = (0..spots)
-                    .map(|_| Ok([r.f32()?, r.f32()?, r.f32()?, r.f32()?]))
-                    .collect::<Result<_, ReadError>>()?;
-                paths.push(OldEncounterPath {
-                    from,
-                    to,
-                    path_from,
-                    path_to,
-                    spots,
-                });
-            }
-            area.encounter_paths = EncounterPaths::Old(paths);
-            return Ok(area);
+        let n = r.check_count(path_count as u64, 33)?;
+        let mut paths = Vec::with_capacity(n);
+        for _ in 0..n {
+            let from = r.u32()?;
+            let to = r.u32()?;
+            let path_from = r.vec3()?;
+            let path_to = r.vec3()?;
+            let spots = r.u8()? as usize;
+            r.check_count(spots as u64, 16)?;
+            let spots = (0..spots)
+                .map(|_| Ok([r.f32()?, r.f32()?, r.f32()?, r.f32()?]))
+                .collect::<Result<_, ReadError>>()?;
+            paths.push(OldEncounterPath {
+                from,
+                to,
+                path_from,
+                path_to,
+                spots,
+            });
         }
+        Ok(paths)
+    }
+
+    /// Encounter paths from v3: areas and directions, spots as hiding spot and position.
+    fn encounter_paths(&mut self, path_count: u32) -> Result<Vec<EncounterPath>, ReadError> {
+        let r = &mut self.r;
         let n = r.check_count(path_count as u64, 11)?;
         let mut paths = Vec::with_capacity(n);
         for _ in 0..n {
@@ -321,11 +385,17 @@ impl Parser<'_> {
                 spots,
             });
         }
-        area.encounter_paths = EncounterPaths::New(paths);
+        Ok(paths)
+    }
+
+    /// The fields later versions append: place (v5), ladders (v7), occupy times (v8), light
+    /// intensity (v11), visible areas (v16, not L4D2), then the game's own data.
+    fn later_fields(&mut self, mut area: NavArea) -> Result<NavArea, ReadError> {
+        let v = self.version;
         if v < 5 {
             return Ok(area);
         }
-        area.place = r.u16()?;
+        area.place = self.r.u16()?;
         if v < 7 {
             return Ok(area);
         }
@@ -340,19 +410,25 @@ impl Parser<'_> {
         }
         area.light_intensity = [r.f32()?, r.f32()?, r.f32()?, r.f32()?];
         if v >= 16 && self.layout != GameLayout::L4d2 {
-            let n = r.u32()?;
-            let n = r.check_count(n as u64, 5)?;
-            area.visible_areas = (0..n)
-                .map(|_| {
-                    Ok(VisibleArea {
-                        area: r.u32()?,
-                        attributes: r.u8()?,
-                    })
-                })
-                .collect::<Result<_, ReadError>>()?;
-            area.inherit_visibility_from = r.u32()?;
+            self.visible_areas(&mut area)?;
         }
         self.custom(area)
+    }
+
+    fn visible_areas(&mut self, area: &mut NavArea) -> Result<(), ReadError> {
+        let r = &mut self.r;
+        let n = r.u32()?;
+        let n = r.check_count(n as u64, 5)?;
+        area.visible_areas = (0..n)
+            .map(|_| {
+                Ok(VisibleArea {
+                    area: r.u32()?,
+                    attributes: r.u8()?,
+                })
+            })
+            .collect::<Result<_, ReadError>>()?;
+        area.inherit_visibility_from = r.u32()?;
+        Ok(())
     }
 
     /// Per-area game data (only from version 10, where the sub-version exists).
@@ -387,23 +463,16 @@ impl Parser<'_> {
 
     fn l4d2(&mut self) -> Result<L4d2Area, ReadError> {
         let sub = self.sub;
-        let r = &mut self.r;
         let mut a = L4d2Area::default();
         if sub == 0 {
             return Ok(a);
         }
-        let spawn = r.u32()?;
+        let spawn = self.r.u32()?;
         a.spawn_attributes = Some(spawn);
         if sub >= 2 {
-            for present in l4d2_extra_words(sub) {
-                if present {
-                    a.extra_words.push(r.u32()?);
-                }
-            }
-            if sub > 7 {
-                a.fog_place = Some(r.u16()?);
-            }
+            self.l4d2_extra_words(&mut a)?;
         }
+        let r = &mut self.r;
         if spawn & 8 != 0 && sub < 10 {
             a.spawn_extra = Some([r.u32()?, r.u32()?, r.u32()?, r.u32()?, r.u32()?]);
         }
@@ -413,18 +482,40 @@ impl Parser<'_> {
             a.old_list = Some((0..n).map(|_| r.u32()).collect::<Result<_, _>>()?);
         }
         if sub >= 5 {
-            let n = r.u32()?;
-            let with_attr = sub >= 9;
-            let n = r.check_count(n as u64, if with_attr { 5 } else { 4 })?;
-            let list = (0..n)
-                .map(|_| Ok((r.u32()?, if with_attr { Some(r.u8()?) } else { None })))
-                .collect::<Result<_, ReadError>>()?;
-            a.visible_areas = Some(list);
-            if sub > 10 {
-                a.inherit_visibility_from = Some(r.u32()?);
-            }
+            self.l4d2_visible_areas(&mut a)?;
         }
         Ok(a)
+    }
+
+    /// The optional u32 words of sub-version 2 on, then the fog place (sub-version 8 on).
+    fn l4d2_extra_words(&mut self, a: &mut L4d2Area) -> Result<(), ReadError> {
+        for present in l4d2_extra_words(self.sub) {
+            if present {
+                a.extra_words.push(self.r.u32()?);
+            }
+        }
+        if self.sub > 7 {
+            a.fog_place = Some(self.r.u16()?);
+        }
+        Ok(())
+    }
+
+    /// Visible areas (sub-version 5 on; attributes from 9), then the area they are inherited
+    /// from (after 10).
+    fn l4d2_visible_areas(&mut self, a: &mut L4d2Area) -> Result<(), ReadError> {
+        let sub = self.sub;
+        let r = &mut self.r;
+        let n = r.u32()?;
+        let with_attr = sub >= 9;
+        let n = r.check_count(n as u64, if with_attr { 5 } else { 4 })?;
+        let list = (0..n)
+            .map(|_| Ok((r.u32()?, if with_attr { Some(r.u8()?) } else { None })))
+            .collect::<Result<_, ReadError>>()?;
+        a.visible_areas = Some(list);
+        if sub > 10 {
+            a.inherit_visibility_from = Some(r.u32()?);
+        }
+        Ok(())
     }
 
     fn ladder(&mut self) -> Result<NavLadder, ReadError> {

@@ -2,7 +2,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::NavMesh;
+use crate::{AreaCustom, GameLayout, NavArea, NavMesh};
 
 /// Names of the base `NavAttributeType` bits (`nav.h`).
 pub const ATTRIBUTE_NAMES: [(u32, &str); 19] = [
@@ -106,46 +106,64 @@ fn grow(b: &mut Bounds, (lo, hi): ([f32; 3], [f32; 3])) {
     }
 }
 
-pub(crate) fn stats(mesh: &NavMesh) -> NavStats {
-    let mut bounds = None;
-    let mut places: BTreeMap<u16, (usize, Bounds)> = BTreeMap::new();
-    let mut attrs: BTreeMap<u32, usize> = BTreeMap::new();
-    let mut game_attrs: BTreeMap<u32, usize> = BTreeMap::new();
-    let (mut connections, mut spots, mut paths, mut approaches, mut vis) = (0, 0, 0, 0, 0);
-    for a in &mesh.areas {
-        let b = a.bounds();
-        grow(&mut bounds, b);
-        let e = places.entry(a.place).or_default();
-        e.0 += 1;
-        grow(&mut e.1, b);
-        for bit in 0..32 {
-            if a.attributes & (1 << bit) != 0 {
-                *attrs.entry(1 << bit).or_default() += 1;
-            }
-        }
-        connections += a.connections.iter().map(Vec::len).sum::<usize>();
-        spots += a.hiding_spots.len();
-        paths += a.encounter_paths.len();
-        approaches += a.approaches.len();
-        if let crate::AreaCustom::CsApproaches(l) = &a.custom {
-            approaches += l.len();
-        }
-        let game_bits = match &a.custom {
-            crate::AreaCustom::Tf2 { attributes } => *attributes,
-            crate::AreaCustom::L4d2(l) => l.spawn_attributes.unwrap_or(0),
-            _ => 0,
-        };
-        for bit in 0..32 {
-            if game_bits & (1 << bit) != 0 {
-                *game_attrs.entry(1 << bit).or_default() += 1;
-            }
-        }
-        vis += a.visible_areas.len();
-        if let crate::AreaCustom::L4d2(l) = &a.custom {
-            vis += l.visible_areas.as_ref().map_or(0, Vec::len);
+/// Counts each set bit of `bits` under its own value.
+fn count_bits(counts: &mut BTreeMap<u32, usize>, bits: u32) {
+    for bit in 0..32 {
+        if bits & (1 << bit) != 0 {
+            *counts.entry(1 << bit).or_default() += 1;
         }
     }
-    let per_place = places
+}
+
+/// The game's per-area attribute bits: TF2's flags, or L4D2's spawn attributes.
+fn game_bits(a: &NavArea) -> u32 {
+    match &a.custom {
+        AreaCustom::Tf2 { attributes } => *attributes,
+        AreaCustom::L4d2(l) => l.spawn_attributes.unwrap_or(0),
+        _ => 0,
+    }
+}
+
+/// What [`stats`] adds up over the areas.
+#[derive(Default)]
+struct Tally {
+    bounds: Bounds,
+    places: BTreeMap<u16, (usize, Bounds)>,
+    attrs: BTreeMap<u32, usize>,
+    game_attrs: BTreeMap<u32, usize>,
+    connections: usize,
+    spots: usize,
+    paths: usize,
+    approaches: usize,
+    vis: usize,
+}
+
+impl Tally {
+    fn add(&mut self, a: &NavArea) {
+        let b = a.bounds();
+        grow(&mut self.bounds, b);
+        let e = self.places.entry(a.place).or_default();
+        e.0 += 1;
+        grow(&mut e.1, b);
+        count_bits(&mut self.attrs, a.attributes);
+        self.connections += a.connections.iter().map(Vec::len).sum::<usize>();
+        self.spots += a.hiding_spots.len();
+        self.paths += a.encounter_paths.len();
+        self.approaches += a.approaches.len();
+        if let AreaCustom::CsApproaches(l) = &a.custom {
+            self.approaches += l.len();
+        }
+        count_bits(&mut self.game_attrs, game_bits(a));
+        self.vis += a.visible_areas.len();
+        if let AreaCustom::L4d2(l) = &a.custom {
+            self.vis += l.visible_areas.as_ref().map_or(0, Vec::len);
+        }
+    }
+}
+
+/// Areas and bounds per place index (0: no place), named from the mesh's place directory.
+fn per_place(mesh: &NavMesh, places: BTreeMap<u16, (usize, Bounds)>) -> Vec<PlaceCount> {
+    places
         .into_iter()
         .map(|(idx, (areas, b))| {
             let (min, max) = b.unwrap_or(([0.0; 3], [0.0; 3]));
@@ -166,43 +184,50 @@ pub(crate) fn stats(mesh: &NavMesh) -> NavStats {
                 max,
             }
         })
-        .collect();
-    let per_attribute = attrs
-        .into_iter()
-        .map(|(bit, areas)| AttributeCount {
-            bit,
-            name: attribute_name(bit),
-            areas,
-        })
-        .collect();
-    let game_name = |bit: u32| match mesh.layout {
-        crate::GameLayout::Tf2 => TF2_ATTRIBUTE_NAMES
+        .collect()
+}
+
+/// The name of a game attribute bit: TF2's own names (`TF_0x…` otherwise), `SPAWN_0x…` for
+/// other games.
+fn game_attribute_name(layout: GameLayout, bit: u32) -> String {
+    match layout {
+        GameLayout::Tf2 => TF2_ATTRIBUTE_NAMES
             .iter()
             .find(|(b, _)| *b == bit)
             .map(|(_, n)| n.to_string())
             .unwrap_or_else(|| format!("TF_{bit:#x}")),
         _ => format!("SPAWN_{bit:#x}"),
-    };
-    let per_game_attribute = game_attrs
+    }
+}
+
+fn attribute_counts(counts: BTreeMap<u32, usize>, name: impl Fn(u32) -> String) -> Vec<AttributeCount> {
+    counts
         .into_iter()
         .map(|(bit, areas)| AttributeCount {
             bit,
-            name: game_name(bit),
+            name: name(bit),
             areas,
         })
-        .collect();
+        .collect()
+}
+
+pub(crate) fn stats(mesh: &NavMesh) -> NavStats {
+    let mut t = Tally::default();
+    for a in &mesh.areas {
+        t.add(a);
+    }
     NavStats {
         areas: mesh.areas.len(),
         ladders: mesh.ladders.as_ref().map_or(0, Vec::len),
         places: mesh.places.len(),
-        connections,
-        hiding_spots: spots,
-        encounter_paths: paths,
-        approaches,
-        visible_area_entries: vis,
-        bounds,
-        per_place,
-        per_attribute,
-        per_game_attribute,
+        connections: t.connections,
+        hiding_spots: t.spots,
+        encounter_paths: t.paths,
+        approaches: t.approaches,
+        visible_area_entries: t.vis,
+        bounds: t.bounds,
+        per_place: per_place(mesh, t.places),
+        per_attribute: attribute_counts(t.attrs, attribute_name),
+        per_game_attribute: attribute_counts(t.game_attrs, |bit| game_attribute_name(mesh.layout, bit)),
     }
 }

@@ -60,11 +60,6 @@ impl Site {
     /// The answer to a request head (request line and headers, as received). Also returns
     /// whether the body is to be sent (not for HEAD).
     pub fn respond(&self, head: &[u8]) -> (Response<'_>, bool) {
-        let text = |status: u16, body: &'static str| Response {
-            status,
-            content_type: "text/plain; charset=utf-8",
-            body: body.as_bytes(),
-        };
         let line = head.split(|&b| b == b'\n').next().unwrap_or(&[]);
         let line = String::from_utf8_lossy(line);
         let mut parts = line.split_whitespace();
@@ -80,13 +75,8 @@ impl Site {
             _ => return (text(405, "only GET and HEAD\n"), true),
         };
         let path = target.split(['?', '#']).next().unwrap_or("");
-        let (content_type, body): (&'static str, &[u8]) = match path {
-            "/" | "/index.html" => ("text/html; charset=utf-8", INDEX_HTML.as_bytes()),
-            "/viewer.js" => ("text/javascript; charset=utf-8", VIEWER_JS.as_bytes()),
-            "/map.glb" => ("model/gltf-binary", &self.glb),
-            "/scene.json" => ("application/json", &self.scene_json),
-            "/pvs.bin" => ("application/octet-stream", &self.pvs),
-            _ => return (text(404, "not found\n"), send_body),
+        let Some((content_type, body)) = self.file(path) else {
+            return (text(404, "not found\n"), send_body);
         };
         (
             Response {
@@ -98,63 +88,95 @@ impl Site {
         )
     }
 
+    /// The file served at `path`: its content type and bytes.
+    fn file(&self, path: &str) -> Option<(&'static str, &[u8])> {
+        Some(match path {
+            "/" | "/index.html" => ("text/html; charset=utf-8", INDEX_HTML.as_bytes()),
+            "/viewer.js" => ("text/javascript; charset=utf-8", VIEWER_JS.as_bytes()),
+            "/map.glb" => ("model/gltf-binary", &self.glb),
+            "/scene.json" => ("application/json", &self.scene_json),
+            "/pvs.bin" => ("application/octet-stream", &self.pvs),
+            _ => return None,
+        })
+    }
+
     /// Reads one request from `stream` and answers it. I/O errors end the connection.
     pub fn handle(&self, mut stream: TcpStream) -> std::io::Result<()> {
         stream.set_read_timeout(Some(READ_TIMEOUT))?;
-        let mut head = Vec::new();
         let mut buf = [0u8; 4096];
-        let complete = loop {
-            if head.windows(4).any(|w| w == b"\r\n\r\n") || head.windows(2).any(|w| w == b"\n\n") {
-                break true;
-            }
-            if head.len() > MAX_HEAD {
-                break false;
-            }
-            let n = stream.read(&mut buf)?;
-            if n == 0 {
-                if head.is_empty() {
-                    return Ok(());
-                }
-                break true;
-            }
-            head.extend_from_slice(&buf[..n]);
+        let Some((head, complete)) = read_head(&mut stream, &mut buf)? else {
+            return Ok(());
         };
         let (response, send_body) = if complete {
             self.respond(&head)
         } else {
-            let body: &[u8] = b"request head too large\n";
-            let r = Response {
-                status: 431,
-                content_type: "text/plain; charset=utf-8",
-                body,
-            };
-            (r, true)
+            (text(431, "request head too large\n"), true)
         };
-        let header = format!(
-            "HTTP/1.1 {} {}\r\nContent-Type: {}\r\nContent-Length: {}\r\nCache-Control: no-store\r\nConnection: close\r\n\r\n",
-            response.status,
-            reason(response.status),
-            response.content_type,
-            response.body.len()
-        );
-        stream.write_all(header.as_bytes())?;
-        if send_body {
-            stream.write_all(response.body)?;
-        }
-        stream.flush()?;
-        // Closing with unread input would reset the connection and could lose the answer:
-        // say we are done, then read what is left (bounded) before closing.
-        stream.shutdown(std::net::Shutdown::Write)?;
-        stream.set_read_timeout(Some(DRAIN_TIMEOUT))?;
-        let mut left = DRAIN_LIMIT;
-        while left > 0 {
-            match stream.read(&mut buf) {
-                Ok(0) | Err(_) => break,
-                Ok(n) => left = left.saturating_sub(n),
-            }
-        }
-        Ok(())
+        write_response(&mut stream, &response, send_body)?;
+        drain(&mut stream, &mut buf)
     }
+}
+
+/// A plain-text answer.
+fn text(status: u16, body: &'static str) -> Response<'static> {
+    Response {
+        status,
+        content_type: "text/plain; charset=utf-8",
+        body: body.as_bytes(),
+    }
+}
+
+/// Reads a request head: up to the blank line, the end of input, or past [`MAX_HEAD`] (then
+/// not complete). `None` when the client sent nothing at all.
+fn read_head(stream: &mut TcpStream, buf: &mut [u8]) -> std::io::Result<Option<(Vec<u8>, bool)>> {
+    let mut head = Vec::new();
+    let complete = loop {
+        if head.windows(4).any(|w| w == b"\r\n\r\n") || head.windows(2).any(|w| w == b"\n\n") {
+            break true;
+        }
+        if head.len() > MAX_HEAD {
+            break false;
+        }
+        let n = stream.read(buf)?;
+        if n == 0 {
+            if head.is_empty() {
+                return Ok(None);
+            }
+            break true;
+        }
+        head.extend_from_slice(&buf[..n]);
+    };
+    Ok(Some((head, complete)))
+}
+
+fn write_response(stream: &mut TcpStream, response: &Response<'_>, send_body: bool) -> std::io::Result<()> {
+    let header = format!(
+        "HTTP/1.1 {} {}\r\nContent-Type: {}\r\nContent-Length: {}\r\nCache-Control: no-store\r\nConnection: close\r\n\r\n",
+        response.status,
+        reason(response.status),
+        response.content_type,
+        response.body.len()
+    );
+    stream.write_all(header.as_bytes())?;
+    if send_body {
+        stream.write_all(response.body)?;
+    }
+    stream.flush()
+}
+
+/// Closing with unread input would reset the connection and could lose the answer: says we
+/// are done, then reads what is left (bounded) before closing.
+fn drain(stream: &mut TcpStream, buf: &mut [u8]) -> std::io::Result<()> {
+    stream.shutdown(std::net::Shutdown::Write)?;
+    stream.set_read_timeout(Some(DRAIN_TIMEOUT))?;
+    let mut left = DRAIN_LIMIT;
+    while left > 0 {
+        match stream.read(buf) {
+            Ok(0) | Err(_) => break,
+            Ok(n) => left = left.saturating_sub(n),
+        }
+    }
+    Ok(())
 }
 
 /// Serves `site` on `listener` until the process ends: one thread per connection.

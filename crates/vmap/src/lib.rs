@@ -293,35 +293,39 @@ impl Vmap {
             if !seen.insert(s) {
                 continue;
             }
-            let e = &self.doc.elements[s as usize];
-            let children = self.refs(s, "children");
-            let data = self.child_ref(s, "selectionSetData");
-            let (selected, faces) = match data {
-                Some(d) => {
-                    let mut sel = self.refs(d, "selectedObjects");
-                    sel.extend(self.refs(d, "meshes"));
-                    let faces = match self.element(d).and_then(|e| e.get("faces")) {
-                        Some(Value::IntArray(f)) => f.clone(),
-                        _ => Vec::new(),
-                    };
-                    (sel, faces)
-                }
-                None => (Vec::new(), Vec::new()),
-            };
-            out.push(SelectionSet {
-                element: s,
-                name: e
-                    .get("selectionSetName")
-                    .and_then(Value::as_str)
-                    .unwrap_or("")
-                    .to_string(),
-                children: children.clone(),
-                selected,
-                faces,
-            });
-            stack.extend(children.into_iter().rev());
+            let set = self.selection_set(s);
+            stack.extend(set.children.iter().rev().copied());
+            out.push(set);
         }
         out
+    }
+
+    /// The selection set at element `s`: its name, child sets, selected objects and faces.
+    fn selection_set(&self, s: u32) -> SelectionSet {
+        let e = &self.doc.elements[s as usize];
+        let (selected, faces) = match self.child_ref(s, "selectionSetData") {
+            Some(d) => {
+                let mut sel = self.refs(d, "selectedObjects");
+                sel.extend(self.refs(d, "meshes"));
+                let faces = match self.element(d).and_then(|e| e.get("faces")) {
+                    Some(Value::IntArray(f)) => f.clone(),
+                    _ => Vec::new(),
+                };
+                (sel, faces)
+            }
+            None => (Vec::new(), Vec::new()),
+        };
+        SelectionSet {
+            element: s,
+            name: e
+                .get("selectionSetName")
+                .and_then(Value::as_str)
+                .unwrap_or("")
+                .to_string(),
+            children: self.refs(s, "children"),
+            selected,
+            faces,
+        }
     }
 
     /// Map variables (`mapVariables`).

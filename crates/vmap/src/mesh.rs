@@ -36,6 +36,11 @@ impl DataArray {
     }
 }
 
+/// Rows in a data array (a negative size counts as none).
+fn array_size(a: &DataArray) -> usize {
+    a.size.max(0) as usize
+}
+
 /// A polygon mesh read from the document.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct PolygonMesh {
@@ -132,6 +137,7 @@ fn int_array(e: &srcmap_dmx::Element, name: &str) -> Vec<i32> {
     }
 }
 
+/// The `CDmePolygonMeshDataArray` `r` refers to (empty when it is not a local element).
 fn data_array(doc: &Dmx, r: Option<ElemRef>) -> DataArray {
     let Some(ElemRef::Local(i)) = r else {
         return DataArray::default();
@@ -146,21 +152,7 @@ fn data_array(doc: &Dmx, r: Option<ElemRef>) -> DataArray {
                 ElemRef::Local(j) => Some(*j),
                 _ => None,
             })
-            .filter_map(|j| {
-                let s = doc.elements.get(j as usize)?;
-                Some(DataStream {
-                    element: j,
-                    name: s.name.clone(),
-                    semantic_name: s
-                        .get("semanticName")
-                        .and_then(Value::as_str)
-                        .unwrap_or("")
-                        .to_string(),
-                    semantic_index: s.get("semanticIndex").and_then(Value::as_int).unwrap_or(0),
-                    data_state_flags: s.get("dataStateFlags").and_then(Value::as_int).unwrap_or(0),
-                    data: s.get("data").cloned().unwrap_or(Value::IntArray(Vec::new())),
-                })
-            })
+            .filter_map(|j| data_stream(doc, j))
             .collect(),
         _ => Vec::new(),
     };
@@ -171,24 +163,47 @@ fn data_array(doc: &Dmx, r: Option<ElemRef>) -> DataArray {
     }
 }
 
+/// The `CDmePolygonMeshDataStream` at element `j` (`None` when out of range).
+fn data_stream(doc: &Dmx, j: u32) -> Option<DataStream> {
+    let s = doc.elements.get(j as usize)?;
+    Some(DataStream {
+        element: j,
+        name: s.name.clone(),
+        semantic_name: s
+            .get("semanticName")
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .to_string(),
+        semantic_index: s.get("semanticIndex").and_then(Value::as_int).unwrap_or(0),
+        data_state_flags: s.get("dataStateFlags").and_then(Value::as_int).unwrap_or(0),
+        data: s.get("data").cloned().unwrap_or(Value::IntArray(Vec::new())),
+    })
+}
+
+/// The `CDmePolygonMesh` at `element`, checked to be one.
+fn polygon_mesh_element(doc: &Dmx, element: u32) -> Result<&srcmap_dmx::Element, VmapError> {
+    let e = doc
+        .elements
+        .get(element as usize)
+        .ok_or_else(|| VmapError::Element {
+            element,
+            class: String::new(),
+            message: "no such element".into(),
+        })?;
+    if e.class != "CDmePolygonMesh" {
+        return Err(VmapError::Element {
+            element,
+            class: e.class.clone(),
+            message: "not a CDmePolygonMesh".into(),
+        });
+    }
+    Ok(e)
+}
+
 impl PolygonMesh {
     /// Reads the `CDmePolygonMesh` at `element`.
     pub fn read(doc: &Dmx, element: u32) -> Result<PolygonMesh, VmapError> {
-        let e = doc
-            .elements
-            .get(element as usize)
-            .ok_or_else(|| VmapError::Element {
-                element,
-                class: String::new(),
-                message: "no such element".into(),
-            })?;
-        if e.class != "CDmePolygonMesh" {
-            return Err(VmapError::Element {
-                element,
-                class: e.class.clone(),
-                message: "not a CDmePolygonMesh".into(),
-            });
-        }
+        let e = polygon_mesh_element(doc, element)?;
         Ok(PolygonMesh {
             element,
             vertex_edge: int_array(e, "vertexEdgeIndices"),
@@ -239,6 +254,34 @@ impl PolygonMesh {
     /// Checks every half-edge invariant; returns counts, or every violation found.
     pub fn check(&self) -> Result<TopologyStats, Vec<TopologyError>> {
         let mut errs = Vec::new();
+        self.check_lengths(&mut errs);
+        if !errs.is_empty() {
+            return Err(errs);
+        }
+        self.check_ranges(&mut errs);
+        if !errs.is_empty() {
+            return Err(errs);
+        }
+        let boundary = self.check_half_edges(&mut errs);
+        self.check_vertex_edges(&mut errs);
+        let (triangles, quads, ngons) = self.check_faces(&mut errs);
+        if errs.is_empty() {
+            Ok(TopologyStats {
+                vertices: self.vertex_count(),
+                half_edges: self.half_edge_count(),
+                faces: self.face_count(),
+                boundary_half_edges: boundary,
+                triangles,
+                quads,
+                ngons,
+            })
+        } else {
+            Err(errs)
+        }
+    }
+
+    /// Every index array has one entry per vertex, half-edge or face, and half-edges pair up.
+    fn check_lengths(&self, errs: &mut Vec<TopologyError>) {
         let (v, h, f) = (self.vertex_count(), self.half_edge_count(), self.face_count());
         let lengths: [(&'static str, usize, usize); 8] = [
             ("vertexDataIndices", self.vertex_data.len(), v),
@@ -258,37 +301,11 @@ impl PolygonMesh {
         if h % 2 != 0 {
             errs.push(TopologyError::OddHalfEdges { count: h });
         }
-        if !errs.is_empty() {
-            return Err(errs);
-        }
-        let size = |a: &super::DataArray| a.size.max(0) as usize;
-        let ranges: [(&'static str, &[i32], usize, bool); 9] = [
-            ("vertexEdgeIndices", &self.vertex_edge, h, true),
-            (
-                "vertexDataIndices",
-                &self.vertex_data,
-                size(&self.vertex_data_array),
-                false,
-            ),
-            ("edgeVertexIndices", &self.edge_vertex, v, false),
-            ("edgeOppositeIndices", &self.edge_opposite, h, false),
-            ("edgeNextIndices", &self.edge_next, h, false),
-            ("edgeFaceIndices", &self.edge_face, f, true),
-            (
-                "edgeDataIndices",
-                &self.edge_data,
-                size(&self.edge_data_array),
-                false,
-            ),
-            (
-                "edgeVertexDataIndices",
-                &self.edge_vertex_data,
-                size(&self.face_vertex_data_array),
-                false,
-            ),
-            ("faceEdgeIndices", &self.face_edge, h, false),
-        ];
-        for (array, values, limit, minus_one_ok) in ranges {
+    }
+
+    /// Every index points inside the array it indexes (−1 allowed where it means "none").
+    fn check_ranges(&self, errs: &mut Vec<TopologyError>) {
+        for (array, values, limit, minus_one_ok) in self.index_ranges() {
             for (index, &value) in values.iter().enumerate() {
                 let ok = (value >= 0 && (value as usize) < limit) || (minus_one_ok && value == -1);
                 if !ok {
@@ -301,19 +318,59 @@ impl PolygonMesh {
                 }
             }
         }
+        self.check_face_data_range(errs);
+    }
+
+    /// Each index array (but `faceDataIndices`) with the limit of its values and whether −1
+    /// ("none") is allowed.
+    fn index_ranges(&self) -> [(&'static str, &[i32], usize, bool); 9] {
+        let (v, h, f) = (self.vertex_count(), self.half_edge_count(), self.face_count());
+        [
+            ("vertexEdgeIndices", &self.vertex_edge, h, true),
+            (
+                "vertexDataIndices",
+                &self.vertex_data,
+                array_size(&self.vertex_data_array),
+                false,
+            ),
+            ("edgeVertexIndices", &self.edge_vertex, v, false),
+            ("edgeOppositeIndices", &self.edge_opposite, h, false),
+            ("edgeNextIndices", &self.edge_next, h, false),
+            ("edgeFaceIndices", &self.edge_face, f, true),
+            (
+                "edgeDataIndices",
+                &self.edge_data,
+                array_size(&self.edge_data_array),
+                false,
+            ),
+            (
+                "edgeVertexDataIndices",
+                &self.edge_vertex_data,
+                array_size(&self.face_vertex_data_array),
+                false,
+            ),
+            ("faceEdgeIndices", &self.face_edge, h, false),
+        ]
+    }
+
+    /// `faceDataIndices` all point inside the face data array.
+    fn check_face_data_range(&self, errs: &mut Vec<TopologyError>) {
         for (index, &value) in self.face_data.iter().enumerate() {
-            if value < 0 || value as usize >= size(&self.face_data_array) {
+            if value < 0 || value as usize >= array_size(&self.face_data_array) {
                 errs.push(TopologyError::Range {
                     array: "faceDataIndices",
                     index,
                     value,
-                    limit: size(&self.face_data_array),
+                    limit: array_size(&self.face_data_array),
                 });
             }
         }
-        if !errs.is_empty() {
-            return Err(errs);
-        }
+    }
+
+    /// Twins pair up, `next` continues from the head on the same face and is a permutation;
+    /// returns the number of boundary half-edges (face −1).
+    fn check_half_edges(&self, errs: &mut Vec<TopologyError>) -> usize {
+        let h = self.half_edge_count();
         let mut next_of = vec![0usize; h];
         let mut boundary = 0;
         for e in 0..h {
@@ -327,18 +384,7 @@ impl PolygonMesh {
             }
             let next = self.edge_next[e] as usize;
             next_of[next] += 1;
-            let head = self.edge_vertex[e];
-            if self.origin(next) != Some(head) {
-                errs.push(TopologyError::NextStart { h: e, next, head });
-            }
-            if self.edge_face[next] != self.edge_face[e] {
-                errs.push(TopologyError::NextFace {
-                    h: e,
-                    next,
-                    face: self.edge_face[e],
-                    next_face: self.edge_face[next],
-                });
-            }
+            self.check_next(e, next, errs);
             if self.edge_face[e] < 0 {
                 boundary += 1;
             }
@@ -348,6 +394,27 @@ impl PolygonMesh {
                 errs.push(TopologyError::NotPermutation { h: e, count });
             }
         }
+        boundary
+    }
+
+    /// Half-edge `next` follows `e`: it starts at `e`'s head and lies on the same face.
+    fn check_next(&self, e: usize, next: usize, errs: &mut Vec<TopologyError>) {
+        let head = self.edge_vertex[e];
+        if self.origin(next) != Some(head) {
+            errs.push(TopologyError::NextStart { h: e, next, head });
+        }
+        if self.edge_face[next] != self.edge_face[e] {
+            errs.push(TopologyError::NextFace {
+                h: e,
+                next,
+                face: self.edge_face[e],
+                next_face: self.edge_face[next],
+            });
+        }
+    }
+
+    /// Each vertex's half-edge starts at that vertex.
+    fn check_vertex_edges(&self, errs: &mut Vec<TopologyError>) {
         for (vtx, &e) in self.vertex_edge.iter().enumerate() {
             if e >= 0 {
                 let origin = self.origin(e as usize).unwrap_or(-1);
@@ -360,32 +427,24 @@ impl PolygonMesh {
                 }
             }
         }
-        let mut owned = vec![0usize; f];
-        for &face in &self.edge_face {
-            if face >= 0 {
-                owned[face as usize] += 1;
-            }
-        }
+    }
+
+    /// Each face's loop closes and holds exactly the half-edges that name the face; returns
+    /// the count of triangles, quads and larger polygons.
+    fn check_faces(&self, errs: &mut Vec<TopologyError>) -> (usize, usize, usize) {
+        let h = self.half_edge_count();
+        let owned = self.owned_half_edges();
         let (mut triangles, mut quads, mut ngons) = (0, 0, 0);
         for (face, &start) in self.face_edge.iter().enumerate() {
             let start = start as usize;
-            let mut e = start;
-            let mut n = 0;
-            loop {
-                n += 1;
-                e = self.edge_next[e] as usize;
-                if e == start || n > h {
-                    break;
-                }
-            }
-            if e != start {
+            let Some(n) = self.loop_length(start) else {
                 errs.push(TopologyError::OpenLoop {
                     face,
                     start,
                     limit: h,
                 });
                 continue;
-            }
+            };
             if n != owned[face] || self.edge_face[start] != face as i32 {
                 errs.push(TopologyError::FaceCount {
                     face,
@@ -399,19 +458,34 @@ impl PolygonMesh {
                 _ => ngons += 1,
             }
         }
-        if errs.is_empty() {
-            Ok(TopologyStats {
-                vertices: v,
-                half_edges: h,
-                faces: f,
-                boundary_half_edges: boundary,
-                triangles,
-                quads,
-                ngons,
-            })
-        } else {
-            Err(errs)
+        (triangles, quads, ngons)
+    }
+
+    /// Per face, the half-edges that name it.
+    fn owned_half_edges(&self) -> Vec<usize> {
+        let mut owned = vec![0usize; self.face_count()];
+        for &face in &self.edge_face {
+            if face >= 0 {
+                owned[face as usize] += 1;
+            }
         }
+        owned
+    }
+
+    /// Half-edges in the `next` loop from `start`, or `None` when it does not come back
+    /// within as many steps as there are half-edges.
+    fn loop_length(&self, start: usize) -> Option<usize> {
+        let h = self.half_edge_count();
+        let mut e = start;
+        let mut n = 0;
+        loop {
+            n += 1;
+            e = self.edge_next[e] as usize;
+            if e == start || n > h {
+                break;
+            }
+        }
+        (e == start).then_some(n)
     }
 
     /// The corners of face `face` in stored (counter-clockwise) order. Assumes a mesh that

@@ -26,6 +26,8 @@ mod values;
 pub use srcmap_kv::{Document, NodeId};
 pub use values::format_number;
 
+use std::collections::BTreeMap;
+
 /// A VMF error: where (1-based line and column) and what.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{line}:{column}: {message}")]
@@ -423,60 +425,80 @@ pub struct Stats {
 
 impl Stats {
     fn of(vmf: &Vmf) -> Stats {
-        use std::collections::BTreeMap;
+        let mut t = StatsTally::default();
         let mut s = Stats::default();
-        let mut classes: BTreeMap<&str, usize> = BTreeMap::new();
-        // Counted by exact spelling first (no allocation per side), merged case-insensitively after.
-        let mut spelled: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
-        let mut files: BTreeMap<&str, ()> = BTreeMap::new();
-        let mut bounds: Option<([f64; 3], [f64; 3])> = None;
-        let mut grow = |p: [f64; 3]| {
-            let b = bounds.get_or_insert((p, p));
-            for (i, c) in p.into_iter().enumerate() {
-                b.0[i] = b.0[i].min(c);
-                b.1[i] = b.1[i].max(c);
-            }
-        };
         for ent in vmf.all_entities() {
             if !std::ptr::eq(ent, &vmf.world) {
-                *classes.entry(ent.classname.as_str()).or_default() += 1;
-                s.hidden_entities += ent.hidden as usize;
-                if ent.classname.eq_ignore_ascii_case("func_instance") {
-                    s.instances += 1;
-                    if let Some(f) = ent.get("file") {
-                        files.insert(f, ());
-                    }
-                }
-                if let Some(o) = ent.origin() {
-                    grow(o);
-                }
+                t.add_entity(&mut s, ent);
             }
             for solid in &ent.solids {
-                s.solids += 1;
-                s.hidden_solids += solid.hidden as usize;
-                for side in &solid.sides {
-                    s.sides += 1;
-                    s.displacements += side.dispinfo.is_some() as usize;
-                    *spelled.entry(side.material.as_str()).or_default() += 1;
-                    for p in side.plane {
-                        grow(p);
-                    }
-                }
+                t.add_solid(&mut s, solid);
             }
         }
         s.entities = vmf.entities.len();
-        s.entities_by_class = classes.into_iter().map(|(k, v)| (k.to_owned(), v)).collect();
+        s.entities_by_class = t.classes.into_iter().map(|(k, v)| (k.to_owned(), v)).collect();
         let mut materials: BTreeMap<String, usize> = BTreeMap::new();
-        for (name, n) in spelled {
+        for (name, n) in t.spelled {
             *materials.entry(name.to_ascii_uppercase()).or_default() += n;
         }
         s.materials = materials.into_iter().collect();
-        s.instance_files = files.into_keys().map(str::to_owned).collect();
+        s.instance_files = t.files.into_keys().map(str::to_owned).collect();
         fn count(groups: &[VisGroup]) -> usize {
             groups.iter().map(|g| 1 + count(&g.children)).sum()
         }
         s.visgroups = count(&vmf.visgroups);
-        s.bounds = bounds;
+        s.bounds = t.bounds;
         s
+    }
+}
+
+/// What [`Stats::of`] gathers beside the plain counts: classes, material spellings, instance
+/// files, bounds.
+#[derive(Default)]
+struct StatsTally<'v> {
+    classes: BTreeMap<&'v str, usize>,
+    /// Counted by exact spelling first (no allocation per side), merged case-insensitively
+    /// after.
+    spelled: std::collections::HashMap<&'v str, usize>,
+    files: BTreeMap<&'v str, ()>,
+    bounds: Option<([f64; 3], [f64; 3])>,
+}
+
+impl<'v> StatsTally<'v> {
+    fn grow(&mut self, p: [f64; 3]) {
+        let b = self.bounds.get_or_insert((p, p));
+        for (i, c) in p.into_iter().enumerate() {
+            b.0[i] = b.0[i].min(c);
+            b.1[i] = b.1[i].max(c);
+        }
+    }
+
+    /// A point entity or brush entity (not the world): its class, instance file, origin.
+    fn add_entity(&mut self, s: &mut Stats, ent: &'v Entity) {
+        *self.classes.entry(ent.classname.as_str()).or_default() += 1;
+        s.hidden_entities += ent.hidden as usize;
+        if ent.classname.eq_ignore_ascii_case("func_instance") {
+            s.instances += 1;
+            if let Some(f) = ent.get("file") {
+                self.files.insert(f, ());
+            }
+        }
+        if let Some(o) = ent.origin() {
+            self.grow(o);
+        }
+    }
+
+    /// A solid: its sides, their materials and plane points.
+    fn add_solid(&mut self, s: &mut Stats, solid: &'v Solid) {
+        s.solids += 1;
+        s.hidden_solids += solid.hidden as usize;
+        for side in &solid.sides {
+            s.sides += 1;
+            s.displacements += side.dispinfo.is_some() as usize;
+            *self.spelled.entry(side.material.as_str()).or_default() += 1;
+            for p in side.plane {
+                self.grow(p);
+            }
+        }
     }
 }

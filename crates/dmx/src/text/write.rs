@@ -2,7 +2,7 @@
 //! trivia wherever they mean the same thing (see the module docs of `text`).
 
 use crate::value::{Kind, Type, Value, format_scalar, parse_scalar};
-use crate::{Attribute, Dmx, DmxError, ElemRef, PrefixElement};
+use crate::{Attribute, Dmx, DmxError, ElemRef, Guid, PrefixElement};
 
 use super::lex::{decode, escape};
 use super::{ElemText, MAX_DEPTH, PREFIX_CLASS, RawTok, TextLayout, TokKind};
@@ -54,6 +54,12 @@ impl Emitter<'_> {
                 return;
             }
         }
+        self.trivia(trivia);
+        self.token(tok);
+    }
+
+    /// Generated whitespace before a token that does not reuse the source's.
+    fn trivia(&mut self, trivia: Trivia) {
         match trivia {
             Trivia::None => {}
             Trivia::Space => self.out.push(b' '),
@@ -66,6 +72,10 @@ impl Emitter<'_> {
                 self.newline();
             }
         }
+    }
+
+    /// A generated token (a value's text is already in `scratch`).
+    fn token(&mut self, tok: Tok<'_>) {
         match tok {
             Tok::Punct(k) => self.out.push(match k {
                 TokKind::LBrace => b'{',
@@ -163,6 +173,7 @@ struct Writer<'a> {
     nest: usize,
 }
 
+#[derive(Clone, Copy)]
 enum Entry {
     Id,
     Name,
@@ -170,6 +181,29 @@ enum Entry {
 }
 
 impl<'a> Writer<'a> {
+    /// A writer of `doc`, its output the header so far, reusing the source's tokens when the
+    /// document has a text layout (the lexer starts after the header, so no tokens are
+    /// skipped).
+    fn new(doc: &'a Dmx) -> Writer<'a> {
+        let n = doc.elements.len();
+        let mut out = doc.header.bytes();
+        out.reserve(doc.text_layout.as_ref().map_or(1 << 16, |l| l.src.len()));
+        Writer {
+            doc,
+            em: Emitter {
+                out,
+                orig: doc.text_layout.as_deref(),
+                j: 0,
+                crlf: doc.header.crlf(),
+                scratch: String::new(),
+            },
+            written: vec![false; n],
+            seen: vec![0; n],
+            refcount: ref_counts(doc),
+            nest: 0,
+        }
+    }
+
     fn text_of(&self, i: u32) -> Option<ElemText> {
         self.doc
             .text_layout
@@ -236,7 +270,41 @@ impl<'a> Writer<'a> {
         }
         self.em.emit(class_trivia, Tok::Str(&e.class));
         self.em.emit(Trivia::Line(depth), Tok::Punct(TokKind::LBrace));
-        let (id_pos, name_pos) = match self.text_of(i) {
+        let (id_pos, name_pos) = self.entry_positions(i);
+        for entry in Self::entries(e.attrs.len(), id_pos, name_pos) {
+            if let Some(t) = text {
+                self.em
+                    .resync_entry(entry.name(&e.attrs), t.entries_start, t.entries_len);
+            }
+            match entry {
+                Entry::Id => self.id_entry(depth + 1, e.id),
+                Entry::Name => {
+                    self.em.emit(Trivia::Line(depth + 1), Tok::Str("name"));
+                    self.em.emit(Trivia::Space, Tok::Type(STRING));
+                    self.em.emit(Trivia::Space, Tok::Str(&e.name));
+                }
+                Entry::Attr(k) => self.attribute(&e.attrs[k], depth + 1),
+            }
+        }
+        self.em.emit(Trivia::Line(depth), Tok::Punct(TokKind::RBrace));
+        self.nest -= 1;
+    }
+
+    /// The output, ended as the source ended (its trailing trivia), or with a newline.
+    fn finish(mut self, layout: Option<&TextLayout>) -> Vec<u8> {
+        match layout {
+            Some(l) => self.em.out.extend_from_slice(&l.src[l.tail as usize..]),
+            None => self.em.newline(),
+        }
+        self.em.out
+    }
+
+    /// Where element `i`'s `id` and `name` entries go among its attributes: where the source
+    /// had them (a name only if it had one or the name is not empty), else first (no id in
+    /// the id-less encodings).
+    fn entry_positions(&self, i: u32) -> (Option<u32>, Option<u32>) {
+        let e = &self.doc.elements[i as usize];
+        match self.text_of(i) {
             Some(t) => (
                 t.id_pos,
                 if t.name_pos.is_none() && e.name.is_empty() {
@@ -245,47 +313,17 @@ impl<'a> Writer<'a> {
                     t.name_pos.or(Some(1))
                 },
             ),
-            None if doc.header.is_noids() => (None, Some(0)),
+            None if self.doc.header.is_noids() => (None, Some(0)),
             None => (Some(0), Some(1)),
-        };
-        for entry in Self::entries(e.attrs.len(), id_pos, name_pos) {
-            if let Some(t) = text {
-                let name = match entry {
-                    Entry::Id => "id",
-                    Entry::Name => "name",
-                    Entry::Attr(k) => &e.attrs[k].name,
-                };
-                self.em.resync_entry(name, t.entries_start, t.entries_len);
-            }
-            match entry {
-                Entry::Id => {
-                    self.em.emit(Trivia::Line(depth + 1), Tok::Str("id"));
-                    self.em.emit(
-                        Trivia::Space,
-                        Tok::Type(Type {
-                            kind: Kind::ElementId,
-                            array: false,
-                        }),
-                    );
-                    let v = Value::ElementId(e.id);
-                    self.em.emit(Trivia::Space, Tok::Value(&v));
-                }
-                Entry::Name => {
-                    self.em.emit(Trivia::Line(depth + 1), Tok::Str("name"));
-                    self.em.emit(
-                        Trivia::Space,
-                        Tok::Type(Type {
-                            kind: Kind::String,
-                            array: false,
-                        }),
-                    );
-                    self.em.emit(Trivia::Space, Tok::Str(&e.name));
-                }
-                Entry::Attr(k) => self.attribute(&e.attrs[k], depth + 1),
-            }
         }
-        self.em.emit(Trivia::Line(depth), Tok::Punct(TokKind::RBrace));
-        self.nest -= 1;
+    }
+
+    /// The `"id" "elementid" "<guid>"` entry.
+    fn id_entry(&mut self, depth: usize, id: Guid) {
+        self.em.emit(Trivia::Line(depth), Tok::Str("id"));
+        self.em.emit(Trivia::Space, Tok::Type(ELEMENT_ID));
+        let v = Value::ElementId(id);
+        self.em.emit(Trivia::Space, Tok::Value(&v));
     }
 
     fn element_ref(&mut self, r: ElemRef, depth: usize, first: Trivia) {
@@ -296,13 +334,7 @@ impl<'a> Writer<'a> {
             self.element(i, depth, first);
             return;
         }
-        self.em.emit(
-            first,
-            Tok::Type(Type {
-                kind: Kind::Element,
-                array: false,
-            }),
-        );
+        self.em.emit(first, Tok::Type(ELEMENT));
         // Ids compare as values, so an original spelling (upper case, braces) is kept.
         let id = match r {
             ElemRef::Null => None,
@@ -326,43 +358,37 @@ impl<'a> Writer<'a> {
             }
             v => {
                 self.em.emit(Trivia::Space, Tok::Type(ty));
-                let n = v.array_len().unwrap_or(0);
-                self.em.emit(
-                    if n == 0 {
-                        Trivia::Space
-                    } else {
-                        Trivia::Line(depth)
-                    },
-                    Tok::Punct(TokKind::LBracket),
-                );
-                for k in 0..n {
-                    if k > 0 {
-                        self.em.emit(Trivia::None, Tok::Punct(TokKind::Comma));
-                    }
-                    match v {
-                        Value::ElementArray(refs) => {
-                            self.element_ref(refs[k], depth + 1, Trivia::Line(depth + 1))
-                        }
-                        _ => {
-                            if let Some(item) = v.array_item(k) {
-                                self.em.emit(Trivia::Line(depth + 1), Tok::Value(&item));
-                            }
-                        }
-                    }
-                }
-                if n > 0 {
-                    self.em.trailing_comma();
-                }
-                self.em.emit(
-                    if n == 0 {
-                        Trivia::Space
-                    } else {
-                        Trivia::Line(depth)
-                    },
-                    Tok::Punct(TokKind::RBracket),
-                );
+                self.array(v, depth);
             }
         }
+    }
+
+    /// An array value's `[ items ]`: one item a line, an empty array on the type's line.
+    fn array(&mut self, v: &Value, depth: usize) {
+        let n = v.array_len().unwrap_or(0);
+        let bracket_trivia = if n == 0 {
+            Trivia::Space
+        } else {
+            Trivia::Line(depth)
+        };
+        self.em.emit(bracket_trivia, Tok::Punct(TokKind::LBracket));
+        for k in 0..n {
+            if k > 0 {
+                self.em.emit(Trivia::None, Tok::Punct(TokKind::Comma));
+            }
+            match v {
+                Value::ElementArray(refs) => self.element_ref(refs[k], depth + 1, Trivia::Line(depth + 1)),
+                _ => {
+                    if let Some(item) = v.array_item(k) {
+                        self.em.emit(Trivia::Line(depth + 1), Tok::Value(&item));
+                    }
+                }
+            }
+        }
+        if n > 0 {
+            self.em.trailing_comma();
+        }
+        self.em.emit(bracket_trivia, Tok::Punct(TokKind::RBracket));
     }
 
     fn prefix(&mut self, k: usize, p: &PrefixElement, first: bool) -> Result<(), DmxError> {
@@ -379,52 +405,90 @@ impl<'a> Writer<'a> {
             Tok::Str(PREFIX_CLASS),
         );
         self.em.emit(Trivia::Line(0), Tok::Punct(TokKind::LBrace));
-        let id_pos = match (p.id, t) {
-            (None, _) => None,
-            (Some(_), Some(t)) => t.id_pos.or(Some(0)),
-            (Some(_), None) => Some(0),
-        };
+        let id_pos = p.id.map(|_| t.and_then(|t| t.id_pos).unwrap_or(0));
         for entry in Self::entries(p.attrs.len(), id_pos, None) {
             if let Some(t) = t {
-                let name = match entry {
-                    Entry::Attr(i) => &p.attrs[i].name,
-                    _ => "id",
-                };
-                self.em.resync_entry(name, t.entries_start, t.entries_len);
+                self.em
+                    .resync_entry(entry.name(&p.attrs), t.entries_start, t.entries_len);
             }
             match entry {
-                Entry::Id => {
-                    self.em.emit(Trivia::Line(1), Tok::Str("id"));
-                    self.em.emit(
-                        Trivia::Space,
-                        Tok::Type(Type {
-                            kind: Kind::ElementId,
-                            array: false,
-                        }),
-                    );
-                    let v = Value::ElementId(p.id.unwrap_or_default());
-                    self.em.emit(Trivia::Space, Tok::Value(&v));
-                }
+                Entry::Id => self.id_entry(1, p.id.unwrap_or_default()),
                 Entry::Name => {}
-                Entry::Attr(i) => {
-                    let a = &p.attrs[i];
-                    if a.value.kind() == Kind::Element {
-                        return Err(DmxError::Encode(format!(
-                            "prefix attribute {:?} is an element reference",
-                            a.name
-                        )));
-                    }
-                    self.attribute(a, 1);
-                }
+                Entry::Attr(i) => self.prefix_attribute(&p.attrs[i])?,
             }
         }
         self.em.emit(Trivia::Line(0), Tok::Punct(TokKind::RBrace));
         Ok(())
     }
+
+    /// A prefix attribute: a plain value (the prefix holds no element references).
+    fn prefix_attribute(&mut self, a: &Attribute) -> Result<(), DmxError> {
+        if a.value.kind() == Kind::Element {
+            return Err(DmxError::Encode(format!(
+                "prefix attribute {:?} is an element reference",
+                a.name
+            )));
+        }
+        self.attribute(a, 1);
+        Ok(())
+    }
+
+    /// The top-level elements in order: the source's (those still there), then elements the
+    /// layout does not know that stand at top level; the root always first.
+    fn top_order(&self) -> Vec<u32> {
+        let n = self.doc.elements.len();
+        let layout = self.doc.text_layout.as_deref();
+        let mut order: Vec<u32> = match layout {
+            Some(l) => l
+                .top_order
+                .iter()
+                .copied()
+                .filter(|&i| (i as usize) < n)
+                .collect(),
+            None => Vec::new(),
+        };
+        // Elements the layout does not know (added by an edit, or no layout at all).
+        let known = layout.map_or(0, |l| l.elements.len());
+        for i in known as u32..n as u32 {
+            if self.default_top_level(i) {
+                order.push(i);
+            }
+        }
+        if order.first() != Some(&0) {
+            order.retain(|&i| i != 0);
+            order.insert(0, 0);
+        }
+        order
+    }
 }
 
-pub(crate) fn write(doc: &Dmx) -> Result<Vec<u8>, DmxError> {
-    doc.validate()?;
+const ELEMENT: Type = Type {
+    kind: Kind::Element,
+    array: false,
+};
+const ELEMENT_ID: Type = Type {
+    kind: Kind::ElementId,
+    array: false,
+};
+const STRING: Type = Type {
+    kind: Kind::String,
+    array: false,
+};
+
+impl Entry {
+    /// The entry's name in the source, to find it again there.
+    fn name(self, attrs: &[Attribute]) -> &str {
+        match self {
+            Entry::Id => "id",
+            Entry::Name => "name",
+            Entry::Attr(k) => &attrs[k].name,
+        }
+    }
+}
+
+/// What keyvalues2 cannot hold: a prefix before version 4, no elements, two elements with one
+/// id (it refers to elements by id, so they could not be told apart).
+fn check_writable(doc: &Dmx) -> Result<(), DmxError> {
     let v = doc.header.encoding_version;
     if !doc.prefix.is_empty() && v < 4 {
         return Err(DmxError::Encode(format!(
@@ -436,9 +500,7 @@ pub(crate) fn write(doc: &Dmx) -> Result<Vec<u8>, DmxError> {
             "a DMX file needs at least a root element".into(),
         ));
     }
-    let n = doc.elements.len();
-    // keyvalues2 refers to elements by id, so two elements sharing one cannot be told apart.
-    let mut ids = std::collections::HashMap::with_capacity(n);
+    let mut ids = std::collections::HashMap::with_capacity(doc.elements.len());
     for (i, e) in doc.elements.iter().enumerate() {
         if let Some(first) = ids.insert(e.id, i) {
             return Err(DmxError::Encode(format!(
@@ -447,7 +509,12 @@ pub(crate) fn write(doc: &Dmx) -> Result<Vec<u8>, DmxError> {
             )));
         }
     }
-    let mut refcount = vec![0u32; n];
+    Ok(())
+}
+
+/// How many references each element has.
+fn ref_counts(doc: &Dmx) -> Vec<u32> {
+    let mut refcount = vec![0u32; doc.elements.len()];
     for e in &doc.elements {
         for a in &e.attrs {
             a.value.for_each_ref(|r| {
@@ -457,71 +524,30 @@ pub(crate) fn write(doc: &Dmx) -> Result<Vec<u8>, DmxError> {
             });
         }
     }
-    let mut out = doc.header.bytes();
-    out.reserve(doc.text_layout.as_ref().map_or(1 << 16, |l| l.src.len()));
+    refcount
+}
+
+pub(crate) fn write(doc: &Dmx) -> Result<Vec<u8>, DmxError> {
+    doc.validate()?;
+    check_writable(doc)?;
     let layout = doc.text_layout.as_deref();
-    // Skip the original header's tokens: there are none (the lexer starts after the header).
-    let mut w = Writer {
-        doc,
-        em: Emitter {
-            out,
-            orig: layout,
-            j: 0,
-            crlf: doc.header.crlf(),
-            scratch: String::new(),
-        },
-        written: vec![false; n],
-        seen: vec![0; n],
-        refcount,
-        nest: 0,
-    };
+    let mut w = Writer::new(doc);
     let mut first = true;
     for (k, p) in doc.prefix.iter().enumerate() {
         w.prefix(k, p, first)?;
         first = false;
     }
-    let mut order: Vec<u32> = match layout {
-        Some(l) => l
-            .top_order
-            .iter()
-            .copied()
-            .filter(|&i| (i as usize) < n)
-            .collect(),
-        None => Vec::new(),
-    };
-    // Elements the layout does not know (added by an edit, or no layout at all).
-    let known = layout.map_or(0, |l| l.elements.len());
-    for i in known as u32..n as u32 {
-        if w.default_top_level(i) {
-            order.push(i);
-        }
-    }
-    if order.first() != Some(&0) {
-        order.retain(|&i| i != 0);
-        order.insert(0, 0);
-    }
-    for i in order {
+    for i in w.top_order() {
         if !w.written[i as usize] {
             w.element(i, 0, if first { Trivia::None } else { Trivia::BlankLine });
             first = false;
         }
     }
     // Anything not reached from a written element still has to be defined somewhere.
-    for i in 0..n as u32 {
+    for i in 0..doc.elements.len() as u32 {
         if !w.written[i as usize] {
             w.element(i, 0, Trivia::BlankLine);
         }
     }
-    let mut out = w.em.out;
-    match layout {
-        Some(l) => out.extend_from_slice(&l.src[l.tail as usize..]),
-        None => {
-            if doc.header.crlf() {
-                out.extend_from_slice(b"\r\n");
-            } else {
-                out.push(b'\n');
-            }
-        }
-    }
-    Ok(out)
+    Ok(w.finish(layout))
 }
