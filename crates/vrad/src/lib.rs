@@ -36,10 +36,17 @@
 //! 5. per-leaf ambient cubes ([`ambient`]);
 //! 6. output ([`output`]): ColorRGBExp32 samples per style (and the three bump bases on
 //!    `SURF_BUMPLIGHT` faces), each style's median colour stored before the face's samples,
-//!    face offsets and styles rewritten; world lights; per-leaf ambient cubes.
+//!    face offsets and styles rewritten; world lights; per-leaf ambient cubes;
+//! 7. detail props ([`detail`]): each one's colour and switchable-style entries, from the
+//!    lightmaps just written;
+//! 8. static props ([`vertexlight`], [`texel`]; `Options::static_prop_lighting`): per-vertex
+//!    `.vhv` and per-texel `.ppl` files packed into the pakfile.
 //!
-//! [`dump`] prints the light list and each face's lightmap as text (the golden tests pin
-//! them).
+//! Steps 4 to 8 run once per range (LDR, then HDR), after the ambient-occlusion factors
+//! ([`occlusion`]) are traced once for all.
+//!
+//! [`dump`] prints the light list, each face's lightmap, the detail props' lighting and the
+//! static props' `.vhv` meshes as text (the golden tests pin them).
 //!
 //! LDR and HDR (`-both`) share every ray: only intensities differ between them.
 //!
@@ -352,6 +359,10 @@ pub fn light(bsp: &mut Bsp, options: &Options, progress: &dyn Progress) -> Resul
             run.ambient_cubes(range);
             run.write_output(range);
             run.verify_output(range)?;
+            run.light_detail_props(range);
+            run.verify_detail_props(range)?;
+            run.light_static_props(range);
+            run.verify_static_props()?;
         }
         Ok(run.finish())
     })

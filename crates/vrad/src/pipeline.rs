@@ -9,14 +9,18 @@
 //! 4. [`Lighting::add_texture_lights`]: texture-light patches appended to every range's lights;
 //! 5. [`Lighting::light_direct`]: direct light of every range in one pass of shadow rays;
 //! 6. [`Lighting::trace_bounce_rays`]: the gather rays, traced once for every range;
-//! 7. per range, [`Lighting::bounce`], [`Lighting::ambient_cubes`] and
-//!    [`Lighting::write_output`].
+//! 7. [`Lighting::trace_occlusion`]: ambient-occlusion factors per luxel (when asked for);
+//! 8. per range: [`Lighting::bounce`], [`Lighting::apply_occlusion`],
+//!    [`Lighting::ambient_cubes`], [`Lighting::write_output`] (lightmaps, world lights,
+//!    ambient cubes), [`Lighting::light_detail_props`] (the `dprp` colours and the style
+//!    lump, from the lightmaps just written) and [`Lighting::light_static_props`] (`.vhv`
+//!    and `.ppl` files packed into the pakfile).
 //!
 //! Between passes the `verify_*` checks (the invariants the next pass relies on) run when
 //! [`srcmap_stage::verify_enabled`] says so.
 
 use std::sync::atomic::Ordering;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use rayon::prelude::*;
 use srcmap_bsp::Bsp;
@@ -63,6 +67,12 @@ pub struct Lighting<'a> {
     cubes: Vec<LeafCubes>,
     /// Per face, per luxel: the ambient-occlusion factor (empty when it is off).
     occlusion: Vec<Vec<f32>>,
+    /// The range's lightmaps as [`Lighting::write_output`] wrote them.
+    lightmaps: Vec<Option<detail::WrittenLightmap>>,
+    /// The range's time spent writing (output, detail props, packing).
+    write_time: Duration,
+    /// The range's static-prop lighting files (`None` when not asked for).
+    prop_lighting: Option<vertexlight::VertexLighting>,
 }
 
 const NO_WORLD: &str = "build_geometry runs before the passes that light";
@@ -112,6 +122,9 @@ impl<'a> Lighting<'a> {
             patches: Vec::new(),
             cubes: Vec::new(),
             occlusion: Vec::new(),
+            lightmaps: Vec::new(),
+            write_time: Duration::ZERO,
+            prop_lighting: None,
         })
     }
 
@@ -404,7 +417,8 @@ impl<'a> Lighting<'a> {
     }
 
     /// Writes `range`'s lighting lump, face offsets and styles, world lights and ambient
-    /// cubes into the map.
+    /// cubes into the map, then reads the lightmaps back as written (detail-prop and
+    /// static-prop lighting sample them).
     pub fn write_output(&mut self, range: Range) {
         let world = self.world.as_ref().expect(NO_WORLD);
         let t = Instant::now();
@@ -421,14 +435,23 @@ impl<'a> Lighting<'a> {
             let leaves = output::write_ambient(self.bsp, &self.cubes, range);
             self.report.set(counts::LEAVES_WITH_AMBIENT, leaves as f64);
         }
-        let lightmaps = detail::written_lightmaps(self.bsp, world, range == Range::Hdr);
+        self.lightmaps = detail::written_lightmaps(self.bsp, world, range == Range::Hdr);
+        self.write_time = t.elapsed();
+    }
+
+    /// Each detail prop's colour and `range`'s style lump (`dplt`, `dplh`), from the
+    /// lightmaps just written. Its time counts as writing, as the lumps it fills.
+    pub fn light_detail_props(&mut self, range: Range) {
+        let world = self.world.as_ref().expect(NO_WORLD);
+        let t = Instant::now();
+        let r = self.range_index(range);
         let detail = detail::light_detail_props(
             self.bsp,
             world,
             &self.lights[r],
             range,
             self.options.models.as_ref(),
-            &lightmaps,
+            &self.lightmaps,
             &self.counters,
         );
         self.report.set(counts::DETAIL_PROPS_LIT, detail.props as f64);
@@ -436,57 +459,75 @@ impl<'a> Lighting<'a> {
             self.report
                 .set(counts::DETAIL_STYLE_ENTRIES, detail.style_entries as f64);
         }
-        // Prop vertices and texels trace rays: their time counts as tracing, not writing.
-        let mut prop_lighting = std::time::Duration::ZERO;
+        self.write_time += t.elapsed();
+    }
+
+    /// Per-vertex (`.vhv`) and per-texel (`.ppl`) lighting of static props, packed into the
+    /// pakfile (`Options::static_prop_lighting`, not with `-fast`); then the range's write
+    /// time. Prop vertices and texels trace rays: their time counts as tracing, not writing.
+    pub fn light_static_props(&mut self, range: Range) {
+        self.prop_lighting = None;
         if self.options.static_prop_lighting && self.options.quality != Quality::Fast {
             let started = Instant::now();
-            let inputs = vertexlight::RangeInputs {
-                range,
-                lights: &self.lights[r],
-                lightmaps: &lightmaps,
-                indirect: self.has_vis && self.options.bounces > 0,
-                no_self_shadowing: self.options.disable_prop_self_shadowing,
-                ambient_occlusion: self.options.ambient_occlusion.as_ref(),
-                texels: self.ranges.last() == Some(&range),
-            };
-            let vertex = vertexlight::light_prop_vertices(
-                self.bsp,
-                world,
-                &inputs,
-                self.options.models.as_ref(),
-                &self.counters,
-            );
-            prop_lighting = started.elapsed();
-            if vertex.without_model > 0 {
-                self.report.warn(format!(
-                    "{} static props without their model files (.mdl, .vvd, .vtx): no per-vertex lighting{}",
-                    vertex.without_model,
-                    tag(range)
-                ));
-            }
-            let packed = self.report.count(counts::VHV_FILES) as usize + vertex.files.len();
-            let texel_files = vertex.texel_files.len();
-            let files = [vertex.files, vertex.texel_files].concat();
-            match srcmap_bsp::pak::Pak::parse(&self.bsp.pakfile, 0)
-                .and_then(|pak| pak.with_files(&files, false))
-            {
-                Ok(bytes) => {
-                    self.bsp.pakfile = bytes;
-                    self.report.set(counts::VHV_FILES, packed as f64);
-                    self.report.set(counts::PPL_FILES, texel_files as f64);
-                }
-                Err(e) => self
-                    .report
-                    .warn(format!("per-vertex prop lighting not packed: the pakfile: {e}")),
+            let vertex = self.light_prop_vertices(range);
+            let elapsed = started.elapsed();
+            let packing = Instant::now();
+            self.pack_prop_lighting(&vertex, range);
+            self.write_time += packing.elapsed();
+            self.prop_lighting = Some(vertex);
+            self.trace_seconds += elapsed.as_secs_f64();
+            if !elapsed.is_zero() {
+                self.report.time(format!("prop lighting{}", tag(range)), elapsed);
             }
         }
-        if !prop_lighting.is_zero() {
-            self.trace_seconds += prop_lighting.as_secs_f64();
-            self.report
-                .time(format!("prop lighting{}", tag(range)), prop_lighting);
+        self.report.time(format!("write{}", tag(range)), self.write_time);
+    }
+
+    /// The `.vhv` and `.ppl` files of `range`.
+    fn light_prop_vertices(&self, range: Range) -> vertexlight::VertexLighting {
+        let world = self.world.as_ref().expect(NO_WORLD);
+        let r = self.range_index(range);
+        let inputs = vertexlight::RangeInputs {
+            range,
+            lights: &self.lights[r],
+            lightmaps: &self.lightmaps,
+            indirect: self.has_vis && self.options.bounces > 0,
+            no_self_shadowing: self.options.disable_prop_self_shadowing,
+            ambient_occlusion: self.options.ambient_occlusion.as_ref(),
+            texels: self.ranges.last() == Some(&range),
+        };
+        vertexlight::light_prop_vertices(
+            self.bsp,
+            world,
+            &inputs,
+            self.options.models.as_ref(),
+            &self.counters,
+        )
+    }
+
+    /// Adds `vertex`'s files to the pakfile (a warning when the pakfile cannot be read).
+    fn pack_prop_lighting(&mut self, vertex: &vertexlight::VertexLighting, range: Range) {
+        if vertex.without_model > 0 {
+            self.report.warn(format!(
+                "{} static props without their model files (.mdl, .vvd, .vtx): no per-vertex lighting{}",
+                vertex.without_model,
+                tag(range)
+            ));
         }
-        self.report
-            .time(format!("write{}", tag(range)), t.elapsed() - prop_lighting);
+        let packed = self.report.count(counts::VHV_FILES) as usize + vertex.files.len();
+        let texel_files = vertex.texel_files.len();
+        let files = [vertex.files.as_slice(), vertex.texel_files.as_slice()].concat();
+        match srcmap_bsp::pak::Pak::parse(&self.bsp.pakfile, 0).and_then(|pak| pak.with_files(&files, false))
+        {
+            Ok(bytes) => {
+                self.bsp.pakfile = bytes;
+                self.report.set(counts::VHV_FILES, packed as f64);
+                self.report.set(counts::PPL_FILES, texel_files as f64);
+            }
+            Err(e) => self
+                .report
+                .warn(format!("per-vertex prop lighting not packed: the pakfile: {e}")),
+        }
     }
 
     /// The report, with the rays traced and the time it took.
@@ -545,6 +586,30 @@ impl<'a> Lighting<'a> {
         }
         verify::output(self.bsp, range).map_err(|message| VradError::Verify {
             pass: "write",
+            message,
+        })
+    }
+
+    /// Every detail prop's style entries lie inside `range`'s style lump, which holds no
+    /// other entries (checked when verifying).
+    pub fn verify_detail_props(&self, range: Range) -> Result<(), VradError> {
+        if !self.verify {
+            return Ok(());
+        }
+        verify::detail_props(self.bsp, range).map_err(|message| VradError::Verify {
+            pass: "detail props",
+            message,
+        })
+    }
+
+    /// Every static prop has its `.vhv` file or a reason for none, and each file's mesh
+    /// headers count and place its vertices inside it (checked when verifying).
+    pub fn verify_static_props(&self) -> Result<(), VradError> {
+        let (true, Some(vertex)) = (self.verify, &self.prop_lighting) else {
+            return Ok(());
+        };
+        verify::static_props(self.bsp, vertex).map_err(|message| VradError::Verify {
+            pass: "static props",
             message,
         })
     }

@@ -3,10 +3,12 @@
 
 use srcmap_bsp::Bsp;
 use srcmap_bsp::flags::SurfaceFlags;
+use srcmap_bsp::gamelump::{DPLH, DPLT, GameLumpData};
 
 use crate::direct::MAX_STYLES;
 use crate::faces::MAX_LIGHTMAP_EXTENT;
 use crate::lights::{Light, MAX_LIGHTSTYLES, Range};
+use crate::vertexlight::{VHV_VERSION, VertexLighting};
 use crate::{FaceLight, World};
 
 type Check = Result<(), String>;
@@ -191,6 +193,100 @@ pub(crate) fn output(bsp: &Bsp, range: Range) -> Check {
         if w.cluster < -1 || i64::from(w.cluster) >= clusters.max(leaf_clusters) {
             return Err(format!("world light {i}: cluster {}", w.cluster));
         }
+    }
+    Ok(())
+}
+
+/// Each detail prop's style entries (`light_styles`, `light_style_count`) follow the
+/// previous prop's in `range`'s style lump (`dplt`, `dplh`), which holds exactly them, each
+/// a switchable style (1 to 63); no lump is needed when no prop has entries. A map without
+/// detail props is left as it came.
+pub(crate) fn detail_props(bsp: &Bsp, range: Range) -> Check {
+    let id = if range == Range::Hdr { DPLH } else { DPLT };
+    let Some(objects) = bsp.game_lumps.lumps.iter().find_map(|l| match &l.data {
+        GameLumpData::DetailProps(d) if !d.objects.is_empty() => Some(&d.objects),
+        _ => None,
+    }) else {
+        return Ok(());
+    };
+    let entries = bsp.game_lumps.lumps.iter().find_map(|l| match &l.data {
+        GameLumpData::DetailPropLighting(e) if l.id == id => Some(e.as_slice()),
+        _ => None,
+    });
+    let mut next = 0usize;
+    for (i, o) in objects.iter().enumerate() {
+        if o.light_style_count == 0 {
+            continue;
+        }
+        if o.light_styles as usize != next {
+            return Err(format!(
+                "detail prop {i}: style entries from {} but the previous end at {next}",
+                o.light_styles
+            ));
+        }
+        next += usize::from(o.light_style_count);
+    }
+    let entries = entries.unwrap_or_default();
+    if entries.len() != next {
+        return Err(format!(
+            "detail props index {next} style entries, the lump holds {}",
+            entries.len()
+        ));
+    }
+    if let Some((k, e)) = entries
+        .iter()
+        .enumerate()
+        .find(|(_, e)| e.style == 0 || u32::from(e.style) >= MAX_LIGHTSTYLES)
+    {
+        return Err(format!("detail style entry {k}: style {}", e.style));
+    }
+    Ok(())
+}
+
+/// Every static prop has a `.vhv` file, or is disabled, or lacks its model; each file is
+/// version 2 with its mesh headers' vertex counts summing to its total and their data
+/// following one another inside the file.
+pub(crate) fn static_props(bsp: &Bsp, vertex: &VertexLighting) -> Check {
+    let props = bsp.game_lumps.static_props().map_or(0, |sp| sp.props.len());
+    let accounted = vertex.files.len() + vertex.disabled + vertex.without_model;
+    if props != 0 && accounted != props {
+        return Err(format!(
+            "{props} static props but {} files, {} disabled, {} without model",
+            vertex.files.len(),
+            vertex.disabled,
+            vertex.without_model
+        ));
+    }
+    for (name, bytes) in &vertex.files {
+        vhv_layout(bytes).map_err(|e| format!("{name}: {e}"))?;
+    }
+    Ok(())
+}
+
+/// A `.vhv` file's header, mesh headers and data agree.
+fn vhv_layout(bytes: &[u8]) -> Check {
+    let word = |at: usize| {
+        bytes
+            .get(at..at + 4)
+            .map(|w| u32::from_le_bytes([w[0], w[1], w[2], w[3]]) as usize)
+            .ok_or_else(|| format!("{} bytes, a word at {at} wanted", bytes.len()))
+    };
+    if word(0)? != VHV_VERSION as usize {
+        return Err(format!("version {}", word(0)?));
+    }
+    let (total, meshes) = (word(16)?, word(20)?);
+    let (mut sum, mut next) = (0usize, None);
+    for m in 0..meshes {
+        let header = 40 + 28 * m;
+        let (count, offset) = (word(header + 4)?, word(header + 8)?);
+        if next.is_some_and(|n| n != offset) || offset + 4 * count > bytes.len() {
+            return Err(format!("mesh {m}: {count} vertices at {offset}"));
+        }
+        sum += count;
+        next = Some(offset + 4 * count);
+    }
+    if sum != total {
+        return Err(format!("meshes hold {sum} vertices, the header says {total}"));
     }
     Ok(())
 }
