@@ -91,13 +91,7 @@ impl<'a> Lighting<'a> {
         for name in counts::ALL {
             report.set(name, 0u32);
         }
-        let mut ranges = Vec::new();
-        if options.ldr {
-            ranges.push(Range::Ldr);
-        }
-        if options.hdr || (options.hdr_if_present && !bsp.lighting_hdr.is_empty()) {
-            ranges.push(Range::Hdr);
-        }
+        let ranges = ranges_lit(bsp, options);
         if options.static_prop_lighting && options.quality == Quality::Fast {
             report.warn("per-vertex static-prop lighting is skipped with -fast (as VRAD)");
         }
@@ -179,18 +173,8 @@ impl<'a> Lighting<'a> {
         let t = Instant::now();
         let bsp = &*self.bsp;
         self.progress.start("geometry", 3, srcmap_stage::Unit::Steps);
-        let face_geoms = faces::build_faces(bsp);
-        let disps: Vec<_> = face_geoms
-            .iter()
-            .enumerate()
-            .map(|(i, g)| {
-                if g.is_displacement {
-                    displacement::DispSurface::build(bsp, i, g)
-                } else {
-                    None
-                }
-            })
-            .collect();
+        let faces = faces::build_faces(bsp);
+        let disps = displacements(bsp, &faces);
         self.progress.advance(1);
         let props = props::prop_shadows(
             bsp,
@@ -198,32 +182,19 @@ impl<'a> Lighting<'a> {
             self.options.static_prop_polys,
             self.options.texture_shadows,
         );
-        let occluders = scene::occluders_with(
-            bsp,
-            &face_geoms,
-            &disps,
-            &self.applied.see_through_brushes,
-            &props,
-        );
-        let sky_faces = scene::sky_faces(bsp, &face_geoms);
+        let see_through = &self.applied.see_through_brushes;
+        let occluders = scene::occluders_with(bsp, &faces, &disps, see_through, &props);
+        let sky_faces = scene::sky_faces(bsp, &faces);
         self.progress.advance(1);
-        let (surfaces, disp_triangles) = scene::surfaces(&face_geoms, &disps);
+        let (surfaces, disp_triangles) = scene::surfaces(&faces, &disps);
         self.progress.advance(1);
         let tree = tree::Tree::new(bsp);
-        let samples: Vec<samples::FaceSamples> = face_geoms
-            .par_iter()
-            .enumerate()
-            .map(|(i, g)| {
-                let mut s = samples::FaceSamples::build(g, disps[i].as_ref());
-                s.cluster = s.pos.iter().map(|&p| tree.cluster_at(p)).collect();
-                s
-            })
-            .collect();
+        let samples = face_samples(&faces, &disps, &tree);
         self.progress.finish();
         self.report.time("geometry+bvh", t.elapsed());
-        let sky_visible = sky::sky_visible_clusters(bsp, &tree);
         let world = World {
-            faces: face_geoms,
+            sky_visible: sky::sky_visible_clusters(bsp, &tree),
+            faces,
             disps,
             samples,
             occluders,
@@ -233,14 +204,17 @@ impl<'a> Lighting<'a> {
             pvs: bsp.visibility.clone(),
             tree,
             sky3d: sky::Sky3d::new(bsp),
-            sky_visible,
         };
+        self.count_faces(&world);
+        self.world = Some(world);
+        self.count_props(&props);
+    }
+
+    fn count_faces(&mut self, world: &World) {
         let lit = world.faces.iter().filter(|f| f.lit);
         self.report.set(counts::LIT_FACES, lit.clone().count() as f64);
         self.report
             .set(counts::LUXELS, lit.map(|f| f.luxel_count()).sum::<usize>() as f64);
-        self.world = Some(world);
-        self.count_props(&props);
     }
 
     fn count_props(&mut self, props: &props::PropShadows) {
@@ -278,21 +252,7 @@ impl<'a> Lighting<'a> {
     /// lights alike, and the emitting faces' texinfos flagged `SURF_LIGHT`.
     pub fn add_texture_lights(&mut self) {
         let world = self.world.as_ref().expect(NO_WORLD);
-        let mut harvested = 0;
-        let tex_sets: Vec<TexLights> = self
-            .ranges
-            .iter()
-            .map(|&range| {
-                let mut t = if self.options.harvest_texlights {
-                    texlights::harvest_bsp(self.bsp, &world.faces, range)
-                } else {
-                    TexLights::default()
-                };
-                harvested = harvested.max(t.len());
-                t.extend(&self.options.texlights);
-                t
-            })
-            .collect();
+        let (tex_sets, harvested) = self.texture_light_sets(world);
         let pairs: Vec<(&TexLights, Range)> = tex_sets.iter().zip(self.ranges.iter().copied()).collect();
         let surface = texlights::surface_lights(
             self.bsp,
@@ -310,6 +270,27 @@ impl<'a> Lighting<'a> {
             lights.extend(extra);
         }
         self.count_lights();
+    }
+
+    /// Per range, the texture-light values: harvested from the input's world lights, the
+    /// given ones on top; and the most harvested in a range.
+    fn texture_light_sets(&self, world: &World) -> (Vec<TexLights>, usize) {
+        let mut harvested = 0;
+        let sets = self
+            .ranges
+            .iter()
+            .map(|&range| {
+                let mut t = if self.options.harvest_texlights {
+                    texlights::harvest_bsp(self.bsp, &world.faces, range)
+                } else {
+                    TexLights::default()
+                };
+                harvested = harvested.max(t.len());
+                t.extend(&self.options.texlights);
+                t
+            })
+            .collect();
+        (sets, harvested)
     }
 
     /// Direct light: one pass of shadow rays serves every range.
@@ -624,6 +605,50 @@ impl<'a> Lighting<'a> {
         self.trace_seconds += elapsed.as_secs_f64();
         self.report.time(phase, elapsed);
     }
+}
+
+/// The ranges `options` light in `bsp`, LDR first.
+fn ranges_lit(bsp: &Bsp, options: &Options) -> Vec<Range> {
+    let mut ranges = Vec::new();
+    if options.ldr {
+        ranges.push(Range::Ldr);
+    }
+    if options.hdr || (options.hdr_if_present && !bsp.lighting_hdr.is_empty()) {
+        ranges.push(Range::Hdr);
+    }
+    ranges
+}
+
+/// Per face, its displacement surface (displacement faces alone).
+fn displacements(bsp: &Bsp, faces: &[faces::FaceGeom]) -> Vec<Option<displacement::DispSurface>> {
+    faces
+        .iter()
+        .enumerate()
+        .map(|(i, g)| {
+            if g.is_displacement {
+                displacement::DispSurface::build(bsp, i, g)
+            } else {
+                None
+            }
+        })
+        .collect()
+}
+
+/// Per face, its samples with the cluster of each.
+fn face_samples(
+    faces: &[faces::FaceGeom],
+    disps: &[Option<displacement::DispSurface>],
+    tree: &tree::Tree,
+) -> Vec<samples::FaceSamples> {
+    faces
+        .par_iter()
+        .enumerate()
+        .map(|(i, g)| {
+            let mut s = samples::FaceSamples::build(g, disps[i].as_ref());
+            s.cluster = s.pos.iter().map(|&p| tree.cluster_at(p)).collect();
+            s
+        })
+        .collect()
 }
 
 /// The suffix of a range's phase names (`bounce (hdr)`).
