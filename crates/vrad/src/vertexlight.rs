@@ -258,30 +258,36 @@ impl<'a> VertexLighter<'a> {
             }
             total_dot += dot;
             *rays += 1;
-            let Some(hit) = self
-                .world
-                .surfaces
-                .closest(pos.to_array(), d.to_array(), MAX_TRACE)
-            else {
-                continue;
-            };
-            if hit.payload & SKY != 0 {
-                continue;
+            if let Some(light) = self.bounced(pos, *d) {
+                sum += light;
             }
-            let face = hit.payload as usize;
-            let Some(Some(lm)) = self.lightmaps.get(face) else {
-                continue;
-            };
-            let (st, _) = self.world.surface_hit(face, hit.triangle, pos + *d * hit.t);
-            let refl = self.world.faces[face].reflectivity;
-            let falloff = 1.0 / (1.0 + (hit.t / 128.0).powi(2));
-            sum += lm.sample(0, st) * falloff * refl;
         }
         if total_dot > 0.0 {
             sum / total_dot
         } else {
             Vec3::ZERO
         }
+    }
+
+    /// The light an indirect ray from `pos` along `d` brings: the style-0 lightmap sample
+    /// it lands on × 1/(1 + (d/128)²) × reflectivity; none from sky or an unlit face.
+    #[inline]
+    fn bounced(&self, pos: Vec3, d: Vec3) -> Option<Vec3> {
+        let hit = self
+            .world
+            .surfaces
+            .closest(pos.to_array(), d.to_array(), MAX_TRACE)?;
+        if hit.payload & SKY != 0 {
+            return None;
+        }
+        let face = hit.payload as usize;
+        let Some(Some(lm)) = self.lightmaps.get(face) else {
+            return None;
+        };
+        let (st, _) = self.world.surface_hit(face, hit.triangle, pos + d * hit.t);
+        let refl = self.world.faces[face].reflectivity;
+        let falloff = 1.0 / (1.0 + (hit.t / 128.0).powi(2));
+        Some(lm.sample(0, st) * falloff * refl)
     }
 
     fn light(&self, shading: &PropShading<'_>, pos: Vec3, normal: Vec3, rays: &mut u64) -> Vec3 {
@@ -406,26 +412,36 @@ impl PropLighter<'_> {
             scene: &self.lighter.world.occluders,
             payload: STATIC_PROP | (index as u32 & (STATIC_PROP - 1)),
         };
-        let shading = self.shading(flags, &without_self);
+        let lit = LitProp {
+            files,
+            placement,
+            shading: self.shading(flags, &without_self),
+        };
         let mut rays = 0u64;
-        let vhv = with_vertices.then(|| {
-            let meshes = prop_meshes(files, &placement, &self.lighter, &shading, &mut rays);
-            (
-                format!("{}{index}.vhv", self.prefix),
-                write_vhv(files.mdl.checksum, &meshes),
-            )
-        });
-        let ppl = with_texels.then(|| {
-            let light = |p: Vec3, n: Vec3| {
-                let mut r = 0;
-                (self.lighter.light(&shading, p, n, &mut r), r)
-            };
-            let place = |p: Vec3, n: Vec3| placement.place(p, n);
-            let bytes = texel::prop_texels(files, prop.lightmap_res, place, light, &mut rays);
-            (format!("texelslighting_{index}.ppl"), bytes)
-        });
+        let vhv = with_vertices.then(|| self.vhv(index, &lit, &mut rays));
+        let ppl = with_texels.then(|| self.ppl(index, prop.lightmap_res, &lit, &mut rays));
         self.counters.add_rays(rays);
         (vhv, ppl)
+    }
+
+    /// Prop `index`'s `.vhv` file.
+    fn vhv(&self, index: usize, lit: &LitProp<'_>, rays: &mut u64) -> (String, Vec<u8>) {
+        let meshes = prop_meshes(lit.files, &lit.placement, &self.lighter, &lit.shading, rays);
+        (
+            format!("{}{index}.vhv", self.prefix),
+            write_vhv(lit.files.mdl.checksum, &meshes),
+        )
+    }
+
+    /// Prop `index`'s `texelslighting_N.ppl` file, `size` texels per model image.
+    fn ppl(&self, index: usize, size: [u16; 2], lit: &LitProp<'_>, rays: &mut u64) -> (String, Vec<u8>) {
+        let light = |p: Vec3, n: Vec3| {
+            let mut r = 0;
+            (self.lighter.light(&lit.shading, p, n, &mut r), r)
+        };
+        let place = |p: Vec3, n: Vec3| lit.placement.place(p, n);
+        let bytes = texel::prop_texels(lit.files, size, place, light, rays);
+        (format!("texelslighting_{index}.ppl"), bytes)
     }
 
     /// How a prop with `flags` is shaded: shadowed by its own triangles or not.
@@ -446,6 +462,13 @@ impl PropLighter<'_> {
             ignore_normals: flags & IGNORE_NORMALS != 0,
         }
     }
+}
+
+/// One prop being lit: its model files, where it stands, how it is shaded.
+struct LitProp<'a> {
+    files: &'a ModelFiles,
+    placement: Placement,
+    shading: PropShading<'a>,
 }
 
 /// Where a prop stands: model space to the world.
@@ -516,18 +539,45 @@ fn vertex_colors(
     // Vertices in solid: lit from a point stepped toward the lighting origin or the
     // nearest lit vertex (none when every vertex is in solid and there is no origin).
     if solid.iter().any(|&s| !s) || placement.lighting_origin.is_some() {
-        for (i, &(bad, normal)) in placed.iter().enumerate() {
-            if !solid[i] {
+        let in_solid = InSolid {
+            placed: &placed,
+            solid: &solid,
+            lighting_origin: placement.lighting_origin,
+        };
+        in_solid.relight(&mut colors, lighter, shading, rays);
+    }
+    colors
+}
+
+/// A model's placed vertices and which lie in solid.
+struct InSolid<'a> {
+    placed: &'a [(Vec3, Vec3)],
+    solid: &'a [bool],
+    lighting_origin: Option<Vec3>,
+}
+
+impl InSolid<'_> {
+    /// Lights each vertex in solid from a point stepped out of solid toward the lighting
+    /// origin or the nearest vertex not in solid.
+    fn relight(
+        &self,
+        colors: &mut [Vec3],
+        lighter: &VertexLighter<'_>,
+        shading: &PropShading<'_>,
+        rays: &mut u64,
+    ) {
+        let tree = &lighter.world.tree;
+        for (i, &(bad, normal)) in self.placed.iter().enumerate() {
+            if !self.solid[i] {
                 continue;
             }
-            let toward = placement
+            let toward = self
                 .lighting_origin
-                .unwrap_or_else(|| nearest_lit(&placed, &solid, bad));
+                .unwrap_or_else(|| nearest_lit(self.placed, self.solid, bad));
             let best = step_out_of_solid(tree, toward, bad);
             colors[i] = lighter.light(shading, best, normal, rays);
         }
     }
-    colors
 }
 
 /// The vertex not in solid nearest to `bad` (`bad` itself when there is none).
