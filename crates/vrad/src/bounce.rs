@@ -71,24 +71,34 @@ fn trace_patches(world: &World, face: usize, options: &Options, rays: &mut u64) 
             let seed = (face as u64) << 32 ^ ((yi as u64) << 16) ^ xi as u64;
             let bases = g.bumped.then(|| bump_normals(g.texture_vecs, normal));
             for dir in cosine_dirs(normal, count, seed) {
-                let bump = bases.map_or([0.0; 3], |b| {
-                    let flat = dir.dot(normal).max(1e-4);
-                    b.map(|bi| dir.dot(bi).max(0.0) / flat)
-                });
+                let bump = bases.map_or([0.0; 3], |b| bump_weights(b, dir, normal));
                 *rays += 1;
-                let hit = gather_hit(world, face, pos, dir, rays);
-                p.hits.push(match hit {
-                    Some((face, st)) => HitRef { face, st, bump },
-                    None => HitRef {
-                        face: NO_HIT,
-                        st: Vec2::ZERO,
-                        bump,
-                    },
-                });
+                p.hits.push(gather_ray(world, face, pos, dir, bump, rays));
             }
         }
     }
     p
+}
+
+/// How much a ray along `dir` counts for each bump basis `bases`, relative to the flat
+/// `normal` (`max(0, d·bᵢ) / d·n`).
+#[inline]
+fn bump_weights(bases: [Vec3; 3], dir: Vec3, normal: Vec3) -> [f32; 3] {
+    let flat = dir.dot(normal).max(1e-4);
+    bases.map(|bi| dir.dot(bi).max(0.0) / flat)
+}
+
+/// What a gather ray from `pos` along `dir` records ([`NO_HIT`] when it brings no light).
+#[inline]
+fn gather_ray(world: &World, face: usize, pos: Vec3, dir: Vec3, bump: [f32; 3], rays: &mut u64) -> HitRef {
+    match gather_hit(world, face, pos, dir, rays) {
+        Some((face, st)) => HitRef { face, st, bump },
+        None => HitRef {
+            face: NO_HIT,
+            st: Vec2::ZERO,
+            bump,
+        },
+    }
 }
 
 /// The face and luxel-space point a gather ray from `pos` brings light from: none for sky,
@@ -238,22 +248,13 @@ fn iterate(
     rays: usize,
     progress: &dyn Progress,
 ) -> Bounced {
-    // What one luxel's light counts for in VRAD's stopping rule, which sums over patches: a
-    // patch spans 4 × 4 luxels of a brush face, 8 × 8 of a displacement (`dispchop`).
-    let patch_share: Vec<f32> = world
-        .faces
-        .iter()
-        .map(|g| if g.is_displacement { 1.0 / 64.0 } else { 1.0 / 16.0 })
-        .collect();
+    let patch_share = patch_shares(world);
     let mut indirect: Vec<Vec<Vec3>> = direct.iter().map(|d| vec![Vec3::ZERO; d.len()]).collect();
     let mut done = 0;
     let mut last_exitant = Vec::new();
     for _ in 0..max_bounces {
         let exitant = exitant_light(world, direct, &indirect);
-        let next: Vec<Vec<Vec3>> = (0..world.faces.len())
-            .into_par_iter()
-            .map(|i| gather_face(world, i, &patches[i], &exitant, rays, None))
-            .collect();
+        let next = gather_all(world, patches, &exitant, rays);
         let added = added_light(&next, &indirect, &patch_share);
         indirect = next;
         last_exitant = exitant;
@@ -271,6 +272,26 @@ fn iterate(
         last_exitant,
         done,
     }
+}
+
+/// Per face, what one luxel's light counts for in VRAD's stopping rule, which sums over
+/// patches: a patch spans 4 × 4 luxels of a brush face, 8 × 8 of a displacement
+/// (`dispchop`).
+fn patch_shares(world: &World) -> Vec<f32> {
+    world
+        .faces
+        .iter()
+        .map(|g| if g.is_displacement { 1.0 / 64.0 } else { 1.0 / 16.0 })
+        .collect()
+}
+
+/// One bounce: the light arriving at every luxel of every face from what `exitant` says
+/// leaves each luxel.
+fn gather_all(world: &World, patches: &[FacePatches], exitant: &[Vec<Vec3>], rays: usize) -> Vec<Vec<Vec3>> {
+    (0..world.faces.len())
+        .into_par_iter()
+        .map(|i| gather_face(world, i, &patches[i], exitant, rays, None))
+        .collect()
 }
 
 /// Light leaving each luxel: reflectivity × (direct + indirect so far).

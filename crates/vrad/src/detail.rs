@@ -21,6 +21,7 @@ use srcmap_trace::{Hit, Tracer};
 
 use crate::color::{decode, encode};
 use crate::direct::{Shadows, gather};
+use crate::faces::FaceGeom;
 use crate::lights::{Light, LightKind, Range};
 use crate::props::{ModelSource, angle_matrix};
 use crate::sampling::sphere_directions;
@@ -88,37 +89,46 @@ impl WrittenLightmap {
     }
 }
 
+/// Per face, its lightmap as written for LDR or HDR (`hdr`); `None` for unlit faces.
 pub(crate) fn written_lightmaps(bsp: &Bsp, world: &World, hdr: bool) -> Vec<Option<WrittenLightmap>> {
     world
         .faces
         .iter()
         .enumerate()
         .map(|(i, g)| {
-            if !g.lit {
-                return None;
-            }
-            // As `Bsp::face_lighting`: HDR faces when the map has them.
-            let faces = if hdr && !bsp.faces_hdr.is_empty() {
-                &bsp.faces_hdr
+            if g.lit {
+                WrittenLightmap::read(bsp, i, g, hdr)
             } else {
-                &bsp.faces
-            };
-            let face = faces.get(i)?;
-            let lit = bsp.face_lighting(i, hdr)?;
-            let luxels = g.width * g.height;
-            Some(WrittenLightmap {
-                styles: face.styles.iter().copied().take_while(|&s| s != 255).collect(),
-                averages: lit.averages.iter().map(|&c| decode(c)).collect(),
-                samples: lit
-                    .styles
-                    .iter()
-                    .map(|s| s.iter().take(luxels).map(|&c| decode(c)).collect())
-                    .collect(),
-                width: g.width,
-                height: g.height,
-            })
+                None
+            }
         })
         .collect()
+}
+
+impl WrittenLightmap {
+    /// Face `i`'s lightmap as written (as `Bsp::face_lighting`: HDR faces when the map has
+    /// them).
+    fn read(bsp: &Bsp, i: usize, g: &FaceGeom, hdr: bool) -> Option<WrittenLightmap> {
+        let faces = if hdr && !bsp.faces_hdr.is_empty() {
+            &bsp.faces_hdr
+        } else {
+            &bsp.faces
+        };
+        let face = faces.get(i)?;
+        let lit = bsp.face_lighting(i, hdr)?;
+        let luxels = g.width * g.height;
+        Some(WrittenLightmap {
+            styles: face.styles.iter().copied().take_while(|&s| s != 255).collect(),
+            averages: lit.averages.iter().map(|&c| decode(c)).collect(),
+            samples: lit
+                .styles
+                .iter()
+                .map(|s| s.iter().take(luxels).map(|&c| decode(c)).collect())
+                .collect(),
+            width: g.width,
+            height: g.height,
+        })
+    }
 }
 
 /// Lights every detail prop of `bsp` for `range` from the lightmaps just written
@@ -143,18 +153,7 @@ pub(crate) fn light_detail_props(
     let centres = model_centres(&detail, models);
     let dirs = sphere_directions(AMBIENT_RAYS);
     let lighter = DetailLighter::new(world, lights, lightmaps, &centres, &detail, &dirs);
-    let per_prop: Vec<[Vec3; MAX_LIGHTSTYLES]> = detail
-        .objects
-        .par_iter()
-        .map(|o| {
-            let mut rays = 0u64;
-            let color = lighter.light(o, &mut rays);
-            if color.is_some() {
-                counters.add_rays(rays);
-            }
-            color.unwrap_or([Vec3::ZERO; MAX_LIGHTSTYLES])
-        })
-        .collect();
+    let per_prop = lighter.light_all(counters);
     let mut objects = detail.objects;
     let entries = style_entries(&mut objects, &per_prop);
     let result = DetailLighting {
@@ -238,6 +237,22 @@ impl<'a> DetailLighter<'a> {
         // VRAD moves the centre by x forward, y to the left (minus right) and z up.
         let centre = Vec3::from(o.origin) + rot.col(0) * offset.x + rot.col(1) * offset.y + up * offset.z;
         (centre, up)
+    }
+
+    /// Per prop, per style: its light (zero where it is not finite).
+    fn light_all(&self, counters: &Counters) -> Vec<[Vec3; MAX_LIGHTSTYLES]> {
+        self.detail
+            .objects
+            .par_iter()
+            .map(|o| {
+                let mut rays = 0u64;
+                let color = self.light(o, &mut rays);
+                if color.is_some() {
+                    counters.add_rays(rays);
+                }
+                color.unwrap_or([Vec3::ZERO; MAX_LIGHTSTYLES])
+            })
+            .collect()
     }
 
     /// Per style, the prop's direct plus averaged ambient light; `None` (unlit, no rays

@@ -288,28 +288,11 @@ pub(crate) fn direct_lighting(
     progress: &dyn Progress,
     counters: &Counters,
 ) -> Vec<Vec<FaceLight>> {
-    let Some(lights) = ranges.first() else {
+    if ranges.is_empty() {
         return Vec::new();
-    };
+    }
     let sky_dirs = sphere_directions(options.sky_samples());
-    let shadows = face_shadows(world, &sky_dirs);
-    let light_clusters = light_clusters(world, lights);
-    let sky_table = lights
-        .iter()
-        .find(|l| l.kind == LightKind::SkyAmbient)
-        .map(|sky_light| SkyTable::trace(world, sky_light, &shadows));
-    let direct = DirectLight {
-        world,
-        ranges,
-        light_clusters,
-        shadows,
-        sky_table,
-        counters,
-        // As VRAD (`do_extra`, on unless -fast): luxels on a sharp change are re-lit from
-        // sub-samples. It matters most beside texture lights, whose cos/d² spikes on the nearest
-        // luxels (measurements in docs/vrad-measurements.md).
-        supersample: options.quality != crate::Quality::Fast,
-    };
+    let direct = DirectLight::new(world, ranges, options, counters, &sky_dirs);
     progress.start(
         "direct light",
         world.faces.len() as u64,
@@ -447,7 +430,34 @@ impl<'f> FaceWork<'f> {
     }
 }
 
-impl DirectLight<'_> {
+impl<'a> DirectLight<'a> {
+    fn new(
+        world: &'a World,
+        ranges: &'a [&'a [Light]],
+        options: &Options,
+        counters: &'a Counters,
+        sky_dirs: &'a [Vec3],
+    ) -> Self {
+        let lights = ranges[0];
+        let shadows = face_shadows(world, sky_dirs);
+        let sky_table = lights
+            .iter()
+            .find(|l| l.kind == LightKind::SkyAmbient)
+            .map(|sky_light| SkyTable::trace(world, sky_light, &shadows));
+        DirectLight {
+            world,
+            ranges,
+            light_clusters: light_clusters(world, lights),
+            shadows,
+            sky_table,
+            counters,
+            // As VRAD (`do_extra`, on unless -fast): luxels on a sharp change are re-lit from
+            // sub-samples. It matters most beside texture lights, whose cos/d² spikes on the
+            // nearest luxels (measurements in docs/vrad-measurements.md).
+            supersample: options.quality != crate::Quality::Fast,
+        }
+    }
+
     /// Every light at every luxel of face `index`, displacement samples blended, edges
     /// supersampled; one [`FaceLight`] per range.
     fn light_face(&self, index: usize) -> Vec<FaceLight> {
@@ -491,14 +501,7 @@ impl DirectLight<'_> {
             }
             let reached = match &sky_ambient {
                 Some(sky) => sky[l].map(|a| amounts = a).is_some(),
-                None => gather(
-                    &self.shadows,
-                    light,
-                    work.samples.pos[l],
-                    &work.normals[l][..bump_count],
-                    &mut work.rays,
-                    &mut amounts,
-                ),
+                None => self.gather_at(work, light, l, &mut amounts),
             };
             if !reached {
                 continue;
@@ -517,6 +520,20 @@ impl DirectLight<'_> {
             );
         }
         sky_ambient
+    }
+
+    /// [`gather`] at luxel `l` of the face.
+    #[inline]
+    fn gather_at(&self, work: &mut FaceWork<'_>, light: &Light, l: usize, amounts: &mut [f32; 4]) -> bool {
+        let normals = &work.normals[l][..work.bump_count];
+        gather(
+            &self.shadows,
+            light,
+            work.samples.pos[l],
+            normals,
+            &mut work.rays,
+            amounts,
+        )
     }
 }
 
@@ -999,12 +1016,24 @@ impl DirectLight<'_> {
                 continue;
             }
             let weight = if sky_ambient { OFFSETS.len() as f32 } else { 1.0 };
-            let at = slot * work.bump_count;
-            for (r, range) in self.ranges.iter().enumerate() {
-                let intensity = range.get(li).map_or(Vec3::ZERO, |l| l.intensity) * weight;
-                for (b, amount) in amounts.iter().enumerate().take(work.bump_count) {
-                    acc[r][at + b] += intensity * *amount;
-                }
+            self.accumulate(
+                acc,
+                li,
+                weight,
+                slot * work.bump_count,
+                &amounts[..work.bump_count],
+            );
+        }
+    }
+
+    /// Adds light `li`'s `amounts` (per bump basis) × its intensity in each range ×
+    /// `weight` into `acc` from `at` on.
+    #[inline]
+    fn accumulate(&self, acc: &mut [Vec<Vec3>], li: usize, weight: f32, at: usize, amounts: &[f32]) {
+        for (r, range) in self.ranges.iter().enumerate() {
+            let intensity = range.get(li).map_or(Vec3::ZERO, |l| l.intensity) * weight;
+            for (b, amount) in amounts.iter().enumerate() {
+                acc[r][at + b] += intensity * *amount;
             }
         }
     }

@@ -210,6 +210,13 @@ pub fn occluders_with(
     }
     let placed = add_prop_triangles(props, &mut builder);
     let mut out = Occluders::new(builder.build());
+    add_textured(&mut out, props, &placed);
+    out
+}
+
+/// The props' textured triangles as the occluders' see-through triangles, at the places
+/// `placed` gives.
+fn add_textured(out: &mut Occluders, props: &crate::props::PropShadows, placed: &[Option<u32>]) {
     for (i, (uv, texture)) in &props.textured {
         if let (Some(Some(at)), Some((points, _))) = (placed.get(*i), props.triangles.get(*i)) {
             let triangle = AlphaTriangle {
@@ -220,7 +227,6 @@ pub fn occluders_with(
             out.alpha.insert(*at, triangle);
         }
     }
-    out
 }
 
 /// The brushes of brush entities flagged `vrad_brush_cast_shadows` (but those `skip`
