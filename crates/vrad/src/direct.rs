@@ -417,6 +417,38 @@ impl<'f> FaceWork<'f> {
         }
     }
 
+    /// The slot of light style `style` among the face's styles, added with zeroed samples
+    /// in every range's output when new; `None` when the face already holds VRAD's most.
+    fn style_slot(&mut self, style: u8) -> Option<usize> {
+        if let Some(slot) = self.styles.iter().position(|&s| s == style) {
+            return Some(slot);
+        }
+        if self.styles.len() >= MAX_STYLES {
+            return None;
+        }
+        self.styles.push(style);
+        let len = self.luxels * self.bump_count;
+        for r in self.out.iter_mut() {
+            r.push(vec![Vec3::ZERO; len]);
+        }
+        Some(self.styles.len() - 1)
+    }
+
+    /// Adds a light's `amounts` (flat, then each bump basis) times its intensity in each
+    /// range to luxel `l` of style `slot`; nothing when the flat normal faces away (nor then
+    /// to the bump bases).
+    #[inline]
+    fn add_light(&mut self, slot: usize, l: usize, intensities: &[Vec3], amounts: &[f32]) {
+        if amounts[0] > 0.0 {
+            for (range_out, intensity) in self.out.iter_mut().zip(intensities) {
+                let style_out = &mut range_out[slot];
+                for (b, amount) in amounts.iter().enumerate() {
+                    style_out[b * self.luxels + l] += *intensity * *amount;
+                }
+            }
+        }
+    }
+
     /// The face's light, one per range.
     fn into_face_lights(self) -> Vec<FaceLight> {
         let styles = self.styles;
@@ -494,8 +526,8 @@ impl<'a> DirectLight<'a> {
         let sky_ambient =
             (light.kind == LightKind::SkyAmbient).then(|| self.face_sky_ambient(work, &reachable));
         let mut amounts = [0.0f32; 4];
-        let (luxels, bump_count) = (work.luxels, work.bump_count);
-        for l in 0..luxels {
+        let bump_count = work.bump_count;
+        for l in 0..work.luxels {
             if !reachable[l] {
                 continue;
             }
@@ -506,18 +538,10 @@ impl<'a> DirectLight<'a> {
             if !reached {
                 continue;
             }
-            let Some(slot) = style_slot(&mut work.styles, &mut work.out, light.style, luxels * bump_count)
-            else {
+            let Some(slot) = work.style_slot(light.style) else {
                 break;
             };
-            add_luxel_light(
-                &mut work.out,
-                slot,
-                l,
-                luxels,
-                intensities,
-                &amounts[..bump_count],
-            );
+            work.add_light(slot, l, intensities, &amounts[..bump_count]);
         }
         sky_ambient
     }
@@ -534,27 +558,6 @@ impl<'a> DirectLight<'a> {
             &mut work.rays,
             amounts,
         )
-    }
-}
-
-/// Adds a light's `amounts` (flat, then each bump basis) times its intensity in each range
-/// to luxel `l` of style `slot`; nothing when the flat normal faces away (nor then to the
-/// bump bases).
-fn add_luxel_light(
-    out: &mut [Vec<Vec<Vec3>>],
-    slot: usize,
-    l: usize,
-    luxels: usize,
-    intensities: &[Vec3],
-    amounts: &[f32],
-) {
-    if amounts[0] > 0.0 {
-        for (range_out, intensity) in out.iter_mut().zip(intensities) {
-            let style_out = &mut range_out[slot];
-            for (b, amount) in amounts.iter().enumerate() {
-                style_out[b * luxels + l] += *intensity * *amount;
-            }
-        }
     }
 }
 
@@ -629,23 +632,6 @@ fn sample_normals(face: &FaceGeom, n: Vec3) -> [Vec3; 4] {
         out[1..4].copy_from_slice(&bump_normals(face.texture_vecs, n));
     }
     out
-}
-
-/// The slot of light style `style` among a face's styles, added with zeroed samples (`len`
-/// per slot) in every range's output when new; `None` when the face already holds VRAD's
-/// most.
-fn style_slot(styles: &mut Vec<u8>, out: &mut [Vec<Vec<Vec3>>], style: u8, len: usize) -> Option<usize> {
-    if let Some(slot) = styles.iter().position(|&s| s == style) {
-        return Some(slot);
-    }
-    if styles.len() >= MAX_STYLES {
-        return None;
-    }
-    styles.push(style);
-    for r in out.iter_mut() {
-        r.push(vec![Vec3::ZERO; len]);
-    }
-    Some(styles.len() - 1)
 }
 
 /// The sky ambient of every luxel with `reachable` set (`None`: none arrives), as [`gather`]
@@ -930,6 +916,21 @@ struct SubSample {
     normals: [Vec3; 4],
 }
 
+impl SubSample {
+    /// [`gather`] at the sub-sample.
+    #[inline]
+    fn gather(
+        &self,
+        shadows: &Shadows<'_>,
+        light: &Light,
+        bump_count: usize,
+        rays: &mut u64,
+        out: &mut [f32; 4],
+    ) -> bool {
+        gather(shadows, light, self.pos, &self.normals[..bump_count], rays, out)
+    }
+}
+
 impl DirectLight<'_> {
     /// Re-lights luxels on a sharp change (shadow edges, light cones) as the mean of four
     /// samples a quarter luxel around the centre, like VRAD's supersampling (not with
@@ -993,7 +994,7 @@ impl DirectLight<'_> {
         acc: &mut [Vec<Vec3>],
         rays: &mut u64,
     ) {
-        let mut amounts = [0.0f32; 4];
+        let (mut amounts, bump_count) = ([0.0f32; 4], work.bump_count);
         for (li, (light, &light_cluster)) in self.ranges[0].iter().zip(&self.light_clusters).enumerate() {
             let Some(slot) = work.styles.iter().position(|&st| st == light.style) else {
                 continue;
@@ -1003,26 +1004,14 @@ impl DirectLight<'_> {
                 sub.k == 0 && centre_sky(sky_ambients, li, l).map(|a| amounts = a).is_some()
             } else {
                 self.world.sees(light, light_cluster, sub.cluster)
-                    && gather(
-                        &self.shadows,
-                        light,
-                        sub.pos,
-                        &sub.normals[..work.bump_count],
-                        rays,
-                        &mut amounts,
-                    )
+                    && sub.gather(&self.shadows, light, bump_count, rays, &mut amounts)
             };
             if !reached || amounts[0] <= 0.0 {
                 continue;
             }
             let weight = if sky_ambient { OFFSETS.len() as f32 } else { 1.0 };
-            self.accumulate(
-                acc,
-                li,
-                weight,
-                slot * work.bump_count,
-                &amounts[..work.bump_count],
-            );
+            let at = slot * bump_count;
+            self.accumulate(acc, li, weight, at, &amounts[..bump_count]);
         }
     }
 

@@ -149,20 +149,19 @@ fn build_face(bsp: &Bsp, face: &Face, origin: Vec3) -> FaceGeom {
         return unlit(points, normal, SurfaceFlags::EMPTY);
     };
     let flags = SurfaceFlags::from_record(tex.flags);
-    // Valve's largest lightmaps are 128 luxels (displacements); anything far beyond is a
-    // damaged file, not worth allocating for.
-    let size_ok = |v: i32| (0..=MAX_LIGHTMAP_EXTENT).contains(&v);
-    if flags.intersects(TEX_SPECIAL)
-        || points.len() < 3
-        || !size_ok(face.lightmap_size[0])
-        || !size_ok(face.lightmap_size[1])
-    {
+    if flags.intersects(TEX_SPECIAL) || points.len() < 3 || !lightmap_size_ok(face.lightmap_size) {
         return unlit(points, normal, flags);
     }
     let Some(space) = LuxelSpace::solve(tex, normal, dist, origin, face.lightmap_mins) else {
         return unlit(points, normal, flags);
     };
     lit_face(bsp, face, tex, points, normal, space)
+}
+
+/// Whether lightmap extents are in range. Valve's largest lightmaps are 128 luxels
+/// (displacements); anything far beyond is a damaged file, not worth allocating for.
+fn lightmap_size_ok(size: [i32; 2]) -> bool {
+    size.iter().all(|v| (0..=MAX_LIGHTMAP_EXTENT).contains(v))
 }
 
 /// A face's mapping between world and luxel space.
@@ -219,12 +218,6 @@ fn lit_face(
     space: LuxelSpace,
 ) -> FaceGeom {
     let flags = SurfaceFlags::from_record(tex.flags);
-    let reflectivity = usize::try_from(tex.texdata)
-        .ok()
-        .and_then(|d| bsp.texdata.get(d))
-        .map(|d| Vec3::from(d.reflectivity))
-        .filter(|r| r.is_finite())
-        .unwrap_or(Vec3::splat(0.5));
     let mut g = FaceGeom {
         points,
         normal,
@@ -239,14 +232,21 @@ fn lit_face(
         luxel_origin: space.origin,
         luxel_axes: space.axes,
         luxel_poly: Vec::new(),
-        reflectivity,
-        texture_vecs: [
-            Vec3::from_slice(&tex.texture_vecs[0][..3]),
-            Vec3::from_slice(&tex.texture_vecs[1][..3]),
-        ],
+        reflectivity: reflectivity(bsp, tex),
+        texture_vecs: tex.texture_vecs.map(|v| Vec3::from_slice(&v[..3])),
     };
     g.luxel_poly = g.points.iter().map(|&p| g.world_to_luxel(p)).collect();
     g
+}
+
+/// The reflectivity of a texinfo's texdata (0.5 grey when it has none, or not finite).
+fn reflectivity(bsp: &Bsp, tex: &TexInfo) -> Vec3 {
+    usize::try_from(tex.texdata)
+        .ok()
+        .and_then(|d| bsp.texdata.get(d))
+        .map(|d| Vec3::from(d.reflectivity))
+        .filter(|r| r.is_finite())
+        .unwrap_or(Vec3::splat(0.5))
 }
 
 /// The point of a convex polygon nearest to `p` (itself when inside). Works for either winding.

@@ -356,15 +356,22 @@ pub(crate) fn light_prop_vertices(
         .enumerate()
         .map(|(index, prop)| props.light(index, prop))
         .collect();
-    for (prop, (vhv, ppl)) in sp.props.iter().zip(results) {
-        match vhv {
-            Some(file) => out.files.push(file),
-            None if prop.flags_in(sp.layout) & NO_PER_VERTEX_LIGHTING != 0 => out.disabled += 1,
-            None => out.without_model += 1,
-        }
-        out.texel_files.extend(ppl);
+    for (prop, files) in sp.props.iter().zip(results) {
+        out.add(prop.flags_in(sp.layout), files);
     }
     out
+}
+
+impl VertexLighting {
+    /// Adds one prop's files (its flags `flags`), or counts why it has no `.vhv`.
+    fn add(&mut self, flags: u32, (vhv, ppl): PropFiles) {
+        match vhv {
+            Some(file) => self.files.push(file),
+            None if flags & NO_PER_VERTEX_LIGHTING != 0 => self.disabled += 1,
+            None => self.without_model += 1,
+        }
+        self.texel_files.extend(ppl);
+    }
 }
 
 /// One prop's `.vhv` and `.ppl` files (pakfile name, bytes), each when asked for.
@@ -389,12 +396,7 @@ impl PropLighter<'_> {
     /// The files of prop `index`: none when its model is missing or it asks for neither.
     fn light(&self, index: usize, prop: &StaticProp) -> PropFiles {
         let flags = prop.flags_in(self.layout);
-        let with_vertices = flags & NO_PER_VERTEX_LIGHTING == 0;
-        // Source 2013's layout alone has a lightmap resolution and the flag to test.
-        let with_texels = self.texels
-            && self.layout == StaticPropLayout::Lightmapped
-            && flags & NO_PER_TEXEL_LIGHTING == 0
-            && prop.lightmap_res.iter().all(|&r| r > 0);
+        let (with_vertices, with_texels) = self.wanted(prop, flags);
         let Some(files) = self
             .models
             .get(&prop.prop_type)
@@ -422,6 +424,17 @@ impl PropLighter<'_> {
         let ppl = with_texels.then(|| self.ppl(index, prop.lightmap_res, &lit, &mut rays));
         self.counters.add_rays(rays);
         (vhv, ppl)
+    }
+
+    /// Whether a prop with `flags` gets its vertices lit, and its texels.
+    fn wanted(&self, prop: &StaticProp, flags: u32) -> (bool, bool) {
+        let with_vertices = flags & NO_PER_VERTEX_LIGHTING == 0;
+        // Source 2013's layout alone has a lightmap resolution and the flag to test.
+        let with_texels = self.texels
+            && self.layout == StaticPropLayout::Lightmapped
+            && flags & NO_PER_TEXEL_LIGHTING == 0
+            && prop.lightmap_res.iter().all(|&r| r > 0);
+        (with_vertices, with_texels)
     }
 
     /// Prop `index`'s `.vhv` file.
