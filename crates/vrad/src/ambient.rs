@@ -6,7 +6,6 @@
 //! skips them as world lights).
 
 use glam::Vec3;
-use rayon::prelude::*;
 use srcmap_bsp::Bsp;
 use srcmap_bsp::flags::Contents;
 use srcmap_trace::{Hit, Tracer};
@@ -15,6 +14,7 @@ use crate::lights::{Light, LightKind};
 use crate::sampling::sphere_directions;
 use crate::scene::{MAX_TRACE, SKY};
 use crate::tree::Tree;
+use crate::world::par_map_steps;
 use crate::{Counters, FaceLight, Options, Progress, Quality, World};
 
 /// One ambient sample: the cube (linear, 0-1 scale as the engine reads it) and its position
@@ -88,33 +88,16 @@ pub(crate) fn leaf_ambient(
         Quality::Normal => 162,
         Quality::Final => 324,
     });
-    let sampler = CubeSampler {
-        world,
-        facelights,
-        dirs: &dirs,
-        sky: lights
-            .iter()
-            .find(|l| l.kind == LightKind::SkyAmbient)
-            .map_or(Vec3::ZERO, |l| l.intensity / 255.0),
-        cube_lights: lights.iter().filter(|l| in_ambient_cube(l)).collect(),
-        quality: options.quality,
-    };
+    let sampler = CubeSampler::new(world, facelights, lights, &dirs, options.quality);
     // Leaves of the world model only (the tree under model 0).
-    progress.start(
+    let leaves = bsp.leafs.len();
+    par_map_steps(
+        progress,
         "ambient cubes",
-        bsp.leafs.len() as u64,
         srcmap_stage::Unit::Leaves,
-    );
-    let out = (0..bsp.leafs.len())
-        .into_par_iter()
-        .map(|leaf| {
-            let cubes = sampler.leaf(bsp, leaf, counters);
-            progress.advance(1);
-            cubes
-        })
-        .collect();
-    progress.finish();
-    out
+        leaves,
+        |leaf| sampler.leaf(bsp, leaf, counters),
+    )
 }
 
 /// What sampling a leaf's ambient cubes reads.
@@ -130,7 +113,27 @@ struct CubeSampler<'a> {
     quality: Quality,
 }
 
-impl CubeSampler<'_> {
+impl<'a> CubeSampler<'a> {
+    fn new(
+        world: &'a World,
+        facelights: &'a [FaceLight],
+        lights: &'a [Light],
+        dirs: &'a [Vec3],
+        quality: Quality,
+    ) -> Self {
+        CubeSampler {
+            world,
+            facelights,
+            dirs,
+            sky: lights
+                .iter()
+                .find(|l| l.kind == LightKind::SkyAmbient)
+                .map_or(Vec3::ZERO, |l| l.intensity / 255.0),
+            cube_lights: lights.iter().filter(|l| in_ambient_cube(l)).collect(),
+            quality,
+        }
+    }
+
     /// The cubes of `leaf`: none in solid or outside every cluster.
     fn leaf(&self, bsp: &Bsp, leaf: usize, counters: &Counters) -> LeafCubes {
         let l = &bsp.leafs[leaf];

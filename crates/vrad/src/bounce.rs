@@ -18,6 +18,7 @@ use crate::faces::bump_normals;
 use crate::samples::sample_point;
 use crate::sampling::cosine_dirs;
 use crate::scene::MAX_TRACE;
+use crate::world::par_map_steps;
 use crate::{Counters, FaceLight, Options, Progress, World};
 
 /// A ray that hit nothing useful (sky, a back face, an unlit face, nothing).
@@ -162,23 +163,17 @@ pub(crate) fn trace(
     if options.bounces == 0 {
         return Vec::new();
     }
-    progress.start("bounce rays", world.faces.len() as u64, srcmap_stage::Unit::Faces);
-    let patches: Vec<FacePatches> = (0..world.faces.len())
-        .into_par_iter()
-        .map(|i| {
-            let mut rays = 0;
-            let p = if world.faces[i].lit && facelights.get(i).is_some_and(|f| !f.samples.is_empty()) {
-                trace_patches(world, i, options, &mut rays)
-            } else {
-                FacePatches::default()
-            };
-            counters.add_rays(rays);
-            progress.advance(1);
-            p
-        })
-        .collect();
-    progress.finish();
-    patches
+    let faces = world.faces.len();
+    par_map_steps(progress, "bounce rays", srcmap_stage::Unit::Faces, faces, |i| {
+        let mut rays = 0;
+        let p = if world.faces[i].lit && facelights.get(i).is_some_and(|f| !f.samples.is_empty()) {
+            trace_patches(world, i, options, &mut rays)
+        } else {
+            FacePatches::default()
+        };
+        counters.add_rays(rays);
+        p
+    })
 }
 
 /// Adds bounced light to style 0 of every lit face, from the rays [`trace`] recorded.
@@ -239,7 +234,9 @@ struct Bounced {
 }
 
 /// Bounces light from `direct` until a bounce adds less than VRAD's one unit, or
-/// `max_bounces` are done.
+/// `max_bounces` are done. VRAD's rule: stop once a bounce adds less than one unit of light
+/// per channel, summed over every patch. An absolute threshold, so a dim map still gets the
+/// second and later bounces that light what the first could not reach.
 fn iterate(
     world: &World,
     patches: &[FacePatches],
@@ -249,29 +246,24 @@ fn iterate(
     progress: &dyn Progress,
 ) -> Bounced {
     let patch_share = patch_shares(world);
-    let mut indirect: Vec<Vec<Vec3>> = direct.iter().map(|d| vec![Vec3::ZERO; d.len()]).collect();
-    let mut done = 0;
-    let mut last_exitant = Vec::new();
+    let mut bounced = Bounced {
+        indirect: direct.iter().map(|d| vec![Vec3::ZERO; d.len()]).collect(),
+        last_exitant: Vec::new(),
+        done: 0,
+    };
     for _ in 0..max_bounces {
-        let exitant = exitant_light(world, direct, &indirect);
+        let exitant = exitant_light(world, direct, &bounced.indirect);
         let next = gather_all(world, patches, &exitant, rays);
-        let added = added_light(&next, &indirect, &patch_share);
-        indirect = next;
-        last_exitant = exitant;
-        done += 1;
+        let added = added_light(&next, &bounced.indirect, &patch_share);
+        bounced.indirect = next;
+        bounced.last_exitant = exitant;
+        bounced.done += 1;
         progress.advance(1);
-        // VRAD's rule: stop once a bounce adds less than one unit of light per channel, summed
-        // over every patch. An absolute threshold, so a dim map still gets the second and
-        // later bounces that light what the first could not reach.
         if added.max_element() < 1.0 {
             break;
         }
     }
-    Bounced {
-        indirect,
-        last_exitant,
-        done,
-    }
+    bounced
 }
 
 /// Per face, what one luxel's light counts for in VRAD's stopping rule, which sums over

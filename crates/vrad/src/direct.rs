@@ -12,6 +12,7 @@ use crate::samples::{FaceSamples, disp_uv, sample_point};
 use crate::sampling::sphere_directions;
 use crate::scene::{MAX_TRACE, SKY};
 use crate::sky::{Sky3d, before_sky, reaches_sky};
+use crate::world::par_map_steps;
 use crate::{Counters, FaceLight, Options, Progress, World};
 
 /// How far short of a texture-light patch its shadow rays stop (the patch sits on a brush
@@ -293,26 +294,14 @@ pub(crate) fn direct_lighting(
     }
     let sky_dirs = sphere_directions(options.sky_samples());
     let direct = DirectLight::new(world, ranges, options, counters, &sky_dirs);
-    progress.start(
-        "direct light",
-        world.faces.len() as u64,
-        srcmap_stage::Unit::Faces,
-    );
-    let per_face: Vec<Vec<FaceLight>> = world
-        .faces
-        .par_iter()
-        .enumerate()
-        .map(|(i, face)| {
-            let fl = if face.lit {
-                direct.light_face(i)
-            } else {
-                vec![FaceLight::default(); ranges.len()]
-            };
-            progress.advance(1);
-            fl
-        })
-        .collect();
-    progress.finish();
+    let faces = world.faces.len();
+    let per_face = par_map_steps(progress, "direct light", srcmap_stage::Unit::Faces, faces, |i| {
+        if world.faces[i].lit {
+            direct.light_face(i)
+        } else {
+            vec![FaceLight::default(); ranges.len()]
+        }
+    });
     by_range(per_face, ranges.len())
 }
 

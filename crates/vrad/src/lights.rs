@@ -320,29 +320,38 @@ pub fn parse_lights(entities: &[Entity], range: Range) -> (Vec<Light>, LightScan
         }
         let style = styles.style(e, class, &mut scan);
         match class {
-            "light" => {
-                let mut l = generic(e, index, entities, range, LightKind::Point, style);
-                set_falloff(e, &mut l);
-                lights.push(l);
+            "light" | "light_spot" => {
+                let spot = class == "light_spot";
+                lights.push(point_or_spot(e, spot, index, entities, range, style));
             }
-            "light_spot" => {
-                let mut l = generic(e, index, entities, range, LightKind::Spot, style);
-                set_cone(e, &mut l);
-                set_falloff(e, &mut l);
-                lights.push(l);
-            }
-            "light_environment" => {
-                // Only the first light_environment lights the map (as in VRAD).
-                if have_sun {
-                    continue;
-                }
+            // Only the first light_environment lights the map (as in VRAD).
+            "light_environment" if !have_sun => {
                 have_sun = true;
                 lights.extend(environment(e, index, entities, range));
             }
+            "light_environment" => {}
             other => scan.unsupported.push(other.to_string()),
         }
     }
     (lights, scan)
+}
+
+/// A `light`, or with `spot` a `light_spot` (one of 180° both ways is a point light).
+fn point_or_spot(
+    e: &Entity,
+    spot: bool,
+    index: usize,
+    entities: &[Entity],
+    range: Range,
+    style: u8,
+) -> Light {
+    let kind = if spot { LightKind::Spot } else { LightKind::Point };
+    let mut l = generic(e, index, entities, range, kind, style);
+    if spot {
+        set_cone(e, &mut l);
+    }
+    set_falloff(e, &mut l);
+    l
 }
 
 /// The styles given to named lights so far, per lower-cased targetname, and the next free.

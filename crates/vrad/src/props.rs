@@ -188,9 +188,23 @@ fn triangle_textures(files: &ModelFiles, source: &ModelSource) -> Vec<Option<Tri
     if textures.iter().all(Option::is_none) {
         return Vec::new();
     }
-    // Each mesh's vertex range in the .vvd and its material.
-    let ranges: Vec<(u32, u32, Option<&Arc<AlphaImage>>)> = mdl
-        .meshes()
+    let ranges = mesh_textures(mdl, &textures);
+    let uv = |i: u32| Vec2::from_array(files.vvd.vertices[i as usize].uv);
+    render_indices(files)
+        .iter()
+        .map(|t| {
+            let (_, _, texture) = ranges.iter().find(|(a, b, _)| (*a..*b).contains(&t[0]))?;
+            Some(([uv(t[0]), uv(t[1]), uv(t[2])], Arc::clone(texture.as_ref()?)))
+        })
+        .collect()
+}
+
+/// Each mesh's vertex range in the .vvd and its material's texture (of `textures`).
+fn mesh_textures<'t>(
+    mdl: &srcmap_model::Mdl,
+    textures: &'t [Option<Arc<AlphaImage>>],
+) -> Vec<(u32, u32, Option<&'t Arc<AlphaImage>>)> {
+    mdl.meshes()
         .map(|(model, mesh)| {
             let first = (model.first_vertex as u64 + mesh.vertex_offset as u64) as u32;
             let texture = usize::try_from(mesh.material)
@@ -198,14 +212,6 @@ fn triangle_textures(files: &ModelFiles, source: &ModelSource) -> Vec<Option<Tri
                 .and_then(|m| textures.get(m))
                 .and_then(Option::as_ref);
             (first, first.saturating_add(mesh.vertex_count), texture)
-        })
-        .collect();
-    let uv = |i: u32| Vec2::from_array(files.vvd.vertices[i as usize].uv);
-    render_indices(files)
-        .iter()
-        .map(|t| {
-            let (_, _, texture) = ranges.iter().find(|(a, b, _)| (*a..*b).contains(&t[0]))?;
-            Some(([uv(t[0]), uv(t[1]), uv(t[2])], Arc::clone(texture.as_ref()?)))
         })
         .collect()
 }
@@ -323,11 +329,18 @@ impl<'p> Hull<'p> {
             faces: Vec::new(),
             planes: Vec::new(),
         };
+        hull.set_tetrahedron([a, b, c, d]);
+        Some(hull)
+    }
+
+    /// The four faces of tetrahedron `[a, b, c, d]`, each turned away from its centre.
+    fn set_tetrahedron(&mut self, [a, b, c, d]: [usize; 4]) {
+        let pts = self.pts;
         let centre = (pts[a] + pts[b] + pts[c] + pts[d]) / 4.0;
-        hull.faces = [[a, b, c], [a, d, b], [b, d, c], [c, d, a]]
+        self.faces = [[a, b, c], [a, d, b], [b, d, c], [c, d, a]]
             .into_iter()
             .map(|f| {
-                let (n, dist) = hull.plane(f);
+                let (n, dist) = self.plane(f);
                 if n.dot(centre) > dist {
                     [f[0], f[2], f[1]]
                 } else {
@@ -335,8 +348,7 @@ impl<'p> Hull<'p> {
                 }
             })
             .collect();
-        hull.planes = hull.faces.iter().map(|&f| hull.plane(f)).collect();
-        Some(hull)
+        self.planes = self.faces.iter().map(|&f| self.plane(f)).collect();
     }
 
     /// The plane of face `f`: unit normal and distance.
@@ -405,21 +417,17 @@ pub fn prop_shadows(
     out.props = sp.props.len();
     let mut cache: HashMap<u16, Option<ModelShadow>> = HashMap::new();
     let mut missing: HashMap<String, usize> = HashMap::new();
+    let load = |name: &str| source.and_then(|s| load_model_shadow(name, s, polys, texture_shadows));
     for (index, prop) in sp.props.iter().enumerate() {
         if prop.flags_in(sp.layout) & NO_SHADOW != 0 {
             out.no_shadow += 1;
             continue;
         }
         let name = sp.models.get(prop.prop_type as usize).map_or("", String::as_str);
-        let shadow = cache
-            .entry(prop.prop_type)
-            .or_insert_with(|| source.and_then(|s| load_model_shadow(name, s, polys, texture_shadows)));
-        let Some(shadow) = shadow else {
-            *missing.entry(name.to_string()).or_default() += 1;
-            continue;
-        };
-        if !shadow.triangles.is_empty() {
-            out.add_caster(shadow, prop, index);
+        match cache.entry(prop.prop_type).or_insert_with(|| load(name)) {
+            None => *missing.entry(name.to_string()).or_default() += 1,
+            Some(shadow) if !shadow.triangles.is_empty() => out.add_caster(shadow, prop, index),
+            Some(_) => {}
         }
     }
     out.missing = missing.into_iter().collect();

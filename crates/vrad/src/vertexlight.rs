@@ -332,20 +332,15 @@ pub(crate) fn light_prop_vertices(
     source: Option<&ModelSource>,
     counters: &Counters,
 ) -> VertexLighting {
-    let mut out = VertexLighting::default();
     let Some(sp) = bsp.game_lumps.static_props() else {
-        return out;
+        return VertexLighting::default();
     };
     let sky_dirs = sphere_directions(SKY_RAYS);
     let props = PropLighter {
         lighter: VertexLighter::new(world, inputs, &sky_dirs),
         models: load_models(bsp, source),
         layout: sp.layout,
-        prefix: if inputs.range == Range::Hdr {
-            "sp_hdr_"
-        } else {
-            "sp_"
-        },
+        prefix: vhv_prefix(inputs.range),
         texels: inputs.texels,
         no_self_shadowing: inputs.no_self_shadowing,
         counters,
@@ -356,10 +351,16 @@ pub(crate) fn light_prop_vertices(
         .enumerate()
         .map(|(index, prop)| props.light(index, prop))
         .collect();
+    let mut out = VertexLighting::default();
     for (prop, files) in sp.props.iter().zip(results) {
         out.add(prop.flags_in(sp.layout), files);
     }
     out
+}
+
+/// The prefix of a range's `.vhv` names.
+fn vhv_prefix(range: Range) -> &'static str {
+    if range == Range::Hdr { "sp_hdr_" } else { "sp_" }
 }
 
 impl VertexLighting {
@@ -538,17 +539,7 @@ fn vertex_colors(
         .map(|v| placement.place(Vec3::from(v.position), Vec3::from(v.normal)))
         .collect();
     let solid: Vec<bool> = placed.iter().map(|(p, _)| tree.in_solid(*p)).collect();
-    let mut colors: Vec<Vec3> = placed
-        .iter()
-        .zip(&solid)
-        .map(|(&(p, n), &s)| {
-            if s {
-                Vec3::ZERO
-            } else {
-                lighter.light(shading, p, n, rays)
-            }
-        })
-        .collect();
+    let mut colors = light_outside_solid(&placed, &solid, lighter, shading, rays);
     // Vertices in solid: lit from a point stepped toward the lighting origin or the
     // nearest lit vertex (none when every vertex is in solid and there is no origin).
     if solid.iter().any(|&s| !s) || placement.lighting_origin.is_some() {
@@ -560,6 +551,27 @@ fn vertex_colors(
         in_solid.relight(&mut colors, lighter, shading, rays);
     }
     colors
+}
+
+/// The light of each placed vertex not in solid (zero in solid).
+fn light_outside_solid(
+    placed: &[(Vec3, Vec3)],
+    solid: &[bool],
+    lighter: &VertexLighter<'_>,
+    shading: &PropShading<'_>,
+    rays: &mut u64,
+) -> Vec<Vec3> {
+    placed
+        .iter()
+        .zip(solid)
+        .map(|(&(p, n), &s)| {
+            if s {
+                Vec3::ZERO
+            } else {
+                lighter.light(shading, p, n, rays)
+            }
+        })
+        .collect()
 }
 
 /// A model's placed vertices and which lie in solid.
