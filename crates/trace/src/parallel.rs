@@ -242,16 +242,7 @@ impl<'s> ParallelRays<'s> {
         if tris.is_empty() {
             return;
         }
-        // Per triangle: [min x, min y, max x, max y], [near, far], its shape.
-        let mut boxes = Vec::with_capacity(tris.len());
-        let (mut lo, mut hi) = ([f32::INFINITY; 2], [f32::NEG_INFINITY; 2]);
-        for t in tris {
-            let projected = Projected::new(t, self.frame.axes);
-            let b = projected.area;
-            lo = [lo[0].min(b[0]), lo[1].min(b[1])];
-            hi = [hi[0].max(b[2]), hi[1].max(b[3])];
-            boxes.push(projected);
-        }
+        let (boxes, lo, hi) = self.project_all();
         // Finest cells: a sixteenth of a triangle's share of the projected area each.
         let (width, height) = (hi[0] - lo[0], hi[1] - lo[1]);
         let fine = ((width * height) / (16.0 * tris.len() as f32)).sqrt().max(1.0);
@@ -270,6 +261,22 @@ impl<'s> ParallelRays<'s> {
         // early ends the other cells' walks early.
         self.levels.reverse();
         self.cell_start = count;
+    }
+
+    /// Every triangle projected (its padded box `[min x, min y, max x, max y]`, depths
+    /// `[near, far]` and shape), and the corners of all their boxes.
+    fn project_all(&self) -> (Vec<Projected>, [f32; 2], [f32; 2]) {
+        let tris = &self.scene.triangles;
+        let mut boxes = Vec::with_capacity(tris.len());
+        let (mut lo, mut hi) = ([f32::INFINITY; 2], [f32::NEG_INFINITY; 2]);
+        for t in tris {
+            let projected = Projected::new(t, self.frame.axes);
+            let b = projected.area;
+            lo = [lo[0].min(b[0]), lo[1].min(b[1])];
+            hi = [hi[0].max(b[2]), hi[1].max(b[3])];
+            boxes.push(projected);
+        }
+        (boxes, lo, hi)
     }
 
     /// The levels, from cells `fine` wide over the `width × height` area from `lo`, each
@@ -569,24 +576,38 @@ impl ParallelOrigins {
         let mut live_end: Vec<u32> = self.cell_start[1..].to_vec();
         let cell = 1.0 / self.inv_cell;
         for (p, slot) in self.nearest_first(scene, wanted) {
-            let edges = p.shape.edges();
-            let (x0, x1) = self.span(p.area[0], p.area[2], self.min[0], self.nx);
-            let (y0, y1) = self.span(p.area[1], p.area[3], self.min[1], self.ny);
-            for cy in y0..y1 {
-                for cx in x0..x1 {
-                    let c = cy * self.nx + cx;
-                    if self.cell_near[c] > p.depth[1]
-                        || live_end[c] == self.cell_start[c]
-                        || !self.cell_may_overlap(cx, cy, cell, &p.shape)
-                    {
-                        continue;
-                    }
-                    let open = CellOrigins {
-                        live: &mut live,
-                        live_end: &mut live_end,
-                    };
-                    self.meet_cell(c, open, &edges, p.depth, slot, &mut meet);
+            let mut open = CellOrigins {
+                live: &mut live,
+                live_end: &mut live_end,
+            };
+            self.sweep_triangle(&p, slot, cell, &mut open, &mut meet);
+        }
+    }
+
+    /// Offers one triangle (projected `p`, `slot`) to the open origins of every cell
+    /// (`cell` wide) it may cover.
+    #[inline]
+    fn sweep_triangle(
+        &self,
+        p: &Projected,
+        slot: u32,
+        cell: f32,
+        open: &mut CellOrigins<'_>,
+        meet: &mut impl FnMut(usize, usize, f32) -> bool,
+    ) {
+        let edges = p.shape.edges();
+        let (x0, x1) = self.span(p.area[0], p.area[2], self.min[0], self.nx);
+        let (y0, y1) = self.span(p.area[1], p.area[3], self.min[1], self.ny);
+        for cy in y0..y1 {
+            for cx in x0..x1 {
+                let c = cy * self.nx + cx;
+                if self.cell_near[c] > p.depth[1]
+                    || open.live_end[c] == self.cell_start[c]
+                    || !self.cell_may_overlap(cx, cy, cell, &p.shape)
+                {
+                    continue;
                 }
+                self.meet_cell(c, open, &edges, p.depth, slot, meet);
             }
         }
     }
@@ -638,7 +659,7 @@ impl ParallelOrigins {
     fn meet_cell(
         &self,
         c: usize,
-        open: CellOrigins<'_>,
+        open: &mut CellOrigins<'_>,
         edges: &[[f32; 3]; 3],
         [near, far]: [f32; 2],
         slot: u32,

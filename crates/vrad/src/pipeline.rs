@@ -63,15 +63,22 @@ pub struct Lighting<'a> {
     face_lights: Vec<Vec<FaceLight>>,
     /// The bounce gather rays (empty without visibility data).
     patches: Vec<FacePatches>,
-    /// The ambient cubes of the range being lit.
-    cubes: Vec<LeafCubes>,
     /// Per face, per luxel: the ambient-occlusion factor (empty when it is off).
     occlusion: Vec<Vec<f32>>,
-    /// The range's lightmaps as [`Lighting::write_output`] wrote them.
+    /// What the passes of the range being lit left for the next.
+    current: RangeResults,
+}
+
+/// What the per-range passes leave for the next ones.
+#[derive(Default)]
+struct RangeResults {
+    /// The ambient cubes ([`Lighting::ambient_cubes`]).
+    cubes: Vec<LeafCubes>,
+    /// The lightmaps as [`Lighting::write_output`] wrote them.
     lightmaps: Vec<Option<detail::WrittenLightmap>>,
-    /// The range's time spent writing (output, detail props, packing).
+    /// The time spent writing (output, detail props, packing).
     write_time: Duration,
-    /// The range's static-prop lighting files (`None` when not asked for).
+    /// The static-prop lighting files (`None` when not asked for).
     prop_lighting: Option<vertexlight::VertexLighting>,
 }
 
@@ -87,19 +94,10 @@ impl<'a> Lighting<'a> {
         if bsp.faces.is_empty() {
             return Err(VradError::NoFaces);
         }
-        let mut report = Report::new("vrad");
-        for name in counts::ALL {
-            report.set(name, 0u32);
-        }
-        let ranges = ranges_lit(bsp, options);
-        if options.static_prop_lighting && options.quality == Quality::Fast {
-            report.warn("per-vertex static-prop lighting is skipped with -fast (as VRAD)");
-        }
-        let has_vis = bsp
-            .visibility
-            .as_ref()
-            .is_some_and(|v| v.num_clusters > 0 && !v.pvs.is_empty());
+        let report = initial_report(options);
         Ok(Lighting {
+            ranges: ranges_lit(bsp, options),
+            has_vis: has_visibility(bsp),
             bsp,
             options,
             progress,
@@ -107,18 +105,13 @@ impl<'a> Lighting<'a> {
             report,
             counters: Counters::default(),
             trace_seconds: 0.0,
-            ranges,
-            has_vis,
             lights: Vec::new(),
             applied: Applied::default(),
             world: None,
             face_lights: Vec::new(),
             patches: Vec::new(),
-            cubes: Vec::new(),
             occlusion: Vec::new(),
-            lightmaps: Vec::new(),
-            write_time: Duration::ZERO,
-            prop_lighting: None,
+            current: RangeResults::default(),
         })
     }
 
@@ -176,15 +169,7 @@ impl<'a> Lighting<'a> {
         let faces = faces::build_faces(bsp);
         let disps = displacements(bsp, &faces);
         self.progress.advance(1);
-        let props = props::prop_shadows(
-            bsp,
-            self.options.models.as_ref(),
-            self.options.static_prop_polys,
-            self.options.texture_shadows,
-        );
-        let see_through = &self.applied.see_through_brushes;
-        let occluders = scene::occluders_with(bsp, &faces, &disps, see_through, &props);
-        let sky_faces = scene::sky_faces(bsp, &faces);
+        let (occluders, sky_faces, props) = self.shadow_scenes(&faces, &disps);
         self.progress.advance(1);
         let (surfaces, disp_triangles) = scene::surfaces(&faces, &disps);
         self.progress.advance(1);
@@ -205,9 +190,33 @@ impl<'a> Lighting<'a> {
             tree,
             sky3d: sky::Sky3d::new(bsp),
         };
+        self.set_world(world, &props);
+    }
+
+    /// The world, counted in the report with the props' shadows.
+    fn set_world(&mut self, world: World, props: &props::PropShadows) {
         self.count_faces(&world);
         self.world = Some(world);
-        self.count_props(&props);
+        self.count_props(props);
+    }
+
+    /// The occluder scene (opaque brushes but the see-through ones, displacements and the
+    /// static props' shadows), its sky faces alone, and the props' shadows (for their
+    /// counts).
+    fn shadow_scenes(
+        &self,
+        faces: &[faces::FaceGeom],
+        disps: &[Option<displacement::DispSurface>],
+    ) -> (crate::alpha::Occluders, srcmap_trace::Scene, props::PropShadows) {
+        let props = props::prop_shadows(
+            self.bsp,
+            self.options.models.as_ref(),
+            self.options.static_prop_polys,
+            self.options.texture_shadows,
+        );
+        let see_through = &self.applied.see_through_brushes;
+        let occluders = scene::occluders_with(self.bsp, faces, disps, see_through, &props);
+        (occluders, scene::sky_faces(self.bsp, faces), props)
     }
 
     fn count_faces(&mut self, world: &World) {
@@ -381,7 +390,7 @@ impl<'a> Lighting<'a> {
         let world = self.world.as_ref().expect(NO_WORLD);
         let t = Instant::now();
         let r = self.range_index(range);
-        self.cubes = if self.options.ambient_cubes {
+        self.current.cubes = if self.options.ambient_cubes {
             ambient::leaf_ambient(
                 self.bsp,
                 world,
@@ -413,11 +422,11 @@ impl<'a> Lighting<'a> {
             self.options.ambient_cubes,
         );
         if self.options.ambient_cubes {
-            let leaves = output::write_ambient(self.bsp, &self.cubes, range);
+            let leaves = output::write_ambient(self.bsp, &self.current.cubes, range);
             self.report.set(counts::LEAVES_WITH_AMBIENT, leaves as f64);
         }
-        self.lightmaps = detail::written_lightmaps(self.bsp, world, range == Range::Hdr);
-        self.write_time = t.elapsed();
+        self.current.lightmaps = detail::written_lightmaps(self.bsp, world, range == Range::Hdr);
+        self.current.write_time = t.elapsed();
     }
 
     /// Each detail prop's colour and `range`'s style lump (`dplt`, `dplh`), from the
@@ -432,7 +441,7 @@ impl<'a> Lighting<'a> {
             &self.lights[r],
             range,
             self.options.models.as_ref(),
-            &self.lightmaps,
+            &self.current.lightmaps,
             &self.counters,
         );
         self.report.set(counts::DETAIL_PROPS_LIT, detail.props as f64);
@@ -440,28 +449,29 @@ impl<'a> Lighting<'a> {
             self.report
                 .set(counts::DETAIL_STYLE_ENTRIES, detail.style_entries as f64);
         }
-        self.write_time += t.elapsed();
+        self.current.write_time += t.elapsed();
     }
 
     /// Per-vertex (`.vhv`) and per-texel (`.ppl`) lighting of static props, packed into the
     /// pakfile (`Options::static_prop_lighting`, not with `-fast`); then the range's write
     /// time. Prop vertices and texels trace rays: their time counts as tracing, not writing.
     pub fn light_static_props(&mut self, range: Range) {
-        self.prop_lighting = None;
+        self.current.prop_lighting = None;
         if self.options.static_prop_lighting && self.options.quality != Quality::Fast {
             let started = Instant::now();
             let vertex = self.light_prop_vertices(range);
             let elapsed = started.elapsed();
             let packing = Instant::now();
             self.pack_prop_lighting(&vertex, range);
-            self.write_time += packing.elapsed();
-            self.prop_lighting = Some(vertex);
+            self.current.write_time += packing.elapsed();
+            self.current.prop_lighting = Some(vertex);
             self.trace_seconds += elapsed.as_secs_f64();
             if !elapsed.is_zero() {
                 self.report.time(format!("prop lighting{}", tag(range)), elapsed);
             }
         }
-        self.report.time(format!("write{}", tag(range)), self.write_time);
+        self.report
+            .time(format!("write{}", tag(range)), self.current.write_time);
     }
 
     /// The `.vhv` and `.ppl` files of `range`.
@@ -471,7 +481,7 @@ impl<'a> Lighting<'a> {
         let inputs = vertexlight::RangeInputs {
             range,
             lights: &self.lights[r],
-            lightmaps: &self.lightmaps,
+            lightmaps: &self.current.lightmaps,
             indirect: self.has_vis && self.options.bounces > 0,
             no_self_shadowing: self.options.disable_prop_self_shadowing,
             ambient_occlusion: self.options.ambient_occlusion.as_ref(),
@@ -586,7 +596,7 @@ impl<'a> Lighting<'a> {
     /// Every static prop has its `.vhv` file or a reason for none, and each file's mesh
     /// headers count and place its vertices inside it (checked when verifying).
     pub fn verify_static_props(&self) -> Result<(), VradError> {
-        let (true, Some(vertex)) = (self.verify, &self.prop_lighting) else {
+        let (true, Some(vertex)) = (self.verify, &self.current.prop_lighting) else {
             return Ok(());
         };
         verify::static_props(self.bsp, vertex).map_err(|message| VradError::Verify {
@@ -605,6 +615,25 @@ impl<'a> Lighting<'a> {
         self.trace_seconds += elapsed.as_secs_f64();
         self.report.time(phase, elapsed);
     }
+}
+
+/// A report with every figure at zero, and the warnings `options` call for at once.
+fn initial_report(options: &Options) -> Report {
+    let mut report = Report::new("vrad");
+    for name in counts::ALL {
+        report.set(name, 0u32);
+    }
+    if options.static_prop_lighting && options.quality == Quality::Fast {
+        report.warn("per-vertex static-prop lighting is skipped with -fast (as VRAD)");
+    }
+    report
+}
+
+/// Whether `bsp` has visibility data (lights are culled by the PVS, and light bounces).
+fn has_visibility(bsp: &Bsp) -> bool {
+    bsp.visibility
+        .as_ref()
+        .is_some_and(|v| v.num_clusters > 0 && !v.pvs.is_empty())
 }
 
 /// The ranges `options` light in `bsp`, LDR first.

@@ -41,7 +41,7 @@ use crate::{AmbientOcclusion, Counters, World};
 use srcmap_bsp::gamelump::static_prop_flags::{
     IGNORE_NORMALS, NO_PER_TEXEL_LIGHTING, NO_PER_VERTEX_LIGHTING, NO_SELF_SHADOWING, USE_LIGHTING_ORIGIN,
 };
-use srcmap_bsp::gamelump::{StaticProp, StaticPropLayout};
+use srcmap_bsp::gamelump::{StaticProp, StaticPropLayout, StaticProps};
 
 /// `VHV_VERSION`.
 pub const VHV_VERSION: i32 = 2;
@@ -351,11 +351,7 @@ pub(crate) fn light_prop_vertices(
         .enumerate()
         .map(|(index, prop)| props.light(index, prop))
         .collect();
-    let mut out = VertexLighting::default();
-    for (prop, files) in sp.props.iter().zip(results) {
-        out.add(prop.flags_in(sp.layout), files);
-    }
-    out
+    VertexLighting::of(sp, results)
 }
 
 /// The prefix of a range's `.vhv` names.
@@ -364,6 +360,15 @@ fn vhv_prefix(range: Range) -> &'static str {
 }
 
 impl VertexLighting {
+    /// The files of the props of `sp`, one `results` entry each, in prop order.
+    fn of(sp: &StaticProps, results: Vec<PropFiles>) -> VertexLighting {
+        let mut out = VertexLighting::default();
+        for (prop, files) in sp.props.iter().zip(results) {
+            out.add(prop.flags_in(sp.layout), files);
+        }
+        out
+    }
+
     /// Adds one prop's files (its flags `flags`), or counts why it has no `.vhv`.
     fn add(&mut self, flags: u32, (vhv, ppl): PropFiles) {
         match vhv {
@@ -405,11 +410,7 @@ impl PropLighter<'_> {
         else {
             return (None, None);
         };
-        let placement = Placement {
-            rot: angle_matrix(prop.angles),
-            origin: Vec3::from(prop.origin),
-            lighting_origin: (flags & USE_LIGHTING_ORIGIN != 0).then(|| Vec3::from(prop.lighting_origin)),
-        };
+        let placement = Placement::of(prop, flags);
         // The prop's own triangles shadow it unless it is flagged not to.
         let without_self = WithoutProp {
             scene: &self.lighter.world.occluders,
@@ -494,6 +495,15 @@ struct Placement {
 }
 
 impl Placement {
+    /// Where prop `prop` (with `flags`) stands.
+    fn of(prop: &StaticProp, flags: u32) -> Placement {
+        Placement {
+            rot: angle_matrix(prop.angles),
+            origin: Vec3::from(prop.origin),
+            lighting_origin: (flags & USE_LIGHTING_ORIGIN != 0).then(|| Vec3::from(prop.lighting_origin)),
+        }
+    }
+
     /// A model-space point and normal in the world.
     #[inline]
     fn place(&self, p: Vec3, n: Vec3) -> (Vec3, Vec3) {
