@@ -114,6 +114,19 @@ impl Level {
     }
 }
 
+/// The level a projected box `b` goes to: the finest (from cells `fine` wide, each level
+/// twice as coarse) whose cells are at least its size over [`SPAN`].
+fn level_of(b: &[f32; 4], fine: f32, level_count: usize) -> usize {
+    let size = (b[2] - b[0]).max(b[3] - b[1]);
+    let mut k = 0;
+    let mut cell = fine;
+    while cell * SPAN < size && k + 1 < level_count {
+        cell *= 2.0;
+        k += 1;
+    }
+    k
+}
+
 /// A scene prepared for rays along one direction; other directions fall back to the BVH.
 pub struct ParallelRays<'s> {
     scene: &'s Scene,
@@ -229,22 +242,47 @@ impl<'s> ParallelRays<'s> {
         if tris.is_empty() {
             return;
         }
-        // Per triangle: [min x, min y, max x, max y], [near, far], its shape.
-        let mut boxes = Vec::with_capacity(tris.len());
-        let (mut lo, mut hi) = ([f32::INFINITY; 2], [f32::NEG_INFINITY; 2]);
-        for t in tris {
-            let Projected {
-                area: b,
-                depth,
-                shape,
-            } = Projected::new(t, self.frame.axes);
-            lo = [lo[0].min(b[0]), lo[1].min(b[1])];
-            hi = [hi[0].max(b[2]), hi[1].max(b[3])];
-            boxes.push((b, depth, shape));
-        }
+        let (boxes, lo, hi) = self.project_all();
         // Finest cells: a sixteenth of a triangle's share of the projected area each.
         let (width, height) = (hi[0] - lo[0], hi[1] - lo[1]);
         let fine = ((width * height) / (16.0 * tris.len() as f32)).sqrt().max(1.0);
+        let total = self.add_levels(lo, width, height, fine);
+        let level_count = self.levels.len();
+        let placed: Vec<usize> = boxes
+            .iter()
+            .map(|p| level_of(&p.area, fine, level_count))
+            .collect();
+        let count = self.cell_counts(&boxes, &placed, total);
+        self.entries = self.sorted_entries(&boxes, &placed, &count);
+        // Levels no triangle went to cost every ray a lookup for nothing.
+        self.levels
+            .retain(|l| count[l.first_cell + l.nx * l.ny] > count[l.first_cell]);
+        // Coarse levels first: their large triangles are the likely hits, and a hit found
+        // early ends the other cells' walks early.
+        self.levels.reverse();
+        self.cell_start = count;
+    }
+
+    /// Every triangle projected (its padded box `[min x, min y, max x, max y]`, depths
+    /// `[near, far]` and shape), and the corners of all their boxes.
+    fn project_all(&self) -> (Vec<Projected>, [f32; 2], [f32; 2]) {
+        let tris = &self.scene.triangles;
+        let mut boxes = Vec::with_capacity(tris.len());
+        let (mut lo, mut hi) = ([f32::INFINITY; 2], [f32::NEG_INFINITY; 2]);
+        for t in tris {
+            let projected = Projected::new(t, self.frame.axes);
+            let b = projected.area;
+            lo = [lo[0].min(b[0]), lo[1].min(b[1])];
+            hi = [hi[0].max(b[2]), hi[1].max(b[3])];
+            boxes.push(projected);
+        }
+        (boxes, lo, hi)
+    }
+
+    /// The levels, from cells `fine` wide over the `width × height` area from `lo`, each
+    /// twice as coarse as the one before, up to one of at most 2 × 2 cells. Returns the
+    /// number of cells of all levels.
+    fn add_levels(&mut self, lo: [f32; 2], width: f32, height: f32, fine: f32) -> usize {
         let mut cell = fine;
         let mut total = 0;
         loop {
@@ -259,33 +297,31 @@ impl<'s> ParallelRays<'s> {
             });
             total += nx * ny;
             if nx <= 2 && ny <= 2 {
-                break;
+                return total;
             }
             cell *= 2.0;
         }
-        let level_count = self.levels.len();
-        let level_of = |b: &[f32; 4]| {
-            let size = (b[2] - b[0]).max(b[3] - b[1]);
-            let mut k = 0;
-            let mut cell = fine;
-            while cell * SPAN < size && k + 1 < level_count {
-                cell *= 2.0;
-                k += 1;
-            }
-            k
-        };
-        // Counting sort of (cell, entry) pairs.
+    }
+
+    /// Per cell (of `total`), where its entries start, the one past the last cell's end
+    /// last: the first half of a counting sort of (cell, triangle) pairs.
+    fn cell_counts(&self, boxes: &[Projected], placed: &[usize], total: usize) -> Vec<u32> {
         let mut count = vec![0u32; total + 1];
-        let placed: Vec<usize> = boxes.iter().map(|(b, _, _)| level_of(b)).collect();
-        for ((b, _, shape), &k) in boxes.iter().zip(&placed) {
-            for c in self.levels[k].cells(b, shape) {
+        for (p, &k) in boxes.iter().zip(placed) {
+            for c in self.levels[k].cells(&p.area, &p.shape) {
                 count[c + 1] += 1;
             }
         }
         for i in 1..count.len() {
             count[i] += count[i - 1];
         }
-        let mut fill = count.clone();
+        count
+    }
+
+    /// Every cell's entries, each cell's sorted nearest first (then by slot).
+    fn sorted_entries(&self, boxes: &[Projected], placed: &[usize], count: &[u32]) -> Vec<Entry> {
+        let total = count.len() - 1;
+        let mut fill = count.to_vec();
         let mut entries = vec![
             Entry {
                 near: 0.0,
@@ -295,13 +331,13 @@ impl<'s> ParallelRays<'s> {
             };
             count[total] as usize
         ];
-        for (slot, ((b, depth, shape), &k)) in boxes.iter().zip(&placed).enumerate() {
-            for c in self.levels[k].cells(b, shape) {
+        for (slot, (p, &k)) in boxes.iter().zip(placed).enumerate() {
+            for c in self.levels[k].cells(&p.area, &p.shape) {
                 entries[fill[c] as usize] = Entry {
-                    near: depth[0],
-                    far: depth[1],
+                    near: p.depth[0],
+                    far: p.depth[1],
                     slot: slot as u32,
-                    edges: shape.edges(),
+                    edges: p.shape.edges(),
                 };
                 fill[c] += 1;
             }
@@ -310,14 +346,7 @@ impl<'s> ParallelRays<'s> {
             entries[count[c] as usize..count[c + 1] as usize]
                 .sort_unstable_by(|a, b| a.near.total_cmp(&b.near).then(a.slot.cmp(&b.slot)));
         }
-        // Levels no triangle went to cost every ray a lookup for nothing.
-        self.levels
-            .retain(|l| count[l.first_cell + l.nx * l.ny] > count[l.first_cell]);
-        // Coarse levels first: their large triangles are the likely hits, and a hit found
-        // early ends the other cells' walks early.
-        self.levels.reverse();
-        self.cell_start = count;
-        self.entries = entries;
+        entries
     }
 
     /// The entries of `level`'s cell holding the point `(x, y)` of the plane.
@@ -441,6 +470,13 @@ pub struct ParallelOrigins {
     cell_near: Vec<f32>,
 }
 
+/// The origins of [`ParallelOrigins`]' cells still open in a sweep: per cell `c`,
+/// `live[cell_start[c]..live_end[c]]`.
+struct CellOrigins<'a> {
+    live: &'a mut [u32],
+    live_end: &'a mut [u32],
+}
+
 /// Origins a cell of [`ParallelOrigins`] holds on average (where they are spread evenly).
 const ORIGINS_PER_CELL: f32 = 4.0;
 
@@ -469,16 +505,22 @@ impl ParallelOrigins {
         if lo[0] > hi[0] {
             return out; // no finite origin
         }
-        let (width, height) = (hi[0] - lo[0], hi[1] - lo[1]);
-        let cell = (width * height * ORIGINS_PER_CELL / out.origins.len() as f32)
+        out.bin(hi[0] - lo[0], hi[1] - lo[1]);
+        out
+    }
+
+    /// Lays the grid over the `width × height` area the feet cover, about
+    /// [`ORIGINS_PER_CELL`] origins a cell, and bins the origins in it.
+    fn bin(&mut self, width: f32, height: f32) {
+        let cell = (width * height * ORIGINS_PER_CELL / self.origins.len() as f32)
             .sqrt()
             .max(width.max(height) / 4096.0)
             .max(1.0);
-        out.inv_cell = 1.0 / cell;
-        out.nx = (width * out.inv_cell) as usize + 1;
-        out.ny = (height * out.inv_cell) as usize + 1;
-        let cells = out.nx * out.ny;
-        let cell_of: Vec<Option<usize>> = out.feet.iter().map(|f| out.cell_of(f[0], f[1])).collect();
+        self.inv_cell = 1.0 / cell;
+        self.nx = (width * self.inv_cell) as usize + 1;
+        self.ny = (height * self.inv_cell) as usize + 1;
+        let cells = self.nx * self.ny;
+        let cell_of: Vec<Option<usize>> = self.feet.iter().map(|f| self.cell_of(f[0], f[1])).collect();
         let mut start = vec![0u32; cells + 1];
         for c in cell_of.iter().flatten() {
             start[c + 1] += 1;
@@ -493,11 +535,10 @@ impl ParallelOrigins {
             if let Some(c) = *c {
                 binned[fill[c] as usize] = i as u32;
                 fill[c] += 1;
-                near[c] = near[c].min(out.feet[i][2]);
+                near[c] = near[c].min(self.feet[i][2]);
             }
         }
-        (out.cell_start, out.binned, out.cell_near) = (start, binned, near);
-        out
+        (self.cell_start, self.binned, self.cell_near) = (start, binned, near);
     }
 
     /// The cell holding the point `(x, y)` of the plane, if any.
@@ -530,6 +571,50 @@ impl ParallelOrigins {
         if self.nx == 0 {
             return;
         }
+        // Per cell, its origins still open are `live[cell_start[c]..live_end[c]]`.
+        let mut live = self.binned.clone();
+        let mut live_end: Vec<u32> = self.cell_start[1..].to_vec();
+        let cell = 1.0 / self.inv_cell;
+        for (p, slot) in self.nearest_first(scene, wanted) {
+            let mut open = CellOrigins {
+                live: &mut live,
+                live_end: &mut live_end,
+            };
+            self.sweep_triangle(&p, slot, cell, &mut open, &mut meet);
+        }
+    }
+
+    /// Offers one triangle (projected `p`, `slot`) to the open origins of every cell
+    /// (`cell` wide) it may cover.
+    #[inline]
+    fn sweep_triangle(
+        &self,
+        p: &Projected,
+        slot: u32,
+        cell: f32,
+        open: &mut CellOrigins<'_>,
+        meet: &mut impl FnMut(usize, usize, f32) -> bool,
+    ) {
+        let edges = p.shape.edges();
+        let (x0, x1) = self.span(p.area[0], p.area[2], self.min[0], self.nx);
+        let (y0, y1) = self.span(p.area[1], p.area[3], self.min[1], self.ny);
+        for cy in y0..y1 {
+            for cx in x0..x1 {
+                let c = cy * self.nx + cx;
+                if self.cell_near[c] > p.depth[1]
+                    || open.live_end[c] == self.cell_start[c]
+                    || !self.cell_may_overlap(cx, cy, cell, &p.shape)
+                {
+                    continue;
+                }
+                self.meet_cell(c, open, &edges, p.depth, slot, meet);
+            }
+        }
+    }
+
+    /// The triangles of `scene` whose payload `wanted` accepts, projected, with their
+    /// slots: nearest first (by near depth, then slot).
+    fn nearest_first(&self, scene: &Scene, wanted: impl Fn(u32) -> bool) -> Vec<(Projected, u32)> {
         let mut tris: Vec<(Projected, u32)> = (0..scene.triangles.len())
             .filter(|&slot| wanted(scene.payloads[slot]))
             .map(|slot| {
@@ -540,63 +625,60 @@ impl ParallelOrigins {
             })
             .collect();
         tris.sort_unstable_by(|a, b| a.0.depth[0].total_cmp(&b.0.depth[0]).then(a.1.cmp(&b.1)));
-        // Per cell, its origins still open are `live[cell_start[c]..live_end[c]]`.
-        let mut live = self.binned.clone();
-        let mut live_end: Vec<u32> = self.cell_start[1..].to_vec();
-        let cell = 1.0 / self.inv_cell;
-        let span = |lo: f32, hi: f32, min: f32, n: usize| {
-            let a = (lo - min) * self.inv_cell;
-            let b = (hi - min) * self.inv_cell;
-            (
-                (a.max(0.0) as usize).min(n),
-                if b >= 0.0 { (b as usize).min(n - 1) + 1 } else { 0 },
-            )
-        };
-        for (
-            Projected {
-                area,
-                depth: [near, far],
-                shape,
-            },
-            slot,
-        ) in tris
-        {
-            let edges = shape.edges();
-            let (x0, x1) = span(area[0], area[2], self.min[0], self.nx);
-            let (y0, y1) = span(area[1], area[3], self.min[1], self.ny);
-            for cy in y0..y1 {
-                for cx in x0..x1 {
-                    let c = cy * self.nx + cx;
-                    if self.cell_near[c] > far || live_end[c] == self.cell_start[c] {
-                        continue;
-                    }
-                    // The cell's square, grown a little: a foot's cell is found by rounded
-                    // arithmetic, so it may lie a hair outside the exact square.
-                    let (cx0, cy0) = (self.min[0] + cx as f32 * cell, self.min[1] + cy as f32 * cell);
-                    if !shape.may_overlap([
-                        cx0 - cell * 0.01,
-                        cy0 - cell * 0.01,
-                        cx0 + cell * 1.01,
-                        cy0 + cell * 1.01,
-                    ]) {
-                        continue;
-                    }
-                    let mut j = self.cell_start[c] as usize;
-                    while j < live_end[c] as usize {
-                        let i = live[j] as usize;
-                        let [x, y, z] = self.feet[i];
-                        if z > far
-                            || !edges.iter().all(|e| e[0] * x + e[1] * y + e[2] >= 0.0)
-                            || !meet(i, slot as usize, near)
-                        {
-                            j += 1;
-                            continue;
-                        }
-                        live_end[c] -= 1;
-                        live.swap(j, live_end[c] as usize);
-                    }
-                }
+        tris
+    }
+
+    /// The cells `[start, end)` along one axis that `lo..hi` covers, of `n` from `min`.
+    #[inline]
+    fn span(&self, lo: f32, hi: f32, min: f32, n: usize) -> (usize, usize) {
+        let a = (lo - min) * self.inv_cell;
+        let b = (hi - min) * self.inv_cell;
+        (
+            (a.max(0.0) as usize).min(n),
+            if b >= 0.0 { (b as usize).min(n - 1) + 1 } else { 0 },
+        )
+    }
+
+    /// Whether a projected shape may overlap cell `(cx, cy)` (`cell` wide). The cell's
+    /// square is grown a little: a foot's cell is found by rounded arithmetic, so it may lie
+    /// a hair outside the exact square.
+    #[inline]
+    fn cell_may_overlap(&self, cx: usize, cy: usize, cell: f32, shape: &Shape2) -> bool {
+        let (cx0, cy0) = (self.min[0] + cx as f32 * cell, self.min[1] + cy as f32 * cell);
+        shape.may_overlap([
+            cx0 - cell * 0.01,
+            cy0 - cell * 0.01,
+            cx0 + cell * 1.01,
+            cy0 + cell * 1.01,
+        ])
+    }
+
+    /// Offers triangle `slot` (its `edges` and `[near, far]` depths) to every open origin of
+    /// cell `c` under it and not behind it; an origin `meet` settles is closed.
+    #[inline]
+    fn meet_cell(
+        &self,
+        c: usize,
+        open: &mut CellOrigins<'_>,
+        edges: &[[f32; 3]; 3],
+        [near, far]: [f32; 2],
+        slot: u32,
+        meet: &mut impl FnMut(usize, usize, f32) -> bool,
+    ) {
+        let CellOrigins { live, live_end } = open;
+        let mut j = self.cell_start[c] as usize;
+        while j < live_end[c] as usize {
+            let i = live[j] as usize;
+            let [x, y, z] = self.feet[i];
+            if z > far
+                || !edges.iter().all(|e| e[0] * x + e[1] * y + e[2] >= 0.0)
+                || !meet(i, slot as usize, near)
+            {
+                j += 1;
+                continue;
             }
+            live_end[c] -= 1;
+            live.swap(j, live_end[c] as usize);
         }
     }
 

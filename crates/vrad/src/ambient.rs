@@ -6,15 +6,15 @@
 //! skips them as world lights).
 
 use glam::Vec3;
-use rayon::prelude::*;
 use srcmap_bsp::Bsp;
 use srcmap_bsp::flags::Contents;
-use srcmap_trace::Tracer;
+use srcmap_trace::{Hit, Tracer};
 
 use crate::lights::{Light, LightKind};
 use crate::sampling::sphere_directions;
 use crate::scene::{MAX_TRACE, SKY};
 use crate::tree::Tree;
+use crate::world::par_map_steps;
 use crate::{Counters, FaceLight, Options, Progress, Quality, World};
 
 /// One ambient sample: the cube (linear, 0-1 scale as the engine reads it) and its position
@@ -88,44 +88,75 @@ pub(crate) fn leaf_ambient(
         Quality::Normal => 162,
         Quality::Final => 324,
     });
-    let sky = lights
-        .iter()
-        .find(|l| l.kind == LightKind::SkyAmbient)
-        .map_or(Vec3::ZERO, |l| l.intensity / 255.0);
-    let cube_lights: Vec<&Light> = lights.iter().filter(|l| in_ambient_cube(l)).collect();
+    let sampler = CubeSampler::new(world, facelights, lights, &dirs, options.quality);
     // Leaves of the world model only (the tree under model 0).
-    progress.start(
+    let leaves = bsp.leafs.len();
+    par_map_steps(
+        progress,
         "ambient cubes",
-        bsp.leafs.len() as u64,
         srcmap_stage::Unit::Leaves,
-    );
-    let out = (0..bsp.leafs.len())
-        .into_par_iter()
-        .map(|leaf| {
-            let l = &bsp.leafs[leaf];
-            let mut cubes = LeafCubes::default();
-            if !Contents::from_record(l.contents).intersects(Contents::SOLID) && l.cluster >= 0 {
-                let mins = Vec3::from(l.mins);
-                let maxs = Vec3::from(l.maxs);
-                let mut rays = 0u64;
-                for pos in sample_positions(&world.tree, leaf, mins, maxs, options.quality) {
-                    let mut cube = cube_at(world, facelights, pos, &dirs, sky, &mut rays);
-                    add_surface_lights(world, &cube_lights, pos, &mut cube, &mut rays);
-                    let size = (maxs - mins).max(Vec3::splat(1e-3));
-                    let f = ((pos - mins) / size).clamp(Vec3::ZERO, Vec3::ONE) * 255.0;
-                    cubes.samples.push(AmbientSample {
-                        cube,
-                        frac: [f.x as u8, f.y as u8, f.z as u8],
-                    });
-                }
-                counters.add_rays(rays);
-            }
-            progress.advance(1);
-            cubes
-        })
-        .collect();
-    progress.finish();
-    out
+        leaves,
+        |leaf| sampler.leaf(bsp, leaf, counters),
+    )
+}
+
+/// What sampling a leaf's ambient cubes reads.
+struct CubeSampler<'a> {
+    world: &'a World,
+    facelights: &'a [FaceLight],
+    /// The directions light is gathered from.
+    dirs: &'a [Vec3],
+    /// Sky ambient's light (scaled to 0..1) where a ray reaches sky.
+    sky: Vec3,
+    /// The texture lights that add straight into cubes ([`in_ambient_cube`]).
+    cube_lights: Vec<&'a Light>,
+    quality: Quality,
+}
+
+impl<'a> CubeSampler<'a> {
+    fn new(
+        world: &'a World,
+        facelights: &'a [FaceLight],
+        lights: &'a [Light],
+        dirs: &'a [Vec3],
+        quality: Quality,
+    ) -> Self {
+        CubeSampler {
+            world,
+            facelights,
+            dirs,
+            sky: lights
+                .iter()
+                .find(|l| l.kind == LightKind::SkyAmbient)
+                .map_or(Vec3::ZERO, |l| l.intensity / 255.0),
+            cube_lights: lights.iter().filter(|l| in_ambient_cube(l)).collect(),
+            quality,
+        }
+    }
+
+    /// The cubes of `leaf`: none in solid or outside every cluster.
+    fn leaf(&self, bsp: &Bsp, leaf: usize, counters: &Counters) -> LeafCubes {
+        let l = &bsp.leafs[leaf];
+        let mut cubes = LeafCubes::default();
+        if Contents::from_record(l.contents).intersects(Contents::SOLID) || l.cluster < 0 {
+            return cubes;
+        }
+        let mins = Vec3::from(l.mins);
+        let maxs = Vec3::from(l.maxs);
+        let mut rays = 0u64;
+        for pos in sample_positions(&self.world.tree, leaf, mins, maxs, self.quality) {
+            let mut cube = cube_at(self.world, self.facelights, pos, self.dirs, self.sky, &mut rays);
+            add_surface_lights(self.world, &self.cube_lights, pos, &mut cube, &mut rays);
+            let size = (maxs - mins).max(Vec3::splat(1e-3));
+            let f = ((pos - mins) / size).clamp(Vec3::ZERO, Vec3::ONE) * 255.0;
+            cubes.samples.push(AmbientSample {
+                cube,
+                frac: [f.x as u8, f.y as u8, f.z as u8],
+            });
+        }
+        counters.add_rays(rays);
+        cubes
+    }
 }
 
 /// Sample points inside a leaf: its centre, plus (outside `-fast`) the centres of the
@@ -165,19 +196,7 @@ fn cube_at(
         *rays += 1;
         let c = match world.surfaces.closest(pos.to_array(), d.to_array(), MAX_TRACE) {
             Some(h) if h.payload & SKY != 0 => sky,
-            Some(h) => {
-                let f = h.payload as usize;
-                let g = &world.faces[f];
-                match facelights.get(f).and_then(|fl| fl.samples.first()) {
-                    Some(s) if g.lit && g.width > 0 => {
-                        let (st, _) = world.surface_hit(f, h.triangle, pos + d * h.t);
-                        let x = (st.x.round().max(0.0) as usize).min(g.width - 1);
-                        let y = (st.y.round().max(0.0) as usize).min(g.height - 1);
-                        s.get(y * g.width + x).copied().unwrap_or(Vec3::ZERO) * g.reflectivity / 255.0
-                    }
-                    _ => Vec3::ZERO,
-                }
-            }
+            Some(h) => surface_light(world, facelights, h, pos + d * h.t),
             None => Vec3::ZERO,
         };
         radiance.push(c);
@@ -193,4 +212,21 @@ fn cube_at(
         }
         if weight > 0.0 { sum / weight } else { Vec3::ZERO }
     })
+}
+
+/// The light a face sends back where a ray hit it at `point`: its nearest luxel's style 0
+/// times its reflectivity (scaled to 0..1); none from an unlit face.
+#[inline]
+fn surface_light(world: &World, facelights: &[FaceLight], h: Hit, point: Vec3) -> Vec3 {
+    let f = h.payload as usize;
+    let g = &world.faces[f];
+    match facelights.get(f).and_then(|fl| fl.samples.first()) {
+        Some(s) if g.lit && g.width > 0 => {
+            let (st, _) = world.surface_hit(f, h.triangle, point);
+            let x = (st.x.round().max(0.0) as usize).min(g.width - 1);
+            let y = (st.y.round().max(0.0) as usize).min(g.height - 1);
+            s.get(y * g.width + x).copied().unwrap_or(Vec3::ZERO) * g.reflectivity / 255.0
+        }
+        _ => Vec3::ZERO,
+    }
 }

@@ -18,6 +18,7 @@ use crate::faces::bump_normals;
 use crate::samples::sample_point;
 use crate::sampling::cosine_dirs;
 use crate::scene::MAX_TRACE;
+use crate::world::par_map_steps;
 use crate::{Counters, FaceLight, Options, Progress, World};
 
 /// A ray that hit nothing useful (sky, a back face, an unlit face, nothing).
@@ -52,6 +53,7 @@ fn grid_coords(n: usize, spacing: usize) -> Vec<usize> {
     v
 }
 
+/// Traces the gather rays of every grid point of `face`.
 fn trace_patches(world: &World, face: usize, options: &Options, rays: &mut u64) -> FacePatches {
     let g = &world.faces[face];
     let spacing = options.bounce_spacing();
@@ -70,54 +72,68 @@ fn trace_patches(world: &World, face: usize, options: &Options, rays: &mut u64) 
             let seed = (face as u64) << 32 ^ ((yi as u64) << 16) ^ xi as u64;
             let bases = g.bumped.then(|| bump_normals(g.texture_vecs, normal));
             for dir in cosine_dirs(normal, count, seed) {
-                let bump = bases.map_or([0.0; 3], |b| {
-                    let flat = dir.dot(normal).max(1e-4);
-                    b.map(|bi| dir.dot(bi).max(0.0) / flat)
-                });
+                let bump = bases.map_or([0.0; 3], |b| bump_weights(b, dir, normal));
                 *rays += 1;
-                let hit = world
-                    .surfaces
-                    .closest(pos.to_array(), dir.to_array(), MAX_TRACE)
-                    .and_then(|h| {
-                        // VRAD makes no transfer between two patches of one face: a curved
-                        // displacement does not light itself (its bumps still block the ray).
-                        if h.payload as usize == face {
-                            return None;
-                        }
-                        // Sky triangles carry a flag and name no face here.
-                        world.faces.get(h.payload as usize)?;
-                        // Light leaves only the front of a face.
-                        let point = pos + dir * h.t;
-                        let (st, facing) = world.surface_hit(h.payload as usize, h.triangle, point);
-                        if facing.dot(dir) >= 0.0 {
-                            return None;
-                        }
-                        // Faces alone leave cracks (T-junctions, faces cut by detail brushes);
-                        // VRAD tests transfers against the solid brushes, so do we: light from
-                        // behind a brush does not count.
-                        *rays += 1;
-                        if h.t > 2.0
-                            && world
-                                .occluders
-                                .occluded(pos.to_array(), dir.to_array(), h.t - 1.0)
-                        {
-                            return None;
-                        }
-                        Some(HitRef {
-                            face: h.payload,
-                            st,
-                            bump,
-                        })
-                    });
-                p.hits.push(hit.unwrap_or(HitRef {
-                    face: NO_HIT,
-                    st: Vec2::ZERO,
-                    bump,
-                }));
+                p.hits.push(gather_ray(world, face, pos, dir, bump, rays));
             }
         }
     }
     p
+}
+
+/// How much a ray along `dir` counts for each bump basis `bases`, relative to the flat
+/// `normal` (`max(0, d·bᵢ) / d·n`).
+#[inline]
+fn bump_weights(bases: [Vec3; 3], dir: Vec3, normal: Vec3) -> [f32; 3] {
+    let flat = dir.dot(normal).max(1e-4);
+    bases.map(|bi| dir.dot(bi).max(0.0) / flat)
+}
+
+/// What a gather ray from `pos` along `dir` records ([`NO_HIT`] when it brings no light).
+#[inline]
+fn gather_ray(world: &World, face: usize, pos: Vec3, dir: Vec3, bump: [f32; 3], rays: &mut u64) -> HitRef {
+    match gather_hit(world, face, pos, dir, rays) {
+        Some((face, st)) => HitRef { face, st, bump },
+        None => HitRef {
+            face: NO_HIT,
+            st: Vec2::ZERO,
+            bump,
+        },
+    }
+}
+
+/// The face and luxel-space point a gather ray from `pos` brings light from: none for sky,
+/// the gathering face itself, a face's back, or a face behind a solid brush.
+#[inline]
+fn gather_hit(world: &World, face: usize, pos: Vec3, dir: Vec3, rays: &mut u64) -> Option<(u32, Vec2)> {
+    let h = world
+        .surfaces
+        .closest(pos.to_array(), dir.to_array(), MAX_TRACE)?;
+    // VRAD makes no transfer between two patches of one face: a curved
+    // displacement does not light itself (its bumps still block the ray).
+    if h.payload as usize == face {
+        return None;
+    }
+    // Sky triangles carry a flag and name no face here.
+    world.faces.get(h.payload as usize)?;
+    // Light leaves only the front of a face.
+    let point = pos + dir * h.t;
+    let (st, facing) = world.surface_hit(h.payload as usize, h.triangle, point);
+    if facing.dot(dir) >= 0.0 {
+        return None;
+    }
+    // Faces alone leave cracks (T-junctions, faces cut by detail brushes);
+    // VRAD tests transfers against the solid brushes, so do we: light from
+    // behind a brush does not count.
+    *rays += 1;
+    if h.t > 2.0
+        && world
+            .occluders
+            .occluded(pos.to_array(), dir.to_array(), h.t - 1.0)
+    {
+        return None;
+    }
+    Some((h.payload, st))
 }
 
 /// Bilinear lookup of a per-luxel field of face `g` at luxel-space `st`.
@@ -147,23 +163,17 @@ pub(crate) fn trace(
     if options.bounces == 0 {
         return Vec::new();
     }
-    progress.start("bounce rays", world.faces.len() as u64, srcmap_stage::Unit::Faces);
-    let patches: Vec<FacePatches> = (0..world.faces.len())
-        .into_par_iter()
-        .map(|i| {
-            let mut rays = 0;
-            let p = if world.faces[i].lit && facelights.get(i).is_some_and(|f| !f.samples.is_empty()) {
-                trace_patches(world, i, options, &mut rays)
-            } else {
-                FacePatches::default()
-            };
-            counters.add_rays(rays);
-            progress.advance(1);
-            p
-        })
-        .collect();
-    progress.finish();
-    patches
+    let faces = world.faces.len();
+    par_map_steps(progress, "bounce rays", srcmap_stage::Unit::Faces, faces, |i| {
+        let mut rays = 0;
+        let p = if world.faces[i].lit && facelights.get(i).is_some_and(|f| !f.samples.is_empty()) {
+            trace_patches(world, i, options, &mut rays)
+        } else {
+            FacePatches::default()
+        };
+        counters.add_rays(rays);
+        p
+    })
 }
 
 /// Adds bounced light to style 0 of every lit face, from the rays [`trace`] recorded.
@@ -179,8 +189,29 @@ pub(crate) fn bounce(
     if options.bounces == 0 || patches.len() != world.faces.len() {
         return 0;
     }
-    // Direct light of style 0, flat normal: what the first bounce starts from.
-    let direct: Vec<Vec<Vec3>> = world
+    let direct = style0_direct(world, facelights);
+    let max_bounces = options.bounces.min(100);
+    progress.start(
+        &format!("bounce{tag}"),
+        max_bounces as u64,
+        srcmap_stage::Unit::Bounces,
+    );
+    let bounced = iterate(
+        world,
+        patches,
+        &direct,
+        max_bounces,
+        options.bounce_rays(),
+        progress,
+    );
+    progress.finish();
+    add_bounced(world, patches, facelights, &bounced, options.bounce_rays());
+    bounced.done
+}
+
+/// Direct light of style 0, flat normal: what the first bounce starts from.
+fn style0_direct(world: &World, facelights: &[FaceLight]) -> Vec<Vec<Vec3>> {
+    world
         .faces
         .iter()
         .zip(facelights.iter())
@@ -190,90 +221,128 @@ pub(crate) fn bounce(
                 .map(|s| s[..g.luxel_count().min(s.len())].to_vec())
                 .unwrap_or_default()
         })
-        .collect();
-    // What one luxel's light counts for in VRAD's stopping rule, which sums over patches: a
-    // patch spans 4 × 4 luxels of a brush face, 8 × 8 of a displacement (`dispchop`).
-    let patch_share: Vec<f32> = world
-        .faces
-        .iter()
-        .map(|g| if g.is_displacement { 1.0 / 64.0 } else { 1.0 / 16.0 })
-        .collect();
-    let mut indirect: Vec<Vec<Vec3>> = direct.iter().map(|d| vec![Vec3::ZERO; d.len()]).collect();
-    let max_bounces = options.bounces.min(100);
-    let mut done = 0;
-    let mut last_exitant = Vec::new();
-    progress.start(
-        &format!("bounce{tag}"),
-        max_bounces as u64,
-        srcmap_stage::Unit::Bounces,
-    );
+        .collect()
+}
+
+/// What [`iterate`] leaves.
+struct Bounced {
+    /// Per face, per luxel: the light all bounces brought.
+    indirect: Vec<Vec<Vec3>>,
+    /// Per face, per luxel: the light leaving it in the last bounce (empty with none).
+    last_exitant: Vec<Vec<Vec3>>,
+    done: u32,
+}
+
+/// Bounces light from `direct` until a bounce adds less than VRAD's one unit, or
+/// `max_bounces` are done. VRAD's rule: stop once a bounce adds less than one unit of light
+/// per channel, summed over every patch. An absolute threshold, so a dim map still gets the
+/// second and later bounces that light what the first could not reach.
+fn iterate(
+    world: &World,
+    patches: &[FacePatches],
+    direct: &[Vec<Vec3>],
+    max_bounces: u32,
+    rays: usize,
+    progress: &dyn Progress,
+) -> Bounced {
+    let patch_share = patch_shares(world);
+    let mut bounced = Bounced {
+        indirect: direct.iter().map(|d| vec![Vec3::ZERO; d.len()]).collect(),
+        last_exitant: Vec::new(),
+        done: 0,
+    };
     for _ in 0..max_bounces {
-        // Light leaving each luxel: reflectivity × (direct + indirect so far).
-        let exitant: Vec<Vec<Vec3>> = world
-            .faces
-            .iter()
-            .enumerate()
-            .map(|(i, g)| {
-                direct[i]
-                    .iter()
-                    .zip(&indirect[i])
-                    .map(|(d, n)| (*d + *n) * g.reflectivity)
-                    .collect()
-            })
-            .collect();
-        let next: Vec<Vec<Vec3>> = (0..world.faces.len())
-            .into_par_iter()
-            .map(|i| gather_face(world, i, &patches[i], &exitant, options.bounce_rays(), None))
-            .collect();
-        let added: Vec3 = next
-            .iter()
-            .zip(&indirect)
-            .zip(&patch_share)
-            .map(|((a, b), share)| a.iter().zip(b).map(|(a, b)| (*a - *b).abs()).sum::<Vec3>() * *share)
-            .sum();
-        indirect = next;
-        last_exitant = exitant;
-        done += 1;
+        let exitant = exitant_light(world, direct, &bounced.indirect);
+        let next = gather_all(world, patches, &exitant, rays);
+        let added = added_light(&next, &bounced.indirect, &patch_share);
+        bounced.indirect = next;
+        bounced.last_exitant = exitant;
+        bounced.done += 1;
         progress.advance(1);
-        // VRAD's rule: stop once a bounce adds less than one unit of light per channel, summed
-        // over every patch. An absolute threshold, so a dim map still gets the second and
-        // later bounces that light what the first could not reach.
         if added.max_element() < 1.0 {
             break;
         }
     }
-    progress.finish();
+    bounced
+}
+
+/// Per face, what one luxel's light counts for in VRAD's stopping rule, which sums over
+/// patches: a patch spans 4 × 4 luxels of a brush face, 8 × 8 of a displacement
+/// (`dispchop`).
+fn patch_shares(world: &World) -> Vec<f32> {
+    world
+        .faces
+        .iter()
+        .map(|g| if g.is_displacement { 1.0 / 64.0 } else { 1.0 / 16.0 })
+        .collect()
+}
+
+/// One bounce: the light arriving at every luxel of every face from what `exitant` says
+/// leaves each luxel.
+fn gather_all(world: &World, patches: &[FacePatches], exitant: &[Vec<Vec3>], rays: usize) -> Vec<Vec<Vec3>> {
+    (0..world.faces.len())
+        .into_par_iter()
+        .map(|i| gather_face(world, i, &patches[i], exitant, rays, None))
+        .collect()
+}
+
+/// Light leaving each luxel: reflectivity × (direct + indirect so far).
+fn exitant_light(world: &World, direct: &[Vec<Vec3>], indirect: &[Vec<Vec3>]) -> Vec<Vec<Vec3>> {
+    world
+        .faces
+        .iter()
+        .enumerate()
+        .map(|(i, g)| {
+            direct[i]
+                .iter()
+                .zip(&indirect[i])
+                .map(|(d, n)| (*d + *n) * g.reflectivity)
+                .collect()
+        })
+        .collect()
+}
+
+/// What a bounce changed, summed over patches (each luxel weighted by its patch share).
+fn added_light(next: &[Vec<Vec3>], indirect: &[Vec<Vec3>], patch_share: &[f32]) -> Vec3 {
+    next.iter()
+        .zip(indirect)
+        .zip(patch_share)
+        .map(|((a, b), share)| a.iter().zip(b).map(|(a, b)| (*a - *b).abs()).sum::<Vec3>() * *share)
+        .sum()
+}
+
+/// Adds the bounced light to style 0's flat samples, and to its bump bases weighted by how
+/// each faces where the light came from.
+fn add_bounced(
+    world: &World,
+    patches: &[FacePatches],
+    facelights: &mut [FaceLight],
+    bounced: &Bounced,
+    rays: usize,
+) {
     for (i, fl) in facelights.iter_mut().enumerate() {
         let g = &world.faces[i];
         let n = g.luxel_count();
         let Some(s0) = fl.samples.first_mut() else {
             continue;
         };
-        for (l, add) in indirect[i].iter().enumerate().take(n) {
-            if let Some(v) = s0.get_mut(l) {
-                *v += *add;
-            }
-        }
-        // The bump bases get the same light, weighted by how each faces where it came from.
-        if g.bumped && !last_exitant.is_empty() {
+        add_luxels(s0, 0, &bounced.indirect[i], n);
+        if g.bumped && !bounced.last_exitant.is_empty() {
             for b in 0..3 {
-                let bump = gather_face(
-                    world,
-                    i,
-                    &patches[i],
-                    &last_exitant,
-                    options.bounce_rays(),
-                    Some(b),
-                );
-                for (l, add) in bump.iter().enumerate().take(n) {
-                    if let Some(v) = s0.get_mut((b + 1) * n + l) {
-                        *v += *add;
-                    }
-                }
+                let bump = gather_face(world, i, &patches[i], &bounced.last_exitant, rays, Some(b));
+                add_luxels(s0, (b + 1) * n, &bump, n);
             }
         }
     }
-    done
+}
+
+/// Adds the first `n` values of `light` to `samples` from index `at` on.
+fn add_luxels(samples: &mut [Vec3], at: usize, light: &[Vec3], n: usize) {
+    for (l, add) in light.iter().enumerate().take(n) {
+        if let Some(v) = samples.get_mut(at + l) {
+            *v += *add;
+        }
+    }
 }
 
 /// Light arriving at every luxel of `face` from the surfaces its rays hit: for the flat
@@ -286,11 +355,22 @@ fn gather_face(
     rays: usize,
     bump: Option<usize>,
 ) -> Vec<Vec3> {
-    let g = &world.faces[face];
     if p.xs.is_empty() || p.ys.is_empty() || rays == 0 {
         return vec![Vec3::ZERO; exitant[face].len()];
     }
-    // Light arriving at each grid point.
+    let grid = grid_light(world, p, exitant, rays, bump);
+    spread(&world.faces[face], p, &grid)
+}
+
+/// Light arriving at each grid point: the mean over its rays of the light leaving where
+/// each landed.
+fn grid_light(
+    world: &World,
+    p: &FacePatches,
+    exitant: &[Vec<Vec3>],
+    rays: usize,
+    bump: Option<usize>,
+) -> Vec<Vec3> {
     let mut grid = Vec::with_capacity(p.xs.len() * p.ys.len());
     for hits in p.hits.chunks(rays) {
         let mut sum = Vec3::ZERO;
@@ -306,19 +386,12 @@ fn gather_face(
         }
         grid.push(sum / rays as f32);
     }
-    // Spread over the luxels.
+    grid
+}
+
+/// The grid points' light spread bilinearly over the luxels of face `g`.
+fn spread(g: &crate::faces::FaceGeom, p: &FacePatches, grid: &[Vec3]) -> Vec<Vec3> {
     let mut out = Vec::with_capacity(g.luxel_count());
-    let locate = |coords: &[usize], v: usize| -> (usize, usize, f32) {
-        let k = coords
-            .partition_point(|&c| c <= v)
-            .saturating_sub(1)
-            .min(coords.len() - 1);
-        if k + 1 >= coords.len() {
-            return (k, k, 0.0);
-        }
-        let (a, b) = (coords[k], coords[k + 1]);
-        (k, k + 1, (v - a) as f32 / (b - a).max(1) as f32)
-    };
     let w = p.xs.len();
     for t in 0..g.height {
         let (y0, y1, fy) = locate(&p.ys, t);
@@ -333,4 +406,18 @@ fn gather_face(
         }
     }
     out
+}
+
+/// The grid lines around luxel coordinate `v` and how far between them it lies.
+#[inline]
+fn locate(coords: &[usize], v: usize) -> (usize, usize, f32) {
+    let k = coords
+        .partition_point(|&c| c <= v)
+        .saturating_sub(1)
+        .min(coords.len() - 1);
+    if k + 1 >= coords.len() {
+        return (k, k, 0.0);
+    }
+    let (a, b) = (coords[k], coords[k + 1]);
+    (k, k + 1, (v - a) as f32 / (b - a).max(1) as f32)
 }

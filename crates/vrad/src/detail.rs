@@ -16,11 +16,12 @@
 use glam::Vec3;
 use rayon::prelude::*;
 use srcmap_bsp::Bsp;
-use srcmap_bsp::gamelump::{DPLH, DPLT, DetailPropLight, DetailProps, GameLump, GameLumpData};
-use srcmap_trace::Tracer;
+use srcmap_bsp::gamelump::{DPLH, DPLT, DetailObject, DetailPropLight, DetailProps, GameLump, GameLumpData};
+use srcmap_trace::{Hit, Tracer};
 
 use crate::color::{decode, encode};
 use crate::direct::{Shadows, gather};
+use crate::faces::FaceGeom;
 use crate::lights::{Light, LightKind, Range};
 use crate::props::{ModelSource, angle_matrix};
 use crate::sampling::sphere_directions;
@@ -88,37 +89,46 @@ impl WrittenLightmap {
     }
 }
 
+/// Per face, its lightmap as written for LDR or HDR (`hdr`); `None` for unlit faces.
 pub(crate) fn written_lightmaps(bsp: &Bsp, world: &World, hdr: bool) -> Vec<Option<WrittenLightmap>> {
     world
         .faces
         .iter()
         .enumerate()
         .map(|(i, g)| {
-            if !g.lit {
-                return None;
-            }
-            // As `Bsp::face_lighting`: HDR faces when the map has them.
-            let faces = if hdr && !bsp.faces_hdr.is_empty() {
-                &bsp.faces_hdr
+            if g.lit {
+                WrittenLightmap::read(bsp, i, g, hdr)
             } else {
-                &bsp.faces
-            };
-            let face = faces.get(i)?;
-            let lit = bsp.face_lighting(i, hdr)?;
-            let luxels = g.width * g.height;
-            Some(WrittenLightmap {
-                styles: face.styles.iter().copied().take_while(|&s| s != 255).collect(),
-                averages: lit.averages.iter().map(|&c| decode(c)).collect(),
-                samples: lit
-                    .styles
-                    .iter()
-                    .map(|s| s.iter().take(luxels).map(|&c| decode(c)).collect())
-                    .collect(),
-                width: g.width,
-                height: g.height,
-            })
+                None
+            }
         })
         .collect()
+}
+
+impl WrittenLightmap {
+    /// Face `i`'s lightmap as written (as `Bsp::face_lighting`: HDR faces when the map has
+    /// them).
+    fn read(bsp: &Bsp, i: usize, g: &FaceGeom, hdr: bool) -> Option<WrittenLightmap> {
+        let faces = if hdr && !bsp.faces_hdr.is_empty() {
+            &bsp.faces_hdr
+        } else {
+            &bsp.faces
+        };
+        let face = faces.get(i)?;
+        let lit = bsp.face_lighting(i, hdr)?;
+        let luxels = g.width * g.height;
+        Some(WrittenLightmap {
+            styles: face.styles.iter().copied().take_while(|&s| s != 255).collect(),
+            averages: lit.averages.iter().map(|&c| decode(c)).collect(),
+            samples: lit
+                .styles
+                .iter()
+                .map(|s| s.iter().take(luxels).map(|&c| decode(c)).collect())
+                .collect(),
+            width: g.width,
+            height: g.height,
+        })
+    }
 }
 
 /// Lights every detail prop of `bsp` for `range` from the lightmaps just written
@@ -140,88 +150,188 @@ pub(crate) fn light_detail_props(
     }) else {
         return DetailLighting::default();
     };
-    let hdr = range == Range::Hdr;
     let centres = model_centres(&detail, models);
-    let sky_ambient = lights
-        .iter()
-        .find(|l| l.kind == LightKind::SkyAmbient)
-        .map_or(Vec3::ZERO, |l| l.intensity);
-    let light_clusters: Vec<i32> = lights.iter().map(|l| world.cluster_at(l.origin)).collect();
     let dirs = sphere_directions(AMBIENT_RAYS);
-    let shadows = Shadows {
-        scene: &world.occluders,
-        sky_faces: None,
-        sky3d: world.sky3d.as_ref(),
-        sky_dirs: &[],
-    };
-    let reflectivity: Vec<Vec3> = world.faces.iter().map(|g| g.reflectivity).collect();
-    let per_prop: Vec<[Vec3; MAX_LIGHTSTYLES]> = detail
-        .objects
-        .par_iter()
-        .map(|o| {
-            let rot = angle_matrix(o.angles);
-            let up = rot.col(2);
-            let offset = match o.kind {
-                KIND_MODEL => centres.get(o.detail_model as usize).copied().unwrap_or_default(),
-                KIND_SPRITE => detail
-                    .sprites
-                    .get(o.detail_model as usize)
-                    .map_or(Vec3::ZERO, |s| {
-                        Vec3::new(0.0, s.lr[0] + s.ul[0], s.lr[1] + s.ul[1]) * 0.5 * o.scale
-                    }),
-                _ => Vec3::ZERO,
-            };
-            // VRAD moves the centre by x forward, y to the left (minus right) and z up.
-            let centre = Vec3::from(o.origin) + rot.col(0) * offset.x + rot.col(1) * offset.y + up * offset.z;
-            let mut rays = 0u64;
-            let mut color = [Vec3::ZERO; MAX_LIGHTSTYLES];
-            if !centre.is_finite() || !up.is_finite() {
-                return color;
-            }
-            let cluster = world.cluster_at(centre);
-            let mut f = [0.0f32; 4];
-            for (l, &lc) in lights.iter().zip(&light_clusters) {
-                if l.kind == LightKind::SkyAmbient || !world.sees(l, lc, cluster) {
-                    continue;
-                }
-                if gather(&shadows, l, centre, &[up], &mut rays, &mut f) {
-                    color[l.style as usize % MAX_LIGHTSTYLES] += l.intensity * f[0];
-                }
-            }
-            let mut ambient = [Vec3::ZERO; MAX_LIGHTSTYLES];
-            for d in &dirs {
-                rays += 1;
-                let Some(hit) = world.surfaces.closest(centre.to_array(), d.to_array(), MAX_TRACE) else {
-                    continue;
-                };
-                if hit.payload & SKY != 0 {
-                    ambient[0] += sky_ambient;
-                    continue;
-                }
-                let face = hit.payload as usize;
-                let Some(Some(lm)) = lightmaps.get(face) else {
-                    continue;
-                };
-                let refl = reflectivity.get(face).copied().unwrap_or(Vec3::ZERO);
-                let (st, _) = world.surface_hit(face, hit.triangle, centre + *d * hit.t);
-                let scale_avg = ((hit.t * CONE_TAN - 20.0) / 20.0).clamp(0.0, 1.0);
-                for (k, &style) in lm.styles.iter().enumerate() {
-                    let avg = lm.averages.get(k).copied().unwrap_or_default();
-                    let sample = lm.sample(k, st);
-                    ambient[style as usize % MAX_LIGHTSTYLES] +=
-                        (avg * scale_avg + sample * (1.0 - scale_avg)) * refl;
-                }
-            }
-            counters.add_rays(rays);
-            for (c, a) in color.iter_mut().zip(ambient) {
-                *c += a / AMBIENT_RAYS as f32;
-            }
-            color
-        })
-        .collect();
-    let mut entries: Vec<DetailPropLight> = Vec::new();
+    let lighter = DetailLighter::new(world, lights, lightmaps, &centres, &detail, &dirs);
+    let per_prop = lighter.light_all(counters);
     let mut objects = detail.objects;
-    for (o, color) in objects.iter_mut().zip(&per_prop) {
+    let entries = style_entries(&mut objects, &per_prop);
+    let result = DetailLighting {
+        props: objects.len(),
+        style_entries: entries.len(),
+    };
+    store(bsp, objects, entries, range == Range::Hdr);
+    result
+}
+
+/// What lighting one detail prop reads.
+struct DetailLighter<'a> {
+    world: &'a World,
+    lights: &'a [Light],
+    /// Per light, the cluster it is in.
+    light_clusters: Vec<i32>,
+    lightmaps: &'a [Option<WrittenLightmap>],
+    /// Per detail model, its hull centre ([`model_centres`]).
+    centres: &'a [Vec3],
+    detail: &'a DetailProps,
+    /// The ambient rays' directions.
+    dirs: &'a [Vec3],
+    shadows: Shadows<'a>,
+    reflectivity: Vec<Vec3>,
+    /// The sky-ambient light's intensity (zero without one).
+    sky_ambient: Vec3,
+}
+
+impl<'a> DetailLighter<'a> {
+    fn new(
+        world: &'a World,
+        lights: &'a [Light],
+        lightmaps: &'a [Option<WrittenLightmap>],
+        centres: &'a [Vec3],
+        detail: &'a DetailProps,
+        dirs: &'a [Vec3],
+    ) -> Self {
+        let sky_ambient = lights
+            .iter()
+            .find(|l| l.kind == LightKind::SkyAmbient)
+            .map_or(Vec3::ZERO, |l| l.intensity);
+        DetailLighter {
+            world,
+            lights,
+            light_clusters: lights.iter().map(|l| world.cluster_at(l.origin)).collect(),
+            lightmaps,
+            centres,
+            detail,
+            dirs,
+            shadows: Shadows {
+                scene: &world.occluders,
+                sky_faces: None,
+                sky3d: world.sky3d.as_ref(),
+                sky_dirs: &[],
+            },
+            reflectivity: world.faces.iter().map(|g| g.reflectivity).collect(),
+            sky_ambient,
+        }
+    }
+
+    /// The prop's centre and up vector: the origin moved by half the sprite's extent, or
+    /// by the detail model's hull centre.
+    fn centre(&self, o: &DetailObject) -> (Vec3, Vec3) {
+        let rot = angle_matrix(o.angles);
+        let up = rot.col(2);
+        let offset = match o.kind {
+            KIND_MODEL => self
+                .centres
+                .get(o.detail_model as usize)
+                .copied()
+                .unwrap_or_default(),
+            KIND_SPRITE => self
+                .detail
+                .sprites
+                .get(o.detail_model as usize)
+                .map_or(Vec3::ZERO, |s| {
+                    Vec3::new(0.0, s.lr[0] + s.ul[0], s.lr[1] + s.ul[1]) * 0.5 * o.scale
+                }),
+            _ => Vec3::ZERO,
+        };
+        // VRAD moves the centre by x forward, y to the left (minus right) and z up.
+        let centre = Vec3::from(o.origin) + rot.col(0) * offset.x + rot.col(1) * offset.y + up * offset.z;
+        (centre, up)
+    }
+
+    /// Per prop, per style: its light (zero where it is not finite).
+    fn light_all(&self, counters: &Counters) -> Vec<[Vec3; MAX_LIGHTSTYLES]> {
+        self.detail
+            .objects
+            .par_iter()
+            .map(|o| {
+                let mut rays = 0u64;
+                let color = self.light(o, &mut rays);
+                if color.is_some() {
+                    counters.add_rays(rays);
+                }
+                color.unwrap_or([Vec3::ZERO; MAX_LIGHTSTYLES])
+            })
+            .collect()
+    }
+
+    /// Per style, the prop's direct plus averaged ambient light; `None` (unlit, no rays
+    /// counted) when its centre or up vector is not finite.
+    fn light(&self, o: &DetailObject, rays: &mut u64) -> Option<[Vec3; MAX_LIGHTSTYLES]> {
+        let (centre, up) = self.centre(o);
+        if !centre.is_finite() || !up.is_finite() {
+            return None;
+        }
+        let mut color = self.direct(centre, up, rays);
+        let ambient = self.ambient(centre, rays);
+        for (c, a) in color.iter_mut().zip(ambient) {
+            *c += a / AMBIENT_RAYS as f32;
+        }
+        Some(color)
+    }
+
+    /// Per style, the light of every light but sky ambient whose PVS holds the centre.
+    fn direct(&self, centre: Vec3, up: Vec3, rays: &mut u64) -> [Vec3; MAX_LIGHTSTYLES] {
+        let mut color = [Vec3::ZERO; MAX_LIGHTSTYLES];
+        let cluster = self.world.cluster_at(centre);
+        let mut f = [0.0f32; 4];
+        for (l, &lc) in self.lights.iter().zip(&self.light_clusters) {
+            if l.kind == LightKind::SkyAmbient || !self.world.sees(l, lc, cluster) {
+                continue;
+            }
+            if gather(&self.shadows, l, centre, &[up], rays, &mut f) {
+                color[l.style as usize % MAX_LIGHTSTYLES] += l.intensity * f[0];
+            }
+        }
+        color
+    }
+
+    /// Per style, the sum over the ambient rays of what each reaches: a lightmap sample
+    /// (toward the face's average as the ray's cone widens) times reflectivity, or sky.
+    fn ambient(&self, centre: Vec3, rays: &mut u64) -> [Vec3; MAX_LIGHTSTYLES] {
+        let mut ambient = [Vec3::ZERO; MAX_LIGHTSTYLES];
+        for d in self.dirs {
+            *rays += 1;
+            let Some(hit) = self
+                .world
+                .surfaces
+                .closest(centre.to_array(), d.to_array(), MAX_TRACE)
+            else {
+                continue;
+            };
+            if hit.payload & SKY != 0 {
+                ambient[0] += self.sky_ambient;
+                continue;
+            }
+            self.add_surface(&mut ambient, hit, centre, *d);
+        }
+        ambient
+    }
+
+    /// Adds, per style, the lightmap light where an ambient ray hit a face.
+    #[inline]
+    fn add_surface(&self, ambient: &mut [Vec3; MAX_LIGHTSTYLES], hit: Hit, centre: Vec3, d: Vec3) {
+        let face = hit.payload as usize;
+        let Some(Some(lm)) = self.lightmaps.get(face) else {
+            return;
+        };
+        let refl = self.reflectivity.get(face).copied().unwrap_or(Vec3::ZERO);
+        let (st, _) = self.world.surface_hit(face, hit.triangle, centre + d * hit.t);
+        let scale_avg = ((hit.t * CONE_TAN - 20.0) / 20.0).clamp(0.0, 1.0);
+        for (k, &style) in lm.styles.iter().enumerate() {
+            let avg = lm.averages.get(k).copied().unwrap_or_default();
+            let sample = lm.sample(k, st);
+            ambient[style as usize % MAX_LIGHTSTYLES] +=
+                (avg * scale_avg + sample * (1.0 - scale_avg)) * refl;
+        }
+    }
+}
+
+/// Sets each prop's colour (style 0) and appends its other styles, halved as VRAD stores
+/// them, to the style entries it indexes (none for a style that is zero).
+fn style_entries(objects: &mut [DetailObject], per_prop: &[[Vec3; MAX_LIGHTSTYLES]]) -> Vec<DetailPropLight> {
+    let mut entries: Vec<DetailPropLight> = Vec::new();
+    for (o, color) in objects.iter_mut().zip(per_prop) {
         o.lighting = encode(color[0]);
         o.light_style_count = 0;
         for (style, &c) in color.iter().enumerate().skip(1) {
@@ -239,10 +349,12 @@ pub(crate) fn light_detail_props(
             o.light_style_count += 1;
         }
     }
-    let result = DetailLighting {
-        props: objects.len(),
-        style_entries: entries.len(),
-    };
+    entries
+}
+
+/// Writes the lit props back into the `dprp` lump and the entries into the range's style
+/// lump (`dplt`, `dplh`), added when the map has none.
+fn store(bsp: &mut Bsp, objects: Vec<DetailObject>, entries: Vec<DetailPropLight>, hdr: bool) {
     for l in &mut bsp.game_lumps.lumps {
         if let GameLumpData::DetailProps(d) = &mut l.data {
             d.objects = objects;
@@ -263,5 +375,4 @@ pub(crate) fn light_detail_props(
             data,
         }),
     }
-    result
 }

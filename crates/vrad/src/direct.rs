@@ -12,6 +12,7 @@ use crate::samples::{FaceSamples, disp_uv, sample_point};
 use crate::sampling::sphere_directions;
 use crate::scene::{MAX_TRACE, SKY};
 use crate::sky::{Sky3d, before_sky, reaches_sky};
+use crate::world::par_map_steps;
 use crate::{Counters, FaceLight, Options, Progress, World};
 
 /// How far short of a texture-light patch its shadow rays stop (the patch sits on a brush
@@ -54,73 +55,114 @@ pub fn gather(
     rays: &mut u64,
     out: &mut [f32; 4],
 ) -> bool {
-    let Shadows {
-        scene,
-        sky_faces,
-        sky3d,
-        sky_dirs,
-    } = *shadows;
     *out = [0.0; 4];
-    let n0 = normals[0];
     match light.kind {
-        LightKind::Sun => {
-            let dot = -n0.dot(light.normal);
-            if dot <= 0.0 {
-                return false;
-            }
-            *rays += 1;
-            reaches_sky(scene, sky_faces, sky3d, pos, -light.normal)
-                && lit_along(normals, -light.normal, 1.0, out)
-        }
-        LightKind::SkyAmbient => {
-            let mut sky = SkyAmbient::default();
-            for &d in sky_dirs {
-                sky.add(normals, d, || {
-                    *rays += 1;
-                    reaches_sky(scene, sky_faces, sky3d, pos, d)
-                });
-            }
-            sky.finish(normals.len(), out)
-        }
-        LightKind::Surface => {
-            // VRAD: cos at the sample × cos at the emitting patch / distance², no clamp.
-            let delta = light.origin - pos;
-            let dist2 = delta.length_squared();
-            if dist2 <= 1e-6 {
-                return false;
-            }
-            let dist = dist2.sqrt();
-            let dir = delta / dist;
-            let dot = n0.dot(dir);
-            let dot2 = -dir.dot(light.normal);
-            if dot <= 0.0 || dot2 <= 0.0 {
-                return false;
-            }
-            let falloff = dot2 / dist2;
-            *rays += 1;
-            // The patch lies on its own brush: stop the shadow ray just short of it.
-            !scene.occluded(pos.to_array(), dir.to_array(), dist - SURFACE_EPSILON)
-                && lit_along(normals, dir, falloff, out)
-        }
-        LightKind::Point | LightKind::Spot => {
-            let delta = light.origin - pos;
-            let dist2 = delta.length_squared();
-            if dist2 <= 0.0 {
-                return false;
-            }
-            let dist = dist2.sqrt();
-            let dir = delta / dist;
-            let dot = n0.dot(dir);
-            if dot <= 0.0 {
-                return false;
-            }
-            let Some(falloff) = point_falloff(light, dist, dir) else {
-                return false;
-            };
-            *rays += 1;
-            !scene.occluded(pos.to_array(), dir.to_array(), dist) && lit_along(normals, dir, falloff, out)
-        }
+        LightKind::Sun => gather_sun(shadows, light, pos, normals, rays, out),
+        LightKind::SkyAmbient => gather_sky_ambient(shadows, pos, normals, rays, out),
+        LightKind::Surface => gather_surface(shadows.scene, light, pos, normals, rays, out),
+        LightKind::Point | LightKind::Spot => gather_point(shadows.scene, light, pos, normals, rays, out),
     }
+}
+
+/// [`gather`] for the sun: where the surface faces it and its direction reaches the sky.
+#[inline]
+fn gather_sun(
+    shadows: &Shadows<'_>,
+    light: &Light,
+    pos: Vec3,
+    normals: &[Vec3],
+    rays: &mut u64,
+    out: &mut [f32; 4],
+) -> bool {
+    let dot = -normals[0].dot(light.normal);
+    if dot <= 0.0 {
+        return false;
+    }
+    *rays += 1;
+    reaches_sky(
+        shadows.scene,
+        shadows.sky_faces,
+        shadows.sky3d,
+        pos,
+        -light.normal,
+    ) && lit_along(normals, -light.normal, 1.0, out)
+}
+
+/// [`gather`] for sky ambient: the share of the sky directions that reach the sky.
+#[inline]
+fn gather_sky_ambient(
+    shadows: &Shadows<'_>,
+    pos: Vec3,
+    normals: &[Vec3],
+    rays: &mut u64,
+    out: &mut [f32; 4],
+) -> bool {
+    let mut sky = SkyAmbient::default();
+    for &d in shadows.sky_dirs {
+        sky.add(normals, d, || {
+            *rays += 1;
+            reaches_sky(shadows.scene, shadows.sky_faces, shadows.sky3d, pos, d)
+        });
+    }
+    sky.finish(normals.len(), out)
+}
+
+/// [`gather`] for a texture-light patch. VRAD: cos at the sample × cos at the emitting
+/// patch / distance², no clamp.
+#[inline]
+fn gather_surface(
+    scene: &dyn Tracer,
+    light: &Light,
+    pos: Vec3,
+    normals: &[Vec3],
+    rays: &mut u64,
+    out: &mut [f32; 4],
+) -> bool {
+    let delta = light.origin - pos;
+    let dist2 = delta.length_squared();
+    if dist2 <= 1e-6 {
+        return false;
+    }
+    let dist = dist2.sqrt();
+    let dir = delta / dist;
+    let dot = normals[0].dot(dir);
+    let dot2 = -dir.dot(light.normal);
+    if dot <= 0.0 || dot2 <= 0.0 {
+        return false;
+    }
+    let falloff = dot2 / dist2;
+    *rays += 1;
+    // The patch lies on its own brush: stop the shadow ray just short of it.
+    !scene.occluded(pos.to_array(), dir.to_array(), dist - SURFACE_EPSILON)
+        && lit_along(normals, dir, falloff, out)
+}
+
+/// [`gather`] for a point or spot light ([`point_falloff`]).
+#[inline]
+fn gather_point(
+    scene: &dyn Tracer,
+    light: &Light,
+    pos: Vec3,
+    normals: &[Vec3],
+    rays: &mut u64,
+    out: &mut [f32; 4],
+) -> bool {
+    let delta = light.origin - pos;
+    let dist2 = delta.length_squared();
+    if dist2 <= 0.0 {
+        return false;
+    }
+    let dist = dist2.sqrt();
+    let dir = delta / dist;
+    let dot = normals[0].dot(dir);
+    if dot <= 0.0 {
+        return false;
+    }
+    let Some(falloff) = point_falloff(light, dist, dir) else {
+        return false;
+    };
+    *rays += 1;
+    !scene.occluded(pos.to_array(), dir.to_array(), dist) && lit_along(normals, dir, falloff, out)
 }
 
 /// The light along `dir` (unit, toward the light) of strength `scale` on each normal into
@@ -144,23 +186,7 @@ fn point_falloff(light: &Light, dist: f32, dir: Vec3) -> Option<f32> {
     let d = dist.max(1.0).min(light.cap_dist);
     let mut falloff = 1.0 / (light.constant_attn + light.linear_attn * d + light.quadratic_attn * d * d);
     if light.kind == LightKind::Spot {
-        let dot2 = -dir.dot(light.normal);
-        if dot2 <= light.stopdot2 {
-            return None;
-        }
-        falloff *= dot2;
-        if dot2 <= light.stopdot {
-            let span = light.stopdot - light.stopdot2;
-            let mut mult = if span > 0.0 {
-                ((dot2 - light.stopdot2) / span).clamp(0.0, 1.0)
-            } else {
-                1.0
-            };
-            if light.exponent != 0.0 && light.exponent != 1.0 {
-                mult = mult.powf(light.exponent);
-            }
-            falloff *= mult;
-        }
+        falloff = spot_cone(light, dir, falloff)?;
     }
     if hard {
         let t = 1.0 - ((dist - light.start_fade) / (light.end_fade - light.start_fade)).clamp(0.0, 1.0);
@@ -168,6 +194,31 @@ fn point_falloff(light: &Light, dist: f32, dir: Vec3) -> Option<f32> {
     }
     if falloff.is_nan() || falloff <= 0.0 || !falloff.is_finite() {
         return None;
+    }
+    Some(falloff)
+}
+
+/// `falloff` scaled by a spot light's cone along `dir` (unit, toward the light): by the
+/// cosine off its axis, then by the fade between its inner and outer cones (raised to its
+/// exponent); `None` outside the outer cone.
+#[inline]
+fn spot_cone(light: &Light, dir: Vec3, mut falloff: f32) -> Option<f32> {
+    let dot2 = -dir.dot(light.normal);
+    if dot2 <= light.stopdot2 {
+        return None;
+    }
+    falloff *= dot2;
+    if dot2 <= light.stopdot {
+        let span = light.stopdot - light.stopdot2;
+        let mut mult = if span > 0.0 {
+            ((dot2 - light.stopdot2) / span).clamp(0.0, 1.0)
+        } else {
+            1.0
+        };
+        if light.exponent != 0.0 && light.exponent != 1.0 {
+            mult = mult.powf(light.exponent);
+        }
+        falloff *= mult;
     }
     Some(falloff)
 }
@@ -238,11 +289,25 @@ pub(crate) fn direct_lighting(
     progress: &dyn Progress,
     counters: &Counters,
 ) -> Vec<Vec<FaceLight>> {
-    let Some(lights) = ranges.first() else {
+    if ranges.is_empty() {
         return Vec::new();
-    };
+    }
     let sky_dirs = sphere_directions(options.sky_samples());
-    let shadows = Shadows {
+    let direct = DirectLight::new(world, ranges, options, counters, &sky_dirs);
+    let faces = world.faces.len();
+    let per_face = par_map_steps(progress, "direct light", srcmap_stage::Unit::Faces, faces, |i| {
+        if world.faces[i].lit {
+            direct.light_face(i)
+        } else {
+            vec![FaceLight::default(); ranges.len()]
+        }
+    });
+    by_range(per_face, ranges.len())
+}
+
+/// What faces' shadow rays are traced against.
+fn face_shadows<'a>(world: &'a World, sky_dirs: &'a [Vec3]) -> Shadows<'a> {
+    Shadows {
         scene: &world.occluders,
         // Two queries pay off only over dense displacement terrain (see `reaches_sky`); on
         // brush geometry one closest-hit search is cheaper.
@@ -252,10 +317,14 @@ pub(crate) fn direct_lighting(
             .any(Option::is_some)
             .then_some(&world.sky_faces as &dyn Tracer),
         sky3d: world.sky3d.as_ref(),
-        sky_dirs: &sky_dirs,
-    };
+        sky_dirs,
+    }
+}
+
+/// Per light, the cluster it lights from.
+fn light_clusters(world: &World, lights: &[Light]) -> Vec<i32> {
     // A texture-light patch lies on its face: look its cluster up just in front of it.
-    let light_clusters: Vec<i32> = lights
+    lights
         .iter()
         .map(|l| {
             if l.kind == LightKind::Surface {
@@ -264,48 +333,12 @@ pub(crate) fn direct_lighting(
                 world.cluster_at(l.origin)
             }
         })
-        .collect();
-    let sky_table = lights
-        .iter()
-        .find(|l| l.kind == LightKind::SkyAmbient)
-        .map(|sky_light| SkyTable::trace(world, sky_light, &shadows));
-    // As VRAD (`do_extra`, on unless -fast): luxels on a sharp change are re-lit from
-    // sub-samples. It matters most beside texture lights, whose cos/d² spikes on the nearest
-    // luxels (measurements in docs/vrad-measurements.md).
-    let supersample = options.quality != crate::Quality::Fast;
-    progress.start(
-        "direct light",
-        world.faces.len() as u64,
-        srcmap_stage::Unit::Faces,
-    );
-    let per_face: Vec<Vec<FaceLight>> = world
-        .faces
-        .par_iter()
-        .enumerate()
-        .map(|(i, face)| {
-            let fl = if face.lit {
-                light_face(
-                    world,
-                    i,
-                    ranges,
-                    &light_clusters,
-                    &shadows,
-                    sky_table.as_ref(),
-                    counters,
-                    supersample,
-                )
-            } else {
-                vec![FaceLight::default(); ranges.len()]
-            };
-            progress.advance(1);
-            fl
-        })
-        .collect();
-    progress.finish();
-    // Transpose to [range][face].
-    let mut out: Vec<Vec<FaceLight>> = (0..ranges.len())
-        .map(|_| Vec::with_capacity(per_face.len()))
-        .collect();
+        .collect()
+}
+
+/// `[face][range]` transposed to `[range][face]`.
+fn by_range(per_face: Vec<Vec<FaceLight>>, ranges: usize) -> Vec<Vec<FaceLight>> {
+    let mut out: Vec<Vec<FaceLight>> = (0..ranges).map(|_| Vec::with_capacity(per_face.len())).collect();
     for face in per_face {
         for (r, fl) in face.into_iter().enumerate() {
             out[r].push(fl);
@@ -314,122 +347,206 @@ pub(crate) fn direct_lighting(
     out
 }
 
-#[allow(clippy::too_many_arguments)]
-fn light_face(
-    world: &World,
-    index: usize,
-    ranges: &[&[Light]],
-    light_clusters: &[i32],
-    shadows: &Shadows<'_>,
-    sky_table: Option<&SkyTable>,
-    counters: &Counters,
+/// Per sky-ambient light (by index), its amounts at each luxel of a face (`None`: none
+/// arrives), for supersampling to reuse.
+type SkyAmbients = Vec<(usize, Vec<Option<[f32; 4]>>)>;
+
+/// What direct light of every face reads.
+struct DirectLight<'a> {
+    world: &'a World,
+    /// Per range, its lights (the same lights; intensities differ).
+    ranges: &'a [&'a [Light]],
+    /// Per light, its cluster ([`light_clusters`]).
+    light_clusters: Vec<i32>,
+    shadows: Shadows<'a>,
+    /// Sky ambient's visibility, traced direction by direction (with a sky-ambient light).
+    sky_table: Option<SkyTable>,
+    counters: &'a Counters,
+    /// Re-light luxels on a sharp change ([`DirectLight::supersample_edges`]).
     supersample: bool,
-) -> Vec<FaceLight> {
-    let face = &world.faces[index];
-    let samples = &world.samples[index];
-    let luxels = face.luxel_count();
-    let bump_count = if face.bumped { 4 } else { 1 };
-    // Style 0 always comes first (VRAD sets it on every lit face).
-    let mut styles = vec![0u8];
-    let mut out: Vec<Vec<Vec<Vec3>>> = vec![vec![vec![Vec3::ZERO; luxels * bump_count]]; ranges.len()];
-    let mut rays = 0u64;
-    let mut amounts = [0.0f32; 4];
-    let luxel_normals: Vec<[Vec3; 4]> = samples.normal[..luxels]
-        .iter()
-        .map(|&n| sample_normals(face, n))
-        .collect();
-    let lights = ranges[0];
-    // Per sky-ambient light, its amounts at each luxel, for supersampling to reuse.
-    let mut sky_ambients: Vec<(usize, Vec<Option<[f32; 4]>>)> = Vec::new();
-    for (li, (light, &light_cluster)) in lights.iter().zip(light_clusters).enumerate() {
-        let Some(intensities) = range_intensities(ranges, li) else {
-            continue;
-        };
-        let reachable = reachable_luxels(world, light, light_cluster, samples, luxels);
-        let sky_ambient = (light.kind == LightKind::SkyAmbient).then(|| {
-            face_sky_ambient(
-                shadows,
-                sky_table,
-                index,
+}
+
+/// One face's direct light as it is gathered.
+struct FaceWork<'f> {
+    index: usize,
+    face: &'f FaceGeom,
+    samples: &'f FaceSamples,
+    luxels: usize,
+    /// 4 on a bump-mapped face (flat, then three bases), else 1.
+    bump_count: usize,
+    /// Per luxel, its normals ([`sample_normals`]).
+    normals: Vec<[Vec3; 4]>,
+    /// The face's styles, style 0 first.
+    styles: Vec<u8>,
+    /// Per range, per style slot: the samples (per bump basis, a row of luxels).
+    out: Vec<Vec<Vec<Vec3>>>,
+    rays: u64,
+}
+
+impl<'f> FaceWork<'f> {
+    fn new(world: &'f World, index: usize, ranges: usize) -> Self {
+        let face = &world.faces[index];
+        let samples = &world.samples[index];
+        let luxels = face.luxel_count();
+        let bump_count = if face.bumped { 4 } else { 1 };
+        FaceWork {
+            index,
+            face,
+            samples,
+            luxels,
+            bump_count,
+            normals: samples.normal[..luxels]
+                .iter()
+                .map(|&n| sample_normals(face, n))
+                .collect(),
+            // Style 0 always comes first (VRAD sets it on every lit face).
+            styles: vec![0u8],
+            out: vec![vec![vec![Vec3::ZERO; luxels * bump_count]]; ranges],
+            rays: 0,
+        }
+    }
+
+    /// The slot of light style `style` among the face's styles, added with zeroed samples
+    /// in every range's output when new; `None` when the face already holds VRAD's most.
+    fn style_slot(&mut self, style: u8) -> Option<usize> {
+        if let Some(slot) = self.styles.iter().position(|&s| s == style) {
+            return Some(slot);
+        }
+        if self.styles.len() >= MAX_STYLES {
+            return None;
+        }
+        self.styles.push(style);
+        let len = self.luxels * self.bump_count;
+        for r in self.out.iter_mut() {
+            r.push(vec![Vec3::ZERO; len]);
+        }
+        Some(self.styles.len() - 1)
+    }
+
+    /// Adds a light's `amounts` (flat, then each bump basis) times its intensity in each
+    /// range to luxel `l` of style `slot`; nothing when the flat normal faces away (nor then
+    /// to the bump bases).
+    #[inline]
+    fn add_light(&mut self, slot: usize, l: usize, intensities: &[Vec3], amounts: &[f32]) {
+        if amounts[0] > 0.0 {
+            for (range_out, intensity) in self.out.iter_mut().zip(intensities) {
+                let style_out = &mut range_out[slot];
+                for (b, amount) in amounts.iter().enumerate() {
+                    style_out[b * self.luxels + l] += *intensity * *amount;
+                }
+            }
+        }
+    }
+
+    /// The face's light, one per range.
+    fn into_face_lights(self) -> Vec<FaceLight> {
+        let styles = self.styles;
+        self.out
+            .into_iter()
+            .map(|samples| FaceLight {
+                styles: styles.clone(),
                 samples,
-                &luxel_normals,
-                bump_count,
-                &reachable,
-                counters,
-                &mut rays,
-            )
-        });
-        for l in 0..luxels {
+            })
+            .collect()
+    }
+}
+
+impl<'a> DirectLight<'a> {
+    fn new(
+        world: &'a World,
+        ranges: &'a [&'a [Light]],
+        options: &Options,
+        counters: &'a Counters,
+        sky_dirs: &'a [Vec3],
+    ) -> Self {
+        let lights = ranges[0];
+        let shadows = face_shadows(world, sky_dirs);
+        let sky_table = lights
+            .iter()
+            .find(|l| l.kind == LightKind::SkyAmbient)
+            .map(|sky_light| SkyTable::trace(world, sky_light, &shadows));
+        DirectLight {
+            world,
+            ranges,
+            light_clusters: light_clusters(world, lights),
+            shadows,
+            sky_table,
+            counters,
+            // As VRAD (`do_extra`, on unless -fast): luxels on a sharp change are re-lit from
+            // sub-samples. It matters most beside texture lights, whose cos/d² spikes on the
+            // nearest luxels (measurements in docs/vrad-measurements.md).
+            supersample: options.quality != crate::Quality::Fast,
+        }
+    }
+
+    /// Every light at every luxel of face `index`, displacement samples blended, edges
+    /// supersampled; one [`FaceLight`] per range.
+    fn light_face(&self, index: usize) -> Vec<FaceLight> {
+        let mut work = FaceWork::new(self.world, index, self.ranges.len());
+        let mut sky_ambients: SkyAmbients = Vec::new();
+        for (li, (light, &light_cluster)) in self.ranges[0].iter().zip(&self.light_clusters).enumerate() {
+            let Some(intensities) = range_intensities(self.ranges, li) else {
+                continue;
+            };
+            if let Some(sky) = self.light_luxels(&mut work, light, light_cluster, &intensities) {
+                sky_ambients.push((li, sky));
+            }
+        }
+        if let Some(disp) = self.world.disps[index].as_ref() {
+            blend_disp_samples(work.face, disp, work.samples, &mut work.out);
+        }
+        if self.supersample && !work.face.is_displacement {
+            self.supersample_edges(&mut work, &sky_ambients);
+        }
+        self.counters.add_rays(work.rays);
+        work.into_face_lights()
+    }
+
+    /// Adds `light` (of `intensities` per range) to every luxel it reaches; for sky ambient,
+    /// returns its amounts per luxel.
+    fn light_luxels(
+        &self,
+        work: &mut FaceWork<'_>,
+        light: &Light,
+        light_cluster: i32,
+        intensities: &[Vec3],
+    ) -> Option<Vec<Option<[f32; 4]>>> {
+        let reachable = reachable_luxels(self.world, light, light_cluster, work.samples, work.luxels);
+        let sky_ambient =
+            (light.kind == LightKind::SkyAmbient).then(|| self.face_sky_ambient(work, &reachable));
+        let mut amounts = [0.0f32; 4];
+        let bump_count = work.bump_count;
+        for l in 0..work.luxels {
             if !reachable[l] {
                 continue;
             }
             let reached = match &sky_ambient {
                 Some(sky) => sky[l].map(|a| amounts = a).is_some(),
-                None => gather(
-                    shadows,
-                    light,
-                    samples.pos[l],
-                    &luxel_normals[l][..bump_count],
-                    &mut rays,
-                    &mut amounts,
-                ),
+                None => self.gather_at(work, light, l, &mut amounts),
             };
             if !reached {
                 continue;
             }
-            let Some(slot) = style_slot(&mut styles, &mut out, light.style, luxels * bump_count) else {
+            let Some(slot) = work.style_slot(light.style) else {
                 break;
             };
-            add_luxel_light(&mut out, slot, l, luxels, &intensities, &amounts[..bump_count]);
+            work.add_light(slot, l, intensities, &amounts[..bump_count]);
         }
-        if let Some(sky) = sky_ambient {
-            sky_ambients.push((li, sky));
-        }
+        sky_ambient
     }
-    if let Some(disp) = world.disps[index].as_ref() {
-        blend_disp_samples(face, disp, samples, &mut out);
-    }
-    if supersample && !face.is_displacement {
-        supersample_edges(
-            world,
-            index,
-            ranges,
-            light_clusters,
-            shadows,
-            &sky_ambients,
-            &styles,
-            &mut out,
-            counters,
-            &mut rays,
-        );
-    }
-    counters.add_rays(rays);
-    out.into_iter()
-        .map(|samples| FaceLight {
-            styles: styles.clone(),
-            samples,
-        })
-        .collect()
-}
 
-/// Adds a light's `amounts` (flat, then each bump basis) times its intensity in each range
-/// to luxel `l` of style `slot`; nothing when the flat normal faces away (nor then to the
-/// bump bases).
-fn add_luxel_light(
-    out: &mut [Vec<Vec<Vec3>>],
-    slot: usize,
-    l: usize,
-    luxels: usize,
-    intensities: &[Vec3],
-    amounts: &[f32],
-) {
-    if amounts[0] > 0.0 {
-        for (range_out, intensity) in out.iter_mut().zip(intensities) {
-            let style_out = &mut range_out[slot];
-            for (b, amount) in amounts.iter().enumerate() {
-                style_out[b * luxels + l] += *intensity * *amount;
-            }
-        }
+    /// [`gather`] at luxel `l` of the face.
+    #[inline]
+    fn gather_at(&self, work: &mut FaceWork<'_>, light: &Light, l: usize, amounts: &mut [f32; 4]) -> bool {
+        let normals = &work.normals[l][..work.bump_count];
+        gather(
+            &self.shadows,
+            light,
+            work.samples.pos[l],
+            normals,
+            &mut work.rays,
+            amounts,
+        )
     }
 }
 
@@ -466,43 +583,35 @@ fn reachable_luxels(
         .collect()
 }
 
-/// The sky ambient of face `index`'s luxels ([`sky_ambient_face`]): each direction's
-/// visibility read from the sky table where there is one, else traced luxel by luxel;
-/// the rays it traced are counted both as sky ambient rays and in `rays`.
-#[allow(clippy::too_many_arguments)]
-fn face_sky_ambient(
-    shadows: &Shadows<'_>,
-    sky_table: Option<&SkyTable>,
-    index: usize,
-    samples: &FaceSamples,
-    normals: &[[Vec3; 4]],
-    bump_count: usize,
-    reachable: &[bool],
-    counters: &Counters,
-    rays: &mut u64,
-) -> Vec<Option<[f32; 4]>> {
-    let reaches = |l: usize, k: usize| match sky_table {
-        Some(table) => table.reaches(index, l, k),
-        None => reaches_sky(
-            shadows.scene,
-            shadows.sky_faces,
-            shadows.sky3d,
-            samples.pos[l],
-            shadows.sky_dirs[k],
-        ),
-    };
-    let mut sky_rays = 0;
-    let sky = sky_ambient_face(
-        shadows.sky_dirs,
-        normals,
-        bump_count,
-        reachable,
-        &reaches,
-        &mut sky_rays,
-    );
-    Counters::add(&counters.sky_ambient_rays, sky_rays);
-    *rays += sky_rays;
-    sky
+impl DirectLight<'_> {
+    /// The sky ambient of the face's luxels ([`sky_ambient_face`]): each direction's
+    /// visibility read from the sky table where there is one, else traced luxel by luxel;
+    /// the rays it traced are counted both as sky ambient rays and in the face's rays.
+    fn face_sky_ambient(&self, work: &mut FaceWork<'_>, reachable: &[bool]) -> Vec<Option<[f32; 4]>> {
+        let (shadows, samples, index) = (&self.shadows, work.samples, work.index);
+        let reaches = |l: usize, k: usize| match &self.sky_table {
+            Some(table) => table.reaches(index, l, k),
+            None => reaches_sky(
+                shadows.scene,
+                shadows.sky_faces,
+                shadows.sky3d,
+                samples.pos[l],
+                shadows.sky_dirs[k],
+            ),
+        };
+        let mut sky_rays = 0;
+        let sky = sky_ambient_face(
+            shadows.sky_dirs,
+            &work.normals,
+            work.bump_count,
+            reachable,
+            &reaches,
+            &mut sky_rays,
+        );
+        Counters::add(&self.counters.sky_ambient_rays, sky_rays);
+        work.rays += sky_rays;
+        sky
+    }
 }
 
 /// A sample's normals: the flat one, then (bumped faces) its three bump basis normals.
@@ -512,23 +621,6 @@ fn sample_normals(face: &FaceGeom, n: Vec3) -> [Vec3; 4] {
         out[1..4].copy_from_slice(&bump_normals(face.texture_vecs, n));
     }
     out
-}
-
-/// The slot of light style `style` among a face's styles, added with zeroed samples (`len`
-/// per slot) in every range's output when new; `None` when the face already holds VRAD's
-/// most.
-fn style_slot(styles: &mut Vec<u8>, out: &mut [Vec<Vec<Vec3>>], style: u8, len: usize) -> Option<usize> {
-    if let Some(slot) = styles.iter().position(|&s| s == style) {
-        return Some(slot);
-    }
-    if styles.len() >= MAX_STYLES {
-        return None;
-    }
-    styles.push(style);
-    for r in out.iter_mut() {
-        r.push(vec![Vec3::ZERO; len]);
-    }
-    Some(styles.len() - 1)
 }
 
 /// The sky ambient of every luxel with `reachable` set (`None`: none arrives), as [`gather`]
@@ -586,22 +678,7 @@ impl SkyTable {
             .sky_dirs
             .par_iter()
             .map(|&d| {
-                // The luxels this direction is traced from (as `SkyAmbient::add`: only where it
-                // lies in front), by their bits, and their sample points.
-                let (mut bits, mut origins) = (Vec::new(), Vec::new());
-                for (i, (face, samples)) in world.faces.iter().zip(&world.samples).enumerate() {
-                    if !face.lit {
-                        continue;
-                    }
-                    for l in 0..face.luxel_count() {
-                        let cluster = samples.cluster.get(l).copied().unwrap_or(-1);
-                        if samples.normal[l].dot(d) <= SKY_IN_FRONT || !world.sees(sky_light, -1, cluster) {
-                            continue;
-                        }
-                        bits.push(first_luxel[i] + l);
-                        origins.push(samples.pos[l].to_array());
-                    }
-                }
+                let (bits, origins) = facing_luxels(world, sky_light, &first_luxel, d);
                 let mut row = vec![0u64; total.div_ceil(64)];
                 for (bit, open) in bits.into_iter().zip(sky_open(world, shadows, origins, d)) {
                     if open {
@@ -620,6 +697,31 @@ impl SkyTable {
     }
 }
 
+/// The luxels sky direction `d` is traced from (as `SkyAmbient::add`: only where it lies in
+/// front, and where the sky light reaches), by their bits, and their sample points.
+fn facing_luxels(
+    world: &World,
+    sky_light: &Light,
+    first_luxel: &[usize],
+    d: Vec3,
+) -> (Vec<usize>, Vec<[f32; 3]>) {
+    let (mut bits, mut origins) = (Vec::new(), Vec::new());
+    for (i, (face, samples)) in world.faces.iter().zip(&world.samples).enumerate() {
+        if !face.lit {
+            continue;
+        }
+        for l in 0..face.luxel_count() {
+            let cluster = samples.cluster.get(l).copied().unwrap_or(-1);
+            if samples.normal[l].dot(d) <= SKY_IN_FRONT || !world.sees(sky_light, -1, cluster) {
+                continue;
+            }
+            bits.push(first_luxel[i] + l);
+            origins.push(samples.pos[l].to_array());
+        }
+    }
+    (bits, origins)
+}
+
 /// Whether each ray along the sky direction `d` from `origins` reaches the sky, as
 /// [`reaches_sky`] answers it (but for exact ties, below), all at once: the occluders meet the
 /// origins triangle by triangle ([`ParallelOrigins`]). Texture shadows need the walk along each ray that
@@ -629,14 +731,7 @@ fn sky_open(world: &World, shadows: &Shadows<'_>, origins: Vec<[f32; 3]>, d: Vec
     let occluders = &world.occluders;
     let sky_faces = shadows.sky_faces.map(|_| &world.sky_faces);
     if !occluders.alpha.is_empty() {
-        let scene = ParallelRays::new(&occluders.scene, d.to_array());
-        let scene = occluders.through(&scene);
-        let sky = sky_faces.map(|s| ParallelRays::new(s, d.to_array()));
-        let sky = sky.as_ref().map(|s| s as &dyn Tracer);
-        return origins
-            .iter()
-            .map(|&o| reaches_sky(&scene, sky, shadows.sky3d, Vec3::from(o), d))
-            .collect();
+        return sky_open_through_textures(world, shadows, &origins, d);
     }
     let rays = ParallelOrigins::new(origins, d.to_array());
     // How far along each ray another surface blocks it: just short of its first sky face.
@@ -663,6 +758,26 @@ fn sky_open(world: &World, shadows: &Shadows<'_>, origins: Vec<[f32; 3]>, d: Vec
     open
 }
 
+/// [`sky_open`] with texture shadows: each ray walks a [`ParallelRays`] of the occluders
+/// through the see-through triangles.
+fn sky_open_through_textures(
+    world: &World,
+    shadows: &Shadows<'_>,
+    origins: &[[f32; 3]],
+    d: Vec3,
+) -> Vec<bool> {
+    let occluders = &world.occluders;
+    let sky_faces = shadows.sky_faces.map(|_| &world.sky_faces);
+    let scene = ParallelRays::new(&occluders.scene, d.to_array());
+    let scene = occluders.through(&scene);
+    let sky = sky_faces.map(|s| ParallelRays::new(s, d.to_array()));
+    let sky = sky.as_ref().map(|s| s as &dyn Tracer);
+    origins
+        .iter()
+        .map(|&o| reaches_sky(&scene, sky, shadows.sky3d, Vec3::from(o), d))
+        .collect()
+}
+
 /// VRAD lights a displacement at sample points between its luxels, then gives each luxel
 /// (on the surface at its grid point) the weighted mean of the samples within a radius of
 /// 2.2 luxel diagonals: weight `(1 - d²/r²) × (sample normal · luxel normal)`, samples
@@ -674,8 +789,7 @@ fn blend_disp_samples(
     samples: &FaceSamples,
     out: &mut [Vec<Vec<Vec3>>],
 ) {
-    let (w, h) = (face.width, face.height);
-    let luxels = w * h;
+    let luxels = face.width * face.height;
     if samples.pos.len() != luxels || luxels == 0 {
         return;
     }
@@ -684,165 +798,271 @@ fn blend_disp_samples(
         return;
     }
     let radius = (std::f32::consts::SQRT_2 * 2.2 / luxels_per_unit).min(512.0);
-    let r2 = radius * radius;
-    // Samples bucketed on a grid of cells one radius wide.
-    let key = |p: Vec3| (p / radius).floor().as_ivec3();
-    let mut buckets: std::collections::HashMap<glam::IVec3, Vec<usize>> = std::collections::HashMap::new();
-    for (i, &p) in samples.pos.iter().enumerate() {
-        buckets.entry(key(p)).or_default().push(i);
-    }
+    let grid = SampleGrid::new(samples, radius);
     let mut weights: Vec<Vec<(usize, f32)>> = Vec::with_capacity(luxels);
-    for t in 0..h {
-        for s in 0..w {
+    for t in 0..face.height {
+        for s in 0..face.width {
             let (pos, normal) = disp.lifted_sample(disp_uv(face, Vec2::new(s as f32, t as f32)), face.normal);
-            let k = key(pos);
-            let mut list = Vec::new();
-            for dz in -1..=1 {
-                for dy in -1..=1 {
-                    for dx in -1..=1 {
-                        let Some(b) = buckets.get(&(k + glam::IVec3::new(dx, dy, dz))) else {
-                            continue;
-                        };
-                        for &i in b {
-                            let dot = samples.normal[i].dot(normal);
-                            if dot < 0.15 {
-                                continue;
-                            }
-                            let influence = 1.0 - samples.pos[i].distance_squared(pos) / r2;
-                            if influence > 0.0 {
-                                list.push((i, influence * dot));
-                            }
-                        }
-                    }
-                }
-            }
-            if list.is_empty() {
-                // No sample near enough: the nearest one.
-                let nearest = (0..luxels)
-                    .min_by(|&a, &b| {
-                        samples.pos[a]
-                            .distance_squared(pos)
-                            .total_cmp(&samples.pos[b].distance_squared(pos))
-                    })
-                    .unwrap_or(0);
-                list.push((nearest, 1.0));
-            }
-            weights.push(list);
+            weights.push(grid.weights(samples, pos, normal));
         }
     }
     for range in out.iter_mut() {
         for style in range.iter_mut() {
-            let bumps = style.len() / luxels;
-            let mut blended = vec![Vec3::ZERO; style.len()];
-            for (l, list) in weights.iter().enumerate() {
-                let total: f32 = list.iter().map(|&(_, wt)| wt).sum();
-                for b in 0..bumps {
-                    let sum: Vec3 = list.iter().map(|&(i, wt)| style[b * luxels + i] * wt).sum();
-                    blended[b * luxels + l] = sum / total;
-                }
-            }
-            *style = blended;
+            *style = blend(style, &weights, luxels);
         }
     }
 }
 
-/// Re-lights luxels on a sharp change (shadow edges, light cones) as the mean of four
-/// samples a quarter luxel around the centre, like VRAD's supersampling (not with `-fast`).
-/// Sky ambient (a hundred-odd rays a sample, and soft anyway) is not traced again: each luxel
-/// keeps its centre's, from `sky_ambients` (per sky-ambient light index, its amounts at each
-/// luxel), the centre being where the four samples average. Only styles the face already has
-/// are updated. The luxels re-lit and the rays traced are counted in `counters`, the rays
-/// also in `rays`.
-#[allow(clippy::too_many_arguments)]
-fn supersample_edges(
-    world: &World,
-    index: usize,
-    ranges: &[&[Light]],
-    light_clusters: &[i32],
-    shadows: &Shadows<'_>,
-    sky_ambients: &[(usize, Vec<Option<[f32; 4]>>)],
-    styles: &[u8],
-    out: &mut [Vec<Vec<Vec3>>],
-    counters: &Counters,
-    rays: &mut u64,
-) {
-    const LUMA: Vec3 = Vec3::new(0.2126, 0.7152, 0.0722);
-    let traced_before = *rays;
-    let face = &world.faces[index];
-    let (w, h) = (face.width, face.height);
-    let luxels = w * h;
-    let bump_count = if face.bumped { 4 } else { 1 };
-    let lum: Vec<f32> = (0..luxels)
-        .map(|l| out[0].iter().map(|s| s[l].dot(LUMA)).sum())
-        .collect();
-    let centroid = face.luxel_centroid();
-    let lights = ranges[0];
-    let mut amounts = [0.0f32; 4];
-    let mut supersampled = 0;
-    for l in 0..luxels {
-        let (s, t) = (l % w, l / w);
-        let mut edge = false;
-        for (ns, nt) in [
-            (s.wrapping_sub(1), t),
-            (s + 1, t),
-            (s, t.wrapping_sub(1)),
-            (s, t + 1),
-        ] {
-            if ns < w && nt < h {
-                let (a, b) = (lum[l], lum[nt * w + ns]);
-                if (a - b).abs() > 0.1 * a.max(b) + 1.0 {
-                    edge = true;
-                }
-            }
+/// A displacement's samples bucketed on a grid of cells one radius wide.
+struct SampleGrid {
+    radius: f32,
+    buckets: std::collections::HashMap<glam::IVec3, Vec<usize>>,
+}
+
+impl SampleGrid {
+    fn new(samples: &FaceSamples, radius: f32) -> Self {
+        let mut grid = SampleGrid {
+            radius,
+            buckets: std::collections::HashMap::new(),
+        };
+        for (i, &p) in samples.pos.iter().enumerate() {
+            grid.buckets.entry(grid.key(p)).or_default().push(i);
         }
-        if !edge {
-            continue;
-        }
-        supersampled += 1;
-        let mut acc: Vec<Vec<Vec3>> = vec![vec![Vec3::ZERO; styles.len() * bump_count]; ranges.len()];
-        const OFFSETS: [(f32, f32); 4] = [(-0.25, -0.25), (0.25, -0.25), (-0.25, 0.25), (0.25, 0.25)];
-        for (k, (dx, dy)) in OFFSETS.into_iter().enumerate() {
-            let (pos, normal) = sample_point(face, None, Vec2::new(s as f32 + dx, t as f32 + dy), centroid);
-            let cluster = world.cluster_at(pos);
-            let normals = sample_normals(face, normal);
-            for (li, (light, &light_cluster)) in lights.iter().zip(light_clusters).enumerate() {
-                let Some(slot) = styles.iter().position(|&st| st == light.style) else {
-                    continue;
-                };
-                // The centre's sky ambient, counted once for all four samples.
-                let sky_ambient = light.kind == LightKind::SkyAmbient;
-                let reached = if sky_ambient {
-                    let centre = || {
-                        sky_ambients
-                            .iter()
-                            .find(|(i, _)| *i == li)
-                            .and_then(|(_, sky)| sky[l])
+        grid
+    }
+
+    fn key(&self, p: Vec3) -> glam::IVec3 {
+        (p / self.radius).floor().as_ivec3()
+    }
+
+    /// The samples a luxel at `pos` with `normal` blends, with their weights; the nearest
+    /// sample alone when none is near enough.
+    fn weights(&self, samples: &FaceSamples, pos: Vec3, normal: Vec3) -> Vec<(usize, f32)> {
+        let r2 = self.radius * self.radius;
+        let k = self.key(pos);
+        let mut list = Vec::new();
+        for dz in -1..=1 {
+            for dy in -1..=1 {
+                for dx in -1..=1 {
+                    let Some(b) = self.buckets.get(&(k + glam::IVec3::new(dx, dy, dz))) else {
+                        continue;
                     };
-                    k == 0 && centre().map(|a| amounts = a).is_some()
-                } else {
-                    world.sees(light, light_cluster, cluster)
-                        && gather(shadows, light, pos, &normals[..bump_count], rays, &mut amounts)
-                };
-                if !reached || amounts[0] <= 0.0 {
-                    continue;
-                }
-                let weight = if sky_ambient { OFFSETS.len() as f32 } else { 1.0 };
-                for (r, range) in ranges.iter().enumerate() {
-                    let intensity = range.get(li).map_or(Vec3::ZERO, |l| l.intensity) * weight;
-                    for (b, amount) in amounts.iter().enumerate().take(bump_count) {
-                        acc[r][slot * bump_count + b] += intensity * *amount;
+                    for &i in b {
+                        let dot = samples.normal[i].dot(normal);
+                        if dot < 0.15 {
+                            continue;
+                        }
+                        let influence = 1.0 - samples.pos[i].distance_squared(pos) / r2;
+                        if influence > 0.0 {
+                            list.push((i, influence * dot));
+                        }
                     }
                 }
             }
         }
-        for (r, per_range) in acc.iter().enumerate() {
-            for slot in 0..styles.len() {
-                for b in 0..bump_count {
-                    out[r][slot][b * luxels + l] = per_range[slot * bump_count + b] / OFFSETS.len() as f32;
-                }
+        if list.is_empty() {
+            list.push((nearest_sample(samples, pos), 1.0));
+        }
+        list
+    }
+}
+
+/// The sample nearest `pos`.
+fn nearest_sample(samples: &FaceSamples, pos: Vec3) -> usize {
+    (0..samples.pos.len())
+        .min_by(|&a, &b| {
+            samples.pos[a]
+                .distance_squared(pos)
+                .total_cmp(&samples.pos[b].distance_squared(pos))
+        })
+        .unwrap_or(0)
+}
+
+/// One style's luxel values: per luxel (per bump basis) the weighted mean of the samples
+/// `weights` lists.
+fn blend(style: &[Vec3], weights: &[Vec<(usize, f32)>], luxels: usize) -> Vec<Vec3> {
+    let bumps = style.len() / luxels;
+    let mut blended = vec![Vec3::ZERO; style.len()];
+    for (l, list) in weights.iter().enumerate() {
+        let total: f32 = list.iter().map(|&(_, wt)| wt).sum();
+        for b in 0..bumps {
+            let sum: Vec3 = list.iter().map(|&(i, wt)| style[b * luxels + i] * wt).sum();
+            blended[b * luxels + l] = sum / total;
+        }
+    }
+    blended
+}
+
+/// Where supersampling takes a luxel's four sub-samples, in luxels from its centre.
+const OFFSETS: [(f32, f32); 4] = [(-0.25, -0.25), (0.25, -0.25), (-0.25, 0.25), (0.25, 0.25)];
+
+/// One sub-sample of a luxel being supersampled.
+struct SubSample {
+    /// Which of [`OFFSETS`].
+    k: usize,
+    pos: Vec3,
+    cluster: i32,
+    normals: [Vec3; 4],
+}
+
+impl SubSample {
+    /// [`gather`] at the sub-sample.
+    #[inline]
+    fn gather(
+        &self,
+        shadows: &Shadows<'_>,
+        light: &Light,
+        bump_count: usize,
+        rays: &mut u64,
+        out: &mut [f32; 4],
+    ) -> bool {
+        gather(shadows, light, self.pos, &self.normals[..bump_count], rays, out)
+    }
+}
+
+impl DirectLight<'_> {
+    /// Re-lights luxels on a sharp change (shadow edges, light cones) as the mean of four
+    /// samples a quarter luxel around the centre, like VRAD's supersampling (not with
+    /// `-fast`). Sky ambient (a hundred-odd rays a sample, and soft anyway) is not traced
+    /// again: each luxel keeps its centre's, from `sky_ambients`, the centre being where the
+    /// four samples average. Only styles the face already has are updated. The luxels re-lit
+    /// and the rays traced are counted in the counters, the rays also in the face's.
+    fn supersample_edges(&self, work: &mut FaceWork<'_>, sky_ambients: &[(usize, Vec<Option<[f32; 4]>>)]) {
+        let traced_before = work.rays;
+        let lum = luminance(work);
+        let centroid = work.face.luxel_centroid();
+        let mut rays = work.rays;
+        let mut supersampled = 0;
+        for l in 0..work.luxels {
+            if !on_edge(&lum, work.face.width, work.face.height, l) {
+                continue;
+            }
+            supersampled += 1;
+            let acc = self.supersample_luxel(work, l, centroid, sky_ambients, &mut rays);
+            store_supersampled(work, l, &acc);
+        }
+        work.rays = rays;
+        Counters::add(&self.counters.supersample_rays, work.rays - traced_before);
+        Counters::add(&self.counters.supersampled_luxels, supersampled);
+    }
+
+    /// Per range, per (style slot, bump basis): the sum of luxel `l`'s four sub-samples.
+    fn supersample_luxel(
+        &self,
+        work: &FaceWork<'_>,
+        l: usize,
+        centroid: Vec2,
+        sky_ambients: &[(usize, Vec<Option<[f32; 4]>>)],
+        rays: &mut u64,
+    ) -> Vec<Vec<Vec3>> {
+        let (s, t) = (l % work.face.width, l / work.face.width);
+        let mut acc: Vec<Vec<Vec3>> =
+            vec![vec![Vec3::ZERO; work.styles.len() * work.bump_count]; self.ranges.len()];
+        for (k, (dx, dy)) in OFFSETS.into_iter().enumerate() {
+            let (pos, normal) =
+                sample_point(work.face, None, Vec2::new(s as f32 + dx, t as f32 + dy), centroid);
+            let sub = SubSample {
+                k,
+                pos,
+                cluster: self.world.cluster_at(pos),
+                normals: sample_normals(work.face, normal),
+            };
+            self.add_sub_sample(work, l, &sub, sky_ambients, &mut acc, rays);
+        }
+        acc
+    }
+
+    /// Adds every light of a style the face holds at one sub-sample into `acc`; sky ambient
+    /// is the centre's, counted once (weighted 4) at the first sub-sample.
+    fn add_sub_sample(
+        &self,
+        work: &FaceWork<'_>,
+        l: usize,
+        sub: &SubSample,
+        sky_ambients: &[(usize, Vec<Option<[f32; 4]>>)],
+        acc: &mut [Vec<Vec3>],
+        rays: &mut u64,
+    ) {
+        let (mut amounts, bump_count) = ([0.0f32; 4], work.bump_count);
+        for (li, (light, &light_cluster)) in self.ranges[0].iter().zip(&self.light_clusters).enumerate() {
+            let Some(slot) = work.styles.iter().position(|&st| st == light.style) else {
+                continue;
+            };
+            let sky_ambient = light.kind == LightKind::SkyAmbient;
+            let reached = if sky_ambient {
+                sub.k == 0 && centre_sky(sky_ambients, li, l).map(|a| amounts = a).is_some()
+            } else {
+                self.world.sees(light, light_cluster, sub.cluster)
+                    && sub.gather(&self.shadows, light, bump_count, rays, &mut amounts)
+            };
+            if !reached || amounts[0] <= 0.0 {
+                continue;
+            }
+            let weight = if sky_ambient { OFFSETS.len() as f32 } else { 1.0 };
+            let at = slot * bump_count;
+            self.accumulate(acc, li, weight, at, &amounts[..bump_count]);
+        }
+    }
+
+    /// Adds light `li`'s `amounts` (per bump basis) × its intensity in each range ×
+    /// `weight` into `acc` from `at` on.
+    #[inline]
+    fn accumulate(&self, acc: &mut [Vec<Vec3>], li: usize, weight: f32, at: usize, amounts: &[f32]) {
+        for (r, range) in self.ranges.iter().enumerate() {
+            let intensity = range.get(li).map_or(Vec3::ZERO, |l| l.intensity) * weight;
+            for (b, amount) in amounts.iter().enumerate() {
+                acc[r][at + b] += intensity * *amount;
             }
         }
     }
-    Counters::add(&counters.supersample_rays, *rays - traced_before);
-    Counters::add(&counters.supersampled_luxels, supersampled);
+}
+
+/// The luminance of each luxel, summed over the first range's styles (flat normal).
+fn luminance(work: &FaceWork<'_>) -> Vec<f32> {
+    const LUMA: Vec3 = Vec3::new(0.2126, 0.7152, 0.0722);
+    (0..work.luxels)
+        .map(|l| work.out[0].iter().map(|s| s[l].dot(LUMA)).sum())
+        .collect()
+}
+
+/// Whether luxel `l` differs sharply from one of its four neighbours.
+#[inline]
+fn on_edge(lum: &[f32], w: usize, h: usize, l: usize) -> bool {
+    let (s, t) = (l % w, l / w);
+    let mut edge = false;
+    for (ns, nt) in [
+        (s.wrapping_sub(1), t),
+        (s + 1, t),
+        (s, t.wrapping_sub(1)),
+        (s, t + 1),
+    ] {
+        if ns < w && nt < h {
+            let (a, b) = (lum[l], lum[nt * w + ns]);
+            if (a - b).abs() > 0.1 * a.max(b) + 1.0 {
+                edge = true;
+            }
+        }
+    }
+    edge
+}
+
+/// Sky-ambient light `li`'s amounts at luxel `l`'s centre.
+#[inline]
+fn centre_sky(sky_ambients: &[(usize, Vec<Option<[f32; 4]>>)], li: usize, l: usize) -> Option<[f32; 4]> {
+    sky_ambients
+        .iter()
+        .find(|(i, _)| *i == li)
+        .and_then(|(_, sky)| sky[l])
+}
+
+/// Luxel `l`'s samples: the mean of its sub-samples' sums `acc`.
+fn store_supersampled(work: &mut FaceWork<'_>, l: usize, acc: &[Vec<Vec3>]) {
+    let (luxels, bump_count, styles) = (work.luxels, work.bump_count, work.styles.len());
+    for (r, per_range) in acc.iter().enumerate() {
+        for slot in 0..styles {
+            for b in 0..bump_count {
+                work.out[r][slot][b * luxels + l] = per_range[slot * bump_count + b] / OFFSETS.len() as f32;
+            }
+        }
+    }
 }

@@ -3,7 +3,7 @@
 
 use glam::{DMat3, DVec3, Vec2, Vec3};
 use srcmap_bsp::flags::SurfaceFlags;
-use srcmap_bsp::{Bsp, Face};
+use srcmap_bsp::{Bsp, Face, TexInfo};
 use srcmap_kv::values;
 
 /// Texinfo flags that mean "no lightmap" (VRAD's `TEX_SPECIAL`).
@@ -149,51 +149,75 @@ fn build_face(bsp: &Bsp, face: &Face, origin: Vec3) -> FaceGeom {
         return unlit(points, normal, SurfaceFlags::EMPTY);
     };
     let flags = SurfaceFlags::from_record(tex.flags);
-    // Valve's largest lightmaps are 128 luxels (displacements); anything far beyond is a
-    // damaged file, not worth allocating for.
-    let size_ok = |v: i32| (0..=MAX_LIGHTMAP_EXTENT).contains(&v);
-    if flags.intersects(TEX_SPECIAL)
-        || points.len() < 3
-        || !size_ok(face.lightmap_size[0])
-        || !size_ok(face.lightmap_size[1])
-    {
+    if flags.intersects(TEX_SPECIAL) || points.len() < 3 || !lightmap_size_ok(face.lightmap_size) {
         return unlit(points, normal, flags);
     }
-    // Luxel space → world: solve [S; T; N] p = (s - So, t - To, dist), in f64 (VRAD inverts
-    // the same system by Cramer's rule).
-    let s = DVec3::from(
-        tex.lightmap_vecs[0].map(f64::from)[..3]
-            .try_into()
-            .unwrap_or([0.0; 3]),
-    );
-    let t = DVec3::from(
-        tex.lightmap_vecs[1].map(f64::from)[..3]
-            .try_into()
-            .unwrap_or([0.0; 3]),
-    );
-    let n = normal.as_dvec3();
-    let m = DMat3::from_cols(s, t, n).transpose();
-    if m.determinant().abs() < 1e-12 {
+    let Some(space) = LuxelSpace::solve(tex, normal, dist, origin, face.lightmap_mins) else {
         return unlit(points, normal, flags);
+    };
+    lit_face(bsp, face, tex, points, normal, space)
+}
+
+/// Whether lightmap extents are in range. Valve's largest lightmaps are 128 luxels
+/// (displacements); anything far beyond is a damaged file, not worth allocating for.
+fn lightmap_size_ok(size: [i32; 2]) -> bool {
+    size.iter().all(|v| (0..=MAX_LIGHTMAP_EXTENT).contains(v))
+}
+
+/// A face's mapping between world and luxel space.
+struct LuxelSpace {
+    /// World → luxel space, model origin accounted for ([`FaceGeom::vecs`]).
+    vecs: [[f32; 4]; 2],
+    /// World position of luxel `mins`, and the steps per luxel.
+    origin: Vec3,
+    axes: [Vec3; 2],
+}
+
+impl LuxelSpace {
+    /// Luxel space → world: solve [S; T; N] p = (s - So, t - To, dist), in f64 (VRAD inverts
+    /// the same system by Cramer's rule). `None` when the system is singular.
+    fn solve(tex: &TexInfo, normal: Vec3, dist: f64, origin: Vec3, mins: [i32; 2]) -> Option<LuxelSpace> {
+        let s = DVec3::from(
+            tex.lightmap_vecs[0].map(f64::from)[..3]
+                .try_into()
+                .unwrap_or([0.0; 3]),
+        );
+        let t = DVec3::from(
+            tex.lightmap_vecs[1].map(f64::from)[..3]
+                .try_into()
+                .unwrap_or([0.0; 3]),
+        );
+        let n = normal.as_dvec3();
+        let m = DMat3::from_cols(s, t, n).transpose();
+        if m.determinant().abs() < 1e-12 {
+            return None;
+        }
+        let inv = m.inverse();
+        // Account for the model origin: vecs apply to model-local points.
+        let so = tex.lightmap_vecs[0][3] as f64 - s.dot(origin.as_dvec3());
+        let to = tex.lightmap_vecs[1][3] as f64 - t.dot(origin.as_dvec3());
+        let luxel_origin = inv * DVec3::new(mins[0] as f64 - so, mins[1] as f64 - to, dist);
+        Some(LuxelSpace {
+            vecs: [
+                [s.x as f32, s.y as f32, s.z as f32, so as f32],
+                [t.x as f32, t.y as f32, t.z as f32, to as f32],
+            ],
+            origin: luxel_origin.as_vec3(),
+            axes: [(inv * DVec3::X).as_vec3(), (inv * DVec3::Y).as_vec3()],
+        })
     }
-    let inv = m.inverse();
-    // Account for the model origin: vecs apply to model-local points.
-    let so = tex.lightmap_vecs[0][3] as f64 - s.dot(origin.as_dvec3());
-    let to = tex.lightmap_vecs[1][3] as f64 - t.dot(origin.as_dvec3());
-    let mins = face.lightmap_mins;
-    let luxel_origin = inv * DVec3::new(mins[0] as f64 - so, mins[1] as f64 - to, dist);
-    let axis_s = inv * DVec3::X;
-    let axis_t = inv * DVec3::Y;
-    let vecs = [
-        [s.x as f32, s.y as f32, s.z as f32, so as f32],
-        [t.x as f32, t.y as f32, t.z as f32, to as f32],
-    ];
-    let reflectivity = usize::try_from(tex.texdata)
-        .ok()
-        .and_then(|d| bsp.texdata.get(d))
-        .map(|d| Vec3::from(d.reflectivity))
-        .filter(|r| r.is_finite())
-        .unwrap_or(Vec3::splat(0.5));
+}
+
+/// The geometry of a face that gets a lightmap.
+fn lit_face(
+    bsp: &Bsp,
+    face: &Face,
+    tex: &TexInfo,
+    points: Vec<Vec3>,
+    normal: Vec3,
+    space: LuxelSpace,
+) -> FaceGeom {
+    let flags = SurfaceFlags::from_record(tex.flags);
     let mut g = FaceGeom {
         points,
         normal,
@@ -203,44 +227,31 @@ fn build_face(bsp: &Bsp, face: &Face, origin: Vec3) -> FaceGeom {
         is_displacement: face.dispinfo >= 0,
         width: face.lightmap_size[0] as usize + 1,
         height: face.lightmap_size[1] as usize + 1,
-        mins,
-        vecs,
-        luxel_origin: luxel_origin.as_vec3(),
-        luxel_axes: [axis_s.as_vec3(), axis_t.as_vec3()],
+        mins: face.lightmap_mins,
+        vecs: space.vecs,
+        luxel_origin: space.origin,
+        luxel_axes: space.axes,
         luxel_poly: Vec::new(),
-        reflectivity,
-        texture_vecs: [
-            Vec3::from_slice(&tex.texture_vecs[0][..3]),
-            Vec3::from_slice(&tex.texture_vecs[1][..3]),
-        ],
+        reflectivity: reflectivity(bsp, tex),
+        texture_vecs: tex.texture_vecs.map(|v| Vec3::from_slice(&v[..3])),
     };
     g.luxel_poly = g.points.iter().map(|&p| g.world_to_luxel(p)).collect();
     g
 }
 
+/// The reflectivity of a texinfo's texdata (0.5 grey when it has none, or not finite).
+fn reflectivity(bsp: &Bsp, tex: &TexInfo) -> Vec3 {
+    usize::try_from(tex.texdata)
+        .ok()
+        .and_then(|d| bsp.texdata.get(d))
+        .map(|d| Vec3::from(d.reflectivity))
+        .filter(|r| r.is_finite())
+        .unwrap_or(Vec3::splat(0.5))
+}
+
 /// The point of a convex polygon nearest to `p` (itself when inside). Works for either winding.
 pub fn clamp_to_polygon(poly: &[Vec2], p: Vec2) -> Vec2 {
-    if poly.len() < 3 {
-        return p;
-    }
-    // Inside test: same sign of cross products on every edge.
-    let mut sign = 0.0f32;
-    let mut inside = true;
-    for i in 0..poly.len() {
-        let a = poly[i];
-        let b = poly[(i + 1) % poly.len()];
-        let c = (b - a).perp_dot(p - a);
-        if c.abs() < 1e-6 {
-            continue;
-        }
-        if sign == 0.0 {
-            sign = c.signum();
-        } else if c.signum() != sign {
-            inside = false;
-            break;
-        }
-    }
-    if inside {
+    if poly.len() < 3 || inside_polygon(poly, p) {
         return p;
     }
     let mut best = p;
@@ -254,6 +265,27 @@ pub fn clamp_to_polygon(poly: &[Vec2], p: Vec2) -> Vec2 {
         }
     }
     best
+}
+
+/// Whether `p` lies inside a convex polygon (of either winding): the same sign of cross
+/// products on every edge (edges it lies on do not count).
+#[inline]
+fn inside_polygon(poly: &[Vec2], p: Vec2) -> bool {
+    let mut sign = 0.0f32;
+    for i in 0..poly.len() {
+        let a = poly[i];
+        let b = poly[(i + 1) % poly.len()];
+        let c = (b - a).perp_dot(p - a);
+        if c.abs() < 1e-6 {
+            continue;
+        }
+        if sign == 0.0 {
+            sign = c.signum();
+        } else if c.signum() != sign {
+            return false;
+        }
+    }
+    true
 }
 
 /// The point of the segment `a`-`b` nearest to `p`.

@@ -36,10 +36,17 @@
 //! 5. per-leaf ambient cubes ([`ambient`]);
 //! 6. output ([`output`]): ColorRGBExp32 samples per style (and the three bump bases on
 //!    `SURF_BUMPLIGHT` faces), each style's median colour stored before the face's samples,
-//!    face offsets and styles rewritten; world lights; per-leaf ambient cubes.
+//!    face offsets and styles rewritten; world lights; per-leaf ambient cubes;
+//! 7. detail props ([`detail`]): each one's colour and switchable-style entries, from the
+//!    lightmaps just written;
+//! 8. static props ([`vertexlight`], [`texel`]; `Options::static_prop_lighting`): per-vertex
+//!    `.vhv` and per-texel `.ppl` files packed into the pakfile.
 //!
-//! [`dump`] prints the light list and each face's lightmap as text (the golden tests pin
-//! them).
+//! Steps 4 to 8 run once per range (LDR, then HDR), after the ambient-occlusion factors
+//! ([`occlusion`]) are traced once for all.
+//!
+//! [`dump`] prints the light list, each face's lightmap, the detail props' lighting and the
+//! static props' `.vhv` meshes as text (the golden tests pin them).
 //!
 //! LDR and HDR (`-both`) share every ray: only intensities differ between them.
 //!
@@ -321,15 +328,7 @@ pub fn rays_per_second(report: &Report) -> f64 {
 /// of the ranges chosen in `options`. The passes are [`pipeline::Lighting`]'s, in this order.
 pub fn light(bsp: &mut Bsp, options: &Options, progress: &dyn Progress) -> Result<Report> {
     if bsp.faces.is_empty() {
-        // Nothing this stage lights: the map stays as it is, and the report says why.
-        let mut report = Report::new("vrad");
-        report.warn(if bsp.faces_hdr.is_empty() {
-            "the map has no faces: nothing to light; the map is unchanged"
-        } else {
-            "the map's faces are HDR-only (FACES_HDR, as console builds store them): not lit \
-             (not supported yet); the map is unchanged"
-        });
-        return Ok(report);
+        return Ok(nothing_to_light(bsp));
     }
     options.threads.pool()?.install(|| {
         let mut run = pipeline::Lighting::new(bsp, options, progress)?;
@@ -347,14 +346,37 @@ pub fn light(bsp: &mut Bsp, options: &Options, progress: &dyn Progress) -> Resul
         run.trace_bounce_rays();
         run.trace_occlusion();
         for range in run.ranges.clone() {
-            run.bounce(range);
-            run.apply_occlusion(range);
-            run.ambient_cubes(range);
-            run.write_output(range);
-            run.verify_output(range)?;
+            light_range(&mut run, range)?;
         }
         Ok(run.finish())
     })
+}
+
+/// The passes run once per range, in order.
+fn light_range(run: &mut pipeline::Lighting<'_>, range: Range) -> Result<()> {
+    run.bounce(range);
+    run.apply_occlusion(range);
+    run.verify_face_lights("bounce")?;
+    run.ambient_cubes(range);
+    run.write_output(range);
+    run.verify_output(range)?;
+    run.light_detail_props(range);
+    run.verify_detail_props(range)?;
+    run.light_static_props(range);
+    run.verify_static_props()
+}
+
+/// The report of a map with no (LDR) faces: nothing this stage lights; the map stays as it
+/// is, and the report says why.
+fn nothing_to_light(bsp: &Bsp) -> Report {
+    let mut report = Report::new("vrad");
+    report.warn(if bsp.faces_hdr.is_empty() {
+        "the map has no faces: nothing to light; the map is unchanged"
+    } else {
+        "the map's faces are HDR-only (FACES_HDR, as console builds store them): not lit \
+         (not supported yet); the map is unchanged"
+    });
+    report
 }
 
 /// Lights a BSP file's bytes and returns the new file: only the lumps lighting changes are

@@ -210,47 +210,60 @@ fn set_falloff(e: &Entity, l: &mut Light) {
     l.cap_dist = 1.0e22;
     let d50 = key_f32(e, "_fifty_percent_distance");
     if d50 != 0.0 {
-        let mut d0 = key_f32(e, "_zero_percent_distance");
-        if d0 < d50 {
-            d0 = 2.0 * d50;
-        }
-        let (mut a, mut b, mut c) =
-            solve_inverse_quadratic_monotonic(0.0, 1.0, d50, 2.0, d0, 256.0).unwrap_or((0.0, 1.0, 0.0));
-        let v50 = c + d50 * (b + d50 * a);
-        if v50.abs() > 0.0 {
-            let scale = 2.0 / v50;
-            a *= scale;
-            b *= scale;
-            c *= scale;
-        }
-        l.quadratic_attn = a;
-        l.linear_attn = b;
-        l.constant_attn = c;
-        if key_f32(e, "_hardfalloff") != 0.0 {
-            l.end_fade = d0;
-            l.start_fade = 0.75 * d0 + 0.25 * d50;
-        } else if a.abs() > 0.0 {
-            let max = b / (-2.0 * a);
-            if max > 0.0 {
-                l.cap_dist = max;
-                l.start_fade = max;
-                l.end_fade = 10.0 * max;
-            }
-        }
+        set_distance_falloff(e, l, d50);
     } else {
-        let clamp = |v: f32| if v < 0.001 { 0.0 } else { v };
-        l.constant_attn = clamp(key_f32(e, "_constant_attn"));
-        l.linear_attn = clamp(key_f32(e, "_linear_attn"));
-        l.quadratic_attn = clamp(key_f32(e, "_quadratic_attn"));
-        l.radius = key_f32(e, "_distance");
-        if l.constant_attn == 0.0 && l.linear_attn == 0.0 && l.quadratic_attn == 0.0 {
-            l.constant_attn = 1.0;
+        set_attenuation(e, l);
+    }
+}
+
+/// Falloff from `_fifty_percent_distance` (`d50`) and `_zero_percent_distance`: VRAD's
+/// monotonic inverse-quadratic fit, faded out between them with `_hardfalloff`, else
+/// capped at the curve's maximum.
+fn set_distance_falloff(e: &Entity, l: &mut Light, d50: f32) {
+    let mut d0 = key_f32(e, "_zero_percent_distance");
+    if d0 < d50 {
+        d0 = 2.0 * d50;
+    }
+    let (mut a, mut b, mut c) =
+        solve_inverse_quadratic_monotonic(0.0, 1.0, d50, 2.0, d0, 256.0).unwrap_or((0.0, 1.0, 0.0));
+    let v50 = c + d50 * (b + d50 * a);
+    if v50.abs() > 0.0 {
+        let scale = 2.0 / v50;
+        a *= scale;
+        b *= scale;
+        c *= scale;
+    }
+    l.quadratic_attn = a;
+    l.linear_attn = b;
+    l.constant_attn = c;
+    if key_f32(e, "_hardfalloff") != 0.0 {
+        l.end_fade = d0;
+        l.start_fade = 0.75 * d0 + 0.25 * d50;
+    } else if a.abs() > 0.0 {
+        let max = b / (-2.0 * a);
+        if max > 0.0 {
+            l.cap_dist = max;
+            l.start_fade = max;
+            l.end_fade = 10.0 * max;
         }
-        // Intensity is specified for distance 100.
-        let ratio = l.constant_attn + 100.0 * l.linear_attn + 100.0 * 100.0 * l.quadratic_attn;
-        if ratio > 0.0 {
-            l.intensity *= ratio;
-        }
+    }
+}
+
+/// Falloff from `_constant_attn`, `_linear_attn`, `_quadratic_attn` (constant when none is
+/// given); the intensity, given for distance 100, scaled to distance 1.
+fn set_attenuation(e: &Entity, l: &mut Light) {
+    let clamp = |v: f32| if v < 0.001 { 0.0 } else { v };
+    l.constant_attn = clamp(key_f32(e, "_constant_attn"));
+    l.linear_attn = clamp(key_f32(e, "_linear_attn"));
+    l.quadratic_attn = clamp(key_f32(e, "_quadratic_attn"));
+    l.radius = key_f32(e, "_distance");
+    if l.constant_attn == 0.0 && l.linear_attn == 0.0 && l.quadratic_attn == 0.0 {
+        l.constant_attn = 1.0;
+    }
+    // Intensity is specified for distance 100.
+    let ratio = l.constant_attn + 100.0 * l.linear_attn + 100.0 * 100.0 * l.quadratic_attn;
+    if ratio > 0.0 {
+        l.intensity *= ratio;
     }
 }
 
@@ -298,27 +311,81 @@ pub struct LightScan {
 pub fn parse_lights(entities: &[Entity], range: Range) -> (Vec<Light>, LightScan) {
     let mut lights = Vec::new();
     let mut scan = LightScan::default();
-    let mut named_styles: BTreeMap<String, u8> = BTreeMap::new();
-    let mut next_style = FIRST_SWITCHABLE_STYLE;
+    let mut styles = NamedStyles::default();
     let mut have_sun = false;
     for (index, e) in entities.iter().enumerate() {
         let Some(class) = e.classname() else { continue };
         if !class.starts_with("light") || class == "light_dynamic" {
             continue;
         }
+        let style = styles.style(e, class, &mut scan);
+        match class {
+            "light" | "light_spot" => {
+                let spot = class == "light_spot";
+                lights.push(point_or_spot(e, spot, index, entities, range, style));
+            }
+            // Only the first light_environment lights the map (as in VRAD).
+            "light_environment" if !have_sun => {
+                have_sun = true;
+                lights.extend(environment(e, index, entities, range));
+            }
+            "light_environment" => {}
+            other => scan.unsupported.push(other.to_string()),
+        }
+    }
+    (lights, scan)
+}
+
+/// A `light`, or with `spot` a `light_spot` (one of 180° both ways is a point light).
+fn point_or_spot(
+    e: &Entity,
+    spot: bool,
+    index: usize,
+    entities: &[Entity],
+    range: Range,
+    style: u8,
+) -> Light {
+    let kind = if spot { LightKind::Spot } else { LightKind::Point };
+    let mut l = generic(e, index, entities, range, kind, style);
+    if spot {
+        set_cone(e, &mut l);
+    }
+    set_falloff(e, &mut l);
+    l
+}
+
+/// The styles given to named lights so far, per lower-cased targetname, and the next free.
+struct NamedStyles {
+    named: BTreeMap<String, u8>,
+    next: u32,
+}
+
+impl Default for NamedStyles {
+    fn default() -> Self {
+        NamedStyles {
+            named: BTreeMap::new(),
+            next: FIRST_SWITCHABLE_STYLE,
+        }
+    }
+}
+
+impl NamedStyles {
+    /// The style of light entity `e` of `class`: its explicit `style` when above 0, else
+    /// its targetname's own switchable style (0 once all are taken, counted in `scan`).
+    fn style(&mut self, e: &Entity, class: &str, scan: &mut LightScan) -> u8 {
         let explicit_style = first_number(e, "style").map(|s| s as i64);
-        let style = match (explicit_style, e.get("targetname").filter(|t| !t.is_empty())) {
+        match (explicit_style, e.get("targetname").filter(|t| !t.is_empty())) {
             (Some(s), _) if s > 0 => s.clamp(0, MAX_LIGHTSTYLES as i64 - 1) as u8,
             // Switchable: VBSP gives each targetname its own style unless flagged
             // "initially dark"/"start on" makes no difference to the style itself.
             (_, Some(name)) if class != "light_environment" => {
                 let key = name.to_ascii_lowercase();
-                if let Some(&s) = named_styles.get(&key) {
+                if let Some(&s) = self.named.get(&key) {
                     s
-                } else if next_style < MAX_LIGHTSTYLES {
-                    let s = next_style as u8;
-                    next_style += 1;
-                    named_styles.insert(key, s);
+                } else if self.next < MAX_LIGHTSTYLES {
+                    let s = self.next as u8;
+                    self.next += 1;
+                    self.named.insert(key, s);
                     s
                 } else {
                     scan.styles_exhausted += 1;
@@ -326,64 +393,51 @@ pub fn parse_lights(entities: &[Entity], range: Range) -> (Vec<Light>, LightScan
                 }
             }
             _ => 0,
-        };
-        match class {
-            "light" => {
-                let mut l = generic(e, index, entities, range, LightKind::Point, style);
-                set_falloff(e, &mut l);
-                lights.push(l);
-            }
-            "light_spot" => {
-                let mut l = generic(e, index, entities, range, LightKind::Spot, style);
-                let mut inner = key_f32(e, "_inner_cone");
-                if inner == 0.0 {
-                    inner = 10.0;
-                }
-                let mut outer = key_f32(e, "_cone");
-                if outer == 0.0 {
-                    outer = inner;
-                }
-                if outer < inner {
-                    outer = inner;
-                }
-                if inner == 180.0 && outer == 180.0 {
-                    l.kind = LightKind::Point;
-                } else {
-                    l.stopdot = inner.min(90.0).to_radians().cos();
-                    l.stopdot2 = outer.min(90.0).to_radians().cos();
-                    l.exponent = key_f32(e, "_exponent");
-                }
-                set_falloff(e, &mut l);
-                lights.push(l);
-            }
-            "light_environment" => {
-                // Only the first light_environment lights the map (as in VRAD).
-                if have_sun {
-                    continue;
-                }
-                have_sun = true;
-                let sun = generic(e, index, entities, range, LightKind::Sun, 0);
-                let mut ambient = sun.clone();
-                ambient.kind = LightKind::SkyAmbient;
-                let hdr_ambient = (range == Range::Hdr)
-                    .then(|| e.get("_ambientHDR").and_then(|v| light_for_string(v, range)))
-                    .flatten();
-                ambient.intensity = match hdr_ambient
-                    .or_else(|| e.get("_ambient").and_then(|v| light_for_string(v, range)))
-                {
-                    Some(v) => v,
-                    None => sun.intensity * 0.5,
-                };
-                if range == Range::Hdr {
-                    ambient.intensity *= first_number(e, "_AmbientScaleHDR").unwrap_or(1.0) as f32;
-                }
-                lights.push(sun);
-                lights.push(ambient);
-            }
-            other => scan.unsupported.push(other.to_string()),
         }
     }
-    (lights, scan)
+}
+
+/// A spot light's cones (`_inner_cone`, default 10°; `_cone`, at least the inner) and
+/// `_exponent`; one of 180° both ways is a point light.
+fn set_cone(e: &Entity, l: &mut Light) {
+    let mut inner = key_f32(e, "_inner_cone");
+    if inner == 0.0 {
+        inner = 10.0;
+    }
+    let mut outer = key_f32(e, "_cone");
+    if outer == 0.0 {
+        outer = inner;
+    }
+    if outer < inner {
+        outer = inner;
+    }
+    if inner == 180.0 && outer == 180.0 {
+        l.kind = LightKind::Point;
+    } else {
+        l.stopdot = inner.min(90.0).to_radians().cos();
+        l.stopdot2 = outer.min(90.0).to_radians().cos();
+        l.exponent = key_f32(e, "_exponent");
+    }
+}
+
+/// A `light_environment`'s sun and sky ambient (`_ambient`, `_ambientHDR` and
+/// `_AmbientScaleHDR`; half the sun's light without one).
+fn environment(e: &Entity, index: usize, entities: &[Entity], range: Range) -> [Light; 2] {
+    let sun = generic(e, index, entities, range, LightKind::Sun, 0);
+    let mut ambient = sun.clone();
+    ambient.kind = LightKind::SkyAmbient;
+    let hdr_ambient = (range == Range::Hdr)
+        .then(|| e.get("_ambientHDR").and_then(|v| light_for_string(v, range)))
+        .flatten();
+    ambient.intensity =
+        match hdr_ambient.or_else(|| e.get("_ambient").and_then(|v| light_for_string(v, range))) {
+            Some(v) => v,
+            None => sun.intensity * 0.5,
+        };
+    if range == Range::Hdr {
+        ambient.intensity *= first_number(e, "_AmbientScaleHDR").unwrap_or(1.0) as f32;
+    }
+    [sun, ambient]
 }
 
 #[cfg(test)]

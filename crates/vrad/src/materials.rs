@@ -15,12 +15,12 @@
 
 use std::sync::Arc;
 
-use srcmap_bsp::Bsp;
+use srcmap_bsp::{Brush, Bsp};
 use srcmap_materials::flags::{
     CONTENTS_GRATE, CONTENTS_SLIME, CONTENTS_SOLID, CONTENTS_WATER, CONTENTS_WINDOW, MASK_OPAQUE,
     SURF_BUMPLIGHT, SURF_TRANS, SurfaceFlags,
 };
-use srcmap_materials::{Origin, Resolver};
+use srcmap_materials::{Origin, Resolved, Resolver};
 
 use crate::faces::TEX_SPECIAL;
 
@@ -55,26 +55,50 @@ fn known(origin: &Origin) -> bool {
 /// Applies the resolver's facts to `bsp` (texdata reflectivity, texinfo bump flags) and
 /// returns which brushes it makes see-through.
 pub fn apply(bsp: &mut Bsp, resolver: &Resolver) -> Applied {
-    let mut out = Applied::default();
-    let resolved: Vec<Option<srcmap_materials::Resolved>> = (0..bsp.texdata.len())
+    let resolved: Vec<Option<Resolved>> = (0..bsp.texdata.len())
         .map(|i| bsp.texdata_name(i).map(|n| resolver.resolve(n)))
         .collect();
-    for (td, r) in bsp.texdata.iter_mut().zip(&resolved) {
+    let reflectivity = apply_reflectivity(bsp, &resolved);
+    let bump_changed = apply_bump_flags(bsp, &resolved);
+    Applied {
+        reflectivity,
+        bump_changed,
+        see_through_brushes: bsp
+            .brushes
+            .iter()
+            .map(|b| see_through(bsp, &resolved, b))
+            .collect(),
+    }
+}
+
+/// Sets each texdata's reflectivity the resolver knows; returns how many changed.
+fn apply_reflectivity(bsp: &mut Bsp, resolved: &[Option<Resolved>]) -> usize {
+    let mut changed = 0;
+    for (td, r) in bsp.texdata.iter_mut().zip(resolved) {
         if let Some(r) = r
             && known(&r.size_from)
             && r.facts.reflectivity.iter().all(|c| c.is_finite())
             && td.reflectivity != r.facts.reflectivity
         {
             td.reflectivity = r.facts.reflectivity;
-            out.reflectivity += 1;
+            changed += 1;
         }
     }
-    let of_texinfo = |bsp: &Bsp, ti: i32| -> Option<usize> {
-        let t = bsp.texinfo.get(usize::try_from(ti).ok()?)?;
-        usize::try_from(t.texdata).ok().filter(|&d| d < resolved.len())
-    };
+    changed
+}
+
+/// The texdata of texinfo `ti`, when both exist.
+fn texdata_of(bsp: &Bsp, resolved: &[Option<Resolved>], ti: i32) -> Option<usize> {
+    let t = bsp.texinfo.get(usize::try_from(ti).ok()?)?;
+    usize::try_from(t.texdata).ok().filter(|&d| d < resolved.len())
+}
+
+/// Sets or clears `SURF_BUMPLIGHT` on each lit texinfo as its material says, where the
+/// resolver knows its surface; returns how many changed.
+fn apply_bump_flags(bsp: &mut Bsp, resolved: &[Option<Resolved>]) -> usize {
+    let mut changed = 0;
     for i in 0..bsp.texinfo.len() {
-        let Some(td) = of_texinfo(bsp, i as i32) else {
+        let Some(td) = texdata_of(bsp, resolved, i as i32) else {
             continue;
         };
         let Some(r) = &resolved[td] else { continue };
@@ -85,33 +109,32 @@ pub fn apply(bsp: &mut Bsp, resolver: &Resolver) -> Applied {
         let want = r.facts.surface_flags & SURF_BUMPLIGHT != 0;
         if want != SurfaceFlags::from_record(ti.flags).intersects(SurfaceFlags::BUMPLIGHT) {
             ti.flags ^= SurfaceFlags::BUMPLIGHT.to_record();
-            out.bump_changed += 1;
+            changed += 1;
         }
     }
-    out.see_through_brushes = bsp
-        .brushes
-        .iter()
-        .map(|b| {
-            if b.contents as u32 & MASK_OPAQUE == 0 {
-                return false; // already casts no shadow
-            }
-            let (Ok(first), Ok(n)) = (usize::try_from(b.first_side), usize::try_from(b.num_sides)) else {
-                return false;
-            };
-            let see_through_side = (first..first + n).any(|s| {
-                let Some(side) = bsp.brush_sides.get(s) else {
-                    return false;
-                };
-                let Some(td) = of_texinfo(bsp, side.texinfo) else {
-                    return false;
-                };
-                let Some(r) = &resolved[td] else { return false };
-                (known(&r.contents_from) && r.facts.contents & SEE_THROUGH != 0)
-                    || (known(&r.surface_from) && r.facts.surface_flags & SURF_TRANS != 0)
-            });
-            // Valve's rule: a transparent side takes SOLID away; OPAQUE/MOVEABLE stay.
-            see_through_side && (b.contents as u32 & MASK_OPAQUE & !CONTENTS_SOLID) == 0
-        })
-        .collect();
-    out
+    changed
+}
+
+/// Whether brush `b`, opaque in the BSP, casts no shadow: a side's material is see-through
+/// and nothing but `SOLID` made it opaque (Valve's rule: a transparent side takes SOLID
+/// away; OPAQUE/MOVEABLE stay).
+fn see_through(bsp: &Bsp, resolved: &[Option<Resolved>], b: &Brush) -> bool {
+    if b.contents as u32 & MASK_OPAQUE == 0 {
+        return false; // already casts no shadow
+    }
+    let (Ok(first), Ok(n)) = (usize::try_from(b.first_side), usize::try_from(b.num_sides)) else {
+        return false;
+    };
+    let see_through_side = (first..first + n).any(|s| {
+        let Some(side) = bsp.brush_sides.get(s) else {
+            return false;
+        };
+        let Some(td) = texdata_of(bsp, resolved, side.texinfo) else {
+            return false;
+        };
+        let Some(r) = &resolved[td] else { return false };
+        (known(&r.contents_from) && r.facts.contents & SEE_THROUGH != 0)
+            || (known(&r.surface_from) && r.facts.surface_flags & SURF_TRANS != 0)
+    });
+    see_through_side && (b.contents as u32 & MASK_OPAQUE & !CONTENTS_SOLID) == 0
 }

@@ -1,7 +1,7 @@
 //! Writing results into the BSP: lighting lump and face offsets/styles, world lights, leaf
 //! ambient cubes.
 
-use srcmap_bsp::{Bsp, ColorRgbExp32, LeafAmbientIndex, LeafAmbientLighting, WorldLight};
+use srcmap_bsp::{Bsp, ColorRgbExp32, Face, LeafAmbientIndex, LeafAmbientLighting, WorldLight};
 
 use crate::ambient::LeafCubes;
 use crate::color::{encode, median};
@@ -22,27 +22,14 @@ pub(crate) fn write_lighting(bsp: &mut Bsp, world: &World, facelights: &[FaceLig
         &mut bsp.faces
     };
     for (i, face) in faces.iter_mut().enumerate() {
-        let (Some(g), Some(fl)) = (world.faces.get(i), facelights.get(i)) else {
-            face.light_offset = -1;
-            face.styles = [255; 4];
-            continue;
-        };
-        if !g.lit || fl.styles.is_empty() {
-            face.light_offset = -1;
-            face.styles = [255; 4];
-            continue;
-        }
-        let n = g.luxel_count();
-        for samples in fl.samples.iter().rev() {
-            lighting.push(encode(median(samples[..n.min(samples.len())].iter().copied())));
-        }
-        face.light_offset = (lighting.len() * 4) as i32;
-        face.styles = [255; 4];
-        for (k, &s) in fl.styles.iter().enumerate().take(4) {
-            face.styles[k] = s;
-        }
-        for samples in &fl.samples {
-            lighting.extend(samples.iter().map(|&c| encode(c)));
+        match (world.faces.get(i), facelights.get(i)) {
+            (Some(g), Some(fl)) if g.lit && !fl.styles.is_empty() => {
+                append_face(&mut lighting, face, g.luxel_count(), fl);
+            }
+            _ => {
+                face.light_offset = -1;
+                face.styles = [255; 4];
+            }
         }
     }
     // The samples are new: bytes kept past the old ones' end no longer belong to them.
@@ -55,6 +42,24 @@ pub(crate) fn write_lighting(bsp: &mut Bsp, world: &World, facelights: &[FaceLig
     }
 }
 
+/// Appends a lit face's samples to `lighting` (its styles' medians first, last style
+/// first) and points the face at them.
+fn append_face(lighting: &mut Vec<ColorRgbExp32>, face: &mut Face, luxels: usize, fl: &FaceLight) {
+    for samples in fl.samples.iter().rev() {
+        lighting.push(encode(median(
+            samples[..luxels.min(samples.len())].iter().copied(),
+        )));
+    }
+    face.light_offset = (lighting.len() * 4) as i32;
+    face.styles = [255; 4];
+    for (k, &s) in fl.styles.iter().enumerate().take(4) {
+        face.styles[k] = s;
+    }
+    for samples in &fl.samples {
+        lighting.extend(samples.iter().map(|&c| encode(c)));
+    }
+}
+
 /// Writes the world lights lump of `range` (VRAD's `ExportDirectLightsToWorldLights`).
 /// `in_cubes`: the ambient cubes were computed (and hold the dim texture lights).
 pub(crate) fn write_world_lights(bsp: &mut Bsp, tree: &Tree, lights: &[Light], range: Range, in_cubes: bool) {
@@ -62,44 +67,44 @@ pub(crate) fn write_world_lights(bsp: &mut Bsp, tree: &Tree, lights: &[Light], r
         .iter()
         // A texture light without a value in this range emits nothing here.
         .filter(|l| l.kind != LightKind::Surface || l.intensity.max_element() > 0.0)
-        .map(|l| {
-            // A texture-light patch lies on its face: its cluster is the one in front.
-            let at = if l.kind == LightKind::Surface {
-                l.origin + l.normal
-            } else {
-                l.origin
-            };
-            let cluster = tree.leaf_cluster_at(at);
-            WorldLight {
-                origin: l.origin.to_array(),
-                intensity: (l.intensity / 255.0).to_array(),
-                normal: l.normal.to_array(),
-                shadow_cast_offset: [0.0; 3],
-                cluster,
-                kind: l.kind as i32,
-                style: l.style as i32,
-                stopdot: if l.kind == LightKind::Spot { l.stopdot } else { 0.0 },
-                stopdot2: if l.kind == LightKind::Spot {
-                    l.stopdot2
-                } else {
-                    0.0
-                },
-                exponent: l.exponent,
-                radius: l.radius,
-                constant_attn: l.constant_attn,
-                linear_attn: l.linear_attn,
-                quadratic_attn: l.quadratic_attn,
-                // DWL_FLAGS_INAMBIENTCUBE: already in the ambient cubes.
-                flags: i32::from(in_cubes && crate::ambient::in_ambient_cube(l)),
-                texinfo: 0,
-                owner: 0,
-            }
-        })
+        .map(|l| world_light(tree, l, in_cubes))
         .collect();
     if range == Range::Hdr {
         bsp.world_lights_hdr = out;
     } else {
         bsp.world_lights = out;
+    }
+}
+
+/// Light `l`'s record; `in_cubes`: flagged as already in the ambient cubes when it is one
+/// they hold.
+fn world_light(tree: &Tree, l: &Light, in_cubes: bool) -> WorldLight {
+    // A texture-light patch lies on its face: its cluster is the one in front.
+    let at = if l.kind == LightKind::Surface {
+        l.origin + l.normal
+    } else {
+        l.origin
+    };
+    let spot = l.kind == LightKind::Spot;
+    WorldLight {
+        origin: l.origin.to_array(),
+        intensity: (l.intensity / 255.0).to_array(),
+        normal: l.normal.to_array(),
+        shadow_cast_offset: [0.0; 3],
+        cluster: tree.leaf_cluster_at(at),
+        kind: l.kind as i32,
+        style: l.style as i32,
+        stopdot: if spot { l.stopdot } else { 0.0 },
+        stopdot2: if spot { l.stopdot2 } else { 0.0 },
+        exponent: l.exponent,
+        radius: l.radius,
+        constant_attn: l.constant_attn,
+        linear_attn: l.linear_attn,
+        quadratic_attn: l.quadratic_attn,
+        // DWL_FLAGS_INAMBIENTCUBE: already in the ambient cubes.
+        flags: i32::from(in_cubes && crate::ambient::in_ambient_cube(l)),
+        texinfo: 0,
+        owner: 0,
     }
 }
 
@@ -119,6 +124,20 @@ pub(crate) fn write_ambient(bsp: &mut Bsp, cubes: &[LeafCubes], range: Range) ->
         }
         return with_samples;
     }
+    let (index, lighting) = ambient_lumps(cubes);
+    if range == Range::Hdr {
+        bsp.leaf_ambient_index_hdr = index;
+        bsp.leaf_ambient_lighting_hdr = lighting;
+    } else {
+        bsp.leaf_ambient_index = index;
+        bsp.leaf_ambient_lighting = lighting;
+    }
+    with_samples
+}
+
+/// The ambient index and lighting lumps of `cubes`: per leaf its samples' range, and the
+/// samples.
+fn ambient_lumps(cubes: &[LeafCubes]) -> (Vec<LeafAmbientIndex>, Vec<LeafAmbientLighting>) {
     let mut index = Vec::with_capacity(cubes.len());
     let mut lighting = Vec::new();
     for c in cubes {
@@ -136,12 +155,5 @@ pub(crate) fn write_ambient(bsp: &mut Bsp, cubes: &[LeafCubes], range: Range) ->
             });
         }
     }
-    if range == Range::Hdr {
-        bsp.leaf_ambient_index_hdr = index;
-        bsp.leaf_ambient_lighting_hdr = lighting;
-    } else {
-        bsp.leaf_ambient_index = index;
-        bsp.leaf_ambient_lighting = lighting;
-    }
-    with_samples
+    (index, lighting)
 }

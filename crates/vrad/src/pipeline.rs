@@ -9,14 +9,18 @@
 //! 4. [`Lighting::add_texture_lights`]: texture-light patches appended to every range's lights;
 //! 5. [`Lighting::light_direct`]: direct light of every range in one pass of shadow rays;
 //! 6. [`Lighting::trace_bounce_rays`]: the gather rays, traced once for every range;
-//! 7. per range, [`Lighting::bounce`], [`Lighting::ambient_cubes`] and
-//!    [`Lighting::write_output`].
+//! 7. [`Lighting::trace_occlusion`]: ambient-occlusion factors per luxel (when asked for);
+//! 8. per range: [`Lighting::bounce`], [`Lighting::apply_occlusion`],
+//!    [`Lighting::ambient_cubes`], [`Lighting::write_output`] (lightmaps, world lights,
+//!    ambient cubes), [`Lighting::light_detail_props`] (the `dprp` colours and the style
+//!    lump, from the lightmaps just written) and [`Lighting::light_static_props`] (`.vhv`
+//!    and `.ppl` files packed into the pakfile).
 //!
 //! Between passes the `verify_*` checks (the invariants the next pass relies on) run when
 //! [`srcmap_stage::verify_enabled`] says so.
 
 use std::sync::atomic::Ordering;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use rayon::prelude::*;
 use srcmap_bsp::Bsp;
@@ -59,10 +63,23 @@ pub struct Lighting<'a> {
     face_lights: Vec<Vec<FaceLight>>,
     /// The bounce gather rays (empty without visibility data).
     patches: Vec<FacePatches>,
-    /// The ambient cubes of the range being lit.
-    cubes: Vec<LeafCubes>,
     /// Per face, per luxel: the ambient-occlusion factor (empty when it is off).
     occlusion: Vec<Vec<f32>>,
+    /// What the passes of the range being lit left for the next.
+    current: RangeResults,
+}
+
+/// What the per-range passes leave for the next ones.
+#[derive(Default)]
+struct RangeResults {
+    /// The ambient cubes ([`Lighting::ambient_cubes`]).
+    cubes: Vec<LeafCubes>,
+    /// The lightmaps as [`Lighting::write_output`] wrote them.
+    lightmaps: Vec<Option<detail::WrittenLightmap>>,
+    /// The time spent writing (output, detail props, packing).
+    write_time: Duration,
+    /// The static-prop lighting files (`None` when not asked for).
+    prop_lighting: Option<vertexlight::VertexLighting>,
 }
 
 const NO_WORLD: &str = "build_geometry runs before the passes that light";
@@ -77,25 +94,10 @@ impl<'a> Lighting<'a> {
         if bsp.faces.is_empty() {
             return Err(VradError::NoFaces);
         }
-        let mut report = Report::new("vrad");
-        for name in counts::ALL {
-            report.set(name, 0u32);
-        }
-        let mut ranges = Vec::new();
-        if options.ldr {
-            ranges.push(Range::Ldr);
-        }
-        if options.hdr || (options.hdr_if_present && !bsp.lighting_hdr.is_empty()) {
-            ranges.push(Range::Hdr);
-        }
-        if options.static_prop_lighting && options.quality == Quality::Fast {
-            report.warn("per-vertex static-prop lighting is skipped with -fast (as VRAD)");
-        }
-        let has_vis = bsp
-            .visibility
-            .as_ref()
-            .is_some_and(|v| v.num_clusters > 0 && !v.pvs.is_empty());
+        let report = initial_report(options);
         Ok(Lighting {
+            ranges: ranges_lit(bsp, options),
+            has_vis: has_visibility(bsp),
             bsp,
             options,
             progress,
@@ -103,15 +105,13 @@ impl<'a> Lighting<'a> {
             report,
             counters: Counters::default(),
             trace_seconds: 0.0,
-            ranges,
-            has_vis,
             lights: Vec::new(),
             applied: Applied::default(),
             world: None,
             face_lights: Vec::new(),
             patches: Vec::new(),
-            cubes: Vec::new(),
             occlusion: Vec::new(),
+            current: RangeResults::default(),
         })
     }
 
@@ -166,51 +166,20 @@ impl<'a> Lighting<'a> {
         let t = Instant::now();
         let bsp = &*self.bsp;
         self.progress.start("geometry", 3, srcmap_stage::Unit::Steps);
-        let face_geoms = faces::build_faces(bsp);
-        let disps: Vec<_> = face_geoms
-            .iter()
-            .enumerate()
-            .map(|(i, g)| {
-                if g.is_displacement {
-                    displacement::DispSurface::build(bsp, i, g)
-                } else {
-                    None
-                }
-            })
-            .collect();
+        let faces = faces::build_faces(bsp);
+        let disps = displacements(bsp, &faces);
         self.progress.advance(1);
-        let props = props::prop_shadows(
-            bsp,
-            self.options.models.as_ref(),
-            self.options.static_prop_polys,
-            self.options.texture_shadows,
-        );
-        let occluders = scene::occluders_with(
-            bsp,
-            &face_geoms,
-            &disps,
-            &self.applied.see_through_brushes,
-            &props,
-        );
-        let sky_faces = scene::sky_faces(bsp, &face_geoms);
+        let (occluders, sky_faces, props) = self.shadow_scenes(&faces, &disps);
         self.progress.advance(1);
-        let (surfaces, disp_triangles) = scene::surfaces(&face_geoms, &disps);
+        let (surfaces, disp_triangles) = scene::surfaces(&faces, &disps);
         self.progress.advance(1);
         let tree = tree::Tree::new(bsp);
-        let samples: Vec<samples::FaceSamples> = face_geoms
-            .par_iter()
-            .enumerate()
-            .map(|(i, g)| {
-                let mut s = samples::FaceSamples::build(g, disps[i].as_ref());
-                s.cluster = s.pos.iter().map(|&p| tree.cluster_at(p)).collect();
-                s
-            })
-            .collect();
+        let samples = face_samples(&faces, &disps, &tree);
         self.progress.finish();
         self.report.time("geometry+bvh", t.elapsed());
-        let sky_visible = sky::sky_visible_clusters(bsp, &tree);
         let world = World {
-            faces: face_geoms,
+            sky_visible: sky::sky_visible_clusters(bsp, &tree),
+            faces,
             disps,
             samples,
             occluders,
@@ -220,14 +189,41 @@ impl<'a> Lighting<'a> {
             pvs: bsp.visibility.clone(),
             tree,
             sky3d: sky::Sky3d::new(bsp),
-            sky_visible,
         };
+        self.set_world(world, &props);
+    }
+
+    /// The world, counted in the report with the props' shadows.
+    fn set_world(&mut self, world: World, props: &props::PropShadows) {
+        self.count_faces(&world);
+        self.world = Some(world);
+        self.count_props(props);
+    }
+
+    /// The occluder scene (opaque brushes but the see-through ones, displacements and the
+    /// static props' shadows), its sky faces alone, and the props' shadows (for their
+    /// counts).
+    fn shadow_scenes(
+        &self,
+        faces: &[faces::FaceGeom],
+        disps: &[Option<displacement::DispSurface>],
+    ) -> (crate::alpha::Occluders, srcmap_trace::Scene, props::PropShadows) {
+        let props = props::prop_shadows(
+            self.bsp,
+            self.options.models.as_ref(),
+            self.options.static_prop_polys,
+            self.options.texture_shadows,
+        );
+        let see_through = &self.applied.see_through_brushes;
+        let occluders = scene::occluders_with(self.bsp, faces, disps, see_through, &props);
+        (occluders, scene::sky_faces(self.bsp, faces), props)
+    }
+
+    fn count_faces(&mut self, world: &World) {
         let lit = world.faces.iter().filter(|f| f.lit);
         self.report.set(counts::LIT_FACES, lit.clone().count() as f64);
         self.report
             .set(counts::LUXELS, lit.map(|f| f.luxel_count()).sum::<usize>() as f64);
-        self.world = Some(world);
-        self.count_props(&props);
     }
 
     fn count_props(&mut self, props: &props::PropShadows) {
@@ -265,21 +261,7 @@ impl<'a> Lighting<'a> {
     /// lights alike, and the emitting faces' texinfos flagged `SURF_LIGHT`.
     pub fn add_texture_lights(&mut self) {
         let world = self.world.as_ref().expect(NO_WORLD);
-        let mut harvested = 0;
-        let tex_sets: Vec<TexLights> = self
-            .ranges
-            .iter()
-            .map(|&range| {
-                let mut t = if self.options.harvest_texlights {
-                    texlights::harvest_bsp(self.bsp, &world.faces, range)
-                } else {
-                    TexLights::default()
-                };
-                harvested = harvested.max(t.len());
-                t.extend(&self.options.texlights);
-                t
-            })
-            .collect();
+        let (tex_sets, harvested) = self.texture_light_sets(world);
         let pairs: Vec<(&TexLights, Range)> = tex_sets.iter().zip(self.ranges.iter().copied()).collect();
         let surface = texlights::surface_lights(
             self.bsp,
@@ -297,6 +279,27 @@ impl<'a> Lighting<'a> {
             lights.extend(extra);
         }
         self.count_lights();
+    }
+
+    /// Per range, the texture-light values: harvested from the input's world lights, the
+    /// given ones on top; and the most harvested in a range.
+    fn texture_light_sets(&self, world: &World) -> (Vec<TexLights>, usize) {
+        let mut harvested = 0;
+        let sets = self
+            .ranges
+            .iter()
+            .map(|&range| {
+                let mut t = if self.options.harvest_texlights {
+                    texlights::harvest_bsp(self.bsp, &world.faces, range)
+                } else {
+                    TexLights::default()
+                };
+                harvested = harvested.max(t.len());
+                t.extend(&self.options.texlights);
+                t
+            })
+            .collect();
+        (sets, harvested)
     }
 
     /// Direct light: one pass of shadow rays serves every range.
@@ -387,7 +390,7 @@ impl<'a> Lighting<'a> {
         let world = self.world.as_ref().expect(NO_WORLD);
         let t = Instant::now();
         let r = self.range_index(range);
-        self.cubes = if self.options.ambient_cubes {
+        self.current.cubes = if self.options.ambient_cubes {
             ambient::leaf_ambient(
                 self.bsp,
                 world,
@@ -404,7 +407,8 @@ impl<'a> Lighting<'a> {
     }
 
     /// Writes `range`'s lighting lump, face offsets and styles, world lights and ambient
-    /// cubes into the map.
+    /// cubes into the map, then reads the lightmaps back as written (detail-prop and
+    /// static-prop lighting sample them).
     pub fn write_output(&mut self, range: Range) {
         let world = self.world.as_ref().expect(NO_WORLD);
         let t = Instant::now();
@@ -418,17 +422,26 @@ impl<'a> Lighting<'a> {
             self.options.ambient_cubes,
         );
         if self.options.ambient_cubes {
-            let leaves = output::write_ambient(self.bsp, &self.cubes, range);
+            let leaves = output::write_ambient(self.bsp, &self.current.cubes, range);
             self.report.set(counts::LEAVES_WITH_AMBIENT, leaves as f64);
         }
-        let lightmaps = detail::written_lightmaps(self.bsp, world, range == Range::Hdr);
+        self.current.lightmaps = detail::written_lightmaps(self.bsp, world, range == Range::Hdr);
+        self.current.write_time = t.elapsed();
+    }
+
+    /// Each detail prop's colour and `range`'s style lump (`dplt`, `dplh`), from the
+    /// lightmaps just written. Its time counts as writing, as the lumps it fills.
+    pub fn light_detail_props(&mut self, range: Range) {
+        let world = self.world.as_ref().expect(NO_WORLD);
+        let t = Instant::now();
+        let r = self.range_index(range);
         let detail = detail::light_detail_props(
             self.bsp,
             world,
             &self.lights[r],
             range,
             self.options.models.as_ref(),
-            &lightmaps,
+            &self.current.lightmaps,
             &self.counters,
         );
         self.report.set(counts::DETAIL_PROPS_LIT, detail.props as f64);
@@ -436,57 +449,76 @@ impl<'a> Lighting<'a> {
             self.report
                 .set(counts::DETAIL_STYLE_ENTRIES, detail.style_entries as f64);
         }
-        // Prop vertices and texels trace rays: their time counts as tracing, not writing.
-        let mut prop_lighting = std::time::Duration::ZERO;
+        self.current.write_time += t.elapsed();
+    }
+
+    /// Per-vertex (`.vhv`) and per-texel (`.ppl`) lighting of static props, packed into the
+    /// pakfile (`Options::static_prop_lighting`, not with `-fast`); then the range's write
+    /// time. Prop vertices and texels trace rays: their time counts as tracing, not writing.
+    pub fn light_static_props(&mut self, range: Range) {
+        self.current.prop_lighting = None;
         if self.options.static_prop_lighting && self.options.quality != Quality::Fast {
             let started = Instant::now();
-            let inputs = vertexlight::RangeInputs {
-                range,
-                lights: &self.lights[r],
-                lightmaps: &lightmaps,
-                indirect: self.has_vis && self.options.bounces > 0,
-                no_self_shadowing: self.options.disable_prop_self_shadowing,
-                ambient_occlusion: self.options.ambient_occlusion.as_ref(),
-                texels: self.ranges.last() == Some(&range),
-            };
-            let vertex = vertexlight::light_prop_vertices(
-                self.bsp,
-                world,
-                &inputs,
-                self.options.models.as_ref(),
-                &self.counters,
-            );
-            prop_lighting = started.elapsed();
-            if vertex.without_model > 0 {
-                self.report.warn(format!(
-                    "{} static props without their model files (.mdl, .vvd, .vtx): no per-vertex lighting{}",
-                    vertex.without_model,
-                    tag(range)
-                ));
+            let vertex = self.light_prop_vertices(range);
+            let elapsed = started.elapsed();
+            let packing = Instant::now();
+            self.pack_prop_lighting(&vertex, range);
+            self.current.write_time += packing.elapsed();
+            self.current.prop_lighting = Some(vertex);
+            self.trace_seconds += elapsed.as_secs_f64();
+            if !elapsed.is_zero() {
+                self.report.time(format!("prop lighting{}", tag(range)), elapsed);
             }
-            let packed = self.report.count(counts::VHV_FILES) as usize + vertex.files.len();
-            let texel_files = vertex.texel_files.len();
-            let files = [vertex.files, vertex.texel_files].concat();
-            match srcmap_bsp::pak::Pak::parse(&self.bsp.pakfile, 0)
-                .and_then(|pak| pak.with_files(&files, false))
-            {
-                Ok(bytes) => {
-                    self.bsp.pakfile = bytes;
-                    self.report.set(counts::VHV_FILES, packed as f64);
-                    self.report.set(counts::PPL_FILES, texel_files as f64);
-                }
-                Err(e) => self
-                    .report
-                    .warn(format!("per-vertex prop lighting not packed: the pakfile: {e}")),
-            }
-        }
-        if !prop_lighting.is_zero() {
-            self.trace_seconds += prop_lighting.as_secs_f64();
-            self.report
-                .time(format!("prop lighting{}", tag(range)), prop_lighting);
         }
         self.report
-            .time(format!("write{}", tag(range)), t.elapsed() - prop_lighting);
+            .time(format!("write{}", tag(range)), self.current.write_time);
+    }
+
+    /// The `.vhv` and `.ppl` files of `range`.
+    fn light_prop_vertices(&self, range: Range) -> vertexlight::VertexLighting {
+        let world = self.world.as_ref().expect(NO_WORLD);
+        let r = self.range_index(range);
+        let inputs = vertexlight::RangeInputs {
+            range,
+            lights: &self.lights[r],
+            lightmaps: &self.current.lightmaps,
+            indirect: self.has_vis && self.options.bounces > 0,
+            no_self_shadowing: self.options.disable_prop_self_shadowing,
+            ambient_occlusion: self.options.ambient_occlusion.as_ref(),
+            texels: self.ranges.last() == Some(&range),
+        };
+        vertexlight::light_prop_vertices(
+            self.bsp,
+            world,
+            &inputs,
+            self.options.models.as_ref(),
+            &self.counters,
+        )
+    }
+
+    /// Adds `vertex`'s files to the pakfile (a warning when the pakfile cannot be read).
+    fn pack_prop_lighting(&mut self, vertex: &vertexlight::VertexLighting, range: Range) {
+        if vertex.without_model > 0 {
+            self.report.warn(format!(
+                "{} static props without their model files (.mdl, .vvd, .vtx): no per-vertex lighting{}",
+                vertex.without_model,
+                tag(range)
+            ));
+        }
+        let packed = self.report.count(counts::VHV_FILES) as usize + vertex.files.len();
+        let texel_files = vertex.texel_files.len();
+        let files = [vertex.files.as_slice(), vertex.texel_files.as_slice()].concat();
+        match srcmap_bsp::pak::Pak::parse(&self.bsp.pakfile, 0).and_then(|pak| pak.with_files(&files, false))
+        {
+            Ok(bytes) => {
+                self.bsp.pakfile = bytes;
+                self.report.set(counts::VHV_FILES, packed as f64);
+                self.report.set(counts::PPL_FILES, texel_files as f64);
+            }
+            Err(e) => self
+                .report
+                .warn(format!("per-vertex prop lighting not packed: the pakfile: {e}")),
+        }
     }
 
     /// The report, with the rays traced and the time it took.
@@ -549,6 +581,30 @@ impl<'a> Lighting<'a> {
         })
     }
 
+    /// Every detail prop's style entries lie inside `range`'s style lump, which holds no
+    /// other entries (checked when verifying).
+    pub fn verify_detail_props(&self, range: Range) -> Result<(), VradError> {
+        if !self.verify {
+            return Ok(());
+        }
+        verify::detail_props(self.bsp, range).map_err(|message| VradError::Verify {
+            pass: "detail props",
+            message,
+        })
+    }
+
+    /// Every static prop has its `.vhv` file or a reason for none, and each file's mesh
+    /// headers count and place its vertices inside it (checked when verifying).
+    pub fn verify_static_props(&self) -> Result<(), VradError> {
+        let (true, Some(vertex)) = (self.verify, &self.current.prop_lighting) else {
+            return Ok(());
+        };
+        verify::static_props(self.bsp, vertex).map_err(|message| VradError::Verify {
+            pass: "static props",
+            message,
+        })
+    }
+
     fn range_index(&self, range: Range) -> usize {
         self.ranges.iter().position(|&r| r == range).unwrap_or(0)
     }
@@ -559,6 +615,69 @@ impl<'a> Lighting<'a> {
         self.trace_seconds += elapsed.as_secs_f64();
         self.report.time(phase, elapsed);
     }
+}
+
+/// A report with every figure at zero, and the warnings `options` call for at once.
+fn initial_report(options: &Options) -> Report {
+    let mut report = Report::new("vrad");
+    for name in counts::ALL {
+        report.set(name, 0u32);
+    }
+    if options.static_prop_lighting && options.quality == Quality::Fast {
+        report.warn("per-vertex static-prop lighting is skipped with -fast (as VRAD)");
+    }
+    report
+}
+
+/// Whether `bsp` has visibility data (lights are culled by the PVS, and light bounces).
+fn has_visibility(bsp: &Bsp) -> bool {
+    bsp.visibility
+        .as_ref()
+        .is_some_and(|v| v.num_clusters > 0 && !v.pvs.is_empty())
+}
+
+/// The ranges `options` light in `bsp`, LDR first.
+fn ranges_lit(bsp: &Bsp, options: &Options) -> Vec<Range> {
+    let mut ranges = Vec::new();
+    if options.ldr {
+        ranges.push(Range::Ldr);
+    }
+    if options.hdr || (options.hdr_if_present && !bsp.lighting_hdr.is_empty()) {
+        ranges.push(Range::Hdr);
+    }
+    ranges
+}
+
+/// Per face, its displacement surface (displacement faces alone).
+fn displacements(bsp: &Bsp, faces: &[faces::FaceGeom]) -> Vec<Option<displacement::DispSurface>> {
+    faces
+        .iter()
+        .enumerate()
+        .map(|(i, g)| {
+            if g.is_displacement {
+                displacement::DispSurface::build(bsp, i, g)
+            } else {
+                None
+            }
+        })
+        .collect()
+}
+
+/// Per face, its samples with the cluster of each.
+fn face_samples(
+    faces: &[faces::FaceGeom],
+    disps: &[Option<displacement::DispSurface>],
+    tree: &tree::Tree,
+) -> Vec<samples::FaceSamples> {
+    faces
+        .par_iter()
+        .enumerate()
+        .map(|(i, g)| {
+            let mut s = samples::FaceSamples::build(g, disps[i].as_ref());
+            s.cluster = s.pos.iter().map(|&p| tree.cluster_at(p)).collect();
+            s
+        })
+        .collect()
 }
 
 /// The suffix of a range's phase names (`bounce (hdr)`).

@@ -20,6 +20,7 @@ use srcmap_content::vtf_decode::{AlphaImage, decode_alpha};
 use srcmap_model::ModelFiles;
 use srcmap_phys::PhyFile;
 
+use srcmap_bsp::gamelump::StaticProp;
 use srcmap_bsp::gamelump::static_prop_flags::NO_SHADOW;
 
 /// IVP stores metres; Hammer units are inches.
@@ -187,9 +188,23 @@ fn triangle_textures(files: &ModelFiles, source: &ModelSource) -> Vec<Option<Tri
     if textures.iter().all(Option::is_none) {
         return Vec::new();
     }
-    // Each mesh's vertex range in the .vvd and its material.
-    let ranges: Vec<(u32, u32, Option<&Arc<AlphaImage>>)> = mdl
-        .meshes()
+    let ranges = mesh_textures(mdl, &textures);
+    let uv = |i: u32| Vec2::from_array(files.vvd.vertices[i as usize].uv);
+    render_indices(files)
+        .iter()
+        .map(|t| {
+            let (_, _, texture) = ranges.iter().find(|(a, b, _)| (*a..*b).contains(&t[0]))?;
+            Some(([uv(t[0]), uv(t[1]), uv(t[2])], Arc::clone(texture.as_ref()?)))
+        })
+        .collect()
+}
+
+/// Each mesh's vertex range in the .vvd and its material's texture (of `textures`).
+fn mesh_textures<'t>(
+    mdl: &srcmap_model::Mdl,
+    textures: &'t [Option<Arc<AlphaImage>>],
+) -> Vec<(u32, u32, Option<&'t Arc<AlphaImage>>)> {
+    mdl.meshes()
         .map(|(model, mesh)| {
             let first = (model.first_vertex as u64 + mesh.vertex_offset as u64) as u32;
             let texture = usize::try_from(mesh.material)
@@ -197,14 +212,6 @@ fn triangle_textures(files: &ModelFiles, source: &ModelSource) -> Vec<Option<Tri
                 .and_then(|m| textures.get(m))
                 .and_then(Option::as_ref);
             (first, first.saturating_add(mesh.vertex_count), texture)
-        })
-        .collect();
-    let uv = |i: u32| Vec2::from_array(files.vvd.vertices[i as usize].uv);
-    render_indices(files)
-        .iter()
-        .map(|t| {
-            let (_, _, texture) = ranges.iter().find(|(a, b, _)| (*a..*b).contains(&t[0]))?;
-            Some(([uv(t[0]), uv(t[1]), uv(t[2])], Arc::clone(texture.as_ref()?)))
         })
         .collect()
 }
@@ -220,33 +227,12 @@ fn load_model_shadow(
     let mdl = source.read(&path)?;
     srcmap_model::Mdl::parse(&mdl).ok()?;
     let stem = path.strip_suffix(".mdl").unwrap_or(&path);
-    if !polys
-        && let Some(phy) = source.read(&format!("{stem}.phy"))
-        && let Ok(phy) = PhyFile::parse(&phy)
-    {
-        let triangles = collision_triangles(&phy);
-        if !triangles.is_empty() {
-            return Some(ModelShadow {
-                triangles,
-                textures: Vec::new(),
-                shape: ShadowShape::Collision,
-            });
-        }
+    if !polys && let Some(shadow) = collision_shadow(source, stem) {
+        return Some(shadow);
     }
     let files = ModelFiles::load(&path, |p| source.read(p)).ok()?;
     if polys {
-        // VRAD samples textures only on render triangles, of models built with
-        // `$casttextureshadows` (or named by `forcetextureshadow`, not read here).
-        let textures = if texture_shadows && files.mdl.flags & STUDIOHDR_CAST_TEXTURE_SHADOWS != 0 {
-            triangle_textures(&files, source)
-        } else {
-            Vec::new()
-        };
-        return Some(ModelShadow {
-            triangles: render_triangles(&files),
-            textures,
-            shape: ShadowShape::RenderTriangles,
-        });
+        return Some(render_shadow(&files, source, texture_shadows));
     }
     // No collision model: VRAD wraps each mesh in a convex hull.
     let triangles = files
@@ -261,90 +247,156 @@ fn load_model_shadow(
     })
 }
 
+/// The shadow of the model's collision model (`STEM.phy`), when it has one with triangles.
+fn collision_shadow(source: &ModelSource, stem: &str) -> Option<ModelShadow> {
+    let phy = source.read(&format!("{stem}.phy"))?;
+    let phy = PhyFile::parse(&phy).ok()?;
+    let triangles = collision_triangles(&phy);
+    (!triangles.is_empty()).then(|| ModelShadow {
+        triangles,
+        textures: Vec::new(),
+        shape: ShadowShape::Collision,
+    })
+}
+
+/// The shadow of the model's render triangles (`-StaticPropPolys`).
+fn render_shadow(files: &ModelFiles, source: &ModelSource, texture_shadows: bool) -> ModelShadow {
+    // VRAD samples textures only on render triangles, of models built with
+    // `$casttextureshadows` (or named by `forcetextureshadow`, not read here).
+    let textures = if texture_shadows && files.mdl.flags & STUDIOHDR_CAST_TEXTURE_SHADOWS != 0 {
+        triangle_textures(files, source)
+    } else {
+        Vec::new()
+    };
+    ModelShadow {
+        triangles: render_triangles(files),
+        textures,
+        shape: ShadowShape::RenderTriangles,
+    }
+}
+
 /// The convex hull of `points` as outward-facing triangles (incremental: each point outside
 /// the hull so far replaces the faces it sees by a fan to their horizon). Empty when the
 /// points span no volume (a flat or degenerate mesh makes no hull, as for VRAD).
 pub fn convex_hull(points: &[Vec3]) -> Vec<[Vec3; 3]> {
-    use std::collections::HashSet;
     let pts: Vec<glam::DVec3> = points.iter().map(|p| p.as_dvec3()).collect();
     let Some(&first) = pts.first() else {
         return Vec::new();
     };
-    let far_from =
-        |f: &dyn Fn(glam::DVec3) -> f64| (0..pts.len()).max_by(|&a, &b| f(pts[a]).total_cmp(&f(pts[b])));
     let extent = pts
         .iter()
         .fold(0.0f64, |m, p| m.max((*p - first).abs().max_element()));
     let eps = 1e-6 * extent.max(1.0);
-    let Some(a) = far_from(&|p| -p.x) else {
+    let Some(mut hull) = Hull::tetrahedron(&pts, eps) else {
         return Vec::new();
     };
-    let Some(b) = far_from(&|p| p.distance_squared(pts[a])) else {
-        return Vec::new();
-    };
-    let ab = (pts[b] - pts[a]).normalize_or_zero();
-    let Some(c) = far_from(&|p| (p - pts[a]).cross(ab).length_squared()) else {
-        return Vec::new();
-    };
-    let n = (pts[b] - pts[a]).cross(pts[c] - pts[a]).normalize_or_zero();
-    let Some(d) = far_from(&|p| (p - pts[a]).dot(n).abs()) else {
-        return Vec::new();
-    };
-    if n == glam::DVec3::ZERO || (pts[d] - pts[a]).dot(n).abs() < 10.0 * eps {
-        return Vec::new();
+    for (i, p) in pts.iter().enumerate() {
+        hull.add_point(i, *p);
     }
-    let plane = |f: [usize; 3]| {
+    hull.faces
+        .iter()
+        .map(|f| [points[f[0]], points[f[1]], points[f[2]]])
+        .collect()
+}
+
+/// A convex hull being built: its faces (point indices, outward) and their planes.
+struct Hull<'p> {
+    pts: &'p [glam::DVec3],
+    eps: f64,
+    faces: Vec<[usize; 3]>,
+    planes: Vec<(glam::DVec3, f64)>,
+}
+
+impl<'p> Hull<'p> {
+    /// The first hull: four points far apart (the least x, the farthest from it, the
+    /// farthest from their line, the farthest from their plane), faces turned outward;
+    /// `None` when the points span no volume.
+    fn tetrahedron(pts: &'p [glam::DVec3], eps: f64) -> Option<Hull<'p>> {
+        let far_from =
+            |f: &dyn Fn(glam::DVec3) -> f64| (0..pts.len()).max_by(|&a, &b| f(pts[a]).total_cmp(&f(pts[b])));
+        let a = far_from(&|p| -p.x)?;
+        let b = far_from(&|p| p.distance_squared(pts[a]))?;
+        let ab = (pts[b] - pts[a]).normalize_or_zero();
+        let c = far_from(&|p| (p - pts[a]).cross(ab).length_squared())?;
+        let n = (pts[b] - pts[a]).cross(pts[c] - pts[a]).normalize_or_zero();
+        let d = far_from(&|p| (p - pts[a]).dot(n).abs())?;
+        if n == glam::DVec3::ZERO || (pts[d] - pts[a]).dot(n).abs() < 10.0 * eps {
+            return None;
+        }
+        let mut hull = Hull {
+            pts,
+            eps,
+            faces: Vec::new(),
+            planes: Vec::new(),
+        };
+        hull.set_tetrahedron([a, b, c, d]);
+        Some(hull)
+    }
+
+    /// The four faces of tetrahedron `[a, b, c, d]`, each turned away from its centre.
+    fn set_tetrahedron(&mut self, [a, b, c, d]: [usize; 4]) {
+        let pts = self.pts;
+        let centre = (pts[a] + pts[b] + pts[c] + pts[d]) / 4.0;
+        self.faces = [[a, b, c], [a, d, b], [b, d, c], [c, d, a]]
+            .into_iter()
+            .map(|f| {
+                let (n, dist) = self.plane(f);
+                if n.dot(centre) > dist {
+                    [f[0], f[2], f[1]]
+                } else {
+                    f
+                }
+            })
+            .collect();
+        self.planes = self.faces.iter().map(|&f| self.plane(f)).collect();
+    }
+
+    /// The plane of face `f`: unit normal and distance.
+    fn plane(&self, f: [usize; 3]) -> (glam::DVec3, f64) {
+        let pts = self.pts;
         let n = (pts[f[1]] - pts[f[0]])
             .cross(pts[f[2]] - pts[f[0]])
             .normalize_or_zero();
         (n, n.dot(pts[f[0]]))
-    };
-    let centre = (pts[a] + pts[b] + pts[c] + pts[d]) / 4.0;
-    let mut faces: Vec<[usize; 3]> = [[a, b, c], [a, d, b], [b, d, c], [c, d, a]]
-        .into_iter()
-        .map(|f| {
-            let (n, dist) = plane(f);
-            if n.dot(centre) > dist {
-                [f[0], f[2], f[1]]
-            } else {
-                f
-            }
-        })
-        .collect();
-    let mut planes: Vec<_> = faces.iter().map(|&f| plane(f)).collect();
-    for (i, p) in pts.iter().enumerate() {
-        let visible: Vec<usize> = (0..faces.len())
-            .filter(|&k| planes[k].0.dot(*p) - planes[k].1 > eps)
+    }
+
+    /// Grows the hull to point `i` (at `p`) when it lies outside: the faces it sees give way
+    /// to a fan from it to their horizon.
+    fn add_point(&mut self, i: usize, p: glam::DVec3) {
+        let visible: Vec<usize> = (0..self.faces.len())
+            .filter(|&k| self.planes[k].0.dot(p) - self.planes[k].1 > self.eps)
             .collect();
         if visible.is_empty() {
-            continue;
+            return;
         }
-        let edges: HashSet<(usize, usize)> = visible
-            .iter()
-            .flat_map(|&k| {
-                let f = faces[k];
-                [(f[0], f[1]), (f[1], f[2]), (f[2], f[0])]
-            })
-            .collect();
-        let horizon: Vec<(usize, usize)> = edges
-            .iter()
-            .copied()
-            .filter(|&(u, v)| !edges.contains(&(v, u)))
-            .collect();
+        let horizon = self.horizon(&visible);
         for &k in visible.iter().rev() {
-            faces.swap_remove(k);
-            planes.swap_remove(k);
+            self.faces.swap_remove(k);
+            self.planes.swap_remove(k);
         }
         for (u, v) in horizon {
             let f = [u, v, i];
-            faces.push(f);
-            planes.push(plane(f));
+            self.faces.push(f);
+            self.planes.push(self.plane(f));
         }
     }
-    faces
-        .iter()
-        .map(|f| [points[f[0]], points[f[1]], points[f[2]]])
-        .collect()
+
+    /// The edges of the `visible` faces that no other visible face shares.
+    fn horizon(&self, visible: &[usize]) -> Vec<(usize, usize)> {
+        use std::collections::HashSet;
+        let edges: HashSet<(usize, usize)> = visible
+            .iter()
+            .flat_map(|&k| {
+                let f = self.faces[k];
+                [(f[0], f[1]), (f[1], f[2]), (f[2], f[0])]
+            })
+            .collect();
+        edges
+            .iter()
+            .copied()
+            .filter(|&(u, v)| !edges.contains(&(v, u)))
+            .collect()
+    }
 }
 
 /// The shadow casters of `bsp`'s static props, models read through `source` (none without
@@ -365,47 +417,49 @@ pub fn prop_shadows(
     out.props = sp.props.len();
     let mut cache: HashMap<u16, Option<ModelShadow>> = HashMap::new();
     let mut missing: HashMap<String, usize> = HashMap::new();
+    let load = |name: &str| source.and_then(|s| load_model_shadow(name, s, polys, texture_shadows));
     for (index, prop) in sp.props.iter().enumerate() {
         if prop.flags_in(sp.layout) & NO_SHADOW != 0 {
             out.no_shadow += 1;
             continue;
         }
         let name = sp.models.get(prop.prop_type as usize).map_or("", String::as_str);
-        let shadow = cache
-            .entry(prop.prop_type)
-            .or_insert_with(|| source.and_then(|s| load_model_shadow(name, s, polys, texture_shadows)));
-        let Some(shadow) = shadow else {
-            *missing.entry(name.to_string()).or_default() += 1;
-            continue;
-        };
-        if shadow.triangles.is_empty() {
-            continue;
+        match cache.entry(prop.prop_type).or_insert_with(|| load(name)) {
+            None => *missing.entry(name.to_string()).or_default() += 1,
+            Some(shadow) if !shadow.triangles.is_empty() => out.add_caster(shadow, prop, index),
+            Some(_) => {}
         }
-        out.casters += 1;
+    }
+    out.missing = missing.into_iter().collect();
+    out.missing.sort();
+    out
+}
+
+impl PropShadows {
+    /// Adds prop `index`'s shadow, placed by its origin and angles.
+    fn add_caster(&mut self, shadow: &ModelShadow, prop: &StaticProp, index: usize) {
+        self.casters += 1;
         if shadow.shape == ShadowShape::Collision {
-            out.from_collision += 1;
+            self.from_collision += 1;
         }
         let rot = angle_matrix(prop.angles);
         let origin = Vec3::from_array(prop.origin);
         let place = |p: Vec3| rot * p + origin;
-        let first = out.triangles.len();
-        out.textured.extend(
+        let first = self.triangles.len();
+        self.textured.extend(
             shadow
                 .textures
                 .iter()
                 .enumerate()
                 .filter_map(|(i, t)| Some((first + i, t.clone()?))),
         );
-        out.triangles.extend(
+        self.triangles.extend(
             shadow
                 .triangles
                 .iter()
                 .map(|t| ([place(t[0]), place(t[1]), place(t[2])], index as u32)),
         );
     }
-    out.missing = missing.into_iter().collect();
-    out.missing.sort();
-    out
 }
 
 #[cfg(test)]

@@ -31,23 +31,35 @@ impl FaceSamples {
         let centroid = face.luxel_centroid();
         for t in 0..face.height {
             for s in 0..face.width {
-                let (pos, normal) = match disp {
-                    // VRAD samples a displacement at the centres of a width × height grid
-                    // over the surface; the luxels are then blended from these samples.
-                    Some(d) => d.lifted_sample(
-                        Vec2::new(
-                            (s as f32 + 0.5) / face.width as f32,
-                            (t as f32 + 0.5) / face.height as f32,
-                        ),
-                        face.normal,
-                    ),
-                    None => sample_point(face, None, Vec2::new(s as f32, t as f32), centroid),
-                };
+                let (pos, normal) = luxel_sample(face, disp, s, t, centroid);
                 out.pos.push(pos);
                 out.normal.push(normal);
             }
         }
         out
+    }
+}
+
+/// The sample (position, normal) of luxel `(s, t)`.
+#[inline]
+fn luxel_sample(
+    face: &FaceGeom,
+    disp: Option<&DispSurface>,
+    s: usize,
+    t: usize,
+    centroid: Vec2,
+) -> (Vec3, Vec3) {
+    match disp {
+        // VRAD samples a displacement at the centres of a width × height grid
+        // over the surface; the luxels are then blended from these samples.
+        Some(d) => d.lifted_sample(
+            Vec2::new(
+                (s as f32 + 0.5) / face.width as f32,
+                (t as f32 + 0.5) / face.height as f32,
+            ),
+            face.normal,
+        ),
+        None => sample_point(face, None, Vec2::new(s as f32, t as f32), centroid),
     }
 }
 

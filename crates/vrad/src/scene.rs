@@ -111,11 +111,6 @@ fn add_brush(bsp: &Bsp, brush: usize, offset: Vec3, builder: &mut SceneBuilder) 
     let sides: Vec<_> = (first..first + n)
         .filter_map(|i| bsp.brush_sides.get(i))
         .collect();
-    let plane = |s: &srcmap_bsp::BrushSide| {
-        bsp.planes
-            .get(s.plane as usize)
-            .map(|p| (DVec3::from(p.normal.map(f64::from)), p.dist as f64))
-    };
     for (i, side) in sides.iter().enumerate() {
         let flags = usize::try_from(side.texinfo)
             .ok()
@@ -124,23 +119,41 @@ fn add_brush(bsp: &Bsp, brush: usize, offset: Vec3, builder: &mut SceneBuilder) 
         if flags.intersects(SurfaceFlags::SKY) || side.dispinfo > 0 {
             continue;
         }
-        let Some((n, d)) = plane(side) else { continue };
-        let mut w = base_winding(n, d);
-        for (j, other) in sides.iter().enumerate() {
-            if i == j || other.bevel & 0xff != 0 {
-                continue;
-            }
-            let Some((on, od)) = plane(other) else { continue };
-            w = clip_back(&w, on, od);
-            if w.len() < 3 {
-                break;
-            }
-        }
+        let Some(w) = side_winding(bsp, &sides, i) else {
+            continue;
+        };
         if w.len() >= 3 {
             let pts: Vec<[f32; 3]> = w.iter().map(|p| (p.as_vec3() + offset).to_array()).collect();
             builder.add_polygon(&pts, OPAQUE);
         }
     }
+}
+
+/// A brush side's plane (unit normal, distance), when it names one.
+fn side_plane(bsp: &Bsp, side: &srcmap_bsp::BrushSide) -> Option<(DVec3, f64)> {
+    bsp.planes
+        .get(side.plane as usize)
+        .map(|p| (DVec3::from(p.normal.map(f64::from)), p.dist as f64))
+}
+
+/// The winding of side `i` of a brush with `sides`: its plane's clipped behind every other
+/// side's but bevels (`None` when its plane is missing).
+fn side_winding(bsp: &Bsp, sides: &[&srcmap_bsp::BrushSide], i: usize) -> Option<Vec<DVec3>> {
+    let (n, d) = side_plane(bsp, sides[i])?;
+    let mut w = base_winding(n, d);
+    for (j, other) in sides.iter().enumerate() {
+        if i == j || other.bevel & 0xff != 0 {
+            continue;
+        }
+        let Some((on, od)) = side_plane(bsp, other) else {
+            continue;
+        };
+        w = clip_back(&w, on, od);
+        if w.len() < 3 {
+            break;
+        }
+    }
+    Some(w)
 }
 
 /// The world's sky faces, with the [`SKY`] payload.
@@ -189,7 +202,36 @@ pub fn occluders_with(
         // Sky faces of the world, tagged so sun and sky-ambient rays know they got out.
         add_world_sky_faces(bsp, faces, &mut builder);
     }
-    // Brush entities flagged to cast shadows.
+    add_shadow_brush_entities(bsp, &skip, &mut builder);
+    for d in disps.iter().flatten() {
+        for tri in d.triangles() {
+            builder.add_triangle(tri[0].to_array(), tri[1].to_array(), tri[2].to_array(), OPAQUE);
+        }
+    }
+    let placed = add_prop_triangles(props, &mut builder);
+    let mut out = Occluders::new(builder.build());
+    add_textured(&mut out, props, &placed);
+    out
+}
+
+/// The props' textured triangles as the occluders' see-through triangles, at the places
+/// `placed` gives.
+fn add_textured(out: &mut Occluders, props: &crate::props::PropShadows, placed: &[Option<u32>]) {
+    for (i, (uv, texture)) in &props.textured {
+        if let (Some(Some(at)), Some((points, _))) = (placed.get(*i), props.triangles.get(*i)) {
+            let triangle = AlphaTriangle {
+                points: *points,
+                uv: *uv,
+                texture: std::sync::Arc::clone(texture),
+            };
+            out.alpha.insert(*at, triangle);
+        }
+    }
+}
+
+/// The brushes of brush entities flagged `vrad_brush_cast_shadows` (but those `skip`
+/// leaves out), moved by their entity's origin.
+fn add_shadow_brush_entities(bsp: &Bsp, skip: &dyn Fn(usize) -> bool, builder: &mut SceneBuilder) {
     let origins = crate::faces::model_origins(bsp);
     for e in &bsp.entities {
         if !e.get("vrad_brush_cast_shadows").is_some_and(values::boolean) {
@@ -203,20 +245,14 @@ pub fn occluders_with(
             if skip(b) {
                 continue;
             }
-            add_brush(
-                bsp,
-                b,
-                origins.get(m).copied().unwrap_or(Vec3::ZERO),
-                &mut builder,
-            );
+            add_brush(bsp, b, origins.get(m).copied().unwrap_or(Vec3::ZERO), builder);
         }
     }
-    for d in disps.iter().flatten() {
-        for tri in d.triangles() {
-            builder.add_triangle(tri[0].to_array(), tri[1].to_array(), tri[2].to_array(), OPAQUE);
-        }
-    }
-    // Where each prop triangle went in the scene (degenerate ones are not added).
+}
+
+/// Adds the props' shadow triangles; returns where each went in the scene (degenerate ones
+/// are not added).
+fn add_prop_triangles(props: &crate::props::PropShadows, builder: &mut SceneBuilder) -> Vec<Option<u32>> {
     let mut placed = Vec::with_capacity(props.triangles.len());
     for (tri, prop) in &props.triangles {
         let payload = STATIC_PROP | (prop & (STATIC_PROP - 1));
@@ -224,18 +260,7 @@ pub fn occluders_with(
         builder.add_triangle(tri[0].to_array(), tri[1].to_array(), tri[2].to_array(), payload);
         placed.push((builder.len() > before).then_some(before as u32));
     }
-    let mut out = Occluders::new(builder.build());
-    for (i, (uv, texture)) in &props.textured {
-        if let (Some(Some(at)), Some((points, _))) = (placed.get(*i), props.triangles.get(*i)) {
-            let triangle = AlphaTriangle {
-                points: *points,
-                uv: *uv,
-                texture: std::sync::Arc::clone(texture),
-            };
-            out.alpha.insert(*at, triangle);
-        }
-    }
-    out
+    placed
 }
 
 /// Builds the surface scene of lit faces (payload = face index) and sky faces (`SKY | index`),

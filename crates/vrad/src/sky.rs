@@ -29,13 +29,7 @@ impl Sky3d {
         let tree = Tree::new(bsp);
         let mut cameras = Vec::new();
         let mut camera_areas = Vec::new();
-        for e in &bsp.entities {
-            if !e
-                .classname()
-                .is_some_and(|c| c.eq_ignore_ascii_case("sky_camera"))
-            {
-                continue;
-            }
+        for e in bsp.entities.iter().filter(|e| is_class(e, "sky_camera")) {
             let scale = lights::key_f32(e, "scale");
             if scale <= 0.0 {
                 continue;
@@ -59,6 +53,11 @@ impl Sky3d {
                 .collect(),
         })
     }
+}
+
+/// Whether entity `e`'s classname is `class` (any case).
+fn is_class(e: &srcmap_bsp::Entity, class: &str) -> bool {
+    e.classname().is_some_and(|c| c.eq_ignore_ascii_case(class))
 }
 
 /// Whether a ray toward the sky gets there: the nearest hit is a sky face, or nothing (VRAD
@@ -136,15 +135,27 @@ pub(crate) fn sky_visible_clusters(bsp: &Bsp, tree: &Tree) -> Option<Vec<bool>> 
     let origin = bsp
         .entities
         .iter()
-        .find(|e| {
-            e.classname()
-                .is_some_and(|c| c.eq_ignore_ascii_case("light_environment"))
-        })
+        .find(|e| is_class(e, "light_environment"))
         .map(|e| lights::key_vec(e, "origin"));
     let own_cluster = match origin {
         Some(o) => Some(usize::try_from(tree.cluster_at(o)).ok().filter(|&c| c < n)?),
         None => None,
     };
+    let mut holds_sky = clusters_holding_sky(bsp, n);
+    if let Some(c) = own_cluster {
+        holds_sky[c] = true;
+    }
+    let mut out = vec![false; n];
+    for (from, _) in holds_sky.iter().enumerate().filter(|(_, s)| **s) {
+        for (to, o) in out.iter_mut().enumerate() {
+            *o |= vis.can_see(from, to);
+        }
+    }
+    Some(out)
+}
+
+/// Per cluster (of `n`), whether one of its leaves holds a sky face.
+fn clusters_holding_sky(bsp: &Bsp, n: usize) -> Vec<bool> {
     let mut holds_sky = vec![false; n];
     for leaf in &bsp.leafs {
         let Ok(cluster) = usize::try_from(leaf.cluster) else {
@@ -164,16 +175,7 @@ pub(crate) fn sky_visible_clusters(bsp: &Bsp, tree: &Tree) -> Option<Vec<bool>> 
         });
         holds_sky[cluster] = sky;
     }
-    if let Some(c) = own_cluster {
-        holds_sky[c] = true;
-    }
-    let mut out = vec![false; n];
-    for (from, _) in holds_sky.iter().enumerate().filter(|(_, s)| **s) {
-        for (to, o) in out.iter_mut().enumerate() {
-            *o |= vis.can_see(from, to);
-        }
-    }
-    Some(out)
+    holds_sky
 }
 
 #[cfg(test)]

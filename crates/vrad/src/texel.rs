@@ -22,8 +22,8 @@
 
 use glam::{Vec2, Vec3};
 use rayon::prelude::*;
-use srcmap_model::ModelFiles;
 use srcmap_model::ppl::{IMAGE_FORMAT_RGB888, Ppl, mip_levels};
+use srcmap_model::{ModelFiles, StripGroup};
 
 use crate::color::{decode, encode};
 
@@ -61,58 +61,104 @@ fn rasterise(width: usize, height: usize, triangles: &[TexelTriangle]) -> Vec<Te
         };
         width * height
     ];
-    let (step_x, step_y) = (1.0 / width as f32, 1.0 / height as f32);
     for t in triangles {
-        let [t0, t1, t2] = t.uv;
-        let (min, max) = (t0.min(t1).min(t2), t0.max(t1).max(t2));
-        // Degenerate in UV (VRAD skips these too) or not finite: nothing to rasterise.
-        if min.x == max.x || min.y == max.y || !(min.is_finite() && max.is_finite()) {
-            continue;
+        rasterise_triangle(&mut texels, width, height, t);
+    }
+    texels
+}
+
+/// Covers the texels around triangle `t` (its UV box puffed by one for the bilinear
+/// filter) not already inside another: those it holds, and those nearer to it than to any
+/// triangle before.
+fn rasterise_triangle(texels: &mut [Texel], width: usize, height: usize, t: &TexelTriangle) {
+    let [t0, t1, t2] = t.uv;
+    let (min, max) = (t0.min(t1).min(t2), t0.max(t1).max(t2));
+    // Degenerate in UV (VRAD skips these too) or not finite: nothing to rasterise.
+    if min.x == max.x || min.y == max.y || !(min.is_finite() && max.is_finite()) {
+        return;
+    }
+    let Some(weights) = Barycentric::new(t.uv) else {
+        return;
+    };
+    let (step_x, step_y) = (1.0 / width as f32, 1.0 / height as f32);
+    // The UV bounds clamped to 0..1, in texels, puffed by one for the bilinear filter.
+    let col = |x: f32| (x.clamp(0.0, 1.0) * width as f32) as i64;
+    let row = |y: f32| (y.clamp(0.0, 1.0) * height as f32) as i64;
+    let (x0, y0) = ((col(min.x) - 1).max(0), (row(min.y) - 1).max(0));
+    let x1 = (col(max.x) + 2).min(width as i64 - 1);
+    let y1 = (row(max.y) + 2).min(height as i64 - 1);
+    for j in y0..=y1 {
+        for i in x0..=x1 {
+            let at = j as usize * width + i as usize;
+            if texels[at].inside {
+                continue;
+            }
+            let p = Vec2::new((i as f32 + 0.5) * step_x, (j as f32 + 0.5) * step_y);
+            cover(&mut texels[at], t, p, weights.at(p));
         }
+    }
+}
+
+/// Barycentric weights over a UV triangle.
+struct Barycentric {
+    t0: Vec2,
+    edge_a: Vec2,
+    edge_b: Vec2,
+    aa: f32,
+    ab: f32,
+    bb: f32,
+    inv: f32,
+}
+
+impl Barycentric {
+    /// `None` for a degenerate triangle.
+    fn new([t0, t1, t2]: [Vec2; 3]) -> Option<Barycentric> {
         let (edge_a, edge_b) = (t1 - t0, t2 - t0);
         let (aa, ab, bb) = (edge_a.dot(edge_a), edge_a.dot(edge_b), edge_b.dot(edge_b));
         let denom = aa * bb - ab * ab;
         if denom == 0.0 || !denom.is_finite() {
-            continue;
+            return None;
         }
-        let inv = 1.0 / denom;
-        // The UV bounds clamped to 0..1, in texels, puffed by one for the bilinear filter.
-        let col = |x: f32| (x.clamp(0.0, 1.0) * width as f32) as i64;
-        let row = |y: f32| (y.clamp(0.0, 1.0) * height as f32) as i64;
-        let (x0, y0) = ((col(min.x) - 1).max(0), (row(min.y) - 1).max(0));
-        let x1 = (col(max.x) + 2).min(width as i64 - 1);
-        let y1 = (row(max.y) + 2).min(height as i64 - 1);
-        for j in y0..=y1 {
-            for i in x0..=x1 {
-                let at = j as usize * width + i as usize;
-                if texels[at].inside {
-                    continue;
-                }
-                let p = Vec2::new((i as f32 + 0.5) * step_x, (j as f32 + 0.5) * step_y);
-                let c = p - t0;
-                let (ca, cb) = (c.dot(edge_a), c.dot(edge_b));
-                let v = (bb * ca - ab * cb) * inv;
-                let w = (aa * cb - ab * ca) * inv;
-                let bary = [1.0 - v - w, v, w];
-                let inside = bary.iter().all(|b| (0.0..=1.0).contains(b));
-                // The edge opposite the corner with the smallest weight.
-                let k = (0..3).min_by(|&a, &b| bary[a].total_cmp(&bary[b])).unwrap_or(0);
-                let distance = segment_distance(p, t.uv[(k + 1) % 3], t.uv[(k + 2) % 3]);
-                let texel = &mut texels[at];
-                if inside || !texel.covered || texel.distance > distance {
-                    let mix = |c: [Vec3; 3]| c[0] * bary[0] + c[1] * bary[1] + c[2] * bary[2];
-                    *texel = Texel {
-                        position: mix(t.position),
-                        normal: mix(t.normal).normalize_or_zero(),
-                        distance,
-                        inside,
-                        covered: true,
-                    };
-                }
-            }
-        }
+        Some(Barycentric {
+            t0,
+            edge_a,
+            edge_b,
+            aa,
+            ab,
+            bb,
+            inv: 1.0 / denom,
+        })
     }
-    texels
+
+    /// The weights of the three corners at `p`.
+    #[inline]
+    fn at(&self, p: Vec2) -> [f32; 3] {
+        let c = p - self.t0;
+        let (ca, cb) = (c.dot(self.edge_a), c.dot(self.edge_b));
+        let v = (self.bb * ca - self.ab * cb) * self.inv;
+        let w = (self.aa * cb - self.ab * ca) * self.inv;
+        [1.0 - v - w, v, w]
+    }
+}
+
+/// Gives `texel` (at `p`, weights `bary` in triangle `t`) the triangle's position and
+/// normal there when `p` lies inside it, or nearer to it than to what covers it.
+#[inline]
+fn cover(texel: &mut Texel, t: &TexelTriangle, p: Vec2, bary: [f32; 3]) {
+    let inside = bary.iter().all(|b| (0.0..=1.0).contains(b));
+    // The edge opposite the corner with the smallest weight.
+    let k = (0..3).min_by(|&a, &b| bary[a].total_cmp(&bary[b])).unwrap_or(0);
+    let distance = segment_distance(p, t.uv[(k + 1) % 3], t.uv[(k + 2) % 3]);
+    if inside || !texel.covered || texel.distance > distance {
+        let mix = |c: [Vec3; 3]| c[0] * bary[0] + c[1] * bary[1] + c[2] * bary[2];
+        *texel = Texel {
+            position: mix(t.position),
+            normal: mix(t.normal).normalize_or_zero(),
+            distance,
+            inside,
+            covered: true,
+        };
+    }
 }
 
 /// Whether texel (i, j) is lit: inside a triangle, or covered and beside one inside (its
@@ -157,8 +203,25 @@ pub fn engine_bytes(linear: Vec3) -> [u8; 3] {
 /// the mean of 2×2 texels of the filtered level above it.
 pub(crate) fn encode_image(width: usize, height: usize, light: &[Vec3], inside: &[bool]) -> Vec<u8> {
     let linear: Vec<Vec3> = light.iter().map(|&c| decode(encode(c)) / 255.0).collect();
+    let mut level = filtered(width, height, &linear, inside);
+    let mut out: Vec<u8> = level.iter().flat_map(|&c| engine_bytes(c)).collect();
+    let mut levels = mip_levels(width as u32, height as u32);
+    levels.next();
+    let (mut w, mut h) = (width, height);
+    for (dw, dh) in levels {
+        let (dw, dh) = (dw as usize, dh as usize);
+        let next = half(&level, (w, h), (dw, dh));
+        out.extend(next.iter().flat_map(|&c| engine_bytes(c)));
+        (level, w, h) = (next, dw, dh);
+    }
+    out
+}
+
+/// Inside texels averaged with their 3×3 neighbours (a neighbour outside every triangle
+/// counts as the texel itself); the others as they are.
+fn filtered(width: usize, height: usize, linear: &[Vec3], inside: &[bool]) -> Vec<Vec3> {
     let clamp = |v: i64, n: usize| v.clamp(0, n as i64 - 1) as usize;
-    let mut level: Vec<Vec3> = (0..width * height)
+    (0..width * height)
         .map(|at| {
             if !inside[at] {
                 return linear[at];
@@ -173,26 +236,21 @@ pub(crate) fn encode_image(width: usize, height: usize, light: &[Vec3], inside: 
             }
             sum / 9.0
         })
-        .collect();
-    let mut out: Vec<u8> = level.iter().flat_map(|&c| engine_bytes(c)).collect();
-    let mut levels = mip_levels(width as u32, height as u32);
-    levels.next();
-    let (mut w, mut h) = (width, height);
-    for (dw, dh) in levels {
-        let (dw, dh) = (dw as usize, dh as usize);
-        let mut next = vec![Vec3::ZERO; dw * dh];
-        // Odd sizes: VRAD clamps the destination, so the last 2×2 block of a row or column wins.
-        for j in (0..h).step_by(2) {
-            for i in (0..w).step_by(2) {
-                let (i1, j1) = ((i + 1).min(w - 1), (j + 1).min(h - 1));
-                let sum = level[j * w + i] + level[j * w + i1] + level[j1 * w + i] + level[j1 * w + i1];
-                next[(j / 2).min(dh - 1) * dw + (i / 2).min(dw - 1)] = sum / 4.0;
-            }
+        .collect()
+}
+
+/// The next mip level (`dw × dh`) of a `w × h` level: the mean of each 2×2 block.
+fn half(level: &[Vec3], (w, h): (usize, usize), (dw, dh): (usize, usize)) -> Vec<Vec3> {
+    let mut next = vec![Vec3::ZERO; dw * dh];
+    // Odd sizes: VRAD clamps the destination, so the last 2×2 block of a row or column wins.
+    for j in (0..h).step_by(2) {
+        for i in (0..w).step_by(2) {
+            let (i1, j1) = ((i + 1).min(w - 1), (j + 1).min(h - 1));
+            let sum = level[j * w + i] + level[j * w + i1] + level[j1 * w + i] + level[j1 * w + i1];
+            next[(j / 2).min(dh - 1) * dw + (i / 2).min(dw - 1)] = sum / 4.0;
         }
-        out.extend(next.iter().flat_map(|&c| engine_bytes(c)));
-        (level, w, h) = (next, dw, dh);
     }
-    out
+    next
 }
 
 /// The placed LOD 0 triangles of each model (body part × model) of `files`, in `.mdl` order.
@@ -209,22 +267,7 @@ fn model_triangles(
                 for ((_, groups), mesh) in lod0.meshes.iter().zip(&model.meshes) {
                     let first = model.first_vertex + mesh.vertex_offset as usize;
                     for g in groups {
-                        for t in g.triangles() {
-                            let corner = |k: usize| {
-                                let v = *g.vertices.get(t[k] as usize)? as usize;
-                                files.vvd.vertices.get(first + v)
-                            };
-                            let (Some(a), Some(b), Some(c)) = (corner(0), corner(1), corner(2)) else {
-                                continue;
-                            };
-                            let placed =
-                                [a, b, c].map(|v| place(Vec3::from(v.position), Vec3::from(v.normal)));
-                            tris.push(TexelTriangle {
-                                uv: [a, b, c].map(|v| Vec2::from(v.uv)),
-                                position: placed.map(|p| p.0),
-                                normal: placed.map(|p| p.1),
-                            });
-                        }
+                        add_group_triangles(files, first, g, &place, &mut tris);
                     }
                 }
             }
@@ -232,6 +275,32 @@ fn model_triangles(
         }
     }
     out
+}
+
+/// The placed triangles of strip group `g`, whose vertices index the `.vvd` from `first`
+/// (triangles with a corner out of range left out).
+fn add_group_triangles(
+    files: &ModelFiles,
+    first: usize,
+    g: &StripGroup,
+    place: &impl Fn(Vec3, Vec3) -> (Vec3, Vec3),
+    tris: &mut Vec<TexelTriangle>,
+) {
+    for t in g.triangles() {
+        let corner = |k: usize| {
+            let v = *g.vertices.get(t[k] as usize)? as usize;
+            files.vvd.vertices.get(first + v)
+        };
+        let (Some(a), Some(b), Some(c)) = (corner(0), corner(1), corner(2)) else {
+            continue;
+        };
+        let placed = [a, b, c].map(|v| place(Vec3::from(v.position), Vec3::from(v.normal)));
+        tris.push(TexelTriangle {
+            uv: [a, b, c].map(|v| Vec2::from(v.uv)),
+            position: placed.map(|p| p.0),
+            normal: placed.map(|p| p.1),
+        });
+    }
 }
 
 /// The `.ppl` file of one prop: each model's image lit by `light` (world position and
@@ -246,23 +315,7 @@ pub(crate) fn prop_texels(
     let (width, height) = (size[0] as usize, size[1] as usize);
     let images: Vec<Vec<u8>> = model_triangles(files, place)
         .iter()
-        .map(|tris| {
-            let texels = rasterise(width, height, tris);
-            let (light, traced): (Vec<Vec3>, Vec<u64>) = (0..width * height)
-                .into_par_iter()
-                .map(|at| {
-                    let t = &texels[at];
-                    if lit(&texels, width, height, at % width, at / width) {
-                        light(t.position, t.normal)
-                    } else {
-                        (Vec3::ZERO, 0)
-                    }
-                })
-                .unzip();
-            *rays += traced.iter().sum::<u64>();
-            let inside: Vec<bool> = texels.iter().map(|t| t.inside).collect();
-            encode_image(width, height, &light, &inside)
-        })
+        .map(|tris| light_image(width, height, tris, &light, rays))
         .collect();
     let mut meshes = Vec::new();
     let vtx_models = (files.vtx.iter()).flat_map(|v| v.body_parts.iter().flatten());
@@ -276,6 +329,32 @@ pub(crate) fn prop_texels(
         }
     }
     Ppl::new(files.mdl.checksum, IMAGE_FORMAT_RGB888, meshes).to_bytes()
+}
+
+/// One model's image: its triangles rasterised, each lit texel lit by `light`, encoded
+/// with its mip chain ([`encode_image`]).
+fn light_image(
+    width: usize,
+    height: usize,
+    tris: &[TexelTriangle],
+    light: &(impl Fn(Vec3, Vec3) -> (Vec3, u64) + Sync),
+    rays: &mut u64,
+) -> Vec<u8> {
+    let texels = rasterise(width, height, tris);
+    let (light, traced): (Vec<Vec3>, Vec<u64>) = (0..width * height)
+        .into_par_iter()
+        .map(|at| {
+            let t = &texels[at];
+            if lit(&texels, width, height, at % width, at / width) {
+                light(t.position, t.normal)
+            } else {
+                (Vec3::ZERO, 0)
+            }
+        })
+        .unzip();
+    *rays += traced.iter().sum::<u64>();
+    let inside: Vec<bool> = texels.iter().map(|t| t.inside).collect();
+    encode_image(width, height, &light, &inside)
 }
 
 #[cfg(test)]

@@ -16,8 +16,8 @@
 use std::collections::BTreeMap;
 
 use glam::{DVec3, Vec3};
-use srcmap_bsp::Bsp;
 use srcmap_bsp::flags::SurfaceFlags;
+use srcmap_bsp::{Bsp, Face, TexInfo, WorldLight};
 
 use crate::faces::FaceGeom;
 use crate::lights::{Light, LightKind, Range, light_for_string};
@@ -128,58 +128,54 @@ impl TexLights {
     pub fn parse_into(&mut self, text: &str) -> Vec<String> {
         let mut warnings = Vec::new();
         for (number, raw) in text.lines().enumerate() {
-            let mut line = raw.trim_start();
-            let mut range = None;
-            for (prefix, r) in [("hdr:", Range::Hdr), ("ldr:", Range::Ldr)] {
-                if let Some(rest) = strip_prefix_ignore_ascii_case(line, prefix) {
-                    range = Some(r);
-                    line = rest;
-                    break;
-                }
-            }
+            let (range, line) = range_prefix(raw.trim_start());
             let line = line.trim();
             if line.is_empty() || line.starts_with("//") || line.starts_with('#') || line.starts_with(';') {
                 continue;
             }
             let mut words = line.split_whitespace();
             let Some(first) = words.next() else { continue };
-            match first {
-                "noshadow" | "forcetextureshadow" => {
-                    let Some(name) = words.next() else {
-                        warnings.push(format!("line {}: '{first}' without a name", number + 1));
-                        continue;
-                    };
-                    if first == "noshadow" {
-                        // VRAD drops a ".vmt" (anything from the first dot).
-                        let name = name.split('.').next().unwrap_or(name);
-                        self.no_shadow.push(key(name));
-                    } else {
-                        self.force_texture_shadow.push(key(name));
-                    }
-                }
-                material => {
-                    let rest = line[material.len()..].trim();
-                    let ldr = light_for_string(rest, Range::Ldr);
-                    let hdr = light_for_string(rest, Range::Hdr);
-                    match (ldr, hdr) {
-                        (Some(l), Some(h)) => {
-                            if range != Some(Range::Hdr) {
-                                self.set(material, Some(Range::Ldr), l);
-                            }
-                            if range != Some(Range::Ldr) {
-                                self.set(material, Some(Range::Hdr), h);
-                            }
-                        }
-                        _ => warnings.push(format!(
-                            "line {}: ignoring bad texture light '{}'",
-                            number + 1,
-                            raw.trim()
-                        )),
-                    }
-                }
-            }
+            let warning = match first {
+                "noshadow" | "forcetextureshadow" => (!self.add_named(first, words.next()))
+                    .then(|| format!("line {}: '{first}' without a name", number + 1)),
+                material => (!self.add_value(material, line[material.len()..].trim(), range))
+                    .then(|| format!("line {}: ignoring bad texture light '{}'", number + 1, raw.trim())),
+            };
+            warnings.extend(warning);
         }
         warnings
+    }
+
+    /// A `noshadow` or `forcetextureshadow` line's material `name` (false without one).
+    fn add_named(&mut self, command: &str, name: Option<&str>) -> bool {
+        let Some(name) = name else {
+            return false;
+        };
+        if command == "noshadow" {
+            // VRAD drops a ".vmt" (anything from the first dot).
+            let name = name.split('.').next().unwrap_or(name);
+            self.no_shadow.push(key(name));
+        } else {
+            self.force_texture_shadow.push(key(name));
+        }
+        true
+    }
+
+    /// A texture light's value `rest` for `material`, in `range` (both without a prefix);
+    /// false when it is no light value.
+    fn add_value(&mut self, material: &str, rest: &str, range: Option<Range>) -> bool {
+        let ldr = light_for_string(rest, Range::Ldr);
+        let hdr = light_for_string(rest, Range::Hdr);
+        let (Some(l), Some(h)) = (ldr, hdr) else {
+            return false;
+        };
+        if range != Some(Range::Hdr) {
+            self.set(material, Some(Range::Ldr), l);
+        }
+        if range != Some(Range::Ldr) {
+            self.set(material, Some(Range::Hdr), h);
+        }
+        true
     }
 
     /// Parses one `lights.rad` text.
@@ -297,32 +293,66 @@ pub fn surface_lights(
     }
     for (i, face) in bsp.faces.iter().enumerate() {
         let Some(geom) = faces.get(i) else { continue };
+        let Some(emitter) = Emitter::of(bsp, face, geom, sets) else {
+            continue;
+        };
+        for (area, centre) in emitter.patches(geom, subdivide_patches) {
+            for (list, value) in out.iter_mut().zip(&emitter.values) {
+                list.push(Light::new(
+                    LightKind::Surface,
+                    centre.as_vec3(),
+                    *value * ((area * emitter.scale / emitter.base_area) as f32 * DIRECT_SCALE),
+                    geom.normal,
+                    0,
+                    usize::MAX,
+                ));
+            }
+        }
+    }
+    out
+}
+
+/// A face whose material emits: its value in each set, its texture's scale and area.
+struct Emitter<'a> {
+    values: Vec<Vec3>,
+    /// Texel area per unit of world area, and the texture's area in texels ([`texel_scale`]).
+    scale: f64,
+    base_area: f64,
+    texinfo: &'a TexInfo,
+}
+
+impl<'a> Emitter<'a> {
+    /// `face` as an emitter of `sets`' values: none for a displacement, a sky face, a face
+    /// without a texture size, or a material no set gives a value above the threshold.
+    fn of(bsp: &'a Bsp, face: &Face, geom: &FaceGeom, sets: &[(&TexLights, Range)]) -> Option<Emitter<'a>> {
         if face.dispinfo >= 0 || geom.points.len() < 3 || geom.texinfo_flags.intersects(SurfaceFlags::SKY) {
-            continue;
+            return None;
         }
-        let Some((scale, base_area, td)) = texel_scale(bsp, face.texinfo) else {
-            continue;
-        };
+        let (scale, base_area, td) = texel_scale(bsp, face.texinfo)?;
         if base_area < 1e-6 {
-            continue;
+            return None;
         }
-        let Some(name) = bsp.texdata_name(td) else {
-            continue;
-        };
+        let name = bsp.texdata_name(td)?;
         let values: Vec<Vec3> = sets
             .iter()
-            .map(|(t, range)| {
-                t.get(name, *range)
-                    .filter(|v| (v.x + v.y + v.z) / 3.0 >= THRESHOLD)
-                    .unwrap_or(Vec3::ZERO)
-            })
+            .map(|(t, range)| emitted(t, name, *range).unwrap_or(Vec3::ZERO))
             .collect();
         if values.iter().all(|v| *v == Vec3::ZERO) {
-            continue;
+            return None;
         }
-        let Some(ti) = bsp.texinfo.get(face.texinfo as usize) else {
-            continue;
-        };
+        let texinfo = bsp.texinfo.get(face.texinfo as usize)?;
+        Some(Emitter {
+            values,
+            scale,
+            base_area,
+            texinfo,
+        })
+    }
+
+    /// The face's patches (area, centre): chopped by its lightmap scale unless
+    /// `subdivide_patches` is off or the face is `SURF_NOCHOP`, else the whole face.
+    fn patches(&self, geom: &FaceGeom, subdivide_patches: bool) -> Vec<(f64, DVec3)> {
+        let ti = self.texinfo;
         let len = |v: [f32; 4]| DVec3::new(v[0] as f64, v[1] as f64, v[2] as f64).length();
         let luxscale = (len(ti.lightmap_vecs[0]) + len(ti.lightmap_vecs[1])) * 0.5;
         let points: Vec<DVec3> = geom.points.iter().map(|p| p.as_dvec3()).collect();
@@ -338,20 +368,14 @@ pub fn surface_lights(
                 patches.push((area, centre));
             }
         }
-        for (area, centre) in patches {
-            for (list, value) in out.iter_mut().zip(&values) {
-                list.push(Light::new(
-                    LightKind::Surface,
-                    centre.as_vec3(),
-                    *value * ((area * scale / base_area) as f32 * DIRECT_SCALE),
-                    geom.normal,
-                    0,
-                    usize::MAX,
-                ));
-            }
-        }
+        patches
     }
-    out
+}
+
+/// Material `name`'s value in `t` for `range`, when bright enough to emit.
+fn emitted(t: &TexLights, name: &str, range: Range) -> Option<Vec3> {
+    t.get(name, range)
+        .filter(|v| (v.x + v.y + v.z) / 3.0 >= THRESHOLD)
 }
 
 /// Sets `SURF_LIGHT` on the texinfo of every face whose material emits in any of `sets`, as
@@ -372,10 +396,7 @@ pub fn mark_light_texinfos(bsp: &mut Bsp, sets: &[(&TexLights, Range)]) -> usize
         let Some(name) = bsp.texdata_name(td) else {
             continue;
         };
-        if sets.iter().any(|(t, range)| {
-            t.get(name, *range)
-                .is_some_and(|v| (v.x + v.y + v.z) / 3.0 >= THRESHOLD)
-        }) {
+        if sets.iter().any(|(t, range)| emitted(t, name, *range).is_some()) {
             mark[ti] = true;
         }
     }
@@ -405,7 +426,16 @@ pub fn harvest_bsp(bsp: &Bsp, faces: &[FaceGeom], range: Range) -> TexLights {
     if surface.is_empty() {
         return out;
     }
-    // Faces that may emit: planar, non-sky, with a texture size.
+    let sums = face_sums(bsp, faces, &surface);
+    for (name, (sum, texels)) in material_sums(bsp, faces, sums) {
+        out.set(&name, Some(range), sum / (texels as f32 * DIRECT_SCALE));
+    }
+    out
+}
+
+/// Per face some of the `surface` lights lie on, the sum of their intensities (× 255).
+/// Faces that may emit: planar, not displacements, the light on them and facing alike.
+fn face_sums(bsp: &Bsp, faces: &[FaceGeom], surface: &[&WorldLight]) -> BTreeMap<usize, Vec3> {
     let mut sums: BTreeMap<usize, Vec3> = BTreeMap::new();
     for wl in surface {
         let o = Vec3::from(wl.origin);
@@ -421,7 +451,15 @@ pub fn harvest_bsp(bsp: &Bsp, faces: &[FaceGeom], range: Range) -> TexLights {
             *sums.entry(i).or_default() += Vec3::from(wl.intensity) * 255.0;
         }
     }
-    // Per material: Σ intensity and Σ (texel area / texture area).
+    sums
+}
+
+/// Per material: Σ intensity and Σ (texel area / texture area) of its faces in `sums`.
+fn material_sums(
+    bsp: &Bsp,
+    faces: &[FaceGeom],
+    sums: BTreeMap<usize, Vec3>,
+) -> BTreeMap<String, (Vec3, f64)> {
     let mut per_material: BTreeMap<String, (Vec3, f64)> = BTreeMap::new();
     for (i, sum) in sums {
         let face = &bsp.faces[i];
@@ -441,10 +479,7 @@ pub fn harvest_bsp(bsp: &Bsp, faces: &[FaceGeom], range: Range) -> TexLights {
         e.0 += sum;
         e.1 += texels;
     }
-    for (name, (sum, texels)) in per_material {
-        out.set(&name, Some(range), sum / (texels as f32 * DIRECT_SCALE));
-    }
-    out
+    per_material
 }
 
 /// Whether `p` (on the plane) lies inside the convex polygon (either winding), with a small
@@ -460,6 +495,16 @@ fn inside(points: &[Vec3], normal: Vec3, p: Vec3) -> bool {
 
 /// `text` without `prefix` (ASCII, any case), comparing bytes: `text` may start with a
 /// multi-byte character, where slicing at the prefix's length would not be a char boundary.
+/// A line's `hdr:` or `ldr:` prefix (any case) and the rest.
+fn range_prefix(line: &str) -> (Option<Range>, &str) {
+    for (prefix, r) in [("hdr:", Range::Hdr), ("ldr:", Range::Ldr)] {
+        if let Some(rest) = strip_prefix_ignore_ascii_case(line, prefix) {
+            return (Some(r), rest);
+        }
+    }
+    (None, line)
+}
+
 fn strip_prefix_ignore_ascii_case<'a>(text: &'a str, prefix: &str) -> Option<&'a str> {
     let head = text.as_bytes().get(..prefix.len())?;
     // A match is all ASCII, so `prefix.len()` is then a char boundary.

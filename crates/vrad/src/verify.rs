@@ -3,10 +3,13 @@
 
 use srcmap_bsp::Bsp;
 use srcmap_bsp::flags::SurfaceFlags;
+use srcmap_bsp::gamelump::{DPLH, DPLT, DetailObject, GameLumpData};
 
 use crate::direct::MAX_STYLES;
-use crate::faces::MAX_LIGHTMAP_EXTENT;
+use crate::faces::{FaceGeom, MAX_LIGHTMAP_EXTENT};
 use crate::lights::{Light, MAX_LIGHTSTYLES, Range};
+use crate::samples::FaceSamples;
+use crate::vertexlight::{VHV_VERSION, VertexLighting};
 use crate::{FaceLight, World};
 
 type Check = Result<(), String>;
@@ -22,28 +25,34 @@ pub(crate) fn geometry(world: &World) -> Check {
             world.disps.len()
         ));
     }
-    let extent = 1..=MAX_LIGHTMAP_EXTENT as usize + 1;
     for (i, (face, samples)) in world.faces.iter().zip(&world.samples).enumerate() {
-        let luxels = if face.lit { face.luxel_count() } else { 0 };
-        if face.lit && !(extent.contains(&face.width) && extent.contains(&face.height)) {
-            return Err(format!(
-                "face {i}: lightmap {}x{} out of range",
-                face.width, face.height
-            ));
-        }
-        if samples.pos.len() != luxels || samples.normal.len() != luxels || samples.cluster.len() != luxels {
-            return Err(format!(
-                "face {i}: {luxels} luxels but {} positions, {} normals, {} clusters",
-                samples.pos.len(),
-                samples.normal.len(),
-                samples.cluster.len()
-            ));
-        }
+        face_samples(i, face, samples)?;
         if world.disps[i].is_some() && !face.is_displacement {
             return Err(format!(
                 "face {i}: a displacement surface on a face without dispinfo"
             ));
         }
+    }
+    Ok(())
+}
+
+/// Face `i`'s lightmap extents are in range, and it has a sample per luxel (none unlit).
+fn face_samples(i: usize, face: &FaceGeom, samples: &FaceSamples) -> Check {
+    let extent = 1..=MAX_LIGHTMAP_EXTENT as usize + 1;
+    let luxels = if face.lit { face.luxel_count() } else { 0 };
+    if face.lit && !(extent.contains(&face.width) && extent.contains(&face.height)) {
+        return Err(format!(
+            "face {i}: lightmap {}x{} out of range",
+            face.width, face.height
+        ));
+    }
+    if samples.pos.len() != luxels || samples.normal.len() != luxels || samples.cluster.len() != luxels {
+        return Err(format!(
+            "face {i}: {luxels} luxels but {} positions, {} normals, {} clusters",
+            samples.pos.len(),
+            samples.normal.len(),
+            samples.cluster.len()
+        ));
     }
     Ok(())
 }
@@ -66,25 +75,31 @@ pub(crate) fn lights(ranges: &[Vec<Light>]) -> Check {
             if light.kind != other.kind || light.style != other.style || light.entity != other.entity {
                 return Err(format!("range {r}: light {i} is not range 0's light {i}"));
             }
-            if !light.origin.is_finite() || !light.normal.is_finite() {
-                return Err(format!(
-                    "light {i} (entity {}): position or direction not finite",
-                    light.entity
-                ));
-            }
-            if !light.intensity.is_finite() {
-                return Err(format!(
-                    "light {i} (entity {}): intensity {:?}",
-                    light.entity, light.intensity
-                ));
-            }
-            if u32::from(light.style) >= MAX_LIGHTSTYLES {
-                return Err(format!(
-                    "light {i} (entity {}): style {}",
-                    light.entity, light.style
-                ));
-            }
+            light_values(i, light)?;
         }
+    }
+    Ok(())
+}
+
+/// Light `i` has a finite position, direction and intensity and a style below 64.
+fn light_values(i: usize, light: &Light) -> Check {
+    if !light.origin.is_finite() || !light.normal.is_finite() {
+        return Err(format!(
+            "light {i} (entity {}): position or direction not finite",
+            light.entity
+        ));
+    }
+    if !light.intensity.is_finite() {
+        return Err(format!(
+            "light {i} (entity {}): intensity {:?}",
+            light.entity, light.intensity
+        ));
+    }
+    if u32::from(light.style) >= MAX_LIGHTSTYLES {
+        return Err(format!(
+            "light {i} (entity {}): style {}",
+            light.entity, light.style
+        ));
     }
     Ok(())
 }
@@ -106,14 +121,7 @@ pub(crate) fn face_lights(world: &World, face_lights: &[FaceLight]) -> Check {
             }
             continue;
         }
-        if fl.styles.is_empty() || fl.styles.len() > MAX_STYLES || fl.styles[0] != 0 {
-            return Err(format!("face {i}: styles {:?}", fl.styles));
-        }
-        if fl.styles.iter().any(|&s| u32::from(s) >= MAX_LIGHTSTYLES)
-            || (1..fl.styles.len()).any(|k| fl.styles[..k].contains(&fl.styles[k]))
-        {
-            return Err(format!("face {i}: styles {:?}", fl.styles));
-        }
+        face_styles(i, &fl.styles)?;
         let want = face.luxel_count() * if face.bumped { 4 } else { 1 };
         if fl.samples.len() != fl.styles.len() || fl.samples.iter().any(|s| s.len() != want) {
             return Err(format!(
@@ -126,11 +134,31 @@ pub(crate) fn face_lights(world: &World, face_lights: &[FaceLight]) -> Check {
     Ok(())
 }
 
+/// A lit face's styles: one to four, style 0 first, distinct, each below 64.
+fn face_styles(i: usize, styles: &[u8]) -> Check {
+    if styles.is_empty()
+        || styles.len() > MAX_STYLES
+        || styles[0] != 0
+        || styles.iter().any(|&s| u32::from(s) >= MAX_LIGHTSTYLES)
+        || (1..styles.len()).any(|k| styles[..k].contains(&styles[k]))
+    {
+        return Err(format!("face {i}: styles {styles:?}"));
+    }
+    Ok(())
+}
+
 /// In the lumps written for `range`: each lit face's offset and styles lie inside the
 /// lighting lump (its style averages before the offset, its samples after); each leaf's
 /// ambient samples lie inside the ambient lighting lump; world lights' clusters exist.
 pub(crate) fn output(bsp: &Bsp, range: Range) -> Check {
     let hdr = range == Range::Hdr;
+    face_offsets(bsp, hdr)?;
+    ambient_index(bsp, hdr)?;
+    world_light_clusters(bsp, hdr)
+}
+
+/// Each face's offset and styles lie inside the lighting lump.
+fn face_offsets(bsp: &Bsp, hdr: bool) -> Check {
     let (faces, lighting) = if hdr {
         (&bsp.faces_hdr, &bsp.lighting_hdr)
     } else {
@@ -158,6 +186,11 @@ pub(crate) fn output(bsp: &Bsp, range: Range) -> Check {
             ));
         }
     }
+    Ok(())
+}
+
+/// Each leaf's ambient samples lie inside the ambient lighting lump.
+fn ambient_index(bsp: &Bsp, hdr: bool) -> Check {
     let (index, samples) = if hdr {
         (&bsp.leaf_ambient_index_hdr, &bsp.leaf_ambient_lighting_hdr)
     } else {
@@ -180,6 +213,11 @@ pub(crate) fn output(bsp: &Bsp, range: Range) -> Check {
             ));
         }
     }
+    Ok(())
+}
+
+/// Each world light's cluster exists (or is -1).
+fn world_light_clusters(bsp: &Bsp, hdr: bool) -> Check {
     let clusters = bsp.visibility.as_ref().map_or(0, |v| v.num_clusters as i64);
     let world_lights = if hdr {
         &bsp.world_lights_hdr
@@ -191,6 +229,107 @@ pub(crate) fn output(bsp: &Bsp, range: Range) -> Check {
         if w.cluster < -1 || i64::from(w.cluster) >= clusters.max(leaf_clusters) {
             return Err(format!("world light {i}: cluster {}", w.cluster));
         }
+    }
+    Ok(())
+}
+
+/// Each detail prop's style entries (`light_styles`, `light_style_count`) follow the
+/// previous prop's in `range`'s style lump (`dplt`, `dplh`), which holds exactly them, each
+/// a switchable style (1 to 63); no lump is needed when no prop has entries. A map without
+/// detail props is left as it came.
+pub(crate) fn detail_props(bsp: &Bsp, range: Range) -> Check {
+    let id = if range == Range::Hdr { DPLH } else { DPLT };
+    let Some(objects) = bsp.game_lumps.lumps.iter().find_map(|l| match &l.data {
+        GameLumpData::DetailProps(d) if !d.objects.is_empty() => Some(&d.objects),
+        _ => None,
+    }) else {
+        return Ok(());
+    };
+    let entries = bsp.game_lumps.lumps.iter().find_map(|l| match &l.data {
+        GameLumpData::DetailPropLighting(e) if l.id == id => Some(e.as_slice()),
+        _ => None,
+    });
+    let next = indexed_entries(objects)?;
+    let entries = entries.unwrap_or_default();
+    if entries.len() != next {
+        return Err(format!(
+            "detail props index {next} style entries, the lump holds {}",
+            entries.len()
+        ));
+    }
+    if let Some((k, e)) = entries
+        .iter()
+        .enumerate()
+        .find(|(_, e)| e.style == 0 || u32::from(e.style) >= MAX_LIGHTSTYLES)
+    {
+        return Err(format!("detail style entry {k}: style {}", e.style));
+    }
+    Ok(())
+}
+
+/// The number of style entries the detail props index, each prop's following the
+/// previous one's.
+fn indexed_entries(objects: &[DetailObject]) -> Result<usize, String> {
+    let mut next = 0usize;
+    for (i, o) in objects.iter().enumerate() {
+        if o.light_style_count == 0 {
+            continue;
+        }
+        if o.light_styles as usize != next {
+            return Err(format!(
+                "detail prop {i}: style entries from {} but the previous end at {next}",
+                o.light_styles
+            ));
+        }
+        next += usize::from(o.light_style_count);
+    }
+    Ok(next)
+}
+
+/// Every static prop has a `.vhv` file, or is disabled, or lacks its model; each file is
+/// version 2 with its mesh headers' vertex counts summing to its total and their data
+/// following one another inside the file.
+pub(crate) fn static_props(bsp: &Bsp, vertex: &VertexLighting) -> Check {
+    let props = bsp.game_lumps.static_props().map_or(0, |sp| sp.props.len());
+    let accounted = vertex.files.len() + vertex.disabled + vertex.without_model;
+    if props != 0 && accounted != props {
+        return Err(format!(
+            "{props} static props but {} files, {} disabled, {} without model",
+            vertex.files.len(),
+            vertex.disabled,
+            vertex.without_model
+        ));
+    }
+    for (name, bytes) in &vertex.files {
+        vhv_layout(bytes).map_err(|e| format!("{name}: {e}"))?;
+    }
+    Ok(())
+}
+
+/// A `.vhv` file's header, mesh headers and data agree.
+fn vhv_layout(bytes: &[u8]) -> Check {
+    let word = |at: usize| {
+        bytes
+            .get(at..at + 4)
+            .map(|w| u32::from_le_bytes([w[0], w[1], w[2], w[3]]) as usize)
+            .ok_or_else(|| format!("{} bytes, a word at {at} wanted", bytes.len()))
+    };
+    if word(0)? != VHV_VERSION as usize {
+        return Err(format!("version {}", word(0)?));
+    }
+    let (total, meshes) = (word(16)?, word(20)?);
+    let (mut sum, mut next) = (0usize, None);
+    for m in 0..meshes {
+        let header = 40 + 28 * m;
+        let (count, offset) = (word(header + 4)?, word(header + 8)?);
+        if next.is_some_and(|n| n != offset) || offset + 4 * count > bytes.len() {
+            return Err(format!("mesh {m}: {count} vertices at {offset}"));
+        }
+        sum += count;
+        next = Some(offset + 4 * count);
+    }
+    if sum != total {
+        return Err(format!("meshes hold {sum} vertices, the header says {total}"));
     }
     Ok(())
 }

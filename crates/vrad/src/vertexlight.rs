@@ -25,7 +25,8 @@ use std::collections::HashMap;
 use glam::{Mat3, Vec3};
 use rayon::prelude::*;
 use srcmap_bsp::Bsp;
-use srcmap_model::ModelFiles;
+use srcmap_model::vtx::Lod;
+use srcmap_model::{ModelFiles, SubModel, Vertex};
 use srcmap_trace::{Hit, Tracer};
 
 use crate::color::{decode, encode};
@@ -37,10 +38,10 @@ use crate::sampling::sphere_directions;
 use crate::scene::{MAX_TRACE, SKY, STATIC_PROP};
 use crate::texel::{self, engine_bytes};
 use crate::{AmbientOcclusion, Counters, World};
-use srcmap_bsp::gamelump::StaticPropLayout;
 use srcmap_bsp::gamelump::static_prop_flags::{
     IGNORE_NORMALS, NO_PER_TEXEL_LIGHTING, NO_PER_VERTEX_LIGHTING, NO_SELF_SHADOWING, USE_LIGHTING_ORIGIN,
 };
+use srcmap_bsp::gamelump::{StaticProp, StaticPropLayout, StaticProps};
 
 /// `VHV_VERSION`.
 pub const VHV_VERSION: i32 = 2;
@@ -201,7 +202,20 @@ struct VertexLighter<'a> {
     ambient_occlusion: Option<&'a AmbientOcclusion>,
 }
 
-impl VertexLighter<'_> {
+impl<'a> VertexLighter<'a> {
+    fn new(world: &'a World, inputs: &RangeInputs<'a>, sky_dirs: &'a [Vec3]) -> Self {
+        VertexLighter {
+            world,
+            lights: inputs.lights,
+            light_clusters: inputs.lights.iter().map(|l| world.cluster_at(l.origin)).collect(),
+            sky_dirs,
+            lightmaps: inputs.lightmaps,
+            dirs: sphere_directions(INDIRECT_RAYS),
+            indirect: inputs.indirect,
+            ambient_occlusion: inputs.ambient_occlusion,
+        }
+    }
+
     fn direct(&self, shading: &PropShading<'_>, pos: Vec3, normal: Vec3, rays: &mut u64) -> Vec3 {
         let cluster = self.world.cluster_at(pos);
         let mut out = Vec3::ZERO;
@@ -244,30 +258,36 @@ impl VertexLighter<'_> {
             }
             total_dot += dot;
             *rays += 1;
-            let Some(hit) = self
-                .world
-                .surfaces
-                .closest(pos.to_array(), d.to_array(), MAX_TRACE)
-            else {
-                continue;
-            };
-            if hit.payload & SKY != 0 {
-                continue;
+            if let Some(light) = self.bounced(pos, *d) {
+                sum += light;
             }
-            let face = hit.payload as usize;
-            let Some(Some(lm)) = self.lightmaps.get(face) else {
-                continue;
-            };
-            let (st, _) = self.world.surface_hit(face, hit.triangle, pos + *d * hit.t);
-            let refl = self.world.faces[face].reflectivity;
-            let falloff = 1.0 / (1.0 + (hit.t / 128.0).powi(2));
-            sum += lm.sample(0, st) * falloff * refl;
         }
         if total_dot > 0.0 {
             sum / total_dot
         } else {
             Vec3::ZERO
         }
+    }
+
+    /// The light an indirect ray from `pos` along `d` brings: the style-0 lightmap sample
+    /// it lands on × 1/(1 + (d/128)²) × reflectivity; none from sky or an unlit face.
+    #[inline]
+    fn bounced(&self, pos: Vec3, d: Vec3) -> Option<Vec3> {
+        let hit = self
+            .world
+            .surfaces
+            .closest(pos.to_array(), d.to_array(), MAX_TRACE)?;
+        if hit.payload & SKY != 0 {
+            return None;
+        }
+        let face = hit.payload as usize;
+        let Some(Some(lm)) = self.lightmaps.get(face) else {
+            return None;
+        };
+        let (st, _) = self.world.surface_hit(face, hit.triangle, pos + d * hit.t);
+        let refl = self.world.faces[face].reflectivity;
+        let falloff = 1.0 / (1.0 + (hit.t / 128.0).powi(2));
+        Some(lm.sample(0, st) * falloff * refl)
     }
 
     fn light(&self, shading: &PropShading<'_>, pos: Vec3, normal: Vec3, rays: &mut u64) -> Vec3 {
@@ -312,118 +332,194 @@ pub(crate) fn light_prop_vertices(
     source: Option<&ModelSource>,
     counters: &Counters,
 ) -> VertexLighting {
-    let RangeInputs {
-        range,
-        lights,
-        lightmaps,
-        indirect: bounces,
-        no_self_shadowing,
-        ambient_occlusion,
-        texels,
-    } = *inputs;
-    let mut out = VertexLighting::default();
     let Some(sp) = bsp.game_lumps.static_props() else {
-        return out;
+        return VertexLighting::default();
     };
-    let models = load_models(bsp, source);
     let sky_dirs = sphere_directions(SKY_RAYS);
-    let lighter = VertexLighter {
-        world,
-        lights,
-        light_clusters: lights.iter().map(|l| world.cluster_at(l.origin)).collect(),
-        sky_dirs: &sky_dirs,
-        lightmaps,
-        dirs: sphere_directions(INDIRECT_RAYS),
-        indirect: bounces,
-        ambient_occlusion,
+    let props = PropLighter {
+        lighter: VertexLighter::new(world, inputs, &sky_dirs),
+        models: load_models(bsp, source),
+        layout: sp.layout,
+        prefix: vhv_prefix(inputs.range),
+        texels: inputs.texels,
+        no_self_shadowing: inputs.no_self_shadowing,
+        counters,
     };
-    let prefix = if range == Range::Hdr { "sp_hdr_" } else { "sp_" };
-    type PropFiles = (Option<(String, Vec<u8>)>, Option<(String, Vec<u8>)>);
     let results: Vec<PropFiles> = sp
         .props
         .par_iter()
         .enumerate()
-        .map(|(index, prop)| {
-            let flags = prop.flags_in(sp.layout);
-            let with_vertices = flags & NO_PER_VERTEX_LIGHTING == 0;
-            // Source 2013's layout alone has a lightmap resolution and the flag to test.
-            let with_texels = texels
-                && sp.layout == StaticPropLayout::Lightmapped
-                && flags & NO_PER_TEXEL_LIGHTING == 0
-                && prop.lightmap_res.iter().all(|&r| r > 0);
-            let Some(files) = models
-                .get(&prop.prop_type)
-                .filter(|_| with_vertices || with_texels)
-            else {
-                return (None, None);
-            };
-            let rot = angle_matrix(prop.angles);
-            let lighting_origin =
-                (flags & USE_LIGHTING_ORIGIN != 0).then(|| Vec3::from(prop.lighting_origin));
-            // The prop's own triangles shadow it unless it is flagged not to.
-            let without_self = WithoutProp {
-                scene: &world.occluders,
-                payload: STATIC_PROP | (index as u32 & (STATIC_PROP - 1)),
-            };
-            let shading = PropShading {
-                shadows: Shadows {
-                    scene: if no_self_shadowing || flags & NO_SELF_SHADOWING != 0 {
-                        &without_self
-                    } else {
-                        &world.occluders
-                    },
-                    sky_faces: None,
-                    sky3d: world.sky3d.as_ref(),
-                    sky_dirs: lighter.sky_dirs,
-                },
-                others: &without_self,
-                ignore_normals: flags & IGNORE_NORMALS != 0,
-            };
-            let mut rays = 0u64;
-            let origin = Vec3::from(prop.origin);
-            let vhv = with_vertices.then(|| {
-                let meshes = prop_meshes(files, rot, origin, lighting_origin, &lighter, &shading, &mut rays);
-                (
-                    format!("{prefix}{index}.vhv"),
-                    write_vhv(files.mdl.checksum, &meshes),
-                )
-            });
-            let ppl = with_texels.then(|| {
-                let place = |p: Vec3, n: Vec3| (rot * p + origin, (rot * n).normalize_or_zero());
-                let light = |p: Vec3, n: Vec3| {
-                    let mut r = 0;
-                    (lighter.light(&shading, p, n, &mut r), r)
-                };
-                let bytes = texel::prop_texels(files, prop.lightmap_res, place, light, &mut rays);
-                (format!("texelslighting_{index}.ppl"), bytes)
-            });
-            counters.add_rays(rays);
-            (vhv, ppl)
-        })
+        .map(|(index, prop)| props.light(index, prop))
         .collect();
-    for (prop, (vhv, ppl)) in sp.props.iter().zip(results) {
-        match vhv {
-            Some(file) => out.files.push(file),
-            None if prop.flags_in(sp.layout) & NO_PER_VERTEX_LIGHTING != 0 => out.disabled += 1,
-            None => out.without_model += 1,
+    VertexLighting::of(sp, results)
+}
+
+/// The prefix of a range's `.vhv` names.
+fn vhv_prefix(range: Range) -> &'static str {
+    if range == Range::Hdr { "sp_hdr_" } else { "sp_" }
+}
+
+impl VertexLighting {
+    /// The files of the props of `sp`, one `results` entry each, in prop order.
+    fn of(sp: &StaticProps, results: Vec<PropFiles>) -> VertexLighting {
+        let mut out = VertexLighting::default();
+        for (prop, files) in sp.props.iter().zip(results) {
+            out.add(prop.flags_in(sp.layout), files);
         }
-        out.texel_files.extend(ppl);
+        out
     }
-    out
+
+    /// Adds one prop's files (its flags `flags`), or counts why it has no `.vhv`.
+    fn add(&mut self, flags: u32, (vhv, ppl): PropFiles) {
+        match vhv {
+            Some(file) => self.files.push(file),
+            None if flags & NO_PER_VERTEX_LIGHTING != 0 => self.disabled += 1,
+            None => self.without_model += 1,
+        }
+        self.texel_files.extend(ppl);
+    }
+}
+
+/// One prop's `.vhv` and `.ppl` files (pakfile name, bytes), each when asked for.
+type PropFiles = (Option<(String, Vec<u8>)>, Option<(String, Vec<u8>)>);
+
+/// What lighting one static prop reads, besides the [`VertexLighter`].
+struct PropLighter<'a> {
+    lighter: VertexLighter<'a>,
+    /// Per prop type, its model files.
+    models: HashMap<u16, ModelFiles>,
+    layout: StaticPropLayout,
+    /// The `.vhv` names' prefix (`sp_`, `sp_hdr_`).
+    prefix: &'static str,
+    /// Light lightmapped props' texels too.
+    texels: bool,
+    /// No prop shadows itself, whatever its flags.
+    no_self_shadowing: bool,
+    counters: &'a Counters,
+}
+
+impl PropLighter<'_> {
+    /// The files of prop `index`: none when its model is missing or it asks for neither.
+    fn light(&self, index: usize, prop: &StaticProp) -> PropFiles {
+        let flags = prop.flags_in(self.layout);
+        let (with_vertices, with_texels) = self.wanted(prop, flags);
+        let Some(files) = self
+            .models
+            .get(&prop.prop_type)
+            .filter(|_| with_vertices || with_texels)
+        else {
+            return (None, None);
+        };
+        let placement = Placement::of(prop, flags);
+        // The prop's own triangles shadow it unless it is flagged not to.
+        let without_self = WithoutProp {
+            scene: &self.lighter.world.occluders,
+            payload: STATIC_PROP | (index as u32 & (STATIC_PROP - 1)),
+        };
+        let lit = LitProp {
+            files,
+            placement,
+            shading: self.shading(flags, &without_self),
+        };
+        let mut rays = 0u64;
+        let vhv = with_vertices.then(|| self.vhv(index, &lit, &mut rays));
+        let ppl = with_texels.then(|| self.ppl(index, prop.lightmap_res, &lit, &mut rays));
+        self.counters.add_rays(rays);
+        (vhv, ppl)
+    }
+
+    /// Whether a prop with `flags` gets its vertices lit, and its texels.
+    fn wanted(&self, prop: &StaticProp, flags: u32) -> (bool, bool) {
+        let with_vertices = flags & NO_PER_VERTEX_LIGHTING == 0;
+        // Source 2013's layout alone has a lightmap resolution and the flag to test.
+        let with_texels = self.texels
+            && self.layout == StaticPropLayout::Lightmapped
+            && flags & NO_PER_TEXEL_LIGHTING == 0
+            && prop.lightmap_res.iter().all(|&r| r > 0);
+        (with_vertices, with_texels)
+    }
+
+    /// Prop `index`'s `.vhv` file.
+    fn vhv(&self, index: usize, lit: &LitProp<'_>, rays: &mut u64) -> (String, Vec<u8>) {
+        let meshes = prop_meshes(lit.files, &lit.placement, &self.lighter, &lit.shading, rays);
+        (
+            format!("{}{index}.vhv", self.prefix),
+            write_vhv(lit.files.mdl.checksum, &meshes),
+        )
+    }
+
+    /// Prop `index`'s `texelslighting_N.ppl` file, `size` texels per model image.
+    fn ppl(&self, index: usize, size: [u16; 2], lit: &LitProp<'_>, rays: &mut u64) -> (String, Vec<u8>) {
+        let light = |p: Vec3, n: Vec3| {
+            let mut r = 0;
+            (self.lighter.light(&lit.shading, p, n, &mut r), r)
+        };
+        let place = |p: Vec3, n: Vec3| lit.placement.place(p, n);
+        let bytes = texel::prop_texels(lit.files, size, place, light, rays);
+        (format!("texelslighting_{index}.ppl"), bytes)
+    }
+
+    /// How a prop with `flags` is shaded: shadowed by its own triangles or not.
+    fn shading<'s>(&'s self, flags: u32, without_self: &'s WithoutProp<'s>) -> PropShading<'s> {
+        let world = self.lighter.world;
+        PropShading {
+            shadows: Shadows {
+                scene: if self.no_self_shadowing || flags & NO_SELF_SHADOWING != 0 {
+                    without_self
+                } else {
+                    &world.occluders
+                },
+                sky_faces: None,
+                sky3d: world.sky3d.as_ref(),
+                sky_dirs: self.lighter.sky_dirs,
+            },
+            others: without_self,
+            ignore_normals: flags & IGNORE_NORMALS != 0,
+        }
+    }
+}
+
+/// One prop being lit: its model files, where it stands, how it is shaded.
+struct LitProp<'a> {
+    files: &'a ModelFiles,
+    placement: Placement,
+    shading: PropShading<'a>,
+}
+
+/// Where a prop stands: model space to the world.
+struct Placement {
+    rot: Mat3,
+    origin: Vec3,
+    /// The prop's lighting origin (`STATIC_PROP_USE_LIGHTING_ORIGIN`).
+    lighting_origin: Option<Vec3>,
+}
+
+impl Placement {
+    /// Where prop `prop` (with `flags`) stands.
+    fn of(prop: &StaticProp, flags: u32) -> Placement {
+        Placement {
+            rot: angle_matrix(prop.angles),
+            origin: Vec3::from(prop.origin),
+            lighting_origin: (flags & USE_LIGHTING_ORIGIN != 0).then(|| Vec3::from(prop.lighting_origin)),
+        }
+    }
+
+    /// A model-space point and normal in the world.
+    #[inline]
+    fn place(&self, p: Vec3, n: Vec3) -> (Vec3, Vec3) {
+        (self.rot * p + self.origin, (self.rot * n).normalize_or_zero())
+    }
 }
 
 /// The colours of every vertex of each model of `files`, laid out as the VTX's strip groups.
 fn prop_meshes(
     files: &ModelFiles,
-    rot: Mat3,
-    origin: Vec3,
-    lighting_origin: Option<Vec3>,
+    placement: &Placement,
     lighter: &VertexLighter<'_>,
     shading: &PropShading<'_>,
     rays: &mut u64,
 ) -> Vec<VhvMesh> {
     let Some(vtx) = &files.vtx else { return Vec::new() };
-    let tree = &lighter.world.tree;
     let mut meshes = Vec::new();
     for (part, vtx_part) in files.mdl.body_parts.iter().zip(&vtx.body_parts) {
         for (model, vtx_model) in part.models.iter().zip(vtx_part) {
@@ -432,77 +528,141 @@ fn prop_meshes(
                 .vertices
                 .get(model.first_vertex..model.first_vertex + model.vertex_count as usize)
                 .unwrap_or(&[]);
-            let placed: Vec<(Vec3, Vec3)> = verts
-                .iter()
-                .map(|v| {
-                    (
-                        rot * Vec3::from(v.position) + origin,
-                        (rot * Vec3::from(v.normal)).normalize_or_zero(),
-                    )
-                })
-                .collect();
-            let solid: Vec<bool> = placed.iter().map(|(p, _)| tree.in_solid(*p)).collect();
-            let mut colors: Vec<Vec3> = placed
-                .iter()
-                .zip(&solid)
-                .map(|(&(p, n), &s)| {
-                    if s {
-                        Vec3::ZERO
-                    } else {
-                        lighter.light(shading, p, n, rays)
-                    }
-                })
-                .collect();
-            // Vertices in solid: lit from a point stepped toward the lighting origin or the
-            // nearest lit vertex (none when every vertex is in solid and there is no origin).
-            if solid.iter().any(|&s| !s) || lighting_origin.is_some() {
-                for (i, &(bad, normal)) in placed.iter().enumerate() {
-                    if !solid[i] {
-                        continue;
-                    }
-                    let mut best = lighting_origin.unwrap_or_else(|| {
-                        placed
-                            .iter()
-                            .zip(&solid)
-                            .filter(|(_, s)| !**s)
-                            .map(|((p, _), _)| *p)
-                            .min_by(|a, b| a.distance_squared(bad).total_cmp(&b.distance_squared(bad)))
-                            .unwrap_or(bad)
-                    });
-                    for _ in 0..19 {
-                        let mid = (best + bad) * 0.5;
-                        if tree.in_solid(mid) {
-                            break;
-                        }
-                        best = mid;
-                    }
-                    colors[i] = lighter.light(shading, best, normal, rays);
-                }
-            }
-            for (lod, l) in vtx_model.iter().enumerate() {
-                for ((_, groups), mesh) in l.meshes.iter().zip(&model.meshes) {
-                    for g in groups {
-                        let colors = g
-                            .vertices
-                            .iter()
-                            .map(|&v| {
-                                let c = colors
-                                    .get(mesh.vertex_offset as usize + v as usize)
-                                    .copied()
-                                    .unwrap_or_default();
-                                vertex_bytes(c)
-                            })
-                            .collect();
-                        meshes.push(VhvMesh {
-                            lod: lod as u32,
-                            colors,
-                        });
-                    }
-                }
-            }
+            let colors = vertex_colors(verts, placement, lighter, shading, rays);
+            strip_group_meshes(model, vtx_model, &colors, &mut meshes);
         }
     }
     meshes
+}
+
+/// The light of each of a model's vertices, placed in the world.
+fn vertex_colors(
+    verts: &[Vertex],
+    placement: &Placement,
+    lighter: &VertexLighter<'_>,
+    shading: &PropShading<'_>,
+    rays: &mut u64,
+) -> Vec<Vec3> {
+    let tree = &lighter.world.tree;
+    let placed: Vec<(Vec3, Vec3)> = verts
+        .iter()
+        .map(|v| placement.place(Vec3::from(v.position), Vec3::from(v.normal)))
+        .collect();
+    let solid: Vec<bool> = placed.iter().map(|(p, _)| tree.in_solid(*p)).collect();
+    let mut colors = light_outside_solid(&placed, &solid, lighter, shading, rays);
+    // Vertices in solid: lit from a point stepped toward the lighting origin or the
+    // nearest lit vertex (none when every vertex is in solid and there is no origin).
+    if solid.iter().any(|&s| !s) || placement.lighting_origin.is_some() {
+        let in_solid = InSolid {
+            placed: &placed,
+            solid: &solid,
+            lighting_origin: placement.lighting_origin,
+        };
+        in_solid.relight(&mut colors, lighter, shading, rays);
+    }
+    colors
+}
+
+/// The light of each placed vertex not in solid (zero in solid).
+fn light_outside_solid(
+    placed: &[(Vec3, Vec3)],
+    solid: &[bool],
+    lighter: &VertexLighter<'_>,
+    shading: &PropShading<'_>,
+    rays: &mut u64,
+) -> Vec<Vec3> {
+    placed
+        .iter()
+        .zip(solid)
+        .map(|(&(p, n), &s)| {
+            if s {
+                Vec3::ZERO
+            } else {
+                lighter.light(shading, p, n, rays)
+            }
+        })
+        .collect()
+}
+
+/// A model's placed vertices and which lie in solid.
+struct InSolid<'a> {
+    placed: &'a [(Vec3, Vec3)],
+    solid: &'a [bool],
+    lighting_origin: Option<Vec3>,
+}
+
+impl InSolid<'_> {
+    /// Lights each vertex in solid from a point stepped out of solid toward the lighting
+    /// origin or the nearest vertex not in solid.
+    fn relight(
+        &self,
+        colors: &mut [Vec3],
+        lighter: &VertexLighter<'_>,
+        shading: &PropShading<'_>,
+        rays: &mut u64,
+    ) {
+        let tree = &lighter.world.tree;
+        for (i, &(bad, normal)) in self.placed.iter().enumerate() {
+            if !self.solid[i] {
+                continue;
+            }
+            let toward = self
+                .lighting_origin
+                .unwrap_or_else(|| nearest_lit(self.placed, self.solid, bad));
+            let best = step_out_of_solid(tree, toward, bad);
+            colors[i] = lighter.light(shading, best, normal, rays);
+        }
+    }
+}
+
+/// The vertex not in solid nearest to `bad` (`bad` itself when there is none).
+fn nearest_lit(placed: &[(Vec3, Vec3)], solid: &[bool], bad: Vec3) -> Vec3 {
+    placed
+        .iter()
+        .zip(solid)
+        .filter(|(_, s)| !**s)
+        .map(|((p, _), _)| *p)
+        .min_by(|a, b| a.distance_squared(bad).total_cmp(&b.distance_squared(bad)))
+        .unwrap_or(bad)
+}
+
+/// From `best` (outside solid), halves the way toward `bad` (in solid) up to 19 times while
+/// the midpoint stays outside: the point to light a vertex in solid from.
+fn step_out_of_solid(tree: &crate::tree::Tree, mut best: Vec3, bad: Vec3) -> Vec3 {
+    for _ in 0..19 {
+        let mid = (best + bad) * 0.5;
+        if tree.in_solid(mid) {
+            break;
+        }
+        best = mid;
+    }
+    best
+}
+
+/// Appends one mesh per strip group of every LOD of `model`, its vertices' colours in
+/// strip-group order.
+fn strip_group_meshes(model: &SubModel, vtx_model: &[Lod], colors: &[Vec3], meshes: &mut Vec<VhvMesh>) {
+    for (lod, l) in vtx_model.iter().enumerate() {
+        for ((_, groups), mesh) in l.meshes.iter().zip(&model.meshes) {
+            for g in groups {
+                let colors = g
+                    .vertices
+                    .iter()
+                    .map(|&v| {
+                        let c = colors
+                            .get(mesh.vertex_offset as usize + v as usize)
+                            .copied()
+                            .unwrap_or_default();
+                        vertex_bytes(c)
+                    })
+                    .collect();
+                meshes.push(VhvMesh {
+                    lod: lod as u32,
+                    colors,
+                });
+            }
+        }
+    }
 }
 
 #[cfg(test)]

@@ -4,6 +4,8 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use glam::{Vec2, Vec3};
+use rayon::prelude::*;
+use srcmap_stage::Progress;
 
 use crate::displacement::DispSurface;
 use crate::faces::FaceGeom;
@@ -32,6 +34,28 @@ impl Counters {
     pub fn add(counter: &AtomicU64, n: u64) {
         counter.fetch_add(n, Ordering::Relaxed);
     }
+}
+
+/// `f(i)` for every `i` below `n`, in parallel, in order, as a phase of `progress`
+/// (`phase`, counted in `unit`s): one step per item as it is done.
+pub(crate) fn par_map_steps<T: Send>(
+    progress: &dyn Progress,
+    phase: &str,
+    unit: srcmap_stage::Unit,
+    n: usize,
+    f: impl Fn(usize) -> T + Sync + Send,
+) -> Vec<T> {
+    progress.start(phase, n as u64, unit);
+    let out = (0..n)
+        .into_par_iter()
+        .map(|i| {
+            let item = f(i);
+            progress.advance(1);
+            item
+        })
+        .collect();
+    progress.finish();
+    out
 }
 
 /// The lighting of one face for one range: per used style, `luxels × (1 or 4)` samples,

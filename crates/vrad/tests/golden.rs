@@ -127,3 +127,81 @@ fn the_lightmap_dump_does_not_depend_on_the_thread_count() {
         dump::face_lightmaps(&four, false)
     );
 }
+
+/// The features map with sprites on the floor under each room light (the switchable one
+/// gives its sprite a style entry), lit, then its detail props' dump.
+#[test]
+fn features_detail_props() {
+    use srcmap_bsp::gamelump::{DetailObject, DetailProps, DetailSprite, GameLump, GameLumpData};
+    let mut bsp = lit_map("features");
+    let sprites = vec![DetailSprite {
+        ul: [-8.0, 16.0],
+        lr: [8.0, 0.0],
+        ..DetailSprite::default()
+    }];
+    let objects = [
+        [-128.0, -128.0, 1.0],
+        [128.0, -128.0, 1.0],
+        [-128.0, 128.0, 1.0],
+        [0.0, 0.0, 1.0],
+    ]
+    .map(|origin| DetailObject {
+        origin,
+        kind: 1,
+        scale: 1.0,
+        ..DetailObject::default()
+    })
+    .to_vec();
+    let detail = DetailProps {
+        sprites,
+        objects,
+        ..DetailProps::default()
+    };
+    match bsp
+        .game_lumps
+        .lumps
+        .iter_mut()
+        .find(|l| matches!(l.data, GameLumpData::DetailProps(_)))
+    {
+        Some(l) => l.data = GameLumpData::DetailProps(detail),
+        None => bsp.game_lumps.lumps.push(GameLump {
+            id: srcmap_bsp::gamelump::DPRP,
+            flags: 0,
+            version: 4,
+            data: GameLumpData::DetailProps(detail),
+        }),
+    }
+    let report = srcmap_vrad::light(&mut bsp, &options(1), &NoProgress).expect("lights");
+    assert_eq!(report.count(counts::DETAIL_PROPS_LIT), 4);
+    check_golden("features.detail.txt", &dump::detail_props(&bsp, false));
+}
+
+/// The features map with the corpus's chair standing in the room, lit with per-vertex
+/// static-prop lighting, then its `.vhv` dump (skipped without the corpus).
+#[test]
+fn features_static_prop_lighting() {
+    use srcmap_bsp::gamelump::StaticProp;
+    let Some(corpus) = std::env::var_os("SRCMAP_CORPUS") else {
+        eprintln!("SRCMAP_CORPUS not set; skipping");
+        return;
+    };
+    let root = PathBuf::from(corpus).join("model/kane8kki+whohl2mod");
+    let mut bsp = lit_map("features");
+    let sp = bsp.game_lumps.static_props_mut().expect("an sprp lump");
+    sp.models.push("models/bluechaire/bluewoodnchair.mdl".to_string());
+    sp.props.push(StaticProp {
+        origin: [0.0, 0.0, 1.0],
+        angles: [0.0, 30.0, 0.0],
+        ..StaticProp::default()
+    });
+    let options = Options {
+        models: Some(srcmap_vrad::ModelSource(std::sync::Arc::new(move |p: &str| {
+            std::fs::read(root.join(p)).ok()
+        }))),
+        static_prop_lighting: true,
+        ..options(1)
+    };
+    let report = srcmap_vrad::light(&mut bsp, &options, &NoProgress).expect("lights");
+    assert_eq!(report.count(counts::VHV_FILES), 1);
+    check_golden("features.vhv.txt", &dump::static_prop_lighting(&bsp));
+}
