@@ -8,16 +8,15 @@ use srcmap_bytes::Endian;
 use std::borrow::Cow;
 
 use crate::codec::{Ctx, write_indices, write_records};
-use crate::document::BspDocument;
 use crate::entities::{Entity, write_entities};
-use crate::error::{BspError, Result};
+use crate::error::Result;
 use crate::file::{BspFile, LumpOrder};
 use crate::gamelump::GameLumps;
 use crate::lump::*;
 use crate::occlusion::Occlusion;
 use crate::physics::PhysCollide;
 use crate::records::*;
-use crate::view::BspView;
+use crate::view::{BspView, IntoOwnedLump, lump_fields};
 use crate::vis::Visibility;
 
 /// A Source BSP, every lump typed. Index fields are widened to `u32`/`i32` where some game
@@ -378,100 +377,6 @@ impl Bsp {
         })
     }
 
-    /// A fresh document holding every lump re-serialised, in Valve's lump order.
-    pub fn to_document(&self) -> Result<BspDocument<'static>> {
-        let mut doc = BspDocument::new(self.version);
-        doc.endian = self.endian;
-        doc.revision = self.revision;
-        doc.order = self.order;
-        for lump in 0..HEADER_LUMPS {
-            let bytes = self.lump_bytes(lump)?;
-            if bytes.is_empty() && !VALVE_WRITE_ORDER.contains(&lump) {
-                // Keep Valve's zero offset for lumps its tools never write.
-                doc.lumps[lump].version = self.lump_versions[lump];
-                continue;
-            }
-            doc.set_lump(lump, bytes, self.lump_versions[lump]);
-        }
-        Ok(doc)
-    }
-
-    /// Serialises the whole file, every lump uncompressed. Values no reader can use (see
-    /// [`crate::check::unwritable`]) are refused, the first one named.
-    pub fn to_bytes(&self) -> Result<Vec<u8>> {
-        self.refuse_unwritable()?;
-        self.to_document()?.to_bytes()
-    }
-
-    fn refuse_unwritable(&self) -> Result<()> {
-        match crate::check::unwritable(self).into_iter().next() {
-            None => Ok(()),
-            Some(v) if v.lump == crate::check::HEADER => Err(BspError::Header {
-                offset: 4,
-                message: v.message,
-            }),
-            Some(v) => Err(BspError::Write {
-                lump: v.lump,
-                message: match v.record {
-                    Some(r) => format!("record {r}: {}", v.message),
-                    None => v.message,
-                },
-            }),
-        }
-    }
-
-    /// Serialises this BSP as an update of `earlier`, an earlier file of the same map (the one
-    /// it was parsed from, or one an earlier compile stage wrote): lumps keep that file's order,
-    /// untouched ones their stored bytes and place. Running the stages in one process and writing
-    /// once this way gives the same file as running them one after another on files.
-    pub fn to_bytes_over(&self, earlier: &[u8]) -> Result<Vec<u8>> {
-        self.refuse_unwritable()?;
-        let file = BspFile::parse(earlier)?;
-        let mut doc = BspDocument::from_file(&file);
-        self.update_document(&mut doc)?;
-        doc.to_bytes()
-    }
-
-    /// Writes this typed view into `doc` (opened from the file it was parsed from), replacing
-    /// only lumps whose content differs: untouched lumps keep their stored bytes, compression and
-    /// place in the file.
-    pub fn update_document(&self, doc: &mut BspDocument<'_>) -> Result<Vec<usize>> {
-        let mut changed = Vec::new();
-        for lump in 0..HEADER_LUMPS {
-            let new = self.lump_bytes(lump)?;
-            let unchanged = if lump == GAME_LUMP {
-                let mut old = Bsp::new(self.version);
-                old.endian = self.endian;
-                old.lump_versions = self.lump_versions;
-                old.game_lumps = doc.game_lumps_typed(&self.ctx(lump))?;
-                old.lump_bytes(lump)? == new
-            } else {
-                let old_bytes = doc.lump_data(lump)?;
-                if *old_bytes == new[..] {
-                    true
-                } else {
-                    // Same content, different bytes (entity whitespace, padding): keep the original.
-                    let mut old = Bsp::new(self.version);
-                    old.endian = self.endian;
-                    old.lump_versions = doc
-                        .lumps
-                        .iter()
-                        .map(|l| l.version)
-                        .collect::<Vec<_>>()
-                        .try_into()
-                        .unwrap_or(self.lump_versions);
-                    old.parse_lump(lump, &old_bytes, 0).is_ok() && old.lump_bytes(lump)? == new
-                }
-            };
-            if !unchanged || doc.lumps[lump].version != self.lump_versions[lump] {
-                doc.set_lump(lump, new, self.lump_versions[lump]);
-                changed.push(lump);
-            }
-        }
-        doc.revision = self.revision;
-        Ok(changed)
-    }
-
     /// The leaf of `model`'s tree holding point `p`, as the engine finds it: from the model's
     /// head node, to the front child when `p` is on or in front of the node's plane. `None` when
     /// an index is out of range or the walk does not end (a cyclic tree).
@@ -576,10 +481,53 @@ impl Bsp {
     }
 }
 
-impl BspDocument<'_> {
-    /// The game lump, parsed and decompressed.
-    pub fn game_lumps_typed(&self, ctx: &Ctx) -> Result<GameLumps> {
-        let raw = self.raw_game_lumps()?;
-        GameLumps::parse(&raw, ctx)
+impl BspView<'_> {
+    /// The owned [`Bsp`]: borrowed records and bytes are copied, decoded ones moved.
+    pub fn into_owned(self) -> Bsp {
+        let latin1 = self.entities.latin1();
+        macro_rules! build {
+            ($($lump:ident $f:ident),*) => {
+                Bsp {
+                    version: self.version,
+                    revision: self.revision,
+                    endian: self.endian,
+                    order: self.order,
+                    lump_versions: self.lump_versions,
+                    entities_latin1: latin1,
+                    raw: self.raw.into_iter().map(|(l, b)| (l, b.into_owned())).collect(),
+                    tails: self.tails.into_iter().map(|(l, b)| (l, b.into_owned())).collect(),
+                    $($f: self.$f.into_owned_lump(),)*
+                }
+            };
+        }
+        lump_fields!(build)
+    }
+}
+
+impl Bsp {
+    /// Moves lump `lump`'s typed value (and its raw bytes, if kept raw) from `from` into `self`.
+    pub(crate) fn take_lump(&mut self, from: &mut Bsp, lump: usize) {
+        macro_rules! take {
+            ($($l:ident $f:ident),*) => {
+                match lump {
+                    $($l => self.$f = std::mem::take(&mut from.$f),)*
+                    _ => {}
+                }
+            };
+        }
+        lump_fields!(take);
+        if lump == ENTITIES {
+            self.entities_latin1 = from.entities_latin1;
+        }
+        for (to, from) in [(&mut self.raw, &mut from.raw), (&mut self.tails, &mut from.tails)] {
+            match from.remove(&lump) {
+                Some(bytes) => {
+                    to.insert(lump, bytes);
+                }
+                None => {
+                    to.remove(&lump);
+                }
+            }
+        }
     }
 }

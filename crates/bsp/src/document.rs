@@ -7,9 +7,10 @@ use std::borrow::Cow;
 
 use srcmap_bytes::{Endian, Writer};
 
+use crate::codec::Ctx;
 use crate::error::{BspError, Result};
 use crate::file::{BspFile, LumpOrder};
-use crate::gamelump::RawGameLumps;
+use crate::gamelump::{GameLumps, RawGameLumps};
 use crate::lump::{GAME_LUMP, HEADER_LUMPS, HEADER_SIZE, PAKFILE, VALVE_WRITE_ORDER};
 use crate::lzma;
 
@@ -167,6 +168,12 @@ impl<'a> BspDocument<'a> {
             self.game_lump_base.is_none(),
             self.endian,
         )
+    }
+
+    /// The game lump, parsed and decompressed.
+    pub fn game_lumps_typed(&self, ctx: &Ctx) -> Result<GameLumps> {
+        let raw = self.raw_game_lumps()?;
+        GameLumps::parse(&raw, ctx)
     }
 
     /// LZMA-compresses every lump that is not already compressed and gets smaller (as Valve's

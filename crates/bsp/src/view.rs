@@ -1,5 +1,5 @@
 //! [`BspView`]: every lump typed, borrowing from the file's bytes wherever the stored bytes
-//! already are the typed values. It is the one lump parser: [`Bsp::parse`] is a view made
+//! already are the typed values. It is the one lump parser: [`Bsp::parse`](crate::Bsp::parse) is a view made
 //! owned ([`BspView::into_owned`]).
 //!
 //! What is borrowed (zero-copy) and what is decoded:
@@ -23,7 +23,6 @@ use std::collections::BTreeMap;
 
 use srcmap_bytes::Endian;
 
-use crate::Bsp;
 use bumpalo::Bump;
 
 use crate::codec::{
@@ -41,7 +40,7 @@ use crate::records::*;
 use crate::vis::{VisRows, Visibility};
 
 /// A Source BSP with every lump typed, borrowing from the file bytes where it can (see the
-/// module documentation). Field names and meanings are those of [`Bsp`].
+/// module documentation). Field names and meanings are those of [`Bsp`](crate::Bsp).
 #[derive(Debug, Clone, PartialEq)]
 pub struct BspView<'a> {
     pub version: i32,
@@ -54,7 +53,7 @@ pub struct BspView<'a> {
     pub planes: Cow<'a, [Plane]>,
     pub texdata: Cow<'a, [TexData]>,
     pub vertexes: Cow<'a, [Vector]>,
-    /// PVS and PAS rows, decoded ([`VisRows::into_visibility`] gives [`Bsp::visibility`]).
+    /// PVS and PAS rows, decoded ([`VisRows::into_visibility`] gives [`Bsp::visibility`](crate::Bsp::visibility)).
     pub visibility: Option<VisRows>,
     pub nodes: Cow<'a, [Node]>,
     pub texinfo: Cow<'a, [TexInfo]>,
@@ -107,13 +106,13 @@ pub struct BspView<'a> {
     pub map_flags: Option<u32>,
     pub overlay_fades: Cow<'a, [OverlayFade]>,
     pub overlay_system_levels: Cow<'a, [OverlaySystemLevel]>,
-    /// Lumps kept as bytes (see [`Bsp::raw`]).
+    /// Lumps kept as bytes (see [`Bsp::raw`](crate::Bsp::raw)).
     pub raw: BTreeMap<usize, Cow<'a, [u8]>>,
-    /// Bytes past a lump's last whole record (see [`Bsp::tails`]).
+    /// Bytes past a lump's last whole record (see [`Bsp::tails`](crate::Bsp::tails)).
     pub tails: BTreeMap<usize, Cow<'a, [u8]>>,
 }
 
-/// Turns one view field into its [`Bsp`] field.
+/// Turns one view field into its [`Bsp`](crate::Bsp) field.
 pub(crate) trait IntoOwnedLump {
     type Owned;
     fn into_owned_lump(self) -> Self::Owned;
@@ -166,7 +165,7 @@ impl IntoOwnedLump for Option<VisRows> {
 
 owned_already!(Option<Occlusion>, Option<u32>, GameLumps);
 
-/// Calls `$mac!` with every lump constant and its field (the same name in [`Bsp`] and
+/// Calls `$mac!` with every lump constant and its field (the same name in [`Bsp`](crate::Bsp) and
 /// [`BspView`]).
 macro_rules! lump_fields {
     ($mac:ident) => {
@@ -194,6 +193,7 @@ macro_rules! lump_fields {
         }
     };
 }
+pub(crate) use lump_fields;
 
 /// Lumps whose record layout may be unknown for some versions: even absent, they are kept as
 /// (empty) raw bytes then, so that writing does not need the layout. Every other lump parses no
@@ -632,55 +632,6 @@ impl<'a> BspView<'a> {
             self.tails.insert(lump, tail);
         }
         byte_records(&samples, ctx, lump, base, 4)
-    }
-
-    /// The owned [`Bsp`]: borrowed records and bytes are copied, decoded ones moved.
-    pub fn into_owned(self) -> Bsp {
-        let latin1 = self.entities.latin1();
-        macro_rules! build {
-            ($($lump:ident $f:ident),*) => {
-                Bsp {
-                    version: self.version,
-                    revision: self.revision,
-                    endian: self.endian,
-                    order: self.order,
-                    lump_versions: self.lump_versions,
-                    entities_latin1: latin1,
-                    raw: self.raw.into_iter().map(|(l, b)| (l, b.into_owned())).collect(),
-                    tails: self.tails.into_iter().map(|(l, b)| (l, b.into_owned())).collect(),
-                    $($f: self.$f.into_owned_lump(),)*
-                }
-            };
-        }
-        lump_fields!(build)
-    }
-}
-
-impl Bsp {
-    /// Moves lump `lump`'s typed value (and its raw bytes, if kept raw) from `from` into `self`.
-    pub(crate) fn take_lump(&mut self, from: &mut Bsp, lump: usize) {
-        macro_rules! take {
-            ($($l:ident $f:ident),*) => {
-                match lump {
-                    $($l => self.$f = std::mem::take(&mut from.$f),)*
-                    _ => {}
-                }
-            };
-        }
-        lump_fields!(take);
-        if lump == ENTITIES {
-            self.entities_latin1 = from.entities_latin1;
-        }
-        for (to, from) in [(&mut self.raw, &mut from.raw), (&mut self.tails, &mut from.tails)] {
-            match from.remove(&lump) {
-                Some(bytes) => {
-                    to.insert(lump, bytes);
-                }
-                None => {
-                    to.remove(&lump);
-                }
-            }
-        }
     }
 }
 
