@@ -264,60 +264,152 @@ impl Bsp {
     /// [`Bsp::lump_bytes`] of the typed value alone, without a kept tail.
     fn typed_lump_bytes(&self, lump: usize) -> Result<Vec<u8>> {
         let ctx = self.ctx(lump);
+        match lump {
+            PLANES | VERTEXES | EDGES | SURFEDGES | FACES | ORIGINALFACES | FACES_HDR | FACEIDS
+            | VERTNORMALS | VERTNORMALINDICES | CLIPPORTALVERTS | PRIMITIVES | PRIMVERTS | PRIMINDICES => {
+                self.geometry_lump_bytes(lump, &ctx)
+            }
+            NODES | LEAFS | MODELS | LEAFFACES | LEAFBRUSHES | BRUSHES | BRUSHSIDES | AREAS | AREAPORTALS
+            | LEAFWATERDATA | LEAFMINDISTTOWATER => self.tree_lump_bytes(lump, &ctx),
+            TEXDATA | TEXINFO | TEXDATA_STRING_DATA | TEXDATA_STRING_TABLE | FACE_MACRO_TEXTURE_INFO => {
+                self.texture_lump_bytes(lump, &ctx)
+            }
+            DISPINFO | DISP_VERTS | DISP_TRIS | DISP_LIGHTMAP_SAMPLE_POSITIONS => {
+                self.displacement_lump_bytes(lump, &ctx)
+            }
+            LIGHTING
+            | LIGHTING_HDR
+            | WORLDLIGHTS
+            | WORLDLIGHTS_HDR
+            | LEAF_AMBIENT_INDEX_HDR
+            | LEAF_AMBIENT_INDEX
+            | LEAF_AMBIENT_LIGHTING_HDR
+            | LEAF_AMBIENT_LIGHTING
+            | CUBEMAPS => self.lighting_lump_bytes(lump, &ctx),
+            OVERLAYS | WATEROVERLAYS | OVERLAY_FADES | OVERLAY_SYSTEM_LEVELS => {
+                self.overlay_lump_bytes(lump, &ctx)
+            }
+            _ => self.own_format_lump_bytes(lump, &ctx),
+        }
+    }
+
+    /// Planes, vertices, edges, faces, vertex normals, clip portal vertices and primitives.
+    fn geometry_lump_bytes(&self, lump: usize, ctx: &Ctx) -> Result<Vec<u8>> {
         let wide = self.wide_indices(lump);
-        let i32s = |v: &[i32]| {
-            let mut w = srcmap_bytes::Writer::with_capacity(ctx.endian, v.len() * 4);
-            for &x in v {
-                w.i32(x);
-            }
-            w.into_inner()
-        };
-        let u16s = |v: &[u16]| {
-            let mut w = srcmap_bytes::Writer::with_capacity(ctx.endian, v.len() * 2);
-            for &x in v {
-                w.u16(x);
-            }
-            w.into_inner()
-        };
         Ok(match lump {
-            ENTITIES => {
-                if self.entities.is_empty() {
-                    Vec::new()
-                } else {
-                    write_entities(&self.entities, self.entities_latin1)
-                }
+            PLANES => write_records(&self.planes, ctx, lump)?,
+            VERTEXES => write_records(&self.vertexes, ctx, lump)?,
+            EDGES => write_records(&self.edges, ctx, lump)?,
+            SURFEDGES => i32_bytes(&self.surfedges, ctx),
+            FACES => write_records(&self.faces, ctx, lump)?,
+            ORIGINALFACES => write_records(&self.original_faces, ctx, lump)?,
+            FACES_HDR => write_records(&self.faces_hdr, ctx, lump)?,
+            FACEIDS => write_indices(&self.face_ids, wide, ctx, lump)?,
+            VERTNORMALS => write_records(&self.vert_normals, ctx, lump)?,
+            VERTNORMALINDICES => write_indices(&self.vert_normal_indices, wide, ctx, lump)?,
+            CLIPPORTALVERTS => write_records(&self.clip_portal_verts, ctx, lump)?,
+            PRIMITIVES => write_records(&self.primitives, ctx, lump)?,
+            PRIMVERTS => write_records(&self.prim_verts, ctx, lump)?,
+            PRIMINDICES => write_indices(&self.prim_indices, wide, ctx, lump)?,
+            _ => Vec::new(),
+        })
+    }
+
+    /// The BSP tree and what its leaves hold: nodes, leafs, models, brushes, areas, water.
+    fn tree_lump_bytes(&self, lump: usize, ctx: &Ctx) -> Result<Vec<u8>> {
+        let wide = self.wide_indices(lump);
+        Ok(match lump {
+            NODES => write_records(&self.nodes, ctx, lump)?,
+            LEAFS => write_records(&self.leafs, ctx, lump)?,
+            MODELS => write_records(&self.models, ctx, lump)?,
+            LEAFFACES => write_indices(&self.leaf_faces, wide, ctx, lump)?,
+            LEAFBRUSHES => write_indices(&self.leaf_brushes, wide, ctx, lump)?,
+            BRUSHES => write_records(&self.brushes, ctx, lump)?,
+            BRUSHSIDES => write_records(&self.brush_sides, ctx, lump)?,
+            AREAS => write_records(&self.areas, ctx, lump)?,
+            AREAPORTALS => write_records(&self.area_portals, ctx, lump)?,
+            LEAFWATERDATA => write_records(&self.leaf_water_data, ctx, lump)?,
+            LEAFMINDISTTOWATER => u16_bytes(&self.leaf_min_dist_to_water, ctx),
+            _ => Vec::new(),
+        })
+    }
+
+    /// Texture data and info, the material name strings, macro texture indices.
+    fn texture_lump_bytes(&self, lump: usize, ctx: &Ctx) -> Result<Vec<u8>> {
+        Ok(match lump {
+            TEXDATA => write_records(&self.texdata, ctx, lump)?,
+            TEXINFO => write_records(&self.texinfo, ctx, lump)?,
+            TEXDATA_STRING_DATA => self.texdata_string_data.clone(),
+            TEXDATA_STRING_TABLE => i32_bytes(&self.texdata_string_table, ctx),
+            FACE_MACRO_TEXTURE_INFO => u16_bytes(&self.face_macro_texture_info, ctx),
+            _ => Vec::new(),
+        })
+    }
+
+    /// Displacement infos, vertices, triangle flags and lightmap sample positions.
+    fn displacement_lump_bytes(&self, lump: usize, ctx: &Ctx) -> Result<Vec<u8>> {
+        Ok(match lump {
+            DISPINFO => write_records(&self.disp_info, ctx, lump)?,
+            DISP_VERTS => write_records(&self.disp_verts, ctx, lump)?,
+            DISP_TRIS => u16_bytes(&self.disp_tris, ctx),
+            DISP_LIGHTMAP_SAMPLE_POSITIONS => self.disp_lightmap_sample_positions.clone(),
+            _ => Vec::new(),
+        })
+    }
+
+    /// Lightmap samples, world lights, per-leaf ambient lighting and cubemap samples.
+    fn lighting_lump_bytes(&self, lump: usize, ctx: &Ctx) -> Result<Vec<u8>> {
+        Ok(match lump {
+            LIGHTING => write_records(&self.lighting, ctx, lump)?,
+            LIGHTING_HDR => write_records(&self.lighting_hdr, ctx, lump)?,
+            WORLDLIGHTS => write_records(&self.world_lights, ctx, lump)?,
+            WORLDLIGHTS_HDR => write_records(&self.world_lights_hdr, ctx, lump)?,
+            LEAF_AMBIENT_INDEX_HDR => write_records(&self.leaf_ambient_index_hdr, ctx, lump)?,
+            LEAF_AMBIENT_INDEX => write_records(&self.leaf_ambient_index, ctx, lump)?,
+            LEAF_AMBIENT_LIGHTING_HDR => write_records(&self.leaf_ambient_lighting_hdr, ctx, lump)?,
+            LEAF_AMBIENT_LIGHTING => write_records(&self.leaf_ambient_lighting, ctx, lump)?,
+            CUBEMAPS => write_records(&self.cubemaps, ctx, lump)?,
+            _ => Vec::new(),
+        })
+    }
+
+    /// Overlays, water overlays, their fade distances and system levels.
+    fn overlay_lump_bytes(&self, lump: usize, ctx: &Ctx) -> Result<Vec<u8>> {
+        Ok(match lump {
+            OVERLAYS => {
+                let v: Vec<OverlayRecord> = self.overlays.iter().cloned().map(OverlayRecord).collect();
+                write_records(&v, ctx, lump)?
             }
-            PLANES => write_records(&self.planes, &ctx, lump)?,
-            TEXDATA => write_records(&self.texdata, &ctx, lump)?,
-            VERTEXES => write_records(&self.vertexes, &ctx, lump)?,
+            WATEROVERLAYS => {
+                let v: Vec<WaterOverlayRecord> = self
+                    .water_overlays
+                    .iter()
+                    .cloned()
+                    .map(WaterOverlayRecord)
+                    .collect();
+                write_records(&v, ctx, lump)?
+            }
+            OVERLAY_FADES => write_records(&self.overlay_fades, ctx, lump)?,
+            OVERLAY_SYSTEM_LEVELS => write_records(&self.overlay_system_levels, ctx, lump)?,
+            _ => Vec::new(),
+        })
+    }
+
+    /// Lumps with a format of their own (entities, visibility, occlusion, physics, the game
+    /// lump, the pakfile, map flags); any other lump has no typed value to write.
+    fn own_format_lump_bytes(&self, lump: usize, ctx: &Ctx) -> Result<Vec<u8>> {
+        Ok(match lump {
+            ENTITIES if !self.entities.is_empty() => write_entities(&self.entities, self.entities_latin1),
             VISIBILITY => self
                 .visibility
                 .as_ref()
                 .map(|v| v.to_bytes(ctx.endian))
                 .unwrap_or_default(),
-            NODES => write_records(&self.nodes, &ctx, lump)?,
-            TEXINFO => write_records(&self.texinfo, &ctx, lump)?,
-            FACES => write_records(&self.faces, &ctx, lump)?,
-            LIGHTING => write_records(&self.lighting, &ctx, lump)?,
             OCCLUSION => self
                 .occlusion
                 .as_ref()
-                .map(|o| o.to_bytes(&ctx))
+                .map(|o| o.to_bytes(ctx))
                 .unwrap_or_default(),
-            LEAFS => write_records(&self.leafs, &ctx, lump)?,
-            FACEIDS => write_indices(&self.face_ids, wide, &ctx, lump)?,
-            EDGES => write_records(&self.edges, &ctx, lump)?,
-            SURFEDGES => i32s(&self.surfedges),
-            MODELS => write_records(&self.models, &ctx, lump)?,
-            WORLDLIGHTS => write_records(&self.world_lights, &ctx, lump)?,
-            LEAFFACES => write_indices(&self.leaf_faces, wide, &ctx, lump)?,
-            LEAFBRUSHES => write_indices(&self.leaf_brushes, wide, &ctx, lump)?,
-            BRUSHES => write_records(&self.brushes, &ctx, lump)?,
-            BRUSHSIDES => write_records(&self.brush_sides, &ctx, lump)?,
-            AREAS => write_records(&self.areas, &ctx, lump)?,
-            AREAPORTALS => write_records(&self.area_portals, &ctx, lump)?,
-            DISPINFO => write_records(&self.disp_info, &ctx, lump)?,
-            ORIGINALFACES => write_records(&self.original_faces, &ctx, lump)?,
             PHYSCOLLIDE => self
                 .phys_collide
                 .as_ref()
@@ -327,52 +419,12 @@ impl Bsp {
                 Some(p) => p.to_bytes(ctx.endian)?,
                 None => Vec::new(),
             },
-            VERTNORMALS => write_records(&self.vert_normals, &ctx, lump)?,
-            VERTNORMALINDICES => write_indices(&self.vert_normal_indices, wide, &ctx, lump)?,
-            DISP_VERTS => write_records(&self.disp_verts, &ctx, lump)?,
-            DISP_LIGHTMAP_SAMPLE_POSITIONS => self.disp_lightmap_sample_positions.clone(),
-            GAME_LUMP => {
-                if self.game_lumps.lumps.is_empty() {
-                    Vec::new()
-                } else {
-                    self.game_lumps.to_bytes(&ctx)?
-                }
-            }
-            LEAFWATERDATA => write_records(&self.leaf_water_data, &ctx, lump)?,
-            PRIMITIVES => write_records(&self.primitives, &ctx, lump)?,
-            PRIMVERTS => write_records(&self.prim_verts, &ctx, lump)?,
-            PRIMINDICES => write_indices(&self.prim_indices, wide, &ctx, lump)?,
+            GAME_LUMP if !self.game_lumps.lumps.is_empty() => self.game_lumps.to_bytes(ctx)?,
             PAKFILE => self.pakfile.clone(),
-            CLIPPORTALVERTS => write_records(&self.clip_portal_verts, &ctx, lump)?,
-            CUBEMAPS => write_records(&self.cubemaps, &ctx, lump)?,
-            TEXDATA_STRING_DATA => self.texdata_string_data.clone(),
-            TEXDATA_STRING_TABLE => i32s(&self.texdata_string_table),
-            OVERLAYS => {
-                let v: Vec<OverlayRecord> = self.overlays.iter().cloned().map(OverlayRecord).collect();
-                write_records(&v, &ctx, lump)?
-            }
-            LEAFMINDISTTOWATER => u16s(&self.leaf_min_dist_to_water),
-            FACE_MACRO_TEXTURE_INFO => u16s(&self.face_macro_texture_info),
-            DISP_TRIS => u16s(&self.disp_tris),
-            WATEROVERLAYS => {
-                let v: Vec<WaterOverlayRecord> = self
-                    .water_overlays
-                    .iter()
-                    .cloned()
-                    .map(WaterOverlayRecord)
-                    .collect();
-                write_records(&v, &ctx, lump)?
-            }
-            LEAF_AMBIENT_INDEX_HDR => write_records(&self.leaf_ambient_index_hdr, &ctx, lump)?,
-            LEAF_AMBIENT_INDEX => write_records(&self.leaf_ambient_index, &ctx, lump)?,
-            LIGHTING_HDR => write_records(&self.lighting_hdr, &ctx, lump)?,
-            WORLDLIGHTS_HDR => write_records(&self.world_lights_hdr, &ctx, lump)?,
-            LEAF_AMBIENT_LIGHTING_HDR => write_records(&self.leaf_ambient_lighting_hdr, &ctx, lump)?,
-            LEAF_AMBIENT_LIGHTING => write_records(&self.leaf_ambient_lighting, &ctx, lump)?,
-            FACES_HDR => write_records(&self.faces_hdr, &ctx, lump)?,
-            MAP_FLAGS => self.map_flags.map(|f| i32s(&[f as i32])).unwrap_or_default(),
-            OVERLAY_FADES => write_records(&self.overlay_fades, &ctx, lump)?,
-            OVERLAY_SYSTEM_LEVELS => write_records(&self.overlay_system_levels, &ctx, lump)?,
+            MAP_FLAGS => self
+                .map_flags
+                .map(|f| i32_bytes(&[f as i32], ctx))
+                .unwrap_or_default(),
             _ => Vec::new(),
         })
     }
@@ -530,4 +582,22 @@ impl Bsp {
             }
         }
     }
+}
+
+/// A plain `i32` list lump in the file's byte order.
+fn i32_bytes(v: &[i32], ctx: &Ctx) -> Vec<u8> {
+    let mut w = srcmap_bytes::Writer::with_capacity(ctx.endian, v.len() * 4);
+    for &x in v {
+        w.i32(x);
+    }
+    w.into_inner()
+}
+
+/// A plain `u16` list lump in the file's byte order.
+fn u16_bytes(v: &[u16], ctx: &Ctx) -> Vec<u8> {
+    let mut w = srcmap_bytes::Writer::with_capacity(ctx.endian, v.len() * 2);
+    for &x in v {
+        w.u16(x);
+    }
+    w.into_inner()
 }

@@ -26,8 +26,8 @@ use srcmap_bytes::Endian;
 use bumpalo::Bump;
 
 use crate::codec::{
-    Ctx, Record, ToArena, file_bytes, read_indices, read_indices_into, read_records, read_records_cow,
-    read_scalars,
+    Ctx, Record, Scalar, ToArena, file_bytes, read_indices, read_indices_into, read_records,
+    read_records_cow, read_scalars,
 };
 use crate::entities::{Entities, Entity};
 use crate::error::{BspError, Result};
@@ -251,6 +251,86 @@ fn byte_records<'a, T: Record + Copy>(
     Ok(read_records_cow(data, ctx, lump, base, None)?.unwrap_or_default())
 }
 
+/// One lump's bytes on their way into a [`BspView`] field, with what parsing them needs.
+struct LumpInput<'a> {
+    lump: usize,
+    data: Cow<'a, [u8]>,
+    /// The lump's file offset, for errors.
+    base: u64,
+    ctx: Ctx,
+    arena: Option<&'a Bump>,
+    /// A bad record size is an error rather than a lump kept as bytes.
+    strict: bool,
+    /// The lump's index lists are Strata's 32-bit ones.
+    wide: bool,
+}
+
+impl<'a> LumpInput<'a> {
+    /// Records whose layout every version has (positions): in place, or decoded.
+    fn records<T: Record + Copy>(&self) -> Result<Cow<'a, [T]>> {
+        Ok(read_records_cow(&self.data, &self.ctx, self.lump, self.base, self.arena)?.unwrap_or_default())
+    }
+
+    /// A plain `i32` or `u16` list.
+    fn scalars<T: Scalar>(&self) -> Result<Cow<'a, [T]>> {
+        read_scalars(&self.data, &self.ctx, self.lump, self.base)
+    }
+
+    /// An index list, decoded into the arena when there is one.
+    fn indices(&self) -> Result<Cow<'a, [u32]>> {
+        let LumpInput { lump, base, wide, .. } = *self;
+        Ok(match self.arena {
+            Some(a) => Cow::Borrowed(read_indices_into(
+                &self.data,
+                wide,
+                &self.ctx,
+                lump,
+                base,
+                ToArena(a),
+            )?),
+            None => Cow::Owned(read_indices(&self.data, wide, &self.ctx, lump, base)?),
+        })
+    }
+
+    /// Samples of `size` bytes (see [`byte_records`]).
+    fn byte_records<T: Record + Copy>(&self, size: usize) -> Result<Cow<'a, [T]>> {
+        byte_records(&self.data, &self.ctx, self.lump, self.base, size)
+    }
+
+    fn visibility(&self) -> Result<Option<VisRows>> {
+        if self.data.is_empty() {
+            return Ok(None);
+        }
+        Ok(Some(VisRows::parse(&self.data, self.ctx.endian, self.base)?))
+    }
+
+    fn occlusion(&self) -> Result<Option<Occlusion>> {
+        if self.data.is_empty() {
+            return Ok(None);
+        }
+        Ok(Some(Occlusion::parse(&self.data, &self.ctx, self.base)?))
+    }
+
+    /// The collision models, borrowing from the file unless the lump was decompressed.
+    fn phys_collide(&self) -> Result<Option<PhysCollideView<'a>>> {
+        if self.data.is_empty() {
+            return Ok(None);
+        }
+        Ok(Some(match file_bytes(&self.data) {
+            Some(b) => PhysCollideView::parse(b, self.ctx.endian, self.base)?,
+            None => PhysCollideView::parse(&self.data, self.ctx.endian, self.base)?.into_static(),
+        }))
+    }
+
+    /// The displacement collision, borrowing from the file unless the lump was decompressed.
+    fn phys_disp(&self) -> Result<PhysDispView<'a>> {
+        Ok(match file_bytes(&self.data) {
+            Some(b) => PhysDispView::parse(b, self.ctx.endian, self.base)?,
+            None => PhysDispView::parse(&self.data, self.ctx.endian, self.base)?.into_static(),
+        })
+    }
+}
+
 impl<'a> BspView<'a> {
     /// Every lump empty and absent, lump versions zero.
     pub fn bare(version: i32) -> BspView<'a> {
@@ -454,170 +534,243 @@ impl<'a> BspView<'a> {
         base: u64,
         arena: Option<&'a Bump>,
     ) -> Result<()> {
-        let ctx = self.ctx(lump);
-        // Versions whose layouts the corpus confirms fail loudly on a bad record size; for
-        // other branches (Dota 2 betas v22-24, Contagion v27, ...) such a lump stays bytes.
-        let strict = matches!(self.version, 17..=21 | 25 | 42);
-        let wide = wide_indices(self.version, &self.lump_versions, lump);
-        macro_rules! recs {
-            ($field:ident) => {
-                match read_records_cow(&data, &ctx, lump, base, arena) {
-                    Ok(Some(v)) => self.$field = v,
-                    Ok(None) => {
-                        self.raw.insert(lump, data);
-                    }
-                    Err(e) if strict => return Err(e),
-                    Err(_) => {
-                        self.raw.insert(lump, data);
-                    }
-                }
-            };
-        }
-        macro_rules! wrapped {
-            ($field:ident, $ty:ident) => {
-                match read_records::<$ty>(&data, &ctx, lump, base) {
-                    Ok(Some(v)) => self.$field = Cow::Owned(v.into_iter().map(|r| r.0).collect()),
-                    Ok(None) => {
-                        self.raw.insert(lump, data);
-                    }
-                    Err(e) if strict => return Err(e),
-                    Err(_) => {
-                        self.raw.insert(lump, data);
-                    }
-                }
-            };
-        }
-        macro_rules! indices {
-            () => {
-                match arena {
-                    Some(a) => Cow::Borrowed(read_indices_into(
-                        &data,
-                        wide,
-                        &ctx,
-                        lump,
-                        base,
-                        ToArena(a),
-                    )?),
-                    None => Cow::Owned(read_indices(&data, wide, &ctx, lump, base)?),
-                }
-            };
-        }
+        let input = self.lump_input(lump, data, base, arena);
         match lump {
-            ENTITIES => self.entities = Entities::parse(data, lump, base)?,
-            PLANES => recs!(planes),
-            TEXDATA => recs!(texdata),
-            VERTEXES => self.vertexes = read_records_cow(&data, &ctx, lump, base, arena)?.unwrap_or_default(),
-            VISIBILITY => {
-                self.visibility = if data.is_empty() {
-                    None
-                } else {
-                    Some(VisRows::parse(&data, ctx.endian, base)?)
-                }
+            PLANES | VERTEXES | EDGES | SURFEDGES | FACES | ORIGINALFACES | FACES_HDR | FACEIDS
+            | VERTNORMALS | VERTNORMALINDICES | CLIPPORTALVERTS | PRIMITIVES | PRIMVERTS | PRIMINDICES => {
+                self.parse_geometry_lump(input)
             }
-            NODES => recs!(nodes),
-            TEXINFO => recs!(texinfo),
-            FACES => recs!(faces),
-            LIGHTING => self.lighting = self.samples_and_tail(data, &ctx, lump, base)?,
-            OCCLUSION => {
-                self.occlusion = if data.is_empty() {
-                    None
-                } else {
-                    Some(Occlusion::parse(&data, &ctx, base)?)
-                }
+            NODES | LEAFS | MODELS | LEAFFACES | LEAFBRUSHES | BRUSHES | BRUSHSIDES | AREAS | AREAPORTALS
+            | LEAFWATERDATA | LEAFMINDISTTOWATER => self.parse_tree_lump(input),
+            TEXDATA | TEXINFO | TEXDATA_STRING_DATA | TEXDATA_STRING_TABLE | FACE_MACRO_TEXTURE_INFO => {
+                self.parse_texture_lump(input)
             }
-            LEAFS => recs!(leafs),
-            FACEIDS => self.face_ids = indices!(),
-            EDGES => recs!(edges),
-            SURFEDGES => self.surfedges = read_scalars(&data, &ctx, lump, base)?,
-            MODELS => recs!(models),
-            WORLDLIGHTS => recs!(world_lights),
-            LEAFFACES => self.leaf_faces = indices!(),
-            LEAFBRUSHES => self.leaf_brushes = indices!(),
-            BRUSHES => recs!(brushes),
-            BRUSHSIDES => recs!(brush_sides),
-            AREAS => recs!(areas),
-            AREAPORTALS => recs!(area_portals),
-            DISPINFO => recs!(disp_info),
-            ORIGINALFACES => recs!(original_faces),
-            PHYSCOLLIDE => {
-                self.phys_collide = if data.is_empty() {
-                    None
-                } else if let Some(b) = file_bytes(&data) {
-                    Some(PhysCollideView::parse(b, ctx.endian, base)?)
-                } else {
-                    Some(PhysCollideView::parse(&data, ctx.endian, base)?.into_static())
-                }
+            DISPINFO | DISP_VERTS | DISP_TRIS | DISP_LIGHTMAP_SAMPLE_POSITIONS => {
+                self.parse_displacement_lump(input)
             }
-            PHYSDISP if !data.is_empty() && ctx.lump_version == 0 => {
-                self.phys_disp = Some(match file_bytes(&data) {
-                    Some(b) => PhysDispView::parse(b, ctx.endian, base)?,
-                    None => PhysDispView::parse(&data, ctx.endian, base)?.into_static(),
-                })
+            LIGHTING
+            | LIGHTING_HDR
+            | WORLDLIGHTS
+            | WORLDLIGHTS_HDR
+            | LEAF_AMBIENT_INDEX_HDR
+            | LEAF_AMBIENT_INDEX
+            | LEAF_AMBIENT_LIGHTING_HDR
+            | LEAF_AMBIENT_LIGHTING
+            | CUBEMAPS => self.parse_lighting_lump(input),
+            OVERLAYS | WATEROVERLAYS | OVERLAY_FADES | OVERLAY_SYSTEM_LEVELS => {
+                self.parse_overlay_lump(input)
             }
-            VERTNORMALS => {
-                self.vert_normals = read_records_cow(&data, &ctx, lump, base, arena)?.unwrap_or_default()
-            }
-            VERTNORMALINDICES => self.vert_normal_indices = indices!(),
-            DISP_VERTS => recs!(disp_verts),
-            DISP_LIGHTMAP_SAMPLE_POSITIONS => self.disp_lightmap_sample_positions = data,
-            LEAFWATERDATA => recs!(leaf_water_data),
-            PRIMITIVES => recs!(primitives),
-            PRIMVERTS => {
-                self.prim_verts = read_records_cow(&data, &ctx, lump, base, arena)?.unwrap_or_default()
-            }
-            PRIMINDICES => self.prim_indices = indices!(),
-            PAKFILE => self.pakfile = data,
-            CLIPPORTALVERTS => {
-                self.clip_portal_verts = read_records_cow(&data, &ctx, lump, base, arena)?.unwrap_or_default()
-            }
-            CUBEMAPS => recs!(cubemaps),
-            TEXDATA_STRING_DATA => self.texdata_string_data = data,
-            TEXDATA_STRING_TABLE => self.texdata_string_table = read_scalars(&data, &ctx, lump, base)?,
-            OVERLAYS => wrapped!(overlays, OverlayRecord),
-            LEAFMINDISTTOWATER => self.leaf_min_dist_to_water = read_scalars(&data, &ctx, lump, base)?,
-            FACE_MACRO_TEXTURE_INFO => self.face_macro_texture_info = read_scalars(&data, &ctx, lump, base)?,
-            DISP_TRIS => self.disp_tris = read_scalars(&data, &ctx, lump, base)?,
-            WATEROVERLAYS => wrapped!(water_overlays, WaterOverlayRecord),
-            LEAF_AMBIENT_INDEX_HDR => recs!(leaf_ambient_index_hdr),
-            LEAF_AMBIENT_INDEX => recs!(leaf_ambient_index),
-            LIGHTING_HDR => self.lighting_hdr = self.samples_and_tail(data, &ctx, lump, base)?,
-            WORLDLIGHTS_HDR => recs!(world_lights_hdr),
+            _ => self.parse_own_format_lump(input),
+        }
+    }
+
+    fn lump_input(
+        &self,
+        lump: usize,
+        data: Cow<'a, [u8]>,
+        base: u64,
+        arena: Option<&'a Bump>,
+    ) -> LumpInput<'a> {
+        LumpInput {
+            lump,
+            data,
+            base,
+            ctx: self.ctx(lump),
+            arena,
+            // Versions whose layouts the corpus confirms fail loudly on a bad record size; for
+            // other branches (Dota 2 betas v22-24, Contagion v27, ...) such a lump stays bytes.
+            strict: matches!(self.version, 17..=21 | 25 | 42),
+            wide: wide_indices(self.version, &self.lump_versions, lump),
+        }
+    }
+
+    /// Planes, vertices, edges, faces, vertex normals, clip portal vertices and primitives.
+    fn parse_geometry_lump(&mut self, input: LumpInput<'a>) -> Result<()> {
+        match input.lump {
+            PLANES => self.records_or_raw(input, |v| &mut v.planes)?,
+            VERTEXES => self.vertexes = input.records()?,
+            EDGES => self.records_or_raw(input, |v| &mut v.edges)?,
+            SURFEDGES => self.surfedges = input.scalars()?,
+            FACES => self.records_or_raw(input, |v| &mut v.faces)?,
+            ORIGINALFACES => self.records_or_raw(input, |v| &mut v.original_faces)?,
+            FACES_HDR => self.records_or_raw(input, |v| &mut v.faces_hdr)?,
+            FACEIDS => self.face_ids = input.indices()?,
+            VERTNORMALS => self.vert_normals = input.records()?,
+            VERTNORMALINDICES => self.vert_normal_indices = input.indices()?,
+            CLIPPORTALVERTS => self.clip_portal_verts = input.records()?,
+            PRIMITIVES => self.records_or_raw(input, |v| &mut v.primitives)?,
+            PRIMVERTS => self.prim_verts = input.records()?,
+            PRIMINDICES => self.prim_indices = input.indices()?,
+            _ => self.keep_raw(input),
+        }
+        Ok(())
+    }
+
+    /// The BSP tree and what its leaves hold: nodes, leafs, models, brushes, areas, water.
+    fn parse_tree_lump(&mut self, input: LumpInput<'a>) -> Result<()> {
+        match input.lump {
+            NODES => self.records_or_raw(input, |v| &mut v.nodes)?,
+            LEAFS => self.records_or_raw(input, |v| &mut v.leafs)?,
+            MODELS => self.records_or_raw(input, |v| &mut v.models)?,
+            LEAFFACES => self.leaf_faces = input.indices()?,
+            LEAFBRUSHES => self.leaf_brushes = input.indices()?,
+            BRUSHES => self.records_or_raw(input, |v| &mut v.brushes)?,
+            BRUSHSIDES => self.records_or_raw(input, |v| &mut v.brush_sides)?,
+            AREAS => self.records_or_raw(input, |v| &mut v.areas)?,
+            AREAPORTALS => self.records_or_raw(input, |v| &mut v.area_portals)?,
+            LEAFWATERDATA => self.records_or_raw(input, |v| &mut v.leaf_water_data)?,
+            LEAFMINDISTTOWATER => self.leaf_min_dist_to_water = input.scalars()?,
+            _ => self.keep_raw(input),
+        }
+        Ok(())
+    }
+
+    /// Texture data and info, the material name strings, macro texture indices.
+    fn parse_texture_lump(&mut self, input: LumpInput<'a>) -> Result<()> {
+        match input.lump {
+            TEXDATA => self.records_or_raw(input, |v| &mut v.texdata)?,
+            TEXINFO => self.records_or_raw(input, |v| &mut v.texinfo)?,
+            TEXDATA_STRING_DATA => self.texdata_string_data = input.data,
+            TEXDATA_STRING_TABLE => self.texdata_string_table = input.scalars()?,
+            FACE_MACRO_TEXTURE_INFO => self.face_macro_texture_info = input.scalars()?,
+            _ => self.keep_raw(input),
+        }
+        Ok(())
+    }
+
+    /// Displacement infos, vertices, triangle flags and lightmap sample positions.
+    fn parse_displacement_lump(&mut self, input: LumpInput<'a>) -> Result<()> {
+        match input.lump {
+            DISPINFO => self.records_or_raw(input, |v| &mut v.disp_info)?,
+            DISP_VERTS => self.records_or_raw(input, |v| &mut v.disp_verts)?,
+            DISP_TRIS => self.disp_tris = input.scalars()?,
+            DISP_LIGHTMAP_SAMPLE_POSITIONS => self.disp_lightmap_sample_positions = input.data,
+            _ => self.keep_raw(input),
+        }
+        Ok(())
+    }
+
+    /// Lightmap samples, world lights, per-leaf ambient lighting and cubemap samples.
+    fn parse_lighting_lump(&mut self, input: LumpInput<'a>) -> Result<()> {
+        match input.lump {
+            LIGHTING => self.lighting = self.samples_and_tail(input)?,
+            LIGHTING_HDR => self.lighting_hdr = self.samples_and_tail(input)?,
+            WORLDLIGHTS => self.records_or_raw(input, |v| &mut v.world_lights)?,
+            WORLDLIGHTS_HDR => self.records_or_raw(input, |v| &mut v.world_lights_hdr)?,
+            LEAF_AMBIENT_INDEX_HDR => self.records_or_raw(input, |v| &mut v.leaf_ambient_index_hdr)?,
+            LEAF_AMBIENT_INDEX => self.records_or_raw(input, |v| &mut v.leaf_ambient_index)?,
             LEAF_AMBIENT_LIGHTING_HDR | LEAF_AMBIENT_LIGHTING
-                if crate::records::leaf_ambient_is_legacy(ctx.lump_version, data.len()) =>
+                if crate::records::leaf_ambient_is_legacy(input.ctx.lump_version, input.data.len()) =>
             {
                 // Per-leaf light cubes of 24 bytes: no typed layout; kept as bytes (a warning
                 // of `check::quirks`).
-                self.raw.insert(lump, data);
+                self.raw.insert(input.lump, input.data);
             }
-            LEAF_AMBIENT_LIGHTING_HDR => {
-                self.leaf_ambient_lighting_hdr = byte_records(&data, &ctx, lump, base, 28)?
-            }
-            LEAF_AMBIENT_LIGHTING => self.leaf_ambient_lighting = byte_records(&data, &ctx, lump, base, 28)?,
-            FACES_HDR => recs!(faces_hdr),
-            MAP_FLAGS if data.len() == 4 => {
-                self.map_flags = Some(read_scalars::<i32>(&data, &ctx, lump, base)?[0] as u32)
-            }
-            OVERLAY_FADES => recs!(overlay_fades),
-            OVERLAY_SYSTEM_LEVELS => recs!(overlay_system_levels),
-            _ => {
-                if !data.is_empty() {
-                    self.raw.insert(lump, data);
-                }
-            }
+            LEAF_AMBIENT_LIGHTING_HDR => self.leaf_ambient_lighting_hdr = input.byte_records(28)?,
+            LEAF_AMBIENT_LIGHTING => self.leaf_ambient_lighting = input.byte_records(28)?,
+            CUBEMAPS => self.records_or_raw(input, |v| &mut v.cubemaps)?,
+            _ => self.keep_raw(input),
         }
         Ok(())
+    }
+
+    /// Overlays, water overlays, their fade distances and system levels.
+    fn parse_overlay_lump(&mut self, input: LumpInput<'a>) -> Result<()> {
+        match input.lump {
+            OVERLAYS => self.overlays_or_raw(input, |r: OverlayRecord| r.0, |v| &mut v.overlays)?,
+            WATEROVERLAYS => {
+                self.overlays_or_raw(input, |r: WaterOverlayRecord| r.0, |v| &mut v.water_overlays)?
+            }
+            OVERLAY_FADES => self.records_or_raw(input, |v| &mut v.overlay_fades)?,
+            OVERLAY_SYSTEM_LEVELS => self.records_or_raw(input, |v| &mut v.overlay_system_levels)?,
+            _ => self.keep_raw(input),
+        }
+        Ok(())
+    }
+
+    /// Lumps with a format of their own (entities, visibility, occlusion, physics, the
+    /// pakfile, map flags); any other lump is kept as bytes.
+    fn parse_own_format_lump(&mut self, input: LumpInput<'a>) -> Result<()> {
+        match input.lump {
+            ENTITIES => self.entities = Entities::parse(input.data, input.lump, input.base)?,
+            VISIBILITY => self.visibility = input.visibility()?,
+            OCCLUSION => self.occlusion = input.occlusion()?,
+            PHYSCOLLIDE => self.phys_collide = input.phys_collide()?,
+            PHYSDISP if !input.data.is_empty() && input.ctx.lump_version == 0 => {
+                self.phys_disp = Some(input.phys_disp()?)
+            }
+            PAKFILE => self.pakfile = input.data,
+            MAP_FLAGS if input.data.len() == 4 => self.map_flags = Some(input.scalars::<i32>()?[0] as u32),
+            _ => self.keep_raw(input),
+        }
+        Ok(())
+    }
+
+    /// A lump without a typed layout: its bytes, if any, kept as they are.
+    fn keep_raw(&mut self, input: LumpInput<'a>) {
+        if !input.data.is_empty() {
+            self.raw.insert(input.lump, input.data);
+        }
+    }
+
+    /// Records whose layout some lump versions lack: into `field` when they parse, otherwise
+    /// the bytes are kept raw (or, for a strict BSP version, a bad record size is an error).
+    fn records_or_raw<T: Record + Copy>(
+        &mut self,
+        input: LumpInput<'a>,
+        field: fn(&mut Self) -> &mut Cow<'a, [T]>,
+    ) -> Result<()> {
+        let read = |i: &LumpInput<'a>| read_records_cow(&i.data, &i.ctx, i.lump, i.base, i.arena);
+        if let Some(v) = self.typed_or_raw(input, read)? {
+            *field(self) = v;
+        }
+        Ok(())
+    }
+
+    /// [`BspView::records_or_raw`] for the overlay lumps, whose records wrap an [`Overlay`].
+    fn overlays_or_raw<R: Record>(
+        &mut self,
+        input: LumpInput<'a>,
+        unwrap: fn(R) -> Overlay,
+        field: fn(&mut Self) -> &mut Cow<'a, [Overlay]>,
+    ) -> Result<()> {
+        let read = |i: &LumpInput<'a>| {
+            Ok(read_records::<R>(&i.data, &i.ctx, i.lump, i.base)?
+                .map(|v| Cow::Owned(v.into_iter().map(unwrap).collect())))
+        };
+        if let Some(v) = self.typed_or_raw(input, read)? {
+            *field(self) = v;
+        }
+        Ok(())
+    }
+
+    /// What `read` makes of the lump; when it has no layout for it (`None`), or fails in a
+    /// BSP version that is not strict, the bytes are kept raw instead.
+    fn typed_or_raw<T>(
+        &mut self,
+        input: LumpInput<'a>,
+        read: impl FnOnce(&LumpInput<'a>) -> Result<Option<T>>,
+    ) -> Result<Option<T>> {
+        match read(&input) {
+            Ok(Some(v)) => return Ok(Some(v)),
+            Err(e) if input.strict => return Err(e),
+            Ok(None) | Err(_) => {}
+        }
+        self.raw.insert(input.lump, input.data);
+        Ok(None)
     }
 
     /// A lighting lump: whole 4-byte samples, and any bytes after the last one kept as the
     /// lump's tail. The engine copies the lump as one block and faces address it by byte
     /// offset, so a length one to three bytes past a whole sample loads (seen in real maps).
-    fn samples_and_tail(
-        &mut self,
-        data: Cow<'a, [u8]>,
-        ctx: &Ctx,
-        lump: usize,
-        base: u64,
-    ) -> Result<Cow<'a, [ColorRgbExp32]>> {
+    fn samples_and_tail(&mut self, input: LumpInput<'a>) -> Result<Cow<'a, [ColorRgbExp32]>> {
+        let LumpInput {
+            lump,
+            data,
+            base,
+            ctx,
+            ..
+        } = input;
         let whole = data.len() - data.len() % 4;
         let (samples, tail) = match data {
             Cow::Borrowed(b) => (Cow::Borrowed(&b[..whole]), Cow::Borrowed(&b[whole..])),
@@ -631,7 +784,7 @@ impl<'a> BspView<'a> {
         } else {
             self.tails.insert(lump, tail);
         }
-        byte_records(&samples, ctx, lump, base, 4)
+        byte_records(&samples, &ctx, lump, base, 4)
     }
 }
 
