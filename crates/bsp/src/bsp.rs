@@ -264,32 +264,14 @@ impl Bsp {
     /// [`Bsp::lump_bytes`] of the typed value alone, without a kept tail.
     fn typed_lump_bytes(&self, lump: usize) -> Result<Vec<u8>> {
         let ctx = self.ctx(lump);
-        match lump {
-            PLANES | VERTEXES | EDGES | SURFEDGES | FACES | ORIGINALFACES | FACES_HDR | FACEIDS
-            | VERTNORMALS | VERTNORMALINDICES | CLIPPORTALVERTS | PRIMITIVES | PRIMVERTS | PRIMINDICES => {
-                self.geometry_lump_bytes(lump, &ctx)
-            }
-            NODES | LEAFS | MODELS | LEAFFACES | LEAFBRUSHES | BRUSHES | BRUSHSIDES | AREAS | AREAPORTALS
-            | LEAFWATERDATA | LEAFMINDISTTOWATER => self.tree_lump_bytes(lump, &ctx),
-            TEXDATA | TEXINFO | TEXDATA_STRING_DATA | TEXDATA_STRING_TABLE | FACE_MACRO_TEXTURE_INFO => {
-                self.texture_lump_bytes(lump, &ctx)
-            }
-            DISPINFO | DISP_VERTS | DISP_TRIS | DISP_LIGHTMAP_SAMPLE_POSITIONS => {
-                self.displacement_lump_bytes(lump, &ctx)
-            }
-            LIGHTING
-            | LIGHTING_HDR
-            | WORLDLIGHTS
-            | WORLDLIGHTS_HDR
-            | LEAF_AMBIENT_INDEX_HDR
-            | LEAF_AMBIENT_INDEX
-            | LEAF_AMBIENT_LIGHTING_HDR
-            | LEAF_AMBIENT_LIGHTING
-            | CUBEMAPS => self.lighting_lump_bytes(lump, &ctx),
-            OVERLAYS | WATEROVERLAYS | OVERLAY_FADES | OVERLAY_SYSTEM_LEVELS => {
-                self.overlay_lump_bytes(lump, &ctx)
-            }
-            _ => self.own_format_lump_bytes(lump, &ctx),
+        match subject(lump) {
+            Subject::Geometry => self.geometry_lump_bytes(lump, &ctx),
+            Subject::Tree => self.tree_lump_bytes(lump, &ctx),
+            Subject::Texture => self.texture_lump_bytes(lump, &ctx),
+            Subject::Displacement => self.displacement_lump_bytes(lump, &ctx),
+            Subject::Lighting => self.lighting_lump_bytes(lump, &ctx),
+            Subject::Overlay => self.overlay_lump_bytes(lump, &ctx),
+            Subject::OwnFormat => self.own_format_lump_bytes(lump, &ctx),
         }
     }
 

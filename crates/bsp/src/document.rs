@@ -360,7 +360,7 @@ impl<'s> Layout<'s> {
 
     /// Zeros up to the next 4-byte boundary.
     fn pad(&mut self) {
-        while self.out.len() % 4 != 0 {
+        while !self.out.len().is_multiple_of(4) {
             self.out.push(0);
         }
     }

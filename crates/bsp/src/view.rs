@@ -535,32 +535,14 @@ impl<'a> BspView<'a> {
         arena: Option<&'a Bump>,
     ) -> Result<()> {
         let input = self.lump_input(lump, data, base, arena);
-        match lump {
-            PLANES | VERTEXES | EDGES | SURFEDGES | FACES | ORIGINALFACES | FACES_HDR | FACEIDS
-            | VERTNORMALS | VERTNORMALINDICES | CLIPPORTALVERTS | PRIMITIVES | PRIMVERTS | PRIMINDICES => {
-                self.parse_geometry_lump(input)
-            }
-            NODES | LEAFS | MODELS | LEAFFACES | LEAFBRUSHES | BRUSHES | BRUSHSIDES | AREAS | AREAPORTALS
-            | LEAFWATERDATA | LEAFMINDISTTOWATER => self.parse_tree_lump(input),
-            TEXDATA | TEXINFO | TEXDATA_STRING_DATA | TEXDATA_STRING_TABLE | FACE_MACRO_TEXTURE_INFO => {
-                self.parse_texture_lump(input)
-            }
-            DISPINFO | DISP_VERTS | DISP_TRIS | DISP_LIGHTMAP_SAMPLE_POSITIONS => {
-                self.parse_displacement_lump(input)
-            }
-            LIGHTING
-            | LIGHTING_HDR
-            | WORLDLIGHTS
-            | WORLDLIGHTS_HDR
-            | LEAF_AMBIENT_INDEX_HDR
-            | LEAF_AMBIENT_INDEX
-            | LEAF_AMBIENT_LIGHTING_HDR
-            | LEAF_AMBIENT_LIGHTING
-            | CUBEMAPS => self.parse_lighting_lump(input),
-            OVERLAYS | WATEROVERLAYS | OVERLAY_FADES | OVERLAY_SYSTEM_LEVELS => {
-                self.parse_overlay_lump(input)
-            }
-            _ => self.parse_own_format_lump(input),
+        match subject(lump) {
+            Subject::Geometry => self.parse_geometry_lump(input),
+            Subject::Tree => self.parse_tree_lump(input),
+            Subject::Texture => self.parse_texture_lump(input),
+            Subject::Displacement => self.parse_displacement_lump(input),
+            Subject::Lighting => self.parse_lighting_lump(input),
+            Subject::Overlay => self.parse_overlay_lump(input),
+            Subject::OwnFormat => self.parse_own_format_lump(input),
         }
     }
 
