@@ -141,71 +141,22 @@ impl Bsp {
 
     /// Every lump empty and absent, lump versions zero: the start of a parse (no allocation).
     fn bare(version: i32) -> Bsp {
-        Bsp {
-            version,
-            revision: 0,
-            endian: Endian::Little,
-            order: LumpOrder::Standard,
-            lump_versions: [0; HEADER_LUMPS],
-            entities: Vec::new(),
-            entities_latin1: false,
-            planes: Vec::new(),
-            texdata: Vec::new(),
-            vertexes: Vec::new(),
-            visibility: None,
-            nodes: Vec::new(),
-            texinfo: Vec::new(),
-            faces: Vec::new(),
-            lighting: Vec::new(),
-            occlusion: None,
-            leafs: Vec::new(),
-            face_ids: Vec::new(),
-            edges: Vec::new(),
-            surfedges: Vec::new(),
-            models: Vec::new(),
-            world_lights: Vec::new(),
-            leaf_faces: Vec::new(),
-            leaf_brushes: Vec::new(),
-            brushes: Vec::new(),
-            brush_sides: Vec::new(),
-            areas: Vec::new(),
-            area_portals: Vec::new(),
-            disp_info: Vec::new(),
-            original_faces: Vec::new(),
-            phys_collide: None,
-            phys_disp: None,
-            vert_normals: Vec::new(),
-            vert_normal_indices: Vec::new(),
-            disp_verts: Vec::new(),
-            disp_lightmap_sample_positions: Vec::new(),
-            game_lumps: GameLumps::default(),
-            leaf_water_data: Vec::new(),
-            primitives: Vec::new(),
-            prim_verts: Vec::new(),
-            prim_indices: Vec::new(),
-            pakfile: Vec::new(),
-            clip_portal_verts: Vec::new(),
-            cubemaps: Vec::new(),
-            texdata_string_data: Vec::new(),
-            texdata_string_table: Vec::new(),
-            overlays: Vec::new(),
-            leaf_min_dist_to_water: Vec::new(),
-            face_macro_texture_info: Vec::new(),
-            disp_tris: Vec::new(),
-            water_overlays: Vec::new(),
-            leaf_ambient_index_hdr: Vec::new(),
-            leaf_ambient_index: Vec::new(),
-            lighting_hdr: Vec::new(),
-            world_lights_hdr: Vec::new(),
-            leaf_ambient_lighting_hdr: Vec::new(),
-            leaf_ambient_lighting: Vec::new(),
-            faces_hdr: Vec::new(),
-            map_flags: None,
-            overlay_fades: Vec::new(),
-            overlay_system_levels: Vec::new(),
-            raw: BTreeMap::new(),
-            tails: BTreeMap::new(),
+        macro_rules! bare {
+            ($($lump:ident $f:ident),*) => {
+                Bsp {
+                    version,
+                    revision: 0,
+                    endian: Endian::Little,
+                    order: LumpOrder::Standard,
+                    lump_versions: [0; HEADER_LUMPS],
+                    entities_latin1: false,
+                    raw: BTreeMap::new(),
+                    tails: BTreeMap::new(),
+                    $($f: Default::default(),)*
+                }
+            };
         }
+        lump_fields!(bare)
     }
 
     /// Parses a whole file (header, every lump, game lumps).
@@ -392,6 +343,20 @@ impl Bsp {
                 .as_ref()
                 .map(|o| o.to_bytes(ctx))
                 .unwrap_or_default(),
+            PHYSCOLLIDE | PHYSDISP => self.physics_lump_bytes(lump, ctx)?,
+            GAME_LUMP if !self.game_lumps.lumps.is_empty() => self.game_lumps.to_bytes(ctx)?,
+            PAKFILE => self.pakfile.clone(),
+            MAP_FLAGS => self
+                .map_flags
+                .map(|f| i32_bytes(&[f as i32], ctx))
+                .unwrap_or_default(),
+            _ => Vec::new(),
+        })
+    }
+
+    /// The collision models and the displacement collision.
+    fn physics_lump_bytes(&self, lump: usize, ctx: &Ctx) -> Result<Vec<u8>> {
+        Ok(match lump {
             PHYSCOLLIDE => self
                 .phys_collide
                 .as_ref()
@@ -401,12 +366,6 @@ impl Bsp {
                 Some(p) => p.to_bytes(ctx.endian)?,
                 None => Vec::new(),
             },
-            GAME_LUMP if !self.game_lumps.lumps.is_empty() => self.game_lumps.to_bytes(ctx)?,
-            PAKFILE => self.pakfile.clone(),
-            MAP_FLAGS => self
-                .map_flags
-                .map(|f| i32_bytes(&[f as i32], ctx))
-                .unwrap_or_default(),
             _ => Vec::new(),
         })
     }

@@ -621,6 +621,11 @@ fn drawn_face_references(bsp: &Bsp, lump: usize, i: usize, f: &Face, c: &mut Che
             ORIGINALFACES,
         );
     }
+    face_primitives(bsp, lump, i, f, c);
+}
+
+/// A face's primitives in range.
+fn face_primitives(bsp: &Bsp, lump: usize, i: usize, f: &Face, c: &mut Checker) {
     // Strata keeps the dynamic-shadows flag in bit 0, the count above it.
     let prims = if bsp.version == 25 {
         f.num_prims >> 1
@@ -743,21 +748,26 @@ fn leaf_references(bsp: &Bsp, c: &mut Checker) {
             bsp.leaf_brushes.len(),
             LEAFBRUSHES,
         );
-        if let Some(n) = clusters
-            && l.cluster != -1
-        {
-            c.index(LEAFS, i, "cluster", l.cluster as i64, n as usize, VISIBILITY);
-        }
-        if !bsp.areas.is_empty() {
-            c.index(
-                LEAFS,
-                i,
-                "area",
-                l.area(bsp.version) as i64,
-                bsp.areas.len(),
-                AREAS,
-            );
-        }
+        leaf_cluster_and_area(bsp, clusters, i, l, c);
+    }
+}
+
+/// Leaf `i`'s visibility cluster (when there is visibility) and area (when there are areas).
+fn leaf_cluster_and_area(bsp: &Bsp, clusters: Option<i64>, i: usize, l: &crate::Leaf, c: &mut Checker) {
+    if let Some(n) = clusters
+        && l.cluster != -1
+    {
+        c.index(LEAFS, i, "cluster", l.cluster as i64, n as usize, VISIBILITY);
+    }
+    if !bsp.areas.is_empty() {
+        c.index(
+            LEAFS,
+            i,
+            "area",
+            l.area(bsp.version) as i64,
+            bsp.areas.len(),
+            AREAS,
+        );
     }
 }
 
@@ -1107,13 +1117,6 @@ fn disp_neighbours(infos: &[DispInfo], d: &DispInfo, i: usize, none: u32, faults
 
 fn disp_edge_neighbours(infos: &[DispInfo], d: &DispInfo, i: usize, none: u32, faults: &mut Vec<String>) {
     let count = infos.len();
-    let edge_lists = |j: usize| {
-        infos[j]
-            .edge_neighbors
-            .iter()
-            .flatten()
-            .any(|sub| sub.neighbor as usize == i)
-    };
     for (edge, subs) in d.edge_neighbors.iter().enumerate() {
         for (half, sub) in subs.iter().enumerate() {
             let n = sub.neighbor;
@@ -1124,7 +1127,7 @@ fn disp_edge_neighbours(infos: &[DispInfo], d: &DispInfo, i: usize, none: u32, f
                 faults.push(format!(
                     "edge {edge} neighbour {half} is dispinfo {n}, out of range ({count} dispinfos)"
                 ));
-            } else if !edge_lists(n as usize) {
+            } else if !edge_lists(&infos[n as usize], i) {
                 faults.push(format!(
                     "edge {edge} lists dispinfo {n} as a neighbour, but no edge of {n} lists {i}"
                 ));
@@ -1135,14 +1138,6 @@ fn disp_edge_neighbours(infos: &[DispInfo], d: &DispInfo, i: usize, none: u32, f
 
 fn disp_corner_neighbours(infos: &[DispInfo], d: &DispInfo, i: usize, faults: &mut Vec<String>) {
     let count = infos.len();
-    let corner_lists = |j: usize| {
-        infos[j].corner_neighbors.iter().any(|c| {
-            c.neighbors
-                .iter()
-                .take(c.count as usize)
-                .any(|&n| n as usize == i)
-        })
-    };
     for (corner, c) in d.corner_neighbors.iter().enumerate() {
         if c.count as usize > c.neighbors.len() {
             faults.push(format!(
@@ -1156,13 +1151,31 @@ fn disp_corner_neighbours(infos: &[DispInfo], d: &DispInfo, i: usize, faults: &m
                 faults.push(format!(
                     "corner {corner} neighbour is dispinfo {n}, out of range ({count} dispinfos)"
                 ));
-            } else if !corner_lists(n as usize) {
+            } else if !corner_lists(&infos[n as usize], i) {
                 faults.push(format!(
                     "corner {corner} lists dispinfo {n} as a neighbour, but no corner of {n} lists {i}"
                 ));
             }
         }
     }
+}
+
+/// Whether an edge of `d` lists displacement `i` as a neighbour.
+fn edge_lists(d: &DispInfo, i: usize) -> bool {
+    d.edge_neighbors
+        .iter()
+        .flatten()
+        .any(|sub| sub.neighbor as usize == i)
+}
+
+/// Whether a corner of `d` lists displacement `i` as a neighbour.
+fn corner_lists(d: &DispInfo, i: usize) -> bool {
+    d.corner_neighbors.iter().any(|c| {
+        c.neighbors
+            .iter()
+            .take(c.count as usize)
+            .any(|&n| n as usize == i)
+    })
 }
 
 /// Valve's `OVERLAY_BSP_FACE_COUNT`: the face slots of one overlay record.
@@ -1239,18 +1252,24 @@ pub fn overlays(bsp: &Bsp) -> Vec<Violation> {
     for list in lists {
         list.check(bsp, &mut out);
     }
-    if !bsp.overlay_fades.is_empty() && bsp.overlay_fades.len() != bsp.overlays.len() {
-        out.push(Violation {
-            lump: OVERLAY_FADES,
-            record: None,
-            message: format!(
-                "{} fades for {} overlays (OVERLAYS): there must be one per overlay",
-                bsp.overlay_fades.len(),
-                bsp.overlays.len()
-            ),
-        });
-    }
+    out.extend(overlay_fade_count(bsp));
     out
+}
+
+/// OVERLAY_FADES, when present, has one record per overlay.
+fn overlay_fade_count(bsp: &Bsp) -> Option<Violation> {
+    if bsp.overlay_fades.is_empty() || bsp.overlay_fades.len() == bsp.overlays.len() {
+        return None;
+    }
+    Some(Violation {
+        lump: OVERLAY_FADES,
+        record: None,
+        message: format!(
+            "{} fades for {} overlays (OVERLAYS): there must be one per overlay",
+            bsp.overlay_fades.len(),
+            bsp.overlays.len()
+        ),
+    })
 }
 
 /// One overlay lump for [`overlays`]: its records, their name and size, and Valve's limit on
@@ -1302,38 +1321,38 @@ pub fn occlusion(bsp: &Bsp) -> Vec<Violation> {
     let occluders_at = 4;
     let polys_at = occluders_at + o.occluders.len() * if with_area { 40 } else { 36 } + 4;
     let indices_at = polys_at + o.polys.len() * 12 + 4;
-    let mut faults = RecordFaults {
-        out: &mut out,
-        lump: OCCLUSION,
-        name: "occluder",
-        start: occluders_at,
-        stride: if with_area { 40 } else { 36 },
-    };
+    let mut faults = occlusion_list(
+        &mut out,
+        "occluder",
+        occluders_at,
+        if with_area { 40 } else { 36 },
+    );
     for (i, d) in o.occluders.iter().enumerate() {
         let (first, n) = (d.first_poly as i64, d.poly_count as i64);
         faults.span(i, "polygons", first, n, o.polys.len(), "the polygon list");
     }
-    occluder_poly_references(
-        bsp,
-        o,
-        RecordFaults {
-            name: "occluder polygon",
-            start: polys_at,
-            stride: 12,
-            ..faults
-        },
-    );
-    let mut faults = RecordFaults {
-        out: &mut out,
-        lump: OCCLUSION,
-        name: "occluder vertex index",
-        start: indices_at,
-        stride: 4,
-    };
+    occluder_poly_references(bsp, o, occlusion_list(&mut out, "occluder polygon", polys_at, 12));
+    let mut faults = occlusion_list(&mut out, "occluder vertex index", indices_at, 4);
     for (i, &v) in o.vertex_indices.iter().enumerate() {
         faults.index(i, "vertex", v as i64, false, bsp.vertexes.len(), VERTEXES);
     }
     out
+}
+
+/// The faults of one of the occlusion lump's lists, entries `stride` bytes apart from `start`.
+fn occlusion_list<'a>(
+    out: &'a mut Vec<Violation>,
+    name: &'static str,
+    start: usize,
+    stride: usize,
+) -> RecordFaults<'a> {
+    RecordFaults {
+        out,
+        lump: OCCLUSION,
+        name,
+        start,
+        stride,
+    }
 }
 
 /// Occluder polygons' vertex indices inside the index list, their planes in range.

@@ -313,15 +313,29 @@ impl<'s> Layout<'s> {
     /// next 4-byte boundary.
     fn place(&mut self, lump: usize, slot: &LumpSlot<'_>) -> Result<()> {
         let len = slot.data.len();
-        let offset = match slot.origin {
+        let Some(offset) = self.offset_for(lump, slot) else {
+            return Ok(());
+        };
+        if self.out.len() + len > u32::MAX as usize {
+            return Err(BspError::Write {
+                lump,
+                message: "file would exceed 4 GiB".into(),
+            });
+        }
+        self.out.extend_from_slice(&slot.data);
+        self.entries[lump] = (offset, len as u32);
+        Ok(())
+    }
+
+    /// Where `slot` goes, padding or copying the source's bytes up to there; `None` when it
+    /// overlaps bytes already written and is placed already.
+    fn offset_for(&mut self, lump: usize, slot: &LumpSlot<'_>) -> Option<u32> {
+        let len = slot.data.len();
+        Some(match slot.origin {
             Some(orig) if self.in_place && len == 0 => orig,
             Some(orig) if self.in_place && (orig as usize) < self.out.len() => {
-                // Overlaps bytes already written (lumps sharing data): since everything so
-                // far equals the source, only the part past the end is new.
-                let done = self.out.len() - orig as usize;
-                self.out.extend_from_slice(slot.data.get(done..).unwrap_or(&[]));
-                self.entries[lump] = (orig, len as u32);
-                return Ok(());
+                self.place_overlapping(lump, orig, &slot.data);
+                return None;
             }
             Some(orig) if self.in_place && orig as usize >= self.out.len() => {
                 self.copy_source_gap(orig as usize);
@@ -338,16 +352,15 @@ impl<'s> Layout<'s> {
                 self.pad();
                 self.out.len() as u32
             }
-        };
-        if self.out.len() + len > u32::MAX as usize {
-            return Err(BspError::Write {
-                lump,
-                message: "file would exceed 4 GiB".into(),
-            });
-        }
-        self.out.extend_from_slice(&slot.data);
-        self.entries[lump] = (offset, len as u32);
-        Ok(())
+        })
+    }
+
+    /// A lump at `orig`, overlapping bytes already written (lumps sharing data): since
+    /// everything so far equals the source, only the part past the end is new.
+    fn place_overlapping(&mut self, lump: usize, orig: u32, data: &[u8]) {
+        let done = self.out.len() - orig as usize;
+        self.out.extend_from_slice(data.get(done..).unwrap_or(&[]));
+        self.entries[lump] = (orig, data.len() as u32);
     }
 
     /// Copies the gap up to `end` (padding, or bytes no lump claims) from the source.

@@ -105,19 +105,7 @@ impl Header {
         let (version, raw, revision) = header_words(data, endian);
         let file_len = data.len() as u64;
         let (order, lumps) = lump_order(version, &raw, file_len);
-        for (i, l) in lumps.iter().enumerate() {
-            if l.len > 0 && l.offset as u64 + l.len as u64 > file_len {
-                return Err(BspError::Header {
-                    offset: 8 + 16 * i as u64,
-                    message: format!(
-                        "lump {i} ({}) spans bytes {}..{}, past the end of the {file_len}-byte file",
-                        lump_name(i),
-                        l.offset,
-                        l.offset as u64 + l.len as u64
-                    ),
-                });
-            }
-        }
+        check_lumps_in_file(&lumps, file_len)?;
         Ok(Header {
             endian,
             version,
@@ -126,6 +114,24 @@ impl Header {
             revision,
         })
     }
+}
+
+/// Every lump ends inside the file.
+fn check_lumps_in_file(lumps: &[LumpEntry; HEADER_LUMPS], file_len: u64) -> Result<()> {
+    for (i, l) in lumps.iter().enumerate() {
+        if l.len > 0 && l.offset as u64 + l.len as u64 > file_len {
+            return Err(BspError::Header {
+                offset: 8 + 16 * i as u64,
+                message: format!(
+                    "lump {i} ({}) spans bytes {}..{}, past the end of the {file_len}-byte file",
+                    lump_name(i),
+                    l.offset,
+                    l.offset as u64 + l.len as u64
+                ),
+            });
+        }
+    }
+    Ok(())
 }
 
 /// The header's version, the four words of every lump entry, and the revision. `data` holds

@@ -222,6 +222,45 @@ fn directory_records(stored: &[u8], base: u32, endian: Endian) -> Result<Vec<Dir
 }
 
 impl DirRecord {
+    /// How many bytes the entry stores from `start` (`next`: where the next entry starts).
+    fn stored_len(&self, start: i64, next: Option<i64>, lump_len: usize) -> i64 {
+        if self.flags & GAMELUMPFLAG_COMPRESSED != 0 && self.len > 0 {
+            // Compressed size: up to the next entry's offset, or to the lump's end when there is
+            // no next entry or its offset is not after this one (the terminating dummy of many
+            // compressed directories has offset 0). The engine decodes through the LZMA
+            // header's own sizes, so the exact end does not matter to it.
+            next.filter(|&next| next > start).unwrap_or(lump_len as i64) - start
+        } else {
+            self.len as i64
+        }
+    }
+
+    /// Entry `i`'s bytes `span` as a range of the lump (of `lump_len` bytes): an error when
+    /// they lie outside it, except for empty (dummy) entries, which may point anywhere.
+    fn range_in(
+        &self,
+        i: usize,
+        span: std::ops::Range<i64>,
+        lump_len: usize,
+        base: u32,
+    ) -> Result<std::ops::Range<usize>> {
+        let (start, stored_len) = (span.start, span.end - span.start);
+        if start >= 0 && stored_len >= 0 && (start + stored_len) as usize <= lump_len {
+            return Ok(start as usize..(start + stored_len) as usize);
+        }
+        if self.len == 0 {
+            return Ok(0..0);
+        }
+        let ofs = self.ofs;
+        Err(BspError::GameLump {
+            id: id_name(self.id),
+            offset: 4 + 16 * i as u64 + base as u64,
+            message: format!(
+                "data at file offset {ofs} ({stored_len} bytes) lies outside the game lump ({lump_len} bytes at {base})"
+            ),
+        })
+    }
+
     /// Where entry `i`'s stored bytes lie in the lump; `next` is the following entry's offset.
     fn locate(&self, i: usize, next: Option<u32>, origin: i64, stored: &[u8], base: u32) -> Result<DirEntry> {
         let &DirRecord {
@@ -232,33 +271,9 @@ impl DirRecord {
             len,
         } = self;
         let start = ofs as i64 - origin;
-        let stored_len = if flags & GAMELUMPFLAG_COMPRESSED != 0 && len > 0 {
-            // Compressed size: up to the next entry's offset, or to the lump's end when there is
-            // no next entry or its offset is not after this one (the terminating dummy of many
-            // compressed directories has offset 0). The engine decodes through the LZMA
-            // header's own sizes, so the exact end does not matter to it.
-            let next = next.map(|ofs| ofs as i64 - origin).filter(|&next| next > start);
-            next.unwrap_or(stored.len() as i64) - start
-        } else {
-            len as i64
-        };
+        let stored_len = self.stored_len(start, next.map(|ofs| ofs as i64 - origin), stored.len());
         let abs = base as u64 + start.max(0) as u64;
-        let range = if start < 0 || stored_len < 0 || (start + stored_len) as usize > stored.len() {
-            if len != 0 {
-                return Err(BspError::GameLump {
-                    id: id_name(id),
-                    offset: 4 + 16 * i as u64 + base as u64,
-                    message: format!(
-                        "data at file offset {ofs} ({stored_len} bytes) lies outside the game lump ({} bytes at {base})",
-                        stored.len()
-                    ),
-                });
-            }
-            // Empty (dummy) entries may point anywhere.
-            0..0
-        } else {
-            start as usize..(start + stored_len) as usize
-        };
+        let range = self.range_in(i, start..start + stored_len, stored.len(), base)?;
         Ok(DirEntry {
             id,
             flags,
@@ -420,13 +435,7 @@ impl GameLump {
             offset,
             message: e.to_string(),
         };
-        let bytes = if flags & GAMELUMPFLAG_COMPRESSED != 0 && !stored.is_empty() {
-            std::borrow::Cow::Owned(
-                lzma::decode_at_most(&stored, lzma::MAX_GAME_LUMP_UNCOMPRESSED).map_err(|e| err(e.into()))?,
-            )
-        } else {
-            stored
-        };
+        let bytes = decompressed(stored, flags).map_err(err)?;
         let data = GameLumpData::parse(id, version, bytes, offset, ctx).map_err(err)?;
         Ok(Some(GameLump {
             id,
@@ -434,6 +443,21 @@ impl GameLump {
             version,
             data,
         }))
+    }
+}
+
+/// A game lump's stored bytes, decompressed when flagged.
+fn decompressed(
+    stored: std::borrow::Cow<'_, [u8]>,
+    flags: u16,
+) -> std::result::Result<std::borrow::Cow<'_, [u8]>, GameLumpError> {
+    if flags & GAMELUMPFLAG_COMPRESSED != 0 && !stored.is_empty() {
+        Ok(std::borrow::Cow::Owned(lzma::decode_at_most(
+            &stored,
+            lzma::MAX_GAME_LUMP_UNCOMPRESSED,
+        )?))
+    } else {
+        Ok(stored)
     }
 }
 
@@ -733,20 +757,7 @@ impl StaticProp {
 fn read_prop(c: &mut Cur<'_>, l: StaticPropLayout) -> StaticProp {
     use StaticPropLayout as L;
     let v = l.num();
-    let mut p = StaticProp {
-        origin: c.vec3(),
-        angles: c.vec3(),
-        prop_type: c.u16(),
-        first_leaf: c.u16(),
-        leaf_count: c.u16(),
-        solid: c.u8(),
-        flags: c.u8(),
-        skin: c.i32(),
-        fade_min_dist: c.f32(),
-        fade_max_dist: c.f32(),
-        lighting_origin: c.vec3(),
-        ..Default::default()
-    };
+    let mut p = read_prop_v4(c);
     if v >= 5 {
         p.forced_fade_scale = c.f32();
     }
@@ -761,6 +772,24 @@ fn read_prop(c: &mut Cur<'_>, l: StaticPropLayout) -> StaticProp {
     }
     read_prop_v7_on(c, l, &mut p);
     p
+}
+
+/// The fields every layout has (all of version 4's).
+fn read_prop_v4(c: &mut Cur<'_>) -> StaticProp {
+    StaticProp {
+        origin: c.vec3(),
+        angles: c.vec3(),
+        prop_type: c.u16(),
+        first_leaf: c.u16(),
+        leaf_count: c.u16(),
+        solid: c.u8(),
+        flags: c.u8(),
+        skin: c.i32(),
+        fade_min_dist: c.f32(),
+        fade_max_dist: c.f32(),
+        lighting_origin: c.vec3(),
+        ..Default::default()
+    }
 }
 
 /// The fields of version 7 and later layouts (not the lightmapped v10 one): CPU and GPU

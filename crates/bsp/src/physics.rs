@@ -45,6 +45,51 @@ pub struct PhysCollideView<'a> {
     pub tail: Cow<'a, [u8]>,
 }
 
+/// The 16-byte header before each model's collision data (the terminator's when
+/// `model_index` is -1).
+struct ModelHeader {
+    /// Where the header lies, for errors.
+    at: u64,
+    model_index: i32,
+    data_size: i32,
+    key_size: i32,
+    solid_count: i32,
+}
+
+impl ModelHeader {
+    fn read(r: &mut Reader<'_>) -> Result<ModelHeader> {
+        let err = |e| BspError::from_read(PHYSCOLLIDE, e);
+        Ok(ModelHeader {
+            at: r.offset(),
+            model_index: r.i32().map_err(err)?,
+            data_size: r.i32().map_err(err)?,
+            key_size: r.i32().map_err(err)?,
+            solid_count: r.i32().map_err(err)?,
+        })
+    }
+
+    /// The model's solids and key data, which follow the header in `r`.
+    fn read_model<'a>(&self, r: &mut Reader<'a>) -> Result<PhysModelView<'a>> {
+        let err = |e| BspError::from_read(PHYSCOLLIDE, e);
+        let model_index = self.model_index;
+        if self.data_size < 0 || self.key_size < 0 || self.solid_count < 0 {
+            return Err(BspError::lump(
+                PHYSCOLLIDE,
+                self.at,
+                format!("model {model_index}: negative size in the header"),
+            ));
+        }
+        let blob = r.sub(self.data_size as usize).map_err(err)?;
+        let solids = read_solids(blob, model_index, self.solid_count)?;
+        let key_data = Cow::Borrowed(r.bytes(self.key_size as usize).map_err(err)?);
+        Ok(PhysModelView {
+            model_index,
+            solids,
+            key_data,
+        })
+    }
+}
+
 /// A model's solids in its collision data `blob`, which they must fill exactly.
 fn read_solids(mut blob: Reader<'_>, model_index: i32, solid_count: i32) -> Result<Vec<Cow<'_, [u8]>>> {
     let err = |e| BspError::from_read(PHYSCOLLIDE, e);
@@ -77,36 +122,18 @@ fn read_solids(mut blob: Reader<'_>, model_index: i32, solid_count: i32) -> Resu
 impl<'a> PhysCollideView<'a> {
     /// Splits the lump into models and their solids without copying them.
     pub fn parse(data: &'a [u8], endian: Endian, base: u64) -> Result<PhysCollideView<'a>> {
-        let err = |e| BspError::from_read(PHYSCOLLIDE, e);
         let mut r = Reader::with_base(data, base, endian);
         let mut models = Vec::new();
         loop {
-            let at = r.offset();
-            let model_index = r.i32().map_err(err)?;
-            let data_size = r.i32().map_err(err)?;
-            let key_size = r.i32().map_err(err)?;
-            let solid_count = r.i32().map_err(err)?;
-            if model_index == -1 {
+            let h = ModelHeader::read(&mut r)?;
+            if h.model_index == -1 {
                 return Ok(PhysCollideView {
                     models,
-                    terminator: [data_size, key_size, solid_count],
+                    terminator: [h.data_size, h.key_size, h.solid_count],
                     tail: Cow::Borrowed(r.rest()),
                 });
             }
-            if data_size < 0 || key_size < 0 || solid_count < 0 {
-                return Err(BspError::lump(
-                    PHYSCOLLIDE,
-                    at,
-                    format!("model {model_index}: negative size in the header"),
-                ));
-            }
-            let solids = read_solids(r.sub(data_size as usize).map_err(err)?, model_index, solid_count)?;
-            let key_data = Cow::Borrowed(r.bytes(key_size as usize).map_err(err)?);
-            models.push(PhysModelView {
-                model_index,
-                solids,
-                key_data,
-            });
+            models.push(h.read_model(&mut r)?);
         }
     }
 

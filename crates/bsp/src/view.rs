@@ -112,6 +112,61 @@ pub struct BspView<'a> {
     pub tails: BTreeMap<usize, Cow<'a, [u8]>>,
 }
 
+/// The value of an absent lump in a [`BspView`] field: empty or `None`, borrowing and
+/// allocating nothing.
+trait Absent {
+    fn absent() -> Self;
+}
+
+impl<T: Clone> Absent for Cow<'_, [T]> {
+    fn absent() -> Self {
+        Cow::Borrowed(&[])
+    }
+}
+
+impl<T> Absent for Option<T> {
+    fn absent() -> Self {
+        None
+    }
+}
+
+impl Absent for Entities<'_> {
+    fn absent() -> Self {
+        Entities::default()
+    }
+}
+
+impl Absent for GameLumps {
+    fn absent() -> Self {
+        GameLumps::default()
+    }
+}
+
+/// The lumps [`BspView::arena_hint`] counts whatever the file: their records are always
+/// decoded (widened in memory).
+const DECODED_LUMPS: [usize; 20] = [
+    NODES,
+    FACES,
+    LEAFS,
+    FACEIDS,
+    EDGES,
+    WORLDLIGHTS,
+    LEAFFACES,
+    LEAFBRUSHES,
+    BRUSHSIDES,
+    AREAPORTALS,
+    DISPINFO,
+    ORIGINALFACES,
+    VERTNORMALINDICES,
+    LEAFWATERDATA,
+    PRIMITIVES,
+    PRIMINDICES,
+    LEAF_AMBIENT_INDEX_HDR,
+    LEAF_AMBIENT_INDEX,
+    WORLDLIGHTS_HDR,
+    FACES_HDR,
+];
+
 /// Turns one view field into its [`Bsp`](crate::Bsp) field.
 pub(crate) trait IntoOwnedLump {
     type Owned;
@@ -334,70 +389,21 @@ impl<'a> LumpInput<'a> {
 impl<'a> BspView<'a> {
     /// Every lump empty and absent, lump versions zero.
     pub fn bare(version: i32) -> BspView<'a> {
-        BspView {
-            version,
-            revision: 0,
-            endian: Endian::Little,
-            order: LumpOrder::Standard,
-            lump_versions: [0; HEADER_LUMPS],
-            entities: Entities::default(),
-            planes: Cow::Borrowed(&[]),
-            texdata: Cow::Borrowed(&[]),
-            vertexes: Cow::Borrowed(&[]),
-            visibility: None,
-            nodes: Cow::Borrowed(&[]),
-            texinfo: Cow::Borrowed(&[]),
-            faces: Cow::Borrowed(&[]),
-            lighting: Cow::Borrowed(&[]),
-            occlusion: None,
-            leafs: Cow::Borrowed(&[]),
-            face_ids: Cow::Borrowed(&[]),
-            edges: Cow::Borrowed(&[]),
-            surfedges: Cow::Borrowed(&[]),
-            models: Cow::Borrowed(&[]),
-            world_lights: Cow::Borrowed(&[]),
-            leaf_faces: Cow::Borrowed(&[]),
-            leaf_brushes: Cow::Borrowed(&[]),
-            brushes: Cow::Borrowed(&[]),
-            brush_sides: Cow::Borrowed(&[]),
-            areas: Cow::Borrowed(&[]),
-            area_portals: Cow::Borrowed(&[]),
-            disp_info: Cow::Borrowed(&[]),
-            original_faces: Cow::Borrowed(&[]),
-            phys_collide: None,
-            phys_disp: None,
-            vert_normals: Cow::Borrowed(&[]),
-            vert_normal_indices: Cow::Borrowed(&[]),
-            disp_verts: Cow::Borrowed(&[]),
-            disp_lightmap_sample_positions: Cow::Borrowed(&[]),
-            game_lumps: GameLumps::default(),
-            leaf_water_data: Cow::Borrowed(&[]),
-            primitives: Cow::Borrowed(&[]),
-            prim_verts: Cow::Borrowed(&[]),
-            prim_indices: Cow::Borrowed(&[]),
-            pakfile: Cow::Borrowed(&[]),
-            clip_portal_verts: Cow::Borrowed(&[]),
-            cubemaps: Cow::Borrowed(&[]),
-            texdata_string_data: Cow::Borrowed(&[]),
-            texdata_string_table: Cow::Borrowed(&[]),
-            overlays: Cow::Borrowed(&[]),
-            leaf_min_dist_to_water: Cow::Borrowed(&[]),
-            face_macro_texture_info: Cow::Borrowed(&[]),
-            disp_tris: Cow::Borrowed(&[]),
-            water_overlays: Cow::Borrowed(&[]),
-            leaf_ambient_index_hdr: Cow::Borrowed(&[]),
-            leaf_ambient_index: Cow::Borrowed(&[]),
-            lighting_hdr: Cow::Borrowed(&[]),
-            world_lights_hdr: Cow::Borrowed(&[]),
-            leaf_ambient_lighting_hdr: Cow::Borrowed(&[]),
-            leaf_ambient_lighting: Cow::Borrowed(&[]),
-            faces_hdr: Cow::Borrowed(&[]),
-            map_flags: None,
-            overlay_fades: Cow::Borrowed(&[]),
-            overlay_system_levels: Cow::Borrowed(&[]),
-            raw: BTreeMap::new(),
-            tails: BTreeMap::new(),
+        macro_rules! bare {
+            ($($lump:ident $f:ident),*) => {
+                BspView {
+                    version,
+                    revision: 0,
+                    endian: Endian::Little,
+                    order: LumpOrder::Standard,
+                    lump_versions: [0; HEADER_LUMPS],
+                    raw: BTreeMap::new(),
+                    tails: BTreeMap::new(),
+                    $($f: Absent::absent(),)*
+                }
+            };
         }
+        lump_fields!(bare)
     }
 
     /// Opens and parses a whole file (header, every lump, game lumps), borrowing from `data`.
@@ -427,28 +433,6 @@ impl<'a> BspView<'a> {
     /// capped at eight times the file's size (a damaged LZMA size does not ask for gigabytes;
     /// the arena grows past the hint if it must).
     pub fn arena_hint(file: &BspFile<'_>) -> usize {
-        const DECODED: [usize; 20] = [
-            NODES,
-            FACES,
-            LEAFS,
-            FACEIDS,
-            EDGES,
-            WORLDLIGHTS,
-            LEAFFACES,
-            LEAFBRUSHES,
-            BRUSHSIDES,
-            AREAPORTALS,
-            DISPINFO,
-            ORIGINALFACES,
-            VERTNORMALINDICES,
-            LEAFWATERDATA,
-            PRIMITIVES,
-            PRIMINDICES,
-            LEAF_AMBIENT_INDEX_HDR,
-            LEAF_AMBIENT_INDEX,
-            WORLDLIGHTS_HDR,
-            FACES_HDR,
-        ];
         let little = file.endian() == Endian::Little;
         (0..HEADER_LUMPS)
             .map(|l| {
@@ -459,7 +443,7 @@ impl<'a> BspView<'a> {
                 let compressed = file.is_compressed(l);
                 let len = if compressed { e.fourcc } else { e.len } as usize;
                 let in_place = little && !compressed && e.offset.is_multiple_of(4);
-                if in_place && !DECODED.contains(&l) {
+                if in_place && !DECODED_LUMPS.contains(&l) {
                     0
                 } else {
                     2 * len + 16

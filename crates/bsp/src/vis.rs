@@ -160,24 +160,33 @@ fn decode_rows(
     // Real lumps decode to about their own size. Up to a generous multiple of it, zeroed
     // buffers are allocated at once; past that (rows sharing offsets, or a hostile count),
     // they grow row by row, so a damaged lump fails before claiming memory it cannot fill.
-    let (mut pvs, mut pas);
-    if size <= data.len().saturating_mul(64).saturating_add(1 << 16) {
-        (pvs, pas) = (vec![0u8; size], vec![0u8; size]);
-        if row_len > 0 {
-            let rows = pvs.chunks_exact_mut(row_len).zip(pas.chunks_exact_mut(row_len));
-            for ((pvs_row, pas_row), (a, b)) in rows.zip(offsets) {
-                decompress_row(data, a, pvs_row, base)?;
-                decompress_row(data, b, pas_row, base)?;
-            }
+    if size > data.len().saturating_mul(64).saturating_add(1 << 16) {
+        return decode_rows_growing(data, offsets, row_len, base);
+    }
+    let (mut pvs, mut pas) = (vec![0u8; size], vec![0u8; size]);
+    if row_len > 0 {
+        let rows = pvs.chunks_exact_mut(row_len).zip(pas.chunks_exact_mut(row_len));
+        for ((pvs_row, pas_row), (a, b)) in rows.zip(offsets) {
+            decompress_row(data, a, pvs_row, base)?;
+            decompress_row(data, b, pas_row, base)?;
         }
-    } else {
-        (pvs, pas) = (Vec::new(), Vec::new());
-        for (a, b) in offsets {
-            for (flat, start) in [(&mut pvs, a), (&mut pas, b)] {
-                let at = flat.len();
-                flat.resize(at + row_len, 0);
-                decompress_row(data, start, &mut flat[at..], base)?;
-            }
+    }
+    Ok((pvs, pas))
+}
+
+/// [`decode_rows`] growing the buffers row by row.
+fn decode_rows_growing(
+    data: &[u8],
+    offsets: impl Iterator<Item = (usize, usize)>,
+    row_len: usize,
+    base: u64,
+) -> Result<(Vec<u8>, Vec<u8>)> {
+    let (mut pvs, mut pas) = (Vec::new(), Vec::new());
+    for (a, b) in offsets {
+        for (flat, start) in [(&mut pvs, a), (&mut pas, b)] {
+            let at = flat.len();
+            flat.resize(at + row_len, 0);
+            decompress_row(data, start, &mut flat[at..], base)?;
         }
     }
     Ok((pvs, pas))

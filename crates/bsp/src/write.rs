@@ -63,6 +63,31 @@ impl Bsp {
         doc.to_bytes()
     }
 
+    /// Whether `doc`'s lump `lump` holds what `new` does: the same bytes, or bytes that parse
+    /// to the same typed value (entity whitespace, padding; the original is kept then). The
+    /// game lump is compared typed.
+    fn same_content(&self, doc: &BspDocument<'_>, lump: usize, new: &[u8]) -> Result<bool> {
+        let mut old = Bsp::new(self.version);
+        old.endian = self.endian;
+        if lump == GAME_LUMP {
+            old.lump_versions = self.lump_versions;
+            old.game_lumps = doc.game_lumps_typed(&self.ctx(lump))?;
+            return Ok(old.lump_bytes(lump)? == new);
+        }
+        let old_bytes = doc.lump_data(lump)?;
+        if *old_bytes == *new {
+            return Ok(true);
+        }
+        old.lump_versions = doc
+            .lumps
+            .iter()
+            .map(|l| l.version)
+            .collect::<Vec<_>>()
+            .try_into()
+            .unwrap_or(self.lump_versions);
+        Ok(old.parse_lump(lump, &old_bytes, 0).is_ok() && old.lump_bytes(lump)? == new)
+    }
+
     /// Writes this typed view into `doc` (opened from the file it was parsed from), replacing
     /// only lumps whose content differs: untouched lumps keep their stored bytes, compression and
     /// place in the file.
@@ -70,30 +95,7 @@ impl Bsp {
         let mut changed = Vec::new();
         for lump in 0..HEADER_LUMPS {
             let new = self.lump_bytes(lump)?;
-            let unchanged = if lump == GAME_LUMP {
-                let mut old = Bsp::new(self.version);
-                old.endian = self.endian;
-                old.lump_versions = self.lump_versions;
-                old.game_lumps = doc.game_lumps_typed(&self.ctx(lump))?;
-                old.lump_bytes(lump)? == new
-            } else {
-                let old_bytes = doc.lump_data(lump)?;
-                if *old_bytes == new[..] {
-                    true
-                } else {
-                    // Same content, different bytes (entity whitespace, padding): keep the original.
-                    let mut old = Bsp::new(self.version);
-                    old.endian = self.endian;
-                    old.lump_versions = doc
-                        .lumps
-                        .iter()
-                        .map(|l| l.version)
-                        .collect::<Vec<_>>()
-                        .try_into()
-                        .unwrap_or(self.lump_versions);
-                    old.parse_lump(lump, &old_bytes, 0).is_ok() && old.lump_bytes(lump)? == new
-                }
-            };
+            let unchanged = self.same_content(doc, lump, &new)?;
             if !unchanged || doc.lumps[lump].version != self.lump_versions[lump] {
                 doc.set_lump(lump, new, self.lump_versions[lump]);
                 changed.push(lump);

@@ -334,6 +334,29 @@ impl LedgeTreeNode {
     }
 }
 
+impl LedgeTreeNode {
+    /// Pushes the node's children onto `stack` (the right one first, to pop the left first)
+    /// and its ledge onto `ledges`; each must lie after the node, inside the surface.
+    fn follow(&self, at: &At<'_>, stack: &mut Vec<usize>, ledges: &mut Vec<usize>) -> Result<()> {
+        let n = self.offset as usize;
+        let (right, ledge) = (self.offset_right_node, self.offset_compact_ledge);
+        if right != 0 {
+            if right <= NODE_SIZE as i32 {
+                let message = format!("right child offset {right} does not lie after the left child");
+                return Err(at.err(n, NODE, message));
+            }
+            stack.push(at.target(n, right, NODE_SIZE, NODE)?);
+            stack.push(n + NODE_SIZE);
+        }
+        if ledge != 0 {
+            ledges.push(at.target(n, ledge, RECORD_SIZE, NODE)?);
+        } else if right == 0 {
+            return Err(at.err(n, NODE, "terminal node without a ledge"));
+        }
+        Ok(())
+    }
+}
+
 /// The ledge tree's nodes and the offsets of the ledges they name (a MOPP surface's ledges,
 /// which have no tree), both sorted by offset.
 fn read_tree(at: &At<'_>, header: &SurfaceHeader) -> Result<(Vec<LedgeTreeNode>, Vec<usize>)> {
@@ -350,20 +373,7 @@ fn read_tree(at: &At<'_>, header: &SurfaceHeader) -> Result<(Vec<LedgeTreeNode>,
     };
     while let Some(n) = stack.pop() {
         let node = LedgeTreeNode::read(at, n)?;
-        let (right, ledge) = (node.offset_right_node, node.offset_compact_ledge);
-        if right != 0 {
-            if right <= NODE_SIZE as i32 {
-                let message = format!("right child offset {right} does not lie after the left child");
-                return Err(at.err(n, NODE, message));
-            }
-            stack.push(at.target(n, right, NODE_SIZE, NODE)?);
-            stack.push(n + NODE_SIZE);
-        }
-        if ledge != 0 {
-            ledge_offsets.push(at.target(n, ledge, RECORD_SIZE, NODE)?);
-        } else if right == 0 {
-            return Err(at.err(n, NODE, "terminal node without a ledge"));
-        }
+        node.follow(at, &mut stack, &mut ledge_offsets)?;
         nodes.push(node);
     }
     nodes.sort_by_key(|n| n.offset);
@@ -387,17 +397,7 @@ impl Ledge {
         if l + RECORD_SIZE * (1 + n) > at.data.len() {
             return Err(at.err(l, LEDGE, format!("{n} triangles run past the end of the surface")));
         }
-        let mut triangles = Vec::with_capacity(n);
-        for t in 0..n {
-            let p = l + RECORD_SIZE * (1 + t);
-            let w = [
-                at.u32(p, TRI)?,
-                at.u32(p + 4, TRI)?,
-                at.u32(p + 8, TRI)?,
-                at.u32(p + 12, TRI)?,
-            ];
-            triangles.push(Triangle::from_words(w));
-        }
+        let triangles = read_triangles(at, l, n)?;
         Ok(Ledge {
             offset: l as u32,
             c_point_offset,
@@ -431,6 +431,22 @@ impl Ledge {
     }
 }
 
+/// The `n` triangles after the ledge header at `l`.
+fn read_triangles(at: &At<'_>, l: usize, n: usize) -> Result<Vec<Triangle>> {
+    let mut triangles = Vec::with_capacity(n);
+    for t in 0..n {
+        let p = l + RECORD_SIZE * (1 + t);
+        let w = [
+            at.u32(p, TRI)?,
+            at.u32(p + 4, TRI)?,
+            at.u32(p + 8, TRI)?,
+            at.u32(p + 12, TRI)?,
+        ];
+        triangles.push(Triangle::from_words(w));
+    }
+    Ok(triangles)
+}
+
 /// The ledges at `offsets` and the offsets of their points (sorted, each once).
 fn read_ledges(at: &At<'_>, offsets: &[usize]) -> Result<(Vec<Ledge>, Vec<usize>)> {
     let mut ledges = Vec::with_capacity(offsets.len());
@@ -461,15 +477,12 @@ fn read_point_runs(at: &At<'_>, offsets: Vec<usize>) -> Result<Vec<PointRun>> {
     Ok(points)
 }
 
-/// The bytes no record claims, as gaps; an error when two records overlap (every byte
-/// belongs to at most one record).
-fn find_gaps(
-    at: &At<'_>,
+/// Every record's (offset, length, name), sorted.
+fn record_spans(
     ledges: &[Ledge],
     nodes: &[LedgeTreeNode],
     points: &[PointRun],
-) -> Result<Vec<Gap>> {
-    let data = at.data;
+) -> Vec<(usize, usize, &'static str)> {
     let mut spans: Vec<(usize, usize, &'static str)> = vec![(0, SURFACE_HEADER_SIZE, HDR)];
     spans.extend(ledges.iter().map(|l| (l.offset as usize, l.record_len(), LEDGE)));
     spans.extend(nodes.iter().map(|n| (n.offset as usize, NODE_SIZE, NODE)));
@@ -479,6 +492,19 @@ fn find_gaps(
             .map(|r| (r.offset as usize, RECORD_SIZE * r.points.len(), POINT)),
     );
     spans.sort_unstable();
+    spans
+}
+
+/// The bytes no record claims, as gaps; an error when two records overlap (every byte
+/// belongs to at most one record).
+fn find_gaps(
+    at: &At<'_>,
+    ledges: &[Ledge],
+    nodes: &[LedgeTreeNode],
+    points: &[PointRun],
+) -> Result<Vec<Gap>> {
+    let data = at.data;
+    let spans = record_spans(ledges, nodes, points);
     let mut gaps = Vec::new();
     let mut end = 0;
     for &(start, len, what) in &spans {
@@ -487,20 +513,24 @@ fn find_gaps(
             return Err(at.err(start, what, message));
         }
         if start > end {
-            gaps.push(Gap {
-                offset: end as u32,
-                bytes: data[end..start].to_vec(),
-            });
+            gaps.push(Gap::of(data, end..start));
         }
         end = start + len;
     }
     if end < data.len() {
-        gaps.push(Gap {
-            offset: end as u32,
-            bytes: data[end..].to_vec(),
-        });
+        gaps.push(Gap::of(data, end..data.len()));
     }
     Ok(gaps)
+}
+
+impl Gap {
+    /// The bytes of `data` in `range`.
+    fn of(data: &[u8], range: std::ops::Range<usize>) -> Gap {
+        Gap {
+            offset: range.start as u32,
+            bytes: data[range].to_vec(),
+        }
+    }
 }
 
 /// Copies `bytes` into `out` at `pos`.
@@ -800,34 +830,33 @@ fn verify_twins(li: usize, l: &Ledge, bad: &mut Vec<String>) -> usize {
     for (t, tri) in l.triangles.iter().enumerate() {
         for e in 0..3 {
             used.push(tri.edges[e].start_point_index);
-            let Some((tt, ee)) = l.twin(t, e) else {
-                bad.push(format!(
-                    "ledge {li} triangle {t} edge {e}: twin outside the ledge"
-                ));
-                continue;
-            };
-            let back = l.twin(tt, ee);
-            if back != Some((t, e)) {
-                bad.push(format!(
-                    "ledge {li} triangle {t} edge {e}: its twin does not point back"
-                ));
-                continue;
-            }
-            // The twin runs the other way: it starts where this edge ends and vice versa.
-            let end = tri.edges[(e + 1) % 3].start_point_index;
-            let twin = &l.triangles[tt].edges;
-            if twin[ee].start_point_index != end
-                || twin[(ee + 1) % 3].start_point_index != tri.edges[e].start_point_index
-            {
-                bad.push(format!(
-                    "ledge {li} triangle {t} edge {e}: its twin joins other points"
-                ));
+            if let Err(problem) = check_twin(l, t, e) {
+                bad.push(format!("ledge {li} triangle {t} edge {e}: {problem}"));
             }
         }
     }
     used.sort_unstable();
     used.dedup();
     used.len()
+}
+
+/// Edge `e` of triangle `t` has a twin that points back and joins the same points the other
+/// way; otherwise what is wrong.
+fn check_twin(l: &Ledge, t: usize, e: usize) -> std::result::Result<(), &'static str> {
+    let tri = &l.triangles[t];
+    let (tt, ee) = l.twin(t, e).ok_or("twin outside the ledge")?;
+    if l.twin(tt, ee) != Some((t, e)) {
+        return Err("its twin does not point back");
+    }
+    // The twin runs the other way: it starts where this edge ends and vice versa.
+    let end = tri.edges[(e + 1) % 3].start_point_index;
+    let twin = &l.triangles[tt].edges;
+    if twin[ee].start_point_index != end
+        || twin[(ee + 1) % 3].start_point_index != tri.edges[e].start_point_index
+    {
+        return Err("its twin joins other points");
+    }
+    Ok(())
 }
 
 /// The plane of triangle `[a, b, c]` as (a, unnormalised normal, its length); `None` for a
