@@ -5,7 +5,7 @@
 use crate::bsp::Bsp;
 use crate::gamelump::GameLumpData;
 use crate::lump::*;
-use crate::records::{DispInfo, Face};
+use crate::records::{AreaPortal, DispInfo, Face, Leaf, LeafAmbientIndex, Overlay};
 
 /// One broken invariant: the lump, the record index (if one) and what is wrong.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -571,7 +571,7 @@ fn texture_name_references(bsp: &Bsp, c: &mut Checker) {
 /// Faces (drawn, original, HDR) into planes, surfedges, texinfo, dispinfo, primitives and
 /// lighting; surfedges into edges, edges into vertices.
 fn face_references(bsp: &Bsp, c: &mut Checker) {
-    let face_lumps: [(usize, &Vec<crate::records::Face>); 3] = [
+    let face_lumps: [(usize, &Vec<Face>); 3] = [
         (FACES, &bsp.faces),
         (ORIGINALFACES, &bsp.original_faces),
         (FACES_HDR, &bsp.faces_hdr),
@@ -753,7 +753,7 @@ fn leaf_references(bsp: &Bsp, c: &mut Checker) {
 }
 
 /// Leaf `i`'s visibility cluster (when there is visibility) and area (when there are areas).
-fn leaf_cluster_and_area(bsp: &Bsp, clusters: Option<i64>, i: usize, l: &crate::Leaf, c: &mut Checker) {
+fn leaf_cluster_and_area(bsp: &Bsp, clusters: Option<i64>, i: usize, l: &Leaf, c: &mut Checker) {
     if let Some(n) = clusters
         && l.cluster != -1
     {
@@ -839,7 +839,7 @@ fn area_references(bsp: &Bsp, c: &mut Checker) {
 }
 
 /// Area portal `i` into its other area, clip vertices and plane.
-fn area_portal_references(bsp: &Bsp, i: usize, p: &crate::AreaPortal, c: &mut Checker) {
+fn area_portal_references(bsp: &Bsp, i: usize, p: &AreaPortal, c: &mut Checker) {
     c.index(
         AREAPORTALS,
         i,
@@ -913,7 +913,7 @@ fn lighting_references(bsp: &Bsp, c: &mut Checker) {
 fn ambient_index_references(
     bsp: &Bsp,
     idx_lump: usize,
-    index: &[crate::LeafAmbientIndex],
+    index: &[LeafAmbientIndex],
     (amb_lump, samples): (usize, usize),
     c: &mut Checker,
 ) {
@@ -990,7 +990,7 @@ fn entity_references(bsp: &Bsp, c: &mut Checker) {
 }
 
 /// Static props into their model names and leaf lists, leaf lists into leaves.
-fn static_prop_references(bsp: &Bsp, sp: &crate::StaticProps, c: &mut Checker) {
+fn static_prop_references(bsp: &Bsp, sp: &crate::gamelump::StaticProps, c: &mut Checker) {
     for (i, p) in sp.props.iter().enumerate() {
         c.index(
             GAME_LUMP,
@@ -1276,7 +1276,7 @@ fn overlay_fade_count(bsp: &Bsp) -> Option<Violation> {
 /// the faces of one record.
 struct OverlayList<'a> {
     lump: usize,
-    overlays: &'a [crate::Overlay],
+    overlays: &'a [Overlay],
     name: &'static str,
     stride: Option<usize>,
     limit: (usize, &'static str),
@@ -1356,7 +1356,7 @@ fn occlusion_list<'a>(
 }
 
 /// Occluder polygons' vertex indices inside the index list, their planes in range.
-fn occluder_poly_references(bsp: &Bsp, o: &crate::Occlusion, mut faults: RecordFaults<'_>) {
+fn occluder_poly_references(bsp: &Bsp, o: &crate::occlusion::Occlusion, mut faults: RecordFaults<'_>) {
     for (i, p) in o.polys.iter().enumerate() {
         faults.span(
             i,
@@ -1404,7 +1404,7 @@ pub fn physics(bsp: &Bsp) -> Vec<Violation> {
 const PHYSICS_TOLERANCE: f32 = 5e-4;
 
 /// Physcollide's models name brush models, in ascending order.
-fn physcollide_model_order(bsp: &Bsp, pc: &crate::PhysCollide, c: &mut Checker) {
+fn physcollide_model_order(bsp: &Bsp, pc: &crate::physics::PhysCollide, c: &mut Checker) {
     let mut last = -1;
     for (i, m) in pc.models.iter().enumerate() {
         if m.model_index <= last || m.model_index as usize >= bsp.models.len() {
@@ -1454,7 +1454,7 @@ fn physcollide_model(i: usize, m: &srcmap_phys::ModelCollision, c: &mut Checker)
 
 /// Physdisp: one entry per displacement, each packed hull closed over the displacement's
 /// vertices.
-fn physdisp_hulls(bsp: &Bsp, pd: &crate::PhysDisp, c: &mut Checker) {
+fn physdisp_hulls(bsp: &Bsp, pd: &crate::physics::PhysDisp, c: &mut Checker) {
     if pd.blobs.len() != bsp.disp_info.len() {
         c.fail(
             PHYSDISP,
@@ -1489,7 +1489,7 @@ fn physdisp_hulls(bsp: &Bsp, pd: &crate::PhysDisp, c: &mut Checker) {
 /// LEAFS or LEAFWATERDATA.
 pub fn water(bsp: &Bsp) -> Vec<Violation> {
     use crate::codec::Record;
-    use crate::records::{Leaf, LeafWaterData};
+    use crate::records::LeafWaterData;
     let mut out = Vec::new();
     let mut faults = RecordFaults {
         out: &mut out,
