@@ -8,16 +8,15 @@ use srcmap_bytes::Endian;
 use std::borrow::Cow;
 
 use crate::codec::{Ctx, write_indices, write_records};
-use crate::document::BspDocument;
 use crate::entities::{Entity, write_entities};
-use crate::error::{BspError, Result};
+use crate::error::Result;
 use crate::file::{BspFile, LumpOrder};
 use crate::gamelump::GameLumps;
 use crate::lump::*;
 use crate::occlusion::Occlusion;
 use crate::physics::PhysCollide;
 use crate::records::*;
-use crate::view::BspView;
+use crate::view::{BspView, IntoOwnedLump, lump_fields};
 use crate::vis::Visibility;
 
 /// A Source BSP, every lump typed. Index fields are widened to `u32`/`i32` where some game
@@ -142,71 +141,22 @@ impl Bsp {
 
     /// Every lump empty and absent, lump versions zero: the start of a parse (no allocation).
     fn bare(version: i32) -> Bsp {
-        Bsp {
-            version,
-            revision: 0,
-            endian: Endian::Little,
-            order: LumpOrder::Standard,
-            lump_versions: [0; HEADER_LUMPS],
-            entities: Vec::new(),
-            entities_latin1: false,
-            planes: Vec::new(),
-            texdata: Vec::new(),
-            vertexes: Vec::new(),
-            visibility: None,
-            nodes: Vec::new(),
-            texinfo: Vec::new(),
-            faces: Vec::new(),
-            lighting: Vec::new(),
-            occlusion: None,
-            leafs: Vec::new(),
-            face_ids: Vec::new(),
-            edges: Vec::new(),
-            surfedges: Vec::new(),
-            models: Vec::new(),
-            world_lights: Vec::new(),
-            leaf_faces: Vec::new(),
-            leaf_brushes: Vec::new(),
-            brushes: Vec::new(),
-            brush_sides: Vec::new(),
-            areas: Vec::new(),
-            area_portals: Vec::new(),
-            disp_info: Vec::new(),
-            original_faces: Vec::new(),
-            phys_collide: None,
-            phys_disp: None,
-            vert_normals: Vec::new(),
-            vert_normal_indices: Vec::new(),
-            disp_verts: Vec::new(),
-            disp_lightmap_sample_positions: Vec::new(),
-            game_lumps: GameLumps::default(),
-            leaf_water_data: Vec::new(),
-            primitives: Vec::new(),
-            prim_verts: Vec::new(),
-            prim_indices: Vec::new(),
-            pakfile: Vec::new(),
-            clip_portal_verts: Vec::new(),
-            cubemaps: Vec::new(),
-            texdata_string_data: Vec::new(),
-            texdata_string_table: Vec::new(),
-            overlays: Vec::new(),
-            leaf_min_dist_to_water: Vec::new(),
-            face_macro_texture_info: Vec::new(),
-            disp_tris: Vec::new(),
-            water_overlays: Vec::new(),
-            leaf_ambient_index_hdr: Vec::new(),
-            leaf_ambient_index: Vec::new(),
-            lighting_hdr: Vec::new(),
-            world_lights_hdr: Vec::new(),
-            leaf_ambient_lighting_hdr: Vec::new(),
-            leaf_ambient_lighting: Vec::new(),
-            faces_hdr: Vec::new(),
-            map_flags: None,
-            overlay_fades: Vec::new(),
-            overlay_system_levels: Vec::new(),
-            raw: BTreeMap::new(),
-            tails: BTreeMap::new(),
+        macro_rules! bare {
+            ($($lump:ident $f:ident),*) => {
+                Bsp {
+                    version,
+                    revision: 0,
+                    endian: Endian::Little,
+                    order: LumpOrder::Standard,
+                    lump_versions: [0; HEADER_LUMPS],
+                    entities_latin1: false,
+                    raw: BTreeMap::new(),
+                    tails: BTreeMap::new(),
+                    $($f: Default::default(),)*
+                }
+            };
         }
+        lump_fields!(bare)
     }
 
     /// Parses a whole file (header, every lump, game lumps).
@@ -265,60 +215,148 @@ impl Bsp {
     /// [`Bsp::lump_bytes`] of the typed value alone, without a kept tail.
     fn typed_lump_bytes(&self, lump: usize) -> Result<Vec<u8>> {
         let ctx = self.ctx(lump);
+        match subject(lump) {
+            Subject::Geometry => self.geometry_lump_bytes(lump, &ctx),
+            Subject::Tree => self.tree_lump_bytes(lump, &ctx),
+            Subject::Texture => self.texture_lump_bytes(lump, &ctx),
+            Subject::Displacement => self.displacement_lump_bytes(lump, &ctx),
+            Subject::Lighting => self.lighting_lump_bytes(lump, &ctx),
+            Subject::Overlay => self.overlay_lump_bytes(lump, &ctx),
+            Subject::OwnFormat => self.own_format_lump_bytes(lump, &ctx),
+        }
+    }
+
+    /// Planes, vertices, edges, faces, vertex normals, clip portal vertices and primitives.
+    fn geometry_lump_bytes(&self, lump: usize, ctx: &Ctx) -> Result<Vec<u8>> {
         let wide = self.wide_indices(lump);
-        let i32s = |v: &[i32]| {
-            let mut w = srcmap_bytes::Writer::with_capacity(ctx.endian, v.len() * 4);
-            for &x in v {
-                w.i32(x);
-            }
-            w.into_inner()
-        };
-        let u16s = |v: &[u16]| {
-            let mut w = srcmap_bytes::Writer::with_capacity(ctx.endian, v.len() * 2);
-            for &x in v {
-                w.u16(x);
-            }
-            w.into_inner()
-        };
         Ok(match lump {
-            ENTITIES => {
-                if self.entities.is_empty() {
-                    Vec::new()
-                } else {
-                    write_entities(&self.entities, self.entities_latin1)
-                }
+            PLANES => write_records(&self.planes, ctx, lump)?,
+            VERTEXES => write_records(&self.vertexes, ctx, lump)?,
+            EDGES => write_records(&self.edges, ctx, lump)?,
+            SURFEDGES => i32_bytes(&self.surfedges, ctx),
+            FACES => write_records(&self.faces, ctx, lump)?,
+            ORIGINALFACES => write_records(&self.original_faces, ctx, lump)?,
+            FACES_HDR => write_records(&self.faces_hdr, ctx, lump)?,
+            FACEIDS => write_indices(&self.face_ids, wide, ctx, lump)?,
+            VERTNORMALS => write_records(&self.vert_normals, ctx, lump)?,
+            VERTNORMALINDICES => write_indices(&self.vert_normal_indices, wide, ctx, lump)?,
+            CLIPPORTALVERTS => write_records(&self.clip_portal_verts, ctx, lump)?,
+            PRIMITIVES => write_records(&self.primitives, ctx, lump)?,
+            PRIMVERTS => write_records(&self.prim_verts, ctx, lump)?,
+            PRIMINDICES => write_indices(&self.prim_indices, wide, ctx, lump)?,
+            _ => Vec::new(),
+        })
+    }
+
+    /// The BSP tree and what its leaves hold: nodes, leafs, models, brushes, areas, water.
+    fn tree_lump_bytes(&self, lump: usize, ctx: &Ctx) -> Result<Vec<u8>> {
+        let wide = self.wide_indices(lump);
+        Ok(match lump {
+            NODES => write_records(&self.nodes, ctx, lump)?,
+            LEAFS => write_records(&self.leafs, ctx, lump)?,
+            MODELS => write_records(&self.models, ctx, lump)?,
+            LEAFFACES => write_indices(&self.leaf_faces, wide, ctx, lump)?,
+            LEAFBRUSHES => write_indices(&self.leaf_brushes, wide, ctx, lump)?,
+            BRUSHES => write_records(&self.brushes, ctx, lump)?,
+            BRUSHSIDES => write_records(&self.brush_sides, ctx, lump)?,
+            AREAS => write_records(&self.areas, ctx, lump)?,
+            AREAPORTALS => write_records(&self.area_portals, ctx, lump)?,
+            LEAFWATERDATA => write_records(&self.leaf_water_data, ctx, lump)?,
+            LEAFMINDISTTOWATER => u16_bytes(&self.leaf_min_dist_to_water, ctx),
+            _ => Vec::new(),
+        })
+    }
+
+    /// Texture data and info, the material name strings, macro texture indices.
+    fn texture_lump_bytes(&self, lump: usize, ctx: &Ctx) -> Result<Vec<u8>> {
+        Ok(match lump {
+            TEXDATA => write_records(&self.texdata, ctx, lump)?,
+            TEXINFO => write_records(&self.texinfo, ctx, lump)?,
+            TEXDATA_STRING_DATA => self.texdata_string_data.clone(),
+            TEXDATA_STRING_TABLE => i32_bytes(&self.texdata_string_table, ctx),
+            FACE_MACRO_TEXTURE_INFO => u16_bytes(&self.face_macro_texture_info, ctx),
+            _ => Vec::new(),
+        })
+    }
+
+    /// Displacement infos, vertices, triangle flags and lightmap sample positions.
+    fn displacement_lump_bytes(&self, lump: usize, ctx: &Ctx) -> Result<Vec<u8>> {
+        Ok(match lump {
+            DISPINFO => write_records(&self.disp_info, ctx, lump)?,
+            DISP_VERTS => write_records(&self.disp_verts, ctx, lump)?,
+            DISP_TRIS => u16_bytes(&self.disp_tris, ctx),
+            DISP_LIGHTMAP_SAMPLE_POSITIONS => self.disp_lightmap_sample_positions.clone(),
+            _ => Vec::new(),
+        })
+    }
+
+    /// Lightmap samples, world lights, per-leaf ambient lighting and cubemap samples.
+    fn lighting_lump_bytes(&self, lump: usize, ctx: &Ctx) -> Result<Vec<u8>> {
+        Ok(match lump {
+            LIGHTING => write_records(&self.lighting, ctx, lump)?,
+            LIGHTING_HDR => write_records(&self.lighting_hdr, ctx, lump)?,
+            WORLDLIGHTS => write_records(&self.world_lights, ctx, lump)?,
+            WORLDLIGHTS_HDR => write_records(&self.world_lights_hdr, ctx, lump)?,
+            LEAF_AMBIENT_INDEX_HDR => write_records(&self.leaf_ambient_index_hdr, ctx, lump)?,
+            LEAF_AMBIENT_INDEX => write_records(&self.leaf_ambient_index, ctx, lump)?,
+            LEAF_AMBIENT_LIGHTING_HDR => write_records(&self.leaf_ambient_lighting_hdr, ctx, lump)?,
+            LEAF_AMBIENT_LIGHTING => write_records(&self.leaf_ambient_lighting, ctx, lump)?,
+            CUBEMAPS => write_records(&self.cubemaps, ctx, lump)?,
+            _ => Vec::new(),
+        })
+    }
+
+    /// Overlays, water overlays, their fade distances and system levels.
+    fn overlay_lump_bytes(&self, lump: usize, ctx: &Ctx) -> Result<Vec<u8>> {
+        Ok(match lump {
+            OVERLAYS => {
+                let v: Vec<OverlayRecord> = self.overlays.iter().cloned().map(OverlayRecord).collect();
+                write_records(&v, ctx, lump)?
             }
-            PLANES => write_records(&self.planes, &ctx, lump)?,
-            TEXDATA => write_records(&self.texdata, &ctx, lump)?,
-            VERTEXES => write_records(&self.vertexes, &ctx, lump)?,
+            WATEROVERLAYS => {
+                let v: Vec<WaterOverlayRecord> = self
+                    .water_overlays
+                    .iter()
+                    .cloned()
+                    .map(WaterOverlayRecord)
+                    .collect();
+                write_records(&v, ctx, lump)?
+            }
+            OVERLAY_FADES => write_records(&self.overlay_fades, ctx, lump)?,
+            OVERLAY_SYSTEM_LEVELS => write_records(&self.overlay_system_levels, ctx, lump)?,
+            _ => Vec::new(),
+        })
+    }
+
+    /// Lumps with a format of their own (entities, visibility, occlusion, physics, the game
+    /// lump, the pakfile, map flags); any other lump has no typed value to write.
+    fn own_format_lump_bytes(&self, lump: usize, ctx: &Ctx) -> Result<Vec<u8>> {
+        Ok(match lump {
+            ENTITIES if !self.entities.is_empty() => write_entities(&self.entities, self.entities_latin1),
             VISIBILITY => self
                 .visibility
                 .as_ref()
                 .map(|v| v.to_bytes(ctx.endian))
                 .unwrap_or_default(),
-            NODES => write_records(&self.nodes, &ctx, lump)?,
-            TEXINFO => write_records(&self.texinfo, &ctx, lump)?,
-            FACES => write_records(&self.faces, &ctx, lump)?,
-            LIGHTING => write_records(&self.lighting, &ctx, lump)?,
             OCCLUSION => self
                 .occlusion
                 .as_ref()
-                .map(|o| o.to_bytes(&ctx))
+                .map(|o| o.to_bytes(ctx))
                 .unwrap_or_default(),
-            LEAFS => write_records(&self.leafs, &ctx, lump)?,
-            FACEIDS => write_indices(&self.face_ids, wide, &ctx, lump)?,
-            EDGES => write_records(&self.edges, &ctx, lump)?,
-            SURFEDGES => i32s(&self.surfedges),
-            MODELS => write_records(&self.models, &ctx, lump)?,
-            WORLDLIGHTS => write_records(&self.world_lights, &ctx, lump)?,
-            LEAFFACES => write_indices(&self.leaf_faces, wide, &ctx, lump)?,
-            LEAFBRUSHES => write_indices(&self.leaf_brushes, wide, &ctx, lump)?,
-            BRUSHES => write_records(&self.brushes, &ctx, lump)?,
-            BRUSHSIDES => write_records(&self.brush_sides, &ctx, lump)?,
-            AREAS => write_records(&self.areas, &ctx, lump)?,
-            AREAPORTALS => write_records(&self.area_portals, &ctx, lump)?,
-            DISPINFO => write_records(&self.disp_info, &ctx, lump)?,
-            ORIGINALFACES => write_records(&self.original_faces, &ctx, lump)?,
+            PHYSCOLLIDE | PHYSDISP => self.physics_lump_bytes(lump, ctx)?,
+            GAME_LUMP if !self.game_lumps.lumps.is_empty() => self.game_lumps.to_bytes(ctx)?,
+            PAKFILE => self.pakfile.clone(),
+            MAP_FLAGS => self
+                .map_flags
+                .map(|f| i32_bytes(&[f as i32], ctx))
+                .unwrap_or_default(),
+            _ => Vec::new(),
+        })
+    }
+
+    /// The collision models and the displacement collision.
+    fn physics_lump_bytes(&self, lump: usize, ctx: &Ctx) -> Result<Vec<u8>> {
+        Ok(match lump {
             PHYSCOLLIDE => self
                 .phys_collide
                 .as_ref()
@@ -328,148 +366,8 @@ impl Bsp {
                 Some(p) => p.to_bytes(ctx.endian)?,
                 None => Vec::new(),
             },
-            VERTNORMALS => write_records(&self.vert_normals, &ctx, lump)?,
-            VERTNORMALINDICES => write_indices(&self.vert_normal_indices, wide, &ctx, lump)?,
-            DISP_VERTS => write_records(&self.disp_verts, &ctx, lump)?,
-            DISP_LIGHTMAP_SAMPLE_POSITIONS => self.disp_lightmap_sample_positions.clone(),
-            GAME_LUMP => {
-                if self.game_lumps.lumps.is_empty() {
-                    Vec::new()
-                } else {
-                    self.game_lumps.to_bytes(&ctx)?
-                }
-            }
-            LEAFWATERDATA => write_records(&self.leaf_water_data, &ctx, lump)?,
-            PRIMITIVES => write_records(&self.primitives, &ctx, lump)?,
-            PRIMVERTS => write_records(&self.prim_verts, &ctx, lump)?,
-            PRIMINDICES => write_indices(&self.prim_indices, wide, &ctx, lump)?,
-            PAKFILE => self.pakfile.clone(),
-            CLIPPORTALVERTS => write_records(&self.clip_portal_verts, &ctx, lump)?,
-            CUBEMAPS => write_records(&self.cubemaps, &ctx, lump)?,
-            TEXDATA_STRING_DATA => self.texdata_string_data.clone(),
-            TEXDATA_STRING_TABLE => i32s(&self.texdata_string_table),
-            OVERLAYS => {
-                let v: Vec<OverlayRecord> = self.overlays.iter().cloned().map(OverlayRecord).collect();
-                write_records(&v, &ctx, lump)?
-            }
-            LEAFMINDISTTOWATER => u16s(&self.leaf_min_dist_to_water),
-            FACE_MACRO_TEXTURE_INFO => u16s(&self.face_macro_texture_info),
-            DISP_TRIS => u16s(&self.disp_tris),
-            WATEROVERLAYS => {
-                let v: Vec<WaterOverlayRecord> = self
-                    .water_overlays
-                    .iter()
-                    .cloned()
-                    .map(WaterOverlayRecord)
-                    .collect();
-                write_records(&v, &ctx, lump)?
-            }
-            LEAF_AMBIENT_INDEX_HDR => write_records(&self.leaf_ambient_index_hdr, &ctx, lump)?,
-            LEAF_AMBIENT_INDEX => write_records(&self.leaf_ambient_index, &ctx, lump)?,
-            LIGHTING_HDR => write_records(&self.lighting_hdr, &ctx, lump)?,
-            WORLDLIGHTS_HDR => write_records(&self.world_lights_hdr, &ctx, lump)?,
-            LEAF_AMBIENT_LIGHTING_HDR => write_records(&self.leaf_ambient_lighting_hdr, &ctx, lump)?,
-            LEAF_AMBIENT_LIGHTING => write_records(&self.leaf_ambient_lighting, &ctx, lump)?,
-            FACES_HDR => write_records(&self.faces_hdr, &ctx, lump)?,
-            MAP_FLAGS => self.map_flags.map(|f| i32s(&[f as i32])).unwrap_or_default(),
-            OVERLAY_FADES => write_records(&self.overlay_fades, &ctx, lump)?,
-            OVERLAY_SYSTEM_LEVELS => write_records(&self.overlay_system_levels, &ctx, lump)?,
             _ => Vec::new(),
         })
-    }
-
-    /// A fresh document holding every lump re-serialised, in Valve's lump order.
-    pub fn to_document(&self) -> Result<BspDocument<'static>> {
-        let mut doc = BspDocument::new(self.version);
-        doc.endian = self.endian;
-        doc.revision = self.revision;
-        doc.order = self.order;
-        for lump in 0..HEADER_LUMPS {
-            let bytes = self.lump_bytes(lump)?;
-            if bytes.is_empty() && !VALVE_WRITE_ORDER.contains(&lump) {
-                // Keep Valve's zero offset for lumps its tools never write.
-                doc.lumps[lump].version = self.lump_versions[lump];
-                continue;
-            }
-            doc.set_lump(lump, bytes, self.lump_versions[lump]);
-        }
-        Ok(doc)
-    }
-
-    /// Serialises the whole file, every lump uncompressed. Values no reader can use (see
-    /// [`crate::check::unwritable`]) are refused, the first one named.
-    pub fn to_bytes(&self) -> Result<Vec<u8>> {
-        self.refuse_unwritable()?;
-        self.to_document()?.to_bytes()
-    }
-
-    fn refuse_unwritable(&self) -> Result<()> {
-        match crate::check::unwritable(self).into_iter().next() {
-            None => Ok(()),
-            Some(v) if v.lump == crate::check::HEADER => Err(BspError::Header {
-                offset: 4,
-                message: v.message,
-            }),
-            Some(v) => Err(BspError::Write {
-                lump: v.lump,
-                message: match v.record {
-                    Some(r) => format!("record {r}: {}", v.message),
-                    None => v.message,
-                },
-            }),
-        }
-    }
-
-    /// Serialises this BSP as an update of `earlier`, an earlier file of the same map (the one
-    /// it was parsed from, or one an earlier compile stage wrote): lumps keep that file's order,
-    /// untouched ones their stored bytes and place. Running the stages in one process and writing
-    /// once this way gives the same file as running them one after another on files.
-    pub fn to_bytes_over(&self, earlier: &[u8]) -> Result<Vec<u8>> {
-        self.refuse_unwritable()?;
-        let file = BspFile::parse(earlier)?;
-        let mut doc = BspDocument::from_file(&file);
-        self.update_document(&mut doc)?;
-        doc.to_bytes()
-    }
-
-    /// Writes this typed view into `doc` (opened from the file it was parsed from), replacing
-    /// only lumps whose content differs: untouched lumps keep their stored bytes, compression and
-    /// place in the file.
-    pub fn update_document(&self, doc: &mut BspDocument<'_>) -> Result<Vec<usize>> {
-        let mut changed = Vec::new();
-        for lump in 0..HEADER_LUMPS {
-            let new = self.lump_bytes(lump)?;
-            let unchanged = if lump == GAME_LUMP {
-                let mut old = Bsp::new(self.version);
-                old.endian = self.endian;
-                old.lump_versions = self.lump_versions;
-                old.game_lumps = doc.game_lumps_typed(&self.ctx(lump))?;
-                old.lump_bytes(lump)? == new
-            } else {
-                let old_bytes = doc.lump_data(lump)?;
-                if *old_bytes == new[..] {
-                    true
-                } else {
-                    // Same content, different bytes (entity whitespace, padding): keep the original.
-                    let mut old = Bsp::new(self.version);
-                    old.endian = self.endian;
-                    old.lump_versions = doc
-                        .lumps
-                        .iter()
-                        .map(|l| l.version)
-                        .collect::<Vec<_>>()
-                        .try_into()
-                        .unwrap_or(self.lump_versions);
-                    old.parse_lump(lump, &old_bytes, 0).is_ok() && old.lump_bytes(lump)? == new
-                }
-            };
-            if !unchanged || doc.lumps[lump].version != self.lump_versions[lump] {
-                doc.set_lump(lump, new, self.lump_versions[lump]);
-                changed.push(lump);
-            }
-        }
-        doc.revision = self.revision;
-        Ok(changed)
     }
 
     /// The leaf of `model`'s tree holding point `p`, as the engine finds it: from the model's
@@ -576,10 +474,71 @@ impl Bsp {
     }
 }
 
-impl BspDocument<'_> {
-    /// The game lump, parsed and decompressed.
-    pub fn game_lumps_typed(&self, ctx: &Ctx) -> Result<GameLumps> {
-        let raw = self.raw_game_lumps()?;
-        GameLumps::parse(&raw, ctx)
+impl BspView<'_> {
+    /// The owned [`Bsp`]: borrowed records and bytes are copied, decoded ones moved.
+    pub fn into_owned(self) -> Bsp {
+        let latin1 = self.entities.latin1();
+        macro_rules! build {
+            ($($lump:ident $f:ident),*) => {
+                Bsp {
+                    version: self.version,
+                    revision: self.revision,
+                    endian: self.endian,
+                    order: self.order,
+                    lump_versions: self.lump_versions,
+                    entities_latin1: latin1,
+                    raw: self.raw.into_iter().map(|(l, b)| (l, b.into_owned())).collect(),
+                    tails: self.tails.into_iter().map(|(l, b)| (l, b.into_owned())).collect(),
+                    $($f: self.$f.into_owned_lump(),)*
+                }
+            };
+        }
+        lump_fields!(build)
     }
+}
+
+impl Bsp {
+    /// Moves lump `lump`'s typed value (and its raw bytes, if kept raw) from `from` into `self`.
+    pub(crate) fn take_lump(&mut self, from: &mut Bsp, lump: usize) {
+        macro_rules! take {
+            ($($l:ident $f:ident),*) => {
+                match lump {
+                    $($l => self.$f = std::mem::take(&mut from.$f),)*
+                    _ => {}
+                }
+            };
+        }
+        lump_fields!(take);
+        if lump == ENTITIES {
+            self.entities_latin1 = from.entities_latin1;
+        }
+        for (to, from) in [(&mut self.raw, &mut from.raw), (&mut self.tails, &mut from.tails)] {
+            match from.remove(&lump) {
+                Some(bytes) => {
+                    to.insert(lump, bytes);
+                }
+                None => {
+                    to.remove(&lump);
+                }
+            }
+        }
+    }
+}
+
+/// A plain `i32` list lump in the file's byte order.
+fn i32_bytes(v: &[i32], ctx: &Ctx) -> Vec<u8> {
+    let mut w = srcmap_bytes::Writer::with_capacity(ctx.endian, v.len() * 4);
+    for &x in v {
+        w.i32(x);
+    }
+    w.into_inner()
+}
+
+/// A plain `u16` list lump in the file's byte order.
+fn u16_bytes(v: &[u16], ctx: &Ctx) -> Vec<u8> {
+    let mut w = srcmap_bytes::Writer::with_capacity(ctx.endian, v.len() * 2);
+    for &x in v {
+        w.u16(x);
+    }
+    w.into_inner()
 }

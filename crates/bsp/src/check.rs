@@ -5,7 +5,7 @@
 use crate::bsp::Bsp;
 use crate::gamelump::GameLumpData;
 use crate::lump::*;
-use crate::records::{DispInfo, Face};
+use crate::records::{AreaPortal, DispInfo, Face, Leaf, LeafAmbientIndex, Overlay};
 
 /// One broken invariant: the lump, the record index (if one) and what is wrong.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -35,35 +35,43 @@ impl std::fmt::Display for Violation {
 /// `MAX_MAP_*` limits for a BSP version: (lump, limit on record count, name).
 pub fn limits(version: i32) -> Vec<(usize, usize, &'static str)> {
     if version == 25 {
-        // Strata Source raised most limits (momentum-mod 0.9.2 changelog).
-        return vec![
-            (MODELS, 65536, "MAX_MAP_MODELS"),
-            (BRUSHES, 131072, "MAX_MAP_BRUSHES"),
-            (BRUSHSIDES, 655360, "MAX_MAP_BRUSHSIDES"),
-            (PLANES, 1048576, "MAX_MAP_PLANES"),
-            (VERTEXES, 1048576, "MAX_MAP_VERTS"),
-            (NODES, 1048576, "MAX_MAP_NODES"),
-            (TEXDATA, 16384, "MAX_MAP_TEXDATA"),
-            (FACES, 1048576, "MAX_MAP_FACES"),
-            (ORIGINALFACES, 1048576, "MAX_MAP_ORIGINALFACES"),
-            (LEAFS, 1048576, "MAX_MAP_LEAFS"),
-            (LEAFFACES, 1048576, "MAX_MAP_LEAFFACES"),
-            (LEAFBRUSHES, 1048576, "MAX_MAP_LEAFBRUSHES"),
-            (AREAS, 65536, "MAX_MAP_AREAS"),
-            (SURFEDGES, 8192000, "MAX_MAP_SURFEDGES"),
-            (EDGES, 4096000, "MAX_MAP_EDGES"),
-            (CUBEMAPS, 16384, "MAX_MAP_CUBEMAPSAMPLES"),
-            (OVERLAYS, 16384, "MAX_MAP_OVERLAYS"),
-            (DISPINFO, 262144, "MAX_MAP_DISPINFO"),
-        ];
+        return strata_limits();
     }
+    let mut limits = source_world_limits(version);
+    limits.extend(source_detail_limits(version));
+    limits
+}
+
+/// Strata Source raised most limits (momentum-mod 0.9.2 changelog).
+fn strata_limits() -> Vec<(usize, usize, &'static str)> {
     vec![
-        // Source 2013's limit; later branches (Left 4 Dead on) allow twice as many.
-        (
-            ENTITIES,
-            if version >= 21 { 16384 } else { 8192 },
-            "MAX_MAP_ENTITIES",
-        ),
+        (MODELS, 65536, "MAX_MAP_MODELS"),
+        (BRUSHES, 131072, "MAX_MAP_BRUSHES"),
+        (BRUSHSIDES, 655360, "MAX_MAP_BRUSHSIDES"),
+        (PLANES, 1048576, "MAX_MAP_PLANES"),
+        (VERTEXES, 1048576, "MAX_MAP_VERTS"),
+        (NODES, 1048576, "MAX_MAP_NODES"),
+        (TEXDATA, 16384, "MAX_MAP_TEXDATA"),
+        (FACES, 1048576, "MAX_MAP_FACES"),
+        (ORIGINALFACES, 1048576, "MAX_MAP_ORIGINALFACES"),
+        (LEAFS, 1048576, "MAX_MAP_LEAFS"),
+        (LEAFFACES, 1048576, "MAX_MAP_LEAFFACES"),
+        (LEAFBRUSHES, 1048576, "MAX_MAP_LEAFBRUSHES"),
+        (AREAS, 65536, "MAX_MAP_AREAS"),
+        (SURFEDGES, 8192000, "MAX_MAP_SURFEDGES"),
+        (EDGES, 4096000, "MAX_MAP_EDGES"),
+        (CUBEMAPS, 16384, "MAX_MAP_CUBEMAPSAMPLES"),
+        (OVERLAYS, 16384, "MAX_MAP_OVERLAYS"),
+        (DISPINFO, 262144, "MAX_MAP_DISPINFO"),
+    ]
+}
+
+/// Source 2013's limits on entities, brushes, the tree, faces and displacements.
+fn source_world_limits(version: i32) -> Vec<(usize, usize, &'static str)> {
+    // Source 2013's entity limit; later branches (Left 4 Dead on) allow twice as many.
+    let entities = if version >= 21 { 16384 } else { 8192 };
+    vec![
+        (ENTITIES, entities, "MAX_MAP_ENTITIES"),
         (MODELS, 1024, "MAX_MAP_MODELS"),
         (BRUSHES, 8192, "MAX_MAP_BRUSHES"),
         (BRUSHSIDES, 65536, "MAX_MAP_BRUSHSIDES"),
@@ -84,13 +92,17 @@ pub fn limits(version: i32) -> Vec<(usize, usize, &'static str)> {
         (AREAPORTALS, 1024, "MAX_MAP_AREAPORTALS"),
         (EDGES, 256000, "MAX_MAP_EDGES"),
         (SURFEDGES, 512000, "MAX_MAP_SURFEDGES"),
+    ]
+}
+
+/// Source 2013's limits on lights, cubemaps, overlays, water, primitives, vertex normals,
+/// portal vertices and material names.
+fn source_detail_limits(version: i32) -> Vec<(usize, usize, &'static str)> {
+    let overlays = if version >= 21 { 1024 } else { 512 };
+    vec![
         (WORLDLIGHTS, 8192, "MAX_MAP_WORLDLIGHTS"),
         (CUBEMAPS, 1024, "MAX_MAP_CUBEMAPSAMPLES"),
-        (
-            OVERLAYS,
-            if version >= 21 { 1024 } else { 512 },
-            "MAX_MAP_OVERLAYS",
-        ),
+        (OVERLAYS, overlays, "MAX_MAP_OVERLAYS"),
         (WATEROVERLAYS, 16384, "MAX_MAP_WATEROVERLAYS"),
         (LEAFWATERDATA, 32768, "MAX_MAP_LEAFWATERDATA"),
         (PRIMITIVES, 32768, "MAX_MAP_PRIMITIVES"),
@@ -118,58 +130,110 @@ fn byte_limits(version: i32) -> Vec<(usize, usize, &'static str)> {
 
 /// Number of typed records in `lump` (0 for lumps that are not record arrays).
 pub fn count(bsp: &Bsp, lump: usize) -> usize {
+    match subject(lump) {
+        Subject::Geometry => geometry_count(bsp, lump),
+        Subject::Tree => tree_count(bsp, lump),
+        Subject::Texture => texture_count(bsp, lump),
+        Subject::Displacement => displacement_count(bsp, lump),
+        Subject::Lighting => lighting_count(bsp, lump),
+        Subject::Overlay => overlay_count(bsp, lump),
+        Subject::OwnFormat => own_format_count(bsp, lump),
+    }
+}
+
+fn geometry_count(bsp: &Bsp, lump: usize) -> usize {
     match lump {
-        ENTITIES => bsp.entities.len(),
-        LIGHTING_HDR => bsp.lighting_hdr.len(),
-        LIGHTING => bsp.lighting.len(),
-        FACES_HDR => bsp.faces_hdr.len(),
-        FACEIDS => bsp.face_ids.len(),
-        WORLDLIGHTS_HDR => bsp.world_lights_hdr.len(),
-        LEAF_AMBIENT_INDEX => bsp.leaf_ambient_index.len(),
-        LEAF_AMBIENT_INDEX_HDR => bsp.leaf_ambient_index_hdr.len(),
-        LEAF_AMBIENT_LIGHTING => bsp.leaf_ambient_lighting.len(),
-        LEAF_AMBIENT_LIGHTING_HDR => bsp.leaf_ambient_lighting_hdr.len(),
-        OVERLAY_FADES => bsp.overlay_fades.len(),
-        OVERLAY_SYSTEM_LEVELS => bsp.overlay_system_levels.len(),
-        LEAFMINDISTTOWATER => bsp.leaf_min_dist_to_water.len(),
-        FACE_MACRO_TEXTURE_INFO => bsp.face_macro_texture_info.len(),
-        GAME_LUMP => bsp.game_lumps.lumps.len(),
-        VISIBILITY => bsp.visibility.as_ref().map_or(0, |v| v.num_clusters as usize),
-        PHYSCOLLIDE => bsp.phys_collide.as_ref().map_or(0, |p| p.models.len()),
-        PHYSDISP => bsp.phys_disp.as_ref().map_or(0, |p| p.blobs.len()),
-        OCCLUSION => bsp.occlusion.as_ref().map_or(0, |o| o.occluders.len()),
         PLANES => bsp.planes.len(),
-        TEXDATA => bsp.texdata.len(),
         VERTEXES => bsp.vertexes.len(),
-        NODES => bsp.nodes.len(),
-        TEXINFO => bsp.texinfo.len(),
-        FACES => bsp.faces.len(),
-        LEAFS => bsp.leafs.len(),
         EDGES => bsp.edges.len(),
         SURFEDGES => bsp.surfedges.len(),
+        FACES => bsp.faces.len(),
+        ORIGINALFACES => bsp.original_faces.len(),
+        FACES_HDR => bsp.faces_hdr.len(),
+        FACEIDS => bsp.face_ids.len(),
+        VERTNORMALS => bsp.vert_normals.len(),
+        VERTNORMALINDICES => bsp.vert_normal_indices.len(),
+        CLIPPORTALVERTS => bsp.clip_portal_verts.len(),
+        PRIMITIVES => bsp.primitives.len(),
+        PRIMVERTS => bsp.prim_verts.len(),
+        PRIMINDICES => bsp.prim_indices.len(),
+        _ => 0,
+    }
+}
+
+fn tree_count(bsp: &Bsp, lump: usize) -> usize {
+    match lump {
+        NODES => bsp.nodes.len(),
+        LEAFS => bsp.leafs.len(),
         MODELS => bsp.models.len(),
-        WORLDLIGHTS => bsp.world_lights.len(),
         LEAFFACES => bsp.leaf_faces.len(),
         LEAFBRUSHES => bsp.leaf_brushes.len(),
         BRUSHES => bsp.brushes.len(),
         BRUSHSIDES => bsp.brush_sides.len(),
         AREAS => bsp.areas.len(),
         AREAPORTALS => bsp.area_portals.len(),
-        DISPINFO => bsp.disp_info.len(),
-        ORIGINALFACES => bsp.original_faces.len(),
-        VERTNORMALS => bsp.vert_normals.len(),
-        VERTNORMALINDICES => bsp.vert_normal_indices.len(),
-        DISP_VERTS => bsp.disp_verts.len(),
         LEAFWATERDATA => bsp.leaf_water_data.len(),
-        PRIMITIVES => bsp.primitives.len(),
-        PRIMVERTS => bsp.prim_verts.len(),
-        PRIMINDICES => bsp.prim_indices.len(),
-        CLIPPORTALVERTS => bsp.clip_portal_verts.len(),
-        CUBEMAPS => bsp.cubemaps.len(),
+        LEAFMINDISTTOWATER => bsp.leaf_min_dist_to_water.len(),
+        _ => 0,
+    }
+}
+
+/// The string data is bytes, not records: 0.
+fn texture_count(bsp: &Bsp, lump: usize) -> usize {
+    match lump {
+        TEXDATA => bsp.texdata.len(),
+        TEXINFO => bsp.texinfo.len(),
         TEXDATA_STRING_TABLE => bsp.texdata_string_table.len(),
-        OVERLAYS => bsp.overlays.len(),
+        FACE_MACRO_TEXTURE_INFO => bsp.face_macro_texture_info.len(),
+        _ => 0,
+    }
+}
+
+/// The sample positions are a byte stream, not records: 0.
+fn displacement_count(bsp: &Bsp, lump: usize) -> usize {
+    match lump {
+        DISPINFO => bsp.disp_info.len(),
+        DISP_VERTS => bsp.disp_verts.len(),
         DISP_TRIS => bsp.disp_tris.len(),
+        _ => 0,
+    }
+}
+
+fn lighting_count(bsp: &Bsp, lump: usize) -> usize {
+    match lump {
+        LIGHTING => bsp.lighting.len(),
+        LIGHTING_HDR => bsp.lighting_hdr.len(),
+        WORLDLIGHTS => bsp.world_lights.len(),
+        WORLDLIGHTS_HDR => bsp.world_lights_hdr.len(),
+        LEAF_AMBIENT_INDEX_HDR => bsp.leaf_ambient_index_hdr.len(),
+        LEAF_AMBIENT_INDEX => bsp.leaf_ambient_index.len(),
+        LEAF_AMBIENT_LIGHTING_HDR => bsp.leaf_ambient_lighting_hdr.len(),
+        LEAF_AMBIENT_LIGHTING => bsp.leaf_ambient_lighting.len(),
+        CUBEMAPS => bsp.cubemaps.len(),
+        _ => 0,
+    }
+}
+
+fn overlay_count(bsp: &Bsp, lump: usize) -> usize {
+    match lump {
+        OVERLAYS => bsp.overlays.len(),
         WATEROVERLAYS => bsp.water_overlays.len(),
+        OVERLAY_FADES => bsp.overlay_fades.len(),
+        OVERLAY_SYSTEM_LEVELS => bsp.overlay_system_levels.len(),
+        _ => 0,
+    }
+}
+
+/// Entities, game lumps, visibility clusters, collision models and displacements, occluders;
+/// the pakfile and map flags are no record arrays: 0.
+fn own_format_count(bsp: &Bsp, lump: usize) -> usize {
+    match lump {
+        ENTITIES => bsp.entities.len(),
+        GAME_LUMP => bsp.game_lumps.lumps.len(),
+        VISIBILITY => bsp.visibility.as_ref().map_or(0, |v| v.num_clusters as usize),
+        PHYSCOLLIDE => bsp.phys_collide.as_ref().map_or(0, |p| p.models.len()),
+        PHYSDISP => bsp.phys_disp.as_ref().map_or(0, |p| p.blobs.len()),
+        OCCLUSION => bsp.occlusion.as_ref().map_or(0, |o| o.occluders.len()),
         _ => 0,
     }
 }
@@ -225,6 +289,24 @@ impl Checker {
 /// Quirks of a file that the engine accepts but that this crate keeps as bytes rather than
 /// typed: warnings, not errors (`srcmap check` prints them as such).
 pub fn quirks(bsp: &Bsp) -> Vec<Violation> {
+    let mut out = legacy_leaf_ambient_quirks(bsp);
+    out.extend(zero_texture_size_quirks(bsp));
+    for (&lump, tail) in &bsp.tails {
+        out.push(Violation {
+            lump,
+            record: None,
+            message: format!(
+                "{} byte(s) past the last whole record, kept as bytes (the engine reads the lump \
+                 as one block)",
+                tail.len()
+            ),
+        });
+    }
+    out
+}
+
+/// Per-leaf light cubes of the legacy layout, kept as bytes.
+fn legacy_leaf_ambient_quirks(bsp: &Bsp) -> Vec<Violation> {
     let mut out = Vec::new();
     for lump in [LEAF_AMBIENT_LIGHTING_HDR, LEAF_AMBIENT_LIGHTING] {
         let version = bsp.lump_versions[lump];
@@ -243,6 +325,12 @@ pub fn quirks(bsp: &Bsp) -> Vec<Violation> {
             });
         }
     }
+    out
+}
+
+/// Texture sizes with a zero side (a tool that found no texture).
+fn zero_texture_size_quirks(bsp: &Bsp) -> Vec<Violation> {
+    let mut out = Vec::new();
     for (i, t) in bsp.texdata.iter().enumerate() {
         if t.width == 0 || t.height == 0 || t.view_width == 0 || t.view_height == 0 {
             out.push(Violation {
@@ -259,17 +347,6 @@ pub fn quirks(bsp: &Bsp) -> Vec<Violation> {
                 ),
             });
         }
-    }
-    for (&lump, tail) in &bsp.tails {
-        out.push(Violation {
-            lump,
-            record: None,
-            message: format!(
-                "{} byte(s) past the last whole record, kept as bytes (the engine reads the lump \
-                 as one block)",
-                tail.len()
-            ),
-        });
     }
     out
 }
@@ -296,7 +373,19 @@ pub fn unwritable(bsp: &Bsp) -> Vec<Violation> {
             ),
         );
     }
-    let finite = |v: &[f32]| v.iter().all(|x| x.is_finite());
+    non_finite_geometry(bsp, &mut c);
+    unwritable_texdata(bsp, &mut c);
+    non_finite_world_lights(bsp, &mut c);
+    non_finite_origins(bsp, &mut c);
+    c.out
+}
+
+fn finite(v: &[f32]) -> bool {
+    v.iter().all(|x| x.is_finite())
+}
+
+/// NaN or infinite planes, vertices and texture vectors.
+fn non_finite_geometry(bsp: &Bsp, c: &mut Checker) {
     for (i, p) in bsp.planes.iter().enumerate() {
         if !finite(&p.normal) || !p.dist.is_finite() {
             c.fail(PLANES, Some(i), "plane is not finite (NaN or infinite)".into());
@@ -316,6 +405,10 @@ pub fn unwritable(bsp: &Bsp) -> Vec<Violation> {
             );
         }
     }
+}
+
+/// Texdata with a reflectivity that is not finite or a negative texture size.
+fn unwritable_texdata(bsp: &Bsp, c: &mut Checker) {
     for (i, t) in bsp.texdata.iter().enumerate() {
         let name = bsp.texdata_name(i).unwrap_or("?");
         if !finite(&t.reflectivity) {
@@ -337,6 +430,9 @@ pub fn unwritable(bsp: &Bsp) -> Vec<Violation> {
             );
         }
     }
+}
+
+fn non_finite_world_lights(bsp: &Bsp, c: &mut Checker) {
     for (lump, lights) in [
         (WORLDLIGHTS, &bsp.world_lights),
         (WORLDLIGHTS_HDR, &bsp.world_lights_hdr),
@@ -351,6 +447,10 @@ pub fn unwritable(bsp: &Bsp) -> Vec<Violation> {
             }
         }
     }
+}
+
+/// Entity origins with a NaN or infinite number.
+fn non_finite_origins(bsp: &Bsp, c: &mut Checker) {
     for (i, e) in bsp.entities.iter().enumerate() {
         let Some(origin) = e.get("origin") else {
             continue;
@@ -371,7 +471,6 @@ pub fn unwritable(bsp: &Bsp) -> Vec<Violation> {
             );
         }
     }
-    c.out
 }
 
 /// Checks every invariant; returns all violations (empty: the map passes).
@@ -442,6 +541,11 @@ fn texture_references(bsp: &Bsp, c: &mut Checker) {
             TEXDATA,
         );
     }
+    texture_name_references(bsp, c);
+}
+
+/// Texdata → name string table → string data.
+fn texture_name_references(bsp: &Bsp, c: &mut Checker) {
     for (i, t) in bsp.texdata.iter().enumerate() {
         c.index(
             TEXDATA,
@@ -467,15 +571,14 @@ fn texture_references(bsp: &Bsp, c: &mut Checker) {
 /// Faces (drawn, original, HDR) into planes, surfedges, texinfo, dispinfo, primitives and
 /// lighting; surfedges into edges, edges into vertices.
 fn face_references(bsp: &Bsp, c: &mut Checker) {
-    let planes = bsp.planes.len();
-    let face_lumps: [(usize, &Vec<crate::records::Face>); 3] = [
+    let face_lumps: [(usize, &Vec<Face>); 3] = [
         (FACES, &bsp.faces),
         (ORIGINALFACES, &bsp.original_faces),
         (FACES_HDR, &bsp.faces_hdr),
     ];
     for (lump, faces) in face_lumps {
         for (i, f) in faces.iter().enumerate() {
-            c.index(lump, i, "plane", f.plane as i64, planes, PLANES);
+            c.index(lump, i, "plane", f.plane as i64, bsp.planes.len(), PLANES);
             c.range(
                 lump,
                 i,
@@ -488,63 +591,81 @@ fn face_references(bsp: &Bsp, c: &mut Checker) {
             if lump != ORIGINALFACES {
                 // vbsp writes original faces before it compacts texinfo, so their texinfo and
                 // dispinfo indices are stale; the engine never reads them.
-                c.opt_index(lump, i, "texinfo", f.texinfo as i64, bsp.texinfo.len(), TEXINFO);
-                c.opt_index(
-                    lump,
-                    i,
-                    "dispinfo",
-                    f.dispinfo as i64,
-                    bsp.disp_info.len(),
-                    DISPINFO,
-                );
-                // Console builds strip the original faces.
-                if !bsp.original_faces.is_empty() {
-                    c.opt_index(
-                        lump,
-                        i,
-                        "original face",
-                        f.orig_face as i64,
-                        bsp.original_faces.len(),
-                        ORIGINALFACES,
-                    );
-                }
-                // Strata keeps the dynamic-shadows flag in bit 0, the count above it.
-                let prims = if bsp.version == 25 {
-                    f.num_prims >> 1
-                } else {
-                    f.num_prims & 0x7fff
-                } as i64;
-                c.range(
-                    lump,
-                    i,
-                    "primitives",
-                    f.first_prim as i64,
-                    prims,
-                    bsp.primitives.len(),
-                    PRIMITIVES,
-                );
+                drawn_face_references(bsp, lump, i, f, c);
             }
-            let lighting = if lump == FACES_HDR {
-                bsp.lighting_hdr.len()
-            } else {
-                bsp.lighting.len()
-            };
-            if f.light_offset != -1
-                && lighting > 0
-                && (f.light_offset < 0 || f.light_offset as usize / 4 > lighting)
-            {
-                c.fail(
-                    lump,
-                    Some(i),
-                    format!(
-                        "light offset {} is past the lighting lump ({} bytes)",
-                        f.light_offset,
-                        lighting * 4
-                    ),
-                );
-            }
+            face_light_offset(bsp, lump, i, f, c);
         }
     }
+    edge_references(bsp, c);
+}
+
+/// A drawn (or HDR) face's texinfo, dispinfo, original face and primitives.
+fn drawn_face_references(bsp: &Bsp, lump: usize, i: usize, f: &Face, c: &mut Checker) {
+    c.opt_index(lump, i, "texinfo", f.texinfo as i64, bsp.texinfo.len(), TEXINFO);
+    c.opt_index(
+        lump,
+        i,
+        "dispinfo",
+        f.dispinfo as i64,
+        bsp.disp_info.len(),
+        DISPINFO,
+    );
+    // Console builds strip the original faces.
+    if !bsp.original_faces.is_empty() {
+        c.opt_index(
+            lump,
+            i,
+            "original face",
+            f.orig_face as i64,
+            bsp.original_faces.len(),
+            ORIGINALFACES,
+        );
+    }
+    face_primitives(bsp, lump, i, f, c);
+}
+
+/// A face's primitives in range.
+fn face_primitives(bsp: &Bsp, lump: usize, i: usize, f: &Face, c: &mut Checker) {
+    // Strata keeps the dynamic-shadows flag in bit 0, the count above it.
+    let prims = if bsp.version == 25 {
+        f.num_prims >> 1
+    } else {
+        f.num_prims & 0x7fff
+    } as i64;
+    c.range(
+        lump,
+        i,
+        "primitives",
+        f.first_prim as i64,
+        prims,
+        bsp.primitives.len(),
+        PRIMITIVES,
+    );
+}
+
+/// A face's light offset inside its lighting lump (HDR faces in the HDR one).
+fn face_light_offset(bsp: &Bsp, lump: usize, i: usize, f: &Face, c: &mut Checker) {
+    let lighting = if lump == FACES_HDR {
+        bsp.lighting_hdr.len()
+    } else {
+        bsp.lighting.len()
+    };
+    if f.light_offset != -1 && lighting > 0 && (f.light_offset < 0 || f.light_offset as usize / 4 > lighting)
+    {
+        c.fail(
+            lump,
+            Some(i),
+            format!(
+                "light offset {} is past the lighting lump ({} bytes)",
+                f.light_offset,
+                lighting * 4
+            ),
+        );
+    }
+}
+
+/// Surfedges into edges, edges into vertices.
+fn edge_references(bsp: &Bsp, c: &mut Checker) {
     for (i, &e) in bsp.surfedges.iter().enumerate() {
         c.index(SURFEDGES, i, "edge", (e as i64).abs(), bsp.edges.len(), EDGES);
     }
@@ -557,63 +678,9 @@ fn face_references(bsp: &Bsp, c: &mut Checker) {
 
 /// Nodes, leaves, leaf faces, leaf brushes and models into the tree and what it indexes.
 fn tree_references(bsp: &Bsp, c: &mut Checker) {
-    let planes = bsp.planes.len();
     let faces_len = drawn_face_count(bsp);
-    let clusters = bsp.visibility.as_ref().map(|v| v.num_clusters as i64);
-    for (i, n) in bsp.nodes.iter().enumerate() {
-        c.index(NODES, i, "plane", n.plane as i64, planes, PLANES);
-        for ch in n.children {
-            if ch >= 0 {
-                c.index(NODES, i, "child node", ch as i64, bsp.nodes.len(), NODES);
-            } else {
-                c.index(NODES, i, "child leaf", -1 - ch as i64, bsp.leafs.len(), LEAFS);
-            }
-        }
-        c.range(
-            NODES,
-            i,
-            "faces",
-            n.first_face as i64,
-            n.num_faces as i64,
-            faces_len,
-            FACES,
-        );
-    }
-    for (i, l) in bsp.leafs.iter().enumerate() {
-        c.range(
-            LEAFS,
-            i,
-            "leaf faces",
-            l.first_leaf_face as i64,
-            l.num_leaf_faces as i64,
-            bsp.leaf_faces.len(),
-            LEAFFACES,
-        );
-        c.range(
-            LEAFS,
-            i,
-            "leaf brushes",
-            l.first_leaf_brush as i64,
-            l.num_leaf_brushes as i64,
-            bsp.leaf_brushes.len(),
-            LEAFBRUSHES,
-        );
-        if let Some(n) = clusters
-            && l.cluster != -1
-        {
-            c.index(LEAFS, i, "cluster", l.cluster as i64, n as usize, VISIBILITY);
-        }
-        if !bsp.areas.is_empty() {
-            c.index(
-                LEAFS,
-                i,
-                "area",
-                l.area(bsp.version) as i64,
-                bsp.areas.len(),
-                AREAS,
-            );
-        }
-    }
+    node_references(bsp, faces_len, c);
+    leaf_references(bsp, c);
     for (i, &f) in bsp.leaf_faces.iter().enumerate() {
         c.index(LEAFFACES, i, "face", f as i64, faces_len, FACES);
     }
@@ -636,9 +703,76 @@ fn tree_references(bsp: &Bsp, c: &mut Checker) {
     }
 }
 
+/// Nodes into planes, child nodes and leaves, and their faces.
+fn node_references(bsp: &Bsp, faces_len: usize, c: &mut Checker) {
+    for (i, n) in bsp.nodes.iter().enumerate() {
+        c.index(NODES, i, "plane", n.plane as i64, bsp.planes.len(), PLANES);
+        for ch in n.children {
+            if ch >= 0 {
+                c.index(NODES, i, "child node", ch as i64, bsp.nodes.len(), NODES);
+            } else {
+                c.index(NODES, i, "child leaf", -1 - ch as i64, bsp.leafs.len(), LEAFS);
+            }
+        }
+        c.range(
+            NODES,
+            i,
+            "faces",
+            n.first_face as i64,
+            n.num_faces as i64,
+            faces_len,
+            FACES,
+        );
+    }
+}
+
+/// Leaves into their leaf faces and leaf brushes, visibility clusters and areas.
+fn leaf_references(bsp: &Bsp, c: &mut Checker) {
+    let clusters = bsp.visibility.as_ref().map(|v| v.num_clusters as i64);
+    for (i, l) in bsp.leafs.iter().enumerate() {
+        c.range(
+            LEAFS,
+            i,
+            "leaf faces",
+            l.first_leaf_face as i64,
+            l.num_leaf_faces as i64,
+            bsp.leaf_faces.len(),
+            LEAFFACES,
+        );
+        c.range(
+            LEAFS,
+            i,
+            "leaf brushes",
+            l.first_leaf_brush as i64,
+            l.num_leaf_brushes as i64,
+            bsp.leaf_brushes.len(),
+            LEAFBRUSHES,
+        );
+        leaf_cluster_and_area(bsp, clusters, i, l, c);
+    }
+}
+
+/// Leaf `i`'s visibility cluster (when there is visibility) and area (when there are areas).
+fn leaf_cluster_and_area(bsp: &Bsp, clusters: Option<i64>, i: usize, l: &Leaf, c: &mut Checker) {
+    if let Some(n) = clusters
+        && l.cluster != -1
+    {
+        c.index(LEAFS, i, "cluster", l.cluster as i64, n as usize, VISIBILITY);
+    }
+    if !bsp.areas.is_empty() {
+        c.index(
+            LEAFS,
+            i,
+            "area",
+            l.area(bsp.version) as i64,
+            bsp.areas.len(),
+            AREAS,
+        );
+    }
+}
+
 /// Brushes into their sides, sides into planes, texinfo and dispinfo.
 fn brush_references(bsp: &Bsp, c: &mut Checker) {
-    let planes = bsp.planes.len();
     for (i, b) in bsp.brushes.iter().enumerate() {
         c.range(
             BRUSHES,
@@ -657,8 +791,13 @@ fn brush_references(bsp: &Bsp, c: &mut Checker) {
             );
         }
     }
+    brush_side_references(bsp, c);
+}
+
+/// Brush sides into planes, texinfo and dispinfo.
+fn brush_side_references(bsp: &Bsp, c: &mut Checker) {
     for (i, s) in bsp.brush_sides.iter().enumerate() {
-        c.index(BRUSHSIDES, i, "plane", s.plane as i64, planes, PLANES);
+        c.index(BRUSHSIDES, i, "plane", s.plane as i64, bsp.planes.len(), PLANES);
         c.opt_index(
             BRUSHSIDES,
             i,
@@ -683,7 +822,6 @@ fn brush_references(bsp: &Bsp, c: &mut Checker) {
 
 /// Areas into area portals, area portals into areas, clip vertices and planes.
 fn area_references(bsp: &Bsp, c: &mut Checker) {
-    let planes = bsp.planes.len();
     for (i, a) in bsp.areas.iter().enumerate() {
         c.range(
             AREAS,
@@ -696,25 +834,30 @@ fn area_references(bsp: &Bsp, c: &mut Checker) {
         );
     }
     for (i, p) in bsp.area_portals.iter().enumerate() {
-        c.index(
-            AREAPORTALS,
-            i,
-            "other area",
-            p.other_area as i64,
-            bsp.areas.len(),
-            AREAS,
-        );
-        c.range(
-            AREAPORTALS,
-            i,
-            "clip portal verts",
-            p.first_clip_portal_vert as i64,
-            p.num_clip_portal_verts as i64,
-            bsp.clip_portal_verts.len(),
-            CLIPPORTALVERTS,
-        );
-        c.index(AREAPORTALS, i, "plane", p.plane as i64, planes, PLANES);
+        area_portal_references(bsp, i, p, c);
     }
+}
+
+/// Area portal `i` into its other area, clip vertices and plane.
+fn area_portal_references(bsp: &Bsp, i: usize, p: &AreaPortal, c: &mut Checker) {
+    c.index(
+        AREAPORTALS,
+        i,
+        "other area",
+        p.other_area as i64,
+        bsp.areas.len(),
+        AREAS,
+    );
+    c.range(
+        AREAPORTALS,
+        i,
+        "clip portal verts",
+        p.first_clip_portal_vert as i64,
+        p.num_clip_portal_verts as i64,
+        bsp.clip_portal_verts.len(),
+        CLIPPORTALVERTS,
+    );
+    c.index(AREAPORTALS, i, "plane", p.plane as i64, bsp.planes.len(), PLANES);
 }
 
 /// Primitives into their indices and vertices; vertex normal indices into normals.
@@ -740,20 +883,13 @@ fn primitive_references(bsp: &Bsp, c: &mut Checker) {
         );
     }
     for (i, &v) in bsp.vert_normal_indices.iter().enumerate() {
-        c.index(
-            VERTNORMALINDICES,
-            i,
-            "normal",
-            v as i64,
-            bsp.vert_normals.len(),
-            VERTNORMALS,
-        );
+        let normals = bsp.vert_normals.len();
+        c.index(VERTNORMALINDICES, i, "normal", v as i64, normals, VERTNORMALS);
     }
 }
 
 /// Leaf ambient indices (one per leaf) into their samples; world lights into clusters.
 fn lighting_references(bsp: &Bsp, c: &mut Checker) {
-    let clusters = bsp.visibility.as_ref().map(|v| v.num_clusters as i64);
     for (idx_lump, index, amb_lump, samples) in [
         (
             LEAF_AMBIENT_INDEX,
@@ -768,25 +904,42 @@ fn lighting_references(bsp: &Bsp, c: &mut Checker) {
             bsp.leaf_ambient_lighting_hdr.len(),
         ),
     ] {
-        if !index.is_empty() && index.len() != bsp.leafs.len() {
-            c.fail(
-                idx_lump,
-                None,
-                format!("{} entries for {} leafs", index.len(), bsp.leafs.len()),
-            );
-        }
-        for (i, a) in index.iter().enumerate() {
-            c.range(
-                idx_lump,
-                i,
-                "ambient samples",
-                a.first_sample as i64,
-                a.sample_count as i64,
-                samples,
-                amb_lump,
-            );
-        }
+        ambient_index_references(bsp, idx_lump, index, (amb_lump, samples), c);
     }
+    world_light_clusters(bsp, c);
+}
+
+/// One ambient index per leaf (or none), each into the `samples` of `amb_lump`.
+fn ambient_index_references(
+    bsp: &Bsp,
+    idx_lump: usize,
+    index: &[LeafAmbientIndex],
+    (amb_lump, samples): (usize, usize),
+    c: &mut Checker,
+) {
+    if !index.is_empty() && index.len() != bsp.leafs.len() {
+        c.fail(
+            idx_lump,
+            None,
+            format!("{} entries for {} leafs", index.len(), bsp.leafs.len()),
+        );
+    }
+    for (i, a) in index.iter().enumerate() {
+        c.range(
+            idx_lump,
+            i,
+            "ambient samples",
+            a.first_sample as i64,
+            a.sample_count as i64,
+            samples,
+            amb_lump,
+        );
+    }
+}
+
+/// World lights (LDR and HDR) into visibility clusters.
+fn world_light_clusters(bsp: &Bsp, c: &mut Checker) {
+    let clusters = bsp.visibility.as_ref().map(|v| v.num_clusters as i64);
     for (lump, lights) in [
         (WORLDLIGHTS, &bsp.world_lights),
         (WORLDLIGHTS_HDR, &bsp.world_lights_hdr),
@@ -831,29 +984,34 @@ fn entity_references(bsp: &Bsp, c: &mut Checker) {
     }
     for gl in &bsp.game_lumps.lumps {
         if let GameLumpData::StaticProps(sp) = &gl.data {
-            for (i, p) in sp.props.iter().enumerate() {
-                c.index(
-                    GAME_LUMP,
-                    i,
-                    "static prop model",
-                    p.prop_type as i64,
-                    sp.models.len(),
-                    GAME_LUMP,
-                );
-                c.range(
-                    GAME_LUMP,
-                    i,
-                    "static prop leaves",
-                    p.first_leaf as i64,
-                    p.leaf_count as i64,
-                    sp.leaves.len(),
-                    GAME_LUMP,
-                );
-            }
-            for (i, &l) in sp.leaves.iter().enumerate() {
-                c.index(GAME_LUMP, i, "static prop leaf", l as i64, bsp.leafs.len(), LEAFS);
-            }
+            static_prop_references(bsp, sp, c);
         }
+    }
+}
+
+/// Static props into their model names and leaf lists, leaf lists into leaves.
+fn static_prop_references(bsp: &Bsp, sp: &crate::gamelump::StaticProps, c: &mut Checker) {
+    for (i, p) in sp.props.iter().enumerate() {
+        c.index(
+            GAME_LUMP,
+            i,
+            "static prop model",
+            p.prop_type as i64,
+            sp.models.len(),
+            GAME_LUMP,
+        );
+        c.range(
+            GAME_LUMP,
+            i,
+            "static prop leaves",
+            p.first_leaf as i64,
+            p.leaf_count as i64,
+            sp.leaves.len(),
+            GAME_LUMP,
+        );
+    }
+    for (i, &l) in sp.leaves.iter().enumerate() {
+        c.index(GAME_LUMP, i, "static prop leaf", l as i64, bsp.leafs.len(), LEAFS);
     }
 }
 
@@ -872,19 +1030,12 @@ pub fn displacements(bsp: &Bsp) -> Vec<Violation> {
     } else {
         &bsp.faces
     };
-    let samples = bsp.disp_lightmap_sample_positions.len();
     for (i, d) in bsp.disp_info.iter().enumerate() {
         let mut faults = Vec::new();
         disp_ranges(bsp, d, &mut faults);
         disp_base_face(faces, d, i, &mut faults);
         disp_neighbours(&bsp.disp_info, d, i, none, &mut faults);
-        // Console builds strip the sample positions but keep the starts.
-        let start = d.lightmap_sample_position_start;
-        if samples > 0 && (start < 0 || start as usize >= samples) {
-            faults.push(format!(
-                "lightmap sample positions start at byte {start}, past DISP_LIGHTMAP_SAMPLE_POSITIONS ({samples} bytes)"
-            ));
-        }
+        disp_sample_start(bsp, d, &mut faults);
         let at = i * stride;
         out.extend(faults.into_iter().map(|message| Violation {
             lump: DISPINFO,
@@ -893,6 +1044,18 @@ pub fn displacements(bsp: &Bsp) -> Vec<Violation> {
         }));
     }
     out
+}
+
+/// A displacement's lightmap sample positions start inside their lump.
+fn disp_sample_start(bsp: &Bsp, d: &DispInfo, faults: &mut Vec<String>) {
+    let samples = bsp.disp_lightmap_sample_positions.len();
+    // Console builds strip the sample positions but keep the starts.
+    let start = d.lightmap_sample_position_start;
+    if samples > 0 && (start < 0 || start as usize >= samples) {
+        faults.push(format!(
+            "lightmap sample positions start at byte {start}, past DISP_LIGHTMAP_SAMPLE_POSITIONS ({samples} bytes)"
+        ));
+    }
 }
 
 /// A displacement's power, and its vertices and triangles inside their lumps.
@@ -948,22 +1111,12 @@ fn disp_base_face(faces: &[Face], d: &DispInfo, i: usize, faults: &mut Vec<Strin
 /// Displacement `i`'s edge and corner neighbours: in range and listing `i` back (`none`
 /// marks an empty edge slot).
 fn disp_neighbours(infos: &[DispInfo], d: &DispInfo, i: usize, none: u32, faults: &mut Vec<String>) {
+    disp_edge_neighbours(infos, d, i, none, faults);
+    disp_corner_neighbours(infos, d, i, faults);
+}
+
+fn disp_edge_neighbours(infos: &[DispInfo], d: &DispInfo, i: usize, none: u32, faults: &mut Vec<String>) {
     let count = infos.len();
-    let edge_lists = |j: usize| {
-        infos[j]
-            .edge_neighbors
-            .iter()
-            .flatten()
-            .any(|sub| sub.neighbor as usize == i)
-    };
-    let corner_lists = |j: usize| {
-        infos[j].corner_neighbors.iter().any(|c| {
-            c.neighbors
-                .iter()
-                .take(c.count as usize)
-                .any(|&n| n as usize == i)
-        })
-    };
     for (edge, subs) in d.edge_neighbors.iter().enumerate() {
         for (half, sub) in subs.iter().enumerate() {
             let n = sub.neighbor;
@@ -974,13 +1127,17 @@ fn disp_neighbours(infos: &[DispInfo], d: &DispInfo, i: usize, none: u32, faults
                 faults.push(format!(
                     "edge {edge} neighbour {half} is dispinfo {n}, out of range ({count} dispinfos)"
                 ));
-            } else if !edge_lists(n as usize) {
+            } else if !edge_lists(&infos[n as usize], i) {
                 faults.push(format!(
                     "edge {edge} lists dispinfo {n} as a neighbour, but no edge of {n} lists {i}"
                 ));
             }
         }
     }
+}
+
+fn disp_corner_neighbours(infos: &[DispInfo], d: &DispInfo, i: usize, faults: &mut Vec<String>) {
+    let count = infos.len();
     for (corner, c) in d.corner_neighbors.iter().enumerate() {
         if c.count as usize > c.neighbors.len() {
             faults.push(format!(
@@ -994,13 +1151,31 @@ fn disp_neighbours(infos: &[DispInfo], d: &DispInfo, i: usize, none: u32, faults
                 faults.push(format!(
                     "corner {corner} neighbour is dispinfo {n}, out of range ({count} dispinfos)"
                 ));
-            } else if !corner_lists(n as usize) {
+            } else if !corner_lists(&infos[n as usize], i) {
                 faults.push(format!(
                     "corner {corner} lists dispinfo {n} as a neighbour, but no corner of {n} lists {i}"
                 ));
             }
         }
     }
+}
+
+/// Whether an edge of `d` lists displacement `i` as a neighbour.
+fn edge_lists(d: &DispInfo, i: usize) -> bool {
+    d.edge_neighbors
+        .iter()
+        .flatten()
+        .any(|sub| sub.neighbor as usize == i)
+}
+
+/// Whether a corner of `d` lists displacement `i` as a neighbour.
+fn corner_lists(d: &DispInfo, i: usize) -> bool {
+    d.corner_neighbors.iter().any(|c| {
+        c.neighbors
+            .iter()
+            .take(c.count as usize)
+            .any(|&n| n as usize == i)
+    })
 }
 
 /// Valve's `OVERLAY_BSP_FACE_COUNT`: the face slots of one overlay record.
@@ -1058,37 +1233,68 @@ pub fn overlays(bsp: &Bsp) -> Vec<Violation> {
     use crate::codec::Record;
     use crate::records::{OverlayRecord, WaterOverlayRecord};
     let mut out = Vec::new();
-    // Console builds keep only the HDR faces.
-    let faces = if bsp.faces.is_empty() {
-        bsp.faces_hdr.len()
-    } else {
-        bsp.faces.len()
-    };
     let lists = [
-        (
-            OVERLAYS,
-            &bsp.overlays,
-            "overlay",
-            OverlayRecord::size(&bsp.ctx(OVERLAYS)),
-            (OVERLAY_BSP_FACE_COUNT, "OVERLAY_BSP_FACE_COUNT"),
-        ),
-        (
-            WATEROVERLAYS,
-            &bsp.water_overlays,
-            "water overlay",
-            WaterOverlayRecord::size(&bsp.ctx(WATEROVERLAYS)),
-            (WATEROVERLAY_BSP_FACE_COUNT, "WATEROVERLAY_BSP_FACE_COUNT"),
-        ),
+        OverlayList {
+            lump: OVERLAYS,
+            overlays: &bsp.overlays,
+            name: "overlay",
+            stride: OverlayRecord::size(&bsp.ctx(OVERLAYS)),
+            limit: (OVERLAY_BSP_FACE_COUNT, "OVERLAY_BSP_FACE_COUNT"),
+        },
+        OverlayList {
+            lump: WATEROVERLAYS,
+            overlays: &bsp.water_overlays,
+            name: "water overlay",
+            stride: WaterOverlayRecord::size(&bsp.ctx(WATEROVERLAYS)),
+            limit: (WATEROVERLAY_BSP_FACE_COUNT, "WATEROVERLAY_BSP_FACE_COUNT"),
+        },
     ];
-    for (lump, overlays, name, stride, (limit, limit_name)) in lists {
+    for list in lists {
+        list.check(bsp, &mut out);
+    }
+    out.extend(overlay_fade_count(bsp));
+    out
+}
+
+/// OVERLAY_FADES, when present, has one record per overlay.
+fn overlay_fade_count(bsp: &Bsp) -> Option<Violation> {
+    if bsp.overlay_fades.is_empty() || bsp.overlay_fades.len() == bsp.overlays.len() {
+        return None;
+    }
+    Some(Violation {
+        lump: OVERLAY_FADES,
+        record: None,
+        message: format!(
+            "{} fades for {} overlays (OVERLAYS): there must be one per overlay",
+            bsp.overlay_fades.len(),
+            bsp.overlays.len()
+        ),
+    })
+}
+
+/// One overlay lump for [`overlays`]: its records, their name and size, and Valve's limit on
+/// the faces of one record.
+struct OverlayList<'a> {
+    lump: usize,
+    overlays: &'a [Overlay],
+    name: &'static str,
+    stride: Option<usize>,
+    limit: (usize, &'static str),
+}
+
+impl OverlayList<'_> {
+    fn check(&self, bsp: &Bsp, out: &mut Vec<Violation>) {
+        let (limit, limit_name) = self.limit;
+        // Console builds keep only the HDR faces.
+        let faces = drawn_face_count(bsp);
         let mut faults = RecordFaults {
-            out: &mut out,
-            lump,
-            name,
+            out,
+            lump: self.lump,
+            name: self.name,
             start: 0,
-            stride: stride.unwrap_or(0),
+            stride: self.stride.unwrap_or(0),
         };
-        for (i, o) in overlays.iter().enumerate() {
+        for (i, o) in self.overlays.iter().enumerate() {
             // vbsp creates a texinfo for every overlay, so -1 is no "none" here.
             faults.index(i, "texinfo", o.texinfo as i64, false, bsp.texinfo.len(), TEXINFO);
             let count = o.face_count();
@@ -1100,18 +1306,6 @@ pub fn overlays(bsp: &Bsp) -> Vec<Violation> {
             }
         }
     }
-    if !bsp.overlay_fades.is_empty() && bsp.overlay_fades.len() != bsp.overlays.len() {
-        out.push(Violation {
-            lump: OVERLAY_FADES,
-            record: None,
-            message: format!(
-                "{} fades for {} overlays (OVERLAYS): there must be one per overlay",
-                bsp.overlay_fades.len(),
-                bsp.overlays.len()
-            ),
-        });
-    }
-    out
 }
 
 /// The occlusion lump's three lists: each occluder's polygons inside the polygon list, each
@@ -1127,29 +1321,42 @@ pub fn occlusion(bsp: &Bsp) -> Vec<Violation> {
     let occluders_at = 4;
     let polys_at = occluders_at + o.occluders.len() * if with_area { 40 } else { 36 } + 4;
     let indices_at = polys_at + o.polys.len() * 12 + 4;
-    let mut faults = RecordFaults {
-        out: &mut out,
-        lump: OCCLUSION,
-        name: "occluder",
-        start: occluders_at,
-        stride: if with_area { 40 } else { 36 },
-    };
+    let mut faults = occlusion_list(
+        &mut out,
+        "occluder",
+        occluders_at,
+        if with_area { 40 } else { 36 },
+    );
     for (i, d) in o.occluders.iter().enumerate() {
-        faults.span(
-            i,
-            "polygons",
-            d.first_poly as i64,
-            d.poly_count as i64,
-            o.polys.len(),
-            "the polygon list",
-        );
+        let (first, n) = (d.first_poly as i64, d.poly_count as i64);
+        faults.span(i, "polygons", first, n, o.polys.len(), "the polygon list");
     }
-    let mut faults = RecordFaults {
-        name: "occluder polygon",
-        start: polys_at,
-        stride: 12,
-        ..faults
-    };
+    occluder_poly_references(bsp, o, occlusion_list(&mut out, "occluder polygon", polys_at, 12));
+    let mut faults = occlusion_list(&mut out, "occluder vertex index", indices_at, 4);
+    for (i, &v) in o.vertex_indices.iter().enumerate() {
+        faults.index(i, "vertex", v as i64, false, bsp.vertexes.len(), VERTEXES);
+    }
+    out
+}
+
+/// The faults of one of the occlusion lump's lists, entries `stride` bytes apart from `start`.
+fn occlusion_list<'a>(
+    out: &'a mut Vec<Violation>,
+    name: &'static str,
+    start: usize,
+    stride: usize,
+) -> RecordFaults<'a> {
+    RecordFaults {
+        out,
+        lump: OCCLUSION,
+        name,
+        start,
+        stride,
+    }
+}
+
+/// Occluder polygons' vertex indices inside the index list, their planes in range.
+fn occluder_poly_references(bsp: &Bsp, o: &crate::occlusion::Occlusion, mut faults: RecordFaults<'_>) {
     for (i, p) in o.polys.iter().enumerate() {
         faults.span(
             i,
@@ -1161,16 +1368,6 @@ pub fn occlusion(bsp: &Bsp) -> Vec<Violation> {
         );
         faults.index(i, "plane", p.plane as i64, false, bsp.planes.len(), PLANES);
     }
-    let mut faults = RecordFaults {
-        name: "occluder vertex index",
-        start: indices_at,
-        stride: 4,
-        ..faults
-    };
-    for (i, &v) in o.vertex_indices.iter().enumerate() {
-        faults.index(i, "vertex", v as i64, false, bsp.vertexes.len(), VERTEXES);
-    }
-    out
 }
 
 /// Physics collision: physcollide's models name brush models in ascending order, each model's
@@ -1179,102 +1376,112 @@ pub fn occlusion(bsp: &Bsp) -> Vec<Violation> {
 /// the key data's solid blocks name solids of the model; physdisp has one entry per displacement,
 /// each packed hull closed (every edge in two triangles, once each way) over the displacement's vertices.
 pub fn physics(bsp: &Bsp) -> Vec<Violation> {
-    /// IVP units are metres: half a millimetre, twice VPhysics' vertex merge distance (0.01
-    /// unit), since merged corners may tilt a small triangle by that much.
-    const TOLERANCE: f32 = 5e-4;
-    let mut out = Vec::new();
-    let mut fail = |lump, record, message| {
-        out.push(Violation {
-            lump,
-            record,
-            message,
-        })
-    };
+    let mut c = Checker { out: Vec::new() };
     // Console (big-endian) collision is not read by srcmap-phys.
     if let Some(pc) = bsp
         .phys_collide
         .as_ref()
         .filter(|_| bsp.endian == srcmap_bytes::Endian::Little)
     {
-        let mut last = -1;
-        for (i, m) in pc.models.iter().enumerate() {
-            if m.model_index <= last || m.model_index as usize >= bsp.models.len() {
-                fail(
-                    PHYSCOLLIDE,
-                    Some(i),
-                    format!(
-                        "model index {} is out of order or out of range ({} models)",
-                        m.model_index,
-                        bsp.models.len()
-                    ),
-                );
-            }
-            last = m.model_index;
-        }
+        physcollide_model_order(bsp, pc, &mut c);
         match pc.read_models(0) {
-            Err(e) => fail(PHYSCOLLIDE, None, format!("{e} (offset within the lump)")),
+            Err(e) => c.fail(PHYSCOLLIDE, None, format!("{e} (offset within the lump)")),
             Ok(models) => {
                 for (i, m) in models.iter().enumerate() {
-                    for (s, solid) in m.solids.iter().enumerate() {
-                        let Some(surface) = solid.surface() else { continue };
-                        for problem in surface.verify(TOLERANCE).into_iter().take(5) {
-                            fail(
-                                PHYSCOLLIDE,
-                                Some(i),
-                                format!("model {} solid {s}: {problem}", m.model_index),
-                            );
-                        }
-                    }
-                    for b in m.key_data.solids() {
-                        let index = b.get("index").and_then(|v| v.parse::<usize>().ok());
-                        if index.is_none_or(|x| x >= m.solids.len()) {
-                            fail(
-                                PHYSCOLLIDE,
-                                Some(i),
-                                format!(
-                                    "model {}: key data solid index {:?} does not name one of its {} solids",
-                                    m.model_index,
-                                    b.get("index"),
-                                    m.solids.len()
-                                ),
-                            );
-                        }
-                    }
+                    physcollide_model(i, m, &mut c);
                 }
             }
         }
     }
     if let Some(pd) = &bsp.phys_disp {
-        if pd.blobs.len() != bsp.disp_info.len() {
-            fail(
-                PHYSDISP,
-                None,
+        physdisp_hulls(bsp, pd, &mut c);
+    }
+    c.out
+}
+
+/// IVP units are metres: half a millimetre, twice VPhysics' vertex merge distance (0.01
+/// unit), since merged corners may tilt a small triangle by that much.
+const PHYSICS_TOLERANCE: f32 = 5e-4;
+
+/// Physcollide's models name brush models, in ascending order.
+fn physcollide_model_order(bsp: &Bsp, pc: &crate::physics::PhysCollide, c: &mut Checker) {
+    let mut last = -1;
+    for (i, m) in pc.models.iter().enumerate() {
+        if m.model_index <= last || m.model_index as usize >= bsp.models.len() {
+            c.fail(
+                PHYSCOLLIDE,
+                Some(i),
                 format!(
-                    "{} entries for {} displacements",
-                    pd.blobs.len(),
-                    bsp.disp_info.len()
+                    "model index {} is out of order or out of range ({} models)",
+                    m.model_index,
+                    bsp.models.len()
                 ),
             );
         }
-        match pd.read_hulls(0) {
-            Err(e) => fail(PHYSDISP, None, format!("{e} (offset within the lump)")),
-            Ok(hulls) => {
-                for (i, hull) in hulls.iter().enumerate() {
-                    let (Some(hull), Some(disp)) = (hull, bsp.disp_info.get(i)) else {
-                        continue;
-                    };
-                    for problem in hull.verify(disp.vert_count()).into_iter().take(5) {
-                        fail(
-                            PHYSDISP,
-                            Some(i),
-                            format!("displacement {i}: packed hull: {problem}"),
-                        );
-                    }
-                }
-            }
+        last = m.model_index;
+    }
+}
+
+/// Collision model `i`: its solids' compact surfaces verify, its key data's solid blocks name
+/// its solids.
+fn physcollide_model(i: usize, m: &srcmap_phys::ModelCollision, c: &mut Checker) {
+    for (s, solid) in m.solids.iter().enumerate() {
+        let Some(surface) = solid.surface() else { continue };
+        for problem in surface.verify(PHYSICS_TOLERANCE).into_iter().take(5) {
+            c.fail(
+                PHYSCOLLIDE,
+                Some(i),
+                format!("model {} solid {s}: {problem}", m.model_index),
+            );
         }
     }
-    out
+    for b in m.key_data.solids() {
+        let index = b.get("index").and_then(|v| v.parse::<usize>().ok());
+        if index.is_none_or(|x| x >= m.solids.len()) {
+            c.fail(
+                PHYSCOLLIDE,
+                Some(i),
+                format!(
+                    "model {}: key data solid index {:?} does not name one of its {} solids",
+                    m.model_index,
+                    b.get("index"),
+                    m.solids.len()
+                ),
+            );
+        }
+    }
+}
+
+/// Physdisp: one entry per displacement, each packed hull closed over the displacement's
+/// vertices.
+fn physdisp_hulls(bsp: &Bsp, pd: &crate::physics::PhysDisp, c: &mut Checker) {
+    if pd.blobs.len() != bsp.disp_info.len() {
+        c.fail(
+            PHYSDISP,
+            None,
+            format!(
+                "{} entries for {} displacements",
+                pd.blobs.len(),
+                bsp.disp_info.len()
+            ),
+        );
+    }
+    let hulls = match pd.read_hulls(0) {
+        Err(e) => return c.fail(PHYSDISP, None, format!("{e} (offset within the lump)")),
+        Ok(hulls) => hulls,
+    };
+    for (i, hull) in hulls.iter().enumerate() {
+        let (Some(hull), Some(disp)) = (hull, bsp.disp_info.get(i)) else {
+            continue;
+        };
+        for problem in hull.verify(disp.vert_count()).into_iter().take(5) {
+            c.fail(
+                PHYSDISP,
+                Some(i),
+                format!("displacement {i}: packed hull: {problem}"),
+            );
+        }
+    }
 }
 
 /// Water volumes: every leaf's leaf water data index in range or -1, and every water data
@@ -1282,7 +1489,7 @@ pub fn physics(bsp: &Bsp) -> Vec<Violation> {
 /// LEAFS or LEAFWATERDATA.
 pub fn water(bsp: &Bsp) -> Vec<Violation> {
     use crate::codec::Record;
-    use crate::records::{Leaf, LeafWaterData};
+    use crate::records::LeafWaterData;
     let mut out = Vec::new();
     let mut faults = RecordFaults {
         out: &mut out,
@@ -1292,14 +1499,8 @@ pub fn water(bsp: &Bsp) -> Vec<Violation> {
         stride: Leaf::size(&bsp.ctx(LEAFS)).unwrap_or(0),
     };
     for (i, l) in bsp.leafs.iter().enumerate() {
-        faults.index(
-            i,
-            "leaf water data",
-            l.leaf_water_data as i64,
-            true,
-            bsp.leaf_water_data.len(),
-            LEAFWATERDATA,
-        );
+        let (index, len) = (l.leaf_water_data as i64, bsp.leaf_water_data.len());
+        faults.index(i, "leaf water data", index, true, len, LEAFWATERDATA);
     }
     let mut faults = RecordFaults {
         lump: LEAFWATERDATA,
@@ -1308,14 +1509,8 @@ pub fn water(bsp: &Bsp) -> Vec<Violation> {
         ..faults
     };
     for (i, w) in bsp.leaf_water_data.iter().enumerate() {
-        faults.index(
-            i,
-            "surface texinfo",
-            w.surface_texinfo as i64,
-            true,
-            bsp.texinfo.len(),
-            TEXINFO,
-        );
+        let (index, len) = (w.surface_texinfo as i64, bsp.texinfo.len());
+        faults.index(i, "surface texinfo", index, true, len, TEXINFO);
     }
     out
 }

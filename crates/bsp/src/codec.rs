@@ -534,14 +534,7 @@ pub fn read_indices_into<C: Collect<u32>>(
     base: u64,
     out: C,
 ) -> Result<C::Out> {
-    let size = if wide { 4 } else { 2 };
-    if !data.len().is_multiple_of(size) {
-        return Err(BspError::lump(
-            lump,
-            base + data.len() as u64 - 1,
-            format!("length {} is not a multiple of {size}", data.len()),
-        ));
-    }
+    check_index_len(data, if wide { 4 } else { 2 }, lump, base)?;
     let big = ctx.endian == Endian::Big;
     Ok(match (wide, big) {
         (true, false) => out.collect(data.as_chunks::<4>().0.iter().map(|&b| u32::from_le_bytes(b))),
@@ -559,6 +552,18 @@ pub fn read_indices_into<C: Collect<u32>>(
                 .map(|&b| u16::from_be_bytes(b) as u32),
         ),
     })
+}
+
+/// An index list is a whole number of `size`-byte indices.
+fn check_index_len(data: &[u8], size: usize, lump: usize, base: u64) -> Result<()> {
+    if !data.len().is_multiple_of(size) {
+        return Err(BspError::lump(
+            lump,
+            base + data.len() as u64 - 1,
+            format!("length {} is not a multiple of {size}", data.len()),
+        ));
+    }
+    Ok(())
 }
 
 pub fn write_indices(values: &[u32], wide: bool, ctx: &Ctx, lump: usize) -> Result<Vec<u8>> {

@@ -7,9 +7,10 @@ use std::borrow::Cow;
 
 use srcmap_bytes::{Endian, Writer};
 
+use crate::codec::Ctx;
 use crate::error::{BspError, Result};
 use crate::file::{BspFile, LumpOrder};
-use crate::gamelump::RawGameLumps;
+use crate::gamelump::{GameLumps, RawGameLumps};
 use crate::lump::{GAME_LUMP, HEADER_LUMPS, HEADER_SIZE, PAKFILE, VALVE_WRITE_ORDER};
 use crate::lzma;
 
@@ -169,6 +170,12 @@ impl<'a> BspDocument<'a> {
         )
     }
 
+    /// The game lump, parsed and decompressed.
+    pub fn game_lumps_typed(&self, ctx: &Ctx) -> Result<GameLumps> {
+        let raw = self.raw_game_lumps()?;
+        GameLumps::parse(&raw, ctx)
+    }
+
     /// LZMA-compresses every lump that is not already compressed and gets smaller (as Valve's
     /// bspzip does), and each game lump separately. The pakfile is never compressed as a lump.
     pub fn compress(&mut self) -> Result<()> {
@@ -222,83 +229,35 @@ impl<'a> BspDocument<'a> {
     /// Lays out and writes the file. Untouched lumps keep their offsets and the bytes between
     /// them for as long as nothing before them moved; everything else is 4-byte aligned.
     pub fn to_bytes(&self) -> Result<Vec<u8>> {
-        let total: usize = self.lumps.iter().map(|l| l.data.len() + 3).sum::<usize>() + HEADER_SIZE;
-        let mut out = Vec::with_capacity(total);
-        out.resize(HEADER_SIZE, 0);
-        let mut entries = [(0u32, 0u32); HEADER_LUMPS];
-        // True while every byte written so far sits where it sat in the source file.
-        let mut in_place = self.source.is_some();
+        let mut layout = Layout::new(self);
         for &lump in &self.file_order {
-            let slot = &self.lumps[lump];
-            let len = slot.data.len();
-            let offset = match slot.origin {
-                Some(orig) if in_place && len == 0 => orig,
-                Some(orig) if in_place && (orig as usize) < out.len() => {
-                    // Overlaps bytes already written (lumps sharing data): since everything so
-                    // far equals the source, only the part past the end is new.
-                    let done = out.len() - orig as usize;
-                    out.extend_from_slice(slot.data.get(done..).unwrap_or(&[]));
-                    entries[lump] = (orig, len as u32);
-                    continue;
-                }
-                Some(orig) if in_place && orig as usize >= out.len() => {
-                    // Copy the gap (padding, or bytes no lump claims) from the source.
-                    let src = self.source.unwrap_or(&[]);
-                    out.extend_from_slice(src.get(out.len()..orig as usize).unwrap_or(&[]));
-                    out.resize(orig as usize, 0);
-                    orig
-                }
-                Some(0) if len == 0 => {
-                    in_place = false;
-                    0
-                }
-                _ => {
-                    // Valve pads every lump to 4 bytes and records the position even for
-                    // lumps written empty.
-                    in_place = false;
-                    while out.len() % 4 != 0 {
-                        out.push(0);
-                    }
-                    out.len() as u32
-                }
-            };
-            if out.len() + len > u32::MAX as usize {
-                return Err(BspError::Write {
-                    lump,
-                    message: "file would exceed 4 GiB".into(),
-                });
-            }
-            out.extend_from_slice(&slot.data);
-            entries[lump] = (offset, len as u32);
+            layout.place(lump, &self.lumps[lump])?;
         }
-        if !in_place {
-            while out.len() % 4 != 0 {
-                out.push(0);
-            }
-        } else {
-            // Trailing bytes after the last lump.
-            if let Some(src) = self.source
-                && src.len() > out.len()
-            {
-                out.extend_from_slice(&src[out.len()..]);
-            }
-        }
-        // Game lump offsets are absolute: move them with the lump.
-        if let Some(base) = self.game_lump_base {
-            let (off, len) = entries[GAME_LUMP];
-            if len > 0 && off != base {
-                let delta = off as i64 - base as i64;
-                crate::gamelump::patch_offsets(
-                    &mut out[off as usize..(off + len) as usize],
-                    self.endian,
-                    delta,
-                )
+        layout.finish();
+        let Layout { mut out, entries, .. } = layout;
+        self.move_game_lump_offsets(&mut out, entries[GAME_LUMP])?;
+        out[..HEADER_SIZE].copy_from_slice(&self.header_bytes(&entries));
+        Ok(out)
+    }
+
+    /// Game lump offsets are absolute: move them with the lump, written at `(offset, len)`.
+    fn move_game_lump_offsets(&self, out: &mut [u8], (off, len): (u32, u32)) -> Result<()> {
+        let Some(base) = self.game_lump_base else {
+            return Ok(());
+        };
+        if len > 0 && off != base {
+            let delta = off as i64 - base as i64;
+            crate::gamelump::patch_offsets(&mut out[off as usize..(off + len) as usize], self.endian, delta)
                 .map_err(|e| BspError::Write {
                     lump: GAME_LUMP,
                     message: e.to_string(),
                 })?;
-            }
         }
+        Ok(())
+    }
+
+    /// The file header: magic, version, the lump directory of `entries` and the revision.
+    fn header_bytes(&self, entries: &[(u32, u32); HEADER_LUMPS]) -> Vec<u8> {
         let mut w = Writer::with_capacity(self.endian, HEADER_SIZE);
         w.bytes(if self.endian == Endian::Little {
             b"VBSP"
@@ -323,7 +282,110 @@ impl<'a> BspDocument<'a> {
             w.u32(slot.fourcc);
         }
         w.i32(self.revision);
-        out[..HEADER_SIZE].copy_from_slice(&w.buf);
-        Ok(out)
+        w.buf
+    }
+}
+
+/// The file [`BspDocument::to_bytes`] is laying out: the bytes so far (the header zeroed) and
+/// each lump's `(offset, length)`.
+struct Layout<'s> {
+    out: Vec<u8>,
+    entries: [(u32, u32); HEADER_LUMPS],
+    /// True while every byte written so far sits where it sat in the source file.
+    in_place: bool,
+    source: Option<&'s [u8]>,
+}
+
+impl<'s> Layout<'s> {
+    fn new(doc: &BspDocument<'s>) -> Self {
+        let total: usize = doc.lumps.iter().map(|l| l.data.len() + 3).sum::<usize>() + HEADER_SIZE;
+        let mut out = Vec::with_capacity(total);
+        out.resize(HEADER_SIZE, 0);
+        Layout {
+            out,
+            entries: [(0u32, 0u32); HEADER_LUMPS],
+            in_place: doc.source.is_some(),
+            source: doc.source,
+        }
+    }
+
+    /// Writes `slot` at its source offset while everything before it is in place, else at the
+    /// next 4-byte boundary.
+    fn place(&mut self, lump: usize, slot: &LumpSlot<'_>) -> Result<()> {
+        let len = slot.data.len();
+        let Some(offset) = self.offset_for(lump, slot) else {
+            return Ok(());
+        };
+        if self.out.len() + len > u32::MAX as usize {
+            return Err(BspError::Write {
+                lump,
+                message: "file would exceed 4 GiB".into(),
+            });
+        }
+        self.out.extend_from_slice(&slot.data);
+        self.entries[lump] = (offset, len as u32);
+        Ok(())
+    }
+
+    /// Where `slot` goes, padding or copying the source's bytes up to there; `None` when it
+    /// overlaps bytes already written and is placed already.
+    fn offset_for(&mut self, lump: usize, slot: &LumpSlot<'_>) -> Option<u32> {
+        let len = slot.data.len();
+        Some(match slot.origin {
+            Some(orig) if self.in_place && len == 0 => orig,
+            Some(orig) if self.in_place && (orig as usize) < self.out.len() => {
+                self.place_overlapping(lump, orig, &slot.data);
+                return None;
+            }
+            Some(orig) if self.in_place && orig as usize >= self.out.len() => {
+                self.copy_source_gap(orig as usize);
+                orig
+            }
+            Some(0) if len == 0 => {
+                self.in_place = false;
+                0
+            }
+            _ => {
+                // Valve pads every lump to 4 bytes and records the position even for
+                // lumps written empty.
+                self.in_place = false;
+                self.pad();
+                self.out.len() as u32
+            }
+        })
+    }
+
+    /// A lump at `orig`, overlapping bytes already written (lumps sharing data): since
+    /// everything so far equals the source, only the part past the end is new.
+    fn place_overlapping(&mut self, lump: usize, orig: u32, data: &[u8]) {
+        let done = self.out.len() - orig as usize;
+        self.out.extend_from_slice(data.get(done..).unwrap_or(&[]));
+        self.entries[lump] = (orig, data.len() as u32);
+    }
+
+    /// Copies the gap up to `end` (padding, or bytes no lump claims) from the source.
+    fn copy_source_gap(&mut self, end: usize) {
+        let src = self.source.unwrap_or(&[]);
+        self.out
+            .extend_from_slice(src.get(self.out.len()..end).unwrap_or(&[]));
+        self.out.resize(end, 0);
+    }
+
+    /// Zeros up to the next 4-byte boundary.
+    fn pad(&mut self) {
+        while !self.out.len().is_multiple_of(4) {
+            self.out.push(0);
+        }
+    }
+
+    /// Pads the end of a moved file; an in-place one keeps the source's bytes after the last lump.
+    fn finish(&mut self) {
+        if !self.in_place {
+            self.pad();
+        } else if let Some(src) = self.source
+            && src.len() > self.out.len()
+        {
+            self.out.extend_from_slice(&src[self.out.len()..]);
+        }
     }
 }

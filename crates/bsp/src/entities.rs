@@ -117,28 +117,34 @@ impl<'e> EntityRef<'e> {
     }
 }
 
+/// The text before the NUL at `end`, when it is UTF-8 (borrowed when `data` is), and whether
+/// the lump is to be written back as Latin-1. Validated once; tokens are then cut at ASCII
+/// delimiters, always on char boundaries. The NUL is a character boundary, so the whole lump is
+/// UTF-8 iff both sides of it are.
+fn utf8_text<'a>(data: &Cow<'a, [u8]>, end: usize) -> (Option<Cow<'a, str>>, bool) {
+    match data {
+        Cow::Borrowed(b) => {
+            let b: &'a [u8] = b;
+            let t = std::str::from_utf8(&b[..end]).ok();
+            let latin1 = t.is_none() || std::str::from_utf8(&b[end..]).is_err();
+            (t.map(Cow::Borrowed), latin1)
+        }
+        Cow::Owned(v) => {
+            let t = std::str::from_utf8(&v[..end])
+                .ok()
+                .map(|s| Cow::Owned(s.to_owned()));
+            let latin1 = t.is_none() || std::str::from_utf8(&v[end..]).is_err();
+            (t, latin1)
+        }
+    }
+}
+
 impl<'a> Entities<'a> {
     /// Tokenises the entity lump (NUL-terminated text). `base` is the lump's file offset, for
     /// errors. Borrows the text when `data` is borrowed and UTF-8.
     pub fn parse(data: Cow<'a, [u8]>, lump: usize, base: u64) -> Result<Entities<'a>> {
         let end = memchr::memchr(0, &data).unwrap_or(data.len());
-        // Validate once; tokens are then cut at ASCII delimiters, always on char boundaries.
-        // The NUL is a character boundary, so the whole lump is UTF-8 iff both sides of it are.
-        let (utf8, latin1): (Option<Cow<'a, str>>, bool) = match &data {
-            Cow::Borrowed(b) => {
-                let b: &'a [u8] = b;
-                let t = std::str::from_utf8(&b[..end]).ok();
-                let latin1 = t.is_none() || std::str::from_utf8(&b[end..]).is_err();
-                (t.map(Cow::Borrowed), latin1)
-            }
-            Cow::Owned(v) => {
-                let t = std::str::from_utf8(&v[..end])
-                    .ok()
-                    .map(|s| Cow::Owned(s.to_owned()));
-                let latin1 = t.is_none() || std::str::from_utf8(&v[end..]).is_err();
-                (t, latin1)
-            }
-        };
+        let (utf8, latin1) = utf8_text(&data, end);
         let bytes = &data[..end];
         let (mut pairs, mut ends) = tokenize_entities(bytes, lump, base)?;
         let text = match utf8 {
@@ -237,14 +243,8 @@ fn tokenize_entities(bytes: &[u8], lump: usize, base: u64) -> Result<(Vec<[u32; 
     let mut pairs: Vec<[u32; 4]> = Vec::with_capacity(bytes.len() / 24 + 4);
     let mut ends: Vec<u32> = Vec::with_capacity(bytes.len() / 128 + 1);
     let n = bytes.len();
-    let skip = |mut i: usize| {
-        while i < n && entity_space(bytes[i]) {
-            i += 1;
-        }
-        i
-    };
-    let unterminated = || BspError::lump(lump, base + n as u64, "entity lump ends inside an entity");
-    let mut i = skip(0);
+    let text = EntityText { bytes, lump, base };
+    let mut i = text.skip(0);
     while i < n {
         match bytes[i] {
             b'{' => i += 1,
@@ -259,32 +259,62 @@ fn tokenize_entities(bytes: &[u8], lump: usize, base: u64) -> Result<(Vec<[u32; 
                 ));
             }
         }
-        // Inside an entity: pairs until its closing brace.
+        i = text.entity_pairs(i, &mut pairs)?;
+        ends.push(pairs.len() as u32);
+        i = text.skip(i);
+    }
+    Ok((pairs, ends))
+}
+
+/// The entity text being cut, with the lump and its file offset for errors.
+struct EntityText<'b> {
+    bytes: &'b [u8],
+    lump: usize,
+    base: u64,
+}
+
+impl EntityText<'_> {
+    /// The first byte from `i` that is not white space.
+    #[inline]
+    fn skip(&self, mut i: usize) -> usize {
+        while i < self.bytes.len() && entity_space(self.bytes[i]) {
+            i += 1;
+        }
+        i
+    }
+
+    fn unterminated(&self) -> BspError {
+        BspError::lump(
+            self.lump,
+            self.base + self.bytes.len() as u64,
+            "entity lump ends inside an entity",
+        )
+    }
+
+    /// Pushes the key/value pairs of the entity whose body starts at `i` (after its `{`);
+    /// returns the position after its closing brace.
+    #[inline]
+    fn entity_pairs(&self, mut i: usize, pairs: &mut Vec<[u32; 4]>) -> Result<usize> {
+        let (bytes, lump, base) = (self.bytes, self.lump, self.base);
         loop {
-            i = skip(i);
-            if i >= n {
-                return Err(unterminated());
+            i = self.skip(i);
+            if i >= bytes.len() {
+                return Err(self.unterminated());
             }
             match bytes[i] {
-                b'}' => {
-                    ends.push(pairs.len() as u32);
-                    i += 1;
-                    break;
-                }
+                b'}' => return Ok(i + 1),
                 b'{' => return Err(BspError::lump(lump, base + i as u64, "'{' inside an entity")),
                 _ => {}
             }
             let (ka, kb) = entity_token(bytes, &mut i, lump, base)?;
-            i = skip(i);
-            if i >= n {
-                return Err(unterminated());
+            i = self.skip(i);
+            if i >= bytes.len() {
+                return Err(self.unterminated());
             }
             let (va, vb) = entity_token(bytes, &mut i, lump, base)?;
             pairs.push([ka, kb, va, vb]);
         }
-        i = skip(i);
     }
-    Ok((pairs, ends))
 }
 
 /// Writes entities as Valve's vbsp does: `{\n"key" "value"\n}\n` per entity, then a NUL.

@@ -49,17 +49,8 @@ pub fn identify_foreign(data: &[u8]) -> Option<String> {
     let first = u32::from_le_bytes([magic[0], magic[1], magic[2], magic[3]]);
     Some(match magic {
         b"VBSP" | b"PSBV" => return None,
-        b"IBSP" => match version {
-            38 => "a Quake 2 BSP (IBSP version 38)".into(),
-            46 => "a Quake 3 BSP (IBSP version 46)".into(),
-            47 => "a Quake Live / RTCW BSP (IBSP version 47)".into(),
-            v => format!("an id Tech BSP (IBSP version {v})"),
-        },
-        b"rBSP" => match version {
-            29 => "a Titanfall BSP (Respawn rBSP version 29)".into(),
-            36 | 37 => format!("a Titanfall 2 BSP (Respawn rBSP version {version})"),
-            v => format!("a Respawn BSP (rBSP version {v}, Titanfall/Apex Legends)"),
-        },
+        b"IBSP" => id_tech_bsp(version),
+        b"rBSP" => respawn_bsp(version),
         b"BSP2" | b"2PSB" => "a Quake BSP2 map (extended Quake 1 format)".into(),
         b"RBSP" => "a Raven BSP (Soldier of Fortune 2 / Jedi Knight)".into(),
         b"FBSP" => "a Quake 3 FBSP (Raven/Wolfenstein) map".into(),
@@ -70,6 +61,25 @@ pub fn identify_foreign(data: &[u8]) -> Option<String> {
         _ if first == 30 => "a GoldSrc (Half-Life 1) BSP (version 30)".into(),
         _ => format!("unrecognised file (first bytes {:02x?})", magic),
     })
+}
+
+/// An `IBSP` file of `version`.
+fn id_tech_bsp(version: u32) -> String {
+    match version {
+        38 => "a Quake 2 BSP (IBSP version 38)".into(),
+        46 => "a Quake 3 BSP (IBSP version 46)".into(),
+        47 => "a Quake Live / RTCW BSP (IBSP version 47)".into(),
+        v => format!("an id Tech BSP (IBSP version {v})"),
+    }
+}
+
+/// An `rBSP` file of `version`.
+fn respawn_bsp(version: u32) -> String {
+    match version {
+        29 => "a Titanfall BSP (Respawn rBSP version 29)".into(),
+        36 | 37 => format!("a Titanfall 2 BSP (Respawn rBSP version {version})"),
+        v => format!("a Respawn BSP (rBSP version {v}, Titanfall/Apex Legends)"),
+    }
 }
 
 impl Header {
@@ -92,57 +102,10 @@ impl Header {
         } else {
             Endian::Big
         };
-        // The length check above covers every field: decode straight from fixed slices.
-        let word = |b: &[u8; 4]| match endian {
-            Endian::Little => u32::from_le_bytes(*b),
-            Endian::Big => u32::from_be_bytes(*b),
-        };
-        let (words, _) = data[4..HEADER_SIZE].as_chunks::<4>();
-        let version = word(&words[0]) as i32;
-        let mut raw = [[0u32; 4]; HEADER_LUMPS];
-        for (entry, w) in raw.iter_mut().zip(words[1..].as_chunks::<4>().0) {
-            *entry = [word(&w[0]), word(&w[1]), word(&w[2]), word(&w[3])];
-        }
-        let revision = word(&words[1 + 4 * HEADER_LUMPS]) as i32;
+        let (version, raw, revision) = header_words(data, endian);
         let file_len = data.len() as u64;
-        let standard = raw.map(|[a, b, c, d]| LumpEntry {
-            offset: a,
-            len: b,
-            version: c,
-            fourcc: d,
-        });
-        let l4d2 = raw.map(|[a, b, c, d]| LumpEntry {
-            offset: b,
-            len: c,
-            version: a,
-            fourcc: d,
-        });
-        // Left 4 Dead 2 moved `version` first. Only v21 files can have it; pick the order under
-        // which every lump lies inside the file after the header.
-        let fits = |lumps: &[LumpEntry; HEADER_LUMPS]| {
-            lumps
-                .iter()
-                .filter(|l| l.len > 0)
-                .all(|l| l.offset as u64 >= HEADER_SIZE as u64 && l.offset as u64 + l.len as u64 <= file_len)
-        };
-        let (order, lumps) = if version == 21 && !fits(&standard) && fits(&l4d2) {
-            (LumpOrder::L4d2, l4d2)
-        } else {
-            (LumpOrder::Standard, standard)
-        };
-        for (i, l) in lumps.iter().enumerate() {
-            if l.len > 0 && l.offset as u64 + l.len as u64 > file_len {
-                return Err(BspError::Header {
-                    offset: 8 + 16 * i as u64,
-                    message: format!(
-                        "lump {i} ({}) spans bytes {}..{}, past the end of the {file_len}-byte file",
-                        lump_name(i),
-                        l.offset,
-                        l.offset as u64 + l.len as u64
-                    ),
-                });
-            }
-        }
+        let (order, lumps) = lump_order(version, &raw, file_len);
+        check_lumps_in_file(&lumps, file_len)?;
         Ok(Header {
             endian,
             version,
@@ -150,6 +113,74 @@ impl Header {
             lumps,
             revision,
         })
+    }
+}
+
+/// Every lump ends inside the file.
+fn check_lumps_in_file(lumps: &[LumpEntry; HEADER_LUMPS], file_len: u64) -> Result<()> {
+    for (i, l) in lumps.iter().enumerate() {
+        if l.len > 0 && l.offset as u64 + l.len as u64 > file_len {
+            return Err(BspError::Header {
+                offset: 8 + 16 * i as u64,
+                message: format!(
+                    "lump {i} ({}) spans bytes {}..{}, past the end of the {file_len}-byte file",
+                    lump_name(i),
+                    l.offset,
+                    l.offset as u64 + l.len as u64
+                ),
+            });
+        }
+    }
+    Ok(())
+}
+
+/// The header's version, the four words of every lump entry, and the revision. `data` holds
+/// the whole header: decoded straight from fixed slices.
+fn header_words(data: &[u8], endian: Endian) -> (i32, [[u32; 4]; HEADER_LUMPS], i32) {
+    let word = |b: &[u8; 4]| match endian {
+        Endian::Little => u32::from_le_bytes(*b),
+        Endian::Big => u32::from_be_bytes(*b),
+    };
+    let (words, _) = data[4..HEADER_SIZE].as_chunks::<4>();
+    let version = word(&words[0]) as i32;
+    let mut raw = [[0u32; 4]; HEADER_LUMPS];
+    for (entry, w) in raw.iter_mut().zip(words[1..].as_chunks::<4>().0) {
+        *entry = [word(&w[0]), word(&w[1]), word(&w[2]), word(&w[3])];
+    }
+    let revision = word(&words[1 + 4 * HEADER_LUMPS]) as i32;
+    (version, raw, revision)
+}
+
+/// The lump entries of `raw` in the field order they were written in. Left 4 Dead 2 moved
+/// `version` first. Only v21 files can have it; pick the order under which every lump lies
+/// inside the file after the header.
+fn lump_order(
+    version: i32,
+    raw: &[[u32; 4]; HEADER_LUMPS],
+    file_len: u64,
+) -> (LumpOrder, [LumpEntry; HEADER_LUMPS]) {
+    let standard = raw.map(|[a, b, c, d]| LumpEntry {
+        offset: a,
+        len: b,
+        version: c,
+        fourcc: d,
+    });
+    let l4d2 = raw.map(|[a, b, c, d]| LumpEntry {
+        offset: b,
+        len: c,
+        version: a,
+        fourcc: d,
+    });
+    let fits = |lumps: &[LumpEntry; HEADER_LUMPS]| {
+        lumps
+            .iter()
+            .filter(|l| l.len > 0)
+            .all(|l| l.offset as u64 >= HEADER_SIZE as u64 && l.offset as u64 + l.len as u64 <= file_len)
+    };
+    if version == 21 && !fits(&standard) && fits(&l4d2) {
+        (LumpOrder::L4d2, l4d2)
+    } else {
+        (LumpOrder::Standard, standard)
     }
 }
 

@@ -136,22 +136,27 @@ pub fn patch_offsets(
         });
     }
     for i in 0..n {
-        let at = 4 + 16 * i + 8;
-        let old = Reader::new(&stored[at..at + 4], endian).u32()?;
-        // Offset 0 is the empty end entry some TF2 maps write (Valve's own points at the end): it
-        // points at no data, so it stays 0 wherever the lump moves, as the reader expects it.
-        if old == 0 {
-            continue;
-        }
-        let new = u32::try_from(old as i64 + delta)
-            .map_err(|_| GameLumpError::OffsetMove { offset: old, delta })?;
-        let bytes = if endian == Endian::Little {
-            new.to_le_bytes()
-        } else {
-            new.to_be_bytes()
-        };
-        stored[at..at + 4].copy_from_slice(&bytes);
+        move_offset(&mut stored[4 + 16 * i + 8..][..4], endian, delta)?;
     }
+    Ok(())
+}
+
+/// Adds `delta` to one entry's `fileofs`, the four bytes `at`.
+fn move_offset(at: &mut [u8], endian: Endian, delta: i64) -> std::result::Result<(), GameLumpError> {
+    let old = Reader::new(at, endian).u32()?;
+    // Offset 0 is the empty end entry some TF2 maps write (Valve's own points at the end): it
+    // points at no data, so it stays 0 wherever the lump moves, as the reader expects it.
+    if old == 0 {
+        return Ok(());
+    }
+    let new =
+        u32::try_from(old as i64 + delta).map_err(|_| GameLumpError::OffsetMove { offset: old, delta })?;
+    let bytes = if endian == Endian::Little {
+        new.to_le_bytes()
+    } else {
+        new.to_be_bytes()
+    };
+    at.copy_from_slice(&bytes);
     Ok(())
 }
 
@@ -173,6 +178,27 @@ fn directory(stored: &[u8], base: u32, relative: bool, endian: Endian) -> Result
     if stored.is_empty() {
         return Ok(Vec::new());
     }
+    let dir = directory_records(stored, base, endian)?;
+    let origin = if relative { 0 } else { base as i64 };
+    let mut entries = Vec::with_capacity(dir.len());
+    for (i, record) in dir.iter().enumerate() {
+        let next = dir.get(i + 1).map(|d| d.ofs);
+        entries.push(record.locate(i, next, origin, stored, base)?);
+    }
+    Ok(entries)
+}
+
+/// `dgamelump_t` as stored: offsets still absolute (or relative to the lump).
+struct DirRecord {
+    id: u32,
+    flags: u16,
+    version: u16,
+    ofs: u32,
+    len: u32,
+}
+
+/// The directory's count and records.
+fn directory_records(stored: &[u8], base: u32, endian: Endian) -> Result<Vec<DirRecord>> {
     let err = |e| BspError::from_read(GAME_LUMP, e);
     let mut r = Reader::with_base(stored, base as u64, endian);
     let n = r.u32().map_err(err)?;
@@ -184,53 +210,79 @@ fn directory(stored: &[u8], base: u32, relative: bool, endian: Endian) -> Result
         let version = r.u16().map_err(err)?;
         let ofs = r.u32().map_err(err)?;
         let len = r.u32().map_err(err)?;
-        dir.push((id, flags, version, ofs, len));
+        dir.push(DirRecord {
+            id,
+            flags,
+            version,
+            ofs,
+            len,
+        });
     }
-    let origin = if relative { 0 } else { base as i64 };
-    let mut entries = Vec::with_capacity(n);
-    for (i, &(id, flags, version, ofs, len)) in dir.iter().enumerate() {
-        let start = ofs as i64 - origin;
-        let stored_len = if flags & GAMELUMPFLAG_COMPRESSED != 0 && len > 0 {
+    Ok(dir)
+}
+
+impl DirRecord {
+    /// How many bytes the entry stores from `start` (`next`: where the next entry starts).
+    fn stored_len(&self, start: i64, next: Option<i64>, lump_len: usize) -> i64 {
+        if self.flags & GAMELUMPFLAG_COMPRESSED != 0 && self.len > 0 {
             // Compressed size: up to the next entry's offset, or to the lump's end when there is
             // no next entry or its offset is not after this one (the terminating dummy of many
             // compressed directories has offset 0). The engine decodes through the LZMA
             // header's own sizes, so the exact end does not matter to it.
-            let next = dir
-                .get(i + 1)
-                .map(|d| d.3 as i64 - origin)
-                .filter(|&next| next > start)
-                .unwrap_or(stored.len() as i64);
-            next - start
+            next.filter(|&next| next > start).unwrap_or(lump_len as i64) - start
         } else {
-            len as i64
-        };
+            self.len as i64
+        }
+    }
+
+    /// Entry `i`'s bytes `span` as a range of the lump (of `lump_len` bytes): an error when
+    /// they lie outside it, except for empty (dummy) entries, which may point anywhere.
+    fn range_in(
+        &self,
+        i: usize,
+        span: std::ops::Range<i64>,
+        lump_len: usize,
+        base: u32,
+    ) -> Result<std::ops::Range<usize>> {
+        let (start, stored_len) = (span.start, span.end - span.start);
+        if start >= 0 && stored_len >= 0 && (start + stored_len) as usize <= lump_len {
+            return Ok(start as usize..(start + stored_len) as usize);
+        }
+        if self.len == 0 {
+            return Ok(0..0);
+        }
+        let ofs = self.ofs;
+        Err(BspError::GameLump {
+            id: id_name(self.id),
+            offset: 4 + 16 * i as u64 + base as u64,
+            message: format!(
+                "data at file offset {ofs} ({stored_len} bytes) lies outside the game lump ({lump_len} bytes at {base})"
+            ),
+        })
+    }
+
+    /// Where entry `i`'s stored bytes lie in the lump; `next` is the following entry's offset.
+    fn locate(&self, i: usize, next: Option<u32>, origin: i64, stored: &[u8], base: u32) -> Result<DirEntry> {
+        let &DirRecord {
+            id,
+            flags,
+            version,
+            ofs,
+            len,
+        } = self;
+        let start = ofs as i64 - origin;
+        let stored_len = self.stored_len(start, next.map(|ofs| ofs as i64 - origin), stored.len());
         let abs = base as u64 + start.max(0) as u64;
-        let range = if start < 0 || stored_len < 0 || (start + stored_len) as usize > stored.len() {
-            if len != 0 {
-                return Err(BspError::GameLump {
-                    id: id_name(id),
-                    offset: 4 + 16 * i as u64 + base as u64,
-                    message: format!(
-                        "data at file offset {ofs} ({stored_len} bytes) lies outside the game lump ({} bytes at {base})",
-                        stored.len()
-                    ),
-                });
-            }
-            // Empty (dummy) entries may point anywhere.
-            0..0
-        } else {
-            start as usize..(start + stored_len) as usize
-        };
-        entries.push(DirEntry {
+        let range = self.range_in(i, start..start + stored_len, stored.len(), base)?;
+        Ok(DirEntry {
             id,
             flags,
             version,
             len,
             range,
             abs,
-        });
+        })
     }
-    Ok(entries)
 }
 
 impl RawGameLumps {
@@ -383,31 +435,51 @@ impl GameLump {
             offset,
             message: e.to_string(),
         };
-        let bytes = if flags & GAMELUMPFLAG_COMPRESSED != 0 && !stored.is_empty() {
-            std::borrow::Cow::Owned(
-                lzma::decode_at_most(&stored, lzma::MAX_GAME_LUMP_UNCOMPRESSED).map_err(|e| err(e.into()))?,
-            )
-        } else {
-            stored
-        };
-        let data = match (id, version) {
-            (SPRP, 4..=13) => {
-                GameLumpData::StaticProps(StaticProps::parse(&bytes, version, ctx, offset).map_err(err)?)
-            }
-            (DPRP, DETAIL_PROPS_VERSION) => {
-                GameLumpData::DetailProps(DetailProps::parse(&bytes, ctx, offset).map_err(err)?)
-            }
-            (DPLT | DPLH, DETAIL_PROP_LIGHTING_VERSION) => {
-                GameLumpData::DetailPropLighting(parse_detail_lighting(&bytes, ctx, offset).map_err(err)?)
-            }
-            _ => GameLumpData::Raw(bytes.into_owned()),
-        };
+        let bytes = decompressed(stored, flags).map_err(err)?;
+        let data = GameLumpData::parse(id, version, bytes, offset, ctx).map_err(err)?;
         Ok(Some(GameLump {
             id,
             flags: flags & !GAMELUMPFLAG_COMPRESSED,
             version,
             data,
         }))
+    }
+}
+
+/// A game lump's stored bytes, decompressed when flagged.
+fn decompressed(
+    stored: std::borrow::Cow<'_, [u8]>,
+    flags: u16,
+) -> std::result::Result<std::borrow::Cow<'_, [u8]>, GameLumpError> {
+    if flags & GAMELUMPFLAG_COMPRESSED != 0 && !stored.is_empty() {
+        Ok(std::borrow::Cow::Owned(lzma::decode_at_most(
+            &stored,
+            lzma::MAX_GAME_LUMP_UNCOMPRESSED,
+        )?))
+    } else {
+        Ok(stored)
+    }
+}
+
+impl GameLumpData {
+    /// The uncompressed `bytes` of game lump `id` typed, when its version has a layout.
+    fn parse(
+        id: u32,
+        version: u16,
+        bytes: std::borrow::Cow<'_, [u8]>,
+        offset: u64,
+        ctx: &Ctx,
+    ) -> std::result::Result<GameLumpData, GameLumpError> {
+        Ok(match (id, version) {
+            (SPRP, 4..=13) => GameLumpData::StaticProps(StaticProps::parse(&bytes, version, ctx, offset)?),
+            (DPRP, DETAIL_PROPS_VERSION) => {
+                GameLumpData::DetailProps(DetailProps::parse(&bytes, ctx, offset)?)
+            }
+            (DPLT | DPLH, DETAIL_PROP_LIGHTING_VERSION) => {
+                GameLumpData::DetailPropLighting(parse_detail_lighting(&bytes, ctx, offset)?)
+            }
+            _ => GameLumpData::Raw(bytes.into_owned()),
+        })
     }
 }
 
@@ -685,20 +757,7 @@ impl StaticProp {
 fn read_prop(c: &mut Cur<'_>, l: StaticPropLayout) -> StaticProp {
     use StaticPropLayout as L;
     let v = l.num();
-    let mut p = StaticProp {
-        origin: c.vec3(),
-        angles: c.vec3(),
-        prop_type: c.u16(),
-        first_leaf: c.u16(),
-        leaf_count: c.u16(),
-        solid: c.u8(),
-        flags: c.u8(),
-        skin: c.i32(),
-        fade_min_dist: c.f32(),
-        fade_max_dist: c.f32(),
-        lighting_origin: c.vec3(),
-        ..Default::default()
-    };
+    let mut p = read_prop_v4(c);
     if v >= 5 {
         p.forced_fade_scale = c.f32();
     }
@@ -711,6 +770,32 @@ fn read_prop(c: &mut Cur<'_>, l: StaticPropLayout) -> StaticProp {
         p.lightmap_res = [c.u16(), c.u16()];
         return p;
     }
+    read_prop_v7_on(c, l, &mut p);
+    p
+}
+
+/// The fields every layout has (all of version 4's).
+fn read_prop_v4(c: &mut Cur<'_>) -> StaticProp {
+    StaticProp {
+        origin: c.vec3(),
+        angles: c.vec3(),
+        prop_type: c.u16(),
+        first_leaf: c.u16(),
+        leaf_count: c.u16(),
+        solid: c.u8(),
+        flags: c.u8(),
+        skin: c.i32(),
+        fade_min_dist: c.f32(),
+        fade_max_dist: c.f32(),
+        lighting_origin: c.vec3(),
+        ..Default::default()
+    }
+}
+
+/// The fields of version 7 and later layouts (not the lightmapped v10 one): CPU and GPU
+/// levels, diffuse modulation, X360 flag, extra flags, scale.
+fn read_prop_v7_on(c: &mut Cur<'_>, l: StaticPropLayout, p: &mut StaticProp) {
+    let v = l.num();
     if v >= 8 {
         p.min_cpu_level = c.u8();
         p.max_cpu_level = c.u8();
@@ -726,13 +811,12 @@ fn read_prop(c: &mut Cur<'_>, l: StaticPropLayout) -> StaticProp {
     if v >= 10 {
         p.flags_ex = c.u32();
     }
-    if l == L::V13 {
+    if l == StaticPropLayout::V13 {
         p.scale = c.vec3();
     } else if v >= 11 {
         let s = c.f32();
         p.scale = [s, s, s];
     }
-    p
 }
 
 fn write_prop(p: &StaticProp, w: &mut Out, l: StaticPropLayout) {
@@ -762,6 +846,12 @@ fn write_prop(p: &StaticProp, w: &mut Out, l: StaticPropLayout) {
         w.w.u16(p.lightmap_res[1]);
         return;
     }
+    write_prop_v7_on(p, w, l);
+}
+
+/// The fields [`read_prop_v7_on`] reads.
+fn write_prop_v7_on(p: &StaticProp, w: &mut Out, l: StaticPropLayout) {
+    let v = l.num();
     if v >= 8 {
         for x in [p.min_cpu_level, p.max_cpu_level, p.min_gpu_level, p.max_gpu_level] {
             w.w.u8(x);
@@ -776,7 +866,7 @@ fn write_prop(p: &StaticProp, w: &mut Out, l: StaticPropLayout) {
     if v >= 10 {
         w.w.u32(p.flags_ex);
     }
-    if l == L::V13 {
+    if l == StaticPropLayout::V13 {
         p.scale.put(w);
     } else if v >= 11 {
         w.w.f32(p.scale[0]);
@@ -814,6 +904,48 @@ fn write_names128(w: &mut Out, names: &[String]) {
     }
 }
 
+/// The leaf list: `u16` leaves before version 12, `u32` from it.
+fn read_prop_leaves(r: &mut Reader<'_>, version: u16) -> std::result::Result<Vec<u32>, GameLumpError> {
+    let wide_leaves = version >= 12;
+    let leaf_size = if wide_leaves { 4 } else { 2 };
+    let n = r.u32()?;
+    let n = r.check_count(n as u64, leaf_size)?;
+    let mut leaves = Vec::with_capacity(n);
+    for _ in 0..n {
+        leaves.push(if wide_leaves { r.u32()? } else { r.u16()? as u32 });
+    }
+    Ok(leaves)
+}
+
+/// The layout of `count` props in the rest of `r` (told apart by record size where a version
+/// has two), which must hold them all.
+fn prop_layout(
+    r: &Reader<'_>,
+    count: usize,
+    version: u16,
+) -> std::result::Result<StaticPropLayout, GameLumpError> {
+    let rest = r.remaining();
+    let layout = match rest.checked_div(count) {
+        None => StaticPropLayout::for_version(version),
+        Some(size) => StaticPropLayout::detect(version, size).ok_or(GameLumpError::UnknownPropLayout {
+            at: r.offset(),
+            count,
+            rest,
+            version,
+        })?,
+    };
+    let size = layout.record_size();
+    if count.checked_mul(size).is_none_or(|t| t > rest) {
+        return Err(GameLumpError::PropsOverrun {
+            at: r.offset(),
+            count,
+            size,
+            rest,
+        });
+    }
+    Ok(layout)
+}
+
 impl StaticProps {
     pub fn parse(
         data: &[u8],
@@ -823,36 +955,10 @@ impl StaticProps {
     ) -> std::result::Result<Self, GameLumpError> {
         let mut r = Reader::with_base(data, base, ctx.endian);
         let models = read_counted(&mut r, 128, name128)?;
-        let wide_leaves = version >= 12;
-        let leaf_size = if wide_leaves { 4 } else { 2 };
-        let n = r.u32()?;
-        let n = r.check_count(n as u64, leaf_size)?;
-        let mut leaves = Vec::with_capacity(n);
-        for _ in 0..n {
-            leaves.push(if wide_leaves { r.u32()? } else { r.u16()? as u32 });
-        }
+        let leaves = read_prop_leaves(&mut r, version)?;
         let count = r.u32()? as usize;
-        let rest = r.remaining();
-        let layout = match rest.checked_div(count) {
-            None => StaticPropLayout::for_version(version),
-            Some(size) => {
-                StaticPropLayout::detect(version, size).ok_or(GameLumpError::UnknownPropLayout {
-                    at: r.offset(),
-                    count,
-                    rest,
-                    version,
-                })?
-            }
-        };
+        let layout = prop_layout(&r, count, version)?;
         let size = layout.record_size();
-        if count.checked_mul(size).is_none_or(|t| t > rest) {
-            return Err(GameLumpError::PropsOverrun {
-                at: r.offset(),
-                count,
-                size,
-                rest,
-            });
-        }
         let body = r.bytes(count * size)?;
         let props = body
             .chunks_exact(size)
@@ -938,39 +1044,68 @@ pub struct DetailProps {
     pub tail: Vec<u8>,
 }
 
+impl DetailSprite {
+    fn read(c: &mut Cur<'_>) -> DetailSprite {
+        DetailSprite {
+            ul: [c.f32(), c.f32()],
+            lr: [c.f32(), c.f32()],
+            tex_ul: [c.f32(), c.f32()],
+            tex_lr: [c.f32(), c.f32()],
+        }
+    }
+}
+
+impl DetailObject {
+    fn read(c: &mut Cur<'_>) -> DetailObject {
+        DetailObject {
+            origin: c.vec3(),
+            angles: c.vec3(),
+            detail_model: c.u16(),
+            leaf: c.u16(),
+            lighting: ColorRgbExp32::get(c),
+            light_styles: c.u32(),
+            light_style_count: c.u8(),
+            sway_amount: c.u8(),
+            shape_angle: c.u8(),
+            shape_size: c.u8(),
+            orientation: c.u8(),
+            pad: c.bytes(),
+            kind: c.u8(),
+            pad2: c.bytes(),
+            scale: c.f32(),
+        }
+    }
+
+    fn write(&self, w: &mut Out) {
+        let o = self;
+        o.origin.put(w);
+        o.angles.put(w);
+        w.w.u16(o.detail_model);
+        w.w.u16(o.leaf);
+        o.lighting.put(w);
+        w.w.u32(o.light_styles);
+        for b in [
+            o.light_style_count,
+            o.sway_amount,
+            o.shape_angle,
+            o.shape_size,
+            o.orientation,
+        ] {
+            w.w.u8(b);
+        }
+        w.w.bytes(&o.pad);
+        w.w.u8(o.kind);
+        w.w.bytes(&o.pad2);
+        w.w.f32(o.scale);
+    }
+}
+
 impl DetailProps {
     pub fn parse(data: &[u8], ctx: &Ctx, base: u64) -> std::result::Result<Self, GameLumpError> {
         let mut r = Reader::with_base(data, base, ctx.endian);
         let models = read_counted(&mut r, 128, name128)?;
-        let sprites = read_counted(&mut r, 32, |b| {
-            let mut c = Cur::new(b, ctx.endian);
-            DetailSprite {
-                ul: [c.f32(), c.f32()],
-                lr: [c.f32(), c.f32()],
-                tex_ul: [c.f32(), c.f32()],
-                tex_lr: [c.f32(), c.f32()],
-            }
-        })?;
-        let objects = read_counted(&mut r, 52, |b| {
-            let mut c = Cur::new(b, ctx.endian);
-            DetailObject {
-                origin: c.vec3(),
-                angles: c.vec3(),
-                detail_model: c.u16(),
-                leaf: c.u16(),
-                lighting: ColorRgbExp32::get(&mut c),
-                light_styles: c.u32(),
-                light_style_count: c.u8(),
-                sway_amount: c.u8(),
-                shape_angle: c.u8(),
-                shape_size: c.u8(),
-                orientation: c.u8(),
-                pad: c.bytes(),
-                kind: c.u8(),
-                pad2: c.bytes(),
-                scale: c.f32(),
-            }
-        })?;
+        let sprites = read_counted(&mut r, 32, |b| DetailSprite::read(&mut Cur::new(b, ctx.endian)))?;
+        let objects = read_counted(&mut r, 52, |b| DetailObject::read(&mut Cur::new(b, ctx.endian)))?;
         Ok(DetailProps {
             models,
             sprites,
@@ -990,25 +1125,7 @@ impl DetailProps {
         }
         w.w.u32(self.objects.len() as u32);
         for o in &self.objects {
-            o.origin.put(&mut w);
-            o.angles.put(&mut w);
-            w.w.u16(o.detail_model);
-            w.w.u16(o.leaf);
-            o.lighting.put(&mut w);
-            w.w.u32(o.light_styles);
-            for b in [
-                o.light_style_count,
-                o.sway_amount,
-                o.shape_angle,
-                o.shape_size,
-                o.orientation,
-            ] {
-                w.w.u8(b);
-            }
-            w.w.bytes(&o.pad);
-            w.w.u8(o.kind);
-            w.w.bytes(&o.pad2);
-            w.w.f32(o.scale);
+            o.write(&mut w);
         }
         w.w.bytes(&self.tail);
         Ok(w.w.into_inner())

@@ -77,6 +77,7 @@ pub mod state;
 pub mod versions;
 pub mod view;
 pub mod vis;
+mod write;
 
 pub use bsp::Bsp;
 /// The arena [`BspView::parse_in`] decodes into.

@@ -158,3 +158,49 @@ pub const VALVE_WRITE_ORDER: [usize; 54] = [
     GAME_LUMP,
     PAKFILE,
 ];
+
+/// What a typed lump holds: the lumps grouped by subject, so that code over every lump
+/// (parsing, writing, counting) reads as one function per subject.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Subject {
+    /// Planes, vertices, edges, faces, vertex normals, clip portal vertices, primitives.
+    Geometry,
+    /// The BSP tree and what its leaves hold: nodes, leafs, models, brushes, areas, water.
+    Tree,
+    /// Texture data and info, the material name strings, macro texture indices.
+    Texture,
+    /// Displacement infos, vertices, triangle flags and lightmap sample positions.
+    Displacement,
+    /// Lightmap samples, world lights, per-leaf ambient lighting and cubemap samples.
+    Lighting,
+    /// Overlays, water overlays, their fade distances and system levels.
+    Overlay,
+    /// Lumps with a format of their own (entities, visibility, occlusion, physics, the game
+    /// lump, the pakfile, map flags) and lumps without a typed layout.
+    OwnFormat,
+}
+
+/// The [`Subject`] of `lump`.
+pub(crate) const fn subject(lump: usize) -> Subject {
+    match lump {
+        PLANES | VERTEXES | EDGES | SURFEDGES | FACES | ORIGINALFACES | FACES_HDR | FACEIDS | VERTNORMALS
+        | VERTNORMALINDICES | CLIPPORTALVERTS | PRIMITIVES | PRIMVERTS | PRIMINDICES => Subject::Geometry,
+        NODES | LEAFS | MODELS | LEAFFACES | LEAFBRUSHES | BRUSHES | BRUSHSIDES | AREAS | AREAPORTALS
+        | LEAFWATERDATA | LEAFMINDISTTOWATER => Subject::Tree,
+        TEXDATA | TEXINFO | TEXDATA_STRING_DATA | TEXDATA_STRING_TABLE | FACE_MACRO_TEXTURE_INFO => {
+            Subject::Texture
+        }
+        DISPINFO | DISP_VERTS | DISP_TRIS | DISP_LIGHTMAP_SAMPLE_POSITIONS => Subject::Displacement,
+        LIGHTING
+        | LIGHTING_HDR
+        | WORLDLIGHTS
+        | WORLDLIGHTS_HDR
+        | LEAF_AMBIENT_INDEX_HDR
+        | LEAF_AMBIENT_INDEX
+        | LEAF_AMBIENT_LIGHTING_HDR
+        | LEAF_AMBIENT_LIGHTING
+        | CUBEMAPS => Subject::Lighting,
+        OVERLAYS | WATEROVERLAYS | OVERLAY_FADES | OVERLAY_SYSTEM_LEVELS => Subject::Overlay,
+        _ => Subject::OwnFormat,
+    }
+}

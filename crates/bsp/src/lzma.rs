@@ -62,19 +62,12 @@ pub fn decode(data: &[u8]) -> Result<Vec<u8>, LzmaError> {
 
 /// [`decode`], refusing (before decoding) a block that claims more than `max` bytes.
 pub fn decode_at_most(data: &[u8], max: u32) -> Result<Vec<u8>, LzmaError> {
-    if !is_compressed(data) {
-        return Err(LzmaError::NotABlock);
-    }
-    let actual = le32(&data[4..8]);
-    let lzma_size = le32(&data[8..12]) as usize;
-    if actual > max {
-        return Err(LzmaError::TooLarge { actual, max });
-    }
-    let props = data[12];
-    let dict = le32(&data[13..17]);
-    if props >= 9 * 5 * 5 {
-        return Err(LzmaError::Properties(props));
-    }
+    let BlockHeader {
+        actual,
+        lzma_size,
+        props,
+        dict,
+    } = BlockHeader::read(data, max)?;
     let stream = &data[HEADER_LEN..HEADER_LEN + lzma_size];
     let mut reader =
         lzma_rust2::LzmaReader::new_with_props(stream, actual as u64, props, dict.max(4096), None)
@@ -91,6 +84,40 @@ pub fn decode_at_most(data: &[u8], max: u32) -> Result<Vec<u8>, LzmaError> {
         });
     }
     Ok(out)
+}
+
+/// The header of a Valve LZMA block: its uncompressed and compressed sizes and the LZMA
+/// properties.
+struct BlockHeader {
+    actual: u32,
+    lzma_size: usize,
+    props: u8,
+    dict: u32,
+}
+
+impl BlockHeader {
+    /// Refuses what is no block, claims more than `max` bytes, or has impossible properties.
+    fn read(data: &[u8], max: u32) -> Result<BlockHeader, LzmaError> {
+        if !is_compressed(data) {
+            return Err(LzmaError::NotABlock);
+        }
+        let actual = le32(&data[4..8]);
+        let lzma_size = le32(&data[8..12]) as usize;
+        if actual > max {
+            return Err(LzmaError::TooLarge { actual, max });
+        }
+        let props = data[12];
+        let dict = le32(&data[13..17]);
+        if props >= 9 * 5 * 5 {
+            return Err(LzmaError::Properties(props));
+        }
+        Ok(BlockHeader {
+            actual,
+            lzma_size,
+            props,
+            dict,
+        })
+    }
 }
 
 /// Compresses `data` into a Valve LZMA block (deterministic output).

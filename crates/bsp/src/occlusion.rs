@@ -29,6 +29,31 @@ pub struct Occlusion {
     pub vertex_indices: Vec<i32>,
 }
 
+impl OccluderData {
+    /// `with_area`: the v2 layout, with the occluder's area.
+    fn read(c: &mut Cur<'_>, with_area: bool) -> OccluderData {
+        OccluderData {
+            flags: c.i32(),
+            first_poly: c.i32(),
+            poly_count: c.i32(),
+            mins: c.vec3(),
+            maxs: c.vec3(),
+            area: if with_area { c.i32() } else { 0 },
+        }
+    }
+}
+
+/// The counted list of vertex indices.
+fn read_vertex_indices(r: &mut Reader<'_>) -> std::result::Result<Vec<i32>, srcmap_bytes::ReadError> {
+    let n = r.u32()?;
+    let n = r.check_count(n as u64, 4)?;
+    let mut vertex_indices = Vec::with_capacity(n);
+    for _ in 0..n {
+        vertex_indices.push(r.i32()?);
+    }
+    Ok(vertex_indices)
+}
+
 impl Occlusion {
     pub fn parse(data: &[u8], ctx: &Ctx, base: u64) -> Result<Occlusion> {
         let err = |e| BspError::from_read(OCCLUSION, e);
@@ -36,27 +61,14 @@ impl Occlusion {
         let with_area = ctx.lump_version >= OCCLUSION_VERSION;
         let size = if with_area { 40 } else { 36 };
         let occluders = read_counted(&mut r, size, |b| {
-            let mut c = Cur::new(b, ctx.endian);
-            OccluderData {
-                flags: c.i32(),
-                first_poly: c.i32(),
-                poly_count: c.i32(),
-                mins: c.vec3(),
-                maxs: c.vec3(),
-                area: if with_area { c.i32() } else { 0 },
-            }
+            OccluderData::read(&mut Cur::new(b, ctx.endian), with_area)
         })
         .map_err(err)?;
         let polys = read_counted(&mut r, 12, |b| {
             OccluderPolyData::read(&mut Cur::new(b, ctx.endian), ctx)
         })
         .map_err(err)?;
-        let n = r.u32().map_err(err)?;
-        let n = r.check_count(n as u64, 4).map_err(err)?;
-        let mut vertex_indices = Vec::with_capacity(n);
-        for _ in 0..n {
-            vertex_indices.push(r.i32().map_err(err)?);
-        }
+        let vertex_indices = read_vertex_indices(&mut r).map_err(err)?;
         if r.remaining() != 0 {
             return Err(BspError::lump(
                 OCCLUSION,

@@ -45,62 +45,95 @@ pub struct PhysCollideView<'a> {
     pub tail: Cow<'a, [u8]>,
 }
 
+/// The 16-byte header before each model's collision data (the terminator's when
+/// `model_index` is -1).
+struct ModelHeader {
+    /// Where the header lies, for errors.
+    at: u64,
+    model_index: i32,
+    data_size: i32,
+    key_size: i32,
+    solid_count: i32,
+}
+
+impl ModelHeader {
+    fn read(r: &mut Reader<'_>) -> Result<ModelHeader> {
+        let err = |e| BspError::from_read(PHYSCOLLIDE, e);
+        Ok(ModelHeader {
+            at: r.offset(),
+            model_index: r.i32().map_err(err)?,
+            data_size: r.i32().map_err(err)?,
+            key_size: r.i32().map_err(err)?,
+            solid_count: r.i32().map_err(err)?,
+        })
+    }
+
+    /// The model's solids and key data, which follow the header in `r`.
+    fn read_model<'a>(&self, r: &mut Reader<'a>) -> Result<PhysModelView<'a>> {
+        let err = |e| BspError::from_read(PHYSCOLLIDE, e);
+        let model_index = self.model_index;
+        if self.data_size < 0 || self.key_size < 0 || self.solid_count < 0 {
+            return Err(BspError::lump(
+                PHYSCOLLIDE,
+                self.at,
+                format!("model {model_index}: negative size in the header"),
+            ));
+        }
+        let blob = r.sub(self.data_size as usize).map_err(err)?;
+        let solids = read_solids(blob, model_index, self.solid_count)?;
+        let key_data = Cow::Borrowed(r.bytes(self.key_size as usize).map_err(err)?);
+        Ok(PhysModelView {
+            model_index,
+            solids,
+            key_data,
+        })
+    }
+}
+
+/// A model's solids in its collision data `blob`, which they must fill exactly.
+fn read_solids(mut blob: Reader<'_>, model_index: i32, solid_count: i32) -> Result<Vec<Cow<'_, [u8]>>> {
+    let err = |e| BspError::from_read(PHYSCOLLIDE, e);
+    let n = blob.check_count(solid_count as u64, 4).map_err(err)?;
+    let mut solids = Vec::with_capacity(n);
+    for _ in 0..n {
+        let size = blob.i32().map_err(err)?;
+        if size < 0 {
+            return Err(BspError::lump(
+                PHYSCOLLIDE,
+                blob.offset() - 4,
+                "negative solid size",
+            ));
+        }
+        solids.push(Cow::Borrowed(blob.bytes(size as usize).map_err(err)?));
+    }
+    if blob.remaining() != 0 {
+        return Err(BspError::lump(
+            PHYSCOLLIDE,
+            blob.offset(),
+            format!(
+                "model {model_index}: {} bytes of collision data left after {n} solids",
+                blob.remaining()
+            ),
+        ));
+    }
+    Ok(solids)
+}
+
 impl<'a> PhysCollideView<'a> {
     /// Splits the lump into models and their solids without copying them.
     pub fn parse(data: &'a [u8], endian: Endian, base: u64) -> Result<PhysCollideView<'a>> {
-        let err = |e| BspError::from_read(PHYSCOLLIDE, e);
         let mut r = Reader::with_base(data, base, endian);
         let mut models = Vec::new();
         loop {
-            let at = r.offset();
-            let model_index = r.i32().map_err(err)?;
-            let data_size = r.i32().map_err(err)?;
-            let key_size = r.i32().map_err(err)?;
-            let solid_count = r.i32().map_err(err)?;
-            if model_index == -1 {
+            let h = ModelHeader::read(&mut r)?;
+            if h.model_index == -1 {
                 return Ok(PhysCollideView {
                     models,
-                    terminator: [data_size, key_size, solid_count],
+                    terminator: [h.data_size, h.key_size, h.solid_count],
                     tail: Cow::Borrowed(r.rest()),
                 });
             }
-            if data_size < 0 || key_size < 0 || solid_count < 0 {
-                return Err(BspError::lump(
-                    PHYSCOLLIDE,
-                    at,
-                    format!("model {model_index}: negative size in the header"),
-                ));
-            }
-            let mut blob = r.sub(data_size as usize).map_err(err)?;
-            let n = blob.check_count(solid_count as u64, 4).map_err(err)?;
-            let mut solids = Vec::with_capacity(n);
-            for _ in 0..n {
-                let size = blob.i32().map_err(err)?;
-                if size < 0 {
-                    return Err(BspError::lump(
-                        PHYSCOLLIDE,
-                        blob.offset() - 4,
-                        "negative solid size",
-                    ));
-                }
-                solids.push(Cow::Borrowed(blob.bytes(size as usize).map_err(err)?));
-            }
-            if blob.remaining() != 0 {
-                return Err(BspError::lump(
-                    PHYSCOLLIDE,
-                    blob.offset(),
-                    format!(
-                        "model {model_index}: {} bytes of collision data left after {n} solids",
-                        blob.remaining()
-                    ),
-                ));
-            }
-            let key_data = Cow::Borrowed(r.bytes(key_size as usize).map_err(err)?);
-            models.push(PhysModelView {
-                model_index,
-                solids,
-                key_data,
-            });
+            models.push(h.read_model(&mut r)?);
         }
     }
 
@@ -208,6 +241,23 @@ pub struct PhysDispView<'a> {
     pub tail: Cow<'a, [u8]>,
 }
 
+/// Displacement `i`'s collision of `size` bytes (`None` for [`NO_DISP_COLLISION`]).
+fn read_disp_blob<'a>(r: &mut Reader<'a>, i: usize, size: u16) -> Result<Option<Cow<'a, [u8]>>> {
+    if size == NO_DISP_COLLISION {
+        return Ok(None);
+    }
+    let blob_at = r.offset();
+    let remaining = r.remaining();
+    let blob = r.bytes(size as usize).map_err(|_| {
+        BspError::lump(
+            PHYSDISP,
+            blob_at,
+            format!("displacement {i}: collision of {size} bytes runs past the lump ({remaining} left)"),
+        )
+    })?;
+    Ok(Some(Cow::Borrowed(blob)))
+}
+
 impl<'a> PhysDispView<'a> {
     /// Reads the count and size table and splits the blobs; errors name the displacement.
     pub fn parse(data: &'a [u8], endian: Endian, base: u64) -> Result<PhysDispView<'a>> {
@@ -220,22 +270,7 @@ impl<'a> PhysDispView<'a> {
         let mut blobs = Vec::with_capacity(n);
         for i in 0..n {
             let size = sizes.u16().map_err(err)?;
-            if size == NO_DISP_COLLISION {
-                blobs.push(None);
-                continue;
-            }
-            let blob_at = r.offset();
-            let blob = r.bytes(size as usize).map_err(|_| {
-                BspError::lump(
-                    PHYSDISP,
-                    blob_at,
-                    format!(
-                        "displacement {i}: collision of {size} bytes runs past the lump ({} left)",
-                        r.remaining()
-                    ),
-                )
-            })?;
-            blobs.push(Some(Cow::Borrowed(blob)));
+            blobs.push(read_disp_blob(&mut r, i, size)?);
         }
         Ok(PhysDispView {
             blobs,
@@ -300,6 +335,26 @@ impl PhysDisp {
         }
     }
 
+    /// The size table: each blob's size, [`NO_DISP_COLLISION`] for none.
+    fn write_sizes(&self, w: &mut Writer) -> Result<()> {
+        for (i, b) in self.blobs.iter().enumerate() {
+            match b {
+                None => w.u16(NO_DISP_COLLISION),
+                Some(b) if b.len() >= NO_DISP_COLLISION as usize => {
+                    return Err(BspError::Write {
+                        lump: PHYSDISP,
+                        message: format!(
+                            "displacement {i}: a collision blob of {} bytes exceeds the u16 size",
+                            b.len()
+                        ),
+                    });
+                }
+                Some(b) => w.u16(b.len() as u16),
+            }
+        }
+        Ok(())
+    }
+
     /// Errors name the lump ([`BspError::Write`]) when a count or size does not fit its `u16`.
     pub fn to_bytes(&self, endian: Endian) -> Result<Vec<u8>> {
         let too_big = |message: String| BspError::Write {
@@ -314,18 +369,7 @@ impl PhysDisp {
             )));
         }
         w.u16(self.blobs.len() as u16);
-        for (i, b) in self.blobs.iter().enumerate() {
-            match b {
-                None => w.u16(NO_DISP_COLLISION),
-                Some(b) if b.len() >= NO_DISP_COLLISION as usize => {
-                    return Err(too_big(format!(
-                        "displacement {i}: a collision blob of {} bytes exceeds the u16 size",
-                        b.len()
-                    )));
-                }
-                Some(b) => w.u16(b.len() as u16),
-            }
-        }
+        self.write_sizes(&mut w)?;
         for b in self.blobs.iter().flatten() {
             w.bytes(b);
         }

@@ -309,47 +309,9 @@ impl Record for Face {
     #[inline(always)]
     fn read(c: &mut Cur<'_>, ctx: &Ctx) -> Self {
         if wide_faces(ctx) {
-            Face {
-                plane: c.u32(),
-                side: c.u8(),
-                on_node: c.u8(),
-                pad: c.u16(),
-                first_edge: c.i32(),
-                num_edges: c.i32(),
-                texinfo: c.i32(),
-                dispinfo: c.i32(),
-                surface_fog_volume_id: c.i32(),
-                styles: c.bytes(),
-                light_offset: c.i32(),
-                area: c.f32(),
-                lightmap_mins: [c.i32(), c.i32()],
-                lightmap_size: [c.i32(), c.i32()],
-                orig_face: c.i32(),
-                num_prims: c.u32(),
-                first_prim: c.u32(),
-                smoothing_groups: c.u32(),
-            }
+            Face::read_wide(c)
         } else {
-            Face {
-                plane: c.u16() as u32,
-                side: c.u8(),
-                on_node: c.u8(),
-                pad: 0,
-                first_edge: c.i32(),
-                num_edges: c.i16() as i32,
-                texinfo: c.i16() as i32,
-                dispinfo: c.i16() as i32,
-                surface_fog_volume_id: c.i16() as i32,
-                styles: c.bytes(),
-                light_offset: c.i32(),
-                area: c.f32(),
-                lightmap_mins: [c.i32(), c.i32()],
-                lightmap_size: [c.i32(), c.i32()],
-                orig_face: c.i32(),
-                num_prims: c.u16() as u32,
-                first_prim: c.u16() as u32,
-                smoothing_groups: c.u32(),
-            }
+            Face::read_narrow(c)
         }
     }
     fn write(&self, w: &mut Out, ctx: &Ctx) {
@@ -361,20 +323,7 @@ impl Record for Face {
         }
         w.w.u8(self.side);
         w.w.u8(self.on_node);
-        if strata {
-            w.w.u16(self.pad);
-            w.w.i32(self.first_edge);
-            w.w.i32(self.num_edges);
-            w.w.i32(self.texinfo);
-            w.w.i32(self.dispinfo);
-            w.w.i32(self.surface_fog_volume_id);
-        } else {
-            w.w.i32(self.first_edge);
-            w.i16_from(self.num_edges, "face num_edges");
-            w.i16_from(self.texinfo, "face texinfo");
-            w.i16_from(self.dispinfo, "face dispinfo");
-            w.i16_from(self.surface_fog_volume_id, "face fog volume");
-        }
+        self.write_edges_to_fog(w, strata);
         w.w.bytes(&self.styles);
         w.w.i32(self.light_offset);
         w.w.f32(self.area);
@@ -389,6 +338,76 @@ impl Record for Face {
             w.u16_from(self.first_prim, "face first_prim");
         }
         w.w.u32(self.smoothing_groups);
+    }
+}
+
+impl Face {
+    /// Strata's 72-byte layout: every index 32-bit.
+    #[inline(always)]
+    fn read_wide(c: &mut Cur<'_>) -> Face {
+        Face {
+            plane: c.u32(),
+            side: c.u8(),
+            on_node: c.u8(),
+            pad: c.u16(),
+            first_edge: c.i32(),
+            num_edges: c.i32(),
+            texinfo: c.i32(),
+            dispinfo: c.i32(),
+            surface_fog_volume_id: c.i32(),
+            styles: c.bytes(),
+            light_offset: c.i32(),
+            area: c.f32(),
+            lightmap_mins: [c.i32(), c.i32()],
+            lightmap_size: [c.i32(), c.i32()],
+            orig_face: c.i32(),
+            num_prims: c.u32(),
+            first_prim: c.u32(),
+            smoothing_groups: c.u32(),
+        }
+    }
+
+    /// Valve's 56-byte `dface_t`.
+    #[inline(always)]
+    fn read_narrow(c: &mut Cur<'_>) -> Face {
+        Face {
+            plane: c.u16() as u32,
+            side: c.u8(),
+            on_node: c.u8(),
+            pad: 0,
+            first_edge: c.i32(),
+            num_edges: c.i16() as i32,
+            texinfo: c.i16() as i32,
+            dispinfo: c.i16() as i32,
+            surface_fog_volume_id: c.i16() as i32,
+            styles: c.bytes(),
+            light_offset: c.i32(),
+            area: c.f32(),
+            lightmap_mins: [c.i32(), c.i32()],
+            lightmap_size: [c.i32(), c.i32()],
+            orig_face: c.i32(),
+            num_prims: c.u16() as u32,
+            first_prim: c.u16() as u32,
+            smoothing_groups: c.u32(),
+        }
+    }
+
+    /// The fields from the first edge to the fog volume (Strata's pad before them).
+    fn write_edges_to_fog(&self, w: &mut Out, strata: bool) {
+        if strata {
+            w.w.u16(self.pad);
+            w.w.i32(self.first_edge);
+            w.w.i32(self.num_edges);
+            w.w.i32(self.texinfo);
+            w.w.i32(self.dispinfo);
+            w.w.i32(self.surface_fog_volume_id);
+        } else {
+            w.w.i32(self.first_edge);
+            w.i16_from(self.num_edges, "face num_edges");
+            w.i16_from(self.texinfo, "face texinfo");
+            w.i16_from(self.dispinfo, "face dispinfo");
+            w.i16_from(self.surface_fog_volume_id, "face fog volume");
+        }
     }
 }
 
@@ -433,6 +452,44 @@ impl Leaf {
     }
 }
 
+impl Leaf {
+    /// Strata's v2 layout: 32-bit fields, float bounds, no ambient cube.
+    #[inline(always)]
+    fn read_strata(c: &mut Cur<'_>) -> Leaf {
+        Leaf {
+            contents: c.i32(),
+            cluster: c.i32(),
+            area_flags: c.u32(),
+            mins: c.vec3(),
+            maxs: c.vec3(),
+            first_leaf_face: c.u32(),
+            num_leaf_faces: c.u32(),
+            first_leaf_brush: c.u32(),
+            num_leaf_brushes: c.u32(),
+            leaf_water_data: c.i32(),
+            ambient: None,
+            pad: 0,
+        }
+    }
+
+    fn write_strata(&self, w: &mut Out) {
+        w.w.i32(self.contents);
+        w.w.i32(self.cluster);
+        w.w.u32(self.area_flags);
+        self.mins.put(w);
+        self.maxs.put(w);
+        for v in [
+            self.first_leaf_face,
+            self.num_leaf_faces,
+            self.first_leaf_brush,
+            self.num_leaf_brushes,
+        ] {
+            w.w.u32(v);
+        }
+        w.w.i32(self.leaf_water_data);
+    }
+}
+
 impl Record for Leaf {
     read_sizes!(32, 56);
     fn size(ctx: &Ctx) -> Option<usize> {
@@ -446,20 +503,7 @@ impl Record for Leaf {
     #[inline(always)]
     fn read(c: &mut Cur<'_>, ctx: &Ctx) -> Self {
         if ctx.strata(2) {
-            return Leaf {
-                contents: c.i32(),
-                cluster: c.i32(),
-                area_flags: c.u32(),
-                mins: c.vec3(),
-                maxs: c.vec3(),
-                first_leaf_face: c.u32(),
-                num_leaf_faces: c.u32(),
-                first_leaf_brush: c.u32(),
-                num_leaf_brushes: c.u32(),
-                leaf_water_data: c.i32(),
-                ambient: None,
-                pad: 0,
-            };
+            return Leaf::read_strata(c);
         }
         let contents = c.i32();
         let cluster = c.i16() as i32;
@@ -488,21 +532,7 @@ impl Record for Leaf {
     }
     fn write(&self, w: &mut Out, ctx: &Ctx) {
         if ctx.strata(2) {
-            w.w.i32(self.contents);
-            w.w.i32(self.cluster);
-            w.w.u32(self.area_flags);
-            self.mins.put(w);
-            self.maxs.put(w);
-            for v in [
-                self.first_leaf_face,
-                self.num_leaf_faces,
-                self.first_leaf_brush,
-                self.num_leaf_brushes,
-            ] {
-                w.w.u32(v);
-            }
-            w.w.i32(self.leaf_water_data);
-            return;
+            return self.write_strata(w);
         }
         w.w.i32(self.contents);
         w.i16_from(self.cluster, "leaf cluster");
@@ -900,26 +930,7 @@ impl Record for DispInfo {
         }
         d.lightmap_alpha_start = c.i32();
         d.lightmap_sample_position_start = c.i32();
-        for edge in d.edge_neighbors.iter_mut() {
-            for sub in edge.iter_mut() {
-                sub.neighbor = if wide { c.u32() } else { c.u16() as u32 };
-                sub.orientation = c.u8();
-                sub.span = c.u8();
-                sub.neighbor_span = c.u8();
-                sub.pad = c.u8();
-            }
-        }
-        for corner in d.corner_neighbors.iter_mut() {
-            for n in corner.neighbors.iter_mut() {
-                *n = if wide { c.u32() } else { c.u16() as u32 };
-            }
-            corner.count = c.u8();
-            corner.pad[0] = c.u8();
-            if wide {
-                corner.pad[1] = c.u8();
-                corner.pad[2] = c.u8();
-            }
-        }
+        d.read_neighbors(c, wide);
         d.allowed_verts = Field::get(c);
         d
     }
@@ -944,6 +955,38 @@ impl Record for DispInfo {
         }
         w.w.i32(self.lightmap_alpha_start);
         w.w.i32(self.lightmap_sample_position_start);
+        self.write_neighbors(w, wide);
+        self.allowed_verts.put(w);
+    }
+}
+
+impl DispInfo {
+    /// The edge and corner neighbours (`wide`: Strata's 32-bit indices and padded corners).
+    #[inline(always)]
+    fn read_neighbors(&mut self, c: &mut Cur<'_>, wide: bool) {
+        for edge in self.edge_neighbors.iter_mut() {
+            for sub in edge.iter_mut() {
+                sub.neighbor = if wide { c.u32() } else { c.u16() as u32 };
+                sub.orientation = c.u8();
+                sub.span = c.u8();
+                sub.neighbor_span = c.u8();
+                sub.pad = c.u8();
+            }
+        }
+        for corner in self.corner_neighbors.iter_mut() {
+            for n in corner.neighbors.iter_mut() {
+                *n = if wide { c.u32() } else { c.u16() as u32 };
+            }
+            corner.count = c.u8();
+            corner.pad[0] = c.u8();
+            if wide {
+                corner.pad[1] = c.u8();
+                corner.pad[2] = c.u8();
+            }
+        }
+    }
+
+    fn write_neighbors(&self, w: &mut Out, wide: bool) {
         for edge in &self.edge_neighbors {
             for sub in edge {
                 if wide {
@@ -972,7 +1015,6 @@ impl Record for DispInfo {
                 w.w.u8(corner.pad[2]);
             }
         }
-        self.allowed_verts.put(w);
     }
 }
 

@@ -1,5 +1,5 @@
 //! [`BspView`]: every lump typed, borrowing from the file's bytes wherever the stored bytes
-//! already are the typed values. It is the one lump parser: [`Bsp::parse`] is a view made
+//! already are the typed values. It is the one lump parser: [`Bsp::parse`](crate::Bsp::parse) is a view made
 //! owned ([`BspView::into_owned`]).
 //!
 //! What is borrowed (zero-copy) and what is decoded:
@@ -23,12 +23,11 @@ use std::collections::BTreeMap;
 
 use srcmap_bytes::Endian;
 
-use crate::Bsp;
 use bumpalo::Bump;
 
 use crate::codec::{
-    Ctx, Record, ToArena, file_bytes, read_indices, read_indices_into, read_records, read_records_cow,
-    read_scalars,
+    Ctx, Record, Scalar, ToArena, file_bytes, read_indices, read_indices_into, read_records,
+    read_records_cow, read_scalars,
 };
 use crate::entities::{Entities, Entity};
 use crate::error::{BspError, Result};
@@ -41,7 +40,7 @@ use crate::records::*;
 use crate::vis::{VisRows, Visibility};
 
 /// A Source BSP with every lump typed, borrowing from the file bytes where it can (see the
-/// module documentation). Field names and meanings are those of [`Bsp`].
+/// module documentation). Field names and meanings are those of [`Bsp`](crate::Bsp).
 #[derive(Debug, Clone, PartialEq)]
 pub struct BspView<'a> {
     pub version: i32,
@@ -54,7 +53,7 @@ pub struct BspView<'a> {
     pub planes: Cow<'a, [Plane]>,
     pub texdata: Cow<'a, [TexData]>,
     pub vertexes: Cow<'a, [Vector]>,
-    /// PVS and PAS rows, decoded ([`VisRows::into_visibility`] gives [`Bsp::visibility`]).
+    /// PVS and PAS rows, decoded ([`VisRows::into_visibility`] gives [`Bsp::visibility`](crate::Bsp::visibility)).
     pub visibility: Option<VisRows>,
     pub nodes: Cow<'a, [Node]>,
     pub texinfo: Cow<'a, [TexInfo]>,
@@ -107,13 +106,68 @@ pub struct BspView<'a> {
     pub map_flags: Option<u32>,
     pub overlay_fades: Cow<'a, [OverlayFade]>,
     pub overlay_system_levels: Cow<'a, [OverlaySystemLevel]>,
-    /// Lumps kept as bytes (see [`Bsp::raw`]).
+    /// Lumps kept as bytes (see [`Bsp::raw`](crate::Bsp::raw)).
     pub raw: BTreeMap<usize, Cow<'a, [u8]>>,
-    /// Bytes past a lump's last whole record (see [`Bsp::tails`]).
+    /// Bytes past a lump's last whole record (see [`Bsp::tails`](crate::Bsp::tails)).
     pub tails: BTreeMap<usize, Cow<'a, [u8]>>,
 }
 
-/// Turns one view field into its [`Bsp`] field.
+/// The value of an absent lump in a [`BspView`] field: empty or `None`, borrowing and
+/// allocating nothing.
+trait Absent {
+    fn absent() -> Self;
+}
+
+impl<T: Clone> Absent for Cow<'_, [T]> {
+    fn absent() -> Self {
+        Cow::Borrowed(&[])
+    }
+}
+
+impl<T> Absent for Option<T> {
+    fn absent() -> Self {
+        None
+    }
+}
+
+impl Absent for Entities<'_> {
+    fn absent() -> Self {
+        Entities::default()
+    }
+}
+
+impl Absent for GameLumps {
+    fn absent() -> Self {
+        GameLumps::default()
+    }
+}
+
+/// The lumps [`BspView::arena_hint`] counts whatever the file: their records are always
+/// decoded (widened in memory).
+const DECODED_LUMPS: [usize; 20] = [
+    NODES,
+    FACES,
+    LEAFS,
+    FACEIDS,
+    EDGES,
+    WORLDLIGHTS,
+    LEAFFACES,
+    LEAFBRUSHES,
+    BRUSHSIDES,
+    AREAPORTALS,
+    DISPINFO,
+    ORIGINALFACES,
+    VERTNORMALINDICES,
+    LEAFWATERDATA,
+    PRIMITIVES,
+    PRIMINDICES,
+    LEAF_AMBIENT_INDEX_HDR,
+    LEAF_AMBIENT_INDEX,
+    WORLDLIGHTS_HDR,
+    FACES_HDR,
+];
+
+/// Turns one view field into its [`Bsp`](crate::Bsp) field.
 pub(crate) trait IntoOwnedLump {
     type Owned;
     fn into_owned_lump(self) -> Self::Owned;
@@ -166,7 +220,7 @@ impl IntoOwnedLump for Option<VisRows> {
 
 owned_already!(Option<Occlusion>, Option<u32>, GameLumps);
 
-/// Calls `$mac!` with every lump constant and its field (the same name in [`Bsp`] and
+/// Calls `$mac!` with every lump constant and its field (the same name in [`Bsp`](crate::Bsp) and
 /// [`BspView`]).
 macro_rules! lump_fields {
     ($mac:ident) => {
@@ -194,6 +248,7 @@ macro_rules! lump_fields {
         }
     };
 }
+pub(crate) use lump_fields;
 
 /// Lumps whose record layout may be unknown for some versions: even absent, they are kept as
 /// (empty) raw bytes then, so that writing does not need the layout. Every other lump parses no
@@ -251,73 +306,104 @@ fn byte_records<'a, T: Record + Copy>(
     Ok(read_records_cow(data, ctx, lump, base, None)?.unwrap_or_default())
 }
 
+/// One lump's bytes on their way into a [`BspView`] field, with what parsing them needs.
+struct LumpInput<'a> {
+    lump: usize,
+    data: Cow<'a, [u8]>,
+    /// The lump's file offset, for errors.
+    base: u64,
+    ctx: Ctx,
+    arena: Option<&'a Bump>,
+    /// A bad record size is an error rather than a lump kept as bytes.
+    strict: bool,
+    /// The lump's index lists are Strata's 32-bit ones.
+    wide: bool,
+}
+
+impl<'a> LumpInput<'a> {
+    /// Records whose layout every version has (positions): in place, or decoded.
+    fn records<T: Record + Copy>(&self) -> Result<Cow<'a, [T]>> {
+        Ok(read_records_cow(&self.data, &self.ctx, self.lump, self.base, self.arena)?.unwrap_or_default())
+    }
+
+    /// A plain `i32` or `u16` list.
+    fn scalars<T: Scalar>(&self) -> Result<Cow<'a, [T]>> {
+        read_scalars(&self.data, &self.ctx, self.lump, self.base)
+    }
+
+    /// An index list, decoded into the arena when there is one.
+    fn indices(&self) -> Result<Cow<'a, [u32]>> {
+        let LumpInput { lump, base, wide, .. } = *self;
+        Ok(match self.arena {
+            Some(a) => Cow::Borrowed(read_indices_into(
+                &self.data,
+                wide,
+                &self.ctx,
+                lump,
+                base,
+                ToArena(a),
+            )?),
+            None => Cow::Owned(read_indices(&self.data, wide, &self.ctx, lump, base)?),
+        })
+    }
+
+    /// Samples of `size` bytes (see [`byte_records`]).
+    fn byte_records<T: Record + Copy>(&self, size: usize) -> Result<Cow<'a, [T]>> {
+        byte_records(&self.data, &self.ctx, self.lump, self.base, size)
+    }
+
+    fn visibility(&self) -> Result<Option<VisRows>> {
+        if self.data.is_empty() {
+            return Ok(None);
+        }
+        Ok(Some(VisRows::parse(&self.data, self.ctx.endian, self.base)?))
+    }
+
+    fn occlusion(&self) -> Result<Option<Occlusion>> {
+        if self.data.is_empty() {
+            return Ok(None);
+        }
+        Ok(Some(Occlusion::parse(&self.data, &self.ctx, self.base)?))
+    }
+
+    /// The collision models, borrowing from the file unless the lump was decompressed.
+    fn phys_collide(&self) -> Result<Option<PhysCollideView<'a>>> {
+        if self.data.is_empty() {
+            return Ok(None);
+        }
+        Ok(Some(match file_bytes(&self.data) {
+            Some(b) => PhysCollideView::parse(b, self.ctx.endian, self.base)?,
+            None => PhysCollideView::parse(&self.data, self.ctx.endian, self.base)?.into_static(),
+        }))
+    }
+
+    /// The displacement collision, borrowing from the file unless the lump was decompressed.
+    fn phys_disp(&self) -> Result<PhysDispView<'a>> {
+        Ok(match file_bytes(&self.data) {
+            Some(b) => PhysDispView::parse(b, self.ctx.endian, self.base)?,
+            None => PhysDispView::parse(&self.data, self.ctx.endian, self.base)?.into_static(),
+        })
+    }
+}
+
 impl<'a> BspView<'a> {
     /// Every lump empty and absent, lump versions zero.
     pub fn bare(version: i32) -> BspView<'a> {
-        BspView {
-            version,
-            revision: 0,
-            endian: Endian::Little,
-            order: LumpOrder::Standard,
-            lump_versions: [0; HEADER_LUMPS],
-            entities: Entities::default(),
-            planes: Cow::Borrowed(&[]),
-            texdata: Cow::Borrowed(&[]),
-            vertexes: Cow::Borrowed(&[]),
-            visibility: None,
-            nodes: Cow::Borrowed(&[]),
-            texinfo: Cow::Borrowed(&[]),
-            faces: Cow::Borrowed(&[]),
-            lighting: Cow::Borrowed(&[]),
-            occlusion: None,
-            leafs: Cow::Borrowed(&[]),
-            face_ids: Cow::Borrowed(&[]),
-            edges: Cow::Borrowed(&[]),
-            surfedges: Cow::Borrowed(&[]),
-            models: Cow::Borrowed(&[]),
-            world_lights: Cow::Borrowed(&[]),
-            leaf_faces: Cow::Borrowed(&[]),
-            leaf_brushes: Cow::Borrowed(&[]),
-            brushes: Cow::Borrowed(&[]),
-            brush_sides: Cow::Borrowed(&[]),
-            areas: Cow::Borrowed(&[]),
-            area_portals: Cow::Borrowed(&[]),
-            disp_info: Cow::Borrowed(&[]),
-            original_faces: Cow::Borrowed(&[]),
-            phys_collide: None,
-            phys_disp: None,
-            vert_normals: Cow::Borrowed(&[]),
-            vert_normal_indices: Cow::Borrowed(&[]),
-            disp_verts: Cow::Borrowed(&[]),
-            disp_lightmap_sample_positions: Cow::Borrowed(&[]),
-            game_lumps: GameLumps::default(),
-            leaf_water_data: Cow::Borrowed(&[]),
-            primitives: Cow::Borrowed(&[]),
-            prim_verts: Cow::Borrowed(&[]),
-            prim_indices: Cow::Borrowed(&[]),
-            pakfile: Cow::Borrowed(&[]),
-            clip_portal_verts: Cow::Borrowed(&[]),
-            cubemaps: Cow::Borrowed(&[]),
-            texdata_string_data: Cow::Borrowed(&[]),
-            texdata_string_table: Cow::Borrowed(&[]),
-            overlays: Cow::Borrowed(&[]),
-            leaf_min_dist_to_water: Cow::Borrowed(&[]),
-            face_macro_texture_info: Cow::Borrowed(&[]),
-            disp_tris: Cow::Borrowed(&[]),
-            water_overlays: Cow::Borrowed(&[]),
-            leaf_ambient_index_hdr: Cow::Borrowed(&[]),
-            leaf_ambient_index: Cow::Borrowed(&[]),
-            lighting_hdr: Cow::Borrowed(&[]),
-            world_lights_hdr: Cow::Borrowed(&[]),
-            leaf_ambient_lighting_hdr: Cow::Borrowed(&[]),
-            leaf_ambient_lighting: Cow::Borrowed(&[]),
-            faces_hdr: Cow::Borrowed(&[]),
-            map_flags: None,
-            overlay_fades: Cow::Borrowed(&[]),
-            overlay_system_levels: Cow::Borrowed(&[]),
-            raw: BTreeMap::new(),
-            tails: BTreeMap::new(),
+        macro_rules! bare {
+            ($($lump:ident $f:ident),*) => {
+                BspView {
+                    version,
+                    revision: 0,
+                    endian: Endian::Little,
+                    order: LumpOrder::Standard,
+                    lump_versions: [0; HEADER_LUMPS],
+                    raw: BTreeMap::new(),
+                    tails: BTreeMap::new(),
+                    $($f: Absent::absent(),)*
+                }
+            };
         }
+        lump_fields!(bare)
     }
 
     /// Opens and parses a whole file (header, every lump, game lumps), borrowing from `data`.
@@ -347,28 +433,6 @@ impl<'a> BspView<'a> {
     /// capped at eight times the file's size (a damaged LZMA size does not ask for gigabytes;
     /// the arena grows past the hint if it must).
     pub fn arena_hint(file: &BspFile<'_>) -> usize {
-        const DECODED: [usize; 20] = [
-            NODES,
-            FACES,
-            LEAFS,
-            FACEIDS,
-            EDGES,
-            WORLDLIGHTS,
-            LEAFFACES,
-            LEAFBRUSHES,
-            BRUSHSIDES,
-            AREAPORTALS,
-            DISPINFO,
-            ORIGINALFACES,
-            VERTNORMALINDICES,
-            LEAFWATERDATA,
-            PRIMITIVES,
-            PRIMINDICES,
-            LEAF_AMBIENT_INDEX_HDR,
-            LEAF_AMBIENT_INDEX,
-            WORLDLIGHTS_HDR,
-            FACES_HDR,
-        ];
         let little = file.endian() == Endian::Little;
         (0..HEADER_LUMPS)
             .map(|l| {
@@ -379,7 +443,7 @@ impl<'a> BspView<'a> {
                 let compressed = file.is_compressed(l);
                 let len = if compressed { e.fourcc } else { e.len } as usize;
                 let in_place = little && !compressed && e.offset.is_multiple_of(4);
-                if in_place && !DECODED.contains(&l) {
+                if in_place && !DECODED_LUMPS.contains(&l) {
                     0
                 } else {
                     2 * len + 16
@@ -454,170 +518,225 @@ impl<'a> BspView<'a> {
         base: u64,
         arena: Option<&'a Bump>,
     ) -> Result<()> {
-        let ctx = self.ctx(lump);
-        // Versions whose layouts the corpus confirms fail loudly on a bad record size; for
-        // other branches (Dota 2 betas v22-24, Contagion v27, ...) such a lump stays bytes.
-        let strict = matches!(self.version, 17..=21 | 25 | 42);
-        let wide = wide_indices(self.version, &self.lump_versions, lump);
-        macro_rules! recs {
-            ($field:ident) => {
-                match read_records_cow(&data, &ctx, lump, base, arena) {
-                    Ok(Some(v)) => self.$field = v,
-                    Ok(None) => {
-                        self.raw.insert(lump, data);
-                    }
-                    Err(e) if strict => return Err(e),
-                    Err(_) => {
-                        self.raw.insert(lump, data);
-                    }
-                }
-            };
+        let input = self.lump_input(lump, data, base, arena);
+        match subject(lump) {
+            Subject::Geometry => self.parse_geometry_lump(input),
+            Subject::Tree => self.parse_tree_lump(input),
+            Subject::Texture => self.parse_texture_lump(input),
+            Subject::Displacement => self.parse_displacement_lump(input),
+            Subject::Lighting => self.parse_lighting_lump(input),
+            Subject::Overlay => self.parse_overlay_lump(input),
+            Subject::OwnFormat => self.parse_own_format_lump(input),
         }
-        macro_rules! wrapped {
-            ($field:ident, $ty:ident) => {
-                match read_records::<$ty>(&data, &ctx, lump, base) {
-                    Ok(Some(v)) => self.$field = Cow::Owned(v.into_iter().map(|r| r.0).collect()),
-                    Ok(None) => {
-                        self.raw.insert(lump, data);
-                    }
-                    Err(e) if strict => return Err(e),
-                    Err(_) => {
-                        self.raw.insert(lump, data);
-                    }
-                }
-            };
+    }
+
+    fn lump_input(
+        &self,
+        lump: usize,
+        data: Cow<'a, [u8]>,
+        base: u64,
+        arena: Option<&'a Bump>,
+    ) -> LumpInput<'a> {
+        LumpInput {
+            lump,
+            data,
+            base,
+            ctx: self.ctx(lump),
+            arena,
+            // Versions whose layouts the corpus confirms fail loudly on a bad record size; for
+            // other branches (Dota 2 betas v22-24, Contagion v27, ...) such a lump stays bytes.
+            strict: matches!(self.version, 17..=21 | 25 | 42),
+            wide: wide_indices(self.version, &self.lump_versions, lump),
         }
-        macro_rules! indices {
-            () => {
-                match arena {
-                    Some(a) => Cow::Borrowed(read_indices_into(
-                        &data,
-                        wide,
-                        &ctx,
-                        lump,
-                        base,
-                        ToArena(a),
-                    )?),
-                    None => Cow::Owned(read_indices(&data, wide, &ctx, lump, base)?),
-                }
-            };
+    }
+
+    /// Planes, vertices, edges, faces, vertex normals, clip portal vertices and primitives.
+    fn parse_geometry_lump(&mut self, input: LumpInput<'a>) -> Result<()> {
+        match input.lump {
+            PLANES => self.records_or_raw(input, |v| &mut v.planes)?,
+            VERTEXES => self.vertexes = input.records()?,
+            EDGES => self.records_or_raw(input, |v| &mut v.edges)?,
+            SURFEDGES => self.surfedges = input.scalars()?,
+            FACES => self.records_or_raw(input, |v| &mut v.faces)?,
+            ORIGINALFACES => self.records_or_raw(input, |v| &mut v.original_faces)?,
+            FACES_HDR => self.records_or_raw(input, |v| &mut v.faces_hdr)?,
+            FACEIDS => self.face_ids = input.indices()?,
+            VERTNORMALS => self.vert_normals = input.records()?,
+            VERTNORMALINDICES => self.vert_normal_indices = input.indices()?,
+            CLIPPORTALVERTS => self.clip_portal_verts = input.records()?,
+            PRIMITIVES => self.records_or_raw(input, |v| &mut v.primitives)?,
+            PRIMVERTS => self.prim_verts = input.records()?,
+            PRIMINDICES => self.prim_indices = input.indices()?,
+            _ => self.keep_raw(input),
         }
-        match lump {
-            ENTITIES => self.entities = Entities::parse(data, lump, base)?,
-            PLANES => recs!(planes),
-            TEXDATA => recs!(texdata),
-            VERTEXES => self.vertexes = read_records_cow(&data, &ctx, lump, base, arena)?.unwrap_or_default(),
-            VISIBILITY => {
-                self.visibility = if data.is_empty() {
-                    None
-                } else {
-                    Some(VisRows::parse(&data, ctx.endian, base)?)
-                }
-            }
-            NODES => recs!(nodes),
-            TEXINFO => recs!(texinfo),
-            FACES => recs!(faces),
-            LIGHTING => self.lighting = self.samples_and_tail(data, &ctx, lump, base)?,
-            OCCLUSION => {
-                self.occlusion = if data.is_empty() {
-                    None
-                } else {
-                    Some(Occlusion::parse(&data, &ctx, base)?)
-                }
-            }
-            LEAFS => recs!(leafs),
-            FACEIDS => self.face_ids = indices!(),
-            EDGES => recs!(edges),
-            SURFEDGES => self.surfedges = read_scalars(&data, &ctx, lump, base)?,
-            MODELS => recs!(models),
-            WORLDLIGHTS => recs!(world_lights),
-            LEAFFACES => self.leaf_faces = indices!(),
-            LEAFBRUSHES => self.leaf_brushes = indices!(),
-            BRUSHES => recs!(brushes),
-            BRUSHSIDES => recs!(brush_sides),
-            AREAS => recs!(areas),
-            AREAPORTALS => recs!(area_portals),
-            DISPINFO => recs!(disp_info),
-            ORIGINALFACES => recs!(original_faces),
-            PHYSCOLLIDE => {
-                self.phys_collide = if data.is_empty() {
-                    None
-                } else if let Some(b) = file_bytes(&data) {
-                    Some(PhysCollideView::parse(b, ctx.endian, base)?)
-                } else {
-                    Some(PhysCollideView::parse(&data, ctx.endian, base)?.into_static())
-                }
-            }
-            PHYSDISP if !data.is_empty() && ctx.lump_version == 0 => {
-                self.phys_disp = Some(match file_bytes(&data) {
-                    Some(b) => PhysDispView::parse(b, ctx.endian, base)?,
-                    None => PhysDispView::parse(&data, ctx.endian, base)?.into_static(),
-                })
-            }
-            VERTNORMALS => {
-                self.vert_normals = read_records_cow(&data, &ctx, lump, base, arena)?.unwrap_or_default()
-            }
-            VERTNORMALINDICES => self.vert_normal_indices = indices!(),
-            DISP_VERTS => recs!(disp_verts),
-            DISP_LIGHTMAP_SAMPLE_POSITIONS => self.disp_lightmap_sample_positions = data,
-            LEAFWATERDATA => recs!(leaf_water_data),
-            PRIMITIVES => recs!(primitives),
-            PRIMVERTS => {
-                self.prim_verts = read_records_cow(&data, &ctx, lump, base, arena)?.unwrap_or_default()
-            }
-            PRIMINDICES => self.prim_indices = indices!(),
-            PAKFILE => self.pakfile = data,
-            CLIPPORTALVERTS => {
-                self.clip_portal_verts = read_records_cow(&data, &ctx, lump, base, arena)?.unwrap_or_default()
-            }
-            CUBEMAPS => recs!(cubemaps),
-            TEXDATA_STRING_DATA => self.texdata_string_data = data,
-            TEXDATA_STRING_TABLE => self.texdata_string_table = read_scalars(&data, &ctx, lump, base)?,
-            OVERLAYS => wrapped!(overlays, OverlayRecord),
-            LEAFMINDISTTOWATER => self.leaf_min_dist_to_water = read_scalars(&data, &ctx, lump, base)?,
-            FACE_MACRO_TEXTURE_INFO => self.face_macro_texture_info = read_scalars(&data, &ctx, lump, base)?,
-            DISP_TRIS => self.disp_tris = read_scalars(&data, &ctx, lump, base)?,
-            WATEROVERLAYS => wrapped!(water_overlays, WaterOverlayRecord),
-            LEAF_AMBIENT_INDEX_HDR => recs!(leaf_ambient_index_hdr),
-            LEAF_AMBIENT_INDEX => recs!(leaf_ambient_index),
-            LIGHTING_HDR => self.lighting_hdr = self.samples_and_tail(data, &ctx, lump, base)?,
-            WORLDLIGHTS_HDR => recs!(world_lights_hdr),
+        Ok(())
+    }
+
+    /// The BSP tree and what its leaves hold: nodes, leafs, models, brushes, areas, water.
+    fn parse_tree_lump(&mut self, input: LumpInput<'a>) -> Result<()> {
+        match input.lump {
+            NODES => self.records_or_raw(input, |v| &mut v.nodes)?,
+            LEAFS => self.records_or_raw(input, |v| &mut v.leafs)?,
+            MODELS => self.records_or_raw(input, |v| &mut v.models)?,
+            LEAFFACES => self.leaf_faces = input.indices()?,
+            LEAFBRUSHES => self.leaf_brushes = input.indices()?,
+            BRUSHES => self.records_or_raw(input, |v| &mut v.brushes)?,
+            BRUSHSIDES => self.records_or_raw(input, |v| &mut v.brush_sides)?,
+            AREAS => self.records_or_raw(input, |v| &mut v.areas)?,
+            AREAPORTALS => self.records_or_raw(input, |v| &mut v.area_portals)?,
+            LEAFWATERDATA => self.records_or_raw(input, |v| &mut v.leaf_water_data)?,
+            LEAFMINDISTTOWATER => self.leaf_min_dist_to_water = input.scalars()?,
+            _ => self.keep_raw(input),
+        }
+        Ok(())
+    }
+
+    /// Texture data and info, the material name strings, macro texture indices.
+    fn parse_texture_lump(&mut self, input: LumpInput<'a>) -> Result<()> {
+        match input.lump {
+            TEXDATA => self.records_or_raw(input, |v| &mut v.texdata)?,
+            TEXINFO => self.records_or_raw(input, |v| &mut v.texinfo)?,
+            TEXDATA_STRING_DATA => self.texdata_string_data = input.data,
+            TEXDATA_STRING_TABLE => self.texdata_string_table = input.scalars()?,
+            FACE_MACRO_TEXTURE_INFO => self.face_macro_texture_info = input.scalars()?,
+            _ => self.keep_raw(input),
+        }
+        Ok(())
+    }
+
+    /// Displacement infos, vertices, triangle flags and lightmap sample positions.
+    fn parse_displacement_lump(&mut self, input: LumpInput<'a>) -> Result<()> {
+        match input.lump {
+            DISPINFO => self.records_or_raw(input, |v| &mut v.disp_info)?,
+            DISP_VERTS => self.records_or_raw(input, |v| &mut v.disp_verts)?,
+            DISP_TRIS => self.disp_tris = input.scalars()?,
+            DISP_LIGHTMAP_SAMPLE_POSITIONS => self.disp_lightmap_sample_positions = input.data,
+            _ => self.keep_raw(input),
+        }
+        Ok(())
+    }
+
+    /// Lightmap samples, world lights, per-leaf ambient lighting and cubemap samples.
+    fn parse_lighting_lump(&mut self, input: LumpInput<'a>) -> Result<()> {
+        match input.lump {
+            LIGHTING => self.lighting = self.samples_and_tail(input)?,
+            LIGHTING_HDR => self.lighting_hdr = self.samples_and_tail(input)?,
+            WORLDLIGHTS => self.records_or_raw(input, |v| &mut v.world_lights)?,
+            WORLDLIGHTS_HDR => self.records_or_raw(input, |v| &mut v.world_lights_hdr)?,
+            LEAF_AMBIENT_INDEX_HDR => self.records_or_raw(input, |v| &mut v.leaf_ambient_index_hdr)?,
+            LEAF_AMBIENT_INDEX => self.records_or_raw(input, |v| &mut v.leaf_ambient_index)?,
             LEAF_AMBIENT_LIGHTING_HDR | LEAF_AMBIENT_LIGHTING
-                if crate::records::leaf_ambient_is_legacy(ctx.lump_version, data.len()) =>
+                if crate::records::leaf_ambient_is_legacy(input.ctx.lump_version, input.data.len()) =>
             {
                 // Per-leaf light cubes of 24 bytes: no typed layout; kept as bytes (a warning
                 // of `check::quirks`).
-                self.raw.insert(lump, data);
+                self.raw.insert(input.lump, input.data);
             }
-            LEAF_AMBIENT_LIGHTING_HDR => {
-                self.leaf_ambient_lighting_hdr = byte_records(&data, &ctx, lump, base, 28)?
-            }
-            LEAF_AMBIENT_LIGHTING => self.leaf_ambient_lighting = byte_records(&data, &ctx, lump, base, 28)?,
-            FACES_HDR => recs!(faces_hdr),
-            MAP_FLAGS if data.len() == 4 => {
-                self.map_flags = Some(read_scalars::<i32>(&data, &ctx, lump, base)?[0] as u32)
-            }
-            OVERLAY_FADES => recs!(overlay_fades),
-            OVERLAY_SYSTEM_LEVELS => recs!(overlay_system_levels),
-            _ => {
-                if !data.is_empty() {
-                    self.raw.insert(lump, data);
-                }
-            }
+            LEAF_AMBIENT_LIGHTING_HDR => self.leaf_ambient_lighting_hdr = input.byte_records(28)?,
+            LEAF_AMBIENT_LIGHTING => self.leaf_ambient_lighting = input.byte_records(28)?,
+            CUBEMAPS => self.records_or_raw(input, |v| &mut v.cubemaps)?,
+            _ => self.keep_raw(input),
         }
         Ok(())
+    }
+
+    /// Overlays, water overlays, their fade distances and system levels.
+    fn parse_overlay_lump(&mut self, input: LumpInput<'a>) -> Result<()> {
+        match input.lump {
+            OVERLAYS => self.overlays_or_raw(input, |r: OverlayRecord| r.0, |v| &mut v.overlays)?,
+            WATEROVERLAYS => {
+                self.overlays_or_raw(input, |r: WaterOverlayRecord| r.0, |v| &mut v.water_overlays)?
+            }
+            OVERLAY_FADES => self.records_or_raw(input, |v| &mut v.overlay_fades)?,
+            OVERLAY_SYSTEM_LEVELS => self.records_or_raw(input, |v| &mut v.overlay_system_levels)?,
+            _ => self.keep_raw(input),
+        }
+        Ok(())
+    }
+
+    /// Lumps with a format of their own (entities, visibility, occlusion, physics, the
+    /// pakfile, map flags); any other lump is kept as bytes.
+    fn parse_own_format_lump(&mut self, input: LumpInput<'a>) -> Result<()> {
+        match input.lump {
+            ENTITIES => self.entities = Entities::parse(input.data, input.lump, input.base)?,
+            VISIBILITY => self.visibility = input.visibility()?,
+            OCCLUSION => self.occlusion = input.occlusion()?,
+            PHYSCOLLIDE => self.phys_collide = input.phys_collide()?,
+            PHYSDISP if !input.data.is_empty() && input.ctx.lump_version == 0 => {
+                self.phys_disp = Some(input.phys_disp()?)
+            }
+            PAKFILE => self.pakfile = input.data,
+            MAP_FLAGS if input.data.len() == 4 => self.map_flags = Some(input.scalars::<i32>()?[0] as u32),
+            _ => self.keep_raw(input),
+        }
+        Ok(())
+    }
+
+    /// A lump without a typed layout: its bytes, if any, kept as they are.
+    fn keep_raw(&mut self, input: LumpInput<'a>) {
+        if !input.data.is_empty() {
+            self.raw.insert(input.lump, input.data);
+        }
+    }
+
+    /// Records whose layout some lump versions lack: into `field` when they parse, otherwise
+    /// the bytes are kept raw (or, for a strict BSP version, a bad record size is an error).
+    fn records_or_raw<T: Record + Copy>(
+        &mut self,
+        input: LumpInput<'a>,
+        field: fn(&mut Self) -> &mut Cow<'a, [T]>,
+    ) -> Result<()> {
+        let read = |i: &LumpInput<'a>| read_records_cow(&i.data, &i.ctx, i.lump, i.base, i.arena);
+        if let Some(v) = self.typed_or_raw(input, read)? {
+            *field(self) = v;
+        }
+        Ok(())
+    }
+
+    /// [`BspView::records_or_raw`] for the overlay lumps, whose records wrap an [`Overlay`].
+    fn overlays_or_raw<R: Record>(
+        &mut self,
+        input: LumpInput<'a>,
+        unwrap: fn(R) -> Overlay,
+        field: fn(&mut Self) -> &mut Cow<'a, [Overlay]>,
+    ) -> Result<()> {
+        let read = |i: &LumpInput<'a>| {
+            Ok(read_records::<R>(&i.data, &i.ctx, i.lump, i.base)?
+                .map(|v| Cow::Owned(v.into_iter().map(unwrap).collect())))
+        };
+        if let Some(v) = self.typed_or_raw(input, read)? {
+            *field(self) = v;
+        }
+        Ok(())
+    }
+
+    /// What `read` makes of the lump; when it has no layout for it (`None`), or fails in a
+    /// BSP version that is not strict, the bytes are kept raw instead.
+    fn typed_or_raw<T>(
+        &mut self,
+        input: LumpInput<'a>,
+        read: impl FnOnce(&LumpInput<'a>) -> Result<Option<T>>,
+    ) -> Result<Option<T>> {
+        match read(&input) {
+            Ok(Some(v)) => return Ok(Some(v)),
+            Err(e) if input.strict => return Err(e),
+            Ok(None) | Err(_) => {}
+        }
+        self.raw.insert(input.lump, input.data);
+        Ok(None)
     }
 
     /// A lighting lump: whole 4-byte samples, and any bytes after the last one kept as the
     /// lump's tail. The engine copies the lump as one block and faces address it by byte
     /// offset, so a length one to three bytes past a whole sample loads (seen in real maps).
-    fn samples_and_tail(
-        &mut self,
-        data: Cow<'a, [u8]>,
-        ctx: &Ctx,
-        lump: usize,
-        base: u64,
-    ) -> Result<Cow<'a, [ColorRgbExp32]>> {
+    fn samples_and_tail(&mut self, input: LumpInput<'a>) -> Result<Cow<'a, [ColorRgbExp32]>> {
+        let LumpInput {
+            lump,
+            data,
+            base,
+            ctx,
+            ..
+        } = input;
         let whole = data.len() - data.len() % 4;
         let (samples, tail) = match data {
             Cow::Borrowed(b) => (Cow::Borrowed(&b[..whole]), Cow::Borrowed(&b[whole..])),
@@ -631,56 +750,7 @@ impl<'a> BspView<'a> {
         } else {
             self.tails.insert(lump, tail);
         }
-        byte_records(&samples, ctx, lump, base, 4)
-    }
-
-    /// The owned [`Bsp`]: borrowed records and bytes are copied, decoded ones moved.
-    pub fn into_owned(self) -> Bsp {
-        let latin1 = self.entities.latin1();
-        macro_rules! build {
-            ($($lump:ident $f:ident),*) => {
-                Bsp {
-                    version: self.version,
-                    revision: self.revision,
-                    endian: self.endian,
-                    order: self.order,
-                    lump_versions: self.lump_versions,
-                    entities_latin1: latin1,
-                    raw: self.raw.into_iter().map(|(l, b)| (l, b.into_owned())).collect(),
-                    tails: self.tails.into_iter().map(|(l, b)| (l, b.into_owned())).collect(),
-                    $($f: self.$f.into_owned_lump(),)*
-                }
-            };
-        }
-        lump_fields!(build)
-    }
-}
-
-impl Bsp {
-    /// Moves lump `lump`'s typed value (and its raw bytes, if kept raw) from `from` into `self`.
-    pub(crate) fn take_lump(&mut self, from: &mut Bsp, lump: usize) {
-        macro_rules! take {
-            ($($l:ident $f:ident),*) => {
-                match lump {
-                    $($l => self.$f = std::mem::take(&mut from.$f),)*
-                    _ => {}
-                }
-            };
-        }
-        lump_fields!(take);
-        if lump == ENTITIES {
-            self.entities_latin1 = from.entities_latin1;
-        }
-        for (to, from) in [(&mut self.raw, &mut from.raw), (&mut self.tails, &mut from.tails)] {
-            match from.remove(&lump) {
-                Some(bytes) => {
-                    to.insert(lump, bytes);
-                }
-                None => {
-                    to.remove(&lump);
-                }
-            }
-        }
+        byte_records(&samples, &ctx, lump, base, 4)
     }
 }
 

@@ -92,41 +92,11 @@ impl VisRows {
         let n = r.u32().map_err(err)?;
         let count = r.check_count(n as u64, 8).map_err(err)?;
         let row_len = (n as usize).div_ceil(8);
-        let offsets = r.bytes(count * 8).map_err(err)?;
+        let offsets = row_offsets(r.bytes(count * 8).map_err(err)?, endian);
         let size = count
             .checked_mul(row_len)
             .ok_or_else(|| BspError::lump(VISIBILITY, base, format!("{n} clusters do not fit in memory")))?;
-        let word = |b: &[u8; 4]| match endian {
-            Endian::Little => u32::from_le_bytes(*b),
-            Endian::Big => u32::from_be_bytes(*b),
-        };
-        let offsets = offsets.as_chunks::<8>().0.iter().map(|ofs| {
-            let (w, _) = ofs.as_chunks::<4>();
-            (word(&w[0]) as usize, word(&w[1]) as usize)
-        });
-        // Real lumps decode to about their own size. Up to a generous multiple of it, zeroed
-        // buffers are allocated at once; past that (rows sharing offsets, or a hostile count),
-        // they grow row by row, so a damaged lump fails before claiming memory it cannot fill.
-        let (mut pvs, mut pas);
-        if size <= data.len().saturating_mul(64).saturating_add(1 << 16) {
-            (pvs, pas) = (vec![0u8; size], vec![0u8; size]);
-            if row_len > 0 {
-                let rows = pvs.chunks_exact_mut(row_len).zip(pas.chunks_exact_mut(row_len));
-                for ((pvs_row, pas_row), (a, b)) in rows.zip(offsets) {
-                    decompress_row(data, a, pvs_row, base)?;
-                    decompress_row(data, b, pas_row, base)?;
-                }
-            }
-        } else {
-            (pvs, pas) = (Vec::new(), Vec::new());
-            for (a, b) in offsets {
-                for (flat, start) in [(&mut pvs, a), (&mut pas, b)] {
-                    let at = flat.len();
-                    flat.resize(at + row_len, 0);
-                    decompress_row(data, start, &mut flat[at..], base)?;
-                }
-            }
-        }
+        let (pvs, pas) = decode_rows(data, offsets, size, row_len, base)?;
         Ok(VisRows {
             num_clusters: n,
             row_len,
@@ -167,6 +137,61 @@ impl VisRows {
     }
 }
 
+/// Each cluster's (PVS, PAS) row offsets, from the table of `bytes`.
+fn row_offsets(bytes: &[u8], endian: Endian) -> impl Iterator<Item = (usize, usize)> + '_ {
+    let word = move |b: &[u8; 4]| match endian {
+        Endian::Little => u32::from_le_bytes(*b),
+        Endian::Big => u32::from_be_bytes(*b),
+    };
+    bytes.as_chunks::<8>().0.iter().map(move |ofs| {
+        let (w, _) = ofs.as_chunks::<4>();
+        (word(&w[0]) as usize, word(&w[1]) as usize)
+    })
+}
+
+/// Decodes every cluster's PVS and PAS rows (`size` bytes each, all rows together).
+fn decode_rows(
+    data: &[u8],
+    offsets: impl Iterator<Item = (usize, usize)>,
+    size: usize,
+    row_len: usize,
+    base: u64,
+) -> Result<(Vec<u8>, Vec<u8>)> {
+    // Real lumps decode to about their own size. Up to a generous multiple of it, zeroed
+    // buffers are allocated at once; past that (rows sharing offsets, or a hostile count),
+    // they grow row by row, so a damaged lump fails before claiming memory it cannot fill.
+    if size > data.len().saturating_mul(64).saturating_add(1 << 16) {
+        return decode_rows_growing(data, offsets, row_len, base);
+    }
+    let (mut pvs, mut pas) = (vec![0u8; size], vec![0u8; size]);
+    if row_len > 0 {
+        let rows = pvs.chunks_exact_mut(row_len).zip(pas.chunks_exact_mut(row_len));
+        for ((pvs_row, pas_row), (a, b)) in rows.zip(offsets) {
+            decompress_row(data, a, pvs_row, base)?;
+            decompress_row(data, b, pas_row, base)?;
+        }
+    }
+    Ok((pvs, pas))
+}
+
+/// [`decode_rows`] growing the buffers row by row.
+fn decode_rows_growing(
+    data: &[u8],
+    offsets: impl Iterator<Item = (usize, usize)>,
+    row_len: usize,
+    base: u64,
+) -> Result<(Vec<u8>, Vec<u8>)> {
+    let (mut pvs, mut pas) = (Vec::new(), Vec::new());
+    for (a, b) in offsets {
+        for (flat, start) in [(&mut pvs, a), (&mut pas, b)] {
+            let at = flat.len();
+            flat.resize(at + row_len, 0);
+            decompress_row(data, start, &mut flat[at..], base)?;
+        }
+    }
+    Ok((pvs, pas))
+}
+
 fn bit(row: Option<&[u8]>, to: usize) -> bool {
     row.and_then(|row| row.get(to / 8))
         .is_some_and(|b| b & (1 << (to % 8)) != 0)
@@ -190,26 +215,33 @@ fn decompress_row(data: &[u8], start: usize, out: &mut [u8], base: u64) -> Resul
         if p >= row_len {
             break;
         }
-        if data.get(i).is_none() {
-            return Err(BspError::lump(
-                VISIBILITY,
-                base + i as u64,
-                "compressed visibility row runs past the end of the lump",
-            ));
-        }
-        // A zero byte, then the count of zero bytes it stands for.
-        let Some(&run) = data.get(i + 1) else {
-            return Err(BspError::lump(
-                VISIBILITY,
-                base + i as u64 + 1,
-                "zero-run count past the end of the lump",
-            ));
-        };
+        let run = zero_run(data, i, base)?;
         i += 2;
         // A run may overshoot the row in files written by some tools; clamp it.
         p += (run as usize).min(row_len - p);
     }
     Ok(())
+}
+
+/// The count of the zero run at byte `i` (a zero byte, then the count of zero bytes it stands
+/// for).
+#[inline]
+fn zero_run(data: &[u8], i: usize, base: u64) -> Result<u8> {
+    if data.get(i).is_none() {
+        return Err(BspError::lump(
+            VISIBILITY,
+            base + i as u64,
+            "compressed visibility row runs past the end of the lump",
+        ));
+    }
+    let Some(&run) = data.get(i + 1) else {
+        return Err(BspError::lump(
+            VISIBILITY,
+            base + i as u64 + 1,
+            "zero-run count past the end of the lump",
+        ));
+    };
+    Ok(run)
 }
 
 /// Valve's `CompressVis`: non-zero bytes verbatim, runs of zero bytes as `0, count` (≤ 255).

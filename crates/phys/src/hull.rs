@@ -47,33 +47,39 @@ pub struct PackedHull {
     pub edges: Vec<[u8; 2]>,
 }
 
+/// The blob holds exactly what its counts say; returns where its edges start.
+fn check_hull_size(data: &[u8], base: u64) -> Result<usize> {
+    let short = |need: usize| {
+        PhysError::new(
+            base,
+            "packed hull",
+            format!("{} bytes, its counts need {need}", data.len()),
+        )
+    };
+    if data.len() < HULL_HEADER_SIZE {
+        return Err(short(HULL_HEADER_SIZE));
+    }
+    let triangle_count = data[4] as usize;
+    let edge_count = data[6] as usize;
+    let edges_at = HULL_HEADER_SIZE + 4 * triangle_count + 1;
+    let need = edges_at + 2 * edge_count;
+    if data.len() < need {
+        return Err(short(need));
+    }
+    if data.len() > need {
+        return Err(PhysError::new(
+            base + need as u64,
+            "packed hull",
+            format!("{} bytes left after {edge_count} edges", data.len() - need),
+        ));
+    }
+    Ok(edges_at)
+}
+
 impl PackedHull {
     /// Reads one blob; `base` is the absolute offset of `data[0]` (for errors).
     pub fn parse(data: &[u8], base: u64) -> Result<PackedHull> {
-        let short = |need: usize| {
-            PhysError::new(
-                base,
-                "packed hull",
-                format!("{} bytes, its counts need {need}", data.len()),
-            )
-        };
-        if data.len() < HULL_HEADER_SIZE {
-            return Err(short(HULL_HEADER_SIZE));
-        }
-        let triangle_count = data[4] as usize;
-        let edge_count = data[6] as usize;
-        let edges_at = HULL_HEADER_SIZE + 4 * triangle_count + 1;
-        let need = edges_at + 2 * edge_count;
-        if data.len() < need {
-            return Err(short(need));
-        }
-        if data.len() > need {
-            return Err(PhysError::new(
-                base + need as u64,
-                "packed hull",
-                format!("{} bytes left after {edge_count} edges", data.len() - need),
-            ));
-        }
+        let edges_at = check_hull_size(data, base)?;
         let triangles = data[HULL_HEADER_SIZE..edges_at - 1]
             .chunks_exact(4)
             .map(|t| PackedTriangle {
@@ -159,7 +165,21 @@ impl PackedHull {
                 ));
             }
         }
-        // Per edge: how often it runs as stored and how often reversed.
+        let runs = self.verify_triangles(&mut bad);
+        for (i, r) in runs.iter().enumerate() {
+            if *r != [1, 1] {
+                bad.push(format!(
+                    "edge {i}: in {} triangles as stored and {} reversed (a closed hull has one of each)",
+                    r[0], r[1]
+                ));
+            }
+        }
+        bad
+    }
+
+    /// Checks each triangle's pierce index and that its edges close; returns per edge how often
+    /// it runs as stored and how often reversed.
+    fn verify_triangles(&self, bad: &mut Vec<String>) -> Vec<[u32; 2]> {
         let mut runs = vec![[0u32; 2]; self.edges.len()];
         for (t, tri) in self.triangles.iter().enumerate() {
             if tri.pierce_index as usize >= self.triangles.len() {
@@ -181,15 +201,7 @@ impl PackedHull {
                 runs[e][usize::from(!forward)] += 1;
             }
         }
-        for (i, r) in runs.iter().enumerate() {
-            if *r != [1, 1] {
-                bad.push(format!(
-                    "edge {i}: in {} triangles as stored and {} reversed (a closed hull has one of each)",
-                    r[0], r[1]
-                ));
-            }
-        }
-        bad
+        runs
     }
 
     /// The displacement vertices the hull touches, ascending.

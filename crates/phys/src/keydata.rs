@@ -45,33 +45,37 @@ fn tokens(text: &[u8], base: u64) -> Result<Vec<(u64, Token)>> {
         let c = text[i];
         let at = base + i as u64;
         match c {
-            b'{' => {
-                out.push((at, Token::Open));
-                i += 1;
-            }
-            b'}' => {
-                out.push((at, Token::Close));
+            b'{' | b'}' => {
+                out.push((at, if c == b'{' { Token::Open } else { Token::Close }));
                 i += 1;
             }
             b'"' => {
-                let Some(len) = text[i + 1..].iter().position(|&b| b == b'"') else {
-                    return Err(PhysError::new(at, "key data", "unterminated quoted string"));
-                };
+                let len = quoted_len(&text[i + 1..])
+                    .ok_or_else(|| PhysError::new(at, "key data", "unterminated quoted string"))?;
                 out.push((at, Token::Str(latin1(&text[i + 1..i + 1 + len]))));
                 i += len + 2;
             }
             c if c.is_ascii_whitespace() || c == 0 => i += 1,
             _ => {
-                let len = text[i..]
-                    .iter()
-                    .position(|&b| b.is_ascii_whitespace() || b == 0 || b == b'{' || b == b'}' || b == b'"')
-                    .unwrap_or(text.len() - i);
+                let len = bare_word_len(&text[i..]);
                 out.push((at, Token::Str(latin1(&text[i..i + len]))));
                 i += len;
             }
         }
     }
     Ok(out)
+}
+
+/// The length of the quoted string whose text `text` starts with (up to its closing quote).
+fn quoted_len(text: &[u8]) -> Option<usize> {
+    text.iter().position(|&b| b == b'"')
+}
+
+/// The length of the bare word `text` starts with: up to white space, a NUL, a brace or a quote.
+fn bare_word_len(text: &[u8]) -> usize {
+    text.iter()
+        .position(|&b| b.is_ascii_whitespace() || b == 0 || b == b'{' || b == b'}' || b == b'"')
+        .unwrap_or(text.len())
 }
 
 fn latin1(b: &[u8]) -> String {
@@ -131,23 +135,7 @@ fn block(name: String, at: u64, it: &mut Tokens, end: u64, depth: usize, opened:
         return Err(PhysError::new(at, "key data", "blocks nested deeper than 32"));
     }
     if !opened {
-        match it.next() {
-            Some((_, Token::Open)) => {}
-            Some((p, _)) => {
-                return Err(PhysError::new(
-                    p,
-                    "key data",
-                    format!("'{{' expected after block name '{name}'"),
-                ));
-            }
-            None => {
-                return Err(PhysError::new(
-                    end,
-                    "key data",
-                    format!("block '{name}' has no body"),
-                ));
-            }
-        }
+        expect_open(&name, it, end)?;
     }
     let mut b = KeyBlock {
         name,
@@ -157,20 +145,7 @@ fn block(name: String, at: u64, it: &mut Tokens, end: u64, depth: usize, opened:
     loop {
         match it.next() {
             Some((_, Token::Close)) => return Ok(b),
-            Some((p, Token::Str(key))) => match it.next() {
-                Some((_, Token::Str(value))) => b.pairs.push((key, value)),
-                Some((_, Token::Open)) => b.children.push(block(key, p, it, end, depth + 1, true)?),
-                Some((q, Token::Close)) => {
-                    return Err(PhysError::new(q, "key data", format!("key '{key}' has no value")));
-                }
-                None => {
-                    return Err(PhysError::new(
-                        end,
-                        "key data",
-                        format!("key '{key}' has no value"),
-                    ));
-                }
-            },
+            Some((p, Token::Str(key))) => key_entry(&mut b, key, p, it, end, depth)?,
             Some((p, Token::Open)) => return Err(PhysError::new(p, "key data", "'{' without a block name")),
             None => {
                 return Err(PhysError::new(
@@ -181,4 +156,40 @@ fn block(name: String, at: u64, it: &mut Tokens, end: u64, depth: usize, opened:
             }
         }
     }
+}
+
+/// The opening brace after block name `name`.
+fn expect_open(name: &str, it: &mut Tokens, end: u64) -> Result<()> {
+    match it.next() {
+        Some((_, Token::Open)) => Ok(()),
+        Some((p, _)) => Err(PhysError::new(
+            p,
+            "key data",
+            format!("'{{' expected after block name '{name}'"),
+        )),
+        None => Err(PhysError::new(
+            end,
+            "key data",
+            format!("block '{name}' has no body"),
+        )),
+    }
+}
+
+/// What follows `key` (read at `p`) in block `b`: its value, or a child block.
+fn key_entry(b: &mut KeyBlock, key: String, p: u64, it: &mut Tokens, end: u64, depth: usize) -> Result<()> {
+    match it.next() {
+        Some((_, Token::Str(value))) => b.pairs.push((key, value)),
+        Some((_, Token::Open)) => b.children.push(block(key, p, it, end, depth + 1, true)?),
+        Some((q, Token::Close)) => {
+            return Err(PhysError::new(q, "key data", format!("key '{key}' has no value")));
+        }
+        None => {
+            return Err(PhysError::new(
+                end,
+                "key data",
+                format!("key '{key}' has no value"),
+            ));
+        }
+    }
+    Ok(())
 }

@@ -53,61 +53,55 @@ pub struct Solid {
     pub body: SolidBody,
 }
 
+impl CollideHeader {
+    /// `collideheader_t` of the `VPHY` headers in `data`, which must hold them whole (the
+    /// drag fields too, which are not read here).
+    fn read(data: &[u8], base: u64) -> Result<CollideHeader> {
+        if data.len() < COLLIDE_HEADER_SIZE {
+            return Err(PhysError::new(
+                base,
+                "collide header",
+                format!(
+                    "{} bytes, the VPHY headers need {COLLIDE_HEADER_SIZE}",
+                    data.len()
+                ),
+            ));
+        }
+        let i16_at = |p: usize| i16::from_le_bytes([data[p], data[p + 1]]);
+        Ok(CollideHeader {
+            version: i16_at(4),
+            model_type: i16_at(6),
+            surface_size: i32::from_le_bytes([data[8], data[9], data[10], data[11]]),
+            drag: None,
+        })
+    }
+}
+
+impl DragAxes {
+    /// The drag fields after `collideheader_t` in `data` (the whole `VPHY` headers).
+    fn read(data: &[u8]) -> DragAxes {
+        let word = |p: usize| [data[p], data[p + 1], data[p + 2], data[p + 3]];
+        DragAxes {
+            drag_axis_areas: [12, 16, 20].map(|p| f32::from_le_bytes(word(p))),
+            axis_map_size: i32::from_le_bytes(word(24)),
+        }
+    }
+}
+
+/// A MOPP surface: read when its records account for every byte as written back; a layout
+/// not seen in Valve's data is kept as bytes.
+fn mopp_body(rest: &[u8], base: u64) -> SolidBody {
+    match CompactSurface::parse(rest, base) {
+        Ok(s) if s.to_bytes() == rest => SolidBody::Surface(s),
+        _ => SolidBody::Unread(rest.to_vec()),
+    }
+}
+
 impl Solid {
     /// Reads one solid's bytes; `base` is the absolute offset of `data[0]`.
     pub fn parse(data: &[u8], base: u64) -> Result<Solid> {
         if data.len() >= 4 && &data[..4] == b"VPHY" {
-            if data.len() < COLLIDE_HEADER_SIZE {
-                return Err(PhysError::new(
-                    base,
-                    "collide header",
-                    format!(
-                        "{} bytes, the VPHY headers need {COLLIDE_HEADER_SIZE}",
-                        data.len()
-                    ),
-                ));
-            }
-            let i16_at = |p: usize| i16::from_le_bytes([data[p], data[p + 1]]);
-            let word = |p: usize| [data[p], data[p + 1], data[p + 2], data[p + 3]];
-            let (version, model_type) = (i16_at(4), i16_at(6));
-            let surface_size = i32::from_le_bytes(word(8));
-            if version == COLLIDE_VERSION && model_type == MODEL_TYPE_MOPP {
-                // Read when its records account for every byte as written back; a layout not
-                // seen in Valve's data is kept as bytes.
-                let rest = &data[MOPP_HEADER_SIZE..];
-                let body = match CompactSurface::parse(rest, base + MOPP_HEADER_SIZE as u64) {
-                    Ok(s) if s.to_bytes() == rest => SolidBody::Surface(s),
-                    _ => SolidBody::Unread(rest.to_vec()),
-                };
-                return Ok(Solid {
-                    header: Some(CollideHeader {
-                        version,
-                        model_type,
-                        surface_size,
-                        drag: None,
-                    }),
-                    body,
-                });
-            }
-            let header = CollideHeader {
-                version,
-                model_type,
-                surface_size,
-                drag: Some(DragAxes {
-                    drag_axis_areas: [12, 16, 20].map(|p| f32::from_le_bytes(word(p))),
-                    axis_map_size: i32::from_le_bytes(word(24)),
-                }),
-            };
-            let rest = &data[COLLIDE_HEADER_SIZE..];
-            let body = if version == COLLIDE_VERSION && model_type == MODEL_TYPE_COMPACT_SURFACE {
-                SolidBody::Surface(CompactSurface::parse(rest, base + COLLIDE_HEADER_SIZE as u64)?)
-            } else {
-                SolidBody::Unread(rest.to_vec())
-            };
-            return Ok(Solid {
-                header: Some(header),
-                body,
-            });
+            return Solid::parse_vphy(data, base);
         }
         if data.len() < 48 || i32::from_le_bytes([data[44], data[45], data[46], data[47]]) != IVPS {
             return Err(PhysError::new(
@@ -119,6 +113,29 @@ impl Solid {
         Ok(Solid {
             header: None,
             body: SolidBody::Surface(CompactSurface::parse(data, base)?),
+        })
+    }
+
+    /// A solid behind its `VPHY` headers.
+    fn parse_vphy(data: &[u8], base: u64) -> Result<Solid> {
+        let mut header = CollideHeader::read(data, base)?;
+        let (version, model_type) = (header.version, header.model_type);
+        if version == COLLIDE_VERSION && model_type == MODEL_TYPE_MOPP {
+            return Ok(Solid {
+                header: Some(header),
+                body: mopp_body(&data[MOPP_HEADER_SIZE..], base + MOPP_HEADER_SIZE as u64),
+            });
+        }
+        header.drag = Some(DragAxes::read(data));
+        let rest = &data[COLLIDE_HEADER_SIZE..];
+        let body = if version == COLLIDE_VERSION && model_type == MODEL_TYPE_COMPACT_SURFACE {
+            SolidBody::Surface(CompactSurface::parse(rest, base + COLLIDE_HEADER_SIZE as u64)?)
+        } else {
+            SolidBody::Unread(rest.to_vec())
+        };
+        Ok(Solid {
+            header: Some(header),
+            body,
         })
     }
 

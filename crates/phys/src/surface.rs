@@ -271,7 +271,6 @@ impl Ledge {
 /// Offsets of a MOPP surface's ledges: back to back from `first` up to the point array (where
 /// the first ledge's points start).
 fn mopp_ledges(at: &At<'_>, first: i32) -> Result<Vec<usize>> {
-    const LEDGE: &str = "compact ledge";
     let mut l = at.target(0, first, RECORD_SIZE, "MOPP surface header")?;
     let points = at.target(l, at.i32(l, LEDGE)?, RECORD_SIZE, LEDGE)?;
     let mut out = Vec::new();
@@ -286,19 +285,22 @@ fn mopp_ledges(at: &At<'_>, first: i32) -> Result<Vec<usize>> {
     Ok(out)
 }
 
-impl CompactSurface {
-    /// Reads the surface in `data` (which starts at the surface header); `base` is the absolute
-    /// offset of `data[0]` for errors.
-    pub fn parse(data: &[u8], base: u64) -> Result<CompactSurface> {
-        let at = At { data, base };
-        const HDR: &str = "compact surface header";
+/// The records' names in errors.
+const HDR: &str = "compact surface header";
+const NODE: &str = "ledge tree node";
+const LEDGE: &str = "compact ledge";
+const TRI: &str = "compact triangle";
+const POINT: &str = "compact point";
+
+impl SurfaceHeader {
+    fn read(at: &At<'_>) -> Result<SurfaceHeader> {
         let mass_center = at.f32s::<3>(0, HDR)?;
         let rotation_inertia = at.f32s::<3>(12, HDR)?;
         let [upper_limit_radius] = at.f32s::<1>(24, HDR)?;
         let packed = at.u32(28, HDR)?;
         let offset_ledgetree_root = at.i32(32, HDR)?;
         let dummy = [at.i32(36, HDR)?, at.i32(40, HDR)?, at.i32(44, HDR)?];
-        let header = SurfaceHeader {
+        Ok(SurfaceHeader {
             mass_center,
             rotation_inertia,
             upper_limit_radius,
@@ -306,167 +308,324 @@ impl CompactSurface {
             byte_size: packed >> 8,
             offset_ledgetree_root,
             dummy,
-        };
+        })
+    }
+}
+
+impl LedgeTreeNode {
+    /// The node at `n`, which must lie whole within the surface.
+    fn read(at: &At<'_>, n: usize) -> Result<LedgeTreeNode> {
+        if n + NODE_SIZE > at.data.len() {
+            return Err(at.err(n, NODE, "node runs past the end of the surface"));
+        }
+        let offset_right_node = at.i32(n, NODE)?;
+        let offset_compact_ledge = at.i32(n + 4, NODE)?;
+        let [cx, cy, cz, radius] = at.f32s::<4>(n + 8, NODE)?;
+        let [b0, b1, b2, free_0] = at.array::<4>(n + 24, NODE)?;
+        Ok(LedgeTreeNode {
+            offset: n as u32,
+            offset_right_node,
+            offset_compact_ledge,
+            center: [cx, cy, cz],
+            radius,
+            box_sizes: [b0, b1, b2],
+            free_0,
+        })
+    }
+}
+
+impl LedgeTreeNode {
+    /// Pushes the node's children onto `stack` (the right one first, to pop the left first)
+    /// and its ledge onto `ledges`; each must lie after the node, inside the surface.
+    fn follow(&self, at: &At<'_>, stack: &mut Vec<usize>, ledges: &mut Vec<usize>) -> Result<()> {
+        let n = self.offset as usize;
+        let (right, ledge) = (self.offset_right_node, self.offset_compact_ledge);
+        if right != 0 {
+            if right <= NODE_SIZE as i32 {
+                let message = format!("right child offset {right} does not lie after the left child");
+                return Err(at.err(n, NODE, message));
+            }
+            stack.push(at.target(n, right, NODE_SIZE, NODE)?);
+            stack.push(n + NODE_SIZE);
+        }
+        if ledge != 0 {
+            ledges.push(at.target(n, ledge, RECORD_SIZE, NODE)?);
+        } else if right == 0 {
+            return Err(at.err(n, NODE, "terminal node without a ledge"));
+        }
+        Ok(())
+    }
+}
+
+/// The ledge tree's nodes and the offsets of the ledges they name (a MOPP surface's ledges,
+/// which have no tree), both sorted by offset.
+fn read_tree(at: &At<'_>, header: &SurfaceHeader) -> Result<(Vec<LedgeTreeNode>, Vec<usize>)> {
+    let mut nodes = Vec::new();
+    let mut ledge_offsets = Vec::new();
+    // The tree: offsets only grow (left child right after its parent, right child further
+    // on), so a walk always ends, hostile data included. A MOPP surface has none: its
+    // ledges lie back to back.
+    let mut stack = if header.dummy[2] == MOPP {
+        ledge_offsets = mopp_ledges(at, header.dummy[0])?;
+        Vec::new()
+    } else {
+        vec![at.target(0, header.offset_ledgetree_root, NODE_SIZE, HDR)?]
+    };
+    while let Some(n) = stack.pop() {
+        let node = LedgeTreeNode::read(at, n)?;
+        node.follow(at, &mut stack, &mut ledge_offsets)?;
+        nodes.push(node);
+    }
+    nodes.sort_by_key(|n| n.offset);
+    ledge_offsets.sort_unstable();
+    ledge_offsets.dedup();
+    Ok((nodes, ledge_offsets))
+}
+
+impl Ledge {
+    /// The ledge header and triangles at `l`.
+    fn read(at: &At<'_>, l: usize) -> Result<Ledge> {
+        let c_point_offset = at.i32(l, LEDGE)?;
+        let client_data = at.i32(l + 4, LEDGE)?;
+        let flags = at.u32(l + 8, LEDGE)?;
+        let [n0, n1, f0, f1] = at.array::<4>(l + 12, LEDGE)?;
+        let n_triangles = i16::from_le_bytes([n0, n1]);
+        if n_triangles < 0 {
+            return Err(at.err(l, LEDGE, format!("negative triangle count {n_triangles}")));
+        }
+        let n = n_triangles as usize;
+        if l + RECORD_SIZE * (1 + n) > at.data.len() {
+            return Err(at.err(l, LEDGE, format!("{n} triangles run past the end of the surface")));
+        }
+        let triangles = read_triangles(at, l, n)?;
+        Ok(Ledge {
+            offset: l as u32,
+            c_point_offset,
+            client_data,
+            has_children_flag: (flags & 3) as u8,
+            is_compact_flag: ((flags >> 2) & 3) as u8,
+            dummy: ((flags >> 4) & 15) as u8,
+            size_div_16: flags >> 8,
+            for_future_use: i16::from_le_bytes([f0, f1]),
+            triangles,
+        })
+    }
+
+    /// Appends the offset of every point the ledge's edges name, each of which must lie
+    /// within the surface.
+    fn collect_point_offsets(&self, at: &At<'_>, out: &mut Vec<usize>) -> Result<()> {
+        for t in &self.triangles {
+            for e in &t.edges {
+                let p = self.point_offset(e.start_point_index);
+                if p < 0 || p as u64 + RECORD_SIZE as u64 > at.data.len() as u64 {
+                    let message = format!(
+                        "point {} at byte {p} lies outside the surface",
+                        e.start_point_index
+                    );
+                    return Err(at.err(self.offset as usize, POINT, message));
+                }
+                out.push(p as usize);
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The `n` triangles after the ledge header at `l`.
+fn read_triangles(at: &At<'_>, l: usize, n: usize) -> Result<Vec<Triangle>> {
+    let mut triangles = Vec::with_capacity(n);
+    for t in 0..n {
+        let p = l + RECORD_SIZE * (1 + t);
+        let w = [
+            at.u32(p, TRI)?,
+            at.u32(p + 4, TRI)?,
+            at.u32(p + 8, TRI)?,
+            at.u32(p + 12, TRI)?,
+        ];
+        triangles.push(Triangle::from_words(w));
+    }
+    Ok(triangles)
+}
+
+/// The ledges at `offsets` and the offsets of their points (sorted, each once).
+fn read_ledges(at: &At<'_>, offsets: &[usize]) -> Result<(Vec<Ledge>, Vec<usize>)> {
+    let mut ledges = Vec::with_capacity(offsets.len());
+    let mut point_offsets = Vec::new();
+    for &l in offsets {
+        let ledge = Ledge::read(at, l)?;
+        ledge.collect_point_offsets(at, &mut point_offsets)?;
+        ledges.push(ledge);
+    }
+    point_offsets.sort_unstable();
+    point_offsets.dedup();
+    Ok((ledges, point_offsets))
+}
+
+/// The points at the sorted `offsets`, gathered into runs of points lying back to back.
+fn read_point_runs(at: &At<'_>, offsets: Vec<usize>) -> Result<Vec<PointRun>> {
+    let mut points: Vec<PointRun> = Vec::new();
+    for p in offsets {
+        let v = at.f32s::<4>(p, POINT)?;
+        match points.last_mut() {
+            Some(run) if run.offset as usize + RECORD_SIZE * run.points.len() == p => run.points.push(v),
+            _ => points.push(PointRun {
+                offset: p as u32,
+                points: vec![v],
+            }),
+        }
+    }
+    Ok(points)
+}
+
+/// Every record's (offset, length, name), sorted.
+fn record_spans(
+    ledges: &[Ledge],
+    nodes: &[LedgeTreeNode],
+    points: &[PointRun],
+) -> Vec<(usize, usize, &'static str)> {
+    let mut spans: Vec<(usize, usize, &'static str)> = vec![(0, SURFACE_HEADER_SIZE, HDR)];
+    spans.extend(ledges.iter().map(|l| (l.offset as usize, l.record_len(), LEDGE)));
+    spans.extend(nodes.iter().map(|n| (n.offset as usize, NODE_SIZE, NODE)));
+    spans.extend(
+        points
+            .iter()
+            .map(|r| (r.offset as usize, RECORD_SIZE * r.points.len(), POINT)),
+    );
+    spans.sort_unstable();
+    spans
+}
+
+/// The bytes no record claims, as gaps; an error when two records overlap (every byte
+/// belongs to at most one record).
+fn find_gaps(
+    at: &At<'_>,
+    ledges: &[Ledge],
+    nodes: &[LedgeTreeNode],
+    points: &[PointRun],
+) -> Result<Vec<Gap>> {
+    let data = at.data;
+    let spans = record_spans(ledges, nodes, points);
+    let mut gaps = Vec::new();
+    let mut end = 0;
+    for &(start, len, what) in &spans {
+        if start < end {
+            let message = format!("overlaps the record before it (which ends at byte {end})");
+            return Err(at.err(start, what, message));
+        }
+        if start > end {
+            gaps.push(Gap::of(data, end..start));
+        }
+        end = start + len;
+    }
+    if end < data.len() {
+        gaps.push(Gap::of(data, end..data.len()));
+    }
+    Ok(gaps)
+}
+
+impl Gap {
+    /// The bytes of `data` in `range`.
+    fn of(data: &[u8], range: std::ops::Range<usize>) -> Gap {
+        Gap {
+            offset: range.start as u32,
+            bytes: data[range].to_vec(),
+        }
+    }
+}
+
+/// Copies `bytes` into `out` at `pos`.
+fn put(out: &mut [u8], pos: usize, bytes: &[u8]) {
+    out[pos..pos + bytes.len()].copy_from_slice(bytes);
+}
+
+impl SurfaceHeader {
+    fn write_into(&self, out: &mut [u8]) {
+        let h = self;
+        for (i, v) in h
+            .mass_center
+            .iter()
+            .chain(&h.rotation_inertia)
+            .chain([&h.upper_limit_radius])
+            .enumerate()
+        {
+            put(out, 4 * i, &v.to_le_bytes());
+        }
+        put(
+            out,
+            28,
+            &(h.max_factor_surface_deviation as u32 | h.byte_size << 8).to_le_bytes(),
+        );
+        put(out, 32, &h.offset_ledgetree_root.to_le_bytes());
+        for (i, d) in h.dummy.iter().enumerate() {
+            put(out, 36 + 4 * i, &d.to_le_bytes());
+        }
+    }
+}
+
+impl Ledge {
+    /// The ledge header and triangles at the ledge's offset.
+    fn write_into(&self, out: &mut [u8]) {
+        let (l, p) = (self, self.offset as usize);
+        let flags = (l.has_children_flag as u32 & 3)
+            | (l.is_compact_flag as u32 & 3) << 2
+            | (l.dummy as u32 & 15) << 4
+            | l.size_div_16 << 8;
+        put(out, p, &l.c_point_offset.to_le_bytes());
+        put(out, p + 4, &l.client_data.to_le_bytes());
+        put(out, p + 8, &flags.to_le_bytes());
+        put(out, p + 12, &(l.triangles.len() as i16).to_le_bytes());
+        put(out, p + 14, &l.for_future_use.to_le_bytes());
+        for (t, tri) in l.triangles.iter().enumerate() {
+            for (i, w) in tri.to_words().iter().enumerate() {
+                put(out, p + RECORD_SIZE * (1 + t) + 4 * i, &w.to_le_bytes());
+            }
+        }
+    }
+}
+
+impl LedgeTreeNode {
+    fn write_into(&self, out: &mut [u8]) {
+        let (n, p) = (self, self.offset as usize);
+        put(out, p, &n.offset_right_node.to_le_bytes());
+        put(out, p + 4, &n.offset_compact_ledge.to_le_bytes());
+        for (i, v) in n.center.iter().chain([&n.radius]).enumerate() {
+            put(out, p + 8 + 4 * i, &v.to_le_bytes());
+        }
+        put(
+            out,
+            p + 24,
+            &[n.box_sizes[0], n.box_sizes[1], n.box_sizes[2], n.free_0],
+        );
+    }
+}
+
+impl PointRun {
+    fn write_into(&self, out: &mut [u8]) {
+        for (i, pt) in self.points.iter().enumerate() {
+            for (j, v) in pt.iter().enumerate() {
+                put(
+                    out,
+                    self.offset as usize + RECORD_SIZE * i + 4 * j,
+                    &v.to_le_bytes(),
+                );
+            }
+        }
+    }
+}
+
+impl CompactSurface {
+    /// Reads the surface in `data` (which starts at the surface header); `base` is the absolute
+    /// offset of `data[0]` for errors.
+    pub fn parse(data: &[u8], base: u64) -> Result<CompactSurface> {
+        let at = At { data, base };
+        let header = SurfaceHeader::read(&at)?;
         if data.len() > u32::MAX as usize {
             return Err(at.err(0, HDR, "surface larger than 4 GiB"));
         }
-
-        let mut nodes = Vec::new();
-        let mut ledge_offsets = Vec::new();
-        // The tree: offsets only grow (left child right after its parent, right child further
-        // on), so a walk always ends, hostile data included. A MOPP surface has none: its
-        // ledges lie back to back.
-        let mut stack = if dummy[2] == MOPP {
-            ledge_offsets = mopp_ledges(&at, dummy[0])?;
-            Vec::new()
-        } else {
-            vec![at.target(0, offset_ledgetree_root, NODE_SIZE, HDR)?]
-        };
-        const NODE: &str = "ledge tree node";
-        while let Some(n) = stack.pop() {
-            if n + NODE_SIZE > data.len() {
-                return Err(at.err(n, NODE, "node runs past the end of the surface"));
-            }
-            let offset_right_node = at.i32(n, NODE)?;
-            let offset_compact_ledge = at.i32(n + 4, NODE)?;
-            let [cx, cy, cz, radius] = at.f32s::<4>(n + 8, NODE)?;
-            let [b0, b1, b2, free_0] = at.array::<4>(n + 24, NODE)?;
-            if offset_right_node != 0 {
-                if offset_right_node <= NODE_SIZE as i32 {
-                    return Err(at.err(
-                        n,
-                        NODE,
-                        format!("right child offset {offset_right_node} does not lie after the left child"),
-                    ));
-                }
-                stack.push(at.target(n, offset_right_node, NODE_SIZE, NODE)?);
-                stack.push(n + NODE_SIZE);
-            }
-            if offset_compact_ledge != 0 {
-                ledge_offsets.push(at.target(n, offset_compact_ledge, RECORD_SIZE, NODE)?);
-            } else if offset_right_node == 0 {
-                return Err(at.err(n, NODE, "terminal node without a ledge"));
-            }
-            nodes.push(LedgeTreeNode {
-                offset: n as u32,
-                offset_right_node,
-                offset_compact_ledge,
-                center: [cx, cy, cz],
-                radius,
-                box_sizes: [b0, b1, b2],
-                free_0,
-            });
-        }
-        nodes.sort_by_key(|n| n.offset);
-        ledge_offsets.sort_unstable();
-        ledge_offsets.dedup();
-
-        const LEDGE: &str = "compact ledge";
-        const TRI: &str = "compact triangle";
-        const POINT: &str = "compact point";
-        let mut ledges = Vec::with_capacity(ledge_offsets.len());
-        let mut point_offsets = Vec::new();
-        for &l in &ledge_offsets {
-            let c_point_offset = at.i32(l, LEDGE)?;
-            let client_data = at.i32(l + 4, LEDGE)?;
-            let flags = at.u32(l + 8, LEDGE)?;
-            let [n0, n1, f0, f1] = at.array::<4>(l + 12, LEDGE)?;
-            let n_triangles = i16::from_le_bytes([n0, n1]);
-            if n_triangles < 0 {
-                return Err(at.err(l, LEDGE, format!("negative triangle count {n_triangles}")));
-            }
-            let n = n_triangles as usize;
-            if l + RECORD_SIZE * (1 + n) > data.len() {
-                return Err(at.err(l, LEDGE, format!("{n} triangles run past the end of the surface")));
-            }
-            let mut triangles = Vec::with_capacity(n);
-            for t in 0..n {
-                let p = l + RECORD_SIZE * (1 + t);
-                let w = [
-                    at.u32(p, TRI)?,
-                    at.u32(p + 4, TRI)?,
-                    at.u32(p + 8, TRI)?,
-                    at.u32(p + 12, TRI)?,
-                ];
-                triangles.push(Triangle::from_words(w));
-            }
-            let ledge = Ledge {
-                offset: l as u32,
-                c_point_offset,
-                client_data,
-                has_children_flag: (flags & 3) as u8,
-                is_compact_flag: ((flags >> 2) & 3) as u8,
-                dummy: ((flags >> 4) & 15) as u8,
-                size_div_16: flags >> 8,
-                for_future_use: i16::from_le_bytes([f0, f1]),
-                triangles,
-            };
-            for t in &ledge.triangles {
-                for e in &t.edges {
-                    let p = ledge.point_offset(e.start_point_index);
-                    if p < 0 || p as u64 + RECORD_SIZE as u64 > data.len() as u64 {
-                        return Err(at.err(
-                            l,
-                            POINT,
-                            format!(
-                                "point {} at byte {p} lies outside the surface",
-                                e.start_point_index
-                            ),
-                        ));
-                    }
-                    point_offsets.push(p as usize);
-                }
-            }
-            ledges.push(ledge);
-        }
-        point_offsets.sort_unstable();
-        point_offsets.dedup();
-        let mut points: Vec<PointRun> = Vec::new();
-        for p in point_offsets {
-            let v = at.f32s::<4>(p, POINT)?;
-            match points.last_mut() {
-                Some(run) if run.offset as usize + RECORD_SIZE * run.points.len() == p => run.points.push(v),
-                _ => points.push(PointRun {
-                    offset: p as u32,
-                    points: vec![v],
-                }),
-            }
-        }
-
-        // Every byte belongs to at most one record; the rest are gaps.
-        let mut spans: Vec<(usize, usize, &'static str)> = vec![(0, SURFACE_HEADER_SIZE, HDR)];
-        spans.extend(ledges.iter().map(|l| (l.offset as usize, l.record_len(), LEDGE)));
-        spans.extend(nodes.iter().map(|n| (n.offset as usize, NODE_SIZE, NODE)));
-        spans.extend(
-            points
-                .iter()
-                .map(|r| (r.offset as usize, RECORD_SIZE * r.points.len(), POINT)),
-        );
-        spans.sort_unstable();
-        let mut gaps = Vec::new();
-        let mut end = 0;
-        for &(start, len, what) in &spans {
-            if start < end {
-                return Err(at.err(
-                    start,
-                    what,
-                    format!("overlaps the record before it (which ends at byte {end})"),
-                ));
-            }
-            if start > end {
-                gaps.push(Gap {
-                    offset: end as u32,
-                    bytes: data[end..start].to_vec(),
-                });
-            }
-            end = start + len;
-        }
-        if end < data.len() {
-            gaps.push(Gap {
-                offset: end as u32,
-                bytes: data[end..].to_vec(),
-            });
-        }
+        let (nodes, ledge_offsets) = read_tree(&at, &header)?;
+        let (ledges, point_offsets) = read_ledges(&at, &ledge_offsets)?;
+        let points = read_point_runs(&at, point_offsets)?;
+        let gaps = find_gaps(&at, &ledges, &nodes, &points)?;
         Ok(CompactSurface {
             header,
             ledges,
@@ -492,68 +651,15 @@ impl CompactSurface {
     }
 
     fn write_into(&self, out: &mut [u8]) {
-        fn put(out: &mut [u8], pos: usize, bytes: &[u8]) {
-            out[pos..pos + bytes.len()].copy_from_slice(bytes);
-        }
-        let h = &self.header;
-        for (i, v) in h
-            .mass_center
-            .iter()
-            .chain(&h.rotation_inertia)
-            .chain([&h.upper_limit_radius])
-            .enumerate()
-        {
-            put(out, 4 * i, &v.to_le_bytes());
-        }
-        put(
-            out,
-            28,
-            &(h.max_factor_surface_deviation as u32 | h.byte_size << 8).to_le_bytes(),
-        );
-        put(out, 32, &h.offset_ledgetree_root.to_le_bytes());
-        for (i, d) in h.dummy.iter().enumerate() {
-            put(out, 36 + 4 * i, &d.to_le_bytes());
-        }
+        self.header.write_into(out);
         for l in &self.ledges {
-            let p = l.offset as usize;
-            let flags = (l.has_children_flag as u32 & 3)
-                | (l.is_compact_flag as u32 & 3) << 2
-                | (l.dummy as u32 & 15) << 4
-                | l.size_div_16 << 8;
-            put(out, p, &l.c_point_offset.to_le_bytes());
-            put(out, p + 4, &l.client_data.to_le_bytes());
-            put(out, p + 8, &flags.to_le_bytes());
-            put(out, p + 12, &(l.triangles.len() as i16).to_le_bytes());
-            put(out, p + 14, &l.for_future_use.to_le_bytes());
-            for (t, tri) in l.triangles.iter().enumerate() {
-                for (i, w) in tri.to_words().iter().enumerate() {
-                    put(out, p + RECORD_SIZE * (1 + t) + 4 * i, &w.to_le_bytes());
-                }
-            }
+            l.write_into(out);
         }
         for n in &self.nodes {
-            let p = n.offset as usize;
-            put(out, p, &n.offset_right_node.to_le_bytes());
-            put(out, p + 4, &n.offset_compact_ledge.to_le_bytes());
-            for (i, v) in n.center.iter().chain([&n.radius]).enumerate() {
-                put(out, p + 8 + 4 * i, &v.to_le_bytes());
-            }
-            put(
-                out,
-                p + 24,
-                &[n.box_sizes[0], n.box_sizes[1], n.box_sizes[2], n.free_0],
-            );
+            n.write_into(out);
         }
         for run in &self.points {
-            for (i, pt) in run.points.iter().enumerate() {
-                for (j, v) in pt.iter().enumerate() {
-                    put(
-                        out,
-                        run.offset as usize + RECORD_SIZE * i + 4 * j,
-                        &v.to_le_bytes(),
-                    );
-                }
-            }
+            run.write_into(out);
         }
         for g in &self.gaps {
             put(out, g.offset as usize, &g.bytes);
@@ -614,42 +720,12 @@ impl CompactSurface {
             bad.push("surface header lacks the IVPS (or MOPP) tag".to_string());
         }
         for (li, l) in self.ledges.iter().enumerate() {
-            let mut used = Vec::new();
-            for (t, tri) in l.triangles.iter().enumerate() {
-                for e in 0..3 {
-                    used.push(tri.edges[e].start_point_index);
-                    let Some((tt, ee)) = l.twin(t, e) else {
-                        bad.push(format!(
-                            "ledge {li} triangle {t} edge {e}: twin outside the ledge"
-                        ));
-                        continue;
-                    };
-                    let back = l.twin(tt, ee);
-                    if back != Some((t, e)) {
-                        bad.push(format!(
-                            "ledge {li} triangle {t} edge {e}: its twin does not point back"
-                        ));
-                        continue;
-                    }
-                    // The twin runs the other way: it starts where this edge ends and vice versa.
-                    let end = tri.edges[(e + 1) % 3].start_point_index;
-                    let twin = &l.triangles[tt].edges;
-                    if twin[ee].start_point_index != end
-                        || twin[(ee + 1) % 3].start_point_index != tri.edges[e].start_point_index
-                    {
-                        bad.push(format!(
-                            "ledge {li} triangle {t} edge {e}: its twin joins other points"
-                        ));
-                    }
-                }
-            }
-            used.sort_unstable();
-            used.dedup();
+            let used = verify_twins(li, l, &mut bad);
             // A closed triangulated sphere: V = T/2 + 2.
-            if !l.triangles.is_empty() && used.len() != l.triangles.len() / 2 + 2 {
+            if !l.triangles.is_empty() && used != l.triangles.len() / 2 + 2 {
                 bad.push(format!(
                     "ledge {li}: {} points for {} triangles, not a closed surface",
-                    used.len(),
+                    used,
                     l.triangles.len()
                 ));
             }
@@ -659,7 +735,13 @@ impl CompactSurface {
                 bad.push(format!("ledge {li}: not a convex compact ledge"));
             }
         }
-        // Every ledge point lies in the sphere of each node above it.
+        self.verify_node_spheres(tolerance, &mut bad);
+        bad.truncate(50);
+        bad
+    }
+
+    /// Every ledge point lies in the sphere of each node above it.
+    fn verify_node_spheres(&self, tolerance: f32, bad: &mut Vec<String>) {
         let mut stack: Vec<(usize, Vec<usize>)> = Vec::new();
         if let Some(root) = self.node_index(self.header.offset_ledgetree_root as i64) {
             stack.push((root, vec![]));
@@ -670,27 +752,7 @@ impl CompactSurface {
             if node.offset_compact_ledge != 0
                 && let Some(li) = self.ledge_at(node.offset as i64 + node.offset_compact_ledge as i64)
             {
-                let l = &self.ledges[li];
-                for tri in &l.triangles {
-                    for e in &tri.edges {
-                        let Some(p) = self.ledge_point(l, e.start_point_index) else {
-                            continue;
-                        };
-                        for &a in &above {
-                            let s = &self.nodes[a];
-                            let d = ((p[0] - s.center[0]).powi(2)
-                                + (p[1] - s.center[1]).powi(2)
-                                + (p[2] - s.center[2]).powi(2))
-                            .sqrt();
-                            if d > s.radius + tolerance {
-                                bad.push(format!(
-                                    "ledge {li}: point {} lies {d} from the centre of node at byte {}, radius {}",
-                                    e.start_point_index, s.offset, s.radius
-                                ));
-                            }
-                        }
-                    }
-                }
+                self.verify_ledge_in_spheres(li, &above, tolerance, bad);
             }
             if node.offset_right_node != 0 {
                 for child in [
@@ -703,8 +765,31 @@ impl CompactSurface {
                 }
             }
         }
-        bad.truncate(50);
-        bad
+    }
+
+    /// Every point of ledge `li` lies in the sphere of each node of `above`.
+    fn verify_ledge_in_spheres(&self, li: usize, above: &[usize], tolerance: f32, bad: &mut Vec<String>) {
+        let l = &self.ledges[li];
+        for tri in &l.triangles {
+            for e in &tri.edges {
+                let Some(p) = self.ledge_point(l, e.start_point_index) else {
+                    continue;
+                };
+                for &a in above {
+                    let s = &self.nodes[a];
+                    let d = ((p[0] - s.center[0]).powi(2)
+                        + (p[1] - s.center[1]).powi(2)
+                        + (p[2] - s.center[2]).powi(2))
+                    .sqrt();
+                    if d > s.radius + tolerance {
+                        bad.push(format!(
+                            "ledge {li}: point {} lies {d} from the centre of node at byte {}, radius {}",
+                            e.start_point_index, s.offset, s.radius
+                        ));
+                    }
+                }
+            }
+        }
     }
 
     fn node_index(&self, offset: i64) -> Option<usize> {
@@ -721,29 +806,14 @@ impl CompactSurface {
             .map(|p| p.map(f64::from))
             .collect();
         l.triangles.iter().all(|t| {
-            let [a, b, c] = t.edges.map(|e| {
+            let corners = t.edges.map(|e| {
                 self.ledge_point(l, e.start_point_index)
                     .unwrap_or_default()
                     .map(f64::from)
             });
-            let u = [b[0] - a[0], b[1] - a[1], b[2] - a[2]];
-            let v = [c[0] - a[0], c[1] - a[1], c[2] - a[2]];
-            let n = [
-                u[1] * v[2] - u[2] * v[1],
-                u[2] * v[0] - u[0] * v[2],
-                u[0] * v[1] - u[1] * v[0],
-            ];
-            let len = (n[0] * n[0] + n[1] * n[1] + n[2] * n[2]).sqrt();
-            // A sliver (thinner than the tolerance, or than 1% of its length) has no reliable
-            // plane of its own: its corners' rounding tilts it far more than the tolerance.
-            let edge = |p: [f64; 3], q: [f64; 3]| {
-                ((p[0] - q[0]).powi(2) + (p[1] - q[1]).powi(2) + (p[2] - q[2]).powi(2)).sqrt()
-            };
-            let longest = edge(a, b).max(edge(b, c)).max(edge(c, a));
-            let height = len / longest.max(1e-12);
-            if len < 1e-12 || height < tolerance as f64 || height < 0.01 * longest {
+            let Some((a, n, len)) = reliable_plane(corners, tolerance) else {
                 return true;
-            }
+            };
             let side =
                 |p: &[f64; 3]| ((p[0] - a[0]) * n[0] + (p[1] - a[1]) * n[1] + (p[2] - a[2]) * n[2]) / len;
             // IVP winds triangles either way round; all points must lie on one side.
@@ -751,4 +821,63 @@ impl CompactSurface {
             pts.iter().all(|p| side(p) <= tol) || pts.iter().all(|p| side(p) >= -tol)
         })
     }
+}
+
+/// Checks that each edge of ledge `li` has a twin that points back and joins the same points
+/// the other way; returns how many distinct points the edges name.
+fn verify_twins(li: usize, l: &Ledge, bad: &mut Vec<String>) -> usize {
+    let mut used = Vec::new();
+    for (t, tri) in l.triangles.iter().enumerate() {
+        for e in 0..3 {
+            used.push(tri.edges[e].start_point_index);
+            if let Err(problem) = check_twin(l, t, e) {
+                bad.push(format!("ledge {li} triangle {t} edge {e}: {problem}"));
+            }
+        }
+    }
+    used.sort_unstable();
+    used.dedup();
+    used.len()
+}
+
+/// Edge `e` of triangle `t` has a twin that points back and joins the same points the other
+/// way; otherwise what is wrong.
+fn check_twin(l: &Ledge, t: usize, e: usize) -> std::result::Result<(), &'static str> {
+    let tri = &l.triangles[t];
+    let (tt, ee) = l.twin(t, e).ok_or("twin outside the ledge")?;
+    if l.twin(tt, ee) != Some((t, e)) {
+        return Err("its twin does not point back");
+    }
+    // The twin runs the other way: it starts where this edge ends and vice versa.
+    let end = tri.edges[(e + 1) % 3].start_point_index;
+    let twin = &l.triangles[tt].edges;
+    if twin[ee].start_point_index != end
+        || twin[(ee + 1) % 3].start_point_index != tri.edges[e].start_point_index
+    {
+        return Err("its twin joins other points");
+    }
+    Ok(())
+}
+
+/// The plane of triangle `[a, b, c]` as (a, unnormalised normal, its length); `None` for a
+/// sliver (thinner than the tolerance, or than 1% of its length), which has no reliable plane
+/// of its own: its corners' rounding tilts it far more than the tolerance.
+fn reliable_plane([a, b, c]: [[f64; 3]; 3], tolerance: f32) -> Option<([f64; 3], [f64; 3], f64)> {
+    let u = [b[0] - a[0], b[1] - a[1], b[2] - a[2]];
+    let v = [c[0] - a[0], c[1] - a[1], c[2] - a[2]];
+    let n = [
+        u[1] * v[2] - u[2] * v[1],
+        u[2] * v[0] - u[0] * v[2],
+        u[0] * v[1] - u[1] * v[0],
+    ];
+    let len = (n[0] * n[0] + n[1] * n[1] + n[2] * n[2]).sqrt();
+    let edge = |p: [f64; 3], q: [f64; 3]| {
+        ((p[0] - q[0]).powi(2) + (p[1] - q[1]).powi(2) + (p[2] - q[2]).powi(2)).sqrt()
+    };
+    let longest = edge(a, b).max(edge(b, c)).max(edge(c, a));
+    let height = len / longest.max(1e-12);
+    if len < 1e-12 || height < tolerance as f64 || height < 0.01 * longest {
+        return None;
+    }
+    Some((a, n, len))
 }
