@@ -71,16 +71,7 @@ pub fn build_brush(
     let mut sides: Vec<BrushSide> = kept
         .into_iter()
         .zip(windings)
-        .map(|(s, w)| BrushSide {
-            plane: s.plane,
-            texinfo: s.texinfo,
-            surf: s.surf,
-            winding: w,
-            bevel: false,
-            vmf_id: s.vmf_id,
-            displacement: s.displacement,
-            visible: false,
-        })
+        .map(|(s, w)| s.with_winding(w))
         .collect();
     add_bevels(planes, &mut sides, &bounds);
     Some(Brush {
@@ -90,6 +81,22 @@ pub fn build_brush(
         sides,
         bounds,
     })
+}
+
+impl RawSide {
+    /// The brush side of this raw side with its polygon (`None` when redundant).
+    fn with_winding(self, winding: Option<Winding>) -> BrushSide {
+        BrushSide {
+            plane: self.plane,
+            texinfo: self.texinfo,
+            surf: self.surf,
+            winding,
+            bevel: false,
+            vmf_id: self.vmf_id,
+            displacement: self.displacement,
+            visible: false,
+        }
+    }
 }
 
 /// Where [`build_brush`] reports a brush's problems.
@@ -244,23 +251,8 @@ fn add_axial_bevels(
     let mut order = 0;
     for axis in 0..3 {
         for dir in [-1.0, 1.0] {
-            let found = sides.iter().position(|s| planes.get(s.plane).normal[axis] == dir);
-            let i = match found {
-                Some(i) => i,
-                None => {
-                    let mut normal = DVec3::ZERO;
-                    normal[axis] = dir;
-                    let dist = if dir > 0.0 {
-                        bounds.maxs[axis]
-                    } else {
-                        -bounds.mins[axis]
-                    };
-                    let Some(id) = planes.find_or_insert(Plane::new(normal, dist)) else {
-                        continue;
-                    };
-                    sides.push(bevel_side(template, id));
-                    sides.len() - 1
-                }
+            let Some(i) = axial_side(planes, sides, bounds, template, axis, dir) else {
+                continue;
             };
             if i != order {
                 sides.swap(i, order);
@@ -268,6 +260,31 @@ fn add_axial_bevels(
             order += 1;
         }
     }
+}
+
+/// The index of the side facing `dir` along `axis`, added as a bevel at the bounds when the
+/// brush has none; `None` when the plane table is full.
+fn axial_side(
+    planes: &mut PlaneSet,
+    sides: &mut Vec<BrushSide>,
+    bounds: &Bounds,
+    template: &BrushSide,
+    axis: usize,
+    dir: f64,
+) -> Option<usize> {
+    if let Some(i) = sides.iter().position(|s| planes.get(s.plane).normal[axis] == dir) {
+        return Some(i);
+    }
+    let mut normal = DVec3::ZERO;
+    normal[axis] = dir;
+    let dist = if dir > 0.0 {
+        bounds.maxs[axis]
+    } else {
+        -bounds.mins[axis]
+    };
+    let id = planes.find_or_insert(Plane::new(normal, dist))?;
+    sides.push(bevel_side(template, id));
+    Some(sides.len() - 1)
 }
 
 /// Bevels along the edge from `a` to `b` of a non-axial side, when the edge is long enough
@@ -290,15 +307,9 @@ fn add_edge_bevels(
     }
     for axis in 0..3 {
         for dir in [-1.0, 1.0] {
-            let mut v2 = DVec3::ZERO;
-            v2[axis] = dir;
-            let normal = vec.cross(v2);
-            if normal.length() < 0.5 {
+            let Some(candidate) = edge_axis_plane(vec, axis, dir, a) else {
                 continue;
-            }
-            let normal = normal.normalize();
-            let dist = a.dot(normal);
-            let candidate = Plane::new(normal, dist);
+            };
             if !is_outer_bevel(planes, sides, &candidate) {
                 continue;
             }
@@ -307,6 +318,20 @@ fn add_edge_bevels(
             }
         }
     }
+}
+
+/// The plane through point `a` containing the edge direction `vec` and the axis `dir`
+/// along `axis`; `None` when the edge is nearly along that axis.
+fn edge_axis_plane(vec: DVec3, axis: usize, dir: f64, a: DVec3) -> Option<Plane> {
+    let mut v2 = DVec3::ZERO;
+    v2[axis] = dir;
+    let normal = vec.cross(v2);
+    if normal.length() < 0.5 {
+        return None;
+    }
+    let normal = normal.normalize();
+    let dist = a.dot(normal);
+    Some(Plane::new(normal, dist))
 }
 
 /// A proper edge bevel has every point of the brush behind it (and is no side's plane).
