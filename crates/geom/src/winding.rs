@@ -136,38 +136,32 @@ impl Winding {
     /// Split by `plane` into the parts in front and behind. A polygon lying on the plane goes
     /// to neither side (both `None`) — callers decide by facing.
     pub fn split(&self, plane: &Plane, epsilon: f64) -> (Option<Winding>, Option<Winding>) {
-        let (dists, sides, front, back) = self.point_sides(plane, epsilon);
-        if front == 0 && back == 0 {
+        let at = self.point_sides(plane, epsilon);
+        if at.front == 0 && at.back == 0 {
             return (None, None);
         }
-        if back == 0 {
+        if at.back == 0 {
             return (Some(self.clone()), None);
         }
-        if front == 0 {
+        if at.front == 0 {
             return (None, Some(self.clone()));
         }
-        self.split_crossing(plane, &dists, &sides)
+        self.split_crossing(plane, &at)
     }
 
     /// Each point's distance from `plane` and side (within `epsilon`: on it), the first point
     /// repeated at the end, and how many points are in front and behind.
     #[inline]
-    fn point_sides(&self, plane: &Plane, epsilon: f64) -> (Vec<f64>, Vec<Side>, usize, usize) {
+    fn point_sides(&self, plane: &Plane, epsilon: f64) -> PointSides {
         let n = self.points.len();
         let mut dists = Vec::with_capacity(n + 1);
         let mut sides = Vec::with_capacity(n + 1);
         let (mut front, mut back) = (0, 0);
         for &p in &self.points {
             let d = plane.distance(p);
-            let s = if d > epsilon {
-                front += 1;
-                Side::Front
-            } else if d < -epsilon {
-                back += 1;
-                Side::Back
-            } else {
-                Side::On
-            };
+            let s = side_of(d, epsilon);
+            front += usize::from(s == Side::Front);
+            back += usize::from(s == Side::Back);
             dists.push(d);
             sides.push(s);
         }
@@ -176,19 +170,20 @@ impl Winding {
             dists.push(d);
             sides.push(s);
         }
-        (dists, sides, front, back)
+        PointSides {
+            dists,
+            sides,
+            front,
+            back,
+        }
     }
 
-    /// [`Winding::split`] of a polygon with points on both sides (`dists` and `sides` from
+    /// [`Winding::split`] of a polygon with points on both sides (`at` from
     /// [`Winding::point_sides`]): points on the plane go to both parts, and each edge
     /// crossing it adds its crossing point to both.
     #[inline]
-    fn split_crossing(
-        &self,
-        plane: &Plane,
-        dists: &[f64],
-        sides: &[Side],
-    ) -> (Option<Winding>, Option<Winding>) {
+    fn split_crossing(&self, plane: &Plane, at: &PointSides) -> (Option<Winding>, Option<Winding>) {
+        let (dists, sides) = (&at.dists, &at.sides);
         let n = self.points.len();
         let mut f = Vec::with_capacity(n + 4);
         let mut b = Vec::with_capacity(n + 4);
@@ -305,6 +300,29 @@ impl Winding {
         }
         true
     }
+}
+
+/// The side of a point `d` from a plane: on it within `epsilon`.
+#[inline]
+fn side_of(d: f64, epsilon: f64) -> Side {
+    if d > epsilon {
+        Side::Front
+    } else if d < -epsilon {
+        Side::Back
+    } else {
+        Side::On
+    }
+}
+
+/// Where a polygon's points lie against a plane ([`Winding::split`]).
+struct PointSides {
+    /// Each point's distance, the first point repeated at the end.
+    dists: Vec<f64>,
+    /// Each point's side, the first point repeated at the end.
+    sides: Vec<Side>,
+    /// Points in front of and behind the plane.
+    front: usize,
+    back: usize,
 }
 
 /// A point on `plane` with its coordinate along an axial plane's axis set exactly to the

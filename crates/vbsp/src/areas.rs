@@ -41,15 +41,7 @@ pub fn flood_areas(
     plane_of: &dyn Fn(&Plane) -> Option<u32>,
     diags: &mut Vec<Diagnostic>,
 ) -> Areas {
-    let mut flood = AreaFlood {
-        tree,
-        portals,
-        portal_number,
-        of_node: vec![0u32; tree.nodes.len()],
-        ents: HashMap::new(),
-        count: 0,
-        diags,
-    };
+    let mut flood = AreaFlood::new(tree, portals, portal_number, diags);
     for leaf in tree.leaves() {
         if flood.starts_area(leaf) {
             flood.count += 1;
@@ -78,7 +70,24 @@ struct AreaFlood<'a> {
     diags: &'a mut Vec<Diagnostic>,
 }
 
-impl AreaFlood<'_> {
+impl<'a> AreaFlood<'a> {
+    fn new(
+        tree: &'a Tree,
+        portals: &'a Portals,
+        portal_number: &'a HashMap<BrushId, u32>,
+        diags: &'a mut Vec<Diagnostic>,
+    ) -> AreaFlood<'a> {
+        AreaFlood {
+            tree,
+            portals,
+            portal_number,
+            of_node: vec![0u32; tree.nodes.len()],
+            ents: HashMap::new(),
+            count: 0,
+            diags,
+        }
+    }
+
     /// The areaportal entity number of an areaportal node, `None` for any other node.
     fn areaportal_of(&self, node: NodeId) -> Option<u32> {
         let nd = self.tree.node(node);
@@ -192,37 +201,48 @@ fn area_records(
     count: u32,
     plane_of: &dyn Fn(&Plane) -> Option<u32>,
 ) -> Areas {
-    let mut areas = vec![Area::default()];
-    let mut out_portals = vec![AreaPortal::default()];
-    let mut clip_verts = Vec::new();
+    let mut out = Areas {
+        of_node: Vec::new(),
+        areas: vec![Area::default()],
+        portals: vec![AreaPortal::default()],
+        clip_verts: Vec::new(),
+    };
     for a in 1..=count {
-        let first = out_portals.len();
+        let first = out.portals.len();
         for e in list {
             for side in 0..2 {
-                if e.areas[side] != a {
-                    continue;
+                if e.areas[side] == a {
+                    out.push_portal(portals, e, side, plane_of);
                 }
-                let (verts, plane) = clip_polygon(portals, &e.leading[side]);
-                out_portals.push(AreaPortal {
-                    portal_key: e.number,
-                    other_area: e.areas[1 - side],
-                    first_clip_portal_vert: clip_verts.len() as u32,
-                    num_clip_portal_verts: verts.len() as u32,
-                    plane: plane.and_then(|p| plane_of(&p)).map(|p| p as i32).unwrap_or(0),
-                });
-                clip_verts.extend(verts.iter().map(|v| [v.x as f32, v.y as f32, v.z as f32]));
             }
         }
-        areas.push(Area {
-            num_area_portals: (out_portals.len() - first) as i32,
+        out.areas.push(Area {
+            num_area_portals: (out.portals.len() - first) as i32,
             first_area_portal: first as i32,
         });
     }
-    Areas {
-        of_node: Vec::new(),
-        areas,
-        portals: out_portals,
-        clip_verts,
+    out
+}
+
+impl Areas {
+    /// The area portal record of areaportal `e` seen from its `side`'s area, with its clip
+    /// polygon.
+    fn push_portal(
+        &mut self,
+        portals: &Portals,
+        e: &PortalEnt,
+        side: usize,
+        plane_of: &dyn Fn(&Plane) -> Option<u32>,
+    ) {
+        let (verts, plane) = clip_polygon(portals, &e.leading[side]);
+        self.portals.push(AreaPortal {
+            portal_key: e.number,
+            other_area: e.areas[1 - side],
+            first_clip_portal_vert: self.clip_verts.len() as u32,
+            num_clip_portal_verts: verts.len() as u32,
+            plane: plane.and_then(|p| plane_of(&p)).map(|p| p as i32).unwrap_or(0),
+        });
+        (self.clip_verts).extend(verts.iter().map(|v| [v.x as f32, v.y as f32, v.z as f32]));
     }
 }
 

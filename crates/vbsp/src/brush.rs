@@ -57,11 +57,7 @@ pub fn build_brush(
     sides: Vec<RawSide>,
     diags: &mut Vec<Diagnostic>,
 ) -> Option<Brush> {
-    let mut report = BrushReport {
-        src,
-        entity_where,
-        diags,
-    };
+    let mut report = BrushReport::new(src, entity_where, diags);
     let kept = report.distinct_sides(sides)?;
     let plane_values: Vec<Plane> = kept.iter().map(|s| *planes.get(s.plane)).collect();
     let windings = polyhedron_faces(&plane_values);
@@ -106,7 +102,15 @@ struct BrushReport<'a> {
     diags: &'a mut Vec<Diagnostic>,
 }
 
-impl BrushReport<'_> {
+impl<'a> BrushReport<'a> {
+    fn new(src: &'a MapBrush, entity_where: &'a Where, diags: &'a mut Vec<Diagnostic>) -> BrushReport<'a> {
+        BrushReport {
+            src,
+            entity_where,
+            diags,
+        }
+    }
+
     /// The brush, or one of its sides by VMF id.
     fn at(&self, side: Option<i64>) -> Where {
         Where {

@@ -726,6 +726,11 @@ pub(crate) fn emit(inputs: &DetailInputs<'_>, bsp: &mut Bsp, diags: &mut Vec<Dia
     b.warn_overflow();
     let mut lump = b.lump;
     lump.objects.sort_by_key(|o| o.leaf);
+    store_lump(bsp, lump, diags);
+}
+
+/// Put the lump in the BSP's `dprp` game lump (warned about when there is none).
+fn store_lump(bsp: &mut Bsp, lump: DetailProps, diags: &mut Vec<Diagnostic>) {
     let slot = bsp.game_lumps.lumps.iter_mut().find(|l| l.id == DPRP);
     match slot {
         Some(l) => l.data = GameLumpData::DetailProps(lump),
@@ -770,20 +775,10 @@ fn emit_on_faces(
     let mut unknown: HashSet<&str> = HashSet::new();
     for (fi, ty) in face_types.iter().enumerate() {
         let Some(ty) = ty else { continue };
-        let Some(detail) = types.get(ty).filter(|d| !d.groups.is_empty()) else {
-            if unknown.insert(ty) {
-                b.diags.push(Diagnostic::warning(
-                    Where::default(),
-                    format!("detail type {ty} is not in the detail file (or has no groups): its faces get no detail props"),
-                ));
-            }
+        let Some(detail) = known_type(types, ty, &mut unknown, b.diags) else {
             continue;
         };
-        // Valve's `dfaceids` keep the side id's low 16 bits, and seed with that.
-        let seed = match inputs.face_hammer_ids.get(fi) {
-            Some(&id) => id as u16 as u32,
-            None => b.bsp.face_ids.get(fi).copied().unwrap_or(0),
-        };
+        let seed = face_seed(inputs, b.bsp, fi);
         let mut rng = MsvcRand::new(seed);
         gauss.seed(seed as i32);
         let points = face_points(b.bsp, fi);
@@ -796,6 +791,35 @@ fn emit_on_faces(
     }
 }
 
+/// Detail type `ty` from the detail file, when it is there with groups; else `None`,
+/// warned about once per type (`unknown` holds those warned about).
+fn known_type<'t>(
+    types: &'t DetailTypes,
+    ty: &'t str,
+    unknown: &mut HashSet<&'t str>,
+    diags: &mut Vec<Diagnostic>,
+) -> Option<&'t DetailType> {
+    let detail = types.get(ty).filter(|d| !d.groups.is_empty());
+    if detail.is_none() && unknown.insert(ty) {
+        diags.push(Diagnostic::warning(
+            Where::default(),
+            format!(
+                "detail type {ty} is not in the detail file (or has no groups): its faces get no detail props"
+            ),
+        ));
+    }
+    detail
+}
+
+/// The seed of face `fi`'s draws: Valve's `dfaceids` keep the side id's low 16 bits, and
+/// seed with that.
+fn face_seed(inputs: &DetailInputs<'_>, bsp: &Bsp, fi: usize) -> u32 {
+    match inputs.face_hammer_ids.get(fi) {
+        Some(&id) => id as u16 as u32,
+        None => bsp.face_ids.get(fi).copied().unwrap_or(0),
+    }
+}
+
 /// Which detail type each material had in a BSP Valve compiled: for each face (and
 /// displacement), the objects each type of `types` would place there (seeded by the BSP's face
 /// ids) are looked up among the BSP's own detail objects (within [`NEAR`]); a material gets
@@ -803,16 +827,20 @@ fn emit_on_faces(
 /// Materials whose faces are too small for an object are not inferred. Returns
 /// `(material, type name)`, sorted; a patched material (the map is `map_name`) as its original.
 pub fn infer_detail_types(bsp: &Bsp, types: &DetailTypes, map_name: &str) -> Vec<(String, String)> {
-    let Some(lump) = (bsp.game_lumps.lumps.iter()).find_map(|l| match &l.data {
-        GameLumpData::DetailProps(d) => Some(d),
-        _ => None,
-    }) else {
+    let Some(lump) = detail_lump(bsp) else {
         return Vec::new();
     };
     let placed = NearPoints::new(lump.objects.iter().map(|o| Vec3::from_array(o.origin)));
     if lump.objects.is_empty() || bsp.face_ids.len() != bsp.faces.len() {
         return Vec::new();
     }
+    let scores = score_faces(bsp, types, &placed);
+    best_types(bsp, types, map_name, scores)
+}
+
+/// Per texdata, each detail type's score (by index): the objects the type would place on the
+/// texdata's faces (and displacements) that the BSP has (`placed`).
+fn score_faces(bsp: &Bsp, types: &DetailTypes, placed: &NearPoints) -> HashMap<usize, HashMap<usize, usize>> {
     let disps = disp_surfaces(bsp);
     let mut scores: HashMap<usize, HashMap<usize, usize>> = HashMap::new();
     for (fi, face) in bsp.faces.iter().enumerate() {
@@ -833,9 +861,17 @@ pub fn infer_detail_types(bsp: &Bsp, types: &DetailTypes, map_name: &str) -> Vec
             points: &points,
             disp: disp.flatten(),
         };
-        surface.score_types(types, &placed, scores.entry(texdata).or_default());
+        surface.score_types(types, placed, scores.entry(texdata).or_default());
     }
-    best_types(bsp, types, map_name, scores)
+    scores
+}
+
+/// The BSP's detail props game lump, when it has one.
+fn detail_lump(bsp: &Bsp) -> Option<&DetailProps> {
+    (bsp.game_lumps.lumps.iter()).find_map(|l| match &l.data {
+        GameLumpData::DetailProps(d) => Some(d),
+        _ => None,
+    })
 }
 
 /// A BSP face as detail placement sees it.

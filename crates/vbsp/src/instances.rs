@@ -295,13 +295,7 @@ impl Fixup {
     /// The fix-up of instance `inst` whose collapsed map is `sub`; numbers an unnamed
     /// instance with the next `auto`.
     fn new(inst: &MapEntity, sub: &MapInput, auto: &mut usize) -> Fixup {
-        let name = match inst.get("targetname").filter(|n| !n.is_empty()) {
-            Some(n) => n.to_string(),
-            None => {
-                *auto += 1;
-                format!("AutoInstance{}", *auto)
-            }
-        };
+        let name = instance_name(inst, auto);
         let style = inst
             .get("fixup_style")
             .and_then(|s| s.trim().parse::<i32>().ok())
@@ -364,6 +358,18 @@ impl Fixup {
         let lower = material.to_ascii_lowercase();
         if let Some((_, to)) = self.material_swaps.iter().find(|(from, _)| *from == lower) {
             *material = to.clone();
+        }
+    }
+}
+
+/// An instance's name: its `targetname`, or for an unnamed one `AutoInstanceN` with the
+/// next `auto`.
+fn instance_name(inst: &MapEntity, auto: &mut usize) -> String {
+    match inst.get("targetname").filter(|n| !n.is_empty()) {
+        Some(n) => n.to_string(),
+        None => {
+            *auto += 1;
+            format!("AutoInstance{}", *auto)
         }
     }
 }

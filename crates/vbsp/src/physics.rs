@@ -821,11 +821,9 @@ fn brush_sides<'a>(
 /// root node's offset from it).
 fn solid(meshes: &[ConvexMesh], outer_hull: bool) -> (Solid, f64) {
     let (volume, center, inertia) = combined_mass_properties(meshes);
-    let hull = if outer_hull && meshes.len() > 1 {
-        hull_mesh(meshes)
-    } else {
-        None
-    };
+    let hull = (outer_hull && meshes.len() > 1)
+        .then(|| hull_mesh(meshes))
+        .flatten();
     let pieces = meshes.len();
     let meshes: Vec<&ConvexMesh> = meshes.iter().chain(hull.as_ref()).collect();
     let layout = surface_layout(&meshes);
@@ -837,8 +835,7 @@ fn solid(meshes: &[ConvexMesh], outer_hull: bool) -> (Solid, f64) {
         .enumerate()
         .map(|(li, m)| compact_ledge(m, li, li == pieces, &layout))
         .collect();
-    let radius = upper_limit_radius(&ivp_points, center);
-    let header = surface_header(center, inertia, radius, len, layout.nodes_at);
+    let header = surface_header(center, inertia, &ivp_points, len, layout.nodes_at);
     let surface = CompactSurface {
         header,
         ledges: compact_ledges,
@@ -887,13 +884,19 @@ fn ivp_points(m: &ConvexMesh) -> Vec<DVec3> {
         .collect()
 }
 
-/// The compact surface's header: mass centre, inertia and enclosing radius (IVP units), its
-/// size and where its ledge tree starts.
-fn surface_header(center: DVec3, inertia: DVec3, radius: f64, len: usize, nodes_at: usize) -> SurfaceHeader {
+/// The compact surface's header: mass centre, inertia and the radius enclosing the points
+/// (IVP units), its size and where its ledge tree starts.
+fn surface_header(
+    center: DVec3,
+    inertia: DVec3,
+    ivp_points: &[Vec<DVec3>],
+    len: usize,
+    nodes_at: usize,
+) -> SurfaceHeader {
     SurfaceHeader {
         mass_center: to_ivp(center),
         rotation_inertia: inertia_to_ivp(inertia),
-        upper_limit_radius: radius as f32,
+        upper_limit_radius: upper_limit_radius(ivp_points, center) as f32,
         // Not derived from the geometry: Valve's values vary (205..250); 250 is the most common.
         max_factor_surface_deviation: 250,
         byte_size: len as u32,
