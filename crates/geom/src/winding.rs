@@ -136,35 +136,55 @@ impl Winding {
     /// Split by `plane` into the parts in front and behind. A polygon lying on the plane goes
     /// to neither side (both `None`) — callers decide by facing.
     pub fn split(&self, plane: &Plane, epsilon: f64) -> (Option<Winding>, Option<Winding>) {
+        let at = self.point_sides(plane, epsilon);
+        if at.front == 0 && at.back == 0 {
+            return (None, None);
+        }
+        if at.back == 0 {
+            return (Some(self.clone()), None);
+        }
+        if at.front == 0 {
+            return (None, Some(self.clone()));
+        }
+        self.split_crossing(plane, &at)
+    }
+
+    /// Each point's distance from `plane` and side (within `epsilon`: on it), the first point
+    /// repeated at the end, and how many points are in front and behind.
+    #[inline]
+    fn point_sides(&self, plane: &Plane, epsilon: f64) -> PointSides {
         let n = self.points.len();
         let mut dists = Vec::with_capacity(n + 1);
         let mut sides = Vec::with_capacity(n + 1);
         let (mut front, mut back) = (0, 0);
         for &p in &self.points {
             let d = plane.distance(p);
-            let s = if d > epsilon {
-                front += 1;
-                Side::Front
-            } else if d < -epsilon {
-                back += 1;
-                Side::Back
-            } else {
-                Side::On
-            };
+            let s = side_of(d, epsilon);
+            front += usize::from(s == Side::Front);
+            back += usize::from(s == Side::Back);
             dists.push(d);
             sides.push(s);
         }
-        if front == 0 && back == 0 {
-            return (None, None);
+        // The first point again, closing the loop for the edge walk.
+        if let (Some(&d), Some(&s)) = (dists.first(), sides.first()) {
+            dists.push(d);
+            sides.push(s);
         }
-        if back == 0 {
-            return (Some(self.clone()), None);
+        PointSides {
+            dists,
+            sides,
+            front,
+            back,
         }
-        if front == 0 {
-            return (None, Some(self.clone()));
-        }
-        dists.push(dists[0]);
-        sides.push(sides[0]);
+    }
+
+    /// [`Winding::split`] of a polygon with points on both sides (`at` from
+    /// [`Winding::point_sides`]): points on the plane go to both parts, and each edge
+    /// crossing it adds its crossing point to both.
+    #[inline]
+    fn split_crossing(&self, plane: &Plane, at: &PointSides) -> (Option<Winding>, Option<Winding>) {
+        let (dists, sides) = (&at.dists, &at.sides);
+        let n = self.points.len();
         let mut f = Vec::with_capacity(n + 4);
         let mut b = Vec::with_capacity(n + 4);
         for i in 0..n {
@@ -182,17 +202,7 @@ impl Winding {
             if sides[i + 1] == Side::On || sides[i + 1] == sides[i] {
                 continue;
             }
-            let p2 = self.points[(i + 1) % n];
-            let dot = dists[i] / (dists[i] - dists[i + 1]);
-            let mut mid = p1 + (p2 - p1) * dot;
-            // Axial planes produce exact coordinates; avoid round-off on them.
-            for j in 0..3 {
-                if plane.normal[j] == 1.0 {
-                    mid[j] = plane.dist;
-                } else if plane.normal[j] == -1.0 {
-                    mid[j] = -plane.dist;
-                }
-            }
+            let mid = self.crossing(plane, dists, i);
             f.push(mid);
             b.push(mid);
         }
@@ -200,6 +210,15 @@ impl Winding {
             (f.len() >= 3).then_some(Winding { points: f }),
             (b.len() >= 3).then_some(Winding { points: b }),
         )
+    }
+
+    /// Where edge `i` (to the next point) crosses `plane`, its points `dists` from it.
+    #[inline]
+    fn crossing(&self, plane: &Plane, dists: &[f64], i: usize) -> DVec3 {
+        let n = self.points.len();
+        let (p1, p2) = (self.points[i], self.points[(i + 1) % n]);
+        let dot = dists[i] / (dists[i] - dists[i + 1]);
+        snap_to_axial(p1 + (p2 - p1) * dot, plane)
     }
 
     /// Keep the part in front of `plane`. A polygon on the plane is kept when `keep_on`.
@@ -281,6 +300,43 @@ impl Winding {
         }
         true
     }
+}
+
+/// The side of a point `d` from a plane: on it within `epsilon`.
+#[inline]
+fn side_of(d: f64, epsilon: f64) -> Side {
+    if d > epsilon {
+        Side::Front
+    } else if d < -epsilon {
+        Side::Back
+    } else {
+        Side::On
+    }
+}
+
+/// Where a polygon's points lie against a plane ([`Winding::split`]).
+struct PointSides {
+    /// Each point's distance, the first point repeated at the end.
+    dists: Vec<f64>,
+    /// Each point's side, the first point repeated at the end.
+    sides: Vec<Side>,
+    /// Points in front of and behind the plane.
+    front: usize,
+    back: usize,
+}
+
+/// A point on `plane` with its coordinate along an axial plane's axis set exactly to the
+/// plane's: axial planes produce exact coordinates, so round-off is avoided on them.
+#[inline]
+fn snap_to_axial(mut mid: DVec3, plane: &Plane) -> DVec3 {
+    for j in 0..3 {
+        if plane.normal[j] == 1.0 {
+            mid[j] = plane.dist;
+        } else if plane.normal[j] == -1.0 {
+            mid[j] = -plane.dist;
+        }
+    }
+    mid
 }
 
 #[cfg(test)]

@@ -57,93 +57,17 @@ pub fn build_brush(
     sides: Vec<RawSide>,
     diags: &mut Vec<Diagnostic>,
 ) -> Option<Brush> {
-    let at = |side: Option<i64>| Where {
-        brush: Some(src.id),
-        side,
-        ..entity_where.clone()
-    };
-    let mut kept: Vec<RawSide> = Vec::with_capacity(sides.len());
-    for s in sides {
-        if kept.iter().any(|k| k.plane == s.plane) {
-            diags.push(Diagnostic::warning(
-                at(Some(s.vmf_id)),
-                "duplicate plane, side removed",
-            ));
-            continue;
-        }
-        if kept.iter().any(|k| k.plane == s.plane.flipped()) {
-            diags.push(Diagnostic::error(
-                at(Some(s.vmf_id)),
-                "mirrored plane (brush has no volume), brush skipped",
-            ));
-            return None;
-        }
-        kept.push(s);
-    }
-    if kept.len() < 4 {
-        diags.push(Diagnostic::error(
-            at(None),
-            format!("brush has only {} distinct planes, skipped", kept.len()),
-        ));
-        return None;
-    }
+    let mut report = BrushReport::new(src, entity_where, diags);
+    let kept = report.distinct_sides(sides)?;
     let plane_values: Vec<Plane> = kept.iter().map(|s| *planes.get(s.plane)).collect();
     let windings = polyhedron_faces(&plane_values);
-    let mut bounds = Bounds::EMPTY;
-    let mut faces = 0;
-    for w in windings.iter().flatten() {
-        faces += 1;
-        for &p in &w.points {
-            bounds.add_point(p);
-        }
-    }
-    if faces < 4 || bounds.is_empty() || bounds.size().min_element() < 0.01 {
-        diags.push(Diagnostic::error(
-            at(None),
-            "brush encloses no volume (not convex or inside-out), skipped",
-        ));
-        return None;
-    }
-    if bounds.mins.min_element() < -MAX_COORD || bounds.maxs.max_element() > MAX_COORD {
-        diags.push(Diagnostic::error(at(None), "brush bounds out of range, skipped"));
-        return None;
-    }
-    for (s, w) in kept.iter().zip(&windings) {
-        if w.is_none() && s.surf & (SURF_HINT | SURF_SKIP) == 0 {
-            diags.push(Diagnostic::warning(
-                at(Some(s.vmf_id)),
-                "side does not touch the brush (redundant plane)",
-            ));
-        }
-    }
-
-    // Valve's `BrushContents`: the first side's contents; any transparent contents on a
-    // side make the brush translucent and not solid.
-    let mut contents = kept[0].contents;
-    let union = kept.iter().fold(0, |a, s| a | s.contents);
-    let transparent = union & (CONTENTS_WINDOW | CONTENTS_GRATE | CONTENTS_WATER | CONTENTS_SLIME);
-    if transparent != 0 {
-        contents = (contents | transparent | CONTENTS_TRANSLUCENT) & !CONTENTS_SOLID;
-    }
-    let surf_all = kept.iter().fold(0, |a, s| a | s.surf);
-    if surf_all & SURF_TRANS != 0 && contents & CONTENTS_SOLID != 0 {
-        // A see-through material (game content only): a window, not a wall.
-        contents = (contents & !CONTENTS_SOLID) | CONTENTS_WINDOW | CONTENTS_TRANSLUCENT;
-    }
-
+    let bounds = report.checked_bounds(&windings)?;
+    report.warn_redundant_sides(&kept, &windings);
+    let contents = brush_contents(&kept);
     let mut sides: Vec<BrushSide> = kept
         .into_iter()
         .zip(windings)
-        .map(|(s, w)| BrushSide {
-            plane: s.plane,
-            texinfo: s.texinfo,
-            surf: s.surf,
-            winding: w,
-            bevel: false,
-            vmf_id: s.vmf_id,
-            displacement: s.displacement,
-            visible: false,
-        })
+        .map(|(s, w)| s.with_winding(w))
         .collect();
     add_bevels(planes, &mut sides, &bounds);
     Some(Brush {
@@ -155,47 +79,143 @@ pub fn build_brush(
     })
 }
 
+impl RawSide {
+    /// The brush side of this raw side with its polygon (`None` when redundant).
+    fn with_winding(self, winding: Option<Winding>) -> BrushSide {
+        BrushSide {
+            plane: self.plane,
+            texinfo: self.texinfo,
+            surf: self.surf,
+            winding,
+            bevel: false,
+            vmf_id: self.vmf_id,
+            displacement: self.displacement,
+            visible: false,
+        }
+    }
+}
+
+/// Where [`build_brush`] reports a brush's problems.
+struct BrushReport<'a> {
+    src: &'a MapBrush,
+    entity_where: &'a Where,
+    diags: &'a mut Vec<Diagnostic>,
+}
+
+impl<'a> BrushReport<'a> {
+    fn new(src: &'a MapBrush, entity_where: &'a Where, diags: &'a mut Vec<Diagnostic>) -> BrushReport<'a> {
+        BrushReport {
+            src,
+            entity_where,
+            diags,
+        }
+    }
+
+    /// The brush, or one of its sides by VMF id.
+    fn at(&self, side: Option<i64>) -> Where {
+        Where {
+            brush: Some(self.src.id),
+            side,
+            ..self.entity_where.clone()
+        }
+    }
+
+    /// The sides with duplicate planes removed (warned about); `None` (reported) when a
+    /// plane is mirrored or fewer than four planes remain.
+    fn distinct_sides(&mut self, sides: Vec<RawSide>) -> Option<Vec<RawSide>> {
+        let mut kept: Vec<RawSide> = Vec::with_capacity(sides.len());
+        for s in sides {
+            if kept.iter().any(|k| k.plane == s.plane) {
+                let at = self.at(Some(s.vmf_id));
+                self.diags
+                    .push(Diagnostic::warning(at, "duplicate plane, side removed"));
+                continue;
+            }
+            if kept.iter().any(|k| k.plane == s.plane.flipped()) {
+                let at = self.at(Some(s.vmf_id));
+                self.diags.push(Diagnostic::error(
+                    at,
+                    "mirrored plane (brush has no volume), brush skipped",
+                ));
+                return None;
+            }
+            kept.push(s);
+        }
+        if kept.len() < 4 {
+            self.diags.push(Diagnostic::error(
+                self.at(None),
+                format!("brush has only {} distinct planes, skipped", kept.len()),
+            ));
+            return None;
+        }
+        Some(kept)
+    }
+
+    /// The bounds of the brush's windings; `None` (reported) when the brush encloses no
+    /// volume or reaches outside the world.
+    fn checked_bounds(&mut self, windings: &[Option<Winding>]) -> Option<Bounds> {
+        let mut bounds = Bounds::EMPTY;
+        let mut faces = 0;
+        for w in windings.iter().flatten() {
+            faces += 1;
+            for &p in &w.points {
+                bounds.add_point(p);
+            }
+        }
+        if faces < 4 || bounds.is_empty() || bounds.size().min_element() < 0.01 {
+            self.diags.push(Diagnostic::error(
+                self.at(None),
+                "brush encloses no volume (not convex or inside-out), skipped",
+            ));
+            return None;
+        }
+        if bounds.mins.min_element() < -MAX_COORD || bounds.maxs.max_element() > MAX_COORD {
+            self.diags.push(Diagnostic::error(
+                self.at(None),
+                "brush bounds out of range, skipped",
+            ));
+            return None;
+        }
+        Some(bounds)
+    }
+
+    /// Warn about sides without a winding, except hint and skip sides.
+    fn warn_redundant_sides(&mut self, kept: &[RawSide], windings: &[Option<Winding>]) {
+        for (s, w) in kept.iter().zip(windings) {
+            if w.is_none() && s.surf & (SURF_HINT | SURF_SKIP) == 0 {
+                let at = self.at(Some(s.vmf_id));
+                self.diags.push(Diagnostic::warning(
+                    at,
+                    "side does not touch the brush (redundant plane)",
+                ));
+            }
+        }
+    }
+}
+
+/// Valve's `BrushContents`: the first side's contents; any transparent contents on a
+/// side make the brush translucent and not solid.
+fn brush_contents(kept: &[RawSide]) -> u32 {
+    let mut contents = kept[0].contents;
+    let union = kept.iter().fold(0, |a, s| a | s.contents);
+    let transparent = union & (CONTENTS_WINDOW | CONTENTS_GRATE | CONTENTS_WATER | CONTENTS_SLIME);
+    if transparent != 0 {
+        contents = (contents | transparent | CONTENTS_TRANSLUCENT) & !CONTENTS_SOLID;
+    }
+    let surf_all = kept.iter().fold(0, |a, s| a | s.surf);
+    if surf_all & SURF_TRANS != 0 && contents & CONTENTS_SOLID != 0 {
+        // A see-through material (game content only): a window, not a wall.
+        contents = (contents & !CONTENTS_SOLID) | CONTENTS_WINDOW | CONTENTS_TRANSLUCENT;
+    }
+    contents
+}
+
 /// Valve's `AddBrushBevels`: axial planes first (existing sides moved into place, missing
 /// ones added as bevels at the bounds), then bevels along non-axial edges, so that box
 /// traces against the brush stop at the right place.
 fn add_bevels(planes: &mut PlaneSet, sides: &mut Vec<BrushSide>, bounds: &Bounds) {
     let template = sides[0].clone();
-    let bevel_side = |plane: PlaneId| BrushSide {
-        plane,
-        winding: None,
-        bevel: true,
-        vmf_id: -1,
-        displacement: false,
-        visible: false,
-        ..template.clone()
-    };
-    let mut order = 0;
-    for axis in 0..3 {
-        for dir in [-1.0, 1.0] {
-            let found = sides.iter().position(|s| planes.get(s.plane).normal[axis] == dir);
-            let i = match found {
-                Some(i) => i,
-                None => {
-                    let mut normal = DVec3::ZERO;
-                    normal[axis] = dir;
-                    let dist = if dir > 0.0 {
-                        bounds.maxs[axis]
-                    } else {
-                        -bounds.mins[axis]
-                    };
-                    let Some(id) = planes.find_or_insert(Plane::new(normal, dist)) else {
-                        continue;
-                    };
-                    sides.push(bevel_side(id));
-                    sides.len() - 1
-                }
-            };
-            if i != order {
-                sides.swap(i, order);
-            }
-            order += 1;
-        }
-    }
+    add_axial_bevels(planes, sides, bounds, &template);
     if sides.len() == 6 {
         return;
     }
@@ -206,43 +226,126 @@ fn add_bevels(planes: &mut PlaneSet, sides: &mut Vec<BrushSide>, bounds: &Bounds
         };
         for j in 0..w.points.len() {
             let k = (j + 1) % w.points.len();
-            let mut vec = w.points[j] - w.points[k];
-            if vec.length() < 0.5 {
+            add_edge_bevels(planes, sides, &template, w.points[j], w.points[k]);
+        }
+    }
+}
+
+/// A bevel side on `plane`, with the material facts of `template` (the brush's first side).
+fn bevel_side(template: &BrushSide, plane: PlaneId) -> BrushSide {
+    BrushSide {
+        plane,
+        winding: None,
+        bevel: true,
+        vmf_id: -1,
+        displacement: false,
+        visible: false,
+        ..template.clone()
+    }
+}
+
+/// Put a side on each axial plane (-x, +x, -y, +y, -z, +z) first: an existing side is
+/// swapped into place, a missing one added as a bevel at the bounds.
+fn add_axial_bevels(
+    planes: &mut PlaneSet,
+    sides: &mut Vec<BrushSide>,
+    bounds: &Bounds,
+    template: &BrushSide,
+) {
+    let mut order = 0;
+    for axis in 0..3 {
+        for dir in [-1.0, 1.0] {
+            let Some(i) = axial_side(planes, sides, bounds, template, axis, dir) else {
+                continue;
+            };
+            if i != order {
+                sides.swap(i, order);
+            }
+            order += 1;
+        }
+    }
+}
+
+/// The index of the side facing `dir` along `axis`, added as a bevel at the bounds when the
+/// brush has none; `None` when the plane table is full.
+fn axial_side(
+    planes: &mut PlaneSet,
+    sides: &mut Vec<BrushSide>,
+    bounds: &Bounds,
+    template: &BrushSide,
+    axis: usize,
+    dir: f64,
+) -> Option<usize> {
+    if let Some(i) = sides.iter().position(|s| planes.get(s.plane).normal[axis] == dir) {
+        return Some(i);
+    }
+    let mut normal = DVec3::ZERO;
+    normal[axis] = dir;
+    let dist = if dir > 0.0 {
+        bounds.maxs[axis]
+    } else {
+        -bounds.mins[axis]
+    };
+    let id = planes.find_or_insert(Plane::new(normal, dist))?;
+    sides.push(bevel_side(template, id));
+    Some(sides.len() - 1)
+}
+
+/// Bevels along the edge from `a` to `b` of a non-axial side, when the edge is long enough
+/// and not axial: each plane through the edge and an axis that has the whole brush behind it.
+fn add_edge_bevels(
+    planes: &mut PlaneSet,
+    sides: &mut Vec<BrushSide>,
+    template: &BrushSide,
+    a: DVec3,
+    b: DVec3,
+) {
+    let mut vec = a - b;
+    if vec.length() < 0.5 {
+        return;
+    }
+    vec = vec.normalize();
+    srcmap_geom::snap_normal(&mut vec);
+    if (0..3).any(|a| vec[a] == 1.0 || vec[a] == -1.0) {
+        return; // only non-axial edges need bevels
+    }
+    for axis in 0..3 {
+        for dir in [-1.0, 1.0] {
+            let Some(candidate) = edge_axis_plane(vec, axis, dir, a) else {
+                continue;
+            };
+            if !is_outer_bevel(planes, sides, &candidate) {
                 continue;
             }
-            vec = vec.normalize();
-            srcmap_geom::snap_normal(&mut vec);
-            if (0..3).any(|a| vec[a] == 1.0 || vec[a] == -1.0) {
-                continue; // only non-axial edges need bevels
-            }
-            for axis in 0..3 {
-                for dir in [-1.0, 1.0] {
-                    let mut v2 = DVec3::ZERO;
-                    v2[axis] = dir;
-                    let normal = vec.cross(v2);
-                    if normal.length() < 0.5 {
-                        continue;
-                    }
-                    let normal = normal.normalize();
-                    let dist = w.points[j].dot(normal);
-                    let candidate = Plane::new(normal, dist);
-                    // A proper edge bevel has every point of the brush behind it.
-                    let outer = sides.iter().all(|s| {
-                        if planes.get(s.plane).approx_eq(&candidate, 0.01, 0.01) {
-                            return false;
-                        }
-                        s.winding
-                            .as_ref()
-                            .is_none_or(|w2| w2.points.iter().all(|&p| candidate.distance(p) <= 0.1))
-                    });
-                    if !outer {
-                        continue;
-                    }
-                    if let Some(id) = planes.find_or_insert(candidate) {
-                        sides.push(bevel_side(id));
-                    }
-                }
+            if let Some(id) = planes.find_or_insert(candidate) {
+                sides.push(bevel_side(template, id));
             }
         }
     }
+}
+
+/// The plane through point `a` containing the edge direction `vec` and the axis `dir`
+/// along `axis`; `None` when the edge is nearly along that axis.
+fn edge_axis_plane(vec: DVec3, axis: usize, dir: f64, a: DVec3) -> Option<Plane> {
+    let mut v2 = DVec3::ZERO;
+    v2[axis] = dir;
+    let normal = vec.cross(v2);
+    if normal.length() < 0.5 {
+        return None;
+    }
+    let normal = normal.normalize();
+    let dist = a.dot(normal);
+    Some(Plane::new(normal, dist))
+}
+
+/// A proper edge bevel has every point of the brush behind it (and is no side's plane).
+fn is_outer_bevel(planes: &PlaneSet, sides: &[BrushSide], candidate: &Plane) -> bool {
+    sides.iter().all(|s| {
+        if planes.get(s.plane).approx_eq(candidate, 0.01, 0.01) {
+            return false;
+        }
+        s.winding
+            .as_ref()
+            .is_none_or(|w2| w2.points.iter().all(|&p| candidate.distance(p) <= 0.1))
+    })
 }

@@ -167,7 +167,18 @@ struct Builder<'a> {
     diags: &'a mut Vec<Diagnostic>,
 }
 
-impl Builder<'_> {
+impl<'a> Builder<'a> {
+    fn new(bsp: &'a Bsp, files: Option<ModelReader<'a>>, diags: &'a mut Vec<Diagnostic>) -> Builder<'a> {
+        Builder {
+            bsp,
+            lump: DetailProps::default(),
+            files,
+            checked_models: HashSet::new(),
+            overflow: 0,
+            diags,
+        }
+    }
+
     /// Valve's `ComputeDetailLeaf`: down the world's nodes, in float.
     fn leaf_of(&self, p: Vec3) -> u16 {
         let mut node = 0i32;
@@ -271,15 +282,8 @@ impl Builder<'_> {
         rng: &mut MsvcRand,
         gauss: &mut ValveRandom,
     ) {
-        let cos_angle = normal.z;
-        if cos_angle < m.max_cos_angle {
+        if !passes_slope(m, normal.z, rng) {
             return;
-        }
-        if cos_angle < m.min_cos_angle {
-            let probability = (cos_angle - m.max_cos_angle) / (m.min_cos_angle - m.max_cos_angle);
-            if rng.unit() > probability {
-                return;
-            }
         }
         let angles = if m.upright {
             Vec3::new(0.0, 360.0 * rng.next_value() as f32 / RAND_MAX, 0.0)
@@ -288,21 +292,91 @@ impl Builder<'_> {
         };
         match m.kind {
             DetailKind::Model => self.add_model(&m.model, pt, angles, m.orientation),
-            _ => {
-                let scale = if m.random_scale_std_dev != 0.0 {
-                    gauss.gaussian(1.0, m.random_scale_std_dev).abs()
-                } else {
-                    1.0
-                };
-                let sprite = DetailSprite {
-                    ul: m.pos[0],
-                    lr: m.pos[1],
-                    tex_ul: m.tex[0],
-                    tex_lr: m.tex[1],
-                };
-                self.add_sprite(pt, angles, sprite, scale, SpriteLook::of(m));
-            }
+            _ => self.add_model_sprite(m, pt, angles, gauss),
         }
+    }
+
+    /// A sprite of a detail type's model, its scale drawn from the Gaussian stream when
+    /// the model asks for random scale.
+    fn add_model_sprite(&mut self, m: &DetailModel, pt: Vec3, angles: Vec3, gauss: &mut ValveRandom) {
+        let scale = if m.random_scale_std_dev != 0.0 {
+            gauss.gaussian(1.0, m.random_scale_std_dev).abs()
+        } else {
+            1.0
+        };
+        let sprite = DetailSprite {
+            ul: m.pos[0],
+            lr: m.pos[1],
+            tex_ul: m.tex[0],
+            tex_lr: m.tex[1],
+        };
+        self.add_sprite(pt, angles, sprite, scale, SpriteLook::of(m));
+    }
+
+    /// One of a `prop_detail`/`detail_prop` or `prop_detail_sprite` entity's object (other
+    /// entities add none).
+    fn add_entity(&mut self, e: &MapEntity) {
+        let origin = vec_key(e, "origin");
+        let angles = vec_key(e, "angles");
+        let orientation = e
+            .get("detailOrientation")
+            .map_or(0, srcmap_content::detail_vbsp::atoi) as u8;
+        if is_detail_model_class(e) {
+            self.add_model(e.get("model").unwrap_or(""), origin, angles, orientation);
+        } else if is_detail_sprite_class(e) {
+            let look = SpriteLook {
+                kind: DetailKind::Sprite as u8,
+                orientation,
+                shape_angle: 0,
+                shape_size: 0,
+                sway_amount: 0,
+            };
+            self.add_sprite(origin, angles, entity_sprite(e), 1.0, look);
+        }
+    }
+
+    /// Warn about the objects that did not fit in the lump.
+    fn warn_overflow(&mut self) {
+        if self.overflow > 0 {
+            self.diags.push(Diagnostic::warning(
+                Where::default(),
+                format!(
+                    "too many detail props: {} were not emitted (the lump holds {MAX_OBJECTS})",
+                    self.overflow
+                ),
+            ));
+        }
+    }
+}
+
+/// Valve's slope test: a normal steeper than the model's `max_angle` gets nothing, one
+/// between `min_angle` and `max_angle` an object with falling probability.
+fn passes_slope(m: &DetailModel, cos_angle: f32, rng: &mut MsvcRand) -> bool {
+    if cos_angle < m.max_cos_angle {
+        return false;
+    }
+    if cos_angle < m.min_cos_angle {
+        let probability = (cos_angle - m.max_cos_angle) / (m.min_cos_angle - m.max_cos_angle);
+        if rng.unit() > probability {
+            return false;
+        }
+    }
+    true
+}
+
+/// A `prop_detail_sprite` entity's sprite: its corners, and its texture rectangle in texels
+/// inset by half a texel, over the texture's total size.
+fn entity_sprite(e: &MapEntity) -> DetailSprite {
+    let size = vec_key(e, "tex_total_size").x;
+    let ul = vec2_key(e, "tex_ul");
+    let extent = vec2_key(e, "tex_size");
+    let tex_lr = [(extent[0] + ul[0] - 0.5) / size, (extent[1] + ul[1] - 0.5) / size];
+    let tex_ul = [(ul[0] + 0.5) / size, (ul[1] + 0.5) / size];
+    DetailSprite {
+        ul: vec2_key(e, "position_ul"),
+        lr: vec2_key(e, "position_lr"),
+        tex_ul,
+        tex_lr,
     }
 }
 
@@ -439,11 +513,7 @@ fn emit_on_face(
             if b.full(samples - i) {
                 return;
             }
-            let mut u = rng.unit();
-            let mut v = rng.unit();
-            if v > 1.0 - u {
-                (u, v) = (1.0 - u, 1.0 - v);
-            }
+            let (u, v) = draw_in_triangle(rng);
             let group = select_group(detail, 1.0, rng);
             let Some(model) = select_model(detail, group, rng) else {
                 continue;
@@ -451,6 +521,33 @@ fn emit_on_face(
             let pt = first + e1 * u + e2 * v;
             b.place(model, pt, area_vec / -len, rng, gauss);
         }
+    }
+}
+
+/// Triangle parameters `(u, v)` drawn uniformly: a draw in the unit square, folded into
+/// the triangle `u + v <= 1`.
+fn draw_in_triangle(rng: &mut MsvcRand) -> (f32, f32) {
+    let mut u = rng.unit();
+    let mut v = rng.unit();
+    if v > 1.0 - u {
+        (u, v) = (1.0 - u, 1.0 - v);
+    }
+    (u, v)
+}
+
+/// Place a detail type's objects on a face (its fan `points`), over its displacement
+/// surface when it has one.
+fn emit_on_surface(
+    b: &mut Builder<'_>,
+    points: &[Vec3],
+    disp: Option<&DispSurface>,
+    detail: &DetailType,
+    rng: &mut MsvcRand,
+    gauss: &mut ValveRandom,
+) {
+    match disp {
+        Some(disp) => emit_on_disp(b, points, disp, detail, rng, gauss),
+        None => emit_on_face(b, points, detail, rng, gauss),
     }
 }
 
@@ -466,13 +563,31 @@ fn disp_point(disp: &DispSurface, u: f32, v: f32, up: Vec3) -> (Vec3, Vec3, f32)
         let i = row * side + col;
         (disp.grid.verts[i], disp.alphas.get(i).copied().unwrap_or(0.0))
     };
-    let c00 = at(sv, su);
-    let c01 = at(sv, su + 1);
-    let c10 = at(sv + 1, su);
-    let c11 = at(sv + 1, su + 1);
-    // Corner, step along u's edge, step along v's edge, fractions.
+    let cell = [at(sv, su), at(sv, su + 1), at(sv + 1, su), at(sv + 1, su + 1)];
     let odd = (sv * side + su) % 2 == 1;
-    let (o, a, b, ta, tb) = if odd {
+    let (o, a, b, ta, tb) = cell_triangle(cell, odd, du, dv);
+    let pos = o.0 + (a.0 - o.0) * ta + (b.0 - o.0) * tb;
+    let alpha = o.1 + (a.1 - o.1) * ta + (b.1 - o.1) * tb;
+    let mut normal = (a.0 - o.0).cross(b.0 - o.0).normalize_or_zero();
+    if normal.dot(up) < 0.0 {
+        normal = -normal;
+    }
+    (pos, normal, alpha / 255.0)
+}
+
+/// A grid vertex's position and blend alpha.
+type GridCorner = (Vec3, f32);
+
+/// The triangle of a grid cell (corners `c00, c01, c10, c11`) holding fractions `(du, dv)`,
+/// as corner, step along u's edge, step along v's edge, and the fractions along them. Odd
+/// cells split along the other diagonal (Valve's alternation).
+fn cell_triangle(
+    [c00, c01, c10, c11]: [GridCorner; 4],
+    odd: bool,
+    du: f32,
+    dv: f32,
+) -> (GridCorner, GridCorner, GridCorner, f32, f32) {
+    if odd {
         if du + dv <= 1.0 {
             (c00, c01, c10, du, dv)
         } else {
@@ -483,14 +598,7 @@ fn disp_point(disp: &DispSurface, u: f32, v: f32, up: Vec3) -> (Vec3, Vec3, f32)
         (c00, c01, (c11.0 - c01.0 + c00.0, c11.1 - c01.1 + c00.1), du, dv)
     } else {
         (c00, (c11.0 - c10.0 + c00.0, c11.1 - c10.1 + c00.1), c10, du, dv)
-    };
-    let pos = o.0 + (a.0 - o.0) * ta + (b.0 - o.0) * tb;
-    let alpha = o.1 + (a.1 - o.1) * ta + (b.1 - o.1) * tb;
-    let mut normal = (a.0 - o.0).cross(b.0 - o.0).normalize_or_zero();
-    if normal.dot(up) < 0.0 {
-        normal = -normal;
     }
-    (pos, normal, alpha / 255.0)
 }
 
 /// A displacement as the BSP records it: its grid and per-vertex blend alpha (0-255).
@@ -595,22 +703,7 @@ fn vec2_key(e: &MapEntity, key: &str) -> [f32; 2] {
 /// Places the map's detail props and writes them into `bsp`'s `dprp` lump. A map with no
 /// face of a detail material and no detail entity keeps the lump as it is.
 pub(crate) fn emit(inputs: &DetailInputs<'_>, bsp: &mut Bsp, diags: &mut Vec<Diagnostic>) {
-    let mut type_of_material: HashMap<usize, Option<String>> = HashMap::new();
-    let face_types: Vec<Option<String>> = (0..bsp.faces.len())
-        .map(|fi| {
-            let texinfo = usize::try_from(bsp.faces[fi].texinfo).ok()?;
-            let texdata = usize::try_from(bsp.texinfo.get(texinfo)?.texdata).ok()?;
-            type_of_material
-                .entry(texdata)
-                .or_insert_with(|| {
-                    let name = bsp.texdata_name(texdata)?;
-                    inputs
-                        .materials
-                        .detail_type(&original_material(name, inputs.map_name))
-                })
-                .clone()
-        })
-        .collect();
+    let face_types = face_detail_types(inputs, bsp);
     let has_entities =
         (inputs.input.entities.iter()).any(|e| is_detail_model_class(e) || is_detail_sprite_class(e));
     if face_types.iter().all(Option::is_none) && !has_entities {
@@ -625,86 +718,19 @@ pub(crate) fn emit(inputs: &DetailInputs<'_>, bsp: &mut Bsp, diags: &mut Vec<Dia
     let types = inputs.detail_types.or(loaded.as_ref());
     let no_types = DetailTypes::default();
     let types = types.unwrap_or(&no_types);
-    let mut b = Builder {
-        bsp,
-        lump: DetailProps::default(),
-        files: inputs.files,
-        checked_models: HashSet::new(),
-        overflow: 0,
-        diags,
-    };
-    let disps = disp_surfaces(bsp);
-    let mut gauss = ValveRandom::new();
-    let mut unknown: HashSet<&str> = HashSet::new();
-    for (fi, ty) in face_types.iter().enumerate() {
-        let Some(ty) = ty else { continue };
-        let Some(detail) = types.get(ty).filter(|d| !d.groups.is_empty()) else {
-            if unknown.insert(ty) {
-                b.diags.push(Diagnostic::warning(
-                    Where::default(),
-                    format!("detail type {ty} is not in the detail file (or has no groups): its faces get no detail props"),
-                ));
-            }
-            continue;
-        };
-        // Valve's `dfaceids` keep the side id's low 16 bits, and seed with that.
-        let seed = match inputs.face_hammer_ids.get(fi) {
-            Some(&id) => id as u16 as u32,
-            None => b.bsp.face_ids.get(fi).copied().unwrap_or(0),
-        };
-        let mut rng = MsvcRand::new(seed);
-        gauss.seed(seed as i32);
-        let points = face_points(b.bsp, fi);
-        if points.len() < 3 {
-            continue;
-        }
-        let disp = usize::try_from(b.bsp.faces[fi].dispinfo).ok();
-        match disp.and_then(|d| disps.get(d)).and_then(Option::as_ref) {
-            Some(disp) => emit_on_disp(&mut b, &points, disp, detail, &mut rng, &mut gauss),
-            None => emit_on_face(&mut b, &points, detail, &mut rng, &mut gauss),
-        }
-    }
+    let mut b = Builder::new(bsp, inputs.files, diags);
+    emit_on_faces(&mut b, inputs, &face_types, types);
     for e in &inputs.input.entities {
-        let origin = vec_key(e, "origin");
-        let angles = vec_key(e, "angles");
-        let orientation = e
-            .get("detailOrientation")
-            .map_or(0, srcmap_content::detail_vbsp::atoi) as u8;
-        if is_detail_model_class(e) {
-            b.add_model(e.get("model").unwrap_or(""), origin, angles, orientation);
-        } else if is_detail_sprite_class(e) {
-            let size = vec_key(e, "tex_total_size").x;
-            let ul = vec2_key(e, "tex_ul");
-            let extent = vec2_key(e, "tex_size");
-            let tex_lr = [(extent[0] + ul[0] - 0.5) / size, (extent[1] + ul[1] - 0.5) / size];
-            let tex_ul = [(ul[0] + 0.5) / size, (ul[1] + 0.5) / size];
-            let sprite = DetailSprite {
-                ul: vec2_key(e, "position_ul"),
-                lr: vec2_key(e, "position_lr"),
-                tex_ul,
-                tex_lr,
-            };
-            let look = SpriteLook {
-                kind: DetailKind::Sprite as u8,
-                orientation,
-                shape_angle: 0,
-                shape_size: 0,
-                sway_amount: 0,
-            };
-            b.add_sprite(origin, angles, sprite, 1.0, look);
-        }
+        b.add_entity(e);
     }
-    if b.overflow > 0 {
-        b.diags.push(Diagnostic::warning(
-            Where::default(),
-            format!(
-                "too many detail props: {} were not emitted (the lump holds {MAX_OBJECTS})",
-                b.overflow
-            ),
-        ));
-    }
+    b.warn_overflow();
     let mut lump = b.lump;
     lump.objects.sort_by_key(|o| o.leaf);
+    store_lump(bsp, lump, diags);
+}
+
+/// Put the lump in the BSP's `dprp` game lump (warned about when there is none).
+fn store_lump(bsp: &mut Bsp, lump: DetailProps, diags: &mut Vec<Diagnostic>) {
     let slot = bsp.game_lumps.lumps.iter_mut().find(|l| l.id == DPRP);
     match slot {
         Some(l) => l.data = GameLumpData::DetailProps(lump),
@@ -715,6 +741,85 @@ pub(crate) fn emit(inputs: &DetailInputs<'_>, bsp: &mut Bsp, diags: &mut Vec<Dia
     }
 }
 
+/// The detail type of each BSP face: its material's `%detailtype` (a patched material
+/// answering for its original), looked up once per texdata.
+fn face_detail_types(inputs: &DetailInputs<'_>, bsp: &Bsp) -> Vec<Option<String>> {
+    let mut type_of_material: HashMap<usize, Option<String>> = HashMap::new();
+    (0..bsp.faces.len())
+        .map(|fi| {
+            let texinfo = usize::try_from(bsp.faces[fi].texinfo).ok()?;
+            let texdata = usize::try_from(bsp.texinfo.get(texinfo)?.texdata).ok()?;
+            type_of_material
+                .entry(texdata)
+                .or_insert_with(|| {
+                    let name = bsp.texdata_name(texdata)?;
+                    inputs
+                        .materials
+                        .detail_type(&original_material(name, inputs.map_name))
+                })
+                .clone()
+        })
+        .collect()
+}
+
+/// Place the objects of each face's detail type on it, seeded by the face's Hammer id.
+/// A type missing from the detail file (or without groups) is warned about once.
+fn emit_on_faces(
+    b: &mut Builder<'_>,
+    inputs: &DetailInputs<'_>,
+    face_types: &[Option<String>],
+    types: &DetailTypes,
+) {
+    let disps = disp_surfaces(b.bsp);
+    let mut gauss = ValveRandom::new();
+    let mut unknown: HashSet<&str> = HashSet::new();
+    for (fi, ty) in face_types.iter().enumerate() {
+        let Some(ty) = ty else { continue };
+        let Some(detail) = known_type(types, ty, &mut unknown, b.diags) else {
+            continue;
+        };
+        let seed = face_seed(inputs, b.bsp, fi);
+        let mut rng = MsvcRand::new(seed);
+        gauss.seed(seed as i32);
+        let points = face_points(b.bsp, fi);
+        if points.len() < 3 {
+            continue;
+        }
+        let disp = usize::try_from(b.bsp.faces[fi].dispinfo).ok();
+        let disp = disp.and_then(|d| disps.get(d)).and_then(Option::as_ref);
+        emit_on_surface(b, &points, disp, detail, &mut rng, &mut gauss);
+    }
+}
+
+/// Detail type `ty` from the detail file, when it is there with groups; else `None`,
+/// warned about once per type (`unknown` holds those warned about).
+fn known_type<'t>(
+    types: &'t DetailTypes,
+    ty: &'t str,
+    unknown: &mut HashSet<&'t str>,
+    diags: &mut Vec<Diagnostic>,
+) -> Option<&'t DetailType> {
+    let detail = types.get(ty).filter(|d| !d.groups.is_empty());
+    if detail.is_none() && unknown.insert(ty) {
+        diags.push(Diagnostic::warning(
+            Where::default(),
+            format!(
+                "detail type {ty} is not in the detail file (or has no groups): its faces get no detail props"
+            ),
+        ));
+    }
+    detail
+}
+
+/// The seed of face `fi`'s draws: Valve's `dfaceids` keep the side id's low 16 bits, and
+/// seed with that.
+fn face_seed(inputs: &DetailInputs<'_>, bsp: &Bsp, fi: usize) -> u32 {
+    match inputs.face_hammer_ids.get(fi) {
+        Some(&id) => id as u16 as u32,
+        None => bsp.face_ids.get(fi).copied().unwrap_or(0),
+    }
+}
+
 /// Which detail type each material had in a BSP Valve compiled: for each face (and
 /// displacement), the objects each type of `types` would place there (seeded by the BSP's face
 /// ids) are looked up among the BSP's own detail objects (within [`NEAR`]); a material gets
@@ -722,19 +827,22 @@ pub(crate) fn emit(inputs: &DetailInputs<'_>, bsp: &mut Bsp, diags: &mut Vec<Dia
 /// Materials whose faces are too small for an object are not inferred. Returns
 /// `(material, type name)`, sorted; a patched material (the map is `map_name`) as its original.
 pub fn infer_detail_types(bsp: &Bsp, types: &DetailTypes, map_name: &str) -> Vec<(String, String)> {
-    let Some(lump) = (bsp.game_lumps.lumps.iter()).find_map(|l| match &l.data {
-        GameLumpData::DetailProps(d) => Some(d),
-        _ => None,
-    }) else {
+    let Some(lump) = detail_lump(bsp) else {
         return Vec::new();
     };
     let placed = NearPoints::new(lump.objects.iter().map(|o| Vec3::from_array(o.origin)));
     if lump.objects.is_empty() || bsp.face_ids.len() != bsp.faces.len() {
         return Vec::new();
     }
+    let scores = score_faces(bsp, types, &placed);
+    best_types(bsp, types, map_name, scores)
+}
+
+/// Per texdata, each detail type's score (by index): the objects the type would place on the
+/// texdata's faces (and displacements) that the BSP has (`placed`).
+fn score_faces(bsp: &Bsp, types: &DetailTypes, placed: &NearPoints) -> HashMap<usize, HashMap<usize, usize>> {
     let disps = disp_surfaces(bsp);
     let mut scores: HashMap<usize, HashMap<usize, usize>> = HashMap::new();
-    let mut diags = Vec::new();
     for (fi, face) in bsp.faces.iter().enumerate() {
         let Some(texdata) =
             (bsp.texinfo.get(face.texinfo as usize)).and_then(|t| usize::try_from(t.texdata).ok())
@@ -747,34 +855,66 @@ pub fn infer_detail_types(bsp: &Bsp, types: &DetailTypes, map_name: &str) -> Vec
         if points.len() < 3 || matches!(disp, Some(None)) {
             continue;
         }
+        let surface = FaceSurface {
+            bsp,
+            face: fi,
+            points: &points,
+            disp: disp.flatten(),
+        };
+        surface.score_types(types, placed, scores.entry(texdata).or_default());
+    }
+    scores
+}
+
+/// The BSP's detail props game lump, when it has one.
+fn detail_lump(bsp: &Bsp) -> Option<&DetailProps> {
+    (bsp.game_lumps.lumps.iter()).find_map(|l| match &l.data {
+        GameLumpData::DetailProps(d) => Some(d),
+        _ => None,
+    })
+}
+
+/// A BSP face as detail placement sees it.
+struct FaceSurface<'a> {
+    bsp: &'a Bsp,
+    face: usize,
+    points: &'a [Vec3],
+    disp: Option<&'a DispSurface>,
+}
+
+impl FaceSurface<'_> {
+    /// Add to each detail type's score (by index) the objects it would place on this face
+    /// that the BSP has (within [`NEAR`]).
+    fn score_types(&self, types: &DetailTypes, placed: &NearPoints, by_type: &mut HashMap<usize, usize>) {
+        let mut diags = Vec::new();
         for (ti, detail) in types
             .types
             .iter()
             .enumerate()
             .filter(|(_, d)| !d.groups.is_empty())
         {
-            let mut b = Builder {
-                bsp,
-                lump: DetailProps::default(),
-                files: None,
-                checked_models: HashSet::new(),
-                overflow: 0,
-                diags: &mut diags,
-            };
-            let mut rng = MsvcRand::new(bsp.face_ids[fi]);
+            let mut b = Builder::new(self.bsp, None, &mut diags);
+            let mut rng = MsvcRand::new(self.bsp.face_ids[self.face]);
             let mut gauss = ValveRandom::new();
-            match disp.flatten() {
-                Some(d) => emit_on_disp(&mut b, &points, d, detail, &mut rng, &mut gauss),
-                None => emit_on_face(&mut b, &points, detail, &mut rng, &mut gauss),
-            }
+            emit_on_surface(&mut b, self.points, self.disp, detail, &mut rng, &mut gauss);
             let found = (b.lump.objects.iter())
                 .filter(|o| placed.has_near(Vec3::from_array(o.origin)))
                 .count();
             if found > 0 {
-                *scores.entry(texdata).or_default().entry(ti).or_default() += found;
+                *by_type.entry(ti).or_default() += found;
             }
         }
     }
+}
+
+/// Each material's best-scoring detail type, when it scored at least
+/// [`MIN_INFERRED_MATCHES`] (ties go to the earlier type), as `(material, type name)` sorted.
+fn best_types(
+    bsp: &Bsp,
+    types: &DetailTypes,
+    map_name: &str,
+    scores: HashMap<usize, HashMap<usize, usize>>,
+) -> Vec<(String, String)> {
     let mut out: Vec<(String, String)> = scores
         .into_iter()
         .filter_map(|(texdata, by_type)| {

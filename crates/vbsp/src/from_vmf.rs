@@ -1,7 +1,7 @@
 //! The thin adapter from the VMF crate's typed view to the compiler's input.
 
 use srcmap_geom::DVec3;
-use srcmap_vmf::{Entity, Vmf};
+use srcmap_vmf::{Connection, DispInfo, Entity, Side, TextureAxis, Vmf};
 
 use crate::input::{MapBrush, MapDisp, MapEntity, MapInput, MapSide, TexAxis};
 
@@ -18,60 +18,10 @@ pub fn entity_from_vmf(e: &Entity) -> MapEntity {
         .filter(|s| !s.hidden)
         .map(|s| MapBrush {
             id: s.id,
-            sides: s
-                .sides
-                .iter()
-                .map(|side| MapSide {
-                    id: side.id,
-                    points: side.plane.map(v3),
-                    material: side.material.clone(),
-                    uaxis: TexAxis {
-                        axis: v3(side.uaxis.axis),
-                        shift: side.uaxis.shift,
-                        scale: side.uaxis.scale,
-                    },
-                    vaxis: TexAxis {
-                        axis: v3(side.vaxis.axis),
-                        shift: side.vaxis.shift,
-                        scale: side.vaxis.scale,
-                    },
-                    lightmap_scale: side.lightmap_scale,
-                    smoothing_groups: side.smoothing_groups,
-                    displacement: side.dispinfo.as_deref().map(|d| {
-                        Box::new(MapDisp {
-                            power: d.power,
-                            start_position: v3(d.start_position),
-                            flags: d.flags,
-                            normals: d.normals.clone(),
-                            distances: d.distances.clone(),
-                            offsets: d.offsets.clone(),
-                            alphas: d.alphas.clone(),
-                            triangle_tags: d.triangle_tags.clone(),
-                        })
-                    }),
-                })
-                .collect(),
+            sides: s.sides.iter().map(side_from_vmf).collect(),
         })
         .collect();
-    let outputs = e
-        .connections
-        .iter()
-        .map(|c| {
-            let sep = c.separator;
-            let delay = if c.delay == c.delay.trunc() {
-                format!("{}", c.delay as i64)
-            } else {
-                format!("{}", c.delay)
-            };
-            (
-                c.output.clone(),
-                format!(
-                    "{}{sep}{}{sep}{}{sep}{}{sep}{}",
-                    c.target, c.input, c.parameter, delay, c.times_to_fire
-                ),
-            )
-        })
-        .collect();
+    let outputs = e.connections.iter().map(output_from_vmf).collect();
     let classname = e.classname.clone();
     let mut keyvalues = e.keyvalues.clone();
     if !keyvalues.iter().any(|(k, _)| k.eq_ignore_ascii_case("classname")) {
@@ -84,6 +34,58 @@ pub fn entity_from_vmf(e: &Entity) -> MapEntity {
         outputs,
         brushes,
     }
+}
+
+fn side_from_vmf(side: &Side) -> MapSide {
+    MapSide {
+        id: side.id,
+        points: side.plane.map(v3),
+        material: side.material.clone(),
+        uaxis: tex_axis(&side.uaxis),
+        vaxis: tex_axis(&side.vaxis),
+        lightmap_scale: side.lightmap_scale,
+        smoothing_groups: side.smoothing_groups,
+        displacement: side.dispinfo.as_deref().map(|d| Box::new(disp_from_vmf(d))),
+    }
+}
+
+fn tex_axis(a: &TextureAxis) -> TexAxis {
+    TexAxis {
+        axis: v3(a.axis),
+        shift: a.shift,
+        scale: a.scale,
+    }
+}
+
+fn disp_from_vmf(d: &DispInfo) -> MapDisp {
+    MapDisp {
+        power: d.power,
+        start_position: v3(d.start_position),
+        flags: d.flags,
+        normals: d.normals.clone(),
+        distances: d.distances.clone(),
+        offsets: d.offsets.clone(),
+        alphas: d.alphas.clone(),
+        triangle_tags: d.triangle_tags.clone(),
+    }
+}
+
+/// A connection as an output: its name, and `target,input,parameter,delay,times` joined by
+/// the VMF's separator (a whole delay without decimals).
+fn output_from_vmf(c: &Connection) -> (String, String) {
+    let sep = c.separator;
+    let delay = if c.delay == c.delay.trunc() {
+        format!("{}", c.delay as i64)
+    } else {
+        format!("{}", c.delay)
+    };
+    (
+        c.output.clone(),
+        format!(
+            "{}{sep}{}{sep}{}{sep}{}{sep}{}",
+            c.target, c.input, c.parameter, delay, c.times_to_fire
+        ),
+    )
 }
 
 /// The whole map: the world first, then every entity not hidden in a visgroup.

@@ -6,7 +6,7 @@ use srcmap_geom::DVec3;
 
 use srcmap_kv::values;
 
-use crate::input::{MapEntity, MapInput};
+use crate::input::{MapEntity, MapInput, MapSide};
 
 /// Instances nest at most this deep (a file that includes itself stops here).
 const MAX_DEPTH: usize = 16;
@@ -177,143 +177,245 @@ impl Collapse<'_> {
                 continue;
             }
             let inst = map.entities.remove(i);
-            let Some(file) = inst
-                .get("file")
-                .filter(|f| !f.is_empty())
-                .map(|f| f.replace('\\', "/"))
-            else {
+            let Some(path) = instance_path(&inst, base_dir) else {
                 continue;
             };
-            let path = if base_dir.is_empty() {
-                file.clone()
-            } else {
-                format!("{base_dir}/{file}")
-            };
-            let link = format!("instance {} '{}'", inst.id, path);
-            if self.chain.len() >= MAX_DEPTH {
-                let mut chain = self.chain.clone();
-                chain.push(link);
-                return Err(InstanceError::TooDeep { chain });
-            }
-            let Some(mut sub) = (self.load)(&path) else {
-                self.problems.push(format!(
-                    "instance {} ({}): file '{}' not found",
-                    inst.id,
-                    inst.get("targetname").unwrap_or(""),
-                    path
-                ));
+            let Some(mut sub) = self.load_collapsed(&inst, &path)? else {
                 continue;
             };
-            let sub_dir = path
-                .rsplit_once('/')
-                .map(|(d, _)| d.to_string())
-                .unwrap_or_default();
-            self.chain.push(link);
-            self.budget.add(&sub, &self.chain)?;
-            self.collapse_r(&mut sub, &sub_dir)?;
-            self.chain.pop();
-
-            let origin = inst.origin().unwrap_or(DVec3::ZERO);
-            let angles = inst.vector("angles").unwrap_or(DVec3::ZERO);
-            let rot = Rot::from_angles(angles);
-            let name = match inst.get("targetname").filter(|n| !n.is_empty()) {
-                Some(n) => n.to_string(),
-                None => {
-                    self.auto += 1;
-                    format!("AutoInstance{}", self.auto)
-                }
-            };
-            let style = inst
-                .get("fixup_style")
-                .and_then(|s| s.trim().parse::<i32>().ok())
-                .unwrap_or(0);
-            // $parameters: "replaceNN" "$name value".
-            let mut params: Vec<(String, String)> = inst
-                .keyvalues
-                .iter()
-                .filter(|(k, _)| k.to_ascii_lowercase().starts_with("replace"))
-                .map(|(_, v)| {
-                    let (a, b) = v.split_once(' ').unwrap_or((v.as_str(), ""));
-                    (a.to_string(), b.to_string())
-                })
-                .collect();
-            // Longer names first, so `$a1` is not replaced as `$a` + "1".
-            params.sort_by_key(|p| std::cmp::Reverse(p.0.len()));
-            let names: Vec<String> = sub
-                .entities
-                .iter()
-                .filter_map(|e| e.get("targetname").map(str::to_string))
-                .filter(|n| !n.is_empty())
-                .collect();
-            let fix = |n: &str| -> String {
-                if n.is_empty()
-                    || n.starts_with('@')
-                    || n.starts_with('!')
-                    || style == 2
-                    || !names.iter().any(|m| m == n)
-                {
-                    return n.to_string();
-                }
-                if style == 1 {
-                    format!("{n}-{name}")
-                } else {
-                    format!("{name}-{n}")
-                }
-            };
-            let replace = |s: &str| -> String {
-                let mut out = s.to_string();
-                if out.contains('$') {
-                    for (k, v) in &params {
-                        if k.starts_with('$') {
-                            out = out.replace(k.as_str(), v);
-                        }
-                    }
-                }
-                out
-            };
-            let material_swaps: Vec<(String, String)> = params
-                .iter()
-                .filter(|(k, _)| k.starts_with('#'))
-                .map(|(k, v)| (k[1..].to_ascii_lowercase(), v.clone()))
-                .collect();
-
+            let placement = Placement::of(&inst);
+            let fixup = Fixup::new(&inst, &sub, &mut self.auto);
             let mut entities = std::mem::take(&mut sub.entities);
-            for (ei, e) in entities.iter_mut().enumerate() {
-                transform_entity(e, &rot, origin, &replace, &fix, &material_swaps);
-                if ei == 0 {
-                    continue;
-                }
+            for e in entities.iter_mut() {
+                transform_entity(e, &placement, &fixup);
             }
-            let mut it = entities.into_iter();
-            if let Some(w) = it.next() {
-                map.entities[0].brushes.extend(w.brushes);
-            }
-            for e in it {
-                if e.classname.eq_ignore_ascii_case("func_instance_parms") {
-                    continue;
-                }
-                map.entities.push(e);
-            }
+            merge_entities(map, entities);
         }
         Ok(())
     }
+
+    /// Load the instance's map at `path` with its own instances collapsed; `None` (and a
+    /// problem noted) when the file is missing. Fails when nesting goes too deep or the
+    /// instances loaded pass Valve's limits.
+    fn load_collapsed(&mut self, inst: &MapEntity, path: &str) -> Result<Option<MapInput>, InstanceError> {
+        let link = format!("instance {} '{}'", inst.id, path);
+        if self.chain.len() >= MAX_DEPTH {
+            let mut chain = self.chain.clone();
+            chain.push(link);
+            return Err(InstanceError::TooDeep { chain });
+        }
+        let Some(mut sub) = (self.load)(path) else {
+            self.problems.push(format!(
+                "instance {} ({}): file '{}' not found",
+                inst.id,
+                inst.get("targetname").unwrap_or(""),
+                path
+            ));
+            return Ok(None);
+        };
+        let sub_dir = path
+            .rsplit_once('/')
+            .map(|(d, _)| d.to_string())
+            .unwrap_or_default();
+        self.chain.push(link);
+        self.budget.add(&sub, &self.chain)?;
+        self.collapse_r(&mut sub, &sub_dir)?;
+        self.chain.pop();
+        Ok(Some(sub))
+    }
 }
 
-fn transform_entity(
-    e: &mut MapEntity,
-    rot: &Rot,
+/// The path of an instance's map: its `file` key with forward slashes, joined to the
+/// including instance's folder. `None` when the key is missing or empty.
+fn instance_path(inst: &MapEntity, base_dir: &str) -> Option<String> {
+    let file = inst
+        .get("file")
+        .filter(|f| !f.is_empty())
+        .map(|f| f.replace('\\', "/"))?;
+    Some(if base_dir.is_empty() {
+        file
+    } else {
+        format!("{base_dir}/{file}")
+    })
+}
+
+/// Merge an instance's transformed entities into `map`: its world brushes into the
+/// map's world, its other entities appended, except its `func_instance_parms`.
+fn merge_entities(map: &mut MapInput, entities: Vec<MapEntity>) {
+    let mut it = entities.into_iter();
+    if let Some(w) = it.next() {
+        map.entities[0].brushes.extend(w.brushes);
+    }
+    for e in it {
+        if e.classname.eq_ignore_ascii_case("func_instance_parms") {
+            continue;
+        }
+        map.entities.push(e);
+    }
+}
+
+/// Where an instance places its map: rotated by its angles, then moved to its origin.
+struct Placement {
+    rot: Rot,
     origin: DVec3,
-    replace: &dyn Fn(&str) -> String,
-    fix: &dyn Fn(&str) -> String,
-    material_swaps: &[(String, String)],
-) {
+}
+
+impl Placement {
+    fn of(inst: &MapEntity) -> Placement {
+        let origin = inst.origin().unwrap_or(DVec3::ZERO);
+        let angles = inst.vector("angles").unwrap_or(DVec3::ZERO);
+        Placement {
+            rot: Rot::from_angles(angles),
+            origin,
+        }
+    }
+
+    fn point(&self, p: DVec3) -> DVec3 {
+        self.rot.apply(p) + self.origin
+    }
+}
+
+/// How an instance rewrites its map's names and values: the name fix-up (prefix,
+/// postfix or none) of the names its map defines, `$parameter` replacement and
+/// `#material` swaps.
+struct Fixup {
+    /// The instance's name (or `AutoInstanceN`).
+    name: String,
+    /// `fixup_style`: 0 prefix, 1 postfix, 2 none.
+    style: i32,
+    /// The target names the instance's map defines.
+    names: Vec<String>,
+    /// `replaceNN` keys' "$name value" pairs, longer names first.
+    params: Vec<(String, String)>,
+    /// `#material` parameters: lower-case material to its replacement.
+    material_swaps: Vec<(String, String)>,
+}
+
+impl Fixup {
+    /// The fix-up of instance `inst` whose collapsed map is `sub`; numbers an unnamed
+    /// instance with the next `auto`.
+    fn new(inst: &MapEntity, sub: &MapInput, auto: &mut usize) -> Fixup {
+        let name = instance_name(inst, auto);
+        let style = inst
+            .get("fixup_style")
+            .and_then(|s| s.trim().parse::<i32>().ok())
+            .unwrap_or(0);
+        let params = instance_params(inst);
+        let names: Vec<String> = sub
+            .entities
+            .iter()
+            .filter_map(|e| e.get("targetname").map(str::to_string))
+            .filter(|n| !n.is_empty())
+            .collect();
+        let material_swaps: Vec<(String, String)> = params
+            .iter()
+            .filter(|(k, _)| k.starts_with('#'))
+            .map(|(k, v)| (k[1..].to_ascii_lowercase(), v.clone()))
+            .collect();
+        Fixup {
+            name,
+            style,
+            names,
+            params,
+            material_swaps,
+        }
+    }
+
+    /// A target name with the instance's name fixed on, when the instance's map defines it
+    /// (and it is not `@global`, a `!special` or the style is "none").
+    fn fix(&self, n: &str) -> String {
+        if n.is_empty()
+            || n.starts_with('@')
+            || n.starts_with('!')
+            || self.style == 2
+            || !self.names.iter().any(|m| m == n)
+        {
+            return n.to_string();
+        }
+        let name = &self.name;
+        if self.style == 1 {
+            format!("{n}-{name}")
+        } else {
+            format!("{name}-{n}")
+        }
+    }
+
+    /// A value with the instance's `$parameters` replaced.
+    fn replace(&self, s: &str) -> String {
+        let mut out = s.to_string();
+        if out.contains('$') {
+            for (k, v) in &self.params {
+                if k.starts_with('$') {
+                    out = out.replace(k.as_str(), v);
+                }
+            }
+        }
+        out
+    }
+
+    /// The material a side of the instance's map gets after the `#material` swaps.
+    fn swap_material(&self, material: &mut String) {
+        let lower = material.to_ascii_lowercase();
+        if let Some((_, to)) = self.material_swaps.iter().find(|(from, _)| *from == lower) {
+            *material = to.clone();
+        }
+    }
+}
+
+/// An instance's name: its `targetname`, or for an unnamed one `AutoInstanceN` with the
+/// next `auto`.
+fn instance_name(inst: &MapEntity, auto: &mut usize) -> String {
+    match inst.get("targetname").filter(|n| !n.is_empty()) {
+        Some(n) => n.to_string(),
+        None => {
+            *auto += 1;
+            format!("AutoInstance{}", *auto)
+        }
+    }
+}
+
+/// An instance's parameters, "replaceNN" "$name value", longer names first so `$a1` is
+/// not replaced as `$a` + "1".
+fn instance_params(inst: &MapEntity) -> Vec<(String, String)> {
+    let mut params: Vec<(String, String)> = inst
+        .keyvalues
+        .iter()
+        .filter(|(k, _)| k.to_ascii_lowercase().starts_with("replace"))
+        .map(|(_, v)| {
+            let (a, b) = v.split_once(' ').unwrap_or((v.as_str(), ""));
+            (a.to_string(), b.to_string())
+        })
+        .collect();
+    params.sort_by_key(|p| std::cmp::Reverse(p.0.len()));
+    params
+}
+
+/// Move one entity of an instance's map into place and fix up its names and values.
+fn transform_entity(e: &mut MapEntity, placement: &Placement, fixup: &Fixup) {
+    transform_keyvalues(e, placement, fixup);
+    if let Some(cn) = e.get("classname") {
+        e.classname = cn.to_string();
+    }
+    transform_outputs(e, fixup);
+    for b in &mut e.brushes {
+        for s in &mut b.sides {
+            transform_side(s, placement);
+            fixup.swap_material(&mut s.material);
+        }
+    }
+}
+
+/// Replace parameters in every key, move `origin`, turn `angles` and fix up the names
+/// in name keys.
+fn transform_keyvalues(e: &mut MapEntity, placement: &Placement, fixup: &Fixup) {
+    let rot = &placement.rot;
     for (k, v) in e.keyvalues.iter_mut() {
-        *v = replace(v);
+        *v = fixup.replace(v);
         let key = k.to_ascii_lowercase();
         match key.as_str() {
             "origin" => {
                 if let Some(o) = values::vector(v).map(DVec3::from) {
-                    *v = fmt_vec(rot.apply(o) + origin);
+                    *v = fmt_vec(placement.point(o));
                 }
             }
             "angles" => {
@@ -321,15 +423,17 @@ fn transform_entity(
                     *v = fmt_vec(rot.mul(&Rot::from_angles(a)).angles());
                 }
             }
-            "targetname" | "parentname" | "target" | "filtername" | "damagefilter" => *v = fix(v),
+            "targetname" | "parentname" | "target" | "filtername" | "damagefilter" => *v = fixup.fix(v),
             _ => {}
         }
     }
-    if let Some(cn) = e.get("classname") {
-        e.classname = cn.to_string();
-    }
+}
+
+/// Replace parameters in every output and fix up its target's name (the output's first
+/// field, separated by ESC or, in older maps, a comma).
+fn transform_outputs(e: &mut MapEntity, fixup: &Fixup) {
     for (_, v) in e.outputs.iter_mut() {
-        let replaced = replace(v);
+        let replaced = fixup.replace(v);
         let sep = if replaced.contains('\u{1b}') {
             '\u{1b}'
         } else {
@@ -337,34 +441,32 @@ fn transform_entity(
         };
         let mut parts: Vec<String> = replaced.split(sep).map(str::to_string).collect();
         if let Some(t) = parts.first_mut() {
-            *t = fix(t);
+            *t = fixup.fix(t);
         }
         *v = parts.join(&sep.to_string());
     }
-    for b in &mut e.brushes {
-        for s in &mut b.sides {
-            for p in &mut s.points {
-                *p = rot.apply(*p) + origin;
-            }
-            for ax in [&mut s.uaxis, &mut s.vaxis] {
-                ax.axis = rot.apply(ax.axis);
-                let scale = if ax.scale.abs() > 1e-6 { ax.scale } else { 1.0 };
-                ax.shift -= origin.dot(ax.axis) / scale;
-            }
-            if let Some(d) = &mut s.displacement {
-                d.start_position = rot.apply(d.start_position) + origin;
-                let turn = |v: &mut [f32; 3]| {
-                    let r = rot.apply(DVec3::new(v[0] as f64, v[1] as f64, v[2] as f64));
-                    *v = [r.x as f32, r.y as f32, r.z as f32];
-                };
-                d.normals.iter_mut().for_each(turn);
-                d.offsets.iter_mut().for_each(turn);
-            }
-            let lower = s.material.to_ascii_lowercase();
-            if let Some((_, to)) = material_swaps.iter().find(|(from, _)| *from == lower) {
-                s.material = to.clone();
-            }
-        }
+}
+
+/// Move a brush side into place: its points, texture axes (shifted so the texture stays
+/// put on the face) and displacement.
+fn transform_side(s: &mut MapSide, placement: &Placement) {
+    let (rot, origin) = (&placement.rot, placement.origin);
+    for p in &mut s.points {
+        *p = placement.point(*p);
+    }
+    for ax in [&mut s.uaxis, &mut s.vaxis] {
+        ax.axis = rot.apply(ax.axis);
+        let scale = if ax.scale.abs() > 1e-6 { ax.scale } else { 1.0 };
+        ax.shift -= origin.dot(ax.axis) / scale;
+    }
+    if let Some(d) = &mut s.displacement {
+        d.start_position = placement.point(d.start_position);
+        let turn = |v: &mut [f32; 3]| {
+            let r = rot.apply(DVec3::new(v[0] as f64, v[1] as f64, v[2] as f64));
+            *v = [r.x as f32, r.y as f32, r.z as f32];
+        };
+        d.normals.iter_mut().for_each(turn);
+        d.offsets.iter_mut().for_each(turn);
     }
 }
 

@@ -40,19 +40,16 @@ pub enum PhysDispBuild {
     NotWritten(String),
 }
 
+/// Why a map with power-4 displacements gets no physdisp.
+const POWER_4_NOTE: &str = "map using power 4 displacements: terrain collision is polysoup in physcollide, \
+                            not physdisp (more memory and CPU in game, as Valve's vbsp warns)";
+
 /// Builds physdisp for `bsp`'s displacements (its DISPINFO, DISP_VERTS and faces). Entries
 /// whose displacement does not rebuild, or whose hull is degenerate (all points on a line),
 /// are left without collision; their indices are returned with the lump.
 pub fn build(bsp: &Bsp) -> (PhysDispBuild, Vec<usize>) {
     if bsp.disp_info.iter().any(|d| d.power > 3) {
-        return (
-            PhysDispBuild::NotWritten(
-                "map using power 4 displacements: terrain collision is polysoup in physcollide, \
-                 not physdisp (more memory and CPU in game, as Valve's vbsp warns)"
-                    .to_string(),
-            ),
-            Vec::new(),
-        );
+        return (PhysDispBuild::NotWritten(POWER_4_NOTE.to_string()), Vec::new());
     }
     let grids = srcmap_disp::grids_of(bsp);
     let mut failed = Vec::new();
@@ -65,19 +62,7 @@ pub fn build(bsp: &Bsp) -> (PhysDispBuild, Vec<usize>) {
             if info.contents & MASK_SOLID == 0 {
                 return None;
             }
-            let hull = grid.as_ref().and_then(|g| {
-                let points: Vec<DVec3> = g
-                    .verts
-                    .iter()
-                    .map(|v| DVec3::new(v.x.into(), v.y.into(), v.z.into()))
-                    .collect();
-                // The vertices the tessellated mesh uses (Valve builds the hull from its
-                // triangles): those the allowed-vertex set keeps.
-                let used: Vec<usize> = (0..points.len())
-                    .filter(|&k| srcmap_disp::allowed::is_allowed(&info.allowed_verts, k))
-                    .collect();
-                hull_triangles(&points, &used).map(|t| pack(&points, &t))
-            });
+            let hull = grid.as_ref().and_then(|g| disp_hull(info, g));
             if hull.is_none() {
                 failed.push(i);
             }
@@ -85,6 +70,20 @@ pub fn build(bsp: &Bsp) -> (PhysDispBuild, Vec<usize>) {
         })
         .collect();
     (PhysDispBuild::Lump(PhysDisp::from_hulls(&hulls)), failed)
+}
+
+/// The packed hull of a displacement's grid: of the vertices the tessellated mesh uses (Valve
+/// builds the hull from its triangles), those the allowed-vertex set keeps.
+fn disp_hull(info: &srcmap_bsp::DispInfo, g: &srcmap_disp::DispGrid) -> Option<PackedHull> {
+    let points: Vec<DVec3> = g
+        .verts
+        .iter()
+        .map(|v| DVec3::new(v.x.into(), v.y.into(), v.z.into()))
+        .collect();
+    let used: Vec<usize> = (0..points.len())
+        .filter(|&k| srcmap_disp::allowed::is_allowed(&info.allowed_verts, k))
+        .collect();
+    hull_triangles(&points, &used).map(|t| pack(&points, &t))
 }
 
 /// Packs hull triangles (indices into `points`, counter-clockwise seen from outside) into
@@ -95,15 +94,7 @@ pub fn pack(points: &[DVec3], triangles: &[[u8; 3]]) -> PackedHull {
     for t in triangles {
         let mut e = [0u8; 3];
         for k in 0..3 {
-            let (a, b) = (t[k], t[(k + 1) % 3]);
-            let at = edges
-                .iter()
-                .position(|&x| x == [a, b] || x == [b, a])
-                .unwrap_or_else(|| {
-                    edges.push([a, b]);
-                    edges.len() - 1
-                });
-            e[k] = at as u8;
+            e[k] = edge_number(&mut edges, t[k], t[(k + 1) % 3]);
         }
         packed.push(PackedTriangle {
             pierce_index: 0,
@@ -121,6 +112,19 @@ pub fn pack(points: &[DVec3], triangles: &[[u8; 3]]) -> PackedHull {
         byte_after_triangles: 0,
         edges,
     }
+}
+
+/// The number of the edge between `a` and `b` in either direction, numbered by first use
+/// (stored `a` to `b` when new).
+fn edge_number(edges: &mut Vec<[u8; 2]>, a: u8, b: u8) -> u8 {
+    let at = edges
+        .iter()
+        .position(|&x| x == [a, b] || x == [b, a])
+        .unwrap_or_else(|| {
+            edges.push([a, b]);
+            edges.len() - 1
+        });
+    at as u8
 }
 
 /// Triangle `t`'s pierce triangle (IVP's `pierce_index`): the one a ray from its centre
@@ -258,6 +262,31 @@ fn plane_of(points: &[DVec3], t: [usize; 3]) -> (DVec3, f64) {
 
 /// Incremental hull over the points `use_` (indices into `points`), in index order.
 fn incremental_hull(points: &[DVec3], use_: &[usize]) -> Option<Hull> {
+    let start = match hull_start(points, use_)? {
+        HullStart::Tetrahedron(start) => start,
+        HullStart::Flat(n) => return Some(Hull::Flat(polygon_2d(points, use_, n), n)),
+    };
+    let mut hull = HullFaces::tetrahedron(points, start);
+    for &v in use_ {
+        if start.contains(&v) {
+            continue;
+        }
+        hull.add_point(points, v);
+    }
+    Some(Hull::Solid(hull.faces))
+}
+
+/// How an incremental hull starts.
+enum HullStart {
+    /// Four points spanning a volume: the leftmost, the farthest from it, the farthest
+    /// from their line, the farthest from their plane.
+    Tetrahedron([usize; 4]),
+    /// Every point lies on the plane of this normal.
+    Flat(DVec3),
+}
+
+/// The points an incremental hull starts from; `None` when they span no area.
+fn hull_start(points: &[DVec3], use_: &[usize]) -> Option<HullStart> {
     let p = |i: usize| points[i];
     let &a = use_.iter().min_by(|&&x, &&y| p(x).x.total_cmp(&p(y).x))?;
     let &b = use_
@@ -278,32 +307,64 @@ fn incremental_hull(points: &[DVec3], use_: &[usize]) -> Option<Hull> {
         .iter()
         .max_by(|&&x, &&y| (n.dot(p(x)) - d).abs().total_cmp(&(n.dot(p(y)) - d).abs()))?;
     if (n.dot(p(far)) - d).abs() < PLANE_EPSILON {
-        return Some(Hull::Flat(polygon_2d(points, use_, n), n));
+        return Some(HullStart::Flat(n));
     }
-    // The starting tetrahedron, each face facing away from the fourth point.
-    let mut faces: Vec<[usize; 3]> = Vec::new();
-    let centre = (p(a) + p(b) + p(c) + p(far)) / 4.0;
-    for t in [[a, b, c], [a, b, far], [a, c, far], [b, c, far]] {
-        let (n, d) = plane_of(points, t);
-        faces.push(if n.dot(centre) - d > 0.0 {
-            [t[0], t[2], t[1]]
-        } else {
-            t
-        });
-    }
-    let mut planes: Vec<(DVec3, f64)> = faces.iter().map(|&t| plane_of(points, t)).collect();
-    for &v in use_ {
-        if [a, b, c, far].contains(&v) {
-            continue;
+    Some(HullStart::Tetrahedron([a, b, c, far]))
+}
+
+/// A solid hull being built: its faces (counter-clockwise seen from outside) and their planes.
+struct HullFaces {
+    faces: Vec<[usize; 3]>,
+    planes: Vec<(DVec3, f64)>,
+}
+
+impl HullFaces {
+    /// The starting tetrahedron, each face facing away from the fourth point.
+    fn tetrahedron(points: &[DVec3], [a, b, c, far]: [usize; 4]) -> HullFaces {
+        let p = |i: usize| points[i];
+        let mut faces: Vec<[usize; 3]> = Vec::new();
+        let centre = (p(a) + p(b) + p(c) + p(far)) / 4.0;
+        for t in [[a, b, c], [a, b, far], [a, c, far], [b, c, far]] {
+            let (n, d) = plane_of(points, t);
+            faces.push(if n.dot(centre) - d > 0.0 {
+                [t[0], t[2], t[1]]
+            } else {
+                t
+            });
         }
-        let visible: Vec<bool> = planes
-            .iter()
-            .map(|(n, d)| n.dot(p(v)) - d > VISIBLE_EPSILON)
+        let planes = faces.iter().map(|&t| plane_of(points, t)).collect();
+        HullFaces { faces, planes }
+    }
+
+    /// Grow the hull to point `v`: the faces it sees are replaced by a fan from their
+    /// horizon to it (nothing changes when it sees none).
+    fn add_point(&mut self, points: &[DVec3], v: usize) {
+        let visible: Vec<bool> = (self.planes.iter())
+            .map(|(n, d)| n.dot(points[v]) - d > VISIBLE_EPSILON)
             .collect();
         if !visible.iter().any(|&x| x) {
-            continue;
+            return;
         }
-        // Horizon: directed edges of visible faces whose reverse belongs to no visible face.
+        let horizon = self.horizon(&visible);
+        let mut kept_faces = Vec::new();
+        let mut kept_planes = Vec::new();
+        for (f, t) in self.faces.iter().enumerate() {
+            if !visible[f] {
+                kept_faces.push(*t);
+                kept_planes.push(self.planes[f]);
+            }
+        }
+        for (x, y) in horizon {
+            kept_faces.push([x, y, v]);
+            kept_planes.push(plane_of(points, [x, y, v]));
+        }
+        self.faces = kept_faces;
+        self.planes = kept_planes;
+    }
+
+    /// Directed edges of visible faces whose reverse belongs to no visible face.
+    fn horizon(&self, visible: &[bool]) -> Vec<(usize, usize)> {
+        let faces = &self.faces;
         let mut horizon = Vec::new();
         for (f, t) in faces.iter().enumerate() {
             if !visible[f] {
@@ -320,61 +381,49 @@ fn incremental_hull(points: &[DVec3], use_: &[usize]) -> Option<Hull> {
                 }
             }
         }
-        let mut kept_faces = Vec::new();
-        let mut kept_planes = Vec::new();
-        for (f, t) in faces.iter().enumerate() {
-            if !visible[f] {
-                kept_faces.push(*t);
-                kept_planes.push(planes[f]);
-            }
-        }
-        for (x, y) in horizon {
-            kept_faces.push([x, y, v]);
-            kept_planes.push(plane_of(points, [x, y, v]));
-        }
-        faces = kept_faces;
-        planes = kept_planes;
+        horizon
     }
-    Some(Hull::Solid(faces))
 }
 
 /// The 2-D convex hull of flat points (their corners only), counter-clockwise about `normal`.
 fn polygon_2d(points: &[DVec3], use_: &[usize], normal: DVec3) -> Vec<usize> {
     let u = normal.any_orthonormal_vector();
     let w = normal.cross(u);
-    let mut pts: Vec<(f64, f64, usize)> = use_
+    let mut pts: Vec<FlatPoint> = use_
         .iter()
         .map(|&i| (points[i].dot(u), points[i].dot(w), i))
         .collect();
     pts.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.total_cmp(&b.1)));
-    let cross = |o: (f64, f64, usize), a: (f64, f64, usize), b: (f64, f64, usize)| {
-        (a.0 - o.0) * (b.1 - o.1) - (a.1 - o.1) * (b.0 - o.0)
-    };
-    // Andrew's monotone chain; a turn within the tolerance (area of a sliver PLANE_EPSILON
-    // wide) counts as straight, so points on an edge are dropped.
-    let mut hull: Vec<(f64, f64, usize)> = Vec::new();
-    for pass in 0..2 {
-        let start = hull.len();
-        let iter: Box<dyn Iterator<Item = &(f64, f64, usize)>> = if pass == 0 {
-            Box::new(pts.iter())
-        } else {
-            Box::new(pts.iter().rev())
-        };
-        for &q in iter {
-            while hull.len() >= start + 2 {
-                let (o, a) = (hull[hull.len() - 2], hull[hull.len() - 1]);
-                let len = ((q.0 - o.0).powi(2) + (q.1 - o.1).powi(2)).sqrt();
-                if cross(o, a, q) <= PLANE_EPSILON * len {
-                    hull.pop();
-                } else {
-                    break;
-                }
-            }
-            hull.push(q);
-        }
-        hull.pop();
-    }
+    // Andrew's monotone chain: lower hull, then upper hull.
+    let mut hull: Vec<FlatPoint> = Vec::new();
+    extend_chain(&mut hull, pts.iter());
+    extend_chain(&mut hull, pts.iter().rev());
     hull.into_iter().map(|q| q.2).collect()
+}
+
+/// A point in the plane's 2-D coordinates, with its index.
+type FlatPoint = (f64, f64, usize);
+
+/// One chain of Andrew's monotone chain over `pts`, appended to `hull` without its last
+/// point. A turn within the tolerance (area of a sliver PLANE_EPSILON wide) counts as
+/// straight, so points on an edge are dropped.
+fn extend_chain<'a>(hull: &mut Vec<FlatPoint>, pts: impl Iterator<Item = &'a FlatPoint>) {
+    let cross =
+        |o: FlatPoint, a: FlatPoint, b: FlatPoint| (a.0 - o.0) * (b.1 - o.1) - (a.1 - o.1) * (b.0 - o.0);
+    let start = hull.len();
+    for &q in pts {
+        while hull.len() >= start + 2 {
+            let (o, a) = (hull[hull.len() - 2], hull[hull.len() - 1]);
+            let len = ((q.0 - o.0).powi(2) + (q.1 - o.1).powi(2)).sqrt();
+            if cross(o, a, q) <= PLANE_EPSILON * len {
+                hull.pop();
+            } else {
+                break;
+            }
+        }
+        hull.push(q);
+    }
+    hull.pop();
 }
 
 /// A flat polygon as a two-sided hull: a fan from its first corner facing its normal, then a

@@ -119,39 +119,64 @@ fn world_collision(
     let mut key = String::new();
     let mut world_props: Vec<String> = Vec::new();
     for mask in [MASK_SOLID, Contents::PLAYERCLIP.0, Contents::MONSTERCLIP.0] {
-        let brushes = model_brushes(bsp, 0, mask);
-        let meshes: Vec<ConvexMesh> = brushes
-            .iter()
-            .filter_map(|&b| brush_mesh(bsp, b, 0.0, &[], skipped))
-            .map(|mut m| {
-                m.materials = world_materials(bsp, &m, surfaceprop, &mut world_props);
-                m
-            })
-            .collect();
+        let meshes = world_meshes(bsp, mask, surfaceprop, &mut world_props, skipped);
         if meshes.is_empty() {
             continue;
         }
-        let pairs = [
-            ("index", solids.len().to_string()),
-            ("contents", (mask as i32).to_string()),
-        ];
-        key_block(&mut key, "staticsolid", &pairs);
-        solids.push(solid(&meshes, false).0);
+        let contents = [("contents", (mask as i32).to_string())];
+        add_static_solid(&mut solids, &mut key, &meshes, &contents);
     }
     // Power-4 terrain does not fit physdisp's packed hulls: Valve's vbsp stores it here
     // instead, one polysoup solid per grid cell (`Disp_AddCollisionModels`).
     if bsp.disp_info.iter().any(|d| d.power > 3) {
         for soup in terrain_soups(bsp, surfaceprop, &mut world_props) {
-            key_block(&mut key, "staticsolid", &[("index", solids.len().to_string())]);
-            solids.push(solid(&soup, false).0);
+            add_static_solid(&mut solids, &mut key, &soup, &[]);
         }
     }
     fluids(bsp, skipped, &mut solids, &mut key);
     if solids.is_empty() {
         return None;
     }
-    // Valve's vbsp stores terrain as a virtual mesh (physdisp) unless a displacement
-    // is of power 4, and says so in the key data.
+    world_key_tail(bsp, &world_props, &mut key);
+    Some((solids, key))
+}
+
+/// Add a `staticsolid` of the meshes: its key block (its index, then `extra`) and solid.
+fn add_static_solid(
+    solids: &mut Vec<Solid>,
+    key: &mut String,
+    meshes: &[ConvexMesh],
+    extra: &[(&str, String)],
+) {
+    let mut pairs = vec![("index", solids.len().to_string())];
+    pairs.extend_from_slice(extra);
+    key_block(key, "staticsolid", &pairs);
+    solids.push(solid(meshes, false).0);
+}
+
+/// The meshes of the world's brushes whose contents meet `mask`, each triangle with its
+/// material-table slot.
+fn world_meshes(
+    bsp: &Bsp,
+    mask: u32,
+    surfaceprop: &dyn Fn(&str) -> Option<String>,
+    world_props: &mut Vec<String>,
+    skipped: &mut Vec<(usize, String)>,
+) -> Vec<ConvexMesh> {
+    let brushes = model_brushes(bsp, 0, mask);
+    brushes
+        .iter()
+        .filter_map(|&b| brush_mesh(bsp, b, 0.0, &[], skipped))
+        .map(|mut m| {
+            m.materials = world_materials(bsp, &m, surfaceprop, world_props);
+            m
+        })
+        .collect()
+}
+
+/// The end of the world's key data: `virtualterrain` unless a displacement is of power 4
+/// (Valve's vbsp then stores terrain as a virtual mesh, physdisp), and the material table.
+fn world_key_tail(bsp: &Bsp, world_props: &[String], key: &mut String) {
     if bsp.disp_info.iter().all(|d| d.power <= 3) {
         key.push_str("virtualterrain {}\n");
     }
@@ -160,9 +185,8 @@ fn world_collision(
             .enumerate()
             .map(|(i, p)| (p.as_str(), (i + 1).to_string()))
             .collect();
-        key_block(&mut key, "materialtable", &pairs);
+        key_block(key, "materialtable", &pairs);
     }
-    Some((solids, key))
 }
 
 /// Appends a block of the collision key data (VPhysics KeyValues text): `name {`, one
@@ -189,26 +213,31 @@ fn fluids(bsp: &Bsp, skipped: &mut Vec<(usize, String)>, solids: &mut Vec<Solid>
         }
         let contents =
             brushes.iter().fold(0, |c, &b| c | bsp.brushes[b].contents as u32) & !Contents::TESTFOGVOLUME.0;
-        let pairs = [
-            ("index", solids.len().to_string()),
-            ("surfaceprop", "water".to_string()),
-            ("damping", format!("{:.6}", 0.01f32)),
-            ("contents", (contents as i32).to_string()),
-            (
-                "surfaceplane",
-                format!(
-                    "{:.6} {:.6} {:.6} {:.6} ",
-                    0.0f32, 0.0f32, 1.0f32, water.surface_z
-                ),
-            ),
-            (
-                "currentvelocity",
-                format!("{:.6} {:.6} {:.6} ", 0.0f32, 0.0f32, 0.0f32),
-            ),
-        ];
-        key_block(key, "fluid", &pairs);
+        key_block(
+            key,
+            "fluid",
+            &fluid_pairs(solids.len(), contents, water.surface_z),
+        );
         solids.push(solid(&meshes, false).0);
     }
+}
+
+/// The key data of fluid solid `index`: water at rest, its surface at `surface_z`.
+fn fluid_pairs(index: usize, contents: u32, surface_z: f32) -> [(&'static str, String); 6] {
+    [
+        ("index", index.to_string()),
+        ("surfaceprop", "water".to_string()),
+        ("damping", format!("{:.6}", 0.01f32)),
+        ("contents", (contents as i32).to_string()),
+        (
+            "surfaceplane",
+            format!("{:.6} {:.6} {:.6} {:.6} ", 0.0f32, 0.0f32, 1.0f32, surface_z),
+        ),
+        (
+            "currentvelocity",
+            format!("{:.6} {:.6} {:.6} ", 0.0f32, 0.0f32, 0.0f32),
+        ),
+    ]
 }
 
 /// A brush model's one solid (the outer hull of its shrunk brushes) and its key data: mass
@@ -223,30 +252,14 @@ fn brush_model_collision(
     let mut key = String::new();
     let mask = MASK_SOLID | Contents::PLAYERCLIP.0 | Contents::MONSTERCLIP.0 | MASK_WATER;
     let brushes = model_brushes(bsp, mi, mask);
-    let meshes: Vec<ConvexMesh> = brushes
-        .iter()
-        .filter_map(|&b| {
-            let others: Vec<Plane> = brushes
-                .iter()
-                .filter(|&&o| o != b)
-                .flat_map(|&o| brush_planes(bsp, o))
-                .collect();
-            brush_mesh(bsp, b, SHRINK, &others, skipped)
-        })
-        .collect();
+    let meshes = shrunk_meshes(bsp, &brushes, skipped);
     if meshes.is_empty() {
         return None;
     }
     // Valve's `buildOuterConvexHull` for a model of several convexes.
     let (s, volume) = solid(&meshes, true);
     let (prop, area) = model_surfaceprop(bsp, mi, &brushes, surfaceprop);
-    // Valve's: a shell material by its surface, else by the convexes' volume.
-    let mass = match surface_mass(&prop) {
-        Some(SurfaceMass::Shell(density_thickness)) => area * density_thickness,
-        Some(SurfaceMass::Density(density)) => volume * density,
-        None => volume * DEFAULT_DENSITY,
-    } * CUBIC_METRES_PER_CUBIC_INCH;
-    let mass = mass.min(VPHYSICS_MAX_MASS);
+    let mass = model_mass(surface_mass(&prop), volume, area);
     let mut pairs = vec![
         ("index", "0".to_string()),
         ("mass", format!("{:.6}", mass as f32)),
@@ -257,6 +270,32 @@ fn brush_model_collision(
     }
     key_block(&mut key, "solid", &pairs);
     Some((vec![s], key))
+}
+
+/// A brush entity's brushes as meshes, shrunk where no other of its brushes is back to back.
+fn shrunk_meshes(bsp: &Bsp, brushes: &[usize], skipped: &mut Vec<(usize, String)>) -> Vec<ConvexMesh> {
+    brushes
+        .iter()
+        .filter_map(|&b| {
+            let others: Vec<Plane> = brushes
+                .iter()
+                .filter(|&&o| o != b)
+                .flat_map(|&o| brush_planes(bsp, o))
+                .collect();
+            brush_mesh(bsp, b, SHRINK, &others, skipped)
+        })
+        .collect()
+}
+
+/// Valve's mass of a brush entity: a shell material by its surface `area`, else by the
+/// convexes' `volume`; capped at VPhysics' maximum.
+fn model_mass(mass: Option<SurfaceMass>, volume: f64, area: f64) -> f64 {
+    let mass = match mass {
+        Some(SurfaceMass::Shell(density_thickness)) => area * density_thickness,
+        Some(SurfaceMass::Density(density)) => volume * density,
+        None => volume * DEFAULT_DENSITY,
+    } * CUBIC_METRES_PER_CUBIC_INCH;
+    mass.min(VPHYSICS_MAX_MASS)
 }
 
 /// The brushes in the leaves under model `mi`'s head node whose contents meet `mask`, in
@@ -288,21 +327,8 @@ fn brushes_in_leaves(
             let Some(leaf) = bsp.leafs.get((-1 - n) as usize) else {
                 continue;
             };
-            if !keep(leaf) {
-                continue;
-            }
-            let first = leaf.first_leaf_brush as usize;
-            for &b in bsp
-                .leaf_brushes
-                .iter()
-                .skip(first)
-                .take(leaf.num_leaf_brushes as usize)
-            {
-                if let Some(brush) = bsp.brushes.get(b as usize)
-                    && brush.contents as u32 & mask != 0
-                {
-                    used[b as usize] = true;
-                }
+            if keep(leaf) {
+                mark_leaf_brushes(bsp, leaf, mask, &mut used);
             }
         } else if let Some(node) = bsp.nodes.get(n as usize) {
             stack.extend(node.children);
@@ -311,16 +337,27 @@ fn brushes_in_leaves(
     (0..used.len()).filter(|&b| used[b]).collect()
 }
 
+/// Mark the brushes of `leaf` whose contents meet `mask` as used.
+fn mark_leaf_brushes(bsp: &Bsp, leaf: &srcmap_bsp::Leaf, mask: u32, used: &mut [bool]) {
+    let first = leaf.first_leaf_brush as usize;
+    for &b in bsp
+        .leaf_brushes
+        .iter()
+        .skip(first)
+        .take(leaf.num_leaf_brushes as usize)
+    {
+        if let Some(brush) = bsp.brushes.get(b as usize)
+            && brush.contents as u32 & mask != 0
+        {
+            used[b as usize] = true;
+        }
+    }
+}
+
 /// The side planes of brush `b` (bevels left out).
 fn brush_planes(bsp: &Bsp, b: usize) -> Vec<Plane> {
-    let brush = &bsp.brushes[b];
-    let sides = bsp
-        .brush_sides
-        .iter()
-        .skip(brush.first_side.max(0) as usize)
-        .take(brush.num_sides.max(0) as usize);
     let mut out: Vec<Plane> = Vec::new();
-    for side in sides {
+    for side in brush_sides(bsp, &bsp.brushes[b]) {
         if side.bevel & 0xff != 0 {
             continue;
         }
@@ -376,56 +413,20 @@ fn brush_mesh(
     let planes: Vec<Plane> = if shrink == 0.0 || !seen {
         unshrunk.clone()
     } else {
-        let corners: Vec<DVec3> = polygons(&unshrunk)
-            .into_iter()
-            .flat_map(|(_, w)| w.points)
-            .collect();
-        unshrunk
-            .iter()
-            .map(|p| {
-                let visible = !hidden.iter().any(|h| same_plane(h, &p.flipped()));
-                let (lo, hi) = corners
-                    .iter()
-                    .map(|c| p.normal.dot(*c))
-                    .fold((f64::MAX, f64::MIN), |(lo, hi), d| (lo.min(d), hi.max(d)));
-                if visible && hi - lo >= 3.0 * shrink {
-                    Plane::new(p.normal, p.dist - shrink)
-                } else {
-                    *p
-                }
-            })
-            .collect()
+        shrunk_planes(&unshrunk, shrink, hidden)
     };
-    let polys = polygons(&planes);
-    let mut points: Vec<DVec3> = Vec::new();
-    let mut weld = |p: DVec3| -> u32 {
-        if let Some(i) = points.iter().position(|q| q.distance(p) < MERGE) {
-            return i as u32;
-        }
-        points.push(p);
-        (points.len() - 1) as u32
-    };
-    let mut triangles = Vec::new();
-    for (i, w) in &polys {
-        let mut idx: Vec<u32> = w.points.iter().map(|&p| weld(p)).collect();
-        idx.dedup();
-        while idx.len() > 1 && idx.first() == idx.last() {
-            idx.pop();
-        }
-        if idx.len() < 3 {
-            continue;
-        }
-        // Counter-clockwise seen from outside (along the side's normal).
-        let newell = (0..w.points.len()).fold(DVec3::ZERO, |n, k| {
-            n + w.points[k].cross(w.points[(k + 1) % w.points.len()])
-        });
-        if newell.dot(planes[*i].normal) < 0.0 {
-            idx.reverse();
-        }
-        for k in 1..idx.len() - 1 {
-            triangles.push([idx[0], idx[k], idx[k + 1]]);
-        }
-    }
+    let (points, triangles) = fan_polygons(&planes);
+    closed_mesh(b, points, triangles, skipped)
+}
+
+/// The mesh of brush `b`, when it is closed and encloses a volume; else `None`, noted in
+/// `skipped`.
+fn closed_mesh(
+    b: usize,
+    points: Vec<DVec3>,
+    triangles: Vec<[u32; 3]>,
+    skipped: &mut Vec<(usize, String)>,
+) -> Option<ConvexMesh> {
     let mesh = ConvexMesh {
         brush: b,
         points,
@@ -447,6 +448,67 @@ fn brush_mesh(
         materials: vec![0; mesh.triangles.len()],
         ..mesh
     })
+}
+
+/// The brush's planes with each visible one (not back to back with a `hidden` plane) moved
+/// in by `shrink`, where the brush is at least three times `shrink` thick across it.
+fn shrunk_planes(unshrunk: &[Plane], shrink: f64, hidden: &[Plane]) -> Vec<Plane> {
+    let corners: Vec<DVec3> = polygons(unshrunk)
+        .into_iter()
+        .flat_map(|(_, w)| w.points)
+        .collect();
+    unshrunk
+        .iter()
+        .map(|p| {
+            let visible = !hidden.iter().any(|h| same_plane(h, &p.flipped()));
+            let (lo, hi) = corners
+                .iter()
+                .map(|c| p.normal.dot(*c))
+                .fold((f64::MAX, f64::MIN), |(lo, hi), d| (lo.min(d), hi.max(d)));
+            if visible && hi - lo >= 3.0 * shrink {
+                Plane::new(p.normal, p.dist - shrink)
+            } else {
+                *p
+            }
+        })
+        .collect()
+}
+
+/// The convex region behind `planes` as welded points (corners within [`MERGE`] are one)
+/// and triangles fanned from each side polygon, counter-clockwise seen from outside.
+fn fan_polygons(planes: &[Plane]) -> (Vec<DVec3>, Vec<[u32; 3]>) {
+    let mut points: Vec<DVec3> = Vec::new();
+    let mut triangles = Vec::new();
+    for (i, w) in &polygons(planes) {
+        let mut idx: Vec<u32> = w.points.iter().map(|&p| weld(&mut points, p)).collect();
+        idx.dedup();
+        while idx.len() > 1 && idx.first() == idx.last() {
+            idx.pop();
+        }
+        if idx.len() < 3 {
+            continue;
+        }
+        // Counter-clockwise seen from outside (along the side's normal).
+        let newell = (0..w.points.len()).fold(DVec3::ZERO, |n, k| {
+            n + w.points[k].cross(w.points[(k + 1) % w.points.len()])
+        });
+        if newell.dot(planes[*i].normal) < 0.0 {
+            idx.reverse();
+        }
+        for k in 1..idx.len() - 1 {
+            triangles.push([idx[0], idx[k], idx[k + 1]]);
+        }
+    }
+    (points, triangles)
+}
+
+/// The index of `p` among `points`: the first within [`MERGE`] of it, or `p` added.
+fn weld(points: &mut Vec<DVec3>, p: DVec3) -> u32 {
+    if let Some(i) = points.iter().position(|q| q.distance(p) < MERGE) {
+        return i as u32;
+    }
+    points.push(p);
+    (points.len() - 1) as u32
 }
 
 /// For each triangle edge (slot `4t + 1 + e`), the slot of the edge running the other way;
@@ -522,25 +584,13 @@ fn world_materials(
     // Valve's vbsp sets every side of a world clip brush to no texinfo (`TEXINFO_NODE`) as it
     // loads the map, so their triangles carry no material.
     let clip = brush.contents as u32 & (Contents::PLAYERCLIP.0 | Contents::MONSTERCLIP.0) != 0;
-    let sides: Vec<_> = bsp
-        .brush_sides
-        .iter()
-        .skip(brush.first_side.max(0) as usize)
-        .take(brush.num_sides.max(0) as usize)
-        .collect();
+    let sides: Vec<_> = brush_sides(bsp, brush).collect();
     m.triangles
         .iter()
         .map(|t| {
             let [a, b, c] = t.map(|i| m.points[i as usize]);
             let n = (b - a).cross(c - a).normalize_or_zero();
-            let best = sides.iter().max_by(|x, y| {
-                let d = |s: &&&srcmap_bsp::BrushSide| {
-                    bsp.planes
-                        .get(s.plane as usize)
-                        .map_or(-2.0, |p| n.dot(DVec3::from(p.normal.map(f64::from))))
-                };
-                d(x).total_cmp(&d(y))
-            });
+            let best = facing_side(bsp, &sides, n);
             let Some(side) = best.filter(|s| s.texinfo != NO_TEXINFO) else {
                 return 0;
             };
@@ -550,6 +600,24 @@ fn world_materials(
             world_slot(props, side_surfaceprop(bsp, side.texinfo, surfaceprop))
         })
         .collect()
+}
+
+/// The side facing most along `n` (the last of equals); sides without a plane count as
+/// facing away.
+fn facing_side<'a>(
+    bsp: &Bsp,
+    sides: &[&'a srcmap_bsp::BrushSide],
+    n: DVec3,
+) -> Option<&'a srcmap_bsp::BrushSide> {
+    let facing = |s: &srcmap_bsp::BrushSide| {
+        bsp.planes
+            .get(s.plane as usize)
+            .map_or(-2.0, |p| n.dot(DVec3::from(p.normal.map(f64::from))))
+    };
+    sides
+        .iter()
+        .max_by(|x, y| facing(x).total_cmp(&facing(y)))
+        .copied()
 }
 
 /// The world material table's slot of `prop` (Valve's `RemapWorldMaterial`: 1-based, in order
@@ -577,27 +645,10 @@ fn terrain_soups(
     surfaceprop: &dyn Fn(&str) -> Option<String>,
     props: &mut Vec<String>,
 ) -> Vec<Vec<ConvexMesh>> {
-    /// `MAX_COORD_INTEGER`: moves every centre to positive cell numbers.
-    const MAX_COORD: f32 = 16384.0;
-    const CELL: [f32; 3] = [4096.0, 4096.0, 8192.0];
     const MAX_SOUP_TRIANGLES: usize = 65536;
     let grids = srcmap_disp::grids_of(bsp);
-    let mut cells: Vec<([i32; 3], Vec<usize>)> = Vec::new();
-    for (d, (info, grid)) in bsp.disp_info.iter().zip(&grids).enumerate() {
-        let Some(grid) = grid else { continue };
-        if info.contents as u32 & MASK_SOLID == 0 {
-            continue;
-        }
-        let (lo, hi) = grid.bounds();
-        let centre = ((lo + hi) * 0.5).to_array();
-        let cell = [0, 1, 2].map(|k| ((centre[k] + MAX_COORD) / CELL[k]) as i32 & 0xff);
-        match cells.iter_mut().find(|(c, _)| *c == cell) {
-            Some((_, list)) => list.push(d),
-            None => cells.push((cell, vec![d])),
-        }
-    }
     let mut soups = Vec::new();
-    for (_, list) in cells {
+    for (_, list) in terrain_cells(bsp, &grids) {
         let mut soup: Vec<ConvexMesh> = Vec::new();
         let mut count = 0;
         for d in list {
@@ -612,41 +663,78 @@ fn terrain_soups(
                 soups.push(std::mem::take(&mut soup));
                 count = triangles.len();
             }
-            let texinfo = bsp
-                .faces
-                .get(info.map_face as usize)
-                .map_or(NO_TEXINFO, |f| f.texinfo);
-            let slot = world_slot(props, side_surfaceprop(bsp, texinfo, surfaceprop));
-            for t in triangles {
-                let points = t.map(|i| {
-                    let v = grid.verts[i as usize];
-                    DVec3::new(v.x.into(), v.y.into(), v.z.into())
-                });
-                if (points[1] - points[0]).cross(points[2] - points[0]).length() < 1e-6 {
-                    continue;
-                }
-                soup.push(ConvexMesh {
-                    // Valve's polysoup ledges carry no client data.
-                    brush: 0,
-                    points: points.to_vec(),
-                    triangles: vec![[0, 1, 2], [1, 0, 2]],
-                    materials: vec![slot; 2],
-                });
-            }
+            let slot = disp_slot(bsp, info, surfaceprop, props);
+            soup.extend(triangle_ledges(grid, &triangles, slot));
         }
-        if !soup.is_empty() {
-            soups.push(soup);
-        }
+        soups.extend((!soup.is_empty()).then_some(soup));
     }
     soups
 }
 
+/// The material-table slot of a displacement's face's surface property.
+fn disp_slot(
+    bsp: &Bsp,
+    info: &srcmap_bsp::DispInfo,
+    surfaceprop: &dyn Fn(&str) -> Option<String>,
+    props: &mut Vec<String>,
+) -> u8 {
+    let texinfo = bsp
+        .faces
+        .get(info.map_face as usize)
+        .map_or(NO_TEXINFO, |f| f.texinfo);
+    world_slot(props, side_surfaceprop(bsp, texinfo, surfaceprop))
+}
+
+/// The colliding displacements (with rebuilt grids) hashed into cells by their bounds'
+/// centre, cells in order of first use.
+fn terrain_cells(bsp: &Bsp, grids: &[Option<srcmap_disp::DispGrid>]) -> Vec<([i32; 3], Vec<usize>)> {
+    /// `MAX_COORD_INTEGER`: moves every centre to positive cell numbers.
+    const MAX_COORD: f32 = 16384.0;
+    const CELL: [f32; 3] = [4096.0, 4096.0, 8192.0];
+    let mut cells: Vec<([i32; 3], Vec<usize>)> = Vec::new();
+    for (d, (info, grid)) in bsp.disp_info.iter().zip(grids).enumerate() {
+        let Some(grid) = grid else { continue };
+        if info.contents as u32 & MASK_SOLID == 0 {
+            continue;
+        }
+        let (lo, hi) = grid.bounds();
+        let centre = ((lo + hi) * 0.5).to_array();
+        let cell = [0, 1, 2].map(|k| ((centre[k] + MAX_COORD) / CELL[k]) as i32 & 0xff);
+        match cells.iter_mut().find(|(c, _)| *c == cell) {
+            Some((_, list)) => list.push(d),
+            None => cells.push((cell, vec![d])),
+        }
+    }
+    cells
+}
+
+/// A displacement's triangles with area as flat two-faced ledges of material `slot`.
+fn triangle_ledges<'a>(
+    grid: &'a srcmap_disp::DispGrid,
+    triangles: &'a [[u16; 3]],
+    slot: u8,
+) -> impl Iterator<Item = ConvexMesh> + 'a {
+    triangles.iter().filter_map(move |t| {
+        let points = t.map(|i| {
+            let v = grid.verts[i as usize];
+            DVec3::new(v.x.into(), v.y.into(), v.z.into())
+        });
+        if (points[1] - points[0]).cross(points[2] - points[0]).length() < 1e-6 {
+            return None;
+        }
+        Some(ConvexMesh {
+            // Valve's polysoup ledges carry no client data.
+            brush: 0,
+            points: points.to_vec(),
+            triangles: vec![[0, 1, 2], [1, 0, 2]],
+            materials: vec![slot; 2],
+        })
+    })
+}
+
+/// The surface property of a texinfo's material, `default` when it names none.
 fn side_surfaceprop(bsp: &Bsp, texinfo: i32, surfaceprop: &dyn Fn(&str) -> Option<String>) -> String {
-    bsp.texinfo
-        .get(texinfo as usize)
-        .and_then(|t| bsp.texdata_name(t.texdata as usize))
-        .and_then(surfaceprop)
-        .unwrap_or_else(|| "default".to_string())
+    texinfo_surfaceprop(bsp, texinfo, surfaceprop).unwrap_or_else(|| "default".to_string())
 }
 
 /// A brush entity's surface property, as Valve's `proplist`: face area summed per property, the
@@ -660,39 +748,39 @@ fn model_surfaceprop(
     brushes: &[usize],
     surfaceprop: &dyn Fn(&str) -> Option<String>,
 ) -> (String, f64) {
-    let prop_of = |texinfo: i32| {
-        bsp.texinfo
-            .get(usize::try_from(texinfo).ok()?)
-            .and_then(|t| bsp.texdata_name(usize::try_from(t.texdata).ok()?))
-            .and_then(surfaceprop)
-    };
+    let prop_of = |texinfo: i32| texinfo_surfaceprop(bsp, texinfo, surfaceprop);
     let model = &bsp.models[mi];
     let mut area: Vec<(Option<String>, f64)> = vec![(None, 1.0)];
     if model.num_faces <= 0 {
-        let first_side = brushes.first().and_then(|&b| {
-            let brush = &bsp.brushes[b];
-            bsp.brush_sides
-                .iter()
-                .skip(brush.first_side.max(0) as usize)
-                .take(brush.num_sides.max(0) as usize)
-                .find(|s| s.bevel & 0xff == 0)
-        });
+        let first_side = brushes
+            .first()
+            .and_then(|&b| brush_sides(bsp, &bsp.brushes[b]).find(|s| s.bevel & 0xff == 0));
         if let Some(side) = first_side {
             area.push((prop_of(side.texinfo), 2.0));
         }
     }
-    for f in bsp
+    let faces = bsp
         .faces
         .iter()
         .skip(model.first_face.max(0) as usize)
-        .take(model.num_faces.max(0) as usize)
-    {
-        let prop = prop_of(f.texinfo);
-        match area.iter_mut().find(|(p, _)| *p == prop) {
-            Some(e) => e.1 += f.area as f64,
-            None => area.push((prop, f.area as f64)),
-        }
+        .take(model.num_faces.max(0) as usize);
+    for f in faces {
+        add_area(&mut area, prop_of(f.texinfo), f.area as f64);
     }
+    largest_area(area)
+}
+
+/// Add `a` to the area of `prop` in the list (a new entry at its end when not there).
+fn add_area(area: &mut Vec<(Option<String>, f64)>, prop: Option<String>, a: f64) {
+    match area.iter_mut().find(|(p, _)| *p == prop) {
+        Some(e) => e.1 += a,
+        None => area.push((prop, a)),
+    }
+}
+
+/// The property of the largest area (the first listed on a tie; `default` for none) and
+/// the total area.
+fn largest_area(area: Vec<(Option<String>, f64)>) -> (String, f64) {
     let total: f64 = area.iter().map(|e| e.1).sum();
     let prop = area
         .into_iter()
@@ -702,6 +790,30 @@ fn model_surfaceprop(
     (prop, total)
 }
 
+/// The surface property of a texinfo's material; `None` for no texinfo or a material that
+/// names none.
+fn texinfo_surfaceprop(
+    bsp: &Bsp,
+    texinfo: i32,
+    surfaceprop: &dyn Fn(&str) -> Option<String>,
+) -> Option<String> {
+    bsp.texinfo
+        .get(usize::try_from(texinfo).ok()?)
+        .and_then(|t| bsp.texdata_name(usize::try_from(t.texdata).ok()?))
+        .and_then(surfaceprop)
+}
+
+/// The BSP sides of a brush.
+fn brush_sides<'a>(
+    bsp: &'a Bsp,
+    brush: &srcmap_bsp::Brush,
+) -> impl Iterator<Item = &'a srcmap_bsp::BrushSide> {
+    bsp.brush_sides
+        .iter()
+        .skip(brush.first_side.max(0) as usize)
+        .take(brush.num_sides.max(0) as usize)
+}
+
 /// A solid from the meshes: the compact surface and its collide headers, and the total volume
 /// in cubic units (the convexes' sum, as Valve's key data has it). With `outer_hull` and more
 /// than one mesh, the convex hull of them all is an extra ledge hung on the tree's root, as
@@ -709,53 +821,23 @@ fn model_surfaceprop(
 /// root node's offset from it).
 fn solid(meshes: &[ConvexMesh], outer_hull: bool) -> (Solid, f64) {
     let (volume, center, inertia) = combined_mass_properties(meshes);
-    let hull = if outer_hull && meshes.len() > 1 {
-        hull_mesh(meshes)
-    } else {
-        None
-    };
+    let hull = (outer_hull && meshes.len() > 1)
+        .then(|| hull_mesh(meshes))
+        .flatten();
     let pieces = meshes.len();
     let meshes: Vec<&ConvexMesh> = meshes.iter().chain(hull.as_ref()).collect();
     let layout = surface_layout(&meshes);
-
-    let ivp_points: Vec<Vec<DVec3>> = meshes
-        .iter()
-        .map(|m| {
-            m.points
-                .iter()
-                .map(|&p| DVec3::from(to_ivp(p).map(f64::from)))
-                .collect()
-        })
-        .collect();
-    let mut nodes = Vec::new();
-    let order: Vec<usize> = (0..pieces).collect();
-    tree(&order, &ivp_points, &layout.ledges, layout.nodes_at, &mut nodes);
-    if hull.is_some() {
-        nodes[0].offset_compact_ledge = layout.ledges[pieces] as i32 - layout.nodes_at as i32;
-    }
+    let ivp_points: Vec<Vec<DVec3>> = meshes.iter().map(|m| ivp_points(m)).collect();
+    let nodes = ledge_tree(&ivp_points, pieces, hull.is_some(), &layout);
     let len = layout.nodes_at + NODE_SIZE * nodes.len();
-
     let compact_ledges = meshes
         .iter()
         .enumerate()
         .map(|(li, m)| compact_ledge(m, li, li == pieces, &layout))
         .collect();
-    let radius = ivp_points
-        .iter()
-        .flatten()
-        .map(|p| p.distance(DVec3::from(to_ivp(center).map(f64::from))))
-        .fold(0.0f64, f64::max);
+    let header = surface_header(center, inertia, &ivp_points, len, layout.nodes_at);
     let surface = CompactSurface {
-        header: SurfaceHeader {
-            mass_center: to_ivp(center),
-            rotation_inertia: inertia_to_ivp(inertia),
-            upper_limit_radius: radius as f32,
-            // Not derived from the geometry: Valve's values vary (205..250); 250 is the most common.
-            max_factor_surface_deviation: 250,
-            byte_size: len as u32,
-            offset_ledgetree_root: layout.nodes_at as i32,
-            dummy: [0, 0, srcmap_phys::surface::IVPS],
-        },
+        header,
         ledges: compact_ledges,
         nodes,
         points: vec![PointRun {
@@ -768,6 +850,61 @@ fn solid(meshes: &[ConvexMesh], outer_hull: bool) -> (Solid, f64) {
     (surface_solid(surface), volume)
 }
 
+/// The ledge tree over the first `pieces` ledges; the outer hull's ledge (the last, when
+/// `has_hull`) hangs on its root.
+fn ledge_tree(
+    ivp_points: &[Vec<DVec3>],
+    pieces: usize,
+    has_hull: bool,
+    layout: &SurfaceLayout,
+) -> Vec<LedgeTreeNode> {
+    let mut nodes = Vec::new();
+    let order: Vec<usize> = (0..pieces).collect();
+    tree(&order, ivp_points, &layout.ledges, layout.nodes_at, &mut nodes);
+    if has_hull {
+        nodes[0].offset_compact_ledge = layout.ledges[pieces] as i32 - layout.nodes_at as i32;
+    }
+    nodes
+}
+
+/// The distance of the farthest point (IVP units) from the mass centre.
+fn upper_limit_radius(ivp_points: &[Vec<DVec3>], center: DVec3) -> f64 {
+    ivp_points
+        .iter()
+        .flatten()
+        .map(|p| p.distance(DVec3::from(to_ivp(center).map(f64::from))))
+        .fold(0.0f64, f64::max)
+}
+
+/// A mesh's points in IVP's units (rounded to f32 as stored).
+fn ivp_points(m: &ConvexMesh) -> Vec<DVec3> {
+    m.points
+        .iter()
+        .map(|&p| DVec3::from(to_ivp(p).map(f64::from)))
+        .collect()
+}
+
+/// The compact surface's header: mass centre, inertia and the radius enclosing the points
+/// (IVP units), its size and where its ledge tree starts.
+fn surface_header(
+    center: DVec3,
+    inertia: DVec3,
+    ivp_points: &[Vec<DVec3>],
+    len: usize,
+    nodes_at: usize,
+) -> SurfaceHeader {
+    SurfaceHeader {
+        mass_center: to_ivp(center),
+        rotation_inertia: inertia_to_ivp(inertia),
+        upper_limit_radius: upper_limit_radius(ivp_points, center) as f32,
+        // Not derived from the geometry: Valve's values vary (205..250); 250 is the most common.
+        max_factor_surface_deviation: 250,
+        byte_size: len as u32,
+        offset_ledgetree_root: nodes_at as i32,
+        dummy: [0, 0, srcmap_phys::surface::IVPS],
+    }
+}
+
 /// Mass properties of the meshes as one body: the total volume (cubic units), the centre of
 /// mass, and the inertia tensor's diagonal per unit mass about it: volume-weighted over the
 /// pieces.
@@ -778,10 +915,7 @@ fn combined_mass_properties(meshes: &[ConvexMesh]) -> (f64, DVec3, DVec3) {
         props.iter().map(|p| p.1 * p.0).sum::<DVec3>() / volume
     } else {
         // Flat ledges (polysoup) enclose nothing: the centre of their bounds, as Valve's.
-        let (lo, hi) = meshes.iter().flat_map(|m| m.points.iter()).fold(
-            (DVec3::splat(f64::MAX), DVec3::splat(f64::MIN)),
-            |(lo, hi), &p| (lo.min(p), hi.max(p)),
-        );
+        let (lo, hi) = point_bounds(meshes.iter().flat_map(|m| m.points.iter().copied()));
         (lo + hi) / 2.0
     };
     // Parallel axis theorem per piece, about the common centre.
@@ -878,9 +1012,7 @@ fn compact_triangles(m: &ConvexMesh) -> Vec<Triangle> {
         .iter()
         .enumerate()
         .map(|(t, tri)| {
-            let pierce = (0..normals.len())
-                .min_by(|&x, &y| normals[t].dot(normals[x]).total_cmp(&normals[t].dot(normals[y])))
-                .unwrap_or(t);
+            let pierce = pierce_index(&normals, t);
             Triangle {
                 tri_index: t as u16,
                 pierce_index: pierce as u16,
@@ -894,6 +1026,13 @@ fn compact_triangles(m: &ConvexMesh) -> Vec<Triangle> {
             }
         })
         .collect()
+}
+
+/// The triangle facing most away from triangle `t` (the first of equals).
+fn pierce_index(normals: &[DVec3], t: usize) -> usize {
+    (0..normals.len())
+        .min_by(|&x, &y| normals[t].dot(normals[x]).total_cmp(&normals[t].dot(normals[y])))
+        .unwrap_or(t)
 }
 
 /// The solid of a compact surface: its collide header (the surface's size, unit drag axes)
@@ -943,18 +1082,43 @@ fn tree(
     nodes: &mut Vec<LedgeTreeNode>,
 ) {
     let all = || items.iter().flat_map(|&i| points[i].iter().copied());
-    let (lo, hi) = all().fold((DVec3::splat(f64::MAX), DVec3::splat(f64::MIN)), |(lo, hi), p| {
+    let (lo, hi) = point_bounds(all());
+    let me = nodes.len();
+    let offset = nodes_at + NODE_SIZE * me;
+    nodes.push(sphere_node(all, lo, hi, offset));
+    if items.len() == 1 {
+        nodes[me].offset_compact_ledge = ledges[items[0]] as i32 - offset as i32;
+        return;
+    }
+    let sorted = sorted_along_longest_axis(items, points, hi - lo);
+    let (left, right) = sorted.split_at(sorted.len() / 2);
+    tree(left, points, ledges, nodes_at, nodes);
+    nodes[me].offset_right_node = (NODE_SIZE * (nodes.len() - me)) as i32;
+    tree(right, points, ledges, nodes_at, nodes);
+}
+
+/// The smallest box around the points, as its low and high corners.
+fn point_bounds(points: impl Iterator<Item = DVec3>) -> (DVec3, DVec3) {
+    points.fold((DVec3::splat(f64::MAX), DVec3::splat(f64::MIN)), |(lo, hi), p| {
         (lo.min(p), hi.max(p))
-    });
+    })
+}
+
+/// A ledge tree node at `offset` over the points `all` gives (bounds `lo..hi`): a sphere
+/// around the box's centre holding every point, and the box's half sizes in 250ths of it.
+fn sphere_node<I: Iterator<Item = DVec3>>(
+    all: impl Fn() -> I,
+    lo: DVec3,
+    hi: DVec3,
+    offset: usize,
+) -> LedgeTreeNode {
     let center = (lo + hi) / 2.0;
     // Rounded to f32 first, so the stored sphere holds the stored points.
     let center32 = center.as_vec3().as_dvec3();
     let radius = all().map(|p| p.distance(center32)).fold(0.0f64, f64::max) * (1.0 + 1e-6) + 1e-6;
     let half = (hi - lo) / 2.0;
     let box_size = |h: f64| ((h / radius * 250.0).ceil()).clamp(1.0, 250.0) as u8;
-    let me = nodes.len();
-    let offset = nodes_at + NODE_SIZE * me;
-    nodes.push(LedgeTreeNode {
+    LedgeTreeNode {
         offset: offset as u32,
         offset_right_node: 0,
         offset_compact_ledge: 0,
@@ -962,21 +1126,16 @@ fn tree(
         radius: radius as f32,
         box_sizes: [box_size(half.x), box_size(half.y), box_size(half.z)],
         free_0: 0,
-    });
-    if items.len() == 1 {
-        nodes[me].offset_compact_ledge = ledges[items[0]] as i32 - offset as i32;
-        return;
     }
-    // Split at the median of the pieces' centres along the longest axis.
+}
+
+/// The items sorted by their pieces' centres along the longest axis of `extent`, to split
+/// at the median.
+fn sorted_along_longest_axis(items: &[usize], points: &[Vec<DVec3>], extent: DVec3) -> Vec<usize> {
     let centre_of = |i: usize| {
-        let (a, b) = points[i]
-            .iter()
-            .fold((DVec3::splat(f64::MAX), DVec3::splat(f64::MIN)), |(a, b), p| {
-                (a.min(*p), b.max(*p))
-            });
+        let (a, b) = point_bounds(points[i].iter().copied());
         (a + b) / 2.0
     };
-    let extent = hi - lo;
     let axis = if extent.x >= extent.y && extent.x >= extent.z {
         0
     } else if extent.y >= extent.z {
@@ -986,8 +1145,5 @@ fn tree(
     };
     let mut sorted = items.to_vec();
     sorted.sort_by(|&a, &b| centre_of(a)[axis].total_cmp(&centre_of(b)[axis]));
-    let (left, right) = sorted.split_at(sorted.len() / 2);
-    tree(left, points, ledges, nodes_at, nodes);
-    nodes[me].offset_right_node = (NODE_SIZE * (nodes.len() - me)) as i32;
-    tree(right, points, ledges, nodes_at, nodes);
+    sorted
 }

@@ -5,7 +5,7 @@ use std::collections::VecDeque;
 
 use srcmap_geom::{DVec3, Plane, PlaneSet, Winding};
 
-use crate::brush::Brush;
+use crate::brush::{Brush, BrushSide};
 use crate::contents::*;
 use crate::ids::SideRef;
 use crate::tree::{NodeId, Tree};
@@ -62,7 +62,25 @@ pub fn make_portals(tree: &mut Tree, planes: &PlaneSet) -> Portals {
     for n in &mut tree.nodes {
         n.portals.clear();
     }
-    // The box around the map, portals between the head node and the outside.
+    add_box_portals(tree, &mut portals);
+    // Depth-first, front child first: each node makes its own portal and splits its
+    // inherited ones.
+    let mut stack = vec![tree.head];
+    while let Some(n) = stack.pop() {
+        let Some(pnum) = tree.nodes[n.idx()].plane else {
+            continue;
+        };
+        make_node_portal(tree, planes, &mut portals, n, pnum);
+        split_node_portals(tree, planes, &mut portals, n, pnum);
+        let [front, back] = tree.nodes[n.idx()].children;
+        stack.extend([back, front]);
+    }
+    portals
+}
+
+/// The box around the map ([`SIDESPACE`] out from its bounds): portals between the head
+/// node and the outside.
+fn add_box_portals(tree: &mut Tree, portals: &mut Portals) {
     let b = tree.bounds.expanded(SIDESPACE);
     let mut box_planes = Vec::new();
     for axis in 0..3 {
@@ -79,33 +97,19 @@ pub fn make_portals(tree: &mut Tree, planes: &PlaneSet) -> Portals {
             }
         }
         if let Some(w) = w {
-            portals.add(
-                tree,
-                Portal {
-                    plane: *pl,
-                    on_node: None,
-                    nodes: [tree.head, tree.outside],
-                    winding: w,
-                    side: None,
-                },
-            );
+            let portal = Portal {
+                plane: *pl,
+                on_node: None,
+                nodes: [tree.head, tree.outside],
+                winding: w,
+                side: None,
+            };
+            portals.add(tree, portal);
         }
     }
-    // Depth-first, front child first: each node makes its own portal and splits its
-    // inherited ones.
-    let mut stack = vec![tree.head];
-    while let Some(n) = stack.pop() {
-        let Some(pnum) = tree.nodes[n.idx()].plane else {
-            continue;
-        };
-        make_node_portal(tree, planes, &mut portals, n, pnum);
-        split_node_portals(tree, planes, &mut portals, n, pnum);
-        let [front, back] = tree.nodes[n.idx()].children;
-        stack.extend([back, front]);
-    }
-    portals
 }
 
+/// The portal on node `n`'s plane between its children, unless it is tiny.
 fn make_node_portal(
     tree: &mut Tree,
     planes: &PlaneSet,
@@ -114,19 +118,9 @@ fn make_node_portal(
     pnum: srcmap_geom::PlaneId,
 ) {
     let plane = *planes.get(pnum);
-    let mut w = Some(Winding::base_for_plane(&plane));
-    // Clip by every portal bounding this node: what remains is the node's cross-section.
-    for &pid in &tree.nodes[n.idx()].portals {
-        let Some(cur) = w else { break };
-        let p = &portals.portals[pid as usize];
-        let keep = if p.nodes[0] == n {
-            p.plane
-        } else {
-            p.plane.flipped()
-        };
-        w = cur.clip_front(&keep, 0.1, false);
-    }
-    let Some(w) = w else { return };
+    let Some(w) = node_cross_section(tree, portals, n, &plane) else {
+        return;
+    };
     if w.is_tiny(TINY_EDGE) {
         return;
     }
@@ -143,6 +137,24 @@ fn make_node_portal(
     );
 }
 
+/// The node's cross-section on `plane`: the plane's polygon clipped by every portal
+/// bounding the node.
+fn node_cross_section(tree: &Tree, portals: &Portals, n: NodeId, plane: &Plane) -> Option<Winding> {
+    let mut w = Some(Winding::base_for_plane(plane));
+    for &pid in &tree.nodes[n.idx()].portals {
+        let Some(cur) = w else { break };
+        let p = &portals.portals[pid as usize];
+        let keep = if p.nodes[0] == n {
+            p.plane
+        } else {
+            p.plane.flipped()
+        };
+        w = cur.clip_front(&keep, 0.1, false);
+    }
+    w
+}
+
+/// Split the portals node `n` inherited by its plane onto its children.
 fn split_node_portals(
     tree: &mut Tree,
     planes: &PlaneSet,
@@ -151,41 +163,59 @@ fn split_node_portals(
     pnum: srcmap_geom::PlaneId,
 ) {
     let plane = *planes.get(pnum);
-    let [front, back] = tree.nodes[n.idx()].children;
+    let children = tree.nodes[n.idx()].children;
     let list = std::mem::take(&mut tree.nodes[n.idx()].portals);
     for pid in list {
-        let p = portals.portals[pid as usize].clone();
-        let side = if p.nodes[0] == n { 0 } else { 1 };
-        let other = p.nodes[1 - side];
-        // Detach from both nodes; re-attach the pieces to the children.
-        tree.nodes[other.idx()].portals.retain(|&q| q != pid);
-        portals.alive[pid as usize] = false;
-        let (fw, bw) = match p.winding.split(&plane, 0.001) {
-            // On the plane: should not happen for a portal of a parent; keep by facing.
-            (None, None) => {
-                if p.plane.normal.dot(plane.normal) > 0.0 {
-                    (Some(p.winding.clone()), None)
-                } else {
-                    (None, Some(p.winding.clone()))
-                }
-            }
-            fb => fb,
+        split_portal(tree, portals, pid, n, &plane, children);
+    }
+}
+
+/// Replace portal `pid` of node `n` by its pieces in front of and behind `plane`, attached
+/// to the node's `children` instead (tiny pieces dropped).
+#[inline]
+fn split_portal(
+    tree: &mut Tree,
+    portals: &mut Portals,
+    pid: u32,
+    n: NodeId,
+    plane: &Plane,
+    children: [NodeId; 2],
+) {
+    let p = portals.portals[pid as usize].clone();
+    let side = if p.nodes[0] == n { 0 } else { 1 };
+    // Detach from both nodes; re-attach the pieces to the children.
+    let other = p.nodes[1 - side];
+    tree.nodes[other.idx()].portals.retain(|&q| q != pid);
+    portals.alive[pid as usize] = false;
+    let (fw, bw) = split_portal_winding(&p, plane);
+    let fw = fw.filter(|w| !w.is_tiny(TINY_EDGE));
+    let bw = bw.filter(|w| !w.is_tiny(TINY_EDGE));
+    for (w, child) in [(fw, children[0]), (bw, children[1])] {
+        let Some(w) = w else { continue };
+        let mut nodes = p.nodes;
+        nodes[side] = child;
+        let piece = Portal {
+            winding: w,
+            nodes,
+            ..p.clone()
         };
-        let fw = fw.filter(|w| !w.is_tiny(TINY_EDGE));
-        let bw = bw.filter(|w| !w.is_tiny(TINY_EDGE));
-        for (w, child) in [(fw, front), (bw, back)] {
-            let Some(w) = w else { continue };
-            let mut nodes = p.nodes;
-            nodes[side] = child;
-            portals.add(
-                tree,
-                Portal {
-                    winding: w,
-                    nodes,
-                    ..p.clone()
-                },
-            );
+        portals.add(tree, piece);
+    }
+}
+
+/// A portal's polygon split by a node's plane. One lying on the plane (which should not
+/// happen for a portal of a parent) goes to the side it faces.
+#[inline]
+fn split_portal_winding(p: &Portal, plane: &Plane) -> (Option<Winding>, Option<Winding>) {
+    match p.winding.split(plane, 0.001) {
+        (None, None) => {
+            if p.plane.normal.dot(plane.normal) > 0.0 {
+                (Some(p.winding.clone()), None)
+            } else {
+                (None, Some(p.winding.clone()))
+            }
         }
+        fb => fb,
     }
 }
 
@@ -223,53 +253,88 @@ pub fn flood_entities(
         n.occupied = 0;
         n.occupant = None;
     }
-    let mut queue = VecDeque::new();
-    for &FloodSource {
-        entity: ent,
-        origin,
-        player_start,
-    } in origins
-    {
-        let mut o = origin;
-        o.z += 1.0; // entities on the floor are inside
-        let offsets: &[(f64, f64)] = if player_start {
-            &[
-                (-16.0, -16.0),
-                (-16.0, 0.0),
-                (-16.0, 16.0),
-                (0.0, -16.0),
-                (0.0, 0.0),
-                (0.0, 16.0),
-                (16.0, -16.0),
-                (16.0, 0.0),
-                (16.0, 16.0),
-            ]
-        } else {
-            &[(0.0, 0.0)]
-        };
-        for &(x, y) in offsets {
-            let leaf = tree.leaf_at(planes, o + DVec3::new(x, y, 0.0));
-            let node = &mut tree.nodes[leaf.idx()];
-            if node.contents & CONTENTS_SOLID != 0 {
-                continue;
-            }
-            if node.occupied == 0 {
-                node.occupied = 1;
-                node.occupant = Some(ent);
-                queue.push_back(leaf);
-            }
-            break;
-        }
-    }
+    let queue = occupy_start_leaves(tree, planes, origins);
     if queue.is_empty() {
         return Flood::NoEntities;
     }
-    // Breadth first, so `occupied` is the distance and the leak line is a shortest path.
+    flood_from(tree, portals, queue);
+    let out = &tree.nodes[tree.outside.idx()];
+    if out.occupied == 0 {
+        return Flood::Sealed;
+    }
+    let entity = out.occupant.unwrap_or(0);
+    let mut path = leak_path(tree, portals);
+    let origin = origins
+        .iter()
+        .find(|o| o.entity == entity)
+        .map(|o| o.origin)
+        .unwrap_or_default();
+    path.push(origin);
+    Flood::Leak { entity, path }
+}
+
+/// Occupy each entity's start leaf (the first entity in a leaf owns it): the leaves to
+/// flood from.
+fn occupy_start_leaves(tree: &mut Tree, planes: &PlaneSet, origins: &[FloodSource]) -> VecDeque<NodeId> {
+    let mut queue = VecDeque::new();
+    for source in origins {
+        let Some(leaf) = start_leaf(tree, planes, source) else {
+            continue;
+        };
+        let node = &mut tree.nodes[leaf.idx()];
+        if node.occupied == 0 {
+            node.occupied = 1;
+            node.occupant = Some(source.entity);
+            queue.push_back(leaf);
+        }
+    }
+    queue
+}
+
+/// Where Valve tries an `info_player_start` around its origin, so that one in a wall still
+/// counts.
+const PLAYER_START_OFFSETS: [(f64, f64); 9] = [
+    (-16.0, -16.0),
+    (-16.0, 0.0),
+    (-16.0, 16.0),
+    (0.0, -16.0),
+    (0.0, 0.0),
+    (0.0, 16.0),
+    (16.0, -16.0),
+    (16.0, 0.0),
+    (16.0, 16.0),
+];
+
+/// The leaf an entity floods from: the first non-solid leaf at its origin, a unit up
+/// (entities on the floor are inside), or around it for a player start.
+fn start_leaf(tree: &Tree, planes: &PlaneSet, source: &FloodSource) -> Option<NodeId> {
+    let mut o = source.origin;
+    o.z += 1.0; // entities on the floor are inside
+    let offsets: &[(f64, f64)] = if source.player_start {
+        &PLAYER_START_OFFSETS
+    } else {
+        &[(0.0, 0.0)]
+    };
+    offsets
+        .iter()
+        .map(|&(x, y)| tree.leaf_at(planes, o + DVec3::new(x, y, 0.0)))
+        .find(|leaf| tree.nodes[leaf.idx()].contents & CONTENTS_SOLID == 0)
+}
+
+/// The node across portal `p` from `n`.
+#[inline]
+fn other_node(p: &Portal, n: NodeId) -> NodeId {
+    if p.nodes[0] == n { p.nodes[1] } else { p.nodes[0] }
+}
+
+/// Breadth first from the queued leaves through passable portals, so `occupied` is the
+/// distance and the leak line is a shortest path.
+fn flood_from(tree: &mut Tree, portals: &Portals, mut queue: VecDeque<NodeId>) {
     while let Some(n) = queue.pop_front() {
         let (dist, occupant) = (tree.nodes[n.idx()].occupied, tree.nodes[n.idx()].occupant);
         for pi in tree.nodes[n.idx()].portals.clone() {
             let p = &portals.portals[pi as usize];
-            let other = if p.nodes[0] == n { p.nodes[1] } else { p.nodes[0] };
+            let other = other_node(p, n);
             if !entity_passable(tree, p) {
                 continue;
             }
@@ -281,39 +346,40 @@ pub fn flood_entities(
             }
         }
     }
-    let out = &tree.nodes[tree.outside.idx()];
-    if out.occupied == 0 {
-        return Flood::Sealed;
-    }
-    // Walk from the void down the distances to the entity, through portal centres.
-    let entity = out.occupant.unwrap_or(0);
+}
+
+/// The leak line without its entity end: from the void down the flood distances towards
+/// the entity, through portal centres.
+fn leak_path(tree: &Tree, portals: &Portals) -> Vec<DVec3> {
     let mut path = Vec::new();
     let mut n = tree.outside;
     while tree.nodes[n.idx()].occupied > 1 {
-        let cur = tree.nodes[n.idx()].occupied;
-        let mut step = None;
-        for &pi in &tree.nodes[n.idx()].portals {
-            let p = &portals.portals[pi as usize];
-            let other = if p.nodes[0] == n { p.nodes[1] } else { p.nodes[0] };
-            let occ = tree.nodes[other.idx()].occupied;
-            if occ != 0 && occ < cur && entity_passable(tree, p) {
-                step = Some((other, p.winding.center()));
-                break;
-            }
-        }
-        let Some((next, mid)) = step else { break };
+        let Some((next, mid)) = downhill_step(tree, portals, n) else {
+            break;
+        };
         path.push(mid);
         n = next;
     }
-    let origin = origins
-        .iter()
-        .find(|o| o.entity == entity)
-        .map(|o| o.origin)
-        .unwrap_or_default();
-    path.push(origin);
-    Flood::Leak { entity, path }
+    path
 }
 
+/// The first passable portal of `n` to a flooded node nearer the entity: that node and
+/// the portal's centre.
+#[inline]
+fn downhill_step(tree: &Tree, portals: &Portals, n: NodeId) -> Option<(NodeId, DVec3)> {
+    let cur = tree.nodes[n.idx()].occupied;
+    for &pi in &tree.nodes[n.idx()].portals {
+        let p = &portals.portals[pi as usize];
+        let other = other_node(p, n);
+        let occ = tree.nodes[other.idx()].occupied;
+        if occ != 0 && occ < cur && entity_passable(tree, p) {
+            return Some((other, p.winding.center()));
+        }
+    }
+    None
+}
+
+#[inline]
 fn entity_passable(tree: &Tree, p: &Portal) -> bool {
     p.nodes
         .iter()
@@ -365,41 +431,61 @@ pub fn portal_sides(
             continue;
         }
         let pnum = tree.nodes[on.idx()].plane.expect("portal on a node").positive();
-        let mut best: Option<SideRef> = None;
-        let mut best_dist = f64::INFINITY;
-        'search: for n in [a, b] {
-            for &bi in &tree.nodes[n.idx()].brushes {
-                let brush = &brushes[bi.idx()];
-                if brush.contents & vis == 0 {
-                    continue;
-                }
-                for (si, s) in brush.sides.iter().enumerate() {
-                    if s.bevel {
-                        continue;
-                    }
-                    if s.plane.positive() == pnum {
-                        best = Some(SideRef {
-                            brush: bi,
-                            side: si as u32,
-                        });
-                        break 'search;
-                    }
-                    let pl = planes.get(s.plane);
-                    let dist: f64 = p.winding.points.iter().map(|&q| pl.distance(q).abs()).sum();
-                    if dist < best_dist {
-                        best_dist = dist;
-                        best = Some(SideRef {
-                            brush: bi,
-                            side: si as u32,
-                        });
-                    }
-                }
-            }
-        }
+        let best = portal_side(tree, planes, brushes, p, vis, pnum);
         portals.portals[i].side = best;
         found.extend(best);
     }
     found
+}
+
+/// The side portal `p` (on plane `pnum`) shows among the non-bevel sides of the brushes
+/// with contents `vis` in its two leaves: the first exactly on its plane, else the one
+/// nearest its points.
+fn portal_side(
+    tree: &Tree,
+    planes: &PlaneSet,
+    brushes: &[Brush],
+    p: &Portal,
+    vis: u32,
+    pnum: srcmap_geom::PlaneId,
+) -> Option<SideRef> {
+    let mut best: Option<SideRef> = None;
+    let mut best_dist = f64::INFINITY;
+    for (side, s) in candidate_sides(tree, brushes, p, vis) {
+        if s.plane.positive() == pnum {
+            return Some(side);
+        }
+        let pl = planes.get(s.plane);
+        let dist: f64 = p.winding.points.iter().map(|&q| pl.distance(q).abs()).sum();
+        if dist < best_dist {
+            best_dist = dist;
+            best = Some(side);
+        }
+    }
+    best
+}
+
+/// The non-bevel sides of the brushes with contents `vis` in portal `p`'s two leaves, in
+/// leaf, brush and side order.
+fn candidate_sides<'a>(
+    tree: &'a Tree,
+    brushes: &'a [Brush],
+    p: &'a Portal,
+    vis: u32,
+) -> impl Iterator<Item = (SideRef, &'a BrushSide)> {
+    let leaf_brushes = p.nodes.iter().flat_map(|n| &tree.nodes[n.idx()].brushes);
+    leaf_brushes
+        .filter(move |bi| brushes[bi.idx()].contents & vis != 0)
+        .flat_map(move |&bi| {
+            let sides = brushes[bi.idx()].sides.iter().enumerate();
+            sides.filter(|(_, s)| !s.bevel).map(move |(si, s)| {
+                let side = SideRef {
+                    brush: bi,
+                    side: si as u32,
+                };
+                (side, s)
+            })
+        })
 }
 
 /// Valve's `Portal_VisFlood`: can vis see through this portal? Detail and translucent

@@ -3,7 +3,7 @@
 
 use srcmap_geom::{Bounds, DVec3, Plane, PlaneId, PlaneSet, Winding};
 
-use crate::brush::Brush;
+use crate::brush::{Brush, BrushSide};
 use crate::contents::*;
 use crate::ids::BrushId;
 
@@ -195,6 +195,32 @@ struct BBrush {
     bounds: Bounds,
 }
 
+/// The splitting flags of a map brush's side.
+fn side_flags(b: &Brush, s: &BrushSide, pass: Pass) -> u8 {
+    let water = b.contents & (CONTENTS_WATER | CONTENTS_SLIME) != 0;
+    let mut flags = 0;
+    if s.bevel {
+        flags |= F_BEVEL;
+    }
+    // The first pass treats every side as visible; the second knows better.
+    if pass == Pass::First || s.visible {
+        flags |= F_VISIBLE;
+    }
+    if s.surf & SURF_SKIP != 0 {
+        flags |= F_SKIP;
+    }
+    if s.surf & SURF_HINT != 0 {
+        flags |= F_HINT;
+    }
+    if water {
+        flags |= F_WATER;
+    }
+    if b.contents & CONTENTS_DETAIL != 0 {
+        flags |= F_DETAIL;
+    }
+    flags
+}
+
 const PSIDE_FRONT: u8 = 1;
 const PSIDE_BACK: u8 = 2;
 const PSIDE_BOTH: u8 = 3;
@@ -202,38 +228,15 @@ const PSIDE_FACING: u8 = 4;
 
 impl BBrush {
     fn from_brush(idx: BrushId, b: &Brush, pass: Pass) -> BBrush {
-        let water = b.contents & (CONTENTS_WATER | CONTENTS_SLIME) != 0;
         let sides = b
             .sides
             .iter()
             .enumerate()
-            .map(|(si, s)| {
-                let mut flags = 0;
-                if s.bevel {
-                    flags |= F_BEVEL;
-                }
-                // The first pass treats every side as visible; the second knows better.
-                if pass == Pass::First || s.visible {
-                    flags |= F_VISIBLE;
-                }
-                if s.surf & SURF_SKIP != 0 {
-                    flags |= F_SKIP;
-                }
-                if s.surf & SURF_HINT != 0 {
-                    flags |= F_HINT;
-                }
-                if water {
-                    flags |= F_WATER;
-                }
-                if b.contents & CONTENTS_DETAIL != 0 {
-                    flags |= F_DETAIL;
-                }
-                BSide {
-                    plane: s.plane,
-                    winding: s.winding.clone(),
-                    flags,
-                    orig_side: Some(si as u32),
-                }
+            .map(|(si, s)| BSide {
+                plane: s.plane,
+                winding: s.winding.clone(),
+                flags: side_flags(b, s, pass),
+                orig_side: Some(si as u32),
             })
             .collect();
         BBrush {
@@ -296,6 +299,7 @@ impl BBrush {
     /// Valve's `TestBrushToPlanenum`: which side of `pnum` the brush is on, how many
     /// visible sides the plane would split, whether it splits a hint, and whether the
     /// brush lies within one unit of the plane.
+    #[inline]
     fn test_plane(&self, planes: &PlaneSet, pnum: PlaneId) -> (u8, u32, bool, bool) {
         for s in &self.sides {
             if s.plane == pnum {
@@ -310,6 +314,15 @@ impl BBrush {
         if side != PSIDE_BOTH {
             return (side, 0, false, false);
         }
+        let (splits, hint, d_front, d_back) = self.visible_splits(plane);
+        let eps = (d_front > 0.0 && d_front < 1.0) || (d_back < 0.0 && d_back > -1.0);
+        (side, splits, hint, eps)
+    }
+
+    /// How many visible sides (skip sides not counted) `plane` would split, whether one of
+    /// them is a hint, and how far the visible sides reach in front of and behind it.
+    #[inline]
+    fn visible_splits(&self, plane: &Plane) -> (u32, bool, f64, f64) {
         let (mut d_front, mut d_back) = (0.0f64, 0.0f64);
         let mut splits = 0;
         let mut hint = false;
@@ -331,14 +344,42 @@ impl BBrush {
                 hint |= s.flags & F_HINT != 0;
             }
         }
-        let eps = (d_front > 0.0 && d_front < 1.0) || (d_back < 0.0 && d_back > -1.0);
-        (side, splits, hint, eps)
+        (splits, hint, d_front, d_back)
     }
 
     /// Split by `pnum` (Valve's `SplitBrush`): the parts in front and behind, each closed by
     /// a new side on the plane. Parts under one cubic unit are dropped.
     fn split(&self, planes: &PlaneSet, pnum: PlaneId) -> (Option<BBrush>, Option<BBrush>) {
         let plane = planes.get(pnum);
+        let (d_front, d_back) = self.extent_on(plane);
+        if d_front < SPLIT_EPS {
+            return (None, Some(self.clone()));
+        }
+        if d_back > -SPLIT_EPS {
+            return (Some(self.clone()), None);
+        }
+        let Some(mid) = self.cut_polygon(planes, plane) else {
+            return if self.mostly_front(plane) {
+                (Some(self.clone()), None)
+            } else {
+                (None, Some(self.clone()))
+            };
+        };
+        let mut parts = self.split_sides(plane, pnum);
+        for p in &mut parts {
+            p.recompute_bounds();
+        }
+        let [front, back] = parts;
+        (
+            front.closed_by_cut(planes, pnum.flipped(), mid.reversed()),
+            back.closed_by_cut(planes, pnum, mid),
+        )
+    }
+
+    /// How far the brush's points reach in front of `plane` (at least 0) and behind it (at
+    /// most 0).
+    #[inline]
+    fn extent_on(&self, plane: &Plane) -> (f64, f64) {
         let (mut d_front, mut d_back) = (0.0f64, 0.0f64);
         for w in self.sides.iter().filter_map(|s| s.winding.as_ref()) {
             for &p in &w.points {
@@ -347,98 +388,52 @@ impl BBrush {
                 d_back = d_back.min(d);
             }
         }
-        if d_front < SPLIT_EPS {
-            return (None, Some(self.clone()));
-        }
-        if d_back > -SPLIT_EPS {
-            return (Some(self.clone()), None);
-        }
-        // The polygon where the plane cuts the brush.
+        (d_front, d_back)
+    }
+
+    /// The polygon where `plane` cuts the brush; `None` when it is tiny or empty.
+    #[inline]
+    fn cut_polygon(&self, planes: &PlaneSet, plane: &Plane) -> Option<Winding> {
         let mut mid = Some(Winding::base_for_plane(plane));
         for s in &self.sides {
             let Some(w) = mid else { break };
             mid = w.clip_back(planes.get(s.plane), 0.0, false);
         }
-        let Some(mid) = mid.filter(|w| !w.is_tiny(0.2)) else {
-            return if self.mostly_front(plane) {
-                (Some(self.clone()), None)
-            } else {
-                (None, Some(self.clone()))
-            };
+        mid.filter(|w| !w.is_tiny(0.2))
+    }
+
+    /// The brush's sides split by `plane` (`pnum`) into the front and back halves, not yet
+    /// closed and without bounds.
+    fn split_sides(&self, plane: &Plane, pnum: PlaneId) -> [BBrush; 2] {
+        let half = || BBrush {
+            orig: self.orig,
+            contents: self.contents,
+            sides: Vec::new(),
+            bounds: Bounds::EMPTY,
         };
-        let mut parts = [
-            BBrush {
-                orig: self.orig,
-                contents: self.contents,
-                sides: Vec::new(),
-                bounds: Bounds::EMPTY,
-            },
-            BBrush {
-                orig: self.orig,
-                contents: self.contents,
-                sides: Vec::new(),
-                bounds: Bounds::EMPTY,
-            },
-        ];
+        let mut parts = [half(), half()];
         for s in &self.sides {
-            let Some(w) = &s.winding else {
-                // Bevels and redundant sides carry no polygon; keep them on both halves.
-                parts[0].sides.push(s.clone());
-                parts[1].sides.push(s.clone());
-                continue;
-            };
-            let (f, b) = w.split(plane, 0.0);
-            // A side lying in the split plane belongs to the half it faces away from.
-            let (f, b) = match (f, b) {
-                (None, None) => {
-                    if s.plane == pnum {
-                        (None, Some(w.clone()))
-                    } else {
-                        (Some(w.clone()), None)
-                    }
-                }
-                fb => fb,
-            };
-            if let Some(f) = f {
-                parts[0].sides.push(BSide {
-                    winding: Some(f),
-                    ..s.clone()
-                });
-            }
-            if let Some(b) = b {
-                parts[1].sides.push(BSide {
-                    winding: Some(b),
-                    ..s.clone()
-                });
-            }
+            let (f, b) = split_side(s, plane, pnum);
+            parts[0].sides.extend(f);
+            parts[1].sides.extend(b);
         }
-        for p in &mut parts {
-            p.recompute_bounds();
+        parts
+    }
+
+    /// A split half closed with the cut polygon `cap` on `cap_plane` (facing out of the
+    /// half); `None` when the half has fewer than three polygons or under one cubic unit.
+    fn closed_by_cut(mut self, planes: &PlaneSet, cap_plane: PlaneId, cap: Winding) -> Option<BBrush> {
+        if self.sides.iter().filter(|s| s.winding.is_some()).count() < 3 {
+            return None;
         }
-        let mut out = [None, None];
-        for (i, mut p) in parts.into_iter().enumerate() {
-            if p.sides.iter().filter(|s| s.winding.is_some()).count() < 3 {
-                continue;
-            }
-            // Close the half with the cut polygon; it faces out of the half.
-            let (cap_plane, cap) = if i == 0 {
-                (pnum.flipped(), mid.reversed())
-            } else {
-                (pnum, mid.clone())
-            };
-            p.sides.push(BSide {
-                plane: cap_plane,
-                winding: Some(cap),
-                flags: F_NODE,
-                orig_side: None,
-            });
-            p.recompute_bounds();
-            if p.volume(planes) >= 1.0 {
-                out[i] = Some(p);
-            }
-        }
-        let [f, b] = out;
-        (f, b)
+        self.sides.push(BSide {
+            plane: cap_plane,
+            winding: Some(cap),
+            flags: F_NODE,
+            orig_side: None,
+        });
+        self.recompute_bounds();
+        (self.volume(planes) >= 1.0).then_some(self)
     }
 
     fn mostly_front(&self, plane: &Plane) -> bool {
@@ -461,23 +456,37 @@ impl BBrush {
     }
 }
 
+/// One half of a side split by `plane` (`pnum`), for the front and the back half. A side
+/// without a polygon (bevels, redundant sides) goes to both; a side lying in the plane to
+/// the half it faces away from.
+#[inline]
+fn split_side(s: &BSide, plane: &Plane, pnum: PlaneId) -> (Option<BSide>, Option<BSide>) {
+    let Some(w) = &s.winding else {
+        return (Some(s.clone()), Some(s.clone()));
+    };
+    let (f, b) = w.split(plane, 0.0);
+    let (f, b) = match (f, b) {
+        (None, None) => {
+            if s.plane == pnum {
+                (None, Some(w.clone()))
+            } else {
+                (Some(w.clone()), None)
+            }
+        }
+        fb => fb,
+    };
+    let with = |w: Winding| BSide {
+        winding: Some(w),
+        ..s.clone()
+    };
+    (f.map(with), b.map(with))
+}
+
+/// Which side of `plane` (of type `ty`) the box is on: `PSIDE_FRONT`, `PSIDE_BACK` or both.
+#[inline]
 fn box_on_plane_side(b: &Bounds, plane: &Plane, ty: srcmap_geom::PlaneType) -> u8 {
     if ty.is_axial() {
-        let a = ty.axis();
-        let (n, d) = (plane.normal[a], plane.dist);
-        // Axial planes may face negative (the odd member of a pair).
-        let (lo, hi) = if n > 0.0 {
-            (b.mins[a] - d, b.maxs[a] - d)
-        } else {
-            (-b.maxs[a] - d, -b.mins[a] - d)
-        };
-        if hi <= 0.0 {
-            return PSIDE_BACK;
-        }
-        if lo >= 0.0 {
-            return PSIDE_FRONT;
-        }
-        return PSIDE_BOTH;
+        return box_on_axial_plane_side(b, plane, ty.axis());
     }
     let (mut near, mut far) = (DVec3::ZERO, DVec3::ZERO);
     for i in 0..3 {
@@ -497,6 +506,25 @@ fn box_on_plane_side(b: &Bounds, plane: &Plane, ty: srcmap_geom::PlaneType) -> u
         side |= PSIDE_BACK;
     }
     side
+}
+
+/// [`box_on_plane_side`] for a plane along axis `a`.
+#[inline]
+fn box_on_axial_plane_side(b: &Bounds, plane: &Plane, a: usize) -> u8 {
+    let (n, d) = (plane.normal[a], plane.dist);
+    // Axial planes may face negative (the odd member of a pair).
+    let (lo, hi) = if n > 0.0 {
+        (b.mins[a] - d, b.maxs[a] - d)
+    } else {
+        (-b.maxs[a] - d, -b.mins[a] - d)
+    };
+    if hi <= 0.0 {
+        return PSIDE_BACK;
+    }
+    if lo >= 0.0 {
+        return PSIDE_FRONT;
+    }
+    PSIDE_BOTH
 }
 
 // ---- building -----------------------------------------------------------------------
@@ -570,17 +598,15 @@ pub fn build_tree(
     let vb = world_box();
     let box_planes = box_plane_ids(planes, &vb);
     let volume = box_planes.map(|bp| BBrush::from_bounds(planes, &bp, vb));
-    // Valve's BlockTree covers the map's blocks and a ring of empty blocks around them.
-    let state = match builder.blocks {
-        Some([(xl, xh), (yl, yh)]) => BlockState::Range {
-            x: (xl - 1, xh + 1),
-            y: (yl - 1, yh + 1),
-        },
-        None => BlockState::Inside,
-    };
+    let state = builder.head_state();
     // Brush models are carved whole; the world block by block (in `build_r`).
     let list = if blocks { list } else { chop(planes, list) };
     let built = builder.build_r(list, volume, 0, state);
+    into_tree(built, bounds)
+}
+
+/// The tree of a built head node, with the outside leaf added after it.
+fn into_tree(built: Built, bounds: Bounds) -> Tree {
     let mut nodes = Vec::new();
     let head = flatten(built, None, &mut nodes);
     let outside = NodeId(nodes.len() as u32);
@@ -663,105 +689,170 @@ fn world_box() -> Bounds {
     Bounds::new(DVec3::splat(-r), DVec3::splat(r))
 }
 
+/// How a node of the tree being built is made.
+enum NodeSplit {
+    /// Split on the plane; the children's block states.
+    Plane(PlaneId, [BlockState; 2]),
+    /// A leaf of the node's brushes.
+    Leaf,
+    /// A leaf of these contents and no brushes: a block of Valve's block tree.
+    BlockLeaf(u32),
+}
+
+/// The counts [`Builder::split_value`] scores a candidate plane by.
+#[derive(Default)]
+struct PlaneCounts {
+    front: i64,
+    back: i64,
+    facing: i64,
+    splits: i64,
+    hintsplit: bool,
+    eps_brushes: i64,
+}
+
 impl Builder<'_> {
+    /// Valve's BlockTree covers the map's blocks and a ring of empty blocks around them.
+    fn head_state(&self) -> BlockState {
+        match self.blocks {
+            Some([(xl, xh), (yl, yh)]) => BlockState::Range {
+                x: (xl - 1, xh + 1),
+                y: (yl - 1, yh + 1),
+            },
+            None => BlockState::Inside,
+        }
+    }
+
     fn build_r(&self, brushes: Vec<BBrush>, volume: Option<BBrush>, depth: u32, state: BlockState) -> Built {
         let bounds = volume.as_ref().map(|v| v.bounds).unwrap_or(Bounds::EMPTY);
-        let mut child_states = [BlockState::Inside; 2];
-        let choice = match state {
-            BlockState::Range { x, y } if x.0 != x.1 || y.0 != y.1 => {
-                // Valve's BlockTree: halve the longer range on a grid line.
-                let (axis, (lo, hi)) = if x.1 - x.0 > y.1 - y.0 { (0, x) } else { (1, y) };
-                let mid = lo + (hi - lo) / 2 + 1;
-                let (front, back) = ((mid, hi), (lo, mid - 1));
-                child_states = if axis == 0 {
-                    [
-                        BlockState::Range { x: front, y },
-                        BlockState::Range { x: back, y },
-                    ]
-                } else {
-                    [
-                        BlockState::Range { x, y: front },
-                        BlockState::Range { x, y: back },
-                    ]
+        let (pnum, child_states) = match self.node_split(&brushes, volume.as_ref(), depth, state) {
+            NodeSplit::Plane(pnum, child_states) => (pnum, child_states),
+            NodeSplit::Leaf => return leaf_from(brushes, bounds),
+            NodeSplit::BlockLeaf(contents) => {
+                return Built::Leaf {
+                    contents,
+                    brushes: Vec::new(),
+                    bounds,
                 };
-                let mut n = DVec3::ZERO;
-                n[axis] = 1.0;
-                self.planes.find(&Plane::new(n, mid as f64 * BLOCK_SIZE))
             }
+        };
+        let (front, back) = self.partition(brushes, pnum);
+        let (vf, vb) = match &volume {
+            Some(v) => v.split(self.planes, pnum),
+            None => (None, None),
+        };
+        let children = self.build_children([(front, vf), (back, vb)], depth + 1, child_states);
+        Built::Node {
+            plane: pnum,
+            bounds,
+            children: Box::new(children),
+        }
+    }
+
+    /// Build the front and back children from their brushes and volumes, in parallel when
+    /// they hold many brushes.
+    fn build_children(
+        &self,
+        [(front, vf), (back, vb)]: [(Vec<BBrush>, Option<BBrush>); 2],
+        depth: u32,
+        child_states: [BlockState; 2],
+    ) -> [Built; 2] {
+        let (c0, c1) = if front.len() + back.len() > PARALLEL_BRUSHES {
+            rayon::join(
+                || self.build_r(front, vf, depth, child_states[0]),
+                || self.build_r(back, vb, depth, child_states[1]),
+            )
+        } else {
+            (
+                self.build_r(front, vf, depth, child_states[0]),
+                self.build_r(back, vb, depth, child_states[1]),
+            )
+        };
+        [c0, c1]
+    }
+
+    /// How to make a node: halve a block range, settle a single block, or choose a
+    /// splitting plane among the brushes (a leaf when none is left or too deep).
+    fn node_split(
+        &self,
+        brushes: &[BBrush],
+        volume: Option<&BBrush>,
+        depth: u32,
+        state: BlockState,
+    ) -> NodeSplit {
+        match state {
+            BlockState::Range { x, y } if x.0 != x.1 || y.0 != y.1 => self.halve_blocks(x, y),
             BlockState::Range { x, y } => {
                 let [(xl, xh), (yl, yh)] = self.blocks.unwrap_or_default();
                 let ring = x.0 < xl || x.0 > xh || y.0 < yl || y.0 > yh;
                 if ring {
                     // The ring around the map: an empty leaf.
-                    return Built::Leaf {
-                        contents: 0,
-                        brushes: Vec::new(),
-                        bounds,
-                    };
+                    return NodeSplit::BlockLeaf(0);
                 }
                 if brushes.is_empty() {
                     // Valve makes a block without brushes one solid leaf.
-                    return Built::Leaf {
-                        contents: CONTENTS_SOLID,
-                        brushes: Vec::new(),
-                        bounds,
-                    };
+                    return NodeSplit::BlockLeaf(CONTENTS_SOLID);
                 }
-                self.select_split(&brushes, volume.as_ref())
+                self.brush_split(brushes, volume)
             }
-            BlockState::Inside if brushes.is_empty() || depth > 400 => None,
-            BlockState::Inside => self.select_split(&brushes, volume.as_ref()),
+            BlockState::Inside if brushes.is_empty() || depth > 400 => NodeSplit::Leaf,
+            BlockState::Inside => self.brush_split(brushes, volume),
+        }
+    }
+
+    /// Valve's BlockTree: halve the longer block range on a grid line.
+    fn halve_blocks(&self, x: (i64, i64), y: (i64, i64)) -> NodeSplit {
+        let (axis, (lo, hi)) = if x.1 - x.0 > y.1 - y.0 { (0, x) } else { (1, y) };
+        let mid = lo + (hi - lo) / 2 + 1;
+        let (front, back) = ((mid, hi), (lo, mid - 1));
+        let child_states = if axis == 0 {
+            [
+                BlockState::Range { x: front, y },
+                BlockState::Range { x: back, y },
+            ]
+        } else {
+            [
+                BlockState::Range { x, y: front },
+                BlockState::Range { x, y: back },
+            ]
         };
-        let Some(pnum) = choice else {
-            return leaf_from(brushes, bounds);
-        };
+        let mut n = DVec3::ZERO;
+        n[axis] = 1.0;
+        match self.planes.find(&Plane::new(n, mid as f64 * BLOCK_SIZE)) {
+            Some(pnum) => NodeSplit::Plane(pnum, child_states),
+            None => NodeSplit::Leaf,
+        }
+    }
+
+    /// The best side plane of the brushes to split on; a leaf when there is none.
+    fn brush_split(&self, brushes: &[BBrush], volume: Option<&BBrush>) -> NodeSplit {
+        match self.select_split(brushes, volume) {
+            Some(pnum) => NodeSplit::Plane(pnum, [BlockState::Inside; 2]),
+            None => NodeSplit::Leaf,
+        }
+    }
+
+    /// The brushes (or their pieces) in front of and behind `pnum`, their sides on the
+    /// node plane marked.
+    fn partition(&self, brushes: Vec<BBrush>, pnum: PlaneId) -> (Vec<BBrush>, Vec<BBrush>) {
         let mut front = Vec::with_capacity(brushes.len());
         let mut back = Vec::with_capacity(brushes.len());
         for b in brushes {
             let (side, ..) = b.test_plane(self.planes, pnum);
-            let mark = |mut b: BBrush| {
-                // Sides on the node plane can never split again below it.
-                for s in &mut b.sides {
-                    if s.plane.positive() == pnum {
-                        s.flags |= F_NODE;
-                    }
-                }
-                b
-            };
             if side == PSIDE_BOTH {
                 let (f, bk) = b.split(self.planes, pnum);
                 if let Some(f) = f {
-                    front.push(mark(f));
+                    front.push(mark_node_plane(f, pnum));
                 }
                 if let Some(bk) = bk {
-                    back.push(mark(bk));
+                    back.push(mark_node_plane(bk, pnum));
                 }
             } else if side & PSIDE_FRONT != 0 {
-                front.push(mark(b));
+                front.push(mark_node_plane(b, pnum));
             } else {
-                back.push(mark(b));
+                back.push(mark_node_plane(b, pnum));
             }
         }
-        let (vf, vb) = match &volume {
-            Some(v) => v.split(self.planes, pnum),
-            None => (None, None),
-        };
-        let (c0, c1) = if front.len() + back.len() > PARALLEL_BRUSHES {
-            rayon::join(
-                || self.build_r(front, vf, depth + 1, child_states[0]),
-                || self.build_r(back, vb, depth + 1, child_states[1]),
-            )
-        } else {
-            (
-                self.build_r(front, vf, depth + 1, child_states[0]),
-                self.build_r(back, vb, depth + 1, child_states[1]),
-            )
-        };
-        Built::Node {
-            plane: pnum,
-            bounds,
-            children: Box::new([c0, c1]),
-        }
+        (front, back)
     }
 
     /// Valve's `SelectSplitSide`: try each side plane of the node's brushes, visible ones
@@ -770,70 +861,109 @@ impl Builder<'_> {
     fn select_split(&self, brushes: &[BBrush], volume: Option<&BBrush>) -> Option<PlaneId> {
         let mut tested: Vec<PlaneId> = Vec::new();
         for pass in 0..2 {
-            let mut best: Option<(i64, PlaneId)> = None;
-            for brush in brushes {
-                for side in &brush.sides {
-                    if side.flags & (F_BEVEL | F_NODE | F_SKIP) != 0 || side.winding.is_none() {
-                        continue;
-                    }
-                    // Detail sides never split (detail is merged in afterwards).
-                    if side.flags & F_DETAIL != 0 {
-                        continue;
-                    }
-                    let visible = side.flags & F_VISIBLE != 0;
-                    if visible != (pass == 0) {
-                        continue;
-                    }
-                    let pnum = side.plane.positive();
-                    if tested.contains(&pnum) {
-                        continue;
-                    }
-                    tested.push(pnum);
-                    if let Some(v) = volume
-                        && !plane_cuts_volume(self.planes, v, pnum)
-                    {
-                        continue;
-                    }
-                    let (mut front, mut back, mut facing, mut splits) = (0i64, 0i64, 0i64, 0i64);
-                    let mut hintsplit = false;
-                    let mut eps_brushes = 0i64;
-                    for test in brushes {
-                        let (s, n, hint, eps) = test.test_plane(self.planes, pnum);
-                        splits += n as i64;
-                        hintsplit |= hint;
-                        eps_brushes += eps as i64;
-                        if s & PSIDE_FACING != 0 {
-                            facing += 1;
-                        }
-                        if s & PSIDE_FRONT != 0 {
-                            front += 1;
-                        }
-                        if s & PSIDE_BACK != 0 {
-                            back += 1;
-                        }
-                    }
-                    let mut value = 5 * facing - 5 * splits - (front - back).abs();
-                    if self.planes.plane_type(pnum).is_axial() {
-                        value += 5;
-                    }
-                    value -= eps_brushes * 1000;
-                    if hintsplit && side.flags & F_HINT == 0 {
-                        value = -9_999_999;
-                    }
-                    if side.flags & F_WATER != 0 {
-                        value = 9_999_999;
-                    }
-                    if best.is_none_or(|(bv, _)| value > bv) {
-                        best = Some((value, pnum));
-                    }
-                }
-            }
-            if let Some((_, p)) = best {
+            if let Some(p) = self.best_split_in_pass(brushes, volume, pass, &mut tested) {
                 return Some(p);
             }
         }
         None
     }
+
+    /// The best-scoring plane among the candidate sides of `pass` whose planes were not
+    /// `tested` yet and that cut the node's volume; the planes tried join `tested`.
+    fn best_split_in_pass(
+        &self,
+        brushes: &[BBrush],
+        volume: Option<&BBrush>,
+        pass: u32,
+        tested: &mut Vec<PlaneId>,
+    ) -> Option<PlaneId> {
+        let mut best: Option<(i64, PlaneId)> = None;
+        for side in brushes.iter().flat_map(|b| &b.sides) {
+            if !is_split_candidate(side, pass) {
+                continue;
+            }
+            let pnum = side.plane.positive();
+            if tested.contains(&pnum) {
+                continue;
+            }
+            tested.push(pnum);
+            if let Some(v) = volume
+                && !plane_cuts_volume(self.planes, v, pnum)
+            {
+                continue;
+            }
+            let value = self.split_value(brushes, pnum, side.flags);
+            if best.is_none_or(|(bv, _)| value > bv) {
+                best = Some((value, pnum));
+            }
+        }
+        best.map(|(_, p)| p)
+    }
+
+    /// The score of splitting the brushes on `pnum`, the plane of a side with `flags`.
+    #[inline]
+    fn split_value(&self, brushes: &[BBrush], pnum: PlaneId, flags: u8) -> i64 {
+        let c = self.plane_counts(brushes, pnum);
+        let mut value = 5 * c.facing - 5 * c.splits - (c.front - c.back).abs();
+        if self.planes.plane_type(pnum).is_axial() {
+            value += 5;
+        }
+        value -= c.eps_brushes * 1000;
+        if c.hintsplit && flags & F_HINT == 0 {
+            value = -9_999_999;
+        }
+        if flags & F_WATER != 0 {
+            value = 9_999_999;
+        }
+        value
+    }
+
+    /// Each brush tested against `pnum`, counted.
+    #[inline]
+    fn plane_counts(&self, brushes: &[BBrush], pnum: PlaneId) -> PlaneCounts {
+        let mut c = PlaneCounts::default();
+        for test in brushes {
+            let (s, n, hint, eps) = test.test_plane(self.planes, pnum);
+            c.splits += n as i64;
+            c.hintsplit |= hint;
+            c.eps_brushes += eps as i64;
+            if s & PSIDE_FACING != 0 {
+                c.facing += 1;
+            }
+            if s & PSIDE_FRONT != 0 {
+                c.front += 1;
+            }
+            if s & PSIDE_BACK != 0 {
+                c.back += 1;
+            }
+        }
+        c
+    }
+}
+
+/// Sides on the node plane can never split again below it.
+#[inline]
+fn mark_node_plane(mut b: BBrush, pnum: PlaneId) -> BBrush {
+    for s in &mut b.sides {
+        if s.plane.positive() == pnum {
+            s.flags |= F_NODE;
+        }
+    }
+    b
+}
+
+/// Whether a side may split in pass `pass` (0: visible sides, 1: the others): it has a
+/// polygon and is no bevel, node, skip or detail side (detail is merged in afterwards).
+#[inline]
+fn is_split_candidate(side: &BSide, pass: u32) -> bool {
+    if side.flags & (F_BEVEL | F_NODE | F_SKIP) != 0 || side.winding.is_none() {
+        return false;
+    }
+    if side.flags & F_DETAIL != 0 {
+        return false;
+    }
+    let visible = side.flags & F_VISIBLE != 0;
+    visible == (pass == 0)
 }
 
 /// Does the plane divide the node's volume into two real parts?
@@ -938,67 +1068,87 @@ fn subtract(planes: &PlaneSet, a: &BBrush, b: &BBrush) -> Subtracted {
 /// and only where that does not fragment both.
 fn chop(planes: &PlaneSet, mut list: Vec<BBrush>) -> Vec<BBrush> {
     let mut keep = Vec::with_capacity(list.len());
-    'newlist: loop {
-        while !list.is_empty() {
-            let i = 0;
-            for j in 1..list.len() {
-                if disjoint(&list[i], &list[j]) {
-                    continue;
-                }
-                let (mut sub, mut sub2) = (None, None);
-                let (mut c1, mut c2) = (usize::MAX, usize::MAX);
-                if brush_ge(&list[j], &list[i]) {
-                    match subtract(planes, &list[i], &list[j]) {
-                        Subtracted::Apart => continue,
-                        Subtracted::Swallowed => {
-                            list.swap_remove(i);
-                            continue 'newlist;
-                        }
-                        Subtracted::Pieces(p) => {
-                            c1 = p.len();
-                            sub = Some(p);
-                        }
-                    }
-                }
-                if brush_ge(&list[i], &list[j]) {
-                    match subtract(planes, &list[j], &list[i]) {
-                        Subtracted::Apart => continue,
-                        Subtracted::Swallowed => {
-                            list.swap_remove(j);
-                            continue 'newlist;
-                        }
-                        Subtracted::Pieces(p) => {
-                            c2 = p.len();
-                            sub2 = Some(p);
-                        }
-                    }
-                }
-                if sub.is_none() && sub2.is_none() {
-                    continue;
-                }
-                let (ca, cb) = (list[i].contents, list[j].contents);
-                if c1 > 1
-                    && c2 > 1
-                    && (ca & cb) & CONTENTS_DETAIL == 0
-                    && (ca | cb) & CONTENTS_AREAPORTAL == 0
-                {
-                    continue;
-                }
-                if c1 < c2 {
-                    list.swap_remove(i);
-                    list.extend(sub.unwrap_or_default());
-                } else {
-                    list.swap_remove(j);
-                    list.extend(sub2.unwrap_or_default());
-                }
-                continue 'newlist;
-            }
+    while !list.is_empty() {
+        if !carve_first(planes, &mut list) {
             // The first brush intersects nothing any more: keep it.
-            keep.push(list.swap_remove(i));
+            keep.push(list.swap_remove(0));
         }
-        break;
     }
     keep
+}
+
+/// Carve the first brush of `list` and the first later brush it really intersects where
+/// one may bite the other; whether the list changed (then the search starts over).
+fn carve_first(planes: &PlaneSet, list: &mut Vec<BBrush>) -> bool {
+    let i = 0;
+    for j in 1..list.len() {
+        if disjoint(&list[i], &list[j]) {
+            continue;
+        }
+        if carve_pair(planes, list, i, j) {
+            return true;
+        }
+    }
+    false
+}
+
+/// What biting one brush of the list with another gives.
+enum Bite {
+    /// The biter may not bite the victim.
+    NotAllowed,
+    /// The brushes do not really intersect.
+    Apart,
+    /// The victim was wholly inside the biter and is removed from the list.
+    Swallowed,
+    /// The victim's parts outside the biter.
+    Pieces(Vec<BBrush>),
+}
+
+/// `list[victim] - list[biter]` when the biter may bite the victim; a swallowed victim is
+/// removed from the list.
+fn bite(planes: &PlaneSet, list: &mut Vec<BBrush>, victim: usize, biter: usize) -> Bite {
+    if !brush_ge(&list[biter], &list[victim]) {
+        return Bite::NotAllowed;
+    }
+    match subtract(planes, &list[victim], &list[biter]) {
+        Subtracted::Apart => Bite::Apart,
+        Subtracted::Swallowed => {
+            list.swap_remove(victim);
+            Bite::Swallowed
+        }
+        Subtracted::Pieces(p) => Bite::Pieces(p),
+    }
+}
+
+/// Carve brushes `i` and `j` of the list: each bites the other where it may; the brush
+/// that falls into fewer pieces is replaced by them, unless both would fragment (detail
+/// and areaportal pairs excepted). Whether the list changed.
+fn carve_pair(planes: &PlaneSet, list: &mut Vec<BBrush>, i: usize, j: usize) -> bool {
+    let sub = match bite(planes, list, i, j) {
+        Bite::Apart => return false,
+        Bite::Swallowed => return true,
+        Bite::Pieces(p) => Some(p),
+        Bite::NotAllowed => None,
+    };
+    let sub2 = match bite(planes, list, j, i) {
+        Bite::Apart => return false,
+        Bite::Swallowed => return true,
+        Bite::Pieces(p) => Some(p),
+        Bite::NotAllowed => None,
+    };
+    if sub.is_none() && sub2.is_none() {
+        return false;
+    }
+    let c1 = sub.as_ref().map_or(usize::MAX, Vec::len);
+    let c2 = sub2.as_ref().map_or(usize::MAX, Vec::len);
+    let (ca, cb) = (list[i].contents, list[j].contents);
+    if c1 > 1 && c2 > 1 && (ca & cb) & CONTENTS_DETAIL == 0 && (ca | cb) & CONTENTS_AREAPORTAL == 0 {
+        return false;
+    }
+    let (gone, pieces) = if c1 < c2 { (i, sub) } else { (j, sub2) };
+    list.swap_remove(gone);
+    list.extend(pieces.unwrap_or_default());
+    true
 }
 
 /// One piece of a carved detail brush: the original brush, and the original sides it
