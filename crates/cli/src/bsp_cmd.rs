@@ -602,12 +602,12 @@ pub fn info(path: &Path, data: &[u8], json: bool) -> anyhow::Result<()> {
         materials,
     };
     if json {
-        return crate::print_json(&report);
+        return crate::output::print_json(&report);
     }
     print_info(&report)
 }
 
-pub fn convert(args: &crate::ConvertArgs, data: &[u8]) -> anyhow::Result<()> {
+pub fn convert(args: &crate::convert::ConvertArgs, data: &[u8]) -> anyhow::Result<()> {
     let file = open(&args.input, data)?;
     let mut doc = BspDocument::from_file(&file);
     if args.compress {
@@ -621,7 +621,7 @@ pub fn convert(args: &crate::ConvertArgs, data: &[u8]) -> anyhow::Result<()> {
     let out = doc
         .to_bytes()
         .map_err(|e| anyhow!("{}: {e}", args.output.display()))?;
-    crate::write_output(&args.output, &out)
+    crate::output::write_output(&args.output, &out)
 }
 
 pub fn check(args: &CheckArgs) -> anyhow::Result<()> {
@@ -633,7 +633,7 @@ pub fn check(args: &CheckArgs) -> anyhow::Result<()> {
     if args.json {
         let list: Vec<String> = violations.iter().map(|v| v.to_string()).collect();
         let warning_list: Vec<String> = warnings.iter().map(|v| v.to_string()).collect();
-        crate::print_json(&serde_json::json!({
+        crate::output::print_json(&serde_json::json!({
             "file": args.file.display().to_string(),
             "ok": violations.is_empty(),
             "violations": list,
@@ -674,9 +674,9 @@ pub fn check(args: &CheckArgs) -> anyhow::Result<()> {
 pub fn lump(cmd: LumpCommand) -> anyhow::Result<()> {
     match cmd {
         LumpCommand::Extract { bsp, lump, out } => {
-            crate::refuse_overwriting(&bsp, &out)?;
+            crate::usage::refuse_overwriting(&bsp, &out)?;
             let id = srcmap_bsp::lump_by_name(&lump).ok_or_else(|| {
-                crate::usage_error(format!(
+                crate::usage::usage_error(format!(
                     "no lump named '{lump}' (a number 0-63 or a name such as ENTITIES, PLANES)"
                 ))
             })?;
@@ -688,7 +688,7 @@ pub fn lump(cmd: LumpCommand) -> anyhow::Result<()> {
                 revision: file.header.revision,
                 data: file.stored(id),
             };
-            crate::write_output(&out, &lmp.to_bytes(file.endian()))?;
+            crate::output::write_output(&out, &lmp.to_bytes(file.endian()))?;
             eprintln!(
                 "{}: lump {id} ({}) v{}, {} bytes -> {}",
                 bsp.display(),
@@ -701,7 +701,7 @@ pub fn lump(cmd: LumpCommand) -> anyhow::Result<()> {
         }
         LumpCommand::Replace { bsp, lmp, out } => {
             // The BSP is edited in place by default; the lump file is only read.
-            crate::refuse_overwriting(&lmp, out.as_ref().unwrap_or(&bsp))?;
+            crate::usage::refuse_overwriting(&lmp, out.as_ref().unwrap_or(&bsp))?;
             let data = read(&bsp)?;
             let file = open(&bsp, &data)?;
             let lmp_data = read(&lmp)?;
@@ -712,7 +712,7 @@ pub fn lump(cmd: LumpCommand) -> anyhow::Result<()> {
                 .with_context(|| format!("{}", lmp.display()))?;
             let bytes = doc.to_bytes().map_err(|e| anyhow!("{}: {e}", bsp.display()))?;
             let target = out.unwrap_or(bsp.clone());
-            crate::write_output(&target, &bytes)?;
+            crate::output::write_output(&target, &bytes)?;
             eprintln!(
                 "{}: replaced lump {} ({}) with {} bytes -> {}",
                 bsp.display(),
@@ -760,7 +760,7 @@ fn pak_list(bsp: &Path, json: bool) -> anyhow::Result<()> {
     let pak = parse_pak(bsp, &file, &lumpdata)?;
     if json {
         let list = pak_reports(&pak);
-        return crate::print_json(&list);
+        return crate::output::print_json(&list);
     }
     for e in &pak.entries {
         println!(
@@ -805,7 +805,7 @@ fn pak_extract(bsp: &Path, dir: &Path, names: &[String]) -> anyhow::Result<()> {
             )
         })?;
         let target = dir.join(rel);
-        crate::refuse_overwriting(bsp, &target)?;
+        crate::usage::refuse_overwriting(bsp, &target)?;
         let bytes = pak.read(e).map_err(|err| anyhow!("{}: {err}", bsp.display()))?;
         chosen.push((target, bytes));
     }
@@ -815,7 +815,7 @@ fn pak_extract(bsp: &Path, dir: &Path, names: &[String]) -> anyhow::Result<()> {
             std::fs::create_dir_all(parent)
                 .map_err(|err| anyhow!("{}: cannot create: {err}", parent.display()))?;
         }
-        crate::write_output(&target, &bytes)?;
+        crate::output::write_output(&target, &bytes)?;
         n += 1;
     }
     eprintln!("{}: extracted {n} entries into {}", bsp.display(), dir.display());
@@ -836,7 +836,7 @@ fn pak_add(
     let target = out.unwrap_or_else(|| bsp.to_path_buf());
     // The BSP is edited in place by default; the files added are only read.
     for p in paths {
-        crate::refuse_overwriting(p, &target)?;
+        crate::usage::refuse_overwriting(p, &target)?;
     }
     let mut files = Vec::new();
     for p in paths {
@@ -851,7 +851,7 @@ fn pak_add(
     let version = doc.lumps[lump::PAKFILE].version;
     doc.set_lump(lump::PAKFILE, zip, version);
     let bytes = doc.to_bytes().map_err(|e| anyhow!("{}: {e}", bsp.display()))?;
-    crate::write_output(&target, &bytes)?;
+    crate::output::write_output(&target, &bytes)?;
     eprintln!(
         "{}: added {} files -> {}",
         bsp.display(),
@@ -974,7 +974,7 @@ mod tests {
         .unwrap_err();
         assert!(err.to_string().contains("no lump named"));
         // A lump that is not there is wrong usage (exit 2), found before anything is read.
-        assert!(err.downcast_ref::<crate::UsageError>().is_some());
+        assert!(err.downcast_ref::<crate::usage::UsageError>().is_some());
         let _ = std::fs::remove_dir_all(&dir);
     }
 
@@ -985,7 +985,7 @@ mod tests {
         let input = dir.join("a.bsp");
         std::fs::write(&input, &data).unwrap();
         let packed = dir.join("packed.bsp");
-        let args = crate::ConvertArgs {
+        let args = crate::convert::ConvertArgs {
             input: input.clone(),
             output: packed.clone(),
             compress: true,
@@ -996,7 +996,7 @@ mod tests {
         let pdata = std::fs::read(&packed).unwrap();
         assert!(BspFile::parse(&pdata).unwrap().is_compressed(lump::VERTEXES));
         let plain = dir.join("plain.bsp");
-        let args = crate::ConvertArgs {
+        let args = crate::convert::ConvertArgs {
             input: packed,
             output: plain.clone(),
             compress: false,

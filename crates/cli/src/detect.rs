@@ -32,7 +32,7 @@ pub fn detect(path: &Path, data: &[u8]) -> Kind {
     if let Some(model) = srcmap_model::detect(data) {
         return Kind::Model(model);
     }
-    if crate::phys_cmd::is_phy(data) {
+    if is_phy(data) {
         return Kind::Phy;
     }
     // The BSP reader also names Quake/GoldSrc files (version 29/30 as the first word).
@@ -60,4 +60,11 @@ fn trim_bom(b: &[u8]) -> &[u8] {
 fn looks_like_keyvalues(head: &[u8]) -> bool {
     let first = head.iter().find(|b| !b.is_ascii_whitespace());
     matches!(first, Some(b'"') | Some(b'/')) || head.first().is_some_and(|b| b.is_ascii_alphabetic())
+}
+
+/// A `.phy` file: `phyheader_t.size` of 16 and a first solid that is `VPHY` or an IVP surface.
+pub fn is_phy(data: &[u8]) -> bool {
+    data.len() >= 24
+        && data[..4] == 16i32.to_le_bytes()
+        && (&data[20..24] == b"VPHY" || data.get(64..68) == Some(b"IVPS"))
 }

@@ -4,7 +4,7 @@ use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::Path;
 
-use crate::printable;
+use crate::output::printable;
 use serde_json::json;
 use srcmap_dmx::{Dmx, DmxError, Encoding};
 use srcmap_vmap::Vmap;
@@ -136,7 +136,7 @@ pub fn info(path: &Path, data: &[u8], json: bool) -> anyhow::Result<()> {
         dmx_json(path, &doc)
     };
     if json {
-        crate::print_json(&report)
+        crate::output::print_json(&report)
     } else {
         let kind = if is_vmap { "VMAP" } else { "DMX" };
         let mut out = std::io::stdout().lock();
@@ -158,20 +158,9 @@ pub fn info(path: &Path, data: &[u8], json: bool) -> anyhow::Result<()> {
     }
 }
 
-/// `--encoding`'s value parser: a name [`Encoding::parse`] knows, so a misspelt one is a usage
-/// error before any file is read.
-pub fn parse_encoding(name: &str) -> Result<String, String> {
-    match Encoding::parse(name) {
-        Some(_) => Ok(name.to_string()),
-        None => Err(format!(
-            "unknown DMX encoding `{name}` (expected binary, binary1-5, binary9, keyvalues2, keyvalues2_1-4)"
-        )),
-    }
-}
-
 /// `srcmap convert a.dmx b.dmx [--encoding binary9|keyvalues2|...]`. Without `--encoding` the
 /// input's encoding is kept and an unmodified document is written back byte for byte.
-pub fn convert(args: &crate::ConvertArgs, data: &[u8]) -> anyhow::Result<()> {
+pub fn convert(args: &crate::convert::ConvertArgs, data: &[u8]) -> anyhow::Result<()> {
     if args.compress || args.decompress {
         anyhow::bail!(
             "{}: --compress/--decompress apply to BSP files only",
@@ -182,11 +171,11 @@ pub fn convert(args: &crate::ConvertArgs, data: &[u8]) -> anyhow::Result<()> {
     let out = match &args.encoding {
         None => doc.write(),
         Some(enc) => {
-            let (binary, version) =
-                Encoding::parse(enc).ok_or_else(|| crate::usage_error(parse_encoding(enc).unwrap_err()))?;
+            let (binary, version) = Encoding::parse(enc)
+                .ok_or_else(|| crate::usage::usage_error(crate::convert::parse_encoding(enc).unwrap_err()))?;
             doc.write_as(binary, version)
         }
     }
     .map_err(|e| anyhow::anyhow!("{}: {e}", args.input.display()))?;
-    crate::write_output(&args.output, &out)
+    crate::output::write_output(&args.output, &out)
 }

@@ -136,14 +136,14 @@ pub fn info(path: &Path, data: &[u8], json: bool) -> anyhow::Result<()> {
     let mesh = load(path, data)?;
     let s = mesh.stats();
     if json {
-        crate::print_json(&summary_json(path, &mesh, &s, false))
+        crate::output::print_json(&summary_json(path, &mesh, &s, false))
     } else {
         Ok(print_text(path, &mesh, &s, false)?)
     }
 }
 
 /// `srcmap convert in.nav out.nav`: rewrites the mesh in its own version (byte-identical).
-pub fn convert(args: &crate::ConvertArgs, data: &[u8]) -> anyhow::Result<()> {
+pub fn convert(args: &crate::convert::ConvertArgs, data: &[u8]) -> anyhow::Result<()> {
     if args.encoding.is_some() || args.compress || args.decompress {
         anyhow::bail!(
             "{}: NAV files have no encodings or compression to choose",
@@ -154,7 +154,7 @@ pub fn convert(args: &crate::ConvertArgs, data: &[u8]) -> anyhow::Result<()> {
     let out = mesh
         .write()
         .map_err(|e| anyhow::anyhow!("{}: {e}", args.input.display()))?;
-    crate::write_output(&args.output, &out)
+    crate::output::write_output(&args.output, &out)
 }
 
 pub fn run(cmd: NavCommand) -> anyhow::Result<()> {
@@ -165,7 +165,7 @@ pub fn run(cmd: NavCommand) -> anyhow::Result<()> {
             let mesh = load(&file, &data)?;
             let s = mesh.stats();
             if json {
-                crate::print_json(&summary_json(&file, &mesh, &s, true))
+                crate::output::print_json(&summary_json(&file, &mesh, &s, true))
             } else {
                 Ok(print_text(&file, &mesh, &s, true)?)
             }

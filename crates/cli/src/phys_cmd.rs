@@ -27,13 +27,13 @@ pub fn run(cmd: PhysicsCommand) -> anyhow::Result<()> {
     match cmd {
         PhysicsCommand::Dump { file, json, full } => {
             let data = std::fs::read(&file).map_err(|e| anyhow!("{}: cannot read: {e}", file.display()))?;
-            let report = if is_phy(&data) {
+            let report = if crate::detect::is_phy(&data) {
                 phy_report(&file, &data, full)?
             } else {
                 bsp_report(&file, &data, full)?
             };
             if json {
-                crate::print_json(&report)
+                crate::output::print_json(&report)
             } else {
                 print_text(&report)
             }
@@ -45,17 +45,10 @@ pub fn run(cmd: PhysicsCommand) -> anyhow::Result<()> {
 pub fn info(path: &Path, data: &[u8], json: bool) -> anyhow::Result<()> {
     let report = phy_report(path, data, false)?;
     if json {
-        crate::print_json(&report)
+        crate::output::print_json(&report)
     } else {
         print_text(&report)
     }
-}
-
-/// A `.phy` file: `phyheader_t.size` of 16 and a first solid that is `VPHY` or an IVP surface.
-pub fn is_phy(data: &[u8]) -> bool {
-    data.len() >= 24
-        && data[..4] == 16i32.to_le_bytes()
-        && (&data[20..24] == b"VPHY" || data.get(64..68) == Some(b"IVPS"))
 }
 
 #[derive(Serialize)]

@@ -66,7 +66,7 @@ pub fn info(path: &Path, data: &[u8], json: bool) -> anyhow::Result<()> {
         bounds: stats.bounds.map(|(mins, maxs)| Bounds { mins, maxs }),
     };
     if json {
-        crate::print_json(&report)?;
+        crate::output::print_json(&report)?;
     } else {
         print_text(&report, vi)?;
     }
@@ -122,7 +122,7 @@ fn print_text(report: &Report<'_>, vi: Option<&srcmap_vmf::VersionInfo>) -> anyh
     Ok(())
 }
 
-pub fn convert(args: &crate::ConvertArgs, data: &[u8]) -> anyhow::Result<()> {
+pub fn convert(args: &crate::convert::ConvertArgs, data: &[u8]) -> anyhow::Result<()> {
     let out_ext = args
         .output
         .extension()
@@ -139,5 +139,5 @@ pub fn convert(args: &crate::ConvertArgs, data: &[u8]) -> anyhow::Result<()> {
         anyhow::bail!("--compress, --decompress and --encoding do not apply to VMF");
     }
     let vmf = load(&args.input, data)?;
-    crate::write_output(&args.output, &vmf.to_bytes()).context("writing the VMF")
+    crate::output::write_output(&args.output, &vmf.to_bytes()).context("writing the VMF")
 }
