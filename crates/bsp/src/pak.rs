@@ -54,6 +54,63 @@ pub struct Pak<'a> {
     base: u64,
 }
 
+impl PakEntry {
+    /// The entry's compression as `pak list` names it: `stored`, `lzma`, `deflate` or `other`.
+    pub fn method_name(&self) -> &'static str {
+        match self.method {
+            METHOD_STORED => "stored",
+            METHOD_LZMA => "lzma",
+            8 => "deflate",
+            _ => "other",
+        }
+    }
+
+    /// The entry's name as a relative path without `..`, roots or drive letters; `None` for a
+    /// name that would escape the folder it is extracted into.
+    pub fn relative_path(&self) -> Option<std::path::PathBuf> {
+        safe_relative(&self.name)
+    }
+
+    /// Whether `wanted` (a name as a person types it) names this entry: slashes either way,
+    /// case ignored.
+    pub fn is_named(&self, wanted: &str) -> bool {
+        wanted
+            .replace('\\', "/")
+            .eq_ignore_ascii_case(&self.name.replace('\\', "/"))
+    }
+}
+
+/// A zip entry name as a relative path without `..` or roots.
+fn safe_relative(name: &str) -> Option<std::path::PathBuf> {
+    let mut out = std::path::PathBuf::new();
+    for part in name.split(['/', '\\']) {
+        match part {
+            "" | "." => continue,
+            ".." => return None,
+            p if p.contains(':') => return None,
+            p => out.push(p),
+        }
+    }
+    (!out.as_os_str().is_empty()).then_some(out)
+}
+
+/// The pakfile lump's bytes of a BSP file (decompressed when stored LZMA).
+pub fn pak_lump<'d>(file: &crate::BspFile<'d>) -> Result<std::borrow::Cow<'d, [u8]>> {
+    file.lump(crate::lump::PAKFILE)
+}
+
+/// The BSP file with `files` added to its pakfile (same-named entries replaced; new entries
+/// stored, or LZMA-compressed with `lzma`), every other lump as it was.
+pub fn add_files(file: &crate::BspFile<'_>, files: &[(String, Vec<u8>)], lzma: bool) -> Result<Vec<u8>> {
+    let lump = pak_lump(file)?;
+    let pak = Pak::of_lump(file, &lump)?;
+    let zip = pak.with_files(files, lzma)?;
+    let mut doc = crate::BspDocument::from_file(file);
+    let version = doc.lumps[crate::lump::PAKFILE].version;
+    doc.set_lump(crate::lump::PAKFILE, zip, version);
+    doc.to_bytes()
+}
+
 fn err(base: u64, e: srcmap_bytes::ReadError) -> BspError {
     let offset = base + e.offset();
     let message = match e {
@@ -68,6 +125,18 @@ fn err(base: u64, e: srcmap_bytes::ReadError) -> BspError {
 }
 
 impl<'a> Pak<'a> {
+    /// The pakfile of a BSP file over [`pak_lump`]'s bytes (errors name file offsets).
+    pub fn of_lump(file: &crate::BspFile<'_>, lump: &'a [u8]) -> Result<Pak<'a>> {
+        Pak::parse(lump, file.entry(crate::lump::PAKFILE).offset as u64)
+    }
+
+    /// The entries `names` ask for (all of them when `names` is empty), in directory order.
+    pub fn selected<'s>(&'s self, names: &'s [String]) -> impl Iterator<Item = &'s PakEntry> + 's {
+        self.entries
+            .iter()
+            .filter(move |e| names.is_empty() || names.iter().any(|w| e.is_named(w)))
+    }
+
     /// Parses the central directory. `base` is the lump's file offset (for error messages).
     pub fn parse(data: &'a [u8], base: u64) -> Result<Pak<'a>> {
         if data.is_empty() {
@@ -398,5 +467,25 @@ mod tests {
         for n in 0..30 {
             assert!(Pak::parse(&vec![0x50; n], 0).is_err() || n == 0);
         }
+    }
+
+    #[test]
+    fn entries_are_chosen_by_name_and_extracted_only_inside_the_folder() {
+        let files: Vec<(String, Vec<u8>)> = ["materials/a.vmt", "../../x", "Materials\\C.vmt"]
+            .iter()
+            .map(|n| (n.to_string(), n.as_bytes().to_vec()))
+            .collect();
+        let zip = Pak::parse(&[], 0).unwrap().with_files(&files, false).unwrap();
+        let pak = Pak::parse(&zip, 0).unwrap();
+        assert_eq!(pak.selected(&[]).count(), 3);
+        let wanted = ["materials/c.vmt".to_string()];
+        let chosen: Vec<&str> = pak.selected(&wanted).map(|e| e.name.as_str()).collect();
+        assert_eq!(chosen, ["Materials\\C.vmt"]);
+        let paths: Vec<_> = pak.entries.iter().map(PakEntry::relative_path).collect();
+        assert_eq!(paths[0], Some(std::path::PathBuf::from("materials/a.vmt")));
+        assert_eq!(paths[1], None);
+        assert!(safe_relative("c:/windows").is_none());
+        assert!(safe_relative("./").is_none());
+        assert_eq!(pak.entries[0].method_name(), "stored");
     }
 }

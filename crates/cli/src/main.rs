@@ -7,6 +7,7 @@ mod convert;
 mod detect;
 mod dmx_cmd;
 mod export_cmd;
+mod input;
 mod materials_cmd;
 mod model_cmd;
 mod nav_cmd;
@@ -109,37 +110,8 @@ fn normalise_valve_flags(args: impl Iterator<Item = std::ffi::OsString>) -> Vec<
 
 fn run(cli: Cli) -> anyhow::Result<()> {
     match cli.command {
-        Command::Info(args) => {
-            let data = std::fs::read(&args.file)
-                .map_err(|e| anyhow::anyhow!("{}: cannot read: {e}", args.file.display()))?;
-            match detect::detect(&args.file, &data) {
-                detect::Kind::Vmf => vmf_cmd::info(&args.file, &data, args.json),
-                detect::Kind::Bsp => bsp_cmd::info(&args.file, &data, args.json),
-                detect::Kind::Nav => nav_cmd::info(&args.file, &data, args.json),
-                detect::Kind::Dmx => dmx_cmd::info(&args.file, &data, args.json),
-                detect::Kind::Model(kind) => model_cmd::info(&args.file, &data, kind, args.json),
-                detect::Kind::Phy => phys_cmd::info(&args.file, &data, args.json),
-                detect::Kind::Other(what) => anyhow::bail!("{}: {what}", args.file.display()),
-            }
-        }
-        Command::Convert(args) => {
-            usage::refuse_overwriting(&args.input, &args.output)?;
-            let data = std::fs::read(&args.input)
-                .map_err(|e| anyhow::anyhow!("{}: cannot read: {e}", args.input.display()))?;
-            match detect::detect(&args.input, &data) {
-                detect::Kind::Vmf => vmf_cmd::convert(&args, &data),
-                detect::Kind::Bsp => bsp_cmd::convert(&args, &data),
-                detect::Kind::Nav => nav_cmd::convert(&args, &data),
-                detect::Kind::Dmx => dmx_cmd::convert(&args, &data),
-                detect::Kind::Model(_) => {
-                    anyhow::bail!("{}: convert does not write model files", args.input.display())
-                }
-                detect::Kind::Phy => {
-                    anyhow::bail!("{}: .phy files have nothing to convert", args.input.display())
-                }
-                detect::Kind::Other(what) => anyhow::bail!("{}: {what}", args.input.display()),
-            }
-        }
+        Command::Info(args) => info(&args),
+        Command::Convert(args) => convert(&args),
         Command::Check(args) => bsp_cmd::check(&args),
         Command::Lump(cmd) => bsp_cmd::lump(cmd),
         Command::Pak(cmd) => bsp_cmd::pak(cmd),
@@ -153,6 +125,39 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Export(args) => export_cmd::export(&args),
         Command::Render(args) => export_cmd::render_map(&args),
         Command::View(args) => view_cmd::view(&args),
+    }
+}
+
+/// `srcmap info`: the file's format found by its content, then that format's summary.
+fn info(args: &InfoArgs) -> anyhow::Result<()> {
+    let data = input::read_file(&args.file)?;
+    match detect::detect(&args.file, &data) {
+        detect::Kind::Vmf => vmf_cmd::info(&args.file, &data, args.json),
+        detect::Kind::Bsp => bsp_cmd::info(&args.file, &data, args.json),
+        detect::Kind::Nav => nav_cmd::info(&args.file, &data, args.json),
+        detect::Kind::Dmx => dmx_cmd::info(&args.file, &data, args.json),
+        detect::Kind::Model(kind) => model_cmd::info(&args.file, &data, kind, args.json),
+        detect::Kind::Phy => phys_cmd::info(&args.file, &data, args.json),
+        detect::Kind::Other(what) => anyhow::bail!("{}: {what}", args.file.display()),
+    }
+}
+
+/// `srcmap convert`: the input's format found by its content, then that format's converter.
+fn convert(args: &convert::ConvertArgs) -> anyhow::Result<()> {
+    usage::refuse_overwriting(&args.input, &args.output)?;
+    let data = input::read_file(&args.input)?;
+    match detect::detect(&args.input, &data) {
+        detect::Kind::Vmf => vmf_cmd::convert(args, &data),
+        detect::Kind::Bsp => bsp_cmd::convert(args, &data),
+        detect::Kind::Nav => nav_cmd::convert(args, &data),
+        detect::Kind::Dmx => dmx_cmd::convert(args, &data),
+        detect::Kind::Model(_) => {
+            anyhow::bail!("{}: convert does not write model files", args.input.display())
+        }
+        detect::Kind::Phy => {
+            anyhow::bail!("{}: .phy files have nothing to convert", args.input.display())
+        }
+        detect::Kind::Other(what) => anyhow::bail!("{}: {what}", args.input.display()),
     }
 }
 
