@@ -47,14 +47,19 @@ fn dmx_json(path: &Path, doc: &Dmx) -> serde_json::Value {
     })
 }
 
-fn vmap_json(path: &Path, map: &Vmap) -> serde_json::Value {
-    let nodes = map.nodes();
+/// Nodes per element class.
+fn node_classes<'m>(map: &'m Vmap, nodes: &[srcmap_vmap::NodeRef]) -> BTreeMap<&'m str, usize> {
     let mut node_classes: BTreeMap<&str, usize> = BTreeMap::new();
-    for n in &nodes {
+    for n in nodes {
         *node_classes
             .entry(map.doc.elements[n.element as usize].class.as_str())
             .or_insert(0) += 1;
     }
+    node_classes
+}
+
+/// Entities per classname, and their connections (outputs) all together.
+fn entity_classes(map: &Vmap) -> (BTreeMap<String, usize>, usize) {
     let mut entity_classes: BTreeMap<String, usize> = BTreeMap::new();
     let mut connections = 0;
     for e in map.entities() {
@@ -63,9 +68,14 @@ fn vmap_json(path: &Path, map: &Vmap) -> serde_json::Value {
             .or_insert(0) += 1;
         connections += e.connections().len();
     }
+    (entity_classes, connections)
+}
+
+/// Faces and vertices of the polygon meshes that pass the topology check, and the ones that
+/// fail it with their first error.
+fn mesh_counts(map: &Vmap, meshes: &[u32]) -> (usize, usize, Vec<serde_json::Value>) {
     let (mut faces, mut verts, mut bad_meshes) = (0, 0, Vec::new());
-    let meshes = map.polygon_mesh_elements();
-    for &m in &meshes {
+    for &m in meshes {
         match map.polygon_mesh(m).map(|pm| pm.check()) {
             Ok(Ok(s)) => {
                 faces += s.faces;
@@ -75,6 +85,15 @@ fn vmap_json(path: &Path, map: &Vmap) -> serde_json::Value {
             Err(e) => bad_meshes.push(json!({ "element": m, "error": e.to_string() })),
         }
     }
+    (faces, verts, bad_meshes)
+}
+
+fn vmap_json(path: &Path, map: &Vmap) -> serde_json::Value {
+    let nodes = map.nodes();
+    let node_classes = node_classes(map, &nodes);
+    let (entity_classes, connections) = entity_classes(map);
+    let meshes = map.polygon_mesh_elements();
+    let (faces, verts, bad_meshes) = mesh_counts(map, &meshes);
     let info = map.root_info();
     json!({
         "file": path.display().to_string(),
@@ -138,26 +157,28 @@ pub fn info(path: &Path, data: &[u8], json: bool) -> anyhow::Result<()> {
     if json {
         crate::output::print_json(&report)
     } else {
-        let kind = if is_vmap { "VMAP" } else { "DMX" };
-        let mut out = std::io::stdout().lock();
-        writeln!(
-            out,
-            "{}: {kind} ({} {})",
-            path.display(),
-            printable(report["encoding"].as_str().unwrap_or("")),
-            report["encoding_version"]
-        )?;
-        let mut rest = report;
-        if let Some(o) = rest.as_object_mut() {
-            for k in ["file", "format", "encoding", "encoding_version"] {
-                o.remove(k);
-            }
-        }
-        print_value(&mut out, &rest, 2)?;
-        Ok(())
+        Ok(print_text(path, if is_vmap { "VMAP" } else { "DMX" }, report)?)
     }
 }
 
+/// The report as text: the encoding on the first line, then every other field.
+fn print_text(path: &Path, kind: &str, report: serde_json::Value) -> std::io::Result<()> {
+    let mut out = std::io::stdout().lock();
+    writeln!(
+        out,
+        "{}: {kind} ({} {})",
+        path.display(),
+        printable(report["encoding"].as_str().unwrap_or("")),
+        report["encoding_version"]
+    )?;
+    let mut rest = report;
+    if let Some(o) = rest.as_object_mut() {
+        for k in ["file", "format", "encoding", "encoding_version"] {
+            o.remove(k);
+        }
+    }
+    print_value(&mut out, &rest, 2)
+}
 /// `srcmap convert a.dmx b.dmx [--encoding binary9|keyvalues2|...]`. Without `--encoding` the
 /// input's encoding is kept and an unmodified document is written back byte for byte.
 pub fn convert(args: &crate::convert::ConvertArgs, data: &[u8]) -> anyhow::Result<()> {

@@ -107,20 +107,24 @@ fn positive_f32(s: &str) -> Result<f32, String> {
 }
 
 impl VradArgs {
+    fn settings(&self) -> RadSettings {
+        RadSettings {
+            fast: self.fast,
+            final_: self.final_,
+            bounce: Some(self.bounce),
+            hdr: self.hdr,
+            both: self.both,
+            ldr_only: self.ldr,
+            threads: self.threads,
+            verify: self.verify,
+        }
+    }
+
     fn job(&self) -> VradJob {
         VradJob {
             bsp: self.bsp.clone(),
             output: self.output.clone(),
-            settings: RadSettings {
-                fast: self.fast,
-                final_: self.final_,
-                bounce: Some(self.bounce),
-                hdr: self.hdr,
-                both: self.both,
-                ldr_only: self.ldr,
-                threads: self.threads,
-                verify: self.verify,
-            },
+            settings: self.settings(),
             sources: RadSources {
                 game: self.game.clone(),
                 materials: self.materials.clone(),
@@ -167,6 +171,13 @@ fn print_summary(args: &VradArgs, out: &std::path::Path, report: &Report, total:
             report.count(counts::SEE_THROUGH_BRUSHES)
         );
     }
+    print_props(report);
+    print_totals(out, report, total);
+}
+
+/// The lines of what was done to and for props (each only when something was): static prop
+/// shadows, prop lighting files, texture shadows, ambient occlusion, detail props.
+fn print_props(report: &Report) {
     let props = report.count(counts::STATIC_PROPS);
     if props > 0 {
         eprintln!(
@@ -176,21 +187,25 @@ fn print_summary(args: &VradArgs, out: &std::path::Path, report: &Report, total:
             report.count(counts::PROPS_WITHOUT_MODEL)
         );
     }
-    let vhv = report.count(counts::VHV_FILES);
-    if vhv > 0 {
-        eprintln!("packed {vhv} per-vertex prop lighting files (sp_*.vhv)");
-    }
-    let ppl = report.count(counts::PPL_FILES);
-    if ppl > 0 {
-        eprintln!("packed {ppl} per-texel prop lighting files (texelslighting_*.ppl)");
-    }
-    let textured = report.count(counts::TEXTURE_SHADOW_TRIANGLES);
-    if textured > 0 {
-        eprintln!("texture shadows: {textured} prop triangles let light through their clear texels");
-    }
-    let occluded = report.count(counts::OCCLUDED_LUXELS);
-    if occluded > 0 {
-        eprintln!("ambient occlusion darkened {occluded} luxels");
+    let lines: [(&str, fn(u64) -> String); 4] = [
+        (counts::VHV_FILES, |n| {
+            format!("packed {n} per-vertex prop lighting files (sp_*.vhv)")
+        }),
+        (counts::PPL_FILES, |n| {
+            format!("packed {n} per-texel prop lighting files (texelslighting_*.ppl)")
+        }),
+        (counts::TEXTURE_SHADOW_TRIANGLES, |n| {
+            format!("texture shadows: {n} prop triangles let light through their clear texels")
+        }),
+        (counts::OCCLUDED_LUXELS, |n| {
+            format!("ambient occlusion darkened {n} luxels")
+        }),
+    ];
+    for (name, line) in lines {
+        let n = report.count(name);
+        if n > 0 {
+            eprintln!("{}", line(n));
+        }
     }
     let detail = report.count(counts::DETAIL_PROPS_LIT);
     if detail > 0 {
@@ -199,19 +214,23 @@ fn print_summary(args: &VradArgs, out: &std::path::Path, report: &Report, total:
             report.count(counts::DETAIL_STYLE_ENTRIES)
         );
     }
+}
+
+/// The run's counts and speed.
+fn print_totals(out: &std::path::Path, report: &Report, total: f64) {
     let harvested = report.count(counts::TEXLIGHTS_HARVESTED);
+    let harvested = if harvested > 0 {
+        format!("; {harvested} texture lights recovered from the map's world lights")
+    } else {
+        String::new()
+    };
     eprintln!(
-        "{}: {} lit faces, {} luxels, {} lights ({} texture-light patches{}), {} bounces, {} leaves with ambient cubes",
+        "{}: {} lit faces, {} luxels, {} lights ({} texture-light patches{harvested}), {} bounces, {} leaves with ambient cubes",
         out.display(),
         report.count(counts::LIT_FACES),
         report.count(counts::LUXELS),
         report.count(counts::LIGHTS),
         report.count(counts::SURFACE_LIGHTS),
-        if harvested > 0 {
-            format!("; {harvested} texture lights recovered from the map's world lights")
-        } else {
-            String::new()
-        },
         report.count(counts::BOUNCES_DONE),
         report.count(counts::LEAVES_WITH_AMBIENT)
     );
