@@ -130,24 +130,20 @@ impl InfoReport {
     pub fn of(file: String, data: &[u8], vis_pass: impl FnOnce(&Bsp) -> VisPass) -> Result<InfoReport> {
         let bsp_file = BspFile::parse(data)?;
         let bsp = Bsp::from_file(&bsp_file)?;
-        let lumps = lump_reports(&bsp_file, &bsp);
         let game_lumps = game_lump_reports(&bsp_file)?;
         let pak = Pak::parse(&bsp.pakfile, bsp_file.header.lumps[lump::PAKFILE].offset as u64)?;
         let materials = material_names(&bsp);
-        let cubemaps = CubemapReport::of(&bsp, &materials, &pak);
-        let mut state = MapState::of(&bsp);
-        state.visibility.pass = vis_pass(&bsp);
-        let sp = bsp.game_lumps.static_props();
+        let (h, sp) = (&bsp_file.header, bsp.game_lumps.static_props());
         Ok(InfoReport {
             file,
             format: "bsp",
-            version: bsp_file.header.version,
-            revision: bsp_file.header.revision,
-            endian: endian_name(bsp_file.header.endian),
-            lump_order: order_name(bsp_file.header.order),
+            version: h.version,
+            revision: h.revision,
+            endian: endian_name(h.endian),
+            lump_order: order_name(h.order),
             file_bytes: data.len(),
-            state,
-            lumps,
+            state: map_state(&bsp, vis_pass),
+            lumps: lump_reports(&bsp_file, &bsp),
             game_lumps,
             static_prop_layout: sp.map(|s| format!("{:?}", s.layout)),
             entities: bsp.entities.len(),
@@ -155,7 +151,7 @@ impl InfoReport {
             static_props: sp.map_or(0, |s| s.props.len()),
             static_props_by_model: sp.map(static_props_by_model).unwrap_or_default(),
             displacements: DispReport::of(&bsp),
-            cubemaps,
+            cubemaps: CubemapReport::of(&bsp, &materials, &pak),
             overlays: OverlayReport::of(&bsp),
             occluders: OccluderReport::of(&bsp),
             water: WaterReport::of(&bsp),
@@ -163,6 +159,13 @@ impl InfoReport {
             materials,
         })
     }
+}
+
+/// The map's state, with the vvis pass told by `vis_pass`.
+fn map_state(bsp: &Bsp, vis_pass: impl FnOnce(&Bsp) -> VisPass) -> MapState {
+    let mut state = MapState::of(bsp);
+    state.visibility.pass = vis_pass(bsp);
+    state
 }
 
 fn endian_name(endian: Endian) -> &'static str {

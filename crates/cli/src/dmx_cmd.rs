@@ -90,12 +90,9 @@ fn mesh_counts(map: &Vmap, meshes: &[u32]) -> (usize, usize, Vec<serde_json::Val
 
 fn vmap_json(path: &Path, map: &Vmap) -> serde_json::Value {
     let nodes = map.nodes();
-    let node_classes = node_classes(map, &nodes);
     let (entity_classes, connections) = entity_classes(map);
-    let meshes = map.polygon_mesh_elements();
-    let (faces, verts, bad_meshes) = mesh_counts(map, &meshes);
     let info = map.root_info();
-    json!({
+    let mut v = json!({
         "file": path.display().to_string(),
         "format": "vmap",
         "encoding": map.doc.header.encoding,
@@ -107,7 +104,7 @@ fn vmap_json(path: &Path, map: &Vmap) -> serde_json::Value {
         "map_usage_type": info.map_usage_type,
         "elements": map.doc.elements.len(),
         "nodes": nodes.len(),
-        "node_classes": node_classes,
+        "node_classes": node_classes(map, &nodes),
         "entities": entity_classes.values().sum::<usize>(),
         "entity_classes": entity_classes,
         "connections": connections,
@@ -116,12 +113,26 @@ fn vmap_json(path: &Path, map: &Vmap) -> serde_json::Value {
         "prefabs": map.prefabs().len(),
         "selection_sets": map.selection_sets().len(),
         "map_variables": map.map_variables().len(),
-        "polygon_meshes": meshes.len(),
-        "mesh_faces": faces,
-        "mesh_vertices": verts,
-        "meshes_failing_topology_check": bad_meshes,
-        "prefix_attributes": map.doc.prefix.iter().flat_map(|p| p.attrs.iter().map(|a| a.name.clone())).collect::<Vec<_>>(),
-    })
+    });
+    add_meshes_json(&mut v, map);
+    v
+}
+
+/// The polygon meshes' counts and topology failures, then the prefix attributes.
+fn add_meshes_json(v: &mut serde_json::Value, map: &Vmap) {
+    let meshes = map.polygon_mesh_elements();
+    let (faces, verts, bad_meshes) = mesh_counts(map, &meshes);
+    v["polygon_meshes"] = json!(meshes.len());
+    v["mesh_faces"] = json!(faces);
+    v["mesh_vertices"] = json!(verts);
+    v["meshes_failing_topology_check"] = json!(bad_meshes);
+    v["prefix_attributes"] = json!(
+        map.doc
+            .prefix
+            .iter()
+            .flat_map(|p| p.attrs.iter().map(|a| a.name.clone()))
+            .collect::<Vec<_>>()
+    );
 }
 
 fn print_value(out: &mut impl Write, v: &serde_json::Value, indent: usize) -> std::io::Result<()> {

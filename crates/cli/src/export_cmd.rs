@@ -143,6 +143,11 @@ pub fn render_map(args: &RenderArgs) -> anyhow::Result<()> {
             view,
         },
     );
+    write_png(args, &image, scene.mesh.triangles)
+}
+
+/// The image written as `--output` (default MAP.png), with one line of what was drawn.
+fn write_png(args: &RenderArgs, image: &srcmap_export::Rgb8, triangles: usize) -> anyhow::Result<()> {
     let png = image.to_png().map_err(|e| anyhow!("{e}"))?;
     let out = args
         .output
@@ -155,7 +160,7 @@ pub fn render_map(args: &RenderArgs) -> anyhow::Result<()> {
             out.display(),
             image.width,
             image.height,
-            scene.mesh.triangles
+            triangles
         );
     }
     Ok(())

@@ -247,22 +247,7 @@ fn print_model(out: &mut impl Write, m: &ModelReport) -> std::io::Result<()> {
         None => writeln!(out, "{} solids", m.solids.len())?,
     }
     for (i, s) in m.solids.iter().enumerate() {
-        let mass = s
-            .mass_center
-            .map(|c| format!(", mass centre {c:?}, radius {}", s.radius.unwrap_or(0.0)));
-        writeln!(
-            out,
-            "  solid {i}: {}, {} bytes, {} convex pieces ({} ledges), {} triangles, {} points, {} tree nodes, materials {:?}{}",
-            s.form,
-            s.bytes,
-            s.convex_pieces,
-            s.ledges,
-            s.triangles,
-            s.points,
-            s.tree_nodes,
-            s.material_indices,
-            mass.unwrap_or_default()
-        )?;
+        print_solid(out, i, s)?;
     }
     for b in &m.key_data.blocks {
         let pairs: Vec<String> = b.pairs.iter().map(|(k, v)| format!("{k}={v}")).collect();
@@ -274,6 +259,26 @@ fn print_model(out: &mut impl Write, m: &ModelReport) -> std::io::Result<()> {
         writeln!(out, "  {} {{ {} }}{children}", b.name, pairs.join(" "))?;
     }
     Ok(())
+}
+
+/// One solid's line: form, size, counts, materials and mass properties.
+fn print_solid(out: &mut impl Write, i: usize, s: &SolidReport) -> std::io::Result<()> {
+    let mass = s
+        .mass_center
+        .map(|c| format!(", mass centre {c:?}, radius {}", s.radius.unwrap_or(0.0)));
+    writeln!(
+        out,
+        "  solid {i}: {}, {} bytes, {} convex pieces ({} ledges), {} triangles, {} points, {} tree nodes, materials {:?}{}",
+        s.form,
+        s.bytes,
+        s.convex_pieces,
+        s.ledges,
+        s.triangles,
+        s.points,
+        s.tree_nodes,
+        s.material_indices,
+        mass.unwrap_or_default()
+    )
 }
 
 /// physdisp: how many displacements collide, then each one's hull.

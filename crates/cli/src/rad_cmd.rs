@@ -187,6 +187,18 @@ fn print_props(report: &Report) {
             report.count(counts::PROPS_WITHOUT_MODEL)
         );
     }
+    print_prop_files(report);
+    let detail = report.count(counts::DETAIL_PROPS_LIT);
+    if detail > 0 {
+        eprintln!(
+            "detail props lit: {detail}, {} light-style entries",
+            report.count(counts::DETAIL_STYLE_ENTRIES)
+        );
+    }
+}
+
+/// Lines for what the run packed or shaded for props, each only when it did something.
+fn print_prop_files(report: &Report) {
     let lines: [(&str, fn(u64) -> String); 4] = [
         (counts::VHV_FILES, |n| {
             format!("packed {n} per-vertex prop lighting files (sp_*.vhv)")
@@ -206,13 +218,6 @@ fn print_props(report: &Report) {
         if n > 0 {
             eprintln!("{}", line(n));
         }
-    }
-    let detail = report.count(counts::DETAIL_PROPS_LIT);
-    if detail > 0 {
-        eprintln!(
-            "detail props lit: {detail}, {} light-style entries",
-            report.count(counts::DETAIL_STYLE_ENTRIES)
-        );
     }
 }
 

@@ -150,67 +150,108 @@ pub fn run_vbsp(
     let read_model = |path: &str| sources.game.as_ref().and_then(|g| g.read(path).ok().flatten());
     let models = sources.game.is_some().then_some(&read_model as ModelReader<'_>);
     let opts = job.stage_options(&vmf, &out_path, &sources, models);
-    let out = match srcmap_vbsp::compile(&input, &opts, progress) {
-        Ok(o) => o,
-        Err(leak @ VbspError::Leak { .. }) => return Err(leak_error(job, &vmf, &out_path, leak, messages)),
-        Err(error) => {
-            return Err(DriverError::Vbsp {
-                map: job.map.clone(),
-                error,
-            });
-        }
-    };
-    finish(job, out, &sources.materials, out_path, messages)
-}
-
-/// After the compile: the material warnings and diagnostics told, the BSP serialised, the side
-/// files written and the one-line summary told.
-fn finish(
-    job: &VbspJob,
-    mut out: Output,
-    materials: &Resolver,
-    out_path: PathBuf,
-    messages: &dyn Messages,
-) -> Result<Stage1, DriverError> {
-    tell_materials_and_diagnostics(job, &mut out, materials, messages);
-    let file = out.bsp.to_bytes().map_err(|error| DriverError::WriteBsp {
-        map: job.map.clone(),
-        error,
-    })?;
-    let sealed = out.leak.is_none();
-    write_side_files(&out_path, &out)?;
-    if !job.quiet {
-        messages.line(&summary(&out_path, &out.report));
-    }
-    Ok(Stage1 {
-        bsp: out.bsp,
-        file,
+    let run = Run {
+        job,
         out_path,
-        sealed,
-        report: out.report,
-    })
+        messages,
+    };
+    match srcmap_vbsp::compile(&input, &opts, progress) {
+        Ok(out) => run.finish(out, &sources.materials),
+        Err(error) => Err(run.compile_error(&vmf, error)),
+    }
 }
 
-/// Unknown materials in one line (the first few names; all of them with `verbose`), the
-/// resolver's warnings into the report, and the compile's diagnostics (only errors when quiet).
-fn tell_materials_and_diagnostics(
-    job: &VbspJob,
-    out: &mut Output,
-    materials: &Resolver,
-    messages: &dyn Messages,
-) {
-    if let Some(line) = materials.unknown_summary((!job.verbose).then_some(UNKNOWN_MATERIALS_SHOWN))
-        && !job.quiet
-    {
-        messages.line(&format!("{}: warning: {line}", job.map.display()));
-    }
-    for w in materials.warnings() {
-        out.report.warn(w.to_string());
-    }
-    for d in &out.diagnostics {
-        if !job.quiet || d.severity == Severity::Error {
-            messages.line(&format!("{}: {d}", job.map.display()));
+/// One stage-1 run after the compile: what it tells and writes.
+struct Run<'a> {
+    job: &'a VbspJob,
+    out_path: PathBuf,
+    messages: &'a dyn Messages,
+}
+
+impl Run<'_> {
+    /// The material warnings and diagnostics told, the BSP serialised, the side files written
+    /// and the one-line summary told.
+    fn finish(self, mut out: Output, materials: &Resolver) -> Result<Stage1, DriverError> {
+        self.tell_materials_and_diagnostics(&mut out, materials);
+        let file = out.bsp.to_bytes().map_err(|error| DriverError::WriteBsp {
+            map: self.job.map.clone(),
+            error,
+        })?;
+        let sealed = out.leak.is_none();
+        write_side_files(&self.out_path, &out)?;
+        if !self.job.quiet {
+            self.messages.line(&summary(&self.out_path, &out.report));
         }
+        Ok(Stage1 {
+            bsp: out.bsp,
+            file,
+            out_path: self.out_path,
+            sealed,
+            report: out.report,
+        })
+    }
+
+    /// Unknown materials in one line (the first few names; all of them with `verbose`), the
+    /// resolver's warnings into the report, and the diagnostics (only errors when quiet).
+    fn tell_materials_and_diagnostics(&self, out: &mut Output, materials: &Resolver) {
+        let (job, map) = (self.job, self.job.map.display());
+        if let Some(line) = materials.unknown_summary((!job.verbose).then_some(UNKNOWN_MATERIALS_SHOWN))
+            && !job.quiet
+        {
+            self.messages.line(&format!("{map}: warning: {line}"));
+        }
+        for w in materials.warnings() {
+            out.report.warn(w.to_string());
+        }
+        for d in &out.diagnostics {
+            if !job.quiet || d.severity == Severity::Error {
+                self.messages.line(&format!("{map}: {d}"));
+            }
+        }
+    }
+
+    /// A failed compile. A leak writes the pointfile beside the BSP, and the error names the
+    /// entity that reached the void and what was left out before the flood (often the hole).
+    fn compile_error(&self, vmf: &Vmf, error: VbspError) -> DriverError {
+        let VbspError::Leak {
+            entity_id,
+            classname,
+            origin,
+            pointfile,
+            skipped_brushes,
+        } = error
+        else {
+            let map = self.job.map.clone();
+            return DriverError::Vbsp { map, error };
+        };
+        let lin = match self.write_pointfile(&pointfile, &skipped_brushes) {
+            Ok(lin) => lin,
+            Err(e) => return e,
+        };
+        DriverError::Leak {
+            map: self.job.map.clone(),
+            entity_id,
+            classname,
+            origin: [origin.x, origin.y, origin.z],
+            pointfile: lin,
+            hint: leak_hint(vmf, &skipped_brushes),
+        }
+    }
+
+    /// The pointfile written beside the BSP (its path returned), then the brushes left out
+    /// before the flood told: whatever was left out may be the hole, so it is said here, where
+    /// the mapper looks, not only in the lines told before.
+    fn write_pointfile(
+        &self,
+        pointfile: &str,
+        skipped_brushes: &[Diagnostic],
+    ) -> Result<PathBuf, DriverError> {
+        let lin = self.out_path.with_extension("lin");
+        write_output(&lin, pointfile.as_bytes())?;
+        for d in skipped_brushes {
+            self.messages.line(&format!("{}: {d}", self.job.map.display()));
+        }
+        Ok(lin)
     }
 }
 
@@ -241,47 +282,6 @@ pub fn summary(out_path: &Path, r: &Report) -> String {
         r.count("clusters"),
         r.count("portals")
     )
-}
-
-/// A leak: the pointfile is written beside the BSP, and the error names the entity that
-/// reached the void and what was left out before the flood (often the hole itself).
-fn leak_error(
-    job: &VbspJob,
-    vmf: &Vmf,
-    out_path: &Path,
-    leak: VbspError,
-    messages: &dyn Messages,
-) -> DriverError {
-    let VbspError::Leak {
-        entity_id,
-        classname,
-        origin,
-        pointfile,
-        skipped_brushes,
-    } = leak
-    else {
-        return DriverError::Vbsp {
-            map: job.map.clone(),
-            error: leak,
-        };
-    };
-    let lin = out_path.with_extension("lin");
-    if let Err(e) = write_output(&lin, pointfile.as_bytes()) {
-        return e;
-    }
-    // Whatever was left out before the flood may be the hole: say so here, where the
-    // mapper looks, not only in the lines told before.
-    for d in &skipped_brushes {
-        messages.line(&format!("{}: {d}", job.map.display()));
-    }
-    DriverError::Leak {
-        map: job.map.clone(),
-        entity_id,
-        classname,
-        origin: [origin.x, origin.y, origin.z],
-        pointfile: lin,
-        hint: leak_hint(vmf, &skipped_brushes),
-    }
 }
 
 /// What the leak message adds about parts left out: damaged parts of the map, brushes left
