@@ -567,7 +567,7 @@ mod tests {
         assert_eq!(pak.selected(&[]).count(), 3);
         let wanted = ["materials/c.vmt".to_string()];
         let chosen: Vec<&str> = pak.selected(&wanted).map(|e| e.name.as_str()).collect();
-        assert_eq!(chosen, ["Materials\\C.vmt"]);
+        assert_eq!(chosen, ["Materials/C.vmt"]);
         let paths: Vec<_> = pak.entries.iter().map(PakEntry::relative_path).collect();
         assert_eq!(paths[0], Some(std::path::PathBuf::from("materials/a.vmt")));
         assert_eq!(paths[1], None);

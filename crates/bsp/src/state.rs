@@ -482,10 +482,13 @@ mod tests {
                 "lighting: LDR none; HDR none; world lights: 0 LDR, 0 HDR",
                 "leak: leaked (no vis data, and every world leaf, solid ones too, in cluster 0: vbsp wrote no portal file)",
                 "features: 0 entities, 0 brush models, 0 static props, 0 detail props, 0 displacements, 0 overlays (0 water), 0 cubemaps, 3 leaves",
-                "game lump versions: none",
+                "game lump versions: sprp v10, dprp v4",
             ]
         );
         assert!(text.ends_with('\n'));
+        let mut bare = MapState::of(&world(0));
+        bare.game_lumps.clear();
+        assert!(bare.to_string().ends_with("\ngame lump versions: none\n"));
         let sealed = MapState::of(&world(-1)).to_string();
         assert!(sealed.starts_with("visibility: none (vvis has not run; vbsp numbered 1 clusters)\n"));
     }

@@ -213,3 +213,67 @@ pub fn vrad(job: &VradJob, progress: &dyn Progress, messages: &dyn Messages) -> 
         seconds: start.elapsed().as_secs_f64(),
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn settings_choose_quality_bounces_and_ranges() {
+        let normal = RadSettings::default().options(TexLights::new(), None);
+        assert_eq!(normal.quality, Quality::Normal);
+        assert_eq!(normal.bounces, 100);
+        assert!(normal.ldr && !normal.hdr && normal.hdr_if_present);
+        let both = RadSettings {
+            fast: true,
+            both: true,
+            ldr_only: true,
+            bounce: Some(3),
+            ..Default::default()
+        }
+        .options(TexLights::new(), None);
+        assert_eq!(both.quality, Quality::Fast);
+        assert_eq!(both.bounces, 3);
+        assert!(both.ldr && both.hdr && !both.hdr_if_present);
+        let hdr = RadSettings {
+            hdr: true,
+            final_: true,
+            ..Default::default()
+        }
+        .options(TexLights::new(), None);
+        assert_eq!(hdr.quality, Quality::Final);
+        assert!(!hdr.ldr && hdr.hdr);
+    }
+
+    #[test]
+    fn rad_files_are_read_game_first_then_the_named_ones_then_the_maps() {
+        let sources = RadSources {
+            game: Some(PathBuf::from("game")),
+            materials: None,
+            lights: vec![PathBuf::from("a.rad"), PathBuf::from("b.rad")],
+        };
+        let files = sources.rad_files(Path::new("maps/x.bsp"));
+        assert_eq!(
+            files,
+            [
+                (PathBuf::from("game/lights.rad"), false),
+                (PathBuf::from("a.rad"), true),
+                (PathBuf::from("b.rad"), true),
+                (PathBuf::from("maps/x.rad"), false),
+            ]
+        );
+        // A named file must exist; the others may be absent.
+        let missing = RadSources {
+            lights: vec![PathBuf::from("/nonexistent/lights.rad")],
+            ..Default::default()
+        };
+        let err = missing
+            .texlights(
+                Path::new("/nonexistent/x.bsp"),
+                true,
+                &crate::messages::NoMessages,
+            )
+            .unwrap_err();
+        assert_eq!(err.to_string(), "/nonexistent/lights.rad: cannot read");
+    }
+}

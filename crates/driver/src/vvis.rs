@@ -124,3 +124,54 @@ fn read_text(path: &Path) -> Result<String, DriverError> {
         source,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn settings_choose_the_flow_and_keep_the_rest() {
+        let plain = VisSettings {
+            fast: true,
+            threads: 3,
+            radius_override: Some(512.0),
+            ..Default::default()
+        }
+        .options();
+        assert!(plain.fast && plain.flow == FlowKind::Fast);
+        assert_eq!(plain.threads, Threads(3));
+        assert_eq!(plain.radius_override, Some(512.0));
+        let siblings = VisSettings {
+            siblings: true,
+            ..Default::default()
+        };
+        assert!(siblings.options().flow == FlowKind::FastSiblings);
+    }
+
+    #[test]
+    fn the_portal_file_is_the_one_named_else_the_one_beside_the_bsp_when_there_is_one() {
+        let job = VvisJob {
+            bsp: PathBuf::from("/nonexistent/a.bsp"),
+            prt: Some(PathBuf::from("b.prt")),
+            ..Default::default()
+        };
+        assert_eq!(job.prt_path(), Some(PathBuf::from("b.prt")));
+        assert_eq!(
+            VvisJob {
+                no_prt: true,
+                ..job.clone()
+            }
+            .prt_path(),
+            None
+        );
+        assert_eq!(
+            VvisJob {
+                prt: None,
+                ..job.clone()
+            }
+            .prt_path(),
+            None
+        );
+        assert_eq!(job.out_path(), Path::new("/nonexistent/a.bsp"));
+    }
+}
