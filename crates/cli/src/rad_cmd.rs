@@ -199,25 +199,25 @@ fn print_props(report: &Report) {
 
 /// Lines for what the run packed or shaded for props, each only when it did something.
 fn print_prop_files(report: &Report) {
-    let lines: [(&str, fn(u64) -> String); 4] = [
-        (counts::VHV_FILES, |n| {
-            format!("packed {n} per-vertex prop lighting files (sp_*.vhv)")
-        }),
-        (counts::PPL_FILES, |n| {
-            format!("packed {n} per-texel prop lighting files (texelslighting_*.ppl)")
-        }),
-        (counts::TEXTURE_SHADOW_TRIANGLES, |n| {
-            format!("texture shadows: {n} prop triangles let light through their clear texels")
-        }),
-        (counts::OCCLUDED_LUXELS, |n| {
-            format!("ambient occlusion darkened {n} luxels")
-        }),
-    ];
-    for (name, line) in lines {
-        let n = report.count(name);
-        if n > 0 {
-            eprintln!("{}", line(n));
-        }
+    print_if_any(report, counts::VHV_FILES, |n| {
+        format!("packed {n} per-vertex prop lighting files (sp_*.vhv)")
+    });
+    print_if_any(report, counts::PPL_FILES, |n| {
+        format!("packed {n} per-texel prop lighting files (texelslighting_*.ppl)")
+    });
+    print_if_any(report, counts::TEXTURE_SHADOW_TRIANGLES, |n| {
+        format!("texture shadows: {n} prop triangles let light through their clear texels")
+    });
+    print_if_any(report, counts::OCCLUDED_LUXELS, |n| {
+        format!("ambient occlusion darkened {n} luxels")
+    });
+}
+
+/// The line for a count, when the count is above zero.
+fn print_if_any(report: &Report, count: &str, line: impl FnOnce(u64) -> String) {
+    let n = report.count(count);
+    if n > 0 {
+        eprintln!("{}", line(n));
     }
 }
 

@@ -53,7 +53,7 @@ pub fn compile(
     let map = &job.vbsp.map;
     let bytes = bsp.to_bytes_over(&file).map_err(|error| DriverError::WriteBsp {
         map: map.clone(),
-        error,
+        error: Box::new(error),
     })?;
     write_output(&out_path, &bytes)?;
     if !job.vbsp.quiet {
@@ -87,7 +87,7 @@ fn run_vis(
     let report = srcmap_vvis::vis(bsp, None, &settings.options(), progress).map_err(|source| {
         DriverError::CompileVvis {
             map: map.clone(),
-            source,
+            source: Box::new(source),
         }
     })?;
     Ok(Some(report))
@@ -112,6 +112,6 @@ fn run_rad(
     let options = settings.options(texlights, sources.models()?);
     srcmap_vrad::light(bsp, &options, progress).map_err(|source| DriverError::CompileVrad {
         map: map.clone(),
-        source,
+        source: Box::new(source),
     })
 }

@@ -17,12 +17,12 @@ pub enum DriverError {
     #[error("{}:{error}", path.display())]
     Vmf {
         path: PathBuf,
-        error: srcmap_vmf::VmfError,
+        error: Box<srcmap_vmf::VmfError>,
     },
     #[error("{}: {error}", map.display())]
     Instances {
         map: PathBuf,
-        error: srcmap_vbsp::instances::InstanceError,
+        error: Box<srcmap_vbsp::instances::InstanceError>,
     },
     /// `-game` could not be opened for the material resolver.
     #[error("{0}")]
@@ -33,60 +33,65 @@ pub enum DriverError {
     #[error("{}:{error}", path.display())]
     Table {
         path: PathBuf,
-        error: srcmap_materials::MaterialsError,
+        error: Box<srcmap_materials::MaterialsError>,
     },
     #[error("{}: {error}", map.display())]
     Vbsp {
         map: PathBuf,
-        error: srcmap_vbsp::VbspError,
+        error: Box<srcmap_vbsp::VbspError>,
     },
-    /// The map leaks: `pointfile` (written) holds the path from the void to `entity_id`;
-    /// `hint` names what was left out before the flood (often the hole itself).
-    #[error(
-        "{}: leak: entity {entity_id} '{classname}' at ({} {} {}) can reach the void; pointfile {}{hint}",
-        map.display(), origin[0], origin[1], origin[2], pointfile.display()
-    )]
-    Leak {
-        map: PathBuf,
-        entity_id: i64,
-        classname: String,
-        origin: [f64; 3],
-        pointfile: PathBuf,
-        hint: String,
-    },
+    /// The map leaks.
+    #[error(transparent)]
+    Leak(Box<LeakError>),
     #[error("{}: writing the BSP: {error}", map.display())]
     WriteBsp {
         map: PathBuf,
-        error: srcmap_bsp::BspError,
+        error: Box<srcmap_bsp::BspError>,
     },
     /// vvis failed inside `compile`.
     #[error("{}: vvis", map.display())]
     CompileVvis {
         map: PathBuf,
-        source: srcmap_vvis::VvisError,
+        source: Box<srcmap_vvis::VvisError>,
     },
     /// vrad failed inside `compile`.
     #[error("{}: vrad", map.display())]
     CompileVrad {
         map: PathBuf,
-        source: srcmap_vrad::VradError,
+        source: Box<srcmap_vrad::VradError>,
     },
     /// `srcmap vvis` failed; `path` is the portal file when the portal file is at fault.
     #[error("{}: {error}", path.display())]
     Vvis {
         path: PathBuf,
-        error: srcmap_vvis::VvisError,
+        error: Box<srcmap_vvis::VvisError>,
     },
     #[error("{}: {error}", path.display())]
     Vrad {
         path: PathBuf,
-        error: srcmap_vrad::VradError,
+        error: Box<srcmap_vrad::VradError>,
     },
     #[error("{}: {error}", path.display())]
     Bsp {
         path: PathBuf,
-        error: srcmap_bsp::BspError,
+        error: Box<srcmap_bsp::BspError>,
     },
+}
+
+/// A leak: `pointfile` (written) holds the path from the void to `entity_id`; `hint` names what
+/// was left out before the flood (often the hole itself).
+#[derive(Debug, thiserror::Error)]
+#[error(
+    "{}: leak: entity {entity_id} '{classname}' at ({} {} {}) can reach the void; pointfile {}{hint}",
+    map.display(), origin[0], origin[1], origin[2], pointfile.display()
+)]
+pub struct LeakError {
+    pub map: PathBuf,
+    pub entity_id: i64,
+    pub classname: String,
+    pub origin: [f64; 3],
+    pub pointfile: PathBuf,
+    pub hint: String,
 }
 
 impl DriverError {

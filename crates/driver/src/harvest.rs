@@ -28,7 +28,7 @@ pub fn extract_table(
         let data = read(path)?;
         let bsp = srcmap_bsp::Bsp::parse(&data).map_err(|error| DriverError::Bsp {
             path: path.clone(),
-            error,
+            error: Box::new(error),
         })?;
         learn_map(&mut table, path, &bsp, detail_types.as_ref(), messages);
     }

@@ -20,7 +20,7 @@ pub fn read_map(path: &Path, messages: &dyn Messages) -> Result<Vmf, DriverError
         Err(strict) => {
             let vmf = Vmf::parse_lenient(&bytes).map_err(|_| DriverError::Vmf {
                 path: path.to_path_buf(),
-                error: strict,
+                error: Box::new(strict),
             })?;
             tell_problems(path, &vmf, messages);
             Ok(vmf)
@@ -60,7 +60,7 @@ pub fn read_input(
     let problems =
         srcmap_vbsp::instances::collapse(&mut input, &loader).map_err(|error| DriverError::Instances {
             map: map.to_path_buf(),
-            error,
+            error: Box::new(error),
         })?;
     for problem in problems {
         messages.line(&format!("{}: warning: {problem}", map.display()));

@@ -16,7 +16,7 @@ pub fn load_table(path: &Path) -> Result<(String, MaterialTable), DriverError> {
     })?;
     let table = MaterialTable::from_json(&text).map_err(|error| DriverError::Table {
         path: path.to_path_buf(),
-        error,
+        error: Box::new(error),
     })?;
     Ok((path.display().to_string(), table))
 }

@@ -11,7 +11,7 @@ use srcmap_vbsp::props::ModelReader;
 use srcmap_vbsp::{Diagnostic, Output, Severity, VbspError};
 use srcmap_vmf::Vmf;
 
-use crate::error::DriverError;
+use crate::error::{DriverError, LeakError};
 use crate::files::{refuse_overwriting, write_output};
 use crate::messages::Messages;
 
@@ -175,7 +175,7 @@ impl Run<'_> {
         self.tell_materials_and_diagnostics(&mut out, materials);
         let file = out.bsp.to_bytes().map_err(|error| DriverError::WriteBsp {
             map: self.job.map.clone(),
-            error,
+            error: Box::new(error),
         })?;
         let sealed = out.leak.is_none();
         write_side_files(&self.out_path, &out)?;
@@ -222,20 +222,23 @@ impl Run<'_> {
         } = error
         else {
             let map = self.job.map.clone();
-            return DriverError::Vbsp { map, error };
+            return DriverError::Vbsp {
+                map,
+                error: Box::new(error),
+            };
         };
         let lin = match self.write_pointfile(&pointfile, &skipped_brushes) {
             Ok(lin) => lin,
             Err(e) => return e,
         };
-        DriverError::Leak {
+        DriverError::Leak(Box::new(LeakError {
             map: self.job.map.clone(),
             entity_id,
             classname,
             origin: [origin.x, origin.y, origin.z],
             pointfile: lin,
             hint: leak_hint(vmf, &skipped_brushes),
-        }
+        }))
     }
 
     /// The pointfile written beside the BSP (its path returned), then the brushes left out

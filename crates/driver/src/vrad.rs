@@ -204,7 +204,7 @@ pub fn vrad(job: &VradJob, progress: &dyn Progress, messages: &dyn Messages) -> 
     let (bytes, report) =
         srcmap_vrad::relight(&input, &options, progress).map_err(|error| DriverError::Vrad {
             path: job.bsp.clone(),
-            error,
+            error: Box::new(error),
         })?;
     write_output(job.out_path(), &bytes)?;
     Ok(VradRun {

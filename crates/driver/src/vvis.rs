@@ -84,7 +84,7 @@ impl VvisJob {
         let source = prt.filter(|_| matches!(error, VvisError::Prt { .. }));
         DriverError::Vvis {
             path: source.unwrap_or(&self.bsp).to_path_buf(),
-            error,
+            error: Box::new(error),
         }
     }
 }
