@@ -65,6 +65,7 @@ pub mod error;
 pub mod file;
 pub mod flags;
 pub mod gamelump;
+pub mod info;
 pub mod lighting;
 pub mod lmp;
 pub mod lump;

@@ -47,6 +47,17 @@ pub struct LumpFile<'a> {
 }
 
 impl<'a> LumpFile<'a> {
+    /// Lump `id` of a BSP file as a lump file: as stored (a compressed lump stays compressed),
+    /// with the lump's version and the map's revision.
+    pub fn of(file: &crate::BspFile<'a>, id: usize) -> LumpFile<'a> {
+        LumpFile {
+            id,
+            version: file.entry(id).version,
+            revision: file.header.revision,
+            data: file.stored(id),
+        }
+    }
+
     /// Reads a lump file written in `endian` (that of the BSP it belongs to).
     pub fn parse(file: &'a [u8], endian: Endian) -> Result<LumpFile<'a>, LmpError> {
         let mut r = Reader::new(file, endian);
@@ -124,6 +135,21 @@ fn rebase_game_lump(body: &[u8], endian: Endian) -> Result<Vec<u8>, LmpError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_lump_of_a_file_keeps_its_version_and_the_map_revision() {
+        let mut bsp = crate::Bsp::new(20);
+        bsp.revision = 7;
+        bsp.vertexes = vec![[1.0, 2.0, 3.0]; 2];
+        let data = bsp.to_bytes().unwrap();
+        let file = crate::BspFile::parse(&data).unwrap();
+        let lmp = LumpFile::of(&file, crate::lump::VERTEXES);
+        assert_eq!(
+            (lmp.id, lmp.revision, lmp.data.len()),
+            (crate::lump::VERTEXES, 7, 24)
+        );
+        assert_eq!(lmp.version, file.entry(crate::lump::VERTEXES).version);
+    }
 
     #[test]
     fn round_trip_in_both_byte_orders() {

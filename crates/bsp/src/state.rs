@@ -296,6 +296,124 @@ impl FeatureCounts {
     }
 }
 
+/// The map's state as `srcmap info` tells it: one line each for visibility, lighting, the
+/// leak, the feature counts and the game lump versions, each ending in a newline.
+impl std::fmt::Display for MapState {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        writeln!(f, "visibility: {}", self.visibility_text())?;
+        writeln!(f, "lighting: {}", self.lighting)?;
+        writeln!(f, "leak: {}", self.leak.describe())?;
+        writeln!(f, "features: {}", self.counts)?;
+        writeln!(f, "game lump versions: {}", self.game_lump_versions())
+    }
+}
+
+impl MapState {
+    /// What the visibility lump holds, or why there is none.
+    fn visibility_text(&self) -> String {
+        let v = &self.visibility;
+        if v.present {
+            format!(
+                "{} clusters, PVS density {:.1}%, {}",
+                v.clusters,
+                v.pvs_density * 100.0,
+                v.pass.describe()
+            )
+        } else if self.leak == LeakState::Leaked {
+            "none (the map leaked: vbsp wrote no portal file for vvis)".to_string()
+        } else {
+            format!("none (vvis has not run; vbsp numbered {} clusters)", v.clusters)
+        }
+    }
+
+    /// `sprp v10, dprp v4`, or `none`.
+    fn game_lump_versions(&self) -> String {
+        let versions: Vec<String> = self
+            .game_lumps
+            .iter()
+            .map(|g| format!("{} v{}", g.id, g.version))
+            .collect();
+        if versions.is_empty() {
+            "none".to_string()
+        } else {
+            versions.join(", ")
+        }
+    }
+}
+
+impl VisPass {
+    /// What the pass means for the PVS, as `srcmap info` says it.
+    pub fn describe(self) -> &'static str {
+        match self {
+            VisPass::Full => "full vis (the PVS is inside the portal flood: the exact pass culled it)",
+            VisPass::Fast => {
+                "vvis -fast (the PVS is the portal flood, which a full pass culls by more than 1%)"
+            }
+            VisPass::Either => "-fast and full give this same PVS (the portal flood, nothing to cull)",
+            VisPass::PortalFlood => {
+                "the PVS is the portal flood: vvis -fast, or a full pass with (almost) nothing to cull (not told apart)"
+            }
+            VisPass::None | VisPass::Unknown => {
+                "-fast or full: not told (a PVS too big to compare here, or portals rebuilt from the tree that disagree with the lump)"
+            }
+        }
+    }
+}
+
+impl LeakState {
+    /// The leak state and the evidence for it, as `srcmap info` says it.
+    pub fn describe(self) -> &'static str {
+        match self {
+            LeakState::Sealed => "none (sealed)",
+            LeakState::Leaked => {
+                "leaked (no vis data, and every world leaf, solid ones too, in cluster 0: vbsp wrote no portal file)"
+            }
+            LeakState::Unknown => "unknown (no vis data and no world leaves)",
+        }
+    }
+}
+
+/// `LDR 1,000 luxels on 20 faces; HDR none; world lights: 3 LDR, 3 HDR` (numbers ungrouped).
+impl std::fmt::Display for LightingState {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "LDR {}; HDR {}; world lights: {} LDR, {} HDR",
+            self.ldr, self.hdr, self.world_lights, self.world_lights_hdr
+        )
+    }
+}
+
+/// `N luxels on M faces`, or `none`.
+impl std::fmt::Display for LightmapState {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.present() {
+            write!(f, "{} luxels on {} faces", self.samples, self.lit_faces)
+        } else {
+            f.write_str("none")
+        }
+    }
+}
+
+/// Every count with its name: `3 entities, 0 brush models, ...`.
+impl std::fmt::Display for FeatureCounts {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{} entities, {} brush models, {} static props, {} detail props, {} displacements, {} overlays ({} water), {} cubemaps, {} leaves",
+            self.entities,
+            self.brush_models,
+            self.static_props,
+            self.detail_props,
+            self.displacements,
+            self.overlays,
+            self.water_overlays,
+            self.cubemaps,
+            self.leaves
+        )
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -351,5 +469,27 @@ mod tests {
         assert_eq!(visible_pairs(bsp.visibility.as_ref().unwrap()), 8);
         assert!((state.visibility.pvs_density - 8.0 / 9.0).abs() < 1e-12);
         assert_eq!(state.visibility.pass, VisPass::Unknown);
+    }
+
+    #[test]
+    fn the_state_reads_as_info_prints_it() {
+        let text = MapState::of(&world(0)).to_string();
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(
+            lines,
+            [
+                "visibility: none (the map leaked: vbsp wrote no portal file for vvis)",
+                "lighting: LDR none; HDR none; world lights: 0 LDR, 0 HDR",
+                "leak: leaked (no vis data, and every world leaf, solid ones too, in cluster 0: vbsp wrote no portal file)",
+                "features: 0 entities, 0 brush models, 0 static props, 0 detail props, 0 displacements, 0 overlays (0 water), 0 cubemaps, 3 leaves",
+                "game lump versions: sprp v10, dprp v4",
+            ]
+        );
+        assert!(text.ends_with('\n'));
+        let mut bare = MapState::of(&world(0));
+        bare.game_lumps.clear();
+        assert!(bare.to_string().ends_with("\ngame lump versions: none\n"));
+        let sealed = MapState::of(&world(-1)).to_string();
+        assert!(sealed.starts_with("visibility: none (vvis has not run; vbsp numbered 1 clusters)\n"));
     }
 }

@@ -4,7 +4,7 @@ use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::Path;
 
-use crate::printable;
+use crate::output::printable;
 use serde_json::json;
 use srcmap_dmx::{Dmx, DmxError, Encoding};
 use srcmap_vmap::Vmap;
@@ -47,14 +47,19 @@ fn dmx_json(path: &Path, doc: &Dmx) -> serde_json::Value {
     })
 }
 
-fn vmap_json(path: &Path, map: &Vmap) -> serde_json::Value {
-    let nodes = map.nodes();
+/// Nodes per element class.
+fn node_classes<'m>(map: &'m Vmap, nodes: &[srcmap_vmap::NodeRef]) -> BTreeMap<&'m str, usize> {
     let mut node_classes: BTreeMap<&str, usize> = BTreeMap::new();
-    for n in &nodes {
+    for n in nodes {
         *node_classes
             .entry(map.doc.elements[n.element as usize].class.as_str())
             .or_insert(0) += 1;
     }
+    node_classes
+}
+
+/// Entities per classname, and their connections (outputs) all together.
+fn entity_classes(map: &Vmap) -> (BTreeMap<String, usize>, usize) {
     let mut entity_classes: BTreeMap<String, usize> = BTreeMap::new();
     let mut connections = 0;
     for e in map.entities() {
@@ -63,9 +68,14 @@ fn vmap_json(path: &Path, map: &Vmap) -> serde_json::Value {
             .or_insert(0) += 1;
         connections += e.connections().len();
     }
+    (entity_classes, connections)
+}
+
+/// Faces and vertices of the polygon meshes that pass the topology check, and the ones that
+/// fail it with their first error.
+fn mesh_counts(map: &Vmap, meshes: &[u32]) -> (usize, usize, Vec<serde_json::Value>) {
     let (mut faces, mut verts, mut bad_meshes) = (0, 0, Vec::new());
-    let meshes = map.polygon_mesh_elements();
-    for &m in &meshes {
+    for &m in meshes {
         match map.polygon_mesh(m).map(|pm| pm.check()) {
             Ok(Ok(s)) => {
                 faces += s.faces;
@@ -75,8 +85,14 @@ fn vmap_json(path: &Path, map: &Vmap) -> serde_json::Value {
             Err(e) => bad_meshes.push(json!({ "element": m, "error": e.to_string() })),
         }
     }
+    (faces, verts, bad_meshes)
+}
+
+fn vmap_json(path: &Path, map: &Vmap) -> serde_json::Value {
+    let nodes = map.nodes();
+    let (entity_classes, connections) = entity_classes(map);
     let info = map.root_info();
-    json!({
+    let mut v = json!({
         "file": path.display().to_string(),
         "format": "vmap",
         "encoding": map.doc.header.encoding,
@@ -88,7 +104,7 @@ fn vmap_json(path: &Path, map: &Vmap) -> serde_json::Value {
         "map_usage_type": info.map_usage_type,
         "elements": map.doc.elements.len(),
         "nodes": nodes.len(),
-        "node_classes": node_classes,
+        "node_classes": node_classes(map, &nodes),
         "entities": entity_classes.values().sum::<usize>(),
         "entity_classes": entity_classes,
         "connections": connections,
@@ -97,12 +113,26 @@ fn vmap_json(path: &Path, map: &Vmap) -> serde_json::Value {
         "prefabs": map.prefabs().len(),
         "selection_sets": map.selection_sets().len(),
         "map_variables": map.map_variables().len(),
-        "polygon_meshes": meshes.len(),
-        "mesh_faces": faces,
-        "mesh_vertices": verts,
-        "meshes_failing_topology_check": bad_meshes,
-        "prefix_attributes": map.doc.prefix.iter().flat_map(|p| p.attrs.iter().map(|a| a.name.clone())).collect::<Vec<_>>(),
-    })
+    });
+    add_meshes_json(&mut v, map);
+    v
+}
+
+/// The polygon meshes' counts and topology failures, then the prefix attributes.
+fn add_meshes_json(v: &mut serde_json::Value, map: &Vmap) {
+    let meshes = map.polygon_mesh_elements();
+    let (faces, verts, bad_meshes) = mesh_counts(map, &meshes);
+    v["polygon_meshes"] = json!(meshes.len());
+    v["mesh_faces"] = json!(faces);
+    v["mesh_vertices"] = json!(verts);
+    v["meshes_failing_topology_check"] = json!(bad_meshes);
+    v["prefix_attributes"] = json!(
+        map.doc
+            .prefix
+            .iter()
+            .flat_map(|p| p.attrs.iter().map(|a| a.name.clone()))
+            .collect::<Vec<_>>()
+    );
 }
 
 fn print_value(out: &mut impl Write, v: &serde_json::Value, indent: usize) -> std::io::Result<()> {
@@ -136,42 +166,33 @@ pub fn info(path: &Path, data: &[u8], json: bool) -> anyhow::Result<()> {
         dmx_json(path, &doc)
     };
     if json {
-        crate::print_json(&report)
+        crate::output::print_json(&report)
     } else {
-        let kind = if is_vmap { "VMAP" } else { "DMX" };
-        let mut out = std::io::stdout().lock();
-        writeln!(
-            out,
-            "{}: {kind} ({} {})",
-            path.display(),
-            printable(report["encoding"].as_str().unwrap_or("")),
-            report["encoding_version"]
-        )?;
-        let mut rest = report;
-        if let Some(o) = rest.as_object_mut() {
-            for k in ["file", "format", "encoding", "encoding_version"] {
-                o.remove(k);
-            }
+        Ok(print_text(path, if is_vmap { "VMAP" } else { "DMX" }, report)?)
+    }
+}
+
+/// The report as text: the encoding on the first line, then every other field.
+fn print_text(path: &Path, kind: &str, report: serde_json::Value) -> std::io::Result<()> {
+    let mut out = std::io::stdout().lock();
+    writeln!(
+        out,
+        "{}: {kind} ({} {})",
+        path.display(),
+        printable(report["encoding"].as_str().unwrap_or("")),
+        report["encoding_version"]
+    )?;
+    let mut rest = report;
+    if let Some(o) = rest.as_object_mut() {
+        for k in ["file", "format", "encoding", "encoding_version"] {
+            o.remove(k);
         }
-        print_value(&mut out, &rest, 2)?;
-        Ok(())
     }
+    print_value(&mut out, &rest, 2)
 }
-
-/// `--encoding`'s value parser: a name [`Encoding::parse`] knows, so a misspelt one is a usage
-/// error before any file is read.
-pub fn parse_encoding(name: &str) -> Result<String, String> {
-    match Encoding::parse(name) {
-        Some(_) => Ok(name.to_string()),
-        None => Err(format!(
-            "unknown DMX encoding `{name}` (expected binary, binary1-5, binary9, keyvalues2, keyvalues2_1-4)"
-        )),
-    }
-}
-
 /// `srcmap convert a.dmx b.dmx [--encoding binary9|keyvalues2|...]`. Without `--encoding` the
 /// input's encoding is kept and an unmodified document is written back byte for byte.
-pub fn convert(args: &crate::ConvertArgs, data: &[u8]) -> anyhow::Result<()> {
+pub fn convert(args: &crate::convert::ConvertArgs, data: &[u8]) -> anyhow::Result<()> {
     if args.compress || args.decompress {
         anyhow::bail!(
             "{}: --compress/--decompress apply to BSP files only",
@@ -182,11 +203,11 @@ pub fn convert(args: &crate::ConvertArgs, data: &[u8]) -> anyhow::Result<()> {
     let out = match &args.encoding {
         None => doc.write(),
         Some(enc) => {
-            let (binary, version) =
-                Encoding::parse(enc).ok_or_else(|| crate::usage_error(parse_encoding(enc).unwrap_err()))?;
+            let (binary, version) = Encoding::parse(enc)
+                .ok_or_else(|| crate::usage::usage_error(crate::convert::parse_encoding(enc).unwrap_err()))?;
             doc.write_as(binary, version)
         }
     }
     .map_err(|e| anyhow::anyhow!("{}: {e}", args.input.display()))?;
-    crate::write_output(&args.output, &out)
+    crate::output::write_output(&args.output, &out)
 }

@@ -4,11 +4,10 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, anyhow};
 use srcmap_bsp::Bsp;
-use srcmap_content::gameinfo::{GameDir, material_path};
-use srcmap_export::props::Props;
 use srcmap_export::render::{RenderOptions, Shading, View, entity_view, render_with_props};
-use srcmap_export::texture::{TextureLookup, decode_vtf};
-use srcmap_export::{MapMesh, gltf};
+use srcmap_export::scene::MapScene;
+
+use crate::input::{print_note, read_bsp, read_file};
 
 #[derive(Debug, clap::Args)]
 pub struct ExportArgs {
@@ -70,139 +69,18 @@ pub struct RenderArgs {
     pub quiet: bool,
 }
 
-pub(crate) fn read_bsp(path: &Path) -> anyhow::Result<Bsp> {
-    let data = std::fs::read(path).map_err(|e| anyhow!("{}: cannot read: {e}", path.display()))?;
-    Bsp::parse(&data).map_err(|e| anyhow!("{}: {e}", path.display()))
+/// The scene of a compiled map, its notes printed as they arise.
+fn bsp_scene(bsp: &Bsp, map: &Path, game: Option<&Path>, hdr: bool) -> anyhow::Result<MapScene> {
+    Ok(MapScene::of_bsp(bsp, game, hdr, &mut |n| print_note(map, n))?)
 }
 
-pub(crate) fn print_notes(path: &Path, mesh: &MapMesh) {
-    for n in &mesh.notes {
-        eprintln!("{}: note: {n}", path.display());
-    }
-}
-
-/// The largest texture side decoded (a smaller mip is taken): renders and exports stay small.
-const TEXTURE_SIDE: u32 = 128;
-
-/// Reads game files (`materials/x.vmt`, `models/x.mdl`) from the pakfile, then the game.
-struct GameFiles<'b> {
-    pak: Option<srcmap_bsp::pak::Pak<'b>>,
-    game: Option<GameDir>,
-}
-
-impl<'b> GameFiles<'b> {
-    /// The pakfile of `bsp` (when given), then the game directory (when given).
-    fn open(bsp: Option<&'b Bsp>, game: Option<&Path>) -> anyhow::Result<GameFiles<'b>> {
-        let game = game
-            .map(|g| GameDir::open(g).map_err(|e| anyhow!("{}: {e}", g.display())))
-            .transpose()?;
-        let pak = bsp.and_then(|b| srcmap_bsp::pak::Pak::parse(&b.pakfile, 0).ok());
-        Ok(GameFiles { pak, game })
-    }
-
-    fn read(&self, path: &str) -> Option<Vec<u8>> {
-        if let Some(bytes) = self
-            .pak
-            .as_ref()
-            .and_then(|p| p.find(path).and_then(|e| p.read(e).ok()))
-        {
-            return Some(bytes);
-        }
-        self.game.as_ref().and_then(|g| g.read(path).ok().flatten())
-    }
-}
-
-/// Each material's texture: its VMT's `$basetexture` (or the material name) as a VTF in the
-/// pakfile, then in the game. Not found is `Missing` when a game was given (nothing can be
-/// said without one); a format not decoded is `Unknown` (flat colour).
-fn lookup_textures<'n>(
-    files: &GameFiles<'_>,
-    names: impl Iterator<Item = &'n str>,
-    map: &Path,
-) -> Vec<TextureLookup> {
-    let mut unreadable = 0;
-    let out = names
-        .map(|name| {
-            let vmt_path = material_path(name, "vmt");
-            let base = files
-                .read(&vmt_path)
-                .and_then(|b| srcmap_content::vmt::Vmt::parse(&b, &vmt_path).ok())
-                .and_then(|v| {
-                    v.params
-                        .iter()
-                        .find(|(k, _)| k == "$basetexture")
-                        .map(|(_, t)| t.clone())
-                })
-                .unwrap_or_else(|| name.to_string());
-            let vtf_path = material_path(&base, "vtf");
-            match files.read(&vtf_path) {
-                Some(bytes) => match decode_vtf(&bytes, &vtf_path, TEXTURE_SIDE) {
-                    Ok(Some(image)) => TextureLookup::Found(image),
-                    Ok(None) => TextureLookup::Unknown,
-                    Err(_) => {
-                        unreadable += 1;
-                        TextureLookup::Unknown
-                    }
-                },
-                None if files.game.is_some() => TextureLookup::Missing,
-                None => TextureLookup::Unknown,
-            }
-        })
-        .collect();
-    if unreadable > 0 {
-        eprintln!(
-            "{}: note: {unreadable} textures could not be read: flat colours",
-            map.display()
-        );
-    }
-    out
-}
-
-/// Everything drawn: the map's mesh, its static props, and both sets of textures.
-pub(crate) struct Scene {
-    pub(crate) mesh: MapMesh,
-    textures: Vec<TextureLookup>,
-    props: Props,
-    prop_textures: Vec<TextureLookup>,
-}
-
-pub(crate) fn scene(bsp: &Bsp, map: &Path, game: Option<&Path>, hdr: bool) -> anyhow::Result<Scene> {
-    let mesh = MapMesh::build(bsp, hdr);
-    print_notes(map, &mesh);
-    let files = GameFiles::open(Some(bsp), game)?;
-    let textures = lookup_textures(&files, mesh.materials.iter().map(|m| m.name.as_str()), map);
-    let props = Props::load(bsp, |p| files.read(p));
-    if let Some(note) = props.note() {
-        eprintln!("{}: note: {note}", map.display());
-    }
-    let prop_textures = lookup_textures(&files, props.materials.iter().map(String::as_str), map);
-    Ok(Scene {
-        mesh,
-        textures,
-        props,
-        prop_textures,
-    })
-}
-
-/// The glTF binary `export` writes (and `view` serves) for `scene` of `bsp`.
-pub(crate) fn scene_glb(bsp: &Bsp, scene: &Scene, map: &Path) -> anyhow::Result<srcmap_export::glb::Glb> {
-    let options = gltf::ExportOptions {
-        textures: &scene.textures,
-    };
-    gltf::to_glb_with_props(bsp, &scene.mesh, &options, &scene.props, &scene.prop_textures)
-        .map_err(|e| anyhow!("{}: {e}", map.display()))
-}
-
+/// `srcmap export`: the map's scene as a glTF binary.
 pub fn export(args: &ExportArgs) -> anyhow::Result<()> {
     let bsp = read_bsp(&args.map)?;
-    let scene = scene(&bsp, &args.map, args.game.as_deref(), args.hdr)?;
-    let glb = scene_glb(&bsp, &scene, &args.map)?;
-    let Scene {
-        mesh,
-        textures,
-        props,
-        ..
-    } = scene;
+    let scene = bsp_scene(&bsp, &args.map, args.game.as_deref(), args.hdr)?;
+    let glb = scene
+        .glb(&bsp)
+        .map_err(|e| anyhow!("{}: {e}", args.map.display()))?;
     let out = args
         .output
         .clone()
@@ -210,43 +88,36 @@ pub fn export(args: &ExportArgs) -> anyhow::Result<()> {
     let bytes = glb.to_bytes();
     srcmap_bytes::write_atomic(&out, &bytes).with_context(|| format!("{}: cannot write", out.display()))?;
     if !args.quiet {
-        println!(
-            "{}: {} faces, {} triangles, {} materials ({} textures decoded), lightmap atlas {}x{} ({} lit faces), {} static props ({} models), {} bytes",
-            out.display(),
-            mesh.faces_drawn,
-            mesh.triangles,
-            mesh.materials.len(),
-            textures
-                .iter()
-                .filter(|t| matches!(t, TextureLookup::Found(_)))
-                .count(),
-            mesh.atlas.width,
-            mesh.atlas.height,
-            mesh.atlas.lit_faces(),
-            props.instances.len(),
-            props.meshes.len(),
-            bytes.len()
-        );
+        print_export_summary(&out, &scene, bytes.len());
     }
     Ok(())
 }
 
-/// A VMF's brushes drawn without compiling (no lighting, props or overlays).
-fn vmf_scene(path: &Path, game: Option<&Path>) -> anyhow::Result<Scene> {
-    let data = std::fs::read(path).map_err(|e| anyhow!("{}: cannot read: {e}", path.display()))?;
-    let vmf = srcmap_vmf::Vmf::parse_bytes(&data).map_err(|e| anyhow!("{}: {e}", path.display()))?;
-    let mesh = MapMesh::from_vmf(&vmf);
-    print_notes(path, &mesh);
-    let files = GameFiles::open(None, game)?;
-    let textures = lookup_textures(&files, mesh.materials.iter().map(|m| m.name.as_str()), path);
-    Ok(Scene {
-        mesh,
-        textures,
-        props: Props::default(),
-        prop_textures: Vec::new(),
-    })
+/// `export`'s one line: what was drawn and how big the file is.
+fn print_export_summary(out: &Path, scene: &MapScene, bytes: usize) {
+    let mesh = &scene.mesh;
+    println!(
+        "{}: {} faces, {} triangles, {} materials ({} textures decoded), lightmap atlas {}x{} ({} lit faces), {} static props ({} models), {} bytes",
+        out.display(),
+        mesh.faces_drawn,
+        mesh.triangles,
+        mesh.materials.len(),
+        scene.textures_decoded(),
+        mesh.atlas.width,
+        mesh.atlas.height,
+        mesh.atlas.lit_faces(),
+        scene.props.instances.len(),
+        scene.props.meshes.len(),
+        bytes
+    );
 }
 
+/// A VMF's brushes drawn without compiling (no lighting, props or overlays).
+fn vmf_scene(path: &Path, game: Option<&Path>) -> anyhow::Result<MapScene> {
+    let data = read_file(path)?;
+    let vmf = srcmap_vmf::Vmf::parse_bytes(&data).map_err(|e| anyhow!("{}: {e}", path.display()))?;
+    Ok(MapScene::of_vmf(&vmf, game, &mut |n| print_note(path, n))?)
+}
 /// Whether `path` holds a BSP (by its magic), rather than a VMF.
 fn is_bsp(path: &Path) -> bool {
     use std::io::Read;
@@ -256,40 +127,10 @@ fn is_bsp(path: &Path) -> bool {
         .is_ok_and(|_| &magic == b"VBSP" || &magic == b"PSBV")
 }
 
+/// `srcmap render`: the map drawn to a PNG.
 pub fn render_map(args: &RenderArgs) -> anyhow::Result<()> {
-    let vmf = !is_bsp(&args.map)
-        && args
-            .map
-            .extension()
-            .is_some_and(|e| e.eq_ignore_ascii_case("vmf"));
-    let (bsp, scene) = if vmf {
-        (None, vmf_scene(&args.map, args.game.as_deref())?)
-    } else {
-        let bsp = read_bsp(&args.map)?;
-        let scene = scene(&bsp, &args.map, args.game.as_deref(), args.hdr)?;
-        (Some(bsp), scene)
-    };
-    let view = match (&args.from, args.top) {
-        (Some(_), _) if bsp.is_none() => {
-            return Err(anyhow!(
-                "{}: --from needs a BSP (entities of a VMF are not read)",
-                args.map.display()
-            ));
-        }
-        (Some(name), _) => entity_view(bsp.as_ref().expect("checked above"), name).ok_or_else(|| {
-            anyhow!(
-                "{}: no entity named or of class '{name}' with an origin",
-                args.map.display()
-            )
-        })?,
-        (None, true) => View::Top,
-        (None, false) => View::Isometric,
-    };
-    let shading = match args.shading {
-        ShadingArg::Lit => Shading::Lit,
-        ShadingArg::Fullbright => Shading::Fullbright,
-        ShadingArg::Lightmap => Shading::Lightmap,
-    };
+    let (bsp, scene) = render_scene(args)?;
+    let view = render_view(args, bsp.as_ref())?;
     let image = render_with_props(
         &scene.mesh,
         &scene.textures,
@@ -298,10 +139,15 @@ pub fn render_map(args: &RenderArgs) -> anyhow::Result<()> {
         &RenderOptions {
             width: args.width,
             height: args.height,
-            shading,
+            shading: args.shading.into(),
             view,
         },
     );
+    write_png(args, &image, scene.mesh.triangles)
+}
+
+/// The image written as `--output` (default MAP.png), with one line of what was drawn.
+fn write_png(args: &RenderArgs, image: &srcmap_export::Rgb8, triangles: usize) -> anyhow::Result<()> {
     let png = image.to_png().map_err(|e| anyhow!("{e}"))?;
     let out = args
         .output
@@ -314,8 +160,53 @@ pub fn render_map(args: &RenderArgs) -> anyhow::Result<()> {
             out.display(),
             image.width,
             image.height,
-            scene.mesh.triangles
+            triangles
         );
     }
     Ok(())
+}
+
+/// What `render` draws: a VMF's brushes (a `.vmf` that is not a BSP), or a BSP's scene.
+fn render_scene(args: &RenderArgs) -> anyhow::Result<(Option<Bsp>, MapScene)> {
+    let vmf = !is_bsp(&args.map)
+        && args
+            .map
+            .extension()
+            .is_some_and(|e| e.eq_ignore_ascii_case("vmf"));
+    if vmf {
+        return Ok((None, vmf_scene(&args.map, args.game.as_deref())?));
+    }
+    let bsp = read_bsp(&args.map)?;
+    let scene = bsp_scene(&bsp, &args.map, args.game.as_deref(), args.hdr)?;
+    Ok((Some(bsp), scene))
+}
+
+/// The camera: from an entity of the BSP (`--from`), from above (`--top`), or isometric.
+fn render_view(args: &RenderArgs, bsp: Option<&Bsp>) -> anyhow::Result<View> {
+    Ok(match (&args.from, args.top) {
+        (Some(_), _) if bsp.is_none() => {
+            return Err(anyhow!(
+                "{}: --from needs a BSP (entities of a VMF are not read)",
+                args.map.display()
+            ));
+        }
+        (Some(name), _) => entity_view(bsp.expect("checked above"), name).ok_or_else(|| {
+            anyhow!(
+                "{}: no entity named or of class '{name}' with an origin",
+                args.map.display()
+            )
+        })?,
+        (None, true) => View::Top,
+        (None, false) => View::Isometric,
+    })
+}
+
+impl From<ShadingArg> for Shading {
+    fn from(arg: ShadingArg) -> Shading {
+        match arg {
+            ShadingArg::Lit => Shading::Lit,
+            ShadingArg::Fullbright => Shading::Fullbright,
+            ShadingArg::Lightmap => Shading::Lightmap,
+        }
+    }
 }

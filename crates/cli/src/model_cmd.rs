@@ -13,7 +13,7 @@ pub fn info(path: &Path, data: &[u8], kind: ModelKind, json: bool) -> anyhow::Re
         ModelKind::Vtx => vtx_json(&Vtx::parse(data).map_err(fail)?),
     };
     if json {
-        return crate::print_json(&report);
+        return crate::output::print_json(&report);
     }
     println!("{}", path.display());
     if let Some(map) = report.as_object() {

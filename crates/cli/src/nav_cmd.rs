@@ -49,28 +49,43 @@ fn summary_json(path: &Path, mesh: &NavMesh, s: &NavStats, detail: bool) -> serd
         "post_mesh_bytes": mesh.post_mesh_data.len(),
     });
     if detail {
-        v["per_place"] = s
-            .per_place
-            .iter()
-            .map(|p| json!({ "place": p.place, "areas": p.areas, "min": p.min, "max": p.max }))
-            .collect();
-        v["per_attribute"] = s
-            .per_attribute
-            .iter()
-            .map(|a| json!({ "bit": a.bit, "name": a.name, "areas": a.areas }))
-            .collect();
-        v["per_game_attribute"] = s
-            .per_game_attribute
-            .iter()
-            .map(|a| json!({ "bit": a.bit, "name": a.name, "areas": a.areas }))
-            .collect();
+        add_detail_json(&mut v, s);
     }
     v
+}
+
+/// `nav stats`' per-place and per-attribute lists in the JSON report.
+fn add_detail_json(v: &mut serde_json::Value, s: &NavStats) {
+    v["per_place"] = s
+        .per_place
+        .iter()
+        .map(|p| json!({ "place": p.place, "areas": p.areas, "min": p.min, "max": p.max }))
+        .collect();
+    v["per_attribute"] = s
+        .per_attribute
+        .iter()
+        .map(|a| json!({ "bit": a.bit, "name": a.name, "areas": a.areas }))
+        .collect();
+    v["per_game_attribute"] = s
+        .per_game_attribute
+        .iter()
+        .map(|a| json!({ "bit": a.bit, "name": a.name, "areas": a.areas }))
+        .collect();
 }
 
 fn print_text(path: &Path, mesh: &NavMesh, s: &NavStats, detail: bool) -> std::io::Result<()> {
     let mut out = std::io::stdout().lock();
     writeln!(out, "{}: NAV version {}", path.display(), mesh.version)?;
+    print_header(&mut out, mesh)?;
+    print_counts(&mut out, mesh, s)?;
+    if detail {
+        print_detail(&mut out, mesh, s)?;
+    }
+    Ok(())
+}
+
+/// The header fields the file's version has.
+fn print_header(out: &mut impl Write, mesh: &NavMesh) -> std::io::Result<()> {
     if let Some(sub) = mesh.sub_version {
         writeln!(out, "  sub-version      {sub} (layout: {})", mesh.layout.name())?;
     }
@@ -80,6 +95,11 @@ fn print_text(path: &Path, mesh: &NavMesh, s: &NavStats, detail: bool) -> std::i
     if let Some(a) = mesh.is_analyzed {
         writeln!(out, "  analyzed         {}", a != 0)?;
     }
+    Ok(())
+}
+
+/// The record counts, the bounds and any trailing data.
+fn print_counts(out: &mut impl Write, mesh: &NavMesh, s: &NavStats) -> std::io::Result<()> {
     writeln!(out, "  areas            {}", s.areas)?;
     writeln!(out, "  ladders          {}", s.ladders)?;
     writeln!(out, "  places           {}", s.places)?;
@@ -102,30 +122,33 @@ fn print_text(path: &Path, mesh: &NavMesh, s: &NavStats, detail: bool) -> std::i
             mesh.post_mesh_data.len()
         )?;
     }
-    if detail {
-        writeln!(out, "  per place:")?;
-        for p in &s.per_place {
-            writeln!(
-                out,
-                "    {:<24} {:>6} areas  {} .. {}",
-                p.place.as_deref().unwrap_or("(no place)"),
-                p.areas,
-                fmt3(p.min),
-                fmt3(p.max)
-            )?;
-        }
-        writeln!(out, "  per attribute:")?;
-        if s.per_attribute.is_empty() {
-            writeln!(out, "    (no area has attribute flags)")?;
-        }
-        for a in &s.per_attribute {
-            writeln!(out, "    {:<24} {:#010x} {:>6} areas", a.name, a.bit, a.areas)?;
-        }
-        if !s.per_game_attribute.is_empty() {
-            writeln!(out, "  per game attribute ({}):", mesh.layout.name())?;
-            for a in &s.per_game_attribute {
-                writeln!(out, "    {:<28} {:#010x} {:>6} areas", a.name, a.bit, a.areas)?;
-            }
+    Ok(())
+}
+
+/// Areas per place and per attribute flag.
+fn print_detail(out: &mut impl Write, mesh: &NavMesh, s: &NavStats) -> std::io::Result<()> {
+    writeln!(out, "  per place:")?;
+    for p in &s.per_place {
+        writeln!(
+            out,
+            "    {:<24} {:>6} areas  {} .. {}",
+            p.place.as_deref().unwrap_or("(no place)"),
+            p.areas,
+            fmt3(p.min),
+            fmt3(p.max)
+        )?;
+    }
+    writeln!(out, "  per attribute:")?;
+    if s.per_attribute.is_empty() {
+        writeln!(out, "    (no area has attribute flags)")?;
+    }
+    for a in &s.per_attribute {
+        writeln!(out, "    {:<24} {:#010x} {:>6} areas", a.name, a.bit, a.areas)?;
+    }
+    if !s.per_game_attribute.is_empty() {
+        writeln!(out, "  per game attribute ({}):", mesh.layout.name())?;
+        for a in &s.per_game_attribute {
+            writeln!(out, "    {:<28} {:#010x} {:>6} areas", a.name, a.bit, a.areas)?;
         }
     }
     Ok(())
@@ -136,14 +159,14 @@ pub fn info(path: &Path, data: &[u8], json: bool) -> anyhow::Result<()> {
     let mesh = load(path, data)?;
     let s = mesh.stats();
     if json {
-        crate::print_json(&summary_json(path, &mesh, &s, false))
+        crate::output::print_json(&summary_json(path, &mesh, &s, false))
     } else {
         Ok(print_text(path, &mesh, &s, false)?)
     }
 }
 
 /// `srcmap convert in.nav out.nav`: rewrites the mesh in its own version (byte-identical).
-pub fn convert(args: &crate::ConvertArgs, data: &[u8]) -> anyhow::Result<()> {
+pub fn convert(args: &crate::convert::ConvertArgs, data: &[u8]) -> anyhow::Result<()> {
     if args.encoding.is_some() || args.compress || args.decompress {
         anyhow::bail!(
             "{}: NAV files have no encodings or compression to choose",
@@ -154,18 +177,17 @@ pub fn convert(args: &crate::ConvertArgs, data: &[u8]) -> anyhow::Result<()> {
     let out = mesh
         .write()
         .map_err(|e| anyhow::anyhow!("{}: {e}", args.input.display()))?;
-    crate::write_output(&args.output, &out)
+    crate::output::write_output(&args.output, &out)
 }
 
 pub fn run(cmd: NavCommand) -> anyhow::Result<()> {
     match cmd {
         NavCommand::Info { file, json } => {
-            let data =
-                std::fs::read(&file).map_err(|e| anyhow::anyhow!("{}: cannot read: {e}", file.display()))?;
+            let data = crate::input::read_file(&file)?;
             let mesh = load(&file, &data)?;
             let s = mesh.stats();
             if json {
-                crate::print_json(&summary_json(&file, &mesh, &s, true))
+                crate::output::print_json(&summary_json(&file, &mesh, &s, true))
             } else {
                 Ok(print_text(&file, &mesh, &s, true)?)
             }

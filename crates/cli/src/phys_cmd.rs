@@ -1,12 +1,13 @@
 //! `physics dump` and `info` for VPhysics collision: a BSP's physcollide/physdisp lumps or a
 //! `.phy` file.
 
+use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use anyhow::anyhow;
 use serde::Serialize;
 use srcmap_bsp::{BspFile, PhysCollide, PhysDisp, lump};
-use srcmap_phys::{KeyData, PackedHull, PhyFile, Solid, SolidBody};
+use srcmap_phys::{CompactSurface, KeyData, PackedHull, PhyFile, Solid, SolidBody};
 
 #[derive(Debug, clap::Subcommand)]
 pub enum PhysicsCommand {
@@ -26,14 +27,14 @@ pub enum PhysicsCommand {
 pub fn run(cmd: PhysicsCommand) -> anyhow::Result<()> {
     match cmd {
         PhysicsCommand::Dump { file, json, full } => {
-            let data = std::fs::read(&file).map_err(|e| anyhow!("{}: cannot read: {e}", file.display()))?;
-            let report = if is_phy(&data) {
+            let data = crate::input::read_file(&file)?;
+            let report = if crate::detect::is_phy(&data) {
                 phy_report(&file, &data, full)?
             } else {
                 bsp_report(&file, &data, full)?
             };
             if json {
-                crate::print_json(&report)
+                crate::output::print_json(&report)
             } else {
                 print_text(&report)
             }
@@ -45,17 +46,10 @@ pub fn run(cmd: PhysicsCommand) -> anyhow::Result<()> {
 pub fn info(path: &Path, data: &[u8], json: bool) -> anyhow::Result<()> {
     let report = phy_report(path, data, false)?;
     if json {
-        crate::print_json(&report)
+        crate::output::print_json(&report)
     } else {
         print_text(&report)
     }
-}
-
-/// A `.phy` file: `phyheader_t.size` of 16 and a first solid that is `VPHY` or an IVP surface.
-pub fn is_phy(data: &[u8]) -> bool {
-    data.len() >= 24
-        && data[..4] == 16i32.to_le_bytes()
-        && (&data[20..24] == b"VPHY" || data.get(64..68) == Some(b"IVPS"))
 }
 
 #[derive(Serialize)]
@@ -111,7 +105,7 @@ fn solid_report(s: &Solid, full: bool) -> SolidReport {
         None => "legacy".to_string(),
         Some(h) => format!("VPHY {:#x} type {}", h.version, h.model_type),
     };
-    let mut r = SolidReport {
+    let r = SolidReport {
         form,
         bytes,
         ledges: 0,
@@ -125,12 +119,15 @@ fn solid_report(s: &Solid, full: bool) -> SolidReport {
         radius: None,
         records: full.then(|| s.clone()),
     };
-    if let SolidBody::Surface(surface) = &s.body {
-        r.ledges = surface.ledges.len();
-        r.convex_pieces = surface.terminal_ledges().count();
-        r.triangles = surface.triangle_count();
-        r.points = surface.points.iter().map(|p| p.points.len()).sum();
-        r.tree_nodes = surface.nodes.len();
+    match &s.body {
+        SolidBody::Surface(surface) => r.with_surface(surface),
+        _ => r,
+    }
+}
+
+impl SolidReport {
+    /// The counts and mass properties of a solid read as an IVP compact surface.
+    fn with_surface(self, surface: &CompactSurface) -> SolidReport {
         let mut m: Vec<u8> = surface
             .ledges
             .iter()
@@ -138,12 +135,19 @@ fn solid_report(s: &Solid, full: bool) -> SolidReport {
             .collect();
         m.sort_unstable();
         m.dedup();
-        r.material_indices = m;
-        r.mass_center = Some(surface.header.mass_center);
-        r.rotation_inertia = Some(surface.header.rotation_inertia);
-        r.radius = Some(surface.header.upper_limit_radius);
+        SolidReport {
+            ledges: surface.ledges.len(),
+            convex_pieces: surface.terminal_ledges().count(),
+            triangles: surface.triangle_count(),
+            points: surface.points.iter().map(|p| p.points.len()).sum(),
+            tree_nodes: surface.nodes.len(),
+            material_indices: m,
+            mass_center: Some(surface.header.mass_center),
+            rotation_inertia: Some(surface.header.rotation_inertia),
+            radius: Some(surface.header.upper_limit_radius),
+            ..self
+        }
     }
-    r
 }
 
 fn phy_report(path: &Path, data: &[u8], full: bool) -> anyhow::Result<Report> {
@@ -163,37 +167,13 @@ fn phy_report(path: &Path, data: &[u8], full: bool) -> anyhow::Result<Report> {
 fn bsp_report(path: &Path, data: &[u8], full: bool) -> anyhow::Result<Report> {
     let err = |e: &dyn std::fmt::Display| anyhow!("{}: {e}", path.display());
     let file = BspFile::parse(data).map_err(|e| err(&e))?;
-    let endian = file.endian();
     let collide_lump = file.lump(lump::PHYSCOLLIDE).map_err(|e| err(&e))?;
     let base = file.entry(lump::PHYSCOLLIDE).offset as u64;
-    let pc = PhysCollide::parse(&collide_lump, endian, base).map_err(|e| err(&e))?;
+    let pc = PhysCollide::parse(&collide_lump, file.endian(), base).map_err(|e| err(&e))?;
     let models = pc
         .read_models(base)
         .map_err(|e| anyhow!("{}: lump PHYSCOLLIDE: {e}", path.display()))?;
-    let disp_lump = file.lump(lump::PHYSDISP).map_err(|e| err(&e))?;
-    let displacement_hulls = if disp_lump.is_empty() {
-        None
-    } else {
-        let base = file.entry(lump::PHYSDISP).offset as u64;
-        let pd = PhysDisp::parse(&disp_lump, endian, base).map_err(|e| err(&e))?;
-        let hulls = pd
-            .read_hulls(base)
-            .map_err(|e| anyhow!("{}: lump PHYSDISP: {e}", path.display()))?;
-        Some(
-            hulls
-                .into_iter()
-                .map(|h| {
-                    h.map(|h| HullReport {
-                        bytes: h.to_bytes().len(),
-                        triangles: h.triangles.len(),
-                        edges: h.edges.len(),
-                        vertices: h.vertices(),
-                        records: full.then(|| h.clone()),
-                    })
-                })
-                .collect(),
-        )
-    };
+    let displacement_hulls = hull_reports(path, &file, full)?;
     Ok(Report {
         file: path.display().to_string(),
         format: "bsp",
@@ -209,8 +189,39 @@ fn bsp_report(path: &Path, data: &[u8], full: bool) -> anyhow::Result<Report> {
     })
 }
 
+/// physdisp's packed hulls, one per displacement (`None` without the lump).
+fn hull_reports(
+    path: &Path,
+    file: &BspFile<'_>,
+    full: bool,
+) -> anyhow::Result<Option<Vec<Option<HullReport>>>> {
+    let err = |e: &dyn std::fmt::Display| anyhow!("{}: {e}", path.display());
+    let disp_lump = file.lump(lump::PHYSDISP).map_err(|e| err(&e))?;
+    if disp_lump.is_empty() {
+        return Ok(None);
+    }
+    let base = file.entry(lump::PHYSDISP).offset as u64;
+    let pd = PhysDisp::parse(&disp_lump, file.endian(), base).map_err(|e| err(&e))?;
+    let hulls = pd
+        .read_hulls(base)
+        .map_err(|e| anyhow!("{}: lump PHYSDISP: {e}", path.display()))?;
+    Ok(Some(
+        hulls
+            .into_iter()
+            .map(|h| {
+                h.map(|h| HullReport {
+                    bytes: h.to_bytes().len(),
+                    triangles: h.triangles.len(),
+                    edges: h.edges.len(),
+                    vertices: h.vertices(),
+                    records: full.then(|| h.clone()),
+                })
+            })
+            .collect(),
+    ))
+}
+
 fn print_text(r: &Report) -> anyhow::Result<()> {
-    use std::io::Write;
     let mut out = std::io::stdout().lock();
     let solids: usize = r.models.iter().map(|m| m.solids.len()).sum();
     writeln!(
@@ -221,58 +232,75 @@ fn print_text(r: &Report) -> anyhow::Result<()> {
         r.models.len()
     )?;
     for m in &r.models {
-        match m.model_index {
-            Some(i) => writeln!(out, "model *{i}: {} solids", m.solids.len())?,
-            None => writeln!(out, "{} solids", m.solids.len())?,
-        }
-        for (i, s) in m.solids.iter().enumerate() {
-            let mass = s
-                .mass_center
-                .map(|c| format!(", mass centre {c:?}, radius {}", s.radius.unwrap_or(0.0)));
-            writeln!(
-                out,
-                "  solid {i}: {}, {} bytes, {} convex pieces ({} ledges), {} triangles, {} points, {} tree nodes, materials {:?}{}",
-                s.form,
-                s.bytes,
-                s.convex_pieces,
-                s.ledges,
-                s.triangles,
-                s.points,
-                s.tree_nodes,
-                s.material_indices,
-                mass.unwrap_or_default()
-            )?;
-        }
-        for b in &m.key_data.blocks {
-            let pairs: Vec<String> = b.pairs.iter().map(|(k, v)| format!("{k}={v}")).collect();
-            let children = if b.children.is_empty() {
-                String::new()
-            } else {
-                format!(" (+{} blocks)", b.children.len())
-            };
-            writeln!(out, "  {} {{ {} }}{children}", b.name, pairs.join(" "))?;
-        }
+        print_model(&mut out, m)?;
     }
     if let Some(d) = &r.displacement_hulls {
-        let with = d.iter().flatten().count();
-        let total: usize = d.iter().flatten().map(|h| h.bytes).sum();
-        writeln!(
-            out,
-            "physdisp: {} displacements, {with} with collision, {total} bytes of packed hulls",
-            d.len()
-        )?;
-        for (i, h) in d.iter().enumerate() {
-            match h {
-                None => writeln!(out, "  displacement {i}: no collision")?,
-                Some(h) => writeln!(
-                    out,
-                    "  displacement {i}: hull of {} triangles, {} edges, {} vertices {:?}",
-                    h.triangles,
-                    h.edges,
-                    h.vertices.len(),
-                    h.vertices
-                )?,
-            }
+        print_hulls(&mut out, d)?;
+    }
+    Ok(())
+}
+
+/// One model: its solids, then its key data's blocks.
+fn print_model(out: &mut impl Write, m: &ModelReport) -> std::io::Result<()> {
+    match m.model_index {
+        Some(i) => writeln!(out, "model *{i}: {} solids", m.solids.len())?,
+        None => writeln!(out, "{} solids", m.solids.len())?,
+    }
+    for (i, s) in m.solids.iter().enumerate() {
+        print_solid(out, i, s)?;
+    }
+    for b in &m.key_data.blocks {
+        let pairs: Vec<String> = b.pairs.iter().map(|(k, v)| format!("{k}={v}")).collect();
+        let children = if b.children.is_empty() {
+            String::new()
+        } else {
+            format!(" (+{} blocks)", b.children.len())
+        };
+        writeln!(out, "  {} {{ {} }}{children}", b.name, pairs.join(" "))?;
+    }
+    Ok(())
+}
+
+/// One solid's line: form, size, counts, materials and mass properties.
+fn print_solid(out: &mut impl Write, i: usize, s: &SolidReport) -> std::io::Result<()> {
+    let mass = s
+        .mass_center
+        .map(|c| format!(", mass centre {c:?}, radius {}", s.radius.unwrap_or(0.0)));
+    writeln!(
+        out,
+        "  solid {i}: {}, {} bytes, {} convex pieces ({} ledges), {} triangles, {} points, {} tree nodes, materials {:?}{}",
+        s.form,
+        s.bytes,
+        s.convex_pieces,
+        s.ledges,
+        s.triangles,
+        s.points,
+        s.tree_nodes,
+        s.material_indices,
+        mass.unwrap_or_default()
+    )
+}
+
+/// physdisp: how many displacements collide, then each one's hull.
+fn print_hulls(out: &mut impl Write, d: &[Option<HullReport>]) -> std::io::Result<()> {
+    let with = d.iter().flatten().count();
+    let total: usize = d.iter().flatten().map(|h| h.bytes).sum();
+    writeln!(
+        out,
+        "physdisp: {} displacements, {with} with collision, {total} bytes of packed hulls",
+        d.len()
+    )?;
+    for (i, h) in d.iter().enumerate() {
+        match h {
+            None => writeln!(out, "  displacement {i}: no collision")?,
+            Some(h) => writeln!(
+                out,
+                "  displacement {i}: hull of {} triangles, {} edges, {} vertices {:?}",
+                h.triangles,
+                h.edges,
+                h.vertices.len(),
+                h.vertices
+            )?,
         }
     }
     Ok(())

@@ -1,9 +1,12 @@
 //! `vrad`: lighting for a BSP (ours or Valve's), rewritten in place or to `--output`.
 
 use std::path::PathBuf;
-use std::time::Instant;
 
-use srcmap_vrad::{Options, Quality, Report, Threads, counts};
+use srcmap_driver::{RadSettings, RadSources, VradJob};
+use srcmap_vrad::{AmbientOcclusion, Report, counts};
+
+use crate::output::{Stderr, print_json};
+use crate::progress::Bar;
 
 #[derive(Debug, clap::Args)]
 pub struct VradArgs {
@@ -103,166 +106,56 @@ fn positive_f32(s: &str) -> Result<f32, String> {
     }
 }
 
-/// Options of a lighting run in the form `srcmap compile` can build them.
-#[derive(Debug, Clone, Default)]
-pub struct RadOptions {
-    pub fast: bool,
-    pub final_: bool,
-    pub bounce: Option<u32>,
-    pub hdr: bool,
-    pub both: bool,
-    pub threads: usize,
-    /// `-ldr` given: do not relight HDR even if the map has it.
-    pub ldr_only: bool,
-    /// Texture lights (`lights.rad` files).
-    pub texlights: srcmap_vrad::TexLights,
-    /// Check invariants between passes (`--verify`).
-    pub verify: bool,
-    /// The game's files for static props (their shadows), from `-game`.
-    pub models: Option<srcmap_vrad::ModelSource>,
-}
-
-impl RadOptions {
-    /// The library options these stand for (what `srcmap_vrad::light` takes).
-    pub fn to_options(&self) -> Options {
-        Options {
-            quality: if self.fast {
-                Quality::Fast
-            } else if self.final_ {
-                Quality::Final
-            } else {
-                Quality::Normal
-            },
-            bounces: self.bounce.unwrap_or(100),
-            ldr: !self.hdr || self.both,
-            hdr: self.hdr || self.both,
-            threads: Threads(self.threads),
-            ambient_cubes: true,
-            hdr_if_present: !self.ldr_only,
-            texlights: self.texlights.clone(),
-            harvest_texlights: true,
-            materials: None,
-            models: self.models.clone(),
-            static_prop_polys: false,
-            texture_shadows: false,
-            static_prop_lighting: false,
-            disable_prop_self_shadowing: false,
-            ambient_occlusion: None,
+impl VradArgs {
+    fn settings(&self) -> RadSettings {
+        RadSettings {
+            fast: self.fast,
+            final_: self.final_,
+            bounce: Some(self.bounce),
+            hdr: self.hdr,
+            both: self.both,
+            ldr_only: self.ldr,
+            threads: self.threads,
             verify: self.verify,
         }
     }
-}
 
-/// The `emit` facts of a material table as texture lights (both ranges).
-pub fn table_texlights(table: &srcmap_materials::MaterialTable) -> srcmap_vrad::TexLights {
-    let mut out = srcmap_vrad::TexLights::new();
-    for (name, entry) in table.iter() {
-        if let Some(v) = entry.emit {
-            out.set_rgb(name, None, v);
+    fn job(&self) -> VradJob {
+        VradJob {
+            bsp: self.bsp.clone(),
+            output: self.output.clone(),
+            settings: self.settings(),
+            sources: RadSources {
+                game: self.game.clone(),
+                materials: self.materials.clone(),
+                lights: self.lights.clone(),
+            },
+            no_ambient: self.noambient,
+            no_texlight_harvest: self.no_texlight_harvest,
+            static_prop_polys: self.static_prop_polys,
+            texture_shadows: self.texture_shadows,
+            static_prop_lighting: self.static_prop_lighting,
+            disable_prop_self_shadowing: self.disable_prop_self_shadowing,
+            ambient_occlusion: self.ambient_occlusion.then_some(AmbientOcclusion {
+                radius: self.ao_radius,
+                samples: self.ao_samples as usize,
+                scale: self.ao_scale,
+            }),
+            quiet: self.quiet || self.json,
         }
     }
-    out
 }
 
-/// Texture lights as VRAD reads them, later sources overriding earlier ones: the `emit` facts
-/// of a `--materials` table, `GAME/lights.rad` (when present), each `--lights` file (which
-/// must exist), then `MAP.rad` beside the map (when present). Bad lines are warnings naming
-/// the file and line.
-pub fn load_texlights(
-    table: Option<&std::path::Path>,
-    game: Option<&std::path::Path>,
-    lights: &[PathBuf],
-    map: Option<&std::path::Path>,
-    quiet: bool,
-) -> anyhow::Result<srcmap_vrad::TexLights> {
-    let mut files: Vec<(PathBuf, bool)> = Vec::new();
-    if let Some(g) = game {
-        files.push((g.join("lights.rad"), false));
-    }
-    files.extend(lights.iter().map(|l| (l.clone(), true)));
-    if let Some(m) = map {
-        files.push((m.with_extension("rad"), false));
-    }
-    let mut out = match table {
-        Some(path) => table_texlights(&crate::materials_cmd::load_table(path)?.1),
-        None => srcmap_vrad::TexLights::new(),
-    };
-    for (path, required) in files {
-        let text = match std::fs::read(&path) {
-            Ok(b) => String::from_utf8_lossy(&b).into_owned(),
-            Err(e) if required => anyhow::bail!("{}: cannot read: {e}", path.display()),
-            Err(_) => continue,
-        };
-        for w in out.parse_into(&text) {
-            if !quiet {
-                eprintln!("warning: {}: {w}", path.display());
-            }
-        }
-    }
-    Ok(out)
-}
-
+/// `srcmap vrad`: the BSP lit, then the report printed (JSON, or lines for a person).
 pub fn vrad(args: &VradArgs) -> anyhow::Result<()> {
-    // The BSP is lit in place by default; the light and material files are only read.
-    let out = args.output.as_ref().unwrap_or(&args.bsp);
-    for read_only in args.lights.iter().chain(&args.materials) {
-        crate::refuse_overwriting(read_only, out)?;
-    }
-    let input =
-        std::fs::read(&args.bsp).map_err(|e| anyhow::anyhow!("{}: cannot read: {e}", args.bsp.display()))?;
-    let options = vrad_options(args)?;
-    let progress = crate::progress::Bar::new(args.quiet || args.json);
-    let start = Instant::now();
-    let (bytes, report) = srcmap_vrad::relight(&input, &options, &progress)
-        .map_err(|e| anyhow::anyhow!("{}: {e}", args.bsp.display()))?;
-    crate::write_output(out, &bytes)?;
-    let total = start.elapsed().as_secs_f64();
+    let progress = Bar::new(args.quiet || args.json);
+    let run = srcmap_driver::vrad(&args.job(), &progress, &Stderr)?;
     if args.json {
-        crate::print_json(&json_report(&report, total)?)?;
+        print_json(&json_report(&run.report, run.seconds)?)?;
     } else if !args.quiet {
-        print_summary(args, out, &report, total);
+        print_summary(args, &run.output, &run.report, run.seconds);
     }
     Ok(())
-}
-
-/// The relight options `srcmap vrad`'s flags ask for (texture lights, materials and models
-/// read here).
-fn vrad_options(args: &VradArgs) -> anyhow::Result<srcmap_vrad::Options> {
-    let rad = RadOptions {
-        fast: args.fast,
-        final_: args.final_,
-        bounce: Some(args.bounce),
-        hdr: args.hdr,
-        both: args.both,
-        threads: args.threads,
-        verify: args.verify,
-        ldr_only: args.ldr,
-        texlights: load_texlights(
-            args.materials.as_deref(),
-            args.game.as_deref(),
-            &args.lights,
-            Some(&args.bsp),
-            args.quiet || args.json,
-        )?,
-        models: args.game.as_deref().map(model_source).transpose()?,
-    };
-    let mut options = rad.to_options();
-    options.ambient_cubes = !args.noambient;
-    options.harvest_texlights = !args.no_texlight_harvest;
-    if args.game.is_some() || args.materials.is_some() {
-        let resolver = crate::materials_cmd::resolver(args.game.as_deref(), args.materials.as_deref())?;
-        options.materials = Some(srcmap_vrad::MaterialSource(std::sync::Arc::new(resolver)));
-    }
-    options.static_prop_polys = args.static_prop_polys;
-    options.texture_shadows = args.texture_shadows;
-    options.static_prop_lighting = args.static_prop_lighting;
-    options.disable_prop_self_shadowing = args.disable_prop_self_shadowing;
-    options.ambient_occlusion = args.ambient_occlusion.then_some(srcmap_vrad::AmbientOcclusion {
-        radius: args.ao_radius,
-        samples: args.ao_samples as usize,
-        scale: args.ao_scale,
-    });
-    Ok(options)
 }
 
 /// What the run did, for a person: material and prop sources, files packed, counts and speed.
@@ -278,6 +171,13 @@ fn print_summary(args: &VradArgs, out: &std::path::Path, report: &Report, total:
             report.count(counts::SEE_THROUGH_BRUSHES)
         );
     }
+    print_props(report);
+    print_totals(out, report, total);
+}
+
+/// The lines of what was done to and for props (each only when something was): static prop
+/// shadows, prop lighting files, texture shadows, ambient occlusion, detail props.
+fn print_props(report: &Report) {
     let props = report.count(counts::STATIC_PROPS);
     if props > 0 {
         eprintln!(
@@ -287,22 +187,7 @@ fn print_summary(args: &VradArgs, out: &std::path::Path, report: &Report, total:
             report.count(counts::PROPS_WITHOUT_MODEL)
         );
     }
-    let vhv = report.count(counts::VHV_FILES);
-    if vhv > 0 {
-        eprintln!("packed {vhv} per-vertex prop lighting files (sp_*.vhv)");
-    }
-    let ppl = report.count(counts::PPL_FILES);
-    if ppl > 0 {
-        eprintln!("packed {ppl} per-texel prop lighting files (texelslighting_*.ppl)");
-    }
-    let textured = report.count(counts::TEXTURE_SHADOW_TRIANGLES);
-    if textured > 0 {
-        eprintln!("texture shadows: {textured} prop triangles let light through their clear texels");
-    }
-    let occluded = report.count(counts::OCCLUDED_LUXELS);
-    if occluded > 0 {
-        eprintln!("ambient occlusion darkened {occluded} luxels");
-    }
+    print_prop_files(report);
     let detail = report.count(counts::DETAIL_PROPS_LIT);
     if detail > 0 {
         eprintln!(
@@ -310,19 +195,47 @@ fn print_summary(args: &VradArgs, out: &std::path::Path, report: &Report, total:
             report.count(counts::DETAIL_STYLE_ENTRIES)
         );
     }
+}
+
+/// Lines for what the run packed or shaded for props, each only when it did something.
+fn print_prop_files(report: &Report) {
+    print_if_any(report, counts::VHV_FILES, |n| {
+        format!("packed {n} per-vertex prop lighting files (sp_*.vhv)")
+    });
+    print_if_any(report, counts::PPL_FILES, |n| {
+        format!("packed {n} per-texel prop lighting files (texelslighting_*.ppl)")
+    });
+    print_if_any(report, counts::TEXTURE_SHADOW_TRIANGLES, |n| {
+        format!("texture shadows: {n} prop triangles let light through their clear texels")
+    });
+    print_if_any(report, counts::OCCLUDED_LUXELS, |n| {
+        format!("ambient occlusion darkened {n} luxels")
+    });
+}
+
+/// The line for a count, when the count is above zero.
+fn print_if_any(report: &Report, count: &str, line: impl FnOnce(u64) -> String) {
+    let n = report.count(count);
+    if n > 0 {
+        eprintln!("{}", line(n));
+    }
+}
+
+/// The run's counts and speed.
+fn print_totals(out: &std::path::Path, report: &Report, total: f64) {
     let harvested = report.count(counts::TEXLIGHTS_HARVESTED);
+    let harvested = if harvested > 0 {
+        format!("; {harvested} texture lights recovered from the map's world lights")
+    } else {
+        String::new()
+    };
     eprintln!(
-        "{}: {} lit faces, {} luxels, {} lights ({} texture-light patches{}), {} bounces, {} leaves with ambient cubes",
+        "{}: {} lit faces, {} luxels, {} lights ({} texture-light patches{harvested}), {} bounces, {} leaves with ambient cubes",
         out.display(),
         report.count(counts::LIT_FACES),
         report.count(counts::LUXELS),
         report.count(counts::LIGHTS),
         report.count(counts::SURFACE_LIGHTS),
-        if harvested > 0 {
-            format!("; {harvested} texture lights recovered from the map's world lights")
-        } else {
-            String::new()
-        },
         report.count(counts::BOUNCES_DONE),
         report.count(counts::LEAVES_WITH_AMBIENT)
     );
@@ -332,14 +245,6 @@ fn print_summary(args: &VradArgs, out: &std::path::Path, report: &Report, total:
         srcmap_vrad::rays_per_second(report) / 1e6,
         total
     );
-}
-
-/// The static props' model files, read through `dir`'s search paths.
-pub fn model_source(dir: &std::path::Path) -> anyhow::Result<srcmap_vrad::ModelSource> {
-    let game = srcmap_content::GameDir::open(dir)?;
-    Ok(srcmap_vrad::ModelSource(std::sync::Arc::new(
-        move |path: &str| game.read(path).ok().flatten(),
-    )))
 }
 
 /// The shared stage report, plus the run's total seconds and its rays per second.

@@ -9,7 +9,9 @@ use anyhow::anyhow;
 use srcmap_view::{Scene, Site};
 use srcmap_vvis::portals::Portals;
 
-use crate::export_cmd::{read_bsp, scene, scene_glb};
+use srcmap_export::scene::MapScene;
+
+use crate::input::{print_note, read_bsp};
 
 #[derive(Debug, clap::Args)]
 pub struct ViewArgs {
@@ -74,11 +76,36 @@ fn open_browser(url: &str) -> std::io::Result<()> {
         .map(drop)
 }
 
+/// `srcmap view`: the page served until interrupted.
 pub fn view(args: &ViewArgs) -> anyhow::Result<()> {
+    let (site, triangles) = build_site(args)?;
+    let listener = listen(args.port)?;
+    let url = format!("http://{}/", listener.local_addr()?);
+    println!(
+        "{}: {} triangles at {url} (Ctrl-C stops)",
+        args.map.display(),
+        triangles
+    );
+    std::io::stdout().flush()?;
+    if !args.no_open
+        && let Err(e) = open_browser(&url)
+    {
+        eprintln!("note: cannot open a browser ({e}): open {url}");
+    }
+    srcmap_view::serve(listener, site);
+    Ok(())
+}
+
+/// What the page serves: the map's GLB and the scene beside it (tree, PVS, area portals, the
+/// leak path and vis portals of `MAP.lin` and `MAP.prt`), with the mesh's triangle count.
+fn build_site(args: &ViewArgs) -> anyhow::Result<(Arc<Site>, usize)> {
     let bsp = read_bsp(&args.map)?;
-    let drawn = scene(&bsp, &args.map, args.game.as_deref(), args.hdr)?;
-    let glb = scene_glb(&bsp, &drawn, &args.map)?;
-    let mesh = &drawn.mesh;
+    let drawn = MapScene::of_bsp(&bsp, args.game.as_deref(), args.hdr, &mut |n| {
+        print_note(&args.map, n)
+    })?;
+    let glb = drawn
+        .glb(&bsp)
+        .map_err(|e| anyhow!("{}: {e}", args.map.display()))?;
     let mut notes = Vec::new();
     let leak = beside(
         &args.map,
@@ -92,29 +119,18 @@ pub fn view(args: &ViewArgs) -> anyhow::Result<()> {
         |t| Portals::parse_prt(t).map_err(|e| e.to_string()),
         &mut notes,
     );
-    let scene = Scene::build(&bsp, mesh, leak.as_deref(), portals.as_ref(), &notes);
-    let site = Arc::new(Site::new(glb.to_bytes(), &scene));
+    let scene = Scene::build(&bsp, &drawn.mesh, leak.as_deref(), portals.as_ref(), &notes);
+    Ok((Arc::new(Site::new(glb.to_bytes(), &scene)), drawn.mesh.triangles))
+}
 
-    let listener = match TcpListener::bind(("127.0.0.1", args.port)) {
-        Ok(l) => l,
-        Err(e) if args.port == DEFAULT_PORT => {
+/// A listener on 127.0.0.1:`port`; when the default port is taken, any free one.
+fn listen(port: u16) -> anyhow::Result<TcpListener> {
+    match TcpListener::bind(("127.0.0.1", port)) {
+        Ok(l) => Ok(l),
+        Err(e) if port == DEFAULT_PORT => {
             eprintln!("note: port {DEFAULT_PORT} is taken ({e}): using a free one");
-            TcpListener::bind(("127.0.0.1", 0))?
+            Ok(TcpListener::bind(("127.0.0.1", 0))?)
         }
-        Err(e) => return Err(anyhow!("cannot listen on 127.0.0.1:{}: {e}", args.port)),
-    };
-    let url = format!("http://{}/", listener.local_addr()?);
-    println!(
-        "{}: {} triangles at {url} (Ctrl-C stops)",
-        args.map.display(),
-        mesh.triangles
-    );
-    std::io::stdout().flush()?;
-    if !args.no_open
-        && let Err(e) = open_browser(&url)
-    {
-        eprintln!("note: cannot open a browser ({e}): open {url}");
+        Err(e) => Err(anyhow!("cannot listen on 127.0.0.1:{port}: {e}")),
     }
-    srcmap_view::serve(listener, site);
-    Ok(())
 }

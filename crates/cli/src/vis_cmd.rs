@@ -1,9 +1,12 @@
 //! `vvis`: visibility (PVS/PAS) for a BSP, from `MAP.prt` beside it or from the BSP's own tree.
 
 use std::path::PathBuf;
-use std::time::Instant;
 
-use srcmap_vvis::{Options, Report, Threads};
+use srcmap_driver::{VisSettings, VvisJob};
+use srcmap_vvis::Report;
+
+use crate::output::print_json;
+use crate::progress::Bar;
 
 #[derive(Debug, clap::Args)]
 pub struct VvisArgs {
@@ -31,7 +34,7 @@ pub struct VvisArgs {
     #[arg(long)]
     pub no_prt: bool,
     /// A vis radius regardless of env_fog_controller's farz (vvis -radius_override).
-    #[arg(long, value_parser = crate::finite_f64)]
+    #[arg(long, value_parser = crate::usage::finite_f64)]
     pub radius_override: Option<f64>,
     /// No progress output.
     #[arg(long, short)]
@@ -44,53 +47,32 @@ pub struct VvisArgs {
     pub verify: bool,
 }
 
-pub fn vvis(args: &VvisArgs) -> anyhow::Result<()> {
-    let input =
-        std::fs::read(&args.bsp).map_err(|e| anyhow::anyhow!("{}: cannot read: {e}", args.bsp.display()))?;
-    let prt_path = match (&args.prt, args.no_prt) {
-        (_, true) => None,
-        (Some(p), false) => Some(p.clone()),
-        (None, false) => Some(args.bsp.with_extension("prt")).filter(|p| p.is_file()),
-    };
-    let prt_text = match &prt_path {
-        Some(p) => Some(
-            std::fs::read_to_string(p).map_err(|e| anyhow::anyhow!("{}: cannot read: {e}", p.display()))?,
-        ),
-        None => None,
-    };
-    // The BSP is lit in place by default; the portal file is only read.
-    if let Some(prt) = &prt_path {
-        crate::refuse_overwriting(prt, args.output.as_ref().unwrap_or(&args.bsp))?;
+impl VvisArgs {
+    fn job(&self) -> VvisJob {
+        VvisJob {
+            bsp: self.bsp.clone(),
+            output: self.output.clone(),
+            prt: self.prt.clone(),
+            no_prt: self.no_prt,
+            settings: VisSettings {
+                fast: self.fast,
+                siblings: self.siblings,
+                threads: self.threads,
+                radius_override: self.radius_override,
+                verify: self.verify,
+            },
+        }
     }
-    let options = Options {
-        fast: args.fast,
-        threads: Threads(args.threads),
-        radius_override: args.radius_override,
-        verify: args.verify,
-        flow: if args.siblings {
-            srcmap_vvis::FlowKind::FastSiblings
-        } else {
-            srcmap_vvis::FlowKind::Fast
-        },
-        ..Default::default()
-    };
-    let progress = crate::progress::Bar::new(args.quiet || args.json);
-    let start = Instant::now();
-    let (bytes, mut report) = srcmap_vvis::vis_bsp(&input, prt_text.as_deref(), &options, &progress)
-        .map_err(|e| {
-            let source = prt_path
-                .as_ref()
-                .filter(|_| matches!(e, srcmap_vvis::VvisError::Prt { .. }));
-            anyhow::anyhow!("{}: {e}", source.unwrap_or(&args.bsp).display())
-        })?;
-    let out = args.output.as_ref().unwrap_or(&args.bsp);
-    crate::write_output(out, &bytes)?;
-    let total = start.elapsed().as_secs_f64();
+}
+
+/// `srcmap vvis`: the BSP's visibility computed and written, then the report printed.
+pub fn vvis(args: &VvisArgs) -> anyhow::Result<()> {
+    let progress = Bar::new(args.quiet || args.json);
+    let run = srcmap_driver::vvis(&args.job(), &progress)?;
     if args.json {
-        report.time("total", start.elapsed());
-        crate::print_json(&report)?;
+        print_json(&run.report)?;
     } else if !args.quiet {
-        print_summary(&report, out, prt_path.as_deref(), total);
+        print_summary(&run.report, &run.output, run.prt.as_deref(), run.seconds);
     }
     Ok(())
 }

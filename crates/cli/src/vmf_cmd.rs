@@ -1,10 +1,11 @@
 //! `info` and `convert` for VMF files.
 
+use std::io::Write;
 use std::path::Path;
 
 use anyhow::Context as _;
 use serde::Serialize;
-use srcmap_vmf::Vmf;
+use srcmap_vmf::{Stats as VmfStats, Vmf};
 
 /// Parses a VMF, naming the file and `line:column` on failure.
 pub fn load(path: &Path, data: &[u8]) -> anyhow::Result<Vmf> {
@@ -38,35 +39,41 @@ struct Bounds {
     maxs: [f64; 3],
 }
 
+impl<'a> Report<'a> {
+    fn of(path: &Path, stats: &'a VmfStats, vi: Option<&srcmap_vmf::VersionInfo>) -> Report<'a> {
+        Report {
+            file: path.display().to_string(),
+            format: "vmf",
+            editor_version: vi.map(|v| v.editor_version),
+            editor_build: vi.map(|v| v.editor_build),
+            map_version: vi.map(|v| v.map_version),
+            solids: stats.solids,
+            sides: stats.sides,
+            entities: stats.entities,
+            entities_by_class: stats
+                .entities_by_class
+                .iter()
+                .map(|(k, v)| (k.as_str(), *v))
+                .collect(),
+            displacements: stats.displacements,
+            materials: stats.materials.iter().map(|(k, v)| (k.as_str(), *v)).collect(),
+            instances: stats.instances,
+            instance_files: &stats.instance_files,
+            hidden_solids: stats.hidden_solids,
+            hidden_entities: stats.hidden_entities,
+            visgroups: stats.visgroups,
+            bounds: stats.bounds.map(|(mins, maxs)| Bounds { mins, maxs }),
+        }
+    }
+}
+
 pub fn info(path: &Path, data: &[u8], json: bool) -> anyhow::Result<()> {
     let vmf = load(path, data)?;
     let stats = vmf.stats();
     let vi = vmf.version_info.as_ref();
-    let report = Report {
-        file: path.display().to_string(),
-        format: "vmf",
-        editor_version: vi.map(|v| v.editor_version),
-        editor_build: vi.map(|v| v.editor_build),
-        map_version: vi.map(|v| v.map_version),
-        solids: stats.solids,
-        sides: stats.sides,
-        entities: stats.entities,
-        entities_by_class: stats
-            .entities_by_class
-            .iter()
-            .map(|(k, v)| (k.as_str(), *v))
-            .collect(),
-        displacements: stats.displacements,
-        materials: stats.materials.iter().map(|(k, v)| (k.as_str(), *v)).collect(),
-        instances: stats.instances,
-        instance_files: &stats.instance_files,
-        hidden_solids: stats.hidden_solids,
-        hidden_entities: stats.hidden_entities,
-        visgroups: stats.visgroups,
-        bounds: stats.bounds.map(|(mins, maxs)| Bounds { mins, maxs }),
-    };
+    let report = Report::of(path, &stats, vi);
     if json {
-        crate::print_json(&report)?;
+        crate::output::print_json(&report)?;
     } else {
         print_text(&report, vi)?;
     }
@@ -77,7 +84,6 @@ pub fn info(path: &Path, data: &[u8], json: bool) -> anyhow::Result<()> {
 }
 
 fn print_text(report: &Report<'_>, vi: Option<&srcmap_vmf::VersionInfo>) -> anyhow::Result<()> {
-    use std::io::Write;
     let mut out = std::io::stdout().lock();
     writeln!(out, "{}: VMF", report.file)?;
     if let Some(v) = vi {
@@ -87,6 +93,13 @@ fn print_text(report: &Report<'_>, vi: Option<&srcmap_vmf::VersionInfo>) -> anyh
             v.editor_version, v.editor_build, v.map_version
         )?;
     }
+    print_counts(&mut out, report)?;
+    print_instances_and_bounds(&mut out, report)?;
+    Ok(())
+}
+
+/// Solids, entities by class, materials with their uses.
+fn print_counts(out: &mut impl Write, report: &Report<'_>) -> std::io::Result<()> {
     writeln!(
         out,
         "  solids {} ({} hidden), sides {}, displacements {}",
@@ -104,6 +117,10 @@ fn print_text(report: &Report<'_>, vi: Option<&srcmap_vmf::VersionInfo>) -> anyh
     for (m, n) in &report.materials {
         writeln!(out, "    {n:6}  {m}")?;
     }
+    Ok(())
+}
+
+fn print_instances_and_bounds(out: &mut impl Write, report: &Report<'_>) -> std::io::Result<()> {
     if report.instances > 0 {
         writeln!(
             out,
@@ -122,7 +139,7 @@ fn print_text(report: &Report<'_>, vi: Option<&srcmap_vmf::VersionInfo>) -> anyh
     Ok(())
 }
 
-pub fn convert(args: &crate::ConvertArgs, data: &[u8]) -> anyhow::Result<()> {
+pub fn convert(args: &crate::convert::ConvertArgs, data: &[u8]) -> anyhow::Result<()> {
     let out_ext = args
         .output
         .extension()
@@ -139,5 +156,5 @@ pub fn convert(args: &crate::ConvertArgs, data: &[u8]) -> anyhow::Result<()> {
         anyhow::bail!("--compress, --decompress and --encoding do not apply to VMF");
     }
     let vmf = load(&args.input, data)?;
-    crate::write_output(&args.output, &vmf.to_bytes()).context("writing the VMF")
+    crate::output::write_output(&args.output, &vmf.to_bytes()).context("writing the VMF")
 }

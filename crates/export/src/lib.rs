@@ -12,6 +12,7 @@ pub mod image;
 pub mod mesh;
 pub mod props;
 pub mod render;
+pub mod scene;
 pub mod texture;
 pub mod vmf_mesh;
 

@@ -1,0 +1,22 @@
+//! Reading the files a command is given, naming them in errors.
+
+use std::path::Path;
+
+use anyhow::anyhow;
+use srcmap_bsp::Bsp;
+
+/// A file's bytes.
+pub fn read_file(path: &Path) -> anyhow::Result<Vec<u8>> {
+    std::fs::read(path).map_err(|e| anyhow!("{}: cannot read: {e}", path.display()))
+}
+
+/// A BSP file, parsed.
+pub fn read_bsp(path: &Path) -> anyhow::Result<Bsp> {
+    let data = read_file(path)?;
+    Bsp::parse(&data).map_err(|e| anyhow!("{}: {e}", path.display()))
+}
+
+/// A note about `map` on stderr (`MAP: note: ...`).
+pub fn print_note(map: &Path, note: &str) {
+    eprintln!("{}: note: {note}", map.display());
+}

@@ -1,0 +1,117 @@
+//! `srcmap compile`: vbsp, then vvis, then vrad, in one process on one map in memory; the BSP
+//! is written once, at the end.
+
+use srcmap_bsp::Bsp;
+use srcmap_stage::{Progress, Report};
+
+use crate::error::DriverError;
+use crate::files::write_output;
+use crate::messages::Messages;
+use crate::vbsp::{Stage1, VbspJob, run_vbsp};
+use crate::vrad::{RadSettings, RadSources};
+use crate::vvis::VisSettings;
+
+/// A whole compile: stage 1's job, and the settings of the later stages that run (`None`
+/// skips one).
+#[derive(Debug, Clone, Default)]
+pub struct CompileJob {
+    pub vbsp: VbspJob,
+    pub vis: Option<VisSettings>,
+    pub rad: Option<RadSettings>,
+}
+
+/// The progress of each stage, shown by the caller as it likes.
+pub struct CompileProgress<'a> {
+    pub vbsp: &'a dyn Progress,
+    pub vvis: &'a dyn Progress,
+    pub vrad: &'a dyn Progress,
+}
+
+/// Each stage's report, in the order the stages ran.
+pub type CompileReports = Vec<Report>;
+
+/// Runs the compile and writes the BSP; "compile: wrote" is told unless quiet.
+pub fn compile(
+    job: &CompileJob,
+    progress: &CompileProgress<'_>,
+    messages: &dyn Messages,
+) -> Result<CompileReports, DriverError> {
+    let Stage1 {
+        mut bsp,
+        file,
+        out_path,
+        sealed,
+        report,
+    } = run_vbsp(&job.vbsp, progress.vbsp, messages)?;
+    let mut reports = vec![report];
+    if let Some(settings) = &job.vis {
+        reports.extend(run_vis(job, &mut bsp, sealed, settings, progress.vvis, messages)?);
+    }
+    if let Some(settings) = &job.rad {
+        reports.push(run_rad(job, &mut bsp, settings, progress.vrad, messages)?);
+    }
+    let map = &job.vbsp.map;
+    let bytes = bsp.to_bytes_over(&file).map_err(|error| DriverError::WriteBsp {
+        map: map.clone(),
+        error: Box::new(error),
+    })?;
+    write_output(&out_path, &bytes)?;
+    if !job.vbsp.quiet {
+        messages.line(&format!("compile: wrote {}", out_path.display()));
+    }
+    Ok(reports)
+}
+
+/// Vis on a sealed map; a leaked one has no portals, so vis is skipped with a warning.
+fn run_vis(
+    job: &CompileJob,
+    bsp: &mut Bsp,
+    sealed: bool,
+    settings: &VisSettings,
+    progress: &dyn Progress,
+    messages: &dyn Messages,
+) -> Result<Option<Report>, DriverError> {
+    let map = &job.vbsp.map;
+    if !sealed {
+        if !job.vbsp.quiet {
+            messages.line(&format!(
+                "{}: warning: the map leaked, so vis was skipped (every cluster sees every other)",
+                map.display()
+            ));
+        }
+        return Ok(None);
+    }
+    // Portals are rebuilt from the BSP's own tree rather than read from the .prt: they
+    // give the same PVS on sealed maps, and stay right where our portal file's outer box
+    // is too small (maps whose brushes reach far beyond the world model).
+    let report = srcmap_vvis::vis(bsp, None, &settings.options(), progress).map_err(|source| {
+        DriverError::CompileVvis {
+            map: map.clone(),
+            source: Box::new(source),
+        }
+    })?;
+    Ok(Some(report))
+}
+
+/// Lighting with the texture lights of the material table, `-game`'s lights.rad and MAP.rad
+/// beside the map, and `-game`'s static prop models.
+fn run_rad(
+    job: &CompileJob,
+    bsp: &mut Bsp,
+    settings: &RadSettings,
+    progress: &dyn Progress,
+    messages: &dyn Messages,
+) -> Result<Report, DriverError> {
+    let map = &job.vbsp.map;
+    let sources = RadSources {
+        game: job.vbsp.game.clone(),
+        materials: job.vbsp.materials.clone(),
+        lights: Vec::new(),
+    };
+    let texlights = sources.texlights(map, job.vbsp.quiet, messages)?;
+    let options = settings.options(texlights, sources.models()?);
+    srcmap_vrad::light(bsp, &options, progress).map_err(|source| DriverError::CompileVrad {
+        map: map.clone(),
+        source: Box::new(source),
+    })
+}

@@ -1,0 +1,28 @@
+//! Runs the compile stages on files, for `srcmap vbsp`, `vvis`, `vrad` and `compile`: reading the
+//! VMF and its instances, the material resolver from `-game` and `--materials`, the detail file,
+//! texture-light `.rad` files and the static props' models, then the stages themselves in
+//! memory, and the outputs written atomically with their side files (`.prt`, `.lin`).
+//!
+//! Each stage has one job type built from plain values ([`VbspJob`], [`VvisJob`], [`VradJob`]);
+//! [`CompileJob`] composes them. The driver never prints: progress goes to a
+//! [`srcmap_stage::Progress`], and the lines a mapper reads (warnings, a stage's one-line summary)
+//! to a [`Messages`].
+
+pub mod compile;
+pub mod error;
+pub mod files;
+pub mod harvest;
+pub mod map;
+pub mod materials;
+pub mod messages;
+pub mod vbsp;
+pub mod vrad;
+pub mod vvis;
+
+pub use compile::{CompileJob, CompileProgress, CompileReports, compile};
+pub use error::{DriverError, LeakError};
+pub use files::{refuse_overwriting, write_output};
+pub use messages::{Messages, NoMessages};
+pub use vbsp::{VbspJob, vbsp};
+pub use vrad::{RadSettings, RadSources, VradJob, VradRun, vrad};
+pub use vvis::{VisSettings, VvisJob, VvisRun, vvis};

@@ -1,0 +1,314 @@
+//! Stage 1 on files: the VMF and its instances through `srcmap_vbsp::compile`, the portal file
+//! or the pointfile beside the BSP.
+
+use std::path::{Path, PathBuf};
+
+use srcmap_content::GameDir;
+use srcmap_content::detail_vbsp::DetailTypes;
+use srcmap_materials::Resolver;
+use srcmap_stage::{Progress, Report, Threads};
+use srcmap_vbsp::props::ModelReader;
+use srcmap_vbsp::{Diagnostic, Output, Severity, VbspError};
+use srcmap_vmf::Vmf;
+
+use crate::error::{DriverError, LeakError};
+use crate::files::{refuse_overwriting, write_output};
+use crate::messages::Messages;
+
+/// Unknown materials the warning names without `verbose`.
+const UNKNOWN_MATERIALS_SHOWN: usize = 5;
+
+/// A vbsp run (`srcmap vbsp`, and stage 1 of `srcmap compile`).
+#[derive(Debug, Clone, Default)]
+pub struct VbspJob {
+    /// The map source.
+    pub map: PathBuf,
+    /// The BSP to write (default: the map's path with `.bsp`).
+    pub output: Option<PathBuf>,
+    /// Game directory: materials, instances, static props' models.
+    pub game: Option<PathBuf>,
+    /// A material table, consulted after `-game` content.
+    pub materials: Option<PathBuf>,
+    /// Leave out `func_detail` brushes.
+    pub no_detail: bool,
+    /// A detail.vbsp instead of the one the map names among the game's files.
+    pub detail_file: Option<PathBuf>,
+    /// On a leak, write the pointfile and still the BSP.
+    pub allow_leak: bool,
+    pub verify: bool,
+    /// Worker threads for every stage (0 = all cores).
+    pub threads: usize,
+    /// Only errors are told.
+    pub quiet: bool,
+    /// Every unknown material is named, not the first few.
+    pub verbose: bool,
+}
+
+/// What stage 1 produced: the map in memory and the file `srcmap vbsp` writes of it.
+pub struct Stage1 {
+    pub bsp: srcmap_bsp::Bsp,
+    /// The BSP as `srcmap vbsp` writes it; later stages' lumps are laid out over it.
+    pub file: Vec<u8>,
+    pub out_path: PathBuf,
+    /// The map is sealed (a portal file was written): vis can run.
+    pub sealed: bool,
+    pub report: Report,
+}
+
+/// The files stage 1 reads besides the map, opened before the compile.
+struct Sources {
+    materials: Resolver,
+    /// Static props read their models through the game's search paths.
+    game: Option<GameDir>,
+    detail_types: Option<DetailTypes>,
+}
+
+impl VbspJob {
+    /// The BSP this run writes.
+    pub fn out_path(&self) -> PathBuf {
+        self.output
+            .clone()
+            .unwrap_or_else(|| self.map.with_extension("bsp"))
+    }
+
+    /// The BSP and its side files (.prt, .lin) must not replace the map.
+    fn refuse_replacing_the_map(&self, out_path: &Path) -> Result<(), DriverError> {
+        for written in [
+            out_path.to_path_buf(),
+            out_path.with_extension("prt"),
+            out_path.with_extension("lin"),
+        ] {
+            refuse_overwriting(&self.map, &written)?;
+        }
+        Ok(())
+    }
+
+    fn open_sources(&self) -> Result<Sources, DriverError> {
+        let materials = crate::materials::resolver(self.game.as_deref(), self.materials.as_deref())?;
+        let game = self.game.as_deref().map(GameDir::open).transpose()?;
+        let detail_types = self
+            .detail_file
+            .as_deref()
+            .map(crate::materials::load_detail_file)
+            .transpose()?;
+        Ok(Sources {
+            materials,
+            game,
+            detail_types,
+        })
+    }
+
+    /// The compiler's options for this map.
+    fn stage_options<'a>(
+        &self,
+        vmf: &Vmf,
+        out_path: &Path,
+        sources: &'a Sources,
+        models: Option<ModelReader<'a>>,
+    ) -> srcmap_vbsp::Options<'a> {
+        srcmap_vbsp::Options {
+            materials: &sources.materials,
+            no_detail: self.no_detail,
+            allow_leak: self.allow_leak,
+            verify: self.verify,
+            dump: false,
+            map_revision: vmf
+                .version_info
+                .as_ref()
+                .map(|v| v.map_version as i32)
+                .unwrap_or(0),
+            // Valve names the map's patched materials after the BSP it writes.
+            map_name: out_path
+                .file_stem()
+                .map(|s| s.to_string_lossy().into_owned())
+                .unwrap_or_default(),
+            threads: Threads(self.threads),
+            models,
+            detail_types: sources.detail_types.as_ref(),
+        }
+    }
+}
+
+/// `srcmap vbsp`: stage 1, the BSP written beside its side files; its report is returned.
+pub fn vbsp(job: &VbspJob, progress: &dyn Progress, messages: &dyn Messages) -> Result<Report, DriverError> {
+    let stage1 = run_vbsp(job, progress, messages)?;
+    write_output(&stage1.out_path, &stage1.file)?;
+    Ok(stage1.report)
+}
+
+/// Runs stage 1 and writes its side files (`.prt`, or `.lin` on a leak); the BSP itself is
+/// returned for the caller to finish and write.
+pub fn run_vbsp(
+    job: &VbspJob,
+    progress: &dyn Progress,
+    messages: &dyn Messages,
+) -> Result<Stage1, DriverError> {
+    let out_path = job.out_path();
+    job.refuse_replacing_the_map(&out_path)?;
+    let (vmf, input) = crate::map::read_input(&job.map, job.game.as_deref(), messages)?;
+    let sources = job.open_sources()?;
+    let read_model = |path: &str| sources.game.as_ref().and_then(|g| g.read(path).ok().flatten());
+    let models = sources.game.is_some().then_some(&read_model as ModelReader<'_>);
+    let opts = job.stage_options(&vmf, &out_path, &sources, models);
+    let run = Run {
+        job,
+        out_path,
+        messages,
+    };
+    match srcmap_vbsp::compile(&input, &opts, progress) {
+        Ok(out) => run.finish(out, &sources.materials),
+        Err(error) => Err(run.compile_error(&vmf, error)),
+    }
+}
+
+/// One stage-1 run after the compile: what it tells and writes.
+struct Run<'a> {
+    job: &'a VbspJob,
+    out_path: PathBuf,
+    messages: &'a dyn Messages,
+}
+
+impl Run<'_> {
+    /// The material warnings and diagnostics told, the BSP serialised, the side files written
+    /// and the one-line summary told.
+    fn finish(self, mut out: Output, materials: &Resolver) -> Result<Stage1, DriverError> {
+        self.tell_materials_and_diagnostics(&mut out, materials);
+        let file = out.bsp.to_bytes().map_err(|error| DriverError::WriteBsp {
+            map: self.job.map.clone(),
+            error: Box::new(error),
+        })?;
+        let sealed = out.leak.is_none();
+        write_side_files(&self.out_path, &out)?;
+        if !self.job.quiet {
+            self.messages.line(&summary(&self.out_path, &out.report));
+        }
+        Ok(Stage1 {
+            bsp: out.bsp,
+            file,
+            out_path: self.out_path,
+            sealed,
+            report: out.report,
+        })
+    }
+
+    /// Unknown materials in one line (the first few names; all of them with `verbose`), the
+    /// resolver's warnings into the report, and the diagnostics (only errors when quiet).
+    fn tell_materials_and_diagnostics(&self, out: &mut Output, materials: &Resolver) {
+        let (job, map) = (self.job, self.job.map.display());
+        if let Some(line) = materials.unknown_summary((!job.verbose).then_some(UNKNOWN_MATERIALS_SHOWN))
+            && !job.quiet
+        {
+            self.messages.line(&format!("{map}: warning: {line}"));
+        }
+        for w in materials.warnings() {
+            out.report.warn(w.to_string());
+        }
+        for d in &out.diagnostics {
+            if !job.quiet || d.severity == Severity::Error {
+                self.messages.line(&format!("{map}: {d}"));
+            }
+        }
+    }
+
+    /// A failed compile. A leak writes the pointfile beside the BSP, and the error names the
+    /// entity that reached the void and what was left out before the flood (often the hole).
+    fn compile_error(&self, vmf: &Vmf, error: VbspError) -> DriverError {
+        let VbspError::Leak {
+            entity_id,
+            classname,
+            origin,
+            pointfile,
+            skipped_brushes,
+        } = error
+        else {
+            let map = self.job.map.clone();
+            return DriverError::Vbsp {
+                map,
+                error: Box::new(error),
+            };
+        };
+        let lin = match self.write_pointfile(&pointfile, &skipped_brushes) {
+            Ok(lin) => lin,
+            Err(e) => return e,
+        };
+        DriverError::Leak(Box::new(LeakError {
+            map: self.job.map.clone(),
+            entity_id,
+            classname,
+            origin: [origin.x, origin.y, origin.z],
+            pointfile: lin,
+            hint: leak_hint(vmf, &skipped_brushes),
+        }))
+    }
+
+    /// The pointfile written beside the BSP (its path returned), then the brushes left out
+    /// before the flood told: whatever was left out may be the hole, so it is said here, where
+    /// the mapper looks, not only in the lines told before.
+    fn write_pointfile(
+        &self,
+        pointfile: &str,
+        skipped_brushes: &[Diagnostic],
+    ) -> Result<PathBuf, DriverError> {
+        let lin = self.out_path.with_extension("lin");
+        write_output(&lin, pointfile.as_bytes())?;
+        for d in skipped_brushes {
+            self.messages.line(&format!("{}: {d}", self.job.map.display()));
+        }
+        Ok(lin)
+    }
+}
+
+/// The portal file of a sealed map, or the pointfile of a leaked one (written with
+/// `allow_leak`); the other one, stale from an earlier compile, is removed.
+fn write_side_files(out_path: &Path, out: &Output) -> Result<(), DriverError> {
+    if let Some(VbspError::Leak { pointfile, .. }) = &out.leak {
+        // Valve writes no portal file for a leaked map: vis cannot run on it.
+        write_output(&out_path.with_extension("lin"), pointfile.as_bytes())?;
+        let _ = std::fs::remove_file(out_path.with_extension("prt"));
+    } else {
+        write_output(&out_path.with_extension("prt"), out.prt.as_bytes())?;
+        // A stale pointfile from an earlier leak would mislead.
+        let _ = std::fs::remove_file(out_path.with_extension("lin"));
+    }
+    Ok(())
+}
+
+/// One line of what stage 1 built.
+pub fn summary(out_path: &Path, r: &Report) -> String {
+    format!(
+        "vbsp: {} ({} brushes, {} models, {} faces, {} leaves, {} clusters, {} portals)",
+        out_path.display(),
+        r.count("brushes"),
+        r.count("models"),
+        r.count("faces"),
+        r.count("world_leaves"),
+        r.count("clusters"),
+        r.count("portals")
+    )
+}
+
+/// What the leak message adds about parts left out: damaged parts of the map, brushes left
+/// out before the flood.
+fn leak_hint(vmf: &Vmf, skipped_brushes: &[Diagnostic]) -> String {
+    let mut hint = String::new();
+    if let Some(first) = vmf.problems.first() {
+        hint += &format!(
+            "; {} damaged part{} of the map left out ({first})",
+            vmf.problems.len(),
+            if vmf.problems.len() == 1 { "" } else { "s" }
+        );
+    }
+    if let Some(first) = skipped_brushes.first() {
+        hint += &format!(
+            "; {} brush{} left out before the flood ({}: {})",
+            skipped_brushes.len(),
+            if skipped_brushes.len() == 1 { "" } else { "es" },
+            first.at,
+            first.message
+        );
+    }
+    if !hint.is_empty() {
+        hint += ": that may be the hole";
+    }
+    hint
+}

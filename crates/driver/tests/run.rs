@@ -1,0 +1,165 @@
+//! The driver on real files: the README's box room compiled, vis and light run on the result, a
+//! leak told and its pointfile written, an output naming the input refused.
+
+use std::cell::RefCell;
+use std::path::{Path, PathBuf};
+
+use srcmap_driver::{
+    CompileJob, CompileProgress, DriverError, Messages, RadSettings, VbspJob, VisSettings, VradJob, VvisJob,
+};
+use srcmap_stage::NoProgress;
+
+/// The lines a run tells, kept.
+#[derive(Default)]
+struct Kept(RefCell<Vec<String>>);
+
+impl Messages for Kept {
+    fn line(&self, text: &str) {
+        self.0.borrow_mut().push(text.to_string());
+    }
+}
+
+fn box_room() -> String {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/box_room.vmf");
+    std::fs::read_to_string(path).unwrap()
+}
+
+fn temp(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("srcmap-driver-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+const NO_PROGRESS: CompileProgress<'static> = CompileProgress {
+    vbsp: &NoProgress,
+    vvis: &NoProgress,
+    vrad: &NoProgress,
+};
+
+#[test]
+fn box_room_compiles_then_vis_and_light_run_on_the_file() {
+    let dir = temp("box");
+    let map = dir.join("box_room.vmf");
+    std::fs::write(&map, box_room()).unwrap();
+    let job = CompileJob {
+        vbsp: VbspJob {
+            map: map.clone(),
+            ..Default::default()
+        },
+        vis: Some(VisSettings::default()),
+        rad: Some(RadSettings {
+            fast: true,
+            ..Default::default()
+        }),
+    };
+    let kept = Kept::default();
+    let reports = srcmap_driver::compile(&job, &NO_PROGRESS, &kept).unwrap();
+    let stages: Vec<&str> = reports.iter().map(|r| r.stage).collect();
+    assert_eq!(stages, ["vbsp", "vvis", "vrad"]);
+    let bsp = dir.join("box_room.bsp");
+    let lines = kept.0.borrow();
+    // Without -game or a table, the box's dev textures are unknown: one warning names them.
+    assert!(lines[0].contains(": warning: 3 unknown materials"), "{lines:?}");
+    assert!(
+        lines[1].starts_with(&format!("vbsp: {} (", bsp.display())),
+        "{lines:?}"
+    );
+    assert_eq!(
+        lines.last().unwrap(),
+        &format!("compile: wrote {}", bsp.display())
+    );
+    assert!(dir.join("box_room.prt").is_file() && !dir.join("box_room.lin").exists());
+    srcmap_bsp::Bsp::parse(&std::fs::read(&bsp).unwrap()).unwrap();
+
+    let vis = VvisJob {
+        bsp: bsp.clone(),
+        output: Some(dir.join("vis.bsp")),
+        ..Default::default()
+    };
+    let run = srcmap_driver::vvis(&vis, &NoProgress).unwrap();
+    assert_eq!(run.prt.as_deref(), Some(dir.join("box_room.prt").as_path()));
+    assert!(run.report.times.iter().any(|t| t.phase == "total"));
+    let rad = VradJob {
+        bsp: dir.join("vis.bsp"),
+        settings: RadSettings {
+            fast: true,
+            ..Default::default()
+        },
+        quiet: true,
+        ..Default::default()
+    };
+    let run = srcmap_driver::vrad(&rad, &NoProgress, &Kept::default()).unwrap();
+    assert_eq!(run.output, dir.join("vis.bsp"));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The box room without its last wall: the light sees the void.
+fn holed_box() -> String {
+    let text = box_room();
+    // The last `solid` block of worldspawn: from its keyword to its closing brace (one tab in).
+    let start = text.rfind("\tsolid").unwrap();
+    let end = start + text[start..].find("\n\t}").unwrap() + 3;
+    format!("{}{}", &text[..start], &text[end..])
+}
+
+#[test]
+fn a_leak_writes_the_pointfile_and_names_the_entity() {
+    let dir = temp("leak");
+    let map = dir.join("holed.vmf");
+    std::fs::write(&map, holed_box()).unwrap();
+    let job = VbspJob {
+        map: map.clone(),
+        ..Default::default()
+    };
+    let err = srcmap_driver::vbsp(&job, &NoProgress, &Kept::default()).unwrap_err();
+    assert!(matches!(err, DriverError::Leak { .. }), "{err}");
+    let lin = dir.join("holed.lin");
+    assert!(err.to_string().contains("can reach the void; pointfile"), "{err}");
+    assert!(err.to_string().ends_with(&lin.display().to_string()), "{err}");
+    assert!(lin.is_file() && !dir.join("holed.bsp").exists());
+    // With allow_leak the BSP is written too, and a compile skips vis with a warning.
+    let job = CompileJob {
+        vbsp: VbspJob {
+            allow_leak: true,
+            ..job
+        },
+        vis: Some(VisSettings::default()),
+        rad: None,
+    };
+    let kept = Kept::default();
+    let reports = srcmap_driver::compile(&job, &NO_PROGRESS, &kept).unwrap();
+    assert_eq!(reports.len(), 1);
+    assert!(
+        kept.0
+            .borrow()
+            .iter()
+            .any(|l| l.ends_with("so vis was skipped (every cluster sees every other)"))
+    );
+    assert!(dir.join("holed.bsp").is_file() && !dir.join("holed.prt").exists());
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn an_output_naming_the_map_is_wrong_usage_and_nothing_is_read() {
+    let dir = temp("usage");
+    let map = dir.join("a.vmf");
+    std::fs::write(&map, "not a map").unwrap();
+    let job = VbspJob {
+        map: map.clone(),
+        output: Some(map.clone()),
+        ..Default::default()
+    };
+    let err = srcmap_driver::vbsp(&job, &NoProgress, &Kept::default()).unwrap_err();
+    assert!(err.is_usage(), "{err}");
+    let missing = VbspJob {
+        map: dir.join("missing.vmf"),
+        ..Default::default()
+    };
+    let err = srcmap_driver::vbsp(&missing, &NoProgress, &Kept::default()).unwrap_err();
+    assert!(
+        !err.is_usage() && err.to_string().ends_with("missing.vmf: cannot read"),
+        "{err}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
