@@ -7,10 +7,10 @@ use std::fmt::Write;
 use srcmap_geom::{Bounds, DVec3, Plane, PlaneId, PlaneSet, Winding};
 
 use crate::brush::Brush;
-use crate::emit::Clusters;
 use crate::faces::Face;
 use crate::portals::Portals;
 use crate::tree::Tree;
+use crate::types::Clusters;
 
 /// The dump of one pass: its name and text.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -12,17 +12,9 @@ use crate::contents::*;
 use crate::diag::VbspError;
 use crate::faces::Face;
 use crate::occluders::OccluderFaces;
-use crate::pipeline::Ent;
 use crate::texinfo::Texinfos;
 use crate::tree::{NodeId, Tree};
-
-/// Cluster numbers of the world's leaves: every non-solid leaf is its own cluster
-/// (detail never splits the tree, so no two leaves share one).
-#[derive(Default)]
-pub struct Clusters {
-    pub of_node: Vec<i32>,
-    pub count: usize,
-}
+use crate::types::{Clusters, Ent};
 
 /// `sky_area` marks the areas of the 3D skybox: all their leaves share one cluster, as in
 /// Valve's `NumberLeafs`.

@@ -77,6 +77,7 @@ pub mod props;
 mod prt;
 mod texinfo;
 pub mod tree;
+mod types;
 mod verify;
 mod water;
 mod wvt;

@@ -5,11 +5,11 @@
 use srcmap_geom::PlaneSet;
 
 use crate::brush::Brush;
-use crate::emit::Clusters;
 use crate::faces::Face;
 use crate::portals::Portals;
 use crate::texinfo::Texinfos;
 use crate::tree::{NodeId, Tree};
+use crate::types::Clusters;
 
 /// How far a face's points may lie off its plane, or outside its own edges, in units.
 const FACE_EPSILON: f64 = 0.1;

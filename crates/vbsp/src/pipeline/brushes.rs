@@ -1,0 +1,369 @@
+//! Brushes: planes, texinfos, windings, contents, bevels; blend and shiny sides patched;
+//! displacement sides set aside.
+
+use std::collections::HashMap;
+
+use srcmap_geom::DVec3;
+
+use super::Compile;
+use super::entities::Owner;
+use crate::brush::{self, Brush, BrushSide};
+use crate::check_limit;
+use crate::contents::*;
+use crate::cubemap;
+use crate::diag::{Diagnostic, VbspError, Where};
+use crate::displacement::{self, DispSide};
+use crate::dump;
+use crate::ids::{BrushId, EntityId};
+use crate::texinfo::texinfo_for;
+use crate::types::set_kv;
+use crate::verify;
+use crate::wvt;
+
+impl<'a> Compile<'a> {
+    /// The brushes' sides name planes and texinfos that exist.
+    pub fn verify_brushes(&mut self) -> Result<(), VbspError> {
+        self.checkpoint(
+            "brushes",
+            |c| verify::brushes(&c.brushes, &c.planes, &c.tex),
+            |c| dump::brushes(&c.brushes, &c.planes),
+        )
+    }
+
+    /// Builds every kept entity's brushes: planes, texinfos, windings, contents, bevels.
+    pub fn build_brushes(&mut self) -> Result<(), VbspError> {
+        let mut material_cache: HashMap<String, MaterialFacts> = HashMap::new();
+        let plans = std::mem::take(&mut self.plans);
+        for ((ei, e), plan) in self.input.entities.iter().enumerate().zip(&plans) {
+            let owner = match plan.owner {
+                Owner::Dropped => continue,
+                Owner::World => EntityId::WORLD,
+                Owner::Own(id) => id,
+            };
+            let (class, base_contents, areaportal) =
+                (plan.class.as_str(), plan.base_contents, plan.areaportal);
+            // Brush entities with an origin are built around it (the engine moves the model).
+            let offset = if owner != EntityId::WORLD {
+                e.origin().unwrap_or(DVec3::ZERO)
+            } else {
+                DVec3::ZERO
+            };
+            let at = Where {
+                entity_id: Some(e.id),
+                classname: Some(e.classname.clone()),
+                ..Default::default()
+            };
+            for mb in &e.brushes {
+                let mut raw = Vec::with_capacity(mb.sides.len());
+                let mut bad = false;
+                for s in &mb.sides {
+                    let pts = s.points.map(|p| p - offset);
+                    let side_at = || Where {
+                        brush: Some(mb.id),
+                        side: Some(s.id),
+                        ..at.clone()
+                    };
+                    let axes_finite = [&s.uaxis, &s.vaxis]
+                        .iter()
+                        .all(|a| a.axis.is_finite() && a.shift.is_finite() && a.scale.is_finite());
+                    if !pts.iter().all(|p| p.is_finite()) || !axes_finite || !s.lightmap_scale.is_finite() {
+                        self.diags.push(Diagnostic::error(
+                            side_at(),
+                            "plane points, texture axes or lightmap scale are not finite numbers \
+                             (NaN or infinite), brush skipped",
+                        ));
+                        bad = true;
+                        break;
+                    }
+                    let Some(plane) = srcmap_geom::Plane::from_points_snapped(pts[0], pts[1], pts[2]) else {
+                        self.diags.push(Diagnostic::error(
+                            side_at(),
+                            "bad plane points (collinear), brush skipped",
+                        ));
+                        bad = true;
+                        break;
+                    };
+                    let Some(pid) = self.planes.find_or_insert(plane) else {
+                        self.diags.push(Diagnostic::error(
+                            side_at(),
+                            "plane points span no usable plane, brush skipped",
+                        ));
+                        bad = true;
+                        break;
+                    };
+                    // Unknown materials are warned about once each by the resolver itself.
+                    let info = *material_cache
+                        .entry(s.material.clone())
+                        .or_insert_with(|| self.opts.materials.resolve(&s.material).facts);
+                    self.has_water |= info.contents & (CONTENTS_WATER | CONTENTS_SLIME) != 0;
+                    let td = self.tex.texdata(&s.material, &info);
+                    let ti = self.tex.add(texinfo_for(s, offset, info.surface_flags, td));
+                    raw.push(brush::RawSide {
+                        plane: pid,
+                        contents: side_contents(info.contents, base_contents, info.surface_flags),
+                        surf: info.surface_flags,
+                        texinfo: ti,
+                        vmf_id: s.id,
+                        displacement: s.displacement.is_some(),
+                    });
+                }
+                if bad {
+                    continue;
+                }
+                let Some(mut b) = brush::build_brush(&mut self.planes, owner, &at, mb, raw, &mut self.diags)
+                else {
+                    continue;
+                };
+                // Valve patches blend materials before cubemaps: a shiny blend side gets a
+                // cubemap patch of its `_wvt_patch` copy.
+                self.patch_wvt_sides(&mut b, &at);
+                if !self.cubemaps.is_empty() {
+                    self.attach_cubemaps(&mut b, offset, &at);
+                }
+                if b.contents & CONTENTS_ORIGIN != 0 {
+                    // Origin brushes only place the entity.
+                    if owner != EntityId::WORLD && e.get("origin").is_none() {
+                        let c = b.bounds.center();
+                        let v = format!("{} {} {}", c.x as i64, c.y as i64, c.z as i64);
+                        set_kv(&mut self.ents[owner.idx()].keyvalues, "origin", v);
+                    }
+                    continue;
+                }
+                if b.sides.iter().any(|s| s.displacement) {
+                    self.gather_displacements(owner, &at, mb, &b);
+                    continue;
+                }
+                if class == "func_viscluster" {
+                    self.viscluster_bounds.push((ei, b.bounds));
+                    continue;
+                }
+                if let Some(n) = plan.occluder {
+                    // Occluder brushes stay in the brush lump but belong to no model.
+                    self.occluder_brushes[n].push(BrushId(self.brushes.len() as u32));
+                    self.brushes.push(b);
+                    continue;
+                }
+                if let Some(number) = areaportal {
+                    b.contents = CONTENTS_AREAPORTAL;
+                    self.portal_number
+                        .insert(BrushId(self.brushes.len() as u32), number);
+                } else if owner != EntityId::WORLD {
+                    // Brush entities are never detail.
+                    b.contents &= !CONTENTS_DETAIL;
+                }
+                if plan.window && areaportal.is_none() {
+                    b.contents = (b.contents & !CONTENTS_SOLID) | CONTENTS_TRANSLUCENT | CONTENTS_WINDOW;
+                }
+                self.ents[owner.idx()]
+                    .brushes
+                    .push(BrushId(self.brushes.len() as u32));
+                self.brushes.push(b);
+            }
+        }
+        check_limit("brushes", self.brushes.len(), 8192)
+    }
+
+    /// Moves each non-displacement side (bevels included, as Valve's side list holds them) of a
+    /// WorldVertexTransition material to its `_wvt_patch` copy (module `wvt`), whose VMT goes
+    /// in the pakfile once.
+    fn patch_wvt_sides(&mut self, brush: &mut Brush, at: &Where) {
+        for side in brush.sides.iter_mut().filter(|s| !s.displacement) {
+            let texinfo = self.tex.list[side.texinfo.idx()];
+            let Ok(texdata) = u32::try_from(texinfo.texdata) else {
+                continue;
+            };
+            let patched = match self.wvt_texdata.get(&texdata) {
+                Some(&known) => known,
+                None => {
+                    let material = self.tex.strings[texdata as usize].clone();
+                    let patched = match self.opts.materials.wvt_patch(&material) {
+                        // A copy already patched is not patched again.
+                        Some(_) if wvt::is_patched(&material) => None,
+                        Some(text) => match wvt::patched_name(&self.opts.map_name, &material) {
+                            Some(name) => {
+                                let (patched, new) = self.tex.clone_texdata(texdata, &name);
+                                if new {
+                                    // The cubemap step reads the patched copy's own `$envmap`.
+                                    let shiny = srcmap_materials::vmt_text_uses_env_cubemap(&text);
+                                    self.shiny_texdata.insert(patched, shiny);
+                                    self.patch_files.push(wvt::patch_file(&name, text));
+                                }
+                                Some(patched)
+                            }
+                            None => {
+                                self.diags.push(Diagnostic::warning(
+                                    at.clone(),
+                                    format!(
+                                        "the WorldVertexTransition patch of {material} would have too long a name; not patched"
+                                    ),
+                                ));
+                                None
+                            }
+                        },
+                        None => None,
+                    };
+                    self.wvt_texdata.insert(texdata, patched);
+                    patched
+                }
+            };
+            if let Some(patched) = patched {
+                side.texinfo = self.tex.add(srcmap_bsp::TexInfo {
+                    texdata: patched as i32,
+                    ..texinfo
+                });
+            }
+        }
+    }
+
+    /// Moves each side of a material with `$envmap env_cubemap` to a patched copy naming its
+    /// cubemap (module `cubemap`). `offset` is where the brush was moved from (its windings
+    /// are around its entity's origin; the nearest cubemap is found in the world).
+    fn attach_cubemaps(&mut self, brush: &mut Brush, offset: DVec3, at: &Where) {
+        for side in brush.sides.iter_mut().filter(|s| !s.bevel) {
+            let texinfo = self.tex.list[side.texinfo.idx()];
+            let Ok(texdata) = u32::try_from(texinfo.texdata) else {
+                continue;
+            };
+            let material = &self.tex.strings[texdata as usize];
+            let shiny = *self
+                .shiny_texdata
+                .entry(texdata)
+                .or_insert_with(|| self.opts.materials.uses_env_cubemap(material));
+            if !shiny {
+                continue;
+            }
+            let centre = side.winding.as_ref().map(|w| w.center() + offset);
+            let normal = self.planes.get(side.plane).normal;
+            let Some(chosen) = self.cubemaps.for_side(side.vmf_id, centre, normal) else {
+                continue;
+            };
+            let origin = self.cubemaps.samples[chosen].origin;
+            let material = material.clone();
+            let Some(name) = cubemap::patched_name(&self.opts.map_name, &material, origin) else {
+                self.diags.push(Diagnostic::warning(
+                    Where {
+                        brush: Some(brush.vmf_id),
+                        side: Some(side.vmf_id),
+                        ..at.clone()
+                    },
+                    format!("the env_cubemap patch of {material} would have too long a name; not patched"),
+                ));
+                continue;
+            };
+            let (patched, new) = self.tex.clone_texdata(texdata, &name);
+            if new {
+                let (path, text) = cubemap::patch_file(&self.opts.map_name, &material, &name, origin);
+                self.patch_files.push((path, text));
+                let texture = cubemap::texture_name(&self.opts.map_name, origin);
+                if !self.cubemap_textures.contains(&texture) {
+                    self.cubemap_textures.push(texture);
+                }
+            }
+            side.texinfo = self.tex.add(srcmap_bsp::TexInfo {
+                texdata: patched as i32,
+                ..texinfo
+            });
+        }
+    }
+
+    /// A displacement brush's displacement sides, in map order. Displacements belong to the
+    /// world: on any other entity they are reported and left out (Valve stops there).
+    fn gather_displacements(
+        &mut self,
+        owner: EntityId,
+        at: &Where,
+        mb: &'a crate::input::MapBrush,
+        b: &Brush,
+    ) {
+        // Map order: the brush's sides as the map lists them (its built sides are reordered).
+        let in_map_order = mb
+            .sides
+            .iter()
+            .filter(|m| m.displacement.is_some())
+            .filter_map(|m| b.sides.iter().find(|s| s.vmf_id == m.id && s.displacement));
+        for s in in_map_order {
+            let side_at = Where {
+                brush: Some(mb.id),
+                side: Some(s.vmf_id),
+                ..at.clone()
+            };
+            if owner != EntityId::WORLD {
+                self.diags.push(Diagnostic::error(
+                    side_at,
+                    "displacement on a brush entity is not supported (only the world and func_detail); left out",
+                ));
+                continue;
+            }
+            let Some(source) = mb
+                .sides
+                .iter()
+                .find(|m| m.id == s.vmf_id)
+                .and_then(|m| m.displacement.as_deref())
+            else {
+                continue;
+            };
+            let Some(winding) = s.winding.clone() else {
+                self.diags.push(Diagnostic::error(
+                    side_at,
+                    "displacement side has no winding; left out",
+                ));
+                continue;
+            };
+            // The brush's planes in map order, for the base face as Valve's float clipping
+            // makes it.
+            let planes: Vec<(DVec3, f64)> = mb
+                .sides
+                .iter()
+                .filter_map(|m| b.sides.iter().find(|bs| bs.vmf_id == m.id && !bs.bevel))
+                .map(|bs| {
+                    let p = self.planes.get(bs.plane);
+                    (p.normal, p.dist)
+                })
+                .collect();
+            let own = self.planes.get(s.plane);
+            let float_winding = displacement::float_side_winding(&planes, (own.normal, own.dist));
+            self.disp_sides.push(DispSide {
+                at: side_at,
+                plane: s.plane,
+                texinfo: s.texinfo,
+                winding,
+                float_winding,
+                contents: b.contents,
+                hammer_id: s.vmf_id,
+                source,
+            });
+        }
+    }
+
+    /// Valve's EmitBrushes adds an axial side at the brush bounds wherever the brush has no
+    /// side on exactly that plane (a redundant axial side elsewhere hides it from the bevel
+    /// pass); such sides are written without the bevel flag, as Valve does.
+    pub fn add_axial_sides(&mut self) {
+        for b in &mut self.brushes {
+            for axis in 0..3 {
+                for dir in [-1.0, 1.0] {
+                    let mut n = DVec3::ZERO;
+                    n[axis] = dir;
+                    let dist = if dir > 0.0 {
+                        b.bounds.maxs[axis]
+                    } else {
+                        -b.bounds.mins[axis]
+                    };
+                    let Some(id) = self.planes.find_or_insert(srcmap_geom::Plane::new(n, dist)) else {
+                        continue;
+                    };
+                    if b.sides.iter().all(|s| s.plane != id) {
+                        let last = b.sides.last().cloned().expect("a brush has sides");
+                        b.sides.push(BrushSide {
+                            plane: id,
+                            winding: None,
+                            bevel: false,
+                            vmf_id: -1,
+                            ..last
+                        });
+                    }
+                }
+            }
+        }
+    }
+}

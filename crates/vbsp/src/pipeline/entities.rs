@@ -1,0 +1,191 @@
+//! Entities: which are kept in the entity lump (renamed, numbered), who owns their
+//! brushes, and the brush models' numbers.
+
+use super::Compile;
+use crate::contents::*;
+use crate::diag::{Diagnostic, Where};
+use crate::ids::EntityId;
+use crate::overlay::{self, MapOverlay};
+use crate::types::{Ent, set_kv};
+
+/// Entities removed from the entity lump (their data goes elsewhere or nowhere).
+const INTERNAL_CLASSES: &[&str] = &[
+    "func_detail",
+    "func_viscluster",
+    "info_overlay",
+    "info_overlay_transition",
+    "env_cubemap",
+    "prop_static",
+    "static_prop",
+    "info_lighting",
+    "prop_detail",
+    "detail_prop",
+    "prop_detail_sprite",
+    "func_instance",
+    "func_instance_parms",
+    "func_instance_origin",
+    "info_no_dynamic_shadow",
+];
+
+/// Who an input entity's brushes go to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Owner {
+    /// The world model (worldspawn, func_detail, areaportals, ladders, visclusters).
+    World,
+    /// The entity's own model.
+    Own(EntityId),
+    /// Nowhere: the brushes are not built.
+    Dropped,
+}
+
+/// What preprocessing decided for one input entity.
+pub(super) struct EntityPlan {
+    /// Lower-case classname.
+    pub(super) class: String,
+    pub(super) owner: Owner,
+    /// Contents added to every side (detail for func_detail).
+    pub(super) base_contents: u32,
+    /// A `func_areaportal*`'s portal number.
+    pub(super) areaportal: Option<u32>,
+    /// A `func_occluder`'s number.
+    pub(super) occluder: Option<usize>,
+    /// Named by a `func_areaportalwindow`: its brushes become windows.
+    pub(super) window: bool,
+}
+
+impl<'a> Compile<'a> {
+    /// Decides each entity's fate: kept in the entity lump (renamed, numbered) or not, and
+    /// who owns its brushes.
+    pub fn prepare_entities(&mut self) {
+        let mut occluders = 0;
+        let mut areaportals = 0;
+        let mut overlays = 0;
+        for (ei, e) in self.input.entities.iter().enumerate() {
+            let class = e.classname.to_ascii_lowercase();
+            // (who gets the brushes; base contents; kept in the lump). An entity with its own
+            // model is always kept: it will be the next in the lump.
+            let (owner, base_contents, keep) = match class.as_str() {
+                _ if ei == 0 => (Owner::World, 0, true),
+                "func_detail" if self.opts.no_detail => (Owner::Dropped, 0, false),
+                "func_detail" => (Owner::World, CONTENTS_DETAIL, false),
+                c if c.starts_with("func_areaportal") => (Owner::World, 0, true),
+                "func_ladder" => (Owner::World, 0, true),
+                // Its brushes only merge clusters; they are built, then set aside.
+                "func_viscluster" => (Owner::World, 0, false),
+                "info_overlay" => {
+                    overlays += 1;
+                    self.overlays.push(MapOverlay::from_entity(e, &mut self.diags));
+                    let named = e.get("targetname").is_some_and(|t| !t.is_empty());
+                    (Owner::Dropped, 0, named)
+                }
+                c if INTERNAL_CLASSES.contains(&c) => (Owner::Dropped, 0, false),
+                _ => (Owner::Own(EntityId(self.ents.len() as u32)), 0, true),
+            };
+            let mut kv = e.keyvalues.clone();
+            kv.extend(e.outputs.iter().cloned());
+            let mut areaportal = None;
+            if class.starts_with("func_areaportal") {
+                areaportals += 1;
+                areaportal = Some(areaportals);
+                set_kv(&mut kv, "portalnumber", areaportals.to_string());
+            }
+            let mut occluder = None;
+            if class == "func_occluder" {
+                set_kv(&mut kv, "occludernumber", occluders.to_string());
+                occluder = Some(occluders);
+                self.occluder_entities.push(ei);
+                self.occluder_ents.push(self.ents.len());
+                occluders += 1;
+            }
+            if class == "func_ladder" {
+                set_kv(&mut kv, "classname", "info_ladder".to_string());
+            }
+            if class == "info_overlay" && keep {
+                set_kv(&mut kv, "classname", "info_overlay_accessor".to_string());
+                set_kv(&mut kv, "OverlayID", (overlays - 1).to_string());
+            }
+            if keep {
+                self.ents.push(Ent {
+                    keyvalues: kv,
+                    brushes: Vec::new(),
+                    model: None,
+                });
+            }
+            self.plans.push(EntityPlan {
+                class,
+                owner,
+                base_contents,
+                areaportal,
+                occluder,
+                window: false,
+            });
+        }
+        self.overlays_by_side = overlay::overlays_by_side(&self.overlays);
+        self.occluder_brushes = vec![Vec::new(); occluders];
+        self.mark_areaportal_windows();
+    }
+
+    /// Valve's ForceFuncAreaPortalWindowContents: the brush entities a
+    /// func_areaportalwindow names (`target`, `BackgroundBModel`) fade or stand behind
+    /// it, so their brushes are windows rather than solid.
+    fn mark_areaportal_windows(&mut self) {
+        let entities = &self.input.entities;
+        for (wi, w) in entities.iter().enumerate() {
+            if self.plans[wi].class != "func_areaportalwindow" {
+                continue;
+            }
+            for key in ["target", "BackgroundBModel"] {
+                let name = w.get(key).unwrap_or("");
+                let at = Where {
+                    entity_id: Some(w.id),
+                    classname: Some(w.classname.clone()),
+                    ..Default::default()
+                };
+                if name.is_empty() {
+                    if key == "target" {
+                        self.diags.push(Diagnostic::warning(
+                            at,
+                            "func_areaportalwindow names no fade brush (target)",
+                        ));
+                    }
+                    continue;
+                }
+                let named = entities
+                    .iter()
+                    .position(|e| e.get("targetname").is_some_and(|t| t.eq_ignore_ascii_case(name)));
+                match named {
+                    Some(i) => self.plans[i].window = true,
+                    None => self.diags.push(Diagnostic::warning(
+                        at,
+                        format!("func_areaportalwindow's {key} \"{name}\" names no entity"),
+                    )),
+                }
+            }
+        }
+    }
+
+    /// Model numbers: the world is *0, then each kept entity with brushes in order.
+    pub fn number_models(&mut self) {
+        let mut next_model = 1;
+        for e in self.ents.iter_mut().skip(1) {
+            if !e.brushes.is_empty() {
+                e.model = Some(next_model);
+                set_kv(&mut e.keyvalues, "model", format!("*{next_model}"));
+                next_model += 1;
+            }
+        }
+        self.ents[0].model = Some(0);
+        // Valve gives an occluder with brushes an empty model key, set before (in our key
+        // order: ahead of) its occluder number.
+        for (brushes, &ent) in self.occluder_brushes.iter().zip(&self.occluder_ents) {
+            let kv = &mut self.ents[ent].keyvalues;
+            if !brushes.is_empty() && !kv.iter().any(|(k, _)| k.eq_ignore_ascii_case("model")) {
+                let at = kv
+                    .iter()
+                    .position(|(k, _)| k == "occludernumber")
+                    .unwrap_or(kv.len());
+                kv.insert(at, ("model".to_string(), String::new()));
+            }
+        }
+    }
+}
