@@ -7,9 +7,8 @@ use srcmap_bsp as bsp;
 use srcmap_geom::{DVec3, PlaneSet};
 
 use crate::brush::Brush;
-use crate::check_limit;
 use crate::contents::*;
-use crate::diag::VbspError;
+use crate::diag::{VbspError, check_limit};
 use crate::faces::Face;
 use crate::occluders::OccluderFaces;
 use crate::texinfo::Texinfos;
@@ -83,6 +82,7 @@ pub struct ModelIn<'a> {
     pub clusters: Option<&'a Clusters>,
 }
 
+/// The entity lump's records, in order.
 pub fn entity_lump(ents: &[Ent]) -> Vec<bsp::Entity> {
     ents.iter()
         .map(|e| bsp::Entity {
@@ -245,15 +245,25 @@ struct Emitter<'a> {
 /// The world's leaves as emitted: (leaf index, tree node).
 pub type WorldLeaves = Vec<(usize, NodeId)>;
 
-pub fn emit(
+/// What [`emit`] wrote: the BSP, and how its faces and leaves came from the trees.
+pub(crate) struct Emitted {
+    pub bsp: bsp::Bsp,
+    /// The VMF side id of each face, unclamped (FACEIDS holds shorts).
+    pub face_sides: Vec<i64>,
+    /// The world's leaves: (leaf index, tree node).
+    pub world_leaves: WorldLeaves,
+}
+
+/// The BSP records of the models (the world first), their brushes, planes, texinfos and
+/// areas, and the occluders. Every lump's limit is checked.
+pub(crate) fn emit(
     planes: &PlaneSet,
     brushes: &[Brush],
     tex: &Texinfos,
     models: Vec<ModelIn<'_>>,
-    entities: Vec<bsp::Entity>,
-    areas: crate::areas::Areas,
+    areas: &crate::areas::Areas,
     occluders: &OccluderFaces,
-) -> Result<(bsp::Bsp, Vec<i64>, WorldLeaves), VbspError> {
+) -> Result<Emitted, VbspError> {
     let mut e = Emitter {
         out: bsp::Bsp::new(bsp::versions::COMPILE_BSP_VERSION),
         planes,
@@ -263,8 +273,40 @@ pub fn emit(
         leaf_area: Vec::new(),
         face_sides: Vec::new(),
     };
-    let o = &mut e.out;
-    o.entities = entities;
+    write_planes(&mut e.out, planes)?;
+    write_texinfo(&mut e.out, tex)?;
+    write_brushes(&mut e.out, brushes)?;
+    write_reserved_records(&mut e.out);
+    write_areas(&mut e.out, areas)?;
+    let welded = weld_models(&models, occluders);
+    check_limit("vertexes", welded.verts.len(), 65536)?;
+    e.out.vertexes = (welded.verts.iter())
+        .map(|v| [v.x as f32, v.y as f32, v.z as f32])
+        .collect();
+    e.out.occlusion = Some(crate::occluders::records(
+        occluders,
+        &welded.occluder_polys,
+        &e.out.vertexes,
+    ));
+    let mut polys = welded.polys.into_iter();
+    let mut disp_polys = welded.disp_polys.into_iter();
+    for m in &models {
+        let model_polys: Vec<Vec<u32>> = (polys.by_ref())
+            .take(m.faces.len() + m.detail_faces.len())
+            .collect();
+        let m_disp_polys: Vec<Vec<u32>> = disp_polys.by_ref().take(m.disp_faces.len()).collect();
+        e.emit_model(m, &model_polys, m_disp_polys, tex, &areas.of_node)?;
+    }
+    finish_records(&mut e.out, &models);
+    check_final_limits(&e.out)?;
+    Ok(Emitted {
+        bsp: e.out,
+        face_sides: e.face_sides,
+        world_leaves: e.world_leaves,
+    })
+}
+
+fn write_planes(o: &mut bsp::Bsp, planes: &PlaneSet) -> Result<(), VbspError> {
     check_limit("planes", planes.len(), 65536)?;
     o.planes = planes
         .planes()
@@ -276,6 +318,10 @@ pub fn emit(
             kind: planes.plane_type(srcmap_geom::PlaneId(i as u32)) as i32,
         })
         .collect();
+    Ok(())
+}
+
+fn write_texinfo(o: &mut bsp::Bsp, tex: &Texinfos) -> Result<(), VbspError> {
     check_limit("texinfo", tex.list.len(), 12288)?;
     check_limit("texdata", tex.texdata.len(), 2048)?;
     o.texinfo = tex.list.clone();
@@ -285,6 +331,10 @@ pub fn emit(
         // Texinfos already merged names differing only in case: ids are string indices.
         debug_assert_eq!(id as usize, i);
     }
+    Ok(())
+}
+
+fn write_brushes(o: &mut bsp::Bsp, brushes: &[Brush]) -> Result<(), VbspError> {
     for b in brushes {
         o.brushes.push(bsp::Brush {
             first_side: o.brush_sides.len() as i32,
@@ -301,7 +351,11 @@ pub fn emit(
             });
         }
     }
-    check_limit("brush sides", o.brush_sides.len(), 65536)?;
+    check_limit("brush sides", o.brush_sides.len(), 65536)
+}
+
+/// Edge 0 and leaf 0, which no face or tree names as its own.
+fn write_reserved_records(o: &mut bsp::Bsp) {
     // Edge 0 is never used: a surfedge of 0 could not say which way it runs.
     o.edges.push(bsp::Edge([0, 0]));
     // Leaf 0 is the shared solid leaf.
@@ -311,20 +365,35 @@ pub fn emit(
         leaf_water_data: -1,
         ..Default::default()
     });
+}
+
+fn write_areas(o: &mut bsp::Bsp, areas: &crate::areas::Areas) -> Result<(), VbspError> {
     check_limit("areas", areas.areas.len(), 256)?;
     check_limit("area portals", areas.portals.len(), 1024)?;
-    o.areas = areas.areas;
-    o.area_portals = areas.portals;
-    o.clip_portal_verts = areas.clip_verts;
-    let world_areas = areas.of_node;
+    o.areas = areas.areas.clone();
+    o.area_portals = areas.portals.clone();
+    o.clip_portal_verts = areas.clip_verts.clone();
+    Ok(())
+}
 
+/// The welded vertices and each face's polygon over them.
+struct Welded {
+    verts: Vec<DVec3>,
+    /// The models' faces then detail faces, model by model.
+    polys: Vec<Vec<u32>>,
+    /// The displacement faces, model by model.
+    disp_polys: Vec<Vec<u32>>,
+    occluder_polys: Vec<Vec<u32>>,
+}
+
+/// Welds every model's faces. Valve emits the occluder tree's vertices first (after the
+/// error vertex), welded among themselves only.
+fn weld_models(models: &[ModelIn<'_>], occluders: &OccluderFaces) -> Welded {
     let all_faces: Vec<&Face> = models
         .iter()
         .flat_map(|m| m.faces.iter().chain(&m.detail_faces))
         .collect();
     let disp_faces: Vec<&Face> = models.iter().flat_map(|m| &m.disp_faces).collect();
-    // Valve emits the occluder tree's vertices first (after the error vertex), welded among
-    // themselves only.
     let occluder_faces: Vec<&Face> = occluders.faces.iter().collect();
     let (occluder_verts, occluder_polys, _) = weld_and_fix(&occluder_faces, &[]);
     let (mut verts, mut polys, mut disp_polys) = weld_and_fix(&all_faces, &disp_faces);
@@ -335,80 +404,17 @@ pub fn emit(
         }
         verts.splice(0..1, occluder_verts);
     }
-    check_limit("vertexes", verts.len(), 65536)?;
-    e.out.vertexes = verts
-        .iter()
-        .map(|v| [v.x as f32, v.y as f32, v.z as f32])
-        .collect();
-    e.out.occlusion = Some(crate::occluders::records(
-        occluders,
-        &occluder_polys,
-        &e.out.vertexes,
-    ));
-    let mut poly_iter = polys.into_iter();
-    let mut disp_poly_iter = disp_polys.into_iter();
-
-    for m in &models {
-        let solid = solid_subtrees(m.tree);
-        let model_polys: Vec<Vec<u32>> = poly_iter
-            .by_ref()
-            .take(m.faces.len() + m.detail_faces.len())
-            .collect();
-        let mut by_node: HashMap<NodeId, Vec<usize>> = HashMap::new();
-        for (i, f) in m.faces.iter().enumerate() {
-            if let Some(n) = f.node {
-                by_node.entry(n).or_default().push(i);
-            }
-        }
-        let mut leaf_faces: HashMap<NodeId, Vec<u32>> = HashMap::new();
-        let first_face = e.out.faces.len();
-        // Only the world's leaves have areas.
-        e.leaf_area = if m.clusters.is_some() {
-            world_areas.clone()
-        } else {
-            Vec::new()
-        };
-        let head = e.emit_node(
-            m,
-            m.tree.head,
-            &solid,
-            &by_node,
-            &model_polys,
-            tex,
-            &mut leaf_faces,
-        )?;
-        for (i, f) in m.detail_faces.iter().enumerate() {
-            let fi = e.emit_face(f, &model_polys[m.faces.len() + i], tex, false, None);
-            if let Some(fi) = fi {
-                for &l in &f.leaves {
-                    leaf_faces.entry(l).or_default().push(fi);
-                }
-            }
-        }
-        // Displacement faces follow the model's other faces and are in no leaf's list.
-        for (i, (f, poly)) in m.disp_faces.iter().zip(disp_poly_iter.by_ref()).enumerate() {
-            e.emit_face(f, &poly, tex, false, Some(i as u32));
-        }
-        // Leaf face lists are filled once every face of the model has its number.
-        e.fill_leaf_faces(m, &leaf_faces);
-        let mut bounds = srcmap_geom::Bounds::EMPTY;
-        for f in m.faces.iter().chain(&m.detail_faces) {
-            bounds = bounds.union(&f.winding.bounds());
-        }
-        if bounds.is_empty() {
-            bounds = m.tree.bounds;
-        }
-        let head_node = if head >= 0 { head } else { e.wrap_leaf(head) };
-        e.out.models.push(bsp::Model {
-            mins: [bounds.mins.x as f32, bounds.mins.y as f32, bounds.mins.z as f32],
-            maxs: [bounds.maxs.x as f32, bounds.maxs.y as f32, bounds.maxs.z as f32],
-            origin: [0.0; 3],
-            head_node,
-            first_face: first_face as i32,
-            num_faces: (e.out.faces.len() - first_face) as i32,
-        });
+    Welded {
+        verts,
+        polys,
+        disp_polys,
+        occluder_polys,
     }
-    let o = &mut e.out;
+}
+
+/// The original faces, the all-visible visibility and the water distances, once every
+/// model is written.
+fn finish_records(o: &mut bsp::Bsp, models: &[ModelIn<'_>]) {
     o.original_faces = o.faces.clone();
     for (i, f) in o.faces.iter_mut().enumerate() {
         f.orig_face = i as i32;
@@ -418,6 +424,9 @@ pub fn emit(
     o.visibility = all_visible(num_clusters);
     // No water is measured here: every leaf gets the lump's entry, zero.
     o.leaf_min_dist_to_water = vec![0; o.leafs.len()];
+}
+
+fn check_final_limits(o: &bsp::Bsp) -> Result<(), VbspError> {
     check_limit("faces", o.faces.len(), 65536)?;
     check_limit("nodes", o.nodes.len(), 65536)?;
     check_limit("leafs", o.leafs.len(), 65536)?;
@@ -425,8 +434,18 @@ pub fn emit(
     check_limit("surfedges", o.surfedges.len(), 512000)?;
     check_limit("leaf faces", o.leaf_faces.len(), 65536)?;
     check_limit("leaf brushes", o.leaf_brushes.len(), 65536)?;
-    check_limit("models", o.models.len(), 1024)?;
-    Ok((e.out, e.face_sides, e.world_leaves))
+    check_limit("models", o.models.len(), 1024)
+}
+
+/// The faces on each tree node (by index in `faces`).
+fn faces_by_node(faces: &[Face]) -> HashMap<NodeId, Vec<usize>> {
+    let mut by_node: HashMap<NodeId, Vec<usize>> = HashMap::new();
+    for (i, f) in faces.iter().enumerate() {
+        if let Some(n) = f.node {
+            by_node.entry(n).or_default().push(i);
+        }
+    }
+    by_node
 }
 
 /// Visibility in which every cluster sees and hears every other (until vis runs).
@@ -448,6 +467,65 @@ fn all_visible(n: usize) -> Option<bsp::Visibility> {
 }
 
 impl Emitter<'_> {
+    /// One model: its nodes and leaves from its tree's head, its faces on the nodes, its
+    /// detail faces, its displacement faces (which follow the others and are in no leaf's
+    /// list), the leaves' face lists, and its record.
+    fn emit_model(
+        &mut self,
+        m: &ModelIn<'_>,
+        polys: &[Vec<u32>],
+        disp_polys: Vec<Vec<u32>>,
+        tex: &Texinfos,
+        world_areas: &[u32],
+    ) -> Result<(), VbspError> {
+        let solid = solid_subtrees(m.tree);
+        let by_node = faces_by_node(&m.faces);
+        let mut leaf_faces: HashMap<NodeId, Vec<u32>> = HashMap::new();
+        let first_face = self.out.faces.len();
+        // Only the world's leaves have areas.
+        self.leaf_area = if m.clusters.is_some() {
+            world_areas.to_vec()
+        } else {
+            Vec::new()
+        };
+        let head = self.emit_node(m, m.tree.head, &solid, &by_node, polys, tex, &mut leaf_faces)?;
+        for (i, f) in m.detail_faces.iter().enumerate() {
+            let fi = self.emit_face(f, &polys[m.faces.len() + i], tex, false, None);
+            if let Some(fi) = fi {
+                for &l in &f.leaves {
+                    leaf_faces.entry(l).or_default().push(fi);
+                }
+            }
+        }
+        for (i, (f, poly)) in m.disp_faces.iter().zip(disp_polys).enumerate() {
+            self.emit_face(f, &poly, tex, false, Some(i as u32));
+        }
+        // Leaf face lists are filled once every face of the model has its number.
+        self.fill_leaf_faces(m, &leaf_faces);
+        let head_node = if head >= 0 { head } else { self.wrap_leaf(head) };
+        self.push_model(m, head_node, first_face);
+        Ok(())
+    }
+
+    /// The model's record: the bounds of its faces (of its tree when it has none).
+    fn push_model(&mut self, m: &ModelIn<'_>, head_node: i32, first_face: usize) {
+        let mut bounds = srcmap_geom::Bounds::EMPTY;
+        for f in m.faces.iter().chain(&m.detail_faces) {
+            bounds = bounds.union(&f.winding.bounds());
+        }
+        if bounds.is_empty() {
+            bounds = m.tree.bounds;
+        }
+        self.out.models.push(bsp::Model {
+            mins: [bounds.mins.x as f32, bounds.mins.y as f32, bounds.mins.z as f32],
+            maxs: [bounds.maxs.x as f32, bounds.maxs.y as f32, bounds.maxs.z as f32],
+            origin: [0.0; 3],
+            head_node,
+            first_face: first_face as i32,
+            num_faces: (self.out.faces.len() - first_face) as i32,
+        });
+    }
+
     #[allow(clippy::too_many_arguments)]
     fn emit_node(
         &mut self,

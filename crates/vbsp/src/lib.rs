@@ -79,6 +79,7 @@ mod texinfo;
 pub mod tree;
 mod types;
 mod verify;
+mod verify_bsp;
 mod water;
 mod wvt;
 
@@ -202,13 +203,33 @@ fn compile_passes(
     c.make_occluder_faces();
     c.phase("write");
     c.add_axial_sides();
+    // Valve's EndBSPFile. Three steps run ahead of the records because the records hold
+    // what they make: the water_lod_control entity, the displacements' base faces, the
+    // overlays' texinfos.
+    c.find_water();
+    c.prepare_displacements();
+    c.add_overlay_texinfos();
+    c.emit_records()?;
+    c.assign_occluder_areas();
+    c.verify_records()?;
+    c.write_water();
+    c.verify_water()?;
+    c.write_displacements();
+    c.verify_displacements()?;
+    c.build_physics();
+    c.verify_physics()?;
+    c.write_overlays();
+    c.verify_overlays()?;
+    c.write_cubemaps();
+    c.verify_cubemaps()?;
+    c.write_static_props();
+    c.verify_static_props()?;
+    c.write_detail_props();
+    c.verify_detail_props()?;
+    c.write_pakfile()?;
+    c.verify_pakfile()?;
+    c.set_world_bounds();
+    c.write_entities();
+    c.verify_entities()?;
     c.write()
-}
-
-pub(crate) fn check_limit(what: &'static str, count: usize, max: usize) -> Result<(), VbspError> {
-    if count > max {
-        Err(VbspError::Limit { what, count, max })
-    } else {
-        Ok(())
-    }
 }

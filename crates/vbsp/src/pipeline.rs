@@ -1,12 +1,14 @@
 //! The compile's passes over one state, [`Compile`]: each pass a method named for what it
 //! does, called in order by [`crate::compile`]. The passes live by subject: entities and
 //! model numbers (`entities`), brushes (`brushes`), the world tree, areas and clusters
-//! (`world`), faces (`faces`), and the finishing passes that write the BSP (`finish`).
+//! (`world`), faces (`faces`), the BSP records and what they need first (`records`), and
+//! the finishing passes of Valve's EndBSPFile (`finish`).
 
 mod brushes;
 mod entities;
 mod faces;
 mod finish;
+mod records;
 mod world;
 
 use std::collections::HashMap;
@@ -18,7 +20,7 @@ use crate::areas::Areas;
 use crate::brush::Brush;
 use crate::cubemap::Cubemaps;
 use crate::diag::{Diagnostic, VbspError};
-use crate::displacement::DispSide;
+use crate::displacement::{Disp, DispSide};
 use crate::dump::PassDump;
 use crate::faces::Face;
 use crate::ids::BrushId;
@@ -29,6 +31,7 @@ use crate::portals::{FloodSource, Portals};
 use crate::texinfo::Texinfos;
 use crate::tree::{NodeId, Tree};
 use crate::types::{Clusters, Ent};
+use crate::water::WaterVolumes;
 use crate::{Options, Progress, Report};
 use entities::EntityPlan;
 
@@ -116,6 +119,25 @@ pub(crate) struct Compile<'a> {
     report: Report,
     /// The phase running, and since when.
     current_phase: Option<(&'static str, Instant)>,
+    /// What the finishing passes made so far.
+    finish: Finish,
+}
+
+/// What the BSP-writing passes make, each for the passes after it.
+#[derive(Default)]
+struct Finish {
+    /// The world's and the brush models' water volumes (`find_water`).
+    water: WaterVolumes,
+    /// The displacements, checked, with their grids (`prepare_displacements`).
+    disps: Vec<Disp>,
+    /// Each overlay's texinfo (`add_overlay_texinfos`).
+    overlay_texinfos: Vec<u32>,
+    /// The BSP being written (from `emit_records` on).
+    bsp: srcmap_bsp::Bsp,
+    /// The VMF side id of each face, unclamped (`emit_records`).
+    face_sides: Vec<i64>,
+    /// The world's leaves as written: (leaf index, tree node) (`emit_records`).
+    world_leaves: crate::emit::WorldLeaves,
 }
 
 impl<'a> Compile<'a> {
@@ -179,6 +201,7 @@ impl<'a> Compile<'a> {
             outside_filled: 0,
             report: Report::new("vbsp"),
             current_phase: None,
+            finish: Finish::default(),
         })
     }
 
@@ -212,5 +235,12 @@ impl<'a> Compile<'a> {
             self.dumps.get_or_insert_default().push(PassDump { pass, text });
         }
         Ok(())
+    }
+}
+
+/// Adds a file to the pakfile's list unless one of that path is there already.
+fn add_pak_file(files: &mut Vec<(String, Vec<u8>)>, path: String, data: Vec<u8>) {
+    if !files.iter().any(|(p, _)| *p == path) {
+        files.push((path, data));
     }
 }
