@@ -190,100 +190,123 @@ fn v3(v: [f32; 3]) -> Vec3 {
 pub(crate) fn prepare(sides: Vec<DispSide<'_>>, diags: &mut Vec<Diagnostic>) -> Vec<Disp> {
     let mut out = Vec::with_capacity(sides.len());
     for s in sides {
-        let d = s.source;
-        let fail = |diags: &mut Vec<Diagnostic>, why: String| {
+        if let Err(why) = check_side(&s, out.len()) {
             diags.push(Diagnostic::error(
                 s.at.clone(),
                 format!("displacement left out: {why}"),
             ));
-        };
-        if !(MIN_POWER..=MAX_POWER).contains(&d.power) {
-            fail(diags, format!("power {} is not 2, 3 or 4", d.power));
             continue;
         }
-        if s.winding.points.len() != 4 {
-            fail(
-                diags,
-                format!(
-                    "its side has {} corners, a displacement needs 4",
-                    s.winding.points.len()
-                ),
-            );
-            continue;
-        }
-        if out.len() == MAX_DISPINFO {
-            fail(diags, format!("more than {MAX_DISPINFO} displacements"));
-            continue;
-        }
-        let count = srcmap_disp::vert_count(d.power);
-        let tri_count = srcmap_disp::tri_count(d.power);
-        // Short rows read as zeros (Hammer's defaults), as Valve's loader leaves them.
-        for (name, len, want) in [
-            ("normals", d.normals.len(), count),
-            ("distances", d.distances.len(), count),
-            ("offsets", d.offsets.len(), count),
-            ("alphas", d.alphas.len(), count),
-            ("triangle_tags", d.triangle_tags.len(), tri_count),
-        ] {
-            if len != want && !(len == 0 && matches!(name, "offsets" | "alphas" | "triangle_tags")) {
-                diags.push(Diagnostic::warning(
-                    s.at.clone(),
-                    format!(
-                        "displacement {name} has {len} values, power {} needs {want}: the rest read as 0",
-                        d.power
-                    ),
-                ));
-            }
-        }
-        let field: Vec<(Vec3, f32)> = (0..count)
-            .map(|i| {
-                let normal = d.normals.get(i).copied().map(v3).unwrap_or(Vec3::ZERO);
-                let dist = d.distances.get(i).copied().unwrap_or(0.0);
-                let offset = d.offsets.get(i).copied().map(v3).unwrap_or(Vec3::ZERO);
-                let v = normal * dist + offset;
-                let len = v.length();
-                (if len > 0.0 { v / len } else { Vec3::ZERO }, len)
-            })
-            .collect();
-        let alphas = (0..count)
-            .map(|i| d.alphas.get(i).copied().unwrap_or(0.0))
-            .collect();
-        let tags = (0..tri_count)
-            .map(|i| bsp_tag(d.triangle_tags.get(i).copied().unwrap_or(0)))
-            .collect();
-        // The grid stands on the float winding when it has the same four corners (within
-        // the clipping's error), else on ours.
-        let ours: [Vec3; 4] = std::array::from_fn(|k| Vec3::from(s.winding.points[k].as_vec3().to_array()));
-        let quad = match &s.float_winding {
-            Some(w) if w.len() == 4 && w.iter().zip(&ours).all(|(a, b)| a.distance(*b) < 0.1) => {
-                [w[0], w[1], w[2], w[3]]
-            }
-            _ => ours,
-        };
-        let start = Vec3::from(d.start_position.as_vec3().to_array());
-        let corners = srcmap_disp::rotate_corners(&quad, start);
-        let grid = DispGrid::new(d.power, corners, &field);
-        out.push(Disp {
-            base: Face {
-                plane: s.plane,
-                texinfo: s.texinfo,
-                winding: s.winding,
-                node: None,
-                contents: s.contents,
-                side: None,
-                hammer_id: s.hammer_id,
-                leaves: Vec::new(),
-                water_underside: false,
-            },
-            flags: d.flags,
-            start,
-            grid,
-            field,
-            alphas,
-            tags,
-        });
+        warn_short_rows(&s, diags);
+        out.push(build(s));
     }
     out
+}
+
+/// Why a side's displacement cannot be built, when it cannot: a power Valve does not
+/// have, a side that is not a quad, or one too many (`built` are built already).
+fn check_side(s: &DispSide<'_>, built: usize) -> Result<(), String> {
+    let power = s.source.power;
+    if !(MIN_POWER..=MAX_POWER).contains(&power) {
+        return Err(format!("power {power} is not 2, 3 or 4"));
+    }
+    let corners = s.winding.points.len();
+    if corners != 4 {
+        return Err(format!("its side has {corners} corners, a displacement needs 4"));
+    }
+    if built == MAX_DISPINFO {
+        return Err(format!("more than {MAX_DISPINFO} displacements"));
+    }
+    Ok(())
+}
+
+/// Rows shorter or longer than the power needs are reported: short rows read as zeros
+/// (Hammer's defaults), as Valve's loader leaves them. Missing offsets, alphas and
+/// triangle tags are Hammer's way of saying all zero.
+fn warn_short_rows(s: &DispSide<'_>, diags: &mut Vec<Diagnostic>) {
+    let d = s.source;
+    let count = srcmap_disp::vert_count(d.power);
+    let tri_count = srcmap_disp::tri_count(d.power);
+    for (name, len, want) in [
+        ("normals", d.normals.len(), count),
+        ("distances", d.distances.len(), count),
+        ("offsets", d.offsets.len(), count),
+        ("alphas", d.alphas.len(), count),
+        ("triangle_tags", d.triangle_tags.len(), tri_count),
+    ] {
+        if len != want && !(len == 0 && matches!(name, "offsets" | "alphas" | "triangle_tags")) {
+            diags.push(Diagnostic::warning(
+                s.at.clone(),
+                format!(
+                    "displacement {name} has {len} values, power {} needs {want}: the rest read as 0",
+                    d.power
+                ),
+            ));
+        }
+    }
+}
+
+/// A checked side's displacement: its rows, grid and base face.
+fn build(s: DispSide<'_>) -> Disp {
+    let d = s.source;
+    let count = srcmap_disp::vert_count(d.power);
+    let tri_count = srcmap_disp::tri_count(d.power);
+    let field = offset_field(d, count);
+    let alphas = (0..count)
+        .map(|i| d.alphas.get(i).copied().unwrap_or(0.0))
+        .collect();
+    let tags = (0..tri_count)
+        .map(|i| bsp_tag(d.triangle_tags.get(i).copied().unwrap_or(0)))
+        .collect();
+    let start = Vec3::from(d.start_position.as_vec3().to_array());
+    let corners = srcmap_disp::rotate_corners(&grid_quad(&s), start);
+    let grid = DispGrid::new(d.power, corners, &field);
+    Disp {
+        base: Face {
+            plane: s.plane,
+            texinfo: s.texinfo,
+            winding: s.winding,
+            node: None,
+            contents: s.contents,
+            side: None,
+            hammer_id: s.hammer_id,
+            leaves: Vec::new(),
+            water_underside: false,
+        },
+        flags: d.flags,
+        start,
+        grid,
+        field,
+        alphas,
+        tags,
+    }
+}
+
+/// Each vertex's displacement (normal times distance plus offset) as a unit direction and
+/// a length.
+fn offset_field(d: &MapDisp, count: usize) -> Vec<(Vec3, f32)> {
+    (0..count)
+        .map(|i| {
+            let normal = d.normals.get(i).copied().map(v3).unwrap_or(Vec3::ZERO);
+            let dist = d.distances.get(i).copied().unwrap_or(0.0);
+            let offset = d.offsets.get(i).copied().map(v3).unwrap_or(Vec3::ZERO);
+            let v = normal * dist + offset;
+            let len = v.length();
+            (if len > 0.0 { v / len } else { Vec3::ZERO }, len)
+        })
+        .collect()
+}
+
+/// The quad the grid stands on: the float winding when it has the same four corners
+/// (within the clipping's error), else ours.
+fn grid_quad(s: &DispSide<'_>) -> [Vec3; 4] {
+    let ours: [Vec3; 4] = std::array::from_fn(|k| Vec3::from(s.winding.points[k].as_vec3().to_array()));
+    match &s.float_winding {
+        Some(w) if w.len() == 4 && w.iter().zip(&ours).all(|(a, b)| a.distance(*b) < 0.1) => {
+            [w[0], w[1], w[2], w[3]]
+        }
+        _ => ours,
+    }
 }
 
 /// Writes the displacement records for `disps`, whose faces `emit` already wrote (each

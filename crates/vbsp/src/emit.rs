@@ -125,6 +125,16 @@ impl Welder {
         ]
     }
 
+    /// A face's points welded, repeats (and a last point equal to the first) dropped.
+    fn add_polygon(&mut self, f: &Face) -> Vec<u32> {
+        let mut idx: Vec<u32> = f.winding.points.iter().map(|&p| self.add(p)).collect();
+        idx.dedup();
+        while idx.len() > 1 && idx.first() == idx.last() {
+            idx.pop();
+        }
+        idx
+    }
+
     fn add(&mut self, p: DVec3) -> u32 {
         let p = Self::snap(p);
         let k = Self::key(p);
@@ -133,6 +143,18 @@ impl Welder {
             (self.verts.len() - 1) as u32
         })
     }
+}
+
+/// The side of the cells of the grid that finds the vertices near an edge.
+const WELD_CELL: f64 = 64.0;
+
+/// The grid cell of a point.
+fn weld_cell(p: DVec3) -> [i32; 3] {
+    [
+        (p.x / WELD_CELL).floor() as i32,
+        (p.y / WELD_CELL).floor() as i32,
+        (p.z / WELD_CELL).floor() as i32,
+    ]
 }
 
 /// Weld the faces' points and split edges at vertices of other faces lying on them, so
@@ -146,86 +168,78 @@ fn weld_and_fix(all: &[&Face], disp: &[&Face]) -> (Vec<DVec3>, Vec<Vec<u32>>, Ve
         verts: vec![DVec3::ZERO],
         map: HashMap::new(),
     };
-    let mut polys: Vec<Vec<u32>> = all
-        .iter()
-        .map(|f| {
-            let mut idx: Vec<u32> = f.winding.points.iter().map(|&p| w.add(p)).collect();
-            idx.dedup();
-            while idx.len() > 1 && idx.first() == idx.last() {
-                idx.pop();
-            }
-            idx
-        })
-        .collect();
-    const CELL: f64 = 64.0;
-    let cell = |p: DVec3| {
-        [
-            (p.x / CELL).floor() as i32,
-            (p.y / CELL).floor() as i32,
-            (p.z / CELL).floor() as i32,
-        ]
-    };
+    let mut polys: Vec<Vec<u32>> = all.iter().map(|f| w.add_polygon(f)).collect();
     let mut grid: HashMap<[i32; 3], Vec<u32>> = HashMap::new();
-    let welded = w.verts.len();
-    for (i, &v) in w.verts[..welded].iter().enumerate().skip(1) {
-        grid.entry(cell(v)).or_default().push(i as u32);
+    for (i, &v) in w.verts.iter().enumerate().skip(1) {
+        grid.entry(weld_cell(v)).or_default().push(i as u32);
     }
     let verts = &w.verts;
     use rayon::prelude::*;
     polys.par_iter_mut().for_each(|poly| {
-        if poly.len() < 3 {
-            return;
+        if poly.len() >= 3 {
+            *poly = split_t_junctions(poly, verts, &grid);
         }
-        let mut out = Vec::with_capacity(poly.len());
-        for i in 0..poly.len() {
-            let (a, b) = (poly[i], poly[(i + 1) % poly.len()]);
-            out.push(a);
-            let (pa, pb) = (verts[a as usize], verts[b as usize]);
-            let dir = pb - pa;
-            let len = dir.length();
-            if len < 0.1 {
-                continue;
-            }
-            let dir = dir / len;
-            let (ca, cb) = (cell(pa.min(pb)), cell(pa.max(pb)));
-            let cells = (cb[0] - ca[0] + 1) as i64 * (cb[1] - ca[1] + 1) as i64 * (cb[2] - ca[2] + 1) as i64;
-            if cells > 4096 {
-                continue;
-            }
-            let mut on: Vec<(f64, u32)> = Vec::new();
-            for x in ca[0]..=cb[0] {
-                for y in ca[1]..=cb[1] {
-                    for z in ca[2]..=cb[2] {
-                        let Some(list) = grid.get(&[x, y, z]) else {
-                            continue;
-                        };
-                        for &v in list {
-                            if v == a || v == b {
-                                continue;
-                            }
-                            let d = verts[v as usize] - pa;
-                            let t = d.dot(dir);
-                            if t <= 0.1 || t >= len - 0.1 {
-                                continue;
-                            }
-                            if (d - dir * t).length() < 0.1 {
-                                on.push((t, v));
-                            }
-                        }
-                    }
-                }
-            }
-            on.sort_by(|x, y| x.0.total_cmp(&y.0));
-            out.extend(on.into_iter().map(|(_, v)| v));
-        }
-        out.dedup();
-        *poly = out;
     });
     let disp_polys = disp
         .iter()
         .map(|f| f.winding.points.iter().map(|&p| w.add(p)).collect())
         .collect();
     (w.verts, polys, disp_polys)
+}
+
+/// The polygon with, on each edge, the vertices lying on it (in order along it).
+fn split_t_junctions(poly: &[u32], verts: &[DVec3], grid: &HashMap<[i32; 3], Vec<u32>>) -> Vec<u32> {
+    let mut out = Vec::with_capacity(poly.len());
+    for i in 0..poly.len() {
+        let (a, b) = (poly[i], poly[(i + 1) % poly.len()]);
+        out.push(a);
+        out.extend(vertices_on_edge(a, b, verts, grid));
+    }
+    out.dedup();
+    out
+}
+
+/// The vertices (but its ends) within 0.1 of the edge from `a` to `b` and more than 0.1
+/// from its ends, in order from `a`; none for an edge shorter than 0.1 or one crossing
+/// more than 4096 cells.
+fn vertices_on_edge(a: u32, b: u32, verts: &[DVec3], grid: &HashMap<[i32; 3], Vec<u32>>) -> Vec<u32> {
+    let (pa, pb) = (verts[a as usize], verts[b as usize]);
+    let dir = pb - pa;
+    let len = dir.length();
+    if len < 0.1 {
+        return Vec::new();
+    }
+    let dir = dir / len;
+    let (ca, cb) = (weld_cell(pa.min(pb)), weld_cell(pa.max(pb)));
+    let cells = (cb[0] - ca[0] + 1) as i64 * (cb[1] - ca[1] + 1) as i64 * (cb[2] - ca[2] + 1) as i64;
+    if cells > 4096 {
+        return Vec::new();
+    }
+    let mut on: Vec<(f64, u32)> = Vec::new();
+    for x in ca[0]..=cb[0] {
+        for y in ca[1]..=cb[1] {
+            for z in ca[2]..=cb[2] {
+                let Some(list) = grid.get(&[x, y, z]) else {
+                    continue;
+                };
+                for &v in list {
+                    if v == a || v == b {
+                        continue;
+                    }
+                    let d = verts[v as usize] - pa;
+                    let t = d.dot(dir);
+                    if t <= 0.1 || t >= len - 0.1 {
+                        continue;
+                    }
+                    if (d - dir * t).length() < 0.1 {
+                        on.push((t, v));
+                    }
+                }
+            }
+        }
+    }
+    on.sort_by(|x, y| x.0.total_cmp(&y.0));
+    on.into_iter().map(|(_, v)| v).collect()
 }
 
 struct Emitter<'a> {
@@ -661,41 +675,8 @@ impl Emitter<'_> {
         if flags & hidden != 0 || poly.len() < 3 {
             return None;
         }
-        let first_edge = self.out.surfedges.len() as i32;
-        for i in 0..poly.len() {
-            let (a, b) = (poly[i], poly[(i + 1) % poly.len()]);
-            let se = match self.edge_map.remove(&(b, a)) {
-                Some(e) => -e,
-                None => {
-                    let e = self.out.edges.len() as i32;
-                    self.out.edges.push(bsp::Edge([a, b]));
-                    self.edge_map.insert((a, b), e);
-                    e
-                }
-            };
-            self.out.surfedges.push(se);
-        }
-        // Lightmap extents in luxels.
-        let verts: Vec<DVec3> = poly
-            .iter()
-            .map(|&v| {
-                let p = self.out.vertexes[v as usize];
-                DVec3::new(p[0] as f64, p[1] as f64, p[2] as f64)
-            })
-            .collect();
-        let mut mins = [0i32; 2];
-        let mut size = [0i32; 2];
-        for axis in 0..2 {
-            let lv = ti.lightmap_vecs[axis];
-            let (mut lo, mut hi) = (f64::INFINITY, f64::NEG_INFINITY);
-            for v in &verts {
-                let s = v.x * lv[0] as f64 + v.y * lv[1] as f64 + v.z * lv[2] as f64 + lv[3] as f64;
-                lo = lo.min(s);
-                hi = hi.max(s);
-            }
-            mins[axis] = lo.floor() as i32;
-            size[axis] = (hi.ceil() - lo.floor()) as i32;
-        }
+        let first_edge = self.add_edges(poly);
+        let (mins, size) = self.lightmap_extents(poly, ti);
         let lit = flags & (SURF_NOLIGHT | SURF_SKY) == 0;
         let idx = self.out.faces.len() as u32;
         self.out.faces.push(bsp::Face {
@@ -725,6 +706,54 @@ impl Emitter<'_> {
     }
 }
 
+impl Emitter<'_> {
+    /// The polygon's surfedges: each edge shared with a face written before (running the
+    /// other way) is used backwards, others are new. Returns the first surfedge.
+    fn add_edges(&mut self, poly: &[u32]) -> i32 {
+        let first_edge = self.out.surfedges.len() as i32;
+        for i in 0..poly.len() {
+            let (a, b) = (poly[i], poly[(i + 1) % poly.len()]);
+            let se = match self.edge_map.remove(&(b, a)) {
+                Some(e) => -e,
+                None => {
+                    let e = self.out.edges.len() as i32;
+                    self.out.edges.push(bsp::Edge([a, b]));
+                    self.edge_map.insert((a, b), e);
+                    e
+                }
+            };
+            self.out.surfedges.push(se);
+        }
+        first_edge
+    }
+
+    /// The polygon's lightmap extents in luxels along the texinfo's lightmap axes: the
+    /// first luxel and the size.
+    fn lightmap_extents(&self, poly: &[u32], ti: &bsp::TexInfo) -> ([i32; 2], [i32; 2]) {
+        let verts: Vec<DVec3> = poly
+            .iter()
+            .map(|&v| {
+                let p = self.out.vertexes[v as usize];
+                DVec3::new(p[0] as f64, p[1] as f64, p[2] as f64)
+            })
+            .collect();
+        let mut mins = [0i32; 2];
+        let mut size = [0i32; 2];
+        for axis in 0..2 {
+            let lv = ti.lightmap_vecs[axis];
+            let (mut lo, mut hi) = (f64::INFINITY, f64::NEG_INFINITY);
+            for v in &verts {
+                let s = v.x * lv[0] as f64 + v.y * lv[1] as f64 + v.z * lv[2] as f64 + lv[3] as f64;
+                lo = lo.min(s);
+                hi = hi.max(s);
+            }
+            mins[axis] = lo.floor() as i32;
+            size[axis] = (hi.ceil() - lo.floor()) as i32;
+        }
+        (mins, size)
+    }
+}
+
 /// Union of the contents of every leaf below `n`.
 fn node_contents_all(tree: &Tree, n: NodeId) -> u32 {
     let node = tree.node(n);
@@ -741,8 +770,10 @@ pub fn world_bounds_no_skybox(
     skip_areas: &[u32],
     disp_boxes: &[(glam::Vec3, glam::Vec3)],
 ) -> Option<([f32; 3], [f32; 3])> {
-    let mut mins = [f32::INFINITY; 3];
-    let mut maxs = [f32::NEG_INFINITY; 3];
+    let mut extent = Extent {
+        mins: [f32::INFINITY; 3],
+        maxs: [f32::NEG_INFINITY; 3],
+    };
     let mut stack = vec![bsp.models.first()?.head_node];
     while let Some(n) = stack.pop() {
         if n >= 0 {
@@ -756,6 +787,25 @@ pub fn world_bounds_no_skybox(
         {
             continue;
         }
+        extent.add_drawn_faces(bsp, leaf);
+    }
+    for &(lo, hi) in disp_boxes {
+        if box_reaches_open_leaf(bsp, skip_areas, lo.to_array(), hi.to_array()) {
+            extent.add_box(lo.to_array(), hi.to_array());
+        }
+    }
+    (extent.mins[0] <= extent.maxs[0]).then_some((extent.mins, extent.maxs))
+}
+
+/// Bounds grown point by point.
+struct Extent {
+    mins: [f32; 3],
+    maxs: [f32; 3],
+}
+
+impl Extent {
+    /// The vertices of the leaf's faces that are drawn (not sky, not nodraw).
+    fn add_drawn_faces(&mut self, bsp: &bsp::Bsp, leaf: &bsp::Leaf) {
         let faces = &bsp.leaf_faces[leaf.first_leaf_face as usize..][..leaf.num_leaf_faces as usize];
         for &fi in faces {
             let f = &bsp.faces[fi as usize];
@@ -766,24 +816,18 @@ pub fn world_bounds_no_skybox(
             for i in 0..f.num_edges {
                 let se = bsp.surfedges[(f.first_edge + i) as usize];
                 for v in bsp.edges[se.unsigned_abs() as usize].0 {
-                    let p = bsp.vertexes[v as usize];
-                    for a in 0..3 {
-                        mins[a] = mins[a].min(p[a]);
-                        maxs[a] = maxs[a].max(p[a]);
-                    }
+                    self.add_box(bsp.vertexes[v as usize], bsp.vertexes[v as usize]);
                 }
             }
         }
     }
-    for &(lo, hi) in disp_boxes {
-        if box_reaches_open_leaf(bsp, skip_areas, lo.to_array(), hi.to_array()) {
-            for a in 0..3 {
-                mins[a] = mins[a].min(lo[a]);
-                maxs[a] = maxs[a].max(hi[a]);
-            }
+
+    fn add_box(&mut self, lo: [f32; 3], hi: [f32; 3]) {
+        for a in 0..3 {
+            self.mins[a] = self.mins[a].min(lo[a]);
+            self.maxs[a] = self.maxs[a].max(hi[a]);
         }
     }
-    (mins[0] <= maxs[0]).then_some((mins, maxs))
 }
 
 /// Whether the box reaches a leaf of the world that is not solid and not in `skip_areas`.

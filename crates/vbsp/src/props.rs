@@ -107,10 +107,6 @@ pub fn emit(input: &MapInput, bsp: &mut Bsp, models: Option<ModelReader<'_>>, di
     if !has_static_props(input) {
         return;
     }
-    let lighting: Vec<(&str, DVec3)> = (input.entities.iter())
-        .filter(|e| e.classname.eq_ignore_ascii_case("info_lighting"))
-        .map(|e| (e.get("targetname").unwrap_or(""), vec_key(e, "origin")))
-        .collect();
     let Some(lump) = bsp.game_lumps.static_props() else {
         return;
     };
@@ -119,31 +115,50 @@ pub fn emit(input: &MapInput, bsp: &mut Bsp, models: Option<ModelReader<'_>>, di
         StaticPropLayout::V10 => StaticPropLayout::Lightmapped,
         other => other,
     };
-    let mut out = StaticProps {
-        layout,
-        ..Default::default()
+    let mut writer = PropWriter {
+        out: StaticProps {
+            layout,
+            ..Default::default()
+        },
+        tree: LeafTree::new(bsp),
+        shapes: HashMap::new(),
+        lighting: (input.entities.iter())
+            .filter(|e| e.classname.eq_ignore_ascii_case("info_lighting"))
+            .map(|e| (e.get("targetname").unwrap_or(""), vec_key(e, "origin")))
+            .collect(),
+        models,
     };
-    let mut tree = LeafTree::new(bsp);
-    let mut shapes: HashMap<String, ModelShape> = HashMap::new();
     for e in input.entities.iter().filter(|e| is_static_prop_class(e)) {
+        writer.add(e, diags);
+    }
+    let out = writer.out;
+    if let Some(lump) = bsp.game_lumps.static_props_mut() {
+        *lump = out;
+    }
+}
+
+/// The `sprp` lump being built, and what placing a prop reads.
+struct PropWriter<'a> {
+    out: StaticProps,
+    tree: LeafTree<'a>,
+    /// Each model read so far, by normalised name.
+    shapes: HashMap<String, ModelShape>,
+    /// The `info_lighting`s: (name, origin).
+    lighting: Vec<(&'a str, DVec3)>,
+    models: Option<ModelReader<'a>>,
+}
+
+impl PropWriter<'_> {
+    /// A prop: its leaves from its model's hulls (a box without the model), its model in
+    /// the dictionary, its record; dropped (reported) outside the map or past the leaf
+    /// list's limit.
+    fn add(&mut self, e: &MapEntity, diags: &mut Vec<Diagnostic>) {
+        let layout = self.out.layout;
         let name = e.get("model").unwrap_or("");
-        let key = srcmap_model::normalise(name);
-        let shape = shapes
-            .entry(key)
-            .or_insert_with(|| load_shape(name, models, e, diags));
         let origin = vec_key(e, "origin");
         let angles = vec_key(e, "angles");
-        let leaves = match shape {
-            ModelShape::Rejected => continue,
-            ModelShape::Hulls(hulls) => {
-                let rot = Rot::from_angles(angles);
-                let world: Vec<Vec<DVec3>> = hulls
-                    .iter()
-                    .map(|h| h.iter().map(|&p| origin + rot.apply(p)).collect())
-                    .collect();
-                tree.leaves_touching(&world)
-            }
-            ModelShape::Unknown => tree.leaves_touching(&[box_corners(origin, FALLBACK_HALF_EXTENT)]),
+        let Some(leaves) = self.leaves(e, name, origin, angles, diags) else {
+            return;
         };
         if leaves.is_empty() {
             diags.push(Diagnostic::warning(
@@ -153,41 +168,78 @@ pub fn emit(input: &MapInput, bsp: &mut Bsp, models: Option<ModelReader<'_>>, di
                     origin.x, origin.y, origin.z
                 ),
             ));
-            continue;
+            return;
         }
         // The lump indexes its leaf list with 16 bits (before v12), as Valve's.
-        if layout_leaf_limit(layout) < out.leaves.len() + leaves.len() {
+        if layout_leaf_limit(layout) < self.out.leaves.len() + leaves.len() {
             diags.push(Diagnostic::warning(
                 at(e),
                 format!("static prop {name}: the static prop leaf list is full; dropped"),
             ));
-            continue;
+            return;
         }
-        let prop_type = match out.models.iter().position(|m| m == name) {
+        let mut prop = record(e, origin, angles, layout);
+        prop.prop_type = self.model_index(name) as u16;
+        prop.first_leaf = self.out.leaves.len() as u16;
+        prop.leaf_count = leaves.len() as u16;
+        self.aim_lighting(e, &mut prop);
+        self.out.leaves.extend(leaves);
+        self.out.props.push(prop);
+    }
+
+    /// The leaves the prop's model touches; `None` when its model is rejected.
+    fn leaves(
+        &mut self,
+        e: &MapEntity,
+        name: &str,
+        origin: DVec3,
+        angles: DVec3,
+        diags: &mut Vec<Diagnostic>,
+    ) -> Option<Vec<u32>> {
+        let models = self.models;
+        let shape = (self.shapes)
+            .entry(srcmap_model::normalise(name))
+            .or_insert_with(|| load_shape(name, models, e, diags));
+        Some(match shape {
+            ModelShape::Rejected => return None,
+            ModelShape::Hulls(hulls) => {
+                let rot = Rot::from_angles(angles);
+                let world: Vec<Vec<DVec3>> = hulls
+                    .iter()
+                    .map(|h| h.iter().map(|&p| origin + rot.apply(p)).collect())
+                    .collect();
+                self.tree.leaves_touching(&world)
+            }
+            ModelShape::Unknown => self
+                .tree
+                .leaves_touching(&[box_corners(origin, FALLBACK_HALF_EXTENT)]),
+        })
+    }
+
+    /// The model's index in the dictionary, added when new.
+    fn model_index(&mut self, name: &str) -> usize {
+        match self.out.models.iter().position(|m| m == name) {
             Some(i) => i,
             None => {
-                out.models.push(name.to_string());
-                out.models.len() - 1
-            }
-        };
-        let mut prop = record(e, origin, angles, layout);
-        prop.prop_type = prop_type as u16;
-        prop.first_leaf = out.leaves.len() as u16;
-        prop.leaf_count = leaves.len() as u16;
-        let target = e.get("lightingorigin").unwrap_or("");
-        if !target.is_empty() {
-            // Valve searches from the last info_lighting.
-            if let Some((_, o)) = lighting.iter().rev().find(|(n, _)| *n == target) {
-                prop.lighting_origin = vector(*o);
-                let flags = prop.flags_in(layout) | USE_LIGHTING_ORIGIN;
-                prop.set_flags_in(layout, flags);
+                self.out.models.push(name.to_string());
+                self.out.models.len() - 1
             }
         }
-        out.leaves.extend(leaves);
-        out.props.push(prop);
     }
-    if let Some(lump) = bsp.game_lumps.static_props_mut() {
-        *lump = out;
+
+    /// A prop naming an `info_lighting` (`lightingorigin`) is lit from its origin; Valve
+    /// searches from the last one.
+    fn aim_lighting(&self, e: &MapEntity, prop: &mut StaticProp) {
+        let target = e.get("lightingorigin").unwrap_or("");
+        if target.is_empty() {
+            return;
+        }
+        if let Some((_, o)) = self.lighting.iter().rev().find(|(n, _)| *n == target) {
+            let layout = self.out.layout;
+            prop.lighting_origin = vector(*o);
+            let flags = prop.flags_in(layout) | USE_LIGHTING_ORIGIN;
+            prop.set_flags_in(layout, flags);
+        }
     }
 }
 

@@ -3,10 +3,10 @@
 
 use std::collections::HashMap;
 
-use srcmap_geom::DVec3;
+use srcmap_geom::{DVec3, PlaneId};
 
 use super::Compile;
-use super::entities::Owner;
+use super::entities::{EntityPlan, Owner};
 use crate::brush::{self, Brush, BrushSide};
 use crate::contents::*;
 use crate::cubemap;
@@ -14,10 +14,23 @@ use crate::diag::{Diagnostic, VbspError, Where, check_limit};
 use crate::displacement::{self, DispSide};
 use crate::dump;
 use crate::ids::{BrushId, EntityId};
+use crate::input::{MapBrush, MapEntity, MapSide};
 use crate::texinfo::texinfo_for;
 use crate::types::set_kv;
 use crate::verify;
 use crate::wvt;
+
+/// An entity whose brushes are being built, and what they share.
+struct EntityBrushes<'a, 'p> {
+    /// Its index among the input entities.
+    index: usize,
+    entity: &'a MapEntity,
+    plan: &'p EntityPlan,
+    owner: EntityId,
+    /// Where its brushes are moved from: its origin for a brush entity.
+    offset: DVec3,
+    at: Where,
+}
 
 impl<'a> Compile<'a> {
     /// The brushes' sides name planes and texinfos that exist.
@@ -31,135 +44,177 @@ impl<'a> Compile<'a> {
 
     /// Builds every kept entity's brushes: planes, texinfos, windings, contents, bevels.
     pub fn build_brushes(&mut self) -> Result<(), VbspError> {
-        let mut material_cache: HashMap<String, MaterialFacts> = HashMap::new();
+        let mut materials = HashMap::new();
         let plans = std::mem::take(&mut self.plans);
-        for ((ei, e), plan) in self.input.entities.iter().enumerate().zip(&plans) {
+        let input = self.input;
+        for ((ei, e), plan) in input.entities.iter().enumerate().zip(&plans) {
             let owner = match plan.owner {
                 Owner::Dropped => continue,
                 Owner::World => EntityId::WORLD,
                 Owner::Own(id) => id,
             };
-            let (class, base_contents, areaportal) =
-                (plan.class.as_str(), plan.base_contents, plan.areaportal);
-            // Brush entities with an origin are built around it (the engine moves the model).
-            let offset = if owner != EntityId::WORLD {
-                e.origin().unwrap_or(DVec3::ZERO)
-            } else {
-                DVec3::ZERO
-            };
-            let at = Where {
-                entity_id: Some(e.id),
-                classname: Some(e.classname.clone()),
-                ..Default::default()
+            let entity = EntityBrushes {
+                index: ei,
+                entity: e,
+                plan,
+                owner,
+                // Brush entities with an origin are built around it (the engine moves the
+                // model).
+                offset: if owner != EntityId::WORLD {
+                    e.origin().unwrap_or(DVec3::ZERO)
+                } else {
+                    DVec3::ZERO
+                },
+                at: Where {
+                    entity_id: Some(e.id),
+                    classname: Some(e.classname.clone()),
+                    ..Default::default()
+                },
             };
             for mb in &e.brushes {
-                let mut raw = Vec::with_capacity(mb.sides.len());
-                let mut bad = false;
-                for s in &mb.sides {
-                    let pts = s.points.map(|p| p - offset);
-                    let side_at = || Where {
-                        brush: Some(mb.id),
-                        side: Some(s.id),
-                        ..at.clone()
-                    };
-                    let axes_finite = [&s.uaxis, &s.vaxis]
-                        .iter()
-                        .all(|a| a.axis.is_finite() && a.shift.is_finite() && a.scale.is_finite());
-                    if !pts.iter().all(|p| p.is_finite()) || !axes_finite || !s.lightmap_scale.is_finite() {
-                        self.diags.push(Diagnostic::error(
-                            side_at(),
-                            "plane points, texture axes or lightmap scale are not finite numbers \
-                             (NaN or infinite), brush skipped",
-                        ));
-                        bad = true;
-                        break;
-                    }
-                    let Some(plane) = srcmap_geom::Plane::from_points_snapped(pts[0], pts[1], pts[2]) else {
-                        self.diags.push(Diagnostic::error(
-                            side_at(),
-                            "bad plane points (collinear), brush skipped",
-                        ));
-                        bad = true;
-                        break;
-                    };
-                    let Some(pid) = self.planes.find_or_insert(plane) else {
-                        self.diags.push(Diagnostic::error(
-                            side_at(),
-                            "plane points span no usable plane, brush skipped",
-                        ));
-                        bad = true;
-                        break;
-                    };
-                    // Unknown materials are warned about once each by the resolver itself.
-                    let info = *material_cache
-                        .entry(s.material.clone())
-                        .or_insert_with(|| self.opts.materials.resolve(&s.material).facts);
-                    self.has_water |= info.contents & (CONTENTS_WATER | CONTENTS_SLIME) != 0;
-                    let td = self.tex.texdata(&s.material, &info);
-                    let ti = self.tex.add(texinfo_for(s, offset, info.surface_flags, td));
-                    raw.push(brush::RawSide {
-                        plane: pid,
-                        contents: side_contents(info.contents, base_contents, info.surface_flags),
-                        surf: info.surface_flags,
-                        texinfo: ti,
-                        vmf_id: s.id,
-                        displacement: s.displacement.is_some(),
-                    });
-                }
-                if bad {
-                    continue;
-                }
-                let Some(mut b) = brush::build_brush(&mut self.planes, owner, &at, mb, raw, &mut self.diags)
-                else {
-                    continue;
-                };
-                // Valve patches blend materials before cubemaps: a shiny blend side gets a
-                // cubemap patch of its `_wvt_patch` copy.
-                self.patch_wvt_sides(&mut b, &at);
-                if !self.cubemaps.is_empty() {
-                    self.attach_cubemaps(&mut b, offset, &at);
-                }
-                if b.contents & CONTENTS_ORIGIN != 0 {
-                    // Origin brushes only place the entity.
-                    if owner != EntityId::WORLD && e.get("origin").is_none() {
-                        let c = b.bounds.center();
-                        let v = format!("{} {} {}", c.x as i64, c.y as i64, c.z as i64);
-                        set_kv(&mut self.ents[owner.idx()].keyvalues, "origin", v);
-                    }
-                    continue;
-                }
-                if b.sides.iter().any(|s| s.displacement) {
-                    self.gather_displacements(owner, &at, mb, &b);
-                    continue;
-                }
-                if class == "func_viscluster" {
-                    self.viscluster_bounds.push((ei, b.bounds));
-                    continue;
-                }
-                if let Some(n) = plan.occluder {
-                    // Occluder brushes stay in the brush lump but belong to no model.
-                    self.occluder_brushes[n].push(BrushId(self.brushes.len() as u32));
-                    self.brushes.push(b);
-                    continue;
-                }
-                if let Some(number) = areaportal {
-                    b.contents = CONTENTS_AREAPORTAL;
-                    self.portal_number
-                        .insert(BrushId(self.brushes.len() as u32), number);
-                } else if owner != EntityId::WORLD {
-                    // Brush entities are never detail.
-                    b.contents &= !CONTENTS_DETAIL;
-                }
-                if plan.window && areaportal.is_none() {
-                    b.contents = (b.contents & !CONTENTS_SOLID) | CONTENTS_TRANSLUCENT | CONTENTS_WINDOW;
-                }
-                self.ents[owner.idx()]
-                    .brushes
-                    .push(BrushId(self.brushes.len() as u32));
-                self.brushes.push(b);
+                self.build_brush(&entity, mb, &mut materials);
             }
         }
         check_limit("brushes", self.brushes.len(), 8192)
+    }
+
+    /// One brush of an entity: built (or reported and skipped), its blend and shiny sides
+    /// patched, then filed where it belongs.
+    fn build_brush(
+        &mut self,
+        entity: &EntityBrushes<'a, '_>,
+        mb: &'a MapBrush,
+        materials: &mut HashMap<String, MaterialFacts>,
+    ) {
+        let Some(raw) = self.raw_sides(entity, mb, materials) else {
+            return;
+        };
+        let Some(mut b) = brush::build_brush(
+            &mut self.planes,
+            entity.owner,
+            &entity.at,
+            mb,
+            raw,
+            &mut self.diags,
+        ) else {
+            return;
+        };
+        // Valve patches blend materials before cubemaps: a shiny blend side gets a
+        // cubemap patch of its `_wvt_patch` copy.
+        self.patch_wvt_sides(&mut b, &entity.at);
+        if !self.cubemaps.is_empty() {
+            self.attach_cubemaps(&mut b, entity.offset, &entity.at);
+        }
+        self.file_brush(entity, mb, b);
+    }
+
+    /// A brush's sides as planes, texinfos and contents; `None` (reported) when a side's
+    /// numbers are not finite or span no plane.
+    fn raw_sides(
+        &mut self,
+        entity: &EntityBrushes<'_, '_>,
+        mb: &MapBrush,
+        materials: &mut HashMap<String, MaterialFacts>,
+    ) -> Option<Vec<brush::RawSide>> {
+        let mut raw = Vec::with_capacity(mb.sides.len());
+        for s in &mb.sides {
+            let side_at = Where {
+                brush: Some(mb.id),
+                side: Some(s.id),
+                ..entity.at.clone()
+            };
+            let plane = self.side_plane(s, entity.offset, side_at)?;
+            // Unknown materials are warned about once each by the resolver itself.
+            let info = *materials
+                .entry(s.material.clone())
+                .or_insert_with(|| self.opts.materials.resolve(&s.material).facts);
+            self.has_water |= info.contents & (CONTENTS_WATER | CONTENTS_SLIME) != 0;
+            let td = self.tex.texdata(&s.material, &info);
+            let ti = self
+                .tex
+                .add(texinfo_for(s, entity.offset, info.surface_flags, td));
+            raw.push(brush::RawSide {
+                plane,
+                contents: side_contents(info.contents, entity.plan.base_contents, info.surface_flags),
+                surf: info.surface_flags,
+                texinfo: ti,
+                vmf_id: s.id,
+                displacement: s.displacement.is_some(),
+            });
+        }
+        Some(raw)
+    }
+
+    /// A side's plane from its points (moved by `offset`); `None`, reported at `side_at`,
+    /// when its numbers are not finite or its points span no plane.
+    fn side_plane(&mut self, s: &MapSide, offset: DVec3, side_at: Where) -> Option<PlaneId> {
+        let pts = s.points.map(|p| p - offset);
+        let axes_finite = [&s.uaxis, &s.vaxis]
+            .iter()
+            .all(|a| a.axis.is_finite() && a.shift.is_finite() && a.scale.is_finite());
+        let why = if !pts.iter().all(|p| p.is_finite()) || !axes_finite || !s.lightmap_scale.is_finite() {
+            "plane points, texture axes or lightmap scale are not finite numbers \
+             (NaN or infinite), brush skipped"
+        } else {
+            match srcmap_geom::Plane::from_points_snapped(pts[0], pts[1], pts[2]) {
+                None => "bad plane points (collinear), brush skipped",
+                Some(plane) => match self.planes.find_or_insert(plane) {
+                    Some(pid) => return Some(pid),
+                    None => "plane points span no usable plane, brush skipped",
+                },
+            }
+        };
+        self.diags.push(Diagnostic::error(side_at, why));
+        None
+    }
+
+    /// Files a built brush: an origin brush places its entity, displacement sides are set
+    /// aside, a func_viscluster's bounds kept, an occluder's brush left out of every model;
+    /// the rest join their model (areaportals and windows with their contents set).
+    fn file_brush(&mut self, entity: &EntityBrushes<'a, '_>, mb: &'a MapBrush, mut b: Brush) {
+        let (owner, plan) = (entity.owner, entity.plan);
+        if b.contents & CONTENTS_ORIGIN != 0 {
+            self.place_by_origin_brush(entity, &b);
+            return;
+        }
+        if b.sides.iter().any(|s| s.displacement) {
+            self.gather_displacements(owner, &entity.at, mb, &b);
+            return;
+        }
+        if plan.class == "func_viscluster" {
+            self.viscluster_bounds.push((entity.index, b.bounds));
+            return;
+        }
+        let id = BrushId(self.brushes.len() as u32);
+        if let Some(n) = plan.occluder {
+            // Occluder brushes stay in the brush lump but belong to no model.
+            self.occluder_brushes[n].push(id);
+            self.brushes.push(b);
+            return;
+        }
+        if let Some(number) = plan.areaportal {
+            b.contents = CONTENTS_AREAPORTAL;
+            self.portal_number.insert(id, number);
+        } else if owner != EntityId::WORLD {
+            // Brush entities are never detail.
+            b.contents &= !CONTENTS_DETAIL;
+        }
+        if plan.window && plan.areaportal.is_none() {
+            b.contents = (b.contents & !CONTENTS_SOLID) | CONTENTS_TRANSLUCENT | CONTENTS_WINDOW;
+        }
+        self.ents[owner.idx()].brushes.push(id);
+        self.brushes.push(b);
+    }
+
+    /// Origin brushes only place their entity: a brush entity without an `origin` gets the
+    /// brush's centre.
+    fn place_by_origin_brush(&mut self, entity: &EntityBrushes<'_, '_>, b: &Brush) {
+        let owner = entity.owner;
+        if owner != EntityId::WORLD && entity.entity.get("origin").is_none() {
+            let c = b.bounds.center();
+            let v = format!("{} {} {}", c.x as i64, c.y as i64, c.z as i64);
+            set_kv(&mut self.ents[owner.idx()].keyvalues, "origin", v);
+        }
     }
 
     /// Moves each non-displacement side (bevels included, as Valve's side list holds them) of a
@@ -267,13 +322,7 @@ impl<'a> Compile<'a> {
 
     /// A displacement brush's displacement sides, in map order. Displacements belong to the
     /// world: on any other entity they are reported and left out (Valve stops there).
-    fn gather_displacements(
-        &mut self,
-        owner: EntityId,
-        at: &Where,
-        mb: &'a crate::input::MapBrush,
-        b: &Brush,
-    ) {
+    fn gather_displacements(&mut self, owner: EntityId, at: &Where, mb: &'a MapBrush, b: &Brush) {
         // Map order: the brush's sides as the map lists them (its built sides are reordered).
         let in_map_order = mb
             .sides
