@@ -26,9 +26,7 @@ pub fn assign_clusters(
     viscluster: &dyn Fn(&srcmap_geom::Bounds) -> Option<usize>,
 ) -> Clusters {
     let mut of_node = vec![-1; tree.nodes.len()];
-    let mut count = 0;
-    let mut sky_cluster: Option<i32> = None;
-    let mut vis_cluster: HashMap<usize, i32> = HashMap::new();
+    let mut numbers = ClusterNumbers::default();
     let solid = solid_subtrees(tree);
     let mut stack = vec![tree.head];
     while let Some(n) = stack.pop() {
@@ -36,27 +34,57 @@ pub fn assign_clusters(
         if node.is_leaf() || solid[n.idx()] {
             if node.contents & CONTENTS_SOLID == 0 && !solid[n.idx()] {
                 let area = leaf_area.get(n.idx()).copied().unwrap_or(0);
-                if let Some(v) = viscluster(&node.bounds) {
-                    of_node[n.idx()] = *vis_cluster.entry(v).or_insert_with(|| {
-                        count += 1;
-                        count as i32 - 1
-                    });
-                } else if area != 0 && sky_area(area) {
-                    of_node[n.idx()] = *sky_cluster.get_or_insert_with(|| {
-                        count += 1;
-                        count as i32 - 1
-                    });
-                } else {
-                    of_node[n.idx()] = count as i32;
-                    count += 1;
-                }
+                of_node[n.idx()] = match viscluster(&node.bounds) {
+                    Some(v) => numbers.of_viscluster(v),
+                    None if area != 0 && sky_area(area) => numbers.of_sky(),
+                    None => numbers.next(),
+                };
             }
             continue;
         }
         stack.push(node.children[1]);
         stack.push(node.children[0]);
     }
-    Clusters { of_node, count }
+    Clusters {
+        of_node,
+        count: numbers.count,
+    }
+}
+
+/// Cluster numbers as they are handed out: one per leaf, but one for all the 3D skybox
+/// and one per func_viscluster.
+#[derive(Default)]
+struct ClusterNumbers {
+    count: usize,
+    sky: Option<i32>,
+    vis: HashMap<usize, i32>,
+}
+
+impl ClusterNumbers {
+    fn next(&mut self) -> i32 {
+        self.count += 1;
+        self.count as i32 - 1
+    }
+
+    fn of_sky(&mut self) -> i32 {
+        if let Some(c) = self.sky {
+            return c;
+        }
+        let c = self.next();
+        self.sky = Some(c);
+        c
+    }
+
+    fn of_viscluster(&mut self, v: usize) -> i32 {
+        match self.vis.get(&v) {
+            Some(&c) => c,
+            None => {
+                let c = self.next();
+                self.vis.insert(v, c);
+                c
+            }
+        }
+    }
 }
 
 /// Nodes whose every leaf is solid (Valve's `PruneNodes` turns them into one solid leaf).
@@ -278,30 +306,14 @@ pub(crate) fn emit(
     areas: &crate::areas::Areas,
     occluders: &OccluderFaces,
 ) -> Result<Emitted, VbspError> {
-    let mut e = Emitter {
-        out: bsp::Bsp::new(bsp::versions::COMPILE_BSP_VERSION),
-        planes,
-        edge_map: HashMap::new(),
-        leaf_nodes: Vec::new(),
-        world_leaves: Vec::new(),
-        leaf_area: Vec::new(),
-        face_sides: Vec::new(),
-    };
+    let mut e = Emitter::new(planes);
     write_planes(&mut e.out, planes)?;
     write_texinfo(&mut e.out, tex)?;
     write_brushes(&mut e.out, brushes)?;
     write_reserved_records(&mut e.out);
     write_areas(&mut e.out, areas)?;
     let welded = weld_models(&models, occluders);
-    check_limit("vertexes", welded.verts.len(), 65536)?;
-    e.out.vertexes = (welded.verts.iter())
-        .map(|v| [v.x as f32, v.y as f32, v.z as f32])
-        .collect();
-    e.out.occlusion = Some(crate::occluders::records(
-        occluders,
-        &welded.occluder_polys,
-        &e.out.vertexes,
-    ));
+    write_vertices(&mut e.out, &welded, occluders)?;
     let mut polys = welded.polys.into_iter();
     let mut disp_polys = welded.disp_polys.into_iter();
     for m in &models {
@@ -318,6 +330,20 @@ pub(crate) fn emit(
         face_sides: e.face_sides,
         world_leaves: e.world_leaves,
     })
+}
+
+/// The welded vertices, and the occluders' records over them.
+fn write_vertices(o: &mut bsp::Bsp, welded: &Welded, occluders: &OccluderFaces) -> Result<(), VbspError> {
+    check_limit("vertexes", welded.verts.len(), 65536)?;
+    o.vertexes = (welded.verts.iter())
+        .map(|v| [v.x as f32, v.y as f32, v.z as f32])
+        .collect();
+    o.occlusion = Some(crate::occluders::records(
+        occluders,
+        &welded.occluder_polys,
+        &o.vertexes,
+    ));
+    Ok(())
 }
 
 fn write_planes(o: &mut bsp::Bsp, planes: &PlaneSet) -> Result<(), VbspError> {
@@ -480,7 +506,19 @@ fn all_visible(n: usize) -> Option<bsp::Visibility> {
     })
 }
 
-impl Emitter<'_> {
+impl<'a> Emitter<'a> {
+    fn new(planes: &'a PlaneSet) -> Self {
+        Emitter {
+            out: bsp::Bsp::new(bsp::versions::COMPILE_BSP_VERSION),
+            planes,
+            edge_map: HashMap::new(),
+            leaf_nodes: Vec::new(),
+            world_leaves: Vec::new(),
+            leaf_area: Vec::new(),
+            face_sides: Vec::new(),
+        }
+    }
+
     /// One model: its nodes and leaves from its tree's head, its faces on the nodes, its
     /// detail faces, its displacement faces (which follow the others and are in no leaf's
     /// list), the leaves' face lists, and its record.
@@ -504,12 +542,7 @@ impl Emitter<'_> {
         };
         let head = self.emit_node(m, m.tree.head, &solid, &by_node, polys, tex, &mut leaf_faces)?;
         for (i, f) in m.detail_faces.iter().enumerate() {
-            let fi = self.emit_face(f, &polys[m.faces.len() + i], tex, false, None);
-            if let Some(fi) = fi {
-                for &l in &f.leaves {
-                    leaf_faces.entry(l).or_default().push(fi);
-                }
-            }
+            self.emit_leaf_face(f, &polys[m.faces.len() + i], tex, false, &mut leaf_faces);
         }
         for (i, (f, poly)) in m.disp_faces.iter().zip(disp_polys).enumerate() {
             self.emit_face(f, &poly, tex, false, Some(i as u32));
@@ -519,6 +552,22 @@ impl Emitter<'_> {
         let head_node = if head >= 0 { head } else { self.wrap_leaf(head) };
         self.push_model(m, head_node, first_face);
         Ok(())
+    }
+
+    /// Writes a face and files it in the face lists of the leaves it is in.
+    fn emit_leaf_face(
+        &mut self,
+        f: &Face,
+        poly: &[u32],
+        tex: &Texinfos,
+        on_node: bool,
+        leaf_faces: &mut HashMap<NodeId, Vec<u32>>,
+    ) {
+        if let Some(fi) = self.emit_face(f, poly, tex, on_node, None) {
+            for &l in &f.leaves {
+                leaf_faces.entry(l).or_default().push(fi);
+            }
+        }
     }
 
     /// The model's record: the bounds of its faces (of its tree when it has none).
@@ -564,15 +613,8 @@ impl Emitter<'_> {
             ..Default::default()
         });
         let first = self.out.faces.len();
-        if let Some(list) = by_node.get(&n) {
-            for &fi in list {
-                let f = &m.faces[fi];
-                if let Some(out) = self.emit_face(f, &polys[fi], tex, true, None) {
-                    for &l in &f.leaves {
-                        leaf_faces.entry(l).or_default().push(out);
-                    }
-                }
-            }
+        for &fi in by_node.get(&n).into_iter().flatten() {
+            self.emit_leaf_face(&m.faces[fi], &polys[fi], tex, true, leaf_faces);
         }
         let count = self.out.faces.len() - first;
         self.out.nodes[idx].first_face = first as u32;
@@ -587,18 +629,7 @@ impl Emitter<'_> {
     /// Faces are filled in later by [`Emitter::fill_leaf_faces`].
     fn emit_leaf(&mut self, m: &ModelIn<'_>, n: NodeId, solid: &[bool]) -> i32 {
         let node = m.tree.node(n);
-        let mut brush_list: Vec<u32> = Vec::new();
-        let mut stack = vec![n];
-        while let Some(k) = stack.pop() {
-            let kn = m.tree.node(k);
-            if kn.is_leaf() {
-                brush_list.extend(kn.brushes.iter().map(|b| b.0));
-            } else {
-                stack.extend(kn.children);
-            }
-        }
-        brush_list.sort_unstable();
-        brush_list.dedup();
+        let brush_list = brushes_below(m.tree, n);
         let contents = if solid[n.idx()] {
             CONTENTS_SOLID | node_contents_all(m.tree, n)
         } else {
@@ -679,23 +710,10 @@ impl Emitter<'_> {
         let (mins, size) = self.lightmap_extents(poly, ti);
         let lit = flags & (SURF_NOLIGHT | SURF_SKY) == 0;
         let idx = self.out.faces.len() as u32;
-        self.out.faces.push(bsp::Face {
-            // Valve stores the face's own plane (either twin) and its parity.
-            plane: f.plane.0,
-            side: f.plane.is_flipped() as u8,
-            on_node: on_node as u8,
-            first_edge,
-            num_edges: poly.len() as i32,
-            texinfo: f.texinfo.0 as i32,
-            dispinfo: dispinfo.map_or(-1, |d| d as i32),
-            surface_fog_volume_id: -1,
-            styles: if lit { [0, 255, 255, 255] } else { [255; 4] },
-            light_offset: -1,
-            area: f.winding.area() as f32,
-            lightmap_mins: mins,
-            lightmap_size: if lit { size } else { [0, 0] },
-            ..Default::default()
-        });
+        let mut face = face_record(f, first_edge, poly.len(), lit, (mins, size));
+        face.on_node = on_node as u8;
+        face.dispinfo = dispinfo.map_or(-1, |d| d as i32);
+        self.out.faces.push(face);
         // The lump holds shorts: larger Hammer ids are clamped.
         self.out
             .face_ids
@@ -752,6 +770,51 @@ impl Emitter<'_> {
         }
         (mins, size)
     }
+}
+
+/// A face's record (not on a node, no displacement): its edges from `first_edge`, lit or
+/// not, with its lightmap extents (first luxel, size).
+fn face_record(
+    f: &Face,
+    first_edge: i32,
+    num_edges: usize,
+    lit: bool,
+    (mins, size): ([i32; 2], [i32; 2]),
+) -> bsp::Face {
+    bsp::Face {
+        // Valve stores the face's own plane (either twin) and its parity.
+        plane: f.plane.0,
+        side: f.plane.is_flipped() as u8,
+        on_node: 0,
+        first_edge,
+        num_edges: num_edges as i32,
+        texinfo: f.texinfo.0 as i32,
+        dispinfo: -1,
+        surface_fog_volume_id: -1,
+        styles: if lit { [0, 255, 255, 255] } else { [255; 4] },
+        light_offset: -1,
+        area: f.winding.area() as f32,
+        lightmap_mins: mins,
+        lightmap_size: if lit { size } else { [0, 0] },
+        ..Default::default()
+    }
+}
+
+/// The brushes of every leaf below `n`, sorted, once each.
+fn brushes_below(tree: &Tree, n: NodeId) -> Vec<u32> {
+    let mut brush_list: Vec<u32> = Vec::new();
+    let mut stack = vec![n];
+    while let Some(k) = stack.pop() {
+        let kn = tree.node(k);
+        if kn.is_leaf() {
+            brush_list.extend(kn.brushes.iter().map(|b| b.0));
+        } else {
+            stack.extend(kn.children);
+        }
+    }
+    brush_list.sort_unstable();
+    brush_list.dedup();
+    brush_list
 }
 
 /// Union of the contents of every leaf below `n`.
@@ -830,6 +893,17 @@ impl Extent {
     }
 }
 
+/// The box's extreme distances along a plane normal: (nearest, farthest).
+fn box_extent_along(normal: [f32; 3], lo: [f32; 3], hi: [f32; 3]) -> (f32, f32) {
+    let (mut near, mut far) = (0.0f32, 0.0f32);
+    for a in 0..3 {
+        let (l, h) = (lo[a] * normal[a], hi[a] * normal[a]);
+        near += l.min(h);
+        far += l.max(h);
+    }
+    (near, far)
+}
+
 /// Whether the box reaches a leaf of the world that is not solid and not in `skip_areas`.
 fn box_reaches_open_leaf(bsp: &bsp::Bsp, skip_areas: &[u32], lo: [f32; 3], hi: [f32; 3]) -> bool {
     let Some(model) = bsp.models.first() else {
@@ -854,13 +928,7 @@ fn box_reaches_open_leaf(bsp: &bsp::Bsp, skip_areas: &[u32], lo: [f32; 3], hi: [
         let Some(plane) = bsp.planes.get(node.plane as usize) else {
             continue;
         };
-        // The box's extreme distances along the plane normal.
-        let (mut near, mut far) = (0.0f32, 0.0f32);
-        for a in 0..3 {
-            let (l, h) = (lo[a] * plane.normal[a], hi[a] * plane.normal[a]);
-            near += l.min(h);
-            far += l.max(h);
-        }
+        let (near, far) = box_extent_along(plane.normal, lo, hi);
         if far >= plane.dist {
             stack.push(node.children[0]);
         }

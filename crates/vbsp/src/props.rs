@@ -263,6 +263,36 @@ fn layout_leaf_limit(layout: StaticPropLayout) -> usize {
 
 /// A prop's record from its entity's keys, as Valve's `EmitStaticProps` reads them.
 fn record(e: &MapEntity, origin: DVec3, angles: DVec3, layout: StaticPropLayout) -> StaticProp {
+    let (mut flags, lightmap_res) = flags_and_lightmap(e);
+    let (fade_min, fade_max) = fade_distances(e, &mut flags);
+    let level = |key: &str| int_key(e, key) as u8;
+    let scale = number_or_one(e, "modelscale");
+    let mut p = StaticProp {
+        origin: vector(origin),
+        angles: vector(angles),
+        solid: int_key(e, "solid") as u8,
+        skin: int_key(e, "skin") as i32,
+        fade_min_dist: fade_min,
+        fade_max_dist: fade_max,
+        forced_fade_scale: number_or_one(e, "fadescale"),
+        min_dx_level: int_key(e, "mindxlevel") as u16,
+        max_dx_level: int_key(e, "maxdxlevel") as u16,
+        lightmap_res,
+        min_cpu_level: level("mincpulevel"),
+        max_cpu_level: level("maxcpulevel"),
+        min_gpu_level: level("mingpulevel"),
+        max_gpu_level: level("maxgpulevel"),
+        diffuse_modulation: diffuse_modulation(e),
+        scale: [scale; 3],
+        ..Default::default()
+    };
+    p.set_flags_in(layout, flags);
+    p
+}
+
+/// The flags the entity's switches set, and its lightmap resolution when it asks for
+/// lightmaps (else the no-per-texel-lighting flag).
+fn flags_and_lightmap(e: &MapEntity) -> (u32, [u16; 2]) {
     let mut flags = 0;
     for (key, flag) in [
         ("ignorenormals", IGNORE_NORMALS),
@@ -284,52 +314,40 @@ fn record(e: &MapEntity, origin: DVec3, angles: DVec3, layout: StaticPropLayout)
             int_key(e, "lightmapresolutiony") as u16,
         ];
     }
+    (flags, lightmap_res)
+}
+
+/// The fade distances (min, max): a prop with a max fades (flag set), its min below zero
+/// meaning the max.
+fn fade_distances(e: &MapEntity, flags: &mut u32) -> (f32, f32) {
     let fade_max = float_key(e, "fademaxdist") as f32;
-    let fades = fade_max > 0.0;
     let mut fade_min = 0.0;
-    if fades {
-        flags |= FADES;
+    if fade_max > 0.0 {
+        *flags |= FADES;
         fade_min = float_key(e, "fademindist") as f32;
         if fade_min < 0.0 {
             fade_min = fade_max;
         }
     }
-    let fade_scale = match e.get("fadescale") {
+    (fade_min, fade_max)
+}
+
+/// A number key read as C's `atof`, 1 when absent or empty.
+fn number_or_one(e: &MapEntity, key: &str) -> f32 {
+    match e.get(key) {
         Some(v) if !v.is_empty() => leading_number(v) as f32,
         _ => 1.0,
-    };
-    let level = |key: &str| int_key(e, key) as u8;
+    }
+}
+
+/// The render colour (white without one) and amount.
+fn diffuse_modulation(e: &MapEntity) -> [u8; 4] {
     let colour = vec_key(e, "rendercolor");
     let alpha = e.get("renderamt").map_or(255, |v| leading_number(v) as u8);
-    let diffuse_modulation = match e.get("rendercolor") {
+    match e.get("rendercolor") {
         Some(_) => [colour.x as u8, colour.y as u8, colour.z as u8, alpha],
         None => [255, 255, 255, alpha],
-    };
-    let scale = match e.get("modelscale") {
-        Some(v) if !v.is_empty() => leading_number(v) as f32,
-        _ => 1.0,
-    };
-    let mut p = StaticProp {
-        origin: vector(origin),
-        angles: vector(angles),
-        solid: int_key(e, "solid") as u8,
-        skin: int_key(e, "skin") as i32,
-        fade_min_dist: fade_min,
-        fade_max_dist: fade_max,
-        forced_fade_scale: fade_scale,
-        min_dx_level: int_key(e, "mindxlevel") as u16,
-        max_dx_level: int_key(e, "maxdxlevel") as u16,
-        lightmap_res,
-        min_cpu_level: level("mincpulevel"),
-        max_cpu_level: level("maxcpulevel"),
-        min_gpu_level: level("mingpulevel"),
-        max_gpu_level: level("maxgpulevel"),
-        diffuse_modulation,
-        scale: [scale; 3],
-        ..Default::default()
-    };
-    p.set_flags_in(layout, flags);
-    p
+    }
 }
 
 /// Reads a model once: its mesh point sets, or why its props go.
@@ -372,33 +390,11 @@ fn load_shape(
             return ModelShape::Rejected;
         }
     };
-    match files.mdl.static_use() {
-        StaticUse::Allowed => {}
-        StaticUse::NotStaticProp => {
-            diags.push(Diagnostic::warning(
-                at(e),
-                format!("to use model {name} with prop_static, it must be compiled with $staticprop: its props are dropped"),
-            ));
-            return ModelShape::Rejected;
-        }
-        StaticUse::Dynamic => {
-            diags.push(Diagnostic::warning(
-                at(e),
-                format!(
-                    "prop_static using model {name}, which must be used on a dynamic entity (i.e. prop_physics): deleted"
-                ),
-            ));
-            return ModelShape::Rejected;
-        }
+    if let Some(why) = static_use_problem(name, files.mdl.static_use()) {
+        diags.push(Diagnostic::warning(at(e), why));
+        return ModelShape::Rejected;
     }
-    let hulls: Vec<Vec<DVec3>> = (files.mesh_points().into_iter())
-        .map(|m| {
-            m.into_iter()
-                .map(|p| DVec3::new(p[0] as f64, p[1] as f64, p[2] as f64))
-                .collect()
-        })
-        .filter(|m: &Vec<DVec3>| has_volume(m))
-        .collect();
+    let hulls = solid_hulls(&files);
     if hulls.is_empty() {
         diags.push(Diagnostic::warning(
             at(e),
@@ -407,6 +403,31 @@ fn load_shape(
         return ModelShape::Rejected;
     }
     ModelShape::Hulls(hulls)
+}
+
+/// Why a model cannot be a static prop, as Valve words it; `None` when it can.
+fn static_use_problem(name: &str, static_use: StaticUse) -> Option<String> {
+    match static_use {
+        StaticUse::Allowed => None,
+        StaticUse::NotStaticProp => Some(format!(
+            "to use model {name} with prop_static, it must be compiled with $staticprop: its props are dropped"
+        )),
+        StaticUse::Dynamic => Some(format!(
+            "prop_static using model {name}, which must be used on a dynamic entity (i.e. prop_physics): deleted"
+        )),
+    }
+}
+
+/// The model's meshes as point sets, those that span a solid.
+fn solid_hulls(files: &ModelFiles) -> Vec<Vec<DVec3>> {
+    (files.mesh_points().into_iter())
+        .map(|m| {
+            m.into_iter()
+                .map(|p| DVec3::new(p[0] as f64, p[1] as f64, p[2] as f64))
+                .collect()
+        })
+        .filter(|m: &Vec<DVec3>| has_volume(m))
+        .collect()
 }
 
 /// Whether the points span a solid: Valve's physics hull builder makes no hull of a flat or

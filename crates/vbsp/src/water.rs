@@ -142,48 +142,11 @@ pub(crate) fn find_volumes(
     brushes: &[Brush],
     tex: &Texinfos,
 ) -> WaterVolumes {
-    let mut found = Vec::new();
-    water_leaves(tree, tree.head, &mut found);
-    let mut sorted: Vec<WaterLeaf> = Vec::with_capacity(found.len());
-    for leaf in found {
-        let w = describe_leaf(tree, portals, planes, brushes, leaf);
-        let at = sorted
-            .iter()
-            .position(|s| w.goes_before(s))
-            .unwrap_or(sorted.len());
-        sorted.insert(at, w);
-    }
+    let sorted = sorted_water_leaves(tree, portals, planes, brushes);
     let mut out = WaterVolumes::default();
     let mut visited: HashSet<NodeId> = HashSet::new();
     for base in &sorted {
-        let same_water = base.contents & MASK_WATER;
-        let crosses_surface = |leaf: NodeId| -> bool {
-            let Some((normal, dist)) = base.surface else {
-                return false;
-            };
-            let plane = srcmap_geom::Plane { normal, dist };
-            neighbours(tree, portals, leaf)
-                .any(|(p, _)| matches!(p.winding.classify(&plane, ON_EPSILON), Side::Cross | Side::Front))
-        };
-        let mut volume = Vec::new();
-        let mut min_z = NO_HEIGHT;
-        let mut stack = vec![base.node];
-        while let Some(leaf) = stack.pop() {
-            let node = tree.node(leaf);
-            if leaf == tree.outside
-                || !node.is_leaf()
-                || visited.contains(&leaf)
-                || node.contents & same_water == 0
-                || node.contents & CONTENTS_SOLID != 0
-                || crosses_surface(leaf)
-            {
-                continue;
-            }
-            visited.insert(leaf);
-            volume.push(leaf);
-            min_z = min_z.min(node.bounds.mins.z as f32);
-            stack.extend(neighbours(tree, portals, leaf).map(|(_, other)| other));
-        }
+        let (volume, min_z) = flood_volume(tree, portals, base, &mut visited);
         if volume.is_empty() {
             continue;
         }
@@ -205,6 +168,68 @@ pub(crate) fn find_volumes(
         }
     }
     out
+}
+
+/// The tree's water leaves with their surfaces, in the order volumes start from.
+fn sorted_water_leaves(
+    tree: &Tree,
+    portals: &Portals,
+    planes: &PlaneSet,
+    brushes: &[Brush],
+) -> Vec<WaterLeaf> {
+    let mut found = Vec::new();
+    water_leaves(tree, tree.head, &mut found);
+    let mut sorted: Vec<WaterLeaf> = Vec::with_capacity(found.len());
+    for leaf in found {
+        let w = describe_leaf(tree, portals, planes, brushes, leaf);
+        let at = sorted
+            .iter()
+            .position(|s| w.goes_before(s))
+            .unwrap_or(sorted.len());
+        sorted.insert(at, w);
+    }
+    sorted
+}
+
+/// The volume from `base`: the leaves of its water reached through portals, not yet
+/// `visited`, stopping at leaves that reach above its surface; and its lowest height.
+fn flood_volume(
+    tree: &Tree,
+    portals: &Portals,
+    base: &WaterLeaf,
+    visited: &mut HashSet<NodeId>,
+) -> (Vec<NodeId>, f32) {
+    let same_water = base.contents & MASK_WATER;
+    let mut volume = Vec::new();
+    let mut min_z = NO_HEIGHT;
+    let mut stack = vec![base.node];
+    while let Some(leaf) = stack.pop() {
+        let node = tree.node(leaf);
+        if leaf == tree.outside
+            || !node.is_leaf()
+            || visited.contains(&leaf)
+            || node.contents & same_water == 0
+            || node.contents & CONTENTS_SOLID != 0
+            || crosses_surface(tree, portals, base, leaf)
+        {
+            continue;
+        }
+        visited.insert(leaf);
+        volume.push(leaf);
+        min_z = min_z.min(node.bounds.mins.z as f32);
+        stack.extend(neighbours(tree, portals, leaf).map(|(_, other)| other));
+    }
+    (volume, min_z)
+}
+
+/// Whether a portal of `leaf` reaches above `base`'s surface (never, without one).
+fn crosses_surface(tree: &Tree, portals: &Portals, base: &WaterLeaf, leaf: NodeId) -> bool {
+    let Some((normal, dist)) = base.surface else {
+        return false;
+    };
+    let plane = srcmap_geom::Plane { normal, dist };
+    neighbours(tree, portals, leaf)
+        .any(|(p, _)| matches!(p.winding.classify(&plane, ON_EPSILON), Side::Cross | Side::Front))
 }
 
 /// The index of `record` in `data`, added when new (volumes of equal surface, bottom and

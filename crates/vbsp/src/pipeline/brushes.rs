@@ -229,33 +229,7 @@ impl<'a> Compile<'a> {
             let patched = match self.wvt_texdata.get(&texdata) {
                 Some(&known) => known,
                 None => {
-                    let material = self.tex.strings[texdata as usize].clone();
-                    let patched = match self.opts.materials.wvt_patch(&material) {
-                        // A copy already patched is not patched again.
-                        Some(_) if wvt::is_patched(&material) => None,
-                        Some(text) => match wvt::patched_name(&self.opts.map_name, &material) {
-                            Some(name) => {
-                                let (patched, new) = self.tex.clone_texdata(texdata, &name);
-                                if new {
-                                    // The cubemap step reads the patched copy's own `$envmap`.
-                                    let shiny = srcmap_materials::vmt_text_uses_env_cubemap(&text);
-                                    self.shiny_texdata.insert(patched, shiny);
-                                    self.patch_files.push(wvt::patch_file(&name, text));
-                                }
-                                Some(patched)
-                            }
-                            None => {
-                                self.diags.push(Diagnostic::warning(
-                                    at.clone(),
-                                    format!(
-                                        "the WorldVertexTransition patch of {material} would have too long a name; not patched"
-                                    ),
-                                ));
-                                None
-                            }
-                        },
-                        None => None,
-                    };
+                    let patched = self.wvt_patch(texdata, at);
                     self.wvt_texdata.insert(texdata, patched);
                     patched
                 }
@@ -267,6 +241,35 @@ impl<'a> Compile<'a> {
                 });
             }
         }
+    }
+
+    /// The `_wvt_patch` copy of a texdata whose material the resolver knows the patch of
+    /// (made, with its pakfile VMT, the first time); `None` for other materials, a copy
+    /// already patched, or a name too long (reported).
+    fn wvt_patch(&mut self, texdata: u32, at: &Where) -> Option<u32> {
+        let material = self.tex.strings[texdata as usize].clone();
+        let text = self.opts.materials.wvt_patch(&material)?;
+        // A copy already patched is not patched again.
+        if wvt::is_patched(&material) {
+            return None;
+        }
+        let Some(name) = wvt::patched_name(&self.opts.map_name, &material) else {
+            self.diags.push(Diagnostic::warning(
+                at.clone(),
+                format!(
+                    "the WorldVertexTransition patch of {material} would have too long a name; not patched"
+                ),
+            ));
+            return None;
+        };
+        let (patched, new) = self.tex.clone_texdata(texdata, &name);
+        if new {
+            // The cubemap step reads the patched copy's own `$envmap`.
+            let shiny = srcmap_materials::vmt_text_uses_env_cubemap(&text);
+            self.shiny_texdata.insert(patched, shiny);
+            self.patch_files.push(wvt::patch_file(&name, text));
+        }
+        Some(patched)
     }
 
     /// Moves each side of a material with `$envmap env_cubemap` to a patched copy naming its
@@ -291,33 +294,43 @@ impl<'a> Compile<'a> {
             let Some(chosen) = self.cubemaps.for_side(side.vmf_id, centre, normal) else {
                 continue;
             };
-            let origin = self.cubemaps.samples[chosen].origin;
-            let material = material.clone();
-            let Some(name) = cubemap::patched_name(&self.opts.map_name, &material, origin) else {
-                self.diags.push(Diagnostic::warning(
-                    Where {
-                        brush: Some(brush.vmf_id),
-                        side: Some(side.vmf_id),
-                        ..at.clone()
-                    },
-                    format!("the env_cubemap patch of {material} would have too long a name; not patched"),
-                ));
-                continue;
+            let side_at = Where {
+                brush: Some(brush.vmf_id),
+                side: Some(side.vmf_id),
+                ..at.clone()
             };
-            let (patched, new) = self.tex.clone_texdata(texdata, &name);
-            if new {
-                let (path, text) = cubemap::patch_file(&self.opts.map_name, &material, &name, origin);
-                self.patch_files.push((path, text));
-                let texture = cubemap::texture_name(&self.opts.map_name, origin);
-                if !self.cubemap_textures.contains(&texture) {
-                    self.cubemap_textures.push(texture);
-                }
+            if let Some(patched) = self.cubemap_patch(texdata, chosen, side_at) {
+                side.texinfo = self.tex.add(srcmap_bsp::TexInfo {
+                    texdata: patched as i32,
+                    ..texinfo
+                });
             }
-            side.texinfo = self.tex.add(srcmap_bsp::TexInfo {
-                texdata: patched as i32,
-                ..texinfo
-            });
         }
+    }
+
+    /// The copy of a texdata naming cubemap `chosen` (made, with its pakfile VMT and cube
+    /// map texture name, the first time); `None` when the name would be too long
+    /// (reported at `side_at`).
+    fn cubemap_patch(&mut self, texdata: u32, chosen: usize, side_at: Where) -> Option<u32> {
+        let origin = self.cubemaps.samples[chosen].origin;
+        let material = self.tex.strings[texdata as usize].clone();
+        let Some(name) = cubemap::patched_name(&self.opts.map_name, &material, origin) else {
+            self.diags.push(Diagnostic::warning(
+                side_at,
+                format!("the env_cubemap patch of {material} would have too long a name; not patched"),
+            ));
+            return None;
+        };
+        let (patched, new) = self.tex.clone_texdata(texdata, &name);
+        if new {
+            let (path, text) = cubemap::patch_file(&self.opts.map_name, &material, &name, origin);
+            self.patch_files.push((path, text));
+            let texture = cubemap::texture_name(&self.opts.map_name, origin);
+            if !self.cubemap_textures.contains(&texture) {
+                self.cubemap_textures.push(texture);
+            }
+        }
+        Some(patched)
     }
 
     /// A displacement brush's displacement sides, in map order. Displacements belong to the
@@ -342,45 +355,56 @@ impl<'a> Compile<'a> {
                 ));
                 continue;
             }
-            let Some(source) = mb
-                .sides
-                .iter()
-                .find(|m| m.id == s.vmf_id)
-                .and_then(|m| m.displacement.as_deref())
-            else {
-                continue;
-            };
-            let Some(winding) = s.winding.clone() else {
-                self.diags.push(Diagnostic::error(
-                    side_at,
-                    "displacement side has no winding; left out",
-                ));
-                continue;
-            };
-            // The brush's planes in map order, for the base face as Valve's float clipping
-            // makes it.
-            let planes: Vec<(DVec3, f64)> = mb
-                .sides
-                .iter()
-                .filter_map(|m| b.sides.iter().find(|bs| bs.vmf_id == m.id && !bs.bevel))
-                .map(|bs| {
-                    let p = self.planes.get(bs.plane);
-                    (p.normal, p.dist)
-                })
-                .collect();
-            let own = self.planes.get(s.plane);
-            let float_winding = displacement::float_side_winding(&planes, (own.normal, own.dist));
-            self.disp_sides.push(DispSide {
-                at: side_at,
-                plane: s.plane,
-                texinfo: s.texinfo,
-                winding,
-                float_winding,
-                contents: b.contents,
-                hammer_id: s.vmf_id,
-                source,
-            });
+            if let Some(side) = self.disp_side(mb, b, s, side_at) {
+                self.disp_sides.push(side);
+            }
         }
+    }
+
+    /// A displacement side of the world with its source, windings and contents; `None`
+    /// (reported when it has no winding) when it cannot be one.
+    fn disp_side(
+        &mut self,
+        mb: &'a MapBrush,
+        b: &Brush,
+        s: &BrushSide,
+        side_at: Where,
+    ) -> Option<DispSide<'a>> {
+        let source = mb
+            .sides
+            .iter()
+            .find(|m| m.id == s.vmf_id)
+            .and_then(|m| m.displacement.as_deref())?;
+        let Some(winding) = s.winding.clone() else {
+            self.diags.push(Diagnostic::error(
+                side_at,
+                "displacement side has no winding; left out",
+            ));
+            return None;
+        };
+        // The brush's planes in map order, for the base face as Valve's float clipping
+        // makes it.
+        let planes: Vec<(DVec3, f64)> = mb
+            .sides
+            .iter()
+            .filter_map(|m| b.sides.iter().find(|bs| bs.vmf_id == m.id && !bs.bevel))
+            .map(|bs| {
+                let p = self.planes.get(bs.plane);
+                (p.normal, p.dist)
+            })
+            .collect();
+        let own = self.planes.get(s.plane);
+        let float_winding = displacement::float_side_winding(&planes, (own.normal, own.dist));
+        Some(DispSide {
+            at: side_at,
+            plane: s.plane,
+            texinfo: s.texinfo,
+            winding,
+            float_winding,
+            contents: b.contents,
+            hammer_id: s.vmf_id,
+            source,
+        })
     }
 
     /// Valve's EmitBrushes adds an axial side at the brush bounds wherever the brush has no

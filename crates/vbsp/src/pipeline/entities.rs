@@ -5,6 +5,7 @@ use super::Compile;
 use crate::contents::*;
 use crate::diag::{Diagnostic, Where};
 use crate::ids::EntityId;
+use crate::input::MapEntity;
 use crate::overlay::{self, MapOverlay};
 use crate::types::{Ent, set_kv};
 
@@ -57,53 +58,20 @@ impl<'a> Compile<'a> {
     /// Decides each entity's fate: kept in the entity lump (renamed, numbered) or not, and
     /// who owns its brushes.
     pub fn prepare_entities(&mut self) {
-        let mut occluders = 0;
         let mut areaportals = 0;
-        let mut overlays = 0;
-        for (ei, e) in self.input.entities.iter().enumerate() {
+        let input = self.input;
+        for (ei, e) in input.entities.iter().enumerate() {
             let class = e.classname.to_ascii_lowercase();
-            // (who gets the brushes; base contents; kept in the lump). An entity with its own
-            // model is always kept: it will be the next in the lump.
-            let (owner, base_contents, keep) = match class.as_str() {
-                _ if ei == 0 => (Owner::World, 0, true),
-                "func_detail" if self.opts.no_detail => (Owner::Dropped, 0, false),
-                "func_detail" => (Owner::World, CONTENTS_DETAIL, false),
-                c if c.starts_with("func_areaportal") => (Owner::World, 0, true),
-                "func_ladder" => (Owner::World, 0, true),
-                // Its brushes only merge clusters; they are built, then set aside.
-                "func_viscluster" => (Owner::World, 0, false),
-                "info_overlay" => {
-                    overlays += 1;
-                    self.overlays.push(MapOverlay::from_entity(e, &mut self.diags));
-                    let named = e.get("targetname").is_some_and(|t| !t.is_empty());
-                    (Owner::Dropped, 0, named)
-                }
-                c if INTERNAL_CLASSES.contains(&c) => (Owner::Dropped, 0, false),
-                _ => (Owner::Own(EntityId(self.ents.len() as u32)), 0, true),
-            };
+            let (owner, base_contents, keep) = self.entity_fate(ei, e, &class);
             let mut kv = e.keyvalues.clone();
             kv.extend(e.outputs.iter().cloned());
-            let mut areaportal = None;
-            if class.starts_with("func_areaportal") {
+            let areaportal = class.starts_with("func_areaportal").then(|| {
                 areaportals += 1;
-                areaportal = Some(areaportals);
                 set_kv(&mut kv, "portalnumber", areaportals.to_string());
-            }
-            let mut occluder = None;
-            if class == "func_occluder" {
-                set_kv(&mut kv, "occludernumber", occluders.to_string());
-                occluder = Some(occluders);
-                self.occluder_entities.push(ei);
-                self.occluder_ents.push(self.ents.len());
-                occluders += 1;
-            }
-            if class == "func_ladder" {
-                set_kv(&mut kv, "classname", "info_ladder".to_string());
-            }
-            if class == "info_overlay" && keep {
-                set_kv(&mut kv, "classname", "info_overlay_accessor".to_string());
-                set_kv(&mut kv, "OverlayID", (overlays - 1).to_string());
-            }
+                areaportals
+            });
+            let occluder = (class == "func_occluder").then(|| self.number_occluder(ei, &mut kv));
+            self.rename_for_lump(&class, keep, &mut kv);
             if keep {
                 self.ents.push(Ent {
                     keyvalues: kv,
@@ -121,8 +89,52 @@ impl<'a> Compile<'a> {
             });
         }
         self.overlays_by_side = overlay::overlays_by_side(&self.overlays);
-        self.occluder_brushes = vec![Vec::new(); occluders];
+        self.occluder_brushes = vec![Vec::new(); self.occluder_entities.len()];
         self.mark_areaportal_windows();
+    }
+
+    /// Who gets the entity's brushes, the contents added to them, and whether it is kept
+    /// in the lump. An entity with its own model is always kept: it will be the next in
+    /// the lump. An `info_overlay` is read here.
+    fn entity_fate(&mut self, ei: usize, e: &MapEntity, class: &str) -> (Owner, u32, bool) {
+        match class {
+            _ if ei == 0 => (Owner::World, 0, true),
+            "func_detail" if self.opts.no_detail => (Owner::Dropped, 0, false),
+            "func_detail" => (Owner::World, CONTENTS_DETAIL, false),
+            c if c.starts_with("func_areaportal") => (Owner::World, 0, true),
+            "func_ladder" => (Owner::World, 0, true),
+            // Its brushes only merge clusters; they are built, then set aside.
+            "func_viscluster" => (Owner::World, 0, false),
+            "info_overlay" => {
+                self.overlays.push(MapOverlay::from_entity(e, &mut self.diags));
+                let named = e.get("targetname").is_some_and(|t| !t.is_empty());
+                (Owner::Dropped, 0, named)
+            }
+            c if INTERNAL_CLASSES.contains(&c) => (Owner::Dropped, 0, false),
+            _ => (Owner::Own(EntityId(self.ents.len() as u32)), 0, true),
+        }
+    }
+
+    /// The next occluder number, in the entity's keys; the entity is remembered (by input
+    /// index and lump index).
+    fn number_occluder(&mut self, ei: usize, kv: &mut Vec<(String, String)>) -> usize {
+        let number = self.occluder_entities.len();
+        set_kv(kv, "occludernumber", number.to_string());
+        self.occluder_entities.push(ei);
+        self.occluder_ents.push(self.ents.len());
+        number
+    }
+
+    /// Classes the engine knows by another name: a `func_ladder` is an `info_ladder`, a
+    /// named `info_overlay` an `info_overlay_accessor` with its overlay's id.
+    fn rename_for_lump(&self, class: &str, keep: bool, kv: &mut Vec<(String, String)>) {
+        if class == "func_ladder" {
+            set_kv(kv, "classname", "info_ladder".to_string());
+        }
+        if class == "info_overlay" && keep {
+            set_kv(kv, "classname", "info_overlay_accessor".to_string());
+            set_kv(kv, "OverlayID", (self.overlays.len() - 1).to_string());
+        }
     }
 
     /// Valve's ForceFuncAreaPortalWindowContents: the brush entities a

@@ -2,7 +2,10 @@
 
 use std::collections::HashMap;
 
-use srcmap_geom::Bounds;
+use srcmap_geom::{Bounds, PlaneSet};
+
+use crate::brush::Brush;
+use crate::texinfo::Texinfos;
 
 use super::{Compile, SubModel};
 use crate::diag::{Diagnostic, VbspError, Where};
@@ -82,33 +85,7 @@ impl<'a> Compile<'a> {
             let bottom = match bottoms.get(&f.texinfo) {
                 Some(&known) => known,
                 None => {
-                    let texinfo = self.tex.list[f.texinfo.idx()];
-                    let material = u32::try_from(texinfo.texdata)
-                        .map(|td| self.tex.original_material(td).to_string())
-                        .unwrap_or_default();
-                    let bottom = match self.opts.materials.bottom_material(&material) {
-                        Some(name) => {
-                            let facts = self.opts.materials.resolve(&name).facts;
-                            let td = self.tex.texdata(&name, &facts);
-                            Some(self.tex.add(srcmap_bsp::TexInfo {
-                                texdata: td as i32,
-                                ..texinfo
-                            }))
-                        }
-                        None => {
-                            let lower = material.to_ascii_lowercase();
-                            if !lower.contains("nodraw") && !lower.contains("toolsskip") {
-                                self.diags.push(Diagnostic::warning(
-                                    Where::default(),
-                                    format!(
-                                        "material {material} has no $bottommaterial (give -game DIR or --materials TABLE): \
-                                         its water surface is not drawn from below"
-                                    ),
-                                ));
-                            }
-                            None
-                        }
-                    };
+                    let bottom = self.bottom_texinfo(f.texinfo);
                     bottoms.insert(f.texinfo, bottom);
                     bottom
                 }
@@ -119,6 +96,35 @@ impl<'a> Compile<'a> {
             }
         }
         out
+    }
+
+    /// The texinfo of a water surface seen from below: its material's `$bottommaterial`
+    /// with the same axes and flags; `None` without one (reported unless the water side
+    /// is nodraw or skip).
+    fn bottom_texinfo(&mut self, texinfo: TexinfoId) -> Option<TexinfoId> {
+        let texinfo = self.tex.list[texinfo.idx()];
+        let material = u32::try_from(texinfo.texdata)
+            .map(|td| self.tex.original_material(td).to_string())
+            .unwrap_or_default();
+        let Some(name) = self.opts.materials.bottom_material(&material) else {
+            let lower = material.to_ascii_lowercase();
+            if !lower.contains("nodraw") && !lower.contains("toolsskip") {
+                self.diags.push(Diagnostic::warning(
+                    Where::default(),
+                    format!(
+                        "material {material} has no $bottommaterial (give -game DIR or --materials TABLE): \
+                         its water surface is not drawn from below"
+                    ),
+                ));
+            }
+            return None;
+        };
+        let facts = self.opts.materials.resolve(&name).facts;
+        let td = self.tex.texdata(&name, &facts);
+        Some(self.tex.add(srcmap_bsp::TexInfo {
+            texdata: td as i32,
+            ..texinfo
+        }))
     }
 
     /// Detail brushes' faces (and the detail brushes filed into the leaves they touch).
@@ -144,35 +150,21 @@ impl<'a> Compile<'a> {
             .iter()
             .filter(|e| e.model.is_some_and(|m| m > 0))
             .collect();
-        let brushes = &self.brushes;
-        let planes = &self.planes;
-        let tex = &self.tex;
-        let built: Vec<(Tree, Vec<Face>, Vec<SideRef>, water::WaterVolumes)> = sub
+        let (brushes, planes, tex) = (&self.brushes, &self.planes, &self.tex);
+        let built: Vec<BuiltModel> = sub
             .par_iter()
-            .map(|e| {
-                let mut b = Bounds::EMPTY;
-                for &i in &e.brushes {
-                    b = b.union(&brushes[i.idx()].bounds);
-                }
-                let mut t = tree::build_tree(planes, brushes, &e.brushes, Pass::First, b, false);
-                let mut p = portals::make_portals(&mut t, planes);
-                // Sides found here are visible for the brush lump; gather them.
-                let vis = portals::portal_sides(&t, planes, &mut p, brushes);
-                let f = faces::make_faces(&t, &p, brushes, false);
-                let w = water::find_volumes(&t, &p, planes, brushes, tex);
-                (t, f, vis, w)
-            })
+            .map(|e| build_model(planes, brushes, tex, e))
             .collect();
         let mut sides_visible: Vec<SideRef> = Vec::new();
-        for (tree, f, vis, w) in built {
-            sides_visible.extend(vis);
-            let f = self.draw_water_undersides(f);
+        for m in built {
+            sides_visible.extend(m.visible);
+            let f = self.draw_water_undersides(m.faces);
             let f = faces::merge_faces(f, &self.planes, &self.overlays_by_side);
             let faces = faces::subdivide_faces(f, &self.tex);
             self.sub_models.push(SubModel {
-                tree,
+                tree: m.tree,
                 faces,
-                water: w.data,
+                water: m.water.data,
             });
         }
         for s in sides_visible {
@@ -199,5 +191,33 @@ impl<'a> Compile<'a> {
         }
         self.occluder_faces =
             occluders::build(&self.planes, &self.brushes, &self.tex, &self.occluder_brushes);
+    }
+}
+
+/// A brush model's tree, faces (not yet merged), visible sides and water volumes.
+struct BuiltModel {
+    tree: Tree,
+    faces: Vec<Face>,
+    /// The sides its portals show: visible for the brush lump.
+    visible: Vec<SideRef>,
+    water: water::WaterVolumes,
+}
+
+/// A brush entity's tree (without the flood), its portals, faces and water volumes.
+fn build_model(planes: &PlaneSet, brushes: &[Brush], tex: &Texinfos, e: &Ent) -> BuiltModel {
+    let mut b = Bounds::EMPTY;
+    for &i in &e.brushes {
+        b = b.union(&brushes[i.idx()].bounds);
+    }
+    let mut tree = tree::build_tree(planes, brushes, &e.brushes, Pass::First, b, false);
+    let mut p = portals::make_portals(&mut tree, planes);
+    let visible = portals::portal_sides(&tree, planes, &mut p, brushes);
+    let faces = faces::make_faces(&tree, &p, brushes, false);
+    let water = water::find_volumes(&tree, &p, planes, brushes, tex);
+    BuiltModel {
+        tree,
+        faces,
+        visible,
+        water,
     }
 }

@@ -8,6 +8,7 @@ use crate::contents::*;
 use crate::diag::{Diagnostic, Severity, VbspError, Where};
 use crate::dump;
 use crate::emit;
+use crate::input::MapInput;
 use crate::portals::{self, FloodSource};
 use crate::prt;
 use crate::tree::{self, Pass};
@@ -121,22 +122,7 @@ impl<'a> Compile<'a> {
         self.world_bounds = world_bounds;
         tree::add_block_planes(&mut self.planes, &world_bounds);
 
-        // Flood sources: every entity with an origin but the world.
-        for (ei, e) in self.input.entities.iter().enumerate().skip(1) {
-            let class = e.classname.to_ascii_lowercase();
-            if class.starts_with("info_overlay") || class.starts_with("func_instance") {
-                continue;
-            }
-            if let Some(o) = e.origin()
-                && o != DVec3::ZERO
-            {
-                self.origins.push(FloodSource {
-                    entity: ei as u32,
-                    origin: o,
-                    player_start: class == "info_player_start",
-                });
-            }
-        }
+        self.origins = flood_sources(self.input);
         Ok(())
     }
 
@@ -193,23 +179,7 @@ impl<'a> Compile<'a> {
         }
         self.outside_sealed = match flood {
             portals::Flood::Leak { entity, path } => {
-                let e = &self.input.entities[entity as usize];
-                let mut pointfile = String::new();
-                for p in &path {
-                    pointfile += &format!("{:.6} {:.6} {:.6}\n", p.x, p.y, p.z);
-                }
-                let err = VbspError::Leak {
-                    entity_id: e.id,
-                    classname: e.classname.clone(),
-                    origin: e.origin().unwrap_or_default(),
-                    pointfile,
-                    skipped_brushes: self
-                        .diags
-                        .iter()
-                        .filter(|d| d.severity == Severity::Error && d.at.brush.is_some())
-                        .cloned()
-                        .collect(),
-                };
+                let err = self.leak_error(entity, &path);
                 if !self.opts.allow_leak {
                     return Err(err);
                 }
@@ -228,6 +198,28 @@ impl<'a> Compile<'a> {
             portals::Flood::Sealed => true,
         };
         Ok(())
+    }
+
+    /// The leak from input entity `entity` along `path`: its pointfile, and the brushes
+    /// skipped as bad (one may be why the map leaks).
+    fn leak_error(&self, entity: u32, path: &[DVec3]) -> VbspError {
+        let e = &self.input.entities[entity as usize];
+        let mut pointfile = String::new();
+        for p in path {
+            pointfile += &format!("{:.6} {:.6} {:.6}\n", p.x, p.y, p.z);
+        }
+        VbspError::Leak {
+            entity_id: e.id,
+            classname: e.classname.clone(),
+            origin: e.origin().unwrap_or_default(),
+            pointfile,
+            skipped_brushes: self
+                .diags
+                .iter()
+                .filter(|d| d.severity == Severity::Error && d.at.brush.is_some())
+                .cloned()
+                .collect(),
+        }
     }
 
     fn fill_outside(&mut self) {
@@ -271,39 +263,69 @@ impl<'a> Compile<'a> {
             .filter(|&a| a != 0)
             .collect();
         let viscluster_bounds = &self.viscluster_bounds;
-        // func_viscluster: a leaf mostly inside one (10% of its volume, as Valve) joins its
-        // cluster. Volumes are measured on bounding boxes.
-        let visclusters = |leaf: &Bounds| -> Option<usize> {
-            let vol = |b: &Bounds| {
-                let s = b.size();
-                if b.is_empty() {
-                    0.0
-                } else {
-                    s.x.max(0.0) * s.y.max(0.0) * s.z.max(0.0)
-                }
-            };
-            let need = vol(leaf) * 0.1;
-            let mut ids: Vec<usize> = viscluster_bounds.iter().map(|v| v.0).collect();
-            ids.dedup();
-            ids.into_iter().find(|&id| {
-                let inside: f64 = viscluster_bounds
-                    .iter()
-                    .filter(|v| v.0 == id)
-                    .map(|v| {
-                        let i = Bounds::new(v.1.mins.max(leaf.mins), v.1.maxs.min(leaf.maxs));
-                        if i.mins.cmplt(i.maxs).all() { vol(&i) } else { 0.0 }
-                    })
-                    .sum();
-                inside > need
-            })
-        };
         let sky_areas = &self.sky_areas;
         self.clusters = emit::assign_clusters(
             &self.tree,
             &self.areas.of_node,
             &|a| sky_areas.contains(&a),
-            &visclusters,
+            &|leaf| viscluster_of(viscluster_bounds, leaf),
         );
         self.prt = prt::write_prt(&self.tree, &self.portals, &self.clusters);
+    }
+}
+
+/// Flood sources: every entity with an origin but the world (overlays and instances
+/// aside).
+fn flood_sources(input: &MapInput) -> Vec<FloodSource> {
+    let mut origins = Vec::new();
+    for (ei, e) in input.entities.iter().enumerate().skip(1) {
+        let class = e.classname.to_ascii_lowercase();
+        if class.starts_with("info_overlay") || class.starts_with("func_instance") {
+            continue;
+        }
+        if let Some(o) = e.origin()
+            && o != DVec3::ZERO
+        {
+            origins.push(FloodSource {
+                entity: ei as u32,
+                origin: o,
+                player_start: class == "info_player_start",
+            });
+        }
+    }
+    origins
+}
+
+/// func_viscluster: a leaf mostly inside one (10% of its volume, as Valve) joins its
+/// cluster. Volumes are measured on bounding boxes. `visclusters` holds each brush's
+/// (input entity, bounds).
+fn viscluster_of(visclusters: &[(usize, Bounds)], leaf: &Bounds) -> Option<usize> {
+    let need = box_volume(leaf) * 0.1;
+    let mut ids: Vec<usize> = visclusters.iter().map(|v| v.0).collect();
+    ids.dedup();
+    ids.into_iter().find(|&id| {
+        let inside: f64 = visclusters
+            .iter()
+            .filter(|v| v.0 == id)
+            .map(|v| {
+                let i = Bounds::new(v.1.mins.max(leaf.mins), v.1.maxs.min(leaf.maxs));
+                if i.mins.cmplt(i.maxs).all() {
+                    box_volume(&i)
+                } else {
+                    0.0
+                }
+            })
+            .sum();
+        inside > need
+    })
+}
+
+/// A box's volume (0 when empty).
+fn box_volume(b: &Bounds) -> f64 {
+    let s = b.size();
+    if b.is_empty() {
+        0.0
+    } else {
+        s.x.max(0.0) * s.y.max(0.0) * s.z.max(0.0)
     }
 }
