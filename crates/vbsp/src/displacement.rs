@@ -138,16 +138,7 @@ fn base_winding(normal: Vec3, dist: f32) -> Option<Vec<Vec3>> {
 /// with split points exact on axial planes.
 fn clip_float(w: &[Vec3], normal: Vec3, dist: f32) -> Option<Vec<Vec3>> {
     let dists: Vec<f32> = w.iter().map(|p| p.dot(normal) - dist).collect();
-    let side = |d: f32| {
-        if d > BRUSH_CLIP_EPSILON {
-            1
-        } else if d < -BRUSH_CLIP_EPSILON {
-            -1
-        } else {
-            0
-        }
-    };
-    let sides: Vec<i32> = dists.iter().map(|&d| side(d)).collect();
+    let sides: Vec<i32> = dists.iter().map(|&d| clip_side(d)).collect();
     if !sides.contains(&1) {
         return None;
     }
@@ -165,20 +156,36 @@ fn clip_float(w: &[Vec3], normal: Vec3, dist: f32) -> Option<Vec<Vec3>> {
             continue;
         }
         let t = dists[i] / (dists[i] - dists[j]);
-        let q = w[j];
-        let mut mid = Vec3::ZERO;
-        for k in 0..3 {
-            mid[k] = if normal[k] == 1.0 {
-                dist
-            } else if normal[k] == -1.0 {
-                -dist
-            } else {
-                p[k] + t * (q[k] - p[k])
-            };
-        }
-        out.push(mid);
+        out.push(split_point(p, w[j], t, normal, dist));
     }
     Some(out)
+}
+
+/// Which side of the plane a point at distance `d` lies on: 1 in front, -1 behind, 0 on it
+/// (within [`BRUSH_CLIP_EPSILON`]).
+fn clip_side(d: f32) -> i32 {
+    if d > BRUSH_CLIP_EPSILON {
+        1
+    } else if d < -BRUSH_CLIP_EPSILON {
+        -1
+    } else {
+        0
+    }
+}
+
+/// The point at `t` from `p` to `q`, exact on an axial plane.
+fn split_point(p: Vec3, q: Vec3, t: f32, normal: Vec3, dist: f32) -> Vec3 {
+    let mut mid = Vec3::ZERO;
+    for k in 0..3 {
+        mid[k] = if normal[k] == 1.0 {
+            dist
+        } else if normal[k] == -1.0 {
+            -dist
+        } else {
+            p[k] + t * (q[k] - p[k])
+        };
+    }
+    mid
 }
 
 fn v3(v: [f32; 3]) -> Vec3 {
@@ -330,37 +337,42 @@ pub(crate) fn write_records(out: &mut bsp::Bsp, disps: &mut [Disp]) {
     out.disp_info.clear();
     out.disp_verts.clear();
     out.disp_tris.clear();
-    for (d, face) in disps.iter().zip(&map_face) {
-        out.disp_info.push(bsp::DispInfo {
-            start_position: d.start.to_array(),
-            disp_vert_start: out.disp_verts.len() as i32,
-            disp_tri_start: out.disp_tris.len() as i32,
-            power: d.grid.power as i32,
-            // The high bit says the word holds flags, not a minimum tessellation.
-            min_tess: (d.flags as i32) | i32::MIN,
-            smoothing_angle: 0.0,
-            contents: d.base.contents as i32,
-            // Valve's "no face" marker (the face was never emitted).
-            map_face: face.map_or(0xFFFE, |f| f as u32),
-            lightmap_alpha_start: 0,
-            allowed_verts: allowed[out.disp_info.len()],
-            ..Default::default()
-        });
-        let last = out.disp_info.len() - 1;
-        neighbors[last].store(&mut out.disp_info[last]);
-        out.disp_verts.extend(
-            d.field
-                .iter()
-                .zip(&d.alphas)
-                .map(|(&(v, dist), &alpha)| bsp::DispVert {
-                    vec: v.to_array(),
-                    dist,
-                    alpha,
-                }),
-        );
-        out.disp_tris.extend(&d.tags);
+    for (i, (d, face)) in disps.iter().zip(&map_face).enumerate() {
+        push_records(out, d, *face, allowed[i]);
+        neighbors[i].store(&mut out.disp_info[i]);
     }
     lay_out_lightmaps(out, disps, &map_face);
+}
+
+/// One displacement's DISPINFO (on face `face`, allowed to drop `allowed_verts`), its
+/// vertices and triangle tags.
+fn push_records(out: &mut bsp::Bsp, d: &Disp, face: Option<usize>, allowed_verts: [u32; 10]) {
+    out.disp_info.push(bsp::DispInfo {
+        start_position: d.start.to_array(),
+        disp_vert_start: out.disp_verts.len() as i32,
+        disp_tri_start: out.disp_tris.len() as i32,
+        power: d.grid.power as i32,
+        // The high bit says the word holds flags, not a minimum tessellation.
+        min_tess: (d.flags as i32) | i32::MIN,
+        smoothing_angle: 0.0,
+        contents: d.base.contents as i32,
+        // Valve's "no face" marker (the face was never emitted).
+        map_face: face.map_or(0xFFFE, |f| f as u32),
+        lightmap_alpha_start: 0,
+        allowed_verts,
+        ..Default::default()
+    });
+    out.disp_verts.extend(
+        d.field
+            .iter()
+            .zip(&d.alphas)
+            .map(|(&(v, dist), &alpha)| bsp::DispVert {
+                vec: v.to_array(),
+                dist,
+                alpha,
+            }),
+    );
+    out.disp_tris.extend(&d.tags);
 }
 
 /// Each displacement face's lightmap as VBSP lays it over the grid: its size from the base

@@ -63,16 +63,7 @@ pub fn brushes(brushes: &[Brush], planes: &PlaneSet) -> String {
             bounds(&b.bounds)
         );
         for (si, s) in b.sides.iter().enumerate() {
-            let mut flags = String::new();
-            for (set, name) in [
-                (s.bevel, " bevel"),
-                (s.visible, " visible"),
-                (s.displacement, " displacement"),
-            ] {
-                if set {
-                    flags += name;
-                }
-            }
+            let flags = side_flags(s);
             let _ = writeln!(
                 out,
                 "  side {si} plane {} texinfo {} surf {:#x} hammer {}{flags}",
@@ -84,6 +75,21 @@ pub fn brushes(brushes: &[Brush], planes: &PlaneSet) -> String {
         }
     }
     out
+}
+
+/// A side's flags, each with a space before it.
+fn side_flags(s: &crate::brush::BrushSide) -> String {
+    let mut flags = String::new();
+    for (set, name) in [
+        (s.bevel, " bevel"),
+        (s.visible, " visible"),
+        (s.displacement, " displacement"),
+    ] {
+        if set {
+            flags += name;
+        }
+    }
+    flags
 }
 
 /// A tree from its head, depth first, front child first; leaves with their contents,
@@ -107,21 +113,24 @@ pub fn tree(tree: &Tree, planes: &PlaneSet) -> String {
                 stack.push((node.children[1], depth + 1));
                 stack.push((node.children[0], depth + 1));
             }
-            None => {
-                let _ = write!(
-                    out,
-                    "{pad}leaf {} contents {:#x} brushes {:?} portals {} occupied {}",
-                    n.0,
-                    node.contents,
-                    node.brushes.iter().map(|b| b.0).collect::<Vec<_>>(),
-                    node.portals.len(),
-                    node.occupied
-                );
-                out.push('\n');
-            }
+            None => leaf_line(&mut out, &pad, n, node),
         }
     }
     out
+}
+
+/// A leaf of [`tree`]'s dump: contents, brushes, portal count, flood state.
+fn leaf_line(out: &mut String, pad: &str, n: crate::tree::NodeId, node: &crate::tree::Node) {
+    let _ = write!(
+        out,
+        "{pad}leaf {} contents {:#x} brushes {:?} portals {} occupied {}",
+        n.0,
+        node.contents,
+        node.brushes.iter().map(|b| b.0).collect::<Vec<_>>(),
+        node.portals.len(),
+        node.occupied
+    );
+    out.push('\n');
 }
 
 /// The open leaves (in arena order) with their area and, when known, cluster.

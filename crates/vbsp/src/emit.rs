@@ -270,9 +270,8 @@ fn vertices_on_edge(a: u32, b: u32, verts: &[DVec3], grid: &HashMap<[i32; 3], Ve
     on.into_iter().map(|(_, v)| v).collect()
 }
 
-struct Emitter<'a> {
+struct Emitter {
     out: bsp::Bsp,
-    planes: &'a PlaneSet,
     edge_map: HashMap<(u32, u32), i32>,
     /// Leaves of the model being emitted, waiting for their face lists.
     leaf_nodes: Vec<(usize, NodeId)>,
@@ -306,7 +305,7 @@ pub(crate) fn emit(
     areas: &crate::areas::Areas,
     occluders: &OccluderFaces,
 ) -> Result<Emitted, VbspError> {
-    let mut e = Emitter::new(planes);
+    let mut e = Emitter::new();
     write_planes(&mut e.out, planes)?;
     write_texinfo(&mut e.out, tex)?;
     write_brushes(&mut e.out, brushes)?;
@@ -506,11 +505,10 @@ fn all_visible(n: usize) -> Option<bsp::Visibility> {
     })
 }
 
-impl<'a> Emitter<'a> {
-    fn new(planes: &'a PlaneSet) -> Self {
+impl Emitter {
+    fn new() -> Self {
         Emitter {
             out: bsp::Bsp::new(bsp::versions::COMPILE_BSP_VERSION),
-            planes,
             edge_map: HashMap::new(),
             leaf_nodes: Vec::new(),
             world_leaves: Vec::new(),
@@ -714,17 +712,19 @@ impl<'a> Emitter<'a> {
         face.on_node = on_node as u8;
         face.dispinfo = dispinfo.map_or(-1, |d| d as i32);
         self.out.faces.push(face);
-        // The lump holds shorts: larger Hammer ids are clamped.
-        self.out
-            .face_ids
-            .push(f.hammer_id.clamp(0, u16::MAX as i64) as u32);
-        self.face_sides.push(f.hammer_id);
-        let _ = self.planes;
+        self.record_face_side(f.hammer_id);
         Some(idx)
     }
 }
 
-impl Emitter<'_> {
+impl Emitter {
+    /// The VMF side a face was made from: in FACEIDS (shorts: larger Hammer ids are
+    /// clamped) and in full for the finishing passes.
+    fn record_face_side(&mut self, hammer_id: i64) {
+        self.out.face_ids.push(hammer_id.clamp(0, u16::MAX as i64) as u32);
+        self.face_sides.push(hammer_id);
+    }
+
     /// The polygon's surfedges: each edge shared with a face written before (running the
     /// other way) is used backwards, others are new. Returns the first surfedge.
     fn add_edges(&mut self, poly: &[u32]) -> i32 {

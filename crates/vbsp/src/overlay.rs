@@ -55,27 +55,8 @@ impl MapOverlay {
         };
         let squared = |d: f32| if d > 0.0 { d * d } else { d };
         let origin = vec3("BasisOrigin");
-        let requested = e.get("RenderOrder").map_or(0.0, values::atof) as i32;
-        let render_order = if (0..RENDER_ORDERS).contains(&requested) {
-            requested as u32
-        } else {
-            diags.push(Diagnostic::warning(
-                at(e.id),
-                format!(
-                    "overlay at {} {} {} has invalid render order ({requested}); using 0",
-                    origin[0], origin[1], origin[2]
-                ),
-            ));
-            0
-        };
-        // Like `sscanf("%d")` on each space-separated word: words that do not start with a
-        // number are skipped.
-        let sides = e
-            .get("sides")
-            .unwrap_or("")
-            .split_whitespace()
-            .filter_map(leading_int)
-            .collect();
+        let render_order = render_order(e, origin, diags);
+        let sides = side_ids(e);
         MapOverlay {
             entity_id: e.id,
             material: e.get("material").unwrap_or("").to_string(),
@@ -90,6 +71,32 @@ impl MapOverlay {
             sides,
         }
     }
+}
+
+/// The overlay's render order; one out of range is reported and read as 0.
+fn render_order(e: &MapEntity, origin: [f32; 3], diags: &mut Vec<Diagnostic>) -> u32 {
+    let requested = e.get("RenderOrder").map_or(0.0, values::atof) as i32;
+    if (0..RENDER_ORDERS).contains(&requested) {
+        return requested as u32;
+    }
+    diags.push(Diagnostic::warning(
+        at(e.id),
+        format!(
+            "overlay at {} {} {} has invalid render order ({requested}); using 0",
+            origin[0], origin[1], origin[2]
+        ),
+    ));
+    0
+}
+
+/// The VMF side ids of `sides`, like `sscanf("%d")` on each space-separated word: words
+/// that do not start with a number are skipped.
+fn side_ids(e: &MapEntity) -> Vec<i64> {
+    e.get("sides")
+        .unwrap_or("")
+        .split_whitespace()
+        .filter_map(leading_int)
+        .collect()
 }
 
 fn at(entity_id: i64) -> Where {

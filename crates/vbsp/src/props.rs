@@ -473,6 +473,18 @@ struct HalfSpace {
     dist: f64,
 }
 
+impl HalfSpace {
+    /// The plane's back and front half-spaces.
+    fn sides_of(normal: DVec3, dist: f64) -> (HalfSpace, HalfSpace) {
+        let back = HalfSpace { normal, dist };
+        let front = HalfSpace {
+            normal: -normal,
+            dist: -dist,
+        };
+        (back, front)
+    }
+}
+
 impl<'a> LeafTree<'a> {
     fn new(bsp: &'a Bsp) -> Self {
         LeafTree {
@@ -523,11 +535,7 @@ impl<'a> LeafTree<'a> {
             // The box corners nearest and farthest along the normal.
             let near = DVec3::select(normal.cmpge(DVec3::ZERO), lo, hi);
             let far = DVec3::select(normal.cmpge(DVec3::ZERO), hi, lo);
-            let back = HalfSpace { normal, dist };
-            let front = HalfSpace {
-                normal: -normal,
-                dist: -dist,
-            };
+            let (back, front) = HalfSpace::sides_of(normal, dist);
             if normal.dot(far) <= dist {
                 path.push(back);
                 node = n.children[1];
@@ -544,22 +552,27 @@ impl<'a> LeafTree<'a> {
                 return;
             }
         }
-        let leaf = (-1 - node) as usize;
+        self.visit_leaf((-1 - node) as usize, hulls, path, out);
+        path.truncate(depth);
+    }
+
+    /// A leaf reached by `path`: kept when it is not solid and a hull reaches into it.
+    fn visit_leaf(&mut self, leaf: usize, hulls: &[Vec<DVec3>], path: &[HalfSpace], out: &mut Vec<u32>) {
         let solid = self
             .bsp
             .leafs
             .get(leaf)
             .is_none_or(|l| l.contents as u32 & CONTENTS_SOLID != 0);
-        if !solid {
-            let corners = self.corners.entry(leaf).or_insert_with(|| polytope_corners(path));
-            // A hull point inside the leaf settles it without the iteration.
-            let inside = |p: &DVec3| path.iter().all(|h| h.normal.dot(*p) <= h.dist);
-            let touches = |h: &Vec<DVec3>| h.iter().any(inside) || hulls_overlap(h, corners);
-            if !corners.is_empty() && hulls.iter().any(touches) {
-                out.push(leaf as u32);
-            }
+        if solid {
+            return;
         }
-        path.truncate(depth);
+        let corners = self.corners.entry(leaf).or_insert_with(|| polytope_corners(path));
+        // A hull point inside the leaf settles it without the iteration.
+        let inside = |p: &DVec3| path.iter().all(|h| h.normal.dot(*p) <= h.dist);
+        let touches = |h: &Vec<DVec3>| h.iter().any(inside) || hulls_overlap(h, corners);
+        if !corners.is_empty() && hulls.iter().any(touches) {
+            out.push(leaf as u32);
+        }
     }
 }
 

@@ -144,41 +144,7 @@ pub fn water(bsp: &Bsp) -> Result<(), String> {
 /// are in range; each face's DISPINFO exists.
 pub fn displacements(bsp: &Bsp) -> Result<(), String> {
     for (i, d) in bsp.disp_info.iter().enumerate() {
-        if d.map_face != 0xFFFE {
-            index(
-                format_args!("dispinfo {i} face"),
-                d.map_face as i64,
-                bsp.faces.len(),
-            )?;
-            let named = bsp.faces[d.map_face as usize].dispinfo;
-            if named != i as i32 {
-                return Err(format!(
-                    "dispinfo {i}: its face {} names dispinfo {named}",
-                    d.map_face
-                ));
-            }
-        }
-        let verts = (d.disp_vert_start as i64, d.vert_count() as i64);
-        span(
-            format_args!("dispinfo {i} vertices"),
-            verts.0,
-            verts.1,
-            bsp.disp_verts.len(),
-        )?;
-        let tris = (d.disp_tri_start as i64, d.tri_count() as i64);
-        span(
-            format_args!("dispinfo {i} triangles"),
-            tris.0,
-            tris.1,
-            bsp.disp_tris.len(),
-        )?;
-        let samples = d.lightmap_sample_position_start as i64;
-        span(
-            format_args!("dispinfo {i} samples"),
-            samples,
-            0,
-            bsp.disp_lightmap_sample_positions.len(),
-        )?;
+        dispinfo(bsp, i, d)?;
     }
     for (i, f) in bsp.faces.iter().enumerate() {
         if f.dispinfo != -1 {
@@ -190,6 +156,44 @@ pub fn displacements(bsp: &Bsp) -> Result<(), String> {
         }
     }
     Ok(())
+}
+
+fn dispinfo(bsp: &Bsp, i: usize, d: &srcmap_bsp::DispInfo) -> Result<(), String> {
+    if d.map_face != 0xFFFE {
+        index(
+            format_args!("dispinfo {i} face"),
+            d.map_face as i64,
+            bsp.faces.len(),
+        )?;
+        let named = bsp.faces[d.map_face as usize].dispinfo;
+        if named != i as i32 {
+            return Err(format!(
+                "dispinfo {i}: its face {} names dispinfo {named}",
+                d.map_face
+            ));
+        }
+    }
+    let verts = (d.disp_vert_start as i64, d.vert_count() as i64);
+    span(
+        format_args!("dispinfo {i} vertices"),
+        verts.0,
+        verts.1,
+        bsp.disp_verts.len(),
+    )?;
+    let tris = (d.disp_tri_start as i64, d.tri_count() as i64);
+    span(
+        format_args!("dispinfo {i} triangles"),
+        tris.0,
+        tris.1,
+        bsp.disp_tris.len(),
+    )?;
+    let samples = d.lightmap_sample_position_start as i64;
+    span(
+        format_args!("dispinfo {i} samples"),
+        samples,
+        0,
+        bsp.disp_lightmap_sample_positions.len(),
+    )
 }
 
 /// Each physics model names a model that exists, once.

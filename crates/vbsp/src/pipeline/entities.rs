@@ -147,32 +147,39 @@ impl<'a> Compile<'a> {
                 continue;
             }
             for key in ["target", "BackgroundBModel"] {
-                let name = w.get(key).unwrap_or("");
-                let at = Where {
-                    entity_id: Some(w.id),
-                    classname: Some(w.classname.clone()),
-                    ..Default::default()
-                };
-                if name.is_empty() {
-                    if key == "target" {
-                        self.diags.push(Diagnostic::warning(
-                            at,
-                            "func_areaportalwindow names no fade brush (target)",
-                        ));
-                    }
-                    continue;
-                }
-                let named = entities
-                    .iter()
-                    .position(|e| e.get("targetname").is_some_and(|t| t.eq_ignore_ascii_case(name)));
-                match named {
-                    Some(i) => self.plans[i].window = true,
-                    None => self.diags.push(Diagnostic::warning(
-                        at,
-                        format!("func_areaportalwindow's {key} \"{name}\" names no entity"),
-                    )),
-                }
+                self.mark_window(w, key);
             }
+        }
+    }
+
+    /// The entity a func_areaportalwindow's `key` names becomes a window; a name missing
+    /// (the fade brush only) or naming nothing is reported.
+    fn mark_window(&mut self, w: &MapEntity, key: &str) {
+        let entities = &self.input.entities;
+        let name = w.get(key).unwrap_or("");
+        let at = Where {
+            entity_id: Some(w.id),
+            classname: Some(w.classname.clone()),
+            ..Default::default()
+        };
+        if name.is_empty() {
+            if key == "target" {
+                self.diags.push(Diagnostic::warning(
+                    at,
+                    "func_areaportalwindow names no fade brush (target)",
+                ));
+            }
+            return;
+        }
+        let named = entities
+            .iter()
+            .position(|e| e.get("targetname").is_some_and(|t| t.eq_ignore_ascii_case(name)));
+        match named {
+            Some(i) => self.plans[i].window = true,
+            None => self.diags.push(Diagnostic::warning(
+                at,
+                format!("func_areaportalwindow's {key} \"{name}\" names no entity"),
+            )),
         }
     }
 
