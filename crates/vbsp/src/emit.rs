@@ -215,6 +215,30 @@ fn weld_and_fix(all: &[&Face], disp: &[&Face]) -> (Vec<DVec3>, Vec<Vec<u32>>, Ve
     (w.verts, polys, disp_polys)
 }
 
+/// Of the vertices `list` (the ends `ends` left out), those within 0.1 of the segment from
+/// `pa` along `dir` for `len` and more than 0.1 from its ends, with their distance along it.
+#[inline]
+fn on_segment<'v>(
+    list: &'v [u32],
+    ends: (u32, u32),
+    pa: DVec3,
+    dir: DVec3,
+    len: f64,
+    verts: &'v [DVec3],
+) -> impl Iterator<Item = (f64, u32)> + 'v {
+    list.iter().filter_map(move |&v| {
+        if v == ends.0 || v == ends.1 {
+            return None;
+        }
+        let d = verts[v as usize] - pa;
+        let t = d.dot(dir);
+        if t <= 0.1 || t >= len - 0.1 {
+            return None;
+        }
+        ((d - dir * t).length() < 0.1).then_some((t, v))
+    })
+}
+
 /// The polygon with, on each edge, the vertices lying on it (in order along it).
 fn split_t_junctions(poly: &[u32], verts: &[DVec3], grid: &HashMap<[i32; 3], Vec<u32>>) -> Vec<u32> {
     let mut out = Vec::with_capacity(poly.len());
@@ -247,22 +271,8 @@ fn vertices_on_edge(a: u32, b: u32, verts: &[DVec3], grid: &HashMap<[i32; 3], Ve
     for x in ca[0]..=cb[0] {
         for y in ca[1]..=cb[1] {
             for z in ca[2]..=cb[2] {
-                let Some(list) = grid.get(&[x, y, z]) else {
-                    continue;
-                };
-                for &v in list {
-                    if v == a || v == b {
-                        continue;
-                    }
-                    let d = verts[v as usize] - pa;
-                    let t = d.dot(dir);
-                    if t <= 0.1 || t >= len - 0.1 {
-                        continue;
-                    }
-                    if (d - dir * t).length() < 0.1 {
-                        on.push((t, v));
-                    }
-                }
+                let list = grid.get(&[x, y, z]).map_or(&[][..], Vec::as_slice);
+                on.extend(on_segment(list, (a, b), pa, dir, len, verts));
             }
         }
     }
@@ -603,13 +613,7 @@ impl Emitter {
             return Ok(self.emit_leaf(m, n, solid));
         }
         let idx = self.out.nodes.len();
-        let (mins, maxs) = bounds16(&node.bounds);
-        self.out.nodes.push(bsp::Node {
-            plane: node.plane.map(|p| p.0 as i32).unwrap_or(0),
-            mins,
-            maxs,
-            ..Default::default()
-        });
+        self.out.nodes.push(node_record(node));
         let first = self.out.faces.len();
         for &fi in by_node.get(&n).into_iter().flatten() {
             self.emit_leaf_face(&m.faces[fi], &polys[fi], tex, true, leaf_faces);
@@ -769,6 +773,17 @@ impl Emitter {
             size[axis] = (hi.ceil() - lo.floor()) as i32;
         }
         (mins, size)
+    }
+}
+
+/// A node's record: its plane and bounds (faces and children come later).
+fn node_record(node: &crate::tree::Node) -> bsp::Node {
+    let (mins, maxs) = bounds16(&node.bounds);
+    bsp::Node {
+        plane: node.plane.map(|p| p.0 as i32).unwrap_or(0),
+        mins,
+        maxs,
+        ..Default::default()
     }
 }
 

@@ -115,19 +115,7 @@ pub fn emit(input: &MapInput, bsp: &mut Bsp, models: Option<ModelReader<'_>>, di
         StaticPropLayout::V10 => StaticPropLayout::Lightmapped,
         other => other,
     };
-    let mut writer = PropWriter {
-        out: StaticProps {
-            layout,
-            ..Default::default()
-        },
-        tree: LeafTree::new(bsp),
-        shapes: HashMap::new(),
-        lighting: (input.entities.iter())
-            .filter(|e| e.classname.eq_ignore_ascii_case("info_lighting"))
-            .map(|e| (e.get("targetname").unwrap_or(""), vec_key(e, "origin")))
-            .collect(),
-        models,
-    };
+    let mut writer = PropWriter::new(input, bsp, layout, models);
     for e in input.entities.iter().filter(|e| is_static_prop_class(e)) {
         writer.add(e, diags);
     }
@@ -148,7 +136,28 @@ struct PropWriter<'a> {
     models: Option<ModelReader<'a>>,
 }
 
-impl PropWriter<'_> {
+impl<'a> PropWriter<'a> {
+    fn new(
+        input: &'a MapInput,
+        bsp: &'a Bsp,
+        layout: StaticPropLayout,
+        models: Option<ModelReader<'a>>,
+    ) -> Self {
+        PropWriter {
+            out: StaticProps {
+                layout,
+                ..Default::default()
+            },
+            tree: LeafTree::new(bsp),
+            shapes: HashMap::new(),
+            lighting: (input.entities.iter())
+                .filter(|e| e.classname.eq_ignore_ascii_case("info_lighting"))
+                .map(|e| (e.get("targetname").unwrap_or(""), vec_key(e, "origin")))
+                .collect(),
+            models,
+        }
+    }
+
     /// A prop: its leaves from its model's hulls (a box without the model), its model in
     /// the dictionary, its record; dropped (reported) outside the map or past the leaf
     /// list's limit.
@@ -357,13 +366,6 @@ fn load_shape(
     e: &MapEntity,
     diags: &mut Vec<Diagnostic>,
 ) -> ModelShape {
-    let unknown = |why: &str, diags: &mut Vec<Diagnostic>| {
-        diags.push(Diagnostic::warning(
-            at(e),
-            format!("model {name} {why}: its props keep a leaf list from a box around their origin"),
-        ));
-        ModelShape::Unknown
-    };
     // Valve's loader finds no studio model there; no game content is needed to know it.
     if !name.to_ascii_lowercase().ends_with(".mdl") {
         diags.push(Diagnostic::warning(
@@ -372,23 +374,9 @@ fn load_shape(
         ));
         return ModelShape::Rejected;
     }
-    let Some(read) = models else {
-        return unknown("not available (no game content)", diags);
-    };
-    let files = match ModelFiles::load(name, read) {
+    let files = match model_files(name, models, e, diags) {
         Ok(files) => files,
-        // Valve's VBSP drops the props of a model its file system lacks; here the game content
-        // is often partial, so the props stay, placed as without the game.
-        Err(ModelError::Missing(path)) if path.ends_with(".mdl") => {
-            return unknown("not found in the game's search paths", diags);
-        }
-        Err(err) => {
-            diags.push(Diagnostic::warning(
-                at(e),
-                format!("error loading studio model {name}: {err}; its props are dropped"),
-            ));
-            return ModelShape::Rejected;
-        }
+        Err(shape) => return shape,
     };
     if let Some(why) = static_use_problem(name, files.mdl.static_use()) {
         diags.push(Diagnostic::warning(at(e), why));
@@ -403,6 +391,42 @@ fn load_shape(
         return ModelShape::Rejected;
     }
     ModelShape::Hulls(hulls)
+}
+
+/// The model's files; without them (reported) the props are placed by a box
+/// ([`ModelShape::Unknown`]) when the game's files are missing or lack the model, and
+/// dropped ([`ModelShape::Rejected`]) when the model does not read.
+fn model_files(
+    name: &str,
+    models: Option<ModelReader<'_>>,
+    e: &MapEntity,
+    diags: &mut Vec<Diagnostic>,
+) -> Result<ModelFiles, ModelShape> {
+    let unknown = |why: &str, diags: &mut Vec<Diagnostic>| {
+        diags.push(Diagnostic::warning(
+            at(e),
+            format!("model {name} {why}: its props keep a leaf list from a box around their origin"),
+        ));
+        ModelShape::Unknown
+    };
+    let Some(read) = models else {
+        return Err(unknown("not available (no game content)", diags));
+    };
+    match ModelFiles::load(name, read) {
+        Ok(files) => Ok(files),
+        // Valve's VBSP drops the props of a model its file system lacks; here the game content
+        // is often partial, so the props stay, placed as without the game.
+        Err(ModelError::Missing(path)) if path.ends_with(".mdl") => {
+            Err(unknown("not found in the game's search paths", diags))
+        }
+        Err(err) => {
+            diags.push(Diagnostic::warning(
+                at(e),
+                format!("error loading studio model {name}: {err}; its props are dropped"),
+            ));
+            Err(ModelShape::Rejected)
+        }
+    }
 }
 
 /// Why a model cannot be a static prop, as Valve words it; `None` when it can.

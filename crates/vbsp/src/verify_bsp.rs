@@ -159,20 +159,7 @@ pub fn displacements(bsp: &Bsp) -> Result<(), String> {
 }
 
 fn dispinfo(bsp: &Bsp, i: usize, d: &srcmap_bsp::DispInfo) -> Result<(), String> {
-    if d.map_face != 0xFFFE {
-        index(
-            format_args!("dispinfo {i} face"),
-            d.map_face as i64,
-            bsp.faces.len(),
-        )?;
-        let named = bsp.faces[d.map_face as usize].dispinfo;
-        if named != i as i32 {
-            return Err(format!(
-                "dispinfo {i}: its face {} names dispinfo {named}",
-                d.map_face
-            ));
-        }
-    }
+    dispinfo_face(bsp, i, d.map_face)?;
     let verts = (d.disp_vert_start as i64, d.vert_count() as i64);
     span(
         format_args!("dispinfo {i} vertices"),
@@ -194,6 +181,25 @@ fn dispinfo(bsp: &Bsp, i: usize, d: &srcmap_bsp::DispInfo) -> Result<(), String>
         0,
         bsp.disp_lightmap_sample_positions.len(),
     )
+}
+
+/// DISPINFO `i`'s face (unless Valve's "no face" marker) exists and names it back.
+fn dispinfo_face(bsp: &Bsp, i: usize, map_face: u32) -> Result<(), String> {
+    if map_face == 0xFFFE {
+        return Ok(());
+    }
+    index(
+        format_args!("dispinfo {i} face"),
+        map_face as i64,
+        bsp.faces.len(),
+    )?;
+    let named = bsp.faces[map_face as usize].dispinfo;
+    if named != i as i32 {
+        return Err(format!(
+            "dispinfo {i}: its face {map_face} names dispinfo {named}"
+        ));
+    }
+    Ok(())
 }
 
 /// Each physics model names a model that exists, once.

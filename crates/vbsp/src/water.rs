@@ -100,19 +100,28 @@ fn describe_leaf(
         }
         let side = &brushes[side_ref.brush.idx()].sides[side_ref.side as usize];
         let plane = planes.get(side.plane);
-        if let Some((n, d)) = w.surface
-            && (n.z > plane.normal.z || (n.z == plane.normal.z && d >= plane.dist))
-        {
-            continue;
-        }
-        // A surface has to face at least somewhat up.
-        if plane.normal.z <= 0.0 {
+        if !improves_surface(w.surface, plane) {
             continue;
         }
         w.surface = Some((plane.normal, plane.dist));
         w.texinfo = Some(side.texinfo.0);
     }
     w
+}
+
+/// Whether `plane` is a better surface than `surface` (the one found so far): more level,
+/// or as level and higher; a surface has to face at least somewhat up.
+fn improves_surface(surface: Option<(DVec3, f64)>, plane: &srcmap_geom::Plane) -> bool {
+    if let Some((n, d)) = surface
+        && (n.z > plane.normal.z || (n.z == plane.normal.z && d >= plane.dist))
+    {
+        return false;
+    }
+    // A surface has to face at least somewhat up.
+    if plane.normal.z <= 0.0 {
+        return false;
+    }
+    true
 }
 
 /// A texinfo for a volume whose surface was not found (the map leaks): the first water side

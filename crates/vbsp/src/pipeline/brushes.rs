@@ -32,6 +32,28 @@ struct EntityBrushes<'a, 'p> {
     at: Where,
 }
 
+impl<'a, 'p> EntityBrushes<'a, 'p> {
+    fn new(index: usize, entity: &'a MapEntity, plan: &'p EntityPlan, owner: EntityId) -> Self {
+        EntityBrushes {
+            index,
+            entity,
+            plan,
+            owner,
+            // Brush entities with an origin are built around it (the engine moves the model).
+            offset: if owner != EntityId::WORLD {
+                entity.origin().unwrap_or(DVec3::ZERO)
+            } else {
+                DVec3::ZERO
+            },
+            at: Where {
+                entity_id: Some(entity.id),
+                classname: Some(entity.classname.clone()),
+                ..Default::default()
+            },
+        }
+    }
+}
+
 impl<'a> Compile<'a> {
     /// The brushes' sides name planes and texinfos that exist.
     pub fn verify_brushes(&mut self) -> Result<(), VbspError> {
@@ -53,24 +75,7 @@ impl<'a> Compile<'a> {
                 Owner::World => EntityId::WORLD,
                 Owner::Own(id) => id,
             };
-            let entity = EntityBrushes {
-                index: ei,
-                entity: e,
-                plan,
-                owner,
-                // Brush entities with an origin are built around it (the engine moves the
-                // model).
-                offset: if owner != EntityId::WORLD {
-                    e.origin().unwrap_or(DVec3::ZERO)
-                } else {
-                    DVec3::ZERO
-                },
-                at: Where {
-                    entity_id: Some(e.id),
-                    classname: Some(e.classname.clone()),
-                    ..Default::default()
-                },
-            };
+            let entity = EntityBrushes::new(ei, e, plan, owner);
             for mb in &e.brushes {
                 self.build_brush(&entity, mb, &mut materials);
             }
@@ -118,12 +123,11 @@ impl<'a> Compile<'a> {
     ) -> Option<Vec<brush::RawSide>> {
         let mut raw = Vec::with_capacity(mb.sides.len());
         for s in &mb.sides {
-            let side_at = Where {
+            let plane = self.side_plane(s, entity.offset, || Where {
                 brush: Some(mb.id),
                 side: Some(s.id),
                 ..entity.at.clone()
-            };
-            let plane = self.side_plane(s, entity.offset, side_at)?;
+            })?;
             // Unknown materials are warned about once each by the resolver itself.
             let info = *materials
                 .entry(s.material.clone())
@@ -147,7 +151,7 @@ impl<'a> Compile<'a> {
 
     /// A side's plane from its points (moved by `offset`); `None`, reported at `side_at`,
     /// when its numbers are not finite or its points span no plane.
-    fn side_plane(&mut self, s: &MapSide, offset: DVec3, side_at: Where) -> Option<PlaneId> {
+    fn side_plane(&mut self, s: &MapSide, offset: DVec3, side_at: impl FnOnce() -> Where) -> Option<PlaneId> {
         let pts = s.points.map(|p| p - offset);
         let axes_finite = [&s.uaxis, &s.vaxis]
             .iter()
@@ -164,7 +168,7 @@ impl<'a> Compile<'a> {
                 },
             }
         };
-        self.diags.push(Diagnostic::error(side_at, why));
+        self.diags.push(Diagnostic::error(side_at(), why));
         None
     }
 
@@ -361,6 +365,22 @@ impl<'a> Compile<'a> {
         }
     }
 
+    /// The side's base face as Valve's float clipping makes it, from the brush's planes in
+    /// map order.
+    fn float_winding(&self, mb: &MapBrush, b: &Brush, s: &BrushSide) -> Option<Vec<glam::Vec3>> {
+        let planes: Vec<(DVec3, f64)> = mb
+            .sides
+            .iter()
+            .filter_map(|m| b.sides.iter().find(|bs| bs.vmf_id == m.id && !bs.bevel))
+            .map(|bs| {
+                let p = self.planes.get(bs.plane);
+                (p.normal, p.dist)
+            })
+            .collect();
+        let own = self.planes.get(s.plane);
+        displacement::float_side_winding(&planes, (own.normal, own.dist))
+    }
+
     /// A displacement side of the world with its source, windings and contents; `None`
     /// (reported when it has no winding) when it cannot be one.
     fn disp_side(
@@ -382,19 +402,7 @@ impl<'a> Compile<'a> {
             ));
             return None;
         };
-        // The brush's planes in map order, for the base face as Valve's float clipping
-        // makes it.
-        let planes: Vec<(DVec3, f64)> = mb
-            .sides
-            .iter()
-            .filter_map(|m| b.sides.iter().find(|bs| bs.vmf_id == m.id && !bs.bevel))
-            .map(|bs| {
-                let p = self.planes.get(bs.plane);
-                (p.normal, p.dist)
-            })
-            .collect();
-        let own = self.planes.get(s.plane);
-        let float_winding = displacement::float_side_winding(&planes, (own.normal, own.dist));
+        let float_winding = self.float_winding(mb, b, s);
         Some(DispSide {
             at: side_at,
             plane: s.plane,
