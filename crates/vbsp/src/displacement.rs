@@ -253,6 +253,23 @@ fn warn_short_rows(s: &DispSide<'_>, diags: &mut Vec<Diagnostic>) {
     }
 }
 
+impl DispSide<'_> {
+    /// The displacement's base face: the side's quad, on no node and in no leaf.
+    fn base_face(self) -> Face {
+        Face {
+            plane: self.plane,
+            texinfo: self.texinfo,
+            winding: self.winding,
+            node: None,
+            contents: self.contents,
+            side: None,
+            hammer_id: self.hammer_id,
+            leaves: Vec::new(),
+            water_underside: false,
+        }
+    }
+}
+
 /// A checked side's displacement: its rows, grid and base face.
 fn build(s: DispSide<'_>) -> Disp {
     let d = s.source;
@@ -269,17 +286,7 @@ fn build(s: DispSide<'_>) -> Disp {
     let corners = srcmap_disp::rotate_corners(&grid_quad(&s), start);
     let grid = DispGrid::new(d.power, corners, &field);
     Disp {
-        base: Face {
-            plane: s.plane,
-            texinfo: s.texinfo,
-            winding: s.winding,
-            node: None,
-            contents: s.contents,
-            side: None,
-            hammer_id: s.hammer_id,
-            leaves: Vec::new(),
-            water_underside: false,
-        },
+        base: s.base_face(),
         flags: d.flags,
         start,
         grid,

@@ -203,10 +203,9 @@ pub fn faces(faces: &[Face], planes: &PlaneSet) -> String {
     out
 }
 
-/// The BSP's record counts and its entity lump.
-pub fn bsp(bsp: &srcmap_bsp::Bsp) -> String {
-    let mut out = String::new();
-    let counts = [
+/// The number of records of each lump [`bsp`] counts.
+fn record_counts(bsp: &srcmap_bsp::Bsp) -> [(&'static str, usize); 16] {
+    [
         ("planes", bsp.planes.len()),
         ("texdata", bsp.texdata.len()),
         ("texinfo", bsp.texinfo.len()),
@@ -223,7 +222,13 @@ pub fn bsp(bsp: &srcmap_bsp::Bsp) -> String {
         ("models", bsp.models.len()),
         ("areas", bsp.areas.len()),
         ("area_portals", bsp.area_portals.len()),
-    ];
+    ]
+}
+
+/// The BSP's record counts and its entity lump.
+pub fn bsp(bsp: &srcmap_bsp::Bsp) -> String {
+    let mut out = String::new();
+    let counts = record_counts(bsp);
     for (name, count) in counts {
         let _ = writeln!(out, "{name} {count}");
     }

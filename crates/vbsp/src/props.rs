@@ -169,22 +169,8 @@ impl<'a> PropWriter<'a> {
         let Some(leaves) = self.leaves(e, name, origin, angles, diags) else {
             return;
         };
-        if leaves.is_empty() {
-            diags.push(Diagnostic::warning(
-                at(e),
-                format!(
-                    "static prop {name} outside the map ({:.2}, {:.2}, {:.2}): dropped",
-                    origin.x, origin.y, origin.z
-                ),
-            ));
-            return;
-        }
-        // The lump indexes its leaf list with 16 bits (before v12), as Valve's.
-        if layout_leaf_limit(layout) < self.out.leaves.len() + leaves.len() {
-            diags.push(Diagnostic::warning(
-                at(e),
-                format!("static prop {name}: the static prop leaf list is full; dropped"),
-            ));
+        if let Some(why) = self.leaf_problem(name, origin, &leaves) {
+            diags.push(Diagnostic::warning(at(e), why));
             return;
         }
         let mut prop = record(e, origin, angles, layout);
@@ -194,6 +180,23 @@ impl<'a> PropWriter<'a> {
         self.aim_lighting(e, &mut prop);
         self.out.leaves.extend(leaves);
         self.out.props.push(prop);
+    }
+
+    /// Why a prop touching `leaves` is dropped, if it is: it is outside the map, or the
+    /// lump's leaf list is full (it indexes it with 16 bits before v12, as Valve's).
+    fn leaf_problem(&self, name: &str, origin: DVec3, leaves: &[u32]) -> Option<String> {
+        if leaves.is_empty() {
+            return Some(format!(
+                "static prop {name} outside the map ({:.2}, {:.2}, {:.2}): dropped",
+                origin.x, origin.y, origin.z
+            ));
+        }
+        if layout_leaf_limit(self.out.layout) < self.out.leaves.len() + leaves.len() {
+            return Some(format!(
+                "static prop {name}: the static prop leaf list is full; dropped"
+            ));
+        }
+        None
     }
 
     /// The leaves the prop's model touches; `None` when its model is rejected.

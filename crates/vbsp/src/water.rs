@@ -143,6 +143,18 @@ fn any_water_texinfo(tree: &Tree, brushes: &[Brush], tex: &Texinfos, leaf: NodeI
     fallback.unwrap_or(0)
 }
 
+impl WaterLeaf {
+    /// The record of the volume this leaf starts, whose lowest height is `min_z`.
+    fn record(&self, min_z: f32, texinfo: u32) -> LeafWaterData {
+        LeafWaterData {
+            surface_z: self.surface.map_or(NO_HEIGHT, |(_, d)| d as f32),
+            min_z,
+            surface_texinfo: texinfo as i32,
+            pad: 0,
+        }
+    }
+}
+
 /// Groups the water leaves of a model's tree into volumes.
 pub(crate) fn find_volumes(
     tree: &Tree,
@@ -159,19 +171,10 @@ pub(crate) fn find_volumes(
         if volume.is_empty() {
             continue;
         }
-        let surface_z = base.surface.map_or(NO_HEIGHT, |(_, d)| d as f32);
         let texinfo = base
             .texinfo
             .unwrap_or_else(|| any_water_texinfo(tree, brushes, tex, base.node, base.contents));
-        let id = add_record(
-            &mut out.data,
-            LeafWaterData {
-                surface_z,
-                min_z,
-                surface_texinfo: texinfo as i32,
-                pad: 0,
-            },
-        );
+        let id = add_record(&mut out.data, base.record(min_z, texinfo));
         for leaf in volume {
             out.of_leaf.insert(leaf, id as i32);
         }

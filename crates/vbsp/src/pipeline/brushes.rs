@@ -197,15 +197,9 @@ impl<'a> Compile<'a> {
             return;
         }
         if let Some(number) = plan.areaportal {
-            b.contents = CONTENTS_AREAPORTAL;
             self.portal_number.insert(id, number);
-        } else if owner != EntityId::WORLD {
-            // Brush entities are never detail.
-            b.contents &= !CONTENTS_DETAIL;
         }
-        if plan.window && plan.areaportal.is_none() {
-            b.contents = (b.contents & !CONTENTS_SOLID) | CONTENTS_TRANSLUCENT | CONTENTS_WINDOW;
-        }
+        b.contents = model_brush_contents(b.contents, plan, owner);
         self.ents[owner.idx()].brushes.push(id);
         self.brushes.push(b);
     }
@@ -446,4 +440,18 @@ impl<'a> Compile<'a> {
             }
         }
     }
+}
+
+/// A model brush's contents: an areaportal's are only that; a brush entity's are never
+/// detail; a window's are translucent, not solid.
+fn model_brush_contents(mut contents: u32, plan: &EntityPlan, owner: EntityId) -> u32 {
+    if plan.areaportal.is_some() {
+        contents = CONTENTS_AREAPORTAL;
+    } else if owner != EntityId::WORLD {
+        contents &= !CONTENTS_DETAIL;
+    }
+    if plan.window && plan.areaportal.is_none() {
+        contents = (contents & !CONTENTS_SOLID) | CONTENTS_TRANSLUCENT | CONTENTS_WINDOW;
+    }
+    contents
 }
