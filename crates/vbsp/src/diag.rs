@@ -130,3 +130,12 @@ fn skipped_note(skipped: &[Diagnostic]) -> String {
         ),
     }
 }
+
+/// `count` records of `what` fit Valve's `max`, or [`VbspError::Limit`].
+pub(crate) fn check_limit(what: &'static str, count: usize, max: usize) -> Result<(), VbspError> {
+    if count > max {
+        Err(VbspError::Limit { what, count, max })
+    } else {
+        Ok(())
+    }
+}

@@ -138,16 +138,7 @@ fn base_winding(normal: Vec3, dist: f32) -> Option<Vec<Vec3>> {
 /// with split points exact on axial planes.
 fn clip_float(w: &[Vec3], normal: Vec3, dist: f32) -> Option<Vec<Vec3>> {
     let dists: Vec<f32> = w.iter().map(|p| p.dot(normal) - dist).collect();
-    let side = |d: f32| {
-        if d > BRUSH_CLIP_EPSILON {
-            1
-        } else if d < -BRUSH_CLIP_EPSILON {
-            -1
-        } else {
-            0
-        }
-    };
-    let sides: Vec<i32> = dists.iter().map(|&d| side(d)).collect();
+    let sides: Vec<i32> = dists.iter().map(|&d| clip_side(d)).collect();
     if !sides.contains(&1) {
         return None;
     }
@@ -165,20 +156,36 @@ fn clip_float(w: &[Vec3], normal: Vec3, dist: f32) -> Option<Vec<Vec3>> {
             continue;
         }
         let t = dists[i] / (dists[i] - dists[j]);
-        let q = w[j];
-        let mut mid = Vec3::ZERO;
-        for k in 0..3 {
-            mid[k] = if normal[k] == 1.0 {
-                dist
-            } else if normal[k] == -1.0 {
-                -dist
-            } else {
-                p[k] + t * (q[k] - p[k])
-            };
-        }
-        out.push(mid);
+        out.push(split_point(p, w[j], t, normal, dist));
     }
     Some(out)
+}
+
+/// Which side of the plane a point at distance `d` lies on: 1 in front, -1 behind, 0 on it
+/// (within [`BRUSH_CLIP_EPSILON`]).
+fn clip_side(d: f32) -> i32 {
+    if d > BRUSH_CLIP_EPSILON {
+        1
+    } else if d < -BRUSH_CLIP_EPSILON {
+        -1
+    } else {
+        0
+    }
+}
+
+/// The point at `t` from `p` to `q`, exact on an axial plane.
+fn split_point(p: Vec3, q: Vec3, t: f32, normal: Vec3, dist: f32) -> Vec3 {
+    let mut mid = Vec3::ZERO;
+    for k in 0..3 {
+        mid[k] = if normal[k] == 1.0 {
+            dist
+        } else if normal[k] == -1.0 {
+            -dist
+        } else {
+            p[k] + t * (q[k] - p[k])
+        };
+    }
+    mid
 }
 
 fn v3(v: [f32; 3]) -> Vec3 {
@@ -190,100 +197,130 @@ fn v3(v: [f32; 3]) -> Vec3 {
 pub(crate) fn prepare(sides: Vec<DispSide<'_>>, diags: &mut Vec<Diagnostic>) -> Vec<Disp> {
     let mut out = Vec::with_capacity(sides.len());
     for s in sides {
-        let d = s.source;
-        let fail = |diags: &mut Vec<Diagnostic>, why: String| {
+        if let Err(why) = check_side(&s, out.len()) {
             diags.push(Diagnostic::error(
                 s.at.clone(),
                 format!("displacement left out: {why}"),
             ));
-        };
-        if !(MIN_POWER..=MAX_POWER).contains(&d.power) {
-            fail(diags, format!("power {} is not 2, 3 or 4", d.power));
             continue;
         }
-        if s.winding.points.len() != 4 {
-            fail(
-                diags,
-                format!(
-                    "its side has {} corners, a displacement needs 4",
-                    s.winding.points.len()
-                ),
-            );
-            continue;
-        }
-        if out.len() == MAX_DISPINFO {
-            fail(diags, format!("more than {MAX_DISPINFO} displacements"));
-            continue;
-        }
-        let count = srcmap_disp::vert_count(d.power);
-        let tri_count = srcmap_disp::tri_count(d.power);
-        // Short rows read as zeros (Hammer's defaults), as Valve's loader leaves them.
-        for (name, len, want) in [
-            ("normals", d.normals.len(), count),
-            ("distances", d.distances.len(), count),
-            ("offsets", d.offsets.len(), count),
-            ("alphas", d.alphas.len(), count),
-            ("triangle_tags", d.triangle_tags.len(), tri_count),
-        ] {
-            if len != want && !(len == 0 && matches!(name, "offsets" | "alphas" | "triangle_tags")) {
-                diags.push(Diagnostic::warning(
-                    s.at.clone(),
-                    format!(
-                        "displacement {name} has {len} values, power {} needs {want}: the rest read as 0",
-                        d.power
-                    ),
-                ));
-            }
-        }
-        let field: Vec<(Vec3, f32)> = (0..count)
-            .map(|i| {
-                let normal = d.normals.get(i).copied().map(v3).unwrap_or(Vec3::ZERO);
-                let dist = d.distances.get(i).copied().unwrap_or(0.0);
-                let offset = d.offsets.get(i).copied().map(v3).unwrap_or(Vec3::ZERO);
-                let v = normal * dist + offset;
-                let len = v.length();
-                (if len > 0.0 { v / len } else { Vec3::ZERO }, len)
-            })
-            .collect();
-        let alphas = (0..count)
-            .map(|i| d.alphas.get(i).copied().unwrap_or(0.0))
-            .collect();
-        let tags = (0..tri_count)
-            .map(|i| bsp_tag(d.triangle_tags.get(i).copied().unwrap_or(0)))
-            .collect();
-        // The grid stands on the float winding when it has the same four corners (within
-        // the clipping's error), else on ours.
-        let ours: [Vec3; 4] = std::array::from_fn(|k| Vec3::from(s.winding.points[k].as_vec3().to_array()));
-        let quad = match &s.float_winding {
-            Some(w) if w.len() == 4 && w.iter().zip(&ours).all(|(a, b)| a.distance(*b) < 0.1) => {
-                [w[0], w[1], w[2], w[3]]
-            }
-            _ => ours,
-        };
-        let start = Vec3::from(d.start_position.as_vec3().to_array());
-        let corners = srcmap_disp::rotate_corners(&quad, start);
-        let grid = DispGrid::new(d.power, corners, &field);
-        out.push(Disp {
-            base: Face {
-                plane: s.plane,
-                texinfo: s.texinfo,
-                winding: s.winding,
-                node: None,
-                contents: s.contents,
-                side: None,
-                hammer_id: s.hammer_id,
-                leaves: Vec::new(),
-                water_underside: false,
-            },
-            flags: d.flags,
-            start,
-            grid,
-            field,
-            alphas,
-            tags,
-        });
+        warn_short_rows(&s, diags);
+        out.push(build(s));
     }
     out
+}
+
+/// Why a side's displacement cannot be built, when it cannot: a power Valve does not
+/// have, a side that is not a quad, or one too many (`built` are built already).
+fn check_side(s: &DispSide<'_>, built: usize) -> Result<(), String> {
+    let power = s.source.power;
+    if !(MIN_POWER..=MAX_POWER).contains(&power) {
+        return Err(format!("power {power} is not 2, 3 or 4"));
+    }
+    let corners = s.winding.points.len();
+    if corners != 4 {
+        return Err(format!("its side has {corners} corners, a displacement needs 4"));
+    }
+    if built == MAX_DISPINFO {
+        return Err(format!("more than {MAX_DISPINFO} displacements"));
+    }
+    Ok(())
+}
+
+/// Rows shorter or longer than the power needs are reported: short rows read as zeros
+/// (Hammer's defaults), as Valve's loader leaves them. Missing offsets, alphas and
+/// triangle tags are Hammer's way of saying all zero.
+fn warn_short_rows(s: &DispSide<'_>, diags: &mut Vec<Diagnostic>) {
+    let d = s.source;
+    let count = srcmap_disp::vert_count(d.power);
+    let tri_count = srcmap_disp::tri_count(d.power);
+    for (name, len, want) in [
+        ("normals", d.normals.len(), count),
+        ("distances", d.distances.len(), count),
+        ("offsets", d.offsets.len(), count),
+        ("alphas", d.alphas.len(), count),
+        ("triangle_tags", d.triangle_tags.len(), tri_count),
+    ] {
+        if len != want && !(len == 0 && matches!(name, "offsets" | "alphas" | "triangle_tags")) {
+            diags.push(Diagnostic::warning(
+                s.at.clone(),
+                format!(
+                    "displacement {name} has {len} values, power {} needs {want}: the rest read as 0",
+                    d.power
+                ),
+            ));
+        }
+    }
+}
+
+impl DispSide<'_> {
+    /// The displacement's base face: the side's quad, on no node and in no leaf.
+    fn base_face(self) -> Face {
+        Face {
+            plane: self.plane,
+            texinfo: self.texinfo,
+            winding: self.winding,
+            node: None,
+            contents: self.contents,
+            side: None,
+            hammer_id: self.hammer_id,
+            leaves: Vec::new(),
+            water_underside: false,
+        }
+    }
+}
+
+/// A checked side's displacement: its rows, grid and base face.
+fn build(s: DispSide<'_>) -> Disp {
+    let d = s.source;
+    let count = srcmap_disp::vert_count(d.power);
+    let tri_count = srcmap_disp::tri_count(d.power);
+    let field = offset_field(d, count);
+    let alphas = (0..count)
+        .map(|i| d.alphas.get(i).copied().unwrap_or(0.0))
+        .collect();
+    let tags = (0..tri_count)
+        .map(|i| bsp_tag(d.triangle_tags.get(i).copied().unwrap_or(0)))
+        .collect();
+    let start = Vec3::from(d.start_position.as_vec3().to_array());
+    let corners = srcmap_disp::rotate_corners(&grid_quad(&s), start);
+    let grid = DispGrid::new(d.power, corners, &field);
+    Disp {
+        base: s.base_face(),
+        flags: d.flags,
+        start,
+        grid,
+        field,
+        alphas,
+        tags,
+    }
+}
+
+/// Each vertex's displacement (normal times distance plus offset) as a unit direction and
+/// a length.
+fn offset_field(d: &MapDisp, count: usize) -> Vec<(Vec3, f32)> {
+    (0..count)
+        .map(|i| {
+            let normal = d.normals.get(i).copied().map(v3).unwrap_or(Vec3::ZERO);
+            let dist = d.distances.get(i).copied().unwrap_or(0.0);
+            let offset = d.offsets.get(i).copied().map(v3).unwrap_or(Vec3::ZERO);
+            let v = normal * dist + offset;
+            let len = v.length();
+            (if len > 0.0 { v / len } else { Vec3::ZERO }, len)
+        })
+        .collect()
+}
+
+/// The quad the grid stands on: the float winding when it has the same four corners
+/// (within the clipping's error), else ours.
+fn grid_quad(s: &DispSide<'_>) -> [Vec3; 4] {
+    let ours: [Vec3; 4] = std::array::from_fn(|k| Vec3::from(s.winding.points[k].as_vec3().to_array()));
+    match &s.float_winding {
+        Some(w) if w.len() == 4 && w.iter().zip(&ours).all(|(a, b)| a.distance(*b) < 0.1) => {
+            [w[0], w[1], w[2], w[3]]
+        }
+        _ => ours,
+    }
 }
 
 /// Writes the displacement records for `disps`, whose faces `emit` already wrote (each
@@ -307,37 +344,42 @@ pub(crate) fn write_records(out: &mut bsp::Bsp, disps: &mut [Disp]) {
     out.disp_info.clear();
     out.disp_verts.clear();
     out.disp_tris.clear();
-    for (d, face) in disps.iter().zip(&map_face) {
-        out.disp_info.push(bsp::DispInfo {
-            start_position: d.start.to_array(),
-            disp_vert_start: out.disp_verts.len() as i32,
-            disp_tri_start: out.disp_tris.len() as i32,
-            power: d.grid.power as i32,
-            // The high bit says the word holds flags, not a minimum tessellation.
-            min_tess: (d.flags as i32) | i32::MIN,
-            smoothing_angle: 0.0,
-            contents: d.base.contents as i32,
-            // Valve's "no face" marker (the face was never emitted).
-            map_face: face.map_or(0xFFFE, |f| f as u32),
-            lightmap_alpha_start: 0,
-            allowed_verts: allowed[out.disp_info.len()],
-            ..Default::default()
-        });
-        let last = out.disp_info.len() - 1;
-        neighbors[last].store(&mut out.disp_info[last]);
-        out.disp_verts.extend(
-            d.field
-                .iter()
-                .zip(&d.alphas)
-                .map(|(&(v, dist), &alpha)| bsp::DispVert {
-                    vec: v.to_array(),
-                    dist,
-                    alpha,
-                }),
-        );
-        out.disp_tris.extend(&d.tags);
+    for (i, (d, face)) in disps.iter().zip(&map_face).enumerate() {
+        push_records(out, d, *face, allowed[i]);
+        neighbors[i].store(&mut out.disp_info[i]);
     }
     lay_out_lightmaps(out, disps, &map_face);
+}
+
+/// One displacement's DISPINFO (on face `face`, allowed to drop `allowed_verts`), its
+/// vertices and triangle tags.
+fn push_records(out: &mut bsp::Bsp, d: &Disp, face: Option<usize>, allowed_verts: [u32; 10]) {
+    out.disp_info.push(bsp::DispInfo {
+        start_position: d.start.to_array(),
+        disp_vert_start: out.disp_verts.len() as i32,
+        disp_tri_start: out.disp_tris.len() as i32,
+        power: d.grid.power as i32,
+        // The high bit says the word holds flags, not a minimum tessellation.
+        min_tess: (d.flags as i32) | i32::MIN,
+        smoothing_angle: 0.0,
+        contents: d.base.contents as i32,
+        // Valve's "no face" marker (the face was never emitted).
+        map_face: face.map_or(0xFFFE, |f| f as u32),
+        lightmap_alpha_start: 0,
+        allowed_verts,
+        ..Default::default()
+    });
+    out.disp_verts.extend(
+        d.field
+            .iter()
+            .zip(&d.alphas)
+            .map(|(&(v, dist), &alpha)| bsp::DispVert {
+                vec: v.to_array(),
+                dist,
+                alpha,
+            }),
+    );
+    out.disp_tris.extend(&d.tags);
 }
 
 /// Each displacement face's lightmap as VBSP lays it over the grid: its size from the base

@@ -7,10 +7,10 @@ use std::fmt::Write;
 use srcmap_geom::{Bounds, DVec3, Plane, PlaneId, PlaneSet, Winding};
 
 use crate::brush::Brush;
-use crate::emit::Clusters;
 use crate::faces::Face;
 use crate::portals::Portals;
 use crate::tree::Tree;
+use crate::types::Clusters;
 
 /// The dump of one pass: its name and text.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -63,16 +63,7 @@ pub fn brushes(brushes: &[Brush], planes: &PlaneSet) -> String {
             bounds(&b.bounds)
         );
         for (si, s) in b.sides.iter().enumerate() {
-            let mut flags = String::new();
-            for (set, name) in [
-                (s.bevel, " bevel"),
-                (s.visible, " visible"),
-                (s.displacement, " displacement"),
-            ] {
-                if set {
-                    flags += name;
-                }
-            }
+            let flags = side_flags(s);
             let _ = writeln!(
                 out,
                 "  side {si} plane {} texinfo {} surf {:#x} hammer {}{flags}",
@@ -84,6 +75,21 @@ pub fn brushes(brushes: &[Brush], planes: &PlaneSet) -> String {
         }
     }
     out
+}
+
+/// A side's flags, each with a space before it.
+fn side_flags(s: &crate::brush::BrushSide) -> String {
+    let mut flags = String::new();
+    for (set, name) in [
+        (s.bevel, " bevel"),
+        (s.visible, " visible"),
+        (s.displacement, " displacement"),
+    ] {
+        if set {
+            flags += name;
+        }
+    }
+    flags
 }
 
 /// A tree from its head, depth first, front child first; leaves with their contents,
@@ -107,21 +113,24 @@ pub fn tree(tree: &Tree, planes: &PlaneSet) -> String {
                 stack.push((node.children[1], depth + 1));
                 stack.push((node.children[0], depth + 1));
             }
-            None => {
-                let _ = write!(
-                    out,
-                    "{pad}leaf {} contents {:#x} brushes {:?} portals {} occupied {}",
-                    n.0,
-                    node.contents,
-                    node.brushes.iter().map(|b| b.0).collect::<Vec<_>>(),
-                    node.portals.len(),
-                    node.occupied
-                );
-                out.push('\n');
-            }
+            None => leaf_line(&mut out, &pad, n, node),
         }
     }
     out
+}
+
+/// A leaf of [`tree`]'s dump: contents, brushes, portal count, flood state.
+fn leaf_line(out: &mut String, pad: &str, n: crate::tree::NodeId, node: &crate::tree::Node) {
+    let _ = write!(
+        out,
+        "{pad}leaf {} contents {:#x} brushes {:?} portals {} occupied {}",
+        n.0,
+        node.contents,
+        node.brushes.iter().map(|b| b.0).collect::<Vec<_>>(),
+        node.portals.len(),
+        node.occupied
+    );
+    out.push('\n');
 }
 
 /// The open leaves (in arena order) with their area and, when known, cluster.
@@ -194,10 +203,9 @@ pub fn faces(faces: &[Face], planes: &PlaneSet) -> String {
     out
 }
 
-/// The BSP's record counts and its entity lump.
-pub fn bsp(bsp: &srcmap_bsp::Bsp) -> String {
-    let mut out = String::new();
-    let counts = [
+/// The number of records of each lump [`bsp`] counts.
+fn record_counts(bsp: &srcmap_bsp::Bsp) -> [(&'static str, usize); 16] {
+    [
         ("planes", bsp.planes.len()),
         ("texdata", bsp.texdata.len()),
         ("texinfo", bsp.texinfo.len()),
@@ -214,7 +222,13 @@ pub fn bsp(bsp: &srcmap_bsp::Bsp) -> String {
         ("models", bsp.models.len()),
         ("areas", bsp.areas.len()),
         ("area_portals", bsp.area_portals.len()),
-    ];
+    ]
+}
+
+/// The BSP's record counts and its entity lump.
+pub fn bsp(bsp: &srcmap_bsp::Bsp) -> String {
+    let mut out = String::new();
+    let counts = record_counts(bsp);
     for (name, count) in counts {
         let _ = writeln!(out, "{name} {count}");
     }
@@ -223,6 +237,200 @@ pub fn bsp(bsp: &srcmap_bsp::Bsp) -> String {
         for (k, v) in &e.pairs {
             let _ = writeln!(out, "  {k:?} {v:?}");
         }
+    }
+    out
+}
+
+/// A float of a BSP record, at fixed precision.
+fn f32s(v: &[f32]) -> String {
+    let parts: Vec<String> = v.iter().map(|&x| num(x as f64)).collect();
+    format!("({})", parts.join(" "))
+}
+
+/// Each model's record: head, faces, bounds.
+pub fn records(bsp: &srcmap_bsp::Bsp) -> String {
+    let mut out = String::new();
+    for (i, m) in bsp.models.iter().enumerate() {
+        let _ = writeln!(
+            out,
+            "model {i} head {} faces {}+{} bounds {}..{}",
+            m.head_node,
+            m.first_face,
+            m.num_faces,
+            f32s(&m.mins),
+            f32s(&m.maxs)
+        );
+    }
+    out
+}
+
+/// The water records and the leaves that point at them.
+pub fn water(bsp: &srcmap_bsp::Bsp) -> String {
+    let mut out = String::new();
+    for (i, w) in bsp.leaf_water_data.iter().enumerate() {
+        let _ = writeln!(
+            out,
+            "water {i} surface {} min {} texinfo {}",
+            num(w.surface_z as f64),
+            num(w.min_z as f64),
+            w.surface_texinfo
+        );
+    }
+    for (i, l) in bsp
+        .leafs
+        .iter()
+        .enumerate()
+        .filter(|(_, l)| l.leaf_water_data != -1)
+    {
+        let _ = writeln!(out, "leaf {i} water {}", l.leaf_water_data);
+    }
+    out
+}
+
+/// Each DISPINFO: its face, power, and where its vertices, triangles and samples start.
+pub fn displacements(bsp: &srcmap_bsp::Bsp) -> String {
+    let mut out = String::new();
+    for (i, d) in bsp.disp_info.iter().enumerate() {
+        let _ = writeln!(
+            out,
+            "disp {i} face {} power {} start {} verts {} tris {} samples {} contents {:#x}",
+            d.map_face,
+            d.power,
+            f32s(&d.start_position),
+            d.disp_vert_start,
+            d.disp_tri_start,
+            d.lightmap_sample_position_start,
+            d.contents
+        );
+    }
+    out
+}
+
+/// Each physics model: its model, solids and sizes; whether PHYSDISP was written.
+pub fn physics(bsp: &srcmap_bsp::Bsp) -> String {
+    let mut out = String::new();
+    for m in bsp.phys_collide.iter().flat_map(|c| &c.models) {
+        let sizes: Vec<usize> = m.solids.iter().map(|s| s.len()).collect();
+        let _ = writeln!(
+            out,
+            "physics model {} solids {sizes:?} key data {} bytes",
+            m.model_index,
+            m.key_data.len()
+        );
+    }
+    let _ = writeln!(out, "physdisp {}", bsp.phys_disp.is_some());
+    out
+}
+
+/// Each overlay: its id, texinfo, faces.
+pub fn overlays(bsp: &srcmap_bsp::Bsp) -> String {
+    let mut out = String::new();
+    for o in &bsp.overlays {
+        let count = (o.face_count_and_render_order & 0x3fff) as usize;
+        let faces = &o.faces[..count.min(o.faces.len())];
+        let _ = writeln!(
+            out,
+            "overlay {} texinfo {} order {} faces {faces:?} origin {}",
+            o.id,
+            o.texinfo,
+            o.face_count_and_render_order >> 14,
+            f32s(&o.origin)
+        );
+    }
+    out
+}
+
+/// The cube map samples and the patched files made for the pakfile so far.
+pub fn cubemaps(bsp: &srcmap_bsp::Bsp, patch_files: &[(String, Vec<u8>)]) -> String {
+    let mut out = String::new();
+    for (i, c) in bsp.cubemaps.iter().enumerate() {
+        let _ = writeln!(out, "cubemap {i} origin {:?} size {}", c.origin, c.size);
+    }
+    for (path, data) in patch_files {
+        let _ = writeln!(out, "patch {path} {} bytes", data.len());
+    }
+    out
+}
+
+/// The static props: their models, each prop's model, origin and leaves.
+pub fn static_props(bsp: &srcmap_bsp::Bsp) -> String {
+    let mut out = String::new();
+    let Some(sprp) = bsp.game_lumps.static_props() else {
+        return out;
+    };
+    for (i, m) in sprp.models.iter().enumerate() {
+        let _ = writeln!(out, "model {i} {m}");
+    }
+    for (i, p) in sprp.props.iter().enumerate() {
+        let first = p.first_leaf as usize;
+        let leaves = sprp
+            .leaves
+            .get(first..first + p.leaf_count as usize)
+            .unwrap_or(&[]);
+        let _ = writeln!(
+            out,
+            "prop {i} model {} origin {} angles {} leaves {leaves:?}",
+            p.prop_type,
+            f32s(&p.origin),
+            f32s(&p.angles)
+        );
+    }
+    out
+}
+
+/// The detail props: their models, sprite count, each prop's model, kind, leaf and origin.
+pub fn detail_props(bsp: &srcmap_bsp::Bsp) -> String {
+    let mut out = String::new();
+    let Some(dprp) = crate::verify_bsp::detail_lump(bsp) else {
+        return out;
+    };
+    for (i, m) in dprp.models.iter().enumerate() {
+        let _ = writeln!(out, "model {i} {m}");
+    }
+    let _ = writeln!(out, "sprites {}", dprp.sprites.len());
+    for (i, o) in dprp.objects.iter().enumerate() {
+        let _ = writeln!(
+            out,
+            "prop {i} model {} kind {} leaf {} origin {}",
+            o.detail_model,
+            o.kind,
+            o.leaf,
+            f32s(&o.origin)
+        );
+    }
+    out
+}
+
+/// The pakfile's files and their sizes.
+pub fn pakfile(bsp: &srcmap_bsp::Bsp) -> String {
+    let mut out = String::new();
+    if let Ok(pak) = srcmap_bsp::pak::Pak::parse(&bsp.pakfile, 0) {
+        for e in &pak.entries {
+            let _ = writeln!(out, "file {} {} bytes", e.name, e.size);
+        }
+    }
+    out
+}
+
+/// Each entity's class and model, and the world's bounds.
+pub fn entities(bsp: &srcmap_bsp::Bsp) -> String {
+    let mut out = String::new();
+    let get = |e: &srcmap_bsp::Entity, key: &str| {
+        (e.pairs.iter())
+            .find(|(k, _)| k.eq_ignore_ascii_case(key))
+            .map_or(String::new(), |(_, v)| v.clone())
+    };
+    for (i, e) in bsp.entities.iter().enumerate() {
+        let _ = writeln!(
+            out,
+            "entity {i} {} model {:?}",
+            get(e, "classname"),
+            get(e, "model")
+        );
+    }
+    if let Some(world) = bsp.entities.first() {
+        let (mins, maxs) = (get(world, "world_mins"), get(world, "world_maxs"));
+        let _ = writeln!(out, "world bounds {mins:?}..{maxs:?}");
     }
     out
 }

@@ -7,22 +7,13 @@ use srcmap_bsp as bsp;
 use srcmap_geom::{DVec3, PlaneSet};
 
 use crate::brush::Brush;
-use crate::check_limit;
 use crate::contents::*;
-use crate::diag::VbspError;
+use crate::diag::{VbspError, check_limit};
 use crate::faces::Face;
 use crate::occluders::OccluderFaces;
-use crate::pipeline::Ent;
 use crate::texinfo::Texinfos;
 use crate::tree::{NodeId, Tree};
-
-/// Cluster numbers of the world's leaves: every non-solid leaf is its own cluster
-/// (detail never splits the tree, so no two leaves share one).
-#[derive(Default)]
-pub struct Clusters {
-    pub of_node: Vec<i32>,
-    pub count: usize,
-}
+use crate::types::{Clusters, Ent};
 
 /// `sky_area` marks the areas of the 3D skybox: all their leaves share one cluster, as in
 /// Valve's `NumberLeafs`.
@@ -35,9 +26,7 @@ pub fn assign_clusters(
     viscluster: &dyn Fn(&srcmap_geom::Bounds) -> Option<usize>,
 ) -> Clusters {
     let mut of_node = vec![-1; tree.nodes.len()];
-    let mut count = 0;
-    let mut sky_cluster: Option<i32> = None;
-    let mut vis_cluster: HashMap<usize, i32> = HashMap::new();
+    let mut numbers = ClusterNumbers::default();
     let solid = solid_subtrees(tree);
     let mut stack = vec![tree.head];
     while let Some(n) = stack.pop() {
@@ -45,27 +34,57 @@ pub fn assign_clusters(
         if node.is_leaf() || solid[n.idx()] {
             if node.contents & CONTENTS_SOLID == 0 && !solid[n.idx()] {
                 let area = leaf_area.get(n.idx()).copied().unwrap_or(0);
-                if let Some(v) = viscluster(&node.bounds) {
-                    of_node[n.idx()] = *vis_cluster.entry(v).or_insert_with(|| {
-                        count += 1;
-                        count as i32 - 1
-                    });
-                } else if area != 0 && sky_area(area) {
-                    of_node[n.idx()] = *sky_cluster.get_or_insert_with(|| {
-                        count += 1;
-                        count as i32 - 1
-                    });
-                } else {
-                    of_node[n.idx()] = count as i32;
-                    count += 1;
-                }
+                of_node[n.idx()] = match viscluster(&node.bounds) {
+                    Some(v) => numbers.of_viscluster(v),
+                    None if area != 0 && sky_area(area) => numbers.of_sky(),
+                    None => numbers.next(),
+                };
             }
             continue;
         }
         stack.push(node.children[1]);
         stack.push(node.children[0]);
     }
-    Clusters { of_node, count }
+    Clusters {
+        of_node,
+        count: numbers.count,
+    }
+}
+
+/// Cluster numbers as they are handed out: one per leaf, but one for all the 3D skybox
+/// and one per func_viscluster.
+#[derive(Default)]
+struct ClusterNumbers {
+    count: usize,
+    sky: Option<i32>,
+    vis: HashMap<usize, i32>,
+}
+
+impl ClusterNumbers {
+    fn next(&mut self) -> i32 {
+        self.count += 1;
+        self.count as i32 - 1
+    }
+
+    fn of_sky(&mut self) -> i32 {
+        if let Some(c) = self.sky {
+            return c;
+        }
+        let c = self.next();
+        self.sky = Some(c);
+        c
+    }
+
+    fn of_viscluster(&mut self, v: usize) -> i32 {
+        match self.vis.get(&v) {
+            Some(&c) => c,
+            None => {
+                let c = self.next();
+                self.vis.insert(v, c);
+                c
+            }
+        }
+    }
 }
 
 /// Nodes whose every leaf is solid (Valve's `PruneNodes` turns them into one solid leaf).
@@ -91,6 +110,7 @@ pub struct ModelIn<'a> {
     pub clusters: Option<&'a Clusters>,
 }
 
+/// The entity lump's records, in order.
 pub fn entity_lump(ents: &[Ent]) -> Vec<bsp::Entity> {
     ents.iter()
         .map(|e| bsp::Entity {
@@ -133,6 +153,16 @@ impl Welder {
         ]
     }
 
+    /// A face's points welded, repeats (and a last point equal to the first) dropped.
+    fn add_polygon(&mut self, f: &Face) -> Vec<u32> {
+        let mut idx: Vec<u32> = f.winding.points.iter().map(|&p| self.add(p)).collect();
+        idx.dedup();
+        while idx.len() > 1 && idx.first() == idx.last() {
+            idx.pop();
+        }
+        idx
+    }
+
     fn add(&mut self, p: DVec3) -> u32 {
         let p = Self::snap(p);
         let k = Self::key(p);
@@ -141,6 +171,18 @@ impl Welder {
             (self.verts.len() - 1) as u32
         })
     }
+}
+
+/// The side of the cells of the grid that finds the vertices near an edge.
+const WELD_CELL: f64 = 64.0;
+
+/// The grid cell of a point.
+fn weld_cell(p: DVec3) -> [i32; 3] {
+    [
+        (p.x / WELD_CELL).floor() as i32,
+        (p.y / WELD_CELL).floor() as i32,
+        (p.z / WELD_CELL).floor() as i32,
+    ]
 }
 
 /// Weld the faces' points and split edges at vertices of other faces lying on them, so
@@ -154,80 +196,17 @@ fn weld_and_fix(all: &[&Face], disp: &[&Face]) -> (Vec<DVec3>, Vec<Vec<u32>>, Ve
         verts: vec![DVec3::ZERO],
         map: HashMap::new(),
     };
-    let mut polys: Vec<Vec<u32>> = all
-        .iter()
-        .map(|f| {
-            let mut idx: Vec<u32> = f.winding.points.iter().map(|&p| w.add(p)).collect();
-            idx.dedup();
-            while idx.len() > 1 && idx.first() == idx.last() {
-                idx.pop();
-            }
-            idx
-        })
-        .collect();
-    const CELL: f64 = 64.0;
-    let cell = |p: DVec3| {
-        [
-            (p.x / CELL).floor() as i32,
-            (p.y / CELL).floor() as i32,
-            (p.z / CELL).floor() as i32,
-        ]
-    };
+    let mut polys: Vec<Vec<u32>> = all.iter().map(|f| w.add_polygon(f)).collect();
     let mut grid: HashMap<[i32; 3], Vec<u32>> = HashMap::new();
-    let welded = w.verts.len();
-    for (i, &v) in w.verts[..welded].iter().enumerate().skip(1) {
-        grid.entry(cell(v)).or_default().push(i as u32);
+    for (i, &v) in w.verts.iter().enumerate().skip(1) {
+        grid.entry(weld_cell(v)).or_default().push(i as u32);
     }
     let verts = &w.verts;
     use rayon::prelude::*;
     polys.par_iter_mut().for_each(|poly| {
-        if poly.len() < 3 {
-            return;
+        if poly.len() >= 3 {
+            *poly = split_t_junctions(poly, verts, &grid);
         }
-        let mut out = Vec::with_capacity(poly.len());
-        for i in 0..poly.len() {
-            let (a, b) = (poly[i], poly[(i + 1) % poly.len()]);
-            out.push(a);
-            let (pa, pb) = (verts[a as usize], verts[b as usize]);
-            let dir = pb - pa;
-            let len = dir.length();
-            if len < 0.1 {
-                continue;
-            }
-            let dir = dir / len;
-            let (ca, cb) = (cell(pa.min(pb)), cell(pa.max(pb)));
-            let cells = (cb[0] - ca[0] + 1) as i64 * (cb[1] - ca[1] + 1) as i64 * (cb[2] - ca[2] + 1) as i64;
-            if cells > 4096 {
-                continue;
-            }
-            let mut on: Vec<(f64, u32)> = Vec::new();
-            for x in ca[0]..=cb[0] {
-                for y in ca[1]..=cb[1] {
-                    for z in ca[2]..=cb[2] {
-                        let Some(list) = grid.get(&[x, y, z]) else {
-                            continue;
-                        };
-                        for &v in list {
-                            if v == a || v == b {
-                                continue;
-                            }
-                            let d = verts[v as usize] - pa;
-                            let t = d.dot(dir);
-                            if t <= 0.1 || t >= len - 0.1 {
-                                continue;
-                            }
-                            if (d - dir * t).length() < 0.1 {
-                                on.push((t, v));
-                            }
-                        }
-                    }
-                }
-            }
-            on.sort_by(|x, y| x.0.total_cmp(&y.0));
-            out.extend(on.into_iter().map(|(_, v)| v));
-        }
-        out.dedup();
-        *poly = out;
     });
     let disp_polys = disp
         .iter()
@@ -236,9 +215,73 @@ fn weld_and_fix(all: &[&Face], disp: &[&Face]) -> (Vec<DVec3>, Vec<Vec<u32>>, Ve
     (w.verts, polys, disp_polys)
 }
 
-struct Emitter<'a> {
+/// Of the vertices `list` (the ends `ends` left out), those within 0.1 of the segment from
+/// `pa` along `dir` for `len` and more than 0.1 from its ends, with their distance along it.
+#[inline]
+fn on_segment<'v>(
+    list: &'v [u32],
+    ends: (u32, u32),
+    pa: DVec3,
+    dir: DVec3,
+    len: f64,
+    verts: &'v [DVec3],
+) -> impl Iterator<Item = (f64, u32)> + 'v {
+    list.iter().filter_map(move |&v| {
+        if v == ends.0 || v == ends.1 {
+            return None;
+        }
+        let d = verts[v as usize] - pa;
+        let t = d.dot(dir);
+        if t <= 0.1 || t >= len - 0.1 {
+            return None;
+        }
+        ((d - dir * t).length() < 0.1).then_some((t, v))
+    })
+}
+
+/// The polygon with, on each edge, the vertices lying on it (in order along it).
+fn split_t_junctions(poly: &[u32], verts: &[DVec3], grid: &HashMap<[i32; 3], Vec<u32>>) -> Vec<u32> {
+    let mut out = Vec::with_capacity(poly.len());
+    for i in 0..poly.len() {
+        let (a, b) = (poly[i], poly[(i + 1) % poly.len()]);
+        out.push(a);
+        out.extend(vertices_on_edge(a, b, verts, grid));
+    }
+    out.dedup();
+    out
+}
+
+/// The vertices (but its ends) within 0.1 of the edge from `a` to `b` and more than 0.1
+/// from its ends, in order from `a`; none for an edge shorter than 0.1 or one crossing
+/// more than 4096 cells.
+fn vertices_on_edge(a: u32, b: u32, verts: &[DVec3], grid: &HashMap<[i32; 3], Vec<u32>>) -> Vec<u32> {
+    let (pa, pb) = (verts[a as usize], verts[b as usize]);
+    let dir = pb - pa;
+    let len = dir.length();
+    if len < 0.1 {
+        return Vec::new();
+    }
+    let dir = dir / len;
+    let (ca, cb) = (weld_cell(pa.min(pb)), weld_cell(pa.max(pb)));
+    let cells = (cb[0] - ca[0] + 1) as i64 * (cb[1] - ca[1] + 1) as i64 * (cb[2] - ca[2] + 1) as i64;
+    if cells > 4096 {
+        return Vec::new();
+    }
+    let mut on: Vec<(f64, u32)> = Vec::new();
+    for x in ca[0]..=cb[0] {
+        for y in ca[1]..=cb[1] {
+            for z in ca[2]..=cb[2] {
+                let list = grid.get(&[x, y, z]).map_or(&[][..], Vec::as_slice);
+                on.extend(on_segment(list, (a, b), pa, dir, len, verts));
+            }
+        }
+    }
+    on.sort_by(|x, y| x.0.total_cmp(&y.0));
+    on.into_iter().map(|(_, v)| v).collect()
+}
+
+struct Emitter {
     out: bsp::Bsp,
-    planes: &'a PlaneSet,
     edge_map: HashMap<(u32, u32), i32>,
     /// Leaves of the model being emitted, waiting for their face lists.
     leaf_nodes: Vec<(usize, NodeId)>,
@@ -253,26 +296,66 @@ struct Emitter<'a> {
 /// The world's leaves as emitted: (leaf index, tree node).
 pub type WorldLeaves = Vec<(usize, NodeId)>;
 
-pub fn emit(
+/// What [`emit`] wrote: the BSP, and how its faces and leaves came from the trees.
+pub(crate) struct Emitted {
+    pub bsp: bsp::Bsp,
+    /// The VMF side id of each face, unclamped (FACEIDS holds shorts).
+    pub face_sides: Vec<i64>,
+    /// The world's leaves: (leaf index, tree node).
+    pub world_leaves: WorldLeaves,
+}
+
+/// The BSP records of the models (the world first), their brushes, planes, texinfos and
+/// areas, and the occluders. Every lump's limit is checked.
+pub(crate) fn emit(
     planes: &PlaneSet,
     brushes: &[Brush],
     tex: &Texinfos,
     models: Vec<ModelIn<'_>>,
-    entities: Vec<bsp::Entity>,
-    areas: crate::areas::Areas,
+    areas: &crate::areas::Areas,
     occluders: &OccluderFaces,
-) -> Result<(bsp::Bsp, Vec<i64>, WorldLeaves), VbspError> {
-    let mut e = Emitter {
-        out: bsp::Bsp::new(bsp::versions::COMPILE_BSP_VERSION),
-        planes,
-        edge_map: HashMap::new(),
-        leaf_nodes: Vec::new(),
-        world_leaves: Vec::new(),
-        leaf_area: Vec::new(),
-        face_sides: Vec::new(),
-    };
-    let o = &mut e.out;
-    o.entities = entities;
+) -> Result<Emitted, VbspError> {
+    let mut e = Emitter::new();
+    write_planes(&mut e.out, planes)?;
+    write_texinfo(&mut e.out, tex)?;
+    write_brushes(&mut e.out, brushes)?;
+    write_reserved_records(&mut e.out);
+    write_areas(&mut e.out, areas)?;
+    let welded = weld_models(&models, occluders);
+    write_vertices(&mut e.out, &welded, occluders)?;
+    let mut polys = welded.polys.into_iter();
+    let mut disp_polys = welded.disp_polys.into_iter();
+    for m in &models {
+        let model_polys: Vec<Vec<u32>> = (polys.by_ref())
+            .take(m.faces.len() + m.detail_faces.len())
+            .collect();
+        let m_disp_polys: Vec<Vec<u32>> = disp_polys.by_ref().take(m.disp_faces.len()).collect();
+        e.emit_model(m, &model_polys, m_disp_polys, tex, &areas.of_node)?;
+    }
+    finish_records(&mut e.out, &models);
+    check_final_limits(&e.out)?;
+    Ok(Emitted {
+        bsp: e.out,
+        face_sides: e.face_sides,
+        world_leaves: e.world_leaves,
+    })
+}
+
+/// The welded vertices, and the occluders' records over them.
+fn write_vertices(o: &mut bsp::Bsp, welded: &Welded, occluders: &OccluderFaces) -> Result<(), VbspError> {
+    check_limit("vertexes", welded.verts.len(), 65536)?;
+    o.vertexes = (welded.verts.iter())
+        .map(|v| [v.x as f32, v.y as f32, v.z as f32])
+        .collect();
+    o.occlusion = Some(crate::occluders::records(
+        occluders,
+        &welded.occluder_polys,
+        &o.vertexes,
+    ));
+    Ok(())
+}
+
+fn write_planes(o: &mut bsp::Bsp, planes: &PlaneSet) -> Result<(), VbspError> {
     check_limit("planes", planes.len(), 65536)?;
     o.planes = planes
         .planes()
@@ -284,6 +367,10 @@ pub fn emit(
             kind: planes.plane_type(srcmap_geom::PlaneId(i as u32)) as i32,
         })
         .collect();
+    Ok(())
+}
+
+fn write_texinfo(o: &mut bsp::Bsp, tex: &Texinfos) -> Result<(), VbspError> {
     check_limit("texinfo", tex.list.len(), 12288)?;
     check_limit("texdata", tex.texdata.len(), 2048)?;
     o.texinfo = tex.list.clone();
@@ -293,6 +380,10 @@ pub fn emit(
         // Texinfos already merged names differing only in case: ids are string indices.
         debug_assert_eq!(id as usize, i);
     }
+    Ok(())
+}
+
+fn write_brushes(o: &mut bsp::Bsp, brushes: &[Brush]) -> Result<(), VbspError> {
     for b in brushes {
         o.brushes.push(bsp::Brush {
             first_side: o.brush_sides.len() as i32,
@@ -309,7 +400,11 @@ pub fn emit(
             });
         }
     }
-    check_limit("brush sides", o.brush_sides.len(), 65536)?;
+    check_limit("brush sides", o.brush_sides.len(), 65536)
+}
+
+/// Edge 0 and leaf 0, which no face or tree names as its own.
+fn write_reserved_records(o: &mut bsp::Bsp) {
     // Edge 0 is never used: a surfedge of 0 could not say which way it runs.
     o.edges.push(bsp::Edge([0, 0]));
     // Leaf 0 is the shared solid leaf.
@@ -319,20 +414,35 @@ pub fn emit(
         leaf_water_data: -1,
         ..Default::default()
     });
+}
+
+fn write_areas(o: &mut bsp::Bsp, areas: &crate::areas::Areas) -> Result<(), VbspError> {
     check_limit("areas", areas.areas.len(), 256)?;
     check_limit("area portals", areas.portals.len(), 1024)?;
-    o.areas = areas.areas;
-    o.area_portals = areas.portals;
-    o.clip_portal_verts = areas.clip_verts;
-    let world_areas = areas.of_node;
+    o.areas = areas.areas.clone();
+    o.area_portals = areas.portals.clone();
+    o.clip_portal_verts = areas.clip_verts.clone();
+    Ok(())
+}
 
+/// The welded vertices and each face's polygon over them.
+struct Welded {
+    verts: Vec<DVec3>,
+    /// The models' faces then detail faces, model by model.
+    polys: Vec<Vec<u32>>,
+    /// The displacement faces, model by model.
+    disp_polys: Vec<Vec<u32>>,
+    occluder_polys: Vec<Vec<u32>>,
+}
+
+/// Welds every model's faces. Valve emits the occluder tree's vertices first (after the
+/// error vertex), welded among themselves only.
+fn weld_models(models: &[ModelIn<'_>], occluders: &OccluderFaces) -> Welded {
     let all_faces: Vec<&Face> = models
         .iter()
         .flat_map(|m| m.faces.iter().chain(&m.detail_faces))
         .collect();
     let disp_faces: Vec<&Face> = models.iter().flat_map(|m| &m.disp_faces).collect();
-    // Valve emits the occluder tree's vertices first (after the error vertex), welded among
-    // themselves only.
     let occluder_faces: Vec<&Face> = occluders.faces.iter().collect();
     let (occluder_verts, occluder_polys, _) = weld_and_fix(&occluder_faces, &[]);
     let (mut verts, mut polys, mut disp_polys) = weld_and_fix(&all_faces, &disp_faces);
@@ -343,80 +453,17 @@ pub fn emit(
         }
         verts.splice(0..1, occluder_verts);
     }
-    check_limit("vertexes", verts.len(), 65536)?;
-    e.out.vertexes = verts
-        .iter()
-        .map(|v| [v.x as f32, v.y as f32, v.z as f32])
-        .collect();
-    e.out.occlusion = Some(crate::occluders::records(
-        occluders,
-        &occluder_polys,
-        &e.out.vertexes,
-    ));
-    let mut poly_iter = polys.into_iter();
-    let mut disp_poly_iter = disp_polys.into_iter();
-
-    for m in &models {
-        let solid = solid_subtrees(m.tree);
-        let model_polys: Vec<Vec<u32>> = poly_iter
-            .by_ref()
-            .take(m.faces.len() + m.detail_faces.len())
-            .collect();
-        let mut by_node: HashMap<NodeId, Vec<usize>> = HashMap::new();
-        for (i, f) in m.faces.iter().enumerate() {
-            if let Some(n) = f.node {
-                by_node.entry(n).or_default().push(i);
-            }
-        }
-        let mut leaf_faces: HashMap<NodeId, Vec<u32>> = HashMap::new();
-        let first_face = e.out.faces.len();
-        // Only the world's leaves have areas.
-        e.leaf_area = if m.clusters.is_some() {
-            world_areas.clone()
-        } else {
-            Vec::new()
-        };
-        let head = e.emit_node(
-            m,
-            m.tree.head,
-            &solid,
-            &by_node,
-            &model_polys,
-            tex,
-            &mut leaf_faces,
-        )?;
-        for (i, f) in m.detail_faces.iter().enumerate() {
-            let fi = e.emit_face(f, &model_polys[m.faces.len() + i], tex, false, None);
-            if let Some(fi) = fi {
-                for &l in &f.leaves {
-                    leaf_faces.entry(l).or_default().push(fi);
-                }
-            }
-        }
-        // Displacement faces follow the model's other faces and are in no leaf's list.
-        for (i, (f, poly)) in m.disp_faces.iter().zip(disp_poly_iter.by_ref()).enumerate() {
-            e.emit_face(f, &poly, tex, false, Some(i as u32));
-        }
-        // Leaf face lists are filled once every face of the model has its number.
-        e.fill_leaf_faces(m, &leaf_faces);
-        let mut bounds = srcmap_geom::Bounds::EMPTY;
-        for f in m.faces.iter().chain(&m.detail_faces) {
-            bounds = bounds.union(&f.winding.bounds());
-        }
-        if bounds.is_empty() {
-            bounds = m.tree.bounds;
-        }
-        let head_node = if head >= 0 { head } else { e.wrap_leaf(head) };
-        e.out.models.push(bsp::Model {
-            mins: [bounds.mins.x as f32, bounds.mins.y as f32, bounds.mins.z as f32],
-            maxs: [bounds.maxs.x as f32, bounds.maxs.y as f32, bounds.maxs.z as f32],
-            origin: [0.0; 3],
-            head_node,
-            first_face: first_face as i32,
-            num_faces: (e.out.faces.len() - first_face) as i32,
-        });
+    Welded {
+        verts,
+        polys,
+        disp_polys,
+        occluder_polys,
     }
-    let o = &mut e.out;
+}
+
+/// The original faces, the all-visible visibility and the water distances, once every
+/// model is written.
+fn finish_records(o: &mut bsp::Bsp, models: &[ModelIn<'_>]) {
     o.original_faces = o.faces.clone();
     for (i, f) in o.faces.iter_mut().enumerate() {
         f.orig_face = i as i32;
@@ -426,6 +473,9 @@ pub fn emit(
     o.visibility = all_visible(num_clusters);
     // No water is measured here: every leaf gets the lump's entry, zero.
     o.leaf_min_dist_to_water = vec![0; o.leafs.len()];
+}
+
+fn check_final_limits(o: &bsp::Bsp) -> Result<(), VbspError> {
     check_limit("faces", o.faces.len(), 65536)?;
     check_limit("nodes", o.nodes.len(), 65536)?;
     check_limit("leafs", o.leafs.len(), 65536)?;
@@ -433,8 +483,18 @@ pub fn emit(
     check_limit("surfedges", o.surfedges.len(), 512000)?;
     check_limit("leaf faces", o.leaf_faces.len(), 65536)?;
     check_limit("leaf brushes", o.leaf_brushes.len(), 65536)?;
-    check_limit("models", o.models.len(), 1024)?;
-    Ok((e.out, e.face_sides, e.world_leaves))
+    check_limit("models", o.models.len(), 1024)
+}
+
+/// The faces on each tree node (by index in `faces`).
+fn faces_by_node(faces: &[Face]) -> HashMap<NodeId, Vec<usize>> {
+    let mut by_node: HashMap<NodeId, Vec<usize>> = HashMap::new();
+    for (i, f) in faces.iter().enumerate() {
+        if let Some(n) = f.node {
+            by_node.entry(n).or_default().push(i);
+        }
+    }
+    by_node
 }
 
 /// Visibility in which every cluster sees and hears every other (until vis runs).
@@ -455,7 +515,88 @@ fn all_visible(n: usize) -> Option<bsp::Visibility> {
     })
 }
 
-impl Emitter<'_> {
+impl Emitter {
+    fn new() -> Self {
+        Emitter {
+            out: bsp::Bsp::new(bsp::versions::COMPILE_BSP_VERSION),
+            edge_map: HashMap::new(),
+            leaf_nodes: Vec::new(),
+            world_leaves: Vec::new(),
+            leaf_area: Vec::new(),
+            face_sides: Vec::new(),
+        }
+    }
+
+    /// One model: its nodes and leaves from its tree's head, its faces on the nodes, its
+    /// detail faces, its displacement faces (which follow the others and are in no leaf's
+    /// list), the leaves' face lists, and its record.
+    fn emit_model(
+        &mut self,
+        m: &ModelIn<'_>,
+        polys: &[Vec<u32>],
+        disp_polys: Vec<Vec<u32>>,
+        tex: &Texinfos,
+        world_areas: &[u32],
+    ) -> Result<(), VbspError> {
+        let solid = solid_subtrees(m.tree);
+        let by_node = faces_by_node(&m.faces);
+        let mut leaf_faces: HashMap<NodeId, Vec<u32>> = HashMap::new();
+        let first_face = self.out.faces.len();
+        // Only the world's leaves have areas.
+        self.leaf_area = if m.clusters.is_some() {
+            world_areas.to_vec()
+        } else {
+            Vec::new()
+        };
+        let head = self.emit_node(m, m.tree.head, &solid, &by_node, polys, tex, &mut leaf_faces)?;
+        for (i, f) in m.detail_faces.iter().enumerate() {
+            self.emit_leaf_face(f, &polys[m.faces.len() + i], tex, false, &mut leaf_faces);
+        }
+        for (i, (f, poly)) in m.disp_faces.iter().zip(disp_polys).enumerate() {
+            self.emit_face(f, &poly, tex, false, Some(i as u32));
+        }
+        // Leaf face lists are filled once every face of the model has its number.
+        self.fill_leaf_faces(m, &leaf_faces);
+        let head_node = if head >= 0 { head } else { self.wrap_leaf(head) };
+        self.push_model(m, head_node, first_face);
+        Ok(())
+    }
+
+    /// Writes a face and files it in the face lists of the leaves it is in.
+    fn emit_leaf_face(
+        &mut self,
+        f: &Face,
+        poly: &[u32],
+        tex: &Texinfos,
+        on_node: bool,
+        leaf_faces: &mut HashMap<NodeId, Vec<u32>>,
+    ) {
+        if let Some(fi) = self.emit_face(f, poly, tex, on_node, None) {
+            for &l in &f.leaves {
+                leaf_faces.entry(l).or_default().push(fi);
+            }
+        }
+    }
+
+    /// The model's record: the bounds of its faces (of its tree when it has none).
+    fn push_model(&mut self, m: &ModelIn<'_>, head_node: i32, first_face: usize) {
+        let mut bounds = srcmap_geom::Bounds::EMPTY;
+        for f in m.faces.iter().chain(&m.detail_faces) {
+            bounds = bounds.union(&f.winding.bounds());
+        }
+        if bounds.is_empty() {
+            bounds = m.tree.bounds;
+        }
+        self.out.models.push(bsp::Model {
+            mins: [bounds.mins.x as f32, bounds.mins.y as f32, bounds.mins.z as f32],
+            maxs: [bounds.maxs.x as f32, bounds.maxs.y as f32, bounds.maxs.z as f32],
+            origin: [0.0; 3],
+            head_node,
+            first_face: first_face as i32,
+            num_faces: (self.out.faces.len() - first_face) as i32,
+        });
+    }
+
     #[allow(clippy::too_many_arguments)]
     fn emit_node(
         &mut self,
@@ -472,23 +613,10 @@ impl Emitter<'_> {
             return Ok(self.emit_leaf(m, n, solid));
         }
         let idx = self.out.nodes.len();
-        let (mins, maxs) = bounds16(&node.bounds);
-        self.out.nodes.push(bsp::Node {
-            plane: node.plane.map(|p| p.0 as i32).unwrap_or(0),
-            mins,
-            maxs,
-            ..Default::default()
-        });
+        self.out.nodes.push(node_record(node));
         let first = self.out.faces.len();
-        if let Some(list) = by_node.get(&n) {
-            for &fi in list {
-                let f = &m.faces[fi];
-                if let Some(out) = self.emit_face(f, &polys[fi], tex, true, None) {
-                    for &l in &f.leaves {
-                        leaf_faces.entry(l).or_default().push(out);
-                    }
-                }
-            }
+        for &fi in by_node.get(&n).into_iter().flatten() {
+            self.emit_leaf_face(&m.faces[fi], &polys[fi], tex, true, leaf_faces);
         }
         let count = self.out.faces.len() - first;
         self.out.nodes[idx].first_face = first as u32;
@@ -503,18 +631,7 @@ impl Emitter<'_> {
     /// Faces are filled in later by [`Emitter::fill_leaf_faces`].
     fn emit_leaf(&mut self, m: &ModelIn<'_>, n: NodeId, solid: &[bool]) -> i32 {
         let node = m.tree.node(n);
-        let mut brush_list: Vec<u32> = Vec::new();
-        let mut stack = vec![n];
-        while let Some(k) = stack.pop() {
-            let kn = m.tree.node(k);
-            if kn.is_leaf() {
-                brush_list.extend(kn.brushes.iter().map(|b| b.0));
-            } else {
-                stack.extend(kn.children);
-            }
-        }
-        brush_list.sort_unstable();
-        brush_list.dedup();
+        let brush_list = brushes_below(m.tree, n);
         let contents = if solid[n.idx()] {
             CONTENTS_SOLID | node_contents_all(m.tree, n)
         } else {
@@ -591,6 +708,30 @@ impl Emitter<'_> {
         if flags & hidden != 0 || poly.len() < 3 {
             return None;
         }
+        let first_edge = self.add_edges(poly);
+        let (mins, size) = self.lightmap_extents(poly, ti);
+        let lit = flags & (SURF_NOLIGHT | SURF_SKY) == 0;
+        let idx = self.out.faces.len() as u32;
+        let mut face = face_record(f, first_edge, poly.len(), lit, (mins, size));
+        face.on_node = on_node as u8;
+        face.dispinfo = dispinfo.map_or(-1, |d| d as i32);
+        self.out.faces.push(face);
+        self.record_face_side(f.hammer_id);
+        Some(idx)
+    }
+}
+
+impl Emitter {
+    /// The VMF side a face was made from: in FACEIDS (shorts: larger Hammer ids are
+    /// clamped) and in full for the finishing passes.
+    fn record_face_side(&mut self, hammer_id: i64) {
+        self.out.face_ids.push(hammer_id.clamp(0, u16::MAX as i64) as u32);
+        self.face_sides.push(hammer_id);
+    }
+
+    /// The polygon's surfedges: each edge shared with a face written before (running the
+    /// other way) is used backwards, others are new. Returns the first surfedge.
+    fn add_edges(&mut self, poly: &[u32]) -> i32 {
         let first_edge = self.out.surfedges.len() as i32;
         for i in 0..poly.len() {
             let (a, b) = (poly[i], poly[(i + 1) % poly.len()]);
@@ -605,7 +746,12 @@ impl Emitter<'_> {
             };
             self.out.surfedges.push(se);
         }
-        // Lightmap extents in luxels.
+        first_edge
+    }
+
+    /// The polygon's lightmap extents in luxels along the texinfo's lightmap axes: the
+    /// first luxel and the size.
+    fn lightmap_extents(&self, poly: &[u32], ti: &bsp::TexInfo) -> ([i32; 2], [i32; 2]) {
         let verts: Vec<DVec3> = poly
             .iter()
             .map(|&v| {
@@ -626,33 +772,64 @@ impl Emitter<'_> {
             mins[axis] = lo.floor() as i32;
             size[axis] = (hi.ceil() - lo.floor()) as i32;
         }
-        let lit = flags & (SURF_NOLIGHT | SURF_SKY) == 0;
-        let idx = self.out.faces.len() as u32;
-        self.out.faces.push(bsp::Face {
-            // Valve stores the face's own plane (either twin) and its parity.
-            plane: f.plane.0,
-            side: f.plane.is_flipped() as u8,
-            on_node: on_node as u8,
-            first_edge,
-            num_edges: poly.len() as i32,
-            texinfo: f.texinfo.0 as i32,
-            dispinfo: dispinfo.map_or(-1, |d| d as i32),
-            surface_fog_volume_id: -1,
-            styles: if lit { [0, 255, 255, 255] } else { [255; 4] },
-            light_offset: -1,
-            area: f.winding.area() as f32,
-            lightmap_mins: mins,
-            lightmap_size: if lit { size } else { [0, 0] },
-            ..Default::default()
-        });
-        // The lump holds shorts: larger Hammer ids are clamped.
-        self.out
-            .face_ids
-            .push(f.hammer_id.clamp(0, u16::MAX as i64) as u32);
-        self.face_sides.push(f.hammer_id);
-        let _ = self.planes;
-        Some(idx)
+        (mins, size)
     }
+}
+
+/// A node's record: its plane and bounds (faces and children come later).
+fn node_record(node: &crate::tree::Node) -> bsp::Node {
+    let (mins, maxs) = bounds16(&node.bounds);
+    bsp::Node {
+        plane: node.plane.map(|p| p.0 as i32).unwrap_or(0),
+        mins,
+        maxs,
+        ..Default::default()
+    }
+}
+
+/// A face's record (not on a node, no displacement): its edges from `first_edge`, lit or
+/// not, with its lightmap extents (first luxel, size).
+fn face_record(
+    f: &Face,
+    first_edge: i32,
+    num_edges: usize,
+    lit: bool,
+    (mins, size): ([i32; 2], [i32; 2]),
+) -> bsp::Face {
+    bsp::Face {
+        // Valve stores the face's own plane (either twin) and its parity.
+        plane: f.plane.0,
+        side: f.plane.is_flipped() as u8,
+        on_node: 0,
+        first_edge,
+        num_edges: num_edges as i32,
+        texinfo: f.texinfo.0 as i32,
+        dispinfo: -1,
+        surface_fog_volume_id: -1,
+        styles: if lit { [0, 255, 255, 255] } else { [255; 4] },
+        light_offset: -1,
+        area: f.winding.area() as f32,
+        lightmap_mins: mins,
+        lightmap_size: if lit { size } else { [0, 0] },
+        ..Default::default()
+    }
+}
+
+/// The brushes of every leaf below `n`, sorted, once each.
+fn brushes_below(tree: &Tree, n: NodeId) -> Vec<u32> {
+    let mut brush_list: Vec<u32> = Vec::new();
+    let mut stack = vec![n];
+    while let Some(k) = stack.pop() {
+        let kn = tree.node(k);
+        if kn.is_leaf() {
+            brush_list.extend(kn.brushes.iter().map(|b| b.0));
+        } else {
+            stack.extend(kn.children);
+        }
+    }
+    brush_list.sort_unstable();
+    brush_list.dedup();
+    brush_list
 }
 
 /// Union of the contents of every leaf below `n`.
@@ -671,8 +848,10 @@ pub fn world_bounds_no_skybox(
     skip_areas: &[u32],
     disp_boxes: &[(glam::Vec3, glam::Vec3)],
 ) -> Option<([f32; 3], [f32; 3])> {
-    let mut mins = [f32::INFINITY; 3];
-    let mut maxs = [f32::NEG_INFINITY; 3];
+    let mut extent = Extent {
+        mins: [f32::INFINITY; 3],
+        maxs: [f32::NEG_INFINITY; 3],
+    };
     let mut stack = vec![bsp.models.first()?.head_node];
     while let Some(n) = stack.pop() {
         if n >= 0 {
@@ -686,6 +865,25 @@ pub fn world_bounds_no_skybox(
         {
             continue;
         }
+        extent.add_drawn_faces(bsp, leaf);
+    }
+    for &(lo, hi) in disp_boxes {
+        if box_reaches_open_leaf(bsp, skip_areas, lo.to_array(), hi.to_array()) {
+            extent.add_box(lo.to_array(), hi.to_array());
+        }
+    }
+    (extent.mins[0] <= extent.maxs[0]).then_some((extent.mins, extent.maxs))
+}
+
+/// Bounds grown point by point.
+struct Extent {
+    mins: [f32; 3],
+    maxs: [f32; 3],
+}
+
+impl Extent {
+    /// The vertices of the leaf's faces that are drawn (not sky, not nodraw).
+    fn add_drawn_faces(&mut self, bsp: &bsp::Bsp, leaf: &bsp::Leaf) {
         let faces = &bsp.leaf_faces[leaf.first_leaf_face as usize..][..leaf.num_leaf_faces as usize];
         for &fi in faces {
             let f = &bsp.faces[fi as usize];
@@ -696,24 +894,29 @@ pub fn world_bounds_no_skybox(
             for i in 0..f.num_edges {
                 let se = bsp.surfedges[(f.first_edge + i) as usize];
                 for v in bsp.edges[se.unsigned_abs() as usize].0 {
-                    let p = bsp.vertexes[v as usize];
-                    for a in 0..3 {
-                        mins[a] = mins[a].min(p[a]);
-                        maxs[a] = maxs[a].max(p[a]);
-                    }
+                    self.add_box(bsp.vertexes[v as usize], bsp.vertexes[v as usize]);
                 }
             }
         }
     }
-    for &(lo, hi) in disp_boxes {
-        if box_reaches_open_leaf(bsp, skip_areas, lo.to_array(), hi.to_array()) {
-            for a in 0..3 {
-                mins[a] = mins[a].min(lo[a]);
-                maxs[a] = maxs[a].max(hi[a]);
-            }
+
+    fn add_box(&mut self, lo: [f32; 3], hi: [f32; 3]) {
+        for a in 0..3 {
+            self.mins[a] = self.mins[a].min(lo[a]);
+            self.maxs[a] = self.maxs[a].max(hi[a]);
         }
     }
-    (mins[0] <= maxs[0]).then_some((mins, maxs))
+}
+
+/// The box's extreme distances along a plane normal: (nearest, farthest).
+fn box_extent_along(normal: [f32; 3], lo: [f32; 3], hi: [f32; 3]) -> (f32, f32) {
+    let (mut near, mut far) = (0.0f32, 0.0f32);
+    for a in 0..3 {
+        let (l, h) = (lo[a] * normal[a], hi[a] * normal[a]);
+        near += l.min(h);
+        far += l.max(h);
+    }
+    (near, far)
 }
 
 /// Whether the box reaches a leaf of the world that is not solid and not in `skip_areas`.
@@ -740,13 +943,7 @@ fn box_reaches_open_leaf(bsp: &bsp::Bsp, skip_areas: &[u32], lo: [f32; 3], hi: [
         let Some(plane) = bsp.planes.get(node.plane as usize) else {
             continue;
         };
-        // The box's extreme distances along the plane normal.
-        let (mut near, mut far) = (0.0f32, 0.0f32);
-        for a in 0..3 {
-            let (l, h) = (lo[a] * plane.normal[a], hi[a] * plane.normal[a]);
-            near += l.min(h);
-            far += l.max(h);
-        }
+        let (near, far) = box_extent_along(plane.normal, lo, hi);
         if far >= plane.dist {
             stack.push(node.children[0]);
         }

@@ -38,18 +38,44 @@
 //!     `dprp` from `detail.vbsp` and each material's `%detailtype`, placed with Valve's
 //!     seeded draws ([`detail_props`]).
 //!
-//! [`compile`] runs these as passes over one state (`pipeline`): each a short method named
-//! for what it does, listed in order in `compile_passes`. Between passes a check of the
-//! invariants the next pass relies on (`verify`: trees whole, portals two-sided, faces
-//! convex with indices in range) runs when [`srcmap_stage::verify_enabled`] says so (debug
-//! builds, tests, `--verify`), and [`Options::dump`] keeps a deterministic text dump of each
-//! pass's structures (`dump`), which the golden tests pin.
+//! 11. the finishing passes, in the order of Valve's `EndBSPFile`: the BSP records
+//!     (`emit`), then water, displacements, physics collision (PHYSCOLLIDE from
+//!     [`physics`], PHYSDISP from [`phys_disp`]), overlays (`overlay`), cube maps, static
+//!     props, detail props, the pakfile, the world's bounds (`world_mins`/`world_maxs`),
+//!     the entity lump.
 //!
-//! Not done here (other issues): static props, overlays, physics collision
-//! (PHYSCOLLIDE and the displacements' PHYSDISP), vis (and the leaves' distance to water)
-//! and lighting; the
-//! default cubemap textures Valve makes from the sky (it needs the game's files), and blend
-//! materials' `_wvt_patch` text for materials no material table holds.
+//! [`compile`] runs these as passes over one state (`pipeline`): each a short method named
+//! for what it does, listed in order in `compile_passes`:
+//!
+//! ```text
+//! brushes       prepare_entities build_brushes verify_brushes number_models gather_world
+//! world         world_pass(First) world_pass(Second) flood_areas verify_areas
+//! faces         make_world_faces verify_world_faces make_detail_faces merge_detail_faces
+//!               verify_detail_faces number_clusters verify_clusters build_brush_models
+//!               verify_brush_models make_occluder_faces
+//! write         add_axial_sides find_water prepare_displacements add_overlay_texinfos
+//!               emit_records assign_occluder_areas verify_records write_water verify_water
+//!               write_displacements verify_displacements build_physics verify_physics
+//!               write_overlays verify_overlays write_cubemaps verify_cubemaps
+//!               write_static_props verify_static_props write_detail_props
+//!               verify_detail_props write_pakfile verify_pakfile set_world_bounds
+//!               write_entities verify_entities write
+//! ```
+//!
+//! (`find_water`, `prepare_displacements` and `add_overlay_texinfos` run ahead of the
+//! records because the records hold what they make.) Between passes a check of the
+//! invariants the next pass relies on (`verify`: trees whole, portals two-sided, faces
+//! convex with indices in range; `verify_bsp`: the records' indices in range of the lumps
+//! they name) runs when [`srcmap_stage::verify_enabled`] says so (debug builds, tests,
+//! `--verify`), and [`Options::dump`] keeps a deterministic text dump of each pass's
+//! structures (`dump`), which the golden tests pin. The types these layers share
+//! (`Clusters`, `Ent`) live in `types`, so `pipeline` imports `emit`, `verify`, `dump` and
+//! `prt`, and none of those imports another.
+//!
+//! Not done here (other issues): vis (and the leaves' distance to water) and lighting; the
+//! default cube map textures when the sky is unknown (they need the game's files or a
+//! material table), and blend materials' `_wvt_patch` text for materials no material
+//! table holds.
 
 mod areas;
 mod brush;
@@ -77,7 +103,9 @@ pub mod props;
 mod prt;
 mod texinfo;
 pub mod tree;
+mod types;
 mod verify;
+mod verify_bsp;
 mod water;
 mod wvt;
 
@@ -174,17 +202,34 @@ fn compile_passes(
     progress: &dyn Progress,
 ) -> Result<Output, VbspError> {
     let mut c = Compile::new(input, opts, progress)?;
+    brush_passes(&mut c)?;
+    world_passes(&mut c)?;
+    face_passes(&mut c)?;
+    write_passes(&mut c)?;
+    c.write()
+}
+
+/// Entities and their brushes; the world's brushes gathered.
+fn brush_passes(c: &mut Compile<'_>) -> Result<(), VbspError> {
     c.phase("brushes");
     c.prepare_entities();
     c.build_brushes()?;
     c.verify_brushes()?;
     c.number_models();
-    c.gather_world()?;
+    c.gather_world()
+}
+
+/// The world's tree (twice), portals, flood and areas.
+fn world_passes(c: &mut Compile<'_>) -> Result<(), VbspError> {
     c.world_pass(Pass::First)?;
     c.world_pass(Pass::Second)?;
     c.phase("areas");
     c.flood_areas();
-    c.verify_areas()?;
+    c.verify_areas()
+}
+
+/// The world's faces, clusters, the brush models and the occluders.
+fn face_passes(c: &mut Compile<'_>) -> Result<(), VbspError> {
     c.phase("faces");
     c.make_world_faces();
     c.verify_world_faces()?;
@@ -199,15 +244,43 @@ fn compile_passes(
     c.build_brush_models();
     c.verify_brush_models()?;
     c.make_occluder_faces();
-    c.phase("write");
-    c.add_axial_sides();
-    c.write()
+    Ok(())
 }
 
-pub(crate) fn check_limit(what: &'static str, count: usize, max: usize) -> Result<(), VbspError> {
-    if count > max {
-        Err(VbspError::Limit { what, count, max })
-    } else {
-        Ok(())
-    }
+/// Valve's EndBSPFile. Three steps run ahead of the records because the records hold what
+/// they make: the water_lod_control entity, the displacements' base faces, the overlays'
+/// texinfos.
+fn write_passes(c: &mut Compile<'_>) -> Result<(), VbspError> {
+    c.phase("write");
+    c.add_axial_sides();
+    c.find_water();
+    c.prepare_displacements();
+    c.add_overlay_texinfos();
+    c.emit_records()?;
+    c.assign_occluder_areas();
+    c.verify_records()?;
+    c.write_water();
+    c.verify_water()?;
+    c.write_displacements();
+    c.verify_displacements()?;
+    finishing_passes(c)
+}
+
+/// The finishing passes after the displacements, in Valve's order.
+fn finishing_passes(c: &mut Compile<'_>) -> Result<(), VbspError> {
+    c.build_physics();
+    c.verify_physics()?;
+    c.write_overlays();
+    c.verify_overlays()?;
+    c.write_cubemaps();
+    c.verify_cubemaps()?;
+    c.write_static_props();
+    c.verify_static_props()?;
+    c.write_detail_props();
+    c.verify_detail_props()?;
+    c.write_pakfile()?;
+    c.verify_pakfile()?;
+    c.set_world_bounds();
+    c.write_entities();
+    c.verify_entities()
 }

@@ -55,27 +55,8 @@ impl MapOverlay {
         };
         let squared = |d: f32| if d > 0.0 { d * d } else { d };
         let origin = vec3("BasisOrigin");
-        let requested = e.get("RenderOrder").map_or(0.0, values::atof) as i32;
-        let render_order = if (0..RENDER_ORDERS).contains(&requested) {
-            requested as u32
-        } else {
-            diags.push(Diagnostic::warning(
-                at(e.id),
-                format!(
-                    "overlay at {} {} {} has invalid render order ({requested}); using 0",
-                    origin[0], origin[1], origin[2]
-                ),
-            ));
-            0
-        };
-        // Like `sscanf("%d")` on each space-separated word: words that do not start with a
-        // number are skipped.
-        let sides = e
-            .get("sides")
-            .unwrap_or("")
-            .split_whitespace()
-            .filter_map(leading_int)
-            .collect();
+        let render_order = render_order(e, origin, diags);
+        let sides = side_ids(e);
         MapOverlay {
             entity_id: e.id,
             material: e.get("material").unwrap_or("").to_string(),
@@ -90,6 +71,32 @@ impl MapOverlay {
             sides,
         }
     }
+}
+
+/// The overlay's render order; one out of range is reported and read as 0.
+fn render_order(e: &MapEntity, origin: [f32; 3], diags: &mut Vec<Diagnostic>) -> u32 {
+    let requested = e.get("RenderOrder").map_or(0.0, values::atof) as i32;
+    if (0..RENDER_ORDERS).contains(&requested) {
+        return requested as u32;
+    }
+    diags.push(Diagnostic::warning(
+        at(e.id),
+        format!(
+            "overlay at {} {} {} has invalid render order ({requested}); using 0",
+            origin[0], origin[1], origin[2]
+        ),
+    ));
+    0
+}
+
+/// The VMF side ids of `sides`, like `sscanf("%d")` on each space-separated word: words
+/// that do not start with a number are skipped.
+fn side_ids(e: &MapEntity) -> Vec<i64> {
+    e.get("sides")
+        .unwrap_or("")
+        .split_whitespace()
+        .filter_map(leading_int)
+        .collect()
 }
 
 fn at(entity_id: i64) -> Where {
@@ -142,59 +149,11 @@ pub(crate) fn write_records(
     face_sides: &[i64],
     diags: &mut Vec<Diagnostic>,
 ) {
-    let by_side = overlays_by_side(overlays);
-    let mut faces: Vec<Vec<i32>> = vec![Vec::new(); overlays.len()];
-    // Face order, as Valve fills the lists while it emits faces.
-    for (f, side) in face_sides.iter().enumerate() {
-        for &o in by_side.get(side).into_iter().flatten() {
-            faces[o as usize].push(f as i32);
-        }
-    }
+    let faces = faces_of_overlays(overlays, face_sides);
     for (id, (o, mut list)) in overlays.iter().zip(faces).enumerate() {
-        if list.is_empty() {
-            diags.push(Diagnostic::warning(
-                at(o.entity_id),
-                format!(
-                    "overlay {} at {} {} {} lands on no face (sides '{}')",
-                    o.material,
-                    o.origin[0],
-                    o.origin[1],
-                    o.origin[2],
-                    o.sides.iter().map(i64::to_string).collect::<Vec<_>>().join(" ")
-                ),
-            ));
-        }
-        if list.len() > MAX_FACES {
-            diags.push(Diagnostic::warning(
-                at(o.entity_id),
-                format!(
-                    "overlay touching too many faces (touching {}, max {FACE_SLOTS}): overlay {} at {:.1} {:.1} {:.1}; keeping the first {MAX_FACES}",
-                    list.len(),
-                    o.material,
-                    o.origin[0],
-                    o.origin[1],
-                    o.origin[2]
-                ),
-            ));
-            list.truncate(MAX_FACES);
-        }
+        check_face_list(o, &mut list, diags);
         let count = list.len() as u32;
         list.resize(FACE_SLOTS, 0);
-        let mut uv_points = o.uv_points;
-        // The record has no BasisU: its three components ride in the unused z of the first
-        // three UV points, and the fourth's z says whether V runs against normal × U.
-        for (p, &b) in uv_points.iter_mut().zip(&o.basis[0]) {
-            p[2] = b;
-        }
-        let [bu, bv, bn] = o.basis;
-        let cross = [
-            bn[1] * bu[2] - bn[2] * bu[1],
-            bn[2] * bu[0] - bn[0] * bu[2],
-            bn[0] * bu[1] - bn[1] * bu[0],
-        ];
-        if cross[0] * bv[0] + cross[1] * bv[1] + cross[2] * bv[2] < 0.0 {
-            uv_points[3][2] = 1.0;
-        }
         bsp.overlays.push(Overlay {
             id: id as i32,
             texinfo: texinfos[id] as i32,
@@ -202,15 +161,79 @@ pub(crate) fn write_records(
             faces: list,
             u: o.u,
             v: o.v,
-            uv_points,
+            uv_points: uv_points_with_basis(o),
             origin: o.origin,
-            basis_normal: bn,
+            basis_normal: o.basis[2],
         });
         bsp.overlay_fades.push(OverlayFade {
             min_dist_sq: o.fade_min_sq,
             max_dist_sq: o.fade_max_sq,
         });
     }
+}
+
+/// Each overlay's faces: those made from the sides it names, in face order, as Valve fills
+/// the lists while it emits faces.
+fn faces_of_overlays(overlays: &[MapOverlay], face_sides: &[i64]) -> Vec<Vec<i32>> {
+    let by_side = overlays_by_side(overlays);
+    let mut faces: Vec<Vec<i32>> = vec![Vec::new(); overlays.len()];
+    for (f, side) in face_sides.iter().enumerate() {
+        for &o in by_side.get(side).into_iter().flatten() {
+            faces[o as usize].push(f as i32);
+        }
+    }
+    faces
+}
+
+/// An overlay on no face is reported; one on more faces than the record holds keeps the
+/// first ones, reported.
+fn check_face_list(o: &MapOverlay, list: &mut Vec<i32>, diags: &mut Vec<Diagnostic>) {
+    if list.is_empty() {
+        diags.push(Diagnostic::warning(
+            at(o.entity_id),
+            format!(
+                "overlay {} at {} {} {} lands on no face (sides '{}')",
+                o.material,
+                o.origin[0],
+                o.origin[1],
+                o.origin[2],
+                o.sides.iter().map(i64::to_string).collect::<Vec<_>>().join(" ")
+            ),
+        ));
+    }
+    if list.len() > MAX_FACES {
+        diags.push(Diagnostic::warning(
+            at(o.entity_id),
+            format!(
+                "overlay touching too many faces (touching {}, max {FACE_SLOTS}): overlay {} at {:.1} {:.1} {:.1}; keeping the first {MAX_FACES}",
+                list.len(),
+                o.material,
+                o.origin[0],
+                o.origin[1],
+                o.origin[2]
+            ),
+        ));
+        list.truncate(MAX_FACES);
+    }
+}
+
+/// The record has no BasisU: its three components ride in the unused z of the first three
+/// UV points, and the fourth's z says whether V runs against normal × U.
+fn uv_points_with_basis(o: &MapOverlay) -> [[f32; 3]; 4] {
+    let mut uv_points = o.uv_points;
+    for (p, &b) in uv_points.iter_mut().zip(&o.basis[0]) {
+        p[2] = b;
+    }
+    let [bu, bv, bn] = o.basis;
+    let cross = [
+        bn[1] * bu[2] - bn[2] * bu[1],
+        bn[2] * bu[0] - bn[0] * bu[2],
+        bn[0] * bu[1] - bn[1] * bu[0],
+    ];
+    if cross[0] * bv[0] + cross[1] * bv[1] + cross[2] * bv[2] < 0.0 {
+        uv_points[3][2] = 1.0;
+    }
+    uv_points
 }
 
 #[cfg(test)]

@@ -107,10 +107,6 @@ pub fn emit(input: &MapInput, bsp: &mut Bsp, models: Option<ModelReader<'_>>, di
     if !has_static_props(input) {
         return;
     }
-    let lighting: Vec<(&str, DVec3)> = (input.entities.iter())
-        .filter(|e| e.classname.eq_ignore_ascii_case("info_lighting"))
-        .map(|e| (e.get("targetname").unwrap_or(""), vec_key(e, "origin")))
-        .collect();
     let Some(lump) = bsp.game_lumps.static_props() else {
         return;
     };
@@ -119,75 +115,143 @@ pub fn emit(input: &MapInput, bsp: &mut Bsp, models: Option<ModelReader<'_>>, di
         StaticPropLayout::V10 => StaticPropLayout::Lightmapped,
         other => other,
     };
-    let mut out = StaticProps {
-        layout,
-        ..Default::default()
-    };
-    let mut tree = LeafTree::new(bsp);
-    let mut shapes: HashMap<String, ModelShape> = HashMap::new();
+    let mut writer = PropWriter::new(input, bsp, layout, models);
     for e in input.entities.iter().filter(|e| is_static_prop_class(e)) {
+        writer.add(e, diags);
+    }
+    let out = writer.out;
+    if let Some(lump) = bsp.game_lumps.static_props_mut() {
+        *lump = out;
+    }
+}
+
+/// The `sprp` lump being built, and what placing a prop reads.
+struct PropWriter<'a> {
+    out: StaticProps,
+    tree: LeafTree<'a>,
+    /// Each model read so far, by normalised name.
+    shapes: HashMap<String, ModelShape>,
+    /// The `info_lighting`s: (name, origin).
+    lighting: Vec<(&'a str, DVec3)>,
+    models: Option<ModelReader<'a>>,
+}
+
+impl<'a> PropWriter<'a> {
+    fn new(
+        input: &'a MapInput,
+        bsp: &'a Bsp,
+        layout: StaticPropLayout,
+        models: Option<ModelReader<'a>>,
+    ) -> Self {
+        PropWriter {
+            out: StaticProps {
+                layout,
+                ..Default::default()
+            },
+            tree: LeafTree::new(bsp),
+            shapes: HashMap::new(),
+            lighting: (input.entities.iter())
+                .filter(|e| e.classname.eq_ignore_ascii_case("info_lighting"))
+                .map(|e| (e.get("targetname").unwrap_or(""), vec_key(e, "origin")))
+                .collect(),
+            models,
+        }
+    }
+
+    /// A prop: its leaves from its model's hulls (a box without the model), its model in
+    /// the dictionary, its record; dropped (reported) outside the map or past the leaf
+    /// list's limit.
+    fn add(&mut self, e: &MapEntity, diags: &mut Vec<Diagnostic>) {
+        let layout = self.out.layout;
         let name = e.get("model").unwrap_or("");
-        let key = srcmap_model::normalise(name);
-        let shape = shapes
-            .entry(key)
-            .or_insert_with(|| load_shape(name, models, e, diags));
         let origin = vec_key(e, "origin");
         let angles = vec_key(e, "angles");
-        let leaves = match shape {
-            ModelShape::Rejected => continue,
+        let Some(leaves) = self.leaves(e, name, origin, angles, diags) else {
+            return;
+        };
+        if let Some(why) = self.leaf_problem(name, origin, &leaves) {
+            diags.push(Diagnostic::warning(at(e), why));
+            return;
+        }
+        let mut prop = record(e, origin, angles, layout);
+        prop.prop_type = self.model_index(name) as u16;
+        prop.first_leaf = self.out.leaves.len() as u16;
+        prop.leaf_count = leaves.len() as u16;
+        self.aim_lighting(e, &mut prop);
+        self.out.leaves.extend(leaves);
+        self.out.props.push(prop);
+    }
+
+    /// Why a prop touching `leaves` is dropped, if it is: it is outside the map, or the
+    /// lump's leaf list is full (it indexes it with 16 bits before v12, as Valve's).
+    fn leaf_problem(&self, name: &str, origin: DVec3, leaves: &[u32]) -> Option<String> {
+        if leaves.is_empty() {
+            return Some(format!(
+                "static prop {name} outside the map ({:.2}, {:.2}, {:.2}): dropped",
+                origin.x, origin.y, origin.z
+            ));
+        }
+        if layout_leaf_limit(self.out.layout) < self.out.leaves.len() + leaves.len() {
+            return Some(format!(
+                "static prop {name}: the static prop leaf list is full; dropped"
+            ));
+        }
+        None
+    }
+
+    /// The leaves the prop's model touches; `None` when its model is rejected.
+    fn leaves(
+        &mut self,
+        e: &MapEntity,
+        name: &str,
+        origin: DVec3,
+        angles: DVec3,
+        diags: &mut Vec<Diagnostic>,
+    ) -> Option<Vec<u32>> {
+        let models = self.models;
+        let shape = (self.shapes)
+            .entry(srcmap_model::normalise(name))
+            .or_insert_with(|| load_shape(name, models, e, diags));
+        Some(match shape {
+            ModelShape::Rejected => return None,
             ModelShape::Hulls(hulls) => {
                 let rot = Rot::from_angles(angles);
                 let world: Vec<Vec<DVec3>> = hulls
                     .iter()
                     .map(|h| h.iter().map(|&p| origin + rot.apply(p)).collect())
                     .collect();
-                tree.leaves_touching(&world)
+                self.tree.leaves_touching(&world)
             }
-            ModelShape::Unknown => tree.leaves_touching(&[box_corners(origin, FALLBACK_HALF_EXTENT)]),
-        };
-        if leaves.is_empty() {
-            diags.push(Diagnostic::warning(
-                at(e),
-                format!(
-                    "static prop {name} outside the map ({:.2}, {:.2}, {:.2}): dropped",
-                    origin.x, origin.y, origin.z
-                ),
-            ));
-            continue;
-        }
-        // The lump indexes its leaf list with 16 bits (before v12), as Valve's.
-        if layout_leaf_limit(layout) < out.leaves.len() + leaves.len() {
-            diags.push(Diagnostic::warning(
-                at(e),
-                format!("static prop {name}: the static prop leaf list is full; dropped"),
-            ));
-            continue;
-        }
-        let prop_type = match out.models.iter().position(|m| m == name) {
+            ModelShape::Unknown => self
+                .tree
+                .leaves_touching(&[box_corners(origin, FALLBACK_HALF_EXTENT)]),
+        })
+    }
+
+    /// The model's index in the dictionary, added when new.
+    fn model_index(&mut self, name: &str) -> usize {
+        match self.out.models.iter().position(|m| m == name) {
             Some(i) => i,
             None => {
-                out.models.push(name.to_string());
-                out.models.len() - 1
-            }
-        };
-        let mut prop = record(e, origin, angles, layout);
-        prop.prop_type = prop_type as u16;
-        prop.first_leaf = out.leaves.len() as u16;
-        prop.leaf_count = leaves.len() as u16;
-        let target = e.get("lightingorigin").unwrap_or("");
-        if !target.is_empty() {
-            // Valve searches from the last info_lighting.
-            if let Some((_, o)) = lighting.iter().rev().find(|(n, _)| *n == target) {
-                prop.lighting_origin = vector(*o);
-                let flags = prop.flags_in(layout) | USE_LIGHTING_ORIGIN;
-                prop.set_flags_in(layout, flags);
+                self.out.models.push(name.to_string());
+                self.out.models.len() - 1
             }
         }
-        out.leaves.extend(leaves);
-        out.props.push(prop);
     }
-    if let Some(lump) = bsp.game_lumps.static_props_mut() {
-        *lump = out;
+
+    /// A prop naming an `info_lighting` (`lightingorigin`) is lit from its origin; Valve
+    /// searches from the last one.
+    fn aim_lighting(&self, e: &MapEntity, prop: &mut StaticProp) {
+        let target = e.get("lightingorigin").unwrap_or("");
+        if target.is_empty() {
+            return;
+        }
+        if let Some((_, o)) = self.lighting.iter().rev().find(|(n, _)| *n == target) {
+            let layout = self.out.layout;
+            prop.lighting_origin = vector(*o);
+            let flags = prop.flags_in(layout) | USE_LIGHTING_ORIGIN;
+            prop.set_flags_in(layout, flags);
+        }
     }
 }
 
@@ -211,6 +275,36 @@ fn layout_leaf_limit(layout: StaticPropLayout) -> usize {
 
 /// A prop's record from its entity's keys, as Valve's `EmitStaticProps` reads them.
 fn record(e: &MapEntity, origin: DVec3, angles: DVec3, layout: StaticPropLayout) -> StaticProp {
+    let (mut flags, lightmap_res) = flags_and_lightmap(e);
+    let (fade_min, fade_max) = fade_distances(e, &mut flags);
+    let level = |key: &str| int_key(e, key) as u8;
+    let scale = number_or_one(e, "modelscale");
+    let mut p = StaticProp {
+        origin: vector(origin),
+        angles: vector(angles),
+        solid: int_key(e, "solid") as u8,
+        skin: int_key(e, "skin") as i32,
+        fade_min_dist: fade_min,
+        fade_max_dist: fade_max,
+        forced_fade_scale: number_or_one(e, "fadescale"),
+        min_dx_level: int_key(e, "mindxlevel") as u16,
+        max_dx_level: int_key(e, "maxdxlevel") as u16,
+        lightmap_res,
+        min_cpu_level: level("mincpulevel"),
+        max_cpu_level: level("maxcpulevel"),
+        min_gpu_level: level("mingpulevel"),
+        max_gpu_level: level("maxgpulevel"),
+        diffuse_modulation: diffuse_modulation(e),
+        scale: [scale; 3],
+        ..Default::default()
+    };
+    p.set_flags_in(layout, flags);
+    p
+}
+
+/// The flags the entity's switches set, and its lightmap resolution when it asks for
+/// lightmaps (else the no-per-texel-lighting flag).
+fn flags_and_lightmap(e: &MapEntity) -> (u32, [u16; 2]) {
     let mut flags = 0;
     for (key, flag) in [
         ("ignorenormals", IGNORE_NORMALS),
@@ -232,52 +326,40 @@ fn record(e: &MapEntity, origin: DVec3, angles: DVec3, layout: StaticPropLayout)
             int_key(e, "lightmapresolutiony") as u16,
         ];
     }
+    (flags, lightmap_res)
+}
+
+/// The fade distances (min, max): a prop with a max fades (flag set), its min below zero
+/// meaning the max.
+fn fade_distances(e: &MapEntity, flags: &mut u32) -> (f32, f32) {
     let fade_max = float_key(e, "fademaxdist") as f32;
-    let fades = fade_max > 0.0;
     let mut fade_min = 0.0;
-    if fades {
-        flags |= FADES;
+    if fade_max > 0.0 {
+        *flags |= FADES;
         fade_min = float_key(e, "fademindist") as f32;
         if fade_min < 0.0 {
             fade_min = fade_max;
         }
     }
-    let fade_scale = match e.get("fadescale") {
+    (fade_min, fade_max)
+}
+
+/// A number key read as C's `atof`, 1 when absent or empty.
+fn number_or_one(e: &MapEntity, key: &str) -> f32 {
+    match e.get(key) {
         Some(v) if !v.is_empty() => leading_number(v) as f32,
         _ => 1.0,
-    };
-    let level = |key: &str| int_key(e, key) as u8;
+    }
+}
+
+/// The render colour (white without one) and amount.
+fn diffuse_modulation(e: &MapEntity) -> [u8; 4] {
     let colour = vec_key(e, "rendercolor");
     let alpha = e.get("renderamt").map_or(255, |v| leading_number(v) as u8);
-    let diffuse_modulation = match e.get("rendercolor") {
+    match e.get("rendercolor") {
         Some(_) => [colour.x as u8, colour.y as u8, colour.z as u8, alpha],
         None => [255, 255, 255, alpha],
-    };
-    let scale = match e.get("modelscale") {
-        Some(v) if !v.is_empty() => leading_number(v) as f32,
-        _ => 1.0,
-    };
-    let mut p = StaticProp {
-        origin: vector(origin),
-        angles: vector(angles),
-        solid: int_key(e, "solid") as u8,
-        skin: int_key(e, "skin") as i32,
-        fade_min_dist: fade_min,
-        fade_max_dist: fade_max,
-        forced_fade_scale: fade_scale,
-        min_dx_level: int_key(e, "mindxlevel") as u16,
-        max_dx_level: int_key(e, "maxdxlevel") as u16,
-        lightmap_res,
-        min_cpu_level: level("mincpulevel"),
-        max_cpu_level: level("maxcpulevel"),
-        min_gpu_level: level("mingpulevel"),
-        max_gpu_level: level("maxgpulevel"),
-        diffuse_modulation,
-        scale: [scale; 3],
-        ..Default::default()
-    };
-    p.set_flags_in(layout, flags);
-    p
+    }
 }
 
 /// Reads a model once: its mesh point sets, or why its props go.
@@ -287,13 +369,6 @@ fn load_shape(
     e: &MapEntity,
     diags: &mut Vec<Diagnostic>,
 ) -> ModelShape {
-    let unknown = |why: &str, diags: &mut Vec<Diagnostic>| {
-        diags.push(Diagnostic::warning(
-            at(e),
-            format!("model {name} {why}: its props keep a leaf list from a box around their origin"),
-        ));
-        ModelShape::Unknown
-    };
     // Valve's loader finds no studio model there; no game content is needed to know it.
     if !name.to_ascii_lowercase().ends_with(".mdl") {
         diags.push(Diagnostic::warning(
@@ -302,51 +377,15 @@ fn load_shape(
         ));
         return ModelShape::Rejected;
     }
-    let Some(read) = models else {
-        return unknown("not available (no game content)", diags);
-    };
-    let files = match ModelFiles::load(name, read) {
+    let files = match model_files(name, models, e, diags) {
         Ok(files) => files,
-        // Valve's VBSP drops the props of a model its file system lacks; here the game content
-        // is often partial, so the props stay, placed as without the game.
-        Err(ModelError::Missing(path)) if path.ends_with(".mdl") => {
-            return unknown("not found in the game's search paths", diags);
-        }
-        Err(err) => {
-            diags.push(Diagnostic::warning(
-                at(e),
-                format!("error loading studio model {name}: {err}; its props are dropped"),
-            ));
-            return ModelShape::Rejected;
-        }
+        Err(shape) => return shape,
     };
-    match files.mdl.static_use() {
-        StaticUse::Allowed => {}
-        StaticUse::NotStaticProp => {
-            diags.push(Diagnostic::warning(
-                at(e),
-                format!("to use model {name} with prop_static, it must be compiled with $staticprop: its props are dropped"),
-            ));
-            return ModelShape::Rejected;
-        }
-        StaticUse::Dynamic => {
-            diags.push(Diagnostic::warning(
-                at(e),
-                format!(
-                    "prop_static using model {name}, which must be used on a dynamic entity (i.e. prop_physics): deleted"
-                ),
-            ));
-            return ModelShape::Rejected;
-        }
+    if let Some(why) = static_use_problem(name, files.mdl.static_use()) {
+        diags.push(Diagnostic::warning(at(e), why));
+        return ModelShape::Rejected;
     }
-    let hulls: Vec<Vec<DVec3>> = (files.mesh_points().into_iter())
-        .map(|m| {
-            m.into_iter()
-                .map(|p| DVec3::new(p[0] as f64, p[1] as f64, p[2] as f64))
-                .collect()
-        })
-        .filter(|m: &Vec<DVec3>| has_volume(m))
-        .collect();
+    let hulls = solid_hulls(&files);
     if hulls.is_empty() {
         diags.push(Diagnostic::warning(
             at(e),
@@ -355,6 +394,67 @@ fn load_shape(
         return ModelShape::Rejected;
     }
     ModelShape::Hulls(hulls)
+}
+
+/// The model's files; without them (reported) the props are placed by a box
+/// ([`ModelShape::Unknown`]) when the game's files are missing or lack the model, and
+/// dropped ([`ModelShape::Rejected`]) when the model does not read.
+fn model_files(
+    name: &str,
+    models: Option<ModelReader<'_>>,
+    e: &MapEntity,
+    diags: &mut Vec<Diagnostic>,
+) -> Result<ModelFiles, ModelShape> {
+    let unknown = |why: &str, diags: &mut Vec<Diagnostic>| {
+        diags.push(Diagnostic::warning(
+            at(e),
+            format!("model {name} {why}: its props keep a leaf list from a box around their origin"),
+        ));
+        ModelShape::Unknown
+    };
+    let Some(read) = models else {
+        return Err(unknown("not available (no game content)", diags));
+    };
+    match ModelFiles::load(name, read) {
+        Ok(files) => Ok(files),
+        // Valve's VBSP drops the props of a model its file system lacks; here the game content
+        // is often partial, so the props stay, placed as without the game.
+        Err(ModelError::Missing(path)) if path.ends_with(".mdl") => {
+            Err(unknown("not found in the game's search paths", diags))
+        }
+        Err(err) => {
+            diags.push(Diagnostic::warning(
+                at(e),
+                format!("error loading studio model {name}: {err}; its props are dropped"),
+            ));
+            Err(ModelShape::Rejected)
+        }
+    }
+}
+
+/// Why a model cannot be a static prop, as Valve words it; `None` when it can.
+fn static_use_problem(name: &str, static_use: StaticUse) -> Option<String> {
+    match static_use {
+        StaticUse::Allowed => None,
+        StaticUse::NotStaticProp => Some(format!(
+            "to use model {name} with prop_static, it must be compiled with $staticprop: its props are dropped"
+        )),
+        StaticUse::Dynamic => Some(format!(
+            "prop_static using model {name}, which must be used on a dynamic entity (i.e. prop_physics): deleted"
+        )),
+    }
+}
+
+/// The model's meshes as point sets, those that span a solid.
+fn solid_hulls(files: &ModelFiles) -> Vec<Vec<DVec3>> {
+    (files.mesh_points().into_iter())
+        .map(|m| {
+            m.into_iter()
+                .map(|p| DVec3::new(p[0] as f64, p[1] as f64, p[2] as f64))
+                .collect()
+        })
+        .filter(|m: &Vec<DVec3>| has_volume(m))
+        .collect()
 }
 
 /// Whether the points span a solid: Valve's physics hull builder makes no hull of a flat or
@@ -398,6 +498,18 @@ struct LeafTree<'a> {
 struct HalfSpace {
     normal: DVec3,
     dist: f64,
+}
+
+impl HalfSpace {
+    /// The plane's back and front half-spaces.
+    fn sides_of(normal: DVec3, dist: f64) -> (HalfSpace, HalfSpace) {
+        let back = HalfSpace { normal, dist };
+        let front = HalfSpace {
+            normal: -normal,
+            dist: -dist,
+        };
+        (back, front)
+    }
 }
 
 impl<'a> LeafTree<'a> {
@@ -450,11 +562,7 @@ impl<'a> LeafTree<'a> {
             // The box corners nearest and farthest along the normal.
             let near = DVec3::select(normal.cmpge(DVec3::ZERO), lo, hi);
             let far = DVec3::select(normal.cmpge(DVec3::ZERO), hi, lo);
-            let back = HalfSpace { normal, dist };
-            let front = HalfSpace {
-                normal: -normal,
-                dist: -dist,
-            };
+            let (back, front) = HalfSpace::sides_of(normal, dist);
             if normal.dot(far) <= dist {
                 path.push(back);
                 node = n.children[1];
@@ -471,22 +579,27 @@ impl<'a> LeafTree<'a> {
                 return;
             }
         }
-        let leaf = (-1 - node) as usize;
+        self.visit_leaf((-1 - node) as usize, hulls, path, out);
+        path.truncate(depth);
+    }
+
+    /// A leaf reached by `path`: kept when it is not solid and a hull reaches into it.
+    fn visit_leaf(&mut self, leaf: usize, hulls: &[Vec<DVec3>], path: &[HalfSpace], out: &mut Vec<u32>) {
         let solid = self
             .bsp
             .leafs
             .get(leaf)
             .is_none_or(|l| l.contents as u32 & CONTENTS_SOLID != 0);
-        if !solid {
-            let corners = self.corners.entry(leaf).or_insert_with(|| polytope_corners(path));
-            // A hull point inside the leaf settles it without the iteration.
-            let inside = |p: &DVec3| path.iter().all(|h| h.normal.dot(*p) <= h.dist);
-            let touches = |h: &Vec<DVec3>| h.iter().any(inside) || hulls_overlap(h, corners);
-            if !corners.is_empty() && hulls.iter().any(touches) {
-                out.push(leaf as u32);
-            }
+        if solid {
+            return;
         }
-        path.truncate(depth);
+        let corners = self.corners.entry(leaf).or_insert_with(|| polytope_corners(path));
+        // A hull point inside the leaf settles it without the iteration.
+        let inside = |p: &DVec3| path.iter().all(|h| h.normal.dot(*p) <= h.dist);
+        let touches = |h: &Vec<DVec3>| h.iter().any(inside) || hulls_overlap(h, corners);
+        if !corners.is_empty() && hulls.iter().any(touches) {
+            out.push(leaf as u32);
+        }
     }
 }
 

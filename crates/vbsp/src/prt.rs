@@ -2,9 +2,9 @@
 
 use std::fmt::Write;
 
-use crate::emit::Clusters;
 use crate::portals::{Portals, portal_vis_flood};
 use crate::tree::Tree;
+use crate::types::Clusters;
 
 /// Numbers close to an integer are written as one, as Valve's `WriteFloat` does.
 fn num(out: &mut String, v: f64) {

@@ -5,11 +5,11 @@
 use srcmap_geom::PlaneSet;
 
 use crate::brush::Brush;
-use crate::emit::Clusters;
 use crate::faces::Face;
 use crate::portals::Portals;
 use crate::texinfo::Texinfos;
 use crate::tree::{NodeId, Tree};
+use crate::types::Clusters;
 
 /// How far a face's points may lie off its plane, or outside its own edges, in units.
 const FACE_EPSILON: f64 = 0.1;
@@ -49,24 +49,46 @@ pub fn tree(tree: &Tree, planes: &PlaneSet, brush_count: usize) -> Result<(), St
         ));
     }
     for (i, node) in tree.nodes.iter().enumerate() {
-        match node.plane {
-            Some(p) => {
-                if p.0 as usize >= planes.len() {
-                    return Err(format!("node {i}: plane {} out of range", p.0));
-                }
-                if let Some(c) = node.children.iter().find(|c| c.idx() >= n) {
-                    return Err(format!("node {i}: child {} out of range", c.0));
-                }
+        node_indices(i, node, n, planes.len(), brush_count)?;
+    }
+    tree.verify().map_err(|e| e.0)?;
+    let reached = reached_from_head(tree);
+    match tree.leaves().find(|l| !reached[l.idx()]) {
+        Some(l) => Err(format!("leaf {} is not reachable from the head", l.0)),
+        None => Ok(()),
+    }
+}
+
+/// A node's plane and children, or a leaf's brushes, are in range (of `nodes` nodes,
+/// `planes` planes, `brushes` brushes).
+fn node_indices(
+    i: usize,
+    node: &crate::tree::Node,
+    nodes: usize,
+    planes: usize,
+    brushes: usize,
+) -> Result<(), String> {
+    match node.plane {
+        Some(p) => {
+            if p.0 as usize >= planes {
+                return Err(format!("node {i}: plane {} out of range", p.0));
             }
-            None => {
-                if let Some(b) = node.brushes.iter().find(|b| b.idx() >= brush_count) {
-                    return Err(format!("leaf {i}: brush {b} out of range"));
-                }
+            if let Some(c) = node.children.iter().find(|c| c.idx() >= nodes) {
+                return Err(format!("node {i}: child {} out of range", c.0));
+            }
+        }
+        None => {
+            if let Some(b) = node.brushes.iter().find(|b| b.idx() >= brushes) {
+                return Err(format!("leaf {i}: brush {b} out of range"));
             }
         }
     }
-    tree.verify().map_err(|e| e.0)?;
-    let mut reached = vec![false; n];
+    Ok(())
+}
+
+/// Which nodes the head reaches.
+fn reached_from_head(tree: &Tree) -> Vec<bool> {
+    let mut reached = vec![false; tree.nodes.len()];
     let mut stack = vec![tree.head];
     while let Some(id) = stack.pop() {
         reached[id.idx()] = true;
@@ -75,10 +97,7 @@ pub fn tree(tree: &Tree, planes: &PlaneSet, brush_count: usize) -> Result<(), St
             stack.extend(node.children);
         }
     }
-    match tree.leaves().find(|l| !reached[l.idx()]) {
-        Some(l) => Err(format!("leaf {} is not reachable from the head", l.0)),
-        None => Ok(()),
-    }
+    reached
 }
 
 /// Portals: each live one joins two different leaves, is on both leaves' lists, and has a
@@ -106,6 +125,11 @@ pub fn portals(tree: &Tree, portals: &Portals) -> Result<(), String> {
             return Err(format!("portal {pi} has {} points", p.winding.len()));
         }
     }
+    leaf_portal_lists(tree, portals)
+}
+
+/// Each node's portal list names portals that exist and, when live, touch it.
+fn leaf_portal_lists(tree: &Tree, portals: &Portals) -> Result<(), String> {
     for (i, node) in tree.nodes.iter().enumerate() {
         for &pi in &node.portals {
             let Some(p) = portals.portals.get(pi as usize) else {
@@ -123,45 +147,57 @@ pub fn portals(tree: &Tree, portals: &Portals) -> Result<(), String> {
 /// in range.
 pub fn faces(faces: &[Face], planes: &PlaneSet, tex: &Texinfos, tree: &Tree) -> Result<(), String> {
     for (fi, f) in faces.iter().enumerate() {
-        if f.plane.0 as usize >= planes.len() {
-            return Err(format!("face {fi}: plane {} out of range", f.plane.0));
-        }
-        if f.texinfo.idx() >= tex.list.len() {
-            return Err(format!("face {fi}: texinfo {} out of range", f.texinfo));
-        }
-        if let Some(node) = f.node
-            && node.idx() >= tree.nodes.len()
-        {
-            return Err(format!("face {fi}: node {} out of range", node.0));
-        }
-        if let Some(l) = f.leaves.iter().find(|l| l.idx() >= tree.nodes.len()) {
-            return Err(format!("face {fi}: leaf {} out of range", l.0));
-        }
-        let w = &f.winding;
-        if w.len() < 3 {
-            return Err(format!("face {fi} has {} points", w.len()));
-        }
-        // A face lies on its node's plane (a brush model's face is written on the plane of
-        // the side it shows, which may differ a little); a detail face on its own.
-        let on = match f.node {
-            Some(node) => tree.node(node).plane.unwrap_or(f.plane),
-            None => f.plane,
-        };
-        let plane = planes.get(on);
-        if let Some(p) = w.points.iter().find(|&&p| plane.distance(p).abs() > FACE_EPSILON) {
-            return Err(format!(
-                "face {fi}: point {p} is {:.3} off its plane {}",
-                plane.distance(*p),
-                on.0
-            ));
-        }
-        // Convex on the plane its points span, either way round. Points that span no plane
-        // (a sliver the merge left) are a degenerate but convex polygon.
-        if let Some(own) = w.plane()
-            && !w.is_valid_on(&own, FACE_EPSILON)
-        {
-            return Err(format!("face {fi} is not convex: {:?}", w.points));
-        }
+        face_indices(fi, f, planes, tex, tree)?;
+        face_shape(fi, f, planes, tree)?;
+    }
+    Ok(())
+}
+
+/// A face's plane, texinfo, node and leaves are in range.
+fn face_indices(fi: usize, f: &Face, planes: &PlaneSet, tex: &Texinfos, tree: &Tree) -> Result<(), String> {
+    if f.plane.0 as usize >= planes.len() {
+        return Err(format!("face {fi}: plane {} out of range", f.plane.0));
+    }
+    if f.texinfo.idx() >= tex.list.len() {
+        return Err(format!("face {fi}: texinfo {} out of range", f.texinfo));
+    }
+    if let Some(node) = f.node
+        && node.idx() >= tree.nodes.len()
+    {
+        return Err(format!("face {fi}: node {} out of range", node.0));
+    }
+    if let Some(l) = f.leaves.iter().find(|l| l.idx() >= tree.nodes.len()) {
+        return Err(format!("face {fi}: leaf {} out of range", l.0));
+    }
+    Ok(())
+}
+
+/// A face has three points or more, lies on its plane and is convex.
+fn face_shape(fi: usize, f: &Face, planes: &PlaneSet, tree: &Tree) -> Result<(), String> {
+    let w = &f.winding;
+    if w.len() < 3 {
+        return Err(format!("face {fi} has {} points", w.len()));
+    }
+    // A face lies on its node's plane (a brush model's face is written on the plane of
+    // the side it shows, which may differ a little); a detail face on its own.
+    let on = match f.node {
+        Some(node) => tree.node(node).plane.unwrap_or(f.plane),
+        None => f.plane,
+    };
+    let plane = planes.get(on);
+    if let Some(p) = w.points.iter().find(|&&p| plane.distance(p).abs() > FACE_EPSILON) {
+        return Err(format!(
+            "face {fi}: point {p} is {:.3} off its plane {}",
+            plane.distance(*p),
+            on.0
+        ));
+    }
+    // Convex on the plane its points span, either way round. Points that span no plane
+    // (a sliver the merge left) are a degenerate but convex polygon.
+    if let Some(own) = w.plane()
+        && !w.is_valid_on(&own, FACE_EPSILON)
+    {
+        return Err(format!("face {fi} is not convex: {:?}", w.points));
     }
     Ok(())
 }

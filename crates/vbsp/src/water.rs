@@ -100,19 +100,28 @@ fn describe_leaf(
         }
         let side = &brushes[side_ref.brush.idx()].sides[side_ref.side as usize];
         let plane = planes.get(side.plane);
-        if let Some((n, d)) = w.surface
-            && (n.z > plane.normal.z || (n.z == plane.normal.z && d >= plane.dist))
-        {
-            continue;
-        }
-        // A surface has to face at least somewhat up.
-        if plane.normal.z <= 0.0 {
+        if !improves_surface(w.surface, plane) {
             continue;
         }
         w.surface = Some((plane.normal, plane.dist));
         w.texinfo = Some(side.texinfo.0);
     }
     w
+}
+
+/// Whether `plane` is a better surface than `surface` (the one found so far): more level,
+/// or as level and higher; a surface has to face at least somewhat up.
+fn improves_surface(surface: Option<(DVec3, f64)>, plane: &srcmap_geom::Plane) -> bool {
+    if let Some((n, d)) = surface
+        && (n.z > plane.normal.z || (n.z == plane.normal.z && d >= plane.dist))
+    {
+        return false;
+    }
+    // A surface has to face at least somewhat up.
+    if plane.normal.z <= 0.0 {
+        return false;
+    }
+    true
 }
 
 /// A texinfo for a volume whose surface was not found (the map leaks): the first water side
@@ -134,6 +143,18 @@ fn any_water_texinfo(tree: &Tree, brushes: &[Brush], tex: &Texinfos, leaf: NodeI
     fallback.unwrap_or(0)
 }
 
+impl WaterLeaf {
+    /// The record of the volume this leaf starts, whose lowest height is `min_z`.
+    fn record(&self, min_z: f32, texinfo: u32) -> LeafWaterData {
+        LeafWaterData {
+            surface_z: self.surface.map_or(NO_HEIGHT, |(_, d)| d as f32),
+            min_z,
+            surface_texinfo: texinfo as i32,
+            pad: 0,
+        }
+    }
+}
+
 /// Groups the water leaves of a model's tree into volumes.
 pub(crate) fn find_volumes(
     tree: &Tree,
@@ -142,6 +163,32 @@ pub(crate) fn find_volumes(
     brushes: &[Brush],
     tex: &Texinfos,
 ) -> WaterVolumes {
+    let sorted = sorted_water_leaves(tree, portals, planes, brushes);
+    let mut out = WaterVolumes::default();
+    let mut visited: HashSet<NodeId> = HashSet::new();
+    for base in &sorted {
+        let (volume, min_z) = flood_volume(tree, portals, base, &mut visited);
+        if volume.is_empty() {
+            continue;
+        }
+        let texinfo = base
+            .texinfo
+            .unwrap_or_else(|| any_water_texinfo(tree, brushes, tex, base.node, base.contents));
+        let id = add_record(&mut out.data, base.record(min_z, texinfo));
+        for leaf in volume {
+            out.of_leaf.insert(leaf, id as i32);
+        }
+    }
+    out
+}
+
+/// The tree's water leaves with their surfaces, in the order volumes start from.
+fn sorted_water_leaves(
+    tree: &Tree,
+    portals: &Portals,
+    planes: &PlaneSet,
+    brushes: &[Brush],
+) -> Vec<WaterLeaf> {
     let mut found = Vec::new();
     water_leaves(tree, tree.head, &mut found);
     let mut sorted: Vec<WaterLeaf> = Vec::with_capacity(found.len());
@@ -153,58 +200,48 @@ pub(crate) fn find_volumes(
             .unwrap_or(sorted.len());
         sorted.insert(at, w);
     }
-    let mut out = WaterVolumes::default();
-    let mut visited: HashSet<NodeId> = HashSet::new();
-    for base in &sorted {
-        let same_water = base.contents & MASK_WATER;
-        let crosses_surface = |leaf: NodeId| -> bool {
-            let Some((normal, dist)) = base.surface else {
-                return false;
-            };
-            let plane = srcmap_geom::Plane { normal, dist };
-            neighbours(tree, portals, leaf)
-                .any(|(p, _)| matches!(p.winding.classify(&plane, ON_EPSILON), Side::Cross | Side::Front))
-        };
-        let mut volume = Vec::new();
-        let mut min_z = NO_HEIGHT;
-        let mut stack = vec![base.node];
-        while let Some(leaf) = stack.pop() {
-            let node = tree.node(leaf);
-            if leaf == tree.outside
-                || !node.is_leaf()
-                || visited.contains(&leaf)
-                || node.contents & same_water == 0
-                || node.contents & CONTENTS_SOLID != 0
-                || crosses_surface(leaf)
-            {
-                continue;
-            }
-            visited.insert(leaf);
-            volume.push(leaf);
-            min_z = min_z.min(node.bounds.mins.z as f32);
-            stack.extend(neighbours(tree, portals, leaf).map(|(_, other)| other));
-        }
-        if volume.is_empty() {
+    sorted
+}
+
+/// The volume from `base`: the leaves of its water reached through portals, not yet
+/// `visited`, stopping at leaves that reach above its surface; and its lowest height.
+fn flood_volume(
+    tree: &Tree,
+    portals: &Portals,
+    base: &WaterLeaf,
+    visited: &mut HashSet<NodeId>,
+) -> (Vec<NodeId>, f32) {
+    let same_water = base.contents & MASK_WATER;
+    let mut volume = Vec::new();
+    let mut min_z = NO_HEIGHT;
+    let mut stack = vec![base.node];
+    while let Some(leaf) = stack.pop() {
+        let node = tree.node(leaf);
+        if leaf == tree.outside
+            || !node.is_leaf()
+            || visited.contains(&leaf)
+            || node.contents & same_water == 0
+            || node.contents & CONTENTS_SOLID != 0
+            || crosses_surface(tree, portals, base, leaf)
+        {
             continue;
         }
-        let surface_z = base.surface.map_or(NO_HEIGHT, |(_, d)| d as f32);
-        let texinfo = base
-            .texinfo
-            .unwrap_or_else(|| any_water_texinfo(tree, brushes, tex, base.node, base.contents));
-        let id = add_record(
-            &mut out.data,
-            LeafWaterData {
-                surface_z,
-                min_z,
-                surface_texinfo: texinfo as i32,
-                pad: 0,
-            },
-        );
-        for leaf in volume {
-            out.of_leaf.insert(leaf, id as i32);
-        }
+        visited.insert(leaf);
+        volume.push(leaf);
+        min_z = min_z.min(node.bounds.mins.z as f32);
+        stack.extend(neighbours(tree, portals, leaf).map(|(_, other)| other));
     }
-    out
+    (volume, min_z)
+}
+
+/// Whether a portal of `leaf` reaches above `base`'s surface (never, without one).
+fn crosses_surface(tree: &Tree, portals: &Portals, base: &WaterLeaf, leaf: NodeId) -> bool {
+    let Some((normal, dist)) = base.surface else {
+        return false;
+    };
+    let plane = srcmap_geom::Plane { normal, dist };
+    neighbours(tree, portals, leaf)
+        .any(|(p, _)| matches!(p.winding.classify(&plane, ON_EPSILON), Side::Cross | Side::Front))
 }
 
 /// The index of `record` in `data`, added when new (volumes of equal surface, bottom and

@@ -96,6 +96,16 @@ fn every_pass_is_dumped_in_order() {
             "detail faces",
             "clusters",
             "brush models",
+            "records",
+            "water",
+            "displacements",
+            "physics",
+            "overlays",
+            "cubemaps",
+            "static props",
+            "detail props",
+            "pakfile",
+            "entities",
             "write"
         ]
     );
