@@ -59,6 +59,43 @@ fn off_plane(points: &[[f64; 3]]) -> Option<f64> {
 /// and the two halves of each file portal pointing at each other's clusters (`2i` leaves the
 /// cluster `2i + 1` leads into, and the other way round).
 pub(crate) fn graph(graph: &Graph) -> Result<(), VvisError> {
+    graph_sizes(graph)?;
+    let from = portal_sources(graph)?;
+    for p in 0..graph.portals.len() {
+        graph_portal(graph, &from, p)?;
+    }
+    Ok(())
+}
+
+/// One-way portal `p` in a cluster's list (`from`), into a cluster in range, whose other half
+/// leaves that cluster, with at least three points.
+fn graph_portal(graph: &Graph, from: &[Option<usize>], p: usize) -> Result<(), VvisError> {
+    let portal = &graph.portals[p];
+    let bad = |message: String| Err(fail("graph", message));
+    let Some(leaves) = from[p] else {
+        return bad(format!("portal {p} is in no cluster's list"));
+    };
+    if portal.leaf as usize >= graph.num_clusters {
+        return bad(format!(
+            "portal {p} leads into cluster {} of {}",
+            portal.leaf, graph.num_clusters
+        ));
+    }
+    if from[p ^ 1] != Some(portal.leaf as usize) {
+        return bad(format!(
+            "portal {p} leads from {leaves} into {} but its other half leaves {:?}",
+            portal.leaf,
+            from[p ^ 1]
+        ));
+    }
+    if portal.winding.len() < 3 {
+        return bad(format!("portal {p}: {} points", portal.winding.len()));
+    }
+    Ok(())
+}
+
+/// One-way portals in pairs, bit sets wide enough for them, a portal list per cluster.
+fn graph_sizes(graph: &Graph) -> Result<(), VvisError> {
     let n = graph.portals.len();
     let bad = |message: String| Err(fail("graph", message));
     if !n.is_multiple_of(2) {
@@ -74,38 +111,28 @@ pub(crate) fn graph(graph: &Graph) -> Result<(), VvisError> {
             graph.num_clusters
         ));
     }
+    Ok(())
+}
+
+/// The cluster listing each one-way portal, each listed at most once.
+fn portal_sources(graph: &Graph) -> Result<Vec<Option<usize>>, VvisError> {
+    let n = graph.portals.len();
     let mut from = vec![None; n];
     for (c, list) in graph.cluster_portals.iter().enumerate() {
         for &p in list {
             match from.get_mut(p as usize) {
-                None => return bad(format!("cluster {c} lists portal {p} of {n}")),
-                Some(Some(other)) => return bad(format!("portal {p} listed by clusters {other} and {c}")),
+                None => return Err(fail("graph", format!("cluster {c} lists portal {p} of {n}"))),
+                Some(Some(other)) => {
+                    return Err(fail(
+                        "graph",
+                        format!("portal {p} listed by clusters {other} and {c}"),
+                    ));
+                }
                 Some(slot) => *slot = Some(c),
             }
         }
     }
-    for (p, portal) in graph.portals.iter().enumerate() {
-        let Some(leaves) = from[p] else {
-            return bad(format!("portal {p} is in no cluster's list"));
-        };
-        if portal.leaf as usize >= graph.num_clusters {
-            return bad(format!(
-                "portal {p} leads into cluster {} of {}",
-                portal.leaf, graph.num_clusters
-            ));
-        }
-        if from[p ^ 1] != Some(portal.leaf as usize) {
-            return bad(format!(
-                "portal {p} leads from {leaves} into {} but its other half leaves {:?}",
-                portal.leaf,
-                from[p ^ 1]
-            ));
-        }
-        if portal.winding.len() < 3 {
-            return bad(format!("portal {p}: {} points", portal.winding.len()));
-        }
-    }
-    Ok(())
+    Ok(from)
 }
 
 /// What the stored lump and the water pass rely on: a PVS and a PAS row per cluster, each the
