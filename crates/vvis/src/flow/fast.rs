@@ -60,24 +60,14 @@ struct Walk<'a> {
     seen: Bits,
     /// Fast flow: the clusters the base portal's cluster is known to see.
     known: Bits,
-    frames: Vec<Frame>,
-    tmp: Vec<V3>,
     counters: Counters,
-    /// Fast flow: the states found through each portal (see [`Walk::admit`]).
-    through: Vec<PortalStates>,
-    /// Portals whose slot in `through` is in use, to reset them for the next base portal.
-    touched: Vec<u32>,
     /// Whether the last [`Walk::step`] had anything new (not in `seen`) in its might-see set.
     found_new: bool,
     /// Separators of a target whose source was cut for it alone.
     seps_tmp: Vec<VPlane>,
-    /// Edge planes of a new state's windings.
-    edges: StateEdges,
-    /// The fast walk's states, the level being expanded, and the states waiting, widest first.
-    arena: Arena,
-    expand: Frame,
-    waiting: WidestFirst,
-    /// At most this many bytes in `arena` (see [`ARENA_BYTES`]).
+    /// The thread's buffers: the walk's levels and states.
+    buf: Scratch,
+    /// At most this many bytes in `buf.arena` (see [`ARENA_BYTES`]).
     walk_memory: usize,
     /// [`super::FlowKind::FastSiblings`]: the clusters in the finished results of the base
     /// cluster's other portals are known seen too.
@@ -196,9 +186,13 @@ impl Arena {
 struct Scratch {
     frames: Vec<Frame>,
     tmp: Vec<V3>,
+    /// Fast flow: the states found through each portal (see [`Walk::admit`]).
     through: Vec<PortalStates>,
+    /// Portals whose slot in `through` is in use, to reset them for the next base portal.
     touched: Vec<u32>,
+    /// Edge planes of a new state's windings.
     edges: StateEdges,
+    /// The fast walk's states, the level being expanded, and the states waiting, widest first.
     arena: Arena,
     expand: Frame,
     waiting: WidestFirst,
@@ -442,17 +436,10 @@ impl<'a> Walk<'a> {
             vis: Bits::new(words),
             seen: Bits::new(words),
             known: Bits::new(graph.num_clusters.div_ceil(64)),
-            frames: scratch.frames,
-            tmp: scratch.tmp,
             counters: Counters::default(),
-            through: scratch.through,
-            touched: scratch.touched,
             found_new: false,
             seps_tmp: Vec::new(),
-            edges: scratch.edges,
-            arena: scratch.arena,
-            expand: scratch.expand,
-            waiting: scratch.waiting,
+            buf: scratch,
             walk_memory,
             know_siblings,
         }
@@ -469,21 +456,11 @@ impl<'a> Walk<'a> {
     /// The portals found and the counters; the buffers go back to the thread, `through`
     /// emptied for the next base portal.
     fn finish(mut self) -> (Bits, Counters) {
-        for &t in &self.touched {
-            self.through[t as usize].clear();
+        for &t in &self.buf.touched {
+            self.buf.through[t as usize].clear();
         }
-        self.touched.clear();
-        let scratch = Scratch {
-            frames: self.frames,
-            tmp: self.tmp,
-            through: self.through,
-            touched: self.touched,
-            edges: self.edges,
-            arena: self.arena,
-            expand: self.expand,
-            waiting: self.waiting,
-        };
-        SCRATCH.with(|s| *s.borrow_mut() = scratch);
+        self.buf.touched.clear();
+        SCRATCH.with(|s| *s.borrow_mut() = self.buf);
         (self.vis, self.counters)
     }
 }
@@ -532,10 +509,10 @@ impl Walk<'_> {
         for &pn in self.children.of(leaf) {
             // Beyond a portal whose might-see set holds nothing unseen the walk can find nothing
             // (vvis walks on anyway; this walk stops after marking the portal).
-            let mut frames = std::mem::take(&mut self.frames);
+            let mut frames = std::mem::take(&mut self.buf.frames);
             let (prev, cur) = frame_pair(&mut frames, depth, graph.words);
             let passed = self.step(pn as usize, prev, cur);
-            self.frames = frames;
+            self.buf.frames = frames;
             if !passed || !self.found_new {
                 continue;
             }
@@ -560,8 +537,8 @@ impl Walk<'_> {
     /// False, with the walk abandoned, when its states outgrow `walk_memory` bytes.
     fn widest_first(&mut self, leaf: usize) -> bool {
         let words = self.graph.words;
-        self.arena.clear();
-        let mut frames = std::mem::take(&mut self.frames);
+        self.buf.arena.clear();
+        let mut frames = std::mem::take(&mut self.buf.frames);
         while frames.len() < 2 {
             frames.push(Frame::default());
         }
@@ -569,17 +546,17 @@ impl Walk<'_> {
         let (head, rest) = frames.split_at_mut(1);
         let (head, cur) = (&mut head[0], &mut rest[0]);
         // State 0 is the head level itself.
-        self.arena.push(head, leaf as u32);
-        let mut expand = std::mem::take(&mut self.expand);
+        self.buf.arena.push(head, leaf as u32);
+        let mut expand = std::mem::take(&mut self.buf.expand);
         expand.might.resize(words, 0);
-        let mut waiting = std::mem::take(&mut self.waiting);
+        let mut waiting = std::mem::take(&mut self.buf.waiting);
         waiting.clear();
         waiting.push(f32::INFINITY, 0);
         let within_budget = self.expand_waiting(head, cur, &mut expand, &mut waiting);
-        self.counters.kept += self.arena.meta.len() as u64 - 1;
-        self.expand = expand;
-        self.frames = frames;
-        self.waiting = waiting;
+        self.counters.kept += self.buf.arena.meta.len() as u64 - 1;
+        self.buf.expand = expand;
+        self.buf.frames = frames;
+        self.buf.waiting = waiting;
         within_budget
     }
 
@@ -596,20 +573,20 @@ impl Walk<'_> {
     ) -> bool {
         while let Some(i) = waiting.pop() {
             let i = i as usize;
-            let state = self.arena.meta[i];
-            self.arena.meta[i].expanded = true;
+            let state = self.buf.arena.meta[i];
+            self.buf.arena.meta[i].expanded = true;
             // Nothing unseen left in its might-see set: nothing to find beyond (as in `step`).
-            if state.dropped || (i > 0 && !self.arena.something_new(i, &self.seen.words)) {
+            if state.dropped || (i > 0 && !self.buf.arena.something_new(i, &self.seen.words)) {
                 continue;
             }
-            if self.arena.bytes() > self.walk_memory {
+            if self.buf.arena.bytes() > self.walk_memory {
                 return false;
             }
             self.counters.chains += 1;
             let prev: &mut Frame = if i == 0 {
                 &mut *head
             } else {
-                self.arena.load(i, expand);
+                self.buf.arena.load(i, expand);
                 &mut *expand
             };
             self.expand_state(state.leaf as usize, prev, cur, waiting);
@@ -638,11 +615,11 @@ impl Walk<'_> {
     /// its number.
     #[inline(always)]
     fn keep_state(&mut self, pn: usize, cur: &Frame, bounds: Bounds) -> u32 {
-        let n = self.arena.meta.len() as u32;
-        self.arena.push(cur, self.graph.portals[pn].leaf);
-        let slot = &mut self.through[pn];
+        let n = self.buf.arena.meta.len() as u32;
+        self.buf.arena.push(cur, self.graph.portals[pn].leaf);
+        let slot = &mut self.buf.through[pn];
         if slot.oldest == 0 {
-            self.touched.push(pn as u32);
+            self.buf.touched.push(pn as u32);
         }
         slot.insert(n, bounds);
         n
@@ -663,9 +640,9 @@ impl Walk<'_> {
             thin: None,
             normals: (self.graph.portals[pn].plane.normal, self.head_plane.normal),
         };
-        let arena = &mut self.arena;
-        let slot = &mut self.through[pn];
-        let edges = &mut self.edges;
+        let arena = &mut self.buf.arena;
+        let slot = &mut self.buf.through[pn];
+        let edges = &mut self.buf.edges;
         edges.clear();
         let mut j = 0;
         while j < slot.entries.len() {
@@ -757,7 +734,7 @@ impl Walk<'_> {
             seps,
             cursor,
             target,
-            &mut self.tmp,
+            &mut self.buf.tmp,
             &mut self.counters,
         )
     }
