@@ -126,73 +126,10 @@ fn is_block(n: &KvNode) -> bool {
 fn parse_group(group: &KvNode, path: &str, type_name: &str) -> Result<DetailGroup> {
     let mut models = Vec::new();
     let mut total = 0.0f32;
-    // sscanf leaves the numbers it could not read as they were: Valve's "spritesize" reuses
-    // the "sprite" numbers for missing fields.
     for m in group.children().iter().filter(|n| is_block(n)) {
-        let mut model = DetailModel {
-            model: String::new(),
-            kind: DetailKind::Model,
-            cumulative_amount: 0.0,
-            min_cos_angle: 0.0,
-            max_cos_angle: 0.0,
-            upright: false,
-            orientation: 0,
-            pos: [[0.0; 2]; 2],
-            tex: [[0.0; 2]; 2],
-            random_scale_std_dev: 0.0,
-            shape_size: 0,
-            shape_angle: 0,
-            sway_amount: 0,
-        };
-        if let Some(name) = m.get_text("model") {
-            model.model = name.to_owned();
-        } else if let Some(sprite) = m.get_text("sprite") {
-            model.kind = match m.get_text("sprite_shape") {
-                Some(s) if s.eq_ignore_ascii_case("cross") => DetailKind::ShapeCross,
-                Some(s) if s.eq_ignore_ascii_case("tri") => DetailKind::ShapeTri,
-                _ => DetailKind::Sprite,
-            };
-            let mut n = [0.0f32, 0.0, 64.0, 64.0, 512.0];
-            let read = scan_floats(sprite, &mut n);
-            let [x, y, w, h, size] = n;
-            if read != 5 || size == 0.0 {
-                return Err(ContentError::Syntax {
-                    path: path.to_owned(),
-                    line: 0,
-                    message: format!(
-                        "detail type {type_name}, entry {}: \"sprite\" needs five numbers \
-                         (x y width height texture-size, size not 0), got \"{sprite}\"",
-                        m.key
-                    ),
-                });
-            }
-            model.tex = [
-                [(x + 0.5) / size, (y + 0.5) / size],
-                [(x + w - 0.5) / size, (y + h - 0.5) / size],
-            ];
-            model.pos = [[-10.0, 20.0], [10.0, 0.0]];
-            if let Some(size_text) = m.get_text("spritesize") {
-                let mut s = [x, y, w, h];
-                scan_floats(size_text, &mut s);
-                let [sx, sy, sw, sh] = s;
-                let (ox, oy) = (sw * sx, sh * sy);
-                model.pos = [[-ox, sh - oy], [sw - ox, -oy]];
-            }
-            model.random_scale_std_dev = float(m, "spriterandomscale", 0.0);
-            model.sway_amount = (255.0 * float(m, "sway", 0.0).clamp(0.0, 1.0)) as u8;
-            model.shape_angle = int(m, "shape_angle", 0) as u8;
-            model.shape_size = (255.0 * float(m, "shape_size", 0.0).clamp(0.0, 1.0)) as u8;
-        }
+        let mut model = parse_model(m, path, type_name)?;
         model.cumulative_amount = float(m, "amount", 1.0) + total;
         total = model.cumulative_amount;
-        model.upright = int(m, "upright", 0) != 0;
-        let cos_deg = |deg: f32| (deg as f64 * std::f64::consts::PI / 180.0).cos() as f32;
-        model.min_cos_angle = cos_deg(float(m, "minAngle", 180.0));
-        model.max_cos_angle = cos_deg(float(m, "maxAngle", 180.0));
-        model.orientation = int(m, "detailOrientation", 0) as u8;
-        if model.min_cos_angle < model.max_cos_angle {
-            model.min_cos_angle = model.max_cos_angle;
-        }
         models.push(model);
     }
     if total > 1.0 {
@@ -204,6 +141,93 @@ fn parse_group(group: &KvNode, path: &str, type_name: &str) -> Result<DetailGrou
         alpha: float(group, "alpha", 1.0),
         models,
     })
+}
+
+/// One model or sprite entry of a group, all but its cumulative amount.
+fn parse_model(m: &KvNode, path: &str, type_name: &str) -> Result<DetailModel> {
+    let mut model = DetailModel {
+        model: String::new(),
+        kind: DetailKind::Model,
+        cumulative_amount: 0.0,
+        min_cos_angle: 0.0,
+        max_cos_angle: 0.0,
+        upright: false,
+        orientation: 0,
+        pos: [[0.0; 2]; 2],
+        tex: [[0.0; 2]; 2],
+        random_scale_std_dev: 0.0,
+        shape_size: 0,
+        shape_angle: 0,
+        sway_amount: 0,
+    };
+    if let Some(name) = m.get_text("model") {
+        model.model = name.to_owned();
+    } else if let Some(sprite) = m.get_text("sprite") {
+        read_sprite(m, sprite, &mut model, path, type_name)?;
+    }
+    model.upright = int(m, "upright", 0) != 0;
+    (model.min_cos_angle, model.max_cos_angle) = cos_angles(m);
+    model.orientation = int(m, "detailOrientation", 0) as u8;
+    Ok(model)
+}
+
+/// Cosines of an entry's `minAngle` and `maxAngle`, the min's no smaller than the max's.
+fn cos_angles(m: &KvNode) -> (f32, f32) {
+    let cos_deg = |deg: f32| (deg as f64 * std::f64::consts::PI / 180.0).cos() as f32;
+    let min = cos_deg(float(m, "minAngle", 180.0));
+    let max = cos_deg(float(m, "maxAngle", 180.0));
+    (if min < max { max } else { min }, max)
+}
+
+/// A sprite entry's shape, texture rectangle, corners and sway.
+fn read_sprite(m: &KvNode, sprite: &str, model: &mut DetailModel, path: &str, type_name: &str) -> Result<()> {
+    model.kind = sprite_kind(m);
+    let mut n = [0.0f32, 0.0, 64.0, 64.0, 512.0];
+    let read = scan_floats(sprite, &mut n);
+    let [x, y, w, h, size] = n;
+    if read != 5 || size == 0.0 {
+        return Err(ContentError::Syntax {
+            path: path.to_owned(),
+            line: 0,
+            message: format!(
+                "detail type {type_name}, entry {}: \"sprite\" needs five numbers \
+                 (x y width height texture-size, size not 0), got \"{sprite}\"",
+                m.key
+            ),
+        });
+    }
+    model.tex = [
+        [(x + 0.5) / size, (y + 0.5) / size],
+        [(x + w - 0.5) / size, (y + h - 0.5) / size],
+    ];
+    model.pos = sprite_corners(m, [x, y, w, h]);
+    model.random_scale_std_dev = float(m, "spriterandomscale", 0.0);
+    model.sway_amount = (255.0 * float(m, "sway", 0.0).clamp(0.0, 1.0)) as u8;
+    model.shape_angle = int(m, "shape_angle", 0) as u8;
+    model.shape_size = (255.0 * float(m, "shape_size", 0.0).clamp(0.0, 1.0)) as u8;
+    Ok(())
+}
+
+/// A sprite entry's `sprite_shape`.
+fn sprite_kind(m: &KvNode) -> DetailKind {
+    match m.get_text("sprite_shape") {
+        Some(s) if s.eq_ignore_ascii_case("cross") => DetailKind::ShapeCross,
+        Some(s) if s.eq_ignore_ascii_case("tri") => DetailKind::ShapeTri,
+        _ => DetailKind::Sprite,
+    }
+}
+
+/// A sprite's corners: from `spritesize` (whose missing numbers keep the `sprite` ones, as
+/// sscanf leaves them), else Valve's default.
+fn sprite_corners(m: &KvNode, sprite: [f32; 4]) -> [[f32; 2]; 2] {
+    let Some(size_text) = m.get_text("spritesize") else {
+        return [[-10.0, 20.0], [10.0, 0.0]];
+    };
+    let mut s = sprite;
+    scan_floats(size_text, &mut s);
+    let [sx, sy, sw, sh] = s;
+    let (ox, oy) = (sw * sx, sh * sy);
+    [[-ox, sh - oy], [sw - ox, -oy]]
 }
 
 fn float(n: &KvNode, key: &str, default: f32) -> f32 {

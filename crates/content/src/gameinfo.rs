@@ -33,18 +33,7 @@ impl GameDir {
     pub fn open(root: &Path) -> Result<GameDir> {
         let gi = root.join("gameinfo.txt");
         if !gi.exists() {
-            if !root.is_dir() {
-                return Err(io_err(
-                    root,
-                    std::io::Error::new(std::io::ErrorKind::NotFound, "not a directory"),
-                ));
-            }
-            return Ok(GameDir {
-                root: root.to_path_buf(),
-                name: None,
-                search_paths: vec![SearchPath::Dir(root.to_path_buf())],
-                skipped: Vec::new(),
-            });
+            return GameDir::bare(root);
         }
         let text = std::fs::read(&gi).map_err(|e| io_err(&gi, e))?;
         let nodes = kv::parse(&text, &gi.display().to_string())?;
@@ -70,6 +59,22 @@ impl GameDir {
         Ok(dir)
     }
 
+    /// A directory without gameinfo.txt: searched alone.
+    fn bare(root: &Path) -> Result<GameDir> {
+        if !root.is_dir() {
+            return Err(io_err(
+                root,
+                std::io::Error::new(std::io::ErrorKind::NotFound, "not a directory"),
+            ));
+        }
+        Ok(GameDir {
+            root: root.to_path_buf(),
+            name: None,
+            search_paths: vec![SearchPath::Dir(root.to_path_buf())],
+            skipped: Vec::new(),
+        })
+    }
+
     fn add_search_paths(&mut self, block: &KvNode) {
         // Relative paths count from the folder above the game dir (the engine's base dir).
         let base = self.root.parent().map(Path::to_path_buf).unwrap_or_default();
@@ -79,16 +84,7 @@ impl GameDir {
                 continue;
             }
             let Some(value) = entry.text() else { continue };
-            let value = value.replace('\\', "/");
-            let path = if let Some(rest) = value.strip_prefix("|gameinfo_path|") {
-                self.root.join(rest)
-            } else if let Some(rest) = value.strip_prefix("|all_source_engine_paths|") {
-                base.join(rest)
-            } else if Path::new(&value).is_absolute() {
-                PathBuf::from(&value)
-            } else {
-                base.join(&value)
-            };
+            let path = self.search_path(&base, &value.replace('\\', "/"));
             let text = path.to_string_lossy().into_owned();
             if let Some(dir) = text.strip_suffix("/*") {
                 // `custom/*`: every subfolder (and VPK) of it.
@@ -105,6 +101,20 @@ impl GameDir {
             } else {
                 self.add_one(&path);
             }
+        }
+    }
+
+    /// A search path's value (`/`-separated) as a path: `|gameinfo_path|` is the game dir,
+    /// `|all_source_engine_paths|` and relative paths count from `base`.
+    fn search_path(&self, base: &Path, value: &str) -> PathBuf {
+        if let Some(rest) = value.strip_prefix("|gameinfo_path|") {
+            self.root.join(rest)
+        } else if let Some(rest) = value.strip_prefix("|all_source_engine_paths|") {
+            base.join(rest)
+        } else if Path::new(value).is_absolute() {
+            PathBuf::from(value)
+        } else {
+            base.join(value)
         }
     }
 

@@ -90,17 +90,33 @@ fn number_prefix(t: &str) -> (i64, &str) {
     (sign, &rest[..end])
 }
 
+/// Where the whitespace C's number parsers skip ends.
+fn leading_space(b: &[u8]) -> usize {
+    b.iter().take_while(|c| c.is_ascii_whitespace()).count()
+}
+
+/// `i`, past a sign there.
+fn after_sign(b: &[u8], i: usize) -> usize {
+    if matches!(b.get(i), Some(b'+' | b'-')) {
+        i + 1
+    } else {
+        i
+    }
+}
+
+/// How many decimal digits start at `i`.
+fn digits_at(b: &[u8], i: usize) -> usize {
+    b[i.min(b.len())..]
+        .iter()
+        .take_while(|c| c.is_ascii_digit())
+        .count()
+}
+
 /// How far C's `strtol(s, &end, 10)` reads (0 when it reads no number).
 fn strtol_len(s: &str) -> usize {
     let b = s.as_bytes();
-    let mut i = b.iter().take_while(|c| c.is_ascii_whitespace()).count();
-    if matches!(b.get(i), Some(b'+' | b'-')) {
-        i += 1;
-    }
-    let digits = b[i.min(b.len())..]
-        .iter()
-        .take_while(|c| c.is_ascii_digit())
-        .count();
+    let i = after_sign(b, leading_space(b));
+    let digits = digits_at(b, i);
     if digits == 0 { 0 } else { i + digits }
 }
 
@@ -108,18 +124,12 @@ fn strtol_len(s: &str) -> usize {
 /// hex are left to be text, as Valve's loader treats them.
 fn strtod_len(s: &str) -> usize {
     let b = s.as_bytes();
-    let mut i = b.iter().take_while(|c| c.is_ascii_whitespace()).count();
-    if matches!(b.get(i), Some(b'+' | b'-')) {
-        i += 1;
-    }
-    let int_digits = b[i.min(b.len())..]
-        .iter()
-        .take_while(|c| c.is_ascii_digit())
-        .count();
+    let mut i = after_sign(b, leading_space(b));
+    let int_digits = digits_at(b, i);
     i += int_digits;
     let mut frac_digits = 0;
     if b.get(i) == Some(&b'.') {
-        frac_digits = b[i + 1..].iter().take_while(|c| c.is_ascii_digit()).count();
+        frac_digits = digits_at(b, i + 1);
         if int_digits + frac_digits > 0 {
             i += 1 + frac_digits;
         }
@@ -127,20 +137,18 @@ fn strtod_len(s: &str) -> usize {
     if int_digits + frac_digits == 0 {
         return 0;
     }
-    if matches!(b.get(i), Some(b'e' | b'E')) {
-        let mut j = i + 1;
-        if matches!(b.get(j), Some(b'+' | b'-')) {
-            j += 1;
-        }
-        let exp_digits = b[j.min(b.len())..]
-            .iter()
-            .take_while(|c| c.is_ascii_digit())
-            .count();
-        if exp_digits > 0 {
-            i = j + exp_digits;
-        }
+    exponent_end(b, i)
+}
+
+/// Where a number's mantissa ending at `i` ends with its exponent (`e`, sign, digits), if it
+/// has a whole one.
+fn exponent_end(b: &[u8], i: usize) -> usize {
+    if !matches!(b.get(i), Some(b'e' | b'E')) {
+        return i;
     }
-    i
+    let j = after_sign(b, i + 1);
+    let exp_digits = digits_at(b, j);
+    if exp_digits > 0 { j + exp_digits } else { i }
 }
 
 /// Types a value as Valve's `RecursiveLoadFromBuffer`: a float when `strtod` reads all of it
@@ -152,33 +160,40 @@ pub fn typed_value(text: &str) -> TypedValue<'_> {
     }
     let b = text.as_bytes();
     if b.len() == 18 && b[0] == b'0' && b[1] == b'x' {
-        // Valve folds each character into a hex digit without checking it.
-        let value = b[2..].iter().fold(0u64, |acc, &c| {
-            let digit = match c {
-                b'a'.. => c.wrapping_sub(b'a' - b'9' - 1),
-                b'A'.. => c.wrapping_sub(b'A' - b'9' - 1),
-                _ => c,
-            };
-            acc.wrapping_mul(16).wrapping_add(digit.wrapping_sub(b'0') as u64)
-        });
-        return TypedValue::Uint64(value);
+        return TypedValue::Uint64(valve_hex(&b[2..]));
     }
     let (int_end, float_end) = (strtol_len(text), strtod_len(text));
     if float_end > int_end && float_end == text.len() {
         let f: f64 = text.trim_start().parse().unwrap_or(0.0);
         return TypedValue::Float(f as f32);
     }
-    if int_end == text.len() {
-        let (sign, digits) = number_prefix(text.trim_start());
-        if let Ok(v) = digits.parse::<i64>()
-            && let Ok(v) = i32::try_from(sign * v)
-            && v != i32::MAX
-            && v != i32::MIN
-        {
-            return TypedValue::Int(v);
-        }
+    if int_end == text.len()
+        && let Some(v) = long_value(text)
+    {
+        return TypedValue::Int(v);
     }
     TypedValue::Text(text)
+}
+
+/// The 64-bit value of 16 hex digits; Valve folds each character into a hex digit without
+/// checking it.
+fn valve_hex(digits: &[u8]) -> u64 {
+    digits.iter().fold(0u64, |acc, &c| {
+        let digit = match c {
+            b'a'.. => c.wrapping_sub(b'a' - b'9' - 1),
+            b'A'.. => c.wrapping_sub(b'A' - b'9' - 1),
+            _ => c,
+        };
+        acc.wrapping_mul(16).wrapping_add(digit.wrapping_sub(b'0') as u64)
+    })
+}
+
+/// A whole-text integer's value, when a 32-bit `long` holds it without overflow (`strtol`'s
+/// clamped limits count as overflow).
+fn long_value(text: &str) -> Option<i32> {
+    let (sign, digits) = number_prefix(text.trim_start());
+    let v = i32::try_from(sign * digits.parse::<i64>().ok()?).ok()?;
+    (v != i32::MAX && v != i32::MIN).then_some(v)
 }
 
 /// `"` escaped with a backslash, as Valve's `WriteConvertedString` does (backslashes are not).

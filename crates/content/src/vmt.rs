@@ -101,6 +101,13 @@ impl Vmt {
         }
         let bytes = load(&include).ok_or_else(|| fail("included material not found".into()))?;
         let mut base = Vmt::parse(&bytes, &include)?.resolve_depth(load, depth + 1)?;
+        self.patch(&mut base);
+        Ok(base)
+    }
+
+    /// Applies this patch material's `replace` (keys `base` has) and `insert` (any key)
+    /// blocks to the material it includes.
+    fn patch(&self, base: &mut Vmt) {
         for block in &self.blocks {
             let replace = block.key.eq_ignore_ascii_case("replace");
             if !(replace || block.key.eq_ignore_ascii_case("insert")) {
@@ -116,7 +123,6 @@ impl Vmt {
                 }
             }
         }
-        Ok(base)
     }
 
     /// A parameter (case-insensitive, with or without `$`/`%`).
@@ -150,6 +156,15 @@ impl Vmt {
         (nums.len() == 3).then(|| [nums[0], nums[1], nums[2]])
     }
 
+    /// `$translucent`, or an `$alpha` below 1.
+    fn is_translucent(&self) -> bool {
+        self.flag("$translucent")
+            || self.flag("$alpha")
+                && self
+                    .get("$alpha")
+                    .is_some_and(|a| a.trim().parse::<f32>().is_ok_and(|x| x < 1.0))
+    }
+
     pub fn compile_flags(&self) -> CompileFlags {
         let water_shader = self.shader.eq_ignore_ascii_case("water");
         CompileFlags {
@@ -174,11 +189,7 @@ impl Vmt {
             fog: self.flag("%compilefog"),
             origin: self.flag("%compileorigin"),
             slime: self.flag("%compileslime"),
-            translucent: self.flag("$translucent")
-                || self.flag("$alpha")
-                    && self
-                        .get("$alpha")
-                        .is_some_and(|a| a.trim().parse::<f32>().is_ok_and(|x| x < 1.0)),
+            translucent: self.is_translucent(),
             alphatest: self.flag("$alphatest"),
             no_chop: self.flag("%nochop") || self.flag("%compilenochop"),
             pass_bullets: self.flag("%compilepassbullets"),

@@ -57,94 +57,13 @@ impl Vpk {
 
     /// Parses a directory file's bytes. `name` is used in errors.
     pub fn parse(bytes: Vec<u8>, name: &str) -> Result<Vpk> {
-        let fmt = |offset: u64, message: String| ContentError::Format {
-            path: name.to_string(),
-            offset,
-            message,
-        };
-        let rd = |e: srcmap_bytes::ReadError| fmt(e.offset(), e.to_string());
-        let mut r = Reader::new(&bytes, Endian::Little);
-        if r.u32().map_err(rd)? != SIGNATURE {
-            return Err(fmt(0, "not a VPK directory (bad signature)".into()));
-        }
-        let version = r.u32().map_err(rd)?;
-        let tree_size = r.u32().map_err(rd)? as u64;
-        let header_len = match version {
-            1 => 12,
-            2 => {
-                r.skip(16).map_err(rd)?;
-                28
-            }
-            v => return Err(fmt(4, format!("VPK version {v} is not supported (1 and 2 are)"))),
-        };
-        let tree_end = header_len + tree_size;
-        if tree_end > bytes.len() as u64 {
-            return Err(fmt(
-                8,
-                format!(
-                    "tree of {tree_size} bytes runs past the end of the {}-byte file",
-                    bytes.len()
-                ),
-            ));
-        }
+        let (version, header_len, tree_end) = read_header(&bytes, name)?;
         let mut t = Reader::with_base(
             &bytes[header_len as usize..tree_end as usize],
             header_len,
             Endian::Little,
         );
-        let cstr = |t: &mut Reader<'_>| -> Result<String> {
-            Ok(String::from_utf8_lossy(t.cstr().map_err(rd)?).into_owned())
-        };
-        let mut entries = Vec::new();
-        loop {
-            let ext = cstr(&mut t)?;
-            if ext.is_empty() {
-                break;
-            }
-            loop {
-                let dir = cstr(&mut t)?;
-                if dir.is_empty() {
-                    break;
-                }
-                loop {
-                    let file = cstr(&mut t)?;
-                    if file.is_empty() {
-                        break;
-                    }
-                    let at = t.offset();
-                    let crc32 = t.u32().map_err(rd)?;
-                    let preload_len = t.u16().map_err(rd)? as usize;
-                    let archive_index = t.u16().map_err(rd)?;
-                    let offset = t.u32().map_err(rd)?;
-                    let length = t.u32().map_err(rd)?;
-                    if t.u16().map_err(rd)? != 0xffff {
-                        return Err(fmt(
-                            at + 16,
-                            format!("entry '{dir}/{file}.{ext}' lacks its 0xFFFF terminator"),
-                        ));
-                    }
-                    let preload = t.bytes(preload_len).map_err(rd)?.to_vec();
-                    let mut path = String::new();
-                    if dir != " " {
-                        path.push_str(&dir);
-                        path.push('/');
-                    }
-                    path.push_str(&file);
-                    if ext != " " {
-                        path.push('.');
-                        path.push_str(&ext);
-                    }
-                    entries.push(VpkEntry {
-                        path: path.to_ascii_lowercase(),
-                        crc32,
-                        preload,
-                        archive_index,
-                        offset,
-                        length,
-                    });
-                }
-            }
-        }
+        let entries = read_tree(&mut t, name)?;
         Ok(Vpk {
             version,
             entries,
@@ -167,22 +86,32 @@ impl Vpk {
         }
         let (start, end) = (entry.offset as u64, entry.offset as u64 + entry.length as u64);
         if entry.archive_index == DIR_ARCHIVE {
-            let (s, e) = (self.data_start + start, self.data_start + end);
-            let name = self
-                .dir_path
-                .as_ref()
-                .map_or("<vpk>".into(), |p| p.display().to_string());
-            let data = self
-                .dir_bytes
-                .get(s as usize..e as usize)
-                .ok_or_else(|| ContentError::Format {
-                    path: name,
-                    offset: s,
-                    message: format!("'{}': data runs past the end of the directory file", entry.path),
-                })?;
-            out.extend_from_slice(data);
+            out.extend_from_slice(self.dir_data(entry, start, end)?);
             return Ok(out);
         }
+        out.extend_from_slice(&self.archive_data(entry, start, end)?);
+        Ok(out)
+    }
+
+    /// An entry's bytes `start..end` of the data after the directory file's tree.
+    fn dir_data(&self, entry: &VpkEntry, start: u64, end: u64) -> Result<&[u8]> {
+        let (s, e) = (self.data_start + start, self.data_start + end);
+        let name = self
+            .dir_path
+            .as_ref()
+            .map_or("<vpk>".into(), |p| p.display().to_string());
+        self.dir_bytes
+            .get(s as usize..e as usize)
+            .ok_or_else(|| ContentError::Format {
+                path: name,
+                offset: s,
+                message: format!("'{}': data runs past the end of the directory file", entry.path),
+            })
+    }
+
+    /// An entry's bytes `start..end` of its archive file (`<name>_NNN.vpk` beside the
+    /// directory file).
+    fn archive_data(&self, entry: &VpkEntry, start: u64, end: u64) -> Result<Vec<u8>> {
         let Some(dir_path) = &self.dir_path else {
             return Err(ContentError::Format {
                 path: "<vpk>".into(),
@@ -193,14 +122,7 @@ impl Vpk {
                 ),
             });
         };
-        let name = dir_path
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_default();
-        let base = name
-            .strip_suffix("_dir.vpk")
-            .unwrap_or(name.trim_end_matches(".vpk"));
-        let archive = dir_path.with_file_name(format!("{base}_{:03}.vpk", entry.archive_index));
+        let archive = archive_path(dir_path, entry.archive_index);
         let bytes = std::fs::read(&archive).map_err(|e| io_err(&archive, e))?;
         let data = bytes
             .get(start as usize..end as usize)
@@ -212,50 +134,146 @@ impl Vpk {
                     entry.path, entry.length
                 ),
             })?;
-        out.extend_from_slice(data);
-        Ok(out)
+        Ok(data.to_vec())
     }
 }
+
+/// The archive file `index` of the directory file `dir_path`.
+fn archive_path(dir_path: &Path, index: u16) -> PathBuf {
+    let name = dir_path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let base = name
+        .strip_suffix("_dir.vpk")
+        .unwrap_or(name.trim_end_matches(".vpk"));
+    dir_path.with_file_name(format!("{base}_{index:03}.vpk"))
+}
+
+/// A format error in the directory file `name`.
+fn format_err(name: &str, offset: u64, message: String) -> ContentError {
+    ContentError::Format {
+        path: name.to_string(),
+        offset,
+        message,
+    }
+}
+
+/// A read error in the directory file `name`, as a format error.
+fn read_err(name: &str) -> impl Fn(srcmap_bytes::ReadError) -> ContentError + '_ {
+    move |e| format_err(name, e.offset(), e.to_string())
+}
+
+/// The header: (version, header length, end of the tree), the tree within the file.
+fn read_header(bytes: &[u8], name: &str) -> Result<(u32, u64, u64)> {
+    let rd = read_err(name);
+    let mut r = Reader::new(bytes, Endian::Little);
+    if r.u32().map_err(&rd)? != SIGNATURE {
+        return Err(format_err(name, 0, "not a VPK directory (bad signature)".into()));
+    }
+    let version = r.u32().map_err(&rd)?;
+    let tree_size = r.u32().map_err(&rd)? as u64;
+    let header_len = match version {
+        1 => 12,
+        2 => {
+            r.skip(16).map_err(&rd)?;
+            28
+        }
+        v => {
+            return Err(format_err(
+                name,
+                4,
+                format!("VPK version {v} is not supported (1 and 2 are)"),
+            ));
+        }
+    };
+    let tree_end = header_len + tree_size;
+    if tree_end > bytes.len() as u64 {
+        let len = bytes.len();
+        let why = format!("tree of {tree_size} bytes runs past the end of the {len}-byte file");
+        return Err(format_err(name, 8, why));
+    }
+    Ok((version, header_len, tree_end))
+}
+
+/// A NUL-terminated string of the tree.
+fn tree_str(t: &mut Reader<'_>, name: &str) -> Result<String> {
+    Ok(String::from_utf8_lossy(t.cstr().map_err(read_err(name))?).into_owned())
+}
+
+/// The tree's entries: extensions, each with directories, each with files, each list ended by
+/// an empty string.
+fn read_tree(t: &mut Reader<'_>, name: &str) -> Result<Vec<VpkEntry>> {
+    let mut entries = Vec::new();
+    loop {
+        let ext = tree_str(t, name)?;
+        if ext.is_empty() {
+            break;
+        }
+        loop {
+            let dir = tree_str(t, name)?;
+            if dir.is_empty() {
+                break;
+            }
+            loop {
+                let file = tree_str(t, name)?;
+                if file.is_empty() {
+                    break;
+                }
+                entries.push(read_entry(t, name, (&dir, &file, &ext))?);
+            }
+        }
+    }
+    Ok(entries)
+}
+
+/// One file's entry, after its name in the tree.
+fn read_entry(t: &mut Reader<'_>, name: &str, (dir, file, ext): (&str, &str, &str)) -> Result<VpkEntry> {
+    let rd = read_err(name);
+    let at = t.offset();
+    let crc32 = t.u32().map_err(&rd)?;
+    let preload_len = t.u16().map_err(&rd)? as usize;
+    let archive_index = t.u16().map_err(&rd)?;
+    let offset = t.u32().map_err(&rd)?;
+    let length = t.u32().map_err(&rd)?;
+    if t.u16().map_err(&rd)? != 0xffff {
+        let why = format!("entry '{dir}/{file}.{ext}' lacks its 0xFFFF terminator");
+        return Err(format_err(name, at + 16, why));
+    }
+    let preload = t.bytes(preload_len).map_err(&rd)?.to_vec();
+    Ok(VpkEntry {
+        path: entry_path(dir, file, ext).to_ascii_lowercase(),
+        crc32,
+        preload,
+        archive_index,
+        offset,
+        length,
+    })
+}
+
+/// `dir/file.ext`, a directory or extension of `" "` (none) left out.
+fn entry_path(dir: &str, file: &str, ext: &str) -> String {
+    let mut path = String::new();
+    if dir != " " {
+        path.push_str(dir);
+        path.push('/');
+    }
+    path.push_str(file);
+    if ext != " " {
+        path.push('.');
+        path.push_str(ext);
+    }
+    path
+}
+
+/// Per extension, per directory: each file's stem and bytes.
+type Tree<'a> =
+    std::collections::BTreeMap<String, std::collections::BTreeMap<String, Vec<(String, &'a [u8])>>>;
 
 /// Builds a VPK directory in memory (used by tests and tools): files stored in the directory
 /// file itself (archive index 0x7fff).
 pub fn build_dir(version: u32, files: &[(&str, &[u8])]) -> Vec<u8> {
-    use std::collections::BTreeMap;
-    type Files<'a> = Vec<(String, &'a [u8])>;
-    let mut tree: BTreeMap<String, BTreeMap<String, Files<'_>>> = BTreeMap::new();
-    for (path, data) in files {
-        let (dir, name) = path.rsplit_once('/').unwrap_or((" ", path));
-        let (stem, ext) = name.rsplit_once('.').unwrap_or((name, " "));
-        tree.entry(ext.to_string())
-            .or_default()
-            .entry(dir.to_string())
-            .or_default()
-            .push((stem.to_string(), data));
-    }
-    let mut t = Vec::new();
-    let mut data = Vec::new();
-    for (ext, dirs) in &tree {
-        t.extend_from_slice(ext.as_bytes());
-        t.push(0);
-        for (dir, files) in dirs {
-            t.extend_from_slice(dir.as_bytes());
-            t.push(0);
-            for (stem, bytes) in files {
-                t.extend_from_slice(stem.as_bytes());
-                t.push(0);
-                t.extend_from_slice(&crc32(bytes).to_le_bytes());
-                t.extend_from_slice(&0u16.to_le_bytes());
-                t.extend_from_slice(&DIR_ARCHIVE.to_le_bytes());
-                t.extend_from_slice(&(data.len() as u32).to_le_bytes());
-                t.extend_from_slice(&(bytes.len() as u32).to_le_bytes());
-                t.extend_from_slice(&0xffffu16.to_le_bytes());
-                data.extend_from_slice(bytes);
-            }
-            t.push(0);
-        }
-        t.push(0);
-    }
-    t.push(0);
+    let (t, data) = write_tree(&tree_of(files));
     let mut out = Vec::new();
     out.extend_from_slice(&SIGNATURE.to_le_bytes());
     out.extend_from_slice(&version.to_le_bytes());
@@ -267,6 +285,56 @@ pub fn build_dir(version: u32, files: &[(&str, &[u8])]) -> Vec<u8> {
     out.extend_from_slice(&t);
     out.extend_from_slice(&data);
     out
+}
+
+/// The files by extension and directory, as the tree lists them.
+fn tree_of<'a>(files: &[(&str, &'a [u8])]) -> Tree<'a> {
+    let mut tree = Tree::new();
+    for (path, data) in files {
+        let (dir, name) = path.rsplit_once('/').unwrap_or((" ", path));
+        let (stem, ext) = name.rsplit_once('.').unwrap_or((name, " "));
+        tree.entry(ext.to_string())
+            .or_default()
+            .entry(dir.to_string())
+            .or_default()
+            .push((stem.to_string(), data));
+    }
+    tree
+}
+
+/// The tree's bytes and the data after it, each file's bytes at the offset its entry names.
+fn write_tree(tree: &Tree<'_>) -> (Vec<u8>, Vec<u8>) {
+    let mut t = Vec::new();
+    let mut data = Vec::new();
+    for (ext, dirs) in tree {
+        t.extend_from_slice(ext.as_bytes());
+        t.push(0);
+        for (dir, files) in dirs {
+            t.extend_from_slice(dir.as_bytes());
+            t.push(0);
+            for (stem, bytes) in files {
+                write_entry(&mut t, stem, bytes, data.len());
+                data.extend_from_slice(bytes);
+            }
+            t.push(0);
+        }
+        t.push(0);
+    }
+    t.push(0);
+    (t, data)
+}
+
+/// One file's tree entry: its stem, then its bytes' CRC, place (`at` in the directory file's
+/// data) and length.
+fn write_entry(t: &mut Vec<u8>, stem: &str, bytes: &[u8], at: usize) {
+    t.extend_from_slice(stem.as_bytes());
+    t.push(0);
+    t.extend_from_slice(&crc32(bytes).to_le_bytes());
+    t.extend_from_slice(&0u16.to_le_bytes());
+    t.extend_from_slice(&DIR_ARCHIVE.to_le_bytes());
+    t.extend_from_slice(&(at as u32).to_le_bytes());
+    t.extend_from_slice(&(bytes.len() as u32).to_le_bytes());
+    t.extend_from_slice(&0xffffu16.to_le_bytes());
 }
 
 fn crc32(data: &[u8]) -> u32 {

@@ -36,60 +36,79 @@ pub const TEXTUREFLAGS_ENVMAP: u32 = 0x4000;
 
 impl VtfHeader {
     pub fn parse(data: &[u8], name: &str) -> Result<VtfHeader> {
-        let rd = |e: srcmap_bytes::ReadError| ContentError::Format {
-            path: name.to_string(),
-            offset: e.offset(),
-            message: e.to_string(),
-        };
+        let rd = read_err(name);
         let mut r = Reader::new(data, Endian::Little);
-        if r.bytes(4).map_err(rd)? != b"VTF\0" {
-            return Err(ContentError::Format {
-                path: name.to_string(),
-                offset: 0,
-                message: "not a VTF file (bad signature)".into(),
-            });
-        }
-        let version = [r.u32().map_err(rd)?, r.u32().map_err(rd)?];
-        if version[0] != 7 || version[1] > 5 {
-            return Err(ContentError::Format {
-                path: name.to_string(),
-                offset: 4,
-                message: format!("VTF version {}.{} is not supported", version[0], version[1]),
-            });
-        }
+        let version = read_version(&mut r, name)?;
         let mut h = VtfHeader {
             version,
             depth: 1,
             ..Default::default()
         };
-        h.header_size = r.u32().map_err(rd)?;
-        h.width = r.u16().map_err(rd)?;
-        h.height = r.u16().map_err(rd)?;
-        h.flags = r.u32().map_err(rd)?;
-        h.frames = r.u16().map_err(rd)?;
-        h.first_frame = r.u16().map_err(rd)?;
-        r.skip(4).map_err(rd)?;
-        h.reflectivity = r.vec3().map_err(rd)?;
-        r.skip(4).map_err(rd)?;
-        h.bumpmap_scale = r.f32().map_err(rd)?;
-        h.high_res_format = r.i32().map_err(rd)?;
-        h.mipmap_count = r.u8().map_err(rd)?;
-        h.low_res_format = r.i32().map_err(rd)?;
-        h.low_res_width = r.u8().map_err(rd)?;
-        h.low_res_height = r.u8().map_err(rd)?;
-        if version[1] >= 2 {
-            h.depth = r.u16().map_err(rd)?;
-        }
-        if version[1] >= 3 {
-            r.skip(3).map_err(rd)?;
-            h.resource_count = r.u32().map_err(rd)?;
-        }
+        h.header_size = r.u32().map_err(&rd)?;
+        h.width = r.u16().map_err(&rd)?;
+        h.height = r.u16().map_err(&rd)?;
+        h.flags = r.u32().map_err(&rd)?;
+        h.frames = r.u16().map_err(&rd)?;
+        h.first_frame = r.u16().map_err(&rd)?;
+        r.skip(4).map_err(&rd)?;
+        h.reflectivity = r.vec3().map_err(&rd)?;
+        r.skip(4).map_err(&rd)?;
+        h.bumpmap_scale = r.f32().map_err(&rd)?;
+        h.high_res_format = r.i32().map_err(&rd)?;
+        h.mipmap_count = r.u8().map_err(&rd)?;
+        h.low_res_format = r.i32().map_err(&rd)?;
+        h.low_res_width = r.u8().map_err(&rd)?;
+        h.low_res_height = r.u8().map_err(&rd)?;
+        read_later_fields(&mut r, &mut h, name)?;
         Ok(h)
     }
 
     pub fn has_alpha(&self) -> bool {
         self.flags & (TEXTUREFLAGS_ONEBITALPHA | TEXTUREFLAGS_EIGHTBITALPHA) != 0
     }
+}
+
+/// A read error in the file `name`, as a format error.
+fn read_err(name: &str) -> impl Fn(srcmap_bytes::ReadError) -> ContentError + '_ {
+    move |e| ContentError::Format {
+        path: name.to_string(),
+        offset: e.offset(),
+        message: e.to_string(),
+    }
+}
+
+/// The fields later versions add: depth (7.2) and the resource count (7.3).
+fn read_later_fields(r: &mut Reader<'_>, h: &mut VtfHeader, name: &str) -> Result<()> {
+    let rd = read_err(name);
+    if h.version[1] >= 2 {
+        h.depth = r.u16().map_err(&rd)?;
+    }
+    if h.version[1] >= 3 {
+        r.skip(3).map_err(&rd)?;
+        h.resource_count = r.u32().map_err(&rd)?;
+    }
+    Ok(())
+}
+
+/// The signature (`VTF\0`) and a supported version (7.0 to 7.5).
+fn read_version(r: &mut Reader<'_>, name: &str) -> Result<[u32; 2]> {
+    let rd = read_err(name);
+    if r.bytes(4).map_err(&rd)? != b"VTF\0" {
+        return Err(ContentError::Format {
+            path: name.to_string(),
+            offset: 0,
+            message: "not a VTF file (bad signature)".into(),
+        });
+    }
+    let version = [r.u32().map_err(&rd)?, r.u32().map_err(&rd)?];
+    if version[0] != 7 || version[1] > 5 {
+        return Err(ContentError::Format {
+            path: name.to_string(),
+            offset: 4,
+            message: format!("VTF version {}.{} is not supported", version[0], version[1]),
+        });
+    }
+    Ok(version)
 }
 
 /// A minimal VTF 7.x header for tests and tools (no image data).
@@ -219,8 +238,25 @@ pub fn default_cubemap_flags(format: i32, sky_flags: u32) -> Option<u32> {
 pub fn default_cubemap(format: i32, flags: u32, frames: u16) -> Option<Vec<u8>> {
     let (layout, _) = format_layout(format)?;
     let mips = (DEFAULT_CUBEMAP_SIZE.trailing_zeros() + 1) as u8;
-    const HEADER: u32 = 88;
     let mut out = Vec::with_capacity(32 * 1024);
+    push_default_cubemap_header(&mut out, format, flags, frames, mips);
+    // Smallest mip first; each mip holds every frame's seven faces.
+    for mip in (0..mips).rev() {
+        let side = (DEFAULT_CUBEMAP_SIZE >> mip).max(1) as usize;
+        let face = match layout {
+            Layout::Pixel(bytes) => vec![0u8; side * side * bytes],
+            Layout::Block(_) => black_block(format).repeat(side.div_ceil(4).pow(2)),
+        };
+        for _ in 0..frames as usize * 7 {
+            out.extend_from_slice(&face);
+        }
+    }
+    Some(out)
+}
+
+/// The default cube map's 7.4 header, its one resource the image right after it.
+fn push_default_cubemap_header(out: &mut Vec<u8>, format: i32, flags: u32, frames: u16, mips: u8) {
+    const HEADER: u32 = 88;
     out.extend_from_slice(b"VTF\0");
     for v in [7u32, 4, HEADER] {
         out.extend_from_slice(&v.to_le_bytes());
@@ -247,18 +283,6 @@ pub fn default_cubemap(format: i32, flags: u32, frames: u16) -> Option<Vec<u8>> 
     out.extend_from_slice(&[0x30, 0, 0, 0]);
     out.extend_from_slice(&HEADER.to_le_bytes());
     debug_assert_eq!(out.len(), HEADER as usize);
-    // Smallest mip first; each mip holds every frame's seven faces.
-    for mip in (0..mips).rev() {
-        let side = (DEFAULT_CUBEMAP_SIZE >> mip).max(1) as usize;
-        let face = match layout {
-            Layout::Pixel(bytes) => vec![0u8; side * side * bytes],
-            Layout::Block(_) => black_block(format).repeat(side.div_ceil(4).pow(2)),
-        };
-        for _ in 0..frames as usize * 7 {
-            out.extend_from_slice(&face);
-        }
-    }
-    Some(out)
 }
 
 #[cfg(test)]

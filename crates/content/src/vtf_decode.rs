@@ -56,100 +56,157 @@ fn decode_of(format: i32) -> Option<Decode> {
 /// Decodes the largest mip level no wider or taller than `max_side` (the smallest one if none
 /// is); `u32::MAX` gives the largest. `name` names the file in errors.
 pub fn decode_rgba(data: &[u8], name: &str, max_side: u32) -> Result<RgbaImage> {
-    let format_err = |offset: usize, message: String| ContentError::Format {
-        path: name.to_string(),
-        offset: offset as u64,
-        message,
-    };
-    let unsupported = |offset: u64, message: String| ContentError::Unsupported {
-        path: name.to_string(),
-        offset,
-        message,
-    };
-    let le_u32 = |o: usize| {
-        data.get(o..o + 4)
-            .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
-    };
-    // Strata's 7.6 changed the layout.
-    if data.get(..4) == Some(b"VTF\0") && le_u32(4) == Some(7) && le_u32(8).is_some_and(|m| m > 5) {
-        return Err(unsupported(
-            8,
-            format!("VTF version 7.{}", le_u32(8).unwrap_or(0)),
-        ));
-    }
+    reject_strata(data, name)?;
     let h = VtfHeader::parse(data, name)?;
     let format = h.high_res_format;
     let (Some(decode), Some((layout, _))) = (decode_of(format), format_layout(format)) else {
-        return Err(unsupported(52, format!("image format {format}")));
+        return Err(unsupported(name, 52, format!("image format {format}")));
     };
-    let (w0, h0) = (usize::from(h.width), usize::from(h.height));
-    if w0 == 0 || h0 == 0 {
-        return Err(format_err(16, "zero width or height".into()));
-    }
-    // Cube maps before 7.5 carry a seventh face, the sphere map.
-    let faces = match (h.flags & TEXTUREFLAGS_ENVMAP != 0, h.version[1] < 5) {
-        (false, _) => 1,
-        (true, true) => 7,
-        (true, false) => 6,
-    };
-    let images_per_mip = usize::from(h.frames.max(1)) * faces * usize::from(h.depth.max(1));
-    let mips = u32::from(h.mipmap_count.max(1));
-    let dims = |mip: u32| {
-        let shrink = |n: usize| n.checked_shr(mip).unwrap_or(0).max(1);
-        (shrink(w0), shrink(h0))
-    };
-    let fits = |mip: u32| {
-        let (w, h) = dims(mip);
-        w <= max_side as usize && h <= max_side as usize
-    };
-    let level = (0..mips).find(|&m| fits(m)).unwrap_or(mips - 1);
-    // Saturating: a hostile header's counts must fail the bounds check, not overflow.
-    let smaller = (level + 1..mips).fold(0usize, |sum, m| {
-        let (w, h) = dims(m);
-        sum.saturating_add(layout.bytes(w, h).saturating_mul(images_per_mip))
-    });
-    let offset = image_start(data, &h, name)?.saturating_add(smaller);
-    let (w, hgt) = dims(level);
+    let chain = MipChain::of(&h, name)?;
+    let level = chain.level_fitting(max_side);
+    let offset = image_start(data, &h, name)?.saturating_add(chain.bytes_after(level, layout));
+    let (w, hgt) = chain.dims(level);
     let len = layout.bytes(w, hgt);
-    let texels = data
-        .get(offset..)
-        .and_then(|d| d.get(..len))
-        .ok_or_else(|| format_err(offset, format!("mip level {level} ({w}x{hgt}) runs past the end")))?;
-    let mut pixels = vec![0u8; w * hgt * 4];
-    match (decode, layout) {
-        (Decode::Plain(channels), Layout::Pixel(bytes)) => {
-            for (texel, out) in texels.chunks_exact(bytes).zip(pixels.chunks_exact_mut(4)) {
-                for (o, c) in out.iter_mut().zip(channels) {
-                    *o = match c {
-                        Channel::Byte(i) => texel[i],
-                        Channel::Fill(v) => v,
-                    };
-                }
-            }
-        }
-        (Decode::Plain(_), Layout::Block(_))
-        | (Decode::Dxt1 | Decode::Dxt3 | Decode::Dxt5, Layout::Pixel(_)) => {
-            unreachable!("decode_of and format_layout agree on which formats are blocks")
-        }
-        (_, Layout::Block(block)) => {
-            let blocks_wide = w.div_ceil(4);
-            for (b, chunk) in texels.chunks_exact(block).enumerate() {
-                let (bx, by) = (b % blocks_wide * 4, b / blocks_wide * 4);
-                let texels = dxt_block(decode, chunk);
-                for (k, rgba) in texels.iter().enumerate() {
-                    let (x, y) = (bx + k % 4, by + k / 4);
-                    if x < w && y < hgt {
-                        pixels[(y * w + x) * 4..][..4].copy_from_slice(rgba);
-                    }
-                }
-            }
-        }
-    }
+    let texels = data.get(offset..).and_then(|d| d.get(..len)).ok_or_else(|| {
+        format_err(
+            name,
+            offset,
+            format!("mip level {level} ({w}x{hgt}) runs past the end"),
+        )
+    })?;
+    let pixels = decode_texels(decode, layout, texels, w, hgt);
     Ok(RgbaImage {
         width: w as u32,
         height: hgt as u32,
         pixels,
     })
+}
+
+fn format_err(name: &str, offset: usize, message: String) -> ContentError {
+    ContentError::Format {
+        path: name.to_string(),
+        offset: offset as u64,
+        message,
+    }
+}
+
+fn unsupported(name: &str, offset: u64, message: String) -> ContentError {
+    ContentError::Unsupported {
+        path: name.to_string(),
+        offset,
+        message,
+    }
+}
+
+/// Fails on Strata's 7.6, which changed the layout.
+fn reject_strata(data: &[u8], name: &str) -> Result<()> {
+    let le_u32 = |o: usize| {
+        data.get(o..o + 4)
+            .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+    };
+    if data.get(..4) == Some(b"VTF\0") && le_u32(4) == Some(7) && le_u32(8).is_some_and(|m| m > 5) {
+        return Err(unsupported(
+            name,
+            8,
+            format!("VTF version 7.{}", le_u32(8).unwrap_or(0)),
+        ));
+    }
+    Ok(())
+}
+
+/// The high-resolution image's mip levels: the largest's size, the images each level holds
+/// (frames × faces × slices) and the level count.
+struct MipChain {
+    width: usize,
+    height: usize,
+    images_per_mip: usize,
+    mips: u32,
+}
+
+impl MipChain {
+    fn of(h: &VtfHeader, name: &str) -> Result<MipChain> {
+        let (width, height) = (usize::from(h.width), usize::from(h.height));
+        if width == 0 || height == 0 {
+            return Err(format_err(name, 16, "zero width or height".into()));
+        }
+        // Cube maps before 7.5 carry a seventh face, the sphere map.
+        let faces = match (h.flags & TEXTUREFLAGS_ENVMAP != 0, h.version[1] < 5) {
+            (false, _) => 1,
+            (true, true) => 7,
+            (true, false) => 6,
+        };
+        Ok(MipChain {
+            width,
+            height,
+            images_per_mip: usize::from(h.frames.max(1)) * faces * usize::from(h.depth.max(1)),
+            mips: u32::from(h.mipmap_count.max(1)),
+        })
+    }
+
+    /// Level `mip`'s size.
+    fn dims(&self, mip: u32) -> (usize, usize) {
+        let shrink = |n: usize| n.checked_shr(mip).unwrap_or(0).max(1);
+        (shrink(self.width), shrink(self.height))
+    }
+
+    /// The largest level no wider or taller than `max_side`, else the smallest.
+    fn level_fitting(&self, max_side: u32) -> u32 {
+        let fits = |mip: u32| {
+            let (w, h) = self.dims(mip);
+            w <= max_side as usize && h <= max_side as usize
+        };
+        (0..self.mips).find(|&m| fits(m)).unwrap_or(self.mips - 1)
+    }
+
+    /// The bytes of the levels smaller than `level`, stored before it. Saturating: a hostile
+    /// header's counts must fail the bounds check, not overflow.
+    fn bytes_after(&self, level: u32, layout: Layout) -> usize {
+        (level + 1..self.mips).fold(0usize, |sum, m| {
+            let (w, h) = self.dims(m);
+            sum.saturating_add(layout.bytes(w, h).saturating_mul(self.images_per_mip))
+        })
+    }
+}
+
+/// A `w`×`hgt` level's texels as RGBA.
+fn decode_texels(decode: Decode, layout: Layout, texels: &[u8], w: usize, hgt: usize) -> Vec<u8> {
+    let mut pixels = vec![0u8; w * hgt * 4];
+    match (decode, layout) {
+        (Decode::Plain(channels), Layout::Pixel(bytes)) => decode_plain(channels, bytes, texels, &mut pixels),
+        (Decode::Plain(_), Layout::Block(_))
+        | (Decode::Dxt1 | Decode::Dxt3 | Decode::Dxt5, Layout::Pixel(_)) => {
+            unreachable!("decode_of and format_layout agree on which formats are blocks")
+        }
+        (_, Layout::Block(block)) => decode_blocks(decode, block, texels, (w, hgt), &mut pixels),
+    }
+    pixels
+}
+
+/// Uncompressed texels of `bytes` each, their channels picked or filled.
+fn decode_plain(channels: [Channel; 4], bytes: usize, texels: &[u8], pixels: &mut [u8]) {
+    for (texel, out) in texels.chunks_exact(bytes).zip(pixels.chunks_exact_mut(4)) {
+        for (o, c) in out.iter_mut().zip(channels) {
+            *o = match c {
+                Channel::Byte(i) => texel[i],
+                Channel::Fill(v) => v,
+            };
+        }
+    }
+}
+
+/// DXT blocks of `block` bytes, each 4×4 texels, those past the image's `(w, hgt)` dropped.
+fn decode_blocks(decode: Decode, block: usize, texels: &[u8], (w, hgt): (usize, usize), pixels: &mut [u8]) {
+    let blocks_wide = w.div_ceil(4);
+    for (b, chunk) in texels.chunks_exact(block).enumerate() {
+        let (bx, by) = (b % blocks_wide * 4, b / blocks_wide * 4);
+        let texels = dxt_block(decode, chunk);
+        for (k, rgba) in texels.iter().enumerate() {
+            let (x, y) = (bx + k % 4, by + k / 4);
+            if x < w && y < hgt {
+                pixels[(y * w + x) * 4..][..4].copy_from_slice(rgba);
+            }
+        }
+    }
 }
 
 /// Where the high-resolution image data begins: after the low-resolution thumbnail (7.0-7.2)

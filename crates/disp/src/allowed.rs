@@ -88,6 +88,24 @@ pub(crate) fn children(node: VertIndex, half: i32) -> [VertIndex; 4] {
     [(q, q), (-q, q), (-q, -q), (q, -q)].map(|(dx, dy)| VertIndex::new(node.x + dx, node.y + dy))
 }
 
+/// The edge side vertex `v` lies on and the neighbour slot that covers it; `None` for a
+/// corner, a vertex off the boundary or one no neighbour covers.
+fn covering_neighbor(
+    power: u32,
+    neighbors: &DispNeighbors,
+    v: VertIndex,
+) -> Option<(usize, &srcmap_bsp::records::DispSubNeighbor)> {
+    if edges::is_corner(v, power) {
+        return None;
+    }
+    let edge = edges::edge_of(v, power)?;
+    let slots = &neighbors.edges[edge];
+    let slot = edges::slot_for(power, edge, slots, v)?;
+    let sub = &slots[slot];
+    debug_assert!(is_set(sub));
+    Some((edge, sub))
+}
+
 /// Whether side vertex `v` (of a node at `level`, the root being 0) may stay: it is off
 /// the boundary, no neighbour covers it, or the neighbour has vertices this fine and has
 /// not disabled its copy.
@@ -100,18 +118,9 @@ fn neighbor_has(
     level: u32,
 ) -> bool {
     let power = powers[disp];
-    if edges::is_corner(v, power) {
-        return true;
-    }
-    let Some(edge) = edges::edge_of(v, power) else {
+    let Some((edge, sub)) = covering_neighbor(power, &neighbors[disp], v) else {
         return true;
     };
-    let slots = &neighbors[disp].edges[edge];
-    let Some(slot) = edges::slot_for(power, edge, slots, v) else {
-        return true;
-    };
-    let sub = &slots[slot];
-    debug_assert!(is_set(sub));
     let nb = sub.neighbor as usize;
     let Some(&nb_power) = powers.get(nb) else {
         return true;

@@ -195,7 +195,46 @@ pub fn sample_positions(power: u32, u: u32, v: u32) -> Vec<Option<SamplePosition
     // Each triangle lies in one grid cell; a sample can only be held by the triangles of the
     // cell it falls in or of a neighbouring one (an edge or corner shared within rounding).
     // Testing those and keeping the lowest quadtree index is the first-in-order answer.
-    let side = side_len(power);
+    let cells = side_len(power) - 1;
+    let by_cell = triangles_by_cell(&order, side_len(power));
+    let mut out = Vec::with_capacity(((u + 1) * (v + 1)) as usize);
+    for y in 0..=v {
+        for x in 0..=u {
+            let p = Vec2::new(x as f32 + 0.5, y as f32 + 0.5);
+            out.push(first_holding(&by_cell, cells, &tris, p, (u, v)));
+        }
+    }
+    out
+}
+
+/// The first triangle in quadtree order that holds sample centre `p` of a `(u, v)` lightmap,
+/// among those of the cells (`cells` along an axis) near it.
+fn first_holding(
+    by_cell: &[Vec<usize>],
+    cells: usize,
+    tris: &[[Vec2; 3]],
+    p: Vec2,
+    (u, v): (u32, u32),
+) -> Option<SamplePosition> {
+    let mut found: Option<SamplePosition> = None;
+    for row in near_cells(p.y, v, cells) {
+        for col in near_cells(p.x, u, cells) {
+            for &tri in &by_cell[row * cells + col] {
+                if found.is_some_and(|f| f.tri < tri) {
+                    continue;
+                }
+                if let Some(weights) = barycentric_inside(tris[tri], p) {
+                    found = Some(SamplePosition { tri, weights });
+                }
+            }
+        }
+    }
+    found
+}
+
+/// The triangles (by quadtree index) of each grid cell, row by row, of a grid `side` vertices
+/// wide.
+fn triangles_by_cell(order: &[[usize; 3]], side: usize) -> Vec<Vec<usize>> {
     let cells = side - 1;
     let mut by_cell: Vec<Vec<usize>> = vec![Vec::new(); cells * cells];
     for (t, tri) in order.iter().enumerate() {
@@ -203,35 +242,18 @@ pub fn sample_positions(power: u32, u: u32, v: u32) -> Vec<Option<SamplePosition
         let row = tri.iter().map(|&i| i / side).min().unwrap_or(0).min(cells - 1);
         by_cell[row * cells + col].push(t);
     }
-    let near = |luxel: f32, extent: u32| -> std::ops::RangeInclusive<usize> {
-        if extent == 0 {
-            return 0..=cells - 1;
-        }
-        let cell = ((luxel - 0.5) / extent as f32 * cells as f32).floor() as i64;
-        let clamp = |c: i64| c.clamp(0, cells as i64 - 1) as usize;
-        clamp(cell - 1)..=clamp(cell + 1)
-    };
-    let mut out = Vec::with_capacity(((u + 1) * (v + 1)) as usize);
-    for y in 0..=v {
-        for x in 0..=u {
-            let p = Vec2::new(x as f32 + 0.5, y as f32 + 0.5);
-            let mut found: Option<SamplePosition> = None;
-            for row in near(p.y, v) {
-                for col in near(p.x, u) {
-                    for &tri in &by_cell[row * cells + col] {
-                        if found.is_some_and(|f| f.tri < tri) {
-                            continue;
-                        }
-                        if let Some(weights) = barycentric_inside(tris[tri], p) {
-                            found = Some(SamplePosition { tri, weights });
-                        }
-                    }
-                }
-            }
-            out.push(found);
-        }
+    by_cell
+}
+
+/// The grid cells (of `cells` along an axis) near a sample at `luxel` on an axis of `extent`
+/// luxels: its own and its neighbours (every cell for an extent of 0).
+fn near_cells(luxel: f32, extent: u32, cells: usize) -> std::ops::RangeInclusive<usize> {
+    if extent == 0 {
+        return 0..=cells - 1;
     }
-    out
+    let cell = ((luxel - 0.5) / extent as f32 * cells as f32).floor() as i64;
+    let clamp = |c: i64| c.clamp(0, cells as i64 - 1) as usize;
+    clamp(cell - 1)..=clamp(cell + 1)
 }
 
 /// Appends the DISP_LIGHTMAP_SAMPLE_POSITIONS encoding of `positions`

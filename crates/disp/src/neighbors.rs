@@ -205,12 +205,8 @@ fn add_link(
     };
 }
 
-fn link_corners(grids: &[DispGrid], out: &mut [DispNeighbors], main: usize, other: usize) {
-    if out[main].links(other as u32) {
-        return;
-    }
-    let g = &grids[main];
-    let o = &grids[other];
+/// The corners (ours, theirs) two displacements share, when they share exactly one.
+fn one_shared_corner(g: &DispGrid, o: &DispGrid) -> Option<(usize, usize)> {
     let mut shared = 0;
     let mut last = (0, 0);
     for mc in 0..4 {
@@ -222,10 +218,16 @@ fn link_corners(grids: &[DispGrid], out: &mut [DispNeighbors], main: usize, othe
             }
         }
     }
-    if shared != 1 {
+    (shared == 1).then_some(last)
+}
+
+fn link_corners(grids: &[DispGrid], out: &mut [DispNeighbors], main: usize, other: usize) {
+    if out[main].links(other as u32) {
         return;
     }
-    let (mc, oc) = last;
+    let Some((mc, oc)) = one_shared_corner(&grids[main], &grids[other]) else {
+        return;
+    };
     let full = |c: &DispCornerNeighbors| usize::from(c.count) >= MAX_CORNER_NEIGHBORS;
     if full(&out[main].corners[mc]) || full(&out[other].corners[oc]) {
         // A fifth displacement at a corner goes unlisted (VBSP only warns).
@@ -260,52 +262,82 @@ fn drop_broken_edges(grids: &[DispGrid], out: &mut [DispNeighbors]) {
 }
 
 fn edge_maps_back(grids: &[DispGrid], out: &[DispNeighbors], disp: usize, edge: usize) -> bool {
-    let power = grids[disp].power;
     for slot in 0..2 {
         let sub = out[disp].edges[edge][slot];
         if !is_set(&sub) {
             continue;
         }
         let nb = sub.neighbor as usize;
-        let nb_power = grids[nb].power;
-        let m = 1 << power;
-        let free = free_axis(edge);
-        // Walk the slot's part of the edge, stepping on vertices both sides have.
-        let mut v = VertIndex::default();
-        set_coord(
-            &mut v,
-            edges::fixed_axis(edge),
-            if edge == edges::TOP || edge == edges::RIGHT {
-                m
-            } else {
-                0
-            },
-        );
-        set_coord(&mut v, free, (m / 2) * slot as i32);
-        let mut nb_v = edges::into_neighbor(power, edge, &sub, nb_power, v);
-        let nb_fine = nb_power as i32 + edges::power_shift(sub.span, sub.neighbor_span);
-        let (my_step, nb_step) = if nb_fine > power as i32 {
-            (1, 1 << (nb_fine - power as i32))
-        } else {
-            (1 << (power as i32 - nb_fine), 1)
-        };
-        let mut along = VertIndex::default();
-        set_coord(&mut along, free, nb_step);
-        let nb_inc = edges::rotate_step(sub.orientation, along);
-        let end = if sub.span == CORNER_TO_MIDPOINT { m / 2 } else { m };
-        loop {
-            let next = coord(v, free) + my_step;
-            set_coord(&mut v, free, next);
-            nb_v = VertIndex::new(nb_v.x + nb_inc.x, nb_v.y + nb_inc.y);
-            if coord(v, free) >= end {
-                break;
-            }
-            if !maps_back(grids, out, disp, edge, v, nb, nb_v) {
+        let mut walk = EdgeWalk::new(grids, disp, edge, slot, &sub);
+        while walk.advance() {
+            if !maps_back(grids, out, disp, edge, walk.v, nb, walk.nb_v) {
                 return false;
             }
         }
     }
     true
+}
+
+/// A walk along one slot's part of a displacement's edge, stepping on the vertices both it and
+/// the neighbour have: our vertex `v` and the neighbour's `nb_v`.
+struct EdgeWalk {
+    v: VertIndex,
+    nb_v: VertIndex,
+    /// The coordinate that runs along the edge, our step on it and where the slot ends.
+    free: usize,
+    my_step: i32,
+    end: i32,
+    /// The neighbour's step per ours.
+    nb_inc: VertIndex,
+}
+
+/// Our step and the neighbour's along a shared edge, ours of grid power `power` and theirs as
+/// fine as `nb_fine`: one on the finer side, the ratio on the coarser.
+fn steps(power: i32, nb_fine: i32) -> (i32, i32) {
+    if nb_fine > power {
+        (1, 1 << (nb_fine - power))
+    } else {
+        (1 << (power - nb_fine), 1)
+    }
+}
+
+impl EdgeWalk {
+    /// At the start of `slot` of `edge` of displacement `disp`, linked by `sub`.
+    fn new(grids: &[DispGrid], disp: usize, edge: usize, slot: usize, sub: &DispSubNeighbor) -> EdgeWalk {
+        let power = grids[disp].power;
+        let nb_power = grids[sub.neighbor as usize].power;
+        let m = 1 << power;
+        let free = free_axis(edge);
+        let mut v = VertIndex::default();
+        let fixed = if edge == edges::TOP || edge == edges::RIGHT {
+            m
+        } else {
+            0
+        };
+        set_coord(&mut v, edges::fixed_axis(edge), fixed);
+        set_coord(&mut v, free, (m / 2) * slot as i32);
+        let nb_v = edges::into_neighbor(power, edge, sub, nb_power, v);
+        let nb_fine = nb_power as i32 + edges::power_shift(sub.span, sub.neighbor_span);
+        let (my_step, nb_step) = steps(power as i32, nb_fine);
+        let mut along = VertIndex::default();
+        set_coord(&mut along, free, nb_step);
+        EdgeWalk {
+            v,
+            nb_v,
+            free,
+            my_step,
+            end: if sub.span == CORNER_TO_MIDPOINT { m / 2 } else { m },
+            nb_inc: edges::rotate_step(sub.orientation, along),
+        }
+    }
+
+    /// One step on; false once past the slot's last inner vertex.
+    fn advance(&mut self) -> bool {
+        let next = coord(self.v, self.free) + self.my_step;
+        set_coord(&mut self.v, self.free, next);
+        self.nb_v = VertIndex::new(self.nb_v.x + self.nb_inc.x, self.nb_v.y + self.nb_inc.y);
+        coord(self.v, self.free) < self.end
+    }
 }
 
 /// Whether our edge vertex `v` maps to `(expect, expect_v)` and from there back to `v`.

@@ -38,24 +38,16 @@ const RING: [(i32, i32, Option<usize>); 9] = [
     (1, -1, Some(3)),
 ];
 
-fn tesselate_node(
-    power: u32,
+/// The node's own triangles: a fan about its centre through the allowed vertices of its
+/// ring, restarting after each quarter an `active` child covers.
+fn fan_ring(
+    side: usize,
     allowed: &[u32; ALLOWED_WORDS],
     node: VertIndex,
-    level: u32,
+    half: i32,
+    active: [bool; 4],
     tris: &mut Vec<[u16; 3]>,
 ) {
-    let side = side_len(power);
-    let half = 1 << (power - 1 - level);
-    let mut active = [false; 4];
-    if level + 1 < power {
-        for (k, child) in children(node, half).into_iter().enumerate() {
-            active[k] = is_allowed(allowed, child.index(side));
-            if active[k] {
-                tesselate_node(power, allowed, child, level + 1, tris);
-            }
-        }
-    }
     let centre = node.index(side) as u16;
     // The ring vertex waiting for its successor to close a triangle with the centre.
     let mut pending: Option<u16> = None;
@@ -75,6 +67,27 @@ fn tesselate_node(
         }
         pending = Some(v);
     }
+}
+
+fn tesselate_node(
+    power: u32,
+    allowed: &[u32; ALLOWED_WORDS],
+    node: VertIndex,
+    level: u32,
+    tris: &mut Vec<[u16; 3]>,
+) {
+    let side = side_len(power);
+    let half = 1 << (power - 1 - level);
+    let mut active = [false; 4];
+    if level + 1 < power {
+        for (k, child) in children(node, half).into_iter().enumerate() {
+            active[k] = is_allowed(allowed, child.index(side));
+            if active[k] {
+                tesselate_node(power, allowed, child, level + 1, tris);
+            }
+        }
+    }
+    fan_ring(side, allowed, node, half, active, tris);
 }
 
 /// Where VBSP moves each vertex that the tesselation under `allowed` does not use: onto the

@@ -42,6 +42,24 @@ pub fn hostile_vmf(data: &[u8]) -> String {
         "versioninfo\n{\n\t\"mapversion\" \"1\"\n}\nworld\n{\n\t\"id\" \"1\"\n\t\"classname\" \"worldspawn\"\n",
     );
     let mut id = 2;
+    let shapes = read_shapes(&mut b, boxes);
+    for copy in 0..copies {
+        for &(lo, hi, flags) in &shapes {
+            // Copies shift by a unit: they overlap without being identical.
+            let shift = copy as f64;
+            let lo = [lo[0] + shift, lo[1], lo[2]];
+            let hi = [hi[0] + shift, hi[1], hi[2]];
+            solid(&mut out, &mut id, lo, hi, flags);
+        }
+    }
+    out.push_str("}\n");
+    let at = [b.i16(), b.i16(), b.i16()];
+    push_start_and_light(&mut out, id, at);
+    out
+}
+
+/// `boxes` boxes from the bytes: corners (scaled by one of [`SCALES`]) and flags.
+fn read_shapes(b: &mut Bytes<'_>, boxes: usize) -> Vec<([f64; 3], [f64; 3], u8)> {
     let mut shapes = Vec::new();
     for _ in 0..boxes {
         let scale = SCALES[b.u8() as usize % SCALES.len()];
@@ -54,17 +72,11 @@ pub fn hostile_vmf(data: &[u8]) -> String {
         let flags = b.u8();
         shapes.push((lo, hi, flags));
     }
-    for copy in 0..copies {
-        for &(lo, hi, flags) in &shapes {
-            // Copies shift by a unit: they overlap without being identical.
-            let shift = copy as f64;
-            let lo = [lo[0] + shift, lo[1], lo[2]];
-            let hi = [hi[0] + shift, hi[1], hi[2]];
-            solid(&mut out, &mut id, lo, hi, flags);
-        }
-    }
-    out.push_str("}\n");
-    let at = [b.i16(), b.i16(), b.i16()];
+    shapes
+}
+
+/// A player start at `at` (entity `id`) and a light 8 units above it.
+fn push_start_and_light(out: &mut String, id: usize, at: [i16; 3]) {
     let _ = write!(
         out,
         "entity\n{{\n\t\"id\" \"{id}\"\n\t\"classname\" \"info_player_start\"\n\t\"origin\" \"{} {} {}\"\n}}\n",
@@ -78,7 +90,6 @@ pub fn hostile_vmf(data: &[u8]) -> String {
         at[1],
         at[2] as i32 + 8
     );
-    out
 }
 
 impl Bytes<'_> {
@@ -87,8 +98,9 @@ impl Bytes<'_> {
     }
 }
 
-/// One box brush in Valve's side order and winding (normals out), as Hammer writes it.
-fn solid(out: &mut String, id: &mut usize, lo: [f64; 3], hi: [f64; 3], flags: u8) {
+/// A box's six side planes (three points each) in Valve's side order and winding; with flag
+/// `0x80`, one side's points collinear (a side with no plane).
+fn box_planes(lo: [f64; 3], hi: [f64; 3], flags: u8) -> [[[f64; 3]; 3]; 6] {
     let [x0, y0, z0] = lo;
     let [x1, y1, z1] = hi;
     let mut planes = [
@@ -108,6 +120,12 @@ fn solid(out: &mut String, id: &mut usize, lo: [f64; 3], hi: [f64; 3], flags: u8
             2.0 * p[1][2] - p[0][2],
         ];
     }
+    planes
+}
+
+/// One box brush in Valve's side order and winding (normals out), as Hammer writes it.
+fn solid(out: &mut String, id: &mut usize, lo: [f64; 3], hi: [f64; 3], flags: u8) {
+    let planes = box_planes(lo, hi, flags);
     let material = [
         "DEV/DEV_MEASUREGENERIC01B",
         "TOOLS/TOOLSNODRAW",

@@ -6,68 +6,15 @@ use std::collections::{BTreeMap, HashMap};
 use crate::TableEntry;
 use crate::flags::CONTENTS_DETAIL;
 
+/// Per texdata, the votes for each value (surface flags or contents).
+type Votes = HashMap<usize, HashMap<u32, u32>>;
+
 /// The entries one BSP teaches. Contents and surface flags are the values most of the evidence
 /// agrees on; a brush whose every side has the same material is decisive evidence (it counts ten
 /// times), since a brush's contents can only come from its own material then.
 pub fn harvest_bsp(map: &str, bsp: &srcmap_bsp::Bsp) -> BTreeMap<String, TableEntry> {
-    // Per texdata: votes for surface flags and for contents.
-    let mut surface_votes: HashMap<usize, HashMap<u32, u32>> = HashMap::new();
-    let mut contents_votes: HashMap<usize, HashMap<u32, u32>> = HashMap::new();
-    for ti in &bsp.texinfo {
-        if ti.texdata >= 0 && (ti.texdata as usize) < bsp.texdata.len() {
-            *surface_votes
-                .entry(ti.texdata as usize)
-                .or_default()
-                .entry(ti.flags as u32)
-                .or_default() += 1;
-        }
-    }
-    let texdata_of_side = |side: &srcmap_bsp::BrushSide| -> Option<usize> {
-        let ti = bsp.texinfo.get(usize::try_from(side.texinfo).ok()?)?;
-        let td = usize::try_from(ti.texdata).ok()?;
-        (td < bsp.texdata.len()).then_some(td)
-    };
-    for brush in &bsp.brushes {
-        let (Ok(first), Ok(n)) = (
-            usize::try_from(brush.first_side),
-            usize::try_from(brush.num_sides),
-        ) else {
-            continue;
-        };
-        let Some(sides) = bsp.brush_sides.get(first..first.saturating_add(n)) else {
-            continue;
-        };
-        let used: Vec<usize> = sides
-            .iter()
-            .filter(|s| !s.is_bevel())
-            .filter_map(texdata_of_side)
-            .collect();
-        let Some(&first_td) = used.first() else { continue };
-        // Detail comes from func_detail, not from the material.
-        let contents = brush.contents as u32 & !CONTENTS_DETAIL;
-        let weight = if used.iter().all(|&t| t == first_td) {
-            10
-        } else {
-            1
-        };
-        let mut seen = Vec::new();
-        for td in used {
-            if !seen.contains(&td) {
-                seen.push(td);
-                *contents_votes.entry(td).or_default().entry(contents).or_default() += weight;
-            }
-        }
-    }
-    let winner = |votes: Option<&HashMap<u32, u32>>| -> (Option<u32>, u32) {
-        let Some(v) = votes else { return (None, 0) };
-        let total = v.values().sum();
-        // Most votes; ties to the smaller value so the result is deterministic.
-        let best = v
-            .iter()
-            .max_by(|a, b| a.1.cmp(b.1).then(b.0.cmp(a.0)))
-            .map(|(k, _)| *k);
-        (best, total)
-    };
+    let surface_votes = surface_flag_votes(bsp);
+    let contents_votes = contents_votes(bsp);
     let mut out = BTreeMap::new();
     for (i, td) in bsp.texdata.iter().enumerate() {
         let Some(name) = bsp.texdata_name(i) else { continue };
@@ -94,6 +41,83 @@ pub fn harvest_bsp(map: &str, bsp: &srcmap_bsp::Bsp) -> BTreeMap<String, TableEn
         }
     }
     out
+}
+
+/// Per texdata, each texinfo using it votes for its surface flags.
+fn surface_flag_votes(bsp: &srcmap_bsp::Bsp) -> Votes {
+    let mut votes: Votes = HashMap::new();
+    for ti in &bsp.texinfo {
+        if ti.texdata >= 0 && (ti.texdata as usize) < bsp.texdata.len() {
+            *votes
+                .entry(ti.texdata as usize)
+                .or_default()
+                .entry(ti.flags as u32)
+                .or_default() += 1;
+        }
+    }
+    votes
+}
+
+/// Per texdata, each brush using it votes once for its contents (less detail), ten times when
+/// all its sides use the one texdata.
+fn contents_votes(bsp: &srcmap_bsp::Bsp) -> Votes {
+    let mut votes: Votes = HashMap::new();
+    for brush in &bsp.brushes {
+        let Some(used) = brush_texdata(bsp, brush) else {
+            continue;
+        };
+        let Some(&first_td) = used.first() else { continue };
+        // Detail comes from func_detail, not from the material.
+        let contents = brush.contents as u32 & !CONTENTS_DETAIL;
+        let weight = if used.iter().all(|&t| t == first_td) {
+            10
+        } else {
+            1
+        };
+        let mut seen = Vec::new();
+        for td in used {
+            if !seen.contains(&td) {
+                seen.push(td);
+                *votes.entry(td).or_default().entry(contents).or_default() += weight;
+            }
+        }
+    }
+    votes
+}
+
+/// The texdata of a brush's non-bevel sides, in side order; `None` when its side range is bad.
+fn brush_texdata(bsp: &srcmap_bsp::Bsp, brush: &srcmap_bsp::Brush) -> Option<Vec<usize>> {
+    let (Ok(first), Ok(n)) = (
+        usize::try_from(brush.first_side),
+        usize::try_from(brush.num_sides),
+    ) else {
+        return None;
+    };
+    let sides = bsp.brush_sides.get(first..first.saturating_add(n))?;
+    let texdata_of_side = |side: &srcmap_bsp::BrushSide| -> Option<usize> {
+        let ti = bsp.texinfo.get(usize::try_from(side.texinfo).ok()?)?;
+        let td = usize::try_from(ti.texdata).ok()?;
+        (td < bsp.texdata.len()).then_some(td)
+    };
+    Some(
+        sides
+            .iter()
+            .filter(|s| !s.is_bevel())
+            .filter_map(texdata_of_side)
+            .collect(),
+    )
+}
+
+/// The value with the most votes (ties to the smaller value, so the result is deterministic)
+/// and the votes' total.
+fn winner(votes: Option<&HashMap<u32, u32>>) -> (Option<u32>, u32) {
+    let Some(v) = votes else { return (None, 0) };
+    let total = v.values().sum();
+    let best = v
+        .iter()
+        .max_by(|a, b| a.1.cmp(b.1).then(b.0.cmp(a.0)))
+        .map(|(k, _)| *k);
+    (best, total)
 }
 
 /// The materials a BSP shows to use `$envmap env_cubemap`: Valve's vbsp gives each side of such a
@@ -156,22 +180,9 @@ fn patched_envmap_original(text: &[u8], path: &str) -> Option<String> {
 /// names it), a water material being one a water volume's surface uses; a cube-map-patched
 /// texdata counts as its original.
 pub fn water_bottom_materials(bsp: &srcmap_bsp::Bsp) -> Vec<(String, String)> {
-    use std::collections::{BTreeMap, BTreeSet};
+    use std::collections::BTreeSet;
     let pak = srcmap_bsp::pak::Pak::parse(&bsp.pakfile, 0).ok();
-    let texdata_name = |texinfo: i32| -> Option<&str> {
-        let ti = bsp.texinfo.get(usize::try_from(texinfo).ok()?)?;
-        bsp.texdata_name(usize::try_from(ti.texdata).ok()?)
-    };
-    let original = |texinfo: i32| -> Option<String> {
-        let name = texdata_name(texinfo)?;
-        // A patched copy: the material its pakfile VMT includes.
-        let included = pak.as_ref().and_then(|pak| {
-            let path = format!("materials/{name}.vmt");
-            let text = pak.read(pak.find(&path)?).ok()?;
-            srcmap_content::Vmt::parse(&text, &path).ok()?.include
-        });
-        Some(crate::normalise_name(included.as_deref().unwrap_or(name)))
-    };
+    let original = |texinfo: i32| original_material(bsp, pak.as_ref(), texinfo);
     let water: BTreeSet<String> = bsp
         .leaf_water_data
         .iter()
@@ -180,40 +191,12 @@ pub fn water_bottom_materials(bsp: &srcmap_bsp::Bsp) -> Vec<(String, String)> {
     if water.is_empty() {
         return Vec::new();
     }
-    // Faces by (plane pair, bounds): the two faces of one portal share both (their corners
-    // may differ where T-junctions were mended).
-    let bounds = |f: &srcmap_bsp::Face| -> Option<[[i64; 3]; 2]> {
-        let first = usize::try_from(f.first_edge).ok()?;
-        let edges = bsp
-            .surfedges
-            .get(first..first + usize::try_from(f.num_edges).ok()?)?;
-        let mut points = Vec::with_capacity(edges.len());
-        for &e in edges {
-            let edge = bsp.edges.get(e.unsigned_abs() as usize)?;
-            let v = bsp.vertexes.get(edge.0[usize::from(e < 0)] as usize)?;
-            points.push(v.map(|c| (c * 8.0).round() as i64));
-        }
-        let lo = std::array::from_fn(|k| points.iter().map(|p| p[k]).min().unwrap_or(0));
-        let hi = std::array::from_fn(|k| points.iter().map(|p| p[k]).max().unwrap_or(0));
-        Some([lo, hi])
-    };
-    let mut by_shape: BTreeMap<(u32, [[i64; 3]; 2]), Vec<i32>> = BTreeMap::new();
-    for f in &bsp.faces {
-        if let Some(b) = bounds(f) {
-            by_shape.entry((f.plane & !1, b)).or_default().push(f.texinfo);
-        }
-    }
     let mut found: Vec<(String, String)> = Vec::new();
-    for texinfos in by_shape.values().filter(|t| t.len() == 2) {
-        let (Some(a), Some(b)) = (original(texinfos[0]), original(texinfos[1])) else {
+    for texinfos in faces_by_shape(bsp).values().filter(|t| t.len() == 2) {
+        let Some((surface, under)) = surface_and_under(&water, texinfos, original) else {
             continue;
         };
-        let (surface, under) = match (water.contains(&a), water.contains(&b)) {
-            (true, false) => (a, texinfos[1]),
-            (false, true) => (b, texinfos[0]),
-            _ => continue,
-        };
-        let Some(bottom) = texdata_name(under) else {
+        let Some(bottom) = texinfo_texdata_name(bsp, under) else {
             continue;
         };
         if !found.iter().any(|(w, _)| *w == surface) {
@@ -221,6 +204,72 @@ pub fn water_bottom_materials(bsp: &srcmap_bsp::Bsp) -> Vec<(String, String)> {
         }
     }
     found
+}
+
+/// Of a shape's two faces, the water surface's material and the other face's texinfo, when
+/// exactly one of them is a water material.
+fn surface_and_under(
+    water: &std::collections::BTreeSet<String>,
+    texinfos: &[i32],
+    original: impl Fn(i32) -> Option<String>,
+) -> Option<(String, i32)> {
+    let (a, b) = (original(texinfos[0])?, original(texinfos[1])?);
+    match (water.contains(&a), water.contains(&b)) {
+        (true, false) => Some((a, texinfos[1])),
+        (false, true) => Some((b, texinfos[0])),
+        _ => None,
+    }
+}
+
+/// The texdata name a texinfo uses.
+fn texinfo_texdata_name(bsp: &srcmap_bsp::Bsp, texinfo: i32) -> Option<&str> {
+    let ti = bsp.texinfo.get(usize::try_from(texinfo).ok()?)?;
+    bsp.texdata_name(usize::try_from(ti.texdata).ok()?)
+}
+
+/// The material (normalised) a texinfo uses; for a patched copy, the material its pakfile VMT
+/// includes.
+fn original_material(
+    bsp: &srcmap_bsp::Bsp,
+    pak: Option<&srcmap_bsp::pak::Pak<'_>>,
+    texinfo: i32,
+) -> Option<String> {
+    let name = texinfo_texdata_name(bsp, texinfo)?;
+    let included = pak.and_then(|pak| {
+        let path = format!("materials/{name}.vmt");
+        let text = pak.read(pak.find(&path)?).ok()?;
+        srcmap_content::Vmt::parse(&text, &path).ok()?.include
+    });
+    Some(crate::normalise_name(included.as_deref().unwrap_or(name)))
+}
+
+/// Faces' texinfos by (plane pair, bounds): the two faces of one portal share both (their
+/// corners may differ where T-junctions were mended).
+fn faces_by_shape(bsp: &srcmap_bsp::Bsp) -> BTreeMap<(u32, [[i64; 3]; 2]), Vec<i32>> {
+    let mut by_shape: BTreeMap<(u32, [[i64; 3]; 2]), Vec<i32>> = BTreeMap::new();
+    for f in &bsp.faces {
+        if let Some(b) = face_bounds(bsp, f) {
+            by_shape.entry((f.plane & !1, b)).or_default().push(f.texinfo);
+        }
+    }
+    by_shape
+}
+
+/// A face's corners' bounds, in eighths of a unit.
+fn face_bounds(bsp: &srcmap_bsp::Bsp, f: &srcmap_bsp::Face) -> Option<[[i64; 3]; 2]> {
+    let first = usize::try_from(f.first_edge).ok()?;
+    let edges = bsp
+        .surfedges
+        .get(first..first + usize::try_from(f.num_edges).ok()?)?;
+    let mut points = Vec::with_capacity(edges.len());
+    for &e in edges {
+        let edge = bsp.edges.get(e.unsigned_abs() as usize)?;
+        let v = bsp.vertexes.get(edge.0[usize::from(e < 0)] as usize)?;
+        points.push(v.map(|c| (c * 8.0).round() as i64));
+    }
+    let lo = std::array::from_fn(|k| points.iter().map(|p| p[k]).min().unwrap_or(0));
+    let hi = std::array::from_fn(|k| points.iter().map(|p| p[k]).max().unwrap_or(0));
+    Some([lo, hi])
 }
 
 /// The WorldVertexTransition (blend) materials a BSP shows: Valve's vbsp gives each
@@ -301,149 +350,219 @@ pub fn unpatched_name(name: &str) -> String {
 /// all use one material names that material's property, one without faces its first brush
 /// side's, one of several materials (weakly) each's. Each material's best voted.
 pub fn surfaceprop_materials(bsp: &srcmap_bsp::Bsp) -> Vec<(String, String)> {
-    let mut votes: BTreeMap<String, HashMap<String, f64>> = BTreeMap::new();
-    fn vote(votes: &mut BTreeMap<String, HashMap<String, f64>>, material: String, prop: &str, weight: f64) {
-        *votes
+    let mut votes = PropVotes::default();
+    let Some(models) = bsp.phys_collide.as_ref().and_then(|pc| pc.read_models(0).ok()) else {
+        return Vec::new();
+    };
+    for m in &models {
+        if m.model_index == 0 {
+            vote_world_triangles(bsp, m, &mut votes);
+        } else if let (Some(model), Some(prop)) = (
+            bsp.models.get(m.model_index as usize),
+            m.key_data.solids().next().and_then(|b| b.get("surfaceprop")),
+        ) {
+            vote_brush_entity(bsp, m, model, prop, &mut votes);
+        }
+    }
+    votes.winners()
+}
+
+/// Per material, the summed weight of each surface property voted for it.
+#[derive(Default)]
+struct PropVotes(BTreeMap<String, HashMap<String, f64>>);
+
+impl PropVotes {
+    fn vote(&mut self, material: String, prop: &str, weight: f64) {
+        *self
+            .0
             .entry(material)
             .or_default()
             .entry(prop.to_string())
             .or_default() += weight;
     }
-    let Some(models) = bsp.phys_collide.as_ref().and_then(|pc| pc.read_models(0).ok()) else {
-        return Vec::new();
-    };
-    let name_of_texinfo = |ti: i32| -> Option<String> {
-        let t = bsp.texinfo.get(usize::try_from(ti).ok()?)?;
-        bsp.texdata_name(usize::try_from(t.texdata).ok()?)
-            .map(unpatched_name)
-    };
-    for m in &models {
-        if m.model_index == 0 {
-            let table: HashMap<u8, &str> = m
-                .key_data
-                .material_table()
-                .into_iter()
-                .filter_map(|(n, i)| Some((i.parse().ok()?, n)))
-                .collect();
-            // Polysoup terrain (MOPP) ledges are displacement triangles, not brushes.
-            for s in m
-                .solids
-                .iter()
-                .filter_map(|s| s.surface())
-                .filter(|s| !s.is_mopp())
-            {
-                for l in &s.ledges {
-                    let Some(brush) = bsp.brushes.get(l.client_data as usize) else {
-                        continue;
-                    };
-                    for t in &l.triangles {
-                        let Some(prop) = table.get(&t.material_index) else {
-                            continue;
-                        };
-                        let pts: Option<Vec<[f32; 3]>> = t
-                            .edges
-                            .iter()
-                            .map(|e| s.ledge_point(l, e.start_point_index))
-                            .collect();
-                        let Some([a, b, c]) = pts.as_deref().and_then(|p| <[[f32; 3]; 3]>::try_from(p).ok())
-                        else {
-                            continue;
-                        };
-                        // IVP (x, y, z) is Hammer (x, -z, y).
-                        let hl = |p: [f32; 3]| [p[0] as f64, p[2] as f64, -p[1] as f64];
-                        let (a, b, c) = (hl(a), hl(b), hl(c));
-                        let u = [b[0] - a[0], b[1] - a[1], b[2] - a[2]];
-                        let v = [c[0] - a[0], c[1] - a[1], c[2] - a[2]];
-                        let n = [
-                            u[1] * v[2] - u[2] * v[1],
-                            u[2] * v[0] - u[0] * v[2],
-                            u[0] * v[1] - u[1] * v[0],
-                        ];
-                        let side = bsp
-                            .brush_sides
-                            .iter()
-                            .skip(brush.first_side.max(0) as usize)
-                            .take(brush.num_sides.max(0) as usize)
-                            .filter_map(|s| {
-                                let p = bsp.planes.get(s.plane as usize)?;
-                                let d = n[0] * p.normal[0] as f64
-                                    + n[1] * p.normal[1] as f64
-                                    + n[2] * p.normal[2] as f64;
-                                Some((d, s))
-                            })
-                            .max_by(|x, y| x.0.total_cmp(&y.0));
-                        if let Some(name) = side.and_then(|(_, s)| name_of_texinfo(s.texinfo)) {
-                            vote(&mut votes, name, prop, 1.0);
-                        }
-                    }
-                }
-            }
-        } else if let (Some(model), Some(prop)) = (
-            bsp.models.get(m.model_index as usize),
-            m.key_data.solids().next().and_then(|b| b.get("surfaceprop")),
-        ) {
-            let mut area: Vec<(String, f64)> = Vec::new();
-            for f in bsp
-                .faces
-                .iter()
-                .skip(model.first_face.max(0) as usize)
-                .take(model.num_faces.max(0) as usize)
-            {
-                let Some(name) = name_of_texinfo(f.texinfo) else {
+
+    /// Each material's property with the most weight; ties to the smaller name.
+    fn winners(self) -> Vec<(String, String)> {
+        self.0
+            .into_iter()
+            .filter_map(|(name, v)| {
+                let best = v
+                    .into_iter()
+                    .max_by(|a, b| a.1.total_cmp(&b.1).then_with(|| b.0.cmp(&a.0)))?;
+                Some((name, best.0))
+            })
+            .collect()
+    }
+}
+
+/// The material (unpatched) a texinfo's texdata names.
+fn texinfo_material(bsp: &srcmap_bsp::Bsp, ti: i32) -> Option<String> {
+    texinfo_texdata_name(bsp, ti).map(unpatched_name)
+}
+
+/// A brush's sides, as its first side and count name them.
+fn sides_of<'a>(
+    bsp: &'a srcmap_bsp::Bsp,
+    brush: &srcmap_bsp::Brush,
+) -> impl Iterator<Item = &'a srcmap_bsp::BrushSide> {
+    bsp.brush_sides
+        .iter()
+        .skip(brush.first_side.max(0) as usize)
+        .take(brush.num_sides.max(0) as usize)
+}
+
+/// A model's faces, as its first face and count name them.
+fn faces_of<'a>(
+    bsp: &'a srcmap_bsp::Bsp,
+    model: &srcmap_bsp::Model,
+) -> impl Iterator<Item = &'a srcmap_bsp::Face> {
+    bsp.faces
+        .iter()
+        .skip(model.first_face.max(0) as usize)
+        .take(model.num_faces.max(0) as usize)
+}
+
+/// The world's votes: each triangle of a brush ledge votes its material-table property for the
+/// material of its brush's side facing most its way.
+fn vote_world_triangles(bsp: &srcmap_bsp::Bsp, m: &srcmap_phys::ModelCollision, votes: &mut PropVotes) {
+    let table = material_table_props(m);
+    // Polysoup terrain (MOPP) ledges are displacement triangles, not brushes.
+    for s in m
+        .solids
+        .iter()
+        .filter_map(|s| s.surface())
+        .filter(|s| !s.is_mopp())
+    {
+        for l in &s.ledges {
+            let Some(brush) = bsp.brushes.get(l.client_data as usize) else {
+                continue;
+            };
+            for t in &l.triangles {
+                let Some(prop) = table.get(&t.material_index) else {
                     continue;
                 };
-                match area.iter_mut().find(|(n, _)| *n == name) {
-                    Some(e) => e.1 += f.area as f64,
-                    None => area.push((name, f.area as f64)),
+                let Some(n) = triangle_normal(s, l, t) else {
+                    continue;
+                };
+                if let Some(name) = facing_side(bsp, brush, n).and_then(|s| texinfo_material(bsp, s.texinfo))
+                {
+                    votes.vote(name, prop, 1.0);
                 }
-            }
-            match area.as_slice() {
-                // No faces: Valve takes the first side of the model's first brush (the lowest
-                // brush index among its convexes).
-                [] => {
-                    let first_side = m
-                        .solids
-                        .iter()
-                        .filter_map(|s| s.surface())
-                        .flat_map(|s| s.ledges.iter().map(|l| l.client_data))
-                        .filter_map(|b| usize::try_from(b).ok())
-                        .min()
-                        .and_then(|b| bsp.brushes.get(b))
-                        .and_then(|brush| {
-                            bsp.brush_sides
-                                .iter()
-                                .skip(brush.first_side.max(0) as usize)
-                                .take(brush.num_sides.max(0) as usize)
-                                .find(|s| s.bevel & 0xff == 0)
-                        });
-                    if let Some(name) = first_side.and_then(|s| name_of_texinfo(s.texinfo)) {
-                        vote(&mut votes, name, prop, 1.0);
-                    }
-                }
-                [(name, _)] => vote(&mut votes, name.clone(), prop, 1.0),
-                // Several materials: the named property is that of the materials with the
-                // largest summed area, so each is only a guess, weighed by its area share
-                // (below any single-material evidence). `default` also stands for materials
-                // naming none, so it teaches nothing here.
-                several if prop != "default" => {
-                    let total: f64 = several.iter().map(|e| e.1).sum();
-                    for (name, a) in several {
-                        vote(&mut votes, name.clone(), prop, 0.5 * a / total.max(1e-9));
-                    }
-                }
-                _ => {}
             }
         }
     }
-    votes
+}
+
+/// The key data's material table: slot → surface property.
+fn material_table_props(m: &srcmap_phys::ModelCollision) -> HashMap<u8, &str> {
+    m.key_data
+        .material_table()
         .into_iter()
-        .filter_map(|(name, v)| {
-            let best = v
-                .into_iter()
-                .max_by(|a, b| a.1.total_cmp(&b.1).then_with(|| b.0.cmp(&a.0)))?;
-            Some((name, best.0))
-        })
+        .filter_map(|(n, i)| Some((i.parse().ok()?, n)))
         .collect()
+}
+
+/// A ledge triangle's (unnormalised) normal in Hammer's axes.
+fn triangle_normal(
+    s: &srcmap_phys::CompactSurface,
+    l: &srcmap_phys::Ledge,
+    t: &srcmap_phys::Triangle,
+) -> Option<[f64; 3]> {
+    let pts: Option<Vec<[f32; 3]>> = t
+        .edges
+        .iter()
+        .map(|e| s.ledge_point(l, e.start_point_index))
+        .collect();
+    let [a, b, c] = pts.as_deref().and_then(|p| <[[f32; 3]; 3]>::try_from(p).ok())?;
+    // IVP (x, y, z) is Hammer (x, -z, y).
+    let hl = |p: [f32; 3]| [p[0] as f64, p[2] as f64, -p[1] as f64];
+    let (a, b, c) = (hl(a), hl(b), hl(c));
+    let u = [b[0] - a[0], b[1] - a[1], b[2] - a[2]];
+    let v = [c[0] - a[0], c[1] - a[1], c[2] - a[2]];
+    Some([
+        u[1] * v[2] - u[2] * v[1],
+        u[2] * v[0] - u[0] * v[2],
+        u[0] * v[1] - u[1] * v[0],
+    ])
+}
+
+/// The brush's side whose plane faces most along `n` (the side vbsp gave the triangle).
+fn facing_side<'a>(
+    bsp: &'a srcmap_bsp::Bsp,
+    brush: &srcmap_bsp::Brush,
+    n: [f64; 3],
+) -> Option<&'a srcmap_bsp::BrushSide> {
+    sides_of(bsp, brush)
+        .filter_map(|s| {
+            let p = bsp.planes.get(s.plane as usize)?;
+            let d = n[0] * p.normal[0] as f64 + n[1] * p.normal[1] as f64 + n[2] * p.normal[2] as f64;
+            Some((d, s))
+        })
+        .max_by(|x, y| x.0.total_cmp(&y.0))
+        .map(|(_, s)| s)
+}
+
+/// A brush entity's votes for its key data's property: its one material's, its first brush
+/// side's when it has no faces, or each of several materials' weighed by area.
+fn vote_brush_entity(
+    bsp: &srcmap_bsp::Bsp,
+    m: &srcmap_phys::ModelCollision,
+    model: &srcmap_bsp::Model,
+    prop: &str,
+    votes: &mut PropVotes,
+) {
+    let area = material_areas(bsp, model);
+    match area.as_slice() {
+        // No faces: Valve takes the first side of the model's first brush (the lowest
+        // brush index among its convexes).
+        [] => {
+            if let Some(name) = first_brush_side(bsp, m).and_then(|s| texinfo_material(bsp, s.texinfo)) {
+                votes.vote(name, prop, 1.0);
+            }
+        }
+        [(name, _)] => votes.vote(name.clone(), prop, 1.0),
+        // Several materials: the named property is that of the materials with the
+        // largest summed area, so each is only a guess, weighed by its area share
+        // (below any single-material evidence). `default` also stands for materials
+        // naming none, so it teaches nothing here.
+        several if prop != "default" => {
+            let total: f64 = several.iter().map(|e| e.1).sum();
+            for (name, a) in several {
+                votes.vote(name.clone(), prop, 0.5 * a / total.max(1e-9));
+            }
+        }
+        _ => {}
+    }
+}
+
+/// A model's materials with their summed face area, in order of first face.
+fn material_areas(bsp: &srcmap_bsp::Bsp, model: &srcmap_bsp::Model) -> Vec<(String, f64)> {
+    let mut area: Vec<(String, f64)> = Vec::new();
+    for f in faces_of(bsp, model) {
+        let Some(name) = texinfo_material(bsp, f.texinfo) else {
+            continue;
+        };
+        match area.iter_mut().find(|(n, _)| *n == name) {
+            Some(e) => e.1 += f.area as f64,
+            None => area.push((name, f.area as f64)),
+        }
+    }
+    area
+}
+
+/// The first non-bevel side of the lowest-numbered brush among a model's convexes.
+fn first_brush_side<'a>(
+    bsp: &'a srcmap_bsp::Bsp,
+    m: &srcmap_phys::ModelCollision,
+) -> Option<&'a srcmap_bsp::BrushSide> {
+    m.solids
+        .iter()
+        .filter_map(|s| s.surface())
+        .flat_map(|s| s.ledges.iter().map(|l| l.client_data))
+        .filter_map(|b| usize::try_from(b).ok())
+        .min()
+        .and_then(|b| bsp.brushes.get(b))
+        .and_then(|brush| sides_of(bsp, brush).find(|s| s.bevel & 0xff == 0))
 }
 
 /// VPhysics' heaviest object (`VPHYSICS_MAX_MASS`, kg): vbsp caps a brush entity's mass at it.
@@ -483,25 +602,10 @@ pub fn surfaceprop_mass_samples(bsp: &srcmap_bsp::Bsp) -> Vec<(String, MassSampl
         let Some(model) = bsp.models.get(m.model_index as usize) else {
             continue;
         };
-        let Some(block) = m.key_data.solids().next() else {
+        let Some((prop, mass, volume)) = measured_mass(m) else {
             continue;
         };
-        let number = |k: &str| block.get(k).and_then(|v| v.trim().parse::<f64>().ok());
-        let (Some(prop), Some(mass), Some(volume)) =
-            (block.get("surfaceprop"), number("mass"), number("volume"))
-        else {
-            continue;
-        };
-        if mass >= VPHYSICS_MAX_MASS * 0.9999 || volume <= 0.0 {
-            continue;
-        }
-        let faces: f64 = bsp
-            .faces
-            .iter()
-            .skip(model.first_face.max(0) as usize)
-            .take(model.num_faces.max(0) as usize)
-            .map(|f| f.area as f64)
-            .sum();
+        let faces: f64 = faces_of(bsp, model).map(|f| f.area as f64).sum();
         let area = 1.0 + faces + if model.num_faces <= 0 { 2.0 } else { 0.0 };
         out.push((
             prop.to_ascii_lowercase(),
@@ -512,6 +616,21 @@ pub fn surfaceprop_mass_samples(bsp: &srcmap_bsp::Bsp) -> Vec<(String, MassSampl
         ));
     }
     out
+}
+
+/// A brush entity's key data's surface property, mass and volume, when the mass is below the
+/// cap (so it measures the density) and the volume positive.
+fn measured_mass(m: &srcmap_phys::ModelCollision) -> Option<(&str, f64, f64)> {
+    let block = m.key_data.solids().next()?;
+    let number = |k: &str| block.get(k).and_then(|v| v.trim().parse::<f64>().ok());
+    let (Some(prop), Some(mass), Some(volume)) = (block.get("surfaceprop"), number("mass"), number("volume"))
+    else {
+        return None;
+    };
+    if mass >= VPHYSICS_MAX_MASS * 0.9999 || volume <= 0.0 {
+        return None;
+    }
+    Some((prop, mass, volume))
 }
 
 #[cfg(test)]

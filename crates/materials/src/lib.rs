@@ -114,46 +114,56 @@ pub fn normalise_name(name: &str) -> String {
 /// material is (water, slime, grates, see-through glass). `None` for any other material.
 pub fn builtin(name: &str) -> Option<MaterialFacts> {
     let n = normalise_name(name);
-    let nodraw = SURF_NODRAW | SURF_NOLIGHT;
-    let facts = |contents, surface_flags| MaterialFacts {
+    let (contents, surface_flags) = match n.strip_prefix("TOOLS/") {
+        Some(tool) => tool_texture(tool)?,
+        None => telling_name(&n)?,
+    };
+    Some(MaterialFacts {
         contents,
         surface_flags,
         ..DEFAULT_FACTS
-    };
-    let tool = n.strip_prefix("TOOLS/");
+    })
+}
+
+/// Contents and surface flags of Valve's tool texture `tools/<tool>` (upper case).
+fn tool_texture(tool: &str) -> Option<(u32, u32)> {
+    let nodraw = SURF_NODRAW | SURF_NOLIGHT;
     Some(match tool {
-        Some("TOOLSNODRAW") => facts(CONTENTS_SOLID, nodraw),
-        Some("TOOLSCLIP") => facts(CONTENTS_PLAYERCLIP | CONTENTS_MONSTERCLIP, nodraw),
-        Some("TOOLSPLAYERCLIP") => facts(CONTENTS_PLAYERCLIP, nodraw),
-        Some("TOOLSNPCCLIP") => facts(CONTENTS_MONSTERCLIP, nodraw),
+        "TOOLSNODRAW" => (CONTENTS_SOLID, nodraw),
+        "TOOLSCLIP" => (CONTENTS_PLAYERCLIP | CONTENTS_MONSTERCLIP, nodraw),
+        "TOOLSPLAYERCLIP" => (CONTENTS_PLAYERCLIP, nodraw),
+        "TOOLSNPCCLIP" => (CONTENTS_MONSTERCLIP, nodraw),
         // Trigger faces are compiled (the entity draws nothing), without a lightmap.
-        Some("TOOLSTRIGGER") | Some("TOOLSFOG") => facts(CONTENTS_SOLID, SURF_TRIGGER | SURF_NOLIGHT),
-        Some("TOOLSSKYBOX") => facts(CONTENTS_SOLID, SURF_SKY | SURF_NOLIGHT),
-        Some("TOOLSSKYBOX2D") => facts(CONTENTS_SOLID, SURF_SKY | SURF_SKY2D | SURF_NOLIGHT),
-        Some("TOOLSSKIP") => facts(CONTENTS_EMPTY, nodraw | SURF_SKIP),
-        Some("TOOLSHINT") => facts(CONTENTS_EMPTY, nodraw | SURF_HINT),
+        "TOOLSTRIGGER" | "TOOLSFOG" => (CONTENTS_SOLID, SURF_TRIGGER | SURF_NOLIGHT),
+        "TOOLSSKYBOX" => (CONTENTS_SOLID, SURF_SKY | SURF_NOLIGHT),
+        "TOOLSSKYBOX2D" => (CONTENTS_SOLID, SURF_SKY | SURF_SKY2D | SURF_NOLIGHT),
+        "TOOLSSKIP" => (CONTENTS_EMPTY, nodraw | SURF_SKIP),
+        "TOOLSHINT" => (CONTENTS_EMPTY, nodraw | SURF_HINT),
         // %compileInvisible: a grate, so bullets pass and vis sees through.
-        Some("TOOLSINVISIBLE") => facts(CONTENTS_GRATE, nodraw),
-        Some("TOOLSINVISIBLELADDER") | Some("TOOLSBLOCKBULLETS") | Some("TOOLSOCCLUDER") => {
-            facts(CONTENTS_SOLID, nodraw)
-        }
-        Some("TOOLSBLOCKLIGHT") => facts(CONTENTS_OPAQUE, nodraw),
-        Some("TOOLSBLOCK_LOS") => facts(CONTENTS_BLOCKLOS, nodraw),
-        Some("TOOLSAREAPORTAL") => facts(CONTENTS_AREAPORTAL, nodraw),
-        Some("TOOLSORIGIN") => facts(CONTENTS_ORIGIN | CONTENTS_DETAIL, nodraw),
-        Some("TOOLSLADDER") => facts(CONTENTS_LADDER | CONTENTS_PLAYERCLIP, nodraw),
-        Some(t) if t.starts_with("TOOLSBLACK") => facts(CONTENTS_SOLID, SURF_NOLIGHT),
-        Some(_) => return None,
-        None if n.contains("WATER") && !n.contains("WATERFALL") => {
-            facts(CONTENTS_WATER, SURF_WARP | SURF_NOLIGHT)
-        }
-        None if n.contains("SLIME") || n.contains("LIQUID") => facts(CONTENTS_SLIME, SURF_NOLIGHT),
+        "TOOLSINVISIBLE" => (CONTENTS_GRATE, nodraw),
+        "TOOLSINVISIBLELADDER" | "TOOLSBLOCKBULLETS" | "TOOLSOCCLUDER" => (CONTENTS_SOLID, nodraw),
+        "TOOLSBLOCKLIGHT" => (CONTENTS_OPAQUE, nodraw),
+        "TOOLSBLOCK_LOS" => (CONTENTS_BLOCKLOS, nodraw),
+        "TOOLSAREAPORTAL" => (CONTENTS_AREAPORTAL, nodraw),
+        "TOOLSORIGIN" => (CONTENTS_ORIGIN | CONTENTS_DETAIL, nodraw),
+        "TOOLSLADDER" => (CONTENTS_LADDER | CONTENTS_PLAYERCLIP, nodraw),
+        t if t.starts_with("TOOLSBLACK") => (CONTENTS_SOLID, SURF_NOLIGHT),
+        _ => return None,
+    })
+}
+
+/// Contents and surface flags of a material (normalised name, not a tool texture) whose name
+/// says what it is.
+fn telling_name(n: &str) -> Option<(u32, u32)> {
+    Some(match n {
+        _ if n.contains("WATER") && !n.contains("WATERFALL") => (CONTENTS_WATER, SURF_WARP | SURF_NOLIGHT),
+        _ if n.contains("SLIME") || n.contains("LIQUID") => (CONTENTS_SLIME, SURF_NOLIGHT),
         // Grates are alpha-tested and let bullets through in Valve's content.
-        None if n.contains("GRATE") => facts(CONTENTS_GRATE, 0),
+        _ if n.contains("GRATE") => (CONTENTS_GRATE, 0),
         // Without the VMT, a name that says see-through is taken at its word: a window (not
         // solid, vis sees through), as `$translucent` would make it.
-        None if n.contains("TRANSLUCENT") || n.starts_with("GLASS/") => facts(CONTENTS_WINDOW, SURF_TRANS),
-        None => return None,
+        _ if n.contains("TRANSLUCENT") || n.starts_with("GLASS/") => (CONTENTS_WINDOW, SURF_TRANS),
+        _ => return None,
     })
 }
 
@@ -161,6 +171,30 @@ pub fn builtin(name: &str) -> Option<MaterialFacts> {
 /// the `%compile*` keys, `$translucent`/`$alphatest` and `$bumpmap`.
 pub fn from_vmt(vmt: &srcmap_content::Vmt, vtf: Option<&srcmap_content::VtfHeader>) -> MaterialFacts {
     let f = vmt.compile_flags();
+    let bits = liquid_and_visibility_keys(&f);
+    let bits = clip_and_tool_keys(&f, bits);
+    let (contents, mut surf) = marker_keys(&f, bits);
+    if vmt.get("$bumpmap").is_some() && surf & SURF_NOLIGHT == 0 {
+        surf |= SURF_BUMPLIGHT;
+    }
+    let (width, height) = vtf
+        .map(|h| (h.width as u32, h.height as u32))
+        .unwrap_or((DEFAULT_FACTS.width, DEFAULT_FACTS.height));
+    let reflectivity = vmt
+        .reflectivity()
+        .or(vtf.map(|h| h.reflectivity))
+        .unwrap_or(DEFAULT_FACTS.reflectivity);
+    MaterialFacts {
+        contents,
+        surface_flags: surf,
+        width,
+        height,
+        reflectivity,
+    }
+}
+
+/// (contents, surface flags) from the liquid and visibility keys, the first VBSP reads.
+fn liquid_and_visibility_keys(f: &srcmap_content::CompileFlags) -> (u32, u32) {
     let nodraw = SURF_NODRAW | SURF_NOLIGHT;
     let (mut contents, mut surf) = (CONTENTS_SOLID, 0);
     if f.water {
@@ -182,6 +216,13 @@ pub fn from_vmt(vmt: &srcmap_content::Vmt, vtf: Option<&srcmap_content::VtfHeade
     if f.nonsolid {
         contents = CONTENTS_OPAQUE;
     }
+    (contents, surf)
+}
+
+/// (contents, surface flags) after the clip and tool keys, each of which overrides or adds to
+/// what came before.
+fn clip_and_tool_keys(f: &srcmap_content::CompileFlags, (mut contents, mut surf): (u32, u32)) -> (u32, u32) {
+    let nodraw = SURF_NODRAW | SURF_NOLIGHT;
     if f.clip {
         (contents, surf) = (CONTENTS_PLAYERCLIP | CONTENTS_MONSTERCLIP, nodraw);
     }
@@ -206,12 +247,25 @@ pub fn from_vmt(vmt: &srcmap_content::Vmt, vtf: Option<&srcmap_content::VtfHeade
     if f.skip {
         (contents, surf) = (CONTENTS_EMPTY, nodraw | SURF_SKIP);
     }
+    area_and_light_keys(f, (contents, surf))
+}
+
+/// (contents, surface flags) after the areaportal and light-blocking keys.
+fn area_and_light_keys(f: &srcmap_content::CompileFlags, (mut contents, mut surf): (u32, u32)) -> (u32, u32) {
+    let nodraw = SURF_NODRAW | SURF_NOLIGHT;
     if f.areaportal {
         (contents, surf) = (CONTENTS_AREAPORTAL, nodraw);
     }
     if f.block_light {
         (contents, surf) = (CONTENTS_OPAQUE, nodraw);
     }
+    (contents, surf)
+}
+
+/// (contents, surface flags) after the marker keys (ladder, origin, detail, no light, no chop)
+/// and see-through: a solid material that is translucent or alpha-tested is a window.
+fn marker_keys(f: &srcmap_content::CompileFlags, (mut contents, mut surf): (u32, u32)) -> (u32, u32) {
+    let nodraw = SURF_NODRAW | SURF_NOLIGHT;
     if f.ladder {
         contents |= CONTENTS_LADDER;
     }
@@ -234,23 +288,7 @@ pub fn from_vmt(vmt: &srcmap_content::Vmt, vtf: Option<&srcmap_content::VtfHeade
             surf |= SURF_TRANS;
         }
     }
-    if vmt.get("$bumpmap").is_some() && surf & SURF_NOLIGHT == 0 {
-        surf |= SURF_BUMPLIGHT;
-    }
-    let (width, height) = vtf
-        .map(|h| (h.width as u32, h.height as u32))
-        .unwrap_or((DEFAULT_FACTS.width, DEFAULT_FACTS.height));
-    let reflectivity = vmt
-        .reflectivity()
-        .or(vtf.map(|h| h.reflectivity))
-        .unwrap_or(DEFAULT_FACTS.reflectivity);
-    MaterialFacts {
-        contents,
-        surface_flags: surf,
-        width,
-        height,
-        reflectivity,
-    }
+    (contents, surf)
 }
 
 /// Answers "what is this material?" with the precedence described in the crate docs. Shared by
@@ -472,19 +510,8 @@ impl Resolver {
 
     pub fn resolve(&self, name: &str) -> Resolved {
         let key = normalise_name(name);
-        if let Some(game) = &self.game
-            && let Ok(Some(vmt)) = game.material(&key.to_ascii_lowercase())
-        {
-            let vtf = vmt
-                .base_texture()
-                .and_then(|t| game.texture_header(t).ok().flatten());
-            let origin = Origin::Game(format!("materials/{}.vmt", key.to_ascii_lowercase()));
-            return Resolved {
-                facts: from_vmt(&vmt, vtf.as_ref()),
-                contents_from: origin.clone(),
-                surface_from: origin.clone(),
-                size_from: origin,
-            };
+        if let Some(r) = self.resolve_from_game(&key) {
+            return r;
         }
         let fallback = builtin(&key);
         let fallback_origin = if fallback.is_some() {
@@ -499,41 +526,69 @@ impl Resolver {
             surface_from: fallback_origin.clone(),
             size_from: fallback_origin.clone(),
         };
-        let mut known = fallback.is_some();
-        if let Some((file, table)) = &self.table
-            && let Some(e) = table.get(&key)
-        {
-            let origin = Origin::Table {
-                file: file.clone(),
-                maps: e.maps.clone(),
-            };
-            if let Some(c) = e.contents {
-                r.facts.contents = c;
-                r.contents_from = origin.clone();
-            }
-            if let Some(s) = e.surface_flags {
-                r.facts.surface_flags = s;
-                r.surface_from = origin.clone();
-            }
-            r.facts.width = e.width;
-            r.facts.height = e.height;
-            r.facts.reflectivity = e.reflectivity;
-            r.size_from = origin;
-            known = true;
+        let in_table = self.apply_table(&key, &mut r);
+        if fallback.is_none() && !in_table {
+            self.note_unknown(&key);
         }
-        if !known
-            && let Ok(mut warned) = self.warned.lock()
-            && warned.insert(key.clone())
+        r
+    }
+
+    /// The facts of a material the game has (a VMT under `materials/`).
+    fn resolve_from_game(&self, key: &str) -> Option<Resolved> {
+        let game = self.game.as_ref()?;
+        let vmt = game.material(&key.to_ascii_lowercase()).ok()??;
+        let vtf = vmt
+            .base_texture()
+            .and_then(|t| game.texture_header(t).ok().flatten());
+        let origin = Origin::Game(format!("materials/{}.vmt", key.to_ascii_lowercase()));
+        Some(Resolved {
+            facts: from_vmt(&vmt, vtf.as_ref()),
+            contents_from: origin.clone(),
+            surface_from: origin.clone(),
+            size_from: origin,
+        })
+    }
+
+    /// Overrides `r` with what the table knows of the material; whether it holds it.
+    fn apply_table(&self, key: &str, r: &mut Resolved) -> bool {
+        let Some((file, table)) = &self.table else {
+            return false;
+        };
+        let Some(e) = table.get(key) else {
+            return false;
+        };
+        let origin = Origin::Table {
+            file: file.clone(),
+            maps: e.maps.clone(),
+        };
+        if let Some(c) = e.contents {
+            r.facts.contents = c;
+            r.contents_from = origin.clone();
+        }
+        if let Some(s) = e.surface_flags {
+            r.facts.surface_flags = s;
+            r.surface_from = origin.clone();
+        }
+        r.facts.width = e.width;
+        r.facts.height = e.height;
+        r.facts.reflectivity = e.reflectivity;
+        r.size_from = origin;
+        true
+    }
+
+    /// Records (once per material) that it fell through to the default, with its warning.
+    fn note_unknown(&self, key: &str) {
+        if let Ok(mut warned) = self.warned.lock()
+            && warned.insert(key.to_owned())
             && let Ok(mut w) = self.warnings.lock()
             && let Ok(mut unknown) = self.unknown.lock()
         {
-            unknown.push(key.clone());
+            unknown.push(key.to_owned());
             w.push(format!(
                 "unknown material {key}: treated as an opaque, lit 512x512 surface of reflectivity 0.5 \
                  (give -game DIR or --materials TABLE)"
             ));
         }
-        r
     }
 }
 

@@ -44,32 +44,10 @@ pub const HDR_FORMAT: i32 = 24;
 pub(crate) fn from_game(game: &GameDir, skyname: &str) -> Result<SkyCubemap, String> {
     let mut headers = Vec::with_capacity(6);
     for face in FACES {
-        let material = format!("skybox/{skyname}{face}");
-        let vmt = game
-            .material(&material)
-            .map_err(|e| e.to_string())?
-            .ok_or_else(|| format!("{material} not found"))?;
-        let texture = vmt
-            .base_texture()
-            .ok_or_else(|| format!("{material} has no $basetexture"))?
-            .to_string();
-        let header = game
-            .texture_header(&texture)
-            .map_err(|e| e.to_string())?
-            .ok_or_else(|| format!("{texture}.vtf not found"))?;
-        headers.push(header);
+        headers.push(face_header(game, &format!("skybox/{skyname}{face}"))?);
     }
     let first = headers[0];
-    let no_alpha = |flags: u32| flags & !(TEXTUREFLAGS_EIGHTBITALPHA | TEXTUREFLAGS_ONEBITALPHA);
-    let mut union = 0;
-    for h in &headers {
-        union |= h.flags;
-        let width_ok = h.width == first.width || h.width == 4;
-        let height_ok = h.height == first.height || h.height == first.height * 2 || h.height == 4;
-        if !width_ok || !height_ok || no_alpha(h.flags) != no_alpha(first.flags) {
-            return Err("its textures differ in size or flags".into());
-        }
-    }
+    let union = faces_flags(&headers)?;
     let flags = srcmap_content::vtf::default_cubemap_flags(first.high_res_format, union)
         .ok_or_else(|| format!("image format {} is not supported", first.high_res_format))?;
     Ok(SkyCubemap {
@@ -78,6 +56,48 @@ pub(crate) fn from_game(game: &GameDir, skyname: &str) -> Result<SkyCubemap, Str
         hdr_flags: Some(union | TEXTUREFLAGS_ENVMAP),
         frames: first.frames,
     })
+}
+
+/// The header of a sky face material's base texture.
+fn face_header(game: &GameDir, material: &str) -> Result<srcmap_content::VtfHeader, String> {
+    let vmt = game
+        .material(material)
+        .map_err(|e| e.to_string())?
+        .ok_or_else(|| format!("{material} not found"))?;
+    let texture = vmt
+        .base_texture()
+        .ok_or_else(|| format!("{material} has no $basetexture"))?
+        .to_string();
+    game.texture_header(&texture)
+        .map_err(|e| e.to_string())?
+        .ok_or_else(|| format!("{texture}.vtf not found"))
+}
+
+/// The union of the faces' flags, once Valve's checks pass: each face has the first's width
+/// (or 4), height (or twice it, or 4) and flags but for alpha.
+fn faces_flags(headers: &[srcmap_content::VtfHeader]) -> Result<u32, String> {
+    let first = headers[0];
+    let no_alpha = |flags: u32| flags & !(TEXTUREFLAGS_EIGHTBITALPHA | TEXTUREFLAGS_ONEBITALPHA);
+    let mut union = 0;
+    for h in headers {
+        union |= h.flags;
+        let width_ok = h.width == first.width || h.width == 4;
+        let height_ok = h.height == first.height || h.height == first.height * 2 || h.height == 4;
+        if !width_ok || !height_ok || no_alpha(h.flags) != no_alpha(first.flags) {
+            return Err("its textures differ in size or flags".into());
+        }
+    }
+    Ok(union)
+}
+
+/// The header of the pakfile's `materials/maps/<map>/cubemapdefault<suffix>`.
+fn default_cubemap_header(pak: &srcmap_bsp::pak::Pak<'_>, suffix: &str) -> Option<srcmap_content::VtfHeader> {
+    let entry = pak.entries.iter().find(|e| {
+        let name = e.name.to_ascii_lowercase();
+        name.starts_with("materials/maps/") && name.ends_with(&format!("/cubemapdefault{suffix}"))
+    })?;
+    let bytes = pak.read(entry).ok()?;
+    srcmap_content::VtfHeader::parse(&bytes, &entry.name).ok()
 }
 
 /// What a compiled map's own default cube maps (`materials/maps/<map>/cubemapdefault.vtf`, the
@@ -93,16 +113,8 @@ pub fn harvest(bsp: &srcmap_bsp::Bsp) -> Option<(String, SkyCubemap)> {
         .get("skyname")?
         .to_string();
     let pak = srcmap_bsp::pak::Pak::parse(&bsp.pakfile, 0).ok()?;
-    let header = |suffix: &str| {
-        let entry = pak.entries.iter().find(|e| {
-            let name = e.name.to_ascii_lowercase();
-            name.starts_with("materials/maps/") && name.ends_with(&format!("/cubemapdefault{suffix}"))
-        })?;
-        let bytes = pak.read(entry).ok()?;
-        srcmap_content::VtfHeader::parse(&bytes, &entry.name).ok()
-    };
-    let ldr = header(".vtf")?;
-    let hdr = header(".hdr.vtf");
+    let ldr = default_cubemap_header(&pak, ".vtf")?;
+    let hdr = default_cubemap_header(&pak, ".hdr.vtf");
     Some((
         skyname,
         SkyCubemap {

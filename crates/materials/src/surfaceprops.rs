@@ -24,21 +24,7 @@ pub fn surface_masses(files: &[&[u8]]) -> Result<BTreeMap<String, SurfaceMass>, 
         let doc = Document::parse_bytes(bytes)?;
         for block in doc.children(NodeId::ROOT).filter(|&c| doc.is_block(c)) {
             let name = doc.key(block).to_ascii_lowercase();
-            let base = doc
-                .value_of(block, "base")
-                .map(str::to_ascii_lowercase)
-                .unwrap_or_else(|| "default".to_string());
-            let mut physics = props.get(&base).copied().unwrap_or_default();
-            let number = |key: &str| {
-                doc.value_of(block, key)
-                    .map(|v| v.trim().parse::<f64>().unwrap_or(0.0))
-            };
-            if let Some(d) = number("density") {
-                physics.density = d;
-            }
-            if let Some(t) = number("thickness") {
-                physics.thickness = t;
-            }
+            let physics = block_physics(&doc, block, &props);
             props.insert(name, physics);
         }
     }
@@ -53,6 +39,26 @@ pub fn surface_masses(files: &[&[u8]]) -> Result<BTreeMap<String, SurfaceMass>, 
             (name, mass)
         })
         .collect())
+}
+
+/// A property block's values: its base's (else `default`'s), with those it sets itself.
+fn block_physics(doc: &Document, block: NodeId, props: &BTreeMap<String, Physics>) -> Physics {
+    let base = doc
+        .value_of(block, "base")
+        .map(str::to_ascii_lowercase)
+        .unwrap_or_else(|| "default".to_string());
+    let mut physics = props.get(&base).copied().unwrap_or_default();
+    let number = |key: &str| {
+        doc.value_of(block, key)
+            .map(|v| v.trim().parse::<f64>().unwrap_or(0.0))
+    };
+    if let Some(d) = number("density") {
+        physics.density = d;
+    }
+    if let Some(t) = number("thickness") {
+        physics.thickness = t;
+    }
+    physics
 }
 
 /// The files a game's manifest lists (`file` keys, in order), or the single

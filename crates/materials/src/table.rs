@@ -341,88 +341,11 @@ impl MaterialTable {
                 continue;
             };
             let new_wins = new.evidence > old.evidence;
-            let old_map = old.maps.first().cloned().unwrap_or_default();
-            let new_map = new.maps.first().cloned().unwrap_or_default();
-            let mut conflict = |field: &str, a: String, b: String| {
-                self.conflicts.push(Conflict {
-                    material: name.clone(),
-                    field: field.to_owned(),
-                    values: vec![
-                        ConflictValue {
-                            map: old.maps.join(", "),
-                            value: a,
-                        },
-                        ConflictValue {
-                            map: new_map.clone(),
-                            value: b,
-                        },
-                    ],
-                    kept: if new_wins {
-                        new_map.clone()
-                    } else {
-                        old_map.clone()
-                    },
-                });
-            };
-            let cnames = |c: u32| Contents(c).names().join("|");
-            let snames = |s: u32| SurfaceFlags(s).names().join("|");
-            match (old.contents, new.contents) {
-                (Some(a), Some(b)) if a != b => conflict("contents", cnames(a), cnames(b)),
-                _ => {}
+            let sides = MergeSides::new(old, &new, new_wins);
+            for (field, a, b) in disagreements(old, &new) {
+                self.conflicts.push(sides.conflict(&name, field, a, b));
             }
-            match (old.surface_flags, new.surface_flags) {
-                (Some(a), Some(b)) if a != b => conflict("surface", snames(a), snames(b)),
-                _ => {}
-            }
-            if (old.width, old.height) != (new.width, new.height) {
-                conflict(
-                    "size",
-                    format!("{}x{}", old.width, old.height),
-                    format!("{}x{}", new.width, new.height),
-                );
-            }
-            if old
-                .reflectivity
-                .iter()
-                .zip(new.reflectivity)
-                .any(|(a, b)| (a - b).abs() > 1e-3)
-            {
-                conflict(
-                    "reflectivity",
-                    format!("{:?}", old.reflectivity),
-                    format!("{:?}", new.reflectivity),
-                );
-            }
-            match (old.emit, new.emit) {
-                (Some(a), Some(b))
-                    if a.iter()
-                        .zip(b)
-                        .any(|(x, y)| (x - y).abs() > 0.01 * x.abs().max(y.abs()) + 1e-3) =>
-                {
-                    conflict("emit", format!("{a:?}"), format!("{b:?}"))
-                }
-                _ => {}
-            }
-            let keep_option = |a: Option<u32>, b: Option<u32>| if new_wins { b.or(a) } else { a.or(b) };
-            let merged = TableEntry {
-                contents: keep_option(old.contents, new.contents),
-                surface_flags: keep_option(old.surface_flags, new.surface_flags),
-                width: if new_wins { new.width } else { old.width },
-                height: if new_wins { new.height } else { old.height },
-                reflectivity: if new_wins {
-                    new.reflectivity
-                } else {
-                    old.reflectivity
-                },
-                emit: if new_wins {
-                    new.emit.or(old.emit)
-                } else {
-                    old.emit.or(new.emit)
-                },
-                maps: old.maps.iter().chain(&new.maps).cloned().collect(),
-                evidence: old.evidence + new.evidence,
-            };
-            *old = merged;
+            *old = merged_entry(old, new, new_wins);
         }
     }
 
@@ -445,26 +368,7 @@ impl MaterialTable {
             materials: self
                 .entries
                 .iter()
-                .map(|(k, e)| {
-                    (
-                        k.clone(),
-                        FileEntry {
-                            contents: e.contents.map(|c| Contents(c).names()),
-                            surface: e.surface_flags.map(|s| SurfaceFlags(s).names()),
-                            width: e.width,
-                            height: e.height,
-                            reflectivity: e.reflectivity,
-                            emit: e.emit,
-                            from: e.maps.clone(),
-                            evidence: e.evidence,
-                            env_cubemap: self.env_cubemap.contains(k),
-                            wvt_patch: self.wvt_patch.get(k).cloned(),
-                            bottom_material: self.bottom_material.get(k).cloned(),
-                            surfaceprop: self.surfaceprop.get(k).cloned(),
-                            detail_type: self.detail_type.get(k).cloned(),
-                        },
-                    )
-                })
+                .map(|(k, e)| (k.clone(), self.file_entry(k, e)))
                 .collect(),
             skies: self.skies.clone(),
             surfaceprop_mass: self
@@ -479,6 +383,25 @@ impl MaterialTable {
         s
     }
 
+    /// A material's entry as the file writes it, with what the table knows of it beside.
+    fn file_entry(&self, k: &String, e: &TableEntry) -> FileEntry {
+        FileEntry {
+            contents: e.contents.map(|c| Contents(c).names()),
+            surface: e.surface_flags.map(|s| SurfaceFlags(s).names()),
+            width: e.width,
+            height: e.height,
+            reflectivity: e.reflectivity,
+            emit: e.emit,
+            from: e.maps.clone(),
+            evidence: e.evidence,
+            env_cubemap: self.env_cubemap.contains(k),
+            wvt_patch: self.wvt_patch.get(k).cloned(),
+            bottom_material: self.bottom_material.get(k).cloned(),
+            surfaceprop: self.surfaceprop.get(k).cloned(),
+            detail_type: self.detail_type.get(k).cloned(),
+        }
+    }
+
     pub fn from_json(text: &str) -> Result<MaterialTable, MaterialsError> {
         let file: File = serde_json::from_str(text).map_err(|e| MaterialsError::Json {
             line: e.line(),
@@ -488,89 +411,231 @@ impl MaterialTable {
         if file.format != "srcmap-materials" {
             return Err(MaterialsError::Format(file.format));
         }
-        let mut entries = BTreeMap::new();
-        let mut env_cubemap = BTreeSet::new();
-        let mut wvt_patch = BTreeMap::new();
-        let mut bottom_material = BTreeMap::new();
-        let mut surfaceprop = BTreeMap::new();
-        let mut detail_type = BTreeMap::new();
+        let mut table = MaterialTable::new();
         for (name, e) in file.materials {
-            let err = |flag| MaterialsError::UnknownFlag {
-                material: name.clone(),
-                flag,
-            };
-            let contents = e
-                .contents
-                .as_ref()
-                .map(|c| Contents::parse_names(c).map(|c| c.0))
-                .transpose()
-                .map_err(err)?;
-            let surface_flags = e
-                .surface
-                .as_ref()
-                .map(|s| SurfaceFlags::parse_names(s).map(|s| s.0))
-                .transpose()
-                .map_err(err)?;
-            for (field, value) in [("reflectivity", Some(e.reflectivity)), ("emit", e.emit)] {
-                if let Some(value) = value.filter(|v| !v.iter().all(|c| c.is_finite())) {
-                    return Err(MaterialsError::NotFinite {
-                        material: name.clone(),
-                        field,
-                        value,
-                    });
-                }
-            }
-            if e.env_cubemap {
-                env_cubemap.insert(crate::normalise_name(&name));
-            }
-            if let Some(text) = e.wvt_patch {
-                wvt_patch.insert(crate::normalise_name(&name), text);
-            }
-            if let Some(bottom) = e.bottom_material {
-                bottom_material.insert(crate::normalise_name(&name), bottom);
-            }
-            if let Some(prop) = e.surfaceprop {
-                surfaceprop.insert(crate::normalise_name(&name), prop);
-            }
-            if let Some(ty) = e.detail_type {
-                detail_type.insert(crate::normalise_name(&name), ty);
-            }
-            entries.insert(
-                crate::normalise_name(&name),
-                TableEntry {
-                    contents,
-                    surface_flags,
-                    width: e.width,
-                    height: e.height,
-                    reflectivity: e.reflectivity,
-                    emit: e.emit,
-                    maps: e.from,
-                    evidence: e.evidence,
-                },
-            );
+            table.add_file_entry(&name, e)?;
         }
-        Ok(MaterialTable {
-            entries,
-            env_cubemap,
-            wvt_patch,
-            bottom_material,
-            detail_type,
-            skies: file.skies,
-            surfaceprop,
-            mass_samples: file
-                .surfaceprop_mass
-                .into_iter()
-                .map(|(k, v)| {
-                    // A number out of f32's range reads as infinite: not a measurement.
-                    let samples = v
-                        .into_iter()
-                        .filter(|s| s.iter().all(|x| x.is_finite()))
-                        .map(|[per_volume, per_area]| crate::MassSample { per_volume, per_area })
-                        .collect();
-                    (k.to_ascii_lowercase(), samples)
-                })
-                .collect(),
-            conflicts: file.conflicts,
-        })
+        table.skies = file.skies;
+        table.mass_samples = mass_samples_from_file(file.surfaceprop_mass);
+        table.conflicts = file.conflicts;
+        Ok(table)
     }
+
+    /// Records what a file entry says of its material beside its facts.
+    fn add_file_extras(&mut self, key: &str, e: &mut FileEntry) {
+        if e.env_cubemap {
+            self.env_cubemap.insert(key.to_owned());
+        }
+        if let Some(text) = e.wvt_patch.take() {
+            self.wvt_patch.insert(key.to_owned(), text);
+        }
+        if let Some(bottom) = e.bottom_material.take() {
+            self.bottom_material.insert(key.to_owned(), bottom);
+        }
+        if let Some(prop) = e.surfaceprop.take() {
+            self.surfaceprop.insert(key.to_owned(), prop);
+        }
+        if let Some(ty) = e.detail_type.take() {
+            self.detail_type.insert(key.to_owned(), ty);
+        }
+    }
+
+    /// Adds a material's entry as the file gives it, and what the file says of it beside.
+    fn add_file_entry(&mut self, name: &str, mut e: FileEntry) -> Result<(), MaterialsError> {
+        let (contents, surface_flags) = file_flags(name, &e)?;
+        check_finite(name, &e)?;
+        let key = crate::normalise_name(name);
+        self.add_file_extras(&key, &mut e);
+        let entry = TableEntry {
+            contents,
+            surface_flags,
+            width: e.width,
+            height: e.height,
+            reflectivity: e.reflectivity,
+            emit: e.emit,
+            maps: e.from,
+            evidence: e.evidence,
+        };
+        self.entries.insert(key, entry);
+        Ok(())
+    }
+}
+
+/// Who a conflict is between: the maps the table's entry came from, the map's name, and the
+/// map whose value is kept.
+struct MergeSides {
+    old_maps: String,
+    new_map: String,
+    kept: String,
+}
+
+impl MergeSides {
+    fn new(old: &TableEntry, new: &TableEntry, new_wins: bool) -> MergeSides {
+        let old_map = old.maps.first().cloned().unwrap_or_default();
+        let new_map = new.maps.first().cloned().unwrap_or_default();
+        MergeSides {
+            old_maps: old.maps.join(", "),
+            kept: if new_wins { new_map.clone() } else { old_map },
+            new_map,
+        }
+    }
+
+    fn conflict(&self, material: &str, field: &str, old_value: String, new_value: String) -> Conflict {
+        Conflict {
+            material: material.to_owned(),
+            field: field.to_owned(),
+            values: vec![
+                ConflictValue {
+                    map: self.old_maps.clone(),
+                    value: old_value,
+                },
+                ConflictValue {
+                    map: self.new_map.clone(),
+                    value: new_value,
+                },
+            ],
+            kept: self.kept.clone(),
+        }
+    }
+}
+
+/// The fields on which a map's entry disagrees with the table's: (field, table's value, map's
+/// value), in the order the conflicts are reported.
+fn disagreements(old: &TableEntry, new: &TableEntry) -> Vec<(&'static str, String, String)> {
+    [
+        flags_disagreement("contents", old.contents, new.contents, |c| Contents(c).names()),
+        flags_disagreement("surface", old.surface_flags, new.surface_flags, |s| {
+            SurfaceFlags(s).names()
+        }),
+        size_disagreement(old, new),
+        reflectivity_disagreement(old, new),
+        emit_disagreement(old, new),
+    ]
+    .into_iter()
+    .flatten()
+    .collect()
+}
+
+/// Two known flag sets that differ, each as its names joined by `|`.
+fn flags_disagreement(
+    field: &'static str,
+    old: Option<u32>,
+    new: Option<u32>,
+    names: impl Fn(u32) -> Vec<String>,
+) -> Option<(&'static str, String, String)> {
+    let (a, b) = (old?, new?);
+    (a != b).then(|| (field, names(a).join("|"), names(b).join("|")))
+}
+
+fn size_disagreement(old: &TableEntry, new: &TableEntry) -> Option<(&'static str, String, String)> {
+    ((old.width, old.height) != (new.width, new.height)).then(|| {
+        (
+            "size",
+            format!("{}x{}", old.width, old.height),
+            format!("{}x{}", new.width, new.height),
+        )
+    })
+}
+
+fn reflectivity_disagreement(old: &TableEntry, new: &TableEntry) -> Option<(&'static str, String, String)> {
+    old.reflectivity
+        .iter()
+        .zip(new.reflectivity)
+        .any(|(a, b)| (a - b).abs() > 1e-3)
+        .then(|| {
+            (
+                "reflectivity",
+                format!("{:?}", old.reflectivity),
+                format!("{:?}", new.reflectivity),
+            )
+        })
+}
+
+fn emit_disagreement(old: &TableEntry, new: &TableEntry) -> Option<(&'static str, String, String)> {
+    let (a, b) = (old.emit?, new.emit?);
+    emits_differ(a, b).then(|| ("emit", format!("{a:?}"), format!("{b:?}")))
+}
+
+/// Whether two texture-light values differ by more than 1% (plus a little).
+fn emits_differ(a: [f32; 3], b: [f32; 3]) -> bool {
+    a.iter()
+        .zip(b)
+        .any(|(x, y)| (x - y).abs() > 0.01 * x.abs().max(y.abs()) + 1e-3)
+}
+
+/// The table's entry merged with a map's: the winner's values, the loser's where the winner
+/// knows none, both's maps and evidence.
+fn merged_entry(old: &TableEntry, new: TableEntry, new_wins: bool) -> TableEntry {
+    let keep_option = |a: Option<u32>, b: Option<u32>| if new_wins { b.or(a) } else { a.or(b) };
+    TableEntry {
+        contents: keep_option(old.contents, new.contents),
+        surface_flags: keep_option(old.surface_flags, new.surface_flags),
+        width: if new_wins { new.width } else { old.width },
+        height: if new_wins { new.height } else { old.height },
+        reflectivity: if new_wins {
+            new.reflectivity
+        } else {
+            old.reflectivity
+        },
+        emit: if new_wins {
+            new.emit.or(old.emit)
+        } else {
+            old.emit.or(new.emit)
+        },
+        maps: old.maps.iter().chain(&new.maps).cloned().collect(),
+        evidence: old.evidence + new.evidence,
+    }
+}
+
+/// A file entry's contents and surface flags, read from their names.
+fn file_flags(name: &str, e: &FileEntry) -> Result<(Option<u32>, Option<u32>), MaterialsError> {
+    let err = |flag| MaterialsError::UnknownFlag {
+        material: name.to_owned(),
+        flag,
+    };
+    let contents = e
+        .contents
+        .as_ref()
+        .map(|c| Contents::parse_names(c).map(|c| c.0))
+        .transpose()
+        .map_err(err)?;
+    let surface_flags = e
+        .surface
+        .as_ref()
+        .map(|s| SurfaceFlags::parse_names(s).map(|s| s.0))
+        .transpose()
+        .map_err(err)?;
+    Ok((contents, surface_flags))
+}
+
+/// Fails on a file entry's colour that is not finite.
+fn check_finite(name: &str, e: &FileEntry) -> Result<(), MaterialsError> {
+    for (field, value) in [("reflectivity", Some(e.reflectivity)), ("emit", e.emit)] {
+        if let Some(value) = value.filter(|v| !v.iter().all(|c| c.is_finite())) {
+            return Err(MaterialsError::NotFinite {
+                material: name.to_owned(),
+                field,
+                value,
+            });
+        }
+    }
+    Ok(())
+}
+
+/// The file's mass samples by surface property (lower case), each measured one kept.
+fn mass_samples_from_file(
+    surfaceprop_mass: BTreeMap<String, Vec<[f32; 2]>>,
+) -> BTreeMap<String, Vec<crate::MassSample>> {
+    surfaceprop_mass
+        .into_iter()
+        .map(|(k, v)| {
+            // A number out of f32's range reads as infinite: not a measurement.
+            let samples = v
+                .into_iter()
+                .filter(|s| s.iter().all(|x| x.is_finite()))
+                .map(|[per_volume, per_area]| crate::MassSample { per_volume, per_area })
+                .collect();
+            (k.to_ascii_lowercase(), samples)
+        })
+        .collect()
 }

@@ -116,6 +116,8 @@ struct Header {
     body_parts: (i32, i32),
     surface_prop: i32,
     key_values: (i32, i32),
+    mass: f32,
+    contents: u32,
     includes: (i32, i32),
 }
 
@@ -166,87 +168,31 @@ fn pair(r: &mut Reader<'_>) -> Result<(i32, i32), ModelError> {
 impl Mdl {
     pub fn parse(data: &[u8]) -> Result<Mdl, ModelError> {
         let mut r = Reader::new(data, Endian::Little);
-        let h = "studiohdr_t";
-        let id = r.array::<4>().at(FORMAT, h)?;
-        if &id != b"IDST" {
-            return Err(ModelError::format(FORMAT, h, 0, "not an MDL (no IDST)"));
-        }
-        let version = r.i32().at(FORMAT, h)?;
-        if !VERSIONS.contains(&version) {
-            return Err(ModelError::format(
-                FORMAT,
-                h,
-                4,
-                format!("version {version}, expected 44 to 49"),
-            ));
-        }
-        let checksum = r.u32().at(FORMAT, h)?;
-        let name = fixed_str(r.bytes(64).at(FORMAT, h)?);
-        let length = r.u32().at(FORMAT, h)?;
-        if length as usize > data.len() {
-            return Err(ModelError::format(
-                FORMAT,
-                h,
-                76,
-                format!("length {length} past the end of the {}-byte file", data.len()),
-            ));
-        }
-        let mut vec = || r.vec3().at(FORMAT, h);
-        let (eye_position, illum_position) = (vec()?, vec()?);
-        let (hull_min, hull_max, view_min, view_max) = (vec()?, vec()?, vec()?, vec()?);
-        let flags = r.u32().at(FORMAT, h)?;
-        let bones = pair(&mut r)?;
-        r.skip(8 * 3).at(FORMAT, h)?; // bone controllers, hitbox sets, local animations
-        let sequences = pair(&mut r)?.0;
-        r.skip(8).at(FORMAT, h)?; // activity list version, events indexed
-        let textures = pair(&mut r)?;
-        let cd_textures = pair(&mut r)?;
-        let skins = (pair(&mut r)?, r.i32().at(FORMAT, h)?);
-        let skins = (skins.0.0, skins.0.1, skins.1);
-        let body_parts = pair(&mut r)?;
-        // attachments (2), nodes (3), flex descs, controllers, rules, IK chains, mouths,
-        // pose parameters (2 each)
-        r.skip(4 * (2 + 3 + 2 * 6)).at(FORMAT, h)?;
-        let surface_prop = r.i32().at(FORMAT, h)?;
-        let key_values = pair(&mut r)?;
-        r.skip(8).at(FORMAT, h)?; // IK autoplay locks
-        let mass = r.f32().at(FORMAT, h)?;
-        let contents = r.u32().at(FORMAT, h)?;
-        let includes = pair(&mut r)?;
-        let hdr = Header {
-            bones,
-            sequences,
-            textures,
-            cd_textures,
-            skins,
-            body_parts,
-            surface_prop,
-            key_values,
-            includes,
-        };
-        let at = |v: i32, s: &'static str| index(v, FORMAT, s, 0);
+        let p = read_prologue(&mut r, data.len())?;
+        let hdr = read_header(&mut r)?;
+        let at = |v: i32| index(v, FORMAT, "studiohdr_t", 0);
         Ok(Mdl {
-            version,
-            checksum,
-            name,
-            length,
-            eye_position,
-            illum_position,
-            hull_min,
-            hull_max,
-            view_min,
-            view_max,
-            flags,
-            bone_count: at(hdr.bones.0, h)? as u32,
-            sequence_count: at(hdr.sequences, h)? as u32,
+            version: p.version,
+            checksum: p.checksum,
+            name: p.name,
+            length: p.length,
+            eye_position: p.eye_position,
+            illum_position: p.illum_position,
+            hull_min: p.hull_min,
+            hull_max: p.hull_max,
+            view_min: p.view_min,
+            view_max: p.view_max,
+            flags: p.flags,
+            bone_count: at(hdr.bones.0)? as u32,
+            sequence_count: at(hdr.sequences)? as u32,
             textures: read_textures(data, &hdr)?,
             texture_dirs: read_texture_dirs(data, &hdr)?,
             skins: read_skins(data, &hdr)?,
             body_parts: read_body_parts(data, &hdr)?,
-            surface_prop: string_at(data, at(hdr.surface_prop, h)?, "surface prop")?,
+            surface_prop: string_at(data, at(hdr.surface_prop)?, "surface prop")?,
             key_values: read_key_values(data, &hdr)?,
-            mass,
-            contents,
+            mass: hdr.mass,
+            contents: hdr.contents,
             include_models: read_includes(data, &hdr)?,
         })
     }
@@ -303,6 +249,117 @@ impl Mdl {
             .flat_map(|p| &p.models)
             .flat_map(|m| m.meshes.iter().map(move |mesh| (m, mesh)))
     }
+}
+
+/// The header's values up to its flags: identity, length and the model's boxes.
+struct Prologue {
+    version: i32,
+    checksum: u32,
+    name: String,
+    length: u32,
+    eye_position: [f32; 3],
+    illum_position: [f32; 3],
+    hull_min: [f32; 3],
+    hull_max: [f32; 3],
+    view_min: [f32; 3],
+    view_max: [f32; 3],
+    flags: u32,
+}
+
+/// `studiohdr_t` up to its flags: magic and version checked, the length within the file.
+fn read_prologue(r: &mut Reader<'_>, file_len: usize) -> Result<Prologue, ModelError> {
+    let h = "studiohdr_t";
+    let version = read_version(r)?;
+    let checksum = r.u32().at(FORMAT, h)?;
+    let name = fixed_str(r.bytes(64).at(FORMAT, h)?);
+    let length = read_length(r, file_len)?;
+    let mut vec = || r.vec3().at(FORMAT, h);
+    let (eye_position, illum_position) = (vec()?, vec()?);
+    let (hull_min, hull_max, view_min, view_max) = (vec()?, vec()?, vec()?, vec()?);
+    Ok(Prologue {
+        version,
+        checksum,
+        name,
+        length,
+        eye_position,
+        illum_position,
+        hull_min,
+        hull_max,
+        view_min,
+        view_max,
+        flags: r.u32().at(FORMAT, h)?,
+    })
+}
+
+/// The file's length as its header gives it, which must not pass the file's end.
+fn read_length(r: &mut Reader<'_>, file_len: usize) -> Result<u32, ModelError> {
+    let length = r.u32().at(FORMAT, "studiohdr_t")?;
+    if length as usize > file_len {
+        return Err(ModelError::format(
+            FORMAT,
+            "studiohdr_t",
+            76,
+            format!("length {length} past the end of the {file_len}-byte file"),
+        ));
+    }
+    Ok(length)
+}
+
+/// The magic (`IDST`) and a version of [`VERSIONS`].
+fn read_version(r: &mut Reader<'_>) -> Result<i32, ModelError> {
+    let h = "studiohdr_t";
+    let id = r.array::<4>().at(FORMAT, h)?;
+    if &id != b"IDST" {
+        return Err(ModelError::format(FORMAT, h, 0, "not an MDL (no IDST)"));
+    }
+    let version = r.i32().at(FORMAT, h)?;
+    if !VERSIONS.contains(&version) {
+        return Err(ModelError::format(
+            FORMAT,
+            h,
+            4,
+            format!("version {version}, expected 44 to 49"),
+        ));
+    }
+    Ok(version)
+}
+
+/// `studiohdr_t` after the flags: the counts and offsets of what follows, mass and contents.
+fn read_header(r: &mut Reader<'_>) -> Result<Header, ModelError> {
+    let h = "studiohdr_t";
+    let bones = pair(r)?;
+    r.skip(8 * 3).at(FORMAT, h)?; // bone controllers, hitbox sets, local animations
+    let sequences = pair(r)?.0;
+    r.skip(8).at(FORMAT, h)?; // activity list version, events indexed
+    let textures = pair(r)?;
+    let cd_textures = pair(r)?;
+    let skins = read_skin_header(r)?;
+    let body_parts = pair(r)?;
+    // attachments (2), nodes (3), flex descs, controllers, rules, IK chains, mouths,
+    // pose parameters (2 each)
+    r.skip(4 * (2 + 3 + 2 * 6)).at(FORMAT, h)?;
+    let surface_prop = r.i32().at(FORMAT, h)?;
+    let key_values = pair(r)?;
+    r.skip(8).at(FORMAT, h)?; // IK autoplay locks
+    Ok(Header {
+        bones,
+        sequences,
+        textures,
+        cd_textures,
+        skins,
+        body_parts,
+        surface_prop,
+        key_values,
+        mass: r.f32().at(FORMAT, h)?,
+        contents: r.u32().at(FORMAT, h)?,
+        includes: pair(r)?,
+    })
+}
+
+/// The skin table's reference count, family count and offset.
+fn read_skin_header(r: &mut Reader<'_>) -> Result<(i32, i32, i32), ModelError> {
+    let (refs, families) = pair(r)?;
+    Ok((refs, families, r.i32().at(FORMAT, "studiohdr_t")?))
 }
 
 fn leading_int(v: &str) -> i64 {
@@ -365,11 +422,16 @@ fn read_skins(data: &[u8], h: &Header) -> Result<Vec<Vec<i16>>, ModelError> {
             ),
         ));
     }
+    read_skin_families(&mut r, refs, families)
+}
+
+/// `families` rows of `refs` texture indices.
+fn read_skin_families(r: &mut Reader<'_>, refs: usize, families: usize) -> Result<Vec<Vec<i16>>, ModelError> {
     let mut out = Vec::with_capacity(families);
     for _ in 0..families {
         let mut family = Vec::with_capacity(refs);
         for _ in 0..refs {
-            family.push(r.i16().at(FORMAT, s)?);
+            family.push(r.i16().at(FORMAT, "skin table")?);
         }
         out.push(family);
     }
@@ -409,33 +471,38 @@ fn read_models(data: &[u8], base: usize, count: i32) -> Result<Vec<SubModel>, Mo
     let (mut r, count) = records(data, base, count, MODEL_SIZE, s)?;
     let mut out = Vec::with_capacity(count);
     for i in 0..count {
-        let rec = base + i * MODEL_SIZE;
-        let name = fixed_str(r.bytes(64).at(FORMAT, s)?);
-        let _kind = r.i32().at(FORMAT, s)?;
-        let bounding_radius = r.f32().at(FORMAT, s)?;
-        let mesh_count = r.i32().at(FORMAT, s)?;
-        let mesh_at = r.i32().at(FORMAT, s)?;
-        let vertex_count = r.i32().at(FORMAT, s)?;
-        let vertex_at = r.i32().at(FORMAT, s)?;
-        r.skip(MODEL_SIZE - 64 - 6 * 4).at(FORMAT, s)?;
-        let vertex_at = index(vertex_at, FORMAT, s, rec as u64)?;
-        if vertex_at % VERTEX_SIZE != 0 {
-            return Err(ModelError::format(
-                FORMAT,
-                s,
-                rec as u64,
-                format!("vertex offset {vertex_at} is not a whole vertex"),
-            ));
-        }
-        out.push(SubModel {
-            name,
-            bounding_radius,
-            vertex_count: index(vertex_count, FORMAT, s, rec as u64)? as u32,
-            first_vertex: vertex_at / VERTEX_SIZE,
-            meshes: read_meshes(data, relative(rec, mesh_at, s)?, mesh_count)?,
-        });
+        out.push(read_model(data, &mut r, base + i * MODEL_SIZE)?);
     }
     Ok(out)
+}
+
+/// One `mstudiomodel_t` (at `rec`, `r` at its start) with its meshes.
+fn read_model(data: &[u8], r: &mut Reader<'_>, rec: usize) -> Result<SubModel, ModelError> {
+    let s = "mstudiomodel_t";
+    let name = fixed_str(r.bytes(64).at(FORMAT, s)?);
+    let _kind = r.i32().at(FORMAT, s)?;
+    let bounding_radius = r.f32().at(FORMAT, s)?;
+    let mesh_count = r.i32().at(FORMAT, s)?;
+    let mesh_at = r.i32().at(FORMAT, s)?;
+    let vertex_count = r.i32().at(FORMAT, s)?;
+    let vertex_at = r.i32().at(FORMAT, s)?;
+    r.skip(MODEL_SIZE - 64 - 6 * 4).at(FORMAT, s)?;
+    let vertex_at = index(vertex_at, FORMAT, s, rec as u64)?;
+    if vertex_at % VERTEX_SIZE != 0 {
+        return Err(ModelError::format(
+            FORMAT,
+            s,
+            rec as u64,
+            format!("vertex offset {vertex_at} is not a whole vertex"),
+        ));
+    }
+    Ok(SubModel {
+        name,
+        bounding_radius,
+        vertex_count: index(vertex_count, FORMAT, s, rec as u64)? as u32,
+        first_vertex: vertex_at / VERTEX_SIZE,
+        meshes: read_meshes(data, relative(rec, mesh_at, s)?, mesh_count)?,
+    })
 }
 
 fn read_meshes(data: &[u8], base: usize, count: i32) -> Result<Vec<Mesh>, ModelError> {

@@ -107,15 +107,7 @@ impl Ppl {
     pub fn parse(data: &[u8]) -> Result<Ppl, ModelError> {
         let h = "HardwareTexels::FileHeader_t";
         let mut r = Reader::new(data, Endian::Little);
-        let version = r.i32().at(FORMAT, h)?;
-        if version != PPL_VERSION {
-            return Err(ModelError::format(
-                FORMAT,
-                h,
-                0,
-                format!("version {version}, expected {PPL_VERSION}"),
-            ));
-        }
+        let version = read_version(&mut r)?;
         let checksum = r.u32().at(FORMAT, h)?;
         let texel_format = r.u32().at(FORMAT, h)?;
         let mesh_count = index(r.i32().at(FORMAT, h)?, FORMAT, h, 12)?;
@@ -125,40 +117,7 @@ impl Ppl {
             .at(FORMAT, s)?;
         let mut meshes = Vec::with_capacity(mesh_count);
         for i in 0..mesh_count {
-            let at = (FILE_HEADER + MESH_HEADER * i) as u64;
-            r.seek(at as usize).at(FORMAT, s)?;
-            let lod = r.u32().at(FORMAT, s)?;
-            let offset = r.u32().at(FORMAT, s)?;
-            let bytes = r.u32().at(FORMAT, s)?;
-            let width = r.u32().at(FORMAT, s)?;
-            let height = r.u32().at(FORMAT, s)?;
-            let end = offset as u64 + bytes as u64;
-            if end > data.len() as u64 || (offset as usize) < FILE_HEADER + MESH_HEADER * mesh_count {
-                return Err(ModelError::format(
-                    FORMAT,
-                    s,
-                    at,
-                    format!(
-                        "mesh {i}: texels {offset}..{end} outside the file's data ({} bytes)",
-                        data.len()
-                    ),
-                ));
-            }
-            if texel_format == IMAGE_FORMAT_RGB888 && bytes as u128 != 3 * mip_chain_texels(width, height) {
-                return Err(ModelError::format(
-                    FORMAT,
-                    s,
-                    at,
-                    format!("mesh {i}: {bytes} bytes for a {width}x{height} RGB888 mip chain"),
-                ));
-            }
-            meshes.push(PplMesh {
-                lod,
-                offset,
-                width,
-                height,
-                texels: data[offset as usize..end as usize].to_vec(),
-            });
+            meshes.push(read_mesh(&mut r, data, i, mesh_count, texel_format)?);
         }
         Ok(Ppl {
             version,
@@ -198,6 +157,94 @@ impl Ppl {
         }
         out
     }
+}
+
+/// `FileHeader_t`'s version, which must be [`PPL_VERSION`].
+fn read_version(r: &mut Reader<'_>) -> Result<i32, ModelError> {
+    let version = r.i32().at(FORMAT, "HardwareTexels::FileHeader_t")?;
+    if version != PPL_VERSION {
+        return Err(ModelError::format(
+            FORMAT,
+            "HardwareTexels::FileHeader_t",
+            0,
+            format!("version {version}, expected {PPL_VERSION}"),
+        ));
+    }
+    Ok(version)
+}
+
+/// A `MeshHeader_t`: its LOD, and where its texels lie and what size they are.
+struct MeshHeader {
+    lod: u32,
+    offset: u32,
+    bytes: u32,
+    width: u32,
+    height: u32,
+}
+
+impl MeshHeader {
+    fn read(r: &mut Reader<'_>, at: u64) -> Result<MeshHeader, ModelError> {
+        let s = "HardwareTexels::MeshHeader_t";
+        r.seek(at as usize).at(FORMAT, s)?;
+        Ok(MeshHeader {
+            lod: r.u32().at(FORMAT, s)?,
+            offset: r.u32().at(FORMAT, s)?,
+            bytes: r.u32().at(FORMAT, s)?,
+            width: r.u32().at(FORMAT, s)?,
+            height: r.u32().at(FORMAT, s)?,
+        })
+    }
+
+    /// Mesh `i` (header at `at`): its texels must lie in the file's data, after the
+    /// `mesh_count` headers, and an RGB888 mesh's be a whole mip chain.
+    fn check(
+        &self,
+        i: usize,
+        at: u64,
+        data_len: usize,
+        mesh_count: usize,
+        texel_format: u32,
+    ) -> Result<(), ModelError> {
+        let s = "HardwareTexels::MeshHeader_t";
+        let MeshHeader {
+            offset,
+            bytes,
+            width,
+            height,
+            ..
+        } = *self;
+        let end = offset as u64 + bytes as u64;
+        if end > data_len as u64 || (offset as usize) < FILE_HEADER + MESH_HEADER * mesh_count {
+            let why = format!("mesh {i}: texels {offset}..{end} outside the file's data ({data_len} bytes)");
+            return Err(ModelError::format(FORMAT, s, at, why));
+        }
+        if texel_format == IMAGE_FORMAT_RGB888 && bytes as u128 != 3 * mip_chain_texels(width, height) {
+            let why = format!("mesh {i}: {bytes} bytes for a {width}x{height} RGB888 mip chain");
+            return Err(ModelError::format(FORMAT, s, at, why));
+        }
+        Ok(())
+    }
+}
+
+/// Mesh `i`'s header, checked, and texels.
+fn read_mesh(
+    r: &mut Reader<'_>,
+    data: &[u8],
+    i: usize,
+    mesh_count: usize,
+    texel_format: u32,
+) -> Result<PplMesh, ModelError> {
+    let at = (FILE_HEADER + MESH_HEADER * i) as u64;
+    let m = MeshHeader::read(r, at)?;
+    m.check(i, at, data.len(), mesh_count, texel_format)?;
+    let end = m.offset as u64 + m.bytes as u64;
+    Ok(PplMesh {
+        lod: m.lod,
+        offset: m.offset,
+        width: m.width,
+        height: m.height,
+        texels: data[m.offset as usize..end as usize].to_vec(),
+    })
 }
 
 #[cfg(test)]

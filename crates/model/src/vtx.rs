@@ -65,6 +65,14 @@ pub struct Strip {
     pub flags: u8,
 }
 
+impl Strip {
+    /// Whether the strip's indices and vertices lie within its group's `inn` and `vn`.
+    fn fits(&self, inn: usize, vn: usize) -> bool {
+        self.first_index as u64 + self.index_count as u64 <= inn as u64
+            && self.first_vertex as u64 + self.vertex_count as u64 <= vn as u64
+    }
+}
+
 impl StripGroup {
     /// The triangles of every strip, as indices into `vertices`.
     pub fn triangles(&self) -> impl Iterator<Item = [u16; 3]> + '_ {
@@ -133,15 +141,7 @@ impl Vtx {
     fn parse_layout(data: &[u8], topology: bool) -> Result<Vtx, ModelError> {
         let h = "FileHeader_t";
         let mut r = Reader::new(data, Endian::Little);
-        let version = r.i32().at(FORMAT, h)?;
-        if version != 7 {
-            return Err(ModelError::format(
-                FORMAT,
-                h,
-                0,
-                format!("version {version}, expected 7"),
-            ));
-        }
+        let version = read_version(&mut r)?;
         let vertex_cache_size = r.i32().at(FORMAT, h)?;
         let max_bones_per_strip = r.u16().at(FORMAT, h)?;
         let max_bones_per_triangle = r.u16().at(FORMAT, h)?;
@@ -152,16 +152,7 @@ impl Vtx {
         let part_count = r.i32().at(FORMAT, h)?;
         let part_at = r.i32().at(FORMAT, h)?;
         let lod_count = index(lod_count, FORMAT, h, 20)? as u32;
-
-        let s = "BodyPartHeader_t";
-        let (mut r, n, start) = at(data, 0, part_at, part_count, BODY_PART_SIZE, s)?;
-        let mut body_parts = Vec::with_capacity(n);
-        for i in 0..n {
-            let rec = start + i * BODY_PART_SIZE;
-            let count = r.i32().at(FORMAT, s)?;
-            let rel = r.i32().at(FORMAT, s)?;
-            body_parts.push(read_models(data, rec, rel, count, topology)?);
-        }
+        let body_parts = read_body_parts(data, part_at, part_count, topology)?;
         let material_replacements = read_replacements(data, replacements_at, lod_count)?;
         Ok(Vtx {
             material_replacements,
@@ -182,8 +173,6 @@ impl Vtx {
     /// Fails when the two files' body parts, models or meshes do not line up, or a vertex
     /// lies outside its mesh.
     pub fn triangles(&self, mdl: &Mdl, lod: usize) -> Result<Vec<[u32; 3]>, ModelError> {
-        let s = "triangles";
-        let mismatch = |what: String| ModelError::format(FORMAT, s, 0, what);
         if self.body_parts.len() != mdl.body_parts.len() {
             return Err(mismatch(format!(
                 "{} body parts, the .mdl has {}",
@@ -207,27 +196,74 @@ impl Vtx {
                 }
                 for ((_, groups), mesh) in l.meshes.iter().zip(&mdl_model.meshes) {
                     let first = mdl_model.first_vertex as u64 + mesh.vertex_offset as u64;
-                    for g in groups {
-                        for t in g.triangles() {
-                            let mut tri = [0u32; 3];
-                            for (k, &i) in t.iter().enumerate() {
-                                let v = g.vertices[i as usize] as u64;
-                                if v >= mesh.vertex_count as u64 {
-                                    return Err(mismatch(format!(
-                                        "vertex {v} outside its mesh of {}",
-                                        mesh.vertex_count
-                                    )));
-                                }
-                                tri[k] = (first + v) as u32;
-                            }
-                            out.push(tri);
-                        }
-                    }
+                    push_mesh_triangles(groups, first, mesh.vertex_count, &mut out)?;
                 }
             }
         }
         Ok(out)
     }
+}
+
+/// The error of `.vtx` and `.mdl` that do not line up.
+fn mismatch(what: String) -> ModelError {
+    ModelError::format(FORMAT, "triangles", 0, what)
+}
+
+/// Appends a mesh's triangles, its strip vertices offset by `first`; each must lie within the
+/// mesh's `vertex_count`.
+fn push_mesh_triangles(
+    groups: &[StripGroup],
+    first: u64,
+    vertex_count: u32,
+    out: &mut Vec<[u32; 3]>,
+) -> Result<(), ModelError> {
+    for g in groups {
+        for t in g.triangles() {
+            let mut tri = [0u32; 3];
+            for (k, &i) in t.iter().enumerate() {
+                let v = g.vertices[i as usize] as u64;
+                if v >= vertex_count as u64 {
+                    return Err(mismatch(format!("vertex {v} outside its mesh of {vertex_count}")));
+                }
+                tri[k] = (first + v) as u32;
+            }
+            out.push(tri);
+        }
+    }
+    Ok(())
+}
+
+/// `FileHeader_t`'s version, which must be 7.
+fn read_version(r: &mut Reader<'_>) -> Result<i32, ModelError> {
+    let version = r.i32().at(FORMAT, "FileHeader_t")?;
+    if version != 7 {
+        return Err(ModelError::format(
+            FORMAT,
+            "FileHeader_t",
+            0,
+            format!("version {version}, expected 7"),
+        ));
+    }
+    Ok(version)
+}
+
+/// The `BodyPartHeader_t`s with their models.
+fn read_body_parts(
+    data: &[u8],
+    part_at: i32,
+    part_count: i32,
+    topology: bool,
+) -> Result<Vec<Vec<Vec<Lod>>>, ModelError> {
+    let s = "BodyPartHeader_t";
+    let (mut r, n, start) = at(data, 0, part_at, part_count, BODY_PART_SIZE, s)?;
+    let mut body_parts = Vec::with_capacity(n);
+    for i in 0..n {
+        let rec = start + i * BODY_PART_SIZE;
+        let count = r.i32().at(FORMAT, s)?;
+        let rel = r.i32().at(FORMAT, s)?;
+        body_parts.push(read_models(data, rec, rel, count, topology)?);
+    }
+    Ok(body_parts)
 }
 
 fn read_replacements(data: &[u8], list_at: i32, lods: u32) -> Result<Vec<Vec<(i16, String)>>, ModelError> {
@@ -271,22 +307,27 @@ fn read_models(
         let rec = start + i * MODEL_SIZE;
         let count = r.i32().at(FORMAT, s)?;
         let rel = r.i32().at(FORMAT, s)?;
-        let s = "ModelLODHeader_t";
-        let (mut lr, ln, lstart) = at(data, rec, rel, count, LOD_SIZE, s)?;
-        let mut lods = Vec::with_capacity(ln);
-        for j in 0..ln {
-            let lrec = lstart + j * LOD_SIZE;
-            let mesh_count = lr.i32().at(FORMAT, s)?;
-            let mesh_rel = lr.i32().at(FORMAT, s)?;
-            let switch_point = lr.f32().at(FORMAT, s)?;
-            lods.push(Lod {
-                switch_point,
-                meshes: read_meshes(data, lrec, mesh_rel, mesh_count, topology)?,
-            });
-        }
-        out.push(lods);
+        out.push(read_lods(data, rec, rel, count, topology)?);
     }
     Ok(out)
+}
+
+/// A model's `ModelLODHeader_t`s with their meshes.
+fn read_lods(data: &[u8], base: usize, rel: i32, count: i32, topology: bool) -> Result<Vec<Lod>, ModelError> {
+    let s = "ModelLODHeader_t";
+    let (mut lr, ln, lstart) = at(data, base, rel, count, LOD_SIZE, s)?;
+    let mut lods = Vec::with_capacity(ln);
+    for j in 0..ln {
+        let lrec = lstart + j * LOD_SIZE;
+        let mesh_count = lr.i32().at(FORMAT, s)?;
+        let mesh_rel = lr.i32().at(FORMAT, s)?;
+        let switch_point = lr.f32().at(FORMAT, s)?;
+        lods.push(Lod {
+            switch_point,
+            meshes: read_meshes(data, lrec, mesh_rel, mesh_count, topology)?,
+        });
+    }
+    Ok(lods)
 }
 
 fn read_meshes(
@@ -321,84 +362,127 @@ fn read_strip_groups(
     let (mut r, n, start) = at(data, base, rel, count, size, s)?;
     let mut out = Vec::with_capacity(n);
     for i in 0..n {
-        let rec = start + i * size;
-        let vertex_count = r.i32().at(FORMAT, s)?;
-        let vertex_rel = r.i32().at(FORMAT, s)?;
-        let index_count = r.i32().at(FORMAT, s)?;
-        let index_rel = r.i32().at(FORMAT, s)?;
-        let strip_count = r.i32().at(FORMAT, s)?;
-        let strip_rel = r.i32().at(FORMAT, s)?;
-        let flags = r.u8().at(FORMAT, s)?;
-        if topology {
-            r.skip(8).at(FORMAT, s)?;
-        }
-
-        let vs = "Vertex_t";
-        let (mut vr, vn, _) = at(data, rec, vertex_rel, vertex_count, VERTEX_SIZE, vs)?;
-        let mut vertices = Vec::with_capacity(vn);
-        for _ in 0..vn {
-            vr.skip(4).at(FORMAT, vs)?; // bone weight indices, bone count
-            vertices.push(vr.u16().at(FORMAT, vs)?);
-            vr.skip(3).at(FORMAT, vs)?; // bone ids
-        }
-
-        let is = "index";
-        let (mut ir, inn, _) = at(data, rec, index_rel, index_count, 2, is)?;
-        let mut indices = Vec::with_capacity(inn);
-        for _ in 0..inn {
-            let at = ir.offset();
-            let v = ir.u16().at(FORMAT, is)?;
-            if v as usize >= vn {
-                return Err(ModelError::format(
-                    FORMAT,
-                    is,
-                    at,
-                    format!("index {v} past the strip group's {vn} vertices"),
-                ));
-            }
-            indices.push(v);
-        }
-
-        let ss = "StripHeader_t";
-        let ssize = if topology { 35 } else { 27 };
-        let (mut sr, sn, sstart) = at(data, rec, strip_rel, strip_count, ssize, ss)?;
-        let mut strips = Vec::with_capacity(sn);
-        for k in 0..sn {
-            let srec = (sstart + k * ssize) as u64;
-            let index_count = index(sr.i32().at(FORMAT, ss)?, FORMAT, ss, srec)? as u32;
-            let first_index = index(sr.i32().at(FORMAT, ss)?, FORMAT, ss, srec)? as u32;
-            let vertex_count = index(sr.i32().at(FORMAT, ss)?, FORMAT, ss, srec)? as u32;
-            let first_vertex = index(sr.i32().at(FORMAT, ss)?, FORMAT, ss, srec)? as u32;
-            let bone_count = sr.i16().at(FORMAT, ss)?;
-            let flags = sr.u8().at(FORMAT, ss)?;
-            sr.skip(ssize - 19).at(FORMAT, ss)?; // bone state changes (+ topology)
-            if first_index as u64 + index_count as u64 > inn as u64
-                || first_vertex as u64 + vertex_count as u64 > vn as u64
-            {
-                return Err(ModelError::format(
-                    FORMAT,
-                    ss,
-                    srec,
-                    "strip past its strip group's indices or vertices",
-                ));
-            }
-            strips.push(Strip {
-                first_index,
-                index_count,
-                first_vertex,
-                vertex_count,
-                bone_count,
-                flags,
-            });
-        }
-        out.push(StripGroup {
-            flags,
-            vertices,
-            indices,
-            strips,
-        });
+        out.push(read_strip_group(data, &mut r, start + i * size, topology)?);
     }
     Ok(out)
+}
+
+/// One `StripGroupHeader_t` (at `rec`, `r` at its start) with its vertices, indices and strips.
+fn read_strip_group(
+    data: &[u8],
+    r: &mut Reader<'_>,
+    rec: usize,
+    topology: bool,
+) -> Result<StripGroup, ModelError> {
+    let s = "StripGroupHeader_t";
+    let vertex_count = r.i32().at(FORMAT, s)?;
+    let vertex_rel = r.i32().at(FORMAT, s)?;
+    let index_count = r.i32().at(FORMAT, s)?;
+    let index_rel = r.i32().at(FORMAT, s)?;
+    let strip_count = r.i32().at(FORMAT, s)?;
+    let strip_rel = r.i32().at(FORMAT, s)?;
+    let flags = r.u8().at(FORMAT, s)?;
+    if topology {
+        r.skip(8).at(FORMAT, s)?;
+    }
+    let vertices = read_group_vertices(data, rec, vertex_rel, vertex_count)?;
+    let indices = read_group_indices(data, rec, index_rel, index_count, vertices.len())?;
+    let bounds = (indices.len(), vertices.len());
+    let strips = read_strips(data, rec, strip_rel, strip_count, topology, bounds)?;
+    Ok(StripGroup {
+        flags,
+        vertices,
+        indices,
+        strips,
+    })
+}
+
+/// A strip group's `Vertex_t`s: each one's index in its mesh.
+fn read_group_vertices(data: &[u8], rec: usize, rel: i32, count: i32) -> Result<Vec<u16>, ModelError> {
+    let vs = "Vertex_t";
+    let (mut vr, vn, _) = at(data, rec, rel, count, VERTEX_SIZE, vs)?;
+    let mut vertices = Vec::with_capacity(vn);
+    for _ in 0..vn {
+        vr.skip(4).at(FORMAT, vs)?; // bone weight indices, bone count
+        vertices.push(vr.u16().at(FORMAT, vs)?);
+        vr.skip(3).at(FORMAT, vs)?; // bone ids
+    }
+    Ok(vertices)
+}
+
+/// A strip group's indices, each below its `vn` vertices.
+fn read_group_indices(
+    data: &[u8],
+    rec: usize,
+    rel: i32,
+    count: i32,
+    vn: usize,
+) -> Result<Vec<u16>, ModelError> {
+    let is = "index";
+    let (mut ir, inn, _) = at(data, rec, rel, count, 2, is)?;
+    let mut indices = Vec::with_capacity(inn);
+    for _ in 0..inn {
+        let at = ir.offset();
+        let v = ir.u16().at(FORMAT, is)?;
+        if v as usize >= vn {
+            return Err(ModelError::format(
+                FORMAT,
+                is,
+                at,
+                format!("index {v} past the strip group's {vn} vertices"),
+            ));
+        }
+        indices.push(v);
+    }
+    Ok(indices)
+}
+
+/// A strip group's `StripHeader_t`s, each within its group's `(indices, vertices)` counts.
+fn read_strips(
+    data: &[u8],
+    rec: usize,
+    rel: i32,
+    count: i32,
+    topology: bool,
+    group: (usize, usize),
+) -> Result<Vec<Strip>, ModelError> {
+    let ss = "StripHeader_t";
+    let ssize = if topology { 35 } else { 27 };
+    let (mut sr, sn, sstart) = at(data, rec, rel, count, ssize, ss)?;
+    let mut strips = Vec::with_capacity(sn);
+    for k in 0..sn {
+        strips.push(read_strip(&mut sr, (sstart + k * ssize) as u64, ssize, group)?);
+    }
+    Ok(strips)
+}
+
+/// One `StripHeader_t` of `ssize` bytes at `srec`.
+fn read_strip(
+    sr: &mut Reader<'_>,
+    srec: u64,
+    ssize: usize,
+    (inn, vn): (usize, usize),
+) -> Result<Strip, ModelError> {
+    let ss = "StripHeader_t";
+    // Fields in file order (a struct expression evaluates them as written).
+    let strip = Strip {
+        index_count: index(sr.i32().at(FORMAT, ss)?, FORMAT, ss, srec)? as u32,
+        first_index: index(sr.i32().at(FORMAT, ss)?, FORMAT, ss, srec)? as u32,
+        vertex_count: index(sr.i32().at(FORMAT, ss)?, FORMAT, ss, srec)? as u32,
+        first_vertex: index(sr.i32().at(FORMAT, ss)?, FORMAT, ss, srec)? as u32,
+        bone_count: sr.i16().at(FORMAT, ss)?,
+        flags: sr.u8().at(FORMAT, ss)?,
+    };
+    sr.skip(ssize - 19).at(FORMAT, ss)?; // bone state changes (+ topology)
+    if !strip.fits(inn, vn) {
+        return Err(ModelError::format(
+            FORMAT,
+            ss,
+            srec,
+            "strip past its strip group's indices or vertices",
+        ));
+    }
+    Ok(strip)
 }
 
 #[cfg(test)]

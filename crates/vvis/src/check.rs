@@ -107,32 +107,16 @@ pub fn line_of_sight(
     seed: u64,
 ) -> Result<SightCheck, VvisError> {
     let tree = Tree::from_bsp(bsp)?;
-    let visible_leaves: Vec<usize> = (0..bsp.leafs.len())
-        .filter(|&l| bsp.leafs[l].cluster >= 0 && (bsp.leafs[l].cluster as u32) < vis.num_clusters)
-        .collect();
+    let visible_leaves = clustered_leaves(bsp, vis);
     let mut out = SightCheck::default();
     if visible_leaves.is_empty() {
         return Ok(out);
     }
     let mut rng = Rng::new(seed);
-    let point_in = |rng: &mut Rng, leaf: usize| -> Option<DVec3> {
-        let l = &bsp.leafs[leaf];
-        for _ in 0..32 {
-            let p = DVec3::new(
-                l.mins[0] as f64 + rng.unit() * (l.maxs[0] - l.mins[0]) as f64,
-                l.mins[1] as f64 + rng.unit() * (l.maxs[1] - l.mins[1]) as f64,
-                l.mins[2] as f64 + rng.unit() * (l.maxs[2] - l.mins[2]) as f64,
-            );
-            if bsp.leaf_index_at(0, p.to_array()) == Some(leaf) {
-                return Some(p);
-            }
-        }
-        None
-    };
     for _ in 0..segments {
         let la = visible_leaves[(rng.next_u64() % visible_leaves.len() as u64) as usize];
         let lb = visible_leaves[(rng.next_u64() % visible_leaves.len() as u64) as usize];
-        let (Some(a), Some(b)) = (point_in(&mut rng, la), point_in(&mut rng, lb)) else {
+        let (Some(a), Some(b)) = (point_in(bsp, &mut rng, la), point_in(bsp, &mut rng, lb)) else {
             continue;
         };
         out.segments += 1;
@@ -140,9 +124,18 @@ pub fn line_of_sight(
             continue;
         }
         out.clear += 1;
-        let (ca, cb) = (bsp.leafs[la].cluster as usize, bsp.leafs[lb].cluster as usize);
+        let clusters = [bsp.leafs[la].cluster as usize, bsp.leafs[lb].cluster as usize];
+        out.check_pair(vis, clusters, [a, b]);
+    }
+    Ok(out)
+}
+
+impl SightCheck {
+    /// A clear segment from `a` to `b` between clusters `ca` and `cb`: a violation unless the
+    /// PVS shows the pair both ways.
+    fn check_pair(&mut self, vis: &Visibility, [ca, cb]: [usize; 2], [a, b]: [DVec3; 2]) {
         if !vis.can_see(ca, cb) || !vis.can_see(cb, ca) {
-            out.violations.push(SightViolation {
+            self.violations.push(SightViolation {
                 from: ca as u32,
                 to: cb as u32,
                 a: a.to_array(),
@@ -150,7 +143,30 @@ pub fn line_of_sight(
             });
         }
     }
-    Ok(out)
+}
+
+/// The leaves in a cluster of the PVS.
+fn clustered_leaves(bsp: &Bsp, vis: &Visibility) -> Vec<usize> {
+    (0..bsp.leafs.len())
+        .filter(|&l| bsp.leafs[l].cluster >= 0 && (bsp.leafs[l].cluster as u32) < vis.num_clusters)
+        .collect()
+}
+
+/// A random point inside `leaf` (its box sampled up to 32 times for a point the tree puts in
+/// the leaf).
+fn point_in(bsp: &Bsp, rng: &mut Rng, leaf: usize) -> Option<DVec3> {
+    let l = &bsp.leafs[leaf];
+    for _ in 0..32 {
+        let p = DVec3::new(
+            l.mins[0] as f64 + rng.unit() * (l.maxs[0] - l.mins[0]) as f64,
+            l.mins[1] as f64 + rng.unit() * (l.maxs[1] - l.mins[1]) as f64,
+            l.mins[2] as f64 + rng.unit() * (l.maxs[2] - l.mins[2]) as f64,
+        );
+        if bsp.leaf_index_at(0, p.to_array()) == Some(leaf) {
+            return Some(p);
+        }
+    }
+    None
 }
 
 /// Distance from a splitting plane within which a segment is treated as grazing: it counts as

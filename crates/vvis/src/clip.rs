@@ -118,8 +118,24 @@ fn chop_n<const N: usize>(input: &[V3], split: &VPlane, out: &mut Vec<V3>) -> Ch
     let n = input.len().min(N - 1);
     let mut dists = [0f32; N];
     let mut sides = [0u8; N]; // 0 front, 1 back, 2 on
+    let (front, back) = classify(&input[..n], split, &mut dists, &mut sides);
+    if back == 0 {
+        return Chop::Unchanged;
+    }
+    if front == 0 {
+        return Chop::Gone;
+    }
+    sides[n] = sides[0];
+    dists[n] = dists[0];
+    clip_points(&input[..n], split, &dists, &sides, out)
+}
+
+/// Each point's distance to `split` and side (0 front, 1 back, 2 on, by `ON_VIS_EPSILON`);
+/// how many are in front and behind.
+#[inline(always)]
+fn classify(input: &[V3], split: &VPlane, dists: &mut [f32], sides: &mut [u8]) -> (usize, usize) {
     let (mut front, mut back) = (0, 0);
-    for (i, &p) in input.iter().enumerate().take(n) {
+    for (i, &p) in input.iter().enumerate() {
         let d = dot(p, split.normal) - split.dist;
         dists[i] = d;
         sides[i] = if d > ON_VIS_EPSILON {
@@ -132,14 +148,15 @@ fn chop_n<const N: usize>(input: &[V3], split: &VPlane, out: &mut Vec<V3>) -> Ch
             2
         };
     }
-    if back == 0 {
-        return Chop::Unchanged;
-    }
-    if front == 0 {
-        return Chop::Gone;
-    }
-    sides[n] = sides[0];
-    dists[n] = dists[0];
+    (front, back)
+}
+
+/// The points of `input` in front of or on `split`, with a new point where an edge crosses
+/// it, into `out` (`dists` and `sides` one longer than `input`, wrapping to its first
+/// point); `Chop::Unchanged` when that would pass [`MAX_POINTS_ON_FIXED_WINDING`].
+#[inline(always)]
+fn clip_points(input: &[V3], split: &VPlane, dists: &[f32], sides: &[u8], out: &mut Vec<V3>) -> Chop {
+    let n = input.len();
     out.clear();
     for i in 0..n {
         if out.len() == MAX_POINTS_ON_FIXED_WINDING {
@@ -161,20 +178,26 @@ fn chop_n<const N: usize>(input: &[V3], split: &VPlane, out: &mut Vec<V3>) -> Ch
         }
         let p2 = input[(i + 1) % n];
         let t = dists[i] / (dists[i] - dists[i + 1]);
-        let mut mid = [0f32; 3];
-        for j in 0..3 {
-            // Avoid round-off on axial planes, as vvis does.
-            mid[j] = if split.normal[j] == 1.0 {
-                split.dist
-            } else if split.normal[j] == -1.0 {
-                -split.dist
-            } else {
-                p1[j] + t * (p2[j] - p1[j])
-            };
-        }
-        out.push(mid);
+        out.push(crossing(p1, p2, t, split));
     }
     Chop::Clipped
+}
+
+/// The point a fraction `t` from `p1` to `p2`, on `split`; exact on an axial plane, as vvis
+/// avoids round-off there.
+#[inline(always)]
+fn crossing(p1: V3, p2: V3, t: f32, split: &VPlane) -> V3 {
+    let mut mid = [0f32; 3];
+    for j in 0..3 {
+        mid[j] = if split.normal[j] == 1.0 {
+            split.dist
+        } else if split.normal[j] == -1.0 {
+            -split.dist
+        } else {
+            p1[j] + t * (p2[j] - p1[j])
+        };
+    }
+    mid
 }
 
 /// The separating planes of vvis `ClipToSeperators(source, pass, _, flipclip)`, in the order
@@ -276,63 +299,106 @@ pub fn separator_row(source: &[V3], pass: &[V3], i: usize, flipclip: bool, out: 
         let n = (pass.len() - start).min(LANES);
         // Lanes past the end repeat the last point; their planes are not tested.
         let row: [V3; LANES] = std::array::from_fn(|m| pass[(start + m).min(last)]);
-        let px = row.map(|p| p[0]);
-        let py = row.map(|p| p[1]);
-        let pz = row.map(|p| p[2]);
-        let mut nx = [0f32; LANES];
-        let mut ny = [0f32; LANES];
-        let mut nz = [0f32; LANES];
-        let mut len = [0f32; LANES];
-        let mut dist = [0f32; LANES];
-        let mut d0 = [0f32; LANES];
+        let lanes = Lanes::new(row, si, v1, s0);
+        for m in 0..n {
+            if let Some(plane) = lanes.separator(m, source, pass, [k0, i, l], flipclip) {
+                out.push(plane);
+            }
+        }
+    }
+}
+
+/// [`LANES`] candidate planes through a source edge (from `si` along `v1`) and pass points,
+/// coordinate by coordinate: the points, the planes' normals, squared normal lengths before
+/// normalising, distances, and the distance `d0` of the first source point off the edge.
+struct Lanes {
+    px: [f32; LANES],
+    py: [f32; LANES],
+    pz: [f32; LANES],
+    nx: [f32; LANES],
+    ny: [f32; LANES],
+    nz: [f32; LANES],
+    len: [f32; LANES],
+    dist: [f32; LANES],
+    d0: [f32; LANES],
+}
+
+impl Lanes {
+    /// Each lane doing exactly `separator_candidate`'s scalar operations.
+    #[inline(always)]
+    fn new(row: [V3; LANES], si: V3, v1: V3, s0: V3) -> Lanes {
+        let mut c = Lanes {
+            px: row.map(|p| p[0]),
+            py: row.map(|p| p[1]),
+            pz: row.map(|p| p[2]),
+            nx: [0f32; LANES],
+            ny: [0f32; LANES],
+            nz: [0f32; LANES],
+            len: [0f32; LANES],
+            dist: [0f32; LANES],
+            d0: [0f32; LANES],
+        };
         for k in 0..LANES {
-            let v2 = [px[k] - si[0], py[k] - si[1], pz[k] - si[2]];
+            let v2 = [c.px[k] - si[0], c.py[k] - si[1], c.pz[k] - si[2]];
             let x = v1[1] * v2[2] - v1[2] * v2[1];
             let y = v1[2] * v2[0] - v1[0] * v2[2];
             let z = v1[0] * v2[1] - v1[1] * v2[0];
             let length = x * x + y * y + z * z;
-            len[k] = length;
+            c.len[k] = length;
             let inv = 1.0 / length.sqrt();
-            nx[k] = x * inv;
-            ny[k] = y * inv;
-            nz[k] = z * inv;
-            dist[k] = px[k] * nx[k] + py[k] * ny[k] + pz[k] * nz[k];
-            d0[k] = s0[0] * nx[k] + s0[1] * ny[k] + s0[2] * nz[k] - dist[k];
+            c.nx[k] = x * inv;
+            c.ny[k] = y * inv;
+            c.nz[k] = z * inv;
+            c.dist[k] = c.px[k] * c.nx[k] + c.py[k] * c.ny[k] + c.pz[k] * c.nz[k];
+            c.d0[k] = s0[0] * c.nx[k] + s0[1] * c.ny[k] + s0[2] * c.nz[k] - c.dist[k];
         }
-        for m in 0..n {
-            if len[m] < ON_VIS_EPSILON {
-                continue;
-            }
-            let plane = VPlane {
-                normal: [nx[m], ny[m], nz[m]],
-                dist: dist[m],
-            };
-            let fliptest = if d0[m] < -ON_VIS_EPSILON {
-                false
-            } else if d0[m] > ON_VIS_EPSILON {
-                true
-            } else {
-                match source_side(&source[k0 + 1..], k0 + 1, i, l, &plane) {
-                    Some(flip) => flip,
-                    None => continue,
-                }
-            };
-            let found = if pass.len() <= LANES {
-                // The row holds the whole pass (a point repeated changes nothing): the pass
-                // test of `pass_separator` on all its points at once.
-                let p = if fliptest { plane.flipped() } else { plane };
-                let [x, y, z] = p.normal;
-                let d: [f32; LANES] = std::array::from_fn(|k| px[k] * x + py[k] * y + pz[k] * z - p.dist);
-                let behind = d.iter().fold(false, |b, &d| b | (d < -ON_VIS_EPSILON));
-                let front = d.iter().fold(false, |f, &d| f | (d > ON_VIS_EPSILON));
-                (!behind && front).then(|| if flipclip { p.flipped() } else { p })
-            } else {
-                pass_separator(pass, plane, fliptest, flipclip)
-            };
-            if let Some(plane) = found {
-                out.push(plane);
-            }
+        c
+    }
+
+    /// Lane `m`'s plane if it separates: long enough, the source on one side (`d0` nearly
+    /// always tells which; else the source's points after `k0`, skipping the edge's ends `i`
+    /// and `l`), the pass on the other.
+    #[inline(always)]
+    fn separator(
+        &self,
+        m: usize,
+        source: &[V3],
+        pass: &[V3],
+        [k0, i, l]: [usize; 3],
+        flipclip: bool,
+    ) -> Option<VPlane> {
+        if self.len[m] < ON_VIS_EPSILON {
+            return None;
         }
+        let plane = VPlane {
+            normal: [self.nx[m], self.ny[m], self.nz[m]],
+            dist: self.dist[m],
+        };
+        let fliptest = if self.d0[m] < -ON_VIS_EPSILON {
+            false
+        } else if self.d0[m] > ON_VIS_EPSILON {
+            true
+        } else {
+            source_side(&source[k0 + 1..], k0 + 1, i, l, &plane)?
+        };
+        if pass.len() <= LANES {
+            self.pass_separator(plane, fliptest, flipclip)
+        } else {
+            pass_separator(pass, plane, fliptest, flipclip)
+        }
+    }
+
+    /// [`pass_separator`] when the lanes hold the whole pass (a point repeated changes
+    /// nothing): its test on all the points at once.
+    #[inline(always)]
+    fn pass_separator(&self, plane: VPlane, fliptest: bool, flipclip: bool) -> Option<VPlane> {
+        let p = if fliptest { plane.flipped() } else { plane };
+        let [x, y, z] = p.normal;
+        let d: [f32; LANES] =
+            std::array::from_fn(|k| self.px[k] * x + self.py[k] * y + self.pz[k] * z - p.dist);
+        let behind = d.iter().fold(false, |b, &d| b | (d < -ON_VIS_EPSILON));
+        let front = d.iter().fold(false, |f, &d| f | (d > ON_VIS_EPSILON));
+        (!behind && front).then(|| if flipclip { p.flipped() } else { p })
     }
 }
 

@@ -1,9 +1,10 @@
 //! Deterministic text dumps of vis's main structures, for golden tests and debugging: the
-//! portal graph with what base vis says each one-way portal might see, and the cluster rows
-//! (PVS, PAS). No addresses, no timings; sets as sorted index lists.
+//! portal graph with what base vis says each one-way portal might see, what the flow says each
+//! one sees, and the cluster rows (PVS, PAS). No addresses, no timings; sets as sorted index lists.
 
 use std::fmt::Write as _;
 
+use crate::bits::Bits;
 use crate::graph::{BaseVis, Graph};
 use crate::pvs::ClusterVis;
 
@@ -29,6 +30,15 @@ pub fn graph(graph: &Graph, base: &[BaseVis]) -> String {
             let _ = write!(out, " might see {}:{}", b.might_see, list_of(b.flood.ones()));
         }
         out.push('\n');
+    }
+    out
+}
+
+/// The flow's result: each one-way portal's count and set of the portals it sees.
+pub fn portal_vis(vis: &[Bits]) -> String {
+    let mut out = format!("one-way portals {}\n", vis.len());
+    for (p, v) in vis.iter().enumerate() {
+        let _ = writeln!(out, "portal {p} sees {}:{}", v.count(), list_of(v.ones()));
     }
     out
 }

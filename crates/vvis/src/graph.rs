@@ -39,38 +39,12 @@ impl Graph {
         let mut portals = Vec::with_capacity(2 * n);
         let mut cluster_portals = vec![Vec::new(); input.num_clusters as usize];
         for (i, p) in input.portals.iter().enumerate() {
-            let w: Vec<V3> = p
-                .points
-                .iter()
-                .map(|v| {
-                    if round_like_prt {
-                        v.map(prt_round)
-                    } else {
-                        v.map(|c| c as f32)
-                    }
-                })
-                .collect();
-            let plane = plane_from_winding(&w);
-            let (origin, radius) = sphere(&w);
             let [c0, c1] = p.clusters;
+            let [forward, backward] = one_way_halves(vis_winding(p, round_like_prt), c0, c1);
             cluster_portals[c0 as usize].push((2 * i) as u32);
-            portals.push(VisPortal {
-                plane: plane.flipped(),
-                leaf: c1,
-                origin,
-                radius,
-                winding: w.clone(),
-            });
-            let reversed: Vec<V3> = w.iter().rev().copied().collect();
-            let (origin, radius) = sphere(&reversed);
+            portals.push(forward);
             cluster_portals[c1 as usize].push((2 * i + 1) as u32);
-            portals.push(VisPortal {
-                plane,
-                leaf: c0,
-                origin,
-                radius,
-                winding: reversed,
-            });
+            portals.push(backward);
         }
         let words = (2 * n).div_ceil(64);
         Graph {
@@ -84,6 +58,44 @@ impl Graph {
     pub fn file_portal(id: u32) -> PortalId {
         PortalId(id / 2)
     }
+}
+
+/// A file portal's winding in vvis's `f32`, rounded as a PRT file rounds it when asked.
+fn vis_winding(p: &crate::portals::Portal, round_like_prt: bool) -> Vec<V3> {
+    p.points
+        .iter()
+        .map(|v| {
+            if round_like_prt {
+                v.map(prt_round)
+            } else {
+                v.map(|c| c as f32)
+            }
+        })
+        .collect()
+}
+
+/// The two one-way portals of a file portal of winding `w` between clusters `c0` and `c1`:
+/// into `c1` (the winding's plane flipped), and into `c0` (the winding reversed).
+fn one_way_halves(w: Vec<V3>, c0: u32, c1: u32) -> [VisPortal; 2] {
+    let plane = plane_from_winding(&w);
+    let (origin, radius) = sphere(&w);
+    let reversed: Vec<V3> = w.iter().rev().copied().collect();
+    let forward = VisPortal {
+        plane: plane.flipped(),
+        leaf: c1,
+        origin,
+        radius,
+        winding: w,
+    };
+    let (origin, radius) = sphere(&reversed);
+    let backward = VisPortal {
+        plane,
+        leaf: c0,
+        origin,
+        radius,
+        winding: reversed,
+    };
+    [forward, backward]
 }
 
 /// Result of the first pass for one portal.
@@ -106,40 +118,52 @@ fn base_portal_vis(graph: &Graph, index: usize, radius_sq: Option<f64>) -> BaseV
     let p = &graph.portals[index];
     let mut front = Bits::new(graph.words);
     for (j, tp) in graph.portals.iter().enumerate() {
-        if j == index {
-            continue;
+        if j != index && might_see(p, tp, radius_sq) {
+            front.set(j);
         }
-        // Some point of the other portal in front of this one...
-        if !tp.winding.iter().any(|&pt| p.plane.distance(pt) > ON_VIS_EPSILON) {
-            continue;
-        }
-        // ...and some point of this one behind the other.
-        if !p
+    }
+    let flood = simple_flood(graph, &front, p.leaf);
+    let might_see = flood.count();
+    BaseVis { flood, might_see }
+}
+
+/// Whether portal `p` might see portal `tp`: some point of `tp` in front of `p`, some point of
+/// `p` behind `tp`, and (radial vis, `radius_sq`) `tp` within the radius of `p`'s centre.
+#[inline]
+fn might_see(p: &VisPortal, tp: &VisPortal, radius_sq: Option<f64>) -> bool {
+    // Some point of the other portal in front of this one...
+    if !tp.winding.iter().any(|&pt| p.plane.distance(pt) > ON_VIS_EPSILON) {
+        return false;
+    }
+    // ...and some point of this one behind the other.
+    if !p
+        .winding
+        .iter()
+        .any(|&pt| tp.plane.distance(pt) < -ON_VIS_EPSILON)
+    {
+        return false;
+    }
+    if let Some(r2) = radius_sq {
+        // vvis: the closest point of the other portal to this portal's centre, in double.
+        let min_dist2 = tp
             .winding
             .iter()
-            .any(|&pt| tp.plane.distance(pt) < -ON_VIS_EPSILON)
-        {
-            continue;
+            .map(|&pt| {
+                let s = sub(pt, p.origin);
+                dot(s, s) as f64
+            })
+            .fold(1_024_000_000.0f64, f64::min);
+        if min_dist2 > r2 {
+            return false;
         }
-        if let Some(r2) = radius_sq {
-            // vvis: the closest point of the other portal to this portal's centre, in double.
-            let min_dist2 = tp
-                .winding
-                .iter()
-                .map(|&pt| {
-                    let s = sub(pt, p.origin);
-                    dot(s, s) as f64
-                })
-                .fold(1_024_000_000.0f64, f64::min);
-            if min_dist2 > r2 {
-                continue;
-            }
-        }
-        front.set(j);
     }
-    // vvis `SimpleFlood`: through portals in `front`, from the cluster this one leads into.
+    true
+}
+
+/// vvis `SimpleFlood`: the portals reached through portals in `front`, from cluster `leaf`.
+fn simple_flood(graph: &Graph, front: &Bits, leaf: u32) -> Bits {
     let mut flood = Bits::new(graph.words);
-    let mut stack = vec![p.leaf];
+    let mut stack = vec![leaf];
     while let Some(leaf) = stack.pop() {
         for &pn in &graph.cluster_portals[leaf as usize] {
             let pn = pn as usize;
@@ -149,8 +173,7 @@ fn base_portal_vis(graph: &Graph, index: usize, radius_sq: Option<f64>) -> BaseV
             }
         }
     }
-    let might_see = flood.count();
-    BaseVis { flood, might_see }
+    flood
 }
 
 /// vvis `SortPortals`: ascending by `nummightsee` (stable, so ties keep file order).

@@ -4,7 +4,8 @@
 //! [`vis`] runs the stage on a `Bsp` in memory, as a list of passes (methods of `Run`), each
 //! over the stage's own data:
 //! 1. **Portals** ([`Portals`]): from a PRT1 file ([`Portals::parse_prt`]) or rebuilt from a
-//!    compiled BSP's own tree ([`tree::portals_from_bsp`]).
+//!    compiled BSP's own tree ([`tree::portals_from_bsp`]). Then the vis radius
+//!    ([`vis_radius`], vvis `DetermineVisRadius`, or [`Options::radius_override`]).
 //! 2. **Graph** ([`graph::Graph`]): each portal as two one-way portals, per-cluster lists.
 //! 3. **Base vis** ([`graph::base_vis`]): vvis `BasePortalVis` — what each portal might see
 //!    (in front, facing away, flood-reachable), cut by the vis radius when there is one.
@@ -12,14 +13,17 @@
 //!    separating-plane clipping (skipped with `fast`, as vvis `-fast` does).
 //! 5. **Clusters** ([`pvs::cluster_vis`]): portal bits to cluster rows, vvis's symmetry
 //!    cross-check, PAS as the union of the PVS rows of every visible cluster.
-//! 6. **Leaf flags** ([`water::update_water`]): what vvis derives from the PVS — radial flags
+//! 6. **Visibility** ([`ClusterVis::to_visibility`]): the rows as the lump's content.
+//! 7. **Leaf flags** ([`water::update_water`]): what vvis derives from the PVS — radial flags
 //!    under a vis radius, leaves that must test fog volumes, each leaf's distance to water.
-//! 7. **Store**: the rows into `bsp.visibility`.
+//! 8. **Store**: the lump's content into `bsp.visibility`.
 //!
 //! Between passes, in debug builds, in tests and with [`Options::verify`], the invariants the
 //! next pass relies on are checked (planar portals in range; one-way halves that point at each
-//! other's clusters; rows a cluster count wide, each cluster seeing itself, PAS ⊇ PVS). The
-//! stage returns the shared [`Report`] shape; [`dump`] prints the graph and the rows as text.
+//! other's clusters; might-see sets that leave out their own portal; flow results inside them;
+//! rows a cluster count wide, each cluster seeing itself, PAS ⊇ PVS; a distance to water per
+//! leaf). The stage returns the shared [`Report`] shape; [`dump`] prints the graph with base
+//! vis, the flow's results and the rows as text.
 //!
 //! [`compute`] runs passes 2–5 on portals alone; [`vis_bsp`] runs [`vis`] on a BSP file's
 //! bytes and returns the new file (every lump vis does not change byte for byte). Work is
@@ -98,8 +102,8 @@ pub fn vis(
         let (portals, source) = run.portals(bsp, prt)?;
         let radius = run.radius(bsp);
         let clusters = run.cluster_vis(&portals, source, radius)?;
-        let visibility = clusters.to_visibility();
-        run.leaf_flags(bsp, radius, &visibility);
+        let visibility = run.visibility(&clusters)?;
+        run.leaf_flags(bsp, radius, &visibility)?;
         run.store(bsp, visibility);
         Ok(run.report())
     })
@@ -213,11 +217,11 @@ impl<'a> Run<'a> {
         radius: Option<f64>,
     ) -> Result<ClusterVis, VvisError> {
         let graph = self.graph(portals, source)?;
-        let base = self.base_vis(&graph, radius);
+        let base = self.base_vis(&graph, radius)?;
         let portal_vis = if self.options.fast {
-            self.skip_flow(&base)
+            self.skip_flow(&graph, &base)?
         } else {
-            self.flow(&graph, &base)
+            self.flow(&graph, &base)?
         };
         self.clusters(&graph, &portal_vis)
     }
@@ -233,7 +237,7 @@ impl<'a> Run<'a> {
     }
 
     /// Pass 3: what each one-way portal might see (vvis `BasePortalVis`), cut by the radius.
-    fn base_vis(&mut self, graph: &Graph, radius: Option<f64>) -> Vec<BaseVis> {
+    fn base_vis(&mut self, graph: &Graph, radius: Option<f64>) -> Result<Vec<BaseVis>, VvisError> {
         let t = Instant::now();
         let total = graph.portals.len() as u64;
         self.progress
@@ -243,16 +247,23 @@ impl<'a> Run<'a> {
         self.progress.finish();
         self.stats.base_time = t.elapsed();
         self.stats.might_see = base.iter().map(|b| b.might_see as u64).sum();
-        base
+        if self.verify {
+            verify::base_vis(graph, &base)?;
+        }
+        Ok(base)
     }
 
     /// Pass 4 with `fast` (vvis `-fast`): what base vis says each portal might see stands.
-    fn skip_flow(&mut self, base: &[BaseVis]) -> Vec<bits::Bits> {
-        base.iter().map(|b| b.flood.clone()).collect()
+    fn skip_flow(&mut self, graph: &Graph, base: &[BaseVis]) -> Result<Vec<bits::Bits>, VvisError> {
+        let vis: Vec<bits::Bits> = base.iter().map(|b| b.flood.clone()).collect();
+        if self.verify {
+            verify::flow(graph, base, &vis)?;
+        }
+        Ok(vis)
     }
 
     /// Pass 4: the portal flow (vvis `PortalFlow`), portals in vvis's sorted order.
-    fn flow(&mut self, graph: &Graph, base: &[BaseVis]) -> Vec<bits::Bits> {
+    fn flow(&mut self, graph: &Graph, base: &[BaseVis]) -> Result<Vec<bits::Bits>, VvisError> {
         let t = Instant::now();
         let order = graph::sorted_order(base);
         let total: u64 = base.iter().map(flow::work_estimate).sum();
@@ -270,7 +281,10 @@ impl<'a> Run<'a> {
         self.progress.finish();
         self.stats.flow_time = t.elapsed();
         self.stats.counters = result.counters;
-        result.vis
+        if self.verify {
+            verify::flow(graph, base, &result.vis)?;
+        }
+        Ok(result.vis)
     }
 
     /// Pass 5: portal vis merged into cluster rows, cross-checked, and the PAS.
@@ -286,18 +300,36 @@ impl<'a> Run<'a> {
         Ok(clusters)
     }
 
-    /// Pass 6: what vvis derives from the PVS for the leaves: radial flags under a vis radius,
+    /// Pass 6: the rows as the visibility lump's content (each a cluster count of bits).
+    fn visibility(&mut self, clusters: &ClusterVis) -> Result<Visibility, VvisError> {
+        let visibility = clusters.to_visibility();
+        if self.verify {
+            verify::visibility(&visibility, clusters.pvs.len())?;
+        }
+        Ok(visibility)
+    }
+
+    /// Pass 7: what vvis derives from the PVS for the leaves: radial flags under a vis radius,
     /// fog-volume tests, distances to water.
-    fn leaf_flags(&mut self, bsp: &mut Bsp, radius: Option<f64>, visibility: &Visibility) {
+    fn leaf_flags(
+        &mut self,
+        bsp: &mut Bsp,
+        radius: Option<f64>,
+        visibility: &Visibility,
+    ) -> Result<(), VvisError> {
         if radius.is_some() {
             for leaf in &mut bsp.leafs {
                 leaf.area_flags |= LEAF_FLAGS_RADIAL << 9;
             }
         }
         water::update_water(bsp, visibility);
+        if self.verify {
+            verify::leaf_flags(bsp, radius.is_some())?;
+        }
+        Ok(())
     }
 
-    /// Pass 7: the visibility lump's content into the BSP (replacing any undecoded bytes).
+    /// Pass 8: the visibility lump's content into the BSP (replacing any undecoded bytes).
     fn store(&mut self, bsp: &mut Bsp, visibility: Visibility) {
         self.stats.vis_bytes = Some(visibility.to_bytes(bsp.endian).len());
         bsp.raw.remove(&srcmap_bsp::lump::VISIBILITY);

@@ -55,15 +55,8 @@ pub fn vis_pass(bsp: &Bsp, max_pairs: u64) -> VisPass {
     let Ok(portals) = tree::portals_from_bsp(bsp) else {
         return VisPass::Unknown;
     };
-    let run = |fast: bool| {
-        let options = Options {
-            fast,
-            threads: Threads::ALL,
-            ..Options::default()
-        };
-        compute(&portals, true, vis_radius(bsp), &options, &NoProgress).ok()
-    };
-    let Some((flood, _)) = run(true) else {
+    let run = |fast: bool| compute_pvs(bsp, &portals, fast);
+    let Some(flood) = run(true) else {
         return VisPass::Unknown;
     };
     if flood.pvs.len() != stored.num_clusters as usize {
@@ -75,13 +68,31 @@ pub fn vis_pass(bsp: &Bsp, max_pairs: u64) -> VisPass {
         None => VisPass::Unknown,
         Some(culled) if culled > 0 => VisPass::Full,
         Some(_) if pairs > max_pairs => VisPass::PortalFlood,
-        Some(_) => match run(false).map(|(full, _)| pairs_culled(&full.to_visibility(), &flood)) {
-            Some(Some(0)) => VisPass::Either,
-            // Our full pass and Valve's may differ by a pair here and there (the vvis corpus
-            // test allows 1%): only a full pass that culls more than that tells -fast.
-            Some(Some(culled)) if culled * 100 > pairs => VisPass::Fast,
-            Some(Some(_)) => VisPass::PortalFlood,
-            _ => VisPass::Unknown,
-        },
+        Some(_) => full_against_flood(run(false), &flood, pairs),
+    }
+}
+
+/// The PVS of the map's own tree portals: the portal flood (`fast`) or a full pass.
+fn compute_pvs(bsp: &Bsp, portals: &crate::Portals, fast: bool) -> Option<crate::ClusterVis> {
+    let options = Options {
+        fast,
+        threads: Threads::ALL,
+        ..Options::default()
+    };
+    compute(portals, true, vis_radius(bsp), &options, &NoProgress)
+        .ok()
+        .map(|(vis, _)| vis)
+}
+
+/// A PVS that culls nothing from the flood of `pairs` pairs, judged by what a full pass culls
+/// from that flood.
+fn full_against_flood(full: Option<crate::ClusterVis>, flood: &Visibility, pairs: u64) -> VisPass {
+    match full.map(|full| pairs_culled(&full.to_visibility(), flood)) {
+        Some(Some(0)) => VisPass::Either,
+        // Our full pass and Valve's may differ by a pair here and there (the vvis corpus
+        // test allows 1%): only a full pass that culls more than that tells -fast.
+        Some(Some(culled)) if culled * 100 > pairs => VisPass::Fast,
+        Some(Some(_)) => VisPass::PortalFlood,
+        _ => VisPass::Unknown,
     }
 }

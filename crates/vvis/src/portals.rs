@@ -39,90 +39,13 @@ impl Portals {
     /// `npoints cluster0 cluster1 (x y z ) (x y z ) ...`.
     pub fn parse_prt(text: &str) -> Result<Portals, VvisError> {
         let mut lines = text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty());
-        let bad = |line: usize, msg: String| VvisError::Prt { line: line + 1, msg };
-        let (n, magic) = lines.next().ok_or_else(|| bad(0, "empty portal file".into()))?;
-        if !magic.trim().eq_ignore_ascii_case("PRT1") {
-            return Err(bad(
-                n,
-                format!("not a PRT1 portal file (starts with {:?})", magic.trim()),
-            ));
-        }
-        let mut header_num = |what: &str| -> Result<u32, VvisError> {
-            let (n, l) = lines.next().ok_or_else(|| bad(0, format!("missing {what}")))?;
-            l.trim()
-                .parse::<u32>()
-                .map_err(|_| bad(n, format!("bad {what} {:?}", l.trim())))
-        };
-        let num_clusters = header_num("cluster count")?;
-        // A count from text sizes the PVS (its square, in bits): bound it before anything
-        // allocates by it.
-        if num_clusters > MAX_CLUSTERS {
-            return Err(bad(
-                1,
-                format!("{num_clusters} clusters, more than Valve's limit of {MAX_CLUSTERS}"),
-            ));
-        }
-        let num_portals = header_num("portal count")? as usize;
-        if num_portals * 2 >= MAX_PORTALS {
-            return Err(bad(
-                1,
-                format!(
-                    "{num_portals} portals, more than Valve's limit of {}",
-                    MAX_PORTALS / 2
-                ),
-            ));
-        }
+        let (num_clusters, num_portals) = read_prt_header(&mut lines)?;
         let mut portals = Vec::with_capacity(num_portals);
         for i in 0..num_portals {
             let (n, line) = lines
                 .next()
-                .ok_or_else(|| bad(0, format!("file ends before portal {i}")))?;
-            // Parentheses are separators; Valve writes `(x y z ) `.
-            let cleaned: String = line
-                .chars()
-                .map(|c| if c == '(' || c == ')' { ' ' } else { c })
-                .collect();
-            let mut fields = cleaned.split_ascii_whitespace();
-            let mut next_num = |what: &str| -> Result<&str, VvisError> {
-                fields
-                    .next()
-                    .ok_or_else(|| bad(n, format!("portal {i}: missing {what}")))
-            };
-            let count: usize = next_num("point count")?
-                .parse()
-                .map_err(|_| bad(n, format!("portal {i}: bad point count")))?;
-            if !(3..=MAX_POINTS_ON_WINDING).contains(&count) {
-                return Err(bad(
-                    n,
-                    format!("portal {i}: {count} points (3 to {MAX_POINTS_ON_WINDING} allowed)"),
-                ));
-            }
-            let mut clusters = [0u32; 2];
-            for c in &mut clusters {
-                *c = next_num("cluster")?
-                    .parse()
-                    .map_err(|_| bad(n, format!("portal {i}: bad cluster number")))?;
-                if *c >= num_clusters {
-                    return Err(bad(
-                        n,
-                        format!("portal {i}: cluster {c} out of range (0..{num_clusters})"),
-                    ));
-                }
-            }
-            let mut points = Vec::with_capacity(count);
-            for _ in 0..count {
-                let mut p = [0.0f64; 3];
-                for v in &mut p {
-                    *v = next_num("coordinate")?
-                        .parse()
-                        .map_err(|_| bad(n, format!("portal {i}: bad coordinate")))?;
-                    if !v.is_finite() {
-                        return Err(bad(n, format!("portal {i}: coordinate is not finite")));
-                    }
-                }
-                points.push(p);
-            }
-            portals.push(Portal { clusters, points });
+                .ok_or_else(|| prt_error(0, format!("file ends before portal {i}")))?;
+            portals.push(parse_portal_line(line, n, i, num_clusters)?);
         }
         Ok(Portals {
             num_clusters,
@@ -161,27 +84,7 @@ impl Portals {
             )));
         }
         for (i, p) in self.portals.iter().enumerate() {
-            if p.clusters.iter().any(|&c| c >= self.num_clusters) {
-                return Err(VvisError::Invalid(format!(
-                    "portal {i}: cluster out of range {:?}",
-                    p.clusters
-                )));
-            }
-            if p.clusters[0] == p.clusters[1] {
-                return Err(VvisError::Invalid(format!(
-                    "portal {i}: both sides in cluster {}",
-                    p.clusters[0]
-                )));
-            }
-            if p.points.len() < 3 || p.points.len() > MAX_POINTS_ON_WINDING {
-                return Err(VvisError::Invalid(format!(
-                    "portal {i}: {} points",
-                    p.points.len()
-                )));
-            }
-            if p.points.iter().flatten().any(|v| !v.is_finite()) {
-                return Err(VvisError::Invalid(format!("portal {i}: non-finite point")));
-            }
+            verify_portal(i, p, self.num_clusters)?;
         }
         Ok(())
     }
@@ -198,6 +101,175 @@ impl Portals {
         }
         out
     }
+}
+
+/// A PRT error on (0-based) line `line`.
+fn prt_error(line: usize, msg: String) -> VvisError {
+    VvisError::Prt { line: line + 1, msg }
+}
+
+/// The PRT1 header: the magic, then the cluster and portal counts, each within Valve's limits
+/// (checked as soon as read: a count from text sizes what is allocated).
+fn read_prt_header<'t>(
+    lines: &mut impl Iterator<Item = (usize, &'t str)>,
+) -> Result<(u32, usize), VvisError> {
+    read_prt_magic(lines)?;
+    let num_clusters = read_header_number(lines, "cluster count")?;
+    // A count from text sizes the PVS (its square, in bits): bound it before anything
+    // allocates by it.
+    if num_clusters > MAX_CLUSTERS {
+        return Err(prt_error(
+            1,
+            format!("{num_clusters} clusters, more than Valve's limit of {MAX_CLUSTERS}"),
+        ));
+    }
+    let num_portals = read_header_number(lines, "portal count")? as usize;
+    if num_portals * 2 >= MAX_PORTALS {
+        return Err(prt_error(
+            1,
+            format!(
+                "{num_portals} portals, more than Valve's limit of {}",
+                MAX_PORTALS / 2
+            ),
+        ));
+    }
+    Ok((num_clusters, num_portals))
+}
+
+/// The first line, `PRT1`.
+fn read_prt_magic<'t>(lines: &mut impl Iterator<Item = (usize, &'t str)>) -> Result<(), VvisError> {
+    let (n, magic) = lines
+        .next()
+        .ok_or_else(|| prt_error(0, "empty portal file".into()))?;
+    if !magic.trim().eq_ignore_ascii_case("PRT1") {
+        return Err(prt_error(
+            n,
+            format!("not a PRT1 portal file (starts with {:?})", magic.trim()),
+        ));
+    }
+    Ok(())
+}
+
+/// A header line's count.
+fn read_header_number<'t>(
+    lines: &mut impl Iterator<Item = (usize, &'t str)>,
+    what: &str,
+) -> Result<u32, VvisError> {
+    let (n, l) = lines
+        .next()
+        .ok_or_else(|| prt_error(0, format!("missing {what}")))?;
+    l.trim()
+        .parse::<u32>()
+        .map_err(|_| prt_error(n, format!("bad {what} {:?}", l.trim())))
+}
+
+/// Portal `i`'s line (line `n`): its point count, clusters (below `num_clusters`) and points.
+fn parse_portal_line(line: &str, n: usize, i: usize, num_clusters: u32) -> Result<Portal, VvisError> {
+    // Parentheses are separators; Valve writes `(x y z ) `.
+    let cleaned: String = line
+        .chars()
+        .map(|c| if c == '(' || c == ')' { ' ' } else { c })
+        .collect();
+    let mut fields = PortalFields {
+        fields: cleaned.split_ascii_whitespace(),
+        line: n,
+        portal: i,
+    };
+    let count = fields.point_count()?;
+    let mut clusters = [0u32; 2];
+    for c in &mut clusters {
+        *c = fields.cluster(num_clusters)?;
+    }
+    let mut points = Vec::with_capacity(count);
+    for _ in 0..count {
+        points.push(fields.point()?);
+    }
+    Ok(Portal { clusters, points })
+}
+
+/// The fields of one portal's line, read in turn; errors name the line and the portal.
+struct PortalFields<'l> {
+    fields: std::str::SplitAsciiWhitespace<'l>,
+    line: usize,
+    portal: usize,
+}
+
+impl<'l> PortalFields<'l> {
+    fn error(&self, msg: String) -> VvisError {
+        prt_error(self.line, format!("portal {}: {msg}", self.portal))
+    }
+
+    fn next(&mut self, what: &str) -> Result<&'l str, VvisError> {
+        self.fields
+            .next()
+            .ok_or_else(|| self.error(format!("missing {what}")))
+    }
+
+    /// The point count, 3 to [`MAX_POINTS_ON_WINDING`].
+    fn point_count(&mut self) -> Result<usize, VvisError> {
+        let count: usize = self
+            .next("point count")?
+            .parse()
+            .map_err(|_| self.error("bad point count".into()))?;
+        if !(3..=MAX_POINTS_ON_WINDING).contains(&count) {
+            return Err(self.error(format!("{count} points (3 to {MAX_POINTS_ON_WINDING} allowed)")));
+        }
+        Ok(count)
+    }
+
+    /// A cluster number below `num_clusters`.
+    fn cluster(&mut self, num_clusters: u32) -> Result<u32, VvisError> {
+        let c: u32 = self
+            .next("cluster")?
+            .parse()
+            .map_err(|_| self.error("bad cluster number".into()))?;
+        if c >= num_clusters {
+            return Err(self.error(format!("cluster {c} out of range (0..{num_clusters})")));
+        }
+        Ok(c)
+    }
+
+    /// A point of finite coordinates.
+    fn point(&mut self) -> Result<[f64; 3], VvisError> {
+        let mut p = [0.0f64; 3];
+        for v in &mut p {
+            *v = self
+                .next("coordinate")?
+                .parse()
+                .map_err(|_| self.error("bad coordinate".into()))?;
+            if !v.is_finite() {
+                return Err(self.error("coordinate is not finite".into()));
+            }
+        }
+        Ok(p)
+    }
+}
+
+/// [`Portals::verify`] for portal `i`: clusters in range and different, 3 to
+/// [`MAX_POINTS_ON_WINDING`] finite points.
+fn verify_portal(i: usize, p: &Portal, num_clusters: u32) -> Result<(), VvisError> {
+    if p.clusters.iter().any(|&c| c >= num_clusters) {
+        return Err(VvisError::Invalid(format!(
+            "portal {i}: cluster out of range {:?}",
+            p.clusters
+        )));
+    }
+    if p.clusters[0] == p.clusters[1] {
+        return Err(VvisError::Invalid(format!(
+            "portal {i}: both sides in cluster {}",
+            p.clusters[0]
+        )));
+    }
+    if p.points.len() < 3 || p.points.len() > MAX_POINTS_ON_WINDING {
+        return Err(VvisError::Invalid(format!(
+            "portal {i}: {} points",
+            p.points.len()
+        )));
+    }
+    if p.points.iter().flatten().any(|v| !v.is_finite()) {
+        return Err(VvisError::Invalid(format!("portal {i}: non-finite point")));
+    }
+    Ok(())
 }
 
 /// What vbsp's `%f`/integer printing and vvis's reading do to a coordinate: round it to what

@@ -20,37 +20,11 @@ pub struct ClusterVis {
 /// Merges portal vis into cluster rows, applies vvis's cross-check (a cluster keeps another
 /// only if that one sees it back), and builds the PAS.
 pub fn cluster_vis(graph: &Graph, portal_vis: &[Bits]) -> ClusterVis {
-    let n = graph.num_clusters;
-    let cwords = n.div_ceil(64);
-    let mut rows = Vec::with_capacity(n);
-    let mut total_visible = 0u64;
-    for c in 0..n {
-        let mut portals = Bits::new(graph.words);
-        for &p in &graph.cluster_portals[c] {
-            if let Some(v) = portal_vis.get(p as usize) {
-                portals.or_with(v);
-            }
-            portals.set(p as usize);
-        }
-        let mut row = Bits::new(cwords);
-        for p in portals.ones() {
-            if let Some(portal) = graph.portals.get(p) {
-                row.set(portal.leaf as usize);
-            }
-        }
-        row.set(c);
-        total_visible += row.count() as u64;
-        rows.push(row);
-    }
-    // Cross-check in place, cluster by cluster, as vvis does.
-    let mut optimized = 0u64;
-    for i in 0..n {
-        let drop: Vec<usize> = rows[i].ones().filter(|&j| j != i && !rows[j].get(i)).collect();
-        optimized += drop.len() as u64;
-        for j in drop {
-            rows[i].clear(j);
-        }
-    }
+    let mut rows: Vec<Bits> = (0..graph.num_clusters)
+        .map(|c| cluster_row(graph, portal_vis, c))
+        .collect();
+    let total_visible = rows.iter().map(|row| row.count() as u64).sum();
+    let optimized = crosscheck(&mut rows);
     let pas = rows
         .iter()
         .map(|row| {
@@ -67,6 +41,40 @@ pub fn cluster_vis(graph: &Graph, portal_vis: &[Bits]) -> ClusterVis {
         total_visible,
         optimized,
     }
+}
+
+/// vvis `ClusterMerge` for cluster `c`: the clusters its portals and what they see lead into,
+/// and itself.
+fn cluster_row(graph: &Graph, portal_vis: &[Bits], c: usize) -> Bits {
+    let mut portals = Bits::new(graph.words);
+    for &p in &graph.cluster_portals[c] {
+        if let Some(v) = portal_vis.get(p as usize) {
+            portals.or_with(v);
+        }
+        portals.set(p as usize);
+    }
+    let mut row = Bits::new(graph.num_clusters.div_ceil(64));
+    for p in portals.ones() {
+        if let Some(portal) = graph.portals.get(p) {
+            row.set(portal.leaf as usize);
+        }
+    }
+    row.set(c);
+    row
+}
+
+/// vvis's cross-check, in place, cluster by cluster: a cluster keeps another only if that one
+/// sees it back (as the rows stand when it comes to it). The pairs dropped.
+fn crosscheck(rows: &mut [Bits]) -> u64 {
+    let mut optimized = 0u64;
+    for i in 0..rows.len() {
+        let drop: Vec<usize> = rows[i].ones().filter(|&j| j != i && !rows[j].get(i)).collect();
+        optimized += drop.len() as u64;
+        for j in drop {
+            rows[i].clear(j);
+        }
+    }
+    optimized
 }
 
 impl ClusterVis {

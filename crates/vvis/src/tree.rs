@@ -62,11 +62,10 @@ pub(crate) enum Cell2 {
 
 impl Tree {
     pub fn from_bsp(bsp: &Bsp) -> Result<Tree, VvisError> {
-        let bad = |m: String| VvisError::Invalid(m);
         let world = bsp
             .models
             .first()
-            .ok_or_else(|| bad("the BSP has no models (no world)".into()))?;
+            .ok_or_else(|| VvisError::Invalid("the BSP has no models (no world)".into()))?;
         let planes: Vec<Plane> = bsp
             .planes
             .iter()
@@ -77,65 +76,9 @@ impl Tree {
                 )
             })
             .collect();
-        let child = |c: i32| -> Result<Cell2, VvisError> {
-            if c >= 0 {
-                if (c as usize) < bsp.nodes.len() {
-                    return Ok(Cell2::Node(c as usize));
-                }
-            } else {
-                let leaf = (-1 - c as i64) as usize;
-                if leaf < bsp.leafs.len() {
-                    return Ok(Cell2::Leaf(leaf));
-                }
-            }
-            Err(bad(format!("node child {c} out of range")))
-        };
-        let mut nodes = Vec::with_capacity(bsp.nodes.len());
-        for (i, n) in bsp.nodes.iter().enumerate() {
-            if n.plane < 0 || n.plane as usize >= planes.len() {
-                return Err(bad(format!("node {i}: plane {} out of range", n.plane)));
-            }
-            nodes.push((n.plane as usize, [child(n.children[0])?, child(n.children[1])?]));
-        }
-        let head = child(world.head_node)?;
-        // Parents, and a check that the world's tree really is a tree.
-        let mut parent = vec![None; nodes.len()];
-        let mut seen_leaf = vec![false; bsp.leafs.len()];
-        let mut stack = vec![head];
-        let mut visited = 0usize;
-        while let Some(c) = stack.pop() {
-            visited += 1;
-            if visited > nodes.len() + bsp.leafs.len() + 1 {
-                return Err(bad("the node graph is not a tree".into()));
-            }
-            match c {
-                Cell2::Leaf(l) => {
-                    if std::mem::replace(&mut seen_leaf[l], true) {
-                        return Err(bad(format!("leaf {l} is reached twice")));
-                    }
-                }
-                Cell2::Node(n) => {
-                    for (side, &ch) in nodes[n].1.iter().enumerate() {
-                        if let Cell2::Node(k) = ch {
-                            if parent[k].is_some() || Cell2::Node(k) == head {
-                                return Err(bad(format!("node {k} is reached twice")));
-                            }
-                            parent[k] = Some((n, side));
-                        }
-                        stack.push(ch);
-                    }
-                }
-            }
-        }
-        let v = |a: [f32; 3]| DVec3::new(a[0] as f64, a[1] as f64, a[2] as f64);
-        // The world box: the world model's bounds, grown to the head node's. In a sealed map
-        // only solid leaves touch the box, so its size does not matter; in an unsealed tree
-        // (a leak compiled anyway) the box must not cut the portals of the open leaves.
-        let mut bounds = (v(world.mins), v(world.maxs));
-        if let Cell2::Node(n) = head {
-            let node = &bsp.nodes[n];
-            bounds = (bounds.0.min(v(node.mins)), bounds.1.max(v(node.maxs)));
-        }
+        let nodes = checked_nodes(bsp, planes.len())?;
+        let head = child_cell(bsp, world.head_node)?;
+        let parent = parents(&nodes, head, bsp.leafs.len())?;
         Ok(Tree {
             planes,
             nodes,
@@ -143,9 +86,105 @@ impl Tree {
             leaf_contents: bsp.leafs.iter().map(|l| l.contents).collect(),
             head,
             parent,
-            bounds,
+            bounds: world_box(bsp, world, head),
         })
     }
+}
+
+/// A node's child reference, in range.
+fn child_cell(bsp: &Bsp, c: i32) -> Result<Cell2, VvisError> {
+    if c >= 0 {
+        if (c as usize) < bsp.nodes.len() {
+            return Ok(Cell2::Node(c as usize));
+        }
+    } else {
+        let leaf = (-1 - c as i64) as usize;
+        if leaf < bsp.leafs.len() {
+            return Ok(Cell2::Leaf(leaf));
+        }
+    }
+    Err(VvisError::Invalid(format!("node child {c} out of range")))
+}
+
+/// Each node's plane and children, every index in range.
+fn checked_nodes(bsp: &Bsp, num_planes: usize) -> Result<Vec<(usize, [Cell2; 2])>, VvisError> {
+    let mut nodes = Vec::with_capacity(bsp.nodes.len());
+    for (i, n) in bsp.nodes.iter().enumerate() {
+        if n.plane < 0 || n.plane as usize >= num_planes {
+            return Err(VvisError::Invalid(format!(
+                "node {i}: plane {} out of range",
+                n.plane
+            )));
+        }
+        nodes.push((
+            n.plane as usize,
+            [child_cell(bsp, n.children[0])?, child_cell(bsp, n.children[1])?],
+        ));
+    }
+    Ok(nodes)
+}
+
+/// Each node's parent and side under it, and a check that the world's tree really is a tree
+/// (no node or leaf reached twice).
+fn parents(
+    nodes: &[(usize, [Cell2; 2])],
+    head: Cell2,
+    num_leafs: usize,
+) -> Result<Vec<Option<(usize, usize)>>, VvisError> {
+    let bad = |m: String| Err(VvisError::Invalid(m));
+    let mut parent = vec![None; nodes.len()];
+    let mut seen_leaf = vec![false; num_leafs];
+    let mut stack = vec![head];
+    let mut visited = 0usize;
+    while let Some(c) = stack.pop() {
+        visited += 1;
+        if visited > nodes.len() + num_leafs + 1 {
+            return bad("the node graph is not a tree".into());
+        }
+        match c {
+            Cell2::Leaf(l) => {
+                if std::mem::replace(&mut seen_leaf[l], true) {
+                    return bad(format!("leaf {l} is reached twice"));
+                }
+            }
+            Cell2::Node(n) => push_children(nodes, n, head, &mut parent, &mut stack)?,
+        }
+    }
+    Ok(parent)
+}
+
+/// Node `n`'s children onto the stack, each child node's parent recorded (an error when it
+/// has one already, or is the head).
+fn push_children(
+    nodes: &[(usize, [Cell2; 2])],
+    n: usize,
+    head: Cell2,
+    parent: &mut [Option<(usize, usize)>],
+    stack: &mut Vec<Cell2>,
+) -> Result<(), VvisError> {
+    for (side, &ch) in nodes[n].1.iter().enumerate() {
+        if let Cell2::Node(k) = ch {
+            if parent[k].is_some() || Cell2::Node(k) == head {
+                return Err(VvisError::Invalid(format!("node {k} is reached twice")));
+            }
+            parent[k] = Some((n, side));
+        }
+        stack.push(ch);
+    }
+    Ok(())
+}
+
+/// The world box: the world model's bounds, grown to the head node's. In a sealed map only
+/// solid leaves touch the box, so its size does not matter; in an unsealed tree (a leak
+/// compiled anyway) the box must not cut the portals of the open leaves.
+fn world_box(bsp: &Bsp, world: &srcmap_bsp::Model, head: Cell2) -> (DVec3, DVec3) {
+    let v = |a: [f32; 3]| DVec3::new(a[0] as f64, a[1] as f64, a[2] as f64);
+    let mut bounds = (v(world.mins), v(world.maxs));
+    if let Cell2::Node(n) = head {
+        let node = &bsp.nodes[n];
+        bounds = (bounds.0.min(v(node.mins)), bounds.1.max(v(node.maxs)));
+    }
+    bounds
 }
 
 /// vbsp `WindingIsTiny`.
@@ -234,31 +273,12 @@ impl Builder<'_> {
     }
 
     fn headnode_portals(&mut self) {
-        let (mins, maxs) = self.tree.bounds;
-        let lo = mins - DVec3::splat(SIDESPACE);
-        let hi = maxs + DVec3::splat(SIDESPACE);
-        let mut planes = Vec::with_capacity(6);
-        for j in 0..2 {
-            for i in 0..3 {
-                let mut n = DVec3::ZERO;
-                if j == 0 {
-                    n[i] = 1.0;
-                    planes.push(Plane::new(n, lo[i]));
-                } else {
-                    n[i] = -1.0;
-                    planes.push(Plane::new(n, -hi[i]));
-                }
-            }
-        }
+        let planes = world_box_planes(self.tree.bounds);
         let head = to_cell(self.tree.head);
         for (i, plane) in planes.iter().enumerate() {
-            let mut w = Some(Winding::base_for_plane(plane));
-            for (j, other) in planes.iter().enumerate() {
-                if j != i {
-                    w = w.and_then(|w| chop_front(w, other, ON_EPSILON));
-                }
-            }
-            let Some(winding) = w else { continue };
+            let Some(winding) = box_side(&planes, i) else {
+                continue;
+            };
             let id = self.portals.len();
             self.portals.push(TreePortal {
                 plane: *plane,
@@ -274,7 +294,28 @@ impl Builder<'_> {
     fn make_node_portal(&mut self, node: usize) {
         let tree = self.tree;
         let plane = tree.planes[tree.nodes[node].0];
-        let mut w = Some(Winding::base_for_plane(&plane));
+        let Some(winding) = self.node_winding(node, &plane) else {
+            return;
+        };
+        if is_tiny(&winding) {
+            return;
+        }
+        let children = tree.nodes[node].1;
+        let id = self.portals.len();
+        self.portals.push(TreePortal {
+            plane,
+            winding,
+            cells: [Cell::Outside; 2],
+            on_node: true,
+        });
+        self.add(id, to_cell(children[0]), to_cell(children[1]));
+    }
+
+    /// The node's plane as a huge winding clipped by its ancestors' planes (to the side the
+    /// node is on) and by the portals bounding the node.
+    fn node_winding(&self, node: usize, plane: &Plane) -> Option<Winding> {
+        let tree = self.tree;
+        let mut w = Some(Winding::base_for_plane(plane));
         let mut cur = node;
         while let Some((parent, side)) = tree.parent[cur] {
             let Some(win) = w.take() else { break };
@@ -293,71 +334,103 @@ impl Builder<'_> {
             };
             w = chop_front(win, &keep, ON_EPSILON);
         }
-        let Some(winding) = w else { return };
-        if is_tiny(&winding) {
-            return;
-        }
-        let children = tree.nodes[node].1;
-        let id = self.portals.len();
-        self.portals.push(TreePortal {
-            plane,
-            winding,
-            cells: [Cell::Outside; 2],
-            on_node: true,
-        });
-        self.add(id, to_cell(children[0]), to_cell(children[1]));
+        w
     }
 
     /// vbsp `SplitNodePortals`: hand the node's portals to its children.
     fn split_node_portals(&mut self, node: usize) {
         let tree = self.tree;
         let plane = tree.planes[tree.nodes[node].0];
-        let [f, b] = tree.nodes[node].1.map(to_cell);
+        let children = tree.nodes[node].1.map(to_cell);
         let list = std::mem::take(&mut self.node_portals[node]);
         for id in list {
-            let side = if self.portals[id].cells[0] == Cell::Node(node) {
-                0
-            } else {
-                1
-            };
-            let other = self.portals[id].cells[1 - side];
-            self.remove(id, other);
-            let (mut front, mut back) =
-                clip_epsilon(&self.portals[id].winding, &plane, SPLIT_WINDING_EPSILON);
-            if front.as_ref().is_some_and(is_tiny) {
-                front = None;
-            }
-            if back.as_ref().is_some_and(is_tiny) {
-                back = None;
-            }
-            let attach = |this: &mut Self, id: usize, child: Cell| {
-                if side == 0 {
-                    this.add(id, child, other)
-                } else {
-                    this.add(id, other, child)
-                }
-            };
-            match (front, back) {
-                (None, None) => {}
-                (None, Some(_)) => attach(self, id, b),
-                (Some(_), None) => attach(self, id, f),
-                (Some(fw), Some(bw)) => {
-                    let p = &self.portals[id];
-                    let new_id = self.portals.len();
-                    let copy = TreePortal {
-                        plane: p.plane,
-                        winding: bw,
-                        cells: [Cell::Outside; 2],
-                        on_node: p.on_node,
-                    };
-                    self.portals.push(copy);
-                    self.portals[id].winding = fw;
-                    attach(self, id, f);
-                    attach(self, new_id, b);
-                }
+            self.split_portal(id, node, &plane, children);
+        }
+    }
+
+    /// Portal `id` of `node` split by its plane: each part not tiny goes to the child
+    /// (`[front, back]`) on its side, in place of the node.
+    fn split_portal(&mut self, id: usize, node: usize, plane: &Plane, [f, b]: [Cell; 2]) {
+        let side = if self.portals[id].cells[0] == Cell::Node(node) {
+            0
+        } else {
+            1
+        };
+        let other = self.portals[id].cells[1 - side];
+        self.remove(id, other);
+        let (front, back) = split_not_tiny(&self.portals[id].winding, plane);
+        match (front, back) {
+            (None, None) => {}
+            (None, Some(_)) => self.attach(id, side, b, other),
+            (Some(_), None) => self.attach(id, side, f, other),
+            (Some(fw), Some(bw)) => {
+                let p = &self.portals[id];
+                let new_id = self.portals.len();
+                let copy = TreePortal {
+                    plane: p.plane,
+                    winding: bw,
+                    cells: [Cell::Outside; 2],
+                    on_node: p.on_node,
+                };
+                self.portals.push(copy);
+                self.portals[id].winding = fw;
+                self.attach(id, side, f, other);
+                self.attach(new_id, side, b, other);
             }
         }
     }
+
+    /// Portal `id` between `child` (on side `side`) and `other`.
+    fn attach(&mut self, id: usize, side: usize, child: Cell, other: Cell) {
+        if side == 0 {
+            self.add(id, child, other)
+        } else {
+            self.add(id, other, child)
+        }
+    }
+}
+
+/// The six planes of the box around the world (`bounds` grown by [`SIDESPACE`]), facing in.
+fn world_box_planes((mins, maxs): (DVec3, DVec3)) -> Vec<Plane> {
+    let lo = mins - DVec3::splat(SIDESPACE);
+    let hi = maxs + DVec3::splat(SIDESPACE);
+    let mut planes = Vec::with_capacity(6);
+    for j in 0..2 {
+        for i in 0..3 {
+            let mut n = DVec3::ZERO;
+            if j == 0 {
+                n[i] = 1.0;
+                planes.push(Plane::new(n, lo[i]));
+            } else {
+                n[i] = -1.0;
+                planes.push(Plane::new(n, -hi[i]));
+            }
+        }
+    }
+    planes
+}
+
+/// Side `i` of the world box: its plane as a winding clipped by the other five.
+fn box_side(planes: &[Plane], i: usize) -> Option<Winding> {
+    let mut w = Some(Winding::base_for_plane(&planes[i]));
+    for (j, other) in planes.iter().enumerate() {
+        if j != i {
+            w = w.and_then(|w| chop_front(w, other, ON_EPSILON));
+        }
+    }
+    w
+}
+
+/// A winding split by `plane` (vbsp `ClipWindingEpsilon`), a tiny part dropped.
+fn split_not_tiny(w: &Winding, plane: &Plane) -> (Option<Winding>, Option<Winding>) {
+    let (mut front, mut back) = clip_epsilon(w, plane, SPLIT_WINDING_EPSILON);
+    if front.as_ref().is_some_and(is_tiny) {
+        front = None;
+    }
+    if back.as_ref().is_some_and(is_tiny) {
+        back = None;
+    }
+    (front, back)
 }
 
 fn to_cell(c: Cell2) -> Cell {
@@ -391,59 +464,72 @@ pub(crate) fn portals_from_tree(tree: &Tree, min_clusters: u32) -> Portals {
         node_portals: vec![Vec::new(); tree.nodes.len()],
         leaf_portals: vec![Vec::new(); tree.leaf_cluster.len()],
     };
-    if let Cell2::Node(_) = tree.head {
-        b.headnode_portals();
-    }
-    // Parents before children (vbsp `CreateVisPortals_r`, front subtree first).
-    let mut stack = vec![tree.head];
-    while let Some(c) = stack.pop() {
-        if let Cell2::Node(n) = c {
-            b.make_node_portal(n);
-            b.split_node_portals(n);
-            let [f, bk] = tree.nodes[n].1;
-            stack.push(bk);
-            stack.push(f);
-        }
-    }
+    b.build();
     let num_clusters = (tree.leaf_cluster.iter().copied().max().unwrap_or(-1).max(-1) + 1).max(0) as u32;
     let num_clusters = num_clusters.max(min_clusters);
     // Written per cluster, from the portal's front leaf, like vbsp's `BuildPortalList`.
     let mut by_cluster: Vec<Vec<Portal>> = vec![Vec::new(); num_clusters as usize];
     for (leaf, list) in b.leaf_portals.iter().enumerate() {
         for &id in list {
-            let p = &b.portals[id];
-            let (Cell::Leaf(l0), Cell::Leaf(l1)) = (p.cells[0], p.cells[1]) else {
-                continue;
-            };
-            if l0 != leaf || !p.on_node {
-                continue;
+            if let Some((c0, portal)) = b.vis_portal(leaf, id) {
+                by_cluster[c0].push(portal);
             }
-            let (c0, c1) = (tree.leaf_cluster[l0], tree.leaf_cluster[l1]);
-            if c0 < 0 || c1 < 0 || c0 == c1 {
-                continue;
-            }
-            if !vis_flood(tree.leaf_contents[l0], tree.leaf_contents[l1]) {
-                continue;
-            }
-            let pts = &p.winding.points;
-            if pts.len() < 3 || pts.len() > crate::portals::MAX_POINTS_ON_WINDING {
-                continue;
-            }
-            // vbsp flips the cluster order when the winding faces away from the plane.
-            let backwards = p.plane.normal.dot(vvis_plane_normal(pts)) < 0.99;
-            let clusters = if backwards {
-                [c1 as u32, c0 as u32]
-            } else {
-                [c0 as u32, c1 as u32]
-            };
-            by_cluster[c0 as usize].push(Portal {
-                clusters,
-                points: pts.iter().map(|v| v.to_array()).collect(),
-            });
         }
     }
     Portals {
         num_clusters,
         portals: by_cluster.into_iter().flatten().collect(),
+    }
+}
+
+impl Builder<'_> {
+    /// Every node's portal made and split among its children, parents before children
+    /// (vbsp `CreateVisPortals_r`, front subtree first), inside the world box's portals.
+    fn build(&mut self) {
+        let tree = self.tree;
+        if let Cell2::Node(_) = tree.head {
+            self.headnode_portals();
+        }
+        let mut stack = vec![tree.head];
+        while let Some(c) = stack.pop() {
+            if let Cell2::Node(n) = c {
+                self.make_node_portal(n);
+                self.split_node_portals(n);
+                let [f, bk] = tree.nodes[n].1;
+                stack.push(bk);
+                stack.push(f);
+            }
+        }
+    }
+
+    /// Portal `id` of `leaf` as a vis portal, with its front leaf's cluster, when it is one:
+    /// on a node, from `leaf` to a leaf of another visible cluster, passing `Portal_VisFlood`,
+    /// of 3 to 64 points.
+    fn vis_portal(&self, leaf: usize, id: usize) -> Option<(usize, Portal)> {
+        let tree = self.tree;
+        let p = &self.portals[id];
+        let (Cell::Leaf(l0), Cell::Leaf(l1)) = (p.cells[0], p.cells[1]) else {
+            return None;
+        };
+        if l0 != leaf || !p.on_node {
+            return None;
+        }
+        let (c0, c1) = (tree.leaf_cluster[l0], tree.leaf_cluster[l1]);
+        if c0 < 0 || c1 < 0 || c0 == c1 || !vis_flood(tree.leaf_contents[l0], tree.leaf_contents[l1]) {
+            return None;
+        }
+        let pts = &p.winding.points;
+        if pts.len() < 3 || pts.len() > crate::portals::MAX_POINTS_ON_WINDING {
+            return None;
+        }
+        // vbsp flips the cluster order when the winding faces away from the plane.
+        let backwards = p.plane.normal.dot(vvis_plane_normal(pts)) < 0.99;
+        let clusters = if backwards {
+            [c1 as u32, c0 as u32]
+        } else {
+            [c0 as u32, c1 as u32]
+        };
+        let points = pts.iter().map(|v| v.to_array()).collect();
+        Some((c0 as usize, Portal { clusters, points }))
     }
 }

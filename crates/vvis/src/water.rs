@@ -14,17 +14,44 @@ fn contents(leaf: &Leaf) -> Contents {
 /// Recomputes leaf fog-test flags and distances to water from `vis`, as vvis does after the
 /// PVS. Leaves the BSP's leaf count unchanged; `leaf_min_dist_to_water` gets one entry per leaf.
 pub fn update_water(bsp: &mut Bsp, vis: &Visibility) {
-    let n_clusters = vis.num_clusters as usize;
+    let cluster_leaves = cluster_leaves(bsp, vis.num_clusters as usize);
+    for leaf in &mut bsp.leafs {
+        leaf.contents = contents(leaf).without(Contents::TESTFOGVOLUME).to_record();
+    }
+    mark_fog_tests(bsp, vis, &cluster_leaves);
+    // vvis `CalcDistanceFromLeavesToWater`.
+    let dists: Vec<u16> = (0..bsp.leafs.len())
+        .map(|i| distance_to_water(bsp, vis, &cluster_leaves, i))
+        .collect();
+    bsp.leaf_min_dist_to_water = dists;
+}
+
+/// Each cluster's leaves, in leaf order.
+fn cluster_leaves(bsp: &Bsp, n_clusters: usize) -> Vec<Vec<usize>> {
     let mut cluster_leaves: Vec<Vec<usize>> = vec![Vec::new(); n_clusters];
     for (i, leaf) in bsp.leafs.iter().enumerate() {
         if leaf.cluster >= 0 && (leaf.cluster as usize) < n_clusters {
             cluster_leaves[leaf.cluster as usize].push(i);
         }
     }
-    for leaf in &mut bsp.leafs {
-        leaf.contents = contents(leaf).without(Contents::TESTFOGVOLUME).to_record();
-    }
-    // vvis `CalcVisibleFogVolumes`: a dry leaf seen from a wet one must test fog at run time.
+    cluster_leaves
+}
+
+/// The leaves of the other clusters `cluster` sees, cluster by cluster.
+fn visible_leaves<'c>(
+    vis: &'c Visibility,
+    cluster_leaves: &'c [Vec<usize>],
+    cluster: usize,
+) -> impl Iterator<Item = usize> + 'c {
+    cluster_leaves
+        .iter()
+        .enumerate()
+        .filter(move |&(j, _)| j != cluster && vis.can_see(cluster, j))
+        .flat_map(|(_, leaves)| leaves.iter().copied())
+}
+
+/// vvis `CalcVisibleFogVolumes`: a dry leaf seen from a wet one must test fog at run time.
+fn mark_fog_tests(bsp: &mut Bsp, vis: &Visibility, cluster_leaves: &[Vec<usize>]) {
     for i in 0..bsp.leafs.len() {
         let leaf = &bsp.leafs[i];
         if contents(leaf).intersects(Contents::TESTFOGVOLUME | Contents::SOLID | Contents::SLIME)
@@ -33,24 +60,13 @@ pub fn update_water(bsp: &mut Bsp, vis: &Visibility) {
         {
             continue;
         }
-        let cluster = leaf.cluster as usize;
-        for (j, leaves) in cluster_leaves.iter().enumerate() {
-            if j == cluster || !vis.can_see(cluster, j) {
-                continue;
-            }
-            for &k in leaves {
-                let other = &mut bsp.leafs[k];
-                if !contents(other).intersects(Contents::SOLID) && other.leaf_water_data == -1 {
-                    other.contents = (contents(other) | Contents::TESTFOGVOLUME).to_record();
-                }
+        for k in visible_leaves(vis, cluster_leaves, leaf.cluster as usize) {
+            let other = &mut bsp.leafs[k];
+            if !contents(other).intersects(Contents::SOLID) && other.leaf_water_data == -1 {
+                other.contents = (contents(other) | Contents::TESTFOGVOLUME).to_record();
             }
         }
     }
-    // vvis `CalcDistanceFromLeavesToWater`.
-    let dists: Vec<u16> = (0..bsp.leafs.len())
-        .map(|i| distance_to_water(bsp, vis, &cluster_leaves, i))
-        .collect();
-    bsp.leaf_min_dist_to_water = dists;
 }
 
 fn sees_water_boundary(bsp: &Bsp, leaf: usize) -> bool {
@@ -63,41 +79,37 @@ fn distance_to_water(bsp: &Bsp, vis: &Visibility, cluster_leaves: &[Vec<usize>],
         return FAR;
     }
     let l = &bsp.leafs[leaf];
-    let cluster = l.cluster as usize;
     let mut min_dist = FAR as f32;
-    for (j, leaves) in cluster_leaves.iter().enumerate() {
-        if j == cluster || !vis.can_see(cluster, j) {
+    for k in visible_leaves(vis, cluster_leaves, l.cluster as usize) {
+        if !sees_water_boundary(bsp, k) {
             continue;
         }
-        for &k in leaves {
-            if !sees_water_boundary(bsp, k) {
+        let other = &bsp.leafs[k];
+        let first = other.first_leaf_face as usize;
+        for n in 0..other.num_leaf_faces as usize {
+            let Some(face) = bsp
+                .leaf_faces
+                .get(first + n)
+                .and_then(|&f| water_face(bsp, f as usize))
+            else {
                 continue;
-            }
-            let other = &bsp.leafs[k];
-            let first = other.first_leaf_face as usize;
-            for n in 0..other.num_leaf_faces as usize {
-                let Some(&face_id) = bsp.leaf_faces.get(first + n) else {
-                    continue;
-                };
-                let Some(face) = bsp.faces.get(face_id as usize) else {
-                    continue;
-                };
-                let Some(texinfo) = usize::try_from(face.texinfo)
-                    .ok()
-                    .and_then(|t| bsp.texinfo.get(t))
-                else {
-                    continue;
-                };
-                // `SURF_WARP`: a water surface.
-                if !SurfaceFlags::from_record(texinfo.flags).intersects(SurfaceFlags::WARP) {
-                    continue;
-                }
-                let (fmin, fmax) = face_bounds(bsp, face.first_edge, face.num_edges);
-                min_dist = min_dist.min(box_distance(l.mins, l.maxs, fmin, fmax));
-            }
+            };
+            let (fmin, fmax) = face_bounds(bsp, face.first_edge, face.num_edges);
+            min_dist = min_dist.min(box_distance(l.mins, l.maxs, fmin, fmax));
         }
     }
     min_dist as u16
+}
+
+/// Face `face_id`, when it is a water surface (`SURF_WARP`).
+fn water_face(bsp: &Bsp, face_id: usize) -> Option<&srcmap_bsp::Face> {
+    let face = bsp.faces.get(face_id)?;
+    let texinfo = usize::try_from(face.texinfo)
+        .ok()
+        .and_then(|t| bsp.texinfo.get(t))?;
+    SurfaceFlags::from_record(texinfo.flags)
+        .intersects(SurfaceFlags::WARP)
+        .then_some(face)
 }
 
 fn face_bounds(bsp: &Bsp, first_edge: i32, num_edges: i32) -> ([f32; 3], [f32; 3]) {

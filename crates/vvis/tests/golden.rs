@@ -1,6 +1,6 @@
-//! Golden tests: the vis graph (portals per cluster, one-way pairs, base-vis might-see sets)
-//! and the cluster rows (PVS, PAS) of the small test maps, pinned as text under
-//! `tests/golden/`. The inputs are the `.prt` files srcmap's vbsp writes for
+//! Golden tests: the vis graph (portals per cluster, one-way pairs, base-vis might-see sets),
+//! what the fast flow says each one-way portal sees, and the cluster rows (PVS, PAS) of the
+//! small test maps, pinned as text under `tests/golden/`. The inputs are the `.prt` files srcmap's vbsp writes for
 //! `testdata/maps/box_room.vmf` and `features.vmf` (`srcmap vbsp MAP.vmf -o X.bsp` writes
 //! `X.prt`), committed beside the dumps so the stage is tested alone.
 //!
@@ -8,7 +8,7 @@
 
 use std::path::PathBuf;
 
-use srcmap_vvis::{FlowKind, NoProgress, Options, Portals, Threads, compute, dump, graph};
+use srcmap_vvis::{FlowKind, NoProgress, Options, Portals, Threads, compute, dump, flow, graph};
 
 fn golden_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/golden")
@@ -40,6 +40,9 @@ fn golden_map(map: &str) {
     let g = graph::Graph::new(&portals, false);
     let base = graph::base_vis(&g, None);
     check_golden(&format!("{map}.graph.txt"), &dump::graph(&g, &base));
+    let order = graph::sorted_order(&base);
+    let flowed = flow::portal_flow(&g, &base, &order, FlowKind::Fast, None, &NoProgress);
+    check_golden(&format!("{map}.flow.txt"), &dump::portal_vis(&flowed.vis));
 
     let (full, report) = compute(
         &portals,

@@ -60,24 +60,14 @@ struct Walk<'a> {
     seen: Bits,
     /// Fast flow: the clusters the base portal's cluster is known to see.
     known: Bits,
-    frames: Vec<Frame>,
-    tmp: Vec<V3>,
     counters: Counters,
-    /// Fast flow: the states found through each portal (see [`Walk::admit`]).
-    through: Vec<PortalStates>,
-    /// Portals whose slot in `through` is in use, to reset them for the next base portal.
-    touched: Vec<u32>,
     /// Whether the last [`Walk::step`] had anything new (not in `seen`) in its might-see set.
     found_new: bool,
     /// Separators of a target whose source was cut for it alone.
     seps_tmp: Vec<VPlane>,
-    /// Edge planes of a new state's windings.
-    edges: StateEdges,
-    /// The fast walk's states, the level being expanded, and the states waiting, widest first.
-    arena: Arena,
-    expand: Frame,
-    waiting: WidestFirst,
-    /// At most this many bytes in `arena` (see [`ARENA_BYTES`]).
+    /// The thread's buffers: the walk's levels and states.
+    buf: Scratch,
+    /// At most this many bytes in `buf.arena` (see [`ARENA_BYTES`]).
     walk_memory: usize,
     /// [`super::FlowKind::FastSiblings`]: the clusters in the finished results of the base
     /// cluster's other portals are known seen too.
@@ -138,9 +128,15 @@ impl Arena {
         if self.edges.len() < self.meta.len() {
             self.edges.push(StateEdges::default());
         }
-        let e = &mut self.edges[self.meta.len() - 1];
-        e.pass.clear();
-        e.source.clear();
+        self.edges[self.meta.len() - 1].clear();
+    }
+
+    /// State `e` need not be expanded, if it is still waiting: a state holding it took its
+    /// place.
+    fn drop_waiting(&mut self, e: usize) {
+        if !self.meta[e].expanded {
+            self.meta[e].dropped = true;
+        }
     }
 
     fn might(&self, i: usize) -> &[u64] {
@@ -190,9 +186,13 @@ impl Arena {
 struct Scratch {
     frames: Vec<Frame>,
     tmp: Vec<V3>,
+    /// Fast flow: the states found through each portal (see [`Walk::admit`]).
     through: Vec<PortalStates>,
+    /// Portals whose slot in `through` is in use, to reset them for the next base portal.
     touched: Vec<u32>,
+    /// Edge planes of a new state's windings.
     edges: StateEdges,
+    /// The fast walk's states, the level being expanded, and the states waiting, widest first.
     arena: Arena,
     expand: Frame,
     waiting: WidestFirst,
@@ -226,6 +226,12 @@ impl PortalStates {
             self.entries[k] = state;
             self.bounds[k] = bounds;
         }
+    }
+
+    /// Forgets entry `j` (the last takes its place).
+    fn remove(&mut self, j: usize) {
+        self.entries.swap_remove(j);
+        self.bounds.swap_remove(j);
     }
 
     fn clear(&mut self) {
@@ -334,6 +340,11 @@ impl StateEdges {
         self.pass.is_empty()
     }
 
+    fn clear(&mut self) {
+        self.pass.clear();
+        self.source.clear();
+    }
+
     /// Whether windings `pass` and `source` lie inside these.
     fn hold(&self, pass: &[V3], source: &[V3]) -> bool {
         inside_edges(pass, &self.pass) && inside_edges(source, &self.source)
@@ -365,81 +376,93 @@ pub(super) fn flow_one(
     know_siblings: bool,
 ) -> (Bits, Counters) {
     let portal = &graph.portals[p];
-    let words = graph.words;
-    let mut scratch = SCRATCH.with(|s| std::mem::take(&mut *s.borrow_mut()));
-    if scratch.frames.is_empty() {
-        scratch.frames.push(Frame::default());
-    }
-    let head = &mut scratch.frames[0];
-    head.might.clear();
-    head.might.extend_from_slice(&base[p].flood.words);
-    (head.lo, head.hi) = (0, words);
-    head.source.clear();
-    head.source.extend_from_slice(&portal.winding);
-    head.pass.clear();
-    head.seps.clear();
-    head.cursor = SepCursor::default();
-    if scratch.through.len() != graph.portals.len() {
-        scratch.through = vec![PortalStates::default(); graph.portals.len()];
-        scratch.touched.clear();
-    }
-    let mut walk = Walk {
+    let scratch = Scratch::take(graph, &base[p].flood.words, &portal.winding);
+    let mut walk = Walk::new(
         graph,
         children,
         base,
         done,
-        base_portal: p,
-        head_plane: portal.plane,
-        vis: Bits::new(words),
-        seen: Bits::new(words),
-        known: Bits::new(graph.num_clusters.div_ceil(64)),
-        frames: scratch.frames,
-        tmp: scratch.tmp,
-        counters: Counters::default(),
-        through: scratch.through,
-        touched: scratch.touched,
-        found_new: false,
-        seps_tmp: Vec::new(),
-        edges: scratch.edges,
-        arena: scratch.arena,
-        expand: scratch.expand,
-        waiting: scratch.waiting,
-        walk_memory,
-        know_siblings,
-    };
+        p,
+        scratch,
+        (walk_memory, know_siblings),
+    );
     walk.start();
     // Depth first only when the states outgrow the memory budget.
     if !walk.widest_first(portal.leaf as usize) {
         walk.start();
         walk.leaf_flow(portal.leaf as usize, 1);
     }
-    // The portals the walk did not look for stand in for what it would have found beyond
-    // them: those of the flood into the clusters known seen (see the module docs).
-    for ((v, s), f) in walk
-        .vis
-        .words
-        .iter_mut()
-        .zip(&walk.seen.words)
-        .zip(&base[p].flood.words)
-    {
-        *v |= s & f;
+    walk.add_stand_ins(&base[p].flood);
+    walk.finish()
+}
+
+impl Scratch {
+    /// This thread's buffers, the head level set to the base portal (might-see set `flood`,
+    /// source `winding`) and a `through` slot per portal.
+    fn take(graph: &Graph, flood: &[u64], winding: &[V3]) -> Scratch {
+        let mut scratch = SCRATCH.with(|s| std::mem::take(&mut *s.borrow_mut()));
+        if scratch.frames.is_empty() {
+            scratch.frames.push(Frame::default());
+        }
+        scratch.frames[0].reset_head(flood, graph.words, winding);
+        if scratch.through.len() != graph.portals.len() {
+            scratch.through = vec![PortalStates::default(); graph.portals.len()];
+            scratch.touched.clear();
+        }
+        scratch
     }
-    for &t in &walk.touched {
-        walk.through[t as usize].clear();
+}
+
+impl<'a> Walk<'a> {
+    /// The walk of base portal `p`, on this thread's buffers; `limits` are the walk's memory
+    /// budget and whether it knows its siblings' results.
+    fn new(
+        graph: &'a Graph,
+        children: &'a Children,
+        base: &'a [BaseVis],
+        done: Done<'a>,
+        p: usize,
+        scratch: Scratch,
+        (walk_memory, know_siblings): (usize, bool),
+    ) -> Walk<'a> {
+        let words = graph.words;
+        Walk {
+            graph,
+            children,
+            base,
+            done,
+            base_portal: p,
+            head_plane: graph.portals[p].plane,
+            vis: Bits::new(words),
+            seen: Bits::new(words),
+            known: Bits::new(graph.num_clusters.div_ceil(64)),
+            counters: Counters::default(),
+            found_new: false,
+            seps_tmp: Vec::new(),
+            buf: scratch,
+            walk_memory,
+            know_siblings,
+        }
     }
-    walk.touched.clear();
-    let scratch = Scratch {
-        frames: walk.frames,
-        tmp: walk.tmp,
-        through: walk.through,
-        touched: walk.touched,
-        edges: walk.edges,
-        arena: walk.arena,
-        expand: walk.expand,
-        waiting: walk.waiting,
-    };
-    SCRATCH.with(|s| *s.borrow_mut() = scratch);
-    (walk.vis, walk.counters)
+
+    /// The portals the walk did not look for stand in for what it would have found beyond
+    /// them: those of the flood into the clusters known seen (see the module docs).
+    fn add_stand_ins(&mut self, flood: &Bits) {
+        for ((v, s), f) in self.vis.words.iter_mut().zip(&self.seen.words).zip(&flood.words) {
+            *v |= s & f;
+        }
+    }
+
+    /// The portals found and the counters; the buffers go back to the thread, `through`
+    /// emptied for the next base portal.
+    fn finish(mut self) -> (Bits, Counters) {
+        for &t in &self.buf.touched {
+            self.buf.through[t as usize].clear();
+        }
+        self.buf.touched.clear();
+        SCRATCH.with(|s| *s.borrow_mut() = self.buf);
+        (self.vis, self.counters)
+    }
 }
 
 impl Walk<'_> {
@@ -486,10 +509,10 @@ impl Walk<'_> {
         for &pn in self.children.of(leaf) {
             // Beyond a portal whose might-see set holds nothing unseen the walk can find nothing
             // (vvis walks on anyway; this walk stops after marking the portal).
-            let mut frames = std::mem::take(&mut self.frames);
+            let mut frames = std::mem::take(&mut self.buf.frames);
             let (prev, cur) = frame_pair(&mut frames, depth, graph.words);
             let passed = self.step(pn as usize, prev, cur);
-            self.frames = frames;
+            self.buf.frames = frames;
             if !passed || !self.found_new {
                 continue;
             }
@@ -513,10 +536,9 @@ impl Walk<'_> {
     ///
     /// False, with the walk abandoned, when its states outgrow `walk_memory` bytes.
     fn widest_first(&mut self, leaf: usize) -> bool {
-        let graph = self.graph;
-        let words = graph.words;
-        self.arena.clear();
-        let mut frames = std::mem::take(&mut self.frames);
+        let words = self.graph.words;
+        self.buf.arena.clear();
+        let mut frames = std::mem::take(&mut self.buf.frames);
         while frames.len() < 2 {
             frames.push(Frame::default());
         }
@@ -524,56 +546,83 @@ impl Walk<'_> {
         let (head, rest) = frames.split_at_mut(1);
         let (head, cur) = (&mut head[0], &mut rest[0]);
         // State 0 is the head level itself.
-        self.arena.push(head, leaf as u32);
-        let mut expand = std::mem::take(&mut self.expand);
+        self.buf.arena.push(head, leaf as u32);
+        let mut expand = std::mem::take(&mut self.buf.expand);
         expand.might.resize(words, 0);
-        let mut waiting = std::mem::take(&mut self.waiting);
+        let mut waiting = std::mem::take(&mut self.buf.waiting);
         waiting.clear();
         waiting.push(f32::INFINITY, 0);
-        let mut within_budget = true;
+        let within_budget = self.expand_waiting(head, cur, &mut expand, &mut waiting);
+        self.counters.kept += self.buf.arena.meta.len() as u64 - 1;
+        self.buf.expand = expand;
+        self.buf.frames = frames;
+        self.buf.waiting = waiting;
+        within_budget
+    }
+
+    /// Expands the waiting states, widest first, until none is left (true) or the states
+    /// outgrow `walk_memory` bytes (false). `head` is state 0; `expand` holds the others in
+    /// turn; `cur` is the level being built.
+    #[inline(always)]
+    fn expand_waiting(
+        &mut self,
+        head: &mut Frame,
+        cur: &mut Frame,
+        expand: &mut Frame,
+        waiting: &mut WidestFirst,
+    ) -> bool {
         while let Some(i) = waiting.pop() {
             let i = i as usize;
-            let state = self.arena.meta[i];
-            self.arena.meta[i].expanded = true;
+            let state = self.buf.arena.meta[i];
+            self.buf.arena.meta[i].expanded = true;
             // Nothing unseen left in its might-see set: nothing to find beyond (as in `step`).
-            if state.dropped || (i > 0 && !self.arena.something_new(i, &self.seen.words)) {
+            if state.dropped || (i > 0 && !self.buf.arena.something_new(i, &self.seen.words)) {
                 continue;
             }
-            if self.arena.bytes() > self.walk_memory {
-                within_budget = false;
-                break;
+            if self.buf.arena.bytes() > self.walk_memory {
+                return false;
             }
             self.counters.chains += 1;
             let prev: &mut Frame = if i == 0 {
                 &mut *head
             } else {
-                self.arena.load(i, &mut expand);
-                &mut expand
+                self.buf.arena.load(i, expand);
+                &mut *expand
             };
-            let leaf = state.leaf as usize;
-            for &pn in self.children.of(leaf) {
-                let pn = pn as usize;
-                if !self.step(pn, prev, cur) || !self.found_new {
-                    continue;
-                }
-                let Some(bounds) = self.admit(pn, cur) else {
-                    continue;
-                };
-                let n = self.arena.meta.len() as u32;
-                self.arena.push(cur, graph.portals[pn].leaf);
-                let slot = &mut self.through[pn];
-                if slot.oldest == 0 {
-                    self.touched.push(pn as u32);
-                }
-                slot.insert(n, bounds);
-                waiting.push(area_squared(&cur.pass), n);
-            }
+            self.expand_state(state.leaf as usize, prev, cur, waiting);
         }
-        self.counters.kept += self.arena.meta.len() as u64 - 1;
-        self.expand = expand;
-        self.frames = frames;
-        self.waiting = waiting;
-        within_budget
+        true
+    }
+
+    /// Tests the portals out of `leaf`, which state `prev` entered; each new state that must
+    /// be expanded is kept and waits.
+    #[inline(always)]
+    fn expand_state(&mut self, leaf: usize, prev: &mut Frame, cur: &mut Frame, waiting: &mut WidestFirst) {
+        for &pn in self.children.of(leaf) {
+            let pn = pn as usize;
+            if !self.step(pn, prev, cur) || !self.found_new {
+                continue;
+            }
+            let Some(bounds) = self.admit(pn, cur) else {
+                continue;
+            };
+            let n = self.keep_state(pn, cur, bounds);
+            waiting.push(area_squared(&cur.pass), n);
+        }
+    }
+
+    /// Keeps the state in `cur`, found through portal `pn`, in the arena and in `pn`'s slot;
+    /// its number.
+    #[inline(always)]
+    fn keep_state(&mut self, pn: usize, cur: &Frame, bounds: Bounds) -> u32 {
+        let n = self.buf.arena.meta.len() as u32;
+        self.buf.arena.push(cur, self.graph.portals[pn].leaf);
+        let slot = &mut self.buf.through[pn];
+        if slot.oldest == 0 {
+            self.buf.touched.push(pn as u32);
+        }
+        slot.insert(n, bounds);
+        n
     }
 
     /// Whether the state in `cur` (just found through portal `pn`) must be expanded: not when
@@ -583,57 +632,34 @@ impl Walk<'_> {
     /// over the slot does both: a state dropped before one that turns out to hold `cur` is
     /// held by that one too.
     fn admit(&mut self, pn: usize, cur: &Frame) -> Option<Bounds> {
-        let (lo, hi) = (cur.lo, cur.hi);
-        let might = &cur.might[lo..hi];
-        let bounds = state_bounds(&cur.pass, &cur.source);
-        let mut cur_thin = None;
-        let normals = (self.graph.portals[pn].plane.normal, self.head_plane.normal);
-        let arena = &mut self.arena;
-        let slot = &mut self.through[pn];
-        let edges = &mut self.edges;
-        edges.pass.clear();
-        edges.source.clear();
+        let mut new = NewState {
+            frame: cur,
+            might: &cur.might[cur.lo..cur.hi],
+            lo: cur.lo,
+            bounds: state_bounds(&cur.pass, &cur.source),
+            thin: None,
+            normals: (self.graph.portals[pn].plane.normal, self.head_plane.normal),
+        };
+        let arena = &mut self.buf.arena;
+        let slot = &mut self.buf.through[pn];
+        let edges = &mut self.buf.edges;
+        edges.clear();
         let mut j = 0;
         while j < slot.entries.len() {
-            // The bounds decide most entries: the entry's state itself is read only past them.
-            let e_bounds = &slot.bounds[j];
-            let (inside, holds) = (bounds_inside(&bounds, e_bounds), bounds_inside(e_bounds, &bounds));
-            if !inside && !holds {
-                j += 1;
-                continue;
-            }
             let e = slot.entries[j] as usize;
-            let e_lo = arena.meta[e].lo as usize;
-            if inside && might_inside(might, lo, arena.might(e), e_lo) {
-                if arena.edges[e].is_empty() {
-                    let mut found = std::mem::take(&mut arena.edges[e]);
-                    let (pass, source) = arena.windings(e);
-                    found.find(pass, source, normals.0, normals.1);
-                    arena.edges[e] = found;
-                }
-                if !*cur_thin.get_or_insert_with(|| thin(&cur.pass))
-                    && arena.edges[e].hold(&cur.pass, &cur.source)
-                {
+            match new.against(arena, edges, &slot.bounds[j], e) {
+                Verdict::Held => {
                     self.counters.held += 1;
                     return None;
                 }
-            } else if holds && might_inside(arena.might(e), e_lo, might, lo) {
-                if edges.is_empty() {
-                    edges.find(&cur.pass, &cur.source, normals.0, normals.1);
+                Verdict::Holds => {
+                    arena.drop_waiting(e);
+                    slot.remove(j);
                 }
-                let (pass, source) = arena.windings(e);
-                if !thin(pass) && edges.hold(pass, source) {
-                    if !arena.meta[e].expanded {
-                        arena.meta[e].dropped = true;
-                    }
-                    slot.entries.swap_remove(j);
-                    slot.bounds.swap_remove(j);
-                    continue;
-                }
+                Verdict::Neither => j += 1,
             }
-            j += 1;
         }
-        Some(bounds)
+        Some(new.bounds)
     }
 
     /// Tests portal `pn` out of the cluster that level `prev` entered; true when the walk
@@ -652,8 +678,6 @@ impl Walk<'_> {
     /// [`Walk::step`] for a portal in `prev`'s might-see set.
     #[inline(never)]
     fn candidate(&mut self, pn: usize, prev: &mut Frame, cur: &mut Frame) -> bool {
-        let graph = self.graph;
-        let p = &graph.portals[pn];
         let (done, base_vis) = (self.done, self.base);
         let test: &[u64] = match done.get(pn) {
             Some(v) => &v.words,
@@ -661,86 +685,176 @@ impl Walk<'_> {
         };
         let (word, bit) = (pn / 64, 1u64 << (pn % 64));
         let seen_p = self.seen.words[word] & bit != 0;
-        let seen = &self.seen.words[..];
         self.counters.candidates += 1;
-        // Is anything new visible through it (in prev.might & test)? Only whether: the
-        // narrowed set itself is built once the geometric tests pass and the walk goes on
-        // through the portal. Eight words at a time (vector instructions), stopping at the
-        // first block with news.
-        let mut more = 0u64;
-        let (lo, hi) = (prev.lo, prev.hi);
-        let blocks = prev.might[lo..hi]
-            .chunks(8)
-            .zip(test[lo..hi].chunks(8))
-            .zip(seen[lo..hi].chunks(8));
-        for ((m, t), v) in blocks {
-            more = m
-                .iter()
-                .zip(t)
-                .zip(v)
-                .fold(0, |acc, ((m, t), v)| acc | m & t & !v);
-            if more != 0 {
-                break;
-            }
-        }
+        let more = news(prev, test, &self.seen.words);
         if more == 0 && seen_p {
             return false; // can't see anything new
         }
         self.found_new = more != 0;
         self.counters.geometric += 1;
+        if !self.clip_through(pn, prev, cur) {
+            return false;
+        }
+        if more != 0 {
+            narrow(cur, prev, test);
+        }
+        self.vis.words[word] |= bit;
+        self.seen.words[word] |= bit;
+        self.know(self.graph.portals[pn].leaf as usize);
+        self.counters.passed += 1;
+        true
+    }
+
+    /// The geometric tests of portal `pn` from level `prev`: its winding clipped by the pass
+    /// and source, then by their separators, into `cur`; false when nothing is left.
+    #[inline(always)]
+    fn clip_through(&mut self, pn: usize, prev: &mut Frame, cur: &mut Frame) -> bool {
+        let graph = self.graph;
+        let p = &graph.portals[pn];
         let base = &graph.portals[self.base_portal];
         let Some(source_clipped) = clip_pass_and_source(p, &self.head_plane, base, prev, cur) else {
             return false;
         };
-        if !prev.pass.is_empty() {
-            let tmp = &mut self.tmp;
-            let counters = &mut self.counters;
-            let margin = p.radius + 0.1;
-            let target = Target {
-                winding: &mut cur.pass,
-                origin: p.origin,
-                margin,
-            };
-            let visible = if source_clipped {
-                // This target's own separators (the source was cut for it alone).
-                let seps = &mut self.seps_tmp;
-                seps.clear();
-                let mut cursor = SepCursor::default();
-                clip_lazy(&cur.source, &prev.pass, seps, &mut cursor, target, tmp, counters)
-            } else {
-                // The separators of the level above, shared by all its targets.
-                clip_lazy(
-                    &prev.source,
-                    &prev.pass,
-                    &mut prev.seps,
-                    &mut prev.cursor,
-                    target,
-                    tmp,
-                    counters,
-                )
-            };
-            if !visible {
-                return false;
-            }
+        if prev.pass.is_empty() {
+            return true;
         }
+        let target = Target::new(p, &mut cur.pass);
+        // With the source cut for this target alone, its own separators; else those of the
+        // level above, shared by all its targets.
+        let mut fresh = SepCursor::default();
+        let (source, seps, cursor) = if source_clipped {
+            self.seps_tmp.clear();
+            (&cur.source[..], &mut self.seps_tmp, &mut fresh)
+        } else {
+            (&prev.source[..], &mut prev.seps, &mut prev.cursor)
+        };
+        clip_lazy(
+            source,
+            &prev.pass,
+            seps,
+            cursor,
+            target,
+            &mut self.buf.tmp,
+            &mut self.counters,
+        )
+    }
+}
+
+/// Whether anything new is visible through a portal whose finished (or base) result is `test`:
+/// a portal in `prev`'s might-see set and `test` but not in `seen` (non-zero: some). Only
+/// whether: the narrowed set itself is built once the geometric tests pass and the walk goes
+/// on through the portal. Eight words at a time (vector instructions), stopping at the first
+/// block with news.
+#[inline(always)]
+fn news(prev: &Frame, test: &[u64], seen: &[u64]) -> u64 {
+    let mut more = 0u64;
+    let (lo, hi) = (prev.lo, prev.hi);
+    let blocks = prev.might[lo..hi]
+        .chunks(8)
+        .zip(test[lo..hi].chunks(8))
+        .zip(seen[lo..hi].chunks(8));
+    for ((m, t), v) in blocks {
+        more = m
+            .iter()
+            .zip(t)
+            .zip(v)
+            .fold(0, |acc, ((m, t), v)| acc | m & t & !v);
         if more != 0 {
-            let narrowed = &mut cur.might[lo..hi];
-            for ((n, m), t) in narrowed.iter_mut().zip(&prev.might[lo..hi]).zip(&test[lo..hi]) {
-                *n = m & t;
-            }
-            let first = narrowed.iter().position(|&w| w != 0).unwrap_or(0);
-            let last = narrowed.iter().rposition(|&w| w != 0).map_or(0, |k| k + 1);
-            (cur.lo, cur.hi) = if last == 0 {
-                (0, 0)
-            } else {
-                (lo + first, lo + last)
-            };
+            break;
         }
-        self.vis.words[word] |= bit;
-        self.seen.words[word] |= bit;
-        self.know(p.leaf as usize);
-        self.counters.passed += 1;
-        true
+    }
+    more
+}
+
+/// `cur`'s might-see set: `prev`'s narrowed to `test`, its non-zero words `lo..hi`.
+#[inline(always)]
+fn narrow(cur: &mut Frame, prev: &Frame, test: &[u64]) {
+    let (lo, hi) = (prev.lo, prev.hi);
+    let narrowed = &mut cur.might[lo..hi];
+    for ((n, m), t) in narrowed.iter_mut().zip(&prev.might[lo..hi]).zip(&test[lo..hi]) {
+        *n = m & t;
+    }
+    let first = narrowed.iter().position(|&w| w != 0).unwrap_or(0);
+    let last = narrowed.iter().rposition(|&w| w != 0).map_or(0, |k| k + 1);
+    (cur.lo, cur.hi) = if last == 0 {
+        (0, 0)
+    } else {
+        (lo + first, lo + last)
+    };
+}
+
+/// A state just found, as [`Walk::admit`] tests it against those found before through the
+/// same portal.
+struct NewState<'f> {
+    frame: &'f Frame,
+    /// Its might-see words, from word `lo`.
+    might: &'f [u64],
+    lo: usize,
+    bounds: Bounds,
+    /// Whether its pass is a sliver ([`thin`]), found when first needed.
+    thin: Option<bool>,
+    /// The normals of its pass's plane (the portal's) and source's (the base portal's).
+    normals: (V3, V3),
+}
+
+/// How a new state and one found before relate.
+enum Verdict {
+    /// The one before holds the new one: the new one need not be expanded.
+    Held,
+    /// The new one holds the one before, which leaves the slot.
+    Holds,
+    Neither,
+}
+
+impl NewState<'_> {
+    /// The new state against state `e` of the arena (bounds `e_bounds`); `edges` are the new
+    /// state's edge planes, found when first needed.
+    #[inline(always)]
+    fn against(&mut self, arena: &mut Arena, edges: &mut StateEdges, e_bounds: &Bounds, e: usize) -> Verdict {
+        let (might, lo) = (self.might, self.lo);
+        // The bounds decide most entries: the entry's state itself is read only past them.
+        let (inside, holds) = (
+            bounds_inside(&self.bounds, e_bounds),
+            bounds_inside(e_bounds, &self.bounds),
+        );
+        if !inside && !holds {
+            return Verdict::Neither;
+        }
+        let e_lo = arena.meta[e].lo as usize;
+        if inside && might_inside(might, lo, arena.might(e), e_lo) {
+            if self.held_by(arena, e) {
+                return Verdict::Held;
+            }
+        } else if holds && might_inside(arena.might(e), e_lo, might, lo) && self.holds(arena, edges, e) {
+            return Verdict::Holds;
+        }
+        Verdict::Neither
+    }
+
+    /// Whether state `e`'s edge planes (found first if need be) hold the new state's windings;
+    /// never for a sliver.
+    #[inline(always)]
+    fn held_by(&mut self, arena: &mut Arena, e: usize) -> bool {
+        if arena.edges[e].is_empty() {
+            let mut found = std::mem::take(&mut arena.edges[e]);
+            let (pass, source) = arena.windings(e);
+            found.find(pass, source, self.normals.0, self.normals.1);
+            arena.edges[e] = found;
+        }
+        let cur = self.frame;
+        !*self.thin.get_or_insert_with(|| thin(&cur.pass)) && arena.edges[e].hold(&cur.pass, &cur.source)
+    }
+
+    /// Whether the new state's edge planes (`edges`, found first if need be) hold state `e`'s
+    /// windings; never a sliver's.
+    #[inline(always)]
+    fn holds(&self, arena: &Arena, edges: &mut StateEdges, e: usize) -> bool {
+        let cur = self.frame;
+        if edges.is_empty() {
+            edges.find(&cur.pass, &cur.source, self.normals.0, self.normals.1);
+        }
+        let (pass, source) = arena.windings(e);
+        !thin(pass) && edges.hold(pass, source)
     }
 }
 
@@ -760,7 +874,7 @@ fn clip_lazy(
     pass: &[V3],
     seps: &mut Vec<VPlane>,
     cursor: &mut SepCursor,
-    target: Target<'_>,
+    mut target: Target<'_>,
     tmp: &mut Vec<V3>,
     counters: &mut Counters,
 ) -> bool {
@@ -771,33 +885,8 @@ fn clip_lazy(
     loop {
         while let Some(plane) = seps.get(k) {
             k += 1;
-            if let Some(q) = &quad {
-                match q.sides(plane) {
-                    (false, _) => continue,
-                    (true, false) => return false,
-                    (true, true) => {}
-                }
-            } else {
-                // The target's bounding sphere decides most planes without clipping: clearly
-                // in front leaves it unchanged, clearly behind removes it, as clipping would.
-                let d = plane.distance(target.origin);
-                if d > target.margin {
-                    continue;
-                }
-                if d < -target.margin {
-                    return false;
-                }
-                if !cuts(target.winding, plane) {
-                    continue;
-                }
-            }
-            match chop(target.winding, plane, tmp) {
-                Chop::Unchanged => {}
-                Chop::Gone => return false,
-                Chop::Clipped => {
-                    std::mem::swap(target.winding, tmp);
-                    quad = Quad::new(target.winding);
-                }
+            if !target.cut_by(plane, tmp, &mut quad) {
+                return false;
             }
         }
         let before = seps.len();
@@ -805,6 +894,80 @@ fn clip_lazy(
             return true;
         }
         counters.separator_planes += (seps.len() - before) as u64;
+    }
+}
+
+/// Where a target lies against a separator, as far as it can be told without clipping.
+enum Side {
+    /// Wholly in front: unchanged.
+    Front,
+    /// Wholly behind: clipped away.
+    Behind,
+    /// Possibly cut: clip it.
+    Cut,
+}
+
+impl<'w> Target<'w> {
+    /// Portal `p` as a target, its clipped winding in `winding`; its bounding sphere with a
+    /// little margin.
+    #[inline(always)]
+    fn new(p: &crate::graph::VisPortal, winding: &'w mut Vec<V3>) -> Target<'w> {
+        Target {
+            winding,
+            origin: p.origin,
+            margin: p.radius + 0.1,
+        }
+    }
+
+    /// Clips the target by `plane` where it may cut it ([`Target::side`]); false when the
+    /// target is gone.
+    #[inline(always)]
+    fn cut_by(&mut self, plane: &VPlane, tmp: &mut Vec<V3>, quad: &mut Option<Quad>) -> bool {
+        match self.side(quad, plane) {
+            Side::Front => true,
+            Side::Behind => false,
+            Side::Cut => self.clip(plane, tmp, quad),
+        }
+    }
+
+    /// Clips the target by `plane` (`tmp` the spare buffer, `quad` its four points, kept up to
+    /// date); false when it is clipped away.
+    #[inline(always)]
+    fn clip(&mut self, plane: &VPlane, tmp: &mut Vec<V3>, quad: &mut Option<Quad>) -> bool {
+        match chop(self.winding, plane, tmp) {
+            Chop::Unchanged => {}
+            Chop::Gone => return false,
+            Chop::Clipped => {
+                std::mem::swap(self.winding, tmp);
+                *quad = Quad::new(self.winding);
+            }
+        }
+        true
+    }
+
+    /// The target against `plane`: by its four points at once (`quad`, when it has four or
+    /// fewer), else by its bounding sphere (clearly in front leaves it unchanged, clearly
+    /// behind removes it, as clipping would) and then its points.
+    #[inline(always)]
+    fn side(&self, quad: &Option<Quad>, plane: &VPlane) -> Side {
+        if let Some(q) = quad {
+            return match q.sides(plane) {
+                (false, _) => Side::Front,
+                (true, false) => Side::Behind,
+                (true, true) => Side::Cut,
+            };
+        }
+        let d = plane.distance(self.origin);
+        if d > self.margin {
+            return Side::Front;
+        }
+        if d < -self.margin {
+            return Side::Behind;
+        }
+        if !cuts(self.winding, plane) {
+            return Side::Front;
+        }
+        Side::Cut
     }
 }
 

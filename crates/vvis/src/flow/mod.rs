@@ -148,69 +148,90 @@ pub fn portal_flow(
     walk_memory: Option<usize>,
     progress: &dyn Progress,
 ) -> FlowResult {
-    let walk_memory = walk_memory.unwrap_or(fast::ARENA_BYTES);
-    let n = graph.portals.len();
-    let mut position = vec![u32::MAX; n];
-    for (i, &p) in order.iter().enumerate() {
-        position[p as usize] = i as u32;
-    }
-    let schedule = Schedule {
-        results: (0..n).map(|_| OnceLock::new()).collect(),
-        position,
-        next: AtomicUsize::new(0),
-        finished: Mutex::new(Finished {
-            failed: false,
-            prefix: 0,
-            at: vec![false; order.len()],
-        }),
-        wake: Condvar::new(),
-    };
+    let schedule = Schedule::new(graph.portals.len(), order);
     let children = Children::new(graph);
-    let counters = Mutex::new(Counters::default());
-    rayon::scope(|scope| {
-        for _ in 0..rayon::current_num_threads() {
-            scope.spawn(|_| {
-                let mut mine = Counters::default();
-                let _wake_on_panic = WakeOnPanic(&schedule);
-                loop {
-                    let i = schedule.next.fetch_add(1, Ordering::Relaxed);
-                    let Some(&p) = order.get(i) else { break };
-                    let usable = (i + 1).saturating_sub(LOCKSTEP);
-                    if !schedule.wait_for(usable) {
-                        break; // another worker panicked; the scope passes the panic on
-                    }
-                    let done = Done {
-                        results: &schedule.results,
-                        position: &schedule.position,
-                        usable,
-                    };
-                    let (vis, c) = match kind {
-                        FlowKind::Fast | FlowKind::FastSiblings => fast::flow_one(
-                            graph,
-                            &children,
-                            base,
-                            done,
-                            p as usize,
-                            walk_memory,
-                            kind == FlowKind::FastSiblings,
-                        ),
-                        FlowKind::Reference => reference::flow_one(graph, &children, base, done, p as usize),
-                    };
-                    mine.add(&c);
-                    progress.advance(work_estimate(&base[p as usize]));
-                    schedule.finish(i, p as usize, vis);
-                }
-                counters.lock().unwrap_or_else(|e| e.into_inner()).add(&mine);
-            });
-        }
-    });
+    let flows = Flows {
+        graph,
+        children: &children,
+        base,
+        kind,
+        walk_memory: walk_memory.unwrap_or(fast::ARENA_BYTES),
+    };
+    let counters = flows.run(&schedule, order, progress);
     FlowResult {
         vis: schedule
             .results
             .into_iter()
             .map(|v| v.into_inner().unwrap_or_default())
             .collect(),
-        counters: counters.into_inner().unwrap_or_else(|e| e.into_inner()),
+        counters,
+    }
+}
+
+/// What every portal's flow runs over, and which flow.
+struct Flows<'a> {
+    graph: &'a Graph,
+    children: &'a Children,
+    base: &'a [BaseVis],
+    kind: FlowKind,
+    walk_memory: usize,
+}
+
+impl Flows<'_> {
+    /// One worker per thread of the pool until the order is done; their counters summed.
+    fn run(&self, schedule: &Schedule, order: &[u32], progress: &dyn Progress) -> Counters {
+        let counters = Mutex::new(Counters::default());
+        rayon::scope(|scope| {
+            for _ in 0..rayon::current_num_threads() {
+                scope.spawn(|_| {
+                    let mine = self.work(schedule, order, progress);
+                    counters.lock().unwrap_or_else(|e| e.into_inner()).add(&mine);
+                });
+            }
+        });
+        counters.into_inner().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// One worker: takes the next position of `order`, waits for the results it may reuse,
+    /// runs that portal's flow and publishes it, until the order is done; its counters.
+    fn work(&self, schedule: &Schedule, order: &[u32], progress: &dyn Progress) -> Counters {
+        let mut mine = Counters::default();
+        let _wake_on_panic = WakeOnPanic(schedule);
+        loop {
+            let i = schedule.next.fetch_add(1, Ordering::Relaxed);
+            let Some(&p) = order.get(i) else { break };
+            let usable = (i + 1).saturating_sub(LOCKSTEP);
+            if !schedule.wait_for(usable) {
+                break; // another worker panicked; the scope passes the panic on
+            }
+            let done = Done {
+                results: &schedule.results,
+                position: &schedule.position,
+                usable,
+            };
+            let (vis, c) = self.flow_one(done, p as usize);
+            mine.add(&c);
+            progress.advance(work_estimate(&self.base[p as usize]));
+            schedule.finish(i, p as usize, vis);
+        }
+        mine
+    }
+
+    /// Portal `p`'s flow, reusing the results in `done`.
+    fn flow_one(&self, done: Done<'_>, p: usize) -> (Bits, Counters) {
+        let (graph, children, base) = (self.graph, self.children, self.base);
+        match self.kind {
+            FlowKind::Fast | FlowKind::FastSiblings => fast::flow_one(
+                graph,
+                children,
+                base,
+                done,
+                p,
+                self.walk_memory,
+                self.kind == FlowKind::FastSiblings,
+            ),
+            FlowKind::Reference => reference::flow_one(graph, children, base, done, p),
+        }
     }
 }
 
@@ -248,6 +269,25 @@ struct Finished {
 }
 
 impl Schedule {
+    /// The schedule of `n` one-way portals' flows in `order`, none finished.
+    fn new(n: usize, order: &[u32]) -> Schedule {
+        let mut position = vec![u32::MAX; n];
+        for (i, &p) in order.iter().enumerate() {
+            position[p as usize] = i as u32;
+        }
+        Schedule {
+            results: (0..n).map(|_| OnceLock::new()).collect(),
+            position,
+            next: AtomicUsize::new(0),
+            finished: Mutex::new(Finished {
+                failed: false,
+                prefix: 0,
+                at: vec![false; order.len()],
+            }),
+            wake: Condvar::new(),
+        }
+    }
+
     /// Blocks until positions `..usable` are all finished; false if a worker panicked.
     fn wait_for(&self, usable: usize) -> bool {
         let mut f = self.finished.lock().unwrap_or_else(|e| e.into_inner());
@@ -336,6 +376,21 @@ struct Frame {
     cursor: SepCursor,
 }
 
+impl Frame {
+    /// The walk's first level: the base portal's might-see set (`flood`, all `words`) and
+    /// winding as the source, no pass yet.
+    fn reset_head(&mut self, flood: &[u64], words: usize, winding: &[V3]) {
+        self.might.clear();
+        self.might.extend_from_slice(flood);
+        (self.lo, self.hi) = (0, words);
+        self.source.clear();
+        self.source.extend_from_slice(winding);
+        self.pass.clear();
+        self.seps.clear();
+        self.cursor = SepCursor::default();
+    }
+}
+
 /// The level that led here and the level being built, growing the stack as needed.
 fn frame_pair(frames: &mut Vec<Frame>, depth: usize, words: usize) -> (&mut Frame, &mut Frame) {
     while frames.len() <= depth {
@@ -361,40 +416,34 @@ fn clip_pass_and_source(
 ) -> Option<bool> {
     // The pass portal, clipped to the front of the base portal.
     let d = head_plane.distance(p.origin);
-    if d < -p.radius {
-        return None;
-    } else if d > p.radius {
-        cur.pass.clear();
-        cur.pass.extend_from_slice(&p.winding);
-    } else {
-        match chop(&p.winding, head_plane, &mut cur.pass) {
-            Chop::Gone => return None,
-            Chop::Unchanged => {
-                cur.pass.clear();
-                cur.pass.extend_from_slice(&p.winding);
-            }
-            Chop::Clipped => {}
-        }
-    }
+    clip_to_front(&p.winding, head_plane, d, p.radius, &mut cur.pass)?;
     // The source, clipped to the back of this portal.
     let d = p.plane.distance(base.origin);
-    let mut source_clipped = false;
-    if d > base.radius {
-        return None;
-    } else if d < -base.radius {
-        cur.source.clear();
-        cur.source.extend_from_slice(&prev.source);
-    } else {
-        match chop(&prev.source, &p.plane.flipped(), &mut cur.source) {
-            Chop::Gone => return None,
-            Chop::Unchanged => {
-                cur.source.clear();
-                cur.source.extend_from_slice(&prev.source);
-            }
-            Chop::Clipped => source_clipped = true,
-        }
-    }
+    let source_clipped = clip_to_front(&prev.source, &p.plane.flipped(), -d, base.radius, &mut cur.source)?;
     cur.seps.clear();
     cur.cursor = SepCursor::default();
     Some(source_clipped)
+}
+
+/// Winding `w` clipped to the front of `plane` into `out`, its bounding sphere (of `radius`,
+/// its centre `d` in front of the plane) deciding when it lies clearly on one side: `None`
+/// when nothing is left, else whether it was cut.
+#[inline(always)]
+fn clip_to_front(w: &[V3], plane: &VPlane, d: f32, radius: f32, out: &mut Vec<V3>) -> Option<bool> {
+    if d < -radius {
+        return None;
+    } else if d > radius {
+        out.clear();
+        out.extend_from_slice(w);
+        return Some(false);
+    }
+    match chop(w, plane, out) {
+        Chop::Gone => None,
+        Chop::Unchanged => {
+            out.clear();
+            out.extend_from_slice(w);
+            Some(false)
+        }
+        Chop::Clipped => Some(true),
+    }
 }

@@ -9,7 +9,7 @@
 
 use crate::bits::Bits;
 use crate::clip::{Chop, V3, chop, separators_each};
-use crate::graph::{BaseVis, Graph};
+use crate::graph::{BaseVis, Graph, VisPortal};
 
 use super::{Children, Counters, Done, Frame, clip_pass_and_source, frame_pair};
 
@@ -47,18 +47,7 @@ pub(super) fn flow_one(
 ) -> (Bits, Counters) {
     let portal = &graph.portals[p];
     let words = graph.words;
-    let scratch = SCRATCH.with(|s| std::mem::take(&mut *s.borrow_mut()));
-    let mut frames = scratch.frames;
-    if frames.is_empty() {
-        frames.push(Frame::default());
-    }
-    let head = &mut frames[0];
-    head.might.clear();
-    head.might.extend_from_slice(&base[p].flood.words);
-    (head.lo, head.hi) = (0, words);
-    head.source.clear();
-    head.source.extend_from_slice(&portal.winding);
-    head.pass.clear();
+    let scratch = Scratch::take(&base[p].flood.words, words, &portal.winding);
     let mut walk = Walk {
         graph,
         children,
@@ -66,18 +55,35 @@ pub(super) fn flow_one(
         done,
         base_portal: p,
         vis: Bits::new(words),
-        frames,
+        frames: scratch.frames,
         tmp: scratch.tmp,
         counters: Counters::default(),
     };
     walk.leaf_flow(portal.leaf as usize, 1);
-    SCRATCH.with(|s| {
-        *s.borrow_mut() = Scratch {
-            frames: walk.frames,
-            tmp: walk.tmp,
-        }
-    });
+    Scratch {
+        frames: walk.frames,
+        tmp: walk.tmp,
+    }
+    .give_back();
     (walk.vis, walk.counters)
+}
+
+impl Scratch {
+    /// This thread's buffers, the head level set to the base portal (might-see set `flood`,
+    /// `words` wide; source `winding`).
+    fn take(flood: &[u64], words: usize, winding: &[V3]) -> Scratch {
+        let mut scratch = SCRATCH.with(|s| std::mem::take(&mut *s.borrow_mut()));
+        if scratch.frames.is_empty() {
+            scratch.frames.push(Frame::default());
+        }
+        scratch.frames[0].reset_head(flood, words, winding);
+        scratch
+    }
+
+    /// The buffers back to the thread, for its next base portal.
+    fn give_back(self) {
+        SCRATCH.with(|s| *s.borrow_mut() = self);
+    }
 }
 
 impl Walk<'_> {
@@ -103,8 +109,7 @@ impl Walk<'_> {
     /// Tests portal `pn` out of the cluster that level `prev` entered; true when the walk
     /// goes through it (its bit is then set and `cur` holds the new level).
     fn step(&mut self, pn: usize, prev: &Frame, cur: &mut Frame) -> bool {
-        let graph = self.graph;
-        let p = &graph.portals[pn];
+        let p = &self.graph.portals[pn];
         let test: &[u64] = match self.done.get(pn) {
             Some(v) => &v.words,
             None => &self.base[pn].flood.words,
@@ -114,37 +119,51 @@ impl Walk<'_> {
             return false; // can't possibly see it
         }
         self.counters.candidates += 1;
-        // might = prev.might & test; is anything new visible through it?
-        let mut more = 0u64;
-        let (narrowed, seen) = (cur.might.iter_mut(), &self.vis.words);
-        for (((n, m), t), v) in narrowed.zip(&prev.might).zip(test).zip(seen) {
-            *n = m & t;
-            more |= *n & !v;
-        }
-        (cur.lo, cur.hi) = (0, prev.might.len());
+        let more = narrow(cur, prev, test, &self.vis.words);
         if more == 0 && self.vis.words[word] & bit != 0 {
             return false; // can't see anything new
         }
         self.counters.geometric += 1;
-        let base = &graph.portals[self.base_portal];
-        if clip_pass_and_source(p, &base.plane, base, prev, cur).is_none() {
-            return false;
-        }
-        if !prev.pass.is_empty()
-            && !clip_interleaved(
-                &cur.source,
-                &prev.pass,
-                &mut cur.pass,
-                &mut self.tmp,
-                &mut self.counters,
-            )
-        {
+        if !self.clip_through(p, prev, cur) {
             return false;
         }
         self.vis.words[word] |= bit;
         self.counters.passed += 1;
         true
     }
+}
+
+impl Walk<'_> {
+    /// The geometric tests of portal `p` from level `prev`: the pass and source clipped, then
+    /// the pass by their separators, into `cur`; false when nothing is left.
+    #[inline(always)]
+    fn clip_through(&mut self, p: &VisPortal, prev: &Frame, cur: &mut Frame) -> bool {
+        let base = &self.graph.portals[self.base_portal];
+        if clip_pass_and_source(p, &base.plane, base, prev, cur).is_none() {
+            return false;
+        }
+        prev.pass.is_empty()
+            || clip_interleaved(
+                &cur.source,
+                &prev.pass,
+                &mut cur.pass,
+                &mut self.tmp,
+                &mut self.counters,
+            )
+    }
+}
+
+/// `cur`'s might-see set, `prev`'s narrowed to `test` (all its words); whether anything in
+/// it is not in `seen` (non-zero: something new visible through the portal).
+#[inline(always)]
+fn narrow(cur: &mut Frame, prev: &Frame, test: &[u64], seen: &[u64]) -> u64 {
+    let mut more = 0u64;
+    for (((n, m), t), v) in cur.might.iter_mut().zip(&prev.might).zip(test).zip(seen) {
+        *n = m & t;
+        more |= *n & !v;
+    }
+    (cur.lo, cur.hi) = (0, prev.might.len());
+    more
 }
 
 /// Valve's order of work: find each separator and clip the target by it at once (two
