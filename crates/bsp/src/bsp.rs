@@ -403,6 +403,23 @@ impl Bsp {
         std::str::from_utf8(&data[..end]).ok()
     }
 
+    /// A brush's sides, as its first side and count name them (a negative start or count
+    /// reads as 0; a range past the lump ends where the lump does).
+    pub fn sides_of<'a>(&'a self, brush: &Brush) -> impl Iterator<Item = &'a BrushSide> + 'a {
+        self.brush_sides
+            .iter()
+            .skip(brush.first_side.max(0) as usize)
+            .take(brush.num_sides.max(0) as usize)
+    }
+
+    /// A model's faces, as its first face and count name them (clamped as [`Bsp::sides_of`]).
+    pub fn faces_of<'a>(&'a self, model: &Model) -> impl Iterator<Item = &'a Face> + 'a {
+        self.faces
+            .iter()
+            .skip(model.first_face.max(0) as usize)
+            .take(model.num_faces.max(0) as usize)
+    }
+
     /// Adds a material name to the string data and table (reusing an existing entry) and
     /// returns its string table index, for `TexData::name_id`.
     pub fn add_texdata_name(&mut self, name: &str) -> i32 {

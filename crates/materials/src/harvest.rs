@@ -400,28 +400,6 @@ fn texinfo_material(bsp: &srcmap_bsp::Bsp, ti: i32) -> Option<String> {
     texinfo_texdata_name(bsp, ti).map(unpatched_name)
 }
 
-/// A brush's sides, as its first side and count name them.
-fn sides_of<'a>(
-    bsp: &'a srcmap_bsp::Bsp,
-    brush: &srcmap_bsp::Brush,
-) -> impl Iterator<Item = &'a srcmap_bsp::BrushSide> {
-    bsp.brush_sides
-        .iter()
-        .skip(brush.first_side.max(0) as usize)
-        .take(brush.num_sides.max(0) as usize)
-}
-
-/// A model's faces, as its first face and count name them.
-fn faces_of<'a>(
-    bsp: &'a srcmap_bsp::Bsp,
-    model: &srcmap_bsp::Model,
-) -> impl Iterator<Item = &'a srcmap_bsp::Face> {
-    bsp.faces
-        .iter()
-        .skip(model.first_face.max(0) as usize)
-        .take(model.num_faces.max(0) as usize)
-}
-
 /// The world's votes: each triangle of a brush ledge votes its material-table property for the
 /// material of its brush's side facing most its way.
 fn vote_world_triangles(bsp: &srcmap_bsp::Bsp, m: &srcmap_phys::ModelCollision, votes: &mut PropVotes) {
@@ -492,7 +470,7 @@ fn facing_side<'a>(
     brush: &srcmap_bsp::Brush,
     n: [f64; 3],
 ) -> Option<&'a srcmap_bsp::BrushSide> {
-    sides_of(bsp, brush)
+    bsp.sides_of(brush)
         .filter_map(|s| {
             let p = bsp.planes.get(s.plane as usize)?;
             let d = n[0] * p.normal[0] as f64 + n[1] * p.normal[1] as f64 + n[2] * p.normal[2] as f64;
@@ -538,7 +516,7 @@ fn vote_brush_entity(
 /// A model's materials with their summed face area, in order of first face.
 fn material_areas(bsp: &srcmap_bsp::Bsp, model: &srcmap_bsp::Model) -> Vec<(String, f64)> {
     let mut area: Vec<(String, f64)> = Vec::new();
-    for f in faces_of(bsp, model) {
+    for f in bsp.faces_of(model) {
         let Some(name) = texinfo_material(bsp, f.texinfo) else {
             continue;
         };
@@ -562,7 +540,7 @@ fn first_brush_side<'a>(
         .filter_map(|b| usize::try_from(b).ok())
         .min()
         .and_then(|b| bsp.brushes.get(b))
-        .and_then(|brush| sides_of(bsp, brush).find(|s| s.bevel & 0xff == 0))
+        .and_then(|brush| bsp.sides_of(brush).find(|s| s.bevel & 0xff == 0))
 }
 
 /// VPhysics' heaviest object (`VPHYSICS_MAX_MASS`, kg): vbsp caps a brush entity's mass at it.
@@ -605,7 +583,7 @@ pub fn surfaceprop_mass_samples(bsp: &srcmap_bsp::Bsp) -> Vec<(String, MassSampl
         let Some((prop, mass, volume)) = measured_mass(m) else {
             continue;
         };
-        let faces: f64 = faces_of(bsp, model).map(|f| f.area as f64).sum();
+        let faces: f64 = bsp.faces_of(model).map(|f| f.area as f64).sum();
         let area = 1.0 + faces + if model.num_faces <= 0 { 2.0 } else { 0.0 };
         out.push((
             prop.to_ascii_lowercase(),

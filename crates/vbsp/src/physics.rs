@@ -357,7 +357,7 @@ fn mark_leaf_brushes(bsp: &Bsp, leaf: &srcmap_bsp::Leaf, mask: u32, used: &mut [
 /// The side planes of brush `b` (bevels left out).
 fn brush_planes(bsp: &Bsp, b: usize) -> Vec<Plane> {
     let mut out: Vec<Plane> = Vec::new();
-    for side in brush_sides(bsp, &bsp.brushes[b]) {
+    for side in bsp.sides_of(&bsp.brushes[b]) {
         if side.bevel & 0xff != 0 {
             continue;
         }
@@ -584,7 +584,7 @@ fn world_materials(
     // Valve's vbsp sets every side of a world clip brush to no texinfo (`TEXINFO_NODE`) as it
     // loads the map, so their triangles carry no material.
     let clip = brush.contents as u32 & (Contents::PLAYERCLIP.0 | Contents::MONSTERCLIP.0) != 0;
-    let sides: Vec<_> = brush_sides(bsp, brush).collect();
+    let sides: Vec<_> = bsp.sides_of(brush).collect();
     m.triangles
         .iter()
         .map(|t| {
@@ -754,7 +754,7 @@ fn model_surfaceprop(
     if model.num_faces <= 0 {
         let first_side = brushes
             .first()
-            .and_then(|&b| brush_sides(bsp, &bsp.brushes[b]).find(|s| s.bevel & 0xff == 0));
+            .and_then(|&b| bsp.sides_of(&bsp.brushes[b]).find(|s| s.bevel & 0xff == 0));
         if let Some(side) = first_side {
             area.push((prop_of(side.texinfo), 2.0));
         }
@@ -801,17 +801,6 @@ fn texinfo_surfaceprop(
         .get(usize::try_from(texinfo).ok()?)
         .and_then(|t| bsp.texdata_name(usize::try_from(t.texdata).ok()?))
         .and_then(surfaceprop)
-}
-
-/// The BSP sides of a brush.
-fn brush_sides<'a>(
-    bsp: &'a Bsp,
-    brush: &srcmap_bsp::Brush,
-) -> impl Iterator<Item = &'a srcmap_bsp::BrushSide> {
-    bsp.brush_sides
-        .iter()
-        .skip(brush.first_side.max(0) as usize)
-        .take(brush.num_sides.max(0) as usize)
 }
 
 /// A solid from the meshes: the compact surface and its collide headers, and the total volume
