@@ -36,7 +36,7 @@ run() { # BIN DIR
 }
 
 # The output folder and the seconds differ between runs; nothing else may.
-mask() { sed -E "s#$out/(before|after)#OUT#g; s/[0-9]+\.[0-9]+ s\b/T s/g; s/[0-9]+ s left/T s left/g; s/[0-9.]+ Mrays\/s/R Mrays\/s/g" "$1"; }
+mask() { sed -E "s#$out/(before|after)#OUT#g; s/([0-9]+ min )?[0-9]+(\.[0-9]+)? s\b/T s/g; s/[0-9]+ s left/T s left/g; s/[0-9.]+ Mrays\/s/R Mrays\/s/g" "$1"; }
 
 if [ "${KEEP_BEFORE:-0}" = 1 ] && [ -d "$out/before" ]; then
   rm -rf "$out/after"; run "$after" "$out/after"
