@@ -11,7 +11,7 @@ use srcmap_bsp::flags::Contents;
 use srcmap_trace::{Hit, Tracer};
 
 use crate::lights::{Light, LightKind};
-use crate::sampling::sphere_directions;
+use crate::sampling::{sphere_directions, toward};
 use crate::scene::{MAX_TRACE, SKY};
 use crate::tree::Tree;
 use crate::world::par_map_steps;
@@ -44,13 +44,9 @@ pub fn in_ambient_cube(light: &Light) -> bool {
 /// (`AddEmitSurfaceLights`: cos at the patch / distance², spread over the box sides facing it).
 fn add_surface_lights(world: &World, lights: &[&Light], pos: Vec3, cube: &mut [Vec3; 6], rays: &mut u64) {
     for light in lights {
-        let delta = light.origin - pos;
-        let dist2 = delta.length_squared();
-        if dist2 <= 1e-6 {
+        let Some((dist2, dist, dir)) = toward(pos, light.origin, 1e-6) else {
             continue;
-        }
-        let dist = dist2.sqrt();
-        let dir = delta / dist;
+        };
         let dot2 = -dir.dot(light.normal);
         if dot2 <= 0.001 {
             continue;

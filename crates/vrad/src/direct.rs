@@ -10,6 +10,7 @@ use crate::faces::{FaceGeom, bump_normals};
 use crate::lights::{Light, LightKind};
 use crate::samples::{FaceSamples, disp_uv, sample_point};
 use crate::sampling::sphere_directions;
+use crate::sampling::toward;
 use crate::scene::{MAX_TRACE, SKY};
 use crate::sky::{Sky3d, before_sky, reaches_sky};
 use crate::world::par_map_steps;
@@ -118,13 +119,9 @@ fn gather_surface(
     rays: &mut u64,
     out: &mut [f32; 4],
 ) -> bool {
-    let delta = light.origin - pos;
-    let dist2 = delta.length_squared();
-    if dist2 <= 1e-6 {
+    let Some((dist2, dist, dir)) = toward(pos, light.origin, 1e-6) else {
         return false;
-    }
-    let dist = dist2.sqrt();
-    let dir = delta / dist;
+    };
     let dot = normals[0].dot(dir);
     let dot2 = -dir.dot(light.normal);
     if dot <= 0.0 || dot2 <= 0.0 {
@@ -147,13 +144,9 @@ fn gather_point(
     rays: &mut u64,
     out: &mut [f32; 4],
 ) -> bool {
-    let delta = light.origin - pos;
-    let dist2 = delta.length_squared();
-    if dist2 <= 0.0 {
+    let Some((_, dist, dir)) = toward(pos, light.origin, 0.0) else {
         return false;
-    }
-    let dist = dist2.sqrt();
-    let dir = delta / dist;
+    };
     let dot = normals[0].dot(dir);
     if dot <= 0.0 {
         return false;

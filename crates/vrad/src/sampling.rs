@@ -40,3 +40,16 @@ pub fn cosine_dirs(n: Vec3, count: usize, seed: u64) -> impl Iterator<Item = Vec
         t * (r * phi.cos()) + b * (r * phi.sin()) + n * z
     })
 }
+
+/// From `pos` to `target`: the squared distance, the distance and the unit direction; `None`
+/// when the squared distance is at most `min_dist2` (the light sits on the sample).
+#[inline]
+pub(crate) fn toward(pos: Vec3, target: Vec3, min_dist2: f32) -> Option<(f32, f32, Vec3)> {
+    let delta = target - pos;
+    let dist2 = delta.length_squared();
+    if dist2 <= min_dist2 {
+        return None;
+    }
+    let dist = dist2.sqrt();
+    Some((dist2, dist, delta / dist))
+}
