@@ -43,16 +43,5 @@ if [ "${KEEP_BEFORE:-0}" = 1 ] && [ -d "$out/before" ]; then
 else
   rm -rf "$out/before" "$out/after"; run "$before" "$out/before" & run "$after" "$out/after"; wait
 fi
-files=0; differ=0
-for f in "$out"/before/*; do
-  name=$(basename "$f"); files=$((files + 1))
-  case "$name" in
-    *.log) cmp -s <(mask "$f") <(mask "$out/after/$name") ;;
-    *) cmp -s "$f" "$out/after/$name" ;;
-  esac || { echo "differs: $name"; differ=$((differ + 1)); }
-done
-for f in "$out"/after/*; do
-  [ -e "$out/before/$(basename "$f")" ] || { echo "only after: $(basename "$f")"; differ=$((differ + 1)); }
-done
-echo "$files files compared, $differ differ"
-[ "$differ" -eq 0 ]
+source "$root/scripts/identity_compare.sh"
+compare_outputs "$out"

@@ -36,13 +36,5 @@ run() { # BIN DIR
 
 rm -rf "$out"
 run "$before" "$out/before" & run "$after" "$out/after"; wait
-files=0; differ=0
-for f in "$out"/before/*; do
-  name=$(basename "$f"); files=$((files + 1))
-  cmp -s "$f" "$out/after/$name" || { echo "differs: $name"; differ=$((differ + 1)); }
-done
-for f in "$out"/after/*; do
-  [ -e "$out/before/$(basename "$f")" ] || { echo "only after: $(basename "$f")"; differ=$((differ + 1)); }
-done
-echo "$files files compared, $differ differ"
-[ "$differ" -eq 0 ]
+source "$root/scripts/identity_compare.sh"
+compare_outputs "$out"
