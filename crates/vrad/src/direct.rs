@@ -57,36 +57,59 @@ pub fn gather(
     out: &mut [f32; 4],
 ) -> bool {
     *out = [0.0; 4];
-    match light.kind {
-        LightKind::Sun => gather_sun(shadows, light, pos, normals, rays, out),
-        LightKind::SkyAmbient => gather_sky_ambient(shadows, pos, normals, rays, out),
-        LightKind::Surface => gather_surface(shadows.scene, light, pos, normals, rays, out),
-        LightKind::Point | LightKind::Spot => gather_point(shadows.scene, light, pos, normals, rays, out),
+    if light.kind == LightKind::SkyAmbient {
+        return gather_sky_ambient(shadows, pos, normals, rays, out);
+    }
+    let Some(ray) = unshadowed(light, pos, normals, out) else {
+        return false;
+    };
+    *rays += 1;
+    if ray.clear(shadows, pos) {
+        return true;
+    }
+    *out = [0.0; 4];
+    false
+}
+
+/// The shadow ray that decides whether a light's unshadowed light reaches a point.
+#[derive(Clone, Copy)]
+enum ShadowRay {
+    /// Toward the sun: it must reach the sky.
+    Sky(Vec3),
+    /// Toward a light this far away (unit direction, length).
+    Segment(Vec3, f32),
+}
+
+impl ShadowRay {
+    /// Whether nothing blocks the ray from `pos`.
+    #[inline]
+    fn clear(self, shadows: &Shadows<'_>, pos: Vec3) -> bool {
+        match self {
+            ShadowRay::Sky(d) => reaches_sky(shadows.scene, shadows.sky_faces, shadows.sky3d, pos, d),
+            ShadowRay::Segment(d, len) => !shadows.scene.occluded(pos.to_array(), d.to_array(), len),
+        }
     }
 }
 
-/// [`gather`] for the sun: where the surface faces it and its direction reaches the sky.
+/// `light`'s light at `pos` (not sky ambient) were nothing in the way, into `out` per normal,
+/// and the shadow ray that decides whether it arrives; `None` when none would.
 #[inline]
-fn gather_sun(
-    shadows: &Shadows<'_>,
-    light: &Light,
-    pos: Vec3,
-    normals: &[Vec3],
-    rays: &mut u64,
-    out: &mut [f32; 4],
-) -> bool {
-    let dot = -normals[0].dot(light.normal);
-    if dot <= 0.0 {
-        return false;
+fn unshadowed(light: &Light, pos: Vec3, normals: &[Vec3], out: &mut [f32; 4]) -> Option<ShadowRay> {
+    match light.kind {
+        LightKind::Sun => unshadowed_sun(light, normals, out),
+        LightKind::Surface => unshadowed_surface(light, pos, normals, out),
+        _ => unshadowed_point(light, pos, normals, out),
     }
-    *rays += 1;
-    reaches_sky(
-        shadows.scene,
-        shadows.sky_faces,
-        shadows.sky3d,
-        pos,
-        -light.normal,
-    ) && lit_along(normals, -light.normal, 1.0, out)
+}
+
+/// [`unshadowed`] for the sun: where the surface faces it.
+#[inline]
+fn unshadowed_sun(light: &Light, normals: &[Vec3], out: &mut [f32; 4]) -> Option<ShadowRay> {
+    let dot = -normals[0].dot(light.normal);
+    (dot > 0.0).then(|| {
+        lit_along(normals, -light.normal, 1.0, out);
+        ShadowRay::Sky(-light.normal)
+    })
 }
 
 /// [`gather`] for sky ambient: the share of the sky directions that reach the sky.
@@ -108,54 +131,31 @@ fn gather_sky_ambient(
     sky.finish(normals.len(), out)
 }
 
-/// [`gather`] for a texture-light patch. VRAD: cos at the sample × cos at the emitting
-/// patch / distance², no clamp.
+/// [`unshadowed`] for a texture-light patch. VRAD: cos at the sample × cos at the emitting
+/// patch / distance², no clamp; the patch lies on its own brush, so its shadow ray stops
+/// just short of it.
 #[inline]
-fn gather_surface(
-    scene: &dyn Tracer,
-    light: &Light,
-    pos: Vec3,
-    normals: &[Vec3],
-    rays: &mut u64,
-    out: &mut [f32; 4],
-) -> bool {
-    let Some((dist2, dist, dir)) = toward(pos, light.origin, 1e-6) else {
-        return false;
-    };
+fn unshadowed_surface(light: &Light, pos: Vec3, normals: &[Vec3], out: &mut [f32; 4]) -> Option<ShadowRay> {
+    let (dist2, dist, dir) = toward(pos, light.origin, 1e-6)?;
     let dot = normals[0].dot(dir);
     let dot2 = -dir.dot(light.normal);
     if dot <= 0.0 || dot2 <= 0.0 {
-        return false;
+        return None;
     }
-    let falloff = dot2 / dist2;
-    *rays += 1;
-    // The patch lies on its own brush: stop the shadow ray just short of it.
-    !scene.occluded(pos.to_array(), dir.to_array(), dist - SURFACE_EPSILON)
-        && lit_along(normals, dir, falloff, out)
+    lit_along(normals, dir, dot2 / dist2, out);
+    Some(ShadowRay::Segment(dir, dist - SURFACE_EPSILON))
 }
 
-/// [`gather`] for a point or spot light ([`point_falloff`]).
+/// [`unshadowed`] for a point or spot light ([`point_falloff`]).
 #[inline]
-fn gather_point(
-    scene: &dyn Tracer,
-    light: &Light,
-    pos: Vec3,
-    normals: &[Vec3],
-    rays: &mut u64,
-    out: &mut [f32; 4],
-) -> bool {
-    let Some((_, dist, dir)) = toward(pos, light.origin, 0.0) else {
-        return false;
-    };
-    let dot = normals[0].dot(dir);
-    if dot <= 0.0 {
-        return false;
+fn unshadowed_point(light: &Light, pos: Vec3, normals: &[Vec3], out: &mut [f32; 4]) -> Option<ShadowRay> {
+    let (_, dist, dir) = toward(pos, light.origin, 0.0)?;
+    if normals[0].dot(dir) <= 0.0 {
+        return None;
     }
-    let Some(falloff) = point_falloff(light, dist, dir) else {
-        return false;
-    };
-    *rays += 1;
-    !scene.occluded(pos.to_array(), dir.to_array(), dist) && lit_along(normals, dir, falloff, out)
+    let falloff = point_falloff(light, dist, dir)?;
+    lit_along(normals, dir, falloff, out);
+    Some(ShadowRay::Segment(dir, dist))
 }
 
 /// The light along `dir` (unit, toward the light) of strength `scale` on each normal into
@@ -905,21 +905,8 @@ struct SubSample {
     pos: Vec3,
     cluster: i32,
     normals: [Vec3; 4],
-}
-
-impl SubSample {
-    /// [`gather`] at the sub-sample.
-    #[inline]
-    fn gather(
-        &self,
-        shadows: &Shadows<'_>,
-        light: &Light,
-        bump_count: usize,
-        rays: &mut u64,
-        out: &mut [f32; 4],
-    ) -> bool {
-        gather(shadows, light, self.pos, &self.normals[..bump_count], rays, out)
-    }
+    /// At a corner of the sub-sample grid.
+    corner: bool,
 }
 
 impl DirectLight<'_> {
@@ -968,50 +955,100 @@ impl DirectLight<'_> {
         sky_ambients: &[(usize, Vec<Option<[f32; 4]>>)],
         rays: &mut u64,
     ) -> Option<Vec<Vec<Vec3>>> {
-        let cell = work.samples.cells.get(l)?;
+        let subs = self.sub_samples(work, l)?;
         let mut acc: Vec<Vec<Vec3>> =
             vec![vec![Vec3::ZERO; work.styles.len() * work.bump_count]; self.ranges.len()];
-        let mut used = 0;
-        for (dx, dy) in OFFSETS.into_iter().flat_map(|dx| OFFSETS.map(|dy| (dx, dy))) {
-            let at = cell.centre + Vec2::new(dx, dy);
-            if !cell.contains(at) {
+        for (li, (light, &light_cluster)) in self.ranges[0].iter().zip(&self.light_clusters).enumerate() {
+            let Some(slot) = work.styles.iter().position(|&st| st == light.style) else {
                 continue;
-            }
-            used += 1;
-            let pos = work.face.luxel_to_world(at.x, at.y) + work.face.normal;
-            let sub = SubSample {
-                pos,
-                cluster: self.world.cluster_at(pos),
-                normals: sample_normals(work.face, work.face.normal),
             };
-            self.add_sub_sample(work, &sub, &mut acc, rays);
-        }
-        if used == 0 {
-            return None;
+            if light.kind != LightKind::SkyAmbient {
+                let lit = self.light_sub_samples(&subs, light, light_cluster, work.bump_count, rays);
+                for amounts in lit {
+                    self.accumulate(
+                        &mut acc,
+                        li,
+                        1.0,
+                        slot * work.bump_count,
+                        &amounts[..work.bump_count],
+                    );
+                }
+            }
         }
         for v in acc.iter_mut().flatten() {
-            *v /= used as f32;
+            *v /= subs.len() as f32;
         }
         self.add_sky_ambient(work, l, sky_ambients, &mut acc);
         Some(acc)
     }
 
-    /// Adds every light but sky ambient of a style the face holds at one sub-sample into `acc`.
-    fn add_sub_sample(&self, work: &FaceWork<'_>, sub: &SubSample, acc: &mut [Vec<Vec3>], rays: &mut u64) {
-        let (mut amounts, bump_count) = ([0.0f32; 4], work.bump_count);
-        for (li, (light, &light_cluster)) in self.ranges[0].iter().zip(&self.light_clusters).enumerate() {
-            let Some(slot) = work.styles.iter().position(|&st| st == light.style) else {
-                continue;
-            };
-            if light.kind == LightKind::SkyAmbient
-                || !self.world.sees(light, light_cluster, sub.cluster)
-                || !sub.gather(&self.shadows, light, bump_count, rays, &mut amounts)
-                || amounts[0] <= 0.0
-            {
-                continue;
+    /// Sample `l`'s sub-samples: a 4 × 4 grid around it, those inside its piece of the face;
+    /// `None` when there are none.
+    fn sub_samples(&self, work: &FaceWork<'_>, l: usize) -> Option<Vec<SubSample>> {
+        let cell = work.samples.cells.get(l)?;
+        let normals = sample_normals(work.face, work.face.normal);
+        let mut subs = Vec::with_capacity(OFFSETS.len() * OFFSETS.len());
+        for (i, dx) in OFFSETS.into_iter().enumerate() {
+            for (j, dy) in OFFSETS.into_iter().enumerate() {
+                let at = cell.centre + Vec2::new(dx, dy);
+                if !cell.contains(at) {
+                    continue;
+                }
+                let pos = work.face.luxel_to_world(at.x, at.y) + work.face.normal;
+                let edge = |k: usize| k == 0 || k == OFFSETS.len() - 1;
+                subs.push(SubSample {
+                    pos,
+                    cluster: self.world.cluster_at(pos),
+                    normals,
+                    corner: edge(i) && edge(j),
+                });
             }
-            self.accumulate(acc, li, 1.0, slot * bump_count, &amounts[..bump_count]);
         }
+        (!subs.is_empty()).then_some(subs)
+    }
+
+    /// The amounts `light` gives the sub-samples it reaches. The corners' shadow rays are
+    /// traced first; where at least two of them agree with each other, the sub-samples between
+    /// them are taken to agree too, and only where they disagree is every ray traced (a
+    /// shadow edge that slips between the corners is missed: the price of 4 rays instead
+    /// of 16 over most of a face).
+    fn light_sub_samples(
+        &self,
+        subs: &[SubSample],
+        light: &Light,
+        light_cluster: i32,
+        bump_count: usize,
+        rays: &mut u64,
+    ) -> Vec<[f32; 4]> {
+        let mut amounts = vec![[0.0f32; 4]; subs.len()];
+        let shadow_rays: Vec<Option<ShadowRay>> = (subs.iter().zip(amounts.iter_mut()))
+            .map(|(sub, out)| {
+                let seen = self.world.sees(light, light_cluster, sub.cluster);
+                seen.then(|| unshadowed(light, sub.pos, &sub.normals[..bump_count], out))
+                    .flatten()
+            })
+            .collect();
+        let mut clear: Vec<Option<bool>> = vec![None; subs.len()];
+        for (i, sub) in subs.iter().enumerate() {
+            if let (true, Some(ray)) = (sub.corner, shadow_rays[i]) {
+                *rays += 1;
+                clear[i] = Some(ray.clear(&self.shadows, sub.pos));
+            }
+        }
+        let corners: Vec<bool> = clear.iter().flatten().copied().collect();
+        let agreed = (corners.len() >= 2 && corners.iter().all(|&c| c == corners[0])).then(|| corners[0]);
+        let mut out = Vec::new();
+        for (i, sub) in subs.iter().enumerate() {
+            let Some(ray) = shadow_rays[i] else { continue };
+            let reaches = clear[i].or(agreed).unwrap_or_else(|| {
+                *rays += 1;
+                ray.clear(&self.shadows, sub.pos)
+            });
+            if reaches && amounts[i][0] > 0.0 {
+                out.push(amounts[i]);
+            }
+        }
+        out
     }
 
     /// Adds sample `l`'s own sky ambient (of a style the face holds) into `acc`.
