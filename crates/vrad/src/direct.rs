@@ -963,16 +963,10 @@ impl DirectLight<'_> {
                 continue;
             };
             if light.kind != LightKind::SkyAmbient {
-                let lit = self.light_sub_samples(&subs, light, light_cluster, work.bump_count, rays);
-                for amounts in lit {
-                    self.accumulate(
-                        &mut acc,
-                        li,
-                        1.0,
-                        slot * work.bump_count,
-                        &amounts[..work.bump_count],
-                    );
-                }
+                let at = slot * work.bump_count;
+                self.light_sub_samples(&subs, light, light_cluster, work.bump_count, rays, |amounts| {
+                    self.accumulate(&mut acc, li, 1.0, at, &amounts[..work.bump_count]);
+                });
             }
         }
         for v in acc.iter_mut().flatten() {
@@ -1019,36 +1013,36 @@ impl DirectLight<'_> {
         light_cluster: i32,
         bump_count: usize,
         rays: &mut u64,
-    ) -> Vec<[f32; 4]> {
-        let mut amounts = vec![[0.0f32; 4]; subs.len()];
-        let shadow_rays: Vec<Option<ShadowRay>> = (subs.iter().zip(amounts.iter_mut()))
-            .map(|(sub, out)| {
-                let seen = self.world.sees(light, light_cluster, sub.cluster);
-                seen.then(|| unshadowed(light, sub.pos, &sub.normals[..bump_count], out))
-                    .flatten()
-            })
-            .collect();
-        let mut clear: Vec<Option<bool>> = vec![None; subs.len()];
-        for (i, sub) in subs.iter().enumerate() {
+        mut add: impl FnMut(&[f32; 4]),
+    ) {
+        const MAX: usize = OFFSETS.len() * OFFSETS.len();
+        let mut amounts = [[0.0f32; 4]; MAX];
+        let mut shadow_rays: [Option<ShadowRay>; MAX] = [None; MAX];
+        let mut clear: [Option<bool>; MAX] = [None; MAX];
+        let (mut corners, mut agree, mut first) = (0, true, None);
+        for (i, sub) in subs.iter().enumerate().take(MAX) {
+            if self.world.sees(light, light_cluster, sub.cluster) {
+                shadow_rays[i] = unshadowed(light, sub.pos, &sub.normals[..bump_count], &mut amounts[i]);
+            }
             if let (true, Some(ray)) = (sub.corner, shadow_rays[i]) {
                 *rays += 1;
-                clear[i] = Some(ray.clear(&self.shadows, sub.pos));
+                let c = ray.clear(&self.shadows, sub.pos);
+                clear[i] = Some(c);
+                corners += 1;
+                agree &= *first.get_or_insert(c) == c;
             }
         }
-        let corners: Vec<bool> = clear.iter().flatten().copied().collect();
-        let agreed = (corners.len() >= 2 && corners.iter().all(|&c| c == corners[0])).then(|| corners[0]);
-        let mut out = Vec::new();
-        for (i, sub) in subs.iter().enumerate() {
+        let agreed = first.filter(|_| corners >= 2 && agree);
+        for (i, sub) in subs.iter().enumerate().take(MAX) {
             let Some(ray) = shadow_rays[i] else { continue };
             let reaches = clear[i].or(agreed).unwrap_or_else(|| {
                 *rays += 1;
                 ray.clear(&self.shadows, sub.pos)
             });
             if reaches && amounts[i][0] > 0.0 {
-                out.push(amounts[i]);
+                add(&amounts[i]);
             }
         }
-        out
     }
 
     /// Adds sample `l`'s own sky ambient (of a style the face holds) into `acc`.
