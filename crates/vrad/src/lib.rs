@@ -79,6 +79,7 @@ pub mod lights;
 pub mod materials;
 pub mod occlusion;
 pub mod output;
+mod patches;
 pub mod pipeline;
 pub mod props;
 mod radial;

@@ -1,0 +1,271 @@
+//! Bounce patches: each lit face cut into a grid of cells about [`Options::bounce_spacing`]
+//! luxels square (twice that on displacements, VRAD's `dispchop` of 8 against its `chop` of 4),
+//! and the light of those cells spread back over luxels as VRAD's `BuildPatchRadial` does.
+//!
+//! VRAD gives a luxel the weighted mean of the patches around it, its own face's and those of
+//! the faces it shares a vertex with at under 45° (its `faceneighbor`, so a face split by vbsp
+//! shows no seam in its bounced light). A patch weighs `2 − (ds² + dt²)` at a luxel, where
+//! `ds`, `dt` are the luxel's distance from the patch centre in patch widths: a cone about
+//! 1.42 patch widths wide, so neighbouring patches overlap and the light varies smoothly.
+
+use std::collections::HashMap;
+
+use glam::{Vec2, Vec3};
+
+use crate::faces::FaceGeom;
+
+/// VRAD's `RADIALDIST2`: a patch reaches luxels within √2 of its widths.
+const RADIAL_REACH2: f32 = 2.0;
+/// Faces whose planes meet at a smaller angle share patches (VRAD's `smoothing_threshold`, cos 45°).
+const NEIGHBOUR_COS: f32 = std::f32::consts::FRAC_1_SQRT_2;
+
+/// One axis of a face's cell grid: `count` cells of `size` luxels from luxel coordinate 0.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct Cells {
+    pub count: usize,
+    pub size: f32,
+}
+
+impl Cells {
+    /// Cells of about `spacing` luxels over `luxels` luxel centres (0 ..= luxels − 1).
+    pub fn over(luxels: usize, spacing: usize) -> Cells {
+        let span = luxels.saturating_sub(1);
+        let count = span.div_ceil(spacing.max(1)).max(1);
+        Cells {
+            count,
+            size: (span as f32 / count as f32).max(1.0),
+        }
+    }
+
+    /// The cell holding luxel coordinate `v`.
+    #[inline]
+    pub fn index(&self, v: f32) -> usize {
+        ((v / self.size).max(0.0) as usize).min(self.count - 1)
+    }
+
+    /// Luxel coordinate of cell `i`'s centre.
+    #[inline]
+    pub fn centre(&self, i: usize) -> f32 {
+        (i as f32 + 0.5) * self.size
+    }
+}
+
+/// The cell grid of one face.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct Grid {
+    pub cols: Cells,
+    pub rows: Cells,
+}
+
+impl Grid {
+    pub fn of(g: &FaceGeom, spacing: usize) -> Grid {
+        let spacing = if g.is_displacement { spacing * 2 } else { spacing };
+        Grid {
+            cols: Cells::over(g.width, spacing),
+            rows: Cells::over(g.height, spacing),
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        self.cols.count * self.rows.count
+    }
+
+    /// The cell holding luxel-space point `st`.
+    #[inline]
+    pub fn cell_at(&self, st: Vec2) -> usize {
+        self.rows.index(st.y) * self.cols.count + self.cols.index(st.x)
+    }
+
+    /// Luxel-space centre of cell `c`.
+    pub fn centre(&self, c: usize) -> Vec2 {
+        Vec2::new(
+            self.cols.centre(c % self.cols.count),
+            self.rows.centre(c / self.cols.count),
+        )
+    }
+
+    /// Luxel-space corners (min, max) of cell `c`.
+    fn bounds(&self, c: usize) -> (Vec2, Vec2) {
+        let half = Vec2::new(self.cols.size, self.rows.size) * 0.5;
+        (self.centre(c) - half, self.centre(c) + half)
+    }
+}
+
+/// Per face, the faces whose patches also light it: those sharing a vertex with it whose
+/// planes meet at under 45°, brush faces among brush faces (VRAD's `PairEdges`). A
+/// displacement uses its own patches only, as VRAD's displacement radial does.
+pub(crate) fn neighbours(faces: &[FaceGeom]) -> Vec<Vec<u32>> {
+    let mut by_vertex: HashMap<[i64; 3], Vec<u32>> = HashMap::new();
+    for (i, g) in faces.iter().enumerate().filter(|(_, g)| shares_patches(g)) {
+        for p in &g.points {
+            let list = by_vertex.entry(vertex_key(*p)).or_default();
+            if list.last() != Some(&(i as u32)) {
+                list.push(i as u32);
+            }
+        }
+    }
+    faces
+        .iter()
+        .enumerate()
+        .map(|(i, g)| face_neighbours(faces, i, g, &by_vertex))
+        .collect()
+}
+
+fn shares_patches(g: &FaceGeom) -> bool {
+    g.lit && !g.is_displacement
+}
+
+/// A vertex position to 1/64 unit: faces of one BSP share their vertices exactly.
+fn vertex_key(p: Vec3) -> [i64; 3] {
+    (p * 64.0).round().as_i64vec3().to_array()
+}
+
+fn face_neighbours(
+    faces: &[FaceGeom],
+    i: usize,
+    g: &FaceGeom,
+    by_vertex: &HashMap<[i64; 3], Vec<u32>>,
+) -> Vec<u32> {
+    if !shares_patches(g) {
+        return Vec::new();
+    }
+    let mut out: Vec<u32> = Vec::new();
+    for p in &g.points {
+        for &n in by_vertex.get(&vertex_key(*p)).into_iter().flatten() {
+            let close = faces[n as usize].normal.dot(g.normal) >= NEIGHBOUR_COS;
+            if n as usize != i && close && !out.contains(&n) {
+                out.push(n);
+            }
+        }
+    }
+    out
+}
+
+/// A patch as face `target` sees it: its centre and extent in `target`'s luxel space.
+#[derive(Debug, Clone, Copy)]
+struct Footprint {
+    centre: Vec2,
+    extent: Vec2,
+}
+
+/// Cell `c` of `grid` on face `source`, in face `target`'s luxel space (through world space
+/// on the base plane, as VRAD maps a neighbour's patch winding).
+fn footprint(source: &FaceGeom, grid: &Grid, c: usize, target: &FaceGeom, same: bool) -> Footprint {
+    let (lo, hi) = grid.bounds(c);
+    if same {
+        return Footprint {
+            centre: grid.centre(c),
+            extent: (hi - lo).max(Vec2::ONE),
+        };
+    }
+    let to_target = |st: Vec2| target.world_to_luxel(source.luxel_to_world(st.x, st.y));
+    let corners = [lo, Vec2::new(hi.x, lo.y), hi, Vec2::new(lo.x, hi.y)].map(to_target);
+    let min = corners.iter().copied().fold(Vec2::splat(f32::MAX), Vec2::min);
+    let max = corners.iter().copied().fold(Vec2::splat(f32::MIN), Vec2::max);
+    Footprint {
+        centre: to_target(grid.centre(c)),
+        extent: (max - min).max(Vec2::ONE),
+    }
+}
+
+/// Running weighted sums per luxel of one face.
+struct Radial {
+    light: Vec<Vec3>,
+    weight: Vec<f32>,
+    width: usize,
+    height: usize,
+}
+
+impl Radial {
+    fn new(g: &FaceGeom) -> Radial {
+        Radial {
+            light: vec![Vec3::ZERO; g.luxel_count()],
+            weight: vec![0.0; g.luxel_count()],
+            width: g.width,
+            height: g.height,
+        }
+    }
+
+    /// Adds one patch's `light` with VRAD's cone weight to every luxel it reaches.
+    fn add(&mut self, f: Footprint, light: Vec3) {
+        let reach = f.extent * RADIAL_REACH2.sqrt();
+        let (s0, s1) = span(f.centre.x, reach.x, self.width);
+        let (t0, t1) = span(f.centre.y, reach.y, self.height);
+        for t in t0..t1 {
+            for s in s0..s1 {
+                let d = (f.centre - Vec2::new(s as f32, t as f32)) / f.extent;
+                let w = RADIAL_REACH2 - d.length_squared();
+                if w > 0.0 {
+                    self.light[t * self.width + s] += light * w;
+                    self.weight[t * self.width + s] += w;
+                }
+            }
+        }
+    }
+
+    /// Weighted means; a luxel no patch reaches takes `fallback` of its nearest own cell.
+    fn finish(self, fallback: impl Fn(usize) -> Vec3) -> Vec<Vec3> {
+        self.light
+            .iter()
+            .zip(&self.weight)
+            .enumerate()
+            .map(|(l, (v, w))| if *w > 1e-6 { *v / *w } else { fallback(l) })
+            .collect()
+    }
+}
+
+/// Luxel indices `lo..hi` within `reach` of `centre`, clamped to `0..n`.
+fn span(centre: f32, reach: f32, n: usize) -> (usize, usize) {
+    let lo = (centre - reach).floor().max(0.0) as usize;
+    let hi = ((centre + reach).floor() + 1.0).clamp(0.0, n as f32) as usize;
+    (lo.min(n), hi)
+}
+
+/// Face `face`'s luxels from the per-cell `light` of its own and its neighbours' patches.
+pub(crate) fn spread(
+    faces: &[FaceGeom],
+    grids: &[Grid],
+    neighbours: &[u32],
+    face: usize,
+    light: &[Vec<Vec3>],
+) -> Vec<Vec3> {
+    let g = &faces[face];
+    let mut radial = Radial::new(g);
+    for src in std::iter::once(face as u32).chain(neighbours.iter().copied()) {
+        let src = src as usize;
+        let cells = light
+            .get(src)
+            .map_or(&[][..], |l| &l[..l.len().min(grids[src].len())]);
+        for (c, l) in cells.iter().enumerate() {
+            radial.add(footprint(&faces[src], &grids[src], c, g, src == face), *l);
+        }
+    }
+    let own = &grids[face];
+    radial.finish(|l| {
+        let st = Vec2::new((l % g.width) as f32, (l / g.width) as f32);
+        let cells = light.get(face).map_or(&[][..], |l| &l[..]);
+        cells.get(own.cell_at(st)).copied().unwrap_or(Vec3::ZERO)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cells_cover_every_luxel_and_are_near_the_spacing() {
+        for luxels in 1..40 {
+            let c = Cells::over(luxels, 4);
+            assert!(c.size <= 4.0 + 1e-6 || luxels <= 2, "{luxels}: {c:?}");
+            assert_eq!(c.index(0.0), 0);
+            assert_eq!(c.index(luxels.saturating_sub(1) as f32), c.count - 1, "{luxels}");
+        }
+    }
+
+    #[test]
+    fn a_luxel_span_reaches_past_the_patch_and_stays_in_range() {
+        assert_eq!(span(4.0, 5.7, 20), (0, 10));
+        assert_eq!(span(18.0, 5.7, 20), (12, 20));
+        assert_eq!(span(-30.0, 5.7, 20), (0, 0));
+    }
+}
