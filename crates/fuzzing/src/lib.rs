@@ -56,6 +56,8 @@ pub fn kv(data: &[u8]) {
             let _ = doc.to_bytes();
         }
     }
+    // The owned trees materials and gameinfo.txt are read into (built and dropped by recursion).
+    let _ = srcmap_content::kv::parse(data, "fuzz.vmt");
 }
 
 /// VMF typed view, strict or lenient; an unedited parse writes back byte-identical.
