@@ -611,7 +611,8 @@ fn file_flags(name: &str, e: &FileEntry) -> Result<(Option<u32>, Option<u32>), M
 /// Fails on a file entry's colour that is not finite or out of its range: reflectivity is a
 /// fraction (0..1), emitted light is not negative.
 fn check_finite(name: &str, e: &FileEntry) -> Result<(), MaterialsError> {
-    let fraction = |c: &f32| (0.0..=1.0).contains(c);
+    // Valve's own TEXDATA holds 1.0000001 (rounding of a texture's average colour).
+    let fraction = |c: &f32| (0.0..=1.001).contains(c);
     let not_negative = |c: &f32| c.is_finite() && *c >= 0.0;
     let fields = [
         ("reflectivity", Some(e.reflectivity), fraction as fn(&f32) -> bool),
