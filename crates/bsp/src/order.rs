@@ -6,11 +6,11 @@ use crate::file::LumpOrder;
 use crate::lump::VALVE_WRITE_ORDER;
 
 /// BSP 19 (Half-Life 2 and Counter-Strike: Source before the 2006 engine): no HDR lumps, no
-/// map flags. Physics displacement collision, which those tools left out, goes after the
-/// physics models when written.
-pub const V19_WRITE_ORDER: [usize; 45] = [
-    1, 10, 3, 5, 6, 2, 26, 33, 34, 48, 47, 37, 38, 39, 7, 27, 18, 19, 16, 17, 13, 12, 14, 20, 21, 8, 4, 0,
-    15, 32, 36, 9, 41, 42, 43, 44, 45, 29, 49, 28, 30, 31, 46, 35, 40,
+/// map flags. Face ids and physics displacement collision, which those tools left out, go
+/// where BSP 20 puts them (after the faces, after the physics models) when written.
+pub const V19_WRITE_ORDER: [usize; 46] = [
+    1, 10, 3, 5, 6, 2, 26, 33, 34, 48, 47, 37, 38, 39, 7, 11, 27, 18, 19, 16, 17, 13, 12, 14, 20, 21, 8, 4,
+    0, 15, 32, 36, 9, 41, 42, 43, 44, 45, 29, 49, 28, 30, 31, 46, 35, 40,
 ];
 
 /// BSP 21 and later (Counter-Strike: Global Offensive, Portal 2; Strata and Desolation keep

@@ -55,7 +55,9 @@ fn compile_for(target: &Target) -> Vec<u8> {
 
 /// The lumps holding data, in the order they sit in the file.
 fn lumps_in_file(file: &BspFile<'_>) -> Vec<usize> {
-    let mut placed: Vec<usize> = (0..HEADER_LUMPS).filter(|&l| file.header.lumps[l].len > 0).collect();
+    let mut placed: Vec<usize> = (0..HEADER_LUMPS)
+        .filter(|&l| file.header.lumps[l].len > 0)
+        .collect();
     placed.sort_by_key(|&l| file.header.lumps[l].offset);
     placed
 }
@@ -73,18 +75,32 @@ fn each_target_writes_its_games_layout_and_reads_back() {
         assert_eq!(placed, expected, "{}: lumps out of the game's order", target.name);
 
         let bsp = Bsp::parse(&bytes).unwrap();
-        assert_eq!(bsp.lump_versions[WORLDLIGHTS], target.world_lights_version, "{}", target.name);
+        assert_eq!(
+            bsp.lump_versions[WORLDLIGHTS], target.world_lights_version,
+            "{}",
+            target.name
+        );
         assert_eq!(bsp.world_lights.len(), 1, "{}: the room's light", target.name);
         let sprp = bsp.game_lumps.get(SPRP).unwrap();
         assert_eq!(sprp.version, target.static_props_version, "{}", target.name);
         let GameLumpData::StaticProps(props) = &sprp.data else {
             panic!("{}: sprp not typed", target.name)
         };
-        assert_eq!((props.layout, props.props.len()), (target.static_props, 1), "{}", target.name);
+        assert_eq!(
+            (props.layout, props.props.len()),
+            (target.static_props, 1),
+            "{}",
+            target.name
+        );
         assert_eq!(bsp.game_lumps.get(DPRP).unwrap().version, 4, "{}", target.name);
         let violations = srcmap_bsp::check::check(&bsp);
         assert!(violations.is_empty(), "{}: {violations:?}", target.name);
-        assert_eq!(bsp.to_bytes_over(&bytes).unwrap(), bytes, "{}: rewrite", target.name);
+        assert_eq!(
+            bsp.to_bytes_over(&bytes).unwrap(),
+            bytes,
+            "{}: rewrite",
+            target.name
+        );
     }
 }
 
