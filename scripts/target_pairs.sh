@@ -5,11 +5,12 @@
 # hold lie in the same order. Pairs of games srcmap cannot write (Strata v25, Desolation v42)
 # are listed with '-' for ours.
 # Usage: scripts/target_pairs.sh [BIN] [OUTDIR]   (BIN default target/release/srcmap)
-# Env: SRCMAP_CORPUS (default ../shared/corpus).
+# Env: SRCMAP_CORPUS (default ../shared/corpus), SRCMAP_JUDGE (default: judge/ beside the corpus).
 set -u
 root=$(cd "$(dirname "$0")/.." && pwd)
 bin=$(realpath "${1:-$root/target/release/srcmap}"); out=${2:-/tmp/srcmap-target-pairs}
-source "$root/scripts/corpus_pairs.sh"
+source "$root/scripts/corpus_pairs.sh" 2>/dev/null
+judge=${SRCMAP_JUDGE:-$(dirname "$corpus")/judge}
 
 game_of() { # VMF path under the corpus -> target name, or '-'
   case "$1" in
@@ -29,9 +30,9 @@ corpus_pairs | while IFS=$'\t' read -r vmf bsp; do
     ours="$out/$(dirname "$vmf" | tr / +)+$name.bsp"
     "$bin" vbsp "$corpus/$vmf" -o "$ours" --target "$game" --allowleak -q >"$ours.log" 2>&1 || ours=-
   fi
-  python3 - "$corpus/$bsp" "$ours" "$name" "$game" <<'PY'
+  python3 - "$corpus/$bsp" "$ours" "$name" "$game" "$judge" <<'PY'
 import struct, sys
-sys.path.insert(0, __import__('os').environ.get('SRCMAP_JUDGE', '') or '/work/shared/judge')
+sys.path.insert(0, sys.argv[5])
 from bsplumps import lumps
 
 def facts(path):
