@@ -18,6 +18,11 @@ pub struct VbspArgs {
     /// reflectivity from its VPKs and loose files.
     #[arg(long)]
     pub game: Option<PathBuf>,
+    /// The game to write the BSP for (its version, lump layout, static prop version), when no
+    /// -game folder names it: tf (the default), hl2, mapbase, csgo, portal2, left4dead2, ...
+    /// (docs/targets.md).
+    #[arg(long)]
+    pub target: Option<String>,
     /// A material table (`srcmap materials extract`), consulted after -game content and before
     /// the built-in tool-texture rules.
     #[arg(long)]
@@ -85,6 +90,7 @@ impl VbspArgs {
             threads: self.threads,
             quiet: self.quiet,
             verbose: self.verbose,
+            target: self.target.clone(),
         }
     }
 }

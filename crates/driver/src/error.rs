@@ -71,6 +71,9 @@ pub enum DriverError {
         path: PathBuf,
         error: Box<srcmap_vrad::VradError>,
     },
+    /// No known game: an unknown `--target`, or a gameinfo.txt naming no game srcmap knows.
+    #[error(transparent)]
+    Target(#[from] crate::target::TargetError),
     #[error("{}: {error}", path.display())]
     Bsp {
         path: PathBuf,
@@ -97,6 +100,6 @@ pub struct LeakError {
 impl DriverError {
     /// Wrong usage rather than a failed run: the CLI exits 2 on it, as on its own usage errors.
     pub fn is_usage(&self) -> bool {
-        matches!(self, DriverError::OutputIsInput { .. })
+        matches!(self, DriverError::OutputIsInput { .. } | DriverError::Target(_))
     }
 }

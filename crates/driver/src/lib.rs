@@ -15,6 +15,7 @@ pub mod harvest;
 pub mod map;
 pub mod materials;
 pub mod messages;
+pub mod target;
 pub mod vbsp;
 pub mod vrad;
 pub mod vvis;

@@ -42,6 +42,8 @@ pub struct VbspJob {
     pub quiet: bool,
     /// Every unknown material is named, not the first few.
     pub verbose: bool,
+    /// The game to write for (`--target`), instead of the one `game`'s gameinfo.txt names.
+    pub target: Option<String>,
 }
 
 /// What stage 1 produced: the map in memory and the file `srcmap vbsp` writes of it.
@@ -105,6 +107,7 @@ impl VbspJob {
         out_path: &Path,
         sources: &'a Sources,
         models: Option<ModelReader<'a>>,
+        target: &'static srcmap_bsp::Target,
     ) -> srcmap_vbsp::Options<'a> {
         srcmap_vbsp::Options {
             materials: &sources.materials,
@@ -125,6 +128,7 @@ impl VbspJob {
             threads: Threads(self.threads),
             models,
             detail_types: sources.detail_types.as_ref(),
+            target,
         }
     }
 }
@@ -145,11 +149,15 @@ pub fn run_vbsp(
 ) -> Result<Stage1, DriverError> {
     let out_path = job.out_path();
     job.refuse_replacing_the_map(&out_path)?;
+    let chosen = crate::target::choose(job.game.as_deref(), job.target.as_deref())?;
+    if !job.quiet {
+        messages.line(&chosen.line());
+    }
     let (vmf, input) = crate::map::read_input(&job.map, job.game.as_deref(), messages)?;
     let sources = job.open_sources()?;
     let read_model = |path: &str| sources.game.as_ref().and_then(|g| g.read(path).ok().flatten());
     let models = sources.game.is_some().then_some(&read_model as ModelReader<'_>);
-    let opts = job.stage_options(&vmf, &out_path, &sources, models);
+    let opts = job.stage_options(&vmf, &out_path, &sources, models, chosen.target);
     let run = Run {
         job,
         out_path,

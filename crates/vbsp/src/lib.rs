@@ -152,6 +152,8 @@ pub struct Options<'a> {
     /// The detail file to use instead of the one the map names (`detailvbsp`) among the
     /// game's files: detail props without `-game`.
     pub detail_types: Option<&'a srcmap_content::detail_vbsp::DetailTypes>,
+    /// The game the BSP is for: its version, lump layout and game lump versions.
+    pub target: &'static srcmap_bsp::Target,
 }
 
 impl Default for Options<'_> {
@@ -165,6 +167,7 @@ impl Default for Options<'_> {
             map_revision: 0,
             map_name: String::new(),
             threads: Threads::ALL,
+            target: srcmap_bsp::Target::DEFAULT,
             models: None,
             detail_types: None,
         }

@@ -85,6 +85,7 @@ impl<'a> Compile<'a> {
             &self.occluder_faces,
         )?;
         self.finish.bsp = emitted.bsp;
+        self.opts.target.apply(&mut self.finish.bsp);
         self.finish.face_sides = emitted.face_sides;
         self.finish.world_leaves = emitted.world_leaves;
         Ok(())
