@@ -343,10 +343,8 @@ fn lump_replace(bsp: &Path, lmp: &Path, out: Option<PathBuf>) -> anyhow::Result<
     let lmp_data = read(lmp)?;
     let lump_file =
         LumpFile::parse(&lmp_data, file.endian()).map_err(|e| anyhow!("{}: {e}", lmp.display()))?;
-    let mut doc = BspDocument::from_file(&file);
-    doc.set_lump_file(&lump_file)
-        .with_context(|| format!("{}", lmp.display()))?;
-    let bytes = doc.to_bytes().map_err(at(bsp))?;
+    let bytes = srcmap_bsp::lmp::replaced(&data, &file, &lump_file)
+        .with_context(|| format!("{}: {}", bsp.display(), lmp.display()))?;
     let target = out.unwrap_or(bsp.to_path_buf());
     write_output(&target, &bytes)?;
     eprintln!(
