@@ -3,11 +3,13 @@
 
 use super::Compile;
 use crate::contents::*;
-use crate::diag::{Diagnostic, Where};
+use crate::diag::{Diagnostic, VbspError, Where};
 use crate::ids::EntityId;
 use crate::input::MapEntity;
+use crate::light_styles;
 use crate::overlay::{self, MapOverlay};
 use crate::types::{Ent, set_kv};
+use srcmap_kv::values::atoi;
 
 /// Entities removed from the entity lump (their data goes elsewhere or nowhere).
 const INTERNAL_CLASSES: &[&str] = &[
@@ -206,5 +208,34 @@ impl<'a> Compile<'a> {
                 kv.insert(at, ("model".to_string(), String::new()));
             }
         }
+    }
+}
+
+impl Compile<'_> {
+    /// Valve's SetLightStyles: each named light its switchable style, one per distinct name
+    /// (see [`crate::light_styles`]).
+    pub fn set_light_styles(&mut self) -> Result<(), VbspError> {
+        let kvs = self.ents.iter_mut().map(|e| &mut e.keyvalues);
+        match light_styles::assign(kvs) {
+            Ok(_) => Ok(()),
+            Err(e) => Err(VbspError::TooManySwitchedLights {
+                entity_id: self.ents[e.entity]
+                    .keyvalues
+                    .iter()
+                    .find(|(k, _)| k.eq_ignore_ascii_case("id"))
+                    .map_or(-1, |(_, v)| atoi(v)),
+                name: e.name,
+                max: light_styles::MAX_SWITCHED_LIGHTS,
+            }),
+        }
+    }
+
+    /// Lights share a style exactly when they share a name, handed out from 32 in order.
+    pub fn verify_light_styles(&mut self) -> Result<(), VbspError> {
+        self.checkpoint(
+            "light styles",
+            |c| light_styles::verify(c.ents.iter().map(|e| e.keyvalues.as_slice())),
+            |c| light_styles::dump(c.ents.iter().map(|e| e.keyvalues.as_slice())),
+        )
     }
 }
