@@ -187,8 +187,7 @@ mod tests {
     }
 
     fn map() -> Bsp {
-        let mut bsp = Bsp::default();
-        bsp.entities = vec![
+        let entities = vec![
             ent(&[("classname", "worldspawn")]),
             ent(&[("classname", "light"), ("targetname", "plain"), ("style", "32")]),
             ent(&[
@@ -209,9 +208,13 @@ mod tests {
                 ("style", "35"),
                 ("pattern", "z"),
             ]),
+            ent(&[("classname", "light"), ("targetname", "plain"), ("style", "32")]),
             ent(&[("classname", "info_target"), ("targetname", "t"), ("style", "36")]),
         ];
-        bsp
+        Bsp {
+            entities,
+            ..Bsp::default()
+        }
     }
 
     #[test]

@@ -9,7 +9,6 @@ use crate::input::MapEntity;
 use crate::light_styles;
 use crate::overlay::{self, MapOverlay};
 use crate::types::{Ent, set_kv};
-use srcmap_kv::values::atoi;
 
 /// Entities removed from the entity lump (their data goes elsewhere or nowhere).
 const INTERNAL_CLASSES: &[&str] = &[
@@ -76,6 +75,7 @@ impl<'a> Compile<'a> {
             self.rename_for_lump(&class, keep, &mut kv);
             if keep {
                 self.ents.push(Ent {
+                    vmf_id: e.id,
                     keyvalues: kv,
                     brushes: Vec::new(),
                     model: None,
@@ -219,11 +219,7 @@ impl Compile<'_> {
         match light_styles::assign(kvs) {
             Ok(_) => Ok(()),
             Err(e) => Err(VbspError::TooManySwitchedLights {
-                entity_id: self.ents[e.entity]
-                    .keyvalues
-                    .iter()
-                    .find(|(k, _)| k.eq_ignore_ascii_case("id"))
-                    .map_or(-1, |(_, v)| atoi(v)),
+                entity_id: self.ents[e.entity].vmf_id,
                 name: e.name,
                 max: light_styles::MAX_SWITCHED_LIGHTS,
             }),
