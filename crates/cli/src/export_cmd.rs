@@ -6,6 +6,7 @@ use anyhow::{Context, anyhow};
 use srcmap_bsp::Bsp;
 use srcmap_export::render::{RenderOptions, Shading, View, entity_view, render_with_props};
 use srcmap_export::scene::MapScene;
+use srcmap_export::{LightSwitch, StyleScales};
 
 use crate::input::{print_note, read_bsp, read_file};
 
@@ -24,6 +25,10 @@ pub struct ExportArgs {
     /// Use the HDR lightmaps (tone-mapped) when the map has both.
     #[arg(long)]
     pub hdr: bool,
+    /// Show a named (switchable) light on or off instead of as it is when the map starts
+    /// (repeatable).
+    #[arg(long = "light", value_name = "NAME=on|off")]
+    pub lights: Vec<LightSwitch>,
     /// Print nothing but notes and errors.
     #[arg(short, long)]
     pub quiet: bool,
@@ -61,6 +66,10 @@ pub struct RenderArgs {
     pub height: u32,
     #[arg(long)]
     pub hdr: bool,
+    /// Show a named (switchable) light on or off instead of as it is when the map starts
+    /// (repeatable).
+    #[arg(long = "light", value_name = "NAME=on|off")]
+    pub lights: Vec<LightSwitch>,
     /// Game directory (with `gameinfo.txt`) for textures, as for `export`.
     #[arg(long)]
     pub game: Option<PathBuf>,
@@ -69,15 +78,34 @@ pub struct RenderArgs {
     pub quiet: bool,
 }
 
+/// How a compiled map's scene is lit: HDR or LDR lightmaps, named lights switched.
+pub struct SceneLighting<'a> {
+    pub hdr: bool,
+    pub lights: &'a [LightSwitch],
+}
+
 /// The scene of a compiled map, its notes printed as they arise.
-fn bsp_scene(bsp: &Bsp, map: &Path, game: Option<&Path>, hdr: bool) -> anyhow::Result<MapScene> {
-    Ok(MapScene::of_bsp(bsp, game, hdr, &mut |n| print_note(map, n))?)
+pub fn bsp_scene(
+    bsp: &Bsp,
+    map: &Path,
+    game: Option<&Path>,
+    lit: SceneLighting<'_>,
+) -> anyhow::Result<MapScene> {
+    let styles =
+        StyleScales::with_switches(bsp, lit.lights).map_err(|e| anyhow!("{}: {e}", map.display()))?;
+    Ok(MapScene::of_bsp(bsp, game, lit.hdr, &styles, &mut |n| {
+        print_note(map, n)
+    })?)
 }
 
 /// `srcmap export`: the map's scene as a glTF binary.
 pub fn export(args: &ExportArgs) -> anyhow::Result<()> {
     let bsp = read_bsp(&args.map)?;
-    let scene = bsp_scene(&bsp, &args.map, args.game.as_deref(), args.hdr)?;
+    let lit = SceneLighting {
+        hdr: args.hdr,
+        lights: &args.lights,
+    };
+    let scene = bsp_scene(&bsp, &args.map, args.game.as_deref(), lit)?;
     let glb = scene
         .glb(&bsp)
         .map_err(|e| anyhow!("{}: {e}", args.map.display()))?;
@@ -174,10 +202,20 @@ fn render_scene(args: &RenderArgs) -> anyhow::Result<(Option<Bsp>, MapScene)> {
             .extension()
             .is_some_and(|e| e.eq_ignore_ascii_case("vmf"));
     if vmf {
+        if !args.lights.is_empty() {
+            return Err(anyhow!(
+                "{}: --light needs a BSP (a VMF is drawn unlit)",
+                args.map.display()
+            ));
+        }
         return Ok((None, vmf_scene(&args.map, args.game.as_deref())?));
     }
     let bsp = read_bsp(&args.map)?;
-    let scene = bsp_scene(&bsp, &args.map, args.game.as_deref(), args.hdr)?;
+    let lit = SceneLighting {
+        hdr: args.hdr,
+        lights: &args.lights,
+    };
+    let scene = bsp_scene(&bsp, &args.map, args.game.as_deref(), lit)?;
     Ok((Some(bsp), scene))
 }
 

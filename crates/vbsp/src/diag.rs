@@ -106,6 +106,15 @@ pub enum VbspError {
         count: usize,
         max: usize,
     },
+    /// More distinct light names than switchable styles (Valve's `MAX_SWITCHED_LIGHTS`).
+    #[error(
+        "too many switched lights: light '{name}' (entity {entity_id}) would need a style past the {max} named lights may have"
+    )]
+    TooManySwitchedLights {
+        name: String,
+        entity_id: i64,
+        max: usize,
+    },
     #[error(transparent)]
     Threads(#[from] srcmap_stage::ThreadsError),
     /// The BSP's pakfile could not be extended (a compiler bug: vbsp writes the zip itself).

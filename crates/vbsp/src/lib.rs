@@ -48,7 +48,8 @@
 //! for what it does, listed in order in `compile_passes`:
 //!
 //! ```text
-//! brushes       prepare_entities build_brushes verify_brushes number_models gather_world
+//! brushes       prepare_entities build_brushes verify_brushes number_models
+//!               set_light_styles verify_light_styles gather_world
 //! world         world_pass(First) world_pass(Second) flood_areas verify_areas
 //! faces         make_world_faces verify_world_faces make_detail_faces merge_detail_faces
 //!               verify_detail_faces number_clusters verify_clusters build_brush_models
@@ -91,6 +92,7 @@ mod from_vmf;
 mod ids;
 pub mod input;
 pub mod instances;
+pub mod light_styles;
 mod not_compiled;
 mod occluders;
 mod overlay;
@@ -219,6 +221,8 @@ fn brush_passes(c: &mut Compile<'_>) -> Result<(), VbspError> {
     c.build_brushes()?;
     c.verify_brushes()?;
     c.number_models();
+    c.set_light_styles()?;
+    c.verify_light_styles()?;
     c.gather_world()
 }
 

@@ -128,12 +128,6 @@ impl<'a> Lighting<'a> {
                     self.report
                         .warn(format!("unsupported light entity '{u}' skipped"));
                 }
-                if scan.styles_exhausted > 0 {
-                    self.report.warn(format!(
-                        "{} named lights left in style 0: all 32 switchable styles are taken",
-                        scan.styles_exhausted
-                    ));
-                }
             }
             self.lights.push(lights);
         }

@@ -28,7 +28,7 @@ fn entity(pairs: &[(&str, &str)]) -> Entity {
 }
 
 /// Lights of every kind inside the 512 × 512 × 256 room both maps share: a plain point light,
-/// a spot light aimed down, a named (switchable, style 32) light, one with an explicit style
+/// a spot light aimed down, a named light with the switchable style 32 vbsp gives it, one with an explicit style
 /// and a hard fifty/zero-percent falloff, and a sun with sky ambient.
 fn room_lights() -> Vec<Entity> {
     vec![
@@ -51,6 +51,7 @@ fn room_lights() -> Vec<Entity> {
         entity(&[
             ("classname", "light"),
             ("targetname", "lamp"),
+            ("style", "32"),
             ("origin", "128 -128 64"),
             ("_light", "255 64 64 150"),
         ]),

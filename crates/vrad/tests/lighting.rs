@@ -393,6 +393,8 @@ fn white_and_switchable_red_lights() -> Vec<srcmap_bsp::Entity> {
         entity(&[
             ("classname", "light"),
             ("targetname", "switch"),
+            // As vbsp writes it (Valve's SetLightStyles): vrad lights in the style it is given.
+            ("style", "32"),
             ("origin", "224 224 64"),
             ("_light", "255 0 0 100"),
             ("_quadratic_attn", "1"),

@@ -43,6 +43,7 @@ impl<'a> Compile<'a> {
         });
         if self.has_water && !has_lod_control {
             self.ents.push(Ent {
+                vmf_id: -1,
                 keyvalues: water::water_lod_control(),
                 brushes: Vec::new(),
                 model: None,
