@@ -16,6 +16,7 @@ mod phys_cmd;
 mod progress;
 mod rad_cmd;
 mod usage;
+mod valve_flags;
 mod view_cmd;
 mod vis_cmd;
 mod vmf_cmd;
@@ -81,33 +82,6 @@ struct InfoArgs {
     json: bool,
 }
 
-/// Valve's tools spell long flags with one dash (`-game`, `-fast`); accept those too by
-/// rewriting `-name` to `--name` for every multi-letter flag the parser knows.
-fn normalise_valve_flags(args: impl Iterator<Item = std::ffi::OsString>) -> Vec<std::ffi::OsString> {
-    use clap::CommandFactory;
-    let mut long_names = std::collections::HashSet::new();
-    fn collect(cmd: &clap::Command, names: &mut std::collections::HashSet<String>) {
-        for arg in cmd.get_arguments() {
-            if let Some(l) = arg.get_long() {
-                names.insert(l.to_string());
-            }
-        }
-        for sub in cmd.get_subcommands() {
-            collect(sub, names);
-        }
-    }
-    collect(&Cli::command(), &mut long_names);
-    args.map(|a| match a.to_str() {
-        Some(s)
-            if s.len() > 2 && s.starts_with('-') && !s.starts_with("--") && long_names.contains(&s[1..]) =>
-        {
-            format!("-{s}").into()
-        }
-        _ => a,
-    })
-    .collect()
-}
-
 fn run(cli: Cli) -> anyhow::Result<()> {
     match cli.command {
         Command::Info(args) => info(&args),
@@ -162,7 +136,7 @@ fn convert(args: &convert::ConvertArgs) -> anyhow::Result<()> {
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse_from(normalise_valve_flags(std::env::args_os()));
+    let cli = Cli::parse_from(valve_flags::normalise_valve_flags(std::env::args_os()));
     match run(cli) {
         Ok(()) => ExitCode::SUCCESS,
         Err(err) => {
