@@ -52,6 +52,7 @@ fn box_room_compiles_then_vis_and_light_run_on_the_file() {
             fast: true,
             ..Default::default()
         }),
+        lights: Vec::new(),
     };
     let kept = Kept::default();
     let reports = srcmap_driver::compile(&job, &NO_PROGRESS, &kept).unwrap();
@@ -126,6 +127,7 @@ fn a_leak_writes_the_pointfile_and_names_the_entity() {
         },
         vis: Some(VisSettings::default()),
         rad: None,
+        lights: Vec::new(),
     };
     let kept = Kept::default();
     let reports = srcmap_driver::compile(&job, &NO_PROGRESS, &kept).unwrap();
