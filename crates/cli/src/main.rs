@@ -3,6 +3,7 @@
 
 mod bsp_cmd;
 mod compile_cmd;
+mod compile_config;
 mod convert;
 mod detect;
 mod dmx_cmd;
@@ -71,6 +72,10 @@ enum Command {
     Render(export_cmd::RenderArgs),
     /// Serve a BSP's web viewer (WebGL) on 127.0.0.1: fly camera, lightmaps, PVS, area portals, .lin/.prt.
     View(view_cmd::ViewArgs),
+    /// Print a shell completion script for srcmap (bash, zsh, fish, elvish, powershell).
+    Completions { shell: clap_complete::Shell },
+    /// Print srcmap's man page (roff) on stdout: `srcmap man > srcmap.1`.
+    Man,
 }
 
 #[derive(Debug, clap::Args)]
@@ -99,6 +104,8 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Export(args) => export_cmd::export(&args),
         Command::Render(args) => export_cmd::render_map(&args),
         Command::View(args) => view_cmd::view(&args),
+        Command::Completions { shell } => usage::completions(shell),
+        Command::Man => usage::man(),
     }
 }
 
@@ -136,7 +143,8 @@ fn convert(args: &convert::ConvertArgs) -> anyhow::Result<()> {
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse_from(valve_flags::normalise_valve_flags(std::env::args_os()));
+    let cli =
+        Cli::parse_from(valve_flags::normalise_valve_flags(std::env::args_os()).unwrap_or_else(|e| e.exit()));
     match run(cli) {
         Ok(()) => ExitCode::SUCCESS,
         Err(err) => {

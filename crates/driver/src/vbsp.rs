@@ -253,6 +253,9 @@ impl Run<'_> {
             self.messages.line(&format!("{map}: warning: {line}"));
         }
         for w in materials.warnings() {
+            if !job.quiet {
+                self.messages.line(&format!("{map}: warning: {w}"));
+            }
             out.report.warn(w.to_string());
         }
         for d in &out.diagnostics {
