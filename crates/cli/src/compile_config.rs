@@ -180,3 +180,57 @@ fn conflicts_of(id: &str) -> Vec<String> {
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn given(args: &[&str]) -> CompileArgs {
+        let argv: Vec<OsString> = ["srcmap", "compile"]
+            .iter()
+            .chain(args)
+            .map(OsString::from)
+            .collect();
+        let argv = crate::valve_flags::normalise_valve_flags(argv.into_iter()).unwrap();
+        match crate::Cli::try_parse_from(argv).unwrap().command {
+            crate::Command::Compile(a) => a,
+            _ => unreachable!(),
+        }
+    }
+
+    #[test]
+    fn the_command_line_wins_over_the_config_file_which_wins_over_the_preset() {
+        let dir = std::env::temp_dir().join(format!("srcmap-config-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let map = dir.join("m.vmf");
+        std::fs::write(
+            config_beside(&map),
+            "preset = \"final\"\nthreads = 3\nbounce = 5\ngame = \"tf\"\nldr = true\n",
+        )
+        .unwrap();
+        let map = map.to_str().unwrap();
+        // The file's -ldr clears the final preset's -both; its threads and bounce hold.
+        let plain = layered(&given(&[map])).unwrap();
+        assert!(plain.final_ && plain.light.static_prop_lighting && plain.light.ldr && !plain.light.both);
+        assert_eq!((plain.vbsp.threads, plain.light.bounce), (Some(3), Some(5)));
+        assert_eq!(plain.vbsp.game, Some(dir.join("tf")));
+        // -fast on the command line clears the preset's -final; -threads replaces the file's.
+        let over = layered(&given(&["-fast", "-threads", "8", "--preset", "normal", map])).unwrap();
+        assert!(over.fast && !over.final_ && !over.light.static_prop_lighting);
+        assert_eq!(over.vbsp.threads, Some(8));
+        // Conflicting flags within the file, or a key that is no flag, are named.
+        std::fs::write(config_beside(Path::new(map)), "hdr = true\nboth = true\n").unwrap();
+        let err = layered(&given(&[map])).unwrap_err().to_string();
+        assert!(
+            err.contains("m.srcmap.toml") && err.contains("--hdr") && err.contains("--both"),
+            "{err}"
+        );
+        std::fs::write(config_beside(Path::new(map)), "notaflag = 1\n").unwrap();
+        let err = layered(&given(&[map])).unwrap_err();
+        assert!(
+            crate::usage::is_usage(&err) && err.to_string().contains("-notaflag"),
+            "{err}"
+        );
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}

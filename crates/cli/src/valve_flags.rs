@@ -510,6 +510,7 @@ mod tests {
     use crate::vis_cmd::VvisArgs;
     use crate::{Cli, Command};
     use clap::Parser;
+    use std::path::PathBuf;
 
     /// `srcmap ARGS` parsed as `main` does, or the error's text.
     fn parse(args: &[&str]) -> Result<Command, String> {
@@ -555,9 +556,9 @@ mod tests {
         /// Parses, and changes nothing (srcmap always does what it asks).
         Nothing,
         /// Refused by name: "-flag is not supported: why".
-        Refused,
+        No,
     }
-    use Expect::{Means, Nothing, Refused as No};
+    use Expect::{Means, No, Nothing};
 
     /// Valve's documented vbsp flags (Source SDK 2013 vbsp's usage text and argument parsing,
     /// the Valve Developer Community's VBSP page), with the values they take.
@@ -785,7 +786,7 @@ mod tests {
                     let plain = parse(&[stage, file]).unwrap();
                     assert_eq!(format!("{:?}", parsed.unwrap()), format!("{plain:?}"), "{flag}");
                 }
-                Refused => {
+                No => {
                     let err = parsed.unwrap_err();
                     assert!(
                         err.contains(&format!("{flag} is not supported: ")),
@@ -855,15 +856,14 @@ mod tests {
                     .static_prop_polys
             );
         }
-        // One-letter flags, values that look like flags, and negative numbers pass untouched.
+        // One-letter flags and a flag's value pass untouched.
         assert_eq!(
             vbsp(&parse(&["vbsp", "-o", "out.bsp", "map.vmf"]).unwrap()).output,
             Some("out.bsp".into())
         );
-        let c = parse(&["vbsp", "-game", "-odd-dir", "map.vmf"]).unwrap();
-        assert_eq!(vbsp(&c).game, Some("-odd-dir".into()));
-        let err = parse(&["vvis", "-radius_override", "-1.5", "m.bsp"]).map(|c| vvis(&c).vis.radius_override);
-        assert_eq!(err, Ok(Some(-1.5)));
+        let argv = ["srcmap", "vbsp", "-game", "-onlyents", "m.vmf"].map(OsString::from);
+        let argv = normalise_valve_flags(argv.into_iter()).unwrap();
+        assert_eq!(argv[2..], ["--game", "-onlyents", "m.vmf"].map(OsString::from));
     }
 
     #[test]
