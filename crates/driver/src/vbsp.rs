@@ -252,10 +252,8 @@ impl Run<'_> {
         {
             self.messages.line(&format!("{map}: warning: {line}"));
         }
+        // The unknown-material line above says what these say one by one.
         for w in materials.warnings() {
-            if !job.quiet {
-                self.messages.line(&format!("{map}: warning: {w}"));
-            }
             out.report.warn(w.to_string());
         }
         for d in &out.diagnostics {
