@@ -3,6 +3,7 @@
 
 mod bsp_cmd;
 mod compile_cmd;
+mod compile_config;
 mod convert;
 mod detect;
 mod dmx_cmd;
@@ -16,6 +17,7 @@ mod phys_cmd;
 mod progress;
 mod rad_cmd;
 mod usage;
+mod valve_flags;
 mod view_cmd;
 mod vis_cmd;
 mod vmf_cmd;
@@ -70,6 +72,10 @@ enum Command {
     Render(export_cmd::RenderArgs),
     /// Serve a BSP's web viewer (WebGL) on 127.0.0.1: fly camera, lightmaps, PVS, area portals, .lin/.prt.
     View(view_cmd::ViewArgs),
+    /// Print a shell completion script for srcmap (bash, zsh, fish, elvish, powershell).
+    Completions { shell: clap_complete::Shell },
+    /// Print srcmap's man page (roff) on stdout: `srcmap man > srcmap.1`.
+    Man,
 }
 
 #[derive(Debug, clap::Args)]
@@ -79,33 +85,6 @@ struct InfoArgs {
     /// Print a JSON report instead of text.
     #[arg(long)]
     json: bool,
-}
-
-/// Valve's tools spell long flags with one dash (`-game`, `-fast`); accept those too by
-/// rewriting `-name` to `--name` for every multi-letter flag the parser knows.
-fn normalise_valve_flags(args: impl Iterator<Item = std::ffi::OsString>) -> Vec<std::ffi::OsString> {
-    use clap::CommandFactory;
-    let mut long_names = std::collections::HashSet::new();
-    fn collect(cmd: &clap::Command, names: &mut std::collections::HashSet<String>) {
-        for arg in cmd.get_arguments() {
-            if let Some(l) = arg.get_long() {
-                names.insert(l.to_string());
-            }
-        }
-        for sub in cmd.get_subcommands() {
-            collect(sub, names);
-        }
-    }
-    collect(&Cli::command(), &mut long_names);
-    args.map(|a| match a.to_str() {
-        Some(s)
-            if s.len() > 2 && s.starts_with('-') && !s.starts_with("--") && long_names.contains(&s[1..]) =>
-        {
-            format!("-{s}").into()
-        }
-        _ => a,
-    })
-    .collect()
 }
 
 fn run(cli: Cli) -> anyhow::Result<()> {
@@ -125,6 +104,8 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Export(args) => export_cmd::export(&args),
         Command::Render(args) => export_cmd::render_map(&args),
         Command::View(args) => view_cmd::view(&args),
+        Command::Completions { shell } => usage::completions(shell),
+        Command::Man => usage::man(),
     }
 }
 
@@ -162,7 +143,8 @@ fn convert(args: &convert::ConvertArgs) -> anyhow::Result<()> {
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse_from(normalise_valve_flags(std::env::args_os()));
+    let cli =
+        Cli::parse_from(valve_flags::normalise_valve_flags(std::env::args_os()).unwrap_or_else(|e| e.exit()));
     match run(cli) {
         Ok(()) => ExitCode::SUCCESS,
         Err(err) => {

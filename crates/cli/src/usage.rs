@@ -49,6 +49,22 @@ pub fn finite_f64(s: &str) -> Result<f64, String> {
     }
 }
 
+/// `srcmap completions SHELL`: the completion script clap_complete makes from the command
+/// definition, on stdout.
+pub fn completions(shell: clap_complete::Shell) -> anyhow::Result<()> {
+    use clap::CommandFactory;
+    let mut cmd = crate::Cli::command();
+    clap_complete::generate(shell, &mut cmd, "srcmap", &mut std::io::stdout().lock());
+    Ok(())
+}
+
+/// `srcmap man`: the man page clap_mangen makes from the command definition, on stdout.
+pub fn man() -> anyhow::Result<()> {
+    use clap::CommandFactory;
+    clap_mangen::Man::new(crate::Cli::command()).render(&mut std::io::stdout().lock())?;
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -18,6 +18,8 @@ pub struct CompileJob {
     pub vbsp: VbspJob,
     pub vis: Option<VisSettings>,
     pub rad: Option<RadSettings>,
+    /// Texture-light files for lighting, as `srcmap vrad --lights` (each must exist).
+    pub lights: Vec<std::path::PathBuf>,
 }
 
 /// The progress of each stage, shown by the caller as it likes.
@@ -44,7 +46,9 @@ pub fn compile(
         report,
     } = run_vbsp(&job.vbsp, progress.vbsp, messages)?;
     let mut reports = vec![report];
-    if let Some(settings) = &job.vis {
+    // -onlyents / -onlyprops keep the earlier compile's tree, so its visibility stays right.
+    let vis = job.vis.filter(|_| job.vbsp.only.is_none());
+    if let Some(settings) = &vis {
         reports.extend(run_vis(job, &mut bsp, sealed, settings, progress.vvis, messages)?);
     }
     if let Some(settings) = &job.rad {
@@ -106,7 +110,7 @@ fn run_rad(
     let sources = RadSources {
         game: job.vbsp.game.clone(),
         materials: job.vbsp.materials.clone(),
-        lights: Vec::new(),
+        lights: job.lights.clone(),
     };
     let texlights = sources.texlights(map, job.vbsp.quiet, messages)?;
     let options = settings.options(texlights, sources.models()?);

@@ -31,6 +31,11 @@ pub struct VbspJob {
     pub materials: Option<PathBuf>,
     /// Leave out `func_detail` brushes.
     pub no_detail: bool,
+    /// `func_detail` brushes are structural (Valve's `-fulldetail`).
+    pub full_detail: bool,
+    /// Rewrite only the entities or the props of the BSP compiled earlier (at the output
+    /// path), as Valve's `-onlyents` / `-onlyprops`; nothing else is written.
+    pub only: Option<srcmap_vbsp::Only>,
     /// A detail.vbsp instead of the one the map names among the game's files.
     pub detail_file: Option<PathBuf>,
     /// On a leak, write the pointfile and still the BSP.
@@ -112,6 +117,7 @@ impl VbspJob {
         srcmap_vbsp::Options {
             materials: &sources.materials,
             no_detail: self.no_detail,
+            full_detail: self.full_detail,
             allow_leak: self.allow_leak,
             verify: self.verify,
             dump: false,
@@ -163,6 +169,9 @@ pub fn run_vbsp(
         out_path,
         messages,
     };
+    if let Some(only) = job.only {
+        return run.update(&input, only, &opts, progress, &sources.materials);
+    }
     match srcmap_vbsp::compile(&input, &opts, progress) {
         Ok(out) => run.finish(out, &sources.materials),
         Err(error) => Err(run.compile_error(&vmf, error)),
@@ -177,6 +186,49 @@ struct Run<'a> {
 }
 
 impl Run<'_> {
+    /// `-onlyents` / `-onlyprops`: the BSP at the output path read, what `only` names
+    /// rewritten from the map, the file laid out over the one read (its other lumps keep their
+    /// bytes). No side file is written: the tree is the earlier compile's.
+    fn update(
+        self,
+        input: &srcmap_vbsp::MapInput,
+        only: srcmap_vbsp::Only,
+        opts: &srcmap_vbsp::Options<'_>,
+        progress: &dyn Progress,
+        materials: &Resolver,
+    ) -> Result<Stage1, DriverError> {
+        let earlier = crate::files::read(&self.out_path)?;
+        let existing = srcmap_bsp::Bsp::parse(&earlier).map_err(|error| DriverError::Bsp {
+            path: self.out_path.clone(),
+            error: Box::new(error),
+        })?;
+        let mut out = srcmap_vbsp::update(input, existing, only, opts, progress).map_err(|error| {
+            DriverError::Vbsp {
+                map: self.job.map.clone(),
+                error: Box::new(error),
+            }
+        })?;
+        self.tell_materials_and_diagnostics(&mut out, materials);
+        let file = out
+            .bsp
+            .to_bytes_over(&earlier)
+            .map_err(|error| DriverError::WriteBsp {
+                map: self.job.map.clone(),
+                error: Box::new(error),
+            })?;
+        if !self.job.quiet {
+            self.messages
+                .line(&update_summary(&self.out_path, only, &out.bsp));
+        }
+        Ok(Stage1 {
+            bsp: out.bsp,
+            file,
+            out_path: self.out_path,
+            sealed: true,
+            report: out.report,
+        })
+    }
+
     /// The material warnings and diagnostics told, the BSP serialised, the side files written
     /// and the one-line summary told.
     fn finish(self, mut out: Output, materials: &Resolver) -> Result<Stage1, DriverError> {
@@ -208,6 +260,7 @@ impl Run<'_> {
         {
             self.messages.line(&format!("{map}: warning: {line}"));
         }
+        // The unknown-material line above says what these say one by one.
         for w in materials.warnings() {
             out.report.warn(w.to_string());
         }
@@ -293,6 +346,22 @@ pub fn summary(out_path: &Path, r: &Report) -> String {
         r.count("clusters"),
         r.count("portals")
     )
+}
+
+/// One line of what `-onlyents` / `-onlyprops` rewrote.
+fn update_summary(out_path: &Path, only: srcmap_vbsp::Only, bsp: &srcmap_bsp::Bsp) -> String {
+    let props = bsp.game_lumps.static_props().map_or(0, |p| p.props.len());
+    match only {
+        srcmap_vbsp::Only::Entities => format!(
+            "vbsp -onlyents: {} ({} entities, {props} static props rewritten; other lumps kept)",
+            out_path.display(),
+            bsp.entities.len()
+        ),
+        srcmap_vbsp::Only::Props => format!(
+            "vbsp -onlyprops: {} ({props} static props rewritten, detail props placed; other lumps kept)",
+            out_path.display()
+        ),
+    }
 }
 
 /// What the leak message adds about parts left out: damaged parts of the map, brushes left

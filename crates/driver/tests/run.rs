@@ -52,6 +52,7 @@ fn box_room_compiles_then_vis_and_light_run_on_the_file() {
             fast: true,
             ..Default::default()
         }),
+        lights: Vec::new(),
     };
     let kept = Kept::default();
     let reports = srcmap_driver::compile(&job, &NO_PROGRESS, &kept).unwrap();
@@ -126,6 +127,7 @@ fn a_leak_writes_the_pointfile_and_names_the_entity() {
         },
         vis: Some(VisSettings::default()),
         rad: None,
+        lights: Vec::new(),
     };
     let kept = Kept::default();
     let reports = srcmap_driver::compile(&job, &NO_PROGRESS, &kept).unwrap();
@@ -161,5 +163,44 @@ fn an_output_naming_the_map_is_wrong_usage_and_nothing_is_read() {
         !err.is_usage() && err.to_string().ends_with("missing.vmf: cannot read"),
         "{err}"
     );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn onlyents_rewrites_the_entities_of_the_earlier_bsp_and_keeps_its_other_lumps() {
+    let dir = temp("onlyents");
+    let map = dir.join("box_room.vmf");
+    std::fs::write(&map, box_room()).unwrap();
+    let job = VbspJob {
+        map: map.clone(),
+        ..Default::default()
+    };
+    srcmap_driver::vbsp(&job, &NoProgress, &Kept::default()).unwrap();
+    let bsp_path = dir.join("box_room.bsp");
+    let before = srcmap_bsp::Bsp::parse(&std::fs::read(&bsp_path).unwrap()).unwrap();
+    // The light's brightness changes in the map; its geometry does not.
+    let edited = box_room().replace("\"_light\" \"255 240 220 300\"", "\"_light\" \"1 2 3 4\"");
+    std::fs::write(&map, edited).unwrap();
+    let only = VbspJob {
+        only: Some(srcmap_vbsp::Only::Entities),
+        ..job
+    };
+    srcmap_driver::vbsp(&only, &NoProgress, &Kept::default()).unwrap();
+    let after = srcmap_bsp::Bsp::parse(&std::fs::read(&bsp_path).unwrap()).unwrap();
+    assert_eq!(
+        (after.faces.len(), after.planes.len()),
+        (before.faces.len(), before.planes.len())
+    );
+    assert_eq!(after.nodes.len(), before.nodes.len());
+    let light = |b: &srcmap_bsp::Bsp| {
+        b.entities
+            .iter()
+            .find_map(|e| e.get("_light").map(str::to_string))
+            .unwrap()
+    };
+    assert_eq!(light(&after), "1 2 3 4");
+    assert_ne!(light(&before), "1 2 3 4");
+    let pak = srcmap_bsp::pak::Pak::parse(&after.pakfile, 0).unwrap();
+    assert!(pak.find("stale.txt").is_some());
     let _ = std::fs::remove_dir_all(&dir);
 }

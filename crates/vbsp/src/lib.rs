@@ -132,6 +132,9 @@ pub struct Options<'a> {
     pub materials: &'a Resolver,
     /// Leave out `func_detail` brushes (Valve's `-nodetail`).
     pub no_detail: bool,
+    /// `func_detail` brushes are structural: they split the tree and block vis (Valve's
+    /// `-fulldetail`).
+    pub full_detail: bool,
     /// On a leak, go on as Valve's VBSP does (the outside stays unfilled, the leak is a
     /// diagnostic and [`Output::leak`] holds it) instead of failing.
     pub allow_leak: bool,
@@ -163,6 +166,7 @@ impl Default for Options<'_> {
         Options {
             materials: Resolver::builtin_only(),
             no_detail: false,
+            full_detail: false,
             allow_leak: false,
             verify: false,
             dump: false,
@@ -198,6 +202,64 @@ pub fn compile(input: &MapInput, opts: &Options<'_>, progress: &dyn Progress) ->
     opts.threads
         .pool()?
         .install(|| compile_passes(input, opts, progress))
+}
+
+/// What [`update`] rewrites in a BSP compiled earlier.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Only {
+    /// The entity lump and the static props (Valve's `-onlyents`); `stale.txt` is added to
+    /// the pakfile, as lighting may no longer match the entities.
+    Entities,
+    /// The static props and the detail props (Valve's `-onlyprops`).
+    Props,
+}
+
+/// Valve's `-onlyents` / `-onlyprops`: `existing`, the map's BSP compiled earlier, with only
+/// what `only` names rewritten from `input` by the compile's own passes (entities numbered,
+/// brush models counted, props placed in the existing tree's leaves); every other lump is
+/// kept. The map's brush entities must be those the BSP was compiled from (Valve: "won't
+/// reimport brush models").
+pub fn update(
+    input: &MapInput,
+    existing: Bsp,
+    only: Only,
+    opts: &Options<'_>,
+    progress: &dyn Progress,
+) -> Result<Output, VbspError> {
+    opts.threads
+        .pool()?
+        .install(|| update_passes(input, existing, only, opts, progress))
+}
+
+/// [`update`]'s passes: the brush passes (entity plans, model numbers), then the lumps
+/// `only` names written over the existing BSP.
+fn update_passes(
+    input: &MapInput,
+    existing: Bsp,
+    only: Only,
+    opts: &Options<'_>,
+    progress: &dyn Progress,
+) -> Result<Output, VbspError> {
+    let mut c = Compile::new(input, opts, progress)?;
+    brush_passes(&mut c)?;
+    c.phase("write");
+    c.adopt(existing);
+    c.write_static_props();
+    c.verify_static_props()?;
+    match only {
+        Only::Entities => {
+            c.ensure_water_lod_control();
+            c.keep_world_bounds();
+            c.mark_lighting_stale()?;
+            c.write_entities();
+            c.verify_entities()?;
+        }
+        Only::Props => {
+            c.write_detail_props();
+            c.verify_detail_props()?;
+        }
+    }
+    c.write()
 }
 
 /// [`compile`]'s passes, in order.

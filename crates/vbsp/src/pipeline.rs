@@ -9,6 +9,7 @@ mod entities;
 mod faces;
 mod finish;
 mod records;
+mod update;
 mod world;
 
 use std::collections::HashMap;

@@ -468,7 +468,7 @@ impl<'a> DirectLight<'a> {
             // As VRAD (`do_extra`, on unless -fast): luxels on a sharp change are re-lit from
             // sub-samples. It matters most beside texture lights, whose cos/d² spikes on the
             // nearest luxels (measurements in docs/vrad-measurements.md).
-            supersample: options.quality != crate::Quality::Fast,
+            supersample: options.quality != crate::Quality::Fast && !options.no_extra,
         }
     }
 

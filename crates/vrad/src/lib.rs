@@ -176,6 +176,14 @@ pub struct Options {
     /// Ambient occlusion ([`occlusion`]; off by default): luxels and prop vertices darkened
     /// by the share of short hemisphere rays that hit geometry nearby.
     pub ambient_occlusion: Option<AmbientOcclusion>,
+    /// No supersampling of direct light at sharp changes (VRAD's `-noextra`).
+    pub no_extra: bool,
+    /// Sky-ambient directions per sample are 162 × this (VRAD's `-extrasky N`; `None`: the
+    /// quality's own count).
+    pub extra_sky: Option<u32>,
+    /// Luxels between bounce gather points (VRAD's `-chop`, its patch size in luxels; `None`:
+    /// the quality's own spacing).
+    pub chop: Option<u32>,
     /// Check the invariants each pass relies on between passes, also in release builds
     /// (they are always checked in debug builds; see [`srcmap_stage::verify_enabled`]).
     pub verify: bool,
@@ -200,19 +208,28 @@ impl Default for Options {
             static_prop_lighting: false,
             disable_prop_self_shadowing: false,
             ambient_occlusion: None,
+            no_extra: false,
+            extra_sky: None,
+            chop: None,
             verify: false,
         }
     }
 }
 
+/// VRAD's sky-ambient directions at scale 1 (its table of vertex normals).
+const VERTEX_NORMALS: usize = 162;
+
 impl Options {
     /// Sky-ambient directions per sample (VRAD: 162, a quarter with `-fast`, ×4 with `-final`
     /// here where VRAD uses ×16).
     pub fn sky_samples(&self) -> usize {
+        if let Some(n) = self.extra_sky {
+            return VERTEX_NORMALS * n.max(1) as usize;
+        }
         match self.quality {
             Quality::Fast => 40,
-            Quality::Normal => 162,
-            Quality::Final => 648,
+            Quality::Normal => VERTEX_NORMALS,
+            Quality::Final => 4 * VERTEX_NORMALS,
         }
     }
     /// Gather rays per bounce point.
@@ -225,6 +242,9 @@ impl Options {
     }
     /// Luxels between bounce gather points (VRAD's default patch chop of 4 luxels).
     pub fn bounce_spacing(&self) -> usize {
+        if let Some(chop) = self.chop {
+            return chop.max(1) as usize;
+        }
         match self.quality {
             Quality::Fast => 4,
             Quality::Normal => 4,

@@ -102,6 +102,7 @@ impl<'a> Compile<'a> {
         match class {
             _ if ei == 0 => (Owner::World, 0, true),
             "func_detail" if self.opts.no_detail => (Owner::Dropped, 0, false),
+            "func_detail" if self.opts.full_detail => (Owner::World, 0, false),
             "func_detail" => (Owner::World, CONTENTS_DETAIL, false),
             c if c.starts_with("func_areaportal") => (Owner::World, 0, true),
             "func_ladder" => (Owner::World, 0, true),

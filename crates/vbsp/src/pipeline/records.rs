@@ -35,7 +35,7 @@ impl<'a> Compile<'a> {
     }
 
     /// Valve's default `water_lod_control`, when the map has water and names none.
-    fn add_water_lod_control(&mut self) {
+    pub(super) fn add_water_lod_control(&mut self) {
         let has_lod_control = self.ents.iter().any(|e| {
             e.keyvalues.iter().any(|(k, v)| {
                 k.eq_ignore_ascii_case("classname") && v.eq_ignore_ascii_case("water_lod_control")
