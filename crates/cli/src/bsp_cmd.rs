@@ -232,6 +232,7 @@ fn print_pak_and_materials(o: &mut impl Write, report: &InfoReport) -> std::io::
 }
 
 pub fn convert(args: &crate::convert::ConvertArgs, data: &[u8]) -> anyhow::Result<()> {
+    crate::convert::require_extension(args, "BSP", &["bsp"], "BSP to VMF is decompiling, not built yet")?;
     let file = open(&args.input, data)?;
     let mut doc = BspDocument::from_file(&file);
     if args.compress {
@@ -334,10 +335,21 @@ fn lump_extract(bsp: &Path, lump: &str, out: &Path) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// The edit lock on `bsp` when the command writes its result over it (`target` is `bsp`).
+fn in_place_lock(bsp: &Path, target: &Path) -> anyhow::Result<Option<srcmap_driver::EditLock>> {
+    let in_place = target == bsp || std::fs::canonicalize(target).ok() == std::fs::canonicalize(bsp).ok();
+    Ok(if in_place {
+        Some(srcmap_driver::lock_for_edit(bsp)?)
+    } else {
+        None
+    })
+}
+
 /// `lump replace`: the lump a `.lmp` file names replaced, in place or into `out`.
 fn lump_replace(bsp: &Path, lmp: &Path, out: Option<PathBuf>) -> anyhow::Result<()> {
     // The BSP is edited in place by default; the lump file is only read.
     refuse_overwriting(lmp, out.as_deref().unwrap_or(bsp))?;
+    let _lock = in_place_lock(bsp, out.as_deref().unwrap_or(bsp))?;
     let data = read(bsp)?;
     let file = open(bsp, &data)?;
     let lmp_data = read(lmp)?;
@@ -450,10 +462,11 @@ fn pak_add(
     lzma: bool,
     out: Option<PathBuf>,
 ) -> anyhow::Result<()> {
+    let target = out.unwrap_or_else(|| bsp.to_path_buf());
+    let _lock = in_place_lock(bsp, &target)?;
     let data = read(bsp)?;
     let file = open(bsp, &data)?;
     let base = base.unwrap_or_else(|| PathBuf::from("."));
-    let target = out.unwrap_or_else(|| bsp.to_path_buf());
     // The BSP is edited in place by default; the files added are only read.
     for p in paths {
         refuse_overwriting(p, &target)?;

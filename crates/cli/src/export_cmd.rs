@@ -2,7 +2,7 @@
 
 use std::path::{Path, PathBuf};
 
-use anyhow::{Context, anyhow};
+use anyhow::anyhow;
 use srcmap_bsp::Bsp;
 use srcmap_export::render::{RenderOptions, Shading, View, entity_view, render_with_props};
 use srcmap_export::scene::MapScene;
@@ -60,9 +60,11 @@ pub struct RenderArgs {
     /// Perspective view from an entity (targetname or classname), with its angles.
     #[arg(long)]
     pub from: Option<String>,
-    #[arg(long, default_value_t = 1024)]
+    /// Picture width in pixels (1-8192).
+    #[arg(long, default_value_t = 1024, value_parser = picture_side())]
     pub width: u32,
-    #[arg(long, default_value_t = 768)]
+    /// Picture height in pixels (1-8192).
+    #[arg(long, default_value_t = 768, value_parser = picture_side())]
     pub height: u32,
     #[arg(long)]
     pub hdr: bool,
@@ -100,6 +102,11 @@ pub fn bsp_scene(
 
 /// `srcmap export`: the map's scene as a glTF binary.
 pub fn export(args: &ExportArgs) -> anyhow::Result<()> {
+    let out = args
+        .output
+        .clone()
+        .unwrap_or_else(|| args.map.with_extension("glb"));
+    crate::usage::refuse_overwriting(&args.map, &out)?;
     let bsp = read_bsp(&args.map)?;
     let lit = SceneLighting {
         hdr: args.hdr,
@@ -109,12 +116,8 @@ pub fn export(args: &ExportArgs) -> anyhow::Result<()> {
     let glb = scene
         .glb(&bsp)
         .map_err(|e| anyhow!("{}: {e}", args.map.display()))?;
-    let out = args
-        .output
-        .clone()
-        .unwrap_or_else(|| args.map.with_extension("glb"));
     let bytes = glb.to_bytes();
-    srcmap_bytes::write_atomic(&out, &bytes).with_context(|| format!("{}: cannot write", out.display()))?;
+    crate::output::write_output(&out, &bytes)?;
     if !args.quiet {
         print_export_summary(&out, &scene, bytes.len());
     }
@@ -157,6 +160,7 @@ fn is_bsp(path: &Path) -> bool {
 
 /// `srcmap render`: the map drawn to a PNG.
 pub fn render_map(args: &RenderArgs) -> anyhow::Result<()> {
+    crate::usage::refuse_overwriting(&args.map, &png_path(args))?;
     let (bsp, scene) = render_scene(args)?;
     let view = render_view(args, bsp.as_ref())?;
     let image = render_with_props(
@@ -174,14 +178,18 @@ pub fn render_map(args: &RenderArgs) -> anyhow::Result<()> {
     write_png(args, &image, scene.mesh.triangles)
 }
 
+/// Where the picture goes: `--output`, or MAP.png.
+fn png_path(args: &RenderArgs) -> PathBuf {
+    args.output
+        .clone()
+        .unwrap_or_else(|| args.map.with_extension("png"))
+}
+
 /// The image written as `--output` (default MAP.png), with one line of what was drawn.
 fn write_png(args: &RenderArgs, image: &srcmap_export::Rgb8, triangles: usize) -> anyhow::Result<()> {
     let png = image.to_png().map_err(|e| anyhow!("{e}"))?;
-    let out = args
-        .output
-        .clone()
-        .unwrap_or_else(|| args.map.with_extension("png"));
-    srcmap_bytes::write_atomic(&out, &png).with_context(|| format!("{}: cannot write", out.display()))?;
+    let out = png_path(args);
+    crate::output::write_output(&out, &png)?;
     if !args.quiet {
         println!(
             "{}: {}x{}, {} triangles",
@@ -247,4 +255,9 @@ impl From<ShadingArg> for Shading {
             ShadingArg::Lightmap => Shading::Lightmap,
         }
     }
+}
+
+/// A picture side: refused outside 1..=MAX_SIDE (0 was drawn as 1, 65536 overflowed).
+fn picture_side() -> clap::builder::RangedI64ValueParser<u32> {
+    clap::value_parser!(u32).range(1..=i64::from(srcmap_export::render::MAX_SIDE))
 }

@@ -38,6 +38,66 @@ fn same_file(a: &Path, b: &Path) -> bool {
     }
 }
 
+/// An exclusive advisory lock on a file a command edits in place (`pak add`, `lump replace`),
+/// held until dropped: a second edit of the same file at the same time fails clearly instead
+/// of one change silently replacing the other.
+#[derive(Debug)]
+pub struct EditLock {
+    _file: std::fs::File,
+}
+
+/// Locks `path` for an in-place edit: take it before reading the file, hold it until the new
+/// file is written.
+pub fn lock_for_edit(path: &Path) -> Result<EditLock, DriverError> {
+    let busy = |why: &str| DriverError::Write {
+        path: path.to_path_buf(),
+        error: std::io::Error::new(std::io::ErrorKind::WouldBlock, why.to_owned()),
+    };
+    let file = std::fs::File::open(path).map_err(|source| DriverError::Read {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    match file.try_lock() {
+        Ok(()) => {}
+        Err(std::fs::TryLockError::WouldBlock) => {
+            return Err(busy(
+                "another command is changing this file; run again when it has finished",
+            ));
+        }
+        Err(std::fs::TryLockError::Error(error)) => {
+            return Err(DriverError::Write {
+                path: path.to_path_buf(),
+                error,
+            });
+        }
+    }
+    // An edit that finished between our open and our lock replaced the file: the lock is on
+    // the old one, and reading now would lose that edit.
+    if !same_open_file(&file, path) {
+        return Err(busy(
+            "another command changed this file as this one started; run again",
+        ));
+    }
+    Ok(EditLock { _file: file })
+}
+
+/// Whether the open `file` is the one `path` names now.
+fn same_open_file(file: &std::fs::File, path: &Path) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        match (file.metadata(), std::fs::metadata(path)) {
+            (Ok(a), Ok(b)) => a.dev() == b.dev() && a.ino() == b.ino(),
+            _ => false,
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = (file, path);
+        true
+    }
+}
+
 /// Writes an output file atomically (`srcmap_bytes::write_atomic`), naming it in the error.
 pub fn write_output(path: &Path, bytes: &[u8]) -> Result<(), DriverError> {
     srcmap_bytes::write_atomic(path, bytes).map_err(|error| DriverError::Write {
@@ -68,6 +128,23 @@ mod tests {
         assert!(err.is_usage());
         assert!(err.to_string().ends_with("; name another output"), "{err}");
         refuse_overwriting(&input, &dir.join("a.bsp")).unwrap();
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn a_second_edit_of_a_locked_file_fails_and_a_replaced_file_is_noticed() {
+        let dir = std::env::temp_dir().join(format!("srcmap-driver-lock-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let map = dir.join("a.bsp");
+        std::fs::write(&map, b"one").unwrap();
+        let first = lock_for_edit(&map).unwrap();
+        let err = lock_for_edit(&map).unwrap_err().to_string();
+        assert!(err.contains("another command is changing this file"), "{err}");
+        // The first edit writes its result (a new file) and ends: the next edit may start.
+        write_output(&map, b"two").unwrap();
+        drop(first);
+        let second = lock_for_edit(&map).unwrap();
+        drop(second);
         let _ = std::fs::remove_dir_all(&dir);
     }
 }

@@ -48,6 +48,7 @@ fn compile_for(target: &Target) -> Vec<u8> {
             fast: true,
             ..Default::default()
         }),
+        lights: Vec::new(),
     };
     srcmap_driver::compile(&job, &NO_PROGRESS, &NoMessages).unwrap();
     std::fs::read(map.with_extension("bsp")).unwrap()
