@@ -104,6 +104,11 @@ pub enum LeakState {
     /// No vis data, and every world leaf, solid ones included, in cluster 0: the portal file
     /// was never written.
     Leaked,
+    /// The outside was not filled: a non-solid world leaf touches the world's bounding box
+    /// (the head node's), which only the void outside the map can. vbsp leaves it so on a
+    /// leak it was told to let through (`--allowleak`) or with no entity in open space.
+    #[serde(rename = "leaked")]
+    Unfilled,
     /// No vis data and no world leaf to tell by.
     Unknown,
 }
@@ -256,10 +261,13 @@ impl LightingState {
 
 impl LeakState {
     fn of(bsp: &Bsp) -> LeakState {
+        let leaves = world_leaves(bsp);
+        if outside_open(bsp, &leaves) {
+            return LeakState::Unfilled;
+        }
         if bsp.visibility.as_ref().is_some_and(|v| v.num_clusters > 0) {
             return LeakState::Sealed;
         }
-        let leaves = world_leaves(bsp);
         if leaves.is_empty() {
             return LeakState::Unknown;
         }
@@ -269,6 +277,22 @@ impl LeakState {
             LeakState::Sealed
         }
     }
+}
+
+/// Whether a non-solid world leaf reaches a face of the world's box (the head node's bounds):
+/// every point of the map's inside lies strictly within the brushes' extent, so such a leaf
+/// is the void outside, which a filled map has made solid.
+fn outside_open(bsp: &Bsp, leaves: &[usize]) -> bool {
+    let Some(head) = bsp
+        .models
+        .first()
+        .and_then(|m| bsp.nodes.get(m.head_node.max(0) as usize))
+    else {
+        return false;
+    };
+    leaves.iter().map(|&l| &bsp.leafs[l]).any(|leaf| {
+        leaf.contents & 1 == 0 && (0..3).any(|k| leaf.mins[k] <= head.mins[k] || leaf.maxs[k] >= head.maxs[k])
+    })
 }
 
 impl FeatureCounts {
@@ -367,6 +391,9 @@ impl LeakState {
             LeakState::Sealed => "none (sealed)",
             LeakState::Leaked => {
                 "leaked (no vis data, and every world leaf, solid ones too, in cluster 0: vbsp wrote no portal file)"
+            }
+            LeakState::Unfilled => {
+                "leaked (the outside was not filled: an open leaf reaches the world's box; compiled with --allowleak, or with no entity in open space)"
             }
             LeakState::Unknown => "unknown (no vis data and no world leaves)",
         }

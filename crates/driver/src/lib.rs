@@ -20,7 +20,7 @@ pub mod vrad;
 pub mod vvis;
 
 pub use compile::{CompileJob, CompileProgress, CompileReports, compile};
-pub use error::{DriverError, LeakError};
+pub use error::{DriverError, ErrorReport, LeakError};
 pub use files::{refuse_overwriting, write_output};
 pub use messages::{Messages, NoMessages};
 pub use vbsp::{VbspJob, vbsp};

@@ -291,7 +291,7 @@ impl<'a> Compile<'a> {
         self.diags
             .extend(crate::not_compiled::diagnostics(self.input, &bsp));
         for d in &self.diags {
-            self.report.warn(d.to_string());
+            self.report.warn(d);
         }
         Ok(Output {
             bsp,
@@ -311,8 +311,12 @@ impl<'a> Compile<'a> {
         r.set("models", bsp.models.len() as f64);
         r.set("faces", bsp.faces.len() as f64);
         r.set("world_leaves", self.tree.leaves().count() as f64);
+        // The BSP's leaf records (every model's, Valve's leaf 0 too): what `srcmap info` counts.
+        r.set("leaves", bsp.leafs.len() as f64);
         r.set("clusters", self.clusters.count as f64);
         r.set("portals", portals as f64);
         r.set("outside_filled", self.outside_filled as f64);
+        // 0 when the outside was not filled (a leak let through, or no entity in open space).
+        r.set("sealed", self.outside_sealed as u8);
     }
 }
