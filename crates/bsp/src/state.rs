@@ -262,19 +262,15 @@ impl LightingState {
 impl LeakState {
     fn of(bsp: &Bsp) -> LeakState {
         let leaves = world_leaves(bsp);
-        if outside_open(bsp, &leaves) {
-            return LeakState::Unfilled;
-        }
-        if bsp.visibility.as_ref().is_some_and(|v| v.num_clusters > 0) {
-            return LeakState::Sealed;
-        }
-        if leaves.is_empty() {
-            return LeakState::Unknown;
-        }
-        if leaves.iter().all(|&l| bsp.leafs[l].cluster == 0) {
+        let vis = bsp.visibility.as_ref().is_some_and(|v| v.num_clusters > 0);
+        if !vis && !leaves.is_empty() && leaves.iter().all(|&l| bsp.leafs[l].cluster == 0) {
             LeakState::Leaked
-        } else {
+        } else if outside_open(bsp, &leaves) {
+            LeakState::Unfilled
+        } else if vis || !leaves.is_empty() {
             LeakState::Sealed
+        } else {
+            LeakState::Unknown
         }
     }
 }
@@ -456,15 +452,41 @@ mod tests {
         });
         bsp.nodes.push(Node {
             children: [-2, -3],
+            mins: [-64.0; 3],
+            maxs: [64.0; 3],
             ..Default::default()
         });
-        let leaf = |contents, cluster| Leaf {
+        let leaf = |contents, cluster, mins, maxs| Leaf {
             contents,
             cluster,
+            mins,
+            maxs,
             ..Default::default()
         };
-        bsp.leafs = vec![leaf(1, 0), leaf(1, solid_cluster), leaf(0, 0)];
+        bsp.leafs = vec![
+            leaf(1, 0, [0.0; 3], [0.0; 3]),
+            leaf(1, solid_cluster, [-64.0; 3], [64.0; 3]),
+            leaf(0, 0, [-32.0; 3], [32.0; 3]),
+        ];
         bsp
+    }
+
+    #[test]
+    fn an_open_leaf_on_the_worlds_box_is_an_unfilled_outside() {
+        let mut bsp = world(-1);
+        bsp.leafs[2].cluster = 1;
+        assert_eq!(MapState::of(&bsp).leak, LeakState::Sealed);
+        bsp.leafs[2].maxs[0] = 64.0;
+        let state = MapState::of(&bsp);
+        assert_eq!(state.leak, LeakState::Unfilled);
+        assert!(
+            state
+                .to_string()
+                .contains("leak: leaked (the outside was not filled")
+        );
+        // A solid leaf there is the filled outside.
+        bsp.leafs[2].contents = 1;
+        assert_eq!(MapState::of(&bsp).leak, LeakState::Sealed);
     }
 
     #[test]

@@ -38,7 +38,12 @@ pub fn error_report(err: &anyhow::Error, message: &str, usage: bool) -> srcmap_d
 /// `{"error": REPORT}` on stdout, one document; a failure to print it is not reported (the
 /// error is on stderr already).
 pub fn print_error_json(report: &srcmap_driver::ErrorReport) {
-    let _ = print_json(&serde_json::json!({ "error": report }));
+    /// The document: `error` holding the report's fields in their order.
+    #[derive(serde::Serialize)]
+    struct Failure<'a> {
+        error: &'a srcmap_driver::ErrorReport,
+    }
+    let _ = print_json(&Failure { error: report });
 }
 
 /// A command line clap refuses (or `--help`, `--version`): clap's text as clap prints it, and

@@ -173,23 +173,23 @@ fn fraction(done: u64, total: u64) -> Option<f64> {
     (total > 0).then(|| (done as f64 / total as f64).min(1.0))
 }
 
-/// `1,204/3,410 faces (35%), 12.3 s, 22.8 s left`: how far, how long, how long to go.
+/// `1,204/3,410 faces (35%), 12.3 s, 22.8 s left`: how far, how long, how long to go
+/// (`35%, ...` for work without a unit; the elapsed time alone when the total is unknown).
 fn progress_text(p: &Phase, done: u64) -> String {
     let elapsed = p.started.elapsed().as_secs_f64();
-    match fraction(done, p.total) {
-        Some(frac) if frac > 0.0 => format!(
-            "{} ({:.0}%), {}, {} left",
-            so_far(done, p.total, p.unit),
-            100.0 * frac,
-            human_duration(elapsed),
-            human_duration(elapsed * (1.0 - frac) / frac)
-        ),
-        Some(_) => format!(
-            "{} (0%), {}",
-            so_far(done, p.total, p.unit),
-            human_duration(elapsed)
-        ),
-        None => human_duration(elapsed),
+    let Some(frac) = fraction(done, p.total) else {
+        return human_duration(elapsed);
+    };
+    let percent = format!("{:.0}%", 100.0 * frac);
+    let how_far = match amount(p.total, p.unit) {
+        Some(_) => format!("{} ({percent})", so_far(done, p.total, p.unit)),
+        None => percent,
+    };
+    if frac > 0.0 {
+        let left = human_duration(elapsed * (1.0 - frac) / frac);
+        format!("{how_far}, {}, {left} left", human_duration(elapsed))
+    } else {
+        format!("{how_far}, {}", human_duration(elapsed))
     }
 }
 
@@ -501,6 +501,37 @@ mod tests {
         assert_eq!(so_far(1204, 3410, Unit::Faces), "1,204/3,410 faces");
         assert_eq!(so_far(15_730_035_797, 31_460_071_594, Unit::Work), "50%");
         assert_eq!(so_far(512, 2048, Unit::Bytes), "512 B/2.00 KiB");
+    }
+
+    #[test]
+    fn status_lines_give_percentage_and_time_left() {
+        let phase = |total, unit| Phase {
+            name: "direct light".into(),
+            total,
+            unit,
+            started: Instant::now() - Duration::from_secs(10),
+            running: true,
+        };
+        let text = phase_status(&phase(4, Unit::Faces), 1);
+        assert!(
+            text.starts_with("direct light 1/4 faces (25%), 10.0 s, 30."),
+            "{text}"
+        );
+        assert!(text.ends_with(" s left"), "{text}");
+        let text = progress_text(&phase(0, Unit::Steps), 0);
+        assert!(text.starts_with("10.0") && !text.contains('%'), "{text}");
+        let text = progress_text(&phase(8, Unit::Work), 0);
+        assert!(text.starts_with("0%, 10.0 s") && !text.contains("left"), "{text}");
+    }
+
+    #[test]
+    fn a_stage_ends_with_the_reports_time() {
+        let mut report = Report::new("vrad");
+        report.seconds = 96.4;
+        assert_eq!(stage_done_line(&report), "vrad: done in 1 min 36 s");
+        report.warn("one");
+        report.seconds = 0.424;
+        assert_eq!(stage_done_line(&report), "vrad: done in 0.42 s (1 warning)");
     }
 
     #[test]

@@ -274,19 +274,22 @@ impl SkyAmbient {
 
 /// Direct light of every lit face, for one or more ranges at once: `ranges[r]` is the light
 /// list of range `r` (the same lights in the same order, only intensities differ), so every
-/// shadow ray serves all ranges. Returns `[range][face]`.
+/// shadow ray serves all ranges. Returns `[range][face]`, and the time the sky table took
+/// (the report shows it apart from the rest of direct light).
 pub(crate) fn direct_lighting(
     world: &World,
     ranges: &[&[Light]],
     options: &Options,
     progress: &dyn Progress,
     counters: &Counters,
-) -> Vec<Vec<FaceLight>> {
+) -> (Vec<Vec<FaceLight>>, std::time::Duration) {
     if ranges.is_empty() {
-        return Vec::new();
+        return (Vec::new(), std::time::Duration::ZERO);
     }
     let sky_dirs = sphere_directions(options.sky_samples());
+    let started = std::time::Instant::now();
     let direct = DirectLight::new(world, ranges, options, counters, &sky_dirs, progress);
+    let sky_table = started.elapsed();
     let faces = world.faces.len();
     let per_face = par_map_steps(progress, "direct light", srcmap_stage::Unit::Faces, faces, |i| {
         if world.faces[i].lit {
@@ -295,7 +298,7 @@ pub(crate) fn direct_lighting(
             vec![FaceLight::default(); ranges.len()]
         }
     });
-    by_range(per_face, ranges.len())
+    (by_range(per_face, ranges.len()), sky_table)
 }
 
 /// What faces' shadow rays are traced against.
@@ -660,7 +663,7 @@ struct SkyTable {
 
 impl SkyTable {
     /// Shown as its own phase, `sky table`, counted in directions: on big outdoor maps it
-    /// takes most of the direct-light time (its time is part of the report's `direct`).
+    /// takes most of the direct-light time.
     fn trace(world: &World, sky_light: &Light, shadows: &Shadows<'_>, progress: &dyn Progress) -> SkyTable {
         let mut first_luxel = Vec::with_capacity(world.faces.len());
         let mut total = 0;
