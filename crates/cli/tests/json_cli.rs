@@ -245,3 +245,28 @@ fn compile_tells_each_stage_and_its_time_as_the_json_report_does() {
         "{err}"
     );
 }
+
+#[test]
+fn an_entity_warning_names_the_entity_and_its_place() {
+    let dir = temp_dir("warning");
+    let prop = "entity\n{\n\t\"id\" \"777\"\n\t\"classname\" \"prop_static\"\n\t\"model\" \"models/no/such.mdl\"\n\t\"origin\" \"16 32 48\"\n}\n";
+    let map = example_map();
+    let at = map.find("\nentity\n").unwrap() + 1;
+    let run = compile(
+        &dir,
+        "prop",
+        &format!("{}{prop}{}", &map[..at], &map[at..]),
+        &["--json"],
+    );
+    assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
+    let report = one_document(&run);
+    let warnings = report["warnings"].as_array().unwrap();
+    let w = warnings
+        .iter()
+        .find(|w| w["entity"] == 777)
+        .unwrap_or_else(|| panic!("no warning names the prop: {warnings:?}"));
+    assert_eq!(w["code"], "vbsp.entity");
+    assert_eq!(w["classname"], "prop_static");
+    assert_eq!(w["position"], serde_json::json!([16.0, 32.0, 48.0]));
+    assert!(w["brush"].is_null() && w["side"].is_null());
+}

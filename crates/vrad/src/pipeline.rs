@@ -323,7 +323,9 @@ impl<'a> Lighting<'a> {
         self.face_lights = lights;
         // The sky table is timed apart, as the progress shows it: both are tracing.
         self.trace_seconds += sky_table.as_secs_f64();
-        self.report.time("sky table", sky_table);
+        if !sky_table.is_zero() {
+            self.report.time("sky table", sky_table);
+        }
         self.traced("direct", t + sky_table);
     }
 

@@ -291,7 +291,8 @@ impl<'a> Compile<'a> {
         self.diags
             .extend(crate::not_compiled::diagnostics(self.input, &bsp));
         for d in &self.diags {
-            self.report.warn(d);
+            let warning = self.placed(d.into());
+            self.report.warn(warning);
         }
         Ok(Output {
             bsp,
@@ -301,6 +302,15 @@ impl<'a> Compile<'a> {
             leak: self.leak,
             dumps: self.dumps.unwrap_or_default(),
         })
+    }
+
+    /// A warning about an entity (and not one of its brushes) placed at the entity's origin.
+    fn placed(&self, mut w: srcmap_stage::Warning) -> srcmap_stage::Warning {
+        if let (Some(id), None) = (w.entity, w.brush) {
+            let entity = self.input.entities.iter().find(|e| e.id == id);
+            w.position = entity.and_then(|e| e.origin()).map(|o| [o.x, o.y, o.z]);
+        }
+        w
     }
 
     /// The report's counts.
