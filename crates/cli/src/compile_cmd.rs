@@ -196,8 +196,7 @@ pub fn vbsp(args: &VbspArgs) -> anyhow::Result<()> {
 
 /// `srcmap compile`: the preset and the map's config file laid under the flags given, then
 /// vbsp, vvis and vrad in one process on one map in memory; the BSP is written once, at the
-/// end. Without --json, the later stages' warnings are printed (vbsp tells its own as it
-/// goes).
+/// end. The driver tells every stage's warnings as text.
 pub fn compile(given: &CompileArgs) -> anyhow::Result<()> {
     let args = crate::compile_config::layered(given)?;
     let quiet = args.vbsp.quiet;
@@ -210,8 +209,6 @@ pub fn compile(given: &CompileArgs) -> anyhow::Result<()> {
     let reports = srcmap_driver::compile(&args.job(), &progress, &Stderr)?;
     if args.vbsp.json {
         print_json(&reports)?;
-    } else if !quiet {
-        reports.iter().skip(1).for_each(crate::rad_cmd::print_warnings);
     }
     Ok(())
 }

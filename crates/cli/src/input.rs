@@ -5,9 +5,15 @@ use std::path::Path;
 use anyhow::anyhow;
 use srcmap_bsp::Bsp;
 
-/// A file's bytes.
+/// A file's bytes (an error `--json` reports as kind `read`, naming the file).
 pub fn read_file(path: &Path) -> anyhow::Result<Vec<u8>> {
-    std::fs::read(path).map_err(|e| anyhow!("{}: cannot read: {e}", path.display()))
+    std::fs::read(path).map_err(|source| {
+        srcmap_driver::DriverError::Read {
+            path: path.to_path_buf(),
+            source,
+        }
+        .into()
+    })
 }
 
 /// A BSP file, parsed.

@@ -143,29 +143,37 @@ fn convert(args: &convert::ConvertArgs) -> anyhow::Result<()> {
 }
 
 fn main() -> ExitCode {
-    let cli =
-        Cli::parse_from(valve_flags::normalise_valve_flags(std::env::args_os()).unwrap_or_else(|e| e.exit()));
+    let raw: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    let json = output::asks_for_json(&raw);
+    let cli = match valve_flags::normalise_valve_flags(raw.into_iter()).and_then(Cli::try_parse_from) {
+        Ok(cli) => cli,
+        Err(e) => return output::usage_failure(e, json),
+    };
     match run(cli) {
         Ok(()) => ExitCode::SUCCESS,
-        Err(err) => {
-            // A closed pipe (`srcmap info x | head`) is not an error worth reporting.
-            if err.chain().any(|c| {
-                c.downcast_ref::<std::io::Error>()
-                    .is_some_and(|e| e.kind() == std::io::ErrorKind::BrokenPipe)
-            }) {
-                return ExitCode::SUCCESS;
-            }
-            // Messages quote file contents: no raw control characters to the terminal.
-            let message = format!("{err:#}");
-            let lines: Vec<_> = message.split('\n').map(output::printable).collect();
-            eprintln!("error: {}", lines.join("\n"));
-            // Wrong usage exits 2, as clap's own usage errors do.
-            if usage::is_usage(&err) {
-                return ExitCode::from(2);
-            }
-            ExitCode::from(1)
-        }
+        Err(err) => failure(&err, json),
     }
+}
+
+/// A failed run: the error on stderr (and as one JSON document on stdout with `--json`); exit
+/// status 2 for wrong usage, as clap's own usage errors, else 1.
+fn failure(err: &anyhow::Error, json: bool) -> ExitCode {
+    // A closed pipe (`srcmap info x | head`) is not an error worth reporting.
+    if err.chain().any(|c| {
+        c.downcast_ref::<std::io::Error>()
+            .is_some_and(|e| e.kind() == std::io::ErrorKind::BrokenPipe)
+    }) {
+        return ExitCode::SUCCESS;
+    }
+    // Messages quote file contents: no raw control characters to the terminal.
+    let message = format!("{err:#}");
+    let lines: Vec<_> = message.split('\n').map(output::printable).collect();
+    eprintln!("error: {}", lines.join("\n"));
+    let usage = usage::is_usage(err);
+    if json {
+        output::print_error_json(&output::error_report(err, &message, usage));
+    }
+    ExitCode::from(if usage { 2 } else { 1 })
 }
 
 #[cfg(test)]

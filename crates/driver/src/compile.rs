@@ -1,6 +1,8 @@
 //! `srcmap compile`: vbsp, then vvis, then vrad, in one process on one map in memory; the BSP
 //! is written once, at the end.
 
+use std::time::Instant;
+
 use srcmap_bsp::Bsp;
 use srcmap_stage::{Progress, Report};
 
@@ -32,27 +34,34 @@ pub struct CompileProgress<'a> {
 /// Each stage's report, in the order the stages ran.
 pub type CompileReports = Vec<Report>;
 
-/// Runs the compile and writes the BSP; "compile: wrote" is told unless quiet.
+/// Runs the compile and writes the BSP; "compile: wrote ... in N s" is told unless quiet.
+/// Each stage is announced to its progress when it begins and ends (with its report, whose
+/// `seconds` is the stage's wall time), and the later stages' warnings are told as text.
 pub fn compile(
     job: &CompileJob,
     progress: &CompileProgress<'_>,
     messages: &dyn Messages,
 ) -> Result<CompileReports, DriverError> {
+    let started = Instant::now();
     let Stage1 {
         mut bsp,
         file,
         out_path,
         sealed,
         report,
-    } = run_vbsp(&job.vbsp, progress.vbsp, messages)?;
+    } = timed_stage("vbsp", progress.vbsp, || {
+        run_vbsp(&job.vbsp, progress.vbsp, messages)
+    })?;
     let mut reports = vec![report];
     // -onlyents / -onlyprops keep the earlier compile's tree, so its visibility stays right.
     let vis = job.vis.filter(|_| job.vbsp.only.is_none());
     if let Some(settings) = &vis {
-        reports.extend(run_vis(job, &mut bsp, sealed, settings, progress.vvis, messages)?);
+        let vis = || run_vis(job, &mut bsp, sealed, settings, progress.vvis, messages);
+        reports.extend(timed_stage("vvis", progress.vvis, vis)?);
     }
     if let Some(settings) = &job.rad {
-        reports.push(run_rad(job, &mut bsp, settings, progress.vrad, messages)?);
+        let rad = || run_rad(job, &mut bsp, settings, progress.vrad, messages);
+        reports.push(timed_stage("vrad", progress.vrad, rad)?);
     }
     let map = &job.vbsp.map;
     let bytes = bsp.to_bytes_over(&file).map_err(|error| DriverError::WriteBsp {
@@ -61,9 +70,62 @@ pub fn compile(
     })?;
     write_output(&out_path, &bytes)?;
     if !job.vbsp.quiet {
-        messages.line(&format!("compile: wrote {}", out_path.display()));
+        tell_later_warnings(&reports, messages);
+        let total = started.elapsed().as_secs_f64();
+        messages.line(&format!(
+            "compile: wrote {} in {total:.2} s total",
+            out_path.display()
+        ));
     }
     Ok(reports)
+}
+
+/// What a stage gives back: a report, maybe inside its other results.
+trait StageOutput {
+    fn report_mut(&mut self) -> Option<&mut Report>;
+}
+
+impl StageOutput for Report {
+    fn report_mut(&mut self) -> Option<&mut Report> {
+        Some(self)
+    }
+}
+
+impl StageOutput for Option<Report> {
+    fn report_mut(&mut self) -> Option<&mut Report> {
+        self.as_mut()
+    }
+}
+
+impl StageOutput for Stage1 {
+    fn report_mut(&mut self) -> Option<&mut Report> {
+        Some(&mut self.report)
+    }
+}
+
+/// Runs one stage between `begin_stage` and `end_stage`, its wall time in its report.
+fn timed_stage<T: StageOutput>(
+    stage: &'static str,
+    progress: &dyn Progress,
+    run: impl FnOnce() -> Result<T, DriverError>,
+) -> Result<T, DriverError> {
+    let started = Instant::now();
+    progress.begin_stage(stage);
+    let mut out = run()?;
+    if let Some(report) = out.report_mut() {
+        report.seconds = started.elapsed().as_secs_f64();
+        progress.end_stage(report);
+    }
+    Ok(out)
+}
+
+/// vvis's and vrad's warnings as text (vbsp tells its own as it goes).
+fn tell_later_warnings(reports: &[Report], messages: &dyn Messages) {
+    for report in reports.iter().filter(|r| r.stage != "vbsp") {
+        for w in &report.warnings {
+            messages.line(&format!("{}: {w}", report.stage));
+        }
+    }
 }
 
 /// Vis on a sealed map; a leaked one has no portals, so vis is skipped with a warning.

@@ -21,7 +21,7 @@ pub mod vrad;
 pub mod vvis;
 
 pub use compile::{CompileJob, CompileProgress, CompileReports, compile};
-pub use error::{DriverError, LeakError};
+pub use error::{DriverError, ErrorReport, LeakError};
 pub use files::{EditLock, lock_for_edit, refuse_overwriting, write_output};
 pub use messages::{Messages, NoMessages};
 pub use vbsp::{VbspJob, vbsp};

@@ -342,7 +342,7 @@ pub fn summary(out_path: &Path, r: &Report) -> String {
         r.count("brushes"),
         r.count("models"),
         r.count("faces"),
-        r.count("world_leaves"),
+        r.count("leaves"),
         r.count("clusters"),
         r.count("portals")
     )

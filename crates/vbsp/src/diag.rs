@@ -48,6 +48,8 @@ pub struct Diagnostic {
     pub severity: Severity,
     pub at: Where,
     pub message: String,
+    /// A stable name for what is wrong (`vbsp.leak`), where one was given.
+    pub code: Option<&'static str>,
 }
 
 impl Diagnostic {
@@ -56,6 +58,7 @@ impl Diagnostic {
             severity: Severity::Warning,
             at,
             message: message.into(),
+            code: None,
         }
     }
     pub fn error(at: Where, message: impl Into<String>) -> Diagnostic {
@@ -63,6 +66,15 @@ impl Diagnostic {
             severity: Severity::Error,
             at,
             message: message.into(),
+            code: None,
+        }
+    }
+
+    /// The same diagnostic with a stable code.
+    pub fn with_code(self, code: &'static str) -> Diagnostic {
+        Diagnostic {
+            code: Some(code),
+            ..self
         }
     }
 }
@@ -77,6 +89,35 @@ impl fmt::Display for Diagnostic {
             write!(f, "{sev}: {}", self.message)
         } else {
             write!(f, "{}: {sev}: {}", self.at, self.message)
+        }
+    }
+}
+
+/// The report's form of a diagnostic: its place kept as fields (code `vbsp.map`,
+/// `vbsp.entity`, `vbsp.brush` or `vbsp.side` by the narrowest place it names, or the code it
+/// was given).
+impl From<&Diagnostic> for srcmap_stage::Warning {
+    fn from(d: &Diagnostic) -> srcmap_stage::Warning {
+        let code = d
+            .code
+            .unwrap_or(match (&d.at.side, &d.at.brush, &d.at.entity_id) {
+                (Some(_), _, _) => "vbsp.side",
+                (None, Some(_), _) => "vbsp.brush",
+                (None, None, Some(_)) => "vbsp.entity",
+                _ => "vbsp.map",
+            });
+        srcmap_stage::Warning {
+            severity: match d.severity {
+                Severity::Warning => srcmap_stage::Severity::Warning,
+                Severity::Error => srcmap_stage::Severity::Error,
+            },
+            code,
+            entity: d.at.entity_id,
+            classname: d.at.classname.clone(),
+            brush: d.at.brush,
+            side: d.at.side,
+            position: None,
+            message: d.message.clone(),
         }
     }
 }

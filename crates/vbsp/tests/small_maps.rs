@@ -294,6 +294,6 @@ fn left_out_kinds_are_one_warning_each_with_counts() {
         out.report
             .warnings
             .iter()
-            .any(|w| w.contains("2 info_no_dynamic_shadow"))
+            .any(|w| w.message.contains("2 info_no_dynamic_shadow"))
     );
 }

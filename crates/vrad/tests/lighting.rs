@@ -1149,7 +1149,7 @@ fn a_map_without_ldr_faces_is_unchanged_with_a_warning() {
         let (lit, report) = srcmap_vrad::relight(&bytes, &Options::default(), &NoProgress).unwrap();
         assert_eq!(lit, bytes);
         assert!(
-            report.warnings.iter().any(|w| w.contains(why)),
+            report.warnings.iter().any(|w| w.message.contains(why)),
             "{:?}",
             report.warnings
         );
@@ -1247,7 +1247,7 @@ fn a_static_prop_between_light_and_floor_shadows_the_floor_unless_disableshadows
     let report = srcmap_vrad::light(&mut no_game, &Options::default(), &NoProgress).unwrap();
     assert_eq!(report.count(counts::PROPS_WITHOUT_MODEL), 1);
     assert!(
-        report.warnings.iter().any(|w| w.contains(CHAIR)),
+        report.warnings.iter().any(|w| w.message.contains(CHAIR)),
         "{:?}",
         report.warnings
     );
