@@ -518,6 +518,14 @@ fn drawn_face_count(bsp: &Bsp) -> usize {
 }
 
 /// Record and byte counts within Valve's limits for this BSP version.
+/// The limits of this BSP version the map exceeds (records and bytes per lump): what a
+/// compiler must refuse to write, and a reader may refuse to load.
+pub fn limit_violations(bsp: &Bsp) -> Vec<Violation> {
+    let mut c = Checker { out: Vec::new() };
+    record_limits(bsp, &mut c);
+    c.out
+}
+
 fn record_limits(bsp: &Bsp, c: &mut Checker) {
     for (lump, max, name) in limits(bsp.version) {
         let n = count(bsp, lump);

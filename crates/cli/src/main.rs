@@ -142,7 +142,24 @@ fn convert(args: &convert::ConvertArgs) -> anyhow::Result<()> {
     }
 }
 
+/// `srcmap pak list MAP | head`: a print to the closed pipe panics inside `println!`. Exit
+/// quietly instead, as for a closed pipe reported as an error (see [`failure`]).
+fn exit_quietly_on_closed_pipe() {
+    let default = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        let payload = info.payload();
+        let message = (payload.downcast_ref::<String>().map(String::as_str))
+            .or_else(|| payload.downcast_ref::<&str>().copied())
+            .unwrap_or("");
+        if message.starts_with("failed printing to std") && message.contains("Broken pipe") {
+            std::process::exit(0);
+        }
+        default(info);
+    }));
+}
+
 fn main() -> ExitCode {
+    exit_quietly_on_closed_pipe();
     let raw: Vec<std::ffi::OsString> = std::env::args_os().collect();
     let json = output::asks_for_json(&raw);
     let cli = match valve_flags::normalise_valve_flags(raw.into_iter()).and_then(Cli::try_parse_from) {

@@ -53,8 +53,13 @@ pub fn finite_f64(s: &str) -> Result<f64, String> {
 /// definition, on stdout.
 pub fn completions(shell: clap_complete::Shell) -> anyhow::Result<()> {
     use clap::CommandFactory;
+    use std::io::Write;
     let mut cmd = crate::Cli::command();
-    clap_complete::generate(shell, &mut cmd, "srcmap", &mut std::io::stdout().lock());
+    // Made in memory first: clap_complete panics on a failed write (a closed pipe), where
+    // `write_all` reports it as an error.
+    let mut script = Vec::new();
+    clap_complete::generate(shell, &mut cmd, "srcmap", &mut script);
+    std::io::stdout().lock().write_all(&script)?;
     Ok(())
 }
 

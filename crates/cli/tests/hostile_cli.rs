@@ -162,3 +162,27 @@ fn control_characters_in_a_dmx_header_are_escaped() {
     assert!(out.contains("mo\\u{1b}]0;title\\u{7}\\u{1b}[2Jdel"), "{out}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `srcmap … | head`: the reader goes away; the writer exits quietly, without a panic.
+#[test]
+fn a_closed_output_pipe_ends_the_command_quietly() {
+    let vmf = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/box_room.vmf");
+    let commands: [Vec<&std::ffi::OsStr>; 3] = [
+        vec!["completions".as_ref(), "bash".as_ref()],
+        vec!["man".as_ref()],
+        vec!["info".as_ref(), vmf.as_os_str()],
+    ];
+    for args in commands {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_srcmap"))
+            .args(&args)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        drop(child.stdout.take());
+        let out = child.wait_with_output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
+        assert_eq!(out.status.code(), Some(0), "{args:?}: {stderr}");
+    }
+}

@@ -155,7 +155,9 @@ impl DriverError {
             E::Game(_) | E::Content(_) => ("game", None),
             E::Table { path, .. } => ("materials", Some(path)),
             E::Vbsp { map, error } => match **error {
-                srcmap_vbsp::VbspError::Limit { .. } => ("limit", Some(map)),
+                srcmap_vbsp::VbspError::Limit { .. } | srcmap_vbsp::VbspError::OverLimit(_) => {
+                    ("limit", Some(map))
+                }
                 _ => ("compile", Some(map)),
             },
             E::Leak(leak) => ("leak", Some(&leak.map)),

@@ -147,6 +147,10 @@ pub enum VbspError {
         count: usize,
         max: usize,
     },
+    /// The finished BSP exceeds a limit of its version that `check` judges (entities,
+    /// cubemaps, overlays, lighting bytes...): the engine would refuse it.
+    #[error("limit exceeded: {0}")]
+    OverLimit(String),
     /// More distinct light names than switchable styles (Valve's `MAX_SWITCHED_LIGHTS`).
     #[error(
         "too many switched lights: light '{name}' (entity {entity_id}) would need a style past the {max} named lights may have"

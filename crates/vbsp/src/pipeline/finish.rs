@@ -288,6 +288,9 @@ impl<'a> Compile<'a> {
             });
         }
         self.report_counts(&bsp);
+        if let Some(v) = srcmap_bsp::check::limit_violations(&bsp).first() {
+            return Err(VbspError::OverLimit(v.to_string()));
+        }
         self.diags
             .extend(crate::not_compiled::diagnostics(self.input, &bsp));
         for d in &self.diags {
