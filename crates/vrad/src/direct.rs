@@ -8,7 +8,7 @@ use srcmap_trace::{ParallelOrigins, ParallelRays, Tracer};
 use crate::displacement::DispSurface;
 use crate::faces::{FaceGeom, bump_normals};
 use crate::lights::{Light, LightKind};
-use crate::samples::{FaceSamples, disp_uv, sample_point};
+use crate::samples::{FaceSamples, disp_uv};
 use crate::sampling::sphere_directions;
 use crate::sampling::toward;
 use crate::scene::{MAX_TRACE, SKY};
@@ -57,36 +57,59 @@ pub fn gather(
     out: &mut [f32; 4],
 ) -> bool {
     *out = [0.0; 4];
-    match light.kind {
-        LightKind::Sun => gather_sun(shadows, light, pos, normals, rays, out),
-        LightKind::SkyAmbient => gather_sky_ambient(shadows, pos, normals, rays, out),
-        LightKind::Surface => gather_surface(shadows.scene, light, pos, normals, rays, out),
-        LightKind::Point | LightKind::Spot => gather_point(shadows.scene, light, pos, normals, rays, out),
+    if light.kind == LightKind::SkyAmbient {
+        return gather_sky_ambient(shadows, pos, normals, rays, out);
+    }
+    let Some(ray) = unshadowed(light, pos, normals, out) else {
+        return false;
+    };
+    *rays += 1;
+    if ray.clear(shadows, pos) {
+        return true;
+    }
+    *out = [0.0; 4];
+    false
+}
+
+/// The shadow ray that decides whether a light's unshadowed light reaches a point.
+#[derive(Clone, Copy)]
+enum ShadowRay {
+    /// Toward the sun: it must reach the sky.
+    Sky(Vec3),
+    /// Toward a light this far away (unit direction, length).
+    Segment(Vec3, f32),
+}
+
+impl ShadowRay {
+    /// Whether nothing blocks the ray from `pos`.
+    #[inline]
+    fn clear(self, shadows: &Shadows<'_>, pos: Vec3) -> bool {
+        match self {
+            ShadowRay::Sky(d) => reaches_sky(shadows.scene, shadows.sky_faces, shadows.sky3d, pos, d),
+            ShadowRay::Segment(d, len) => !shadows.scene.occluded(pos.to_array(), d.to_array(), len),
+        }
     }
 }
 
-/// [`gather`] for the sun: where the surface faces it and its direction reaches the sky.
+/// `light`'s light at `pos` (not sky ambient) were nothing in the way, into `out` per normal,
+/// and the shadow ray that decides whether it arrives; `None` when none would.
 #[inline]
-fn gather_sun(
-    shadows: &Shadows<'_>,
-    light: &Light,
-    pos: Vec3,
-    normals: &[Vec3],
-    rays: &mut u64,
-    out: &mut [f32; 4],
-) -> bool {
-    let dot = -normals[0].dot(light.normal);
-    if dot <= 0.0 {
-        return false;
+fn unshadowed(light: &Light, pos: Vec3, normals: &[Vec3], out: &mut [f32; 4]) -> Option<ShadowRay> {
+    match light.kind {
+        LightKind::Sun => unshadowed_sun(light, normals, out),
+        LightKind::Surface => unshadowed_surface(light, pos, normals, out),
+        _ => unshadowed_point(light, pos, normals, out),
     }
-    *rays += 1;
-    reaches_sky(
-        shadows.scene,
-        shadows.sky_faces,
-        shadows.sky3d,
-        pos,
-        -light.normal,
-    ) && lit_along(normals, -light.normal, 1.0, out)
+}
+
+/// [`unshadowed`] for the sun: where the surface faces it.
+#[inline]
+fn unshadowed_sun(light: &Light, normals: &[Vec3], out: &mut [f32; 4]) -> Option<ShadowRay> {
+    let dot = -normals[0].dot(light.normal);
+    (dot > 0.0).then(|| {
+        lit_along(normals, -light.normal, 1.0, out);
+        ShadowRay::Sky(-light.normal)
+    })
 }
 
 /// [`gather`] for sky ambient: the share of the sky directions that reach the sky.
@@ -108,54 +131,31 @@ fn gather_sky_ambient(
     sky.finish(normals.len(), out)
 }
 
-/// [`gather`] for a texture-light patch. VRAD: cos at the sample × cos at the emitting
-/// patch / distance², no clamp.
+/// [`unshadowed`] for a texture-light patch. VRAD: cos at the sample × cos at the emitting
+/// patch / distance², no clamp; the patch lies on its own brush, so its shadow ray stops
+/// just short of it.
 #[inline]
-fn gather_surface(
-    scene: &dyn Tracer,
-    light: &Light,
-    pos: Vec3,
-    normals: &[Vec3],
-    rays: &mut u64,
-    out: &mut [f32; 4],
-) -> bool {
-    let Some((dist2, dist, dir)) = toward(pos, light.origin, 1e-6) else {
-        return false;
-    };
+fn unshadowed_surface(light: &Light, pos: Vec3, normals: &[Vec3], out: &mut [f32; 4]) -> Option<ShadowRay> {
+    let (dist2, dist, dir) = toward(pos, light.origin, 1e-6)?;
     let dot = normals[0].dot(dir);
     let dot2 = -dir.dot(light.normal);
     if dot <= 0.0 || dot2 <= 0.0 {
-        return false;
+        return None;
     }
-    let falloff = dot2 / dist2;
-    *rays += 1;
-    // The patch lies on its own brush: stop the shadow ray just short of it.
-    !scene.occluded(pos.to_array(), dir.to_array(), dist - SURFACE_EPSILON)
-        && lit_along(normals, dir, falloff, out)
+    lit_along(normals, dir, dot2 / dist2, out);
+    Some(ShadowRay::Segment(dir, dist - SURFACE_EPSILON))
 }
 
-/// [`gather`] for a point or spot light ([`point_falloff`]).
+/// [`unshadowed`] for a point or spot light ([`point_falloff`]).
 #[inline]
-fn gather_point(
-    scene: &dyn Tracer,
-    light: &Light,
-    pos: Vec3,
-    normals: &[Vec3],
-    rays: &mut u64,
-    out: &mut [f32; 4],
-) -> bool {
-    let Some((_, dist, dir)) = toward(pos, light.origin, 0.0) else {
-        return false;
-    };
-    let dot = normals[0].dot(dir);
-    if dot <= 0.0 {
-        return false;
+fn unshadowed_point(light: &Light, pos: Vec3, normals: &[Vec3], out: &mut [f32; 4]) -> Option<ShadowRay> {
+    let (_, dist, dir) = toward(pos, light.origin, 0.0)?;
+    if normals[0].dot(dir) <= 0.0 {
+        return None;
     }
-    let Some(falloff) = point_falloff(light, dist, dir) else {
-        return false;
-    };
-    *rays += 1;
-    !scene.occluded(pos.to_array(), dir.to_array(), dist) && lit_along(normals, dir, falloff, out)
+    let falloff = point_falloff(light, dist, dir)?;
+    lit_along(normals, dir, falloff, out);
+    Some(ShadowRay::Segment(dir, dist))
 }
 
 /// The light along `dir` (unit, toward the light) of strength `scale` on each normal into
@@ -298,7 +298,10 @@ pub(crate) fn direct_lighting(
             vec![FaceLight::default(); ranges.len()]
         }
     });
-    (by_range(per_face, ranges.len()), sky_table)
+    (
+        by_range(crate::radial::blend_faces(world, per_face), ranges.len()),
+        sky_table,
+    )
 }
 
 /// What faces' shadow rays are traced against.
@@ -571,11 +574,12 @@ fn reachable_luxels(
 ) -> Vec<bool> {
     (0..luxels)
         .map(|l| {
-            world.sees(
-                light,
-                light_cluster,
-                samples.cluster.get(l).copied().unwrap_or(-1),
-            )
+            samples.holds(l)
+                && world.sees(
+                    light,
+                    light_cluster,
+                    samples.cluster.get(l).copied().unwrap_or(-1),
+                )
         })
         .collect()
 }
@@ -715,7 +719,10 @@ fn facing_luxels(
         }
         for l in 0..face.luxel_count() {
             let cluster = samples.cluster.get(l).copied().unwrap_or(-1);
-            if samples.normal[l].dot(d) <= SKY_IN_FRONT || !world.sees(sky_light, -1, cluster) {
+            if !samples.holds(l)
+                || samples.normal[l].dot(d) <= SKY_IN_FRONT
+                || !world.sees(sky_light, -1, cluster)
+            {
                 continue;
             }
             bits.push(first_luxel[i] + l);
@@ -896,114 +903,180 @@ fn blend(style: &[Vec3], weights: &[Vec<(usize, f32)>], luxels: usize) -> Vec<Ve
     blended
 }
 
-/// Where supersampling takes a luxel's four sub-samples, in luxels from its centre.
-const OFFSETS: [(f32, f32); 4] = [(-0.25, -0.25), (0.25, -0.25), (-0.25, 0.25), (0.25, 0.25)];
+/// Where supersampling takes a sample's sub-samples along each axis, in luxels from it
+/// (VRAD: a 4 × 4 grid a quarter luxel apart).
+const OFFSETS: [f32; 4] = [-0.375, -0.125, 0.125, 0.375];
+/// A sample is supersampled when its perceived light ([`perceived`]) differs from one of its
+/// eight neighbours' by this much (VRAD's gradient threshold).
+const STEEP: f32 = 0.0625;
+/// Passes of supersampling: each re-checks the samples the last one changed (VRAD's
+/// `extrapasses`).
+const PASSES: usize = 4;
 
 /// One sub-sample of a luxel being supersampled.
 struct SubSample {
-    /// Which of [`OFFSETS`].
-    k: usize,
     pos: Vec3,
     cluster: i32,
     normals: [Vec3; 4],
-}
-
-impl SubSample {
-    /// [`gather`] at the sub-sample.
-    #[inline]
-    fn gather(
-        &self,
-        shadows: &Shadows<'_>,
-        light: &Light,
-        bump_count: usize,
-        rays: &mut u64,
-        out: &mut [f32; 4],
-    ) -> bool {
-        gather(shadows, light, self.pos, &self.normals[..bump_count], rays, out)
-    }
+    /// At a corner of the sub-sample grid.
+    corner: bool,
 }
 
 impl DirectLight<'_> {
-    /// Re-lights luxels on a sharp change (shadow edges, light cones) as the mean of four
-    /// samples a quarter luxel around the centre, like VRAD's supersampling (not with
-    /// `-fast`). Sky ambient (a hundred-odd rays a sample, and soft anyway) is not traced
-    /// again: each luxel keeps its centre's, from `sky_ambients`, the centre being where the
-    /// four samples average. Only styles the face already has are updated. The luxels re-lit
-    /// and the rays traced are counted in the counters, the rays also in the face's.
+    /// Re-lights samples on a sharp change (shadow edges, light cones) as the mean of
+    /// sub-samples a quarter luxel around the sample, like VRAD's supersampling (not with
+    /// `-fast`); as VRAD, a sub-sample outside the sample's piece of the face is left out,
+    /// and a sample none of whose sub-samples lies on the face keeps its light. Sky ambient
+    /// (a hundred-odd rays a sample, and soft anyway) is not traced again: each sample keeps
+    /// its own, from `sky_ambients`. Only styles the face already has are updated. The
+    /// samples re-lit and the rays traced are counted in the counters, the rays also in the
+    /// face's.
     fn supersample_edges(&self, work: &mut FaceWork<'_>, sky_ambients: &[(usize, Vec<Option<[f32; 4]>>)]) {
         let traced_before = work.rays;
-        let lum = luminance(work);
-        let centroid = work.face.luxel_centroid();
+        let mut level = perceived(work);
+        let mut done = vec![false; work.luxels];
         let mut rays = work.rays;
         let mut supersampled = 0;
-        for l in 0..work.luxels {
-            if !on_edge(&lum, work.face.width, work.face.height, l) {
-                continue;
+        for _ in 0..PASSES {
+            let (w, h) = (work.face.width, work.face.height);
+            let todo: Vec<usize> = (0..work.luxels)
+                .filter(|&l| !done[l] && work.samples.holds(l) && steep(&level, w, h, l))
+                .collect();
+            if todo.is_empty() {
+                break;
             }
-            supersampled += 1;
-            let acc = self.supersample_luxel(work, l, centroid, sky_ambients, &mut rays);
-            store_supersampled(work, l, &acc);
+            for l in todo {
+                done[l] = true;
+                if let Some(acc) = self.supersample_luxel(work, l, sky_ambients, &mut rays) {
+                    supersampled += 1;
+                    store_supersampled(work, l, &acc);
+                    set_perceived(work, &mut level, l);
+                }
+            }
         }
         work.rays = rays;
         Counters::add(&self.counters.supersample_rays, work.rays - traced_before);
         Counters::add(&self.counters.supersampled_luxels, supersampled);
     }
 
-    /// Per range, per (style slot, bump basis): the sum of luxel `l`'s four sub-samples.
+    /// Per range, per (style slot, bump basis): the light of sample `l` from its sub-samples
+    /// (their mean, its own sky ambient added); `None` when none lies on the face.
     fn supersample_luxel(
         &self,
         work: &FaceWork<'_>,
         l: usize,
-        centroid: Vec2,
         sky_ambients: &[(usize, Vec<Option<[f32; 4]>>)],
         rays: &mut u64,
-    ) -> Vec<Vec<Vec3>> {
-        let (s, t) = (l % work.face.width, l / work.face.width);
+    ) -> Option<Vec<Vec<Vec3>>> {
+        let subs = self.sub_samples(work, l)?;
         let mut acc: Vec<Vec<Vec3>> =
             vec![vec![Vec3::ZERO; work.styles.len() * work.bump_count]; self.ranges.len()];
-        for (k, (dx, dy)) in OFFSETS.into_iter().enumerate() {
-            let (pos, normal) =
-                sample_point(work.face, None, Vec2::new(s as f32 + dx, t as f32 + dy), centroid);
-            let sub = SubSample {
-                k,
-                pos,
-                cluster: self.world.cluster_at(pos),
-                normals: sample_normals(work.face, normal),
-            };
-            self.add_sub_sample(work, l, &sub, sky_ambients, &mut acc, rays);
-        }
-        acc
-    }
-
-    /// Adds every light of a style the face holds at one sub-sample into `acc`; sky ambient
-    /// is the centre's, counted once (weighted 4) at the first sub-sample.
-    fn add_sub_sample(
-        &self,
-        work: &FaceWork<'_>,
-        l: usize,
-        sub: &SubSample,
-        sky_ambients: &[(usize, Vec<Option<[f32; 4]>>)],
-        acc: &mut [Vec<Vec3>],
-        rays: &mut u64,
-    ) {
-        let (mut amounts, bump_count) = ([0.0f32; 4], work.bump_count);
         for (li, (light, &light_cluster)) in self.ranges[0].iter().zip(&self.light_clusters).enumerate() {
             let Some(slot) = work.styles.iter().position(|&st| st == light.style) else {
                 continue;
             };
-            let sky_ambient = light.kind == LightKind::SkyAmbient;
-            let reached = if sky_ambient {
-                sub.k == 0 && centre_sky(sky_ambients, li, l).map(|a| amounts = a).is_some()
-            } else {
-                self.world.sees(light, light_cluster, sub.cluster)
-                    && sub.gather(&self.shadows, light, bump_count, rays, &mut amounts)
-            };
-            if !reached || amounts[0] <= 0.0 {
+            if light.kind != LightKind::SkyAmbient {
+                let at = slot * work.bump_count;
+                self.light_sub_samples(&subs, light, light_cluster, work.bump_count, rays, |amounts| {
+                    self.accumulate(&mut acc, li, 1.0, at, &amounts[..work.bump_count]);
+                });
+            }
+        }
+        for v in acc.iter_mut().flatten() {
+            *v /= subs.len() as f32;
+        }
+        self.add_sky_ambient(work, l, sky_ambients, &mut acc);
+        Some(acc)
+    }
+
+    /// Sample `l`'s sub-samples: a 4 × 4 grid around it, those inside its piece of the face;
+    /// `None` when there are none.
+    fn sub_samples(&self, work: &FaceWork<'_>, l: usize) -> Option<Vec<SubSample>> {
+        let cell = work.samples.cells.get(l)?;
+        let normals = sample_normals(work.face, work.face.normal);
+        let mut subs = Vec::with_capacity(OFFSETS.len() * OFFSETS.len());
+        for (i, dx) in OFFSETS.into_iter().enumerate() {
+            for (j, dy) in OFFSETS.into_iter().enumerate() {
+                let at = cell.centre + Vec2::new(dx, dy);
+                if !cell.contains(at) {
+                    continue;
+                }
+                let pos = work.face.luxel_to_world(at.x, at.y) + work.face.normal;
+                let edge = |k: usize| k == 0 || k == OFFSETS.len() - 1;
+                subs.push(SubSample {
+                    pos,
+                    cluster: self.world.cluster_at(pos),
+                    normals,
+                    corner: edge(i) && edge(j),
+                });
+            }
+        }
+        (!subs.is_empty()).then_some(subs)
+    }
+
+    /// The amounts `light` gives the sub-samples it reaches. The corners' shadow rays are
+    /// traced first; where at least two of them agree with each other, the sub-samples between
+    /// them are taken to agree too, and only where they disagree is every ray traced (a
+    /// shadow edge that slips between the corners is missed: the price of 4 rays instead
+    /// of 16 over most of a face).
+    fn light_sub_samples(
+        &self,
+        subs: &[SubSample],
+        light: &Light,
+        light_cluster: i32,
+        bump_count: usize,
+        rays: &mut u64,
+        mut add: impl FnMut(&[f32; 4]),
+    ) {
+        const MAX: usize = OFFSETS.len() * OFFSETS.len();
+        let mut amounts = [[0.0f32; 4]; MAX];
+        let mut shadow_rays: [Option<ShadowRay>; MAX] = [None; MAX];
+        let mut clear: [Option<bool>; MAX] = [None; MAX];
+        let (mut corners, mut agree, mut first) = (0, true, None);
+        for (i, sub) in subs.iter().enumerate().take(MAX) {
+            if self.world.sees(light, light_cluster, sub.cluster) {
+                shadow_rays[i] = unshadowed(light, sub.pos, &sub.normals[..bump_count], &mut amounts[i]);
+            }
+            if let (true, Some(ray)) = (sub.corner, shadow_rays[i]) {
+                *rays += 1;
+                let c = ray.clear(&self.shadows, sub.pos);
+                clear[i] = Some(c);
+                corners += 1;
+                agree &= *first.get_or_insert(c) == c;
+            }
+        }
+        let agreed = first.filter(|_| corners >= 2 && agree);
+        for (i, sub) in subs.iter().enumerate().take(MAX) {
+            let Some(ray) = shadow_rays[i] else { continue };
+            let reaches = clear[i].or(agreed).unwrap_or_else(|| {
+                *rays += 1;
+                ray.clear(&self.shadows, sub.pos)
+            });
+            if reaches && amounts[i][0] > 0.0 {
+                add(&amounts[i]);
+            }
+        }
+    }
+
+    /// Adds sample `l`'s own sky ambient (of a style the face holds) into `acc`.
+    fn add_sky_ambient(
+        &self,
+        work: &FaceWork<'_>,
+        l: usize,
+        sky_ambients: &[(usize, Vec<Option<[f32; 4]>>)],
+        acc: &mut [Vec<Vec3>],
+    ) {
+        for (li, light) in self.ranges[0].iter().enumerate() {
+            if light.kind != LightKind::SkyAmbient {
                 continue;
             }
-            let weight = if sky_ambient { OFFSETS.len() as f32 } else { 1.0 };
-            let at = slot * bump_count;
-            self.accumulate(acc, li, weight, at, &amounts[..bump_count]);
+            let Some(slot) = work.styles.iter().position(|&st| st == light.style) else {
+                continue;
+            };
+            if let Some(amounts) = centre_sky(sky_ambients, li, l).filter(|a| a[0] > 0.0) {
+                let bump_count = work.bump_count;
+                self.accumulate(acc, li, 1.0, slot * bump_count, &amounts[..bump_count]);
+            }
         }
     }
 
@@ -1020,33 +1093,47 @@ impl DirectLight<'_> {
     }
 }
 
-/// The luminance of each luxel, summed over the first range's styles (flat normal).
-fn luminance(work: &FaceWork<'_>) -> Vec<f32> {
-    const LUMA: Vec3 = Vec3::new(0.2126, 0.7152, 0.0722);
-    (0..work.luxels)
-        .map(|l| work.out[0].iter().map(|s| s[l].dot(LUMA)).sum())
+/// Per bump basis, per luxel: its sample's light as VRAD judges changes, `(r + g + b) / 256`
+/// to the power 1/2.2, summed over the first range's styles; NaN where the face holds no
+/// sample (no one's neighbour then).
+fn perceived(work: &FaceWork<'_>) -> Vec<Vec<f32>> {
+    (0..work.bump_count)
+        .map(|b| (0..work.luxels).map(|l| perceived_at(work, b, l)).collect())
         .collect()
 }
 
-/// Whether luxel `l` differs sharply from one of its four neighbours.
-#[inline]
-fn on_edge(lum: &[f32], w: usize, h: usize, l: usize) -> bool {
-    let (s, t) = (l % w, l / w);
-    let mut edge = false;
-    for (ns, nt) in [
-        (s.wrapping_sub(1), t),
-        (s + 1, t),
-        (s, t.wrapping_sub(1)),
-        (s, t + 1),
-    ] {
-        if ns < w && nt < h {
-            let (a, b) = (lum[l], lum[nt * w + ns]);
-            if (a - b).abs() > 0.1 * a.max(b) + 1.0 {
-                edge = true;
-            }
-        }
+fn perceived_at(work: &FaceWork<'_>, b: usize, l: usize) -> f32 {
+    if !work.samples.holds(l) {
+        return f32::NAN;
     }
-    edge
+    let sum: f32 = work.out[0]
+        .iter()
+        .map(|s| s[b * work.luxels + l].element_sum())
+        .sum();
+    (sum.max(0.0) / 256.0).powf(1.0 / 2.2)
+}
+
+/// [`perceived`] of luxel `l` again, after it changed.
+fn set_perceived(work: &FaceWork<'_>, level: &mut [Vec<f32>], l: usize) {
+    for (b, row) in level.iter_mut().enumerate() {
+        row[l] = perceived_at(work, b, l);
+    }
+}
+
+/// Whether luxel `l`'s light differs from one of its eight neighbours' by [`STEEP`] in some
+/// bump basis.
+fn steep(level: &[Vec<f32>], w: usize, h: usize, l: usize) -> bool {
+    let (s, t) = ((l % w) as i64, (l / w) as i64);
+    level.iter().any(|row| {
+        (-1..=1).any(|dt: i64| {
+            (-1..=1).any(|ds: i64| {
+                let (ns, nt) = (s + ds, t + dt);
+                (0..w as i64).contains(&ns)
+                    && (0..h as i64).contains(&nt)
+                    && (row[l] - row[(nt * w as i64 + ns) as usize]).abs() >= STEEP
+            })
+        })
+    })
 }
 
 /// Sky-ambient light `li`'s amounts at luxel `l`'s centre.
@@ -1058,13 +1145,13 @@ fn centre_sky(sky_ambients: &[(usize, Vec<Option<[f32; 4]>>)], li: usize, l: usi
         .and_then(|(_, sky)| sky[l])
 }
 
-/// Luxel `l`'s samples: the mean of its sub-samples' sums `acc`.
+/// Luxel `l`'s samples: `acc`, per range, per (style slot, bump basis).
 fn store_supersampled(work: &mut FaceWork<'_>, l: usize, acc: &[Vec<Vec3>]) {
     let (luxels, bump_count, styles) = (work.luxels, work.bump_count, work.styles.len());
     for (r, per_range) in acc.iter().enumerate() {
         for slot in 0..styles {
             for b in 0..bump_count {
-                work.out[r][slot][b * luxels + l] = per_range[slot * bump_count + b] / OFFSETS.len() as f32;
+                work.out[r][slot][b * luxels + l] = per_range[slot * bump_count + b];
             }
         }
     }

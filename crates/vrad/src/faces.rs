@@ -39,6 +39,8 @@ pub struct FaceGeom {
     pub reflectivity: Vec3,
     /// Texture-space S and T vectors (for bump basis normals).
     pub texture_vecs: [Vec3; 2],
+    /// The faces whose samples blend into this one's luxels ([`face_neighbours`]).
+    pub neighbours: Vec<u32>,
 }
 
 impl FaceGeom {
@@ -99,12 +101,93 @@ pub fn face_models(bsp: &Bsp) -> Vec<usize> {
 pub fn build_faces(bsp: &Bsp) -> Vec<FaceGeom> {
     let origins = model_origins(bsp);
     let models = face_models(bsp);
-    bsp.faces
+    let mut faces: Vec<FaceGeom> = bsp
+        .faces
         .iter()
         .enumerate()
         .map(|(i, face)| {
             let origin = origins.get(models[i]).copied().unwrap_or(Vec3::ZERO);
             build_face(bsp, face, origin)
+        })
+        .collect();
+    for (face, neighbours) in faces.iter_mut().zip(face_neighbours(bsp)) {
+        face.neighbours = neighbours;
+    }
+    faces
+}
+
+/// VRAD's cosine of the largest angle between faces that smooth into each other (45°).
+const SMOOTHING_THRESHOLD: f32 = std::f32::consts::FRAC_1_SQRT_2;
+/// The smoothing-group bit that makes an edge hard.
+const SMOOTHING_GROUP_HARD_EDGE: u32 = 0x8000_0000;
+
+/// Per face, its neighbours as VRAD's `PairEdges` finds them: faces sharing a vertex (by
+/// index) whose plane normals lie within 45° of its own, or, where either face has
+/// smoothing groups, that share a group and no hard edge. A face without a displacement
+/// takes no displacement as neighbour (displacements blend on their own).
+pub fn face_neighbours(bsp: &Bsp) -> Vec<Vec<u32>> {
+    let corners: Vec<Vec<u32>> = bsp.faces.iter().map(|f| face_vertex_indices(bsp, f)).collect();
+    let mut users: std::collections::HashMap<u32, Vec<u32>> = std::collections::HashMap::new();
+    for (i, vs) in corners.iter().enumerate() {
+        for &v in vs {
+            let list = users.entry(v).or_default();
+            if list.last() != Some(&(i as u32)) {
+                list.push(i as u32);
+            }
+        }
+    }
+    let normal = |f: &Face| {
+        bsp.planes
+            .get(f.plane as usize)
+            .map_or(Vec3::ZERO, |p| Vec3::from(p.normal))
+    };
+    (0..bsp.faces.len())
+        .map(|i| {
+            let mut out: Vec<u32> = Vec::new();
+            for v in &corners[i] {
+                for &j in &users[v] {
+                    let (a, b) = (&bsp.faces[i], &bsp.faces[j as usize]);
+                    if j as usize != i && !out.contains(&j) && smooths_with(a, b, normal(a).dot(normal(b))) {
+                        out.push(j);
+                    }
+                }
+            }
+            out
+        })
+        .collect()
+}
+
+/// Whether face `b` is a neighbour of face `a` ([`face_neighbours`]), their normals' dot
+/// product `cos`.
+fn smooths_with(a: &Face, b: &Face, cos: f32) -> bool {
+    if a.dispinfo >= 0 {
+        return true;
+    }
+    if b.dispinfo >= 0 {
+        return false;
+    }
+    if a.smoothing_groups == 0 && b.smoothing_groups == 0 {
+        return cos >= SMOOTHING_THRESHOLD;
+    }
+    let shared = a.smoothing_groups & b.smoothing_groups;
+    shared & SMOOTHING_GROUP_HARD_EDGE == 0 && shared != 0
+}
+
+/// A face's vertex indices in winding order (those out of range left out).
+fn face_vertex_indices(bsp: &Bsp, face: &Face) -> Vec<u32> {
+    let first = usize::try_from(face.first_edge).unwrap_or(usize::MAX);
+    let count = usize::try_from(face.num_edges).unwrap_or(0);
+    let Some(surfedges) = first
+        .checked_add(count)
+        .and_then(|end| bsp.surfedges.get(first..end))
+    else {
+        return Vec::new();
+    };
+    surfedges
+        .iter()
+        .filter_map(|&se| {
+            let edge = bsp.edges.get(se.unsigned_abs() as usize)?;
+            Some(if se >= 0 { edge.0[0] } else { edge.0[1] })
         })
         .collect()
 }
@@ -126,6 +209,7 @@ fn unlit(points: Vec<Vec3>, normal: Vec3, flags: SurfaceFlags) -> FaceGeom {
         luxel_poly: Vec::new(),
         reflectivity: Vec3::ZERO,
         texture_vecs: [Vec3::ZERO; 2],
+        neighbours: Vec::new(),
     }
 }
 
@@ -234,6 +318,7 @@ fn lit_face(
         luxel_poly: Vec::new(),
         reflectivity: reflectivity(bsp, tex),
         texture_vecs: tex.texture_vecs.map(|v| Vec3::from_slice(&v[..3])),
+        neighbours: Vec::new(),
     };
     g.luxel_poly = g.points.iter().map(|&p| g.world_to_luxel(p)).collect();
     g
@@ -270,7 +355,7 @@ pub fn clamp_to_polygon(poly: &[Vec2], p: Vec2) -> Vec2 {
 /// Whether `p` lies inside a convex polygon (of either winding): the same sign of cross
 /// products on every edge (edges it lies on do not count).
 #[inline]
-fn inside_polygon(poly: &[Vec2], p: Vec2) -> bool {
+pub fn inside_polygon(poly: &[Vec2], p: Vec2) -> bool {
     let mut sign = 0.0f32;
     for i in 0..poly.len() {
         let a = poly[i];

@@ -81,6 +81,7 @@ pub mod occlusion;
 pub mod output;
 pub mod pipeline;
 pub mod props;
+mod radial;
 pub mod samples;
 pub mod sampling;
 pub mod scene;

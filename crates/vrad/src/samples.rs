@@ -1,6 +1,9 @@
-//! Where each luxel is lit: one sample point per luxel, placed by the face's lightmap vectors
-//! and extents, kept a quarter luxel inside the face and lifted 1 unit off it; a
-//! displacement's samples laid over its grid (VRAD's `BuildFacelights` sample placement).
+//! Where each luxel is lit (VRAD's `BuildFacesamples`): a flat face's polygon, in luxel
+//! space, is cut into cells one luxel wide, cell `(s, t)` spanning `s..s+1` × `t..t+1` (so a
+//! cell's centre lies half a luxel past luxel `(s, t)`'s); each cell the face reaches holds a
+//! sample at the balance point of its piece of the face, lifted 1 unit off it. Luxels are
+//! then blended from the samples around them (`direct::radial`). A displacement's samples
+//! are laid over its grid instead.
 
 use glam::{Vec2, Vec3};
 
@@ -15,6 +18,43 @@ pub struct FaceSamples {
     pub normal: Vec<Vec3>,
     /// Visibility cluster of each sample (-1: unknown), to skip lights it cannot see.
     pub cluster: Vec<i32>,
+    /// A flat face's cells, one per luxel (empty on a displacement).
+    pub cells: Vec<Cell>,
+}
+
+/// The piece of a flat face inside one luxel-wide cell, in luxel space (relative to `mins`).
+#[derive(Debug, Clone, Default)]
+pub struct Cell {
+    /// Its balance point (area centroid), where the sample lies.
+    pub centre: Vec2,
+    /// Its bounds.
+    pub mins: Vec2,
+    pub maxs: Vec2,
+    /// The piece itself when it fills less than the whole cell (empty when it fills it,
+    /// and when the face does not reach the cell: see [`Cell::holds_sample`]).
+    pub piece: Vec<Vec2>,
+    /// Its area in square luxels (0: the face does not reach the cell).
+    pub area: f32,
+}
+
+impl Cell {
+    /// Whether the face reaches the cell, so that it holds a sample.
+    pub fn holds_sample(&self) -> bool {
+        self.area > 0.0
+    }
+
+    /// Whether luxel-space point `p` lies in the cell's piece of the face.
+    pub fn contains(&self, p: Vec2) -> bool {
+        self.piece.is_empty() || crate::faces::inside_polygon(&self.piece, p)
+    }
+}
+
+impl FaceSamples {
+    /// Whether the sample of luxel `l` exists (on a flat face: the face reaches its cell).
+    #[inline]
+    pub fn holds(&self, l: usize) -> bool {
+        self.cells.get(l).is_none_or(Cell::holds_sample)
+    }
 }
 
 impl FaceSamples {
@@ -27,39 +67,126 @@ impl FaceSamples {
             pos: Vec::with_capacity(n),
             normal: Vec::with_capacity(n),
             cluster: Vec::new(),
+            cells: Vec::new(),
         };
-        let centroid = face.luxel_centroid();
-        for t in 0..face.height {
-            for s in 0..face.width {
-                let (pos, normal) = luxel_sample(face, disp, s, t, centroid);
-                out.pos.push(pos);
-                out.normal.push(normal);
+        match disp {
+            // VRAD samples a displacement at the centres of a width × height grid over the
+            // surface; the luxels are then blended from these samples.
+            Some(d) => {
+                for t in 0..face.height {
+                    for s in 0..face.width {
+                        let uv = Vec2::new(
+                            (s as f32 + 0.5) / face.width as f32,
+                            (t as f32 + 0.5) / face.height as f32,
+                        );
+                        let (pos, normal) = d.lifted_sample(uv, face.normal);
+                        out.pos.push(pos);
+                        out.normal.push(normal);
+                    }
+                }
+            }
+            None => {
+                out.cells = face_cells(face);
+                for (l, cell) in out.cells.iter().enumerate() {
+                    // A cell the face misses keeps its luxel's point: never lit, but a place.
+                    let at = if cell.holds_sample() {
+                        cell.centre
+                    } else {
+                        Vec2::new((l % face.width) as f32, (l / face.width) as f32)
+                    };
+                    out.pos.push(face.luxel_to_world(at.x, at.y) + face.normal);
+                    out.normal.push(face.normal);
+                }
             }
         }
         out
     }
 }
 
-/// The sample (position, normal) of luxel `(s, t)`.
-#[inline]
-fn luxel_sample(
-    face: &FaceGeom,
-    disp: Option<&DispSurface>,
-    s: usize,
-    t: usize,
-    centroid: Vec2,
-) -> (Vec3, Vec3) {
-    match disp {
-        // VRAD samples a displacement at the centres of a width × height grid
-        // over the surface; the luxels are then blended from these samples.
-        Some(d) => d.lifted_sample(
-            Vec2::new(
-                (s as f32 + 0.5) / face.width as f32,
-                (t as f32 + 0.5) / face.height as f32,
-            ),
-            face.normal,
-        ),
-        None => sample_point(face, None, Vec2::new(s as f32, t as f32), centroid),
+/// Points within this distance (luxels) of a cutting line count as on it (VRAD's
+/// `ON_EPSILON / 16` for lightmap space).
+const CUT_EPSILON: f32 = 0.1 / 16.0;
+
+/// A flat face's cells, row by row: as VRAD, each row is cut off below `t + 1` and each cell
+/// of it below `s + 1`, so the first row and column take whatever lies before them and what
+/// lies past the last is dropped.
+pub fn face_cells(face: &FaceGeom) -> Vec<Cell> {
+    let mut cells = vec![Cell::default(); face.luxel_count()];
+    let mut rest = face.luxel_poly.clone();
+    for t in 0..face.height {
+        let (mut row, above) = cut(&rest, 1, t as f32 + 1.0);
+        rest = above;
+        for s in 0..face.width {
+            let (piece, after) = cut(&row, 0, s as f32 + 1.0);
+            row = after;
+            cells[t * face.width + s] = cell(piece);
+        }
+    }
+    cells
+}
+
+/// A cell of `piece` (empty: the face misses it).
+fn cell(piece: Vec<Vec2>) -> Cell {
+    let (area, centre) = area_and_centre(&piece);
+    if piece.len() < 3 || area <= 0.0 {
+        return Cell::default();
+    }
+    let mins = piece.iter().copied().fold(Vec2::splat(f32::MAX), Vec2::min);
+    let maxs = piece.iter().copied().fold(Vec2::splat(f32::MIN), Vec2::max);
+    let whole = area >= 1.0 - 1e-3;
+    Cell {
+        centre,
+        mins,
+        maxs,
+        piece: if whole { Vec::new() } else { piece },
+        area,
+    }
+}
+
+/// A convex polygon cut by the line `p[axis] = at`: the part below it and the part above
+/// (either empty). Points within [`CUT_EPSILON`] of the line count as on it, so a polygon
+/// that only touches the line stays whole on its side.
+pub fn cut(poly: &[Vec2], axis: usize, at: f32) -> (Vec<Vec2>, Vec<Vec2>) {
+    let side = |p: Vec2| p[axis] - at;
+    if poly.iter().all(|&p| side(p) <= CUT_EPSILON) {
+        return (poly.to_vec(), Vec::new());
+    }
+    if poly.iter().all(|&p| side(p) >= -CUT_EPSILON) {
+        return (Vec::new(), poly.to_vec());
+    }
+    let (mut below, mut above) = (Vec::new(), Vec::new());
+    for (i, &a) in poly.iter().enumerate() {
+        let b = poly[(i + 1) % poly.len()];
+        let (da, db) = (side(a), side(b));
+        if da <= CUT_EPSILON {
+            below.push(a);
+        }
+        if da >= -CUT_EPSILON {
+            above.push(a);
+        }
+        if (da > CUT_EPSILON && db < -CUT_EPSILON) || (da < -CUT_EPSILON && db > CUT_EPSILON) {
+            let mut p = a + (b - a) * (da / (da - db));
+            p[axis] = at;
+            below.push(p);
+            above.push(p);
+        }
+    }
+    (below, above)
+}
+
+/// The area of a polygon and its balance point (area centroid), by a fan of triangles.
+fn area_and_centre(poly: &[Vec2]) -> (f32, Vec2) {
+    let (mut area, mut moment) = (0.0f32, Vec2::ZERO);
+    for i in 1..poly.len().saturating_sub(1) {
+        let (a, b, c) = (poly[0], poly[i], poly[i + 1]);
+        let tri = 0.5 * (b - a).perp_dot(c - a).abs();
+        area += tri;
+        moment += (a + b + c) / 3.0 * tri;
+    }
+    if area > 0.0 {
+        (area, moment / area)
+    } else {
+        (0.0, Vec2::ZERO)
     }
 }
 
@@ -114,4 +241,89 @@ fn edge_distance(poly: &[Vec2], p: Vec2) -> f32 {
         best = best.min(q.distance(p));
     }
     best
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use srcmap_bsp::flags::SurfaceFlags;
+
+    /// A flat face on z = 0 whose luxel-space polygon is `poly` (1 luxel = 16 units, s along
+    /// x, t along y, `mins` 0), with a `width` × `height` lightmap.
+    fn face(poly: &[[f32; 2]], width: usize, height: usize) -> FaceGeom {
+        let luxel_poly: Vec<Vec2> = poly.iter().map(|&p| Vec2::from(p)).collect();
+        FaceGeom {
+            points: luxel_poly.iter().map(|p| (*p * 16.0).extend(0.0)).collect(),
+            normal: Vec3::Z,
+            texinfo_flags: SurfaceFlags::EMPTY,
+            lit: true,
+            bumped: false,
+            is_displacement: false,
+            width,
+            height,
+            mins: [0, 0],
+            vecs: [[1.0 / 16.0, 0.0, 0.0, 0.0], [0.0, 1.0 / 16.0, 0.0, 0.0]],
+            luxel_origin: Vec3::ZERO,
+            luxel_axes: [Vec3::X * 16.0, Vec3::Y * 16.0],
+            luxel_poly,
+            reflectivity: Vec3::splat(0.5),
+            texture_vecs: [Vec3::X, Vec3::Y],
+            neighbours: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn cells_are_a_luxel_wide_past_each_luxel_and_samples_sit_at_their_pieces_balance_points() {
+        // s in 0.25..3.75, t in 0..0.5: a 4 × 2 lightmap (size 3 × 1, mins 0) whose second
+        // row the face never reaches.
+        let f = face(&[[0.25, 0.0], [3.75, 0.0], [3.75, 0.5], [0.25, 0.5]], 4, 2);
+        let samples = FaceSamples::build(&f, None);
+        let cells = &samples.cells;
+        assert_eq!((cells.len(), samples.pos.len()), (8, 8));
+        // Row 0: cell s spans s..s+1 clipped to the face; row 1 holds no sample.
+        let expect = [(0.25, 1.0), (1.0, 2.0), (2.0, 3.0), (3.0, 3.75)];
+        for (s, &(lo, hi)) in expect.iter().enumerate() {
+            let c = &cells[s];
+            assert!(c.holds_sample());
+            assert!((c.area - (hi - lo) * 0.5).abs() < 1e-5, "{s}: {c:?}");
+            assert!(
+                c.centre.distance(Vec2::new((lo + hi) / 2.0, 0.25)) < 1e-5,
+                "{s}: {c:?}"
+            );
+            assert_eq!((c.mins, c.maxs), (Vec2::new(lo, 0.0), Vec2::new(hi, 0.5)));
+            // Lifted 1 unit off the face at the balance point.
+            assert!(samples.pos[s].distance(Vec3::new(8.0 * (lo + hi), 4.0, 1.0)) < 1e-4);
+            assert!(samples.holds(s) && !samples.holds(4 + s));
+        }
+        // A piece smaller than its cell keeps its outline for supersampling; a whole one not.
+        assert!(!cells[1].piece.is_empty() && cells[1].contains(Vec2::new(1.5, 0.25)));
+        assert!(!cells[1].contains(Vec2::new(1.5, 0.75)));
+    }
+
+    #[test]
+    fn a_face_filling_its_cells_has_whole_cells_centred_half_a_luxel_past_each_luxel() {
+        let f = face(&[[0.0, 0.0], [2.0, 0.0], [2.0, 2.0], [0.0, 2.0]], 3, 3);
+        let cells = face_cells(&f);
+        for t in 0..3 {
+            for s in 0..3 {
+                let c = &cells[t * 3 + s];
+                // What lies past s, t = 2 is dropped: the last row and column are empty.
+                assert_eq!(c.holds_sample(), s < 2 && t < 2, "{s} {t}");
+                if c.holds_sample() {
+                    assert!(c.piece.is_empty() && (c.area - 1.0).abs() < 1e-5);
+                    assert_eq!(c.centre, Vec2::new(s as f32 + 0.5, t as f32 + 0.5));
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_polygon_cut_keeps_what_only_touches_the_line_whole() {
+        let square = [Vec2::ZERO, Vec2::X, Vec2::ONE, Vec2::Y];
+        let (below, above) = cut(&square, 0, 1.0 + CUT_EPSILON / 2.0);
+        assert_eq!((below.len(), above.len()), (4, 0));
+        let (below, above) = cut(&square, 1, 0.5);
+        assert_eq!(area_and_centre(&below), (0.5, Vec2::new(0.5, 0.25)));
+        assert_eq!(area_and_centre(&above), (0.5, Vec2::new(0.5, 0.75)));
+    }
 }
