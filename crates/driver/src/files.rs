@@ -98,6 +98,17 @@ fn same_open_file(file: &std::fs::File, path: &Path) -> bool {
     }
 }
 
+/// Says which of `-game`'s search paths could not be used (a missing folder, a broken VPK):
+/// content read through them would otherwise just be "unknown".
+pub fn tell_skipped_search_paths(game: &srcmap_content::GameDir, messages: &dyn crate::Messages) {
+    for why in &game.skipped {
+        messages.line(&format!(
+            "{}: warning: search path skipped: {why}",
+            game.root.display()
+        ));
+    }
+}
+
 /// Writes an output file atomically (`srcmap_bytes::write_atomic`), naming it in the error.
 pub fn write_output(path: &Path, bytes: &[u8]) -> Result<(), DriverError> {
     srcmap_bytes::write_atomic(path, bytes).map_err(|error| DriverError::Write {
@@ -145,6 +156,38 @@ mod tests {
         drop(first);
         let second = lock_for_edit(&map).unwrap();
         drop(second);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn skipped_search_paths_are_told() {
+        struct Lines(std::cell::RefCell<Vec<String>>);
+        impl crate::Messages for Lines {
+            fn line(&self, text: &str) {
+                self.0.borrow_mut().push(text.to_owned());
+            }
+        }
+        let dir = std::env::temp_dir().join(format!("srcmap-driver-game-{}", std::process::id()));
+        let game = dir.join("mod");
+        std::fs::create_dir_all(&game).unwrap();
+        std::fs::write(
+            game.join("gameinfo.txt"),
+            "GameInfo { game \"Mod\" FileSystem { SearchPaths { game |gameinfo_path|. game missing_dir game hl2/broken.vpk } } }",
+        )
+        .unwrap();
+        let opened = srcmap_content::GameDir::open(&game).unwrap();
+        let lines = Lines(Default::default());
+        tell_skipped_search_paths(&opened, &lines);
+        let lines = lines.0.into_inner();
+        assert_eq!(lines.len(), 2, "{lines:?}");
+        assert!(
+            lines.iter().all(|l| l.contains("search path skipped")),
+            "{lines:?}"
+        );
+        assert!(
+            lines[0].contains("missing_dir") && lines[1].contains("broken"),
+            "{lines:?}"
+        );
         let _ = std::fs::remove_dir_all(&dir);
     }
 }

@@ -161,6 +161,9 @@ pub fn run_vbsp(
     }
     let (vmf, input) = crate::map::read_input(&job.map, job.game.as_deref(), messages)?;
     let sources = job.open_sources()?;
+    if let (Some(game), false) = (&sources.game, job.quiet) {
+        crate::files::tell_skipped_search_paths(game, messages);
+    }
     let read_model = |path: &str| sources.game.as_ref().and_then(|g| g.read(path).ok().flatten());
     let models = sources.game.is_some().then_some(&read_model as ModelReader<'_>);
     let opts = job.stage_options(&vmf, &out_path, &sources, models, chosen.target);

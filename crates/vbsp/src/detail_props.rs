@@ -490,7 +490,10 @@ fn face_points(bsp: &Bsp, face: usize) -> Vec<Vec3> {
 
 /// `(int)(area * density * 0.000001)`, the float product widened as C does.
 fn sample_count(area: f32, density: f32) -> usize {
-    ((area * density) as f64 * 0.000001) as usize
+    // Capped: an absurd area or density (or their product overflowing f32) would otherwise ask
+    // for 2^64 samples, and the overflow warning would count them.
+    let samples = ((area * density) as f64 * 0.000001).min(f64::from(u32::MAX));
+    samples as usize
 }
 
 /// Valve's `EmitDetailObjectsOnFace`: each fan triangle on its own.
