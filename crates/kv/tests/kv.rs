@@ -128,10 +128,10 @@ fn nested(depth: usize) -> String {
 
 #[test]
 fn nesting_is_capped_with_a_located_error() {
-    assert!(Document::parse(&nested(srcmap_kv::MAX_DEPTH)).is_ok());
-    let e = Document::parse(&nested(srcmap_kv::MAX_DEPTH + 1)).unwrap_err();
+    assert!(Document::parse(nested(srcmap_kv::MAX_DEPTH)).is_ok());
+    let e = Document::parse(nested(srcmap_kv::MAX_DEPTH + 1)).unwrap_err();
     assert!(e.message.contains("nested deeper"), "{e}");
     assert_eq!(e.line, srcmap_kv::MAX_DEPTH + 1, "{e}");
     // A hostile depth (a 240 KB VMT) is refused the same way instead of exhausting the stack.
-    assert!(Document::parse(&nested(40_000)).is_err());
+    assert!(Document::parse(nested(40_000)).is_err());
 }
