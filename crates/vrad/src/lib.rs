@@ -117,6 +117,10 @@ pub enum VradError {
     /// An invariant a pass relies on does not hold after the pass named.
     #[error("after {pass}: {message}")]
     Verify { pass: &'static str, message: String },
+    /// The map exceeds a limit of its BSP version (`srcmap check` lists them): lighting it
+    /// would cost without bound (10⁵ lights) for a map the engine refuses anyway.
+    #[error("limit exceeded: {0} (the engine refuses this map; `srcmap check` lists every problem)")]
+    OverLimit(String),
 }
 
 pub type Result<T> = std::result::Result<T, VradError>;
@@ -405,6 +409,9 @@ fn nothing_to_light(bsp: &Bsp) -> Report {
 pub fn relight(bytes: &[u8], options: &Options, progress: &dyn Progress) -> Result<(Vec<u8>, Report)> {
     let file = BspFile::parse(bytes)?;
     let mut bsp = Bsp::from_file(&file)?;
+    if let Some(v) = srcmap_bsp::check::limit_violations(&bsp).first() {
+        return Err(VradError::OverLimit(v.to_string()));
+    }
     let mut doc = BspDocument::from_file(&file);
     let report = light(&mut bsp, options, progress)?;
     bsp.update_document(&mut doc)?;
