@@ -448,6 +448,15 @@ fn read_chosen(
         })?;
         let target = dir.join(rel);
         refuse_overwriting(bsp, &target)?;
+        if chosen.iter().any(|(t, _)| *t == target) {
+            // Extracting both would silently keep whichever came last.
+            eprintln!(
+                "{}: warning: pakfile holds '{}' more than once; the first is extracted",
+                bsp.display(),
+                e.name
+            );
+            continue;
+        }
         let bytes = pak.read(e).map_err(at(bsp))?;
         chosen.push((target, bytes));
     }
@@ -684,6 +693,28 @@ mod tests {
         // Not the entry before it, and not the one it would have escaped to.
         assert!(!out.join("materials/a.vmt").exists());
         assert!(!dir.join("x").exists());
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn pak_extract_keeps_the_first_of_duplicate_names() {
+        let dir = temp("pakdup");
+        let mut map = Bsp::parse(&fixture()).unwrap();
+        let files = vec![
+            ("materials/a.vmt".to_string(), b"first".to_vec()),
+            ("materials/a.vmt".to_string(), b"second".to_vec()),
+        ];
+        map.pakfile = Pak::parse(&[], 0).unwrap().with_files(&files, false).unwrap();
+        let bsp = dir.join("a.bsp");
+        std::fs::write(&bsp, map.to_bytes().unwrap()).unwrap();
+        let out = dir.join("out");
+        pak(PakCommand::Extract {
+            bsp,
+            dir: out.clone(),
+            names: vec![],
+        })
+        .unwrap();
+        assert_eq!(std::fs::read(out.join("materials/a.vmt")).unwrap(), b"first");
         let _ = std::fs::remove_dir_all(&dir);
     }
 

@@ -117,7 +117,8 @@ pub fn light_for_string(value: &str, range: Range) -> Option<Vec3> {
         }
         count = 4;
     }
-    if r < 0.0 || g < 0.0 || b < 0.0 || scaler < 0.0 {
+    // Negative or not finite (`nan`, `inf`): no light value.
+    if ![r, g, b, scaler].iter().all(|c| c.is_finite() && *c >= 0.0) {
         return None;
     }
     let lin = |c: f64| (c / 255.0).powf(2.2) * 255.0;
