@@ -49,6 +49,7 @@ pub fn compile(
         out_path,
         sealed,
         report,
+        side,
     } = timed_stage("vbsp", progress.vbsp, || {
         run_vbsp(&job.vbsp, progress.vbsp, messages)
     })?;
@@ -69,6 +70,7 @@ pub fn compile(
         error: Box::new(error),
     })?;
     write_output(&out_path, &bytes)?;
+    side.write_beside(&out_path)?;
     if !job.vbsp.quiet {
         tell_later_warnings(&reports, messages);
         let total = started.elapsed().as_secs_f64();

@@ -57,9 +57,45 @@ pub struct Stage1 {
     /// The BSP as `srcmap vbsp` writes it; later stages' lumps are laid out over it.
     pub file: Vec<u8>,
     pub out_path: PathBuf,
-    /// The map is sealed (a portal file was written): vis can run.
+    /// The map is sealed (it has a portal file): vis can run.
     pub sealed: bool,
     pub report: Report,
+    /// The portal file or pointfile, written beside the BSP once the BSP is.
+    pub side: SideFile,
+}
+
+/// What stage 1 leaves beside the BSP: the portal file of a sealed map, or the pointfile of a
+/// leaked one (compiled with `allow_leak`).
+pub enum SideFile {
+    Portals(String),
+    Pointfile(String),
+    /// `-onlyents`/`-onlyprops` keep the tree, so the side files already there stay right.
+    Kept,
+}
+
+impl SideFile {
+    fn of(out: &Output) -> SideFile {
+        match &out.leak {
+            Some(VbspError::Leak { pointfile, .. }) => SideFile::Pointfile(pointfile.clone()),
+            _ => SideFile::Portals(out.prt.clone()),
+        }
+    }
+
+    /// Writes the file beside `bsp_path` and removes the other kind, stale from an earlier
+    /// compile. Called after the BSP is written: a compile that fails on the way leaves no new
+    /// `.prt` beside an old `.bsp`.
+    pub fn write_beside(&self, bsp_path: &Path) -> Result<(), DriverError> {
+        let (text, ext, stale) = match self {
+            SideFile::Kept => return Ok(()),
+            // Valve writes no portal file for a leaked map: vis cannot run on it.
+            SideFile::Pointfile(text) => (text, "lin", "prt"),
+            // A stale pointfile from an earlier leak would mislead.
+            SideFile::Portals(text) => (text, "prt", "lin"),
+        };
+        write_output(&bsp_path.with_extension(ext), text.as_bytes())?;
+        let _ = std::fs::remove_file(bsp_path.with_extension(stale));
+        Ok(())
+    }
 }
 
 /// The files stage 1 reads besides the map, opened before the compile.
@@ -143,11 +179,12 @@ impl VbspJob {
 pub fn vbsp(job: &VbspJob, progress: &dyn Progress, messages: &dyn Messages) -> Result<Report, DriverError> {
     let stage1 = run_vbsp(job, progress, messages)?;
     write_output(&stage1.out_path, &stage1.file)?;
+    stage1.side.write_beside(&stage1.out_path)?;
     Ok(stage1.report)
 }
 
-/// Runs stage 1 and writes its side files (`.prt`, or `.lin` on a leak); the BSP itself is
-/// returned for the caller to finish and write.
+/// Runs stage 1; the BSP and its side file (`.prt`, or `.lin` on a leak) are returned for the
+/// caller to finish and write, the BSP first.
 pub fn run_vbsp(
     job: &VbspJob,
     progress: &dyn Progress,
@@ -229,6 +266,7 @@ impl Run<'_> {
             out_path: self.out_path,
             sealed: true,
             report: out.report,
+            side: SideFile::Kept,
         })
     }
 
@@ -241,7 +279,7 @@ impl Run<'_> {
             error: Box::new(error),
         })?;
         let sealed = out.leak.is_none();
-        write_side_files(&self.out_path, &out)?;
+        let side = SideFile::of(&out);
         if !self.job.quiet {
             self.messages.line(&summary(&self.out_path, &out.report));
         }
@@ -251,6 +289,7 @@ impl Run<'_> {
             out_path: self.out_path,
             sealed,
             report: out.report,
+            side,
         })
     }
 
@@ -320,21 +359,6 @@ impl Run<'_> {
         }
         Ok(lin)
     }
-}
-
-/// The portal file of a sealed map, or the pointfile of a leaked one (written with
-/// `allow_leak`); the other one, stale from an earlier compile, is removed.
-fn write_side_files(out_path: &Path, out: &Output) -> Result<(), DriverError> {
-    if let Some(VbspError::Leak { pointfile, .. }) = &out.leak {
-        // Valve writes no portal file for a leaked map: vis cannot run on it.
-        write_output(&out_path.with_extension("lin"), pointfile.as_bytes())?;
-        let _ = std::fs::remove_file(out_path.with_extension("prt"));
-    } else {
-        write_output(&out_path.with_extension("prt"), out.prt.as_bytes())?;
-        // A stale pointfile from an earlier leak would mislead.
-        let _ = std::fs::remove_file(out_path.with_extension("lin"));
-    }
-    Ok(())
 }
 
 /// One line of what stage 1 built.

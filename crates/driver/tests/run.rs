@@ -216,3 +216,26 @@ fn onlyents_rewrites_the_entities_of_the_earlier_bsp_and_keeps_its_other_lumps()
     assert!(pak.find("stale.txt").is_some());
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Stage 1 writes nothing: the portal file goes beside the BSP only once the BSP is written,
+/// so a compile that fails in vvis or vrad leaves no new `.prt` beside an old `.bsp`.
+#[test]
+fn the_portal_file_is_written_only_after_the_bsp() {
+    let dir = temp("side");
+    let map = dir.join("box_room.vmf");
+    std::fs::write(&map, box_room()).unwrap();
+    let job = VbspJob {
+        map: map.clone(),
+        quiet: true,
+        ..Default::default()
+    };
+    let stage1 = srcmap_driver::vbsp::run_vbsp(&job, &NoProgress, &srcmap_driver::NoMessages).unwrap();
+    assert!(!map.with_extension("prt").exists() && !map.with_extension("bsp").exists());
+    std::fs::write(&stage1.out_path, &stage1.file).unwrap();
+    stage1.side.write_beside(&stage1.out_path).unwrap();
+    assert!(
+        std::fs::read_to_string(map.with_extension("prt"))
+            .unwrap()
+            .starts_with("PRT1")
+    );
+}
