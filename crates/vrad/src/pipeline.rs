@@ -237,6 +237,12 @@ impl<'a> Lighting<'a> {
                 "-textureshadows needs -StaticPropPolys (as VRAD: textures are sampled on render triangles only)",
             ));
         }
+        for (model, n) in &props.unusable {
+            self.report.warn(Warning::new(
+                "vrad.prop_model_unusable",
+                format!("{n} static props cast no shadow: {model} has vertices that are not finite or lie beyond ±{}", props::MAX_MODEL_COORD),
+            ));
+        }
         let without: usize = props.missing.iter().map(|(_, n)| n).sum();
         self.report.set(counts::PROPS_WITHOUT_MODEL, without as f64);
         if without > 0 {
