@@ -667,8 +667,17 @@ mod tests {
         ]
     }
 
-    /// Valve's documented vrad flags, and the CS:GO-era ambient occlusion ones.
+    /// Valve's documented vrad flags, and the CS:GO-era ambient occlusion ones: those taken
+    /// with their meaning, then those refused by name.
     fn vrad_documented() -> Vec<(&'static str, &'static [&'static str], Expect)> {
+        let refused = vrad_refused()
+            .into_iter()
+            .map(|(flag, values)| (flag, values, No));
+        vrad_meant().into_iter().chain(refused).collect()
+    }
+
+    /// The vrad flags srcmap takes, each with what it must mean.
+    fn vrad_meant() -> Vec<(&'static str, &'static [&'static str], Expect)> {
         vec![
             ("-bounce", &["8"], Means(|c| vrad(c).light.bounce == Some(8))),
             ("-fast", &[], Means(|c| vrad(c).fast)),
@@ -733,43 +742,49 @@ mod tests {
             ("-game", &["dir"], Means(|c| vrad(c).game.is_some())),
             ("-vproject", &["dir"], Means(|c| vrad(c).game.is_some())),
             ("-novconfig", &[], Nothing),
-            ("-maxchop", &["4"], No),
-            ("-dispchop", &["8"], No),
-            ("-disppatchradius", &["4"], No),
-            ("-smooth", &["45"], No),
-            ("-fastambient", &[], No),
-            ("-v", &[], No),
-            ("-verbose", &[], No),
-            ("-low", &[], No),
-            ("-mpi", &[], No),
-            ("-rederror", &[], No),
-            ("-dump", &[], No),
-            ("-dumpnormals", &[], No),
-            ("-dumptrace", &[], No),
-            ("-debugextra", &[], No),
-            ("-dlightmap", &[], No),
-            ("-stoponexit", &[], No),
-            ("-nodetaillight", &[], No),
-            ("-centersamples", &[], No),
-            ("-luxeldensity", &["0.5"], No),
-            ("-loghash", &[], No),
-            ("-onlydetail", &[], No),
-            ("-maxdispsamplesize", &["512"], No),
-            ("-softsun", &["2"], No),
-            ("-FullMinidumps", &[], No),
-            ("-LargeDispSampleRadius", &[], No),
-            ("-OnlyStaticProps", &[], No),
-            ("-StaticPropNormals", &[], No),
-            ("-noskyboxrecurse", &[], No),
-            ("-dumppropmaps", &[], No),
-            ("-scale", &["1"], No),
-            ("-ambient", &["0", "0", "0"], No),
-            ("-dlight", &["0.1"], No),
-            ("-sky", &["1"], No),
-            ("-notexscale", &[], No),
-            ("-coring", &["1"], No),
-            ("-allowdebug", &[], No),
-            ("-steam", &[], No),
+        ]
+    }
+
+    /// The vrad flags srcmap refuses by name (debugging, MPI, tuning it does not have).
+    fn vrad_refused() -> Vec<(&'static str, &'static [&'static str])> {
+        vec![
+            ("-maxchop", &["4"]),
+            ("-dispchop", &["8"]),
+            ("-disppatchradius", &["4"]),
+            ("-smooth", &["45"]),
+            ("-fastambient", &[]),
+            ("-v", &[]),
+            ("-verbose", &[]),
+            ("-low", &[]),
+            ("-mpi", &[]),
+            ("-rederror", &[]),
+            ("-dump", &[]),
+            ("-dumpnormals", &[]),
+            ("-dumptrace", &[]),
+            ("-debugextra", &[]),
+            ("-dlightmap", &[]),
+            ("-stoponexit", &[]),
+            ("-nodetaillight", &[]),
+            ("-centersamples", &[]),
+            ("-luxeldensity", &["0.5"]),
+            ("-loghash", &[]),
+            ("-onlydetail", &[]),
+            ("-maxdispsamplesize", &["512"]),
+            ("-softsun", &["2"]),
+            ("-FullMinidumps", &[]),
+            ("-LargeDispSampleRadius", &[]),
+            ("-OnlyStaticProps", &[]),
+            ("-StaticPropNormals", &[]),
+            ("-noskyboxrecurse", &[]),
+            ("-dumppropmaps", &[]),
+            ("-scale", &["1"]),
+            ("-ambient", &["0", "0", "0"]),
+            ("-dlight", &["0.1"]),
+            ("-sky", &["1"]),
+            ("-notexscale", &[]),
+            ("-coring", &["1"]),
+            ("-allowdebug", &[]),
+            ("-steam", &[]),
         ]
     }
 

@@ -74,10 +74,11 @@ pub enum SideFile {
 }
 
 impl SideFile {
-    fn of(out: &Output) -> SideFile {
-        match &out.leak {
-            Some(VbspError::Leak { pointfile, .. }) => SideFile::Pointfile(pointfile.clone()),
-            _ => SideFile::Portals(out.prt.clone()),
+    /// Taken out of `out` (a large map's portal file is megabytes: moved, not copied).
+    fn take(out: &mut Output) -> SideFile {
+        match &mut out.leak {
+            Some(VbspError::Leak { pointfile, .. }) => SideFile::Pointfile(std::mem::take(pointfile)),
+            _ => SideFile::Portals(std::mem::take(&mut out.prt)),
         }
     }
 
@@ -270,8 +271,8 @@ impl Run<'_> {
         })
     }
 
-    /// The material warnings and diagnostics told, the BSP serialised, the side files written
-    /// and the one-line summary told.
+    /// The material warnings and diagnostics told, the BSP serialised, its side file taken for
+    /// writing after it, and the one-line summary told.
     fn finish(self, mut out: Output, materials: &Resolver) -> Result<Stage1, DriverError> {
         self.tell_materials_and_diagnostics(&mut out, materials);
         let file = out.bsp.to_bytes().map_err(|error| DriverError::WriteBsp {
@@ -279,7 +280,7 @@ impl Run<'_> {
             error: Box::new(error),
         })?;
         let sealed = out.leak.is_none();
-        let side = SideFile::of(&out);
+        let side = SideFile::take(&mut out);
         if !self.job.quiet {
             self.messages.line(&summary(&self.out_path, &out.report));
         }

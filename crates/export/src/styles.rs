@@ -178,12 +178,7 @@ mod tests {
     use super::*;
 
     fn ent(pairs: &[(&str, &str)]) -> Entity {
-        Entity {
-            pairs: pairs
-                .iter()
-                .map(|(k, v)| (k.to_string(), v.to_string()))
-                .collect(),
-        }
+        Entity::from_pairs(pairs)
     }
 
     fn map() -> Bsp {

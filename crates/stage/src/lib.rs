@@ -156,32 +156,43 @@ impl Warning {
 
     /// The place as text: `brush 4 side 20 (entity 2 'func_detail')`, `entity 7 'light' at (0 0 64)`.
     pub fn place(&self) -> String {
-        let mut parts = Vec::new();
-        if let Some(b) = self.brush {
-            parts.push(format!("brush {b}"));
+        let out = map_place(self.brush, self.side, self.entity, self.classname.as_deref());
+        match (self.position, self.brush.is_none()) {
+            (Some([x, y, z]), true) => {
+                let at = format!("({x:.0} {y:.0} {z:.0})");
+                if out.is_empty() {
+                    at
+                } else {
+                    format!("{out} at {at}")
+                }
+            }
+            _ => out,
         }
-        if let Some(s) = self.side {
-            parts.push(format!("side {s}"));
-        }
-        let mut out = parts.join(" ");
-        if let Some(e) = self.entity {
-            let class = self.classname.as_deref().unwrap_or("?");
-            let entity = format!("entity {e} '{class}'");
-            out = if out.is_empty() {
-                entity
-            } else {
-                format!("{out} ({entity})")
-            };
-        }
-        if let (Some([x, y, z]), true) = (self.position, self.brush.is_none()) {
-            let at = format!("({x:.0} {y:.0} {z:.0})");
-            out = if out.is_empty() {
-                at
-            } else {
-                format!("{out} at {at}")
-            };
-        }
-        out
+    }
+}
+
+/// A place in a map by its ids, as every stage names it: `brush 4 side 20 (entity 2
+/// 'func_detail')`, `entity 7 'light'`, or empty.
+pub fn map_place(
+    brush: Option<i64>,
+    side: Option<i64>,
+    entity: Option<i64>,
+    classname: Option<&str>,
+) -> String {
+    let parts: Vec<String> = [
+        brush.map(|b| format!("brush {b}")),
+        side.map(|s| format!("side {s}")),
+    ]
+    .into_iter()
+    .flatten()
+    .collect();
+    let ids = parts.join(" ");
+    let Some(e) = entity else { return ids };
+    let entity = format!("entity {e} '{}'", classname.unwrap_or("?"));
+    if ids.is_empty() {
+        entity
+    } else {
+        format!("{ids} ({entity})")
     }
 }
 

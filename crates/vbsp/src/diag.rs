@@ -16,23 +16,8 @@ pub struct Where {
 
 impl fmt::Display for Where {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let mut parts = Vec::new();
-        if let Some(b) = self.brush {
-            parts.push(format!("brush {b}"));
-        }
-        if let Some(s) = self.side {
-            parts.push(format!("side {s}"));
-        }
-        let mut out = parts.join(" ");
-        if let Some(e) = self.entity_id {
-            let class = self.classname.as_deref().unwrap_or("?");
-            if out.is_empty() {
-                out = format!("entity {e} '{class}'");
-            } else {
-                out = format!("{out} (entity {e} '{class}')");
-            }
-        }
-        f.write_str(&out)
+        let place = srcmap_stage::map_place(self.brush, self.side, self.entity_id, self.classname.as_deref());
+        f.write_str(&place)
     }
 }
 

@@ -19,12 +19,7 @@ fn check_golden(name: &str, actual: &str) {
 }
 
 fn entity(pairs: &[(&str, &str)]) -> Entity {
-    Entity {
-        pairs: pairs
-            .iter()
-            .map(|(k, v)| (k.to_string(), v.to_string()))
-            .collect(),
-    }
+    Entity::from_pairs(pairs)
 }
 
 /// Lights of every kind inside the 512 × 512 × 256 room both maps share: a plain point light,

@@ -366,12 +366,7 @@ fn floor_bsp(entities: Vec<srcmap_bsp::Entity>) -> Bsp {
 }
 
 fn entity(pairs: &[(&str, &str)]) -> srcmap_bsp::Entity {
-    srcmap_bsp::Entity {
-        pairs: pairs
-            .iter()
-            .map(|(k, v)| (k.to_string(), v.to_string()))
-            .collect(),
-    }
+    srcmap_bsp::Entity::from_pairs(pairs)
 }
 
 fn luminance(c: srcmap_bsp::ColorRgbExp32) -> f32 {
