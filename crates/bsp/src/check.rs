@@ -380,6 +380,10 @@ pub fn unwritable(bsp: &Bsp) -> Vec<Violation> {
     c.out
 }
 
+/// The farthest coordinate a vertex may have: 16 times Source's ±16384 world, so that only
+/// absurd values (1e37, which make lighting and physics crawl) are refused.
+const MAX_COORD: f32 = 262_144.0;
+
 fn finite(v: &[f32]) -> bool {
     v.iter().all(|x| x.is_finite())
 }
@@ -394,6 +398,12 @@ fn non_finite_geometry(bsp: &Bsp, c: &mut Checker) {
     for (i, v) in bsp.vertexes.iter().enumerate() {
         if !finite(v) {
             c.fail(VERTEXES, Some(i), "vertex is not finite (NaN or infinite)".into());
+        } else if v.iter().any(|x| x.abs() > MAX_COORD) {
+            c.fail(
+                VERTEXES,
+                Some(i),
+                format!("vertex {v:?} lies beyond ±{MAX_COORD} (no engine's world reaches it)"),
+            );
         }
     }
     for (i, t) in bsp.texinfo.iter().enumerate() {
@@ -508,6 +518,14 @@ fn drawn_face_count(bsp: &Bsp) -> usize {
 }
 
 /// Record and byte counts within Valve's limits for this BSP version.
+/// The limits of this BSP version the map exceeds (records and bytes per lump): what a
+/// compiler must refuse to write, and a reader may refuse to load.
+pub fn limit_violations(bsp: &Bsp) -> Vec<Violation> {
+    let mut c = Checker { out: Vec::new() };
+    record_limits(bsp, &mut c);
+    c.out
+}
+
 fn record_limits(bsp: &Bsp, c: &mut Checker) {
     for (lump, max, name) in limits(bsp.version) {
         let n = count(bsp, lump);
@@ -661,6 +679,33 @@ fn face_light_offset(bsp: &Bsp, lump: usize, i: usize, f: &Face, c: &mut Checker
                 lighting * 4
             ),
         );
+    } else if f.light_offset >= 0 && lighting > 0 {
+        face_light_extent(bsp, lump, i, f, lighting as u128 * 4, c);
+    }
+}
+
+/// A lit face's samples (luxels × styles × 4 for bump-mapped faces, 4 bytes each) end inside
+/// the lighting lump: a lightmap size of 2³¹ luxels passes the offset test but not this one.
+fn face_light_extent(bsp: &Bsp, lump: usize, i: usize, f: &Face, lighting_bytes: u128, c: &mut Checker) {
+    let bumped = usize::try_from(f.texinfo)
+        .ok()
+        .and_then(|t| bsp.texinfo.get(t))
+        .is_some_and(|t| {
+            crate::flags::SurfaceFlags::from_record(t.flags).contains(crate::flags::SurfaceFlags::BUMPLIGHT)
+        });
+    let side = |n: i32| u128::from((n.max(-1) + 1) as u32);
+    let luxels = side(f.lightmap_size[0]) * side(f.lightmap_size[1]);
+    let bytes = luxels * f.style_count() as u128 * if bumped { 4 } else { 1 } * 4;
+    if f.light_offset as u128 + bytes > lighting_bytes {
+        let [w, h] = f.lightmap_size.map(|n| i64::from(n) + 1);
+        c.fail(
+            lump,
+            Some(i),
+            format!(
+                "lightmap {w}x{h} at offset {} runs past the lighting lump ({lighting_bytes} bytes)",
+                f.light_offset
+            ),
+        );
     }
 }
 
@@ -680,6 +725,8 @@ fn edge_references(bsp: &Bsp, c: &mut Checker) {
 fn tree_references(bsp: &Bsp, c: &mut Checker) {
     let faces_len = drawn_face_count(bsp);
     node_references(bsp, faces_len, c);
+    tree_shape(bsp, c);
+    model_bounds(bsp, c);
     leaf_references(bsp, c);
     for (i, &f) in bsp.leaf_faces.iter().enumerate() {
         c.index(LEAFFACES, i, "face", f as i64, faces_len, FACES);
@@ -700,6 +747,44 @@ fn tree_references(bsp: &Bsp, c: &mut Checker) {
             faces_len,
             FACES,
         );
+    }
+}
+
+/// Each model's tree is a tree: from its head node no node is reached twice (a cycle would
+/// send every tree walk round for ever; vvis caught it, `check` did not).
+fn tree_shape(bsp: &Bsp, c: &mut Checker) {
+    let mut seen = vec![false; bsp.nodes.len()];
+    for (m, model) in bsp.models.iter().enumerate() {
+        let mut stack = vec![model.head_node];
+        while let Some(n) = stack.pop() {
+            let Some(node) = usize::try_from(n).ok().and_then(|n| bsp.nodes.get(n)) else {
+                continue; // a leaf, or an index `tree_references` reports
+            };
+            if std::mem::replace(&mut seen[n as usize], true) {
+                c.fail(
+                    NODES,
+                    Some(n as usize),
+                    format!(
+                        "reached twice from model {m}'s head node: the tree has a cycle or a shared subtree"
+                    ),
+                );
+                return;
+            }
+            stack.extend(node.children);
+        }
+    }
+}
+
+/// Model bounds and origins that are finite.
+fn model_bounds(bsp: &Bsp, c: &mut Checker) {
+    for (i, m) in bsp.models.iter().enumerate() {
+        if !finite(&m.mins) || !finite(&m.maxs) || !finite(&m.origin) {
+            c.fail(
+                MODELS,
+                Some(i),
+                "bounds or origin are not finite (NaN or infinite)".into(),
+            );
+        }
     }
 }
 

@@ -11,8 +11,9 @@ use crate::codec::Ctx;
 use crate::error::{BspError, Result};
 use crate::file::{BspFile, LumpOrder};
 use crate::gamelump::{GameLumps, RawGameLumps};
-use crate::lump::{GAME_LUMP, HEADER_LUMPS, HEADER_SIZE, PAKFILE, VALVE_WRITE_ORDER};
+use crate::lump::{GAME_LUMP, HEADER_LUMPS, HEADER_SIZE, PAKFILE};
 use crate::lzma;
+use crate::order::write_order;
 
 /// One lump of a [`BspDocument`].
 #[derive(Debug, Clone, Default)]
@@ -58,11 +59,18 @@ pub struct BspDocument<'a> {
 impl<'a> BspDocument<'a> {
     /// An empty document for BSP `version` (20 is Source 2013's), little-endian.
     pub fn new(version: i32) -> Self {
-        let mut file_order: Vec<usize> = VALVE_WRITE_ORDER.to_vec();
-        file_order.extend((0..HEADER_LUMPS).filter(|i| !VALVE_WRITE_ORDER.contains(i)));
+        BspDocument::with_order(version, LumpOrder::Standard)
+    }
+
+    /// An empty document for BSP `version` with `order` directory fields, its lumps to be laid
+    /// out in the order that branch's tools write them ([`crate::order::write_order`]).
+    pub fn with_order(version: i32, order: LumpOrder) -> Self {
+        let written = write_order(version, order);
+        let mut file_order: Vec<usize> = written.to_vec();
+        file_order.extend((0..HEADER_LUMPS).filter(|i| !written.contains(i)));
         let mut lumps = vec![LumpSlot::default(); HEADER_LUMPS];
         for (i, slot) in lumps.iter_mut().enumerate() {
-            if !VALVE_WRITE_ORDER.contains(&i) {
+            if !written.contains(&i) {
                 // Lumps Valve's tools never write keep offset 0 while empty.
                 slot.origin = Some(0);
             }
@@ -71,7 +79,7 @@ impl<'a> BspDocument<'a> {
             endian: Endian::Little,
             version,
             revision: 0,
-            order: LumpOrder::Standard,
+            order,
             lumps,
             file_order,
             source: None,

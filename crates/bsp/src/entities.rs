@@ -12,6 +12,15 @@ pub struct Entity {
 }
 
 impl Entity {
+    /// An entity of `pairs`, in order (maps built in code and tests).
+    pub fn from_pairs(pairs: &[(&str, &str)]) -> Entity {
+        Entity {
+            pairs: pairs
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect(),
+        }
+    }
     /// The first value of `key`.
     pub fn get(&self, key: &str) -> Option<&str> {
         self.pairs.iter().find(|(k, _)| k == key).map(|(_, v)| v.as_str())

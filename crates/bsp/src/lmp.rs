@@ -32,6 +32,25 @@ pub enum LmpError {
     /// The game lump's offsets cannot be moved to where it goes.
     #[error("game lump: {0}")]
     GameLumpOffsets(GameLumpError),
+    /// Bytes follow the lump: the header's length is shorter than the data it came with.
+    #[error("byte 12: the header says {len} bytes of lump data, but {extra} more follow them")]
+    TrailingData { len: usize, extra: usize },
+}
+
+/// Why a lump replacement was refused.
+#[derive(Debug, thiserror::Error)]
+pub enum ReplaceError {
+    #[error("{0}")]
+    Lmp(#[from] LmpError),
+    #[error("{0}")]
+    Bsp(#[from] crate::BspError),
+    /// The map with the new lump fails checks the original passed.
+    #[error("the new lump {lump} breaks the map ({count} problems), first: {first}")]
+    Breaks {
+        lump: usize,
+        count: usize,
+        first: String,
+    },
 }
 
 /// One lump with its id and version, borrowing its stored bytes.
@@ -80,11 +99,18 @@ impl<'a> LumpFile<'a> {
                 file_len: file.len(),
             });
         }
+        let end = offset as usize + len;
+        if end < file.len() {
+            return Err(LmpError::TrailingData {
+                len,
+                extra: file.len() - end,
+            });
+        }
         Ok(LumpFile {
             id: id as usize,
             version,
             revision,
-            data: &file[offset as usize..offset as usize + len],
+            data: &file[offset as usize..end],
         })
     }
 
@@ -114,6 +140,43 @@ impl BspDocument<'_> {
             self.set_lump_stored(lmp.id, lmp.data.to_vec(), lmp.version, fourcc);
         }
         Ok(())
+    }
+}
+
+/// The BSP `original` (read as `file`) with lump file `lmp` in place, refused when the result
+/// fails a check the original passed (a record size that does not divide the lump, NaN
+/// planes, references out of range): `lump replace` must not write a map `check` refuses.
+pub fn replaced(
+    original: &[u8],
+    file: &crate::BspFile<'_>,
+    lmp: &LumpFile<'_>,
+) -> Result<Vec<u8>, ReplaceError> {
+    let mut doc = BspDocument::from_file(file);
+    doc.set_lump_file(lmp)?;
+    let bytes = doc.to_bytes()?;
+    let before = problems(original);
+    let new: Vec<String> = problems(&bytes)
+        .into_iter()
+        .filter(|p| !before.contains(p))
+        .collect();
+    match new.first() {
+        None => Ok(bytes),
+        Some(first) => Err(ReplaceError::Breaks {
+            lump: lmp.id,
+            count: new.len(),
+            first: first.clone(),
+        }),
+    }
+}
+
+/// What [`crate::check`] finds wrong with a BSP file, or why it cannot be read at all.
+fn problems(bytes: &[u8]) -> Vec<String> {
+    match crate::Bsp::parse(bytes) {
+        Ok(bsp) => crate::check::check(&bsp)
+            .iter()
+            .map(ToString::to_string)
+            .collect(),
+        Err(e) => vec![e.to_string()],
     }
 }
 
@@ -195,6 +258,57 @@ mod tests {
             doc.set_lump_file(&back).unwrap();
             assert_eq!(doc.to_bytes().unwrap(), original, "lump {id}");
         }
+    }
+
+    #[test]
+    fn data_past_the_stated_length_is_refused() {
+        let lump = LumpFile {
+            id: 3,
+            version: 0,
+            revision: 1,
+            data: &[1; 12],
+        };
+        let mut bytes = lump.to_bytes(Endian::Little);
+        bytes.extend_from_slice(&[9; 5]);
+        assert_eq!(
+            LumpFile::parse(&bytes, Endian::Little),
+            Err(LmpError::TrailingData { len: 12, extra: 5 })
+        );
+    }
+
+    #[test]
+    fn a_replacement_that_breaks_the_map_is_refused() {
+        let mut bsp = crate::Bsp::new(crate::versions::COMPILE_BSP_VERSION);
+        bsp.planes.push(crate::Plane {
+            normal: [0.0, 0.0, 1.0],
+            dist: 64.0,
+            kind: 2,
+        });
+        let original = bsp.to_bytes().unwrap();
+        let file = crate::BspFile::parse(&original).unwrap();
+        let planes = |data: &'static [u8]| LumpFile {
+            id: crate::lump::PLANES,
+            version: 0,
+            revision: 0,
+            data,
+        };
+        // The same plane again: accepted.
+        let same = LumpFile::of(&file, crate::lump::PLANES);
+        assert!(replaced(&original, &file, &same).is_ok());
+        // 19 bytes: not a whole number of 20-byte planes.
+        assert!(matches!(
+            replaced(&original, &file, &planes(&[0; 19])),
+            Err(ReplaceError::Breaks { .. })
+        ));
+        // A NaN normal.
+        let nan: Vec<u8> = [f32::NAN, 0.0, 1.0, 64.0]
+            .iter()
+            .flat_map(|f| f.to_le_bytes())
+            .chain(2i32.to_le_bytes())
+            .collect();
+        let nan: &'static [u8] = nan.leak();
+        let e = replaced(&original, &file, &planes(nan)).unwrap_err().to_string();
+        assert!(e.contains("breaks the map"), "{e}");
     }
 
     #[test]

@@ -115,8 +115,9 @@ pub const VALVE_WRITE_ORDER: [usize; 54] = [
     TEXDATA,
     DISPINFO,
     DISP_VERTS,
-    DISP_LIGHTMAP_SAMPLE_POSITIONS,
+    // Triangle tags before the sample positions, as every v20 BSP of the corpus has them.
     DISP_TRIS,
+    DISP_LIGHTMAP_SAMPLE_POSITIONS,
     FACE_MACRO_TEXTURE_INFO,
     PRIMITIVES,
     PRIMVERTS,

@@ -104,6 +104,11 @@ pub enum LeakState {
     /// No vis data, and every world leaf, solid ones included, in cluster 0: the portal file
     /// was never written.
     Leaked,
+    /// The outside was not filled: a non-solid world leaf touches the world's bounding box
+    /// (the head node's), which only the void outside the map can. vbsp leaves it so on a
+    /// leak it was told to let through (`--allowleak`) or with no entity in open space.
+    #[serde(rename = "leaked")]
+    Unfilled,
     /// No vis data and no world leaf to tell by.
     Unknown,
 }
@@ -256,19 +261,34 @@ impl LightingState {
 
 impl LeakState {
     fn of(bsp: &Bsp) -> LeakState {
-        if bsp.visibility.as_ref().is_some_and(|v| v.num_clusters > 0) {
-            return LeakState::Sealed;
-        }
         let leaves = world_leaves(bsp);
-        if leaves.is_empty() {
-            return LeakState::Unknown;
-        }
-        if leaves.iter().all(|&l| bsp.leafs[l].cluster == 0) {
+        let vis = bsp.visibility.as_ref().is_some_and(|v| v.num_clusters > 0);
+        if !vis && !leaves.is_empty() && leaves.iter().all(|&l| bsp.leafs[l].cluster == 0) {
             LeakState::Leaked
-        } else {
+        } else if outside_open(bsp, &leaves) {
+            LeakState::Unfilled
+        } else if vis || !leaves.is_empty() {
             LeakState::Sealed
+        } else {
+            LeakState::Unknown
         }
     }
+}
+
+/// Whether a non-solid world leaf reaches a face of the world's box (the head node's bounds):
+/// every point of the map's inside lies strictly within the brushes' extent, so such a leaf
+/// is the void outside, which a filled map has made solid.
+fn outside_open(bsp: &Bsp, leaves: &[usize]) -> bool {
+    let Some(head) = bsp
+        .models
+        .first()
+        .and_then(|m| bsp.nodes.get(m.head_node.max(0) as usize))
+    else {
+        return false;
+    };
+    leaves.iter().map(|&l| &bsp.leafs[l]).any(|leaf| {
+        leaf.contents & 1 == 0 && (0..3).any(|k| leaf.mins[k] <= head.mins[k] || leaf.maxs[k] >= head.maxs[k])
+    })
 }
 
 impl FeatureCounts {
@@ -368,6 +388,9 @@ impl LeakState {
             LeakState::Leaked => {
                 "leaked (no vis data, and every world leaf, solid ones too, in cluster 0: vbsp wrote no portal file)"
             }
+            LeakState::Unfilled => {
+                "leaked (the outside was not filled: an open leaf reaches the world's box; compiled with --allowleak, or with no entity in open space)"
+            }
             LeakState::Unknown => "unknown (no vis data and no world leaves)",
         }
     }
@@ -429,15 +452,41 @@ mod tests {
         });
         bsp.nodes.push(Node {
             children: [-2, -3],
+            mins: [-64.0; 3],
+            maxs: [64.0; 3],
             ..Default::default()
         });
-        let leaf = |contents, cluster| Leaf {
+        let leaf = |contents, cluster, mins, maxs| Leaf {
             contents,
             cluster,
+            mins,
+            maxs,
             ..Default::default()
         };
-        bsp.leafs = vec![leaf(1, 0), leaf(1, solid_cluster), leaf(0, 0)];
+        bsp.leafs = vec![
+            leaf(1, 0, [0.0; 3], [0.0; 3]),
+            leaf(1, solid_cluster, [-64.0; 3], [64.0; 3]),
+            leaf(0, 0, [-32.0; 3], [32.0; 3]),
+        ];
         bsp
+    }
+
+    #[test]
+    fn an_open_leaf_on_the_worlds_box_is_an_unfilled_outside() {
+        let mut bsp = world(-1);
+        bsp.leafs[2].cluster = 1;
+        assert_eq!(MapState::of(&bsp).leak, LeakState::Sealed);
+        bsp.leafs[2].maxs[0] = 64.0;
+        let state = MapState::of(&bsp);
+        assert_eq!(state.leak, LeakState::Unfilled);
+        assert!(
+            state
+                .to_string()
+                .contains("leak: leaked (the outside was not filled")
+        );
+        // A solid leaf there is the filled outside.
+        bsp.leafs[2].contents = 1;
+        assert_eq!(MapState::of(&bsp).leak, LeakState::Sealed);
     }
 
     #[test]

@@ -1,4 +1,4 @@
-//! Writing a [`Bsp`] as a whole file: a fresh one in Valve's lump order, or an update of the file
+//! Writing a [`Bsp`] as a whole file: a fresh one in the lump order of its branch's tools, or an update of the file
 //! it was parsed from. Values no reader can use ([`crate::check::unwritable`]) are refused first.
 
 use crate::bsp::Bsp;
@@ -6,18 +6,19 @@ use crate::check::{HEADER, unwritable};
 use crate::document::BspDocument;
 use crate::error::{BspError, Result};
 use crate::file::BspFile;
-use crate::lump::{GAME_LUMP, HEADER_LUMPS, VALVE_WRITE_ORDER};
+use crate::lump::{GAME_LUMP, HEADER_LUMPS};
+use crate::order::write_order;
 
 impl Bsp {
     /// A fresh document holding every lump re-serialised, in Valve's lump order.
     pub fn to_document(&self) -> Result<BspDocument<'static>> {
-        let mut doc = BspDocument::new(self.version);
+        let mut doc = BspDocument::with_order(self.version, self.order);
         doc.endian = self.endian;
         doc.revision = self.revision;
-        doc.order = self.order;
+        let written = write_order(self.version, self.order);
         for lump in 0..HEADER_LUMPS {
             let bytes = self.lump_bytes(lump)?;
-            if bytes.is_empty() && !VALVE_WRITE_ORDER.contains(&lump) {
+            if bytes.is_empty() && !written.contains(&lump) {
                 // Keep Valve's zero offset for lumps its tools never write.
                 doc.lumps[lump].version = self.lump_versions[lump];
                 continue;

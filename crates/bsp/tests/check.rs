@@ -157,3 +157,79 @@ fn a_pakfile_directory_info_cannot_read_fails_check() {
     let v = check(&bsp);
     assert!(v.iter().any(|v| v.to_string().contains("PAKFILE")), "{v:?}");
 }
+
+/// Damage `check` once passed: a cyclic tree, a lightmap far past its lump, NaN model bounds,
+/// a vertex at 1e37. Each is reported naming its lump.
+#[test]
+fn cycles_runaway_lightmaps_nan_bounds_and_absurd_coordinates_are_reported() {
+    let mut sound = sound_map();
+    sound.nodes = vec![
+        srcmap_bsp::Node {
+            children: [1, -1],
+            ..Default::default()
+        },
+        srcmap_bsp::Node {
+            children: [-1, -1],
+            ..Default::default()
+        },
+    ];
+    sound.leafs = vec![srcmap_bsp::Leaf {
+        leaf_water_data: -1,
+        ..Default::default()
+    }];
+    sound.models = vec![srcmap_bsp::Model {
+        head_node: 0,
+        ..Default::default()
+    }];
+    sound.texinfo = vec![srcmap_bsp::TexInfo {
+        texdata: -1,
+        ..Default::default()
+    }];
+    sound.lighting = vec![Default::default(); 4];
+    sound.faces = vec![srcmap_bsp::Face {
+        styles: [0, 255, 255, 255],
+        light_offset: 0,
+        lightmap_size: [1, 1],
+        dispinfo: -1,
+        ..Default::default()
+    }];
+    assert!(check(&sound).is_empty(), "{:?}", check(&sound));
+    type Spoil = Box<dyn Fn(&mut Bsp)>;
+    let cases: Vec<(&str, &str, Spoil)> = vec![
+        (
+            "NODES",
+            "cycle",
+            Box::new(|b: &mut Bsp| b.nodes[1].children = [0, -1]),
+        ),
+        (
+            "FACES",
+            "runs past the lighting lump",
+            Box::new(|b: &mut Bsp| b.faces[0].lightmap_size = [i32::MAX, i32::MAX]),
+        ),
+        (
+            "FACES",
+            "runs past the lighting lump",
+            Box::new(|b: &mut Bsp| b.faces[0].lightmap_size = [2, 1]),
+        ),
+        (
+            "MODELS",
+            "not finite",
+            Box::new(|b: &mut Bsp| b.models[0].mins[2] = f32::NAN),
+        ),
+        (
+            "VERTEXES",
+            "beyond",
+            Box::new(|b: &mut Bsp| b.vertexes[0][0] = 1e37),
+        ),
+    ];
+    for (lump, what, spoil) in cases {
+        let mut bsp = sound.clone();
+        spoil(&mut bsp);
+        let v = check(&bsp);
+        assert!(
+            v.iter()
+                .any(|v| v.to_string().contains(lump) && v.message.contains(what)),
+            "{lump} {what}: {v:?}"
+        );
+    }
+}

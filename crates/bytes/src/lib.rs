@@ -388,6 +388,18 @@ fn remove_stale_temporaries(dir: &std::path::Path, name: &str) {
     }
 }
 
+/// The most characters of an input quoted in a message.
+pub const EXCERPT_CHARS: usize = 48;
+
+/// `text` quoted for an error message, cut to [`EXCERPT_CHARS`] characters with its full length
+/// said: a hostile 100 MB line must not be copied whole into stderr or a report.
+pub fn excerpt(text: &str) -> String {
+    match text.char_indices().nth(EXCERPT_CHARS) {
+        None => format!("{text:?}"),
+        Some((cut, _)) => format!("{:?}… ({} bytes)", &text[..cut], text.len()),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -457,5 +469,13 @@ mod tests {
         assert_eq!(r.f32().unwrap(), 1.5);
         assert_eq!(r.cstr().unwrap(), b"hi");
         assert_eq!(w.len(), 12);
+    }
+
+    #[test]
+    fn excerpts_are_bounded_and_say_the_length() {
+        assert_eq!(super::excerpt("1 2"), "\"1 2\"");
+        let long = "é".repeat(1_000_000);
+        let e = super::excerpt(&long);
+        assert!(e.chars().count() < 80 && e.ends_with("… (2000000 bytes)"), "{e}");
     }
 }

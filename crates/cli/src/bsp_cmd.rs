@@ -232,6 +232,7 @@ fn print_pak_and_materials(o: &mut impl Write, report: &InfoReport) -> std::io::
 }
 
 pub fn convert(args: &crate::convert::ConvertArgs, data: &[u8]) -> anyhow::Result<()> {
+    crate::convert::require_extension(args, "BSP", &["bsp"], "BSP to VMF is decompiling, not built yet")?;
     let file = open(&args.input, data)?;
     let mut doc = BspDocument::from_file(&file);
     if args.compress {
@@ -334,19 +335,28 @@ fn lump_extract(bsp: &Path, lump: &str, out: &Path) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// The edit lock on `bsp` when the command writes its result over it (`target` is `bsp`).
+fn in_place_lock(bsp: &Path, target: &Path) -> anyhow::Result<Option<srcmap_driver::EditLock>> {
+    let in_place = target == bsp || std::fs::canonicalize(target).ok() == std::fs::canonicalize(bsp).ok();
+    Ok(if in_place {
+        Some(srcmap_driver::lock_for_edit(bsp)?)
+    } else {
+        None
+    })
+}
+
 /// `lump replace`: the lump a `.lmp` file names replaced, in place or into `out`.
 fn lump_replace(bsp: &Path, lmp: &Path, out: Option<PathBuf>) -> anyhow::Result<()> {
     // The BSP is edited in place by default; the lump file is only read.
     refuse_overwriting(lmp, out.as_deref().unwrap_or(bsp))?;
+    let _lock = in_place_lock(bsp, out.as_deref().unwrap_or(bsp))?;
     let data = read(bsp)?;
     let file = open(bsp, &data)?;
     let lmp_data = read(lmp)?;
     let lump_file =
         LumpFile::parse(&lmp_data, file.endian()).map_err(|e| anyhow!("{}: {e}", lmp.display()))?;
-    let mut doc = BspDocument::from_file(&file);
-    doc.set_lump_file(&lump_file)
-        .with_context(|| format!("{}", lmp.display()))?;
-    let bytes = doc.to_bytes().map_err(at(bsp))?;
+    let bytes = srcmap_bsp::lmp::replaced(&data, &file, &lump_file)
+        .with_context(|| format!("{}: {}", bsp.display(), lmp.display()))?;
     let target = out.unwrap_or(bsp.to_path_buf());
     write_output(&target, &bytes)?;
     eprintln!(
@@ -438,6 +448,15 @@ fn read_chosen(
         })?;
         let target = dir.join(rel);
         refuse_overwriting(bsp, &target)?;
+        if chosen.iter().any(|(t, _)| *t == target) {
+            // Extracting both would silently keep whichever came last.
+            eprintln!(
+                "{}: warning: pakfile holds '{}' more than once; the first is extracted",
+                bsp.display(),
+                e.name
+            );
+            continue;
+        }
         let bytes = pak.read(e).map_err(at(bsp))?;
         chosen.push((target, bytes));
     }
@@ -452,10 +471,11 @@ fn pak_add(
     lzma: bool,
     out: Option<PathBuf>,
 ) -> anyhow::Result<()> {
+    let target = out.unwrap_or_else(|| bsp.to_path_buf());
+    let _lock = in_place_lock(bsp, &target)?;
     let data = read(bsp)?;
     let file = open(bsp, &data)?;
     let base = base.unwrap_or_else(|| PathBuf::from("."));
-    let target = out.unwrap_or_else(|| bsp.to_path_buf());
     // The BSP is edited in place by default; the files added are only read.
     for p in paths {
         refuse_overwriting(p, &target)?;
@@ -673,6 +693,28 @@ mod tests {
         // Not the entry before it, and not the one it would have escaped to.
         assert!(!out.join("materials/a.vmt").exists());
         assert!(!dir.join("x").exists());
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn pak_extract_keeps_the_first_of_duplicate_names() {
+        let dir = temp("pakdup");
+        let mut map = Bsp::parse(&fixture()).unwrap();
+        let files = vec![
+            ("materials/a.vmt".to_string(), b"first".to_vec()),
+            ("materials/a.vmt".to_string(), b"second".to_vec()),
+        ];
+        map.pakfile = Pak::parse(&[], 0).unwrap().with_files(&files, false).unwrap();
+        let bsp = dir.join("a.bsp");
+        std::fs::write(&bsp, map.to_bytes().unwrap()).unwrap();
+        let out = dir.join("out");
+        pak(PakCommand::Extract {
+            bsp,
+            dir: out.clone(),
+            names: vec![],
+        })
+        .unwrap();
+        assert_eq!(std::fs::read(out.join("materials/a.vmt")).unwrap(), b"first");
         let _ = std::fs::remove_dir_all(&dir);
     }
 

@@ -1,13 +1,17 @@
-//! `vbsp` and `compile`: the map compiler's stages.
+//! `vbsp` and `compile`: the map compiler's stages; the flags of each stage, and CompilePal's
+//! presets.
 
 use std::path::PathBuf;
 
-use srcmap_driver::{CompileJob, CompileProgress, RadSettings, VbspJob, VisSettings};
+use srcmap_driver::{CompileJob, CompileProgress, VbspJob};
+use srcmap_vbsp::Only;
 
 use crate::output::{Stderr, print_json};
 use crate::progress::Bar;
+use crate::rad_cmd::{RadFlags, RunFlags};
+use crate::vis_cmd::VisFlags;
 
-#[derive(Debug, clap::Args)]
+#[derive(Debug, Clone, clap::Args, serde::Serialize, serde::Deserialize)]
 pub struct VbspArgs {
     /// The map source.
     pub map: PathBuf,
@@ -15,44 +19,96 @@ pub struct VbspArgs {
     #[arg(short, long)]
     pub output: Option<PathBuf>,
     /// Game directory (with gameinfo.txt): materials' compile flags, texture sizes and
-    /// reflectivity from its VPKs and loose files.
-    #[arg(long)]
+    /// reflectivity from its VPKs and loose files (Valve's -game, -vproject).
+    #[arg(long, alias = "vproject")]
     pub game: Option<PathBuf>,
+    /// The game to write the BSP for (its version, lump layout, static prop version), when no
+    /// -game folder names it: tf (the default), hl2, mapbase, csgo, portal2, left4dead2, ...
+    /// (docs/targets.md).
+    #[arg(long)]
+    pub target: Option<String>,
     /// A material table (`srcmap materials extract`), consulted after -game content and before
     /// the built-in tool-texture rules.
     #[arg(long)]
     pub materials: Option<PathBuf>,
     /// Leave out func_detail brushes.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "fulldetail")]
     pub nodetail: bool,
+    /// func_detail brushes are structural: they split the tree and block vis (Valve's
+    /// -fulldetail).
+    #[arg(long)]
+    pub fulldetail: bool,
+    /// Rewrite only the entity lump (and static props) of the BSP compiled earlier at the
+    /// output path, from the map; its geometry, vis and lighting stay (Valve's -onlyents; the
+    /// map's brush entities must be the ones it was compiled with). stale.txt is added to its
+    /// pakfile.
+    #[arg(long, conflicts_with = "onlyprops")]
+    pub onlyents: bool,
+    /// Rewrite only the static and detail props of the BSP compiled earlier at the output
+    /// path, from the map (Valve's -onlyprops).
+    #[arg(long)]
+    pub onlyprops: bool,
     /// A detail.vbsp to place detail props with, instead of the one the map names among the
     /// game's files (with a material table that knows `%detailtype`, detail props without -game)
     #[arg(long)]
     pub detail_file: Option<PathBuf>,
     /// On a leak, write the pointfile and still write the BSP (unfilled, no portal file),
     /// as Valve's VBSP does; the exit status is 0.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "leaktest")]
     pub allowleak: bool,
+    /// A leak stops the compile (Valve's -leaktest; srcmap's default without --allowleak).
+    #[arg(long)]
+    pub leaktest: bool,
     /// Check the compiler's invariants between its passes (always on in debug builds).
     #[arg(long)]
     pub verify: bool,
     /// Worker threads for every stage (0 = all cores), Valve's -threads.
-    #[arg(long, default_value_t = 0)]
-    pub threads: usize,
+    #[arg(long)]
+    pub threads: Option<usize>,
     /// Print each stage's report (counts, times, warnings) as JSON on stdout.
     #[arg(long)]
     pub json: bool,
     /// Print nothing but errors.
     #[arg(long, short)]
     pub quiet: bool,
-    /// List every unknown material (by default the warning names the first few).
+    /// List every unknown material (by default the warning names the first few); Valve's -v.
     #[arg(long)]
     pub verbose: bool,
 }
 
-#[derive(Debug, clap::Args)]
+/// CompilePal's presets: what each adds under the flags given.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Preset {
+    /// Quick vis and light: -fast.
+    Fast,
+    /// Each stage's defaults.
+    Normal,
+    /// A release compile: -final -both -StaticPropLighting -StaticPropPolys -textureshadows.
+    Final,
+}
+
+impl Preset {
+    /// The flags the preset stands for.
+    pub fn flags(self) -> &'static [&'static str] {
+        match self {
+            Preset::Fast => &["-fast"],
+            Preset::Normal => &[],
+            Preset::Final => &[
+                "-final",
+                "-both",
+                "-StaticPropLighting",
+                "-StaticPropPolys",
+                "-textureshadows",
+            ],
+        }
+    }
+}
+
+#[derive(Debug, Clone, clap::Args, serde::Serialize, serde::Deserialize)]
 pub struct CompileArgs {
     #[command(flatten)]
+    #[serde(flatten)]
     pub vbsp: VbspArgs,
     /// Skip visibility (every cluster then sees every other).
     #[arg(long)]
@@ -66,9 +122,20 @@ pub struct CompileArgs {
     /// Release-quality light (vrad -final).
     #[arg(long = "final")]
     pub final_: bool,
-    /// Maximum light bounces.
+    #[command(flatten)]
+    #[serde(flatten)]
+    pub vis: VisFlags,
+    #[command(flatten)]
+    #[serde(flatten)]
+    pub light: RadFlags,
+    /// Flags laid under the others, as CompilePal's presets: fast, normal, or final (a release
+    /// compile: -final -both -StaticPropLighting -StaticPropPolys -textureshadows).
+    #[arg(long, value_enum)]
+    pub preset: Option<Preset>,
+    /// A config file of flags for this map (default: MAP.srcmap.toml beside the VMF, when
+    /// there is one); flags given on the command line win over it, and it over the preset.
     #[arg(long)]
-    pub bounce: Option<u32>,
+    pub config: Option<PathBuf>,
 }
 
 impl VbspArgs {
@@ -79,34 +146,41 @@ impl VbspArgs {
             game: self.game.clone(),
             materials: self.materials.clone(),
             no_detail: self.nodetail,
+            full_detail: self.fulldetail,
+            only: self.only(),
             detail_file: self.detail_file.clone(),
             allow_leak: self.allowleak,
             verify: self.verify,
-            threads: self.threads,
+            threads: self.threads.unwrap_or(0),
             quiet: self.quiet,
             verbose: self.verbose,
+            target: self.target.clone(),
+        }
+    }
+
+    /// -onlyents or -onlyprops.
+    fn only(&self) -> Option<Only> {
+        match (self.onlyents, self.onlyprops) {
+            (true, _) => Some(Only::Entities),
+            (_, true) => Some(Only::Props),
+            _ => None,
         }
     }
 }
 
 impl CompileArgs {
     fn job(&self) -> CompileJob {
+        let run = RunFlags {
+            fast: self.fast,
+            final_: self.final_,
+            threads: self.vbsp.threads,
+            verify: self.vbsp.verify,
+        };
         CompileJob {
             vbsp: self.vbsp.job(),
-            vis: (!self.no_vis).then_some(VisSettings {
-                fast: self.fast,
-                threads: self.vbsp.threads,
-                verify: self.vbsp.verify,
-                ..Default::default()
-            }),
-            rad: (!self.no_rad).then_some(RadSettings {
-                fast: self.fast,
-                final_: self.final_,
-                bounce: self.bounce,
-                threads: self.vbsp.threads,
-                verify: self.vbsp.verify,
-                ..Default::default()
-            }),
+            vis: (!self.no_vis).then(|| self.vis.settings(self.fast, run.threads, run.verify)),
+            rad: (!self.no_rad).then(|| self.light.settings(&run)),
+            lights: self.light.lights.clone(),
         }
     }
 }
@@ -120,9 +194,11 @@ pub fn vbsp(args: &VbspArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// `srcmap compile`: vbsp, then vvis, then vrad, in one process on one map in memory; the BSP
-/// is written once, at the end.
-pub fn compile(args: &CompileArgs) -> anyhow::Result<()> {
+/// `srcmap compile`: the preset and the map's config file laid under the flags given, then
+/// vbsp, vvis and vrad in one process on one map in memory; the BSP is written once, at the
+/// end. The driver tells every stage's warnings as text.
+pub fn compile(given: &CompileArgs) -> anyhow::Result<()> {
+    let args = crate::compile_config::layered(given)?;
     let quiet = args.vbsp.quiet;
     let (vbsp, vvis, vrad) = (Bar::steps("vbsp", quiet), Bar::new(quiet), Bar::new(quiet));
     let progress = CompileProgress {

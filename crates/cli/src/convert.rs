@@ -31,3 +31,32 @@ pub fn parse_encoding(name: &str) -> Result<String, String> {
         )),
     }
 }
+
+/// Refuses an output whose extension names another format than the one `format` converts to
+/// (`extensions`, lower case; no extension is allowed): `convert x.bsp x.vmf` would otherwise
+/// write a BSP under a VMF's name. `instead` says what to use for that job.
+pub fn require_extension(
+    args: &ConvertArgs,
+    format: &str,
+    extensions: &[&str],
+    instead: &str,
+) -> anyhow::Result<()> {
+    let ext = args
+        .output
+        .extension()
+        .and_then(|e| e.to_str())
+        .unwrap_or_default()
+        .to_ascii_lowercase();
+    if ext.is_empty() || extensions.contains(&ext.as_str()) {
+        return Ok(());
+    }
+    let allowed = extensions
+        .iter()
+        .map(|e| format!(".{e}"))
+        .collect::<Vec<_>>()
+        .join(", ");
+    Err(crate::usage::usage_error(format!(
+        "{}: convert rewrites a {format} as {allowed} only; {instead}",
+        args.output.display()
+    )))
+}

@@ -199,6 +199,12 @@ pub fn convert(args: &crate::convert::ConvertArgs, data: &[u8]) -> anyhow::Resul
             args.input.display()
         );
     }
+    crate::convert::require_extension(
+        args,
+        "DMX file",
+        &["dmx", "vmap", "pcf", "vmdl", "vmat"],
+        "VMAP to VMF is not built yet",
+    )?;
     let doc = load(&args.input, data)?;
     let out = match &args.encoding {
         None => doc.write(),

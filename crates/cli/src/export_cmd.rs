@@ -2,10 +2,11 @@
 
 use std::path::{Path, PathBuf};
 
-use anyhow::{Context, anyhow};
+use anyhow::anyhow;
 use srcmap_bsp::Bsp;
 use srcmap_export::render::{RenderOptions, Shading, View, entity_view, render_with_props};
 use srcmap_export::scene::MapScene;
+use srcmap_export::{LightSwitch, StyleScales};
 
 use crate::input::{print_note, read_bsp, read_file};
 
@@ -24,6 +25,10 @@ pub struct ExportArgs {
     /// Use the HDR lightmaps (tone-mapped) when the map has both.
     #[arg(long)]
     pub hdr: bool,
+    /// Show a named (switchable) light on or off instead of as it is when the map starts
+    /// (repeatable).
+    #[arg(long = "light", value_name = "NAME=on|off")]
+    pub lights: Vec<LightSwitch>,
     /// Print nothing but notes and errors.
     #[arg(short, long)]
     pub quiet: bool,
@@ -55,12 +60,18 @@ pub struct RenderArgs {
     /// Perspective view from an entity (targetname or classname), with its angles.
     #[arg(long)]
     pub from: Option<String>,
-    #[arg(long, default_value_t = 1024)]
+    /// Picture width in pixels (1-8192).
+    #[arg(long, default_value_t = 1024, value_parser = picture_side())]
     pub width: u32,
-    #[arg(long, default_value_t = 768)]
+    /// Picture height in pixels (1-8192).
+    #[arg(long, default_value_t = 768, value_parser = picture_side())]
     pub height: u32,
     #[arg(long)]
     pub hdr: bool,
+    /// Show a named (switchable) light on or off instead of as it is when the map starts
+    /// (repeatable).
+    #[arg(long = "light", value_name = "NAME=on|off")]
+    pub lights: Vec<LightSwitch>,
     /// Game directory (with `gameinfo.txt`) for textures, as for `export`.
     #[arg(long)]
     pub game: Option<PathBuf>,
@@ -69,24 +80,44 @@ pub struct RenderArgs {
     pub quiet: bool,
 }
 
+/// How a compiled map's scene is lit: HDR or LDR lightmaps, named lights switched.
+pub struct SceneLighting<'a> {
+    pub hdr: bool,
+    pub lights: &'a [LightSwitch],
+}
+
 /// The scene of a compiled map, its notes printed as they arise.
-fn bsp_scene(bsp: &Bsp, map: &Path, game: Option<&Path>, hdr: bool) -> anyhow::Result<MapScene> {
-    Ok(MapScene::of_bsp(bsp, game, hdr, &mut |n| print_note(map, n))?)
+pub fn bsp_scene(
+    bsp: &Bsp,
+    map: &Path,
+    game: Option<&Path>,
+    lit: SceneLighting<'_>,
+) -> anyhow::Result<MapScene> {
+    let styles =
+        StyleScales::with_switches(bsp, lit.lights).map_err(|e| anyhow!("{}: {e}", map.display()))?;
+    Ok(MapScene::of_bsp(bsp, game, lit.hdr, &styles, &mut |n| {
+        print_note(map, n)
+    })?)
 }
 
 /// `srcmap export`: the map's scene as a glTF binary.
 pub fn export(args: &ExportArgs) -> anyhow::Result<()> {
-    let bsp = read_bsp(&args.map)?;
-    let scene = bsp_scene(&bsp, &args.map, args.game.as_deref(), args.hdr)?;
-    let glb = scene
-        .glb(&bsp)
-        .map_err(|e| anyhow!("{}: {e}", args.map.display()))?;
     let out = args
         .output
         .clone()
         .unwrap_or_else(|| args.map.with_extension("glb"));
+    crate::usage::refuse_overwriting(&args.map, &out)?;
+    let bsp = read_bsp(&args.map)?;
+    let lit = SceneLighting {
+        hdr: args.hdr,
+        lights: &args.lights,
+    };
+    let scene = bsp_scene(&bsp, &args.map, args.game.as_deref(), lit)?;
+    let glb = scene
+        .glb(&bsp)
+        .map_err(|e| anyhow!("{}: {e}", args.map.display()))?;
     let bytes = glb.to_bytes();
-    srcmap_bytes::write_atomic(&out, &bytes).with_context(|| format!("{}: cannot write", out.display()))?;
+    crate::output::write_output(&out, &bytes)?;
     if !args.quiet {
         print_export_summary(&out, &scene, bytes.len());
     }
@@ -129,6 +160,7 @@ fn is_bsp(path: &Path) -> bool {
 
 /// `srcmap render`: the map drawn to a PNG.
 pub fn render_map(args: &RenderArgs) -> anyhow::Result<()> {
+    crate::usage::refuse_overwriting(&args.map, &png_path(args))?;
     let (bsp, scene) = render_scene(args)?;
     let view = render_view(args, bsp.as_ref())?;
     let image = render_with_props(
@@ -146,14 +178,18 @@ pub fn render_map(args: &RenderArgs) -> anyhow::Result<()> {
     write_png(args, &image, scene.mesh.triangles)
 }
 
+/// Where the picture goes: `--output`, or MAP.png.
+fn png_path(args: &RenderArgs) -> PathBuf {
+    args.output
+        .clone()
+        .unwrap_or_else(|| args.map.with_extension("png"))
+}
+
 /// The image written as `--output` (default MAP.png), with one line of what was drawn.
 fn write_png(args: &RenderArgs, image: &srcmap_export::Rgb8, triangles: usize) -> anyhow::Result<()> {
     let png = image.to_png().map_err(|e| anyhow!("{e}"))?;
-    let out = args
-        .output
-        .clone()
-        .unwrap_or_else(|| args.map.with_extension("png"));
-    srcmap_bytes::write_atomic(&out, &png).with_context(|| format!("{}: cannot write", out.display()))?;
+    let out = png_path(args);
+    crate::output::write_output(&out, &png)?;
     if !args.quiet {
         println!(
             "{}: {}x{}, {} triangles",
@@ -174,10 +210,20 @@ fn render_scene(args: &RenderArgs) -> anyhow::Result<(Option<Bsp>, MapScene)> {
             .extension()
             .is_some_and(|e| e.eq_ignore_ascii_case("vmf"));
     if vmf {
+        if !args.lights.is_empty() {
+            return Err(anyhow!(
+                "{}: --light needs a BSP (a VMF is drawn unlit)",
+                args.map.display()
+            ));
+        }
         return Ok((None, vmf_scene(&args.map, args.game.as_deref())?));
     }
     let bsp = read_bsp(&args.map)?;
-    let scene = bsp_scene(&bsp, &args.map, args.game.as_deref(), args.hdr)?;
+    let lit = SceneLighting {
+        hdr: args.hdr,
+        lights: &args.lights,
+    };
+    let scene = bsp_scene(&bsp, &args.map, args.game.as_deref(), lit)?;
     Ok((Some(bsp), scene))
 }
 
@@ -209,4 +255,9 @@ impl From<ShadingArg> for Shading {
             ShadingArg::Lightmap => Shading::Lightmap,
         }
     }
+}
+
+/// A picture side: refused outside 1..=MAX_SIDE (0 was drawn as 1, 65536 overflowed).
+fn picture_side() -> clap::builder::RangedI64ValueParser<u32> {
+    clap::value_parser!(u32).range(1..=i64::from(srcmap_export::render::MAX_SIDE))
 }

@@ -3,6 +3,7 @@
 
 mod bsp_cmd;
 mod compile_cmd;
+mod compile_config;
 mod convert;
 mod detect;
 mod dmx_cmd;
@@ -16,6 +17,7 @@ mod phys_cmd;
 mod progress;
 mod rad_cmd;
 mod usage;
+mod valve_flags;
 mod view_cmd;
 mod vis_cmd;
 mod vmf_cmd;
@@ -70,6 +72,10 @@ enum Command {
     Render(export_cmd::RenderArgs),
     /// Serve a BSP's web viewer (WebGL) on 127.0.0.1: fly camera, lightmaps, PVS, area portals, .lin/.prt.
     View(view_cmd::ViewArgs),
+    /// Print a shell completion script for srcmap (bash, zsh, fish, elvish, powershell).
+    Completions { shell: clap_complete::Shell },
+    /// Print srcmap's man page (roff) on stdout: `srcmap man > srcmap.1`.
+    Man,
 }
 
 #[derive(Debug, clap::Args)]
@@ -79,33 +85,6 @@ struct InfoArgs {
     /// Print a JSON report instead of text.
     #[arg(long)]
     json: bool,
-}
-
-/// Valve's tools spell long flags with one dash (`-game`, `-fast`); accept those too by
-/// rewriting `-name` to `--name` for every multi-letter flag the parser knows.
-fn normalise_valve_flags(args: impl Iterator<Item = std::ffi::OsString>) -> Vec<std::ffi::OsString> {
-    use clap::CommandFactory;
-    let mut long_names = std::collections::HashSet::new();
-    fn collect(cmd: &clap::Command, names: &mut std::collections::HashSet<String>) {
-        for arg in cmd.get_arguments() {
-            if let Some(l) = arg.get_long() {
-                names.insert(l.to_string());
-            }
-        }
-        for sub in cmd.get_subcommands() {
-            collect(sub, names);
-        }
-    }
-    collect(&Cli::command(), &mut long_names);
-    args.map(|a| match a.to_str() {
-        Some(s)
-            if s.len() > 2 && s.starts_with('-') && !s.starts_with("--") && long_names.contains(&s[1..]) =>
-        {
-            format!("-{s}").into()
-        }
-        _ => a,
-    })
-    .collect()
 }
 
 fn run(cli: Cli) -> anyhow::Result<()> {
@@ -125,6 +104,8 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Export(args) => export_cmd::export(&args),
         Command::Render(args) => export_cmd::render_map(&args),
         Command::View(args) => view_cmd::view(&args),
+        Command::Completions { shell } => usage::completions(shell),
+        Command::Man => usage::man(),
     }
 }
 
@@ -161,29 +142,55 @@ fn convert(args: &convert::ConvertArgs) -> anyhow::Result<()> {
     }
 }
 
+/// `srcmap pak list MAP | head`: a print to the closed pipe panics inside `println!`. Exit
+/// quietly instead, as for a closed pipe reported as an error (see [`failure`]).
+fn exit_quietly_on_closed_pipe() {
+    let default = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        let payload = info.payload();
+        let message = (payload.downcast_ref::<String>().map(String::as_str))
+            .or_else(|| payload.downcast_ref::<&str>().copied())
+            .unwrap_or("");
+        if message.starts_with("failed printing to std") && message.contains("Broken pipe") {
+            std::process::exit(0);
+        }
+        default(info);
+    }));
+}
+
 fn main() -> ExitCode {
-    let cli = Cli::parse_from(normalise_valve_flags(std::env::args_os()));
+    exit_quietly_on_closed_pipe();
+    let raw: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    let json = output::asks_for_json(&raw);
+    let cli = match valve_flags::normalise_valve_flags(raw.into_iter()).and_then(Cli::try_parse_from) {
+        Ok(cli) => cli,
+        Err(e) => return output::usage_failure(e, json),
+    };
     match run(cli) {
         Ok(()) => ExitCode::SUCCESS,
-        Err(err) => {
-            // A closed pipe (`srcmap info x | head`) is not an error worth reporting.
-            if err.chain().any(|c| {
-                c.downcast_ref::<std::io::Error>()
-                    .is_some_and(|e| e.kind() == std::io::ErrorKind::BrokenPipe)
-            }) {
-                return ExitCode::SUCCESS;
-            }
-            // Messages quote file contents: no raw control characters to the terminal.
-            let message = format!("{err:#}");
-            let lines: Vec<_> = message.split('\n').map(output::printable).collect();
-            eprintln!("error: {}", lines.join("\n"));
-            // Wrong usage exits 2, as clap's own usage errors do.
-            if usage::is_usage(&err) {
-                return ExitCode::from(2);
-            }
-            ExitCode::from(1)
-        }
+        Err(err) => failure(&err, json),
     }
+}
+
+/// A failed run: the error on stderr (and as one JSON document on stdout with `--json`); exit
+/// status 2 for wrong usage, as clap's own usage errors, else 1.
+fn failure(err: &anyhow::Error, json: bool) -> ExitCode {
+    // A closed pipe (`srcmap info x | head`) is not an error worth reporting.
+    if err.chain().any(|c| {
+        c.downcast_ref::<std::io::Error>()
+            .is_some_and(|e| e.kind() == std::io::ErrorKind::BrokenPipe)
+    }) {
+        return ExitCode::SUCCESS;
+    }
+    // Messages quote file contents: no raw control characters to the terminal.
+    let message = format!("{err:#}");
+    let lines: Vec<_> = message.split('\n').map(output::printable).collect();
+    eprintln!("error: {}", lines.join("\n"));
+    let usage = usage::is_usage(err);
+    if json {
+        output::print_error_json(&output::error_report(err, &message, usage));
+    }
+    ExitCode::from(if usage { 2 } else { 1 })
 }
 
 #[cfg(test)]

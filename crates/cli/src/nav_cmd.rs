@@ -173,6 +173,7 @@ pub fn convert(args: &crate::convert::ConvertArgs, data: &[u8]) -> anyhow::Resul
             args.input.display()
         );
     }
+    crate::convert::require_extension(args, "NAV file", &["nav"], "use `srcmap nav` for other outputs")?;
     let mesh = load(&args.input, data)?;
     let out = mesh
         .write()

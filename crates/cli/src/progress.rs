@@ -1,16 +1,17 @@
-//! The progress display shared by the long-running stages (vvis, vrad): a bar with the phase
-//! name, work done in the phase's own unit (faces, portals, bounces, ...), elapsed time and an
-//! estimate of the time left on a terminal; one line per finished phase when stderr is not a
-//! terminal. Workers on every thread call `advance`, so it counts with an atomic and redraws at
+//! The progress display shared by the compile stages: a line when a stage starts and when it
+//! ends (with the report's time), and per phase a bar with the phase name, work done in the
+//! phase's own unit (faces, portals, bounces, ...), percentage, elapsed time and an estimate of
+//! the time left on a terminal, one line per finished phase; and never a second of silence: a
+//! heartbeat redraws the bar, or off a terminal prints a status line with the same figures. Workers on every thread call `advance`, so it counts with an atomic and redraws at
 //! most every half percent. Big numbers are printed as a person reads them (`1.23 M faces`,
 //! `3 min 20 s`).
 
 use std::io::{IsTerminal, Write};
-use std::sync::Mutex;
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::time::Instant;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Mutex, OnceLock};
+use std::time::{Duration, Instant};
 
-use srcmap_stage::Unit;
+use srcmap_stage::{Report, Unit};
 
 /// The phase being shown.
 struct Phase {
@@ -18,16 +19,189 @@ struct Phase {
     total: u64,
     unit: Unit,
     started: Instant,
+    /// Started and not yet finished.
+    running: bool,
+}
+
+/// The stage being run.
+struct Stage {
+    name: &'static str,
+    started: Instant,
+    running: bool,
+}
+
+/// What the display shows, one for the process: stages run one after another, so every
+/// [`Bar`] shares it, and the heartbeat thread reads it.
+struct Display {
+    tty: bool,
+    stage: Mutex<Stage>,
+    phase: Mutex<Phase>,
+    done: AtomicU64,
+    last_drawn: AtomicU64,
+    /// When stderr last had something from us.
+    last_output: Mutex<Instant>,
+    /// A bar is on the terminal's current line (a line printed now must clear it first).
+    bar_shown: AtomicBool,
+}
+
+/// Silence longer than this gets a status line (a redrawn bar on a terminal).
+const HEARTBEAT: Duration = Duration::from_millis(1000);
+
+fn display() -> &'static Display {
+    static DISPLAY: OnceLock<Display> = OnceLock::new();
+    DISPLAY.get_or_init(|| Display {
+        tty: std::io::stderr().is_terminal(),
+        stage: Mutex::new(Stage {
+            name: "",
+            started: Instant::now(),
+            running: false,
+        }),
+        phase: Mutex::new(Phase {
+            name: String::new(),
+            total: 0,
+            unit: Unit::Steps,
+            started: Instant::now(),
+            running: false,
+        }),
+        done: AtomicU64::new(0),
+        last_drawn: AtomicU64::new(0),
+        last_output: Mutex::new(Instant::now()),
+        bar_shown: AtomicBool::new(false),
+    })
+}
+
+/// Starts (once) the thread that breaks silences: while a stage or phase runs and nothing
+/// was printed for [`HEARTBEAT`], it redraws the bar on a terminal, or prints a status line
+/// (`vrad: direct light 1,204/3,410 faces (35%), 12.3 s, 22.8 s left`) elsewhere.
+fn start_heartbeat() {
+    static STARTED: OnceLock<()> = OnceLock::new();
+    STARTED.get_or_init(|| {
+        std::thread::spawn(|| {
+            loop {
+                std::thread::sleep(HEARTBEAT / 5);
+                display().beat();
+            }
+        });
+    });
+}
+
+/// Prints a line on stderr, first clearing a bar drawn on the terminal's line; every line
+/// the CLI prints while a compile runs goes through here, so that the heartbeat knows.
+pub fn print_line(text: &str) {
+    display().line(text);
+}
+
+impl Display {
+    fn line(&self, text: &str) {
+        let mut err = std::io::stderr().lock();
+        if self.bar_shown.swap(false, Ordering::Relaxed) {
+            let _ = write!(err, "\r{}\r", " ".repeat(100));
+        }
+        let _ = writeln!(err, "{text}");
+        self.touch();
+    }
+
+    fn touch(&self) {
+        if let Ok(mut t) = self.last_output.lock() {
+            *t = Instant::now();
+        }
+    }
+
+    fn silent_for(&self) -> Duration {
+        self.last_output.lock().map(|t| t.elapsed()).unwrap_or_default()
+    }
+
+    fn beat(&self) {
+        if self.silent_for() < HEARTBEAT {
+            return;
+        }
+        let phase_running = self.phase.lock().is_ok_and(|p| p.running);
+        let stage_running = self.stage.lock().is_ok_and(|s| s.running);
+        if self.tty && phase_running {
+            self.draw(self.done.load(Ordering::Relaxed));
+        } else if phase_running || stage_running {
+            let status = self.status();
+            self.line(&status);
+        }
+    }
+
+    /// `STAGE: PHASE DONE/TOTAL (P%), ELAPSED, ETA left`, or `STAGE: working, ELAPSED` between
+    /// phases.
+    fn status(&self) -> String {
+        let (stage, stage_secs) = self
+            .stage
+            .lock()
+            .map(|s| (s.name, s.started.elapsed().as_secs_f64()))
+            .unwrap_or(("", 0.0));
+        let prefix = if stage.is_empty() {
+            String::new()
+        } else {
+            format!("{stage}: ")
+        };
+        let Ok(p) = self.phase.lock() else {
+            return String::new();
+        };
+        if !p.running {
+            return format!("{prefix}working, {}", human_duration(stage_secs));
+        }
+        let done = self.done.load(Ordering::Relaxed);
+        format!("{prefix}{}", phase_status(&p, done))
+    }
+
+    fn draw(&self, done: u64) {
+        let Ok(phase) = self.phase.lock() else { return };
+        let frac = fraction(done, phase.total);
+        let width = 30;
+        let filled = ((frac.unwrap_or(0.0) * width as f64) as usize).min(width);
+        let mut err = std::io::stderr().lock();
+        let _ = write!(
+            err,
+            "\r{:<22} [{}{}] {}   ",
+            phase.name,
+            "#".repeat(filled),
+            "-".repeat(width - filled),
+            progress_text(&phase, done),
+        );
+        let _ = err.flush();
+        self.bar_shown.store(true, Ordering::Relaxed);
+        self.touch();
+    }
+}
+
+/// The share of a phase done, when its total is known.
+fn fraction(done: u64, total: u64) -> Option<f64> {
+    (total > 0).then(|| (done as f64 / total as f64).min(1.0))
+}
+
+/// `1,204/3,410 faces (35%), 12.3 s, 22.8 s left`: how far, how long, how long to go
+/// (`35%, ...` for work without a unit; the elapsed time alone when the total is unknown).
+fn progress_text(p: &Phase, done: u64) -> String {
+    let elapsed = p.started.elapsed().as_secs_f64();
+    let Some(frac) = fraction(done, p.total) else {
+        return human_duration(elapsed);
+    };
+    let percent = format!("{:.0}%", 100.0 * frac);
+    let how_far = match amount(p.total, p.unit) {
+        Some(_) => format!("{} ({percent})", so_far(done, p.total, p.unit)),
+        None => percent,
+    };
+    if frac > 0.0 {
+        let left = human_duration(elapsed * (1.0 - frac) / frac);
+        format!("{how_far}, {}, {left} left", human_duration(elapsed))
+    } else {
+        format!("{how_far}, {}", human_duration(elapsed))
+    }
+}
+
+/// A running phase as a status line: `direct light 1,204/3,410 faces (35%), ...`.
+fn phase_status(p: &Phase, done: u64) -> String {
+    format!("{} {}", p.name, progress_text(p, done))
 }
 
 pub struct Bar {
     quiet: bool,
     /// A stage whose phases are short: one line `STAGE: phase` as each starts, no bar.
     steps_of: Option<&'static str>,
-    tty: bool,
-    phase: Mutex<Phase>,
-    done: AtomicU64,
-    last_drawn: AtomicU64,
 }
 
 /// A count as a person reads it: digits grouped in thousands up to 99,999, then three
@@ -143,18 +317,12 @@ fn finished_line(name: &str, done: u64, total: u64, unit: Unit, secs: f64) -> St
 
 impl Bar {
     pub fn new(quiet: bool) -> Self {
+        if !quiet {
+            start_heartbeat();
+        }
         Bar {
             quiet,
             steps_of: None,
-            tty: std::io::stderr().is_terminal(),
-            phase: Mutex::new(Phase {
-                name: String::new(),
-                total: 0,
-                unit: Unit::Steps,
-                started: Instant::now(),
-            }),
-            done: AtomicU64::new(0),
-            last_drawn: AtomicU64::new(0),
         }
     }
 
@@ -166,95 +334,115 @@ impl Bar {
         }
     }
 
-    fn draw(&self, done: u64) {
-        let Ok(phase) = self.phase.lock() else { return };
-        let frac = if phase.total > 0 {
-            (done as f64 / phase.total as f64).min(1.0)
-        } else {
-            1.0
-        };
-        let width = 30;
-        let filled = ((frac * width as f64) as usize).min(width);
-        let elapsed = phase.started.elapsed().as_secs_f64();
-        let eta = if frac > 0.0 {
-            format!("{} left", human_duration(elapsed * (1.0 - frac) / frac))
-        } else {
-            "…".into()
-        };
-        let mut err = std::io::stderr().lock();
-        let _ = write!(
-            err,
-            "\r{:<22} [{}{}] {} {}, {eta}   ",
-            phase.name,
-            "#".repeat(filled),
-            "-".repeat(width - filled),
-            so_far(done, phase.total, phase.unit),
-            human_duration(elapsed),
-        );
-        let _ = err.flush();
+    pub fn begin_stage(&self, stage: &'static str) {
+        if self.quiet {
+            return;
+        }
+        if let Ok(mut s) = display().stage.lock() {
+            *s = Stage {
+                name: stage,
+                started: Instant::now(),
+                running: true,
+            };
+        }
+        print_line(&format!("{stage}: started"));
+    }
+
+    /// `STAGE: done in 12.3 s (2 warnings)`, the time being the report's own.
+    pub fn end_stage(&self, report: &Report) {
+        if self.quiet {
+            return;
+        }
+        if let Ok(mut s) = display().stage.lock() {
+            s.running = false;
+        }
+        print_line(&stage_done_line(report));
     }
 
     pub fn start(&self, name: &str, total: u64, unit: Unit) {
         if self.quiet {
             return;
         }
-        if let Some(stage) = self.steps_of {
-            eprintln!("{stage}: {name}");
-            return;
-        }
-        if let Ok(mut p) = self.phase.lock() {
+        let d = display();
+        if let Ok(mut p) = d.phase.lock() {
             *p = Phase {
                 name: name.to_string(),
                 total,
                 unit,
                 started: Instant::now(),
+                running: true,
             };
         }
-        self.done.store(0, Ordering::Relaxed);
-        self.last_drawn.store(0, Ordering::Relaxed);
-        if self.tty {
-            self.draw(0);
+        d.done.store(0, Ordering::Relaxed);
+        d.last_drawn.store(0, Ordering::Relaxed);
+        if let Some(stage) = self.steps_of {
+            print_line(&format!("{stage}: {name}"));
+        } else if d.tty {
+            d.draw(0);
         }
     }
 
     pub fn advance(&self, n: u64) {
-        if self.quiet || self.steps_of.is_some() {
+        if self.quiet {
             return;
         }
+        let d = display();
         // Counted off a terminal too: the finished line says how much was done.
-        let done = self.done.fetch_add(n, Ordering::Relaxed) + n;
-        if !self.tty {
+        let done = d.done.fetch_add(n, Ordering::Relaxed) + n;
+        if !d.tty || self.steps_of.is_some() {
             return;
         }
-        let total = self.phase.lock().map(|p| p.total).unwrap_or(0);
+        let total = d.phase.lock().map(|p| p.total).unwrap_or(0);
         let step = (total / 200).max(1);
-        let last = self.last_drawn.load(Ordering::Relaxed);
+        let last = d.last_drawn.load(Ordering::Relaxed);
         if done >= last + step
-            && self
-                .last_drawn
+            && d.last_drawn
                 .compare_exchange(last, done, Ordering::Relaxed, Ordering::Relaxed)
                 .is_ok()
         {
-            self.draw(done);
+            d.draw(done);
         }
     }
 
     pub fn finish(&self) {
-        if self.quiet || self.steps_of.is_some() {
+        if self.quiet {
             return;
         }
-        let Ok(p) = self.phase.lock() else { return };
-        let done = self.done.load(Ordering::Relaxed);
-        let line = finished_line(&p.name, done, p.total, p.unit, p.started.elapsed().as_secs_f64());
-        if self.tty {
-            eprintln!("\r{line}{}", " ".repeat(60));
-        } else {
-            eprintln!("{line}");
+        let d = display();
+        let Ok(mut p) = d.phase.lock() else { return };
+        p.running = false;
+        if self.steps_of.is_some() {
+            return;
         }
+        let done = d.done.load(Ordering::Relaxed);
+        let line = finished_line(&p.name, done, p.total, p.unit, p.started.elapsed().as_secs_f64());
+        drop(p);
+        print_line(&line);
     }
 }
 
+/// The line a stage leaves when it ends: `vrad: done in 1 min 36 s (3 warnings)`, its time
+/// the report's `seconds` (the figure `--json` prints).
+pub fn stage_done_line(report: &Report) -> String {
+    let warnings = match report.warnings.len() {
+        0 => String::new(),
+        1 => " (1 warning)".to_string(),
+        n => format!(" ({n} warnings)"),
+    };
+    format!(
+        "{}: done in {}{warnings}",
+        report.stage,
+        human_duration(report.seconds)
+    )
+}
+
 impl srcmap_stage::Progress for Bar {
+    fn begin_stage(&self, stage: &'static str) {
+        Bar::begin_stage(self, stage)
+    }
+    fn end_stage(&self, report: &Report) {
+        Bar::end_stage(self, report)
+    }
     fn start(&self, phase: &str, total: u64, unit: Unit) {
         Bar::start(self, phase, total, unit)
     }
@@ -313,6 +501,37 @@ mod tests {
         assert_eq!(so_far(1204, 3410, Unit::Faces), "1,204/3,410 faces");
         assert_eq!(so_far(15_730_035_797, 31_460_071_594, Unit::Work), "50%");
         assert_eq!(so_far(512, 2048, Unit::Bytes), "512 B/2.00 KiB");
+    }
+
+    #[test]
+    fn status_lines_give_percentage_and_time_left() {
+        let phase = |total, unit| Phase {
+            name: "direct light".into(),
+            total,
+            unit,
+            started: Instant::now() - Duration::from_secs(10),
+            running: true,
+        };
+        let text = phase_status(&phase(4, Unit::Faces), 1);
+        assert!(
+            text.starts_with("direct light 1/4 faces (25%), 10.0 s, 30."),
+            "{text}"
+        );
+        assert!(text.ends_with(" s left"), "{text}");
+        let text = progress_text(&phase(0, Unit::Steps), 0);
+        assert!(text.starts_with("10.0") && !text.contains('%'), "{text}");
+        let text = progress_text(&phase(8, Unit::Work), 0);
+        assert!(text.starts_with("0%, 10.0 s") && !text.contains("left"), "{text}");
+    }
+
+    #[test]
+    fn a_stage_ends_with_the_reports_time() {
+        let mut report = Report::new("vrad");
+        report.seconds = 96.4;
+        assert_eq!(stage_done_line(&report), "vrad: done in 1 min 36 s");
+        report.warn("one");
+        report.seconds = 0.424;
+        assert_eq!(stage_done_line(&report), "vrad: done in 0.42 s (1 warning)");
     }
 
     #[test]

@@ -21,71 +21,19 @@ pub struct VradArgs {
     /// Release quality: more sky, bounce and ambient rays.
     #[arg(long = "final")]
     pub final_: bool,
-    /// Maximum number of light bounces (stops early, as VRAD, once a bounce adds under one
-    /// unit of light summed over patches).
-    #[arg(long, default_value_t = 100)]
-    pub bounce: u32,
-    /// Write only LDR lighting (by default LDR, plus HDR when the map already has HDR lighting).
-    #[arg(long, conflicts_with_all = ["hdr", "both"])]
-    pub ldr: bool,
-    /// Write only HDR lighting.
-    #[arg(long, conflicts_with = "both")]
-    pub hdr: bool,
-    /// Write LDR and HDR lighting.
-    #[arg(long)]
-    pub both: bool,
     /// Worker threads (0 = all cores).
-    #[arg(long, default_value_t = 0)]
-    pub threads: usize,
-    /// Game directory: materials (reflectivity, bump maps, see-through brushes), lights.rad,
-    /// and the static props' models, which cast shadows.
     #[arg(long)]
+    pub threads: Option<usize>,
+    /// Game directory: materials (reflectivity, bump maps, see-through brushes), lights.rad,
+    /// and the static props' models, which cast shadows (Valve's -game, -vproject).
+    #[arg(long, alias = "vproject")]
     pub game: Option<PathBuf>,
-    /// Static props cast the shadow of their render triangles, not their collision model
-    /// (VRAD's -StaticPropPolys).
-    #[arg(long = "StaticPropPolys", alias = "staticproppolys")]
-    pub static_prop_polys: bool,
-    /// With -StaticPropPolys: props built with $casttextureshadows whose materials are
-    /// $translucent or $alphatest let light through where their base texture is clear
-    /// (VRAD's -textureshadows).
-    #[arg(long = "textureshadows", alias = "TextureShadows")]
-    pub texture_shadows: bool,
-    /// Per-vertex static-prop lighting: sp_N.vhv / sp_hdr_N.vhv files in the pakfile, from
-    /// the models in --game, and texelslighting_N.ppl for props with generatelightmaps (VRAD's
-    /// -StaticPropLighting; skipped with --fast).
-    #[arg(long = "StaticPropLighting", alias = "staticproplighting")]
-    pub static_prop_lighting: bool,
-    /// With -StaticPropLighting: no prop shadows its own vertices (VRAD's
-    /// -disablepropselfshadowing).
-    #[arg(long = "disablepropselfshadowing")]
-    pub disable_prop_self_shadowing: bool,
-    /// Ambient occlusion (off by default): darken luxels and prop vertices by the share of
-    /// short hemisphere rays that hit geometry within -aoradius (as CS:GO-derived VRADs).
-    #[arg(long = "ambientocclusion")]
-    pub ambient_occlusion: bool,
-    /// With -ambientocclusion: how far (units) geometry darkens a point.
-    #[arg(long = "aoradius", default_value_t = 40.0, value_parser = positive_f32)]
-    pub ao_radius: f32,
-    /// With -ambientocclusion: hemisphere rays per luxel or vertex.
-    #[arg(long = "aosamples", default_value_t = 32, value_parser = clap::value_parser!(u32).range(1..=4096))]
-    pub ao_samples: u32,
-    /// With -ambientocclusion: light is multiplied by 1 - aoscale × (share of rays that hit).
-    #[arg(long = "aoscale", default_value_t = 1.0, value_parser = positive_f32)]
-    pub ao_scale: f32,
-    /// Texture lights in Valve's lights.rad syntax, read after -game's lights.rad and before
-    /// MAP.rad beside the map (repeatable; later files override earlier ones).
-    #[arg(long = "lights", value_name = "FILE.rad")]
-    pub lights: Vec<PathBuf>,
     /// A material table (`srcmap materials extract`): its `emit` facts are texture lights,
     /// overridden by any lights.rad file.
     #[arg(long)]
     pub materials: Option<PathBuf>,
-    /// Do not recover texture lights from the emit_surface world lights already in the BSP.
-    #[arg(long)]
-    pub no_texlight_harvest: bool,
-    /// Skip the per-leaf ambient cubes.
-    #[arg(long)]
-    pub noambient: bool,
+    #[command(flatten)]
+    pub light: RadFlags,
     /// No progress output.
     #[arg(long, short)]
     pub quiet: bool,
@@ -98,6 +46,114 @@ pub struct VradArgs {
     pub verify: bool,
 }
 
+/// Lighting's own flags, shared by `srcmap vrad` and `srcmap compile`. Each is unset unless
+/// given (so a compile's preset and config file can be laid under them).
+#[derive(Debug, Default, Clone, clap::Args, serde::Serialize, serde::Deserialize)]
+pub struct RadFlags {
+    /// Maximum number of light bounces (default 100; stops early, as VRAD, once a bounce adds
+    /// under one unit of light summed over patches).
+    #[arg(long)]
+    pub bounce: Option<u32>,
+    /// Write only LDR lighting (by default LDR, plus HDR when the map already has HDR lighting).
+    #[arg(long, conflicts_with_all = ["hdr", "both"])]
+    pub ldr: bool,
+    /// Write only HDR lighting.
+    #[arg(long, conflicts_with = "both")]
+    pub hdr: bool,
+    /// Write LDR and HDR lighting.
+    #[arg(long)]
+    pub both: bool,
+    /// Static props cast the shadow of their render triangles, not their collision model
+    /// (VRAD's -StaticPropPolys).
+    #[arg(long = "StaticPropPolys")]
+    pub static_prop_polys: bool,
+    /// With -StaticPropPolys: props built with $casttextureshadows whose materials are
+    /// $translucent or $alphatest let light through where their base texture is clear
+    /// (VRAD's -textureshadows).
+    #[arg(long = "textureshadows")]
+    pub texture_shadows: bool,
+    /// Per-vertex static-prop lighting: sp_N.vhv / sp_hdr_N.vhv files in the pakfile, from
+    /// the models in --game, and texelslighting_N.ppl for props with generatelightmaps (VRAD's
+    /// -StaticPropLighting; skipped with --fast).
+    #[arg(long = "StaticPropLighting")]
+    pub static_prop_lighting: bool,
+    /// With -StaticPropLighting: no prop shadows its own vertices (VRAD's -nossprops,
+    /// -disablepropselfshadowing).
+    #[arg(long = "disablepropselfshadowing")]
+    pub disable_prop_self_shadowing: bool,
+    /// Ambient occlusion (off by default): darken luxels and prop vertices by the share of
+    /// short hemisphere rays that hit geometry within -aoradius (as CS:GO-derived VRADs).
+    #[arg(long = "ambientocclusion")]
+    pub ambient_occlusion: bool,
+    /// With -ambientocclusion: how far (units) geometry darkens a point (default 40).
+    #[arg(long = "aoradius", value_parser = positive_f32)]
+    pub ao_radius: Option<f32>,
+    /// With -ambientocclusion: hemisphere rays per luxel or vertex (default 32).
+    #[arg(long = "aosamples", value_parser = clap::value_parser!(u32).range(1..=4096))]
+    pub ao_samples: Option<u32>,
+    /// With -ambientocclusion: light is multiplied by 1 - aoscale × (share of rays that hit)
+    /// (default 1).
+    #[arg(long = "aoscale", value_parser = positive_f32)]
+    pub ao_scale: Option<f32>,
+    /// No supersampling of direct light where it changes sharply (VRAD's -noextra).
+    #[arg(long = "noextra")]
+    pub no_extra: bool,
+    /// Sky-ambient rays: 162 × N per sample (VRAD's -extrasky N; -final is 4 here).
+    #[arg(long = "extrasky", value_parser = clap::value_parser!(u32).range(1..=64))]
+    pub extra_sky: Option<u32>,
+    /// Bounce patch size in luxels (VRAD's -chop; default 4, 2 with -final).
+    #[arg(long = "chop", value_parser = clap::value_parser!(u32).range(1..=64))]
+    pub chop: Option<u32>,
+    /// Texture lights in Valve's lights.rad syntax, read after -game's lights.rad and before
+    /// MAP.rad beside the map (repeatable; later files override earlier ones).
+    #[arg(long = "lights", value_name = "FILE.rad")]
+    pub lights: Vec<PathBuf>,
+    /// Do not recover texture lights from the emit_surface world lights already in the BSP.
+    #[arg(long)]
+    pub no_texlight_harvest: bool,
+    /// Skip the per-leaf ambient cubes.
+    #[arg(long)]
+    pub noambient: bool,
+}
+
+/// What a run's quality and machine flags are, besides lighting's own.
+pub struct RunFlags {
+    pub fast: bool,
+    pub final_: bool,
+    pub threads: Option<usize>,
+    pub verify: bool,
+}
+
+impl RadFlags {
+    /// The driver's settings for these flags and the run's.
+    pub fn settings(&self, run: &RunFlags) -> RadSettings {
+        RadSettings {
+            fast: run.fast,
+            final_: run.final_,
+            bounce: self.bounce,
+            hdr: self.hdr,
+            both: self.both,
+            ldr_only: self.ldr,
+            threads: run.threads.unwrap_or(0),
+            verify: run.verify,
+            no_ambient: self.noambient,
+            no_texlight_harvest: self.no_texlight_harvest,
+            static_prop_polys: self.static_prop_polys,
+            texture_shadows: self.texture_shadows,
+            static_prop_lighting: self.static_prop_lighting,
+            disable_prop_self_shadowing: self.disable_prop_self_shadowing,
+            ambient_occlusion: self.ambient_occlusion.then_some(AmbientOcclusion {
+                radius: self.ao_radius.unwrap_or(40.0),
+                samples: self.ao_samples.unwrap_or(32) as usize,
+                scale: self.ao_scale.unwrap_or(1.0),
+            }),
+            no_extra: self.no_extra,
+            extra_sky: self.extra_sky,
+            chop: self.chop,
+        }
+    }
+}
+
 /// A finite number above zero (`-aoradius`, `-aoscale`).
 fn positive_f32(s: &str) -> Result<f32, String> {
     match s.parse::<f32>() {
@@ -107,40 +163,22 @@ fn positive_f32(s: &str) -> Result<f32, String> {
 }
 
 impl VradArgs {
-    fn settings(&self) -> RadSettings {
-        RadSettings {
+    fn job(&self) -> VradJob {
+        let run = RunFlags {
             fast: self.fast,
             final_: self.final_,
-            bounce: Some(self.bounce),
-            hdr: self.hdr,
-            both: self.both,
-            ldr_only: self.ldr,
             threads: self.threads,
             verify: self.verify,
-        }
-    }
-
-    fn job(&self) -> VradJob {
+        };
         VradJob {
             bsp: self.bsp.clone(),
             output: self.output.clone(),
-            settings: self.settings(),
+            settings: self.light.settings(&run),
             sources: RadSources {
                 game: self.game.clone(),
                 materials: self.materials.clone(),
-                lights: self.lights.clone(),
+                lights: self.light.lights.clone(),
             },
-            no_ambient: self.noambient,
-            no_texlight_harvest: self.no_texlight_harvest,
-            static_prop_polys: self.static_prop_polys,
-            texture_shadows: self.texture_shadows,
-            static_prop_lighting: self.static_prop_lighting,
-            disable_prop_self_shadowing: self.disable_prop_self_shadowing,
-            ambient_occlusion: self.ambient_occlusion.then_some(AmbientOcclusion {
-                radius: self.ao_radius,
-                samples: self.ao_samples as usize,
-                scale: self.ao_scale,
-            }),
             quiet: self.quiet || self.json,
         }
     }
@@ -160,9 +198,7 @@ pub fn vrad(args: &VradArgs) -> anyhow::Result<()> {
 
 /// What the run did, for a person: material and prop sources, files packed, counts and speed.
 fn print_summary(args: &VradArgs, out: &std::path::Path, report: &Report, total: f64) {
-    for w in &report.warnings {
-        eprintln!("warning: {w}");
-    }
+    print_warnings(report);
     if args.game.is_some() || args.materials.is_some() {
         eprintln!(
             "materials: {} reflectivities and {} bump flags taken from game content or the table; {} brushes see-through (no shadow)",
@@ -245,6 +281,13 @@ fn print_totals(out: &std::path::Path, report: &Report, total: f64) {
         srcmap_vrad::rays_per_second(report) / 1e6,
         total
     );
+}
+
+/// A stage report's warnings, one line each.
+pub fn print_warnings(report: &Report) {
+    for w in &report.warnings {
+        eprintln!("warning: {w}");
+    }
 }
 
 /// The shared stage report, plus the run's total seconds and its rays per second.

@@ -49,6 +49,27 @@ pub fn finite_f64(s: &str) -> Result<f64, String> {
     }
 }
 
+/// `srcmap completions SHELL`: the completion script clap_complete makes from the command
+/// definition, on stdout.
+pub fn completions(shell: clap_complete::Shell) -> anyhow::Result<()> {
+    use clap::CommandFactory;
+    use std::io::Write;
+    let mut cmd = crate::Cli::command();
+    // Made in memory first: clap_complete panics on a failed write (a closed pipe), where
+    // `write_all` reports it as an error.
+    let mut script = Vec::new();
+    clap_complete::generate(shell, &mut cmd, "srcmap", &mut script);
+    std::io::stdout().lock().write_all(&script)?;
+    Ok(())
+}
+
+/// `srcmap man`: the man page clap_mangen makes from the command definition, on stdout.
+pub fn man() -> anyhow::Result<()> {
+    use clap::CommandFactory;
+    clap_mangen::Man::new(crate::Cli::command()).render(&mut std::io::stdout().lock())?;
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -9,9 +9,8 @@ use anyhow::anyhow;
 use srcmap_view::{Scene, Site};
 use srcmap_vvis::portals::Portals;
 
-use srcmap_export::scene::MapScene;
-
-use crate::input::{print_note, read_bsp};
+use crate::export_cmd::{SceneLighting, bsp_scene};
+use crate::input::read_bsp;
 
 #[derive(Debug, clap::Args)]
 pub struct ViewArgs {
@@ -26,6 +25,10 @@ pub struct ViewArgs {
     /// Use the HDR lightmaps (tone-mapped) when the map has both.
     #[arg(long)]
     pub hdr: bool,
+    /// Show a named (switchable) light on or off instead of as it is when the map starts
+    /// (repeatable).
+    #[arg(long = "light", value_name = "NAME=on|off")]
+    pub lights: Vec<srcmap_export::LightSwitch>,
     /// Do not open a browser; only print the address.
     #[arg(long)]
     pub no_open: bool,
@@ -100,9 +103,11 @@ pub fn view(args: &ViewArgs) -> anyhow::Result<()> {
 /// leak path and vis portals of `MAP.lin` and `MAP.prt`), with the mesh's triangle count.
 fn build_site(args: &ViewArgs) -> anyhow::Result<(Arc<Site>, usize)> {
     let bsp = read_bsp(&args.map)?;
-    let drawn = MapScene::of_bsp(&bsp, args.game.as_deref(), args.hdr, &mut |n| {
-        print_note(&args.map, n)
-    })?;
+    let lit = SceneLighting {
+        hdr: args.hdr,
+        lights: &args.lights,
+    };
+    let drawn = bsp_scene(&bsp, &args.map, args.game.as_deref(), lit)?;
     let glb = drawn
         .glb(&bsp)
         .map_err(|e| anyhow!("{}: {e}", args.map.display()))?;

@@ -18,14 +18,15 @@ pub struct VvisArgs {
     /// Only the quick first pass (a looser, conservative PVS), like vvis -fast.
     #[arg(long)]
     pub fast: bool,
-    /// A quicker full pass: what a cluster's other finished portals see counts as already
-    /// seen (about a third fewer walk states). The PVS may gain a few pairs, never loses one,
-    /// so it differs slightly from vvis's.
-    #[arg(long, conflicts_with = "fast")]
-    pub siblings: bool,
+    #[command(flatten)]
+    pub vis: VisFlags,
     /// Worker threads (0 = all cores).
-    #[arg(long, default_value_t = 0)]
-    pub threads: usize,
+    #[arg(long)]
+    pub threads: Option<usize>,
+    /// Game directory (Valve's -game, -vproject): accepted for Valve's command lines; vis
+    /// reads nothing from the game.
+    #[arg(long, alias = "vproject")]
+    pub game: Option<PathBuf>,
     /// Portal file to read (default: MAP.prt beside the BSP; without one, portals are rebuilt
     /// from the BSP's tree).
     #[arg(long)]
@@ -33,9 +34,6 @@ pub struct VvisArgs {
     /// Ignore any .prt file and rebuild portals from the BSP's tree.
     #[arg(long)]
     pub no_prt: bool,
-    /// A vis radius regardless of env_fog_controller's farz (vvis -radius_override).
-    #[arg(long, value_parser = crate::usage::finite_f64)]
-    pub radius_override: Option<f64>,
     /// No progress output.
     #[arg(long, short)]
     pub quiet: bool,
@@ -47,6 +45,32 @@ pub struct VvisArgs {
     pub verify: bool,
 }
 
+/// Vis's own flags, shared by `srcmap vvis` and `srcmap compile`.
+#[derive(Debug, Default, Clone, clap::Args, serde::Serialize, serde::Deserialize)]
+pub struct VisFlags {
+    /// A quicker full pass: what a cluster's other finished portals see counts as already
+    /// seen (about a third fewer walk states). The PVS may gain a few pairs, never loses one,
+    /// so it differs slightly from vvis's.
+    #[arg(long, conflicts_with = "fast")]
+    pub siblings: bool,
+    /// A vis radius regardless of env_fog_controller's farz (vvis -radius_override).
+    #[arg(long, value_parser = crate::usage::finite_f64)]
+    pub radius_override: Option<f64>,
+}
+
+impl VisFlags {
+    /// The driver's settings for these flags and the run's.
+    pub fn settings(&self, fast: bool, threads: Option<usize>, verify: bool) -> VisSettings {
+        VisSettings {
+            fast,
+            siblings: self.siblings,
+            threads: threads.unwrap_or(0),
+            radius_override: self.radius_override,
+            verify,
+        }
+    }
+}
+
 impl VvisArgs {
     fn job(&self) -> VvisJob {
         VvisJob {
@@ -54,13 +78,7 @@ impl VvisArgs {
             output: self.output.clone(),
             prt: self.prt.clone(),
             no_prt: self.no_prt,
-            settings: VisSettings {
-                fast: self.fast,
-                siblings: self.siblings,
-                threads: self.threads,
-                radius_override: self.radius_override,
-                verify: self.verify,
-            },
+            settings: self.vis.settings(self.fast, self.threads, self.verify),
         }
     }
 }

@@ -140,18 +140,12 @@ fn print_instances_and_bounds(out: &mut impl Write, report: &Report<'_>) -> std:
 }
 
 pub fn convert(args: &crate::convert::ConvertArgs, data: &[u8]) -> anyhow::Result<()> {
-    let out_ext = args
-        .output
-        .extension()
-        .and_then(|e| e.to_str())
-        .unwrap_or_default()
-        .to_ascii_lowercase();
-    if !matches!(out_ext.as_str(), "vmf" | "vmx" | "vmm" | "") {
-        anyhow::bail!(
-            "{}: VMF can be converted to .vmf only (VMF to VMAP is not built yet)",
-            args.output.display()
-        );
-    }
+    crate::convert::require_extension(
+        args,
+        "VMF",
+        &["vmf", "vmx", "vmm"],
+        "VMF to VMAP is not built yet",
+    )?;
     if args.compress || args.decompress || args.encoding.is_some() {
         anyhow::bail!("--compress, --decompress and --encoding do not apply to VMF");
     }

@@ -134,3 +134,80 @@ fn unlit_box_room_exports_and_renders_fullbright_with_a_note() {
     );
     assert!(notes.contains("no lighting"), "{notes}");
 }
+
+#[test]
+fn picture_sizes_outside_the_bound_are_refused_before_any_work() {
+    let dir = temp_dir("sizes");
+    for (flag, value) in [
+        ("--width", "0"),
+        ("--height", "0"),
+        ("--width", "65536"),
+        ("--height", "100000"),
+    ] {
+        let out = srcmap()
+            .args(["render", flag, value, "-o"])
+            .arg(dir.join("x.png"))
+            .arg(repo("examples/box_room.vmf"))
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{flag} {value}: {stderr}");
+        assert!(stderr.contains(flag) && stderr.contains("1..=8192"), "{stderr}");
+        assert!(!dir.join("x.png").exists());
+    }
+}
+
+#[test]
+fn outputs_never_replace_the_input() {
+    let dir = temp_dir("overwrite");
+    let vmf = dir.join("room.vmf");
+    std::fs::copy(repo("examples/box_room.vmf"), &vmf).unwrap();
+    let bsp = dir.join("room.bsp");
+    run_ok(srcmap().arg("vbsp").arg(&vmf).arg("-o").arg(&bsp).arg("-q"));
+    #[cfg(unix)]
+    std::os::unix::fs::symlink(&bsp, dir.join("link.png")).unwrap();
+    let before = std::fs::read(&bsp).unwrap();
+    let cases: Vec<Vec<std::ffi::OsString>> = vec![
+        vec![
+            "export".into(),
+            bsp.clone().into(),
+            "-o".into(),
+            bsp.clone().into(),
+        ],
+        vec![
+            "render".into(),
+            bsp.clone().into(),
+            "-o".into(),
+            bsp.clone().into(),
+        ],
+        vec![
+            "render".into(),
+            vmf.clone().into(),
+            "-o".into(),
+            vmf.clone().into(),
+        ],
+        #[cfg(unix)]
+        vec![
+            "render".into(),
+            bsp.clone().into(),
+            "-o".into(),
+            dir.join("link.png").into(),
+        ],
+        vec!["convert".into(), bsp.clone().into(), dir.join("room2.vmf").into()],
+    ];
+    for args in cases {
+        let out = srcmap().args(&args).output().unwrap();
+        assert_eq!(
+            out.status.code(),
+            Some(2),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    assert_eq!(std::fs::read(&bsp).unwrap(), before);
+    assert_eq!(
+        std::fs::read(&vmf).unwrap(),
+        std::fs::read(repo("examples/box_room.vmf")).unwrap()
+    );
+    assert!(!dir.join("room2.vmf").exists());
+}

@@ -162,3 +162,73 @@ fn control_characters_in_a_dmx_header_are_escaped() {
     assert!(out.contains("mo\\u{1b}]0;title\\u{7}\\u{1b}[2Jdel"), "{out}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `srcmap … | head`: the reader goes away; the writer exits quietly, without a panic.
+#[test]
+fn a_closed_output_pipe_ends_the_command_quietly() {
+    let vmf = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/box_room.vmf");
+    let commands: [Vec<&std::ffi::OsStr>; 3] = [
+        vec!["completions".as_ref(), "bash".as_ref()],
+        vec!["man".as_ref()],
+        vec!["info".as_ref(), vmf.as_os_str()],
+    ];
+    for args in commands {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_srcmap"))
+            .args(&args)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        drop(child.stdout.take());
+        let out = child.wait_with_output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
+        assert_eq!(out.status.code(), Some(0), "{args:?}: {stderr}");
+    }
+}
+
+/// Maps over the engine's entity limit (8192 in BSP 20) are refused by the commands that would
+/// pay for them, before the work: vbsp on the VMF, vrad, export and render on the BSP.
+#[test]
+fn maps_over_the_entity_limit_are_refused_before_the_work() {
+    let dir = temp_dir("limits");
+    let bsp_path = compiled(&dir);
+    let mut bsp = srcmap_bsp::Bsp::parse(&std::fs::read(&bsp_path).unwrap()).unwrap();
+    let mut target = srcmap_bsp::Entity::default();
+    target.set("classname", "info_target");
+    bsp.entities.extend(std::iter::repeat_n(target, 9000));
+    let crowded = dir.join("crowded.bsp");
+    std::fs::write(&crowded, bsp.to_bytes().unwrap()).unwrap();
+    let before = std::fs::read(&crowded).unwrap();
+    for args in [
+        vec!["vrad", "-fast"],
+        vec!["export", "-o", "x.glb"],
+        vec!["render", "-o", "x.png"],
+    ] {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_srcmap"));
+        let out = cmd.current_dir(&dir).args(&args).arg(&crowded).output().unwrap();
+        let text = stderr(&out);
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {text}");
+        assert!(text.contains("MAX_MAP_ENTITIES"), "{args:?}: {text}");
+    }
+    assert_eq!(std::fs::read(&crowded).unwrap(), before, "the input is untouched");
+    assert!(!dir.join("x.glb").exists() && !dir.join("x.png").exists());
+    // The VMF: 9000 point entities after the room's world.
+    let mut vmf = example_map();
+    for i in 0..9000 {
+        vmf.push_str(&format!(
+            "entity\n{{\n\t\"id\" \"{}\"\n\t\"classname\" \"info_target\"\n\t\"origin\" \"0 0 64\"\n}}\n",
+            100_000 + i
+        ));
+    }
+    let vmf_path = dir.join("crowded.vmf");
+    std::fs::write(&vmf_path, vmf).unwrap();
+    let out = srcmap(&[&"vbsp", &vmf_path, &"-q"]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("entities exceed MAX_MAP_ENTITIES"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(!dir.join("crowded.bsp.tmp").exists());
+}

@@ -74,7 +74,7 @@ impl Server {
 
     /// Status and body of `GET path`.
     fn get(&self, path: &str) -> (u16, Vec<u8>) {
-        let raw = self.ask(format!("GET {path} HTTP/1.1\r\nHost: x\r\n\r\n").as_bytes());
+        let raw = self.ask(format!("GET {path} HTTP/1.1\r\nHost: {}\r\n\r\n", self.addr).as_bytes());
         let split = raw.windows(4).position(|w| w == b"\r\n\r\n").unwrap();
         let status = String::from_utf8_lossy(&raw[9..12]).parse().unwrap();
         (status, raw[split + 4..].to_vec())

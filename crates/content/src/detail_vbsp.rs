@@ -77,15 +77,9 @@ impl DetailTypes {
                 groups: Vec::new(),
             };
             for group in ty.children().iter().filter(|n| is_block(n)) {
-                let parsed = parse_group(group, path, &ty.key)?;
-                // Valve inserts each group before the first whose alpha is not below its own.
-                let at = detail
-                    .groups
-                    .iter()
-                    .rposition(|g| parsed.alpha > g.alpha)
-                    .map_or(0, |i| i + 1);
-                detail.groups.insert(at, parsed);
+                detail.groups.push(parse_group(group, path, &ty.key)?);
             }
+            order_by_alpha(&mut detail.groups);
             types.push(detail);
         }
         Ok(DetailTypes { types })
@@ -117,6 +111,15 @@ fn parse_closing_at_end(text: &[u8], path: &str) -> Result<Vec<KvNode>> {
         }
     }
     Err(first)
+}
+
+/// Valve inserts each group before the first whose alpha is not below its own: ascending
+/// alpha, equal alphas in reverse file order. One stable sort of the reversed list gives that
+/// order without the quadratic insertions (10⁵ groups of one alpha took 14 s).
+fn order_by_alpha(groups: &mut [DetailGroup]) {
+    groups.reverse();
+    // +0.0 folds -0.0 into 0.0, which Valve's `>` treats as equal.
+    groups.sort_by(|a, b| (a.alpha + 0.0).total_cmp(&(b.alpha + 0.0)));
 }
 
 fn is_block(n: &KvNode) -> bool {
@@ -313,6 +316,33 @@ mod tests {
     "empty" { "density" "100" }
 }
 "#;
+
+    /// Valve's insertion, one group at a time, as the reference for [`order_by_alpha`].
+    fn inserted_as_valve(groups: &[DetailGroup]) -> Vec<DetailGroup> {
+        let mut out: Vec<DetailGroup> = Vec::new();
+        for g in groups {
+            let at = out.iter().rposition(|o| g.alpha > o.alpha).map_or(0, |i| i + 1);
+            out.insert(at, g.clone());
+        }
+        out
+    }
+
+    #[test]
+    fn group_order_equals_valves_insertion_ties_included() {
+        let alphas = [0.5, 0.0, 0.5, -0.0, 1.0, 0.5, 0.0, 0.25, 1.0, 0.5];
+        // Each group is told apart by its model count.
+        let d = DetailTypes::parse(FIXTURE.as_bytes(), "detail.vbsp").unwrap();
+        let model = d.get("grass").unwrap().groups[1].models[0].clone();
+        let groups: Vec<DetailGroup> = (alphas.iter().enumerate())
+            .map(|(i, &alpha)| DetailGroup {
+                alpha,
+                models: vec![model.clone(); i],
+            })
+            .collect();
+        let mut sorted = groups.clone();
+        super::order_by_alpha(&mut sorted);
+        assert_eq!(sorted, inserted_as_valve(&groups));
+    }
 
     #[test]
     fn reads_types_groups_and_models_as_valve() {

@@ -81,4 +81,16 @@ mod tests {
         assert!(super::parse(b"a { b c", "x").is_err());
         assert!(super::parse(b"a } ", "x").is_err());
     }
+
+    #[test]
+    fn hostile_nesting_is_a_syntax_error_naming_the_file() {
+        let deep = "LightmappedGeneric {\n".repeat(40_000) + &"}\n".repeat(40_000);
+        let e = super::parse(deep.as_bytes(), "materials/deep.vmt")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("materials/deep.vmt") && e.contains("nested deeper"),
+            "{e}"
+        );
+    }
 }

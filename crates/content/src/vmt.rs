@@ -145,13 +145,16 @@ impl Vmt {
     pub fn surface_prop(&self) -> Option<&str> {
         self.get("$surfaceprop")
     }
-    /// `$reflectivity "[r g b]"` when the material overrides the texture's.
+    /// `$reflectivity "[r g b]"` when the material overrides the texture's, each component
+    /// clamped to 0..1: it is the fraction of light a surface bounces, and a hostile or mistyped
+    /// value (-100, 1e30) would otherwise make bounce light negative or explode.
     pub fn reflectivity(&self) -> Option<[f32; 3]> {
         let v = self.get("$reflectivity")?;
         let nums: Vec<f32> = v
             .trim_matches(|c| c == '[' || c == ']' || c == '{' || c == '}')
             .split_whitespace()
-            .filter_map(|s| s.parse().ok())
+            .filter_map(|s| s.parse::<f32>().ok().filter(|x| x.is_finite()))
+            .map(|x| x.clamp(0.0, 1.0))
             .collect();
         (nums.len() == 3).then(|| [nums[0], nums[1], nums[2]])
     }
@@ -214,6 +217,21 @@ mod tests {
         assert_eq!(r.get("$ENVMAP"), Some("env_cubemap"));
         assert!(!r.compile_flags().water);
     }
+    #[test]
+    fn reflectivity_is_a_clamped_fraction() {
+        let read = |v: &str| {
+            Vmt::parse(
+                format!("VertexLitGeneric {{ $reflectivity \"{v}\" }}").as_bytes(),
+                "r.vmt",
+            )
+            .unwrap()
+            .reflectivity()
+        };
+        assert_eq!(read("[.25 0.5 1]"), Some([0.25, 0.5, 1.0]));
+        assert_eq!(read("[-100 1e30 0.5]"), Some([0.0, 1.0, 0.5]));
+        assert_eq!(read("[nan 0.5 0.5]"), None);
+    }
+
     #[test]
     fn tool_flags() {
         let v = Vmt::parse(

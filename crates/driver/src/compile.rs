@@ -1,6 +1,8 @@
 //! `srcmap compile`: vbsp, then vvis, then vrad, in one process on one map in memory; the BSP
 //! is written once, at the end.
 
+use std::time::Instant;
+
 use srcmap_bsp::Bsp;
 use srcmap_stage::{Progress, Report};
 
@@ -18,6 +20,8 @@ pub struct CompileJob {
     pub vbsp: VbspJob,
     pub vis: Option<VisSettings>,
     pub rad: Option<RadSettings>,
+    /// Texture-light files for lighting, as `srcmap vrad --lights` (each must exist).
+    pub lights: Vec<std::path::PathBuf>,
 }
 
 /// The progress of each stage, shown by the caller as it likes.
@@ -30,25 +34,35 @@ pub struct CompileProgress<'a> {
 /// Each stage's report, in the order the stages ran.
 pub type CompileReports = Vec<Report>;
 
-/// Runs the compile and writes the BSP; "compile: wrote" is told unless quiet.
+/// Runs the compile and writes the BSP; "compile: wrote ... in N s" is told unless quiet.
+/// Each stage is announced to its progress when it begins and ends (with its report, whose
+/// `seconds` is the stage's wall time), and the later stages' warnings are told as text.
 pub fn compile(
     job: &CompileJob,
     progress: &CompileProgress<'_>,
     messages: &dyn Messages,
 ) -> Result<CompileReports, DriverError> {
+    let started = Instant::now();
     let Stage1 {
         mut bsp,
         file,
         out_path,
         sealed,
         report,
-    } = run_vbsp(&job.vbsp, progress.vbsp, messages)?;
+        side,
+    } = timed_stage("vbsp", progress.vbsp, || {
+        run_vbsp(&job.vbsp, progress.vbsp, messages)
+    })?;
     let mut reports = vec![report];
-    if let Some(settings) = &job.vis {
-        reports.extend(run_vis(job, &mut bsp, sealed, settings, progress.vvis, messages)?);
+    // -onlyents / -onlyprops keep the earlier compile's tree, so its visibility stays right.
+    let vis = job.vis.filter(|_| job.vbsp.only.is_none());
+    if let Some(settings) = &vis {
+        let vis = || run_vis(job, &mut bsp, sealed, settings, progress.vvis, messages);
+        reports.extend(timed_stage("vvis", progress.vvis, vis)?);
     }
     if let Some(settings) = &job.rad {
-        reports.push(run_rad(job, &mut bsp, settings, progress.vrad, messages)?);
+        let rad = || run_rad(job, &mut bsp, settings, progress.vrad, messages);
+        reports.push(timed_stage("vrad", progress.vrad, rad)?);
     }
     let map = &job.vbsp.map;
     let bytes = bsp.to_bytes_over(&file).map_err(|error| DriverError::WriteBsp {
@@ -56,10 +70,64 @@ pub fn compile(
         error: Box::new(error),
     })?;
     write_output(&out_path, &bytes)?;
+    side.write_beside(&out_path)?;
     if !job.vbsp.quiet {
-        messages.line(&format!("compile: wrote {}", out_path.display()));
+        tell_later_warnings(&reports, messages);
+        let total = started.elapsed().as_secs_f64();
+        messages.line(&format!(
+            "compile: wrote {} in {total:.2} s total",
+            out_path.display()
+        ));
     }
     Ok(reports)
+}
+
+/// What a stage gives back: a report, maybe inside its other results.
+trait StageOutput {
+    fn report_mut(&mut self) -> Option<&mut Report>;
+}
+
+impl StageOutput for Report {
+    fn report_mut(&mut self) -> Option<&mut Report> {
+        Some(self)
+    }
+}
+
+impl StageOutput for Option<Report> {
+    fn report_mut(&mut self) -> Option<&mut Report> {
+        self.as_mut()
+    }
+}
+
+impl StageOutput for Stage1 {
+    fn report_mut(&mut self) -> Option<&mut Report> {
+        Some(&mut self.report)
+    }
+}
+
+/// Runs one stage between `begin_stage` and `end_stage`, its wall time in its report.
+fn timed_stage<T: StageOutput>(
+    stage: &'static str,
+    progress: &dyn Progress,
+    run: impl FnOnce() -> Result<T, DriverError>,
+) -> Result<T, DriverError> {
+    let started = Instant::now();
+    progress.begin_stage(stage);
+    let mut out = run()?;
+    if let Some(report) = out.report_mut() {
+        report.seconds = started.elapsed().as_secs_f64();
+        progress.end_stage(report);
+    }
+    Ok(out)
+}
+
+/// vvis's and vrad's warnings as text (vbsp tells its own as it goes).
+fn tell_later_warnings(reports: &[Report], messages: &dyn Messages) {
+    for report in reports.iter().filter(|r| r.stage != "vbsp") {
+        for w in &report.warnings {
+            messages.line(&format!("{}: {w}", report.stage));
+        }
+    }
 }
 
 /// Vis on a sealed map; a leaked one has no portals, so vis is skipped with a warning.
@@ -106,7 +174,7 @@ fn run_rad(
     let sources = RadSources {
         game: job.vbsp.game.clone(),
         materials: job.vbsp.materials.clone(),
-        lights: Vec::new(),
+        lights: job.lights.clone(),
     };
     let texlights = sources.texlights(map, job.vbsp.quiet, messages)?;
     let options = settings.options(texlights, sources.models()?);

@@ -71,6 +71,9 @@ pub enum DriverError {
         path: PathBuf,
         error: Box<srcmap_vrad::VradError>,
     },
+    /// No known game: an unknown `--target`, or a gameinfo.txt naming no game srcmap knows.
+    #[error(transparent)]
+    Target(#[from] crate::target::TargetError),
     #[error("{}: {error}", path.display())]
     Bsp {
         path: PathBuf,
@@ -82,8 +85,9 @@ pub enum DriverError {
 /// was left out before the flood (often the hole itself).
 #[derive(Debug, thiserror::Error)]
 #[error(
-    "{}: leak: entity {entity_id} '{classname}' at ({} {} {}) can reach the void; pointfile {}{hint}",
-    map.display(), origin[0], origin[1], origin[2], pointfile.display()
+    "{}: leak: entity {entity_id} '{classname}' at ({} {} {}) can reach the void; pointfile {}{hint}\n\
+     to see the leak line: compile again with --allowleak, then `srcmap view {}` draws the pointfile",
+    map.display(), origin[0], origin[1], origin[2], pointfile.display(), pointfile.with_extension("bsp").display()
 )]
 pub struct LeakError {
     pub map: PathBuf,
@@ -94,9 +98,78 @@ pub struct LeakError {
     pub hint: String,
 }
 
+/// An error as `--json` prints it (`{"error": ...}`): what kind of failure, the message as
+/// text prints it, and where, each place `None` when unknown. `kind` is one of `usage`, `read`,
+/// `write`, `vmf_syntax`, `instances`, `game`, `materials`, `leak`, `limit`, `compile`, `bsp`,
+/// `error`.
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize)]
+pub struct ErrorReport {
+    pub kind: &'static str,
+    pub message: String,
+    pub file: Option<PathBuf>,
+    /// 1-based line and column in `file`.
+    pub line: Option<usize>,
+    pub col: Option<usize>,
+    /// The VMF id of the entity at fault.
+    pub entity: Option<i64>,
+    /// A point in map units.
+    pub position: Option<[f64; 3]>,
+}
+
+impl ErrorReport {
+    /// `kind`, `message` and `file`; no place inside the file.
+    pub fn new(kind: &'static str, message: impl Into<String>, file: Option<&std::path::Path>) -> Self {
+        ErrorReport {
+            kind,
+            message: message.into(),
+            file: file.map(PathBuf::from),
+            ..Default::default()
+        }
+    }
+
+    /// This error's report, `message` being its text as printed.
+    pub fn of(error: &DriverError, message: impl Into<String>) -> ErrorReport {
+        use DriverError as E;
+        let (kind, file) = error.kind_and_file();
+        let mut report = ErrorReport::new(kind, message, file);
+        match error {
+            E::Vmf { error, .. } => (report.line, report.col) = (Some(error.line), Some(error.column)),
+            E::Leak(leak) => (report.entity, report.position) = (Some(leak.entity_id), Some(leak.origin)),
+            _ => {}
+        }
+        report
+    }
+}
+
 impl DriverError {
+    /// The `kind` of [`ErrorReport`] and the file the error is about.
+    fn kind_and_file(&self) -> (&'static str, Option<&std::path::Path>) {
+        use DriverError as E;
+        match self {
+            E::OutputIsInput { output, .. } => ("usage", Some(output)),
+            E::Target(_) => ("usage", None),
+            E::Read { path, .. } => ("read", Some(path)),
+            E::Write { path, .. } => ("write", Some(path)),
+            E::Vmf { path, .. } => ("vmf_syntax", Some(path)),
+            E::Instances { map, .. } => ("instances", Some(map)),
+            E::Game(_) | E::Content(_) => ("game", None),
+            E::Table { path, .. } => ("materials", Some(path)),
+            E::Vbsp { map, error } => match **error {
+                srcmap_vbsp::VbspError::Limit { .. } | srcmap_vbsp::VbspError::OverLimit(_) => {
+                    ("limit", Some(map))
+                }
+                _ => ("compile", Some(map)),
+            },
+            E::Leak(leak) => ("leak", Some(&leak.map)),
+            E::WriteBsp { map, .. } => ("write", Some(map)),
+            E::CompileVvis { map, .. } | E::CompileVrad { map, .. } => ("compile", Some(map)),
+            E::Vvis { path, .. } | E::Vrad { path, .. } => ("compile", Some(path)),
+            E::Bsp { path, .. } => ("bsp", Some(path)),
+        }
+    }
+
     /// Wrong usage rather than a failed run: the CLI exits 2 on it, as on its own usage errors.
     pub fn is_usage(&self) -> bool {
-        matches!(self, DriverError::OutputIsInput { .. })
+        matches!(self, DriverError::OutputIsInput { .. } | DriverError::Target(_))
     }
 }

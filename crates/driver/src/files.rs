@@ -38,6 +38,77 @@ fn same_file(a: &Path, b: &Path) -> bool {
     }
 }
 
+/// An exclusive advisory lock on a file a command edits in place (`pak add`, `lump replace`),
+/// held until dropped: a second edit of the same file at the same time fails clearly instead
+/// of one change silently replacing the other.
+#[derive(Debug)]
+pub struct EditLock {
+    _file: std::fs::File,
+}
+
+/// Locks `path` for an in-place edit: take it before reading the file, hold it until the new
+/// file is written.
+pub fn lock_for_edit(path: &Path) -> Result<EditLock, DriverError> {
+    let busy = |why: &str| DriverError::Write {
+        path: path.to_path_buf(),
+        error: std::io::Error::new(std::io::ErrorKind::WouldBlock, why.to_owned()),
+    };
+    let file = std::fs::File::open(path).map_err(|source| DriverError::Read {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    match file.try_lock() {
+        Ok(()) => {}
+        Err(std::fs::TryLockError::WouldBlock) => {
+            return Err(busy(
+                "another command is changing this file; run again when it has finished",
+            ));
+        }
+        Err(std::fs::TryLockError::Error(error)) => {
+            return Err(DriverError::Write {
+                path: path.to_path_buf(),
+                error,
+            });
+        }
+    }
+    // An edit that finished between our open and our lock replaced the file: the lock is on
+    // the old one, and reading now would lose that edit.
+    if !same_open_file(&file, path) {
+        return Err(busy(
+            "another command changed this file as this one started; run again",
+        ));
+    }
+    Ok(EditLock { _file: file })
+}
+
+/// Whether the open `file` is the one `path` names now.
+fn same_open_file(file: &std::fs::File, path: &Path) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        match (file.metadata(), std::fs::metadata(path)) {
+            (Ok(a), Ok(b)) => a.dev() == b.dev() && a.ino() == b.ino(),
+            _ => false,
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = (file, path);
+        true
+    }
+}
+
+/// Says which of `-game`'s search paths could not be used (a missing folder, a broken VPK):
+/// content read through them would otherwise just be "unknown".
+pub fn tell_skipped_search_paths(game: &srcmap_content::GameDir, messages: &dyn crate::Messages) {
+    for why in &game.skipped {
+        messages.line(&format!(
+            "{}: warning: search path skipped: {why}",
+            game.root.display()
+        ));
+    }
+}
+
 /// Writes an output file atomically (`srcmap_bytes::write_atomic`), naming it in the error.
 pub fn write_output(path: &Path, bytes: &[u8]) -> Result<(), DriverError> {
     srcmap_bytes::write_atomic(path, bytes).map_err(|error| DriverError::Write {
@@ -68,6 +139,55 @@ mod tests {
         assert!(err.is_usage());
         assert!(err.to_string().ends_with("; name another output"), "{err}");
         refuse_overwriting(&input, &dir.join("a.bsp")).unwrap();
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn a_second_edit_of_a_locked_file_fails_and_a_replaced_file_is_noticed() {
+        let dir = std::env::temp_dir().join(format!("srcmap-driver-lock-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let map = dir.join("a.bsp");
+        std::fs::write(&map, b"one").unwrap();
+        let first = lock_for_edit(&map).unwrap();
+        let err = lock_for_edit(&map).unwrap_err().to_string();
+        assert!(err.contains("another command is changing this file"), "{err}");
+        // The first edit writes its result (a new file) and ends: the next edit may start.
+        write_output(&map, b"two").unwrap();
+        drop(first);
+        let second = lock_for_edit(&map).unwrap();
+        drop(second);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn skipped_search_paths_are_told() {
+        struct Lines(std::cell::RefCell<Vec<String>>);
+        impl crate::Messages for Lines {
+            fn line(&self, text: &str) {
+                self.0.borrow_mut().push(text.to_owned());
+            }
+        }
+        let dir = std::env::temp_dir().join(format!("srcmap-driver-game-{}", std::process::id()));
+        let game = dir.join("mod");
+        std::fs::create_dir_all(&game).unwrap();
+        std::fs::write(
+            game.join("gameinfo.txt"),
+            "GameInfo { game \"Mod\" FileSystem { SearchPaths { game |gameinfo_path|. game missing_dir game hl2/broken.vpk } } }",
+        )
+        .unwrap();
+        let opened = srcmap_content::GameDir::open(&game).unwrap();
+        let lines = Lines(Default::default());
+        tell_skipped_search_paths(&opened, &lines);
+        let lines = lines.0.into_inner();
+        assert_eq!(lines.len(), 2, "{lines:?}");
+        assert!(
+            lines.iter().all(|l| l.contains("search path skipped")),
+            "{lines:?}"
+        );
+        assert!(
+            lines[0].contains("missing_dir") && lines[1].contains("broken"),
+            "{lines:?}"
+        );
         let _ = std::fs::remove_dir_all(&dir);
     }
 }

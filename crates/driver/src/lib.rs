@@ -15,13 +15,14 @@ pub mod harvest;
 pub mod map;
 pub mod materials;
 pub mod messages;
+pub mod target;
 pub mod vbsp;
 pub mod vrad;
 pub mod vvis;
 
 pub use compile::{CompileJob, CompileProgress, CompileReports, compile};
-pub use error::{DriverError, LeakError};
-pub use files::{refuse_overwriting, write_output};
+pub use error::{DriverError, ErrorReport, LeakError};
+pub use files::{EditLock, lock_for_edit, refuse_overwriting, write_output};
 pub use messages::{Messages, NoMessages};
 pub use vbsp::{VbspJob, vbsp};
 pub use vrad::{RadSettings, RadSources, VradJob, VradRun, vrad};

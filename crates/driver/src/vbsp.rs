@@ -31,6 +31,11 @@ pub struct VbspJob {
     pub materials: Option<PathBuf>,
     /// Leave out `func_detail` brushes.
     pub no_detail: bool,
+    /// `func_detail` brushes are structural (Valve's `-fulldetail`).
+    pub full_detail: bool,
+    /// Rewrite only the entities or the props of the BSP compiled earlier (at the output
+    /// path), as Valve's `-onlyents` / `-onlyprops`; nothing else is written.
+    pub only: Option<srcmap_vbsp::Only>,
     /// A detail.vbsp instead of the one the map names among the game's files.
     pub detail_file: Option<PathBuf>,
     /// On a leak, write the pointfile and still the BSP.
@@ -42,6 +47,8 @@ pub struct VbspJob {
     pub quiet: bool,
     /// Every unknown material is named, not the first few.
     pub verbose: bool,
+    /// The game to write for (`--target`), instead of the one `game`'s gameinfo.txt names.
+    pub target: Option<String>,
 }
 
 /// What stage 1 produced: the map in memory and the file `srcmap vbsp` writes of it.
@@ -50,9 +57,46 @@ pub struct Stage1 {
     /// The BSP as `srcmap vbsp` writes it; later stages' lumps are laid out over it.
     pub file: Vec<u8>,
     pub out_path: PathBuf,
-    /// The map is sealed (a portal file was written): vis can run.
+    /// The map is sealed (it has a portal file): vis can run.
     pub sealed: bool,
     pub report: Report,
+    /// The portal file or pointfile, written beside the BSP once the BSP is.
+    pub side: SideFile,
+}
+
+/// What stage 1 leaves beside the BSP: the portal file of a sealed map, or the pointfile of a
+/// leaked one (compiled with `allow_leak`).
+pub enum SideFile {
+    Portals(String),
+    Pointfile(String),
+    /// `-onlyents`/`-onlyprops` keep the tree, so the side files already there stay right.
+    Kept,
+}
+
+impl SideFile {
+    /// Taken out of `out` (a large map's portal file is megabytes: moved, not copied).
+    fn take(out: &mut Output) -> SideFile {
+        match &mut out.leak {
+            Some(VbspError::Leak { pointfile, .. }) => SideFile::Pointfile(std::mem::take(pointfile)),
+            _ => SideFile::Portals(std::mem::take(&mut out.prt)),
+        }
+    }
+
+    /// Writes the file beside `bsp_path` and removes the other kind, stale from an earlier
+    /// compile. Called after the BSP is written: a compile that fails on the way leaves no new
+    /// `.prt` beside an old `.bsp`.
+    pub fn write_beside(&self, bsp_path: &Path) -> Result<(), DriverError> {
+        let (text, ext, stale) = match self {
+            SideFile::Kept => return Ok(()),
+            // Valve writes no portal file for a leaked map: vis cannot run on it.
+            SideFile::Pointfile(text) => (text, "lin", "prt"),
+            // A stale pointfile from an earlier leak would mislead.
+            SideFile::Portals(text) => (text, "prt", "lin"),
+        };
+        write_output(&bsp_path.with_extension(ext), text.as_bytes())?;
+        let _ = std::fs::remove_file(bsp_path.with_extension(stale));
+        Ok(())
+    }
 }
 
 /// The files stage 1 reads besides the map, opened before the compile.
@@ -105,10 +149,12 @@ impl VbspJob {
         out_path: &Path,
         sources: &'a Sources,
         models: Option<ModelReader<'a>>,
+        target: &'static srcmap_bsp::Target,
     ) -> srcmap_vbsp::Options<'a> {
         srcmap_vbsp::Options {
             materials: &sources.materials,
             no_detail: self.no_detail,
+            full_detail: self.full_detail,
             allow_leak: self.allow_leak,
             verify: self.verify,
             dump: false,
@@ -125,6 +171,7 @@ impl VbspJob {
             threads: Threads(self.threads),
             models,
             detail_types: sources.detail_types.as_ref(),
+            target,
         }
     }
 }
@@ -133,11 +180,12 @@ impl VbspJob {
 pub fn vbsp(job: &VbspJob, progress: &dyn Progress, messages: &dyn Messages) -> Result<Report, DriverError> {
     let stage1 = run_vbsp(job, progress, messages)?;
     write_output(&stage1.out_path, &stage1.file)?;
+    stage1.side.write_beside(&stage1.out_path)?;
     Ok(stage1.report)
 }
 
-/// Runs stage 1 and writes its side files (`.prt`, or `.lin` on a leak); the BSP itself is
-/// returned for the caller to finish and write.
+/// Runs stage 1; the BSP and its side file (`.prt`, or `.lin` on a leak) are returned for the
+/// caller to finish and write, the BSP first.
 pub fn run_vbsp(
     job: &VbspJob,
     progress: &dyn Progress,
@@ -145,16 +193,26 @@ pub fn run_vbsp(
 ) -> Result<Stage1, DriverError> {
     let out_path = job.out_path();
     job.refuse_replacing_the_map(&out_path)?;
+    let chosen = crate::target::choose(job.game.as_deref(), job.target.as_deref())?;
+    if !job.quiet {
+        messages.line(&chosen.line());
+    }
     let (vmf, input) = crate::map::read_input(&job.map, job.game.as_deref(), messages)?;
     let sources = job.open_sources()?;
+    if let (Some(game), false) = (&sources.game, job.quiet) {
+        crate::files::tell_skipped_search_paths(game, messages);
+    }
     let read_model = |path: &str| sources.game.as_ref().and_then(|g| g.read(path).ok().flatten());
     let models = sources.game.is_some().then_some(&read_model as ModelReader<'_>);
-    let opts = job.stage_options(&vmf, &out_path, &sources, models);
+    let opts = job.stage_options(&vmf, &out_path, &sources, models, chosen.target);
     let run = Run {
         job,
         out_path,
         messages,
     };
+    if let Some(only) = job.only {
+        return run.update(&input, only, &opts, progress, &sources.materials);
+    }
     match srcmap_vbsp::compile(&input, &opts, progress) {
         Ok(out) => run.finish(out, &sources.materials),
         Err(error) => Err(run.compile_error(&vmf, error)),
@@ -169,8 +227,52 @@ struct Run<'a> {
 }
 
 impl Run<'_> {
-    /// The material warnings and diagnostics told, the BSP serialised, the side files written
-    /// and the one-line summary told.
+    /// `-onlyents` / `-onlyprops`: the BSP at the output path read, what `only` names
+    /// rewritten from the map, the file laid out over the one read (its other lumps keep their
+    /// bytes). No side file is written: the tree is the earlier compile's.
+    fn update(
+        self,
+        input: &srcmap_vbsp::MapInput,
+        only: srcmap_vbsp::Only,
+        opts: &srcmap_vbsp::Options<'_>,
+        progress: &dyn Progress,
+        materials: &Resolver,
+    ) -> Result<Stage1, DriverError> {
+        let earlier = crate::files::read(&self.out_path)?;
+        let existing = srcmap_bsp::Bsp::parse(&earlier).map_err(|error| DriverError::Bsp {
+            path: self.out_path.clone(),
+            error: Box::new(error),
+        })?;
+        let mut out = srcmap_vbsp::update(input, existing, only, opts, progress).map_err(|error| {
+            DriverError::Vbsp {
+                map: self.job.map.clone(),
+                error: Box::new(error),
+            }
+        })?;
+        self.tell_materials_and_diagnostics(&mut out, materials);
+        let file = out
+            .bsp
+            .to_bytes_over(&earlier)
+            .map_err(|error| DriverError::WriteBsp {
+                map: self.job.map.clone(),
+                error: Box::new(error),
+            })?;
+        if !self.job.quiet {
+            self.messages
+                .line(&update_summary(&self.out_path, only, &out.bsp));
+        }
+        Ok(Stage1 {
+            bsp: out.bsp,
+            file,
+            out_path: self.out_path,
+            sealed: true,
+            report: out.report,
+            side: SideFile::Kept,
+        })
+    }
+
+    /// The material warnings and diagnostics told, the BSP serialised, its side file taken for
+    /// writing after it, and the one-line summary told.
     fn finish(self, mut out: Output, materials: &Resolver) -> Result<Stage1, DriverError> {
         self.tell_materials_and_diagnostics(&mut out, materials);
         let file = out.bsp.to_bytes().map_err(|error| DriverError::WriteBsp {
@@ -178,7 +280,7 @@ impl Run<'_> {
             error: Box::new(error),
         })?;
         let sealed = out.leak.is_none();
-        write_side_files(&self.out_path, &out)?;
+        let side = SideFile::take(&mut out);
         if !self.job.quiet {
             self.messages.line(&summary(&self.out_path, &out.report));
         }
@@ -188,6 +290,7 @@ impl Run<'_> {
             out_path: self.out_path,
             sealed,
             report: out.report,
+            side,
         })
     }
 
@@ -200,6 +303,7 @@ impl Run<'_> {
         {
             self.messages.line(&format!("{map}: warning: {line}"));
         }
+        // The unknown-material line above says what these say one by one.
         for w in materials.warnings() {
             out.report.warn(w.to_string());
         }
@@ -258,21 +362,6 @@ impl Run<'_> {
     }
 }
 
-/// The portal file of a sealed map, or the pointfile of a leaked one (written with
-/// `allow_leak`); the other one, stale from an earlier compile, is removed.
-fn write_side_files(out_path: &Path, out: &Output) -> Result<(), DriverError> {
-    if let Some(VbspError::Leak { pointfile, .. }) = &out.leak {
-        // Valve writes no portal file for a leaked map: vis cannot run on it.
-        write_output(&out_path.with_extension("lin"), pointfile.as_bytes())?;
-        let _ = std::fs::remove_file(out_path.with_extension("prt"));
-    } else {
-        write_output(&out_path.with_extension("prt"), out.prt.as_bytes())?;
-        // A stale pointfile from an earlier leak would mislead.
-        let _ = std::fs::remove_file(out_path.with_extension("lin"));
-    }
-    Ok(())
-}
-
 /// One line of what stage 1 built.
 pub fn summary(out_path: &Path, r: &Report) -> String {
     format!(
@@ -281,10 +370,26 @@ pub fn summary(out_path: &Path, r: &Report) -> String {
         r.count("brushes"),
         r.count("models"),
         r.count("faces"),
-        r.count("world_leaves"),
+        r.count("leaves"),
         r.count("clusters"),
         r.count("portals")
     )
+}
+
+/// One line of what `-onlyents` / `-onlyprops` rewrote.
+fn update_summary(out_path: &Path, only: srcmap_vbsp::Only, bsp: &srcmap_bsp::Bsp) -> String {
+    let props = bsp.game_lumps.static_props().map_or(0, |p| p.props.len());
+    match only {
+        srcmap_vbsp::Only::Entities => format!(
+            "vbsp -onlyents: {} ({} entities, {props} static props rewritten; other lumps kept)",
+            out_path.display(),
+            bsp.entities.len()
+        ),
+        srcmap_vbsp::Only::Props => format!(
+            "vbsp -onlyprops: {} ({props} static props rewritten, detail props placed; other lumps kept)",
+            out_path.display()
+        ),
+    }
 }
 
 /// What the leak message adds about parts left out: damaged parts of the map, brushes left

@@ -28,6 +28,25 @@ pub struct RadSettings {
     /// Worker threads (0 = all cores).
     pub threads: usize,
     pub verify: bool,
+    /// Skip the per-leaf ambient cubes.
+    pub no_ambient: bool,
+    /// Do not recover texture lights from the map's emit_surface world lights.
+    pub no_texlight_harvest: bool,
+    /// Static props cast the shadow of their render triangles (VRAD's -StaticPropPolys).
+    pub static_prop_polys: bool,
+    /// Clear texels of `$casttextureshadows` props let light through (VRAD's -textureshadows).
+    pub texture_shadows: bool,
+    /// Per-vertex static-prop lighting (VRAD's -StaticPropLighting).
+    pub static_prop_lighting: bool,
+    /// No prop shadows its own vertices (VRAD's -disablepropselfshadowing, -nossprops).
+    pub disable_prop_self_shadowing: bool,
+    pub ambient_occlusion: Option<AmbientOcclusion>,
+    /// No supersampling (VRAD's -noextra).
+    pub no_extra: bool,
+    /// Sky-ambient rays × N (VRAD's -extrasky N).
+    pub extra_sky: Option<u32>,
+    /// Bounce patch size in luxels (VRAD's -chop).
+    pub chop: Option<u32>,
 }
 
 impl RadSettings {
@@ -45,17 +64,20 @@ impl RadSettings {
             ldr: !self.hdr || self.both,
             hdr: self.hdr || self.both,
             threads: Threads(self.threads),
-            ambient_cubes: true,
+            ambient_cubes: !self.no_ambient,
             hdr_if_present: !self.ldr_only,
             texlights,
-            harvest_texlights: true,
+            harvest_texlights: !self.no_texlight_harvest,
             materials: None,
             models,
-            static_prop_polys: false,
-            texture_shadows: false,
-            static_prop_lighting: false,
-            disable_prop_self_shadowing: false,
-            ambient_occlusion: None,
+            static_prop_polys: self.static_prop_polys,
+            texture_shadows: self.texture_shadows,
+            static_prop_lighting: self.static_prop_lighting,
+            disable_prop_self_shadowing: self.disable_prop_self_shadowing,
+            ambient_occlusion: self.ambient_occlusion,
+            no_extra: self.no_extra,
+            extra_sky: self.extra_sky,
+            chop: self.chop,
             verify: self.verify,
         }
     }
@@ -143,19 +165,6 @@ pub struct VradJob {
     pub output: Option<PathBuf>,
     pub settings: RadSettings,
     pub sources: RadSources,
-    /// Skip the per-leaf ambient cubes.
-    pub no_ambient: bool,
-    /// Do not recover texture lights from the map's emit_surface world lights.
-    pub no_texlight_harvest: bool,
-    /// Static props cast the shadow of their render triangles (VRAD's -StaticPropPolys).
-    pub static_prop_polys: bool,
-    /// Clear texels of `$casttextureshadows` props let light through (VRAD's -textureshadows).
-    pub texture_shadows: bool,
-    /// Per-vertex static-prop lighting (VRAD's -StaticPropLighting).
-    pub static_prop_lighting: bool,
-    /// No prop shadows its own vertices (VRAD's -disablepropselfshadowing).
-    pub disable_prop_self_shadowing: bool,
-    pub ambient_occlusion: Option<AmbientOcclusion>,
     /// Texture-light warnings are not told.
     pub quiet: bool,
 }
@@ -179,14 +188,7 @@ impl VradJob {
     fn options(&self, messages: &dyn Messages) -> Result<Options, DriverError> {
         let texlights = self.sources.texlights(&self.bsp, self.quiet, messages)?;
         let mut options = self.settings.options(texlights, self.sources.models()?);
-        options.ambient_cubes = !self.no_ambient;
-        options.harvest_texlights = !self.no_texlight_harvest;
         options.materials = self.sources.material_source()?;
-        options.static_prop_polys = self.static_prop_polys;
-        options.texture_shadows = self.texture_shadows;
-        options.static_prop_lighting = self.static_prop_lighting;
-        options.disable_prop_self_shadowing = self.disable_prop_self_shadowing;
-        options.ambient_occlusion = self.ambient_occlusion;
         Ok(options)
     }
 }

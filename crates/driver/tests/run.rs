@@ -52,6 +52,7 @@ fn box_room_compiles_then_vis_and_light_run_on_the_file() {
             fast: true,
             ..Default::default()
         }),
+        lights: Vec::new(),
     };
     let kept = Kept::default();
     let reports = srcmap_driver::compile(&job, &NO_PROGRESS, &kept).unwrap();
@@ -59,16 +60,20 @@ fn box_room_compiles_then_vis_and_light_run_on_the_file() {
     assert_eq!(stages, ["vbsp", "vvis", "vrad"]);
     let bsp = dir.join("box_room.bsp");
     let lines = kept.0.borrow();
-    // Without -game or a table, the box's dev textures are unknown: one warning names them.
-    assert!(lines[0].contains(": warning: 3 unknown materials"), "{lines:?}");
+    // The default target is said once; without -game or a table, the box's dev textures are
+    // unknown: one warning names them.
+    assert!(lines[0].starts_with("target: tf ("), "{lines:?}");
+    assert!(lines[1].contains(": warning: 3 unknown materials"), "{lines:?}");
     assert!(
-        lines[1].starts_with(&format!("vbsp: {} (", bsp.display())),
+        lines[2].starts_with(&format!("vbsp: {} (", bsp.display())),
         "{lines:?}"
     );
-    assert_eq!(
-        lines.last().unwrap(),
-        &format!("compile: wrote {}", bsp.display())
+    let last = lines.last().unwrap();
+    assert!(
+        last.starts_with(&format!("compile: wrote {} in ", bsp.display())),
+        "{last}"
     );
+    assert!(last.ends_with(" s total"), "{last}");
     assert!(dir.join("box_room.prt").is_file() && !dir.join("box_room.lin").exists());
     srcmap_bsp::Bsp::parse(&std::fs::read(&bsp).unwrap()).unwrap();
 
@@ -116,7 +121,15 @@ fn a_leak_writes_the_pointfile_and_names_the_entity() {
     assert!(matches!(err, DriverError::Leak { .. }), "{err}");
     let lin = dir.join("holed.lin");
     assert!(err.to_string().contains("can reach the void; pointfile"), "{err}");
-    assert!(err.to_string().ends_with(&lin.display().to_string()), "{err}");
+    assert!(
+        err.to_string().contains(&format!("pointfile {}", lin.display())),
+        "{err}"
+    );
+    // And how to see the line: the BSP let through, then the viewer draws the pointfile.
+    assert!(
+        err.to_string().contains("--allowleak") && err.to_string().contains("srcmap view"),
+        "{err}"
+    );
     assert!(lin.is_file() && !dir.join("holed.bsp").exists());
     // With allow_leak the BSP is written too, and a compile skips vis with a warning.
     let job = CompileJob {
@@ -126,6 +139,7 @@ fn a_leak_writes_the_pointfile_and_names_the_entity() {
         },
         vis: Some(VisSettings::default()),
         rad: None,
+        lights: Vec::new(),
     };
     let kept = Kept::default();
     let reports = srcmap_driver::compile(&job, &NO_PROGRESS, &kept).unwrap();
@@ -162,4 +176,66 @@ fn an_output_naming_the_map_is_wrong_usage_and_nothing_is_read() {
         "{err}"
     );
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn onlyents_rewrites_the_entities_of_the_earlier_bsp_and_keeps_its_other_lumps() {
+    let dir = temp("onlyents");
+    let map = dir.join("box_room.vmf");
+    std::fs::write(&map, box_room()).unwrap();
+    let job = VbspJob {
+        map: map.clone(),
+        ..Default::default()
+    };
+    srcmap_driver::vbsp(&job, &NoProgress, &Kept::default()).unwrap();
+    let bsp_path = dir.join("box_room.bsp");
+    let before = srcmap_bsp::Bsp::parse(&std::fs::read(&bsp_path).unwrap()).unwrap();
+    // The light's brightness changes in the map; its geometry does not.
+    let edited = box_room().replace("\"_light\" \"255 240 220 300\"", "\"_light\" \"1 2 3 4\"");
+    std::fs::write(&map, edited).unwrap();
+    let only = VbspJob {
+        only: Some(srcmap_vbsp::Only::Entities),
+        ..job
+    };
+    srcmap_driver::vbsp(&only, &NoProgress, &Kept::default()).unwrap();
+    let after = srcmap_bsp::Bsp::parse(&std::fs::read(&bsp_path).unwrap()).unwrap();
+    assert_eq!(
+        (after.faces.len(), after.planes.len()),
+        (before.faces.len(), before.planes.len())
+    );
+    assert_eq!(after.nodes.len(), before.nodes.len());
+    let light = |b: &srcmap_bsp::Bsp| {
+        b.entities
+            .iter()
+            .find_map(|e| e.get("_light").map(str::to_string))
+            .unwrap()
+    };
+    assert_eq!(light(&after), "1 2 3 4");
+    assert_ne!(light(&before), "1 2 3 4");
+    let pak = srcmap_bsp::pak::Pak::parse(&after.pakfile, 0).unwrap();
+    assert!(pak.find("stale.txt").is_some());
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Stage 1 writes nothing: the portal file goes beside the BSP only once the BSP is written,
+/// so a compile that fails in vvis or vrad leaves no new `.prt` beside an old `.bsp`.
+#[test]
+fn the_portal_file_is_written_only_after_the_bsp() {
+    let dir = temp("side");
+    let map = dir.join("box_room.vmf");
+    std::fs::write(&map, box_room()).unwrap();
+    let job = VbspJob {
+        map: map.clone(),
+        quiet: true,
+        ..Default::default()
+    };
+    let stage1 = srcmap_driver::vbsp::run_vbsp(&job, &NoProgress, &srcmap_driver::NoMessages).unwrap();
+    assert!(!map.with_extension("prt").exists() && !map.with_extension("bsp").exists());
+    std::fs::write(&stage1.out_path, &stage1.file).unwrap();
+    stage1.side.write_beside(&stage1.out_path).unwrap();
+    assert!(
+        std::fs::read_to_string(map.with_extension("prt"))
+            .unwrap()
+            .starts_with("PRT1")
+    );
 }

@@ -1,10 +1,12 @@
-//! Lightmaps packed into one RGB image: each lit face's first light style, as a rectangle
-//! with a one-luxel border copied from its edge (so that filtering never reads a neighbour).
+//! Lightmaps packed into one RGB image: each lit face's light styles summed, each as bright as
+//! [`StyleScales`] says (the map as it starts, or with lights switched), as a rectangle with a
+//! one-luxel border copied from its edge (so that filtering never reads a neighbour).
 
 use glam::Vec2;
 use srcmap_bsp::Bsp;
 
 use crate::faces::faces_of;
+use crate::styles::StyleScales;
 
 /// Which lighting lump the atlas is made from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -47,7 +49,7 @@ pub struct Atlas {
     pub pixels: Vec<u8>,
     /// Per face index: its rectangle, `None` when unlit.
     rects: Vec<Option<Rect>>,
-    /// Per face index: lit, but no light reaches it (every luxel below [`DARK`]).
+    /// Per face index: lit, but no light of any style reaches it (every luxel below [`DARK`]).
     dark: Vec<bool>,
     /// The source the atlas was made from: [`LightmapSource::None`] also when the map's
     /// lightmaps were all dark (a map with no lights), so that it is drawn fullbright.
@@ -75,7 +77,7 @@ fn tone_map(linear: [f32; 3], hdr: bool) -> [u8; 3] {
     })
 }
 
-/// One face's first light style, tone-mapped, ready to pack.
+/// One face's light styles summed, tone-mapped, ready to pack.
 struct FaceLightmap {
     face: usize,
     w: u32,
@@ -83,18 +85,19 @@ struct FaceLightmap {
     texels: Vec<[u8; 3]>,
 }
 
-/// The first style of every lit face of `faces`, and per face of the map whether its
-/// luxels are all dark.
+/// Every lit face of `faces`, its styles summed, and per face of the map whether no style
+/// has light.
 fn face_lightmaps(
     bsp: &Bsp,
     source: LightmapSource,
     faces: impl Iterator<Item = usize>,
+    scales: &StyleScales,
 ) -> (Vec<FaceLightmap>, Vec<bool>) {
     let mut items = Vec::new();
     let mut dark = vec![false; faces_of(bsp).len()];
     let hdr = source == LightmapSource::Hdr;
     for fi in faces {
-        if let Some((item, all_dark)) = face_lightmap(bsp, fi, hdr) {
+        if let Some((item, all_dark)) = face_lightmap(bsp, fi, hdr, scales) {
             dark[fi] = all_dark;
             items.push(item);
         }
@@ -102,9 +105,9 @@ fn face_lightmaps(
     (items, dark)
 }
 
-/// Face `fi`'s first light style, tone-mapped, and whether all its luxels are dark; `None`
-/// when the face has no usable lightmap.
-fn face_lightmap(bsp: &Bsp, fi: usize, hdr: bool) -> Option<(FaceLightmap, bool)> {
+/// Face `fi`'s light styles, each scaled, summed and tone-mapped, and whether every style's
+/// luxels are dark; `None` when the face has no usable lightmap.
+fn face_lightmap(bsp: &Bsp, fi: usize, hdr: bool, scales: &StyleScales) -> Option<(FaceLightmap, bool)> {
     let f = faces_of(bsp).get(fi)?;
     // Valve's largest lightmap side is 128 luxels with the border; a damaged
     // record outside that is left unlit rather than packed.
@@ -115,14 +118,23 @@ fn face_lightmap(bsp: &Bsp, fi: usize, hdr: bool) -> Option<(FaceLightmap, bool)
     };
     let (w, h) = (side(f.lightmap_size[0])?, side(f.lightmap_size[1])?);
     let lit = bsp.face_lighting(fi, hdr)?;
-    let style0 = lit.styles.first()?;
     let n = (w * h) as usize;
-    if style0.len() < n {
+    if lit.styles.first()?.len() < n {
         return None;
     }
-    let linear: Vec<[f32; 3]> = style0[..n].iter().map(|c| c.to_linear()).collect();
-    let dark = linear.iter().flatten().all(|&c| c < DARK);
-    let texels = linear.into_iter().map(|c| tone_map(c, hdr)).collect();
+    let face_styles = lit_face(bsp, fi, hdr)?.styles;
+    let mut sum = vec![[0.0f32; 3]; n];
+    let mut dark = true;
+    // The first n samples of a style are its flat lightmap (bumped faces' bases follow).
+    for (samples, &style) in lit.styles.iter().zip(&face_styles) {
+        let scale = scales.scale(style);
+        for (out, c) in sum.iter_mut().zip(&samples[..n]) {
+            let linear = c.to_linear();
+            dark &= linear.iter().all(|&v| v < DARK);
+            *out = [0, 1, 2].map(|k| out[k] + linear[k] * scale);
+        }
+    }
+    let texels = sum.into_iter().map(|c| tone_map(c, hdr)).collect();
     Some((
         FaceLightmap {
             face: fi,
@@ -132,6 +144,17 @@ fn face_lightmap(bsp: &Bsp, fi: usize, hdr: bool) -> Option<(FaceLightmap, bool)
         },
         dark,
     ))
+}
+
+/// Face `fi` as the lighting of the range reads it (`Bsp::face_lighting`'s record: the HDR
+/// faces when the range is HDR and the map has them).
+fn lit_face(bsp: &Bsp, fi: usize, hdr: bool) -> Option<&srcmap_bsp::Face> {
+    let faces = if hdr && !bsp.faces_hdr.is_empty() {
+        &bsp.faces_hdr
+    } else {
+        &bsp.faces
+    };
+    faces.get(fi)
 }
 
 /// The atlas's width: a power of two around the square root of the area to pack (with some
@@ -176,17 +199,19 @@ fn shelf_pack(items: &[FaceLightmap]) -> (u32, u32, Vec<Rect>) {
 }
 
 /// The lightmaps to pack and which faces are dark, from `source`. A map compiled without
-/// lights has lightmaps that are black everywhere; the engine would show it black, a picture
-/// of it is more use fullbright: then none, and the source becomes `None`.
+/// lights has lightmaps that are black everywhere, in every style; the engine would show it
+/// black, a picture of it is more use fullbright: then none, and the source becomes `None`.
+/// (A map whose only lights are switched off is drawn as dark as it is.)
 fn lightmaps_to_pack(
     bsp: &Bsp,
     source: LightmapSource,
     faces: impl Iterator<Item = usize>,
+    scales: &StyleScales,
 ) -> (Vec<FaceLightmap>, Vec<bool>, LightmapSource) {
     if source == LightmapSource::None {
         return (Vec::new(), vec![false; faces_of(bsp).len()], source);
     }
-    let (mut items, mut dark) = face_lightmaps(bsp, source, faces);
+    let (mut items, mut dark) = face_lightmaps(bsp, source, faces, scales);
     if items.iter().all(|i| dark[i.face]) {
         items.clear();
         dark.fill(false);
@@ -220,9 +245,14 @@ fn paint_with_border(pixels: &mut [u8], width: u32, r: &Rect, texels: &[[u8; 3]]
 }
 
 impl Atlas {
-    /// Packs the first style of every lit face of `faces`.
-    pub fn build(bsp: &Bsp, source: LightmapSource, faces: impl Iterator<Item = usize>) -> Atlas {
-        let (mut items, dark, source) = lightmaps_to_pack(bsp, source, faces);
+    /// Packs every lit face of `faces`, its styles as bright as `scales` says.
+    pub fn build(
+        bsp: &Bsp,
+        source: LightmapSource,
+        faces: impl Iterator<Item = usize>,
+        scales: &StyleScales,
+    ) -> Atlas {
+        let (mut items, dark, source) = lightmaps_to_pack(bsp, source, faces, scales);
         items.sort_by(|a, b| b.h.cmp(&a.h).then(b.w.cmp(&a.w)).then(a.face.cmp(&b.face)));
         let (width, height, placed) = shelf_pack(&items);
         let mut pixels = vec![0u8; (width * height * 3) as usize];

@@ -13,12 +13,14 @@ pub mod mesh;
 pub mod props;
 pub mod render;
 pub mod scene;
+pub mod styles;
 pub mod texture;
 pub mod vmf_mesh;
 
 pub use glb::Glb;
 pub use image::Rgb8;
 pub use mesh::MapMesh;
+pub use styles::{LightSwitch, LightSwitchError, StyleScales};
 
 /// What can go wrong while exporting or rendering.
 #[derive(Debug, thiserror::Error)]

@@ -9,6 +9,7 @@ use srcmap_bsp::flags::SurfaceFlags;
 use crate::atlas::{Atlas, LightmapSource};
 pub use crate::faces::{face_polygon, face_triangle_count, faces_of, is_drawn};
 use crate::geometry::{angles_rotation, bounds_of, parse_vec3};
+use crate::styles::StyleScales;
 
 /// The opacity of water and `SURF_TRANS` materials.
 pub const TRANSLUCENT_ALPHA: f32 = 0.6;
@@ -609,11 +610,17 @@ fn mesh_notes(lighting: Vec<String>, missing_used: bool, broken: usize) -> Vec<S
 }
 
 impl MapMesh {
-    /// Builds the mesh of `bsp`. `hdr` prefers the HDR lightmaps (tone-mapped).
+    /// Builds the mesh of `bsp` lit as the map starts. `hdr` prefers the HDR lightmaps
+    /// (tone-mapped).
     pub fn build(bsp: &Bsp, prefer_hdr: bool) -> MapMesh {
+        MapMesh::build_lit(bsp, prefer_hdr, &StyleScales::at_spawn(bsp))
+    }
+
+    /// Builds the mesh of `bsp`, each light style as bright as `scales` says.
+    pub fn build_lit(bsp: &Bsp, prefer_hdr: bool, scales: &StyleScales) -> MapMesh {
         let source = LightmapSource::choose(bsp, prefer_hdr);
         let drawn = drawn_faces(bsp);
-        let atlas = Atlas::build(bsp, source, drawn.iter().map(|&(_, f)| f));
+        let atlas = Atlas::build(bsp, source, drawn.iter().map(|&(_, f)| f), scales);
         let lighting = lighting_notes(source, atlas.source, prefer_hdr);
         let mut materials = texdata_materials(bsp);
         // One extra material for faces whose texdata is out of range.

@@ -148,7 +148,11 @@ struct Projected {
     uv: Vec2,
 }
 
-/// Options for [`render`].
+/// The widest and tallest picture drawn, in pixels: 8192² takes about 470 MB (depth and
+/// colour), which keeps a picture's memory bounded whatever size is asked for.
+pub const MAX_SIDE: u32 = 8192;
+
+/// Options for [`render`]; sizes outside 1..=[`MAX_SIDE`] are clamped into it.
 #[derive(Debug, Clone, Copy)]
 pub struct RenderOptions {
     pub width: u32,
@@ -315,7 +319,10 @@ pub fn render_with_props(
     prop_textures: &[TextureLookup],
     options: &RenderOptions,
 ) -> Rgb8 {
-    let (w, h) = (options.width.max(1), options.height.max(1));
+    let (w, h) = (
+        options.width.clamp(1, MAX_SIDE),
+        options.height.clamp(1, MAX_SIDE),
+    );
     // Without lightmaps a lit picture would be flat colour: shade it by facing instead.
     let mut options = *options;
     if options.shading == Shading::Lit && mesh.atlas.source == crate::atlas::LightmapSource::None {

@@ -12,6 +12,7 @@ use srcmap_content::gameinfo::{GameDir, material_path};
 
 use crate::mesh::MapMesh;
 use crate::props::Props;
+use crate::styles::StyleScales;
 use crate::texture::{TextureLookup, decode_vtf};
 
 /// The largest texture side decoded (a smaller mip is taken): renders and exports stay small.
@@ -114,14 +115,16 @@ pub struct MapScene {
 }
 
 impl MapScene {
-    /// A compiled map's scene, its textures from the pakfile and then `game`.
+    /// A compiled map's scene, its textures from the pakfile and then `game`, its light
+    /// styles as bright as `styles` says.
     pub fn of_bsp(
         bsp: &Bsp,
         game: Option<&Path>,
         hdr: bool,
+        styles: &StyleScales,
         note: &mut dyn FnMut(&str),
     ) -> Result<MapScene, SceneError> {
-        let mesh = MapMesh::build(bsp, hdr);
+        let mesh = MapMesh::build_lit(bsp, hdr, styles);
         mesh.notes.iter().for_each(|n| note(n));
         let files = GameFiles::open(Some(bsp), game)?;
         let textures = files.textures(mesh.materials.iter().map(|m| m.name.as_str()), note);

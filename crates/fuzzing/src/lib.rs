@@ -56,6 +56,8 @@ pub fn kv(data: &[u8]) {
             let _ = doc.to_bytes();
         }
     }
+    // The owned trees materials and gameinfo.txt are read into (built and dropped by recursion).
+    let _ = srcmap_content::kv::parse(data, "fuzz.vmt");
 }
 
 /// VMF typed view, strict or lenient; an unedited parse writes back byte-identical.
@@ -417,8 +419,8 @@ pub fn view_lin(data: &[u8]) {
     assert_eq!(srcmap_view::parse_lin(&written), Ok(points));
 }
 
-/// The viewer's server on any request head: an answer with a known status, a body only for
-/// GET, never a panic.
+/// The viewer's server on any request head: an answer with a known status (421 for a Host that
+/// is not localhost or an address), a body only for GET, never a panic.
 pub fn view_request(data: &[u8]) {
     let site = srcmap_view::Site {
         glb: b"glb".to_vec(),
@@ -426,5 +428,5 @@ pub fn view_request(data: &[u8]) {
         pvs: Vec::new(),
     };
     let (response, _) = site.respond(data);
-    assert!([200, 400, 404, 405].contains(&response.status));
+    assert!([200, 400, 404, 405, 421].contains(&response.status));
 }

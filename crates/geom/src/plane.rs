@@ -226,7 +226,8 @@ impl PlaneSet {
     /// Find an existing plane equal to `plane` within the table's tolerances.
     pub fn find(&self, plane: &Plane) -> Option<PlaneId> {
         let b = Self::bucket(plane.dist);
-        for key in [b - 1, b, b + 1] {
+        // Saturating: a hostile distance near i64::MAX must not overflow (the end buckets repeat).
+        for key in [b.saturating_sub(1), b, b.saturating_add(1)] {
             if let Some(list) = self.buckets.get(&key) {
                 for &i in list {
                     if self.planes[i as usize].approx_eq(plane, NORMAL_EPSILON, DIST_EPSILON) {
@@ -292,6 +293,16 @@ mod tests {
             .unwrap();
         assert!(d.is_flipped());
         assert_eq!(set.get(d.positive()).normal, DVec3::X);
+    }
+
+    #[test]
+    fn distances_at_the_end_of_the_bucket_range_are_found_again() {
+        let mut set = PlaneSet::new();
+        for dist in [9.3e18, -9.3e18, 1e300] {
+            let p = Plane::new(DVec3::Z, dist);
+            let id = set.find_or_insert(p).unwrap();
+            assert_eq!(set.find(&p), Some(id), "{dist}");
+        }
     }
 
     #[test]

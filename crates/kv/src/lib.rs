@@ -28,7 +28,7 @@ mod parse;
 pub mod values;
 mod write;
 
-pub use parse::ParseOptions;
+pub use parse::{MAX_DEPTH, ParseOptions};
 
 /// Index of a node in a [`Document`]. [`NodeId::ROOT`] is the invisible top-level block.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]

@@ -14,6 +14,11 @@ pub struct ParseOptions {
     pub quote_escapes: bool,
 }
 
+/// The deepest nesting of blocks a document may have. Real files nest a handful of levels (a
+/// VMF's displacement rows are 5 deep); the cap keeps every consumer that walks the tree by
+/// recursion (owned trees, writers, drops) far from the stack's end on hostile input.
+pub const MAX_DEPTH: usize = 256;
+
 struct Parser<'t> {
     bytes: &'t [u8],
     pos: usize,
@@ -199,6 +204,9 @@ impl Parser<'_> {
             return Err(self.error(key.start as usize, format!("key {key_text} has no value")));
         }
         if bytes[self.pos] == b'{' {
+            if self.stack.len() > MAX_DEPTH {
+                return Err(self.error(self.pos, format!("blocks nested deeper than {MAX_DEPTH} levels")));
+            }
             node.kind = NodeKind::Block;
             node.open = self.pos as u32;
             self.pos += 1;

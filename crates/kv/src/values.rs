@@ -76,6 +76,18 @@ pub fn atof(value: &str) -> f64 {
         .unwrap_or(0.0)
 }
 
+/// C's `atoi`: the longest integer prefix after leading blanks (an optional sign, then
+/// digits), 0 when there is none; saturates where C's would overflow.
+pub fn atoi(value: &str) -> i64 {
+    let s = value.trim_start();
+    let sign_len = usize::from(s.starts_with(['-', '+']));
+    let digits = s[sign_len..].bytes().take_while(u8::is_ascii_digit).count();
+    let magnitude = s[sign_len..sign_len + digits].bytes().fold(0i64, |n, d| {
+        n.saturating_mul(10).saturating_add(i64::from(d - b'0'))
+    });
+    if s.starts_with('-') { -magnitude } else { magnitude }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -110,6 +122,12 @@ mod tests {
         assert_eq!(atof(" 2500.5 junk"), 2500.5);
         assert_eq!(atof("x"), 0.0);
         assert_eq!(atof("-3e2"), -300.0);
+        assert_eq!(atoi(" 10"), 10);
+        assert_eq!(atoi("-4x"), -4);
+        assert_eq!(atoi("1.9"), 1);
+        assert_eq!(atoi("1e2"), 1);
+        assert_eq!(atoi("abc"), 0);
+        assert_eq!(atoi("+"), 0);
         assert!(boolean("1") && boolean("2") && !boolean("0") && !boolean("") && !boolean("no"));
     }
 }

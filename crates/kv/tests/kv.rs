@@ -120,3 +120,18 @@ fn condition_before_a_value_survives_an_edit() {
     doc.append_value(NodeId::ROOT, "k", "v w");
     assert_eq!(doc.to_bytes(), b"$\n[\0\0]]\n\"k\" \"v w\"");
 }
+
+/// `depth` blocks, each inside the last: `a { a { ... } }`.
+fn nested(depth: usize) -> String {
+    "a {\n".repeat(depth) + &"}\n".repeat(depth)
+}
+
+#[test]
+fn nesting_is_capped_with_a_located_error() {
+    assert!(Document::parse(nested(srcmap_kv::MAX_DEPTH)).is_ok());
+    let e = Document::parse(nested(srcmap_kv::MAX_DEPTH + 1)).unwrap_err();
+    assert!(e.message.contains("nested deeper"), "{e}");
+    assert_eq!(e.line, srcmap_kv::MAX_DEPTH + 1, "{e}");
+    // A hostile depth (a 240 KB VMT) is refused the same way instead of exhausting the stack.
+    assert!(Document::parse(nested(40_000)).is_err());
+}

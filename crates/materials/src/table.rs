@@ -114,8 +114,8 @@ pub enum MaterialsError {
     #[error("not a srcmap material table (format is {0:?}, expected \"srcmap-materials\")")]
     Format(String),
     /// A colour component that is not a finite number (JSON allows numbers too large for f32,
-    /// which read as infinity).
-    #[error("material {material}: {field} {value:?} is not a finite number")]
+    /// which read as infinity) or out of its range (reflectivity 0..1, emit not negative).
+    #[error("material {material}: {field} {value:?} is out of range (reflectivity 0..1, emit >= 0)")]
     NotFinite {
         material: String,
         field: &'static str,
@@ -608,10 +608,18 @@ fn file_flags(name: &str, e: &FileEntry) -> Result<(Option<u32>, Option<u32>), M
     Ok((contents, surface_flags))
 }
 
-/// Fails on a file entry's colour that is not finite.
+/// Fails on a file entry's colour that is not finite or out of its range: reflectivity is a
+/// fraction (0..1), emitted light is not negative.
 fn check_finite(name: &str, e: &FileEntry) -> Result<(), MaterialsError> {
-    for (field, value) in [("reflectivity", Some(e.reflectivity)), ("emit", e.emit)] {
-        if let Some(value) = value.filter(|v| !v.iter().all(|c| c.is_finite())) {
+    // Valve's own TEXDATA holds 1.0000001 (rounding of a texture's average colour).
+    let fraction = |c: &f32| (0.0..=1.001).contains(c);
+    let not_negative = |c: &f32| c.is_finite() && *c >= 0.0;
+    let fields = [
+        ("reflectivity", Some(e.reflectivity), fraction as fn(&f32) -> bool),
+        ("emit", e.emit, not_negative),
+    ];
+    for (field, value, ok) in fields {
+        if let Some(value) = value.filter(|v| !v.iter().all(ok)) {
             return Err(MaterialsError::NotFinite {
                 material: name.to_owned(),
                 field,

@@ -311,21 +311,25 @@ fn detail_types_round_trip_through_json_and_resolve() {
 }
 
 #[test]
-fn colours_too_large_for_f32_are_an_error_naming_the_material() {
-    // JSON numbers beyond f32 read as infinity, which the table could not write back.
+fn colours_out_of_range_are_an_error_naming_the_material() {
+    // JSON numbers beyond f32 read as infinity, which the table could not write back; finite
+    // but absurd values would reach TEXDATA and the bounce light.
     for (field, entry) in [
         ("reflectivity", r#""reflectivity": [0.5, 1e60, 0.5]"#),
+        ("reflectivity", r#""reflectivity": [-100, 0.5, 0.5]"#),
+        ("reflectivity", r#""reflectivity": [0.5, 0.5, 1e30]"#),
         (
             "emit",
             r#""reflectivity": [0.5, 0.5, 0.5], "emit": [-1e39, 0, 0]"#,
         ),
+        ("emit", r#""reflectivity": [0.5, 0.5, 0.5], "emit": [-1, 0, 0]"#),
     ] {
         let text = format!(
             r#"{{"format": "srcmap-materials", "version": 1, "materials": {{"BRICK/WALL": {{"width": 4, "height": 4, {entry}}}}}}}"#
         );
         let err = MaterialTable::from_json(&text).unwrap_err().to_string();
         assert!(
-            err.contains("BRICK/WALL") && err.contains(field) && err.contains("not a finite number"),
+            err.contains("BRICK/WALL") && err.contains(field) && err.contains("out of range"),
             "{err}"
         );
     }

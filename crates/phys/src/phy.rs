@@ -27,8 +27,11 @@ fn read_solid(data: &[u8], pos: usize, i: usize) -> Result<(Solid, usize)> {
         .get(pos..pos + 4)
         .map(|b| i32::from_le_bytes([b[0], b[1], b[2], b[3]]))
         .ok_or_else(|| PhysError::new(pos as u64, "solid size", "the file ends before it").in_solid(i))?;
-    let end = pos as u64 + 4 + size as u64;
-    if size < 0 || end > data.len() as u64 {
+    // Negative sizes are refused before the sum, which would overflow with them.
+    let end = u64::try_from(size)
+        .map(|s| pos as u64 + 4 + s)
+        .unwrap_or(u64::MAX);
+    if end > data.len() as u64 {
         return Err(PhysError::new(
             pos as u64,
             "solid size",

@@ -241,3 +241,14 @@ fn a_mopp_solid_reads_and_damaged_ones_are_kept_as_bytes_or_refused() {
         }
     }
 }
+
+#[test]
+fn a_negative_solid_size_is_refused_by_name() {
+    let mut phy = Vec::new();
+    for v in [16i32, 0, 1, 0, -8] {
+        phy.extend_from_slice(&v.to_le_bytes());
+    }
+    phy.extend_from_slice(&[0; 16]);
+    let e = srcmap_phys::PhyFile::parse(&phy).unwrap_err().to_string();
+    assert!(e.contains("solid size") && e.contains("-8"), "{e}");
+}

@@ -25,6 +25,8 @@ pub enum Unit {
     Bounces,
     /// Named steps of a phase.
     Steps,
+    /// Directions of the sky (vrad's sky-visibility table).
+    Directions,
     Bytes,
     /// An estimate of the work with no unit a person would know (vvis's portal flow weighs each
     /// portal by the square of what it might see): shown as a fraction done.
@@ -41,6 +43,7 @@ impl Unit {
             Unit::Clusters => "clusters",
             Unit::Bounces => "bounces",
             Unit::Steps => "steps",
+            Unit::Directions => "directions",
             Unit::Bytes => "bytes",
             Unit::Work => return None,
         })
@@ -51,6 +54,10 @@ impl Unit {
 /// counted in (total 0 when the stage cannot say), `advance` adds finished work, `finish` ends
 /// the phase. Called from worker threads.
 pub trait Progress: Sync {
+    /// A stage (`vbsp`, `vvis`, `vrad`) begins; its phases follow.
+    fn begin_stage(&self, _stage: &'static str) {}
+    /// The stage is over; `report.seconds` is its whole time.
+    fn end_stage(&self, _report: &Report) {}
     fn start(&self, _phase: &str, _total: u64, _unit: Unit) {}
     fn advance(&self, _done: u64) {}
     /// The phase started last is over.
@@ -109,19 +116,129 @@ pub struct Time {
     pub seconds: f64,
 }
 
+/// How bad a [`Warning`] is.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    #[default]
+    Warning,
+    /// Something was left out (a bad brush, a leak let through); the compile went on.
+    Error,
+}
+
+/// One thing a stage tells the mapper: what (`code`, stable, `stage.what`; `message`, for a
+/// person) and where, each place `None` when it does not apply or is unknown. Printed as text
+/// (`Display`) without `--json`, as an object with it.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct Warning {
+    pub severity: Severity,
+    pub code: &'static str,
+    /// The VMF id of the entity (Hammer's `id`).
+    pub entity: Option<i64>,
+    pub classname: Option<String>,
+    /// VMF ids of the brush (solid) and its side.
+    pub brush: Option<i64>,
+    pub side: Option<i64>,
+    /// A point in map units (an entity's origin).
+    pub position: Option<[f64; 3]>,
+    pub message: String,
+}
+
+impl Warning {
+    /// A warning about the map as a whole.
+    pub fn new(code: &'static str, message: impl Into<String>) -> Warning {
+        Warning {
+            code,
+            message: message.into(),
+            ..Default::default()
+        }
+    }
+
+    /// The place as text: `brush 4 side 20 (entity 2 'func_detail')`, `entity 7 'light' at (0 0 64)`.
+    pub fn place(&self) -> String {
+        let out = map_place(self.brush, self.side, self.entity, self.classname.as_deref());
+        match (self.position, self.brush.is_none()) {
+            (Some([x, y, z]), true) => {
+                let at = format!("({x:.0} {y:.0} {z:.0})");
+                if out.is_empty() {
+                    at
+                } else {
+                    format!("{out} at {at}")
+                }
+            }
+            _ => out,
+        }
+    }
+}
+
+/// A place in a map by its ids, as every stage names it: `brush 4 side 20 (entity 2
+/// 'func_detail')`, `entity 7 'light'`, or empty.
+pub fn map_place(
+    brush: Option<i64>,
+    side: Option<i64>,
+    entity: Option<i64>,
+    classname: Option<&str>,
+) -> String {
+    let parts: Vec<String> = [
+        brush.map(|b| format!("brush {b}")),
+        side.map(|s| format!("side {s}")),
+    ]
+    .into_iter()
+    .flatten()
+    .collect();
+    let ids = parts.join(" ");
+    let Some(e) = entity else { return ids };
+    let entity = format!("entity {e} '{}'", classname.unwrap_or("?"));
+    if ids.is_empty() {
+        entity
+    } else {
+        format!("{ids} ({entity})")
+    }
+}
+
+/// A free-text warning (code `warning`), for messages not yet given a code of their own.
+impl From<String> for Warning {
+    fn from(message: String) -> Warning {
+        Warning::new("warning", message)
+    }
+}
+
+impl From<&str> for Warning {
+    fn from(message: &str) -> Warning {
+        Warning::from(message.to_string())
+    }
+}
+
+/// `PLACE: warning: MESSAGE` (no place: `warning: MESSAGE`), as compilers print.
+impl std::fmt::Display for Warning {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let severity = match self.severity {
+            Severity::Warning => "warning",
+            Severity::Error => "error",
+        };
+        match self.place() {
+            place if place.is_empty() => write!(f, "{severity}: {}", self.message),
+            place => write!(f, "{place}: {severity}: {}", self.message),
+        }
+    }
+}
+
 /// What a stage did: its figures (in the order the stage gives them), the time of each phase,
 /// and the warnings it has for the mapper. The same shape for every stage; `--json` prints it.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct Report {
     /// `vbsp`, `vvis` or `vrad`.
     pub stage: &'static str,
+    /// The stage's whole time, wall clock, as the driver measured it (0 when run without
+    /// the driver); the line printed when the stage ends shows this same figure.
+    pub seconds: f64,
     /// In JSON: an object, figure name → number (whole numbers without a fraction).
     #[serde(serialize_with = "counts_as_object")]
     pub counts: Vec<Count>,
     /// In JSON: an object, phase → seconds (a phase run more than once: the sum).
     #[serde(serialize_with = "times_as_object")]
     pub times: Vec<Time>,
-    pub warnings: Vec<String>,
+    pub warnings: Vec<Warning>,
 }
 
 impl Report {
@@ -168,7 +285,7 @@ impl Report {
             .sum()
     }
 
-    pub fn warn(&mut self, warning: impl Into<String>) {
+    pub fn warn(&mut self, warning: impl Into<Warning>) {
         self.warnings.push(warning.into());
     }
 
@@ -248,7 +365,38 @@ mod tests {
         assert!(json["counts"]["clusters"].is_u64());
         assert_eq!(json["counts"]["radius"], 2500.5);
         assert_eq!(json["times"]["flow"], 2.0);
-        assert_eq!(json["warnings"][0], "leaked");
+        assert_eq!(json["warnings"][0]["message"], "leaked");
+        assert_eq!(json["warnings"][0]["code"], "warning");
+        assert_eq!(json["warnings"][0]["severity"], "warning");
+        assert!(json["warnings"][0]["entity"].is_null());
+    }
+
+    #[test]
+    fn warnings_print_their_place() {
+        let mut w = Warning::new("vbsp.bad_side", "side plane is degenerate");
+        assert_eq!(w.to_string(), "warning: side plane is degenerate");
+        w.entity = Some(2);
+        w.classname = Some("func_detail".into());
+        w.brush = Some(4);
+        w.side = Some(20);
+        w.severity = Severity::Error;
+        assert_eq!(
+            w.to_string(),
+            "brush 4 side 20 (entity 2 'func_detail'): error: side plane is degenerate"
+        );
+        let light = Warning {
+            entity: Some(7),
+            classname: Some("light".into()),
+            position: Some([0.0, 16.0, 64.5]),
+            ..Warning::new("vrad.light", "no brightness")
+        };
+        assert_eq!(
+            light.to_string(),
+            "entity 7 'light' at (0 16 64): warning: no brightness"
+        );
+        let json = serde_json::to_value(&light).unwrap();
+        assert_eq!(json["position"][2], 64.5);
+        assert!(json["brush"].is_null());
     }
 
     #[test]

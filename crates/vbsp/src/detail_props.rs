@@ -490,7 +490,10 @@ fn face_points(bsp: &Bsp, face: usize) -> Vec<Vec3> {
 
 /// `(int)(area * density * 0.000001)`, the float product widened as C does.
 fn sample_count(area: f32, density: f32) -> usize {
-    ((area * density) as f64 * 0.000001) as usize
+    // Capped: an absurd area or density (or their product overflowing f32) would otherwise ask
+    // for 2^64 samples, and the overflow warning would count them.
+    let samples = ((area * density) as f64 * 0.000001).min(f64::from(u32::MAX));
+    samples as usize
 }
 
 /// Valve's `EmitDetailObjectsOnFace`: each fan triangle on its own.
@@ -707,6 +710,7 @@ pub(crate) fn emit(inputs: &DetailInputs<'_>, bsp: &mut Bsp, diags: &mut Vec<Dia
     let has_entities =
         (inputs.input.entities.iter()).any(|e| is_detail_model_class(e) || is_detail_sprite_class(e));
     if face_types.iter().all(Option::is_none) && !has_entities {
+        warn_unknown_detail_types(inputs, bsp, diags);
         return;
     }
     let loaded = match inputs.detail_types {
@@ -739,6 +743,42 @@ fn store_lump(bsp: &mut Bsp, lump: DetailProps, diags: &mut Vec<Diagnostic>) {
             "the BSP has no dprp game lump to hold the detail props",
         )),
     }
+}
+
+/// No face has a known detail type: if displacements (where detail props grow) use materials
+/// the resolver does not know, their `%detailtype` is unknown and detail props may be missing
+/// for that reason alone; say so, naming them.
+fn warn_unknown_detail_types(inputs: &DetailInputs<'_>, bsp: &Bsp, diags: &mut Vec<Diagnostic>) {
+    let unknown: HashSet<String> = (inputs.materials.unknown_materials().iter())
+        .map(|m| m.to_ascii_lowercase())
+        .collect();
+    let mut names: Vec<String> = (bsp.faces.iter())
+        .filter(|f| f.dispinfo >= 0)
+        .filter_map(|f| bsp.texinfo.get(usize::try_from(f.texinfo).ok()?))
+        .filter_map(|t| bsp.texdata_name(usize::try_from(t.texdata).ok()?))
+        .map(|name| original_material(name, inputs.map_name))
+        .filter(|name| unknown.contains(&name.to_ascii_lowercase()))
+        .collect();
+    names.sort();
+    names.dedup();
+    if names.is_empty() {
+        return;
+    }
+    let shown: Vec<&str> = names.iter().take(5).map(String::as_str).collect();
+    let more = names.len().saturating_sub(shown.len());
+    diags.push(
+        Diagnostic::warning(
+            Where::default(),
+            format!(
+                "no detail props placed: the %detailtype of {} displacement material{} is unknown (give -game or --materials): {}{}",
+                names.len(),
+                if names.len() == 1 { "" } else { "s" },
+                shown.join(", "),
+                if more > 0 { format!(" and {more} more") } else { String::new() }
+            ),
+        )
+        .with_code("vbsp.detail_unknown"),
+    );
 }
 
 /// The detail type of each BSP face: its material's `%detailtype` (a patched material

@@ -16,23 +16,8 @@ pub struct Where {
 
 impl fmt::Display for Where {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let mut parts = Vec::new();
-        if let Some(b) = self.brush {
-            parts.push(format!("brush {b}"));
-        }
-        if let Some(s) = self.side {
-            parts.push(format!("side {s}"));
-        }
-        let mut out = parts.join(" ");
-        if let Some(e) = self.entity_id {
-            let class = self.classname.as_deref().unwrap_or("?");
-            if out.is_empty() {
-                out = format!("entity {e} '{class}'");
-            } else {
-                out = format!("{out} (entity {e} '{class}')");
-            }
-        }
-        f.write_str(&out)
+        let place = srcmap_stage::map_place(self.brush, self.side, self.entity_id, self.classname.as_deref());
+        f.write_str(&place)
     }
 }
 
@@ -48,6 +33,8 @@ pub struct Diagnostic {
     pub severity: Severity,
     pub at: Where,
     pub message: String,
+    /// A stable name for what is wrong (`vbsp.leak`), where one was given.
+    pub code: Option<&'static str>,
 }
 
 impl Diagnostic {
@@ -56,6 +43,7 @@ impl Diagnostic {
             severity: Severity::Warning,
             at,
             message: message.into(),
+            code: None,
         }
     }
     pub fn error(at: Where, message: impl Into<String>) -> Diagnostic {
@@ -63,6 +51,15 @@ impl Diagnostic {
             severity: Severity::Error,
             at,
             message: message.into(),
+            code: None,
+        }
+    }
+
+    /// The same diagnostic with a stable code.
+    pub fn with_code(self, code: &'static str) -> Diagnostic {
+        Diagnostic {
+            code: Some(code),
+            ..self
         }
     }
 }
@@ -77,6 +74,35 @@ impl fmt::Display for Diagnostic {
             write!(f, "{sev}: {}", self.message)
         } else {
             write!(f, "{}: {sev}: {}", self.at, self.message)
+        }
+    }
+}
+
+/// The report's form of a diagnostic: its place kept as fields (code `vbsp.map`,
+/// `vbsp.entity`, `vbsp.brush` or `vbsp.side` by the narrowest place it names, or the code it
+/// was given).
+impl From<&Diagnostic> for srcmap_stage::Warning {
+    fn from(d: &Diagnostic) -> srcmap_stage::Warning {
+        let code = d
+            .code
+            .unwrap_or(match (&d.at.side, &d.at.brush, &d.at.entity_id) {
+                (Some(_), _, _) => "vbsp.side",
+                (None, Some(_), _) => "vbsp.brush",
+                (None, None, Some(_)) => "vbsp.entity",
+                _ => "vbsp.map",
+            });
+        srcmap_stage::Warning {
+            severity: match d.severity {
+                Severity::Warning => srcmap_stage::Severity::Warning,
+                Severity::Error => srcmap_stage::Severity::Error,
+            },
+            code,
+            entity: d.at.entity_id,
+            classname: d.at.classname.clone(),
+            brush: d.at.brush,
+            side: d.at.side,
+            position: None,
+            message: d.message.clone(),
         }
     }
 }
@@ -104,6 +130,19 @@ pub enum VbspError {
     Limit {
         what: &'static str,
         count: usize,
+        max: usize,
+    },
+    /// The finished BSP exceeds a limit of its version that `check` judges (entities,
+    /// cubemaps, overlays, lighting bytes...): the engine would refuse it.
+    #[error("limit exceeded: {0}")]
+    OverLimit(String),
+    /// More distinct light names than switchable styles (Valve's `MAX_SWITCHED_LIGHTS`).
+    #[error(
+        "too many switched lights: light '{name}' (entity {entity_id}) would need a style past the {max} named lights may have"
+    )]
+    TooManySwitchedLights {
+        name: String,
+        entity_id: i64,
         max: usize,
     },
     #[error(transparent)]

@@ -48,7 +48,8 @@
 //! for what it does, listed in order in `compile_passes`:
 //!
 //! ```text
-//! brushes       prepare_entities build_brushes verify_brushes number_models gather_world
+//! brushes       prepare_entities build_brushes verify_brushes number_models
+//!               set_light_styles verify_light_styles gather_world
 //! world         world_pass(First) world_pass(Second) flood_areas verify_areas
 //! faces         make_world_faces verify_world_faces make_detail_faces merge_detail_faces
 //!               verify_detail_faces number_clusters verify_clusters build_brush_models
@@ -91,6 +92,7 @@ mod from_vmf;
 mod ids;
 pub mod input;
 pub mod instances;
+pub mod light_styles;
 mod not_compiled;
 mod occluders;
 mod overlay;
@@ -130,6 +132,9 @@ pub struct Options<'a> {
     pub materials: &'a Resolver,
     /// Leave out `func_detail` brushes (Valve's `-nodetail`).
     pub no_detail: bool,
+    /// `func_detail` brushes are structural: they split the tree and block vis (Valve's
+    /// `-fulldetail`).
+    pub full_detail: bool,
     /// On a leak, go on as Valve's VBSP does (the outside stays unfilled, the leak is a
     /// diagnostic and [`Output::leak`] holds it) instead of failing.
     pub allow_leak: bool,
@@ -152,6 +157,8 @@ pub struct Options<'a> {
     /// The detail file to use instead of the one the map names (`detailvbsp`) among the
     /// game's files: detail props without `-game`.
     pub detail_types: Option<&'a srcmap_content::detail_vbsp::DetailTypes>,
+    /// The game the BSP is for: its version, lump layout and game lump versions.
+    pub target: &'static srcmap_bsp::Target,
 }
 
 impl Default for Options<'_> {
@@ -159,12 +166,14 @@ impl Default for Options<'_> {
         Options {
             materials: Resolver::builtin_only(),
             no_detail: false,
+            full_detail: false,
             allow_leak: false,
             verify: false,
             dump: false,
             map_revision: 0,
             map_name: String::new(),
             threads: Threads::ALL,
+            target: srcmap_bsp::Target::DEFAULT,
             models: None,
             detail_types: None,
         }
@@ -195,6 +204,64 @@ pub fn compile(input: &MapInput, opts: &Options<'_>, progress: &dyn Progress) ->
         .install(|| compile_passes(input, opts, progress))
 }
 
+/// What [`update`] rewrites in a BSP compiled earlier.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Only {
+    /// The entity lump and the static props (Valve's `-onlyents`); `stale.txt` is added to
+    /// the pakfile, as lighting may no longer match the entities.
+    Entities,
+    /// The static props and the detail props (Valve's `-onlyprops`).
+    Props,
+}
+
+/// Valve's `-onlyents` / `-onlyprops`: `existing`, the map's BSP compiled earlier, with only
+/// what `only` names rewritten from `input` by the compile's own passes (entities numbered,
+/// brush models counted, props placed in the existing tree's leaves); every other lump is
+/// kept. The map's brush entities must be those the BSP was compiled from (Valve: "won't
+/// reimport brush models").
+pub fn update(
+    input: &MapInput,
+    existing: Bsp,
+    only: Only,
+    opts: &Options<'_>,
+    progress: &dyn Progress,
+) -> Result<Output, VbspError> {
+    opts.threads
+        .pool()?
+        .install(|| update_passes(input, existing, only, opts, progress))
+}
+
+/// [`update`]'s passes: the brush passes (entity plans, model numbers), then the lumps
+/// `only` names written over the existing BSP.
+fn update_passes(
+    input: &MapInput,
+    existing: Bsp,
+    only: Only,
+    opts: &Options<'_>,
+    progress: &dyn Progress,
+) -> Result<Output, VbspError> {
+    let mut c = Compile::new(input, opts, progress)?;
+    brush_passes(&mut c)?;
+    c.phase("write");
+    c.adopt(existing);
+    c.write_static_props();
+    c.verify_static_props()?;
+    match only {
+        Only::Entities => {
+            c.ensure_water_lod_control();
+            c.keep_world_bounds();
+            c.mark_lighting_stale()?;
+            c.write_entities();
+            c.verify_entities()?;
+        }
+        Only::Props => {
+            c.write_detail_props();
+            c.verify_detail_props()?;
+        }
+    }
+    c.write()
+}
+
 /// [`compile`]'s passes, in order.
 fn compile_passes(
     input: &MapInput,
@@ -216,6 +283,8 @@ fn brush_passes(c: &mut Compile<'_>) -> Result<(), VbspError> {
     c.build_brushes()?;
     c.verify_brushes()?;
     c.number_models();
+    c.set_light_styles()?;
+    c.verify_light_styles()?;
     c.gather_world()
 }
 

@@ -9,6 +9,7 @@ mod entities;
 mod faces;
 mod finish;
 mod records;
+mod update;
 mod world;
 
 use std::collections::HashMap;
@@ -151,6 +152,7 @@ impl<'a> Compile<'a> {
         if !world.classname.eq_ignore_ascii_case("worldspawn") {
             return Err(VbspError::NoWorld);
         }
+        entities_within_limit(input, opts)?;
         Ok(Compile {
             input,
             opts,
@@ -242,5 +244,21 @@ impl<'a> Compile<'a> {
 fn add_pak_file(files: &mut Vec<(String, Vec<u8>)>, path: String, data: Vec<u8>) {
     if !files.iter().any(|(p, _)| *p == path) {
         files.push((path, data));
+    }
+}
+
+/// Refuses a map with more entities than its target's BSP may hold before any work: a VMF of
+/// 10⁶ entities would take gigabytes to compile into a map the engine refuses.
+fn entities_within_limit(input: &MapInput, opts: &Options<'_>) -> Result<(), VbspError> {
+    let version = opts.target.bsp_version;
+    let limit = srcmap_bsp::check::limits(version)
+        .into_iter()
+        .find(|(lump, ..)| *lump == srcmap_bsp::lump::ENTITIES);
+    match limit {
+        Some((_, max, name)) if input.entities.len() > max => Err(VbspError::OverLimit(format!(
+            "{} entities exceed {name} ({max})",
+            input.entities.len()
+        ))),
+        _ => Ok(()),
     }
 }

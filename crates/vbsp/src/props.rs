@@ -1,8 +1,9 @@
 //! Static props: each `prop_static` entity becomes a record of the `sprp` game lump, as
 //! Valve's VBSP (`staticprop.cpp`) makes it, on the finished BSP tree.
 //!
-//! - The lump's version is the one the BSP writer picks for the BSP version (v10 for v20 maps,
-//!   written in Source 2013's 72-byte layout with 32-bit flags; v5 before v20).
+//! - The lump's version and record layout are the target's ([`crate::Options::target`]): v10 in
+//!   Source 2013 multiplayer's 72-byte layout with 32-bit flags by default, v6 for the
+//!   singleplayer branch, v9 for Portal 2 and Left 4 Dead 2, v11 for CS:GO, v4/v5 for BSP 19.
 //! - A prop's leaves are the non-solid leaves whose convex volume overlaps the model: one
 //!   convex hull per mesh (LOD 0 vertices of the `.vvd`), tested against the leaf's volume
 //!   (the planes on its path from the root, as Valve), after a descent by the hulls' box.
@@ -110,12 +111,8 @@ pub fn emit(input: &MapInput, bsp: &mut Bsp, models: Option<ModelReader<'_>>, di
     let Some(lump) = bsp.game_lumps.static_props() else {
         return;
     };
-    // Source 2013 writes v10 in the lightmapped 72-byte layout; the default lump names v10 only.
-    let layout = match lump.layout {
-        StaticPropLayout::V10 => StaticPropLayout::Lightmapped,
-        other => other,
-    };
-    let mut writer = PropWriter::new(input, bsp, layout, models);
+    // The target's layout: the version number alone does not tell Source 2013's v10 from CS:GO's.
+    let mut writer = PropWriter::new(input, bsp, lump.layout, models);
     for e in input.entities.iter().filter(|e| is_static_prop_class(e)) {
         writer.add(e, diags);
     }

@@ -14,6 +14,8 @@ pub struct Clusters {
 
 /// An entity after preprocessing: what goes in the entity lump and which brushes it owns.
 pub(crate) struct Ent {
+    /// The VMF id of the entity it came from (-1 for one the compile adds), for messages.
+    pub vmf_id: i64,
     pub keyvalues: Vec<(String, String)>,
     pub brushes: Vec<BrushId>,
     pub model: Option<u32>,

@@ -89,6 +89,7 @@ fn every_pass_is_dumped_in_order() {
         passes,
         [
             "brushes",
+            "light styles",
             "world tree (pass 1)",
             "world tree (pass 2)",
             "areas",

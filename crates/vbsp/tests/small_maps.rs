@@ -294,6 +294,25 @@ fn left_out_kinds_are_one_warning_each_with_counts() {
         out.report
             .warnings
             .iter()
-            .any(|w| w.contains("2 info_no_dynamic_shadow"))
+            .any(|w| w.message.contains("2 info_no_dynamic_shadow"))
     );
+}
+
+#[test]
+fn a_map_over_an_engine_limit_is_refused_not_written() {
+    // 1100 env_cubemaps: over MAX_MAP_CUBEMAPSAMPLES (1024), a BSP `check` and the engine refuse.
+    let mut ents = box_room();
+    for i in 0..1100i64 {
+        let at = [
+            -200.0 + (i % 40) as f64 * 10.0,
+            -200.0 + (i / 40) as f64 * 10.0,
+            64.0,
+        ];
+        ents.push(entity(1000 + i, "env_cubemap", at, vec![]));
+    }
+    match compile_map(ents) {
+        Err(VbspError::OverLimit(what)) => assert!(what.contains("MAX_MAP_CUBEMAPSAMPLES"), "{what}"),
+        Err(e) => panic!("another error: {e}"),
+        Ok(_) => panic!("a map over the cubemap limit compiled"),
+    }
 }

@@ -1,6 +1,8 @@
 //! Valve's pointfile (`MAP.lin`): the leak path vbsp writes, one point per line (`x y z`),
 //! from the void to the entity that sees it.
 
+use srcmap_bytes::excerpt;
+
 /// A pointfile that cannot be read.
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
 #[error("line {line}: {message}")]
@@ -23,15 +25,15 @@ pub fn parse_lin(text: &str) -> Result<Vec<[f64; 3]>, LinError> {
         for c in &mut point {
             let field = fields
                 .next()
-                .ok_or_else(|| bad(format!("expected three numbers, found {:?}", line.trim())))?;
+                .ok_or_else(|| bad(format!("expected three numbers, found {}", excerpt(line.trim()))))?;
             *c = field
                 .parse::<f64>()
                 .ok()
                 .filter(|v| v.is_finite())
-                .ok_or_else(|| bad(format!("{field:?} is not a finite number")))?;
+                .ok_or_else(|| bad(format!("{} is not a finite number", excerpt(field))))?;
         }
         if let Some(extra) = fields.next() {
-            return Err(bad(format!("unexpected {extra:?} after three numbers")));
+            return Err(bad(format!("unexpected {} after three numbers", excerpt(extra))));
         }
         points.push(point);
     }
@@ -50,5 +52,7 @@ mod tests {
         assert_eq!(parse_lin("1 2 nan\n").unwrap_err().line, 1);
         assert_eq!(parse_lin("1 2 3 4\n").unwrap_err().line, 1);
         assert!(parse_lin("").unwrap().is_empty());
+        let huge = format!("1 2 {}\n", "9".repeat(10_000_000) + "x");
+        assert!(parse_lin(&huge).unwrap_err().message.len() < 120);
     }
 }

@@ -1,11 +1,14 @@
 //! A small HTTP/1.1 server for the page: GET (and HEAD) of a fixed set of paths, one thread
-//! per connection, each answer closing its connection. Anything else is answered with an
-//! error status, never a panic.
+//! per connection (at most [`MAX_CONNECTIONS`] at once), each answer closing its connection.
+//! Anything else is answered with an error status, never a panic. Only requests addressed to
+//! this machine by address or as `localhost` are answered: a page whose domain was rebound to
+//! 127.0.0.1 sends its own name as `Host` and gets 421.
 
 use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::sync::Arc;
-use std::time::Duration;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
 
 use crate::scene::Scene;
 
@@ -14,8 +17,11 @@ const VIEWER_JS: &str = include_str!("../assets/viewer.js");
 
 /// The largest request head read; a longer one is answered 431.
 const MAX_HEAD: usize = 16 * 1024;
-/// How long a connection may wait before sending its request.
-const READ_TIMEOUT: Duration = Duration::from_secs(10);
+/// How long a connection may take to send its whole request head (a deadline, not a per-read
+/// timeout: a client trickling a byte at a time is cut off too).
+const REQUEST_TIMEOUT: Duration = Duration::from_secs(10);
+/// Connections served at once; more are closed unanswered until one ends.
+pub const MAX_CONNECTIONS: usize = 64;
 /// After answering: how long and how much unread input is drained before closing.
 const DRAIN_TIMEOUT: Duration = Duration::from_secs(1);
 const DRAIN_LIMIT: usize = 1 << 20;
@@ -42,6 +48,8 @@ fn reason(status: u16) -> &'static str {
         400 => "Bad Request",
         404 => "Not Found",
         405 => "Method Not Allowed",
+        408 => "Request Timeout",
+        421 => "Misdirected Request",
         431 => "Request Header Fields Too Large",
         _ => "Error",
     }
@@ -68,6 +76,15 @@ impl Site {
         };
         if !version.starts_with("HTTP/") {
             return (text(400, "bad request line\n"), true);
+        }
+        if host(head).is_some_and(|h| !is_local_host(&h)) {
+            return (
+                text(
+                    421,
+                    "this server answers only requests for localhost or an address\n",
+                ),
+                true,
+            );
         }
         let send_body = match method {
             "GET" => true,
@@ -102,15 +119,13 @@ impl Site {
 
     /// Reads one request from `stream` and answers it. I/O errors end the connection.
     pub fn handle(&self, mut stream: TcpStream) -> std::io::Result<()> {
-        stream.set_read_timeout(Some(READ_TIMEOUT))?;
         let mut buf = [0u8; 4096];
-        let Some((head, complete)) = read_head(&mut stream, &mut buf)? else {
-            return Ok(());
-        };
-        let (response, send_body) = if complete {
-            self.respond(&head)
-        } else {
-            (text(431, "request head too large\n"), true)
+        let deadline = Instant::now() + REQUEST_TIMEOUT;
+        let (response, send_body) = match read_head(&mut stream, &mut buf, deadline)? {
+            Head::Empty => return Ok(()),
+            Head::Complete(head) => self.respond(&head),
+            Head::TooLarge => (text(431, "request head too large\n"), true),
+            Head::TooSlow => (text(408, "request not received in time\n"), true),
         };
         write_response(&mut stream, &response, send_body)?;
         drain(&mut stream, &mut buf)
@@ -126,27 +141,74 @@ fn text(status: u16, body: &'static str) -> Response<'static> {
     }
 }
 
-/// Reads a request head: up to the blank line, the end of input, or past [`MAX_HEAD`] (then
-/// not complete). `None` when the client sent nothing at all.
-fn read_head(stream: &mut TcpStream, buf: &mut [u8]) -> std::io::Result<Option<(Vec<u8>, bool)>> {
+/// What arrived of a request head.
+enum Head {
+    /// The client sent nothing at all.
+    Empty,
+    /// Up to the blank line or the end of input.
+    Complete(Vec<u8>),
+    /// Past [`MAX_HEAD`].
+    TooLarge,
+    /// Not finished by the deadline.
+    TooSlow,
+}
+
+/// Reads a request head until the blank line, the end of input, [`MAX_HEAD`] or `deadline`.
+fn read_head(stream: &mut TcpStream, buf: &mut [u8], deadline: Instant) -> std::io::Result<Head> {
     let mut head = Vec::new();
-    let complete = loop {
+    loop {
         if head.windows(4).any(|w| w == b"\r\n\r\n") || head.windows(2).any(|w| w == b"\n\n") {
-            break true;
+            return Ok(Head::Complete(head));
         }
         if head.len() > MAX_HEAD {
-            break false;
+            return Ok(Head::TooLarge);
         }
-        let n = stream.read(buf)?;
-        if n == 0 {
-            if head.is_empty() {
-                return Ok(None);
+        let left = deadline.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            return Ok(Head::TooSlow);
+        }
+        stream.set_read_timeout(Some(left))?;
+        let n = match stream.read(buf) {
+            Ok(n) => n,
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+                ) =>
+            {
+                return Ok(Head::TooSlow);
             }
-            break true;
+            Err(e) => return Err(e),
+        };
+        if n == 0 {
+            return Ok(if head.is_empty() {
+                Head::Empty
+            } else {
+                Head::Complete(head)
+            });
         }
         head.extend_from_slice(&buf[..n]);
-    };
-    Ok(Some((head, complete)))
+    }
+}
+
+/// The `Host` header's value without its port, when the head has one.
+fn host(head: &[u8]) -> Option<String> {
+    let text = String::from_utf8_lossy(head);
+    let value = text.lines().skip(1).find_map(|l| {
+        let (name, value) = l.split_once(':')?;
+        name.trim()
+            .eq_ignore_ascii_case("host")
+            .then(|| value.trim().to_owned())
+    })?;
+    Some(match value.strip_prefix('[') {
+        Some(v6) => v6.split(']').next().unwrap_or("").to_owned(),
+        None => value.split(':').next().unwrap_or("").to_owned(),
+    })
+}
+
+/// `localhost` or an IP address: names no other site can rebind to this machine.
+fn is_local_host(host: &str) -> bool {
+    host.eq_ignore_ascii_case("localhost") || host.parse::<std::net::IpAddr>().is_ok()
 }
 
 fn write_response(stream: &mut TcpStream, response: &Response<'_>, send_body: bool) -> std::io::Result<()> {
@@ -179,16 +241,27 @@ fn drain(stream: &mut TcpStream, buf: &mut [u8]) -> std::io::Result<()> {
     Ok(())
 }
 
-/// Serves `site` on `listener` until the process ends: one thread per connection.
+/// Serves `site` on `listener` until the process ends: one thread per connection, at most
+/// [`MAX_CONNECTIONS`] at once; a connection over the cap, or one whose thread cannot be
+/// started, is closed unanswered.
 pub fn serve(listener: TcpListener, site: Arc<Site>) {
+    let live = Arc::new(AtomicUsize::new(0));
     for stream in listener.incoming() {
         let Ok(stream) = stream else {
             continue;
         };
-        let site = Arc::clone(&site);
-        std::thread::spawn(move || {
+        if live.fetch_add(1, Ordering::SeqCst) >= MAX_CONNECTIONS {
+            live.fetch_sub(1, Ordering::SeqCst);
+            continue;
+        }
+        let (site, done) = (Arc::clone(&site), Arc::clone(&live));
+        let spawned = std::thread::Builder::new().spawn(move || {
             // A client that goes away mid-answer is no concern of the server's.
             let _ = site.handle(stream);
+            done.fetch_sub(1, Ordering::SeqCst);
         });
+        if spawned.is_err() {
+            live.fetch_sub(1, Ordering::SeqCst);
+        }
     }
 }

@@ -156,3 +156,60 @@ fn server_answers_known_paths_and_refuses_the_rest() {
     assert_eq!(answer(b"\xff\xfe\r\n\r\n").0, 400);
     assert_eq!(answer(b"").0, 400);
 }
+
+#[test]
+fn server_answers_only_local_host_names() {
+    let site = Site {
+        glb: b"glb".to_vec(),
+        scene_json: b"{}".to_vec(),
+        pvs: vec![],
+    };
+    let status = |host: &str| {
+        site.respond(format!("GET /map.glb HTTP/1.1\r\nHost: {host}\r\n\r\n").as_bytes())
+            .0
+            .status
+    };
+    for local in [
+        "localhost:8080",
+        "LOCALHOST",
+        "127.0.0.1:51234",
+        "[::1]:80",
+        "192.168.1.5",
+    ] {
+        assert_eq!(status(local), 200, "{local}");
+    }
+    // A DNS-rebinding page sends its own domain.
+    for foreign in ["evil.example:8080", "evil.example", "localhost.evil.example", ""] {
+        assert_eq!(status(foreign), 421, "{foreign:?}");
+    }
+}
+
+#[test]
+fn server_outlives_a_crowd_of_idle_connections() {
+    use std::io::{Read, Write};
+    let listener = std::net::TcpListener::bind(("127.0.0.1", 0)).unwrap();
+    let addr = listener.local_addr().unwrap();
+    let site = std::sync::Arc::new(Site {
+        glb: b"glb".to_vec(),
+        scene_json: b"{}".to_vec(),
+        pvs: vec![],
+    });
+    std::thread::spawn(move || srcmap_view::serve(listener, site));
+    // Far more idle connections than the cap: the extra ones are closed, none crashes it.
+    let crowd: Vec<_> = (0..3 * srcmap_view::server::MAX_CONNECTIONS)
+        .filter_map(|_| std::net::TcpStream::connect(addr).ok())
+        .collect();
+    drop(crowd);
+    // Once they are gone, a request is answered again (retry while the idle ones wind down).
+    let answered = (0..50).any(|_| {
+        std::thread::sleep(std::time::Duration::from_millis(100));
+        let Ok(mut s) = std::net::TcpStream::connect(addr) else {
+            return false;
+        };
+        let _ = s.write_all(b"GET /map.glb HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n");
+        let mut out = String::new();
+        let _ = s.read_to_string(&mut out);
+        out.starts_with("HTTP/1.1 200") && out.ends_with("glb")
+    });
+    assert!(answered);
+}

@@ -537,11 +537,17 @@ impl<'d> Ctx<'d> {
                 format!("{block} has unexpected row \"{k}\" (power {power} has rows row0..row{last})");
             return Err(self.err(self.doc.offset(r), message));
         }
+        let first = floats.len();
         let parsed = if block.integer() {
             parse_row(v, ints)
         } else {
             parse_row(v, floats)
         };
+        // `nan`/`inf` parse as numbers, but no displacement can be built from them.
+        if let Some(word) = floats[first..].iter().position(|f| !f.is_finite()) {
+            let message = format!("{block} {k}: word {} is not a finite number", word + 1);
+            return Err(self.err(at, message));
+        }
         match parsed {
             Ok(count) if count == block.per_row => Ok(()),
             Ok(count) => Err(self.err(at, block.count_message(k, count))),

@@ -274,19 +274,22 @@ impl SkyAmbient {
 
 /// Direct light of every lit face, for one or more ranges at once: `ranges[r]` is the light
 /// list of range `r` (the same lights in the same order, only intensities differ), so every
-/// shadow ray serves all ranges. Returns `[range][face]`.
+/// shadow ray serves all ranges. Returns `[range][face]`, and the time the sky table took
+/// (the report shows it apart from the rest of direct light).
 pub(crate) fn direct_lighting(
     world: &World,
     ranges: &[&[Light]],
     options: &Options,
     progress: &dyn Progress,
     counters: &Counters,
-) -> Vec<Vec<FaceLight>> {
+) -> (Vec<Vec<FaceLight>>, std::time::Duration) {
     if ranges.is_empty() {
-        return Vec::new();
+        return (Vec::new(), std::time::Duration::ZERO);
     }
     let sky_dirs = sphere_directions(options.sky_samples());
-    let direct = DirectLight::new(world, ranges, options, counters, &sky_dirs);
+    let started = std::time::Instant::now();
+    let direct = DirectLight::new(world, ranges, options, counters, &sky_dirs, progress);
+    let sky_table = started.elapsed();
     let faces = world.faces.len();
     let per_face = par_map_steps(progress, "direct light", srcmap_stage::Unit::Faces, faces, |i| {
         if world.faces[i].lit {
@@ -295,7 +298,10 @@ pub(crate) fn direct_lighting(
             vec![FaceLight::default(); ranges.len()]
         }
     });
-    by_range(crate::radial::blend_faces(world, per_face), ranges.len())
+    (
+        by_range(crate::radial::blend_faces(world, per_face), ranges.len()),
+        sky_table,
+    )
 }
 
 /// What faces' shadow rays are traced against.
@@ -451,13 +457,14 @@ impl<'a> DirectLight<'a> {
         options: &Options,
         counters: &'a Counters,
         sky_dirs: &'a [Vec3],
+        progress: &dyn Progress,
     ) -> Self {
         let lights = ranges[0];
         let shadows = face_shadows(world, sky_dirs);
         let sky_table = lights
             .iter()
             .find(|l| l.kind == LightKind::SkyAmbient)
-            .map(|sky_light| SkyTable::trace(world, sky_light, &shadows));
+            .map(|sky_light| SkyTable::trace(world, sky_light, &shadows, progress));
         DirectLight {
             world,
             ranges,
@@ -468,7 +475,7 @@ impl<'a> DirectLight<'a> {
             // As VRAD (`do_extra`, on unless -fast): luxels on a sharp change are re-lit from
             // sub-samples. It matters most beside texture lights, whose cos/d² spikes on the
             // nearest luxels (measurements in docs/vrad-measurements.md).
-            supersample: options.quality != crate::Quality::Fast,
+            supersample: options.quality != crate::Quality::Fast && !options.no_extra,
         }
     }
 
@@ -659,7 +666,9 @@ struct SkyTable {
 }
 
 impl SkyTable {
-    fn trace(world: &World, sky_light: &Light, shadows: &Shadows<'_>) -> SkyTable {
+    /// Shown as its own phase, `sky table`, counted in directions: on big outdoor maps it
+    /// takes most of the direct-light time.
+    fn trace(world: &World, sky_light: &Light, shadows: &Shadows<'_>, progress: &dyn Progress) -> SkyTable {
         let mut first_luxel = Vec::with_capacity(world.faces.len());
         let mut total = 0;
         for face in &world.faces {
@@ -668,10 +677,13 @@ impl SkyTable {
                 total += face.luxel_count();
             }
         }
+        let directions = shadows.sky_dirs.len() as u64;
+        progress.start("sky table", directions, srcmap_stage::Unit::Directions);
         let rows = shadows
             .sky_dirs
             .par_iter()
             .map(|&d| {
+                progress.advance(1);
                 let (bits, origins) = facing_luxels(world, sky_light, &first_luxel, d);
                 let mut row = vec![0u64; total.div_ceil(64)];
                 for (bit, open) in bits.into_iter().zip(sky_open(world, shadows, origins, d)) {
@@ -682,6 +694,7 @@ impl SkyTable {
                 row
             })
             .collect();
+        progress.finish();
         SkyTable { first_luxel, rows }
     }
 

@@ -118,6 +118,10 @@ pub enum VradError {
     /// An invariant a pass relies on does not hold after the pass named.
     #[error("after {pass}: {message}")]
     Verify { pass: &'static str, message: String },
+    /// The map exceeds a limit of its BSP version (`srcmap check` lists them): lighting it
+    /// would cost without bound (10⁵ lights) for a map the engine refuses anyway.
+    #[error("limit exceeded: {0} (the engine refuses this map; `srcmap check` lists every problem)")]
+    OverLimit(String),
 }
 
 pub type Result<T> = std::result::Result<T, VradError>;
@@ -178,6 +182,14 @@ pub struct Options {
     /// Ambient occlusion ([`occlusion`]; off by default): luxels and prop vertices darkened
     /// by the share of short hemisphere rays that hit geometry nearby.
     pub ambient_occlusion: Option<AmbientOcclusion>,
+    /// No supersampling of direct light at sharp changes (VRAD's `-noextra`).
+    pub no_extra: bool,
+    /// Sky-ambient directions per sample are 162 × this (VRAD's `-extrasky N`; `None`: the
+    /// quality's own count).
+    pub extra_sky: Option<u32>,
+    /// Luxels between bounce gather points (VRAD's `-chop`, its patch size in luxels; `None`:
+    /// the quality's own spacing).
+    pub chop: Option<u32>,
     /// Check the invariants each pass relies on between passes, also in release builds
     /// (they are always checked in debug builds; see [`srcmap_stage::verify_enabled`]).
     pub verify: bool,
@@ -202,19 +214,28 @@ impl Default for Options {
             static_prop_lighting: false,
             disable_prop_self_shadowing: false,
             ambient_occlusion: None,
+            no_extra: false,
+            extra_sky: None,
+            chop: None,
             verify: false,
         }
     }
 }
 
+/// VRAD's sky-ambient directions at scale 1 (its table of vertex normals).
+const VERTEX_NORMALS: usize = 162;
+
 impl Options {
     /// Sky-ambient directions per sample (VRAD: 162, a quarter with `-fast`, ×4 with `-final`
     /// here where VRAD uses ×16).
     pub fn sky_samples(&self) -> usize {
+        if let Some(n) = self.extra_sky {
+            return VERTEX_NORMALS * n.max(1) as usize;
+        }
         match self.quality {
             Quality::Fast => 40,
-            Quality::Normal => 162,
-            Quality::Final => 648,
+            Quality::Normal => VERTEX_NORMALS,
+            Quality::Final => 4 * VERTEX_NORMALS,
         }
     }
     /// Gather rays per bounce point.
@@ -227,6 +248,9 @@ impl Options {
     }
     /// Luxels between bounce gather points (VRAD's default patch chop of 4 luxels).
     pub fn bounce_spacing(&self) -> usize {
+        if let Some(chop) = self.chop {
+            return chop.max(1) as usize;
+        }
         match self.quality {
             Quality::Fast => 4,
             Quality::Normal => 4,
@@ -386,6 +410,9 @@ fn nothing_to_light(bsp: &Bsp) -> Report {
 pub fn relight(bytes: &[u8], options: &Options, progress: &dyn Progress) -> Result<(Vec<u8>, Report)> {
     let file = BspFile::parse(bytes)?;
     let mut bsp = Bsp::from_file(&file)?;
+    if let Some(v) = srcmap_bsp::check::limit_violations(&bsp).first() {
+        return Err(VradError::OverLimit(v.to_string()));
+    }
     let mut doc = BspDocument::from_file(&file);
     let report = light(&mut bsp, options, progress)?;
     bsp.update_document(&mut doc)?;

@@ -2,8 +2,6 @@
 //! `light_spot` and `light_environment` (a sun plus sky ambient); `light_dynamic` is a
 //! runtime entity and is skipped.
 
-use std::collections::BTreeMap;
-
 use glam::{DVec3, Vec3};
 use srcmap_bsp::Entity;
 use srcmap_kv::values;
@@ -92,8 +90,6 @@ pub enum Range {
 
 /// Valve's limit on light styles (`MAX_LIGHTSTYLES`).
 pub const MAX_LIGHTSTYLES: u32 = 64;
-/// First style VBSP hands to named (switchable) lights.
-const FIRST_SWITCHABLE_STYLE: u32 = 32;
 
 /// The first number of a key (`sscanf("%f")`), `None` when missing or not a number.
 fn first_number(e: &Entity, key: &str) -> Option<f64> {
@@ -121,7 +117,8 @@ pub fn light_for_string(value: &str, range: Range) -> Option<Vec3> {
         }
         count = 4;
     }
-    if r < 0.0 || g < 0.0 || b < 0.0 || scaler < 0.0 {
+    // Negative or not finite (`nan`, `inf`): no light value.
+    if ![r, g, b, scaler].iter().all(|c| c.is_finite() && *c >= 0.0) {
         return None;
     }
     let lin = |c: f64| (c / 255.0).powf(2.2) * 255.0;
@@ -302,23 +299,22 @@ fn generic(e: &Entity, index: usize, entities: &[Entity], range: Range, kind: Li
 pub struct LightScan {
     /// Entities named `light*` that are not supported (`light_directional` etc.).
     pub unsupported: Vec<String>,
-    /// Named lights that got no style because all 64 were taken.
-    pub styles_exhausted: usize,
 }
 
-/// Reads every light entity. Named lights without an explicit `style` get their own style
-/// per targetname from 32 upwards (what VBSP's `SetLightStyles` writes), up to 63.
+/// Reads every light entity, each in the `style` its entity has (VRAD's `(int)` of the
+/// number): vbsp is what gives named lights their switchable styles 32 and up
+/// (`srcmap_vbsp::light_styles`, Valve's `SetLightStyles`), so a BSP of Valve's and one of ours
+/// are lit alike, and vrad never renames a style.
 pub fn parse_lights(entities: &[Entity], range: Range) -> (Vec<Light>, LightScan) {
     let mut lights = Vec::new();
     let mut scan = LightScan::default();
-    let mut styles = NamedStyles::default();
     let mut have_sun = false;
     for (index, e) in entities.iter().enumerate() {
         let Some(class) = e.classname() else { continue };
         if !class.starts_with("light") || class == "light_dynamic" {
             continue;
         }
-        let style = styles.style(e, class, &mut scan);
+        let style = entity_style(e);
         match class {
             "light" | "light_spot" => {
                 let spot = class == "light_spot";
@@ -354,47 +350,11 @@ fn point_or_spot(
     l
 }
 
-/// The styles given to named lights so far, per lower-cased targetname, and the next free.
-struct NamedStyles {
-    named: BTreeMap<String, u8>,
-    next: u32,
-}
-
-impl Default for NamedStyles {
-    fn default() -> Self {
-        NamedStyles {
-            named: BTreeMap::new(),
-            next: FIRST_SWITCHABLE_STYLE,
-        }
-    }
-}
-
-impl NamedStyles {
-    /// The style of light entity `e` of `class`: its explicit `style` when above 0, else
-    /// its targetname's own switchable style (0 once all are taken, counted in `scan`).
-    fn style(&mut self, e: &Entity, class: &str, scan: &mut LightScan) -> u8 {
-        let explicit_style = first_number(e, "style").map(|s| s as i64);
-        match (explicit_style, e.get("targetname").filter(|t| !t.is_empty())) {
-            (Some(s), _) if s > 0 => s.clamp(0, MAX_LIGHTSTYLES as i64 - 1) as u8,
-            // Switchable: VBSP gives each targetname its own style unless flagged
-            // "initially dark"/"start on" makes no difference to the style itself.
-            (_, Some(name)) if class != "light_environment" => {
-                let key = name.to_ascii_lowercase();
-                if let Some(&s) = self.named.get(&key) {
-                    s
-                } else if self.next < MAX_LIGHTSTYLES {
-                    let s = self.next as u8;
-                    self.next += 1;
-                    self.named.insert(key, s);
-                    s
-                } else {
-                    scan.styles_exhausted += 1;
-                    0
-                }
-            }
-            _ => 0,
-        }
-    }
+/// A light entity's style: the whole part of its `style` number (0 when missing), kept
+/// within the game's styles.
+fn entity_style(e: &Entity) -> u8 {
+    let style = first_number(e, "style").unwrap_or(0.0).trunc();
+    style.clamp(0.0, f64::from(MAX_LIGHTSTYLES - 1)) as u8
 }
 
 /// A spot light's cones (`_inner_cone`, default 10°; `_cone`, at least the inner) and
@@ -423,9 +383,12 @@ fn set_cone(e: &Entity, l: &mut Light) {
 /// A `light_environment`'s sun and sky ambient (`_ambient`, `_ambientHDR` and
 /// `_AmbientScaleHDR`; half the sun's light without one).
 fn environment(e: &Entity, index: usize, entities: &[Entity], range: Range) -> [Light; 2] {
-    let sun = generic(e, index, entities, range, LightKind::Sun, 0);
+    // The sun has the entity's style (a named light_environment switches it); the sky
+    // ambient is a light of its own, in style 0, as VRAD makes it.
+    let sun = generic(e, index, entities, range, LightKind::Sun, entity_style(e));
     let mut ambient = sun.clone();
     ambient.kind = LightKind::SkyAmbient;
+    ambient.style = 0;
     let hdr_ambient = (range == Range::Hdr)
         .then(|| e.get("_ambientHDR").and_then(|v| light_for_string(v, range)))
         .flatten();
@@ -445,12 +408,7 @@ mod tests {
     use super::*;
 
     fn ent(pairs: &[(&str, &str)]) -> Entity {
-        Entity {
-            pairs: pairs
-                .iter()
-                .map(|(k, v)| (k.to_string(), v.to_string()))
-                .collect(),
-        }
+        Entity::from_pairs(pairs)
     }
 
     #[test]
@@ -498,10 +456,11 @@ mod tests {
     }
 
     #[test]
-    fn environment_gives_sun_and_ambient_and_named_lights_get_styles() {
+    fn environment_gives_sun_and_ambient_and_lights_keep_their_styles() {
         let ents = vec![
             ent(&[
                 ("classname", "light_environment"),
+                ("style", "34.9"),
                 ("pitch", "-90"),
                 ("_light", "255 255 255 100"),
                 ("_ambient", "128 128 128 20"),
@@ -509,6 +468,7 @@ mod tests {
             ent(&[
                 ("classname", "light"),
                 ("targetname", "lamp"),
+                ("style", "33"),
                 ("_light", "255 255 255 100"),
             ]),
             ent(&[
@@ -524,8 +484,10 @@ mod tests {
         assert_eq!(lights[0].kind, LightKind::Sun);
         assert!((lights[0].normal - Vec3::NEG_Z).length() < 1e-5);
         assert_eq!(lights[1].kind, LightKind::SkyAmbient);
-        assert_eq!(lights[2].style, 32);
-        assert_eq!(lights[3].style, 32);
+        assert_eq!((lights[0].style, lights[1].style), (34, 0));
+        // As written: vbsp numbers named lights, vrad does not (a name without a style is 0).
+        assert_eq!(lights[2].style, 33);
+        assert_eq!(lights[3].style, 0);
         assert_eq!(lights[3].kind, LightKind::Spot);
     }
 }

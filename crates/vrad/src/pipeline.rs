@@ -24,7 +24,7 @@ use std::time::{Duration, Instant};
 
 use rayon::prelude::*;
 use srcmap_bsp::Bsp;
-use srcmap_stage::Report;
+use srcmap_stage::{Report, Warning};
 
 use crate::ambient::LeafCubes;
 use crate::bounce::FacePatches;
@@ -118,20 +118,18 @@ impl<'a> Lighting<'a> {
     /// The light entities of every range.
     pub fn read_lights(&mut self) {
         if !self.has_vis && self.options.bounces > 0 {
-            self.report
-                .warn("no visibility data: direct lighting only (as VRAD), no bounce");
+            self.report.warn(Warning::new(
+                "vrad.no_vis",
+                "no visibility data: direct lighting only (as VRAD), no bounce",
+            ));
         }
         for &range in &self.ranges {
             let (lights, scan) = lights::parse_lights(&self.bsp.entities, range);
             if self.lights.is_empty() {
                 for u in &scan.unsupported {
-                    self.report
-                        .warn(format!("unsupported light entity '{u}' skipped"));
-                }
-                if scan.styles_exhausted > 0 {
-                    self.report.warn(format!(
-                        "{} named lights left in style 0: all 32 switchable styles are taken",
-                        scan.styles_exhausted
+                    self.report.warn(Warning::new(
+                        "vrad.light_unsupported",
+                        format!("unsupported light entity '{u}' skipped"),
                     ));
                 }
             }
@@ -234,24 +232,34 @@ impl<'a> Lighting<'a> {
         self.report
             .set(counts::TEXTURE_SHADOW_TRIANGLES, props.textured.len() as f64);
         if self.options.texture_shadows && !self.options.static_prop_polys {
-            self.report.warn(
+            self.report.warn(Warning::new(
+                "vrad.flags",
                 "-textureshadows needs -StaticPropPolys (as VRAD: textures are sampled on render triangles only)",
-            );
+            ));
+        }
+        for (model, n) in &props.unusable {
+            self.report.warn(Warning::new(
+                "vrad.prop_model_unusable",
+                format!("{n} static props cast no shadow: {model} has vertices that are not finite or lie beyond ±{}", props::MAX_MODEL_COORD),
+            ));
         }
         let without: usize = props.missing.iter().map(|(_, n)| n).sum();
         self.report.set(counts::PROPS_WITHOUT_MODEL, without as f64);
         if without > 0 {
             let first: Vec<&str> = props.missing.iter().take(3).map(|(m, _)| m.as_str()).collect();
-            self.report.warn(format!(
-                "{without} static props cast no shadow: {} models not found{} ({}{})",
-                props.missing.len(),
-                if self.options.models.is_none() {
-                    " (no game directory)"
-                } else {
-                    ""
-                },
-                first.join(", "),
-                if props.missing.len() > 3 { ", ..." } else { "" }
+            self.report.warn(Warning::new(
+                "vrad.prop_models_missing",
+                format!(
+                    "{without} static props cast no shadow: {} models not found{} ({}{})",
+                    props.missing.len(),
+                    if self.options.models.is_none() {
+                        " (no game directory)"
+                    } else {
+                        ""
+                    },
+                    first.join(", "),
+                    if props.missing.len() > 3 { ", ..." } else { "" }
+                ),
             ));
         }
     }
@@ -307,8 +315,15 @@ impl<'a> Lighting<'a> {
         let world = self.world.as_ref().expect(NO_WORLD);
         let t = Instant::now();
         let refs: Vec<&[Light]> = self.lights.iter().map(|l| l.as_slice()).collect();
-        self.face_lights = direct::direct_lighting(world, &refs, self.options, self.progress, &self.counters);
-        self.traced("direct", t);
+        let (lights, sky_table) =
+            direct::direct_lighting(world, &refs, self.options, self.progress, &self.counters);
+        self.face_lights = lights;
+        // The sky table is timed apart, as the progress shows it: both are tracing.
+        self.trace_seconds += sky_table.as_secs_f64();
+        if !sky_table.is_zero() {
+            self.report.time("sky table", sky_table);
+        }
+        self.traced("direct", t + sky_table);
     }
 
     /// The bounce gather rays, traced once; each range then bounces its own light.

@@ -98,6 +98,9 @@ pub struct PropShadows {
     pub no_shadow: usize,
     /// Model names not found (or unreadable), with how many props use each.
     pub missing: Vec<(String, usize)>,
+    /// Models whose vertices are not finite or lie beyond [`MAX_MODEL_COORD`], with the number
+    /// of props using each: they cast nothing (one vertex at 1e37 made lighting crawl).
+    pub unusable: Vec<(String, usize)>,
     /// Texture shadows (`-textureshadows`): the indices in `triangles` of those whose
     /// texture lets light through, with that texture.
     pub textured: Vec<(usize, TriangleTexture)>,
@@ -417,6 +420,7 @@ pub fn prop_shadows(
     out.props = sp.props.len();
     let mut cache: HashMap<u16, Option<ModelShadow>> = HashMap::new();
     let mut missing: HashMap<String, usize> = HashMap::new();
+    let mut unusable: HashMap<String, usize> = HashMap::new();
     let load = |name: &str| source.and_then(|s| load_model_shadow(name, s, polys, texture_shadows));
     for (index, prop) in sp.props.iter().enumerate() {
         if prop.flags_in(sp.layout) & NO_SHADOW != 0 {
@@ -426,13 +430,24 @@ pub fn prop_shadows(
         let name = sp.models.get(prop.prop_type as usize).map_or("", String::as_str);
         match cache.entry(prop.prop_type).or_insert_with(|| load(name)) {
             None => *missing.entry(name.to_string()).or_default() += 1,
+            Some(shadow) if !within_reach(shadow) => *unusable.entry(name.to_string()).or_default() += 1,
             Some(shadow) if !shadow.triangles.is_empty() => out.add_caster(shadow, prop, index),
             Some(_) => {}
         }
     }
     out.missing = missing.into_iter().collect();
     out.missing.sort();
+    out.unusable = unusable.into_iter().collect();
+    out.unusable.sort();
     out
+}
+
+/// The farthest a model's vertex may lie from its origin: no prop spans more than a map.
+pub const MAX_MODEL_COORD: f32 = 65_536.0;
+
+/// Whether every vertex of a model's shadow is finite and within [`MAX_MODEL_COORD`].
+fn within_reach(shadow: &ModelShadow) -> bool {
+    (shadow.triangles.iter().flatten()).all(|v| v.is_finite() && v.abs().max_element() <= MAX_MODEL_COORD)
 }
 
 impl PropShadows {
@@ -465,6 +480,20 @@ impl PropShadows {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn models_with_absurd_or_non_finite_vertices_are_out_of_reach() {
+        let shadow = |far: Vec3| ModelShadow {
+            triangles: vec![[Vec3::ZERO, Vec3::X * 64.0, far]],
+            textures: Vec::new(),
+            shape: ShadowShape::RenderTriangles,
+        };
+        assert!(within_reach(&shadow(Vec3::Y * 64.0)));
+        assert!(within_reach(&shadow(Vec3::Y * MAX_MODEL_COORD)));
+        assert!(!within_reach(&shadow(Vec3::Y * 1e37)));
+        assert!(!within_reach(&shadow(Vec3::new(0.0, f32::NAN, 0.0))));
+        assert!(!within_reach(&shadow(Vec3::Z * f32::NEG_INFINITY)));
+    }
 
     #[test]
     fn convex_hull_of_a_cube_with_inner_points_is_its_twelve_triangles() {

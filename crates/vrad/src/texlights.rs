@@ -544,6 +544,14 @@ LIGHTS/BLUE 0 0 255
     }
 
     #[test]
+    fn values_that_are_not_finite_are_bad_lines() {
+        let text = "lights/a nan 255 255 200\nlights/b 255 255 255 inf\nlights/c 255 255 255 NaN\n";
+        let (t, warnings) = TexLights::parse(text);
+        assert_eq!(warnings.len(), 3, "{warnings:?}");
+        assert!(t.get("lights/a", Range::Ldr).is_none() && t.get("lights/c", Range::Ldr).is_none());
+    }
+
+    #[test]
     fn subdivision_covers_the_face_in_patches_of_about_four_luxels() {
         // 256 × 128 units at 16 units per luxel: 16 × 8 luxels. VRAD splits while an axis
         // spans 4 luxels or more, so patches end at 2 luxels: 8 × 4 patches of 32².

@@ -19,16 +19,11 @@ fn check_golden(name: &str, actual: &str) {
 }
 
 fn entity(pairs: &[(&str, &str)]) -> Entity {
-    Entity {
-        pairs: pairs
-            .iter()
-            .map(|(k, v)| (k.to_string(), v.to_string()))
-            .collect(),
-    }
+    Entity::from_pairs(pairs)
 }
 
 /// Lights of every kind inside the 512 × 512 × 256 room both maps share: a plain point light,
-/// a spot light aimed down, a named (switchable, style 32) light, one with an explicit style
+/// a spot light aimed down, a named light with the switchable style 32 vbsp gives it, one with an explicit style
 /// and a hard fifty/zero-percent falloff, and a sun with sky ambient.
 fn room_lights() -> Vec<Entity> {
     vec![
@@ -51,6 +46,7 @@ fn room_lights() -> Vec<Entity> {
         entity(&[
             ("classname", "light"),
             ("targetname", "lamp"),
+            ("style", "32"),
             ("origin", "128 -128 64"),
             ("_light", "255 64 64 150"),
         ]),

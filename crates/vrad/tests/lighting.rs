@@ -366,12 +366,7 @@ fn floor_bsp(entities: Vec<srcmap_bsp::Entity>) -> Bsp {
 }
 
 fn entity(pairs: &[(&str, &str)]) -> srcmap_bsp::Entity {
-    srcmap_bsp::Entity {
-        pairs: pairs
-            .iter()
-            .map(|(k, v)| (k.to_string(), v.to_string()))
-            .collect(),
-    }
+    srcmap_bsp::Entity::from_pairs(pairs)
 }
 
 fn luminance(c: srcmap_bsp::ColorRgbExp32) -> f32 {
@@ -393,6 +388,8 @@ fn white_and_switchable_red_lights() -> Vec<srcmap_bsp::Entity> {
         entity(&[
             ("classname", "light"),
             ("targetname", "switch"),
+            // As vbsp writes it (Valve's SetLightStyles): vrad lights in the style it is given.
+            ("style", "32"),
             ("origin", "224 224 64"),
             ("_light", "255 0 0 100"),
             ("_quadratic_attn", "1"),
@@ -1232,7 +1229,7 @@ fn a_map_without_ldr_faces_is_unchanged_with_a_warning() {
         let (lit, report) = srcmap_vrad::relight(&bytes, &Options::default(), &NoProgress).unwrap();
         assert_eq!(lit, bytes);
         assert!(
-            report.warnings.iter().any(|w| w.contains(why)),
+            report.warnings.iter().any(|w| w.message.contains(why)),
             "{:?}",
             report.warnings
         );
@@ -1313,9 +1310,11 @@ fn a_static_prop_between_light_and_floor_shadows_the_floor_unless_disableshadows
     assert_eq!(report.count(counts::PROP_SHADOW_CASTERS), 1);
     assert!(report.count(counts::PROP_SHADOW_TRIANGLES) > 0);
     let (under, beside) = under_and_beside(&shadowed);
-    // Only VRAD's flat 0.1 ambient of an unvised map reaches the floor in the shadow.
-    assert!(under < 0.2, "{under}");
+    // In the shadow the floor keeps VRAD's flat 0.1 ambient of an unvised map and what the
+    // luxel blends from samples half a luxel beyond it (VRAD's radial filter): a small fraction
+    // of the light beside the shadow.
     assert!(beside > 10.0, "{beside}");
+    assert!(under < 0.05 * beside, "under {under}, beside {beside}");
 
     // disableshadows (STATIC_PROP_NO_SHADOW): lit as if the prop were not there.
     let mut unshadowed = floor_under_prop(0x10);
@@ -1330,7 +1329,7 @@ fn a_static_prop_between_light_and_floor_shadows_the_floor_unless_disableshadows
     let report = srcmap_vrad::light(&mut no_game, &Options::default(), &NoProgress).unwrap();
     assert_eq!(report.count(counts::PROPS_WITHOUT_MODEL), 1);
     assert!(
-        report.warnings.iter().any(|w| w.contains(CHAIR)),
+        report.warnings.iter().any(|w| w.message.contains(CHAIR)),
         "{:?}",
         report.warnings
     );
@@ -1359,7 +1358,10 @@ fn a_static_prop_between_light_and_floor_shadows_the_floor_unless_disableshadows
         ..with_models
     };
     srcmap_vrad::light(&mut polys, &options, &NoProgress).unwrap();
-    assert!(under_and_beside(&polys).0 < open / 10.0);
+    // The render mesh has gaps (between seat slats and legs) and the luxel blends the samples
+    // a luxel around it (VRAD's radial filter): most of the light, not all, is kept off.
+    let under_polys = under_and_beside(&polys).0;
+    assert!(under_polys < open / 5.0, "{under_polys} vs open {open}");
 }
 
 #[test]

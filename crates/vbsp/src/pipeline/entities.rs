@@ -3,9 +3,10 @@
 
 use super::Compile;
 use crate::contents::*;
-use crate::diag::{Diagnostic, Where};
+use crate::diag::{Diagnostic, VbspError, Where};
 use crate::ids::EntityId;
 use crate::input::MapEntity;
+use crate::light_styles;
 use crate::overlay::{self, MapOverlay};
 use crate::types::{Ent, set_kv};
 
@@ -74,6 +75,7 @@ impl<'a> Compile<'a> {
             self.rename_for_lump(&class, keep, &mut kv);
             if keep {
                 self.ents.push(Ent {
+                    vmf_id: e.id,
                     keyvalues: kv,
                     brushes: Vec::new(),
                     model: None,
@@ -100,6 +102,7 @@ impl<'a> Compile<'a> {
         match class {
             _ if ei == 0 => (Owner::World, 0, true),
             "func_detail" if self.opts.no_detail => (Owner::Dropped, 0, false),
+            "func_detail" if self.opts.full_detail => (Owner::World, 0, false),
             "func_detail" => (Owner::World, CONTENTS_DETAIL, false),
             c if c.starts_with("func_areaportal") => (Owner::World, 0, true),
             "func_ladder" => (Owner::World, 0, true),
@@ -206,5 +209,30 @@ impl<'a> Compile<'a> {
                 kv.insert(at, ("model".to_string(), String::new()));
             }
         }
+    }
+}
+
+impl Compile<'_> {
+    /// Valve's SetLightStyles: each named light its switchable style, one per distinct name
+    /// (see [`crate::light_styles`]).
+    pub fn set_light_styles(&mut self) -> Result<(), VbspError> {
+        let kvs = self.ents.iter_mut().map(|e| &mut e.keyvalues);
+        match light_styles::assign(kvs) {
+            Ok(_) => Ok(()),
+            Err(e) => Err(VbspError::TooManySwitchedLights {
+                entity_id: self.ents[e.entity].vmf_id,
+                name: e.name,
+                max: light_styles::MAX_SWITCHED_LIGHTS,
+            }),
+        }
+    }
+
+    /// Lights share a style exactly when they share a name, handed out from 32 in order.
+    pub fn verify_light_styles(&mut self) -> Result<(), VbspError> {
+        self.checkpoint(
+            "light styles",
+            |c| light_styles::verify(c.ents.iter().map(|e| e.keyvalues.as_slice())),
+            |c| light_styles::dump(c.ents.iter().map(|e| e.keyvalues.as_slice())),
+        )
     }
 }

@@ -288,10 +288,14 @@ impl<'a> Compile<'a> {
             });
         }
         self.report_counts(&bsp);
+        if let Some(v) = srcmap_bsp::check::limit_violations(&bsp).first() {
+            return Err(VbspError::OverLimit(v.to_string()));
+        }
         self.diags
             .extend(crate::not_compiled::diagnostics(self.input, &bsp));
         for d in &self.diags {
-            self.report.warn(d.to_string());
+            let warning = self.placed(d.into());
+            self.report.warn(warning);
         }
         Ok(Output {
             bsp,
@@ -303,6 +307,15 @@ impl<'a> Compile<'a> {
         })
     }
 
+    /// A warning about an entity (and not one of its brushes) placed at the entity's origin.
+    fn placed(&self, mut w: srcmap_stage::Warning) -> srcmap_stage::Warning {
+        if let (Some(id), None) = (w.entity, w.brush) {
+            let entity = self.input.entities.iter().find(|e| e.id == id);
+            w.position = entity.and_then(|e| e.origin()).map(|o| [o.x, o.y, o.z]);
+        }
+        w
+    }
+
     /// The report's counts.
     fn report_counts(&mut self, bsp: &srcmap_bsp::Bsp) {
         let portals: usize = self.prt.lines().nth(2).and_then(|l| l.parse().ok()).unwrap_or(0);
@@ -311,8 +324,12 @@ impl<'a> Compile<'a> {
         r.set("models", bsp.models.len() as f64);
         r.set("faces", bsp.faces.len() as f64);
         r.set("world_leaves", self.tree.leaves().count() as f64);
+        // The BSP's leaf records (every model's, Valve's leaf 0 too): what `srcmap info` counts.
+        r.set("leaves", bsp.leafs.len() as f64);
         r.set("clusters", self.clusters.count as f64);
         r.set("portals", portals as f64);
         r.set("outside_filled", self.outside_filled as f64);
+        // 0 when the outside was not filled (a leak let through, or no entity in open space).
+        r.set("sealed", self.outside_sealed as u8);
     }
 }

@@ -35,7 +35,7 @@ impl<'a> Compile<'a> {
     }
 
     /// Valve's default `water_lod_control`, when the map has water and names none.
-    fn add_water_lod_control(&mut self) {
+    pub(super) fn add_water_lod_control(&mut self) {
         let has_lod_control = self.ents.iter().any(|e| {
             e.keyvalues.iter().any(|(k, v)| {
                 k.eq_ignore_ascii_case("classname") && v.eq_ignore_ascii_case("water_lod_control")
@@ -43,6 +43,7 @@ impl<'a> Compile<'a> {
         });
         if self.has_water && !has_lod_control {
             self.ents.push(Ent {
+                vmf_id: -1,
                 keyvalues: water::water_lod_control(),
                 brushes: Vec::new(),
                 model: None,
@@ -85,6 +86,7 @@ impl<'a> Compile<'a> {
             &self.occluder_faces,
         )?;
         self.finish.bsp = emitted.bsp;
+        self.opts.target.apply(&mut self.finish.bsp);
         self.finish.face_sides = emitted.face_sides;
         self.finish.world_leaves = emitted.world_leaves;
         Ok(())

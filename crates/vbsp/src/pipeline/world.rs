@@ -184,15 +184,22 @@ impl<'a> Compile<'a> {
                     return Err(err);
                 }
                 self.diags
-                    .push(Diagnostic::error(Where::default(), err.to_string()));
+                    .push(Diagnostic::error(Where::default(), err.to_string()).with_code("vbsp.leak"));
                 self.leak = Some(err);
                 false
             }
             portals::Flood::NoEntities => {
-                self.diags.push(Diagnostic::warning(
-                    Where::default(),
-                    "no entities in open space: the outside is not filled",
-                ));
+                // Valve's vbsp calls this a leak too ("**** leaked ****"): nothing tells the
+                // inside from the outside, so the outside is not filled.
+                self.diags.push(
+                    Diagnostic::warning(
+                        Where::default(),
+                        "leaked: no entity in open space, so the outside is not filled (as Valve's \
+                         vbsp, this counts as a leak: put a point entity such as info_player_start \
+                         inside the map)",
+                    )
+                    .with_code("vbsp.no_entities"),
+                );
                 false
             }
             portals::Flood::Sealed => true,
