@@ -18,7 +18,7 @@ use rayon::prelude::*;
 use srcmap_trace::Tracer;
 
 use crate::faces::bump_normals;
-use crate::patches::{Grid, neighbours, spread};
+use crate::patches::{Grid, cell_quad, neighbours, quad_area, spread, vrad_form_factor};
 use crate::samples::sample_point;
 use crate::sampling::cosine_dirs;
 use crate::scene::MAX_TRACE;
@@ -30,13 +30,14 @@ const NO_HIT: u32 = u32::MAX;
 /// One set of gather directions for every patch (per plane orientation).
 const DIRECTION_SEED: u64 = 0x5eed;
 
-/// One remembered ray hit: the face, its cell and the point.
+/// One remembered ray hit: the face and its cell.
 #[derive(Debug, Clone, Copy)]
 struct HitRef {
     face: u32,
     cell: u32,
-    /// Luxel-space point hit.
-    st: Vec2,
+    /// What this ray counts for: 1, or VRAD's form factor of the cell hit over the share of
+    /// rays that hit it ([`vrad_transfers`]).
+    weight: f32,
     /// For bump-mapped receivers: how much of this ray counts for each bump basis, relative
     /// to the flat normal (`max(0, d·bᵢ) / d·n`, what VRAD's `GatherLight` does per transfer).
     bump: [f32; 3],
@@ -65,14 +66,61 @@ fn trace_patches(world: &World, face: usize, options: &Options, rays: &mut u64) 
     for c in 0..p.grid.len() {
         let (pos, normal) = sample_point(g, disp, p.grid.centre(c), centroid);
         let bases = g.bumped.then(|| bump_normals(g.texture_vecs, normal));
+        let first = p.hits.len();
         for dir in cosine_dirs(normal, count, DIRECTION_SEED) {
             let bump = bases.map_or([0.0; 3], |b| bump_weights(b, dir, normal));
             *rays += 1;
             p.hits
                 .push(gather_ray(world, face, pos, dir, bump, spacing, rays));
         }
+        if !g.is_displacement {
+            vrad_transfers(world, spacing, (pos, normal), &mut p.hits[first..]);
+        }
     }
     p
+}
+
+/// VRAD's transfers for one receiving patch at `at` (point, normal), from its rays `hits`.
+/// A cosine-weighted ray set estimates exact form factors; VRAD's differ where a source patch
+/// is close (`π · 0.04 · distance² < area`, its "five times rule"): there it takes the
+/// polygon form factor of [`vrad_form_factor`], which counts next to nothing from a patch
+/// right beside the receiver. Each hit cell that close gets that form factor, shared among
+/// the rays that found it; then, as VRAD's `MakeScales`, transfers summing over 1 are scaled
+/// down to 1.
+fn vrad_transfers(world: &World, spacing: usize, at: (Vec3, Vec3), hits: &mut [HitRef]) {
+    let mut keyed: Vec<(u32, u32, usize)> = (hits.iter().enumerate())
+        .filter(|(_, h)| h.face != NO_HIT)
+        .map(|(i, h)| (h.face, h.cell, i))
+        .collect();
+    keyed.sort_unstable();
+    let share = 1.0 / hits.len().max(1) as f32;
+    let mut total = 0.0;
+    for run in keyed.chunk_by(|a, b| (a.0, a.1) == (b.0, b.1)) {
+        let found = run.len() as f32 * share;
+        let ff = close_form_factor(world, spacing, hits[run[0].2], at).map_or(found, |f| f.max(0.0));
+        for &(_, _, i) in run {
+            hits[i].weight = ff / found;
+        }
+        total += ff;
+    }
+    if total > 1.0 {
+        hits.iter_mut().for_each(|h| h.weight /= total);
+    }
+}
+
+/// VRAD's polygon form factor of the cell `h` hit, seen from `at`, when it is close enough
+/// for VRAD to use it (`None`: far, where VRAD's point-to-point form factor is what the rays
+/// estimate already). Displacement cells are left to the rays.
+fn close_form_factor(world: &World, spacing: usize, h: HitRef, at: (Vec3, Vec3)) -> Option<f32> {
+    let g = &world.faces[h.face as usize];
+    if g.is_displacement {
+        return None;
+    }
+    let grid = Grid::of(g, spacing);
+    let quad = cell_quad(g, &grid, h.cell as usize);
+    let centre = (quad[0] + quad[1] + quad[2] + quad[3]) * 0.25;
+    let close = std::f32::consts::PI * 0.04 * centre.distance_squared(at.0) < quad_area(&quad);
+    close.then(|| vrad_form_factor(&quad, at.0, at.1))
 }
 
 /// How much a ray along `dir` counts for each bump basis `bases`, relative to the flat
@@ -98,13 +146,13 @@ fn gather_ray(
         Some((face, st)) => HitRef {
             face,
             cell: Grid::of(&world.faces[face as usize], spacing).cell_at(st) as u32,
-            st,
+            weight: 1.0,
             bump,
         },
         None => HitRef {
             face: NO_HIT,
             cell: 0,
-            st: Vec2::ZERO,
+            weight: 0.0,
             bump,
         },
     }
@@ -181,7 +229,7 @@ pub(crate) fn bounce(
     if options.bounces == 0 || patches.len() != world.faces.len() {
         return 0;
     }
-    let direct = reflected_direct(world, facelights);
+    let direct = reflected_direct(world, patches, facelights);
     let max_bounces = options.bounces.min(100);
     progress.start(
         &format!("bounce{tag}"),
@@ -208,31 +256,64 @@ pub(crate) fn bounce(
     bounced.done
 }
 
-/// Per face, per luxel: the direct light (style 0, flat normal) times reflectivity, what
-/// leaves a surface in the first bounce. Rays read it luxel by luxel: a cell's mean would
-/// spread the spots right beside a light over a whole patch.
-fn reflected_direct(world: &World, facelights: &[FaceLight]) -> Vec<Vec<Vec3>> {
+/// Per face and cell: the direct light (style 0, flat normal) times reflectivity, what
+/// leaves a patch in the first bounce. As VRAD's `BuildPatchLights`, a patch carries the mean
+/// direct light of the luxels in it (luxels under one unit of light left out), not the light
+/// where a ray lands: a receiver right beside a light's hot spot gets the patch's share of it,
+/// not the spot's.
+fn reflected_direct(world: &World, patches: &[FacePatches], facelights: &[FaceLight]) -> Vec<Vec<Vec3>> {
     world
         .faces
         .iter()
+        .zip(patches)
         .zip(facelights)
-        .map(|(g, fl)| {
-            let s = fl
+        .map(|((g, p), fl)| {
+            let luxels = fl
                 .samples
                 .first()
                 .map_or(&[][..], |s| &s[..g.luxel_count().min(s.len())]);
-            s.iter().map(|v| *v * g.reflectivity).collect()
+            cell_means(g.width, &p.grid, luxels)
+                .into_iter()
+                .map(|v| v * g.reflectivity)
+                .collect()
         })
         .collect()
 }
 
-/// Light leaving the surface a ray hit: reflected direct light at the hit point, plus the
-/// reflected bounced light of the cell hit (`indirect`, per face and cell).
+/// VRAD's `AddSampleToPatch` skips samples dimmer than this (mean of the channels).
+const PATCH_SAMPLE_MIN: f32 = 1.0;
+
+/// Per cell of `grid`, the mean of the `luxels` (rows of `width`) in it that are at least
+/// [`PATCH_SAMPLE_MIN`] bright; zero where none is.
+fn cell_means(width: usize, grid: &Grid, luxels: &[Vec3]) -> Vec<Vec3> {
+    let mut sums = vec![(Vec3::ZERO, 0u32); grid.len()];
+    if width == 0 {
+        return Vec::new();
+    }
+    for (i, v) in luxels.iter().enumerate() {
+        if v.element_sum() / 3.0 >= PATCH_SAMPLE_MIN {
+            let st = Vec2::new((i % width) as f32, (i / width) as f32);
+            let s = &mut sums[grid.cell_at(st)];
+            *s = (s.0 + *v, s.1 + 1);
+        }
+    }
+    sums.into_iter()
+        .map(|(sum, n)| if n > 0 { sum / n as f32 } else { Vec3::ZERO })
+        .collect()
+}
+
+/// Light leaving the cell a ray hit: its reflected direct light plus its reflected bounced
+/// light (`indirect`), per face and cell.
 #[inline]
-fn leaving(world: &World, direct: &[Vec<Vec3>], indirect: &[Vec<Vec3>], h: &HitRef) -> Vec3 {
-    let (f, g) = (h.face as usize, &world.faces[h.face as usize]);
-    let bounced = indirect.get(f).and_then(|c| c.get(h.cell as usize)).copied();
-    bilinear(&direct[f], g.width, g.height, h.st) + bounced.unwrap_or(Vec3::ZERO)
+fn leaving(direct: &[Vec<Vec3>], indirect: &[Vec<Vec3>], h: &HitRef) -> Vec3 {
+    let at = |field: &[Vec<Vec3>]| {
+        field
+            .get(h.face as usize)
+            .and_then(|c| c.get(h.cell as usize))
+            .copied()
+            .unwrap_or(Vec3::ZERO)
+    };
+    at(direct) + at(indirect)
 }
 
 /// What [`iterate`] leaves, per face and cell.
@@ -263,7 +344,7 @@ fn iterate(
     };
     for _ in 0..max_bounces {
         let exitant = reflected(world, &bounced.indirect);
-        let next = gather_all(patches, rays, |_| None, |h| leaving(world, direct, &exitant, h));
+        let next = gather_all(patches, rays, |_| None, |h| leaving(direct, &exitant, h));
         let added = added_light(&next, &bounced.indirect);
         bounced.indirect = next;
         bounced.last_exitant = exitant;
@@ -372,7 +453,7 @@ fn bump_light(
         return Vec::new();
     }
     let basis = |i: usize| world.faces[i].bumped.then_some(b);
-    gather_all(patches, rays, basis, |h| leaving(world, direct, last_exitant, h))
+    gather_all(patches, rays, basis, |h| leaving(direct, last_exitant, h))
 }
 
 /// Adds the first `n` values of `light` to `samples` from index `at` on.
@@ -401,25 +482,9 @@ fn gather_cells(
             let sum: Vec3 = hits
                 .iter()
                 .filter(|h| h.face != NO_HIT)
-                .map(|h| source(h) * bump.map_or(1.0, |b| h.bump[b]))
+                .map(|h| source(h) * h.weight * bump.map_or(1.0, |b| h.bump[b]))
                 .sum();
             sum / rays as f32
         })
         .collect()
-}
-
-/// Bilinear lookup of a per-luxel field of face `g` at luxel-space `st`.
-fn bilinear(values: &[Vec3], width: usize, height: usize, st: Vec2) -> Vec3 {
-    if values.len() < width * height || width == 0 || height == 0 {
-        return Vec3::ZERO;
-    }
-    let x = st.x.clamp(0.0, (width - 1) as f32);
-    let y = st.y.clamp(0.0, (height - 1) as f32);
-    let (x0, y0) = (x.floor() as usize, y.floor() as usize);
-    let (x1, y1) = ((x0 + 1).min(width - 1), (y0 + 1).min(height - 1));
-    let (fx, fy) = (x - x0 as f32, y - y0 as f32);
-    let v = |xx: usize, yy: usize| values[yy * width + xx];
-    v(x0, y0)
-        .lerp(v(x1, y0), fx)
-        .lerp(v(x0, y1).lerp(v(x1, y1), fx), fy)
 }

@@ -85,7 +85,7 @@ impl Grid {
     }
 
     /// Luxel-space corners (min, max) of cell `c`.
-    fn bounds(&self, c: usize) -> (Vec2, Vec2) {
+    pub fn bounds(&self, c: usize) -> (Vec2, Vec2) {
         let half = Vec2::new(self.cols.size, self.rows.size) * 0.5;
         (self.centre(c) - half, self.centre(c) + half)
     }
@@ -166,6 +166,45 @@ fn footprint(source: &FaceGeom, grid: &Grid, c: usize, target: &FaceGeom, same: 
         centre: to_target(grid.centre(c)),
         extent: (max - min).max(Vec2::ONE),
     }
+}
+
+/// Cell `c` of face `g`'s `grid` as a world-space quad wound as Valve winds faces (clockwise
+/// seen from the front), for [`vrad_form_factor`].
+pub(crate) fn cell_quad(g: &FaceGeom, grid: &Grid, c: usize) -> [Vec3; 4] {
+    let (lo, hi) = grid.bounds(c);
+    let mut quad =
+        [lo, Vec2::new(hi.x, lo.y), hi, Vec2::new(lo.x, hi.y)].map(|st| g.luxel_to_world(st.x, st.y));
+    let winding = (quad[1] - quad[0]).cross(quad[2] - quad[1]);
+    if winding.dot(g.normal) > 0.0 {
+        quad.reverse();
+    }
+    quad
+}
+
+/// World-space area of a planar quad.
+pub(crate) fn quad_area(q: &[Vec3; 4]) -> f32 {
+    0.5 * ((q[2] - q[0]).cross(q[3] - q[1])).length()
+}
+
+/// VRAD's `FormFactorPolyToDiff` (divided by π): the share of a point's cosine-weighted
+/// hemisphere that polygon `poly` covers, by the edge-angle sum, where each edge's angle
+/// comes from the arcsine of its sine. That is exact while every edge subtends under 90°,
+/// but an edge close beside the point (angle near 180°) counts as near 0°: a patch in a
+/// narrow slot or a tight corner takes almost nothing from the patches right beside it.
+/// Bounce light copies that to keep VRAD's energy there.
+pub(crate) fn vrad_form_factor(poly: &[Vec3], point: Vec3, normal: Vec3) -> f32 {
+    let mut sum = 0.0;
+    for (i, a) in poly.iter().enumerate() {
+        let b = poly[(i + 1) % poly.len()];
+        let gamma = (*a - point)
+            .normalize_or_zero()
+            .cross((b - point).normalize_or_zero());
+        let sin = gamma.length();
+        if sin > 1e-9 {
+            sum += sin.min(1.0).asin() * (gamma / sin).dot(normal);
+        }
+    }
+    sum / (2.0 * std::f32::consts::PI)
 }
 
 /// Running weighted sums per luxel of one face.
@@ -260,6 +299,25 @@ mod tests {
             assert_eq!(c.index(0.0), 0);
             assert_eq!(c.index(luxels.saturating_sub(1) as f32), c.count - 1, "{luxels}");
         }
+    }
+
+    /// A 2×2 square seen from 1 unit above its centre: the edge-angle sum gives the exact
+    /// form factor (about 0.554); seen from right beside one edge, VRAD's arcsine makes that
+    /// edge's near-180° angle count as near 0°, and the square takes almost nothing.
+    #[test]
+    fn vrad_form_factor_is_exact_far_and_vanishes_beside_an_edge() {
+        let square = [
+            Vec3::new(1.0, 1.0, 0.0),
+            Vec3::new(1.0, -1.0, 0.0),
+            Vec3::new(-1.0, -1.0, 0.0),
+            Vec3::new(-1.0, 1.0, 0.0),
+        ];
+        let above = vrad_form_factor(&square, Vec3::Z, -Vec3::Z);
+        assert!((above - 0.5541).abs() < 1e-3, "{above}");
+        // A point 0.05 beyond the edge x = 1, facing along -x, a quarter unit up: the square
+        // covers over a third of its hemisphere, VRAD's sum gives about 0.06.
+        let beside = vrad_form_factor(&square, Vec3::new(1.05, 0.0, 0.25), -Vec3::X);
+        assert!(beside.abs() < 0.1, "{beside}");
     }
 
     #[test]
