@@ -19,7 +19,7 @@ use srcmap_trace::Tracer;
 
 use crate::faces::bump_normals;
 use crate::patches::{Grid, cell_quad, neighbours, quad_area, spread, vrad_form_factor};
-use crate::samples::sample_point;
+use crate::samples::{Cell, sample_point};
 use crate::sampling::cosine_dirs;
 use crate::scene::MAX_TRACE;
 use crate::world::par_map_steps;
@@ -257,22 +257,19 @@ pub(crate) fn bounce(
 }
 
 /// Per face and cell: the direct light (style 0, flat normal) times reflectivity, what
-/// leaves a patch in the first bounce. As VRAD's `BuildPatchLights`, a patch carries the mean
-/// direct light of the luxels in it (luxels under one unit of light left out), not the light
-/// where a ray lands: a receiver right beside a light's hot spot gets the patch's share of it,
-/// not the spot's.
+/// leaves a patch in the first bounce. As VRAD's `BuildPatchLights`, a patch carries the
+/// area-weighted mean direct light of the samples over it, not the light where a ray lands:
+/// a receiver right beside a light's hot spot gets the patch's share of it, not the spot's.
 fn reflected_direct(world: &World, patches: &[FacePatches], facelights: &[FaceLight]) -> Vec<Vec<Vec3>> {
-    world
-        .faces
-        .iter()
-        .zip(patches)
-        .zip(facelights)
-        .map(|((g, p), fl)| {
-            let luxels = fl
+    (0..world.faces.len())
+        .map(|i| {
+            let g = &world.faces[i];
+            let luxels = facelights[i]
                 .samples
                 .first()
                 .map_or(&[][..], |s| &s[..g.luxel_count().min(s.len())]);
-            cell_means(g.width, &p.grid, luxels)
+            let cells = world.samples.get(i).map_or(&[][..], |s| &s.cells[..]);
+            patch_means(g.width, &patches[i].grid, cells, luxels)
                 .into_iter()
                 .map(|v| v * g.reflectivity)
                 .collect()
@@ -283,22 +280,30 @@ fn reflected_direct(world: &World, patches: &[FacePatches], facelights: &[FaceLi
 /// VRAD's `AddSampleToPatch` skips samples dimmer than this (mean of the channels).
 const PATCH_SAMPLE_MIN: f32 = 1.0;
 
-/// Per cell of `grid`, the mean of the `luxels` (rows of `width`) in it that are at least
-/// [`PATCH_SAMPLE_MIN`] bright; zero where none is.
-fn cell_means(width: usize, grid: &Grid, luxels: &[Vec3]) -> Vec<Vec3> {
-    let mut sums = vec![(Vec3::ZERO, 0u32); grid.len()];
-    if width == 0 {
-        return Vec::new();
-    }
-    for (i, v) in luxels.iter().enumerate() {
-        if v.element_sum() / 3.0 >= PATCH_SAMPLE_MIN {
-            let st = Vec2::new((i % width) as f32, (i / width) as f32);
-            let s = &mut sums[grid.cell_at(st)];
-            *s = (s.0 + *v, s.1 + 1);
+/// Per cell of `grid`, the mean of the `luxels` (rows of `width`) over it that are at least
+/// [`PATCH_SAMPLE_MIN`] bright, as VRAD's `AddSampleToPatch`: each luxel weighs its area on
+/// the face (`samples`, one per luxel on a flat face; 1 each without) and counts for every cell
+/// its square of that area, centred on its sample, overlaps. Zero where none does.
+fn patch_means(width: usize, grid: &Grid, samples: &[Cell], luxels: &[Vec3]) -> Vec<Vec3> {
+    let mut sums = vec![(Vec3::ZERO, 0.0f32); grid.len()];
+    for (l, v) in luxels.iter().enumerate() {
+        let at = Vec2::new((l % width.max(1)) as f32, (l / width.max(1)) as f32);
+        let (centre, area) = samples.get(l).map_or((at, 1.0), |c| (c.centre, c.area));
+        if area <= 0.0 || v.element_sum() / 3.0 < PATCH_SAMPLE_MIN {
+            continue;
+        }
+        let r = area.sqrt() * 0.5;
+        let (c0, c1) = (grid.cols.index(centre.x - r), grid.cols.index(centre.x + r));
+        let (r0, r1) = (grid.rows.index(centre.y - r), grid.rows.index(centre.y + r));
+        for row in r0..=r1 {
+            for col in c0..=c1 {
+                let s = &mut sums[row * grid.cols.count + col];
+                *s = (s.0 + *v * area, s.1 + area);
+            }
         }
     }
     sums.into_iter()
-        .map(|(sum, n)| if n > 0 { sum / n as f32 } else { Vec3::ZERO })
+        .map(|(sum, w)| if w > 0.0 { sum / w } else { Vec3::ZERO })
         .collect()
 }
 
