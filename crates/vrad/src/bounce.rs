@@ -18,7 +18,7 @@ use rayon::prelude::*;
 use srcmap_trace::Tracer;
 
 use crate::faces::bump_normals;
-use crate::patches::{Grid, cell_quad, neighbours, quad_area, spread, vrad_form_factor};
+use crate::patches::{Grid, area_and_centre, cell_polygon, neighbours, spread, vrad_form_factor};
 use crate::samples::{Cell, sample_point};
 use crate::sampling::cosine_dirs;
 use crate::scene::MAX_TRACE;
@@ -116,11 +116,10 @@ fn close_form_factor(world: &World, spacing: usize, h: HitRef, at: (Vec3, Vec3))
     if g.is_displacement {
         return None;
     }
-    let grid = Grid::of(g, spacing);
-    let quad = cell_quad(g, &grid, h.cell as usize);
-    let centre = (quad[0] + quad[1] + quad[2] + quad[3]) * 0.25;
-    let close = std::f32::consts::PI * 0.04 * centre.distance_squared(at.0) < quad_area(&quad);
-    close.then(|| vrad_form_factor(&quad, at.0, at.1))
+    let poly = cell_polygon(g, &Grid::of(g, spacing), h.cell as usize);
+    let (area, centre) = area_and_centre(&poly);
+    let close = std::f32::consts::PI * 0.04 * centre.distance_squared(at.0) < area;
+    close.then(|| vrad_form_factor(&poly, at.0, at.1))
 }
 
 /// How much a ray along `dir` counts for each bump basis `bases`, relative to the flat

@@ -13,6 +13,7 @@ use std::collections::HashMap;
 use glam::{Vec2, Vec3};
 
 use crate::faces::FaceGeom;
+use crate::samples::cut;
 
 /// VRAD's `RADIALDIST2`: a patch reaches luxels within √2 of its widths.
 const RADIAL_REACH2: f32 = 2.0;
@@ -168,22 +169,46 @@ fn footprint(source: &FaceGeom, grid: &Grid, c: usize, target: &FaceGeom, same: 
     }
 }
 
-/// Cell `c` of face `g`'s `grid` as a world-space quad wound as Valve winds faces (clockwise
-/// seen from the front), for [`vrad_form_factor`].
-pub(crate) fn cell_quad(g: &FaceGeom, grid: &Grid, c: usize) -> [Vec3; 4] {
+/// The part of face `g` over cell `c` of its `grid` (the edge cells reaching to the face's
+/// edges), as a world-space polygon wound as Valve winds faces (clockwise seen from the
+/// front): VRAD's patch winding, for [`vrad_form_factor`]. Empty where the face misses it.
+pub(crate) fn cell_polygon(g: &FaceGeom, grid: &Grid, c: usize) -> Vec<Vec3> {
     let (lo, hi) = grid.bounds(c);
-    let mut quad =
-        [lo, Vec2::new(hi.x, lo.y), hi, Vec2::new(lo.x, hi.y)].map(|st| g.luxel_to_world(st.x, st.y));
-    let winding = (quad[1] - quad[0]).cross(quad[2] - quad[1]);
-    if winding.dot(g.normal) > 0.0 {
-        quad.reverse();
+    let index = [c % grid.cols.count, c / grid.cols.count];
+    let counts = [grid.cols.count, grid.rows.count];
+    let mut piece = g.luxel_poly.clone();
+    for axis in 0..2 {
+        if index[axis] > 0 {
+            piece = cut(&piece, axis, lo[axis]).1;
+        }
+        if index[axis] + 1 < counts[axis] {
+            piece = cut(&piece, axis, hi[axis]).0;
+        }
     }
-    quad
+    let mut poly: Vec<Vec3> = piece.iter().map(|st| g.luxel_to_world(st.x, st.y)).collect();
+    if poly.len() < 3 {
+        return Vec::new();
+    }
+    if (poly[1] - poly[0]).cross(poly[2] - poly[1]).dot(g.normal) > 0.0 {
+        poly.reverse();
+    }
+    poly
 }
 
-/// World-space area of a planar quad.
-pub(crate) fn quad_area(q: &[Vec3; 4]) -> f32 {
-    0.5 * ((q[2] - q[0]).cross(q[3] - q[1])).length()
+/// A planar convex polygon's area and balance point (area centroid).
+pub(crate) fn area_and_centre(poly: &[Vec3]) -> (f32, Vec3) {
+    let (mut area, mut moment) = (0.0f32, Vec3::ZERO);
+    for i in 1..poly.len().saturating_sub(1) {
+        let (a, b, c) = (poly[0], poly[i], poly[i + 1]);
+        let tri = 0.5 * (b - a).cross(c - a).length();
+        area += tri;
+        moment += (a + b + c) / 3.0 * tri;
+    }
+    if area > 0.0 {
+        (area, moment / area)
+    } else {
+        (0.0, Vec3::ZERO)
+    }
 }
 
 /// VRAD's `FormFactorPolyToDiff` (divided by π): the share of a point's cosine-weighted
