@@ -2,16 +2,24 @@
 //! list between every pair of patches that see each other, and iterates "light leaving a
 //! patch = reflectivity × light arriving" until a bounce adds less than one unit of light,
 //! summed over the patches. Two patches of one face never exchange light. The bounced light
-//! of the patches is then spread over the luxels ([`crate::patches::spread`]).
+//! of the patches is then spread over the luxels (`patches::spread`).
 //!
-//! Here the patches are the cells of [`crate::patches::Grid`]. Each traces one fixed set of
+//! Here the patches are the cells of `patches::Grid`. Each traces one fixed set of
 //! cosine-weighted rays from its centre once and remembers which face's cell each ray hits —
 //! that list is the transfer list, with the form factors folded into the cosine-weighted
 //! sampling. Every patch of a plane uses the same directions, so neighbouring patches see
 //! nearly the same surfaces and their light differs smoothly (a new random set per patch
 //! shows as blotches VRAD's deterministic transfers do not have). Each bounce is lookups:
 //! the light arriving at a patch is the mean, over its rays, of reflectivity × light leaving
-//! where it lands: the direct light there, and the bounced light of the cell hit.
+//! the cell each lands on: that cell's mean direct light (what VRAD's patches carry) and its
+//! bounced light.
+//!
+//! Two of VRAD's rules keep its energy where patches are close. Its form factor for a patch
+//! nearer than its "five times rule" is a polygon formula whose edge angles come from an
+//! arcsine, so an edge right beside the receiver counts near zero: a strip at the bottom of
+//! a narrow slot takes almost nothing from the slot's sides (`vrad_transfers` gives such
+//! cells that form factor instead of their share of rays). And a patch's light is the mean
+//! over its area, so a receiver beside a light's hot spot gets the patch's share of it.
 
 use glam::{Vec2, Vec3};
 use rayon::prelude::*;

@@ -27,10 +27,11 @@
 //!    their PVS; luxels on a sharp change are re-lit from four sub-samples (VRAD's
 //!    supersampling; not with `-fast`);
 //! 4. bounced light by gathering ([`bounce`]): cosine-weighted rays from a grid of points
-//!    every 4 luxels per face (VRAD's patch size) record which luxel they hit (through solid
+//!    every 4 luxels per face (VRAD's patch size) record which patch they hit (through solid
 //!    brushes no light passes, and none from the face itself: VRAD makes no transfer within
-//!    a face, which only matters on a curved displacement); each bounce is then lookups of
-//!    reflectivity × light there, until a bounce adds less than VRAD's one unit summed over
+//!    a face, which only matters on a curved displacement; a patch close by takes VRAD's
+//!    polygon form factor); each bounce is then lookups of reflectivity × the patch's mean
+//!    light, until a bounce adds less than VRAD's one unit summed over
 //!    patches. Without visibility data VRAD does no bounce and adds a flat 0.1 ambient; so do
 //!    we;
 //! 5. per-leaf ambient cubes ([`ambient`]);
