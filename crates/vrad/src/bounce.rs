@@ -293,6 +293,9 @@ const PATCH_SAMPLE_MIN: f32 = 1.0;
 /// its square of that area, centred on its sample, overlaps. Zero where none does.
 fn patch_means(width: usize, grid: &Grid, samples: &[Cell], luxels: &[Vec3]) -> Vec<Vec3> {
     let mut sums = vec![(Vec3::ZERO, 0.0f32); grid.len()];
+    if grid.len() == 0 {
+        return Vec::new();
+    }
     for (l, v) in luxels.iter().enumerate() {
         let at = Vec2::new((l % width.max(1)) as f32, (l / width.max(1)) as f32);
         let (centre, area) = samples.get(l).map_or((at, 1.0), |c| (c.centre, c.area));
