@@ -21,6 +21,10 @@ pub struct DispSurface {
     /// Per vertex: the mean of the unit normals of the triangles around it (VRAD's
     /// `CalcNormalFromEdges`), what shading uses between vertices.
     pub normals: Vec<Vec3>,
+    /// Its contents block light (`MASK_OPAQUE`): only then does VRAD add its triangles to
+    /// the shadow casters (`CVRADDispColl::AddPolysForRayTrace`). A displacement of a
+    /// `CONTENTS_WINDOW` brush (`tools/toolsinvisibledisplacement`) is lit but casts nothing.
+    pub opaque: bool,
 }
 
 impl DispSurface {
@@ -52,6 +56,7 @@ impl DispSurface {
             side,
             verts,
             normals,
+            opaque: info.contents as u32 & srcmap_bsp::flags::MASK_OPAQUE != 0,
         })
     }
 
@@ -270,6 +275,7 @@ mod tests {
             side,
             verts,
             normals,
+            opaque: true,
         }
     }
 
