@@ -424,7 +424,7 @@ pub const SUN_AREA_SAMPLES: usize = 30;
 /// 3) times the sine of the spread.
 fn sun_directions(normal: Vec3, spread_degrees: f32) -> Vec<Vec3> {
     let extent = spread_degrees.to_radians().sin();
-    if !(extent > 0.0) {
+    if extent.is_nan() || extent <= 0.0 {
         return vec![-normal];
     }
     let mut dirs = vec![-normal];
