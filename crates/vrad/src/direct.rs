@@ -541,7 +541,23 @@ impl<'a> DirectLight<'a> {
         let sun_table = lights
             .iter()
             .find(|l| l.kind == LightKind::Sun && l.sun_dirs.len() > 1)
-            .map(|sun| SkyTable::trace(world, sun, &sun.sun_dirs, Some(-sun.normal), &shadows, progress));
+            .map(|sun| {
+                // VRAD's -fast traces a quarter of the sun's directions.
+                let fast = options.quality == crate::Quality::Fast;
+                let n = if fast {
+                    (sun.sun_dirs.len() / 4).max(1)
+                } else {
+                    sun.sun_dirs.len()
+                };
+                SkyTable::trace(
+                    world,
+                    sun,
+                    &sun.sun_dirs[..n],
+                    Some(-sun.normal),
+                    &shadows,
+                    progress,
+                )
+            });
         DirectLight {
             world,
             ranges,
@@ -644,10 +660,11 @@ fn sun_from_table(
     if unshadowed_sun(light, normals, amounts).is_none() {
         return false;
     }
-    let open = (0..light.sun_dirs.len())
+    let directions = table.rows.len();
+    let open = (0..directions)
         .filter(|&k| table.reaches(work.index, l, k))
         .count();
-    let share = open as f32 / light.sun_dirs.len() as f32;
+    let share = open as f32 / directions as f32;
     for a in amounts.iter_mut() {
         *a *= share;
     }
