@@ -28,8 +28,13 @@ except Exception:
 open(sys.argv[2], 'wb').write(blank(d, 8))
 PY
   cp "$out/$name.blank.bsp" "$out/$name.bsp"
+  # Where the corpus holds the models of the map's repository, vrad reads them (static-prop
+  # shadows), as Valve's VRAD read them from the game when it lit the map.
+  game=()
+  models="$corpus/model/$(basename "$(dirname "$valve")")"
+  [ -d "$models/models" ] && game=(--game "$models")
   start=$(date +%s.%N)
-  if ! "$bin" vrad "$out/$name.bsp" -ldr > "$out/$name.log" 2>&1; then
+  if ! "$bin" vrad "$out/$name.bsp" -ldr "${game[@]}" > "$out/$name.log" 2>&1; then
     printf '%s\tvrad failed\n' "$name" >> "$out/report.tsv"; continue
   fi
   secs=$(echo "$(date +%s.%N) - $start" | bc)

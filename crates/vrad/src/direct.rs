@@ -7,7 +7,7 @@ use srcmap_trace::{ParallelOrigins, ParallelRays, Tracer};
 
 use crate::displacement::DispSurface;
 use crate::faces::{FaceGeom, bump_normals};
-use crate::lights::{Light, LightKind};
+use crate::lights::{Light, LightKind, SUN_PROBES};
 use crate::samples::{FaceSamples, disp_uv};
 use crate::sampling::sphere_directions;
 use crate::sampling::toward;
@@ -63,30 +63,65 @@ pub fn gather(
     let Some(ray) = unshadowed(light, pos, normals, out) else {
         return false;
     };
-    *rays += 1;
-    if ray.clear(shadows, pos) {
-        return true;
+    let visible = ray.visible(shadows, pos, rays);
+    for o in out.iter_mut() {
+        *o *= visible;
     }
-    *out = [0.0; 4];
-    false
+    visible > 0.0
 }
 
-/// The shadow ray that decides whether a light's unshadowed light reaches a point.
+/// The shadow rays that decide how much of a light's unshadowed light reaches a point.
 #[derive(Clone, Copy)]
-enum ShadowRay {
-    /// Toward the sun: it must reach the sky.
-    Sky(Vec3),
+enum ShadowRay<'l> {
+    /// Toward the sun, along its [`Light::sun_dirs`] (every `step`-th from `first`): the share
+    /// that reaches the sky.
+    Sky {
+        dirs: &'l [Vec3],
+        first: usize,
+        step: usize,
+    },
     /// Toward a light this far away (unit direction, length).
     Segment(Vec3, f32),
 }
 
-impl ShadowRay {
-    /// Whether nothing blocks the ray from `pos`.
-    #[inline]
-    fn clear(self, shadows: &Shadows<'_>, pos: Vec3) -> bool {
+impl ShadowRay<'_> {
+    /// The rays sub-sample `i` traces when a luxel is supersampled: of a spread sun's
+    /// directions every [`SUN_SUB_STEP`]-th from the `(i mod step)`-th, so the luxel's
+    /// sub-samples share the sun's disc between them (each direction traced a few times per
+    /// luxel, not once per sub-sample as VRAD: 16 × 30 rays per luxel in a penumbra).
+    fn for_sub_sample(self, i: usize) -> Self {
         match self {
-            ShadowRay::Sky(d) => reaches_sky(shadows.scene, shadows.sky_faces, shadows.sky3d, pos, d),
-            ShadowRay::Segment(d, len) => !shadows.scene.occluded(pos.to_array(), d.to_array(), len),
+            ShadowRay::Sky { dirs, .. } if dirs.len() > 1 => ShadowRay::Sky {
+                dirs,
+                first: i % SUN_SUB_STEP,
+                step: SUN_SUB_STEP,
+            },
+            other => other,
+        }
+    }
+
+    /// The share of the light that arrives at `pos` (0 or 1 but for a sun with a spread);
+    /// `rays` counts the rays traced.
+    #[inline]
+    fn visible(self, shadows: &Shadows<'_>, pos: Vec3, rays: &mut u64) -> f32 {
+        match self {
+            ShadowRay::Sky {
+                dirs,
+                first: 0,
+                step: 1,
+            } => sun_share(shadows, pos, dirs, rays),
+            ShadowRay::Sky { dirs, first, step } => {
+                let picked: Vec<Vec3> = dirs.iter().skip(first).step_by(step).copied().collect();
+                sun_share(shadows, pos, &picked, rays)
+            }
+            ShadowRay::Segment(d, len) => {
+                *rays += 1;
+                f32::from(u8::from(!shadows.scene.occluded(
+                    pos.to_array(),
+                    d.to_array(),
+                    len,
+                )))
+            }
         }
     }
 }
@@ -94,7 +129,12 @@ impl ShadowRay {
 /// `light`'s light at `pos` (not sky ambient) were nothing in the way, into `out` per normal,
 /// and the shadow ray that decides whether it arrives; `None` when none would.
 #[inline]
-fn unshadowed(light: &Light, pos: Vec3, normals: &[Vec3], out: &mut [f32; 4]) -> Option<ShadowRay> {
+fn unshadowed<'l>(
+    light: &'l Light,
+    pos: Vec3,
+    normals: &[Vec3],
+    out: &mut [f32; 4],
+) -> Option<ShadowRay<'l>> {
     match light.kind {
         LightKind::Sun => unshadowed_sun(light, normals, out),
         LightKind::Surface => unshadowed_surface(light, pos, normals, out),
@@ -102,13 +142,34 @@ fn unshadowed(light: &Light, pos: Vec3, normals: &[Vec3], out: &mut [f32; 4]) ->
     }
 }
 
+/// The share of the sun's shadow rays `dirs` from `pos` that reach the sky: the leading
+/// [`SUN_PROBES`] first, the rest only when those disagree (a penumbra).
+fn sun_share(shadows: &Shadows<'_>, pos: Vec3, dirs: &[Vec3], rays: &mut u64) -> f32 {
+    let mut open = |ds: &[Vec3]| {
+        *rays += ds.len() as u64;
+        ds.iter()
+            .filter(|&&d| reaches_sky(shadows.scene, shadows.sky_faces, shadows.sky3d, pos, d))
+            .count()
+    };
+    let probes = dirs.len().min(SUN_PROBES);
+    let lit = open(&dirs[..probes]);
+    if lit == 0 || lit == probes {
+        return (lit / probes.max(1)) as f32;
+    }
+    (lit + open(&dirs[probes..])) as f32 / dirs.len() as f32
+}
+
 /// [`unshadowed`] for the sun: where the surface faces it.
 #[inline]
-fn unshadowed_sun(light: &Light, normals: &[Vec3], out: &mut [f32; 4]) -> Option<ShadowRay> {
+fn unshadowed_sun<'l>(light: &'l Light, normals: &[Vec3], out: &mut [f32; 4]) -> Option<ShadowRay<'l>> {
     let dot = -normals[0].dot(light.normal);
     (dot > 0.0).then(|| {
         lit_along(normals, -light.normal, 1.0, out);
-        ShadowRay::Sky(-light.normal)
+        ShadowRay::Sky {
+            dirs: &light.sun_dirs,
+            first: 0,
+            step: 1,
+        }
     })
 }
 
@@ -135,7 +196,12 @@ fn gather_sky_ambient(
 /// patch / distance², no clamp; the patch lies on its own brush, so its shadow ray stops
 /// just short of it.
 #[inline]
-fn unshadowed_surface(light: &Light, pos: Vec3, normals: &[Vec3], out: &mut [f32; 4]) -> Option<ShadowRay> {
+fn unshadowed_surface(
+    light: &Light,
+    pos: Vec3,
+    normals: &[Vec3],
+    out: &mut [f32; 4],
+) -> Option<ShadowRay<'static>> {
     let (dist2, dist, dir) = toward(pos, light.origin, 1e-6)?;
     let dot = normals[0].dot(dir);
     let dot2 = -dir.dot(light.normal);
@@ -148,7 +214,12 @@ fn unshadowed_surface(light: &Light, pos: Vec3, normals: &[Vec3], out: &mut [f32
 
 /// [`unshadowed`] for a point or spot light ([`point_falloff`]).
 #[inline]
-fn unshadowed_point(light: &Light, pos: Vec3, normals: &[Vec3], out: &mut [f32; 4]) -> Option<ShadowRay> {
+fn unshadowed_point(
+    light: &Light,
+    pos: Vec3,
+    normals: &[Vec3],
+    out: &mut [f32; 4],
+) -> Option<ShadowRay<'static>> {
     let (_, dist, dir) = toward(pos, light.origin, 0.0)?;
     if normals[0].dot(dir) <= 0.0 {
         return None;
@@ -360,6 +431,8 @@ struct DirectLight<'a> {
     shadows: Shadows<'a>,
     /// Sky ambient's visibility, traced direction by direction (with a sky-ambient light).
     sky_table: Option<SkyTable>,
+    /// A spread sun's visibility along each of its [`Light::sun_dirs`], the same way.
+    sun_table: Option<SkyTable>,
     counters: &'a Counters,
     /// Re-light luxels on a sharp change ([`DirectLight::supersample_edges`]).
     supersample: bool,
@@ -464,13 +537,34 @@ impl<'a> DirectLight<'a> {
         let sky_table = lights
             .iter()
             .find(|l| l.kind == LightKind::SkyAmbient)
-            .map(|sky_light| SkyTable::trace(world, sky_light, &shadows, progress));
+            .map(|sky_light| SkyTable::trace(world, sky_light, shadows.sky_dirs, None, &shadows, progress));
+        let sun_table = lights
+            .iter()
+            .find(|l| l.kind == LightKind::Sun && l.sun_dirs.len() > 1)
+            .map(|sun| {
+                // VRAD's -fast traces a quarter of the sun's directions.
+                let fast = options.quality == crate::Quality::Fast;
+                let n = if fast {
+                    (sun.sun_dirs.len() / 4).max(1)
+                } else {
+                    sun.sun_dirs.len()
+                };
+                SkyTable::trace(
+                    world,
+                    sun,
+                    &sun.sun_dirs[..n],
+                    Some(-sun.normal),
+                    &shadows,
+                    progress,
+                )
+            });
         DirectLight {
             world,
             ranges,
             light_clusters: light_clusters(world, lights),
             shadows,
             sky_table,
+            sun_table,
             counters,
             // As VRAD (`do_extra`, on unless -fast): luxels on a sharp change are re-lit from
             // sub-samples. It matters most beside texture lights, whose cos/d² spikes on the
@@ -522,7 +616,10 @@ impl<'a> DirectLight<'a> {
             }
             let reached = match &sky_ambient {
                 Some(sky) => sky[l].map(|a| amounts = a).is_some(),
-                None => self.gather_at(work, light, l, &mut amounts),
+                None => match self.sun_table.as_ref().filter(|_| light.kind == LightKind::Sun) {
+                    Some(table) => sun_from_table(table, work, light, l, &mut amounts),
+                    None => self.gather_at(work, light, l, &mut amounts),
+                },
             };
             if !reached {
                 continue;
@@ -548,6 +645,30 @@ impl<'a> DirectLight<'a> {
             amounts,
         )
     }
+}
+
+/// A spread sun's light at luxel `l` of the face ([`gather`]'s), its visible share read
+/// from the sun's table.
+fn sun_from_table(
+    table: &SkyTable,
+    work: &FaceWork<'_>,
+    light: &Light,
+    l: usize,
+    amounts: &mut [f32; 4],
+) -> bool {
+    let normals = &work.normals[l][..work.bump_count];
+    if unshadowed_sun(light, normals, amounts).is_none() {
+        return false;
+    }
+    let directions = table.rows.len();
+    let open = (0..directions)
+        .filter(|&k| table.reaches(work.index, l, k))
+        .count();
+    let share = open as f32 / directions as f32;
+    for a in amounts.iter_mut() {
+        *a *= share;
+    }
+    share > 0.0
 }
 
 /// Light `li`'s intensity in each range of lights, or `None` when it is dark in all of them.
@@ -668,7 +789,16 @@ struct SkyTable {
 impl SkyTable {
     /// Shown as its own phase, `sky table`, counted in directions: on big outdoor maps it
     /// takes most of the direct-light time.
-    fn trace(world: &World, sky_light: &Light, shadows: &Shadows<'_>, progress: &dyn Progress) -> SkyTable {
+    /// `dirs` are traced from the luxels facing each (from those facing `facing`, when given:
+    /// a sun's rays leave every luxel that faces its centre).
+    fn trace(
+        world: &World,
+        sky_light: &Light,
+        dirs: &[Vec3],
+        facing: Option<Vec3>,
+        shadows: &Shadows<'_>,
+        progress: &dyn Progress,
+    ) -> SkyTable {
         let mut first_luxel = Vec::with_capacity(world.faces.len());
         let mut total = 0;
         for face in &world.faces {
@@ -677,14 +807,17 @@ impl SkyTable {
                 total += face.luxel_count();
             }
         }
-        let directions = shadows.sky_dirs.len() as u64;
-        progress.start("sky table", directions, srcmap_stage::Unit::Directions);
-        let rows = shadows
-            .sky_dirs
+        let phase = if facing.is_some() {
+            "sun table"
+        } else {
+            "sky table"
+        };
+        progress.start(phase, dirs.len() as u64, srcmap_stage::Unit::Directions);
+        let rows = dirs
             .par_iter()
             .map(|&d| {
                 progress.advance(1);
-                let (bits, origins) = facing_luxels(world, sky_light, &first_luxel, d);
+                let (bits, origins) = facing_luxels(world, sky_light, &first_luxel, d, facing);
                 let mut row = vec![0u64; total.div_ceil(64)];
                 for (bit, open) in bits.into_iter().zip(sky_open(world, shadows, origins, d)) {
                     if open {
@@ -705,13 +838,19 @@ impl SkyTable {
 }
 
 /// The luxels sky direction `d` is traced from (as `SkyAmbient::add`: only where it lies in
-/// front, and where the sky light reaches), by their bits, and their sample points.
+/// front, and where the sky light reaches), by their bits, and their sample points. With
+/// `facing` (a sun's centre), the luxels facing that instead, as [`unshadowed_sun`] asks.
 fn facing_luxels(
     world: &World,
     sky_light: &Light,
     first_luxel: &[usize],
     d: Vec3,
+    facing: Option<Vec3>,
 ) -> (Vec<usize>, Vec<[f32; 3]>) {
+    let faces = |n: Vec3| match facing {
+        Some(c) => n.dot(c) > 0.0,
+        None => n.dot(d) > SKY_IN_FRONT,
+    };
     let (mut bits, mut origins) = (Vec::new(), Vec::new());
     for (i, (face, samples)) in world.faces.iter().zip(&world.samples).enumerate() {
         if !face.lit {
@@ -719,10 +858,7 @@ fn facing_luxels(
         }
         for l in 0..face.luxel_count() {
             let cluster = samples.cluster.get(l).copied().unwrap_or(-1);
-            if !samples.holds(l)
-                || samples.normal[l].dot(d) <= SKY_IN_FRONT
-                || !world.sees(sky_light, -1, cluster)
-            {
+            if !samples.holds(l) || !faces(samples.normal[l]) || !world.sees(sky_light, -1, cluster) {
                 continue;
             }
             bits.push(first_luxel[i] + l);
@@ -906,6 +1042,9 @@ fn blend(style: &[Vec3], weights: &[Vec<(usize, f32)>], luxels: usize) -> Vec<Ve
 /// Where supersampling takes a sample's sub-samples along each axis, in luxels from it
 /// (VRAD: a 4 × 4 grid a quarter luxel apart).
 const OFFSETS: [f32; 4] = [-0.375, -0.125, 0.125, 0.375];
+/// A supersampling sub-sample traces every this-many-th of a spread sun's directions
+/// ([`ShadowRay::for_sub_sample`]).
+const SUN_SUB_STEP: usize = 4;
 /// A sample is supersampled when its perceived light ([`perceived`]) differs from one of its
 /// eight neighbours' by this much (VRAD's gradient threshold).
 const STEEP: f32 = 0.0625;
@@ -1030,30 +1169,30 @@ impl DirectLight<'_> {
     ) {
         const MAX: usize = OFFSETS.len() * OFFSETS.len();
         let mut amounts = [[0.0f32; 4]; MAX];
-        let mut shadow_rays: [Option<ShadowRay>; MAX] = [None; MAX];
-        let mut clear: [Option<bool>; MAX] = [None; MAX];
+        let mut shadow_rays: [Option<ShadowRay<'_>>; MAX] = [None; MAX];
+        let mut visible: [Option<f32>; MAX] = [None; MAX];
         let (mut corners, mut agree, mut first) = (0, true, None);
         for (i, sub) in subs.iter().enumerate().take(MAX) {
             if self.world.sees(light, light_cluster, sub.cluster) {
-                shadow_rays[i] = unshadowed(light, sub.pos, &sub.normals[..bump_count], &mut amounts[i]);
+                shadow_rays[i] = unshadowed(light, sub.pos, &sub.normals[..bump_count], &mut amounts[i])
+                    .map(|ray| ray.for_sub_sample(i));
             }
             if let (true, Some(ray)) = (sub.corner, shadow_rays[i]) {
-                *rays += 1;
-                let c = ray.clear(&self.shadows, sub.pos);
-                clear[i] = Some(c);
+                let v = ray.visible(&self.shadows, sub.pos, rays);
+                visible[i] = Some(v);
                 corners += 1;
-                agree &= *first.get_or_insert(c) == c;
+                agree &= *first.get_or_insert(v) == v;
             }
         }
-        let agreed = first.filter(|_| corners >= 2 && agree);
+        // Only corners wholly lit or wholly dark speak for the sub-samples between them.
+        let agreed = first.filter(|&v| corners >= 2 && agree && (v == 0.0 || v == 1.0));
         for (i, sub) in subs.iter().enumerate().take(MAX) {
             let Some(ray) = shadow_rays[i] else { continue };
-            let reaches = clear[i].or(agreed).unwrap_or_else(|| {
-                *rays += 1;
-                ray.clear(&self.shadows, sub.pos)
-            });
-            if reaches && amounts[i][0] > 0.0 {
-                add(&amounts[i]);
+            let share = visible[i]
+                .or(agreed)
+                .unwrap_or_else(|| ray.visible(&self.shadows, sub.pos, rays));
+            if share > 0.0 && amounts[i][0] > 0.0 {
+                add(&amounts[i].map(|a| a * share));
             }
         }
     }

@@ -21,6 +21,10 @@ pub struct DispSurface {
     /// Per vertex: the mean of the unit normals of the triangles around it (VRAD's
     /// `CalcNormalFromEdges`), what shading uses between vertices.
     pub normals: Vec<Vec3>,
+    /// Its contents block light (`MASK_OPAQUE`): only then does VRAD add its triangles to
+    /// the shadow casters (`CVRADDispColl::AddPolysForRayTrace`). A displacement of a
+    /// `CONTENTS_WINDOW` brush (`tools/toolsinvisibledisplacement`) is lit but casts nothing.
+    pub opaque: bool,
 }
 
 impl DispSurface {
@@ -52,6 +56,7 @@ impl DispSurface {
             side,
             verts,
             normals,
+            opaque: info.contents as u32 & srcmap_bsp::flags::MASK_OPAQUE != 0,
         })
     }
 
@@ -270,7 +275,57 @@ mod tests {
             side,
             verts,
             normals,
+            opaque: true,
         }
+    }
+
+    /// A flat power-2 displacement of `contents` on the 256-unit square at z = 0.
+    fn flat_disp(contents: i32) -> Option<DispSurface> {
+        let mut bsp = Bsp::new(20);
+        bsp.faces.push(srcmap_bsp::Face {
+            dispinfo: 0,
+            ..Default::default()
+        });
+        bsp.disp_info.push(srcmap_bsp::DispInfo {
+            power: 2,
+            contents,
+            ..Default::default()
+        });
+        bsp.disp_verts = vec![
+            srcmap_bsp::DispVert {
+                vec: [0.0, 0.0, 1.0],
+                dist: 0.0,
+                alpha: 0.0,
+            };
+            25
+        ];
+        let corners = [[0.0, 0.0], [0.0, 256.0], [256.0, 256.0], [256.0, 0.0]];
+        let geom = FaceGeom {
+            points: corners.iter().map(|&[x, y]| Vec3::new(x, y, 0.0)).collect(),
+            normal: Vec3::Z,
+            texinfo_flags: srcmap_bsp::flags::SurfaceFlags::EMPTY,
+            lit: true,
+            bumped: false,
+            is_displacement: true,
+            width: 17,
+            height: 17,
+            mins: [0, 0],
+            vecs: [[1.0 / 16.0, 0.0, 0.0, 0.0], [0.0, 1.0 / 16.0, 0.0, 0.0]],
+            luxel_origin: Vec3::ZERO,
+            luxel_axes: [Vec3::X * 16.0, Vec3::Y * 16.0],
+            luxel_poly: corners.iter().map(|&[x, y]| Vec2::new(x, y) / 16.0).collect(),
+            reflectivity: Vec3::splat(0.5),
+            texture_vecs: [Vec3::X, Vec3::Y],
+            neighbours: Vec::new(),
+        };
+        DispSurface::build(&bsp, 0, &geom)
+    }
+
+    #[test]
+    fn only_a_displacement_whose_contents_block_light_casts_shadows() {
+        // CONTENTS_SOLID, and tools/toolsinvisibledisplacement's CONTENTS_WINDOW | TRANSLUCENT.
+        assert!(flat_disp(0x1).is_some_and(|d| d.opaque));
+        assert!(flat_disp(0x1000_0002).is_some_and(|d| !d.opaque && d.verts.len() == 25));
     }
 
     #[test]

@@ -47,6 +47,10 @@ pub struct Light {
     pub cap_dist: f32,
     /// Index of the entity it came from.
     pub entity: usize,
+    /// The sun's shadow rays (unit, toward the sun): its direction first, then, with a
+    /// `SunSpreadAngle`, VRAD's jittered directions across the sun's disc (its visible share
+    /// is the fraction of these that reach the sky). Empty for other kinds.
+    pub sun_dirs: Vec<Vec3>,
 }
 
 impl Light {
@@ -77,6 +81,11 @@ impl Light {
             end_fade: -1.0,
             cap_dist: 1.0e22,
             entity,
+            sun_dirs: if kind == LightKind::Sun {
+                vec![-normal]
+            } else {
+                Vec::new()
+            },
         }
     }
 }
@@ -385,9 +394,11 @@ fn set_cone(e: &Entity, l: &mut Light) {
 fn environment(e: &Entity, index: usize, entities: &[Entity], range: Range) -> [Light; 2] {
     // The sun has the entity's style (a named light_environment switches it); the sky
     // ambient is a light of its own, in style 0, as VRAD makes it.
-    let sun = generic(e, index, entities, range, LightKind::Sun, entity_style(e));
+    let mut sun = generic(e, index, entities, range, LightKind::Sun, entity_style(e));
+    sun.sun_dirs = sun_directions(sun.normal, key_f32(e, "SunSpreadAngle"));
     let mut ambient = sun.clone();
     ambient.kind = LightKind::SkyAmbient;
+    ambient.sun_dirs = Vec::new();
     ambient.style = 0;
     let hdr_ambient = (range == Range::Hdr)
         .then(|| e.get("_ambientHDR").and_then(|v| light_for_string(v, range)))
@@ -401,6 +412,67 @@ fn environment(e: &Entity, index: usize, entities: &[Entity], range: Range) -> [
         ambient.intensity *= first_number(e, "_AmbientScaleHDR").unwrap_or(1.0) as f32;
     }
     [sun, ambient]
+}
+
+/// Shadow rays per sun sample with a spread (VRAD's `NSAMPLES_SUN_AREA_LIGHT`; `-fast`
+/// takes the first quarter).
+pub const SUN_AREA_SAMPLES: usize = 30;
+
+/// The sun's shadow-ray directions for a sun travelling along `normal` with a spread of
+/// `spread_degrees` ([`Light::sun_dirs`]): as VRAD, the first toward the sun's centre, each
+/// other one toward the centre pushed by a point of its Halton sphere sequence (bases 2 and
+/// 3) times the sine of the spread.
+fn sun_directions(normal: Vec3, spread_degrees: f32) -> Vec<Vec3> {
+    let extent = spread_degrees.to_radians().sin();
+    if extent.is_nan() || extent <= 0.0 {
+        return vec![-normal];
+    }
+    let mut dirs = vec![-normal];
+    // VRAD's sampler starts its sequences at element 2 (its seed starts at 1 and is bumped
+    // before use).
+    for k in 2..SUN_AREA_SAMPLES as u32 + 1 {
+        let z = 2.0 * radical_inverse(k, 2) - 1.0;
+        let theta = std::f32::consts::TAU * radical_inverse(k, 3);
+        let r = (1.0 - z * z).max(0.0).sqrt();
+        let jitter = Vec3::new(theta.cos() * r, theta.sin() * r, z);
+        dirs.push((-normal + jitter * extent).normalize_or(-normal));
+    }
+    spread_first(dirs)
+}
+
+/// `dirs` reordered so that each comes as far as it can from those before it (the first
+/// kept first): the leading few then span the disc, so a point they all agree on can be
+/// taken as wholly lit or wholly shadowed ([`SUN_PROBES`]).
+fn spread_first(mut dirs: Vec<Vec3>) -> Vec<Vec3> {
+    for k in 1..dirs.len() {
+        let gap = |d: &Vec3| {
+            dirs[..k]
+                .iter()
+                .map(|c| c.distance_squared(*d))
+                .fold(f32::MAX, f32::min)
+        };
+        let far = (k..dirs.len())
+            .max_by(|&a, &b| gap(&dirs[a]).total_cmp(&gap(&dirs[b])))
+            .unwrap_or(k);
+        dirs.swap(k, far);
+    }
+    dirs
+}
+
+/// How many of a spread sun's leading [`Light::sun_dirs`] are traced first: when they all
+/// reach the sky, or none does, the point is taken as wholly lit or wholly shadowed and the
+/// others are not traced (the penumbra is where they part).
+pub const SUN_PROBES: usize = 5;
+
+/// Element `i` of the Halton sequence of `base`: `i`'s digits mirrored after the point.
+fn radical_inverse(mut i: u32, base: u32) -> f32 {
+    let (mut out, mut scale) = (0.0f32, 1.0 / base as f32);
+    while i > 0 {
+        out += (i % base) as f32 * scale;
+        scale /= base as f32;
+        i /= base;
+    }
+    out
 }
 
 #[cfg(test)]
@@ -489,5 +561,31 @@ mod tests {
         assert_eq!(lights[2].style, 33);
         assert_eq!(lights[3].style, 0);
         assert_eq!(lights[3].kind, LightKind::Spot);
+        // No spread: one shadow ray, toward the sun.
+        assert_eq!(lights[0].sun_dirs.len(), 1);
+        assert!(lights[0].sun_dirs[0].distance(Vec3::Z) < 1e-5);
+        assert!(lights[1].sun_dirs.is_empty());
+    }
+
+    #[test]
+    fn a_sun_spread_jitters_shadow_rays_within_its_angle() {
+        let e = ent(&[
+            ("classname", "light_environment"),
+            ("pitch", "-90"),
+            ("SunSpreadAngle", "5"),
+            ("_light", "255 255 255 100"),
+        ]);
+        let (lights, _) = parse_lights(&[e], Range::Ldr);
+        let dirs = &lights[0].sun_dirs;
+        assert_eq!(dirs.len(), SUN_AREA_SAMPLES);
+        assert!(dirs[0].distance(Vec3::Z) < 1e-5);
+        let cos_max = 5.0f32.to_radians().cos();
+        assert!(
+            dirs.iter()
+                .all(|d| (d.length() - 1.0).abs() < 1e-4 && d.z >= cos_max - 1e-4)
+        );
+        // Spread over the disc, not bunched on its centre.
+        assert!(dirs.iter().filter(|d| d.z < 0.9995).count() > SUN_AREA_SAMPLES / 2);
+        assert_eq!((radical_inverse(2, 2), radical_inverse(2, 3)), (0.25, 2.0 / 3.0));
     }
 }

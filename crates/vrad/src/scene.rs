@@ -203,7 +203,7 @@ pub fn occluders_with(
         add_world_sky_faces(bsp, faces, &mut builder);
     }
     add_shadow_brush_entities(bsp, &skip, &mut builder);
-    for d in disps.iter().flatten() {
+    for d in disps.iter().flatten().filter(|d| d.opaque) {
         for tri in d.triangles() {
             builder.add_triangle(tri[0].to_array(), tri[1].to_array(), tri[2].to_array(), OPAQUE);
         }
