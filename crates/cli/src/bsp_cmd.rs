@@ -418,13 +418,7 @@ fn pak_extract(bsp: &Path, dir: &Path, names: &[String]) -> anyhow::Result<()> {
     }
     let chosen = read_chosen(bsp, dir, &pak, names)?;
     let n = chosen.len();
-    for (target, bytes) in chosen {
-        if let Some(parent) = target.parent() {
-            std::fs::create_dir_all(parent)
-                .map_err(|err| anyhow!("{}: cannot create: {err}", parent.display()))?;
-        }
-        write_output(&target, &bytes)?;
-    }
+    srcmap_driver::write_outputs(&chosen).with_context(|| format!("{}: nothing extracted", bsp.display()))?;
     eprintln!("{}: extracted {n} entries into {}", bsp.display(), dir.display());
     Ok(())
 }
