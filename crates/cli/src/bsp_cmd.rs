@@ -432,6 +432,7 @@ fn read_chosen(
     names: &[String],
 ) -> anyhow::Result<Vec<(PathBuf, Vec<u8>)>> {
     let mut chosen = Vec::new();
+    let mut targets = std::collections::HashSet::new();
     for e in pak.selected(names) {
         let rel = e.relative_path().ok_or_else(|| {
             anyhow!(
@@ -442,7 +443,7 @@ fn read_chosen(
         })?;
         let target = dir.join(rel);
         refuse_overwriting(bsp, &target)?;
-        if chosen.iter().any(|(t, _)| *t == target) {
+        if !targets.insert(target.clone()) {
             // Extracting both would silently keep whichever came last.
             eprintln!(
                 "{}: warning: pakfile holds '{}' more than once; the first is extracted",

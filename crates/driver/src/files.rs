@@ -120,7 +120,8 @@ pub fn write_output(path: &Path, bytes: &[u8]) -> Result<(), DriverError> {
 /// Writes several outputs all or none (`pak extract`): each is first written in full beside its
 /// target under a temporary name, and only when every one is written are they renamed into place.
 /// A failure midway (a full disk) removes the temporaries and the folders made for them, and the
-/// error names the file that failed; no file that was there before is touched.
+/// error names the file that failed; no file that was there before is touched. Files are not
+/// synced one by one (`srcmap_bytes::stage_unsynced`): these are copies of what an input holds.
 pub fn write_outputs(files: &[(PathBuf, Vec<u8>)]) -> Result<(), DriverError> {
     let mut made = Vec::new();
     let staged = stage_all(files, &mut made);
@@ -153,7 +154,7 @@ fn stage_all(
         if let Some(parent) = path.parent() {
             make_folders(parent, made).map_err(failed)?;
         }
-        staged.push(srcmap_bytes::stage(path, bytes).map_err(failed)?);
+        staged.push(srcmap_bytes::stage_unsynced(path, bytes).map_err(failed)?);
     }
     Ok(staged)
 }
