@@ -252,10 +252,10 @@ fn drain(stream: &mut TcpStream, buf: &mut [u8]) -> std::io::Result<()> {
 }
 
 /// Serves `site` on `listener` until the process ends: one thread per connection, at most
-/// [`MAX_CONNECTIONS`] at once. When all are taken, the oldest connection still waiting for its
-/// request head is closed to make room (slow or idle clients cannot shut out a browser, whose
-/// head arrives at once); a connection finding every one mid-answer, or whose thread cannot be
-/// started, is closed unanswered.
+/// [`MAX_CONNECTIONS`] at once. When all are taken, or no thread can be started (the process is
+/// out of threads or memory), the oldest connection still waiting for its request head is closed
+/// to make room: slow or idle clients cannot shut out a browser, whose head arrives at once. A
+/// connection finding every one mid-answer is closed unanswered.
 pub fn serve(listener: TcpListener, site: Arc<Site>) {
     let live = Arc::new(Mutex::new(Live::default()));
     for stream in listener.incoming() {
@@ -266,16 +266,28 @@ pub fn serve(listener: TcpListener, site: Arc<Site>) {
         let Some((id, waiting)) = admitted else {
             continue;
         };
-        let (site, done) = (Arc::clone(&site), Arc::clone(&live));
-        let spawned = std::thread::Builder::new().spawn(move || {
-            // A client that goes away mid-answer is no concern of the server's.
-            let _ = site.answer(stream, &waiting);
-            lock(&done).leave(id);
-        });
-        if spawned.is_err() {
+        let start = || {
+            let (site, done) = (Arc::clone(&site), Arc::clone(&live));
+            let (stream, waiting) = (stream.try_clone()?, Arc::clone(&waiting));
+            std::thread::Builder::new().spawn(move || {
+                // A client that goes away mid-answer is no concern of the server's.
+                let _ = site.answer(stream, &waiting);
+                lock(&done).leave(id);
+            })
+        };
+        if start().is_err() && !(lock(&live).close_oldest_waiting(id) && retry(start)) {
             lock(&live).leave(id);
         }
     }
+}
+
+/// Tries `start` again while the thread of a connection just closed ends (a few times, 20 ms
+/// apart): whether it started.
+fn retry<T>(start: impl Fn() -> std::io::Result<T>) -> bool {
+    (0..5).any(|_| {
+        std::thread::sleep(Duration::from_millis(20));
+        start().is_ok()
+    })
 }
 
 /// The live connections in order of arrival.
@@ -302,13 +314,8 @@ impl Live {
     /// Registers `stream`, first closing the oldest connection still waiting for its head when
     /// all [`MAX_CONNECTIONS`] are taken; `None` when every one is mid-answer.
     fn admit(&mut self, stream: &TcpStream) -> Option<(u64, Arc<AtomicBool>)> {
-        if self.connections.len() >= MAX_CONNECTIONS {
-            let oldest = self
-                .connections
-                .iter()
-                .position(|c| c.waiting.load(Ordering::SeqCst))?;
-            // Its thread's read ends at once and the thread finishes.
-            let _ = self.connections.remove(oldest).stream.shutdown(Shutdown::Both);
+        if self.connections.len() >= MAX_CONNECTIONS && !self.close_oldest_waiting(u64::MAX) {
+            return None;
         }
         let handle = stream.try_clone().ok()?;
         let waiting = Arc::new(AtomicBool::new(true));
@@ -319,6 +326,19 @@ impl Live {
             waiting: Arc::clone(&waiting),
         });
         Some((self.next_id, waiting))
+    }
+
+    /// Closes the oldest connection other than `keep` still waiting for its request head (its
+    /// thread's read ends at once and the thread finishes); whether there was one.
+    fn close_oldest_waiting(&mut self, keep: u64) -> bool {
+        let oldest = self
+            .connections
+            .iter()
+            .position(|c| c.id != keep && c.waiting.load(Ordering::SeqCst));
+        oldest.is_some_and(|i| {
+            let _ = self.connections.remove(i).stream.shutdown(Shutdown::Both);
+            true
+        })
     }
 
     /// Forgets connection `id` (ended, or closed to make room).
