@@ -610,7 +610,7 @@ def d6_non_finite(w):
             row(6, f"prop model vertex {label}: export", r, (refused(r) or (r.rc == 0 and glb_sound(glb))) and named, last_line(r.err))
     else:
         skip(6, "prop model vertex NaN: export", "SRCMAP_CORPUS unset (the corpus chair)")
-    vmf = example_vmf().replace('"material" "DEV/DEV_MEASUREGENERIC01B"', '"material" "DEV/DEV_MEASUREGENERIC01B"', 1)
+    vmf = example_vmf()
     disp = disp_vmf("nan")
     (w / "nandisp.vmf").write_text(disp)
     r = run(["compile", "nandisp.vmf", "-o", "nandisp_c.bsp", "--fast", "-q"], w)
