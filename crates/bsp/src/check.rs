@@ -377,6 +377,7 @@ pub fn unwritable(bsp: &Bsp) -> Vec<Violation> {
     unwritable_texdata(bsp, &mut c);
     non_finite_world_lights(bsp, &mut c);
     non_finite_origins(bsp, &mut c);
+    non_finite_props(bsp, &mut c);
     c.out
 }
 
@@ -403,6 +404,15 @@ fn non_finite_geometry(bsp: &Bsp, c: &mut Checker) {
                 VERTEXES,
                 Some(i),
                 format!("vertex {v:?} lies beyond ±{MAX_COORD} (no engine's world reaches it)"),
+            );
+        }
+    }
+    for (i, d) in bsp.disp_verts.iter().enumerate() {
+        if !finite(&d.vec) || !d.dist.is_finite() || !d.alpha.is_finite() {
+            c.fail(
+                DISP_VERTS,
+                Some(i),
+                "displacement vertex is not finite (NaN or infinite)".into(),
             );
         }
     }
@@ -459,26 +469,72 @@ fn non_finite_world_lights(bsp: &Bsp, c: &mut Checker) {
     }
 }
 
-/// Entity origins with a NaN or infinite number.
+/// Entity origins and angles with a NaN or infinite number.
 fn non_finite_origins(bsp: &Bsp, c: &mut Checker) {
     for (i, e) in bsp.entities.iter().enumerate() {
-        let Some(origin) = e.get("origin") else {
+        for key in ["origin", "angles"] {
+            let Some(value) = e.get(key) else {
+                continue;
+            };
+            // Only numbers that parse are judged: the engine reads others as 0.
+            if value
+                .split_whitespace()
+                .filter_map(|t| t.parse::<f32>().ok())
+                .any(|x| !x.is_finite())
+            {
+                c.fail(
+                    ENTITIES,
+                    Some(i),
+                    format!(
+                        "'{}' {key} {} is not finite",
+                        e.classname().unwrap_or("?"),
+                        srcmap_bytes::excerpt(value)
+                    ),
+                );
+            }
+        }
+    }
+}
+
+/// Static props whose origin or angles are NaN or infinite. Their lighting origin and scale are
+/// not judged: 17 real maps of the corpus hold non-finite values there, and export reads a
+/// non-finite scale as 1.
+fn non_finite_props(bsp: &Bsp, c: &mut Checker) {
+    let Some(sp) = bsp.game_lumps.static_props() else {
+        return;
+    };
+    for (i, p) in sp.props.iter().enumerate() {
+        if !finite(&p.origin) || !finite(&p.angles) {
+            c.fail(
+                GAME_LUMP,
+                Some(i),
+                "static prop origin or angles are not finite (NaN or infinite)".into(),
+            );
+        }
+    }
+}
+
+/// Pakfile materials nested deeper than KeyValues allows (`srcmap_kv::MAX_DEPTH`): the engine
+/// reads a VMT by recursion, and one thousands of levels deep crashes whatever loads the map.
+fn pakfile_materials(bsp: &Bsp, c: &mut Checker) {
+    let Ok(pak) = crate::pak::Pak::parse(&bsp.pakfile, 0) else {
+        return;
+    };
+    let materials = pak
+        .entries
+        .iter()
+        .filter(|e| e.name.to_ascii_lowercase().ends_with(".vmt"));
+    for e in materials {
+        let Ok(bytes) = pak.read(e) else {
             continue;
         };
-        // Only numbers that parse are judged: the engine reads others as 0.
-        if origin
-            .split_whitespace()
-            .filter_map(|t| t.parse::<f32>().ok())
-            .any(|x| !x.is_finite())
-        {
-            c.fail(
-                ENTITIES,
-                Some(i),
-                format!(
-                    "'{}' origin \"{origin}\" is not finite",
-                    e.classname().unwrap_or("?")
-                ),
-            );
+        match srcmap_kv::Document::parse_bytes(&bytes) {
+            Err(err) if err.is_too_deep() => c.fail(
+                PAKFILE,
+                None,
+                format!("'{}' {}:{}: {}", e.name, err.line, err.column, err.message),
+            ),
+            _ => {}
         }
     }
 }
@@ -490,6 +546,7 @@ pub fn check(bsp: &Bsp) -> Vec<Violation> {
         // `info` lists the pakfile: a directory it cannot read fails here too.
         c.fail(PAKFILE, None, format!("{e} (byte offset within the lump)"));
     }
+    pakfile_materials(bsp, &mut c);
     record_limits(bsp, &mut c);
     texture_references(bsp, &mut c);
     face_references(bsp, &mut c);

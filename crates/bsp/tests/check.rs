@@ -117,6 +117,20 @@ fn non_finite_values_bad_versions_and_entity_counts_are_reported_and_refused() {
             "ENTITIES",
             Box::new(|b: &mut Bsp| b.entities[1].set("origin", "nan 0 64")),
         ),
+        (
+            "ENTITIES",
+            Box::new(|b: &mut Bsp| b.entities[1].set("angles", "0 inf 0")),
+        ),
+        (
+            "DISP_VERTS",
+            Box::new(|b: &mut Bsp| {
+                b.disp_verts.push(srcmap_bsp::DispVert {
+                    vec: [0.0, 0.0, 1.0],
+                    dist: f32::NAN,
+                    alpha: 0.0,
+                })
+            }),
+        ),
         ("header", Box::new(|b: &mut Bsp| b.version = 0)),
         ("header", Box::new(|b: &mut Bsp| b.version = 99)),
         ("header", Box::new(|b: &mut Bsp| b.version = i32::MAX)),
@@ -137,6 +151,34 @@ fn non_finite_values_bad_versions_and_entity_counts_are_reported_and_refused() {
         .extend(std::iter::repeat_n(sound.entities[1].clone(), 200_000));
     let v = check(&crowded);
     assert!(v.iter().any(|v| v.message.contains("MAX_MAP_ENTITIES")), "{v:?}");
+}
+
+/// A pakfile material nested past KeyValues' depth cap (a VMT 40,000 deep crashed every reader
+/// that recursed) fails `check`, naming the entry; one within the cap passes.
+#[test]
+fn a_pakfile_material_nested_too_deep_fails_check() {
+    let vmt = |depth: usize| {
+        let (open, close) = ("{ \"a\"\n".repeat(depth), "}\n".repeat(depth));
+        format!("\"LightmappedGeneric\"\n{open}{{ }}{close}").into_bytes()
+    };
+    let pak = |depth: usize| {
+        let empty = srcmap_bsp::pak::empty_zip();
+        let files = [("materials/deep.vmt".to_string(), vmt(depth))];
+        srcmap_bsp::pak::Pak::parse(&empty, 0)
+            .unwrap()
+            .with_files(&files, false)
+            .unwrap()
+    };
+    let mut bsp = sound_map();
+    bsp.pakfile = pak(srcmap_kv::MAX_DEPTH / 2);
+    assert!(check(&bsp).is_empty(), "{:?}", check(&bsp));
+    bsp.pakfile = pak(40_000);
+    let v = check(&bsp);
+    assert!(
+        v.iter()
+            .any(|v| v.to_string().contains("PAKFILE") && v.message.contains("'materials/deep.vmt'")),
+        "{v:?}"
+    );
 }
 
 /// `info` reads the pakfile's directory; `check` must fail where it does (a directory claiming

@@ -418,13 +418,7 @@ fn pak_extract(bsp: &Path, dir: &Path, names: &[String]) -> anyhow::Result<()> {
     }
     let chosen = read_chosen(bsp, dir, &pak, names)?;
     let n = chosen.len();
-    for (target, bytes) in chosen {
-        if let Some(parent) = target.parent() {
-            std::fs::create_dir_all(parent)
-                .map_err(|err| anyhow!("{}: cannot create: {err}", parent.display()))?;
-        }
-        write_output(&target, &bytes)?;
-    }
+    srcmap_driver::write_outputs(&chosen).with_context(|| format!("{}: nothing extracted", bsp.display()))?;
     eprintln!("{}: extracted {n} entries into {}", bsp.display(), dir.display());
     Ok(())
 }
@@ -438,6 +432,7 @@ fn read_chosen(
     names: &[String],
 ) -> anyhow::Result<Vec<(PathBuf, Vec<u8>)>> {
     let mut chosen = Vec::new();
+    let mut targets = std::collections::HashSet::new();
     for e in pak.selected(names) {
         let rel = e.relative_path().ok_or_else(|| {
             anyhow!(
@@ -448,7 +443,7 @@ fn read_chosen(
         })?;
         let target = dir.join(rel);
         refuse_overwriting(bsp, &target)?;
-        if chosen.iter().any(|(t, _)| *t == target) {
+        if !targets.insert(target.clone()) {
             // Extracting both would silently keep whichever came last.
             eprintln!(
                 "{}: warning: pakfile holds '{}' more than once; the first is extracted",

@@ -1,7 +1,7 @@
 //! The file-level rules every command keeps: an output never replaces an input, and outputs
 //! are written atomically.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use crate::error::DriverError;
 
@@ -117,6 +117,69 @@ pub fn write_output(path: &Path, bytes: &[u8]) -> Result<(), DriverError> {
     })
 }
 
+/// Writes several outputs all or none (`pak extract`): each is first written in full beside its
+/// target under a temporary name, and only when every one is written are they renamed into place.
+/// A failure midway (a full disk) removes the temporaries and the folders made for them, and the
+/// error names the file that failed; no file that was there before is touched. Files are not
+/// synced one by one (`srcmap_bytes::stage_unsynced`): these are copies of what an input holds.
+pub fn write_outputs(files: &[(PathBuf, Vec<u8>)]) -> Result<(), DriverError> {
+    let mut made = Vec::new();
+    let staged = stage_all(files, &mut made);
+    let staged = match staged {
+        Ok(staged) => staged,
+        Err(error) => {
+            remove_folders(&made);
+            return Err(error);
+        }
+    };
+    for s in staged {
+        let path = s.target().to_path_buf();
+        s.commit().map_err(|error| DriverError::Write { path, error })?;
+    }
+    Ok(())
+}
+
+/// Every file of `files` staged (`srcmap_bytes::stage`), with the folders it needs made (and
+/// remembered in `made`, outermost first); dropped on error, the staged ones are removed.
+fn stage_all(
+    files: &[(PathBuf, Vec<u8>)],
+    made: &mut Vec<PathBuf>,
+) -> Result<Vec<srcmap_bytes::Staged>, DriverError> {
+    let mut staged = Vec::with_capacity(files.len());
+    for (path, bytes) in files {
+        let failed = |error| DriverError::Write {
+            path: path.clone(),
+            error,
+        };
+        if let Some(parent) = path.parent() {
+            make_folders(parent, made).map_err(failed)?;
+        }
+        staged.push(srcmap_bytes::stage_unsynced(path, bytes).map_err(failed)?);
+    }
+    Ok(staged)
+}
+
+/// Makes `dir` and its missing ancestors, adding each one made to `made`, outermost first.
+fn make_folders(dir: &Path, made: &mut Vec<PathBuf>) -> std::io::Result<()> {
+    let missing: Vec<&Path> = dir
+        .ancestors()
+        .take_while(|d| !d.as_os_str().is_empty() && !d.exists())
+        .collect();
+    for d in missing.into_iter().rev() {
+        std::fs::create_dir(d)?;
+        made.push(d.to_path_buf());
+    }
+    Ok(())
+}
+
+/// Removes the folders `make_folders` made, innermost first (each is empty again once the
+/// staged files are gone).
+fn remove_folders(made: &[PathBuf]) {
+    for d in made.iter().rev() {
+        let _ = std::fs::remove_dir(d);
+    }
+}
+
 /// A file's bytes, naming it in the error.
 pub fn read(path: &Path) -> Result<Vec<u8>, DriverError> {
     std::fs::read(path).map_err(|source| DriverError::Read {
@@ -156,6 +219,38 @@ mod tests {
         drop(first);
         let second = lock_for_edit(&map).unwrap();
         drop(second);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn outputs_are_written_all_or_none() {
+        let dir = std::env::temp_dir().join(format!("srcmap-driver-outputs-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("kept.txt"), b"old").unwrap();
+        // A file where the last entry needs a folder: its write fails after the others were made.
+        std::fs::write(dir.join("blocker"), b"").unwrap();
+        let files = vec![
+            (dir.join("kept.txt"), b"new".to_vec()),
+            (dir.join("materials/a/b.vmt"), b"b".to_vec()),
+            (dir.join("blocker/c.vmt"), b"c".to_vec()),
+        ];
+        let err = write_outputs(&files).unwrap_err().to_string();
+        assert!(err.contains("blocker/c.vmt: cannot write"), "{err}");
+        let mut left: Vec<_> = std::fs::read_dir(&dir)
+            .unwrap()
+            .flatten()
+            .map(|e| e.file_name())
+            .collect();
+        left.sort();
+        assert_eq!(
+            left,
+            ["blocker", "kept.txt"],
+            "the failed extraction left files or folders"
+        );
+        assert_eq!(std::fs::read(dir.join("kept.txt")).unwrap(), b"old");
+        write_outputs(&files[..2]).unwrap();
+        assert_eq!(std::fs::read(dir.join("kept.txt")).unwrap(), b"new");
+        assert_eq!(std::fs::read(dir.join("materials/a/b.vmt")).unwrap(), b"b");
         let _ = std::fs::remove_dir_all(&dir);
     }
 

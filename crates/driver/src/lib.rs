@@ -22,7 +22,7 @@ pub mod vvis;
 
 pub use compile::{CompileJob, CompileProgress, CompileReports, compile};
 pub use error::{DriverError, ErrorReport, LeakError};
-pub use files::{EditLock, lock_for_edit, refuse_overwriting, write_output};
+pub use files::{EditLock, lock_for_edit, refuse_overwriting, write_output, write_outputs};
 pub use messages::{Messages, NoMessages};
 pub use vbsp::{VbspJob, vbsp};
 pub use vrad::{RadSettings, RadSources, VradJob, VradRun, vrad};

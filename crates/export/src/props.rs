@@ -186,7 +186,15 @@ fn load_model(name: &str, read: &mut impl FnMut(&str) -> Option<Vec<u8>>) -> Res
     if name.is_empty() {
         return Err("the prop names no model".to_string());
     }
-    ModelFiles::load(name, &mut *read).map_err(|e| e.to_string())
+    let files = ModelFiles::load(name, &mut *read).map_err(|e| e.to_string())?;
+    // A NaN or 1e37 vertex would reach the GLB as a NaN position and null bounds.
+    match files.vvd.first_unusable_vertex() {
+        Some(i) => Err(format!(
+            "{name}: vertex {i} is not finite or lies beyond ±{}; not drawn",
+            srcmap_model::vvd::MAX_VERTEX_COORD
+        )),
+        None => Ok(files),
+    }
 }
 
 /// What loading the props remembers from one prop to the next: each model's files, each
@@ -300,5 +308,43 @@ impl Props {
                 self.missing.len()
             )
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A corpus chair's files under `models/chair.*`, its first vertex's x set to `x`.
+    fn chair_with_first_x(x: f32) -> Option<BTreeMap<String, Vec<u8>>> {
+        let root = srcmap_corpus::root("a prop model with a non-finite vertex")?;
+        let dir = root.join("model/kane8kki+whohl2mod/models/bluechaire");
+        let mut files = BTreeMap::new();
+        for suffix in [".mdl", ".vvd", ".dx90.vtx"] {
+            let bytes = std::fs::read(dir.join(format!("bluewoodnchair{suffix}"))).unwrap();
+            files.insert(format!("models/bluechaire/bluewoodnchair{suffix}"), bytes);
+        }
+        let vvd = files.get_mut("models/bluechaire/bluewoodnchair.vvd").unwrap();
+        // The header's vertexDataStart (byte 56); a vertex's position follows 16 bytes of weights.
+        let start = u32::from_le_bytes(vvd[56..60].try_into().unwrap()) as usize + 16;
+        vvd[start..start + 4].copy_from_slice(&x.to_le_bytes());
+        Some(files)
+    }
+
+    #[test]
+    fn a_model_with_a_vertex_not_finite_or_absurd_is_not_drawn_and_named() {
+        let name = "models/bluechaire/bluewoodnchair.mdl";
+        for x in [f32::NAN, f32::INFINITY, 1e37] {
+            let Some(files) = chair_with_first_x(x) else {
+                return;
+            };
+            let err = load_model(name, &mut |p| files.get(p).cloned()).unwrap_err();
+            assert!(
+                err.starts_with(name) && err.contains("vertex 0 is not finite"),
+                "{x}: {err}"
+            );
+        }
+        let files = chair_with_first_x(1.5).unwrap();
+        load_model(name, &mut |p| files.get(p).cloned()).unwrap();
     }
 }

@@ -137,6 +137,12 @@ impl KvError {
             message: message.into(),
         }
     }
+
+    /// Whether the text nests blocks deeper than [`MAX_DEPTH`] (a file no tool should load:
+    /// readers that recurse per level overflow their stack on it).
+    pub fn is_too_deep(&self) -> bool {
+        self.message.starts_with(parse::TOO_DEEP)
+    }
 }
 
 /// A lossless KeyValues document.

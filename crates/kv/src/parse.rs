@@ -18,6 +18,8 @@ pub struct ParseOptions {
 /// VMF's displacement rows are 5 deep); the cap keeps every consumer that walks the tree by
 /// recursion (owned trees, writers, drops) far from the stack's end on hostile input.
 pub const MAX_DEPTH: usize = 256;
+/// How the error past [`MAX_DEPTH`] begins ([`crate::KvError::is_too_deep`] tells it).
+pub(crate) const TOO_DEEP: &str = "blocks nested deeper than";
 
 struct Parser<'t> {
     bytes: &'t [u8],
@@ -205,7 +207,7 @@ impl Parser<'_> {
         }
         if bytes[self.pos] == b'{' {
             if self.stack.len() > MAX_DEPTH {
-                return Err(self.error(self.pos, format!("blocks nested deeper than {MAX_DEPTH} levels")));
+                return Err(self.error(self.pos, format!("{TOO_DEEP} {MAX_DEPTH} levels")));
             }
             node.kind = NodeKind::Block;
             node.open = self.pos as u32;

@@ -53,7 +53,24 @@ struct Header {
     tangent_at: usize,
 }
 
+/// The farthest a model's vertex may lie from its origin: no prop spans more than a map.
+pub const MAX_VERTEX_COORD: f32 = 65_536.0;
+
 impl Vvd {
+    /// The first vertex whose position, normal or UV is not finite or whose position lies beyond
+    /// [`MAX_VERTEX_COORD`]: a model no tool can place or draw (a NaN position, a 1e37 one).
+    pub fn first_unusable_vertex(&self) -> Option<usize> {
+        self.vertices.iter().position(|v| {
+            let finite = v
+                .position
+                .iter()
+                .chain(&v.normal)
+                .chain(&v.uv)
+                .all(|x| x.is_finite());
+            !finite || v.position.iter().any(|x| x.abs() > MAX_VERTEX_COORD)
+        })
+    }
+
     pub fn parse(data: &[u8]) -> Result<Vvd, ModelError> {
         let mut r = Reader::new(data, Endian::Little);
         let head = read_header(&mut r)?;
@@ -207,4 +224,42 @@ fn read_tangents(r: &mut Reader<'_>, tangent_at: usize, n: usize) -> Result<Vec<
         }
     }
     Ok(tangents)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn vertices_not_finite_or_absurd_are_found() {
+        let vertex = |position: [f32; 3], normal: [f32; 3]| Vertex {
+            weights: [1.0, 0.0, 0.0],
+            bones: [0; 3],
+            bone_count: 1,
+            position,
+            normal,
+            uv: [0.5, 0.5],
+        };
+        let mut vvd = Vvd {
+            version: 4,
+            checksum: 0,
+            lod_count: 1,
+            lod_vertex_counts: [2, 0, 0, 0, 0, 0, 0, 0],
+            fixups: Vec::new(),
+            vertices: vec![vertex([1.0, 2.0, 3.0], [0.0, 0.0, 1.0]); 2],
+            tangents: Vec::new(),
+        };
+        assert_eq!(vvd.first_unusable_vertex(), None);
+        vvd.vertices[1] = vertex([MAX_VERTEX_COORD, 0.0, 0.0], [0.0, 0.0, 1.0]);
+        assert_eq!(vvd.first_unusable_vertex(), None, "the bound itself is allowed");
+        for (position, normal) in [
+            ([f32::NAN, 0.0, 0.0], [0.0, 0.0, 1.0]),
+            ([0.0, f32::NEG_INFINITY, 0.0], [0.0, 0.0, 1.0]),
+            ([0.0, 0.0, 1e37], [0.0, 0.0, 1.0]),
+            ([0.0, 0.0, 0.0], [f32::NAN, 0.0, 1.0]),
+        ] {
+            vvd.vertices[1] = vertex(position, normal);
+            assert_eq!(vvd.first_unusable_vertex(), Some(1), "{position:?} {normal:?}");
+        }
+    }
 }

@@ -1,13 +1,14 @@
 //! A small HTTP/1.1 server for the page: GET (and HEAD) of a fixed set of paths, one thread
-//! per connection (at most [`MAX_CONNECTIONS`] at once), each answer closing its connection.
+//! per connection (at most [`MAX_CONNECTIONS`] at once, the oldest still sending its request
+//! closed to make room), each answer closing its connection.
 //! Anything else is answered with an error status, never a panic. Only requests addressed to
 //! this machine by address or as `localhost` are answered: a page whose domain was rebound to
 //! 127.0.0.1 sends its own name as `Host` and gets 421.
 
 use std::io::{Read, Write};
-use std::net::{TcpListener, TcpStream};
-use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::net::{Shutdown, TcpListener, TcpStream};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use crate::scene::Scene;
@@ -20,7 +21,8 @@ const MAX_HEAD: usize = 16 * 1024;
 /// How long a connection may take to send its whole request head (a deadline, not a per-read
 /// timeout: a client trickling a byte at a time is cut off too).
 const REQUEST_TIMEOUT: Duration = Duration::from_secs(10);
-/// Connections served at once; more are closed unanswered until one ends.
+/// Connections served at once; a new one past the cap closes the oldest still sending its
+/// request head (or is itself closed unanswered when every one is mid-answer).
 pub const MAX_CONNECTIONS: usize = 64;
 /// After answering: how long and how much unread input is drained before closing.
 const DRAIN_TIMEOUT: Duration = Duration::from_secs(1);
@@ -118,10 +120,18 @@ impl Site {
     }
 
     /// Reads one request from `stream` and answers it. I/O errors end the connection.
-    pub fn handle(&self, mut stream: TcpStream) -> std::io::Result<()> {
+    pub fn handle(&self, stream: TcpStream) -> std::io::Result<()> {
+        self.answer(stream, &AtomicBool::new(true))
+    }
+
+    /// [`Site::handle`], clearing `waiting` once the request head has arrived (from then on the
+    /// connection is not closed to make room for another).
+    fn answer(&self, mut stream: TcpStream, waiting: &AtomicBool) -> std::io::Result<()> {
         let mut buf = [0u8; 4096];
         let deadline = Instant::now() + REQUEST_TIMEOUT;
-        let (response, send_body) = match read_head(&mut stream, &mut buf, deadline)? {
+        let head = read_head(&mut stream, &mut buf, deadline)?;
+        waiting.store(false, Ordering::SeqCst);
+        let (response, send_body) = match head {
             Head::Empty => return Ok(()),
             Head::Complete(head) => self.respond(&head),
             Head::TooLarge => (text(431, "request head too large\n"), true),
@@ -242,26 +252,97 @@ fn drain(stream: &mut TcpStream, buf: &mut [u8]) -> std::io::Result<()> {
 }
 
 /// Serves `site` on `listener` until the process ends: one thread per connection, at most
-/// [`MAX_CONNECTIONS`] at once; a connection over the cap, or one whose thread cannot be
-/// started, is closed unanswered.
+/// [`MAX_CONNECTIONS`] at once. When all are taken, or no thread can be started (the process is
+/// out of threads or memory), the oldest connection still waiting for its request head is closed
+/// to make room: slow or idle clients cannot shut out a browser, whose head arrives at once. A
+/// connection finding every one mid-answer is closed unanswered.
 pub fn serve(listener: TcpListener, site: Arc<Site>) {
-    let live = Arc::new(AtomicUsize::new(0));
+    let live = Arc::new(Mutex::new(Live::default()));
     for stream in listener.incoming() {
         let Ok(stream) = stream else {
             continue;
         };
-        if live.fetch_add(1, Ordering::SeqCst) >= MAX_CONNECTIONS {
-            live.fetch_sub(1, Ordering::SeqCst);
+        let admitted = lock(&live).admit(&stream);
+        let Some((id, waiting)) = admitted else {
             continue;
+        };
+        let start = || {
+            let (site, done) = (Arc::clone(&site), Arc::clone(&live));
+            let (stream, waiting) = (stream.try_clone()?, Arc::clone(&waiting));
+            std::thread::Builder::new().spawn(move || {
+                // A client that goes away mid-answer is no concern of the server's.
+                let _ = site.answer(stream, &waiting);
+                lock(&done).leave(id);
+            })
+        };
+        if start().is_err() && !(lock(&live).close_oldest_waiting(id) && retry(start)) {
+            lock(&live).leave(id);
         }
-        let (site, done) = (Arc::clone(&site), Arc::clone(&live));
-        let spawned = std::thread::Builder::new().spawn(move || {
-            // A client that goes away mid-answer is no concern of the server's.
-            let _ = site.handle(stream);
-            done.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
+/// Tries `start` again while the thread of a connection just closed ends (a few times, 20 ms
+/// apart): whether it started.
+fn retry<T>(start: impl Fn() -> std::io::Result<T>) -> bool {
+    (0..5).any(|_| {
+        std::thread::sleep(Duration::from_millis(20));
+        start().is_ok()
+    })
+}
+
+/// The live connections in order of arrival.
+#[derive(Default)]
+struct Live {
+    next_id: u64,
+    connections: Vec<Connection>,
+}
+
+/// A live connection: a handle to close it by, and whether its request head is still awaited.
+struct Connection {
+    id: u64,
+    stream: TcpStream,
+    waiting: Arc<AtomicBool>,
+}
+
+/// The registry, even after a thread panicked holding it (it stays consistent: each change is
+/// one push or one removal).
+fn lock(live: &Mutex<Live>) -> std::sync::MutexGuard<'_, Live> {
+    live.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+impl Live {
+    /// Registers `stream`, first closing the oldest connection still waiting for its head when
+    /// all [`MAX_CONNECTIONS`] are taken; `None` when every one is mid-answer.
+    fn admit(&mut self, stream: &TcpStream) -> Option<(u64, Arc<AtomicBool>)> {
+        if self.connections.len() >= MAX_CONNECTIONS && !self.close_oldest_waiting(u64::MAX) {
+            return None;
+        }
+        let handle = stream.try_clone().ok()?;
+        let waiting = Arc::new(AtomicBool::new(true));
+        self.next_id += 1;
+        self.connections.push(Connection {
+            id: self.next_id,
+            stream: handle,
+            waiting: Arc::clone(&waiting),
         });
-        if spawned.is_err() {
-            live.fetch_sub(1, Ordering::SeqCst);
-        }
+        Some((self.next_id, waiting))
+    }
+
+    /// Closes the oldest connection other than `keep` still waiting for its request head (its
+    /// thread's read ends at once and the thread finishes); whether there was one.
+    fn close_oldest_waiting(&mut self, keep: u64) -> bool {
+        let oldest = self
+            .connections
+            .iter()
+            .position(|c| c.id != keep && c.waiting.load(Ordering::SeqCst));
+        oldest.is_some_and(|i| {
+            let _ = self.connections.remove(i).stream.shutdown(Shutdown::Both);
+            true
+        })
+    }
+
+    /// Forgets connection `id` (ended, or closed to make room).
+    fn leave(&mut self, id: u64) {
+        self.connections.retain(|c| c.id != id);
     }
 }
