@@ -442,8 +442,8 @@ pub fn prop_shadows(
     out
 }
 
-/// The farthest a model's vertex may lie from its origin: no prop spans more than a map.
-pub const MAX_MODEL_COORD: f32 = 65_536.0;
+/// The farthest a model's vertex may lie from its origin: the model reader's own limit.
+pub use srcmap_model::vvd::MAX_VERTEX_COORD as MAX_MODEL_COORD;
 
 /// Whether every vertex of a model's shadow is finite and within [`MAX_MODEL_COORD`].
 fn within_reach(shadow: &ModelShadow) -> bool {
