@@ -1,0 +1,168 @@
+//! Brushes back as solids: the non-bevel sides' planes, each side's winding on the brush,
+//! plane points on it, and the side's material and texture axes.
+
+use srcmap_bsp::BrushSide;
+use srcmap_geom::{DVec3, Plane, Winding, polyhedron_faces};
+use srcmap_vmf::TextureAxis;
+
+use crate::context::Ctx;
+use crate::points::plane_points;
+use crate::texture;
+use crate::tools::{flag_material, tool_material};
+use crate::types::{OutSide, OutSolid, SideGeom, dvec};
+
+/// Where a brush goes: its model, the model's origin (brush entities are built around it)
+/// and the owning entity's class (for tool materials).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Placement<'a> {
+    pub model: usize,
+    pub offset: DVec3,
+    pub class: &'a str,
+}
+
+impl Ctx<'_> {
+    /// Brush `index` as a solid, or `None` (noted) when its sides enclose nothing.
+    pub fn solid(&mut self, index: usize, at: Placement<'_>) -> Option<OutSolid> {
+        let brush = self.bsp.brushes[index];
+        let geoms = self.side_geoms(index);
+        if geoms.len() < 4 {
+            self.notes
+                .push(format!("brush {index}: its sides enclose no volume; left out"));
+            return None;
+        }
+        let contents = brush.contents as u32;
+        let sides: Vec<OutSide> = geoms.iter().map(|g| self.side(g, contents, at)).collect();
+        let (mins, maxs) = bounds(geoms.iter().flat_map(|g| g.winding.points.iter()), at.offset);
+        let id = self.ids.next();
+        Some(OutSolid {
+            id,
+            sides,
+            mins,
+            maxs,
+        })
+    }
+
+    /// The brush's sides with a winding, bevels left out.
+    fn side_geoms(&self, index: usize) -> Vec<SideGeom> {
+        let brush = &self.bsp.brushes[index];
+        let first = usize::try_from(brush.first_side).unwrap_or(0);
+        let sides: Vec<(usize, Plane)> = (self.bsp.sides_of(brush).enumerate())
+            .filter(|(_, s)| s.bevel == 0)
+            .filter_map(|(k, s)| Some((first + k, self.plane(s)?)))
+            .collect();
+        let planes: Vec<Plane> = sides.iter().map(|s| s.1).collect();
+        let windings = polyhedron_faces(&planes);
+        sides
+            .into_iter()
+            .zip(windings)
+            .filter_map(|((index, plane), w)| {
+                Some(SideGeom {
+                    index,
+                    plane,
+                    winding: w?,
+                })
+            })
+            .collect()
+    }
+
+    fn plane(&self, side: &BrushSide) -> Option<Plane> {
+        let p = self.bsp.planes.get(side.plane as usize)?;
+        let plane = Plane::new(dvec(p.normal), p.dist as f64);
+        (plane.normal.length() > 0.5 && plane.dist.is_finite()).then_some(plane)
+    }
+
+    /// One side: its faces found (remembered for overlays), its texinfo (the side's own, else
+    /// a face's), then material and axes from it, or a tool material.
+    fn side(&mut self, g: &SideGeom, contents: u32, at: Placement<'_>) -> OutSide {
+        let bs = self.bsp.brush_sides[g.index];
+        let faces = self
+            .faces
+            .faces_on(self.bsp, at.model, bs.plane, &g.plane, &g.winding);
+        let id = self.ids.next();
+        for &f in &faces {
+            self.face_sides.entry(f).or_insert(id);
+        }
+        let valid = |t: i32| usize::try_from(t).is_ok_and(|t| t < self.bsp.texinfo.len());
+        let face_texinfo = faces.first().map(|&f| self.bsp.faces[f as usize].texinfo);
+        let texinfo = Some(bs.texinfo)
+            .filter(|&t| valid(t))
+            .or(face_texinfo.filter(|&t| valid(t)));
+        let smoothing_groups = faces
+            .first()
+            .map_or(0, |&f| self.bsp.faces[f as usize].smoothing_groups);
+        let moved = Winding::new(g.winding.points.iter().map(|p| *p + at.offset).collect());
+        let plane = Plane::new(g.plane.normal, g.plane.dist + g.plane.normal.dot(at.offset));
+        let mut side = OutSide {
+            id,
+            points: plane_points(&plane, &moved),
+            material: String::new(),
+            uaxis: TextureAxis::default(),
+            vaxis: TextureAxis::default(),
+            lightmap_scale: 16.0,
+            smoothing_groups,
+            disp: None,
+        };
+        match texinfo {
+            Some(t) => self.textured(&mut side, t as usize, at.offset),
+            None => untextured(&mut side, plane.normal, tool_material(contents, at.class)),
+        }
+        side
+    }
+
+    /// Material and axes from texinfo `t`; a patched material's cubemap learns the side.
+    pub fn textured(&mut self, side: &mut OutSide, t: usize, offset: DVec3) {
+        let info = self.bsp.texinfo[t];
+        let ([u, v], lightmap_scale) = texture::axes(&info, offset);
+        (side.uaxis, side.vaxis, side.lightmap_scale) = (u, v, lightmap_scale);
+        let material = self.materials.of_texinfo(self.bsp, t as i32).cloned();
+        let flagged = flag_material(info.flags as u32).unwrap_or("tools/toolsnodraw");
+        side.material = match material {
+            Some(m) if !m.name.is_empty() => {
+                if let Some(origin) = m.cubemap {
+                    self.cubemap_sides.entry(origin).or_default().push(side.id);
+                }
+                m.name
+            }
+            _ => flagged.to_string(),
+        };
+    }
+}
+
+/// A side with no texinfo: `material`, Hammer's world-aligned axes for its facing.
+pub(crate) fn untextured(side: &mut OutSide, normal: DVec3, material: &str) {
+    side.material = material.to_string();
+    let [u, v] = world_axes(normal);
+    side.uaxis = TextureAxis {
+        axis: u,
+        shift: 0.0,
+        scale: 0.25,
+    };
+    side.vaxis = TextureAxis {
+        axis: v,
+        shift: 0.0,
+        scale: 0.25,
+    };
+}
+
+/// Hammer's world alignment: floors and ceilings X/-Y, walls along their axis and -Z.
+fn world_axes(n: DVec3) -> [[f64; 3]; 2] {
+    let a = n.abs();
+    if a.z >= a.x && a.z >= a.y {
+        [[1.0, 0.0, 0.0], [0.0, -1.0, 0.0]]
+    } else if a.x >= a.y {
+        [[0.0, 1.0, 0.0], [0.0, 0.0, -1.0]]
+    } else {
+        [[1.0, 0.0, 0.0], [0.0, 0.0, -1.0]]
+    }
+}
+
+/// The box around `points` moved by `offset`.
+pub(crate) fn bounds<'p>(points: impl Iterator<Item = &'p DVec3>, offset: DVec3) -> (DVec3, DVec3) {
+    let mut lo = DVec3::splat(f64::INFINITY);
+    let mut hi = DVec3::splat(f64::NEG_INFINITY);
+    for p in points {
+        lo = lo.min(*p + offset);
+        hi = hi.max(*p + offset);
+    }
+    (lo, hi)
+}
