@@ -2,6 +2,7 @@
 //! plane points on it, and the side's material and texture axes.
 
 use srcmap_bsp::BrushSide;
+use srcmap_bsp::flags::{CONTENTS_DETAIL, CONTENTS_SOLID, CONTENTS_TRANSLUCENT};
 use srcmap_geom::{DVec3, Plane, Winding, polyhedron_faces};
 use srcmap_vmf::TextureAxis;
 
@@ -106,6 +107,11 @@ impl Ctx<'_> {
             Some(t) => self.textured(&mut side, t as usize, at.offset),
             None => untextured(&mut side, plane.normal, tool_material(contents, at.class)),
         }
+        if side.material.eq_ignore_ascii_case("tools/toolsnodraw") && !plain_solid(contents) {
+            // Valve's compiler stores clip, ladder and other tool sides as nodraw: the
+            // brush's contents still say which tool it was.
+            side.material = tool_material(contents, at.class).to_string();
+        }
         side
     }
 
@@ -126,6 +132,11 @@ impl Ctx<'_> {
             _ => flagged.to_string(),
         };
     }
+}
+
+/// Contents a nodraw side gives: solid, perhaps detail.
+fn plain_solid(contents: u32) -> bool {
+    contents & !(CONTENTS_DETAIL | CONTENTS_TRANSLUCENT) == CONTENTS_SOLID
 }
 
 /// A side with no texinfo: `material`, Hammer's world-aligned axes for its facing.

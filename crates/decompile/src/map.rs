@@ -5,7 +5,9 @@
 use std::collections::HashMap;
 
 use srcmap_bsp::Bsp;
-use srcmap_bsp::flags::{CONTENTS_AREAPORTAL, CONTENTS_DETAIL, CONTENTS_LADDER};
+use srcmap_bsp::flags::{
+    CONTENTS_AREAPORTAL, CONTENTS_DETAIL, CONTENTS_LADDER, CONTENTS_MONSTERCLIP, CONTENTS_PLAYERCLIP,
+};
 use srcmap_geom::DVec3;
 
 use crate::Report;
@@ -15,6 +17,8 @@ use crate::detail::touching_groups;
 use crate::entities::{self, LumpEntity, Role};
 use crate::models::brush_owners;
 use crate::types::{OutEntity, OutSolid, dvec};
+
+const CLIP: u32 = CONTENTS_PLAYERCLIP | CONTENTS_MONSTERCLIP;
 
 /// The map, ready to write.
 pub(crate) struct Map {
@@ -128,7 +132,8 @@ impl Ctx<'_> {
         let contents = self.bsp.brushes[brush].contents as u32;
         let (list, class) = match () {
             _ if contents & CONTENTS_AREAPORTAL != 0 => (&mut world.areaportal, "func_areaportal"),
-            _ if contents & CONTENTS_DETAIL != 0 => (&mut world.detail, "func_detail"),
+            // Clip brushes are detail by themselves; only the rest came from func_detail.
+            _ if contents & CONTENTS_DETAIL != 0 && contents & CLIP == 0 => (&mut world.detail, "func_detail"),
             _ if contents & CONTENTS_LADDER != 0 => (&mut world.ladder, "func_ladder"),
             _ => (&mut world.plain, "worldspawn"),
         };
