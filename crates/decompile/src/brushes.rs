@@ -44,11 +44,12 @@ impl Ctx<'_> {
     }
 
     /// The brush's sides with a winding, bevels left out.
-    fn side_geoms(&self, index: usize) -> Vec<SideGeom> {
+    pub(crate) fn side_geoms(&self, index: usize) -> Vec<SideGeom> {
         let brush = &self.bsp.brushes[index];
         let first = usize::try_from(brush.first_side).unwrap_or(0);
         let sides: Vec<(usize, Plane)> = (self.bsp.sides_of(brush).enumerate())
-            .filter(|(_, s)| s.bevel == 0)
+            // The low byte: newer layouts keep a `thin` flag in the high one.
+            .filter(|(_, s)| s.bevel & 0xff == 0)
             .filter_map(|(k, s)| Some((first + k, self.plane(s)?)))
             .collect();
         let planes: Vec<Plane> = sides.iter().map(|s| s.1).collect();

@@ -43,7 +43,7 @@ impl Ctx<'_> {
             ));
             return None;
         };
-        Some(self.prism(&quad, top, texinfo, dispinfo))
+        Some(self.prism(info.map_face, &quad, top, texinfo, dispinfo))
     }
 
     /// The base face's corners, front plane and texinfo.
@@ -51,12 +51,8 @@ impl Ctx<'_> {
         let face = srcmap_disp::disp_faces(self.bsp).get(info.map_face as usize)?;
         let quad = srcmap_disp::face_quad(self.bsp, info.map_face as usize)?;
         let p = self.bsp.planes.get(face.plane as usize)?;
-        let (n, d) = (dvec(p.normal), p.dist as f64);
-        let top = if face.side != 0 {
-            Plane::new(-n, -d)
-        } else {
-            Plane::new(n, d)
-        };
+        // The face's own plane (its `side` only says which twin that is).
+        let top = Plane::new(dvec(p.normal), p.dist as f64);
         let texinfo = usize::try_from(face.texinfo)
             .ok()
             .filter(|&t| t < self.bsp.texinfo.len())?;
@@ -103,7 +99,14 @@ impl Ctx<'_> {
     }
 
     /// The brush under a base quad: top side textured and displaced, the rest nodraw.
-    fn prism(&mut self, quad: &[DVec3; 4], top: Plane, texinfo: usize, dispinfo: DispInfo) -> OutSolid {
+    fn prism(
+        &mut self,
+        face: u32,
+        quad: &[DVec3; 4],
+        top: Plane,
+        texinfo: usize,
+        dispinfo: DispInfo,
+    ) -> OutSolid {
         let planes = prism_planes(quad, top);
         let windings = polyhedron_faces(&planes);
         let world = Placement {
@@ -125,6 +128,8 @@ impl Ctx<'_> {
                 disp: None,
             };
             if k == 0 {
+                // Overlays on the displacement name its top side.
+                self.face_sides.insert(face, side.id);
                 self.textured(&mut side, texinfo, world.offset);
                 side.disp = Some(Box::new(dispinfo.clone()));
             } else {

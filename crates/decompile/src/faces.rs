@@ -52,10 +52,10 @@ impl FaceIndex {
     }
 }
 
-/// The face's front normal.
+/// The face's front normal: its plane's (Valve stores the face's own plane of a twin pair;
+/// `side` only records which twin it is).
 fn face_normal(bsp: &Bsp, face: &srcmap_bsp::Face) -> Option<DVec3> {
-    let n = dvec(bsp.planes.get(face.plane as usize)?.normal);
-    Some(if face.side != 0 { -n } else { n })
+    Some(dvec(bsp.planes.get(face.plane as usize)?.normal))
 }
 
 fn centre(bsp: &Bsp, face: &srcmap_bsp::Face) -> Option<DVec3> {

@@ -109,9 +109,12 @@ impl Ctx<'_> {
                 Some((m, None)) => self
                     .notes
                     .push(format!("brush {brush}: model *{m} has no entity; left out")),
-                None => world
-                    .occluder
-                    .extend(self.solid(brush, self.placement(0, DVec3::ZERO, "func_occluder"))),
+                None if self.has_occluders() => {
+                    let at = self.placement(0, DVec3::ZERO, "func_occluder");
+                    world.occluder.extend(self.solid(brush, at))
+                }
+                // In no tree and no occluder (buried in solid): the world had it.
+                None => self.world_brush(&mut world, brush),
             }
         }
         world
@@ -133,7 +136,9 @@ impl Ctx<'_> {
         let (list, class) = match () {
             _ if contents & CONTENTS_AREAPORTAL != 0 => (&mut world.areaportal, "func_areaportal"),
             // Clip brushes are detail by themselves; only the rest came from func_detail.
-            _ if contents & CONTENTS_DETAIL != 0 && contents & CLIP == 0 => (&mut world.detail, "func_detail"),
+            _ if contents & CONTENTS_DETAIL != 0 && contents & CLIP == 0 => {
+                (&mut world.detail, "func_detail")
+            }
             _ if contents & CONTENTS_LADDER != 0 => (&mut world.ladder, "func_ladder"),
             _ => (&mut world.plain, "worldspawn"),
         };
@@ -208,6 +213,14 @@ impl Ctx<'_> {
             verts.is_some_and(|v| !v.is_empty() && v.iter().all(|v| inside(dvec(*v))))
         });
         portal.map(|p| p.portal_key)
+    }
+
+    /// Brushes no model holds are occluders' when the map has occluders.
+    fn has_occluders(&self) -> bool {
+        self.bsp
+            .occlusion
+            .as_ref()
+            .is_some_and(|o| !o.occluders.is_empty())
     }
 
     /// The number of the occluder whose box meets the brush's.
