@@ -47,6 +47,19 @@ struct WorldBrushes {
     occluder: Vec<OutSolid>,
 }
 
+impl WorldBrushes {
+    /// Where a world brush of `contents` goes, and the class whose tools its sides had.
+    fn list_for(&mut self, contents: u32) -> (&mut Vec<OutSolid>, &'static str) {
+        match () {
+            _ if contents & CONTENTS_AREAPORTAL != 0 => (&mut self.areaportal, "func_areaportal"),
+            // Clip brushes are detail by themselves; only the rest came from func_detail.
+            _ if contents & CONTENTS_DETAIL != 0 && contents & CLIP == 0 => (&mut self.detail, "func_detail"),
+            _ if contents & CONTENTS_LADDER != 0 => (&mut self.ladder, "func_ladder"),
+            _ => (&mut self.plain, "worldspawn"),
+        }
+    }
+}
+
 pub(crate) fn build(bsp: &Bsp) -> Map {
     let mut ctx = Ctx::new(bsp, entities::hammer_ids(bsp));
     let mut lump = ctx.lump_entities();
@@ -109,12 +122,7 @@ impl Ctx<'_> {
                 Some((m, None)) => self
                     .notes
                     .push(format!("brush {brush}: model *{m} has no entity; left out")),
-                None if self.has_occluders() => {
-                    let at = self.placement(0, DVec3::ZERO, "func_occluder");
-                    world.occluder.extend(self.solid(brush, at))
-                }
-                // In no tree and no occluder (buried in solid): the world had it.
-                None => self.world_brush(&mut world, brush),
+                None => self.unowned_brush(&mut world, brush),
             }
         }
         world
@@ -133,15 +141,7 @@ impl Ctx<'_> {
     /// A world brush, filed by its contents.
     fn world_brush(&mut self, world: &mut WorldBrushes, brush: usize) {
         let contents = self.bsp.brushes[brush].contents as u32;
-        let (list, class) = match () {
-            _ if contents & CONTENTS_AREAPORTAL != 0 => (&mut world.areaportal, "func_areaportal"),
-            // Clip brushes are detail by themselves; only the rest came from func_detail.
-            _ if contents & CONTENTS_DETAIL != 0 && contents & CLIP == 0 => {
-                (&mut world.detail, "func_detail")
-            }
-            _ if contents & CONTENTS_LADDER != 0 => (&mut world.ladder, "func_ladder"),
-            _ => (&mut world.plain, "worldspawn"),
-        };
+        let (list, class) = world.list_for(contents);
         list.extend(self.solid(brush, self.placement(0, DVec3::ZERO, class)));
     }
 
@@ -215,12 +215,21 @@ impl Ctx<'_> {
         portal.map(|p| p.portal_key)
     }
 
-    /// Brushes no model holds are occluders' when the map has occluders.
-    fn has_occluders(&self) -> bool {
-        self.bsp
-            .occlusion
-            .as_ref()
-            .is_some_and(|o| !o.occluders.is_empty())
+    /// A brush no model holds: an occluder's when an occluder's box meets it, else the
+    /// world's (buried in solid, no leaf lists it).
+    fn unowned_brush(&mut self, world: &mut WorldBrushes, brush: usize) {
+        let at = self.placement(0, DVec3::ZERO, "func_occluder");
+        let Some(solid) = self.solid(brush, at) else {
+            return;
+        };
+        if self.occluder_number(&solid).is_some() {
+            world.occluder.push(solid);
+        } else {
+            world
+                .list_for(self.bsp.brushes[brush].contents as u32)
+                .0
+                .push(solid);
+        }
     }
 
     /// The number of the occluder whose box meets the brush's.
