@@ -42,8 +42,16 @@ use srcmap_bsp::Bsp;
 /// A decompiled map and what was done.
 #[derive(Debug)]
 pub struct Decompiled {
-    pub vmf: Vmf,
+    /// The VMF's text.
+    pub text: String,
     pub report: Report,
+}
+
+impl Decompiled {
+    /// The VMF parsed (the typed view; the text itself is [`Decompiled::text`]).
+    pub fn vmf(&self) -> Result<Vmf, DecompileError> {
+        Vmf::parse(self.text.as_str()).map_err(DecompileError::Written)
+    }
 }
 
 /// Counts of what was written, and what could not be decompiled.
@@ -65,17 +73,16 @@ pub struct Report {
 /// report's notes. Fails only when the file is no Source BSP at all.
 pub fn decompile_bytes(data: &[u8]) -> Result<Decompiled, DecompileError> {
     let (bsp, notes) = read::read_lenient(data)?;
-    let mut out = decompile(&bsp)?;
+    let mut out = decompile(&bsp);
     out.report.notes.splice(0..0, notes);
     Ok(out)
 }
 
 /// Decompiles a parsed BSP; what cannot be used is named in the report's notes.
-pub fn decompile(bsp: &Bsp) -> Result<Decompiled, DecompileError> {
+pub fn decompile(bsp: &Bsp) -> Decompiled {
     let map = map::build(bsp);
-    let report = map.report();
-    let doc = write::document(&map);
-    // The writer only emits what the VMF reader knows; a failure here is our bug, told as one.
-    let vmf = Vmf::from_document(doc).map_err(DecompileError::Written)?;
-    Ok(Decompiled { vmf, report })
+    Decompiled {
+        text: write::text(&map),
+        report: map.report(),
+    }
 }

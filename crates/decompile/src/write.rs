@@ -1,35 +1,74 @@
-//! The map as a VMF document, laid out as Hammer saves one: versioninfo, visgroups,
-//! viewsettings, world, entities (outputs in `connections`), cameras, cordon.
+//! The map as VMF text, laid out as Hammer saves one: versioninfo, visgroups, viewsettings,
+//! world, entities (outputs in `connections`), cameras. Written straight into one string (a
+//! big map's displacement rows are megabytes of numbers).
 
-use srcmap_kv::{Document, NodeId};
-use srcmap_vmf::{DispInfo, TextureAxis, Vmf, format_number};
+use std::fmt::Write as _;
+
+use srcmap_vmf::{DispInfo, TextureAxis, format_number};
 
 use crate::map::Map;
 use crate::types::{OutEntity, OutSide, OutSolid};
 
-/// The map as a document the VMF reader reads.
-pub(crate) fn document(map: &Map) -> Document {
-    // An empty parse gives a document with the VMF's quoting rules.
-    let mut doc = Document::parse_with("", Vmf::KV_OPTIONS).unwrap_or_default();
+/// The map as VMF text.
+pub(crate) fn text(map: &Map) -> String {
+    let mut doc = Doc::default();
     header(&mut doc, map.revision);
     entity(&mut doc, "world", &map.world);
     for e in &map.entities {
         entity(&mut doc, "entity", e);
     }
-    let cameras = doc.append_block(NodeId::ROOT, "cameras");
-    doc.append_value(cameras, "activecamera", "-1");
-    doc
+    doc.open("cameras");
+    doc.value("activecamera", "-1");
+    doc.close();
+    doc.out
 }
 
-fn block(doc: &mut Document, parent: NodeId, key: &str, values: &[(&str, &str)]) -> NodeId {
-    let b = doc.append_block(parent, key);
-    for (k, v) in values {
-        doc.append_value(b, k, v);
+/// VMF text under construction: tab-indented, one key/value per line, `\"` for a quote.
+#[derive(Default)]
+struct Doc {
+    out: String,
+    depth: usize,
+}
+
+impl Doc {
+    fn indent(&mut self) {
+        for _ in 0..self.depth {
+            self.out.push('\t');
+        }
     }
-    b
+
+    /// Opens a block, closed by [`Doc::close`].
+    fn open(&mut self, key: &str) {
+        self.indent();
+        let _ = write!(self.out, "{key}\n");
+        self.indent();
+        self.out.push_str("{\n");
+        self.depth += 1;
+    }
+
+    fn close(&mut self) {
+        self.depth -= 1;
+        self.indent();
+        self.out.push_str("}\n");
+    }
+
+    /// A key/value line in the innermost open block.
+    fn value(&mut self, key: &str, value: &str) {
+        self.indent();
+        let value = value.replace('"', "\\\"");
+        let _ = writeln!(self.out, "\"{key}\" \"{value}\"");
+    }
 }
 
-fn header(doc: &mut Document, revision: i32) {
+fn block(doc: &mut Doc, key: &str, values: &[(&str, &str)]) {
+    doc.open(key);
+    for (k, v) in values {
+        doc.value(k, v);
+    }
+    doc.close();
+}
+
+fn header(doc: &mut Doc, revision: i32) {
     let revision = revision.to_string();
     let version = [
         ("editorversion", "400"),
@@ -38,29 +77,31 @@ fn header(doc: &mut Document, revision: i32) {
         ("formatversion", "100"),
         ("prefab", "0"),
     ];
-    block(doc, NodeId::ROOT, "versioninfo", &version);
-    block(doc, NodeId::ROOT, "visgroups", &[]);
+    block(doc, "versioninfo", &version);
+    block(doc, "visgroups", &[]);
     let view = [("bSnapToGrid", "1"), ("bShowGrid", "1"), ("nGridSpacing", "64")];
-    block(doc, NodeId::ROOT, "viewsettings", &view);
+    block(doc, "viewsettings", &view);
 }
 
 /// An entity: id, key/values (outputs into `connections`), solids.
-fn entity(doc: &mut Document, key: &str, e: &OutEntity) {
-    let b = doc.append_block(NodeId::ROOT, key);
-    doc.append_value(b, "id", &e.id.to_string());
+fn entity(doc: &mut Doc, key: &str, e: &OutEntity) {
+    doc.open(key);
+    doc.value("id", &e.id.to_string());
     let (outputs, keys): (Vec<_>, Vec<_>) = e.keyvalues.iter().partition(|(k, v)| is_output(k, v));
     for (k, v) in keys.iter().filter(|(k, _)| !k.eq_ignore_ascii_case("id")) {
-        doc.append_value(b, k, v);
+        doc.value(k, v);
     }
     if !outputs.is_empty() {
-        let c = doc.append_block(b, "connections");
+        doc.open("connections");
         for (k, v) in outputs {
-            doc.append_value(c, k, v);
+            doc.value(k, v);
         }
+        doc.close();
     }
     for s in &e.solids {
-        solid(doc, b, s);
+        solid(doc, s);
     }
+    doc.close();
 }
 
 /// An output: `target,input,parameter,delay,times` with the ESC separator newer compilers
@@ -73,27 +114,29 @@ fn is_output(key: &str, value: &str) -> bool {
     named && value.matches(',').count() == 4
 }
 
-fn solid(doc: &mut Document, parent: NodeId, s: &OutSolid) {
-    let b = doc.append_block(parent, "solid");
-    doc.append_value(b, "id", &s.id.to_string());
+fn solid(doc: &mut Doc, s: &OutSolid) {
+    doc.open("solid");
+    doc.value("id", &s.id.to_string());
     for side in &s.sides {
-        write_side(doc, b, side);
+        write_side(doc, side);
     }
+    doc.close();
 }
 
-fn write_side(doc: &mut Document, parent: NodeId, s: &OutSide) {
-    let b = doc.append_block(parent, "side");
-    doc.append_value(b, "id", &s.id.to_string());
-    doc.append_value(b, "plane", &plane(&s.points));
-    doc.append_value(b, "material", &s.material);
-    doc.append_value(b, "uaxis", &axis(&s.uaxis));
-    doc.append_value(b, "vaxis", &axis(&s.vaxis));
-    doc.append_value(b, "rotation", "0");
-    doc.append_value(b, "lightmapscale", &format_number(s.lightmap_scale));
-    doc.append_value(b, "smoothing_groups", &s.smoothing_groups.to_string());
+fn write_side(doc: &mut Doc, s: &OutSide) {
+    doc.open("side");
+    doc.value("id", &s.id.to_string());
+    doc.value("plane", &plane(&s.points));
+    doc.value("material", &s.material);
+    doc.value("uaxis", &axis(&s.uaxis));
+    doc.value("vaxis", &axis(&s.vaxis));
+    doc.value("rotation", "0");
+    doc.value("lightmapscale", &format_number(s.lightmap_scale));
+    doc.value("smoothing_groups", &s.smoothing_groups.to_string());
     if let Some(d) = &s.disp {
-        dispinfo(doc, b, d);
+        dispinfo(doc, d);
     }
+    doc.close();
 }
 
 fn plane(points: &[[f64; 3]; 3]) -> String {
@@ -117,45 +160,46 @@ fn axis(a: &TextureAxis) -> String {
     )
 }
 
-fn dispinfo(doc: &mut Document, parent: NodeId, d: &DispInfo) {
-    let b = doc.append_block(parent, "dispinfo");
+fn dispinfo(doc: &mut Doc, d: &DispInfo) {
+    doc.open("dispinfo");
     let [x, y, z] = d.start_position.map(format_number);
-    doc.append_value(b, "power", &d.power.to_string());
-    doc.append_value(b, "startposition", &format!("[{x} {y} {z}]"));
-    doc.append_value(b, "flags", &d.flags.to_string());
-    doc.append_value(b, "elevation", "0");
-    doc.append_value(b, "subdiv", "0");
+    doc.value("power", &d.power.to_string());
+    doc.value("startposition", &format!("[{x} {y} {z}]"));
+    doc.value("flags", &d.flags.to_string());
+    doc.value("elevation", "0");
+    doc.value("subdiv", "0");
     let side = d.vertices_per_row();
-    rows(doc, b, "normals", &flat3(&d.normals), side * 3);
+    rows(doc, "normals", &flat3(&d.normals), side * 3);
     rows(
         doc,
-        b,
         "distances",
         &d.distances.iter().map(|&v| num32(v)).collect::<Vec<_>>(),
         side,
     );
-    rows(doc, b, "offsets", &flat3(&d.offsets), side * 3);
-    rows(doc, b, "offset_normals", &flat3(&d.offset_normals), side * 3);
+    rows(doc, "offsets", &flat3(&d.offsets), side * 3);
+    rows(doc, "offset_normals", &flat3(&d.offset_normals), side * 3);
     rows(
         doc,
-        b,
         "alphas",
         &d.alphas.iter().map(|&v| num32(v)).collect::<Vec<_>>(),
         side,
     );
     let tags: Vec<String> = d.triangle_tags.iter().map(i32::to_string).collect();
-    rows(doc, b, "triangle_tags", &tags, 2 * (side - 1));
+    rows(doc, "triangle_tags", &tags, 2 * (side - 1));
     let allowed: Vec<String> = d.allowed_verts.iter().map(i32::to_string).collect();
-    let a = doc.append_block(b, "allowed_verts");
-    doc.append_value(a, "10", &allowed.join(" "));
+    doc.open("allowed_verts");
+    doc.value("10", &allowed.join(" "));
+    doc.close();
+    doc.close();
 }
 
 /// `values` in a block of `row0`, `row1`, ... of `per_row` words each.
-fn rows(doc: &mut Document, parent: NodeId, key: &str, values: &[String], per_row: usize) {
-    let b = doc.append_block(parent, key);
+fn rows(doc: &mut Doc, key: &str, values: &[String], per_row: usize) {
+    doc.open(key);
     for (i, row) in values.chunks(per_row.max(1)).enumerate() {
-        doc.append_value(b, &format!("row{i}"), &row.join(" "));
+        doc.value(&format!("row{i}"), &row.join(" "));
     }
+    doc.close();
 }
 
 fn flat3(v: &[[f32; 3]]) -> Vec<String> {

@@ -274,8 +274,8 @@ fn plain_materials(vmf: &Vmf) -> BTreeMap<String, usize> {
 fn a_compiled_map_decompiles_to_one_that_compiles_the_same() {
     let source = Vmf::parse(test_map()).expect("test map parses");
     let first = compile(&source);
-    let decompiled = srcmap_decompile::decompile(&first).expect("decompiles");
-    let second = compile(&decompiled.vmf);
+    let decompiled = srcmap_decompile::decompile(&first).vmf().expect("re-reads");
+    let second = compile(&decompiled);
     assert_eq!(brush_summary(&second), brush_summary(&first));
     // The rendered faces: plane, texture and vertices (the displacement's new brush adds a
     // plane of its own behind it, so the plane lump itself may differ).
@@ -308,13 +308,13 @@ fn a_compiled_map_decompiles_to_one_that_compiles_the_same() {
 #[test]
 fn the_decompiled_vmf_has_the_sources_solids_and_axes() {
     let source = Vmf::parse(test_map()).unwrap();
-    let decompiled = srcmap_decompile::decompile(&compile(&source)).unwrap();
-    let (a, b) = (decompiled.vmf.stats(), source.stats());
+    let decompiled = srcmap_decompile::decompile(&compile(&source)).vmf().unwrap();
+    let (a, b) = (decompiled.stats(), source.stats());
     assert_eq!(a.solids, b.solids);
     assert_eq!(a.sides, b.sides);
     assert_eq!(a.displacements, 1);
     assert_eq!(a.entities_by_class, b.entities_by_class);
-    assert_eq!(plain_materials(&decompiled.vmf), plain_materials(&source));
+    assert_eq!(plain_materials(&decompiled), plain_materials(&source));
     // The rotated, scaled axes come back to f32 precision, shifts exact.
     let find = |v: &Vmf| {
         let s = v.world.solids.iter().flat_map(|s| &s.sides);
@@ -322,7 +322,7 @@ fn the_decompiled_vmf_has_the_sources_solids_and_axes() {
             .map(|s| (s.uaxis, s.vaxis))
             .next()
     };
-    let (u, v) = find(&decompiled.vmf).expect("the rotated side");
+    let (u, v) = find(&decompiled).expect("the rotated side");
     let (su, sv) = find(&source).unwrap();
     for (x, y) in [(u, su), (v, sv)] {
         assert!(
@@ -336,7 +336,6 @@ fn the_decompiled_vmf_has_the_sources_solids_and_axes() {
     }
     // The door's brushes are back where the source had them, its output in connections.
     let door = decompiled
-        .vmf
         .entities
         .iter()
         .find(|e| e.classname == "func_door")
