@@ -55,7 +55,7 @@ pub fn wants_vmf(output: &Path) -> bool {
 fn run(input: &Path, data: &[u8], out: &Path) -> anyhow::Result<srcmap_decompile::Report> {
     let decompiled =
         srcmap_decompile::decompile_bytes(data).map_err(|e| anyhow::anyhow!("{}: {e}", input.display()))?;
-    write_output(out, &decompiled.text.as_bytes())?;
+    write_output(out, decompiled.text.as_bytes())?;
     Ok(decompiled.report)
 }
 

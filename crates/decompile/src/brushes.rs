@@ -77,35 +77,16 @@ impl Ctx<'_> {
     /// a face's), then material and axes from it, or a tool material.
     fn side(&mut self, g: &SideGeom, contents: u32, at: Placement<'_>) -> OutSide {
         let bs = self.bsp.brush_sides[g.index];
-        let faces = self
-            .faces
-            .faces_on(self.bsp, at.model, bs.plane, &g.plane, &g.winding);
         let id = self.ids.next();
-        for &f in &faces {
-            self.face_sides.entry(f).or_insert(id);
-        }
-        let valid = |t: i32| usize::try_from(t).is_ok_and(|t| t < self.bsp.texinfo.len());
-        let face_texinfo = faces.first().map(|&f| self.bsp.faces[f as usize].texinfo);
-        let texinfo = Some(bs.texinfo)
-            .filter(|&t| valid(t))
-            .or(face_texinfo.filter(|&t| valid(t)));
-        let smoothing_groups = faces
-            .first()
-            .map_or(0, |&f| self.bsp.faces[f as usize].smoothing_groups);
+        let faces = self.matched_faces(g, at.model, id);
         let moved = Winding::new(g.winding.points.iter().map(|p| *p + at.offset).collect());
         let plane = Plane::new(g.plane.normal, g.plane.dist + g.plane.normal.dot(at.offset));
-        let mut side = OutSide {
-            id,
-            points: plane_points(&plane, &moved),
-            material: String::new(),
-            uaxis: TextureAxis::default(),
-            vaxis: TextureAxis::default(),
-            lightmap_scale: 16.0,
-            smoothing_groups,
-            disp: None,
-        };
-        match texinfo {
-            Some(t) => self.textured(&mut side, t as usize, at.offset),
+        let mut side = OutSide::new(id, plane_points(&plane, &moved));
+        side.smoothing_groups = faces
+            .first()
+            .map_or(0, |&f| self.bsp.faces[f as usize].smoothing_groups);
+        match self.side_texinfo(bs.texinfo, &faces) {
+            Some(t) => self.textured(&mut side, t, at.offset),
             None => untextured(&mut side, plane.normal, tool_material(contents, at.class)),
         }
         if side.material.eq_ignore_ascii_case("tools/toolsnodraw") && !plain_solid(contents) {
@@ -114,6 +95,23 @@ impl Ctx<'_> {
             side.material = tool_material(contents, at.class).to_string();
         }
         side
+    }
+
+    /// The faces on a side, each remembered as cut from side `id` (unless another had it).
+    fn matched_faces(&mut self, g: &SideGeom, model: usize, id: i64) -> Vec<u32> {
+        let plane = self.bsp.brush_sides[g.index].plane;
+        let faces = self.faces.faces_on(self.bsp, model, plane, &g.plane, &g.winding);
+        for &f in &faces {
+            self.face_sides.entry(f).or_insert(id);
+        }
+        faces
+    }
+
+    /// The side's own texinfo, else its first face's, when it exists.
+    fn side_texinfo(&self, own: i32, faces: &[u32]) -> Option<usize> {
+        let valid = |t: i32| usize::try_from(t).ok().filter(|&t| t < self.bsp.texinfo.len());
+        let face = faces.first().map(|&f| self.bsp.faces[f as usize].texinfo);
+        valid(own).or_else(|| face.and_then(valid))
     }
 
     /// Material and axes from texinfo `t`; a patched material's cubemap learns the side.

@@ -8,7 +8,7 @@ use srcmap_bsp::DispInfo as BspDisp;
 use srcmap_geom::{DVec3, Plane, polyhedron_faces};
 use srcmap_vmf::DispInfo;
 
-use crate::brushes::{Placement, bounds, untextured};
+use crate::brushes::{bounds, untextured};
 use crate::context::Ctx;
 use crate::points::plane_points;
 use crate::types::{OutSide, OutSolid, dvec};
@@ -109,28 +109,14 @@ impl Ctx<'_> {
     ) -> OutSolid {
         let planes = prism_planes(quad, top);
         let windings = polyhedron_faces(&planes);
-        let world = Placement {
-            model: 0,
-            offset: DVec3::ZERO,
-            class: "worldspawn",
-        };
         let mut sides = Vec::new();
         for (k, (plane, w)) in planes.iter().zip(&windings).enumerate() {
             let Some(w) = w else { continue };
-            let mut side = OutSide {
-                id: self.ids.next(),
-                points: plane_points(plane, w),
-                material: String::new(),
-                uaxis: Default::default(),
-                vaxis: Default::default(),
-                lightmap_scale: 16.0,
-                smoothing_groups: 0,
-                disp: None,
-            };
+            let mut side = OutSide::new(self.ids.next(), plane_points(plane, w));
             if k == 0 {
                 // Overlays on the displacement name its top side.
                 self.face_sides.insert(face, side.id);
-                self.textured(&mut side, texinfo, world.offset);
+                self.textured(&mut side, texinfo, DVec3::ZERO);
                 side.disp = Some(Box::new(dispinfo.clone()));
             } else {
                 untextured(&mut side, plane.normal, "tools/toolsnodraw");

@@ -17,6 +17,22 @@ pub(crate) struct OutSide {
     pub disp: Option<Box<DispInfo>>,
 }
 
+impl OutSide {
+    /// A side on `points`, its material and axes still to be given.
+    pub fn new(id: i64, points: [[f64; 3]; 3]) -> OutSide {
+        OutSide {
+            id,
+            points,
+            material: String::new(),
+            uaxis: TextureAxis::default(),
+            vaxis: TextureAxis::default(),
+            lightmap_scale: 16.0,
+            smoothing_groups: 0,
+            disp: None,
+        }
+    }
+}
+
 /// A solid and where it stands (for grouping and matching).
 #[derive(Debug, Clone)]
 pub(crate) struct OutSolid {

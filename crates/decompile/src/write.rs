@@ -40,7 +40,8 @@ impl Doc {
     /// Opens a block, closed by [`Doc::close`].
     fn open(&mut self, key: &str) {
         self.indent();
-        let _ = write!(self.out, "{key}\n");
+        self.out.push_str(key);
+        self.out.push('\n');
         self.indent();
         self.out.push_str("{\n");
         self.depth += 1;
