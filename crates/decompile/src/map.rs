@@ -6,7 +6,8 @@ use std::collections::HashMap;
 
 use srcmap_bsp::Bsp;
 use srcmap_bsp::flags::{
-    CONTENTS_AREAPORTAL, CONTENTS_DETAIL, CONTENTS_LADDER, CONTENTS_MONSTERCLIP, CONTENTS_PLAYERCLIP,
+    CONTENTS_AREAPORTAL, CONTENTS_DETAIL, CONTENTS_GRATE, CONTENTS_LADDER, CONTENTS_MONSTERCLIP,
+    CONTENTS_PLAYERCLIP, CONTENTS_SOLID, CONTENTS_WINDOW,
 };
 use srcmap_geom::DVec3;
 
@@ -52,12 +53,18 @@ impl WorldBrushes {
     fn list_for(&mut self, contents: u32) -> (&mut Vec<OutSolid>, &'static str) {
         match () {
             _ if contents & CONTENTS_AREAPORTAL != 0 => (&mut self.areaportal, "func_areaportal"),
-            // Clip brushes are detail by themselves; only the rest came from func_detail.
-            _ if contents & CONTENTS_DETAIL != 0 && contents & CLIP == 0 => (&mut self.detail, "func_detail"),
+            _ if from_func_detail(contents) => (&mut self.detail, "func_detail"),
             _ if contents & CONTENTS_LADDER != 0 => (&mut self.ladder, "func_ladder"),
             _ => (&mut self.plain, "worldspawn"),
         }
     }
+}
+
+/// Detail contents a func_detail gave: clip and block-light brushes (solid-less opaque) are
+/// detail by their materials alone.
+fn from_func_detail(contents: u32) -> bool {
+    let body = CONTENTS_SOLID | CONTENTS_WINDOW | CONTENTS_GRATE;
+    contents & CONTENTS_DETAIL != 0 && contents & CLIP == 0 && contents & body != 0
 }
 
 pub(crate) fn build(bsp: &Bsp) -> Map {
