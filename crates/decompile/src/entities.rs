@@ -51,6 +51,9 @@ impl Ctx<'_> {
         let mut used = HashSet::new();
         let mut out: Vec<LumpEntity> = Vec::new();
         for (i, e) in self.bsp.entities.iter().enumerate() {
+            if i > 0 && compiler_added(e) {
+                continue;
+            }
             let mut ent = OutEntity {
                 id: 0,
                 keyvalues: e.pairs.clone(),
@@ -88,6 +91,14 @@ impl Ctx<'_> {
             _ => self.ids.next(),
         }
     }
+}
+
+/// The `water_lod_control` the compiler adds to a map with water and none: no `hammerid` (a
+/// mapper's has one). A recompile adds it again.
+fn compiler_added(e: &srcmap_bsp::Entity) -> bool {
+    e.get("hammerid").is_none()
+        && e.classname()
+            .is_some_and(|c| c.eq_ignore_ascii_case("water_lod_control"))
 }
 
 /// `model "*N"` taken out as model N (a studio model name stays).
