@@ -232,7 +232,12 @@ fn print_pak_and_materials(o: &mut impl Write, report: &InfoReport) -> std::io::
 }
 
 pub fn convert(args: &crate::convert::ConvertArgs, data: &[u8]) -> anyhow::Result<()> {
-    crate::convert::require_extension(args, "BSP", &["bsp"], "BSP to VMF is decompiling, not built yet")?;
+    crate::convert::require_extension(
+        args,
+        "BSP",
+        &["bsp"],
+        "a .vmf output decompiles it (as `srcmap decompile`)",
+    )?;
     let file = open(&args.input, data)?;
     let mut doc = BspDocument::from_file(&file);
     if args.compress {

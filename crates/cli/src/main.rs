@@ -5,6 +5,7 @@ mod bsp_cmd;
 mod compile_cmd;
 mod compile_config;
 mod convert;
+mod decompile_cmd;
 mod detect;
 mod dmx_cmd;
 mod export_cmd;
@@ -66,6 +67,8 @@ enum Command {
     Vrad(rad_cmd::VradArgs),
     /// Compile a VMF into a BSP, running every stage that exists.
     Compile(compile_cmd::CompileArgs),
+    /// Decompile a BSP into a VMF that recompiles to the same map.
+    Decompile(decompile_cmd::DecompileArgs),
     /// Export a BSP's world, brush models, lightmaps and entities as glTF 2.0 binary (`.glb`).
     Export(export_cmd::ExportArgs),
     /// Draw a BSP to a PNG (CPU): lit, fullbright or lightmaps only; top, isometric or from an entity.
@@ -101,6 +104,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Vvis(args) => vis_cmd::vvis(&args),
         Command::Vrad(args) => rad_cmd::vrad(&args),
         Command::Compile(args) => compile_cmd::compile(&args),
+        Command::Decompile(args) => decompile_cmd::decompile(&args),
         Command::Export(args) => export_cmd::export(&args),
         Command::Render(args) => export_cmd::render_map(&args),
         Command::View(args) => view_cmd::view(&args),
@@ -129,6 +133,7 @@ fn convert(args: &convert::ConvertArgs) -> anyhow::Result<()> {
     let data = input::read_file(&args.input)?;
     match detect::detect(&args.input, &data) {
         detect::Kind::Vmf => vmf_cmd::convert(args, &data),
+        detect::Kind::Bsp if decompile_cmd::wants_vmf(&args.output) => decompile_cmd::convert(args, &data),
         detect::Kind::Bsp => bsp_cmd::convert(args, &data),
         detect::Kind::Nav => nav_cmd::convert(args, &data),
         detect::Kind::Dmx => dmx_cmd::convert(args, &data),

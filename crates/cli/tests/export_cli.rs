@@ -193,7 +193,13 @@ fn outputs_never_replace_the_input() {
             "-o".into(),
             dir.join("link.png").into(),
         ],
-        vec!["convert".into(), bsp.clone().into(), dir.join("room2.vmf").into()],
+        vec![
+            "decompile".into(),
+            bsp.clone().into(),
+            "-o".into(),
+            bsp.clone().into(),
+        ],
+        vec!["convert".into(), bsp.clone().into(), dir.join("room2.png").into()],
     ];
     for args in cases {
         let out = srcmap().args(&args).output().unwrap();
@@ -209,5 +215,5 @@ fn outputs_never_replace_the_input() {
         std::fs::read(&vmf).unwrap(),
         std::fs::read(repo("examples/box_room.vmf")).unwrap()
     );
-    assert!(!dir.join("room2.vmf").exists());
+    assert!(!dir.join("room2.png").exists());
 }

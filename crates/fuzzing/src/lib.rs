@@ -23,6 +23,7 @@ pub const TARGETS: &[(&str, Body)] = &[
     ("vmap", vmap),
     ("bsp", bsp),
     ("bsp_view", bsp_view),
+    ("decompile", decompile),
     ("content_vpk", content_vpk),
     ("prt", prt),
     ("texlights", texlights),
@@ -429,4 +430,11 @@ pub fn view_request(data: &[u8]) {
     };
     let (response, _) = site.respond(data);
     assert!([200, 400, 404, 405, 421].contains(&response.status));
+}
+
+/// Any bytes: a decompile gives a VMF that re-reads, or an error; never a panic.
+pub fn decompile(data: &[u8]) {
+    if let Ok(out) = srcmap_decompile::decompile_bytes(data) {
+        out.vmf().expect("a decompiled VMF re-reads");
+    }
 }

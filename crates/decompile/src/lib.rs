@@ -1,0 +1,88 @@
+//! BSP → VMF: a compiled map back as a Hammer map that recompiles to the same BSP.
+//!
+//! [`decompile`] reads a parsed [`Bsp`]; [`decompile_bytes`] reads a file's bytes and keeps
+//! going past lumps it cannot read (each named in [`Report::notes`]). What comes back:
+//! - brushes from BRUSHES/BRUSHSIDES/PLANES (bevel sides skipped), each side's three plane
+//!   points taken on the brush's own winding (integral where that names the same plane),
+//!   its material and texture axes from its texinfo at full precision (scale `1/|vec|`, shift
+//!   exact), or from the face on it, or a tool material chosen by contents;
+//! - the world's brushes split back into `func_detail` (touching detail brushes grouped),
+//!   area portals, ladders and occluders; brush entities' brushes moved back by their origin;
+//! - displacements on a brush built behind their base face, every row and triangle tag bit;
+//! - entities without the keys the compiler added, `prop_static` from the static-prop game
+//!   lump, `info_overlay` from OVERLAYS (sides mapped back), `env_cubemap` from CUBEMAPS with
+//!   the sides whose material it patched; patched materials named as their patch VMT includes.
+
+mod brushes;
+mod context;
+mod cubemaps;
+mod detail;
+mod disp;
+mod entities;
+mod error;
+mod faces;
+mod ids;
+mod map;
+mod materials;
+mod models;
+mod overlays;
+mod points;
+mod props;
+mod read;
+mod texture;
+mod tools;
+mod types;
+mod write;
+
+pub use error::DecompileError;
+pub use srcmap_vmf::Vmf;
+
+use srcmap_bsp::Bsp;
+
+/// A decompiled map and what was done.
+#[derive(Debug)]
+pub struct Decompiled {
+    /// The VMF's text.
+    pub text: String,
+    pub report: Report,
+}
+
+impl Decompiled {
+    /// The VMF parsed (the typed view; the text itself is [`Decompiled::text`]).
+    pub fn vmf(&self) -> Result<Vmf, DecompileError> {
+        Vmf::parse(self.text.as_str()).map_err(DecompileError::Written)
+    }
+}
+
+/// Counts of what was written, and what could not be decompiled.
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize)]
+pub struct Report {
+    pub solids: usize,
+    pub sides: usize,
+    /// Entities besides the world.
+    pub entities: usize,
+    pub displacements: usize,
+    pub static_props: usize,
+    pub overlays: usize,
+    pub cubemaps: usize,
+    /// Lumps that could not be read and records that could not be used, one line each.
+    pub notes: Vec<String>,
+}
+
+/// Decompiles a BSP file's bytes: lumps that fail to parse are left out and named in the
+/// report's notes. Fails only when the file is no Source BSP at all.
+pub fn decompile_bytes(data: &[u8]) -> Result<Decompiled, DecompileError> {
+    let (bsp, notes) = read::read_lenient(data)?;
+    let mut out = decompile(&bsp);
+    out.report.notes.splice(0..0, notes);
+    Ok(out)
+}
+
+/// Decompiles a parsed BSP; what cannot be used is named in the report's notes.
+pub fn decompile(bsp: &Bsp) -> Decompiled {
+    let map = map::build(bsp);
+    Decompiled {
+        text: write::text(&map),
+        report: map.report(),
+    }
+}

@@ -1,0 +1,109 @@
+//! Every corpus BSP (SRCMAP_CORPUS): Source BSPs decompile, within 0.2 s in a release build,
+//! to a VMF that re-reads and whose world sides give back exactly the texture vectors the BSP
+//! stored; other games' BSPs are refused with an error. Skips without the corpus.
+
+use std::collections::HashSet;
+use std::time::{Duration, Instant};
+
+use srcmap_bsp::{Bsp, BspFile};
+use srcmap_vmf::Side;
+
+/// An f32 as a key: bit for bit, -0 as 0 (the two compare equal).
+fn key(x: f32) -> u32 {
+    (x + 0.0).to_bits()
+}
+
+/// The texture vectors a side's axes give, as the compiler stores them (world: no offset).
+fn stored_vecs(side: &Side) -> [[u32; 4]; 2] {
+    [side.uaxis, side.vaxis].map(|a| {
+        let v = a.axis.map(|c| (c / a.scale) as f32);
+        [key(v[0]), key(v[1]), key(v[2]), key(a.shift as f32)]
+    })
+}
+
+/// Every texinfo's texture vectors, bit for bit.
+fn texinfo_vecs(bsp: &Bsp) -> HashSet<[[u32; 4]; 2]> {
+    let bits = |v: [f32; 4]| v.map(key);
+    bsp.texinfo
+        .iter()
+        .map(|t| [bits(t.texture_vecs[0]), bits(t.texture_vecs[1])])
+        .collect()
+}
+
+/// This process's CPU seconds (user and system) where Linux's `/proc` tells them, else the
+/// wall clock's: the budget is the decompile's own work, not the time a loaded machine lends it.
+fn cpu_seconds(wall: Instant) -> f64 {
+    let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
+    // Fields after the parenthesised command name; utime and stime are the 12th and 13th.
+    let rest = stat.rsplit_once(')').map_or("", |(_, r)| r);
+    let ticks: Vec<f64> = rest
+        .split_whitespace()
+        .skip(11)
+        .take(2)
+        .filter_map(|t| t.parse().ok())
+        .collect();
+    match ticks[..] {
+        [user, system] => (user + system) / 100.0,
+        _ => wall.elapsed().as_secs_f64(),
+    }
+}
+
+/// The least time of five decompiles.
+fn best_time(data: &[u8]) -> Duration {
+    let epoch = Instant::now();
+    (0..5)
+        .map(|_| {
+            let start = cpu_seconds(epoch);
+            let _ = srcmap_decompile::decompile_bytes(data);
+            Duration::from_secs_f64(cpu_seconds(epoch) - start)
+        })
+        .min()
+        .unwrap()
+}
+
+#[test]
+fn every_corpus_bsp_decompiles_or_is_refused() {
+    let Some(root) = srcmap_corpus::root("the decompile corpus test") else {
+        return;
+    };
+    let files = srcmap_corpus::files(&root, "bsp", |p| srcmap_corpus::has_extension(p, "bsp"));
+    assert!(!files.is_empty());
+    let mut slow = Vec::new();
+    for path in &files {
+        let data = std::fs::read(path).unwrap();
+        let result = srcmap_decompile::decompile_bytes(&data);
+        let Ok(file) = BspFile::parse(&data) else {
+            assert!(
+                result.is_err(),
+                "{}: not a Source BSP, yet decompiled",
+                path.display()
+            );
+            continue;
+        };
+        let out = result.unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        let back = out.vmf().unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        assert_eq!(back.stats().solids, out.report.solids, "{}", path.display());
+        if let Ok(bsp) = Bsp::from_file(&file) {
+            let known = texinfo_vecs(&bsp);
+            let sides = back.world.solids.iter().flat_map(|s| &s.sides);
+            let textured = sides.filter(|s| !s.material.eq_ignore_ascii_case("tools/toolsnodraw"));
+            let lost: Vec<_> = textured
+                .filter(|s| !known.contains(&stored_vecs(s)))
+                .map(|s| s.id)
+                .collect();
+            assert!(
+                lost.is_empty(),
+                "{}: sides {lost:?} store other texture vectors",
+                path.display()
+            );
+        }
+        if !cfg!(debug_assertions) {
+            let took = best_time(&data);
+            eprintln!("{}: {} ms", path.display(), took.as_millis());
+            if took > Duration::from_millis(200) {
+                slow.push(path.display().to_string());
+            }
+        }
+    }
+    assert!(slow.is_empty(), "over 0.2 s: {slow:?}");
+}

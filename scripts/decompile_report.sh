@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# Decompile recompile-equivalence of every corpus VMF/BSP pair. For each pair two rows, both
+# compiled by our vbsp and judged against Valve's BSP by the independent judges
+# (../shared/judge): `orig`, the pair's own VMF; `decomp`, `srcmap decompile` of Valve's BSP.
+# Columns: brushes and sides (ours/Valve's), entity classes equal, area_err, solid_agree,
+# displacement tags agreeing, feature and prop judge failures, texture-aligned fraction, and
+# for `decomp` the VMF-level figures against the original VMF (vmfstats.py: solids, sides,
+# class and per-material side L1) and the decompile time.
+# Usage: scripts/decompile_report.sh [SRCMAP_BIN] [OUTDIR]   Env: SRCMAP_CORPUS, SRCMAP_JUDGE,
+# SOLID_SAMPLES (compare_vbsp's points, default 5000), PAIRS (a grep pattern to select pairs).
+set -u
+root=$(cd "$(dirname "$0")/.." && pwd)
+bin=$(realpath "${1:-$root/target/release/srcmap}"); out=${2:-/tmp/decompile_report}
+source "$root/scripts/corpus_pairs.sh"
+samples=${SOLID_SAMPLES:-5000}
+
+# Compiles VMF $1 to BSP $2 with vbsp (the judged stage) and the corpus material table.
+compile() { "$bin" vbsp "$1" -o "$2" -q --allowleak --materials "$out/materials.json" >/dev/null 2>&1; }
+
+# Runs every BSP judge on $1 against Valve's $2; writes $3.json (one JSON object per judge).
+judge_all() {
+  {
+    echo "{\"vbsp\": $(python3 "$judge/compare_vbsp.py" "$1" "$2" "$samples" 2>/dev/null | tail -1 || echo null),"
+    echo "\"disp\": $(python3 "$judge/compare_disp.py" "$1" "$2" 2>/dev/null | tail -1 || echo null),"
+    echo "\"feat\": $(python3 "$judge/compare_features.py" "$1" "$2" 2>/dev/null | tail -1 || echo null),"
+    echo "\"props\": $(python3 "$judge/compare_props.py" "$1" "$2" 2>/dev/null | tail -1 || echo null),"
+    echo "\"align\": $(python3 "$judge/texalign.py" "$1" "$2" 2>/dev/null | tail -1 || echo null)}"
+  } > "$3.json"
+}
+
+row() { # kind json [vmfstats-json] [seconds]
+  python3 - "$@" <<'PY'
+import json, sys
+kind, path = sys.argv[1], sys.argv[2]
+def load(p):
+    try: return json.load(open(p))
+    except Exception: return None
+j = load(path) or {}
+v, d, f, p, a = (j.get(k) or {} for k in ('vbsp', 'disp', 'feat', 'props', 'align'))
+cells = [kind,
+         '%s/%s' % tuple(v.get('brushes', ['-', '-'])), '%s/%s' % tuple(v.get('sides', ['-', '-'])),
+         'ents=%s' % v.get('ents_equal', '-'), 'area=%s' % v.get('area_err', '-'),
+         'solid=%s' % v.get('solid_agree', '-'),
+         'tags=%s' % (d.get('tags_agree', '-') if d.get('disps', [0, 0])[1] else 'n/a'),
+         'featfail=%s' % len(f.get('fails', [])) if f else 'featfail=-',
+         'propfail=%s' % len(p.get('fails', [])) if p else 'propfail=-',
+         'aligned=%s' % a.get('aligned_frac', '-')]
+if len(sys.argv) > 3:
+    s = load(sys.argv[3]) or {}
+    dc, og = s.get('decomp', {}), s.get('orig', {})
+    cells += ['vmf solids %s/%s sides %s/%s class_l1=%s mat_l1=%s' % (
+        dc.get('solids'), og.get('solids'), dc.get('sides'), og.get('sides'),
+        s.get('class_l1'), s.get('mat_side_l1')), '%ss' % sys.argv[4]]
+print('  ' + '  '.join(str(c) for c in cells))
+PY
+}
+
+corpus_pairs | grep -E "${PAIRS:-.}" | while IFS=$'\t' read -r vmf valve; do
+  repo=$(basename "$(dirname "$valve")"); map=$(basename "$valve" .bsp)
+  echo "$repo/$map"
+  # One folder per side: the file's stem names the map (`maps/<map>/…` patched materials).
+  mkdir -p "$out/orig/$repo" "$out/decomp/$repo"
+  orig="$out/orig/$repo/$map.bsp"; dvmf="$out/decomp/$repo/$map.vmf"; dbsp="$out/decomp/$repo/$map.bsp"
+  if compile "$corpus/$vmf" "$orig"; then judge_all "$orig" "$corpus/$valve" "$orig"; row orig "$orig.json"
+  else echo "  orig: compile failed"; fi
+  start=$(date +%s.%N)
+  if ! "$bin" decompile "$corpus/$valve" -o "$dvmf" -q; then echo "  decomp: decompile failed"; continue; fi
+  secs=$(echo "$(date +%s.%N) - $start" | bc | sed 's/^\./0./')
+  SRCMAP="$bin" python3 "$judge/vmfstats.py" "$dvmf" "$corpus/$vmf" > "$dvmf.stats.json" 2>/dev/null
+  if compile "$dvmf" "$dbsp"; then judge_all "$dbsp" "$corpus/$valve" "$dbsp"; row decomp "$dbsp.json" "$dvmf.stats.json" "$secs"
+  else echo "  decomp: recompile failed"; fi
+done
