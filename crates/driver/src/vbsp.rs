@@ -177,10 +177,16 @@ impl VbspJob {
 }
 
 /// `srcmap vbsp`: stage 1, the BSP written beside its side files; its report is returned.
+/// The stage is timed and told to `progress` as in `srcmap compile`, and the total told last.
 pub fn vbsp(job: &VbspJob, progress: &dyn Progress, messages: &dyn Messages) -> Result<Report, DriverError> {
-    let stage1 = run_vbsp(job, progress, messages)?;
+    let started = std::time::Instant::now();
+    let stage1 = srcmap_stage::timed_stage("vbsp", progress, || run_vbsp(job, progress, messages))?;
     write_output(&stage1.out_path, &stage1.file)?;
     stage1.side.write_beside(&stage1.out_path)?;
+    if !job.quiet {
+        let seconds = started.elapsed().as_secs_f64();
+        messages.line(&crate::compile::total_line("vbsp", &stage1.out_path, seconds));
+    }
     Ok(stage1.report)
 }
 

@@ -64,6 +64,50 @@ pub trait Progress: Sync {
     fn finish(&self) {}
 }
 
+/// What a stage's run gives back: its report, maybe beside or inside other results.
+pub trait StageOutput {
+    fn report_mut(&mut self) -> Option<&mut Report>;
+}
+
+impl StageOutput for Report {
+    fn report_mut(&mut self) -> Option<&mut Report> {
+        Some(self)
+    }
+}
+
+/// A stage that may not run (vis on a leaked map).
+impl StageOutput for Option<Report> {
+    fn report_mut(&mut self) -> Option<&mut Report> {
+        self.as_mut()
+    }
+}
+
+/// A stage's result (the BSP's bytes) and its report.
+impl<T> StageOutput for (T, Report) {
+    fn report_mut(&mut self) -> Option<&mut Report> {
+        Some(&mut self.1)
+    }
+}
+
+/// Runs one stage between [`Progress::begin_stage`] and [`Progress::end_stage`], its wall time
+/// in its report's `seconds`. Every command that runs a stage (`srcmap compile`, `vbsp`, `vvis`,
+/// `vrad`) times it here, so the line a display prints when it ends and `--json`'s figure are
+/// one measurement.
+pub fn timed_stage<T: StageOutput, E>(
+    stage: &'static str,
+    progress: &dyn Progress,
+    run: impl FnOnce() -> Result<T, E>,
+) -> Result<T, E> {
+    let started = Instant::now();
+    progress.begin_stage(stage);
+    let mut out = run()?;
+    if let Some(report) = out.report_mut() {
+        report.seconds = started.elapsed().as_secs_f64();
+        progress.end_stage(report);
+    }
+    Ok(out)
+}
+
 /// A [`Progress`] that ignores everything.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct NoProgress;
