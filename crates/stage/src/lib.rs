@@ -390,6 +390,37 @@ pub fn verify_enabled(asked: bool) -> bool {
 mod tests {
     use super::*;
 
+    /// What a run told its progress: the stages begun, and the ends with their seconds.
+    #[derive(Default)]
+    struct Told(std::sync::Mutex<Vec<String>>);
+    impl Progress for Told {
+        fn begin_stage(&self, stage: &'static str) {
+            self.0.lock().unwrap().push(format!("begin {stage}"));
+        }
+        fn end_stage(&self, report: &Report) {
+            let line = format!("end {} {}", report.stage, report.seconds > 0.0);
+            self.0.lock().unwrap().push(line);
+        }
+    }
+
+    /// A stage is begun, then ended with its wall time in its report; a failed one is not ended.
+    #[test]
+    fn a_timed_stage_is_told_with_its_time_and_a_failed_one_is_not_ended() {
+        let told = Told::default();
+        let run = || {
+            std::thread::sleep(Duration::from_millis(20));
+            Ok::<_, ()>((vec![1u8], Report::new("vvis")))
+        };
+        let (_, report) = timed_stage("vvis", &told, run).unwrap();
+        assert!(report.seconds >= 0.02, "{}", report.seconds);
+        let failed = timed_stage("vrad", &told, || Err::<Report, _>("no light"));
+        assert_eq!(failed.unwrap_err(), "no light");
+        assert_eq!(
+            *told.0.lock().unwrap(),
+            ["begin vvis", "end vvis true", "begin vrad"]
+        );
+    }
+
     #[test]
     fn report_figures_and_times() {
         let mut r = Report::new("vvis");
