@@ -171,6 +171,12 @@ fn bad_flags_are_usage_errors_in_json_with_exit_status_2() {
         assert_eq!(run.status.code(), Some(2), "{args:?}");
         assert_eq!(error_of(&run)["kind"], "usage", "{args:?}");
     }
+    // Found before any work: no stage is said to have started.
+    let unknown = srcmap(&[&"compile", &"map.vmf", &"--target", &"quake", &"--json"]);
+    assert_eq!(unknown.status.code(), Some(2));
+    assert_eq!(error_of(&unknown)["kind"], "usage");
+    let err = String::from_utf8_lossy(&unknown.stderr);
+    assert!(err.contains("quake") && !err.contains("started"), "{err}");
     // Without --json, stdout stays empty.
     let run = srcmap(&[&"compile", &"map.vmf", &"--no-such-flag"]);
     assert_eq!(run.status.code(), Some(2));

@@ -43,6 +43,7 @@ pub fn compile(
     messages: &dyn Messages,
 ) -> Result<CompileReports, DriverError> {
     let started = Instant::now();
+    job.vbsp.check_usage()?;
     let Stage1 {
         mut bsp,
         file,
