@@ -102,8 +102,12 @@ impl<'a> BspDocument<'a> {
             })
             .collect();
         let mut file_order: Vec<usize> = (0..HEADER_LUMPS).collect();
-        // Stable: directory order breaks ties between lumps at the same offset (empty ones).
-        file_order.sort_by_key(|&i| (h.lumps[i].offset, h.lumps[i].len > 0));
+        // The branch's write order breaks ties between lumps at the same offset (empty ones), so
+        // that a lump a later stage fills (vrad's leaf ambient lumps) lands where that branch's
+        // tools put it.
+        let written = write_order(h.version, h.order);
+        let rank = |i: usize| written.iter().position(|&l| l == i).unwrap_or(HEADER_LUMPS + i);
+        file_order.sort_by_key(|&i| (h.lumps[i].offset, h.lumps[i].len > 0, rank(i)));
         let gl = h.lumps[GAME_LUMP];
         let relative = crate::gamelump::has_relative_offsets(file.stored(GAME_LUMP), gl.offset, h.endian);
         BspDocument {

@@ -13,12 +13,20 @@ pub const V19_WRITE_ORDER: [usize; 46] = [
     0, 15, 32, 36, 9, 41, 42, 43, 44, 45, 29, 49, 28, 30, 31, 46, 35, 40,
 ];
 
-/// BSP 21 and later (Counter-Strike: Global Offensive, Portal 2; Strata and Desolation keep
-/// it): map flags and textures first, the tree, then geometry. HDR faces, which CS:GO's vbsp
-/// leaves out, sit after the faces as Strata puts them.
+/// BSP 21 and later (Counter-Strike: Global Offensive, Portal 2; Desolation's 42 keeps it): map
+/// flags and textures first, the tree, then geometry. HDR faces, which CS:GO's vbsp leaves out,
+/// sit after the faces as Strata puts them.
 pub const V21_WRITE_ORDER: [usize; 58] = [
     59, 6, 2, 43, 44, 10, 17, 1, 18, 19, 14, 5, 20, 21, 4, 0, 29, 26, 3, 12, 13, 7, 58, 33, 48, 63, 28, 9, 8,
     37, 38, 39, 53, 30, 31, 51, 52, 55, 56, 16, 36, 45, 50, 60, 61, 46, 15, 34, 41, 42, 54, 47, 11, 22, 23,
+    27, 35, 40,
+];
+
+/// Strata Source (BSP 25): as [`V21_WRITE_ORDER`] with the leaf ambient lumps as its vrad puts
+/// them, LDR lighting before the indices and HDR's indices before its lighting.
+pub const STRATA_WRITE_ORDER: [usize; 58] = [
+    59, 6, 2, 43, 44, 10, 17, 1, 18, 19, 14, 5, 20, 21, 4, 0, 29, 26, 3, 12, 13, 7, 58, 33, 48, 63, 28, 9, 8,
+    37, 38, 39, 53, 30, 31, 56, 52, 51, 55, 16, 36, 45, 50, 60, 61, 46, 15, 34, 41, 42, 54, 47, 11, 22, 23,
     27, 35, 40,
 ];
 
@@ -36,6 +44,7 @@ pub fn write_order(version: i32, order: LumpOrder) -> &'static [usize] {
         (_, LumpOrder::L4d2) => &L4D2_WRITE_ORDER,
         (..=19, _) => &V19_WRITE_ORDER,
         (20, _) => &VALVE_WRITE_ORDER,
+        (25, _) => &STRATA_WRITE_ORDER,
         _ => &V21_WRITE_ORDER,
     }
 }
@@ -50,6 +59,7 @@ mod tests {
         for list in [
             &V19_WRITE_ORDER[..],
             &V21_WRITE_ORDER,
+            &STRATA_WRITE_ORDER,
             &L4D2_WRITE_ORDER,
             &VALVE_WRITE_ORDER,
         ] {

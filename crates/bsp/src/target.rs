@@ -10,7 +10,11 @@
 use crate::bsp::Bsp;
 use crate::file::LumpOrder;
 use crate::gamelump::{GameLumps, StaticPropLayout};
-use crate::lump::{PHYSLEVEL, WORLDLIGHTS, WORLDLIGHTS_HDR};
+use crate::lump::{
+    AREAPORTALS, BRUSHSIDES, DISPINFO, EDGES, FACES, FACES_HDR, LEAF_AMBIENT_INDEX, LEAF_AMBIENT_INDEX_HDR,
+    LEAFBRUSHES, LEAFFACES, LEAFS, LEAFWATERDATA, NODES, OVERLAYS, PHYSDISP, PHYSLEVEL, PRIMINDICES,
+    PRIMITIVES, UNUSED0, UNUSED1, VERTNORMALINDICES, WATEROVERLAYS, WORLDLIGHTS, WORLDLIGHTS_HDR,
+};
 use crate::versions::{WORLD_LIGHTS_VERSION, WORLD_LIGHTS_VERSION_WITH_SHADOW_OFFSET};
 
 /// One game branch's output format.
@@ -133,6 +137,54 @@ pub const TARGETS: &[Target] = &[
         // Left 4 Dead 2's vbsp labels its (empty) physics level lump 16.
         lump_versions: &[(PHYSLEVEL, 16)],
     },
+    Target {
+        name: "strata",
+        aliases: &["p2ce", "momentum", "revolution"],
+        games: "Strata Source: Momentum Mod, Portal 2: Community Edition, Portal: Revolution",
+        bsp_version: 25,
+        static_props_version: 12,
+        static_props: StaticPropLayout::V12,
+        world_lights_version: WORLD_LIGHTS_VERSION_WITH_SHADOW_OFFSET,
+        lump_versions: STRATA_LUMP_VERSIONS,
+        ..SOURCE_2013_MP
+    },
+    Target {
+        name: "desolation",
+        aliases: &["desolation_v42"],
+        games: "Desolation (its BSP 42 branch)",
+        bsp_version: 42,
+        static_props_version: 11,
+        static_props: StaticPropLayout::V11,
+        world_lights_version: WORLD_LIGHTS_VERSION_WITH_SHADOW_OFFSET,
+        ..SOURCE_2013_MP
+    },
+];
+
+/// Strata Source's lump versions past BSP 20's: v1 (v2 for faces and leafs) is its layout with
+/// 32-bit indices and float bounds, which srcmap's reader and writer take from the version. The
+/// unused lumps 22 and 23 and the empty ones carry the versions Strata's tools label them with.
+const STRATA_LUMP_VERSIONS: &[(usize, u32)] = &[
+    (NODES, 1),
+    (FACES, 2),
+    (LEAFS, 2),
+    (EDGES, 1),
+    (LEAFFACES, 1),
+    (LEAFBRUSHES, 1),
+    (BRUSHSIDES, 1),
+    (AREAPORTALS, 1),
+    (UNUSED0, 1),
+    (UNUSED1, 1),
+    (DISPINFO, 1),
+    (PHYSDISP, 2),
+    (VERTNORMALINDICES, 1),
+    (LEAFWATERDATA, 1),
+    (PRIMITIVES, 1),
+    (PRIMINDICES, 1),
+    (OVERLAYS, 1),
+    (WATEROVERLAYS, 1),
+    (LEAF_AMBIENT_INDEX_HDR, 1),
+    (LEAF_AMBIENT_INDEX, 1),
+    (FACES_HDR, 2),
 ];
 
 impl Target {

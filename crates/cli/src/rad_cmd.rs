@@ -2,11 +2,12 @@
 
 use std::path::PathBuf;
 
+use srcmap_driver::compile::total_line;
 use srcmap_driver::{RadSettings, RadSources, VradJob};
 use srcmap_vrad::{AmbientOcclusion, Report, counts};
 
 use crate::output::{Stderr, print_json};
-use crate::progress::Bar;
+use crate::progress::{Bar, print_line};
 
 #[derive(Debug, clap::Args)]
 pub struct VradArgs {
@@ -186,18 +187,21 @@ impl VradArgs {
 
 /// `srcmap vrad`: the BSP lit, then the report printed (JSON, or lines for a person).
 pub fn vrad(args: &VradArgs) -> anyhow::Result<()> {
-    let progress = Bar::new(args.quiet || args.json);
+    let progress = Bar::new(args.quiet);
     let run = srcmap_driver::vrad(&args.job(), &progress, &Stderr)?;
     if args.json {
         print_json(&json_report(&run.report, run.seconds)?)?;
     } else if !args.quiet {
-        print_summary(args, &run.output, &run.report, run.seconds);
+        print_summary(args, &run.output, &run.report);
+    }
+    if !args.quiet {
+        print_line(&total_line("vrad", &run.output, run.seconds));
     }
     Ok(())
 }
 
 /// What the run did, for a person: material and prop sources, files packed, counts and speed.
-fn print_summary(args: &VradArgs, out: &std::path::Path, report: &Report, total: f64) {
+fn print_summary(args: &VradArgs, out: &std::path::Path, report: &Report) {
     print_warnings(report);
     if args.game.is_some() || args.materials.is_some() {
         eprintln!(
@@ -208,7 +212,7 @@ fn print_summary(args: &VradArgs, out: &std::path::Path, report: &Report, total:
         );
     }
     print_props(report);
-    print_totals(out, report, total);
+    print_totals(out, report);
 }
 
 /// The lines of what was done to and for props (each only when something was): static prop
@@ -258,7 +262,7 @@ fn print_if_any(report: &Report, count: &str, line: impl FnOnce(u64) -> String) 
 }
 
 /// The run's counts and speed.
-fn print_totals(out: &std::path::Path, report: &Report, total: f64) {
+fn print_totals(out: &std::path::Path, report: &Report) {
     let harvested = report.count(counts::TEXLIGHTS_HARVESTED);
     let harvested = if harvested > 0 {
         format!("; {harvested} texture lights recovered from the map's world lights")
@@ -276,10 +280,9 @@ fn print_totals(out: &std::path::Path, report: &Report, total: f64) {
         report.count(counts::LEAVES_WITH_AMBIENT)
     );
     eprintln!(
-        "{} rays, {:.2} Mrays/s, {:.2} s total",
+        "{} rays, {:.2} Mrays/s",
         report.count(counts::RAYS),
         srcmap_vrad::rays_per_second(report) / 1e6,
-        total
     );
 }
 
@@ -290,10 +293,11 @@ pub fn print_warnings(report: &Report) {
     }
 }
 
-/// The shared stage report, plus the run's total seconds and its rays per second.
+/// The shared stage report (`seconds`: the stage, as its end line says), plus the run's total
+/// seconds (to the BSP written) and its rays per second.
 fn json_report(r: &Report, total: f64) -> anyhow::Result<serde_json::Value> {
     let mut value = serde_json::to_value(r)?;
-    value["seconds"] = total.into();
+    value["total_seconds"] = total.into();
     value["rays_per_second"] = srcmap_vrad::rays_per_second(r).into();
     Ok(value)
 }

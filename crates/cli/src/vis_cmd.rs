@@ -2,11 +2,12 @@
 
 use std::path::PathBuf;
 
+use srcmap_driver::compile::total_line;
 use srcmap_driver::{VisSettings, VvisJob};
 use srcmap_vvis::Report;
 
 use crate::output::print_json;
-use crate::progress::Bar;
+use crate::progress::{Bar, print_line};
 
 #[derive(Debug, clap::Args)]
 pub struct VvisArgs {
@@ -85,18 +86,21 @@ impl VvisArgs {
 
 /// `srcmap vvis`: the BSP's visibility computed and written, then the report printed.
 pub fn vvis(args: &VvisArgs) -> anyhow::Result<()> {
-    let progress = Bar::new(args.quiet || args.json);
+    let progress = Bar::new(args.quiet);
     let run = srcmap_driver::vvis(&args.job(), &progress)?;
     if args.json {
         print_json(&run.report)?;
     } else if !args.quiet {
-        print_summary(&run.report, &run.output, run.prt.as_deref(), run.seconds);
+        print_summary(&run.report, &run.output, run.prt.as_deref());
+    }
+    if !args.quiet {
+        print_line(&total_line("vvis", &run.output, run.seconds));
     }
     Ok(())
 }
 
 /// The two lines `srcmap vvis` prints after a run.
-fn print_summary(report: &Report, out: &std::path::Path, prt_path: Option<&std::path::Path>, total: f64) {
+fn print_summary(report: &Report, out: &std::path::Path, prt_path: Option<&std::path::Path>) {
     let source = if report.count("portals_from_prt") == 1 {
         format!(
             "portals from {}",
@@ -120,7 +124,7 @@ fn print_summary(report: &Report, out: &std::path::Path, prt_path: Option<&std::
             .map_or(String::new(), |r| format!(", vis radius {r}")),
     );
     eprintln!(
-        "average clusters visible {:.1}, visibility lump {} bytes, {} threads, {total:.2} s",
+        "average clusters visible {:.1}, visibility lump {} bytes, {} threads",
         report.count("visible_pairs") as f64 / clusters.max(1) as f64,
         report.count("vis_bytes"),
         report.count("threads")

@@ -171,6 +171,12 @@ fn bad_flags_are_usage_errors_in_json_with_exit_status_2() {
         assert_eq!(run.status.code(), Some(2), "{args:?}");
         assert_eq!(error_of(&run)["kind"], "usage", "{args:?}");
     }
+    // Found before any work: no stage is said to have started.
+    let unknown = srcmap(&[&"compile", &"map.vmf", &"--target", &"quake", &"--json"]);
+    assert_eq!(unknown.status.code(), Some(2));
+    assert_eq!(error_of(&unknown)["kind"], "usage");
+    let err = String::from_utf8_lossy(&unknown.stderr);
+    assert!(err.contains("quake") && !err.contains("started"), "{err}");
     // Without --json, stdout stays empty.
     let run = srcmap(&[&"compile", &"map.vmf", &"--no-such-flag"]);
     assert_eq!(run.status.code(), Some(2));
@@ -214,6 +220,35 @@ fn seconds_in(line: &str) -> f64 {
     }
 }
 
+/// `report`'s stage was told on `err` as it started and ended, the end line's time being the
+/// report's `seconds` (within 1 %, or the rounding of the printed figure); its warnings are
+/// structured.
+fn assert_stage_told(err: &str, report: &Value) {
+    let stage = report["stage"].as_str().unwrap();
+    assert!(err.contains(&format!("{stage}: started")), "{stage}:\n{err}");
+    let line = err
+        .lines()
+        .find(|l| l.starts_with(&format!("{stage}: done in")))
+        .unwrap_or_else(|| panic!("no end line for {stage}:\n{err}"));
+    let (text, json) = (seconds_in(line), report["seconds"].as_f64().unwrap());
+    assert!(
+        json > 0.0 && (text - json).abs() <= (json * 0.01).max(0.006),
+        "{stage}: {text} vs {json}"
+    );
+    for w in report["warnings"].as_array().unwrap() {
+        assert!(w["code"].is_string() && w["severity"].is_string() && w["message"].is_string());
+    }
+}
+
+/// The last line on stderr is `COMMAND: wrote ... s total`.
+fn assert_ends_with_total(command: &str, err: &str) {
+    let last = err.lines().last().unwrap_or_default();
+    assert!(
+        last.starts_with(&format!("{command}: wrote")) && last.ends_with(" s total"),
+        "{command}:\n{err}"
+    );
+}
+
 #[test]
 fn compile_tells_each_stage_and_its_time_as_the_json_report_does() {
     let dir = temp_dir("stages");
@@ -224,26 +259,33 @@ fn compile_tells_each_stage_and_its_time_as_the_json_report_does() {
     assert!(run.status.success(), "{err}");
     let reports = one_document(&run);
     for report in reports.as_array().unwrap() {
-        let stage = report["stage"].as_str().unwrap();
-        assert!(err.contains(&format!("{stage}: started")), "{stage}:\n{err}");
-        let line = err
-            .lines()
-            .find(|l| l.starts_with(&format!("{stage}: done in")))
-            .unwrap_or_else(|| panic!("no end line for {stage}:\n{err}"));
-        let (text, json) = (seconds_in(line), report["seconds"].as_f64().unwrap());
-        assert!(
-            (text - json).abs() <= (json * 0.01).max(0.006),
-            "{stage}: {text} vs {json}"
-        );
-        for w in report["warnings"].as_array().unwrap() {
-            assert!(w["code"].is_string() && w["severity"].is_string() && w["message"].is_string());
-        }
+        assert_stage_told(&err, report);
     }
-    assert!(
-        err.lines()
-            .any(|l| l.starts_with("compile: wrote") && l.ends_with("s total")),
-        "{err}"
-    );
+    assert_ends_with_total("compile", &err);
+}
+
+/// `srcmap vbsp`, `vvis` and `vrad` each tell their stage, its time and the total as
+/// `srcmap compile` does.
+#[test]
+fn each_stage_alone_tells_its_stage_and_total_as_compile_does() {
+    let dir = temp_dir("alone");
+    let vmf = dir.join("room.vmf");
+    std::fs::write(&vmf, example_map()).unwrap();
+    let bsp = dir.join("room.bsp");
+    let runs: [(&str, Vec<&dyn AsRef<std::ffi::OsStr>>); 3] = [
+        ("vbsp", vec![&"vbsp", &vmf, &"--json"]),
+        ("vvis", vec![&"vvis", &bsp, &"--json"]),
+        ("vrad", vec![&"vrad", &bsp, &"-fast", &"--json"]),
+    ];
+    for (stage, args) in runs {
+        let run = srcmap(&args);
+        let err = String::from_utf8_lossy(&run.stderr);
+        assert!(run.status.success(), "{stage}: {err}");
+        let report = one_document(&run);
+        assert_eq!(report["stage"], stage);
+        assert_stage_told(&err, &report);
+        assert_ends_with_total(stage, &err);
+    }
 }
 
 #[test]

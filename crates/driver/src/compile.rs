@@ -4,7 +4,7 @@
 use std::time::Instant;
 
 use srcmap_bsp::Bsp;
-use srcmap_stage::{Progress, Report};
+use srcmap_stage::{Progress, Report, StageOutput, timed_stage};
 
 use crate::error::DriverError;
 use crate::files::write_output;
@@ -43,6 +43,7 @@ pub fn compile(
     messages: &dyn Messages,
 ) -> Result<CompileReports, DriverError> {
     let started = Instant::now();
+    job.vbsp.check_usage()?;
     let Stage1 {
         mut bsp,
         file,
@@ -73,30 +74,9 @@ pub fn compile(
     side.write_beside(&out_path)?;
     if !job.vbsp.quiet {
         tell_later_warnings(&reports, messages);
-        let total = started.elapsed().as_secs_f64();
-        messages.line(&format!(
-            "compile: wrote {} in {total:.2} s total",
-            out_path.display()
-        ));
+        messages.line(&total_line("compile", &out_path, started.elapsed().as_secs_f64()));
     }
     Ok(reports)
-}
-
-/// What a stage gives back: a report, maybe inside its other results.
-trait StageOutput {
-    fn report_mut(&mut self) -> Option<&mut Report>;
-}
-
-impl StageOutput for Report {
-    fn report_mut(&mut self) -> Option<&mut Report> {
-        Some(self)
-    }
-}
-
-impl StageOutput for Option<Report> {
-    fn report_mut(&mut self) -> Option<&mut Report> {
-        self.as_mut()
-    }
 }
 
 impl StageOutput for Stage1 {
@@ -105,20 +85,10 @@ impl StageOutput for Stage1 {
     }
 }
 
-/// Runs one stage between `begin_stage` and `end_stage`, its wall time in its report.
-fn timed_stage<T: StageOutput>(
-    stage: &'static str,
-    progress: &dyn Progress,
-    run: impl FnOnce() -> Result<T, DriverError>,
-) -> Result<T, DriverError> {
-    let started = Instant::now();
-    progress.begin_stage(stage);
-    let mut out = run()?;
-    if let Some(report) = out.report_mut() {
-        report.seconds = started.elapsed().as_secs_f64();
-        progress.end_stage(report);
-    }
-    Ok(out)
+/// The line that ends a command that wrote a BSP: `COMMAND: wrote PATH in N s total`, `seconds`
+/// from the command's start.
+pub fn total_line(command: &str, out_path: &std::path::Path, seconds: f64) -> String {
+    format!("{command}: wrote {} in {seconds:.2} s total", out_path.display())
 }
 
 /// vvis's and vrad's warnings as text (vbsp tells its own as it goes).

@@ -143,6 +143,10 @@ const TITLES: &[(&str, &str)] = &[
     ("counter-strike: global offensive", "csgo"),
     ("portal 2", "portal2"),
     ("left 4 dead 2", "left4dead2"),
+    ("momentum mod", "strata"),
+    ("portal 2: community edition", "strata"),
+    ("portal: revolution", "strata"),
+    ("desolation", "desolation"),
 ];
 
 impl GameFacts {
@@ -267,6 +271,19 @@ mod tests {
             &gameinfo("X", "0", &["|gameinfo_path|.", "portal2_dlc1", "portal2"]),
         );
         assert_eq!(chosen(&by_paths), "portal2");
+        let momentum = game_dir("mm", &gameinfo("Momentum Mod", "0", &["|gameinfo_path|."]));
+        assert_eq!(chosen(&momentum), "strata");
+        let p2ce = game_dir(
+            "p2ce",
+            &gameinfo(
+                "My P2CE Mod",
+                "0",
+                &["|gameinfo_path|.", "|all_source_engine_paths|p2ce"],
+            ),
+        );
+        assert_eq!(chosen(&p2ce), "strata");
+        let desolation = game_dir("des", &gameinfo("Desolation", "0", &["|gameinfo_path|."]));
+        assert_eq!(chosen(&desolation), "desolation");
     }
 
     #[test]

@@ -115,6 +115,14 @@ impl VbspJob {
             .unwrap_or_else(|| self.map.with_extension("bsp"))
     }
 
+    /// The usage errors found before any work (an unknown `--target`, a gameinfo.txt naming no
+    /// known game, an output over the map), checked before the stage is told to have started.
+    pub fn check_usage(&self) -> Result<(), DriverError> {
+        self.refuse_replacing_the_map(&self.out_path())?;
+        crate::target::choose(self.game.as_deref(), self.target.as_deref())?;
+        Ok(())
+    }
+
     /// The BSP and its side files (.prt, .lin) must not replace the map.
     fn refuse_replacing_the_map(&self, out_path: &Path) -> Result<(), DriverError> {
         for written in [
@@ -177,10 +185,17 @@ impl VbspJob {
 }
 
 /// `srcmap vbsp`: stage 1, the BSP written beside its side files; its report is returned.
+/// The stage is timed and told to `progress` as in `srcmap compile`, and the total told last.
 pub fn vbsp(job: &VbspJob, progress: &dyn Progress, messages: &dyn Messages) -> Result<Report, DriverError> {
-    let stage1 = run_vbsp(job, progress, messages)?;
+    let started = std::time::Instant::now();
+    job.check_usage()?;
+    let stage1 = srcmap_stage::timed_stage("vbsp", progress, || run_vbsp(job, progress, messages))?;
     write_output(&stage1.out_path, &stage1.file)?;
     stage1.side.write_beside(&stage1.out_path)?;
+    if !job.quiet {
+        let seconds = started.elapsed().as_secs_f64();
+        messages.line(&crate::compile::total_line("vbsp", &stage1.out_path, seconds));
+    }
     Ok(stage1.report)
 }
 

@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Instant;
 
-use srcmap_stage::{Progress, Report, Threads};
+use srcmap_stage::{Progress, Report, Threads, timed_stage};
 use srcmap_vrad::{AmbientOcclusion, MaterialSource, ModelSource, Options, Quality, TexLights};
 
 use crate::error::DriverError;
@@ -174,7 +174,7 @@ pub struct VradRun {
     pub report: Report,
     /// The BSP written.
     pub output: PathBuf,
-    /// Seconds from the start of lighting to the BSP written.
+    /// Seconds from the start of the command to the BSP written.
     pub seconds: f64,
 }
 
@@ -194,26 +194,37 @@ impl VradJob {
 }
 
 /// Runs `srcmap vrad`: the light and material files must not be the output; the BSP read,
-/// lit and written.
+/// lit and written. The stage (reading and lighting) is timed and told to `progress` as in
+/// `srcmap compile`; the run's `seconds` go on to the BSP written.
 pub fn vrad(job: &VradJob, progress: &dyn Progress, messages: &dyn Messages) -> Result<VradRun, DriverError> {
+    let started = Instant::now();
     // The BSP is lit in place by default; the light and material files are only read.
     for read_only in job.sources.lights.iter().chain(&job.sources.materials) {
         refuse_overwriting(read_only, job.out_path())?;
     }
-    let input = read(&job.bsp)?;
-    let options = job.options(messages)?;
-    let start = Instant::now();
-    let (bytes, report) =
-        srcmap_vrad::relight(&input, &options, progress).map_err(|error| DriverError::Vrad {
-            path: job.bsp.clone(),
-            error: Box::new(error),
-        })?;
+    let (bytes, report) = timed_stage("vrad", progress, || job.run(progress, messages))?;
     write_output(job.out_path(), &bytes)?;
     Ok(VradRun {
         report,
         output: job.out_path().to_path_buf(),
-        seconds: start.elapsed().as_secs_f64(),
+        seconds: started.elapsed().as_secs_f64(),
     })
+}
+
+impl VradJob {
+    /// The BSP read and lit: the new BSP's bytes.
+    fn run(
+        &self,
+        progress: &dyn Progress,
+        messages: &dyn Messages,
+    ) -> Result<(Vec<u8>, Report), DriverError> {
+        let input = read(&self.bsp)?;
+        let options = self.options(messages)?;
+        srcmap_vrad::relight(&input, &options, progress).map_err(|error| DriverError::Vrad {
+            path: self.bsp.clone(),
+            error: Box::new(error),
+        })
+    }
 }
 
 #[cfg(test)]

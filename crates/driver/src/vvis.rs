@@ -3,7 +3,7 @@
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use srcmap_stage::{Progress, Report, Threads};
+use srcmap_stage::{Progress, Report, Threads, timed_stage};
 use srcmap_vvis::{FlowKind, VvisError};
 
 use crate::error::DriverError;
@@ -60,7 +60,7 @@ pub struct VvisRun {
     pub output: PathBuf,
     /// The portal file read, if one was.
     pub prt: Option<PathBuf>,
-    /// Seconds from the start of vis to the BSP written.
+    /// Seconds from the start of the command to the BSP written.
     pub seconds: f64,
 }
 
@@ -90,31 +90,34 @@ impl VvisJob {
 }
 
 /// Runs `srcmap vvis`: the BSP read, its portal file read (it must not be the output), vis run
-/// and the BSP written. The report's `total` time runs from the start of vis to the BSP written.
+/// and the BSP written. The stage (reading and vis) is timed and told to `progress` as in
+/// `srcmap compile`; the run's `seconds` go on to the BSP written.
 pub fn vvis(job: &VvisJob, progress: &dyn Progress) -> Result<VvisRun, DriverError> {
-    let input = read(&job.bsp)?;
+    let started = Instant::now();
     let prt = job.prt_path();
-    let prt_text = match &prt {
-        Some(p) => Some(read_text(p)?),
-        None => None,
-    };
     // The BSP is rewritten in place by default; the portal file is only read.
     if let Some(p) = &prt {
         refuse_overwriting(p, job.out_path())?;
     }
-    let start = Instant::now();
-    let (bytes, mut report) =
-        srcmap_vvis::vis_bsp(&input, prt_text.as_deref(), &job.settings.options(), progress)
-            .map_err(|e| job.error(prt.as_deref(), e))?;
+    let (bytes, mut report) = timed_stage("vvis", progress, || job.run(prt.as_deref(), progress))?;
     write_output(job.out_path(), &bytes)?;
-    let seconds = start.elapsed().as_secs_f64();
-    report.time("total", start.elapsed());
+    report.time("total", started.elapsed());
     Ok(VvisRun {
         report,
         output: job.out_path().to_path_buf(),
         prt,
-        seconds,
+        seconds: started.elapsed().as_secs_f64(),
     })
+}
+
+impl VvisJob {
+    /// Vis on the BSP read, with the portal file `prt` when there is one: the new BSP's bytes.
+    fn run(&self, prt: Option<&Path>, progress: &dyn Progress) -> Result<(Vec<u8>, Report), DriverError> {
+        let input = read(&self.bsp)?;
+        let prt_text = prt.map(read_text).transpose()?;
+        srcmap_vvis::vis_bsp(&input, prt_text.as_deref(), &self.settings.options(), progress)
+            .map_err(|e| self.error(prt, e))
+    }
 }
 
 /// A text file's contents, naming it in the error.

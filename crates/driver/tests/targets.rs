@@ -82,16 +82,22 @@ fn each_target_writes_its_games_layout_and_reads_back() {
         let file = BspFile::parse(&bytes).unwrap();
         assert_eq!(file.header.version, target.bsp_version, "{}", target.name);
         assert_eq!(file.header.order, target.lump_order, "{}", target.name);
-        // vbsp's file is laid out fresh in the game's order; the later stages keep its places.
-        let vbsp_bytes = vbsp_only(target);
-        let placed = lumps_in_file(&BspFile::parse(&vbsp_bytes).unwrap());
-        let expected: Vec<usize> = target
-            .write_order()
-            .iter()
-            .copied()
-            .filter(|l| placed.contains(l))
-            .collect();
-        assert_eq!(placed, expected, "{}: lumps out of the game's order", target.name);
+        // vbsp's file is laid out fresh in the game's order; the later stages keep its places
+        // and put the lumps they fill (lighting, leaf ambient) where the game's tools do.
+        for (stages, bytes) in [("vbsp", vbsp_only(target)), ("compile", bytes.clone())] {
+            let placed = lumps_in_file(&BspFile::parse(&bytes).unwrap());
+            let expected: Vec<usize> = target
+                .write_order()
+                .iter()
+                .copied()
+                .filter(|l| placed.contains(l))
+                .collect();
+            assert_eq!(
+                placed, expected,
+                "{} {stages}: lumps out of the game's order",
+                target.name
+            );
+        }
 
         let bsp = Bsp::parse(&bytes).unwrap();
         assert_eq!(
@@ -100,6 +106,20 @@ fn each_target_writes_its_games_layout_and_reads_back() {
             target.name
         );
         assert_eq!(bsp.world_lights.len(), 1, "{}: the room's light", target.name);
+        // BSP 19's leaves hold their ambient cube; later versions keep it in the ambient lumps.
+        let lit_cube =
+            |cube: &[srcmap_bsp::ColorRgbExp32]| cube.iter().any(|c| c.r > 0 || c.g > 0 || c.b > 0);
+        let inline = bsp.leafs.iter().filter_map(|l| l.ambient.as_ref());
+        let (inline_lit, in_lumps) = (
+            inline.clone().any(|cube| lit_cube(&cube[..])),
+            bsp.leaf_ambient_lighting.iter().any(|s| lit_cube(&s.cube[..])),
+        );
+        assert_eq!(
+            (inline_lit, in_lumps),
+            (target.bsp_version < 20, target.bsp_version >= 20),
+            "{}: ambient cubes",
+            target.name
+        );
         let sprp = bsp.game_lumps.get(SPRP).unwrap();
         assert_eq!(sprp.version, target.static_props_version, "{}", target.name);
         let GameLumpData::StaticProps(props) = &sprp.data else {

@@ -64,6 +64,50 @@ pub trait Progress: Sync {
     fn finish(&self) {}
 }
 
+/// What a stage's run gives back: its report, maybe beside or inside other results.
+pub trait StageOutput {
+    fn report_mut(&mut self) -> Option<&mut Report>;
+}
+
+impl StageOutput for Report {
+    fn report_mut(&mut self) -> Option<&mut Report> {
+        Some(self)
+    }
+}
+
+/// A stage that may not run (vis on a leaked map).
+impl StageOutput for Option<Report> {
+    fn report_mut(&mut self) -> Option<&mut Report> {
+        self.as_mut()
+    }
+}
+
+/// A stage's result (the BSP's bytes) and its report.
+impl<T> StageOutput for (T, Report) {
+    fn report_mut(&mut self) -> Option<&mut Report> {
+        Some(&mut self.1)
+    }
+}
+
+/// Runs one stage between [`Progress::begin_stage`] and [`Progress::end_stage`], its wall time
+/// in its report's `seconds`. Every command that runs a stage (`srcmap compile`, `vbsp`, `vvis`,
+/// `vrad`) times it here, so the line a display prints when it ends and `--json`'s figure are
+/// one measurement.
+pub fn timed_stage<T: StageOutput, E>(
+    stage: &'static str,
+    progress: &dyn Progress,
+    run: impl FnOnce() -> Result<T, E>,
+) -> Result<T, E> {
+    let started = Instant::now();
+    progress.begin_stage(stage);
+    let mut out = run()?;
+    if let Some(report) = out.report_mut() {
+        report.seconds = started.elapsed().as_secs_f64();
+        progress.end_stage(report);
+    }
+    Ok(out)
+}
+
 /// A [`Progress`] that ignores everything.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct NoProgress;
@@ -345,6 +389,37 @@ pub fn verify_enabled(asked: bool) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// What a run told its progress: the stages begun, and the ends with their seconds.
+    #[derive(Default)]
+    struct Told(std::sync::Mutex<Vec<String>>);
+    impl Progress for Told {
+        fn begin_stage(&self, stage: &'static str) {
+            self.0.lock().unwrap().push(format!("begin {stage}"));
+        }
+        fn end_stage(&self, report: &Report) {
+            let line = format!("end {} {}", report.stage, report.seconds > 0.0);
+            self.0.lock().unwrap().push(line);
+        }
+    }
+
+    /// A stage is begun, then ended with its wall time in its report; a failed one is not ended.
+    #[test]
+    fn a_timed_stage_is_told_with_its_time_and_a_failed_one_is_not_ended() {
+        let told = Told::default();
+        let run = || {
+            std::thread::sleep(Duration::from_millis(20));
+            Ok::<_, ()>((vec![1u8], Report::new("vvis")))
+        };
+        let (_, report) = timed_stage("vvis", &told, run).unwrap();
+        assert!(report.seconds >= 0.02, "{}", report.seconds);
+        let failed = timed_stage("vrad", &told, || Err::<Report, _>("no light"));
+        assert_eq!(failed.unwrap_err(), "no light");
+        assert_eq!(
+            *told.0.lock().unwrap(),
+            ["begin vvis", "end vvis true", "begin vrad"]
+        );
+    }
 
     #[test]
     fn report_figures_and_times() {

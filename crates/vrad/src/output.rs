@@ -112,7 +112,10 @@ fn world_light(tree: &Tree, l: &Light, in_cubes: bool) -> WorldLight {
 /// inside each leaf (v19 and older leaf layout). Returns the number of leaves with samples.
 pub(crate) fn write_ambient(bsp: &mut Bsp, cubes: &[LeafCubes], range: Range) -> usize {
     let with_samples = cubes.iter().filter(|c| !c.samples.is_empty()).count();
-    let old_layout = bsp.leafs.iter().any(|l| l.ambient.is_some());
+    // The leaf lump's version decides its layout (a v19 map compiled here has no cube yet).
+    let old_layout = bsp.lump_versions[srcmap_bsp::lump::LEAFS]
+        == srcmap_bsp::versions::LEAFS_VERSION_WITH_AMBIENT
+        || bsp.leafs.iter().any(|l| l.ambient.is_some());
     if old_layout {
         // Leaves carry a single cube each (LDR only).
         if range == Range::Ldr {
