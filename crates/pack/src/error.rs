@@ -9,10 +9,7 @@ pub enum PackError {
     Bsp(#[from] srcmap_bsp::BspError),
     /// A content folder or file that cannot be read.
     #[error("{path}: {source}")]
-    Io {
-        path: String,
-        source: std::io::Error,
-    },
+    Io { path: String, source: std::io::Error },
     /// The game folder cannot be opened.
     #[error("{0}")]
     Game(#[from] srcmap_content::ContentError),

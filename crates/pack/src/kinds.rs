@@ -35,7 +35,10 @@ fn text_file_refs(path: &str, bytes: &[u8]) -> Result<Vec<Ref>, srcmap_content::
     let file = path.rsplit('/').next().unwrap_or(path);
     if file.ends_with("_particles.txt") || file == "particles_manifest.txt" {
         particles::manifest_refs(bytes, path)
-    } else if file.ends_with("_level_sounds.txt") || file.starts_with("soundscapes_") || file.starts_with("game_sounds") {
+    } else if file.ends_with("_level_sounds.txt")
+        || file.starts_with("soundscapes_")
+        || file.starts_with("game_sounds")
+    {
         kvfiles::wave_refs(bytes, path)
     } else if path.starts_with("resource/overviews/") {
         overview_refs(bytes, path)

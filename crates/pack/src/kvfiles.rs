@@ -43,7 +43,10 @@ pub fn res_refs(text: &[u8], path: &str) -> Result<Vec<Ref>, srcmap_content::Con
         } else {
             each_text(root.children(), &mut |k, v| {
                 if ["image", "fgimage", "bgimage", "icon"].contains(&k) && plausible_name(v) {
-                    out.push(Ref::to(crate::path::material(&format!("vgui/{v}")), k.to_string()));
+                    out.push(Ref::to(
+                        crate::path::material(&format!("vgui/{v}")),
+                        k.to_string(),
+                    ));
                 } else if let Some(r) = by_extension(v, k) {
                     out.push(r);
                 }
@@ -62,7 +65,13 @@ pub fn pop_refs(text: &[u8], path: &str) -> Result<Vec<Ref>, srcmap_content::Con
         if k == "classicon" && plausible_name(v) {
             let icon = format!("hud/leaderboard_class_{v}");
             out.push(Ref::to(crate::path::material(&icon), "ClassIcon"));
-            out.push(Ref::to(crate::path::material(&format!("{icon}_giant")), "ClassIcon (giant)").optional());
+            out.push(
+                Ref::to(
+                    crate::path::material(&format!("{icon}_giant")),
+                    "ClassIcon (giant)",
+                )
+                .optional(),
+            );
         } else if k != "#base" {
             out.extend(by_extension(v, k));
         }
@@ -114,10 +123,19 @@ WaveSchedule { Wave { WaveSpawn { TFBot { ClassIcon heavy_grapple } }
     #[test]
     fn resource_lists_ui_layouts_and_waves() {
         let list = br#""resources" { "materials/a.vmt" "file" "sound/b.wav" "file" }"#;
-        assert_eq!(names(res_refs(list, "maps/m.res").unwrap()), ["materials/a.vmt", "sound/b.wav"]);
+        assert_eq!(
+            names(res_refs(list, "maps/m.res").unwrap()),
+            ["materials/a.vmt", "sound/b.wav"]
+        );
         let ui = br#""x.res" { Panel { image "maps/pic" fgcolor "255 0 0" } }"#;
-        assert_eq!(names(res_refs(ui, "resource/ui/x.res").unwrap()), ["materials/vgui/maps/pic.vmt"]);
+        assert_eq!(
+            names(res_refs(ui, "resource/ui/x.res").unwrap()),
+            ["materials/vgui/maps/pic.vmt"]
+        );
         let sounds = br#"M.Loop { wave ")amb/a.wav" rndwave { wave amb/b.mp3 wave amb/c.wav } } S { playsoundscape { name other } playlooping { wave Some.Script } }"#;
-        assert_eq!(names(wave_refs(sounds, "s.txt").unwrap()), ["sound/amb/a.wav", "sound/amb/b.mp3", "sound/amb/c.wav"]);
+        assert_eq!(
+            names(wave_refs(sounds, "s.txt").unwrap()),
+            ["sound/amb/a.wav", "sound/amb/b.mp3", "sound/amb/c.wav"]
+        );
     }
 }

@@ -118,12 +118,24 @@ impl Plan {
 }
 
 /// Walks the map `bsp` (a BSP file's bytes) through `content` and `game`.
-pub fn plan(bsp: &[u8], content: &[PathBuf], game: Option<&GameDir>, options: &Options) -> Result<Plan, PackError> {
+pub fn plan(
+    bsp: &[u8],
+    content: &[PathBuf],
+    game: Option<&GameDir>,
+    options: &Options,
+) -> Result<Plan, PackError> {
     let file = BspFile::parse(bsp)?;
     let lump_bytes = pak::pak_lump(&file)?;
     let zip = Pak::of_lump(&file, &lump_bytes)?;
     let wanted = |l: usize| {
-        [lump::ENTITIES, lump::TEXDATA, lump::GAME_LUMP, lump::TEXDATA_STRING_DATA, lump::TEXDATA_STRING_TABLE].contains(&l)
+        [
+            lump::ENTITIES,
+            lump::TEXDATA,
+            lump::GAME_LUMP,
+            lump::TEXDATA_STRING_DATA,
+            lump::TEXDATA_STRING_TABLE,
+        ]
+        .contains(&l)
     };
     let map = Bsp::parse_only(bsp, &wanted)?;
     let sources = sources::Sources::new(content, game, &zip, options.limits)?;
@@ -134,7 +146,14 @@ pub fn plan(bsp: &[u8], content: &[PathBuf], game: Option<&GameDir>, options: &O
     walk.run(roots)?;
     let mut plan = outcome(&walk, &sources)?;
     plan.lzma = match options.compression {
-        Compression::Auto => 2 * zip.entries.iter().filter(|e| e.method == pak::METHOD_LZMA).count() > zip.entries.len(),
+        Compression::Auto => {
+            2 * zip
+                .entries
+                .iter()
+                .filter(|e| e.method == pak::METHOD_LZMA)
+                .count()
+                > zip.entries.len()
+        }
         c => c == Compression::Lzma,
     };
     Ok(plan)
@@ -142,7 +161,12 @@ pub fn plan(bsp: &[u8], content: &[PathBuf], game: Option<&GameDir>, options: &O
 
 /// The map's references, then `--include`d files, population files for the map in the
 /// content folders, and the references of population files given.
-fn roots(mut roots: Vec<Ref>, sources: &sources::Sources<'_>, map: &str, options: &Options) -> Result<Vec<Ref>, PackError> {
+fn roots(
+    mut roots: Vec<Ref>,
+    sources: &sources::Sources<'_>,
+    map: &str,
+    options: &Options,
+) -> Result<Vec<Ref>, PackError> {
     roots.extend(options.include.iter().map(|p| Ref::to(p.clone(), "--include")));
     let pops = sources.content_matching(&format!("scripts/population/{map}"), ".pop");
     roots.extend(pops.into_iter().map(|p| Ref::to(p, "population file of the map")));
@@ -176,7 +200,14 @@ fn outcome(walk: &walk::Walk<'_, '_>, sources: &sources::Sources<'_>) -> Result<
                     None => Change::Added,
                 };
                 let (source, size, chain) = (file.clone(), bytes.len() as u64, walk.chain(id));
-                plan.files.push(Packed { name, source, size, change, chain, bytes });
+                plan.files.push(Packed {
+                    name,
+                    source,
+                    size,
+                    change,
+                    chain,
+                    bytes,
+                });
             }
             _ => {}
         }
@@ -190,7 +221,10 @@ fn outcome(walk: &walk::Walk<'_, '_>, sources: &sources::Sources<'_>) -> Result<
 /// The BSP `bsp` with the plan's new and changed files in its pakfile (the same bytes when
 /// nothing changes). Refuses a pakfile past the limits.
 pub fn pack(bsp: &[u8], plan: &Plan, limits: &Limits) -> Result<Vec<u8>, PackError> {
-    let changes: Vec<(String, Vec<u8>)> = plan.changes().map(|f| (f.name.clone(), f.bytes.clone())).collect();
+    let changes: Vec<(String, Vec<u8>)> = plan
+        .changes()
+        .map(|f| (f.name.clone(), f.bytes.clone()))
+        .collect();
     if changes.is_empty() {
         return Ok(bsp.to_vec());
     }
@@ -206,19 +240,33 @@ fn check_limits(file: &BspFile<'_>, plan: &Plan, limits: &Limits) -> Result<(), 
     let added = plan.files.iter().filter(|f| f.change == Change::Added).count();
     let count = zip.entries.len() + added;
     if count > limits.entries {
-        return Err(PackError::TooManyEntries { count, limit: limits.entries });
+        return Err(PackError::TooManyEntries {
+            count,
+            limit: limits.entries,
+        });
     }
     let mut size = lump_bytes.len() as u64;
     for f in plan.changes() {
         if f.size > limits.file {
-            return Err(PackError::TooLarge { path: f.name.clone(), size: f.size, limit: limits.file });
+            return Err(PackError::TooLarge {
+                path: f.name.clone(),
+                size: f.size,
+                limit: limits.file,
+            });
         }
         // Local header, central record and the name twice, with the data stored.
         size += 76 + 2 * f.name.len() as u64 + f.size;
     }
     if size > limits.pakfile {
-        let largest = plan.changes().max_by_key(|f| f.size).map_or(String::new(), |f| f.name.clone());
-        return Err(PackError::TooLarge { path: format!("the pakfile (largest new file {largest})"), size, limit: limits.pakfile });
+        let largest = plan
+            .changes()
+            .max_by_key(|f| f.size)
+            .map_or(String::new(), |f| f.name.clone());
+        return Err(PackError::TooLarge {
+            path: format!("the pakfile (largest new file {largest})"),
+            size,
+            limit: limits.pakfile,
+        });
     }
     Ok(())
 }

@@ -41,7 +41,10 @@ pub fn is_generated(path: &str, map: &str) -> bool {
     let stem = file.split('.').next().unwrap_or(file);
     let cubemap = stem.strip_prefix('c').is_some_and(|rest| {
         let parts: Vec<&str> = rest.split('_').collect();
-        parts.len() == 3 && parts.iter().all(|p| p.trim_start_matches('-').parse::<i64>().is_ok())
+        parts.len() == 3
+            && parts
+                .iter()
+                .all(|p| p.trim_start_matches('-').parse::<i64>().is_ok())
     });
     path.starts_with(&format!("materials/maps/{map}/"))
         || cubemap && path.ends_with(".vtf")
@@ -97,9 +100,15 @@ fn key_refs(key: &str, value: &str, via: &str) -> Vec<Ref> {
     match key {
         "model" if value.starts_with('*') => Vec::new(),
         "skyname" => sky_refs(value, via),
-        "vscripts" => value.split_whitespace().map(|s| Ref::to(path::script(s), via)).collect(),
+        "vscripts" => value
+            .split_whitespace()
+            .map(|s| Ref::to(path::script(s), via))
+            .collect(),
         k if MATERIAL_KEYS.contains(&k) && plausible_name(value) && path::extension(value).is_empty() => {
-            vec![Ref::first_of(vec![path::material(value), path::texture(value)], via)]
+            vec![Ref::first_of(
+                vec![path::material(value), path::texture(value)],
+                via,
+            )]
         }
         _ if value.contains([',', '\x1b']) => output_refs(value, via),
         _ => by_extension(value, via).into_iter().collect(),
@@ -123,10 +132,18 @@ fn output_refs(value: &str, via: &str) -> Vec<Ref> {
     let mut out = Vec::new();
     for (i, f) in fields.iter().enumerate() {
         if f.eq_ignore_ascii_case("RunScriptFile") {
-            out.extend(fields.get(i + 1).filter(|s| plausible_name(s)).map(|s| Ref::to(path::script(s), via)));
+            out.extend(
+                fields
+                    .get(i + 1)
+                    .filter(|s| plausible_name(s))
+                    .map(|s| Ref::to(path::script(s), via)),
+            );
         } else if let Some(overlay) = f.trim().strip_prefix("r_screenoverlay ") {
             out.push(Ref::to(path::material(overlay.trim()), via));
-        } else if !fields.get(i.wrapping_sub(1)).is_some_and(|p| p.eq_ignore_ascii_case("RunScriptFile")) {
+        } else if !fields
+            .get(i.wrapping_sub(1))
+            .is_some_and(|p| p.eq_ignore_ascii_case("RunScriptFile"))
+        {
             out.extend(f.split_whitespace().last().and_then(|w| by_extension(w, via)));
         }
     }
@@ -135,11 +152,16 @@ fn output_refs(value: &str, via: &str) -> Vec<Ref> {
 
 /// The static props' models, each with the skins its props use.
 fn static_prop_refs(bsp: &Bsp, out: &mut MapRefs) {
-    let Some(props) = bsp.game_lumps.static_props() else { return };
+    let Some(props) = bsp.game_lumps.static_props() else {
+        return;
+    };
     let mut skins: HashMap<String, BTreeSet<i32>> = HashMap::new();
     for prop in &props.props {
         if let Some(model) = props.model_of(prop) {
-            skins.entry(path::under("models", model, "")).or_default().insert(prop.skin);
+            skins
+                .entry(path::under("models", model, ""))
+                .or_default()
+                .insert(prop.skin);
         }
     }
     for model in &props.models {
@@ -169,10 +191,17 @@ fn by_map_name(map: &str, rename_nav: bool) -> Vec<Ref> {
         format!("materials/vgui/maps/menu_photos_{map}.vmt"),
         format!("materials/vgui/maps/menu_thumb_{map}.vmt"),
     ];
-    let mut out: Vec<Ref> = named.into_iter().map(|p| Ref::to(p, "the map's name").optional()).collect();
+    let mut out: Vec<Ref> = named
+        .into_iter()
+        .map(|p| Ref::to(p, "the map's name").optional())
+        .collect();
     let nav = format!("maps/{map}.nav");
     out.push(if rename_nav {
-        let mut r = Ref::first_of(vec![nav, "maps/embed.nav".into()], "the map's name (--rename-nav)").optional();
+        let mut r = Ref::first_of(
+            vec![nav, "maps/embed.nav".into()],
+            "the map's name (--rename-nav)",
+        )
+        .optional();
         r.rename = Some("maps/embed.nav".into());
         r
     } else {
@@ -230,7 +259,10 @@ mod tests {
         );
         assert_eq!(out.model_skins.get("models/a.mdl"), Some(&None));
         let sky = sky_refs("sky_x", "w");
-        assert_eq!(names(&sky)[..2], ["materials/skybox/sky_xrt.vmt", "materials/skybox/sky_x_hdrrt.vmt"]);
+        assert_eq!(
+            names(&sky)[..2],
+            ["materials/skybox/sky_xrt.vmt", "materials/skybox/sky_x_hdrrt.vmt"]
+        );
         let nav = by_map_name("m", true).pop().unwrap();
         assert_eq!(nav.candidates, ["maps/m.nav", "maps/embed.nav"]);
         assert_eq!(nav.rename.as_deref(), Some("maps/embed.nav"));

@@ -30,7 +30,10 @@ pub fn mdl_refs(bytes: &[u8], path: &str, skins: &Skins) -> Result<Vec<Ref>, Mod
 fn siblings(stem: &str) -> Vec<Ref> {
     let mut out = vec![
         Ref::to(format!("{stem}.vvd"), "vertex file"),
-        Ref::first_of(vec![format!("{stem}.dx90.vtx"), format!("{stem}.vtx")], "mesh file"),
+        Ref::first_of(
+            vec![format!("{stem}.dx90.vtx"), format!("{stem}.vtx")],
+            "mesh file",
+        ),
     ];
     for ext in [".dx80.vtx", ".sw.vtx", ".vtx", ".xbox.vtx", ".phy", ".ani"] {
         out.push(Ref::to(format!("{stem}{ext}"), "model file").optional());
@@ -45,7 +48,9 @@ fn used_textures(mdl: &Mdl, skins: &Skins) -> BTreeSet<usize> {
     if mdl.skins.is_empty() {
         return all();
     }
-    let rows = skins.iter().map(|&s| mdl.skins.get(s.max(0) as usize).unwrap_or(&mdl.skins[0]));
+    let rows = skins
+        .iter()
+        .map(|&s| mdl.skins.get(s.max(0) as usize).unwrap_or(&mdl.skins[0]));
     rows.flatten()
         .filter_map(|&t| usize::try_from(t).ok())
         .filter(|&t| t < mdl.textures.len())
@@ -81,7 +86,10 @@ fn key_value_refs(text: &str) -> Vec<Ref> {
     crate::kvfiles::each_text(&nodes, &mut |key, value| {
         let damage = key.starts_with("damage") && !value.contains('.');
         let r = if damage {
-            Some(Ref::to(crate::path::under("models", value, ".mdl"), "$keyvalues damage model"))
+            Some(Ref::to(
+                crate::path::under("models", value, ".mdl"),
+                "$keyvalues damage model",
+            ))
         } else {
             by_extension(value, "$keyvalues")
         };
@@ -94,7 +102,12 @@ fn key_value_refs(text: &str) -> Vec<Ref> {
 pub fn phy_refs(bytes: &[u8]) -> Result<Vec<Ref>, srcmap_phys::PhysError> {
     let phy = srcmap_phys::phy::PhyFile::parse(bytes)?;
     let mut out = Vec::new();
-    for block in phy.key_data.blocks.iter().filter(|b| b.name.eq_ignore_ascii_case("break")) {
+    for block in phy
+        .key_data
+        .blocks
+        .iter()
+        .filter(|b| b.name.eq_ignore_ascii_case("break"))
+    {
         for (k, v) in &block.pairs {
             if k.eq_ignore_ascii_case("model") || k.eq_ignore_ascii_case("ragdoll") {
                 out.push(Ref::to(crate::path::under("models", v, ".mdl"), "break model"));

@@ -14,7 +14,10 @@ pub fn manifest_refs(text: &[u8], path: &str) -> Result<Vec<Ref>, srcmap_content
     crate::kvfiles::each_text(&nodes, &mut |k, v| {
         if k == "file" {
             let file = v.trim().trim_start_matches('!');
-            out.push(Ref::to(crate::path::under("particles", file, ""), "particle manifest"));
+            out.push(Ref::to(
+                crate::path::under("particles", file, ""),
+                "particle manifest",
+            ));
         }
     });
     Ok(out)
@@ -62,12 +65,19 @@ mod tests {
         assert_eq!(got, ["particles/a.pcf", "particles/b.pcf"]);
         let mut root = srcmap_dmx::Element::new("DmElement", "root", srcmap_dmx::Guid([1; 16]));
         root.set("material", Value::String("effects\\glow.vmt".into()));
-        root.set("model", Value::StringArray(vec!["models/a.mdl".into(), "none".into()]));
+        root.set(
+            "model",
+            Value::StringArray(vec!["models/a.mdl".into(), "none".into()]),
+        );
         root.set("name", Value::String("not_a_file".into()));
         let header = srcmap_dmx::Header::new("binary", 2, "pcf", 1);
         let dmx = Dmx::new(header, root);
         let bytes = dmx.write().unwrap();
-        let got: Vec<String> = pcf_refs(&bytes).unwrap().into_iter().map(|r| r.candidates[0].clone()).collect();
+        let got: Vec<String> = pcf_refs(&bytes)
+            .unwrap()
+            .into_iter()
+            .map(|r| r.candidates[0].clone())
+            .collect();
         assert_eq!(got, ["materials/effects/glow.vmt", "models/a.mdl"]);
         assert!(pcf_refs(b"<!-- dmx encoding binary 2 format pcf 1 -->\n\0\x01").is_err());
     }

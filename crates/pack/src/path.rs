@@ -55,7 +55,9 @@ pub fn texture(name: &str) -> String {
 
 /// The characters that prefix a sound name to tell the engine how to play it (`*`, `#`, `)`,
 /// `^`...): not part of the file's name.
-pub(crate) const SOUND_CHARS: &[char] = &['*', '#', '@', '>', '<', '^', '(', ')', '}', '$', '!', '?', '&', '~', '`', '+', '%'];
+pub(crate) const SOUND_CHARS: &[char] = &[
+    '*', '#', '@', '>', '<', '^', '(', ')', '}', '$', '!', '?', '&', '~', '`', '+', '%',
+];
 
 /// A sound file under `sound/`.
 pub fn sound(name: &str) -> String {
@@ -103,7 +105,10 @@ mod tests {
 
     #[test]
     fn paths_normalise_and_escapes_are_refused() {
-        assert_eq!(normalise("Materials\\A/./b/../C.VMT").as_deref(), Some("materials/a/c.vmt"));
+        assert_eq!(
+            normalise("Materials\\A/./b/../C.VMT").as_deref(),
+            Some("materials/a/c.vmt")
+        );
         assert_eq!(normalise("/sound/x.wav").as_deref(), Some("sound/x.wav"));
         assert_eq!(normalise("../x"), None);
         assert_eq!(normalise("a/../../x"), None);

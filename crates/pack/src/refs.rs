@@ -92,7 +92,10 @@ mod tests {
         let path = |v: &str| by_extension(v, "k").map(|r| r.candidates[0].clone());
         assert_eq!(path("props/a.MDL").as_deref(), Some("models/props/a.mdl"));
         assert_eq!(path("models/props/a.mdl").as_deref(), Some("models/props/a.mdl"));
-        assert_eq!(path("sprites/glow.vmt").as_deref(), Some("materials/sprites/glow.vmt"));
+        assert_eq!(
+            path("sprites/glow.vmt").as_deref(),
+            Some("materials/sprites/glow.vmt")
+        );
         assert_eq!(path("#music/x.mp3").as_deref(), Some("sound/music/x.mp3"));
         assert_eq!(path("particles/fx.pcf").as_deref(), Some("particles/fx.pcf"));
         assert_eq!(path("logic.nut").as_deref(), Some("scripts/vscripts/logic.nut"));

@@ -30,7 +30,10 @@ fn literals(src: &str) -> Vec<(usize, String)> {
 }
 
 fn line_end(bytes: &[u8], from: usize) -> usize {
-    bytes[from..].iter().position(|&b| b == b'\n').map_or(bytes.len(), |p| from + p)
+    bytes[from..]
+        .iter()
+        .position(|&b| b == b'\n')
+        .map_or(bytes.len(), |p| from + p)
 }
 
 /// A string's text from `start` (after the quote) and the index after its closing quote.
@@ -50,7 +53,9 @@ fn quoted(bytes: &[u8], start: usize) -> (String, usize) {
 /// Whether the source just before `at` calls one of the include functions.
 fn is_include(src: &str, at: usize) -> bool {
     let before = src[..at].trim_end();
-    let Some(call) = before.strip_suffix('(') else { return false };
+    let Some(call) = before.strip_suffix('(') else {
+        return false;
+    };
     INCLUDES.iter().any(|f| call.trim_end().ends_with(f))
 }
 
@@ -79,7 +84,10 @@ mod tests {
 IncludeScript( "lib/util" ); DoIncludeScript("b.nut", null)
 /* "x.mdl" */ PrecacheModel("models/props/a.mdl"); local s = "say \"hi\" mvm/x.wav"
 PrecacheSound("ambient/wind.wav") # "c.mdl""#;
-        let got: Vec<(String, bool)> = refs(src).into_iter().map(|r| (r.candidates[0].clone(), r.include)).collect();
+        let got: Vec<(String, bool)> = refs(src)
+            .into_iter()
+            .map(|r| (r.candidates[0].clone(), r.include))
+            .collect();
         assert_eq!(
             got,
             [

@@ -62,7 +62,12 @@ impl ContentDir {
 
 /// Adds every file below `dir` (game path prefix `prefix`) to `files`; folder links are not
 /// followed.
-fn walk_dir(dir: &Path, prefix: &str, depth: usize, files: &mut HashMap<String, PathBuf>) -> Result<(), PackError> {
+fn walk_dir(
+    dir: &Path,
+    prefix: &str,
+    depth: usize,
+    files: &mut HashMap<String, PathBuf>,
+) -> Result<(), PackError> {
     if depth > MAX_DEPTH {
         return Ok(());
     }
@@ -126,8 +131,16 @@ pub struct Sources<'p> {
 
 impl<'p> Sources<'p> {
     /// Indexes the content folders and the game's files; `pak` is the map's pakfile.
-    pub fn new(content: &[PathBuf], game: Option<&GameDir>, pak: &'p Pak<'p>, limits: Limits) -> Result<Sources<'p>, PackError> {
-        let content = content.iter().map(|c| ContentDir::index(c)).collect::<Result<Vec<_>, _>>()?;
+    pub fn new(
+        content: &[PathBuf],
+        game: Option<&GameDir>,
+        pak: &'p Pak<'p>,
+        limits: Limits,
+    ) -> Result<Sources<'p>, PackError> {
+        let content = content
+            .iter()
+            .map(|c| ContentDir::index(c))
+            .collect::<Result<Vec<_>, _>>()?;
         let game = game.map(|g| GameFiles::of(g, &content)).unwrap_or_default();
         let pak_names = pak
             .entries
@@ -152,7 +165,10 @@ impl<'p> Sources<'p> {
         }
         for (dir, c) in self.content.iter().enumerate() {
             if let Some(file) = c.files.get(path) {
-                return Some(Location::Content { dir, file: file.clone() });
+                return Some(Location::Content {
+                    dir,
+                    file: file.clone(),
+                });
             }
         }
         self.pak_names.contains_key(path).then_some(Location::Pak)
@@ -178,13 +194,17 @@ impl<'p> Sources<'p> {
         match at {
             Location::Game => Ok(None),
             Location::Pak => self.read_pak(path),
-            Location::Content { dir, file } => self.read_content(path, &self.content[*dir].root, file).map(Some),
+            Location::Content { dir, file } => {
+                self.read_content(path, &self.content[*dir].root, file).map(Some)
+            }
         }
     }
 
     /// The pakfile entry `path`'s uncompressed bytes.
     pub fn read_pak(&self, path: &str) -> Result<Option<Vec<u8>>, PackError> {
-        let Some(&i) = self.pak_names.get(path) else { return Ok(None) };
+        let Some(&i) = self.pak_names.get(path) else {
+            return Ok(None);
+        };
         Ok(Some(self.pak.read(&self.pak.entries[i])?))
     }
 
@@ -196,7 +216,9 @@ impl<'p> Sources<'p> {
                 referrer: format!("a link in {} to {}", root.display(), real.display()),
             });
         }
-        let size = std::fs::metadata(&real).map_err(|e| PackError::io(&real, e))?.len();
+        let size = std::fs::metadata(&real)
+            .map_err(|e| PackError::io(&real, e))?
+            .len();
         if size > self.limits.file {
             return Err(PackError::TooLarge {
                 path: file.display().to_string(),

@@ -48,7 +48,8 @@ fn names_no_file(value: &str) -> bool {
 /// Whether a parameter names a texture.
 fn is_texture_key(key: &str) -> bool {
     let k = key.trim_end_matches(|c: char| c.is_ascii_digit());
-    key.starts_with('$') && (TEXTURE_KEYS.contains(&key) || ["texture", "map", "mask"].iter().any(|s| k.ends_with(s)))
+    key.starts_with('$')
+        && (TEXTURE_KEYS.contains(&key) || ["texture", "map", "mask"].iter().any(|s| k.ends_with(s)))
 }
 
 /// The references of a material's text; an error when it is not KeyValues.

@@ -48,7 +48,12 @@ pub struct Walk<'a, 's> {
 }
 
 impl<'a, 's> Walk<'a, 's> {
-    pub fn new(sources: &'a Sources<'s>, map: &'a str, exclude: &'a [String], model_skins: HashMap<String, Skins>) -> Self {
+    pub fn new(
+        sources: &'a Sources<'s>,
+        map: &'a str,
+        exclude: &'a [String],
+        model_skins: HashMap<String, Skins>,
+    ) -> Self {
         Walk {
             sources,
             map,
@@ -114,7 +119,14 @@ impl<'a, 's> Walk<'a, 's> {
         let excluded = self.exclude.iter().any(|g| crate::path::glob_matches(g, &path));
         let id = self.nodes.len();
         self.index.insert(path.clone(), id);
-        self.nodes.push(Node { path, location, parent, via: r.via.clone(), rename: r.rename.clone(), excluded });
+        self.nodes.push(Node {
+            path,
+            location,
+            parent,
+            via: r.via.clone(),
+            rename: r.rename.clone(),
+            excluded,
+        });
         self.add_include(&r, parent, id);
         Ok((!excluded).then_some(id))
     }
