@@ -130,7 +130,11 @@ pub fn print_report(report: &PackReport, dry_run: bool, explain: bool) {
         }
     }
     for u in &plan.unresolved {
-        eprintln!("unresolved: {} <- {}", u.path, u.chain.join(" <- "));
+        let others = match u.others {
+            0 => String::new(),
+            n => format!(" (and {n} more)"),
+        };
+        eprintln!("unresolved: {} <- {}{others}", u.path, u.chain.join(" <- "));
     }
     for p in &plan.problems {
         eprintln!("warning: {p}");

@@ -28,8 +28,10 @@ pub struct Node {
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct Unresolved {
     pub path: String,
-    /// What referred to it, nearest first.
+    /// What referred to it first, nearest first.
     pub chain: Vec<String>,
+    /// How many other references to it there are.
+    pub others: usize,
 }
 
 /// The walk's state.
@@ -43,6 +45,7 @@ pub struct Walk<'a, 's> {
     /// Inclusion edges (from, to) between nodes, for the loop check.
     includes: Vec<(usize, usize)>,
     pub unresolved: Vec<Unresolved>,
+    unresolved_index: HashMap<String, usize>,
     /// Files whose references could not be read.
     pub problems: Vec<String>,
 }
@@ -63,6 +66,7 @@ impl<'a, 's> Walk<'a, 's> {
             index: HashMap::new(),
             includes: Vec::new(),
             unresolved: Vec::new(),
+            unresolved_index: HashMap::new(),
             problems: Vec::new(),
         }
     }
@@ -143,12 +147,21 @@ impl<'a, 's> Walk<'a, 's> {
         if r.optional || crate::map::is_generated(&path, self.map) {
             return;
         }
+        if let Some(&i) = self.unresolved_index.get(&path) {
+            self.unresolved[i].others += 1;
+            return;
+        }
+        self.unresolved_index.insert(path.clone(), self.unresolved.len());
         let mut chain = vec![r.via.clone()];
         if let Some(p) = parent {
             chain[0] = format!("{} in {}", r.via, self.nodes[p].path);
             chain.extend(self.chain(p).into_iter().skip(1));
         }
-        self.unresolved.push(Unresolved { path, chain });
+        self.unresolved.push(Unresolved {
+            path,
+            chain,
+            others: 0,
+        });
     }
 
     /// How a reference's referrer is named in an error.
