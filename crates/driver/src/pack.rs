@@ -146,3 +146,83 @@ pub fn compile_and_pack(
     let report = pack(&pack_job, messages)?;
     Ok((reports, report))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::messages::NoMessages;
+
+    fn temp(name: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("srcmap-driver-pack-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(dir.join("content/materials/a")).unwrap();
+        dir
+    }
+
+    /// A map whose one brush material is `a/one`.
+    fn map() -> Vec<u8> {
+        let mut bsp = srcmap_bsp::Bsp::new(20);
+        let name_id = bsp.add_texdata_name("a/one");
+        bsp.texdata.push(srcmap_bsp::TexData { name_id, ..Default::default() });
+        bsp.entities = vec![srcmap_bsp::Entity::from_pairs(&[("classname", "worldspawn")])];
+        bsp.to_bytes().unwrap()
+    }
+
+    #[test]
+    fn a_refused_pack_leaves_the_map_as_it_was_and_a_good_one_edits_it_in_place() {
+        let dir = temp("inplace");
+        let bsp = dir.join("m.bsp");
+        std::fs::write(&bsp, map()).unwrap();
+        let materials = dir.join("content/materials/a");
+        std::fs::write(materials.join("one.vmt"), "patch { include materials/a/two.vmt }").unwrap();
+        std::fs::write(materials.join("two.vmt"), "patch { include materials/a/one.vmt }").unwrap();
+        let job = PackJob {
+            map: bsp.clone(),
+            content: vec![dir.join("content")],
+            ..PackJob::default()
+        };
+        let err = pack(&job, &NoMessages).unwrap_err().to_string();
+        assert!(err.contains("reference loop") && err.contains("m.bsp"), "{err}");
+        assert_eq!(std::fs::read(&bsp).unwrap(), map());
+        std::fs::write(materials.join("two.vmt"), "LightmappedGeneric { }").unwrap();
+        let dry = pack(&PackJob { dry_run: true, ..job.clone() }, &NoMessages).unwrap();
+        assert_eq!((dry.written, dry.plan.files.len()), (None, 2));
+        assert_eq!(std::fs::read(&bsp).unwrap(), map());
+        let report = pack(&job, &NoMessages).unwrap();
+        assert_eq!(report.written.as_deref(), Some(bsp.as_path()));
+        assert!(std::fs::read(&bsp).unwrap().len() > map().len());
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn compile_with_pack_packs_the_custom_chair() {
+        let Some(corpus) = std::env::var_os("SRCMAP_CORPUS").map(PathBuf::from) else {
+            eprintln!("skipped compile --pack test: SRCMAP_CORPUS is not set");
+            return;
+        };
+        let dir = temp("compile");
+        let vmf = dir.join("test_chapter1.vmf");
+        std::fs::copy(corpus.join("vmf/kane8kki+whohl2mod/test_chapter1.vmf"), &vmf).unwrap();
+        let job = CompileJob {
+            vbsp: crate::VbspJob { map: vmf, quiet: true, ..Default::default() },
+            ..CompileJob::default()
+        };
+        let pack_job = PackJob { content: vec![corpus.join("model/kane8kki+whohl2mod")], ..PackJob::default() };
+        let quiet = srcmap_stage::NoProgress;
+        let progress = CompileProgress { vbsp: &quiet, vvis: &quiet, vrad: &quiet };
+        let (_, report) = compile_and_pack(&job, &pack_job, &progress, &NoMessages).unwrap();
+        let names: Vec<&str> = report.plan.files.iter().map(|f| f.name.as_str()).collect();
+        let stem = "models/bluechaire/bluewoodnchair";
+        for ext in [".mdl", ".vvd", ".dx90.vtx", ".dx80.vtx", ".sw.vtx", ".phy"] {
+            assert!(names.contains(&format!("{stem}{ext}").as_str()), "{ext}: {names:?}");
+        }
+        let bytes = std::fs::read(dir.join("test_chapter1.bsp")).unwrap();
+        let file = srcmap_bsp::BspFile::parse(&bytes).unwrap();
+        let lump = srcmap_bsp::pak::pak_lump(&file).unwrap();
+        let zip = srcmap_bsp::pak::Pak::of_lump(&file, &lump).unwrap();
+        let mdl = zip.find(&format!("{stem}.mdl")).unwrap();
+        let original = std::fs::read(corpus.join(format!("model/kane8kki+whohl2mod/{stem}.mdl"))).unwrap();
+        assert_eq!(zip.read(mdl).unwrap(), original);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}
