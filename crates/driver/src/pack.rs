@@ -163,7 +163,10 @@ mod tests {
     fn map() -> Vec<u8> {
         let mut bsp = srcmap_bsp::Bsp::new(20);
         let name_id = bsp.add_texdata_name("a/one");
-        bsp.texdata.push(srcmap_bsp::TexData { name_id, ..Default::default() });
+        bsp.texdata.push(srcmap_bsp::TexData {
+            name_id,
+            ..Default::default()
+        });
         bsp.entities = vec![srcmap_bsp::Entity::from_pairs(&[("classname", "worldspawn")])];
         bsp.to_bytes().unwrap()
     }
@@ -185,7 +188,14 @@ mod tests {
         assert!(err.contains("reference loop") && err.contains("m.bsp"), "{err}");
         assert_eq!(std::fs::read(&bsp).unwrap(), map());
         std::fs::write(materials.join("two.vmt"), "LightmappedGeneric { }").unwrap();
-        let dry = pack(&PackJob { dry_run: true, ..job.clone() }, &NoMessages).unwrap();
+        let dry = pack(
+            &PackJob {
+                dry_run: true,
+                ..job.clone()
+            },
+            &NoMessages,
+        )
+        .unwrap();
         assert_eq!((dry.written, dry.plan.files.len()), (None, 2));
         assert_eq!(std::fs::read(&bsp).unwrap(), map());
         let report = pack(&job, &NoMessages).unwrap();
@@ -204,17 +214,31 @@ mod tests {
         let vmf = dir.join("test_chapter1.vmf");
         std::fs::copy(corpus.join("vmf/kane8kki+whohl2mod/test_chapter1.vmf"), &vmf).unwrap();
         let job = CompileJob {
-            vbsp: crate::VbspJob { map: vmf, quiet: true, ..Default::default() },
+            vbsp: crate::VbspJob {
+                map: vmf,
+                quiet: true,
+                ..Default::default()
+            },
             ..CompileJob::default()
         };
-        let pack_job = PackJob { content: vec![corpus.join("model/kane8kki+whohl2mod")], ..PackJob::default() };
+        let pack_job = PackJob {
+            content: vec![corpus.join("model/kane8kki+whohl2mod")],
+            ..PackJob::default()
+        };
         let quiet = srcmap_stage::NoProgress;
-        let progress = CompileProgress { vbsp: &quiet, vvis: &quiet, vrad: &quiet };
+        let progress = CompileProgress {
+            vbsp: &quiet,
+            vvis: &quiet,
+            vrad: &quiet,
+        };
         let (_, report) = compile_and_pack(&job, &pack_job, &progress, &NoMessages).unwrap();
         let names: Vec<&str> = report.plan.files.iter().map(|f| f.name.as_str()).collect();
         let stem = "models/bluechaire/bluewoodnchair";
         for ext in [".mdl", ".vvd", ".dx90.vtx", ".dx80.vtx", ".sw.vtx", ".phy"] {
-            assert!(names.contains(&format!("{stem}{ext}").as_str()), "{ext}: {names:?}");
+            assert!(
+                names.contains(&format!("{stem}{ext}").as_str()),
+                "{ext}: {names:?}"
+            );
         }
         let bytes = std::fs::read(dir.join("test_chapter1.bsp")).unwrap();
         let file = srcmap_bsp::BspFile::parse(&bytes).unwrap();

@@ -21,7 +21,11 @@ fn split(bsp: &[u8], map: &str) -> (Files, Files) {
     let mut out = (Files::new(), Files::new());
     for e in &zip.entries {
         let name = srcmap_pack::path::normalise(&e.name).unwrap();
-        let side = if is_generated(&name, map) { &mut out.0 } else { &mut out.1 };
+        let side = if is_generated(&name, map) {
+            &mut out.0
+        } else {
+            &mut out.1
+        };
         side.insert(name, zip.read(e).unwrap());
     }
     out
@@ -61,17 +65,39 @@ fn setup(corpus: &Path, map: &str, decoy: &str) -> (Vec<u8>, Files, Files, PathB
 
 #[test]
 fn mvm_maps_find_their_custom_files_and_no_decoy() {
-    let Some(corpus) = srcmap_corpus::root("pack corpus test") else { return };
-    for (map, decoy, rename_nav, bar) in [("mvm_smog_b3a", "mvm_kelly_rc1b", true, 36), ("mvm_kelly_rc1b", "mvm_smog_b3a", false, 17)] {
+    let Some(corpus) = srcmap_corpus::root("pack corpus test") else {
+        return;
+    };
+    for (map, decoy, rename_nav, bar) in [
+        ("mvm_smog_b3a", "mvm_kelly_rc1b", true, 36),
+        ("mvm_kelly_rc1b", "mvm_smog_b3a", false, 17),
+    ] {
         let (bsp, truth, decoys, dir) = setup(&corpus, map, decoy);
-        let options = Options { map: map.into(), rename_nav, ..Options::default() };
+        let options = Options {
+            map: map.into(),
+            rename_nav,
+            ..Options::default()
+        };
         let started = std::time::Instant::now();
         let plan = plan(&bsp, &[dir.join("content")], None, &options).unwrap();
         let packed = srcmap_pack::pack(&bsp, &plan, &Limits::default()).unwrap();
         let seconds = started.elapsed().as_secs_f64();
-        let found = plan.files.iter().filter(|f| truth.get(&f.name) == Some(&f.bytes)).count();
-        let false_ones: Vec<&str> = plan.files.iter().filter(|f| !truth.contains_key(&f.name)).map(|f| f.name.as_str()).collect();
-        println!("{map}: {found}/{} found, {} decoys offered, false {false_ones:?}, {seconds:.3} s", truth.len(), decoys.len());
+        let found = plan
+            .files
+            .iter()
+            .filter(|f| truth.get(&f.name) == Some(&f.bytes))
+            .count();
+        let false_ones: Vec<&str> = plan
+            .files
+            .iter()
+            .filter(|f| !truth.contains_key(&f.name))
+            .map(|f| f.name.as_str())
+            .collect();
+        println!(
+            "{map}: {found}/{} found, {} decoys offered, false {false_ones:?}, {seconds:.3} s",
+            truth.len(),
+            decoys.len()
+        );
         assert!(found >= bar, "{map}: {found} of {}", truth.len());
         assert!(false_ones.is_empty(), "{map}: {false_ones:?}");
         assert!(packed.len() > bsp.len());
@@ -81,20 +107,40 @@ fn mvm_maps_find_their_custom_files_and_no_decoy() {
 
 #[test]
 fn files_in_a_game_vpk_are_never_packed() {
-    let Some(corpus) = srcmap_corpus::root("pack game VPK test") else { return };
+    let Some(corpus) = srcmap_corpus::root("pack game VPK test") else {
+        return;
+    };
     let (bsp, truth, _, dir) = setup(&corpus, "mvm_kelly_rc1b", "mvm_smog_b3a");
-    let in_game = ["materials/models/props_invader/saucer.vtf", "models/props_invader/saucer.phy", "maps/mvm_kelly_rc1b.nav"];
+    let in_game = [
+        "materials/models/props_invader/saucer.vtf",
+        "models/props_invader/saucer.phy",
+        "maps/mvm_kelly_rc1b.nav",
+    ];
     let files: Vec<(&str, &[u8])> = in_game.iter().map(|n| (*n, truth[*n].as_slice())).collect();
     let game = dir.join("game");
     std::fs::create_dir_all(&game).unwrap();
-    std::fs::write(game.join("pak01_dir.vpk"), srcmap_content::vpk::build_dir(2, &files)).unwrap();
-    std::fs::write(game.join("gameinfo.txt"), "GameInfo { FileSystem { SearchPaths { game |gameinfo_path|pak01.vpk } } }").unwrap();
+    std::fs::write(
+        game.join("pak01_dir.vpk"),
+        srcmap_content::vpk::build_dir(2, &files),
+    )
+    .unwrap();
+    std::fs::write(
+        game.join("gameinfo.txt"),
+        "GameInfo { FileSystem { SearchPaths { game |gameinfo_path|pak01.vpk } } }",
+    )
+    .unwrap();
     let game = srcmap_content::GameDir::open(&game).unwrap();
-    let options = Options { map: "mvm_kelly_rc1b".into(), ..Options::default() };
+    let options = Options {
+        map: "mvm_kelly_rc1b".into(),
+        ..Options::default()
+    };
     let plan = plan(&bsp, &[dir.join("content")], Some(&game), &options).unwrap();
     for name in in_game {
         assert!(plan.files.iter().all(|f| f.name != name), "{name} packed");
-        assert!(plan.from_game.iter().any(|g| g == name), "{name} not seen in the game");
+        assert!(
+            plan.from_game.iter().any(|g| g == name),
+            "{name} not seen in the game"
+        );
     }
     assert_eq!(plan.files.len(), 17 - in_game.len());
     let _ = std::fs::remove_dir_all(&dir);
