@@ -138,7 +138,7 @@ pub struct CompileArgs {
     pub pack: bool,
     #[command(flatten)]
     #[serde(flatten)]
-    pub pack_flags: crate::pack_cmd::PackFlags,
+    pub pack_flags: Box<crate::pack_cmd::PackFlags>,
     /// A config file of flags for this map (default: MAP.srcmap.toml beside the VMF, when
     /// there is one); flags given on the command line win over it, and it over the preset.
     #[arg(long)]
