@@ -129,6 +129,12 @@ pub fn print_report(report: &PackReport, dry_run: bool, explain: bool) {
             println!("    <- {}", f.chain.join("\n    <- "));
         }
     }
+    print_findings(plan);
+    eprintln!("{}", summary(report, dry_run));
+}
+
+/// The unresolved references (each once, with how many more) and the unreadable files.
+fn print_findings(plan: &srcmap_pack::Plan) {
     for u in &plan.unresolved {
         let others = match u.others {
             0 => String::new(),
@@ -139,12 +145,17 @@ pub fn print_report(report: &PackReport, dry_run: bool, explain: bool) {
     for p in &plan.problems {
         eprintln!("warning: {p}");
     }
-    let changed = plan.changes().count();
+}
+
+/// The one-line summary: counts, compression, the file written, the time.
+fn summary(report: &PackReport, dry_run: bool) -> String {
+    let plan = &report.plan;
     let verb = if dry_run { "would change" } else { "changed" };
-    eprintln!(
-        "{}: {} custom files, {changed} {verb} in the pakfile ({}); {} from the game, {} unresolved, {} excluded{}; {:.2} s",
+    format!(
+        "{}: {} custom files, {} {verb} in the pakfile ({}); {} from the game, {} unresolved, {} excluded{}; {:.2} s",
         report.map.display(),
         plan.files.len(),
+        plan.changes().count(),
         if plan.lzma { "lzma" } else { "stored" },
         plan.from_game.len(),
         plan.unresolved.len(),
@@ -154,5 +165,5 @@ pub fn print_report(report: &PackReport, dry_run: bool, explain: bool) {
             .as_ref()
             .map_or(String::new(), |w| format!(" -> {}", w.display())),
         report.seconds,
-    );
+    )
 }

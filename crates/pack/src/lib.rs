@@ -127,17 +127,7 @@ pub fn plan(
     let file = BspFile::parse(bsp)?;
     let lump_bytes = pak::pak_lump(&file)?;
     let zip = Pak::of_lump(&file, &lump_bytes)?;
-    let wanted = |l: usize| {
-        [
-            lump::ENTITIES,
-            lump::TEXDATA,
-            lump::GAME_LUMP,
-            lump::TEXDATA_STRING_DATA,
-            lump::TEXDATA_STRING_TABLE,
-        ]
-        .contains(&l)
-    };
-    let map = Bsp::parse_only(bsp, &wanted)?;
+    let map = Bsp::parse_only(bsp, &|l| REFERENCE_LUMPS.contains(&l))?;
     let sources = sources::Sources::new(content, game, &zip, options.limits)?;
     let name = options.map.to_ascii_lowercase();
     let found = map::map_refs(&map, &name, options.rename_nav);
@@ -145,7 +135,22 @@ pub fn plan(
     let mut walk = walk::Walk::new(&sources, &name, &options.exclude, found.model_skins);
     walk.run(roots)?;
     let mut plan = outcome(&walk, &sources)?;
-    plan.lzma = match options.compression {
+    plan.lzma = uses_lzma(options.compression, &zip);
+    Ok(plan)
+}
+
+/// The lumps whose content names files.
+const REFERENCE_LUMPS: [usize; 5] = [
+    lump::ENTITIES,
+    lump::TEXDATA,
+    lump::GAME_LUMP,
+    lump::TEXDATA_STRING_DATA,
+    lump::TEXDATA_STRING_TABLE,
+];
+
+/// Whether new entries are LZMA: as asked, or as most of the pakfile's entries are.
+fn uses_lzma(compression: Compression, zip: &Pak<'_>) -> bool {
+    match compression {
         Compression::Auto => {
             2 * zip
                 .entries
@@ -155,8 +160,7 @@ pub fn plan(
                 > zip.entries.len()
         }
         c => c == Compression::Lzma,
-    };
-    Ok(plan)
+    }
 }
 
 /// The map's references, then `--include`d files, population files for the map in the
@@ -192,22 +196,7 @@ fn outcome(walk: &walk::Walk<'_, '_>, sources: &sources::Sources<'_>) -> Result<
             _ if node.excluded => plan.excluded.push(node.path.clone()),
             Location::Game => plan.from_game.push(node.path.clone()),
             Location::Content { file, .. } if !kinds::is_read_only(&node.path) => {
-                let name = node.rename.clone().unwrap_or_else(|| node.path.clone());
-                let bytes = sources.read(&node.path, &node.location)?.unwrap_or_default();
-                let change = match sources.read_pak(&name)? {
-                    Some(old) if old == bytes => Change::Unchanged,
-                    Some(_) => Change::Replaced,
-                    None => Change::Added,
-                };
-                let (source, size, chain) = (file.clone(), bytes.len() as u64, walk.chain(id));
-                plan.files.push(Packed {
-                    name,
-                    source,
-                    size,
-                    change,
-                    chain,
-                    bytes,
-                });
+                plan.files.push(packed(walk, id, file, sources)?);
             }
             _ => {}
         }
@@ -216,6 +205,32 @@ fn outcome(walk: &walk::Walk<'_, '_>, sources: &sources::Sources<'_>) -> Result<
     plan.files.dedup_by(|a, b| a.name == b.name);
     plan.from_game.sort();
     Ok(plan)
+}
+
+/// A content node as the file to pack, compared with the pakfile's entry of its name.
+fn packed(
+    walk: &walk::Walk<'_, '_>,
+    id: usize,
+    file: &std::path::Path,
+    sources: &sources::Sources<'_>,
+) -> Result<Packed, PackError> {
+    let node = &walk.nodes[id];
+    let name = node.rename.clone().unwrap_or_else(|| node.path.clone());
+    let bytes = sources.read(&node.path, &node.location)?.unwrap_or_default();
+    let change = match sources.read_pak(&name)? {
+        Some(old) if old == bytes => Change::Unchanged,
+        Some(_) => Change::Replaced,
+        None => Change::Added,
+    };
+    let (source, size, chain) = (file.to_path_buf(), bytes.len() as u64, walk.chain(id));
+    Ok(Packed {
+        name,
+        source,
+        size,
+        change,
+        chain,
+        bytes,
+    })
 }
 
 /// The BSP `bsp` with the plan's new and changed files in its pakfile (the same bytes when
@@ -237,36 +252,41 @@ pub fn pack(bsp: &[u8], plan: &Plan, limits: &Limits) -> Result<Vec<u8>, PackErr
 fn check_limits(file: &BspFile<'_>, plan: &Plan, limits: &Limits) -> Result<(), PackError> {
     let lump_bytes = pak::pak_lump(file)?;
     let zip = Pak::of_lump(file, &lump_bytes)?;
-    let added = plan.files.iter().filter(|f| f.change == Change::Added).count();
-    let count = zip.entries.len() + added;
+    let count = zip.entries.len() + plan.files.iter().filter(|f| f.change == Change::Added).count();
     if count > limits.entries {
         return Err(PackError::TooManyEntries {
             count,
             limit: limits.entries,
         });
     }
-    let mut size = lump_bytes.len() as u64;
-    for f in plan.changes() {
-        if f.size > limits.file {
-            return Err(PackError::TooLarge {
-                path: f.name.clone(),
-                size: f.size,
-                limit: limits.file,
-            });
-        }
-        // Local header, central record and the name twice, with the data stored.
-        size += 76 + 2 * f.name.len() as u64 + f.size;
-    }
-    if size > limits.pakfile {
-        let largest = plan
-            .changes()
-            .max_by_key(|f| f.size)
-            .map_or(String::new(), |f| f.name.clone());
+    if let Some(f) = plan.changes().find(|f| f.size > limits.file) {
         return Err(PackError::TooLarge {
-            path: format!("the pakfile (largest new file {largest})"),
-            size,
-            limit: limits.pakfile,
+            path: f.name.clone(),
+            size: f.size,
+            limit: limits.file,
         });
     }
-    Ok(())
+    check_pakfile_size(lump_bytes.len() as u64, plan, limits)
+}
+
+/// An upper bound of the new pakfile's size (each new entry stored, with its local header,
+/// central record and the name twice) against the lump table's limit.
+fn check_pakfile_size(old: u64, plan: &Plan, limits: &Limits) -> Result<(), PackError> {
+    let size = old
+        + plan
+            .changes()
+            .map(|f| 76 + 2 * f.name.len() as u64 + f.size)
+            .sum::<u64>();
+    if size <= limits.pakfile {
+        return Ok(());
+    }
+    let largest = plan
+        .changes()
+        .max_by_key(|f| f.size)
+        .map_or(String::new(), |f| f.name.clone());
+    Err(PackError::TooLarge {
+        path: format!("the pakfile (largest new file {largest})"),
+        size,
+        limit: limits.pakfile,
+    })
 }

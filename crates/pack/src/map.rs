@@ -173,28 +173,28 @@ fn static_prop_refs(bsp: &Bsp, out: &mut MapRefs) {
     }
 }
 
-/// The files the engine (or a server, or the map's own loading) looks for by the map's name.
+/// Files the engine (or a server, or the map's own loading) looks for by the map's name.
+const BY_NAME: &[&str] = &[
+    "maps/{map}_particles.txt",
+    "maps/{map}_level_sounds.txt",
+    "maps/{map}_commentary.txt",
+    "maps/{map}.res",
+    "maps/{map}.kv",
+    "maps/{map}_cameras.txt",
+    "maps/{map}.txt",
+    "scripts/soundscapes_{map}.txt",
+    "resource/overviews/{map}.txt",
+    "resource/overviews/{map}_radar.dds",
+    "resource/overviews/{map}_radar_spectate.dds",
+    "materials/overviews/{map}.vmt",
+    "materials/vgui/maps/menu_photos_{map}.vmt",
+    "materials/vgui/maps/menu_thumb_{map}.vmt",
+];
+
+/// The files named after the map, the nav last (as `maps/embed.nav` with `rename_nav`).
 fn by_map_name(map: &str, rename_nav: bool) -> Vec<Ref> {
-    let named = [
-        format!("maps/{map}_particles.txt"),
-        format!("maps/{map}_level_sounds.txt"),
-        format!("maps/{map}_commentary.txt"),
-        format!("maps/{map}.res"),
-        format!("maps/{map}.kv"),
-        format!("maps/{map}_cameras.txt"),
-        format!("maps/{map}.txt"),
-        format!("scripts/soundscapes_{map}.txt"),
-        format!("resource/overviews/{map}.txt"),
-        format!("resource/overviews/{map}_radar.dds"),
-        format!("resource/overviews/{map}_radar_spectate.dds"),
-        format!("materials/overviews/{map}.vmt"),
-        format!("materials/vgui/maps/menu_photos_{map}.vmt"),
-        format!("materials/vgui/maps/menu_thumb_{map}.vmt"),
-    ];
-    let mut out: Vec<Ref> = named
-        .into_iter()
-        .map(|p| Ref::to(p, "the map's name").optional())
-        .collect();
+    let named = BY_NAME.iter().map(|p| p.replace("{map}", map));
+    let mut out: Vec<Ref> = named.map(|p| Ref::to(p, "the map's name").optional()).collect();
     let nav = format!("maps/{map}.nav");
     out.push(if rename_nav {
         let mut r = Ref::first_of(

@@ -99,21 +99,7 @@ impl<'a, 's> Walk<'a, 's> {
 
     /// Resolves one reference; the new node's index when it is reached for the first time.
     fn visit(&mut self, r: Ref, parent: Option<usize>) -> Result<Option<usize>, PackError> {
-        let mut first = None;
-        let mut found = None;
-        for raw in &r.candidates {
-            let path = crate::path::normalise(raw).ok_or_else(|| PackError::Escape {
-                path: raw.clone(),
-                referrer: self.referrer(&r.via, parent),
-            })?;
-            if let Some(at) = self.sources.locate(&path) {
-                found = Some((path, at));
-                break;
-            }
-            first.get_or_insert(path);
-        }
-        let Some((path, location)) = found else {
-            self.missing(first.unwrap_or_default(), &r, parent);
+        let Some((path, location)) = self.resolve(&r, parent)? else {
             return Ok(None);
         };
         if let Some(&existing) = self.index.get(&path) {
@@ -133,6 +119,23 @@ impl<'a, 's> Walk<'a, 's> {
         });
         self.add_include(&r, parent, id);
         Ok((!excluded).then_some(id))
+    }
+
+    /// The first candidate something has, normalised, and where it is; a missing one is told.
+    fn resolve(&mut self, r: &Ref, parent: Option<usize>) -> Result<Option<(String, Location)>, PackError> {
+        let mut first = None;
+        for raw in &r.candidates {
+            let path = crate::path::normalise(raw).ok_or_else(|| PackError::Escape {
+                path: raw.clone(),
+                referrer: self.referrer(&r.via, parent),
+            })?;
+            if let Some(at) = self.sources.locate(&path) {
+                return Ok(Some((path, at)));
+            }
+            first.get_or_insert(path);
+        }
+        self.missing(first.unwrap_or_default(), r, parent);
+        Ok(None)
     }
 
     fn add_include(&mut self, r: &Ref, parent: Option<usize>, to: usize) {

@@ -366,3 +366,16 @@ fn population_files_name_hud_icons_and_are_not_packed() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn a_pakfile_past_its_limit_is_refused_naming_the_largest_file() {
+    let dir = temp("pakfile");
+    content(&dir.join("content"));
+    let map = map_bytes(&[]);
+    let plan = plan_of(&map, &dir, None);
+    let tight = Limits { pakfile: 600, ..Limits::default() };
+    let err = pack(&map, &plan, &tight).unwrap_err().to_string();
+    assert!(err.starts_with("'the pakfile (largest new file "), "{err}");
+    assert!(pack(&map, &plan, &Limits::default()).is_ok());
+    let _ = std::fs::remove_dir_all(&dir);
+}
