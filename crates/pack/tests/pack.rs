@@ -373,7 +373,10 @@ fn a_pakfile_past_its_limit_is_refused_naming_the_largest_file() {
     content(&dir.join("content"));
     let map = map_bytes(&[]);
     let plan = plan_of(&map, &dir, None);
-    let tight = Limits { pakfile: 600, ..Limits::default() };
+    let tight = Limits {
+        pakfile: 600,
+        ..Limits::default()
+    };
     let err = pack(&map, &plan, &tight).unwrap_err().to_string();
     assert!(err.starts_with("'the pakfile (largest new file "), "{err}");
     assert!(pack(&map, &plan, &Limits::default()).is_ok());
