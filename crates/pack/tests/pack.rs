@@ -382,3 +382,18 @@ fn a_pakfile_past_its_limit_is_refused_naming_the_largest_file() {
     assert!(pack(&map, &plan, &Limits::default()).is_ok());
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[cfg(unix)]
+#[test]
+fn a_link_out_of_the_content_folder_is_refused() {
+    let dir = temp("link");
+    content(&dir.join("content"));
+    put(&dir, "outside/secret.vtf", b"secret");
+    let inside = dir.join("content/materials/custom/wall.vtf");
+    std::fs::remove_file(&inside).unwrap();
+    std::os::unix::fs::symlink(dir.join("outside/secret.vtf"), &inside).unwrap();
+    let err = plan(&map_bytes(&[]), &[dir.join("content")], None, &options()).unwrap_err();
+    assert!(matches!(err, PackError::Escape { .. }), "{err}");
+    assert!(err.to_string().contains("materials/custom/wall.vtf"), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
