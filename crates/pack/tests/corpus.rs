@@ -145,3 +145,41 @@ fn files_in_a_game_vpk_are_never_packed() {
     assert_eq!(plan.files.len(), 17 - in_game.len());
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn truncated_and_corrupted_models_and_particles_fail_cleanly() {
+    let Some(corpus) = srcmap_corpus::root("pack hostile model test") else {
+        return;
+    };
+    let keep = |p: &Path| ["mdl", "phy"].iter().any(|e| srcmap_corpus::has_extension(p, e));
+    let mut files: Vec<PathBuf> = srcmap_corpus::files(&corpus, "model", keep)
+        .into_iter()
+        .take(40)
+        .collect();
+    files.extend(
+        srcmap_corpus::files(&corpus, "dmx", |_| true)
+            .into_iter()
+            .take(10),
+    );
+    for file in files {
+        let bytes = std::fs::read(&file).unwrap();
+        let ext = file.extension().unwrap().to_string_lossy().to_ascii_lowercase();
+        let name = format!(
+            "models/x.{}",
+            if ext == "mdl" || ext == "phy" {
+                ext.as_str()
+            } else {
+                "pcf"
+            }
+        );
+        let name = name.replace("models/x.pcf", "particles/x.pcf");
+        for cut in [0, 4, 16, 64, 200, bytes.len() / 2, bytes.len().saturating_sub(1)] {
+            let _ = srcmap_pack::kinds::references(&name, &bytes[..cut.min(bytes.len())], &None);
+        }
+        let mut flipped = bytes.clone();
+        for i in (0..flipped.len()).step_by(97) {
+            flipped[i] ^= 0x5a;
+        }
+        let _ = srcmap_pack::kinds::references(&name, &flipped, &None);
+    }
+}
