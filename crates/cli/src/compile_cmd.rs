@@ -132,6 +132,13 @@ pub struct CompileArgs {
     /// compile: -final -both -StaticPropLighting -StaticPropPolys -textureshadows).
     #[arg(long, value_enum)]
     pub preset: Option<Preset>,
+    /// Pack the map's custom content into the compiled BSP (`srcmap pack` with the flags below).
+    #[arg(long)]
+    #[serde(default)]
+    pub pack: bool,
+    #[command(flatten)]
+    #[serde(flatten)]
+    pub pack_flags: Box<crate::pack_cmd::PackFlags>,
     /// A config file of flags for this map (default: MAP.srcmap.toml beside the VMF, when
     /// there is one); flags given on the command line win over it, and it over the preset.
     #[arg(long)]
@@ -206,9 +213,27 @@ pub fn compile(given: &CompileArgs) -> anyhow::Result<()> {
         vvis: &vvis,
         vrad: &vrad,
     };
+    if args.pack {
+        return compile_and_pack(&args, &progress);
+    }
     let reports = srcmap_driver::compile(&args.job(), &progress, &Stderr)?;
     if args.vbsp.json {
         print_json(&reports)?;
+    }
+    Ok(())
+}
+
+/// `srcmap compile --pack`: the compile, then its BSP packed.
+fn compile_and_pack(args: &CompileArgs, progress: &CompileProgress<'_>) -> anyhow::Result<()> {
+    let pack = args
+        .pack_flags
+        .job(PathBuf::new(), args.vbsp.game.clone(), None, false);
+    let (reports, packed) = srcmap_driver::compile_and_pack(&args.job(), &pack, progress, &Stderr)?;
+    if args.vbsp.json {
+        return print_json(&(reports, packed));
+    }
+    if !args.vbsp.quiet {
+        crate::pack_cmd::print_report(&packed, false, false);
     }
     Ok(())
 }

@@ -14,6 +14,7 @@ mod materials_cmd;
 mod model_cmd;
 mod nav_cmd;
 mod output;
+mod pack_cmd;
 mod phys_cmd;
 mod progress;
 mod rad_cmd;
@@ -50,6 +51,8 @@ enum Command {
     /// List, extract or add files in a BSP's pakfile (as bspzip does).
     #[command(subcommand)]
     Pak(bsp_cmd::PakCommand),
+    /// Pack the map's custom content (from loose folders, not the game's) into its pakfile.
+    Pack(pack_cmd::PackArgs),
     /// The material table compiles use without the game: harvest one, or explain a material.
     #[command(subcommand)]
     Materials(materials_cmd::MaterialsCommand),
@@ -97,6 +100,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Check(args) => bsp_cmd::check(&args),
         Command::Lump(cmd) => bsp_cmd::lump(cmd),
         Command::Pak(cmd) => bsp_cmd::pak(cmd),
+        Command::Pack(args) => pack_cmd::pack(&args),
         Command::Materials(cmd) => materials_cmd::run(cmd),
         Command::Nav(cmd) => nav_cmd::run(cmd),
         Command::Physics(cmd) => phys_cmd::run(cmd),

@@ -79,6 +79,12 @@ pub enum DriverError {
         path: PathBuf,
         error: Box<srcmap_bsp::BspError>,
     },
+    /// `srcmap pack` (or `compile --pack`) refused the map's content.
+    #[error("{}: pack: {error}", map.display())]
+    Pack {
+        map: PathBuf,
+        error: Box<srcmap_pack::PackError>,
+    },
 }
 
 /// A leak: `pointfile` (written) holds the path from the void to `entity_id`; `hint` names what
@@ -101,7 +107,7 @@ pub struct LeakError {
 /// An error as `--json` prints it (`{"error": ...}`): what kind of failure, the message as
 /// text prints it, and where, each place `None` when unknown. `kind` is one of `usage`, `read`,
 /// `write`, `vmf_syntax`, `instances`, `game`, `materials`, `leak`, `limit`, `compile`, `bsp`,
-/// `error`.
+/// `pack`, `error`.
 #[derive(Debug, Clone, Default, PartialEq, serde::Serialize)]
 pub struct ErrorReport {
     pub kind: &'static str,
@@ -165,6 +171,7 @@ impl DriverError {
             E::CompileVvis { map, .. } | E::CompileVrad { map, .. } => ("compile", Some(map)),
             E::Vvis { path, .. } | E::Vrad { path, .. } => ("compile", Some(path)),
             E::Bsp { path, .. } => ("bsp", Some(path)),
+            E::Pack { map, .. } => ("pack", Some(map)),
         }
     }
 

@@ -40,6 +40,7 @@ pub const TARGETS: &[(&str, Body)] = &[
     ("export_vtf", export_vtf),
     ("view_lin", view_lin),
     ("view_request", view_request),
+    ("pack_refs", pack_refs),
 ];
 
 /// KeyValues1 text, both escape modes; an unedited parse writes back byte-identical.
@@ -436,5 +437,32 @@ pub fn view_request(data: &[u8]) {
 pub fn decompile(data: &[u8]) {
     if let Ok(out) = srcmap_decompile::decompile_bytes(data) {
         out.vmf().expect("a decompiled VMF re-reads");
+    }
+}
+
+/// The packer's reference readers (materials, models, `.phy`, particle files and manifests,
+/// VScripts, `.res`, `.pop`, soundscripts, overviews) on the same bytes: references or an
+/// error, never a panic.
+pub fn pack_refs(data: &[u8]) {
+    const PATHS: &[&str] = &[
+        "materials/a.vmt",
+        "models/a.mdl",
+        "models/a.phy",
+        "particles/a.pcf",
+        "scripts/vscripts/a.nut",
+        "maps/a.res",
+        "scripts/population/a.pop",
+        "maps/a_particles.txt",
+        "maps/a_level_sounds.txt",
+        "resource/overviews/a.txt",
+    ];
+    for path in PATHS {
+        if let Ok(refs) = srcmap_pack::kinds::references(path, data, &None) {
+            for r in refs {
+                for c in &r.candidates {
+                    let _ = srcmap_pack::path::normalise(c);
+                }
+            }
+        }
     }
 }
