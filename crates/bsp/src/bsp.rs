@@ -78,6 +78,7 @@ pub struct Bsp {
     pub overlays: Vec<Overlay>,
     pub leaf_min_dist_to_water: Vec<u16>,
     pub face_macro_texture_info: Vec<u16>,
+    /// Per displacement triangle, its [`crate::flags::disp_tag`] bits.
     pub disp_tris: Vec<u16>,
     pub water_overlays: Vec<Overlay>,
     pub leaf_ambient_index_hdr: Vec<LeafAmbientIndex>,

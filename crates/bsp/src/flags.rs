@@ -253,3 +253,9 @@ mod tests {
         assert_eq!((Contents::WATER | Contents::SLIME).visible(), Contents::SLIME);
     }
 }
+
+/// The BSP's displacement triangle tag bits (`DISPTRI_TAG_*`) that VBSP writes.
+pub mod disp_tag {
+    pub const WALKABLE: u16 = 1 << 1;
+    pub const BUILDABLE: u16 = 1 << 2;
+}

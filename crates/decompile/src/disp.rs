@@ -16,12 +16,8 @@ use crate::types::{OutSide, OutSolid, dvec};
 /// How far behind its base face a displacement's brush reaches.
 const THICKNESS: f64 = 8.0;
 
-/// Hammer's triangle tag bits our BSP tags come from (the VMF's `triangle_tags`).
-const HAMMER_WALKABLE: i32 = 1 << 0;
-const HAMMER_BUILDABLE: i32 = 1 << 3;
-/// The BSP's triangle tag bits (`DISPTRI_TAG_WALKABLE`, `_BUILDABLE`).
-const TAG_WALKABLE: u16 = 1 << 1;
-const TAG_BUILDABLE: u16 = 1 << 2;
+use srcmap_bsp::flags::disp_tag::{BUILDABLE as TAG_BUILDABLE, WALKABLE as TAG_WALKABLE};
+use srcmap_vmf::hammer_tag::{BUILDABLE as HAMMER_BUILDABLE, WALKABLE as HAMMER_WALKABLE};
 
 impl Ctx<'_> {
     /// Every displacement as a solid of its own (noted where its records do not fit).

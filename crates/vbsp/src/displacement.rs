@@ -14,18 +14,12 @@ use crate::faces::Face;
 use crate::ids::TexinfoId;
 use crate::input::MapDisp;
 
-/// Hammer's triangle tag bits (`COREDISPTRI_TAG_*`): a plain bit, or a force bit whose
-/// value bit wins over the plain one.
-const HAMMER_WALKABLE: i32 = 1 << 0;
-const HAMMER_FORCE_WALKABLE: i32 = 1 << 1;
-const HAMMER_FORCE_WALKABLE_VALUE: i32 = 1 << 2;
-const HAMMER_BUILDABLE: i32 = 1 << 3;
-const HAMMER_FORCE_BUILDABLE: i32 = 1 << 4;
-const HAMMER_FORCE_BUILDABLE_VALUE: i32 = 1 << 5;
-
-/// The BSP's triangle tag bits (`DISPTRI_TAG_*`) VBSP writes.
-pub const TAG_WALKABLE: u16 = 1 << 1;
-pub const TAG_BUILDABLE: u16 = 1 << 2;
+use srcmap_bsp::flags::disp_tag::{BUILDABLE as TAG_BUILDABLE, WALKABLE as TAG_WALKABLE};
+use srcmap_vmf::hammer_tag::{
+    BUILDABLE as HAMMER_BUILDABLE, FORCE_BUILDABLE as HAMMER_FORCE_BUILDABLE,
+    FORCE_BUILDABLE_VALUE as HAMMER_FORCE_BUILDABLE_VALUE, FORCE_WALKABLE as HAMMER_FORCE_WALKABLE,
+    FORCE_WALKABLE_VALUE as HAMMER_FORCE_WALKABLE_VALUE, WALKABLE as HAMMER_WALKABLE,
+};
 
 /// Valve's `MAX_MAP_DISPINFO`.
 const MAX_DISPINFO: usize = 2048;

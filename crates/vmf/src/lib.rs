@@ -26,6 +26,17 @@ mod values;
 pub use srcmap_kv::{Document, NodeId};
 pub use values::format_number;
 
+/// Hammer's displacement triangle tag bits (`COREDISPTRI_TAG_*`, the VMF's `triangle_tags`): a
+/// plain bit, or a force bit whose value bit wins over the plain one.
+pub mod hammer_tag {
+    pub const WALKABLE: i32 = 1 << 0;
+    pub const FORCE_WALKABLE: i32 = 1 << 1;
+    pub const FORCE_WALKABLE_VALUE: i32 = 1 << 2;
+    pub const BUILDABLE: i32 = 1 << 3;
+    pub const FORCE_BUILDABLE: i32 = 1 << 4;
+    pub const FORCE_BUILDABLE_VALUE: i32 = 1 << 5;
+}
+
 use std::collections::BTreeMap;
 
 /// A VMF error: where (1-based line and column) and what.
