@@ -579,7 +579,15 @@ def d5_overwrite(w):
         r = run(args, w)
         untouched = sha(w / inp) == before
         no_copy = new is None or not (w / new).exists() or sha(w / new) != before
-        row(5, " ".join(args), r, refused(r) and untouched and no_copy)
+        row(5, " ".join(args), r, (refused(r) or decompiled(r, w, inp, new)) and untouched and no_copy)
+
+
+def decompiled(r, w, inp, new):
+    """A BSP converted to a VMF is a decompile now: a success whose output is a VMF with a world."""
+    if r.rc != 0 or not inp.endswith(".bsp") or new is None or not (w / new).exists():
+        return False
+    text = (w / new).read_text(errors="replace")
+    return text.lstrip().startswith(("versioninfo", "world")) and "\nworld" in "\n" + text
 
 
 def d6_non_finite(w):
