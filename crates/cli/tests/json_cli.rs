@@ -184,6 +184,28 @@ fn bad_flags_are_usage_errors_in_json_with_exit_status_2() {
 }
 
 #[test]
+fn a_gameinfo_naming_no_known_game_is_a_usage_error_naming_the_file() {
+    let dir = temp_dir("gameinfo");
+    let game = dir.join("game");
+    std::fs::create_dir_all(&game).unwrap();
+    let gameinfo = game.join("gameinfo.txt");
+    let text = "\"GameInfo\"\n{\n game \"Nothing\"\n FileSystem\n {\n  SteamAppId 12345\n }\n}\n";
+    std::fs::write(&gameinfo, text).unwrap();
+    let run = compile(
+        &dir,
+        "room",
+        &example_map(),
+        &["--game", game.to_str().unwrap(), "--json"],
+    );
+    assert_eq!(run.status.code(), Some(2));
+    let error = error_of(&run);
+    assert_eq!(error["kind"], "usage");
+    assert_eq!(error["file"].as_str(), gameinfo.to_str());
+    assert!(error["message"].as_str().unwrap().contains("Nothing"), "{error}");
+    assert!(!dir.join("room.bsp").exists());
+}
+
+#[test]
 fn a_map_whose_outside_is_not_filled_is_told_leaked() {
     let dir = temp_dir("unfilled");
     let map = example_map();

@@ -153,7 +153,7 @@ impl DriverError {
         use DriverError as E;
         match self {
             E::OutputIsInput { output, .. } => ("usage", Some(output)),
-            E::Target(_) => ("usage", None),
+            E::Target(error) => ("usage", error.file()),
             E::Read { path, .. } => ("read", Some(path)),
             E::Write { path, .. } => ("write", Some(path)),
             E::Vmf { path, .. } => ("vmf_syntax", Some(path)),

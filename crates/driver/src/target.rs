@@ -25,6 +25,16 @@ pub enum TargetError {
     Unreadable { path: PathBuf, error: String },
 }
 
+impl TargetError {
+    /// The gameinfo.txt at fault, when a file is.
+    pub fn file(&self) -> Option<&Path> {
+        match self {
+            TargetError::Unknown { .. } => None,
+            TargetError::Unrecognised { path, .. } | TargetError::Unreadable { path, .. } => Some(path),
+        }
+    }
+}
+
 /// The target of a run and how it was chosen, for the line that tells it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Chosen {
