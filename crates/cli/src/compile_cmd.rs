@@ -201,11 +201,10 @@ pub fn vbsp(args: &VbspArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// `srcmap compile`: the preset and the map's config file laid under the flags given, then
-/// vbsp, vvis and vrad in one process on one map in memory; the BSP is written once, at the
-/// end. The driver tells every stage's warnings as text.
-pub fn compile(given: &CompileArgs) -> anyhow::Result<()> {
-    let args = crate::compile_config::layered(given)?;
+/// `srcmap compile` with its flags already layered over the preset and the map's config file
+/// (`compile_config::layered`): vbsp, vvis and vrad in one process on one map in memory; the
+/// BSP is written once, at the end. The driver tells every stage's warnings as text.
+pub fn compile(args: &CompileArgs) -> anyhow::Result<()> {
     let quiet = args.vbsp.quiet;
     let (vbsp, vvis, vrad) = (Bar::steps("vbsp", quiet), Bar::new(quiet), Bar::new(quiet));
     let progress = CompileProgress {
@@ -214,7 +213,7 @@ pub fn compile(given: &CompileArgs) -> anyhow::Result<()> {
         vrad: &vrad,
     };
     if args.pack {
-        return compile_and_pack(&args, &progress);
+        return compile_and_pack(args, &progress);
     }
     let reports = srcmap_driver::compile(&args.job(), &progress, &Stderr)?;
     if args.vbsp.json {

@@ -107,7 +107,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Vbsp(args) => compile_cmd::vbsp(&args),
         Command::Vvis(args) => vis_cmd::vvis(&args),
         Command::Vrad(args) => rad_cmd::vrad(&args),
-        Command::Compile(args) => compile_cmd::compile(&args),
+        Command::Compile(args) => compile_cmd::compile(&compile_config::layered(&args)?),
         Command::Decompile(args) => decompile_cmd::decompile(&args),
         Command::Export(args) => export_cmd::export(&args),
         Command::Render(args) => export_cmd::render_map(&args),

@@ -2,8 +2,8 @@
 
 use std::path::PathBuf;
 
-use srcmap_driver::compile::total_line;
 use srcmap_driver::{RadSettings, RadSources, VradJob};
+use srcmap_stage::total_line;
 use srcmap_vrad::{AmbientOcclusion, Report, counts};
 
 use crate::output::{Stderr, print_json};

@@ -2,8 +2,8 @@
 
 use std::path::PathBuf;
 
-use srcmap_driver::compile::total_line;
 use srcmap_driver::{VisSettings, VvisJob};
+use srcmap_stage::total_line;
 use srcmap_vvis::Report;
 
 use crate::output::print_json;

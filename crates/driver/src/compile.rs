@@ -74,7 +74,11 @@ pub fn compile(
     side.write_beside(&out_path)?;
     if !job.vbsp.quiet {
         tell_later_warnings(&reports, messages);
-        messages.line(&total_line("compile", &out_path, started.elapsed().as_secs_f64()));
+        messages.line(&srcmap_stage::total_line(
+            "compile",
+            &out_path,
+            started.elapsed().as_secs_f64(),
+        ));
     }
     Ok(reports)
 }
@@ -83,12 +87,6 @@ impl StageOutput for Stage1 {
     fn report_mut(&mut self) -> Option<&mut Report> {
         Some(&mut self.report)
     }
-}
-
-/// The line that ends a command that wrote a BSP: `COMMAND: wrote PATH in N s total`, `seconds`
-/// from the command's start.
-pub fn total_line(command: &str, out_path: &std::path::Path, seconds: f64) -> String {
-    format!("{command}: wrote {} in {seconds:.2} s total", out_path.display())
 }
 
 /// vvis's and vrad's warnings as text (vbsp tells its own as it goes).

@@ -194,7 +194,7 @@ pub fn vbsp(job: &VbspJob, progress: &dyn Progress, messages: &dyn Messages) -> 
     stage1.side.write_beside(&stage1.out_path)?;
     if !job.quiet {
         let seconds = started.elapsed().as_secs_f64();
-        messages.line(&crate::compile::total_line("vbsp", &stage1.out_path, seconds));
+        messages.line(&srcmap_stage::total_line("vbsp", &stage1.out_path, seconds));
     }
     Ok(stage1.report)
 }

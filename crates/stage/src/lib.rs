@@ -108,6 +108,12 @@ pub fn timed_stage<T: StageOutput, E>(
     Ok(out)
 }
 
+/// The line that ends a command that wrote a BSP: `COMMAND: wrote PATH in N s total`, `seconds`
+/// from the command's start (`compile` and each stage run alone end with it).
+pub fn total_line(command: &str, out_path: &std::path::Path, seconds: f64) -> String {
+    format!("{command}: wrote {} in {seconds:.2} s total", out_path.display())
+}
+
 /// A [`Progress`] that ignores everything.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct NoProgress;
