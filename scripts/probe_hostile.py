@@ -444,20 +444,26 @@ def view_once(w, bsp, path):
     return view_stop(w, p, start)
 
 
-def d4_viewer(w):
-    p, port, start = view_start(w, w / "base.bsp")
-    if port is None:
-        r = view_stop(w, p, start)
-        row(4, "viewer starts", r, False, last_line(r.err))
-        return
+def slow_connections(port, n):
+    """n connections that send the first line of a request and then nothing (slowloris)."""
     slow = []
-    for _ in range(200):
+    for _ in range(n):
         try:
             s = socket.create_connection(("127.0.0.1", port), timeout=5)
             s.sendall(b"GET / HTTP/1.1\r\n")
             slow.append(s)
         except OSError:
             pass
+    return slow
+
+
+def d4_viewer(w):
+    p, port, start = view_start(w, w / "base.bsp")
+    if port is None:
+        r = view_stop(w, p, start)
+        row(4, "viewer starts", r, False, last_line(r.err))
+        return
+    slow = slow_connections(port, 200)
     stop = threading.Event()
 
     def drip():
@@ -521,14 +527,7 @@ def d4_thread_exhaustion(w):
         r = view_stop(w, p, start)
         row(4, f"thread exhaustion (ulimit -v {room >> 20} MB): starts", r, refused(r), last_line(r.err))
         return
-    slow = []
-    for _ in range(200):
-        try:
-            s = socket.create_connection(("127.0.0.1", port), timeout=5)
-            s.sendall(b"GET / HTTP/1.1\r\n")
-            slow.append(s)
-        except OSError:
-            pass
+    slow = slow_connections(port, 200)
     time.sleep(1)
     answers = [http(port, "/scene.json", timeout=5)[0] for _ in range(5)]
     for s in slow:

@@ -197,18 +197,7 @@ pub(crate) fn cell_polygon(g: &FaceGeom, grid: &Grid, c: usize) -> Vec<Vec3> {
 
 /// A planar convex polygon's area and balance point (area centroid).
 pub(crate) fn area_and_centre(poly: &[Vec3]) -> (f32, Vec3) {
-    let (mut area, mut moment) = (0.0f32, Vec3::ZERO);
-    for i in 1..poly.len().saturating_sub(1) {
-        let (a, b, c) = (poly[0], poly[i], poly[i + 1]);
-        let tri = 0.5 * (b - a).cross(c - a).length();
-        area += tri;
-        moment += (a + b + c) / 3.0 * tri;
-    }
-    if area > 0.0 {
-        (area, moment / area)
-    } else {
-        (0.0, Vec3::ZERO)
-    }
+    crate::samples::fan_area_centre(poly, |a, b, c| (b - a).cross(c - a).length())
 }
 
 /// VRAD's `FormFactorPolyToDiff` (divided by π): the share of a point's cosine-weighted

@@ -176,17 +176,30 @@ pub fn cut(poly: &[Vec2], axis: usize, at: f32) -> (Vec<Vec2>, Vec<Vec2>) {
 
 /// The area of a polygon and its balance point (area centroid), by a fan of triangles.
 fn area_and_centre(poly: &[Vec2]) -> (f32, Vec2) {
-    let (mut area, mut moment) = (0.0f32, Vec2::ZERO);
+    fan_area_centre(poly, |a, b, c| (b - a).perp_dot(c - a).abs())
+}
+
+/// A convex polygon's area and balance point by a fan of triangles, `twice_area` giving
+/// twice a triangle's area: one sum for 3D patches and 2D sample cells alike.
+pub(crate) fn fan_area_centre<V>(poly: &[V], twice_area: impl Fn(V, V, V) -> f32) -> (f32, V)
+where
+    V: Copy
+        + Default
+        + std::ops::Add<Output = V>
+        + std::ops::Mul<f32, Output = V>
+        + std::ops::Div<f32, Output = V>,
+{
+    let (mut area, mut moment) = (0.0f32, V::default());
     for i in 1..poly.len().saturating_sub(1) {
         let (a, b, c) = (poly[0], poly[i], poly[i + 1]);
-        let tri = 0.5 * (b - a).perp_dot(c - a).abs();
+        let tri = 0.5 * twice_area(a, b, c);
         area += tri;
-        moment += (a + b + c) / 3.0 * tri;
+        moment = moment + (a + b + c) / 3.0 * tri;
     }
     if area > 0.0 {
         (area, moment / area)
     } else {
-        (0.0, Vec2::ZERO)
+        (0.0, V::default())
     }
 }
 
