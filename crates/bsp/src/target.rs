@@ -37,6 +37,9 @@ pub struct Target {
     pub world_lights_version: u32,
     /// Further lump versions its tools write: `(lump, version)`.
     pub lump_versions: &'static [(usize, u32)],
+    /// Its vbsp gives all the 3D skybox's leaves one vis cluster (Source 2007's vbsp on; the
+    /// Episode One-era vbsp, `prtfile.cpp` without `g_SkyCluster`, numbers them one by one).
+    pub one_skybox_cluster: bool,
 }
 
 /// Source SDK 2013 multiplayer and Team Fortress 2: what srcmap writes when no game is named.
@@ -50,6 +53,7 @@ const SOURCE_2013_MP: Target = Target {
     static_props: StaticPropLayout::Lightmapped,
     world_lights_version: WORLD_LIGHTS_VERSION,
     lump_versions: &[],
+    one_skybox_cluster: true,
 };
 
 /// Every game srcmap can write for; the first is the default.
@@ -85,6 +89,7 @@ pub const TARGETS: &[Target] = &[
         games: "Source 2006 (Half-Life 2: Episode One engine) mods",
         static_props_version: 5,
         static_props: StaticPropLayout::V5,
+        one_skybox_cluster: false,
         ..SOURCE_2013_MP
     },
     Target {
@@ -103,6 +108,7 @@ pub const TARGETS: &[Target] = &[
         bsp_version: 19,
         static_props_version: 4,
         static_props: StaticPropLayout::V4,
+        one_skybox_cluster: false,
         ..SOURCE_2013_MP
     },
     Target {
@@ -136,6 +142,7 @@ pub const TARGETS: &[Target] = &[
         world_lights_version: WORLD_LIGHTS_VERSION_WITH_SHADOW_OFFSET,
         // Left 4 Dead 2's vbsp labels its (empty) physics level lump 16.
         lump_versions: &[(PHYSLEVEL, 16)],
+        one_skybox_cluster: true,
     },
     Target {
         name: "strata",

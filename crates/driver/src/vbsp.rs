@@ -69,6 +69,9 @@ pub struct Stage1 {
 pub enum SideFile {
     Portals(String),
     Pointfile(String),
+    /// Neither: the outside was not filled for want of an entity in open space, so there is
+    /// no portal file and no leak to draw (Valve's vbsp calls it leaked all the same).
+    Unsealed,
     /// `-onlyents`/`-onlyprops` keep the tree, so the side files already there stay right.
     Kept,
 }
@@ -78,6 +81,7 @@ impl SideFile {
     fn take(out: &mut Output) -> SideFile {
         match &mut out.leak {
             Some(VbspError::Leak { pointfile, .. }) => SideFile::Pointfile(std::mem::take(pointfile)),
+            _ if out.prt.is_empty() => SideFile::Unsealed,
             _ => SideFile::Portals(std::mem::take(&mut out.prt)),
         }
     }
@@ -88,6 +92,12 @@ impl SideFile {
     pub fn write_beside(&self, bsp_path: &Path) -> Result<(), DriverError> {
         let (text, ext, stale) = match self {
             SideFile::Kept => return Ok(()),
+            SideFile::Unsealed => {
+                for stale in ["prt", "lin"] {
+                    let _ = std::fs::remove_file(bsp_path.with_extension(stale));
+                }
+                return Ok(());
+            }
             // Valve writes no portal file for a leaked map: vis cannot run on it.
             SideFile::Pointfile(text) => (text, "lin", "prt"),
             // A stale pointfile from an earlier leak would mislead.
@@ -228,10 +238,27 @@ pub fn run_vbsp(
     if let Some(only) = job.only {
         return run.update(&input, only, &opts, progress, &sources.materials);
     }
-    match srcmap_vbsp::compile(&input, &opts, progress) {
-        Ok(out) => run.finish(out, &sources.materials),
-        Err(error) => Err(run.compile_error(&vmf, error)),
+    let stage1 = match srcmap_vbsp::compile(&input, &opts, progress) {
+        Ok(out) => run.finish(out, &sources.materials)?,
+        Err(error) => return Err(run.compile_error(&vmf, error)),
+    };
+    if let (Some(note), false) = (skybox_note(&chosen, &stage1.report), job.quiet) {
+        messages.line(&note);
     }
+    Ok(stage1)
+}
+
+/// Without a named game, a 3D skybox of several leaves is made one vis cluster as the vbsp of
+/// Source 2007 and later does; the Episode One-era vbsp (Source 2006 games, Valve's BSPs of
+/// Ricochet among them) numbers its leaves one by one, so say which game would change it.
+fn skybox_note(chosen: &crate::target::Chosen, report: &Report) -> Option<String> {
+    let leaves = report.count("skybox_leaves");
+    (chosen.by == crate::target::ChosenBy::Default && leaves > 1).then(|| {
+        format!(
+            "note: the 3D skybox's {leaves} leaves share one vis cluster, as in the vbsp of Source 2007 and later \
+             games; a Source 2006 game's vbsp gives each its own (--target source2006)"
+        )
+    })
 }
 
 /// One stage-1 run after the compile: what it tells and writes.
@@ -294,8 +321,8 @@ impl Run<'_> {
             map: self.job.map.clone(),
             error: Box::new(error),
         })?;
-        let sealed = out.leak.is_none();
         let side = SideFile::take(&mut out);
+        let sealed = matches!(side, SideFile::Portals(_));
         if !self.job.quiet {
             self.messages.line(&summary(&self.out_path, &out.report));
         }

@@ -451,6 +451,16 @@ impl Resolver {
         self.table.as_ref()?.1.detail_type(&key).map(str::to_owned)
     }
 
+    /// Whether the material's `%detailtype`, or its having none, is known for sure: the game's
+    /// VMT was read, or the table recorded a type. A table harvested from BSPs without a
+    /// detail file records none, so there "none" only means "not learned".
+    pub fn detail_type_known(&self, name: &str) -> bool {
+        let key = normalise_name(name);
+        let in_game = (self.game.as_ref())
+            .is_some_and(|game| matches!(game.material(&key.to_ascii_lowercase()), Ok(Some(_))));
+        in_game || (self.table.as_ref()).is_some_and(|(_, table)| table.detail_type(&key).is_some())
+    }
+
     /// The default cube map vbsp makes from the sky `skyname` (worldspawn's `skyname`): from
     /// the sky's textures in the game, else the table. `None` when neither knows the sky.
     pub fn sky_cubemap(&self, skyname: &str) -> Option<SkyCubemap> {

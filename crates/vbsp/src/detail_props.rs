@@ -746,39 +746,54 @@ fn store_lump(bsp: &mut Bsp, lump: DetailProps, diags: &mut Vec<Diagnostic>) {
 }
 
 /// No face has a known detail type: if displacements (where detail props grow) use materials
-/// the resolver does not know, their `%detailtype` is unknown and detail props may be missing
+/// whose `%detailtype` is not known (materials the resolver does not know at all, or, when a
+/// detail file was given, ones the table has learned no type for), detail props may be missing
 /// for that reason alone; say so, naming them.
 fn warn_unknown_detail_types(inputs: &DetailInputs<'_>, bsp: &Bsp, diags: &mut Vec<Diagnostic>) {
     let unknown: HashSet<String> = (inputs.materials.unknown_materials().iter())
         .map(|m| m.to_ascii_lowercase())
         .collect();
-    let mut names: Vec<String> = (bsp.faces.iter())
-        .filter(|f| f.dispinfo >= 0)
-        .filter_map(|f| bsp.texinfo.get(usize::try_from(f.texinfo).ok()?))
-        .filter_map(|t| bsp.texdata_name(usize::try_from(t.texdata).ok()?))
-        .map(|name| original_material(name, inputs.map_name))
-        .filter(|name| unknown.contains(&name.to_ascii_lowercase()))
+    let detail_file_given = inputs.detail_types.is_some();
+    let mut names: Vec<String> = displacement_materials(bsp, inputs.map_name)
+        .filter(|name| {
+            unknown.contains(&name.to_ascii_lowercase())
+                || (detail_file_given && !inputs.materials.detail_type_known(name))
+        })
         .collect();
     names.sort();
     names.dedup();
     if names.is_empty() {
         return;
     }
+    diags.push(
+        Diagnostic::warning(Where::default(), unknown_types_message(&names)).with_code("vbsp.detail_unknown"),
+    );
+}
+
+/// The (unpatched) materials of the BSP's displacement faces.
+fn displacement_materials<'b>(bsp: &'b Bsp, map_name: &'b str) -> impl Iterator<Item = String> + 'b {
+    (bsp.faces.iter())
+        .filter(|f| f.dispinfo >= 0)
+        .filter_map(|f| bsp.texinfo.get(usize::try_from(f.texinfo).ok()?))
+        .filter_map(|t| bsp.texdata_name(usize::try_from(t.texdata).ok()?))
+        .map(move |name| original_material(name, map_name))
+}
+
+fn unknown_types_message(names: &[String]) -> String {
     let shown: Vec<&str> = names.iter().take(5).map(String::as_str).collect();
     let more = names.len().saturating_sub(shown.len());
-    diags.push(
-        Diagnostic::warning(
-            Where::default(),
-            format!(
-                "no detail props placed: the %detailtype of {} displacement material{} is unknown (give -game or --materials): {}{}",
-                names.len(),
-                if names.len() == 1 { "" } else { "s" },
-                shown.join(", "),
-                if more > 0 { format!(" and {more} more") } else { String::new() }
-            ),
-        )
-        .with_code("vbsp.detail_unknown"),
-    );
+    format!(
+        "no detail props placed: the %detailtype of {} displacement material{} is unknown (give -game, or a \
+         material table harvested with `materials extract --detail-file`): {}{}",
+        names.len(),
+        if names.len() == 1 { "" } else { "s" },
+        shown.join(", "),
+        if more > 0 {
+            format!(" and {more} more")
+        } else {
+            String::new()
+        }
+    )
 }
 
 /// The detail type of each BSP face: its material's `%detailtype` (a patched material

@@ -48,6 +48,8 @@ pub fn assign_clusters(
     Clusters {
         of_node,
         count: numbers.count,
+        leaked: false,
+        skybox_leaves: numbers.sky_leaves,
     }
 }
 
@@ -57,6 +59,8 @@ pub fn assign_clusters(
 struct ClusterNumbers {
     count: usize,
     sky: Option<i32>,
+    /// Leaves given the 3D skybox's one cluster.
+    sky_leaves: usize,
     vis: HashMap<usize, i32>,
 }
 
@@ -67,6 +71,7 @@ impl ClusterNumbers {
     }
 
     fn of_sky(&mut self) -> i32 {
+        self.sky_leaves += 1;
         if let Some(c) = self.sky {
             return c;
         }
@@ -469,7 +474,8 @@ fn finish_records(o: &mut bsp::Bsp, models: &[ModelIn<'_>]) {
         f.orig_face = i as i32;
     }
     // The world's clusters (the first model's) size the visibility lump.
-    let num_clusters = models.first().and_then(|m| m.clusters).map_or(0, |c| c.count);
+    let clusters = models.first().and_then(|m| m.clusters);
+    let num_clusters = clusters.filter(|c| !c.leaked).map_or(0, |c| c.count);
     o.visibility = all_visible(num_clusters);
     // No water is measured here: every leaf gets the lump's entry, zero.
     o.leaf_min_dist_to_water = vec![0; o.leafs.len()];

@@ -10,6 +10,24 @@ use crate::ids::BrushId;
 pub struct Clusters {
     pub of_node: Vec<i32>,
     pub count: usize,
+    /// The outside was not filled: no portal file, no visibility.
+    pub leaked: bool,
+    /// Leaves of the 3D skybox sharing its one cluster.
+    pub skybox_leaves: usize,
+}
+
+impl Clusters {
+    /// A leaked map's clusters as Valve's vbsp leaves them: it writes no portal file, so no
+    /// leaf is ever numbered and every leaf, solid ones too, keeps the cluster 0 its node was
+    /// allocated with; the visibility lump stays empty.
+    pub fn leaked(nodes: usize) -> Clusters {
+        Clusters {
+            of_node: vec![0; nodes],
+            count: 1,
+            leaked: true,
+            skybox_leaves: 0,
+        }
+    }
 }
 
 /// An entity after preprocessing: what goes in the entity lump and which brushes it owns.

@@ -335,3 +335,67 @@ fn corpus_detail_prop_counts_match_valve() {
         );
     }
 }
+
+/// The room's floor slab with a flat displacement on top in `floor`, a material the table
+/// knows (its contents, size) but has learned no `%detailtype` for.
+fn room_with_displaced_floor(floor: &str) -> (Vec<MapEntity>, Resolver) {
+    let mut ents = room_with_floor(floor);
+    let n = 5;
+    let disp = srcmap_vbsp::input::MapDisp {
+        power: 2,
+        start_position: srcmap_geom::DVec3::new(-512.0, -512.0, -48.0),
+        normals: vec![[0.0, 0.0, 1.0]; n * n],
+        distances: vec![0.0; n * n],
+        offsets: vec![[0.0; 3]; n * n],
+        alphas: vec![0.0; n * n],
+        triangle_tags: vec![9; 2 << 4],
+        ..Default::default()
+    };
+    let slab = ents[0].brushes.last_mut().unwrap();
+    slab.sides[4].displacement = Some(Box::new(disp));
+    let mut table = MaterialTable::new();
+    let entry = TableEntry {
+        contents: Some(1),
+        surface_flags: Some(0),
+        width: 512,
+        height: 512,
+        reflectivity: [0.3; 3],
+        emit: None,
+        maps: vec!["fixture".into()],
+        evidence: 1,
+    };
+    table.merge(BTreeMap::from([(srcmap_materials::normalise_name(floor), entry)]));
+    (ents, Resolver::new(None, Some(("fixture.json".into(), table))))
+}
+
+#[test]
+fn a_detail_file_with_no_type_learned_for_the_displacements_names_their_materials() {
+    let (ents, resolver) = room_with_displaced_floor("nature/untyped_grass");
+    let types =
+        srcmap_content::detail_vbsp::DetailTypes::parse(DETAIL_FILE.as_bytes(), "detail.vbsp").unwrap();
+    let opts = Options {
+        verify: true,
+        materials: &resolver,
+        detail_types: Some(&types),
+        ..Default::default()
+    };
+    let out = srcmap_vbsp::compile(&MapInput { entities: ents }, &opts, &NoProgress).expect("compile");
+    assert!(dprp(&out.bsp).objects.is_empty());
+    let warning = (out.diagnostics.iter())
+        .find(|d| d.code == Some("vbsp.detail_unknown"))
+        .expect("the missing detail props are told");
+    assert!(
+        warning.message.contains("nature/untyped_grass"),
+        "{}",
+        warning.message
+    );
+    // Without a detail file nothing asks for detail props: no warning.
+    let (ents, resolver) = room_with_displaced_floor("nature/untyped_grass");
+    let quiet = compile(ents, &resolver, false);
+    assert!(
+        quiet
+            .diagnostics
+            .iter()
+            .all(|d| d.code != Some("vbsp.detail_unknown"))
+    );
+}

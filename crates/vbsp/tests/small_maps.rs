@@ -316,3 +316,78 @@ fn a_map_over_an_engine_limit_is_refused_not_written() {
         Ok(_) => panic!("a map over the cubemap limit compiled"),
     }
 }
+
+/// A box room with a player start, and a separate sealed 3D skybox room beside it holding a
+/// sky_camera, cut in two leaves by a hint.
+fn room_with_skybox() -> Vec<MapEntity> {
+    let mut brushes = room(1, [-256.0, -256.0, 0.0], [256.0, 256.0, 256.0], WALL);
+    brushes.extend(room(20, [1024.0, -128.0, 0.0], [1280.0, 128.0, 128.0], WALL));
+    let mut hint = common::box_brush(
+        60,
+        [1151.0, -128.0, 0.0],
+        [1153.0, 128.0, 128.0],
+        "tools/toolsskip",
+    );
+    hint.sides[0].material = "tools/toolshint".into();
+    hint.sides[1].material = "tools/toolshint".into();
+    brushes.push(hint);
+    vec![
+        world(brushes),
+        entity(100, "info_player_start", [0.0, 0.0, 16.0], vec![]),
+        entity(101, "sky_camera", [1100.0, 0.0, 64.0], vec![]),
+    ]
+}
+
+fn compile_for(entities: Vec<MapEntity>, target: &str) -> Output {
+    let opts = Options {
+        verify: true,
+        target: srcmap_bsp::Target::by_name(target).unwrap(),
+        ..Default::default()
+    };
+    compile(&MapInput { entities }, &opts, &NoProgress).unwrap()
+}
+
+#[test]
+fn skybox_is_one_cluster_from_source_2007_on_and_leaf_by_leaf_before() {
+    let (a, b) = ([1100.0, 0.0, 64.0], [1200.0, 0.0, 64.0]);
+    let tf = compile_for(room_with_skybox(), "tf");
+    assert_eq!(
+        cluster_at(&tf, a),
+        cluster_at(&tf, b),
+        "one cluster for the skybox"
+    );
+    let ep1 = compile_for(room_with_skybox(), "source2006");
+    assert_ne!(
+        cluster_at(&ep1, a),
+        cluster_at(&ep1, b),
+        "Episode One's vbsp numbers each leaf"
+    );
+    // Every skybox leaf (the hint and the main room's planes cut it) gets its own cluster.
+    let sky_leaves = tf.report.count("skybox_leaves");
+    assert!(sky_leaves >= 2, "{sky_leaves}");
+    assert_eq!(ep1.report.count("skybox_leaves"), 0);
+    assert_eq!(
+        ep1.report.count("clusters"),
+        tf.report.count("clusters") + sky_leaves - 1
+    );
+    // The main room is numbered the same way by both.
+    assert_ne!(cluster_at(&tf, [0.0, 0.0, 100.0]), cluster_at(&tf, a));
+}
+
+#[test]
+fn no_entity_in_open_space_is_written_as_leaked() {
+    let ents = vec![world(room(1, [-256.0, -256.0, 0.0], [256.0, 256.0, 256.0], WALL))];
+    let out = compile_map(ents).expect("compiles, with a warning");
+    assert!(out.diagnostics.iter().any(|d| d.code == Some("vbsp.no_entities")));
+    // As Valve's leaked BSPs: no portal file, no visibility, every leaf (solid ones too) in
+    // cluster 0.
+    assert!(out.prt.is_empty());
+    assert!(out.bsp.visibility.is_none());
+    assert_eq!(out.report.count("clusters"), 1);
+    assert!(out.bsp.leafs.iter().skip(1).all(|l| l.cluster == 0));
+    assert_ne!(
+        contents_at(&out, [0.0, 0.0, -8.0]) & 1,
+        0,
+        "the floor is still solid"
+    );
+}

@@ -327,6 +327,7 @@ impl<'a> Compile<'a> {
         // The BSP's leaf records (every model's, Valve's leaf 0 too): what `srcmap info` counts.
         r.set("leaves", bsp.leafs.len() as f64);
         r.set("clusters", self.clusters.count as f64);
+        r.set("skybox_leaves", self.clusters.skybox_leaves as f64);
         r.set("portals", portals as f64);
         r.set("outside_filled", self.outside_filled as f64);
         // 0 when the outside was not filled (a leak let through, or no entity in open space).

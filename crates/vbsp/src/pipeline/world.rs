@@ -12,6 +12,7 @@ use crate::input::MapInput;
 use crate::portals::{self, FloodSource};
 use crate::prt;
 use crate::tree::{self, Pass};
+use crate::types::Clusters;
 use crate::verify;
 
 impl<'a> Compile<'a> {
@@ -257,27 +258,38 @@ impl<'a> Compile<'a> {
     }
 
     /// Clusters of the world's leaves (the 3D skybox and func_visclusters merged) and the
-    /// portal file between them.
+    /// portal file between them; a leaked map (a leak let through, or no entity in open
+    /// space) has neither, as Valve's.
     pub fn number_clusters(&mut self) {
-        // The 3D skybox: the areas holding a sky_camera become one cluster.
-        self.sky_areas = self
-            .input
-            .entities
-            .iter()
+        self.sky_areas = self.skybox_areas();
+        if !self.outside_sealed {
+            self.clusters = Clusters::leaked(self.tree.nodes.len());
+            self.prt.clear();
+            return;
+        }
+        // The 3D skybox's areas become one cluster where the target's vbsp does that.
+        let merged_sky: &[u32] = match self.opts.target.one_skybox_cluster {
+            true => &self.sky_areas,
+            false => &[],
+        };
+        let viscluster_bounds = &self.viscluster_bounds;
+        self.clusters = emit::assign_clusters(
+            &self.tree,
+            &self.areas.of_node,
+            &|a| merged_sky.contains(&a),
+            &|leaf| viscluster_of(viscluster_bounds, leaf),
+        );
+        self.prt = prt::write_prt(&self.tree, &self.portals, &self.clusters);
+    }
+
+    /// The 3D skybox: the areas holding a sky_camera.
+    fn skybox_areas(&self) -> Vec<u32> {
+        (self.input.entities.iter())
             .filter(|e| e.classname.eq_ignore_ascii_case("sky_camera"))
             .filter_map(|e| e.origin())
             .map(|o| self.areas.of_node[self.tree.leaf_at(&self.planes, o).idx()])
             .filter(|&a| a != 0)
-            .collect();
-        let viscluster_bounds = &self.viscluster_bounds;
-        let sky_areas = &self.sky_areas;
-        self.clusters = emit::assign_clusters(
-            &self.tree,
-            &self.areas.of_node,
-            &|a| sky_areas.contains(&a),
-            &|leaf| viscluster_of(viscluster_bounds, leaf),
-        );
-        self.prt = prt::write_prt(&self.tree, &self.portals, &self.clusters);
+            .collect()
     }
 }
 
