@@ -405,7 +405,11 @@ fn model_files(
     let unknown = |why: &str, diags: &mut Vec<Diagnostic>| {
         diags.push(Diagnostic::warning(
             at(e),
-            format!("model {name} {why}: its props keep a leaf list from a box around their origin"),
+            format!(
+                "model {name} {why}: its props are kept, with a leaf list from a box around their origin \
+                 (Valve's vbsp drops the props of a model it cannot load, or one without $staticprop or \
+                 breakable by its prop_data: that takes the model to know)"
+            ),
         ));
         ModelShape::Unknown
     };
