@@ -239,3 +239,43 @@ fn the_portal_file_is_written_only_after_the_bsp() {
             .starts_with("PRT1")
     );
 }
+
+/// The box room with no point entity: nothing in open space to flood from.
+fn empty_box() -> String {
+    let text = box_room();
+    let start = text.find("\nentity").unwrap();
+    let end = text.find("\ncameras").unwrap();
+    format!("{}{}", &text[..start], &text[end..])
+}
+
+#[test]
+fn a_map_with_no_entity_in_open_space_is_written_leaked_and_vis_is_skipped() {
+    let dir = temp("empty");
+    let map = dir.join("empty.vmf");
+    std::fs::write(&map, empty_box()).unwrap();
+    // A stale portal file from an earlier compile must not outlive this one.
+    std::fs::write(dir.join("empty.prt"), "PRT1\n1\n0\n").unwrap();
+    let job = CompileJob {
+        vbsp: VbspJob {
+            map: map.clone(),
+            ..Default::default()
+        },
+        vis: Some(VisSettings::default()),
+        rad: None,
+        lights: Vec::new(),
+    };
+    let kept = Kept::default();
+    let reports = srcmap_driver::compile(&job, &NO_PROGRESS, &kept).unwrap();
+    assert_eq!(reports.len(), 1, "vis is skipped");
+    let lines = kept.0.borrow();
+    assert!(
+        lines.iter().any(|l| l.contains("no entity in open space")),
+        "{lines:?}"
+    );
+    assert!(!dir.join("empty.prt").exists() && !dir.join("empty.lin").exists());
+    // As Valve's: no visibility, every leaf in cluster 0.
+    let bsp = srcmap_bsp::Bsp::parse(&std::fs::read(dir.join("empty.bsp")).unwrap()).unwrap();
+    assert!(bsp.visibility.is_none());
+    assert!(bsp.leafs.iter().skip(1).all(|l| l.cluster == 0));
+    let _ = std::fs::remove_dir_all(&dir);
+}
