@@ -111,7 +111,7 @@ fn run_vis(
     if !sealed {
         if !job.vbsp.quiet {
             messages.line(&format!(
-                "{}: warning: the map leaked, so vis was skipped (every cluster sees every other)",
+                "{}: warning: the map leaked, so vis was skipped (one cluster, no visibility data: the game draws every leaf from everywhere)",
                 map.display()
             ));
         }
