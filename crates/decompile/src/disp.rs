@@ -69,7 +69,11 @@ impl Ctx<'_> {
         };
         Some(Piece {
             face: info.map_face,
-            base: Base { quad, top },
+            base: Base {
+                quad,
+                top,
+                side_id: (self.bsp.face_ids.get(info.map_face as usize).copied()).filter(|&id| id != 0),
+            },
             texinfo,
             dispinfo,
         })

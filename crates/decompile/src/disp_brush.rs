@@ -10,16 +10,25 @@ use srcmap_geom::{DVec3, MAX_WORLD, Plane, Winding, polyhedron_faces};
 
 /// How far behind a lone base quad its brush reaches.
 const THICKNESS: f64 = 8.0;
+/// Two displaced sides of one brush meet at a corner: their normals this far apart or more
+/// (cosine). Neighbouring brushes' tops bent into an arch or a ramp meet flatter.
+const CORNER_COS: f64 = 0.5;
 /// Points closer than this are one (BSP vertices are f32s).
 const SAME_POINT: f64 = 0.01;
 /// A corner this far in front of a plane is outside the solid it bounds.
 const OUTSIDE: f64 = 0.01;
 
-/// A displacement's base face: its four corners and its plane (facing out of the brush).
+/// Hammer numbers a brush's sides one after another: displaced sides of one box are at most
+/// this far apart in id (its first and last); the same side of consecutive boxes, six.
+const SIDE_ID_GAP: u32 = 5;
+
+/// A displacement's base face: its four corners, its plane (facing out of the brush) and, where
+/// the BSP keeps face ids, the Hammer id of the side it was.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Base {
     pub quad: [DVec3; 4],
     pub top: Plane,
+    pub side_id: Option<u32>,
 }
 
 /// A rebuilt brush: one plane per side, the bases' planes first (in their order), each with
@@ -28,7 +37,7 @@ pub(crate) type Sides = Vec<(Plane, Winding)>;
 
 /// The groups of bases that may share a brush: runs of consecutive bases with planes of their
 /// own whose corners all stay on one convex solid, each run split into its parts that hang
-/// together by shared edges (Hammer lists a box's top and bottom first: they share none).
+/// together by edges at a corner (Hammer lists a box's top and bottom first: they share none).
 pub(crate) fn brush_groups(bases: &[Base]) -> Vec<Vec<usize>> {
     let mut runs: Vec<Range<usize>> = Vec::new();
     for (i, base) in bases.iter().enumerate() {
@@ -44,7 +53,14 @@ pub(crate) fn brush_groups(bases: &[Base]) -> Vec<Vec<usize>> {
 
 fn joins(run: &[Base], next: &Base) -> bool {
     let corners = || run.iter().flat_map(|b| b.quad);
-    run.iter().all(|b| !same_plane(&b.top, &next.top))
+    let last = run.last().and_then(|b| b.side_id);
+    // Ids further apart are sides of different brushes (panels around a pillar, say).
+    let numbered_together = match (last, next.side_id) {
+        (Some(a), Some(b)) => a.abs_diff(b) <= SIDE_ID_GAP,
+        _ => true,
+    };
+    numbered_together
+        && run.iter().all(|b| !same_plane(&b.top, &next.top))
         && run.iter().all(|b| behind(&b.top, next.quad.iter().copied()))
         && behind(&next.top, corners())
 }
@@ -55,7 +71,7 @@ fn edge_connected(run: &[Base], first: usize) -> Vec<Vec<usize>> {
     let mut part: Vec<usize> = (0..run.len()).collect();
     for i in 0..run.len() {
         for j in 0..i {
-            if shares_edge(&run[i].quad, &run[j].quad) {
+            if meet_at_corner(&run[i], &run[j]) {
                 let (a, b) = (part[i], part[j]);
                 part.iter_mut().filter(|p| **p == a).for_each(|p| *p = b);
             }
@@ -198,6 +214,11 @@ fn behind(plane: &Plane, mut points: impl Iterator<Item = DVec3>) -> bool {
     points.all(|p| plane.distance(p) <= OUTSIDE)
 }
 
+/// Two bases share an edge at a corner of a solid (not a fold between neighbouring tops).
+fn meet_at_corner(a: &Base, b: &Base) -> bool {
+    a.top.normal.dot(b.top.normal) <= CORNER_COS && shares_edge(&a.quad, &b.quad)
+}
+
 /// Two quads share an edge: two consecutive corners of one are consecutive corners of the other.
 fn shares_edge(a: &[DVec3; 4], b: &[DVec3; 4]) -> bool {
     let near = |p: DVec3, q: DVec3| p.distance(q) <= SAME_POINT;
@@ -244,6 +265,7 @@ mod tests {
                 out.push(Base {
                     quad,
                     top: Plane::new(n, n.dot(quad[0])),
+                    side_id: None,
                 });
             }
         }
@@ -299,10 +321,12 @@ mod tests {
             Base {
                 quad: left,
                 top: plane(&left, DVec3::new(0.0, -1.0, 1.0)),
+                side_id: None,
             },
             Base {
                 quad: right,
                 top: plane(&right, DVec3::new(0.0, 1.0, 1.0)),
+                side_id: None,
             },
         ];
         assert_eq!(brush_groups(&bases), vec![vec![0, 1]]);
@@ -311,6 +335,54 @@ mod tests {
             assert!(same_polygon(&sides[k].1.points, &base.quad));
         }
         assert!(sides.len() >= 5);
+    }
+
+    #[test]
+    fn panels_numbered_as_brushes_of_their_own_stay_apart() {
+        // The faces of a box, each the one displaced side of a six-sided panel (ids 6 apart):
+        // six brushes; numbered one after another: one.
+        let mut bases = box_bases(DVec3::ZERO, DVec3::splat(64.0));
+        for (k, b) in bases.iter_mut().enumerate() {
+            b.side_id = Some(100 + 6 * k as u32);
+        }
+        assert_eq!(brush_groups(&bases).len(), 6);
+        for (k, b) in bases.iter_mut().enumerate() {
+            b.side_id = Some(100 - k as u32);
+        }
+        assert_eq!(brush_groups(&bases).len(), 1);
+    }
+
+    #[test]
+    fn neighbouring_tops_folded_into_an_arch_stay_apart() {
+        // Two brushes' displaced tops, 20 degrees apart across their shared edge: convex
+        // together, but a fold between neighbours, not a corner of one brush.
+        let rise = 64.0 * 20f64.to_radians().tan();
+        let flat = [
+            DVec3::new(-64.0, 0.0, 0.0),
+            DVec3::new(-64.0, 64.0, 0.0),
+            DVec3::new(0.0, 64.0, 0.0),
+            DVec3::new(0.0, 0.0, 0.0),
+        ];
+        let tilted = [
+            DVec3::new(0.0, 0.0, 0.0),
+            DVec3::new(0.0, 64.0, 0.0),
+            DVec3::new(64.0, 64.0, -rise),
+            DVec3::new(64.0, 0.0, -rise),
+        ];
+        let n = DVec3::new(rise, 0.0, 64.0).normalize();
+        let bases = [
+            Base {
+                quad: flat,
+                top: Plane::new(DVec3::Z, 0.0),
+                side_id: None,
+            },
+            Base {
+                quad: tilted,
+                top: Plane::new(n, 0.0),
+                side_id: None,
+            },
+        ];
+        assert_eq!(brush_groups(&bases), vec![vec![0], vec![1]]);
     }
 
     #[test]

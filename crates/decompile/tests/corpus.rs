@@ -117,14 +117,18 @@ fn displaced_brushes(vmf: &Vmf) -> (usize, usize) {
     solids.fold((0, 0), |(n, sides), s| (n + 1, sides + s.sides.len()))
 }
 
-/// Displacements go back on brushes as their mapper built them: the pairs whose VMFs hold
-/// boxes with five or six displaced sides decompile to as many displaced solids, with as
-/// many sides, as the VMF has (one brush per displacement gave c1_cave 756, not 126).
+/// Displacements go back on brushes as their mapper built them: boxes with five or six
+/// displaced sides (c1_cave, test_chapter1: one brush per displacement gave c1_cave 756, not
+/// 126), panels of one displaced side each standing around a pillar (dotf_test), a box
+/// displaced on its first and last side: as many displaced solids, with as many sides, as
+/// the VMF has.
 #[test]
 fn displaced_brushes_are_the_sources() {
     for map in [
         "dhaynespls+Half-Life-3/c1_cave",
         "kane8kki+whohl2mod/test_chapter1",
+        "laurirasanen+mapsrc/dotf_test",
+        "snake-biscuits+bsp_tool/tf2_test_displacement_decompile",
     ] {
         let (Some(bsp), Some(source)) = (
             srcmap_corpus::read(format!("bsp/{map}.bsp")),
