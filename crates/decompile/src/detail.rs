@@ -1,17 +1,30 @@
 //! `func_detail` back from the world's detail brushes. The compiler moves each func_detail's
 //! brushes behind the world's, entity after entity, so one entity's brushes are consecutive in
-//! the brush lump; and a mapper ties one connected structure into one entity. The brushes, in
-//! lump order, are cut into the fewest runs whose brushes all hang together by touching boxes:
-//! neighbouring entities that do not touch stay apart even where a later one touches both.
+//! the brush lump; a mapper ties one connected structure into one entity, and Hammer numbers
+//! the sides of brushes made together one after another. The brushes, in lump order, are cut
+//! where their side ids (the BSP's face ids) jump, then into the fewest runs whose brushes all
+//! hang together by touching boxes: neighbouring entities that do not touch stay apart even
+//! where a later one touches both.
+
+use std::ops::Range;
 
 use crate::types::OutSolid;
+
+/// How many brushes' worth of side ids may lie between brushes numbered together.
+const ID_SLACK: u32 = 3;
 
 /// Boxes closer than this touch.
 const TOUCH: f64 = 0.01;
 
-/// `solids` (in brush-lump order) cut into the fewest consecutive runs of touching boxes.
+/// `solids` (in brush-lump order) cut where their side ids jump, then into the fewest
+/// consecutive runs of touching boxes.
 pub(crate) fn touching_groups(solids: Vec<OutSolid>) -> Vec<Vec<OutSolid>> {
-    let mut starts = run_starts(&solids).into_iter().peekable();
+    let mut starts = Vec::new();
+    for stretch in numbered_stretches(&solids) {
+        let first = stretch.start;
+        starts.extend(run_starts(&solids[stretch]).into_iter().map(|s| first + s));
+    }
+    let mut starts = starts.into_iter().peekable();
     let mut groups: Vec<Vec<OutSolid>> = Vec::new();
     for (i, s) in solids.into_iter().enumerate() {
         if starts.next_if_eq(&i).is_some() {
@@ -22,6 +35,35 @@ pub(crate) fn touching_groups(solids: Vec<OutSolid>) -> Vec<Vec<OutSolid>> {
         }
     }
     groups
+}
+
+/// Stretches of brushes numbered together: each next brush's side ids lie within a few
+/// brushes' worth of ids (`ID_SLACK` times its sides) of the ids the stretch holds so far
+/// (Hammer numbers the brushes of one structure in a block, not always in list order).
+/// Brushes whose sides show no id join either neighbour.
+fn numbered_stretches(solids: &[OutSolid]) -> Vec<Range<usize>> {
+    let mut stretches: Vec<Range<usize>> = Vec::new();
+    let mut block: Option<(u32, u32)> = None;
+    for (i, s) in solids.iter().enumerate() {
+        let ids = s.hammer_ids();
+        let slack = ID_SLACK * s.sides.len() as u32;
+        let near = match (block, ids) {
+            (Some((lo, hi)), Some((a, b))) => a <= hi.saturating_add(slack) && b + slack >= lo,
+            _ => true,
+        };
+        match stretches.last_mut() {
+            Some(run) if near => run.end = i + 1,
+            _ => {
+                stretches.push(i..i + 1);
+                block = None;
+            }
+        }
+        block = match (block, ids) {
+            (Some((lo, hi)), Some((a, b))) => Some((lo.min(a), hi.max(b))),
+            (block, ids) => block.or(ids),
+        };
+    }
+    stretches
 }
 
 /// Where each run begins: fewest runs, each connected (a shortest path over the cuts).
@@ -117,6 +159,16 @@ mod tests {
         }
     }
 
+    /// A cube whose one side has Hammer id `id`.
+    fn numbered(x: f64, id: u32) -> OutSolid {
+        let mut side = crate::types::OutSide::new(0, [[0.0; 3]; 3]);
+        side.hammer_id = Some(id);
+        OutSolid {
+            sides: vec![side],
+            ..cube(x)
+        }
+    }
+
     fn sizes(groups: &[Vec<OutSolid>]) -> Vec<usize> {
         groups.iter().map(Vec::len).collect()
     }
@@ -141,5 +193,17 @@ mod tests {
         // cuts the lump, so three runs (touching alone would give two groups).
         let solids = [0.0, 1.0, 20.0, 2.0].map(cube).to_vec();
         assert_eq!(sizes(&touching_groups(solids)), vec![2, 1, 1]);
+    }
+
+    #[test]
+    fn touching_entities_numbered_apart_stay_apart() {
+        // Four touching cubes, the third's side id far from the second's: two entities.
+        let solids = vec![
+            numbered(0.0, 10),
+            numbered(1.0, 11),
+            numbered(2.0, 500),
+            numbered(3.0, 501),
+        ];
+        assert_eq!(sizes(&touching_groups(solids)), vec![2, 2]);
     }
 }
