@@ -13,6 +13,10 @@ const THICKNESS: f64 = 8.0;
 /// Two displaced sides of one brush meet at a corner: their normals this far apart or more
 /// (cosine). Neighbouring brushes' tops bent into an arch or a ramp meet flatter.
 const CORNER_COS: f64 = 0.5;
+/// The most sides a brush has (Valve's `MAX_BRUSH_SIDES`): longer runs are cut.
+const MAX_SIDES: usize = 128;
+/// The hull is sought among at most this many corners (its cost grows as their fourth power).
+const MAX_HULL_CORNERS: usize = 48;
 /// Points closer than this are one (BSP vertices are f32s).
 const SAME_POINT: f64 = 0.01;
 /// A corner this far in front of a plane is outside the solid it bounds.
@@ -42,7 +46,7 @@ pub(crate) fn brush_groups(bases: &[Base]) -> Vec<Vec<usize>> {
     let mut runs: Vec<Range<usize>> = Vec::new();
     for (i, base) in bases.iter().enumerate() {
         match runs.last_mut() {
-            Some(run) if joins(&bases[run.clone()], base) => run.end = i + 1,
+            Some(run) if run.len() < MAX_SIDES && joins(&bases[run.clone()], base) => run.end = i + 1,
             _ => runs.push(i..i + 1),
         }
     }
@@ -91,14 +95,14 @@ fn edge_connected(run: &[Base], first: usize) -> Vec<Vec<usize>> {
 /// closing found keeps every quad whole.
 pub(crate) fn brush_sides(bases: &[Base]) -> Option<Sides> {
     let tops: Vec<Plane> = bases.iter().map(|b| b.top).collect();
-    let closings: Vec<Vec<Plane>> = match bases {
-        [one] => vec![prism_planes(one)],
-        _ => vec![box_planes(bases), hull_planes(bases)],
-    };
-    closings.into_iter().find_map(|extra| {
+    let closed = |extra: Vec<Plane>| {
         let planes: Vec<Plane> = tops.iter().copied().chain(extra).collect();
         fitted(bases, &planes)
-    })
+    };
+    match bases {
+        [one] => closed(prism_planes(one)),
+        _ => closed(box_planes(bases)).or_else(|| closed(hull_planes(bases)?)),
+    }
 }
 
 /// The planes with their windings when the solid is bounded and each base's winding is its
@@ -159,9 +163,12 @@ fn corner_box(bases: &[Base]) -> (DVec3, DVec3) {
 }
 
 /// The planes of the corners' convex hull that no base already is: each through three
-/// corners with every corner behind it.
-fn hull_planes(bases: &[Base]) -> Vec<Plane> {
+/// corners with every corner behind it (`None` past `MAX_HULL_CORNERS`).
+fn hull_planes(bases: &[Base]) -> Option<Vec<Plane>> {
     let corners = distinct(bases.iter().flat_map(|b| b.quad));
+    if corners.len() > MAX_HULL_CORNERS {
+        return None;
+    }
     let mut planes: Vec<Plane> = bases.iter().map(|b| b.top).collect();
     let known = planes.len();
     for (i, &a) in corners.iter().enumerate() {
@@ -176,7 +183,7 @@ fn hull_planes(bases: &[Base]) -> Vec<Plane> {
             }
         }
     }
-    planes.split_off(known)
+    Some(planes.split_off(known))
 }
 
 /// The plane through `a`, `b`, `c` facing away from every point of `all`, when all lie on
