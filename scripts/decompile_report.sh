@@ -6,8 +6,11 @@
 # displacement tags agreeing, feature and prop judge failures, texture-aligned fraction, and
 # for `decomp` the VMF-level figures against the original VMF (vmfstats.py: solids, sides,
 # class and per-material side L1) and the decompile time.
+# With BSPSOURCE_JAR set (a BSPSource CLI jar, run with `java -jar`), a third row, `bspsrc`: the
+# same judges on BSPSource's decompile of Valve's BSP, compiled by our vbsp.
 # Usage: scripts/decompile_report.sh [SRCMAP_BIN] [OUTDIR]   Env: SRCMAP_CORPUS, SRCMAP_JUDGE,
-# SOLID_SAMPLES (compare_vbsp's points, default 5000), PAIRS (a grep pattern to select pairs).
+# SOLID_SAMPLES (compare_vbsp's points, default 5000), PAIRS (a grep pattern to select pairs),
+# BSPSOURCE_JAR.
 set -u
 root=$(cd "$(dirname "$0")/.." && pwd)
 bin=$(realpath "${1:-$root/target/release/srcmap}"); out=${2:-/tmp/decompile_report}
@@ -44,6 +47,7 @@ cells = [kind,
          'tags=%s' % (d.get('tags_agree', '-') if d.get('disps', [0, 0])[1] else 'n/a'),
          'featfail=%s' % len(f.get('fails', [])) if f else 'featfail=-',
          'propfail=%s' % len(p.get('fails', [])) if p else 'propfail=-',
+         'clusters=%s/%s' % tuple(v.get('clusters', ['-', '-'])),
          'aligned=%s' % a.get('aligned_frac', '-')]
 if len(sys.argv) > 3:
     s = load(sys.argv[3]) or {}
@@ -55,18 +59,32 @@ print('  ' + '  '.join(str(c) for c in cells))
 PY
 }
 
+# Decompiles Valve's BSP $3 with command $2 (given the BSP and the VMF to write), compiles the
+# VMF and prints row $1 against Valve's BSP and the pair's VMF $4.
+decompiled_row() {
+  local kind=$1 decompiler=$2 valve=$3 source=$4 dir="$out/$1/$5" map=$6
+  mkdir -p "$dir"
+  local dvmf="$dir/$map.vmf" dbsp="$dir/$map.bsp" start secs
+  start=$(date +%s.%N)
+  if ! $decompiler "$valve" "$dvmf" >/dev/null 2>&1 || [ ! -s "$dvmf" ]; then echo "  $kind: decompile failed"; return; fi
+  secs=$(echo "$(date +%s.%N) - $start" | bc | sed 's/^\./0./')
+  SRCMAP="$bin" python3 "$judge/vmfstats.py" "$dvmf" "$source" > "$dvmf.stats.json" 2>/dev/null
+  if compile "$dvmf" "$dbsp"; then judge_all "$dbsp" "$valve" "$dbsp"; row "$kind" "$dbsp.json" "$dvmf.stats.json" "$secs"
+  else echo "  $kind: recompile failed"; fi
+}
+srcmap_decompile() { "$bin" decompile "$1" -o "$2" -q; }
+bspsource_decompile() { java -jar "$BSPSOURCE_JAR" "$1" -o "$2"; }
+
 corpus_pairs | grep -E "${PAIRS:-.}" | while IFS=$'\t' read -r vmf valve; do
   repo=$(basename "$(dirname "$valve")"); map=$(basename "$valve" .bsp)
   echo "$repo/$map"
   # One folder per side: the file's stem names the map (`maps/<map>/…` patched materials).
-  mkdir -p "$out/orig/$repo" "$out/decomp/$repo"
-  orig="$out/orig/$repo/$map.bsp"; dvmf="$out/decomp/$repo/$map.vmf"; dbsp="$out/decomp/$repo/$map.bsp"
+  mkdir -p "$out/orig/$repo"
+  orig="$out/orig/$repo/$map.bsp"
   if compile "$corpus/$vmf" "$orig"; then judge_all "$orig" "$corpus/$valve" "$orig"; row orig "$orig.json"
   else echo "  orig: compile failed"; fi
-  start=$(date +%s.%N)
-  if ! "$bin" decompile "$corpus/$valve" -o "$dvmf" -q; then echo "  decomp: decompile failed"; continue; fi
-  secs=$(echo "$(date +%s.%N) - $start" | bc | sed 's/^\./0./')
-  SRCMAP="$bin" python3 "$judge/vmfstats.py" "$dvmf" "$corpus/$vmf" > "$dvmf.stats.json" 2>/dev/null
-  if compile "$dvmf" "$dbsp"; then judge_all "$dbsp" "$corpus/$valve" "$dbsp"; row decomp "$dbsp.json" "$dvmf.stats.json" "$secs"
-  else echo "  decomp: recompile failed"; fi
+  decompiled_row decomp srcmap_decompile "$corpus/$valve" "$corpus/$vmf" "$repo" "$map"
+  if [ -n "${BSPSOURCE_JAR:-}" ]; then
+    decompiled_row bspsrc bspsource_decompile "$corpus/$valve" "$corpus/$vmf" "$repo" "$map"
+  fi
 done

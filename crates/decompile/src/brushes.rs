@@ -85,6 +85,9 @@ impl Ctx<'_> {
         side.smoothing_groups = faces
             .first()
             .map_or(0, |&f| self.bsp.faces[f as usize].smoothing_groups);
+        side.hammer_id = (faces.iter())
+            .find_map(|&f| self.bsp.face_ids.get(f as usize).copied())
+            .filter(|&id| id != 0);
         match self.side_texinfo(bs.texinfo, &faces) {
             Some(t) => self.textured(&mut side, t, at.offset),
             None => untextured(&mut side, plane.normal, tool_material(contents, at.class)),

@@ -1,33 +1,61 @@
-//! Displacements back on a brush. The compiler keeps no displacement brush (only its base
-//! face), so each displacement gets a brush of its own: the base quad as its top side, which
-//! carries the material and the `dispinfo`, and nodraw sides 8 units behind. Each vertex's
-//! stored vector and distance become its normal and distance (no offsets), so the recompile
-//! puts every vertex where it was.
+//! Displacements back on their brushes. The compiler keeps no displacement brush (only its
+//! base faces), so the brushes are rebuilt around the base quads (`disp_brush`): each base the
+//! textured side that carries the `dispinfo`, the other sides nodraw. Each vertex's stored
+//! vector and distance become its normal and distance (no offsets), so the recompile puts
+//! every vertex where it was.
 
 use srcmap_bsp::DispInfo as BspDisp;
-use srcmap_geom::{DVec3, Plane, polyhedron_faces};
+use srcmap_geom::{DVec3, Plane};
 use srcmap_vmf::DispInfo;
 
 use crate::brushes::{bounds, untextured};
 use crate::context::Ctx;
+use crate::disp_brush::{Base, Sides, brush_groups, brush_sides};
 use crate::points::plane_points;
 use crate::types::{OutSide, OutSolid, dvec};
-
-/// How far behind its base face a displacement's brush reaches.
-const THICKNESS: f64 = 8.0;
 
 use srcmap_bsp::flags::disp_tag::{BUILDABLE as TAG_BUILDABLE, WALKABLE as TAG_WALKABLE};
 use srcmap_vmf::hammer_tag::{BUILDABLE as HAMMER_BUILDABLE, WALKABLE as HAMMER_WALKABLE};
 
+/// A displacement as its brush side will carry it.
+struct Piece {
+    face: u32,
+    base: Base,
+    texinfo: usize,
+    dispinfo: DispInfo,
+}
+
 impl Ctx<'_> {
-    /// Every displacement as a solid of its own (noted where its records do not fit).
+    /// The displacements on their brushes (noted where their records do not fit).
     pub fn displacement_solids(&mut self) -> Vec<OutSolid> {
-        (0..self.bsp.disp_info.len())
-            .filter_map(|i| self.disp_solid(i))
-            .collect()
+        let pieces: Vec<Piece> = (0..self.bsp.disp_info.len())
+            .filter_map(|i| self.disp_piece(i))
+            .collect();
+        let bases: Vec<Base> = pieces.iter().map(|p| p.base).collect();
+        let mut solids = Vec::new();
+        for group in brush_groups(&bases) {
+            let group: Vec<&Piece> = group.iter().map(|&i| &pieces[i]).collect();
+            match self.shared_brush(&group) {
+                Some(solid) => solids.push(solid),
+                None => solids.extend(group.iter().filter_map(|p| self.lone_brush(p))),
+            }
+        }
+        solids
     }
 
-    fn disp_solid(&mut self, index: usize) -> Option<OutSolid> {
+    /// A displacement's brush of its own (noted when even that does not keep its quad).
+    fn lone_brush(&mut self, piece: &Piece) -> Option<OutSolid> {
+        let solid = self.shared_brush(&[piece]);
+        if solid.is_none() {
+            let face = piece.face;
+            self.notes.push(format!(
+                "displacement on face {face}: no brush keeps its base quad; left out"
+            ));
+        }
+        solid
+    }
+
+    fn disp_piece(&mut self, index: usize) -> Option<Piece> {
         let info = self.bsp.disp_info[index];
         let found = self.disp_base(&info).and_then(|(quad, top, texinfo)| {
             let dispinfo = self.disp_rows(&info, top.normal)?;
@@ -39,7 +67,16 @@ impl Ctx<'_> {
             ));
             return None;
         };
-        Some(self.prism(info.map_face, &quad, top, texinfo, dispinfo))
+        Some(Piece {
+            face: info.map_face,
+            base: Base {
+                quad,
+                top,
+                side_id: (self.bsp.face_ids.get(info.map_face as usize).copied()).filter(|&id| id != 0),
+            },
+            texinfo,
+            dispinfo,
+        })
     }
 
     /// The base face's corners, front plane and texinfo.
@@ -94,57 +131,32 @@ impl Ctx<'_> {
         })
     }
 
-    /// The brush under a base quad: top side textured and displaced, the rest nodraw.
-    fn prism(
-        &mut self,
-        face: u32,
-        quad: &[DVec3; 4],
-        top: Plane,
-        texinfo: usize,
-        dispinfo: DispInfo,
-    ) -> OutSolid {
-        let planes = prism_planes(quad, top);
-        let windings = polyhedron_faces(&planes);
+    /// The one brush `run` lies on, its bases textured and displaced, the rest nodraw.
+    fn shared_brush(&mut self, run: &[&Piece]) -> Option<OutSolid> {
+        let bases: Vec<Base> = run.iter().map(|p| p.base).collect();
+        let planes: Sides = brush_sides(&bases)?;
         let mut sides = Vec::new();
-        for (k, (plane, w)) in planes.iter().zip(&windings).enumerate() {
-            let Some(w) = w else { continue };
+        for (k, (plane, w)) in planes.iter().enumerate() {
             let mut side = OutSide::new(self.ids.next(), plane_points(plane, w));
-            if k == 0 {
-                // Overlays on the displacement name its top side.
-                self.face_sides.insert(face, side.id);
-                self.textured(&mut side, texinfo, DVec3::ZERO);
-                side.disp = Some(Box::new(dispinfo.clone()));
-            } else {
-                untextured(&mut side, plane.normal, "tools/toolsnodraw");
+            match run.get(k) {
+                Some(piece) => {
+                    // Overlays on the displacement name this side.
+                    self.face_sides.insert(piece.face, side.id);
+                    self.textured(&mut side, piece.texinfo, DVec3::ZERO);
+                    side.disp = Some(Box::new(piece.dispinfo.clone()));
+                }
+                None => untextured(&mut side, plane.normal, "tools/toolsnodraw"),
             }
             sides.push(side);
         }
-        let (mins, maxs) = bounds(
-            windings.iter().flatten().flat_map(|w| w.points.iter()),
-            DVec3::ZERO,
-        );
-        OutSolid {
+        let (mins, maxs) = bounds(planes.iter().flat_map(|(_, w)| w.points.iter()), DVec3::ZERO);
+        Some(OutSolid {
             id: self.ids.next(),
             sides,
             mins,
             maxs,
-        }
+        })
     }
-}
-
-/// The top plane, the bottom plane `THICKNESS` behind it, and one plane through each edge.
-fn prism_planes(quad: &[DVec3; 4], top: Plane) -> Vec<Plane> {
-    let centre = quad.iter().sum::<DVec3>() / 4.0;
-    let mut planes = vec![top, Plane::new(-top.normal, -(top.dist - THICKNESS))];
-    for k in 0..4 {
-        let (a, b) = (quad[k], quad[(k + 1) % 4]);
-        let mut n = (b - a).cross(top.normal).normalize_or_zero();
-        if n.dot(a - centre) < 0.0 {
-            n = -n;
-        }
-        planes.push(Plane::new(n, n.dot(a)));
-    }
-    planes
 }
 
 /// Hammer's tag for a BSP triangle tag: its walkable and buildable bits (the only ones the

@@ -8,7 +8,8 @@
 //!   exact), or from the face on it, or a tool material chosen by contents;
 //! - the world's brushes split back into `func_detail` (touching detail brushes grouped),
 //!   area portals, ladders and occluders; brush entities' brushes moved back by their origin;
-//! - displacements on a brush built behind their base face, every row and triangle tag bit;
+//! - displacements back on brushes (consecutive base quads that bound one convex solid share
+//!   one, as Hammer's displaced boxes), every row and triangle tag bit;
 //! - entities without the keys the compiler added, `prop_static` from the static-prop game
 //!   lump, `info_overlay` from OVERLAYS (sides mapped back), `env_cubemap` from CUBEMAPS with
 //!   the sides whose material it patched; patched materials named as their patch VMT includes.
@@ -18,6 +19,7 @@ mod context;
 mod cubemaps;
 mod detail;
 mod disp;
+mod disp_brush;
 mod entities;
 mod error;
 mod faces;

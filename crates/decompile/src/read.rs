@@ -18,6 +18,8 @@ const NEEDED: &[usize] = &[
     NODES,
     TEXINFO,
     FACES,
+    // Hammer's side ids: which displacements were sides of one brush.
+    FACEIDS,
     OCCLUSION,
     LEAFS,
     EDGES,

@@ -15,6 +15,8 @@ pub(crate) struct OutSide {
     pub lightmap_scale: f64,
     pub smoothing_groups: u32,
     pub disp: Option<Box<DispInfo>>,
+    /// The Hammer id the BSP's face ids give the side (where a face shows it).
+    pub hammer_id: Option<u32>,
 }
 
 impl OutSide {
@@ -29,6 +31,7 @@ impl OutSide {
             lightmap_scale: 16.0,
             smoothing_groups: 0,
             disp: None,
+            hammer_id: None,
         }
     }
 }
@@ -43,6 +46,23 @@ pub(crate) struct OutSolid {
 }
 
 impl OutSolid {
+    /// The least and greatest Hammer side id of the solid: Hammer numbers a brush's sides one
+    /// after another, so the most of its sides' ids that fit in as many numbers as it has
+    /// sides (a face matched from a neighbour's coplanar side names the neighbour).
+    pub fn hammer_ids(&self) -> Option<(u32, u32)> {
+        let mut ids: Vec<u32> = self.sides.iter().filter_map(|s| s.hammer_id).collect();
+        ids.sort_unstable();
+        let span = self.sides.len() as u32;
+        let window = |i: usize| {
+            let end = ids[i..].partition_point(|&id| id - ids[i] < span);
+            (end, (ids[i], ids[i + end - 1]))
+        };
+        let best = (0..ids.len())
+            .map(window)
+            .max_by_key(|&(n, (lo, _))| (n, u32::MAX - lo));
+        best.map(|(_, range)| range)
+    }
+
     /// The boxes overlap or touch (within `eps`).
     pub fn touches(&self, other: &OutSolid, eps: f64) -> bool {
         (0..3).all(|i| self.mins[i] <= other.maxs[i] + eps && other.mins[i] <= self.maxs[i] + eps)
@@ -122,4 +142,27 @@ pub(crate) fn f32_value(v: f32) -> String {
 /// Three f32s as an entity key value.
 pub(crate) fn f32x3_value(v: [f32; 3]) -> String {
     format!("{} {} {}", f32_value(v[0]), f32_value(v[1]), f32_value(v[2]))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_neighbours_side_id_does_not_stretch_a_brushs_ids() {
+        // Six sides numbered 40..45, one face matched from a coplanar neighbour (id 900) and
+        // one side without a face.
+        let ids = [Some(40), Some(41), Some(900), None, Some(44), Some(45)];
+        let sides = ids.map(|id| OutSide {
+            hammer_id: id,
+            ..OutSide::new(0, [[0.0; 3]; 3])
+        });
+        let solid = OutSolid {
+            id: 0,
+            sides: sides.to_vec(),
+            mins: DVec3::ZERO,
+            maxs: DVec3::ONE,
+        };
+        assert_eq!(solid.hammer_ids(), Some((40, 45)));
+    }
 }

@@ -6,7 +6,7 @@ use std::collections::HashSet;
 use std::time::{Duration, Instant};
 
 use srcmap_bsp::{Bsp, BspFile};
-use srcmap_vmf::Side;
+use srcmap_vmf::{Side, Vmf};
 
 /// An f32 as a key: bit for bit, -0 as 0 (the two compare equal).
 fn key(x: f32) -> u32 {
@@ -106,4 +106,38 @@ fn every_corpus_bsp_decompiles_or_is_refused() {
         }
     }
     assert!(slow.is_empty(), "over 0.2 s: {slow:?}");
+}
+
+/// Solids with a displaced side, and their sides, over the world and every entity.
+fn displaced_brushes(vmf: &Vmf) -> (usize, usize) {
+    let solids = std::iter::once(&vmf.world)
+        .chain(&vmf.entities)
+        .flat_map(|e| &e.solids)
+        .filter(|s| s.sides.iter().any(|side| side.dispinfo.is_some()));
+    solids.fold((0, 0), |(n, sides), s| (n + 1, sides + s.sides.len()))
+}
+
+/// Displacements go back on brushes as their mapper built them: boxes with five or six
+/// displaced sides (c1_cave, test_chapter1: one brush per displacement gave c1_cave 756, not
+/// 126), panels of one displaced side each standing around a pillar (dotf_test), a box
+/// displaced on its first and last side: as many displaced solids, with as many sides, as
+/// the VMF has.
+#[test]
+fn displaced_brushes_are_the_sources() {
+    for map in [
+        "dhaynespls+Half-Life-3/c1_cave",
+        "kane8kki+whohl2mod/test_chapter1",
+        "laurirasanen+mapsrc/dotf_test",
+        "snake-biscuits+bsp_tool/tf2_test_displacement_decompile",
+    ] {
+        let (Some(bsp), Some(source)) = (
+            srcmap_corpus::read(format!("bsp/{map}.bsp")),
+            srcmap_corpus::read(format!("vmf/{map}.vmf")),
+        ) else {
+            return;
+        };
+        let out = srcmap_decompile::decompile_bytes(&bsp).unwrap().vmf().unwrap();
+        let source = Vmf::parse_bytes(&source).unwrap();
+        assert_eq!(displaced_brushes(&out), displaced_brushes(&source), "{map}");
+    }
 }
