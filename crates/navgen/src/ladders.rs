@@ -9,7 +9,7 @@ use srcmap_hull::Hull;
 
 use crate::areas::Area;
 use crate::nodes::{EAST, NORTH, SOUTH, STEP, WEST, dir_vector, opposite};
-use crate::sample::{HALF_HUMAN_WIDTH, NAV_HULL, Space};
+use crate::sample::{HALF_HUMAN_WIDTH, Space};
 
 /// A ladder with the areas it joins (area indices).
 #[derive(Debug, Clone, PartialEq)]
@@ -156,7 +156,8 @@ fn first_area_in_direction(
     let mut pos = start;
     for _ in 0..((range / STEP) + 0.5) as usize {
         pos += step;
-        if space.trace(&NAV_HULL, start, pos).fraction < 1.0 {
+        // A line, not the sampling column: the column may start in the overhang above a ladder top.
+        if space.trace(&Hull::POINT, start, pos).fraction < 1.0 {
             return None;
         }
         if let Some(a) = area_under(areas, pos, beneath) {
