@@ -33,6 +33,33 @@ impl Area {
         let sw = Vec3::new(self.min[0], self.max[1], self.z[3]);
         (sw - nw).cross(ne - nw).normalize_or(Vec3::Z) * -1.0
     }
+
+    pub fn contains(&self, x: f32, y: f32) -> bool {
+        x >= self.min[0] && x <= self.max[0] && y >= self.min[1] && y <= self.max[1]
+    }
+
+    /// The height at (x, y), bilinear over the four corners.
+    pub fn z_at(&self, x: f32, y: f32) -> f32 {
+        let u = (x - self.min[0]) / (self.max[0] - self.min[0]).max(1e-6);
+        let v = (y - self.min[1]) / (self.max[1] - self.min[1]).max(1e-6);
+        let north = self.z[0] + (self.z[1] - self.z[0]) * u;
+        let south = self.z[3] + (self.z[2] - self.z[3]) * u;
+        north + (south - north) * v
+    }
+}
+
+/// The highest area containing `pos` in x and y whose floor lies below it within `beneath`
+/// (Valve's `GetNavArea`).
+pub fn area_under(areas: &[Area], pos: Vec3, beneath: f32) -> Option<u32> {
+    let top = pos.z + 5.0;
+    areas
+        .iter()
+        .enumerate()
+        .filter(|(_, a)| a.contains(pos.x, pos.y))
+        .map(|(i, a)| (i as u32, a.z_at(pos.x, pos.y)))
+        .filter(|&(_, z)| z <= top && top - z <= beneath)
+        .max_by(|a, b| a.1.total_cmp(&b.1))
+        .map(|(i, _)| i)
 }
 
 /// Builds the areas and marks each node with the area covering it.

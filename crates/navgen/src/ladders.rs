@@ -8,8 +8,9 @@ use srcmap_bsp::{Bsp, Entity};
 use srcmap_hull::Hull;
 
 use crate::areas::Area;
-use crate::nodes::{EAST, NORTH, SOUTH, STEP, WEST, dir_vector, opposite};
+use crate::nodes::{EAST, NORTH, SOUTH, STEP, WEST, opposite};
 use crate::sample::{HALF_HUMAN_WIDTH, Space};
+use crate::search::{facing, first_area_in_direction};
 
 /// A ladder with the areas it joins (area indices).
 #[derive(Debug, Clone, PartialEq)]
@@ -85,11 +86,6 @@ pub fn create(space: &Space<'_>, (mins, maxs): (Vec3, Vec3)) -> Ladder {
     }
 }
 
-fn facing(dir: usize) -> Vec3 {
-    let (x, y) = dir_vector(dir);
-    Vec3::new(x as f32, y as f32, 0.0)
-}
-
 /// Moves `end` toward `other` in 10-unit steps until there are 32 free units in front.
 fn clear_end(space: &Space<'_>, end: Vec3, other: Vec3, normal: Vec3) -> Vec3 {
     let along = (other - end).normalize_or_zero();
@@ -129,7 +125,9 @@ pub fn connect(space: &Space<'_>, ladder: &mut Ladder, areas: &[Area]) {
         (d, 150.0),
     ];
     for (slot, (dir, range)) in dirs.into_iter().enumerate() {
-        let found = first_area_in_direction(space, areas, centre, dir, range, beneath);
+        // A line, not the sampling column: the column may start in the overhang above a ladder top.
+        let found = first_area_in_direction(space, areas, &Hull::POINT, (centre, dir), range, beneath)
+            .map(|(a, _)| a);
         ladder.top_areas[slot] = found.filter(|&a| Some(a) != ladder.bottom_area);
     }
     let top_z = ladder
@@ -143,68 +141,18 @@ pub fn connect(space: &Space<'_>, ladder: &mut Ladder, areas: &[Area]) {
     }
 }
 
-/// Steps 25 units at a time from `start` until an area lies under the point (the way clear).
-fn first_area_in_direction(
-    space: &Space<'_>,
-    areas: &[Area],
-    start: Vec3,
-    dir: usize,
-    range: f32,
-    beneath: f32,
-) -> Option<u32> {
-    let step = facing(dir) * STEP;
-    let mut pos = start;
-    for _ in 0..((range / STEP) + 0.5) as usize {
-        pos += step;
-        // A line, not the sampling column: the column may start in the overhang above a ladder top.
-        if space.trace(&Hull::POINT, start, pos).fraction < 1.0 {
-            return None;
-        }
-        if let Some(a) = area_under(areas, pos, beneath) {
-            return Some(a);
-        }
-    }
-    None
-}
-
-/// The highest area containing `pos` in x and y whose floor lies below it within `beneath`.
-pub fn area_under(areas: &[Area], pos: Vec3, beneath: f32) -> Option<u32> {
-    let top = pos.z + 5.0;
-    areas
-        .iter()
-        .enumerate()
-        .filter(|(_, a)| contains(a, pos))
-        .map(|(i, a)| (i as u32, z_at(a, pos.x, pos.y)))
-        .filter(|&(_, z)| z <= top && top - z <= beneath)
-        .max_by(|a, b| a.1.total_cmp(&b.1))
-        .map(|(i, _)| i)
-}
-
 fn nearest_area(areas: &[Area], pos: Vec3) -> Option<u32> {
     let dist = |a: &Area| {
         let x = pos.x.clamp(a.min[0], a.max[0]);
         let y = pos.y.clamp(a.min[1], a.max[1]);
-        (Vec3::new(x, y, z_at(a, x, y)) - pos).length_squared()
+        (Vec3::new(x, y, a.z_at(x, y)) - pos).length_squared()
     };
     (0..areas.len())
         .min_by(|&i, &j| dist(&areas[i]).total_cmp(&dist(&areas[j])))
         .map(|i| i as u32)
 }
 
-fn contains(a: &Area, p: Vec3) -> bool {
-    p.x >= a.min[0] && p.x <= a.max[0] && p.y >= a.min[1] && p.y <= a.max[1]
-}
-
 /// The area's height at the point of it closest to `p` in x and y.
 fn z_near(a: &Area, p: Vec3) -> f32 {
-    z_at(a, p.x.clamp(a.min[0], a.max[0]), p.y.clamp(a.min[1], a.max[1]))
-}
-
-/// The area's height at (x, y), bilinear over its four corners.
-pub fn z_at(a: &Area, x: f32, y: f32) -> f32 {
-    let u = (x - a.min[0]) / (a.max[0] - a.min[0]).max(1e-6);
-    let v = (y - a.min[1]) / (a.max[1] - a.min[1]).max(1e-6);
-    let north = a.z[0] + (a.z[1] - a.z[0]) * u;
-    let south = a.z[3] + (a.z[2] - a.z[3]) * u;
-    north + (south - north) * v
+    a.z_at(p.x.clamp(a.min[0], a.max[0]), p.y.clamp(a.min[1], a.max[1]))
 }

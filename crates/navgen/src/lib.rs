@@ -25,6 +25,7 @@ pub mod merge;
 pub mod mesh;
 pub mod nodes;
 pub mod sample;
+pub mod search;
 
 use std::time::Instant;
 
@@ -101,7 +102,7 @@ pub fn generate(
     if areas.is_empty() {
         return Err(NavgenError::NoAreas);
     }
-    let links = connect::connect(&areas, &graph);
+    let links = connect::connect(&space, &areas, &graph);
     for ladder in &mut ladders {
         ladders::connect(&space, ladder, &areas);
     }
