@@ -72,7 +72,7 @@ pub fn navgen(job: &NavgenJob, progress: &dyn Progress) -> Result<NavgenRun, Dri
     let options = Options {
         game,
         bsp_size: u32::try_from(bytes.len()).unwrap_or(u32::MAX),
-        mask: srcmap_hull::MASK_NPCSOLID_BRUSHONLY,
+        mask: game.trace_mask(),
     };
     let generated = srcmap_navgen::generate(&bsp, &world, &options, progress).map_err(|e| job.error(e))?;
     let nav = generated.mesh.write().map_err(|e| DriverError::Navgen {

@@ -92,6 +92,15 @@ impl Game {
         }
     }
 
+    /// What is solid while generating: Valve's `MASK_NPCSOLID_BRUSHONLY` (player clip is not
+    /// solid), except TF2's mesh, which uses `MASK_PLAYERSOLID_BRUSHONLY` (player clip is).
+    pub fn trace_mask(self) -> u32 {
+        match self {
+            Game::Tf2 => srcmap_hull::MASK_PLAYERSOLID_BRUSHONLY,
+            _ => srcmap_hull::MASK_NPCSOLID_BRUSHONLY,
+        }
+    }
+
     pub fn name(self) -> &'static str {
         match self {
             Game::CounterStrike => "cstrike",
