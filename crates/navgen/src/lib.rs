@@ -9,12 +9,13 @@
 //!    ends;
 //! 3. **areas** (`areas`) — greedy rectangles of closed, flat, equally crouched cells, 50×50
 //!    down to 1×1; **merging** (`merge`) of neighbours sharing a whole edge in one plane;
+//!    **squaring up** (`square`): long thin areas halved until roughly square;
 //! 4. **connections** (`connect`) from the sample links, one-way where the sampler dropped;
 //! 5. **ladders** (`ladders`) from `info_ladder`/`func_simpleladder` volumes, joined to the
 //!    areas at their bottom and over their top.
 //!
 //! The mesh is returned as a [`srcmap_nav::NavMesh`] in the game's version and sub-version
-//! ([`Game::format`]). Not done (yet): jump-area stitching, squaring up, overhang splitting,
+//! ([`Game::format`]). Not done (yet): jump-area stitching, overhang splitting,
 //! stairs, obstacle tops, `func_nav_*` attributes, places, and the analysis pass.
 
 pub mod areas;
@@ -26,6 +27,7 @@ pub mod mesh;
 pub mod nodes;
 pub mod sample;
 pub mod search;
+pub mod square;
 
 use std::time::Instant;
 
@@ -98,7 +100,9 @@ pub fn generate(
     lap(&mut report, &mut clock, "sampling", progress);
     progress.start("areas", 0, Unit::Steps);
     let mut areas = areas::build(&mut graph);
-    merge::merge(&mut areas, &mut graph);
+    merge::merge(&mut areas);
+    square::square_up(&mut areas, &graph);
+    merge::renumber(&areas, &mut graph);
     if areas.is_empty() {
         return Err(NavgenError::NoAreas);
     }

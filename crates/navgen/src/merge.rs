@@ -11,10 +11,14 @@ use crate::nodes::{Graph, STEP};
 const COPLANAR: f32 = 0.99;
 const SAME_Z: f32 = 0.5;
 
-/// Merges in place; areas merged away are removed and the nodes renumbered.
-pub fn merge(areas: &mut Vec<Area>, graph: &mut Graph) {
+/// Merges in place; areas merged away are removed.
+pub fn merge(areas: &mut Vec<Area>) {
     while merge_pass(areas) > 0 {}
     areas.retain(|a| !a.nodes.is_empty());
+}
+
+/// Marks each node with the index of the area now covering it.
+pub fn renumber(areas: &[Area], graph: &mut Graph) {
     for (i, a) in areas.iter().enumerate() {
         for &n in &a.nodes {
             graph.nodes[n as usize].area = Some(i as u32);

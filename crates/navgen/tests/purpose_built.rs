@@ -64,7 +64,9 @@ fn compile(text: &str) -> Bsp {
         allow_leak: true,
         ..Default::default()
     };
-    srcmap_vbsp::compile(&input, &opts, &srcmap_vbsp::NoProgress).expect("compiles").bsp
+    srcmap_vbsp::compile(&input, &opts, &srcmap_vbsp::NoProgress)
+        .expect("compiles")
+        .bsp
 }
 
 fn world_of(bsp: &Bsp) -> World {
@@ -84,7 +86,8 @@ fn generate(bsp: &Bsp, game: Game) -> Result<NavMesh, NavgenError> {
 /// The highest area over (x, y) within 4 units of `z`.
 fn area_at(mesh: &NavMesh, x: f32, y: f32, z: f32) -> Option<usize> {
     mesh.areas.iter().position(|a| {
-        let inside = (a.nw_corner[0]..=a.se_corner[0]).contains(&x) && (a.nw_corner[1]..=a.se_corner[1]).contains(&y);
+        let inside =
+            (a.nw_corner[0]..=a.se_corner[0]).contains(&x) && (a.nw_corner[1]..=a.se_corner[1]).contains(&y);
         inside && (a.nw_corner[2] - z).abs() < 4.0
     })
 }
@@ -95,19 +98,39 @@ fn box_traces_stop_on_brushes_and_pass_player_clip_for_npcs() {
     let world = world_of(&bsp);
     let player = Hull::new([-16.0, -16.0, 0.0], [16.0, 16.0, 72.0]);
     let npc = srcmap_hull::MASK_NPCSOLID_BRUSHONLY;
-    let down = world.trace(&player, Vec3::new(150.0, 0.0, 100.0), Vec3::new(150.0, 0.0, -50.0), npc);
-    assert!((down.end.z - (16.0 + DIST_EPSILON)).abs() < 0.01, "lands on the step: {down:?}");
+    let down = world.trace(
+        &player,
+        Vec3::new(150.0, 0.0, 100.0),
+        Vec3::new(150.0, 0.0, -50.0),
+        npc,
+    );
+    assert!(
+        (down.end.z - (16.0 + DIST_EPSILON)).abs() < 0.01,
+        "lands on the step: {down:?}"
+    );
     assert_eq!(down.normal, Vec3::Z);
     // Walking east at floor level the box's east face meets the step's west face at x = 100.
     let walk = world.trace(&player, Vec3::new(0.0, 0.0, 1.0), Vec3::new(90.0, 0.0, 1.0), npc);
     assert!((walk.end.x - (84.0 - DIST_EPSILON)).abs() < 0.01, "{walk:?}");
     // Player clip stops players only.
-    let through = |mask| world.trace(&player, Vec3::new(250.0, 350.0, 10.0), Vec3::new(450.0, 350.0, 10.0), mask);
+    let through = |mask| {
+        world.trace(
+            &player,
+            Vec3::new(250.0, 350.0, 10.0),
+            Vec3::new(450.0, 350.0, 10.0),
+            mask,
+        )
+    };
     assert_eq!(through(npc).fraction, 1.0);
     assert!(through(srcmap_hull::MASK_PLAYERSOLID_BRUSHONLY).fraction < 1.0);
     // A diagonal sweep at the step's corner stops where the box first touches it (the bevels
     // keep it from stopping short, out in the open).
-    let diag = world.trace(&player, Vec3::new(60.0, 140.0, 1.0), Vec3::new(140.0, 60.0, 1.0), npc);
+    let diag = world.trace(
+        &player,
+        Vec3::new(60.0, 140.0, 1.0),
+        Vec3::new(140.0, 60.0, 1.0),
+        npc,
+    );
     assert!(diag.fraction < 1.0, "{diag:?}");
     assert!(diag.end.x >= 84.0 - 0.1 && diag.end.y <= 116.0 + 0.1, "{diag:?}");
 }
@@ -116,12 +139,24 @@ fn box_traces_stop_on_brushes_and_pass_player_clip_for_npcs() {
 fn the_mesh_covers_the_floor_the_step_and_player_clip_but_not_the_crate() {
     let bsp = compile(&room_vmf(Some("info_player_terrorist")));
     let mesh = generate(&bsp, Game::CounterStrike).expect("a mesh");
-    assert_eq!((mesh.version, mesh.sub_version, mesh.bsp_size), (9, None, Some(1234)));
+    assert_eq!(
+        (mesh.version, mesh.sub_version, mesh.bsp_size),
+        (9, None, Some(1234))
+    );
     let floor = area_at(&mesh, -400.0, 400.0, 0.0).expect("floor area");
     let step = area_at(&mesh, 150.0, 0.0, 16.0).expect("area on the step");
-    assert!(area_at(&mesh, 350.0, 350.0, 0.0).is_some(), "player clip is walkable for generation");
-    assert!(area_at(&mesh, -250.0, -250.0, 128.0).is_none(), "the crate is too high to climb");
-    assert!(area_at(&mesh, -250.0, -250.0, 0.0).is_none(), "no floor inside the crate");
+    assert!(
+        area_at(&mesh, 350.0, 350.0, 0.0).is_some(),
+        "player clip is walkable for generation"
+    );
+    assert!(
+        area_at(&mesh, -250.0, -250.0, 128.0).is_none(),
+        "the crate is too high to climb"
+    );
+    assert!(
+        area_at(&mesh, -250.0, -250.0, 0.0).is_none(),
+        "no floor inside the crate"
+    );
     assert!(reachable(&mesh, floor, step) && reachable(&mesh, step, floor));
     let bytes = mesh.write().expect("writes");
     let back = NavMesh::read(&bytes).expect("reads back");
@@ -141,7 +176,10 @@ fn tf2_treats_player_clip_as_solid_and_writes_16_2() {
 #[test]
 fn a_map_without_spawn_points_is_refused() {
     let bsp = compile(&room_vmf(None));
-    assert!(matches!(generate(&bsp, Game::CounterStrike), Err(NavgenError::NoSpawnPoint { .. })));
+    assert!(matches!(
+        generate(&bsp, Game::CounterStrike),
+        Err(NavgenError::NoSpawnPoint { .. })
+    ));
 }
 
 /// Whether `to` can be reached from `from` over the mesh's connections.
@@ -153,7 +191,13 @@ fn reachable(mesh: &NavMesh, from: usize, to: usize) -> bool {
         if std::mem::replace(&mut seen[a], true) {
             continue;
         }
-        todo.extend(mesh.areas[a].connections.iter().flatten().filter_map(|&id| index(id)));
+        todo.extend(
+            mesh.areas[a]
+                .connections
+                .iter()
+                .flatten()
+                .filter_map(|&id| index(id)),
+        );
     }
     seen[to]
 }
