@@ -67,7 +67,13 @@ pub fn navgen(job: &NavgenJob, progress: &dyn Progress) -> Result<NavgenRun, Dri
     let bytes = read(&job.bsp)?;
     let bsp = srcmap_bsp::Bsp::parse(&bytes).map_err(|e| bsp_error(&job.bsp, e))?;
     let game = job.game(&bsp)?;
-    let (builder, solids) = srcmap_hull::from_bsp(&bsp);
+    let (mut builder, solids) = srcmap_hull::from_bsp(&bsp);
+    let game_dir = job
+        .game_dir
+        .as_deref()
+        .map(srcmap_content::GameDir::open)
+        .transpose()?;
+    let props = add_props(&bsp, game_dir.as_ref(), &mut builder);
     let world = builder.build();
     let options = Options {
         game,
@@ -83,6 +89,18 @@ pub fn navgen(job: &NavgenJob, progress: &dyn Progress) -> Result<NavgenRun, Dri
     let mut report = generated.report;
     report.set("brushes", solids.brushes as f64);
     report.set("displacement_triangles", solids.displacement_triangles as f64);
+    report.set("solid_props", props.solid as f64);
+    report.set("props_without_model", props.missing.len() as f64);
+    if !props.missing.is_empty() {
+        let message = format!(
+            "{} solid static prop(s) whose model was not found (give --game DIR): {}; they do not block",
+            props.missing.len(),
+            props.missing_models().join(", ")
+        );
+        report
+            .warnings
+            .push(srcmap_stage::Warning::new("prop_model_missing", message));
+    }
     report.time("total", started.elapsed());
     Ok(NavgenRun {
         report,
@@ -90,6 +108,79 @@ pub fn navgen(job: &NavgenJob, progress: &dyn Progress) -> Result<NavgenRun, Dri
         game,
         seconds: started.elapsed().as_secs_f64(),
     })
+}
+
+/// Props collide as solid brushes do.
+const CONTENTS_SOLID: u32 = 1;
+
+/// The solid static props put into the collision world, and those left out for want of a model.
+#[derive(Debug, Default)]
+struct PropSolids {
+    solid: usize,
+    /// The model of each solid prop that could not be read.
+    missing: Vec<String>,
+}
+
+impl PropSolids {
+    /// Each missing model once, at most eight named.
+    fn missing_models(&self) -> Vec<String> {
+        let mut names = self.missing.clone();
+        names.sort();
+        names.dedup();
+        names.truncate(8);
+        names
+    }
+}
+
+/// Static props with a solid type (bounding box or VPhysics) become boxes of their model's
+/// collision hull bounds (`hull_min`/`hull_max`), turned as the prop is; the model is read from
+/// the map's pakfile, else through the game folder.
+fn add_props(
+    bsp: &srcmap_bsp::Bsp,
+    game: Option<&srcmap_content::GameDir>,
+    builder: &mut srcmap_hull::WorldBuilder,
+) -> PropSolids {
+    let mut out = PropSolids::default();
+    let Some(props) = bsp.game_lumps.static_props() else {
+        return out;
+    };
+    let pak = srcmap_bsp::pak::Pak::parse(&bsp.pakfile, 0).ok();
+    let mut bounds = std::collections::HashMap::new();
+    for prop in props.props.iter().filter(|p| p.solid != 0) {
+        let name = props
+            .models
+            .get(prop.prop_type as usize)
+            .cloned()
+            .unwrap_or_default();
+        let hull = bounds
+            .entry(name.clone())
+            .or_insert_with(|| model_hull(&name, pak.as_ref(), game));
+        let Some(hull) = *hull else {
+            out.missing.push(name);
+            continue;
+        };
+        let v = srcmap_hull::Vec3::from;
+        builder.add_oriented_box(hull, v(prop.origin), v(prop.angles), CONTENTS_SOLID);
+        out.solid += 1;
+    }
+    out
+}
+
+/// The collision bounds a model's header records, when the model can be read.
+fn model_hull(
+    name: &str,
+    pak: Option<&srcmap_bsp::pak::Pak<'_>>,
+    game: Option<&srcmap_content::GameDir>,
+) -> Option<(srcmap_hull::Vec3, srcmap_hull::Vec3)> {
+    let path = srcmap_model::normalise(name.trim_start_matches("./"));
+    let from_pak = pak.and_then(|p| p.find(&path).and_then(|e| p.read(e).ok()));
+    let bytes = from_pak.or_else(|| game.and_then(|g| g.read(&path).ok().flatten()))?;
+    let mdl = srcmap_model::Mdl::parse(&bytes).ok()?;
+    let (lo, hi) = (
+        srcmap_hull::Vec3::from(mdl.hull_min),
+        srcmap_hull::Vec3::from(mdl.hull_max),
+    );
+    (lo.cmplt(hi).all()).then_some((lo, hi))
 }
 
 fn bsp_error(path: &Path, error: srcmap_bsp::BspError) -> DriverError {

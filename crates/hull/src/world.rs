@@ -83,6 +83,45 @@ impl WorldBuilder {
         self.add(&box_sides(mins, maxs), (mins, maxs), contents, false);
     }
 
+    /// Adds a box given in its own frame (`mins`, `maxs`) placed at `origin` turned by Source's
+    /// `angles` (pitch, yaw, roll in degrees): its six sides and the axial bevels of its bounds.
+    pub fn add_oriented_box(
+        &mut self,
+        (mins, maxs): (Vec3, Vec3),
+        origin: Vec3,
+        angles: Vec3,
+        contents: u32,
+    ) {
+        let axes = axes_of(angles);
+        let mut sides = Vec::with_capacity(12);
+        for (a, axis) in axes.iter().enumerate() {
+            let at = axis.dot(origin);
+            sides.push(Side {
+                normal: *axis,
+                dist: at + maxs[a],
+                surface: 0,
+            });
+            sides.push(Side {
+                normal: -*axis,
+                dist: -at - mins[a],
+                surface: 0,
+            });
+        }
+        let corners = (0..8).map(|i| {
+            let local = Vec3::new(
+                if i & 1 == 0 { mins.x } else { maxs.x },
+                if i & 2 == 0 { mins.y } else { maxs.y },
+                if i & 4 == 0 { mins.z } else { maxs.z },
+            );
+            origin + axes[0] * local.x + axes[1] * local.y + axes[2] * local.z
+        });
+        let (lo, hi) = corners.fold((Vec3::splat(f32::MAX), Vec3::splat(f32::MIN)), |(lo, hi), c| {
+            (lo.min(c), hi.max(c))
+        });
+        sides.extend(box_sides(lo, hi));
+        self.add(&sides, (lo, hi), contents, false);
+    }
+
     pub fn solid_count(&self) -> usize {
         self.solids.len()
     }
@@ -95,6 +134,17 @@ impl WorldBuilder {
             solids: self.solids,
         }
     }
+}
+
+/// The world directions of an entity's local x, y and z axes (Source's `AngleMatrix` columns).
+pub fn axes_of(angles: Vec3) -> [Vec3; 3] {
+    let [p, y, r] = angles.to_array().map(f32::to_radians);
+    let ((sp, cp), (sy, cy), (sr, cr)) = (p.sin_cos(), y.sin_cos(), r.sin_cos());
+    [
+        Vec3::new(cp * cy, cp * sy, -sp),
+        Vec3::new(sr * sp * cy - cr * sy, sr * sp * sy + cr * cy, sr * cp),
+        Vec3::new(cr * sp * cy + sr * sy, cr * sp * sy - sr * cy, cr * cp),
+    ]
 }
 
 impl World {
@@ -192,6 +242,26 @@ mod tests {
         assert_eq!(low.normal, Vec3::NEG_X);
         let high = w.trace(&hull, Vec3::new(0.0, 0.0, 17.0), Vec3::new(200.0, 0.0, 17.0), 1);
         assert_eq!(high.fraction, 1.0);
+    }
+
+    #[test]
+    fn a_box_turned_45_degrees_is_hit_on_its_slanted_side() {
+        let mut b = WorldBuilder::default();
+        let half = Vec3::splat(10.0);
+        b.add_oriented_box((-half, half), Vec3::ZERO, Vec3::new(0.0, 45.0, 0.0), 1);
+        let w = b.build();
+        // The turned square is |x| + |y| <= 10·√2: at y = 3 its slanted side is at x = 3 − 10·√2.
+        let t = w.trace(
+            &Hull::POINT,
+            Vec3::new(-50.0, 3.0, 0.0),
+            Vec3::new(50.0, 3.0, 0.0),
+            1,
+        );
+        assert!((t.end.x - (3.0 - 10.0 * 2f32.sqrt())).abs() < 0.1, "{t:?}");
+        assert!(
+            (t.normal.x + 0.7071).abs() < 0.01 && t.normal.y.abs() > 0.7,
+            "{t:?}"
+        );
     }
 
     #[test]
