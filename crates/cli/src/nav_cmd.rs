@@ -54,6 +54,9 @@ fn generate(args: GenerateArgs) -> anyhow::Result<()> {
     }
     if !args.quiet {
         let r = &run.report;
+        for w in &r.warnings {
+            eprintln!("warning: {}", w.message);
+        }
         eprintln!(
             "{}: {} areas, {} ladders, {} connections ({}, {} nodes) in {:.2} s",
             run.output.display(),

@@ -59,34 +59,26 @@ impl NavgenJob {
     }
 }
 
-/// Runs the job: nothing is written unless the whole mesh is made.
-pub fn navgen(job: &NavgenJob, progress: &dyn Progress) -> Result<NavgenRun, DriverError> {
-    let started = Instant::now();
-    let out = job.out_path();
-    refuse_overwriting(&job.bsp, &out)?;
-    let bytes = read(&job.bsp)?;
-    let bsp = srcmap_bsp::Bsp::parse(&bytes).map_err(|e| bsp_error(&job.bsp, e))?;
-    let game = job.game(&bsp)?;
-    let (mut builder, solids) = srcmap_hull::from_bsp(&bsp);
-    let game_dir = job
-        .game_dir
-        .as_deref()
-        .map(srcmap_content::GameDir::open)
-        .transpose()?;
-    let props = add_props(&bsp, game_dir.as_ref(), &mut builder);
-    let world = builder.build();
-    let options = Options {
-        game,
-        bsp_size: u32::try_from(bytes.len()).unwrap_or(u32::MAX),
-        mask: game.trace_mask(),
-    };
-    let generated = srcmap_navgen::generate(&bsp, &world, &options, progress).map_err(|e| job.error(e))?;
-    let nav = generated.mesh.write().map_err(|e| DriverError::Navgen {
-        map: job.bsp.clone(),
-        error: Box::new(srcmap_navgen::NavgenError::Write(e)),
-    })?;
-    write_output(&out, &nav)?;
-    let mut report = generated.report;
+impl NavgenJob {
+    /// The collision world: the BSP's brushes and displacements, and the solid static props
+    /// whose models are found.
+    fn collision(
+        &self,
+        bsp: &srcmap_bsp::Bsp,
+    ) -> Result<(srcmap_hull::World, srcmap_hull::BspSolids, PropSolids), DriverError> {
+        let (mut builder, solids) = srcmap_hull::from_bsp(bsp);
+        let game_dir = self
+            .game_dir
+            .as_deref()
+            .map(srcmap_content::GameDir::open)
+            .transpose()?;
+        let props = add_props(bsp, game_dir.as_ref(), &mut builder);
+        Ok((builder.build(), solids, props))
+    }
+}
+
+/// The solids' counts in the report, and a warning naming the props left out.
+fn tell_solids(report: &mut Report, solids: srcmap_hull::BspSolids, props: &PropSolids) {
     report.set("brushes", solids.brushes as f64);
     report.set("displacement_triangles", solids.displacement_triangles as f64);
     report.set("solid_props", props.solid as f64);
@@ -101,7 +93,29 @@ pub fn navgen(job: &NavgenJob, progress: &dyn Progress) -> Result<NavgenRun, Dri
             .warnings
             .push(srcmap_stage::Warning::new("prop_model_missing", message));
     }
+}
+
+/// Runs the job: nothing is written unless the whole mesh is made.
+pub fn navgen(job: &NavgenJob, progress: &dyn Progress) -> Result<NavgenRun, DriverError> {
+    let started = Instant::now();
+    let out = job.out_path();
+    refuse_overwriting(&job.bsp, &out)?;
+    let bytes = read(&job.bsp)?;
+    let bsp = srcmap_bsp::Bsp::parse(&bytes).map_err(|e| bsp_error(&job.bsp, e))?;
+    let game = job.game(&bsp)?;
+    let (world, solids, props) = job.collision(&bsp)?;
+    let options = Options {
+        game,
+        bsp_size: u32::try_from(bytes.len()).unwrap_or(u32::MAX),
+        mask: game.trace_mask(),
+    };
+    let generated = srcmap_navgen::generate(&bsp, &world, &options, progress).map_err(|e| job.error(e))?;
+    let nav = generated.mesh.write().map_err(|e| job.error(e.into()))?;
+    write_output(&out, &nav)?;
+    let mut report = generated.report;
+    tell_solids(&mut report, solids, &props);
     report.time("total", started.elapsed());
+    report.seconds = started.elapsed().as_secs_f64();
     Ok(NavgenRun {
         report,
         output: out,

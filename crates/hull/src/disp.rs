@@ -70,6 +70,26 @@ fn triangles(grid: &DispGrid) -> Vec<[Vec3; 3]> {
     out
 }
 
+/// The face, the back face a slab depth below and the three edge sides of a triangle.
+fn slab_sides(tri: [Vec3; 3], n: Vec3) -> Vec<Side> {
+    let top = n.dot(tri[0]);
+    let side = |normal: Vec3, dist: f32| Side {
+        normal,
+        dist,
+        surface: 0,
+    };
+    let mut sides = vec![side(n, top), side(-n, SLAB_DEPTH - top)];
+    for i in 0..3 {
+        let (p, q, other) = (tri[i], tri[(i + 1) % 3], tri[(i + 2) % 3]);
+        let mut e = (q - p).cross(n).normalize();
+        if e.dot(other - p) > 0.0 {
+            e = -e;
+        }
+        sides.push(side(e, e.dot(p)));
+    }
+    sides
+}
+
 fn add_triangle(builder: &mut WorldBuilder, tri: [Vec3; 3], up: Vec3, contents: u32) {
     let mut n = (tri[1] - tri[0]).cross(tri[2] - tri[0]);
     if n.length_squared() < 1e-6 {
@@ -79,31 +99,7 @@ fn add_triangle(builder: &mut WorldBuilder, tri: [Vec3; 3], up: Vec3, contents: 
     if n.dot(up) < 0.0 {
         n = -n;
     }
-    let top = n.dot(tri[0]);
-    let mut sides = vec![
-        Side {
-            normal: n,
-            dist: top,
-            surface: 0,
-        },
-        Side {
-            normal: -n,
-            dist: SLAB_DEPTH - top,
-            surface: 0,
-        },
-    ];
-    for i in 0..3 {
-        let (p, q, other) = (tri[i], tri[(i + 1) % 3], tri[(i + 2) % 3]);
-        let mut e = (q - p).cross(n).normalize();
-        if e.dot(other - p) > 0.0 {
-            e = -e;
-        }
-        sides.push(Side {
-            normal: e,
-            dist: e.dot(p),
-            surface: 0,
-        });
-    }
+    let mut sides = slab_sides(tri, n);
     let below = tri.map(|p| p - n * SLAB_DEPTH);
     let pts = tri.iter().chain(below.iter());
     let mins = pts.clone().fold(Vec3::splat(f32::MAX), |m, p| m.min(*p));

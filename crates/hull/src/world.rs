@@ -259,7 +259,7 @@ mod tests {
         );
         assert!((t.end.x - (3.0 - 10.0 * 2f32.sqrt())).abs() < 0.1, "{t:?}");
         assert!(
-            (t.normal.x + 0.7071).abs() < 0.01 && t.normal.y.abs() > 0.7,
+            (t.normal.x + std::f32::consts::FRAC_1_SQRT_2).abs() < 0.01 && t.normal.y.abs() > 0.7,
             "{t:?}"
         );
     }

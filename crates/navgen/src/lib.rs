@@ -99,13 +99,7 @@ pub fn generate(
     let mut graph = sampler.graph;
     lap(&mut report, &mut clock, "sampling", progress);
     progress.start("areas", 0, Unit::Steps);
-    let mut areas = areas::build(&mut graph);
-    merge::merge(&mut areas);
-    square::square_up(&mut areas, &graph);
-    merge::renumber(&areas, &mut graph);
-    if areas.is_empty() {
-        return Err(NavgenError::NoAreas);
-    }
+    let areas = build_areas(&mut graph)?;
     let links = connect::connect(&space, &areas, &graph);
     for ladder in &mut ladders {
         ladders::connect(&space, ladder, &areas);
@@ -115,6 +109,18 @@ pub fn generate(
     let mesh = mesh::to_mesh(options.game, options.bsp_size, &areas, &links, &ladders);
     count(&mut report, &mesh);
     Ok(Generated { mesh, report })
+}
+
+/// Areas from the samples: built, merged, squared up; each node marked with its area.
+fn build_areas(graph: &mut nodes::Graph) -> Result<Vec<areas::Area>, NavgenError> {
+    let mut areas = areas::build(graph);
+    merge::merge(&mut areas);
+    square::square_up(&mut areas, graph);
+    merge::renumber(&areas, graph);
+    if areas.is_empty() {
+        return Err(NavgenError::NoAreas);
+    }
+    Ok(areas)
 }
 
 fn check_input(bsp: &Bsp, world: &World) -> Result<(), NavgenError> {
