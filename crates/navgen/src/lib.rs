@@ -124,7 +124,8 @@ fn build_areas(graph: &mut nodes::Graph) -> Result<Vec<areas::Area>, NavgenError
 }
 
 fn check_input(bsp: &Bsp, world: &World) -> Result<(), NavgenError> {
-    if srcmap_bsp::state::MapState::of(bsp).leak == srcmap_bsp::state::LeakState::Leaked {
+    use srcmap_bsp::state::{LeakState, MapState};
+    if matches!(MapState::of(bsp).leak, LeakState::Leaked | LeakState::Unfilled) {
         return Err(NavgenError::Leaked);
     }
     if world.solid_count() == 0 {

@@ -35,6 +35,11 @@ const WALL: &str = "DEV/DEV_MEASUREGENERIC01B";
 /// The room: inside −512..512 in x and y, 0..256 in z; a 16-unit step at x 100..200, a 128-unit
 /// crate at (−300..−200, −300..−200), a player-clip block at (300..400, 300..400).
 fn room_vmf(spawn: Option<&str>) -> String {
+    room(spawn, true)
+}
+
+/// The room, `sealed` or with its east wall left out (the outside reaches in).
+fn room(spawn: Option<&str>, sealed: bool) -> String {
     let mut id = 1;
     let mut world = String::new();
     let shell = [
@@ -45,8 +50,10 @@ fn room_vmf(spawn: Option<&str>) -> String {
         ([-512, -528, 0], [512, -512, 256]),
         ([-512, 512, 0], [512, 528, 256]),
     ];
-    for (min, max) in shell {
-        world += &block(&mut id, min, max, WALL);
+    for (i, (min, max)) in shell.into_iter().enumerate() {
+        if sealed || i != 3 {
+            world += &block(&mut id, min, max, WALL);
+        }
     }
     world += &block(&mut id, [100, -100, 0], [200, 100, 16], WALL);
     world += &block(&mut id, [-300, -300, 0], [-200, -200, 128], WALL);
@@ -174,8 +181,17 @@ fn tf2_treats_player_clip_as_solid_and_writes_16_2() {
 }
 
 #[test]
+fn a_leaked_map_is_refused() {
+    let bsp = compile(&room(Some("info_player_terrorist"), false));
+    assert!(matches!(
+        generate(&bsp, Game::CounterStrike),
+        Err(NavgenError::Leaked)
+    ));
+}
+
+#[test]
 fn a_map_without_spawn_points_is_refused() {
-    let bsp = compile(&room_vmf(None));
+    let bsp = compile(&room_vmf(Some("info_target")));
     assert!(matches!(
         generate(&bsp, Game::CounterStrike),
         Err(NavgenError::NoSpawnPoint { .. })
