@@ -11,8 +11,6 @@ use crate::world::WorldBuilder;
 
 /// The displacement's flags (kept in `min_tess` by vbsp) that turn off collision with boxes.
 const NO_HULL_COLLISION: i32 = 1 << 2;
-/// Set in `min_tess` when it holds flags rather than an old tesselation limit.
-const FLAGS_MAGIC: i32 = i32::MIN;
 /// How far below the surface a triangle's slab reaches.
 const SLAB_DEPTH: f32 = 1.0;
 
@@ -20,12 +18,7 @@ const SLAB_DEPTH: f32 = 1.0;
 pub fn add_displacements(bsp: &Bsp, builder: &mut WorldBuilder) -> usize {
     let mut count = 0;
     for (info, grid) in bsp.disp_info.iter().zip(srcmap_disp::grids_of(bsp)) {
-        let flags = if info.min_tess >= 0 || info.min_tess & FLAGS_MAGIC != 0 {
-            info.min_tess
-        } else {
-            0
-        };
-        let (Some(grid), false) = (grid, flags & NO_HULL_COLLISION != 0) else {
+        let (Some(grid), false) = (grid, info.min_tess & NO_HULL_COLLISION != 0) else {
             continue;
         };
         let up = face_normal(bsp, info.map_face as usize);
