@@ -15,6 +15,60 @@ pub enum NavCommand {
         #[arg(long)]
         json: bool,
     },
+    /// Generate the bots' navigation mesh of a BSP, offline (as the game's nav_generate).
+    Generate(GenerateArgs),
+}
+
+#[derive(Debug, clap::Args)]
+pub struct GenerateArgs {
+    pub bsp: PathBuf,
+    /// Where to write the mesh (default: MAP.nav beside the BSP).
+    #[arg(long, short)]
+    pub output: Option<PathBuf>,
+    /// Game directory (Valve's -game): its gameinfo.txt names the game.
+    #[arg(long)]
+    pub game: Option<PathBuf>,
+    /// The game to generate for: cstrike (NAV v9), csgo (v16/1), tf (v16/2), gmod (v16/0).
+    #[arg(long)]
+    pub target: Option<String>,
+    /// No progress output.
+    #[arg(long, short)]
+    pub quiet: bool,
+    /// Print the run's report as JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `nav generate`: the job run, then its summary (or the JSON report).
+fn generate(args: GenerateArgs) -> anyhow::Result<()> {
+    let job = srcmap_driver::NavgenJob {
+        bsp: args.bsp,
+        output: args.output,
+        game_dir: args.game,
+        target: args.target,
+    };
+    let progress = crate::progress::Bar::new(args.quiet || args.json);
+    let run = srcmap_driver::navgen(&job, &progress)?;
+    if args.json {
+        return crate::output::print_json(&run.report);
+    }
+    if !args.quiet {
+        let r = &run.report;
+        for w in &r.warnings {
+            eprintln!("warning: {}", w.message);
+        }
+        eprintln!(
+            "{}: {} areas, {} ladders, {} connections ({}, {} nodes) in {:.2} s",
+            run.output.display(),
+            r.count("areas"),
+            r.count("ladders"),
+            r.count("connections"),
+            run.game.name(),
+            r.count("nodes"),
+            run.seconds
+        );
+    }
+    Ok(())
 }
 
 /// Reads a NAV file, naming the file and the byte offset in any error.
@@ -193,5 +247,6 @@ pub fn run(cmd: NavCommand) -> anyhow::Result<()> {
                 Ok(print_text(&file, &mesh, &s, true)?)
             }
         }
+        NavCommand::Generate(args) => generate(args),
     }
 }

@@ -85,6 +85,12 @@ pub enum DriverError {
         map: PathBuf,
         error: Box<srcmap_pack::PackError>,
     },
+    /// `srcmap nav generate` could not make a mesh of the map.
+    #[error("{}: nav generate: {error}", map.display())]
+    Navgen {
+        map: PathBuf,
+        error: Box<srcmap_navgen::NavgenError>,
+    },
 }
 
 /// A leak: `pointfile` (written) holds the path from the void to `entity_id`; `hint` names what
@@ -107,7 +113,7 @@ pub struct LeakError {
 /// An error as `--json` prints it (`{"error": ...}`): what kind of failure, the message as
 /// text prints it, and where, each place `None` when unknown. `kind` is one of `usage`, `read`,
 /// `write`, `vmf_syntax`, `instances`, `game`, `materials`, `leak`, `limit`, `compile`, `bsp`,
-/// `pack`, `error`.
+/// `pack`, `navgen`, `error`.
 #[derive(Debug, Clone, Default, PartialEq, serde::Serialize)]
 pub struct ErrorReport {
     pub kind: &'static str,
@@ -172,6 +178,7 @@ impl DriverError {
             E::Vvis { path, .. } | E::Vrad { path, .. } => ("compile", Some(path)),
             E::Bsp { path, .. } => ("bsp", Some(path)),
             E::Pack { map, .. } => ("pack", Some(map)),
+            E::Navgen { map, .. } => ("navgen", Some(map)),
         }
     }
 

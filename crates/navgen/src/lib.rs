@@ -1,0 +1,185 @@
+//! Generates a bots' navigation mesh from a compiled map, offline, the way the game's
+//! `nav_generate` does (Valve's `nav_generate.cpp`, read for behaviour):
+//!
+//! 1. **seeds** — the game's spawn points, each dropped to the floor and put on the 25-unit grid;
+//! 2. **sampling** (`sample`) — a depth-first flood over the grid with swept-box traces
+//!    ([`srcmap_hull`]): steps up to 18 units, climbs onto obstacles up to the game's climb
+//!    height, drops to the floor below, skips sky and boxed-in spots, and records for each node
+//!    which corner quadrants have standing or only crouching room; then again from the ladders'
+//!    ends;
+//! 3. **areas** (`areas`) — greedy rectangles of closed, flat, equally crouched cells, 50×50
+//!    down to 1×1; **merging** (`merge`) of neighbours sharing a whole edge in one plane;
+//!    **squaring up** (`square`): long thin areas halved until roughly square;
+//! 4. **connections** (`connect`) from the sample links, one-way where the sampler dropped;
+//! 5. **ladders** (`ladders`) from `info_ladder`/`func_simpleladder` volumes, joined to the
+//!    areas at their bottom and over their top.
+//!
+//! The mesh is returned as a [`srcmap_nav::NavMesh`] in the game's version and sub-version
+//! ([`Game::format`]). Not done (yet): jump-area stitching, overhang splitting,
+//! stairs, obstacle tops, `func_nav_*` attributes, places, and the analysis pass.
+
+pub mod areas;
+pub mod connect;
+pub mod game;
+pub mod ladders;
+pub mod merge;
+pub mod mesh;
+pub mod nodes;
+pub mod sample;
+pub mod search;
+pub mod square;
+
+use std::time::Instant;
+
+use glam::Vec3;
+use srcmap_bsp::Bsp;
+use srcmap_hull::World;
+use srcmap_nav::NavMesh;
+use srcmap_stage::{Progress, Report, Unit};
+
+pub use game::Game;
+
+/// Why no mesh was made.
+#[derive(Debug, thiserror::Error)]
+pub enum NavgenError {
+    #[error("no spawn point: the map has no {classes} entity to start sampling from")]
+    NoSpawnPoint { classes: String },
+    #[error("empty world: the map has no solid brushes")]
+    EmptyWorld,
+    #[error("the map leaked (vbsp wrote no portal file): its outside would be walked; fix the leak first")]
+    Leaked,
+    #[error("no floor under any spawn point within {drop} units")]
+    NoGround { drop: f32 },
+    #[error("sampling found no walkable area around the spawn points")]
+    NoAreas,
+    #[error("writing the mesh: {0}")]
+    Write(#[from] srcmap_nav::NavError),
+}
+
+/// What to generate for.
+#[derive(Debug, Clone, Copy)]
+pub struct Options {
+    pub game: Game,
+    /// The BSP file's size, stored in the mesh to tie it to this build.
+    pub bsp_size: u32,
+    /// Solid contents for generation (Valve's `MASK_NPCSOLID_BRUSHONLY`).
+    pub mask: u32,
+}
+
+/// The mesh and how it was made.
+#[derive(Debug, Clone)]
+pub struct Generated {
+    pub mesh: NavMesh,
+    pub report: Report,
+}
+
+/// Generates the mesh of `bsp` against the solids of `world` (built from the same map).
+pub fn generate(
+    bsp: &Bsp,
+    world: &World,
+    options: &Options,
+    progress: &dyn Progress,
+) -> Result<Generated, NavgenError> {
+    check_input(bsp, world)?;
+    let mut report = Report::new("navgen");
+    let space = sample::Space {
+        world,
+        mask: options.mask,
+        heights: options.game.heights(),
+    };
+    let seeds = seeds(bsp, &space, options.game)?;
+    let mut ladders: Vec<ladders::Ladder> = ladders::volumes(bsp)
+        .into_iter()
+        .map(|v| ladders::create(&space, v))
+        .collect();
+    let mut clock = Instant::now();
+    progress.start("sampling", 0, Unit::Steps);
+    let mut sampler = sample::Sampler::new(&space, seeds);
+    sampler.run(&ladders::ends(&ladders));
+    let mut graph = sampler.graph;
+    lap(&mut report, &mut clock, "sampling", progress);
+    progress.start("areas", 0, Unit::Steps);
+    let areas = build_areas(&mut graph)?;
+    let links = connect::connect(&space, &areas, &graph);
+    for ladder in &mut ladders {
+        ladders::connect(&space, ladder, &areas);
+    }
+    lap(&mut report, &mut clock, "areas", progress);
+    report.set("nodes", graph.nodes.len() as f64);
+    let mesh = mesh::to_mesh(options.game, options.bsp_size, &areas, &links, &ladders);
+    count(&mut report, &mesh);
+    Ok(Generated { mesh, report })
+}
+
+/// Areas from the samples: built, merged, squared up; each node marked with its area.
+fn build_areas(graph: &mut nodes::Graph) -> Result<Vec<areas::Area>, NavgenError> {
+    let mut areas = areas::build(graph);
+    merge::merge(&mut areas);
+    square::square_up(&mut areas, graph);
+    merge::renumber(&areas, graph);
+    if areas.is_empty() {
+        return Err(NavgenError::NoAreas);
+    }
+    Ok(areas)
+}
+
+fn check_input(bsp: &Bsp, world: &World) -> Result<(), NavgenError> {
+    use srcmap_bsp::state::{LeakState, MapState};
+    if matches!(MapState::of(bsp).leak, LeakState::Leaked | LeakState::Unfilled) {
+        return Err(NavgenError::Leaked);
+    }
+    if world.solid_count() == 0 {
+        return Err(NavgenError::EmptyWorld);
+    }
+    Ok(())
+}
+
+/// The spawn points on their floor, on the grid, with the floor's normal.
+fn seeds(bsp: &Bsp, space: &sample::Space<'_>, game: Game) -> Result<Vec<(Vec3, Vec3)>, NavgenError> {
+    let classes = game.spawn_classes();
+    let origins: Vec<Vec3> = bsp
+        .entities
+        .iter()
+        .filter(|e| e.classname().is_some_and(|c| classes.contains(&c)))
+        .filter_map(|e| e.get("origin").and_then(srcmap_kv::values::vector))
+        .map(|o| Vec3::from(o.map(|v| v as f32)))
+        .collect();
+    if origins.is_empty() {
+        return Err(NavgenError::NoSpawnPoint {
+            classes: classes.join(" or "),
+        });
+    }
+    let seeds: Vec<(Vec3, Vec3)> = origins
+        .iter()
+        .filter_map(|&o| space.ground_for_seed(o))
+        .map(|t| {
+            (
+                Vec3::new(sample::snap(t.end.x), sample::snap(t.end.y), t.end.z),
+                t.normal,
+            )
+        })
+        .collect();
+    if seeds.is_empty() {
+        return Err(NavgenError::NoGround {
+            drop: space.heights.death_drop,
+        });
+    }
+    Ok(seeds)
+}
+
+fn lap(report: &mut Report, clock: &mut Instant, phase: &str, progress: &dyn Progress) {
+    report.time(phase, clock.elapsed());
+    *clock = Instant::now();
+    progress.finish();
+}
+
+fn count(report: &mut Report, mesh: &NavMesh) {
+    report.set("areas", mesh.areas.len() as f64);
+    report.set("ladders", mesh.ladders.as_ref().map_or(0, Vec::len) as f64);
+    let connections: usize = mesh
+        .areas
+        .iter()
+        .map(|a| a.connections.iter().map(Vec::len).sum::<usize>())
+        .sum();
+    report.set("connections", connections as f64);
+}

@@ -1,0 +1,106 @@
+//! The generated areas and ladders as a NAV file's model, in the game's version and layout.
+
+use srcmap_nav::{AreaCustom, EncounterPaths, GameLayout, NavArea, NavLadder, NavMesh};
+
+use crate::areas::Area;
+use crate::game::Game;
+use crate::ladders::Ladder;
+
+/// Ladder connection slots of an area: up (index 0) and down (index 1).
+const UP: usize = 0;
+const DOWN: usize = 1;
+
+/// Builds the mesh: area ids are their index + 1, ladder ids likewise.
+pub fn to_mesh(
+    game: Game,
+    bsp_size: u32,
+    areas: &[Area],
+    links: &[[Vec<u32>; 4]],
+    ladders: &[Ladder],
+) -> NavMesh {
+    let (version, sub_version, layout) = game.format();
+    let mut nav_areas: Vec<NavArea> = areas
+        .iter()
+        .zip(links)
+        .enumerate()
+        .map(|(i, (a, l))| nav_area(i as u32 + 1, a, l, layout))
+        .collect();
+    for (i, ladder) in ladders.iter().enumerate() {
+        attach_ladder(&mut nav_areas, ladder, i as u32 + 1);
+    }
+    NavMesh {
+        version,
+        sub_version,
+        bsp_size: Some(bsp_size),
+        is_analyzed: (version >= 14).then_some(0),
+        places: Vec::new(),
+        has_unnamed_areas: (version >= 12).then_some(1),
+        pre_area_data: Vec::new(),
+        areas: nav_areas,
+        ladders: Some(
+            ladders
+                .iter()
+                .enumerate()
+                .map(|(i, l)| nav_ladder(i as u32 + 1, l))
+                .collect(),
+        ),
+        post_mesh_data: Vec::new(),
+        layout,
+    }
+}
+
+fn nav_area(id: u32, a: &Area, links: &[Vec<u32>; 4], layout: GameLayout) -> NavArea {
+    NavArea {
+        id,
+        attributes: a.attributes,
+        nw_corner: [a.min[0], a.min[1], a.z[0]],
+        se_corner: [a.max[0], a.max[1], a.z[2]],
+        ne_z: a.z[1],
+        sw_z: a.z[3],
+        connections: links.clone().map(|l| l.into_iter().map(|b| b + 1).collect()),
+        hiding_spots: Vec::new(),
+        approaches: Vec::new(),
+        encounter_paths: EncounterPaths::New(Vec::new()),
+        place: 0,
+        ladder_connections: [Vec::new(), Vec::new()],
+        earliest_occupy_time: [0.0; 2],
+        light_intensity: [1.0; 4],
+        visible_areas: Vec::new(),
+        inherit_visibility_from: 0,
+        custom: match layout {
+            GameLayout::Tf2 => AreaCustom::Tf2 { attributes: 0 },
+            GameLayout::CounterStrike => AreaCustom::CsApproaches(Vec::new()),
+            _ => AreaCustom::None,
+        },
+    }
+}
+
+fn attach_ladder(areas: &mut [NavArea], ladder: &Ladder, id: u32) {
+    if let Some(b) = ladder.bottom_area {
+        areas[b as usize].ladder_connections[UP].push(id);
+    }
+    for &t in ladder.top_areas.iter().flatten() {
+        let list = &mut areas[t as usize].ladder_connections[DOWN];
+        if !list.contains(&id) {
+            list.push(id);
+        }
+    }
+}
+
+fn nav_ladder(id: u32, l: &Ladder) -> NavLadder {
+    let area = |a: Option<u32>| a.map_or(0, |a| a + 1);
+    NavLadder {
+        id,
+        width: l.width,
+        top: l.top.to_array(),
+        bottom: l.bottom.to_array(),
+        length: (l.top - l.bottom).length(),
+        direction: l.dir as u32,
+        is_dangling: None,
+        top_forward_area: area(l.top_areas[0]),
+        top_left_area: area(l.top_areas[1]),
+        top_right_area: area(l.top_areas[2]),
+        top_behind_area: area(l.top_areas[3]),
+        bottom_area: area(l.bottom_area),
+    }
+}

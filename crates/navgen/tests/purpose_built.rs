@@ -1,0 +1,219 @@
+//! Purpose-built maps compiled with srcmap's vbsp: a sealed room with a step, a crate too high to
+//! climb and a player-clip block, then the collision traces and the generated mesh checked
+//! against what the geometry allows.
+
+use srcmap_bsp::Bsp;
+use srcmap_hull::{DIST_EPSILON, Hull, Vec3, World};
+use srcmap_nav::NavMesh;
+use srcmap_navgen::{Game, NavgenError, Options};
+use srcmap_stage::NoProgress;
+
+/// One axis-aligned brush in VMF text (Hammer's plane order for a block).
+fn block(id: &mut u32, min: [i32; 3], max: [i32; 3], material: &str) -> String {
+    let ([x0, y0, z0], [x1, y1, z1]) = (min, max);
+    let planes = [
+        format!("({x0} {y1} {z1}) ({x1} {y1} {z1}) ({x1} {y0} {z1})"),
+        format!("({x0} {y0} {z0}) ({x1} {y0} {z0}) ({x1} {y1} {z0})"),
+        format!("({x0} {y1} {z1}) ({x0} {y0} {z1}) ({x0} {y0} {z0})"),
+        format!("({x1} {y1} {z0}) ({x1} {y0} {z0}) ({x1} {y0} {z1})"),
+        format!("({x1} {y1} {z1}) ({x0} {y1} {z1}) ({x0} {y1} {z0})"),
+        format!("({x1} {y0} {z0}) ({x0} {y0} {z0}) ({x0} {y0} {z1})"),
+    ];
+    *id += 1;
+    let mut s = format!("\tsolid\n\t{{\n\t\t\"id\" \"{id}\"\n");
+    for p in planes {
+        *id += 1;
+        s += &format!(
+            "\t\tside\n\t\t{{\n\t\t\t\"id\" \"{id}\"\n\t\t\t\"plane\" \"{p}\"\n\t\t\t\"material\" \"{material}\"\n\t\t\t\"uaxis\" \"[1 0 0 0] 0.25\"\n\t\t\t\"vaxis\" \"[0 -1 0 0] 0.25\"\n\t\t\t\"rotation\" \"0\"\n\t\t\t\"lightmapscale\" \"16\"\n\t\t\t\"smoothing_groups\" \"0\"\n\t\t}}\n"
+        );
+    }
+    s + "\t}\n"
+}
+
+const WALL: &str = "DEV/DEV_MEASUREGENERIC01B";
+
+/// The room: inside −512..512 in x and y, 0..256 in z; a 16-unit step at x 100..200, a 128-unit
+/// crate at (−300..−200, −300..−200), a player-clip block at (300..400, 300..400).
+fn room_vmf(spawn: Option<&str>) -> String {
+    room(spawn, true)
+}
+
+/// The room, `sealed` or with its east wall left out (the outside reaches in).
+fn room(spawn: Option<&str>, sealed: bool) -> String {
+    let mut id = 1;
+    let mut world = String::new();
+    let shell = [
+        ([-528, -528, -16], [528, 528, 0]),
+        ([-528, -528, 256], [528, 528, 272]),
+        ([-528, -528, 0], [-512, 528, 256]),
+        ([512, -528, 0], [528, 528, 256]),
+        ([-512, -528, 0], [512, -512, 256]),
+        ([-512, 512, 0], [512, 528, 256]),
+    ];
+    for (i, (min, max)) in shell.into_iter().enumerate() {
+        if sealed || i != 3 {
+            world += &block(&mut id, min, max, WALL);
+        }
+    }
+    world += &block(&mut id, [100, -100, 0], [200, 100, 16], WALL);
+    world += &block(&mut id, [-300, -300, 0], [-200, -200, 128], WALL);
+    world += &block(&mut id, [300, 300, 0], [400, 400, 128], "TOOLS/TOOLSPLAYERCLIP");
+    let spawn = spawn.map_or(String::new(), |class| {
+        format!("entity\n{{\n\t\"id\" \"900\"\n\t\"classname\" \"{class}\"\n\t\"origin\" \"-400 -400 8\"\n\t\"angles\" \"0 0 0\"\n}}\n")
+    });
+    format!("world\n{{\n\t\"id\" \"1\"\n\t\"classname\" \"worldspawn\"\n{world}}}\n{spawn}")
+}
+
+fn compile(text: &str) -> Bsp {
+    let vmf = srcmap_vmf::Vmf::parse(text.to_string()).expect("the test map parses");
+    let input = srcmap_vbsp::input_from_vmf(&vmf);
+    let opts = srcmap_vbsp::Options {
+        allow_leak: true,
+        ..Default::default()
+    };
+    srcmap_vbsp::compile(&input, &opts, &srcmap_vbsp::NoProgress)
+        .expect("compiles")
+        .bsp
+}
+
+fn world_of(bsp: &Bsp) -> World {
+    srcmap_hull::from_bsp(bsp).0.build()
+}
+
+fn generate(bsp: &Bsp, game: Game) -> Result<NavMesh, NavgenError> {
+    let world = world_of(bsp);
+    let options = Options {
+        game,
+        bsp_size: 1234,
+        mask: game.trace_mask(),
+    };
+    srcmap_navgen::generate(bsp, &world, &options, &NoProgress).map(|g| g.mesh)
+}
+
+/// The highest area over (x, y) within 4 units of `z`.
+fn area_at(mesh: &NavMesh, x: f32, y: f32, z: f32) -> Option<usize> {
+    mesh.areas.iter().position(|a| {
+        let inside =
+            (a.nw_corner[0]..=a.se_corner[0]).contains(&x) && (a.nw_corner[1]..=a.se_corner[1]).contains(&y);
+        inside && (a.nw_corner[2] - z).abs() < 4.0
+    })
+}
+
+#[test]
+fn box_traces_stop_on_brushes_and_pass_player_clip_for_npcs() {
+    let bsp = compile(&room_vmf(Some("info_player_terrorist")));
+    let world = world_of(&bsp);
+    let player = Hull::new([-16.0, -16.0, 0.0], [16.0, 16.0, 72.0]);
+    let npc = srcmap_hull::MASK_NPCSOLID_BRUSHONLY;
+    let down = world.trace(
+        &player,
+        Vec3::new(150.0, 0.0, 100.0),
+        Vec3::new(150.0, 0.0, -50.0),
+        npc,
+    );
+    assert!(
+        (down.end.z - (16.0 + DIST_EPSILON)).abs() < 0.01,
+        "lands on the step: {down:?}"
+    );
+    assert_eq!(down.normal, Vec3::Z);
+    // Walking east at floor level the box's east face meets the step's west face at x = 100.
+    let walk = world.trace(&player, Vec3::new(0.0, 0.0, 1.0), Vec3::new(90.0, 0.0, 1.0), npc);
+    assert!((walk.end.x - (84.0 - DIST_EPSILON)).abs() < 0.01, "{walk:?}");
+    // Player clip stops players only.
+    let through = |mask| {
+        world.trace(
+            &player,
+            Vec3::new(250.0, 350.0, 10.0),
+            Vec3::new(450.0, 350.0, 10.0),
+            mask,
+        )
+    };
+    assert_eq!(through(npc).fraction, 1.0);
+    assert!(through(srcmap_hull::MASK_PLAYERSOLID_BRUSHONLY).fraction < 1.0);
+    // A diagonal sweep at the step's corner stops where the box first touches it (the bevels
+    // keep it from stopping short, out in the open).
+    let diag = world.trace(
+        &player,
+        Vec3::new(60.0, 140.0, 1.0),
+        Vec3::new(140.0, 60.0, 1.0),
+        npc,
+    );
+    assert!(diag.fraction < 1.0, "{diag:?}");
+    assert!(diag.end.x >= 84.0 - 0.1 && diag.end.y <= 116.0 + 0.1, "{diag:?}");
+}
+
+#[test]
+fn the_mesh_covers_the_floor_the_step_and_player_clip_but_not_the_crate() {
+    let bsp = compile(&room_vmf(Some("info_player_terrorist")));
+    let mesh = generate(&bsp, Game::CounterStrike).expect("a mesh");
+    assert_eq!(
+        (mesh.version, mesh.sub_version, mesh.bsp_size),
+        (9, None, Some(1234))
+    );
+    let floor = area_at(&mesh, -400.0, 400.0, 0.0).expect("floor area");
+    let step = area_at(&mesh, 150.0, 0.0, 16.0).expect("area on the step");
+    assert!(
+        area_at(&mesh, 350.0, 350.0, 0.0).is_some(),
+        "player clip is walkable for generation"
+    );
+    assert!(
+        area_at(&mesh, -250.0, -250.0, 128.0).is_none(),
+        "the crate is too high to climb"
+    );
+    assert!(
+        area_at(&mesh, -250.0, -250.0, 0.0).is_none(),
+        "no floor inside the crate"
+    );
+    assert!(reachable(&mesh, floor, step) && reachable(&mesh, step, floor));
+    let bytes = mesh.write().expect("writes");
+    let back = NavMesh::read(&bytes).expect("reads back");
+    assert_eq!(back.write().expect("writes again"), bytes);
+    assert_eq!(back.areas.len(), mesh.areas.len());
+}
+
+#[test]
+fn tf2_treats_player_clip_as_solid_and_writes_16_2() {
+    let bsp = compile(&room_vmf(Some("info_player_teamspawn")));
+    let mesh = generate(&bsp, Game::Tf2).expect("a mesh");
+    assert_eq!((mesh.version, mesh.sub_version), (16, Some(2)));
+    assert!(area_at(&mesh, 350.0, 350.0, 0.0).is_none());
+    assert!(area_at(&mesh, -400.0, 400.0, 0.0).is_some());
+}
+
+#[test]
+fn a_leaked_map_is_refused() {
+    let bsp = compile(&room(Some("info_player_terrorist"), false));
+    assert!(matches!(
+        generate(&bsp, Game::CounterStrike),
+        Err(NavgenError::Leaked)
+    ));
+}
+
+#[test]
+fn a_map_without_spawn_points_is_refused() {
+    let bsp = compile(&room_vmf(Some("info_target")));
+    assert!(matches!(
+        generate(&bsp, Game::CounterStrike),
+        Err(NavgenError::NoSpawnPoint { .. })
+    ));
+}
+
+/// Whether `to` can be reached from `from` over the mesh's connections.
+fn reachable(mesh: &NavMesh, from: usize, to: usize) -> bool {
+    let index = |id: u32| mesh.areas.iter().position(|a| a.id == id);
+    let mut seen = vec![false; mesh.areas.len()];
+    let mut todo = vec![from];
+    while let Some(a) = todo.pop() {
+        if std::mem::replace(&mut seen[a], true) {
+            continue;
+        }
+        todo.extend(
+            mesh.areas[a]
+                .connections
+                .iter()
+                .flatten()
+                .filter_map(|&id| index(id)),
+        );
+    }
+    seen[to]
+}
