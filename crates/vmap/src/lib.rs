@@ -12,11 +12,17 @@
 //!   topology ([`PolygonMesh::check`]) and walks each face as a polygon with per-corner
 //!   attributes ([`PolygonMesh::face_corners`], [`PolygonMesh::corner_value`]).
 //! - Edits ([`Vmap::set_origin`], [`Vmap::set_key_value`]) change the document in place.
+//! - New maps: [`VmapWriter`] builds a document from entities and polygon meshes
+//!   ([`MeshSource`]), their half-edge topology made by [`HalfEdges::from_faces`].
 
+mod halfedge;
 mod mesh;
+mod write;
 
+pub use halfedge::{BuildError, HalfEdges};
 pub use mesh::{Corner, DataArray, DataStream, PolygonMesh, TopologyError, TopologyStats};
 pub use srcmap_dmx::{Dmx, DmxError, ElemRef, Element, Guid, Value};
+pub use write::{FaceSource, MeshSource, Placement, VmapWriter, WRITTEN_FORMAT_VERSION, mesh_edges};
 
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]

@@ -1,0 +1,259 @@
+//! VMF → VMAP (vmap.md §4): each solid a closed `CMapMesh` (world solids under the world,
+//! brush entities' solids under their `CMapEntity`), each entity a `CMapEntity`.
+
+use std::collections::{BTreeMap, HashMap};
+
+use srcmap_geom::DVec3;
+use srcmap_vmap::{FaceSource, MeshSource, Placement, Vmap, VmapWriter};
+use srcmap_vmf::{Entity, Solid, Vmf};
+
+use crate::brush::{BrushMesh, brush_mesh};
+use crate::entities::{ClassRenames, placement, vmap_connection, vmap_keys};
+use crate::texture::{DEFAULT_TEXTURE_SIZE, Projection, vmat_path};
+use crate::{MapconvError, Warning};
+
+/// How to convert a VMF.
+#[derive(Debug, Clone, Default)]
+pub struct ToVmapOptions {
+    pub renames: ClassRenames,
+    /// Texture size per material as written in the VMF (upper case not required); others use
+    /// [`DEFAULT_TEXTURE_SIZE`].
+    pub texture_sizes: HashMap<String, [f64; 2]>,
+}
+
+/// What a VMF → VMAP conversion did.
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize)]
+pub struct ToVmapReport {
+    pub solids: usize,
+    pub meshes: usize,
+    pub faces: usize,
+    /// Displacement sides written as their flat base face.
+    pub flat_displacements: usize,
+    pub entities: usize,
+    /// Face area per material (`materials/….vmat`).
+    pub area: BTreeMap<String, f64>,
+    pub warnings: Vec<Warning>,
+}
+
+/// Converts a VMF.
+pub fn vmf_to_vmap(vmf: &Vmf, opts: &ToVmapOptions) -> Result<(Vmap, ToVmapReport), MapconvError> {
+    let mut c = Converter {
+        w: VmapWriter::new(),
+        opts,
+        report: ToVmapReport::default(),
+        references: Vec::new(),
+    };
+    for (k, v) in vmap_keys(&vmf.world, ClassRenames::None).iter().skip(1) {
+        c.w.set_world_key(k, v);
+    }
+    let world = c.w.world();
+    c.solids(world, &vmf.world)?;
+    for e in &vmf.entities {
+        c.entity(e)?;
+    }
+    c.references.sort();
+    c.references.dedup();
+    let report = c.report;
+    Ok((c.w.finish(c.references), report))
+}
+
+struct Converter<'a> {
+    w: VmapWriter,
+    opts: &'a ToVmapOptions,
+    report: ToVmapReport,
+    references: Vec<String>,
+}
+
+impl Converter<'_> {
+    fn entity(&mut self, e: &Entity) -> Result<(), MapconvError> {
+        let keys = vmap_keys(e, self.opts.renames);
+        if let Some((_, model)) = keys.iter().find(|(k, _)| k.eq_ignore_ascii_case("model"))
+            && model.ends_with(".vmdl")
+        {
+            self.references.push(model.clone());
+        }
+        let connections: Vec<_> = e.connections.iter().map(vmap_connection).collect();
+        let world = self.w.world();
+        let node = self
+            .w
+            .add_entity(world, node_id(e.id), &placement(e), &keys, &connections);
+        if e.hidden {
+            self.w.hide(node);
+        }
+        self.report.entities += 1;
+        self.solids(node, e)
+    }
+
+    fn solids(&mut self, parent: u32, e: &Entity) -> Result<(), MapconvError> {
+        for s in &e.solids {
+            self.report.solids += 1;
+            match brush_mesh(s) {
+                Ok(mesh) => self.solid(parent, e, s, &mesh)?,
+                Err(error) => self
+                    .report
+                    .warnings
+                    .push(Warning::brush(e, s.id, error.to_string())),
+            }
+        }
+        Ok(())
+    }
+
+    fn solid(&mut self, parent: u32, e: &Entity, s: &Solid, mesh: &BrushMesh) -> Result<(), MapconvError> {
+        let origin = mesh.center().round();
+        let source = self.mesh_source(s, mesh, origin);
+        let at = Placement {
+            origin: origin.as_vec3().to_array(),
+            ..Placement::default()
+        };
+        let groups = smoothing_by_edge(s, mesh);
+        let flags = |a: u32, b: u32| match groups.get(&(a.min(b), a.max(b))) {
+            Some(&(x, y)) if x & y != 0 => 1,
+            _ => 2,
+        };
+        let node = self
+            .w
+            .add_mesh(parent, node_id(s.id), &at, &source, flags)
+            .map_err(|error| MapconvError::Brush {
+                entity: e.id,
+                class: e.classname.clone(),
+                brush: s.id,
+                message: error.to_string(),
+            })?;
+        if s.hidden {
+            self.w.hide(node);
+        }
+        self.report.meshes += 1;
+        self.report.faces += source.faces.len();
+        Ok(())
+    }
+
+    /// Mesh-local positions (relative to `origin`), faces with their texture data.
+    fn mesh_source(&mut self, s: &Solid, mesh: &BrushMesh, origin: DVec3) -> MeshSource {
+        let positions: Vec<[f32; 3]> = mesh
+            .vertices
+            .iter()
+            .map(|&p| (p - origin).as_vec3().to_array())
+            .collect();
+        // The world positions a reader will compute from what is stored.
+        let stored: Vec<DVec3> = positions
+            .iter()
+            .map(|&p| DVec3::from_array(p.map(f64::from)) + origin)
+            .collect();
+        let normals = corner_normals(s, mesh);
+        let mut source = MeshSource {
+            positions,
+            ..MeshSource::default()
+        };
+        for (f, face) in mesh.faces.iter().enumerate() {
+            let side = &s.sides[face.side];
+            self.report.flat_displacements += usize::from(side.dispinfo.is_some());
+            let material = material_index(&mut source.materials, &vmat_path(&side.material));
+            *self
+                .report
+                .area
+                .entry(source.materials[material as usize].clone())
+                .or_default() += mesh.face_area(f);
+            let size = self.texture_size(&side.material);
+            let proj = Projection {
+                u: side.uaxis,
+                v: side.vaxis,
+            };
+            let corners = &face.corners;
+            source.faces.push(FaceSource {
+                vertices: corners.clone(),
+                material,
+                axis_u: axis4(&side.uaxis),
+                axis_v: axis4(&side.vaxis),
+                scale: [side.uaxis.scale as f32, side.vaxis.scale as f32],
+                texcoords: corners
+                    .iter()
+                    .map(|&c| to_f32_2(proj.texcoord(stored[c as usize], size)))
+                    .collect(),
+                normals: normals[f].iter().map(|n| n.as_vec3().to_array()).collect(),
+                tangents: normals[f]
+                    .iter()
+                    .map(|&n| proj.tangent(n).map(|x| x as f32))
+                    .collect(),
+                blend: None,
+            });
+        }
+        self.references.extend(source.materials.iter().cloned());
+        source
+    }
+
+    fn texture_size(&self, material: &str) -> [f64; 2] {
+        let key = material.to_ascii_lowercase();
+        self.opts
+            .texture_sizes
+            .get(&key)
+            .copied()
+            .unwrap_or(DEFAULT_TEXTURE_SIZE)
+    }
+}
+
+/// A VMF id as a node id (ids beyond `i32` wrap; they only need to be unique in practice).
+fn node_id(id: i64) -> i32 {
+    id as i32
+}
+
+fn axis4(a: &srcmap_vmf::TextureAxis) -> [f32; 4] {
+    [
+        a.axis[0] as f32,
+        a.axis[1] as f32,
+        a.axis[2] as f32,
+        a.shift as f32,
+    ]
+}
+
+fn to_f32_2(v: [f64; 2]) -> [f32; 2] {
+    [v[0] as f32, v[1] as f32]
+}
+
+fn material_index(materials: &mut Vec<String>, path: &str) -> u32 {
+    match materials.iter().position(|m| m == path) {
+        Some(i) => i as u32,
+        None => {
+            materials.push(path.to_string());
+            (materials.len() - 1) as u32
+        }
+    }
+}
+
+/// Each undirected edge's two faces' smoothing groups (one face's twice on an open edge).
+fn smoothing_by_edge(s: &Solid, mesh: &BrushMesh) -> HashMap<(u32, u32), (u32, u32)> {
+    let mut out: HashMap<(u32, u32), (u32, u32)> = HashMap::new();
+    for face in &mesh.faces {
+        let g = s.sides[face.side].smoothing_groups;
+        let n = face.corners.len();
+        for i in 0..n {
+            let (a, b) = (face.corners[i], face.corners[(i + 1) % n]);
+            out.entry((a.min(b), a.max(b)))
+                .and_modify(|e| e.1 = g)
+                .or_insert((g, g));
+        }
+    }
+    out
+}
+
+/// Per face, per corner: the face normal, or the average of the normals of the faces at that
+/// vertex that share a smoothing group with it.
+fn corner_normals(s: &Solid, mesh: &BrushMesh) -> Vec<Vec<DVec3>> {
+    let group = |f: usize| s.sides[mesh.faces[f].side].smoothing_groups;
+    let mut at_vertex: HashMap<u32, Vec<usize>> = HashMap::new();
+    for (f, face) in mesh.faces.iter().enumerate() {
+        for &c in &face.corners {
+            at_vertex.entry(c).or_default().push(f);
+        }
+    }
+    let corner = |f: usize, c: u32| {
+        let sum: DVec3 = at_vertex[&c]
+            .iter()
+            .filter(|&&g| g == f || group(g) & group(f) != 0)
+            .map(|&g| mesh.faces[g].normal)
+            .sum();
+        sum.normalize_or(mesh.faces[f].normal)
+    };
+    (0..mesh.faces.len())
+        .map(|f| mesh.faces[f].corners.iter().map(|&c| corner(f, c)).collect())
+        .collect()
+}

@@ -1,0 +1,393 @@
+//! VMAP → VMF (vmap.md §5): meshes to convex brushes through [`solidify`], entities back with
+//! their outputs. Meshes directly or indirectly under the world (groups, layers) become world
+//! solids; meshes under a `CMapEntity` become that entity's solids.
+
+use std::collections::{BTreeMap, HashMap};
+
+use srcmap_dmx::Value;
+use srcmap_geom::{DVec3, Plane, Winding, angle_matrix, polyhedron_faces};
+use srcmap_vmap::{Entity, PolygonMesh, Vmap};
+
+use crate::entities::{editor_keys, format_vec3, vmf_keys, vmf_output};
+use crate::solidify::{EPS, Piece, Polygon, area_inside, pieces};
+use crate::texture::vmt_name;
+use crate::vmf_text::{OutEntity, OutSide, VmfText};
+use crate::{MapconvError, Warning};
+
+/// Material of the faces a cut makes inside a mesh.
+pub const CUT_MATERIAL: &str = "TOOLS/TOOLSNODRAW";
+
+/// What became of one mesh.
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize)]
+pub struct MeshReport {
+    /// The `CMapMesh` element.
+    pub element: u32,
+    pub faces: usize,
+    /// Faces that became exactly one brush side, whole.
+    pub faces_unsplit: usize,
+    pub brushes: usize,
+    /// Some piece reached past the mesh: it is not closed.
+    pub open: bool,
+}
+
+/// What a VMAP → VMF conversion did.
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize)]
+pub struct ToVmfReport {
+    pub meshes: Vec<MeshReport>,
+    pub entities: usize,
+    /// Face area per material in the VMAP (VMT names).
+    pub area_vmap: BTreeMap<String, f64>,
+    /// Brush-side area per material in the VMF, cut faces left out.
+    pub area_vmf: BTreeMap<String, f64>,
+    /// Area of the sides the cuts made (textured [`CUT_MATERIAL`]).
+    pub cut_area: f64,
+    pub warnings: Vec<Warning>,
+}
+
+impl ToVmfReport {
+    pub fn faces(&self) -> usize {
+        self.meshes.iter().map(|m| m.faces).sum()
+    }
+    pub fn faces_unsplit(&self) -> usize {
+        self.meshes.iter().map(|m| m.faces_unsplit).sum()
+    }
+    pub fn brushes(&self) -> usize {
+        self.meshes.iter().map(|m| m.brushes).sum()
+    }
+}
+
+/// Converts a VMAP to VMF text.
+pub fn vmap_to_vmf(vmap: &Vmap) -> Result<(String, ToVmfReport), MapconvError> {
+    let mut report = ToVmfReport::default();
+    let owners = mesh_owners(vmap);
+    let world_element = vmap.world().ok_or_else(|| MapconvError::Element {
+        element: 0,
+        class: vmap.root().class.clone(),
+        message: "has no world".into(),
+    })?;
+    let mut out: Vec<(u32, OutEntity)> = Vec::new();
+    let mut ids = IdAllocator::default();
+    for e in vmap.entities() {
+        out.push((e.node.element, out_entity(&e, &mut ids)));
+        report.entities += 1;
+    }
+    for (mesh_node, owner) in owners {
+        let solids = mesh_solids(vmap, mesh_node, &mut report)?;
+        let owner = if out.iter().any(|(el, _)| *el == owner) {
+            owner
+        } else {
+            world_element
+        };
+        if let Some((_, e)) = out.iter_mut().find(|(el, _)| *el == owner) {
+            e.solids.extend(solids);
+        }
+    }
+    let mut text = VmfText::new(ids.next);
+    for (el, e) in &out {
+        text.entity(if *el == world_element { "world" } else { "entity" }, e);
+    }
+    report.entities = report.entities.saturating_sub(1);
+    Ok((text.finish(), report))
+}
+
+/// Entity ids: each node's id when positive and not yet taken, else a fresh one.
+#[derive(Default)]
+struct IdAllocator {
+    taken: std::collections::HashSet<i64>,
+    next: i64,
+}
+
+impl IdAllocator {
+    fn id(&mut self, wanted: Option<i32>) -> i64 {
+        let id = match wanted {
+            Some(w) if w > 0 && !self.taken.contains(&i64::from(w)) => i64::from(w),
+            _ => (self.next.max(1)..)
+                .find(|i| !self.taken.contains(i))
+                .unwrap_or(i64::MAX),
+        };
+        self.taken.insert(id);
+        self.next = self.next.max(id + 1);
+        id
+    }
+}
+
+fn out_entity(e: &Entity<'_>, ids: &mut IdAllocator) -> OutEntity {
+    let props = e.key_values();
+    let mut keys = vmf_keys(&props);
+    let (origin, angles, _) = e.transform();
+    if e.element().class != "CMapWorld" {
+        keys.push(("origin".into(), format_vec3(origin)));
+        keys.push(("angles".into(), format_vec3(angles)));
+    }
+    let outputs = e
+        .connections()
+        .iter()
+        .map(|c| (c.output.clone(), vmf_output(c)))
+        .collect();
+    OutEntity {
+        id: ids.id(e.element().get("nodeID").and_then(Value::as_int)),
+        keys,
+        outputs,
+        editor: editor_keys(&props),
+        solids: Vec::new(),
+    }
+}
+
+/// Each `CMapMesh` node with the entity (or world) it belongs to: its nearest entity ancestor.
+fn mesh_owners(vmap: &Vmap) -> Vec<(u32, u32)> {
+    let nodes = vmap.nodes();
+    let parent: HashMap<u32, Option<u32>> = nodes.iter().map(|n| (n.element, n.parent)).collect();
+    let is_entity = |e: u32| {
+        vmap.element(e)
+            .is_some_and(|x| srcmap_vmap::ENTITY_CLASSES.contains(&x.class.as_str()))
+    };
+    vmap.meshes()
+        .into_iter()
+        .map(|(n, _)| {
+            let mut up = n.parent;
+            while let Some(p) = up.filter(|&p| !is_entity(p)) {
+                up = parent.get(&p).copied().flatten();
+            }
+            (n.element, up.unwrap_or(0))
+        })
+        .collect()
+}
+
+/// One mesh's brushes; a mesh that is not a valid half-edge mesh is left out with a warning.
+fn mesh_solids(vmap: &Vmap, node: u32, report: &mut ToVmfReport) -> Result<Vec<Vec<OutSide>>, MapconvError> {
+    let Some(Value::Element(srcmap_dmx::ElemRef::Local(data))) =
+        vmap.element(node).and_then(|e| e.get("meshData"))
+    else {
+        return Ok(Vec::new());
+    };
+    let mesh = vmap.polygon_mesh(*data)?;
+    if let Err(errors) = mesh.check() {
+        let message = format!("not a valid half-edge mesh: {}", errors[0]);
+        report.warnings.push(Warning::element(node, "CMapMesh", message));
+        return Ok(Vec::new());
+    }
+    let faces = world_faces(vmap, node, &mesh);
+    for f in &faces {
+        *report.area_vmap.entry(f.material.clone()).or_default() += f.area();
+    }
+    let polygons: Vec<Polygon> = faces.iter().flat_map(Face::polygons).collect();
+    let pieces = pieces(polygons);
+    let mut brushes = Brushes::new(&faces);
+    let solids: Vec<Vec<OutSide>> = pieces.iter().map(|p| brushes.sides(p, report)).collect();
+    report.meshes.push(MeshReport {
+        element: node,
+        faces: faces.len(),
+        faces_unsplit: brushes.unsplit(),
+        brushes: solids.len(),
+        open: pieces.iter().any(|p| p.open),
+    });
+    Ok(solids)
+}
+
+/// A mesh face in world space with its texture data.
+struct Face {
+    /// Corners clockwise seen from outside.
+    points: Vec<DVec3>,
+    material: String,
+    uaxis: ([f64; 4], f64),
+    vaxis: ([f64; 4], f64),
+}
+
+impl Face {
+    fn area(&self) -> f64 {
+        crate::brush::newell(&self.points).length() * 0.5
+    }
+
+    /// The face as planar polygons: itself, or a fan of triangles when it is not flat.
+    fn polygons(&self) -> Vec<Polygon> {
+        let whole = Winding::new(self.points.clone());
+        let Some(plane) = whole.plane() else {
+            return Vec::new();
+        };
+        if self.points.iter().all(|&p| plane.distance(p).abs() <= EPS) {
+            return vec![Polygon {
+                winding: whole,
+                plane,
+            }];
+        }
+        (1..self.points.len() - 1)
+            .filter_map(|i| {
+                let w = Winding::new(vec![self.points[0], self.points[i], self.points[i + 1]]);
+                Some(Polygon {
+                    plane: w.plane()?,
+                    winding: w,
+                })
+            })
+            .collect()
+    }
+}
+
+/// The mesh's faces in world space: origin + R(angles) · (scales ⊙ local).
+fn world_faces(vmap: &Vmap, node: u32, mesh: &PolygonMesh) -> Vec<Face> {
+    let (origin, angles, scales) = vmap.transform(node);
+    let m = angle_matrix(angles.map(f64::from));
+    let to_world = |p: [f32; 3]| {
+        let s = [0, 1, 2].map(|i| f64::from(p[i]) * f64::from(scales[i]));
+        DVec3::from_array(origin.map(f64::from))
+            + DVec3::from_array(m[0]) * s[0]
+            + DVec3::from_array(m[1]) * s[1]
+            + DVec3::from_array(m[2]) * s[2]
+    };
+    (0..mesh.face_count())
+        .map(|f| Face {
+            points: mesh.face_polygon(f).into_iter().rev().map(to_world).collect(),
+            material: vmt_name(
+                mesh.face_material(f)
+                    .unwrap_or("materials/dev/dev_measuregeneric01.vmat"),
+            ),
+            uaxis: face_axis(mesh, f, "textureAxisU:0", 0),
+            vaxis: face_axis(mesh, f, "textureAxisV:0", 1),
+        })
+        .collect()
+}
+
+/// A face's texture axis and scale (0.25, Hammer's default, when missing).
+fn face_axis(mesh: &PolygonMesh, f: usize, stream: &str, which: usize) -> ([f64; 4], f64) {
+    let axis = match mesh.face_value(stream, f) {
+        Some(Value::Vector4(a)) => a.map(f64::from),
+        _ => [0.0; 4],
+    };
+    let scale = match mesh.face_value("textureScale:0", f) {
+        Some(Value::Vector2(s)) => f64::from(s[which]),
+        _ => 0.25,
+    };
+    (axis, if scale == 0.0 { 0.25 } else { scale })
+}
+
+/// Turns pieces into brush sides, each side textured like the mesh face it covers most.
+struct Brushes<'a> {
+    faces: &'a [Face],
+    /// Faces by plane (quantised), for the faces a piece side can lie on.
+    by_plane: HashMap<[i64; 4], Vec<usize>>,
+    /// Per face: sides that took it, and the face area they cover.
+    used: Vec<(usize, f64)>,
+}
+
+fn plane_key(p: &Plane) -> [i64; 4] {
+    let n = p.normal * 1000.0;
+    [
+        n.x.round() as i64,
+        n.y.round() as i64,
+        n.z.round() as i64,
+        (p.dist * 10.0).round() as i64,
+    ]
+}
+
+impl<'a> Brushes<'a> {
+    fn new(faces: &'a [Face]) -> Brushes<'a> {
+        let mut by_plane: HashMap<[i64; 4], Vec<usize>> = HashMap::new();
+        for (i, f) in faces.iter().enumerate() {
+            if let Some(plane) = Winding::new(f.points.clone()).plane() {
+                by_plane.entry(plane_key(&plane)).or_default().push(i);
+            }
+        }
+        Brushes {
+            faces,
+            by_plane,
+            used: vec![(0, 0.0); faces.len()],
+        }
+    }
+
+    fn sides(&mut self, piece: &Piece, report: &mut ToVmfReport) -> Vec<OutSide> {
+        let windings = polyhedron_faces(&piece.planes);
+        let mut sides = Vec::new();
+        for (i, w) in windings.iter().enumerate() {
+            let Some(w) = w.as_ref().filter(|w| w.len() >= 3) else {
+                continue;
+            };
+            let covering = self.covering_face(w, &piece.planes, i);
+            let side = match covering {
+                Some(f) => self.face_side(w, f),
+                None => cut_side(w, &piece.planes[i]),
+            };
+            match covering {
+                Some(f) => *report.area_vmf.entry(self.faces[f].material.clone()).or_default() += w.area(),
+                None => report.cut_area += w.area(),
+            }
+            sides.push(side);
+        }
+        sides
+    }
+
+    /// The face on this side's plane that covers most of it (none when none covers 1 %).
+    fn covering_face(&mut self, w: &Winding, planes: &[Plane], i: usize) -> Option<usize> {
+        let candidates = self.by_plane.get(&plane_key(&planes[i]))?;
+        let (best, area) = candidates
+            .iter()
+            .map(|&f| {
+                (
+                    f,
+                    area_inside(&Winding::new(self.faces[f].points.clone()), planes, i),
+                )
+            })
+            .max_by(|a, b| a.1.total_cmp(&b.1))?;
+        if area < 0.01 * w.area() {
+            return None;
+        }
+        self.used[best].0 += 1;
+        self.used[best].1 += area;
+        Some(best)
+    }
+
+    fn face_side(&self, w: &Winding, f: usize) -> OutSide {
+        let face = &self.faces[f];
+        OutSide {
+            points: plane_points(w),
+            material: face.material.clone(),
+            uaxis: face.uaxis,
+            vaxis: face.vaxis,
+            smoothing_groups: 0,
+        }
+    }
+
+    /// Faces that became exactly one side, whole.
+    fn unsplit(&self) -> usize {
+        self.used
+            .iter()
+            .zip(self.faces)
+            .filter(|((sides, area), f)| *sides == 1 && *area >= 0.999 * f.area())
+            .count()
+    }
+}
+
+/// A side on a cut: nodraw, axes aligned to the world as Hammer picks them.
+fn cut_side(w: &Winding, plane: &Plane) -> OutSide {
+    let n = plane.normal.abs();
+    let (u, v) = if n.z >= n.x && n.z >= n.y {
+        ([1.0, 0.0, 0.0, 0.0], [0.0, -1.0, 0.0, 0.0])
+    } else if n.x >= n.y {
+        ([0.0, 1.0, 0.0, 0.0], [0.0, 0.0, -1.0, 0.0])
+    } else {
+        ([1.0, 0.0, 0.0, 0.0], [0.0, 0.0, -1.0, 0.0])
+    };
+    OutSide {
+        points: plane_points(w),
+        material: CUT_MATERIAL.into(),
+        uaxis: (u, 0.25),
+        vaxis: (v, 0.25),
+        smoothing_groups: 0,
+    }
+}
+
+/// Three corners of a (clockwise) winding, in order, spanning the largest triangle.
+fn plane_points(w: &Winding) -> [[f64; 3]; 3] {
+    let p = &w.points;
+    let n = p.len();
+    let mut best = (0.0, [0, 1, 2]);
+    for i in 0..n {
+        for j in i + 1..n {
+            for k in j + 1..n {
+                let a = (p[j] - p[i]).cross(p[k] - p[i]).length();
+                if a > best.0 {
+                    best = (a, [i, j, k]);
+                }
+            }
+        }
+    }
+    best.1.map(|i| p[i].to_array())
+}
