@@ -23,6 +23,9 @@ pub struct ConvertArgs {
     /// spawns become `info_player_spawn`).
     #[arg(long, value_parser = ["cs2"])]
     pub game_classes: Option<String>,
+    /// VMF ↔ VMAP: print the conversion's report (counts, areas per material, warnings) as JSON.
+    #[arg(long)]
+    pub json: bool,
 }
 
 /// Whether the output's extension is `ext` (any case).
@@ -48,6 +51,9 @@ pub fn convert_map(
         },
     };
     let report = run(&job)?;
+    if args.json {
+        return crate::output::print_json(&report);
+    }
     for w in report.warnings() {
         eprintln!("{}: warning: {w}", args.input.display());
     }

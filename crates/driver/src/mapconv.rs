@@ -43,7 +43,8 @@ impl MapconvReport {
 pub fn vmf_to_vmap(job: &MapconvJob) -> Result<MapconvReport, DriverError> {
     refuse_overwriting(&job.input, &job.output)?;
     let started = Instant::now();
-    let vmf = srcmap_vmf::Vmf::parse_bytes(&read(&job.input)?).map_err(|error| DriverError::Vmf {
+    // Lenient: a bad side drops out with a warning naming its place, as the compiler does.
+    let vmf = srcmap_vmf::Vmf::parse_lenient(&read(&job.input)?).map_err(|error| DriverError::Vmf {
         path: job.input.clone(),
         error: Box::new(error),
     })?;

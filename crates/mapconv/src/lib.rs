@@ -14,6 +14,7 @@
 //! Neither direction reads or writes files: the driver does (`srcmap_driver::mapconv`).
 
 mod brush;
+mod disp;
 mod entities;
 mod solidify;
 mod texture;
@@ -171,12 +172,4 @@ mod tests {
         };
         assert!((areas(&back) - areas(&vmf)).abs() < 1e-3);
     }
-}
-#[cfg(test)]
-#[test]
-fn debug_dump() {
-    let vmf = srcmap_vmf::Vmf::parse(testmaps::box_room()).unwrap();
-    let (vmap, _) = vmf_to_vmap(&vmf, &ToVmapOptions::default()).unwrap();
-    std::fs::write("/tmp/vmap41_box.vmap", vmap.doc.write_as(false, Some(4)).unwrap()).unwrap();
-    std::fs::write("/tmp/vmap41_box.vmf", testmaps::box_room()).unwrap();
 }

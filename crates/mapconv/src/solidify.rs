@@ -37,6 +37,9 @@ pub fn pieces(polygons: Vec<Polygon>) -> Vec<Piece> {
         bounds.add_point(*p);
     }
     let bounds = bounds.expanded(1.0);
+    if let Some(planes) = convex_planes(&polygons) {
+        return piece(planes, &bounds).into_iter().collect();
+    }
     let mut out = Vec::new();
     let mut stack = vec![(polygons, Vec::new())];
     while let Some((polys, path)) = stack.pop() {
@@ -56,6 +59,21 @@ pub fn pieces(polygons: Vec<Polygon>) -> Vec<Piece> {
         }
     }
     out
+}
+
+/// The distinct face planes when every corner lies behind all of them (a convex solid: one
+/// piece, found without building the tree).
+fn convex_planes(polys: &[Polygon]) -> Option<Vec<Plane>> {
+    let mut planes: Vec<Plane> = Vec::new();
+    for p in polys {
+        if !planes.iter().any(|q| q.approx_eq(&p.plane, 1e-6, EPS)) {
+            planes.push(p.plane);
+        }
+    }
+    let convex = planes
+        .iter()
+        .all(|plane| polys.iter().flat_map(|p| &p.winding.points).all(|&v| plane.distance(v) <= EPS));
+    convex.then_some(planes)
 }
 
 fn with(path: &[Plane], plane: Plane) -> Vec<Plane> {

@@ -8,6 +8,7 @@ use srcmap_vmap::{FaceSource, MeshSource, Placement, Vmap, VmapWriter};
 use srcmap_vmf::{Entity, Solid, Vmf};
 
 use crate::brush::{BrushMesh, brush_mesh};
+use crate::disp;
 use crate::entities::{ClassRenames, placement, vmap_connection, vmap_keys};
 use crate::texture::{DEFAULT_TEXTURE_SIZE, Projection, vmat_path};
 use crate::{MapconvError, Warning};
@@ -27,8 +28,10 @@ pub struct ToVmapReport {
     pub solids: usize,
     pub meshes: usize,
     pub faces: usize,
-    /// Displacement sides written as their flat base face.
-    pub flat_displacements: usize,
+    /// Displacement sides written as grid meshes.
+    pub displacements: usize,
+    /// Their displaced area (not in `area`, which holds the brushes' faces).
+    pub displacement_area: f64,
     pub entities: usize,
     /// Face area per material (`materials/….vmat`).
     pub area: BTreeMap<String, f64>,
@@ -43,6 +46,12 @@ pub fn vmf_to_vmap(vmf: &Vmf, opts: &ToVmapOptions) -> Result<(Vmap, ToVmapRepor
         report: ToVmapReport::default(),
         references: Vec::new(),
     };
+    for p in &vmf.problems {
+        c.report.warnings.push(Warning {
+            place: format!("{}:{}", p.line, p.column),
+            message: format!("{} (left out)", p.message),
+        });
+    }
     for (k, v) in vmap_keys(&vmf.world, ClassRenames::None).iter().skip(1) {
         c.w.set_world_key(k, v);
     }
@@ -88,6 +97,9 @@ impl Converter<'_> {
         for s in &e.solids {
             self.report.solids += 1;
             match brush_mesh(s) {
+                Ok(mesh) if s.sides.iter().any(|side| side.dispinfo.is_some()) => {
+                    self.displacements(parent, e, s, &mesh)?
+                }
                 Ok(mesh) => self.solid(parent, e, s, &mesh)?,
                 Err(error) => self
                     .report
@@ -101,18 +113,30 @@ impl Converter<'_> {
     fn solid(&mut self, parent: u32, e: &Entity, s: &Solid, mesh: &BrushMesh) -> Result<(), MapconvError> {
         let origin = mesh.center().round();
         let source = self.mesh_source(s, mesh, origin);
-        let at = Placement {
-            origin: origin.as_vec3().to_array(),
-            ..Placement::default()
-        };
         let groups = smoothing_by_edge(s, mesh);
         let flags = |a: u32, b: u32| match groups.get(&(a.min(b), a.max(b))) {
             Some(&(x, y)) if x & y != 0 => 1,
             _ => 2,
         };
+        self.add_mesh(parent, e, s, origin, &source, flags)
+    }
+
+    fn add_mesh(
+        &mut self,
+        parent: u32,
+        e: &Entity,
+        s: &Solid,
+        origin: DVec3,
+        source: &MeshSource,
+        flags: impl Fn(u32, u32) -> i32,
+    ) -> Result<(), MapconvError> {
+        let at = Placement {
+            origin: origin.as_vec3().to_array(),
+            ..Placement::default()
+        };
         let node = self
             .w
-            .add_mesh(parent, node_id(s.id), &at, &source, flags)
+            .add_mesh(parent, node_id(s.id), &at, source, flags)
             .map_err(|error| MapconvError::Brush {
                 entity: e.id,
                 class: e.classname.clone(),
@@ -125,6 +149,63 @@ impl Converter<'_> {
         self.report.meshes += 1;
         self.report.faces += source.faces.len();
         Ok(())
+    }
+
+    /// A displacement brush: one grid mesh per displacement side (the other sides dropped, as
+    /// vbsp drops them), every grid edge soft.
+    fn displacements(&mut self, parent: u32, e: &Entity, s: &Solid, mesh: &BrushMesh) -> Result<(), MapconvError> {
+        for face in &mesh.faces {
+            let side = &s.sides[face.side];
+            let Some(d) = side.dispinfo.as_deref() else { continue };
+            let cw: Vec<DVec3> = face.corners.iter().rev().map(|&c| mesh.vertices[c as usize]).collect();
+            let Some(grid) = disp::grid(&cw, face.normal, d) else {
+                let message = format!("side {}: the displacement is not on a 4-sided face; left out", side.id);
+                self.report.warnings.push(Warning::brush(e, s.id, message));
+                continue;
+            };
+            let origin = (grid.displaced.iter().copied().sum::<DVec3>() / grid.displaced.len() as f64).round();
+            let source = self.grid_source(side, d, &grid, origin);
+            self.report.displacements += 1;
+            self.add_mesh(parent, e, s, origin, &source, |_, _| 1)?;
+        }
+        Ok(())
+    }
+
+    /// A displacement grid as mesh data: texture projected from the flat grid (as the engine
+    /// maps a displacement), alpha as blend paint.
+    fn grid_source(&mut self, side: &srcmap_vmf::Side, d: &srcmap_vmf::DispInfo, grid: &disp::Grid, origin: DVec3) -> MeshSource {
+        let quads = disp::quads(grid.n);
+        let normals = disp::vertex_normals(&grid.displaced, &quads);
+        let proj = Projection { u: side.uaxis, v: side.vaxis };
+        let size = self.texture_size(&side.material);
+        let material = vmat_path(&side.material);
+        let mut area = 0.0;
+        let faces = quads
+            .into_iter()
+            .map(|q| {
+                let p: Vec<DVec3> = q.iter().map(|&v| grid.displaced[v as usize]).collect();
+                area += crate::brush::newell(&p).length() * 0.5;
+                let corner = |v: &u32| *v as usize;
+                FaceSource {
+                    texcoords: q.iter().map(|v| to_f32_2(proj.texcoord(grid.flat[corner(v)], size))).collect(),
+                    normals: q.iter().map(|v| normals[corner(v)].as_vec3().to_array()).collect(),
+                    tangents: q.iter().map(|v| proj.tangent(normals[corner(v)]).map(|x| x as f32)).collect(),
+                    blend: Some(q.iter().map(|v| [d.alphas.get(corner(v)).copied().unwrap_or(0.0) / 255.0, 0.0, 0.0, 0.0]).collect()),
+                    vertices: q,
+                    material: 0,
+                    axis_u: axis4(&side.uaxis),
+                    axis_v: axis4(&side.vaxis),
+                    scale: [side.uaxis.scale as f32, side.vaxis.scale as f32],
+                }
+            })
+            .collect();
+        self.report.displacement_area += area;
+        self.references.push(material.clone());
+        MeshSource {
+            positions: grid.displaced.iter().map(|&p| (p - origin).as_vec3().to_array()).collect(),
+            faces,
+            materials: vec![material],
+        }
     }
 
     /// Mesh-local positions (relative to `origin`), faces with their texture data.
@@ -146,7 +227,6 @@ impl Converter<'_> {
         };
         for (f, face) in mesh.faces.iter().enumerate() {
             let side = &s.sides[face.side];
-            self.report.flat_displacements += usize::from(side.dispinfo.is_some());
             let material = material_index(&mut source.materials, &vmat_path(&side.material));
             *self
                 .report

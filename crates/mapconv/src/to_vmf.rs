@@ -8,11 +8,15 @@ use srcmap_dmx::Value;
 use srcmap_geom::{DVec3, Plane, Winding, angle_matrix, polyhedron_faces};
 use srcmap_vmap::{Entity, PolygonMesh, Vmap};
 
+use crate::disp;
 use crate::entities::{editor_keys, format_vec3, vmf_keys, vmf_output};
 use crate::solidify::{EPS, Piece, Polygon, area_inside, pieces};
 use crate::texture::vmt_name;
 use crate::vmf_text::{OutEntity, OutSide, VmfText};
 use crate::{MapconvError, Warning};
+
+/// Faces with a corner farther out (or not a number) are left out: no Source map reaches there.
+const MAX_COORD: f64 = 1e6;
 
 /// Material of the faces a cut makes inside a mesh.
 pub const CUT_MATERIAL: &str = "TOOLS/TOOLSNODRAW";
@@ -166,12 +170,26 @@ fn mesh_solids(vmap: &Vmap, node: u32, report: &mut ToVmfReport) -> Result<Vec<V
         report.warnings.push(Warning::element(node, "CMapMesh", message));
         return Ok(Vec::new());
     }
-    let faces = world_faces(vmap, node, &mesh);
+    let positions = world_positions(vmap, node, &mesh);
+    let faces = world_faces(&mesh, &positions);
     for f in &faces {
         *report.area_vmap.entry(f.material.clone()).or_default() += f.area();
     }
-    let polygons: Vec<Polygon> = faces.iter().flat_map(Face::polygons).collect();
-    let pieces = pieces(polygons);
+    if let Some(side) = displacement(&mesh, &positions, &faces) {
+        *report.area_vmf.entry(faces[0].material.clone()).or_default() += faces.iter().map(Face::area).sum::<f64>();
+        report.meshes.push(MeshReport {
+            element: node,
+            faces: faces.len(),
+            faces_unsplit: faces.len(),
+            brushes: 1,
+            open: false,
+        });
+        return Ok(vec![side]);
+    }
+    let pieces: Vec<Piece> = components(&mesh)
+        .into_iter()
+        .flat_map(|part| pieces(part.iter().flat_map(|&f| faces[f].polygons()).collect()))
+        .collect();
     let mut brushes = Brushes::new(&faces);
     let solids: Vec<Vec<OutSide>> = pieces.iter().map(|p| brushes.sides(p, report)).collect();
     report.meshes.push(MeshReport {
@@ -182,6 +200,36 @@ fn mesh_solids(vmap: &Vmap, node: u32, report: &mut ToVmfReport) -> Result<Vec<V
         open: pieces.iter().any(|p| p.open),
     });
     Ok(solids)
+}
+
+/// The mesh's faces grouped into connected parts (faces sharing a vertex), each cut apart alone.
+fn components(mesh: &PolygonMesh) -> Vec<Vec<usize>> {
+    let mut parent: Vec<usize> = (0..mesh.vertex_count()).collect();
+    fn find(parent: &mut [usize], mut v: usize) -> usize {
+        while parent[v] != v {
+            parent[v] = parent[parent[v]];
+            v = parent[v];
+        }
+        v
+    }
+    let corners: Vec<Vec<usize>> = (0..mesh.face_count())
+        .map(|f| mesh.face_corners(f).iter().map(|c| c.vertex as usize).collect())
+        .collect();
+    for c in &corners {
+        for w in c.windows(2) {
+            let (a, b) = (find(&mut parent, w[0]), find(&mut parent, w[1]));
+            parent[a] = b;
+        }
+    }
+    let mut parts: HashMap<usize, Vec<usize>> = HashMap::new();
+    for (f, c) in corners.iter().enumerate() {
+        if let Some(&v) = c.first() {
+            parts.entry(find(&mut parent, v)).or_default().push(f);
+        }
+    }
+    let mut parts: Vec<Vec<usize>> = parts.into_values().collect();
+    parts.sort_unstable();
+    parts
 }
 
 /// A mesh face in world space with its texture data.
@@ -200,6 +248,9 @@ impl Face {
 
     /// The face as planar polygons: itself, or a fan of triangles when it is not flat.
     fn polygons(&self) -> Vec<Polygon> {
+        if !self.points.iter().all(|p| p.abs().max_element() <= MAX_COORD) {
+            return Vec::new();
+        }
         let whole = Winding::new(self.points.clone());
         let Some(plane) = whole.plane() else {
             return Vec::new();
@@ -222,8 +273,47 @@ impl Face {
     }
 }
 
-/// The mesh's faces in world space: origin + R(angles) · (scales ⊙ local).
-fn world_faces(vmap: &Vmap, node: u32, mesh: &PolygonMesh) -> Vec<Face> {
+/// A mesh that is a displacement grid as one brush: its base quad's side carries the
+/// displacement, the other five are nodraw.
+fn displacement(mesh: &PolygonMesh, positions: &[DVec3], faces: &[Face]) -> Option<Vec<OutSide>> {
+    let (power, order) = disp::grid_order(mesh)?;
+    let n = (1usize << power) + 1;
+    let p: Vec<DVec3> = order.iter().map(|&v| positions[v as usize]).collect();
+    let front = faces.iter().map(|f| -crate::brush::newell(&f.points)).sum::<DVec3>().normalize_or_zero();
+    let alphas = vertex_alphas(mesh);
+    let alphas: Vec<f32> = order.iter().map(|&v| alphas[v as usize]).collect();
+    let (base, d) = disp::dispinfo(&p, &alphas, n, power, front);
+    let planes = disp::brush_planes(&base, front);
+    let windings = polyhedron_faces(&planes);
+    let mut sides = Vec::new();
+    for (i, w) in windings.iter().enumerate() {
+        let w = w.as_ref()?;
+        let mut side = cut_side(w, &planes[i]);
+        if i == 0 {
+            side.material = faces[0].material.clone();
+            (side.uaxis, side.vaxis) = (faces[0].uaxis, faces[0].vaxis);
+            side.disp = Some(Box::new(d.clone()));
+        }
+        sides.push(side);
+    }
+    Some(sides)
+}
+
+/// Per vertex, the blend paint's first channel as a VMF alpha (0–255).
+fn vertex_alphas(mesh: &PolygonMesh) -> Vec<f32> {
+    let mut out = vec![0.0; mesh.vertex_count()];
+    for f in 0..mesh.face_count() {
+        for c in mesh.face_corners(f) {
+            if let Some(Value::Vector4(b)) = mesh.corner_value("VertexPaintBlendParams:0", &c) {
+                out[c.vertex as usize] = (b[0] * 255.0).clamp(0.0, 255.0);
+            }
+        }
+    }
+    out
+}
+
+/// Each vertex in world space: origin + R(angles) · (scales ⊙ local).
+fn world_positions(vmap: &Vmap, node: u32, mesh: &PolygonMesh) -> Vec<DVec3> {
     let (origin, angles, scales) = vmap.transform(node);
     let m = angle_matrix(angles.map(f64::from));
     let to_world = |p: [f32; 3]| {
@@ -233,9 +323,20 @@ fn world_faces(vmap: &Vmap, node: u32, mesh: &PolygonMesh) -> Vec<Face> {
             + DVec3::from_array(m[1]) * s[1]
             + DVec3::from_array(m[2]) * s[2]
     };
+    let local = mesh.positions().unwrap_or_default();
+    (0..mesh.vertex_count())
+        .map(|v| {
+            let row = mesh.vertex_data.get(v).and_then(|&r| usize::try_from(r).ok());
+            to_world(row.and_then(|r| local.get(r)).copied().unwrap_or_default())
+        })
+        .collect()
+}
+
+/// The mesh's faces in world space.
+fn world_faces(mesh: &PolygonMesh, positions: &[DVec3]) -> Vec<Face> {
     (0..mesh.face_count())
         .map(|f| Face {
-            points: mesh.face_polygon(f).into_iter().rev().map(to_world).collect(),
+            points: mesh.face_corners(f).iter().rev().map(|c| positions[c.vertex as usize]).collect(),
             material: vmt_name(
                 mesh.face_material(f)
                     .unwrap_or("materials/dev/dev_measuregeneric01.vmat"),
@@ -342,6 +443,7 @@ impl<'a> Brushes<'a> {
             uaxis: face.uaxis,
             vaxis: face.vaxis,
             smoothing_groups: 0,
+            disp: None,
         }
     }
 
@@ -371,6 +473,7 @@ fn cut_side(w: &Winding, plane: &Plane) -> OutSide {
         uaxis: (u, 0.25),
         vaxis: (v, 0.25),
         smoothing_groups: 0,
+        disp: None,
     }
 }
 

@@ -2,7 +2,7 @@
 
 use std::fmt::Write as _;
 
-use srcmap_vmf::format_number;
+use srcmap_vmf::{DispInfo, format_number};
 
 /// A brush side to write.
 #[derive(Debug, Clone, PartialEq)]
@@ -14,6 +14,7 @@ pub struct OutSide {
     pub uaxis: ([f64; 4], f64),
     pub vaxis: ([f64; 4], f64),
     pub smoothing_groups: u32,
+    pub disp: Option<Box<DispInfo>>,
 }
 
 /// An entity to write (the world too): key values in order, outputs, solids.
@@ -151,6 +152,41 @@ impl VmfText {
         self.value("rotation", "0");
         self.value("lightmapscale", "16");
         self.value("smoothing_groups", &s.smoothing_groups.to_string());
+        if let Some(d) = &s.disp {
+            self.dispinfo(d);
+        }
+        self.close();
+    }
+
+    fn dispinfo(&mut self, d: &DispInfo) {
+        self.open("dispinfo");
+        self.value("power", &d.power.to_string());
+        let [x, y, z] = d.start_position.map(num);
+        self.value("startposition", &format!("[{x} {y} {z}]"));
+        self.value("flags", &d.flags.to_string());
+        self.value("elevation", &num(d.elevation));
+        self.value("subdiv", if d.subdiv { "1" } else { "0" });
+        let n = d.vertices_per_row();
+        let words3 = |v: &[[f32; 3]]| v.iter().flat_map(|p| p.map(|c| num(f64::from(c)))).collect::<Vec<_>>();
+        let words1 = |v: &[f32]| v.iter().map(|&c| num(f64::from(c))).collect::<Vec<_>>();
+        self.rows("normals", &words3(&d.normals), 3 * n);
+        self.rows("distances", &words1(&d.distances), n);
+        self.rows("offsets", &words3(&d.offsets), 3 * n);
+        self.rows("offset_normals", &words3(&d.offset_normals), 3 * n);
+        self.rows("alphas", &words1(&d.alphas), n);
+        let tags: Vec<String> = d.triangle_tags.iter().map(i32::to_string).collect();
+        self.rows("triangle_tags", &tags, 2 * (n - 1));
+        let allowed: Vec<String> = d.allowed_verts.iter().map(i32::to_string).collect();
+        self.block("allowed_verts", &[("10", &allowed.join(" "))]);
+        self.close();
+    }
+
+    /// `words` as a block of `row0`, `row1`, … of `per_row` words.
+    fn rows(&mut self, name: &str, words: &[String], per_row: usize) {
+        self.open(name);
+        for (i, row) in words.chunks(per_row.max(1)).enumerate() {
+            self.value(&format!("row{i}"), &row.join(" "));
+        }
         self.close();
     }
 
