@@ -97,7 +97,7 @@ pub fn brush_mesh(solid: &Solid) -> Result<BrushMesh, BrushError> {
             push_unique(&mut mesh.dropped_sides, side);
             continue;
         }
-        match face_loop(&mesh.vertices, plane) {
+        match face_loop(&mesh.vertices, plane).filter(|c| !repeats_a_face(&mesh.faces, c)) {
             Some(corners) => mesh.faces.push(BrushFace {
                 side,
                 corners,
@@ -113,6 +113,17 @@ pub fn brush_mesh(solid: &Solid) -> Result<BrushMesh, BrushError> {
         });
     }
     Ok(mesh)
+}
+
+/// Two nearly equal planes (not caught as repeated) give the same corners: keep the first.
+fn repeats_a_face(faces: &[BrushFace], corners: &[u32]) -> bool {
+    let mut sorted = corners.to_vec();
+    sorted.sort_unstable();
+    faces.iter().any(|f| {
+        let mut other = f.corners.clone();
+        other.sort_unstable();
+        other == sorted
+    })
 }
 
 fn push_unique(v: &mut Vec<usize>, x: usize) {

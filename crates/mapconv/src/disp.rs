@@ -23,7 +23,11 @@ pub struct Grid {
 /// `corners` clockwise seen from the front; the grid starts at the one nearest `start`.
 pub fn grid(corners: &[DVec3], normal: DVec3, d: &DispInfo) -> Option<Grid> {
     let n = d.vertices_per_row();
-    if corners.len() != 4 || d.normals.len() != n * n || d.distances.len() != n * n || d.offsets.len() != n * n {
+    if corners.len() != 4
+        || d.normals.len() != n * n
+        || d.distances.len() != n * n
+        || d.offsets.len() != n * n
+    {
         return None;
     }
     let start = DVec3::from_array(d.start_position);
@@ -62,7 +66,9 @@ pub fn quads(n: usize) -> Vec<Vec<u32>> {
 pub fn grid_order(mesh: &PolygonMesh) -> Option<(u32, Vec<u32>)> {
     let v = mesh.vertex_count();
     let n = (2..=4).map(|p| (1usize << p) + 1).find(|&n| n * n == v)?;
-    if mesh.face_count() != (n - 1) * (n - 1) || (0..mesh.face_count()).any(|f| mesh.face_corners(f).len() != 4) {
+    if mesh.face_count() != (n - 1) * (n - 1)
+        || (0..mesh.face_count()).any(|f| mesh.face_corners(f).len() != 4)
+    {
         return None;
     }
     let boundary = boundary_loop(mesh)?;
@@ -77,7 +83,12 @@ pub fn grid_order(mesh: &PolygonMesh) -> Option<(u32, Vec<u32>)> {
     }
     for i in 1..n {
         for j in 1..n {
-            g[i * n + j] = fourth_corner(&quads_at, g[(i - 1) * n + j - 1], g[(i - 1) * n + j], g[i * n + j - 1])?;
+            g[i * n + j] = fourth_corner(
+                &quads_at,
+                g[(i - 1) * n + j - 1],
+                g[(i - 1) * n + j],
+                g[i * n + j - 1],
+            )?;
         }
     }
     let power = (n - 1).trailing_zeros();
@@ -123,7 +134,10 @@ fn quads_by_edge(mesh: &PolygonMesh) -> HashMap<(u32, u32), Vec<[u32; 4]>> {
 
 /// The fourth corner of the quad with corners `a`, `b` and `c` (`b` and `c` next to `a`).
 fn fourth_corner(quads_at: &HashMap<(u32, u32), Vec<[u32; 4]>>, a: u32, b: u32, c: u32) -> Option<u32> {
-    let quad = quads_at.get(&(a.min(b), a.max(b)))?.iter().find(|q| q.contains(&c))?;
+    let quad = quads_at
+        .get(&(a.min(b), a.max(b)))?
+        .iter()
+        .find(|q| q.contains(&c))?;
     quad.iter().copied().find(|x| ![a, b, c].contains(x))
 }
 
@@ -131,7 +145,12 @@ fn fourth_corner(quads_at: &HashMap<(u32, u32), Vec<[u32; 4]>>, a: u32, b: u32, 
 /// faces `front`: the base quad clockwise from the front (start corner first) and the dispinfo.
 pub fn dispinfo(p: &[DVec3], alphas: &[f32], n: usize, power: u32, front: DVec3) -> ([DVec3; 4], DispInfo) {
     let corner = |i: usize, j: usize| p[i * n + j];
-    let mut c = [corner(0, 0), corner(n - 1, 0), corner(n - 1, n - 1), corner(0, n - 1)];
+    let mut c = [
+        corner(0, 0),
+        corner(n - 1, 0),
+        corner(n - 1, n - 1),
+        corner(0, n - 1),
+    ];
     let mut transposed = false;
     if crate::brush::newell(&c).dot(front) > 0.0 {
         // Counter-clockwise from the front: rows and columns swap.
@@ -147,7 +166,10 @@ pub fn dispinfo(p: &[DVec3], alphas: &[f32], n: usize, power: u32, front: DVec3)
         ..DispInfo::default()
     };
     for i in 0..n {
-        let (a, b) = (base[0].lerp(base[1], i as f64 / last), base[3].lerp(base[2], i as f64 / last));
+        let (a, b) = (
+            base[0].lerp(base[1], i as f64 / last),
+            base[3].lerp(base[2], i as f64 / last),
+        );
         for j in 0..n {
             let k = if transposed { j * n + i } else { i * n + j };
             let delta = p[k] - a.lerp(b, j as f64 / last);
@@ -183,7 +205,10 @@ pub fn vertex_normals(positions: &[DVec3], faces: &[Vec<u32>]) -> Vec<DVec3> {
 pub fn brush_planes(base: &[DVec3; 4], front: DVec3) -> Vec<srcmap_geom::Plane> {
     use srcmap_geom::Plane;
     let center = base.iter().copied().sum::<DVec3>() / 4.0 - front * 4.0;
-    let mut planes = vec![Plane::new(front, front.dot(base[0])), Plane::new(-front, -front.dot(base[0]) + 8.0)];
+    let mut planes = vec![
+        Plane::new(front, front.dot(base[0])),
+        Plane::new(-front, -front.dot(base[0]) + 8.0),
+    ];
     for k in 0..4 {
         let (a, b) = (base[k], base[(k + 1) % 4]);
         let mut m = (b - a).cross(front).normalize_or_zero();
@@ -224,10 +249,21 @@ mod tests {
         let normals = vertex_normals(&g.displaced, &quads(n));
         assert!(normals.iter().all(|v| v.z > 0.0), "quads face the front");
         let (base, back) = dispinfo(&g.displaced, &[], n, 2, DVec3::Z);
-        assert!(crate::brush::newell(&base).dot(DVec3::Z) < 0.0, "base clockwise from the front");
+        assert!(
+            crate::brush::newell(&base).dot(DVec3::Z) < 0.0,
+            "base clockwise from the front"
+        );
         let again = grid(&base, DVec3::Z, &back).unwrap();
-        let mut a: Vec<[i64; 3]> = again.displaced.iter().map(|p| (p.round()).as_i64vec3().to_array()).collect();
-        let mut b: Vec<[i64; 3]> = g.displaced.iter().map(|p| (p.round()).as_i64vec3().to_array()).collect();
+        let mut a: Vec<[i64; 3]> = again
+            .displaced
+            .iter()
+            .map(|p| (p.round()).as_i64vec3().to_array())
+            .collect();
+        let mut b: Vec<[i64; 3]> = g
+            .displaced
+            .iter()
+            .map(|p| (p.round()).as_i64vec3().to_array())
+            .collect();
         a.sort_unstable();
         b.sort_unstable();
         assert_eq!(a, b);

@@ -152,12 +152,28 @@ pub fn vmf_keys(props: &[(&str, String)]) -> Vec<(String, String)> {
     keys
 }
 
-/// The editor keys among a VMAP entity's key values.
+/// The editor keys among a VMAP entity's key values, in the form Hammer's reader takes
+/// (`color` three integers, the flags integers); a value of another form is left out.
 pub fn editor_keys(props: &[(&str, String)]) -> Vec<(String, String)> {
     props
         .iter()
-        .filter(|(k, _)| EDITOR_KEYS.contains(&k.to_ascii_lowercase().as_str()))
-        .map(|(k, v)| (k.to_string(), v.clone()))
+        .filter_map(|(k, v)| {
+            let key = k.to_ascii_lowercase();
+            let numbers: Vec<f64> = srcmap_kv::values::numbers(v.trim_matches(['[', ']'])).collect();
+            let value = match key.as_str() {
+                "color" if numbers.len() >= 3 => numbers[..3]
+                    .iter()
+                    .map(|c| (c.clamp(0.0, 255.0) as u8).to_string())
+                    .collect::<Vec<_>>()
+                    .join(" "),
+                "visgroupshown" | "visgroupautoshown" if numbers.len() == 1 => {
+                    (numbers[0] as i64).to_string()
+                }
+                "logicalpos" if numbers.len() == 2 => format!("[{} {}]", numbers[0], numbers[1]),
+                _ => return None,
+            };
+            Some((key, value))
+        })
         .collect()
 }
 

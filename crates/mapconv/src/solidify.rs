@@ -70,9 +70,12 @@ fn convex_planes(polys: &[Polygon]) -> Option<Vec<Plane>> {
             planes.push(p.plane);
         }
     }
-    let convex = planes
-        .iter()
-        .all(|plane| polys.iter().flat_map(|p| &p.winding.points).all(|&v| plane.distance(v) <= EPS));
+    let convex = planes.iter().all(|plane| {
+        polys
+            .iter()
+            .flat_map(|p| &p.winding.points)
+            .all(|&v| plane.distance(v) <= EPS)
+    });
     convex.then_some(planes)
 }
 

@@ -134,15 +134,14 @@ impl Converter<'_> {
             origin: origin.as_vec3().to_array(),
             ..Placement::default()
         };
-        let node = self
-            .w
-            .add_mesh(parent, node_id(s.id), &at, source, flags)
-            .map_err(|error| MapconvError::Brush {
-                entity: e.id,
-                class: e.classname.clone(),
-                brush: s.id,
-                message: error.to_string(),
-            })?;
+        let node = match self.w.add_mesh(parent, node_id(s.id), &at, source, flags) {
+            Ok(node) => node,
+            Err(error) => {
+                let message = format!("its faces do not form a 2-manifold mesh ({error}); left out");
+                self.report.warnings.push(Warning::brush(e, s.id, message));
+                return Ok(());
+            }
+        };
         if s.hidden {
             self.w.hide(node);
         }
@@ -153,17 +152,34 @@ impl Converter<'_> {
 
     /// A displacement brush: one grid mesh per displacement side (the other sides dropped, as
     /// vbsp drops them), every grid edge soft.
-    fn displacements(&mut self, parent: u32, e: &Entity, s: &Solid, mesh: &BrushMesh) -> Result<(), MapconvError> {
+    fn displacements(
+        &mut self,
+        parent: u32,
+        e: &Entity,
+        s: &Solid,
+        mesh: &BrushMesh,
+    ) -> Result<(), MapconvError> {
         for face in &mesh.faces {
             let side = &s.sides[face.side];
-            let Some(d) = side.dispinfo.as_deref() else { continue };
-            let cw: Vec<DVec3> = face.corners.iter().rev().map(|&c| mesh.vertices[c as usize]).collect();
+            let Some(d) = side.dispinfo.as_deref() else {
+                continue;
+            };
+            let cw: Vec<DVec3> = face
+                .corners
+                .iter()
+                .rev()
+                .map(|&c| mesh.vertices[c as usize])
+                .collect();
             let Some(grid) = disp::grid(&cw, face.normal, d) else {
-                let message = format!("side {}: the displacement is not on a 4-sided face; left out", side.id);
+                let message = format!(
+                    "side {}: the displacement is not on a 4-sided face; left out",
+                    side.id
+                );
                 self.report.warnings.push(Warning::brush(e, s.id, message));
                 continue;
             };
-            let origin = (grid.displaced.iter().copied().sum::<DVec3>() / grid.displaced.len() as f64).round();
+            let origin =
+                (grid.displaced.iter().copied().sum::<DVec3>() / grid.displaced.len() as f64).round();
             let source = self.grid_source(side, d, &grid, origin);
             self.report.displacements += 1;
             self.add_mesh(parent, e, s, origin, &source, |_, _| 1)?;
@@ -173,10 +189,19 @@ impl Converter<'_> {
 
     /// A displacement grid as mesh data: texture projected from the flat grid (as the engine
     /// maps a displacement), alpha as blend paint.
-    fn grid_source(&mut self, side: &srcmap_vmf::Side, d: &srcmap_vmf::DispInfo, grid: &disp::Grid, origin: DVec3) -> MeshSource {
+    fn grid_source(
+        &mut self,
+        side: &srcmap_vmf::Side,
+        d: &srcmap_vmf::DispInfo,
+        grid: &disp::Grid,
+        origin: DVec3,
+    ) -> MeshSource {
         let quads = disp::quads(grid.n);
         let normals = disp::vertex_normals(&grid.displaced, &quads);
-        let proj = Projection { u: side.uaxis, v: side.vaxis };
+        let proj = Projection {
+            u: side.uaxis,
+            v: side.vaxis,
+        };
         let size = self.texture_size(&side.material);
         let material = vmat_path(&side.material);
         let mut area = 0.0;
@@ -187,10 +212,30 @@ impl Converter<'_> {
                 area += crate::brush::newell(&p).length() * 0.5;
                 let corner = |v: &u32| *v as usize;
                 FaceSource {
-                    texcoords: q.iter().map(|v| to_f32_2(proj.texcoord(grid.flat[corner(v)], size))).collect(),
-                    normals: q.iter().map(|v| normals[corner(v)].as_vec3().to_array()).collect(),
-                    tangents: q.iter().map(|v| proj.tangent(normals[corner(v)]).map(|x| x as f32)).collect(),
-                    blend: Some(q.iter().map(|v| [d.alphas.get(corner(v)).copied().unwrap_or(0.0) / 255.0, 0.0, 0.0, 0.0]).collect()),
+                    texcoords: q
+                        .iter()
+                        .map(|v| to_f32_2(proj.texcoord(grid.flat[corner(v)], size)))
+                        .collect(),
+                    normals: q
+                        .iter()
+                        .map(|v| normals[corner(v)].as_vec3().to_array())
+                        .collect(),
+                    tangents: q
+                        .iter()
+                        .map(|v| proj.tangent(normals[corner(v)]).map(|x| x as f32))
+                        .collect(),
+                    blend: Some(
+                        q.iter()
+                            .map(|v| {
+                                [
+                                    d.alphas.get(corner(v)).copied().unwrap_or(0.0) / 255.0,
+                                    0.0,
+                                    0.0,
+                                    0.0,
+                                ]
+                            })
+                            .collect(),
+                    ),
                     vertices: q,
                     material: 0,
                     axis_u: axis4(&side.uaxis),
@@ -202,7 +247,11 @@ impl Converter<'_> {
         self.report.displacement_area += area;
         self.references.push(material.clone());
         MeshSource {
-            positions: grid.displaced.iter().map(|&p| (p - origin).as_vec3().to_array()).collect(),
+            positions: grid
+                .displaced
+                .iter()
+                .map(|&p| (p - origin).as_vec3().to_array())
+                .collect(),
             faces,
             materials: vec![material],
         }

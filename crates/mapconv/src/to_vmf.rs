@@ -75,6 +75,11 @@ pub fn vmap_to_vmf(vmap: &Vmap) -> Result<(String, ToVmfReport), MapconvError> {
         out.push((e.node.element, out_entity(&e, &mut ids)));
         report.entities += 1;
     }
+    for n in vmap.prefabs() {
+        out.push((n.element, prefab_instance(vmap, n.element, &mut ids)));
+        report.entities += 1;
+    }
+    unknown_nodes(vmap, &mut report.warnings);
     for (mesh_node, owner) in owners {
         let solids = mesh_solids(vmap, mesh_node, &mut report)?;
         let owner = if out.iter().any(|(el, _)| *el == owner) {
@@ -137,6 +142,55 @@ fn out_entity(e: &Entity<'_>, ids: &mut IdAllocator) -> OutEntity {
     }
 }
 
+/// Node classes that carry nothing a VMF holds (or hold the nodes that do).
+const PASSED_NODES: [&str; 8] = [
+    "CMapWorld",
+    "CMapEntity",
+    "CMapMesh",
+    "CMapPrefab",
+    "CMapGroup",
+    "CMapWorldLayer",
+    "CMapSelectionSet",
+    "CMapVariableSet",
+];
+
+/// A warning for each node of a class not converted (paths, cables, overlays, tiles, …).
+fn unknown_nodes(vmap: &Vmap, warnings: &mut Vec<Warning>) {
+    for n in vmap.nodes() {
+        let class = vmap.element(n.element).map_or("", |e| e.class.as_str());
+        if !PASSED_NODES.contains(&class) {
+            warnings.push(Warning::element(
+                n.element,
+                class,
+                "not converted (no VMF counterpart)".into(),
+            ));
+        }
+    }
+}
+
+/// A prefab as the `func_instance` that places its map (the `.vmap` named as `.vmf`).
+fn prefab_instance(vmap: &Vmap, node: u32, ids: &mut IdAllocator) -> OutEntity {
+    let e = vmap.element(node);
+    let text = |name: &str| {
+        e.and_then(|e| e.get(name))
+            .and_then(Value::to_text)
+            .unwrap_or_default()
+    };
+    let file = crate::texture::swap_model_extension(&text("targetMapPath"), ".vmap", ".vmf");
+    let (origin, angles, _) = vmap.transform(node);
+    OutEntity {
+        id: ids.id(e.and_then(|e| e.get("nodeID")).and_then(Value::as_int)),
+        keys: vec![
+            ("classname".into(), "func_instance".into()),
+            ("targetname".into(), text("targetName")),
+            ("file".into(), file),
+            ("origin".into(), format_vec3(origin)),
+            ("angles".into(), format_vec3(angles)),
+        ],
+        ..OutEntity::default()
+    }
+}
+
 /// Each `CMapMesh` node with the entity (or world) it belongs to: its nearest entity ancestor.
 fn mesh_owners(vmap: &Vmap) -> Vec<(u32, u32)> {
     let nodes = vmap.nodes();
@@ -176,7 +230,8 @@ fn mesh_solids(vmap: &Vmap, node: u32, report: &mut ToVmfReport) -> Result<Vec<V
         *report.area_vmap.entry(f.material.clone()).or_default() += f.area();
     }
     if let Some(side) = displacement(&mesh, &positions, &faces) {
-        *report.area_vmf.entry(faces[0].material.clone()).or_default() += faces.iter().map(Face::area).sum::<f64>();
+        *report.area_vmf.entry(faces[0].material.clone()).or_default() +=
+            faces.iter().map(Face::area).sum::<f64>();
         report.meshes.push(MeshReport {
             element: node,
             faces: faces.len(),
@@ -279,7 +334,11 @@ fn displacement(mesh: &PolygonMesh, positions: &[DVec3], faces: &[Face]) -> Opti
     let (power, order) = disp::grid_order(mesh)?;
     let n = (1usize << power) + 1;
     let p: Vec<DVec3> = order.iter().map(|&v| positions[v as usize]).collect();
-    let front = faces.iter().map(|f| -crate::brush::newell(&f.points)).sum::<DVec3>().normalize_or_zero();
+    let front = faces
+        .iter()
+        .map(|f| -crate::brush::newell(&f.points))
+        .sum::<DVec3>()
+        .normalize_or_zero();
     let alphas = vertex_alphas(mesh);
     let alphas: Vec<f32> = order.iter().map(|&v| alphas[v as usize]).collect();
     let (base, d) = disp::dispinfo(&p, &alphas, n, power, front);
@@ -336,7 +395,12 @@ fn world_positions(vmap: &Vmap, node: u32, mesh: &PolygonMesh) -> Vec<DVec3> {
 fn world_faces(mesh: &PolygonMesh, positions: &[DVec3]) -> Vec<Face> {
     (0..mesh.face_count())
         .map(|f| Face {
-            points: mesh.face_corners(f).iter().rev().map(|c| positions[c.vertex as usize]).collect(),
+            points: mesh
+                .face_corners(f)
+                .iter()
+                .rev()
+                .map(|c| positions[c.vertex as usize])
+                .collect(),
             material: vmt_name(
                 mesh.face_material(f)
                     .unwrap_or("materials/dev/dev_measuregeneric01.vmat"),

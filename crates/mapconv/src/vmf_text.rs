@@ -167,7 +167,11 @@ impl VmfText {
         self.value("elevation", &num(d.elevation));
         self.value("subdiv", if d.subdiv { "1" } else { "0" });
         let n = d.vertices_per_row();
-        let words3 = |v: &[[f32; 3]]| v.iter().flat_map(|p| p.map(|c| num(f64::from(c)))).collect::<Vec<_>>();
+        let words3 = |v: &[[f32; 3]]| {
+            v.iter()
+                .flat_map(|p| p.map(|c| num(f64::from(c))))
+                .collect::<Vec<_>>()
+        };
         let words1 = |v: &[f32]| v.iter().map(|&c| num(f64::from(c))).collect::<Vec<_>>();
         self.rows("normals", &words3(&d.normals), 3 * n);
         self.rows("distances", &words1(&d.distances), n);

@@ -222,11 +222,17 @@ impl VmapWriter {
             .iter()
             .map(|c| ElemRef::Local(self.add("DmeConnectionData", "", connection_values(c))))
             .collect();
+        // A key called `name` is the element's own name: DMX keeps no attribute of that name.
+        let name = keys
+            .iter()
+            .find(|(k, _)| k == "name")
+            .map_or("", |(_, v)| v.as_str());
         let props: Vec<(&str, Value)> = keys
             .iter()
+            .filter(|(k, _)| k != "name")
             .map(|(k, v)| (k.as_str(), Value::String(v.clone())))
             .collect();
-        let props = self.add("EditGameClassProps", "", props);
+        let props = self.add("EditGameClassProps", name, props);
         self.set(node, "relayPlugData", Value::Element(ElemRef::Local(plugs)));
         self.set(node, "connectionsData", Value::ElementArray(links));
         self.set(node, "entity_properties", Value::Element(ElemRef::Local(props)));
