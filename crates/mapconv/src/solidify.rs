@@ -18,12 +18,10 @@ pub struct Polygon {
 }
 
 /// A convex piece: its planes (normals out), the last [`BOX_PLANES`] of them from the box
-/// around the mesh when `open`.
+/// around the mesh (they bound nothing unless the mesh is open there).
 #[derive(Debug, Clone)]
 pub struct Piece {
     pub planes: Vec<Plane>,
-    /// Pieces reaching the bounding box: the mesh did not close them.
-    pub open: bool,
 }
 
 /// Planes of the bounding box appended to every piece (they bound pieces an open mesh leaves
@@ -59,6 +57,11 @@ pub fn pieces(polygons: Vec<Polygon>) -> Vec<Piece> {
         }
     }
     out
+}
+
+/// Whether every corner lies behind every face plane.
+pub fn is_convex(polys: &[Polygon]) -> bool {
+    convex_planes(polys).is_some()
 }
 
 /// The distinct face planes when every corner lies behind all of them (a convex solid: one
@@ -99,8 +102,7 @@ fn piece(path: Vec<Plane>, bounds: &Bounds) -> Option<Piece> {
     if faces.iter().filter(|f| f.is_some()).count() < 4 {
         return None;
     }
-    let open = faces[planes.len() - BOX_PLANES..].iter().any(Option::is_some);
-    Some(Piece { planes, open })
+    Some(Piece { planes })
 }
 
 fn box_planes(b: &Bounds) -> [Plane; BOX_PLANES] {
@@ -114,15 +116,26 @@ fn box_planes(b: &Bounds) -> [Plane; BOX_PLANES] {
     ]
 }
 
-/// The polygon whose plane splits the fewest others (among evenly spread candidates).
+/// The polygon whose plane splits the fewest others (among evenly spread candidates; the
+/// first that splits none ends the search).
 fn choose_splitter(polys: &[Polygon]) -> Option<usize> {
     let step = (polys.len() / CANDIDATES).max(1);
-    (0..polys.len()).step_by(step).min_by_key(|&i| {
-        polys
+    let mut best: Option<(usize, usize)> = None;
+    for i in (0..polys.len()).step_by(step) {
+        let limit = best.map_or(usize::MAX, |b| b.1);
+        let splits = polys
             .iter()
             .filter(|p| p.winding.classify(&polys[i].plane, EPS) == Side::Cross)
-            .count()
-    })
+            .take(limit)
+            .count();
+        if splits < limit {
+            best = Some((i, splits));
+        }
+        if splits == 0 {
+            break;
+        }
+    }
+    best.map(|b| b.0)
 }
 
 /// The polygons in front of and behind `plane`; those on it facing the same way are used up,
@@ -195,7 +208,7 @@ mod tests {
     fn a_box_is_one_piece() {
         let p = pieces(box_polygons(DVec3::ZERO, DVec3::splat(64.0)));
         assert_eq!(p.len(), 1);
-        assert!(!p[0].open);
+        assert_eq!(polyhedron_faces(&p[0].planes).iter().flatten().count(), 6);
     }
 
     #[test]
@@ -221,7 +234,8 @@ mod tests {
             (volume - (64.0f64.powi(3) + 64.0 * 64.0 * 32.0)).abs() < 1e-6,
             "{volume}"
         );
-        assert!(pieces.iter().all(|p| !p.open));
+        let box_sides = |p: &Piece| polyhedron_faces(&p.planes)[p.planes.len() - BOX_PLANES..].iter().flatten().count();
+        assert!(pieces.iter().all(|p| box_sides(p) == 0), "a closed mesh never reaches its box");
     }
 
     fn volume(planes: &[Plane]) -> f64 {

@@ -241,10 +241,12 @@ fn mesh_solids(vmap: &Vmap, node: u32, report: &mut ToVmfReport) -> Result<Vec<V
         });
         return Ok(vec![side]);
     }
-    let pieces: Vec<Piece> = components(&mesh)
-        .into_iter()
-        .flat_map(|part| pieces(part.iter().flat_map(|&f| faces[f].polygons()).collect()))
-        .collect();
+    let open = mesh.edge_face.iter().any(|&f| f < 0);
+    let pieces: Vec<Piece> = if open {
+        slabs(&faces, &(0..faces.len()).collect::<Vec<_>>())
+    } else {
+        components(&mesh).iter().flat_map(|part| part_pieces(&faces, part)).collect()
+    };
     let mut brushes = Brushes::new(&faces);
     let solids: Vec<Vec<OutSide>> = pieces.iter().map(|p| brushes.sides(p, report)).collect();
     report.meshes.push(MeshReport {
@@ -252,9 +254,57 @@ fn mesh_solids(vmap: &Vmap, node: u32, report: &mut ToVmfReport) -> Result<Vec<V
         faces: faces.len(),
         faces_unsplit: brushes.unsplit(),
         brushes: solids.len(),
-        open: pieces.iter().any(|p| p.open),
+        open,
     });
     Ok(solids)
+}
+
+/// How far behind a face its slab reaches.
+const PRISM_DEPTH: f64 = 4.0;
+/// Non-convex parts with more faces than this become slabs: cutting a big surface (terrain) by
+/// its own planes splits most faces and takes long.
+const MAX_CUT_FACES: usize = 64;
+
+/// A closed part's pieces: one when convex, its cut when small, else a slab per face.
+fn part_pieces(faces: &[Face], part: &[usize]) -> Vec<Piece> {
+    let polygons: Vec<Polygon> = part.iter().flat_map(|&f| faces[f].polygons()).collect();
+    if part.len() <= MAX_CUT_FACES || crate::solidify::is_convex(&polygons) {
+        pieces(polygons)
+    } else {
+        slabs(faces, part)
+    }
+}
+
+/// Each face's slab: a surface bounds no solid when open, and big non-convex ones are not cut.
+fn slabs(faces: &[Face], part: &[usize]) -> Vec<Piece> {
+    part.iter()
+        .flat_map(|&f| faces[f].polygons())
+        .flat_map(|p| pieces(prism(&p, PRISM_DEPTH)))
+        .collect()
+}
+
+/// The closed prism swept from a face `depth` units behind it: the face, its back, and a wall
+/// per edge (each wound clockwise from outside).
+fn prism(face: &Polygon, depth: f64) -> Vec<Polygon> {
+    let n = face.plane.normal;
+    let front = &face.winding.points;
+    let back: Vec<DVec3> = front.iter().map(|&p| p - n * depth).collect();
+    let center = (front.iter().sum::<DVec3>() + back.iter().sum::<DVec3>()) / (2 * front.len()) as f64;
+    let mut out = vec![face.clone()];
+    let mut walls = vec![Winding::new(back.iter().rev().copied().collect())];
+    for i in 0..front.len() {
+        let j = (i + 1) % front.len();
+        walls.push(Winding::new(vec![front[i], back[i], back[j], front[j]]));
+    }
+    for mut w in walls {
+        let Some(mut plane) = w.plane() else { continue };
+        if plane.distance(center) > 0.0 {
+            w = w.reversed();
+            plane = plane.flipped();
+        }
+        out.push(Polygon { winding: w, plane });
+    }
+    out
 }
 
 /// The mesh's faces grouped into connected parts (faces sharing a vertex), each cut apart alone.
@@ -427,7 +477,9 @@ fn face_axis(mesh: &PolygonMesh, f: usize, stream: &str, which: usize) -> ([f64;
 /// Turns pieces into brush sides, each side textured like the mesh face it covers most.
 struct Brushes<'a> {
     faces: &'a [Face],
-    /// Faces by plane (quantised), for the faces a piece side can lie on.
+    /// The faces' planar parts (the face itself, or its triangles) with their face.
+    parts: Vec<(usize, Polygon)>,
+    /// Parts by plane (quantised), for the parts a piece side can lie on.
     by_plane: HashMap<[i64; 4], Vec<usize>>,
     /// Per face: sides that took it, and the face area they cover.
     used: Vec<(usize, f64)>,
@@ -435,24 +487,20 @@ struct Brushes<'a> {
 
 fn plane_key(p: &Plane) -> [i64; 4] {
     let n = p.normal * 1000.0;
-    [
-        n.x.round() as i64,
-        n.y.round() as i64,
-        n.z.round() as i64,
-        (p.dist * 10.0).round() as i64,
-    ]
+    [n.x.round() as i64, n.y.round() as i64, n.z.round() as i64, (p.dist * 10.0).round() as i64]
 }
 
 impl<'a> Brushes<'a> {
     fn new(faces: &'a [Face]) -> Brushes<'a> {
+        let parts: Vec<(usize, Polygon)> =
+            faces.iter().enumerate().flat_map(|(i, f)| f.polygons().into_iter().map(move |p| (i, p))).collect();
         let mut by_plane: HashMap<[i64; 4], Vec<usize>> = HashMap::new();
-        for (i, f) in faces.iter().enumerate() {
-            if let Some(plane) = Winding::new(f.points.clone()).plane() {
-                by_plane.entry(plane_key(&plane)).or_default().push(i);
-            }
+        for (k, (_, p)) in parts.iter().enumerate() {
+            by_plane.entry(plane_key(&p.plane)).or_default().push(k);
         }
         Brushes {
             faces,
+            parts,
             by_plane,
             used: vec![(0, 0.0); faces.len()],
         }
@@ -462,9 +510,7 @@ impl<'a> Brushes<'a> {
         let windings = polyhedron_faces(&piece.planes);
         let mut sides = Vec::new();
         for (i, w) in windings.iter().enumerate() {
-            let Some(w) = w.as_ref().filter(|w| w.len() >= 3) else {
-                continue;
-            };
+            let Some(w) = w.as_ref().filter(|w| w.len() >= 3) else { continue };
             let covering = self.covering_face(w, &piece.planes, i);
             let side = match covering {
                 Some(f) => self.face_side(w, f),
@@ -479,17 +525,12 @@ impl<'a> Brushes<'a> {
         sides
     }
 
-    /// The face on this side's plane that covers most of it (none when none covers 1 %).
+    /// The face whose part on this side's plane covers most of it (none when none covers 1 %).
     fn covering_face(&mut self, w: &Winding, planes: &[Plane], i: usize) -> Option<usize> {
         let candidates = self.by_plane.get(&plane_key(&planes[i]))?;
         let (best, area) = candidates
             .iter()
-            .map(|&f| {
-                (
-                    f,
-                    area_inside(&Winding::new(self.faces[f].points.clone()), planes, i),
-                )
-            })
+            .map(|&k| (self.parts[k].0, area_inside(&self.parts[k].1.winding, planes, i)))
             .max_by(|a, b| a.1.total_cmp(&b.1))?;
         if area < 0.01 * w.area() {
             return None;
