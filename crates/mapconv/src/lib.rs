@@ -100,7 +100,7 @@ mod tests {
     #[test]
     fn each_brush_becomes_a_closed_mesh_with_its_area() {
         let (_, vmap, report) = converted();
-        assert_eq!((report.meshes, report.faces, report.entities), (2, 12, 3));
+        assert_eq!((report.meshes, report.faces, report.entities), (2, 12, 4));
         let floor = 2.0 * 256.0 * 256.0 + 4.0 * 256.0 * 16.0;
         assert!((report.area["materials/dev/dev_measuregeneric01.vmat"] - floor).abs() < 1e-6);
         for (_, data) in vmap.meshes() {
@@ -162,6 +162,19 @@ mod tests {
         assert_eq!(light.connections.len(), 2);
         assert_eq!(light.connections[1].parameter, "x,y");
         assert_eq!(back.entities[2].get("model"), Some("models/props/box.mdl"));
+        // The overlay still names the floor's top side (the unknown id 999 dropped).
+        let sides: Vec<i64> = back.entities[3]
+            .get("sides")
+            .unwrap()
+            .split(' ')
+            .map(|s| s.parse().unwrap())
+            .collect();
+        let top = back.world.solids[0]
+            .sides
+            .iter()
+            .find(|s| s.id == sides[0])
+            .unwrap();
+        assert_eq!((sides.len(), top.plane[0][2], top.plane[1][2]), (1, 16.0, 16.0));
         let areas = |v: &Vmf| -> f64 {
             v.entities[0]
                 .solids

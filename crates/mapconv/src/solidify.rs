@@ -234,8 +234,16 @@ mod tests {
             (volume - (64.0f64.powi(3) + 64.0 * 64.0 * 32.0)).abs() < 1e-6,
             "{volume}"
         );
-        let box_sides = |p: &Piece| polyhedron_faces(&p.planes)[p.planes.len() - BOX_PLANES..].iter().flatten().count();
-        assert!(pieces.iter().all(|p| box_sides(p) == 0), "a closed mesh never reaches its box");
+        let box_sides = |p: &Piece| {
+            polyhedron_faces(&p.planes)[p.planes.len() - BOX_PLANES..]
+                .iter()
+                .flatten()
+                .count()
+        };
+        assert!(
+            pieces.iter().all(|p| box_sides(p) == 0),
+            "a closed mesh never reaches its box"
+        );
     }
 
     fn volume(planes: &[Plane]) -> f64 {

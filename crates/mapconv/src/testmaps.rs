@@ -77,6 +77,7 @@ pub fn box_room() -> String {
          entity\n{{\n\t\"id\" \"5\"\n\t\"classname\" \"func_detail\"\n{detail}}}\n\
          entity\n{{\n\t\"id\" \"7\"\n\t\"classname\" \"light\"\n\t\"targetname\" \"lamp\"\n\t\"origin\" \"128 128 64\"\n\t\"angles\" \"0 90 0\"\n\t\"_light\" \"255 255 255 200\"\n\
          \tconnections\n\t{{\n\t\t\"OnUser1\" \"!self,TurnOff,,0.5,-1\"\n\t\t\"OnUser2\" \"lamp\x1bTurnOn\x1bx,y\x1b0\x1b1\"\n\t}}\n}}\n\
-         entity\n{{\n\t\"id\" \"9\"\n\t\"classname\" \"prop_static\"\n\t\"model\" \"models/props/box.mdl\"\n\t\"origin\" \"32 32 16\"\n}}\n"
+         entity\n{{\n\t\"id\" \"9\"\n\t\"classname\" \"prop_static\"\n\t\"model\" \"models/props/box.mdl\"\n\t\"origin\" \"32 32 16\"\n}}\n\
+         entity\n{{\n\t\"id\" \"11\"\n\t\"classname\" \"info_overlay\"\n\t\"sides\" \"20 999\"\n\t\"origin\" \"16 16 16\"\n}}\n"
     )
 }

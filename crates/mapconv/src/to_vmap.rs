@@ -13,6 +13,9 @@ use crate::entities::{ClassRenames, placement, vmap_connection, vmap_keys};
 use crate::texture::{DEFAULT_TEXTURE_SIZE, Projection, vmat_path};
 use crate::{MapconvError, Warning};
 
+/// Keys whose values list VMF side ids (overlays and their transitions).
+pub const SIDE_LIST_KEYS: [&str; 2] = ["sides", "sides2"];
+
 /// How to convert a VMF.
 #[derive(Debug, Clone, Default)]
 pub struct ToVmapOptions {
@@ -45,6 +48,8 @@ pub fn vmf_to_vmap(vmf: &Vmf, opts: &ToVmapOptions) -> Result<(Vmap, ToVmapRepor
         opts,
         report: ToVmapReport::default(),
         references: Vec::new(),
+        side_faces: HashMap::new(),
+        side_lists: Vec::new(),
     };
     for p in &vmf.problems {
         c.report.warnings.push(Warning {
@@ -60,6 +65,7 @@ pub fn vmf_to_vmap(vmf: &Vmf, opts: &ToVmapOptions) -> Result<(Vmap, ToVmapRepor
     for e in &vmf.entities {
         c.entity(e)?;
     }
+    c.patch_side_lists();
     c.references.sort();
     c.references.dedup();
     let report = c.report;
@@ -71,6 +77,10 @@ struct Converter<'a> {
     opts: &'a ToVmapOptions,
     report: ToVmapReport,
     references: Vec<String>,
+    /// VMF side id → `mesh node id:face index` of the face it became.
+    side_faces: HashMap<i64, String>,
+    /// Entities whose key values list side ids (overlays): node, key, value.
+    side_lists: Vec<(u32, String, String)>,
 }
 
 impl Converter<'_> {
@@ -89,8 +99,27 @@ impl Converter<'_> {
         if e.hidden {
             self.w.hide(node);
         }
+        for (k, v) in keys
+            .iter()
+            .filter(|(k, _)| SIDE_LIST_KEYS.contains(&k.to_ascii_lowercase().as_str()))
+        {
+            self.side_lists.push((node, k.clone(), v.clone()));
+        }
         self.report.entities += 1;
         self.solids(node, e)
+    }
+
+    /// Overlays name the sides they lie on by VMF side id, which a VMAP does not keep: the
+    /// lists are rewritten as `mesh node id:face index` (the VMF side ids come back on the way
+    /// back to VMF).
+    fn patch_side_lists(&mut self) {
+        for (node, key, value) in std::mem::take(&mut self.side_lists) {
+            let faces: Vec<&str> = value
+                .split_whitespace()
+                .filter_map(|id| self.side_faces.get(&id.parse::<i64>().ok()?).map(String::as_str))
+                .collect();
+            self.w.set_key(node, &key, &faces.join(" "));
+        }
     }
 
     fn solids(&mut self, parent: u32, e: &Entity) -> Result<(), MapconvError> {
@@ -180,6 +209,7 @@ impl Converter<'_> {
             };
             let origin =
                 (grid.displaced.iter().copied().sum::<DVec3>() / grid.displaced.len() as f64).round();
+            self.side_faces.insert(side.id, format!("{}:0", node_id(s.id)));
             let source = self.grid_source(side, d, &grid, origin);
             self.report.displacements += 1;
             self.add_mesh(parent, e, s, origin, &source, |_, _| 1)?;
@@ -276,6 +306,7 @@ impl Converter<'_> {
         };
         for (f, face) in mesh.faces.iter().enumerate() {
             let side = &s.sides[face.side];
+            self.side_faces.insert(side.id, format!("{}:{f}", node_id(s.id)));
             let material = material_index(&mut source.materials, &vmat_path(&side.material));
             *self
                 .report

@@ -91,12 +91,39 @@ pub fn vmap_to_vmf(vmap: &Vmap) -> Result<(String, ToVmfReport), MapconvError> {
             e.solids.extend(solids);
         }
     }
+    number_sides(&mut out);
     let mut text = VmfText::new(ids.next);
     for (el, e) in &out {
         text.entity(if *el == world_element { "world" } else { "entity" }, e);
     }
     report.entities = report.entities.saturating_sub(1);
     Ok((text.finish(), report))
+}
+
+/// Numbers every side in writing order and rewrites overlays' `mesh node id:face index` lists
+/// (see `to_vmap`) as the ids of the sides those faces became.
+fn number_sides(out: &mut [(u32, OutEntity)]) {
+    let mut by_face: HashMap<String, i64> = HashMap::new();
+    let mut next = 1;
+    for side in out.iter_mut().flat_map(|(_, e)| e.solids.iter_mut().flatten()) {
+        side.id = next;
+        next += 1;
+        if let Some(face) = side.face.take() {
+            by_face.entry(face).or_insert(side.id);
+        }
+    }
+    for (_, e) in out.iter_mut() {
+        for (k, v) in e.keys.iter_mut() {
+            if crate::to_vmap::SIDE_LIST_KEYS.contains(&k.to_ascii_lowercase().as_str()) && v.contains(':') {
+                let ids: Vec<String> = v
+                    .split_whitespace()
+                    .filter_map(|f| by_face.get(f))
+                    .map(i64::to_string)
+                    .collect();
+                *v = ids.join(" ");
+            }
+        }
+    }
 }
 
 /// Entity ids: each node's id when positive and not yet taken, else a fresh one.
@@ -224,12 +251,17 @@ fn mesh_solids(vmap: &Vmap, node: u32, report: &mut ToVmfReport) -> Result<Vec<V
         report.warnings.push(Warning::element(node, "CMapMesh", message));
         return Ok(Vec::new());
     }
+    let mesh_id = vmap
+        .element(node)
+        .and_then(|e| e.get("nodeID"))
+        .and_then(Value::as_int)
+        .unwrap_or(-1);
     let positions = world_positions(vmap, node, &mesh);
     let faces = world_faces(&mesh, &positions);
     for f in &faces {
         *report.area_vmap.entry(f.material.clone()).or_default() += f.area();
     }
-    if let Some(side) = displacement(&mesh, &positions, &faces) {
+    if let Some(side) = displacement(&mesh, &positions, &faces, mesh_id) {
         *report.area_vmf.entry(faces[0].material.clone()).or_default() +=
             faces.iter().map(Face::area).sum::<f64>();
         report.meshes.push(MeshReport {
@@ -245,9 +277,12 @@ fn mesh_solids(vmap: &Vmap, node: u32, report: &mut ToVmfReport) -> Result<Vec<V
     let pieces: Vec<Piece> = if open {
         slabs(&faces, &(0..faces.len()).collect::<Vec<_>>())
     } else {
-        components(&mesh).iter().flat_map(|part| part_pieces(&faces, part)).collect()
+        components(&mesh)
+            .iter()
+            .flat_map(|part| part_pieces(&faces, part))
+            .collect()
     };
-    let mut brushes = Brushes::new(&faces);
+    let mut brushes = Brushes::new(&faces, mesh_id);
     let solids: Vec<Vec<OutSide>> = pieces.iter().map(|p| brushes.sides(p, report)).collect();
     report.meshes.push(MeshReport {
         element: node,
@@ -277,10 +312,65 @@ fn part_pieces(faces: &[Face], part: &[usize]) -> Vec<Piece> {
 
 /// Each face's slab: a surface bounds no solid when open, and big non-convex ones are not cut.
 fn slabs(faces: &[Face], part: &[usize]) -> Vec<Piece> {
-    part.iter()
-        .flat_map(|&f| faces[f].polygons())
-        .flat_map(|p| pieces(prism(&p, PRISM_DEPTH)))
+    let polygons: Vec<Polygon> = part.iter().flat_map(|&f| faces[f].polygons()).collect();
+    let bisectors = edge_bisectors(&polygons);
+    polygons
+        .iter()
+        .flat_map(|p| match mitered_slab(p, &bisectors) {
+            Some(piece) => vec![piece],
+            None => pieces(prism(p, PRISM_DEPTH)),
+        })
         .collect()
+}
+
+/// An edge by its end points (rounded to 0.001), either way round.
+fn edge_key(a: DVec3, b: DVec3) -> [i64; 6] {
+    let q = |p: DVec3| (p * 1000.0).round().as_i64vec3().to_array();
+    let (a, b) = (q(a), q(b));
+    let (lo, hi) = if a <= b { (a, b) } else { (b, a) };
+    [lo[0], lo[1], lo[2], hi[0], hi[1], hi[2]]
+}
+
+/// Per edge, the sum of the normals of the faces along it: the direction both slabs' walls on
+/// that edge follow, so neighbouring slabs meet in one plane.
+fn edge_bisectors(polygons: &[Polygon]) -> HashMap<[i64; 6], DVec3> {
+    let mut out: HashMap<[i64; 6], DVec3> = HashMap::new();
+    for p in polygons {
+        let w = &p.winding.points;
+        for i in 0..w.len() {
+            *out.entry(edge_key(w[i], w[(i + 1) % w.len()])).or_default() += p.plane.normal;
+        }
+    }
+    out
+}
+
+/// A convex face's slab as one piece: the face, its back `PRISM_DEPTH` behind, and a wall per
+/// edge along the edge's bisector; `None` for a face that is not convex.
+fn mitered_slab(face: &Polygon, bisectors: &HashMap<[i64; 6], DVec3>) -> Option<Piece> {
+    let w = &face.winding.points;
+    let n = face.plane.normal;
+    let center = face.winding.center() - n * (PRISM_DEPTH / 2.0);
+    let mut planes = vec![face.plane, Plane::new(-n, -face.plane.dist + PRISM_DEPTH)];
+    for i in 0..w.len() {
+        let (a, b) = (w[i], w[(i + 1) % w.len()]);
+        let m = bisectors
+            .get(&edge_key(a, b))
+            .copied()
+            .unwrap_or(n)
+            .normalize_or(n);
+        let mut normal = (b - a)
+            .cross(if m.dot(n) > 0.1 { m } else { n })
+            .normalize_or_zero();
+        if normal.dot(center - a) > 0.0 {
+            normal = -normal;
+        }
+        planes.push(Plane::new(normal, normal.dot(a)));
+    }
+    let convex = planes[2..]
+        .iter()
+        .all(|p| w.iter().all(|&v| p.distance(v) <= EPS));
+    let faces = polyhedron_faces(&planes);
+    (convex && faces[0].is_some() && faces.iter().flatten().count() >= 4).then_some(Piece { planes })
 }
 
 /// The closed prism swept from a face `depth` units behind it: the face, its back, and a wall
@@ -380,7 +470,12 @@ impl Face {
 
 /// A mesh that is a displacement grid as one brush: its base quad's side carries the
 /// displacement, the other five are nodraw.
-fn displacement(mesh: &PolygonMesh, positions: &[DVec3], faces: &[Face]) -> Option<Vec<OutSide>> {
+fn displacement(
+    mesh: &PolygonMesh,
+    positions: &[DVec3],
+    faces: &[Face],
+    mesh_id: i32,
+) -> Option<Vec<OutSide>> {
     let (power, order) = disp::grid_order(mesh)?;
     let n = (1usize << power) + 1;
     let p: Vec<DVec3> = order.iter().map(|&v| positions[v as usize]).collect();
@@ -402,6 +497,7 @@ fn displacement(mesh: &PolygonMesh, positions: &[DVec3], faces: &[Face]) -> Opti
             side.material = faces[0].material.clone();
             (side.uaxis, side.vaxis) = (faces[0].uaxis, faces[0].vaxis);
             side.disp = Some(Box::new(d.clone()));
+            side.face = Some(format!("{mesh_id}:0"));
         }
         sides.push(side);
     }
@@ -477,6 +573,8 @@ fn face_axis(mesh: &PolygonMesh, f: usize, stream: &str, which: usize) -> ([f64;
 /// Turns pieces into brush sides, each side textured like the mesh face it covers most.
 struct Brushes<'a> {
     faces: &'a [Face],
+    /// The mesh's node id, naming its faces for overlays (`id:face`).
+    mesh_id: i32,
     /// The faces' planar parts (the face itself, or its triangles) with their face.
     parts: Vec<(usize, Polygon)>,
     /// Parts by plane (quantised), for the parts a piece side can lie on.
@@ -487,19 +585,28 @@ struct Brushes<'a> {
 
 fn plane_key(p: &Plane) -> [i64; 4] {
     let n = p.normal * 1000.0;
-    [n.x.round() as i64, n.y.round() as i64, n.z.round() as i64, (p.dist * 10.0).round() as i64]
+    [
+        n.x.round() as i64,
+        n.y.round() as i64,
+        n.z.round() as i64,
+        (p.dist * 10.0).round() as i64,
+    ]
 }
 
 impl<'a> Brushes<'a> {
-    fn new(faces: &'a [Face]) -> Brushes<'a> {
-        let parts: Vec<(usize, Polygon)> =
-            faces.iter().enumerate().flat_map(|(i, f)| f.polygons().into_iter().map(move |p| (i, p))).collect();
+    fn new(faces: &'a [Face], mesh_id: i32) -> Brushes<'a> {
+        let parts: Vec<(usize, Polygon)> = faces
+            .iter()
+            .enumerate()
+            .flat_map(|(i, f)| f.polygons().into_iter().map(move |p| (i, p)))
+            .collect();
         let mut by_plane: HashMap<[i64; 4], Vec<usize>> = HashMap::new();
         for (k, (_, p)) in parts.iter().enumerate() {
             by_plane.entry(plane_key(&p.plane)).or_default().push(k);
         }
         Brushes {
             faces,
+            mesh_id,
             parts,
             by_plane,
             used: vec![(0, 0.0); faces.len()],
@@ -510,7 +617,9 @@ impl<'a> Brushes<'a> {
         let windings = polyhedron_faces(&piece.planes);
         let mut sides = Vec::new();
         for (i, w) in windings.iter().enumerate() {
-            let Some(w) = w.as_ref().filter(|w| w.len() >= 3) else { continue };
+            let Some(w) = w.as_ref().filter(|w| w.len() >= 3) else {
+                continue;
+            };
             let covering = self.covering_face(w, &piece.planes, i);
             let side = match covering {
                 Some(f) => self.face_side(w, f),
@@ -549,6 +658,8 @@ impl<'a> Brushes<'a> {
             vaxis: face.vaxis,
             smoothing_groups: 0,
             disp: None,
+            id: 0,
+            face: Some(format!("{}:{f}", self.mesh_id)),
         }
     }
 
@@ -579,6 +690,8 @@ fn cut_side(w: &Winding, plane: &Plane) -> OutSide {
         vaxis: (v, 0.25),
         smoothing_groups: 0,
         disp: None,
+        id: 0,
+        face: None,
     }
 }
 

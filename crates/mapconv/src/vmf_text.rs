@@ -15,6 +15,10 @@ pub struct OutSide {
     pub vaxis: ([f64; 4], f64),
     pub smoothing_groups: u32,
     pub disp: Option<Box<DispInfo>>,
+    /// The side's id (set before writing).
+    pub id: i64,
+    /// The mesh face it shows (`mesh node id:face index`), for overlays' side lists.
+    pub face: Option<String>,
 }
 
 /// An entity to write (the world too): key values in order, outputs, solids.
@@ -34,7 +38,6 @@ pub struct VmfText {
     out: String,
     depth: usize,
     next_solid: i64,
-    next_side: i64,
 }
 
 impl VmfText {
@@ -42,7 +45,6 @@ impl VmfText {
     pub fn new(first_solid_id: i64) -> VmfText {
         let mut t = VmfText {
             next_solid: first_solid_id,
-            next_side: 1,
             ..VmfText::default()
         };
         let version = [
@@ -132,8 +134,7 @@ impl VmfText {
 
     fn side(&mut self, s: &OutSide) {
         self.open("side");
-        self.value("id", &self.next_side.to_string());
-        self.next_side += 1;
+        self.value("id", &s.id.to_string());
         let point = |p: &[f64; 3]| format!("({} {} {})", num(p[0]), num(p[1]), num(p[2]));
         self.value("plane", &s.points.iter().map(point).collect::<Vec<_>>().join(" "));
         self.value("material", &s.material);

@@ -240,10 +240,18 @@ impl VmapWriter {
 
     /// Adds a key value to the world's `entity_properties`.
     pub fn set_world_key(&mut self, key: &str, value: &str) {
-        let world = self.world as usize;
-        if let Some(Value::Element(ElemRef::Local(p))) =
-            self.doc.elements[world].get("entity_properties").cloned()
-        {
+        self.set_key(self.world, key, value);
+    }
+
+    /// Sets a key value in an entity node's `entity_properties`.
+    pub fn set_key(&mut self, entity: u32, key: &str, value: &str) {
+        let props = self
+            .doc
+            .elements
+            .get(entity as usize)
+            .and_then(|e| e.get("entity_properties"))
+            .cloned();
+        if let Some(Value::Element(ElemRef::Local(p))) = props {
             self.set(p, key, Value::String(value.to_string()));
         }
     }
