@@ -23,34 +23,22 @@ pub struct Grid {
 /// `corners` clockwise seen from the front; the grid starts at the one nearest `start`.
 pub fn grid(corners: &[DVec3], normal: DVec3, d: &DispInfo) -> Option<Grid> {
     let n = d.vertices_per_row();
-    if corners.len() != 4
-        || d.normals.len() != n * n
-        || d.distances.len() != n * n
-        || d.offsets.len() != n * n
-    {
+    // Offsets may be missing (vbsp reads them as zero); normals and distances may not.
+    if corners.len() != 4 || d.normals.len() != n * n || d.distances.len() != n * n {
         return None;
     }
     let start = DVec3::from_array(d.start_position);
     let first = (0..4).min_by(|&a, &b| corners[a].distance(start).total_cmp(&corners[b].distance(start)))?;
-    let p: Vec<DVec3> = (0..4).map(|k| corners[(first + k) % 4]).collect();
-    let last = (n - 1) as f64;
-    let mut g = Grid {
-        n,
-        displaced: Vec::with_capacity(n * n),
-        flat: Vec::with_capacity(n * n),
-    };
-    for i in 0..n {
-        let (a, b) = (p[0].lerp(p[1], i as f64 / last), p[3].lerp(p[2], i as f64 / last));
-        for j in 0..n {
-            let k = i * n + j;
-            let flat = a.lerp(b, j as f64 / last);
+    let p = [0, 1, 2, 3].map(|k| corners[(first + k) % 4]);
+    let flat = flat_grid(&p, n);
+    let displaced = (0..n * n)
+        .map(|k| {
             let moved = DVec3::from_array(d.normals[k].map(f64::from)) * f64::from(d.distances[k])
-                + DVec3::from_array(d.offsets[k].map(f64::from));
-            g.flat.push(flat);
-            g.displaced.push(flat + normal * d.elevation + moved);
-        }
-    }
-    Some(g)
+                + DVec3::from_array(d.offsets.get(k).copied().unwrap_or_default().map(f64::from));
+            flat[k] + normal * d.elevation + moved
+        })
+        .collect();
+    Some(Grid { n, displaced, flat })
 }
 
 /// The grid's quads, counter-clockwise seen from the front (the base quad is clockwise).
@@ -151,40 +139,46 @@ pub fn dispinfo(p: &[DVec3], alphas: &[f32], n: usize, power: u32, front: DVec3)
         corner(n - 1, n - 1),
         corner(0, n - 1),
     ];
-    let mut transposed = false;
-    if crate::brush::newell(&c).dot(front) > 0.0 {
+    let transposed = crate::brush::newell(&c).dot(front) > 0.0;
+    if transposed {
         // Counter-clockwise from the front: rows and columns swap.
         c.swap(1, 3);
-        transposed = true;
     }
     let center = c.iter().copied().sum::<DVec3>() / 4.0;
     let base = c.map(|q| q - front * front.dot(q - center));
-    let last = (n - 1) as f64;
     let mut d = DispInfo {
         power,
         start_position: base[0].to_array(),
+        triangle_tags: vec![0; 2 * (n - 1) * (n - 1)],
+        allowed_verts: vec![-1; 10],
         ..DispInfo::default()
     };
-    for i in 0..n {
-        let (a, b) = (
-            base[0].lerp(base[1], i as f64 / last),
-            base[3].lerp(base[2], i as f64 / last),
-        );
-        for j in 0..n {
-            let k = if transposed { j * n + i } else { i * n + j };
-            let delta = p[k] - a.lerp(b, j as f64 / last);
-            let len = delta.length();
-            let dir = if len > 0.0 { delta / len } else { front };
-            d.normals.push(dir.as_vec3().to_array());
-            d.distances.push(len as f32);
-            d.offsets.push([0.0; 3]);
-            d.offset_normals.push(front.as_vec3().to_array());
-            d.alphas.push(alphas.get(k).copied().unwrap_or(0.0));
-        }
+    let flat = flat_grid(&base, n);
+    for (at, flat) in flat.iter().enumerate() {
+        let (i, j) = (at / n, at % n);
+        let k = if transposed { j * n + i } else { i * n + j };
+        let delta = p[k] - *flat;
+        let len = delta.length();
+        d.normals
+            .push((if len > 0.0 { delta / len } else { front }).as_vec3().to_array());
+        d.distances.push(len as f32);
+        d.offsets.push([0.0; 3]);
+        d.offset_normals.push(front.as_vec3().to_array());
+        d.alphas.push(alphas.get(k).copied().unwrap_or(0.0));
     }
-    d.triangle_tags = vec![0; 2 * (n - 1) * (n - 1)];
-    d.allowed_verts = vec![-1; 10];
     (base, d)
+}
+
+/// The flat grid over a base quad `p` (start corner first), row-major: row i from p0 toward
+/// p1, column j toward p3.
+fn flat_grid(p: &[DVec3; 4], n: usize) -> Vec<DVec3> {
+    let last = (n - 1) as f64;
+    (0..n)
+        .flat_map(|i| {
+            let (a, b) = (p[0].lerp(p[1], i as f64 / last), p[3].lerp(p[2], i as f64 / last));
+            (0..n).map(move |j| a.lerp(b, j as f64 / last))
+        })
+        .collect()
 }
 
 /// Per vertex, the normalised sum of the (counter-clockwise) normals of the faces around it.

@@ -50,17 +50,31 @@ pub fn box_solid(id: i64, min: [f64; 3], max: [f64; 3], material: &str) -> Strin
     ];
     let mut out = format!("\tsolid\n\t{{\n\t\t\"id\" \"{id}\"\n");
     for (k, (a, b, c, u, v)) in planes.iter().enumerate() {
-        let p = |q: &[f64; 3]| format!("({} {} {})", q[0], q[1], q[2]);
-        out += &format!(
-            "\t\tside\n\t\t{{\n\t\t\t\"id\" \"{}\"\n\t\t\t\"plane\" \"{} {} {}\"\n\t\t\t\"material\" \"{material}\"\n\t\t\t\"uaxis\" \"{u}\"\n\t\t\t\"vaxis\" \"{v}\"\n\t\t\t\"rotation\" \"0\"\n\t\t\t\"lightmapscale\" \"16\"\n\t\t\t\"smoothing_groups\" \"{}\"\n\t\t}}\n",
-            id * 10 + k as i64,
-            p(a),
-            p(b),
-            p(c),
-            if k < 2 { 1 } else { 0 },
-        );
+        let groups = if k < 2 { 1 } else { 0 };
+        out += &side_text(id * 10 + k as i64, [a, b, c], material, (u, v), groups);
     }
     out + "\t}\n"
+}
+
+/// One `side` block.
+fn side_text(id: i64, plane: [&[f64; 3]; 3], material: &str, (u, v): (&str, &str), groups: u32) -> String {
+    let p = |q: &[f64; 3]| format!("({} {} {})", q[0], q[1], q[2]);
+    let plane = plane.map(p).join(" ");
+    let values = [
+        ("id", id.to_string()),
+        ("plane", plane),
+        ("material", material.to_string()),
+        ("uaxis", u.to_string()),
+        ("vaxis", v.to_string()),
+        ("rotation", "0".into()),
+        ("lightmapscale", "16".into()),
+        ("smoothing_groups", groups.to_string()),
+    ];
+    let lines: String = values
+        .iter()
+        .map(|(k, v)| format!("\t\t\t\"{k}\" \"{v}\"\n"))
+        .collect();
+    format!("\t\tside\n\t\t{{\n{lines}\t\t}}\n")
 }
 
 /// A floor slab (256 × 256 × 16), a func_detail box and a light with an output.

@@ -228,53 +228,30 @@ impl Converter<'_> {
     ) -> MeshSource {
         let quads = disp::quads(grid.n);
         let normals = disp::vertex_normals(&grid.displaced, &quads);
-        let proj = Projection {
-            u: side.uaxis,
-            v: side.vaxis,
-        };
         let size = self.texture_size(&side.material);
         let material = vmat_path(&side.material);
-        let mut area = 0.0;
-        let faces = quads
+        let at = |q: &[u32], of: &[DVec3]| q.iter().map(|&v| of[v as usize]).collect::<Vec<_>>();
+        let alpha = |v: u32| {
+            [
+                d.alphas.get(v as usize).copied().unwrap_or(0.0) / 255.0,
+                0.0,
+                0.0,
+                0.0,
+            ]
+        };
+        let faces: Vec<FaceSource> = quads
             .into_iter()
             .map(|q| {
-                let p: Vec<DVec3> = q.iter().map(|&v| grid.displaced[v as usize]).collect();
-                area += crate::brush::newell(&p).length() * 0.5;
-                let corner = |v: &u32| *v as usize;
-                FaceSource {
-                    texcoords: q
-                        .iter()
-                        .map(|v| to_f32_2(proj.texcoord(grid.flat[corner(v)], size)))
-                        .collect(),
-                    normals: q
-                        .iter()
-                        .map(|v| normals[corner(v)].as_vec3().to_array())
-                        .collect(),
-                    tangents: q
-                        .iter()
-                        .map(|v| proj.tangent(normals[corner(v)]).map(|x| x as f32))
-                        .collect(),
-                    blend: Some(
-                        q.iter()
-                            .map(|v| {
-                                [
-                                    d.alphas.get(corner(v)).copied().unwrap_or(0.0) / 255.0,
-                                    0.0,
-                                    0.0,
-                                    0.0,
-                                ]
-                            })
-                            .collect(),
-                    ),
-                    vertices: q,
-                    material: 0,
-                    axis_u: axis4(&side.uaxis),
-                    axis_v: axis4(&side.vaxis),
-                    scale: [side.uaxis.scale as f32, side.vaxis.scale as f32],
-                }
+                let mut face =
+                    textured_face(side, q.clone(), 0, &at(&q, &grid.flat), &at(&q, &normals), size);
+                face.blend = Some(q.iter().map(|&v| alpha(v)).collect());
+                face
             })
             .collect();
-        self.report.displacement_area += area;
+        self.report.displacement_area += faces
+            .iter()
+            .map(|f| crate::brush::newell(&at(&f.vertices, &grid.displaced)).length() * 0.5)
+            .sum::<f64>();
         self.references.push(material.clone());
         MeshSource {
             positions: grid
@@ -308,34 +285,18 @@ impl Converter<'_> {
             let side = &s.sides[face.side];
             self.side_faces.insert(side.id, format!("{}:{f}", node_id(s.id)));
             let material = material_index(&mut source.materials, &vmat_path(&side.material));
-            *self
-                .report
-                .area
-                .entry(source.materials[material as usize].clone())
-                .or_default() += mesh.face_area(f);
+            let name = source.materials[material as usize].clone();
+            *self.report.area.entry(name).or_default() += mesh.face_area(f);
+            let points: Vec<DVec3> = face.corners.iter().map(|&c| stored[c as usize]).collect();
             let size = self.texture_size(&side.material);
-            let proj = Projection {
-                u: side.uaxis,
-                v: side.vaxis,
-            };
-            let corners = &face.corners;
-            source.faces.push(FaceSource {
-                vertices: corners.clone(),
+            source.faces.push(textured_face(
+                side,
+                face.corners.clone(),
                 material,
-                axis_u: axis4(&side.uaxis),
-                axis_v: axis4(&side.vaxis),
-                scale: [side.uaxis.scale as f32, side.vaxis.scale as f32],
-                texcoords: corners
-                    .iter()
-                    .map(|&c| to_f32_2(proj.texcoord(stored[c as usize], size)))
-                    .collect(),
-                normals: normals[f].iter().map(|n| n.as_vec3().to_array()).collect(),
-                tangents: normals[f]
-                    .iter()
-                    .map(|&n| proj.tangent(n).map(|x| x as f32))
-                    .collect(),
-                blend: None,
-            });
+                &points,
+                &normals[f],
+                size,
+            ));
         }
         self.references.extend(source.materials.iter().cloned());
         source
@@ -348,6 +309,39 @@ impl Converter<'_> {
             .get(&key)
             .copied()
             .unwrap_or(DEFAULT_TEXTURE_SIZE)
+    }
+}
+
+/// A face with `side`'s texture: texcoords from `uv_points` and tangents from `normals`, one
+/// of each per corner.
+fn textured_face(
+    side: &srcmap_vmf::Side,
+    vertices: Vec<u32>,
+    material: u32,
+    uv_points: &[DVec3],
+    normals: &[DVec3],
+    size: [f64; 2],
+) -> FaceSource {
+    let proj = Projection {
+        u: side.uaxis,
+        v: side.vaxis,
+    };
+    FaceSource {
+        vertices,
+        material,
+        axis_u: axis4(&side.uaxis),
+        axis_v: axis4(&side.vaxis),
+        scale: [side.uaxis.scale as f32, side.vaxis.scale as f32],
+        texcoords: uv_points
+            .iter()
+            .map(|&p| to_f32_2(proj.texcoord(p, size)))
+            .collect(),
+        normals: normals.iter().map(|n| n.as_vec3().to_array()).collect(),
+        tangents: normals
+            .iter()
+            .map(|&n| proj.tangent(n).map(|x| x as f32))
+            .collect(),
+        blend: None,
     }
 }
 

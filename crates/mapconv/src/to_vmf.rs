@@ -104,10 +104,8 @@ pub fn vmap_to_vmf(vmap: &Vmap) -> Result<(String, ToVmfReport), MapconvError> {
 /// (see `to_vmap`) as the ids of the sides those faces became.
 fn number_sides(out: &mut [(u32, OutEntity)]) {
     let mut by_face: HashMap<String, i64> = HashMap::new();
-    let mut next = 1;
-    for side in out.iter_mut().flat_map(|(_, e)| e.solids.iter_mut().flatten()) {
-        side.id = next;
-        next += 1;
+    for (id, side) in (1..).zip(out.iter_mut().flat_map(|(_, e)| e.solids.iter_mut().flatten())) {
+        side.id = id;
         if let Some(face) = side.face.take() {
             by_face.entry(face).or_insert(side.id);
         }
@@ -261,37 +259,46 @@ fn mesh_solids(vmap: &Vmap, node: u32, report: &mut ToVmfReport) -> Result<Vec<V
     for f in &faces {
         *report.area_vmap.entry(f.material.clone()).or_default() += f.area();
     }
-    if let Some(side) = displacement(&mesh, &positions, &faces, mesh_id) {
-        *report.area_vmf.entry(faces[0].material.clone()).or_default() +=
-            faces.iter().map(Face::area).sum::<f64>();
-        report.meshes.push(MeshReport {
-            element: node,
-            faces: faces.len(),
-            faces_unsplit: faces.len(),
-            brushes: 1,
-            open: false,
-        });
-        return Ok(vec![side]);
-    }
-    let open = mesh.edge_face.iter().any(|&f| f < 0);
-    let pieces: Vec<Piece> = if open {
-        slabs(&faces, &(0..faces.len()).collect::<Vec<_>>())
-    } else {
-        components(&mesh)
-            .iter()
-            .flat_map(|part| part_pieces(&faces, part))
-            .collect()
-    };
-    let mut brushes = Brushes::new(&faces, mesh_id);
-    let solids: Vec<Vec<OutSide>> = pieces.iter().map(|p| brushes.sides(p, report)).collect();
-    report.meshes.push(MeshReport {
+    let mut line = MeshReport {
         element: node,
         faces: faces.len(),
-        faces_unsplit: brushes.unsplit(),
-        brushes: solids.len(),
-        open,
-    });
+        ..MeshReport::default()
+    };
+    let solids = match displacement(&mesh, &positions, &faces, mesh_id) {
+        Some(side) => {
+            *report.area_vmf.entry(faces[0].material.clone()).or_default() +=
+                faces.iter().map(Face::area).sum::<f64>();
+            line.faces_unsplit = faces.len();
+            vec![side]
+        }
+        None => brushes_of(&mesh, &faces, mesh_id, &mut line, report),
+    };
+    line.brushes = solids.len();
+    report.meshes.push(line);
     Ok(solids)
+}
+
+/// A mesh's brushes: cut into convex pieces when closed, slabs when open.
+fn brushes_of(
+    mesh: &PolygonMesh,
+    faces: &[Face],
+    mesh_id: i32,
+    line: &mut MeshReport,
+    report: &mut ToVmfReport,
+) -> Vec<Vec<OutSide>> {
+    line.open = mesh.edge_face.iter().any(|&f| f < 0);
+    let pieces: Vec<Piece> = if line.open {
+        slabs(faces, &(0..faces.len()).collect::<Vec<_>>())
+    } else {
+        components(mesh)
+            .iter()
+            .flat_map(|part| part_pieces(faces, part))
+            .collect()
+    };
+    let mut brushes = Brushes::new(faces, mesh_id);
+    let solids = pieces.iter().map(|p| brushes.sides(p, report)).collect();
+    line.faces_unsplit = brushes.unsplit();
+    solids
 }
 
 /// How far behind a face its slab reaches.
