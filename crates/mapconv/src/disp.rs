@@ -149,10 +149,20 @@ pub fn dispinfo(p: &[DVec3], alphas: &[f32], n: usize, power: u32, front: DVec3)
     let mut d = DispInfo {
         power,
         start_position: base[0].to_array(),
-        triangle_tags: vec![0; 2 * (n - 1) * (n - 1)],
         allowed_verts: vec![-1; 10],
         ..DispInfo::default()
     };
+    let at = |i: usize, j: usize| if transposed { p[j * n + i] } else { p[i * n + j] };
+    d.triangle_tags = (0..(n - 1) * (n - 1))
+        .flat_map(|q| {
+            let (i, j) = (q / (n - 1), q % (n - 1));
+            let tag = slope_tag(
+                (at(i + 1, j + 1) - at(i, j)).cross(at(i, j + 1) - at(i + 1, j)),
+                front,
+            );
+            [tag, tag]
+        })
+        .collect();
     let flat = flat_grid(&base, n);
     for (at, flat) in flat.iter().enumerate() {
         let (i, j) = (at / n, at % n);
@@ -167,6 +177,16 @@ pub fn dispinfo(p: &[DVec3], alphas: &[f32], n: usize, power: u32, front: DVec3)
         d.alphas.push(alphas.get(k).copied().unwrap_or(0.0));
     }
     (base, d)
+}
+
+/// Hammer's walkable and buildable bits for a surface of normal `n` (oriented to `front`):
+/// set when its up component reaches 0.7 and 0.8 (`WALKABLE_NORMAL_VALUE`,
+/// `BUILDABLE_NORMAL_VALUE`). Both triangles of a quad get the quad's tags.
+fn slope_tag(n: DVec3, front: DVec3) -> i32 {
+    use srcmap_vmf::hammer_tag::{BUILDABLE, WALKABLE};
+    let n = if n.dot(front) < 0.0 { -n } else { n }.normalize_or_zero();
+    let walkable = if n.z >= 0.7 { WALKABLE } else { 0 };
+    walkable | if n.z >= 0.8 { BUILDABLE } else { 0 }
 }
 
 /// The flat grid over a base quad `p` (start corner first), row-major: row i from p0 toward
@@ -262,5 +282,12 @@ mod tests {
         b.sort_unstable();
         assert_eq!(a, b);
         assert_eq!(brush_planes(&base, DVec3::Z).len(), 6);
+        // A gentle bump: every quad walkable; a wall (facing +x) is not.
+        assert!(
+            back.triangle_tags.iter().all(|&t| t == 9),
+            "{:?}",
+            back.triangle_tags
+        );
+        assert_eq!(slope_tag(DVec3::X, DVec3::X), 0);
     }
 }
