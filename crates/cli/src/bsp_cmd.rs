@@ -613,6 +613,8 @@ mod tests {
             compress: true,
             decompress: false,
             encoding: None,
+            game_classes: None,
+            json: false,
         };
         convert(&args, &data).unwrap();
         let pdata = std::fs::read(&packed).unwrap();
@@ -628,6 +630,8 @@ mod tests {
             compress: false,
             decompress: true,
             encoding: None,
+            game_classes: None,
+            json: false,
         };
         convert(&args, &pdata).unwrap();
         let back = Bsp::parse(&std::fs::read(&plain).unwrap()).unwrap();

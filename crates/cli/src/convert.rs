@@ -19,6 +19,45 @@ pub struct ConvertArgs {
     /// DMX: the output encoding (`binary9`, `keyvalues2`, ...); default keeps the input's.
     #[arg(long, value_parser = parse_encoding)]
     pub encoding: Option<String>,
+    /// VMF to VMAP: rename classes as a game's Source 2 version names them (`cs2`: both teams'
+    /// spawns become `info_player_spawn`).
+    #[arg(long, value_parser = ["cs2"])]
+    pub game_classes: Option<String>,
+    /// VMF ↔ VMAP: print the conversion's report (counts, areas per material, warnings) as JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Whether the output's extension is `ext` (any case).
+pub fn output_is(args: &ConvertArgs, ext: &str) -> bool {
+    args.output
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case(ext))
+}
+
+/// A VMF ↔ VMAP conversion (the job's direction chosen by the caller), its warnings on stderr.
+pub fn convert_map(
+    args: &ConvertArgs,
+    run: fn(&srcmap_driver::MapconvJob) -> Result<srcmap_driver::MapconvReport, srcmap_driver::DriverError>,
+    binary: bool,
+) -> anyhow::Result<()> {
+    let job = srcmap_driver::MapconvJob {
+        input: args.input.clone(),
+        output: args.output.clone(),
+        binary,
+        renames: match args.game_classes.as_deref() {
+            Some("cs2") => srcmap_mapconv::ClassRenames::Cs2,
+            _ => srcmap_mapconv::ClassRenames::None,
+        },
+    };
+    let report = run(&job)?;
+    if args.json {
+        return crate::output::print_json(&report);
+    }
+    for w in report.warnings() {
+        eprintln!("{}: warning: {w}", args.input.display());
+    }
+    Ok(())
 }
 
 /// `--encoding`'s value parser: a name [`Encoding::parse`] knows, so a misspelt one is a usage

@@ -199,11 +199,14 @@ pub fn convert(args: &crate::convert::ConvertArgs, data: &[u8]) -> anyhow::Resul
             args.input.display()
         );
     }
+    if crate::convert::output_is(args, "vmf") {
+        return crate::convert::convert_map(args, srcmap_driver::mapconv::vmap_to_vmf, false);
+    }
     crate::convert::require_extension(
         args,
         "DMX file",
         &["dmx", "vmap", "pcf", "vmdl", "vmat"],
-        "VMAP to VMF is not built yet",
+        "name a .vmf output to convert a VMAP to Source 1",
     )?;
     let doc = load(&args.input, data)?;
     let out = match &args.encoding {

@@ -140,15 +140,33 @@ fn print_instances_and_bounds(out: &mut impl Write, report: &Report<'_>) -> std:
 }
 
 pub fn convert(args: &crate::convert::ConvertArgs, data: &[u8]) -> anyhow::Result<()> {
+    if crate::convert::output_is(args, "vmap") {
+        return to_vmap(args);
+    }
     crate::convert::require_extension(
         args,
         "VMF",
         &["vmf", "vmx", "vmm"],
-        "VMF to VMAP is not built yet",
+        "name a .vmap output to convert to Source 2",
     )?;
-    if args.compress || args.decompress || args.encoding.is_some() {
-        anyhow::bail!("--compress, --decompress and --encoding do not apply to VMF");
+    if args.compress || args.decompress || args.encoding.is_some() || args.game_classes.is_some() {
+        anyhow::bail!("--compress, --decompress, --encoding and --game-classes do not apply to VMF");
     }
     let vmf = load(&args.input, data)?;
     crate::output::write_output(&args.output, &vmf.to_bytes()).context("writing the VMF")
+}
+
+/// `convert MAP.vmf MAP.vmap`: binary 9 unless `--encoding` names keyvalues2.
+fn to_vmap(args: &crate::convert::ConvertArgs) -> anyhow::Result<()> {
+    if args.compress || args.decompress {
+        anyhow::bail!("--compress and --decompress apply to BSP files only");
+    }
+    let binary = match args.encoding.as_deref().and_then(srcmap_dmx::Encoding::parse) {
+        Some((binary, Some(v))) if v != if binary { 9 } else { 4 } => {
+            anyhow::bail!("a VMAP is written in binary 9 or keyvalues2 4 only")
+        }
+        Some((binary, _)) => binary,
+        None => true,
+    };
+    crate::convert::convert_map(args, srcmap_driver::mapconv::vmf_to_vmap, binary)
 }

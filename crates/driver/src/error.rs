@@ -71,6 +71,12 @@ pub enum DriverError {
         path: PathBuf,
         error: Box<srcmap_vrad::VradError>,
     },
+    /// A VMF ↔ VMAP conversion failed (the error names the brush or element).
+    #[error("{}: {error}", path.display())]
+    Mapconv {
+        path: PathBuf,
+        error: Box<srcmap_mapconv::MapconvError>,
+    },
     /// No known game: an unknown `--target`, or a gameinfo.txt naming no game srcmap knows.
     #[error(transparent)]
     Target(#[from] crate::target::TargetError),
@@ -179,6 +185,7 @@ impl DriverError {
             E::Bsp { path, .. } => ("bsp", Some(path)),
             E::Pack { map, .. } => ("pack", Some(map)),
             E::Navgen { map, .. } => ("navgen", Some(map)),
+            E::Mapconv { path, .. } => ("convert", Some(path)),
         }
     }
 

@@ -41,6 +41,7 @@ pub const TARGETS: &[(&str, Body)] = &[
     ("view_lin", view_lin),
     ("view_request", view_request),
     ("pack_refs", pack_refs),
+    ("vmap_to_vmf", vmap_to_vmf),
 ];
 
 /// KeyValues1 text, both escape modes; an unedited parse writes back byte-identical.
@@ -464,5 +465,16 @@ pub fn pack_refs(data: &[u8]) {
                 }
             }
         }
+    }
+}
+
+/// Any bytes read as a VMAP: converted to VMF text that Hammer's reader takes, or an error;
+/// never a panic.
+pub fn vmap_to_vmf(data: &[u8]) {
+    let Ok(map) = srcmap_vmap::Vmap::read(data) else {
+        return;
+    };
+    if let Ok((text, _)) = srcmap_mapconv::vmap_to_vmf(&map) {
+        srcmap_vmf::Vmf::parse(text).expect("a converted VMF re-reads");
     }
 }

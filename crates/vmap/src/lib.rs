@@ -12,11 +12,17 @@
 //!   topology ([`PolygonMesh::check`]) and walks each face as a polygon with per-corner
 //!   attributes ([`PolygonMesh::face_corners`], [`PolygonMesh::corner_value`]).
 //! - Edits ([`Vmap::set_origin`], [`Vmap::set_key_value`]) change the document in place.
+//! - New maps: [`VmapWriter`] builds a document from entities and polygon meshes
+//!   ([`MeshSource`]), their half-edge topology made by [`HalfEdges::from_faces`].
 
+mod halfedge;
 mod mesh;
+mod write;
 
+pub use halfedge::{BuildError, HalfEdges};
 pub use mesh::{Corner, DataArray, DataStream, PolygonMesh, TopologyError, TopologyStats};
 pub use srcmap_dmx::{Dmx, DmxError, ElemRef, Element, Guid, Value};
+pub use write::{FaceSource, MeshSource, Placement, VmapWriter, WRITTEN_FORMAT_VERSION, mesh_edges};
 
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
@@ -427,20 +433,26 @@ impl<'a> Entity<'a> {
             .and_then(|i| self.vmap.element(i))
     }
 
-    /// Key values as text, in stored order.
+    /// Key values as text, in stored order; a `name` key is the properties element's own name
+    /// (DMX has no attribute of that name), listed first when not empty.
     pub fn key_values(&self) -> Vec<(&'a str, String)> {
-        self.props()
-            .map(|p| {
+        let Some(p) = self.props() else { return Vec::new() };
+        let name = (!p.name.is_empty()).then(|| ("name", p.name.clone()));
+        name.into_iter()
+            .chain(
                 p.attrs
                     .iter()
-                    .filter_map(|a| Some((a.name.as_str(), a.value.to_text()?)))
-                    .collect()
-            })
-            .unwrap_or_default()
+                    .filter_map(|a| Some((a.name.as_str(), a.value.to_text()?))),
+            )
+            .collect()
     }
 
     pub fn get(&self, key: &str) -> Option<String> {
-        self.props()?.get(key)?.to_text()
+        let p = self.props()?;
+        if key == "name" && !p.name.is_empty() {
+            return Some(p.name.clone());
+        }
+        p.get(key)?.to_text()
     }
 
     pub fn classname(&self) -> Option<String> {

@@ -1,0 +1,223 @@
+//! A VMF brush as a closed polygon mesh: each side's plane clipped by the others (geom's
+//! windings), corners welded, and each face's loop made of every welded corner on its plane,
+//! so two faces meeting at an edge always share its vertices (no T-junction inside a brush).
+
+use srcmap_geom::{DVec3, Plane, Winding};
+use srcmap_vmf::Solid;
+
+/// Corners closer than this are one vertex; a vertex this close to a side's plane lies on it.
+pub const WELD: f64 = 0.01;
+/// A brush reaching this far is open (its planes do not enclose a volume).
+const OPEN_LIMIT: f64 = 60000.0;
+
+/// Why a brush has no mesh.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum BrushError {
+    #[error("side {side} has collinear plane points")]
+    BadPlane { side: i64 },
+    #[error("its sides do not enclose a volume (open toward {direction:?})")]
+    Open { direction: [f64; 3] },
+    #[error("only {faces} of its sides touch the solid (at least 4 needed)")]
+    TooFewFaces { faces: usize },
+}
+
+/// One face of a brush: the side it comes from and its corners, counter-clockwise seen from
+/// outside (VMAP's winding), as indexes into [`BrushMesh::vertices`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct BrushFace {
+    pub side: usize,
+    pub corners: Vec<u32>,
+    pub normal: DVec3,
+}
+
+/// A brush's welded vertices (world space) and faces.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct BrushMesh {
+    pub vertices: Vec<DVec3>,
+    pub faces: Vec<BrushFace>,
+    /// Sides that touch the solid only at an edge or a point, or repeat another side's plane.
+    pub dropped_sides: Vec<usize>,
+}
+
+impl BrushMesh {
+    pub fn center(&self) -> DVec3 {
+        let sum: DVec3 = self.vertices.iter().copied().sum();
+        sum / self.vertices.len().max(1) as f64
+    }
+
+    /// Area of face `f` (Newell).
+    pub fn face_area(&self, f: usize) -> f64 {
+        let p: Vec<DVec3> = self.faces[f]
+            .corners
+            .iter()
+            .map(|&c| self.vertices[c as usize])
+            .collect();
+        newell(&p).length() * 0.5
+    }
+}
+
+/// Newell's vector of a polygon: twice its area along its counter-clockwise normal.
+pub fn newell(p: &[DVec3]) -> DVec3 {
+    let mut n = DVec3::ZERO;
+    for (i, a) in p.iter().enumerate() {
+        n += a.cross(p[(i + 1) % p.len()]);
+    }
+    n
+}
+
+/// The side planes, outward (Hammer's clockwise plane points).
+pub fn side_planes(solid: &Solid) -> Result<Vec<Plane>, BrushError> {
+    solid
+        .sides
+        .iter()
+        .map(|s| {
+            let [a, b, c] = s.plane.map(DVec3::from_array);
+            Plane::from_points(a, b, c).ok_or(BrushError::BadPlane { side: s.id })
+        })
+        .collect()
+}
+
+/// The brush's mesh.
+pub fn brush_mesh(solid: &Solid) -> Result<BrushMesh, BrushError> {
+    let planes = side_planes(solid)?;
+    let (windings, repeated) = clipped_windings(&planes);
+    let vertices = weld(windings.iter().flatten().flat_map(|w| w.points.iter().copied()));
+    if let Some(far) = vertices.iter().find(|p| p.abs().max_element() > OPEN_LIMIT) {
+        return Err(BrushError::Open {
+            direction: far.normalize_or_zero().to_array(),
+        });
+    }
+    let mut mesh = BrushMesh {
+        vertices,
+        dropped_sides: repeated,
+        ..BrushMesh::default()
+    };
+    for (side, plane) in planes.iter().enumerate() {
+        if windings[side].is_none() || mesh.dropped_sides.contains(&side) {
+            push_unique(&mut mesh.dropped_sides, side);
+            continue;
+        }
+        match face_loop(&mesh.vertices, plane).filter(|c| !repeats_a_face(&mesh.faces, c)) {
+            Some(corners) => mesh.faces.push(BrushFace {
+                side,
+                corners,
+                normal: plane.normal,
+            }),
+            None => mesh.dropped_sides.push(side),
+        }
+    }
+    mesh.dropped_sides.sort_unstable();
+    if mesh.faces.len() < 4 {
+        return Err(BrushError::TooFewFaces {
+            faces: mesh.faces.len(),
+        });
+    }
+    Ok(mesh)
+}
+
+/// Two nearly equal planes (not caught as repeated) give the same corners: keep the first.
+fn repeats_a_face(faces: &[BrushFace], corners: &[u32]) -> bool {
+    let mut sorted = corners.to_vec();
+    sorted.sort_unstable();
+    faces.iter().any(|f| {
+        let mut other = f.corners.clone();
+        other.sort_unstable();
+        other == sorted
+    })
+}
+
+fn push_unique(v: &mut Vec<usize>, x: usize) {
+    if !v.contains(&x) {
+        v.push(x);
+    }
+}
+
+/// Each side's polygon (`None` when clipped away) and the sides that repeat an earlier plane.
+fn clipped_windings(planes: &[Plane]) -> (Vec<Option<Winding>>, Vec<usize>) {
+    let repeated: Vec<usize> = (0..planes.len())
+        .filter(|&i| planes[..i].iter().any(|p| p.approx_eq(&planes[i], 1e-6, 1e-4)))
+        .collect();
+    let windings = (0..planes.len())
+        .map(|i| {
+            let mut w = Winding::base_for_plane(&planes[i]);
+            for (j, other) in planes.iter().enumerate() {
+                if j != i && !repeated.contains(&j) && !other.approx_eq(&planes[i], 1e-6, 1e-4) {
+                    w = w.clip_back(other, 0.0, false)?;
+                }
+            }
+            Some(w)
+        })
+        .collect();
+    (windings, repeated)
+}
+
+/// Points merged within [`WELD`] (the first of a cluster stands for it).
+fn weld(points: impl Iterator<Item = DVec3>) -> Vec<DVec3> {
+    let mut out: Vec<DVec3> = Vec::new();
+    for p in points {
+        if !out.iter().any(|q| q.distance_squared(p) <= WELD * WELD) {
+            out.push(p);
+        }
+    }
+    out
+}
+
+/// The vertices on `plane`, ordered counter-clockwise around its normal; `None` when fewer
+/// than three.
+fn face_loop(vertices: &[DVec3], plane: &Plane) -> Option<Vec<u32>> {
+    let on: Vec<u32> = (0..vertices.len() as u32)
+        .filter(|&i| plane.distance(vertices[i as usize]).abs() <= WELD)
+        .collect();
+    if on.len() < 3 {
+        return None;
+    }
+    let center = on.iter().map(|&i| vertices[i as usize]).sum::<DVec3>() / on.len() as f64;
+    let n = plane.normal;
+    let reference = (vertices[on[0] as usize] - center).normalize_or_zero();
+    let angle = |i: u32| {
+        let d = vertices[i as usize] - center;
+        reference.cross(d).dot(n).atan2(reference.dot(d))
+    };
+    let mut keyed: Vec<(f64, u32)> = on.into_iter().map(|i| (angle(i), i)).collect();
+    keyed.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let loop_: Vec<u32> = keyed.into_iter().map(|(_, i)| i).collect();
+    (newell(&loop_.iter().map(|&i| vertices[i as usize]).collect::<Vec<_>>()).length() > 1e-9)
+        .then_some(loop_)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use srcmap_vmf::Vmf;
+
+    pub(crate) fn box_solid() -> Solid {
+        Vmf::parse(crate::testmaps::box_room()).unwrap().world.solids[0].clone()
+    }
+
+    #[test]
+    fn a_box_brush_is_six_quads_on_eight_vertices() {
+        let m = brush_mesh(&box_solid()).unwrap();
+        assert_eq!(m.vertices.len(), 8);
+        assert_eq!(m.faces.len(), 6);
+        for (f, face) in m.faces.iter().enumerate() {
+            assert_eq!(face.corners.len(), 4);
+            let p: Vec<DVec3> = face.corners.iter().map(|&c| m.vertices[c as usize]).collect();
+            // Counter-clockwise seen from outside: Newell's vector points along the normal.
+            assert!(newell(&p).normalize().dot(face.normal) > 0.999, "face {f}");
+        }
+        let total: f64 = (0..6).map(|f| m.face_area(f)).sum();
+        assert!(
+            (total - 2.0 * (256.0 * 256.0 + 256.0 * 16.0 * 2.0)).abs() < 1e-6,
+            "{total}"
+        );
+    }
+
+    #[test]
+    fn a_brush_without_a_top_is_open() {
+        let mut s = box_solid();
+        s.sides.remove(0);
+        assert!(matches!(brush_mesh(&s), Err(BrushError::Open { .. })));
+        s.sides[0].plane = [[0.0; 3]; 3];
+        assert!(matches!(brush_mesh(&s), Err(BrushError::BadPlane { .. })));
+    }
+}
