@@ -10,12 +10,15 @@
 
 pub mod compile;
 pub mod error;
+pub mod exchange;
+pub mod farm;
 pub mod files;
 pub mod harvest;
 pub mod map;
 pub mod materials;
 pub mod messages;
 pub mod pack;
+pub mod shard;
 pub mod target;
 pub mod vbsp;
 pub mod vrad;
@@ -26,6 +29,7 @@ pub use error::{DriverError, ErrorReport, LeakError};
 pub use files::{EditLock, lock_for_edit, refuse_overwriting, write_output, write_outputs};
 pub use messages::{Messages, NoMessages};
 pub use pack::{PackJob, PackReport, compile_and_pack, pack};
+pub use shard::{VisInput, VisMergeJob, VisShardJob, vis_merge, vis_shard};
 pub use vbsp::{VbspJob, vbsp};
 pub use vrad::{RadSettings, RadSources, VradJob, VradRun, vrad};
 pub use vvis::{VisSettings, VvisJob, VvisRun, vvis};

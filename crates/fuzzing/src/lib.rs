@@ -41,6 +41,7 @@ pub const TARGETS: &[(&str, Body)] = &[
     ("view_lin", view_lin),
     ("view_request", view_request),
     ("pack_refs", pack_refs),
+    ("shard_part", shard_part),
 ];
 
 /// KeyValues1 text, both escape modes; an unedited parse writes back byte-identical.
@@ -464,5 +465,18 @@ pub fn pack_refs(data: &[u8]) {
                 }
             }
         }
+    }
+}
+
+/// Partial files of a sharded run (`srcmap_shard::Part`) and the vis payload inside: a part
+/// that parses writes back byte-identical, and so does a payload that parses.
+pub fn shard_part(data: &[u8]) {
+    let Ok(part) = srcmap_shard::Part::parse(data) else {
+        return;
+    };
+    assert_eq!(part.to_bytes(), data);
+    if let Ok((portals, words, records)) = srcmap_vvis::part::read_payload(&part.payload) {
+        let again = srcmap_vvis::part::payload(portals as usize, words as usize, &records);
+        assert_eq!(again, part.payload);
     }
 }
