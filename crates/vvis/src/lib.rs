@@ -31,6 +31,11 @@
 //! trait, the library itself never prints. [`check`] judges a PVS against another lump and by
 //! line of sight.
 //!
+//! [`vis_shard`] computes one shard's share of the flow (a compile spread over machines,
+//! `srcmap vvis --shard I/N`), the shards exchanging results through an [`Exchange`] while
+//! they run; [`vis_merged`] / [`merge_bsp`] finish vis from their records, the same BSP as
+//! [`vis`] / [`vis_bsp`] byte for byte.
+//!
 //! Results are deterministic (independent of thread count) and, on the corpus, equal to
 //! Valve's lumps cluster pair for cluster pair on all but three maps (see the crate tests).
 

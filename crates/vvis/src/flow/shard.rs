@@ -147,7 +147,21 @@ impl ShardRun<'_> {
             if !self.gather(Self::usable(i)) {
                 break; // another worker panicked
             }
-            self.run_position(i, false);
+            if self.is_finished(i) {
+                self.keep_published(i); // another shard took it over: no need to run it again
+            } else {
+                self.run_position(i, false);
+            }
+        }
+    }
+
+    /// Keeps position `i`'s result, published by another shard, in this shard's results (so
+    /// that its part holds its whole share).
+    fn keep_published(&self, i: usize) {
+        let p = self.order[i] as usize;
+        if let Some(vis) = self.schedule.results[p].get() {
+            let mut out = self.out.lock().unwrap_or_else(|e| e.into_inner());
+            out.results.push((i as u32, p as u32, vis.clone()));
         }
     }
 
