@@ -124,11 +124,15 @@ impl SlurmJob {
     fn script(&self, step: &Step) -> String {
         let dir = &self.dir;
         let task = if step.array { ".$SLURM_ARRAY_TASK_ID" } else { "" };
-        let log = dir.join("logs").join(format!("{}-%A_%a.out", step.name));
+        let pattern = if step.array { "%A_%a" } else { "%j" };
+        let log = dir.join("logs").join(format!("{}-{pattern}.out", step.name));
         let mut s = String::from("#!/bin/sh\n");
         let _ = writeln!(s, "#SBATCH --job-name=srcmap-{}-{}", self.map_name(), step.name);
         let _ = writeln!(s, "#SBATCH --output={}", log.display());
-        s.push_str("#SBATCH --requeue\n#SBATCH --ntasks=1\n#SBATCH --cpus-per-task=1\n");
+        // Appended: a requeued task's log keeps the failed run's lines before the new run's.
+        s.push_str(
+            "#SBATCH --requeue\n#SBATCH --open-mode=append\n#SBATCH --ntasks=1\n#SBATCH --cpus-per-task=1\n",
+        );
         if let Some(p) = &self.partition {
             let _ = writeln!(s, "#SBATCH --partition={p}");
         }

@@ -389,7 +389,9 @@ fn window_grid_shards_give_the_one_run_results() {
                         others_alive: together,
                     };
                     let shard = ShardOf { index, count: n };
-                    shard_flow(&g, &base, &order, kind, None, shard, &seat, &NoProgress)
+                    // Each shard its own pool, as each is its own process in a real run.
+                    let pool = Threads(1).pool().unwrap();
+                    pool.install(|| shard_flow(&g, &base, &order, kind, None, shard, &seat, &NoProgress))
                 };
                 let outs: Vec<_> = if together {
                     std::thread::scope(|s| {

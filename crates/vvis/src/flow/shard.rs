@@ -74,7 +74,8 @@ pub struct ShardFlow {
 /// How long to sleep between looks at the exchange while waiting.
 const POLL: Duration = Duration::from_millis(10);
 
-/// The flow of `shard`'s share of `order`; must be called inside the thread pool to use.
+/// The flow of `shard`'s share of `order`; must be called inside the thread pool to use, one
+/// pool per shard (a shard's workers wait for other shards' results).
 #[allow(clippy::too_many_arguments)]
 pub fn shard_flow(
     graph: &Graph,
