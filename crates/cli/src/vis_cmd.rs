@@ -26,7 +26,7 @@ pub struct VvisArgs {
     /// Compute only shard I of N (0-based) of the portal flow and write a partial file
     /// (--output PART) for `srcmap vvis merge`. The shards of a run run side by side and
     /// exchange results through files; one that runs alone still finishes.
-    #[arg(long, requires = "output", conflicts_with = "fast", value_parser = parse_shard)]
+    #[arg(long, requires = "output", value_parser = parse_shard)]
     pub shard: Option<Shard>,
     /// With --shard: the folder where the shards of a run exchange results (default: the
     /// part's folder; on a farm, one every shard reaches).

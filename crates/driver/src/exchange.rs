@@ -207,6 +207,9 @@ impl srcmap_vvis::Exchange for FileExchange {
         let Some(peer) = peers.get_mut(index as usize) else {
             return false;
         };
+        if peer.read == u64::MAX {
+            return false; // its journal is damaged: what it publishes cannot be read
+        }
         let now = Instant::now();
         let count = std::fs::read(alive_path(&self.dir, &self.tag, index)).ok();
         let first = *peer.first_look.get_or_insert(now);
@@ -226,5 +229,39 @@ pub fn remove_run_files(dir: &Path, tag: &str, count: u32) {
     for k in 0..count {
         let _ = std::fs::remove_file(journal_path(dir, tag, k));
         let _ = std::fs::remove_file(alive_path(dir, tag, k));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn record(position: u32) -> FlowRecord {
+        FlowRecord {
+            position,
+            portal: position * 2,
+            vis: Bits {
+                words: vec![u64::from(position), 7],
+            },
+        }
+    }
+
+    #[test]
+    fn a_journal_reads_whole_records_waits_on_a_partial_one_and_stops_at_damage() {
+        let mut bytes = journal_entry(&record(0));
+        let one = bytes.len();
+        bytes.extend(journal_entry(&record(1)));
+        let (records, used, damaged) = journal_records(&bytes);
+        assert_eq!(
+            (records, used, damaged),
+            (vec![record(0), record(1)], 2 * one, false)
+        );
+        // Half a record: the whole ones, and the rest read again later.
+        let (records, used, damaged) = journal_records(&bytes[..one + one / 2]);
+        assert_eq!((records.len(), used, damaged), (1, one, false));
+        // A damaged record ends the reading.
+        bytes[one + 5] ^= 1;
+        let (records, used, damaged) = journal_records(&bytes);
+        assert_eq!((records.len(), used, damaged), (1, one, true));
     }
 }

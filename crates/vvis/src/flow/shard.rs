@@ -64,6 +64,7 @@ impl ShardOf {
 
 /// What one shard computed: (position, portal, result) for every position it ran (its own,
 /// and those it took over), by position.
+#[derive(Default)]
 pub struct ShardFlow {
     pub results: Vec<(u32, u32, Bits)>,
     pub counters: Counters,
@@ -104,11 +105,7 @@ pub fn shard_flow(
         exchange,
         progress,
         pulling: Mutex::new(()),
-        out: Mutex::new(ShardFlow {
-            results: Vec::new(),
-            counters: Counters::default(),
-            taken_over: 0,
-        }),
+        out: Mutex::default(),
     };
     rayon::scope(|scope| {
         for _ in 0..rayon::current_num_threads() {
