@@ -72,8 +72,13 @@ pub struct ShardFlow {
     pub taken_over: usize,
 }
 
-/// How long to sleep between looks at the exchange while waiting.
-const POLL: Duration = Duration::from_millis(10);
+/// How long to sleep between looks at the exchange while waiting: from the shortest, doubled
+/// after each look that found nothing new, up to the longest. Short waits (a result due any
+/// moment) cost little time; long ones (a large portal under way elsewhere) few looks: each
+/// look reads every other shard's journal, so N shards looking every few milliseconds would
+/// spend a share of their CPU growing with N² on it.
+const POLL_SHORTEST: Duration = Duration::from_millis(1);
+const POLL_LONGEST: Duration = Duration::from_millis(50);
 
 /// The flow of `shard`'s share of `order`; must be called inside the thread pool to use, one
 /// pool per shard (a shard's workers wait for other shards' results).
@@ -190,6 +195,8 @@ impl ShardRun<'_> {
     /// Waits until positions `..usable` are all finished here: collecting what other shards
     /// published, taking over the positions of shards that stopped; false if a worker panicked.
     fn gather(&self, usable: usize) -> bool {
+        let mut poll = POLL_SHORTEST;
+        let mut last = usize::MAX;
         loop {
             let prefix = {
                 let f = self.schedule.finished.lock().unwrap_or_else(|e| e.into_inner());
@@ -201,16 +208,22 @@ impl ShardRun<'_> {
             if prefix >= usable {
                 return true;
             }
-            self.pull_or_take_over(prefix);
+            poll = if prefix == last {
+                (poll * 2).min(POLL_LONGEST)
+            } else {
+                POLL_SHORTEST
+            };
+            last = prefix;
+            self.pull_or_take_over(prefix, poll);
         }
     }
 
     /// One look at the exchange while position `gap` (the first unfinished) is missing: the
     /// published results recorded; `gap` computed here when its owner has stopped; else a
-    /// short sleep (or a wait for this shard's own worker running `gap`).
-    fn pull_or_take_over(&self, gap: usize) {
+    /// sleep of `poll` (or a wait for this shard's own worker running `gap`).
+    fn pull_or_take_over(&self, gap: usize, poll: Duration) {
         let Ok(_pulling) = self.pulling.try_lock() else {
-            std::thread::sleep(POLL);
+            std::thread::sleep(poll);
             return;
         };
         for (position, vis) in self.exchange.collect() {
@@ -226,7 +239,7 @@ impl ShardRun<'_> {
         if owner != self.shard.index && !self.exchange.owner_alive(owner) {
             self.run_position(gap, true);
         } else {
-            std::thread::sleep(POLL);
+            std::thread::sleep(poll);
         }
     }
 
