@@ -9,6 +9,7 @@ mod decompile_cmd;
 mod detect;
 mod dmx_cmd;
 mod export_cmd;
+mod farm_cmd;
 mod input;
 mod materials_cmd;
 mod model_cmd;
@@ -68,6 +69,9 @@ enum Command {
     Vvis(vis_cmd::VvisArgs),
     /// Compile stage 3: lightmaps, world lights and ambient cubes into a BSP.
     Vrad(rad_cmd::VradArgs),
+    /// A compile spread over a build farm (Slurm job arrays: vis in shards, merged).
+    #[command(subcommand)]
+    Farm(farm_cmd::FarmCommand),
     /// Compile a VMF into a BSP, running every stage that exists.
     Compile(compile_cmd::CompileArgs),
     /// Decompile a BSP into a VMF that recompiles to the same map.
@@ -107,6 +111,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Vbsp(args) => compile_cmd::vbsp(&args),
         Command::Vvis(args) => vis_cmd::vvis(&args),
         Command::Vrad(args) => rad_cmd::vrad(&args),
+        Command::Farm(cmd) => farm_cmd::run(cmd),
         Command::Compile(args) => compile_cmd::compile(&compile_config::layered(&args)?),
         Command::Decompile(args) => decompile_cmd::decompile(&args),
         Command::Export(args) => export_cmd::export(&args),

@@ -1,8 +1,11 @@
-//! `vvis`: visibility (PVS/PAS) for a BSP, from `MAP.prt` beside it or from the BSP's own tree.
+//! `vvis`: visibility (PVS/PAS) for a BSP, from `MAP.prt` beside it or from the BSP's own tree;
+//! `--shard I/N -o PART` computes one shard's share of the flow, `vvis merge` joins the parts.
 
 use std::path::PathBuf;
+use std::time::Duration;
 
-use srcmap_driver::{VisSettings, VvisJob};
+use srcmap_driver::{VisInput, VisMergeJob, VisSettings, VisShardJob, VvisJob};
+use srcmap_shard::Shard;
 use srcmap_stage::total_line;
 use srcmap_vvis::Report;
 
@@ -10,12 +13,29 @@ use crate::output::print_json;
 use crate::progress::{Bar, print_line};
 
 #[derive(Debug, clap::Args)]
+#[command(args_conflicts_with_subcommands = true, subcommand_negates_reqs = true)]
 pub struct VvisArgs {
+    #[command(subcommand)]
+    pub merge: Option<VvisCommand>,
     /// The BSP to compute visibility for (rewritten in place unless --output is given).
-    pub bsp: PathBuf,
-    /// Write the result here instead.
+    #[arg(required = true)]
+    pub bsp: Option<PathBuf>,
+    /// Write the result here instead (with --shard: the partial file).
     #[arg(long, short)]
     pub output: Option<PathBuf>,
+    /// Compute only shard I of N (0-based) of the portal flow and write a partial file
+    /// (--output PART) for `srcmap vvis merge`. The shards of a run run side by side and
+    /// exchange results through files; one that runs alone still finishes.
+    #[arg(long, requires = "output", value_parser = parse_shard)]
+    pub shard: Option<Shard>,
+    /// With --shard: the folder where the shards of a run exchange results (default: the
+    /// part's folder; on a farm, one every shard reaches).
+    #[arg(long, requires = "shard")]
+    pub exchange: Option<PathBuf>,
+    /// With --shard: seconds a shard that gives no sign of life is waited for before its
+    /// share is computed here.
+    #[arg(long, requires = "shard", default_value_t = 20.0, value_parser = crate::usage::finite_f64)]
+    pub patience: f64,
     /// Only the quick first pass (a looser, conservative PVS), like vvis -fast.
     #[arg(long)]
     pub fast: bool,
@@ -72,20 +92,106 @@ impl VisFlags {
     }
 }
 
+/// `srcmap vvis merge`.
+#[derive(Debug, clap::Subcommand)]
+pub enum VvisCommand {
+    /// Joins the partial files of a sharded vis (`srcmap vvis --shard I/N -o PART`) into the
+    /// BSP's visibility: the BSP `srcmap vvis` writes, byte for byte. Give the same vis flags
+    /// as the shards had; a part missing, damaged or of another run is refused by name.
+    Merge(VvisMergeArgs),
+}
+
+#[derive(Debug, clap::Args)]
+pub struct VvisMergeArgs {
+    /// The BSP the shards read (rewritten in place unless --output is given).
+    pub bsp: PathBuf,
+    /// Every shard's partial file.
+    #[arg(required = true)]
+    pub parts: Vec<PathBuf>,
+    /// Write the result here instead.
+    #[arg(long, short)]
+    pub output: Option<PathBuf>,
+    /// As the shards were run: vvis -fast.
+    #[arg(long)]
+    pub fast: bool,
+    #[command(flatten)]
+    pub vis: VisFlags,
+    #[arg(long)]
+    pub threads: Option<usize>,
+    #[arg(long)]
+    pub prt: Option<PathBuf>,
+    #[arg(long)]
+    pub no_prt: bool,
+    #[arg(long, short)]
+    pub quiet: bool,
+    #[arg(long)]
+    pub json: bool,
+    #[arg(long)]
+    pub verify: bool,
+}
+
+/// `I/N` as a shard.
+fn parse_shard(text: &str) -> Result<Shard, String> {
+    Shard::parse(text).map_err(|e| e.to_string())
+}
+
 impl VvisArgs {
     fn job(&self) -> VvisJob {
         VvisJob {
-            bsp: self.bsp.clone(),
+            bsp: self.bsp.clone().unwrap_or_default(),
             output: self.output.clone(),
             prt: self.prt.clone(),
             no_prt: self.no_prt,
             settings: self.vis.settings(self.fast, self.threads, self.verify),
         }
     }
+
+    fn shard_job(&self, shard: Shard) -> VisShardJob {
+        let job = self.job();
+        VisShardJob {
+            input: VisInput {
+                prt: job.prt_path(),
+                bsp: job.bsp,
+                settings: job.settings,
+            },
+            shard,
+            part: self.output.clone().unwrap_or_default(),
+            exchange: self.exchange.clone(),
+            patience: Duration::from_secs_f64(self.patience.max(0.0)),
+        }
+    }
 }
 
-/// `srcmap vvis`: the BSP's visibility computed and written, then the report printed.
+impl VvisMergeArgs {
+    fn job(&self) -> VisMergeJob {
+        let job = VvisJob {
+            bsp: self.bsp.clone(),
+            prt: self.prt.clone(),
+            no_prt: self.no_prt,
+            settings: self.vis.settings(self.fast, self.threads, self.verify),
+            ..Default::default()
+        };
+        VisMergeJob {
+            input: VisInput {
+                prt: job.prt_path(),
+                bsp: job.bsp,
+                settings: job.settings,
+            },
+            parts: self.parts.clone(),
+            output: self.output.clone(),
+        }
+    }
+}
+
+/// `srcmap vvis`: the BSP's visibility computed and written, then the report printed (or one
+/// shard's part, or the merge of the parts).
 pub fn vvis(args: &VvisArgs) -> anyhow::Result<()> {
+    if let Some(VvisCommand::Merge(merge)) = &args.merge {
+        return vvis_merge(merge);
+    }
+    if let Some(shard) = args.shard {
+        return vvis_shard(args, shard);
+    }
     let progress = Bar::new(args.quiet);
     let run = srcmap_driver::vvis(&args.job(), &progress)?;
     if args.json {
@@ -95,6 +201,37 @@ pub fn vvis(args: &VvisArgs) -> anyhow::Result<()> {
     }
     if !args.quiet {
         print_line(&total_line("vvis", &run.output, run.seconds));
+    }
+    Ok(())
+}
+
+/// `srcmap vvis --shard I/N -o PART`.
+fn vvis_shard(args: &VvisArgs, shard: Shard) -> anyhow::Result<()> {
+    let progress = Bar::new(args.quiet);
+    let run = srcmap_driver::vis_shard(&args.shard_job(shard), &progress)?;
+    if args.json {
+        print_json(&run.report)?;
+    } else if !args.quiet {
+        eprintln!(
+            "{}: shard {shard}: {} flow results ({} taken over from stopped shards)",
+            run.output.display(),
+            run.records,
+            run.taken_over
+        );
+        print_line(&total_line("vvis", &run.output, run.seconds));
+    }
+    Ok(())
+}
+
+/// `srcmap vvis merge MAP.bsp PART...`.
+fn vvis_merge(args: &VvisMergeArgs) -> anyhow::Result<()> {
+    let progress = Bar::new(args.quiet);
+    let run = srcmap_driver::vis_merge(&args.job(), &progress)?;
+    if args.json {
+        print_json(&run.report)?;
+    } else if !args.quiet {
+        print_summary(&run.report, &run.output, None);
+        print_line(&total_line("vvis merge", &run.output, run.seconds));
     }
     Ok(())
 }

@@ -97,6 +97,16 @@ pub enum DriverError {
         map: PathBuf,
         error: Box<srcmap_navgen::NavgenError>,
     },
+    /// A partial file of a sharded run that is missing, damaged or of another run (`path`: the
+    /// part at fault, or the parts' folder for a shard no part holds).
+    #[error("{}: {error}", path.display())]
+    Shard {
+        path: PathBuf,
+        error: Box<srcmap_shard::ShardError>,
+    },
+    /// A farm run (Slurm) that could not be submitted or did not finish.
+    #[error("{0}")]
+    Farm(String),
 }
 
 /// A leak: `pointfile` (written) holds the path from the void to `entity_id`; `hint` names what
@@ -119,7 +129,7 @@ pub struct LeakError {
 /// An error as `--json` prints it (`{"error": ...}`): what kind of failure, the message as
 /// text prints it, and where, each place `None` when unknown. `kind` is one of `usage`, `read`,
 /// `write`, `vmf_syntax`, `instances`, `game`, `materials`, `leak`, `limit`, `compile`, `bsp`,
-/// `pack`, `navgen`, `error`.
+/// `pack`, `navgen`, `convert`, `shard`, `error`.
 #[derive(Debug, Clone, Default, PartialEq, serde::Serialize)]
 pub struct ErrorReport {
     pub kind: &'static str,
@@ -186,6 +196,8 @@ impl DriverError {
             E::Pack { map, .. } => ("pack", Some(map)),
             E::Navgen { map, .. } => ("navgen", Some(map)),
             E::Mapconv { path, .. } => ("convert", Some(path)),
+            E::Shard { path, .. } => ("shard", Some(path)),
+            E::Farm(_) => ("error", None),
         }
     }
 

@@ -10,6 +10,8 @@
 
 pub mod compile;
 pub mod error;
+pub mod exchange;
+pub mod farm;
 pub mod files;
 pub mod harvest;
 pub mod map;
@@ -18,6 +20,7 @@ pub mod materials;
 pub mod messages;
 pub mod navgen;
 pub mod pack;
+pub mod shard;
 pub mod target;
 pub mod vbsp;
 pub mod vrad;
@@ -30,6 +33,7 @@ pub use mapconv::{MapconvJob, MapconvReport};
 pub use messages::{Messages, NoMessages};
 pub use navgen::{NavgenJob, NavgenRun, navgen};
 pub use pack::{PackJob, PackReport, compile_and_pack, pack};
+pub use shard::{VisInput, VisMergeJob, VisShardJob, vis_merge, vis_shard};
 pub use vbsp::{VbspJob, vbsp};
 pub use vrad::{RadSettings, RadSources, VradJob, VradRun, vrad};
 pub use vvis::{VisSettings, VvisJob, VvisRun, vvis};

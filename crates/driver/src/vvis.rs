@@ -71,7 +71,7 @@ impl VvisJob {
     }
 
     /// The portal file to read, if any.
-    fn prt_path(&self) -> Option<PathBuf> {
+    pub fn prt_path(&self) -> Option<PathBuf> {
         match (&self.prt, self.no_prt) {
             (_, true) => None,
             (Some(p), false) => Some(p.clone()),
@@ -121,7 +121,7 @@ impl VvisJob {
 }
 
 /// A text file's contents, naming it in the error.
-fn read_text(path: &Path) -> Result<String, DriverError> {
+pub(crate) fn read_text(path: &Path) -> Result<String, DriverError> {
     std::fs::read_to_string(path).map_err(|source| DriverError::Read {
         path: path.to_path_buf(),
         source,

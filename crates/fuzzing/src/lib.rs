@@ -42,6 +42,7 @@ pub const TARGETS: &[(&str, Body)] = &[
     ("view_request", view_request),
     ("pack_refs", pack_refs),
     ("vmap_to_vmf", vmap_to_vmf),
+    ("shard_part", shard_part),
 ];
 
 /// KeyValues1 text, both escape modes; an unedited parse writes back byte-identical.
@@ -476,5 +477,18 @@ pub fn vmap_to_vmf(data: &[u8]) {
     };
     if let Ok((text, _)) = srcmap_mapconv::vmap_to_vmf(&map) {
         srcmap_vmf::Vmf::parse(text).expect("a converted VMF re-reads");
+    }
+}
+
+/// Partial files of a sharded run (`srcmap_shard::Part`) and the vis payload inside: a part
+/// that parses writes back byte-identical, and so does a payload that parses.
+pub fn shard_part(data: &[u8]) {
+    let Ok(part) = srcmap_shard::Part::parse(data) else {
+        return;
+    };
+    assert_eq!(part.to_bytes(), data);
+    if let Ok((portals, words, records)) = srcmap_vvis::part::read_payload(&part.payload) {
+        let again = srcmap_vvis::part::payload(portals as usize, words as usize, &records);
+        assert_eq!(again, part.payload);
     }
 }

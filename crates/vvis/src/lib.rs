@@ -31,6 +31,11 @@
 //! trait, the library itself never prints. [`check`] judges a PVS against another lump and by
 //! line of sight.
 //!
+//! [`vis_shard`] computes one shard's share of the flow (a compile spread over machines,
+//! `srcmap vvis --shard I/N`), the shards exchanging results through an [`Exchange`] while
+//! they run; [`vis_merged`] / [`merge_bsp`] finish vis from their records, the same BSP as
+//! [`vis`] / [`vis_bsp`] byte for byte.
+//!
 //! Results are deterministic (independent of thread count) and, on the corpus, equal to
 //! Valve's lumps cluster pair for cluster pair on all but three maps (see the crate tests).
 
@@ -41,6 +46,7 @@ pub mod dump;
 pub mod error;
 pub mod flow;
 pub mod graph;
+pub mod part;
 pub mod pass;
 pub mod portals;
 pub mod pvs;
@@ -54,6 +60,8 @@ use srcmap_bsp::{Bsp, BspDocument, BspFile, Visibility};
 
 pub use error::VvisError;
 pub use flow::FlowKind;
+pub use flow::shard::{Alone, Exchange, ShardOf};
+pub use part::FlowRecord;
 pub use pass::vis_pass;
 pub use portals::{Portal, PortalId, Portals};
 pub use pvs::ClusterVis;
@@ -102,11 +110,108 @@ pub fn vis(
         let (portals, source) = run.portals(bsp, prt)?;
         let radius = run.radius(bsp);
         let clusters = run.cluster_vis(&portals, source, radius)?;
-        let visibility = run.visibility(&clusters)?;
-        run.leaf_flags(bsp, radius, &visibility)?;
-        run.store(bsp, visibility);
-        Ok(run.report())
+        run.finish_bsp(bsp, radius, &clusters)
     })
+}
+
+/// One shard's share of a sharded vis (`srcmap vvis --shard I/N`): the flow results of the
+/// portals at positions `i % shard.count == shard.index` of the order, and of any it took over
+/// from shards that stopped (see [`flow::shard`]), for [`vis_merged`] to combine. With `fast`
+/// there is no flow and nothing to share: no records.
+pub fn vis_shard(
+    bsp: &Bsp,
+    prt: Option<&str>,
+    options: &Options,
+    shard: ShardOf,
+    exchange: &dyn Exchange,
+    progress: &dyn Progress,
+) -> Result<ShardOutput, VvisError> {
+    options.threads.pool()?.install(|| {
+        let mut run = Run::new(options, progress);
+        let (portals, source) = run.portals(bsp, prt)?;
+        let radius = run.radius(bsp);
+        let graph = run.graph(&portals, source)?;
+        let base = run.base_vis(&graph, radius)?;
+        let (records, taken_over) = if options.fast {
+            (Vec::new(), 0)
+        } else {
+            run.shard_flow(&graph, &base, shard, exchange)
+        };
+        Ok(ShardOutput {
+            portals: graph.portals.len(),
+            words: graph.words,
+            records,
+            taken_over,
+            report: run.report(),
+        })
+    })
+}
+
+/// What [`vis_shard`] computed.
+pub struct ShardOutput {
+    /// One-way portals of the map's graph, and the words of a result row.
+    pub portals: usize,
+    pub words: usize,
+    /// The results, by position.
+    pub records: Vec<FlowRecord>,
+    /// How many of them belong to other shards (computed here because their shard stopped).
+    pub taken_over: usize,
+    pub report: Report,
+}
+
+/// The end of a sharded vis: [`vis`] with the flow's results taken from the shards' `records`
+/// instead of computed (every one-way portal's, in any order, duplicates equal). The same
+/// `bsp` as [`vis`] with the same options leaves, byte for byte.
+pub fn vis_merged(
+    bsp: &mut Bsp,
+    prt: Option<&str>,
+    options: &Options,
+    records: &[FlowRecord],
+    progress: &dyn Progress,
+) -> Result<Report, VvisError> {
+    if options.fast {
+        return vis(bsp, prt, options, progress);
+    }
+    options.threads.pool()?.install(|| {
+        let mut run = Run::new(options, progress);
+        let (portals, source) = run.portals(bsp, prt)?;
+        let radius = run.radius(bsp);
+        let graph = run.graph(&portals, source)?;
+        let portal_vis = merged_flow(&graph, records)?;
+        let clusters = run.clusters(&graph, &portal_vis)?;
+        run.finish_bsp(bsp, radius, &clusters)
+    })
+}
+
+/// Each one-way portal's flow result from the shards' records; an error naming the portal
+/// when one is missing, given twice with different results, or does not fit the graph.
+fn merged_flow(graph: &Graph, records: &[FlowRecord]) -> Result<Vec<bits::Bits>, VvisError> {
+    let n = graph.portals.len();
+    let mut vis: Vec<Option<&bits::Bits>> = vec![None; n];
+    for r in records {
+        let p = r.portal as usize;
+        let fits = p < n && r.vis.words.len() == graph.words && r.vis.ones().all(|q| q < n);
+        if !fits {
+            return Err(VvisError::Invalid(format!(
+                "flow result for one-way portal {p} does not fit this map ({n} one-way portals)"
+            )));
+        }
+        match vis[p] {
+            Some(v) if *v != r.vis => {
+                return Err(VvisError::Invalid(format!(
+                    "two different flow results for one-way portal {p}"
+                )));
+            }
+            _ => vis[p] = Some(&r.vis),
+        }
+    }
+    vis.into_iter()
+        .enumerate()
+        .map(|(p, v)| {
+            v.cloned()
+                .ok_or_else(|| VvisError::Invalid(format!("no flow result for one-way portal {p}")))
+        })
+        .collect()
 }
 
 /// Portal visibility → cluster PVS/PAS for a set of portals. `round_like_prt`: round the
@@ -300,6 +405,55 @@ impl<'a> Run<'a> {
         Ok(clusters)
     }
 
+    /// Passes 6-8 and the report: the rows into `bsp`'s visibility lump and leaf flags.
+    fn finish_bsp(
+        &mut self,
+        bsp: &mut Bsp,
+        radius: Option<f64>,
+        clusters: &ClusterVis,
+    ) -> Result<Report, VvisError> {
+        let visibility = self.visibility(clusters)?;
+        self.leaf_flags(bsp, radius, &visibility)?;
+        self.store(bsp, visibility);
+        Ok(self.report())
+    }
+
+    /// Pass 4 of one shard ([`vis_shard`]): its share of the flow, as records by position, and
+    /// how many it took over from other shards.
+    fn shard_flow(
+        &mut self,
+        graph: &Graph,
+        base: &[BaseVis],
+        shard: ShardOf,
+        exchange: &dyn Exchange,
+    ) -> (Vec<FlowRecord>, usize) {
+        let t = Instant::now();
+        let order = graph::sorted_order(base);
+        let total: u64 = order
+            .iter()
+            .enumerate()
+            .filter(|&(i, _)| i % shard.count as usize == shard.index as usize)
+            .map(|(_, &p)| flow::work_estimate(&base[p as usize]))
+            .sum();
+        self.progress
+            .start("portal flow", total, srcmap_stage::Unit::Work);
+        let (kind, memory) = (self.options.flow, self.options.walk_memory);
+        let out = flow::shard::shard_flow(graph, base, &order, kind, memory, shard, exchange, self.progress);
+        self.progress.finish();
+        self.stats.flow_time = t.elapsed();
+        self.stats.counters = out.counters;
+        let records = out
+            .results
+            .into_iter()
+            .map(|(position, portal, vis)| FlowRecord {
+                position,
+                portal,
+                vis,
+            })
+            .collect();
+        (records, out.taken_over)
+    }
+
     /// Pass 6: the rows as the visibility lump's content (each a cluster count of bits).
     fn visibility(&mut self, clusters: &ClusterVis) -> Result<Visibility, VvisError> {
         let visibility = clusters.to_visibility();
@@ -411,10 +565,31 @@ pub fn vis_bsp(
     options: &Options,
     progress: &dyn Progress,
 ) -> Result<(Vec<u8>, Report), VvisError> {
+    rewrite_bsp(bsp_bytes, |bsp| vis(bsp, prt, options, progress))
+}
+
+/// [`vis_merged`] on a BSP file, written as [`vis_bsp`] writes it: the same bytes as
+/// [`vis_bsp`] with the same options.
+pub fn merge_bsp(
+    bsp_bytes: &[u8],
+    prt: Option<&str>,
+    options: &Options,
+    records: &[FlowRecord],
+    progress: &dyn Progress,
+) -> Result<(Vec<u8>, Report), VvisError> {
+    rewrite_bsp(bsp_bytes, |bsp| vis_merged(bsp, prt, options, records, progress))
+}
+
+/// The file `bsp_bytes` with `run`'s visibility: the visibility lump replaced, the leaf and
+/// water-distance lumps replaced when it changed them, every other lump as it was.
+fn rewrite_bsp(
+    bsp_bytes: &[u8],
+    run: impl FnOnce(&mut Bsp) -> Result<Report, VvisError>,
+) -> Result<(Vec<u8>, Report), VvisError> {
     let file = BspFile::parse(bsp_bytes)?;
     let mut bsp = Bsp::from_file(&file)?;
     let (old_leafs, old_water) = (bsp.leafs.clone(), bsp.leaf_min_dist_to_water.clone());
-    let report = vis(&mut bsp, prt, options, progress)?;
+    let report = run(&mut bsp)?;
     let mut doc = BspDocument::from_file(&file);
     let vis_lump = bsp
         .visibility

@@ -334,3 +334,82 @@ fn a_portal_file_with_more_clusters_than_the_bsp_has_leaves_is_refused() {
         assert!(e.to_string().contains("clusters"), "{e}");
     }
 }
+
+/// Results published by the shards of an in-memory run, each shard reading from where it
+/// stopped.
+struct Board {
+    published: std::sync::Mutex<Vec<(u32, srcmap_vvis::bits::Bits)>>,
+}
+
+/// One shard's view of a [`Board`]: what it has read, and whether the others count as alive.
+struct Seat<'a> {
+    board: &'a Board,
+    read: std::sync::Mutex<usize>,
+    others_alive: bool,
+}
+
+impl srcmap_vvis::Exchange for Seat<'_> {
+    fn publish(&self, position: u32, _portal: u32, vis: &srcmap_vvis::bits::Bits) {
+        self.board.published.lock().unwrap().push((position, vis.clone()));
+    }
+    fn collect(&self) -> Vec<(u32, srcmap_vvis::bits::Bits)> {
+        let all = self.board.published.lock().unwrap();
+        let mut read = self.read.lock().unwrap();
+        let new = all[*read..].to_vec();
+        *read = all.len();
+        new
+    }
+    fn owner_alive(&self, _index: u32) -> bool {
+        self.others_alive
+    }
+}
+
+/// The window grid's flow in N shards, run side by side (exchanging results) and alone (each
+/// taking every other share over): every one-way portal's result is the one-run result, for
+/// N = 1, 2, 4, 7 and both fast flows.
+#[test]
+fn window_grid_shards_give_the_one_run_results() {
+    use srcmap_vvis::flow::shard::{ShardOf, shard_flow};
+    use srcmap_vvis::{flow, graph};
+    let p = window_grid();
+    let g = graph::Graph::new(&p, false);
+    let base = graph::base_vis(&g, None);
+    let order = graph::sorted_order(&base);
+    for kind in [FlowKind::Fast, FlowKind::FastSiblings] {
+        let whole = flow::portal_flow(&g, &base, &order, kind, None, &NoProgress).vis;
+        for n in [1u32, 2, 4, 7] {
+            for together in [true, false] {
+                let board = Board {
+                    published: Default::default(),
+                };
+                let run = |index| {
+                    let seat = Seat {
+                        board: &board,
+                        read: Default::default(),
+                        others_alive: together,
+                    };
+                    let shard = ShardOf { index, count: n };
+                    // Each shard its own pool, as each is its own process in a real run.
+                    let pool = Threads(1).pool().unwrap();
+                    pool.install(|| shard_flow(&g, &base, &order, kind, None, shard, &seat, &NoProgress))
+                };
+                let outs: Vec<_> = if together {
+                    std::thread::scope(|s| {
+                        let handles: Vec<_> = (0..n).map(|i| s.spawn(move || run(i))).collect();
+                        handles.into_iter().map(|h| h.join().unwrap()).collect()
+                    })
+                } else {
+                    (0..n).map(run).collect()
+                };
+                let mut merged = vec![None; whole.len()];
+                for out in outs {
+                    for (_, portal, vis) in out.results {
+                        merged[portal as usize] = Some(vis);
+                    }
+                }
+                let merged: Vec<_> = merged.into_iter().map(Option::unwrap).collect();
+                assert!(merged == whole, "{kind:?}, {n} shards, together {together}");
+            }
+        }
+    }
+}

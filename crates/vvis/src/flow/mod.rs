@@ -19,6 +19,7 @@
 
 pub mod fast;
 pub mod reference;
+pub mod shard;
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Condvar, Mutex, OnceLock};

@@ -1,0 +1,250 @@
+//! The flow of one shard of the portals, for a compile spread over machines, with the same
+//! results as [`super::portal_flow`] on one.
+//!
+//! The flow is not a set of independent jobs: the portal at position `i` of the order reuses
+//! the finished results of those at positions up to `i - LOCKSTEP` (see [`super::LOCKSTEP`]),
+//! and what it finds depends on them. So shards cooperate as one run's threads do: shard `k`
+//! of `N` computes the positions `i` with `i % N == k` (round robin over an order sorted by
+//! expected work, so each gets a like share of small and large portals) and publishes each
+//! result through an [`Exchange`]; before position `i` it takes the results of the positions
+//! before `i - LOCKSTEP + 1` that other shards published. When the shard owning a position it
+//! needs has stopped answering ([`Exchange::owner_alive`]: never started, or died), it computes
+//! that position itself (the same result: a position's flow depends only on the positions
+//! before it) and publishes it too, so shards that run one after another, or a shard that died
+//! and was requeued, still give the one-machine result, only with work done twice.
+//!
+//! As in one run, at most `LOCKSTEP` positions can be under way at once over all shards.
+
+use std::sync::Mutex;
+use std::sync::atomic::Ordering;
+use std::time::Duration;
+
+use crate::Progress;
+use crate::bits::Bits;
+use crate::graph::{BaseVis, Graph};
+
+use super::{Children, Counters, Done, FlowKind, Flows, LOCKSTEP, Schedule, WakeOnPanic, work_estimate};
+
+/// How the shards of one flow see each other's results.
+pub trait Exchange: Sync {
+    /// Makes the result of `position` (one-way portal `portal`) known to the other shards.
+    fn publish(&self, position: u32, portal: u32, vis: &Bits);
+    /// Results the other shards published that this one has not collected yet, as
+    /// (position, result).
+    fn collect(&self) -> Vec<(u32, Bits)>;
+    /// Whether shard `index` is still at work (its results are worth waiting for).
+    fn owner_alive(&self, index: u32) -> bool;
+}
+
+/// An exchange for a shard that works alone: nothing to publish, nobody to wait for.
+pub struct Alone;
+
+impl Exchange for Alone {
+    fn publish(&self, _: u32, _: u32, _: &Bits) {}
+    fn collect(&self) -> Vec<(u32, Bits)> {
+        Vec::new()
+    }
+    fn owner_alive(&self, _: u32) -> bool {
+        false
+    }
+}
+
+/// Shard `index` of `count`.
+#[derive(Debug, Clone, Copy)]
+pub struct ShardOf {
+    pub index: u32,
+    pub count: u32,
+}
+
+impl ShardOf {
+    fn owner(&self, position: usize) -> u32 {
+        (position % self.count as usize) as u32
+    }
+}
+
+/// What one shard computed: (position, portal, result) for every position it ran (its own,
+/// and those it took over), by position.
+#[derive(Default)]
+pub struct ShardFlow {
+    pub results: Vec<(u32, u32, Bits)>,
+    pub counters: Counters,
+    /// Positions of other shards computed here.
+    pub taken_over: usize,
+}
+
+/// How long to sleep between looks at the exchange while waiting: from the shortest, doubled
+/// after each look that found nothing new, up to the longest. Short waits (a result due any
+/// moment) cost little time; long ones (a large portal under way elsewhere) few looks: each
+/// look reads every other shard's journal, so N shards looking every few milliseconds would
+/// spend a share of their CPU growing with N² on it.
+const POLL_SHORTEST: Duration = Duration::from_millis(1);
+const POLL_LONGEST: Duration = Duration::from_millis(50);
+
+/// The flow of `shard`'s share of `order`; must be called inside the thread pool to use, one
+/// pool per shard (a shard's workers wait for other shards' results).
+#[allow(clippy::too_many_arguments)]
+pub fn shard_flow(
+    graph: &Graph,
+    base: &[BaseVis],
+    order: &[u32],
+    kind: FlowKind,
+    walk_memory: Option<usize>,
+    shard: ShardOf,
+    exchange: &dyn Exchange,
+    progress: &dyn Progress,
+) -> ShardFlow {
+    let schedule = Schedule::new(graph.portals.len(), order);
+    let children = Children::new(graph);
+    let flows = Flows {
+        graph,
+        children: &children,
+        base,
+        kind,
+        walk_memory: walk_memory.unwrap_or(super::fast::ARENA_BYTES),
+    };
+    let run = ShardRun {
+        flows: &flows,
+        schedule: &schedule,
+        order,
+        shard,
+        exchange,
+        progress,
+        pulling: Mutex::new(()),
+        out: Mutex::default(),
+    };
+    rayon::scope(|scope| {
+        for _ in 0..rayon::current_num_threads() {
+            scope.spawn(|_| run.work());
+        }
+    });
+    let mut out = run.out.into_inner().unwrap_or_else(|e| e.into_inner());
+    out.results.sort_by_key(|r| r.0);
+    out
+}
+
+/// The shared state of one shard's workers.
+struct ShardRun<'a> {
+    flows: &'a Flows<'a>,
+    schedule: &'a Schedule,
+    order: &'a [u32],
+    shard: ShardOf,
+    exchange: &'a dyn Exchange,
+    progress: &'a dyn Progress,
+    /// Held by the worker collecting results or taking a position over.
+    pulling: Mutex<()>,
+    out: Mutex<ShardFlow>,
+}
+
+impl ShardRun<'_> {
+    /// One worker: the shard's next own position, once the results it may reuse are in,
+    /// until the shard's share is done.
+    fn work(&self) {
+        let _wake_on_panic = WakeOnPanic(self.schedule);
+        let (index, count) = (self.shard.index as usize, self.shard.count as usize);
+        loop {
+            let k = self.schedule.next.fetch_add(1, Ordering::Relaxed);
+            let i = k * count + index;
+            if i >= self.order.len() {
+                break;
+            }
+            if !self.gather(Self::usable(i)) {
+                break; // another worker panicked
+            }
+            if self.is_finished(i) {
+                self.keep_published(i); // another shard took it over: no need to run it again
+            } else {
+                self.run_position(i, false);
+            }
+        }
+    }
+
+    /// Keeps position `i`'s result, published by another shard, in this shard's results (so
+    /// that its part holds its whole share).
+    fn keep_published(&self, i: usize) {
+        let p = self.order[i] as usize;
+        if let Some(vis) = self.schedule.results[p].get() {
+            let mut out = self.out.lock().unwrap_or_else(|e| e.into_inner());
+            out.results.push((i as u32, p as u32, vis.clone()));
+        }
+    }
+
+    /// The positions whose results position `i` may reuse: `..usable(i)`.
+    fn usable(i: usize) -> usize {
+        (i + 1).saturating_sub(LOCKSTEP)
+    }
+
+    /// Runs position `i` (whose reusable results are all in), publishes and keeps its result.
+    fn run_position(&self, i: usize, taken_over: bool) {
+        let p = self.order[i] as usize;
+        let done = Done {
+            results: &self.schedule.results,
+            position: &self.schedule.position,
+            usable: Self::usable(i),
+        };
+        let (vis, counters) = self.flows.flow_one(done, p);
+        self.progress.advance(work_estimate(&self.flows.base[p]));
+        self.exchange.publish(i as u32, p as u32, &vis);
+        let mut out = self.out.lock().unwrap_or_else(|e| e.into_inner());
+        out.counters.add(&counters);
+        out.taken_over += usize::from(taken_over);
+        out.results.push((i as u32, p as u32, vis.clone()));
+        drop(out);
+        self.schedule.finish(i, p, vis);
+    }
+
+    /// Waits until positions `..usable` are all finished here: collecting what other shards
+    /// published, taking over the positions of shards that stopped; false if a worker panicked.
+    fn gather(&self, usable: usize) -> bool {
+        let mut poll = POLL_SHORTEST;
+        let mut last = usize::MAX;
+        loop {
+            let prefix = {
+                let f = self.schedule.finished.lock().unwrap_or_else(|e| e.into_inner());
+                if f.failed {
+                    return false;
+                }
+                f.prefix
+            };
+            if prefix >= usable {
+                return true;
+            }
+            poll = if prefix == last {
+                (poll * 2).min(POLL_LONGEST)
+            } else {
+                POLL_SHORTEST
+            };
+            last = prefix;
+            self.pull_or_take_over(prefix, poll);
+        }
+    }
+
+    /// One look at the exchange while position `gap` (the first unfinished) is missing: the
+    /// published results recorded; `gap` computed here when its owner has stopped; else a
+    /// sleep of `poll` (or a wait for this shard's own worker running `gap`).
+    fn pull_or_take_over(&self, gap: usize, poll: Duration) {
+        let Ok(_pulling) = self.pulling.try_lock() else {
+            std::thread::sleep(poll);
+            return;
+        };
+        for (position, vis) in self.exchange.collect() {
+            let i = position as usize;
+            if let Some(&p) = self.order.get(i) {
+                self.schedule.finish(i, p as usize, vis);
+            }
+        }
+        if self.is_finished(gap) {
+            return;
+        }
+        let owner = self.shard.owner(gap);
+        if owner != self.shard.index && !self.exchange.owner_alive(owner) {
+            self.run_position(gap, true);
+        } else {
+            std::thread::sleep(poll);
+        }
+    }
+
+    fn is_finished(&self, i: usize) -> bool {
+        let f = self.schedule.finished.lock().unwrap_or_else(|e| e.into_inner());
+        f.at[i]
+    }
+}
