@@ -402,9 +402,9 @@ fn overlapping_room_across_blocks() -> Vec<MapEntity> {
 }
 
 /// Valve's vbsp carves overlapping brushes apart in each block before its tree
-/// (`ChopBrushes`), so no region is solid by two brushes and no leaf lists two brushes;
-/// uncarved, the corners split again on each wall's planes (test_chapter1: 92 leaves
-/// against Valve's 60).
+/// (`ChopBrushes`), so no region is solid by two brushes and no leaf lists two brushes
+/// (uncarved, this room's corner leaves list two or three). The leaf count against
+/// Valve's own tree is judged on test_chapter1 by the corpus test.
 #[test]
 fn overlapping_walls_are_carved_in_each_block() {
     let out = compile_map(overlapping_room_across_blocks()).expect("compiles");
@@ -445,5 +445,18 @@ fn overlapping_walls_are_carved_in_each_block() {
         b.leafs.len(),
         touching.bsp.leafs.len(),
         "leaves: overlapping vs touching walls"
+    );
+}
+
+/// Leaf 0, the reserved solid leaf, reads as in Valve's BSPs: solid, cluster 0 (Valve's
+/// vbsp leaves the record zeroed but for its contents), and no tree node names it.
+#[test]
+fn leaf_zero_is_valves() {
+    let out = compile_map(box_room()).expect("compiles");
+    let b = &out.bsp;
+    assert_eq!((b.leafs[0].contents & 1, b.leafs[0].cluster), (1, 0));
+    assert!(
+        b.nodes.iter().all(|n| !n.children.contains(&-1)),
+        "a node names leaf 0"
     );
 }
