@@ -412,10 +412,12 @@ fn write_brushes(o: &mut bsp::Bsp, brushes: &[Brush]) -> Result<(), VbspError> {
 fn write_reserved_records(o: &mut bsp::Bsp) {
     // Edge 0 is never used: a surfedge of 0 could not say which way it runs.
     o.edges.push(bsp::Edge([0, 0]));
-    // Leaf 0 is the shared solid leaf.
+    // Leaf 0 is the shared solid leaf. Valve's vbsp never sets its cluster, so it keeps
+    // the 0 of a zeroed array; no tree reaches it, and the solid leaf is skipped by vvis's
+    // water pass and vrad's ambient sampling alike.
     o.leafs.push(bsp::Leaf {
         contents: CONTENTS_SOLID as i32,
-        cluster: -1,
+        cluster: 0,
         leaf_water_data: -1,
         ..Default::default()
     });

@@ -585,10 +585,7 @@ pub fn build_tree(
     bounds: Bounds,
     blocks: bool,
 ) -> Tree {
-    let list: Vec<BBrush> = brush_ids
-        .iter()
-        .map(|&i| BBrush::from_brush(i, &brushes[i.idx()], pass))
-        .collect();
+    let list = valve_list_order(brush_ids, |i| BBrush::from_brush(i, &brushes[i.idx()], pass));
     let builder = Builder {
         planes,
         blocks: blocks.then(|| block_range(&bounds)),
@@ -599,7 +596,7 @@ pub fn build_tree(
     let box_planes = box_plane_ids(planes, &vb);
     let volume = box_planes.map(|bp| BBrush::from_bounds(planes, &bp, vb));
     let state = builder.head_state();
-    // Brush models are carved whole; the world block by block (in `build_r`).
+    // Brush models are carved whole; the world block by block (in `node_split`).
     let list = if blocks { list } else { chop(planes, list) };
     let built = builder.build_r(list, volume, 0, state);
     into_tree(built, bounds)
@@ -723,6 +720,7 @@ impl Builder<'_> {
     }
 
     fn build_r(&self, brushes: Vec<BBrush>, volume: Option<BBrush>, depth: u32, state: BlockState) -> Built {
+        let brushes = self.block_brushes(brushes, state);
         let bounds = volume.as_ref().map(|v| v.bounds).unwrap_or(Bounds::EMPTY);
         let (pnum, child_states) = match self.node_split(&brushes, volume.as_ref(), depth, state) {
             NodeSplit::Plane(pnum, child_states) => (pnum, child_states),
@@ -799,6 +797,21 @@ impl Builder<'_> {
         }
     }
 
+    /// The brushes of one block of the map, as Valve's vbsp builds the block's own tree:
+    /// the map brushes clipped to the block, newest first, carved apart (`ProcessBlock`).
+    /// Other states keep their brushes.
+    fn block_brushes(&self, mut brushes: Vec<BBrush>, state: BlockState) -> Vec<BBrush> {
+        let BlockState::Range { x, y } = state else {
+            return brushes;
+        };
+        if x.0 != x.1 || y.0 != y.1 || brushes.is_empty() {
+            return brushes;
+        }
+        // Each map brush has at most one piece in a block: only block planes cut it so far.
+        brushes.sort_by_key(|b| std::cmp::Reverse(b.orig));
+        chop(self.planes, brushes)
+    }
+
     /// Valve's BlockTree: halve the longer block range on a grid line.
     fn halve_blocks(&self, x: (i64, i64), y: (i64, i64)) -> NodeSplit {
         let (axis, (lo, hi)) = if x.1 - x.0 > y.1 - y.0 { (0, x) } else { (1, y) };
@@ -852,6 +865,10 @@ impl Builder<'_> {
                 back.push(mark_node_plane(b, pnum));
             }
         }
+        // Valve's SplitBrushList builds each child's list by prepending: the order is
+        // reversed, and the first best plane wins ties in `select_split`.
+        front.reverse();
+        back.reverse();
         (front, back)
     }
 
@@ -1063,92 +1080,104 @@ fn subtract(planes: &PlaneSet, a: &BBrush, b: &BBrush) -> Subtracted {
     }
 }
 
+/// The brushes of `ids` in the order of Valve's `MakeBspBrushList`, which prepends each
+/// map brush: the last first. The order decides ties between equally good split planes.
+fn valve_list_order(ids: &[BrushId], make: impl Fn(BrushId) -> BBrush) -> Vec<BBrush> {
+    ids.iter().rev().map(|&i| make(i)).collect()
+}
+
 /// Valve's `ChopBrushes`: carve intersecting brushes into non-intersecting pieces, a
 /// stronger brush (solid over non-solid, structural over detail) biting a weaker one,
-/// and only where that does not fragment both.
+/// and only where that does not fragment both. The order of the result is Valve's (its
+/// linked lists rebuilt by prepending), since it decides ties when the tree is built.
 fn chop(planes: &PlaneSet, mut list: Vec<BBrush>) -> Vec<BBrush> {
     let mut keep = Vec::with_capacity(list.len());
     while !list.is_empty() {
-        if !carve_first(planes, &mut list) {
-            // The first brush intersects nothing any more: keep it.
-            keep.push(list.swap_remove(0));
-        }
+        let Some((gone, pieces)) = carve_first(planes, &list) else {
+            // The first brush intersects nothing after it any more: keep it.
+            keep.push(list.remove(0));
+            continue;
+        };
+        // Valve restarts from a list rebuilt by prepending: the rest, the pieces
+        // appended, the carved brush left out, all reversed.
+        list.extend(pieces);
+        list.remove(gone);
+        list.reverse();
     }
+    keep.reverse();
     keep
 }
 
-/// Carve the first brush of `list` and the first later brush it really intersects where
-/// one may bite the other; whether the list changed (then the search starts over).
-fn carve_first(planes: &PlaneSet, list: &mut Vec<BBrush>) -> bool {
-    let i = 0;
-    for j in 1..list.len() {
-        if disjoint(&list[i], &list[j]) {
-            continue;
-        }
-        if carve_pair(planes, list, i, j) {
-            return true;
-        }
-    }
-    false
+/// Carve the first brush of `list` with the first later brush it really intersects where
+/// one may bite the other: the index of the brush to drop and the pieces that replace it;
+/// `None` when it intersects nothing.
+fn carve_first(planes: &PlaneSet, list: &[BBrush]) -> Option<(usize, Vec<BBrush>)> {
+    (1..list.len())
+        .filter(|&j| !disjoint(&list[0], &list[j]))
+        .find_map(|j| {
+            let (first_goes, pieces) = carve_pair(planes, &list[0], &list[j])?;
+            Some((if first_goes { 0 } else { j }, pieces))
+        })
 }
 
-/// What biting one brush of the list with another gives.
+/// What biting one brush with another gives.
 enum Bite {
     /// The biter may not bite the victim.
     NotAllowed,
     /// The brushes do not really intersect.
     Apart,
-    /// The victim was wholly inside the biter and is removed from the list.
+    /// The victim was wholly inside the biter.
     Swallowed,
-    /// The victim's parts outside the biter.
+    /// The victim's parts outside the biter, in Valve's order (last cut first).
     Pieces(Vec<BBrush>),
 }
 
-/// `list[victim] - list[biter]` when the biter may bite the victim; a swallowed victim is
-/// removed from the list.
-fn bite(planes: &PlaneSet, list: &mut Vec<BBrush>, victim: usize, biter: usize) -> Bite {
-    if !brush_ge(&list[biter], &list[victim]) {
+/// `victim - biter` when the biter may bite the victim.
+fn bite(planes: &PlaneSet, victim: &BBrush, biter: &BBrush) -> Bite {
+    if !brush_ge(biter, victim) {
         return Bite::NotAllowed;
     }
-    match subtract(planes, &list[victim], &list[biter]) {
+    match subtract(planes, victim, biter) {
         Subtracted::Apart => Bite::Apart,
-        Subtracted::Swallowed => {
-            list.swap_remove(victim);
-            Bite::Swallowed
+        Subtracted::Swallowed => Bite::Swallowed,
+        Subtracted::Pieces(mut p) => {
+            p.reverse();
+            Bite::Pieces(p)
         }
-        Subtracted::Pieces(p) => Bite::Pieces(p),
     }
 }
 
-/// Carve brushes `i` and `j` of the list: each bites the other where it may; the brush
-/// that falls into fewer pieces is replaced by them, unless both would fragment (detail
-/// and areaportal pairs excepted). Whether the list changed.
-fn carve_pair(planes: &PlaneSet, list: &mut Vec<BBrush>, i: usize, j: usize) -> bool {
-    let sub = match bite(planes, list, i, j) {
-        Bite::Apart => return false,
-        Bite::Swallowed => return true,
+/// Carve brushes `a` and `b`: each bites the other where it may; the brush that falls
+/// into fewer pieces is replaced by them (a swallowed one by none), unless both would
+/// fragment (detail and areaportal pairs excepted). `Some((true, pieces))` replaces `a`,
+/// `Some((false, pieces))` replaces `b`; `None` leaves both.
+fn carve_pair(planes: &PlaneSet, a: &BBrush, b: &BBrush) -> Option<(bool, Vec<BBrush>)> {
+    let sub = match bite(planes, a, b) {
+        Bite::Apart => return None,
+        Bite::Swallowed => return Some((true, Vec::new())),
         Bite::Pieces(p) => Some(p),
         Bite::NotAllowed => None,
     };
-    let sub2 = match bite(planes, list, j, i) {
-        Bite::Apart => return false,
-        Bite::Swallowed => return true,
+    let sub2 = match bite(planes, b, a) {
+        Bite::Apart => return None,
+        Bite::Swallowed => return Some((false, Vec::new())),
         Bite::Pieces(p) => Some(p),
         Bite::NotAllowed => None,
     };
     if sub.is_none() && sub2.is_none() {
-        return false;
+        return None;
     }
     let c1 = sub.as_ref().map_or(usize::MAX, Vec::len);
     let c2 = sub2.as_ref().map_or(usize::MAX, Vec::len);
-    let (ca, cb) = (list[i].contents, list[j].contents);
+    let (ca, cb) = (a.contents, b.contents);
     if c1 > 1 && c2 > 1 && (ca & cb) & CONTENTS_DETAIL == 0 && (ca | cb) & CONTENTS_AREAPORTAL == 0 {
-        return false;
+        return None;
     }
-    let (gone, pieces) = if c1 < c2 { (i, sub) } else { (j, sub2) };
-    list.swap_remove(gone);
-    list.extend(pieces.unwrap_or_default());
-    true
+    Some(if c1 < c2 {
+        (true, sub.unwrap_or_default())
+    } else {
+        (false, sub2.unwrap_or_default())
+    })
 }
 
 /// One piece of a carved detail brush: the original brush, and the original sides it
@@ -1166,10 +1195,7 @@ pub struct DetailPiece {
 /// Carve the detail brushes against each other (Valve's `ChopBrushes` on the detail list
 /// in `MergeDetailTree`).
 pub fn chop_detail(planes: &PlaneSet, brushes: &[Brush], ids: &[BrushId]) -> Vec<DetailPiece> {
-    let list: Vec<BBrush> = ids
-        .iter()
-        .map(|&i| BBrush::from_brush(i, &brushes[i.idx()], Pass::First))
-        .collect();
+    let list = valve_list_order(ids, |i| BBrush::from_brush(i, &brushes[i.idx()], Pass::First));
     chop(planes, list)
         .into_iter()
         .map(|b| DetailPiece {

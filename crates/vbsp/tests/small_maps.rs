@@ -391,3 +391,72 @@ fn no_entity_in_open_space_is_written_as_leaked() {
         "the floor is still solid"
     );
 }
+
+/// A room whose six walls overlap at every edge and corner, across the block grid lines
+/// (x = 0, y = 0) as test_chapter1's nodraw shell does.
+fn overlapping_room_across_blocks() -> Vec<MapEntity> {
+    vec![
+        world(room(1, [-512.0, -336.0, -128.0], [464.0, 432.0, 512.0], WALL)),
+        entity(100, "info_player_start", [0.0, 0.0, 16.0], vec![]),
+    ]
+}
+
+/// Valve's vbsp carves overlapping brushes apart in each block before its tree
+/// (`ChopBrushes`), so no region is solid by two brushes and no leaf lists two brushes
+/// (uncarved, this room's corner leaves list two or three). The leaf count against
+/// Valve's own tree is judged on test_chapter1 by the corpus test.
+#[test]
+fn overlapping_walls_are_carved_in_each_block() {
+    let out = compile_map(overlapping_room_across_blocks()).expect("compiles");
+    let b = &out.bsp;
+    for (i, l) in b.leafs.iter().enumerate() {
+        assert!(
+            l.num_leaf_brushes <= 1,
+            "leaf {i} lists {} brushes",
+            l.num_leaf_brushes
+        );
+    }
+    // The same room of walls that only touch (each wall trimmed to its own face) has the
+    // same tree: carving makes the overlap irrelevant.
+    let (lo, hi, t) = ([-512.0, -336.0, -128.0], [464.0, 432.0, 512.0], 16.0);
+    let mut walls = Vec::new();
+    for axis in 0..3 {
+        for side in [0, 1] {
+            // Earlier axes' walls span the later ones' thickness; later ones are trimmed.
+            let mut mins = [lo[0], lo[1], lo[2]];
+            let mut maxs = [hi[0], hi[1], hi[2]];
+            for a in 0..axis {
+                (mins[a], maxs[a]) = (lo[a] - t, hi[a] + t);
+            }
+            if side == 0 {
+                (mins[axis], maxs[axis]) = (lo[axis] - t, lo[axis]);
+            } else {
+                (mins[axis], maxs[axis]) = (hi[axis], hi[axis] + t);
+            }
+            walls.push(box_brush(1 + walls.len() as i64, mins, maxs, WALL));
+        }
+    }
+    let touching = vec![
+        world(walls),
+        entity(100, "info_player_start", [0.0, 0.0, 16.0], vec![]),
+    ];
+    let touching = compile_map(touching).expect("compiles");
+    assert_eq!(
+        b.leafs.len(),
+        touching.bsp.leafs.len(),
+        "leaves: overlapping vs touching walls"
+    );
+}
+
+/// Leaf 0, the reserved solid leaf, reads as in Valve's BSPs: solid, cluster 0 (Valve's
+/// vbsp leaves the record zeroed but for its contents), and no tree node names it.
+#[test]
+fn leaf_zero_is_valves() {
+    let out = compile_map(box_room()).expect("compiles");
+    let b = &out.bsp;
+    assert_eq!((b.leafs[0].contents & 1, b.leafs[0].cluster), (1, 0));
+    assert!(
+        b.nodes.iter().all(|n| !n.children.contains(&-1)),
+        "a node names leaf 0"
+    );
+}
