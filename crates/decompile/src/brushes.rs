@@ -119,20 +119,28 @@ impl Ctx<'_> {
 
     /// Material and axes from texinfo `t`; a patched material's cubemap learns the side.
     pub fn textured(&mut self, side: &mut OutSide, t: usize, offset: DVec3) {
+        if let Some(origin) = self.texture_of(side, t, offset) {
+            self.cubemap_sides.entry(origin).or_default().push(side.id);
+        }
+    }
+
+    /// Material and axes from texinfo `t`, and the cubemap whose patch the material was.
+    pub fn texture_of(&self, side: &mut OutSide, t: usize, offset: DVec3) -> Option<[i32; 3]> {
         let info = self.bsp.texinfo[t];
         let ([u, v], lightmap_scale) = texture::axes(&info, offset);
         (side.uaxis, side.vaxis, side.lightmap_scale) = (u, v, lightmap_scale);
         let material = self.materials.of_texinfo(self.bsp, t as i32).cloned();
         let flagged = flag_material(info.flags as u32).unwrap_or("tools/toolsnodraw");
-        side.material = match material {
+        match material {
             Some(m) if !m.name.is_empty() => {
-                if let Some(origin) = m.cubemap {
-                    self.cubemap_sides.entry(origin).or_default().push(side.id);
-                }
-                m.name
+                side.material = m.name;
+                m.cubemap
             }
-            _ => flagged.to_string(),
-        };
+            _ => {
+                side.material = flagged.to_string();
+                None
+            }
+        }
     }
 }
 

@@ -1,8 +1,8 @@
 //! Displacements back on their brushes. The compiler keeps no displacement brush (only its
 //! base faces), so the brushes are rebuilt around the base quads (`disp_brush`): each base the
-//! textured side that carries the `dispinfo`, the other sides nodraw. Each vertex's stored
-//! vector and distance become its normal and distance (no offsets), so the recompile puts
-//! every vertex where it was.
+//! textured side that carries the `dispinfo`, the other sides in the first base's texture.
+//! Each vertex's stored vector and distance become its normal and distance (no offsets), so
+//! the recompile puts every vertex where it was.
 
 use srcmap_bsp::DispInfo as BspDisp;
 use srcmap_geom::{DVec3, Plane};
@@ -131,7 +131,8 @@ impl Ctx<'_> {
         })
     }
 
-    /// The one brush `run` lies on, its bases textured and displaced, the rest nodraw.
+    /// The one brush `run` lies on, its bases textured and displaced, the rest in the first
+    /// base's material.
     fn shared_brush(&mut self, run: &[&Piece]) -> Option<OutSolid> {
         let bases: Vec<Base> = run.iter().map(|p| p.base).collect();
         let planes: Sides = brush_sides(&bases)?;
@@ -145,7 +146,14 @@ impl Ctx<'_> {
                     self.textured(&mut side, piece.texinfo, DVec3::ZERO);
                     side.disp = Some(Box::new(piece.dispinfo.clone()));
                 }
-                None => untextured(&mut side, plane.normal, "tools/toolsnodraw"),
+                // The compiler draws none of the other sides; mappers leave them as the brush
+                // was textured before it was displaced, so they take the first base's texture.
+                None => match run.first() {
+                    Some(first) => {
+                        self.texture_of(&mut side, first.texinfo, DVec3::ZERO);
+                    }
+                    None => untextured(&mut side, plane.normal, "tools/toolsnodraw"),
+                },
             }
             sides.push(side);
         }

@@ -22,6 +22,7 @@ pub(crate) fn tool_material(contents: u32, class: &str) -> &'static str {
         _ if has(CONTENTS_LADDER) => "tools/toolsinvisibleladder",
         _ if has(CONTENTS_WATER) || has(CONTENTS_SLIME) => "tools/toolsnodraw",
         _ if has(CONTENTS_OPAQUE) && !has(CONTENTS_SOLID) => "tools/toolsblocklight",
+        _ if has(CONTENTS_BLOCKLOS) && !has(CONTENTS_SOLID) => "tools/toolsblock_los",
         _ if !has(CONTENTS_SOLID) && !has(CONTENTS_WINDOW) && !has(CONTENTS_GRATE) => "tools/toolsinvisible",
         _ => "tools/toolsnodraw",
     }
@@ -64,6 +65,10 @@ mod tests {
         assert_eq!(
             tool_material(CONTENTS_LADDER, "func_ladder"),
             "tools/toolsinvisibleladder"
+        );
+        assert_eq!(
+            tool_material(CONTENTS_BLOCKLOS | CONTENTS_DETAIL, "func_detail"),
+            "tools/toolsblock_los"
         );
         assert_eq!(flag_material(SURF_HINT), Some("tools/toolshint"));
         assert_eq!(flag_material(0), None);
