@@ -21,8 +21,10 @@ pub struct Ladder {
     /// The direction the climber's side faces (`NavDirType`).
     pub dir: usize,
     pub bottom_area: Option<u32>,
-    /// Forward, left, right, behind.
+    /// Forward, left, right, behind: the ladder's own record, the behind area dropped from it.
     pub top_areas: [Option<u32>; 4],
+    /// The areas found at the top, behind included: each lists the ladder as a way down.
+    pub down_areas: [Option<u32>; 4],
 }
 
 /// The ladder volumes of a map: `(mins, maxs)`.
@@ -83,6 +85,7 @@ pub fn create(space: &Space<'_>, (mins, maxs): (Vec3, Vec3)) -> Ladder {
         dir,
         bottom_area: None,
         top_areas: [None; 4],
+        down_areas: [None; 4],
     }
 }
 
@@ -128,8 +131,9 @@ pub fn connect(space: &Space<'_>, ladder: &mut Ladder, areas: &[Area]) {
         // A line, not the sampling column: the column may start in the overhang above a ladder top.
         let found = first_area_in_direction(space, areas, &Hull::POINT, (centre, dir), range, beneath)
             .map(|(a, _)| a);
-        ladder.top_areas[slot] = found.filter(|&a| Some(a) != ladder.bottom_area);
+        ladder.down_areas[slot] = found.filter(|&a| Some(a) != ladder.bottom_area);
     }
+    ladder.top_areas = without_behind(ladder.down_areas);
     let top_z = ladder
         .top_areas
         .iter()
@@ -139,6 +143,17 @@ pub fn connect(space: &Space<'_>, ladder: &mut Ladder, areas: &[Area]) {
     if top_z > ladder.bottom.z + 5.0 {
         ladder.top.z = top_z;
     }
+}
+
+/// Valve's ladder forgets its behind area once the area knows the ladder (`Disconnect`): the
+/// first slot holding that area is emptied, so a ladder whose only top area lies behind it is
+/// joined to nothing at its top.
+fn without_behind(mut slots: [Option<u32>; 4]) -> [Option<u32>; 4] {
+    if let Some(behind) = slots[3] {
+        let first = slots.iter().position(|&s| s == Some(behind));
+        slots[first.unwrap_or(3)] = None;
+    }
+    slots
 }
 
 fn nearest_area(areas: &[Area], pos: Vec3) -> Option<u32> {

@@ -79,7 +79,7 @@ fn attach_ladder(areas: &mut [NavArea], ladder: &Ladder, id: u32) {
     if let Some(b) = ladder.bottom_area {
         areas[b as usize].ladder_connections[UP].push(id);
     }
-    for &t in ladder.top_areas.iter().flatten() {
+    for &t in ladder.down_areas.iter().flatten() {
         let list = &mut areas[t as usize].ladder_connections[DOWN];
         if !list.contains(&id) {
             list.push(id);
