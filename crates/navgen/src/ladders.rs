@@ -171,3 +171,27 @@ fn nearest_area(areas: &[Area], pos: Vec3) -> Option<u32> {
 fn z_near(a: &Area, p: Vec3) -> f32 {
     a.z_at(p.x.clamp(a.min[0], a.max[0]), p.y.clamp(a.min[1], a.max[1]))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::without_behind;
+
+    #[test]
+    fn a_behind_area_of_its_own_is_forgotten() {
+        assert_eq!(
+            without_behind([Some(1), None, None, Some(2)]),
+            [Some(1), None, None, None]
+        );
+        assert_eq!(without_behind([None, None, None, Some(2)]), [None; 4]);
+    }
+
+    #[test]
+    fn a_behind_area_also_found_ahead_empties_the_first_slot_holding_it() {
+        let slots = [Some(4), Some(7), Some(4), Some(4)];
+        assert_eq!(without_behind(slots), [None, Some(7), Some(4), Some(4)]);
+        assert_eq!(
+            without_behind([Some(1), Some(2), None, None]),
+            [Some(1), Some(2), None, None]
+        );
+    }
+}
