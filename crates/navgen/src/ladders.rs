@@ -18,6 +18,8 @@ pub struct Ladder {
     pub top: Vec3,
     pub bottom: Vec3,
     pub width: f32,
+    /// Top to bottom as created: Valve keeps it when the top is later snapped to its areas.
+    pub length: f32,
     /// The direction the climber's side faces (`NavDirType`).
     pub dir: usize,
     pub bottom_area: Option<u32>,
@@ -82,6 +84,7 @@ pub fn create(space: &Space<'_>, (mins, maxs): (Vec3, Vec3)) -> Ladder {
         top,
         bottom,
         width,
+        length: (top - bottom).length(),
         dir,
         bottom_area: None,
         top_areas: [None; 4],

@@ -94,7 +94,7 @@ fn nav_ladder(id: u32, l: &Ladder) -> NavLadder {
         width: l.width,
         top: l.top.to_array(),
         bottom: l.bottom.to_array(),
-        length: (l.top - l.bottom).length(),
+        length: l.length,
         direction: l.dir as u32,
         is_dangling: None,
         top_forward_area: area(l.top_areas[0]),
