@@ -1,13 +1,14 @@
 //! Generated meshes against the meshes the games made for the same builds of corpus maps:
 //! the same version and sub-version, as many ladders of the same facing and length, an area
-//! count of the same order, and the real areas' centres walkable in ours. Skips without `SRCMAP_CORPUS`.
+//! count of the same order, and the real areas' centres walkable in ours. Skips without
+//! `SRCMAP_CORPUS`.
 
 use srcmap_bsp::Bsp;
 use srcmap_nav::NavMesh;
 use srcmap_navgen::{Game, Options};
 use srcmap_stage::NoProgress;
 
-/// Each ladder's facing and length (the length as created: the game keeps it when it snaps the top).
+/// Each ladder's facing and length (as created: the game keeps the length when it snaps the top).
 fn ladder_shapes(mesh: &NavMesh) -> Vec<(u32, i32)> {
     let ladders = mesh.ladders.iter().flatten();
     ladders.map(|l| (l.direction, l.length.round() as i32)).collect()
