@@ -18,11 +18,15 @@ pub struct Ladder {
     pub top: Vec3,
     pub bottom: Vec3,
     pub width: f32,
+    /// Top to bottom as created: Valve keeps it when the top is later snapped to its areas.
+    pub length: f32,
     /// The direction the climber's side faces (`NavDirType`).
     pub dir: usize,
     pub bottom_area: Option<u32>,
-    /// Forward, left, right, behind.
+    /// Forward, left, right, behind: the ladder's own record, the behind area dropped from it.
     pub top_areas: [Option<u32>; 4],
+    /// The areas found at the top, behind included: each lists the ladder as a way down.
+    pub down_areas: [Option<u32>; 4],
 }
 
 /// The ladder volumes of a map: `(mins, maxs)`.
@@ -80,9 +84,11 @@ pub fn create(space: &Space<'_>, (mins, maxs): (Vec3, Vec3)) -> Ladder {
         top,
         bottom,
         width,
+        length: (top - bottom).length(),
         dir,
         bottom_area: None,
         top_areas: [None; 4],
+        down_areas: [None; 4],
     }
 }
 
@@ -128,8 +134,9 @@ pub fn connect(space: &Space<'_>, ladder: &mut Ladder, areas: &[Area]) {
         // A line, not the sampling column: the column may start in the overhang above a ladder top.
         let found = first_area_in_direction(space, areas, &Hull::POINT, (centre, dir), range, beneath)
             .map(|(a, _)| a);
-        ladder.top_areas[slot] = found.filter(|&a| Some(a) != ladder.bottom_area);
+        ladder.down_areas[slot] = found.filter(|&a| Some(a) != ladder.bottom_area);
     }
+    ladder.top_areas = without_behind(ladder.down_areas);
     let top_z = ladder
         .top_areas
         .iter()
@@ -139,6 +146,17 @@ pub fn connect(space: &Space<'_>, ladder: &mut Ladder, areas: &[Area]) {
     if top_z > ladder.bottom.z + 5.0 {
         ladder.top.z = top_z;
     }
+}
+
+/// Valve's ladder forgets its behind area once the area knows the ladder (`Disconnect`): the
+/// first slot holding that area is emptied, so a ladder whose only top area lies behind it is
+/// joined to nothing at its top.
+fn without_behind(mut slots: [Option<u32>; 4]) -> [Option<u32>; 4] {
+    if let Some(behind) = slots[3] {
+        let first = slots.iter().position(|&s| s == Some(behind));
+        slots[first.unwrap_or(3)] = None;
+    }
+    slots
 }
 
 fn nearest_area(areas: &[Area], pos: Vec3) -> Option<u32> {
@@ -155,4 +173,28 @@ fn nearest_area(areas: &[Area], pos: Vec3) -> Option<u32> {
 /// The area's height at the point of it closest to `p` in x and y.
 fn z_near(a: &Area, p: Vec3) -> f32 {
     a.z_at(p.x.clamp(a.min[0], a.max[0]), p.y.clamp(a.min[1], a.max[1]))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::without_behind;
+
+    #[test]
+    fn a_behind_area_of_its_own_is_forgotten() {
+        assert_eq!(
+            without_behind([Some(1), None, None, Some(2)]),
+            [Some(1), None, None, None]
+        );
+        assert_eq!(without_behind([None, None, None, Some(2)]), [None; 4]);
+    }
+
+    #[test]
+    fn a_behind_area_also_found_ahead_empties_the_first_slot_holding_it() {
+        let slots = [Some(4), Some(7), Some(4), Some(4)];
+        assert_eq!(without_behind(slots), [None, Some(7), Some(4), Some(4)]);
+        assert_eq!(
+            without_behind([Some(1), Some(2), None, None]),
+            [Some(1), Some(2), None, None]
+        );
+    }
 }

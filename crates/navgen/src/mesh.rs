@@ -79,7 +79,7 @@ fn attach_ladder(areas: &mut [NavArea], ladder: &Ladder, id: u32) {
     if let Some(b) = ladder.bottom_area {
         areas[b as usize].ladder_connections[UP].push(id);
     }
-    for &t in ladder.top_areas.iter().flatten() {
+    for &t in ladder.down_areas.iter().flatten() {
         let list = &mut areas[t as usize].ladder_connections[DOWN];
         if !list.contains(&id) {
             list.push(id);
@@ -94,7 +94,7 @@ fn nav_ladder(id: u32, l: &Ladder) -> NavLadder {
         width: l.width,
         top: l.top.to_array(),
         bottom: l.bottom.to_array(),
-        length: (l.top - l.bottom).length(),
+        length: l.length,
         direction: l.dir as u32,
         is_dangling: None,
         top_forward_area: area(l.top_areas[0]),

@@ -1,11 +1,18 @@
 //! Generated meshes against the meshes the games made for the same builds of corpus maps:
-//! the same version and sub-version, as many ladders, an area count of the same order, and the
-//! real areas' centres walkable in ours. Skips without `SRCMAP_CORPUS`.
+//! the same version and sub-version, as many ladders of the same facing and length, an area
+//! count of the same order, and the real areas' centres walkable in ours. Skips without
+//! `SRCMAP_CORPUS`.
 
 use srcmap_bsp::Bsp;
 use srcmap_nav::NavMesh;
 use srcmap_navgen::{Game, Options};
 use srcmap_stage::NoProgress;
+
+/// Each ladder's facing and length (as created: the game keeps the length when it snaps the top).
+fn ladder_shapes(mesh: &NavMesh) -> Vec<(u32, i32)> {
+    let ladders = mesh.ladders.iter().flatten();
+    ladders.map(|l| (l.direction, l.length.round() as i32)).collect()
+}
 
 /// (BSP, its real NAV), both under the corpus root.
 const PAIRS: [(&str, &str); 3] = [
@@ -66,6 +73,7 @@ fn generated_meshes_agree_with_the_games_own() {
         assert_eq!(ours.bsp_size, Some(bsp.len() as u32));
         let count = |m: &NavMesh| m.ladders.as_ref().map_or(0, Vec::len);
         assert_eq!(count(&ours), count(&real), "{bsp_path}: ladders");
+        assert_eq!(ladder_shapes(&ours), ladder_shapes(&real), "{bsp_path}: ladders");
         let ratio = ours.areas.len() as f64 / real.areas.len() as f64;
         assert!(
             (0.5..=2.0).contains(&ratio),
