@@ -640,12 +640,12 @@ mod tests {
     /// Valve's documented vvis flags.
     fn vvis_documented() -> Vec<(&'static str, &'static [&'static str], Expect)> {
         vec![
-            ("-fast", &[], Means(|c| vvis(c).fast)),
-            ("-threads", &["2"], Means(|c| vvis(c).threads == Some(2))),
+            ("-fast", &[], Means(|c| vvis(c).run.fast)),
+            ("-threads", &["2"], Means(|c| vvis(c).run.threads == Some(2))),
             (
                 "-radius_override",
                 &["2500"],
-                Means(|c| vvis(c).vis.radius_override == Some(2500.0)),
+                Means(|c| vvis(c).run.vis.radius_override == Some(2500.0)),
             ),
             ("-game", &["dir"], Means(|c| vvis(c).game.is_some())),
             ("-vproject", &["dir"], Means(|c| vvis(c).game.is_some())),

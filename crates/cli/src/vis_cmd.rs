@@ -36,6 +36,18 @@ pub struct VvisArgs {
     /// share is computed here.
     #[arg(long, requires = "shard", default_value_t = 20.0, value_parser = crate::usage::finite_f64)]
     pub patience: f64,
+    /// Game directory (Valve's -game, -vproject): accepted for Valve's command lines; vis
+    /// reads nothing from the game.
+    #[arg(long, alias = "vproject")]
+    pub game: Option<PathBuf>,
+    #[command(flatten)]
+    pub run: VisRunArgs,
+}
+
+/// The flags of a vis run, the same for `srcmap vvis`, its shards and `vvis merge` (a merge
+/// must be given the flags its shards had).
+#[derive(Debug, clap::Args)]
+pub struct VisRunArgs {
     /// Only the quick first pass (a looser, conservative PVS), like vvis -fast.
     #[arg(long)]
     pub fast: bool,
@@ -44,10 +56,6 @@ pub struct VvisArgs {
     /// Worker threads (0 = all cores).
     #[arg(long)]
     pub threads: Option<usize>,
-    /// Game directory (Valve's -game, -vproject): accepted for Valve's command lines; vis
-    /// reads nothing from the game.
-    #[arg(long, alias = "vproject")]
-    pub game: Option<PathBuf>,
     /// Portal file to read (default: MAP.prt beside the BSP; without one, portals are rebuilt
     /// from the BSP's tree).
     #[arg(long)]
@@ -111,23 +119,8 @@ pub struct VvisMergeArgs {
     /// Write the result here instead.
     #[arg(long, short)]
     pub output: Option<PathBuf>,
-    /// As the shards were run: vvis -fast.
-    #[arg(long)]
-    pub fast: bool,
     #[command(flatten)]
-    pub vis: VisFlags,
-    #[arg(long)]
-    pub threads: Option<usize>,
-    #[arg(long)]
-    pub prt: Option<PathBuf>,
-    #[arg(long)]
-    pub no_prt: bool,
-    #[arg(long, short)]
-    pub quiet: bool,
-    #[arg(long)]
-    pub json: bool,
-    #[arg(long)]
-    pub verify: bool,
+    pub run: VisRunArgs,
 }
 
 /// `I/N` as a shard.
@@ -135,25 +128,38 @@ fn parse_shard(text: &str) -> Result<Shard, String> {
     Shard::parse(text).map_err(|e| e.to_string())
 }
 
-impl VvisArgs {
-    fn job(&self) -> VvisJob {
+impl VisRunArgs {
+    /// The one-machine job these flags ask for, on `bsp`.
+    fn job(&self, bsp: PathBuf, output: Option<PathBuf>) -> VvisJob {
         VvisJob {
-            bsp: self.bsp.clone().unwrap_or_default(),
-            output: self.output.clone(),
+            bsp,
+            output,
             prt: self.prt.clone(),
             no_prt: self.no_prt,
             settings: self.vis.settings(self.fast, self.threads, self.verify),
         }
     }
 
+    /// What a shard and a merge both read: the BSP, its portals and the settings.
+    fn input(&self, bsp: PathBuf) -> VisInput {
+        let job = self.job(bsp, None);
+        VisInput {
+            prt: job.prt_path(),
+            bsp: job.bsp,
+            settings: job.settings,
+        }
+    }
+}
+
+impl VvisArgs {
+    fn job(&self) -> VvisJob {
+        self.run
+            .job(self.bsp.clone().unwrap_or_default(), self.output.clone())
+    }
+
     fn shard_job(&self, shard: Shard) -> VisShardJob {
-        let job = self.job();
         VisShardJob {
-            input: VisInput {
-                prt: job.prt_path(),
-                bsp: job.bsp,
-                settings: job.settings,
-            },
+            input: self.run.input(self.bsp.clone().unwrap_or_default()),
             shard,
             part: self.output.clone().unwrap_or_default(),
             exchange: self.exchange.clone(),
@@ -164,19 +170,8 @@ impl VvisArgs {
 
 impl VvisMergeArgs {
     fn job(&self) -> VisMergeJob {
-        let job = VvisJob {
-            bsp: self.bsp.clone(),
-            prt: self.prt.clone(),
-            no_prt: self.no_prt,
-            settings: self.vis.settings(self.fast, self.threads, self.verify),
-            ..Default::default()
-        };
         VisMergeJob {
-            input: VisInput {
-                prt: job.prt_path(),
-                bsp: job.bsp,
-                settings: job.settings,
-            },
+            input: self.run.input(self.bsp.clone()),
             parts: self.parts.clone(),
             output: self.output.clone(),
         }
@@ -192,14 +187,14 @@ pub fn vvis(args: &VvisArgs) -> anyhow::Result<()> {
     if let Some(shard) = args.shard {
         return vvis_shard(args, shard);
     }
-    let progress = Bar::new(args.quiet);
+    let progress = Bar::new(args.run.quiet);
     let run = srcmap_driver::vvis(&args.job(), &progress)?;
-    if args.json {
+    if args.run.json {
         print_json(&run.report)?;
-    } else if !args.quiet {
+    } else if !args.run.quiet {
         print_summary(&run.report, &run.output, run.prt.as_deref());
     }
-    if !args.quiet {
+    if !args.run.quiet {
         print_line(&total_line("vvis", &run.output, run.seconds));
     }
     Ok(())
@@ -207,11 +202,11 @@ pub fn vvis(args: &VvisArgs) -> anyhow::Result<()> {
 
 /// `srcmap vvis --shard I/N -o PART`.
 fn vvis_shard(args: &VvisArgs, shard: Shard) -> anyhow::Result<()> {
-    let progress = Bar::new(args.quiet);
+    let progress = Bar::new(args.run.quiet);
     let run = srcmap_driver::vis_shard(&args.shard_job(shard), &progress)?;
-    if args.json {
+    if args.run.json {
         print_json(&run.report)?;
-    } else if !args.quiet {
+    } else if !args.run.quiet {
         eprintln!(
             "{}: shard {shard}: {} flow results ({} taken over from stopped shards)",
             run.output.display(),
@@ -225,11 +220,11 @@ fn vvis_shard(args: &VvisArgs, shard: Shard) -> anyhow::Result<()> {
 
 /// `srcmap vvis merge MAP.bsp PART...`.
 fn vvis_merge(args: &VvisMergeArgs) -> anyhow::Result<()> {
-    let progress = Bar::new(args.quiet);
+    let progress = Bar::new(args.run.quiet);
     let run = srcmap_driver::vis_merge(&args.job(), &progress)?;
-    if args.json {
+    if args.run.json {
         print_json(&run.report)?;
-    } else if !args.quiet {
+    } else if !args.run.quiet {
         print_summary(&run.report, &run.output, None);
         print_line(&total_line("vvis merge", &run.output, run.seconds));
     }
