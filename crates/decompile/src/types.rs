@@ -131,13 +131,7 @@ pub(crate) fn dvec(v: [f32; 3]) -> DVec3 {
 }
 
 /// An f32 in its shortest form that reads back as the same f32 (`0.1`, not `0.100000001`).
-pub(crate) fn f32_value(v: f32) -> String {
-    if v == v.trunc() && v.abs() < 1e9 {
-        format!("{}", v as i64)
-    } else {
-        format!("{v}")
-    }
-}
+pub(crate) use srcmap_vmf::format_f32 as f32_value;
 
 /// Three f32s as an entity key value.
 pub(crate) fn f32x3_value(v: [f32; 3]) -> String {

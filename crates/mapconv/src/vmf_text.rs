@@ -1,8 +1,6 @@
 //! VMF text as Hammer lays it out: tab-indented blocks, one `"key" "value"` a line.
 
-use std::fmt::Write as _;
-
-use srcmap_vmf::{DispInfo, format_number};
+use srcmap_vmf::{DispInfo, VmfWriter, format_number};
 
 /// A brush side to write.
 #[derive(Debug, Clone, PartialEq)]
@@ -32,67 +30,31 @@ pub struct OutEntity {
     pub solids: Vec<Vec<OutSide>>,
 }
 
-/// VMF text under construction.
-#[derive(Default)]
+/// VMF text under construction: the shared layout, with solids numbered as they are written.
 pub struct VmfText {
-    out: String,
-    depth: usize,
+    doc: VmfWriter,
     next_solid: i64,
 }
 
 impl VmfText {
     /// Text starting with the header blocks; solids are numbered from `first_solid_id`.
     pub fn new(first_solid_id: i64) -> VmfText {
-        let mut t = VmfText {
+        VmfText {
+            doc: VmfWriter::new(1),
             next_solid: first_solid_id,
-            ..VmfText::default()
-        };
-        let version = [
-            ("editorversion", "400"),
-            ("editorbuild", "0"),
-            ("mapversion", "1"),
-            ("formatversion", "100"),
-            ("prefab", "0"),
-        ];
-        t.block("versioninfo", &version);
-        t.block("visgroups", &[]);
-        t.block(
-            "viewsettings",
-            &[("bSnapToGrid", "1"), ("bShowGrid", "1"), ("nGridSpacing", "64")],
-        );
-        t
-    }
-
-    fn indent(&mut self) {
-        self.out.extend(std::iter::repeat_n('\t', self.depth));
+        }
     }
 
     fn open(&mut self, name: &str) {
-        self.indent();
-        let _ = writeln!(self.out, "{name}");
-        self.indent();
-        self.out.push_str("{\n");
-        self.depth += 1;
+        self.doc.open(name);
     }
 
     fn close(&mut self) {
-        self.depth -= 1;
-        self.indent();
-        self.out.push_str("}\n");
+        self.doc.close();
     }
 
-    /// A key value; a quote inside is written `\"`, as VMF readers take it.
     fn value(&mut self, key: &str, value: &str) {
-        self.indent();
-        let _ = writeln!(self.out, "\"{key}\" \"{}\"", value.replace('"', "\\\""));
-    }
-
-    fn block(&mut self, name: &str, values: &[(&str, &str)]) {
-        self.open(name);
-        for (k, v) in values {
-            self.value(k, v);
-        }
-        self.close();
+        self.doc.value(key, value);
     }
 
     /// `world` or `entity` with everything in it.
@@ -154,51 +116,14 @@ impl VmfText {
         self.value("lightmapscale", "16");
         self.value("smoothing_groups", &s.smoothing_groups.to_string());
         if let Some(d) = &s.disp {
-            self.dispinfo(d);
-        }
-        self.close();
-    }
-
-    fn dispinfo(&mut self, d: &DispInfo) {
-        self.open("dispinfo");
-        self.value("power", &d.power.to_string());
-        let [x, y, z] = d.start_position.map(num);
-        self.value("startposition", &format!("[{x} {y} {z}]"));
-        self.value("flags", &d.flags.to_string());
-        self.value("elevation", &num(d.elevation));
-        self.value("subdiv", if d.subdiv { "1" } else { "0" });
-        let n = d.vertices_per_row();
-        let words3 = |v: &[[f32; 3]]| {
-            v.iter()
-                .flat_map(|p| p.map(|c| num(f64::from(c))))
-                .collect::<Vec<_>>()
-        };
-        let words1 = |v: &[f32]| v.iter().map(|&c| num(f64::from(c))).collect::<Vec<_>>();
-        self.rows("normals", &words3(&d.normals), 3 * n);
-        self.rows("distances", &words1(&d.distances), n);
-        self.rows("offsets", &words3(&d.offsets), 3 * n);
-        self.rows("offset_normals", &words3(&d.offset_normals), 3 * n);
-        self.rows("alphas", &words1(&d.alphas), n);
-        let tags: Vec<String> = d.triangle_tags.iter().map(i32::to_string).collect();
-        self.rows("triangle_tags", &tags, 2 * (n - 1));
-        let allowed: Vec<String> = d.allowed_verts.iter().map(i32::to_string).collect();
-        self.block("allowed_verts", &[("10", &allowed.join(" "))]);
-        self.close();
-    }
-
-    /// `words` as a block of `row0`, `row1`, … of `per_row` words.
-    fn rows(&mut self, name: &str, words: &[String], per_row: usize) {
-        self.open(name);
-        for (i, row) in words.chunks(per_row.max(1)).enumerate() {
-            self.value(&format!("row{i}"), &row.join(" "));
+            self.doc.dispinfo(d);
         }
         self.close();
     }
 
     /// The finished text (with an empty `cameras` block, as Hammer writes).
-    pub fn finish(mut self) -> String {
-        self.block("cameras", &[("activecamera", "-1")]);
-        self.out
+    pub fn finish(self) -> String {
+        self.doc.finish()
     }
 }
 
