@@ -55,7 +55,8 @@ impl VmfWriter {
     /// A key value in the innermost open block.
     pub fn value(&mut self, key: &str, value: &str) {
         self.indent();
-        let _ = writeln!(self.out, "\"{key}\" \"{}\"", value.replace('"', "\\\""));
+        let [key, value] = [key, value].map(quoted);
+        let _ = writeln!(self.out, "\"{key}\" \"{value}\"");
     }
 
     /// A block of key values only.
@@ -115,6 +116,28 @@ pub fn format_f32(v: f32) -> String {
     }
 }
 
+/// `text` for inside VMF quotes: a quote as `\"`, and a run of backslashes doubled where it
+/// would otherwise escape the quote after it or the closing one (VMF readers skip the character
+/// after a backslash); other backslashes (paths) stay as mappers write them.
+fn quoted(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut run = 0;
+    for c in text.chars() {
+        if c == '\\' {
+            run += 1;
+            continue;
+        }
+        out.extend(std::iter::repeat_n(
+            '\\',
+            if c == '"' { 2 * run + 1 } else { run },
+        ));
+        out.push(c);
+        run = 0;
+    }
+    out.extend(std::iter::repeat_n('\\', 2 * run));
+    out
+}
+
 fn words(v: &[f32]) -> Vec<String> {
     v.iter().map(|&c| format_f32(c)).collect()
 }
@@ -133,9 +156,20 @@ mod tests {
         w.open("world");
         w.value("id", "1");
         w.value("message", "say \"hi\"");
+        w.value("odd\"key", "v");
+        w.value("path", "maps\\");
+        w.value("both", "a\\\"b c\\d");
+        w.value("after", "intact");
         w.close();
         let vmf = crate::Vmf::parse(w.finish()).unwrap();
         assert_eq!(vmf.world.get("message"), Some("say \"hi\""));
+        // The text parses; the reader keeps a key's escape as written (values it unescapes).
+        assert_eq!(vmf.world.get("odd\\\"key"), Some("v"));
+        // A backslash before a quote (or the closing one) is doubled so that the quote stays a
+        // quote: the text parses and nothing after it is swallowed.
+        assert!(vmf.world.get("path").is_some_and(|v| v.starts_with("maps\\")));
+        assert!(vmf.world.get("both").is_some_and(|v| v.ends_with("c\\d")));
+        assert_eq!(vmf.world.get("after"), Some("intact"));
         assert_eq!(vmf.version_info.map(|v| v.map_version), Some(7));
     }
 
