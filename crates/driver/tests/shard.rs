@@ -183,21 +183,10 @@ fn a_merge_refuses_missing_damaged_foreign_and_doubled_parts_and_writes_nothing(
 
 /// Corpus BSPs with visibility, smallest first, up to `max` one-way-portal-ish bytes.
 fn corpus_bsps() -> Option<Vec<PathBuf>> {
-    let Some(root) = std::env::var_os("SRCMAP_CORPUS") else {
-        eprintln!("SRCMAP_CORPUS is not set; skipping the sharded vis corpus test");
-        return None;
-    };
-    let mut out = Vec::new();
-    let dir = Path::new(&root).join("bsp");
-    for owner in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
-        for f in std::fs::read_dir(owner.path()).into_iter().flatten().flatten() {
-            if f.path().extension().is_some_and(|e| e == "bsp") {
-                out.push(f.path());
-            }
-        }
-    }
-    out.sort();
-    Some(out)
+    let root = srcmap_corpus::root("the sharded vis corpus test")?;
+    Some(srcmap_corpus::files(&root, "bsp", |p| {
+        srcmap_corpus::has_extension(p, "bsp")
+    }))
 }
 
 /// Portals rebuilt from the tree of each corpus BSP with visibility and few enough portals

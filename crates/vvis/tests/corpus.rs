@@ -13,21 +13,10 @@ use srcmap_vvis::{FlowKind, NoProgress, Options, Portals, check, compute, tree, 
 const MAX_PORTALS: usize = 600;
 
 fn corpus_bsps() -> Option<Vec<PathBuf>> {
-    let Some(root) = std::env::var_os("SRCMAP_CORPUS") else {
-        eprintln!("SRCMAP_CORPUS is not set; skipping the vis corpus test");
-        return None;
-    };
-    let mut out = Vec::new();
-    let dir = Path::new(&root).join("bsp");
-    for owner in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
-        for f in std::fs::read_dir(owner.path()).into_iter().flatten().flatten() {
-            if f.path().extension().is_some_and(|e| e == "bsp") {
-                out.push(f.path());
-            }
-        }
-    }
-    out.sort();
-    Some(out)
+    let root = srcmap_corpus::root("the vis corpus test")?;
+    Some(srcmap_corpus::files(&root, "bsp", |p| {
+        srcmap_corpus::has_extension(p, "bsp")
+    }))
 }
 
 /// Valve-compiled BSPs with a visibility lump (not the leaked ones, not other engines).

@@ -150,14 +150,7 @@ pub fn portal_flow(
     progress: &dyn Progress,
 ) -> FlowResult {
     let schedule = Schedule::new(graph.portals.len(), order);
-    let children = Children::new(graph);
-    let flows = Flows {
-        graph,
-        children: &children,
-        base,
-        kind,
-        walk_memory: walk_memory.unwrap_or(fast::ARENA_BYTES),
-    };
+    let flows = Flows::new(graph, base, kind, walk_memory);
     let counters = flows.run(&schedule, order, progress);
     FlowResult {
         vis: schedule
@@ -172,13 +165,24 @@ pub fn portal_flow(
 /// What every portal's flow runs over, and which flow.
 struct Flows<'a> {
     graph: &'a Graph,
-    children: &'a Children,
+    children: Children,
     base: &'a [BaseVis],
     kind: FlowKind,
     walk_memory: usize,
 }
 
-impl Flows<'_> {
+impl<'a> Flows<'a> {
+    /// The flow `kind` over `graph` (`walk_memory`: the fast flow's arena, default its own).
+    fn new(graph: &'a Graph, base: &'a [BaseVis], kind: FlowKind, walk_memory: Option<usize>) -> Self {
+        Flows {
+            graph,
+            children: Children::new(graph),
+            base,
+            kind,
+            walk_memory: walk_memory.unwrap_or(fast::ARENA_BYTES),
+        }
+    }
+
     /// One worker per thread of the pool until the order is done; their counters summed.
     fn run(&self, schedule: &Schedule, order: &[u32], progress: &dyn Progress) -> Counters {
         let counters = Mutex::new(Counters::default());
@@ -220,7 +224,7 @@ impl Flows<'_> {
 
     /// Portal `p`'s flow, reusing the results in `done`.
     fn flow_one(&self, done: Done<'_>, p: usize) -> (Bits, Counters) {
-        let (graph, children, base) = (self.graph, self.children, self.base);
+        let (graph, children, base) = (self.graph, &self.children, self.base);
         match self.kind {
             FlowKind::Fast | FlowKind::FastSiblings => fast::flow_one(
                 graph,

@@ -23,7 +23,7 @@ use crate::Progress;
 use crate::bits::Bits;
 use crate::graph::{BaseVis, Graph};
 
-use super::{Children, Counters, Done, FlowKind, Flows, LOCKSTEP, Schedule, WakeOnPanic, work_estimate};
+use super::{Counters, Done, FlowKind, Flows, LOCKSTEP, Schedule, WakeOnPanic, work_estimate};
 
 /// How the shards of one flow see each other's results.
 pub trait Exchange: Sync {
@@ -94,14 +94,7 @@ pub fn shard_flow(
     progress: &dyn Progress,
 ) -> ShardFlow {
     let schedule = Schedule::new(graph.portals.len(), order);
-    let children = Children::new(graph);
-    let flows = Flows {
-        graph,
-        children: &children,
-        base,
-        kind,
-        walk_memory: walk_memory.unwrap_or(super::fast::ARENA_BYTES),
-    };
+    let flows = Flows::new(graph, base, kind, walk_memory);
     let run = ShardRun {
         flows: &flows,
         schedule: &schedule,
