@@ -582,8 +582,9 @@ def d5_overwrite(w):
 
 
 def decompiled(r, w, inp, new):
-    """A BSP converted to a VMF is a decompile now: a success whose output is a VMF with a world."""
-    if r.rc != 0 or not inp.endswith(".bsp") or new is None or not (w / new).exists():
+    """A BSP (decompile) or a VMAP (issue 41's conversion) converted to a VMF: a success whose
+    output is a VMF with a world (a copy of the input's bytes fails `no_copy`)."""
+    if r.rc != 0 or not inp.endswith((".bsp", ".vmap")) or new is None or not (w / new).exists():
         return False
     text = (w / new).read_text(errors="replace")
     return text.lstrip().startswith(("versioninfo", "world")) and "\nworld" in "\n" + text
