@@ -2,15 +2,10 @@
 //! source's brushes; a file that is no Source BSP is an error naming it, with nothing written.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
-fn srcmap(args: &[&dyn AsRef<std::ffi::OsStr>]) -> Output {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_srcmap"));
-    for a in args {
-        cmd.arg(a);
-    }
-    cmd.output().unwrap()
-}
+mod common;
+use common::srcmap;
 
 fn ok(out: Output) -> Output {
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
@@ -18,9 +13,7 @@ fn ok(out: Output) -> Output {
 }
 
 fn temp_dir(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("srcmap-decompile-cli-{name}-{}", std::process::id()));
-    std::fs::create_dir_all(&d).unwrap();
-    d
+    common::fresh_dir("decompile-cli", name)
 }
 
 #[test]

@@ -4,23 +4,15 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-fn srcmap(args: &[&dyn AsRef<std::ffi::OsStr>]) -> Output {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_srcmap"));
-    for a in args {
-        cmd.arg(a);
-    }
-    cmd.output().unwrap()
-}
+mod common;
+use common::srcmap;
 
 fn stderr(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
 }
 
 fn temp_dir(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("srcmap-hostile-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
+    common::fresh_dir("hostile", name)
 }
 
 fn example_map() -> String {

@@ -7,19 +7,11 @@ use std::process::{Command, Output};
 
 use serde_json::Value;
 
-fn srcmap(args: &[&dyn AsRef<std::ffi::OsStr>]) -> Output {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_srcmap"));
-    for a in args {
-        cmd.arg(a);
-    }
-    cmd.output().unwrap()
-}
+mod common;
+use common::srcmap;
 
 fn temp_dir(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("srcmap-json-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
+    common::fresh_dir("json", name)
 }
 
 /// The example room, with `\n` line ends (the file has Hammer's `\r\n`).

@@ -3,19 +3,12 @@
 //! the map as it was; with the corpus, the custom chair of test_chapter1 is packed by a compile.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
 
-fn srcmap(args: &[&dyn AsRef<std::ffi::OsStr>]) -> Output {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_srcmap"));
-    for a in args {
-        cmd.arg(a);
-    }
-    cmd.output().unwrap()
-}
+mod common;
+use common::srcmap;
 
 fn temp_dir(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("srcmap-pack-cli-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
+    let d = common::fresh_dir("pack-cli", name);
     std::fs::create_dir_all(d.join("content/materials/custom")).unwrap();
     d
 }
