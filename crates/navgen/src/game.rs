@@ -101,6 +101,16 @@ impl Game {
         }
     }
 
+    /// What is solid for the ladders' traces (facing, room at the ends, the areas over the top):
+    /// Counter-Strike: Source's generator (the one writing v9 files) traced them with
+    /// `MASK_PLAYERSOLID_BRUSHONLY`, so player clip over a ladder's top hides the areas beyond it.
+    pub fn ladder_mask(self) -> u32 {
+        match self {
+            Game::CounterStrike => srcmap_hull::MASK_PLAYERSOLID_BRUSHONLY,
+            _ => self.trace_mask(),
+        }
+    }
+
     pub fn name(self) -> &'static str {
         match self {
             Game::CounterStrike => "cstrike",

@@ -21,6 +21,7 @@
 pub mod areas;
 pub mod connect;
 pub mod game;
+pub mod grid;
 pub mod ladders;
 pub mod merge;
 pub mod mesh;
@@ -88,9 +89,13 @@ pub fn generate(
         heights: options.game.heights(),
     };
     let seeds = seeds(bsp, &space, options.game)?;
+    let ladder_space = sample::Space {
+        mask: options.game.ladder_mask(),
+        ..space
+    };
     let mut ladders: Vec<ladders::Ladder> = ladders::volumes(bsp)
         .into_iter()
-        .map(|v| ladders::create(&space, v))
+        .map(|v| ladders::create(&ladder_space, v))
         .collect();
     let mut clock = Instant::now();
     progress.start("sampling", 0, Unit::Steps);
@@ -101,8 +106,9 @@ pub fn generate(
     progress.start("areas", 0, Unit::Steps);
     let areas = build_areas(&mut graph)?;
     let links = connect::connect(&space, &areas, &graph);
+    let grid = grid::AreaGrid::new(&areas);
     for ladder in &mut ladders {
-        ladders::connect(&space, ladder, &areas);
+        ladders::connect(&ladder_space, ladder, &areas, &grid);
     }
     lap(&mut report, &mut clock, "areas", progress);
     report.set("nodes", graph.nodes.len() as f64);

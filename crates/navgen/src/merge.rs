@@ -111,8 +111,9 @@ fn flat(a: &Area) -> bool {
 /// Puts `j` into `i` (`j` lies east of `i` when `along_x`, else south).
 fn join(areas: &mut [Area], i: usize, j: usize, along_x: bool) {
     let b = std::mem::take(&mut areas[j].nodes);
-    let (bz, bmax) = (areas[j].z, areas[j].max);
+    let (bz, bmax, listing) = (areas[j].z, areas[j].max, areas[j].listing);
     let a = &mut areas[i];
+    a.listing = a.listing.survivor(listing);
     a.nodes.extend(b);
     if along_x {
         a.z[1] = bz[1];
