@@ -101,13 +101,23 @@ impl Game {
         }
     }
 
-    /// What is solid for the ladders' traces (facing, room at the ends, the areas over the top):
-    /// Counter-Strike: Source's generator (the one writing v9 files) traced them with
-    /// `MASK_PLAYERSOLID_BRUSHONLY`, so player clip over a ladder's top hides the areas beyond it.
-    pub fn ladder_mask(self) -> u32 {
+    /// What is solid for the line traces outside sampling (the ladders' facing, room and top
+    /// search; hiding spots' cover): Counter-Strike: Source's generator (the one writing v9
+    /// files) traced them with `MASK_PLAYERSOLID_BRUSHONLY`; SDK 2013's with the trace mask.
+    pub fn line_mask(self) -> u32 {
         match self {
             Game::CounterStrike => srcmap_hull::MASK_PLAYERSOLID_BRUSHONLY,
             _ => self.trace_mask(),
+        }
+    }
+
+    /// The eye height over a crouching sniper's spot, for games whose analysis classifies
+    /// sniper spots: Counter-Strike: Source's (half a player). SDK 2013's servers save quickly
+    /// by default (`nav_quicksave 1`), which skips sniper and encounter spots.
+    pub fn sniper_eye(self) -> Option<f32> {
+        match self {
+            Game::CounterStrike => Some(35.5),
+            _ => None,
         }
     }
 

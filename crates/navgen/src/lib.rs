@@ -22,6 +22,7 @@ pub mod areas;
 pub mod connect;
 pub mod game;
 pub mod grid;
+pub mod hiding;
 pub mod ladders;
 pub mod merge;
 pub mod mesh;
@@ -65,6 +66,8 @@ pub struct Options {
     pub bsp_size: u32,
     /// Solid contents for generation (Valve's `MASK_NPCSOLID_BRUSHONLY`).
     pub mask: u32,
+    /// Run the analysis: hiding spots (and, for games whose analysis does, sniper classes).
+    pub analyze: bool,
 }
 
 /// The mesh and how it was made.
@@ -90,7 +93,7 @@ pub fn generate(
     };
     let seeds = seeds(bsp, &space, options.game)?;
     let ladder_space = sample::Space {
-        mask: options.game.ladder_mask(),
+        mask: options.game.line_mask(),
         ..space
     };
     let mut ladders: Vec<ladders::Ladder> = ladders::volumes(bsp)
@@ -112,9 +115,37 @@ pub fn generate(
     }
     lap(&mut report, &mut clock, "areas", progress);
     report.set("nodes", graph.nodes.len() as f64);
-    let mesh = mesh::to_mesh(options.game, options.bsp_size, &areas, &links, &ladders);
+    let spots = options
+        .analyze
+        .then(|| analyze(&ladder_space, options.game, &areas, &links, progress));
+    if spots.is_some() {
+        lap(&mut report, &mut clock, "analysis", progress);
+    }
+    let parts = mesh::Parts {
+        areas: &areas,
+        links: &links,
+        ladders: &ladders,
+        spots: spots.as_deref(),
+    };
+    let mesh = mesh::to_mesh(options.game, options.bsp_size, &parts);
     count(&mut report, &mesh);
     Ok(Generated { mesh, report })
+}
+
+/// The analysis: hiding spots, then their sniper classes where the game's analysis has them.
+fn analyze(
+    space: &sample::Space<'_>,
+    game: Game,
+    areas: &[areas::Area],
+    links: &[[Vec<u32>; 4]],
+    progress: &dyn Progress,
+) -> Vec<Vec<hiding::Spot>> {
+    progress.start("analysis", 0, Unit::Steps);
+    let mut spots = hiding::hiding_spots(space, areas, links);
+    if let Some(eye) = game.sniper_eye() {
+        hiding::classify_snipers(space, areas, &mut spots, eye);
+    }
+    spots
 }
 
 /// Areas from the samples: built, merged, squared up; each node marked with its area.
@@ -181,6 +212,8 @@ fn lap(report: &mut Report, clock: &mut Instant, phase: &str, progress: &dyn Pro
 
 fn count(report: &mut Report, mesh: &NavMesh) {
     report.set("areas", mesh.areas.len() as f64);
+    let spots: usize = mesh.areas.iter().map(|a| a.hiding_spots.len()).sum();
+    report.set("hiding_spots", spots as f64);
     report.set("ladders", mesh.ladders.as_ref().map_or(0, Vec::len) as f64);
     let connections: usize = mesh
         .areas

@@ -46,6 +46,7 @@ fn generated(bsp_bytes: &[u8]) -> NavMesh {
         game,
         bsp_size: bsp_bytes.len() as u32,
         mask: game.trace_mask(),
+        analyze: false,
     };
     srcmap_navgen::generate(&bsp, &world, &options, &NoProgress)
         .expect("generates")
