@@ -7,6 +7,7 @@
 //! what it sees that far spans 200×200 units or reaches 1500.
 
 use glam::Vec3;
+use srcmap_bsp::Bsp;
 use srcmap_hull::Hull;
 
 use crate::areas::Area;
@@ -137,13 +138,51 @@ fn headings() -> impl Iterator<Item = f32> {
         .take_while(|&a| f64::from(a) < 2.0 * std::f64::consts::PI)
 }
 
+/// The map's potentially visible sets: a sight line between clusters that cannot see each
+/// other is blocked without tracing it (the sets are a superset of what is seen).
+pub struct Pvs<'a> {
+    bsp: &'a Bsp,
+}
+
+impl<'a> Pvs<'a> {
+    pub fn new(bsp: &'a Bsp) -> Pvs<'a> {
+        Pvs { bsp }
+    }
+
+    /// The cluster of the leaf holding `p` (`None` in solid or without vis data).
+    fn cluster(&self, p: Vec3) -> Option<usize> {
+        self.bsp.visibility.as_ref()?;
+        let leaf = self.bsp.leaf_at(0, p.as_dvec3().to_array())?;
+        usize::try_from(leaf.cluster).ok()
+    }
+
+    fn may_see(&self, from: Option<usize>, to: Option<usize>) -> bool {
+        match (from, to, &self.bsp.visibility) {
+            (Some(a), Some(b), Some(vis)) => vis.can_see(a, b),
+            _ => true,
+        }
+    }
+}
+
+/// A point looked at, and its cluster.
+type Target = (Vec3, Option<usize>);
+
 /// Adds the sniper classes to the spots: each looks, from `eye` above it, at the middle of
 /// every 25-unit cell of every area (half a player up), in order; only a sight line longer
 /// than any seen so far can change the outcome, so only those are traced.
-pub fn classify_snipers(space: &Space<'_>, areas: &[Area], spots: &mut [Vec<Spot>], eye: f32) {
-    let targets = sight_targets(areas);
+pub fn classify_snipers(space: &Space<'_>, pvs: &Pvs<'_>, areas: &[Area], spots: &mut [Vec<Spot>], eye: f32) {
+    let targets: Vec<Target> = sight_targets(areas)
+        .into_iter()
+        .map(|t| (t, pvs.cluster(t)))
+        .collect();
     for spot in spots.iter_mut().flatten() {
-        spot.flags |= sniper_class(space, spot.pos + Vec3::Z * eye, &targets);
+        let eye = spot.pos + Vec3::Z * eye;
+        let sight = Sight {
+            space,
+            pvs,
+            eye: (eye, pvs.cluster(eye)),
+        };
+        spot.flags |= sniper_class(&sight, &targets);
     }
 }
 
@@ -163,12 +202,33 @@ fn sight_targets(areas: &[Area]) -> Vec<Vec3> {
     targets
 }
 
-fn sniper_class(space: &Space<'_>, eye: Vec3, targets: &[Vec3]) -> u8 {
+/// Sight lines from one eye.
+struct Sight<'s, 'w> {
+    space: &'s Space<'w>,
+    pvs: &'s Pvs<'s>,
+    eye: Target,
+}
+
+impl Sight<'_, '_> {
+    fn sees(&self, (target, cluster): Target) -> bool {
+        if !self.pvs.may_see(self.eye.1, cluster) {
+            return false;
+        }
+        let t = self
+            .space
+            .world
+            .trace(&Hull::POINT, self.eye.0, target, SIGHT_MASK);
+        t.fraction == 1.0 && !t.start_solid
+    }
+}
+
+fn sniper_class(sight: &Sight<'_, '_>, targets: &[Target]) -> u8 {
+    let eye = sight.eye.0;
     let mut farthest = 0.0f32;
     let mut seen: Option<(Vec3, Vec3)> = None;
-    for &t in targets {
+    for &(t, cluster) in targets {
         let range = eye.distance_squared(t);
-        if range <= farthest || !sees(space, eye, t) {
+        if range <= farthest || !sight.sees((t, cluster)) {
             continue;
         }
         farthest = range;
@@ -188,11 +248,6 @@ fn sniper_class(space: &Space<'_>, eye: Vec3, targets: &[Vec3]) -> u8 {
             }
         }
     }
-}
-
-fn sees(space: &Space<'_>, eye: Vec3, target: Vec3) -> bool {
-    let t = space.world.trace(&Hull::POINT, eye, target, SIGHT_MASK);
-    t.fraction == 1.0 && !t.start_solid
 }
 
 #[cfg(test)]

@@ -117,7 +117,7 @@ pub fn generate(
     report.set("nodes", graph.nodes.len() as f64);
     let spots = options
         .analyze
-        .then(|| analyze(&ladder_space, options.game, &areas, &links, progress));
+        .then(|| analyze(bsp, &ladder_space, options.game, (&areas, &links), progress));
     if spots.is_some() {
         lap(&mut report, &mut clock, "analysis", progress);
     }
@@ -134,16 +134,17 @@ pub fn generate(
 
 /// The analysis: hiding spots, then their sniper classes where the game's analysis has them.
 fn analyze(
+    bsp: &Bsp,
     space: &sample::Space<'_>,
     game: Game,
-    areas: &[areas::Area],
-    links: &[[Vec<u32>; 4]],
+    (areas, links): (&[areas::Area], &[[Vec<u32>; 4]]),
     progress: &dyn Progress,
 ) -> Vec<Vec<hiding::Spot>> {
     progress.start("analysis", 0, Unit::Steps);
     let mut spots = hiding::hiding_spots(space, areas, links);
     if let Some(eye) = game.sniper_eye() {
-        hiding::classify_snipers(space, areas, &mut spots, eye);
+        let pvs = hiding::Pvs::new(bsp);
+        hiding::classify_snipers(space, &pvs, areas, &mut spots, eye);
     }
     spots
 }
