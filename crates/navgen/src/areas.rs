@@ -41,10 +41,11 @@ impl Area {
         x >= self.min[0] && x <= self.max[0] && y >= self.min[1] && y <= self.max[1]
     }
 
-    /// The height at (x, y), bilinear over the four corners.
+    /// The height at (x, y), bilinear over the four corners; a point off the area takes the
+    /// height at the nearest point of it (as the game's `GetZ`).
     pub fn z_at(&self, x: f32, y: f32) -> f32 {
-        let u = (x - self.min[0]) / (self.max[0] - self.min[0]).max(1e-6);
-        let v = (y - self.min[1]) / (self.max[1] - self.min[1]).max(1e-6);
+        let u = ((x - self.min[0]) / (self.max[0] - self.min[0]).max(1e-6)).clamp(0.0, 1.0);
+        let v = ((y - self.min[1]) / (self.max[1] - self.min[1]).max(1e-6)).clamp(0.0, 1.0);
         let north = self.z[0] + (self.z[1] - self.z[0]) * u;
         let south = self.z[3] + (self.z[2] - self.z[3]) * u;
         north + (south - north) * v

@@ -111,10 +111,10 @@ impl Game {
         }
     }
 
-    /// The eye height over a crouching sniper's spot, for games whose analysis classifies
-    /// sniper spots: Counter-Strike: Source's (half a player). SDK 2013's servers save quickly
-    /// by default (`nav_quicksave 1`), which skips sniper and encounter spots.
-    pub fn sniper_eye(self) -> Option<f32> {
+    /// For games whose analysis finds sniper and encounter spots, the eye height it looks from
+    /// (over a crouching sniper's spot, over the floor walked): Counter-Strike: Source's, half a
+    /// player. SDK 2013's servers save quickly by default (`nav_quicksave 1`), which skips both.
+    pub fn full_analysis_eye(self) -> Option<f32> {
         match self {
             Game::CounterStrike => Some(35.5),
             _ => None,

@@ -150,13 +150,13 @@ impl<'a> Pvs<'a> {
     }
 
     /// The cluster of the leaf holding `p` (`None` in solid or without vis data).
-    fn cluster(&self, p: Vec3) -> Option<usize> {
+    pub fn cluster(&self, p: Vec3) -> Option<usize> {
         self.bsp.visibility.as_ref()?;
         let leaf = self.bsp.leaf_at(0, p.as_dvec3().to_array())?;
         usize::try_from(leaf.cluster).ok()
     }
 
-    fn may_see(&self, from: Option<usize>, to: Option<usize>) -> bool {
+    pub fn may_see(&self, from: Option<usize>, to: Option<usize>) -> bool {
         match (from, to, &self.bsp.visibility) {
             (Some(a), Some(b), Some(vis)) => vis.can_see(a, b),
             _ => true,

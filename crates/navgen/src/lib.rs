@@ -20,6 +20,7 @@
 
 pub mod areas;
 pub mod connect;
+pub mod encounter;
 pub mod game;
 pub mod grid;
 pub mod hiding;
@@ -115,38 +116,49 @@ pub fn generate(
     }
     lap(&mut report, &mut clock, "areas", progress);
     report.set("nodes", graph.nodes.len() as f64);
-    let spots = options
+    let analysis = options
         .analyze
         .then(|| analyze(bsp, &ladder_space, options.game, (&areas, &links), progress));
-    if spots.is_some() {
+    if analysis.is_some() {
         lap(&mut report, &mut clock, "analysis", progress);
     }
     let parts = mesh::Parts {
         areas: &areas,
         links: &links,
         ladders: &ladders,
-        spots: spots.as_deref(),
+        analysis: analysis.as_ref().map(|(s, e)| (s.as_slice(), e.as_slice())),
     };
     let mesh = mesh::to_mesh(options.game, options.bsp_size, &parts);
     count(&mut report, &mesh);
     Ok(Generated { mesh, report })
 }
 
-/// The analysis: hiding spots, then their sniper classes where the game's analysis has them.
+/// What the analysis found: hiding spots and encounters per area.
+type Analysis = (Vec<Vec<hiding::Spot>>, Vec<Vec<encounter::Encounter>>);
+
+/// The analysis: hiding spots, then their sniper classes and the encounter paths where the
+/// game's analysis has them.
 fn analyze(
     bsp: &Bsp,
     space: &sample::Space<'_>,
     game: Game,
     (areas, links): (&[areas::Area], &[[Vec<u32>; 4]]),
     progress: &dyn Progress,
-) -> Vec<Vec<hiding::Spot>> {
+) -> Analysis {
     progress.start("analysis", 0, Unit::Steps);
     let mut spots = hiding::hiding_spots(space, areas, links);
-    if let Some(eye) = game.sniper_eye() {
-        let pvs = hiding::Pvs::new(bsp);
-        hiding::classify_snipers(space, &pvs, areas, &mut spots, eye);
-    }
-    spots
+    let Some(eye) = game.full_analysis_eye() else {
+        return (spots, Vec::new());
+    };
+    let pvs = hiding::Pvs::new(bsp);
+    hiding::classify_snipers(space, &pvs, areas, &mut spots, eye);
+    let eyes = encounter::Eyes {
+        space,
+        pvs: &pvs,
+        height: eye,
+    };
+    let met = encounter::encounters(&eyes, areas, links, &spots);
+    (spots, met)
 }
 
 /// Areas from the samples: built, merged, squared up; each node marked with its area.
@@ -215,6 +227,8 @@ fn count(report: &mut Report, mesh: &NavMesh) {
     report.set("areas", mesh.areas.len() as f64);
     let spots: usize = mesh.areas.iter().map(|a| a.hiding_spots.len()).sum();
     report.set("hiding_spots", spots as f64);
+    let paths: usize = mesh.areas.iter().map(|a| a.encounter_paths.len()).sum();
+    report.set("encounter_paths", paths as f64);
     report.set("ladders", mesh.ladders.as_ref().map_or(0, Vec::len) as f64);
     let connections: usize = mesh
         .areas

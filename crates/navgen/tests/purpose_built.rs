@@ -224,7 +224,7 @@ fn reachable(mesh: &NavMesh, from: usize, to: usize) -> bool {
 }
 
 #[test]
-fn the_rooms_corners_are_hiding_spots_in_cover_with_a_sniper_view() {
+fn the_rooms_corners_are_hiding_spots_in_cover_with_a_sniper_view_and_paths_meet_them() {
     let bsp = compile(&room_vmf(Some("info_player_terrorist")));
     let plain = generate(&bsp, Game::CounterStrike).expect("generates");
     assert!(plain.areas.iter().all(|a| a.hiding_spots.is_empty()));
@@ -243,7 +243,22 @@ fn the_rooms_corners_are_hiding_spots_in_cover_with_a_sniper_view() {
         // The far corner lies ~1400 units away in plain sight: a sniper spot.
         assert_ne!(spot.flags & 0x06, 0, "a sniper class: {spot:?}");
     }
+    // One encounter path per ordered pair of an area's connections, as in the game's files.
+    for a in &mesh.areas {
+        let k: usize = a.connections.iter().map(Vec::len).sum();
+        assert_eq!(a.encounter_paths.len(), k * k.saturating_sub(1), "area {}", a.id);
+    }
     let back = NavMesh::read(&mesh.write().expect("writes")).expect("reads back");
+    assert_eq!(
+        back.areas
+            .iter()
+            .map(|a| a.encounter_paths.clone())
+            .collect::<Vec<_>>(),
+        mesh.areas
+            .iter()
+            .map(|a| a.encounter_paths.clone())
+            .collect::<Vec<_>>()
+    );
     let spots_of = |m: &NavMesh| m.areas.iter().map(|a| a.hiding_spots.clone()).collect::<Vec<_>>();
     assert_eq!(spots_of(&back), spots_of(&mesh));
 }
