@@ -101,13 +101,22 @@ impl Game {
         }
     }
 
-    /// What is solid for the line traces outside sampling (the ladders' facing, room and top
-    /// search; hiding spots' cover): Counter-Strike: Source's generator (the one writing v9
-    /// files) traced them with `MASK_PLAYERSOLID_BRUSHONLY`; SDK 2013's with the trace mask.
+    /// What is solid for the ladders' line traces (facing, room, top search): Counter-Strike:
+    /// Source's generator (the one writing v9 files) traced them with
+    /// `MASK_PLAYERSOLID_BRUSHONLY`; SDK 2013's with the trace mask.
     pub fn line_mask(self) -> u32 {
         match self {
             Game::CounterStrike => srcmap_hull::MASK_PLAYERSOLID_BRUSHONLY,
             _ => self.trace_mask(),
+        }
+    }
+
+    /// What is solid for the analysis' cover and encounter traces: `MASK_PLAYERSOLID_BRUSHONLY`
+    /// in Counter-Strike: Source's generator, `MASK_NPCSOLID_BRUSHONLY` in SDK 2013's.
+    pub fn analysis_mask(self) -> u32 {
+        match self {
+            Game::CounterStrike => srcmap_hull::MASK_PLAYERSOLID_BRUSHONLY,
+            _ => srcmap_hull::MASK_NPCSOLID_BRUSHONLY,
         }
     }
 

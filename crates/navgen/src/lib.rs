@@ -116,9 +116,13 @@ pub fn generate(
     }
     lap(&mut report, &mut clock, "areas", progress);
     report.set("nodes", graph.nodes.len() as f64);
-    let analysis = options
-        .analyze
-        .then(|| analyze(bsp, &ladder_space, options.game, (&areas, &links), progress));
+    let analysis = options.analyze.then(|| {
+        let space = sample::Space {
+            mask: options.game.analysis_mask(),
+            ..space
+        };
+        analyze(bsp, &space, options.game, (&areas, &links), progress)
+    });
     if analysis.is_some() {
         lap(&mut report, &mut clock, "analysis", progress);
     }
