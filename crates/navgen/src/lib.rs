@@ -12,11 +12,14 @@
 //!    **squaring up** (`square`): long thin areas halved until roughly square;
 //! 4. **connections** (`connect`) from the sample links, one-way where the sampler dropped;
 //! 5. **ladders** (`ladders`) from `info_ladder`/`func_simpleladder` volumes, joined to the
-//!    areas at their bottom and over their top.
+//!    areas at their bottom and over their top, the top found through the game's area grid
+//!    (`grid`);
+//! 6. with [`Options::analyze`], the **analysis**: hiding spots (`hiding`), and for games whose
+//!    analysis has them sniper classes and encounter paths (`encounter`).
 //!
 //! The mesh is returned as a [`srcmap_nav::NavMesh`] in the game's version and sub-version
-//! ([`Game::format`]). Not done (yet): jump-area stitching, overhang splitting,
-//! stairs, obstacle tops, `func_nav_*` attributes, places, and the analysis pass.
+//! ([`Game::format`]). Not done (yet): jump-area stitching, overhang splitting, stairs,
+//! obstacle tops, places, visibility between areas, approach areas, earliest occupy times.
 
 pub mod areas;
 pub mod connect;
