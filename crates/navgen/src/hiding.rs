@@ -7,6 +7,7 @@
 //! what it sees that far spans 200×200 units or reaches 1500.
 
 use glam::Vec3;
+use rayon::prelude::*;
 use srcmap_bsp::Bsp;
 use srcmap_hull::Hull;
 
@@ -169,13 +170,13 @@ type Target = (Vec3, Option<usize>);
 
 /// Adds the sniper classes to the spots: each looks, from `eye` above it, at the middle of
 /// every 25-unit cell of every area (half a player up), in order; only a sight line longer
-/// than any seen so far can change the outcome, so only those are traced.
+/// than any seen so far can change the outcome, so only those are traced. Spots in parallel.
 pub fn classify_snipers(space: &Space<'_>, pvs: &Pvs<'_>, areas: &[Area], spots: &mut [Vec<Spot>], eye: f32) {
     let targets: Vec<Target> = sight_targets(areas)
         .into_iter()
         .map(|t| (t, pvs.cluster(t)))
         .collect();
-    for spot in spots.iter_mut().flatten() {
+    spots.par_iter_mut().flatten().for_each(|spot| {
         let eye = spot.pos + Vec3::Z * eye;
         let sight = Sight {
             space,
@@ -183,7 +184,7 @@ pub fn classify_snipers(space: &Space<'_>, pvs: &Pvs<'_>, areas: &[Area], spots:
             eye: (eye, pvs.cluster(eye)),
         };
         spot.flags |= sniper_class(&sight, &targets);
-    }
+    });
 }
 
 fn sight_targets(areas: &[Area]) -> Vec<Vec3> {
