@@ -4,7 +4,9 @@
 # generated with `srcmap nav generate` and compared with the game's own mesh: walkable coverage
 # (recall, precision, IoU on a 10-unit grid within step height), reachability agreement on 400
 # random pairs, area and ladder counts; with props also prop-masked. Then the judge's own reader
-# on our file (version, sub-version, unread bytes) and the generation time.
+# on our file (version, sub-version, unread bytes) and the generation time. Then the analysis
+# (`--analyze`): hiding spots, encounter paths and visible-area entries against the game's
+# file (as `srcmap nav info` counts them), and the time with analysis.
 # Usage: SRCMAP_CORPUS=../shared/corpus scripts/nav_report.sh   (needs target/release/srcmap)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -43,4 +45,21 @@ for pair in "${pairs[@]}"; do
     "$(field "$score" cand_ladders)" "$(field "$score" ref_ladders)" \
     "$(field "$own" version)/$(field "$own" sub)" "$secs"
   [ "$(field "$own" unread_bytes)" = 0 ] || echo "  $name: the judge's reader left $(field "$own" unread_bytes) bytes unread"
+done
+
+info() { "$srcmap" nav info --json "$1"; }
+echo
+printf '%-22s %13s %15s %15s %6s\n' map hiding encounters visible secs
+for pair in "${pairs[@]}"; do
+  read -r rel _ <<<"$pair"
+  name=$(basename "$rel")
+  bsp="$corpus/bsp/$rel.bsp" real="$corpus/nav/$rel.nav" ours="$work/$name.analysed.nav"
+  start=$(date +%s.%N)
+  "$srcmap" nav generate -q --analyze "$bsp" -o "$ours"
+  secs=$(python3 -c "import sys; print(f'{float(sys.argv[2]) - float(sys.argv[1]):.2f}')" "$start" "$(date +%s.%N)")
+  a=$(info "$ours") b=$(info "$real")
+  printf '%-22s %6s/%-6s %7s/%-7s %7s/%-7s %6s\n' "$name" \
+    "$(field "$a" hiding_spots)" "$(field "$b" hiding_spots)" \
+    "$(field "$a" encounter_paths)" "$(field "$b" encounter_paths)" \
+    "$(field "$a" visible_area_entries)" "$(field "$b" visible_area_entries)" "$secs"
 done

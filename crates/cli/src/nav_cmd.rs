@@ -31,6 +31,9 @@ pub struct GenerateArgs {
     /// The game to generate for: cstrike (NAV v9), csgo (v16/1), tf (v16/2), gmod (v16/0).
     #[arg(long)]
     pub target: Option<String>,
+    /// Also analyse the mesh: hiding spots (and sniper spots for cstrike), as nav_analyze does.
+    #[arg(long)]
+    pub analyze: bool,
     /// No progress output.
     #[arg(long, short)]
     pub quiet: bool,
@@ -46,6 +49,7 @@ fn generate(args: GenerateArgs) -> anyhow::Result<()> {
         output: args.output,
         game_dir: args.game,
         target: args.target,
+        analyze: args.analyze,
     };
     let progress = crate::progress::Bar::new(args.quiet || args.json);
     let run = srcmap_driver::navgen(&job, &progress)?;

@@ -20,6 +20,8 @@ pub struct NavgenJob {
     pub game_dir: Option<PathBuf>,
     /// A game name (`cstrike`, `csgo`, `tf`, `gmod`...).
     pub target: Option<String>,
+    /// Also analyse the mesh (hiding spots, sniper classes), as `nav_analyze` does.
+    pub analyze: bool,
 }
 
 /// What a run did.
@@ -108,6 +110,7 @@ pub fn navgen(job: &NavgenJob, progress: &dyn Progress) -> Result<NavgenRun, Dri
         game,
         bsp_size: u32::try_from(bytes.len()).unwrap_or(u32::MAX),
         mask: game.trace_mask(),
+        analyze: job.analyze,
     };
     let generated = srcmap_navgen::generate(&bsp, &world, &options, progress).map_err(|e| job.error(e))?;
     let nav = generated.mesh.write().map_err(|e| job.error(e.into()))?;

@@ -3,6 +3,7 @@
 
 use glam::Vec3;
 
+use crate::grid::{AreaGrid, Listing};
 use crate::nodes::{EAST, Graph, NORTH, NodeId, SOUTH, SOUTH_EAST, WEST};
 use crate::sample::STEP_HEIGHT;
 
@@ -23,6 +24,8 @@ pub struct Area {
     pub attributes: u32,
     /// The nodes whose south-east cell it covers.
     pub nodes: Vec<NodeId>,
+    /// Where the game's area grid lists it.
+    pub listing: Listing,
 }
 
 impl Area {
@@ -38,10 +41,11 @@ impl Area {
         x >= self.min[0] && x <= self.max[0] && y >= self.min[1] && y <= self.max[1]
     }
 
-    /// The height at (x, y), bilinear over the four corners.
+    /// The height at (x, y), bilinear over the four corners; a point off the area takes the
+    /// height at the nearest point of it (as the game's `GetZ`).
     pub fn z_at(&self, x: f32, y: f32) -> f32 {
-        let u = (x - self.min[0]) / (self.max[0] - self.min[0]).max(1e-6);
-        let v = (y - self.min[1]) / (self.max[1] - self.min[1]).max(1e-6);
+        let u = ((x - self.min[0]) / (self.max[0] - self.min[0]).max(1e-6)).clamp(0.0, 1.0);
+        let v = ((y - self.min[1]) / (self.max[1] - self.min[1]).max(1e-6)).clamp(0.0, 1.0);
         let north = self.z[0] + (self.z[1] - self.z[0]) * u;
         let south = self.z[3] + (self.z[2] - self.z[3]) * u;
         north + (south - north) * v
@@ -49,13 +53,14 @@ impl Area {
 }
 
 /// The highest area containing `pos` in x and y whose floor lies below it within `beneath`
-/// (Valve's `GetNavArea`).
-pub fn area_under(areas: &[Area], pos: Vec3, beneath: f32) -> Option<u32> {
+/// (Valve's `GetNavArea`), among those `grid` lists there when given.
+pub fn area_under(areas: &[Area], grid: Option<&AreaGrid>, pos: Vec3, beneath: f32) -> Option<u32> {
     let top = pos.z + 5.0;
     areas
         .iter()
         .enumerate()
         .filter(|(_, a)| a.contains(pos.x, pos.y))
+        .filter(|(_, a)| grid.is_none_or(|g| g.lists(a, pos)))
         .map(|(i, a)| (i as u32, a.z_at(pos.x, pos.y)))
         .filter(|&(_, z)| z <= top && top - z <= beneath)
         .max_by(|a, b| a.1.total_cmp(&b.1))
@@ -203,12 +208,18 @@ fn cover(graph: &mut Graph, nw: NodeId, w: usize, h: usize, index: u32) -> Area 
     if w == 1 && h == 1 && has_inner_obstacle(graph, [nw, ne, se, sw]) {
         attributes |= ATTR_NO_MERGE;
     }
+    let (min, max) = ([p(nw).x, p(nw).y], [p(se).x, p(se).y]);
     Area {
-        min: [p(nw).x, p(nw).y],
-        max: [p(se).x, p(se).y],
+        min,
+        max,
         z: [p(nw).z, p(ne).z, p(se).z, p(sw).z],
         attributes,
         nodes,
+        listing: Listing {
+            order: index,
+            min,
+            max,
+        },
     }
 }
 

@@ -47,13 +47,14 @@ fn linked_area(graph: &Graph, n: NodeId, dir: usize) -> Option<u32> {
 }
 
 /// The area below the ledge at `from` in `dir` that a bot can drop to: more than a crouch-jump
-/// and less than a fatal fall below, with a way out over the edge.
+/// and less than a fatal fall below, with a way out over the edge. (The game searches before
+/// merging, when its grid lists every area fully: no grid here.)
 fn jump_down_area(space: &Space<'_>, areas: &[Area], from: Vec3, dir: usize) -> Option<u32> {
     let start = from + Vec3::Z * HALF_HUMAN_HEIGHT + facing(dir) * (STEP / 2.0);
     let h = space.heights;
     let (area, to) = first_area_in_direction(
         space,
-        areas,
+        (areas, None),
         &NAV_HULL,
         (start, dir),
         JUMP_DOWN_RANGE,

@@ -101,6 +101,35 @@ impl Game {
         }
     }
 
+    /// What is solid for the ladders' line traces (facing, room, top search): Counter-Strike:
+    /// Source's generator (the one writing v9 files) traced them with
+    /// `MASK_PLAYERSOLID_BRUSHONLY`; SDK 2013's with the trace mask.
+    pub fn line_mask(self) -> u32 {
+        match self {
+            Game::CounterStrike => srcmap_hull::MASK_PLAYERSOLID_BRUSHONLY,
+            _ => self.trace_mask(),
+        }
+    }
+
+    /// What is solid for the analysis' cover and encounter traces: `MASK_PLAYERSOLID_BRUSHONLY`
+    /// in Counter-Strike: Source's generator, `MASK_NPCSOLID_BRUSHONLY` in SDK 2013's.
+    pub fn analysis_mask(self) -> u32 {
+        match self {
+            Game::CounterStrike => srcmap_hull::MASK_PLAYERSOLID_BRUSHONLY,
+            _ => srcmap_hull::MASK_NPCSOLID_BRUSHONLY,
+        }
+    }
+
+    /// For games whose analysis finds sniper and encounter spots, the eye height it looks from
+    /// (over a crouching sniper's spot, over the floor walked): Counter-Strike: Source's, half a
+    /// player. SDK 2013's servers save quickly by default (`nav_quicksave 1`), which skips both.
+    pub fn full_analysis_eye(self) -> Option<f32> {
+        match self {
+            Game::CounterStrike => Some(35.5),
+            _ => None,
+        }
+    }
+
     pub fn name(self) -> &'static str {
         match self {
             Game::CounterStrike => "cstrike",

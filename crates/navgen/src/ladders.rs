@@ -8,6 +8,7 @@ use srcmap_bsp::{Bsp, Entity};
 use srcmap_hull::Hull;
 
 use crate::areas::Area;
+use crate::grid::AreaGrid;
 use crate::nodes::{EAST, NORTH, SOUTH, STEP, WEST, opposite};
 use crate::sample::{HALF_HUMAN_WIDTH, Space};
 use crate::search::{facing, first_area_in_direction};
@@ -116,8 +117,9 @@ pub fn ends(ladders: &[Ladder]) -> Vec<(Vec3, usize)> {
         .collect()
 }
 
-/// Finds the ladder's bottom and top areas and snaps its top to the highest of them.
-pub fn connect(space: &Space<'_>, ladder: &mut Ladder, areas: &[Area]) {
+/// Finds the ladder's bottom and top areas and snaps its top to the highest of them. The top
+/// areas are those the game's area grid lists where the search looks.
+pub fn connect(space: &Space<'_>, ladder: &mut Ladder, areas: &[Area], grid: &AreaGrid) {
     let out = facing(ladder.dir) * HALF_HUMAN_WIDTH;
     let bottom_probe = ladder.bottom + Vec3::Z * STEP + out;
     ladder.bottom_area = nearest_area(areas, bottom_probe);
@@ -132,8 +134,15 @@ pub fn connect(space: &Space<'_>, ladder: &mut Ladder, areas: &[Area]) {
     ];
     for (slot, (dir, range)) in dirs.into_iter().enumerate() {
         // A line, not the sampling column: the column may start in the overhang above a ladder top.
-        let found = first_area_in_direction(space, areas, &Hull::POINT, (centre, dir), range, beneath)
-            .map(|(a, _)| a);
+        let found = first_area_in_direction(
+            space,
+            (areas, Some(grid)),
+            &Hull::POINT,
+            (centre, dir),
+            range,
+            beneath,
+        )
+        .map(|(a, _)| a);
         ladder.down_areas[slot] = found.filter(|&a| Some(a) != ladder.bottom_area);
     }
     ladder.top_areas = without_behind(ladder.down_areas);

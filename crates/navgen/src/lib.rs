@@ -12,15 +12,21 @@
 //!    **squaring up** (`square`): long thin areas halved until roughly square;
 //! 4. **connections** (`connect`) from the sample links, one-way where the sampler dropped;
 //! 5. **ladders** (`ladders`) from `info_ladder`/`func_simpleladder` volumes, joined to the
-//!    areas at their bottom and over their top.
+//!    areas at their bottom and over their top, the top found through the game's area grid
+//!    (`grid`);
+//! 6. with [`Options::analyze`], the **analysis**: hiding spots (`hiding`), and for games whose
+//!    analysis has them sniper classes and encounter paths (`encounter`).
 //!
 //! The mesh is returned as a [`srcmap_nav::NavMesh`] in the game's version and sub-version
-//! ([`Game::format`]). Not done (yet): jump-area stitching, overhang splitting,
-//! stairs, obstacle tops, `func_nav_*` attributes, places, and the analysis pass.
+//! ([`Game::format`]). Not done (yet): jump-area stitching, overhang splitting, stairs,
+//! obstacle tops, places, visibility between areas, approach areas, earliest occupy times.
 
 pub mod areas;
 pub mod connect;
+pub mod encounter;
 pub mod game;
+pub mod grid;
+pub mod hiding;
 pub mod ladders;
 pub mod merge;
 pub mod mesh;
@@ -64,6 +70,8 @@ pub struct Options {
     pub bsp_size: u32,
     /// Solid contents for generation (Valve's `MASK_NPCSOLID_BRUSHONLY`).
     pub mask: u32,
+    /// Run the analysis: hiding spots (and, for games whose analysis does, sniper classes).
+    pub analyze: bool,
 }
 
 /// The mesh and how it was made.
@@ -88,9 +96,13 @@ pub fn generate(
         heights: options.game.heights(),
     };
     let seeds = seeds(bsp, &space, options.game)?;
+    let ladder_space = sample::Space {
+        mask: options.game.line_mask(),
+        ..space
+    };
     let mut ladders: Vec<ladders::Ladder> = ladders::volumes(bsp)
         .into_iter()
-        .map(|v| ladders::create(&space, v))
+        .map(|v| ladders::create(&ladder_space, v))
         .collect();
     let mut clock = Instant::now();
     progress.start("sampling", 0, Unit::Steps);
@@ -101,14 +113,59 @@ pub fn generate(
     progress.start("areas", 0, Unit::Steps);
     let areas = build_areas(&mut graph)?;
     let links = connect::connect(&space, &areas, &graph);
+    let grid = grid::AreaGrid::new(&areas);
     for ladder in &mut ladders {
-        ladders::connect(&space, ladder, &areas);
+        ladders::connect(&ladder_space, ladder, &areas, &grid);
     }
     lap(&mut report, &mut clock, "areas", progress);
     report.set("nodes", graph.nodes.len() as f64);
-    let mesh = mesh::to_mesh(options.game, options.bsp_size, &areas, &links, &ladders);
+    let analysis = options.analyze.then(|| {
+        let space = sample::Space {
+            mask: options.game.analysis_mask(),
+            ..space
+        };
+        analyze(bsp, &space, options.game, (&areas, &links), progress)
+    });
+    if analysis.is_some() {
+        lap(&mut report, &mut clock, "analysis", progress);
+    }
+    let parts = mesh::Parts {
+        areas: &areas,
+        links: &links,
+        ladders: &ladders,
+        analysis: analysis.as_ref().map(|(s, e)| (s.as_slice(), e.as_slice())),
+    };
+    let mesh = mesh::to_mesh(options.game, options.bsp_size, &parts);
     count(&mut report, &mesh);
     Ok(Generated { mesh, report })
+}
+
+/// What the analysis found: hiding spots and encounters per area.
+type Analysis = (Vec<Vec<hiding::Spot>>, Vec<Vec<encounter::Encounter>>);
+
+/// The analysis: hiding spots, then their sniper classes and the encounter paths where the
+/// game's analysis has them.
+fn analyze(
+    bsp: &Bsp,
+    space: &sample::Space<'_>,
+    game: Game,
+    (areas, links): (&[areas::Area], &[[Vec<u32>; 4]]),
+    progress: &dyn Progress,
+) -> Analysis {
+    progress.start("analysis", 0, Unit::Steps);
+    let mut spots = hiding::hiding_spots(space, areas, links);
+    let Some(eye) = game.full_analysis_eye() else {
+        return (spots, Vec::new());
+    };
+    let pvs = hiding::Pvs::new(bsp);
+    hiding::classify_snipers(space, &pvs, areas, &mut spots, eye);
+    let eyes = encounter::Eyes {
+        space,
+        pvs: &pvs,
+        height: eye,
+    };
+    let met = encounter::encounters(&eyes, areas, links, &spots);
+    (spots, met)
 }
 
 /// Areas from the samples: built, merged, squared up; each node marked with its area.
@@ -175,6 +232,10 @@ fn lap(report: &mut Report, clock: &mut Instant, phase: &str, progress: &dyn Pro
 
 fn count(report: &mut Report, mesh: &NavMesh) {
     report.set("areas", mesh.areas.len() as f64);
+    let spots: usize = mesh.areas.iter().map(|a| a.hiding_spots.len()).sum();
+    report.set("hiding_spots", spots as f64);
+    let paths: usize = mesh.areas.iter().map(|a| a.encounter_paths.len()).sum();
+    report.set("encounter_paths", paths as f64);
     report.set("ladders", mesh.ladders.as_ref().map_or(0, Vec::len) as f64);
     let connections: usize = mesh
         .areas

@@ -5,15 +5,28 @@
 use std::collections::HashMap;
 
 use crate::areas::{ATTR_NO_MERGE, Area, MAX_SIDE};
-use crate::nodes::{Graph, STEP};
+use crate::nodes::{EAST, Graph, NORTH, SOUTH, STEP, WEST};
 
 /// Normals of merged areas agree at least this much (`nav_coplanar_slope_limit`).
 const COPLANAR: f32 = 0.99;
 const SAME_Z: f32 = 0.5;
 
-/// Merges in place; areas merged away are removed.
+/// Merges in place; areas merged away are removed. As the game's loop does: the first area in
+/// list order that can merge with a neighbour (north, south, west, east) absorbs it, and the
+/// scan starts over, here from the first area the merge could have made mergeable.
 pub fn merge(areas: &mut Vec<Area>) {
-    while merge_pass(areas) > 0 {}
+    let mut edges = EdgeIndex::default();
+    for (i, a) in areas.iter().enumerate() {
+        edges.insert(a, i);
+    }
+    let mut from = 0;
+    while let Some((i, j, dir)) = first_mergeable(areas, &edges, from) {
+        edges.remove(&areas[i], i);
+        edges.remove(&areas[j], j);
+        join(areas, i, j, dir);
+        edges.insert(&areas[i], i);
+        from = edges.touching(&areas[i]).chain([i]).min().unwrap_or(i);
+    }
     areas.retain(|a| !a.nodes.is_empty());
 }
 
@@ -34,48 +47,72 @@ fn key(horizontal: bool, at: f32, from: f32, to: f32) -> EdgeKey {
     (horizontal, c(at), c(from), c(to))
 }
 
-/// One pass: each area is merged with at most one neighbour to the south or east.
-fn merge_pass(areas: &mut [Area]) -> usize {
-    let mut by_north_or_west: HashMap<EdgeKey, Vec<usize>> = HashMap::new();
-    for (i, a) in areas.iter().enumerate().filter(|(_, a)| !a.nodes.is_empty()) {
-        by_north_or_west
-            .entry(key(true, a.min[1], a.min[0], a.max[0]))
-            .or_default()
-            .push(i);
-        by_north_or_west
-            .entry(key(false, a.min[0], a.min[1], a.max[1]))
-            .or_default()
-            .push(i);
-    }
-    let mut merged = 0;
-    for i in 0..areas.len() {
-        if areas[i].nodes.is_empty() {
-            continue;
-        }
-        let a = &areas[i];
-        let south = key(true, a.max[1], a.min[0], a.max[0]);
-        let east = key(false, a.max[0], a.min[1], a.max[1]);
-        for (edge, along_x) in [(south, false), (east, true)] {
-            let Some(j) = by_north_or_west
-                .get(&edge)
-                .and_then(|c| pick(areas, i, c, along_x))
-            else {
-                continue;
-            };
-            join(areas, i, j, along_x);
-            merged += 1;
-            break;
-        }
-    }
-    merged
+/// An area's sides in `NavDirType` order: north, east, south, west.
+fn sides(a: &Area) -> [EdgeKey; 4] {
+    [
+        key(true, a.min[1], a.min[0], a.max[0]),
+        key(false, a.max[0], a.min[1], a.max[1]),
+        key(true, a.max[1], a.min[0], a.max[0]),
+        key(false, a.min[0], a.min[1], a.max[1]),
+    ]
 }
 
-/// The candidate that can merge with area `i` (`along_x`: `j` lies east of `i`).
-fn pick(areas: &[Area], i: usize, candidates: &[usize], along_x: bool) -> Option<usize> {
-    candidates
-        .iter()
-        .copied()
-        .find(|&j| j != i && can_merge(&areas[i], &areas[j], along_x))
+/// The live areas by their sides.
+#[derive(Default)]
+struct EdgeIndex(HashMap<EdgeKey, Vec<usize>>);
+
+impl EdgeIndex {
+    fn insert(&mut self, a: &Area, i: usize) {
+        for k in sides(a) {
+            self.0.entry(k).or_default().push(i);
+        }
+    }
+
+    fn remove(&mut self, a: &Area, i: usize) {
+        for k in sides(a) {
+            if let Some(list) = self.0.get_mut(&k) {
+                list.retain(|&j| j != i);
+            }
+        }
+    }
+
+    /// The areas with a side on one of `a`'s sides.
+    fn touching<'s>(&'s self, a: &Area) -> impl Iterator<Item = usize> + 's {
+        sides(a)
+            .into_iter()
+            .flat_map(|k| self.0.get(&k).into_iter().flatten().copied())
+    }
+}
+
+/// The first live area from `from` on that can absorb a neighbour: (it, the neighbour, the
+/// neighbour's direction).
+fn first_mergeable(areas: &[Area], edges: &EdgeIndex, from: usize) -> Option<(usize, usize, usize)> {
+    (from..areas.len())
+        .filter(|&i| !areas[i].nodes.is_empty())
+        .find_map(|i| partner(areas, edges, i).map(|(j, dir)| (i, j, dir)))
+}
+
+/// The neighbour area `i` merges with, looking north, south, west, then east.
+fn partner(areas: &[Area], edges: &EdgeIndex, i: usize) -> Option<(usize, usize)> {
+    let sides = sides(&areas[i]);
+    [NORTH, SOUTH, WEST, EAST].into_iter().find_map(|dir| {
+        let mut candidates = edges.0.get(&sides[dir]).cloned().unwrap_or_default();
+        candidates.sort_unstable();
+        candidates
+            .into_iter()
+            .find(|&j| j != i && mergeable(&areas[i], &areas[j], dir))
+            .map(|j| (j, dir))
+    })
+}
+
+/// Whether `b`, lying `dir` of `a`, merges with it.
+fn mergeable(a: &Area, b: &Area, dir: usize) -> bool {
+    match dir {
+        NORTH => can_merge(b, a, false),
+        SOUTH => can_merge(a, b, false),
+        WEST => can_merge(b, a, true),
+        _ => can_merge(a, b, true),
+    }
 }
 
 fn can_merge(a: &Area, b: &Area, along_x: bool) -> bool {
@@ -108,18 +145,67 @@ fn flat(a: &Area) -> bool {
     (a.z[0] + a.z[2] - a.z[1] - a.z[3]).abs() < 1.0
 }
 
-/// Puts `j` into `i` (`j` lies east of `i` when `along_x`, else south).
-fn join(areas: &mut [Area], i: usize, j: usize, along_x: bool) {
+/// Puts `j`, lying `dir` of `i`, into `i`: `i` takes `j`'s far side and its corners.
+fn join(areas: &mut [Area], i: usize, j: usize, dir: usize) {
     let b = std::mem::take(&mut areas[j].nodes);
-    let (bz, bmax) = (areas[j].z, areas[j].max);
+    let other = areas[j].clone();
     let a = &mut areas[i];
     a.nodes.extend(b);
-    if along_x {
-        a.z[1] = bz[1];
-        a.z[2] = bz[2];
-    } else {
-        a.z[3] = bz[3];
-        a.z[2] = bz[2];
+    a.listing = a.listing.survivor(other.listing);
+    // Corners NW, NE, SE, SW taken from the neighbour on each side.
+    let corners = match dir {
+        NORTH => [0, 1],
+        EAST => [1, 2],
+        SOUTH => [2, 3],
+        _ => [3, 0],
+    };
+    for c in corners {
+        a.z[c] = other.z[c];
     }
-    a.max = bmax;
+    match dir {
+        NORTH => a.min[1] = other.min[1],
+        EAST => a.max[0] = other.max[0],
+        SOUTH => a.max[1] = other.max[1],
+        _ => a.min[0] = other.min[0],
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::grid::Listing;
+
+    fn cell(x: f32, order: u32) -> Area {
+        let (min, max) = ([x, 0.0], [x + STEP, STEP]);
+        Area {
+            min,
+            max,
+            z: [0.0; 4],
+            attributes: 0,
+            nodes: vec![order],
+            listing: Listing { order, min, max },
+        }
+    }
+
+    #[test]
+    fn the_first_listed_area_absorbs_its_neighbours_and_keeps_its_listing() {
+        // Listed middle, west, east: the middle one absorbs the west one, then the east one.
+        let mut areas = vec![cell(25.0, 0), cell(0.0, 1), cell(50.0, 2)];
+        merge(&mut areas);
+        assert_eq!(areas.len(), 1);
+        assert_eq!((areas[0].min, areas[0].max), ([0.0, 0.0], [75.0, 25.0]));
+        assert_eq!(areas[0].listing, cell(25.0, 0).listing);
+        assert_eq!(areas[0].nodes, vec![0, 1, 2]);
+    }
+
+    #[test]
+    fn areas_at_other_heights_or_with_other_attributes_stay_apart() {
+        let mut high = cell(25.0, 1);
+        high.z = [40.0; 4];
+        let mut crouch = cell(50.0, 2);
+        crouch.attributes = crate::areas::ATTR_CROUCH;
+        let mut areas = vec![cell(0.0, 0), high, crouch];
+        merge(&mut areas);
+        assert_eq!(areas.len(), 3);
+    }
 }

@@ -1,38 +1,57 @@
 //! The generated areas and ladders as a NAV file's model, in the game's version and layout.
 
-use srcmap_nav::{AreaCustom, EncounterPaths, GameLayout, NavArea, NavLadder, NavMesh};
+use srcmap_nav::{
+    AreaCustom, EncounterPath, EncounterPaths, EncounterSpot, GameLayout, HidingSpot, NavArea, NavLadder,
+    NavMesh,
+};
 
 use crate::areas::Area;
+use crate::encounter::Encounter;
 use crate::game::Game;
+use crate::hiding::Spot;
 use crate::ladders::Ladder;
+
+/// What the mesh is made of: the areas with their connections (per direction), the ladders,
+/// and the hiding spots and encounters per area when the mesh was analysed.
+pub struct Parts<'a> {
+    pub areas: &'a [Area],
+    pub links: &'a [[Vec<u32>; 4]],
+    pub ladders: &'a [Ladder],
+    pub analysis: Option<Analysed<'a>>,
+}
+
+/// Per area, the hiding spots and the encounters.
+pub type Analysed<'a> = (&'a [Vec<Spot>], &'a [Vec<Encounter>]);
 
 /// Ladder connection slots of an area: up (index 0) and down (index 1).
 const UP: usize = 0;
 const DOWN: usize = 1;
 
-/// Builds the mesh: area ids are their index + 1, ladder ids likewise.
-pub fn to_mesh(
-    game: Game,
-    bsp_size: u32,
-    areas: &[Area],
-    links: &[[Vec<u32>; 4]],
-    ladders: &[Ladder],
-) -> NavMesh {
+/// Builds the mesh: area ids are their index + 1, ladder ids likewise, hiding spot ids
+/// numbered from 1 in area order (as the game creates them).
+pub fn to_mesh(game: Game, bsp_size: u32, parts: &Parts<'_>) -> NavMesh {
     let (version, sub_version, layout) = game.format();
+    let (areas, ladders) = (parts.areas, parts.ladders);
     let mut nav_areas: Vec<NavArea> = areas
         .iter()
-        .zip(links)
+        .zip(parts.links)
         .enumerate()
         .map(|(i, (a, l))| nav_area(i as u32 + 1, a, l, layout))
         .collect();
     for (i, ladder) in ladders.iter().enumerate() {
         attach_ladder(&mut nav_areas, ladder, i as u32 + 1);
     }
+    if let Some((spots, met)) = parts.analysis {
+        attach_spots(&mut nav_areas, spots);
+        for (area, list) in nav_areas.iter_mut().zip(met) {
+            area.encounter_paths = EncounterPaths::New(list.iter().map(encounter_path).collect());
+        }
+    }
     NavMesh {
         version,
         sub_version,
         bsp_size: Some(bsp_size),
-        is_analyzed: (version >= 14).then_some(0),
+        is_analyzed: (version >= 14).then_some(u8::from(parts.analysis.is_some())),
         places: Vec::new(),
         has_unnamed_areas: (version >= 12).then_some(1),
         pre_area_data: Vec::new(),
@@ -72,6 +91,41 @@ fn nav_area(id: u32, a: &Area, links: &[Vec<u32>; 4], layout: GameLayout) -> Nav
             GameLayout::CounterStrike => AreaCustom::CsApproaches(Vec::new()),
             _ => AreaCustom::None,
         },
+    }
+}
+
+fn attach_spots(areas: &mut [NavArea], spots: &[Vec<Spot>]) {
+    let mut id = 0;
+    for (area, list) in areas.iter_mut().zip(spots) {
+        area.hiding_spots = list
+            .iter()
+            .map(|s| {
+                id += 1;
+                HidingSpot {
+                    id,
+                    position: s.pos.to_array(),
+                    flags: s.flags,
+                }
+            })
+            .collect();
+    }
+}
+
+/// Area and spot ids are indices + 1; a spot's place along the path in 255ths, rounded down.
+fn encounter_path(e: &Encounter) -> EncounterPath {
+    EncounterPath {
+        from_area: e.from.0 + 1,
+        from_dir: e.from.1 as u8,
+        to_area: e.to.0 + 1,
+        to_dir: e.to.1 as u8,
+        spots: e
+            .spots
+            .iter()
+            .map(|&(spot, t)| EncounterSpot {
+                hiding_spot: spot + 1,
+                t: (255.0 * t) as u8,
+            })
+            .collect(),
     }
 }
 

@@ -5,6 +5,7 @@ use glam::Vec3;
 use srcmap_hull::Hull;
 
 use crate::areas::{Area, area_under};
+use crate::grid::AreaGrid;
 use crate::nodes::{STEP, dir_vector};
 use crate::sample::Space;
 
@@ -15,10 +16,11 @@ pub fn facing(dir: usize) -> Vec3 {
 }
 
 /// Steps 25 units at a time from `start` in `dir` (while `hull` moves there freely) until an
-/// area lies under the point within `beneath`: the area and the point on it.
+/// area lies under the point within `beneath` (one `grid` lists there, when given): the area
+/// and the point on it.
 pub fn first_area_in_direction(
     space: &Space<'_>,
-    areas: &[Area],
+    (areas, grid): (&[Area], Option<&AreaGrid>),
     hull: &Hull,
     (start, dir): (Vec3, usize),
     range: f32,
@@ -31,7 +33,7 @@ pub fn first_area_in_direction(
         if space.trace(hull, start, pos).fraction < 1.0 {
             return None;
         }
-        if let Some(a) = area_under(areas, pos, beneath) {
+        if let Some(a) = area_under(areas, grid, pos, beneath) {
             return Some((a, pos.with_z(areas[a as usize].z_at(pos.x, pos.y))));
         }
     }

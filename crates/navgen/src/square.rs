@@ -49,6 +49,12 @@ fn split(a: &Area, axis: usize, graph: &Graph) -> Option<(Area, Area)> {
     (alpha.nodes, beta.nodes) = (first, second);
     alpha.max[axis] = cut;
     beta.min[axis] = cut;
+    // The pieces are listed anew (`SplitEdit` adds them to the grid), after every other area.
+    for piece in [&mut alpha, &mut beta] {
+        piece.listing.min = piece.min;
+        piece.listing.max = piece.max;
+        piece.listing.order = u32::MAX;
+    }
     // Corner order NW, NE, SE, SW: the cut edge's corners take the heights along the cut.
     let (near, far) = if axis == 0 {
         ([1, 2], [0, 3])

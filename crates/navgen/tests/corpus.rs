@@ -14,6 +14,14 @@ fn ladder_shapes(mesh: &NavMesh) -> Vec<(u32, i32)> {
     ladders.map(|l| (l.direction, l.length.round() as i32)).collect()
 }
 
+/// Per ladder, whether its top is joined to any area (forward, left or right).
+fn joined_tops(mesh: &NavMesh) -> Vec<bool> {
+    let ladders = mesh.ladders.iter().flatten();
+    ladders
+        .map(|l| l.top_forward_area + l.top_left_area + l.top_right_area > 0)
+        .collect()
+}
+
 /// (BSP, its real NAV), both under the corpus root.
 const PAIRS: [(&str, &str); 3] = [
     (
@@ -38,6 +46,7 @@ fn generated(bsp_bytes: &[u8]) -> NavMesh {
         game,
         bsp_size: bsp_bytes.len() as u32,
         mask: game.trace_mask(),
+        analyze: false,
     };
     srcmap_navgen::generate(&bsp, &world, &options, &NoProgress)
         .expect("generates")
@@ -74,6 +83,14 @@ fn generated_meshes_agree_with_the_games_own() {
         let count = |m: &NavMesh| m.ladders.as_ref().map_or(0, Vec::len);
         assert_eq!(count(&ours), count(&real), "{bsp_path}: ladders");
         assert_eq!(ladder_shapes(&ours), ladder_shapes(&real), "{bsp_path}: ladders");
+        // The game leaves some ladder tops unjoined (its area grid does not list merged areas
+        // where they grew); ours may differ on one (its merge order is not the game's).
+        let (a, b) = (joined_tops(&ours), joined_tops(&real));
+        let differing = a.iter().zip(&b).filter(|(x, y)| x != y).count();
+        assert!(
+            differing <= 1,
+            "{bsp_path}: ladder tops joined {a:?}, the game's {b:?}"
+        );
         let ratio = ours.areas.len() as f64 / real.areas.len() as f64;
         assert!(
             (0.5..=2.0).contains(&ratio),

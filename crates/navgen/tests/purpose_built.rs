@@ -81,11 +81,16 @@ fn world_of(bsp: &Bsp) -> World {
 }
 
 fn generate(bsp: &Bsp, game: Game) -> Result<NavMesh, NavgenError> {
+    generate_with(bsp, game, false)
+}
+
+fn generate_with(bsp: &Bsp, game: Game, analyze: bool) -> Result<NavMesh, NavgenError> {
     let world = world_of(bsp);
     let options = Options {
         game,
         bsp_size: 1234,
         mask: game.trace_mask(),
+        analyze,
     };
     srcmap_navgen::generate(bsp, &world, &options, &NoProgress).map(|g| g.mesh)
 }
@@ -216,4 +221,44 @@ fn reachable(mesh: &NavMesh, from: usize, to: usize) -> bool {
         );
     }
     seen[to]
+}
+
+#[test]
+fn the_rooms_corners_are_hiding_spots_in_cover_with_a_sniper_view_and_paths_meet_them() {
+    let bsp = compile(&room_vmf(Some("info_player_terrorist")));
+    let plain = generate(&bsp, Game::CounterStrike).expect("generates");
+    assert!(plain.areas.iter().all(|a| a.hiding_spots.is_empty()));
+    let mesh = generate_with(&bsp, Game::CounterStrike, true).expect("generates");
+    let spots: Vec<_> = mesh.areas.iter().flat_map(|a| a.hiding_spots.clone()).collect();
+    let ids: Vec<u32> = spots.iter().map(|s| s.id).collect();
+    assert_eq!(ids, (1..=spots.len() as u32).collect::<Vec<_>>());
+    // Each corner of the room holds a spot 12.5 units in from the mesh's corner (the walls
+    // stand at ±512; the mesh ends on the last grid line before them, ±500).
+    for (x, y) in [(-487.5, -487.5), (487.5, -487.5), (487.5, 487.5), (-487.5, 487.5)] {
+        let spot = spots
+            .iter()
+            .find(|s| (s.position[0] - x).abs() < 1.0 && (s.position[1] - y).abs() < 1.0)
+            .unwrap_or_else(|| panic!("no hiding spot at the corner ({x}, {y}): {spots:?}"));
+        assert_eq!(spot.flags & 0x09, 0x01, "in cover, not exposed: {spot:?}");
+        // The far corner lies ~1400 units away in plain sight: a sniper spot.
+        assert_ne!(spot.flags & 0x06, 0, "a sniper class: {spot:?}");
+    }
+    // One encounter path per ordered pair of an area's connections, as in the game's files.
+    for a in &mesh.areas {
+        let k: usize = a.connections.iter().map(Vec::len).sum();
+        assert_eq!(a.encounter_paths.len(), k * k.saturating_sub(1), "area {}", a.id);
+    }
+    let back = NavMesh::read(&mesh.write().expect("writes")).expect("reads back");
+    assert_eq!(
+        back.areas
+            .iter()
+            .map(|a| a.encounter_paths.clone())
+            .collect::<Vec<_>>(),
+        mesh.areas
+            .iter()
+            .map(|a| a.encounter_paths.clone())
+            .collect::<Vec<_>>()
+    );
+    let spots_of = |m: &NavMesh| m.areas.iter().map(|a| a.hiding_spots.clone()).collect::<Vec<_>>();
+    assert_eq!(spots_of(&back), spots_of(&mesh));
 }
