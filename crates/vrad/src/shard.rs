@@ -296,3 +296,67 @@ fn read_hit(r: &mut Reader<'_>) -> std::result::Result<HitRef, ReadError> {
         bump: r.vec3()?,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn payload() -> ShardPayload {
+        let light = |v: f32| FaceLight {
+            styles: vec![0, 32],
+            samples: vec![vec![Vec3::new(v, -0.0, 1e-30); 3], vec![Vec3::splat(f32::MAX); 3]],
+        };
+        let hit = |face| HitRef {
+            face,
+            cell: 7,
+            weight: 0.25,
+            bump: [0.5, 0.0, 1.0],
+        };
+        ShardPayload {
+            faces: vec![
+                ShardFace {
+                    index: 3,
+                    light: vec![light(1.5), light(2.5)],
+                    hits: Some(vec![hit(1), hit(NO_HIT), hit(4)]),
+                },
+                ShardFace {
+                    index: 9,
+                    light: vec![FaceLight::default(); 2],
+                    hits: None,
+                },
+            ],
+        }
+    }
+
+    #[test]
+    fn a_payload_reads_back_bit_for_bit() {
+        let bytes = payload().to_bytes();
+        let back = ShardPayload::parse(&bytes).unwrap();
+        assert_eq!(back.to_bytes(), bytes);
+        assert_eq!(back.faces[0].light, payload().faces[0].light);
+        let hits = back.faces[0].hits.as_ref().unwrap();
+        assert_eq!(
+            (hits[0].cell, hits[0].weight, hits[0].bump),
+            (7, 0.25, [0.5, 0.0, 1.0])
+        );
+        assert_eq!(hits[1].face, NO_HIT);
+        assert!(back.faces[1].hits.is_none());
+    }
+
+    #[test]
+    fn every_truncation_or_extra_byte_is_an_error() {
+        let bytes = payload().to_bytes();
+        for n in 0..bytes.len() {
+            assert!(ShardPayload::parse(&bytes[..n]).is_err(), "truncated to {n}");
+        }
+        let mut longer = bytes.clone();
+        longer.push(0);
+        assert!(ShardPayload::parse(&longer).is_err());
+    }
+
+    #[test]
+    fn shards_split_faces_round_robin() {
+        let s = FaceShard { index: 2, count: 3 };
+        assert_eq!((0..9).filter(|&f| s.owns(f)).collect::<Vec<_>>(), [2, 5, 8]);
+    }
+}
