@@ -107,11 +107,13 @@ fn joined(
     let n = world.faces.len();
     let mut light: Vec<Option<Vec<FaceLight>>> = vec![None; n];
     let mut patches: Vec<FacePatches> = (0..n).map(|_| FacePatches::default()).collect();
+    let spacing = options.bounce_spacing();
+    let cells: Vec<usize> = (world.faces.iter()).map(|g| Grid::of(g, spacing).len()).collect();
     for face in parts.into_iter().flat_map(|p| p.faces) {
         let f = face.index as usize;
         check_face(world, ranges, &face, light.get(f).is_some_and(Option::is_some))?;
         if let Some(hits) = face.hits {
-            patches[f] = patch_of(world, f, hits, options)?;
+            patches[f] = patch_of(world, f, hits, options, &cells)?;
         }
         light[f] = Some(face.light);
     }
@@ -146,23 +148,26 @@ fn check_face(world: &World, ranges: usize, face: &ShardFace, seen: bool) -> Res
     Ok(())
 }
 
-/// Face `f`'s patches from its hits: its grid, and hits that each land on a cell of a face.
-fn patch_of(world: &World, f: usize, hits: Vec<HitRef>, options: &Options) -> Result<FacePatches> {
+/// Face `f`'s patches from its hits: its grid, and hits that each land on one of the `cells`
+/// of a face (per face, its count).
+fn patch_of(
+    world: &World,
+    f: usize,
+    hits: Vec<HitRef>,
+    options: &Options,
+    cells: &[usize],
+) -> Result<FacePatches> {
     let grid = Grid::of(&world.faces[f], options.bounce_spacing());
     if hits.len() != grid.len() * options.bounce_rays() {
         return Err(bad(format!("face {f}: {} gather hits", hits.len())));
     }
-    for h in hits.iter().filter(|h| h.face != NO_HIT) {
-        let cells = world
-            .faces
-            .get(h.face as usize)
-            .map(|g| Grid::of(g, options.bounce_spacing()).len());
-        if cells.is_none_or(|c| h.cell as usize >= c) {
-            return Err(bad(format!(
-                "face {f}: a gather hit on face {} cell {}",
-                h.face, h.cell
-            )));
-        }
+    let lands =
+        |h: &HitRef| h.face == NO_HIT || cells.get(h.face as usize).is_some_and(|&c| (h.cell as usize) < c);
+    if let Some(h) = hits.iter().find(|h| !lands(h)) {
+        return Err(bad(format!(
+            "face {f}: a gather hit on face {} cell {}",
+            h.face, h.cell
+        )));
     }
     Ok(FacePatches { grid, hits })
 }
@@ -189,7 +194,8 @@ impl ShardPayload {
     /// Layout (little-endian): face count u32; per face its index u32, range count u8, per
     /// range the styles (u8 count, bytes) and per style its samples (u32 count, 3 × f32
     /// each); then u32 hits + 1 (0: no rays traced), per hit its face (u32; `u32::MAX`: none)
-    /// and when there is one its cell u32, weight f32 and bump weights 3 × f32.
+    /// and when there is one its cell u32, a flags byte, its weight f32 (unless it is 1) and
+    /// its bump weights 3 × f32 (unless all are +0).
     pub fn to_bytes(&self) -> Vec<u8> {
         let mut w = Writer::new(Endian::Little);
         w.u32(self.faces.len() as u32);
@@ -227,17 +233,36 @@ fn write_light(w: &mut Writer, fl: &FaceLight) {
     }
 }
 
+/// A hit's flags: its weight is not 1, its bump weights are not all +0.
+const HIT_WEIGHTED: u8 = 1;
+const HIT_BUMPED: u8 = 2;
+
+/// Most hits weigh 1 on a face without bump maps: their flags byte says so, and neither value
+/// is written (compared bit for bit, so a -0 is kept).
+fn hit_flags(h: &HitRef) -> u8 {
+    let weighted = h.weight.to_bits() != 1f32.to_bits();
+    let bumped = h.bump.map(f32::to_bits) != [0; 3];
+    u8::from(weighted) * HIT_WEIGHTED | u8::from(bumped) * HIT_BUMPED
+}
+
 fn write_hits(w: &mut Writer, hits: Option<&[HitRef]>) {
     let Some(hits) = hits else {
         w.u32(0);
         return;
     };
     w.u32(hits.len() as u32 + 1);
-    for h in hits {
+    for h in hits.iter() {
         w.u32(h.face);
-        if h.face != NO_HIT {
-            w.u32(h.cell);
+        if h.face == NO_HIT {
+            continue;
+        }
+        w.u32(h.cell);
+        let flags = hit_flags(h);
+        w.u8(flags);
+        if flags & HIT_WEIGHTED != 0 {
             w.f32(h.weight);
+        }
+        if flags & HIT_BUMPED != 0 {
             w.vec3(h.bump);
         }
     }
@@ -281,20 +306,26 @@ fn read_light(r: &mut Reader<'_>) -> std::result::Result<FaceLight, ReadError> {
 
 fn read_hit(r: &mut Reader<'_>) -> std::result::Result<HitRef, ReadError> {
     let face = r.u32()?;
-    if face == NO_HIT {
-        return Ok(HitRef {
-            face,
-            cell: 0,
-            weight: 0.0,
-            bump: [0.0; 3],
-        });
-    }
-    Ok(HitRef {
+    let mut hit = HitRef {
         face,
-        cell: r.u32()?,
-        weight: r.f32()?,
-        bump: r.vec3()?,
-    })
+        cell: 0,
+        weight: 0.0,
+        bump: [0.0; 3],
+    };
+    if face == NO_HIT {
+        return Ok(hit);
+    }
+    hit.cell = r.u32()?;
+    let flags = r.u8()?;
+    hit.weight = if flags & HIT_WEIGHTED != 0 { r.f32()? } else { 1.0 };
+    if flags & HIT_BUMPED != 0 {
+        hit.bump = r.vec3()?;
+    }
+    // One way to write each hit: a flag for a value the flag says is not there is damage.
+    if hit_flags(&hit) != flags {
+        return Err(r.invalid(format!("gather hit flags {flags:#x}")));
+    }
+    Ok(hit)
 }
 
 #[cfg(test)]
@@ -312,12 +343,21 @@ mod tests {
             weight: 0.25,
             bump: [0.5, 0.0, 1.0],
         };
+        let plain = |face| HitRef {
+            weight: 1.0,
+            bump: [0.0; 3],
+            ..hit(face)
+        };
+        let negative_zero = |face| HitRef {
+            bump: [0.0, -0.0, 0.0],
+            ..plain(face)
+        };
         ShardPayload {
             faces: vec![
                 ShardFace {
                     index: 3,
                     light: vec![light(1.5), light(2.5)],
-                    hits: Some(vec![hit(1), hit(NO_HIT), hit(4)]),
+                    hits: Some(vec![hit(1), hit(NO_HIT), plain(4), negative_zero(5)]),
                 },
                 ShardFace {
                     index: 9,
@@ -340,6 +380,8 @@ mod tests {
             (7, 0.25, [0.5, 0.0, 1.0])
         );
         assert_eq!(hits[1].face, NO_HIT);
+        assert_eq!((hits[2].weight, hits[2].bump), (1.0, [0.0; 3]));
+        assert_eq!(hits[3].bump.map(f32::to_bits), [0, (-0.0f32).to_bits(), 0]);
         assert!(back.faces[1].hits.is_none());
     }
 
@@ -352,6 +394,20 @@ mod tests {
         let mut longer = bytes.clone();
         longer.push(0);
         assert!(ShardPayload::parse(&longer).is_err());
+        // The plain hit's flags byte (after its face and cell) claiming a weight of 1 written out.
+        let plain = ShardPayload {
+            faces: vec![ShardFace {
+                index: 0,
+                light: Vec::new(),
+                hits: Some(vec![payload().faces[0].hits.as_ref().unwrap()[2]]),
+            }],
+        };
+        let mut bytes = plain.to_bytes();
+        let flags = bytes.len() - 1;
+        assert_eq!(bytes[flags], 0);
+        bytes[flags] = HIT_WEIGHTED;
+        bytes.extend_from_slice(&1f32.to_le_bytes());
+        assert!(ShardPayload::parse(&bytes).is_err());
     }
 
     #[test]
