@@ -242,7 +242,7 @@ const HIT_BUMPED: u8 = 2;
 fn hit_flags(h: &HitRef) -> u8 {
     let weighted = h.weight.to_bits() != 1f32.to_bits();
     let bumped = h.bump.map(f32::to_bits) != [0; 3];
-    u8::from(weighted) * HIT_WEIGHTED | u8::from(bumped) * HIT_BUMPED
+    (u8::from(weighted) * HIT_WEIGHTED) | (u8::from(bumped) * HIT_BUMPED)
 }
 
 fn write_hits(w: &mut Writer, hits: Option<&[HitRef]>) {
