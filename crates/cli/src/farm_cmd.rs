@@ -7,16 +7,17 @@ use srcmap_driver::farm::SlurmJob;
 
 #[derive(Debug, clap::Subcommand)]
 pub enum FarmCommand {
-    /// Compiles MAP.vmf as Slurm jobs: vbsp, then vis in N array tasks (`srcmap vvis --shard`),
-    /// their merge, then vrad, chained by `afterok` dependencies; waits for the chain. The
-    /// binary and the run folder must be at the same paths on every node.
+    /// Compiles MAP.vmf as Slurm jobs: vbsp, then vis in N array tasks (`srcmap vvis --shard`)
+    /// and their merge, then lighting in N array tasks (`srcmap vrad --shard`) and their merge,
+    /// chained by `afterok` dependencies; waits for the chain. The binary and the run folder
+    /// must be at the same paths on every node.
     Slurm(SlurmArgs),
 }
 
 #[derive(Debug, clap::Args)]
 pub struct SlurmArgs {
     pub vmf: PathBuf,
-    /// Vis shards (array tasks).
+    /// Vis and lighting shards (array tasks of each).
     #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u32).range(1..=1024))]
     pub shards: u32,
     /// The Slurm partition to submit to (default: the cluster's default).
@@ -34,7 +35,7 @@ pub struct SlurmArgs {
     /// Give up (cancelling the chain) after this many seconds.
     #[arg(long, value_parser = crate::usage::finite_f64)]
     pub timeout: Option<f64>,
-    /// Extra arguments for vbsp, vvis (shards and merge) and vrad, one string each
+    /// Extra arguments for vbsp, vvis and vrad (shards and merge), one string each
     /// (`--rad-args "--fast --bounce 2"`).
     #[arg(long, allow_hyphen_values = true)]
     pub vbsp_args: Option<String>,

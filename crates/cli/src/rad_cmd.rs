@@ -1,8 +1,10 @@
-//! `vrad`: lighting for a BSP (ours or Valve's), rewritten in place or to `--output`.
+//! `vrad`: lighting for a BSP (ours or Valve's), rewritten in place or to `--output`;
+//! `--shard I/N --pass direct -o PART` lights one shard's faces, `vrad merge` joins the parts.
 
 use std::path::PathBuf;
 
-use srcmap_driver::{RadSettings, RadSources, VradJob};
+use srcmap_driver::{RadMergeJob, RadSettings, RadShardJob, RadSources, VradJob};
+use srcmap_shard::Shard;
 use srcmap_stage::total_line;
 use srcmap_vrad::{AmbientOcclusion, Report, counts};
 
@@ -10,12 +12,65 @@ use crate::output::{Stderr, print_json};
 use crate::progress::{Bar, print_line};
 
 #[derive(Debug, clap::Args)]
+#[command(args_conflicts_with_subcommands = true, subcommand_negates_reqs = true)]
 pub struct VradArgs {
+    #[command(subcommand)]
+    pub merge: Option<VradCommand>,
     /// The BSP to light (rewritten in place unless --output is given).
+    #[arg(required = true)]
+    pub bsp: Option<PathBuf>,
+    /// Write the lit BSP here instead (with --shard: the partial file).
+    #[arg(long, short)]
+    pub output: Option<PathBuf>,
+    /// Light only shard I of N (0-based) of the faces and write a partial file (--output
+    /// PART) for `srcmap vrad merge`; the shards of a run need not run at the same time.
+    #[arg(long, requires = "output", value_parser = parse_shard)]
+    pub shard: Option<Shard>,
+    /// With --shard: the pass the shard computes. `direct` (the only sharded pass): direct
+    /// light and the bounce gather rays of the shard's faces; the merge runs the rest.
+    #[arg(long, requires = "shard", value_enum, default_value_t = RadPass::Direct)]
+    pub pass: RadPass,
+    #[command(flatten)]
+    pub run: VradRunArgs,
+}
+
+/// The sharded passes of lighting.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum RadPass {
+    /// Direct light and the bounce gather rays, by faces.
+    Direct,
+}
+
+/// `srcmap vrad merge`.
+#[derive(Debug, clap::Subcommand)]
+pub enum VradCommand {
+    /// Joins the partial files of a sharded lighting (`srcmap vrad --shard I/N -o PART`) and
+    /// finishes it (bounce passes, ambient cubes, lightmaps): the BSP `srcmap vrad` writes,
+    /// byte for byte. Give the same lighting flags as the shards had; a part missing, damaged
+    /// or of another run is refused by name.
+    Merge(VradMergeArgs),
+}
+
+#[derive(Debug, clap::Args)]
+pub struct VradMergeArgs {
+    /// The BSP the shards read (rewritten in place unless --output is given).
     pub bsp: PathBuf,
+    /// Every shard's partial file.
+    #[arg(required = true)]
+    pub parts: Vec<PathBuf>,
     /// Write the lit BSP here instead.
     #[arg(long, short)]
     pub output: Option<PathBuf>,
+    /// The pass the parts hold (see `srcmap vrad --pass`).
+    #[arg(long, value_enum, default_value_t = RadPass::Direct)]
+    pub pass: RadPass,
+    #[command(flatten)]
+    pub run: VradRunArgs,
+}
+
+/// The flags of a lighting run, the same for `srcmap vrad`, its shards and `vrad merge`.
+#[derive(Debug, clap::Args)]
+pub struct VradRunArgs {
     /// Quick preview: fewer sky and bounce rays.
     #[arg(long, conflicts_with = "final_")]
     pub fast: bool,
@@ -163,8 +218,14 @@ fn positive_f32(s: &str) -> Result<f32, String> {
     }
 }
 
-impl VradArgs {
-    fn job(&self) -> VradJob {
+/// `I/N` as a shard.
+fn parse_shard(text: &str) -> Result<Shard, String> {
+    Shard::parse(text).map_err(|e| e.to_string())
+}
+
+impl VradRunArgs {
+    /// The job these flags ask for, on `bsp` into `output`.
+    fn job(&self, bsp: PathBuf, output: Option<PathBuf>) -> VradJob {
         let run = RunFlags {
             fast: self.fast,
             final_: self.final_,
@@ -172,8 +233,8 @@ impl VradArgs {
             verify: self.verify,
         };
         VradJob {
-            bsp: self.bsp.clone(),
-            output: self.output.clone(),
+            bsp,
+            output,
             settings: self.light.settings(&run),
             sources: RadSources {
                 game: self.game.clone(),
@@ -185,23 +246,67 @@ impl VradArgs {
     }
 }
 
-/// `srcmap vrad`: the BSP lit, then the report printed (JSON, or lines for a person).
+/// `srcmap vrad`: the BSP lit, then the report printed (JSON, or lines for a person); or one
+/// shard's part, or the merge of the parts.
 pub fn vrad(args: &VradArgs) -> anyhow::Result<()> {
-    let progress = Bar::new(args.quiet);
-    let run = srcmap_driver::vrad(&args.job(), &progress, &Stderr)?;
-    if args.json {
-        print_json(&json_report(&run.report, run.seconds)?)?;
-    } else if !args.quiet {
-        print_summary(args, &run.output, &run.report);
+    if let Some(VradCommand::Merge(merge)) = &args.merge {
+        return vrad_merge(merge);
     }
-    if !args.quiet {
+    let bsp = args.bsp.clone().unwrap_or_default();
+    if let Some(shard) = args.shard {
+        return vrad_shard(args, bsp, shard);
+    }
+    let run_args = &args.run;
+    let progress = Bar::new(run_args.quiet);
+    let run = srcmap_driver::vrad(&run_args.job(bsp, args.output.clone()), &progress, &Stderr)?;
+    if run_args.json {
+        print_json(&json_report(&run.report, run.seconds)?)?;
+    } else if !run_args.quiet {
+        print_summary(run_args, &run.output, &run.report);
+    }
+    if !run_args.quiet {
         print_line(&total_line("vrad", &run.output, run.seconds));
     }
     Ok(())
 }
 
+/// `srcmap vrad MAP.bsp --shard I/N --pass direct -o PART`.
+fn vrad_shard(args: &VradArgs, bsp: PathBuf, shard: Shard) -> anyhow::Result<()> {
+    let progress = Bar::new(args.run.quiet);
+    let job = RadShardJob {
+        job: args.run.job(bsp, None),
+        shard,
+        part: args.output.clone().unwrap_or_default(),
+    };
+    let run = srcmap_driver::rad_shard(&job, &progress, &Stderr)?;
+    if args.run.json {
+        print_json(&json_report(&run.report, run.seconds)?)?;
+    } else if !args.run.quiet {
+        eprintln!("{}: shard {shard} of the faces lit", run.output.display());
+        print_line(&total_line("vrad", &run.output, run.seconds));
+    }
+    Ok(())
+}
+
+/// `srcmap vrad merge MAP.bsp PART...`.
+fn vrad_merge(args: &VradMergeArgs) -> anyhow::Result<()> {
+    let progress = Bar::new(args.run.quiet);
+    let job = RadMergeJob {
+        job: args.run.job(args.bsp.clone(), args.output.clone()),
+        parts: args.parts.clone(),
+    };
+    let run = srcmap_driver::rad_merge(&job, &progress, &Stderr)?;
+    if args.run.json {
+        print_json(&json_report(&run.report, run.seconds)?)?;
+    } else if !args.run.quiet {
+        print_summary(&args.run, &run.output, &run.report);
+        print_line(&total_line("vrad merge", &run.output, run.seconds));
+    }
+    Ok(())
+}
+
 /// What the run did, for a person: material and prop sources, files packed, counts and speed.
-fn print_summary(args: &VradArgs, out: &std::path::Path, report: &Report) {
+fn print_summary(args: &VradRunArgs, out: &std::path::Path, report: &Report) {
     print_warnings(report);
     if args.game.is_some() || args.materials.is_some() {
         eprintln!(

@@ -506,7 +506,7 @@ fn unknown(text: &str) -> clap::Error {
 mod tests {
     use super::*;
     use crate::compile_cmd::{CompileArgs, VbspArgs};
-    use crate::rad_cmd::VradArgs;
+    use crate::rad_cmd::VradRunArgs;
     use crate::vis_cmd::VvisArgs;
     use crate::{Cli, Command};
     use clap::Parser;
@@ -536,9 +536,9 @@ mod tests {
             _ => panic!("not vvis"),
         }
     }
-    fn vrad(c: &Command) -> &VradArgs {
+    fn vrad(c: &Command) -> &VradRunArgs {
         match c {
-            Command::Vrad(a) => a,
+            Command::Vrad(a) => &a.run,
             _ => panic!("not vrad"),
         }
     }

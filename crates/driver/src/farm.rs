@@ -5,7 +5,8 @@
 //! by side:
 //!
 //! ```text
-//! vbsp ──▶ vis (array 0..N-1: srcmap vvis --shard I/N) ──▶ vismerge (srcmap vvis merge) ──▶ vrad
+//! vbsp ──▶ vis (array 0..N-1: srcmap vvis --shard I/N) ──▶ vismerge (srcmap vvis merge)
+//!      ──▶ rad (array 0..N-1: srcmap vrad --shard I/N --pass direct) ──▶ radmerge (srcmap vrad merge)
 //! ```
 //!
 //! A step that fails asks Slurm to run it again (`scontrol requeue` of its own array task, up to
@@ -75,47 +76,53 @@ impl SlurmJob {
         self.dir.join(format!("{}.bsp", self.map_name()))
     }
 
-    /// Shard `i`'s vis part.
-    fn part(&self, i: u32) -> PathBuf {
-        self.dir.join("parts").join(format!("vis.{i}.part"))
+    /// Shard `i`'s part of `stage` (`vis`, `rad`).
+    fn part(&self, stage: &str, i: u32) -> PathBuf {
+        self.dir.join("parts").join(format!("{stage}.{i}.part"))
     }
 
     /// The steps, in order.
     fn steps(&self) -> Vec<Step> {
+        let vbsp = Step {
+            name: "vbsp",
+            array: false,
+            command: format!(
+                "{} vbsp {} -o {} --quiet{}",
+                quote_path(&self.srcmap),
+                quote_path(&self.vmf),
+                quote_path(&self.bsp()),
+                args_text(&self.vbsp_args)
+            ),
+        };
+        let [vis, vismerge] = self.sharded(["vis", "vismerge"], "vvis", "", &self.vis_args);
+        let [rad, radmerge] = self.sharded(["rad", "radmerge"], "vrad", " --pass direct", &self.rad_args);
+        vec![vbsp, vis, vismerge, rad, radmerge]
+    }
+
+    /// A sharded stage's two steps: the array of shards (`srcmap COMMAND BSP --shard I/N -o
+    /// PART PASS ARGS`) and the merge of their parts (`srcmap COMMAND merge BSP PARTS ARGS`).
+    fn sharded(&self, names: [&'static str; 2], command: &str, pass: &str, extra: &[String]) -> [Step; 2] {
         let (exe, bsp) = (quote_path(&self.srcmap), quote_path(&self.bsp()));
-        let args = |a: &[String]| a.iter().map(|s| format!(" {}", quote(s))).collect::<String>();
-        let part = quote_path(&self.dir.join("parts").join("vis.")) + "\"$SLURM_ARRAY_TASK_ID\".part";
+        let stage = names[0];
+        let part =
+            quote_path(&self.dir.join("parts").join(format!("{stage}."))) + "\"$SLURM_ARRAY_TASK_ID\".part";
         let parts: String = (0..self.shards)
-            .map(|i| format!(" {}", quote_path(&self.part(i))))
+            .map(|i| format!(" {}", quote_path(&self.part(stage, i))))
             .collect();
-        let vis = args(&self.vis_args);
-        vec![
+        let extra = args_text(extra);
+        [
             Step {
-                name: "vbsp",
-                array: false,
-                command: format!(
-                    "{exe} vbsp {} -o {bsp} --quiet{}",
-                    quote_path(&self.vmf),
-                    args(&self.vbsp_args)
-                ),
-            },
-            Step {
-                name: "vis",
+                name: names[0],
                 array: true,
                 command: format!(
-                    "{exe} vvis {bsp} --quiet --shard \"$SLURM_ARRAY_TASK_ID/{}\" -o {part}{vis}",
+                    "{exe} {command} {bsp} --quiet --shard \"$SLURM_ARRAY_TASK_ID/{}\"{pass} -o {part}{extra}",
                     self.shards
                 ),
             },
             Step {
-                name: "vismerge",
+                name: names[1],
                 array: false,
-                command: format!("{exe} vvis merge {bsp} --quiet{parts}{vis}"),
-            },
-            Step {
-                name: "vrad",
-                array: false,
-                command: format!("{exe} vrad {bsp} --quiet{}", args(&self.rad_args)),
+                command: format!("{exe} {command} merge {bsp} --quiet{parts}{extra}"),
             },
         ]
     }
@@ -164,6 +171,11 @@ if [ "${SLURM_RESTART_COUNT:-0}" -lt {tries} ]; then
   sleep 30
 fi
 exit 1"#;
+
+/// Each of `args` quoted for `sh`, each after a space.
+fn args_text(args: &[String]) -> String {
+    args.iter().map(|s| format!(" {}", quote(s))).collect()
+}
 
 /// `path` in double quotes for `sh` (`"`, `\`, `$` and `` ` `` escaped).
 fn quote_path(path: &Path) -> String {
@@ -321,29 +333,46 @@ mod tests {
     }
 
     #[test]
-    fn scripts_chain_vbsp_vis_shards_merge_and_vrad() {
+    fn scripts_chain_vbsp_then_vis_and_vrad_shards_each_with_a_merge() {
         let scripts = job().scripts();
         let names: Vec<&str> = scripts.iter().map(|(n, _)| n.as_str()).collect();
         assert_eq!(
             names,
-            ["vbsp.sbatch", "vis.sbatch", "vismerge.sbatch", "vrad.sbatch"]
+            [
+                "vbsp.sbatch",
+                "vis.sbatch",
+                "vismerge.sbatch",
+                "rad.sbatch",
+                "radmerge.sbatch"
+            ]
         );
-        let vis = &scripts[1].1;
-        assert!(vis.contains("#SBATCH --array=0-3\n"), "{vis}");
-        assert!(vis.contains("#SBATCH --partition=build\n"));
-        assert!(vis.contains("--shard \"$SLURM_ARRAY_TASK_ID/4\""), "{vis}");
-        assert!(vis.contains("\"/maps/my map.farm/parts/vis.\"\"$SLURM_ARRAY_TASK_ID\".part"));
-        assert!(vis.contains("-lt 2 ]"), "three runs: two requeues\n{vis}");
-        let merge = &scripts[2].1;
-        for i in 0..4 {
-            assert!(merge.contains(&format!("vis.{i}.part\"")), "{merge}");
+        for (at, stage, command, extra) in [
+            (1, "vis", "vvis", "\"--siblings\""),
+            (3, "rad", "vrad", "\"--fast\""),
+        ] {
+            let shards = &scripts[at].1;
+            assert!(shards.contains("#SBATCH --array=0-3\n"), "{shards}");
+            assert!(shards.contains("#SBATCH --partition=build\n"));
+            assert!(
+                shards.contains(&format!(
+                    "{command} \"/maps/my map.farm/my map.bsp\" --quiet --shard \"$SLURM_ARRAY_TASK_ID/4\""
+                )),
+                "{shards}"
+            );
+            let part = format!("\"/maps/my map.farm/parts/{stage}.\"\"$SLURM_ARRAY_TASK_ID\".part {extra}");
+            assert!(shards.contains(&part), "{shards}");
+            assert!(shards.contains("-lt 2 ]"), "three runs: two requeues\n{shards}");
+            let merge = &scripts[at + 1].1;
+            assert!(
+                merge.contains(&format!("{command} merge \"/maps/my map.farm/my map.bsp\"")),
+                "{merge}"
+            );
+            for i in 0..4 {
+                assert!(merge.contains(&format!("{stage}.{i}.part\"")), "{merge}");
+            }
+            assert!(merge.contains(extra) && !merge.contains("--array"), "{merge}");
         }
-        assert!(!merge.contains("--array"));
-        assert!(
-            scripts[3]
-                .1
-                .contains("vrad \"/maps/my map.farm/my map.bsp\" --quiet \"--fast\"")
-        );
+        assert!(scripts[3].1.contains("--pass direct"));
     }
 
     #[test]

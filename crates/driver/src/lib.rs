@@ -33,7 +33,9 @@ pub use mapconv::{MapconvJob, MapconvReport};
 pub use messages::{Messages, NoMessages};
 pub use navgen::{NavgenJob, NavgenRun, navgen};
 pub use pack::{PackJob, PackReport, compile_and_pack, pack};
-pub use shard::{VisInput, VisMergeJob, VisShardJob, vis_merge, vis_shard};
+pub use shard::{
+    RadMergeJob, RadShardJob, VisInput, VisMergeJob, VisShardJob, rad_merge, rad_shard, vis_merge, vis_shard,
+};
 pub use vbsp::{VbspJob, vbsp};
 pub use vrad::{RadSettings, RadSources, VradJob, VradRun, vrad};
 pub use vvis::{VisSettings, VvisJob, VvisRun, vvis};

@@ -4,7 +4,14 @@
 //! checks that the parts are one whole run of this input and options, and writes the BSP
 //! `srcmap vvis` would have written, byte for byte.
 //!
-//! The shards of a run exchange results while they run (see [`crate::exchange`]); a shard that
+//! Lighting the same way (`srcmap vrad MAP.bsp --shard I/N --pass direct -o PART`, then
+//! `srcmap vrad merge MAP.bsp PART...`): each shard lights its share of the faces
+//! (`srcmap_vrad::shard`: direct light and the bounce gather rays); the merge puts them
+//! together and runs the rest (the bounce passes, which trace no ray, ambient cubes, the
+//! lightmaps), writing the BSP `srcmap vrad` would have written. Lighting shards need no
+//! exchange: each face's light is computed from the map alone.
+//!
+//! The vis shards of a run exchange results while they run (see [`crate::exchange`]); a shard that
 //! runs alone still finishes (taking the others' positions over), so a run is never stuck on a
 //! shard the scheduler has not started.
 
@@ -19,6 +26,8 @@ use srcmap_vvis::{FlowRecord, ShardOf};
 use crate::error::DriverError;
 use crate::exchange::{FileExchange, remove_run_files};
 use crate::files::{read, refuse_overwriting, write_output};
+use crate::messages::Messages;
+use crate::vrad::VradJob;
 use crate::vvis::{VisSettings, read_text};
 
 /// The stage name vis parts carry.
@@ -78,14 +87,8 @@ impl VisInput {
         let bsp_bytes = read(&self.bsp)?;
         let prt = self.prt.as_deref().map(read_text).transpose()?;
         let prt_bytes = prt.as_deref().map_or(&b""[..], str::as_bytes);
-        let options = options_text(&self.settings);
         let input = srcmap_shard::hash(&[&bsp_bytes, &[u8::from(prt.is_some())], prt_bytes]);
-        let header = Header {
-            stage: VIS_STAGE.to_string(),
-            input,
-            options,
-            shard: Shard { index: 0, count },
-        };
+        let header = run_header(VIS_STAGE, input, options_text(&self.settings), count);
         Ok(Loaded {
             bsp_bytes,
             prt,
@@ -98,6 +101,16 @@ impl VisInput {
             path: self.bsp.clone(),
             error: Box::new(error),
         }
+    }
+}
+
+/// The header every part of a run carries (shard `0/count`: the shard aside).
+fn run_header(stage: &str, input: u64, options: String, count: u32) -> Header {
+    Header {
+        stage: stage.to_string(),
+        input,
+        options,
+        shard: Shard { index: 0, count },
     }
 }
 
@@ -170,8 +183,7 @@ pub fn vis_merge(job: &VisMergeJob, progress: &dyn Progress) -> Result<ShardRun,
         refuse_overwriting(p, &out_path)?;
     }
     let parts = read_parts(&job.parts)?;
-    let count = parts.first().map_or(1, |p| p.header.shard.count);
-    let loaded = job.input.load(count)?;
+    let loaded = job.input.load(shard_count(&parts))?;
     check_parts(&job.parts, &parts, &loaded.header)?;
     let records = part_records(&job.parts, &parts)?;
     let options = job.input.settings.options();
@@ -185,7 +197,7 @@ pub fn vis_merge(job: &VisMergeJob, progress: &dyn Progress) -> Result<ShardRun,
     .map_err(|e| job.input.vvis_error(e))?;
     write_output(&out_path, &bytes)?;
     for p in &job.parts {
-        remove_run_files(&parent(p), &run_tag(&loaded.header), count);
+        remove_run_files(&parent(p), &run_tag(&loaded.header), loaded.header.shard.count);
     }
     Ok(ShardRun {
         report,
@@ -194,6 +206,11 @@ pub fn vis_merge(job: &VisMergeJob, progress: &dyn Progress) -> Result<ShardRun,
         taken_over: 0,
         seconds: started.elapsed().as_secs_f64(),
     })
+}
+
+/// How many shards the run of `parts` had (as the first part says).
+fn shard_count(parts: &[Part]) -> u32 {
+    parts.first().map_or(1, |p| p.header.shard.count)
 }
 
 /// Each part file read and parsed; the first that cannot be names itself.
@@ -253,4 +270,122 @@ fn parent(path: &Path) -> PathBuf {
         Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
         _ => PathBuf::from("."),
     }
+}
+
+/// The stage name lighting's direct-light parts carry.
+pub const RAD_DIRECT_STAGE: &str = "vrad direct";
+
+/// `srcmap vrad MAP.bsp --shard I/N --pass direct -o PART`: `job`'s BSP, settings and sources
+/// (its output unused).
+#[derive(Debug, Clone)]
+pub struct RadShardJob {
+    pub job: VradJob,
+    pub shard: Shard,
+    /// The partial file to write.
+    pub part: PathBuf,
+}
+
+/// `srcmap vrad merge MAP.bsp PART...`: `job` as the shards had it, its output the BSP to write.
+#[derive(Debug, Clone)]
+pub struct RadMergeJob {
+    pub job: VradJob,
+    pub parts: Vec<PathBuf>,
+}
+
+/// A lighting run's inputs read: the BSP, the options, and the header of its parts.
+struct RadLoaded {
+    bsp_bytes: Vec<u8>,
+    options: srcmap_vrad::Options,
+    header: Header,
+}
+
+/// Reads what `job` lights with; the header's input hash covers the BSP and the texture lights
+/// read from every source (`.rad` files, the material table), its options the settings that
+/// change the result (not threads nor checks) and the game and table named.
+fn rad_load(job: &VradJob, count: u32, messages: &dyn Messages) -> Result<RadLoaded, DriverError> {
+    let bsp_bytes = read(&job.bsp)?;
+    let options = job.options(messages)?;
+    let texlights = format!("{:?}", options.texlights);
+    let input = srcmap_shard::hash(&[&bsp_bytes, texlights.as_bytes()]);
+    let settings = crate::vrad::RadSettings {
+        threads: 0,
+        verify: false,
+        ..job.settings
+    };
+    let text = format!(
+        "{settings:?} game={:?} materials={:?}",
+        job.sources.game, job.sources.materials
+    );
+    Ok(RadLoaded {
+        bsp_bytes,
+        options,
+        header: run_header(RAD_DIRECT_STAGE, input, text, count),
+    })
+}
+
+fn vrad_error(job: &VradJob, error: srcmap_vrad::VradError) -> DriverError {
+    DriverError::Vrad {
+        path: job.bsp.clone(),
+        error: Box::new(error),
+    }
+}
+
+/// Lights one shard's faces and writes its part (atomically: a shard that fails writes
+/// nothing).
+pub fn rad_shard(
+    job: &RadShardJob,
+    progress: &dyn Progress,
+    messages: &dyn Messages,
+) -> Result<ShardRun, DriverError> {
+    let started = Instant::now();
+    refuse_overwriting(&job.job.bsp, &job.part)?;
+    let loaded = rad_load(&job.job, job.shard.count, messages)?;
+    let shard = srcmap_vrad::shard::FaceShard {
+        index: job.shard.index,
+        count: job.shard.count,
+    };
+    let (payload, report) =
+        srcmap_vrad::shard::light_shard(&loaded.bsp_bytes, &loaded.options, shard, progress)
+            .map_err(|e| vrad_error(&job.job, e))?;
+    let header = Header {
+        shard: job.shard,
+        ..loaded.header
+    };
+    write_output(&job.part, &Part { header, payload }.to_bytes())?;
+    Ok(ShardRun {
+        report,
+        output: job.part.clone(),
+        records: 0,
+        taken_over: 0,
+        seconds: started.elapsed().as_secs_f64(),
+    })
+}
+
+/// Merges the parts of a sharded lighting into the lit BSP; refuses, naming the part, a part
+/// that is missing, damaged, of another run or given twice, and writes nothing then.
+pub fn rad_merge(
+    job: &RadMergeJob,
+    progress: &dyn Progress,
+    messages: &dyn Messages,
+) -> Result<ShardRun, DriverError> {
+    let started = Instant::now();
+    let out_path = job.job.out_path().to_path_buf();
+    for p in &job.parts {
+        refuse_overwriting(p, &out_path)?;
+    }
+    let parts = read_parts(&job.parts)?;
+    let loaded = rad_load(&job.job, shard_count(&parts), messages)?;
+    check_parts(&job.parts, &parts, &loaded.header)?;
+    let payloads: Vec<&[u8]> = parts.iter().map(|p| p.payload.as_slice()).collect();
+    let (bytes, report) =
+        srcmap_vrad::shard::relight_merged(&loaded.bsp_bytes, &loaded.options, &payloads, progress)
+            .map_err(|e| vrad_error(&job.job, e))?;
+    write_output(&out_path, &bytes)?;
+    Ok(ShardRun {
+        report,
+        output: out_path,
+        records: parts.len(),
+        taken_over: 0,
+        seconds: started.elapsed().as_secs_f64(),
+    })
 }

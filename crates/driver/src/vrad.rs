@@ -185,7 +185,7 @@ impl VradJob {
     }
 
     /// The relight options: the settings, with texture lights, models and materials read.
-    fn options(&self, messages: &dyn Messages) -> Result<Options, DriverError> {
+    pub(crate) fn options(&self, messages: &dyn Messages) -> Result<Options, DriverError> {
         let texlights = self.sources.texlights(&self.bsp, self.quiet, messages)?;
         let mut options = self.settings.options(texlights, self.sources.models()?);
         options.materials = self.sources.material_source()?;

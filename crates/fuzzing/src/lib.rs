@@ -480,7 +480,7 @@ pub fn vmap_to_vmf(data: &[u8]) {
     }
 }
 
-/// Partial files of a sharded run (`srcmap_shard::Part`) and the vis payload inside: a part
+/// Partial files of a sharded run (`srcmap_shard::Part`) and the vis or lighting payload inside: a part
 /// that parses writes back byte-identical, and so does a payload that parses.
 pub fn shard_part(data: &[u8]) {
     let Ok(part) = srcmap_shard::Part::parse(data) else {
@@ -490,5 +490,8 @@ pub fn shard_part(data: &[u8]) {
     if let Ok((portals, words, records)) = srcmap_vvis::part::read_payload(&part.payload) {
         let again = srcmap_vvis::part::payload(portals as usize, words as usize, &records);
         assert_eq!(again, part.payload);
+    }
+    if let Ok(faces) = srcmap_vrad::shard::ShardPayload::parse(&part.payload) {
+        assert_eq!(faces.to_bytes(), part.payload);
     }
 }

@@ -34,29 +34,29 @@ use crate::world::par_map_steps;
 use crate::{Counters, FaceLight, Options, Progress, World};
 
 /// A ray that hit nothing useful (sky, a back face, an unlit face, nothing).
-const NO_HIT: u32 = u32::MAX;
+pub(crate) const NO_HIT: u32 = u32::MAX;
 /// One set of gather directions for every patch (per plane orientation).
 const DIRECTION_SEED: u64 = 0x5eed;
 
 /// One remembered ray hit: the face and its cell.
 #[derive(Debug, Clone, Copy)]
-struct HitRef {
-    face: u32,
-    cell: u32,
+pub(crate) struct HitRef {
+    pub face: u32,
+    pub cell: u32,
     /// What this ray counts for: 1, or VRAD's form factor of the cell hit over the share of
     /// rays that hit it ([`vrad_transfers`]).
-    weight: f32,
+    pub weight: f32,
     /// For bump-mapped receivers: how much of this ray counts for each bump basis, relative
     /// to the flat normal (`max(0, d·bᵢ) / d·n`, what VRAD's `GatherLight` does per transfer).
-    bump: [f32; 3],
+    pub bump: [f32; 3],
 }
 
 /// The patches of one face and their gather rays.
 #[derive(Debug, Default)]
 pub(crate) struct FacePatches {
-    grid: Grid,
+    pub grid: Grid,
     /// `rays` hits per cell, row-major.
-    hits: Vec<HitRef>,
+    pub hits: Vec<HitRef>,
 }
 
 /// Traces the gather rays of every cell of `face`.
@@ -213,7 +213,7 @@ pub(crate) fn trace(
     let faces = world.faces.len();
     par_map_steps(progress, "bounce rays", srcmap_stage::Unit::Faces, faces, |i| {
         let mut rays = 0;
-        let p = if world.faces[i].lit && facelights.get(i).is_some_and(|f| !f.samples.is_empty()) {
+        let p = if world.lights_face(i) && facelights.get(i).is_some_and(|f| !f.samples.is_empty()) {
             trace_patches(world, i, options, &mut rays)
         } else {
             FacePatches::default()

@@ -354,6 +354,33 @@ pub(crate) fn direct_lighting(
     progress: &dyn Progress,
     counters: &Counters,
 ) -> (Vec<Vec<FaceLight>>, std::time::Duration) {
+    let (per_face, sky_table) = direct_per_face(world, ranges, options, progress, counters);
+    (blended_by_range(world, per_face, ranges.len()), sky_table)
+}
+
+/// `[face][range]` direct light as [`direct_per_face`] gives it, blended across faces and
+/// turned into `[range][face]` (the blend reads neighbouring faces: a sharded run does it in
+/// the merge).
+pub(crate) fn blended_by_range(
+    world: &World,
+    per_face: Vec<Vec<FaceLight>>,
+    ranges: usize,
+) -> Vec<Vec<FaceLight>> {
+    if ranges == 0 {
+        return Vec::new();
+    }
+    by_range(crate::radial::blend_faces(world, per_face), ranges)
+}
+
+/// Direct light per face (`[face][range]`, not yet blended across faces) of the faces
+/// [`World::lights_face`] names (the others hold no light), and the sky table's time.
+pub(crate) fn direct_per_face(
+    world: &World,
+    ranges: &[&[Light]],
+    options: &Options,
+    progress: &dyn Progress,
+    counters: &Counters,
+) -> (Vec<Vec<FaceLight>>, std::time::Duration) {
     if ranges.is_empty() {
         return (Vec::new(), std::time::Duration::ZERO);
     }
@@ -363,16 +390,13 @@ pub(crate) fn direct_lighting(
     let sky_table = started.elapsed();
     let faces = world.faces.len();
     let per_face = par_map_steps(progress, "direct light", srcmap_stage::Unit::Faces, faces, |i| {
-        if world.faces[i].lit {
+        if world.lights_face(i) {
             direct.light_face(i)
         } else {
             vec![FaceLight::default(); ranges.len()]
         }
     });
-    (
-        by_range(crate::radial::blend_faces(world, per_face), ranges.len()),
-        sky_table,
-    )
+    (per_face, sky_table)
 }
 
 /// What faces' shadow rays are traced against.
@@ -853,7 +877,7 @@ fn facing_luxels(
     };
     let (mut bits, mut origins) = (Vec::new(), Vec::new());
     for (i, (face, samples)) in world.faces.iter().zip(&world.samples).enumerate() {
-        if !face.lit {
+        if !world.lights_face(i) {
             continue;
         }
         for l in 0..face.luxel_count() {

@@ -87,6 +87,7 @@ mod radial;
 pub mod samples;
 pub mod sampling;
 pub mod scene;
+pub mod shard;
 pub mod sky;
 pub mod texel;
 pub mod texlights;
@@ -123,6 +124,9 @@ pub enum VradError {
     /// would cost without bound (10⁵ lights) for a map the engine refuses anyway.
     #[error("limit exceeded: {0} (the engine refuses this map; `srcmap check` lists every problem)")]
     OverLimit(String),
+    /// A sharded run's part holds what this map's merge cannot use.
+    #[error("bad part payload: {0}")]
+    Part(String),
 }
 
 pub type Result<T> = std::result::Result<T, VradError>;
@@ -354,29 +358,52 @@ pub fn rays_per_second(report: &Report) -> f64 {
 /// Lights `bsp` in place: lightmaps, face offsets and styles, world lights and ambient cubes
 /// of the ranges chosen in `options`. The passes are [`pipeline::Lighting`]'s, in this order.
 pub fn light(bsp: &mut Bsp, options: &Options, progress: &dyn Progress) -> Result<Report> {
+    light_with(bsp, options, progress, |run| {
+        run.light_direct();
+        run.trace_bounce_rays();
+        Ok(())
+    })
+}
+
+/// The passes of [`light`], direct light and the bounce gather rays given by `direct`
+/// (computed here, or put together from a sharded run's parts).
+fn light_with(
+    bsp: &mut Bsp,
+    options: &Options,
+    progress: &dyn Progress,
+    direct: impl FnOnce(&mut pipeline::Lighting<'_>) -> Result<()> + Send,
+) -> Result<Report> {
     if bsp.faces.is_empty() {
         return Ok(nothing_to_light(bsp));
     }
     options.threads.pool()?.install(|| {
         let mut run = pipeline::Lighting::new(bsp, options, progress)?;
-        run.read_lights();
-        run.apply_materials();
-        run.build_geometry();
-        run.verify_geometry()?;
-        if run.ranges.is_empty() {
+        if !prepare(&mut run)? {
             return Ok(run.finish());
         }
-        run.add_texture_lights();
-        run.verify_lights()?;
-        run.light_direct();
+        direct(&mut run)?;
         run.verify_face_lights("direct light")?;
-        run.trace_bounce_rays();
         run.trace_occlusion();
         for range in run.ranges.clone() {
             light_range(&mut run, range)?;
         }
         Ok(run.finish())
     })
+}
+
+/// The passes before direct light: lights, materials, geometry, texture lights. False when
+/// no range is lit (nothing more to do).
+fn prepare(run: &mut pipeline::Lighting<'_>) -> Result<bool> {
+    run.read_lights();
+    run.apply_materials();
+    run.build_geometry();
+    run.verify_geometry()?;
+    if run.ranges.is_empty() {
+        return Ok(false);
+    }
+    run.add_texture_lights();
+    run.verify_lights()?;
+    Ok(true)
 }
 
 /// The passes run once per range, in order.
@@ -409,13 +436,24 @@ fn nothing_to_light(bsp: &Bsp) -> Report {
 /// Lights a BSP file's bytes and returns the new file: only the lumps lighting changes are
 /// rewritten; every other lump keeps its stored bytes.
 pub fn relight(bytes: &[u8], options: &Options, progress: &dyn Progress) -> Result<(Vec<u8>, Report)> {
+    relight_with(bytes, |bsp| light(bsp, options, progress))
+}
+
+/// A BSP file's bytes lit by `light`: the new file, and the report.
+fn relight_with(bytes: &[u8], light: impl FnOnce(&mut Bsp) -> Result<Report>) -> Result<(Vec<u8>, Report)> {
     let file = BspFile::parse(bytes)?;
-    let mut bsp = Bsp::from_file(&file)?;
+    let mut bsp = parse_within_limits(&file)?;
+    let mut doc = BspDocument::from_file(&file);
+    let report = light(&mut bsp)?;
+    bsp.update_document(&mut doc)?;
+    Ok((doc.to_bytes()?, report))
+}
+
+/// The map of a BSP file, refused when it exceeds a limit of its BSP version.
+fn parse_within_limits(file: &BspFile<'_>) -> Result<Bsp> {
+    let bsp = Bsp::from_file(file)?;
     if let Some(v) = srcmap_bsp::check::limit_violations(&bsp).first() {
         return Err(VradError::OverLimit(v.to_string()));
     }
-    let mut doc = BspDocument::from_file(&file);
-    let report = light(&mut bsp, options, progress)?;
-    bsp.update_document(&mut doc)?;
-    Ok((doc.to_bytes()?, report))
+    Ok(bsp)
 }

@@ -187,6 +187,7 @@ impl<'a> Lighting<'a> {
             pvs: bsp.visibility.clone(),
             tree,
             sky3d: sky::Sky3d::new(bsp),
+            only_faces: None,
         };
         self.set_world(world, &props);
     }
@@ -326,10 +327,57 @@ impl<'a> Lighting<'a> {
         self.traced("direct", t + sky_table);
     }
 
-    /// The bounce gather rays, traced once; each range then bounces its own light.
-    pub fn trace_bounce_rays(&mut self) {
+    /// A shard's share of direct light: the faces `owned` names lit (not blended across
+    /// faces: the merge does that) and their bounce gather rays (when the map has visibility
+    /// data), per face `[face][range]` and per face its patches (the others' empty).
+    pub(crate) fn light_direct_shard(&mut self, owned: Vec<bool>) -> (Vec<Vec<FaceLight>>, Vec<FacePatches>) {
+        self.world.as_mut().expect(NO_WORLD).only_faces = Some(owned);
         let world = self.world.as_ref().expect(NO_WORLD);
         let t = Instant::now();
+        let refs: Vec<&[Light]> = self.lights.iter().map(|l| l.as_slice()).collect();
+        let (per_face, sky_table) =
+            direct::direct_per_face(world, &refs, self.options, self.progress, &self.counters);
+        let direct = t.elapsed();
+        let t = Instant::now();
+        let first: Vec<FaceLight> = (per_face.iter())
+            .map(|f| f.first().cloned().unwrap_or_default())
+            .collect();
+        let patches = if self.has_vis {
+            bounce::trace(world, &first, self.options, self.progress, &self.counters)
+        } else {
+            Vec::new()
+        };
+        let rays = t.elapsed();
+        for (phase, took) in [
+            ("sky table", sky_table),
+            ("direct", direct.saturating_sub(sky_table)),
+            ("bounce rays", rays),
+        ] {
+            self.trace_seconds += took.as_secs_f64();
+            self.report.time(phase, took);
+        }
+        (per_face, patches)
+    }
+
+    /// Direct light and bounce gather rays put together from every shard's share
+    /// ([`Lighting::light_direct_shard`]): blended across faces as [`Lighting::light_direct`]
+    /// does, the rays kept as [`Lighting::trace_bounce_rays`] would.
+    pub(crate) fn set_direct(&mut self, per_face: Vec<Vec<FaceLight>>, patches: Vec<FacePatches>) {
+        let world = self.world.as_ref().expect(NO_WORLD);
+        self.face_lights = direct::blended_by_range(world, per_face, self.ranges.len());
+        // As `bounce::trace`: no rays at all when no bounce is asked for.
+        if self.bounces_anything() && self.options.bounces > 0 {
+            self.patches = patches;
+        }
+    }
+
+    /// The world built by [`Lighting::build_geometry`].
+    pub(crate) fn world(&self) -> &World {
+        self.world.as_ref().expect(NO_WORLD)
+    }
+
+    /// Whether bounce has anything to do: the map has visibility data and some light.
+    fn bounces_anything(&self) -> bool {
         // A map no light reaches (an unlit blockout) has nothing to bounce: its gather rays
         // would only carry zeros.
         let lit = self
@@ -337,7 +385,14 @@ impl<'a> Lighting<'a> {
             .iter()
             .flatten()
             .any(|f| f.samples.iter().flatten().any(|v| *v != glam::Vec3::ZERO));
-        if self.has_vis && lit {
+        self.has_vis && lit
+    }
+
+    /// The bounce gather rays, traced once; each range then bounces its own light.
+    pub fn trace_bounce_rays(&mut self) {
+        let world = self.world.as_ref().expect(NO_WORLD);
+        let t = Instant::now();
+        if self.bounces_anything() {
             self.patches = bounce::trace(
                 world,
                 &self.face_lights[0],

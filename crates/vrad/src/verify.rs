@@ -115,21 +115,28 @@ pub(crate) fn face_lights(world: &World, face_lights: &[FaceLight]) -> Check {
         ));
     }
     for (i, (face, fl)) in world.faces.iter().zip(face_lights).enumerate() {
-        if !face.lit {
-            if !fl.styles.is_empty() || !fl.samples.is_empty() {
-                return Err(format!("face {i}: unlit but holds light"));
-            }
-            continue;
+        face_light(i, face, fl)?;
+    }
+    Ok(())
+}
+
+/// Face `i`'s light has the shape its lightmap needs: none on an unlit face; on a lit one,
+/// valid styles, each with a sample per luxel (and per bump basis).
+pub(crate) fn face_light(i: usize, face: &FaceGeom, fl: &FaceLight) -> Check {
+    if !face.lit {
+        if !fl.styles.is_empty() || !fl.samples.is_empty() {
+            return Err(format!("face {i}: unlit but holds light"));
         }
-        face_styles(i, &fl.styles)?;
-        let want = face.luxel_count() * if face.bumped { 4 } else { 1 };
-        if fl.samples.len() != fl.styles.len() || fl.samples.iter().any(|s| s.len() != want) {
-            return Err(format!(
-                "face {i}: {} styles, sample counts {:?}, want {want} each",
-                fl.styles.len(),
-                fl.samples.iter().map(Vec::len).collect::<Vec<_>>()
-            ));
-        }
+        return Ok(());
+    }
+    face_styles(i, &fl.styles)?;
+    let want = face.luxel_count() * if face.bumped { 4 } else { 1 };
+    if fl.samples.len() != fl.styles.len() || fl.samples.iter().any(|s| s.len() != want) {
+        return Err(format!(
+            "face {i}: {} styles, sample counts {:?}, want {want} each",
+            fl.styles.len(),
+            fl.samples.iter().map(Vec::len).collect::<Vec<_>>()
+        ));
     }
     Ok(())
 }

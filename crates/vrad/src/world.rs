@@ -86,9 +86,17 @@ pub(crate) struct World {
     /// `BuildVisForLightEnvironment`: the sun and sky ambient only light those). `None`
     /// without visibility data.
     pub sky_visible: Option<Vec<bool>>,
+    /// The faces a shard of a sharded run lights (`None`: every face, as one machine).
+    pub only_faces: Option<Vec<bool>>,
 }
 
 impl World {
+    /// Whether direct light and bounce rays are computed for face `i` in this run: a lit face
+    /// of this shard's share.
+    pub fn lights_face(&self, i: usize) -> bool {
+        self.faces[i].lit && self.only_faces.as_ref().is_none_or(|m| m[i])
+    }
+
     /// Where a ray that hit `triangle` of the surfaces scene at `p` landed on face `face`:
     /// luxel-space coordinates and the normal of the side light leaves from. A displacement's
     /// point is found on the triangle hit, exact where the surface moved its vertices sideways

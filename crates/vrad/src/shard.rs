@@ -1,0 +1,418 @@
+//! Lighting spread over machines, one pass sharded by faces.
+//!
+//! Shard `I` of `N` ([`light_shard`]) computes direct light and the bounce gather rays of the
+//! lit faces `f` with `f % N == I`: the shadow rays, the sky and sun tables' rays from those
+//! faces' luxels, the supersampling, and the bounce rays of their patches. That is nearly all
+//! of lighting's tracing. Its part ([`ShardPayload`]) holds each of its faces' light per range,
+//! not yet blended across faces, and each face's recorded gather hits.
+//!
+//! The merge ([`relight_merged`]) rebuilds the geometry, puts the shards' light and rays
+//! together, blends light across faces (it reads neighbours, so it cannot run in a shard) and
+//! runs everything after as one machine does: the bounce passes, which trace no ray (each is a
+//! gather over the recorded hits, so they are not worth a round of parts each), ambient
+//! cubes, the lightmaps and the props. Each face's light and rays are computed exactly as one
+//! machine computes them, so the merged BSP is one machine's, byte for byte.
+
+use glam::Vec3;
+use srcmap_bsp::BspFile;
+use srcmap_bytes::{Endian, ReadError, Reader, Writer};
+
+use crate::bounce::{FacePatches, HitRef, NO_HIT};
+use crate::patches::Grid;
+use crate::pipeline::Lighting;
+use crate::{FaceLight, Options, Progress, Report, Result, VradError, World};
+
+/// Shard `index` of `count` (0-based).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FaceShard {
+    pub index: u32,
+    pub count: u32,
+}
+
+impl FaceShard {
+    /// Whether face `f` is this shard's.
+    pub fn owns(&self, f: usize) -> bool {
+        f % self.count.max(1) as usize == self.index as usize
+    }
+}
+
+/// What a shard computed: per face of its share, its light per range and its patches.
+#[derive(Debug, Default)]
+pub struct ShardPayload {
+    faces: Vec<ShardFace>,
+}
+
+#[derive(Debug)]
+struct ShardFace {
+    index: u32,
+    /// Per range, not blended across faces.
+    light: Vec<FaceLight>,
+    /// The gather hits, when the face's rays were traced.
+    hits: Option<Vec<HitRef>>,
+}
+
+/// Lights shard `shard` of a BSP file's faces (direct light and bounce gather rays): the
+/// part's payload, and the run's report.
+pub fn light_shard(
+    bytes: &[u8],
+    options: &Options,
+    shard: FaceShard,
+    progress: &dyn Progress,
+) -> Result<(Vec<u8>, Report)> {
+    let file = BspFile::parse(bytes)?;
+    let mut bsp = crate::parse_within_limits(&file)?;
+    if bsp.faces.is_empty() {
+        return Ok((ShardPayload::default().to_bytes(), Report::new("vrad")));
+    }
+    options.threads.pool()?.install(|| {
+        let mut run = Lighting::new(&mut bsp, options, progress)?;
+        let mut payload = ShardPayload::default();
+        if crate::prepare(&mut run)? {
+            let owned = (0..run.world().faces.len()).map(|f| shard.owns(f)).collect();
+            let (light, patches) = run.light_direct_shard(owned);
+            payload = ShardPayload::of(run.world(), light, patches);
+        }
+        Ok((payload.to_bytes(), run.finish()))
+    })
+}
+
+/// Lights a BSP file's bytes as [`crate::relight`] does, direct light and the bounce rays taken
+/// from the payloads of every shard of a run ([`light_shard`]) instead of computed.
+pub fn relight_merged(
+    bytes: &[u8],
+    options: &Options,
+    payloads: &[&[u8]],
+    progress: &dyn Progress,
+) -> Result<(Vec<u8>, Report)> {
+    let parts = payloads
+        .iter()
+        .map(|p| ShardPayload::parse(p))
+        .collect::<Result<Vec<_>>>()?;
+    crate::relight_with(bytes, |bsp| {
+        crate::light_with(bsp, options, progress, |run| {
+            let (light, patches) = joined(run.world(), run.ranges.len(), parts, options)?;
+            run.set_direct(light, patches);
+            Ok(())
+        })
+    })
+}
+
+/// The shards' faces, each in its place: `[face][range]` light and per face its patches.
+fn joined(
+    world: &World,
+    ranges: usize,
+    parts: Vec<ShardPayload>,
+    options: &Options,
+) -> Result<(Vec<Vec<FaceLight>>, Vec<FacePatches>)> {
+    let n = world.faces.len();
+    let mut light: Vec<Option<Vec<FaceLight>>> = vec![None; n];
+    let mut patches: Vec<FacePatches> = (0..n).map(|_| FacePatches::default()).collect();
+    let spacing = options.bounce_spacing();
+    let cells: Vec<usize> = (world.faces.iter()).map(|g| Grid::of(g, spacing).len()).collect();
+    for face in parts.into_iter().flat_map(|p| p.faces) {
+        let f = face.index as usize;
+        check_face(world, ranges, &face, light.get(f).is_some_and(Option::is_some))?;
+        if let Some(hits) = face.hits {
+            patches[f] = patch_of(world, f, hits, options, &cells)?;
+        }
+        light[f] = Some(face.light);
+    }
+    let light = (light.into_iter().enumerate())
+        .map(|(f, l)| l.ok_or_else(|| bad(format!("no part holds face {f}"))))
+        .collect::<Result<Vec<_>>>()?;
+    Ok((light, patches))
+}
+
+fn bad(message: String) -> VradError {
+    VradError::Part(message)
+}
+
+/// A part's face is one of this map's, given once, with light of the shape it needs.
+fn check_face(world: &World, ranges: usize, face: &ShardFace, seen: bool) -> Result<()> {
+    let f = face.index as usize;
+    let Some(geom) = world.faces.get(f) else {
+        return Err(bad(format!("face {f}: the map has {}", world.faces.len())));
+    };
+    if seen {
+        return Err(bad(format!("face {f} is in two parts")));
+    }
+    if face.light.len() != ranges {
+        return Err(bad(format!(
+            "face {f}: {} ranges, the run lights {ranges}",
+            face.light.len()
+        )));
+    }
+    for fl in &face.light {
+        crate::verify::face_light(f, geom, fl).map_err(bad)?;
+    }
+    Ok(())
+}
+
+/// Face `f`'s patches from its hits: its grid, and hits that each land on one of the `cells`
+/// of a face (per face, its count).
+fn patch_of(
+    world: &World,
+    f: usize,
+    hits: Vec<HitRef>,
+    options: &Options,
+    cells: &[usize],
+) -> Result<FacePatches> {
+    let grid = Grid::of(&world.faces[f], options.bounce_spacing());
+    if hits.len() != grid.len() * options.bounce_rays() {
+        return Err(bad(format!("face {f}: {} gather hits", hits.len())));
+    }
+    let lands =
+        |h: &HitRef| h.face == NO_HIT || cells.get(h.face as usize).is_some_and(|&c| (h.cell as usize) < c);
+    if let Some(h) = hits.iter().find(|h| !lands(h)) {
+        return Err(bad(format!(
+            "face {f}: a gather hit on face {} cell {}",
+            h.face, h.cell
+        )));
+    }
+    Ok(FacePatches { grid, hits })
+}
+
+impl ShardPayload {
+    /// The faces `world` names this shard's, from their light (`[face][range]`) and patches.
+    fn of(world: &World, light: Vec<Vec<FaceLight>>, mut patches: Vec<FacePatches>) -> ShardPayload {
+        let mut faces = Vec::new();
+        for (f, light) in light.into_iter().enumerate() {
+            if !world.only_faces.as_ref().is_some_and(|m| m[f]) {
+                continue;
+            }
+            let hits = patches.get_mut(f).map(|p| std::mem::take(&mut p.hits));
+            let traced = hits.as_ref().is_some_and(|h| !h.is_empty());
+            faces.push(ShardFace {
+                index: f as u32,
+                light,
+                hits: hits.filter(|_| traced),
+            });
+        }
+        ShardPayload { faces }
+    }
+
+    /// Layout (little-endian): face count u32; per face its index u32, range count u8, per
+    /// range the styles (u8 count, bytes) and per style its samples (u32 count, 3 × f32
+    /// each); then u32 hits + 1 (0: no rays traced), per hit its face (u32; `u32::MAX`: none)
+    /// and when there is one its cell u32, a flags byte, its weight f32 (unless it is 1) and
+    /// its bump weights 3 × f32 (unless all are +0).
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let mut w = Writer::new(Endian::Little);
+        w.u32(self.faces.len() as u32);
+        for face in &self.faces {
+            w.u32(face.index);
+            w.u8(face.light.len() as u8);
+            face.light.iter().for_each(|fl| write_light(&mut w, fl));
+            write_hits(&mut w, face.hits.as_deref());
+        }
+        w.into_inner()
+    }
+
+    /// A payload from its bytes; any damage is an error (never a panic, never a huge
+    /// allocation from a hostile count).
+    pub fn parse(bytes: &[u8]) -> Result<ShardPayload> {
+        let mut r = Reader::new(bytes, Endian::Little);
+        let read = |e: ReadError| bad(e.to_string());
+        let n = r.u32().map_err(read)?;
+        let faces = (0..r.check_count(n.into(), 5).map_err(read)?)
+            .map(|_| read_face(&mut r).map_err(read))
+            .collect::<Result<Vec<_>>>()?;
+        if r.remaining() != 0 {
+            return Err(bad("bytes after the last face".into()));
+        }
+        Ok(ShardPayload { faces })
+    }
+}
+
+fn write_light(w: &mut Writer, fl: &FaceLight) {
+    w.u8(fl.styles.len() as u8);
+    w.bytes(&fl.styles);
+    for style in &fl.samples {
+        w.u32(style.len() as u32);
+        style.iter().for_each(|v| w.vec3(v.to_array()));
+    }
+}
+
+/// A hit's flags: its weight is not 1, its bump weights are not all +0.
+const HIT_WEIGHTED: u8 = 1;
+const HIT_BUMPED: u8 = 2;
+
+/// Most hits weigh 1 on a face without bump maps: their flags byte says so, and neither value
+/// is written (compared bit for bit, so a -0 is kept).
+fn hit_flags(h: &HitRef) -> u8 {
+    let weighted = h.weight.to_bits() != 1f32.to_bits();
+    let bumped = h.bump.map(f32::to_bits) != [0; 3];
+    (u8::from(weighted) * HIT_WEIGHTED) | (u8::from(bumped) * HIT_BUMPED)
+}
+
+fn write_hits(w: &mut Writer, hits: Option<&[HitRef]>) {
+    let Some(hits) = hits else {
+        w.u32(0);
+        return;
+    };
+    w.u32(hits.len() as u32 + 1);
+    for h in hits.iter() {
+        w.u32(h.face);
+        if h.face == NO_HIT {
+            continue;
+        }
+        w.u32(h.cell);
+        let flags = hit_flags(h);
+        w.u8(flags);
+        if flags & HIT_WEIGHTED != 0 {
+            w.f32(h.weight);
+        }
+        if flags & HIT_BUMPED != 0 {
+            w.vec3(h.bump);
+        }
+    }
+}
+
+fn read_face(r: &mut Reader<'_>) -> std::result::Result<ShardFace, ReadError> {
+    let index = r.u32()?;
+    let ranges = r.u8()?;
+    let light = (0..ranges)
+        .map(|_| read_light(r))
+        .collect::<std::result::Result<_, _>>()?;
+    let hits = match r.u32()? {
+        0 => None,
+        n => {
+            let n = r.check_count(u64::from(n - 1), 4)?;
+            Some(
+                (0..n)
+                    .map(|_| read_hit(r))
+                    .collect::<std::result::Result<_, _>>()?,
+            )
+        }
+    };
+    Ok(ShardFace { index, light, hits })
+}
+
+fn read_light(r: &mut Reader<'_>) -> std::result::Result<FaceLight, ReadError> {
+    let styles = r.u8()? as usize;
+    let styles = r.bytes(styles)?.to_vec();
+    let mut samples = Vec::with_capacity(styles.len());
+    for _ in &styles {
+        let n = r.u32()?;
+        let n = r.check_count(n.into(), 12)?;
+        samples.push(
+            (0..n)
+                .map(|_| r.vec3().map(Vec3::from))
+                .collect::<std::result::Result<_, _>>()?,
+        );
+    }
+    Ok(FaceLight { styles, samples })
+}
+
+fn read_hit(r: &mut Reader<'_>) -> std::result::Result<HitRef, ReadError> {
+    let face = r.u32()?;
+    let mut hit = HitRef {
+        face,
+        cell: 0,
+        weight: 0.0,
+        bump: [0.0; 3],
+    };
+    if face == NO_HIT {
+        return Ok(hit);
+    }
+    hit.cell = r.u32()?;
+    let flags = r.u8()?;
+    hit.weight = if flags & HIT_WEIGHTED != 0 { r.f32()? } else { 1.0 };
+    if flags & HIT_BUMPED != 0 {
+        hit.bump = r.vec3()?;
+    }
+    // One way to write each hit: a flag for a value the flag says is not there is damage.
+    if hit_flags(&hit) != flags {
+        return Err(r.invalid(format!("gather hit flags {flags:#x}")));
+    }
+    Ok(hit)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn payload() -> ShardPayload {
+        let light = |v: f32| FaceLight {
+            styles: vec![0, 32],
+            samples: vec![vec![Vec3::new(v, -0.0, 1e-30); 3], vec![Vec3::splat(f32::MAX); 3]],
+        };
+        let hit = |face| HitRef {
+            face,
+            cell: 7,
+            weight: 0.25,
+            bump: [0.5, 0.0, 1.0],
+        };
+        let plain = |face| HitRef {
+            weight: 1.0,
+            bump: [0.0; 3],
+            ..hit(face)
+        };
+        let negative_zero = |face| HitRef {
+            bump: [0.0, -0.0, 0.0],
+            ..plain(face)
+        };
+        ShardPayload {
+            faces: vec![
+                ShardFace {
+                    index: 3,
+                    light: vec![light(1.5), light(2.5)],
+                    hits: Some(vec![hit(1), hit(NO_HIT), plain(4), negative_zero(5)]),
+                },
+                ShardFace {
+                    index: 9,
+                    light: vec![FaceLight::default(); 2],
+                    hits: None,
+                },
+            ],
+        }
+    }
+
+    #[test]
+    fn a_payload_reads_back_bit_for_bit() {
+        let bytes = payload().to_bytes();
+        let back = ShardPayload::parse(&bytes).unwrap();
+        assert_eq!(back.to_bytes(), bytes);
+        assert_eq!(back.faces[0].light, payload().faces[0].light);
+        let hits = back.faces[0].hits.as_ref().unwrap();
+        assert_eq!(
+            (hits[0].cell, hits[0].weight, hits[0].bump),
+            (7, 0.25, [0.5, 0.0, 1.0])
+        );
+        assert_eq!(hits[1].face, NO_HIT);
+        assert_eq!((hits[2].weight, hits[2].bump), (1.0, [0.0; 3]));
+        assert_eq!(hits[3].bump.map(f32::to_bits), [0, (-0.0f32).to_bits(), 0]);
+        assert!(back.faces[1].hits.is_none());
+    }
+
+    #[test]
+    fn every_truncation_or_extra_byte_is_an_error() {
+        let bytes = payload().to_bytes();
+        for n in 0..bytes.len() {
+            assert!(ShardPayload::parse(&bytes[..n]).is_err(), "truncated to {n}");
+        }
+        let mut longer = bytes.clone();
+        longer.push(0);
+        assert!(ShardPayload::parse(&longer).is_err());
+        // The plain hit's flags byte (after its face and cell) claiming a weight of 1 written out.
+        let plain = ShardPayload {
+            faces: vec![ShardFace {
+                index: 0,
+                light: Vec::new(),
+                hits: Some(vec![payload().faces[0].hits.as_ref().unwrap()[2]]),
+            }],
+        };
+        let mut bytes = plain.to_bytes();
+        let flags = bytes.len() - 1;
+        assert_eq!(bytes[flags], 0);
+        bytes[flags] = HIT_WEIGHTED;
+        bytes.extend_from_slice(&1f32.to_le_bytes());
+        assert!(ShardPayload::parse(&bytes).is_err());
+    }
+
+    #[test]
+    fn shards_split_faces_round_robin() {
+        let s = FaceShard { index: 2, count: 3 };
+        assert_eq!((0..9).filter(|&f| s.owns(f)).collect::<Vec<_>>(), [2, 5, 8]);
+    }
+}
