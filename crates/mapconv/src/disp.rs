@@ -179,6 +179,182 @@ pub fn dispinfo(p: &[DVec3], alphas: &[f32], n: usize, power: u32, front: DVec3)
     (base, d)
 }
 
+/// What a grid mesh cannot say about the displacement it came from, carried as a string
+/// attribute of the mesh node ([`Carried::ATTRIBUTE`]; Hammer ignores it) so that VMF → VMAP →
+/// VMF gives the same displacement back: the base quad (the brush side's face, where vbsp lays
+/// out the lightmap and the start position), the corners of the displaced grid (to find the
+/// grid's orientation in the mesh again), elevation, flags, lightmap scale, triangle tags and
+/// allowed vertices, and the brush's side planes in their order (vbsp's face windings, and
+/// so which displacements it finds to be corner neighbours, follow the brush's sides).
+/// Positions themselves come from the mesh, so an edited grid keeps its shape; a mesh whose
+/// corners moved is converted without it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Carried {
+    /// Start corner first, clockwise from the front.
+    pub base: [DVec3; 4],
+    /// The displaced grid's corners (i, j) = (0, 0), (n-1, 0), (n-1, n-1), (0, n-1).
+    pub corners: [DVec3; 4],
+    pub elevation: f64,
+    pub flags: i64,
+    pub lightmap_scale: f64,
+    pub tags: Vec<i32>,
+    pub allowed: Vec<i32>,
+    /// The brush's plane points, side by side (Hammer's order), and which side is displaced.
+    pub planes: Vec<[[f64; 3]; 3]>,
+    pub displaced_side: usize,
+}
+
+/// Grid position (i, j) under one of the eight turns and mirrors of a grid with last index l.
+type GridTurn = fn(usize, usize, usize) -> (usize, usize);
+
+impl Carried {
+    pub const ATTRIBUTE: &'static str = "srcmapDisplacement";
+
+    pub fn new(grid: &Grid, solid: &srcmap_vmf::Solid, side: usize) -> Carried {
+        let d = solid.sides[side].dispinfo.as_deref().cloned().unwrap_or_default();
+        let n = grid.n;
+        let at = [0, (n - 1) * n, n * n - 1, n - 1];
+        Carried {
+            base: at.map(|k| grid.flat[k]),
+            corners: at.map(|k| grid.displaced[k]),
+            elevation: d.elevation,
+            flags: d.flags,
+            lightmap_scale: solid.sides[side].lightmap_scale,
+            tags: d.triangle_tags,
+            allowed: d.allowed_verts,
+            planes: solid.sides.iter().map(|s| s.plane).collect(),
+            displaced_side: side,
+        }
+    }
+
+    /// `key numbers…` fields separated by `;`; numbers in Rust's shortest exact form.
+    pub fn to_text(&self) -> String {
+        let points = |p: &[DVec3; 4]| {
+            p.iter()
+                .flat_map(|v| v.to_array())
+                .map(|x| x.to_string())
+                .collect::<Vec<_>>()
+        };
+        let ints = |v: &[i32]| v.iter().map(|x| x.to_string()).collect::<Vec<_>>();
+        [
+            ("base", points(&self.base)),
+            ("corners", points(&self.corners)),
+            ("elevation", vec![self.elevation.to_string()]),
+            ("flags", vec![self.flags.to_string()]),
+            ("lightmapscale", vec![self.lightmap_scale.to_string()]),
+            ("tags", ints(&self.tags)),
+            ("allowed", ints(&self.allowed)),
+            (
+                "planes",
+                self.planes
+                    .iter()
+                    .flatten()
+                    .flatten()
+                    .map(|x| x.to_string())
+                    .collect(),
+            ),
+            ("side", vec![self.displaced_side.to_string()]),
+        ]
+        .iter()
+        .map(|(k, v)| format!("{k} {}", v.join(" ")))
+        .collect::<Vec<_>>()
+        .join(";")
+    }
+
+    /// The attribute's text back; `None` when a field is missing or not a number.
+    pub fn parse(text: &str) -> Option<Carried> {
+        let fields: HashMap<&str, Vec<&str>> = text
+            .split(';')
+            .filter_map(|f| {
+                let mut w = f.split_whitespace();
+                Some((w.next()?, w.collect()))
+            })
+            .collect();
+        let floats =
+            |k: &str| -> Option<Vec<f64>> { fields.get(k)?.iter().map(|x| x.parse().ok()).collect() };
+        let ints = |k: &str| -> Option<Vec<i32>> { fields.get(k)?.iter().map(|x| x.parse().ok()).collect() };
+        let points = |k: &str| -> Option<[DVec3; 4]> {
+            let v = floats(k).filter(|v| v.len() == 12 && v.iter().all(|x| x.is_finite()))?;
+            Some([0, 1, 2, 3].map(|i| DVec3::new(v[3 * i], v[3 * i + 1], v[3 * i + 2])))
+        };
+        let one = |k: &str| {
+            floats(k)
+                .filter(|v| v.len() == 1 && v[0].is_finite())
+                .map(|v| v[0])
+        };
+        Some(Carried {
+            base: points("base")?,
+            corners: points("corners")?,
+            elevation: one("elevation")?,
+            flags: one("flags")? as i64,
+            lightmap_scale: one("lightmapscale")?,
+            tags: ints("tags")?,
+            allowed: ints("allowed")?,
+            planes: floats("planes")
+                .filter(|v| v.len() % 9 == 0 && v.iter().all(|x| x.is_finite()))?
+                .chunks(9)
+                .map(|c| [0, 1, 2].map(|k| [c[3 * k], c[3 * k + 1], c[3 * k + 2]]))
+                .collect(),
+            displaced_side: one("side")? as usize,
+        })
+    }
+
+    /// The mesh's grid `order` (row-major, side `n`) turned so that its corners are the carried
+    /// ones (within 0.01 unit); `None` when no turn or mirror of the grid matches.
+    pub fn orient(&self, order: &[u32], positions: &[DVec3], n: usize) -> Option<Vec<u32>> {
+        let last = n - 1;
+        let turns: [GridTurn; 8] = [
+            |i, j, _| (i, j),
+            |i, j, l| (l - j, i),
+            |i, j, l| (l - i, l - j),
+            |i, j, l| (j, l - i),
+            |i, j, _| (j, i),
+            |i, j, l| (l - i, j),
+            |i, j, l| (l - j, l - i),
+            |i, j, l| (i, l - j),
+        ];
+        let at = [(0, 0), (last, 0), (last, last), (0, last)];
+        turns.iter().find_map(|turn| {
+            let pick = |i: usize, j: usize| {
+                let (a, b) = turn(i, j, last);
+                order[a * n + b]
+            };
+            let fits = at
+                .iter()
+                .zip(&self.corners)
+                .all(|(&(i, j), c)| positions[pick(i, j) as usize].distance(*c) <= 0.01);
+            fits.then(|| (0..n * n).map(|k| pick(k / n, k % n)).collect())
+        })
+    }
+
+    /// The displacement over the carried base with grid positions `p` (in the carried
+    /// orientation) and blend `alphas`: each vertex's offset from the flat grid (less the
+    /// elevation) as a unit normal and a distance.
+    pub fn dispinfo(&self, p: &[DVec3], alphas: &[f32], n: usize, power: u32) -> DispInfo {
+        let front = -crate::brush::newell(&self.base).normalize_or_zero();
+        let mut d = DispInfo {
+            power,
+            start_position: self.base[0].to_array(),
+            elevation: self.elevation,
+            flags: self.flags,
+            allowed_verts: self.allowed.clone(),
+            triangle_tags: self.tags.clone(),
+            ..DispInfo::default()
+        };
+        for (k, flat) in flat_grid(&self.base, n).iter().enumerate() {
+            let delta = p[k] - *flat - front * self.elevation;
+            let len = delta.length();
+            d.normals
+                .push((if len > 0.0 { delta / len } else { front }).as_vec3().to_array());
+            d.distances.push(len as f32);
+            d.offsets.push([0.0; 3]);
+            d.offset_normals.push(front.as_vec3().to_array());
+            d.alphas.push(alphas.get(k).copied().unwrap_or(0.0));
+        }
+        d
+    }
+}
+
 /// Hammer's walkable and buildable bits for a surface of normal `n` (oriented to `front`):
 /// set when its up component reaches 0.7 and 0.8 (`WALKABLE_NORMAL_VALUE`,
 /// `BUILDABLE_NORMAL_VALUE`). Both triangles of a quad get the quad's tags.
@@ -289,5 +465,77 @@ mod tests {
             back.triangle_tags
         );
         assert_eq!(slope_tag(DVec3::X, DVec3::X), 0);
+    }
+
+    /// What is carried reads back as written, and the grid is found again whichever corner
+    /// the mesh's vertex order starts from and in whichever direction it runs; a grid whose
+    /// corners moved is not.
+    #[test]
+    fn carried_data_reads_back_and_finds_the_grid_in_any_order() {
+        let n = 5;
+        let corners = [
+            DVec3::new(0.0, 64.0, 0.0),
+            DVec3::new(64.0, 64.0, 0.0),
+            DVec3::new(64.0, 0.0, 0.0),
+            DVec3::new(0.0, 0.0, 0.0),
+        ];
+        let d = DispInfo {
+            power: 2,
+            elevation: 0.5,
+            flags: 2,
+            normals: vec![[0.0, 0.0, 1.0]; n * n],
+            distances: (0..n * n).map(|k| (k % 7) as f32 / 3.0).collect(),
+            triangle_tags: (0..32).collect(),
+            allowed_verts: vec![-1; 10],
+            ..DispInfo::default()
+        };
+        let g = grid(&corners, DVec3::Z, &d).unwrap();
+        let text = format!(
+            "world\n{{\n\"classname\" \"worldspawn\"\n{}\n}}\n",
+            crate::testmaps::box_solid(1, [0.0; 3], [64.0, 64.0, 16.0], "DEV/X")
+        );
+        let mut solid = srcmap_vmf::Vmf::parse(text).unwrap().world.solids[0].clone();
+        solid.sides[0].dispinfo = Some(Box::new(d.clone()));
+        solid.sides[0].lightmap_scale = 8.0;
+        let c = Carried::new(&g, &solid, 0);
+        assert_eq!(Carried::parse(&c.to_text()), Some(c.clone()));
+        assert_eq!(Carried::parse("base 1 2 3"), None);
+        let straight: Vec<u32> = (0..(n * n) as u32).collect();
+        let l = n - 1;
+        let orders: Vec<Vec<u32>> = [
+            (false, 0),
+            (false, 1),
+            (false, 2),
+            (false, 3),
+            (true, 0),
+            (true, 2),
+        ]
+        .iter()
+        .map(|&(mirror, turns)| {
+            (0..n * n)
+                .map(|k| {
+                    let (mut i, mut j) = (k / n, k % n);
+                    if mirror {
+                        (i, j) = (j, i);
+                    }
+                    for _ in 0..turns {
+                        (i, j) = (j, l - i);
+                    }
+                    straight[i * n + j]
+                })
+                .collect()
+        })
+        .collect();
+        for order in &orders {
+            assert_eq!(c.orient(order, &g.displaced, n).as_deref(), Some(&straight[..]));
+        }
+        let again = c.dispinfo(&g.displaced, &[], n, 2);
+        assert_eq!((again.start_position, again.triangle_tags.len()), ([0.0; 3], 32));
+        for k in 0..n * n {
+            assert!((again.distances[k] - d.distances[k]).abs() < 1e-5);
+        }
+        let mut moved = g.displaced.clone();
+        moved[0].z += 1.0;
+        assert_eq!(c.orient(&straight, &moved, n), None);
     }
 }

@@ -147,7 +147,8 @@ impl Converter<'_> {
             Some(&(x, y)) if x & y != 0 => 1,
             _ => 2,
         };
-        self.add_mesh(parent, e, s, origin, &source, flags)
+        self.add_mesh(parent, e, s, origin, &source, flags)?;
+        Ok(())
     }
 
     fn add_mesh(
@@ -158,7 +159,7 @@ impl Converter<'_> {
         origin: DVec3,
         source: &MeshSource,
         flags: impl Fn(u32, u32) -> i32,
-    ) -> Result<(), MapconvError> {
+    ) -> Result<Option<u32>, MapconvError> {
         let at = Placement {
             origin: origin.as_vec3().to_array(),
             ..Placement::default()
@@ -168,7 +169,7 @@ impl Converter<'_> {
             Err(error) => {
                 let message = format!("its faces do not form a 2-manifold mesh ({error}); left out");
                 self.report.warnings.push(Warning::brush(e, s.id, message));
-                return Ok(());
+                return Ok(None);
             }
         };
         if s.hidden {
@@ -176,7 +177,7 @@ impl Converter<'_> {
         }
         self.report.meshes += 1;
         self.report.faces += source.faces.len();
-        Ok(())
+        Ok(Some(node))
     }
 
     /// A displacement brush: one grid mesh per displacement side (the other sides dropped, as
@@ -212,7 +213,11 @@ impl Converter<'_> {
             self.side_faces.insert(side.id, format!("{}:0", node_id(s.id)));
             let source = self.grid_source(side, d, &grid, origin);
             self.report.displacements += 1;
-            self.add_mesh(parent, e, s, origin, &source, |_, _| 1)?;
+            if let Some(node) = self.add_mesh(parent, e, s, origin, &source, |_, _| 1)? {
+                let carried = disp::Carried::new(&grid, s, face.side);
+                self.w
+                    .set_string(node, disp::Carried::ATTRIBUTE, &carried.to_text());
+            }
         }
         Ok(())
     }

@@ -12,7 +12,7 @@ use crate::disp;
 use crate::entities::{editor_keys, format_vec3, vmf_keys, vmf_output};
 use crate::solidify::{EPS, Piece, Polygon, area_inside, pieces};
 use crate::texture::vmt_name;
-use crate::vmf_text::{OutEntity, OutSide, VmfText};
+use crate::vmf_text::{DEFAULT_LIGHTMAP_SCALE, OutEntity, OutSide, VmfText};
 use crate::{MapconvError, Warning};
 
 /// Faces with a corner farther out (or not a number) are left out: no Source map reaches there.
@@ -264,7 +264,12 @@ fn mesh_solids(vmap: &Vmap, node: u32, report: &mut ToVmfReport) -> Result<Vec<V
         faces: faces.len(),
         ..MeshReport::default()
     };
-    let solids = match displacement(&mesh, &positions, &faces, mesh_id) {
+    let carried = vmap
+        .element(node)
+        .and_then(|e| e.get(disp::Carried::ATTRIBUTE))
+        .and_then(Value::as_str)
+        .and_then(disp::Carried::parse);
+    let solids = match displacement(&mesh, &positions, &faces, mesh_id, carried.as_ref()) {
         Some(side) => {
             *report.area_vmf.entry(faces[0].material.clone()).or_default() +=
                 faces.iter().map(Face::area).sum::<f64>();
@@ -476,39 +481,96 @@ impl Face {
 }
 
 /// A mesh that is a displacement grid as one brush: its base quad's side carries the
-/// displacement, the other five are nodraw.
+/// displacement, the other five are nodraw. What the VMF → VMAP conversion carried on the
+/// mesh (`carried`) gives the original base quad, tags and flags back when the grid's corners
+/// are still where they were.
 fn displacement(
     mesh: &PolygonMesh,
     positions: &[DVec3],
     faces: &[Face],
     mesh_id: i32,
+    carried: Option<&disp::Carried>,
 ) -> Option<Vec<OutSide>> {
     let (power, order) = disp::grid_order(mesh)?;
     let n = (1usize << power) + 1;
-    let p: Vec<DVec3> = order.iter().map(|&v| positions[v as usize]).collect();
-    let front = faces
-        .iter()
-        .map(|f| -crate::brush::newell(&f.points))
-        .sum::<DVec3>()
-        .normalize_or_zero();
-    let alphas = vertex_alphas(mesh);
-    let alphas: Vec<f32> = order.iter().map(|&v| alphas[v as usize]).collect();
-    let (base, d) = disp::dispinfo(&p, &alphas, n, power, front);
-    let planes = disp::brush_planes(&base, front);
+    let vertex_alpha = vertex_alphas(mesh);
+    let as_carried = carried.and_then(|c| Some((c, c.orient(&order, positions, n)?)));
+    let (base, d, lightmap_scale, brush) = match as_carried {
+        Some((c, order)) => {
+            let (p, alphas) = grid_values(&order, positions, &vertex_alpha);
+            let mut d = c.dispinfo(&p, &alphas, n, power);
+            // Tags may be left out (vbsp reads none as zero); a wrong count is rebuilt.
+            let tags = d.triangle_tags.len();
+            if (tags != 0 && tags != 2 * (n - 1) * (n - 1)) || d.allowed_verts.len() != 10 {
+                let slope = disp::dispinfo(&p, &alphas, n, power, -crate::brush::newell(&c.base));
+                (d.triangle_tags, d.allowed_verts) = (slope.1.triangle_tags, slope.1.allowed_verts);
+            }
+            let brush = carried_brush(c).map(|p| (p, c.planes.clone(), c.displaced_side));
+            (c.base, d, c.lightmap_scale, brush)
+        }
+        None => {
+            let (p, alphas) = grid_values(&order, positions, &vertex_alpha);
+            let (base, d) = disp::dispinfo(&p, &alphas, n, power, mesh_front(faces));
+            (base, d, DEFAULT_LIGHTMAP_SCALE, None)
+        }
+    };
+    let front = -crate::brush::newell(&base).normalize_or_zero();
+    let (planes, points, displaced) = match brush {
+        Some((planes, points, k)) => (planes, Some(points), k),
+        None => (disp::brush_planes(&base, front), None, 0),
+    };
     let windings = polyhedron_faces(&planes);
+    windings.get(displaced)?.as_ref()?;
     let mut sides = Vec::new();
     for (i, w) in windings.iter().enumerate() {
-        let w = w.as_ref()?;
-        let mut side = cut_side(w, &planes[i]);
-        if i == 0 {
+        // A carried side keeps its points, even one that only touches the brush.
+        let at = match &points {
+            Some(points) => points[i],
+            None => plane_points(w.as_ref()?),
+        };
+        let mut side = tool_side(at, &planes[i]);
+        side.exact_points = points.is_some();
+        if i == displaced {
             side.material = faces[0].material.clone();
             (side.uaxis, side.vaxis) = (faces[0].uaxis, faces[0].vaxis);
             side.disp = Some(Box::new(d.clone()));
+            side.lightmap_scale = lightmap_scale;
             side.face = Some(format!("{mesh_id}:0"));
         }
         sides.push(side);
     }
     Some(sides)
+}
+
+/// The source brush's planes, from its carried plane points; `None` when they do not make a
+/// brush with the displaced side.
+fn carried_brush(c: &disp::Carried) -> Option<Vec<Plane>> {
+    let planes: Option<Vec<Plane>> = c
+        .planes
+        .iter()
+        .map(|p| {
+            let [a, b, q] = p.map(DVec3::from_array);
+            Plane::from_points(a, b, q)
+        })
+        .collect();
+    planes.filter(|p| c.displaced_side < p.len() && p.len() >= 4)
+}
+
+/// The direction a grid mesh faces: the mean of its faces' (counter-clockwise) normals.
+fn mesh_front(faces: &[Face]) -> DVec3 {
+    faces
+        .iter()
+        .map(|f| -crate::brush::newell(&f.points))
+        .sum::<DVec3>()
+        .normalize_or_zero()
+}
+
+/// Positions and alphas in grid `order`.
+fn grid_values(order: &[u32], positions: &[DVec3], alphas: &[f32]) -> (Vec<DVec3>, Vec<f32>) {
+    order
+        .iter()
+        .map(|&v| (positions[v as usize], alphas[v as usize]))
+        .unzip()
 }
 
 /// Per vertex, the blend paint's first channel as a VMF alpha (0–255).
@@ -665,6 +727,8 @@ impl<'a> Brushes<'a> {
             vaxis: face.vaxis,
             smoothing_groups: 0,
             disp: None,
+            lightmap_scale: DEFAULT_LIGHTMAP_SCALE,
+            exact_points: false,
             id: 0,
             face: Some(format!("{}:{f}", self.mesh_id)),
         }
@@ -682,6 +746,11 @@ impl<'a> Brushes<'a> {
 
 /// A side on a cut: nodraw, axes aligned to the world as Hammer picks them.
 fn cut_side(w: &Winding, plane: &Plane) -> OutSide {
+    tool_side(plane_points(w), plane)
+}
+
+/// A tool-textured side on `plane` through `points`, its axes those of the plane's main axis.
+fn tool_side(points: [[f64; 3]; 3], plane: &Plane) -> OutSide {
     let n = plane.normal.abs();
     let (u, v) = if n.z >= n.x && n.z >= n.y {
         ([1.0, 0.0, 0.0, 0.0], [0.0, -1.0, 0.0, 0.0])
@@ -691,12 +760,14 @@ fn cut_side(w: &Winding, plane: &Plane) -> OutSide {
         ([1.0, 0.0, 0.0, 0.0], [0.0, 0.0, -1.0, 0.0])
     };
     OutSide {
-        points: plane_points(w),
+        points,
         material: CUT_MATERIAL.into(),
         uaxis: (u, 0.25),
         vaxis: (v, 0.25),
         smoothing_groups: 0,
         disp: None,
+        lightmap_scale: DEFAULT_LIGHTMAP_SCALE,
+        exact_points: false,
         id: 0,
         face: None,
     }

@@ -2,6 +2,9 @@
 
 use srcmap_vmf::{DispInfo, VmfWriter, format_number};
 
+/// Hammer's lightmap scale (luxels per world unit) for a side that does not say.
+pub const DEFAULT_LIGHTMAP_SCALE: f64 = 16.0;
+
 /// A brush side to write.
 #[derive(Debug, Clone, PartialEq)]
 pub struct OutSide {
@@ -13,6 +16,10 @@ pub struct OutSide {
     pub vaxis: ([f64; 4], f64),
     pub smoothing_groups: u32,
     pub disp: Option<Box<DispInfo>>,
+    /// The points are a source VMF's, written exactly (not rounded to 6 decimals).
+    pub exact_points: bool,
+    /// Luxels per world unit ([`DEFAULT_LIGHTMAP_SCALE`] but where carried).
+    pub lightmap_scale: f64,
     /// The side's id (set before writing).
     pub id: i64,
     /// The mesh face it shows (`mesh node id:face index`), for overlays' side lists.
@@ -97,7 +104,8 @@ impl VmfText {
     fn side(&mut self, s: &OutSide) {
         self.open("side");
         self.value("id", &s.id.to_string());
-        let point = |p: &[f64; 3]| format!("({} {} {})", num(p[0]), num(p[1]), num(p[2]));
+        let coord = |x: f64| if s.exact_points { format_number(x) } else { num(x) };
+        let point = |p: &[f64; 3]| format!("({} {} {})", coord(p[0]), coord(p[1]), coord(p[2]));
         self.value("plane", &s.points.iter().map(point).collect::<Vec<_>>().join(" "));
         self.value("material", &s.material);
         let axis = |(a, scale): ([f64; 4], f64)| {
@@ -113,7 +121,7 @@ impl VmfText {
         self.value("uaxis", &axis(s.uaxis));
         self.value("vaxis", &axis(s.vaxis));
         self.value("rotation", "0");
-        self.value("lightmapscale", "16");
+        self.value("lightmapscale", &num(s.lightmap_scale));
         self.value("smoothing_groups", &s.smoothing_groups.to_string());
         if let Some(d) = &s.disp {
             self.doc.dispinfo(d);

@@ -293,6 +293,12 @@ impl VmapWriter {
     }
 
     /// Hides a node in Hammer (`force_hidden`).
+    /// A string attribute on a node that Hammer does not read, for data a converter carries
+    /// through a VMAP (e.g. what a Source 1 displacement needs to come back unchanged).
+    pub fn set_string(&mut self, node: u32, name: &str, value: &str) {
+        self.set(node, name, Value::String(value.to_string()));
+    }
+
     pub fn hide(&mut self, node: u32) {
         self.set(node, "force_hidden", Value::Bool(true));
     }
