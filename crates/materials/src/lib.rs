@@ -473,18 +473,6 @@ impl Resolver {
         self.table.as_ref()?.1.sky(skyname)
     }
 
-    /// The material's surface property (`$surfaceprop`): the game's VMT, else the material
-    /// table's (learned from Valve's physics collision); a per-map patched copy answers for
-    /// the material it copies. `None` when neither knows.
-    pub fn surfaceprop(&self, name: &str) -> Option<String> {
-        let key = harvest::unpatched_name(name);
-        if let Some(from_game) = self.game_surfaceprop(&key) {
-            return from_game;
-        }
-        let (_, table) = self.table.as_ref()?;
-        table.surfaceprop(&key).map(str::to_owned)
-    }
-
     /// The game's VMT's `$surfaceprop` of a material (unpatched name): `None` when the game
     /// does not hold the material (or there is no game), `Some(None)` when it names none.
     fn game_surfaceprop(&self, key: &str) -> Option<Option<String>> {
@@ -492,10 +480,12 @@ impl Resolver {
         Some(vmt.surface_prop().map(str::to_owned))
     }
 
-    /// The material's surface property for a game of BSP `version`: the game's VMT, else the
-    /// table's from maps of that version, else from any map. Where the table's maps of
-    /// different versions disagree and none is of `version`, the choice is warned about once
-    /// (the game's VMT decides, and only `-game` reads it).
+    /// The material's surface property (`$surfaceprop`) for a game of BSP `version`: the
+    /// game's VMT, else the material table's (learned from Valve's physics collision) from maps
+    /// of that version, else from any map; a per-map patched copy answers for the material it
+    /// copies; `None` when neither knows. Where the table's maps of different versions
+    /// disagree and none is of `version`, the choice is warned about once (the game's VMT
+    /// decides, and only `-game` reads it).
     pub fn surfaceprop_for(&self, name: &str, version: i32) -> Option<String> {
         let key = harvest::unpatched_name(name);
         if let Some(from_game) = self.game_surfaceprop(&key) {
