@@ -2,8 +2,9 @@
 //! own brushes, as Valve's vbsp groups them.
 //!
 //! - The world (model 0): one static solid per contents group — the solid brushes
-//!   (`MASK_SOLID`), the player clips, the NPC clips — unshrunk, each triangle carrying the
-//!   index of its side's surface property in the world's material table.
+//!   (`MASK_SOLID`; from BSP 21 on the grates apart, [`world_solid_masks`]), the player clips,
+//!   the NPC clips — unshrunk, each triangle carrying the index of its side's surface property
+//!   (the target game's, [`build_for_version`]) in the world's material table.
 //! - Each brush entity: one solid of its solid, clip and water brushes, every visible side
 //!   pulled in by half a unit (unless that would swallow the brush), with its mass, volume and
 //!   surface property in the key data.
