@@ -18,10 +18,12 @@ python=${PYTHON:-python3}
 source "$root/scripts/corpus_pairs.sh"
 
 # The game a corpus repository's maps were made for, where the default target's vbsp would
-# judge differently: Ricochet: Source is a Source 2006 (Episode One engine) mod.
+# judge differently: Ricochet: Source is a Source 2006 (Episode One engine) mod; srctools'
+# rot_main was compiled by Desolation's vbsp (BSP 42: its grates and surface properties).
 game_of() { # REPO
   case "$1" in
     ricochet-game+ricochet-sourcemod) echo ricochet ;;
+    TeamSpen210+srctools) echo desolation ;;
   esac
 }
 

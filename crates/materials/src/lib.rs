@@ -473,18 +473,41 @@ impl Resolver {
         self.table.as_ref()?.1.sky(skyname)
     }
 
-    /// The material's surface property (`$surfaceprop`): the game's VMT, else the material
-    /// table's (learned from Valve's physics collision); a per-map patched copy answers for
-    /// the material it copies. `None` when neither knows.
-    pub fn surfaceprop(&self, name: &str) -> Option<String> {
+    /// The game's VMT's `$surfaceprop` of a material (unpatched name): `None` when the game
+    /// does not hold the material (or there is no game), `Some(None)` when it names none.
+    fn game_surfaceprop(&self, key: &str) -> Option<Option<String>> {
+        let vmt = self.game.as_ref()?.material(&key.to_ascii_lowercase()).ok()??;
+        Some(vmt.surface_prop().map(str::to_owned))
+    }
+
+    /// The material's surface property (`$surfaceprop`) for a game of BSP `version`: the
+    /// game's VMT, else the material table's (learned from Valve's physics collision) from maps
+    /// of that version, else from any map; a per-map patched copy answers for the material it
+    /// copies; `None` when neither knows. Where the table's maps of different versions
+    /// disagree and none is of `version`, the choice is warned about once (the game's VMT
+    /// decides, and only `-game` reads it).
+    pub fn surfaceprop_for(&self, name: &str, version: i32) -> Option<String> {
         let key = harvest::unpatched_name(name);
-        if let Some(game) = &self.game
-            && let Ok(Some(vmt)) = game.material(&key.to_ascii_lowercase())
-        {
-            return vmt.surface_prop().map(str::to_owned);
+        if let Some(from_game) = self.game_surfaceprop(&key) {
+            return from_game;
         }
         let (_, table) = self.table.as_ref()?;
-        table.surfaceprop(&key).map(str::to_owned)
+        let chosen = table.surfaceprop_for(&key, version)?;
+        let versions = table.surfaceprop_versions(&key);
+        if !versions.is_empty() && !versions.iter().any(|(v, _)| *v == version) {
+            self.warn_once(&format!("surfaceprop {key}"), || {
+                surfaceprop_guess_message(&key, chosen, version, &versions)
+            });
+        }
+        Some(chosen.to_owned())
+    }
+
+    /// Pushes the warning `message` makes unless one of this `topic` was pushed before.
+    fn warn_once(&self, topic: &str, message: impl FnOnce() -> String) {
+        let first = self.warned.lock().is_ok_and(|mut w| w.insert(topic.to_owned()));
+        if first {
+            self.warn(message());
+        }
     }
 
     /// How a surface property weighs: the game's `scripts/surfaceproperties*.txt`, else the
@@ -600,6 +623,19 @@ impl Resolver {
             ));
         }
     }
+}
+
+/// The warning for a surface property the table's maps of other games disagree on.
+fn surfaceprop_guess_message(key: &str, chosen: &str, version: i32, versions: &[(i32, &str)]) -> String {
+    let seen: Vec<String> = (versions.iter())
+        .map(|(v, p)| format!("{p} in BSP v{v} maps"))
+        .collect();
+    format!(
+        "material {key}: its surface property is the game's $surfaceprop, and the material table's \
+         maps of other games disagree ({}); none is of this target's BSP v{version}: using {chosen} \
+         (give -game DIR to read the game's own)",
+        seen.join(", ")
+    )
 }
 
 #[cfg(test)]

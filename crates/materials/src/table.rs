@@ -61,6 +61,11 @@ pub struct MaterialTable {
     skies: BTreeMap<String, crate::SkyCubemap>,
     /// Surface properties (`$surfaceprop`) learned from maps' physics collision.
     surfaceprop: BTreeMap<String, String>,
+    /// Per material, the surface property the maps of each BSP version showed (the file keeps
+    /// them where versions disagree): a `$surfaceprop` is the game's VMT's, and games differ
+    /// (Desolation's `tools/toolsnodraw` is `default_silent`, Source 2013's has none, so
+    /// `default`).
+    surfaceprop_by_version: PropsByVersion,
     /// Surface property (lower case) → what its brush entities in Valve's maps weighed
     /// ([`crate::surfaceprop_mass_samples`]).
     mass_samples: BTreeMap<String, Vec<crate::MassSample>>,
@@ -75,6 +80,36 @@ pub enum SurfaceMass {
     /// Hollow (a `thickness` in the game's surface properties): mass is the surface area (in²)
     /// × this (density × thickness) × cubic inches to metres.
     Shell(f64),
+}
+
+/// Whether the per-version surface properties name more than one property.
+fn disagree(by_version: &BTreeMap<i32, String>) -> bool {
+    let mut props = by_version.values();
+    props.next().is_some_and(|first| props.any(|p| p != first))
+}
+
+/// Material → BSP version → the surface property its maps showed. Two are equal when they
+/// disagree alike: where a material's versions agree they say nothing the table's one
+/// property does not (and the file leaves them out).
+#[derive(Debug, Clone, Default)]
+struct PropsByVersion(BTreeMap<String, BTreeMap<i32, String>>);
+
+impl PropsByVersion {
+    /// The material's (normalised name) per-version properties, where they disagree.
+    fn disagreeing(&self, key: &str) -> Option<&BTreeMap<i32, String>> {
+        self.0.get(key).filter(|v| disagree(v))
+    }
+
+    /// Every material's per-version properties, where they disagree.
+    fn all_disagreeing(&self) -> BTreeMap<&String, &BTreeMap<i32, String>> {
+        self.0.iter().filter(|(_, v)| disagree(v)).collect()
+    }
+}
+
+impl PartialEq for PropsByVersion {
+    fn eq(&self, other: &Self) -> bool {
+        self.all_disagreeing() == other.all_disagreeing()
+    }
 }
 
 /// Samples of one property agree when each is within this fraction of their median.
@@ -146,6 +181,9 @@ struct FileEntry {
     bottom_material: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     surfaceprop: Option<String>,
+    /// BSP version (as text) → the surface property its maps showed, where versions disagree.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    surfaceprop_by_version: BTreeMap<String, String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     detail_type: Option<String>,
 }
@@ -309,17 +347,41 @@ impl MaterialTable {
             .map(String::as_str)
     }
 
+    /// The surface property learned for a material from maps of BSP `version` (a game's
+    /// branch), else from any map.
+    pub fn surfaceprop_for(&self, name: &str, version: i32) -> Option<&str> {
+        let key = crate::normalise_name(name);
+        let own = (self.surfaceprop_by_version.0.get(&key)).and_then(|v| v.get(&version));
+        own.or_else(|| self.surfaceprop.get(&key)).map(String::as_str)
+    }
+
+    /// Where maps of different BSP versions showed different surface properties for a
+    /// material: each version's; empty where they agree.
+    pub fn surfaceprop_versions(&self, name: &str) -> Vec<(i32, &str)> {
+        self.disagreeing_versions(&crate::normalise_name(name))
+            .map(|(v, p)| (*v, p.as_str()))
+            .collect()
+    }
+
+    /// The per-version surface properties of a material (normalised name), where they disagree.
+    fn disagreeing_versions(&self, key: &str) -> impl Iterator<Item = (&i32, &String)> {
+        self.surfaceprop_by_version.disagreeing(key).into_iter().flatten()
+    }
+
     /// How a surface property weighs, where every map that shows it agrees.
     pub fn surface_mass(&self, prop: &str) -> Option<SurfaceMass> {
         agreed_mass(self.mass_samples.get(&prop.to_ascii_lowercase())?)
     }
 
     /// Records the surface properties a compiled map's physics collision shows
-    /// ([`crate::surfaceprop_materials`]); the first map to name a material's wins. Only
-    /// materials the table holds are recorded (their entry carries them in the file).
+    /// ([`crate::surfaceprop_materials`]); the first map to name a material's wins, and the
+    /// first of each BSP version for that version. Only materials the table holds are
+    /// recorded (their entry carries them in the file).
     fn learn_surfaceprops(&mut self, bsp: &srcmap_bsp::Bsp) {
         for (material, prop) in crate::surfaceprop_materials(bsp) {
             if self.entries.contains_key(&material) {
+                let by_version = self.surfaceprop_by_version.0.entry(material.clone());
+                by_version.or_default().entry(bsp.version).or_insert(prop.clone());
                 self.surfaceprop.entry(material).or_insert(prop);
             }
         }
@@ -398,6 +460,9 @@ impl MaterialTable {
             wvt_patch: self.wvt_patch.get(k).cloned(),
             bottom_material: self.bottom_material.get(k).cloned(),
             surfaceprop: self.surfaceprop.get(k).cloned(),
+            surfaceprop_by_version: (self.disagreeing_versions(k))
+                .map(|(v, p)| (v.to_string(), p.clone()))
+                .collect(),
             detail_type: self.detail_type.get(k).cloned(),
         }
     }
@@ -434,6 +499,13 @@ impl MaterialTable {
         }
         if let Some(prop) = e.surfaceprop.take() {
             self.surfaceprop.insert(key.to_owned(), prop);
+        }
+        let by_version: BTreeMap<i32, String> = std::mem::take(&mut e.surfaceprop_by_version)
+            .into_iter()
+            .filter_map(|(v, p)| Some((v.parse().ok()?, p)))
+            .collect();
+        if disagree(&by_version) {
+            self.surfaceprop_by_version.0.insert(key.to_owned(), by_version);
         }
         if let Some(ty) = e.detail_type.take() {
             self.detail_type.insert(key.to_owned(), ty);

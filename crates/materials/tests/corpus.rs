@@ -334,3 +334,38 @@ fn colours_out_of_range_are_an_error_naming_the_material() {
         );
     }
 }
+
+/// A material's surface property is its game's VMT's: the table harvested from every corpus
+/// map keeps each BSP version's where they disagree (tools/toolsnodraw: `default` in the
+/// Source 2013 maps, `default_silent` in Desolation's BSP 42 rot_main), answers each version
+/// with its own, round-trips that through JSON, and warns once for a version none showed.
+#[test]
+fn surface_properties_are_learned_per_bsp_version() {
+    let Some(root) = corpus() else { return };
+    let bsps = source_bsps(&root);
+    let table = MaterialTable::harvest(bsps.iter().map(|(n, _, b)| (n.clone(), b)));
+    let nodraw = "tools/toolsnodraw";
+    assert_eq!(table.surfaceprop_for(nodraw, 20), Some("default"));
+    assert_eq!(table.surfaceprop_for(nodraw, 42), Some("default_silent"));
+    let versions = table.surfaceprop_versions(nodraw);
+    assert!(versions.contains(&(42, "default_silent")), "{versions:?}");
+    let back = MaterialTable::from_json(&table.to_json()).unwrap();
+    assert_eq!(back.surfaceprop_for(nodraw, 42), Some("default_silent"));
+    assert_eq!(back, table);
+    let resolver = Resolver::new(None, Some(("t.json".into(), back)));
+    for _ in 0..2 {
+        assert_eq!(resolver.surfaceprop_for(nodraw, 21).as_deref(), Some("default"));
+    }
+    let warned = resolver.warnings();
+    assert_eq!(warned.len(), 1, "{warned:?}");
+    assert!(
+        warned[0].contains("TOOLS/TOOLSNODRAW") && warned[0].contains("v42"),
+        "{warned:?}"
+    );
+    assert_eq!(resolver.surfaceprop_for(nodraw, 20).as_deref(), Some("default"));
+    assert_eq!(
+        resolver.warnings().len(),
+        1,
+        "a version the maps showed is not warned about"
+    );
+}

@@ -730,10 +730,11 @@ impl Emitter {
 }
 
 impl Emitter {
-    /// The VMF side a face was made from: in FACEIDS (shorts: larger Hammer ids are
-    /// clamped) and in full for the finishing passes.
+    /// The VMF side a face was made from: in FACEIDS (Valve's `unsigned short
+    /// hammerfaceid`, assigned the side's int id: its low 16 bits, as in Valve's BSPs, where
+    /// subway01's side 97387 is 31851) and in full for the finishing passes.
     fn record_face_side(&mut self, hammer_id: i64) {
-        self.out.face_ids.push(hammer_id.clamp(0, u16::MAX as i64) as u32);
+        self.out.face_ids.push(u32::from(hammer_id as u16));
         self.face_sides.push(hammer_id);
     }
 

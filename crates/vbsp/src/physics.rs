@@ -2,8 +2,9 @@
 //! own brushes, as Valve's vbsp groups them.
 //!
 //! - The world (model 0): one static solid per contents group — the solid brushes
-//!   (`MASK_SOLID`), the player clips, the NPC clips — unshrunk, each triangle carrying the
-//!   index of its side's surface property in the world's material table.
+//!   (`MASK_SOLID`; from BSP 21 on the grates apart, [`world_solid_masks`]), the player clips,
+//!   the NPC clips — unshrunk, each triangle carrying the index of its side's surface property
+//!   (the target game's, [`build_for_version`]) in the world's material table.
 //! - Each brush entity: one solid of its solid, clip and water brushes, every visible side
 //!   pulled in by half a unit (unless that would swallow the brush), with its mass, volume and
 //!   surface property in the key data.
@@ -77,18 +78,30 @@ struct ConvexMesh {
     materials: Vec<u8>,
 }
 
-/// Builds physcollide for every model of `bsp`. `surfaceprop` names a material's surface
-/// property (`None`: the material is unknown, `default` is used as Valve does);
-/// `surface_mass` tells how a surface property weighs (`None`: VPhysics' default density).
+/// Builds physcollide for every model of `bsp`, as the vbsp of its BSP version groups the
+/// world ([`build_for_version`]).
 pub fn build(
     bsp: &Bsp,
+    surfaceprop: &dyn Fn(&str) -> Option<String>,
+    surface_mass: &dyn Fn(&str) -> Option<SurfaceMass>,
+) -> PhysicsBuild {
+    build_for_version(bsp, bsp.version, surfaceprop, surface_mass)
+}
+
+/// Builds physcollide for every model of `bsp`, the world's solids grouped as the vbsp of
+/// BSP `version` groups them ([`world_solid_masks`]). `surfaceprop` names a material's surface
+/// property (`None`: the material is unknown, `default` is used as Valve does);
+/// `surface_mass` tells how a surface property weighs (`None`: VPhysics' default density).
+pub fn build_for_version(
+    bsp: &Bsp,
+    version: i32,
     surfaceprop: &dyn Fn(&str) -> Option<String>,
     surface_mass: &dyn Fn(&str) -> Option<SurfaceMass>,
 ) -> PhysicsBuild {
     let mut out = PhysicsBuild::default();
     for mi in 0..bsp.models.len() {
         let made = if mi == 0 {
-            world_collision(bsp, surfaceprop, &mut out.skipped)
+            world_collision(bsp, version, surfaceprop, &mut out.skipped)
         } else {
             brush_model_collision(bsp, mi, surfaceprop, surface_mass, &mut out.skipped)
         };
@@ -107,18 +120,19 @@ pub fn build(
     out
 }
 
-/// The world's solids and key data: solid, player-clip and monster-clip brushes (one
-/// `staticsolid` each), power-4 terrain, water volumes as fluids, and the material table.
+/// The world's solids and key data: one `staticsolid` per contents group of
+/// [`world_solid_masks`], power-4 terrain, water volumes as fluids, and the material table.
 /// `None` when it has no solid at all.
 fn world_collision(
     bsp: &Bsp,
+    version: i32,
     surfaceprop: &dyn Fn(&str) -> Option<String>,
     skipped: &mut Vec<(usize, String)>,
 ) -> Option<(Vec<Solid>, String)> {
     let mut solids = Vec::new();
     let mut key = String::new();
     let mut world_props: Vec<String> = Vec::new();
-    for mask in [MASK_SOLID, Contents::PLAYERCLIP.0, Contents::MONSTERCLIP.0] {
+    for mask in world_solid_masks(version) {
         let meshes = world_meshes(bsp, mask, surfaceprop, &mut world_props, skipped);
         if meshes.is_empty() {
             continue;
@@ -139,6 +153,21 @@ fn world_collision(
     }
     world_key_tail(bsp, &world_props, &mut key);
     Some((solids, key))
+}
+
+/// The contents groups the world's static solids are made of, in order, as the vbsp of BSP
+/// `version` makes them: Source 2013's (BSP 19-20) `MASK_SOLID`, player clips, NPC clips; the
+/// later branches' (BSP 21 on: Left 4 Dead 2, CS:GO, Strata, Desolation) give grates their own
+/// solid after the rest of `MASK_SOLID` (their maps' key data: contents 33570819, 8, 65536,
+/// 131072; Garry's Mod's BSP 20 vbsp does too, but no target is Garry's Mod).
+pub fn world_solid_masks(version: i32) -> Vec<u32> {
+    let clips = [Contents::PLAYERCLIP.0, Contents::MONSTERCLIP.0];
+    let solid: &[u32] = if version >= 21 {
+        &[MASK_SOLID & !Contents::GRATE.0, Contents::GRATE.0]
+    } else {
+        &[MASK_SOLID]
+    };
+    solid.iter().chain(&clips).copied().collect()
 }
 
 /// Add a `staticsolid` of the meshes: its key block (its index, then `extra`) and solid.

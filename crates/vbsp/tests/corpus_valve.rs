@@ -491,11 +491,9 @@ fn compare_overlays(ours: &Bsp, valve: &Bsp) -> Vec<(&'static str, String)> {
                 ),
             ));
         }
-        // FACEIDS holds shorts: sides numbered past them (instances renumber theirs) are
-        // clamped to the same value and cannot be told apart.
+        // FACEIDS holds shorts: the sides' ids' low 16 bits, in ours as in Valve's.
         let (os, vs) = (sides(ours, o), sides(valve, v));
-        let comparable = |s: &[u32]| !s.contains(&(u16::MAX as u32));
-        if !valve.face_ids.is_empty() && comparable(&os) && comparable(&vs) && os != vs {
+        if !valve.face_ids.is_empty() && os != vs {
             out.push((
                 "overlays",
                 format!(

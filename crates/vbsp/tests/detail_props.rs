@@ -245,7 +245,8 @@ fn detail_entities_become_objects_and_leave_the_entity_lump() {
 
 /// Corpus pairs whose game's `detail.vbsp` is in the corpus: Valve's BSP, our VMF, the file,
 /// and whether that file is the one Valve compiled with (the manifest: prologue02 predates
-/// it; we place 25 objects more than Valve, on displacements, and all of Valve's).
+/// it; we place 25 objects more than Valve, on displacements, and all of Valve's: see
+/// [`prologue02_is_valves_with_the_density_its_compile_read`]).
 const CORPUS_PAIRS: &[(&str, &str, &str, bool)] = &[
     (
         "bsp/tbjmaps+dishonourable-discharge-ez2/subway01.bsp",
@@ -262,78 +263,119 @@ const CORPUS_PAIRS: &[(&str, &str, &str, bool)] = &[
 ];
 
 /// The materials' detail types inferred from Valve's BSP (no VMT in the corpus has
-/// `%detailtype`), then the VMF compiled with them: object counts within 5% of Valve's and
-/// 95% of Valve's objects at the same origin. `SRCMAP_DETAIL_OUT=DIR` keeps our BSP there
-/// (for `judge/compare_props.py`).
+/// `%detailtype`), then the VMF compiled with them and the detail file `detail_bytes`: our BSP
+/// and Valve's. `SRCMAP_DETAIL_OUT=DIR` keeps ours there (for `judge/compare_props.py`).
+fn compile_pair_with_detail_file(
+    root: &std::path::Path,
+    bsp_path: &str,
+    vmf_path: &str,
+    detail_bytes: &[u8],
+) -> (Bsp, Bsp) {
+    let valve = Bsp::parse(&std::fs::read(root.join(bsp_path)).unwrap()).unwrap();
+    let types = srcmap_content::detail_vbsp::DetailTypes::parse(detail_bytes, "detail.vbsp").unwrap();
+    let map = std::path::Path::new(bsp_path)
+        .file_stem()
+        .unwrap()
+        .to_string_lossy()
+        .into_owned();
+    let inferred = srcmap_vbsp::detail_props::infer_detail_types(&valve, &types, &map);
+    eprintln!("{map}: inferred {inferred:?}");
+    assert!(!inferred.is_empty(), "{map}: no detail type inferred");
+    let mut table = MaterialTable::new();
+    table.merge(srcmap_materials::harvest_bsp(&map, &valve));
+    table.learn_patches(&map, &valve);
+    for (material, ty) in &inferred {
+        assert!(
+            table.set_detail_type(material, ty),
+            "{material} not in the harvested table"
+        );
+    }
+    let resolver = Resolver::new(None, Some(("harvest".into(), table)));
+    let vmf_bytes = std::fs::read(root.join(vmf_path)).unwrap();
+    let vmf = srcmap_vmf::Vmf::parse_bytes(&vmf_bytes)
+        .or_else(|_| srcmap_vmf::Vmf::parse_lenient(&vmf_bytes))
+        .unwrap();
+    let input = srcmap_vbsp::input_from_vmf(&vmf);
+    let read = |path: &str| (path == "detail.vbsp").then(|| detail_bytes.to_vec());
+    let opts = Options {
+        allow_leak: true,
+        materials: &resolver,
+        models: Some(&read),
+        map_name: map.clone(),
+        ..Default::default()
+    };
+    let out = srcmap_vbsp::compile(&input, &opts, &NoProgress).expect("compile");
+    if let Some(dir) = std::env::var_os("SRCMAP_DETAIL_OUT") {
+        let path = std::path::Path::new(&dir).join(format!("{map}.bsp"));
+        std::fs::write(path, out.bsp.to_bytes().unwrap()).unwrap();
+    }
+    (out.bsp, valve)
+}
+
+/// How many of `ours`'s detail objects Valve placed at the same spot (same draws from the
+/// same seed), to 0.1 unit.
+fn placed_alike(ours: &Bsp, valve: &Bsp) -> usize {
+    let key = |p: [f32; 3]| p.map(|c| (c * 10.0).round() as i64);
+    let valve_at: std::collections::HashSet<_> = dprp(valve).objects.iter().map(|o| key(o.origin)).collect();
+    (dprp(ours).objects.iter())
+        .filter(|o| valve_at.contains(&key(o.origin)))
+        .count()
+}
+
+/// Each pair compiled with the corpus's detail file: object counts within 5% of Valve's
+/// (where that file is the one Valve used) and 95% of Valve's objects at the same origin.
 #[test]
 fn corpus_detail_prop_counts_match_valve() {
     let Some(root) = srcmap_corpus::root("detail props against Valve's BSPs") else {
         return;
     };
     for &(bsp_path, vmf_path, detail_path, file_in_effect) in CORPUS_PAIRS {
-        let valve = Bsp::parse(&std::fs::read(root.join(bsp_path)).unwrap()).unwrap();
         let detail_bytes = std::fs::read(root.join(detail_path)).unwrap();
-        let types = srcmap_content::detail_vbsp::DetailTypes::parse(&detail_bytes, detail_path).unwrap();
-        let map = std::path::Path::new(bsp_path)
-            .file_stem()
-            .unwrap()
-            .to_string_lossy()
-            .into_owned();
-        let inferred = srcmap_vbsp::detail_props::infer_detail_types(&valve, &types, &map);
-        eprintln!("{map}: inferred {inferred:?}");
-        assert!(!inferred.is_empty(), "{map}: no detail type inferred");
-        let mut table = MaterialTable::new();
-        table.merge(srcmap_materials::harvest_bsp(&map, &valve));
-        table.learn_patches(&map, &valve);
-        for (material, ty) in &inferred {
-            assert!(
-                table.set_detail_type(material, ty),
-                "{material} not in the harvested table"
-            );
-        }
-        let resolver = Resolver::new(None, Some(("harvest".into(), table)));
-        let vmf_bytes = std::fs::read(root.join(vmf_path)).unwrap();
-        let vmf = srcmap_vmf::Vmf::parse_bytes(&vmf_bytes)
-            .or_else(|_| srcmap_vmf::Vmf::parse_lenient(&vmf_bytes))
-            .unwrap();
-        let input = srcmap_vbsp::input_from_vmf(&vmf);
-        let read = |path: &str| (path == "detail.vbsp").then(|| detail_bytes.clone());
-        let opts = Options {
-            allow_leak: true,
-            materials: &resolver,
-            models: Some(&read),
-            map_name: map.clone(),
-            ..Default::default()
-        };
-        let out = srcmap_vbsp::compile(&input, &opts, &NoProgress).expect("compile");
-        let (ours, theirs) = (dprp(&out.bsp).objects.len(), dprp(&valve).objects.len());
-        eprintln!("{map}: {ours} detail objects, Valve {theirs}");
-        // How many of ours Valve placed at the same spot (same draws from the same seed).
-        let key = |p: [f32; 3]| p.map(|c| (c * 10.0).round() as i64);
-        let valve_at: std::collections::HashSet<_> =
-            dprp(&valve).objects.iter().map(|o| key(o.origin)).collect();
-        let same = dprp(&out.bsp)
-            .objects
-            .iter()
-            .filter(|o| valve_at.contains(&key(o.origin)))
-            .count();
-        eprintln!("{map}: {same} of ours at one of Valve's origins (to 0.1 unit)");
-        if let Some(dir) = std::env::var_os("SRCMAP_DETAIL_OUT") {
-            let path = std::path::Path::new(&dir).join(format!("{map}.bsp"));
-            std::fs::write(path, out.bsp.to_bytes().unwrap()).unwrap();
-        }
-        let off = (ours as f64 - theirs as f64).abs() / theirs as f64;
+        let (ours, valve) = compile_pair_with_detail_file(&root, bsp_path, vmf_path, &detail_bytes);
+        let (n_ours, theirs) = (dprp(&ours).objects.len(), dprp(&valve).objects.len());
+        let same = placed_alike(&ours, &valve);
+        eprintln!(
+            "{bsp_path}: {n_ours} detail objects, Valve {theirs}; {same} of ours at one of Valve's origins"
+        );
+        let off = (n_ours as f64 - theirs as f64).abs() / theirs as f64;
         assert!(
             off <= 0.05 || !file_in_effect,
-            "{map}: {ours} detail objects vs Valve's {theirs}"
+            "{bsp_path}: {n_ours} detail objects vs Valve's {theirs}"
         );
         // Valve's draws, seed for seed: nearly all of its objects are where ours are (faces
         // split differently from Valve's draw differently).
         assert!(
             same as f64 >= 0.95 * theirs as f64,
-            "{map}: only {same} of Valve's {theirs} placed alike"
+            "{bsp_path}: only {same} of Valve's {theirs} placed alike"
         );
     }
+}
+
+/// prologue02.bsp (repository commit dc8e504, 2024-02-06) predates the repository's
+/// detail.vbsp (b3a5fdb, 2024-02-15): Valve's vbsp read another (its log names the game folder
+/// sourcemods/entropyzero2-addonworkspace). With the file's one type
+/// on the map's faces, `coastline_redgrass02`, at density 500 instead of 600, each 128×128
+/// displacement draws 8 objects instead of 9 (16384 × density / 10⁶, truncated; 9 takes 549.3
+/// or more) and every object is Valve's, origin for origin: the 25 more we place with the
+/// corpus file are each displacement's ninth draw.
+#[test]
+fn prologue02_is_valves_with_the_density_its_compile_read() {
+    let Some(root) = srcmap_corpus::root("prologue02's detail props at Valve's density") else {
+        return;
+    };
+    let (bsp_path, vmf_path, detail_path, _) = CORPUS_PAIRS[1];
+    let text = std::fs::read_to_string(root.join(detail_path)).unwrap();
+    let at = text.find("coastline_redgrass02").unwrap();
+    let density = at + text[at..].find("\"density\" \"600.0\"").unwrap();
+    let edited = format!(
+        "{}\"density\" \"500.0\"{}",
+        &text[..density],
+        &text[density + 17..]
+    );
+    let (ours, valve) = compile_pair_with_detail_file(&root, bsp_path, vmf_path, edited.as_bytes());
+    let theirs = dprp(&valve).objects.len();
+    assert_eq!(dprp(&ours).objects.len(), theirs);
+    assert_eq!(placed_alike(&ours, &valve), theirs);
 }
 
 /// The room's floor slab with a flat displacement on top in `floor`, a material the table

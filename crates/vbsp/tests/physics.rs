@@ -3,8 +3,13 @@
 //! models with the same number of convex pieces as Valve's lump, write the same water volumes,
 //! and put every corner of a world piece on its brush (skipped when `SRCMAP_CORPUS` is unset).
 
+mod common;
+
+use common::*;
 use srcmap_bsp::{Bsp, BspFile, Endian, lump::PHYSCOLLIDE};
+use srcmap_materials::{MaterialTable, Resolver};
 use srcmap_phys::{CompactSurface, ModelCollision};
+use srcmap_vbsp::{MapEntity, MapInput, NoProgress, Options, Output, compile};
 
 /// Whether a surface is polysoup (power-4 terrain): every ledge a flat triangle of two faces,
 /// which no brush makes.
@@ -26,6 +31,17 @@ fn pieces(models: &[ModelCollision]) -> Vec<(i32, usize)> {
                 .sum();
             (m.model_index, n)
         })
+        .collect()
+}
+
+/// The world's `staticsolid` blocks' contents, in order.
+fn static_contents(models: &[ModelCollision]) -> Vec<String> {
+    let world = models.iter().filter(|m| m.model_index == 0);
+    let blocks = world.flat_map(|m| m.key_data.blocks.iter());
+    let solids = blocks.filter(|b| b.name == "staticsolid");
+    solids
+        .filter_map(|b| b.get("contents"))
+        .map(str::to_owned)
         .collect()
 }
 
@@ -92,6 +108,15 @@ fn rebuilt_physcollide_matches_valves_models_and_pieces() {
             v[0].1
         );
         assert_eq!(fluids(&ours), fluids(&valve), "{name}: water volumes differ");
+        // The world's solids group contents as the vbsp of the map's BSP version does; Garry's
+        // Mod's BSP 20 vbsp groups as the BSP 21 branches' (no target is Garry's Mod).
+        if !name.to_string().contains("gmod_") {
+            assert_eq!(
+                static_contents(&ours),
+                static_contents(&valve),
+                "{name}: world solids"
+            );
+        }
         // World pieces are unshrunk: every corner lies on or behind each of its brush's planes
         // and on at least three of them.
         for s in ours[0]
@@ -410,4 +435,93 @@ fn rebuilt_brush_entities_have_valves_outer_hull() {
         same_volume * 100 >= volumes * 99,
         "key-data volumes: {same_volume} of {volumes}"
     );
+}
+
+/// A room of nodraw walls with a grate (tools/toolsinvisible) brush inside.
+fn room_with_grate() -> Vec<MapEntity> {
+    let mut brushes = room(1, [0.0; 3], [256.0; 3], "tools/toolsnodraw");
+    brushes.push(box_brush(20, [64.0; 3], [128.0; 3], "tools/toolsinvisible"));
+    vec![
+        world(brushes),
+        entity(100, "info_player_start", [200.0, 200.0, 16.0], vec![]),
+    ]
+}
+
+/// A material table that learned `tools/toolsnodraw` as `default` from a BSP 20 map and as
+/// `default_silent` from a BSP 42 (Desolation) map, as the corpus's tables do.
+fn table_of_two_games() -> Resolver {
+    let json = r#"{"format": "srcmap-materials", "version": 1, "materials": {
+        "TOOLS/TOOLSNODRAW": {"contents": ["SOLID"], "width": 64, "height": 64,
+            "reflectivity": [0.5, 0.5, 0.5], "surfaceprop": "default",
+            "surfaceprop_by_version": {"20": "default", "42": "default_silent"}}}}"#;
+    let table = MaterialTable::from_json(json).unwrap();
+    Resolver::new(None, Some(("two games.json".into(), table)))
+}
+
+fn compile_for(entities: Vec<MapEntity>, target: &str, materials: &Resolver) -> Output {
+    let opts = Options {
+        verify: true,
+        target: srcmap_bsp::Target::by_name(target).unwrap(),
+        materials,
+        ..Default::default()
+    };
+    compile(&MapInput { entities }, &opts, &NoProgress).unwrap()
+}
+
+/// The world's `staticsolid` contents in order, and its material table's names.
+fn world_key_data(out: &Output) -> (Vec<String>, Vec<String>) {
+    let models = out.bsp.phys_collide.as_ref().unwrap().read_models(0).unwrap();
+    let world = models.iter().find(|m| m.model_index == 0).unwrap();
+    let contents = (world.key_data.blocks.iter())
+        .filter(|b| b.name == "staticsolid")
+        .map(|b| b.get("contents").unwrap().to_string())
+        .collect();
+    let table = world
+        .key_data
+        .material_table()
+        .iter()
+        .map(|(k, _)| k.to_string())
+        .collect();
+    (contents, table)
+}
+
+/// Source 2013's vbsp keeps grates in the world's one `MASK_SOLID` solid; the later branches'
+/// (BSP 21 on) give them a solid of their own, after the rest (Valve's CS:GO, Left 4 Dead 2,
+/// Strata and Desolation maps' key data).
+#[test]
+fn later_branches_give_the_worlds_grates_a_solid_of_their_own() {
+    let builtin = Resolver::default();
+    let (tf, _) = world_key_data(&compile_for(room_with_grate(), "tf", &builtin));
+    assert_eq!(tf, ["33570827"]);
+    let (csgo, _) = world_key_data(&compile_for(room_with_grate(), "csgo", &builtin));
+    assert_eq!(csgo, ["33570819", "8"]);
+    assert_eq!(
+        srcmap_vbsp::physics::world_solid_masks(20).len() + 1,
+        srcmap_vbsp::physics::world_solid_masks(21).len()
+    );
+}
+
+/// A material whose surface property the table's maps of two games disagree on takes the
+/// target's game's; a target of neither takes the table's first and says so.
+#[test]
+fn the_worlds_surface_properties_are_the_target_games() {
+    let materials = table_of_two_games();
+    let (_, tf) = world_key_data(&compile_for(room_with_grate(), "tf", &materials));
+    assert!(
+        tf.contains(&"default".to_string()) && !tf.contains(&"default_silent".to_string()),
+        "{tf:?}"
+    );
+    let (_, desolation) = world_key_data(&compile_for(room_with_grate(), "desolation", &materials));
+    assert!(
+        desolation.contains(&"default_silent".to_string()),
+        "{desolation:?}"
+    );
+    assert!(materials.warnings().iter().all(|w| !w.contains("TOOLSNODRAW")));
+    let csgo = compile_for(room_with_grate(), "csgo", &materials);
+    let (_, table) = world_key_data(&csgo);
+    assert!(table.contains(&"default".to_string()), "{table:?}");
+    let warned = (materials.warnings().into_iter())
+        .filter(|w| w.contains("TOOLS/TOOLSNODRAW") && w.contains("BSP v21"))
+        .count();
+    assert_eq!(warned, 1, "{:?}", materials.warnings());
 }

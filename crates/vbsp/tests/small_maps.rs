@@ -460,3 +460,20 @@ fn leaf_zero_is_valves() {
         "a node names leaf 0"
     );
 }
+
+/// FACEIDS keeps a side's Hammer id in a short, as Valve's vbsp assigns it: its low 16 bits
+/// (a side numbered past 65535, as instances and big maps number them, wraps round).
+#[test]
+fn face_ids_keep_the_low_16_bits_of_large_side_ids() {
+    let mut brushes = room(1, [0.0; 3], [256.0; 3], "dev/dev_measurewall01a");
+    brushes.push(box_brush(10_000, [64.0; 3], [128.0; 3], "dev/dev_measurewall01a"));
+    let out = compile_map(vec![
+        world(brushes),
+        entity(100, "info_player_start", [200.0, 200.0, 16.0], vec![]),
+    ])
+    .unwrap();
+    let wrapped: Vec<u32> = (100_000..100_006).map(|id| id - 65_536).collect();
+    let ids = &out.bsp.face_ids;
+    assert!(wrapped.iter().all(|w| ids.contains(w)), "{ids:?}");
+    assert!(!ids.contains(&65_535), "{ids:?}");
+}

@@ -61,9 +61,13 @@ impl<'a> Compile<'a> {
     fn build_phys_collide(&mut self) {
         let bsp = &self.finish.bsp;
         let materials = self.opts.materials;
-        let physics = crate::physics::build(bsp, &|name| materials.surfaceprop(name), &|prop| {
-            materials.surface_mass(prop)
-        });
+        let version = self.opts.target.bsp_version;
+        let physics = crate::physics::build_for_version(
+            bsp,
+            version,
+            &|name| materials.surfaceprop_for(name, version),
+            &|prop| materials.surface_mass(prop),
+        );
         for (b, why) in physics.skipped {
             let brush = &self.brushes[b];
             let at = Where {
