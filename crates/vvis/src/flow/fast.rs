@@ -30,9 +30,10 @@
 //!
 //! - it stops a walk that has expanded its budget of states ([`WALK_STATES`], see
 //!   [`super::WalkLimits`]) and takes as seen every cluster the states still waiting might
-//!   see: a superset of what the walk would have found (conservative, never exact). No corpus
-//!   walk reaches the default budget; it bounds the time and memory of one walk on open maps
-//!   with long sight lines, where the walk's states have no other bound.
+//!   see: a superset of what the walk would have found (conservative, never exact). None of
+//!   the corpus walks measured reaches the default budget (`docs/vvis-measurements.md`); it
+//!   bounds the time and memory of one walk on open maps with long sight lines, where the
+//!   walk's states have no other bound.
 //!
 //! Per state, it finds the separating planes of its windings once, as far as its targets need
 //! them, a source edge at a time with four candidate planes normalised together
@@ -368,8 +369,8 @@ const CONTAIN_EPSILON: f32 = 0.001;
 /// States kept per portal to test new ones against (forgetting one only costs time).
 const STATES_PER_PORTAL: usize = 128;
 
-/// States one portal's walk may expand unless told otherwise (see [`WalkLimits`]). The corpus's
-/// largest walks expand 7–9 thousand states (subway01, a3c8p1_forest_day) and 70–85 thousand
+/// States one portal's walk may expand unless told otherwise (see [`WalkLimits`]). The largest
+/// walks measured expand 7–9 thousand states (subway01, a3c8p1_forest_day) and 70–85 thousand
 /// (jump_byte_a3 and aim_ag_texture_city from Valve's trees), at about 1.3 KB a state on the
 /// largest maps, so a walk holds at most ~130 MB and takes well under a second. Without a
 /// budget an open map's walks grew until they outgrew [`ARENA_BYTES`] and went depth first,
