@@ -492,3 +492,31 @@ fn clip_to_front(w: &[V3], plane: &VPlane, d: f32, radius: f32, out: &mut Vec<V3
         Chop::Clipped => Some(true),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn might(m: u32) -> BaseVis {
+        BaseVis {
+            flood: Bits::new(0),
+            might_see: m,
+        }
+    }
+
+    #[test]
+    fn work_estimate_grows_with_might_see_and_stays_within_the_budget() {
+        let limits = WalkLimits::new(None, Some(5_000));
+        let estimates: Vec<u64> = [0, 10, 100, 1_000, 10_000]
+            .map(|m| limits.work_estimate(&might(m)))
+            .to_vec();
+        assert!(estimates.windows(2).all(|w| w[0] <= w[1]), "{estimates:?}");
+        assert!(estimates[0] >= 1, "every walk counts for something");
+        // 1000^1.5 / 14 = 2258.8 states (whole states, plus one); 10000^1.5 / 14 would be
+        // 71,428, capped at the budget.
+        assert_eq!(estimates[3], 2_259);
+        assert_eq!(estimates[4], 5_000);
+        let unlimited = WalkLimits::default();
+        assert!(unlimited.work_estimate(&might(10_000)) > 5_000);
+    }
+}
