@@ -30,10 +30,10 @@
 //!
 //! - it stops a walk that has expanded its budget of states ([`WALK_STATES`], see
 //!   [`super::WalkLimits`]) and takes as seen every cluster the states still waiting might
-//!   see: a superset of what the walk would have found (conservative, never exact). None of
-//!   the corpus walks measured reaches the default budget (`docs/vvis-measurements.md`); it
-//!   bounds the time and memory of one walk on open maps with long sight lines, where the
-//!   walk's states have no other bound.
+//!   see: a superset of what the walk would have found (conservative, never exact). On the
+//!   corpus only aim_ag_texture_city, an open map, reaches the default budget (13 of its 8114
+//!   walks; `docs/vvis-measurements.md`); it bounds the time and memory of one walk on such
+//!   maps, where the walk's states have no other bound.
 //!
 //! Per state, it finds the separating planes of its windings once, as far as its targets need
 //! them, a source edge at a time with four candidate planes normalised together
@@ -370,9 +370,9 @@ const CONTAIN_EPSILON: f32 = 0.001;
 const STATES_PER_PORTAL: usize = 128;
 
 /// States one portal's walk may expand unless told otherwise (see [`WalkLimits`]). The largest
-/// walks measured expand 7–9 thousand states (subway01, a3c8p1_forest_day) and 70–85 thousand
-/// (jump_byte_a3 and aim_ag_texture_city from Valve's trees), at about 1.3 KB a state on the
-/// largest maps, so a walk holds at most ~130 MB and takes well under a second. Without a
+/// walks measured expand 7–9 thousand states (subway01, a3c8p1_forest_day) and up to 70
+/// thousand (jump_byte_a3 from Valve's tree); 13 of aim_ag_texture_city's reach it. At about
+/// 1.3 KB a state on the largest maps a walk holds at most ~130 MB. Without a
 /// budget an open map's walks grew until they outgrew [`ARENA_BYTES`] and went depth first,
 /// which has no bound.
 pub const WALK_STATES: u64 = 100_000;
