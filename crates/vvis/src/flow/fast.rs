@@ -372,15 +372,14 @@ const STATES_PER_PORTAL: usize = 128;
 /// States one portal's walk may expand unless told otherwise (see [`WalkLimits`]). The largest
 /// walks measured expand 7–9 thousand states (subway01, a3c8p1_forest_day) and up to 70
 /// thousand (jump_byte_a3 from Valve's tree); 13 of aim_ag_texture_city's reach it. At about
-/// 1.3 KB a state on the largest maps a walk holds at most ~130 MB. Without a
-/// budget an open map's walks grew until they outgrew [`ARENA_BYTES`] and went depth first,
-/// which has no bound.
+/// 1.3 KB a state on the largest maps a walk holds at most ~130 MB. Without a budget an open
+/// map's walks grew until they outgrew [`ARENA_BYTES`] and went depth first, which has no bound.
 pub const WALK_STATES: u64 = 100_000;
 
 /// Bytes of states the widest-first walk of one base portal may hold unless told otherwise
 /// (the largest corpus map needs well under half of it, see `docs/vvis-measurements.md`); past
 /// this the portal's flow starts again depth first, which needs no more than its stack.
-pub(super) const ARENA_BYTES: usize = 512 << 20;
+pub const ARENA_BYTES: usize = 512 << 20;
 
 /// The flow of one-way portal `p`: the portals it can see, and those standing in for what it
 /// did not look for (see the module docs).
