@@ -4,6 +4,8 @@
 //!
 //! `cargo run --release -p srcmap-vvis --example prt_vis -- [--threads N] [--rows OUT] [--siblings] FILE.prt`
 //!
+//! Given a `.bsp` instead, the portals are rebuilt from its tree (as `srcmap vvis --no-prt`).
+//!
 //! Prints one line of `key=value` figures: clusters, portals, the visible cluster pairs before
 //! and after vvis's symmetry cross-check (each cluster counted as seeing itself), the flow's
 //! seconds, a hash of the PVS rows (FNV-1a over their words) to compare runs bit for bit, and the
@@ -31,11 +33,7 @@ fn main() {
         eprintln!("usage: prt_vis [--threads N] [--rows OUT] [--siblings] FILE.prt");
         std::process::exit(2);
     };
-    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| {
-        eprintln!("{path}: cannot read: {e}");
-        std::process::exit(1);
-    });
-    let portals = Portals::parse_prt(&text).unwrap_or_else(|e| {
+    let (portals, from_tree, radius) = read_portals(&path).unwrap_or_else(|e| {
         eprintln!("{path}: {e}");
         std::process::exit(1);
     });
@@ -45,7 +43,7 @@ fn main() {
         ..Options::default()
     };
     let start = Instant::now();
-    let (vis, report) = compute(&portals, false, None, &options, &NoProgress).unwrap_or_else(|e| {
+    let (vis, report) = compute(&portals, from_tree, radius, &options, &NoProgress).unwrap_or_else(|e| {
         eprintln!("{path}: {e}");
         std::process::exit(1);
     });
@@ -71,7 +69,7 @@ fn main() {
         });
     }
     println!(
-        "clusters={} portals={} pairs_before_crosscheck={} pairs={} threads={} flow_s={:.3} total_s={seconds:.3} pvs_hash={hash:016x} states={}",
+        "clusters={} portals={} pairs_before_crosscheck={} pairs={} threads={} flow_s={:.3} total_s={seconds:.3} pvs_hash={hash:016x} states={} walks_cut={}",
         report.count("clusters"),
         report.count("portals"),
         vis.total_visible,
@@ -79,5 +77,19 @@ fn main() {
         report.count("threads"),
         report.seconds("flow"),
         report.count("chains"),
+        report.count("walks_cut"),
     );
+}
+
+/// The portals of a PRT file, or of a BSP's tree (then rounded as a PRT would be, with the
+/// map's vis radius).
+fn read_portals(path: &str) -> Result<(Portals, bool, Option<f64>), String> {
+    let bytes = std::fs::read(path).map_err(|e| format!("cannot read: {e}"))?;
+    if !path.to_ascii_lowercase().ends_with(".bsp") {
+        let text = String::from_utf8_lossy(&bytes);
+        return Ok((Portals::parse_prt(&text).map_err(|e| e.to_string())?, false, None));
+    }
+    let bsp = srcmap_bsp::Bsp::parse(&bytes).map_err(|e| e.to_string())?;
+    let portals = srcmap_vvis::tree::portals_from_bsp(&bsp).map_err(|e| e.to_string())?;
+    Ok((portals, true, srcmap_vvis::vis_radius(&bsp)))
 }

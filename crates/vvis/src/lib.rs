@@ -84,8 +84,18 @@ pub struct Options {
     /// Bytes of walk states one thread may hold for a portal's fast flow before that portal
     /// is walked again depth first (slower, little memory); `None`: 512 MiB.
     pub walk_memory: Option<usize>,
+    /// States one portal's fast walk may expand before it stops with a conservative result
+    /// (more visible, never less; see [`flow::WalkLimits`]); `None`: [`flow::fast::WALK_STATES`].
+    pub walk_states: Option<u64>,
     /// Check the invariants between passes in release builds too (debug builds always do).
     pub verify: bool,
+}
+
+impl Options {
+    /// The fast walk's limits: these options' or the defaults.
+    pub fn walk_limits(&self) -> flow::WalkLimits {
+        flow::WalkLimits::new(self.walk_memory, self.walk_states)
+    }
 }
 
 /// Where the portals came from.
@@ -371,18 +381,12 @@ impl<'a> Run<'a> {
     fn flow(&mut self, graph: &Graph, base: &[BaseVis]) -> Result<Vec<bits::Bits>, VvisError> {
         let t = Instant::now();
         let order = graph::sorted_order(base);
-        let total: u64 = base.iter().map(flow::work_estimate).sum();
+        let limits = self.options.walk_limits();
+        let total: u64 = base.iter().map(|b| limits.work_estimate(b)).sum();
         self.progress
             .start("portal flow", total, srcmap_stage::Unit::Work);
         let options = self.options;
-        let result = flow::portal_flow(
-            graph,
-            base,
-            &order,
-            options.flow,
-            options.walk_memory,
-            self.progress,
-        );
+        let result = flow::portal_flow(graph, base, &order, options.flow, limits, self.progress);
         self.progress.finish();
         self.stats.flow_time = t.elapsed();
         self.stats.counters = result.counters;
@@ -433,12 +437,12 @@ impl<'a> Run<'a> {
             .iter()
             .enumerate()
             .filter(|&(i, _)| i % shard.count as usize == shard.index as usize)
-            .map(|(_, &p)| flow::work_estimate(&base[p as usize]))
+            .map(|(_, &p)| self.options.walk_limits().work_estimate(&base[p as usize]))
             .sum();
         self.progress
             .start("portal flow", total, srcmap_stage::Unit::Work);
-        let (kind, memory) = (self.options.flow, self.options.walk_memory);
-        let out = flow::shard::shard_flow(graph, base, &order, kind, memory, shard, exchange, self.progress);
+        let (kind, limits) = (self.options.flow, self.options.walk_limits());
+        let out = flow::shard::shard_flow(graph, base, &order, kind, limits, shard, exchange, self.progress);
         self.progress.finish();
         self.stats.flow_time = t.elapsed();
         self.stats.counters = out.counters;
@@ -518,6 +522,18 @@ impl<'a> Run<'a> {
         r.time("base", s.base_time);
         r.time("flow", s.flow_time);
         r.time("clusters", s.cluster_time);
+        if c.cut > 0 {
+            r.warn(srcmap_stage::Warning::new(
+                "vvis.walks_cut",
+                format!(
+                    "{} portal walks reached the budget of {} states and stopped: their results are \
+                     widened to what they might still see (the PVS shows more than a full vis, \
+                     never less)",
+                    c.cut,
+                    self.options.walk_limits().states
+                ),
+            ));
+        }
         r
     }
 }

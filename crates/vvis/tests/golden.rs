@@ -41,7 +41,14 @@ fn golden_map(map: &str) {
     let base = graph::base_vis(&g, None);
     check_golden(&format!("{map}.graph.txt"), &dump::graph(&g, &base));
     let order = graph::sorted_order(&base);
-    let flowed = flow::portal_flow(&g, &base, &order, FlowKind::Fast, None, &NoProgress);
+    let flowed = flow::portal_flow(
+        &g,
+        &base,
+        &order,
+        FlowKind::Fast,
+        flow::WalkLimits::default(),
+        &NoProgress,
+    );
     check_golden(&format!("{map}.flow.txt"), &dump::portal_vis(&flowed.vis));
 
     let (full, report) = compute(

@@ -196,7 +196,7 @@ fn window_grid_portal_results_are_supersets_of_the_reference() {
             .num_threads(2)
             .build()
             .unwrap()
-            .install(|| flow::portal_flow(&g, &base, &order, kind, None, &NoProgress))
+            .install(|| flow::portal_flow(&g, &base, &order, kind, flow::WalkLimits::default(), &NoProgress))
     };
     let (fast, reference) = (run(FlowKind::Fast), run(FlowKind::Reference));
     let mut larger = 0;
@@ -376,7 +376,7 @@ fn window_grid_shards_give_the_one_run_results() {
     let base = graph::base_vis(&g, None);
     let order = graph::sorted_order(&base);
     for kind in [FlowKind::Fast, FlowKind::FastSiblings] {
-        let whole = flow::portal_flow(&g, &base, &order, kind, None, &NoProgress).vis;
+        let whole = flow::portal_flow(&g, &base, &order, kind, flow::WalkLimits::default(), &NoProgress).vis;
         for n in [1u32, 2, 4, 7] {
             for together in [true, false] {
                 let board = Board {
@@ -391,7 +391,18 @@ fn window_grid_shards_give_the_one_run_results() {
                     let shard = ShardOf { index, count: n };
                     // Each shard its own pool, as each is its own process in a real run.
                     let pool = Threads(1).pool().unwrap();
-                    pool.install(|| shard_flow(&g, &base, &order, kind, None, shard, &seat, &NoProgress))
+                    pool.install(|| {
+                        shard_flow(
+                            &g,
+                            &base,
+                            &order,
+                            kind,
+                            flow::WalkLimits::default(),
+                            shard,
+                            &seat,
+                            &NoProgress,
+                        )
+                    })
                 };
                 let outs: Vec<_> = if together {
                     std::thread::scope(|s| {
@@ -412,4 +423,46 @@ fn window_grid_shards_give_the_one_run_results() {
             }
         }
     }
+}
+
+/// A walk that reaches its state budget stops and widens its result to what its waiting states
+/// might see: the PVS can only grow (never hide a pair the full flow shows), the same for any
+/// thread count; a budget no walk reaches changes nothing. Both walks are cut: the widest-first
+/// one and, with no memory for states, the depth-first one.
+#[test]
+fn a_state_budget_bounds_walks_and_only_widens_the_pvs() {
+    for p in [window_grid(), split_openings()] {
+        let (full, full_report) = full_vis(&p, 2, FlowKind::Fast);
+        assert_eq!(full_report.count("walks_cut"), 0);
+        let roomy = Options {
+            walk_states: Some(full_report.count("chains")),
+            ..Default::default()
+        };
+        assert_eq!(full_vis_with(&p, 2, FlowKind::Fast, roomy).0.pvs, full.pvs);
+        for memory in [None, Some(0)] {
+            let tight = |threads| {
+                let opts = Options {
+                    walk_states: Some(2),
+                    walk_memory: memory,
+                    ..Default::default()
+                };
+                full_vis_with(&p, threads, FlowKind::Fast, opts)
+            };
+            let (cut, report) = tight(2);
+            assert!(report.count("walks_cut") > 0, "{report:?}");
+            assert!(report.count("chains") < full_report.count("chains"));
+            let (pairs, full_pairs) = (count_pairs(&cut), count_pairs(&full));
+            assert!(pairs > full_pairs, "{pairs} {full_pairs}");
+            for (c, (a, f)) in cut.pvs.iter().zip(&full.pvs).enumerate() {
+                let hidden: Vec<usize> = f.ones().filter(|&d| !a.get(d)).collect();
+                assert!(hidden.is_empty(), "cluster {c} hides {hidden:?} ({memory:?})");
+            }
+            assert_eq!(tight(1).0.pvs, cut.pvs, "{memory:?}");
+            assert_eq!(tight(3).0.pvs, cut.pvs, "{memory:?}");
+        }
+    }
+}
+
+fn count_pairs(v: &ClusterVis) -> usize {
+    v.pvs.iter().map(|r| r.ones().count()).sum()
 }

@@ -28,6 +28,13 @@
 //!   vvis's, never less. (vvis's own output depends on which results it reuses, that is on its
 //!   thread count: see [`super::LOCKSTEP`].)
 //!
+//! - it stops a walk that has expanded its budget of states ([`WALK_STATES`], see
+//!   [`super::WalkLimits`]) and takes as seen every cluster the states still waiting might
+//!   see: a superset of what the walk would have found (conservative, never exact). On the
+//!   corpus only aim_ag_texture_city, an open map, reaches the default budget (13 of its 8114
+//!   walks; `docs/vvis-measurements.md`); it bounds the time and memory of one walk on such
+//!   maps, where the walk's states have no other bound.
+//!
 //! Per state, it finds the separating planes of its windings once, as far as its targets need
 //! them, a source edge at a time with four candidate planes normalised together
 //! ([`crate::clip::separator_row`], bit for bit vvis's planes); tests targets against them
@@ -43,7 +50,7 @@ use crate::bits::Bits;
 use crate::clip::{Chop, Quad, SepCursor, V3, VPlane, chop, cuts, dot, next_separator_row, sub};
 use crate::graph::{BaseVis, Graph};
 
-use super::{Children, Counters, Done, Frame, clip_pass_and_source, frame_pair};
+use super::{Children, Counters, Done, Frame, WalkLimits, clip_pass_and_source, frame_pair};
 
 struct Walk<'a> {
     graph: &'a Graph,
@@ -67,8 +74,11 @@ struct Walk<'a> {
     seps_tmp: Vec<VPlane>,
     /// The thread's buffers: the walk's levels and states.
     buf: Scratch,
-    /// At most this many bytes in `buf.arena` (see [`ARENA_BYTES`]).
-    walk_memory: usize,
+    /// At most this many bytes in `buf.arena` (see [`ARENA_BYTES`]) and states expanded (see
+    /// [`WALK_STATES`]).
+    limits: WalkLimits,
+    /// The depth-first walk reached the state budget and stopped.
+    out_of_states: bool,
     /// [`super::FlowKind::FastSiblings`]: the clusters in the finished results of the base
     /// cluster's other portals are known seen too.
     know_siblings: bool,
@@ -359,10 +369,17 @@ const CONTAIN_EPSILON: f32 = 0.001;
 /// States kept per portal to test new ones against (forgetting one only costs time).
 const STATES_PER_PORTAL: usize = 128;
 
+/// States one portal's walk may expand unless told otherwise (see [`WalkLimits`]). The largest
+/// walks measured expand 7–9 thousand states (subway01, a3c8p1_forest_day) and up to 70
+/// thousand (jump_byte_a3 from Valve's tree); 13 of aim_ag_texture_city's reach it. At about
+/// 1.3 KB a state on the largest maps a walk holds at most ~130 MB. Without a budget an open
+/// map's walks grew until they outgrew [`ARENA_BYTES`] and went depth first, which has no bound.
+pub const WALK_STATES: u64 = 100_000;
+
 /// Bytes of states the widest-first walk of one base portal may hold unless told otherwise
 /// (the largest corpus map needs well under half of it, see `docs/vvis-measurements.md`); past
 /// this the portal's flow starts again depth first, which needs no more than its stack.
-pub(super) const ARENA_BYTES: usize = 512 << 20;
+pub const ARENA_BYTES: usize = 512 << 20;
 
 /// The flow of one-way portal `p`: the portals it can see, and those standing in for what it
 /// did not look for (see the module docs).
@@ -372,28 +389,34 @@ pub(super) fn flow_one(
     base: &[BaseVis],
     done: Done<'_>,
     p: usize,
-    walk_memory: usize,
+    limits: WalkLimits,
     know_siblings: bool,
 ) -> (Bits, Counters) {
     let portal = &graph.portals[p];
     let scratch = Scratch::take(graph, &base[p].flood.words, &portal.winding);
-    let mut walk = Walk::new(
-        graph,
-        children,
-        base,
-        done,
-        p,
-        scratch,
-        (walk_memory, know_siblings),
-    );
+    let mut walk = Walk::new(graph, children, base, done, p, scratch, (limits, know_siblings));
     walk.start();
     // Depth first only when the states outgrow the memory budget.
-    if !walk.widest_first(portal.leaf as usize) {
+    if walk.widest_first(portal.leaf as usize) == WalkEnd::OutOfMemory {
         walk.start();
         walk.leaf_flow(portal.leaf as usize, 1);
+        if walk.out_of_states {
+            walk.widen_to(&base[p].flood);
+        }
     }
     walk.add_stand_ins(&base[p].flood);
     walk.finish()
+}
+
+/// How a widest-first walk ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum WalkEnd {
+    Finished,
+    /// Its states outgrew the memory budget: walked again depth first.
+    OutOfMemory,
+    /// It expanded its budget of states: its result is widened to what the waiting states
+    /// might see.
+    OutOfStates,
 }
 
 impl Scratch {
@@ -423,7 +446,7 @@ impl<'a> Walk<'a> {
         done: Done<'a>,
         p: usize,
         scratch: Scratch,
-        (walk_memory, know_siblings): (usize, bool),
+        (limits, know_siblings): (WalkLimits, bool),
     ) -> Walk<'a> {
         let words = graph.words;
         Walk {
@@ -440,7 +463,8 @@ impl<'a> Walk<'a> {
             found_new: false,
             seps_tmp: Vec::new(),
             buf: scratch,
-            walk_memory,
+            limits,
+            out_of_states: false,
             know_siblings,
         }
     }
@@ -450,6 +474,17 @@ impl<'a> Walk<'a> {
     fn add_stand_ins(&mut self, flood: &Bits) {
         for ((v, s), f) in self.vis.words.iter_mut().zip(&self.seen.words).zip(&flood.words) {
             *v |= s & f;
+        }
+    }
+
+    /// A walk stopped short: every cluster a portal of `might` (what the walk's unexpanded
+    /// states might see) leads into counts as seen, a superset of what the walk would have
+    /// found beyond them (every portal a walk finds lies in the might-see set of the state it
+    /// goes through, which narrows from its parent's).
+    fn widen_to(&mut self, might: &Bits) {
+        self.counters.cut += 1;
+        for q in might.ones() {
+            self.know(self.graph.portals[q].leaf as usize);
         }
     }
 
@@ -504,6 +539,10 @@ impl Walk<'_> {
         if depth > self.graph.portals.len() + 1 {
             return;
         }
+        if self.counters.chains >= self.limits.states {
+            self.out_of_states = true;
+            return;
+        }
         self.counters.chains += 1;
         let graph = self.graph;
         for &pn in self.children.of(leaf) {
@@ -534,8 +573,9 @@ impl Walk<'_> {
     /// smaller set is a path through the larger; exact in exact geometry, see the module
     /// docs). A new state that holds waiting ones takes their place.
     ///
-    /// False, with the walk abandoned, when its states outgrow `walk_memory` bytes.
-    fn widest_first(&mut self, leaf: usize) -> bool {
+    /// Stops when its states outgrow the memory budget (the walk then abandoned) or when it
+    /// has expanded its budget of states (its result widened, see [`Walk::widen_to`]).
+    fn widest_first(&mut self, leaf: usize) -> WalkEnd {
         let words = self.graph.words;
         self.buf.arena.clear();
         let mut frames = std::mem::take(&mut self.buf.frames);
@@ -552,17 +592,37 @@ impl Walk<'_> {
         let mut waiting = std::mem::take(&mut self.buf.waiting);
         waiting.clear();
         waiting.push(f32::INFINITY, 0);
-        let within_budget = self.expand_waiting(head, cur, &mut expand, &mut waiting);
+        let end = self.expand_waiting(head, cur, &mut expand, &mut waiting);
         self.counters.kept += self.buf.arena.meta.len() as u64 - 1;
+        if end == WalkEnd::OutOfStates {
+            self.widen_to_waiting(&mut waiting);
+        }
         self.buf.expand = expand;
         self.buf.frames = frames;
         self.buf.waiting = waiting;
-        within_budget
+        end
     }
 
-    /// Expands the waiting states, widest first, until none is left (true) or the states
-    /// outgrow `walk_memory` bytes (false). `head` is state 0; `expand` holds the others in
-    /// turn; `cur` is the level being built.
+    /// The walk stopped at its state budget: widened to what the states still waiting might
+    /// see.
+    fn widen_to_waiting(&mut self, waiting: &mut WidestFirst) {
+        let mut might = Bits::new(self.graph.words);
+        while let Some(i) = waiting.pop() {
+            let m = self.buf.arena.meta[i as usize];
+            if !m.dropped {
+                let words = &mut might.words[m.lo as usize..m.hi as usize];
+                for (w, s) in words.iter_mut().zip(self.buf.arena.might(i as usize)) {
+                    *w |= s;
+                }
+            }
+        }
+        self.widen_to(&might);
+    }
+
+    /// Expands the waiting states, widest first, until none is left, the states outgrow the
+    /// memory budget, or the budget of states is spent (a state that would be expanded then
+    /// waits again). `head` is state 0; `expand` holds the others in turn; `cur` is the level
+    /// being built.
     #[inline(always)]
     fn expand_waiting(
         &mut self,
@@ -570,17 +630,22 @@ impl Walk<'_> {
         cur: &mut Frame,
         expand: &mut Frame,
         waiting: &mut WidestFirst,
-    ) -> bool {
+    ) -> WalkEnd {
         while let Some(i) = waiting.pop() {
             let i = i as usize;
             let state = self.buf.arena.meta[i];
-            self.buf.arena.meta[i].expanded = true;
             // Nothing unseen left in its might-see set: nothing to find beyond (as in `step`).
             if state.dropped || (i > 0 && !self.buf.arena.something_new(i, &self.seen.words)) {
+                self.buf.arena.meta[i].expanded = true;
                 continue;
             }
-            if self.buf.arena.bytes() > self.walk_memory {
-                return false;
+            if self.counters.chains >= self.limits.states {
+                waiting.push(0.0, i as u32);
+                return WalkEnd::OutOfStates;
+            }
+            self.buf.arena.meta[i].expanded = true;
+            if self.buf.arena.bytes() > self.limits.memory {
+                return WalkEnd::OutOfMemory;
             }
             self.counters.chains += 1;
             let prev: &mut Frame = if i == 0 {
@@ -591,7 +656,7 @@ impl Walk<'_> {
             };
             self.expand_state(state.leaf as usize, prev, cur, waiting);
         }
-        true
+        WalkEnd::Finished
     }
 
     /// Tests the portals out of `leaf`, which state `prev` entered; each new state that must

@@ -23,7 +23,7 @@ use crate::Progress;
 use crate::bits::Bits;
 use crate::graph::{BaseVis, Graph};
 
-use super::{Counters, Done, FlowKind, Flows, LOCKSTEP, Schedule, WakeOnPanic, work_estimate};
+use super::{Counters, Done, FlowKind, Flows, LOCKSTEP, Schedule, WakeOnPanic, WalkLimits};
 
 /// How the shards of one flow see each other's results.
 pub trait Exchange: Sync {
@@ -88,13 +88,13 @@ pub fn shard_flow(
     base: &[BaseVis],
     order: &[u32],
     kind: FlowKind,
-    walk_memory: Option<usize>,
+    limits: WalkLimits,
     shard: ShardOf,
     exchange: &dyn Exchange,
     progress: &dyn Progress,
 ) -> ShardFlow {
     let schedule = Schedule::new(graph.portals.len(), order);
-    let flows = Flows::new(graph, base, kind, walk_memory);
+    let flows = Flows::new(graph, base, kind, limits);
     let run = ShardRun {
         flows: &flows,
         schedule: &schedule,
@@ -175,7 +175,8 @@ impl ShardRun<'_> {
             usable: Self::usable(i),
         };
         let (vis, counters) = self.flows.flow_one(done, p);
-        self.progress.advance(work_estimate(&self.flows.base[p]));
+        self.progress
+            .advance(self.flows.limits.work_estimate(&self.flows.base[p]));
         self.exchange.publish(i as u32, p as u32, &vis);
         let mut out = self.out.lock().unwrap_or_else(|e| e.into_inner());
         out.counters.add(&counters);
