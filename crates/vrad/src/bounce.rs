@@ -81,9 +81,10 @@ fn trace_patches(world: &World, face: usize, options: &Options, rays: &mut u64) 
             p.hits
                 .push(gather_ray(world, face, pos, dir, bump, spacing, rays));
         }
-        if !g.is_displacement {
-            vrad_transfers(world, spacing, (pos, normal), &mut p.hits[first..]);
-        }
+        // A displacement patch receives as any other (VRAD's `MakeTransfer` does not tell them
+        // apart): a flat patch right beside it, the floor at a cliff's foot, gives it VRAD's
+        // polygon form factor, next to nothing, not its share of rays.
+        vrad_transfers(world, spacing, (pos, normal), &mut p.hits[first..]);
     }
     p
 }

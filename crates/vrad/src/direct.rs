@@ -949,7 +949,9 @@ fn blend_disp_samples(
     for t in 0..face.height {
         for s in 0..face.width {
             let (pos, normal) = disp.lifted_sample(disp_uv(face, Vec2::new(s as f32, t as f32)), face.normal);
-            weights.push(grid.weights(samples, pos, normal));
+            // The samples sit one unit along the face normal further out than VRAD's
+            // radial sees them (see `FaceSamples::build`): so does the luxel here.
+            weights.push(grid.weights(samples, pos + face.normal, normal));
         }
     }
     for range in out.iter_mut() {
@@ -981,8 +983,8 @@ impl SampleGrid {
         (p / self.radius).floor().as_ivec3()
     }
 
-    /// The samples a luxel at `pos` with `normal` blends, with their weights; the nearest
-    /// sample alone when none is near enough.
+    /// The samples a luxel at `pos` with `normal` blends, with their weights; none when none
+    /// is near enough (VRAD's `SampleRadial` then leaves the luxel's direct light black).
     fn weights(&self, samples: &FaceSamples, pos: Vec3, normal: Vec3) -> Vec<(usize, f32)> {
         let r2 = self.radius * self.radius;
         let k = self.key(pos);
@@ -1006,22 +1008,8 @@ impl SampleGrid {
                 }
             }
         }
-        if list.is_empty() {
-            list.push((nearest_sample(samples, pos), 1.0));
-        }
         list
     }
-}
-
-/// The sample nearest `pos`.
-fn nearest_sample(samples: &FaceSamples, pos: Vec3) -> usize {
-    (0..samples.pos.len())
-        .min_by(|&a, &b| {
-            samples.pos[a]
-                .distance_squared(pos)
-                .total_cmp(&samples.pos[b].distance_squared(pos))
-        })
-        .unwrap_or(0)
 }
 
 /// One style's luxel values: per luxel (per bump basis) the weighted mean of the samples
@@ -1031,6 +1019,9 @@ fn blend(style: &[Vec3], weights: &[Vec<(usize, f32)>], luxels: usize) -> Vec<Ve
     let mut blended = vec![Vec3::ZERO; style.len()];
     for (l, list) in weights.iter().enumerate() {
         let total: f32 = list.iter().map(|&(_, wt)| wt).sum();
+        if total <= 0.0 {
+            continue;
+        }
         for b in 0..bumps {
             let sum: Vec3 = list.iter().map(|&(i, wt)| style[b * luxels + i] * wt).sum();
             blended[b * luxels + l] = sum / total;

@@ -80,7 +80,10 @@ impl FaceSamples {
                             (t as f32 + 0.5) / face.height as f32,
                         );
                         let (pos, normal) = d.lifted_sample(uv, face.normal);
-                        out.pos.push(pos);
+                        // VRAD lights every sample from one unit further along the base
+                        // face's normal (`ComputeIlluminationPointAndNormalsSSE`), on top of
+                        // the push off the displaced surface.
+                        out.pos.push(pos + face.normal);
                         out.normal.push(normal);
                     }
                 }
