@@ -178,7 +178,7 @@ pub fn cut(poly: &[Vec2], axis: usize, at: f32) -> (Vec<Vec2>, Vec<Vec2>) {
 }
 
 /// The area of a polygon and its balance point (area centroid), by a fan of triangles.
-fn area_and_centre(poly: &[Vec2]) -> (f32, Vec2) {
+pub(crate) fn area_and_centre(poly: &[Vec2]) -> (f32, Vec2) {
     fan_area_centre(poly, |a, b, c| (b - a).perp_dot(c - a).abs())
 }
 
