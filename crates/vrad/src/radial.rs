@@ -192,6 +192,8 @@ const FLAT_ON_BUMPED_DISP: f32 = 0.05;
 /// A displacement's luxels (point, normal) bucketed on a grid of cells one radius wide.
 struct LuxelGrid {
     radius: f32,
+    /// The luxels' bounds grown by the radius: a sample outside reaches none.
+    reach: (Vec3, Vec3),
     luxels: Vec<(Vec3, Vec3)>,
     buckets: std::collections::HashMap<glam::IVec3, Vec<usize>>,
 }
@@ -204,8 +206,12 @@ impl LuxelGrid {
                 disp.lifted_sample(disp_uv(face, st), face.normal)
             })
             .collect();
+        let points = luxels.iter().map(|&(p, _)| p);
+        let lo = points.clone().fold(Vec3::splat(f32::MAX), Vec3::min) - Vec3::splat(radius);
+        let hi = points.fold(Vec3::splat(f32::MIN), Vec3::max) + Vec3::splat(radius);
         let mut grid = LuxelGrid {
             radius,
+            reach: (lo, hi),
             luxels,
             buckets: std::collections::HashMap::new(),
         };
@@ -249,6 +255,9 @@ impl LuxelGrid {
 
     /// The luxels a sample at `pos` facing `normal` reaches, with its weight on each.
     fn pulls(&self, pos: Vec3, normal: Vec3, scale: f32) -> Vec<Pull> {
+        if pos.cmplt(self.reach.0).any() || pos.cmpgt(self.reach.1).any() {
+            return Vec::new();
+        }
         let r2 = self.radius * self.radius;
         let k = self.key(pos);
         let mut out = Vec::new();
