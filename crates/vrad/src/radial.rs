@@ -3,7 +3,8 @@
 //! face's and those of its neighbours ([`crate::faces::face_neighbours`]) alike, so a face
 //! vbsp split, or one meeting another at a shallow angle, has no seam. A sample weighs the
 //! overlap of its cell's bounds with the luxel's 2 × 2 luxel reach over its distance to the
-//! luxel's centre (the larger of the two axes, no nearer than 0.1).
+//! luxel's centre (the larger of the two axes, no nearer than 0.1). Displacements blend the
+//! same way in world space, by VRAD's displacement radial ([`blend_disp_face`]).
 
 use glam::{Vec2, Vec3};
 use rayon::prelude::*;
