@@ -26,7 +26,7 @@ use rayon::prelude::*;
 use srcmap_trace::Tracer;
 
 use crate::faces::bump_normals;
-use crate::patches::{Grid, area_and_centre, cell_polygon, neighbours, spread, vrad_form_factor};
+use crate::patches::{Grid, area_and_centre, cell_polygon, footprints, neighbours, spread, vrad_form_factor};
 use crate::samples::{Cell, sample_point};
 use crate::sampling::cosine_dirs;
 use crate::scene::MAX_TRACE;
@@ -418,12 +418,19 @@ fn add_bounced(
 ) {
     let grids: Vec<Grid> = patches.iter().map(|p| p.grid).collect();
     let near = neighbours(&world.faces);
+    let prints: Vec<_> = (0..world.faces.len())
+        .into_par_iter()
+        .map(|i| match patches[i].hits.is_empty() {
+            true => Vec::new(),
+            false => footprints(&world.faces, &grids, &near[i], i),
+        })
+        .collect();
     let spread_faces = |light: &[Vec<Vec3>]| -> Vec<Vec<Vec3>> {
         (0..world.faces.len())
             .into_par_iter()
             .map(|i| match patches[i].hits.is_empty() || light.is_empty() {
                 true => Vec::new(),
-                false => spread(&world.faces, &grids, &near[i], i, light),
+                false => spread(&world.faces[i], &prints[i], light),
             })
             .collect()
     };

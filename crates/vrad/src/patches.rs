@@ -144,7 +144,7 @@ fn face_neighbours(
 
 /// A patch as face `target` sees it: its centre and extent in `target`'s luxel space.
 #[derive(Debug, Clone, Copy)]
-struct Footprint {
+pub(crate) struct Footprint {
     centre: Vec2,
     extent: Vec2,
 }
@@ -289,25 +289,33 @@ fn span(centre: f32, reach: f32, n: usize) -> (usize, usize) {
     (lo.min(n), hi)
 }
 
-/// Face `face`'s luxels from the per-cell `light` of its own and its neighbours' patches.
-pub(crate) fn spread(
+/// Where the patches that light face `face` (its own and its neighbours') fall in its luxel
+/// space: (source face, cell, footprint) per patch. Computed once, used for every light the
+/// patches carry ([`spread`]).
+pub(crate) fn footprints(
     faces: &[FaceGeom],
     grids: &[Grid],
     neighbours: &[u32],
     face: usize,
-    light: &[Vec<Vec3>],
-) -> Vec<Vec3> {
+) -> Vec<(usize, usize, Footprint)> {
     let g = &faces[face];
+    let sources = std::iter::once(face as u32).chain(neighbours.iter().copied());
+    sources
+        .map(|src| src as usize)
+        .flat_map(|src| {
+            (0..grids[src].len()).filter_map(move |c| {
+                footprint(&faces[src], &grids[src], c, g, src == face).map(|f| (src, c, f))
+            })
+        })
+        .collect()
+}
+
+/// Face `g`'s luxels from the per-cell `light` of the patches at `prints` ([`footprints`]).
+pub(crate) fn spread(g: &FaceGeom, prints: &[(usize, usize, Footprint)], light: &[Vec<Vec3>]) -> Vec<Vec3> {
     let mut radial = Radial::new(g);
-    for src in std::iter::once(face as u32).chain(neighbours.iter().copied()) {
-        let src = src as usize;
-        let cells = light
-            .get(src)
-            .map_or(&[][..], |l| &l[..l.len().min(grids[src].len())]);
-        for (c, l) in cells.iter().enumerate() {
-            if let Some(f) = footprint(&faces[src], &grids[src], c, g, src == face) {
-                radial.add(f, *l);
-            }
+    for &(src, c, f) in prints {
+        if let Some(l) = light.get(src).and_then(|cells| cells.get(c)) {
+            radial.add(f, *l);
         }
     }
     radial.finish()
