@@ -26,7 +26,7 @@ use rayon::prelude::*;
 use srcmap_trace::Tracer;
 
 use crate::faces::bump_normals;
-use crate::patches::{Grid, area_and_centre, cell_polygon, neighbours, spread, vrad_form_factor};
+use crate::patches::{Grid, area_and_centre, cell_polygon, footprints, neighbours, spread, vrad_form_factor};
 use crate::samples::{Cell, sample_point};
 use crate::sampling::cosine_dirs;
 use crate::scene::MAX_TRACE;
@@ -81,9 +81,10 @@ fn trace_patches(world: &World, face: usize, options: &Options, rays: &mut u64) 
             p.hits
                 .push(gather_ray(world, face, pos, dir, bump, spacing, rays));
         }
-        if !g.is_displacement {
-            vrad_transfers(world, spacing, (pos, normal), &mut p.hits[first..]);
-        }
+        // A displacement patch receives as any other (VRAD's `MakeTransfer` does not tell them
+        // apart): a flat patch right beside it, the floor at a cliff's foot, gives it VRAD's
+        // polygon form factor, next to nothing, not its share of rays.
+        vrad_transfers(world, spacing, (pos, normal), &mut p.hits[first..]);
     }
     p
 }
@@ -417,12 +418,19 @@ fn add_bounced(
 ) {
     let grids: Vec<Grid> = patches.iter().map(|p| p.grid).collect();
     let near = neighbours(&world.faces);
+    let prints: Vec<_> = (0..world.faces.len())
+        .into_par_iter()
+        .map(|i| match patches[i].hits.is_empty() {
+            true => Vec::new(),
+            false => footprints(&world.faces, &grids, &near[i], i),
+        })
+        .collect();
     let spread_faces = |light: &[Vec<Vec3>]| -> Vec<Vec<Vec3>> {
         (0..world.faces.len())
             .into_par_iter()
             .map(|i| match patches[i].hits.is_empty() || light.is_empty() {
                 true => Vec::new(),
-                false => spread(&world.faces, &grids, &near[i], i, light),
+                false => spread(&world.faces[i], &prints[i], light),
             })
             .collect()
     };

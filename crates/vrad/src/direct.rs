@@ -5,10 +5,9 @@ use glam::{Vec2, Vec3};
 use rayon::prelude::*;
 use srcmap_trace::{ParallelOrigins, ParallelRays, Tracer};
 
-use crate::displacement::DispSurface;
 use crate::faces::{FaceGeom, bump_normals};
 use crate::lights::{Light, LightKind, SUN_PROBES};
-use crate::samples::{FaceSamples, disp_uv};
+use crate::samples::FaceSamples;
 use crate::sampling::sphere_directions;
 use crate::sampling::toward;
 use crate::scene::{MAX_TRACE, SKY};
@@ -597,8 +596,8 @@ impl<'a> DirectLight<'a> {
         }
     }
 
-    /// Every light at every luxel of face `index`, displacement samples blended, edges
-    /// supersampled; one [`FaceLight`] per range.
+    /// Every light at every sample of face `index`, edges supersampled; one [`FaceLight`]
+    /// per range (samples, which [`crate::radial::blend_faces`] turns into luxels).
     fn light_face(&self, index: usize) -> Vec<FaceLight> {
         let mut work = FaceWork::new(self.world, index, self.ranges.len());
         let mut sky_ambients: SkyAmbients = Vec::new();
@@ -609,9 +608,6 @@ impl<'a> DirectLight<'a> {
             if let Some(sky) = self.light_luxels(&mut work, light, light_cluster, &intensities) {
                 sky_ambients.push((li, sky));
             }
-        }
-        if let Some(disp) = self.world.disps[index].as_ref() {
-            blend_disp_samples(work.face, disp, work.samples, &mut work.out);
         }
         if self.supersample && !work.face.is_displacement {
             self.supersample_edges(&mut work, &sky_ambients);
@@ -946,121 +942,6 @@ fn sky_open_through_textures(
         .iter()
         .map(|&o| reaches_sky(&scene, sky, shadows.sky3d, Vec3::from(o), d))
         .collect()
-}
-
-/// VRAD lights a displacement at sample points between its luxels, then gives each luxel
-/// (on the surface at its grid point) the weighted mean of the samples within a radius of
-/// 2.2 luxel diagonals: weight `(1 - d²/r²) × (sample normal · luxel normal)`, samples
-/// facing more than ~81° away left out (`BuildLuxelRadial`). `out` holds sample values on
-/// entry, luxel values on return. (VRAD also takes samples of neighbouring faces; not here.)
-fn blend_disp_samples(
-    face: &FaceGeom,
-    disp: &DispSurface,
-    samples: &FaceSamples,
-    out: &mut [Vec<Vec<Vec3>>],
-) {
-    let luxels = face.width * face.height;
-    if samples.pos.len() != luxels || luxels == 0 {
-        return;
-    }
-    let luxels_per_unit = Vec3::from_slice(&face.vecs[0][..3]).length();
-    if luxels_per_unit <= 0.0 {
-        return;
-    }
-    let radius = (std::f32::consts::SQRT_2 * 2.2 / luxels_per_unit).min(512.0);
-    let grid = SampleGrid::new(samples, radius);
-    let mut weights: Vec<Vec<(usize, f32)>> = Vec::with_capacity(luxels);
-    for t in 0..face.height {
-        for s in 0..face.width {
-            let (pos, normal) = disp.lifted_sample(disp_uv(face, Vec2::new(s as f32, t as f32)), face.normal);
-            weights.push(grid.weights(samples, pos, normal));
-        }
-    }
-    for range in out.iter_mut() {
-        for style in range.iter_mut() {
-            *style = blend(style, &weights, luxels);
-        }
-    }
-}
-
-/// A displacement's samples bucketed on a grid of cells one radius wide.
-struct SampleGrid {
-    radius: f32,
-    buckets: std::collections::HashMap<glam::IVec3, Vec<usize>>,
-}
-
-impl SampleGrid {
-    fn new(samples: &FaceSamples, radius: f32) -> Self {
-        let mut grid = SampleGrid {
-            radius,
-            buckets: std::collections::HashMap::new(),
-        };
-        for (i, &p) in samples.pos.iter().enumerate() {
-            grid.buckets.entry(grid.key(p)).or_default().push(i);
-        }
-        grid
-    }
-
-    fn key(&self, p: Vec3) -> glam::IVec3 {
-        (p / self.radius).floor().as_ivec3()
-    }
-
-    /// The samples a luxel at `pos` with `normal` blends, with their weights; the nearest
-    /// sample alone when none is near enough.
-    fn weights(&self, samples: &FaceSamples, pos: Vec3, normal: Vec3) -> Vec<(usize, f32)> {
-        let r2 = self.radius * self.radius;
-        let k = self.key(pos);
-        let mut list = Vec::new();
-        for dz in -1..=1 {
-            for dy in -1..=1 {
-                for dx in -1..=1 {
-                    let Some(b) = self.buckets.get(&(k + glam::IVec3::new(dx, dy, dz))) else {
-                        continue;
-                    };
-                    for &i in b {
-                        let dot = samples.normal[i].dot(normal);
-                        if dot < 0.15 {
-                            continue;
-                        }
-                        let influence = 1.0 - samples.pos[i].distance_squared(pos) / r2;
-                        if influence > 0.0 {
-                            list.push((i, influence * dot));
-                        }
-                    }
-                }
-            }
-        }
-        if list.is_empty() {
-            list.push((nearest_sample(samples, pos), 1.0));
-        }
-        list
-    }
-}
-
-/// The sample nearest `pos`.
-fn nearest_sample(samples: &FaceSamples, pos: Vec3) -> usize {
-    (0..samples.pos.len())
-        .min_by(|&a, &b| {
-            samples.pos[a]
-                .distance_squared(pos)
-                .total_cmp(&samples.pos[b].distance_squared(pos))
-        })
-        .unwrap_or(0)
-}
-
-/// One style's luxel values: per luxel (per bump basis) the weighted mean of the samples
-/// `weights` lists.
-fn blend(style: &[Vec3], weights: &[Vec<(usize, f32)>], luxels: usize) -> Vec<Vec3> {
-    let bumps = style.len() / luxels;
-    let mut blended = vec![Vec3::ZERO; style.len()];
-    for (l, list) in weights.iter().enumerate() {
-        let total: f32 = list.iter().map(|&(_, wt)| wt).sum();
-        for b in 0..bumps {
-            let sum: Vec3 = list.iter().map(|&(i, wt)| style[b * luxels + i] * wt).sum();
-            blended[b * luxels + l] = sum / total;
-        }
-    }
-    blended
 }
 
 /// Where supersampling takes a sample's sub-samples along each axis, in luxels from it

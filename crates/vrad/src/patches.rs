@@ -144,35 +144,57 @@ fn face_neighbours(
 
 /// A patch as face `target` sees it: its centre and extent in `target`'s luxel space.
 #[derive(Debug, Clone, Copy)]
-struct Footprint {
+pub(crate) struct Footprint {
     centre: Vec2,
     extent: Vec2,
 }
 
 /// Cell `c` of `grid` on face `source`, in face `target`'s luxel space (through world space
-/// on the base plane, as VRAD maps a neighbour's patch winding).
-fn footprint(source: &FaceGeom, grid: &Grid, c: usize, target: &FaceGeom, same: bool) -> Footprint {
-    let (lo, hi) = grid.bounds(c);
-    if same {
-        return Footprint {
-            centre: grid.centre(c),
-            extent: (hi - lo).max(Vec2::ONE),
-        };
+/// on the base plane, as VRAD maps a neighbour's patch winding). On a flat face it is VRAD's
+/// patch: the piece of the face over the cell, centred on its balance point and spanning its
+/// bounds (a sliver face's patches reach only the luxels near it); `None` where the face
+/// misses the cell, which VRAD has no patch for.
+fn footprint(source: &FaceGeom, grid: &Grid, c: usize, target: &FaceGeom, same: bool) -> Option<Footprint> {
+    let piece = if source.is_displacement {
+        let (lo, hi) = grid.bounds(c);
+        vec![lo, Vec2::new(hi.x, lo.y), hi, Vec2::new(lo.x, hi.y)]
+    } else {
+        cell_piece(source, grid, c)
+    };
+    if piece.len() < 3 {
+        return None;
     }
-    let to_target = |st: Vec2| target.world_to_luxel(source.luxel_to_world(st.x, st.y));
-    let corners = [lo, Vec2::new(hi.x, lo.y), hi, Vec2::new(lo.x, hi.y)].map(to_target);
+    let to_target = |st: Vec2| match same {
+        true => st,
+        false => target.world_to_luxel(source.luxel_to_world(st.x, st.y)),
+    };
+    let corners: Vec<Vec2> = piece.iter().map(|&st| to_target(st)).collect();
     let min = corners.iter().copied().fold(Vec2::splat(f32::MAX), Vec2::min);
     let max = corners.iter().copied().fold(Vec2::splat(f32::MIN), Vec2::max);
-    Footprint {
-        centre: to_target(grid.centre(c)),
+    Some(Footprint {
+        centre: to_target(crate::samples::area_and_centre(&piece).1),
         extent: (max - min).max(Vec2::ONE),
-    }
+    })
 }
 
 /// The part of face `g` over cell `c` of its `grid` (the edge cells reaching to the face's
 /// edges), as a world-space polygon wound as Valve winds faces (clockwise seen from the
 /// front): VRAD's patch winding, for [`vrad_form_factor`]. Empty where the face misses it.
 pub(crate) fn cell_polygon(g: &FaceGeom, grid: &Grid, c: usize) -> Vec<Vec3> {
+    let piece = cell_piece(g, grid, c);
+    let mut poly: Vec<Vec3> = piece.iter().map(|st| g.luxel_to_world(st.x, st.y)).collect();
+    if poly.len() < 3 {
+        return Vec::new();
+    }
+    if (poly[1] - poly[0]).cross(poly[2] - poly[1]).dot(g.normal) > 0.0 {
+        poly.reverse();
+    }
+    poly
+}
+
+/// The part of face `g` over cell `c` of its `grid`, in luxel space (the edge cells reaching
+/// to the face's edges); empty where the face misses it.
+fn cell_piece(g: &FaceGeom, grid: &Grid, c: usize) -> Vec<Vec2> {
     let (lo, hi) = grid.bounds(c);
     let index = [c % grid.cols.count, c / grid.cols.count];
     let counts = [grid.cols.count, grid.rows.count];
@@ -185,14 +207,7 @@ pub(crate) fn cell_polygon(g: &FaceGeom, grid: &Grid, c: usize) -> Vec<Vec3> {
             piece = cut(&piece, axis, hi[axis]).0;
         }
     }
-    let mut poly: Vec<Vec3> = piece.iter().map(|st| g.luxel_to_world(st.x, st.y)).collect();
-    if poly.len() < 3 {
-        return Vec::new();
-    }
-    if (poly[1] - poly[0]).cross(poly[2] - poly[1]).dot(g.normal) > 0.0 {
-        poly.reverse();
-    }
-    poly
+    piece
 }
 
 /// A planar convex polygon's area and balance point (area centroid).
@@ -256,13 +271,13 @@ impl Radial {
         }
     }
 
-    /// Weighted means; a luxel no patch reaches takes `fallback` of its nearest own cell.
-    fn finish(self, fallback: impl Fn(usize) -> Vec3) -> Vec<Vec3> {
+    /// Weighted means; a luxel no patch reaches gets no bounced light (VRAD's `SampleRadial`
+    /// on a patch radial: off a sliver face's patches its luxels stay black).
+    fn finish(self) -> Vec<Vec3> {
         self.light
             .iter()
             .zip(&self.weight)
-            .enumerate()
-            .map(|(l, (v, w))| if *w > 1e-6 { *v / *w } else { fallback(l) })
+            .map(|(v, w)| if *w > 1e-6 { *v / *w } else { Vec3::ZERO })
             .collect()
     }
 }
@@ -274,31 +289,36 @@ fn span(centre: f32, reach: f32, n: usize) -> (usize, usize) {
     (lo.min(n), hi)
 }
 
-/// Face `face`'s luxels from the per-cell `light` of its own and its neighbours' patches.
-pub(crate) fn spread(
+/// Where the patches that light face `face` (its own and its neighbours') fall in its luxel
+/// space: (source face, cell, footprint) per patch. Computed once, used for every light the
+/// patches carry ([`spread`]).
+pub(crate) fn footprints(
     faces: &[FaceGeom],
     grids: &[Grid],
     neighbours: &[u32],
     face: usize,
-    light: &[Vec<Vec3>],
-) -> Vec<Vec3> {
+) -> Vec<(usize, usize, Footprint)> {
     let g = &faces[face];
+    let sources = std::iter::once(face as u32).chain(neighbours.iter().copied());
+    sources
+        .map(|src| src as usize)
+        .flat_map(|src| {
+            (0..grids[src].len()).filter_map(move |c| {
+                footprint(&faces[src], &grids[src], c, g, src == face).map(|f| (src, c, f))
+            })
+        })
+        .collect()
+}
+
+/// Face `g`'s luxels from the per-cell `light` of the patches at `prints` ([`footprints`]).
+pub(crate) fn spread(g: &FaceGeom, prints: &[(usize, usize, Footprint)], light: &[Vec<Vec3>]) -> Vec<Vec3> {
     let mut radial = Radial::new(g);
-    for src in std::iter::once(face as u32).chain(neighbours.iter().copied()) {
-        let src = src as usize;
-        let cells = light
-            .get(src)
-            .map_or(&[][..], |l| &l[..l.len().min(grids[src].len())]);
-        for (c, l) in cells.iter().enumerate() {
-            radial.add(footprint(&faces[src], &grids[src], c, g, src == face), *l);
+    for &(src, c, f) in prints {
+        if let Some(l) = light.get(src).and_then(|cells| cells.get(c)) {
+            radial.add(f, *l);
         }
     }
-    let own = &grids[face];
-    radial.finish(|l| {
-        let st = Vec2::new((l % g.width) as f32, (l / g.width) as f32);
-        let cells = light.get(face).map_or(&[][..], |l| &l[..]);
-        cells.get(own.cell_at(st)).copied().unwrap_or(Vec3::ZERO)
-    })
+    radial.finish()
 }
 
 #[cfg(test)]

@@ -3,13 +3,15 @@
 //! face's and those of its neighbours ([`crate::faces::face_neighbours`]) alike, so a face
 //! vbsp split, or one meeting another at a shallow angle, has no seam. A sample weighs the
 //! overlap of its cell's bounds with the luxel's 2 × 2 luxel reach over its distance to the
-//! luxel's centre (the larger of the two axes, no nearer than 0.1).
+//! luxel's centre (the larger of the two axes, no nearer than 0.1). Displacements blend the
+//! same way in world space, by VRAD's displacement radial ([`blend_disp_face`]).
 
 use glam::{Vec2, Vec3};
 use rayon::prelude::*;
 
+use crate::displacement::DispSurface;
 use crate::faces::FaceGeom;
-use crate::samples::Cell;
+use crate::samples::{Cell, FaceSamples, disp_uv};
 use crate::world::{FaceLight, World};
 
 /// Below this total weight a luxel has no sample (and stays black, VRAD's default).
@@ -54,10 +56,13 @@ pub(crate) fn blend_faces(world: &World, per_face: Vec<Vec<FaceLight>>) -> Vec<V
         .into_par_iter()
         .map(|f| {
             let face = &world.faces[f];
-            if !face.lit || face.is_displacement || world.samples[f].cells.is_empty() {
-                return per_face[f].clone();
+            match (face.lit, world.disps[f].as_ref()) {
+                (true, Some(disp)) => blend_disp_face(world, f, disp, &per_face),
+                (true, None) if !face.is_displacement && !world.samples[f].cells.is_empty() => {
+                    blend_face(world, f, &per_face)
+                }
+                _ => per_face[f].clone(),
             }
-            blend_face(world, f, &per_face)
         })
         .collect()
 }
@@ -68,6 +73,8 @@ struct Source {
     /// That face's luxel count and whether it is bump-mapped (how its samples are laid out).
     luxels: usize,
     bumped: bool,
+    /// Weight share of a flat sample in each bump basis of a bump-mapped face.
+    flat_into_bump: f32,
     /// Per sample (cell index), its pulls.
     pulls: Vec<(usize, Vec<Pull>)>,
 }
@@ -122,6 +129,7 @@ fn source(
         face: from.0,
         luxels: from.1.luxel_count(),
         bumped: from.1.bumped,
+        flat_into_bump: FLAT_INTO_BUMP,
         pulls: Vec::new(),
     };
     for (i, c) in cells.iter().enumerate() {
@@ -136,6 +144,148 @@ fn source(
         }
     }
     out
+}
+
+/// Face `f`'s luxels on displacement `disp` (VRAD's displacement `BuildLuxelRadial`): each
+/// luxel, on the surface at its grid point, is the weighted mean of the samples within 2.2
+/// luxel diagonals of it, its own face's and its neighbours' ([`crate::faces::face_neighbours`]:
+/// every face sharing a vertex, flat or not), weight `(1 - d²/r²) × (sample normal · luxel
+/// normal)`, samples facing more than ~81° away left out; a flat neighbour counts 1/20 on a
+/// bump-mapped displacement. A luxel no sample reaches stays black. One [`FaceLight`] per range.
+fn blend_disp_face(
+    world: &World,
+    f: usize,
+    disp: &DispSurface,
+    per_face: &[Vec<FaceLight>],
+) -> Vec<FaceLight> {
+    let face = &world.faces[f];
+    let luxels_per_unit = Vec3::from_slice(&face.vecs[0][..3]).length();
+    if luxels_per_unit <= 0.0 || world.samples[f].pos.len() != face.luxel_count() {
+        return per_face[f].clone();
+    }
+    let radius = (std::f32::consts::SQRT_2 * 2.2 / luxels_per_unit).min(MAX_DISP_SAMPLE_RADIUS);
+    let grid = LuxelGrid::new(face, disp, radius);
+    let sources: Vec<Source> = std::iter::once(f)
+        .chain(face.neighbours.iter().map(|&n| n as usize))
+        .filter(|&n| world.faces[n].lit)
+        .map(|n| grid.source(face, n, &world.faces[n], &world.samples[n]))
+        .collect();
+    per_face[f]
+        .iter()
+        .enumerate()
+        .map(|(r, own)| FaceLight {
+            styles: own.styles.clone(),
+            samples: (own.styles.iter())
+                .map(|&style| blend_style(face, style, &sources, |n| &per_face[n][r]))
+                .collect(),
+        })
+        .collect()
+}
+
+/// VRAD's `g_flMaxDispSampleSize`: the most a displacement sample reaches.
+const MAX_DISP_SAMPLE_RADIUS: f32 = 512.0;
+/// A sample counts for a displacement luxel only when their normals' dot product is at least
+/// this (VRAD's `AddSampleLightToRadial`).
+const DISP_MIN_DOT: f32 = 0.15;
+/// Weight of a flat face's sample on a bump-mapped displacement's luxels.
+const FLAT_ON_BUMPED_DISP: f32 = 0.05;
+
+/// A displacement's luxels (point, normal) bucketed on a grid of cells one radius wide.
+struct LuxelGrid {
+    radius: f32,
+    /// The luxels' bounds grown by the radius: a sample outside reaches none.
+    reach: (Vec3, Vec3),
+    luxels: Vec<(Vec3, Vec3)>,
+    buckets: std::collections::HashMap<glam::IVec3, Vec<usize>>,
+}
+
+impl LuxelGrid {
+    fn new(face: &FaceGeom, disp: &DispSurface, radius: f32) -> LuxelGrid {
+        let luxels: Vec<(Vec3, Vec3)> = (0..face.luxel_count())
+            .map(|l| {
+                let st = Vec2::new((l % face.width) as f32, (l / face.width) as f32);
+                disp.lifted_sample(disp_uv(face, st), face.normal)
+            })
+            .collect();
+        let points = luxels.iter().map(|&(p, _)| p);
+        let lo = points.clone().fold(Vec3::splat(f32::MAX), Vec3::min) - Vec3::splat(radius);
+        let hi = points.fold(Vec3::splat(f32::MIN), Vec3::max) + Vec3::splat(radius);
+        let mut grid = LuxelGrid {
+            radius,
+            reach: (lo, hi),
+            luxels,
+            buckets: std::collections::HashMap::new(),
+        };
+        for (l, &(p, _)) in grid.luxels.iter().enumerate() {
+            grid.buckets.entry(grid.key(p)).or_default().push(l);
+        }
+        grid
+    }
+
+    fn key(&self, p: Vec3) -> glam::IVec3 {
+        (p / self.radius).floor().as_ivec3()
+    }
+
+    /// The pulls of face `n`'s samples on the luxels. A sample's point is VRAD's: on a flat
+    /// face on its plane, on a displacement pushed off the surface (both without the extra
+    /// unit along the face normal [`FaceSamples`] lights them from).
+    fn source(&self, face: &FaceGeom, n: usize, other: &FaceGeom, samples: &FaceSamples) -> Source {
+        let scale = if face.bumped && !other.bumped {
+            FLAT_ON_BUMPED_DISP
+        } else {
+            1.0
+        };
+        let pulls = (0..samples.pos.len())
+            .filter(|&i| samples.holds(i))
+            .map(|i| {
+                (
+                    i,
+                    self.pulls(samples.pos[i] - other.normal, samples.normal[i], scale),
+                )
+            })
+            .filter(|(_, list)| !list.is_empty())
+            .collect();
+        Source {
+            face: n,
+            luxels: other.luxel_count(),
+            bumped: other.bumped,
+            flat_into_bump: 1.0,
+            pulls,
+        }
+    }
+
+    /// The luxels a sample at `pos` facing `normal` reaches, with its weight on each.
+    fn pulls(&self, pos: Vec3, normal: Vec3, scale: f32) -> Vec<Pull> {
+        if pos.cmplt(self.reach.0).any() || pos.cmpgt(self.reach.1).any() {
+            return Vec::new();
+        }
+        let r2 = self.radius * self.radius;
+        let k = self.key(pos);
+        let mut out = Vec::new();
+        for dz in -1..=1 {
+            for dy in -1..=1 {
+                for dx in -1..=1 {
+                    for &l in self
+                        .buckets
+                        .get(&(k + glam::IVec3::new(dx, dy, dz)))
+                        .into_iter()
+                        .flatten()
+                    {
+                        let (at, luxel_normal) = self.luxels[l];
+                        let dot = normal.dot(luxel_normal);
+                        let influence = 1.0 - pos.distance_squared(at) / r2;
+                        if dot >= DISP_MIN_DOT && influence > 0.0 {
+                            out.push(Pull {
+                                luxel: l,
+                                weight: influence * dot * scale,
+                            });
+                        }
+                    }
+                }
+            }
+        }
+        out
+    }
 }
 
 /// One style's luxels (bump-major, as [`FaceLight::samples`]): the weighted mean of the
@@ -165,7 +315,7 @@ fn blend_style<'a>(
                     let (from, w) = match (b, src_bumped) {
                         (_, true) => (b * src_luxels + cell, p.weight),
                         (0, false) => (*cell, p.weight),
-                        (_, false) => (*cell, p.weight * FLAT_INTO_BUMP),
+                        (_, false) => (*cell, p.weight * src.flat_into_bump),
                     };
                     sum[b * luxels + p.luxel] += values[from] * w;
                 }

@@ -80,7 +80,10 @@ impl FaceSamples {
                             (t as f32 + 0.5) / face.height as f32,
                         );
                         let (pos, normal) = d.lifted_sample(uv, face.normal);
-                        out.pos.push(pos);
+                        // VRAD lights every sample from one unit further along the base
+                        // face's normal (`ComputeIlluminationPointAndNormalsSSE`), on top of
+                        // the push off the displaced surface.
+                        out.pos.push(pos + face.normal);
                         out.normal.push(normal);
                     }
                 }
@@ -175,7 +178,7 @@ pub fn cut(poly: &[Vec2], axis: usize, at: f32) -> (Vec<Vec2>, Vec<Vec2>) {
 }
 
 /// The area of a polygon and its balance point (area centroid), by a fan of triangles.
-fn area_and_centre(poly: &[Vec2]) -> (f32, Vec2) {
+pub(crate) fn area_and_centre(poly: &[Vec2]) -> (f32, Vec2) {
     fan_area_centre(poly, |a, b, c| (b - a).perp_dot(c - a).abs())
 }
 
