@@ -76,13 +76,13 @@ pub fn vmf_to_vmap(job: &MapconvJob) -> Result<MapconvReport, DriverError> {
     })
 }
 
+/// Texture width and height by material name (lower case).
+type TextureSizes = HashMap<String, [f64; 2]>;
+
 /// Each material's texture size where the game's content or the material table knows it
 /// (by the name as the VMF writes it, lower case), and the materials neither knows (they keep
 /// 512 × 512). Nothing is looked up when neither was given.
-fn texture_sizes(
-    vmf: &Vmf,
-    job: &MapconvJob,
-) -> Result<(HashMap<String, [f64; 2]>, BTreeSet<String>), DriverError> {
+fn texture_sizes(vmf: &Vmf, job: &MapconvJob) -> Result<(TextureSizes, BTreeSet<String>), DriverError> {
     let mut sizes = HashMap::new();
     let mut unknown = BTreeSet::new();
     if job.game.is_none() && job.materials.is_none() {
