@@ -23,6 +23,14 @@ pub struct ConvertArgs {
     /// spawns become `info_player_spawn`).
     #[arg(long, value_parser = ["cs2"])]
     pub game_classes: Option<String>,
+    /// VMF to VMAP: a game directory (with gameinfo.txt) whose materials give each texture's
+    /// size, for texture coordinates (Valve's -game); without it or --materials, 512 × 512.
+    #[arg(long)]
+    pub game: Option<PathBuf>,
+    /// VMF to VMAP: a material table (`srcmap materials extract`) for texture sizes, consulted
+    /// after --game.
+    #[arg(long)]
+    pub materials: Option<PathBuf>,
     /// VMF ↔ VMAP: print the conversion's report (counts, areas per material, warnings) as JSON.
     #[arg(long)]
     pub json: bool,
@@ -49,6 +57,8 @@ pub fn convert_map(
             Some("cs2") => srcmap_mapconv::ClassRenames::Cs2,
             _ => srcmap_mapconv::ClassRenames::None,
         },
+        game: args.game.clone(),
+        materials: args.materials.clone(),
     };
     let report = run(&job)?;
     if args.json {
