@@ -614,6 +614,8 @@ mod tests {
             decompress: false,
             encoding: None,
             game_classes: None,
+            game: None,
+            materials: None,
             json: false,
         };
         convert(&args, &data).unwrap();
@@ -631,6 +633,8 @@ mod tests {
             decompress: true,
             encoding: None,
             game_classes: None,
+            game: None,
+            materials: None,
             json: false,
         };
         convert(&args, &pdata).unwrap();
