@@ -90,16 +90,7 @@ fn blend_face(world: &World, f: usize, per_face: &[Vec<FaceLight>]) -> Vec<FaceL
             sources.push(neighbour_source(face, other, n, &world.samples[n].cells));
         }
     }
-    per_face[f]
-        .iter()
-        .enumerate()
-        .map(|(r, own)| FaceLight {
-            styles: own.styles.clone(),
-            samples: (own.styles.iter())
-                .map(|&style| blend_style(face, style, &sources, |n| &per_face[n][r]))
-                .collect(),
-        })
-        .collect()
+    blended(face, f, &sources, per_face)
 }
 
 /// The pulls of a face's own samples.
@@ -170,16 +161,7 @@ fn blend_disp_face(
         .filter(|&n| world.faces[n].lit)
         .map(|n| grid.source(face, n, &world.faces[n], &world.samples[n]))
         .collect();
-    per_face[f]
-        .iter()
-        .enumerate()
-        .map(|(r, own)| FaceLight {
-            styles: own.styles.clone(),
-            samples: (own.styles.iter())
-                .map(|&style| blend_style(face, style, &sources, |n| &per_face[n][r]))
-                .collect(),
-        })
-        .collect()
+    blended(face, f, &sources, per_face)
 }
 
 /// VRAD's `g_flMaxDispSampleSize`: the most a displacement sample reaches.
@@ -291,6 +273,20 @@ impl LuxelGrid {
 /// One style's luxels (bump-major, as [`FaceLight::samples`]): the weighted mean of the
 /// samples of that style pulling on each; a source without the style adds nothing. A flat
 /// source's sample goes into each bump basis too, at 1/√3 of its weight.
+/// Face `f`'s light in every range, each of its styles blended from `sources`.
+fn blended(face: &FaceGeom, f: usize, sources: &[Source], per_face: &[Vec<FaceLight>]) -> Vec<FaceLight> {
+    per_face[f]
+        .iter()
+        .enumerate()
+        .map(|(r, own)| FaceLight {
+            styles: own.styles.clone(),
+            samples: (own.styles.iter())
+                .map(|&style| blend_style(face, style, sources, |n| &per_face[n][r]))
+                .collect(),
+        })
+        .collect()
+}
+
 fn blend_style<'a>(
     face: &FaceGeom,
     style: u8,
