@@ -29,6 +29,19 @@ pub struct Area {
 }
 
 impl Area {
+    /// A flat area at height 0 over one node, listed `order`-th with its own extent (tests).
+    #[cfg(test)]
+    pub(crate) fn flat(min: [f32; 2], max: [f32; 2], order: u32) -> Area {
+        Area {
+            min,
+            max,
+            z: [0.0; 4],
+            attributes: 0,
+            nodes: vec![0],
+            listing: crate::grid::Listing { order, min, max },
+        }
+    }
+
     /// The normal of the plane through the NW, NE and SW corners.
     pub fn normal(&self) -> Vec3 {
         let nw = Vec3::new(self.min[0], self.min[1], self.z[0]);

@@ -169,18 +169,10 @@ fn in_sight(eyes: &Eyes<'_, '_>, (eye, cluster): (Vec3, Option<usize>), w: &Watc
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::grid::Listing;
     use crate::nodes::EAST;
 
     fn area(min: [f32; 2], max: [f32; 2]) -> Area {
-        Area {
-            min,
-            max,
-            z: [0.0; 4],
-            attributes: 0,
-            nodes: vec![0],
-            listing: Listing { order: 0, min, max },
-        }
+        Area::flat(min, max, 0)
     }
 
     #[test]

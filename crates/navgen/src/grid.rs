@@ -67,14 +67,7 @@ mod tests {
     use super::*;
 
     fn area(min: [f32; 2], max: [f32; 2], order: u32) -> Area {
-        Area {
-            min,
-            max,
-            z: [0.0; 4],
-            attributes: 0,
-            nodes: vec![0],
-            listing: Listing { order, min, max },
-        }
+        Area::flat(min, max, order)
     }
 
     #[test]

@@ -254,17 +254,9 @@ fn sniper_class(sight: &Sight<'_, '_>, targets: &[Target]) -> u8 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::grid::Listing;
 
     fn area(min: [f32; 2], max: [f32; 2]) -> Area {
-        Area {
-            min,
-            max,
-            z: [0.0; 4],
-            attributes: 0,
-            nodes: vec![0],
-            listing: Listing { order: 0, min, max },
-        }
+        Area::flat(min, max, 0)
     }
 
     #[test]
