@@ -430,13 +430,16 @@ fn read_light(r: &mut Reader<'_>) -> std::result::Result<FaceLight, ReadError> {
     for _ in &styles {
         let n = r.u32()?;
         let n = r.check_count(n.into(), 12)?;
-        samples.push(
-            (0..n)
-                .map(|_| r.vec3().map(Vec3::from))
-                .collect::<std::result::Result<_, _>>()?,
-        );
+        // In one slice: read value by value, the merge spent a tenth of its time here.
+        samples.push(r.bytes(n * 12)?.chunks_exact(12).map(le_vec3).collect());
     }
     Ok(FaceLight { styles, samples })
+}
+
+/// Three little-endian f32 from 12 bytes.
+fn le_vec3(b: &[u8]) -> Vec3 {
+    let f = |i: usize| f32::from_le_bytes([b[i], b[i + 1], b[i + 2], b[i + 3]]);
+    Vec3::new(f(0), f(4), f(8))
 }
 
 fn read_hit(r: &mut Reader<'_>) -> std::result::Result<HitRef, ReadError> {
