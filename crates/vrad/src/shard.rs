@@ -2,15 +2,16 @@
 //!
 //! Shard `I` of `N` ([`light_shard`]) computes direct light and the bounce gather rays of the
 //! lit faces `f` with `f % N == I`: the shadow rays, the sky and sun tables' rays from those
-//! faces' luxels, the supersampling, and the bounce rays of their patches. That is nearly all
-//! of lighting's tracing. Its part ([`ShardPayload`]) holds each of its faces' light per range,
-//! not yet blended across faces, and each face's recorded gather hits.
+//! faces' luxels, the supersampling, and the bounce rays of their patches; and the ambient-cube
+//! rays of the leaves `l` with `l % N == I` (they meet only geometry). That is nearly all of
+//! lighting's tracing. Its part ([`ShardPayload`]) holds each of its faces' light per range,
+//! not yet blended across faces, each face's recorded gather hits and each leaf's cube rays.
 //!
 //! The merge ([`relight_merged`]) rebuilds the geometry, puts the shards' light and rays
 //! together, blends light across faces (it reads neighbours, so it cannot run in a shard) and
 //! runs everything after as one machine does: the bounce passes, which trace no ray (each is a
-//! gather over the recorded hits, so they are not worth a round of parts each), ambient
-//! cubes, the lightmaps and the props. Each face's light and rays are computed exactly as one
+//! gather over the recorded hits, so they are not worth a round of parts each), the ambient
+//! cubes (shading the recorded rays), the lightmaps and the props. Each face's light and rays are computed exactly as one
 //! machine computes them, so the merged BSP is one machine's, byte for byte.
 
 use glam::Vec3;
