@@ -11,6 +11,8 @@ use srcmap_bsp::flags::Contents;
 use srcmap_trace::{Hit, Tracer};
 
 use crate::lights::{Light, LightKind};
+use rayon::prelude::*;
+
 use crate::sampling::{sphere_directions, toward};
 use crate::scene::{MAX_TRACE, SKY};
 use crate::tree::Tree;
@@ -40,118 +42,277 @@ pub fn in_ambient_cube(light: &Light) -> bool {
         && light.intensity.max_element() / 255.0 / (512.0 * 512.0) < 0.005
 }
 
-/// The direct light of the ambient-cube texture lights at `pos`, added to `cube`
-/// (`AddEmitSurfaceLights`: cos at the patch / distance², spread over the box sides facing it).
-fn add_surface_lights(world: &World, lights: &[&Light], pos: Vec3, cube: &mut [Vec3; 6], rays: &mut u64) {
-    for light in lights {
-        let Some((dist2, dist, dir)) = toward(pos, light.origin, 1e-6) else {
-            continue;
-        };
-        let dot2 = -dir.dot(light.normal);
-        if dot2 <= 0.001 {
-            continue;
-        }
-        *rays += 1;
-        if world
-            .occluders
-            .occluded(pos.to_array(), dir.to_array(), dist - 0.05)
-        {
-            continue;
-        }
-        let ratio = dot2 / dist2;
-        for (side, axis) in cube.iter_mut().zip(BOX_DIRS) {
-            let t = axis.dot(dir);
-            if t > 0.0 {
-                *side += light.intensity / 255.0 * (t * ratio);
-            }
-        }
-    }
+/// Where one ambient ray went: nowhere that sends light, the sky, or a luxel of a lit face.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) enum CubeRay {
+    Nothing,
+    Sky,
+    Luxel { face: u32, luxel: u32 },
+}
+
+/// One sample point's traced rays: the point, its place in the leaf's bounds (0-255 per
+/// axis), per direction where the ray went, and the lights (indices into the run's lights)
+/// that reach it unoccluded.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct SampleRays {
+    pub pos: Vec3,
+    pub frac: [u8; 3],
+    pub rays: Vec<CubeRay>,
+    pub lights: Vec<u32>,
+}
+
+/// The traced rays of one leaf's sample points (none in solid or outside every cluster).
+/// Tracing needs only the geometry, so it can run before the lightmaps are final (in a
+/// shard); shading them ([`CubeShader`]) reads the lightmaps.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub(crate) struct LeafRays {
+    pub samples: Vec<SampleRays>,
 }
 
 const BOX_DIRS: [Vec3; 6] = [Vec3::X, Vec3::NEG_X, Vec3::Y, Vec3::NEG_Y, Vec3::Z, Vec3::NEG_Z];
 
+/// The directions light is gathered from at each sample point.
+pub(crate) fn cube_directions(quality: Quality) -> Vec<Vec3> {
+    sphere_directions(match quality {
+        Quality::Fast => 40,
+        Quality::Normal => 162,
+        Quality::Final => 324,
+    })
+}
+
+/// Per leaf, its ambient cubes for one range: from `traced` rays (one machine's or the
+/// shards') where given, else traced here.
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn leaf_ambient(
     bsp: &Bsp,
     world: &World,
     facelights: &[FaceLight],
     lights: &[Light],
+    traced: Option<&[LeafRays]>,
     options: &Options,
     progress: &dyn Progress,
     counters: &Counters,
 ) -> Vec<LeafCubes> {
-    let dirs = sphere_directions(match options.quality {
-        Quality::Fast => 40,
-        Quality::Normal => 162,
-        Quality::Final => 324,
-    });
-    let sampler = CubeSampler::new(world, facelights, lights, &dirs, options.quality);
-    // Leaves of the world model only (the tree under model 0).
-    let leaves = bsp.leafs.len();
+    let dirs = cube_directions(options.quality);
+    let wanted: Vec<usize> = (0..lights.len())
+        .filter(|&i| in_ambient_cube(&lights[i]))
+        .collect();
+    let tracer = CubeTracer::new(world, lights, wanted, &dirs, options.quality);
+    let shader = CubeShader::new(world, facelights, lights, &dirs);
     par_map_steps(
         progress,
         "ambient cubes",
         srcmap_stage::Unit::Leaves,
-        leaves,
-        |leaf| sampler.leaf(bsp, leaf, counters),
+        bsp.leafs.len(),
+        |leaf| match traced.and_then(|t| t.get(leaf)) {
+            Some(rays) => shader.leaf(rays),
+            None => shader.leaf(&tracer.leaf(bsp, leaf, counters)),
+        },
     )
 }
 
-/// What sampling a leaf's ambient cubes reads.
-struct CubeSampler<'a> {
+/// The rays of the leaves `owned` names (per leaf, its index and rays), for every range at
+/// once: the lights tested are those any range puts in the cubes.
+pub(crate) fn trace_leaves(
+    bsp: &Bsp,
+    world: &World,
+    ranges: &[Vec<Light>],
+    options: &Options,
+    owned: impl Fn(usize) -> bool + Sync + Send,
+    counters: &Counters,
+) -> Vec<(u32, LeafRays)> {
+    let dirs = cube_directions(options.quality);
+    let lights = ranges.first().map_or(&[][..], Vec::as_slice);
+    let wanted = (0..lights.len())
+        .filter(|&i| ranges.iter().any(|r| r.get(i).is_some_and(in_ambient_cube)))
+        .collect();
+    let tracer = CubeTracer::new(world, lights, wanted, &dirs, options.quality);
+    let leaves: Vec<usize> = (0..bsp.leafs.len()).filter(|&l| owned(l)).collect();
+    leaves
+        .into_par_iter()
+        .map(|leaf| (leaf as u32, tracer.leaf(bsp, leaf, counters)))
+        .collect()
+}
+
+/// What tracing a leaf's rays reads.
+struct CubeTracer<'a> {
     world: &'a World,
-    facelights: &'a [FaceLight],
-    /// The directions light is gathered from.
+    lights: &'a [Light],
+    /// The lights tested for occlusion (indices into `lights`, ascending).
+    wanted: Vec<usize>,
     dirs: &'a [Vec3],
-    /// Sky ambient's light (scaled to 0..1) where a ray reaches sky.
-    sky: Vec3,
-    /// The texture lights that add straight into cubes ([`in_ambient_cube`]).
-    cube_lights: Vec<&'a Light>,
     quality: Quality,
 }
 
-impl<'a> CubeSampler<'a> {
+impl<'a> CubeTracer<'a> {
     fn new(
         world: &'a World,
-        facelights: &'a [FaceLight],
         lights: &'a [Light],
+        wanted: Vec<usize>,
         dirs: &'a [Vec3],
         quality: Quality,
     ) -> Self {
-        CubeSampler {
+        CubeTracer {
             world,
-            facelights,
+            lights,
+            wanted,
             dirs,
-            sky: lights
-                .iter()
-                .find(|l| l.kind == LightKind::SkyAmbient)
-                .map_or(Vec3::ZERO, |l| l.intensity / 255.0),
-            cube_lights: lights.iter().filter(|l| in_ambient_cube(l)).collect(),
             quality,
         }
     }
 
-    /// The cubes of `leaf`: none in solid or outside every cluster.
-    fn leaf(&self, bsp: &Bsp, leaf: usize, counters: &Counters) -> LeafCubes {
+    /// The rays of `leaf`'s sample points: none in solid or outside every cluster.
+    fn leaf(&self, bsp: &Bsp, leaf: usize, counters: &Counters) -> LeafRays {
         let l = &bsp.leafs[leaf];
-        let mut cubes = LeafCubes::default();
+        let mut out = LeafRays::default();
         if Contents::from_record(l.contents).intersects(Contents::SOLID) || l.cluster < 0 {
-            return cubes;
+            return out;
         }
         let mins = Vec3::from(l.mins);
         let maxs = Vec3::from(l.maxs);
         let mut rays = 0u64;
         for pos in sample_positions(&self.world.tree, leaf, mins, maxs, self.quality) {
-            let mut cube = cube_at(self.world, self.facelights, pos, self.dirs, self.sky, &mut rays);
-            add_surface_lights(self.world, &self.cube_lights, pos, &mut cube, &mut rays);
             let size = (maxs - mins).max(Vec3::splat(1e-3));
             let f = ((pos - mins) / size).clamp(Vec3::ZERO, Vec3::ONE) * 255.0;
-            cubes.samples.push(AmbientSample {
-                cube,
+            out.samples.push(SampleRays {
+                pos,
                 frac: [f.x as u8, f.y as u8, f.z as u8],
+                rays: self.dirs.iter().map(|&d| self.ray(pos, d)).collect(),
+                lights: self.visible_lights(pos, &mut rays),
             });
+            rays += self.dirs.len() as u64;
         }
         counters.add_rays(rays);
-        cubes
+        out
+    }
+
+    fn ray(&self, pos: Vec3, d: Vec3) -> CubeRay {
+        let world = self.world;
+        match world.surfaces.closest(pos.to_array(), d.to_array(), MAX_TRACE) {
+            Some(h) if h.payload & SKY != 0 => CubeRay::Sky,
+            Some(h) => luxel_hit(world, h, pos + d * h.t),
+            None => CubeRay::Nothing,
+        }
+    }
+
+    /// The wanted lights facing `pos` with nothing in between (`AddEmitSurfaceLights`' test).
+    fn visible_lights(&self, pos: Vec3, rays: &mut u64) -> Vec<u32> {
+        let mut seen = Vec::new();
+        for &i in &self.wanted {
+            let Some((_, dist, dir, _)) = facing(&self.lights[i], pos) else {
+                continue;
+            };
+            *rays += 1;
+            if !(self.world.occluders).occluded(pos.to_array(), dir.to_array(), dist - 0.05) {
+                seen.push(i as u32);
+            }
+        }
+        seen
+    }
+}
+
+/// Distance², distance and direction from `pos` to `light`, and the cosine at the light, when
+/// the light faces `pos`.
+fn facing(light: &Light, pos: Vec3) -> Option<(f32, f32, Vec3, f32)> {
+    let (dist2, dist, dir) = toward(pos, light.origin, 1e-6)?;
+    let dot2 = -dir.dot(light.normal);
+    (dot2 > 0.001).then_some((dist2, dist, dir, dot2))
+}
+
+/// The luxel a ray that hit a face at `point` reads: its nearest; nothing on an unlit face.
+fn luxel_hit(world: &World, h: Hit, point: Vec3) -> CubeRay {
+    let f = h.payload as usize;
+    let g = &world.faces[f];
+    if !(g.lit && g.width > 0) {
+        return CubeRay::Nothing;
+    }
+    let (st, _) = world.surface_hit(f, h.triangle, point);
+    let x = (st.x.round().max(0.0) as usize).min(g.width - 1);
+    let y = (st.y.round().max(0.0) as usize).min(g.height - 1);
+    CubeRay::Luxel {
+        face: f as u32,
+        luxel: (y * g.width + x) as u32,
+    }
+}
+
+/// What shading a leaf's traced rays into cubes reads.
+struct CubeShader<'a> {
+    world: &'a World,
+    facelights: &'a [FaceLight],
+    lights: &'a [Light],
+    dirs: &'a [Vec3],
+    /// Sky ambient's light (scaled to 0..1) where a ray reaches sky.
+    sky: Vec3,
+}
+
+impl<'a> CubeShader<'a> {
+    fn new(world: &'a World, facelights: &'a [FaceLight], lights: &'a [Light], dirs: &'a [Vec3]) -> Self {
+        CubeShader {
+            world,
+            facelights,
+            lights,
+            dirs,
+            sky: lights
+                .iter()
+                .find(|l| l.kind == LightKind::SkyAmbient)
+                .map_or(Vec3::ZERO, |l| l.intensity / 255.0),
+        }
+    }
+
+    fn leaf(&self, traced: &LeafRays) -> LeafCubes {
+        let samples = traced.samples.iter().map(|s| AmbientSample {
+            cube: self.cube(s),
+            frac: s.frac,
+        });
+        LeafCubes {
+            samples: samples.collect(),
+        }
+    }
+
+    fn cube(&self, s: &SampleRays) -> [Vec3; 6] {
+        let radiance: Vec<Vec3> = s.rays.iter().map(|&r| self.radiance(r)).collect();
+        let mut cube = fold_to_box(self.dirs, &radiance);
+        self.add_surface_lights(s, &mut cube);
+        cube
+    }
+
+    fn radiance(&self, ray: CubeRay) -> Vec3 {
+        match ray {
+            CubeRay::Nothing => Vec3::ZERO,
+            CubeRay::Sky => self.sky,
+            CubeRay::Luxel { face, luxel } => self.surface_light(face as usize, luxel as usize),
+        }
+    }
+
+    /// The light face `f` sends back from `luxel`: its style 0 times its reflectivity (scaled
+    /// to 0..1).
+    fn surface_light(&self, f: usize, luxel: usize) -> Vec3 {
+        let g = &self.world.faces[f];
+        match self.facelights.get(f).and_then(|fl| fl.samples.first()) {
+            Some(s) => s.get(luxel).copied().unwrap_or(Vec3::ZERO) * g.reflectivity / 255.0,
+            None => Vec3::ZERO,
+        }
+    }
+
+    /// The direct light of this range's ambient-cube texture lights that reach the sample,
+    /// added to `cube` (`AddEmitSurfaceLights`: cos at the patch / distance², spread over the
+    /// box sides facing it).
+    fn add_surface_lights(&self, s: &SampleRays, cube: &mut [Vec3; 6]) {
+        for light in s.lights.iter().filter_map(|&i| self.lights.get(i as usize)) {
+            if !in_ambient_cube(light) {
+                continue;
+            }
+            let Some((dist2, _, dir, dot2)) = facing(light, s.pos) else {
+                continue;
+            };
+            let ratio = dot2 / dist2;
+            for (side, axis) in cube.iter_mut().zip(BOX_DIRS) {
+                let t = axis.dot(dir);
+                if t > 0.0 {
+                    *side += light.intensity / 255.0 * (t * ratio);
+                }
+            }
+        }
     }
 }
 
@@ -179,27 +340,12 @@ fn sample_positions(tree: &Tree, leaf: usize, mins: Vec3, maxs: Vec3, quality: Q
     if inside.is_empty() { vec![center] } else { inside }
 }
 
-fn cube_at(
-    world: &World,
-    facelights: &[FaceLight],
-    pos: Vec3,
-    dirs: &[Vec3],
-    sky: Vec3,
-    rays: &mut u64,
-) -> [Vec3; 6] {
-    let mut radiance = Vec::with_capacity(dirs.len());
-    for &d in dirs {
-        *rays += 1;
-        let c = match world.surfaces.closest(pos.to_array(), d.to_array(), MAX_TRACE) {
-            Some(h) if h.payload & SKY != 0 => sky,
-            Some(h) => surface_light(world, facelights, h, pos + d * h.t),
-            None => Vec3::ZERO,
-        };
-        radiance.push(c);
-    }
+/// The six box sides' light: per side the radiance of the directions facing it, weighted by
+/// their cosine.
+fn fold_to_box(dirs: &[Vec3], radiance: &[Vec3]) -> [Vec3; 6] {
     BOX_DIRS.map(|axis| {
         let (mut sum, mut weight) = (Vec3::ZERO, 0.0);
-        for (d, c) in dirs.iter().zip(&radiance) {
+        for (d, c) in dirs.iter().zip(radiance) {
             let w = d.dot(axis);
             if w > 0.0 {
                 sum += *c * w;
@@ -208,21 +354,4 @@ fn cube_at(
         }
         if weight > 0.0 { sum / weight } else { Vec3::ZERO }
     })
-}
-
-/// The light a face sends back where a ray hit it at `point`: its nearest luxel's style 0
-/// times its reflectivity (scaled to 0..1); none from an unlit face.
-#[inline]
-fn surface_light(world: &World, facelights: &[FaceLight], h: Hit, point: Vec3) -> Vec3 {
-    let f = h.payload as usize;
-    let g = &world.faces[f];
-    match facelights.get(f).and_then(|fl| fl.samples.first()) {
-        Some(s) if g.lit && g.width > 0 => {
-            let (st, _) = world.surface_hit(f, h.triangle, point);
-            let x = (st.x.round().max(0.0) as usize).min(g.width - 1);
-            let y = (st.y.round().max(0.0) as usize).min(g.height - 1);
-            s.get(y * g.width + x).copied().unwrap_or(Vec3::ZERO) * g.reflectivity / 255.0
-        }
-        _ => Vec3::ZERO,
-    }
 }

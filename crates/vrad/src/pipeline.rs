@@ -26,7 +26,7 @@ use rayon::prelude::*;
 use srcmap_bsp::Bsp;
 use srcmap_stage::{Report, Warning};
 
-use crate::ambient::LeafCubes;
+use crate::ambient::{LeafCubes, LeafRays};
 use crate::bounce::FacePatches;
 use crate::counts;
 use crate::lights::{Light, Range};
@@ -65,6 +65,9 @@ pub struct Lighting<'a> {
     patches: Vec<FacePatches>,
     /// Per face, per luxel: the ambient-occlusion factor (empty when it is off).
     occlusion: Vec<Vec<f32>>,
+    /// Per leaf, the ambient-cube rays traced by a sharded run's shards (empty: traced in
+    /// [`Lighting::ambient_cubes`]).
+    cube_rays: Vec<LeafRays>,
     /// What the passes of the range being lit left for the next.
     current: RangeResults,
 }
@@ -111,6 +114,7 @@ impl<'a> Lighting<'a> {
             face_lights: Vec::new(),
             patches: Vec::new(),
             occlusion: Vec::new(),
+            cube_rays: Vec::new(),
             current: RangeResults::default(),
         })
     }
@@ -371,6 +375,33 @@ impl<'a> Lighting<'a> {
         }
     }
 
+    /// A shard's share of the ambient-cube rays: those of the leaves `owned` names, traced
+    /// once for every range (per leaf, its index and rays; none when cubes are off).
+    pub(crate) fn trace_ambient_shard(
+        &mut self,
+        owned: impl Fn(usize) -> bool + Sync + Send,
+    ) -> Vec<(u32, LeafRays)> {
+        if !self.options.ambient_cubes {
+            return Vec::new();
+        }
+        let world = self.world.as_ref().expect(NO_WORLD);
+        let t = Instant::now();
+        let rays = ambient::trace_leaves(self.bsp, world, &self.lights, self.options, owned, &self.counters);
+        self.traced("ambient rays", t);
+        rays
+    }
+
+    /// The ambient-cube rays of every leaf, put together from the shards' shares
+    /// ([`Lighting::trace_ambient_shard`]).
+    pub(crate) fn set_ambient_rays(&mut self, per_leaf: Vec<LeafRays>) {
+        self.cube_rays = per_leaf;
+    }
+
+    /// The number of leaves and of lights (per range) of the map lit.
+    pub(crate) fn leaves_and_lights(&self) -> (usize, usize) {
+        (self.bsp.leafs.len(), self.lights.first().map_or(0, Vec::len))
+    }
+
     /// The world built by [`Lighting::build_geometry`].
     pub(crate) fn world(&self) -> &World {
         self.world.as_ref().expect(NO_WORLD)
@@ -466,6 +497,7 @@ impl<'a> Lighting<'a> {
                 world,
                 &self.face_lights[r],
                 &self.lights[r],
+                Some(&self.cube_rays).filter(|t| !t.is_empty()).map(Vec::as_slice),
                 self.options,
                 self.progress,
                 &self.counters,
