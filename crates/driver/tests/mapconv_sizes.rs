@@ -3,17 +3,12 @@
 
 use std::path::{Path, PathBuf};
 
+mod common;
+
 use srcmap_content::vtf::build_header;
 use srcmap_dmx::Value;
 use srcmap_driver::{MapconvJob, MapconvReport};
 use srcmap_vmap::Vmap;
-
-fn temp_dir(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("srcmap-mapconv-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
-}
 
 /// A game whose `dev/half` is a 256 × 128 texture.
 fn game(root: &Path) -> PathBuf {
@@ -92,7 +87,7 @@ fn convert(root: &Path, name: &str, game: Option<PathBuf>) -> (Vec<(String, [f32
 
 #[test]
 fn texture_coordinates_follow_the_game_texture_size() {
-    let root = temp_dir("sizes");
+    let root = common::fresh_dir("mapconv", "sizes");
     std::fs::write(root.join("box.vmf"), vmf()).unwrap();
     let (assumed, plain) = convert(&root, "plain.vmap", None);
     let (sized, report) = convert(&root, "sized.vmap", Some(game(&root)));

@@ -7,29 +7,19 @@
 use std::path::{Path, PathBuf};
 
 use srcmap_driver::{
-    DriverError, NoMessages, RadMergeJob, RadSettings, RadShardJob, VbspJob, VisSettings, VradJob, VvisJob,
+    DriverError, NoMessages, RadMergeJob, RadSettings, RadShardJob, VisSettings, VradJob, VvisJob,
 };
+mod common;
 use srcmap_shard::Shard;
 use srcmap_stage::NoProgress;
 
 fn temp(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("srcmap-radshard-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
+    common::fresh_dir("radshard", name)
 }
 
 /// `map` (a VMF of the project) compiled by vbsp and vvis into `dir`.
 fn compiled(map: &str, dir: &Path) -> PathBuf {
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").join(map);
-    let vmf = dir.join(src.file_name().unwrap());
-    std::fs::copy(&src, &vmf).unwrap();
-    let job = VbspJob {
-        map: vmf.clone(),
-        ..Default::default()
-    };
-    srcmap_driver::vbsp(&job, &NoProgress, &NoMessages).unwrap();
-    let bsp = vmf.with_extension("bsp");
+    let bsp = common::compiled(map, dir);
     let vis = VvisJob {
         bsp: bsp.clone(),
         output: None,

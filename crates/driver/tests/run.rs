@@ -1,8 +1,10 @@
 //! The driver on real files: the README's box room compiled, vis and light run on the result, a
 //! leak told and its pointfile written, an output naming the input refused.
 
+mod common;
+
 use std::cell::RefCell;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use srcmap_driver::{
     CompileJob, CompileProgress, DriverError, Messages, RadSettings, VbspJob, VisSettings, VradJob, VvisJob,
@@ -20,15 +22,11 @@ impl Messages for Kept {
 }
 
 fn box_room() -> String {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/box_room.vmf");
-    std::fs::read_to_string(path).unwrap()
+    std::fs::read_to_string(common::project_file("examples/box_room.vmf")).unwrap()
 }
 
 fn temp(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("srcmap-driver-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
+    common::fresh_dir("driver", name)
 }
 
 const NO_PROGRESS: CompileProgress<'static> = CompileProgress {

@@ -8,28 +8,14 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use srcmap_driver::{DriverError, VbspJob, VisInput, VisMergeJob, VisSettings, VisShardJob, VvisJob};
+use srcmap_driver::{DriverError, VisInput, VisMergeJob, VisSettings, VisShardJob, VvisJob};
+mod common;
+use common::compiled;
 use srcmap_shard::Shard;
 use srcmap_stage::NoProgress;
 
 fn temp(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("srcmap-shard-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
-}
-
-/// `map` (a VMF of the project) compiled by vbsp into `dir`: the BSP, with its portal file.
-fn compiled(map: &str, dir: &Path) -> PathBuf {
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").join(map);
-    let vmf = dir.join(src.file_name().unwrap());
-    std::fs::copy(&src, &vmf).unwrap();
-    let job = VbspJob {
-        map: vmf.clone(),
-        ..Default::default()
-    };
-    srcmap_driver::vbsp(&job, &NoProgress, &srcmap_driver::NoMessages).unwrap();
-    vmf.with_extension("bsp")
+    common::fresh_dir("shard", name)
 }
 
 /// `srcmap vvis BSP -o OUT`'s bytes.
