@@ -111,9 +111,12 @@ game=$out/game
 make_game "$game"
 G=$(winpath "$game")
 rows=()
+# One table row, kept for the table at the end and printed at once on stderr (a long run that
+# is stopped still shows what it measured).
 row() { # MAP STAGE "VCPU VWALL OCPU OWALL" AGREEMENT
   local t; read -r -a t <<<"$3"
   rows+=("$(printf '%-32s %-5s | %7s %7s | %7s %7s | %6s | %s' "$1" "$2" "${t[0]}" "${t[1]}" "${t[2]}" "${t[3]}" "$(ratio "${t[0]}" "${t[2]}")" "$4")")
+  echo "${rows[-1]}" >&2
 }
 
 bench_map() { # VMF (corpus-relative)
@@ -136,7 +139,6 @@ bench_map() { # VMF (corpus-relative)
   t=$(race "$d/rad_v" "$WINE '$VALVE_BIN/vrad.exe' -threads $THREADS -ldr -game '$G' $name" \
     "$d/rad_o" "'$bin' vrad -q --threads $THREADS --ldr $name.bsp" "$d/lit_input/$name.bsp")
   row "$name" vrad "$t" "$(light_agreement "$d/rad_o/$name.bsp" "$d/rad_v/$name.bsp")"
-  echo "$name done" >&2
 }
 
 # vbsp's agreement: the judge's brush and leaf counts, ours/Valve's.
