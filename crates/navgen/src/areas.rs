@@ -38,7 +38,7 @@ impl Area {
             z: [0.0; 4],
             attributes: 0,
             nodes: vec![0],
-            listing: crate::grid::Listing { order, min, max },
+            listing: Listing { order, min, max },
         }
     }
 
@@ -73,7 +73,7 @@ pub fn area_under(areas: &[Area], grid: Option<&AreaGrid>, pos: Vec3, beneath: f
         .iter()
         .enumerate()
         .filter(|(_, a)| a.contains(pos.x, pos.y))
-        .filter(|(_, a)| grid.is_none_or(|g| g.lists(a, pos)))
+        .filter(|(_, a)| grid.is_none_or(|g| g.lists(&a.listing, pos)))
         .map(|(i, a)| (i as u32, a.z_at(pos.x, pos.y)))
         .filter(|&(_, z)| z <= top && top - z <= beneath)
         .max_by(|a, b| a.1.total_cmp(&b.1))

@@ -6,8 +6,6 @@
 
 use glam::Vec3;
 
-use crate::areas::Area;
-
 const CELL: f32 = 300.0;
 
 /// Where an area is listed: its place in the game's area list and the extent it was listed with.
@@ -33,14 +31,14 @@ pub struct AreaGrid {
 }
 
 impl AreaGrid {
-    /// Over the extent of `areas` (merging and squaring keep it).
-    pub fn new(areas: &[Area]) -> AreaGrid {
+    /// Over the areas' extent (each area's min and max corners; merging and squaring keep it).
+    pub fn new(extents: impl IntoIterator<Item = ([f32; 2], [f32; 2])>) -> AreaGrid {
         let mut min = [f32::MAX; 2];
         let mut max = [f32::MIN; 2];
-        for a in areas {
+        for (lo, hi) in extents {
             for k in 0..2 {
-                min[k] = min[k].min(a.min[k]);
-                max[k] = max[k].max(a.max[k]);
+                min[k] = min[k].min(lo[k]);
+                max[k] = max[k].max(hi[k]);
             }
         }
         let cells = [0, 1].map(|k| ((max[k] - min[k]) / CELL) as i32 + 1);
@@ -52,9 +50,8 @@ impl AreaGrid {
         (((v - self.min[k]) / CELL) as i32).clamp(0, self.cells[k] - 1)
     }
 
-    /// Whether the cell holding `pos` lists `area`.
-    pub fn lists(&self, area: &Area, pos: Vec3) -> bool {
-        let l = &area.listing;
+    /// Whether the cell holding `pos` lists the area listed as `l`.
+    pub fn lists(&self, l: &Listing, pos: Vec3) -> bool {
         [pos.x, pos.y].iter().enumerate().all(|(k, &v)| {
             let c = self.cell(k, v);
             c >= self.cell(k, l.min[k]) && c <= self.cell(k, l.max[k])
@@ -66,17 +63,16 @@ impl AreaGrid {
 mod tests {
     use super::*;
 
-    fn area(min: [f32; 2], max: [f32; 2], order: u32) -> Area {
-        Area::flat(min, max, order)
+    fn listing(min: [f32; 2], max: [f32; 2], order: u32) -> Listing {
+        Listing { order, min, max }
     }
 
     #[test]
     fn a_merged_area_is_found_only_in_the_cells_its_survivor_was_listed_in() {
-        let west = area([0.0, 0.0], [250.0, 100.0], 0);
-        let east = area([250.0, 0.0], [700.0, 100.0], 1);
-        let grid = AreaGrid::new(&[west.clone(), east.clone()]);
-        let mut merged = area([0.0, 0.0], [700.0, 100.0], 0);
-        merged.listing = west.listing.survivor(east.listing);
+        let west = listing([0.0, 0.0], [250.0, 100.0], 0);
+        let east = listing([250.0, 0.0], [700.0, 100.0], 1);
+        let grid = AreaGrid::new([(west.min, west.max), (east.min, east.max)]);
+        let merged = west.survivor(east);
         assert!(grid.lists(&merged, Vec3::new(100.0, 50.0, 0.0)));
         assert!(!grid.lists(&merged, Vec3::new(650.0, 50.0, 0.0)));
         assert!(grid.lists(&east, Vec3::new(650.0, 50.0, 0.0)));

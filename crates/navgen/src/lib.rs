@@ -113,7 +113,7 @@ pub fn generate(
     progress.start("areas", 0, Unit::Steps);
     let areas = build_areas(&mut graph)?;
     let links = connect::connect(&space, &areas, &graph);
-    let grid = grid::AreaGrid::new(&areas);
+    let grid = grid::AreaGrid::new(areas.iter().map(|a| (a.min, a.max)));
     for ladder in &mut ladders {
         ladders::connect(&ladder_space, ladder, &areas, &grid);
     }
