@@ -175,6 +175,29 @@ pub struct NavArea {
 }
 
 impl NavArea {
+    /// An area with every field empty or zero (a reader fills it in; a writer sets what it knows).
+    pub fn blank() -> NavArea {
+        NavArea {
+            id: 0,
+            attributes: 0,
+            nw_corner: [0.0; 3],
+            se_corner: [0.0; 3],
+            ne_z: 0.0,
+            sw_z: 0.0,
+            connections: [Vec::new(), Vec::new(), Vec::new(), Vec::new()],
+            hiding_spots: Vec::new(),
+            approaches: Vec::new(),
+            encounter_paths: EncounterPaths::New(Vec::new()),
+            place: 0,
+            ladder_connections: [Vec::new(), Vec::new()],
+            earliest_occupy_time: [0.0; 2],
+            light_intensity: [0.0; 4],
+            visible_areas: Vec::new(),
+            inherit_visibility_from: 0,
+            custom: AreaCustom::None,
+        }
+    }
+
     /// Moves the area (all four corners) by `delta`.
     pub fn translate(&mut self, delta: [f32; 3]) {
         for (i, d) in delta.iter().enumerate() {

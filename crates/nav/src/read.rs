@@ -147,29 +147,6 @@ fn parse(data: &[u8], layout: GameLayout) -> Result<NavMesh, NavError> {
     })
 }
 
-/// An area with every field empty or zero, filled in as the record is read.
-fn blank_area() -> NavArea {
-    NavArea {
-        id: 0,
-        attributes: 0,
-        nw_corner: [0.0; 3],
-        se_corner: [0.0; 3],
-        ne_z: 0.0,
-        sw_z: 0.0,
-        connections: [Vec::new(), Vec::new(), Vec::new(), Vec::new()],
-        hiding_spots: Vec::new(),
-        approaches: Vec::new(),
-        encounter_paths: EncounterPaths::New(Vec::new()),
-        place: 0,
-        ladder_connections: [Vec::new(), Vec::new()],
-        earliest_occupy_time: [0.0; 2],
-        light_intensity: [0.0; 4],
-        visible_areas: Vec::new(),
-        inherit_visibility_from: 0,
-        custom: AreaCustom::None,
-    }
-}
-
 impl Parser<'_> {
     /// The place directory (v5+): place names, then whether areas may be unnamed (v12+).
     fn places(&mut self) -> Result<(Vec<PlaceName>, Option<u8>), ReadError> {
@@ -273,7 +250,7 @@ impl Parser<'_> {
     /// then what later versions added.
     fn area(&mut self) -> Result<NavArea, ReadError> {
         let v = self.version;
-        let mut area = blank_area();
+        let mut area = NavArea::blank();
         area.id = self.r.u32()?;
         area.attributes = self.attributes()?;
         area.nw_corner = self.r.vec3()?;

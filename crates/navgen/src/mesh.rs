@@ -77,20 +77,13 @@ fn nav_area(id: u32, a: &Area, links: &[Vec<u32>; 4], layout: GameLayout) -> Nav
         ne_z: a.z[1],
         sw_z: a.z[3],
         connections: links.clone().map(|l| l.into_iter().map(|b| b + 1).collect()),
-        hiding_spots: Vec::new(),
-        approaches: Vec::new(),
-        encounter_paths: EncounterPaths::New(Vec::new()),
-        place: 0,
-        ladder_connections: [Vec::new(), Vec::new()],
-        earliest_occupy_time: [0.0; 2],
         light_intensity: [1.0; 4],
-        visible_areas: Vec::new(),
-        inherit_visibility_from: 0,
         custom: match layout {
             GameLayout::Tf2 => AreaCustom::Tf2 { attributes: 0 },
             GameLayout::CounterStrike => AreaCustom::CsApproaches(Vec::new()),
             _ => AreaCustom::None,
         },
+        ..NavArea::blank()
     }
 }
 
