@@ -104,11 +104,7 @@ fn settings() -> RadSettings {
 
 #[test]
 fn merged_shards_equal_one_run_on_the_small_maps() {
-    for map in [
-        "testdata/maps/features.vmf",
-        "examples/terrain.vmf",
-        "examples/box_room.vmf",
-    ] {
+    for map in common::SMALL_MAPS {
         let dir = temp(Path::new(map).file_stem().unwrap().to_str().unwrap());
         let bsp = compiled(map, &dir);
         check_identical(&job(&bsp, settings()), &dir, &[1, 2, 4, 7]);

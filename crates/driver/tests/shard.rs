@@ -114,11 +114,7 @@ fn input(bsp: &Path, prt: bool) -> VisInput {
 
 #[test]
 fn merged_shards_equal_one_run_on_the_small_maps() {
-    for map in [
-        "testdata/maps/features.vmf",
-        "examples/terrain.vmf",
-        "examples/box_room.vmf",
-    ] {
+    for map in common::SMALL_MAPS {
         let dir = temp(Path::new(map).file_stem().unwrap().to_str().unwrap());
         let bsp = compiled(map, &dir);
         check_identical(&input(&bsp, true), &dir, &[1, 2, 4, 7]);

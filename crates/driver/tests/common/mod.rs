@@ -5,6 +5,13 @@ use std::path::{Path, PathBuf};
 
 use srcmap_stage::NoProgress;
 
+/// The project's small maps the sharding suites compile (features, terrain, a plain room).
+pub const SMALL_MAPS: [&str; 3] = [
+    "testdata/maps/features.vmf",
+    "examples/terrain.vmf",
+    "examples/box_room.vmf",
+];
+
 /// An empty folder for one test: `srcmap-SUITE-NAME-PID` under the system's temp folder.
 pub fn fresh_dir(suite: &str, name: &str) -> PathBuf {
     let d = std::env::temp_dir().join(format!("srcmap-{suite}-{name}-{}", std::process::id()));
