@@ -414,17 +414,19 @@ pub fn brush_planes(base: &[DVec3; 4], front: DVec3) -> Vec<srcmap_geom::Plane> 
 mod tests {
     use super::*;
 
+    /// A 64-unit square at z = 0, clockwise seen from above, ending at the origin.
+    const SQUARE: [DVec3; 4] = [
+        DVec3::new(0.0, 64.0, 0.0),
+        DVec3::new(64.0, 64.0, 0.0),
+        DVec3::new(64.0, 0.0, 0.0),
+        DVec3::new(0.0, 0.0, 0.0),
+    ];
+
     /// A power-2 displacement over a 64-unit square, raised by a bump: the grid rebuilt from
     /// its mesh gives a dispinfo that puts every vertex back where it was.
     #[test]
     fn a_grid_comes_back_as_the_same_displacement() {
         let n = 5;
-        let corners = [
-            DVec3::new(0.0, 64.0, 0.0),
-            DVec3::new(64.0, 64.0, 0.0),
-            DVec3::new(64.0, 0.0, 0.0),
-            DVec3::new(0.0, 0.0, 0.0),
-        ];
         let d = DispInfo {
             power: 2,
             start_position: [0.0, 0.0, 0.0],
@@ -433,7 +435,7 @@ mod tests {
             offsets: vec![[0.0; 3]; n * n],
             ..DispInfo::default()
         };
-        let g = grid(&corners, DVec3::Z, &d).unwrap();
+        let g = grid(&SQUARE, DVec3::Z, &d).unwrap();
         assert_eq!(g.flat[0], DVec3::ZERO);
         assert_eq!(g.displaced[n * n - 1].z, 16.0);
         let normals = vertex_normals(&g.displaced, &quads(n));
@@ -473,12 +475,6 @@ mod tests {
     #[test]
     fn carried_data_reads_back_and_finds_the_grid_in_any_order() {
         let n = 5;
-        let corners = [
-            DVec3::new(0.0, 64.0, 0.0),
-            DVec3::new(64.0, 64.0, 0.0),
-            DVec3::new(64.0, 0.0, 0.0),
-            DVec3::new(0.0, 0.0, 0.0),
-        ];
         let d = DispInfo {
             power: 2,
             elevation: 0.5,
@@ -489,7 +485,7 @@ mod tests {
             allowed_verts: vec![-1; 10],
             ..DispInfo::default()
         };
-        let g = grid(&corners, DVec3::Z, &d).unwrap();
+        let g = grid(&SQUARE, DVec3::Z, &d).unwrap();
         let text = format!(
             "world\n{{\n\"classname\" \"worldspawn\"\n{}\n}}\n",
             crate::testmaps::box_solid(1, [0.0; 3], [64.0, 64.0, 16.0], "DEV/X")
