@@ -7,6 +7,7 @@ use std::collections::{BTreeMap, HashMap};
 use srcmap_dmx::Value;
 use srcmap_geom::{DVec3, Plane, Winding, angle_matrix, polyhedron_faces};
 use srcmap_vmap::{Entity, PolygonMesh, Vmap};
+use srcmap_vmf::DispInfo;
 
 use crate::disp;
 use crate::entities::{editor_keys, format_vec3, vmf_keys, vmf_output};
@@ -482,8 +483,8 @@ impl Face {
 
 /// A mesh that is a displacement grid as one brush: its base quad's side carries the
 /// displacement, the other five are nodraw. What the VMF → VMAP conversion carried on the
-/// mesh (`carried`) gives the original base quad, tags and flags back when the grid's corners
-/// are still where they were.
+/// mesh (`carried`) gives the original brush, base quad, tags and flags back when the grid's
+/// corners are still where they were.
 fn displacement(
     mesh: &PolygonMesh,
     positions: &[DVec3],
@@ -493,53 +494,98 @@ fn displacement(
 ) -> Option<Vec<OutSide>> {
     let (power, order) = disp::grid_order(mesh)?;
     let n = (1usize << power) + 1;
-    let vertex_alpha = vertex_alphas(mesh);
-    let as_carried = carried.and_then(|c| Some((c, c.orient(&order, positions, n)?)));
-    let (base, d, lightmap_scale, brush) = match as_carried {
-        Some((c, order)) => {
-            let (p, alphas) = grid_values(&order, positions, &vertex_alpha);
-            let mut d = c.dispinfo(&p, &alphas, n, power);
-            // Tags may be left out (vbsp reads none as zero); a wrong count is rebuilt.
-            let tags = d.triangle_tags.len();
-            if (tags != 0 && tags != 2 * (n - 1) * (n - 1)) || d.allowed_verts.len() != 10 {
-                let slope = disp::dispinfo(&p, &alphas, n, power, -crate::brush::newell(&c.base));
-                (d.triangle_tags, d.allowed_verts) = (slope.1.triangle_tags, slope.1.allowed_verts);
-            }
-            let brush = carried_brush(c).map(|p| (p, c.planes.clone(), c.displaced_side));
-            (c.base, d, c.lightmap_scale, brush)
-        }
-        None => {
-            let (p, alphas) = grid_values(&order, positions, &vertex_alpha);
-            let (base, d) = disp::dispinfo(&p, &alphas, n, power, mesh_front(faces));
-            (base, d, DEFAULT_LIGHTMAP_SCALE, None)
-        }
+    let alphas = vertex_alphas(mesh);
+    let layout = match carried.and_then(|c| Some((c, c.orient(&order, positions, n)?))) {
+        Some((c, order)) => DispLayout::carried(c, &grid_values(&order, positions, &alphas), n, power),
+        None => DispLayout::fresh(&grid_values(&order, positions, &alphas), faces, n, power),
     };
-    let front = -crate::brush::newell(&base).normalize_or_zero();
-    let (planes, points, displaced) = match brush {
-        Some((planes, points, k)) => (planes, Some(points), k),
-        None => (disp::brush_planes(&base, front), None, 0),
-    };
-    let windings = polyhedron_faces(&planes);
-    windings.get(displaced)?.as_ref()?;
-    let mut sides = Vec::new();
-    for (i, w) in windings.iter().enumerate() {
-        // A carried side keeps its points, even one that only touches the brush.
-        let at = match &points {
-            Some(points) => points[i],
-            None => plane_points(w.as_ref()?),
-        };
-        let mut side = tool_side(at, &planes[i]);
-        side.exact_points = points.is_some();
-        if i == displaced {
-            side.material = faces[0].material.clone();
-            (side.uaxis, side.vaxis) = (faces[0].uaxis, faces[0].vaxis);
-            side.disp = Some(Box::new(d.clone()));
-            side.lightmap_scale = lightmap_scale;
-            side.face = Some(format!("{mesh_id}:0"));
-        }
-        sides.push(side);
-    }
+    let mut sides = layout.sides()?;
+    let side = &mut sides[layout.displaced];
+    side.material = faces[0].material.clone();
+    (side.uaxis, side.vaxis) = (faces[0].uaxis, faces[0].vaxis);
+    side.disp = Some(Box::new(layout.info));
+    side.lightmap_scale = layout.lightmap_scale;
+    side.face = Some(format!("{mesh_id}:0"));
     Some(sides)
+}
+
+/// A displacement and the brush it is written on.
+struct DispLayout {
+    /// Clockwise from the front, start corner first.
+    base: [DVec3; 4],
+    info: DispInfo,
+    lightmap_scale: f64,
+    /// The brush: its planes, and their points when carried (written exactly).
+    planes: Vec<Plane>,
+    points: Option<Vec<[[f64; 3]; 3]>>,
+    displaced: usize,
+}
+
+impl DispLayout {
+    /// Over the carried base and brush; the grid's positions and alphas `(p, alphas)` in the
+    /// carried orientation.
+    fn carried(c: &disp::Carried, (p, alphas): &(Vec<DVec3>, Vec<f32>), n: usize, power: u32) -> DispLayout {
+        let mut info = c.dispinfo(p, alphas, n, power);
+        // Tags may be left out (vbsp reads none as zero); a wrong count is rebuilt.
+        let tags = info.triangle_tags.len();
+        if (tags != 0 && tags != 2 * (n - 1) * (n - 1)) || info.allowed_verts.len() != 10 {
+            let slope = disp::dispinfo(p, alphas, n, power, -crate::brush::newell(&c.base)).1;
+            (info.triangle_tags, info.allowed_verts) = (slope.triangle_tags, slope.allowed_verts);
+        }
+        let mut layout = DispLayout {
+            base: c.base,
+            info,
+            lightmap_scale: c.lightmap_scale,
+            planes: Vec::new(),
+            points: None,
+            displaced: 0,
+        };
+        match carried_brush(c) {
+            Some(planes) => {
+                (layout.planes, layout.points, layout.displaced) =
+                    (planes, Some(c.planes.clone()), c.displaced_side)
+            }
+            None => layout.planes = disp::brush_planes(&c.base, layout.front()),
+        }
+        layout
+    }
+
+    /// Over the grid's own corners, facing the way the mesh's faces do.
+    fn fresh((p, alphas): &(Vec<DVec3>, Vec<f32>), faces: &[Face], n: usize, power: u32) -> DispLayout {
+        let (base, info) = disp::dispinfo(p, alphas, n, power, mesh_front(faces));
+        let mut layout = DispLayout {
+            base,
+            info,
+            lightmap_scale: DEFAULT_LIGHTMAP_SCALE,
+            planes: Vec::new(),
+            points: None,
+            displaced: 0,
+        };
+        layout.planes = disp::brush_planes(&base, layout.front());
+        layout
+    }
+
+    fn front(&self) -> DVec3 {
+        -crate::brush::newell(&self.base).normalize_or_zero()
+    }
+
+    /// The brush's sides, tool-textured; `None` when the displaced side has no face.
+    fn sides(&self) -> Option<Vec<OutSide>> {
+        let windings = polyhedron_faces(&self.planes);
+        windings.get(self.displaced)?.as_ref()?;
+        let mut sides = Vec::new();
+        for (i, w) in windings.iter().enumerate() {
+            // A carried side keeps its points, even one that only touches the brush.
+            let at = match &self.points {
+                Some(points) => points[i],
+                None => plane_points(w.as_ref()?),
+            };
+            let mut side = tool_side(at, &self.planes[i]);
+            side.exact_points = self.points.is_some();
+            sides.push(side);
+        }
+        Some(sides)
+    }
 }
 
 /// The source brush's planes, from its carried plane points; `None` when they do not make a
