@@ -20,16 +20,23 @@ pub(crate) struct MadeSide {
 }
 
 impl Ctx<'_> {
-    /// The sides, each hidden side whose texinfo may be a stand-in given its brush's material.
-    pub fn hidden_materials(&self, made: Vec<MadeSide>) -> Vec<OutSide> {
+    /// The sides, each hidden side whose texinfo may be a stand-in given its brush's material
+    /// (and taken off the cubemap the stand-in's patched material named: the recompile would
+    /// patch the new material for it, a patch Valve's BSP does not have).
+    pub fn hidden_materials(&mut self, made: Vec<MadeSide>) -> Vec<OutSide> {
         let guesses: Vec<Option<String>> = made.iter().map(|m| self.hidden_guess(m, &made)).collect();
-        let restore = |(mut m, guess): (MadeSide, Option<String>)| {
+        let mut sides = Vec::with_capacity(made.len());
+        for (mut m, guess) in made.into_iter().zip(guesses) {
             if let Some(material) = guess {
                 m.side.material = material;
+                let id = m.side.id;
+                self.cubemap_sides
+                    .values_mut()
+                    .for_each(|ids| ids.retain(|&s| s != id));
             }
-            m.side
-        };
-        made.into_iter().zip(guesses).map(restore).collect()
+            sides.push(m.side);
+        }
+        sides
     }
 
     /// The material a hidden side with a stand-in texinfo had: the most common one on the
