@@ -176,7 +176,7 @@ pub fn hull_triangles(points: &[DVec3], candidates: &[usize]) -> Option<Vec<[u8;
 pub fn convex_hull(points: &[DVec3], candidates: &[usize]) -> Option<Vec<[usize; 3]>> {
     let tris = match incremental_hull(points, candidates)? {
         Hull::Flat(polygon, _) => return Some(two_sided(&polygon)),
-        Hull::Solid(t) => t,
+        Hull::Solid(hull) => hull.faces,
     };
     // Drop, one at a time, hull points within the tolerance of the hull of the others (inside
     // a face or on an edge), then build the hull of the corners left.
@@ -191,7 +191,7 @@ pub fn convex_hull(points: &[DVec3], candidates: &[usize]) -> Option<Vec<[usize;
     }
     match incremental_hull(points, &keep)? {
         Hull::Flat(polygon, _) => Some(two_sided(&polygon)),
-        Hull::Solid(t) => Some(t),
+        Hull::Solid(hull) => Some(hull.faces),
     }
 }
 
@@ -201,13 +201,9 @@ fn outside_hull(points: &[DVec3], use_: &[usize], q: DVec3) -> bool {
         None => true,
         // Outside at all, and further than the tolerance from every triangle (a plane test
         // alone would miss points beside a thin hull, whose faces all nearly share one plane).
-        Some(Hull::Solid(tris)) => {
-            tris.iter().any(|&t| {
-                let (n, d) = plane_of(points, t);
-                n.dot(q) - d > VISIBLE_EPSILON
-            }) && tris
-                .iter()
-                .all(|t| triangle_distance(q, t.map(|i| points[i])) > PLANE_EPSILON)
+        Some(Hull::Solid(hull)) => {
+            (hull.planes.iter()).any(|(n, d)| n.dot(q) - d > VISIBLE_EPSILON)
+                && (hull.faces.iter()).all(|t| triangle_distance(q, t.map(|i| points[i])) > PLANE_EPSILON)
         }
         Some(Hull::Flat(polygon, normal)) => {
             let d = normal.dot(points[polygon[0]]);
@@ -247,8 +243,8 @@ fn triangle_distance(q: DVec3, t: [DVec3; 3]) -> f64 {
 }
 
 enum Hull {
-    /// Triangles of a solid hull.
-    Solid(Vec<[usize; 3]>),
+    /// A solid hull: its triangles and their planes.
+    Solid(HullFaces),
     /// All points on one plane: the polygon's corners, counter-clockwise about the normal.
     Flat(Vec<usize>, DVec3),
 }
@@ -273,7 +269,7 @@ fn incremental_hull(points: &[DVec3], use_: &[usize]) -> Option<Hull> {
         }
         hull.add_point(points, v);
     }
-    Some(Hull::Solid(hull.faces))
+    Some(Hull::Solid(hull))
 }
 
 /// How an incremental hull starts.
@@ -312,10 +308,17 @@ fn hull_start(points: &[DVec3], use_: &[usize]) -> Option<HullStart> {
     Some(HullStart::Tetrahedron([a, b, c, far]))
 }
 
-/// A solid hull being built: its faces (counter-clockwise seen from outside) and their planes.
+/// A solid hull being built: its faces (counter-clockwise seen from outside) and their planes,
+/// with the buffers each added point reuses (a hull is rebuilt once per candidate corner, so
+/// allocating per point dominated the physics pass).
 struct HullFaces {
     faces: Vec<[usize; 3]>,
     planes: Vec<(DVec3, f64)>,
+    /// Per face: whether the point being added sees it.
+    visible: Vec<bool>,
+    /// The directed edges of the faces the point sees, and the horizon among them.
+    visible_edges: Vec<(usize, usize)>,
+    horizon: Vec<(usize, usize)>,
 }
 
 impl HullFaces {
@@ -333,55 +336,56 @@ impl HullFaces {
             });
         }
         let planes = faces.iter().map(|&t| plane_of(points, t)).collect();
-        HullFaces { faces, planes }
+        HullFaces {
+            faces,
+            planes,
+            visible: Vec::new(),
+            visible_edges: Vec::new(),
+            horizon: Vec::new(),
+        }
     }
 
     /// Grow the hull to point `v`: the faces it sees are replaced by a fan from their
-    /// horizon to it (nothing changes when it sees none).
+    /// horizon to it (nothing changes when it sees none). The faces it does not see keep
+    /// their order; the fan follows, in the horizon's order.
     fn add_point(&mut self, points: &[DVec3], v: usize) {
-        let visible: Vec<bool> = (self.planes.iter())
-            .map(|(n, d)| n.dot(points[v]) - d > VISIBLE_EPSILON)
-            .collect();
-        if !visible.iter().any(|&x| x) {
+        let q = points[v];
+        self.visible.clear();
+        (self.visible).extend(self.planes.iter().map(|(n, d)| n.dot(q) - d > VISIBLE_EPSILON));
+        if !self.visible.contains(&true) {
             return;
         }
-        let horizon = self.horizon(&visible);
-        let mut kept_faces = Vec::new();
-        let mut kept_planes = Vec::new();
-        for (f, t) in self.faces.iter().enumerate() {
-            if !visible[f] {
-                kept_faces.push(*t);
-                kept_planes.push(self.planes[f]);
+        self.find_horizon();
+        let mut kept = 0;
+        for f in 0..self.faces.len() {
+            if !self.visible[f] {
+                self.faces[kept] = self.faces[f];
+                self.planes[kept] = self.planes[f];
+                kept += 1;
             }
         }
-        for (x, y) in horizon {
-            kept_faces.push([x, y, v]);
-            kept_planes.push(plane_of(points, [x, y, v]));
+        self.faces.truncate(kept);
+        self.planes.truncate(kept);
+        for &(x, y) in &self.horizon {
+            self.faces.push([x, y, v]);
+            self.planes.push(plane_of(points, [x, y, v]));
         }
-        self.faces = kept_faces;
-        self.planes = kept_planes;
     }
 
-    /// Directed edges of visible faces whose reverse belongs to no visible face.
-    fn horizon(&self, visible: &[bool]) -> Vec<(usize, usize)> {
-        let faces = &self.faces;
-        let mut horizon = Vec::new();
-        for (f, t) in faces.iter().enumerate() {
-            if !visible[f] {
-                continue;
-            }
-            for k in 0..3 {
-                let (x, y) = (t[k], t[(k + 1) % 3]);
-                let shared = faces
-                    .iter()
-                    .enumerate()
-                    .any(|(g, u)| visible[g] && (0..3).any(|j| u[j] == y && u[(j + 1) % 3] == x));
-                if !shared {
-                    horizon.push((x, y));
-                }
+    /// Into `horizon`: the directed edges of visible faces whose reverse belongs to no
+    /// visible face, face by face in order.
+    fn find_horizon(&mut self) {
+        let edges = |t: &[usize; 3]| [(t[0], t[1]), (t[1], t[2]), (t[2], t[0])];
+        self.visible_edges.clear();
+        self.horizon.clear();
+        for (t, _) in self.faces.iter().zip(&self.visible).filter(|(_, v)| **v) {
+            self.visible_edges.extend(edges(t));
+        }
+        for &(x, y) in &self.visible_edges {
+            if !self.visible_edges.contains(&(y, x)) {
+                self.horizon.push((x, y));
             }
         }
-        horizon
     }
 }
 
