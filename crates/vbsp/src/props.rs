@@ -643,7 +643,7 @@ fn polytope_corners(path: &[HalfSpace]) -> Vec<DVec3> {
             if i == j {
                 continue;
             }
-            w = w.and_then(|w| w.clip_back(q, 0.01, false));
+            w = w.and_then(|w| w.into_back(q, 0.01, false));
             if w.is_none() {
                 break;
             }
