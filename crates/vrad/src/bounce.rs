@@ -229,6 +229,7 @@ pub(crate) fn trace(
 pub(crate) fn bounce(
     world: &World,
     patches: &[FacePatches],
+    transfers: &Transfers,
     facelights: &mut [FaceLight],
     options: &Options,
     progress: &dyn Progress,
@@ -238,16 +239,15 @@ pub(crate) fn bounce(
         return 0;
     }
     let direct = reflected_direct(world, patches, facelights);
-    let transfers = Transfers::new(patches, options.bounce_rays());
     let max_bounces = options.bounces.min(100);
     progress.start(
         &format!("bounce{tag}"),
         max_bounces as u64,
         srcmap_stage::Unit::Bounces,
     );
-    let bounced = iterate(world, &transfers, &direct, max_bounces, progress);
+    let bounced = iterate(world, transfers, &direct, max_bounces, progress);
     progress.finish();
-    add_bounced(world, patches, facelights, &transfers, &direct, &bounced);
+    add_bounced(world, patches, facelights, transfers, &direct, &bounced);
     bounced.done
 }
 
@@ -311,7 +311,7 @@ fn patch_means(width: usize, grid: &Grid, samples: &[Cell], luxels: &[Vec3]) -> 
 /// weights. Rays that hit nothing are dropped (they bring no light); a hit on a cell no face's
 /// grid has reads the one zero slot after the last cell. A bounce over these reads 8 bytes a
 /// ray in one sweep, where [`HitRef`]s took 24 and two lookups through per-face vectors.
-struct Transfers {
+pub(crate) struct Transfers {
     /// Per face, the index of its first cell among all cells (one past the end: the total).
     first_cell: Vec<usize>,
     /// Per face, its first receiving cell in `start` (one past the end: the total); a face
@@ -327,7 +327,8 @@ struct Transfers {
 }
 
 impl Transfers {
-    fn new(patches: &[FacePatches], rays: usize) -> Transfers {
+    /// The transfers of `patches`, traced with `rays` rays per cell.
+    pub(crate) fn new(patches: &[FacePatches], rays: usize) -> Transfers {
         let mut first_cell = vec![0];
         for p in patches {
             first_cell.push(first_cell.last().copied().unwrap_or(0) + p.grid.len());
