@@ -333,15 +333,18 @@ impl Transfers {
         for p in patches {
             first_cell.push(first_cell.last().copied().unwrap_or(0) + p.grid.len());
         }
+        let hits: usize = patches.iter().map(|p| p.hits.len()).sum();
         let mut t = Transfers {
             first_cell,
-            first_receiver: vec![0],
-            start: vec![0],
-            source: Vec::new(),
-            weight: Vec::new(),
-            bump: Vec::new(),
+            first_receiver: Vec::with_capacity(patches.len() + 1),
+            start: Vec::with_capacity(hits / rays.max(1) + 1),
+            source: Vec::with_capacity(hits),
+            weight: Vec::with_capacity(hits),
+            bump: Vec::with_capacity(hits),
             rays,
         };
+        t.first_receiver.push(0);
+        t.start.push(0);
         for p in patches.iter().filter(|_| rays > 0) {
             p.hits.chunks(rays).for_each(|cell| t.add_receiver(cell));
             t.first_receiver.push(t.start.len() - 1);
