@@ -130,6 +130,12 @@ impl Game {
         }
     }
 
+    /// Whether the game's files list the areas each area sees (v16: every game but
+    /// Counter-Strike: Source's v9).
+    pub fn has_visibility(self) -> bool {
+        self.format().0 >= 16
+    }
+
     pub fn name(self) -> &'static str {
         match self {
             Game::CounterStrike => "cstrike",

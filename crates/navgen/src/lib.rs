@@ -28,12 +28,15 @@ pub mod game;
 pub mod grid;
 pub mod hiding;
 pub mod ladders;
+pub mod light;
 pub mod merge;
 pub mod mesh;
 pub mod nodes;
+pub mod pvs;
 pub mod sample;
 pub mod search;
 pub mod square;
+pub mod visibility;
 
 use std::time::Instant;
 
@@ -72,6 +75,9 @@ pub struct Options {
     pub mask: u32,
     /// Run the analysis: hiding spots (and, for games whose analysis does, sniper classes).
     pub analyze: bool,
+    /// Light intensities from the map's lightmaps (as a listen server of a game that computes
+    /// them would), instead of the 1.0 every corpus file has (SDK 2013's servers write it).
+    pub lightmaps: bool,
 }
 
 /// The mesh and how it was made.
@@ -124,7 +130,7 @@ pub fn generate(
             mask: options.game.analysis_mask(),
             ..space
         };
-        analyze(bsp, &space, options.game, (&areas, &links), progress)
+        analyze(bsp, &space, options, (&areas, &links), progress)
     });
     if analysis.is_some() {
         lap(&mut report, &mut clock, "analysis", progress);
@@ -133,39 +139,50 @@ pub fn generate(
         areas: &areas,
         links: &links,
         ladders: &ladders,
-        analysis: analysis.as_ref().map(|(s, e)| (s.as_slice(), e.as_slice())),
+        analysis: analysis.as_ref(),
     };
     let mesh = mesh::to_mesh(options.game, options.bsp_size, &parts);
     count(&mut report, &mesh);
     Ok(Generated { mesh, report })
 }
 
-/// What the analysis found: hiding spots and encounters per area.
-type Analysis = (Vec<Vec<hiding::Spot>>, Vec<Vec<encounter::Encounter>>);
-
 /// The analysis: hiding spots, then their sniper classes and the encounter paths where the
-/// game's analysis has them.
+/// game's analysis has them; visibility between areas where the game's file has it (v16);
+/// light intensities from the lightmaps when asked.
 fn analyze(
     bsp: &Bsp,
     space: &sample::Space<'_>,
-    game: Game,
+    options: &Options,
     (areas, links): (&[areas::Area], &[[Vec<u32>; 4]]),
     progress: &dyn Progress,
-) -> Analysis {
+) -> mesh::Analysis {
     progress.start("analysis", 0, Unit::Steps);
+    let pvs = pvs::Pvs::new(bsp);
     let mut spots = hiding::hiding_spots(space, areas, links);
-    let Some(eye) = game.full_analysis_eye() else {
-        return (spots, Vec::new());
-    };
-    let pvs = hiding::Pvs::new(bsp);
-    hiding::classify_snipers(space, &pvs, areas, &mut spots, eye);
-    let eyes = encounter::Eyes {
-        space,
-        pvs: &pvs,
-        height: eye,
-    };
-    let met = encounter::encounters(&eyes, areas, links, &spots);
-    (spots, met)
+    let mut encounters = Vec::new();
+    if let Some(eye) = options.game.full_analysis_eye() {
+        hiding::classify_snipers(space, &pvs, areas, &mut spots, eye);
+        let eyes = encounter::Eyes {
+            space,
+            pvs: &pvs,
+            height: eye,
+        };
+        encounters = encounter::encounters(&eyes, areas, links, &spots);
+    }
+    let visibility = options
+        .game
+        .has_visibility()
+        .then(|| visibility::visibility(space, &pvs, areas, links));
+    let light = options.lightmaps.then(|| {
+        let maps = light::Lightmaps::new(bsp);
+        areas.iter().map(|a| maps.area(a)).collect()
+    });
+    mesh::Analysis {
+        spots,
+        encounters,
+        visibility,
+        light,
+    }
 }
 
 /// Areas from the samples: built, merged, squared up; each node marked with its area.

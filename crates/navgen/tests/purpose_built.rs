@@ -64,6 +64,18 @@ fn room(spawn: Option<&str>, sealed: bool) -> String {
     format!("world\n{{\n\t\"id\" \"1\"\n\t\"classname\" \"worldspawn\"\n{world}}}\n{spawn}")
 }
 
+/// The room split by a wall at x −16..16 from the north wall to y 384 (full height), so the
+/// halves meet only through the gap at its south end; a light over the west half at
+/// (−300, −300, 200) when `lit`.
+fn split_room(lit: bool) -> String {
+    let text = room(Some("info_player_teamspawn"), true);
+    let mut id = 500;
+    let wall = block(&mut id, [-16, -512, 0], [16, 384, 256], WALL);
+    let text = text.replacen("}\nentity", &format!("{wall}}}\nentity"), 1);
+    let light = "entity\n{\n\t\"id\" \"901\"\n\t\"classname\" \"light\"\n\t\"origin\" \"-300 -300 200\"\n\t\"_light\" \"255 255 255 400\"\n}\n";
+    if lit { text + light } else { text }
+}
+
 fn compile(text: &str) -> Bsp {
     let vmf = srcmap_vmf::Vmf::parse(text.to_string()).expect("the test map parses");
     let input = srcmap_vbsp::input_from_vmf(&vmf);
@@ -86,13 +98,17 @@ fn generate(bsp: &Bsp, game: Game) -> Result<NavMesh, NavgenError> {
 
 fn generate_with(bsp: &Bsp, game: Game, analyze: bool) -> Result<NavMesh, NavgenError> {
     let world = world_of(bsp);
-    let options = Options {
+    srcmap_navgen::generate(bsp, &world, &options(game, analyze), &NoProgress).map(|g| g.mesh)
+}
+
+fn options(game: Game, analyze: bool) -> Options {
+    Options {
         game,
         bsp_size: 1234,
         mask: game.trace_mask(),
         analyze,
-    };
-    srcmap_navgen::generate(bsp, &world, &options, &NoProgress).map(|g| g.mesh)
+        lightmaps: false,
+    }
 }
 
 /// The highest area over (x, y) within 4 units of `z`.
@@ -261,4 +277,108 @@ fn the_rooms_corners_are_hiding_spots_in_cover_with_a_sniper_view_and_paths_meet
     );
     let spots_of = |m: &NavMesh| m.areas.iter().map(|a| a.hiding_spots.clone()).collect::<Vec<_>>();
     assert_eq!(spots_of(&back), spots_of(&mesh));
+}
+
+/// Each area's visible areas (by index) with their attributes, the inherited lists resolved:
+/// the anchor's entries, overridden by the area's own.
+fn resolved_visibility(mesh: &NavMesh) -> Vec<std::collections::HashMap<usize, u8>> {
+    let index = |id: u32| {
+        mesh.areas
+            .iter()
+            .position(|a| a.id == id)
+            .expect("a listed area exists")
+    };
+    let own = |a: &srcmap_nav::NavArea| -> Vec<(usize, u8)> {
+        a.visible_areas
+            .iter()
+            .map(|v| (index(v.area), v.attributes))
+            .collect()
+    };
+    mesh.areas
+        .iter()
+        .map(|a| {
+            let mut seen = std::collections::HashMap::new();
+            if a.inherit_visibility_from != 0 {
+                let anchor = &mesh.areas[index(a.inherit_visibility_from)];
+                assert_eq!(anchor.inherit_visibility_from, 0, "anchors inherit from none");
+                seen.extend(own(anchor));
+            }
+            seen.extend(own(a));
+            seen
+        })
+        .collect()
+}
+
+#[test]
+fn areas_see_each_other_unless_a_wall_is_between_and_light_comes_from_the_lightmaps() {
+    let mut bsp = compile(&split_room(true));
+    let mesh = generate_with(&bsp, Game::Tf2, true).expect("generates");
+    let vis = resolved_visibility(&mesh);
+    let sees = |a: usize, b: usize| vis[a].get(&b).is_some_and(|&v| v != 0);
+    let at = |x, y| area_at(&mesh, x, y, 0.0).unwrap_or_else(|| panic!("an area at ({x}, {y})"));
+    let (west, west_south, east) = (at(-300.0, -300.0), at(-300.0, 300.0), at(300.0, -300.0));
+    assert_ne!(west, east);
+    assert!(
+        !sees(west, east) && !sees(east, west),
+        "the wall hides the halves from each other"
+    );
+    assert!(
+        sees(west, west_south) && sees(west_south, west),
+        "open floor in one half"
+    );
+    for (a, list) in vis.iter().enumerate() {
+        assert_eq!(
+            list.get(&a),
+            Some(&2),
+            "area {} sees itself completely",
+            mesh.areas[a].id
+        );
+        for b in list.keys() {
+            assert_eq!(sees(a, *b), sees(*b, a), "visibility is mutual ({a}, {b})");
+        }
+    }
+    assert!(
+        mesh.areas
+            .iter()
+            .all(|a| a.visible_areas.len() <= 64 || a.inherit_visibility_from == 0)
+    );
+    assert!(
+        mesh.areas.iter().all(|a| a.light_intensity == [1.0; 4]),
+        "1.0 unless asked"
+    );
+    let back = NavMesh::read(&mesh.write().expect("writes")).expect("reads back");
+    assert_eq!(resolved_visibility(&back), vis);
+
+    srcmap_vrad::light(
+        &mut bsp,
+        &srcmap_vrad::Options::default(),
+        &srcmap_vrad::NoProgress,
+    )
+    .expect("lights");
+    let world = world_of(&bsp);
+    let options = Options {
+        lightmaps: true,
+        ..options(Game::Tf2, true)
+    };
+    let lit = srcmap_navgen::generate(&bsp, &world, &options, &NoProgress)
+        .expect("generates")
+        .mesh;
+    let light = |x, y| {
+        let a = &lit.areas[area_at(&lit, x, y, 0.0).expect("an area")];
+        a.light_intensity.iter().sum::<f32>() / 4.0
+    };
+    let all = lit.areas.iter().flat_map(|a| a.light_intensity);
+    assert!(
+        all.clone().all(|l| (0.0..=1.0).contains(&l)),
+        "intensities in 0..1"
+    );
+    assert!(
+        light(-300.0, -300.0) > 0.5,
+        "under the light: {}",
+        light(-300.0, -300.0)
+    );
+    assert!(
+        light(300.0, -300.0) < light(-300.0, -300.0) / 2.0,
+        "behind the wall it is darker"
+    );
 }
