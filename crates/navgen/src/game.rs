@@ -136,6 +136,21 @@ impl Game {
         self.format().0 >= 16
     }
 
+    /// What an area too steep to walk is marked with: JUMP (Counter-Strike: Source's files),
+    /// and NO_MERGE in SDK 2013's generator.
+    pub fn jump_attributes(self) -> u32 {
+        match self {
+            Game::CounterStrike => crate::jump::ATTR_JUMP,
+            _ => crate::jump::ATTR_JUMP | crate::areas::ATTR_NO_MERGE,
+        }
+    }
+
+    /// Whether the generator replaces jump areas by connections across them (SDK 2013's
+    /// `nav_generate_fixup_jump_areas 1`); Counter-Strike: Source's keeps them.
+    pub fn removes_jump_areas(self) -> bool {
+        self != Game::CounterStrike
+    }
+
     pub fn name(self) -> &'static str {
         match self {
             Game::CounterStrike => "cstrike",

@@ -21,17 +21,21 @@
 //! ([`Game::format`]). Not done (yet): jump-area stitching, overhang splitting, stairs,
 //! obstacle tops, places, visibility between areas, approach areas, earliest occupy times.
 
+pub mod approach;
 pub mod areas;
 pub mod connect;
 pub mod encounter;
 pub mod game;
 pub mod grid;
 pub mod hiding;
+pub mod jump;
 pub mod ladders;
 pub mod light;
 pub mod merge;
 pub mod mesh;
 pub mod nodes;
+pub mod occupy;
+pub mod paths;
 pub mod pvs;
 pub mod sample;
 pub mod search;
@@ -117,8 +121,7 @@ pub fn generate(
     let mut graph = sampler.graph;
     lap(&mut report, &mut clock, "sampling", progress);
     progress.start("areas", 0, Unit::Steps);
-    let areas = build_areas(&mut graph)?;
-    let links = connect::connect(&space, &areas, &graph);
+    let (areas, links) = build_areas(&space, options.game, &mut graph)?;
     let grid = grid::AreaGrid::new(areas.iter().map(|a| (a.min, a.max)));
     for ladder in &mut ladders {
         ladders::connect(&ladder_space, ladder, &areas, &grid);
@@ -130,7 +133,7 @@ pub fn generate(
             mask: options.game.analysis_mask(),
             ..space
         };
-        analyze(bsp, &space, options, (&areas, &links), progress)
+        analyze(bsp, &space, options, (&areas, &links), &ladders, progress)
     });
     if analysis.is_some() {
         lap(&mut report, &mut clock, "analysis", progress);
@@ -153,7 +156,8 @@ fn analyze(
     bsp: &Bsp,
     space: &sample::Space<'_>,
     options: &Options,
-    (areas, links): (&[areas::Area], &[[Vec<u32>; 4]]),
+    (areas, links): (&[areas::Area], &[connect::Links]),
+    ladders: &[ladders::Ladder],
     progress: &dyn Progress,
 ) -> mesh::Analysis {
     progress.start("analysis", 0, Unit::Steps);
@@ -177,24 +181,53 @@ fn analyze(
         let maps = light::Lightmaps::new(bsp);
         areas.iter().map(|a| maps.area(a)).collect()
     });
+    let ways = paths::ways(links, ladders);
+    let (approaches, occupy) = match options.game {
+        Game::CounterStrike => {
+            let spawns = [0, 1].map(|team| spawn_origins(bsp, &options.game.spawn_classes()[team..=team]));
+            (
+                approach::approach_areas(space, areas, &ways),
+                Some(occupy::earliest_occupy_times(
+                    areas,
+                    &ways,
+                    [&spawns[0], &spawns[1]],
+                )),
+            )
+        }
+        // SDK 2013's Counter-Strike analysis saves quickly: every area at the latest time.
+        Game::CsGo => (Vec::new(), Some(vec![[occupy::LATEST; 2]; areas.len()])),
+        _ => (Vec::new(), None),
+    };
     mesh::Analysis {
         spots,
         encounters,
         visibility,
         light,
+        approaches,
+        occupy,
     }
 }
 
-/// Areas from the samples: built, merged, squared up; each node marked with its area.
-fn build_areas(graph: &mut nodes::Graph) -> Result<Vec<areas::Area>, NavgenError> {
+/// Areas from the samples: built, jump areas marked, merged, squared up, each node marked with
+/// its area; then connected, and the jump areas stitched over and removed where the game does.
+fn build_areas(
+    space: &sample::Space<'_>,
+    game: Game,
+    graph: &mut nodes::Graph,
+) -> Result<(Vec<areas::Area>, Vec<connect::Links>), NavgenError> {
     let mut areas = areas::build(graph);
+    jump::mark(space, &mut areas, game.jump_attributes());
     merge::merge(&mut areas);
     square::square_up(&mut areas, graph);
     merge::renumber(&areas, graph);
+    let mut links = connect::connect(space, &areas, graph);
+    if game.removes_jump_areas() {
+        (areas, links) = jump::stitch_and_remove(areas, links);
+    }
     if areas.is_empty() {
         return Err(NavgenError::NoAreas);
     }
-    Ok(areas)
+    Ok((areas, links))
 }
 
 fn check_input(bsp: &Bsp, world: &World) -> Result<(), NavgenError> {
@@ -211,13 +244,7 @@ fn check_input(bsp: &Bsp, world: &World) -> Result<(), NavgenError> {
 /// The spawn points on their floor, on the grid, with the floor's normal.
 fn seeds(bsp: &Bsp, space: &sample::Space<'_>, game: Game) -> Result<Vec<(Vec3, Vec3)>, NavgenError> {
     let classes = game.spawn_classes();
-    let origins: Vec<Vec3> = bsp
-        .entities
-        .iter()
-        .filter(|e| e.classname().is_some_and(|c| classes.contains(&c)))
-        .filter_map(|e| e.get("origin").and_then(srcmap_kv::values::vector))
-        .map(|o| Vec3::from(o.map(|v| v as f32)))
-        .collect();
+    let origins = spawn_origins(bsp, classes);
     if origins.is_empty() {
         return Err(NavgenError::NoSpawnPoint {
             classes: classes.join(" or "),
@@ -239,6 +266,16 @@ fn seeds(bsp: &Bsp, space: &sample::Space<'_>, game: Game) -> Result<Vec<(Vec3, 
         });
     }
     Ok(seeds)
+}
+
+/// The origins of the entities of `classes`.
+fn spawn_origins(bsp: &Bsp, classes: &[&str]) -> Vec<Vec3> {
+    bsp.entities
+        .iter()
+        .filter(|e| e.classname().is_some_and(|c| classes.contains(&c)))
+        .filter_map(|e| e.get("origin").and_then(srcmap_kv::values::vector))
+        .map(|o| Vec3::from(o.map(|v| v as f32)))
+        .collect()
 }
 
 fn lap(report: &mut Report, clock: &mut Instant, phase: &str, progress: &dyn Progress) {

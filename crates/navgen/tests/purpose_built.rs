@@ -66,13 +66,13 @@ fn room(spawn: Option<&str>, sealed: bool) -> String {
 
 /// The room split by a wall at x −16..16 from the north wall to y 384 (full height), so the
 /// halves meet only through the gap at its south end; a light over the west half at
-/// (−300, −300, 200) when `lit`.
+/// (−400, −100, 200) when `lit`.
 fn split_room(lit: bool) -> String {
     let text = room(Some("info_player_teamspawn"), true);
     let mut id = 500;
     let wall = block(&mut id, [-16, -512, 0], [16, 384, 256], WALL);
     let text = text.replacen("}\nentity", &format!("{wall}}}\nentity"), 1);
-    let light = "entity\n{\n\t\"id\" \"901\"\n\t\"classname\" \"light\"\n\t\"origin\" \"-300 -300 200\"\n\t\"_light\" \"255 255 255 400\"\n}\n";
+    let light = "entity\n{\n\t\"id\" \"901\"\n\t\"classname\" \"light\"\n\t\"origin\" \"-400 -100 200\"\n\t\"_light\" \"255 255 255 400\"\n}\n";
     if lit { text + light } else { text }
 }
 
@@ -277,6 +277,56 @@ fn the_rooms_corners_are_hiding_spots_in_cover_with_a_sniper_view_and_paths_meet
     );
     let spots_of = |m: &NavMesh| m.areas.iter().map(|a| a.hiding_spots.clone()).collect::<Vec<_>>();
     assert_eq!(spots_of(&back), spots_of(&mesh));
+    the_terrorists_occupy_areas_no_faster_than_running_straight_there(&mesh);
+    let ids = 1..=mesh.areas.len() as u32;
+    for a in &back.areas {
+        assert!(a.approaches.len() <= 16);
+        for ap in &a.approaches {
+            assert!(
+                ids.contains(&ap.here) && ids.contains(&ap.next) && (ap.prev == 0 || ids.contains(&ap.prev))
+            );
+        }
+    }
+    assert_eq!(
+        back.areas
+            .iter()
+            .map(|a| a.approaches.clone())
+            .collect::<Vec<_>>(),
+        mesh.areas
+            .iter()
+            .map(|a| a.approaches.clone())
+            .collect::<Vec<_>>()
+    );
+}
+
+/// The spawn (the map's only one, a terrorist's at (−400, −400)): its area is reached at
+/// once, every area no sooner than a straight run at 240 units a second; counter-terrorists
+/// have no spawn, so every area takes them the longest time (120 s).
+fn the_terrorists_occupy_areas_no_faster_than_running_straight_there(mesh: &NavMesh) {
+    let spawn = [-400.0f32, -400.0, 8.0];
+    for a in &mesh.areas {
+        let c = [
+            (a.nw_corner[0] + a.se_corner[0]) / 2.0,
+            (a.nw_corner[1] + a.se_corner[1]) / 2.0,
+            (a.nw_corner[2] + a.se_corner[2]) / 2.0,
+        ];
+        let straight = c
+            .iter()
+            .zip(spawn)
+            .map(|(a, b)| (a - b).powi(2))
+            .sum::<f32>()
+            .sqrt()
+            / 240.0;
+        let [t, ct] = a.earliest_occupy_time;
+        assert!(
+            t + 1e-3 >= straight && t < 120.0,
+            "area {}: {t} s, straight {straight} s",
+            a.id
+        );
+        assert_eq!(ct, 120.0);
+    }
+    let start = area_at(mesh, -400.0, -400.0, 0.0).expect("the spawn's area");
+    assert!(mesh.areas[start].earliest_occupy_time[0] < 1.0);
 }
 
 /// Each area's visible areas (by index) with their attributes, the inherited lists resolved:
@@ -316,12 +366,26 @@ fn areas_see_each_other_unless_a_wall_is_between_and_light_comes_from_the_lightm
     let vis = resolved_visibility(&mesh);
     let sees = |a: usize, b: usize| vis[a].get(&b).is_some_and(|&v| v != 0);
     let at = |x, y| area_at(&mesh, x, y, 0.0).unwrap_or_else(|| panic!("an area at ({x}, {y})"));
-    let (west, west_south, east) = (at(-300.0, -300.0), at(-300.0, 300.0), at(300.0, -300.0));
-    assert_ne!(west, east);
-    assert!(
-        !sees(west, east) && !sees(east, west),
-        "the wall hides the halves from each other"
-    );
+    // Areas wholly north of the gap, one each side of the wall: nothing between them but it.
+    let north_of_gap = |a: &srcmap_nav::NavArea| a.se_corner[1] < 360.0;
+    let side = |a: &srcmap_nav::NavArea| (a.se_corner[0] <= -16.0, a.nw_corner[0] >= 16.0);
+    let hidden_pairs: Vec<(usize, usize)> = (0..mesh.areas.len())
+        .flat_map(|a| (0..mesh.areas.len()).map(move |b| (a, b)))
+        .filter(|&(a, b)| {
+            let (a, b) = (&mesh.areas[a], &mesh.areas[b]);
+            north_of_gap(a) && north_of_gap(b) && side(a).0 && side(b).1
+        })
+        .collect();
+    assert!(!hidden_pairs.is_empty(), "the halves have areas north of the gap");
+    for (a, b) in hidden_pairs {
+        assert!(
+            !sees(a, b) && !sees(b, a),
+            "the wall hides {} and {}",
+            mesh.areas[a].id,
+            mesh.areas[b].id
+        );
+    }
+    let (west, west_south) = (at(-400.0, -100.0), at(-400.0, 300.0));
     assert!(
         sees(west, west_south) && sees(west_south, west),
         "open floor in one half"
@@ -373,12 +437,12 @@ fn areas_see_each_other_unless_a_wall_is_between_and_light_comes_from_the_lightm
         "intensities in 0..1"
     );
     assert!(
-        light(-300.0, -300.0) > 0.5,
+        light(-400.0, -100.0) > 0.5,
         "under the light: {}",
-        light(-300.0, -300.0)
+        light(-400.0, -100.0)
     );
     assert!(
-        light(300.0, -300.0) < light(-300.0, -300.0) / 2.0,
+        light(300.0, -300.0) < light(-400.0, -100.0) / 2.0,
         "behind the wall it is darker"
     );
 }
