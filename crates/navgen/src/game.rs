@@ -145,9 +145,10 @@ impl Game {
         }
     }
 
-    /// Whether the generator replaces jump areas by connections across them (SDK 2013's
-    /// `nav_generate_fixup_jump_areas 1`); Counter-Strike: Source's keeps them.
-    pub fn removes_jump_areas(self) -> bool {
+    /// Whether the game's generator is SDK 2013's (every game but Counter-Strike: Source, whose
+    /// v9 files the older generator wrote): it marks stairs and replaces jump areas by
+    /// connections across them (`nav_generate_fixup_jump_areas 1`); the older one did neither.
+    pub fn is_sdk_2013(self) -> bool {
         self != Game::CounterStrike
     }
 

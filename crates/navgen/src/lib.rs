@@ -40,6 +40,7 @@ pub mod pvs;
 pub mod sample;
 pub mod search;
 pub mod square;
+pub mod stairs;
 pub mod visibility;
 
 use std::time::Instant;
@@ -209,7 +210,8 @@ fn analyze(
 }
 
 /// Areas from the samples: built, jump areas marked, merged, squared up, each node marked with
-/// its area; then connected, and the jump areas stitched over and removed where the game does.
+/// its area; then connected; with SDK 2013's generator, stairs marked and the jump areas
+/// stitched over and removed.
 fn build_areas(
     space: &sample::Space<'_>,
     game: Game,
@@ -221,7 +223,8 @@ fn build_areas(
     square::square_up(&mut areas, graph);
     merge::renumber(&areas, graph);
     let mut links = connect::connect(space, &areas, graph);
-    if game.removes_jump_areas() {
+    if game.is_sdk_2013() {
+        stairs::mark(space, &mut areas);
         (areas, links) = jump::stitch_and_remove(areas, links);
     }
     if areas.is_empty() {

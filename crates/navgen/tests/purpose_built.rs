@@ -446,3 +446,44 @@ fn areas_see_each_other_unless_a_wall_is_between_and_light_comes_from_the_lightm
         "behind the wall it is darker"
     );
 }
+
+/// The room with a staircase in its south-west: eight steps 16 high and 25 deep rising east
+/// from x −440 (y 200..400), onto a landing 128 high that ends at x −150.
+fn staircase_room(spawn: &str) -> String {
+    let text = room(Some(spawn), true);
+    let mut id = 600;
+    let mut steps = String::new();
+    for k in 0..8 {
+        let x0 = -440 + 25 * k;
+        let x1 = if k == 7 { -150 } else { x0 + 25 };
+        steps += &block(&mut id, [x0, 200, 0], [x1, 400, 16 * (k + 1)], WALL);
+    }
+    text.replacen("}\nentity", &format!("{steps}}}\nentity"), 1)
+}
+
+#[test]
+fn sdk_2013_marks_the_areas_over_steps_as_stairs_and_counter_strike_source_does_not() {
+    let on_stairs = |mesh: &NavMesh| {
+        mesh.areas
+            .iter()
+            .filter(|a| a.nw_corner[0] >= -450.0 && a.se_corner[0] <= -240.0 && a.nw_corner[1] >= 200.0)
+            .filter(|a| a.se_corner[1] <= 400.0 && a.se_corner[0] - a.nw_corner[0] > 25.0)
+            .map(|a| a.attributes)
+            .collect::<Vec<u32>>()
+    };
+    let tf2 = generate(&compile(&staircase_room("info_player_teamspawn")), Game::Tf2).expect("generates");
+    let stairs = on_stairs(&tf2);
+    assert!(
+        stairs.contains(&0x1000),
+        "an area over the steps is stairs: {stairs:?}"
+    );
+    let floor = area_at(&tf2, 0.0, -400.0, 0.0).expect("open floor");
+    assert_eq!(tf2.areas[floor].attributes & 0x1000, 0, "flat floor is no stairs");
+    let css = generate(
+        &compile(&staircase_room("info_player_terrorist")),
+        Game::CounterStrike,
+    )
+    .expect("generates");
+    assert!(css.areas.iter().all(|a| a.attributes & 0x1000 == 0));
+    assert!(!on_stairs(&css).is_empty(), "the steps are walked");
+}
