@@ -15,11 +15,17 @@
 //!    areas at their bottom and over their top, the top found through the game's area grid
 //!    (`grid`);
 //! 6. with [`Options::analyze`], the **analysis**: hiding spots (`hiding`), and for games whose
-//!    analysis has them sniper classes and encounter paths (`encounter`).
+//!    analysis has them sniper classes and encounter paths (`encounter`), approach areas
+//!    (`approach`) and earliest occupy times (`occupy`, over `paths`); visibility between
+//!    areas (`visibility`, culled by the BSP's PVS, `pvs`) for the v16 games; light intensity
+//!    from the lightmaps (`light`) when asked.
+//!
+//! Jump areas (`jump`) are marked before merging; with SDK 2013's generator stairs are marked
+//! (`stairs`) and the jump areas stitched over and removed after squaring up.
 //!
 //! The mesh is returned as a [`srcmap_nav::NavMesh`] in the game's version and sub-version
-//! ([`Game::format`]). Not done (yet): jump-area stitching, overhang splitting, stairs,
-//! obstacle tops, places, visibility between areas, approach areas, earliest occupy times.
+//! ([`Game::format`]). Not done (yet): overhang splitting, obstacle tops, corner-on-corner
+//! fixes; places stay empty (Source 1 maps do not name them).
 
 pub mod approach;
 pub mod areas;
