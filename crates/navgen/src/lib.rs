@@ -20,11 +20,12 @@
 //!    areas (`visibility`, culled by the BSP's PVS, `pvs`) for the v16 games; light intensity
 //!    from the lightmaps (`light`) when asked.
 //!
-//! Jump areas (`jump`) are marked before merging; with SDK 2013's generator stairs are marked
-//! (`stairs`) and the jump areas stitched over and removed after squaring up.
+//! Jump areas (`jump`) are marked before merging; with SDK 2013's generator, after connecting,
+//! areas under overhangs are split (`overhang`), stairs marked (`stairs`) and the jump areas
+//! stitched over and removed.
 //!
 //! The mesh is returned as a [`srcmap_nav::NavMesh`] in the game's version and sub-version
-//! ([`Game::format`]). Not done (yet): overhang splitting, obstacle tops, corner-on-corner
+//! ([`Game::format`]). Not done (yet): obstacle tops, corner-on-corner
 //! fixes; places stay empty (Source 1 maps do not name them).
 
 pub mod approach;
@@ -41,6 +42,7 @@ pub mod merge;
 pub mod mesh;
 pub mod nodes;
 pub mod occupy;
+pub mod overhang;
 pub mod paths;
 pub mod pvs;
 pub mod sample;
@@ -230,6 +232,8 @@ fn build_areas(
     merge::renumber(&areas, graph);
     let mut links = connect::connect(space, &areas, graph);
     if game.is_sdk_2013() {
+        let connect = |areas: &[areas::Area], graph: &nodes::Graph| connect::connect(space, areas, graph);
+        overhang::split_under_overhangs(&mut areas, &mut links, graph, connect);
         stairs::mark(space, &mut areas);
         (areas, links) = jump::stitch_and_remove(areas, links);
     }
