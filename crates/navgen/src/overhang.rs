@@ -66,7 +66,8 @@ fn cut(areas: &[Area], i: usize, j: usize, dir: usize) -> Option<(usize, usize, 
         return None;
     }
     let (alo, ahi, blo, bhi) = (low(a), high(a), low(b), high(b));
-    if !(alo > bhi + HUMAN_CROUCH_HEIGHT) && !(blo > ahi + HUMAN_CROUCH_HEIGHT) {
+    let apart = alo > bhi + HUMAN_CROUCH_HEIGHT || blo > ahi + HUMAN_CROUCH_HEIGHT;
+    if !apart {
         return None;
     }
     let (below, above, down) = if blo < alo {
