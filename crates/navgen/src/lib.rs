@@ -191,22 +191,7 @@ fn analyze(
         areas.iter().map(|a| maps.area(a)).collect()
     });
     let ways = paths::ways(links, ladders);
-    let (approaches, occupy) = match options.game {
-        Game::CounterStrike => {
-            let spawns = [0, 1].map(|team| spawn_origins(bsp, &options.game.spawn_classes()[team..=team]));
-            (
-                approach::approach_areas(space, areas, &ways),
-                Some(occupy::earliest_occupy_times(
-                    areas,
-                    &ways,
-                    [&spawns[0], &spawns[1]],
-                )),
-            )
-        }
-        // SDK 2013's Counter-Strike analysis saves quickly: every area at the latest time.
-        Game::CsGo => (Vec::new(), Some(vec![[occupy::LATEST; 2]; areas.len()])),
-        _ => (Vec::new(), None),
-    };
+    let (approaches, occupy) = team_analysis(bsp, space, options.game, areas, &ways);
     mesh::Analysis {
         spots,
         encounters,
@@ -214,6 +199,26 @@ fn analyze(
         light,
         approaches,
         occupy,
+    }
+}
+
+/// Counter-Strike's approach areas and earliest occupy times: CS:S computes both; SDK 2013's
+/// CS:GO analysis saves quickly, every area at the latest time; other games write 0.
+fn team_analysis(
+    bsp: &Bsp,
+    space: &sample::Space<'_>,
+    game: Game,
+    areas: &[areas::Area],
+    ways: &[Vec<paths::Way>],
+) -> (Vec<Vec<approach::Approach>>, Option<Vec<[f32; 2]>>) {
+    match game {
+        Game::CounterStrike => {
+            let spawns = [0, 1].map(|team| spawn_origins(bsp, &game.spawn_classes()[team..=team]));
+            let occupy = occupy::earliest_occupy_times(areas, ways, [&spawns[0], &spawns[1]]);
+            (approach::approach_areas(space, areas, ways), Some(occupy))
+        }
+        Game::CsGo => (Vec::new(), Some(vec![[occupy::LATEST; 2]; areas.len()])),
+        _ => (Vec::new(), None),
     }
 }
 
