@@ -15,8 +15,8 @@
 //!    areas at their bottom and over their top, the top found through the game's area grid
 //!    (`grid`);
 //! 6. with [`Options::analyze`], the **analysis**: hiding spots (`hiding`), and for games whose
-//!    analysis has them sniper classes and encounter paths (`encounter`), approach areas
-//!    (`approach`) and earliest occupy times (`occupy`, over `paths`); visibility between
+//!    analysis has them sniper classes and encounter paths (`encounter`) and earliest occupy
+//!    times (`occupy`, over `paths`); visibility between
 //!    areas (`visibility`, culled by the BSP's PVS, `pvs`) for the v16 games; light intensity
 //!    from the lightmaps (`light`) when asked.
 //!
@@ -28,7 +28,6 @@
 //! ([`Game::format`]). Not done (yet): obstacle tops, corner-on-corner
 //! fixes; places stay empty (Source 1 maps do not name them).
 
-pub mod approach;
 pub mod areas;
 pub mod connect;
 pub mod encounter;
@@ -191,34 +190,36 @@ fn analyze(
         areas.iter().map(|a| maps.area(a)).collect()
     });
     let ways = paths::ways(links, ladders);
-    let (approaches, occupy) = team_analysis(bsp, space, options.game, areas, &ways);
+    let occupy = team_analysis(bsp, options.game, areas, &ways);
     mesh::Analysis {
         spots,
         encounters,
         visibility,
         light,
-        approaches,
         occupy,
     }
 }
 
-/// Counter-Strike's approach areas and earliest occupy times: CS:S computes both; SDK 2013's
-/// CS:GO analysis saves quickly, every area at the latest time; other games write 0.
+/// Counter-Strike's earliest occupy times: CS:S computes them; SDK 2013's CS:GO analysis saves
+/// quickly, every area at the latest time; other games write 0. (Approach areas are not
+/// computed: the only reference for them is Counter-Strike's own code, outside SDK 2013.)
 fn team_analysis(
     bsp: &Bsp,
-    space: &sample::Space<'_>,
     game: Game,
     areas: &[areas::Area],
     ways: &[Vec<paths::Way>],
-) -> (Vec<Vec<approach::Approach>>, Option<Vec<[f32; 2]>>) {
+) -> Option<Vec<[f32; 2]>> {
     match game {
         Game::CounterStrike => {
             let spawns = [0, 1].map(|team| spawn_origins(bsp, &game.spawn_classes()[team..=team]));
-            let occupy = occupy::earliest_occupy_times(areas, ways, [&spawns[0], &spawns[1]]);
-            (approach::approach_areas(space, areas, ways), Some(occupy))
+            Some(occupy::earliest_occupy_times(
+                areas,
+                ways,
+                [&spawns[0], &spawns[1]],
+            ))
         }
-        Game::CsGo => (Vec::new(), Some(vec![[occupy::LATEST; 2]; areas.len()])),
-        _ => (Vec::new(), None),
+        Game::CsGo => Some(vec![[occupy::LATEST; 2]; areas.len()]),
+        _ => None,
     }
 }
 

@@ -1,8 +1,8 @@
 //! The generated areas and ladders as a NAV file's model, in the game's version and layout.
 
 use srcmap_nav::{
-    Approach, AreaCustom, EncounterPath, EncounterPaths, EncounterSpot, GameLayout, HidingSpot, NavArea,
-    NavLadder, NavMesh, VisibleArea,
+    AreaCustom, EncounterPath, EncounterPaths, EncounterSpot, GameLayout, HidingSpot, NavArea, NavLadder,
+    NavMesh, VisibleArea,
 };
 
 use crate::areas::Area;
@@ -30,8 +30,6 @@ pub struct Analysis {
     pub encounters: Vec<Vec<Encounter>>,
     pub visibility: Option<Visibility>,
     pub light: Option<Vec<[f32; 4]>>,
-    /// Counter-Strike: Source's approach areas (empty elsewhere).
-    pub approaches: Vec<Vec<crate::approach::Approach>>,
     /// Earliest occupy times where the game computes them (else 0).
     pub occupy: Option<Vec<[f32; 2]>>,
 }
@@ -110,20 +108,6 @@ fn attach_analysis(areas: &mut [NavArea], analysis: &Analysis) {
     }
     for (area, times) in areas.iter_mut().zip(analysis.occupy.iter().flatten()) {
         area.earliest_occupy_time = *times;
-    }
-    for (area, list) in areas.iter_mut().zip(&analysis.approaches) {
-        area.approaches = list.iter().map(approach).collect();
-    }
-}
-
-/// Area ids are indices + 1; no area is 0.
-fn approach(a: &crate::approach::Approach) -> Approach {
-    Approach {
-        here: a.here + 1,
-        prev: a.prev.map_or(0, |p| p + 1),
-        prev_to_here: a.prev_to_here,
-        next: a.next + 1,
-        here_to_next: a.here_to_next,
     }
 }
 

@@ -278,25 +278,6 @@ fn the_rooms_corners_are_hiding_spots_in_cover_with_a_sniper_view_and_paths_meet
     let spots_of = |m: &NavMesh| m.areas.iter().map(|a| a.hiding_spots.clone()).collect::<Vec<_>>();
     assert_eq!(spots_of(&back), spots_of(&mesh));
     the_terrorists_occupy_areas_no_faster_than_running_straight_there(&mesh);
-    let ids = 1..=mesh.areas.len() as u32;
-    for a in &back.areas {
-        assert!(a.approaches.len() <= 16);
-        for ap in &a.approaches {
-            assert!(
-                ids.contains(&ap.here) && ids.contains(&ap.next) && (ap.prev == 0 || ids.contains(&ap.prev))
-            );
-        }
-    }
-    assert_eq!(
-        back.areas
-            .iter()
-            .map(|a| a.approaches.clone())
-            .collect::<Vec<_>>(),
-        mesh.areas
-            .iter()
-            .map(|a| a.approaches.clone())
-            .collect::<Vec<_>>()
-    );
 }
 
 /// The spawn (the map's only one, a terrorist's at (−400, −400)): its area is reached at
