@@ -95,3 +95,15 @@ pub fn box_room() -> String {
          entity\n{{\n\t\"id\" \"11\"\n\t\"classname\" \"info_overlay\"\n\t\"sides\" \"20 999\"\n\t\"origin\" \"16 16 16\"\n}}\n"
     )
 }
+
+/// The box room's floor and two instances of one file: the second turned 90° with a postfix
+/// fixup, a replacement and an output.
+pub fn instanced() -> String {
+    let floor = box_solid(2, [0.0, 0.0, 0.0], [256.0, 256.0, 16.0], "DEV/DEV_MEASUREGENERIC01");
+    format!(
+        "world\n{{\n\t\"id\" \"1\"\n\t\"classname\" \"worldspawn\"\n{floor}}}\n\
+         entity\n{{\n\t\"id\" \"20\"\n\t\"classname\" \"func_instance\"\n\t\"targetname\" \"a\"\n\t\"file\" \"instances\\pillar.vmf\"\n\t\"origin\" \"64 64 16\"\n\t\"angles\" \"0 0 0\"\n}}\n\
+         entity\n{{\n\t\"id\" \"21\"\n\t\"classname\" \"func_instance\"\n\t\"targetname\" \"b\"\n\t\"file\" \"instances/pillar.vmf\"\n\t\"fixup_style\" \"1\"\n\t\"replace01\" \"$color 255 0 0\"\n\t\"origin\" \"192 64 16\"\n\t\"angles\" \"0 90 0\"\n\
+         \tconnections\n\t{{\n\t\t\"OnUser1\" \"a,Kill,,0,-1\"\n\t}}\n}}\n"
+    )
+}

@@ -1,7 +1,7 @@
 //! VMF → VMAP (vmap.md §4): each solid a closed `CMapMesh` (world solids under the world,
 //! brush entities' solids under their `CMapEntity`), each entity a `CMapEntity`.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 
 use srcmap_geom::DVec3;
 use srcmap_vmap::{FaceSource, MeshSource, Placement, Vmap, VmapWriter};
@@ -10,6 +10,7 @@ use srcmap_vmf::{Entity, Solid, Vmf};
 use crate::brush::{BrushMesh, brush_mesh};
 use crate::disp;
 use crate::entities::{ClassRenames, placement, vmap_connection, vmap_keys};
+use crate::instances::{InstancePaths, is_instance, prefab_attrs};
 use crate::texture::{DEFAULT_TEXTURE_SIZE, Projection, vmat_path};
 use crate::{MapconvError, Warning};
 
@@ -23,6 +24,10 @@ pub struct ToVmapOptions {
     /// Texture size per material as written in the VMF (upper case not required); others use
     /// [`DEFAULT_TEXTURE_SIZE`].
     pub texture_sizes: HashMap<String, [f64; 2]>,
+    /// Where instance files and prefab targets are relative to.
+    pub instances: InstancePaths,
+    /// VMF ids of the sides to leave out (`--cull`: the faces no playable space sees).
+    pub culled_sides: HashSet<i64>,
 }
 
 /// What a VMF → VMAP conversion did.
@@ -36,6 +41,13 @@ pub struct ToVmapReport {
     /// Their displaced area (not in `area`, which holds the brushes' faces).
     pub displacement_area: f64,
     pub entities: usize,
+    /// `func_instance`s written as prefabs.
+    pub prefabs: usize,
+    /// The instance files they place, relative to the outermost map's folder (each once).
+    pub instances: Vec<String>,
+    /// Faces left out as [`ToVmapOptions::culled_sides`] asked, and brushes left with none.
+    pub culled_faces: usize,
+    pub culled_brushes: usize,
     /// Face area per material (`materials/….vmat`).
     pub area: BTreeMap<String, f64>,
     pub warnings: Vec<Warning>,
@@ -85,6 +97,10 @@ struct Converter<'a> {
 
 impl Converter<'_> {
     fn entity(&mut self, e: &Entity) -> Result<(), MapconvError> {
+        if is_instance(e) {
+            self.prefab(e);
+            return Ok(());
+        }
         let keys = vmap_keys(e, self.opts.renames);
         if let Some((_, model)) = keys.iter().find(|(k, _)| k.eq_ignore_ascii_case("model"))
             && model.ends_with(".vmdl")
@@ -109,6 +125,24 @@ impl Converter<'_> {
         self.solids(node, e)
     }
 
+    /// An instance as a prefab node; its file is listed for the caller to convert.
+    fn prefab(&mut self, e: &Entity) {
+        let connections: Vec<_> = e.connections.iter().map(vmap_connection).collect();
+        let attrs = prefab_attrs(e, &self.opts.instances);
+        let world = self.w.world();
+        let node = self
+            .w
+            .add_prefab(world, node_id(e.id), &placement(e), &connections, attrs);
+        if e.hidden {
+            self.w.hide(node);
+        }
+        let file = self.opts.instances.instance_file(e.get("file").unwrap_or_default());
+        if !self.report.instances.contains(&file) {
+            self.report.instances.push(file);
+        }
+        self.report.prefabs += 1;
+    }
+
     /// Overlays name the sides they lie on by VMF side id, which a VMAP does not keep: the
     /// lists are rewritten as `mesh node id:face index` (the VMF side ids come back on the way
     /// back to VMF).
@@ -129,7 +163,7 @@ impl Converter<'_> {
                 Ok(mesh) if s.sides.iter().any(|side| side.dispinfo.is_some()) => {
                     self.displacements(parent, e, s, &mesh)?
                 }
-                Ok(mesh) => self.solid(parent, e, s, &mesh)?,
+                Ok(mesh) => self.culled_solid(parent, e, s, &mesh)?,
                 Err(error) => self
                     .report
                     .warnings
@@ -137,6 +171,21 @@ impl Converter<'_> {
             }
         }
         Ok(())
+    }
+
+    /// A brush without the faces culling leaves out (none left: no mesh).
+    fn culled_solid(&mut self, parent: u32, e: &Entity, s: &Solid, mesh: &BrushMesh) -> Result<(), MapconvError> {
+        let culled = &self.opts.culled_sides;
+        if culled.is_empty() {
+            return self.solid(parent, e, s, mesh);
+        }
+        let kept = mesh.with_faces(|f| !culled.contains(&s.sides[f.side].id));
+        self.report.culled_faces += mesh.faces.len() - kept.faces.len();
+        if kept.faces.is_empty() {
+            self.report.culled_brushes += 1;
+            return Ok(());
+        }
+        self.solid(parent, e, s, &kept)
     }
 
     fn solid(&mut self, parent: u32, e: &Entity, s: &Solid, mesh: &BrushMesh) -> Result<(), MapconvError> {

@@ -11,6 +11,7 @@ use srcmap_vmf::DispInfo;
 
 use crate::disp;
 use crate::entities::{editor_keys, format_vec3, vmf_keys, vmf_output};
+use crate::instances::{InstancePaths, instance_entity, outputs};
 use crate::solidify::{EPS, Piece, Polygon, area_inside, pieces};
 use crate::texture::vmt_name;
 use crate::vmf_text::{DEFAULT_LIGHTMAP_SCALE, OutEntity, OutSide, VmfText};
@@ -46,6 +47,8 @@ pub struct ToVmfReport {
     pub area_vmf: BTreeMap<String, f64>,
     /// Area of the sides the cuts made (textured [`CUT_MATERIAL`]).
     pub cut_area: f64,
+    /// The prefabs' maps (each once), written back as `func_instance`s.
+    pub prefabs: Vec<PrefabFile>,
     pub warnings: Vec<Warning>,
 }
 
@@ -61,8 +64,28 @@ impl ToVmfReport {
     }
 }
 
-/// Converts a VMAP to VMF text.
+/// How to convert a VMAP.
+#[derive(Debug, Clone, Default)]
+pub struct ToVmfOptions {
+    /// Where prefab targets and instance files are relative to.
+    pub instances: InstancePaths,
+}
+
+/// A prefab's map: the target as the VMAP names it, and the instance file written for it
+/// (relative to the outermost map's folder).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct PrefabFile {
+    pub target: String,
+    pub file: String,
+}
+
+/// Converts a VMAP to VMF text (instance paths as if the map lay under no `maps` folder).
 pub fn vmap_to_vmf(vmap: &Vmap) -> Result<(String, ToVmfReport), MapconvError> {
+    vmap_to_vmf_with(vmap, &ToVmfOptions::default())
+}
+
+/// Converts a VMAP to VMF text.
+pub fn vmap_to_vmf_with(vmap: &Vmap, opts: &ToVmfOptions) -> Result<(String, ToVmfReport), MapconvError> {
     let mut report = ToVmfReport::default();
     let owners = mesh_owners(vmap);
     let world_element = vmap.world().ok_or_else(|| MapconvError::Element {
@@ -76,8 +99,15 @@ pub fn vmap_to_vmf(vmap: &Vmap) -> Result<(String, ToVmfReport), MapconvError> {
         out.push((e.node.element, out_entity(&e, &mut ids)));
         report.entities += 1;
     }
-    for n in vmap.prefabs() {
-        out.push((n.element, prefab_instance(vmap, n.element, &mut ids)));
+    for p in vmap.prefab_entities() {
+        let mut e = instance_entity(&p, &opts.instances, outputs(&p.connections()));
+        e.id = ids.id(p.element().get("nodeID").and_then(Value::as_int));
+        let target = p.element().get("targetMapPath").and_then(Value::to_text);
+        if let Some(target) = target.filter(|t| !report.prefabs.iter().any(|p| &p.target == t)) {
+            let file = opts.instances.instance_file(&opts.instances.file(&target));
+            report.prefabs.push(PrefabFile { target, file });
+        }
+        out.push((p.node.element, e));
         report.entities += 1;
     }
     unknown_nodes(vmap, &mut report.warnings);
@@ -191,29 +221,6 @@ fn unknown_nodes(vmap: &Vmap, warnings: &mut Vec<Warning>) {
                 "not converted (no VMF counterpart)".into(),
             ));
         }
-    }
-}
-
-/// A prefab as the `func_instance` that places its map (the `.vmap` named as `.vmf`).
-fn prefab_instance(vmap: &Vmap, node: u32, ids: &mut IdAllocator) -> OutEntity {
-    let e = vmap.element(node);
-    let text = |name: &str| {
-        e.and_then(|e| e.get(name))
-            .and_then(Value::to_text)
-            .unwrap_or_default()
-    };
-    let file = crate::texture::swap_model_extension(&text("targetMapPath"), ".vmap", ".vmf");
-    let (origin, angles, _) = vmap.transform(node);
-    OutEntity {
-        id: ids.id(e.and_then(|e| e.get("nodeID")).and_then(Value::as_int)),
-        keys: vec![
-            ("classname".into(), "func_instance".into()),
-            ("targetname".into(), text("targetName")),
-            ("file".into(), file),
-            ("origin".into(), format_vec3(origin)),
-            ("angles".into(), format_vec3(angles)),
-        ],
-        ..OutEntity::default()
     }
 }
 
