@@ -6,7 +6,8 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use srcmap_mapconv::{
-    ClassRenames, InstancePaths, PrefabFile, ToVmapOptions, ToVmapReport, ToVmfReport, Warning, with_extension,
+    ClassRenames, InstancePaths, PrefabFile, ToVmapOptions, ToVmapReport, ToVmfReport, Warning,
+    with_extension,
 };
 use srcmap_materials::Origin;
 use srcmap_vmf::Vmf;
@@ -75,7 +76,11 @@ pub fn vmf_to_vmap(job: &MapconvJob) -> Result<MapconvReport, DriverError> {
         content_folder: content_folder(&job.output),
         base: String::new(),
     };
-    let culled_sides = if job.cull { unseen_sides(job)? } else { HashSet::new() };
+    let culled_sides = if job.cull {
+        unseen_sides(job)?
+    } else {
+        HashSet::new()
+    };
     let (bytes, mut report) = vmap_bytes(job, &vmf, &job.input, paths.clone(), culled_sides)?;
     let instances = report.instances.clone();
     let convert = |file: &String| -> Result<Option<Converted<String>>, DriverError> {
@@ -95,7 +100,12 @@ pub fn vmf_to_vmap(job: &MapconvJob) -> Result<MapconvReport, DriverError> {
         }))
     };
     let mut files = vec![(job.output.clone(), bytes)];
-    files.extend(convert_placed(&instances, |f| f.clone(), convert, &mut report.warnings)?);
+    files.extend(convert_placed(
+        &instances,
+        |f| f.clone(),
+        convert,
+        &mut report.warnings,
+    )?);
     crate::files::write_outputs(&files)?;
     Ok(MapconvReport::ToVmap {
         seconds: started.elapsed().as_secs_f64(),
@@ -317,7 +327,12 @@ pub fn vmap_to_vmf(job: &MapconvJob) -> Result<MapconvReport, DriverError> {
         }))
     };
     let mut files = vec![(job.output.clone(), text.into_bytes())];
-    files.extend(convert_placed(&prefabs, |p| p.file.clone(), convert, &mut report.warnings)?);
+    files.extend(convert_placed(
+        &prefabs,
+        |p| p.file.clone(),
+        convert,
+        &mut report.warnings,
+    )?);
     crate::files::write_outputs(&files)?;
     Ok(MapconvReport::ToVmf {
         seconds: started.elapsed().as_secs_f64(),

@@ -108,14 +108,21 @@ fn is_replace_key(k: &str) -> bool {
 }
 
 /// A prefab as the `func_instance` that places its map, with its outputs.
-pub fn instance_entity(prefab: &Entity<'_>, paths: &InstancePaths, outputs: Vec<(String, String)>) -> OutEntity {
+pub fn instance_entity(
+    prefab: &Entity<'_>,
+    paths: &InstancePaths,
+    outputs: Vec<(String, String)>,
+) -> OutEntity {
     let el = prefab.element();
     let text = |name: &str| el.get(name).and_then(Value::to_text).unwrap_or_default();
     let strings = |name: &str| match el.get(name) {
         Some(Value::StringArray(v)) => v.clone(),
         _ => Vec::new(),
     };
-    let style = match (el.get("fixupEntityNames").and_then(Value::as_bool), text(FIXUP_STYLE_ATTRIBUTE)) {
+    let style = match (
+        el.get("fixupEntityNames").and_then(Value::as_bool),
+        text(FIXUP_STYLE_ATTRIBUTE),
+    ) {
         (Some(false), _) => "2".to_string(),
         (_, carried) if carried == "1" => carried,
         _ => "0".to_string(),
@@ -131,7 +138,10 @@ pub fn instance_entity(prefab: &Entity<'_>, paths: &InstancePaths, outputs: Vec<
     let values = strings("variableOverrideValues");
     for (i, name) in strings("variableOverrideNames").iter().enumerate() {
         let value = values.get(i).map_or("", String::as_str);
-        keys.push((format!("replace{:02}", i + 1), format!("{name} {value}").trim_end().to_string()));
+        keys.push((
+            format!("replace{:02}", i + 1),
+            format!("{name} {value}").trim_end().to_string(),
+        ));
     }
     keys.push(("origin".into(), format_vec3(origin)));
     OutEntity {

@@ -212,11 +212,27 @@ mod tests {
         assert_eq!(back_report.prefabs[0].file, "instances/pillar.vmf");
         let back = Vmf::parse(text).unwrap();
         let b = &back.entities[1];
-        let keys = ["classname", "targetname", "file", "fixup_style", "replace01", "origin", "angles"];
+        let keys = [
+            "classname",
+            "targetname",
+            "file",
+            "fixup_style",
+            "replace01",
+            "origin",
+            "angles",
+        ];
         let values: Vec<&str> = keys.iter().map(|k| b.get(k).unwrap_or("-")).collect();
         assert_eq!(
             values,
-            ["func_instance", "b", "instances/pillar.vmf", "1", "$color 255 0 0", "192 64 16", "0 90 0"]
+            [
+                "func_instance",
+                "b",
+                "instances/pillar.vmf",
+                "1",
+                "$color 255 0 0",
+                "192 64 16",
+                "0 90 0"
+            ]
         );
         assert_eq!(b.connections[0].target, "a");
         assert_eq!(back.entities[0].get("fixup_style"), Some("0"));

@@ -99,7 +99,12 @@ pub fn box_room() -> String {
 /// The box room's floor and two instances of one file: the second turned 90° with a postfix
 /// fixup, a replacement and an output.
 pub fn instanced() -> String {
-    let floor = box_solid(2, [0.0, 0.0, 0.0], [256.0, 256.0, 16.0], "DEV/DEV_MEASUREGENERIC01");
+    let floor = box_solid(
+        2,
+        [0.0, 0.0, 0.0],
+        [256.0, 256.0, 16.0],
+        "DEV/DEV_MEASUREGENERIC01",
+    );
     format!(
         "world\n{{\n\t\"id\" \"1\"\n\t\"classname\" \"worldspawn\"\n{floor}}}\n\
          entity\n{{\n\t\"id\" \"20\"\n\t\"classname\" \"func_instance\"\n\t\"targetname\" \"a\"\n\t\"file\" \"instances\\pillar.vmf\"\n\t\"origin\" \"64 64 16\"\n\t\"angles\" \"0 0 0\"\n}}\n\

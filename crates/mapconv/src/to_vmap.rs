@@ -136,7 +136,10 @@ impl Converter<'_> {
         if e.hidden {
             self.w.hide(node);
         }
-        let file = self.opts.instances.instance_file(e.get("file").unwrap_or_default());
+        let file = self
+            .opts
+            .instances
+            .instance_file(e.get("file").unwrap_or_default());
         if !self.report.instances.contains(&file) {
             self.report.instances.push(file);
         }
@@ -174,7 +177,13 @@ impl Converter<'_> {
     }
 
     /// A brush without the faces culling leaves out (none left: no mesh).
-    fn culled_solid(&mut self, parent: u32, e: &Entity, s: &Solid, mesh: &BrushMesh) -> Result<(), MapconvError> {
+    fn culled_solid(
+        &mut self,
+        parent: u32,
+        e: &Entity,
+        s: &Solid,
+        mesh: &BrushMesh,
+    ) -> Result<(), MapconvError> {
         let culled = &self.opts.culled_sides;
         if culled.is_empty() {
             return self.solid(parent, e, s, mesh);

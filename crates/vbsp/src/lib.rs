@@ -207,7 +207,11 @@ pub fn compile(input: &MapInput, opts: &Options<'_>, progress: &dyn Progress) ->
 /// The VMF ids of the world's sides that face only the void or solid once the first world
 /// tree is flooded (see `pipeline::unseen`), for converters that drop faces no one sees. A
 /// leak is an error (without a sealed world nothing is outside).
-pub fn unseen_sides(input: &MapInput, opts: &Options<'_>, progress: &dyn Progress) -> Result<Vec<i64>, VbspError> {
+pub fn unseen_sides(
+    input: &MapInput,
+    opts: &Options<'_>,
+    progress: &dyn Progress,
+) -> Result<Vec<i64>, VbspError> {
     opts.threads.pool()?.install(|| {
         let mut c = Compile::new(input, opts, progress)?;
         brush_passes(&mut c)?;
