@@ -16,6 +16,7 @@
 mod brush;
 mod disp;
 mod entities;
+mod groups;
 mod instances;
 mod solidify;
 mod texture;
@@ -236,5 +237,38 @@ mod tests {
         );
         assert_eq!(b.connections[0].target, "a");
         assert_eq!(back.entities[0].get("fixup_style"), Some("0"));
+    }
+
+    #[test]
+    fn visgroups_and_cordons_come_back() {
+        let vmf = Vmf::parse(testmaps::grouped()).unwrap();
+        let (vmap, report) = vmf_to_vmap(&vmf, &ToVmapOptions::default()).unwrap();
+        assert_eq!(report.cordon_boxes, 3);
+        let vmap = Vmap::read(&vmap.doc.write_as(true, Some(9)).unwrap()).unwrap();
+        let sets = vmap.selection_sets();
+        let named: Vec<(&str, usize)> = sets.iter().map(|s| (s.name.as_str(), s.selected.len())).collect();
+        assert_eq!(named, [("", 0), ("Outer", 2), ("Inner", 1)]);
+        assert_eq!(vmap.nodes_of("CMapCordon").len(), 3);
+        let (text, _) = vmap_to_vmf(&vmap).unwrap();
+        let back = Vmf::parse(text).unwrap();
+        let outer = &back.visgroups[0];
+        let inner = &outer.children[0];
+        assert_eq!(
+            (outer.name.as_str(), outer.color, inner.name.as_str(), inner.color),
+            ("Outer", [10, 20, 30], "Inner", [40, 50, 60])
+        );
+        let ids = |e: Option<&srcmap_vmf::Editor>| e.map(|e| e.visgroup_ids.clone()).unwrap_or_default();
+        assert_eq!(ids(back.world.solids[0].editor.as_ref()), [outer.id]);
+        assert_eq!(ids(back.entities[0].editor.as_ref()), [outer.id, inner.id]);
+        let cordons = back.cordons.unwrap();
+        let original = vmf.cordons.unwrap();
+        assert!(cordons.active);
+        let boxes = |c: &srcmap_vmf::Cordons| {
+            c.cordons
+                .iter()
+                .map(|c| (c.name.clone(), c.boxes.clone()))
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(boxes(&cordons), boxes(&original));
     }
 }

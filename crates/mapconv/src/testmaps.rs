@@ -112,3 +112,30 @@ pub fn instanced() -> String {
          \tconnections\n\t{{\n\t\t\"OnUser1\" \"a,Kill,,0,-1\"\n\t}}\n}}\n"
     )
 }
+
+/// Two nested visgroups (a floor in the outer, a light in both), and two cordons, the second
+/// of two boxes.
+pub fn grouped() -> String {
+    let floor = box_solid(
+        2,
+        [0.0, 0.0, 0.0],
+        [256.0, 256.0, 16.0],
+        "DEV/DEV_MEASUREGENERIC01",
+    )
+    .replace(
+        "\t}\n",
+        "\t\teditor\n\t\t{\n\t\t\t\"visgroupid\" \"7\"\n\t\t}\n\t}\n",
+    );
+    format!(
+        "visgroups\n{{\n\tvisgroup\n\t{{\n\t\t\"name\" \"Outer\"\n\t\t\"visgroupid\" \"7\"\n\t\t\"color\" \"10 20 30\"\n\
+         \t\tvisgroup\n\t\t{{\n\t\t\t\"name\" \"Inner\"\n\t\t\t\"visgroupid\" \"9\"\n\t\t\t\"color\" \"40 50 60\"\n\t\t}}\n\t}}\n}}\n\
+         world\n{{\n\t\"id\" \"1\"\n\t\"classname\" \"worldspawn\"\n{floor}}}\n\
+         entity\n{{\n\t\"id\" \"7\"\n\t\"classname\" \"light\"\n\t\"origin\" \"128 128 64\"\n\
+         \teditor\n\t{{\n\t\t\"color\" \"220 30 220\"\n\t\t\"visgroupid\" \"7\"\n\t\t\"visgroupid\" \"9\"\n\t}}\n}}\n\
+         cordons\n{{\n\t\"active\" \"1\"\n\
+         \tcordon\n\t{{\n\t\t\"name\" \"a\"\n\t\t\"active\" \"1\"\n\t\tbox\n\t\t{{\n\t\t\t\"mins\" \"(-64 -64 -64)\"\n\t\t\t\"maxs\" \"(64 64 64)\"\n\t\t}}\n\t}}\n\
+         \tcordon\n\t{{\n\t\t\"name\" \"b\"\n\t\t\"active\" \"1\"\n\
+         \t\tbox\n\t\t{{\n\t\t\t\"mins\" \"(0 0 0)\"\n\t\t\t\"maxs\" \"(8 16 32)\"\n\t\t}}\n\
+         \t\tbox\n\t\t{{\n\t\t\t\"mins\" \"(100 100 100)\"\n\t\t\t\"maxs\" \"(200 300 400)\"\n\t\t}}\n\t}}\n}}\n"
+    )
+}

@@ -10,6 +10,7 @@ use srcmap_vmf::{Entity, Solid, Vmf};
 use crate::brush::{BrushMesh, brush_mesh};
 use crate::disp;
 use crate::entities::{ClassRenames, placement, vmap_connection, vmap_keys};
+use crate::groups::{write_cordons, write_visgroups};
 use crate::instances::{InstancePaths, is_instance, prefab_attrs};
 use crate::texture::{DEFAULT_TEXTURE_SIZE, Projection, vmat_path};
 use crate::{MapconvError, Warning};
@@ -41,6 +42,8 @@ pub struct ToVmapReport {
     /// Their displaced area (not in `area`, which holds the brushes' faces).
     pub displacement_area: f64,
     pub entities: usize,
+    /// Cordon boxes written as `CMapCordon` nodes.
+    pub cordon_boxes: usize,
     /// `func_instance`s written as prefabs.
     pub prefabs: usize,
     /// The instance files they place, relative to the outermost map's folder (each once).
@@ -62,6 +65,7 @@ pub fn vmf_to_vmap(vmf: &Vmf, opts: &ToVmapOptions) -> Result<(Vmap, ToVmapRepor
         references: Vec::new(),
         side_faces: HashMap::new(),
         side_lists: Vec::new(),
+        visgroup_nodes: HashMap::new(),
     };
     for p in &vmf.problems {
         c.report.warnings.push(Warning {
@@ -78,6 +82,8 @@ pub fn vmf_to_vmap(vmf: &Vmf, opts: &ToVmapOptions) -> Result<(Vmap, ToVmapRepor
         c.entity(e)?;
     }
     c.patch_side_lists();
+    write_visgroups(&mut c.w, &vmf.visgroups, &c.visgroup_nodes, None);
+    c.report.cordon_boxes = write_cordons(&mut c.w, vmf, next_node_id(vmf));
     c.references.sort();
     c.references.dedup();
     let report = c.report;
@@ -93,6 +99,8 @@ struct Converter<'a> {
     side_faces: HashMap<i64, String>,
     /// Entities whose key values list side ids (overlays): node, key, value.
     side_lists: Vec<(u32, String, String)>,
+    /// Each visgroup id's nodes.
+    visgroup_nodes: HashMap<i64, Vec<u32>>,
 }
 
 impl Converter<'_> {
@@ -115,6 +123,7 @@ impl Converter<'_> {
         if e.hidden {
             self.w.hide(node);
         }
+        self.join_visgroups(e.editor.as_ref(), node);
         for (k, v) in keys
             .iter()
             .filter(|(k, _)| SIDE_LIST_KEYS.contains(&k.to_ascii_lowercase().as_str()))
@@ -123,6 +132,13 @@ impl Converter<'_> {
         }
         self.report.entities += 1;
         self.solids(node, e)
+    }
+
+    /// Notes `node` as a member of the visgroups an `editor` block names.
+    fn join_visgroups(&mut self, editor: Option<&srcmap_vmf::Editor>, node: u32) {
+        for &id in editor.map_or(&[][..], |e| e.visgroup_ids.as_slice()) {
+            self.visgroup_nodes.entry(id).or_default().push(node);
+        }
     }
 
     /// An instance as a prefab node; its file is listed for the caller to convert.
@@ -136,6 +152,7 @@ impl Converter<'_> {
         if e.hidden {
             self.w.hide(node);
         }
+        self.join_visgroups(e.editor.as_ref(), node);
         let file = self
             .opts
             .instances
@@ -233,6 +250,7 @@ impl Converter<'_> {
         if s.hidden {
             self.w.hide(node);
         }
+        self.join_visgroups(s.editor.as_ref(), node);
         self.report.meshes += 1;
         self.report.faces += source.faces.len();
         Ok(Some(node))
@@ -406,6 +424,14 @@ fn textured_face(
             .collect(),
         blend: None,
     }
+}
+
+/// A node id above every VMF id (for the nodes a VMF has no id for: cordons).
+fn next_node_id(vmf: &Vmf) -> i32 {
+    let ids = vmf
+        .all_entities()
+        .flat_map(|e| std::iter::once(e.id).chain(e.solids.iter().map(|s| s.id)));
+    node_id(ids.max().unwrap_or(0) + 1)
 }
 
 /// A VMF id as a node id (ids beyond `i32` wrap; they only need to be unique in practice).

@@ -11,10 +11,11 @@ use srcmap_vmf::DispInfo;
 
 use crate::disp;
 use crate::entities::{editor_keys, format_vec3, vmf_keys, vmf_output};
+use crate::groups::{read_cordons, read_visgroups};
 use crate::instances::{InstancePaths, instance_entity, outputs};
 use crate::solidify::{EPS, Piece, Polygon, area_inside, pieces};
 use crate::texture::vmt_name;
-use crate::vmf_text::{DEFAULT_LIGHTMAP_SCALE, OutEntity, OutSide, VmfText};
+use crate::vmf_text::{DEFAULT_LIGHTMAP_SCALE, OutEntity, OutSide, OutSolid, VmfText};
 use crate::{MapconvError, Warning};
 
 /// Faces with a corner farther out (or not a number) are left out: no Source map reaches there.
@@ -111,8 +112,20 @@ pub fn vmap_to_vmf_with(vmap: &Vmap, opts: &ToVmfOptions) -> Result<(String, ToV
         report.entities += 1;
     }
     unknown_nodes(vmap, &mut report.warnings);
+    let (visgroups, member_of) = read_visgroups(vmap);
+    for (el, e) in out.iter_mut() {
+        let ids = member_of.get(el).into_iter().flatten();
+        e.editor
+            .extend(ids.map(|id| ("visgroupid".to_string(), id.to_string())));
+    }
     for (mesh_node, owner) in owners {
-        let solids = mesh_solids(vmap, mesh_node, &mut report)?;
+        let visgroups = member_of.get(&mesh_node).cloned().unwrap_or_default();
+        let solids = mesh_solids(vmap, mesh_node, &mut report)?
+            .into_iter()
+            .map(|sides| OutSolid {
+                sides,
+                visgroups: visgroups.clone(),
+            });
         let owner = if out.iter().any(|(el, _)| *el == owner) {
             owner
         } else {
@@ -123,10 +136,12 @@ pub fn vmap_to_vmf_with(vmap: &Vmap, opts: &ToVmfOptions) -> Result<(String, ToV
         }
     }
     number_sides(&mut out);
-    let mut text = VmfText::new(ids.next);
+    let mut text = VmfText::new(ids.next, &visgroups);
     for (el, e) in &out {
         text.entity(if *el == world_element { "world" } else { "entity" }, e);
     }
+    let (cordoning, cordons) = read_cordons(vmap);
+    text.cordons(cordoning, &cordons);
     report.entities = report.entities.saturating_sub(1);
     Ok((text.finish(), report))
 }
@@ -135,7 +150,10 @@ pub fn vmap_to_vmf_with(vmap: &Vmap, opts: &ToVmfOptions) -> Result<(String, ToV
 /// (see `to_vmap`) as the ids of the sides those faces became.
 fn number_sides(out: &mut [(u32, OutEntity)]) {
     let mut by_face: HashMap<String, i64> = HashMap::new();
-    for (id, side) in (1..).zip(out.iter_mut().flat_map(|(_, e)| e.solids.iter_mut().flatten())) {
+    for (id, side) in (1..).zip(
+        out.iter_mut()
+            .flat_map(|(_, e)| e.solids.iter_mut().flat_map(|s| &mut s.sides)),
+    ) {
         side.id = id;
         if let Some(face) = side.face.take() {
             by_face.entry(face).or_insert(side.id);
@@ -199,8 +217,9 @@ fn out_entity(e: &Entity<'_>, ids: &mut IdAllocator) -> OutEntity {
 }
 
 /// Node classes that carry nothing a VMF holds (or hold the nodes that do).
-const PASSED_NODES: [&str; 8] = [
+const PASSED_NODES: [&str; 9] = [
     "CMapWorld",
+    "CMapCordon",
     "CMapEntity",
     "CMapMesh",
     "CMapPrefab",

@@ -318,6 +318,45 @@ impl VmapWriter {
         e
     }
 
+    /// Adds a `CMapSelectionSet` named `name` selecting `objects` (node elements) under
+    /// `parent`, a set added before, or the root selection set when `None`.
+    pub fn add_selection_set(&mut self, parent: Option<u32>, name: &str, objects: &[u32]) -> u32 {
+        let selected = objects.iter().map(|&o| ElemRef::Local(o)).collect();
+        let data = self.add(
+            "CObjectSelectionSetDataElement",
+            "objectSelectionSetData",
+            vec![("selectedObjects", Value::ElementArray(selected))],
+        );
+        let set = self.add(
+            "CMapSelectionSet",
+            "",
+            vec![
+                ("children", Value::ElementArray(Vec::new())),
+                ("setType", Value::Int(0)),
+                ("selectionSetName", Value::String(name.to_string())),
+                ("selectionSetData", Value::Element(ElemRef::Local(data))),
+            ],
+        );
+        let root = match self.doc.elements[0].get("rootSelectionSet") {
+            Some(Value::Element(ElemRef::Local(r))) => Some(*r),
+            _ => None,
+        };
+        if let Some(parent) = parent.or(root) {
+            self.push_ref(parent, "children", set);
+        }
+        set
+    }
+
+    /// Sets an attribute of any element (the root is element 0), e.g. `m_bIsCordoning`.
+    pub fn set_attribute(&mut self, element: u32, name: &str, value: Value) {
+        self.set(element, name, value);
+    }
+
+    /// Names an element (the DMX element's own `name`, as Hammer names a cordon).
+    pub fn set_element_name(&mut self, element: u32, name: &str) {
+        self.doc.elements[element as usize].name = name.to_string();
+    }
+
     /// A string attribute on a node that Hammer does not read, for data a converter carries
     /// through a VMAP (e.g. what a Source 1 displacement needs to come back unchanged).
     pub fn set_string(&mut self, node: u32, name: &str, value: &str) {
