@@ -37,9 +37,12 @@ pub fn write_visgroups(
     }
 }
 
-/// The map's cordon boxes as `(name, mins, maxs)` and whether cordoning is on (the newer
-/// `cordons` block, else the old single `cordon`).
-fn vmf_cordons(vmf: &Vmf) -> (bool, Vec<(String, [f64; 3], [f64; 3])>) {
+/// A cordon box: its cordon's name, mins and maxs.
+type CordonBox = (String, [f64; 3], [f64; 3]);
+
+/// The map's cordon boxes and whether cordoning is on (the newer `cordons` block, else the
+/// old single `cordon`).
+fn vmf_cordons(vmf: &Vmf) -> (bool, Vec<CordonBox>) {
     let (active, cordons) = match (&vmf.cordons, &vmf.cordon) {
         (Some(c), _) => (c.active, c.cordons.iter().collect::<Vec<_>>()),
         (None, Some(c)) => (c.active, vec![c]),
