@@ -83,22 +83,7 @@ pub fn vmf_to_vmap(job: &MapconvJob) -> Result<MapconvReport, DriverError> {
     };
     let (bytes, mut report) = vmap_bytes(job, &vmf, &job.input, paths.clone(), culled_sides)?;
     let instances = report.instances.clone();
-    let convert = |file: &String| -> Result<Option<Converted<String>>, DriverError> {
-        let Some(path) = crate::map::find_instance(&job.input, job.game.as_deref(), file) else {
-            return Ok(None);
-        };
-        let sub_paths = InstancePaths {
-            base: folder_of(file),
-            ..paths.clone()
-        };
-        let (bytes, sub) = vmap_bytes(job, &read_vmf(&path)?, &path, sub_paths, HashSet::new())?;
-        Ok(Some(Converted {
-            output: beside(&job.output, &with_extension(file, ".vmf", ".vmap")),
-            bytes,
-            places: sub.instances,
-            warnings: sub.warnings,
-        }))
-    };
+    let convert = |file: &String| convert_instance(job, &paths, file);
     let mut files = vec![(job.output.clone(), bytes)];
     files.extend(convert_placed(
         &instances,
@@ -112,6 +97,29 @@ pub fn vmf_to_vmap(job: &MapconvJob) -> Result<MapconvReport, DriverError> {
         report,
         instance_maps: files[1..].iter().map(|(p, _)| p.display().to_string()).collect(),
     })
+}
+
+/// The instance map `file` (relative to the outermost map) as a VMAP beside the output;
+/// `None` when it is not found.
+fn convert_instance(
+    job: &MapconvJob,
+    paths: &InstancePaths,
+    file: &str,
+) -> Result<Option<Converted<String>>, DriverError> {
+    let Some(path) = crate::map::find_instance(&job.input, job.game.as_deref(), file) else {
+        return Ok(None);
+    };
+    let sub_paths = InstancePaths {
+        base: folder_of(file),
+        ..paths.clone()
+    };
+    let (bytes, sub) = vmap_bytes(job, &read_vmf(&path)?, &path, sub_paths, HashSet::new())?;
+    Ok(Some(Converted {
+        output: beside(&job.output, &with_extension(file, ".vmf", ".vmap")),
+        bytes,
+        places: sub.instances,
+        warnings: sub.warnings,
+    }))
 }
 
 /// A placed map converted: its output file, and the maps it places in turn.
@@ -310,22 +318,7 @@ pub fn vmap_to_vmf(job: &MapconvJob) -> Result<MapconvReport, DriverError> {
     };
     let (text, mut report) = vmf_text(&job.input, paths.clone())?;
     let prefabs = report.prefabs.clone();
-    let convert = |prefab: &PrefabFile| -> Result<Option<Converted<PrefabFile>>, DriverError> {
-        let Some(path) = find_prefab(&job.input, prefab, &paths) else {
-            return Ok(None);
-        };
-        let sub_paths = InstancePaths {
-            base: folder_of(&prefab.file),
-            ..paths.clone()
-        };
-        let (text, sub) = vmf_text(&path, sub_paths)?;
-        Ok(Some(Converted {
-            output: beside(&job.output, &prefab.file),
-            bytes: text.into_bytes(),
-            places: sub.prefabs,
-            warnings: sub.warnings,
-        }))
-    };
+    let convert = |prefab: &PrefabFile| convert_prefab(job, &paths, prefab);
     let mut files = vec![(job.output.clone(), text.into_bytes())];
     files.extend(convert_placed(
         &prefabs,
@@ -339,6 +332,28 @@ pub fn vmap_to_vmf(job: &MapconvJob) -> Result<MapconvReport, DriverError> {
         report,
         instance_maps: files[1..].iter().map(|(p, _)| p.display().to_string()).collect(),
     })
+}
+
+/// A prefab's map as an instance VMF beside the output; `None` when it is not found.
+fn convert_prefab(
+    job: &MapconvJob,
+    paths: &InstancePaths,
+    prefab: &PrefabFile,
+) -> Result<Option<Converted<PrefabFile>>, DriverError> {
+    let Some(path) = find_prefab(&job.input, prefab, paths) else {
+        return Ok(None);
+    };
+    let sub_paths = InstancePaths {
+        base: folder_of(&prefab.file),
+        ..paths.clone()
+    };
+    let (text, sub) = vmf_text(&path, sub_paths)?;
+    Ok(Some(Converted {
+        output: beside(&job.output, &prefab.file),
+        bytes: text.into_bytes(),
+        places: sub.prefabs,
+        warnings: sub.warnings,
+    }))
 }
 
 /// One VMAP file as VMF text.

@@ -135,20 +135,27 @@ pub fn instance_entity(
         ("file".into(), paths.file(&text("targetMapPath"))),
         ("fixup_style".into(), style),
     ];
-    let values = strings("variableOverrideValues");
-    for (i, name) in strings("variableOverrideNames").iter().enumerate() {
-        let value = values.get(i).map_or("", String::as_str);
-        keys.push((
-            format!("replace{:02}", i + 1),
-            format!("{name} {value}").trim_end().to_string(),
-        ));
-    }
+    keys.extend(replace_keys(
+        &strings("variableOverrideNames"),
+        &strings("variableOverrideValues"),
+    ));
     keys.push(("origin".into(), format_vec3(origin)));
     OutEntity {
         keys,
         outputs,
         ..OutEntity::default()
     }
+}
+
+/// Variable overrides as `replaceNN "$var value"` keys.
+fn replace_keys(names: &[String], values: &[String]) -> Vec<(String, String)> {
+    (names.iter().enumerate())
+        .map(|(i, name)| {
+            let value = values.get(i).map_or("", String::as_str);
+            let text = format!("{name} {value}").trim_end().to_string();
+            (format!("replace{:02}", i + 1), text)
+        })
+        .collect()
 }
 
 /// Whether a VMF entity is an instance (it becomes a prefab).

@@ -88,18 +88,43 @@ pub fn vmap_to_vmf(vmap: &Vmap) -> Result<(String, ToVmfReport), MapconvError> {
 /// Converts a VMAP to VMF text.
 pub fn vmap_to_vmf_with(vmap: &Vmap, opts: &ToVmfOptions) -> Result<(String, ToVmfReport), MapconvError> {
     let mut report = ToVmfReport::default();
-    let owners = mesh_owners(vmap);
     let world_element = vmap.world().ok_or_else(|| MapconvError::Element {
         element: 0,
         class: vmap.root().class.clone(),
         message: "has no world".into(),
     })?;
-    let mut out: Vec<(u32, OutEntity)> = Vec::new();
     let mut ids = IdAllocator::default();
-    for e in vmap.entities() {
-        out.push((e.node.element, out_entity(&e, &mut ids)));
-        report.entities += 1;
+    let mut out: Vec<(u32, OutEntity)> = (vmap.entities().iter())
+        .map(|e| (e.node.element, out_entity(e, &mut ids)))
+        .collect();
+    out.extend(prefab_instances(vmap, opts, &mut ids, &mut report));
+    report.entities = out.len().saturating_sub(1);
+    unknown_nodes(vmap, &mut report.warnings);
+    let (visgroups, member_of) = read_visgroups(vmap);
+    for (el, e) in out.iter_mut() {
+        let ids = member_of.get(el).into_iter().flatten();
+        e.editor
+            .extend(ids.map(|id| ("visgroupid".to_string(), id.to_string())));
     }
+    attach_solids(vmap, world_element, &member_of, &mut out, &mut report)?;
+    number_sides(&mut out);
+    let mut text = VmfText::new(ids.next, &visgroups);
+    for (el, e) in &out {
+        text.entity(if *el == world_element { "world" } else { "entity" }, e);
+    }
+    let (cordoning, cordons) = read_cordons(vmap);
+    text.cordons(cordoning, &cordons);
+    Ok((text.finish(), report))
+}
+
+/// The prefabs as `func_instance`s; each prefab map is listed once in the report.
+fn prefab_instances(
+    vmap: &Vmap,
+    opts: &ToVmfOptions,
+    ids: &mut IdAllocator,
+    report: &mut ToVmfReport,
+) -> Vec<(u32, OutEntity)> {
+    let mut out = Vec::new();
     for p in vmap.prefab_entities() {
         let mut e = instance_entity(&p, &opts.instances, outputs(&p.connections()));
         e.id = ids.id(p.element().get("nodeID").and_then(Value::as_int));
@@ -109,41 +134,34 @@ pub fn vmap_to_vmf_with(vmap: &Vmap, opts: &ToVmfOptions) -> Result<(String, ToV
             report.prefabs.push(PrefabFile { target, file });
         }
         out.push((p.node.element, e));
-        report.entities += 1;
     }
-    unknown_nodes(vmap, &mut report.warnings);
-    let (visgroups, member_of) = read_visgroups(vmap);
-    for (el, e) in out.iter_mut() {
-        let ids = member_of.get(el).into_iter().flatten();
-        e.editor
-            .extend(ids.map(|id| ("visgroupid".to_string(), id.to_string())));
-    }
-    for (mesh_node, owner) in owners {
+    out
+}
+
+/// Each mesh's brushes to the entity it belongs to (the world when that is no entity
+/// written), in its visgroups.
+fn attach_solids(
+    vmap: &Vmap,
+    world_element: u32,
+    member_of: &HashMap<u32, Vec<i64>>,
+    out: &mut [(u32, OutEntity)],
+    report: &mut ToVmfReport,
+) -> Result<(), MapconvError> {
+    let index: HashMap<u32, usize> = out.iter().enumerate().map(|(i, (el, _))| (*el, i)).collect();
+    for (mesh_node, owner) in mesh_owners(vmap) {
         let visgroups = member_of.get(&mesh_node).cloned().unwrap_or_default();
-        let solids = mesh_solids(vmap, mesh_node, &mut report)?
+        let solids = mesh_solids(vmap, mesh_node, report)?
             .into_iter()
             .map(|sides| OutSolid {
                 sides,
                 visgroups: visgroups.clone(),
             });
-        let owner = if out.iter().any(|(el, _)| *el == owner) {
-            owner
-        } else {
-            world_element
-        };
-        if let Some((_, e)) = out.iter_mut().find(|(el, _)| *el == owner) {
-            e.solids.extend(solids);
+        let at = index.get(&owner).or(index.get(&world_element));
+        if let Some(&i) = at {
+            out[i].1.solids.extend(solids);
         }
     }
-    number_sides(&mut out);
-    let mut text = VmfText::new(ids.next, &visgroups);
-    for (el, e) in &out {
-        text.entity(if *el == world_element { "world" } else { "entity" }, e);
-    }
-    let (cordoning, cordons) = read_cordons(vmap);
-    text.cordons(cordoning, &cordons);
-    report.entities = report.entities.saturating_sub(1);
-    Ok((text.finish(), report))
+    Ok(())
 }
 
 /// Numbers every side in writing order and rewrites overlays' `mesh node id:face index` lists
