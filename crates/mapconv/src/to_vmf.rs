@@ -346,10 +346,19 @@ fn brushes_of(
             .collect()
     };
     let mut brushes = Brushes::new(faces, mesh_id);
+    let pieces: Vec<Piece> = (pieces.into_iter())
+        .flat_map(|p| brushes.refined(p, MAX_REFINE))
+        .collect();
     let solids = pieces.iter().map(|p| brushes.sides(p, report)).collect();
     line.faces_unsplit = brushes.unsplit();
     solids
 }
+
+/// How many times deep a piece is cut so that its sides show faces whole.
+const MAX_REFINE: usize = 12;
+
+/// A cut that leaves a side smaller than this (a sliver vbsp cannot build) is not made.
+const MIN_CUT_SIDE_AREA: f64 = 0.1;
 
 /// How far behind a face its slab reaches.
 const PRISM_DEPTH: f64 = 4.0;
@@ -373,9 +382,15 @@ fn slabs(faces: &[Face], part: &[usize]) -> Vec<Piece> {
     let bisectors = edge_bisectors(&polygons);
     polygons
         .iter()
-        .flat_map(|p| match mitered_slab(p, &bisectors) {
-            Some(piece) => vec![piece],
-            None => pieces(prism(p, PRISM_DEPTH)),
+        .flat_map(|p| {
+            let slab = match mitered_slab(p, &bisectors) {
+                Some(piece) => vec![piece],
+                None => pieces(prism(p, PRISM_DEPTH)),
+            };
+            slab.into_iter().map(|piece| Piece {
+                front: Some(p.plane),
+                ..piece
+            })
         })
         .collect()
 }
@@ -427,7 +442,8 @@ fn mitered_slab(face: &Polygon, bisectors: &HashMap<[i64; 6], DVec3>) -> Option<
         .iter()
         .all(|p| w.iter().all(|&v| p.distance(v) <= EPS));
     let faces = polyhedron_faces(&planes);
-    (convex && faces[0].is_some() && faces.iter().flatten().count() >= 4).then_some(Piece { planes })
+    (convex && faces[0].is_some() && faces.iter().flatten().count() >= 4)
+        .then_some(Piece { planes, front: None })
 }
 
 /// The closed prism swept from a face `depth` units behind it: the face, its back, and a wall
@@ -779,7 +795,14 @@ impl<'a> Brushes<'a> {
             let Some(w) = w.as_ref().filter(|w| w.len() >= 3) else {
                 continue;
             };
-            let covering = self.covering_face(w, &piece.planes, i);
+            let shows = piece
+                .front
+                .is_none_or(|f| plane_key(&f) == plane_key(&piece.planes[i]));
+            let covering = if shows {
+                self.covering_face(w, &piece.planes, i)
+            } else {
+                None
+            };
             let side = match covering {
                 Some(f) => self.face_side(w, f),
                 None => cut_side(w, &piece.planes[i]),
@@ -791,6 +814,61 @@ impl<'a> Brushes<'a> {
             sides.push(side);
         }
         sides
+    }
+
+    /// `piece` cut (at most `depth` times deep) until no side on a face's plane is covered by
+    /// that face in part only: each cut is the plane through an edge of the face's part,
+    /// square to the face, so every side either shows a face whole or is a cut. Slabs, whose
+    /// one face side is exact, stay whole.
+    fn refined(&self, piece: Piece, depth: usize) -> Vec<Piece> {
+        if depth == 0 || piece.front.is_some() {
+            return vec![piece];
+        }
+        let windings = polyhedron_faces(&piece.planes);
+        for (i, w) in windings.iter().enumerate() {
+            let Some(w) = w else { continue };
+            for cut in self.partial_cover_cuts(w, &piece.planes, i) {
+                let halves = [cut, cut.flipped()].map(|q| {
+                    let mut planes = piece.planes.clone();
+                    planes.push(q);
+                    let faces = polyhedron_faces(&planes);
+                    let sound = faces.iter().flatten().all(|f| f.area() >= MIN_CUT_SIDE_AREA);
+                    (sound && faces.iter().flatten().count() >= 4).then_some(Piece { planes, front: None })
+                });
+                if let [Some(a), Some(b)] = halves {
+                    let mut out = self.refined(a, depth - 1);
+                    out.extend(self.refined(b, depth - 1));
+                    return out;
+                }
+            }
+        }
+        vec![piece]
+    }
+
+    /// For side `i` (winding `w`) of a piece: when a face part on its plane covers it only in
+    /// part, the planes through that part's edges, square to it, that cross `w`.
+    fn partial_cover_cuts(&self, w: &Winding, planes: &[Plane], i: usize) -> Vec<Plane> {
+        let side_area = w.area();
+        let candidates = self
+            .by_plane
+            .get(&plane_key(&planes[i]))
+            .map_or(&[][..], Vec::as_slice);
+        let partial = candidates.iter().map(|&k| &self.parts[k].1).find(|part| {
+            let covered = area_inside(&part.winding, planes, i);
+            covered > 0.01 * side_area && covered < 0.999 * side_area
+        });
+        let Some(part) = partial else { return Vec::new() };
+        let p = &part.winding.points;
+        (0..p.len())
+            .filter_map(|e| {
+                let (a, b) = (p[e], p[(e + 1) % p.len()]);
+                let normal = (b - a).cross(part.plane.normal).try_normalize()?;
+                let cut = Plane::new(normal, normal.dot(a));
+                let crosses = w.points.iter().any(|&q| cut.distance(q) > EPS)
+                    && w.points.iter().any(|&q| cut.distance(q) < -EPS);
+                crosses.then_some(cut)
+            })
+            .collect()
     }
 
     /// The face whose part on this side's plane covers most of it (none when none covers 1 %).
