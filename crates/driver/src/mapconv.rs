@@ -195,7 +195,8 @@ fn vmap_bytes(
 }
 
 /// The VMF ids of the map's world sides no playable space sees: the map (its instances
-/// collapsed) through our vbsp's first world pass.
+/// collapsed) through our vbsp's first world pass. A leak is an error; a map without world
+/// brushes has none.
 fn unseen_sides(job: &MapconvJob) -> Result<HashSet<i64>, DriverError> {
     let (_, input) = crate::map::read_input(&job.input, job.game.as_deref(), &crate::NoMessages)?;
     let materials = crate::materials::resolver(job.game.as_deref(), job.materials.as_deref())?;
@@ -203,13 +204,15 @@ fn unseen_sides(job: &MapconvJob) -> Result<HashSet<i64>, DriverError> {
         materials: &materials,
         ..srcmap_vbsp::Options::default()
     };
-    let unseen = srcmap_vbsp::unseen_sides(&input, &opts, &srcmap_stage::NoProgress).map_err(|error| {
-        DriverError::Vbsp {
+    match srcmap_vbsp::unseen_sides(&input, &opts, &srcmap_stage::NoProgress) {
+        Ok(unseen) => Ok(unseen.into_iter().collect()),
+        // No world brushes: no world face to cull (an instance map, an entity test map).
+        Err(srcmap_vbsp::VbspError::NoBrushes) => Ok(HashSet::new()),
+        Err(error) => Err(DriverError::Vbsp {
             map: job.input.clone(),
             error: Box::new(error),
-        }
-    })?;
-    Ok(unseen.into_iter().collect())
+        }),
+    }
 }
 
 /// The folder of a `/`-separated relative path, with a trailing `/` (empty for none).
