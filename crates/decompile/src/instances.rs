@@ -257,11 +257,7 @@ fn parameter(entities: &[OutEntity], inst: &Instance, m: usize, k: usize) -> Opt
         .iter()
         .any(|p| key.eq_ignore_ascii_case(p));
     let differs = inst.copies.iter().any(|c| value(c).1 != first);
-    let name = match inst
-        .copies
-        .iter()
-        .all(|c| agrees(&entities[c.members[0]..], c, &key))
-    {
+    let name = match inst.copies.iter().all(|c| agrees(entities, c, &key)) {
         true => format!("${key}"),
         false => format!("$m{m}_{key}"),
     };
@@ -270,8 +266,7 @@ fn parameter(entities: &[OutEntity], inst: &Instance, m: usize, k: usize) -> Opt
 
 /// Every entity of the copy that has `key` gives it the same value (one parameter serves).
 fn agrees(entities: &[OutEntity], c: &Copy, key: &str) -> bool {
-    let base = c.members[0];
-    let values = c.members.iter().filter_map(|&i| entities[i - base].get(key));
+    let values = c.members.iter().filter_map(|&i| entities[i].get(key));
     let mut values = values.peekable();
     let first = values.peek().copied();
     values.all(|v| Some(v) == first)
@@ -378,4 +373,32 @@ pub(crate) fn collapse(entities: &mut Vec<OutEntity>, name: &str) -> Vec<Instanc
         .filter_map(|((e, gone), p)| p.or((!gone).then_some(e)))
         .collect();
     files
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn angles_give_back_the_same_rotation() {
+        for a in [
+            [0.0, 0.0, 0.0],
+            [30.0, 225.0, 0.0],
+            [-45.0, 90.0, 135.0],
+            [90.0, 30.0, 0.0],
+        ] {
+            let r = Rot::from_angles(DVec3::from_array(a));
+            assert!(Rot::from_angles(r.angles()).near(&r), "{a:?} -> {}", r.angles());
+        }
+    }
+
+    #[test]
+    fn a_rotation_between_frames_carries_one_onto_the_other() {
+        let (a, b) = (
+            Rot::from_angles(DVec3::new(10.0, 20.0, 30.0)),
+            Rot::from_angles(DVec3::new(0.0, 135.0, 0.0)),
+        );
+        let r = Rot::between(&a, &b);
+        assert!(a.then(&r).near(&b));
+    }
 }
