@@ -5,6 +5,8 @@
 //! copies' centres, then a translation) carries the first copy's origins and angles onto
 //! every other's; keys whose values differ between copies become `$parameters`.
 
+use std::collections::HashMap;
+
 use srcmap_geom::{DVec3, angle_matrix};
 
 use crate::types::{OutEntity, f32_value};
@@ -213,7 +215,7 @@ struct Instance {
     reference: DVec3,
 }
 
-/// The copies that are one instance with `copies[0]`, by shape and rigid motion.
+/// The copies (of one shape) that are one instance with `copies[0]`, by rigid motion.
 fn instance_of(entities: &[OutEntity], copies: &[Copy]) -> Instance {
     let first = &copies[0];
     let reference = origins(entities, first).map_or(DVec3::ZERO, |o| centre(&o).round());
@@ -222,10 +224,7 @@ fn instance_of(entities: &[OutEntity], copies: &[Copy]) -> Instance {
         places: Vec::new(),
         reference,
     };
-    for c in copies
-        .iter()
-        .filter(|c| shape(entities, c) == shape(entities, first))
-    {
+    for c in copies {
         if let Some(place) = placement(entities, first, c, reference) {
             found.copies.push(c.clone());
             found.places.push(place);
@@ -234,9 +233,30 @@ fn instance_of(entities: &[OutEntity], copies: &[Copy]) -> Instance {
     found
 }
 
+/// The copies by shape (classes and keys in order), in order of first appearance.
+fn by_shape(entities: &[OutEntity]) -> Vec<Vec<Copy>> {
+    let mut index: HashMap<Vec<Vec<String>>, usize> = HashMap::new();
+    let mut out: Vec<Vec<Copy>> = Vec::new();
+    for c in copies(entities) {
+        let n = *index.entry(shape(entities, &c)).or_insert(out.len());
+        if n == out.len() {
+            out.push(Vec::new());
+        }
+        out[n].push(c);
+    }
+    out
+}
+
 /// Every instance that repeats (two copies or more), each copy in one instance only.
 fn instances(entities: &[OutEntity]) -> Vec<Instance> {
-    let mut left = copies(entities);
+    by_shape(entities)
+        .into_iter()
+        .flat_map(|same| rigid_groups(entities, same))
+        .collect()
+}
+
+/// Copies of one shape split into those one rigid motion relates.
+fn rigid_groups(entities: &[OutEntity], mut left: Vec<Copy>) -> Vec<Instance> {
     let mut out = Vec::new();
     while !left.is_empty() {
         let found = instance_of(entities, &left);
