@@ -25,6 +25,7 @@ mod error;
 mod faces;
 mod hidden;
 mod ids;
+mod instances;
 mod map;
 mod materials;
 mod models;
@@ -38,6 +39,7 @@ mod types;
 mod write;
 
 pub use error::DecompileError;
+pub use instances::InstanceFile;
 pub use srcmap_vmf::Vmf;
 
 use srcmap_bsp::Bsp;
@@ -48,6 +50,18 @@ pub struct Decompiled {
     /// The VMF's text.
     pub text: String,
     pub report: Report,
+    /// The instance files the map's `func_instance`s name (with [`Options::instances`]).
+    pub instances: Vec<InstanceFile>,
+}
+
+/// What to decompile beyond the plain map.
+#[derive(Debug, Clone, Default)]
+pub struct Options {
+    /// Write repeated instance copies (the compiler's `InstanceAutoN-` names) as
+    /// `func_instance`s of one instance file each.
+    pub instances: bool,
+    /// The map's name, for the instance files (`instances/{name}_N.vmf`).
+    pub name: String,
 }
 
 impl Decompiled {
@@ -75,17 +89,32 @@ pub struct Report {
 /// Decompiles a BSP file's bytes: lumps that fail to parse are left out and named in the
 /// report's notes. Fails only when the file is no Source BSP at all.
 pub fn decompile_bytes(data: &[u8]) -> Result<Decompiled, DecompileError> {
+    decompile_bytes_with(data, &Options::default())
+}
+
+/// [`decompile_bytes`] with options.
+pub fn decompile_bytes_with(data: &[u8], options: &Options) -> Result<Decompiled, DecompileError> {
     let (bsp, notes) = read::read_lenient(data)?;
-    let mut out = decompile(&bsp);
+    let mut out = decompile_with(&bsp, options);
     out.report.notes.splice(0..0, notes);
     Ok(out)
 }
 
 /// Decompiles a parsed BSP; what cannot be used is named in the report's notes.
 pub fn decompile(bsp: &Bsp) -> Decompiled {
-    let map = map::build(bsp);
+    decompile_with(bsp, &Options::default())
+}
+
+/// [`decompile`] with options.
+pub fn decompile_with(bsp: &Bsp, options: &Options) -> Decompiled {
+    let mut map = map::build(bsp);
+    let instances = match options.instances {
+        true => instances::collapse(&mut map.entities, &options.name),
+        false => Vec::new(),
+    };
     Decompiled {
         text: write::text(&map),
         report: map.report(),
+        instances,
     }
 }

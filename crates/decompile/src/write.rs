@@ -9,9 +9,14 @@ use crate::types::{OutEntity, OutSide, OutSolid};
 
 /// The map as VMF text.
 pub(crate) fn text(map: &Map) -> String {
-    let mut doc = VmfWriter::new(map.revision);
-    entity(&mut doc, "world", &map.world);
-    for e in &map.entities {
+    document(map.revision, &map.world, &map.entities)
+}
+
+/// A VMF of `world` and `entities` (the map, or an instance file).
+pub(crate) fn document(revision: i32, world: &OutEntity, entities: &[OutEntity]) -> String {
+    let mut doc = VmfWriter::new(revision);
+    entity(&mut doc, "world", world);
+    for e in entities {
         entity(&mut doc, "entity", e);
     }
     doc.finish()
