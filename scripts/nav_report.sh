@@ -5,8 +5,8 @@
 # (recall, precision, IoU on a 10-unit grid within step height), reachability agreement on 400
 # random pairs, area and ladder counts; with props also prop-masked. Then the judge's own reader
 # on our file (version, sub-version, unread bytes) and the generation time. Then the analysis
-# (`--analyze`): hiding spots, encounter paths and visible-area entries against the game's
-# file (as `srcmap nav info` counts them), and the time with analysis.
+# (`--analyze`): hiding spots, encounter paths, visible-area entries and approach areas against
+# the game's file (as `srcmap nav info` counts them), and the time with analysis.
 # Usage: SRCMAP_CORPUS=../shared/corpus scripts/nav_report.sh   (needs target/release/srcmap)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -49,7 +49,7 @@ done
 
 info() { "$srcmap" nav info --json "$1"; }
 echo
-printf '%-22s %13s %15s %15s %6s\n' map hiding encounters visible secs
+printf '%-22s %13s %15s %15s %11s %6s\n' map hiding encounters visible approaches secs
 for pair in "${pairs[@]}"; do
   read -r rel _ <<<"$pair"
   name=$(basename "$rel")
@@ -58,8 +58,9 @@ for pair in "${pairs[@]}"; do
   "$srcmap" nav generate -q --analyze "$bsp" -o "$ours"
   secs=$(python3 -c "import sys; print(f'{float(sys.argv[2]) - float(sys.argv[1]):.2f}')" "$start" "$(date +%s.%N)")
   a=$(info "$ours") b=$(info "$real")
-  printf '%-22s %6s/%-6s %7s/%-7s %7s/%-7s %6s\n' "$name" \
+  printf '%-22s %6s/%-6s %7s/%-7s %7s/%-7s %5s/%-5s %6s\n' "$name" \
     "$(field "$a" hiding_spots)" "$(field "$b" hiding_spots)" \
     "$(field "$a" encounter_paths)" "$(field "$b" encounter_paths)" \
-    "$(field "$a" visible_area_entries)" "$(field "$b" visible_area_entries)" "$secs"
+    "$(field "$a" visible_area_entries)" "$(field "$b" visible_area_entries)" \
+    "$(field "$a" approaches)" "$(field "$b" approaches)" "$secs"
 done

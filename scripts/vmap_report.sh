@@ -12,13 +12,15 @@
 # 4. with ROUNDTRIP=1, every VMF/BSP pair (PAIRS selects): the VMF and its VMF -> VMAP -> VMF
 #    round trip both compiled by our vbsp and judged against Valve's BSP (compare_vbsp.py,
 #    compare_disp.py, compare_features.py).
+# 5. with CULL=1, every corpus VMF -> VMAP with --cull: faces kept, faces and brushes culled
+#    (a leaking map is refused).
 # Usage: scripts/vmap_report.sh [SRCMAP_BIN] [OUTDIR]   Env: SRCMAP_CORPUS, SRCMAP_JUDGE, FILES (a
-# grep pattern selecting corpus files), ROUNDTRIP, PAIRS, SOLID_SAMPLES (default 5000).
+# grep pattern selecting corpus files), ROUNDTRIP, PAIRS, CULL, SOLID_SAMPLES (default 5000).
 set -u
 root=$(cd "$(dirname "$0")/.." && pwd)
 bin=$(realpath "${1:-$root/target/release/srcmap}"); out=${2:-/tmp/vmap_report}
 corpus=$(realpath "${SRCMAP_CORPUS:-$root/../shared/corpus}")
-judge=${SRCMAP_JUDGE:-$(realpath "$root/../shared/judge")}
+judge=${SRCMAP_JUDGE:-$(dirname "$corpus")/judge}
 mkdir -p "$out"
 now() { date +%s.%N; }
 secs() { python3 -c "print('%.3f' % ($2 - $1))"; }
@@ -101,6 +103,23 @@ print('%-55s %7d %16s %7d %5d %5d %9.4f %8s %7s' % (
     sum(x['brushes'] for x in m), sum(1 for x in m if x['open']), left, err, compiled, t))
 PY
 done
+
+if [ "${CULL:-0}" = 1 ]; then
+  echo; echo "== VMF -> VMAP --cull (faces no playable space sees, by our vbsp's flood; leaking maps refused)"
+  printf '%-60s %7s %8s %8s %7s\n' file faces culled brushes seconds
+  for vmf in "$corpus"/vmf/*/*.vmf; do
+    rel=${vmf#"$corpus"/}; echo "$rel" | grep -qE "${FILES:-.}" || continue
+    base=$out/cull_$(echo "$rel" | tr '/+' '__'); rm -f "$base.vmap"
+    t0=$(now); "$bin" convert "$vmf" "$base.vmap" --cull --json > "$base.json" 2>"$base.err"; t1=$(now)
+    if [ ! -s "$base.vmap" ]; then printf '%-60s  refused: %s\n' "$rel" "$(head -c 100 "$base.err" | tr '\n' ' ')"; continue; fi
+    python3 - "$rel" "$base.json" "$(secs "$t0" "$t1")" <<'PY'
+import json, sys
+rel, path, t = sys.argv[1:]
+r = json.load(open(path))['report']
+print('%-60s %7d %8d %8d %7s' % (rel[:60], r['faces'], r['culled_faces'], r['culled_brushes'], t))
+PY
+  done
+fi
 
 [ "${ROUNDTRIP:-0}" = 1 ] || exit 0
 echo; echo "== round trip VMF -> VMAP -> VMF, compiled by our vbsp, judged against Valve's BSP"

@@ -616,6 +616,7 @@ mod tests {
             game_classes: None,
             game: None,
             materials: None,
+            cull: false,
             json: false,
         };
         convert(&args, &data).unwrap();
@@ -635,6 +636,7 @@ mod tests {
             game_classes: None,
             game: None,
             materials: None,
+            cull: false,
             json: false,
         };
         convert(&args, &pdata).unwrap();

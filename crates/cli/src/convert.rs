@@ -31,6 +31,10 @@ pub struct ConvertArgs {
     /// after --game.
     #[arg(long)]
     pub materials: Option<PathBuf>,
+    /// VMF to VMAP: leave out the world's faces no playable space sees (our vbsp floods the
+    /// map, which must be sealed; as Valve's importer's -usebsp).
+    #[arg(long)]
+    pub cull: bool,
     /// VMF ↔ VMAP: print the conversion's report (counts, areas per material, warnings) as JSON.
     #[arg(long)]
     pub json: bool,
@@ -59,6 +63,7 @@ pub fn convert_map(
         },
         game: args.game.clone(),
         materials: args.materials.clone(),
+        cull: args.cull,
     };
     let report = run(&job)?;
     if args.json {

@@ -34,6 +34,10 @@ pub struct GenerateArgs {
     /// Also analyse the mesh: hiding spots (and sniper spots for cstrike), as nav_analyze does.
     #[arg(long)]
     pub analyze: bool,
+    /// With --analyze: each area corner's light intensity from the map's lightmaps (default
+    /// 1.0, as the game's servers write).
+    #[arg(long)]
+    pub lightmaps: bool,
     /// No progress output.
     #[arg(long, short)]
     pub quiet: bool,
@@ -50,6 +54,7 @@ fn generate(args: GenerateArgs) -> anyhow::Result<()> {
         game_dir: args.game,
         target: args.target,
         analyze: args.analyze,
+        lightmaps: args.lightmaps,
     };
     let progress = crate::progress::Bar::new(args.quiet || args.json);
     let run = srcmap_driver::navgen(&job, &progress)?;

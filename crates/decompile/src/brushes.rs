@@ -7,6 +7,7 @@ use srcmap_geom::{DVec3, Plane, Winding, polyhedron_faces};
 use srcmap_vmf::TextureAxis;
 
 use crate::context::Ctx;
+use crate::hidden::MadeSide;
 use crate::points::plane_points;
 use crate::texture;
 use crate::tools::{flag_material, tool_material};
@@ -32,7 +33,8 @@ impl Ctx<'_> {
             return None;
         }
         let contents = brush.contents as u32;
-        let sides: Vec<OutSide> = geoms.iter().map(|g| self.side(g, contents, at)).collect();
+        let made: Vec<MadeSide> = geoms.iter().map(|g| self.side(g, contents, at)).collect();
+        let sides = self.hidden_materials(made);
         let (mins, maxs) = bounds(geoms.iter().flat_map(|g| g.winding.points.iter()), at.offset);
         let id = self.ids.next();
         Some(OutSolid {
@@ -75,7 +77,7 @@ impl Ctx<'_> {
 
     /// One side: its faces found (remembered for overlays), its texinfo (the side's own, else
     /// a face's), then material and axes from it, or a tool material.
-    fn side(&mut self, g: &SideGeom, contents: u32, at: Placement<'_>) -> OutSide {
+    fn side(&mut self, g: &SideGeom, contents: u32, at: Placement<'_>) -> MadeSide {
         let bs = self.bsp.brush_sides[g.index];
         let id = self.ids.next();
         let faces = self.matched_faces(g, at.model, id);
@@ -88,7 +90,8 @@ impl Ctx<'_> {
         side.hammer_id = (faces.iter())
             .find_map(|&f| self.bsp.face_ids.get(f as usize).copied())
             .filter(|&id| id != 0);
-        match self.side_texinfo(bs.texinfo, &faces) {
+        let texinfo = self.side_texinfo(bs.texinfo, &faces);
+        match texinfo {
             Some(t) => self.textured(&mut side, t, at.offset),
             None => untextured(&mut side, plane.normal, tool_material(contents, at.class)),
         }
@@ -97,7 +100,9 @@ impl Ctx<'_> {
             // brush's contents still say which tool it was.
             side.material = tool_material(contents, at.class).to_string();
         }
-        side
+        let shown =
+            !faces.is_empty() || (self.faces).shows(self.bsp, at.model, bs.plane, &g.plane, &g.winding);
+        MadeSide { side, texinfo, shown }
     }
 
     /// The faces on a side, each remembered as cut from side `id` (unless another had it).

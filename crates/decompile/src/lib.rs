@@ -23,6 +23,7 @@ mod disp_brush;
 mod entities;
 mod error;
 mod faces;
+mod hidden;
 mod ids;
 mod map;
 mod materials;

@@ -141,3 +141,58 @@ fn displaced_brushes_are_the_sources() {
         assert_eq!(displaced_brushes(&out), displaced_brushes(&source), "{map}");
     }
 }
+
+/// The detail props of a BSP's `dprp` game lump, when it has any.
+fn detail_props(bsp: &Bsp) -> Option<&srcmap_bsp::gamelump::DetailProps> {
+    let found = bsp.game_lumps.lumps.iter().find_map(|l| match &l.data {
+        srcmap_bsp::gamelump::GameLumpData::DetailProps(d) => Some(d),
+        _ => None,
+    });
+    found.filter(|d| !d.objects.is_empty())
+}
+
+/// Detail props are vbsp's (from `detail.vbsp` and the world's `detailmaterial`): the
+/// decompile leaves them to it. No entity stands for one (a prop of a detail model that no
+/// static prop uses; as many `prop_static`s as the static-prop lump holds), and the world
+/// keeps the keys that make them again.
+#[test]
+fn detail_props_are_left_to_detail_vbsp() {
+    let Some(root) = srcmap_corpus::root("the detail-prop corpus test") else {
+        return;
+    };
+    let mut seen = 0;
+    for path in srcmap_corpus::files(&root, "bsp", |p| srcmap_corpus::has_extension(p, "bsp")) {
+        let data = std::fs::read(&path).unwrap();
+        let Some(bsp) = BspFile::parse(&data).ok().and_then(|f| Bsp::from_file(&f).ok()) else {
+            continue;
+        };
+        let Some(detail) = detail_props(&bsp) else {
+            continue;
+        };
+        seen += 1;
+        let vmf = srcmap_decompile::decompile(&bsp).vmf().unwrap();
+        let statics = bsp.game_lumps.static_props();
+        let static_models: HashSet<&str> = statics
+            .iter()
+            .flat_map(|s| s.models.iter().map(String::as_str))
+            .collect();
+        let detail_only =
+            |m: &str| detail.models.iter().any(|d| d.eq_ignore_ascii_case(m)) && !static_models.contains(m);
+        let stand_ins = vmf
+            .entities
+            .iter()
+            .filter(|e| e.get("model").is_some_and(detail_only));
+        assert_eq!(stand_ins.count(), 0, "{}", path.display());
+        let props = vmf
+            .entities
+            .iter()
+            .filter(|e| e.classname == "prop_static")
+            .count();
+        assert_eq!(props, statics.map_or(0, |s| s.props.len()), "{}", path.display());
+        for key in ["detailvbsp", "detailmaterial"] {
+            let world = bsp.entities.first().and_then(|w| w.get(key));
+            assert_eq!(vmf.world.get(key), world, "{}: {key}", path.display());
+        }
+    }
+    assert!(seen > 0, "no corpus BSP has detail props");
+}

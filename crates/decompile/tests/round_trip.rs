@@ -347,3 +347,41 @@ fn the_decompiled_vmf_has_the_sources_solids_and_axes() {
         .collect();
     assert!(xs.iter().all(|&x| (300.0..=308.0).contains(&x)), "{xs:?}");
 }
+
+/// The first texinfo (lowest index) a face uses whose material is `name`.
+fn first_face_texinfo(bsp: &Bsp, name: &str) -> i32 {
+    let named = |&t: &i32| {
+        let texdata = bsp.texinfo[t as usize].texdata as usize;
+        bsp.texdata_name(texdata)
+            .is_some_and(|n| n.eq_ignore_ascii_case(name))
+    };
+    let used: std::collections::BTreeSet<i32> = bsp.faces.iter().map(|f| f.texinfo).collect();
+    used.into_iter().find(named).expect("a face of the material")
+}
+
+#[test]
+fn a_hidden_side_vbsp_gave_another_materials_texinfo_gets_its_brushs_material_back() {
+    let source = Vmf::parse(test_map()).unwrap();
+    let mut bsp = compile(&source);
+    // As Valve's vbsp does (CompactTexinfos): the concrete brushes' bottoms, which no face
+    // shows (they stand on the floor), given the first used texinfo of the same flags, brick.
+    let brick = first_face_texinfo(&bsp, "BRICK/BRICKWALL001");
+    let concrete = first_face_texinfo(&bsp, "CONCRETE/CONCRETEFLOOR001A");
+    assert!(brick < concrete, "the walls' texinfo comes first");
+    let bottom = |side: &srcmap_bsp::BrushSide| {
+        let p = bsp.planes[side.plane as usize];
+        let texdata = bsp.texinfo[side.texinfo as usize].texdata as usize;
+        let is_concrete = bsp.texdata_name(texdata) == Some("CONCRETE/CONCRETEFLOOR001A");
+        is_concrete && p.normal == [0.0, 0.0, -1.0] && p.dist == 64.0 && side.bevel == 0
+    };
+    let bottoms: Vec<usize> = (0..bsp.brush_sides.len())
+        .filter(|&i| bottom(&bsp.brush_sides[i]))
+        .collect();
+    for &i in &bottoms {
+        bsp.brush_sides[i].texinfo = brick;
+    }
+    let swapped = bottoms.len();
+    assert_eq!(swapped, 2, "the box's and the wedge's bottoms");
+    let decompiled = srcmap_decompile::decompile(&bsp).vmf().unwrap();
+    assert_eq!(side_materials(&decompiled), side_materials(&source));
+}

@@ -70,7 +70,7 @@ pub fn read_input(
 
 /// An instance file: relative to the map's folder, then under `-game`'s `maps/` and
 /// `mapsrc/` (as Hammer and VBSP look for them).
-fn find_instance(map: &Path, game: Option<&Path>, name: &str) -> Option<PathBuf> {
+pub(crate) fn find_instance(map: &Path, game: Option<&Path>, name: &str) -> Option<PathBuf> {
     let name = name.replace('\\', "/");
     let mut roots = vec![map.parent().unwrap_or(Path::new(".")).to_path_buf()];
     if let Some(g) = game {

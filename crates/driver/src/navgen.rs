@@ -22,6 +22,9 @@ pub struct NavgenJob {
     pub target: Option<String>,
     /// Also analyse the mesh (hiding spots, sniper classes), as `nav_analyze` does.
     pub analyze: bool,
+    /// With `analyze`: light intensities from the lightmaps instead of 1.0 (what SDK 2013's
+    /// servers write).
+    pub lightmaps: bool,
 }
 
 /// What a run did.
@@ -111,6 +114,7 @@ pub fn navgen(job: &NavgenJob, progress: &dyn Progress) -> Result<NavgenRun, Dri
         bsp_size: u32::try_from(bytes.len()).unwrap_or(u32::MAX),
         mask: game.trace_mask(),
         analyze: job.analyze,
+        lightmaps: job.lightmaps,
     };
     let generated = srcmap_navgen::generate(&bsp, &world, &options, progress).map_err(|e| job.error(e))?;
     let nav = generated.mesh.write().map_err(|e| job.error(e.into()))?;

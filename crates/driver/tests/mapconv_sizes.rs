@@ -80,6 +80,7 @@ fn convert(root: &Path, name: &str, game: Option<PathBuf>) -> (Vec<(String, [f32
         renames: Default::default(),
         game,
         materials: None,
+        cull: false,
     };
     let report = srcmap_driver::mapconv::vmf_to_vmap(&job).unwrap();
     (texcoords(&job.output), report)

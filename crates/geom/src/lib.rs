@@ -122,7 +122,7 @@ pub fn polyhedron_faces(planes: &[Plane]) -> Vec<Option<Winding>> {
                 if other.approx_eq(plane, 1e-9, 1e-9) {
                     continue;
                 }
-                w = w.clip_back(other, 0.0, false)?;
+                w = w.into_back(other, 0.0, false)?;
             }
             Some(w)
         })

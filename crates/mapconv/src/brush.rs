@@ -45,6 +45,30 @@ impl BrushMesh {
         sum / self.vertices.len().max(1) as f64
     }
 
+    /// The mesh with only the faces `keep` takes, its vertices renumbered (the unused left
+    /// out).
+    pub fn with_faces(&self, keep: impl Fn(&BrushFace) -> bool) -> BrushMesh {
+        let mut index = vec![u32::MAX; self.vertices.len()];
+        let mut out = BrushMesh {
+            dropped_sides: self.dropped_sides.clone(),
+            ..BrushMesh::default()
+        };
+        for face in self.faces.iter().filter(|f| keep(f)) {
+            let corners = face.corners.iter().map(|&c| {
+                if index[c as usize] == u32::MAX {
+                    index[c as usize] = out.vertices.len() as u32;
+                    out.vertices.push(self.vertices[c as usize]);
+                }
+                index[c as usize]
+            });
+            out.faces.push(BrushFace {
+                corners: corners.collect(),
+                ..face.clone()
+            });
+        }
+        out
+    }
+
     /// Area of face `f` (Newell).
     pub fn face_area(&self, f: usize) -> f64 {
         let p: Vec<DVec3> = self.faces[f]

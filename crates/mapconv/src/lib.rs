@@ -16,6 +16,8 @@
 mod brush;
 mod disp;
 mod entities;
+mod groups;
+mod instances;
 mod solidify;
 mod texture;
 mod to_vmap;
@@ -27,9 +29,10 @@ mod testmaps;
 
 pub use brush::{BrushError, BrushMesh, brush_mesh};
 pub use entities::ClassRenames;
+pub use instances::{FIXUP_STYLE_ATTRIBUTE, InstancePaths, with_extension};
 pub use texture::{DEFAULT_TEXTURE_SIZE, vmat_path, vmt_name};
 pub use to_vmap::{ToVmapOptions, ToVmapReport, vmf_to_vmap};
-pub use to_vmf::{MeshReport, ToVmfReport, vmap_to_vmf};
+pub use to_vmf::{MeshReport, PrefabFile, ToVmfOptions, ToVmfReport, vmap_to_vmf, vmap_to_vmf_with};
 
 /// A conversion that cannot go on; each names the element or brush at fault.
 #[derive(Debug, thiserror::Error)]
@@ -184,5 +187,88 @@ mod tests {
                 .sum()
         };
         assert!((areas(&back) - areas(&vmf)).abs() < 1e-3);
+    }
+
+    #[test]
+    fn instances_become_prefabs_and_come_back() {
+        let vmf = Vmf::parse(testmaps::instanced()).unwrap();
+        let paths = InstancePaths {
+            content_folder: "maps/".into(),
+            base: String::new(),
+        };
+        let opts = ToVmapOptions {
+            instances: paths.clone(),
+            ..ToVmapOptions::default()
+        };
+        let (vmap, report) = vmf_to_vmap(&vmf, &opts).unwrap();
+        assert_eq!((report.prefabs, report.entities), (2, 0));
+        assert_eq!(report.instances, ["instances/pillar.vmf"]);
+        let vmap = Vmap::read(&vmap.doc.write_as(true, Some(9)).unwrap()).unwrap();
+        let prefabs = vmap.prefab_entities();
+        let target = |i: usize| prefabs[i].element().get("targetMapPath").unwrap().to_text();
+        assert_eq!(target(1).as_deref(), Some("maps/instances/pillar.vmap"));
+        assert_eq!(prefabs[1].transform().1, [0.0, 90.0, 0.0]);
+        let (text, back_report) = vmap_to_vmf_with(&vmap, &ToVmfOptions { instances: paths }).unwrap();
+        assert_eq!(back_report.prefabs.len(), 1);
+        assert_eq!(back_report.prefabs[0].file, "instances/pillar.vmf");
+        let back = Vmf::parse(text).unwrap();
+        let b = &back.entities[1];
+        let keys = [
+            "classname",
+            "targetname",
+            "file",
+            "fixup_style",
+            "replace01",
+            "origin",
+            "angles",
+        ];
+        let values: Vec<&str> = keys.iter().map(|k| b.get(k).unwrap_or("-")).collect();
+        assert_eq!(
+            values,
+            [
+                "func_instance",
+                "b",
+                "instances/pillar.vmf",
+                "1",
+                "$color 255 0 0",
+                "192 64 16",
+                "0 90 0"
+            ]
+        );
+        assert_eq!(b.connections[0].target, "a");
+        assert_eq!(back.entities[0].get("fixup_style"), Some("0"));
+    }
+
+    #[test]
+    fn visgroups_and_cordons_come_back() {
+        let vmf = Vmf::parse(testmaps::grouped()).unwrap();
+        let (vmap, report) = vmf_to_vmap(&vmf, &ToVmapOptions::default()).unwrap();
+        assert_eq!(report.cordon_boxes, 3);
+        let vmap = Vmap::read(&vmap.doc.write_as(true, Some(9)).unwrap()).unwrap();
+        let sets = vmap.selection_sets();
+        let named: Vec<(&str, usize)> = sets.iter().map(|s| (s.name.as_str(), s.selected.len())).collect();
+        assert_eq!(named, [("", 0), ("Outer", 2), ("Inner", 1)]);
+        assert_eq!(vmap.nodes_of("CMapCordon").len(), 3);
+        let (text, _) = vmap_to_vmf(&vmap).unwrap();
+        let back = Vmf::parse(text).unwrap();
+        let outer = &back.visgroups[0];
+        let inner = &outer.children[0];
+        assert_eq!(
+            (outer.name.as_str(), outer.color, inner.name.as_str(), inner.color),
+            ("Outer", [10, 20, 30], "Inner", [40, 50, 60])
+        );
+        let ids = |e: Option<&srcmap_vmf::Editor>| e.map(|e| e.visgroup_ids.clone()).unwrap_or_default();
+        assert_eq!(ids(back.world.solids[0].editor.as_ref()), [outer.id]);
+        assert_eq!(ids(back.entities[0].editor.as_ref()), [outer.id, inner.id]);
+        let cordons = back.cordons.unwrap();
+        let original = vmf.cordons.unwrap();
+        assert!(cordons.active);
+        let boxes = |c: &srcmap_vmf::Cordons| {
+            c.cordons
+                .iter()
+                .map(|c| (c.name.clone(), c.boxes.clone()))
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(boxes(&cordons), boxes(&original));
     }
 }

@@ -22,6 +22,9 @@ pub struct Polygon {
 #[derive(Debug, Clone)]
 pub struct Piece {
     pub planes: Vec<Plane>,
+    /// A slab's face plane: its only side that shows a mesh face (the others are cuts, even
+    /// where they lie on another face's plane, as a thin wall's back does).
+    pub front: Option<Plane>,
 }
 
 /// Planes of the bounding box appended to every piece (they bound pieces an open mesh leaves
@@ -102,7 +105,7 @@ fn piece(path: Vec<Plane>, bounds: &Bounds) -> Option<Piece> {
     if faces.iter().filter(|f| f.is_some()).count() < 4 {
         return None;
     }
-    Some(Piece { planes })
+    Some(Piece { planes, front: None })
 }
 
 fn box_planes(b: &Bounds) -> [Plane; BOX_PLANES] {

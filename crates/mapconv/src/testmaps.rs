@@ -95,3 +95,47 @@ pub fn box_room() -> String {
          entity\n{{\n\t\"id\" \"11\"\n\t\"classname\" \"info_overlay\"\n\t\"sides\" \"20 999\"\n\t\"origin\" \"16 16 16\"\n}}\n"
     )
 }
+
+/// The box room's floor and two instances of one file: the second turned 90° with a postfix
+/// fixup, a replacement and an output.
+pub fn instanced() -> String {
+    let floor = box_solid(
+        2,
+        [0.0, 0.0, 0.0],
+        [256.0, 256.0, 16.0],
+        "DEV/DEV_MEASUREGENERIC01",
+    );
+    format!(
+        "world\n{{\n\t\"id\" \"1\"\n\t\"classname\" \"worldspawn\"\n{floor}}}\n\
+         entity\n{{\n\t\"id\" \"20\"\n\t\"classname\" \"func_instance\"\n\t\"targetname\" \"a\"\n\t\"file\" \"instances\\pillar.vmf\"\n\t\"origin\" \"64 64 16\"\n\t\"angles\" \"0 0 0\"\n}}\n\
+         entity\n{{\n\t\"id\" \"21\"\n\t\"classname\" \"func_instance\"\n\t\"targetname\" \"b\"\n\t\"file\" \"instances/pillar.vmf\"\n\t\"fixup_style\" \"1\"\n\t\"replace01\" \"$color 255 0 0\"\n\t\"origin\" \"192 64 16\"\n\t\"angles\" \"0 90 0\"\n\
+         \tconnections\n\t{{\n\t\t\"OnUser1\" \"a,Kill,,0,-1\"\n\t}}\n}}\n"
+    )
+}
+
+/// Two nested visgroups (a floor in the outer, a light in both), and two cordons, the second
+/// of two boxes.
+pub fn grouped() -> String {
+    let floor = box_solid(
+        2,
+        [0.0, 0.0, 0.0],
+        [256.0, 256.0, 16.0],
+        "DEV/DEV_MEASUREGENERIC01",
+    )
+    .replace(
+        "\t}\n",
+        "\t\teditor\n\t\t{\n\t\t\t\"visgroupid\" \"7\"\n\t\t}\n\t}\n",
+    );
+    format!(
+        "visgroups\n{{\n\tvisgroup\n\t{{\n\t\t\"name\" \"Outer\"\n\t\t\"visgroupid\" \"7\"\n\t\t\"color\" \"10 20 30\"\n\
+         \t\tvisgroup\n\t\t{{\n\t\t\t\"name\" \"Inner\"\n\t\t\t\"visgroupid\" \"9\"\n\t\t\t\"color\" \"40 50 60\"\n\t\t}}\n\t}}\n}}\n\
+         world\n{{\n\t\"id\" \"1\"\n\t\"classname\" \"worldspawn\"\n{floor}}}\n\
+         entity\n{{\n\t\"id\" \"7\"\n\t\"classname\" \"light\"\n\t\"origin\" \"128 128 64\"\n\
+         \teditor\n\t{{\n\t\t\"color\" \"220 30 220\"\n\t\t\"visgroupid\" \"7\"\n\t\t\"visgroupid\" \"9\"\n\t}}\n}}\n\
+         cordons\n{{\n\t\"active\" \"1\"\n\
+         \tcordon\n\t{{\n\t\t\"name\" \"a\"\n\t\t\"active\" \"1\"\n\t\tbox\n\t\t{{\n\t\t\t\"mins\" \"(-64 -64 -64)\"\n\t\t\t\"maxs\" \"(64 64 64)\"\n\t\t}}\n\t}}\n\
+         \tcordon\n\t{{\n\t\t\"name\" \"b\"\n\t\t\"active\" \"1\"\n\
+         \t\tbox\n\t\t{{\n\t\t\t\"mins\" \"(0 0 0)\"\n\t\t\t\"maxs\" \"(8 16 32)\"\n\t\t}}\n\
+         \t\tbox\n\t\t{{\n\t\t\t\"mins\" \"(100 100 100)\"\n\t\t\t\"maxs\" \"(200 300 400)\"\n\t\t}}\n\t}}\n}}\n"
+    )
+}

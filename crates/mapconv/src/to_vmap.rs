@@ -1,7 +1,7 @@
 //! VMF → VMAP (vmap.md §4): each solid a closed `CMapMesh` (world solids under the world,
 //! brush entities' solids under their `CMapEntity`), each entity a `CMapEntity`.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 
 use srcmap_geom::DVec3;
 use srcmap_vmap::{FaceSource, MeshSource, Placement, Vmap, VmapWriter};
@@ -10,6 +10,8 @@ use srcmap_vmf::{Entity, Solid, Vmf};
 use crate::brush::{BrushMesh, brush_mesh};
 use crate::disp;
 use crate::entities::{ClassRenames, placement, vmap_connection, vmap_keys};
+use crate::groups::{write_cordons, write_visgroups};
+use crate::instances::{InstancePaths, is_instance, prefab_attrs};
 use crate::texture::{DEFAULT_TEXTURE_SIZE, Projection, vmat_path};
 use crate::{MapconvError, Warning};
 
@@ -23,6 +25,10 @@ pub struct ToVmapOptions {
     /// Texture size per material as written in the VMF (upper case not required); others use
     /// [`DEFAULT_TEXTURE_SIZE`].
     pub texture_sizes: HashMap<String, [f64; 2]>,
+    /// Where instance files and prefab targets are relative to.
+    pub instances: InstancePaths,
+    /// VMF ids of the sides to leave out (`--cull`: the faces no playable space sees).
+    pub culled_sides: HashSet<i64>,
 }
 
 /// What a VMF → VMAP conversion did.
@@ -36,6 +42,15 @@ pub struct ToVmapReport {
     /// Their displaced area (not in `area`, which holds the brushes' faces).
     pub displacement_area: f64,
     pub entities: usize,
+    /// Cordon boxes written as `CMapCordon` nodes.
+    pub cordon_boxes: usize,
+    /// `func_instance`s written as prefabs.
+    pub prefabs: usize,
+    /// The instance files they place, relative to the outermost map's folder (each once).
+    pub instances: Vec<String>,
+    /// Faces left out as [`ToVmapOptions::culled_sides`] asked, and brushes left with none.
+    pub culled_faces: usize,
+    pub culled_brushes: usize,
     /// Face area per material (`materials/….vmat`).
     pub area: BTreeMap<String, f64>,
     pub warnings: Vec<Warning>,
@@ -50,6 +65,7 @@ pub fn vmf_to_vmap(vmf: &Vmf, opts: &ToVmapOptions) -> Result<(Vmap, ToVmapRepor
         references: Vec::new(),
         side_faces: HashMap::new(),
         side_lists: Vec::new(),
+        visgroup_nodes: HashMap::new(),
     };
     for p in &vmf.problems {
         c.report.warnings.push(Warning {
@@ -66,6 +82,8 @@ pub fn vmf_to_vmap(vmf: &Vmf, opts: &ToVmapOptions) -> Result<(Vmap, ToVmapRepor
         c.entity(e)?;
     }
     c.patch_side_lists();
+    write_visgroups(&mut c.w, &vmf.visgroups, &c.visgroup_nodes, None);
+    c.report.cordon_boxes = write_cordons(&mut c.w, vmf, next_node_id(vmf));
     c.references.sort();
     c.references.dedup();
     let report = c.report;
@@ -81,10 +99,16 @@ struct Converter<'a> {
     side_faces: HashMap<i64, String>,
     /// Entities whose key values list side ids (overlays): node, key, value.
     side_lists: Vec<(u32, String, String)>,
+    /// Each visgroup id's nodes.
+    visgroup_nodes: HashMap<i64, Vec<u32>>,
 }
 
 impl Converter<'_> {
     fn entity(&mut self, e: &Entity) -> Result<(), MapconvError> {
+        if is_instance(e) {
+            self.prefab(e);
+            return Ok(());
+        }
         let keys = vmap_keys(e, self.opts.renames);
         if let Some((_, model)) = keys.iter().find(|(k, _)| k.eq_ignore_ascii_case("model"))
             && model.ends_with(".vmdl")
@@ -99,6 +123,7 @@ impl Converter<'_> {
         if e.hidden {
             self.w.hide(node);
         }
+        self.join_visgroups(e.editor.as_ref(), node);
         for (k, v) in keys
             .iter()
             .filter(|(k, _)| SIDE_LIST_KEYS.contains(&k.to_ascii_lowercase().as_str()))
@@ -107,6 +132,35 @@ impl Converter<'_> {
         }
         self.report.entities += 1;
         self.solids(node, e)
+    }
+
+    /// Notes `node` as a member of the visgroups an `editor` block names.
+    fn join_visgroups(&mut self, editor: Option<&srcmap_vmf::Editor>, node: u32) {
+        for &id in editor.map_or(&[][..], |e| e.visgroup_ids.as_slice()) {
+            self.visgroup_nodes.entry(id).or_default().push(node);
+        }
+    }
+
+    /// An instance as a prefab node; its file is listed for the caller to convert.
+    fn prefab(&mut self, e: &Entity) {
+        let connections: Vec<_> = e.connections.iter().map(vmap_connection).collect();
+        let attrs = prefab_attrs(e, &self.opts.instances);
+        let world = self.w.world();
+        let node = self
+            .w
+            .add_prefab(world, node_id(e.id), &placement(e), &connections, attrs);
+        if e.hidden {
+            self.w.hide(node);
+        }
+        self.join_visgroups(e.editor.as_ref(), node);
+        let file = self
+            .opts
+            .instances
+            .instance_file(e.get("file").unwrap_or_default());
+        if !self.report.instances.contains(&file) {
+            self.report.instances.push(file);
+        }
+        self.report.prefabs += 1;
     }
 
     /// Overlays name the sides they lie on by VMF side id, which a VMAP does not keep: the
@@ -129,7 +183,7 @@ impl Converter<'_> {
                 Ok(mesh) if s.sides.iter().any(|side| side.dispinfo.is_some()) => {
                     self.displacements(parent, e, s, &mesh)?
                 }
-                Ok(mesh) => self.solid(parent, e, s, &mesh)?,
+                Ok(mesh) => self.culled_solid(parent, e, s, &mesh)?,
                 Err(error) => self
                     .report
                     .warnings
@@ -137,6 +191,27 @@ impl Converter<'_> {
             }
         }
         Ok(())
+    }
+
+    /// A brush without the faces culling leaves out (none left: no mesh).
+    fn culled_solid(
+        &mut self,
+        parent: u32,
+        e: &Entity,
+        s: &Solid,
+        mesh: &BrushMesh,
+    ) -> Result<(), MapconvError> {
+        let culled = &self.opts.culled_sides;
+        if culled.is_empty() {
+            return self.solid(parent, e, s, mesh);
+        }
+        let kept = mesh.with_faces(|f| !culled.contains(&s.sides[f.side].id));
+        self.report.culled_faces += mesh.faces.len() - kept.faces.len();
+        if kept.faces.is_empty() {
+            self.report.culled_brushes += 1;
+            return Ok(());
+        }
+        self.solid(parent, e, s, &kept)
     }
 
     fn solid(&mut self, parent: u32, e: &Entity, s: &Solid, mesh: &BrushMesh) -> Result<(), MapconvError> {
@@ -175,6 +250,7 @@ impl Converter<'_> {
         if s.hidden {
             self.w.hide(node);
         }
+        self.join_visgroups(s.editor.as_ref(), node);
         self.report.meshes += 1;
         self.report.faces += source.faces.len();
         Ok(Some(node))
@@ -348,6 +424,14 @@ fn textured_face(
             .collect(),
         blend: None,
     }
+}
+
+/// A node id above every VMF id (for the nodes a VMF has no id for: cordons).
+fn next_node_id(vmf: &Vmf) -> i32 {
+    let ids = vmf
+        .all_entities()
+        .flat_map(|e| std::iter::once(e.id).chain(e.solids.iter().map(|s| s.id)));
+    node_id(ids.max().unwrap_or(0) + 1)
 }
 
 /// A VMF id as a node id (ids beyond `i32` wrap; they only need to be unique in practice).

@@ -11,9 +11,11 @@ use srcmap_vmf::DispInfo;
 
 use crate::disp;
 use crate::entities::{editor_keys, format_vec3, vmf_keys, vmf_output};
+use crate::groups::{read_cordons, read_visgroups};
+use crate::instances::{InstancePaths, instance_entity, outputs};
 use crate::solidify::{EPS, Piece, Polygon, area_inside, pieces};
 use crate::texture::vmt_name;
-use crate::vmf_text::{DEFAULT_LIGHTMAP_SCALE, OutEntity, OutSide, VmfText};
+use crate::vmf_text::{DEFAULT_LIGHTMAP_SCALE, OutEntity, OutSide, OutSolid, VmfText};
 use crate::{MapconvError, Warning};
 
 /// Faces with a corner farther out (or not a number) are left out: no Source map reaches there.
@@ -46,6 +48,8 @@ pub struct ToVmfReport {
     pub area_vmf: BTreeMap<String, f64>,
     /// Area of the sides the cuts made (textured [`CUT_MATERIAL`]).
     pub cut_area: f64,
+    /// The prefabs' maps (each once), written back as `func_instance`s.
+    pub prefabs: Vec<PrefabFile>,
     pub warnings: Vec<Warning>,
 }
 
@@ -61,51 +65,113 @@ impl ToVmfReport {
     }
 }
 
-/// Converts a VMAP to VMF text.
+/// How to convert a VMAP.
+#[derive(Debug, Clone, Default)]
+pub struct ToVmfOptions {
+    /// Where prefab targets and instance files are relative to.
+    pub instances: InstancePaths,
+}
+
+/// A prefab's map: the target as the VMAP names it, and the instance file written for it
+/// (relative to the outermost map's folder).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct PrefabFile {
+    pub target: String,
+    pub file: String,
+}
+
+/// Converts a VMAP to VMF text (instance paths as if the map lay under no `maps` folder).
 pub fn vmap_to_vmf(vmap: &Vmap) -> Result<(String, ToVmfReport), MapconvError> {
+    vmap_to_vmf_with(vmap, &ToVmfOptions::default())
+}
+
+/// Converts a VMAP to VMF text.
+pub fn vmap_to_vmf_with(vmap: &Vmap, opts: &ToVmfOptions) -> Result<(String, ToVmfReport), MapconvError> {
     let mut report = ToVmfReport::default();
-    let owners = mesh_owners(vmap);
     let world_element = vmap.world().ok_or_else(|| MapconvError::Element {
         element: 0,
         class: vmap.root().class.clone(),
         message: "has no world".into(),
     })?;
-    let mut out: Vec<(u32, OutEntity)> = Vec::new();
     let mut ids = IdAllocator::default();
-    for e in vmap.entities() {
-        out.push((e.node.element, out_entity(&e, &mut ids)));
-        report.entities += 1;
-    }
-    for n in vmap.prefabs() {
-        out.push((n.element, prefab_instance(vmap, n.element, &mut ids)));
-        report.entities += 1;
-    }
+    let mut out: Vec<(u32, OutEntity)> = (vmap.entities().iter())
+        .map(|e| (e.node.element, out_entity(e, &mut ids)))
+        .collect();
+    out.extend(prefab_instances(vmap, opts, &mut ids, &mut report));
+    report.entities = out.len().saturating_sub(1);
     unknown_nodes(vmap, &mut report.warnings);
-    for (mesh_node, owner) in owners {
-        let solids = mesh_solids(vmap, mesh_node, &mut report)?;
-        let owner = if out.iter().any(|(el, _)| *el == owner) {
-            owner
-        } else {
-            world_element
-        };
-        if let Some((_, e)) = out.iter_mut().find(|(el, _)| *el == owner) {
-            e.solids.extend(solids);
-        }
+    let (visgroups, member_of) = read_visgroups(vmap);
+    for (el, e) in out.iter_mut() {
+        let ids = member_of.get(el).into_iter().flatten();
+        e.editor
+            .extend(ids.map(|id| ("visgroupid".to_string(), id.to_string())));
     }
+    attach_solids(vmap, world_element, &member_of, &mut out, &mut report)?;
     number_sides(&mut out);
-    let mut text = VmfText::new(ids.next);
+    let mut text = VmfText::new(ids.next, &visgroups);
     for (el, e) in &out {
         text.entity(if *el == world_element { "world" } else { "entity" }, e);
     }
-    report.entities = report.entities.saturating_sub(1);
+    let (cordoning, cordons) = read_cordons(vmap);
+    text.cordons(cordoning, &cordons);
     Ok((text.finish(), report))
+}
+
+/// The prefabs as `func_instance`s; each prefab map is listed once in the report.
+fn prefab_instances(
+    vmap: &Vmap,
+    opts: &ToVmfOptions,
+    ids: &mut IdAllocator,
+    report: &mut ToVmfReport,
+) -> Vec<(u32, OutEntity)> {
+    let mut out = Vec::new();
+    for p in vmap.prefab_entities() {
+        let mut e = instance_entity(&p, &opts.instances, outputs(&p.connections()));
+        e.id = ids.id(p.element().get("nodeID").and_then(Value::as_int));
+        let target = p.element().get("targetMapPath").and_then(Value::to_text);
+        if let Some(target) = target.filter(|t| !report.prefabs.iter().any(|p| &p.target == t)) {
+            let file = opts.instances.instance_file(&opts.instances.file(&target));
+            report.prefabs.push(PrefabFile { target, file });
+        }
+        out.push((p.node.element, e));
+    }
+    out
+}
+
+/// Each mesh's brushes to the entity it belongs to (the world when that is no entity
+/// written), in its visgroups.
+fn attach_solids(
+    vmap: &Vmap,
+    world_element: u32,
+    member_of: &HashMap<u32, Vec<i64>>,
+    out: &mut [(u32, OutEntity)],
+    report: &mut ToVmfReport,
+) -> Result<(), MapconvError> {
+    let index: HashMap<u32, usize> = out.iter().enumerate().map(|(i, (el, _))| (*el, i)).collect();
+    for (mesh_node, owner) in mesh_owners(vmap) {
+        let visgroups = member_of.get(&mesh_node).cloned().unwrap_or_default();
+        let solids = mesh_solids(vmap, mesh_node, report)?
+            .into_iter()
+            .map(|sides| OutSolid {
+                sides,
+                visgroups: visgroups.clone(),
+            });
+        let at = index.get(&owner).or(index.get(&world_element));
+        if let Some(&i) = at {
+            out[i].1.solids.extend(solids);
+        }
+    }
+    Ok(())
 }
 
 /// Numbers every side in writing order and rewrites overlays' `mesh node id:face index` lists
 /// (see `to_vmap`) as the ids of the sides those faces became.
 fn number_sides(out: &mut [(u32, OutEntity)]) {
     let mut by_face: HashMap<String, i64> = HashMap::new();
-    for (id, side) in (1..).zip(out.iter_mut().flat_map(|(_, e)| e.solids.iter_mut().flatten())) {
+    for (id, side) in (1..).zip(
+        out.iter_mut()
+            .flat_map(|(_, e)| e.solids.iter_mut().flat_map(|s| &mut s.sides)),
+    ) {
         side.id = id;
         if let Some(face) = side.face.take() {
             by_face.entry(face).or_insert(side.id);
@@ -169,8 +235,9 @@ fn out_entity(e: &Entity<'_>, ids: &mut IdAllocator) -> OutEntity {
 }
 
 /// Node classes that carry nothing a VMF holds (or hold the nodes that do).
-const PASSED_NODES: [&str; 8] = [
+const PASSED_NODES: [&str; 9] = [
     "CMapWorld",
+    "CMapCordon",
     "CMapEntity",
     "CMapMesh",
     "CMapPrefab",
@@ -191,29 +258,6 @@ fn unknown_nodes(vmap: &Vmap, warnings: &mut Vec<Warning>) {
                 "not converted (no VMF counterpart)".into(),
             ));
         }
-    }
-}
-
-/// A prefab as the `func_instance` that places its map (the `.vmap` named as `.vmf`).
-fn prefab_instance(vmap: &Vmap, node: u32, ids: &mut IdAllocator) -> OutEntity {
-    let e = vmap.element(node);
-    let text = |name: &str| {
-        e.and_then(|e| e.get(name))
-            .and_then(Value::to_text)
-            .unwrap_or_default()
-    };
-    let file = crate::texture::swap_model_extension(&text("targetMapPath"), ".vmap", ".vmf");
-    let (origin, angles, _) = vmap.transform(node);
-    OutEntity {
-        id: ids.id(e.and_then(|e| e.get("nodeID")).and_then(Value::as_int)),
-        keys: vec![
-            ("classname".into(), "func_instance".into()),
-            ("targetname".into(), text("targetName")),
-            ("file".into(), file),
-            ("origin".into(), format_vec3(origin)),
-            ("angles".into(), format_vec3(angles)),
-        ],
-        ..OutEntity::default()
     }
 }
 
@@ -302,10 +346,19 @@ fn brushes_of(
             .collect()
     };
     let mut brushes = Brushes::new(faces, mesh_id);
+    let pieces: Vec<Piece> = (pieces.into_iter())
+        .flat_map(|p| brushes.refined(p, MAX_REFINE))
+        .collect();
     let solids = pieces.iter().map(|p| brushes.sides(p, report)).collect();
     line.faces_unsplit = brushes.unsplit();
     solids
 }
+
+/// How many times deep a piece is cut so that its sides show faces whole.
+const MAX_REFINE: usize = 12;
+
+/// A cut that leaves a side smaller than this (a sliver vbsp cannot build) is not made.
+const MIN_CUT_SIDE_AREA: f64 = 0.1;
 
 /// How far behind a face its slab reaches.
 const PRISM_DEPTH: f64 = 4.0;
@@ -329,9 +382,15 @@ fn slabs(faces: &[Face], part: &[usize]) -> Vec<Piece> {
     let bisectors = edge_bisectors(&polygons);
     polygons
         .iter()
-        .flat_map(|p| match mitered_slab(p, &bisectors) {
-            Some(piece) => vec![piece],
-            None => pieces(prism(p, PRISM_DEPTH)),
+        .flat_map(|p| {
+            let slab = match mitered_slab(p, &bisectors) {
+                Some(piece) => vec![piece],
+                None => pieces(prism(p, PRISM_DEPTH)),
+            };
+            slab.into_iter().map(|piece| Piece {
+                front: Some(p.plane),
+                ..piece
+            })
         })
         .collect()
 }
@@ -383,7 +442,8 @@ fn mitered_slab(face: &Polygon, bisectors: &HashMap<[i64; 6], DVec3>) -> Option<
         .iter()
         .all(|p| w.iter().all(|&v| p.distance(v) <= EPS));
     let faces = polyhedron_faces(&planes);
-    (convex && faces[0].is_some() && faces.iter().flatten().count() >= 4).then_some(Piece { planes })
+    (convex && faces[0].is_some() && faces.iter().flatten().count() >= 4)
+        .then_some(Piece { planes, front: None })
 }
 
 /// The closed prism swept from a face `depth` units behind it: the face, its back, and a wall
@@ -735,7 +795,14 @@ impl<'a> Brushes<'a> {
             let Some(w) = w.as_ref().filter(|w| w.len() >= 3) else {
                 continue;
             };
-            let covering = self.covering_face(w, &piece.planes, i);
+            let shows = piece
+                .front
+                .is_none_or(|f| plane_key(&f) == plane_key(&piece.planes[i]));
+            let covering = if shows {
+                self.covering_face(w, &piece.planes, i)
+            } else {
+                None
+            };
             let side = match covering {
                 Some(f) => self.face_side(w, f),
                 None => cut_side(w, &piece.planes[i]),
@@ -747,6 +814,61 @@ impl<'a> Brushes<'a> {
             sides.push(side);
         }
         sides
+    }
+
+    /// `piece` cut (at most `depth` times deep) until no side on a face's plane is covered by
+    /// that face in part only: each cut is the plane through an edge of the face's part,
+    /// square to the face, so every side either shows a face whole or is a cut. Slabs, whose
+    /// one face side is exact, stay whole.
+    fn refined(&self, piece: Piece, depth: usize) -> Vec<Piece> {
+        if depth == 0 || piece.front.is_some() {
+            return vec![piece];
+        }
+        let windings = polyhedron_faces(&piece.planes);
+        for (i, w) in windings.iter().enumerate() {
+            let Some(w) = w else { continue };
+            for cut in self.partial_cover_cuts(w, &piece.planes, i) {
+                let halves = [cut, cut.flipped()].map(|q| {
+                    let mut planes = piece.planes.clone();
+                    planes.push(q);
+                    let faces = polyhedron_faces(&planes);
+                    let sound = faces.iter().flatten().all(|f| f.area() >= MIN_CUT_SIDE_AREA);
+                    (sound && faces.iter().flatten().count() >= 4).then_some(Piece { planes, front: None })
+                });
+                if let [Some(a), Some(b)] = halves {
+                    let mut out = self.refined(a, depth - 1);
+                    out.extend(self.refined(b, depth - 1));
+                    return out;
+                }
+            }
+        }
+        vec![piece]
+    }
+
+    /// For side `i` (winding `w`) of a piece: when a face part on its plane covers it only in
+    /// part, the planes through that part's edges, square to it, that cross `w`.
+    fn partial_cover_cuts(&self, w: &Winding, planes: &[Plane], i: usize) -> Vec<Plane> {
+        let side_area = w.area();
+        let candidates = self
+            .by_plane
+            .get(&plane_key(&planes[i]))
+            .map_or(&[][..], Vec::as_slice);
+        let partial = candidates.iter().map(|&k| &self.parts[k].1).find(|part| {
+            let covered = area_inside(&part.winding, planes, i);
+            covered > 0.01 * side_area && covered < 0.999 * side_area
+        });
+        let Some(part) = partial else { return Vec::new() };
+        let p = &part.winding.points;
+        (0..p.len())
+            .filter_map(|e| {
+                let (a, b) = (p[e], p[(e + 1) % p.len()]);
+                let normal = (b - a).cross(part.plane.normal).try_normalize()?;
+                let cut = Plane::new(normal, normal.dot(a));
+                let crosses = w.points.iter().any(|&q| cut.distance(q) > EPS)
+                    && w.points.iter().any(|&q| cut.distance(q) < -EPS);
+                crosses.then_some(cut)
+            })
+            .collect()
     }
 
     /// The face whose part on this side's plane covers most of it (none when none covers 1 %).

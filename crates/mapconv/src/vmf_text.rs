@@ -2,6 +2,8 @@
 
 use srcmap_vmf::{DispInfo, VmfWriter, format_number};
 
+use crate::groups::{OutCordon, OutVisgroup, write_vmf_cordons, write_vmf_visgroups};
+
 /// Hammer's lightmap scale (luxels per world unit) for a side that does not say.
 pub const DEFAULT_LIGHTMAP_SCALE: f64 = 16.0;
 
@@ -34,7 +36,14 @@ pub struct OutEntity {
     pub outputs: Vec<(String, String)>,
     /// `editor` block values (`color`, `visgroupshown`, …).
     pub editor: Vec<(String, String)>,
-    pub solids: Vec<Vec<OutSide>>,
+    pub solids: Vec<OutSolid>,
+}
+
+/// A brush to write: its sides and the visgroups it is in.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct OutSolid {
+    pub sides: Vec<OutSide>,
+    pub visgroups: Vec<i64>,
 }
 
 /// VMF text under construction: the shared layout, with solids numbered as they are written.
@@ -44,12 +53,18 @@ pub struct VmfText {
 }
 
 impl VmfText {
-    /// Text starting with the header blocks; solids are numbered from `first_solid_id`.
-    pub fn new(first_solid_id: i64) -> VmfText {
+    /// Text starting with the header blocks, `visgroups` in theirs; solids are numbered from
+    /// `first_solid_id`.
+    pub fn new(first_solid_id: i64, visgroups: &[OutVisgroup]) -> VmfText {
         VmfText {
-            doc: VmfWriter::new(1),
+            doc: VmfWriter::with_visgroups(1, |w| write_vmf_visgroups(w, visgroups)),
             next_solid: first_solid_id,
         }
+    }
+
+    /// The `cordons` block.
+    pub fn cordons(&mut self, active: bool, cordons: &[OutCordon]) {
+        write_vmf_cordons(&mut self.doc, active, cordons);
     }
 
     fn open(&mut self, name: &str) {
@@ -91,12 +106,21 @@ impl VmfText {
         self.close();
     }
 
-    fn solid(&mut self, sides: &[OutSide]) {
+    fn solid(&mut self, solid: &OutSolid) {
         self.open("solid");
         self.value("id", &self.next_solid.to_string());
         self.next_solid += 1;
-        for s in sides {
+        for s in &solid.sides {
             self.side(s);
+        }
+        if !solid.visgroups.is_empty() {
+            self.open("editor");
+            for id in &solid.visgroups {
+                self.value("visgroupid", &id.to_string());
+            }
+            self.value("visgroupshown", "1");
+            self.value("visgroupautoshown", "1");
+            self.close();
         }
         self.close();
     }

@@ -57,7 +57,8 @@ fn every_vmf_becomes_closed_meshes_with_its_side_area() {
     assert!(meshes > 1000, "{meshes} meshes");
 }
 
-/// Every corpus VMAP converts to VMF text Hammer's reader takes, one VMF entity per VMAP entity.
+/// Every corpus VMAP converts to VMF text Hammer's reader takes, one VMF entity per VMAP entity
+/// (prefabs as instances), each material's area kept.
 #[test]
 fn every_vmap_becomes_a_vmf_that_reads() {
     let Some(files) = files("vmap") else { return };
@@ -67,6 +68,15 @@ fn every_vmap_becomes_a_vmf_that_reads() {
         let vmf = Vmf::parse(text).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
         assert_eq!(vmf.entities.len(), report.entities, "{}", path.display());
         assert!(report.faces_unsplit() <= report.faces());
+        // Each material keeps its area within 0.5 % (the bar).
+        for (material, &area) in &report.area_vmap {
+            let kept = report.area_vmf.get(material).copied().unwrap_or_default();
+            assert!(
+                (kept - area).abs() <= 0.005 * area,
+                "{}: {material} {area} -> {kept}",
+                path.display()
+            );
+        }
     }
 }
 

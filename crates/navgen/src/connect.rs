@@ -10,6 +10,9 @@ use crate::nodes::{Graph, NodeId, STEP};
 use crate::sample::{HALF_HUMAN_HEIGHT, NAV_HULL, Space};
 use crate::search::{facing, first_area_in_direction};
 
+/// An area's connections: the areas it leads to, per direction (N, E, S, W).
+pub type Links = [Vec<u32>; 4];
+
 /// How far out a jump-down area is searched for.
 const JUMP_DOWN_RANGE: f32 = 4.0 * STEP;
 

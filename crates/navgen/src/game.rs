@@ -130,6 +130,28 @@ impl Game {
         }
     }
 
+    /// Whether the game's files list the areas each area sees (v16: every game but
+    /// Counter-Strike: Source's v9).
+    pub fn has_visibility(self) -> bool {
+        self.format().0 >= 16
+    }
+
+    /// What an area too steep to walk is marked with: JUMP (Counter-Strike: Source's files),
+    /// and NO_MERGE in SDK 2013's generator.
+    pub fn jump_attributes(self) -> u32 {
+        match self {
+            Game::CounterStrike => crate::jump::ATTR_JUMP,
+            _ => crate::jump::ATTR_JUMP | crate::areas::ATTR_NO_MERGE,
+        }
+    }
+
+    /// Whether the game's generator is SDK 2013's (every game but Counter-Strike: Source, whose
+    /// v9 files the older generator wrote): it marks stairs and replaces jump areas by
+    /// connections across them (`nav_generate_fixup_jump_areas 1`); the older one did neither.
+    pub fn is_sdk_2013(self) -> bool {
+        self != Game::CounterStrike
+    }
+
     pub fn name(self) -> &'static str {
         match self {
             Game::CounterStrike => "cstrike",

@@ -8,13 +8,13 @@
 
 use glam::Vec3;
 use rayon::prelude::*;
-use srcmap_bsp::Bsp;
 use srcmap_hull::Hull;
 
 use crate::areas::Area;
 use crate::nodes::{
     EAST, NORTH, NORTH_EAST, NORTH_WEST, SOUTH, SOUTH_EAST, SOUTH_WEST, STEP, WEST, opposite,
 };
+pub use crate::pvs::Pvs;
 use crate::sample::{HALF_HUMAN_HEIGHT, Space};
 
 pub const IN_COVER: u8 = 0x01;
@@ -137,32 +137,6 @@ fn headings() -> impl Iterator<Item = f32> {
     let step = (std::f64::consts::PI / 8.0) as f32;
     std::iter::successors(Some(0.0f32), move |a| Some(a + step))
         .take_while(|&a| f64::from(a) < 2.0 * std::f64::consts::PI)
-}
-
-/// The map's potentially visible sets: a sight line between clusters that cannot see each
-/// other is blocked without tracing it (the sets are a superset of what is seen).
-pub struct Pvs<'a> {
-    bsp: &'a Bsp,
-}
-
-impl<'a> Pvs<'a> {
-    pub fn new(bsp: &'a Bsp) -> Pvs<'a> {
-        Pvs { bsp }
-    }
-
-    /// The cluster of the leaf holding `p` (`None` in solid or without vis data).
-    pub fn cluster(&self, p: Vec3) -> Option<usize> {
-        self.bsp.visibility.as_ref()?;
-        let leaf = self.bsp.leaf_at(0, p.as_dvec3().to_array())?;
-        usize::try_from(leaf.cluster).ok()
-    }
-
-    pub fn may_see(&self, from: Option<usize>, to: Option<usize>) -> bool {
-        match (from, to, &self.bsp.visibility) {
-            (Some(a), Some(b), Some(vis)) => vis.can_see(a, b),
-            _ => true,
-        }
-    }
 }
 
 /// A point looked at, and its cluster.

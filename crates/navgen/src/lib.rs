@@ -15,11 +15,18 @@
 //!    areas at their bottom and over their top, the top found through the game's area grid
 //!    (`grid`);
 //! 6. with [`Options::analyze`], the **analysis**: hiding spots (`hiding`), and for games whose
-//!    analysis has them sniper classes and encounter paths (`encounter`).
+//!    analysis has them sniper classes and encounter paths (`encounter`) and earliest occupy
+//!    times (`occupy`, over `paths`); visibility between
+//!    areas (`visibility`, culled by the BSP's PVS, `pvs`) for the v16 games; light intensity
+//!    from the lightmaps (`light`) when asked.
+//!
+//! Jump areas (`jump`) are marked before merging; with SDK 2013's generator, after connecting,
+//! areas under overhangs are split (`overhang`), stairs marked (`stairs`) and the jump areas
+//! stitched over and removed.
 //!
 //! The mesh is returned as a [`srcmap_nav::NavMesh`] in the game's version and sub-version
-//! ([`Game::format`]). Not done (yet): jump-area stitching, overhang splitting, stairs,
-//! obstacle tops, places, visibility between areas, approach areas, earliest occupy times.
+//! ([`Game::format`]). Not done (yet): obstacle tops, corner-on-corner
+//! fixes; places stay empty (Source 1 maps do not name them).
 
 pub mod areas;
 pub mod connect;
@@ -27,13 +34,21 @@ pub mod encounter;
 pub mod game;
 pub mod grid;
 pub mod hiding;
+pub mod jump;
 pub mod ladders;
+pub mod light;
 pub mod merge;
 pub mod mesh;
 pub mod nodes;
+pub mod occupy;
+pub mod overhang;
+pub mod paths;
+pub mod pvs;
 pub mod sample;
 pub mod search;
 pub mod square;
+pub mod stairs;
+pub mod visibility;
 
 use std::time::Instant;
 
@@ -72,6 +87,9 @@ pub struct Options {
     pub mask: u32,
     /// Run the analysis: hiding spots (and, for games whose analysis does, sniper classes).
     pub analyze: bool,
+    /// Light intensities from the map's lightmaps (as a listen server of a game that computes
+    /// them would), instead of the 1.0 every corpus file has (SDK 2013's servers write it).
+    pub lightmaps: bool,
 }
 
 /// The mesh and how it was made.
@@ -111,8 +129,7 @@ pub fn generate(
     let mut graph = sampler.graph;
     lap(&mut report, &mut clock, "sampling", progress);
     progress.start("areas", 0, Unit::Steps);
-    let areas = build_areas(&mut graph)?;
-    let links = connect::connect(&space, &areas, &graph);
+    let (areas, links) = build_areas(&space, options.game, &mut graph)?;
     let grid = grid::AreaGrid::new(areas.iter().map(|a| (a.min, a.max)));
     for ladder in &mut ladders {
         ladders::connect(&ladder_space, ladder, &areas, &grid);
@@ -124,7 +141,7 @@ pub fn generate(
             mask: options.game.analysis_mask(),
             ..space
         };
-        analyze(bsp, &space, options.game, (&areas, &links), progress)
+        analyze(bsp, &space, options, (&areas, &links), &ladders, progress)
     });
     if analysis.is_some() {
         lap(&mut report, &mut clock, "analysis", progress);
@@ -133,51 +150,103 @@ pub fn generate(
         areas: &areas,
         links: &links,
         ladders: &ladders,
-        analysis: analysis.as_ref().map(|(s, e)| (s.as_slice(), e.as_slice())),
+        analysis: analysis.as_ref(),
     };
     let mesh = mesh::to_mesh(options.game, options.bsp_size, &parts);
     count(&mut report, &mesh);
     Ok(Generated { mesh, report })
 }
 
-/// What the analysis found: hiding spots and encounters per area.
-type Analysis = (Vec<Vec<hiding::Spot>>, Vec<Vec<encounter::Encounter>>);
-
 /// The analysis: hiding spots, then their sniper classes and the encounter paths where the
-/// game's analysis has them.
+/// game's analysis has them; visibility between areas where the game's file has it (v16);
+/// light intensities from the lightmaps when asked.
 fn analyze(
     bsp: &Bsp,
     space: &sample::Space<'_>,
-    game: Game,
-    (areas, links): (&[areas::Area], &[[Vec<u32>; 4]]),
+    options: &Options,
+    (areas, links): (&[areas::Area], &[connect::Links]),
+    ladders: &[ladders::Ladder],
     progress: &dyn Progress,
-) -> Analysis {
+) -> mesh::Analysis {
     progress.start("analysis", 0, Unit::Steps);
+    let pvs = pvs::Pvs::new(bsp);
     let mut spots = hiding::hiding_spots(space, areas, links);
-    let Some(eye) = game.full_analysis_eye() else {
-        return (spots, Vec::new());
-    };
-    let pvs = hiding::Pvs::new(bsp);
-    hiding::classify_snipers(space, &pvs, areas, &mut spots, eye);
-    let eyes = encounter::Eyes {
-        space,
-        pvs: &pvs,
-        height: eye,
-    };
-    let met = encounter::encounters(&eyes, areas, links, &spots);
-    (spots, met)
+    let mut encounters = Vec::new();
+    if let Some(eye) = options.game.full_analysis_eye() {
+        hiding::classify_snipers(space, &pvs, areas, &mut spots, eye);
+        let eyes = encounter::Eyes {
+            space,
+            pvs: &pvs,
+            height: eye,
+        };
+        encounters = encounter::encounters(&eyes, areas, links, &spots);
+    }
+    let visibility = options
+        .game
+        .has_visibility()
+        .then(|| visibility::visibility(space, &pvs, areas, links));
+    let light = options.lightmaps.then(|| {
+        let maps = light::Lightmaps::new(bsp);
+        areas.iter().map(|a| maps.area(a)).collect()
+    });
+    let ways = paths::ways(links, ladders);
+    let occupy = team_analysis(bsp, options.game, areas, &ways);
+    mesh::Analysis {
+        spots,
+        encounters,
+        visibility,
+        light,
+        occupy,
+    }
 }
 
-/// Areas from the samples: built, merged, squared up; each node marked with its area.
-fn build_areas(graph: &mut nodes::Graph) -> Result<Vec<areas::Area>, NavgenError> {
+/// Counter-Strike's earliest occupy times: CS:S computes them; SDK 2013's CS:GO analysis saves
+/// quickly, every area at the latest time; other games write 0. (Approach areas are not
+/// computed: the only reference for them is Counter-Strike's own code, outside SDK 2013.)
+fn team_analysis(
+    bsp: &Bsp,
+    game: Game,
+    areas: &[areas::Area],
+    ways: &[Vec<paths::Way>],
+) -> Option<Vec<[f32; 2]>> {
+    match game {
+        Game::CounterStrike => {
+            let spawns = [0, 1].map(|team| spawn_origins(bsp, &game.spawn_classes()[team..=team]));
+            Some(occupy::earliest_occupy_times(
+                areas,
+                ways,
+                [&spawns[0], &spawns[1]],
+            ))
+        }
+        Game::CsGo => Some(vec![[occupy::LATEST; 2]; areas.len()]),
+        _ => None,
+    }
+}
+
+/// Areas from the samples: built, jump areas marked, merged, squared up, each node marked with
+/// its area; then connected; with SDK 2013's generator, stairs marked and the jump areas
+/// stitched over and removed.
+fn build_areas(
+    space: &sample::Space<'_>,
+    game: Game,
+    graph: &mut nodes::Graph,
+) -> Result<(Vec<areas::Area>, Vec<connect::Links>), NavgenError> {
     let mut areas = areas::build(graph);
+    jump::mark(space, &mut areas, game.jump_attributes());
     merge::merge(&mut areas);
     square::square_up(&mut areas, graph);
     merge::renumber(&areas, graph);
+    let mut links = connect::connect(space, &areas, graph);
+    if game.is_sdk_2013() {
+        let connect = |areas: &[areas::Area], graph: &nodes::Graph| connect::connect(space, areas, graph);
+        overhang::split_under_overhangs(&mut areas, &mut links, graph, connect);
+        stairs::mark(space, &mut areas);
+        (areas, links) = jump::stitch_and_remove(areas, links);
+    }
     if areas.is_empty() {
         return Err(NavgenError::NoAreas);
     }
-    Ok(areas)
+    Ok((areas, links))
 }
 
 fn check_input(bsp: &Bsp, world: &World) -> Result<(), NavgenError> {
@@ -194,13 +263,7 @@ fn check_input(bsp: &Bsp, world: &World) -> Result<(), NavgenError> {
 /// The spawn points on their floor, on the grid, with the floor's normal.
 fn seeds(bsp: &Bsp, space: &sample::Space<'_>, game: Game) -> Result<Vec<(Vec3, Vec3)>, NavgenError> {
     let classes = game.spawn_classes();
-    let origins: Vec<Vec3> = bsp
-        .entities
-        .iter()
-        .filter(|e| e.classname().is_some_and(|c| classes.contains(&c)))
-        .filter_map(|e| e.get("origin").and_then(srcmap_kv::values::vector))
-        .map(|o| Vec3::from(o.map(|v| v as f32)))
-        .collect();
+    let origins = spawn_origins(bsp, classes);
     if origins.is_empty() {
         return Err(NavgenError::NoSpawnPoint {
             classes: classes.join(" or "),
@@ -222,6 +285,16 @@ fn seeds(bsp: &Bsp, space: &sample::Space<'_>, game: Game) -> Result<Vec<(Vec3, 
         });
     }
     Ok(seeds)
+}
+
+/// The origins of the entities of `classes`.
+fn spawn_origins(bsp: &Bsp, classes: &[&str]) -> Vec<Vec3> {
+    bsp.entities
+        .iter()
+        .filter(|e| e.classname().is_some_and(|c| classes.contains(&c)))
+        .filter_map(|e| e.get("origin").and_then(srcmap_kv::values::vector))
+        .map(|o| Vec3::from(o.map(|v| v as f32)))
+        .collect()
 }
 
 fn lap(report: &mut Report, clock: &mut Instant, phase: &str, progress: &dyn Progress) {

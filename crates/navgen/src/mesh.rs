@@ -2,7 +2,7 @@
 
 use srcmap_nav::{
     AreaCustom, EncounterPath, EncounterPaths, EncounterSpot, GameLayout, HidingSpot, NavArea, NavLadder,
-    NavMesh,
+    NavMesh, VisibleArea,
 };
 
 use crate::areas::Area;
@@ -10,6 +10,7 @@ use crate::encounter::Encounter;
 use crate::game::Game;
 use crate::hiding::Spot;
 use crate::ladders::Ladder;
+use crate::visibility::Visibility;
 
 /// What the mesh is made of: the areas with their connections (per direction), the ladders,
 /// and the hiding spots and encounters per area when the mesh was analysed.
@@ -17,11 +18,21 @@ pub struct Parts<'a> {
     pub areas: &'a [Area],
     pub links: &'a [[Vec<u32>; 4]],
     pub ladders: &'a [Ladder],
-    pub analysis: Option<Analysed<'a>>,
+    pub analysis: Option<&'a Analysis>,
 }
 
-/// Per area, the hiding spots and the encounters.
-pub type Analysed<'a> = (&'a [Vec<Spot>], &'a [Vec<Encounter>]);
+/// What the analysis found, per area: hiding spots, encounters (empty where the game's
+/// analysis has none), visibility (where the game's files have it) and corner light (when
+/// taken from the lightmaps).
+#[derive(Debug, Clone, Default)]
+pub struct Analysis {
+    pub spots: Vec<Vec<Spot>>,
+    pub encounters: Vec<Vec<Encounter>>,
+    pub visibility: Option<Visibility>,
+    pub light: Option<Vec<[f32; 4]>>,
+    /// Earliest occupy times where the game computes them (else 0).
+    pub occupy: Option<Vec<[f32; 2]>>,
+}
 
 /// Ladder connection slots of an area: up (index 0) and down (index 1).
 const UP: usize = 0;
@@ -41,11 +52,8 @@ pub fn to_mesh(game: Game, bsp_size: u32, parts: &Parts<'_>) -> NavMesh {
     for (i, ladder) in ladders.iter().enumerate() {
         attach_ladder(&mut nav_areas, ladder, i as u32 + 1);
     }
-    if let Some((spots, met)) = parts.analysis {
-        attach_spots(&mut nav_areas, spots);
-        for (area, list) in nav_areas.iter_mut().zip(met) {
-            area.encounter_paths = EncounterPaths::New(list.iter().map(encounter_path).collect());
-        }
+    if let Some(analysis) = parts.analysis {
+        attach_analysis(&mut nav_areas, analysis);
     }
     NavMesh {
         version,
@@ -84,6 +92,36 @@ fn nav_area(id: u32, a: &Area, links: &[Vec<u32>; 4], layout: GameLayout) -> Nav
             _ => AreaCustom::None,
         },
         ..NavArea::blank()
+    }
+}
+
+fn attach_analysis(areas: &mut [NavArea], analysis: &Analysis) {
+    attach_spots(areas, &analysis.spots);
+    for (area, list) in areas.iter_mut().zip(&analysis.encounters) {
+        area.encounter_paths = EncounterPaths::New(list.iter().map(encounter_path).collect());
+    }
+    if let Some(vis) = &analysis.visibility {
+        attach_visibility(areas, vis);
+    }
+    for (area, light) in areas.iter_mut().zip(analysis.light.iter().flatten()) {
+        area.light_intensity = *light;
+    }
+    for (area, times) in areas.iter_mut().zip(analysis.occupy.iter().flatten()) {
+        area.earliest_occupy_time = *times;
+    }
+}
+
+/// Area ids are indices + 1 in the lists and the anchors alike.
+fn attach_visibility(areas: &mut [NavArea], vis: &Visibility) {
+    for ((area, list), anchor) in areas.iter_mut().zip(&vis.lists).zip(&vis.inherit) {
+        area.visible_areas = list
+            .iter()
+            .map(|&(a, attributes)| VisibleArea {
+                area: a + 1,
+                attributes,
+            })
+            .collect();
+        area.inherit_visibility_from = anchor.map_or(0, |a| a + 1);
     }
 }
 

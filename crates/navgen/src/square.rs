@@ -37,8 +37,18 @@ fn split(a: &Area, axis: usize, graph: &Graph) -> Option<(Area, Area)> {
     if roughly_square(a) {
         return None;
     }
-    let cut = (((a.min[axis] + a.max[axis]) / 2.0) / STEP).round() * STEP;
-    if (cut - a.min[axis]).abs() < 0.1 || (cut - a.max[axis]).abs() < 0.1 {
+    split_at(
+        a,
+        axis,
+        (((a.min[axis] + a.max[axis]) / 2.0) / STEP).round() * STEP,
+        graph,
+    )
+}
+
+/// The two pieces of `a` on either side of `cut` across `axis` (x 0, y 1), lower first, as
+/// the game's `SplitEdit` makes them; `None` when the cut is not inside it.
+pub fn split_at(a: &Area, axis: usize, cut: f32, graph: &Graph) -> Option<(Area, Area)> {
+    if cut <= a.min[axis] + 0.1 || cut >= a.max[axis] - 0.1 {
         return None;
     }
     let (first, second): (Vec<u32>, Vec<u32>) = a

@@ -47,6 +47,7 @@ fn generated(bsp_bytes: &[u8]) -> NavMesh {
         bsp_size: bsp_bytes.len() as u32,
         mask: game.trace_mask(),
         analyze: false,
+        lightmaps: false,
     };
     srcmap_navgen::generate(&bsp, &world, &options, &NoProgress)
         .expect("generates")

@@ -64,6 +64,18 @@ fn room(spawn: Option<&str>, sealed: bool) -> String {
     format!("world\n{{\n\t\"id\" \"1\"\n\t\"classname\" \"worldspawn\"\n{world}}}\n{spawn}")
 }
 
+/// The room split by a wall at x −16..16 from the north wall to y 384 (full height), so the
+/// halves meet only through the gap at its south end; a light over the west half at
+/// (−400, −100, 200) when `lit`.
+fn split_room(lit: bool) -> String {
+    let text = room(Some("info_player_teamspawn"), true);
+    let mut id = 500;
+    let wall = block(&mut id, [-16, -512, 0], [16, 384, 256], WALL);
+    let text = text.replacen("}\nentity", &format!("{wall}}}\nentity"), 1);
+    let light = "entity\n{\n\t\"id\" \"901\"\n\t\"classname\" \"light\"\n\t\"origin\" \"-400 -100 200\"\n\t\"_light\" \"255 255 255 400\"\n}\n";
+    if lit { text + light } else { text }
+}
+
 fn compile(text: &str) -> Bsp {
     let vmf = srcmap_vmf::Vmf::parse(text.to_string()).expect("the test map parses");
     let input = srcmap_vbsp::input_from_vmf(&vmf);
@@ -86,13 +98,17 @@ fn generate(bsp: &Bsp, game: Game) -> Result<NavMesh, NavgenError> {
 
 fn generate_with(bsp: &Bsp, game: Game, analyze: bool) -> Result<NavMesh, NavgenError> {
     let world = world_of(bsp);
-    let options = Options {
+    srcmap_navgen::generate(bsp, &world, &options(game, analyze), &NoProgress).map(|g| g.mesh)
+}
+
+fn options(game: Game, analyze: bool) -> Options {
+    Options {
         game,
         bsp_size: 1234,
         mask: game.trace_mask(),
         analyze,
-    };
-    srcmap_navgen::generate(bsp, &world, &options, &NoProgress).map(|g| g.mesh)
+        lightmaps: false,
+    }
 }
 
 /// The highest area over (x, y) within 4 units of `z`.
@@ -261,4 +277,194 @@ fn the_rooms_corners_are_hiding_spots_in_cover_with_a_sniper_view_and_paths_meet
     );
     let spots_of = |m: &NavMesh| m.areas.iter().map(|a| a.hiding_spots.clone()).collect::<Vec<_>>();
     assert_eq!(spots_of(&back), spots_of(&mesh));
+    the_terrorists_occupy_areas_no_faster_than_running_straight_there(&mesh);
+}
+
+/// The spawn (the map's only one, a terrorist's at (−400, −400)): its area is reached at
+/// once, every area no sooner than a straight run at 240 units a second; counter-terrorists
+/// have no spawn, so every area takes them the longest time (120 s).
+fn the_terrorists_occupy_areas_no_faster_than_running_straight_there(mesh: &NavMesh) {
+    let spawn = [-400.0f32, -400.0, 8.0];
+    for a in &mesh.areas {
+        let c = [
+            (a.nw_corner[0] + a.se_corner[0]) / 2.0,
+            (a.nw_corner[1] + a.se_corner[1]) / 2.0,
+            (a.nw_corner[2] + a.se_corner[2]) / 2.0,
+        ];
+        let straight = c
+            .iter()
+            .zip(spawn)
+            .map(|(a, b)| (a - b).powi(2))
+            .sum::<f32>()
+            .sqrt()
+            / 240.0;
+        let [t, ct] = a.earliest_occupy_time;
+        assert!(
+            t + 1e-3 >= straight && t < 120.0,
+            "area {}: {t} s, straight {straight} s",
+            a.id
+        );
+        assert_eq!(ct, 120.0);
+    }
+    let start = area_at(mesh, -400.0, -400.0, 0.0).expect("the spawn's area");
+    assert!(mesh.areas[start].earliest_occupy_time[0] < 1.0);
+}
+
+/// Each area's visible areas (by index) with their attributes, the inherited lists resolved:
+/// the anchor's entries, overridden by the area's own.
+fn resolved_visibility(mesh: &NavMesh) -> Vec<std::collections::HashMap<usize, u8>> {
+    let index = |id: u32| {
+        mesh.areas
+            .iter()
+            .position(|a| a.id == id)
+            .expect("a listed area exists")
+    };
+    let own = |a: &srcmap_nav::NavArea| -> Vec<(usize, u8)> {
+        a.visible_areas
+            .iter()
+            .map(|v| (index(v.area), v.attributes))
+            .collect()
+    };
+    mesh.areas
+        .iter()
+        .map(|a| {
+            let mut seen = std::collections::HashMap::new();
+            if a.inherit_visibility_from != 0 {
+                let anchor = &mesh.areas[index(a.inherit_visibility_from)];
+                assert_eq!(anchor.inherit_visibility_from, 0, "anchors inherit from none");
+                seen.extend(own(anchor));
+            }
+            seen.extend(own(a));
+            seen
+        })
+        .collect()
+}
+
+#[test]
+fn areas_see_each_other_unless_a_wall_is_between_and_light_comes_from_the_lightmaps() {
+    let mut bsp = compile(&split_room(true));
+    let mesh = generate_with(&bsp, Game::Tf2, true).expect("generates");
+    let vis = resolved_visibility(&mesh);
+    let sees = |a: usize, b: usize| vis[a].get(&b).is_some_and(|&v| v != 0);
+    let at = |x, y| area_at(&mesh, x, y, 0.0).unwrap_or_else(|| panic!("an area at ({x}, {y})"));
+    // Areas wholly north of the gap, one each side of the wall: nothing between them but it.
+    let north_of_gap = |a: &srcmap_nav::NavArea| a.se_corner[1] < 360.0;
+    let side = |a: &srcmap_nav::NavArea| (a.se_corner[0] <= -16.0, a.nw_corner[0] >= 16.0);
+    let hidden_pairs: Vec<(usize, usize)> = (0..mesh.areas.len())
+        .flat_map(|a| (0..mesh.areas.len()).map(move |b| (a, b)))
+        .filter(|&(a, b)| {
+            let (a, b) = (&mesh.areas[a], &mesh.areas[b]);
+            north_of_gap(a) && north_of_gap(b) && side(a).0 && side(b).1
+        })
+        .collect();
+    assert!(!hidden_pairs.is_empty(), "the halves have areas north of the gap");
+    for (a, b) in hidden_pairs {
+        assert!(
+            !sees(a, b) && !sees(b, a),
+            "the wall hides {} and {}",
+            mesh.areas[a].id,
+            mesh.areas[b].id
+        );
+    }
+    let (west, west_south) = (at(-400.0, -100.0), at(-400.0, 300.0));
+    assert!(
+        sees(west, west_south) && sees(west_south, west),
+        "open floor in one half"
+    );
+    for (a, list) in vis.iter().enumerate() {
+        assert_eq!(
+            list.get(&a),
+            Some(&2),
+            "area {} sees itself completely",
+            mesh.areas[a].id
+        );
+        for b in list.keys() {
+            assert_eq!(sees(a, *b), sees(*b, a), "visibility is mutual ({a}, {b})");
+        }
+    }
+    assert!(
+        mesh.areas
+            .iter()
+            .all(|a| a.visible_areas.len() <= 64 || a.inherit_visibility_from == 0)
+    );
+    assert!(
+        mesh.areas.iter().all(|a| a.light_intensity == [1.0; 4]),
+        "1.0 unless asked"
+    );
+    let back = NavMesh::read(&mesh.write().expect("writes")).expect("reads back");
+    assert_eq!(resolved_visibility(&back), vis);
+
+    srcmap_vrad::light(
+        &mut bsp,
+        &srcmap_vrad::Options::default(),
+        &srcmap_vrad::NoProgress,
+    )
+    .expect("lights");
+    let world = world_of(&bsp);
+    let options = Options {
+        lightmaps: true,
+        ..options(Game::Tf2, true)
+    };
+    let lit = srcmap_navgen::generate(&bsp, &world, &options, &NoProgress)
+        .expect("generates")
+        .mesh;
+    let light = |x, y| {
+        let a = &lit.areas[area_at(&lit, x, y, 0.0).expect("an area")];
+        a.light_intensity.iter().sum::<f32>() / 4.0
+    };
+    let all = lit.areas.iter().flat_map(|a| a.light_intensity);
+    assert!(
+        all.clone().all(|l| (0.0..=1.0).contains(&l)),
+        "intensities in 0..1"
+    );
+    assert!(
+        light(-400.0, -100.0) > 0.5,
+        "under the light: {}",
+        light(-400.0, -100.0)
+    );
+    assert!(
+        light(300.0, -300.0) < light(-400.0, -100.0) / 2.0,
+        "behind the wall it is darker"
+    );
+}
+
+/// The room with a staircase in its south-west: eight steps 16 high and 25 deep rising east
+/// from x −440 (y 200..400), onto a landing 128 high that ends at x −150.
+fn staircase_room(spawn: &str) -> String {
+    let text = room(Some(spawn), true);
+    let mut id = 600;
+    let mut steps = String::new();
+    for k in 0..8 {
+        let x0 = -440 + 25 * k;
+        let x1 = if k == 7 { -150 } else { x0 + 25 };
+        steps += &block(&mut id, [x0, 200, 0], [x1, 400, 16 * (k + 1)], WALL);
+    }
+    text.replacen("}\nentity", &format!("{steps}}}\nentity"), 1)
+}
+
+#[test]
+fn sdk_2013_marks_the_areas_over_steps_as_stairs_and_counter_strike_source_does_not() {
+    let on_stairs = |mesh: &NavMesh| {
+        mesh.areas
+            .iter()
+            .filter(|a| a.nw_corner[0] >= -450.0 && a.se_corner[0] <= -240.0 && a.nw_corner[1] >= 200.0)
+            .filter(|a| a.se_corner[1] <= 400.0 && a.se_corner[0] - a.nw_corner[0] > 25.0)
+            .map(|a| a.attributes)
+            .collect::<Vec<u32>>()
+    };
+    let tf2 = generate(&compile(&staircase_room("info_player_teamspawn")), Game::Tf2).expect("generates");
+    let stairs = on_stairs(&tf2);
+    assert!(
+        stairs.contains(&0x1000),
+        "an area over the steps is stairs: {stairs:?}"
+    );
+    let floor = area_at(&tf2, 0.0, -400.0, 0.0).expect("open floor");
+    assert_eq!(tf2.areas[floor].attributes & 0x1000, 0, "flat floor is no stairs");
+    let css = generate(
+        &compile(&staircase_room("info_player_terrorist")),
+        Game::CounterStrike,
+    )
+    .expect("generates");
+    assert!(css.areas.iter().all(|a| a.attributes & 0x1000 == 0));
+    assert!(!on_stairs(&css).is_empty(), "the steps are walked");
 }

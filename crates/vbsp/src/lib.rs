@@ -204,6 +204,22 @@ pub fn compile(input: &MapInput, opts: &Options<'_>, progress: &dyn Progress) ->
         .install(|| compile_passes(input, opts, progress))
 }
 
+/// The VMF ids of the world's sides that face only the void or solid once the first world
+/// tree is flooded (see `pipeline::unseen`), for converters that drop faces no one sees. A
+/// leak is an error (without a sealed world nothing is outside).
+pub fn unseen_sides(
+    input: &MapInput,
+    opts: &Options<'_>,
+    progress: &dyn Progress,
+) -> Result<Vec<i64>, VbspError> {
+    opts.threads.pool()?.install(|| {
+        let mut c = Compile::new(input, opts, progress)?;
+        brush_passes(&mut c)?;
+        c.world_pass(Pass::First)?;
+        Ok(c.unseen_sides())
+    })
+}
+
 /// What [`update`] rewrites in a BSP compiled earlier.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Only {

@@ -101,8 +101,9 @@ pub fn pack(points: &[DVec3], triangles: &[[u8; 3]]) -> PackedHull {
             edges: e,
         });
     }
+    let pierce = Pierce::new(points, triangles);
     for (t, p) in packed.iter_mut().enumerate() {
-        p.pierce_index = pierce(points, triangles, t) as u8;
+        p.pierce_index = pierce.of(t) as u8;
     }
     PackedHull {
         header_word: 1,
@@ -130,30 +131,53 @@ fn edge_number(edges: &mut Vec<[u8; 2]>, a: u8, b: u8) -> u8 {
 /// Triangle `t`'s pierce triangle (IVP's `pierce_index`): the one a ray from its centre
 /// straight into the hull leaves by; for a two-sided flat hull, the same triangle's back.
 pub fn pierce(points: &[DVec3], triangles: &[[u8; 3]], t: usize) -> usize {
-    let corners = |u: usize| triangles[u].map(|i| points[i as usize]);
-    let [a, b, c] = corners(t);
-    let normal = (b - a).cross(c - a).normalize_or_zero();
-    let centre = (a + b + c) / 3.0;
-    let dir = -normal;
-    let mut best: Option<(f64, usize)> = None;
-    for u in (0..triangles.len()).filter(|&u| u != t) {
-        let [p, q, r] = corners(u);
-        let n = (q - p).cross(r - p);
-        let denom = n.dot(dir);
-        if denom.abs() < 1e-12 {
-            continue;
-        }
-        let s = n.dot(p - centre) / denom;
-        let x = centre + dir * s;
-        // Inside the triangle (with a small tolerance for hits on its edges).
-        let inside = [(p, q), (q, r), (r, p)]
-            .iter()
-            .all(|&(e0, e1)| (e1 - e0).cross(x - e0).dot(n) >= -1e-6 * n.length_squared());
-        if inside && s > -PLANE_EPSILON && best.is_none_or(|(bs, _)| s > bs) {
-            best = Some((s, u));
-        }
+    Pierce::new(points, triangles).of(t)
+}
+
+/// The hull's triangles as [`pierce`] tests them (corners and unnormalised normal), found once
+/// for all of a hull's triangles.
+struct Pierce {
+    triangles: Vec<([DVec3; 3], DVec3)>,
+}
+
+impl Pierce {
+    fn new(points: &[DVec3], triangles: &[[u8; 3]]) -> Pierce {
+        let triangles = (triangles.iter())
+            .map(|t| {
+                let [p, q, r] = t.map(|i| points[i as usize]);
+                ([p, q, r], (q - p).cross(r - p))
+            })
+            .collect();
+        Pierce { triangles }
     }
-    best.map_or(t, |(_, u)| u)
+
+    /// Triangle `t`'s pierce triangle.
+    fn of(&self, t: usize) -> usize {
+        let [a, b, c] = self.triangles[t].0;
+        let normal = (b - a).cross(c - a).normalize_or_zero();
+        let centre = (a + b + c) / 3.0;
+        let dir = -normal;
+        let mut best: Option<(f64, usize)> = None;
+        for (u, &([p, q, r], n)) in self.triangles.iter().enumerate() {
+            if u == t {
+                continue;
+            }
+            let denom = n.dot(dir);
+            if denom.abs() < 1e-12 {
+                continue;
+            }
+            let s = n.dot(p - centre) / denom;
+            let x = centre + dir * s;
+            // Inside the triangle (with a small tolerance for hits on its edges).
+            let inside = [(p, q), (q, r), (r, p)]
+                .iter()
+                .all(|&(e0, e1)| (e1 - e0).cross(x - e0).dot(n) >= -1e-6 * n.length_squared());
+            if inside && s > -PLANE_EPSILON && best.is_none_or(|(bs, _)| s > bs) {
+                best = Some((s, u));
+            }
+        }
+        best.map_or(t, |(_, u)| u)
+    }
 }
 
 /// The convex hull of `points[candidates]` as triangles of point indices, counter-clockwise
@@ -174,26 +198,49 @@ pub fn hull_triangles(points: &[DVec3], candidates: &[usize]) -> Option<Vec<[u8;
 /// [`hull_triangles`] for any number of points: the hull of `points[candidates]`, corners only
 /// (points within 0.01 unit of the hull of the others dropped), or `None` when they span no area.
 pub fn convex_hull(points: &[DVec3], candidates: &[usize]) -> Option<Vec<[usize; 3]>> {
-    let tris = match incremental_hull(points, candidates)? {
+    let first = match incremental_hull(points, candidates)? {
         Hull::Flat(polygon, _) => return Some(two_sided(&polygon)),
-        Hull::Solid(t) => t,
+        Hull::Solid(hull) => hull,
     };
     // Drop, one at a time, hull points within the tolerance of the hull of the others (inside
     // a face or on an edge), then build the hull of the corners left.
-    let mut keep: Vec<usize> = tris.iter().flatten().copied().collect();
+    let mut keep: Vec<usize> = first.faces.iter().flatten().copied().collect();
     keep.sort_unstable();
     keep.dedup();
     for v in keep.clone() {
         let others: Vec<usize> = keep.iter().copied().filter(|&k| k != v).collect();
-        if !outside_hull(points, &others, points[v]) {
+        if clearance(points, &first, &others, v) <= CLEAR && !outside_hull(points, &others, points[v]) {
             keep = others;
         }
     }
     match incremental_hull(points, &keep)? {
         Hull::Flat(polygon, _) => Some(two_sided(&polygon)),
-        Hull::Solid(t) => Some(t),
+        Hull::Solid(hull) => Some(hull.faces),
     }
 }
+
+/// How far corner `v` of `hull` stands out beyond the points `others`, along the mean of the
+/// normals of its faces there (negative when it does not).
+///
+/// Past [`CLEAR`] (fifty times the tolerance) the point is a corner whatever the hull of the
+/// others looks like: every triangle of that hull lies within the others' extent along that
+/// direction, so the point is further than the tolerance from each, and outside the hull, so
+/// in front of one of its faces. [`convex_hull`] then keeps it without building that hull (two
+/// in three corners on the corpus; the test never kept a point the full test drops there).
+fn clearance(points: &[DVec3], hull: &HullFaces, others: &[usize], v: usize) -> f64 {
+    let mut u = DVec3::ZERO;
+    for (f, (n, _)) in hull.faces.iter().zip(&hull.planes) {
+        if f.contains(&v) {
+            u += *n;
+        }
+    }
+    let u = u.normalize_or_zero();
+    let top = others.iter().map(|&o| u.dot(points[o])).fold(f64::MIN, f64::max);
+    u.dot(points[v]) - top
+}
+
+/// See [`clearance`]: in units, against the tolerance of 0.01.
+const CLEAR: f64 = 0.5;
 
 /// Whether `q` lies further than the tolerance outside the hull of `points[use_]`.
 fn outside_hull(points: &[DVec3], use_: &[usize], q: DVec3) -> bool {
@@ -201,13 +248,9 @@ fn outside_hull(points: &[DVec3], use_: &[usize], q: DVec3) -> bool {
         None => true,
         // Outside at all, and further than the tolerance from every triangle (a plane test
         // alone would miss points beside a thin hull, whose faces all nearly share one plane).
-        Some(Hull::Solid(tris)) => {
-            tris.iter().any(|&t| {
-                let (n, d) = plane_of(points, t);
-                n.dot(q) - d > VISIBLE_EPSILON
-            }) && tris
-                .iter()
-                .all(|t| triangle_distance(q, t.map(|i| points[i])) > PLANE_EPSILON)
+        Some(Hull::Solid(hull)) => {
+            (hull.planes.iter()).any(|(n, d)| n.dot(q) - d > VISIBLE_EPSILON)
+                && (hull.faces.iter()).all(|t| triangle_distance(q, t.map(|i| points[i])) > PLANE_EPSILON)
         }
         Some(Hull::Flat(polygon, normal)) => {
             let d = normal.dot(points[polygon[0]]);
@@ -247,8 +290,8 @@ fn triangle_distance(q: DVec3, t: [DVec3; 3]) -> f64 {
 }
 
 enum Hull {
-    /// Triangles of a solid hull.
-    Solid(Vec<[usize; 3]>),
+    /// A solid hull: its triangles and their planes.
+    Solid(HullFaces),
     /// All points on one plane: the polygon's corners, counter-clockwise about the normal.
     Flat(Vec<usize>, DVec3),
 }
@@ -273,7 +316,7 @@ fn incremental_hull(points: &[DVec3], use_: &[usize]) -> Option<Hull> {
         }
         hull.add_point(points, v);
     }
-    Some(Hull::Solid(hull.faces))
+    Some(Hull::Solid(hull))
 }
 
 /// How an incremental hull starts.
@@ -288,34 +331,64 @@ enum HullStart {
 /// The points an incremental hull starts from; `None` when they span no area.
 fn hull_start(points: &[DVec3], use_: &[usize]) -> Option<HullStart> {
     let p = |i: usize| points[i];
-    let &a = use_.iter().min_by(|&&x, &&y| p(x).x.total_cmp(&p(y).x))?;
-    let &b = use_
-        .iter()
-        .max_by(|&&x, &&y| p(x).distance(p(a)).total_cmp(&p(y).distance(p(a))))?;
+    let a = arg_min(use_, |x| p(x).x)?;
+    let b = arg_max(use_, |x| p(x).distance(p(a)))?;
     if p(a).distance(p(b)) < PLANE_EPSILON {
         return None;
     }
-    let line_dist = |x: usize| (p(x) - p(a)).cross((p(b) - p(a)).normalize()).length();
-    let &c = use_
-        .iter()
-        .max_by(|&&x, &&y| line_dist(x).total_cmp(&line_dist(y)))?;
+    let axis = (p(b) - p(a)).normalize();
+    let line_dist = |x: usize| (p(x) - p(a)).cross(axis).length();
+    let c = arg_max(use_, line_dist)?;
     if line_dist(c) < PLANE_EPSILON {
         return None;
     }
     let (n, d) = plane_of(points, [a, b, c]);
-    let &far = use_
-        .iter()
-        .max_by(|&&x, &&y| (n.dot(p(x)) - d).abs().total_cmp(&(n.dot(p(y)) - d).abs()))?;
+    let far = arg_max(use_, |x| (n.dot(p(x)) - d).abs())?;
     if (n.dot(p(far)) - d).abs() < PLANE_EPSILON {
         return Some(HullStart::Flat(n));
     }
     Some(HullStart::Tetrahedron([a, b, c, far]))
 }
 
-/// A solid hull being built: its faces (counter-clockwise seen from outside) and their planes.
+/// The index of `use_` with the least `key`, the first of equal ones (as `min_by` picks),
+/// each key computed once.
+fn arg_min(use_: &[usize], key: impl Fn(usize) -> f64) -> Option<usize> {
+    let (&first, rest) = use_.split_first()?;
+    let mut best = (first, key(first));
+    for &x in rest {
+        let k = key(x);
+        if k.total_cmp(&best.1).is_lt() {
+            best = (x, k);
+        }
+    }
+    Some(best.0)
+}
+
+/// The index of `use_` with the greatest `key`, the last of equal ones (as `max_by` picks),
+/// each key computed once.
+fn arg_max(use_: &[usize], key: impl Fn(usize) -> f64) -> Option<usize> {
+    let (&first, rest) = use_.split_first()?;
+    let mut best = (first, key(first));
+    for &x in rest {
+        let k = key(x);
+        if k.total_cmp(&best.1).is_ge() {
+            best = (x, k);
+        }
+    }
+    Some(best.0)
+}
+
+/// A solid hull being built: its faces (counter-clockwise seen from outside) and their planes,
+/// with the buffers each added point reuses (a hull is rebuilt once per candidate corner, so
+/// allocating per point dominated the physics pass).
 struct HullFaces {
     faces: Vec<[usize; 3]>,
     planes: Vec<(DVec3, f64)>,
+    /// Per face: whether the point being added sees it.
+    visible: Vec<bool>,
+    /// The directed edges of the faces the point sees, and the horizon among them.
+    visible_edges: Vec<(usize, usize)>,
+    horizon: Vec<(usize, usize)>,
 }
 
 impl HullFaces {
@@ -333,55 +406,56 @@ impl HullFaces {
             });
         }
         let planes = faces.iter().map(|&t| plane_of(points, t)).collect();
-        HullFaces { faces, planes }
+        HullFaces {
+            faces,
+            planes,
+            visible: Vec::new(),
+            visible_edges: Vec::new(),
+            horizon: Vec::new(),
+        }
     }
 
     /// Grow the hull to point `v`: the faces it sees are replaced by a fan from their
-    /// horizon to it (nothing changes when it sees none).
+    /// horizon to it (nothing changes when it sees none). The faces it does not see keep
+    /// their order; the fan follows, in the horizon's order.
     fn add_point(&mut self, points: &[DVec3], v: usize) {
-        let visible: Vec<bool> = (self.planes.iter())
-            .map(|(n, d)| n.dot(points[v]) - d > VISIBLE_EPSILON)
-            .collect();
-        if !visible.iter().any(|&x| x) {
+        let q = points[v];
+        self.visible.clear();
+        (self.visible).extend(self.planes.iter().map(|(n, d)| n.dot(q) - d > VISIBLE_EPSILON));
+        if !self.visible.contains(&true) {
             return;
         }
-        let horizon = self.horizon(&visible);
-        let mut kept_faces = Vec::new();
-        let mut kept_planes = Vec::new();
-        for (f, t) in self.faces.iter().enumerate() {
-            if !visible[f] {
-                kept_faces.push(*t);
-                kept_planes.push(self.planes[f]);
+        self.find_horizon();
+        let mut kept = 0;
+        for f in 0..self.faces.len() {
+            if !self.visible[f] {
+                self.faces[kept] = self.faces[f];
+                self.planes[kept] = self.planes[f];
+                kept += 1;
             }
         }
-        for (x, y) in horizon {
-            kept_faces.push([x, y, v]);
-            kept_planes.push(plane_of(points, [x, y, v]));
+        self.faces.truncate(kept);
+        self.planes.truncate(kept);
+        for &(x, y) in &self.horizon {
+            self.faces.push([x, y, v]);
+            self.planes.push(plane_of(points, [x, y, v]));
         }
-        self.faces = kept_faces;
-        self.planes = kept_planes;
     }
 
-    /// Directed edges of visible faces whose reverse belongs to no visible face.
-    fn horizon(&self, visible: &[bool]) -> Vec<(usize, usize)> {
-        let faces = &self.faces;
-        let mut horizon = Vec::new();
-        for (f, t) in faces.iter().enumerate() {
-            if !visible[f] {
-                continue;
-            }
-            for k in 0..3 {
-                let (x, y) = (t[k], t[(k + 1) % 3]);
-                let shared = faces
-                    .iter()
-                    .enumerate()
-                    .any(|(g, u)| visible[g] && (0..3).any(|j| u[j] == y && u[(j + 1) % 3] == x));
-                if !shared {
-                    horizon.push((x, y));
-                }
+    /// Into `horizon`: the directed edges of visible faces whose reverse belongs to no
+    /// visible face, face by face in order.
+    fn find_horizon(&mut self) {
+        let edges = |t: &[usize; 3]| [(t[0], t[1]), (t[1], t[2]), (t[2], t[0])];
+        self.visible_edges.clear();
+        self.horizon.clear();
+        for (t, _) in self.faces.iter().zip(&self.visible).filter(|(_, v)| **v) {
+            self.visible_edges.extend(edges(t));
+        }
+        for &(x, y) in &self.visible_edges {
+            if !self.visible_edges.contains(&(y, x)) {
+                self.horizon.push((x, y));
             }
         }
-        horizon
     }
 }
 

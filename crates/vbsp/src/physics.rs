@@ -415,7 +415,7 @@ fn polygons(planes: &[Plane]) -> Vec<(usize, Winding)> {
             if i == j {
                 continue;
             }
-            w = w.and_then(|w| w.clip_back(q, 1e-6, true));
+            w = w.and_then(|w| w.into_back(q, 1e-6, true));
         }
         if let Some(w) = w {
             out.push((i, w));

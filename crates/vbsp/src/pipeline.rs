@@ -9,6 +9,7 @@ mod entities;
 mod faces;
 mod finish;
 mod records;
+mod unseen;
 mod update;
 mod world;
 

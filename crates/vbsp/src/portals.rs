@@ -93,7 +93,7 @@ fn add_box_portals(tree: &mut Tree, portals: &mut Portals) {
         let mut w = Some(Winding::base_for_plane(pl));
         for (j, other) in box_planes.iter().enumerate() {
             if i != j {
-                w = w.and_then(|w| w.clip_front(other, 0.1, false));
+                w = w.and_then(|w| w.into_front(other, 0.1, false));
             }
         }
         if let Some(w) = w {
@@ -149,7 +149,7 @@ fn node_cross_section(tree: &Tree, portals: &Portals, n: NodeId, plane: &Plane) 
         } else {
             p.plane.flipped()
         };
-        w = cur.clip_front(&keep, 0.1, false);
+        w = cur.into_front(&keep, 0.1, false);
     }
     w
 }

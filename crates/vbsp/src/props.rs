@@ -446,7 +446,8 @@ fn static_use_problem(name: &str, static_use: StaticUse) -> Option<String> {
     }
 }
 
-/// The model's meshes as point sets, those that span a solid.
+/// The model's meshes as point sets, those that span a solid, each without its repeated
+/// points ([`distinct_points`]).
 fn solid_hulls(files: &ModelFiles) -> Vec<Vec<DVec3>> {
     (files.mesh_points().into_iter())
         .map(|m| {
@@ -455,6 +456,27 @@ fn solid_hulls(files: &ModelFiles) -> Vec<Vec<DVec3>> {
                 .collect()
         })
         .filter(|m: &Vec<DVec3>| has_volume(m))
+        .map(distinct_points)
+        .collect()
+}
+
+/// A mesh's points with each repeat dropped (a render mesh repeats a corner for each normal
+/// and texture coordinate it has), in an order that leaves every answer of the leaf tests
+/// unchanged: the first point stays first (the overlap iteration starts from it), then each
+/// distinct point at its last occurrence (the support search keeps the last of equal maxima,
+/// so ties between different points resolve as before). Only bitwise-equal points merge.
+fn distinct_points(points: Vec<DVec3>) -> Vec<DVec3> {
+    let key = |p: &DVec3| p.to_array().map(f64::to_bits);
+    let mut last = HashMap::with_capacity(points.len());
+    for (i, p) in points.iter().enumerate() {
+        last.insert(key(p), i);
+    }
+    let rest = (points.iter().enumerate()).filter(|&(i, p)| last[&key(p)] == i);
+    points
+        .first()
+        .into_iter()
+        .chain(rest.map(|(_, p)| p))
+        .copied()
         .collect()
 }
 
@@ -621,7 +643,7 @@ fn polytope_corners(path: &[HalfSpace]) -> Vec<DVec3> {
             if i == j {
                 continue;
             }
-            w = w.and_then(|w| w.clip_back(q, 0.01, false));
+            w = w.and_then(|w| w.into_back(q, 0.01, false));
             if w.is_none() {
                 break;
             }
@@ -640,16 +662,27 @@ fn polytope_corners(path: &[HalfSpace]) -> Vec<DVec3> {
     corners
 }
 
+/// The point of `pts` furthest along `d`, the last of equal ones (as `max_by` picks), each
+/// point's distance computed once; zero for no points.
+fn support_point(pts: &[DVec3], d: DVec3) -> DVec3 {
+    let Some((&first, rest)) = pts.split_first() else {
+        return DVec3::ZERO;
+    };
+    let (mut best, mut best_at) = (first, first.dot(d));
+    for &p in rest {
+        let at = p.dot(d);
+        if at.total_cmp(&best_at).is_ge() {
+            (best, best_at) = (p, at);
+        }
+    }
+    best
+}
+
 /// Whether the convex hulls of two point sets overlap: Gilbert's minimum-norm iteration on
 /// their difference. A separating direction found proves they do not; when none is found
 /// within the iteration budget they are taken to overlap (the leaf is kept: a superset).
 fn hulls_overlap(a: &[DVec3], b: &[DVec3]) -> bool {
-    let support = |pts: &[DVec3], d: DVec3| {
-        pts.iter()
-            .copied()
-            .max_by(|p, q| p.dot(d).total_cmp(&q.dot(d)))
-            .unwrap_or(DVec3::ZERO)
-    };
+    let support = support_point;
     // A point of a − b, moved towards the origin.
     let mut x = a[0] - b[0];
     for _ in 0..96 {

@@ -397,7 +397,7 @@ impl BBrush {
         let mut mid = Some(Winding::base_for_plane(plane));
         for s in &self.sides {
             let Some(w) = mid else { break };
-            mid = w.clip_back(planes.get(s.plane), 0.0, false);
+            mid = w.into_back(planes.get(s.plane), 0.0, false);
         }
         mid.filter(|w| !w.is_tiny(0.2))
     }

@@ -251,6 +251,14 @@ impl Vmap {
     pub fn prefabs(&self) -> Vec<NodeRef> {
         self.nodes_of("CMapPrefab")
     }
+    /// `CMapPrefab` nodes through the entity view, for their transform and connections (a
+    /// prefab has no key values).
+    pub fn prefab_entities(&self) -> Vec<Entity<'_>> {
+        self.prefabs()
+            .into_iter()
+            .map(|n| Entity { vmap: self, node: n })
+            .collect()
+    }
 
     /// `CMapMesh` nodes and their `meshData` element.
     pub fn meshes(&self) -> Vec<(NodeRef, u32)> {

@@ -215,13 +215,20 @@ impl VmapWriter {
         }
     }
 
-    /// Entity attributes: plugs, connections and key values.
-    fn entity_values(&mut self, node: u32, keys: &[(String, String)], connections: &[Connection]) {
+    /// The relay plugs and connections entities and prefabs both have.
+    fn relay_values(&mut self, node: u32, connections: &[Connection]) {
         let plugs = self.add("DmePlugList", "", plug_list_values());
         let links: Vec<ElemRef> = connections
             .iter()
             .map(|c| ElemRef::Local(self.add("DmeConnectionData", "", connection_values(c))))
             .collect();
+        self.set(node, "relayPlugData", Value::Element(ElemRef::Local(plugs)));
+        self.set(node, "connectionsData", Value::ElementArray(links));
+    }
+
+    /// Entity attributes: plugs, connections and key values.
+    fn entity_values(&mut self, node: u32, keys: &[(String, String)], connections: &[Connection]) {
+        self.relay_values(node, connections);
         // A key called `name` is the element's own name: DMX keeps no attribute of that name.
         let name = keys
             .iter()
@@ -233,8 +240,6 @@ impl VmapWriter {
             .map(|(k, v)| (k.as_str(), Value::String(v.clone())))
             .collect();
         let props = self.add("EditGameClassProps", name, props);
-        self.set(node, "relayPlugData", Value::Element(ElemRef::Local(plugs)));
-        self.set(node, "connectionsData", Value::ElementArray(links));
         self.set(node, "entity_properties", Value::Element(ElemRef::Local(props)));
     }
 
@@ -292,13 +297,73 @@ impl VmapWriter {
         e
     }
 
-    /// Hides a node in Hammer (`force_hidden`).
+    /// Adds a `CMapPrefab` under `parent`: a node with relay plugs and `connections`, then
+    /// `attrs` (`targetMapPath`, `targetName`, …) in the order Hammer writes them.
+    pub fn add_prefab(
+        &mut self,
+        parent: u32,
+        node_id: i32,
+        at: &Placement,
+        connections: &[Connection],
+        attrs: Vec<(&str, Value)>,
+    ) -> u32 {
+        let e = self.add("CMapPrefab", "", Vec::new());
+        self.node_values(e, node_id, at);
+        self.relay_values(e, connections);
+        self.set(e, "target", Value::Element(ElemRef::Null));
+        for (k, v) in attrs {
+            self.set(e, k, v);
+        }
+        self.push_ref(parent, "children", e);
+        e
+    }
+
+    /// Adds a `CMapSelectionSet` named `name` selecting `objects` (node elements) under
+    /// `parent`, a set added before, or the root selection set when `None`.
+    pub fn add_selection_set(&mut self, parent: Option<u32>, name: &str, objects: &[u32]) -> u32 {
+        let selected = objects.iter().map(|&o| ElemRef::Local(o)).collect();
+        let data = self.add(
+            "CObjectSelectionSetDataElement",
+            "objectSelectionSetData",
+            vec![("selectedObjects", Value::ElementArray(selected))],
+        );
+        let set = self.add(
+            "CMapSelectionSet",
+            "",
+            vec![
+                ("children", Value::ElementArray(Vec::new())),
+                ("setType", Value::Int(0)),
+                ("selectionSetName", Value::String(name.to_string())),
+                ("selectionSetData", Value::Element(ElemRef::Local(data))),
+            ],
+        );
+        let root = match self.doc.elements[0].get("rootSelectionSet") {
+            Some(Value::Element(ElemRef::Local(r))) => Some(*r),
+            _ => None,
+        };
+        if let Some(parent) = parent.or(root) {
+            self.push_ref(parent, "children", set);
+        }
+        set
+    }
+
+    /// Sets an attribute of any element (the root is element 0), e.g. `m_bIsCordoning`.
+    pub fn set_attribute(&mut self, element: u32, name: &str, value: Value) {
+        self.set(element, name, value);
+    }
+
+    /// Names an element (the DMX element's own `name`, as Hammer names a cordon).
+    pub fn set_element_name(&mut self, element: u32, name: &str) {
+        self.doc.elements[element as usize].name = name.to_string();
+    }
+
     /// A string attribute on a node that Hammer does not read, for data a converter carries
     /// through a VMAP (e.g. what a Source 1 displacement needs to come back unchanged).
     pub fn set_string(&mut self, node: u32, name: &str, value: &str) {
         self.set(node, name, Value::String(value.to_string()));
     }
 
+    /// Hides a node in Hammer (`force_hidden`).
     pub fn hide(&mut self, node: u32) {
         self.set(node, "force_hidden", Value::Bool(true));
     }

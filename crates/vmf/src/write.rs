@@ -17,6 +17,11 @@ impl VmfWriter {
     /// Text starting with Hammer's header blocks: versioninfo (map revision `revision`),
     /// visgroups, viewsettings.
     pub fn new(revision: i32) -> VmfWriter {
+        VmfWriter::with_visgroups(revision, |_| {})
+    }
+
+    /// [`VmfWriter::new`] with the `visgroups` block's contents written by `visgroups`.
+    pub fn with_visgroups(revision: i32, visgroups: impl FnOnce(&mut VmfWriter)) -> VmfWriter {
         let mut w = VmfWriter::default();
         let revision = revision.to_string();
         let version = [
@@ -27,7 +32,9 @@ impl VmfWriter {
             ("prefab", "0"),
         ];
         w.block("versioninfo", &version);
-        w.block("visgroups", &[]);
+        w.open("visgroups");
+        visgroups(&mut w);
+        w.close();
         let view = [("bSnapToGrid", "1"), ("bShowGrid", "1"), ("nGridSpacing", "64")];
         w.block("viewsettings", &view);
         w

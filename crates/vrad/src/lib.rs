@@ -358,7 +358,7 @@ pub fn rays_per_second(report: &Report) -> f64 {
 /// Lights `bsp` in place: lightmaps, face offsets and styles, world lights and ambient cubes
 /// of the ranges chosen in `options`. The passes are [`pipeline::Lighting`]'s, in this order.
 pub fn light(bsp: &mut Bsp, options: &Options, progress: &dyn Progress) -> Result<Report> {
-    light_with(bsp, options, progress, |run| {
+    light_with(bsp, options, progress, None, |run| {
         run.light_direct();
         run.trace_bounce_rays();
         Ok(())
@@ -366,11 +366,13 @@ pub fn light(bsp: &mut Bsp, options: &Options, progress: &dyn Progress) -> Resul
 }
 
 /// The passes of [`light`], direct light and the bounce gather rays given by `direct`
-/// (computed here, or put together from a sharded run's parts).
+/// (computed here, or put together from a sharded run's parts, which need no sample's
+/// cluster outside `cluster_faces`: see [`pipeline::Lighting::only_clusters_of`]).
 fn light_with(
     bsp: &mut Bsp,
     options: &Options,
     progress: &dyn Progress,
+    cluster_faces: Option<pipeline::ClusterFaces>,
     direct: impl FnOnce(&mut pipeline::Lighting<'_>) -> Result<()> + Send,
 ) -> Result<Report> {
     if bsp.faces.is_empty() {
@@ -378,6 +380,9 @@ fn light_with(
     }
     options.threads.pool()?.install(|| {
         let mut run = pipeline::Lighting::new(bsp, options, progress)?;
+        if let Some(faces) = cluster_faces {
+            run.only_clusters_of(faces);
+        }
         if !prepare(&mut run)? {
             return Ok(run.finish());
         }

@@ -68,9 +68,18 @@ pub struct Lighting<'a> {
     /// Per leaf, the ambient-cube rays traced by a sharded run's shards (empty: traced in
     /// [`Lighting::ambient_cubes`]).
     cube_rays: Vec<LeafRays>,
+    /// The bounce gather rays as each bounce reads them, built at the first range's bounce
+    /// and kept for the next.
+    transfers: Option<bounce::Transfers>,
+    /// The faces whose samples need their visibility cluster (direct light culls by it, no
+    /// later pass reads it): `None`, every face; a shard, its own; a merge, none.
+    cluster_faces: Option<ClusterFaces>,
     /// What the passes of the range being lit left for the next.
     current: RangeResults,
 }
+
+/// Whether face `f`'s samples need their cluster (see [`Lighting::only_clusters_of`]).
+pub(crate) type ClusterFaces = Box<dyn Fn(usize) -> bool + Send + Sync>;
 
 /// What the per-range passes leave for the next ones.
 #[derive(Default)]
@@ -115,8 +124,17 @@ impl<'a> Lighting<'a> {
             patches: Vec::new(),
             occlusion: Vec::new(),
             cube_rays: Vec::new(),
+            transfers: None,
+            cluster_faces: None,
             current: RangeResults::default(),
         })
+    }
+
+    /// Finds the samples' clusters on the faces `faces` names alone (before
+    /// [`Lighting::build_geometry`]); the others' read -1. For a sharded run, which lights its
+    /// own faces (a shard) or none (the merge): a cluster is a walk down the tree per luxel.
+    pub(crate) fn only_clusters_of(&mut self, faces: ClusterFaces) {
+        self.cluster_faces = Some(faces);
     }
 
     /// The light entities of every range.
@@ -176,7 +194,13 @@ impl<'a> Lighting<'a> {
         let (surfaces, disp_triangles) = scene::surfaces(&faces, &disps);
         self.progress.advance(1);
         let tree = tree::Tree::new(bsp);
-        let samples = face_samples(&faces, &disps, &tree);
+        let all = |_: usize| true;
+        let samples = face_samples(
+            &faces,
+            &disps,
+            &tree,
+            self.cluster_faces.as_deref().unwrap_or(&all),
+        );
         self.progress.finish();
         self.report.time("geometry+bvh", t.elapsed());
         let world = World {
@@ -467,9 +491,12 @@ impl<'a> Lighting<'a> {
         let r = self.range_index(range);
         let face_lights = &mut self.face_lights[r];
         if self.has_vis {
+            let transfers = (self.transfers)
+                .get_or_insert_with(|| bounce::Transfers::new(&self.patches, self.options.bounce_rays()));
             let done = bounce::bounce(
                 world,
                 &self.patches,
+                transfers,
                 face_lights,
                 self.options,
                 self.progress,
@@ -765,18 +792,22 @@ fn displacements(bsp: &Bsp, faces: &[faces::FaceGeom]) -> Vec<Option<displacemen
         .collect()
 }
 
-/// Per face, its samples with the cluster of each.
+/// Per face, its samples with the cluster of each (-1 on the faces `clusters` does not name).
 fn face_samples(
     faces: &[faces::FaceGeom],
     disps: &[Option<displacement::DispSurface>],
     tree: &tree::Tree,
+    clusters: &(dyn Fn(usize) -> bool + Sync),
 ) -> Vec<samples::FaceSamples> {
     faces
         .par_iter()
         .enumerate()
         .map(|(i, g)| {
             let mut s = samples::FaceSamples::build(g, disps[i].as_ref());
-            s.cluster = s.pos.iter().map(|&p| tree.cluster_at(p)).collect();
+            s.cluster = match clusters(i) {
+                true => s.pos.iter().map(|&p| tree.cluster_at(p)).collect(),
+                false => vec![-1; s.pos.len()],
+            };
             s
         })
         .collect()

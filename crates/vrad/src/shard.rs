@@ -70,6 +70,7 @@ pub fn light_shard(
     }
     options.threads.pool()?.install(|| {
         let mut run = Lighting::new(&mut bsp, options, progress)?;
+        run.only_clusters_of(Box::new(move |f| shard.owns(f)));
         let mut payload = ShardPayload::default();
         if crate::prepare(&mut run)? {
             let owned = (0..run.world().faces.len()).map(|f| shard.owns(f)).collect();
@@ -98,7 +99,8 @@ pub fn relight_merged(
         .flat_map(|p| std::mem::take(&mut p.leaves))
         .collect();
     crate::relight_with(bytes, |bsp| {
-        crate::light_with(bsp, options, progress, |run| {
+        // The merge lights no face directly: no sample's cluster is needed.
+        crate::light_with(bsp, options, progress, Some(Box::new(|_| false)), |run| {
             let rays = joined_leaves(run, leaves, options)?;
             let (light, patches) = joined(run.world(), run.ranges.len(), parts, options)?;
             run.set_direct(light, patches);
