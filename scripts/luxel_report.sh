@@ -9,7 +9,7 @@ bin=$(realpath "${1:-$root/target/release/srcmap}")
 out=${2:-/tmp/luxel_report}
 filter=${3:-}
 corpus=$(realpath "${SRCMAP_CORPUS:-$root/../shared/corpus}")
-judge=${SRCMAP_JUDGE:-$(realpath "$root/../shared/judge")}
+judge=${SRCMAP_JUDGE:-$(realpath "$corpus/../judge")}
 mkdir -p "$out"
 printf 'map\tluxel_r\trough_ratio\tp90_err\tr\tmedian_ratio\tvrad_s\n' > "$out/report.tsv"
 for valve in "$corpus"/bsp/*/*.bsp; do

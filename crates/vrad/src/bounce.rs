@@ -60,7 +60,13 @@ pub(crate) struct FacePatches {
 }
 
 /// Traces the gather rays of every cell of `face`.
-fn trace_patches(world: &World, face: usize, options: &Options, rays: &mut u64) -> FacePatches {
+fn trace_patches(
+    world: &World,
+    see_through: &[bool],
+    face: usize,
+    options: &Options,
+    rays: &mut u64,
+) -> FacePatches {
     let g = &world.faces[face];
     let spacing = options.bounce_spacing();
     let mut p = FacePatches {
@@ -75,16 +81,19 @@ fn trace_patches(world: &World, face: usize, options: &Options, rays: &mut u64) 
         let (pos, normal) = sample_point(g, disp, p.grid.centre(c), centroid);
         let bases = g.bumped.then(|| bump_normals(g.texture_vecs, normal));
         let first = p.hits.len();
+        let mut through = 0;
         for dir in cosine_dirs(normal, count, DIRECTION_SEED) {
             let bump = bases.map_or([0.0; 3], |b| bump_weights(b, dir, normal));
             *rays += 1;
-            p.hits
-                .push(gather_ray(world, face, pos, dir, bump, spacing, rays));
+            let (hit, passed) = gather_ray(world, see_through, face, (pos, dir), bump, spacing, rays);
+            p.hits.push(hit);
+            through += usize::from(passed);
         }
         // A displacement patch receives as any other (VRAD's `MakeTransfer` does not tell them
         // apart): a flat patch right beside it, the floor at a cliff's foot, gives it VRAD's
         // polygon form factor, next to nothing, not its share of rays.
-        vrad_transfers(world, spacing, (pos, normal), &mut p.hits[first..]);
+        let hidden = through as f32 / count.max(1) as f32;
+        vrad_transfers(world, spacing, (pos, normal), hidden, &mut p.hits[first..]);
     }
     p
 }
@@ -95,15 +104,16 @@ fn trace_patches(world: &World, face: usize, options: &Options, rays: &mut u64) 
 /// polygon form factor of [`vrad_form_factor`], which counts next to nothing from a patch
 /// right beside the receiver. Each hit cell that close gets that form factor, shared among
 /// the rays that found it; then, as VRAD's `MakeScales`, transfers summing over 1 are scaled
-/// down to 1.
-fn vrad_transfers(world: &World, spacing: usize, at: (Vec3, Vec3), hits: &mut [HitRef]) {
+/// down to 1. `hidden` is the share of rays that passed see-through faces: VRAD has a transfer
+/// from each of those faces too, counted in that sum though the ray brings the light behind.
+fn vrad_transfers(world: &World, spacing: usize, at: (Vec3, Vec3), hidden: f32, hits: &mut [HitRef]) {
     let mut keyed: Vec<(u32, u32, usize)> = (hits.iter().enumerate())
         .filter(|(_, h)| h.face != NO_HIT)
         .map(|(i, h)| (h.face, h.cell, i))
         .collect();
     keyed.sort_unstable();
     let share = 1.0 / hits.len().max(1) as f32;
-    let mut total = 0.0;
+    let mut total = hidden;
     for run in keyed.chunk_by(|a, b| (a.0, a.1) == (b.0, b.1)) {
         let found = run.len() as f32 * share;
         let ff = close_form_factor(world, spacing, hits[run[0].2], at).map_or(found, |f| f.max(0.0));
@@ -139,18 +149,20 @@ fn bump_weights(bases: [Vec3; 3], dir: Vec3, normal: Vec3) -> [f32; 3] {
     bases.map(|bi| dir.dot(bi).max(0.0) / flat)
 }
 
-/// What a gather ray from `pos` along `dir` records ([`NO_HIT`] when it brings no light).
+/// What a gather ray from `pos` along `dir` records ([`NO_HIT`] when it brings no light), and
+/// whether it passed through a see-through face to get there.
 #[inline]
 fn gather_ray(
     world: &World,
+    see_through: &[bool],
     face: usize,
-    pos: Vec3,
-    dir: Vec3,
+    (pos, dir): (Vec3, Vec3),
     bump: [f32; 3],
     spacing: usize,
     rays: &mut u64,
-) -> HitRef {
-    match gather_hit(world, face, pos, dir, rays) {
+) -> (HitRef, bool) {
+    let (landed, through) = gather_hit(world, see_through, face, pos, dir, rays);
+    let hit = match landed {
         Some((face, st)) => HitRef {
             face,
             cell: Grid::of(&world.faces[face as usize], spacing).cell_at(st) as u32,
@@ -163,16 +175,64 @@ fn gather_ray(
             weight: 0.0,
             bump,
         },
-    }
+    };
+    (hit, through)
 }
 
-/// The face and luxel-space point a gather ray from `pos` brings light from: none for sky,
-/// the gathering face itself, a face's back, or a face behind a solid brush.
+/// See-through faces a gather ray passes at most.
+const MAX_SEE_THROUGH: usize = 8;
+
+/// The face and luxel-space point a gather ray from `pos` brings light from, and whether it
+/// passed through a see-through face (water, a window, a door: VRAD's transfers
+/// test visibility against opaque geometry alone, so a receiver gets both the see-through
+/// face's transfer and that of the surface behind it). Where no opaque surface behind brings
+/// light, the furthest see-through face that does.
+fn gather_hit(
+    world: &World,
+    see_through: &[bool],
+    face: usize,
+    pos: Vec3,
+    dir: Vec3,
+    rays: &mut u64,
+) -> (Option<(u32, Vec2)>, bool) {
+    let mut from = 0.0;
+    let mut passed: Vec<srcmap_trace::Hit> = Vec::new();
+    for _ in 0..MAX_SEE_THROUGH {
+        let o = pos + dir * from;
+        let Some(mut h) = world.surfaces.closest(o.to_array(), dir.to_array(), MAX_TRACE) else {
+            break;
+        };
+        h.t += from;
+        if !see_through.get(h.payload as usize).copied().unwrap_or(false) {
+            let landed = landing(world, face, pos, dir, h, rays);
+            if landed.is_some() {
+                return (landed, !passed.is_empty());
+            }
+            break;
+        }
+        passed.push(h);
+        from = h.t + 0.01;
+        *rays += 1;
+    }
+    while let Some(h) = passed.pop() {
+        if let Some(landed) = landing(world, face, pos, dir, h, rays) {
+            return (Some(landed), !passed.is_empty());
+        }
+    }
+    (None, false)
+}
+
+/// Where the gather ray from `pos` along `dir` that met `h` lands: none for sky, the
+/// gathering face itself, a face's back, or a face behind a solid brush.
 #[inline]
-fn gather_hit(world: &World, face: usize, pos: Vec3, dir: Vec3, rays: &mut u64) -> Option<(u32, Vec2)> {
-    let h = world
-        .surfaces
-        .closest(pos.to_array(), dir.to_array(), MAX_TRACE)?;
+fn landing(
+    world: &World,
+    face: usize,
+    pos: Vec3,
+    dir: Vec3,
+    h: srcmap_trace::Hit,
+    rays: &mut u64,
+) -> Option<(u32, Vec2)> {
     // VRAD makes no transfer between two patches of one face: a curved
     // displacement does not light itself (its bumps still block the ray).
     if h.payload as usize == face {
@@ -212,10 +272,11 @@ pub(crate) fn trace(
         return Vec::new();
     }
     let faces = world.faces.len();
+    let see_through = crate::patches::see_through_faces(world);
     par_map_steps(progress, "bounce rays", srcmap_stage::Unit::Faces, faces, |i| {
         let mut rays = 0;
         let p = if world.lights_face(i) && facelights.get(i).is_some_and(|f| !f.samples.is_empty()) {
-            trace_patches(world, i, options, &mut rays)
+            trace_patches(world, &see_through, i, options, &mut rays)
         } else {
             FacePatches::default()
         };

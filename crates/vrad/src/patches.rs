@@ -321,6 +321,28 @@ pub(crate) fn spread(g: &FaceGeom, prints: &[(usize, usize, Footprint)], light: 
     radial.finish()
 }
 
+/// Per face: whether light passes through it (VRAD traces patch-to-patch visibility against
+/// the opaque brushes, displacements and props alone, so a water surface, a window or a door
+/// without `vrad_brush_cast_shadows` gets patches but hides nothing behind it). A flat face is
+/// see-through when no occluder lies on it at its centre; a displacement when its contents do
+/// not block light.
+pub(crate) fn see_through_faces(world: &crate::World) -> Vec<bool> {
+    use srcmap_trace::Tracer;
+    (world.faces.iter().zip(&world.disps))
+        .map(|(g, d)| match (g.lit, d) {
+            (false, _) => false,
+            (true, Some(d)) => !d.opaque,
+            (true, None) => {
+                let c = g.points.iter().copied().sum::<Vec3>() / g.points.len().max(1) as f32;
+                let from = c + g.normal * 0.5;
+                !world
+                    .occluders
+                    .occluded(from.to_array(), (-g.normal).to_array(), 1.0)
+            }
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

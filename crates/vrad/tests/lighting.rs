@@ -2055,3 +2055,69 @@ fn a_strip_in_a_narrow_slot_takes_next_to_no_bounce_from_its_bright_sides() {
         "strip {strip} (direct {strip_direct}) side {side}"
     );
 }
+
+/// A floor (x 0..512) lit by a narrow spot and a ceiling over it at z = 256, with, when
+/// `window` is set, a dark face at z = 240 between them (no brush behind it, as water or a
+/// window: nothing that blocks light). Returns the ceiling's mean luminance.
+fn ceiling_over_lit_floor(window: bool) -> f32 {
+    use srcmap_bsp::Plane;
+    let spot = entity(&[
+        ("classname", "light_spot"),
+        ("origin", "256 128 64"),
+        ("pitch", "-90"),
+        ("angles", "0 0 0"),
+        ("_cone", "20"),
+        ("_inner_cone", "10"),
+        ("_light", "255 255 255 4000"),
+        ("_quadratic_attn", "1"),
+    ]);
+    let mut bsp = floor_bsp(vec![entity(&[("classname", "worldspawn")]), spot]);
+    let mut plane = |normal: [f32; 3], dist: f32| {
+        bsp.planes.push(Plane {
+            normal,
+            dist,
+            kind: 2,
+        });
+        bsp.planes.len() as u32 - 1
+    };
+    let (ceiling_plane, window_plane) = (plane([0.0, 0.0, -1.0], -256.0), plane([0.0, 0.0, 1.0], 240.0));
+    let rect = |z: f32, up: bool| -> Vec<[f32; 3]> {
+        let c = [[0.0, 0.0, z], [512.0, 0.0, z], [512.0, 256.0, z], [0.0, 256.0, z]];
+        if up {
+            c.iter().rev().copied().collect()
+        } else {
+            c.to_vec()
+        }
+    };
+    add_face(&mut bsp, 0, &rect(0.0, true), [0, -16], [32, 16]);
+    bsp.faces.swap_remove(0);
+    add_face(&mut bsp, ceiling_plane, &rect(256.0, false), [0, -16], [32, 16]);
+    if window {
+        add_material(&mut bsp, "GLASS/DARK", 0.01, 64);
+        add_face(&mut bsp, window_plane, &rect(240.0, true), [0, -16], [32, 16]);
+        bsp.faces.last_mut().unwrap().texinfo = 1;
+    }
+    bsp.models[0].num_faces = bsp.faces.len() as i32;
+    bsp.models[0].maxs = [512.0, 256.0, 256.0];
+    with_one_cluster(&mut bsp);
+    let options = Options {
+        quality: Quality::Fast,
+        ..Options::default()
+    };
+    srcmap_vrad::light(&mut bsp, &options, &NoProgress).unwrap();
+    mean_over_columns(&bsp, 1, 0..33)
+}
+
+#[test]
+fn bounced_light_passes_a_face_nothing_solid_backs() {
+    // VRAD tests a transfer's visibility against opaque geometry alone: the ceiling gets the
+    // floor's light through the dark pane, and the pane's own transfer too, their sum scaled
+    // down to a full hemisphere (MakeScales), so a little less than without the pane.
+    let open = ceiling_over_lit_floor(false);
+    let behind_pane = ceiling_over_lit_floor(true);
+    assert!(open > 0.0, "{open}");
+    assert!(
+        behind_pane > 0.5 * open && behind_pane < 0.97 * open,
+        "{behind_pane} vs {open}"
+    );
+}
