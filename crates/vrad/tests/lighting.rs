@@ -369,6 +369,21 @@ fn entity(pairs: &[(&str, &str)]) -> srcmap_bsp::Entity {
     srcmap_bsp::Entity::from_pairs(pairs)
 }
 
+/// A bright narrow spot at `origin` pointing straight down (cone 20°, inner 10°, quadratic
+/// falloff): the light of the bounce tests.
+fn spot_down(origin: &str) -> srcmap_bsp::Entity {
+    entity(&[
+        ("classname", "light_spot"),
+        ("origin", origin),
+        ("pitch", "-90"),
+        ("angles", "0 0 0"),
+        ("_cone", "20"),
+        ("_inner_cone", "10"),
+        ("_light", "255 255 255 4000"),
+        ("_quadratic_attn", "1"),
+    ])
+}
+
 fn luminance(c: srcmap_bsp::ColorRgbExp32) -> f32 {
     let v = c.to_linear();
     0.2126 * v[0] + 0.7152 * v[1] + 0.0722 * v[2]
@@ -957,16 +972,7 @@ fn a_floor_only_a_second_bounce_reaches_is_lit_on_a_dim_map() {
     // materials make the first bounce small next to the direct light: VRAD's stopping rule is
     // absolute (a bounce adding under one unit over all patches), so it still bounces again.
     use srcmap_bsp::Plane;
-    let spot = entity(&[
-        ("classname", "light_spot"),
-        ("origin", "128 128 64"),
-        ("pitch", "-90"),
-        ("angles", "0 0 0"),
-        ("_cone", "20"),
-        ("_inner_cone", "10"),
-        ("_light", "255 255 255 4000"),
-        ("_quadratic_attn", "1"),
-    ]);
+    let spot = spot_down("128 128 64");
     let mut bsp = floor_bsp(vec![entity(&[("classname", "worldspawn")]), spot]);
     bsp.texdata[0].reflectivity = [0.004; 3];
     bsp.planes.push(Plane {
@@ -2061,16 +2067,7 @@ fn a_strip_in_a_narrow_slot_takes_next_to_no_bounce_from_its_bright_sides() {
 /// window: nothing that blocks light). Returns the ceiling's mean luminance.
 fn ceiling_over_lit_floor(window: bool) -> f32 {
     use srcmap_bsp::Plane;
-    let spot = entity(&[
-        ("classname", "light_spot"),
-        ("origin", "256 128 64"),
-        ("pitch", "-90"),
-        ("angles", "0 0 0"),
-        ("_cone", "20"),
-        ("_inner_cone", "10"),
-        ("_light", "255 255 255 4000"),
-        ("_quadratic_attn", "1"),
-    ]);
+    let spot = spot_down("256 128 64");
     let mut bsp = floor_bsp(vec![entity(&[("classname", "worldspawn")]), spot]);
     let mut plane = |normal: [f32; 3], dist: f32| {
         bsp.planes.push(Plane {
