@@ -3,6 +3,7 @@
 
 use glam::Vec3;
 
+use crate::attributes::{ATTR_CROUCH, ATTR_NO_MERGE};
 use crate::grid::{AreaGrid, Listing};
 use crate::nodes::{EAST, Graph, NORTH, NodeId, SOUTH, SOUTH_EAST, WEST};
 use crate::sample::STEP_HEIGHT;
@@ -12,8 +13,6 @@ pub const MAX_SIDE: usize = 50;
 /// Nodes further than this from the north-west node's plane keep an area from growing.
 const OFF_PLANE: f32 = 5.0;
 
-pub const ATTR_CROUCH: u32 = 0x1;
-pub const ATTR_NO_MERGE: u32 = 0x2000;
 
 /// A rectangle of cells: x0..x1 × y0..y1, corner heights NW, NE, SE, SW.
 #[derive(Debug, Clone)]

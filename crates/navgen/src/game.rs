@@ -140,8 +140,8 @@ impl Game {
     /// and NO_MERGE in SDK 2013's generator.
     pub fn jump_attributes(self) -> u32 {
         match self {
-            Game::CounterStrike => crate::jump::ATTR_JUMP,
-            _ => crate::jump::ATTR_JUMP | crate::areas::ATTR_NO_MERGE,
+            Game::CounterStrike => crate::attributes::ATTR_JUMP,
+            _ => crate::attributes::ATTR_JUMP | crate::attributes::ATTR_NO_MERGE,
         }
     }
 

@@ -11,6 +11,7 @@ use rayon::prelude::*;
 use srcmap_hull::Hull;
 
 use crate::areas::Area;
+use crate::attributes::{ATTR_DONT_HIDE, ATTR_JUMP};
 use crate::nodes::{
     EAST, NORTH, NORTH_EAST, NORTH_WEST, SOUTH, SOUTH_EAST, SOUTH_WEST, STEP, WEST, opposite,
 };
@@ -22,8 +23,6 @@ pub const GOOD_SNIPER_SPOT: u8 = 0x02;
 pub const IDEAL_SNIPER_SPOT: u8 = 0x04;
 pub const EXPOSED: u8 = 0x08;
 
-const ATTR_JUMP: u32 = 0x2;
-const ATTR_DONT_HIDE: u32 = 0x200;
 /// How far past the neighbours a wall must run along a side to make a corner.
 const CORNER_SIZE: f32 = 20.0;
 /// How far in from its corner a spot stands (generated areas are at least 25 across).

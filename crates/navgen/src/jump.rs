@@ -10,11 +10,10 @@ use glam::Vec3;
 use srcmap_hull::Hull;
 
 use crate::areas::Area;
+use crate::attributes::{ATTR_JUMP, ATTR_STAIRS};
 use crate::nodes::{STEP, opposite};
 use crate::sample::{HALF_HUMAN_HEIGHT, SLOPE_LIMIT, STEP_HEIGHT, Space};
 
-pub const ATTR_JUMP: u32 = 0x2;
-pub const ATTR_STAIRS: u32 = 0x1000;
 /// `nav_slope_tolerance`.
 const SLOPE_TOLERANCE: f32 = 0.1;
 /// Stitched areas lie closer than this in the plane (three samples).

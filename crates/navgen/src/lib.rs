@@ -29,6 +29,7 @@
 //! fixes; places stay empty (Source 1 maps do not name them).
 
 pub mod areas;
+pub mod attributes;
 pub mod connect;
 pub mod encounter;
 pub mod game;

@@ -4,7 +4,8 @@
 
 use std::collections::HashMap;
 
-use crate::areas::{ATTR_NO_MERGE, Area, MAX_SIDE};
+use crate::areas::{Area, MAX_SIDE};
+use crate::attributes::ATTR_NO_MERGE;
 use crate::nodes::{EAST, Graph, NORTH, SOUTH, STEP, WEST};
 
 /// Normals of merged areas agree at least this much (`nav_coplanar_slope_limit`).
@@ -203,7 +204,7 @@ mod tests {
         let mut high = cell(25.0, 1);
         high.z = [40.0; 4];
         let mut crouch = cell(50.0, 2);
-        crouch.attributes = crate::areas::ATTR_CROUCH;
+        crouch.attributes = crate::attributes::ATTR_CROUCH;
         let mut areas = vec![cell(0.0, 0), high, crouch];
         merge(&mut areas);
         assert_eq!(areas.len(), 3);

@@ -6,8 +6,8 @@
 
 use glam::Vec3;
 
-use crate::areas::{ATTR_CROUCH, Area};
-use crate::jump::ATTR_JUMP;
+use crate::areas::Area;
+use crate::attributes::{ATTR_CROUCH, ATTR_JUMP};
 use crate::paths::{Way, nearest_area, search, step_length};
 use crate::visibility::center;
 

@@ -9,7 +9,7 @@ use glam::Vec3;
 use srcmap_hull::Hull;
 
 use crate::areas::Area;
-use crate::jump::ATTR_STAIRS;
+use crate::attributes::ATTR_STAIRS;
 use crate::nodes::STEP;
 use crate::sample::{SLOPE_LIMIT, STEP_HEIGHT, Space};
 use crate::visibility::corners;
