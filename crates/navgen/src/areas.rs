@@ -13,7 +13,6 @@ pub const MAX_SIDE: usize = 50;
 /// Nodes further than this from the north-west node's plane keep an area from growing.
 const OFF_PLANE: f32 = 5.0;
 
-
 /// A rectangle of cells: x0..x1 × y0..y1, corner heights NW, NE, SE, SW.
 #[derive(Debug, Clone)]
 pub struct Area {
