@@ -42,7 +42,7 @@ fn block(id: &mut u32, [x0, y0, z0]: [i32; 3], [x1, y1, z1]: [i32; 3]) -> String
     s + "}\n"
 }
 
-/// A sealed room (inside −256..256 in x and y, 0..128 in z) with a player start and the chair
+/// A sealed room (inside −256..256 in x and y, 0..128 in z) with a TF2 spawn point and the chair
 /// standing at the centre of the floor, turned by `yaw`, of the given `solid` type.
 fn room_with_chair(solid: u8, yaw: i32) -> String {
     let mut id = 1;
@@ -56,16 +56,16 @@ fn room_with_chair(solid: u8, yaw: i32) -> String {
     ];
     let world: String = shell.into_iter().map(|(lo, hi)| block(&mut id, lo, hi)).collect();
     let start =
-        "entity\n{\n\"id\" \"900\"\n\"classname\" \"info_player_start\"\n\"origin\" \"-200 -200 8\"\n}\n";
+        "entity\n{\n\"id\" \"900\"\n\"classname\" \"info_player_teamspawn\"\n\"origin\" \"-200 -200 8\"\n}\n";
     let chair = format!(
         "entity\n{{\n\"id\" \"901\"\n\"classname\" \"prop_static\"\n\"origin\" \"0 0 0\"\n\"angles\" \"0 {yaw} 0\"\n\"model\" \"{CHAIR}\"\n\"solid\" \"{solid}\"\n}}\n"
     );
     format!("world\n{{\n\"id\" \"1\"\n\"classname\" \"worldspawn\"\n{world}}}\n{start}{chair}")
 }
 
-/// The room compiled with the chair's model found through `game`, and its collision world
-/// built with `--game` as `nav_game` says.
-fn chair_world(game: &Path, solid: u8, yaw: i32, nav_game: Option<&Path>) -> (World, PropSolids) {
+/// The room compiled (by srcmap's vbsp, the chair's model found through `game`) in a folder of
+/// its own: the BSP's path.
+fn compiled_chair_room(game: &Path, solid: u8, yaw: i32) -> PathBuf {
     // Tests run at once: each compile gets its own folder.
     static RUNS: AtomicUsize = AtomicUsize::new(0);
     let run = RUNS.fetch_add(1, Ordering::Relaxed);
@@ -78,7 +78,12 @@ fn chair_world(game: &Path, solid: u8, yaw: i32, nav_game: Option<&Path>) -> (Wo
         ..Default::default()
     };
     srcmap_driver::vbsp(&job, &srcmap_stage::NoProgress, &srcmap_driver::NoMessages).unwrap();
-    let bytes = std::fs::read(vmf.with_extension("bsp")).unwrap();
+    vmf.with_extension("bsp")
+}
+
+/// The compiled room's collision world, built with `--game` as `nav_game` says.
+fn chair_world(game: &Path, solid: u8, yaw: i32, nav_game: Option<&Path>) -> (World, PropSolids) {
+    let bytes = std::fs::read(compiled_chair_room(game, solid, yaw)).unwrap();
     let bsp = srcmap_bsp::Bsp::parse(&bytes).unwrap();
     let (world, _, props) = collision_world(&bsp, nav_game).unwrap();
     (world, props)
@@ -157,5 +162,55 @@ fn a_solid_prop_whose_model_is_not_found_is_left_out_and_named() {
     assert_eq!(
         hit(&world, Vec3::new(0.0, 0.0, 120.0), Vec3::new(0.0, 0.0, 1.0)),
         None
+    );
+}
+
+/// Whether an area lies on the floor (z 0) over the chair's middle.
+fn floor_under_chair(mesh: &srcmap_nav::NavMesh) -> bool {
+    mesh.areas.iter().any(|a| {
+        let over = |i: usize| (a.nw_corner[i]..=a.se_corner[i]).contains(&0.0);
+        over(0) && over(1) && a.nw_corner[2].abs() < 4.0
+    })
+}
+
+#[test]
+fn nav_generate_counts_the_chair_as_phy_with_game_and_warns_without() {
+    let Some(game) = chair_game() else { return };
+    let bsp = compiled_chair_room(&game, 6, 0);
+    let run = |game_dir: Option<PathBuf>, out: &str| {
+        let job = srcmap_driver::NavgenJob {
+            bsp: bsp.clone(),
+            output: Some(bsp.with_file_name(out)),
+            game_dir,
+            target: Some("tf".into()),
+            ..Default::default()
+        };
+        let report = srcmap_driver::navgen(&job, &srcmap_stage::NoProgress)
+            .unwrap()
+            .report;
+        let mesh = srcmap_nav::NavMesh::read(&std::fs::read(bsp.with_file_name(out)).unwrap()).unwrap();
+        (report, floor_under_chair(&mesh))
+    };
+    let (with, floor) = run(Some(game.clone()), "with.nav");
+    assert!(!floor, "no area is walked on the floor under the chair");
+    let counts = [
+        "solid_props",
+        "props_as_phy",
+        "props_as_boxes",
+        "props_without_model",
+    ];
+    assert_eq!(counts.map(|c| with.count(c)), [1, 1, 0, 0]);
+    assert!(with.warnings.iter().all(|w| w.code != "prop_model_missing"));
+    let (without, floor) = run(None, "without.nav");
+    assert!(
+        floor,
+        "without its model the chair does not block, and the floor under it is walked"
+    );
+    assert_eq!(counts.map(|c| without.count(c)), [0, 0, 0, 1]);
+    assert!(
+        without
+            .warnings
+            .iter()
+            .any(|w| w.code == "prop_model_missing" && w.message.contains(CHAIR))
     );
 }
