@@ -64,29 +64,26 @@ impl NavgenJob {
     }
 }
 
-impl NavgenJob {
-    /// The collision world: the BSP's brushes and displacements, and the solid static props
-    /// whose models are found.
-    fn collision(
-        &self,
-        bsp: &srcmap_bsp::Bsp,
-    ) -> Result<(srcmap_hull::World, srcmap_hull::BspSolids, PropSolids), DriverError> {
-        let (mut builder, solids) = srcmap_hull::from_bsp(bsp);
-        let game_dir = self
-            .game_dir
-            .as_deref()
-            .map(srcmap_content::GameDir::open)
-            .transpose()?;
-        let props = add_props(bsp, game_dir.as_ref(), &mut builder);
-        Ok((builder.build(), solids, props))
-    }
+/// The collision world of `bsp`: its brushes and displacements, and the solid static props
+/// whose models are found in its pakfile or through `game_dir`.
+pub fn collision_world(
+    bsp: &srcmap_bsp::Bsp,
+    game_dir: Option<&Path>,
+) -> Result<(srcmap_hull::World, srcmap_hull::BspSolids, PropSolids), DriverError> {
+    let (mut builder, solids) = srcmap_hull::from_bsp(bsp);
+    let game = game_dir.map(srcmap_content::GameDir::open).transpose()?;
+    let props = add_props(bsp, game.as_ref(), &mut builder);
+    Ok((builder.build(), solids, props))
 }
 
 /// The solids' counts in the report, and a warning naming the props left out.
 fn tell_solids(report: &mut Report, solids: srcmap_hull::BspSolids, props: &PropSolids) {
     report.set("brushes", solids.brushes as f64);
     report.set("displacement_triangles", solids.displacement_triangles as f64);
-    report.set("solid_props", props.solid as f64);
+    report.set("solid_props", (props.boxes + props.phy) as f64);
+    report.set("props_as_boxes", props.boxes as f64);
+    report.set("props_as_phy", props.phy as f64);
+    report.set("prop_phy_pieces", props.phy_pieces as f64);
     report.set("props_without_model", props.missing.len() as f64);
     if !props.missing.is_empty() {
         let message = format!(
@@ -108,7 +105,7 @@ pub fn navgen(job: &NavgenJob, progress: &dyn Progress) -> Result<NavgenRun, Dri
     let bytes = read(&job.bsp)?;
     let bsp = srcmap_bsp::Bsp::parse(&bytes).map_err(|e| bsp_error(&job.bsp, e))?;
     let game = job.game(&bsp)?;
-    let (world, solids, props) = job.collision(&bsp)?;
+    let (world, solids, props) = collision_world(&bsp, job.game_dir.as_deref())?;
     let options = Options {
         game,
         bsp_size: u32::try_from(bytes.len()).unwrap_or(u32::MAX),
@@ -134,12 +131,23 @@ pub fn navgen(job: &NavgenJob, progress: &dyn Progress) -> Result<NavgenRun, Dri
 /// Props collide as solid brushes do.
 const CONTENTS_SOLID: u32 = 1;
 
+/// `solid` 6: the prop collides by its model's VPhysics solid (`.phy`).
+const SOLID_VPHYSICS: u8 = 6;
+
+/// Hammer units per IVP metre (the inverse of Valve's `METERS_PER_INCH`, 0.0254).
+const UNITS_PER_METRE: f32 = 1.0 / 0.0254;
+
 /// The solid static props put into the collision world, and those left out for want of a model.
 #[derive(Debug, Default)]
-struct PropSolids {
-    solid: usize,
+pub struct PropSolids {
+    /// Props added as their model's collision box (`solid` 2, or 6 without a `.phy`).
+    pub boxes: usize,
+    /// Props added as the convex pieces of their `.phy`'s first solid.
+    pub phy: usize,
+    /// The convex pieces those props added.
+    pub phy_pieces: usize,
     /// The model of each solid prop that could not be read.
-    missing: Vec<String>,
+    pub missing: Vec<String>,
 }
 
 impl PropSolids {
@@ -153,9 +161,100 @@ impl PropSolids {
     }
 }
 
-/// Static props with a solid type (bounding box or VPhysics) become boxes of their model's
-/// collision hull bounds (`hull_min`/`hull_max`), turned as the prop is; the model is read from
-/// the map's pakfile, else through the game folder.
+/// A model's collision as read once for all its props: its header's hull bounds, and the
+/// convex pieces of its `.phy` as triangles in the model's frame (none without a `.phy`).
+#[derive(Debug, Clone)]
+struct ModelShape {
+    hull: (srcmap_hull::Vec3, srcmap_hull::Vec3),
+    pieces: Vec<Vec<[srcmap_hull::Vec3; 3]>>,
+}
+
+/// Where models are read from: the map's pakfile, else the game folder.
+struct ModelFiles<'a> {
+    pak: Option<srcmap_bsp::pak::Pak<'a>>,
+    game: Option<&'a srcmap_content::GameDir>,
+}
+
+impl ModelFiles<'_> {
+    fn read(&self, path: &str) -> Option<Vec<u8>> {
+        let from_pak = self
+            .pak
+            .as_ref()
+            .and_then(|p| p.find(path).and_then(|e| p.read(e).ok()));
+        from_pak.or_else(|| self.game.and_then(|g| g.read(path).ok().flatten()))
+    }
+
+    /// The model's collision, when its `.mdl` can be read; its `.phy` is read for `solid` 6.
+    fn shape(&self, name: &str, vphysics: bool) -> Option<ModelShape> {
+        let path = srcmap_model::normalise(name.trim_start_matches("./"));
+        let mdl = srcmap_model::Mdl::parse(&self.read(&path)?).ok()?;
+        let (lo, hi) = (
+            srcmap_hull::Vec3::from(mdl.hull_min),
+            srcmap_hull::Vec3::from(mdl.hull_max),
+        );
+        let pieces = match vphysics {
+            true => self
+                .read(&phy_path(&path))
+                .map(|b| phy_pieces(&b))
+                .unwrap_or_default(),
+            false => Vec::new(),
+        };
+        (lo.cmplt(hi).all()).then_some(ModelShape {
+            hull: (lo, hi),
+            pieces,
+        })
+    }
+}
+
+/// The `.phy` beside a `.mdl`.
+fn phy_path(mdl: &str) -> String {
+    let stem = mdl.strip_suffix(".mdl").unwrap_or(mdl);
+    format!("{stem}.phy")
+}
+
+/// The convex pieces of a `.phy`'s first solid, as triangles in the model's frame (Hammer
+/// units); none when the file or its first solid cannot be read.
+fn phy_pieces(bytes: &[u8]) -> Vec<Vec<[srcmap_hull::Vec3; 3]>> {
+    let Ok(phy) = srcmap_phys::PhyFile::parse(bytes) else {
+        return Vec::new();
+    };
+    let Some(surface) = phy.solids.first().and_then(|s| s.surface()) else {
+        return Vec::new();
+    };
+    let mut ledges: Vec<&srcmap_phys::Ledge> = surface.terminal_ledges().collect();
+    if ledges.is_empty() {
+        // A surface without a ledge tree (MOPP) keeps its pieces as plain ledges.
+        ledges = surface.ledges.iter().collect();
+    }
+    ledges
+        .iter()
+        .filter_map(|l| ledge_triangles(surface, l))
+        .collect()
+}
+
+/// A ledge's triangles with their corners in Hammer units; none if a corner is missing.
+fn ledge_triangles(
+    surface: &srcmap_phys::CompactSurface,
+    ledge: &srcmap_phys::Ledge,
+) -> Option<Vec<[srcmap_hull::Vec3; 3]>> {
+    let corner = |e: &srcmap_phys::Edge| surface.ledge_point(ledge, e.start_point_index).map(from_ivp);
+    ledge
+        .triangles
+        .iter()
+        .map(|t| Some([corner(&t.edges[0])?, corner(&t.edges[1])?, corner(&t.edges[2])?]))
+        .collect()
+}
+
+/// An IVP point (metres, y down, z forward: Valve's `ConvertPositionToIVP` swaps and negates
+/// Hammer's y and z) in Hammer units.
+fn from_ivp([x, y, z]: [f32; 3]) -> srcmap_hull::Vec3 {
+    srcmap_hull::Vec3::new(x, z, -y) * UNITS_PER_METRE
+}
+
+/// Static props with a solid type become collision solids, turned and placed as the prop is:
+/// with `solid` 6 the convex pieces of the model's `.phy`, else (or without a `.phy`) a box of
+/// the model's collision hull bounds (`hull_min`/`hull_max`). Models are read from the map's
+/// pakfile, else through the game folder.
 fn add_props(
     bsp: &srcmap_bsp::Bsp,
     game: Option<&srcmap_content::GameDir>,
@@ -165,43 +264,53 @@ fn add_props(
     let Some(props) = bsp.game_lumps.static_props() else {
         return out;
     };
-    let pak = srcmap_bsp::pak::Pak::parse(&bsp.pakfile, 0).ok();
-    let mut bounds = std::collections::HashMap::new();
+    let files = ModelFiles {
+        pak: srcmap_bsp::pak::Pak::parse(&bsp.pakfile, 0).ok(),
+        game,
+    };
+    let mut shapes = std::collections::HashMap::new();
     for prop in props.props.iter().filter(|p| p.solid != 0) {
         let name = props
             .models
             .get(prop.prop_type as usize)
             .cloned()
             .unwrap_or_default();
-        let hull = bounds
-            .entry(name.clone())
-            .or_insert_with(|| model_hull(&name, pak.as_ref(), game));
-        let Some(hull) = *hull else {
-            out.missing.push(name);
-            continue;
-        };
-        let v = srcmap_hull::Vec3::from;
-        builder.add_oriented_box(hull, v(prop.origin), v(prop.angles), CONTENTS_SOLID);
-        out.solid += 1;
+        let vphysics = prop.solid == SOLID_VPHYSICS;
+        let shape = shapes
+            .entry((name.clone(), vphysics))
+            .or_insert_with(|| files.shape(&name, vphysics));
+        match shape {
+            Some(shape) => add_prop(builder, shape, prop, &mut out),
+            None => out.missing.push(name),
+        }
     }
     out
 }
 
-/// The collision bounds a model's header records, when the model can be read.
-fn model_hull(
-    name: &str,
-    pak: Option<&srcmap_bsp::pak::Pak<'_>>,
-    game: Option<&srcmap_content::GameDir>,
-) -> Option<(srcmap_hull::Vec3, srcmap_hull::Vec3)> {
-    let path = srcmap_model::normalise(name.trim_start_matches("./"));
-    let from_pak = pak.and_then(|p| p.find(&path).and_then(|e| p.read(e).ok()));
-    let bytes = from_pak.or_else(|| game.and_then(|g| g.read(&path).ok().flatten()))?;
-    let mdl = srcmap_model::Mdl::parse(&bytes).ok()?;
-    let (lo, hi) = (
-        srcmap_hull::Vec3::from(mdl.hull_min),
-        srcmap_hull::Vec3::from(mdl.hull_max),
-    );
-    (lo.cmplt(hi).all()).then_some((lo, hi))
+/// One prop's solids: its `.phy` pieces when it has them, else its box.
+fn add_prop(
+    builder: &mut srcmap_hull::WorldBuilder,
+    shape: &ModelShape,
+    prop: &srcmap_bsp::gamelump::StaticProp,
+    out: &mut PropSolids,
+) {
+    let v = srcmap_hull::Vec3::from;
+    let (origin, angles) = (v(prop.origin), v(prop.angles));
+    let axes = srcmap_hull::world::axes_of(angles);
+    let place = |p: srcmap_hull::Vec3| origin + axes[0] * p.x + axes[1] * p.y + axes[2] * p.z;
+    let added = shape
+        .pieces
+        .iter()
+        .map(|piece| piece.iter().map(|t| t.map(place)).collect::<Vec<_>>())
+        .filter(|placed| builder.add_convex_triangles(placed, CONTENTS_SOLID))
+        .count();
+    if added > 0 {
+        out.phy += 1;
+        out.phy_pieces += added;
+    } else {
+        builder.add_oriented_box(shape.hull, origin, angles, CONTENTS_SOLID);
+        out.boxes += 1;
+    }
 }
 
 fn bsp_error(path: &Path, error: srcmap_bsp::BspError) -> DriverError {

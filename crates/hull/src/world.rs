@@ -122,6 +122,27 @@ impl WorldBuilder {
         self.add(&sides, (lo, hi), contents, false);
     }
 
+    /// Adds the convex solid whose surface is `triangles` (either winding: each plane is turned
+    /// to face away from the points' centre), with the axial sides of its bounds as bevels.
+    /// Adds nothing and returns false when fewer than four triangles have an area.
+    pub fn add_convex_triangles(&mut self, triangles: &[[Vec3; 3]], contents: u32) -> bool {
+        let points = || triangles.iter().flatten().copied();
+        let centre = points().sum::<Vec3>() / (3 * triangles.len().max(1)) as f32;
+        let mut sides: Vec<Side> = triangles
+            .iter()
+            .filter_map(|t| side_facing_away(t, centre))
+            .collect();
+        if sides.len() < 4 {
+            return false;
+        }
+        let (lo, hi) = points().fold((Vec3::splat(f32::MAX), Vec3::splat(f32::MIN)), |(lo, hi), p| {
+            (lo.min(p), hi.max(p))
+        });
+        sides.extend(box_sides(lo, hi));
+        self.add(&sides, (lo, hi), contents, false);
+        true
+    }
+
     pub fn solid_count(&self) -> usize {
         self.solids.len()
     }
@@ -134,6 +155,21 @@ impl WorldBuilder {
             solids: self.solids,
         }
     }
+}
+
+/// The plane of triangle `t` facing away from `centre`; none for a triangle without area.
+fn side_facing_away(t: &[Vec3; 3], centre: Vec3) -> Option<Side> {
+    let normal = (t[1] - t[0]).cross(t[2] - t[0]).try_normalize()?;
+    let normal = if normal.dot(centre - t[0]) > 0.0 {
+        -normal
+    } else {
+        normal
+    };
+    Some(Side {
+        normal,
+        dist: normal.dot(t[0]),
+        surface: 0,
+    })
 }
 
 /// The world directions of an entity's local x, y and z axes (Source's `AngleMatrix` columns).
@@ -242,6 +278,34 @@ mod tests {
         assert_eq!(low.normal, Vec3::NEG_X);
         let high = w.trace(&hull, Vec3::new(0.0, 0.0, 17.0), Vec3::new(200.0, 0.0, 17.0), 1);
         assert_eq!(high.fraction, 1.0);
+    }
+
+    #[test]
+    fn a_tetrahedron_from_triangles_of_mixed_winding_stops_a_line_on_its_slanted_face() {
+        let [o, x, y, z] = [Vec3::ZERO, Vec3::X * 30.0, Vec3::Y * 30.0, Vec3::Z * 30.0];
+        let mut b = WorldBuilder::default();
+        assert!(b.add_convex_triangles(&[[o, x, y], [o, z, x], [o, z, y], [x, y, z]], 1));
+        assert!(
+            !b.add_convex_triangles(&[[o, x, y], [o, y, x]], 1),
+            "a flat piece is refused"
+        );
+        let w = b.build();
+        // x + y + z <= 30: at y = z = 5 the slanted face is at x = 20, inside the bounds' box.
+        let t = w.trace(
+            &Hull::POINT,
+            Vec3::new(50.0, 5.0, 5.0),
+            Vec3::new(-50.0, 5.0, 5.0),
+            1,
+        );
+        assert!((t.end.x - 20.0).abs() < 0.1, "{t:?}");
+        // Through the corner of the bounds the tetrahedron does not fill, nothing is hit.
+        let corner = w.trace(
+            &Hull::POINT,
+            Vec3::new(25.0, 25.0, 50.0),
+            Vec3::new(25.0, 25.0, -50.0),
+            1,
+        );
+        assert_eq!(corner.fraction, 1.0, "{corner:?}");
     }
 
     #[test]
