@@ -9,7 +9,6 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use srcmap_driver::navgen::{PropSolids, collision_world};
 use srcmap_hull::{Hull, Vec3, World};
-use srcmap_mapconv::testmaps::box_solid;
 
 const CHAIR: &str = "models/bluechaire/bluewoodnchair.mdl";
 
@@ -22,9 +21,31 @@ fn chair_game() -> Option<PathBuf> {
     Some(PathBuf::from(corpus).join("model/kane8kki+whohl2mod"))
 }
 
+/// One axis-aligned brush in VMF text (Hammer's plane order for a block).
+fn block(id: &mut u32, [x0, y0, z0]: [i32; 3], [x1, y1, z1]: [i32; 3]) -> String {
+    let planes = [
+        format!("({x0} {y1} {z1}) ({x1} {y1} {z1}) ({x1} {y0} {z1})"),
+        format!("({x0} {y0} {z0}) ({x1} {y0} {z0}) ({x1} {y1} {z0})"),
+        format!("({x0} {y1} {z1}) ({x0} {y0} {z1}) ({x0} {y0} {z0})"),
+        format!("({x1} {y1} {z0}) ({x1} {y0} {z0}) ({x1} {y0} {z1})"),
+        format!("({x1} {y1} {z1}) ({x0} {y1} {z1}) ({x0} {y1} {z0})"),
+        format!("({x1} {y0} {z0}) ({x0} {y0} {z0}) ({x0} {y0} {z1})"),
+    ];
+    *id += 1;
+    let mut s = format!("solid\n{{\n\"id\" \"{id}\"\n");
+    for p in planes {
+        *id += 1;
+        s += &format!(
+            "side\n{{\n\"id\" \"{id}\"\n\"plane\" \"{p}\"\n\"material\" \"DEV/DEV_MEASUREGENERIC01B\"\n\"uaxis\" \"[1 0 0 0] 0.25\"\n\"vaxis\" \"[0 -1 0 0] 0.25\"\n\"rotation\" \"0\"\n\"lightmapscale\" \"16\"\n}}\n"
+        );
+    }
+    s + "}\n"
+}
+
 /// A sealed room (inside −256..256 in x and y, 0..128 in z) with a TF2 spawn point and the chair
 /// standing at the centre of the floor, turned by `yaw`, of the given `solid` type.
 fn room_with_chair(solid: u8, yaw: i32) -> String {
+    let mut id = 1;
     let shell = [
         ([-272, -272, -16], [272, 272, 0]),
         ([-272, -272, 128], [272, 272, 144]),
@@ -33,17 +54,7 @@ fn room_with_chair(solid: u8, yaw: i32) -> String {
         ([-256, -272, 0], [256, -256, 128]),
         ([-256, 256, 0], [256, 272, 128]),
     ];
-    let world: String = (2..)
-        .zip(shell)
-        .map(|(id, (lo, hi))| {
-            box_solid(
-                id,
-                lo.map(f64::from),
-                hi.map(f64::from),
-                "DEV/DEV_MEASUREGENERIC01B",
-            )
-        })
-        .collect();
+    let world: String = shell.into_iter().map(|(lo, hi)| block(&mut id, lo, hi)).collect();
     let start =
         "entity\n{\n\"id\" \"900\"\n\"classname\" \"info_player_teamspawn\"\n\"origin\" \"-200 -200 8\"\n}\n";
     let chair = format!(
