@@ -167,14 +167,7 @@ pub fn dispinfo(p: &[DVec3], alphas: &[f32], n: usize, power: u32, front: DVec3)
     for (at, flat) in flat.iter().enumerate() {
         let (i, j) = (at / n, at % n);
         let k = if transposed { j * n + i } else { i * n + j };
-        let delta = p[k] - *flat;
-        let len = delta.length();
-        d.normals
-            .push((if len > 0.0 { delta / len } else { front }).as_vec3().to_array());
-        d.distances.push(len as f32);
-        d.offsets.push([0.0; 3]);
-        d.offset_normals.push(front.as_vec3().to_array());
-        d.alphas.push(alphas.get(k).copied().unwrap_or(0.0));
+        push_vertex(&mut d, p[k] - *flat, front, alphas.get(k).copied().unwrap_or(0.0));
     }
     (base, d)
 }
@@ -343,16 +336,22 @@ impl Carried {
         };
         for (k, flat) in flat_grid(&self.base, n).iter().enumerate() {
             let delta = p[k] - *flat - front * self.elevation;
-            let len = delta.length();
-            d.normals
-                .push((if len > 0.0 { delta / len } else { front }).as_vec3().to_array());
-            d.distances.push(len as f32);
-            d.offsets.push([0.0; 3]);
-            d.offset_normals.push(front.as_vec3().to_array());
-            d.alphas.push(alphas.get(k).copied().unwrap_or(0.0));
+            push_vertex(&mut d, delta, front, alphas.get(k).copied().unwrap_or(0.0));
         }
         d
     }
+}
+
+/// One grid vertex of a displacement: its move off the flat grid as a unit normal and a
+/// distance (straight out along `front` when it does not move), no offset, its alpha.
+fn push_vertex(d: &mut DispInfo, delta: DVec3, front: DVec3, alpha: f32) {
+    let len = delta.length();
+    d.normals
+        .push((if len > 0.0 { delta / len } else { front }).as_vec3().to_array());
+    d.distances.push(len as f32);
+    d.offsets.push([0.0; 3]);
+    d.offset_normals.push(front.as_vec3().to_array());
+    d.alphas.push(alpha);
 }
 
 /// Hammer's walkable and buildable bits for a surface of normal `n` (oriented to `front`):
