@@ -7,7 +7,11 @@
 # on our file (version, sub-version, unread bytes) and the generation time. Then the analysis
 # (`--analyze`): hiding spots, encounter paths, visible-area entries and approach areas against
 # the game's file (as `srcmap nav info` counts them), and the time with analysis.
-# Usage: SRCMAP_CORPUS=../shared/corpus scripts/nav_report.sh   (needs target/release/srcmap)
+# Under each map: its ladders' ends against the game's (each game ladder paired with the
+# nearest of ours, the farther end's distance; the bar is 16 units) and the BSP-size field,
+# both read with the judge's own reader.
+# Usage: SRCMAP_CORPUS=../shared/corpus scripts/nav_report.sh   (needs target/release/srcmap;
+# ANALYZE=0 leaves out the analysis part, which takes minutes on mvm_kelly_rc1b)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 corpus="${SRCMAP_CORPUS:?set SRCMAP_CORPUS to the corpus folder}"
@@ -22,6 +26,26 @@ pairs=(
   "lanofdoom+counterstrikesource-maps/cs_crackhouse yes"
   "iassis+tf2-fastdl/mvm_kelly_rc1b yes"
 )
+
+# The judge's reader (compare_nav.py up to its command line) on the game's file and ours:
+# the ladders' ends paired, and our file's BSP-size field against the BSP's size.
+ends_and_size() {
+  python3 - "$judge" "$@" <<'PY'
+import math, os, struct, sys
+judge, real, ours, bsp = sys.argv[1:]
+src = open(judge).read()
+exec(src[:src.index("if len(sys.argv) == 2:")])
+ref, cand = read_nav(real), read_nav(ours)
+def apart(a, b):
+    return max(math.dist(a['top'], b['top']), math.dist(a['bottom'], b['bottom']))
+worst = max((min((apart(r, c) for c in cand['ladders']), default=math.inf) for r in ref['ladders']), default=0.0)
+head = open(ours, 'rb').read(16)
+size = struct.unpack_from('<I', head, 12 if cand['version'] >= 10 else 8)[0]
+verdict = 'ok' if worst <= 16 and size == os.path.getsize(bsp) else 'FAILS'
+print(f"ladders {len(cand['ladders'])}/{len(ref['ladders'])}, ends within {worst:.1f} units; "
+      f"bsp-size field {size}, BSP {os.path.getsize(bsp)} bytes: {verdict}")
+PY
+}
 
 field() { python3 -c "import json,sys; d=json.loads(sys.argv[1]); print(d.get(sys.argv[2], '-'))" "$1" "$2"; }
 
@@ -44,9 +68,11 @@ for pair in "${pairs[@]}"; do
     "$(field "$score" reach_agree)" "$(field "$score" cand_regions)" "$(field "$score" ref_regions)" \
     "$(field "$score" cand_ladders)" "$(field "$score" ref_ladders)" \
     "$(field "$own" version)/$(field "$own" sub)" "$secs"
+  echo "  $(ends_and_size "$real" "$ours" "$bsp")"
   [ "$(field "$own" unread_bytes)" = 0 ] || echo "  $name: the judge's reader left $(field "$own" unread_bytes) bytes unread"
 done
 
+[ "${ANALYZE:-1}" = 0 ] && exit 0
 info() { "$srcmap" nav info --json "$1"; }
 echo
 printf '%-22s %13s %15s %15s %11s %6s\n' map hiding encounters visible approaches secs
