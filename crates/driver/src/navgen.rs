@@ -217,9 +217,7 @@ impl ModelFiles<'_> {
             pieces,
         })
     }
-}
 
-impl ModelFiles<'_> {
     /// The convex pieces of the `.phy` beside the model `mdl`, or why there are none.
     fn phy_pieces(&self, mdl: &str) -> Result<Pieces, String> {
         let path = phy_path(mdl);
@@ -342,9 +340,9 @@ fn add_prop(
     out.boxes += 1;
     match &shape.pieces {
         Err(why) => out.without_phy.push(why.clone()),
-        Ok(p) if !p.is_empty() => out
-            .without_phy
-            .push(format!("{name}: its .phy's pieces are all flat")),
+        Ok(p) if !p.is_empty() => out.without_phy.push(format!(
+            "{name}: no piece of its .phy has four faces with an area"
+        )),
         Ok(_) => {}
     }
 }
