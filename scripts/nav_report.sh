@@ -4,7 +4,7 @@
 # generated with `srcmap nav generate` and compared with the game's own mesh: walkable coverage
 # (recall, precision, IoU on a 10-unit grid within step height), reachability agreement on 400
 # random pairs, area and ladder counts; with props also prop-masked. Then the judge's own reader
-# on our file (version, sub-version, unread bytes) and the generation time. Then the analysis
+# on our file (version, sub-version, unread bytes) and the generation time (wall clock and CPU). Then the analysis
 # (`--analyze`): hiding spots, encounter paths, visible-area entries and approach areas against
 # the game's file (as `srcmap nav info` counts them), and the time with analysis.
 # Under each map: its ladders' ends against the game's (each game ladder paired with the
@@ -47,44 +47,75 @@ print(f"ladders {len(cand['ladders'])}/{len(ref['ladders'])}, ends within {worst
 PY
 }
 
+# Runs a command; prints its wall-clock and CPU seconds ("7.61/2.54"): on a shared machine the
+# CPU seconds tell what two free cores would take.
+timed() {
+  python3 - "$@" <<'PY'
+import resource, subprocess, sys, time
+start = time.monotonic()
+subprocess.run(sys.argv[1:], check=True)
+used = resource.getrusage(resource.RUSAGE_CHILDREN)
+print(f"{time.monotonic() - start:.2f}/{used.ru_utime + used.ru_stime:.2f}")
+PY
+}
+
+# Issue 40's bars for one map from the judge's scores: without props IoU 0.80, recall 0.90,
+# precision 0.85, reach 0.97, areas 0.67-1.5x; with props IoU 0.70, masked 0.80, reach 0.95,
+# areas 0.5-2x; both: ladders equal in count. Prints "bars: ok" or the bars missed.
+bars() {
+  python3 - "$@" <<'PY'
+import json, sys
+score, masked, props = json.loads(sys.argv[1]), sys.argv[2], sys.argv[3] == "yes"
+ratio = score["cand_regions"] / max(score["ref_regions"], 1)
+need = [("iou", 0.70 if props else 0.80), ("reach_agree", 0.95 if props else 0.97)]
+if not props:
+    need += [("recall", 0.90), ("precision", 0.85)]
+missed = [f"{k} {score[k]} < {v}" for k, v in need if score[k] < v]
+if props and float(masked) < 0.80:
+    missed.append(f"masked iou {masked} < 0.8")
+lo, hi = (0.5, 2.0) if props else (0.67, 1.5)
+if not lo <= ratio <= hi:
+    missed.append(f"areas {ratio:.2f}x outside {lo}-{hi}")
+if score["cand_ladders"] != score["ref_ladders"]:
+    missed.append("ladder counts differ")
+print("bars: " + ("; ".join(missed) if missed else "ok"))
+PY
+}
+
 field() { python3 -c "import json,sys; d=json.loads(sys.argv[1]); print(d.get(sys.argv[2], '-'))" "$1" "$2"; }
 
-printf '%-22s %6s %6s %6s %6s %7s %8s %8s %9s %6s %6s\n' map recall prec iou masked reach areas ref ladders ver secs
+printf '%-22s %6s %6s %6s %6s %7s %8s %8s %9s %6s %11s\n' map recall prec iou masked reach areas ref ladders ver wall/cpu
 for pair in "${pairs[@]}"; do
   read -r rel props <<<"$pair"
   name=$(basename "$rel")
   bsp="$corpus/bsp/$rel.bsp" real="$corpus/nav/$rel.nav" ours="$work/$name.nav"
-  start=$(date +%s.%N)
-  "$srcmap" nav generate -q "$bsp" -o "$ours"
-  secs=$(python3 -c "import sys; print(f'{float(sys.argv[2]) - float(sys.argv[1]):.2f}')" "$start" "$(date +%s.%N)")
+  secs=$(timed "$srcmap" nav generate -q "$bsp" -o "$ours")
   score=$(python3 "$judge" "$real" "$ours")
   masked=-
   if [ "$props" = yes ]; then
     masked=$(field "$(python3 "$judge" "$real" "$ours" "--mask-props=$bsp")" iou)
   fi
   own=$(python3 "$judge" "$ours")
-  printf '%-22s %6s %6s %6s %6s %7s %8s %8s %4s/%-4s %6s %6s\n' "$name" \
+  printf '%-22s %6s %6s %6s %6s %7s %8s %8s %4s/%-4s %6s %11s\n' "$name" \
     "$(field "$score" recall)" "$(field "$score" precision)" "$(field "$score" iou)" "$masked" \
     "$(field "$score" reach_agree)" "$(field "$score" cand_regions)" "$(field "$score" ref_regions)" \
     "$(field "$score" cand_ladders)" "$(field "$score" ref_ladders)" \
     "$(field "$own" version)/$(field "$own" sub)" "$secs"
-  echo "  $(ends_and_size "$real" "$ours" "$bsp")"
+  echo "  $(bars "$score" "$masked" "$props"); $(ends_and_size "$real" "$ours" "$bsp")"
   [ "$(field "$own" unread_bytes)" = 0 ] || echo "  $name: the judge's reader left $(field "$own" unread_bytes) bytes unread"
 done
 
 [ "${ANALYZE:-1}" = 0 ] && exit 0
 info() { "$srcmap" nav info --json "$1"; }
 echo
-printf '%-22s %13s %15s %15s %11s %6s\n' map hiding encounters visible approaches secs
+printf '%-22s %13s %15s %15s %11s %13s\n' map hiding encounters visible approaches wall/cpu
 for pair in "${pairs[@]}"; do
   read -r rel _ <<<"$pair"
   name=$(basename "$rel")
   bsp="$corpus/bsp/$rel.bsp" real="$corpus/nav/$rel.nav" ours="$work/$name.analysed.nav"
-  start=$(date +%s.%N)
-  "$srcmap" nav generate -q --analyze "$bsp" -o "$ours"
-  secs=$(python3 -c "import sys; print(f'{float(sys.argv[2]) - float(sys.argv[1]):.2f}')" "$start" "$(date +%s.%N)")
+  secs=$(timed "$srcmap" nav generate -q --analyze "$bsp" -o "$ours")
   a=$(info "$ours") b=$(info "$real")
-  printf '%-22s %6s/%-6s %7s/%-7s %7s/%-7s %5s/%-5s %6s\n' "$name" \
+  printf '%-22s %6s/%-6s %7s/%-7s %7s/%-7s %5s/%-5s %13s\n' "$name" \
     "$(field "$a" hiding_spots)" "$(field "$b" hiding_spots)" \
     "$(field "$a" encounter_paths)" "$(field "$b" encounter_paths)" \
     "$(field "$a" visible_area_entries)" "$(field "$b" visible_area_entries)" \
