@@ -91,9 +91,9 @@ fn floor_reached_from_balcony(mesh: &NavMesh) -> Vec<&NavArea> {
 #[test]
 fn the_floor_under_a_balcony_is_split_along_the_balconys_edge() {
     let bsp = nav_rooms::compile("nav-generate", &balcony_room(), None, false);
-    // Counter-Strike: Source's files come from the generator before SDK 2013, which did not
-    // split: there the balcony drops onto a floor area running on under it, so the map does
-    // have an overhang for SDK 2013's generator to split.
+    // For Counter-Strike: Source srcmap does not split (SDK 2013's step; whether the 2006
+    // generator behind its v9 files split is not known): there the balcony drops onto a floor
+    // area running on under it, so the map does have an overhang to split.
     let before = generated(&bsp, "cstrike");
     assert!(!overhanging_links(&before).is_empty(), "the map has an overhang");
     let mesh = generated(&bsp, "tf");
