@@ -77,6 +77,8 @@ pub(crate) fn build(bsp: &Bsp) -> Map {
     let props = ctx.static_props();
     let overlays = ctx.overlays(&names);
     let cubemaps = ctx.cubemaps();
+    let sky = sky_camera(&lump).and_then(|p| ctx.leaf_at(p));
+    let visclusters = ctx.visclusters(sky);
     let counts = Counts {
         static_props: props.len(),
         overlays: overlays.len(),
@@ -89,6 +91,7 @@ pub(crate) fn build(bsp: &Bsp) -> Map {
     let mut entities: Vec<OutEntity> = lump.map(|e| e.out).collect();
     entities.append(&mut extra);
     entities.extend(props.into_iter().chain(overlays).chain(cubemaps));
+    entities.extend(visclusters);
     Map {
         revision: bsp.revision,
         world,
@@ -105,6 +108,12 @@ fn overlay_names(lump: &[LumpEntity]) -> HashMap<usize, String> {
         _ => None,
     });
     named.collect()
+}
+
+/// Where the 3D skybox's camera stands (its leaves share a cluster without a viscluster).
+fn sky_camera(lump: &[LumpEntity]) -> Option<DVec3> {
+    let camera = lump.iter().find(|e| e.out.classname() == "sky_camera")?;
+    camera.out.get("origin").is_some().then(|| origin_of(&camera.out))
 }
 
 /// A brush entity's origin: its model was built around it.
