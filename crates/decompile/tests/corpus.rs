@@ -200,3 +200,36 @@ fn detail_props_are_left_to_detail_vbsp() {
     }
     assert!(seen > 0, "no corpus BSP has detail props");
 }
+
+/// Sides of `class` entities' solids with `material`, over the map.
+fn class_sides(vmf: &Vmf, class: &str, material: &str) -> usize {
+    let solids = vmf
+        .entities
+        .iter()
+        .filter(|e| e.classname == class)
+        .flat_map(|e| &e.solids);
+    let sides = solids.flat_map(|s| &s.sides);
+    sides
+        .filter(|s| s.material.eq_ignore_ascii_case(material))
+        .count()
+}
+
+/// An occluder's polygon sides are `toolsoccluder` again (testmap: vbsp gave their unused
+/// texinfo the area portal's, and they came back as area portal sides): as many as the
+/// source VMF has, and no area portal side left in a `func_occluder`.
+#[test]
+fn occluder_sides_are_toolsoccluder() {
+    let map = "pySourceSDK+ValveBSP/testmap";
+    let (Some(bsp), Some(source)) = (
+        srcmap_corpus::read(format!("bsp/{map}.bsp")),
+        srcmap_corpus::read(format!("vmf/{map}.vmf")),
+    ) else {
+        return;
+    };
+    let out = srcmap_decompile::decompile_bytes(&bsp).unwrap().vmf().unwrap();
+    let source = Vmf::parse_bytes(&source).unwrap();
+    let occluder = |v: &Vmf| class_sides(v, "func_occluder", "tools/toolsoccluder");
+    assert_eq!(occluder(&out), occluder(&source));
+    assert!(occluder(&source) > 0);
+    assert_eq!(class_sides(&out, "func_occluder", "tools/toolsareaportal"), 0);
+}
