@@ -77,8 +77,7 @@ pub(crate) fn build(bsp: &Bsp) -> Map {
     let props = ctx.static_props();
     let overlays = ctx.overlays(&names);
     let cubemaps = ctx.cubemaps();
-    let sky = sky_camera(&lump).and_then(|p| ctx.leaf_at(p));
-    let visclusters = ctx.visclusters(sky);
+    let visclusters = ctx.visclusters(sky_camera(&lump));
     let counts = Counts {
         static_props: props.len(),
         overlays: overlays.len(),

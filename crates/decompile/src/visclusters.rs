@@ -21,12 +21,13 @@ struct Tree {
 }
 
 impl Ctx<'_> {
-    /// One `func_viscluster` per cluster the tree proves merged; `sky_leaf` is the 3D skybox
-    /// camera's leaf.
-    pub fn visclusters(&mut self, sky_leaf: Option<usize>) -> Vec<OutEntity> {
+    /// One `func_viscluster` per cluster the tree proves merged; `sky_camera` is where the 3D
+    /// skybox's camera stands.
+    pub fn visclusters(&mut self, sky_camera: Option<DVec3>) -> Vec<OutEntity> {
         let Some(tree) = self.world_tree() else {
             return Vec::new();
         };
+        let sky_leaf = sky_camera.and_then(|p| self.leaf_at(p));
         let skip = sky_leaf.map(|l| self.bsp.leafs[l].cluster);
         let mut out = Vec::new();
         for (cluster, leaves) in self.empty_clusters(&tree) {
@@ -103,11 +104,10 @@ impl Ctx<'_> {
         false
     }
 
-    /// Leaf `l`'s volume as a tool brush: the planes on its path (facing out of it) and its box.
-    fn leaf_solid(&mut self, tree: &Tree, l: usize) -> Option<OutSolid> {
+    /// Leaf `l`'s bounding planes, facing out of it: its box's and those on its path.
+    fn leaf_planes(&self, tree: &Tree, l: usize) -> Option<Vec<Plane>> {
         let leaf = &self.bsp.leafs[l];
-        let (lo, hi) = (dvec(leaf.mins), dvec(leaf.maxs));
-        let mut planes = box_planes(lo, hi);
+        let mut planes = box_planes(dvec(leaf.mins), dvec(leaf.maxs));
         let mut at = tree.leaf_parent[l];
         while let Some((n, side)) = at {
             let p = self.bsp.planes.get(self.bsp.nodes[n].plane as usize)?;
@@ -116,6 +116,12 @@ impl Ctx<'_> {
             planes.push(if side == 0 { plane.flipped() } else { plane });
             at = tree.node_parent[n];
         }
+        Some(planes)
+    }
+
+    /// Leaf `l`'s volume as a tool brush.
+    fn leaf_solid(&mut self, tree: &Tree, l: usize) -> Option<OutSolid> {
+        let planes = self.leaf_planes(tree, l)?;
         let faces: Vec<_> = planes.iter().zip(polyhedron_faces(&planes)).collect();
         let sides: Vec<OutSide> = (faces.iter())
             .filter_map(|(plane, w)| Some((*plane, w.as_ref()?)))
@@ -139,7 +145,7 @@ impl Ctx<'_> {
     }
 
     /// The leaf of the world tree holding `point`.
-    pub fn leaf_at(&self, point: DVec3) -> Option<usize> {
+    fn leaf_at(&self, point: DVec3) -> Option<usize> {
         let mut n = usize::try_from(self.bsp.models.first()?.head_node).ok()?;
         for _ in 0..self.bsp.nodes.len() {
             let node = self.bsp.nodes.get(n)?;
