@@ -5,7 +5,8 @@
 # Columns: brushes and sides (ours/Valve's), entity classes equal, area_err, solid_agree,
 # displacement tags agreeing, feature and prop judge failures, texture-aligned fraction, and
 # for `decomp` the VMF-level figures against the original VMF (vmfstats.py: solids, sides,
-# class and per-material side L1) and the decompile time.
+# class and per-material side L1), `mat_l1_bsp` (that L1 over what a BSP can hold: see
+# bsp_mat_l1) and the decompile time.
 # With BSPSOURCE_JAR set (a BSPSource CLI jar, run with `java -jar`), a third row, `bspsrc`: the
 # same judges on BSPSource's decompile of Valve's BSP, compiled by our vbsp.
 # Usage: scripts/decompile_report.sh [SRCMAP_BIN] [OUTDIR]   Env: SRCMAP_CORPUS, SRCMAP_JUDGE,
@@ -31,7 +32,51 @@ judge_all() {
   } > "$3.json"
 }
 
-row() { # kind json [vmfstats-json] [seconds]
+# Per-material side L1 of decompiled VMF $1 against source VMF $2 over what a BSP can hold: the
+# source's Hammer-hidden solids and hint/skip-only solids left out (vbsp never compiles them),
+# and on both sides the non-displaced sides of displaced solids (vbsp drops those brushes).
+bsp_mat_l1() {
+  python3 - "$1" "$2" <<'PY'
+import collections, re, sys
+def sides(path):
+    out, stack, cur, hidden_at = [], [], None, None
+    lines = open(path, errors='replace').read().split('\n')
+    for i, line in enumerate(lines):
+        s = line.strip()
+        if s == '{':
+            stack.append(lines[i - 1].strip()); continue
+        if s == '}':
+            name = stack.pop()
+            if name == 'side' and cur is not None and cur[1] is not None:
+                cur[0].append(tuple(cur[1])); cur[1] = None
+            if name == 'solid' and cur is not None:
+                mats = [m for m, _ in cur[0]]
+                tool_only = all(m in ('tools/toolshint', 'tools/toolsskip') for m in mats)
+                displaced = any(d for _, d in cur[0])
+                if not (cur[2] or tool_only):
+                    out += [m for m, d in cur[0] if d or not displaced]
+                cur = None
+            if hidden_at is not None and len(stack) < hidden_at:
+                hidden_at = None
+            continue
+        if s == 'hidden' and hidden_at is None:
+            hidden_at = len(stack) + 1
+        if s == 'solid' and stack[-1:] != ['side']:
+            cur = [[], None, hidden_at is not None]
+        if s == 'side' and cur is not None:
+            cur[1] = ['', False]
+        m = re.match(r'"material" "(.*)"', s)
+        if m and cur is not None and cur[1] is not None and stack[-1] == 'side':
+            cur[1][0] = m.group(1).lower()
+        if s == 'dispinfo' and cur is not None and cur[1] is not None:
+            cur[1][1] = True
+    return collections.Counter(out)
+a, b = sides(sys.argv[1]), sides(sys.argv[2])
+print(round(sum(abs(a[k] - b[k]) for k in set(a) | set(b)) / (sum(b.values()) or 1), 3))
+PY
+}
+
+row() { # kind json [vmfstats-json] [seconds] [bsp-level mat L1]
   python3 - "$@" <<'PY'
 import json, sys
 kind, path = sys.argv[1], sys.argv[2]
@@ -54,7 +99,7 @@ if len(sys.argv) > 3:
     dc, og = s.get('decomp', {}), s.get('orig', {})
     cells += ['vmf solids %s/%s sides %s/%s class_l1=%s mat_l1=%s' % (
         dc.get('solids'), og.get('solids'), dc.get('sides'), og.get('sides'),
-        s.get('class_l1'), s.get('mat_side_l1')), '%ss' % sys.argv[4]]
+        s.get('class_l1'), s.get('mat_side_l1')), 'mat_l1_bsp=%s' % sys.argv[5], '%ss' % sys.argv[4]]
 print('  ' + '  '.join(str(c) for c in cells))
 PY
 }
@@ -69,7 +114,8 @@ decompiled_row() {
   if ! $decompiler "$valve" "$dvmf" >/dev/null 2>&1 || [ ! -s "$dvmf" ]; then echo "  $kind: decompile failed"; return; fi
   secs=$(echo "$(date +%s.%N) - $start" | bc | sed 's/^\./0./')
   SRCMAP="$bin" python3 "$judge/vmfstats.py" "$dvmf" "$source" > "$dvmf.stats.json" 2>/dev/null
-  if compile "$dvmf" "$dbsp"; then judge_all "$dbsp" "$valve" "$dbsp"; row "$kind" "$dbsp.json" "$dvmf.stats.json" "$secs"
+  local bsp_l1; bsp_l1=$(bsp_mat_l1 "$dvmf" "$source" 2>/dev/null || echo -)
+  if compile "$dvmf" "$dbsp"; then judge_all "$dbsp" "$valve" "$dbsp"; row "$kind" "$dbsp.json" "$dvmf.stats.json" "$secs" "$bsp_l1"
   else echo "  $kind: recompile failed"; fi
 }
 srcmap_decompile() { "$bin" decompile "$1" -o "$2" -q; }

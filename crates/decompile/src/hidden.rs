@@ -3,7 +3,8 @@
 //! faces use with the same surface flags and surface property, so its own material is lost.
 //! Such a side keeps a used texinfo (an unused one is its own, kept because nothing matched);
 //! it gets back the material most of its brush's shown sides of the same flags carry, as
-//! Hammer textures a brush whole and the mapper retextures the faces that show. A material
+//! Hammer textures a brush whole and the mapper retextures the faces that show, unless one
+//! of them carries the stand-in's own material. A material
 //! faces use with those flags before the stand-in cannot be it: vbsp would have picked that
 //! texinfo (the stand-in is the first of its surface property), so such materials are passed over.
 
@@ -49,8 +50,14 @@ impl Ctx<'_> {
             self.bsp.texinfo[u].flags == flags && first.is_none_or(|f| f >= t)
         };
         let alike = |o: &&MadeSide| o.shown && o.texinfo.is_some_and(could_be);
-        let best = most_common(brush.iter().filter(alike).map(|o| o.side.material.as_str()))?;
-        (!best.eq_ignore_ascii_case(&m.side.material)).then(|| best.to_string())
+        let shown: Vec<&str> = (brush.iter().filter(alike))
+            .map(|o| o.side.material.as_str())
+            .collect();
+        let own = |o: &&MadeSide| o.shown || !o.texinfo.is_some_and(|u| self.stand_in(u));
+        let known: Vec<&str> = (brush.iter().filter(own))
+            .map(|o| o.side.material.as_str())
+            .collect();
+        brush_material(&m.side.material, &known, &shown).map(str::to_string)
     }
 
     /// Texinfo `t` of a hidden side may be vbsp's stand-in: faces use it, and it is the first
@@ -60,6 +67,17 @@ impl Ctx<'_> {
     fn stand_in(&self, t: usize) -> bool {
         self.faces.texinfo_used(t) && self.faces.first_used_like(self.bsp, t) == Some(t)
     }
+}
+
+/// The material a hidden side whose texinfo is a stand-in for `stand_in` takes from its
+/// brush's `shown` sides: none when a side of the brush whose material is its own (`known`:
+/// shown, or hidden with a texinfo no stand-in) carries the stand-in's material (the mapper
+/// used it on this brush), else their most common one, when it differs.
+fn brush_material<'m>(stand_in: &str, known: &[&str], shown: &[&'m str]) -> Option<&'m str> {
+    if known.iter().any(|m| m.eq_ignore_ascii_case(stand_in)) {
+        return None;
+    }
+    most_common(shown.iter().copied()).filter(|best| !best.eq_ignore_ascii_case(stand_in))
 }
 
 /// The most common of `materials` (ignoring case, tools left out), the first of equals.
@@ -83,6 +101,15 @@ fn is_tool(material: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_brush_showing_the_stand_ins_material_keeps_it() {
+        let (a, b) = ("dev/reflectivity_40", "dev/reflectivity_50");
+        assert_eq!(brush_material(b, &[a, a, b], &[a, a, b]), None);
+        assert_eq!(brush_material(b, &[a, a, b], &[a, a]), None);
+        assert_eq!(brush_material(b, &[a, a], &[a, a]), Some(a));
+        assert_eq!(brush_material(b, &[], &[]), None);
+    }
 
     #[test]
     fn the_most_common_material_leaves_tools_out_and_keeps_the_first_of_equals() {

@@ -1,6 +1,8 @@
 //! Collapsed instances back as `func_instance`s: the compiler names an unnamed instance's
-//! entities `InstanceAutoN-name` (Valve's vbsp; ours `AutoInstanceN-name`), so the entities
-//! sharing such a prefix are one copy of an instance. Copies with the same classes and
+//! entities `InstanceAutoN-name` (Valve's vbsp; ours `AutoInstanceN-name`) and a named one's
+//! `instancename-name`, so the entities sharing such a prefix are one copy of an instance
+//! (a named copy needs two entities or more: one name with a dash is a mapper's own
+//! more often than an instance). Copies with the same classes and
 //! keys in the same order are one instance file when a rigid motion (rotation about the
 //! copies' centres, then a translation) carries the first copy's origins and angles onto
 //! every other's; keys whose values differ between copies become `$parameters`.
@@ -70,15 +72,19 @@ impl Rot {
     }
 }
 
-/// The instance prefix of an entity's name (`InstanceAuto12`), when the compiler gave one.
-fn prefix_of(e: &OutEntity) -> Option<String> {
-    let name = e.get("targetname")?;
-    let (prefix, _) = name.split_once('-')?;
+/// The instance prefix of a point entity's name: the part before its first dash
+/// (`InstanceAuto12`, or a named instance's name).
+fn prefix_of(e: &OutEntity) -> Option<&str> {
+    let (prefix, _) = e.get("targetname")?.split_once('-')?;
+    (!prefix.is_empty() && e.solids.is_empty()).then_some(prefix)
+}
+
+/// The compiler's name for an unnamed instance (`InstanceAuto12`, ours `AutoInstance12`).
+fn is_automatic(prefix: &str) -> bool {
     let number = ["InstanceAuto", "AutoInstance"]
         .iter()
-        .find_map(|p| prefix.strip_prefix(p))?;
-    let numbered = !number.is_empty() && number.bytes().all(|b| b.is_ascii_digit());
-    (numbered && e.solids.is_empty()).then(|| prefix.to_string())
+        .find_map(|p| prefix.strip_prefix(p));
+    number.is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
 }
 
 /// One copy: its prefix and its entities' indices in the map's entity list.
@@ -88,19 +94,23 @@ struct Copy {
     members: Vec<usize>,
 }
 
-/// The copies, in order of their first entity.
+/// The copies, in order of their first entity: every automatic prefix, and every other
+/// prefix two entities or more share.
 fn copies(entities: &[OutEntity]) -> Vec<Copy> {
     let mut out: Vec<Copy> = Vec::new();
+    let mut index: HashMap<&str, usize> = HashMap::new();
     for (i, e) in entities.iter().enumerate() {
         let Some(prefix) = prefix_of(e) else { continue };
-        match out.iter_mut().find(|c| c.prefix == prefix) {
-            Some(c) => c.members.push(i),
-            None => out.push(Copy {
-                prefix,
-                members: vec![i],
-            }),
+        let n = *index.entry(prefix).or_insert(out.len());
+        if n == out.len() {
+            out.push(Copy {
+                prefix: prefix.to_string(),
+                members: Vec::new(),
+            });
         }
+        out[n].members.push(i);
     }
+    out.retain(|c| c.members.len() >= 2 || is_automatic(&c.prefix));
     out
 }
 
@@ -398,6 +408,36 @@ pub(crate) fn collapse(entities: &mut Vec<OutEntity>, name: &str) -> Vec<Instanc
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn named(name: &str) -> OutEntity {
+        let mut e = OutEntity::new(0, "info_target");
+        e.set("targetname", name);
+        e
+    }
+
+    #[test]
+    fn copies_are_automatic_prefixes_and_named_ones_two_entities_share() {
+        let names = [
+            "InstanceAuto3-a",
+            "hall-lamp",
+            "door-1",
+            "hall-relay",
+            "AutoInstance4-a",
+            "-x",
+            "@global",
+        ];
+        let entities: Vec<OutEntity> = names.iter().map(|n| named(n)).collect();
+        let found: Vec<(String, Vec<usize>)> = copies(&entities)
+            .into_iter()
+            .map(|c| (c.prefix, c.members))
+            .collect();
+        let want = [
+            ("InstanceAuto3", vec![0]),
+            ("hall", vec![1, 3]),
+            ("AutoInstance4", vec![4]),
+        ];
+        assert_eq!(found, want.map(|(p, m)| (p.to_string(), m)));
+    }
 
     #[test]
     fn angles_give_back_the_same_rotation() {

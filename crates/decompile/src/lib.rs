@@ -12,7 +12,8 @@
 //!   one, as Hammer's displaced boxes), every row and triangle tag bit;
 //! - entities without the keys the compiler added, `prop_static` from the static-prop game
 //!   lump, `info_overlay` from OVERLAYS (sides mapped back), `env_cubemap` from CUBEMAPS with
-//!   the sides whose material it patched; patched materials named as their patch VMT includes.
+//!   the sides whose material it patched; patched materials named as their patch VMT includes;
+//! - `func_viscluster` where a cluster's leaves lie in no one portal leaf's subtree.
 
 mod brushes;
 mod context;
@@ -36,6 +37,7 @@ mod read;
 mod texture;
 mod tools;
 mod types;
+mod visclusters;
 mod write;
 
 pub use error::DecompileError;

@@ -9,7 +9,7 @@ use srcmap_bsp::flags::{
     CONTENTS_AREAPORTAL, CONTENTS_DETAIL, CONTENTS_GRATE, CONTENTS_LADDER, CONTENTS_MONSTERCLIP,
     CONTENTS_PLAYERCLIP, CONTENTS_SOLID, CONTENTS_WINDOW,
 };
-use srcmap_geom::DVec3;
+use srcmap_geom::{DVec3, Plane};
 
 use crate::Report;
 use crate::brushes::Placement;
@@ -77,6 +77,7 @@ pub(crate) fn build(bsp: &Bsp) -> Map {
     let props = ctx.static_props();
     let overlays = ctx.overlays(&names);
     let cubemaps = ctx.cubemaps();
+    let visclusters = ctx.visclusters(sky_camera(&lump));
     let counts = Counts {
         static_props: props.len(),
         overlays: overlays.len(),
@@ -89,6 +90,7 @@ pub(crate) fn build(bsp: &Bsp) -> Map {
     let mut entities: Vec<OutEntity> = lump.map(|e| e.out).collect();
     entities.append(&mut extra);
     entities.extend(props.into_iter().chain(overlays).chain(cubemaps));
+    entities.extend(visclusters);
     Map {
         revision: bsp.revision,
         world,
@@ -105,6 +107,12 @@ fn overlay_names(lump: &[LumpEntity]) -> HashMap<usize, String> {
         _ => None,
     });
     named.collect()
+}
+
+/// Where the 3D skybox's camera stands (its leaves share a cluster without a viscluster).
+fn sky_camera(lump: &[LumpEntity]) -> Option<DVec3> {
+    let camera = lump.iter().find(|e| e.out.classname() == "sky_camera")?;
+    camera.out.get("origin").is_some().then(|| origin_of(&camera.out))
 }
 
 /// A brush entity's origin: its model was built around it.
@@ -229,13 +237,43 @@ impl Ctx<'_> {
         let Some(solid) = self.solid(brush, at) else {
             return;
         };
-        if self.occluder_number(&solid).is_some() {
+        if let Some(n) = self.occluder_number(&solid) {
+            let mut solid = solid;
+            self.occluder_sides(&mut solid, n);
             world.occluder.push(solid);
         } else {
             world
                 .list_for(self.bsp.brushes[brush].contents as u32)
                 .0
                 .push(solid);
+        }
+    }
+
+    /// The sides of occluder `n`'s brush its polygons lie on are `toolsoccluder` again: vbsp
+    /// keeps no face of them, so their texinfo went to a stand-in (testmap: the area portal's).
+    fn occluder_sides(&self, solid: &mut OutSolid, n: u32) {
+        let Some(occlusion) = self.bsp.occlusion.as_ref() else {
+            return;
+        };
+        let Some(o) = occlusion.occluders.get(n as usize) else {
+            return;
+        };
+        let first = usize::try_from(o.first_poly).unwrap_or(usize::MAX);
+        let count = usize::try_from(o.poly_count).unwrap_or(0);
+        let polys = occlusion.polys.iter().skip(first).take(count);
+        let planes: Vec<Plane> = (polys.filter_map(|p| self.bsp.planes.get(p.plane as usize)))
+            .map(|p| Plane::new(dvec(p.normal), p.dist as f64))
+            .collect();
+        for side in &mut solid.sides {
+            let [a, b, c] = side.points.map(DVec3::from_array);
+            let on_poly = Plane::from_points(a, b, c).is_some_and(|p| {
+                planes
+                    .iter()
+                    .any(|q| q.approx_eq(&p, 1e-4, 0.01) || q.approx_eq(&p.flipped(), 1e-4, 0.01))
+            });
+            if on_poly {
+                side.material = "tools/toolsoccluder".to_string();
+            }
         }
     }
 

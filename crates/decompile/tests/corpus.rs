@@ -83,6 +83,10 @@ fn every_corpus_bsp_decompiles_or_is_refused() {
         let out = result.unwrap_or_else(|e| panic!("{}: {e}", path.display()));
         let back = out.vmf().unwrap_or_else(|e| panic!("{}: {e}", path.display()));
         assert_eq!(back.stats().solids, out.report.solids, "{}", path.display());
+        // No corpus map has a func_viscluster: clusters merged otherwise (the 3D skybox's on
+        // mvm_kelly_rc1b, water's on testmap) must not give one.
+        let vis = back.entities.iter().filter(|e| e.classname == "func_viscluster");
+        assert_eq!(vis.count(), 0, "{}", path.display());
         if let Ok(bsp) = Bsp::from_file(&file) {
             let known = texinfo_vecs(&bsp);
             let sides = back.world.solids.iter().flat_map(|s| &s.sides);
@@ -195,4 +199,37 @@ fn detail_props_are_left_to_detail_vbsp() {
         }
     }
     assert!(seen > 0, "no corpus BSP has detail props");
+}
+
+/// Sides of `class` entities' solids with `material`, over the map.
+fn class_sides(vmf: &Vmf, class: &str, material: &str) -> usize {
+    let solids = vmf
+        .entities
+        .iter()
+        .filter(|e| e.classname == class)
+        .flat_map(|e| &e.solids);
+    let sides = solids.flat_map(|s| &s.sides);
+    sides
+        .filter(|s| s.material.eq_ignore_ascii_case(material))
+        .count()
+}
+
+/// An occluder's polygon sides are `toolsoccluder` again (testmap: vbsp gave their unused
+/// texinfo the area portal's, and they came back as area portal sides): as many as the
+/// source VMF has, and no area portal side left in a `func_occluder`.
+#[test]
+fn occluder_sides_are_toolsoccluder() {
+    let map = "pySourceSDK+ValveBSP/testmap";
+    let (Some(bsp), Some(source)) = (
+        srcmap_corpus::read(format!("bsp/{map}.bsp")),
+        srcmap_corpus::read(format!("vmf/{map}.vmf")),
+    ) else {
+        return;
+    };
+    let out = srcmap_decompile::decompile_bytes(&bsp).unwrap().vmf().unwrap();
+    let source = Vmf::parse_bytes(&source).unwrap();
+    let occluder = |v: &Vmf| class_sides(v, "func_occluder", "tools/toolsoccluder");
+    assert_eq!(occluder(&out), occluder(&source));
+    assert!(occluder(&source) > 0);
+    assert_eq!(class_sides(&out, "func_occluder", "tools/toolsareaportal"), 0);
 }

@@ -24,8 +24,9 @@ const COPIES: [(&str, &str, &str); 3] = [
     ("0 -256 64", "30 225 0", "0 0 255"),
 ];
 
-/// A floor brush, Hammer's point order, and the three `func_instance`s.
-fn main_vmf() -> String {
+/// A floor brush, Hammer's point order, and the three `func_instance`s, named `names`
+/// (empty: unnamed).
+fn main_vmf(names: [&str; 3]) -> String {
     let floor = [
         "(-512 512 0) (512 512 0) (512 -512 0)",
         "(-512 -512 -64) (512 -512 -64) (512 512 -64)",
@@ -47,8 +48,9 @@ fn main_vmf() -> String {
     );
     for (n, (origin, angles, colour)) in COPIES.iter().enumerate() {
         text += &format!(
-            r#"entity {{ "id" "{}" "classname" "func_instance" "file" "instances/lamp.vmf" "origin" "{origin}" "angles" "{angles}" "replace01" "$color {colour}" }}"#,
-            n + 100
+            r#"entity {{ "id" "{}" "classname" "func_instance" "targetname" "{}" "file" "instances/lamp.vmf" "origin" "{origin}" "angles" "{angles}" "replace01" "$color {colour}" }}"#,
+            n + 100,
+            names[n]
         );
         text.push('\n');
     }
@@ -111,7 +113,7 @@ fn lamp_files() -> Vec<(String, String)> {
 
 #[test]
 fn repeated_instances_come_back_as_one_file_and_its_placements() {
-    let source = compile(&main_vmf(), &lamp_files());
+    let source = compile(&main_vmf(["", "", ""]), &lamp_files());
     let options = Options {
         instances: true,
         name: "lamps".into(),
@@ -177,11 +179,32 @@ fn repeated_instances_come_back_as_one_file_and_its_placements() {
 
 #[test]
 fn without_the_flag_nothing_is_collapsed() {
-    let source = compile(&main_vmf(), &lamp_files());
+    let source = compile(&main_vmf(["", "", ""]), &lamp_files());
     let out = decompile_with(&source, &Options::default());
     assert!(out.instances.is_empty());
     let plain = srcmap_decompile::decompile(&source);
     assert_eq!(out.text, plain.text);
     let vmf = out.vmf().unwrap();
     assert_eq!(vmf.entities.iter().filter(|e| e.classname == "light").count(), 3);
+}
+
+#[test]
+fn named_instances_come_back_under_their_names() {
+    let names = ["hall", "attic", "cellar"];
+    let source = compile(&main_vmf(names), &lamp_files());
+    let options = Options {
+        instances: true,
+        name: "lamps".into(),
+    };
+    let out = decompile_with(&source, &options);
+    assert_eq!(out.instances.len(), 1, "one instance file");
+    let vmf = out.vmf().expect("map parses");
+    let placed: Vec<&str> = (vmf.entities.iter())
+        .filter(|e| e.classname == "func_instance")
+        .filter_map(|e| e.get("targetname"))
+        .collect();
+    assert_eq!(placed, names);
+    let files = vec![(out.instances[0].path.clone(), out.instances[0].text.clone())];
+    let again = compile(&out.text, &files);
+    assert_eq!(entity_set(&again), entity_set(&source));
 }

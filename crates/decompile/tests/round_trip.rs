@@ -125,8 +125,8 @@ fn dispinfo(start: [f64; 3]) -> String {
 
 /// The test map: a sealed room, a sloped brush with rotated and scaled texture axes, a
 /// func_detail pillar, a door with an origin, a displacement, an overlay on a wall.
-fn test_map() -> String {
-    let mut id = 1;
+/// The walls, floor and ceiling of a room from -512 -512 -64 to 512 512 320, 16 thick.
+fn room(id: &mut i64) -> String {
     let mut world = String::new();
     let (lo, hi) = ([-512.0, -512.0, -64.0], [512.0, 512.0, 320.0]);
     for axis in 0..3 {
@@ -138,9 +138,15 @@ fn test_map() -> String {
             } else {
                 a[axis] = hi[axis];
             }
-            world += &box_solid(&mut id, a, b, "BRICK/BRICKWALL001", WORLD_AXES, None);
+            world += &box_solid(id, a, b, "BRICK/BRICKWALL001", WORLD_AXES, None);
         }
     }
+    world
+}
+
+fn test_map() -> String {
+    let mut id = 1;
+    let mut world = room(&mut id);
     // Axes a texture tool leaves: rotated 30 degrees, odd scales and shifts.
     let (s, c) = (0.5f64, 0.75f64.sqrt());
     let odd = ([c, s, 0.0, 17.5], 0.3, [s, -c, 0.0, -3.25], 0.7);
@@ -384,4 +390,62 @@ fn a_hidden_side_vbsp_gave_another_materials_texinfo_gets_its_brushs_material_ba
     assert_eq!(swapped, 2, "the box's and the wedge's bottoms");
     let decompiled = srcmap_decompile::decompile(&bsp).vmf().unwrap();
     assert_eq!(side_materials(&decompiled), side_materials(&source));
+}
+
+/// The room with a pillar in each half, and (when `merged`) a func_viscluster over the +x half.
+fn viscluster_map(merged: bool) -> String {
+    let mut id = 1;
+    let mut world = room(&mut id);
+    for x in [-200.0, 100.0] {
+        let (lo, hi) = ([x, -50.0, -64.0], [x + 100.0, 50.0, 320.0]);
+        world += &box_solid(&mut id, lo, hi, "BRICK/BRICKWALL001", WORLD_AXES, None);
+    }
+    let mut vis_id = id + 100;
+    let tool = "TOOLS/TOOLSTRIGGER";
+    let vis = box_solid(
+        &mut vis_id,
+        [0.0, -512.0, -64.0],
+        [512.0, 512.0, 320.0],
+        tool,
+        WORLD_AXES,
+        None,
+    );
+    let vis = match merged {
+        true => format!("entity\n{{\n\t\"id\" \"900\"\n\t\"classname\" \"func_viscluster\"\n{vis}}}\n"),
+        false => String::new(),
+    };
+    format!(
+        "world\n{{\n\t\"id\" \"1\"\n\t\"classname\" \"worldspawn\"\n{world}}}\n{vis}\
+         entity\n{{\n\t\"id\" \"902\"\n\t\"classname\" \"info_player_start\"\n\t\"origin\" \"-400 -400 0\"\n}}\n"
+    )
+}
+
+fn clusters(bsp: &Bsp) -> usize {
+    let set: std::collections::BTreeSet<i32> =
+        bsp.leafs.iter().map(|l| l.cluster).filter(|&c| c >= 0).collect();
+    set.len()
+}
+
+fn visclusters(vmf: &Vmf) -> usize {
+    vmf.entities
+        .iter()
+        .filter(|e| e.classname == "func_viscluster")
+        .count()
+}
+
+#[test]
+fn a_viscluster_comes_back_where_the_tree_merged_leaves_and_recompiles_to_the_same_clusters() {
+    let plain = compile(&Vmf::parse(viscluster_map(false)).unwrap());
+    let merged = compile(&Vmf::parse(viscluster_map(true)).unwrap());
+    assert!(
+        clusters(&merged) < clusters(&plain),
+        "{} {}",
+        clusters(&merged),
+        clusters(&plain)
+    );
+    let none = srcmap_decompile::decompile(&plain).vmf().unwrap();
+    assert_eq!(visclusters(&none), 0);
+    let back = srcmap_decompile::decompile(&merged).vmf().unwrap();
+    assert_eq!(visclusters(&back), 1);
+    assert_eq!(clusters(&compile(&back)), clusters(&merged));
 }
