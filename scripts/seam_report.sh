@@ -27,24 +27,34 @@ for cls in re.findall(r'"classname"\s+"([^"]*)"', text):
 PY
 }
 
-draw() { "$bin" render "$1" --shading lightmap --from "$2" --width "$width" --height "$height" -q -o "$3" >/dev/null 2>&1; }
+draw() { "$bin" render "$1" --shading lightmap --from "$2" --width "$width" --height "$height" -o "$3" 2>&1 >/dev/null; }
+
+# Valve's BSP has light to compare with: a lighting lump, and not all black (the renderer's note).
+valve_lit() {
+  ! "$bin" info "$1" 2>/dev/null | grep -q 'lighting: LDR none; HDR none' &&
+    ! draw "$1" "${2:-info_player_start}" "$out/probe.png" | grep -q 'lightmaps are black'
+}
 
 printf 'map\tspawn\tssim\tedge_ratio\n' > "$out/report.tsv"
 corpus_pairs | while IFS=$'\t' read -r vmf valve; do
   case "$vmf" in *"$filter"*) ;; *) continue ;; esac
   name=$(basename "$(dirname "$valve")")_$(basename "$valve" .bsp)
   ours="$out/$name.bsp"
+  if ! valve_lit "$corpus/$valve" "$(spawn_points "$corpus/$valve" | head -1)"; then
+    printf '%s\t-\tValve'"'"'s BSP is not lit\n' "$name" >> "$out/report.tsv"; continue
+  fi
   if ! "$bin" compile "$corpus/$vmf" -o "$ours" -q --allowleak --both --materials "$out/materials.json" \
       > "$out/$name.log" 2>&1; then
     printf '%s\t-\tcompile failed\n' "$name" >> "$out/report.tsv"; continue
   fi
   spawn_points "$corpus/$valve" | while read -r spawn; do
     tag=${spawn//#/_}
-    if ! draw "$ours" "$spawn" "$out/$name.$tag.ours.png" || ! draw "$corpus/$valve" "$spawn" "$out/$name.$tag.valve.png"; then
+    if ! draw "$ours" "$spawn" "$out/$name.$tag.ours.png" >/dev/null ||
+      ! draw "$corpus/$valve" "$spawn" "$out/$name.$tag.valve.png" >/dev/null; then
       printf '%s\t%s\trender failed\n' "$name" "$spawn" >> "$out/report.tsv"; continue
     fi
     python3 "$judge/compare_renders.py" "$out/$name.$tag.ours.png" "$out/$name.$tag.valve.png" |
-      python3 -c 'import sys, json; j = json.loads(sys.stdin.read()); print("\t".join(sys.argv[1:] + [str(j.get("ssim")), str(j.get("edge_ratio"))]))' \
+      python3 -c 'import sys, json; j = json.loads(sys.stdin.read()); print("\t".join(sys.argv[1:] + ([str(j.get("ssim")), str(j.get("edge_ratio"))] if j.get("windows") else ["both pictures dark"])))' \
         "$name" "$spawn" >> "$out/report.tsv"
   done
   grep "^$name" "$out/report.tsv"
