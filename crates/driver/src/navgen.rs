@@ -76,7 +76,8 @@ pub fn collision_world(
     Ok((builder.build(), solids, props))
 }
 
-/// The solids' counts in the report, and a warning naming the props left out.
+/// The solids' counts in the report, and warnings naming the props left out and the `solid` 6
+/// props that collide as boxes for want of a readable `.phy`.
 fn tell_solids(report: &mut Report, solids: srcmap_hull::BspSolids, props: &PropSolids) {
     report.set("brushes", solids.brushes as f64);
     report.set("displacement_triangles", solids.displacement_triangles as f64);
@@ -85,15 +86,26 @@ fn tell_solids(report: &mut Report, solids: srcmap_hull::BspSolids, props: &Prop
     report.set("props_as_phy", props.phy as f64);
     report.set("prop_phy_pieces", props.phy_pieces as f64);
     report.set("props_without_model", props.missing.len() as f64);
+    report.set("props_without_phy", props.without_phy.len() as f64);
     if !props.missing.is_empty() {
         let message = format!(
             "{} solid static prop(s) whose model was not found (give --game DIR): {}; they do not block",
             props.missing.len(),
-            props.missing_models().join(", ")
+            first_eight(&props.missing).join(", ")
         );
         report
             .warnings
             .push(srcmap_stage::Warning::new("prop_model_missing", message));
+    }
+    if !props.without_phy.is_empty() {
+        let message = format!(
+            "{} static prop(s) with solid 6 (VPhysics) collide as their model's box: {}",
+            props.without_phy.len(),
+            first_eight(&props.without_phy).join("; ")
+        );
+        report
+            .warnings
+            .push(srcmap_stage::Warning::new("prop_phy_unusable", message));
     }
 }
 
@@ -140,7 +152,7 @@ const UNITS_PER_METRE: f32 = 1.0 / 0.0254;
 /// The solid static props put into the collision world, and those left out for want of a model.
 #[derive(Debug, Default)]
 pub struct PropSolids {
-    /// Props added as their model's collision box (`solid` 2, or 6 without a `.phy`).
+    /// Props added as their model's collision box (`solid` 2, or 6 without a usable `.phy`).
     pub boxes: usize,
     /// Props added as the convex pieces of their `.phy`'s first solid.
     pub phy: usize,
@@ -148,25 +160,29 @@ pub struct PropSolids {
     pub phy_pieces: usize,
     /// The model of each solid prop that could not be read.
     pub missing: Vec<String>,
+    /// Each `solid` 6 prop added as a box: its model and why its `.phy` did not serve
+    /// ("models/x.mdl: its .phy is missing").
+    pub without_phy: Vec<String>,
 }
 
-impl PropSolids {
-    /// Each missing model once, at most eight named.
-    fn missing_models(&self) -> Vec<String> {
-        let mut names = self.missing.clone();
-        names.sort();
-        names.dedup();
-        names.truncate(8);
-        names
-    }
+/// Each entry once, sorted, at most eight.
+fn first_eight(entries: &[String]) -> Vec<String> {
+    let mut names = entries.to_vec();
+    names.sort();
+    names.dedup();
+    names.truncate(8);
+    names
 }
 
-/// A model's collision as read once for all its props: its header's hull bounds, and the
-/// convex pieces of its `.phy` as triangles in the model's frame (none without a `.phy`).
+/// The convex pieces of a `.phy`, each as triangles in the model's frame.
+type Pieces = Vec<Vec<[srcmap_hull::Vec3; 3]>>;
+
+/// A model's collision as read once for all its props: its header's hull bounds, and for
+/// `solid` 6 the convex pieces of its `.phy` or why there are none (none asked otherwise).
 #[derive(Debug, Clone)]
 struct ModelShape {
     hull: (srcmap_hull::Vec3, srcmap_hull::Vec3),
-    pieces: Vec<Vec<[srcmap_hull::Vec3; 3]>>,
+    pieces: Result<Pieces, String>,
 }
 
 /// Where models are read from: the map's pakfile, else the game folder.
@@ -193,16 +209,22 @@ impl ModelFiles<'_> {
             srcmap_hull::Vec3::from(mdl.hull_max),
         );
         let pieces = match vphysics {
-            true => self
-                .read(&phy_path(&path))
-                .map(|b| phy_pieces(&b))
-                .unwrap_or_default(),
-            false => Vec::new(),
+            true => self.phy_pieces(&path),
+            false => Ok(Vec::new()),
         };
         (lo.cmplt(hi).all()).then_some(ModelShape {
             hull: (lo, hi),
             pieces,
         })
+    }
+
+    /// The convex pieces of the `.phy` beside the model `mdl`, or why there are none.
+    fn phy_pieces(&self, mdl: &str) -> Result<Pieces, String> {
+        let path = phy_path(mdl);
+        let bytes = self
+            .read(&path)
+            .ok_or_else(|| format!("{mdl}: its .phy is missing"))?;
+        phy_pieces(&bytes).map_err(|why| format!("{mdl}: {path} is unreadable ({why})"))
     }
 }
 
@@ -213,23 +235,27 @@ fn phy_path(mdl: &str) -> String {
 }
 
 /// The convex pieces of a `.phy`'s first solid, as triangles in the model's frame (Hammer
-/// units); none when the file or its first solid cannot be read.
-fn phy_pieces(bytes: &[u8]) -> Vec<Vec<[srcmap_hull::Vec3; 3]>> {
-    let Ok(phy) = srcmap_phys::PhyFile::parse(bytes) else {
-        return Vec::new();
-    };
-    let Some(surface) = phy.solids.first().and_then(|s| s.surface()) else {
-        return Vec::new();
-    };
+/// units), or why none can be read.
+fn phy_pieces(bytes: &[u8]) -> Result<Pieces, String> {
+    let phy = srcmap_phys::PhyFile::parse(bytes).map_err(|e| e.to_string())?;
+    let surface = phy
+        .solids
+        .first()
+        .and_then(|s| s.surface())
+        .ok_or("its first solid is not a compact surface")?;
     let mut ledges: Vec<&srcmap_phys::Ledge> = surface.terminal_ledges().collect();
     if ledges.is_empty() {
         // A surface without a ledge tree (MOPP) keeps its pieces as plain ledges.
         ledges = surface.ledges.iter().collect();
     }
-    ledges
+    let pieces: Pieces = ledges
         .iter()
         .filter_map(|l| ledge_triangles(surface, l))
-        .collect()
+        .collect();
+    match pieces.is_empty() {
+        true => Err("no convex piece in its first solid".into()),
+        false => Ok(pieces),
+    }
 }
 
 /// A ledge's triangles with their corners in Hammer units; none if a corner is missing.
@@ -280,17 +306,18 @@ fn add_props(
             .entry((name.clone(), vphysics))
             .or_insert_with(|| files.shape(&name, vphysics));
         match shape {
-            Some(shape) => add_prop(builder, shape, prop, &mut out),
+            Some(shape) => add_prop(builder, (&name, shape), prop, &mut out),
             None => out.missing.push(name),
         }
     }
     out
 }
 
-/// One prop's solids: its `.phy` pieces when it has them, else its box.
+/// One prop's solids: its `.phy` pieces when it has them, else its box (and for `solid` 6,
+/// why the `.phy` did not serve).
 fn add_prop(
     builder: &mut srcmap_hull::WorldBuilder,
-    shape: &ModelShape,
+    (name, shape): (&str, &ModelShape),
     prop: &srcmap_bsp::gamelump::StaticProp,
     out: &mut PropSolids,
 ) {
@@ -298,8 +325,8 @@ fn add_prop(
     let (origin, angles) = (v(prop.origin), v(prop.angles));
     let axes = srcmap_hull::world::axes_of(angles);
     let place = |p: srcmap_hull::Vec3| origin + axes[0] * p.x + axes[1] * p.y + axes[2] * p.z;
-    let added = shape
-        .pieces
+    let pieces = shape.pieces.as_deref().unwrap_or_default();
+    let added = pieces
         .iter()
         .map(|piece| piece.iter().map(|t| t.map(place)).collect::<Vec<_>>())
         .filter(|placed| builder.add_convex_triangles(placed, CONTENTS_SOLID))
@@ -307,9 +334,16 @@ fn add_prop(
     if added > 0 {
         out.phy += 1;
         out.phy_pieces += added;
-    } else {
-        builder.add_oriented_box(shape.hull, origin, angles, CONTENTS_SOLID);
-        out.boxes += 1;
+        return;
+    }
+    builder.add_oriented_box(shape.hull, origin, angles, CONTENTS_SOLID);
+    out.boxes += 1;
+    match &shape.pieces {
+        Err(why) => out.without_phy.push(why.clone()),
+        Ok(p) if !p.is_empty() => out.without_phy.push(format!(
+            "{name}: no piece of its .phy has four faces with an area"
+        )),
+        Ok(_) => {}
     }
 }
 
@@ -317,5 +351,28 @@ fn bsp_error(path: &Path, error: srcmap_bsp::BspError) -> DriverError {
     DriverError::Bsp {
         path: path.to_path_buf(),
         error: Box::new(error),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_truncated_phy_gives_no_pieces_and_says_where_it_ends() {
+        // A header for one solid, then a solid that says it holds 200 bytes but ends after 12.
+        let mut bytes: Vec<u8> = [16i32, 0, 1, 0, 200]
+            .iter()
+            .flat_map(|v| v.to_le_bytes())
+            .collect();
+        bytes.extend_from_slice(b"VPHY\0\x01\0\0\0\0\0\0");
+        let why = phy_pieces(&bytes).unwrap_err();
+        assert!(why.contains("solid 0"), "{why}");
+        let files = ModelFiles {
+            pak: None,
+            game: None,
+        };
+        let missing = files.phy_pieces("models/x.mdl").unwrap_err();
+        assert_eq!(missing, "models/x.mdl: its .phy is missing");
     }
 }

@@ -3,9 +3,9 @@
 //! `.phy` pieces with `solid` 6 and by its model's box with `solid` 2.
 
 mod common;
+mod nav_rooms;
 
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicUsize, Ordering};
 
 use srcmap_driver::navgen::{PropSolids, collision_world};
 use srcmap_hull::{Hull, Vec3, World};
@@ -21,64 +21,23 @@ fn chair_game() -> Option<PathBuf> {
     Some(PathBuf::from(corpus).join("model/kane8kki+whohl2mod"))
 }
 
-/// One axis-aligned brush in VMF text (Hammer's plane order for a block).
-fn block(id: &mut u32, [x0, y0, z0]: [i32; 3], [x1, y1, z1]: [i32; 3]) -> String {
-    let planes = [
-        format!("({x0} {y1} {z1}) ({x1} {y1} {z1}) ({x1} {y0} {z1})"),
-        format!("({x0} {y0} {z0}) ({x1} {y0} {z0}) ({x1} {y1} {z0})"),
-        format!("({x0} {y1} {z1}) ({x0} {y0} {z1}) ({x0} {y0} {z0})"),
-        format!("({x1} {y1} {z0}) ({x1} {y0} {z0}) ({x1} {y0} {z1})"),
-        format!("({x1} {y1} {z1}) ({x0} {y1} {z1}) ({x0} {y1} {z0})"),
-        format!("({x1} {y0} {z0}) ({x0} {y0} {z0}) ({x0} {y0} {z1})"),
-    ];
-    *id += 1;
-    let mut s = format!("solid\n{{\n\"id\" \"{id}\"\n");
-    for p in planes {
-        *id += 1;
-        s += &format!(
-            "side\n{{\n\"id\" \"{id}\"\n\"plane\" \"{p}\"\n\"material\" \"DEV/DEV_MEASUREGENERIC01B\"\n\"uaxis\" \"[1 0 0 0] 0.25\"\n\"vaxis\" \"[0 -1 0 0] 0.25\"\n\"rotation\" \"0\"\n\"lightmapscale\" \"16\"\n}}\n"
-        );
-    }
-    s + "}\n"
-}
-
 /// A sealed room (inside −256..256 in x and y, 0..128 in z) with a TF2 spawn point and the chair
 /// standing at the centre of the floor, turned by `yaw`, of the given `solid` type.
 fn room_with_chair(solid: u8, yaw: i32) -> String {
-    let mut id = 1;
-    let shell = [
-        ([-272, -272, -16], [272, 272, 0]),
-        ([-272, -272, 128], [272, 272, 144]),
-        ([-272, -272, 0], [-256, 272, 128]),
-        ([256, -272, 0], [272, 272, 128]),
-        ([-256, -272, 0], [256, -256, 128]),
-        ([-256, 256, 0], [256, 272, 128]),
-    ];
-    let world: String = shell.into_iter().map(|(lo, hi)| block(&mut id, lo, hi)).collect();
-    let start =
-        "entity\n{\n\"id\" \"900\"\n\"classname\" \"info_player_teamspawn\"\n\"origin\" \"-200 -200 8\"\n}\n";
-    let chair = format!(
-        "entity\n{{\n\"id\" \"901\"\n\"classname\" \"prop_static\"\n\"origin\" \"0 0 0\"\n\"angles\" \"0 {yaw} 0\"\n\"model\" \"{CHAIR}\"\n\"solid\" \"{solid}\"\n}}\n"
-    );
-    format!("world\n{{\n\"id\" \"1\"\n\"classname\" \"worldspawn\"\n{world}}}\n{start}{chair}")
+    let chair = format!("\"angles\" \"0 {yaw} 0\"\n\"model\" \"{CHAIR}\"\n\"solid\" \"{solid}\"\n");
+    nav_rooms::map_text(
+        &nav_rooms::shell([-256, -256, 0], [256, 256, 128]),
+        &[
+            ("info_player_teamspawn", [-200, -200, 8], ""),
+            ("prop_static", [0, 0, 0], &chair),
+        ],
+    )
 }
 
 /// The room compiled (by srcmap's vbsp, the chair's model found through `game`) in a folder of
 /// its own: the BSP's path.
 fn compiled_chair_room(game: &Path, solid: u8, yaw: i32) -> PathBuf {
-    // Tests run at once: each compile gets its own folder.
-    static RUNS: AtomicUsize = AtomicUsize::new(0);
-    let run = RUNS.fetch_add(1, Ordering::Relaxed);
-    let dir = common::fresh_dir("nav-props", &format!("{run}"));
-    let vmf = dir.join("chair.vmf");
-    std::fs::write(&vmf, room_with_chair(solid, yaw)).unwrap();
-    let job = srcmap_driver::VbspJob {
-        map: vmf.clone(),
-        game: Some(game.to_path_buf()),
-        ..Default::default()
-    };
-    srcmap_driver::vbsp(&job, &srcmap_stage::NoProgress, &srcmap_driver::NoMessages).unwrap();
-    vmf.with_extension("bsp")
+    nav_rooms::compile("nav-props", &room_with_chair(solid, yaw), Some(game), false)
 }
 
 /// The compiled room's collision world, built with `--game` as `nav_game` says.
@@ -201,6 +160,8 @@ fn nav_generate_counts_the_chair_as_phy_with_game_and_warns_without() {
     ];
     assert_eq!(counts.map(|c| with.count(c)), [1, 1, 0, 0]);
     assert!(with.warnings.iter().all(|w| w.code != "prop_model_missing"));
+    assert!(with.warnings.iter().all(|w| w.code != "prop_phy_unusable"));
+    assert_eq!(with.count("props_without_phy"), 0);
     let (without, floor) = run(None, "without.nav");
     assert!(
         floor,
@@ -213,4 +174,74 @@ fn nav_generate_counts_the_chair_as_phy_with_game_and_warns_without() {
             .iter()
             .any(|w| w.code == "prop_model_missing" && w.message.contains(CHAIR))
     );
+}
+
+/// A `.phy` cut short: its header (16 bytes, one solid) and the start of a solid that says it
+/// holds 200 bytes but ends after 12.
+fn truncated_phy() -> Vec<u8> {
+    let mut bytes: Vec<u8> = [16i32, 0, 1, 0, 200]
+        .iter()
+        .flat_map(|v| v.to_le_bytes())
+        .collect();
+    bytes.extend_from_slice(b"VPHY\0\x01\0\0\0\0\0\0");
+    bytes
+}
+
+/// A game folder of its own holding the chair's model (copied from `game`) and, as `phy` says,
+/// no `.phy` or these bytes as its `.phy`.
+fn game_with_chair_phy(game: &Path, name: &str, phy: Option<&[u8]>) -> PathBuf {
+    let dir = common::fresh_dir("nav-props-game", name);
+    let mdl = dir.join(CHAIR);
+    std::fs::create_dir_all(mdl.parent().unwrap()).unwrap();
+    std::fs::copy(game.join(CHAIR), &mdl).unwrap();
+    if let Some(bytes) = phy {
+        std::fs::write(mdl.with_extension("phy"), bytes).unwrap();
+    }
+    dir
+}
+
+#[test]
+fn a_vphysics_prop_without_a_readable_phy_collides_as_its_box_and_is_named() {
+    let Some(game) = chair_game() else { return };
+    let truncated = truncated_phy();
+    let cases = [
+        ("missing", None, "its .phy is missing"),
+        (
+            "truncated",
+            Some(truncated.as_slice()),
+            "bluewoodnchair.phy is unreadable",
+        ),
+    ];
+    let bsp = compiled_chair_room(&game, 6, 0);
+    let bytes = std::fs::read(&bsp).unwrap();
+    let parsed = srcmap_bsp::Bsp::parse(&bytes).unwrap();
+    for (name, phy, why) in cases {
+        let nav_game = game_with_chair_phy(&game, name, phy);
+        let (world, _, props) = collision_world(&parsed, Some(&nav_game)).unwrap();
+        assert_eq!((props.phy, props.boxes), (0, 1), "{name}: {props:?}");
+        assert!(props.missing.is_empty(), "{name}: the model itself was found");
+        assert_eq!(props.without_phy.len(), 1, "{name}: {props:?}");
+        assert!(
+            props.without_phy[0].contains(CHAIR) && props.without_phy[0].contains(why),
+            "{name}: {props:?}"
+        );
+        let seat = hit(&world, Vec3::new(0.0, 0.0, 120.0), Vec3::new(0.0, 0.0, 1.0));
+        assert!(seat.is_some(), "{name}: the box blocks");
+        let job = srcmap_driver::NavgenJob {
+            bsp: bsp.clone(),
+            output: Some(bsp.with_file_name(format!("{name}.nav"))),
+            game_dir: Some(nav_game),
+            target: Some("tf".into()),
+            ..Default::default()
+        };
+        let report = srcmap_driver::navgen(&job, &srcmap_stage::NoProgress)
+            .unwrap()
+            .report;
+        assert_eq!(report.count("props_without_phy"), 1, "{name}");
+        let warned = report
+            .warnings
+            .iter()
+            .any(|w| w.code == "prop_phy_unusable" && w.message.contains(CHAIR) && w.message.contains(why));
+        assert!(warned, "{name}: {:?}", report.warnings);
+    }
 }
