@@ -57,7 +57,8 @@ pub struct RenderArgs {
     /// Orthographic view from above a corner (the default).
     #[arg(long, conflicts_with = "from")]
     pub iso: bool,
-    /// Perspective view from an entity (targetname or classname), with its angles.
+    /// Perspective view from an entity (targetname or classname), with its angles; `NAME#N`
+    /// picks the N-th of several (e.g. `info_player_start#2`).
     #[arg(long)]
     pub from: Option<String>,
     /// Picture width in pixels (1-8192).
@@ -238,7 +239,7 @@ fn render_view(args: &RenderArgs, bsp: Option<&Bsp>) -> anyhow::Result<View> {
         }
         (Some(name), _) => entity_view(bsp.expect("checked above"), name).ok_or_else(|| {
             anyhow!(
-                "{}: no entity named or of class '{name}' with an origin",
+                "{}: no entity named or of class '{name}' with an origin (NAME#N counts from 1)",
                 args.map.display()
             )
         })?,

@@ -53,3 +53,28 @@ fn analyze_adds_hiding_spots_and_encounter_paths() {
     assert!(info.status.success(), "{}", String::from_utf8_lossy(&info.stderr));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A map nothing can spawn in: the example room with its player start made an `info_target`.
+/// Generation is refused with exit 1, a message naming the BSP, and no `.nav` left behind.
+#[test]
+fn a_map_without_a_spawn_point_is_refused_and_nothing_is_written() {
+    let dir = fresh_dir("nav", "no_spawn");
+    let source = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../examples/box_room.vmf"
+    ))
+    .unwrap();
+    let vmf = dir.join("no_spawn.vmf");
+    std::fs::write(&vmf, source.replace("info_player_start", "info_target")).unwrap();
+    let bsp = dir.join("no_spawn.bsp");
+    let out = srcmap(&[&"vbsp", &"-q", &vmf, &"-o", &bsp]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let nav = dir.join("no_spawn.nav");
+    let out = srcmap(&[&"nav", &"generate", &bsp, &"-o", &nav]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains(&*bsp.to_string_lossy()), "{stderr}");
+    assert!(stderr.contains("spawn"), "{stderr}");
+    assert!(!nav.exists());
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -574,11 +574,13 @@ fn blend(pixel: &mut [u8], rgb: Vec3, alpha: f32) {
 /// The view from the first entity whose targetname or classname is `name`: its origin and
 /// angles (`angles`, with `pitch` overriding the pitch as the engine reads player starts).
 pub fn entity_view(bsp: &srcmap_bsp::Bsp, name: &str) -> Option<View> {
-    let e = bsp
-        .entities
-        .iter()
-        .find(|e| e.get("targetname") == Some(name))
-        .or_else(|| bsp.entities.iter().find(|e| e.classname() == Some(name)))?;
+    let (name, nth) = split_nth(name)?;
+    let named = |e: &&srcmap_bsp::Entity| e.get("targetname") == Some(name);
+    let of_class = |e: &&srcmap_bsp::Entity| e.classname() == Some(name);
+    let e = match bsp.entities.iter().any(|e| named(&e)) {
+        true => bsp.entities.iter().filter(named).nth(nth)?,
+        false => bsp.entities.iter().filter(of_class).nth(nth)?,
+    };
     let mut origin = Vec3::from(e.get("origin").and_then(parse_vec3)?);
     if e.classname().is_some_and(|c| c.starts_with("info_player")) {
         // Player starts sit on the floor: look from eye height.
@@ -590,4 +592,49 @@ pub fn entity_view(bsp: &srcmap_bsp::Bsp, name: &str) -> Option<View> {
         angles[0] = -p;
     }
     Some(View::Eye { origin, angles })
+}
+
+/// `NAME#N` picks the N-th (from 1) entity of that name or class, so every spawn point of a map
+/// can be drawn; a bare `NAME` is the first. `None` for `#0` or a count that is not a number.
+fn split_nth(name: &str) -> Option<(&str, usize)> {
+    match name.rsplit_once('#') {
+        Some((base, n)) => Some((base, n.parse::<usize>().ok()?.checked_sub(1)?)),
+        None => Some((name, 0)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use srcmap_bsp::{Bsp, Entity};
+
+    fn spawns() -> Bsp {
+        let mut bsp = Bsp::default();
+        for (name, origin) in [("a", "0 0 0"), ("b", "100 0 0"), ("c", "200 0 0")] {
+            bsp.entities.push(Entity::from_pairs(&[
+                ("classname", "info_player_teamspawn"),
+                ("targetname", name),
+                ("origin", origin),
+            ]));
+        }
+        bsp
+    }
+
+    fn eye_x(view: Option<View>) -> Option<f32> {
+        match view? {
+            View::Eye { origin, .. } => Some(origin.x),
+            _ => None,
+        }
+    }
+
+    #[test]
+    fn nth_entity_of_a_class_or_name_is_picked_by_its_count() {
+        let bsp = spawns();
+        assert_eq!(eye_x(entity_view(&bsp, "info_player_teamspawn")), Some(0.0));
+        assert_eq!(eye_x(entity_view(&bsp, "info_player_teamspawn#3")), Some(200.0));
+        assert_eq!(eye_x(entity_view(&bsp, "b#1")), Some(100.0));
+        assert_eq!(eye_x(entity_view(&bsp, "info_player_teamspawn#4")), None);
+        assert_eq!(eye_x(entity_view(&bsp, "info_player_teamspawn#0")), None);
+        assert_eq!(eye_x(entity_view(&bsp, "b#x")), None);
+    }
 }
