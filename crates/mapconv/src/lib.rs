@@ -240,6 +240,24 @@ mod tests {
     }
 
     #[test]
+    fn hidden_objects_stay_hidden() {
+        let vmf = Vmf::parse(testmaps::hidden()).unwrap();
+        let hidden = |v: &Vmf| {
+            let solids: Vec<bool> = v.world.solids.iter().map(|s| s.hidden).collect();
+            let entities: Vec<(String, bool)> = (v.entities.iter())
+                .map(|e| (e.classname.clone(), e.hidden))
+                .collect();
+            (solids, entities)
+        };
+        assert_eq!(hidden(&vmf).0, [false, true]);
+        let (vmap, _) = vmf_to_vmap(&vmf, &ToVmapOptions::default()).unwrap();
+        let vmap = Vmap::read(&vmap.doc.write_as(true, Some(9)).unwrap()).unwrap();
+        let back = Vmf::parse(vmap_to_vmf(&vmap).unwrap().0).unwrap();
+        assert_eq!(hidden(&back), hidden(&vmf));
+        assert_eq!(back.entities[0].solids.len(), 1);
+    }
+
+    #[test]
     fn visgroups_and_cordons_come_back() {
         let vmf = Vmf::parse(testmaps::grouped()).unwrap();
         let (vmap, report) = vmf_to_vmap(&vmf, &ToVmapOptions::default()).unwrap();

@@ -95,7 +95,7 @@ pub fn vmap_to_vmf_with(vmap: &Vmap, opts: &ToVmfOptions) -> Result<(String, ToV
     })?;
     let mut ids = IdAllocator::default();
     let mut out: Vec<(u32, OutEntity)> = (vmap.entities().iter())
-        .map(|e| (e.node.element, out_entity(e, &mut ids)))
+        .map(|e| (e.node.element, out_entity(vmap, e, &mut ids)))
         .collect();
     out.extend(prefab_instances(vmap, opts, &mut ids, &mut report));
     report.entities = out.len().saturating_sub(1);
@@ -128,6 +128,7 @@ fn prefab_instances(
     for p in vmap.prefab_entities() {
         let mut e = instance_entity(&p, &opts.instances, outputs(&p.connections()));
         e.id = ids.id(p.element().get("nodeID").and_then(Value::as_int));
+        e.hidden = force_hidden(vmap, p.node.element);
         let target = p.element().get("targetMapPath").and_then(Value::to_text);
         if let Some(target) = target.filter(|t| !report.prefabs.iter().any(|p| &p.target == t)) {
             let file = opts.instances.instance_file(&opts.instances.file(&target));
@@ -155,6 +156,7 @@ fn attach_solids(
             .map(|sides| OutSolid {
                 sides,
                 visgroups: visgroups.clone(),
+                hidden: force_hidden(vmap, mesh_node),
             });
         let at = index.get(&owner).or(index.get(&world_element));
         if let Some(&i) = at {
@@ -212,7 +214,12 @@ impl IdAllocator {
     }
 }
 
-fn out_entity(e: &Entity<'_>, ids: &mut IdAllocator) -> OutEntity {
+/// Whether a node is hidden in the editor (`force_hidden`).
+fn force_hidden(vmap: &Vmap, node: u32) -> bool {
+    (vmap.element(node).and_then(|e| e.get("force_hidden"))).is_some_and(|v| v.as_bool() == Some(true))
+}
+
+fn out_entity(vmap: &Vmap, e: &Entity<'_>, ids: &mut IdAllocator) -> OutEntity {
     let props = e.key_values();
     let mut keys = vmf_keys(&props);
     let (origin, angles, _) = e.transform();
@@ -231,6 +238,7 @@ fn out_entity(e: &Entity<'_>, ids: &mut IdAllocator) -> OutEntity {
         outputs,
         editor: editor_keys(&props),
         solids: Vec::new(),
+        hidden: e.element().class != "CMapWorld" && force_hidden(vmap, e.node.element),
     }
 }
 
