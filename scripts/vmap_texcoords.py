@@ -7,10 +7,11 @@ Independent of srcmap: the VMAP is read by ../shared/judge/check_vmap.py's reade
 corpus), the VMF by its VMF parser. A mesh is matched to its VMF solid by node id = solid id, a face to the side
 whose plane holds all its corners (normal within 0.001, corners within 0.01 unit). Displacement meshes are skipped
 (their texture is projected from the flat grid, not the displaced corners) and counted. One JSON line: corners
-checked, the largest error in texels, corners over 0.001 texel, the largest error modulo the texture size (a whole
-texture repeat apart counts as equal, as a renderer sees it), faces with no matching side, meshes skipped.
+checked, the largest error in texels and the corners over 0.001 texel, the same modulo the texture size
+(`_wrapped`: a whole texture repeat apart is the same texel, as a renderer sees it and as Hammer shifts a face's
+coordinates), faces with no matching side, meshes skipped.
 """
-import json, math, os, re, sys
+import json, math, os, re, sys  # noqa: E401
 
 JUDGE = os.environ.get('SRCMAP_JUDGE') or os.path.join(
     os.path.dirname(os.path.realpath(os.environ.get('SRCMAP_CORPUS', '../shared/corpus'))), 'judge')
@@ -26,7 +27,7 @@ def axis(text):
 
 
 def vmf_sides(path):
-    """Solid id -> [(plane, uaxis, vaxis, has_dispinfo)]."""
+    """Solid id -> [[(plane, uaxis, vaxis, has_dispinfo)] per solid of that id] (ids repeat in merged maps)."""
     root, solids, out = cv.parse_vmf(path), [], {}
     for b in root[2]:
         if b[0] in ('world', 'entity', 'hidden'):
@@ -40,7 +41,7 @@ def vmf_sides(path):
                               any(x[0] == 'dispinfo' for x in sd[2])))
             except (KeyError, ValueError, AttributeError):
                 continue
-        out[int(dict(sol[1]).get('id', '0'))] = sides
+        out.setdefault(int(dict(sol[1]).get('id', '0')), []).append(sides)
     return out
 
 
@@ -84,29 +85,32 @@ def side_of(corners, sides):
 
 def main(vmap, vmf, size=512.0):
     by_solid = vmf_sides(vmf)
-    r = dict(corners=0, max_err=0.0, over_0_001=0, max_err_wrapped=0.0, faces=0, faces_unmatched=0,
-             meshes_disp_skipped=0, meshes_unmatched=0)
+    r = dict(corners=0, max_err=0.0, over_0_001=0, max_err_wrapped=0.0, over_0_001_wrapped=0, faces=0,
+             faces_unmatched=0, meshes_disp_skipped=0, meshes_unmatched=0)
     for el in meshes(cv.load_vmap(vmap)):
-        sides = by_solid.get(el.get('nodeID'))
+        mesh = list(faces(el))
+        # The solid of the node's id whose sides hold the most faces.
+        sides = max(by_solid.get(el.get('nodeID'), []), default=None,
+                    key=lambda sides: sum(side_of(corners, sides) is not None for corners, _ in mesh))
         if sides is None:
             r['meshes_unmatched'] += 1
             continue
         if any(s[3] for s in sides):
             r['meshes_disp_skipped'] += 1
             continue
-        for corners, tcs in faces(el):
+        for corners, tcs in mesh:
             r['faces'] += 1
             uv = side_of(corners, sides)
             if uv is None:
                 r['faces_unmatched'] += 1
                 continue
             for p, t in zip(corners, tcs):
-                for (ax, shift, scale), stored in zip(uv, t):
-                    err = abs(stored * size - (cv.dot(p, ax) / scale + shift))
-                    wrapped = min(err % size, size - err % size)
-                    r['max_err'] = max(r['max_err'], err)
-                    r['max_err_wrapped'] = max(r['max_err_wrapped'], wrapped)
-                    r['over_0_001'] += err > 0.001
+                errs = [abs(stored * size - (cv.dot(p, ax) / scale + shift)) for (ax, shift, scale), stored in zip(uv, t)]
+                wrapped = [min(e % size, size - e % size) for e in errs]
+                r['max_err'] = max([r['max_err']] + errs)
+                r['max_err_wrapped'] = max([r['max_err_wrapped']] + wrapped)
+                r['over_0_001'] += max(errs) > 0.001
+                r['over_0_001_wrapped'] += max(wrapped) > 0.001
                 r['corners'] += 1
     print(json.dumps(r))
 

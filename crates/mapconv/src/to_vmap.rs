@@ -413,10 +413,7 @@ fn textured_face(
         axis_u: axis4(&side.uaxis),
         axis_v: axis4(&side.vaxis),
         scale: [side.uaxis.scale as f32, side.vaxis.scale as f32],
-        texcoords: uv_points
-            .iter()
-            .map(|&p| to_f32_2(proj.texcoord(p, size)))
-            .collect(),
+        texcoords: proj.face_texcoords(uv_points, size),
         normals: normals.iter().map(|n| n.as_vec3().to_array()).collect(),
         tangents: normals
             .iter()
@@ -446,10 +443,6 @@ fn axis4(a: &srcmap_vmf::TextureAxis) -> [f32; 4] {
         a.axis[2] as f32,
         a.shift as f32,
     ]
-}
-
-fn to_f32_2(v: [f64; 2]) -> [f32; 2] {
-    [v[0] as f32, v[1] as f32]
 }
 
 fn material_index(materials: &mut Vec<String>, path: &str) -> u32 {
