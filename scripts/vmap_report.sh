@@ -29,9 +29,10 @@ echo "== VMF -> VMAP (check_vmap.py against the VMF; texture coordinates by scri
 echo "   closed: all meshes / brush (non-displacement) meshes; area_err: the judge's max over materials, area_nd: over"
 echo "   materials not in its disp_materials, area_kept: the same with the sides vbsp drops from displacement brushes"
 echo "   taken off the VMF's area (materials over 0.1 % listed below the row); tex_err: largest texel error modulo the"
-echo "   texture, bad: corners over 0.001 texel, shifted: corners stored whole textures off (far faces, as Hammer does)"
-printf '%-52s %9s %9s %4s %8s %8s %8s %4s %9s %6s %7s %7s %5s %7s %6s %6s\n' file closed brush skip area_err area_nd \
-  area_kept ents placed kv corners tex_err bad shifted to_vmap to_vmf
+echo "   texture, bad: corners over 0.001 texel, >f32: of those, off by more than f32 rounding of the stored value (faces"
+echo "   over 2^15 texels wide), shifted: corners stored whole textures off (far faces, as Hammer does)"
+printf '%-52s %9s %9s %4s %8s %8s %8s %4s %9s %6s %7s %7s %5s %5s %7s %6s %6s\n' file closed brush skip area_err area_nd \
+  area_kept ents placed kv corners tex_err bad >f32 shifted to_vmap to_vmf
 for vmf in "$corpus"/vmf/*/*.vmf; do
   rel=${vmf#"$corpus"/}; echo "$rel" | grep -qE "${FILES:-.}" || continue
   base=$out/$(echo "$rel" | tr '/+' '__'); rm -f "$base.vmap" "$base.back.vmf"
@@ -72,13 +73,13 @@ def kept_err(m):
     return abs(got - want) / want if want > 1e-6 else (0.0 if got < 1e-6 else 1.0)
 kept = {m: kept_err(m) for m in nd}
 fmt = lambda d: '%.2g' % max(d.values()) if d else '-'
-print('%-52s %9s %9s %4s %8s %8s %8s %4s %9s %6s %7s %7s %5s %7s %6s %6s' % (
+print('%-52s %9s %9s %4s %8s %8s %8s %4s %9s %6s %7s %7s %5s %5s %7s %6s %6s' % (
     rel[4:56], '%s/%s' % (j.get('meshes_closed', '-'), j.get('meshes', '-')),
     '%d/%d' % (sum(1 for m in brush if m.get('closed')), len(brush)), len(c.get('warnings', [])),
     '%.2g' % j['area_rel_err_max'] if 'area_rel_err_max' in j else '-', fmt(nd), fmt(kept),
     'yes' if j.get('entities_equal') else 'NO', '%s/%s' % (j.get('entities_placed', '-'), j.get('vmf_entities', '-')),
     j.get('keyvalues_equal', '-'), t.get('corners', '-'), '%.2g' % t['max_err_wrapped'] if t else '-',
-    t.get('over_0_001_wrapped', '-'), t.get('over_0_001', '-'), t1, t2))
+    t.get('over_0_001_wrapped', '-'), t.get('over_0_001_beyond_f32', '-'), t.get('over_0_001', '-'), t1, t2))
 for m in sorted(m for m in nd if nd[m] > 0.001):
     print('%-52s   %s: vmap %.1f vmf %.1f (err %.3g), dropped displacement-brush sides %.1f (kept err %.3g)' % (
         '', m, vmap_area.get(m, 0.0), vmf_area.get(m, 0.0), nd[m], dropped.get(m, 0.0), kept[m]))

@@ -9,7 +9,8 @@ whose plane holds all its corners (normal within 0.001, corners within 0.01 unit
 (their texture is projected from the flat grid, not the displaced corners) and counted. One JSON line: corners
 checked, the largest error in texels and the corners over 0.001 texel, the same modulo the texture size
 (`_wrapped`: a whole texture repeat apart is the same texel, as a renderer sees it and as Hammer shifts a face's
-coordinates), faces with no matching side, meshes skipped.
+coordinates), the corners over 0.001 texel by more than twice the rounding of an f32 of their stored value (the
+faces more than 2^15 texels wide cannot be held closer in f32), faces with no matching side, meshes skipped.
 """
 import json, math, os, re, sys  # noqa: E401
 
@@ -83,10 +84,15 @@ def side_of(corners, sides):
     return None
 
 
+def f32_half_ulp(x):
+    """The largest rounding error of an f32 of magnitude |x| (stored texture coordinates are f32)."""
+    return 0.0 if x == 0 else 2.0 ** (math.floor(math.log2(abs(x))) - 24)
+
+
 def main(vmap, vmf, size=512.0):
     by_solid = vmf_sides(vmf)
-    r = dict(corners=0, max_err=0.0, over_0_001=0, max_err_wrapped=0.0, over_0_001_wrapped=0, faces=0,
-             faces_unmatched=0, meshes_disp_skipped=0, meshes_unmatched=0)
+    r = dict(corners=0, max_err=0.0, over_0_001=0, max_err_wrapped=0.0, over_0_001_wrapped=0,
+             over_0_001_beyond_f32=0, faces=0, faces_unmatched=0, meshes_disp_skipped=0, meshes_unmatched=0)
     for el in meshes(cv.load_vmap(vmap)):
         mesh = list(faces(el))
         # The solid of the node's id whose sides hold the most faces.
@@ -111,6 +117,7 @@ def main(vmap, vmf, size=512.0):
                 r['max_err_wrapped'] = max([r['max_err_wrapped']] + wrapped)
                 r['over_0_001'] += max(errs) > 0.001
                 r['over_0_001_wrapped'] += max(wrapped) > 0.001
+                r['over_0_001_beyond_f32'] += any(w > max(0.001, 2 * f32_half_ulp(x) * size) for w, x in zip(wrapped, t))
                 r['corners'] += 1
     print(json.dumps(r))
 
