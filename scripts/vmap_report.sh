@@ -32,7 +32,7 @@ echo "   taken off the VMF's area (materials over 0.1 % listed below the row); t
 echo "   texture, bad: corners over 0.001 texel, >f32: of those, off by more than f32 rounding of the stored value (faces"
 echo "   over 2^15 texels wide), shifted: corners stored whole textures off (far faces, as Hammer does)"
 printf '%-52s %9s %9s %4s %8s %8s %8s %4s %9s %6s %7s %7s %5s %5s %7s %6s %6s\n' file closed brush skip area_err area_nd \
-  area_kept ents placed kv corners tex_err bad >f32 shifted to_vmap to_vmf
+  area_kept ents placed kv corners tex_err bad '>f32' shifted to_vmap to_vmf
 for vmf in "$corpus"/vmf/*/*.vmf; do
   rel=${vmf#"$corpus"/}; echo "$rel" | grep -qE "${FILES:-.}" || continue
   base=$out/$(echo "$rel" | tr '/+' '__'); rm -f "$base.vmap" "$base.back.vmf"
