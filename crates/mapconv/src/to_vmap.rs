@@ -8,6 +8,7 @@ use srcmap_vmap::{FaceSource, MeshSource, Placement, Vmap, VmapWriter};
 use srcmap_vmf::{Entity, Solid, Vmf};
 
 use crate::brush::{BrushMesh, brush_mesh};
+use crate::carried_sides::CarriedSide;
 use crate::disp;
 use crate::entities::{ClassRenames, placement, vmap_connection, vmap_keys};
 use crate::groups::{write_cordons, write_visgroups};
@@ -222,7 +223,10 @@ impl Converter<'_> {
             Some(&(x, y)) if x & y != 0 => 1,
             _ => 2,
         };
-        self.add_mesh(parent, e, s, origin, &source, flags)?;
+        if let Some(node) = self.add_mesh(parent, e, s, origin, &source, flags)? {
+            let sides = CarriedSide::to_text(s, mesh);
+            self.w.set_string(node, CarriedSide::ATTRIBUTE, &sides);
+        }
         Ok(())
     }
 

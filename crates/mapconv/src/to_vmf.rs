@@ -9,6 +9,7 @@ use srcmap_geom::{DVec3, Plane, Winding, angle_matrix, polyhedron_faces};
 use srcmap_vmap::{Entity, PolygonMesh, Vmap};
 use srcmap_vmf::DispInfo;
 
+use crate::carried_sides::CarriedSide;
 use crate::disp;
 use crate::entities::{editor_keys, format_vec3, vmf_keys, vmf_output};
 use crate::groups::{read_cordons, read_visgroups};
@@ -329,7 +330,16 @@ fn mesh_solids(vmap: &Vmap, node: u32, report: &mut ToVmfReport) -> Result<Vec<V
             line.faces_unsplit = faces.len();
             vec![side]
         }
-        None => brushes_of(&mesh, &faces, mesh_id, &mut line, report),
+        None => {
+            let sides = vmap
+                .element(node)
+                .and_then(|e| e.get(CarriedSide::ATTRIBUTE))
+                .and_then(Value::as_str)
+                .map(CarriedSide::parse)
+                .unwrap_or_default();
+            let mut brushes = Brushes::new(&faces, mesh_id, sides);
+            brushes_of(&mesh, &mut brushes, &mut line, report)
+        }
     };
     line.brushes = solids.len();
     report.meshes.push(line);
@@ -339,11 +349,11 @@ fn mesh_solids(vmap: &Vmap, node: u32, report: &mut ToVmfReport) -> Result<Vec<V
 /// A mesh's brushes: cut into convex pieces when closed, slabs when open.
 fn brushes_of(
     mesh: &PolygonMesh,
-    faces: &[Face],
-    mesh_id: i32,
+    brushes: &mut Brushes<'_>,
     line: &mut MeshReport,
     report: &mut ToVmfReport,
 ) -> Vec<Vec<OutSide>> {
+    let faces = brushes.faces;
     line.open = mesh.edge_face.iter().any(|&f| f < 0);
     let pieces: Vec<Piece> = if line.open {
         slabs(faces, &(0..faces.len()).collect::<Vec<_>>())
@@ -353,7 +363,6 @@ fn brushes_of(
             .flat_map(|part| part_pieces(faces, part))
             .collect()
     };
-    let mut brushes = Brushes::new(faces, mesh_id);
     let pieces: Vec<Piece> = (pieces.into_iter())
         .flat_map(|p| brushes.refined(p, MAX_REFINE))
         .collect();
@@ -764,6 +773,8 @@ struct Brushes<'a> {
     by_plane: HashMap<[i64; 4], Vec<usize>>,
     /// Per face: sides that took it, and the face area they cover.
     used: Vec<(usize, f64)>,
+    /// Per face: the source side it came from, when the mesh carries them.
+    carried: Vec<Option<CarriedSide>>,
 }
 
 fn plane_key(p: &Plane) -> [i64; 4] {
@@ -777,7 +788,7 @@ fn plane_key(p: &Plane) -> [i64; 4] {
 }
 
 impl<'a> Brushes<'a> {
-    fn new(faces: &'a [Face], mesh_id: i32) -> Brushes<'a> {
+    fn new(faces: &'a [Face], mesh_id: i32, carried: Vec<Option<CarriedSide>>) -> Brushes<'a> {
         let parts: Vec<(usize, Polygon)> = faces
             .iter()
             .enumerate()
@@ -793,6 +804,7 @@ impl<'a> Brushes<'a> {
             parts,
             by_plane,
             used: vec![(0, 0.0); faces.len()],
+            carried,
         }
     }
 
@@ -812,7 +824,7 @@ impl<'a> Brushes<'a> {
                 None
             };
             let side = match covering {
-                Some(f) => self.face_side(w, f),
+                Some(f) => self.face_side(w, &piece.planes[i], f),
                 None => cut_side(w, &piece.planes[i]),
             };
             match covering {
@@ -894,17 +906,20 @@ impl<'a> Brushes<'a> {
         Some(best)
     }
 
-    fn face_side(&self, w: &Winding, f: usize) -> OutSide {
+    /// The side showing face `f` on `plane`: the face's source side's points and lightmap
+    /// scale when carried and still on that plane, else three corners of `w`.
+    fn face_side(&self, w: &Winding, plane: &Plane, f: usize) -> OutSide {
         let face = &self.faces[f];
+        let carried = self.carried.get(f).copied().flatten().filter(|c| c.spans(plane));
         OutSide {
-            points: plane_points(w),
+            points: carried.map_or_else(|| plane_points(w), |c| c.points),
             material: face.material.clone(),
             uaxis: face.uaxis,
             vaxis: face.vaxis,
             smoothing_groups: 0,
             disp: None,
-            lightmap_scale: DEFAULT_LIGHTMAP_SCALE,
-            exact_points: false,
+            lightmap_scale: carried.map_or(DEFAULT_LIGHTMAP_SCALE, |c| c.lightmap_scale),
+            exact_points: carried.is_some(),
             id: 0,
             face: Some(format!("{}:{f}", self.mesh_id)),
         }
