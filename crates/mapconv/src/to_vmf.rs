@@ -292,17 +292,9 @@ fn mesh_owners(vmap: &Vmap) -> Vec<(u32, u32)> {
 
 /// One mesh's brushes; a mesh that is not a valid half-edge mesh is left out with a warning.
 fn mesh_solids(vmap: &Vmap, node: u32, report: &mut ToVmfReport) -> Result<Vec<Vec<OutSide>>, MapconvError> {
-    let Some(Value::Element(srcmap_dmx::ElemRef::Local(data))) =
-        vmap.element(node).and_then(|e| e.get("meshData"))
-    else {
+    let Some(mesh) = checked_mesh(vmap, node, report)? else {
         return Ok(Vec::new());
     };
-    let mesh = vmap.polygon_mesh(*data)?;
-    if let Err(errors) = mesh.check() {
-        let message = format!("not a valid half-edge mesh: {}", errors[0]);
-        report.warnings.push(Warning::element(node, "CMapMesh", message));
-        return Ok(Vec::new());
-    }
     let mesh_id = vmap
         .element(node)
         .and_then(|e| e.get("nodeID"))
@@ -318,11 +310,7 @@ fn mesh_solids(vmap: &Vmap, node: u32, report: &mut ToVmfReport) -> Result<Vec<V
         faces: faces.len(),
         ..MeshReport::default()
     };
-    let carried = vmap
-        .element(node)
-        .and_then(|e| e.get(disp::Carried::ATTRIBUTE))
-        .and_then(Value::as_str)
-        .and_then(disp::Carried::parse);
+    let carried = node_text(vmap, node, disp::Carried::ATTRIBUTE).and_then(disp::Carried::parse);
     let solids = match displacement(&mesh, &positions, &faces, mesh_id, carried.as_ref()) {
         Some(side) => {
             *report.area_vmf.entry(faces[0].material.clone()).or_default() +=
@@ -331,19 +319,45 @@ fn mesh_solids(vmap: &Vmap, node: u32, report: &mut ToVmfReport) -> Result<Vec<V
             vec![side]
         }
         None => {
-            let sides = vmap
-                .element(node)
-                .and_then(|e| e.get(CarriedSide::ATTRIBUTE))
-                .and_then(Value::as_str)
-                .map(CarriedSide::parse)
-                .unwrap_or_default();
-            let mut brushes = Brushes::new(&faces, mesh_id, sides);
-            brushes_of(&mesh, &mut brushes, &mut line, report)
+            let sides =
+                node_text(vmap, node, CarriedSide::ATTRIBUTE).map_or_else(Vec::new, CarriedSide::parse);
+            brushes_of(
+                &mesh,
+                &mut Brushes::new(&faces, mesh_id, sides),
+                &mut line,
+                report,
+            )
         }
     };
     line.brushes = solids.len();
     report.meshes.push(line);
     Ok(solids)
+}
+
+/// A mesh node's polygon mesh; none when it has none or it is not a valid half-edge mesh
+/// (warned).
+fn checked_mesh(
+    vmap: &Vmap,
+    node: u32,
+    report: &mut ToVmfReport,
+) -> Result<Option<PolygonMesh>, MapconvError> {
+    let Some(Value::Element(srcmap_dmx::ElemRef::Local(data))) =
+        vmap.element(node).and_then(|e| e.get("meshData"))
+    else {
+        return Ok(None);
+    };
+    let mesh = vmap.polygon_mesh(*data)?;
+    if let Err(errors) = mesh.check() {
+        let message = format!("not a valid half-edge mesh: {}", errors[0]);
+        report.warnings.push(Warning::element(node, "CMapMesh", message));
+        return Ok(None);
+    }
+    Ok(Some(mesh))
+}
+
+/// A string attribute of a node.
+fn node_text<'v>(vmap: &'v Vmap, node: u32, name: &str) -> Option<&'v str> {
+    vmap.element(node)?.get(name)?.as_str()
 }
 
 /// A mesh's brushes: cut into convex pieces when closed, slabs when open.
