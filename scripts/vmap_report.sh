@@ -25,28 +25,102 @@ mkdir -p "$out"
 now() { date +%s.%N; }
 secs() { python3 -c "print('%.3f' % ($2 - $1))"; }
 
-echo "== VMF -> VMAP (check_vmap.py against the VMF)"
-printf '%-60s %7s %6s %9s %5s %9s %6s %7s %7s\n' file closed skip area_err ents placed kv to_vmap to_vmf
+echo "== VMF -> VMAP (check_vmap.py against the VMF; texture coordinates by scripts/vmap_texcoords.py)"
+echo "   closed: all meshes / brush (non-displacement) meshes; area_err: the judge's max over materials, area_nd: over"
+echo "   materials not in its disp_materials, area_kept: the same with the sides vbsp drops from displacement brushes"
+echo "   taken off the VMF's area (materials over 0.1 % listed below the row); tex_err: largest texel error modulo the"
+echo "   texture, bad: corners over 0.001 texel, >f32: of those, off by more than f32 rounding of the stored value (faces"
+echo "   over 2^15 texels wide), shifted: corners stored whole textures off (far faces, as Hammer does)"
+printf '%-52s %9s %9s %4s %8s %8s %8s %4s %9s %6s %7s %7s %5s %5s %7s %6s %6s\n' file closed brush skip area_err area_nd \
+  area_kept ents placed kv corners tex_err bad '>f32' shifted to_vmap to_vmf
 for vmf in "$corpus"/vmf/*/*.vmf; do
   rel=${vmf#"$corpus"/}; echo "$rel" | grep -qE "${FILES:-.}" || continue
   base=$out/$(echo "$rel" | tr '/+' '__'); rm -f "$base.vmap" "$base.back.vmf"
   t0=$(now); "$bin" convert "$vmf" "$base.vmap" --encoding keyvalues2 --json > "$base.conv.json" 2>"$base.err"; t1=$(now)
-  if [ ! -s "$base.vmap" ]; then printf '%-60s  failed: %s\n' "$rel" "$(head -c 120 "$base.err")"; continue; fi
+  if [ ! -s "$base.vmap" ]; then printf '%-52s  failed: %s\n' "$rel" "$(head -c 120 "$base.err")"; continue; fi
   "$bin" convert "$base.vmap" "$base.back.vmf" --json > "$base.back.json" 2>>"$base.err"; t2=$(now)
   python3 "$judge/check_vmap.py" "$base.vmap" "$vmf" > "$base.check.json" 2>/dev/null
-  python3 - "$rel" "$base.check.json" "$base.conv.json" "$(secs "$t0" "$t1")" "$(secs "$t1" "$t2")" <<'PY'
-import json, sys
-rel, check, conv, t1, t2 = sys.argv[1:]
-try: j = json.load(open(check))
-except Exception: j = {}
-try: c = json.load(open(conv))['report']
-except Exception: c = {}
-print('%-60s %7s %6s %9s %5s %9s %6s %7s %7s' % (
-    rel[:60], '%s/%s' % (j.get('meshes_closed', '-'), j.get('meshes', '-')), len(c.get('warnings', [])),
-    j.get('area_rel_err_max', '-'), 'yes' if j.get('entities_equal') else 'NO',
-    '%s/%s' % (j.get('entities_placed', '-'), j.get('vmf_entities', '-')), j.get('keyvalues_equal', '-'), t1, t2))
+  SRCMAP_JUDGE=$judge python3 "$root/scripts/vmap_texcoords.py" "$base.vmap" "$vmf" > "$base.tex.json" 2>/dev/null
+  python3 - "$judge" "$rel" "$vmf" "$base" "$(secs "$t0" "$t1")" "$(secs "$t1" "$t2")" <<'PY'
+import json, math, sys
+from collections import defaultdict
+judge, rel, vmf, base, t1, t2 = sys.argv[1:]
+sys.path.insert(0, judge); sys.setrecursionlimit(20000)
+import check_vmap as cv
+def load(suffix):
+    try: return json.load(open(base + suffix))
+    except Exception: return {}
+j, c, t = load('.check.json'), load('.conv.json').get('report', {}), load('.tex.json')
+# The VMF's displacement solids (their grid meshes are open by nature) and the area of the sides vbsp drops from them.
+solids, disp_ids, dropped = [], set(), defaultdict(float)
+for b in cv.parse_vmf(vmf)[2]:
+    if b[0] in ('world', 'entity', 'hidden'):
+        cv.vmf_solids(b, False, solids)
+for sol in solids:
+    polys = cv.solid_polygons(sol)
+    if any(d for _, _, d in polys):
+        disp_ids.add(int(dict(sol[1]).get('id', '0')))
+        for poly, mat, d in polys:
+            if not d and poly not in (None, 'bad'):
+                dropped[mat] += cv.poly_area(poly)
+brush = [m for m in j.get('mesh_list', []) if m.get('nodeID') not in disp_ids]
+disp_mats = set(j.get('vmf', {}).get('disp_materials', {}))
+vmf_area, vmap_area = j.get('vmf', {}).get('area', {}), j.get('area', {})
+nd = {m: e for m, e in j.get('area_rel_err', {}).items() if m not in disp_mats}
+def kept_err(m):
+    want = vmf_area.get(m, 0.0) - dropped.get(m, 0.0)
+    got = vmap_area.get(m, 0.0)
+    return abs(got - want) / want if want > 1e-6 else (0.0 if got < 1e-6 else 1.0)
+kept = {m: kept_err(m) for m in nd}
+fmt = lambda d: '%.2g' % max(d.values()) if d else '-'
+print('%-52s %9s %9s %4s %8s %8s %8s %4s %9s %6s %7s %7s %5s %5s %7s %6s %6s' % (
+    rel[4:56], '%s/%s' % (j.get('meshes_closed', '-'), j.get('meshes', '-')),
+    '%d/%d' % (sum(1 for m in brush if m.get('closed')), len(brush)), len(c.get('warnings', [])),
+    '%.2g' % j['area_rel_err_max'] if 'area_rel_err_max' in j else '-', fmt(nd), fmt(kept),
+    'yes' if j.get('entities_equal') else 'NO', '%s/%s' % (j.get('entities_placed', '-'), j.get('vmf_entities', '-')),
+    j.get('keyvalues_equal', '-'), t.get('corners', '-'), '%.2g' % t['max_err_wrapped'] if t else '-',
+    t.get('over_0_001_wrapped', '-'), t.get('over_0_001_beyond_f32', '-'), t.get('over_0_001', '-'), t1, t2))
+for m in sorted(m for m in nd if nd[m] > 0.001):
+    print('%-52s   %s: vmap %.1f vmf %.1f (err %.3g), dropped displacement-brush sides %.1f (kept err %.3g)' % (
+        '', m, vmap_area.get(m, 0.0), vmf_area.get(m, 0.0), nd[m], dropped.get(m, 0.0), kept[m]))
 PY
 done
+
+echo; echo "== instances: func_instance -> CMapPrefab read as the instance, and the entities within (scripts/vmap_prefabs.py)"
+echo "   placed: prefabs at an instance's place and target; equal: class counts with a prefab counted as func_instance;"
+echo "   within: entities inside the instances, expanded both ways, matched/vmap/vmf; missing: instance/prefab files not"
+echo "   found; valve: the expanded VMAP's entities matched by class, origin and rotation in the BSP Valve compiled"
+printf '%-52s %9s %7s %9s %6s %15s %9s %11s\n' file instances prefabs placed equal within missing valve
+pairs=$(awk -F'\t' '$2=="vmf" && $10 ~ /pair: bsp\// {match($10, /pair: bsp\/[^ ;|]*\.bsp/); print $1 "\t" substr($10, RSTART+6, RLENGTH-6)}' "$corpus/MANIFEST.tsv")
+instance_row() {  # VMF NAME [VALVE_BSP]: convert into a folder of its own; Valve's BSP is the VMF's pair by default
+  local vmf=$1 name=$2 dir=$out/inst_$(echo "$2" | tr '/+' '__') valve=${3:-}
+  [ -n "$valve" ] || valve=$(printf '%s\n' "$pairs" | awk -F'\t' -v v="${vmf#"$corpus"/}" '$1==v {print $2}')
+  rm -rf "$dir"; mkdir -p "$dir"
+  "$bin" convert "$vmf" "$dir/map.vmap" --encoding keyvalues2 >/dev/null 2>&1
+  SRCMAP_JUDGE=$judge python3 "$root/scripts/vmap_prefabs.py" "$dir/map.vmap" "$vmf" ${valve:+"$corpus/$valve"} 2>/dev/null |
+    python3 -c '
+import json, sys
+name = sys.argv[1]
+try: r = json.load(sys.stdin)
+except Exception: print("%-52s  failed" % name); sys.exit()
+a, w, v = r["as_instances"], r["within"], r.get("valve")
+print("%-52s %9d %7d %9s %6s %15s %9s %11s" % (name[:52], a["func_instances"], a["prefabs"],
+    "%d/%d" % (a["placed"], a["func_instances"]), "yes" if a["classes_equal"] else "NO",
+    "%d/%d/%d" % (w["matched"], w["vmap"], w["vmf"]), "%d/%d" % (w["instance_files_missing"], w["prefab_files_missing"]),
+    "%d/%d" % (v["matched"], v["bsp"]) if v else "-"))' "$name"
+}
+for vmf in "$corpus"/vmf/*/*.vmf; do
+  rel=${vmf#"$corpus"/}; echo "$rel" | grep -qE "${FILES:-.}" || continue
+  grep -qi '"classname" "func_instance"' "$vmf" && instance_row "$vmf" "${rel#vmf/}"
+done
+# rot_main places instances/rot_inst.vmf (srctools' tests/test_vec layout); the corpus keeps the two side by side:
+# staged in that layout, the expanded VMAP is judged against the BSP Valve compiled with the instance found.
+rot=$corpus/vmf/TeamSpen210+srctools
+if [ -f "$rot/rot_inst.vmf" ] && echo "vmf/TeamSpen210+srctools/rot_main.vmf" | grep -qE "${FILES:-.}"; then
+  mkdir -p "$out/rot_staged/instances"; cp "$rot/rot_main.vmf" "$out/rot_staged/"; cp "$rot/rot_inst.vmf" "$out/rot_staged/instances/"
+  instance_row "$out/rot_staged/rot_main.vmf" "rot_main.vmf, instances/rot_inst.vmf staged" \
+    bsp/TeamSpen210+srctools/rot_main.bsp
+fi
 
 echo; echo "== entity mapping: de_dust3.vmf -> VMAP against kristiker+source1import's de_dust3.vmap"
 dust=$corpus/vmf/kristiker+source1import/de_dust3.vmf
@@ -126,24 +200,30 @@ echo; echo "== round trip VMF -> VMAP -> VMF, compiled by our vbsp, judged again
 samples=${SOLID_SAMPLES:-5000}
 awk -F'\t' '$2=="vmf" && $10 ~ /pair: bsp\// {match($10, /pair: bsp\/[^ ;|]*\.bsp/); print $1 "\t" substr($10, RSTART+6, RLENGTH-6)}' \
   "$corpus/MANIFEST.tsv" | grep -E "${PAIRS:-.}" | while IFS=$'\t' read -r vmf valve; do
-  base=$out/rt_$(basename "$vmf" .vmf); rm -f "$base".*
+  base=$out/rt_$(echo "${vmf#vmf/}" | tr '/+' '__' | sed 's/\.vmf$//'); rm -f "$base".*
   "$bin" convert "$corpus/$vmf" "$base.vmap" 2>/dev/null && "$bin" convert "$base.vmap" "$base.rt.vmf" 2>/dev/null
   for kind in orig rt; do
     src=$corpus/$vmf; [ $kind = rt ] && src=$base.rt.vmf
     "$bin" vbsp "$src" -o "$base.$kind.bsp" -q --allowleak >/dev/null 2>&1
-    v=$(python3 "$judge/compare_vbsp.py" "$base.$kind.bsp" "$corpus/$valve" "$samples" 2>/dev/null | tail -1)
-    d=$(python3 "$judge/compare_disp.py" "$base.$kind.bsp" "$corpus/$valve" 2>/dev/null | tail -1)
-    f=$(python3 "$judge/compare_features.py" "$base.$kind.bsp" "$corpus/$valve" 2>/dev/null | tail -1)
-    python3 - "$vmf" "$kind" "${v:-null}" "${d:-null}" "${f:-null}" <<'PY'
-import json, sys
-vmf, kind = sys.argv[1:3]
-def j(s):
-    try: return json.loads(s) or {}
-    except Exception: return {}
-v, d, f = (j(s) for s in sys.argv[3:6])
-print('%-55s %-4s brushes=%s sides=%s ents=%s area=%s solid=%s disp_tags=%s featfail=%s' % (
-    vmf[4:59], kind, v.get('brushes', '-'), v.get('sides', '-'), v.get('ents_equal', '-'), v.get('area_err', '-'),
-    v.get('solid_agree', '-'), d.get('tags_agree', '-'), len(f.get('fails', [])) if f else '-'))
-PY
+    python3 "$judge/compare_vbsp.py" "$base.$kind.bsp" "$corpus/$valve" "$samples" 2>/dev/null | tail -1 > "$base.$kind.vbsp.json"
+    python3 "$judge/compare_disp.py" "$base.$kind.bsp" "$corpus/$valve" 2>/dev/null | tail -1 > "$base.$kind.disp.json"
+    python3 "$judge/compare_features.py" "$base.$kind.bsp" "$corpus/$valve" 2>/dev/null | tail -1 > "$base.$kind.feat.json"
   done
+  python3 - "$vmf" "$base" <<'PY'
+import json, sys
+vmf, base = sys.argv[1:3]
+def j(kind, judge):
+    try: return json.load(open('%s.%s.%s.json' % (base, kind, judge))) or {}
+    except Exception: return {}
+for kind in ('orig', 'rt'):
+    v, d, f = (j(kind, x) for x in ('vbsp', 'disp', 'feat'))
+    print('%-55s %-4s brushes=%s sides=%s ents=%s area=%s solid=%s disp_tags=%s featfail=%s' % (
+        vmf[4:59], kind, v.get('brushes', '-'), v.get('sides', '-'), v.get('ents_equal', '-'), v.get('area_err', '-'),
+        v.get('solid_agree', '-'), d.get('tags_agree', '-'), len(f.get('fails', [])) if f else '-'))
+# Every figure of the three judges that the round trip changed (same value: the bar is met).
+changed = ['%s.%s %s -> %s' % (judge, k, a.get(k), b.get(k))
+           for judge in ('vbsp', 'disp', 'feat') for a, b in [(j('orig', judge), j('rt', judge))]
+           for k in sorted(set(a) | set(b)) if a.get(k) != b.get(k)]
+print('%-55s      %s' % ('', 'every judged figure equal' if not changed else 'CHANGED: ' + '; '.join(changed)))
+PY
 done

@@ -117,11 +117,14 @@ pub fn brush_mesh(solid: &Solid) -> Result<BrushMesh, BrushError> {
         ..BrushMesh::default()
     };
     for (side, plane) in planes.iter().enumerate() {
-        if windings[side].is_none() || mesh.dropped_sides.contains(&side) {
+        let Some(winding) = windings[side]
+            .as_ref()
+            .filter(|_| !mesh.dropped_sides.contains(&side))
+        else {
             push_unique(&mut mesh.dropped_sides, side);
             continue;
-        }
-        match face_loop(&mesh.vertices, plane).filter(|c| !repeats_a_face(&mesh.faces, c)) {
+        };
+        match face_loop(&mesh.vertices, winding, plane.normal).filter(|c| !repeats_a_face(&mesh.faces, c)) {
             Some(corners) => mesh.faces.push(BrushFace {
                 side,
                 corners,
@@ -186,27 +189,58 @@ fn weld(points: impl Iterator<Item = DVec3>) -> Vec<DVec3> {
     out
 }
 
-/// The vertices on `plane`, ordered counter-clockwise around its normal; `None` when fewer
-/// than three.
-fn face_loop(vertices: &[DVec3], plane: &Plane) -> Option<Vec<u32>> {
-    let on: Vec<u32> = (0..vertices.len() as u32)
-        .filter(|&i| plane.distance(vertices[i as usize]).abs() <= WELD)
-        .collect();
-    if on.len() < 3 {
+/// A face's loop: its own winding's corners as welded vertices, counter-clockwise around
+/// `normal`, with every other vertex that lies on one of its edges put in, so that faces
+/// meeting at an edge share all its vertices; `None` when fewer than three corners are left.
+/// (Taking every vertex near the plane instead lets a sliver face pick up the end of a
+/// neighbour's tiny edge, and two faces then run along that edge the same way.)
+fn face_loop(vertices: &[DVec3], winding: &Winding, normal: DVec3) -> Option<Vec<u32>> {
+    let mut corners: Vec<u32> = winding.points.iter().map(|&p| welded(vertices, p)).collect();
+    corners.dedup();
+    while corners.len() > 1 && corners.first() == corners.last() {
+        corners.pop();
+    }
+    if corners.len() < 3 {
         return None;
     }
-    let center = on.iter().map(|&i| vertices[i as usize]).sum::<DVec3>() / on.len() as f64;
-    let n = plane.normal;
-    let reference = (vertices[on[0] as usize] - center).normalize_or_zero();
-    let angle = |i: u32| {
-        let d = vertices[i as usize] - center;
-        reference.cross(d).dot(n).atan2(reference.dot(d))
-    };
-    let mut keyed: Vec<(f64, u32)> = on.into_iter().map(|i| (angle(i), i)).collect();
-    keyed.sort_by(|a, b| a.0.total_cmp(&b.0));
-    let loop_: Vec<u32> = keyed.into_iter().map(|(_, i)| i).collect();
-    (newell(&loop_.iter().map(|&i| vertices[i as usize]).collect::<Vec<_>>()).length() > 1e-9)
-        .then_some(loop_)
+    let at = |c: &[u32]| c.iter().map(|&i| vertices[i as usize]).collect::<Vec<_>>();
+    if newell(&at(&corners)).dot(normal) < 0.0 {
+        corners.reverse();
+    }
+    let n = corners.len();
+    let loop_: Vec<u32> = (0..n)
+        .flat_map(|i| {
+            let (a, b) = (corners[i], corners[(i + 1) % n]);
+            std::iter::once(a).chain(on_edge(vertices, a, b, &corners))
+        })
+        .collect();
+    (newell(&at(&loop_)).length() > 1e-9).then_some(loop_)
+}
+
+/// The vertex a winding point was welded into (the first within [`WELD`]).
+fn welded(vertices: &[DVec3], p: DVec3) -> u32 {
+    let nearest = |i: &usize| vertices[*i].distance_squared(p);
+    let within = (0..vertices.len()).find(|&i| vertices[i].distance_squared(p) <= WELD * WELD);
+    within
+        .or_else(|| (0..vertices.len()).min_by(|a, b| nearest(a).total_cmp(&nearest(b))))
+        .unwrap_or(0) as u32
+}
+
+/// The vertices (other than `skip`) within [`WELD`] of the edge a→b, strictly between its
+/// ends, in order from a.
+fn on_edge(vertices: &[DVec3], a: u32, b: u32, skip: &[u32]) -> Vec<u32> {
+    let (pa, pb) = (vertices[a as usize], vertices[b as usize]);
+    let d = pb - pa;
+    let mut between: Vec<(f64, u32)> = (0..vertices.len() as u32)
+        .filter(|v| !skip.contains(v))
+        .filter_map(|v| {
+            let p = vertices[v as usize];
+            let t = (p - pa).dot(d) / d.length_squared();
+            ((0.0..1.0).contains(&t) && t > 0.0 && p.distance(pa + d * t) <= WELD).then_some((t, v))
+        })
+        .collect();
+    between.sort_by(|x, y| x.0.total_cmp(&y.0));
+    between.into_iter().map(|(_, v)| v).collect()
 }
 
 #[cfg(test)]

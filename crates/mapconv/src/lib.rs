@@ -14,6 +14,7 @@
 //! Neither direction reads or writes files: the driver does (`srcmap_driver::mapconv`).
 
 mod brush;
+mod carried_sides;
 mod disp;
 mod entities;
 mod groups;
@@ -237,6 +238,38 @@ mod tests {
         );
         assert_eq!(b.connections[0].target, "a");
         assert_eq!(back.entities[0].get("fixup_style"), Some("0"));
+    }
+
+    #[test]
+    fn brush_sides_come_back_with_their_source_planes_and_lightmap_scale() {
+        let text = testmaps::box_room().replace("\"lightmapscale\" \"16\"", "\"lightmapscale\" \"32\"");
+        let vmf = Vmf::parse(text).unwrap();
+        let (vmap, _) = vmf_to_vmap(&vmf, &ToVmapOptions::default()).unwrap();
+        let vmap = Vmap::read(&vmap.doc.write_as(true, Some(9)).unwrap()).unwrap();
+        let back = Vmf::parse(vmap_to_vmf(&vmap).unwrap().0).unwrap();
+        let sides = |v: &Vmf| -> Vec<([[f64; 3]; 3], f64)> {
+            let solid = &v.world.solids[0];
+            solid.sides.iter().map(|s| (s.plane, s.lightmap_scale)).collect()
+        };
+        assert_eq!(sides(&back), sides(&vmf));
+    }
+
+    #[test]
+    fn hidden_objects_stay_hidden() {
+        let vmf = Vmf::parse(testmaps::hidden()).unwrap();
+        let hidden = |v: &Vmf| {
+            let solids: Vec<bool> = v.world.solids.iter().map(|s| s.hidden).collect();
+            let entities: Vec<(String, bool)> = (v.entities.iter())
+                .map(|e| (e.classname.clone(), e.hidden))
+                .collect();
+            (solids, entities)
+        };
+        assert_eq!(hidden(&vmf).0, [false, true]);
+        let (vmap, _) = vmf_to_vmap(&vmf, &ToVmapOptions::default()).unwrap();
+        let vmap = Vmap::read(&vmap.doc.write_as(true, Some(9)).unwrap()).unwrap();
+        let back = Vmf::parse(vmap_to_vmf(&vmap).unwrap().0).unwrap();
+        assert_eq!(hidden(&back), hidden(&vmf));
+        assert_eq!(back.entities[0].solids.len(), 1);
     }
 
     #[test]

@@ -139,3 +139,26 @@ pub fn grouped() -> String {
          \t\tbox\n\t\t{{\n\t\t\t\"mins\" \"(100 100 100)\"\n\t\t\t\"maxs\" \"(200 300 400)\"\n\t\t}}\n\t}}\n}}\n"
     )
 }
+
+/// The box room's floor, a world box hidden by a visgroup and a hidden func_detail (each in
+/// Hammer's `hidden` block).
+pub fn hidden() -> String {
+    let floor = box_solid(
+        2,
+        [0.0, 0.0, 0.0],
+        [256.0, 256.0, 16.0],
+        "DEV/DEV_MEASUREGENERIC01",
+    );
+    let hidden_box = box_solid(
+        3,
+        [0.0, 0.0, 16.0],
+        [32.0, 32.0, 48.0],
+        "DEV/DEV_MEASUREGENERIC01",
+    );
+    let detail = box_solid(4, [64.0, 64.0, 16.0], [128.0, 96.0, 80.0], "TOOLS/TOOLSNODRAW");
+    format!(
+        "world\n{{\n\t\"id\" \"1\"\n\t\"classname\" \"worldspawn\"\n{floor}\thidden\n\t{{\n{hidden_box}\t}}\n}}\n\
+         hidden\n{{\nentity\n{{\n\t\"id\" \"5\"\n\t\"classname\" \"func_detail\"\n{detail}}}\n}}\n\
+         entity\n{{\n\t\"id\" \"7\"\n\t\"classname\" \"info_target\"\n\t\"origin\" \"8 8 32\"\n}}\n"
+    )
+}

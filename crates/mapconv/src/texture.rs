@@ -8,6 +8,11 @@ use srcmap_vmf::TextureAxis;
 /// Texture size assumed for every material (the size the compiler assumes without `-game`).
 pub const DEFAULT_TEXTURE_SIZE: [f64; 2] = [512.0, 512.0];
 
+/// A face with a corner farther out than this many texels has its texture coordinates shifted
+/// by whole textures: stored as f32, a coordinate of `t` texels is off by up to `t / 2^24`
+/// texels (1/4096 here), and a repeat of the texture away is the same texel.
+const REBASE_TEXELS: f64 = 4096.0;
+
 /// One face's texture parameters.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Projection {
@@ -19,6 +24,23 @@ impl Projection {
     /// Texture coordinates of a world point for a texture of `size` texels.
     pub fn texcoord(&self, p: DVec3, size: [f64; 2]) -> [f64; 2] {
         [coord(&self.u, p) / size[0], coord(&self.v, p) / size[1]]
+    }
+
+    /// The texture coordinates of a face's corners as stored (f32): the formula's, or where a
+    /// corner lies more than [`REBASE_TEXELS`] out, shifted on each axis by the whole textures
+    /// of the face's middle (as Hammer shifts them), so that f32 keeps every corner within
+    /// 1/4096 texel of the formula modulo the texture.
+    pub fn face_texcoords(&self, corners: &[DVec3], size: [f64; 2]) -> Vec<[f32; 2]> {
+        let uv: Vec<[f64; 2]> = corners.iter().map(|&p| self.texcoord(p, size)).collect();
+        let far = |axis: usize| uv.iter().any(|c| (c[axis] * size[axis]).abs() > REBASE_TEXELS);
+        let whole = |axis: usize| {
+            let mean = uv.iter().map(|c| c[axis]).sum::<f64>() / uv.len().max(1) as f64;
+            if far(axis) { mean.floor() } else { 0.0 }
+        };
+        let shift = [whole(0), whole(1)];
+        uv.iter()
+            .map(|c| [(c[0] - shift[0]) as f32, (c[1] - shift[1]) as f32])
+            .collect()
     }
 
     /// The corner tangent: U made unit length, w the handedness of (N × T) against V.
@@ -93,5 +115,52 @@ mod tests {
         assert_eq!(uv, [(128.0 + 16.0) / 512.0, (-128.0 + 8.0) / 256.0]);
         assert_eq!(p.tangent(DVec3::Y)[3], 1.0);
         assert_eq!(p.tangent(-DVec3::Y)[3], -1.0);
+    }
+
+    #[test]
+    fn far_faces_keep_their_texels_by_whole_texture_shifts() {
+        let axis = |axis, shift, scale| TextureAxis { axis, shift, scale };
+        // A far wall at a fine scale: 250 000 texels out, where f32 holds 1/64 texel.
+        let p = Projection {
+            u: axis([1.0, 0.0, 0.0], 0.3, 0.0625),
+            v: axis([0.0, 0.0, -1.0], 7.7, 0.25),
+        };
+        let size = [512.0, 256.0];
+        let corners = [
+            DVec3::new(15600.3, 0.0, 10.1),
+            DVec3::new(15650.7, 0.0, 10.1),
+            DVec3::new(15650.7, 0.0, 200.9),
+        ];
+        let texels = |c: DVec3| [coord(&p.u, c), coord(&p.v, c)];
+        let off_by = |stored: [f32; 2], c: DVec3| {
+            let exact = texels(c);
+            (0..2)
+                .map(|i| {
+                    let d = (f64::from(stored[i]) * size[i] - exact[i]).rem_euclid(size[i]);
+                    d.min(size[i] - d)
+                })
+                .fold(0.0, f64::max)
+        };
+        let raw = p.texcoord(corners[0], size).map(|x| x as f32);
+        assert!(
+            off_by(raw, corners[0]) > 1e-3,
+            "the test needs a corner f32 cannot hold"
+        );
+        let stored = p.face_texcoords(&corners, size);
+        for (&c, &s) in corners.iter().zip(&stored) {
+            assert!(off_by(s, c) < 1e-3, "{c} {s:?}");
+            assert!(s[0].abs() < 2.0, "u shifted near the face: {s:?}");
+        }
+        // Near faces are stored as computed.
+        let near = [
+            DVec3::new(64.0, 0.0, 8.0),
+            DVec3::new(96.0, 0.0, 8.0),
+            DVec3::new(96.0, 0.0, 40.0),
+        ];
+        let as_computed: Vec<[f32; 2]> = near
+            .iter()
+            .map(|&c| p.texcoord(c, size).map(|x| x as f32))
+            .collect();
+        assert_eq!(p.face_texcoords(&near, size), as_computed);
     }
 }

@@ -8,6 +8,7 @@ use srcmap_vmap::{FaceSource, MeshSource, Placement, Vmap, VmapWriter};
 use srcmap_vmf::{Entity, Solid, Vmf};
 
 use crate::brush::{BrushMesh, brush_mesh};
+use crate::carried_sides::CarriedSide;
 use crate::disp;
 use crate::entities::{ClassRenames, placement, vmap_connection, vmap_keys};
 use crate::groups::{write_cordons, write_visgroups};
@@ -222,7 +223,10 @@ impl Converter<'_> {
             Some(&(x, y)) if x & y != 0 => 1,
             _ => 2,
         };
-        self.add_mesh(parent, e, s, origin, &source, flags)?;
+        if let Some(node) = self.add_mesh(parent, e, s, origin, &source, flags)? {
+            let sides = CarriedSide::to_text(s, mesh);
+            self.w.set_string(node, CarriedSide::ATTRIBUTE, &sides);
+        }
         Ok(())
     }
 
@@ -413,10 +417,7 @@ fn textured_face(
         axis_u: axis4(&side.uaxis),
         axis_v: axis4(&side.vaxis),
         scale: [side.uaxis.scale as f32, side.vaxis.scale as f32],
-        texcoords: uv_points
-            .iter()
-            .map(|&p| to_f32_2(proj.texcoord(p, size)))
-            .collect(),
+        texcoords: proj.face_texcoords(uv_points, size),
         normals: normals.iter().map(|n| n.as_vec3().to_array()).collect(),
         tangents: normals
             .iter()
@@ -446,10 +447,6 @@ fn axis4(a: &srcmap_vmf::TextureAxis) -> [f32; 4] {
         a.axis[2] as f32,
         a.shift as f32,
     ]
-}
-
-fn to_f32_2(v: [f64; 2]) -> [f32; 2] {
-    [v[0] as f32, v[1] as f32]
 }
 
 fn material_index(materials: &mut Vec<String>, path: &str) -> u32 {

@@ -9,6 +9,7 @@ use srcmap_geom::{DVec3, Plane, Winding, angle_matrix, polyhedron_faces};
 use srcmap_vmap::{Entity, PolygonMesh, Vmap};
 use srcmap_vmf::DispInfo;
 
+use crate::carried_sides::CarriedSide;
 use crate::disp;
 use crate::entities::{editor_keys, format_vec3, vmf_keys, vmf_output};
 use crate::groups::{read_cordons, read_visgroups};
@@ -95,7 +96,7 @@ pub fn vmap_to_vmf_with(vmap: &Vmap, opts: &ToVmfOptions) -> Result<(String, ToV
     })?;
     let mut ids = IdAllocator::default();
     let mut out: Vec<(u32, OutEntity)> = (vmap.entities().iter())
-        .map(|e| (e.node.element, out_entity(e, &mut ids)))
+        .map(|e| (e.node.element, out_entity(vmap, e, &mut ids)))
         .collect();
     out.extend(prefab_instances(vmap, opts, &mut ids, &mut report));
     report.entities = out.len().saturating_sub(1);
@@ -128,6 +129,7 @@ fn prefab_instances(
     for p in vmap.prefab_entities() {
         let mut e = instance_entity(&p, &opts.instances, outputs(&p.connections()));
         e.id = ids.id(p.element().get("nodeID").and_then(Value::as_int));
+        e.hidden = force_hidden(vmap, p.node.element);
         let target = p.element().get("targetMapPath").and_then(Value::to_text);
         if let Some(target) = target.filter(|t| !report.prefabs.iter().any(|p| &p.target == t)) {
             let file = opts.instances.instance_file(&opts.instances.file(&target));
@@ -155,6 +157,7 @@ fn attach_solids(
             .map(|sides| OutSolid {
                 sides,
                 visgroups: visgroups.clone(),
+                hidden: force_hidden(vmap, mesh_node),
             });
         let at = index.get(&owner).or(index.get(&world_element));
         if let Some(&i) = at {
@@ -212,7 +215,12 @@ impl IdAllocator {
     }
 }
 
-fn out_entity(e: &Entity<'_>, ids: &mut IdAllocator) -> OutEntity {
+/// Whether a node is hidden in the editor (`force_hidden`).
+fn force_hidden(vmap: &Vmap, node: u32) -> bool {
+    (vmap.element(node).and_then(|e| e.get("force_hidden"))).is_some_and(|v| v.as_bool() == Some(true))
+}
+
+fn out_entity(vmap: &Vmap, e: &Entity<'_>, ids: &mut IdAllocator) -> OutEntity {
     let props = e.key_values();
     let mut keys = vmf_keys(&props);
     let (origin, angles, _) = e.transform();
@@ -231,6 +239,7 @@ fn out_entity(e: &Entity<'_>, ids: &mut IdAllocator) -> OutEntity {
         outputs,
         editor: editor_keys(&props),
         solids: Vec::new(),
+        hidden: e.element().class != "CMapWorld" && force_hidden(vmap, e.node.element),
     }
 }
 
@@ -283,17 +292,9 @@ fn mesh_owners(vmap: &Vmap) -> Vec<(u32, u32)> {
 
 /// One mesh's brushes; a mesh that is not a valid half-edge mesh is left out with a warning.
 fn mesh_solids(vmap: &Vmap, node: u32, report: &mut ToVmfReport) -> Result<Vec<Vec<OutSide>>, MapconvError> {
-    let Some(Value::Element(srcmap_dmx::ElemRef::Local(data))) =
-        vmap.element(node).and_then(|e| e.get("meshData"))
-    else {
+    let Some(mesh) = checked_mesh(vmap, node, report)? else {
         return Ok(Vec::new());
     };
-    let mesh = vmap.polygon_mesh(*data)?;
-    if let Err(errors) = mesh.check() {
-        let message = format!("not a valid half-edge mesh: {}", errors[0]);
-        report.warnings.push(Warning::element(node, "CMapMesh", message));
-        return Ok(Vec::new());
-    }
     let mesh_id = vmap
         .element(node)
         .and_then(|e| e.get("nodeID"))
@@ -309,11 +310,7 @@ fn mesh_solids(vmap: &Vmap, node: u32, report: &mut ToVmfReport) -> Result<Vec<V
         faces: faces.len(),
         ..MeshReport::default()
     };
-    let carried = vmap
-        .element(node)
-        .and_then(|e| e.get(disp::Carried::ATTRIBUTE))
-        .and_then(Value::as_str)
-        .and_then(disp::Carried::parse);
+    let carried = node_text(vmap, node, disp::Carried::ATTRIBUTE).and_then(disp::Carried::parse);
     let solids = match displacement(&mesh, &positions, &faces, mesh_id, carried.as_ref()) {
         Some(side) => {
             *report.area_vmf.entry(faces[0].material.clone()).or_default() +=
@@ -321,21 +318,56 @@ fn mesh_solids(vmap: &Vmap, node: u32, report: &mut ToVmfReport) -> Result<Vec<V
             line.faces_unsplit = faces.len();
             vec![side]
         }
-        None => brushes_of(&mesh, &faces, mesh_id, &mut line, report),
+        None => {
+            let sides =
+                node_text(vmap, node, CarriedSide::ATTRIBUTE).map_or_else(Vec::new, CarriedSide::parse);
+            brushes_of(
+                &mesh,
+                &mut Brushes::new(&faces, mesh_id, sides),
+                &mut line,
+                report,
+            )
+        }
     };
     line.brushes = solids.len();
     report.meshes.push(line);
     Ok(solids)
 }
 
+/// A mesh node's polygon mesh; none when it has none or it is not a valid half-edge mesh
+/// (warned).
+fn checked_mesh(
+    vmap: &Vmap,
+    node: u32,
+    report: &mut ToVmfReport,
+) -> Result<Option<PolygonMesh>, MapconvError> {
+    let Some(Value::Element(srcmap_dmx::ElemRef::Local(data))) =
+        vmap.element(node).and_then(|e| e.get("meshData"))
+    else {
+        return Ok(None);
+    };
+    let mesh = vmap.polygon_mesh(*data)?;
+    if let Err(errors) = mesh.check() {
+        let message = format!("not a valid half-edge mesh: {}", errors[0]);
+        report.warnings.push(Warning::element(node, "CMapMesh", message));
+        return Ok(None);
+    }
+    Ok(Some(mesh))
+}
+
+/// A string attribute of a node.
+fn node_text<'v>(vmap: &'v Vmap, node: u32, name: &str) -> Option<&'v str> {
+    vmap.element(node)?.get(name)?.as_str()
+}
+
 /// A mesh's brushes: cut into convex pieces when closed, slabs when open.
 fn brushes_of(
     mesh: &PolygonMesh,
-    faces: &[Face],
-    mesh_id: i32,
+    brushes: &mut Brushes<'_>,
     line: &mut MeshReport,
     report: &mut ToVmfReport,
 ) -> Vec<Vec<OutSide>> {
+    let faces = brushes.faces;
     line.open = mesh.edge_face.iter().any(|&f| f < 0);
     let pieces: Vec<Piece> = if line.open {
         slabs(faces, &(0..faces.len()).collect::<Vec<_>>())
@@ -345,7 +377,6 @@ fn brushes_of(
             .flat_map(|part| part_pieces(faces, part))
             .collect()
     };
-    let mut brushes = Brushes::new(faces, mesh_id);
     let pieces: Vec<Piece> = (pieces.into_iter())
         .flat_map(|p| brushes.refined(p, MAX_REFINE))
         .collect();
@@ -756,6 +787,8 @@ struct Brushes<'a> {
     by_plane: HashMap<[i64; 4], Vec<usize>>,
     /// Per face: sides that took it, and the face area they cover.
     used: Vec<(usize, f64)>,
+    /// Per face: the source side it came from, when the mesh carries them.
+    carried: Vec<Option<CarriedSide>>,
 }
 
 fn plane_key(p: &Plane) -> [i64; 4] {
@@ -769,7 +802,7 @@ fn plane_key(p: &Plane) -> [i64; 4] {
 }
 
 impl<'a> Brushes<'a> {
-    fn new(faces: &'a [Face], mesh_id: i32) -> Brushes<'a> {
+    fn new(faces: &'a [Face], mesh_id: i32, carried: Vec<Option<CarriedSide>>) -> Brushes<'a> {
         let parts: Vec<(usize, Polygon)> = faces
             .iter()
             .enumerate()
@@ -785,6 +818,7 @@ impl<'a> Brushes<'a> {
             parts,
             by_plane,
             used: vec![(0, 0.0); faces.len()],
+            carried,
         }
     }
 
@@ -804,7 +838,7 @@ impl<'a> Brushes<'a> {
                 None
             };
             let side = match covering {
-                Some(f) => self.face_side(w, f),
+                Some(f) => self.face_side(w, &piece.planes[i], f),
                 None => cut_side(w, &piece.planes[i]),
             };
             match covering {
@@ -886,17 +920,20 @@ impl<'a> Brushes<'a> {
         Some(best)
     }
 
-    fn face_side(&self, w: &Winding, f: usize) -> OutSide {
+    /// The side showing face `f` on `plane`: the face's source side's points and lightmap
+    /// scale when carried and still on that plane, else three corners of `w`.
+    fn face_side(&self, w: &Winding, plane: &Plane, f: usize) -> OutSide {
         let face = &self.faces[f];
+        let carried = self.carried.get(f).copied().flatten().filter(|c| c.spans(plane));
         OutSide {
-            points: plane_points(w),
+            points: carried.map_or_else(|| plane_points(w), |c| c.points),
             material: face.material.clone(),
             uaxis: face.uaxis,
             vaxis: face.vaxis,
             smoothing_groups: 0,
             disp: None,
-            lightmap_scale: DEFAULT_LIGHTMAP_SCALE,
-            exact_points: false,
+            lightmap_scale: carried.map_or(DEFAULT_LIGHTMAP_SCALE, |c| c.lightmap_scale),
+            exact_points: carried.is_some(),
             id: 0,
             face: Some(format!("{}:{f}", self.mesh_id)),
         }

@@ -37,6 +37,8 @@ pub struct OutEntity {
     /// `editor` block values (`color`, `visgroupshown`, …).
     pub editor: Vec<(String, String)>,
     pub solids: Vec<OutSolid>,
+    /// Hidden in the editor: written in a `hidden` block, which vbsp does not compile.
+    pub hidden: bool,
 }
 
 /// A brush to write: its sides and the visgroups it is in.
@@ -44,6 +46,8 @@ pub struct OutEntity {
 pub struct OutSolid {
     pub sides: Vec<OutSide>,
     pub visgroups: Vec<i64>,
+    /// Hidden in the editor (see [`OutEntity::hidden`]).
+    pub hidden: bool,
 }
 
 /// VMF text under construction: the shared layout, with solids numbered as they are written.
@@ -79,8 +83,23 @@ impl VmfText {
         self.doc.value(key, value);
     }
 
-    /// `world` or `entity` with everything in it.
+    /// `world` or `entity` with everything in it (in a `hidden` block when hidden).
     pub fn entity(&mut self, block: &str, e: &OutEntity) {
+        self.hidden(e.hidden, |t| t.entity_block(block, e));
+    }
+
+    /// `f`'s blocks, inside a `hidden` block when `hidden`.
+    fn hidden(&mut self, hidden: bool, f: impl FnOnce(&mut VmfText)) {
+        if hidden {
+            self.open("hidden");
+        }
+        f(self);
+        if hidden {
+            self.close();
+        }
+    }
+
+    fn entity_block(&mut self, block: &str, e: &OutEntity) {
         self.open(block);
         self.value("id", &e.id.to_string());
         for (k, v) in &e.keys {
@@ -94,7 +113,8 @@ impl VmfText {
             self.close();
         }
         for s in &e.solids {
-            self.solid(s);
+            // A hidden entity's solids are hidden with it.
+            self.hidden(s.hidden && !e.hidden, |t| t.solid(s));
         }
         if !e.editor.is_empty() {
             self.open("editor");
@@ -113,12 +133,12 @@ impl VmfText {
         for s in &solid.sides {
             self.side(s);
         }
-        if !solid.visgroups.is_empty() {
+        if !solid.visgroups.is_empty() || solid.hidden {
             self.open("editor");
             for id in &solid.visgroups {
                 self.value("visgroupid", &id.to_string());
             }
-            self.value("visgroupshown", "1");
+            self.value("visgroupshown", if solid.hidden { "0" } else { "1" });
             self.value("visgroupautoshown", "1");
             self.close();
         }

@@ -13,8 +13,9 @@ fn files(kind: &str) -> Option<Vec<PathBuf>> {
     }))
 }
 
-/// Each brush the converter kept is one closed mesh, and the VMAP's area per material is the
-/// brushes' side area per material.
+/// Each brush the converter kept is one closed mesh, no brush with a volume is left out for
+/// its faces not forming one, and the VMAP's area per material is the brushes' side area per
+/// material.
 #[test]
 fn every_vmf_becomes_closed_meshes_with_its_side_area() {
     let Some(files) = files("vmf") else { return };
@@ -35,6 +36,8 @@ fn every_vmf_becomes_closed_meshes_with_its_side_area() {
         }
         // Only displacement grids are open.
         assert_eq!(open, report.displacements, "{}", path.display());
+        let not_manifold = report.warnings.iter().find(|w| w.message.contains("2-manifold"));
+        assert!(not_manifold.is_none(), "{}: {not_manifold:?}", path.display());
         let sides: f64 = vmf
             .all_entities()
             .flat_map(|e| &e.solids)
