@@ -93,10 +93,22 @@ impl Bsp {
     /// only lumps whose content differs: untouched lumps keep their stored bytes, compression and
     /// place in the file.
     pub fn update_document(&self, doc: &mut BspDocument<'_>) -> Result<Vec<usize>> {
+        self.update_document_knowing(doc, |_| None)
+    }
+
+    /// [`Bsp::update_document`] told by `known` what the caller knows of each lump since
+    /// `doc` was parsed (a stage that serialised it before its changes and after):
+    /// `Some(false)`, it holds what `doc`'s parsed to, version included; `Some(true)`, it
+    /// differs; `None`, compare. Knowing spares decoding a stored LZMA lump only to compare.
+    pub fn update_document_knowing(
+        &self,
+        doc: &mut BspDocument<'_>,
+        known: impl Fn(usize) -> Option<bool>,
+    ) -> Result<Vec<usize>> {
         let mut changed = Vec::new();
-        for lump in 0..HEADER_LUMPS {
+        for lump in (0..HEADER_LUMPS).filter(|&l| known(l) != Some(false)) {
             let new = self.lump_bytes(lump)?;
-            let unchanged = self.same_content(doc, lump, &new)?;
+            let unchanged = known(lump).is_none() && self.same_content(doc, lump, &new)?;
             if !unchanged || doc.lumps[lump].version != self.lump_versions[lump] {
                 doc.set_lump(lump, new, self.lump_versions[lump]);
                 changed.push(lump);

@@ -116,6 +116,7 @@ impl SceneBuilder {
             triangles,
             payloads,
             original,
+            groups: std::sync::OnceLock::new(),
         }
     }
 }
@@ -174,6 +175,8 @@ pub struct Scene {
     triangles: Vec<Triangle>,
     payloads: Vec<u32>,
     original: Vec<u32>,
+    /// Boxes around runs of triangles, made when [`ParallelOrigins`] first sweeps the scene.
+    groups: std::sync::OnceLock<parallel::Groups>,
 }
 
 impl std::fmt::Debug for Scene {
@@ -472,6 +475,32 @@ mod parallel_tests {
         let along = ParallelRays::new(&scene, [0.0, 0.0, 1.0]);
         assert!(along.closest([0.0; 3], [0.0, 0.0, 1.0], 1e9).is_none());
         assert!(!along.occluded([0.0; 3], [0.0, 0.0, 1.0], 1e9));
+    }
+
+    /// A few origins in one corner (a shard's share of a map's luxels): whole groups of
+    /// triangles meet none and are passed over; the answers stay the BVH's.
+    #[test]
+    fn parallel_origins_few_and_close_answer_as_the_bvh() {
+        let scene = clutter();
+        let mut rng = Rng(5);
+        let origins: Vec<[f32; 3]> = (0..60)
+            .map(|_| (rng.point(4.0) + Vec3A::splat(2.0)).into())
+            .collect();
+        for dir in [
+            [0.0, 0.0, 1.0],
+            [0.3, -0.2, 1.0],
+            [-1.0, 0.1, -0.4],
+            [0.0, 1.0, 0.0],
+        ] {
+            let rays = ParallelOrigins::new(origins.clone(), dir);
+            let closest = rays.closest(&scene, 1e5);
+            let occluded = rays.occluded_except(&scene, &vec![1e5; origins.len()], 0);
+            for (i, &o) in origins.iter().enumerate() {
+                let want = scene.closest(o, dir, 1e5);
+                assert_eq!(want.map(|h| h.t), closest[i].map(|h| h.t), "{o:?} {dir:?}");
+                assert_eq!(occluded[i], scene.occluded(o, dir, 1e5), "{o:?} {dir:?}");
+            }
+        }
     }
 
     #[test]

@@ -154,6 +154,12 @@ fn slack(magnitude: f32, extent: f32) -> f32 {
     0.05 + magnitude * 4e-6 + extent * 1e-4
 }
 
+/// A depth as a key whose unsigned order is `f32::total_cmp`'s.
+fn depth_key(depth: f32) -> u64 {
+    let bits = depth.to_bits();
+    u64::from(if bits >> 31 == 1 { !bits } else { bits | 1 << 31 })
+}
+
 /// The plane across a direction: the direction as [`ray`] hands it to the triangle test, two
 /// axes across it and the unit direction, and 1 / its length (depth differences to ray
 /// distances).
@@ -189,6 +195,7 @@ impl Frame {
 
 /// A triangle seen along a direction: its projected box `[min x, min y, max x, max y]` and
 /// depth range `[near, far]`, both padded by its slack, and its projected shape.
+#[derive(Clone, Copy)]
 struct Projected {
     area: [f32; 4],
     depth: [f32; 2],
@@ -446,6 +453,62 @@ impl Tracer for ParallelRays<'_> {
     }
 }
 
+/// Triangles a [`Groups`] box holds: consecutive slots, neighbours in the BVH's leaf order and
+/// so close together in space.
+const GROUP: usize = 32;
+
+/// A box around each [`GROUP`] triangles of a scene, made once for every direction a
+/// [`ParallelOrigins`] sweeps it along: a group whose projected box meets no origin is
+/// passed over without projecting its triangles one by one.
+#[derive(Debug)]
+pub(crate) struct Groups {
+    boxes: Vec<GroupBox>,
+}
+
+/// A group's box (centre and half size) and a slack covering any of its triangles' own
+/// ([`slack`]) and the rounding of projecting the box instead of the corners.
+#[derive(Debug, Clone, Copy)]
+struct GroupBox {
+    centre: Vec3A,
+    half: Vec3A,
+    pad: f32,
+}
+
+impl Groups {
+    fn new(triangles: &[Triangle]) -> Groups {
+        let boxes = (triangles.chunks(GROUP))
+            .map(|group| {
+                let (mut lo, mut hi) = (Vec3A::INFINITY, Vec3A::NEG_INFINITY);
+                for t in group {
+                    lo = lo.min(t.v0).min(t.v1).min(t.v2);
+                    hi = hi.max(t.v0).max(t.v1).max(t.v2);
+                }
+                let magnitude = lo.abs().max(hi.abs()).max_element();
+                // A triangle's extent along any axis is at most the box's diagonal.
+                let diagonal = (hi - lo).length();
+                GroupBox {
+                    centre: (lo + hi) * 0.5,
+                    half: (hi - lo) * 0.5,
+                    pad: slack(magnitude, diagonal) + 0.01 + (magnitude + diagonal) * 1e-5,
+                }
+            })
+            .collect();
+        Groups { boxes }
+    }
+}
+
+impl GroupBox {
+    /// The box seen along a frame's `[u, v, w]`: its padded 2D box and depth range, holding
+    /// every one of its triangles' ([`Projected`]).
+    fn projected(&self, axes: [Vec3A; 3]) -> ([f32; 4], [f32; 2]) {
+        let [x, y, z] = axes.map(|a| (self.centre.dot(a), self.half.dot(a.abs()) + self.pad));
+        (
+            [x.0 - x.1, y.0 - y.1, x.0 + x.1, y.0 + y.1],
+            [z.0 - z.1, z.0 + z.1],
+        )
+    }
+}
+
 /// Rays in one direction from a known set of origins (say every luxel of a map), answered the
 /// other way round from [`ParallelRays`]: the origins are binned on the plane across the
 /// direction, and each triangle in turn meets the origins under it (an "irregular z-buffer").
@@ -595,7 +658,8 @@ impl ParallelOrigins {
         open: &mut CellOrigins<'_>,
         meet: &mut impl FnMut(usize, usize, f32) -> bool,
     ) {
-        let edges = p.shape.edges();
+        // Made at the first cell that needs them: most triangles turn out to need none.
+        let mut edges = None;
         let (x0, x1) = self.span(p.area[0], p.area[2], self.min[0], self.nx);
         let (y0, y1) = self.span(p.area[1], p.area[3], self.min[1], self.ny);
         for cy in y0..y1 {
@@ -607,15 +671,24 @@ impl ParallelOrigins {
                 {
                     continue;
                 }
-                self.meet_cell(c, open, &edges, p.depth, slot, meet);
+                let edges = edges.get_or_insert_with(|| p.shape.edges());
+                self.meet_cell(c, open, edges, p.depth, slot, meet);
             }
         }
     }
 
-    /// The triangles of `scene` whose payload `wanted` accepts, projected, with their
-    /// slots: nearest first (by near depth, then slot).
+    /// The triangles of `scene` whose payload `wanted` accepts and that may meet an origin
+    /// ([`ParallelOrigins::may_meet`]), projected, with their slots: nearest first (by near
+    /// depth, then slot). Whole groups of them ([`Groups`]) that meet no origin are passed
+    /// over unprojected.
     fn nearest_first(&self, scene: &Scene, wanted: impl Fn(u32) -> bool) -> Vec<(Projected, u32)> {
-        let mut tris: Vec<(Projected, u32)> = (0..scene.triangles.len())
+        let groups = scene.groups.get_or_init(|| Groups::new(&scene.triangles));
+        let tris: Vec<(Projected, u32)> = (groups.boxes.iter().enumerate())
+            .filter(|(_, b)| {
+                let (area, depth) = b.projected(self.frame.axes);
+                self.may_meet(&area, depth[1])
+            })
+            .flat_map(|(g, _)| g * GROUP..((g + 1) * GROUP).min(scene.triangles.len()))
             .filter(|&slot| wanted(scene.payloads[slot]))
             .map(|slot| {
                 (
@@ -623,9 +696,27 @@ impl ParallelOrigins {
                     slot as u32,
                 )
             })
+            .filter(|(p, _)| self.may_meet(&p.area, p.depth[1]))
             .collect();
-        tris.sort_unstable_by(|a, b| a.0.depth[0].total_cmp(&b.0.depth[0]).then(a.1.cmp(&b.1)));
-        tris
+        // Sorted as keys (near depth, then place, which is slot order) rather than as the
+        // triangles themselves: moving 8 bytes instead of 56 made the sort several times
+        // cheaper, and every direction sorts every triangle.
+        let mut keys: Vec<u64> = (tris.iter().enumerate())
+            .map(|(i, (p, _))| (depth_key(p.depth[0]) << 32) | i as u64)
+            .collect();
+        keys.sort_unstable();
+        keys.into_iter().map(|k| tris[k as u32 as usize]).collect()
+    }
+
+    /// Whether a projected box `[min x, min y, max x, max y]` whose far depth is `far` covers
+    /// a cell holding an origin not wholly behind it. Most of a map's triangles meet no
+    /// origin when few are asked (a shard's share of the luxels): telling so before sorting
+    /// saves each direction the sort of them.
+    fn may_meet(&self, area: &[f32; 4], far: f32) -> bool {
+        let (x0, x1) = self.span(area[0], area[2], self.min[0], self.nx);
+        let (y0, y1) = self.span(area[1], area[3], self.min[1], self.ny);
+        // An empty cell's nearest depth is infinite, and a scene's depths are finite.
+        (y0..y1).any(|cy| (cy * self.nx + x0..cy * self.nx + x1).any(|c| self.cell_near[c] <= far))
     }
 
     /// The cells `[start, end)` along one axis that `lo..hi` covers, of `n` from `min`.
@@ -743,5 +834,75 @@ impl ParallelOrigins {
             },
         );
         hit
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::SceneBuilder;
+
+    /// Triangles of every size and place, far from the origin too (where rounding is
+    /// coarsest), and unit directions all round.
+    fn scene_and_directions() -> (Scene, Vec<[f32; 3]>) {
+        let mut b = SceneBuilder::new();
+        let mut seed = 7u32;
+        let mut next = move || {
+            seed = seed.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+            (seed >> 8) as f32 / (1u32 << 24) as f32 - 0.5
+        };
+        for i in 0..2000 {
+            let far = if i % 3 == 0 { 30_000.0 } else { 300.0 };
+            let size = if i % 40 == 0 { 5000.0 } else { 8.0 };
+            let a = [next() * far, next() * far, next() * far];
+            let corner = |a: f32, d: f32| a + d * size;
+            let c = [corner(a[0], next()), corner(a[1], next()), corner(a[2], next())];
+            let d = [corner(a[0], next()), corner(a[1], next()), corner(a[2], next())];
+            b.add_triangle(a, c, d, i);
+        }
+        let dirs = (0..40).map(|_| [next(), next(), next()]).collect();
+        (b.build(), dirs)
+    }
+
+    #[test]
+    fn a_group_box_holds_its_triangles_seen_along_any_direction() {
+        let (scene, dirs) = scene_and_directions();
+        let groups = Groups::new(&scene.triangles);
+        assert_eq!(groups.boxes.len(), scene.triangles.len().div_ceil(GROUP));
+        for dir in dirs {
+            let axes = Frame::new(dir).axes;
+            for (slot, t) in scene.triangles.iter().enumerate() {
+                let p = Projected::new(t, axes);
+                let (area, depth) = groups.boxes[slot / GROUP].projected(axes);
+                let inside = area[0] <= p.area[0]
+                    && area[1] <= p.area[1]
+                    && area[2] >= p.area[2]
+                    && area[3] >= p.area[3];
+                assert!(
+                    inside && depth[0] <= p.depth[0] && depth[1] >= p.depth[1],
+                    "{slot} {dir:?}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn depth_keys_sort_as_total_cmp() {
+        let mut depths = [
+            0.0,
+            -0.0,
+            1.5,
+            -1.5,
+            f32::MAX,
+            f32::MIN,
+            1e-40,
+            -1e-40,
+            f32::INFINITY,
+            f32::NEG_INFINITY,
+        ];
+        let mut by_key = depths;
+        depths.sort_by(f32::total_cmp);
+        by_key.sort_by_key(|&d| depth_key(d));
+        assert_eq!(depths.map(f32::to_bits), by_key.map(f32::to_bits));
     }
 }

@@ -1,7 +1,7 @@
 //! Lighting spread over machines, one pass sharded by faces.
 //!
-//! Shard `I` of `N` ([`light_shard`]) computes direct light and the bounce gather rays of the
-//! lit faces `f` with `f % N == I`: the shadow rays, the sky and sun tables' rays from those
+//! Shard `I` of `N` ([`light_shard`]) computes direct light and the bounce gather rays of its
+//! lit faces (runs of consecutive faces dealt round robin: [`FaceShard::faces`]): the shadow rays, the sky and sun tables' rays from those
 //! faces' luxels, the supersampling, and the bounce rays of their patches; and the ambient-cube
 //! rays of the leaves `l` with `l % N == I` (they meet only geometry). That is nearly all of
 //! lighting's tracing. Its part ([`ShardPayload`]) holds each of its faces' light per range,
@@ -31,11 +31,53 @@ pub struct FaceShard {
     pub count: u32,
 }
 
+/// Runs of faces a shard's share is cut into ([`FaceShard::faces`]), per shard.
+const RUNS_PER_SHARD: u64 = 4;
+
 impl FaceShard {
-    /// Whether face `f` is this shard's.
-    pub fn owns(&self, f: usize) -> bool {
-        f % self.count.max(1) as usize == self.index as usize
+    /// Whether item `i` (a leaf) is this shard's: round robin.
+    pub fn owns(&self, i: usize) -> bool {
+        i % self.count.max(1) as usize == self.index as usize
     }
+
+    /// Per face (of a map's `faces`), whether it is this shard's. The faces are cut into
+    /// [`RUNS_PER_SHARD`] × N runs of consecutive faces holding about as many luxels each,
+    /// dealt round robin. A BSP stores the faces of a node together, so a run is one place
+    /// of the map: a shard's luxels lie in a few places, and most of the map's triangles
+    /// meet none of them along a sky direction (the sky table skips those before its
+    /// sort). Dealing faces one by one spread every shard's luxels over the whole map, and
+    /// each shard paid for every triangle. Several runs a shard keep the shards even where
+    /// one part of the map costs more per luxel (under the sky).
+    pub fn faces(&self, faces: &[srcmap_bsp::records::Face]) -> Vec<bool> {
+        let weights: Vec<u64> = faces.iter().map(|f| face_weight(f.lightmap_size)).collect();
+        let total = weights.iter().sum::<u64>().max(1);
+        let (count, runs) = (
+            u64::from(self.count.max(1)),
+            u64::from(self.count.max(1)) * RUNS_PER_SHARD,
+        );
+        let mut before = 0;
+        weights
+            .iter()
+            .map(|w| {
+                let run = before * runs / total;
+                before += w;
+                run % count == u64::from(self.index)
+            })
+            .collect()
+    }
+}
+
+/// What a face weighs in cutting runs: its luxels (none when its lightmap size is out of
+/// range), plus one for the face itself.
+fn face_weight([w, h]: [i32; 2]) -> u64 {
+    let side = |n: i32| {
+        if (0..=crate::faces::MAX_LIGHTMAP_EXTENT).contains(&n) {
+            n as u64 + 1
+        } else {
+            0
+        }
+    };
+    side(w) * side(h) + 1
 }
 
 /// What a shard computed: per face of its share, its light per range and its patches.
@@ -68,12 +110,13 @@ pub fn light_shard(
     if bsp.faces.is_empty() {
         return Ok((ShardPayload::default().to_bytes(), Report::new("vrad")));
     }
+    let owned = shard.faces(&bsp.faces);
     options.threads.pool()?.install(|| {
         let mut run = Lighting::new(&mut bsp, options, progress)?;
-        run.only_clusters_of(Box::new(move |f| shard.owns(f)));
+        let mine = owned.clone();
+        run.only_clusters_of(Box::new(move |f| mine.get(f).copied().unwrap_or(false)));
         let mut payload = ShardPayload::default();
         if crate::prepare(&mut run)? {
-            let owned = (0..run.world().faces.len()).map(|f| shard.owns(f)).collect();
             let (light, patches) = run.light_direct_shard(owned);
             payload = ShardPayload::of(run.world(), light, patches);
             payload.leaves = run.trace_ambient_shard(|l| shard.owns(l));
@@ -584,7 +627,61 @@ mod tests {
     }
 
     #[test]
-    fn shards_split_faces_round_robin() {
+    fn shards_split_faces_into_even_runs() {
+        let sizes = [
+            [15, 15],
+            [0, 0],
+            [31, 7],
+            [-1, -1],
+            [3, 3],
+            [2000, 1],
+            [7, 7],
+            [15, 3],
+        ];
+        let faces: Vec<srcmap_bsp::records::Face> = (0..4000)
+            .map(|i| srcmap_bsp::records::Face {
+                lightmap_size: sizes[i * 7 % sizes.len()],
+                ..Default::default()
+            })
+            .collect();
+        let count = 7;
+        let shares: Vec<Vec<bool>> = (0..count)
+            .map(|index| FaceShard { index, count }.faces(&faces))
+            .collect();
+        // Every face is one shard's.
+        for f in 0..faces.len() {
+            assert_eq!(shares.iter().filter(|s| s[f]).count(), 1, "face {f}");
+        }
+        let weights: Vec<u64> = faces.iter().map(|f| face_weight(f.lightmap_size)).collect();
+        let weight = |share: &Vec<bool>| -> u64 {
+            (share.iter().zip(&weights))
+                .filter(|(m, _)| **m)
+                .map(|(_, w)| w)
+                .sum()
+        };
+        let (least, most) = (
+            shares.iter().map(weight).min().unwrap(),
+            shares.iter().map(weight).max().unwrap(),
+        );
+        // Each run is within one face of its even share, at either end.
+        let heaviest = weights.iter().max().unwrap();
+        assert!(
+            most - least <= 2 * 2 * RUNS_PER_SHARD * heaviest,
+            "{least}..{most}"
+        );
+        // In runs: a shard's faces change hands only at a run's end.
+        let changes = (1..faces.len())
+            .filter(|&f| shares[0][f] != shares[0][f - 1])
+            .count();
+        assert!(changes <= 2 * RUNS_PER_SHARD as usize, "{changes}");
+        assert_eq!(
+            FaceShard { index: 0, count: 1 }.faces(&faces),
+            vec![true; faces.len()]
+        );
+    }
+
+    #[test]
+    fn shards_split_leaves_round_robin() {
         let s = FaceShard { index: 2, count: 3 };
         assert_eq!((0..9).filter(|&f| s.owns(f)).collect::<Vec<_>>(), [2, 5, 8]);
     }
