@@ -819,6 +819,32 @@ fn largest_area(area: Vec<(Option<String>, f64)>) -> (String, f64) {
     (prop, total)
 }
 
+/// The warning for the collision materials whose surface property nothing known gives (no
+/// game VMT, nothing learned in the material table): Valve's vbsp writes each VMT's
+/// `$surfaceprop` into the collision's key data, and here they say `default`. `None` when
+/// every one was known.
+pub fn guessed_surfaceprops_message(names: &std::collections::BTreeSet<String>) -> Option<String> {
+    const SHOWN: usize = 12;
+    if names.is_empty() {
+        return None;
+    }
+    let shown: Vec<&str> = names.iter().take(SHOWN).map(String::as_str).collect();
+    let rest = names.len() - shown.len();
+    let more = if rest > 0 {
+        format!(", and {rest} more")
+    } else {
+        String::new()
+    };
+    Some(format!(
+        "collision: the surface property of {} material{} is not known (no VMT from -game, none \
+         learned in the material table): their solids say \"default\", where Valve's vbsp writes \
+         each VMT's $surfaceprop: {}{more}",
+        names.len(),
+        if names.len() == 1 { "" } else { "s" },
+        shown.join(", ")
+    ))
+}
+
 /// The surface property of a texinfo's material; `None` for no texinfo or a material that
 /// names none.
 fn texinfo_surfaceprop(

@@ -525,3 +525,61 @@ fn the_worlds_surface_properties_are_the_target_games() {
         .count();
     assert_eq!(warned, 1, "{:?}", materials.warnings());
 }
+
+/// A room of nodraw walls around a `concrete/floor01` block: two materials the table knows.
+fn room_with_concrete_block() -> Vec<MapEntity> {
+    let mut brushes = room(1, [0.0; 3], [256.0; 3], "tools/toolsnodraw");
+    brushes.push(box_brush(20, [64.0; 3], [128.0; 3], "concrete/floor01"));
+    vec![
+        world(brushes),
+        entity(100, "info_player_start", [200.0, 200.0, 16.0], vec![]),
+    ]
+}
+
+/// A table knowing both materials' contents; `concrete_prop` the block's learned surface
+/// property, if any.
+fn table_with_concrete(concrete_prop: Option<&str>) -> Resolver {
+    let prop = concrete_prop.map_or(String::new(), |p| format!(r#", "surfaceprop": "{p}""#));
+    let json = format!(
+        r#"{{"format": "srcmap-materials", "version": 1, "materials": {{
+        "TOOLS/TOOLSNODRAW": {{"contents": ["SOLID"], "width": 64, "height": 64,
+            "reflectivity": [0.5, 0.5, 0.5], "surfaceprop": "default"}},
+        "CONCRETE/FLOOR01": {{"contents": ["SOLID"], "width": 512, "height": 512,
+            "reflectivity": [0.5, 0.5, 0.5]{prop}}}}}}}"#
+    );
+    Resolver::new(
+        None,
+        Some(("concrete.json".into(), MaterialTable::from_json(&json).unwrap())),
+    )
+}
+
+/// The compile's warnings about surface properties it had to guess.
+fn guessed_surfaceprop_warnings(out: &Output) -> Vec<String> {
+    (out.diagnostics.iter())
+        .filter(|d| d.message.contains("surface property") && d.message.contains("not known"))
+        .map(|d| d.message.clone())
+        .collect()
+}
+
+/// A colliding material whose surface property neither the game nor the table knows is
+/// named once (its solid says `default`, Valve's the VMT's `$surfaceprop`); once the table
+/// has learned it, the key data carries it and nothing is said.
+#[test]
+fn a_collision_material_of_unknown_surface_property_is_named() {
+    let unknown = compile_for(room_with_concrete_block(), "tf", &table_with_concrete(None));
+    let warned = guessed_surfaceprop_warnings(&unknown);
+    assert_eq!(warned.len(), 1, "{warned:?}");
+    assert!(warned[0].contains("1 material ") && warned[0].contains("CONCRETE/FLOOR01"));
+    assert!(!warned[0].contains("TOOLSNODRAW"), "{warned:?}");
+    let (_, table) = world_key_data(&unknown);
+    assert!(!table.contains(&"concrete".to_string()), "{table:?}");
+
+    let known = compile_for(
+        room_with_concrete_block(),
+        "tf",
+        &table_with_concrete(Some("concrete")),
+    );
+    assert_eq!(guessed_surfaceprop_warnings(&known), Vec::<String>::new());
+    let (_, table) = world_key_data(&known);
+    assert!(table.contains(&"concrete".to_string()), "{table:?}");
+}
