@@ -448,6 +448,11 @@ fn outside_of(piece: Winding, cover: &Winding, plane: &Plane) -> Vec<Winding> {
         let Some(rest) = inside.take() else { break };
         let b = cover.points[(i + 1) % cover.points.len()];
         let normal = (b - a).cross(plane.normal).normalize_or_zero();
+        if normal == DVec3::ZERO {
+            // A repeated corner bounds nothing.
+            inside = Some(rest);
+            continue;
+        }
         // Each edge's plane faces away from the cover's centre: its front is outside.
         let normal = if normal.dot(center - a) > 0.0 {
             -normal
@@ -1245,4 +1250,38 @@ fn sorted_along_longest_axis(items: &[usize], points: &[Vec<DVec3>], extent: DVe
     let mut sorted = items.to_vec();
     sorted.sort_by(|&a, &b| centre_of(a)[axis].total_cmp(&centre_of(b)[axis]));
     sorted
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A rectangular side at height `z` spanning `x0..x1`, `y0..y1`, facing up (`up`) or down.
+    fn side(x0: f64, x1: f64, y0: f64, y1: f64, z: f64, up: bool) -> BrushSide {
+        let corners = [[x0, y0], [x1, y0], [x1, y1], [x0, y1]].map(|[x, y]| DVec3::new(x, y, z));
+        let plane = if up {
+            Plane::new(DVec3::Z, z)
+        } else {
+            Plane::new(-DVec3::Z, -z)
+        };
+        let mut points = corners.to_vec();
+        if !up {
+            points.reverse();
+        }
+        (plane, Winding::new(points))
+    }
+
+    /// A side is covered when the back-to-back sides cover it together, not when they cover
+    /// part of it, nor when they face the same way.
+    #[test]
+    fn covered_by_the_union_of_back_to_back_sides() {
+        let (plane, top) = side(0.0, 4.0, 0.0, 2.0, 8.0, true);
+        let left = side(-1.0, 2.0, -1.0, 3.0, 8.0, false);
+        let right = side(2.0, 5.0, 0.0, 2.0, 8.0, false);
+        let right_up = side(2.0, 5.0, 0.0, 2.0, 8.0, true);
+        assert!(wholly_covered(&plane, &top, &[&left, &right]));
+        assert!(!wholly_covered(&plane, &top, &[&left]));
+        assert!(!wholly_covered(&plane, &top, &[&left, &right_up]));
+        assert!(!wholly_covered(&plane, &top, &[]));
+    }
 }
