@@ -480,6 +480,16 @@ impl Resolver {
         Some(vmt.surface_prop().map(str::to_owned))
     }
 
+    /// Whether a material's surface property is known: the game holds its VMT (naming one or
+    /// not: then Valve's default applies), or the material table learned one from Valve's
+    /// maps (for BSP `version`, or any). Where neither, [`Resolver::surfaceprop_for`]'s `None`
+    /// is a guess.
+    pub fn knows_surfaceprop(&self, name: &str, version: i32) -> bool {
+        let key = harvest::unpatched_name(name);
+        self.game_surfaceprop(&key).is_some()
+            || (self.table.as_ref()).is_some_and(|(_, t)| t.surfaceprop_for(&key, version).is_some())
+    }
+
     /// The material's surface property (`$surfaceprop`) for a game of BSP `version`: the
     /// game's VMT, else the material table's (learned from Valve's physics collision) from maps
     /// of that version, else from any map; a per-map patched copy answers for the material it

@@ -6,8 +6,8 @@
 //!   the NPC clips — unshrunk, each triangle carrying the index of its side's surface property
 //!   (the target game's, [`build_for_version`]) in the world's material table.
 //! - Each brush entity: one solid of its solid, clip and water brushes, every visible side
-//!   pulled in by half a unit (unless that would swallow the brush), with its mass, volume and
-//!   surface property in the key data.
+//!   (one its other brushes do not cover all over) pulled in by half a unit (unless that would
+//!   swallow the brush), with its mass, volume and surface property in the key data.
 //!
 //! Each brush becomes one convex ledge: the brush's side polygons (clipped by every other
 //! side), their corners welded, fanned into triangles whose edges find their twins. The ledges
@@ -301,15 +301,20 @@ fn brush_model_collision(
     Some((vec![s], key))
 }
 
-/// A brush entity's brushes as meshes, shrunk where no other of its brushes is back to back.
+/// A brush entity's brushes as meshes, shrunk on the sides its other brushes do not wholly
+/// cover.
 fn shrunk_meshes(bsp: &Bsp, brushes: &[usize], skipped: &mut Vec<(usize, String)>) -> Vec<ConvexMesh> {
+    let sides: Vec<Vec<BrushSide>> = brushes
+        .iter()
+        .map(|&b| brush_sides(&brush_planes(bsp, b)))
+        .collect();
     brushes
         .iter()
-        .filter_map(|&b| {
-            let others: Vec<Plane> = brushes
-                .iter()
-                .filter(|&&o| o != b)
-                .flat_map(|&o| brush_planes(bsp, o))
+        .enumerate()
+        .filter_map(|(i, &b)| {
+            let others: Vec<&BrushSide> = (sides.iter().enumerate())
+                .filter(|&(j, _)| j != i)
+                .flat_map(|(_, s)| s)
                 .collect();
             brush_mesh(bsp, b, SHRINK, &others, skipped)
         })
@@ -406,6 +411,61 @@ fn same_plane(a: &Plane, b: &Plane) -> bool {
     a.normal.abs_diff_eq(b.normal, 1e-6) && (a.dist - b.dist).abs() < 1e-4
 }
 
+/// A side of a brush: its plane and its polygon.
+type BrushSide = (Plane, Winding);
+
+/// The sides of the convex region behind `planes` that have a polygon.
+fn brush_sides(planes: &[Plane]) -> Vec<BrushSide> {
+    (polygons(planes).into_iter())
+        .map(|(i, w)| (planes[i], w))
+        .collect()
+}
+
+/// Whether `side` (a polygon on `plane`) lies wholly under the polygons of `others` back to
+/// back with it: what Valve's vbsp calls a side with no visible part (no portal sees it).
+fn wholly_covered(plane: &Plane, side: &Winding, others: &[&BrushSide]) -> bool {
+    let back_to_back = (others.iter()).filter(|(p, _)| same_plane(p, &plane.flipped()));
+    let mut left = vec![side.clone()];
+    for (_, cover) in back_to_back {
+        left = left
+            .into_iter()
+            .flat_map(|piece| outside_of(piece, cover, plane))
+            .collect();
+    }
+    left.iter().all(|piece| piece.area() < UNCOVERED_AREA)
+}
+
+/// Less uncovered area than this (square units) is a side covered all over (slivers of
+/// rounding where two brushes meet).
+const UNCOVERED_AREA: f64 = 0.01;
+
+/// The parts of `piece` outside the convex polygon `cover`, both on `plane`.
+fn outside_of(piece: Winding, cover: &Winding, plane: &Plane) -> Vec<Winding> {
+    let mut out = Vec::new();
+    let mut inside = Some(piece);
+    let center = cover.center();
+    for (i, &a) in cover.points.iter().enumerate() {
+        let Some(rest) = inside.take() else { break };
+        let b = cover.points[(i + 1) % cover.points.len()];
+        let normal = (b - a).cross(plane.normal).normalize_or_zero();
+        if normal == DVec3::ZERO {
+            // A repeated corner bounds nothing.
+            inside = Some(rest);
+            continue;
+        }
+        // Each edge's plane faces away from the cover's centre: its front is outside.
+        let normal = if normal.dot(center - a) > 0.0 {
+            -normal
+        } else {
+            normal
+        };
+        let (front, back) = rest.split(&Plane::new(normal, normal.dot(a)), 1e-6);
+        out.extend(front);
+        inside = back;
+    }
+    out
+}
+
 /// The polygons of the convex region behind every plane.
 fn polygons(planes: &[Plane]) -> Vec<(usize, Winding)> {
     let mut out = Vec::new();
@@ -427,13 +487,13 @@ fn polygons(planes: &[Plane]) -> Vec<(usize, Winding)> {
 /// Brush `b` as a closed convex mesh, its visible sides moved in by `shrink` where the brush is
 /// thick enough (three times `shrink` across that side, as Valve); `None` with a warning when it
 /// encloses no volume. Valve shrinks only sides a portal saw: none of a brush whose contents
-/// do not draw (clips), nor a side back to back with one of `hidden` (the planes of the
-/// model's other brushes).
+/// do not draw (clips), nor a side that the sides of `others` (the model's other brushes)
+/// cover wholly ([`wholly_covered`]); one they cover in part is seen, and shrinks.
 fn brush_mesh(
     bsp: &Bsp,
     b: usize,
     shrink: f64,
-    hidden: &[Plane],
+    others: &[&BrushSide],
     skipped: &mut Vec<(usize, String)>,
 ) -> Option<ConvexMesh> {
     let unshrunk = brush_planes(bsp, b);
@@ -442,7 +502,7 @@ fn brush_mesh(
     let planes: Vec<Plane> = if shrink == 0.0 || !seen {
         unshrunk.clone()
     } else {
-        shrunk_planes(&unshrunk, shrink, hidden)
+        shrunk_planes(&unshrunk, shrink, others)
     };
     let (points, triangles) = fan_polygons(&planes);
     closed_mesh(b, points, triangles, skipped)
@@ -479,22 +539,22 @@ fn closed_mesh(
     })
 }
 
-/// The brush's planes with each visible one (not back to back with a `hidden` plane) moved
-/// in by `shrink`, where the brush is at least three times `shrink` thick across it.
-fn shrunk_planes(unshrunk: &[Plane], shrink: f64, hidden: &[Plane]) -> Vec<Plane> {
-    let corners: Vec<DVec3> = polygons(unshrunk)
-        .into_iter()
-        .flat_map(|(_, w)| w.points)
-        .collect();
-    unshrunk
-        .iter()
-        .map(|p| {
-            let visible = !hidden.iter().any(|h| same_plane(h, &p.flipped()));
-            let (lo, hi) = corners
-                .iter()
-                .map(|c| p.normal.dot(*c))
-                .fold((f64::MAX, f64::MIN), |(lo, hi), d| (lo.min(d), hi.max(d)));
-            if visible && hi - lo >= 3.0 * shrink {
+/// The brush's planes with each visible one (a side with a polygon that `others` do not
+/// wholly cover) moved in by `shrink`, where the brush is at least three times `shrink` thick
+/// across it.
+fn shrunk_planes(unshrunk: &[Plane], shrink: f64, others: &[&BrushSide]) -> Vec<Plane> {
+    let sides = polygons(unshrunk);
+    let corners: Vec<DVec3> = sides.iter().flat_map(|(_, w)| w.points.iter().copied()).collect();
+    let thick = |p: &Plane| {
+        let (lo, hi) = (corners.iter())
+            .map(|c| p.normal.dot(*c))
+            .fold((f64::MAX, f64::MIN), |(lo, hi), d| (lo.min(d), hi.max(d)));
+        hi - lo >= 3.0 * shrink
+    };
+    let visible = |i: usize| (sides.iter()).any(|(j, w)| *j == i && !wholly_covered(&unshrunk[i], w, others));
+    (unshrunk.iter().enumerate())
+        .map(|(i, p)| {
+            if visible(i) && thick(p) {
                 Plane::new(p.normal, p.dist - shrink)
             } else {
                 *p
@@ -817,6 +877,32 @@ fn largest_area(area: Vec<(Option<String>, f64)>) -> (String, f64) {
         .0
         .unwrap_or_else(|| "default".to_string());
     (prop, total)
+}
+
+/// The warning for the collision materials whose surface property nothing known gives (no
+/// game VMT, nothing learned in the material table): Valve's vbsp writes each VMT's
+/// `$surfaceprop` into the collision's key data, and here they say `default`. `None` when
+/// every one was known.
+pub fn guessed_surfaceprops_message(names: &std::collections::BTreeSet<String>) -> Option<String> {
+    const SHOWN: usize = 12;
+    if names.is_empty() {
+        return None;
+    }
+    let shown: Vec<&str> = names.iter().take(SHOWN).map(String::as_str).collect();
+    let rest = names.len() - shown.len();
+    let more = if rest > 0 {
+        format!(", and {rest} more")
+    } else {
+        String::new()
+    };
+    Some(format!(
+        "collision: the surface property of {} material{} is not known (no VMT from -game, none \
+         learned in the material table): their solids say \"default\", where Valve's vbsp writes \
+         each VMT's $surfaceprop: {}{more}",
+        names.len(),
+        if names.len() == 1 { "" } else { "s" },
+        shown.join(", ")
+    ))
 }
 
 /// The surface property of a texinfo's material; `None` for no texinfo or a material that
@@ -1164,4 +1250,38 @@ fn sorted_along_longest_axis(items: &[usize], points: &[Vec<DVec3>], extent: DVe
     let mut sorted = items.to_vec();
     sorted.sort_by(|&a, &b| centre_of(a)[axis].total_cmp(&centre_of(b)[axis]));
     sorted
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A rectangular side at height `z` spanning `x0..x1`, `y0..y1`, facing up (`up`) or down.
+    fn side(x0: f64, x1: f64, y0: f64, y1: f64, z: f64, up: bool) -> BrushSide {
+        let corners = [[x0, y0], [x1, y0], [x1, y1], [x0, y1]].map(|[x, y]| DVec3::new(x, y, z));
+        let plane = if up {
+            Plane::new(DVec3::Z, z)
+        } else {
+            Plane::new(-DVec3::Z, -z)
+        };
+        let mut points = corners.to_vec();
+        if !up {
+            points.reverse();
+        }
+        (plane, Winding::new(points))
+    }
+
+    /// A side is covered when the back-to-back sides cover it together, not when they cover
+    /// part of it, nor when they face the same way.
+    #[test]
+    fn covered_by_the_union_of_back_to_back_sides() {
+        let (plane, top) = side(0.0, 4.0, 0.0, 2.0, 8.0, true);
+        let left = side(-1.0, 2.0, -1.0, 3.0, 8.0, false);
+        let right = side(2.0, 5.0, 0.0, 2.0, 8.0, false);
+        let right_up = side(2.0, 5.0, 0.0, 2.0, 8.0, true);
+        assert!(wholly_covered(&plane, &top, &[&left, &right]));
+        assert!(!wholly_covered(&plane, &top, &[&left]));
+        assert!(!wholly_covered(&plane, &top, &[&left, &right_up]));
+        assert!(!wholly_covered(&plane, &top, &[]));
+    }
 }

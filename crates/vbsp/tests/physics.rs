@@ -525,3 +525,104 @@ fn the_worlds_surface_properties_are_the_target_games() {
         .count();
     assert_eq!(warned, 1, "{:?}", materials.warnings());
 }
+
+/// A room of nodraw walls around a `concrete/floor01` block: two materials the table knows.
+fn room_with_concrete_block() -> Vec<MapEntity> {
+    let mut brushes = room(1, [0.0; 3], [256.0; 3], "tools/toolsnodraw");
+    brushes.push(box_brush(20, [64.0; 3], [128.0; 3], "concrete/floor01"));
+    vec![
+        world(brushes),
+        entity(100, "info_player_start", [200.0, 200.0, 16.0], vec![]),
+    ]
+}
+
+/// A table knowing both materials' contents; `concrete_prop` the block's learned surface
+/// property, if any.
+fn table_with_concrete(concrete_prop: Option<&str>) -> Resolver {
+    let prop = concrete_prop.map_or(String::new(), |p| format!(r#", "surfaceprop": "{p}""#));
+    let json = format!(
+        r#"{{"format": "srcmap-materials", "version": 1, "materials": {{
+        "TOOLS/TOOLSNODRAW": {{"contents": ["SOLID"], "width": 64, "height": 64,
+            "reflectivity": [0.5, 0.5, 0.5], "surfaceprop": "default"}},
+        "CONCRETE/FLOOR01": {{"contents": ["SOLID"], "width": 512, "height": 512,
+            "reflectivity": [0.5, 0.5, 0.5]{prop}}}}}}}"#
+    );
+    Resolver::new(
+        None,
+        Some(("concrete.json".into(), MaterialTable::from_json(&json).unwrap())),
+    )
+}
+
+/// The compile's warnings about surface properties it had to guess.
+fn guessed_surfaceprop_warnings(out: &Output) -> Vec<String> {
+    (out.diagnostics.iter())
+        .filter(|d| d.message.contains("surface property") && d.message.contains("not known"))
+        .map(|d| d.message.clone())
+        .collect()
+}
+
+/// A colliding material whose surface property neither the game nor the table knows is
+/// named once (its solid says `default`, Valve's the VMT's `$surfaceprop`); once the table
+/// has learned it, the key data carries it and nothing is said.
+#[test]
+fn a_collision_material_of_unknown_surface_property_is_named() {
+    let unknown = compile_for(room_with_concrete_block(), "tf", &table_with_concrete(None));
+    let warned = guessed_surfaceprop_warnings(&unknown);
+    assert_eq!(warned.len(), 1, "{warned:?}");
+    assert!(warned[0].contains("1 material ") && warned[0].contains("CONCRETE/FLOOR01"));
+    assert!(!warned[0].contains("TOOLSNODRAW"), "{warned:?}");
+    let (_, table) = world_key_data(&unknown);
+    assert!(!table.contains(&"concrete".to_string()), "{table:?}");
+
+    let known = compile_for(
+        room_with_concrete_block(),
+        "tf",
+        &table_with_concrete(Some("concrete")),
+    );
+    assert_eq!(guessed_surfaceprop_warnings(&known), Vec::<String>::new());
+    let (_, table) = world_key_data(&known);
+    assert!(table.contains(&"concrete".to_string()), "{table:?}");
+}
+
+/// Each convex piece of brush model 1 (not the outer hull over them): its lowest and highest
+/// point in Hammer units about the model's origin (IVP's y is Hammer's −z, in metres).
+fn model_piece_heights(out: &Output) -> Vec<(f32, f32)> {
+    let models = out.bsp.phys_collide.as_ref().unwrap().read_models(0).unwrap();
+    let model = models.iter().find(|m| m.model_index == 1).unwrap();
+    let surface = model.solids[0].surface().unwrap();
+    let mut heights: Vec<(f32, f32)> = (surface.ledges.iter())
+        .filter(|l| l.has_children_flag == 0)
+        .map(|l| {
+            let zs = (l.triangles.iter())
+                .flat_map(|t| {
+                    t.edges
+                        .map(|e| surface.ledge_point(l, e.start_point_index).unwrap()[1])
+                })
+                .map(|y| -y / 0.0254);
+            zs.fold((f32::MAX, f32::MIN), |(lo, hi), z| (lo.min(z), hi.max(z)))
+        })
+        .collect();
+    heights.sort_by(|a, b| a.0.total_cmp(&b.0));
+    heights
+}
+
+/// Valve shrinks a brush entity's brushes by half a unit on every side some part of which is
+/// seen: a slab on a post shrinks on its underside, which the post covers only in part, and the
+/// post does not on its top, which the slab covers all over (pcollab_26's portal bumpers: 0.9955
+/// of Valve's collision when covered-in-part sides stayed put, 0.9999 now).
+#[test]
+fn a_brush_entity_side_covered_in_part_shrinks() {
+    let post = box_brush(30, [64.0, 64.0, 16.0], [80.0, 80.0, 64.0], "concrete/floor01");
+    let slab = box_brush(31, [64.0, 64.0, 64.0], [192.0, 80.0, 72.0], "concrete/floor01");
+    let mut entities = room_with_concrete_block();
+    entities[0].brushes.pop();
+    entities.push(entity(101, "func_brush", [128.0, 72.0, 40.0], vec![post, slab]));
+    let out = compile_for(entities, "tf", &table_with_concrete(Some("concrete")));
+    let heights = model_piece_heights(&out);
+    // The model's collision is about its origin (z = 40).
+    let near =
+        |a: (f32, f32), b: (f32, f32)| (a.0 - (b.0 - 40.0)).abs() < 0.01 && (a.1 - (b.1 - 40.0)).abs() < 0.01;
+    assert_eq!(heights.len(), 2, "{heights:?}");
+    assert!(near(heights[0], (16.5, 64.0)), "post: {heights:?}");
+    assert!(near(heights[1], (64.5, 71.5)), "slab: {heights:?}");
+}

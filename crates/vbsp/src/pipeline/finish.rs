@@ -62,12 +62,21 @@ impl<'a> Compile<'a> {
         let bsp = &self.finish.bsp;
         let materials = self.opts.materials;
         let version = self.opts.target.bsp_version;
-        let physics = crate::physics::build_for_version(
-            bsp,
-            version,
-            &|name| materials.surfaceprop_for(name, version),
-            &|prop| materials.surface_mass(prop),
-        );
+        let guessed = std::cell::RefCell::new(std::collections::BTreeSet::new());
+        let surfaceprop = |name: &str| {
+            if !materials.knows_surfaceprop(name, version) {
+                guessed
+                    .borrow_mut()
+                    .insert(srcmap_materials::unpatched_name(name));
+            }
+            materials.surfaceprop_for(name, version)
+        };
+        let physics = crate::physics::build_for_version(bsp, version, &surfaceprop, &|prop| {
+            materials.surface_mass(prop)
+        });
+        if let Some(why) = crate::physics::guessed_surfaceprops_message(&guessed.into_inner()) {
+            self.diags.push(Diagnostic::warning(Where::default(), why));
+        }
         for (b, why) in physics.skipped {
             let brush = &self.brushes[b];
             let at = Where {
