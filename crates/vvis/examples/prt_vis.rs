@@ -9,7 +9,8 @@
 //! Prints one line of `key=value` figures: clusters, portals, the visible cluster pairs before
 //! and after vvis's symmetry cross-check (each cluster counted as seeing itself), the flow's
 //! seconds, a hash of the PVS rows (FNV-1a over their words) to compare runs bit for bit, and the
-//! states the walk expanded (`chains`, a measure of work that does not depend on the load).
+//! states the walk expanded (`chains`, a measure of work that does not depend on the load) and
+//! the most bytes of states one walk held.
 //! `--rows OUT` also writes the PVS, one line per cluster listing the clusters it sees;
 //! `--siblings` runs [`FlowKind::FastSiblings`].
 
@@ -69,7 +70,7 @@ fn main() {
         });
     }
     println!(
-        "clusters={} portals={} pairs_before_crosscheck={} pairs={} threads={} flow_s={:.3} total_s={seconds:.3} pvs_hash={hash:016x} states={} walks_cut={}",
+        "clusters={} portals={} pairs_before_crosscheck={} pairs={} threads={} flow_s={:.3} total_s={seconds:.3} pvs_hash={hash:016x} states={} walks_cut={} state_bytes_peak={}",
         report.count("clusters"),
         report.count("portals"),
         vis.total_visible,
@@ -78,6 +79,7 @@ fn main() {
         report.seconds("flow"),
         report.count("chains"),
         report.count("walks_cut"),
+        report.count("state_bytes_peak"),
     );
 }
 

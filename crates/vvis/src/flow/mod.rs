@@ -75,11 +75,15 @@ pub struct Counters {
     /// Fast flow: walks stopped at their state budget ([`WalkLimits::states`]), their results
     /// widened to what the states still waiting might see.
     pub cut: u64,
+    /// Fast flow: the most bytes of states one walk held (the widest-first walk's states, or
+    /// the depth-first walk's levels). A maximum over the walks, not a sum: what bounds the
+    /// flow's memory, a thread holding one walk's states at a time.
+    pub state_bytes: u64,
 }
 
 impl Counters {
     /// The counters' names, in the order [`Counters::named`] gives them (the report's keys).
-    pub const NAMES: [&'static str; 8] = [
+    pub const NAMES: [&'static str; 9] = [
         "chains",
         "candidates",
         "geometric",
@@ -88,10 +92,11 @@ impl Counters {
         "held",
         "kept",
         "walks_cut",
+        "state_bytes_peak",
     ];
 
     /// Each counter with its name.
-    pub fn named(&self) -> [(&'static str, u64); 8] {
+    pub fn named(&self) -> [(&'static str, u64); 9] {
         let [
             chains,
             candidates,
@@ -101,6 +106,7 @@ impl Counters {
             held,
             kept,
             cut,
+            state_bytes,
         ] = Self::NAMES;
         [
             (chains, self.chains),
@@ -111,6 +117,7 @@ impl Counters {
             (held, self.held),
             (kept, self.kept),
             (cut, self.cut),
+            (state_bytes, self.state_bytes),
         ]
     }
 
@@ -132,6 +139,7 @@ impl Counters {
         self.held += o.held;
         self.kept += o.kept;
         self.cut += o.cut;
+        self.state_bytes = self.state_bytes.max(o.state_bytes);
     }
 }
 
@@ -422,6 +430,13 @@ struct Frame {
 }
 
 impl Frame {
+    /// Bytes the level holds (its buffers' capacity).
+    fn bytes(&self) -> usize {
+        self.might.capacity() * 8
+            + (self.source.capacity() + self.pass.capacity()) * std::mem::size_of::<V3>()
+            + self.seps.capacity() * std::mem::size_of::<VPlane>()
+    }
+
     /// The walk's first level: the base portal's might-see set (`flood`, all `words`) and
     /// winding as the source, no pass yet.
     fn reset_head(&mut self, flood: &[u64], words: usize, winding: &[V3]) {
