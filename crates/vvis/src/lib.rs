@@ -89,12 +89,23 @@ pub struct Options {
     pub walk_states: Option<u64>,
     /// Check the invariants between passes in release builds too (debug builds always do).
     pub verify: bool,
+    /// States the whole flow may expand, shared out evenly over its walks (each one-way
+    /// portal's walk gets at most this over the one-way portals, see
+    /// [`flow::WalkLimits::shared_out`]): a bound on the flow's time whatever the map, where
+    /// [`Options::walk_states`] bounds one walk. `None`: no such bound.
+    pub flow_states: Option<u64>,
 }
 
 impl Options {
     /// The fast walk's limits: these options' or the defaults.
     pub fn walk_limits(&self) -> flow::WalkLimits {
         flow::WalkLimits::new(self.walk_memory, self.walk_states)
+    }
+
+    /// The limits of each walk of a flow over `walks` one-way portals: [`Options::walk_limits`]
+    /// with [`Options::flow_states`] shared out among them.
+    pub fn flow_limits(&self, walks: usize) -> flow::WalkLimits {
+        self.walk_limits().shared_out(self.flow_states, walks)
     }
 }
 
@@ -267,6 +278,8 @@ struct VisStats {
     crosscheck_dropped: u64,
     /// Size of the new visibility lump.
     vis_bytes: Option<usize>,
+    /// The state budget of each walk of the flow.
+    walk_states: u64,
     portal_time: Option<Duration>,
     base_time: Duration,
     flow_time: Duration,
@@ -381,7 +394,8 @@ impl<'a> Run<'a> {
     fn flow(&mut self, graph: &Graph, base: &[BaseVis]) -> Result<Vec<bits::Bits>, VvisError> {
         let t = Instant::now();
         let order = graph::sorted_order(base);
-        let limits = self.options.walk_limits();
+        let limits = self.options.flow_limits(graph.portals.len());
+        self.stats.walk_states = limits.states;
         let total: u64 = base.iter().map(|b| limits.work_estimate(b)).sum();
         self.progress
             .start("portal flow", total, srcmap_stage::Unit::Work);
@@ -433,15 +447,17 @@ impl<'a> Run<'a> {
     ) -> (Vec<FlowRecord>, usize) {
         let t = Instant::now();
         let order = graph::sorted_order(base);
+        let limits = self.options.flow_limits(graph.portals.len());
+        self.stats.walk_states = limits.states;
         let total: u64 = order
             .iter()
             .enumerate()
             .filter(|&(i, _)| i % shard.count as usize == shard.index as usize)
-            .map(|(_, &p)| self.options.walk_limits().work_estimate(&base[p as usize]))
+            .map(|(_, &p)| limits.work_estimate(&base[p as usize]))
             .sum();
         self.progress
             .start("portal flow", total, srcmap_stage::Unit::Work);
-        let (kind, limits) = (self.options.flow, self.options.walk_limits());
+        let kind = self.options.flow;
         let out = flow::shard::shard_flow(graph, base, &order, kind, limits, shard, exchange, self.progress);
         self.progress.finish();
         self.stats.flow_time = t.elapsed();
@@ -511,6 +527,9 @@ impl<'a> Run<'a> {
         for (name, value) in c.named() {
             r.set(name, value as f64);
         }
+        if s.walk_states > 0 {
+            r.set("walk_states", s.walk_states as f64);
+        }
         r.set("visible_pairs", s.visible_pairs as f64);
         r.set("crosscheck_dropped", s.crosscheck_dropped as f64);
         if let Some(bytes) = s.vis_bytes {
@@ -529,8 +548,7 @@ impl<'a> Run<'a> {
                     "{} portal walks reached the budget of {} states and stopped: their results are \
                      widened to what they might still see (the PVS shows more than a full vis, \
                      never less)",
-                    c.cut,
-                    self.options.walk_limits().states
+                    c.cut, s.walk_states
                 ),
             ));
         }

@@ -172,6 +172,20 @@ impl Default for WalkLimits {
 }
 
 impl WalkLimits {
+    /// These limits with a budget of `total` states (if any) for a flow of `walks` walks shared
+    /// out evenly: each walk's state budget at most `total / walks` (at least one state), so
+    /// that the flow expands no more than `total` states in all.
+    pub fn shared_out(self, total: Option<u64>, walks: usize) -> WalkLimits {
+        let Some(total) = total else {
+            return self;
+        };
+        let share = (total / walks.max(1) as u64).max(1);
+        WalkLimits {
+            states: self.states.min(share),
+            ..self
+        }
+    }
+
     /// How many states a portal's walk is expected to expand, for an honest progress estimate:
     /// about `m^1.5 / 14` for a might-see set of `m` portals (0.053–0.071 states per `m^1.5`
     /// on subway01, a3c8p1_forest_day, jump_byte_a3 and aim_ag_texture_city; `m^1.5` tracks
