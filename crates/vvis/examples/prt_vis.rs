@@ -2,7 +2,8 @@
 //! another compiler's portals (ericw-tools' `qbsp -q2bsp` writes PRT1 with clusters), so that
 //! both vis tools can be timed on the same portals (`scripts/bench_ericw.sh`).
 //!
-//! `cargo run --release -p srcmap-vvis --example prt_vis -- [--threads N] [--rows OUT] [--siblings] FILE.prt`
+//! `cargo run --release -p srcmap-vvis --example prt_vis -- [--threads N] [--rows OUT] [--siblings]
+//! [--flow-states N] FILE.prt`
 //!
 //! Given a `.bsp` instead, the portals are rebuilt from its tree (as `srcmap vvis --no-prt`).
 //!
@@ -12,7 +13,8 @@
 //! states the walk expanded (`chains`, a measure of work that does not depend on the load) and
 //! the most bytes of states one walk held.
 //! `--rows OUT` also writes the PVS, one line per cluster listing the clusters it sees;
-//! `--siblings` runs [`FlowKind::FastSiblings`].
+//! `--siblings` runs [`FlowKind::FastSiblings`]; `--flow-states N` bounds the whole flow at `N`
+//! states ([`Options::flow_states`]).
 
 use std::time::Instant;
 
@@ -22,16 +24,18 @@ fn main() {
     let mut args = std::env::args().skip(1);
     let (mut threads, mut rows, mut path) = (Threads::ALL, None, None);
     let mut flow = FlowKind::Fast;
+    let mut flow_states = None;
     while let Some(a) = args.next() {
         match a.as_str() {
             "--threads" => threads = Threads(args.next().and_then(|s| s.parse().ok()).unwrap_or(0)),
             "--rows" => rows = args.next(),
             "--siblings" => flow = FlowKind::FastSiblings,
+            "--flow-states" => flow_states = args.next().and_then(|s| s.parse().ok()),
             _ => path = Some(a),
         }
     }
     let Some(path) = path else {
-        eprintln!("usage: prt_vis [--threads N] [--rows OUT] [--siblings] FILE.prt");
+        eprintln!("usage: prt_vis [--threads N] [--rows OUT] [--siblings] [--flow-states N] FILE.prt");
         std::process::exit(2);
     };
     let (portals, from_tree, radius) = read_portals(&path).unwrap_or_else(|e| {
@@ -41,6 +45,7 @@ fn main() {
     let options = Options {
         threads,
         flow,
+        flow_states,
         ..Options::default()
     };
     let start = Instant::now();
