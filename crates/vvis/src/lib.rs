@@ -89,10 +89,10 @@ pub struct Options {
     pub walk_states: Option<u64>,
     /// Check the invariants between passes in release builds too (debug builds always do).
     pub verify: bool,
-    /// States the whole flow may expand, shared out evenly over its walks (each one-way
-    /// portal's walk gets at most this over the one-way portals, see
-    /// [`flow::WalkLimits::shared_out`]): a bound on the flow's time whatever the map, where
-    /// [`Options::walk_states`] bounds one walk. `None`: no such bound.
+    /// States the whole flow may expand, shared out over its walks in proportion to the states
+    /// each is expected to expand (see [`flow::WalkLimits::shared_out`]): a bound on the flow's
+    /// time whatever the map, where [`Options::walk_states`] bounds one walk. `None`: no such
+    /// bound.
     pub flow_states: Option<u64>,
 }
 
@@ -102,10 +102,10 @@ impl Options {
         flow::WalkLimits::new(self.walk_memory, self.walk_states)
     }
 
-    /// The limits of each walk of a flow over `walks` one-way portals: [`Options::walk_limits`]
+    /// The limits of the walks of a flow whose base vis is `base`: [`Options::walk_limits`]
     /// with [`Options::flow_states`] shared out among them.
-    pub fn flow_limits(&self, walks: usize) -> flow::WalkLimits {
-        self.walk_limits().shared_out(self.flow_states, walks)
+    pub fn flow_limits(&self, base: &[BaseVis]) -> flow::WalkLimits {
+        self.walk_limits().shared_out(self.flow_states, base)
     }
 }
 
@@ -278,8 +278,6 @@ struct VisStats {
     crosscheck_dropped: u64,
     /// Size of the new visibility lump.
     vis_bytes: Option<usize>,
-    /// The state budget of each walk of the flow.
-    walk_states: u64,
     portal_time: Option<Duration>,
     base_time: Duration,
     flow_time: Duration,
@@ -394,8 +392,7 @@ impl<'a> Run<'a> {
     fn flow(&mut self, graph: &Graph, base: &[BaseVis]) -> Result<Vec<bits::Bits>, VvisError> {
         let t = Instant::now();
         let order = graph::sorted_order(base);
-        let limits = self.options.flow_limits(graph.portals.len());
-        self.stats.walk_states = limits.states;
+        let limits = self.options.flow_limits(base);
         let total: u64 = base.iter().map(|b| limits.work_estimate(b)).sum();
         self.progress
             .start("portal flow", total, srcmap_stage::Unit::Work);
@@ -447,8 +444,7 @@ impl<'a> Run<'a> {
     ) -> (Vec<FlowRecord>, usize) {
         let t = Instant::now();
         let order = graph::sorted_order(base);
-        let limits = self.options.flow_limits(graph.portals.len());
-        self.stats.walk_states = limits.states;
+        let limits = self.options.flow_limits(base);
         let total: u64 = order
             .iter()
             .enumerate()
@@ -527,8 +523,8 @@ impl<'a> Run<'a> {
         for (name, value) in c.named() {
             r.set(name, value as f64);
         }
-        if s.walk_states > 0 {
-            r.set("walk_states", s.walk_states as f64);
+        if let Some(states) = self.options.flow_states {
+            r.set("flow_states", states as f64);
         }
         r.set("visible_pairs", s.visible_pairs as f64);
         r.set("crosscheck_dropped", s.crosscheck_dropped as f64);
@@ -542,13 +538,17 @@ impl<'a> Run<'a> {
         r.time("flow", s.flow_time);
         r.time("clusters", s.cluster_time);
         if c.cut > 0 {
+            let walk = self.options.walk_limits().states;
+            let budget = match self.options.flow_states {
+                Some(total) => format!("their share of the flow's {total} states (at most {walk} a walk)"),
+                None => format!("the budget of {walk} states"),
+            };
             r.warn(srcmap_stage::Warning::new(
                 "vvis.walks_cut",
                 format!(
-                    "{} portal walks reached the budget of {} states and stopped: their results are \
-                     widened to what they might still see (the PVS shows more than a full vis, \
-                     never less)",
-                    c.cut, s.walk_states
+                    "{} portal walks reached {budget} and stopped: their results are widened to \
+                     what they might still see (the PVS shows more than a full vis, never less)",
+                    c.cut
                 ),
             ));
         }

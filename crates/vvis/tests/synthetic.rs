@@ -577,9 +577,9 @@ fn an_open_field_stays_within_its_state_budget_memory_and_progress() {
 }
 
 /// A budget for the whole flow ([`Options::flow_states`]) bounds its time whatever the map: its
-/// states are shared out over the walks, so the flow expands no more than the budget in all;
-/// the PVS only widens, the same for any thread count, and a budget the flow never needs
-/// changes nothing.
+/// states are shared out over the walks by their expected states, so the flow expands no more
+/// than the budget in all; the PVS only widens, the same for any thread count, and a budget the
+/// flow never needs changes nothing.
 #[test]
 fn a_flow_budget_bounds_the_whole_flow_and_only_widens_the_pvs() {
     let field = pillar_field(12);
@@ -595,17 +595,15 @@ fn a_flow_budget_bounds_the_whole_flow_and_only_widens_the_pvs() {
     let (cut, report) = budgeted(2, total);
     assert!(report.count("chains") <= total, "{report:?}");
     assert!(report.count("walks_cut") > 0, "{report:?}");
-    assert_eq!(
-        report.count("walk_states"),
-        total / (2 * field.portals.len() as u64)
-    );
+    assert_eq!(report.count("flow_states"), total);
     for (c, (a, f)) in cut.pvs.iter().zip(&full.pvs).enumerate() {
         let hidden: Vec<usize> = f.ones().filter(|&d| !a.get(d)).collect();
         assert!(hidden.is_empty(), "cluster {c} hides {hidden:?}");
     }
     assert_eq!(budgeted(1, total).0.pvs, cut.pvs);
     assert_eq!(budgeted(3, total).0.pvs, cut.pvs);
-    let roomy = full_report.count("chains") * 2 * field.portals.len() as u64;
+    // Shares of a budget this large exceed every walk's states.
+    let roomy = full_report.count("chains") * full_report.count("might_see").pow(2);
     let (same, same_report) = budgeted(2, roomy);
     assert_eq!(same_report.count("walks_cut"), 0);
     assert_eq!(same.pvs, full.pvs);

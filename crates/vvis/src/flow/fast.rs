@@ -393,6 +393,10 @@ pub(super) fn flow_one(
     know_siblings: bool,
 ) -> (Bits, Counters) {
     let portal = &graph.portals[p];
+    let limits = WalkLimits {
+        states: limits.states_of(&base[p]),
+        ..limits
+    };
     let scratch = Scratch::take(graph, &base[p].flood.words, &portal.winding);
     let mut walk = Walk::new(graph, children, base, done, p, scratch, (limits, know_siblings));
     walk.start();

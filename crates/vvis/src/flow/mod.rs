@@ -147,11 +147,15 @@ impl Counters {
 /// may hold before it is walked again depth first, and the states it may expand in all before
 /// it stops, its result widened to all the states still waiting might see (conservative: a
 /// cut walk shows more than a full one, never less). The state budget bounds every map's
-/// flow, open ones with long sight lines too, at portals × budget states.
+/// flow, open ones with long sight lines too, at portals × budget states; a budget for the
+/// whole flow ([`WalkLimits::shared_out`]) bounds it at that budget.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct WalkLimits {
     pub memory: usize,
     pub states: u64,
+    /// A budget for the whole flow, shared out over the walks in proportion to their expected
+    /// states: the total, and the sum of the walks' [`WalkLimits::expected`] states.
+    pub flow: Option<(u64, u64)>,
 }
 
 impl WalkLimits {
@@ -161,6 +165,7 @@ impl WalkLimits {
         WalkLimits {
             memory: memory.unwrap_or(fast::ARENA_BYTES),
             states: states.unwrap_or(fast::WALK_STATES),
+            flow: None,
         }
     }
 }
@@ -172,28 +177,46 @@ impl Default for WalkLimits {
 }
 
 impl WalkLimits {
-    /// These limits with a budget of `total` states (if any) for a flow of `walks` walks shared
-    /// out evenly: each walk's state budget at most `total / walks` (at least one state), so
-    /// that the flow expands no more than `total` states in all.
-    pub fn shared_out(self, total: Option<u64>, walks: usize) -> WalkLimits {
+    /// These limits with a budget of `total` states (if any) for the flow of the walks whose
+    /// base vis is `base`, shared out in proportion to the states each is expected to expand
+    /// ([`WalkLimits::expected`]; its share at least one state): the small walks that come
+    /// first in the order take little, the large late ones the most, and the flow expands no
+    /// more than `total` states in all. The shares depend only on base vis, so the results do
+    /// not depend on thread count or shards.
+    pub fn shared_out(self, total: Option<u64>, base: &[BaseVis]) -> WalkLimits {
         let Some(total) = total else {
             return self;
         };
-        let share = (total / walks.max(1) as u64).max(1);
+        let expected = base.iter().map(Self::expected).sum::<u64>();
         WalkLimits {
-            states: self.states.min(share),
+            flow: Some((total, expected.max(1))),
             ..self
         }
     }
 
-    /// How many states a portal's walk is expected to expand, for an honest progress estimate:
-    /// about `m^1.5 / 14` for a might-see set of `m` portals (0.053–0.071 states per `m^1.5`
-    /// on subway01, a3c8p1_forest_day, jump_byte_a3 and aim_ag_texture_city; `m^1.5` tracks
-    /// the time left within about 20% through most of a run where `m^2` overstated it by up to
-    /// 2x), and never more than the state budget.
-    pub fn work_estimate(&self, b: &BaseVis) -> u64 {
+    /// The state budget of a walk whose base vis is `b`: [`WalkLimits::states`], or its share
+    /// of the flow's budget when that is less.
+    pub fn states_of(&self, b: &BaseVis) -> u64 {
+        let Some((total, expected)) = self.flow else {
+            return self.states;
+        };
+        let share = u128::from(total) * u128::from(Self::expected(b)) / u128::from(expected);
+        self.states.min((share as u64).max(1))
+    }
+
+    /// About how many states a walk whose might-see set has `m` portals expands: `m^1.5 / 14`
+    /// (0.053–0.071 states per `m^1.5` on subway01, a3c8p1_forest_day, jump_byte_a3 and
+    /// aim_ag_texture_city; `m^1.5` tracks the time left within about 20% through most of a run
+    /// where `m^2` overstated it by up to 2x).
+    pub fn expected(b: &BaseVis) -> u64 {
         let m = b.might_see as f64;
-        ((m * m.sqrt() / 14.0) as u64 + 1).min(self.states.max(1))
+        (m * m.sqrt() / 14.0) as u64 + 1
+    }
+
+    /// How many states a portal's walk is expected to expand, for an honest progress estimate:
+    /// [`WalkLimits::expected`], and never more than the walk's budget.
+    pub fn work_estimate(&self, b: &BaseVis) -> u64 {
+        Self::expected(b).min(self.states_of(b).max(1))
     }
 }
 
@@ -547,5 +570,26 @@ mod tests {
         assert_eq!(estimates[4], 5_000);
         let unlimited = WalkLimits::default();
         assert!(unlimited.work_estimate(&might(10_000)) > 5_000);
+    }
+
+    #[test]
+    fn a_flow_budget_is_shared_by_expected_states_and_never_exceeded() {
+        let base: Vec<BaseVis> = [1, 10, 100, 1_000, 10_000].into_iter().map(might).collect();
+        let total = 50_000;
+        let limits = WalkLimits::default().shared_out(Some(total), &base);
+        let shares: Vec<u64> = base.iter().map(|b| limits.states_of(b)).collect();
+        assert!(shares.windows(2).all(|w| w[0] <= w[1]), "{shares:?}");
+        assert!(shares[0] >= 1, "every walk may expand a state");
+        assert!(shares.iter().sum::<u64>() <= total, "{shares:?}");
+        // The largest walk's share: its 71,429 of the 73,764 expected states.
+        assert_eq!(shares[4], total * 71_429 / 73_764);
+        assert!(
+            base.iter()
+                .all(|b| limits.work_estimate(b) <= limits.states_of(b))
+        );
+        assert_eq!(
+            WalkLimits::default().shared_out(None, &base),
+            WalkLimits::default()
+        );
     }
 }
