@@ -89,10 +89,10 @@ pub struct Options {
     pub walk_states: Option<u64>,
     /// Check the invariants between passes in release builds too (debug builds always do).
     pub verify: bool,
-    /// States the whole flow may expand, shared out over its walks in proportion to the states
-    /// each is expected to expand (see [`flow::WalkLimits::shared_out`]): a bound on the flow's
-    /// time whatever the map, where [`Options::walk_states`] bounds one walk. `None`: no such
-    /// bound.
+    /// States the whole flow may expand, shared out over its walks (small walks' expected
+    /// needs met, the rest shared evenly by the large ones: see
+    /// [`flow::WalkLimits::shared_out`]): a bound on the flow's time whatever the map, where
+    /// [`Options::walk_states`] bounds one walk. `None`: no such bound.
     pub flow_states: Option<u64>,
 }
 

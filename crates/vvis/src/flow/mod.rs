@@ -153,10 +153,14 @@ impl Counters {
 pub struct WalkLimits {
     pub memory: usize,
     pub states: u64,
-    /// A budget for the whole flow, shared out over the walks in proportion to their expected
-    /// states: the total, and the sum of the walks' [`WalkLimits::expected`] states.
-    pub flow: Option<(u64, u64)>,
+    /// With a budget for the whole flow ([`WalkLimits::shared_out`]): the most states any walk
+    /// may take of it.
+    pub flow: Option<u64>,
 }
+
+/// How many times its expected states a walk may claim of the flow's budget (walks of the same
+/// might-see count differ by that much and more).
+pub const CLAIM: u64 = 4;
 
 impl WalkLimits {
     /// The given limits, each defaulting to the fast flow's own ([`fast::ARENA_BYTES`],
@@ -178,18 +182,30 @@ impl Default for WalkLimits {
 
 impl WalkLimits {
     /// These limits with a budget of `total` states (if any) for the flow of the walks whose
-    /// base vis is `base`, shared out in proportion to the states each is expected to expand
-    /// ([`WalkLimits::expected`]; its share at least one state): the small walks that come
-    /// first in the order take little, the large late ones the most, and the flow expands no
-    /// more than `total` states in all. The shares depend only on base vis, so the results do
-    /// not depend on thread count or shards.
+    /// base vis is `base`, shared out: each walk may claim [`CLAIM`] times the states it is
+    /// expected to expand ([`WalkLimits::expected`]); the claims are met in full where the
+    /// budget allows and the rest share what is left evenly (at least one state each), so the
+    /// small walks finish and the budget they leave goes to the large ones, and the flow
+    /// expands no more than `total` states in all (or one a walk, where that is more). The shares depend only on base vis, so the
+    /// results do not depend on thread count or shards.
     pub fn shared_out(self, total: Option<u64>, base: &[BaseVis]) -> WalkLimits {
         let Some(total) = total else {
             return self;
         };
-        let expected = base.iter().map(Self::expected).sum::<u64>();
+        let mut claims: Vec<u64> = base.iter().map(|b| CLAIM * Self::expected(b)).collect();
+        claims.sort_unstable();
+        let mut left = total;
+        let mut most = u64::MAX;
+        for (i, &claim) in claims.iter().enumerate() {
+            let rest = (claims.len() - i) as u64;
+            if claim.saturating_mul(rest) > left {
+                most = left / rest;
+                break;
+            }
+            left -= claim;
+        }
         WalkLimits {
-            flow: Some((total, expected.max(1))),
+            flow: Some(most),
             ..self
         }
     }
@@ -197,11 +213,11 @@ impl WalkLimits {
     /// The state budget of a walk whose base vis is `b`: [`WalkLimits::states`], or its share
     /// of the flow's budget when that is less.
     pub fn states_of(&self, b: &BaseVis) -> u64 {
-        let Some((total, expected)) = self.flow else {
+        let Some(most) = self.flow else {
             return self.states;
         };
-        let share = u128::from(total) * u128::from(Self::expected(b)) / u128::from(expected);
-        self.states.min((share as u64).max(1))
+        let claim = CLAIM * Self::expected(b);
+        self.states.min(claim.min(most).max(1))
     }
 
     /// About how many states a walk whose might-see set has `m` portals expands: `m^1.5 / 14`
@@ -573,16 +589,21 @@ mod tests {
     }
 
     #[test]
-    fn a_flow_budget_is_shared_by_expected_states_and_never_exceeded() {
+    fn a_flow_budget_meets_small_claims_shares_the_rest_and_is_never_exceeded() {
         let base: Vec<BaseVis> = [1, 10, 100, 1_000, 10_000].into_iter().map(might).collect();
+        // Expected states 1, 3, 72, 2,259 and 71,429: claims four times those.
         let total = 50_000;
         let limits = WalkLimits::default().shared_out(Some(total), &base);
         let shares: Vec<u64> = base.iter().map(|b| limits.states_of(b)).collect();
-        assert!(shares.windows(2).all(|w| w[0] <= w[1]), "{shares:?}");
-        assert!(shares[0] >= 1, "every walk may expand a state");
+        let small_claims = 4 * (1 + 3 + 72 + 2_259);
+        assert_eq!(shares[..4], [4, 12, 288, 9_036], "small claims met");
+        assert_eq!(shares[4], total - small_claims, "the largest takes what is left");
         assert!(shares.iter().sum::<u64>() <= total, "{shares:?}");
-        // The largest walk's share: its 71,429 of the 73,764 expected states.
-        assert_eq!(shares[4], total * 71_429 / 73_764);
+        let tight = WalkLimits::default().shared_out(Some(3), &base);
+        assert!(
+            base.iter().all(|b| tight.states_of(b) == 1),
+            "at least one state each"
+        );
         assert!(
             base.iter()
                 .all(|b| limits.work_estimate(b) <= limits.states_of(b))
