@@ -577,9 +577,9 @@ fn an_open_field_stays_within_its_state_budget_memory_and_progress() {
 }
 
 /// A budget for the whole flow ([`Options::flow_states`]) bounds its time whatever the map: its
-/// states are shared out over the walks (see `WalkLimits::shared_out`), so the flow expands no more
-/// than the budget in all; the PVS only widens, the same for any thread count, and a budget the
-/// flow never needs changes nothing.
+/// states are shared out over the walks (see `WalkLimits::shared_out`), so the flow expands no
+/// more than the budget in all; the PVS only widens, the same for any thread count, and a budget
+/// the flow never needs changes nothing.
 #[test]
 fn a_flow_budget_bounds_the_whole_flow_and_only_widens_the_pvs() {
     let field = pillar_field(12);

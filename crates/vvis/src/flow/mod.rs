@@ -186,8 +186,8 @@ impl WalkLimits {
     /// expected to expand ([`WalkLimits::expected`]); the claims are met in full where the
     /// budget allows and the rest share what is left evenly (at least one state each), so the
     /// small walks finish and the budget they leave goes to the large ones, and the flow
-    /// expands no more than `total` states in all (or one a walk, where that is more). The shares depend only on base vis, so the
-    /// results do not depend on thread count or shards.
+    /// expands no more than `total` states in all (or one a walk, where that is more). The
+    /// shares depend only on base vis, so the results do not depend on thread count or shards.
     pub fn shared_out(self, total: Option<u64>, base: &[BaseVis]) -> WalkLimits {
         let Some(total) = total else {
             return self;
