@@ -2,16 +2,19 @@
 //! another compiler's portals (ericw-tools' `qbsp -q2bsp` writes PRT1 with clusters), so that
 //! both vis tools can be timed on the same portals (`scripts/bench_ericw.sh`).
 //!
-//! `cargo run --release -p srcmap-vvis --example prt_vis -- [--threads N] [--rows OUT] [--siblings] FILE.prt`
+//! `cargo run --release -p srcmap-vvis --example prt_vis -- [--threads N] [--rows OUT] [--siblings]
+//! [--flow-states N] FILE.prt`
 //!
 //! Given a `.bsp` instead, the portals are rebuilt from its tree (as `srcmap vvis --no-prt`).
 //!
 //! Prints one line of `key=value` figures: clusters, portals, the visible cluster pairs before
 //! and after vvis's symmetry cross-check (each cluster counted as seeing itself), the flow's
 //! seconds, a hash of the PVS rows (FNV-1a over their words) to compare runs bit for bit, and the
-//! states the walk expanded (`chains`, a measure of work that does not depend on the load).
+//! states the walk expanded (`chains`, a measure of work that does not depend on the load) and
+//! the most bytes of states one walk held.
 //! `--rows OUT` also writes the PVS, one line per cluster listing the clusters it sees;
-//! `--siblings` runs [`FlowKind::FastSiblings`].
+//! `--siblings` runs [`FlowKind::FastSiblings`]; `--flow-states N` bounds the whole flow at `N`
+//! states ([`Options::flow_states`]).
 
 use std::time::Instant;
 
@@ -21,16 +24,18 @@ fn main() {
     let mut args = std::env::args().skip(1);
     let (mut threads, mut rows, mut path) = (Threads::ALL, None, None);
     let mut flow = FlowKind::Fast;
+    let mut flow_states = None;
     while let Some(a) = args.next() {
         match a.as_str() {
             "--threads" => threads = Threads(args.next().and_then(|s| s.parse().ok()).unwrap_or(0)),
             "--rows" => rows = args.next(),
             "--siblings" => flow = FlowKind::FastSiblings,
+            "--flow-states" => flow_states = args.next().and_then(|s| s.parse().ok()),
             _ => path = Some(a),
         }
     }
     let Some(path) = path else {
-        eprintln!("usage: prt_vis [--threads N] [--rows OUT] [--siblings] FILE.prt");
+        eprintln!("usage: prt_vis [--threads N] [--rows OUT] [--siblings] [--flow-states N] FILE.prt");
         std::process::exit(2);
     };
     let (portals, from_tree, radius) = read_portals(&path).unwrap_or_else(|e| {
@@ -40,6 +45,7 @@ fn main() {
     let options = Options {
         threads,
         flow,
+        flow_states,
         ..Options::default()
     };
     let start = Instant::now();
@@ -69,7 +75,7 @@ fn main() {
         });
     }
     println!(
-        "clusters={} portals={} pairs_before_crosscheck={} pairs={} threads={} flow_s={:.3} total_s={seconds:.3} pvs_hash={hash:016x} states={} walks_cut={}",
+        "clusters={} portals={} pairs_before_crosscheck={} pairs={} threads={} flow_s={:.3} total_s={seconds:.3} pvs_hash={hash:016x} states={} walks_cut={} state_bytes_peak={}",
         report.count("clusters"),
         report.count("portals"),
         vis.total_visible,
@@ -78,6 +84,7 @@ fn main() {
         report.seconds("flow"),
         report.count("chains"),
         report.count("walks_cut"),
+        report.count("state_bytes_peak"),
     );
 }
 

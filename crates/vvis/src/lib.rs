@@ -89,12 +89,23 @@ pub struct Options {
     pub walk_states: Option<u64>,
     /// Check the invariants between passes in release builds too (debug builds always do).
     pub verify: bool,
+    /// States the whole flow may expand, shared out over its walks (small walks' expected
+    /// needs met, the rest shared evenly by the large ones: see
+    /// [`flow::WalkLimits::shared_out`]): a bound on the flow's time whatever the map, where
+    /// [`Options::walk_states`] bounds one walk. `None`: no such bound.
+    pub flow_states: Option<u64>,
 }
 
 impl Options {
     /// The fast walk's limits: these options' or the defaults.
     pub fn walk_limits(&self) -> flow::WalkLimits {
         flow::WalkLimits::new(self.walk_memory, self.walk_states)
+    }
+
+    /// The limits of the walks of a flow whose base vis is `base`: [`Options::walk_limits`]
+    /// with [`Options::flow_states`] shared out among them.
+    pub fn flow_limits(&self, base: &[BaseVis]) -> flow::WalkLimits {
+        self.walk_limits().shared_out(self.flow_states, base)
     }
 }
 
@@ -381,7 +392,7 @@ impl<'a> Run<'a> {
     fn flow(&mut self, graph: &Graph, base: &[BaseVis]) -> Result<Vec<bits::Bits>, VvisError> {
         let t = Instant::now();
         let order = graph::sorted_order(base);
-        let limits = self.options.walk_limits();
+        let limits = self.options.flow_limits(base);
         let total: u64 = base.iter().map(|b| limits.work_estimate(b)).sum();
         self.progress
             .start("portal flow", total, srcmap_stage::Unit::Work);
@@ -433,15 +444,16 @@ impl<'a> Run<'a> {
     ) -> (Vec<FlowRecord>, usize) {
         let t = Instant::now();
         let order = graph::sorted_order(base);
+        let limits = self.options.flow_limits(base);
         let total: u64 = order
             .iter()
             .enumerate()
             .filter(|&(i, _)| i % shard.count as usize == shard.index as usize)
-            .map(|(_, &p)| self.options.walk_limits().work_estimate(&base[p as usize]))
+            .map(|(_, &p)| limits.work_estimate(&base[p as usize]))
             .sum();
         self.progress
             .start("portal flow", total, srcmap_stage::Unit::Work);
-        let (kind, limits) = (self.options.flow, self.options.walk_limits());
+        let kind = self.options.flow;
         let out = flow::shard::shard_flow(graph, base, &order, kind, limits, shard, exchange, self.progress);
         self.progress.finish();
         self.stats.flow_time = t.elapsed();
@@ -511,6 +523,9 @@ impl<'a> Run<'a> {
         for (name, value) in c.named() {
             r.set(name, value as f64);
         }
+        if let Some(states) = self.options.flow_states {
+            r.set("flow_states", states as f64);
+        }
         r.set("visible_pairs", s.visible_pairs as f64);
         r.set("crosscheck_dropped", s.crosscheck_dropped as f64);
         if let Some(bytes) = s.vis_bytes {
@@ -523,14 +538,17 @@ impl<'a> Run<'a> {
         r.time("flow", s.flow_time);
         r.time("clusters", s.cluster_time);
         if c.cut > 0 {
+            let walk = self.options.walk_limits().states;
+            let budget = match self.options.flow_states {
+                Some(total) => format!("their share of the flow's {total} states (at most {walk} a walk)"),
+                None => format!("the budget of {walk} states"),
+            };
             r.warn(srcmap_stage::Warning::new(
                 "vvis.walks_cut",
                 format!(
-                    "{} portal walks reached the budget of {} states and stopped: their results are \
-                     widened to what they might still see (the PVS shows more than a full vis, \
-                     never less)",
-                    c.cut,
-                    self.options.walk_limits().states
+                    "{} portal walks reached {budget} and stopped: their results are widened to \
+                     what they might still see (the PVS shows more than a full vis, never less)",
+                    c.cut
                 ),
             ));
         }

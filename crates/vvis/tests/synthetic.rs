@@ -466,3 +466,145 @@ fn a_state_budget_bounds_walks_and_only_widens_the_pvs() {
 fn count_pairs(v: &ClusterVis) -> usize {
     v.pvs.iter().map(|r| r.ones().count()).sum()
 }
+
+/// An open field, the kind of map where the portal flow explodes (issue 44): one big box split
+/// into an `n` × `n` grid of 128-unit cells, each open to its neighbours but for a small pillar
+/// at every inner corner, so that sight lines cross the whole field and a walk has very many
+/// ways through it. The states its full walks expand and hold grow with the field: 64 thousand
+/// states and a walk of 72 KB at 12 × 12, 252 thousand and 206 KB at 16 × 16.
+fn pillar_field(n: u32) -> Portals {
+    const PILLAR: f64 = 16.0;
+    let cluster = |i: u32, j: u32| i * n + j;
+    // The opening along a cell's side, less the pillars at its inner ends.
+    let span = |k: u32| {
+        let lo = 128.0 * k as f64 + if k > 0 { PILLAR } else { 0.0 };
+        let hi = 128.0 * (k + 1) as f64 - if k + 1 < n { PILLAR } else { 0.0 };
+        (lo, hi)
+    };
+    let mut portals = Vec::new();
+    for i in 0..n {
+        for j in 0..n {
+            let centre = [128.0 * i as f64 + 64.0, 128.0 * j as f64 + 64.0, 32.0];
+            let at = |k: u32| 128.0 * (k + 1) as f64;
+            if i + 1 < n {
+                let (y0, y1) = span(j);
+                let c = [cluster(i, j), cluster(i + 1, j)];
+                portals.push(square(c, 0, at(i), [y0, 0.0], [y1, 64.0], centre));
+            }
+            if j + 1 < n {
+                let (x0, x1) = span(i);
+                let c = [cluster(i, j), cluster(i, j + 1)];
+                portals.push(square(c, 1, at(j), [0.0, x0], [64.0, x1], centre));
+            }
+        }
+    }
+    Portals {
+        num_clusters: n * n,
+        portals,
+    }
+}
+
+/// Progress as a stage reports it: each phase's announced total and what was advanced.
+#[derive(Default)]
+struct Recorded(std::sync::Mutex<Vec<(String, u64, u64)>>);
+
+impl srcmap_vvis::Progress for Recorded {
+    fn start(&self, phase: &str, total: u64, _unit: srcmap_stage::Unit) {
+        self.0.lock().unwrap().push((phase.to_string(), total, 0));
+    }
+    fn advance(&self, done: u64) {
+        if let Some(last) = self.0.lock().unwrap().last_mut() {
+            last.2 += done;
+        }
+    }
+}
+
+/// Issue 44: whatever the map, full vis finishes within bounds set before it starts. On an open
+/// field whose walks outgrow their budget, each walk expands at most `budget` states and holds
+/// at most the states those expansions made (bytes that do not grow with the field past its
+/// might-see words, where the full walks' bytes do), the progress announces a total no larger
+/// than the budget allows and advances by exactly that total, and the PVS only widens: the cut
+/// answer hides nothing the full one shows, and on a field small enough that no walk reaches the
+/// budget the answer is the full one.
+#[test]
+fn an_open_field_stays_within_its_state_budget_memory_and_progress() {
+    let budget = 40;
+    let bounded = Options {
+        walk_states: Some(budget),
+        ..Default::default()
+    };
+    let field = pillar_field(12);
+    let one_way = 2 * field.portals.len() as u64;
+    let progress = Recorded::default();
+    let options = Options {
+        threads: Threads(2),
+        verify: true,
+        ..bounded.clone()
+    };
+    let (cut, report) = compute(&field, false, None, &options, &progress).unwrap();
+    assert!(report.count("walks_cut") > 0, "{report:?}");
+    assert!(report.count("chains") <= one_way * budget, "{report:?}");
+    // A state: its might-see words, two windings of at most 64 points, its record and edges;
+    // an expansion keeps at most one state per portal out of a cell (4).
+    let per_state = one_way.div_ceil(64) * 8 + 2 * 64 * 12 + 128;
+    let most_bytes = (1 + 4 * budget) * per_state;
+    let peak = report.count("state_bytes_peak");
+    assert!(peak > 0 && peak <= most_bytes, "{peak} > {most_bytes}");
+    let phases = progress.0.into_inner().unwrap();
+    let (_, total, advanced) = phases.iter().find(|(p, ..)| p == "portal flow").unwrap();
+    assert_eq!(advanced, total, "{phases:?}");
+    assert!(*total <= one_way * budget, "{phases:?}");
+
+    let (full, full_report) = full_vis(&field, 2, FlowKind::Fast);
+    assert_eq!(full_report.count("walks_cut"), 0);
+    assert!(
+        full_report.count("chains") > 2 * report.count("chains"),
+        "{full_report:?}"
+    );
+    assert!(
+        full_report.count("state_bytes_peak") > 2 * peak,
+        "{full_report:?}"
+    );
+    for (c, (a, f)) in cut.pvs.iter().zip(&full.pvs).enumerate() {
+        let hidden: Vec<usize> = f.ones().filter(|&d| !a.get(d)).collect();
+        assert!(hidden.is_empty(), "cluster {c} hides {hidden:?}");
+    }
+    assert!(count_pairs(&cut) > count_pairs(&full));
+    let small = pillar_field(2);
+    let (small_cut, small_report) = full_vis_with(&small, 2, FlowKind::Fast, bounded);
+    assert_eq!(small_report.count("walks_cut"), 0);
+    assert_eq!(small_cut.pvs, full_vis(&small, 2, FlowKind::Fast).0.pvs);
+}
+
+/// A budget for the whole flow ([`Options::flow_states`]) bounds its time whatever the map: its
+/// states are shared out over the walks (see `WalkLimits::shared_out`), so the flow expands no
+/// more than the budget in all; the PVS only widens, the same for any thread count, and a budget
+/// the flow never needs changes nothing.
+#[test]
+fn a_flow_budget_bounds_the_whole_flow_and_only_widens_the_pvs() {
+    let field = pillar_field(12);
+    let (full, full_report) = full_vis(&field, 2, FlowKind::Fast);
+    let total = full_report.count("chains") / 4;
+    let budgeted = |threads, flow_states| {
+        let rest = Options {
+            flow_states: Some(flow_states),
+            ..Default::default()
+        };
+        full_vis_with(&field, threads, FlowKind::Fast, rest)
+    };
+    let (cut, report) = budgeted(2, total);
+    assert!(report.count("chains") <= total, "{report:?}");
+    assert!(report.count("walks_cut") > 0, "{report:?}");
+    assert_eq!(report.count("flow_states"), total);
+    for (c, (a, f)) in cut.pvs.iter().zip(&full.pvs).enumerate() {
+        let hidden: Vec<usize> = f.ones().filter(|&d| !a.get(d)).collect();
+        assert!(hidden.is_empty(), "cluster {c} hides {hidden:?}");
+    }
+    assert_eq!(budgeted(1, total).0.pvs, cut.pvs);
+    assert_eq!(budgeted(3, total).0.pvs, cut.pvs);
+    // Shares of a budget this large exceed every walk's states.
+    let roomy = full_report.count("chains") * full_report.count("might_see").pow(2);
+    let (same, same_report) = budgeted(2, roomy);
+    assert_eq!(same_report.count("walks_cut"), 0);
+    assert_eq!(same.pvs, full.pvs);
+}

@@ -393,6 +393,10 @@ pub(super) fn flow_one(
     know_siblings: bool,
 ) -> (Bits, Counters) {
     let portal = &graph.portals[p];
+    let limits = WalkLimits {
+        states: limits.states_of(&base[p]),
+        ..limits
+    };
     let scratch = Scratch::take(graph, &base[p].flood.words, &portal.winding);
     let mut walk = Walk::new(graph, children, base, done, p, scratch, (limits, know_siblings));
     walk.start();
@@ -400,6 +404,7 @@ pub(super) fn flow_one(
     if walk.widest_first(portal.leaf as usize) == WalkEnd::OutOfMemory {
         walk.start();
         walk.leaf_flow(portal.leaf as usize, 1);
+        walk.held_bytes(walk.buf.frames.iter().map(Frame::bytes).sum());
         if walk.out_of_states {
             walk.widen_to(&base[p].flood);
         }
@@ -524,6 +529,11 @@ impl Walk<'_> {
         }
     }
 
+    /// The walk held `bytes` of states (see [`Counters::state_bytes`]).
+    fn held_bytes(&mut self, bytes: usize) {
+        self.counters.state_bytes = self.counters.state_bytes.max(bytes as u64);
+    }
+
     /// Cluster `c` is seen from the base portal's cluster: no portal into it is news.
     fn know(&mut self, c: usize) {
         if !self.known.get(c) {
@@ -594,6 +604,7 @@ impl Walk<'_> {
         waiting.push(f32::INFINITY, 0);
         let end = self.expand_waiting(head, cur, &mut expand, &mut waiting);
         self.counters.kept += self.buf.arena.meta.len() as u64 - 1;
+        self.held_bytes(self.buf.arena.bytes());
         if end == WalkEnd::OutOfStates {
             self.widen_to_waiting(&mut waiting);
         }

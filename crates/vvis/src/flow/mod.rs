@@ -75,11 +75,15 @@ pub struct Counters {
     /// Fast flow: walks stopped at their state budget ([`WalkLimits::states`]), their results
     /// widened to what the states still waiting might see.
     pub cut: u64,
+    /// Fast flow: the most bytes of states one walk held (the widest-first walk's states, or
+    /// the depth-first walk's levels). A maximum over the walks, not a sum: what bounds the
+    /// flow's memory, a thread holding one walk's states at a time.
+    pub state_bytes: u64,
 }
 
 impl Counters {
     /// The counters' names, in the order [`Counters::named`] gives them (the report's keys).
-    pub const NAMES: [&'static str; 8] = [
+    pub const NAMES: [&'static str; 9] = [
         "chains",
         "candidates",
         "geometric",
@@ -88,10 +92,11 @@ impl Counters {
         "held",
         "kept",
         "walks_cut",
+        "state_bytes_peak",
     ];
 
     /// Each counter with its name.
-    pub fn named(&self) -> [(&'static str, u64); 8] {
+    pub fn named(&self) -> [(&'static str, u64); 9] {
         let [
             chains,
             candidates,
@@ -101,6 +106,7 @@ impl Counters {
             held,
             kept,
             cut,
+            state_bytes,
         ] = Self::NAMES;
         [
             (chains, self.chains),
@@ -111,6 +117,7 @@ impl Counters {
             (held, self.held),
             (kept, self.kept),
             (cut, self.cut),
+            (state_bytes, self.state_bytes),
         ]
     }
 
@@ -132,6 +139,7 @@ impl Counters {
         self.held += o.held;
         self.kept += o.kept;
         self.cut += o.cut;
+        self.state_bytes = self.state_bytes.max(o.state_bytes);
     }
 }
 
@@ -139,12 +147,20 @@ impl Counters {
 /// may hold before it is walked again depth first, and the states it may expand in all before
 /// it stops, its result widened to all the states still waiting might see (conservative: a
 /// cut walk shows more than a full one, never less). The state budget bounds every map's
-/// flow, open ones with long sight lines too, at portals × budget states.
+/// flow, open ones with long sight lines too, at portals × budget states; a budget for the
+/// whole flow ([`WalkLimits::shared_out`]) bounds it at that budget.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct WalkLimits {
     pub memory: usize,
     pub states: u64,
+    /// With a budget for the whole flow ([`WalkLimits::shared_out`]): the most states any walk
+    /// may take of it.
+    pub flow: Option<u64>,
 }
+
+/// How many times its expected states a walk may claim of the flow's budget (walks of the same
+/// might-see count differ by that much and more).
+pub const CLAIM: u64 = 4;
 
 impl WalkLimits {
     /// The given limits, each defaulting to the fast flow's own ([`fast::ARENA_BYTES`],
@@ -153,6 +169,7 @@ impl WalkLimits {
         WalkLimits {
             memory: memory.unwrap_or(fast::ARENA_BYTES),
             states: states.unwrap_or(fast::WALK_STATES),
+            flow: None,
         }
     }
 }
@@ -164,14 +181,58 @@ impl Default for WalkLimits {
 }
 
 impl WalkLimits {
-    /// How many states a portal's walk is expected to expand, for an honest progress estimate:
-    /// about `m^1.5 / 14` for a might-see set of `m` portals (0.053–0.071 states per `m^1.5`
-    /// on subway01, a3c8p1_forest_day, jump_byte_a3 and aim_ag_texture_city; `m^1.5` tracks
-    /// the time left within about 20% through most of a run where `m^2` overstated it by up to
-    /// 2x), and never more than the state budget.
-    pub fn work_estimate(&self, b: &BaseVis) -> u64 {
+    /// These limits with a budget of `total` states (if any) for the flow of the walks whose
+    /// base vis is `base`, shared out: each walk may claim [`CLAIM`] times the states it is
+    /// expected to expand ([`WalkLimits::expected`]); the claims are met in full where the
+    /// budget allows and the rest share what is left evenly (at least one state each), so the
+    /// small walks finish and the budget they leave goes to the large ones, and the flow
+    /// expands no more than `total` states in all (or one a walk, where that is more). The
+    /// shares depend only on base vis, so the results do not depend on thread count or shards.
+    pub fn shared_out(self, total: Option<u64>, base: &[BaseVis]) -> WalkLimits {
+        let Some(total) = total else {
+            return self;
+        };
+        let mut claims: Vec<u64> = base.iter().map(|b| CLAIM * Self::expected(b)).collect();
+        claims.sort_unstable();
+        let mut left = total;
+        let mut most = u64::MAX;
+        for (i, &claim) in claims.iter().enumerate() {
+            let rest = (claims.len() - i) as u64;
+            if claim.saturating_mul(rest) > left {
+                most = left / rest;
+                break;
+            }
+            left -= claim;
+        }
+        WalkLimits {
+            flow: Some(most),
+            ..self
+        }
+    }
+
+    /// The state budget of a walk whose base vis is `b`: [`WalkLimits::states`], or its share
+    /// of the flow's budget when that is less.
+    pub fn states_of(&self, b: &BaseVis) -> u64 {
+        let Some(most) = self.flow else {
+            return self.states;
+        };
+        let claim = CLAIM * Self::expected(b);
+        self.states.min(claim.min(most).max(1))
+    }
+
+    /// About how many states a walk whose might-see set has `m` portals expands: `m^1.5 / 14`
+    /// (0.053–0.071 states per `m^1.5` on subway01, a3c8p1_forest_day, jump_byte_a3 and
+    /// aim_ag_texture_city; `m^1.5` tracks the time left within about 20% through most of a run
+    /// where `m^2` overstated it by up to 2x).
+    pub fn expected(b: &BaseVis) -> u64 {
         let m = b.might_see as f64;
-        ((m * m.sqrt() / 14.0) as u64 + 1).min(self.states.max(1))
+        (m * m.sqrt() / 14.0) as u64 + 1
+    }
+
+    /// How many states a portal's walk is expected to expand, for an honest progress estimate:
+    /// [`WalkLimits::expected`], and never more than the walk's budget.
+    pub fn work_estimate(&self, b: &BaseVis) -> u64 {
+        Self::expected(b).min(self.states_of(b).max(1))
     }
 }
 
@@ -422,6 +483,13 @@ struct Frame {
 }
 
 impl Frame {
+    /// Bytes the level holds (its buffers' capacity).
+    fn bytes(&self) -> usize {
+        self.might.capacity() * 8
+            + (self.source.capacity() + self.pass.capacity()) * std::mem::size_of::<V3>()
+            + self.seps.capacity() * std::mem::size_of::<VPlane>()
+    }
+
     /// The walk's first level: the base portal's might-see set (`flood`, all `words`) and
     /// winding as the source, no pass yet.
     fn reset_head(&mut self, flood: &[u64], words: usize, winding: &[V3]) {
@@ -518,5 +586,31 @@ mod tests {
         assert_eq!(estimates[4], 5_000);
         let unlimited = WalkLimits::default();
         assert!(unlimited.work_estimate(&might(10_000)) > 5_000);
+    }
+
+    #[test]
+    fn a_flow_budget_meets_small_claims_shares_the_rest_and_is_never_exceeded() {
+        let base: Vec<BaseVis> = [1, 10, 100, 1_000, 10_000].into_iter().map(might).collect();
+        // Expected states 1, 3, 72, 2,259 and 71,429: claims four times those.
+        let total = 50_000;
+        let limits = WalkLimits::default().shared_out(Some(total), &base);
+        let shares: Vec<u64> = base.iter().map(|b| limits.states_of(b)).collect();
+        let small_claims = 4 * (1 + 3 + 72 + 2_259);
+        assert_eq!(shares[..4], [4, 12, 288, 9_036], "small claims met");
+        assert_eq!(shares[4], total - small_claims, "the largest takes what is left");
+        assert!(shares.iter().sum::<u64>() <= total, "{shares:?}");
+        let tight = WalkLimits::default().shared_out(Some(3), &base);
+        assert!(
+            base.iter().all(|b| tight.states_of(b) == 1),
+            "at least one state each"
+        );
+        assert!(
+            base.iter()
+                .all(|b| limits.work_estimate(b) <= limits.states_of(b))
+        );
+        assert_eq!(
+            WalkLimits::default().shared_out(None, &base),
+            WalkLimits::default()
+        );
     }
 }
