@@ -85,6 +85,11 @@ pub struct VisFlags {
     /// A vis radius regardless of env_fog_controller's farz (vvis -radius_override).
     #[arg(long, value_parser = crate::usage::finite_f64)]
     pub radius_override: Option<f64>,
+    /// Bound the full pass to N walk states in all, shared out over the portals by their
+    /// expected work: open maps whose flow explodes finish in bounded time and memory, with a
+    /// PVS that may show more than full vis (never less) where walks were cut.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    pub flow_states: Option<u64>,
 }
 
 impl VisFlags {
@@ -95,6 +100,7 @@ impl VisFlags {
             siblings: self.siblings,
             threads: threads.unwrap_or(0),
             radius_override: self.radius_override,
+            flow_states: self.flow_states,
             verify,
         }
     }

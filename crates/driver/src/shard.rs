@@ -117,9 +117,13 @@ fn run_header(stage: &str, input: u64, options: String, count: u32) -> Header {
 /// The settings that change vis's result, as a part's options text (threads and checks do
 /// not change it).
 fn options_text(s: &VisSettings) -> String {
+    let budget = s.flow_states.map(|n| format!(" flow_states={n}"));
     format!(
-        "fast={} siblings={} radius_override={:?}",
-        s.fast, s.siblings, s.radius_override
+        "fast={} siblings={} radius_override={:?}{}",
+        s.fast,
+        s.siblings,
+        s.radius_override,
+        budget.unwrap_or_default()
     )
 }
 
@@ -388,4 +392,24 @@ pub fn rad_merge(
         taken_over: 0,
         seconds: started.elapsed().as_secs_f64(),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_flow_budget_is_part_of_the_options_parts_must_share() {
+        let plain = VisSettings::default();
+        let budget = |n| VisSettings {
+            flow_states: Some(n),
+            ..Default::default()
+        };
+        assert_eq!(
+            options_text(&plain),
+            "fast=false siblings=false radius_override=None"
+        );
+        assert_ne!(options_text(&budget(10)), options_text(&plain));
+        assert_ne!(options_text(&budget(10)), options_text(&budget(20)));
+    }
 }

@@ -20,6 +20,8 @@ pub struct VisSettings {
     pub threads: usize,
     /// A vis radius regardless of env_fog_controller's farz.
     pub radius_override: Option<f64>,
+    /// A bound on the whole flow's walk states (`None`: each walk's own bound only).
+    pub flow_states: Option<u64>,
     pub verify: bool,
 }
 
@@ -30,6 +32,7 @@ impl VisSettings {
             fast: self.fast,
             threads: Threads(self.threads),
             radius_override: self.radius_override,
+            flow_states: self.flow_states,
             verify: self.verify,
             flow: if self.siblings {
                 FlowKind::FastSiblings
@@ -138,12 +141,14 @@ mod tests {
             fast: true,
             threads: 3,
             radius_override: Some(512.0),
+            flow_states: Some(1_000_000),
             ..Default::default()
         }
         .options();
         assert!(plain.fast && plain.flow == FlowKind::Fast);
         assert_eq!(plain.threads, Threads(3));
         assert_eq!(plain.radius_override, Some(512.0));
+        assert_eq!(plain.flow_states, Some(1_000_000));
         let siblings = VisSettings {
             siblings: true,
             ..Default::default()
