@@ -26,7 +26,9 @@ use rayon::prelude::*;
 use srcmap_trace::Tracer;
 
 use crate::faces::bump_normals;
-use crate::patches::{Grid, area_and_centre, cell_polygon, footprints, neighbours, spread, vrad_form_factor};
+use crate::patches::{
+    Grid, area_and_centre, cell_polygon, disp_cell_polygon, footprints, neighbours, spread, vrad_form_factor,
+};
 use crate::samples::{Cell, sample_point};
 use crate::sampling::cosine_dirs;
 use crate::scene::MAX_TRACE;
@@ -129,13 +131,20 @@ fn vrad_transfers(world: &World, spacing: usize, at: (Vec3, Vec3), hidden: f32, 
 
 /// VRAD's polygon form factor of the cell `h` hit, seen from `at`, when it is close enough
 /// for VRAD to use it (`None`: far, where VRAD's point-to-point form factor is what the rays
-/// estimate already). Displacement cells are left to the rays.
+/// estimate already). A displacement's cell counts as the piece of its displaced surface
+/// over the cell: VRAD's rule holds for its displacement patches too, so a wall standing on
+/// a displacement takes next to nothing from the ground right at its foot.
 fn close_form_factor(world: &World, spacing: usize, h: HitRef, at: (Vec3, Vec3)) -> Option<f32> {
     let g = &world.faces[h.face as usize];
-    if g.is_displacement {
+    let grid = Grid::of(g, spacing);
+    let poly = match world.disps.get(h.face as usize).and_then(|d| d.as_ref()) {
+        Some(disp) => disp_cell_polygon(g, disp, &grid, h.cell as usize),
+        None if g.is_displacement => return None,
+        None => cell_polygon(g, &grid, h.cell as usize),
+    };
+    if poly.len() < 3 {
         return None;
     }
-    let poly = cell_polygon(g, &Grid::of(g, spacing), h.cell as usize);
     let (area, centre) = area_and_centre(&poly);
     let close = std::f32::consts::PI * 0.04 * centre.distance_squared(at.0) < area;
     close.then(|| vrad_form_factor(&poly, at.0, at.1))
