@@ -190,17 +190,19 @@ pub(crate) fn cell_polygon(g: &FaceGeom, grid: &Grid, c: usize) -> Vec<Vec3> {
     wound_as_valve(poly, g.normal)
 }
 
-/// Cell `c` of displacement face `g`'s `grid` as VRAD's displacement patch is: its corners on
-/// the displaced surface (VRAD builds those patches from the displaced vertices, not from the
-/// base face), wound as [`cell_polygon`] winds a face's part.
-pub(crate) fn disp_cell_polygon(g: &FaceGeom, disp: &DispSurface, grid: &Grid, c: usize) -> Vec<Vec3> {
+/// Cell `c` of displacement face `g`'s `grid` as VRAD's displacement patches are: the two
+/// triangles of the displaced surface over it (VRAD builds its displacement patches from the
+/// displaced vertices, not from the base face, and splits them into triangles down to about
+/// its `dispchop` of 8 luxels, the size of these cells), each wound as [`cell_polygon`] winds
+/// a face's part.
+pub(crate) fn disp_cell_pieces(g: &FaceGeom, disp: &DispSurface, grid: &Grid, c: usize) -> Vec<Vec<Vec3>> {
     let (lo, hi) = grid.bounds(c);
     let corners = [lo, Vec2::new(hi.x, lo.y), hi, Vec2::new(lo.x, hi.y)];
-    let poly = corners
-        .iter()
-        .map(|&st| disp.surface_point(disp_uv(g, st)).0)
-        .collect();
-    wound_as_valve(poly, g.normal)
+    let [a, b, c, d] = corners.map(|st| disp.surface_point(disp_uv(g, st)).0);
+    vec![
+        wound_as_valve(vec![a, b, c], g.normal),
+        wound_as_valve(vec![a, c, d], g.normal),
+    ]
 }
 
 /// `poly` wound clockwise seen from the side `normal` points to.
