@@ -26,7 +26,9 @@ use rayon::prelude::*;
 use srcmap_trace::Tracer;
 
 use crate::faces::bump_normals;
-use crate::patches::{Grid, area_and_centre, cell_polygon, footprints, neighbours, spread, vrad_form_factor};
+use crate::patches::{
+    Grid, area_and_centre, cell_polygon, disp_cell_pieces, footprints, neighbours, spread, vrad_form_factor,
+};
 use crate::samples::{Cell, sample_point};
 use crate::sampling::cosine_dirs;
 use crate::scene::MAX_TRACE;
@@ -129,16 +131,39 @@ fn vrad_transfers(world: &World, spacing: usize, at: (Vec3, Vec3), hidden: f32, 
 
 /// VRAD's polygon form factor of the cell `h` hit, seen from `at`, when it is close enough
 /// for VRAD to use it (`None`: far, where VRAD's point-to-point form factor is what the rays
-/// estimate already). Displacement cells are left to the rays.
+/// estimate already). A displacement's cell counts as the sum over the triangles of its
+/// displaced surface, VRAD's displacement patches: its rule holds for those too, so a wall
+/// standing on a displacement takes next to nothing from the ground right at its foot.
 fn close_form_factor(world: &World, spacing: usize, h: HitRef, at: (Vec3, Vec3)) -> Option<f32> {
     let g = &world.faces[h.face as usize];
-    if g.is_displacement {
-        return None;
+    let grid = Grid::of(g, spacing);
+    let mut pieces = match world.disps.get(h.face as usize).and_then(|d| d.as_ref()) {
+        Some(disp) => disp_cell_pieces(g, disp, &grid, h.cell as usize),
+        None if g.is_displacement => return None,
+        None => vec![cell_polygon(g, &grid, h.cell as usize)],
+    };
+    pieces.retain(|p| p.len() >= 3);
+    let area: f32 = pieces.iter().map(|p| area_and_centre(p).0).sum();
+    let centre = pieces.iter().map(|p| area_and_centre(p).1).sum::<Vec3>() / pieces.len().max(1) as f32;
+    let close = !pieces.is_empty() && std::f32::consts::PI * 0.04 * centre.distance_squared(at.0) < area;
+    close.then(|| pieces.iter().map(|p| piece_form_factor(p, at)).sum())
+}
+
+/// VRAD's polygon form factor of one piece of a close patch: nothing where the piece lies
+/// behind the receiver or turns its back to it (VRAD makes no transfer from such a child
+/// patch).
+fn piece_form_factor(poly: &[Vec3], (point, normal): (Vec3, Vec3)) -> f32 {
+    let (_, centre) = area_and_centre(poly);
+    // Valve winds faces clockwise seen from the front, so the edge cross products point back.
+    let back: Vec3 = (0..poly.len())
+        .map(|i| poly[i].cross(poly[(i + 1) % poly.len()]))
+        .sum();
+    let in_front = (centre - point).dot(normal) > 0.0;
+    let facing = back.dot(centre - point) > 0.0;
+    match in_front && facing {
+        true => vrad_form_factor(poly, point, normal).max(0.0),
+        false => 0.0,
     }
-    let poly = cell_polygon(g, &Grid::of(g, spacing), h.cell as usize);
-    let (area, centre) = area_and_centre(&poly);
-    let close = std::f32::consts::PI * 0.04 * centre.distance_squared(at.0) < area;
-    close.then(|| vrad_form_factor(&poly, at.0, at.1))
 }
 
 /// How much a ray along `dir` counts for each bump basis `bases`, relative to the flat

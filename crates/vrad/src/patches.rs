@@ -12,8 +12,9 @@ use std::collections::HashMap;
 
 use glam::{Vec2, Vec3};
 
+use crate::displacement::DispSurface;
 use crate::faces::FaceGeom;
-use crate::samples::cut;
+use crate::samples::{cut, disp_uv};
 
 /// VRAD's `RADIALDIST2`: a patch reaches luxels within √2 of its widths.
 const RADIAL_REACH2: f32 = 2.0;
@@ -182,11 +183,31 @@ fn footprint(source: &FaceGeom, grid: &Grid, c: usize, target: &FaceGeom, same: 
 /// front): VRAD's patch winding, for [`vrad_form_factor`]. Empty where the face misses it.
 pub(crate) fn cell_polygon(g: &FaceGeom, grid: &Grid, c: usize) -> Vec<Vec3> {
     let piece = cell_piece(g, grid, c);
-    let mut poly: Vec<Vec3> = piece.iter().map(|st| g.luxel_to_world(st.x, st.y)).collect();
+    let poly: Vec<Vec3> = piece.iter().map(|st| g.luxel_to_world(st.x, st.y)).collect();
     if poly.len() < 3 {
         return Vec::new();
     }
-    if (poly[1] - poly[0]).cross(poly[2] - poly[1]).dot(g.normal) > 0.0 {
+    wound_as_valve(poly, g.normal)
+}
+
+/// Cell `c` of displacement face `g`'s `grid` as VRAD's displacement patches are: the two
+/// triangles of the displaced surface over it (VRAD builds its displacement patches from the
+/// displaced vertices, not from the base face, and splits them into triangles down to about
+/// its `dispchop` of 8 luxels, the size of these cells), each wound as [`cell_polygon`] winds
+/// a face's part.
+pub(crate) fn disp_cell_pieces(g: &FaceGeom, disp: &DispSurface, grid: &Grid, c: usize) -> Vec<Vec<Vec3>> {
+    let (lo, hi) = grid.bounds(c);
+    let corners = [lo, Vec2::new(hi.x, lo.y), hi, Vec2::new(lo.x, hi.y)];
+    let [a, b, c, d] = corners.map(|st| disp.surface_point(disp_uv(g, st)).0);
+    vec![
+        wound_as_valve(vec![a, b, c], g.normal),
+        wound_as_valve(vec![a, c, d], g.normal),
+    ]
+}
+
+/// `poly` wound clockwise seen from the side `normal` points to.
+fn wound_as_valve(mut poly: Vec<Vec3>, normal: Vec3) -> Vec<Vec3> {
+    if (poly[1] - poly[0]).cross(poly[2] - poly[1]).dot(normal) > 0.0 {
         poly.reverse();
     }
     poly

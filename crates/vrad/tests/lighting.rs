@@ -2118,3 +2118,77 @@ fn bounced_light_passes_a_face_nothing_solid_backs() {
         "{behind_pane} vs {open}"
     );
 }
+
+/// A strip 4 units tall standing on the floor at x = 128 (y 0..256), facing -x, a light over
+/// the floor in front of it; the floor a flat power-2 displacement when `displaced`. Returns
+/// the strip's bounced light (mean luminance, with bounces less without).
+fn bounce_on_strip_at_floor_foot(displaced: bool) -> f32 {
+    use srcmap_bsp::{Plane, TexInfo};
+    let strip = |bounces: u32| {
+        let light = entity(&[
+            ("classname", "light"),
+            ("origin", "64 128 64"),
+            ("_light", "255 255 255 200"),
+            ("_quadratic_attn", "1"),
+        ]);
+        let mut bsp = floor_bsp(vec![entity(&[("classname", "worldspawn")]), light]);
+        if displaced {
+            bsp.faces[0].dispinfo = 0;
+            bsp.disp_info.push(srcmap_bsp::DispInfo {
+                start_position: [0.0, 256.0, 0.0],
+                power: 2,
+                ..Default::default()
+            });
+            let flat = srcmap_bsp::DispVert {
+                vec: [0.0, 0.0, 1.0],
+                dist: 0.0,
+                alpha: 0.0,
+            };
+            bsp.disp_verts = vec![flat; 25];
+        }
+        bsp.planes.push(Plane {
+            normal: [-1.0, 0.0, 0.0],
+            dist: -128.0,
+            kind: 0,
+        });
+        let plane = bsp.planes.len() as u32 - 1;
+        let corners = [
+            [128.0, 256.0, 4.0],
+            [128.0, 0.0, 4.0],
+            [128.0, 0.0, 0.0],
+            [128.0, 256.0, 0.0],
+        ];
+        add_face(&mut bsp, plane, &corners, [0, 0], [16, 1]);
+        // The strip's lightmap runs along y (s) and up (t).
+        bsp.texinfo.push(TexInfo {
+            lightmap_vecs: [[0.0, 1.0 / 16.0, 0.0, 0.0], [0.0, 0.0, 1.0 / 16.0, 0.0]],
+            ..bsp.texinfo[0]
+        });
+        bsp.faces[1].texinfo = 1;
+        bsp.models[0].maxs = [256.0, 256.0, 4.0];
+        with_one_cluster(&mut bsp);
+        let options = Options {
+            bounces,
+            ..Options::default()
+        };
+        srcmap_vrad::light(&mut bsp, &options, &NoProgress).unwrap();
+        mean_over_columns(&bsp, 1, 0..17)
+    };
+    strip(100) - strip(0)
+}
+
+#[test]
+fn a_strip_at_a_floors_foot_takes_as_little_bounce_from_a_displacement_as_from_a_brush() {
+    // The floor right in front of the strip fills half its hemisphere, but VRAD's polygon form
+    // factor for a patch beside the receiver counts next to nothing, and VRAD applies it to
+    // displacement patches as to brush ones. With displacement cells left to the rays, the
+    // strip took several times the bounce of the brush-floor case (tf2_test2's pit rim: the
+    // wall below took 4.5 times Valve's bounced light).
+    let brush = bounce_on_strip_at_floor_foot(false);
+    let disp = bounce_on_strip_at_floor_foot(true);
+    assert!(brush > 0.0, "{brush}");
+    assert!(
+        disp < 1.5 * brush,
+        "displacement floor {disp} vs brush floor {brush}"
+    );
+}
