@@ -134,16 +134,19 @@ fn displaced_brushes_are_the_sources() {
         "laurirasanen+mapsrc/dotf_test",
         "snake-biscuits+bsp_tool/tf2_test_displacement_decompile",
     ] {
-        let (Some(bsp), Some(source)) = (
-            srcmap_corpus::read(format!("bsp/{map}.bsp")),
-            srcmap_corpus::read(format!("vmf/{map}.vmf")),
-        ) else {
+        let Some((out, source)) = decompiled_and_source(map) else {
             return;
         };
-        let out = srcmap_decompile::decompile_bytes(&bsp).unwrap().vmf().unwrap();
-        let source = Vmf::parse_bytes(&source).unwrap();
         assert_eq!(displaced_brushes(&out), displaced_brushes(&source), "{map}");
     }
+}
+
+/// A corpus pair's BSP decompiled, and its source VMF (`None` without the corpus).
+fn decompiled_and_source(map: &str) -> Option<(Vmf, Vmf)> {
+    let bsp = srcmap_corpus::read(format!("bsp/{map}.bsp"))?;
+    let source = srcmap_corpus::read(format!("vmf/{map}.vmf"))?;
+    let out = srcmap_decompile::decompile_bytes(&bsp).unwrap().vmf().unwrap();
+    Some((out, Vmf::parse_bytes(&source).unwrap()))
 }
 
 /// The detail props of a BSP's `dprp` game lump, when it has any.
@@ -220,14 +223,9 @@ fn class_sides(vmf: &Vmf, class: &str, material: &str) -> usize {
 #[test]
 fn occluder_sides_are_toolsoccluder() {
     let map = "pySourceSDK+ValveBSP/testmap";
-    let (Some(bsp), Some(source)) = (
-        srcmap_corpus::read(format!("bsp/{map}.bsp")),
-        srcmap_corpus::read(format!("vmf/{map}.vmf")),
-    ) else {
+    let Some((out, source)) = decompiled_and_source(map) else {
         return;
     };
-    let out = srcmap_decompile::decompile_bytes(&bsp).unwrap().vmf().unwrap();
-    let source = Vmf::parse_bytes(&source).unwrap();
     let occluder = |v: &Vmf| class_sides(v, "func_occluder", "tools/toolsoccluder");
     assert_eq!(occluder(&out), occluder(&source));
     assert!(occluder(&source) > 0);
