@@ -74,7 +74,15 @@ impl<'a> Compile<'a> {
         let physics = crate::physics::build_for_version(bsp, version, &surfaceprop, &|prop| {
             materials.surface_mass(prop)
         });
-        if let Some(why) = crate::physics::guessed_surfaceprops_message(&guessed.into_inner()) {
+        // Materials that are unknown altogether were named once already, by the resolver's warning.
+        let unknown: std::collections::BTreeSet<String> = materials
+            .unknown_materials()
+            .iter()
+            .map(|m| m.to_ascii_lowercase())
+            .collect();
+        let mut guessed = guessed.into_inner();
+        guessed.retain(|m| !unknown.contains(&m.to_ascii_lowercase()));
+        if let Some(why) = crate::physics::guessed_surfaceprops_message(&guessed) {
             self.diags.push(Diagnostic::warning(Where::default(), why));
         }
         for (b, why) in physics.skipped {
