@@ -350,28 +350,28 @@ fn hull_start(points: &[DVec3], use_: &[usize]) -> Option<HullStart> {
     Some(HullStart::Tetrahedron([a, b, c, far]))
 }
 
-/// The index of `use_` with the least `key`, the first of equal ones (as `min_by` picks),
-/// each key computed once.
+/// The index of `use_` with the least `key`, the first of equal ones (as `min_by` picks).
 fn arg_min(use_: &[usize], key: impl Fn(usize) -> f64) -> Option<usize> {
-    let (&first, rest) = use_.split_first()?;
-    let mut best = (first, key(first));
-    for &x in rest {
-        let k = key(x);
-        if k.total_cmp(&best.1).is_lt() {
-            best = (x, k);
-        }
-    }
-    Some(best.0)
+    arg_by(use_, key, std::cmp::Ordering::is_lt)
 }
 
-/// The index of `use_` with the greatest `key`, the last of equal ones (as `max_by` picks),
-/// each key computed once.
+/// The index of `use_` with the greatest `key`, the last of equal ones (as `max_by` picks).
 fn arg_max(use_: &[usize], key: impl Fn(usize) -> f64) -> Option<usize> {
+    arg_by(use_, key, std::cmp::Ordering::is_ge)
+}
+
+/// The index of `use_` whose key each later one must beat (`beats(new.cmp(best))`) to
+/// replace, each key computed once.
+fn arg_by(
+    use_: &[usize],
+    key: impl Fn(usize) -> f64,
+    beats: fn(std::cmp::Ordering) -> bool,
+) -> Option<usize> {
     let (&first, rest) = use_.split_first()?;
     let mut best = (first, key(first));
     for &x in rest {
         let k = key(x);
-        if k.total_cmp(&best.1).is_ge() {
+        if beats(k.total_cmp(&best.1)) {
             best = (x, k);
         }
     }
