@@ -178,34 +178,9 @@ struct LuxelGrid {
     /// The luxels' bounds grown by the radius: a sample outside reaches none.
     reach: (Vec3, Vec3),
     luxels: Vec<(Vec3, Vec3)>,
-    buckets: std::collections::HashMap<glam::IVec3, Vec<usize>, BuildCellHasher>,
-}
-
-/// Hashes a grid cell's key in one multiply a coordinate (std's SipHash made the lookups a
-/// tenth of a sharded run's merge, whose largest part is this blend).
-#[derive(Default)]
-struct CellHasher(u64);
-
-type BuildCellHasher = std::hash::BuildHasherDefault<CellHasher>;
-
-impl std::hash::Hasher for CellHasher {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-
-    fn write(&mut self, bytes: &[u8]) {
-        bytes.iter().for_each(|&b| self.mix(u64::from(b)));
-    }
-
-    fn write_i32(&mut self, v: i32) {
-        self.mix(u64::from(v as u32));
-    }
-}
-
-impl CellHasher {
-    fn mix(&mut self, word: u64) {
-        self.0 = (self.0.rotate_left(5) ^ word).wrapping_mul(0x517c_c1b7_2722_0a95);
-    }
+    /// Fx hashing: std's SipHash made these lookups a tenth of a sharded run's merge, whose
+    /// largest part is this blend.
+    buckets: rustc_hash::FxHashMap<glam::IVec3, Vec<usize>>,
 }
 
 impl LuxelGrid {
