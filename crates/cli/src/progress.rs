@@ -424,7 +424,8 @@ impl Bar {
 /// The line a stage leaves when it ends: `vrad: done in 1 min 36 s (3 warnings)`, its time
 /// the report's `seconds` (the figure `--json` prints).
 pub fn stage_done_line(report: &Report) -> String {
-    let warnings = match report.warnings.len() {
+    let notes = |w: &&srcmap_stage::Warning| w.severity == srcmap_stage::Severity::Note;
+    let warnings = match report.warnings.iter().filter(|w| !notes(w)).count() {
         0 => String::new(),
         1 => " (1 warning)".to_string(),
         n => format!(" ({n} warnings)"),

@@ -174,6 +174,9 @@ pub enum Severity {
     Warning,
     /// Something was left out (a bad brush, a leak let through); the compile went on.
     Error,
+    /// Not a problem: what the stage did where the mapper may need to know it (which file
+    /// gave the figures an output follows).
+    Note,
 }
 
 /// One thing a stage tells the mapper: what (`code`, stable, `stage.what`; `message`, for a
@@ -265,6 +268,7 @@ impl std::fmt::Display for Warning {
         let severity = match self.severity {
             Severity::Warning => "warning",
             Severity::Error => "error",
+            Severity::Note => "note",
         };
         match self.place() {
             place if place.is_empty() => write!(f, "{severity}: {}", self.message),

@@ -723,14 +723,27 @@ pub(crate) fn emit(inputs: &DetailInputs<'_>, bsp: &mut Bsp, diags: &mut Vec<Dia
     let no_types = DetailTypes::default();
     let types = types.unwrap_or(&no_types);
     let mut b = Builder::new(bsp, inputs.files, diags);
-    emit_on_faces(&mut b, inputs, &face_types, types);
+    let placed = emit_on_faces(&mut b, inputs, &face_types, types);
     for e in &inputs.input.entities {
         b.add_entity(e);
     }
     b.warn_overflow();
+    let file = match inputs.detail_types {
+        Some(_) => "the detail file given".to_string(),
+        None => format!("the game's {}", detail_file_name(inputs)),
+    };
+    b.diags.extend(placed_note(&placed, &file));
     let mut lump = b.lump;
     lump.objects.sort_by_key(|o| o.leaf);
     store_lump(bsp, lump, diags);
+}
+
+/// The detail file the worldspawn names (`detailvbsp`), else `detail.vbsp`.
+fn detail_file_name<'i>(inputs: &DetailInputs<'i>) -> &'i str {
+    let world = inputs.input.entities.first();
+    (world.and_then(|w| w.get("detailvbsp")))
+        .filter(|n| !n.is_empty())
+        .unwrap_or("detail.vbsp")
 }
 
 /// Put the lump in the BSP's `dprp` game lump (warned about when there is none).
@@ -819,20 +832,22 @@ fn face_detail_types(inputs: &DetailInputs<'_>, bsp: &Bsp) -> Vec<Option<String>
 
 /// Place the objects of each face's detail type on it, seeded by the face's Hammer id.
 /// A type missing from the detail file (or without groups) is warned about once.
-fn emit_on_faces(
+fn emit_on_faces<'t>(
     b: &mut Builder<'_>,
     inputs: &DetailInputs<'_>,
-    face_types: &[Option<String>],
-    types: &DetailTypes,
-) {
+    face_types: &'t [Option<String>],
+    types: &'t DetailTypes,
+) -> PlacedByType<'t> {
     let disps = disp_surfaces(b.bsp);
     let mut gauss = ValveRandom::new();
     let mut unknown: HashSet<&str> = HashSet::new();
+    let mut placed = PlacedByType::new();
     for (fi, ty) in face_types.iter().enumerate() {
         let Some(ty) = ty else { continue };
         let Some(detail) = known_type(types, ty, &mut unknown, b.diags) else {
             continue;
         };
+        let before = b.lump.objects.len();
         let seed = face_seed(inputs, b.bsp, fi);
         let mut rng = MsvcRand::new(seed);
         gauss.seed(seed as i32);
@@ -843,7 +858,31 @@ fn emit_on_faces(
         let disp = usize::try_from(b.bsp.faces[fi].dispinfo).ok();
         let disp = disp.and_then(|d| disps.get(d)).and_then(Option::as_ref);
         emit_on_surface(b, &points, disp, detail, &mut rng, &mut gauss);
+        let entry = placed.entry(&detail.name).or_insert((0, 0, detail.density));
+        entry.0 += 1;
+        entry.1 += b.lump.objects.len() - before;
     }
+    placed
+}
+
+/// Per detail type: faces that drew objects, objects placed, the type's density.
+type PlacedByType<'t> = std::collections::BTreeMap<&'t str, (usize, usize, f32)>;
+
+/// A note of what the faces' detail types placed and which detail file gave their densities:
+/// the count follows that file (a game's `detail.vbsp` other than the one given changes it), so
+/// a mapper comparing counts with another compile needs it.
+fn placed_note(placed: &PlacedByType<'_>, file: &str) -> Option<Diagnostic> {
+    let total: usize = placed.values().map(|p| p.1).sum();
+    let types: Vec<String> = (placed.iter())
+        .map(|(ty, (faces, objects, density))| format!("{ty} {objects} on {faces} faces (density {density})"))
+        .collect();
+    (!placed.is_empty()).then(|| {
+        Diagnostic::note(format!(
+            "{total} detail props placed from {file}: {}",
+            types.join(", ")
+        ))
+        .with_code("vbsp.detail_placed")
+    })
 }
 
 /// Detail type `ty` from the detail file, when it is there with groups; else `None`,
@@ -1020,11 +1059,7 @@ const MIN_INFERRED_MATCHES: usize = 2;
 
 /// The detail file the worldspawn names (default `detail.vbsp`), through the game's files.
 fn load_types(inputs: &DetailInputs<'_>, diags: &mut Vec<Diagnostic>) -> Option<DetailTypes> {
-    let world = inputs.input.entities.first();
-    let name = world
-        .and_then(|w| w.get("detailvbsp"))
-        .filter(|n| !n.is_empty())
-        .unwrap_or("detail.vbsp");
+    let name = detail_file_name(inputs);
     let warn = |diags: &mut Vec<Diagnostic>, why: String| {
         diags.push(Diagnostic::warning(
             Where::default(),

@@ -26,6 +26,8 @@ pub enum Severity {
     Warning,
     /// The object was skipped; the compile goes on.
     Error,
+    /// Not a problem: what the compile did where the mapper may need to know it.
+    Note,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -42,6 +44,14 @@ impl Diagnostic {
         Diagnostic {
             severity: Severity::Warning,
             at,
+            message: message.into(),
+            code: None,
+        }
+    }
+    pub fn note(message: impl Into<String>) -> Diagnostic {
+        Diagnostic {
+            severity: Severity::Note,
+            at: Where::default(),
             message: message.into(),
             code: None,
         }
@@ -69,6 +79,7 @@ impl fmt::Display for Diagnostic {
         let sev = match self.severity {
             Severity::Warning => "warning",
             Severity::Error => "error",
+            Severity::Note => "note",
         };
         if self.at == Where::default() {
             write!(f, "{sev}: {}", self.message)
@@ -95,6 +106,7 @@ impl From<&Diagnostic> for srcmap_stage::Warning {
             severity: match d.severity {
                 Severity::Warning => srcmap_stage::Severity::Warning,
                 Severity::Error => srcmap_stage::Severity::Error,
+                Severity::Note => srcmap_stage::Severity::Note,
             },
             code,
             entity: d.at.entity_id,

@@ -151,6 +151,17 @@ fn a_detail_floor_gets_objects_by_density_on_it_and_in_their_leaves() {
         d.objects.windows(2).all(|w| w[0].leaf <= w[1].leaf),
         "sorted by leaf"
     );
+    // The note tells the mapper which file's density gave the count.
+    let note = (out.diagnostics.iter())
+        .find(|d| d.severity == srcmap_vbsp::Severity::Note)
+        .expect("a note of the detail props placed");
+    let said = format!("{n} detail props placed from the game's detail.vbsp: fixture_grass {n} on");
+    assert!(note.message.starts_with(&said), "{}", note.message);
+    assert!(
+        note.message.ends_with(&format!("(density {DENSITY})")),
+        "{}",
+        note.message
+    );
     // Seeded by each face's Hammer id: the same objects on every compile.
     let again = compile(room_with_floor(GRASS), &resolver, true);
     assert_eq!(dprp(&again.bsp), d);
