@@ -1,0 +1,83 @@
+#!/usr/bin/env python3
+"""Per-face light of a full compile against Valve's BSP of the same map, faces matched by place.
+
+usage: scripts/seam_faces.py OURS.bsp VALVE.bsp   → one JSON line
+
+The judge (judge/compare_rad.py) pairs faces by index, which holds for a BSP relit in place but
+not for our own compile of the VMF: vbsp may emit the same faces in another order. Here a face
+is known by its plane (outward normal and distance) and the centre of its vertices, rounded to
+a unit; faces whose key is unique in both BSPs are paired. Brightness per face is the judge's:
+the mean luminance of the flat lightmap summed over light styles (LDR, or HDR without LDR).
+Prints `same` (the fraction of Valve's lit faces whose index already holds the same face in
+ours: 1.0 means the judge's pairing is right), `matched` (faces paired by place), and Pearson
+`r` and `median_ratio` (ours / Valve's) over the paired faces lit in Valve's.
+"""
+import json, os, statistics, struct, sys
+from collections import Counter
+
+sys.path.insert(0, os.environ.get('SRCMAP_JUDGE', '/work/shared/judge'))
+from bsplumps import lump  # the judge's own lump reader
+
+FACE = '<HBBihhhh4BifiiiiiHHI'
+
+
+def luminance(light, base, n):
+    pixels = struct.iter_unpack('<BBBb', light[base:base + 4 * n])
+    return sum((0.2126 * r + 0.7152 * g + 0.0722 * b) * 2.0 ** e for r, g, b, e in pixels) / n
+
+
+def face_light(f, light, texinfo):
+    """The judge's per-face brightness, or None where the face has no usable lightmap."""
+    ti, styles, ofs, n = f[5], f[8:12], f[12], (f[16] + 1) * (f[17] + 1)
+    if ofs < 0 or styles[0] == 255 or ti < 0 or 72 * (ti + 1) > len(texinfo):
+        return None
+    maps = 4 if struct.unpack_from('<i', texinfo, 72 * ti + 64)[0] & 0x800 else 1
+    bases = [ofs + 4 * n * k * maps for k, s in enumerate(styles) if s != 255]
+    if any(b + 4 * n > len(light) for b in bases):
+        return None
+    return sum(luminance(light, b, n) for b in bases)
+
+
+def face_key(f, planes, verts, edges, surf):
+    """Plane (outward normal, distance) and vertex centre of a face, rounded."""
+    nx, ny, nz, dist = struct.unpack_from('<ffff', planes, 20 * f[0])
+    sign = -1 if f[1] else 1
+    pts = []
+    for k in range(f[4]):
+        se = struct.unpack_from('<i', surf, 4 * (f[3] + k))[0]
+        pts.append(struct.unpack_from('<fff', verts, 12 * struct.unpack_from('<HH', edges, 4 * abs(se))[se < 0]))
+    centre = (round(sum(p[j] for p in pts) / len(pts)) for j in range(3))
+    return (round(sign * nx, 2), round(sign * ny, 2), round(sign * nz, 2), round(sign * dist), *centre)
+
+
+def faces_of(path):
+    """Per face index: (place key, brightness or None)."""
+    d = open(path, 'rb').read()
+    faces, light, texinfo = lump(d, 7), lump(d, 8), lump(d, 6)
+    if not light:
+        faces, light = lump(d, 58) or faces, lump(d, 53)
+    records = (struct.unpack_from(FACE, faces, 56 * i) for i in range(len(faces) // 56))
+    geometry = lump(d, 1), lump(d, 3), lump(d, 12), lump(d, 13)
+    return [(face_key(f, *geometry), face_light(f, light, texinfo)) for f in records]
+
+
+def by_place(faces):
+    counts = Counter(key for key, _ in faces)
+    return {key: lit for key, lit in faces if counts[key] == 1}
+
+
+def main():
+    ours, valve = faces_of(sys.argv[1]), faces_of(sys.argv[2])
+    lit = [i for i, (_, v) in enumerate(valve) if v is not None and v > 1e-3]
+    same = sum(i < len(ours) and ours[i][0] == valve[i][0] for i in lit) / max(len(lit), 1)
+    ours_at = by_place(ours)
+    pairs = [(ours_at[k], v) for k, v in by_place(valve).items() if v is not None and v > 1e-3 and ours_at.get(k) is not None]
+    out = dict(lit=len(lit), same=round(same, 4), matched=len(pairs), r=0.0, median_ratio=0.0)
+    if len(pairs) >= 3:
+        xa, xb = [a for a, _ in pairs], [b for _, b in pairs]
+        out['r'] = round(statistics.correlation(xa, xb), 4) if statistics.pstdev(xa) > 0 else 0.0
+        out['median_ratio'] = round(statistics.median(a / b for a, b in pairs), 4)
+    print(json.dumps(out))
+
+
+main()
