@@ -17,7 +17,7 @@ import json, os, statistics, struct, sys
 from collections import Counter
 
 sys.path.insert(0, os.environ.get('SRCMAP_JUDGE', '/work/shared/judge'))
-from bsplumps import lump  # the judge's own lump reader
+from lumpz import lump  # the judge's own lump reader, LZMA-compressed lumps included
 
 FACE = '<HBBihhhh4BifiiiiiHHI'
 
@@ -80,6 +80,8 @@ def faces_of(path):
     faces, light, texinfo = lump(d, 7), lump(d, 8), lump(d, 6)
     if not light:
         faces, light = lump(d, 58) or faces, lump(d, 53)
+    if len(faces) % 56:
+        raise ValueError('%s: a face lump of %d bytes is not 56-byte records' % (path, len(faces)))
     geometry = lump(d, 1), lump(d, 3), lump(d, 12), lump(d, 13)
     return [Face(struct.unpack_from(FACE, faces, 56 * i), light, texinfo, *geometry) for i in range(len(faces) // 56)]
 
@@ -93,7 +95,12 @@ def partner(face, ours_at, ours_on):
 
 
 def main():
-    ours, valve = faces_of(sys.argv[1]), faces_of(sys.argv[2])
+    try:
+        ours, valve = faces_of(sys.argv[1]), faces_of(sys.argv[2])
+    except (struct.error, IndexError, ValueError) as e:
+        # e.g. a v25 BSP (Momentum) whose face records are not the 56-byte dface_t
+        print(json.dumps(dict(error='faces unreadable: %s' % e)))
+        return
     lit = [i for i, f in enumerate(valve) if f.light is not None and f.light > 1e-3]
     same = sum(i < len(ours) and ours[i].key == valve[i].key for i in lit) / max(len(lit), 1)
     unique = lambda fs: {k for k, n in Counter(f.key for f in fs).items() if n == 1}

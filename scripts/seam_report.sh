@@ -46,12 +46,15 @@ judge_faces() {
   python3 "$root/scripts/seam_faces.py" "$1" "$2" | python3 -c '
 import sys, json
 j, judge = json.loads(sys.stdin.readline()), json.loads(sys.argv[2])
+if "error" in j:
+    print("\t".join([sys.argv[1], "faces", "-", "-", "-", "-", "not judged: " + j["error"]])); sys.exit()
 r, m = j["r"], j["median_ratio"]
 ok = r >= 0.9 and 0.8 <= m <= 1.25
+verdict = "bars: " + ("ok" if ok else "FAIL") if j["matched"] >= 3 else "too few faces lit in both to judge"
 view = "faces(%d/%d, same %s)" % (j["matched"], j["lit"], j["same"])
 note = "; ".join(filter(None, ["judge by index: r %s median %s" % (judge["r"], judge["median_ratio"]), sys.argv[3]]))
-print("\t".join([sys.argv[1], view, "-", "-", str(r), str(m), "bars: " + ("ok" if ok else "FAIL"), note]))' \
-    "$3" "$(python3 "$judge/compare_rad.py" "$1" "$2")" "$4"
+print("\t".join([sys.argv[1], view, "-", "-", str(r), str(m), verdict, note]))' \
+    "$3" "$(python3 "$judge/compare_rad.py" "$1" "$2" 2>/dev/null || echo '{"r": "failed", "median_ratio": "-"}')" "$4"
 }
 
 # One row per spawn point: SSIM and edge ratio of the two lightmap-only renders.
