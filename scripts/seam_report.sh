@@ -34,9 +34,12 @@ PY
 draw() { "$bin" render "$1" --shading lightmap --from "$2" --width "$width" --height "$height" -o "$3" 2>&1 >/dev/null; }
 
 # Valve's BSP has light to compare with: a lighting lump, and not all black (the renderer's note).
+# The outputs are read whole before grep: `grep -q` leaving a pipe early made the writer's SIGPIPE
+# the pipeline's status under pipefail, and the verdict change from run to run.
 valve_lit() {
-  ! "$bin" info "$1" 2>/dev/null | grep -q 'lighting: LDR none; HDR none' &&
-    ! draw "$1" "${2:-info_player_start}" "$out/probe.png" | grep -q 'lightmaps are black'
+  local info note
+  info=$("$bin" info "$1" 2>/dev/null); note=$(draw "$1" "${2:-info_player_start}" "$out/probe.png")
+  ! grep -q 'lighting: LDR none; HDR none' <<<"$info" && ! grep -q 'lightmaps are black' <<<"$note"
 }
 
 # One "faces" row for our BSP ($1) against Valve's ($2): r and median ratio over faces paired by
