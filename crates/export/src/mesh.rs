@@ -476,8 +476,8 @@ impl Parts {
         poly.len() - 2
     }
 
-    /// An overlay's quad, dropped onto the first face it names and lit by the first of them
-    /// with a lightmap; `false` when its record is out of range.
+    /// An overlay's quad, dropped onto the first face it names and lit by the one of them
+    /// under its centre ([`overlay_lit_face`]); `false` when its record is out of range.
     fn push_overlay(&mut self, bsp: &Bsp, o: &srcmap_bsp::Overlay, materials: usize, atlas: &Atlas) -> bool {
         let Some(mut quad) = overlay_quad(o) else {
             return false;
@@ -485,11 +485,8 @@ impl Parts {
         let Some(material) = overlay_material(bsp, o, materials) else {
             return false;
         };
-        let lit_face = overlay_faces(bsp, o).find_map(|(fi, f)| {
-            let fti = bsp.texinfo.get(usize::try_from(f.texinfo).ok()?)?;
-            Some((f, fti, atlas.rect(fi as usize)?))
-        });
         drop_onto_face(bsp, o, &mut quad);
+        let lit_face = overlay_lit_face(bsp, o, atlas, &quad);
         let base = self.vertices.len() as u32;
         for (position, uv) in quad.corners {
             let light_uv = lit_face.map_or(atlas.white_uv(), |(f, fti, r)| {
@@ -525,6 +522,41 @@ fn overlay_faces<'b>(
     o.faces[..o.face_count().min(o.faces.len())]
         .iter()
         .filter_map(|&f| faces_of(bsp).get(usize::try_from(f).ok()?).map(|face| (f, face)))
+}
+
+/// The face whose lightmap lights an overlay: of the named faces with a lightmap, the first
+/// whose polygon holds the quad's centre, else the first. The engine lights
+/// each piece of an overlay by the face under it; an overlay may name faces far from it (the
+/// whole floor), and a lightmap read beyond its own face's extents reads other faces' luxels.
+fn overlay_lit_face<'b>(
+    bsp: &'b Bsp,
+    o: &'b srcmap_bsp::Overlay,
+    atlas: &Atlas,
+    quad: &OverlayQuad,
+) -> Option<(&'b srcmap_bsp::Face, &'b srcmap_bsp::TexInfo, crate::atlas::Rect)> {
+    let centre = quad.corners.iter().map(|(p, _)| *p).sum::<Vec3>() / 4.0;
+    let lit: Vec<_> = overlay_faces(bsp, o)
+        .filter_map(|(fi, f)| {
+            let fti = bsp.texinfo.get(usize::try_from(f.texinfo).ok()?)?;
+            Some((f, fti, atlas.rect(fi as usize)?))
+        })
+        .collect();
+    let under = lit.iter().find(|(f, _, _)| face_holds(bsp, f, centre));
+    under.or(lit.first()).copied()
+}
+
+/// Whether `p` lies on a face's plane (within a unit) and inside its polygon, whichever way
+/// the polygon is wound.
+fn face_holds(bsp: &Bsp, f: &srcmap_bsp::Face, p: Vec3) -> bool {
+    let (Some(pl), Some(poly)) = (bsp.planes.get(f.plane as usize), face_polygon(bsp, f)) else {
+        return false;
+    };
+    let n = Vec3::from(pl.normal);
+    let side = |k: usize| (poly[(k + 1) % poly.len()] - poly[k]).cross(p - poly[k]).dot(n);
+    let sides: Vec<f32> = (0..poly.len()).map(side).collect();
+    (n.dot(p) - pl.dist).abs() <= 1.0
+        && poly.len() >= 3
+        && (sides.iter().all(|&s| s >= -0.5) || sides.iter().all(|&s| s <= 0.5))
 }
 
 /// The engine projects an overlay onto the faces it names: its origin may sit off them. Drops

@@ -596,6 +596,61 @@ fn overlays_lie_on_the_faces_they_name_and_water_is_translucent() {
     assert!(water_maps >= 3, "only {water_maps} maps with water");
 }
 
+/// Whether `p` lies within 2 units of face `f`'s plane and inside its polygon (either winding).
+fn face_under(bsp: &Bsp, f: &srcmap_bsp::Face, p: glam::Vec3) -> bool {
+    let (Some(plane), Some(poly)) = (bsp.planes.get(f.plane as usize), bsp.face_vertices(f)) else {
+        return false;
+    };
+    let n = glam::Vec3::from(plane.normal);
+    let pts: Vec<glam::Vec3> = poly.into_iter().map(glam::Vec3::from).collect();
+    let sides: Vec<f32> = (0..pts.len())
+        .map(|k| (pts[(k + 1) % pts.len()] - pts[k]).cross(p - pts[k]).dot(n))
+        .collect();
+    (n.dot(p) - plane.dist).abs() < 2.0
+        && pts.len() >= 3
+        && (sides.iter().all(|&s| s >= -0.5) || sides.iter().all(|&s| s <= 0.5))
+}
+
+#[test]
+fn an_overlay_is_lit_by_the_face_under_it() {
+    // The engine lights each piece of an overlay by the face beneath; an overlay may name faces
+    // far from it (testmap's stain names the whole floor), whose lightmaps would paint it with
+    // light from elsewhere.
+    let Some(maps) = source_maps() else { return };
+    let (mut checked, mut elsewhere) = (0, Vec::new());
+    for (path, bsp) in &maps {
+        let mesh = MapMesh::build(bsp, false);
+        for (oi, range) in &mesh.overlay_vertices {
+            let corners = &mesh.vertices[range.start as usize..range.end as usize];
+            let centre = corners.iter().map(|v| v.position).sum::<glam::Vec3>() / corners.len() as f32;
+            let light = corners.iter().map(|v| v.light_uv).sum::<glam::Vec2>() / corners.len() as f32;
+            let o = &bsp.overlays[*oi];
+            let faces = srcmap_export::mesh::faces_of(bsp);
+            let under = o.faces[..o.face_count().min(o.faces.len())]
+                .iter()
+                .find_map(|&fi| {
+                    let f = faces.get(usize::try_from(fi).ok()?)?;
+                    face_under(bsp, f, centre).then_some(mesh.atlas.rect(fi as usize)?)
+                });
+            let Some(r) = under else { continue };
+            let (px, py) = (
+                light.x * mesh.atlas.width as f32,
+                light.y * mesh.atlas.height as f32,
+            );
+            let inside = |v: f32, lo: u32, len: u32| v >= lo as f32 - 0.01 && v <= (lo + len) as f32 + 0.01;
+            if !(inside(px, r.x, r.w) && inside(py, r.y, r.h)) {
+                elsewhere.push(format!("{}: overlay {oi}", path.display()));
+            }
+            checked += 1;
+        }
+    }
+    assert!(checked >= 100, "only {checked} overlays over a lit face");
+    assert!(
+        elsewhere.is_empty(),
+        "lit by another face's lightmap: {elsewhere:?}"
+    );
+}
+
 #[test]
 fn vmf_brushes_enclose_what_valve_compiled_from_them() {
     let Some(root) = srcmap_corpus::root("export VMF drawing") else {

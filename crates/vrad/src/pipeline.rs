@@ -275,19 +275,17 @@ impl<'a> Lighting<'a> {
         let without: usize = props.missing.iter().map(|(_, n)| n).sum();
         self.report.set(counts::PROPS_WITHOUT_MODEL, without as f64);
         if without > 0 {
-            let first: Vec<&str> = props.missing.iter().take(3).map(|(m, _)| m.as_str()).collect();
             self.report.warn(Warning::new(
                 "vrad.prop_models_missing",
                 format!(
-                    "{without} static props cast no shadow: {} models not found{} ({}{})",
+                    "{without} static props cast no shadow: {} models not found{} ({})",
                     props.missing.len(),
                     if self.options.models.is_none() {
                         " (no game directory)"
                     } else {
                         ""
                     },
-                    first.join(", "),
-                    if props.missing.len() > 3 { ", ..." } else { "" }
+                    props.missing_summary(8),
                 ),
             ));
         }

@@ -442,6 +442,23 @@ pub fn prop_shadows(
     out
 }
 
+impl PropShadows {
+    /// The missing models as a mapper reads them: the most used first, each with its prop
+    /// count (`name ×N`), at most `limit` of them, then how many more. A warning that named
+    /// only the first few by name left out testmap's three large machines, whose shadows are
+    /// most of what its lightmaps lack.
+    pub fn missing_summary(&self, limit: usize) -> String {
+        let mut by_use: Vec<&(String, usize)> = self.missing.iter().collect();
+        by_use.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+        let named = by_use.iter().take(limit).map(|(m, n)| format!("{m} ×{n}"));
+        let mut out = named.collect::<Vec<_>>().join(", ");
+        if by_use.len() > limit {
+            out += &format!(", and {} more", by_use.len() - limit);
+        }
+        out
+    }
+}
+
 /// The farthest a model's vertex may lie from its origin: the model reader's own limit.
 pub use srcmap_model::vvd::MAX_VERTEX_COORD as MAX_MODEL_COORD;
 
@@ -518,6 +535,21 @@ mod tests {
         // Flat points span no volume: no hull.
         assert!(convex_hull(&[Vec3::ZERO, Vec3::X, Vec3::Y, Vec3::ONE.with_z(0.0)]).is_empty());
         assert!(convex_hull(&[]).is_empty());
+    }
+
+    #[test]
+    fn missing_models_are_summarised_most_used_first_with_their_counts() {
+        let missing = [("b.mdl", 3), ("a.mdl", 7), ("c.mdl", 3), ("d.mdl", 1)];
+        let shadows = PropShadows {
+            missing: missing.iter().map(|&(m, n)| (m.to_string(), n)).collect(),
+            ..PropShadows::default()
+        };
+        assert_eq!(
+            shadows.missing_summary(8),
+            "a.mdl ×7, b.mdl ×3, c.mdl ×3, d.mdl ×1"
+        );
+        assert_eq!(shadows.missing_summary(2), "a.mdl ×7, b.mdl ×3, and 2 more");
+        assert_eq!(PropShadows::default().missing_summary(2), "");
     }
 
     #[test]
