@@ -44,7 +44,7 @@ bsp_of() {
   "$srcmap" vbsp -q --threads 1 "$src" -o "$work/$name.bsp" >&2 && echo "$work/$name.bsp"
 }
 
-printf '| map | triangles | set | rays | ours 1 thread | ours all threads (per CPU s) | ours sweep (VRAD sun) | Embree single | Embree best packet | ours / Embree single | ours / Embree best | hit agreement |\n'
+printf '| map | triangles | set | rays | ours 1 thread | ours all threads (per CPU s) | ours sweep (ParallelOrigins, as VRAD traces the sun) | Embree single | Embree best packet | ours / Embree single | ours / Embree best | hit agreement |\n'
 printf '|---|---|---|---|---|---|---|---|---|---|---|---|\n'
 for entry in "${maps[@]}"; do
   read -r name src <<<"$entry"
@@ -58,7 +58,7 @@ for entry in "${maps[@]}"; do
     /^ours / { set = kv($0, "set"); mode = kv($0, "mode"); rate[set, "ours", mode] = kv($0, "rays_per_s"); n[set] = kv($0, "rays")
                if (!(set in seen)) { seen[set] = 1; order[++sets] = set } }
     /^embree set=/ { set = kv($0, "set"); mode = kv($0, "mode"); r = kv($0, "rays_per_s")
-                     if (mode == "single") { single[set] = r; agree[set] = kv($0, "agree") }
+                     if (mode == "single") { single[set] = r; agree[set] = kv($0, "agree"); tagree[set] = kv($0, "t_agree") }
                      else if (r + 0 > best[set] + 0) { best[set] = r; bestmode[set] = mode } }
     END {
       for (i = 1; i <= sets; i++) {
@@ -66,7 +66,7 @@ for entry in "${maps[@]}"; do
         sweep = rate[s, "ours", "parallel-origins"]
         printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s (%s) | %.2f | %.2f | %s / %s |\n", map, tris, s, n[s],
           mrs(o), mrs(rate[s, "ours", "all-threads"]), sweep == "" ? "-" : mrs(sweep), mrs(single[s]),
-          mrs(best[s]), bestmode[s], o / single[s], o / best[s], agree[s], n[s]
+          mrs(best[s]), bestmode[s], o / single[s], o / best[s], agree[s], n[s] (tagree[s] == "" ? "" : " (same t: " tagree[s] ")")
       }
     }'
 done

@@ -2,12 +2,13 @@
  *
  *   embree_rays RAYS_FILE [OURS_FILE]
  *
- * Loads the triangles into one Embree scene (RTC_BUILD_QUALITY_HIGH, one thread), then per
+ * Loads the triangles into one Embree scene (RTC_BUILD_QUALITY_HIGH, one thread; see
+ * build_scene), then per
  * ray set times, on this thread, single rays (rtcOccluded1 / rtcIntersect1) and packets of
  * 4, 8 and 16 (rtcOccluded4/8/16, rtcIntersect4/8/16) over the rays in file order, each the
  * least CPU time (CLOCK_THREAD_CPUTIME_ID) of three runs. With OURS_FILE (srcmap's answers)
- * it counts the rays on which both agree: occluded or not; for closest hits, hit or miss and
- * the distance within 1e-3 relative.
+ * it counts the rays on which both agree: occluded or not; for closest hits, hit or miss
+ * (agree) and, in t_agree, both missing or both hitting at distances within 1e-3 relative.
  *
  * Prints one line per set and mode:
  *   embree set=NAME mode=single|packet4|packet8|packet16 rays=N cpu_s=S rays_per_s=R hits=H
@@ -22,7 +23,7 @@
 #include <string.h>
 #include <time.h>
 
-static const char *const SET_NAMES[] = {"sun", "hemi-occl", "closest"};
+static const char *const SET_NAMES[] = {"sun", "sun-closest", "hemi-occl", "closest"};
 
 struct ray { float org[3], dir[3], tnear, tfar; };
 
@@ -64,11 +65,16 @@ static double thread_cpu(void) {
     return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
+/* RTC_BUILD_QUALITY_HIGH (spatial splits), or MEDIUM with EMBREE_QUALITY=medium: to see what
+ * the splits buy on map geometry's long triangles. */
 static RTCScene build_scene(RTCDevice dev, const float *tris, uint32_t ntri) {
+    const char *want = getenv("EMBREE_QUALITY");
+    enum RTCBuildQuality quality = want && !strcmp(want, "medium") ? RTC_BUILD_QUALITY_MEDIUM
+                                                                   : RTC_BUILD_QUALITY_HIGH;
     RTCScene scene = rtcNewScene(dev);
-    rtcSetSceneBuildQuality(scene, RTC_BUILD_QUALITY_HIGH);
+    rtcSetSceneBuildQuality(scene, quality);
     RTCGeometry g = rtcNewGeometry(dev, RTC_GEOMETRY_TYPE_TRIANGLE);
-    rtcSetGeometryBuildQuality(g, RTC_BUILD_QUALITY_HIGH);
+    rtcSetGeometryBuildQuality(g, quality);
     float *v = rtcSetNewGeometryBuffer(g, RTC_BUFFER_TYPE_VERTEX, 0, RTC_FORMAT_FLOAT3,
                                        3 * sizeof(float), 3 * (size_t)ntri);
     uint32_t *idx = rtcSetNewGeometryBuffer(g, RTC_BUFFER_TYPE_INDEX, 0, RTC_FORMAT_UINT3,
@@ -182,11 +188,25 @@ static void agreement(const struct set *s, const unsigned char **ours, const uns
         int ours_hit = u32_at(*ours + 8 * (size_t)i + 4) != UINT32_MAX;
         int theirs_hit = s->prim[i] != UINT32_MAX;
         agree += ours_hit == theirs_hit;
-        t_agree += ours_hit && theirs_hit && fabsf(t - s->t[i]) <= 1e-3f * fmaxf(1.0f, t);
+        t_agree += ours_hit == theirs_hit &&
+                   (!ours_hit || fabsf(t - s->t[i]) <= 1e-3f * fmaxf(1.0f, t));
     }
     *ours += need;
     printf(" agree=%u", agree);
     if (s->closest) printf(" t_agree=%u", t_agree);
+}
+
+/* Appends a set's single-ray answers to `out` in OURS_FILE's layout (EMBREE_ANSWERS=FILE):
+ * to look at the rays on which the two tracers differ. */
+static void write_answers(FILE *out, const struct set *s) {
+    for (uint32_t i = 0; i < s->count; i++) {
+        if (!s->closest) {
+            fputc(s->occluded[i], out);
+            continue;
+        }
+        fwrite(&s->t[i], 4, 1, out);
+        fwrite(&s->prim[i], 4, 1, out);
+    }
 }
 
 typedef void (*tracer)(RTCScene, struct set *);
@@ -213,11 +233,11 @@ int main(int argc, char **argv) {
     unsigned char *buf = read_all(argv[1], &len);
     if (len < 16 || memcmp(buf, "SRCMRAY1", 8)) die("not a bench_rays file", argv[1]);
     uint32_t ntri = u32_at(buf + 8), nsets = u32_at(buf + 12);
-    if (nsets > 3 || len < 16 + 8 * (size_t)nsets) die("bad header", argv[1]);
+    if (nsets > 4 || len < 16 + 8 * (size_t)nsets) die("bad header", argv[1]);
     size_t at = 16 + 8 * (size_t)nsets;
     const float *tris = (const float *)(buf + at);
     at += 36 * (size_t)ntri;
-    struct set sets[3];
+    struct set sets[4];
     for (uint32_t i = 0; i < nsets; i++) {
         struct set *s = &sets[i];
         s->closest = u32_at(buf + 16 + 8 * i);
@@ -232,6 +252,9 @@ int main(int argc, char **argv) {
     const unsigned char *ours = argc > 2 ? read_all(argv[2], &ours_len) : NULL;
     const unsigned char *ours_end = ours ? ours + ours_len : NULL;
 
+    const char *answers_path = getenv("EMBREE_ANSWERS");
+    FILE *answers = answers_path ? fopen(answers_path, "wb") : NULL;
+    if (answers_path && !answers) die("cannot create", answers_path);
     RTCDevice dev = rtcNewDevice("threads=1");
     if (!dev) die("rtcNewDevice failed", argv[1]);
     double start = thread_cpu();
@@ -249,7 +272,9 @@ int main(int argc, char **argv) {
         time_mode(scene, &sets[i], name, "single", trace_single);
         if (ours) agreement(&sets[i], &ours, ours_end);
         printf("\n");
+        if (answers) write_answers(answers, &sets[i]);
     }
+    if (answers) fclose(answers);
     rtcReleaseScene(scene);
     rtcReleaseDevice(dev);
     return 0;

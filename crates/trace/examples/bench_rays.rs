@@ -7,7 +7,10 @@
 //! (area-weighted, nudged one unit off the surface) and writes `OUT` (the triangles and
 //! three ray sets), then times our tracer on exactly those rays and writes its answers to
 //! `OUT.ours`. The sets:
-//! * `sun`: occlusion toward the `light_environment` sun, to `MAX_TRACE` (coherent);
+//! * `sun`: occlusion toward the `light_environment` sun, up to just short of the first sky
+//!   triangle on the way (VRAD's sun shadow question as an any-hit query; coherent);
+//! * `sun-closest`: the same rays to `MAX_TRACE` as closest-hit queries (how VRAD asks it:
+//!   is the nearest hit sky?);
 //! * `hemi-occl`: occlusion along cosine-weighted hemisphere directions, to a point-light
 //!   distance between 64 and 2048 units (incoherent, short);
 //! * `closest`: closest hit along cosine-weighted hemisphere directions, to `MAX_TRACE`
@@ -29,7 +32,7 @@ use srcmap_trace::{MIN_T, ParallelOrigins, ParallelRays, Scene, Tracer};
 use srcmap_vrad::displacement::DispSurface;
 use srcmap_vrad::faces::{FaceGeom, build_faces};
 use srcmap_vrad::lights::{LightKind, Range, parse_lights};
-use srcmap_vrad::scene::{MAX_TRACE, occluders};
+use srcmap_vrad::scene::{MAX_TRACE, SKY, occluders};
 
 /// One ray as written to the file.
 #[derive(Clone, Copy)]
@@ -85,11 +88,13 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .map(|i| DispSurface::build(&bsp, i, &faces[i]))
         .collect();
     let scene = occluders(&bsp, &faces, &disps);
-    let sets = ray_sets(&bsp, &faces, &disps, count);
+    let sets = ray_sets(&bsp, &faces, &disps, &scene, count);
     write_rays(out, &scene, &sets)?;
     println!("map {map} triangles {}", scene.len());
     let answers: Vec<Vec<Answer>> = sets.iter().map(|s| time_set(&scene, s)).collect();
-    time_sun_sweeps(&scene, &sets[0], &answers[0]);
+    for (set, want) in sets.iter().zip(&answers).take(2) {
+        time_sweeps(&scene, set, want);
+    }
     write_answers(&format!("{out}.ours"), &answers)?;
     Ok(())
 }
@@ -147,7 +152,23 @@ fn sun_direction(bsp: &Bsp) -> Vec3 {
         .unwrap_or(Vec3::new(0.3, 0.2, 0.93).normalize())
 }
 
-fn ray_sets(bsp: &Bsp, faces: &[FaceGeom], disps: &[Option<DispSurface>], count: usize) -> Vec<RaySet> {
+/// How far each ray along `dir` from `origins` may go before it meets sky: one unit short of
+/// the nearest sky triangle, or `MAX_TRACE` when it meets none.
+fn short_of_sky(scene: &Scene, origins: Vec<[f32; 3]>, dir: Vec3) -> Vec<f32> {
+    let sweep = ParallelOrigins::new(origins, dir.to_array());
+    let sky = sweep.closest_with(scene, MAX_TRACE, |p| p & SKY != 0);
+    sky.iter()
+        .map(|h| h.map_or(MAX_TRACE, |h| (h.t - 1.0).max(MIN_T)))
+        .collect()
+}
+
+fn ray_sets(
+    bsp: &Bsp,
+    faces: &[FaceGeom],
+    disps: &[Option<DispSurface>],
+    scene: &Scene,
+    count: usize,
+) -> Vec<RaySet> {
     let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
     let points = sample_points(&lit_triangles(faces, disps), count, &mut rng);
     let sun = sun_direction(bsp);
@@ -156,7 +177,9 @@ fn ray_sets(bsp: &Bsp, faces: &[FaceGeom], disps: &[Option<DispSurface>], count:
         dir,
         tfar,
     };
-    let sun_rays = points.iter().map(|p| along(p, sun, MAX_TRACE)).collect();
+    let limits = short_of_sky(scene, points.iter().map(|p| p.0.to_array()).collect(), sun);
+    let sun_rays = points.iter().zip(limits).map(|(p, t)| along(p, sun, t)).collect();
+    let sun_closest = points.iter().map(|p| along(p, sun, MAX_TRACE)).collect();
     let short = points
         .iter()
         .map(|p| along(p, rng.hemisphere(p.1), 64.0 + rng.unit() * 1984.0))
@@ -170,6 +193,11 @@ fn ray_sets(bsp: &Bsp, faces: &[FaceGeom], disps: &[Option<DispSurface>], count:
             name: "sun",
             closest: false,
             rays: sun_rays,
+        },
+        RaySet {
+            name: "sun-closest",
+            closest: true,
+            rays: sun_closest,
         },
         RaySet {
             name: "hemi-occl",
@@ -306,13 +334,13 @@ fn time_set(scene: &Scene, set: &RaySet) -> Vec<Answer> {
     answers
 }
 
-/// The sun set as VRAD traces it, through the one-direction structures (their building
+/// A sun set as VRAD traces it, through the one-direction structures (their building
 /// counted): [`ParallelRays`] ray by ray and [`ParallelOrigins`] all at once.
-fn time_sun_sweeps(scene: &Scene, sun: &RaySet, want: &[Answer]) {
+fn time_sweeps(scene: &Scene, sun: &RaySet, want: &[Answer]) {
     let dir = sun.rays.first().map_or([0.0, 0.0, 1.0], |r| r.dir.to_array());
     let (answers, cpu) = least_of_three(|| {
         let along = ParallelRays::new(scene, dir);
-        let a: Vec<Answer> = sun.rays.iter().map(|r| answer(&along, r, false)).collect();
+        let a: Vec<Answer> = sun.rays.iter().map(|r| answer(&along, r, sun.closest)).collect();
         a
     });
     let agree = answers.iter().zip(want).filter(|(a, b)| a == b).count();
@@ -323,16 +351,8 @@ fn time_sun_sweeps(scene: &Scene, sun: &RaySet, want: &[Answer]) {
         cpu,
         &format!(" agree={agree}"),
     );
-    let (occluded, cpu) = least_of_three(|| {
-        let origins = sun.rays.iter().map(|r| r.origin.to_array()).collect();
-        let limits: Vec<f32> = sun.rays.iter().map(|r| r.tfar).collect();
-        ParallelOrigins::new(origins, dir).occluded_except(scene, &limits, 0)
-    });
-    let agree = occluded
-        .iter()
-        .zip(want)
-        .filter(|(o, w)| Answer::Occluded(**o) == **w)
-        .count();
+    let (answers, cpu) = least_of_three(|| sweep(scene, sun));
+    let agree = answers.iter().zip(want).filter(|(a, b)| a == b).count();
     report(
         sun.name,
         "parallel-origins",
@@ -340,4 +360,25 @@ fn time_sun_sweeps(scene: &Scene, sun: &RaySet, want: &[Answer]) {
         cpu,
         &format!(" agree={agree}"),
     );
+}
+
+/// A set's answers from one [`ParallelOrigins`] sweep (all its rays share one direction).
+fn sweep(scene: &Scene, set: &RaySet) -> Vec<Answer> {
+    let dir = set.rays.first().map_or([0.0, 0.0, 1.0], |r| r.dir.to_array());
+    let origins = set.rays.iter().map(|r| r.origin.to_array()).collect();
+    let rays = ParallelOrigins::new(origins, dir);
+    if set.closest {
+        let hits = rays.closest(scene, MAX_TRACE);
+        hits.iter()
+            .map(|h| {
+                h.map_or(Answer::Closest(f32::INFINITY, u32::MAX), |h| {
+                    Answer::Closest(h.t, h.triangle)
+                })
+            })
+            .collect()
+    } else {
+        let limits: Vec<f32> = set.rays.iter().map(|r| r.tfar).collect();
+        let occluded = rays.occluded_except(scene, &limits, 0);
+        occluded.into_iter().map(Answer::Occluded).collect()
+    }
 }
