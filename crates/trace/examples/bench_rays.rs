@@ -42,11 +42,23 @@ struct Ray {
     tfar: f32,
 }
 
+impl Ray {
+    fn new(origin: Vec3, dir: Vec3, tfar: f32) -> Ray {
+        Ray { origin, dir, tfar }
+    }
+}
+
 /// A named set of rays and the query asked of them.
 struct RaySet {
     name: &'static str,
     closest: bool,
     rays: Vec<Ray>,
+}
+
+impl RaySet {
+    fn new(name: &'static str, closest: bool, rays: Vec<Ray>) -> RaySet {
+        RaySet { name, closest, rays }
+    }
 }
 
 /// Our answer to one ray: occluded, or the closest hit's distance and triangle.
@@ -162,6 +174,7 @@ fn short_of_sky(scene: &Scene, origins: Vec<[f32; 3]>, dir: Vec3) -> Vec<f32> {
         .collect()
 }
 
+/// The four ray sets from `count` sample points of the map's lit faces.
 fn ray_sets(
     bsp: &Bsp,
     faces: &[FaceGeom],
@@ -172,44 +185,23 @@ fn ray_sets(
     let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
     let points = sample_points(&lit_triangles(faces, disps), count, &mut rng);
     let sun = sun_direction(bsp);
-    let along = |p: &(Vec3, Vec3), dir, tfar| Ray {
-        origin: p.0,
-        dir,
-        tfar,
-    };
     let limits = short_of_sky(scene, points.iter().map(|p| p.0.to_array()).collect(), sun);
-    let sun_rays = points.iter().zip(limits).map(|(p, t)| along(p, sun, t)).collect();
-    let sun_closest = points.iter().map(|p| along(p, sun, MAX_TRACE)).collect();
-    let short = points
-        .iter()
-        .map(|p| along(p, rng.hemisphere(p.1), 64.0 + rng.unit() * 1984.0))
-        .collect();
+    let sun_rays = points.iter().zip(limits).map(|(p, t)| Ray::new(p.0, sun, t));
+    let sun_closest = points.iter().map(|p| Ray::new(p.0, sun, MAX_TRACE));
+    let sun_sets = [
+        RaySet::new("sun", false, sun_rays.collect()),
+        RaySet::new("sun-closest", true, sun_closest.collect()),
+    ];
+    let short = points.iter().map(|p| {
+        let dir = rng.hemisphere(p.1);
+        Ray::new(p.0, dir, 64.0 + rng.unit() * 1984.0)
+    });
+    let short = RaySet::new("hemi-occl", false, short.collect());
     let bounce = points
         .iter()
-        .map(|p| along(p, rng.hemisphere(p.1), MAX_TRACE))
-        .collect();
-    vec![
-        RaySet {
-            name: "sun",
-            closest: false,
-            rays: sun_rays,
-        },
-        RaySet {
-            name: "sun-closest",
-            closest: true,
-            rays: sun_closest,
-        },
-        RaySet {
-            name: "hemi-occl",
-            closest: false,
-            rays: short,
-        },
-        RaySet {
-            name: "closest",
-            closest: true,
-            rays: bounce,
-        },
-    ]
+        .map(|p| Ray::new(p.0, rng.hemisphere(p.1), MAX_TRACE));
+    let bounce = RaySet::new("closest", true, bounce.collect());
+    sun_sets.into_iter().chain([short, bounce]).collect()
 }
 
 fn put_f32s(buf: &mut Vec<u8>, values: &[f32]) {
