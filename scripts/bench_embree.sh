@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Our ray rate against Embree 3's on the same triangles and rays (issue 38, item 2): per map,
 # VRAD's occluder scene and three ray sets (sun occlusion, short hemisphere occlusion,
-# closest-hit bounce rays) written by `crates/trace/examples/bench_rays.rs`, traced by our
+# closest-hit bounce rays) written by `crates/vrad/examples/bench_rays.rs`, traced by our
 # tracer and by `scripts/bench_embree/embree_rays.c` (one thread each, CPU time, least of 3).
 #
 #   scripts/bench_embree.sh [RAYS]        (default 200000 rays per set)
@@ -25,7 +25,7 @@ if ! echo '#include <embree3/rtcore.h>' | "$cc" -E - >/dev/null 2>&1; then
   exit 0
 fi
 "$cc" -O3 -march=native -std=c11 -Wall -o "$work/embree_rays" "$root/scripts/bench_embree/embree_rays.c" -lembree3 -lm
-(cd "$root" && cargo build -q --release -p srcmap-trace --example bench_rays)
+(cd "$root" && cargo build -q --release -p srcmap-vrad --example bench_rays)
 ours_bin=$root/target/release/examples/bench_rays
 
 # name, then the corpus BSP (relative to $corpus/bsp) or, failing that, the VMF to compile.

@@ -13,7 +13,7 @@
  * Prints one line per set and mode:
  *   embree set=NAME mode=single|packet4|packet8|packet16 rays=N cpu_s=S rays_per_s=R hits=H
  *   [agree=A t_agree=B]
- * The file layout is documented in crates/trace/examples/bench_rays.rs. */
+ * The file layout is documented in crates/vrad/examples/bench_rays.rs. */
 #define _POSIX_C_SOURCE 199309L
 #include <embree3/rtcore.h>
 #include <math.h>

@@ -1,7 +1,7 @@
 //! A ray-rate microbenchmark on real map geometry, to set beside Embree's
 //! (`scripts/bench_embree.sh` runs both).
 //!
-//! `cargo run --release -p srcmap-trace --example bench_rays -- MAP.bsp OUT [RAYS]` builds
+//! `cargo run --release -p srcmap-vrad --example bench_rays -- MAP.bsp OUT [RAYS]` builds
 //! VRAD's occluder scene of the map (`srcmap_vrad::scene::occluders`: opaque brush sides,
 //! sky faces, displacements; no props), draws RAYS sample points over its lit faces
 //! (area-weighted, nudged one unit off the surface) and writes `OUT` (the triangles and
