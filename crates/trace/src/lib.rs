@@ -196,6 +196,16 @@ impl Scene {
     pub fn is_empty(&self) -> bool {
         self.triangles.is_empty()
     }
+
+    /// The triangles as [`Hit::triangle`] numbers them (insertion order, degenerate ones left
+    /// out): to hand exactly this scene to another tracer, as the Embree benchmark does.
+    pub fn triangles(&self) -> Vec<[[f32; 3]; 3]> {
+        let mut out = vec![[[0.0; 3]; 3]; self.triangles.len()];
+        for (tri, &i) in self.triangles.iter().zip(&self.original) {
+            out[i as usize] = [tri.v0.into(), tri.v1.into(), tri.v2.into()];
+        }
+        out
+    }
 }
 
 /// Hits closer than this to the origin are ignored, so a ray leaving a surface does not hit
