@@ -40,6 +40,9 @@ pub struct Target {
     /// Its vbsp gives all the 3D skybox's leaves one vis cluster (Source 2007's vbsp on; the
     /// Episode One-era vbsp, `prtfile.cpp` without `g_SkyCluster`, numbers them one by one).
     pub one_skybox_cluster: bool,
+    /// Its engine draws LDR lightmaps. Engine branches from Left 4 Dead on draw only HDR
+    /// ones (CS:GO has no LDR mode at all), so a map lit LDR alone is unlit there.
+    pub ldr_lightmaps: bool,
 }
 
 /// Source SDK 2013 multiplayer and Team Fortress 2: what srcmap writes when no game is named.
@@ -54,6 +57,7 @@ const SOURCE_2013_MP: Target = Target {
     world_lights_version: WORLD_LIGHTS_VERSION,
     lump_versions: &[],
     one_skybox_cluster: true,
+    ldr_lightmaps: true,
 };
 
 /// Every game srcmap can write for; the first is the default.
@@ -119,6 +123,7 @@ pub const TARGETS: &[Target] = &[
         static_props_version: 11,
         static_props: StaticPropLayout::V11,
         world_lights_version: WORLD_LIGHTS_VERSION_WITH_SHADOW_OFFSET,
+        ldr_lightmaps: false,
         ..SOURCE_2013_MP
     },
     Target {
@@ -129,6 +134,7 @@ pub const TARGETS: &[Target] = &[
         static_props_version: 9,
         static_props: StaticPropLayout::V9,
         world_lights_version: WORLD_LIGHTS_VERSION_WITH_SHADOW_OFFSET,
+        ldr_lightmaps: false,
         ..SOURCE_2013_MP
     },
     Target {
@@ -143,6 +149,7 @@ pub const TARGETS: &[Target] = &[
         // Left 4 Dead 2's vbsp labels its (empty) physics level lump 16.
         lump_versions: &[(PHYSLEVEL, 16)],
         one_skybox_cluster: true,
+        ldr_lightmaps: false,
     },
     Target {
         name: "strata",
@@ -153,6 +160,7 @@ pub const TARGETS: &[Target] = &[
         static_props: StaticPropLayout::V12,
         world_lights_version: WORLD_LIGHTS_VERSION_WITH_SHADOW_OFFSET,
         lump_versions: STRATA_LUMP_VERSIONS,
+        ldr_lightmaps: false,
         ..SOURCE_2013_MP
     },
     Target {
@@ -208,6 +216,13 @@ impl Target {
         std::iter::once(&self.name)
             .chain(self.aliases)
             .any(|n| n.eq_ignore_ascii_case(name))
+    }
+
+    /// Whether a BSP of `version` is for a game that draws LDR lightmaps: false when every
+    /// target writing that version draws only HDR ones (21: the Left 4 Dead branch, 25).
+    pub fn version_draws_ldr(version: i32) -> bool {
+        let mut of_version = TARGETS.iter().filter(|t| t.bsp_version == version).peekable();
+        of_version.peek().is_none() || of_version.any(|t| t.ldr_lightmaps)
     }
 
     /// Every target's name, for a message listing them.

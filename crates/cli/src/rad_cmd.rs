@@ -110,7 +110,8 @@ pub struct RadFlags {
     /// under one unit of light summed over patches).
     #[arg(long)]
     pub bounce: Option<u32>,
-    /// Write only LDR lighting (by default LDR, plus HDR when the map already has HDR lighting).
+    /// Write only LDR lighting (by default LDR, plus HDR when the map already has HDR lighting;
+    /// HDR for BSP v21 and v25, whose games draw no LDR lightmaps).
     #[arg(long, conflicts_with_all = ["hdr", "both"])]
     pub ldr: bool,
     /// Write only HDR lighting.
@@ -394,7 +395,7 @@ fn print_totals(out: &std::path::Path, report: &Report) {
 /// A stage report's warnings, one line each.
 pub fn print_warnings(report: &Report) {
     for w in &report.warnings {
-        eprintln!("warning: {w}");
+        eprintln!("{w}");
     }
 }
 

@@ -106,9 +106,16 @@ impl<'a> Lighting<'a> {
         if bsp.faces.is_empty() {
             return Err(VradError::NoFaces);
         }
-        let report = initial_report(options);
+        let mut report = initial_report(options);
+        let ranges = ranges_lit(bsp, options);
+        if !ranges.contains(&Range::Hdr) && !srcmap_bsp::Target::version_draws_ldr(bsp.version) {
+            report.warn(format!(
+                "BSP v{}'s games draw only HDR lightmaps: lit LDR alone (-ldr), the map is unlit there",
+                bsp.version
+            ));
+        }
         Ok(Lighting {
-            ranges: ranges_lit(bsp, options),
+            ranges,
             has_vis: has_visibility(bsp),
             bsp,
             options,
@@ -763,8 +770,15 @@ fn has_visibility(bsp: &Bsp) -> bool {
         .is_some_and(|v| v.num_clusters > 0 && !v.pvs.is_empty())
 }
 
-/// The ranges `options` light in `bsp`, LDR first.
+/// The ranges `options` light in `bsp`, LDR first. Asked for neither range, a BSP of a game
+/// that draws only HDR lightmaps is lit HDR (and LDR only where it already has LDR lighting,
+/// so none stays stale): what Valve's VRAD for those games must be asked for with `-hdr`.
 fn ranges_lit(bsp: &Bsp, options: &Options) -> Vec<Range> {
+    let asked_neither = options.ldr && !options.hdr && options.hdr_if_present;
+    if asked_neither && !srcmap_bsp::Target::version_draws_ldr(bsp.version) {
+        let stale_ldr = (!bsp.lighting.is_empty()).then_some(Range::Ldr);
+        return stale_ldr.into_iter().chain([Range::Hdr]).collect();
+    }
     let mut ranges = Vec::new();
     if options.ldr {
         ranges.push(Range::Ldr);

@@ -2192,3 +2192,25 @@ fn a_strip_at_a_floors_foot_takes_as_little_bounce_from_a_displacement_as_from_a
         "displacement floor {disp} vs brush floor {brush}"
     );
 }
+
+/// BSP v21's games (Left 4 Dead 2, Portal 2, CS:GO) draw only HDR lightmaps: asked for
+/// neither range, vrad lights HDR there; asked for LDR alone, it does so and warns.
+#[test]
+fn a_bsp_of_a_game_without_ldr_lightmaps_is_lit_hdr_unless_ldr_is_asked() {
+    let mut bsp = floor_bsp(white_and_switchable_red_lights());
+    bsp.version = 21;
+    let mut default_lit = bsp.clone();
+    let report = srcmap_vrad::light(&mut default_lit, &Options::default(), &NoProgress).unwrap();
+    assert!(default_lit.lighting.is_empty(), "no LDR lighting for BSP v21");
+    assert_eq!(default_lit.lighting_hdr.len(), 2 + 2 * 289);
+    let says_hdr_only =
+        |r: &srcmap_vrad::Report| (r.warnings.iter()).any(|w| w.message.contains("draw only HDR lightmaps"));
+    assert!(!says_hdr_only(&report), "{:?}", report.warnings);
+    let ldr_only = Options {
+        hdr_if_present: false,
+        ..Options::default()
+    };
+    let report = srcmap_vrad::light(&mut bsp, &ldr_only, &NoProgress).unwrap();
+    assert!(bsp.lighting_hdr.is_empty() && !bsp.lighting.is_empty());
+    assert!(says_hdr_only(&report), "{:?}", report.warnings);
+}
