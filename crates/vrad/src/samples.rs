@@ -367,12 +367,12 @@ mod tests {
             let f = wall(facing);
             let cells = face_cells(&f);
             assert!(cells[0].area > 0.49 && cells[0].area < 0.51, "{:?}", cells[0]);
-            for s in 0..2 {
+            for (s, cell) in cells.iter().enumerate().take(2) {
                 for p in inside {
                     let p = p + Vec2::new(s as f32, 0.0);
-                    assert_eq!(cells[s].keeps(&f, p), kept, "facing {facing}, {p}");
+                    assert_eq!(cell.keeps(&f, p), kept, "facing {facing}, {p}");
                 }
-                assert!(!cells[s].keeps(&f, Vec2::new(s as f32 + 0.5, 0.75)));
+                assert!(!cell.keeps(&f, Vec2::new(s as f32 + 0.5, 0.75)));
             }
         }
         // A cell the face fills is tested against nothing: every point is kept.
