@@ -58,12 +58,12 @@ impl Cell {
 
     /// [`Cell::keeps`]'s uninitialised-mask rule, on the world positions VRAD tests.
     fn masked_by_vrad(&self, face: &FaceGeom, p: Vec2) -> bool {
-        let ([a, b, ..], Some(frame)) = (&self.piece[..], VradFrame::of(face)) else {
+        let [a, b, ..] = self.piece[..] else {
             return false;
         };
-        let start = frame.world(*a);
-        let edge = frame.world(*b) - start;
-        let to = frame.world(p) - start;
+        let start = face.luxel_to_world(a.x, a.y);
+        let edge = face.luxel_to_world(b.x, b.y) - start;
+        let to = face.luxel_to_world(p.x, p.y) - start;
         // Written out as VRAD's cross product is, so that a zero keeps the sign it has there.
         let x = edge.y * to.z - edge.z * to.y;
         edge.cross(to) == Vec3::ZERO || x.is_sign_negative()
@@ -129,56 +129,6 @@ impl FaceSamples {
             }
         }
         out
-    }
-}
-
-/// VRAD's luxel space → world (`CalcFaceVectors`, `LuxelSpaceToWorld`) step by step in f32,
-/// so that the coordinates it gets exactly equal (the constant one of an axis-aligned face
-/// with skewed lightmap vectors) are equal here too, which decides the signs of the zeros
-/// [`Cell::keeps`] reads; [`FaceGeom::luxel_to_world`] solves the same system in f64.
-struct VradFrame {
-    origin: Vec3,
-    axes: [Vec3; 2],
-    mins: Vec2,
-}
-
-impl VradFrame {
-    /// `None` when the lightmap vectors are parallel to the face.
-    fn of(face: &FaceGeom) -> Option<VradFrame> {
-        let (n, [w0, w1]) = (face.normal, face.vecs.map(|v| Vec3::from_slice(&v[..3])));
-        let dist = face.points.first().map_or(0.0, |p| n.dot(*p));
-        let c = Vec3::new(
-            w1.y * w0.z - w1.z * w0.y,
-            w1.z * w0.x - w1.x * w0.z,
-            w1.x * w0.y - w1.y * w0.x,
-        );
-        let det = -(n.x * c.x + n.y * c.y + n.z * c.z);
-        if det.abs() < 1.0e-20 {
-            return None;
-        }
-        let axes = [
-            Vec3::new(
-                n.z * w1.y - n.y * w1.z,
-                n.x * w1.z - n.z * w1.x,
-                n.y * w1.x - n.x * w1.y,
-            ) / det,
-            Vec3::new(
-                n.y * w0.z - n.z * w0.y,
-                n.z * w0.x - n.x * w0.z,
-                n.x * w0.y - n.y * w0.x,
-            ) / det,
-        ];
-        let origin = Vec3::new(-(dist * c.x) / det, -(dist * c.y) / det, -(dist * c.z) / det);
-        let origin = origin + axes[0] * -face.vecs[0][3];
-        let origin = origin + axes[1] * -face.vecs[1][3];
-        let mins = Vec2::new(face.mins[0] as f32, face.mins[1] as f32);
-        Some(VradFrame { origin, axes, mins })
-    }
-
-    /// The world point of luxel-space `p` (counted from the lightmap's mins, as our cells are).
-    fn world(&self, p: Vec2) -> Vec3 {
-        let st = p + self.mins;
-        (self.origin + self.axes[0] * st.x) + self.axes[1] * st.y
     }
 }
 
@@ -404,7 +354,6 @@ mod tests {
         f.normal = Vec3::X * facing_x;
         f.luxel_origin = Vec3::new(0.0, 0.0, 8.0);
         f.luxel_axes = [Vec3::Y * 16.0, Vec3::NEG_Z * 16.0];
-        f.vecs = [[0.0, 1.0 / 16.0, 0.0, 0.0], [0.0, 0.0, -1.0 / 16.0, 0.5]];
         f.points = f.luxel_poly.iter().map(|p| f.luxel_to_world(p.x, p.y)).collect();
         f
     }
