@@ -1033,16 +1033,25 @@ impl DirectLight<'_> {
         Some(acc)
     }
 
-    /// Sample `l`'s sub-samples: a 4 × 4 grid around it, those inside its piece of the face;
-    /// `None` when there are none.
+    /// Sample `l`'s sub-samples: a 4 × 4 grid around it, those VRAD keeps ([`Cell::keeps`]);
+    /// `None` when there are none, or when VRAD's first pass, of sky ambient at four points a
+    /// quarter luxel around, keeps none of those (VRAD then leaves the sample as it is).
     fn sub_samples(&self, work: &FaceWork<'_>, l: usize) -> Option<Vec<SubSample>> {
         let cell = work.samples.cells.get(l)?;
+        let keeps = |d: Vec2| cell.keeps(work.face, cell.centre + d);
+        let quarter = [-0.25, 0.25];
+        if !quarter
+            .iter()
+            .any(|&x| quarter.iter().any(|&y| keeps(Vec2::new(x, y))))
+        {
+            return None;
+        }
         let normals = sample_normals(work.face, work.face.normal);
         let mut subs = Vec::with_capacity(OFFSETS.len() * OFFSETS.len());
         for (i, dx) in OFFSETS.into_iter().enumerate() {
             for (j, dy) in OFFSETS.into_iter().enumerate() {
                 let at = cell.centre + Vec2::new(dx, dy);
-                if !cell.contains(at) {
+                if !keeps(Vec2::new(dx, dy)) {
                     continue;
                 }
                 let pos = work.face.luxel_to_world(at.x, at.y) + work.face.normal;

@@ -24,8 +24,9 @@
 //!    where a ray reaches a sky face, in clusters that see a cluster holding sky ([`sky`]:
 //!    continued through the 3D skybox of a `sky_camera`, whose geometry can still block it);
 //!    point, spot and surface lights only reach clusters in
-//!    their PVS; luxels on a sharp change are re-lit from four sub-samples (VRAD's
-//!    supersampling; not with `-fast`);
+//!    their PVS; luxels on a sharp change are re-lit from a 4 × 4 grid of sub-samples
+//!    (VRAD's supersampling; not with `-fast`), where the face fills the luxel's cell only in
+//!    part just those VRAD's winding test keeps (`samples::Cell::keeps`);
 //! 4. bounced light by gathering ([`bounce`]): cosine-weighted rays from a grid of points
 //!    every 4 luxels per face (VRAD's patch size) record which patch they hit (through solid
 //!    brushes no light passes, and none from the face itself: VRAD makes no transfer within

@@ -43,6 +43,32 @@ impl Cell {
         self.area > 0.0
     }
 
+    /// Whether VRAD's supersampling keeps luxel-space point `p` of this cell: it lies in the
+    /// cell's piece of the face, and VRAD's test against the piece (`PointsInWinding`, only
+    /// where the face does not fill the cell) does not throw it out. That test ORs its
+    /// "outside" mask into a value it never initialises; Valve's lightmaps show a point thrown
+    /// out exactly where the x component of the cross product of the piece's first edge with
+    /// the point (from the edge's start) has its sign bit set, or the product is zero: on
+    /// ptex_test every piece of the walls facing +x and none facing -x, and on its walls facing
+    /// ±y (x component a signed zero) the pieces along their top edge but not along their
+    /// bottom, the top corner piece (which starts at another vertex) excepted.
+    pub fn keeps(&self, face: &FaceGeom, p: Vec2) -> bool {
+        self.contains(p) && !self.masked_by_vrad(face, p)
+    }
+
+    /// [`Cell::keeps`]'s uninitialised-mask rule, on the world positions VRAD tests.
+    fn masked_by_vrad(&self, face: &FaceGeom, p: Vec2) -> bool {
+        let [a, b, ..] = self.piece[..] else {
+            return false;
+        };
+        let start = face.luxel_to_world(a.x, a.y);
+        let edge = face.luxel_to_world(b.x, b.y) - start;
+        let to = face.luxel_to_world(p.x, p.y) - start;
+        // Written out as VRAD's cross product is, so that a zero keeps the sign it has there.
+        let x = edge.y * to.z - edge.z * to.y;
+        edge.cross(to) == Vec3::ZERO || x.is_sign_negative()
+    }
+
     /// Whether luxel-space point `p` lies in the cell's piece of the face.
     pub fn contains(&self, p: Vec2) -> bool {
         self.piece.is_empty() || crate::faces::inside_polygon(&self.piece, p)
@@ -314,6 +340,46 @@ mod tests {
         // A piece smaller than its cell keeps its outline for supersampling; a whole one not.
         assert!(!cells[1].piece.is_empty() && cells[1].contains(Vec2::new(1.5, 0.25)));
         assert!(!cells[1].contains(Vec2::new(1.5, 0.75)));
+    }
+
+    /// A wall on x = 0 two luxels wide and half a luxel high (t 0..0.5; s along +y, t along
+    /// -z, as Valve's texinfos run on walls), its polygon wound as a face facing `facing_x`
+    /// (+1 or -1) is (Valve's faces run clockwise seen from the front).
+    fn wall(facing_x: f32) -> FaceGeom {
+        let mut poly = vec![[0.0, 0.0], [2.0, 0.0], [2.0, 0.5], [0.0, 0.5]];
+        if facing_x < 0.0 {
+            poly.reverse();
+        }
+        let mut f = face(&poly, 3, 2);
+        f.normal = Vec3::X * facing_x;
+        f.luxel_origin = Vec3::new(0.0, 0.0, 8.0);
+        f.luxel_axes = [Vec3::Y * 16.0, Vec3::NEG_Z * 16.0];
+        f.points = f.luxel_poly.iter().map(|p| f.luxel_to_world(p.x, p.y)).collect();
+        f
+    }
+
+    #[test]
+    fn supersampling_keeps_the_points_valves_vrad_keeps() {
+        // Every cell of these walls is half filled. VRAD throws out each point of a cell
+        // facing +x, and none facing -x, except those off the piece.
+        let inside = [Vec2::new(0.3, 0.1), Vec2::new(0.5, 0.25), Vec2::new(0.9, 0.4)];
+        for (facing, kept) in [(1.0, false), (-1.0, true)] {
+            let f = wall(facing);
+            let cells = face_cells(&f);
+            assert!(cells[0].area > 0.49 && cells[0].area < 0.51, "{:?}", cells[0]);
+            for (s, cell) in cells.iter().enumerate().take(2) {
+                for p in inside {
+                    let p = p + Vec2::new(s as f32, 0.0);
+                    assert_eq!(cell.keeps(&f, p), kept, "facing {facing}, {p}");
+                }
+                assert!(!cell.keeps(&f, Vec2::new(s as f32 + 0.5, 0.75)));
+            }
+        }
+        // A cell the face fills is tested against nothing: every point is kept.
+        let f = face(&[[0.0, 0.0], [2.0, 0.0], [2.0, 2.0], [0.0, 2.0]], 3, 3);
+        let cells = face_cells(&f);
+        assert!(cells[0].piece.is_empty());
+        assert!(cells[0].keeps(&f, Vec2::new(0.2, 0.9)));
     }
 
     #[test]
