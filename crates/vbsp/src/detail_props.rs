@@ -865,6 +865,15 @@ fn emit_on_faces<'t>(
     placed
 }
 
+/// `x` as written, or in exponent form when that would be long (a density of 1e30).
+fn short_number(x: f32) -> String {
+    if x.abs() < 1e7 {
+        format!("{x}")
+    } else {
+        format!("{x:e}")
+    }
+}
+
 /// Per detail type: faces that drew objects, objects placed, the type's density.
 type PlacedByType<'t> = std::collections::BTreeMap<&'t str, (usize, usize, f32)>;
 
@@ -874,7 +883,10 @@ type PlacedByType<'t> = std::collections::BTreeMap<&'t str, (usize, usize, f32)>
 fn placed_note(placed: &PlacedByType<'_>, file: &str) -> Option<Diagnostic> {
     let total: usize = placed.values().map(|p| p.1).sum();
     let types: Vec<String> = (placed.iter())
-        .map(|(ty, (faces, objects, density))| format!("{ty} {objects} on {faces} faces (density {density})"))
+        .map(|(ty, (faces, objects, density))| {
+            let density = short_number(*density);
+            format!("{ty} {objects} on {faces} faces (density {density})")
+        })
         .collect();
     (!placed.is_empty()).then(|| {
         Diagnostic::note(format!(
