@@ -85,10 +85,11 @@ pub struct VisFlags {
     /// A vis radius regardless of env_fog_controller's farz (vvis -radius_override).
     #[arg(long, value_parser = crate::usage::finite_f64)]
     pub radius_override: Option<f64>,
-    /// Bound the full pass to N walk states in all, shared out over the portals by their
-    /// expected work: open maps whose flow explodes finish in bounded time and memory, with a
-    /// PVS that may show more than full vis (never less) where walks were cut.
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    /// Bound the full pass to N walk states in all (default: 6000 per one-way portal, which
+    /// only open maps whose flow explodes reach): walks past their share stop, and the PVS
+    /// shows more than full vis (never less) where they did; vvis says how many at the end.
+    /// 0: no bound, the exact PVS (its time can explode on open maps).
+    #[arg(long, value_name = "N")]
     pub flow_states: Option<u64>,
 }
 
