@@ -5,9 +5,10 @@
 //! [`FlowBudget`] bounds it, by default at [`DEFAULT_STATES_PER_PORTAL`] states per one-way
 //! portal (chosen from the corpus: `docs/vvis-measurements.md`).
 //!
-//! The walks take the budget in the flow's order, each as much as it needs, but for what must
-//! stay for the walks after it ([`Book::cap`]): half their expected states while the budget
-//! allows, else a share of what is left in proportion to the expected states. A map whose flow
+//! The walks take the budget in the flow's order ([`Book::cap`]): each its fair share of what
+//! is left (in proportion to its expected states) and a quarter of what is free beyond it,
+//! what must stay for the walks after it not being free: half their expected states while the
+//! budget allows, else their fair shares. A map whose flow
 //! needs well under the budget has no walk cut (its output is the unbounded flow's, byte for
 //! byte); one that needs more has its late, large walks cut, the cut walks' results widened
 //! (the PVS shows more, never less).
@@ -144,7 +145,15 @@ impl Book {
                 l.settled_upto += 1;
             }
             let left = total.saturating_sub(l.settled + l.reserved);
-            let cap = share(left, self.expected[j], self.after[j]).min(self.own);
+            let (fair, free) = share(left, self.expected[j], self.after[j]);
+            let mut cap = free;
+            if j + 1 < self.expected.len() {
+                // Its fair share and a quarter of the free rest, so that the walks running
+                // beside it (whose caps are reserved in full until they finish) never hold the
+                // whole budget between them.
+                cap = fair + (free - fair) / 4;
+            }
+            let cap = cap.min(self.own);
             l.caps.push(cap);
             l.reserved += cap;
         }
@@ -153,11 +162,14 @@ impl Book {
 }
 
 /// What a walk expected to expand `e` states may take of `left`, with walks expected to expand
-/// `after` states still to come: all but half of `after`, or, when `left` is short of that, its
-/// share of `left` in proportion to `e`.
-fn share(left: u64, e: u64, after: u64) -> u64 {
-    let proportional = (u128::from(left) * u128::from(after) / u128::from(e + after).max(1)) as u64;
-    left - (after / 2).min(proportional)
+/// `after` states still to come: its fair share (of `left`, in proportion to `e`), and what is
+/// free: all but half of `after`, or, when `left` is short of that, its fair share.
+fn share(left: u64, e: u64, after: u64) -> (u64, u64) {
+    let whole = u128::from(e + after).max(1);
+    let fair = (u128::from(left) * u128::from(e) / whole) as u64;
+    let others = (u128::from(left) * u128::from(after) / whole) as u64;
+    let free = left - (after / 2).min(others);
+    (fair.min(free), free)
 }
 
 /// The flow's progress measured in states: the fraction done is the states spent over those
@@ -309,8 +321,20 @@ mod tests {
         let e = expected(&base[0]);
         let book = Book::new(Some(2 * e), u64::MAX, &base, &order);
         let (caps, spent) = run(&book, &[10 * e; 4], 1);
-        assert_eq!(spent, 2 * e);
-        assert!(caps.iter().all(|&c| c >= e / 2 && c <= e), "{caps:?} {e}");
+        assert_eq!(spent, 2 * e, "the last walk takes what is left");
+        assert!(caps.iter().all(|&c| c >= e / 2 - 1 && c <= e), "{caps:?} {e}");
+    }
+
+    #[test]
+    fn walks_running_side_by_side_never_starve_each_other() {
+        // Eight walks under way at once, each needing a state or two of a small budget: the
+        // first ones' reserved caps leave enough for the others.
+        let base: Vec<BaseVis> = (0..40).map(|_| might(4)).collect();
+        let order: Vec<u32> = (0..40).collect();
+        let book = Book::new(Some(48_000), 100_000, &base, &order);
+        let (caps, spent) = run(&book, &[2; 40], 8);
+        assert_eq!(spent, 80);
+        assert!(caps.iter().all(|&c| c >= 1_000), "{caps:?}");
     }
 
     #[test]
