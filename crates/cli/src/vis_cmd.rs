@@ -202,6 +202,8 @@ pub fn vvis(args: &VvisArgs) -> anyhow::Result<()> {
         print_summary(&run.report, &run.output, run.prt.as_deref());
     }
     if !args.run.quiet {
+        // Last, where a mapper sees it: walks cut by the flow's budget (issue 44).
+        print_warnings(&run.report);
         print_line(&total_line("vvis", &run.output, run.seconds));
     }
     Ok(())
@@ -220,6 +222,7 @@ fn vvis_shard(args: &VvisArgs, shard: Shard) -> anyhow::Result<()> {
             run.records,
             run.taken_over
         );
+        print_warnings(&run.report);
         print_line(&total_line("vvis", &run.output, run.seconds));
     }
     Ok(())
@@ -233,9 +236,17 @@ fn vvis_merge(args: &VvisMergeArgs) -> anyhow::Result<()> {
         print_json(&run.report)?;
     } else if !args.run.quiet {
         print_summary(&run.report, &run.output, None);
+        print_warnings(&run.report);
         print_line(&total_line("vvis merge", &run.output, run.seconds));
     }
     Ok(())
+}
+
+/// A vis report's warnings, one line each (each says `warning:` itself).
+fn print_warnings(report: &Report) {
+    for w in &report.warnings {
+        eprintln!("{w}");
+    }
 }
 
 /// The two lines `srcmap vvis` prints after a run.
