@@ -558,10 +558,10 @@ impl<'a> Run<'a> {
         srcmap_stage::Warning::new(
             "vvis.walks_cut",
             format!(
-                "{} of {} portal walks reached {budget} and stopped: their results are widened to \
-                 what they might still see, so the PVS shows up to {} cluster pairs more than a full \
-                 vis would (never fewer); --flow-states 0 lifts the flow's budget for the exact PVS \
-                 (its time can explode on open maps)",
+                "{} of {} portal walks reached {budget} and stopped: their results are widened by \
+                 {} clusters they had not reached, so the PVS shows more than a full vis would \
+                 (never less); --flow-states 0 lifts the flow's budget for the exact PVS (its time \
+                 can explode on open maps)",
                 c.cut,
                 2 * self.stats.portals,
                 c.widened

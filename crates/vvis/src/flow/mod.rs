@@ -78,8 +78,9 @@ pub struct Counters {
     /// Fast flow: walks stopped at their state budget ([`WalkLimits::states`]), their results
     /// widened to what the states still waiting might see.
     pub cut: u64,
-    /// Fast flow: clusters that cut walks took as seen without reaching them (each a cluster
-    /// pair the PVS may show that a full walk would not: an upper bound on what cutting added).
+    /// Fast flow: clusters that cut walks took as seen without reaching them, summed over the
+    /// walks (a measure of what cutting added: later walks that reuse a widened result may
+    /// find more too, so not a bound on the pairs the PVS gains).
     pub widened: u64,
     /// Fast flow: the most bytes of states one walk held (the widest-first walk's states, or
     /// the depth-first walk's levels). A maximum over the walks, not a sum: what bounds the
