@@ -85,10 +85,11 @@ pub struct VisFlags {
     /// A vis radius regardless of env_fog_controller's farz (vvis -radius_override).
     #[arg(long, value_parser = crate::usage::finite_f64)]
     pub radius_override: Option<f64>,
-    /// Bound the full pass to N walk states in all, shared out over the portals by their
-    /// expected work: open maps whose flow explodes finish in bounded time and memory, with a
-    /// PVS that may show more than full vis (never less) where walks were cut.
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    /// Bound the full pass to N walk states in all (default: 6000 per one-way portal, which
+    /// only open maps whose flow explodes reach): walks past their share stop, and the PVS
+    /// shows more than full vis (never less) where they did; vvis says how many at the end.
+    /// 0: no bound, the exact PVS (its time can explode on open maps).
+    #[arg(long, value_name = "N")]
     pub flow_states: Option<u64>,
 }
 
@@ -201,6 +202,8 @@ pub fn vvis(args: &VvisArgs) -> anyhow::Result<()> {
         print_summary(&run.report, &run.output, run.prt.as_deref());
     }
     if !args.run.quiet {
+        // Last, where a mapper sees it: walks cut by the flow's budget (issue 44).
+        print_warnings(&run.report);
         print_line(&total_line("vvis", &run.output, run.seconds));
     }
     Ok(())
@@ -219,6 +222,7 @@ fn vvis_shard(args: &VvisArgs, shard: Shard) -> anyhow::Result<()> {
             run.records,
             run.taken_over
         );
+        print_warnings(&run.report);
         print_line(&total_line("vvis", &run.output, run.seconds));
     }
     Ok(())
@@ -232,9 +236,17 @@ fn vvis_merge(args: &VvisMergeArgs) -> anyhow::Result<()> {
         print_json(&run.report)?;
     } else if !args.run.quiet {
         print_summary(&run.report, &run.output, None);
+        print_warnings(&run.report);
         print_line(&total_line("vvis merge", &run.output, run.seconds));
     }
     Ok(())
+}
+
+/// A vis report's warnings, one line each (each says `warning:` itself).
+fn print_warnings(report: &Report) {
+    for w in &report.warnings {
+        eprintln!("{w}");
+    }
 }
 
 /// The two lines `srcmap vvis` prints after a run.

@@ -94,7 +94,7 @@ impl FileExchange {
     }
 
     /// The records of peer `k`'s journal past what was read, advancing the mark.
-    fn read_peer(&self, k: u32, peer: &mut Peer) -> Vec<(u32, Bits)> {
+    fn read_peer(&self, k: u32, peer: &mut Peer) -> Vec<(u32, u64, Bits)> {
         if peer.read == u64::MAX {
             return Vec::new();
         }
@@ -112,7 +112,10 @@ impl FileExchange {
         } else {
             peer.read + used as u64
         };
-        records.into_iter().map(|r| (r.position, r.vis)).collect()
+        records
+            .into_iter()
+            .map(|r| (r.position, r.states, r.vis))
+            .collect()
     }
 }
 
@@ -180,10 +183,11 @@ fn start_heartbeat(path: PathBuf, beating: Arc<AtomicBool>) {
 }
 
 impl srcmap_vvis::Exchange for FileExchange {
-    fn publish(&self, position: u32, portal: u32, vis: &Bits) {
+    fn publish(&self, position: u32, portal: u32, states: u64, vis: &Bits) {
         let record = FlowRecord {
             position,
             portal,
+            states,
             vis: vis.clone(),
         };
         let entry = journal_entry(&record);
@@ -196,7 +200,7 @@ impl srcmap_vvis::Exchange for FileExchange {
         }
     }
 
-    fn collect(&self) -> Vec<(u32, Bits)> {
+    fn collect(&self) -> Vec<(u32, u64, Bits)> {
         let mut peers = self.peers.lock().unwrap_or_else(|e| e.into_inner());
         let mut out = Vec::new();
         for (k, peer) in peers.iter_mut().enumerate() {
@@ -245,6 +249,7 @@ mod tests {
         FlowRecord {
             position,
             portal: position * 2,
+            states: u64::from(position) * 3,
             vis: Bits {
                 words: vec![u64::from(position), 7],
             },

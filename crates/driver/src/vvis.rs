@@ -20,7 +20,8 @@ pub struct VisSettings {
     pub threads: usize,
     /// A vis radius regardless of env_fog_controller's farz.
     pub radius_override: Option<f64>,
-    /// A bound on the whole flow's walk states (`None`: each walk's own bound only).
+    /// A bound on the whole flow's walk states (`None`: the default, per one-way portal; 0:
+    /// none but each walk's own, the exact PVS).
     pub flow_states: Option<u64>,
     pub verify: bool,
 }
@@ -32,7 +33,7 @@ impl VisSettings {
             fast: self.fast,
             threads: Threads(self.threads),
             radius_override: self.radius_override,
-            flow_states: self.flow_states,
+            flow_budget: srcmap_vvis::FlowBudget::from_flag(self.flow_states),
             verify: self.verify,
             flow: if self.siblings {
                 FlowKind::FastSiblings
@@ -148,7 +149,16 @@ mod tests {
         assert!(plain.fast && plain.flow == FlowKind::Fast);
         assert_eq!(plain.threads, Threads(3));
         assert_eq!(plain.radius_override, Some(512.0));
-        assert_eq!(plain.flow_states, Some(1_000_000));
+        assert_eq!(plain.flow_budget, srcmap_vvis::FlowBudget::Total(1_000_000));
+        let exact = VisSettings {
+            flow_states: Some(0),
+            ..Default::default()
+        };
+        assert_eq!(exact.options().flow_budget, srcmap_vvis::FlowBudget::Unbounded);
+        assert_eq!(
+            VisSettings::default().options().flow_budget,
+            srcmap_vvis::FlowBudget::default()
+        );
         let siblings = VisSettings {
             siblings: true,
             ..Default::default()

@@ -14,11 +14,11 @@
 //! the most bytes of states one walk held.
 //! `--rows OUT` also writes the PVS, one line per cluster listing the clusters it sees;
 //! `--siblings` runs [`FlowKind::FastSiblings`]; `--flow-states N` bounds the whole flow at `N`
-//! states ([`Options::flow_states`]).
+//! states, 0 not at all ([`Options::flow_budget`]; by default per one-way portal).
 
 use std::time::Instant;
 
-use srcmap_vvis::{FlowKind, NoProgress, Options, Portals, Threads, compute};
+use srcmap_vvis::{FlowBudget, FlowKind, NoProgress, Options, Portals, Threads, compute};
 
 fn main() {
     let mut args = std::env::args().skip(1);
@@ -45,7 +45,7 @@ fn main() {
     let options = Options {
         threads,
         flow,
-        flow_states,
+        flow_budget: FlowBudget::from_flag(flow_states),
         ..Options::default()
     };
     let start = Instant::now();

@@ -59,8 +59,8 @@ use std::time::{Duration, Instant};
 use srcmap_bsp::{Bsp, BspDocument, BspFile, Visibility};
 
 pub use error::VvisError;
-pub use flow::FlowKind;
 pub use flow::shard::{Alone, Exchange, ShardOf};
+pub use flow::{FlowBudget, FlowKind};
 pub use part::FlowRecord;
 pub use pass::vis_pass;
 pub use portals::{Portal, PortalId, Portals};
@@ -89,23 +89,17 @@ pub struct Options {
     pub walk_states: Option<u64>,
     /// Check the invariants between passes in release builds too (debug builds always do).
     pub verify: bool,
-    /// States the whole flow may expand, shared out over its walks (small walks' expected
-    /// needs met, the rest shared evenly by the large ones: see
-    /// [`flow::WalkLimits::shared_out`]): a bound on the flow's time whatever the map, where
-    /// [`Options::walk_states`] bounds one walk. `None`: no such bound.
-    pub flow_states: Option<u64>,
+    /// States the whole flow may expand (see [`flow::budget`]): a bound on the flow's time
+    /// whatever the map, where [`Options::walk_states`] bounds one walk. By default
+    /// [`flow::budget::DEFAULT_STATES_PER_PORTAL`] per one-way portal, which no corpus map
+    /// whose flow finishes unbounded in reasonable time reaches.
+    pub flow_budget: FlowBudget,
 }
 
 impl Options {
     /// The fast walk's limits: these options' or the defaults.
     pub fn walk_limits(&self) -> flow::WalkLimits {
         flow::WalkLimits::new(self.walk_memory, self.walk_states)
-    }
-
-    /// The limits of the walks of a flow whose base vis is `base`: [`Options::walk_limits`]
-    /// with [`Options::flow_states`] shared out among them.
-    pub fn flow_limits(&self, base: &[BaseVis]) -> flow::WalkLimits {
-        self.walk_limits().shared_out(self.flow_states, base)
     }
 }
 
@@ -272,6 +266,8 @@ struct VisStats {
     might_see: u64,
     /// Where the flow's work went.
     counters: flow::Counters,
+    /// The states the flow could spend in all, when bounded.
+    flow_budget: Option<u64>,
     /// Visible cluster pairs in the final PVS (each cluster sees itself).
     visible_pairs: u64,
     /// Pairs dropped by the symmetry cross-check.
@@ -392,12 +388,11 @@ impl<'a> Run<'a> {
     fn flow(&mut self, graph: &Graph, base: &[BaseVis]) -> Result<Vec<bits::Bits>, VvisError> {
         let t = Instant::now();
         let order = graph::sorted_order(base);
-        let limits = self.options.flow_limits(base);
-        let total: u64 = base.iter().map(|b| limits.work_estimate(b)).sum();
+        let (limits, budget) = self.limits(graph);
         self.progress
-            .start("portal flow", total, srcmap_stage::Unit::Work);
-        let options = self.options;
-        let result = flow::portal_flow(graph, base, &order, options.flow, limits, self.progress);
+            .start("portal flow", flow::Meter::UNITS, srcmap_stage::Unit::Work);
+        let kind = self.options.flow;
+        let result = flow::portal_flow(graph, base, &order, kind, limits, budget, self.progress);
         self.progress.finish();
         self.stats.flow_time = t.elapsed();
         self.stats.counters = result.counters;
@@ -405,6 +400,14 @@ impl<'a> Run<'a> {
             verify::flow(graph, base, &result.vis)?;
         }
         Ok(result.vis)
+    }
+
+    /// Each walk's limits and the whole flow's budget of states on `graph` (noted for the
+    /// report).
+    fn limits(&mut self, graph: &Graph) -> (flow::WalkLimits, Option<u64>) {
+        let budget = self.options.flow_budget.total(graph.portals.len());
+        self.stats.flow_budget = budget;
+        (self.options.walk_limits(), budget)
     }
 
     /// Pass 5: portal vis merged into cluster rows, cross-checked, and the PAS.
@@ -444,26 +447,24 @@ impl<'a> Run<'a> {
     ) -> (Vec<FlowRecord>, usize) {
         let t = Instant::now();
         let order = graph::sorted_order(base);
-        let limits = self.options.flow_limits(base);
-        let total: u64 = order
-            .iter()
-            .enumerate()
-            .filter(|&(i, _)| i % shard.count as usize == shard.index as usize)
-            .map(|(_, &p)| limits.work_estimate(&base[p as usize]))
-            .sum();
+        let (limits, budget) = self.limits(graph);
         self.progress
-            .start("portal flow", total, srcmap_stage::Unit::Work);
+            .start("portal flow", flow::Meter::UNITS, srcmap_stage::Unit::Work);
         let kind = self.options.flow;
-        let out = flow::shard::shard_flow(graph, base, &order, kind, limits, shard, exchange, self.progress);
+        let (progress, exchange) = (self.progress, exchange);
+        let out = flow::shard::shard_flow(
+            graph, base, &order, kind, limits, budget, shard, exchange, progress,
+        );
         self.progress.finish();
         self.stats.flow_time = t.elapsed();
         self.stats.counters = out.counters;
         let records = out
             .results
             .into_iter()
-            .map(|(position, portal, vis)| FlowRecord {
+            .map(|(position, portal, states, vis)| FlowRecord {
                 position,
                 portal,
+                states,
                 vis,
             })
             .collect();
@@ -523,7 +524,7 @@ impl<'a> Run<'a> {
         for (name, value) in c.named() {
             r.set(name, value as f64);
         }
-        if let Some(states) = self.options.flow_states {
+        if let Some(states) = s.flow_budget {
             r.set("flow_states", states as f64);
         }
         r.set("visible_pairs", s.visible_pairs as f64);
@@ -538,21 +539,34 @@ impl<'a> Run<'a> {
         r.time("flow", s.flow_time);
         r.time("clusters", s.cluster_time);
         if c.cut > 0 {
-            let walk = self.options.walk_limits().states;
-            let budget = match self.options.flow_states {
-                Some(total) => format!("their share of the flow's {total} states (at most {walk} a walk)"),
-                None => format!("the budget of {walk} states"),
-            };
-            r.warn(srcmap_stage::Warning::new(
-                "vvis.walks_cut",
-                format!(
-                    "{} portal walks reached {budget} and stopped: their results are widened to \
-                     what they might still see (the PVS shows more than a full vis, never less)",
-                    c.cut
-                ),
-            ));
+            r.warn(self.cut_warning());
         }
         r
+    }
+
+    /// What a mapper must know when walks were cut: how many, by which bound, how far the PVS
+    /// may have widened, and how to get the exact one.
+    fn cut_warning(&self) -> srcmap_stage::Warning {
+        let c = &self.stats.counters;
+        let walk = self.options.walk_limits().states;
+        let budget = match self.stats.flow_budget {
+            Some(total) => {
+                format!("their share of the flow's budget of {total} states (at most {walk} a walk)")
+            }
+            None => format!("the budget of {walk} states a walk"),
+        };
+        srcmap_stage::Warning::new(
+            "vvis.walks_cut",
+            format!(
+                "{} of {} portal walks reached {budget} and stopped: their results are widened by \
+                 {} clusters they had not reached, so the PVS shows more than a full vis would \
+                 (never less); --flow-states 0 lifts the flow's budget for the exact PVS (its time \
+                 can explode on open maps)",
+                c.cut,
+                2 * self.stats.portals,
+                c.widened
+            ),
+        )
     }
 }
 

@@ -1,7 +1,9 @@
 //! The flow results of a shard as bytes: the payload of a vvis partial file, and the records
 //! shards publish to each other while they run (see [`crate::flow::shard`]).
 //!
-//! A record is `position u32, portal u32, words u32, words × u64` (little-endian); a payload
+//! A record is `position u32, portal u32, states u64, words u32, words × u64` (little-endian;
+//! `states` the walk states the result took, which later walks' shares of the flow's budget
+//! depend on); a payload
 //! is `portals u32, words u32, records u32` and that many records.
 
 use srcmap_bytes::{Endian, ReadError, Reader, Writer};
@@ -13,6 +15,7 @@ use crate::bits::Bits;
 pub struct FlowRecord {
     pub position: u32,
     pub portal: u32,
+    pub states: u64,
     pub vis: Bits,
 }
 
@@ -20,6 +23,7 @@ pub struct FlowRecord {
 pub fn write_record(w: &mut Writer, record: &FlowRecord) {
     w.u32(record.position);
     w.u32(record.portal);
+    w.u64(record.states);
     w.u32(record.vis.words.len() as u32);
     for &word in &record.vis.words {
         w.u64(word);
@@ -30,12 +34,14 @@ pub fn write_record(w: &mut Writer, record: &FlowRecord) {
 pub fn read_record(r: &mut Reader<'_>) -> Result<FlowRecord, ReadError> {
     let position = r.u32()?;
     let portal = r.u32()?;
+    let states = r.u64()?;
     let words = r.u32()?;
     let n = r.check_count(u64::from(words), 8)?;
     let words = (0..n).map(|_| r.u64()).collect::<Result<Vec<u64>, _>>()?;
     Ok(FlowRecord {
         position,
         portal,
+        states,
         vis: Bits { words },
     })
 }
@@ -58,9 +64,9 @@ pub fn read_payload(bytes: &[u8]) -> Result<(u32, u32, Vec<FlowRecord>), ReadErr
     let mut r = Reader::new(bytes, Endian::Little);
     let portals = r.u32()?;
     let words = r.u32()?;
-    // Each record takes at least its 12 bytes of header.
+    // Each record takes at least its 20 bytes of header.
     let count = r.u32()?;
-    let n = r.check_count(u64::from(count), 12)?;
+    let n = r.check_count(u64::from(count), 20)?;
     let records = (0..n)
         .map(|_| read_record(&mut r))
         .collect::<Result<Vec<_>, _>>()?;
@@ -80,11 +86,13 @@ mod tests {
             FlowRecord {
                 position: 0,
                 portal: 5,
+                states: 7,
                 vis: Bits { words: vec![1, 2] },
             },
             FlowRecord {
                 position: 3,
                 portal: 1,
+                states: 0,
                 vis: Bits {
                     words: vec![u64::MAX, 0],
                 },

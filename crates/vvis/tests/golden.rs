@@ -47,6 +47,7 @@ fn golden_map(map: &str) {
         &order,
         FlowKind::Fast,
         flow::WalkLimits::default(),
+        None,
         &NoProgress,
     );
     check_golden(&format!("{map}.flow.txt"), &dump::portal_vis(&flowed.vis));

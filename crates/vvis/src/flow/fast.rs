@@ -28,12 +28,12 @@
 //!   vvis's, never less. (vvis's own output depends on which results it reuses, that is on its
 //!   thread count: see [`super::LOCKSTEP`].)
 //!
-//! - it stops a walk that has expanded its budget of states ([`WALK_STATES`], see
-//!   [`super::WalkLimits`]) and takes as seen every cluster the states still waiting might
-//!   see: a superset of what the walk would have found (conservative, never exact). On the
-//!   corpus only aim_ag_texture_city, an open map, reaches the default budget (13 of its 8114
-//!   walks; `docs/vvis-measurements.md`); it bounds the time and memory of one walk on such
-//!   maps, where the walk's states have no other bound.
+//! - it stops a walk that has expanded its budget of states (its own, [`WALK_STATES`], or
+//!   less, its cap of the whole flow's budget: see [`super::budget`]) and takes as seen every
+//!   cluster the states still waiting might see: a superset of what the walk would have found
+//!   (conservative, never exact). On the corpus only aim_ag_texture_city, an open map, reaches
+//!   either (`docs/vvis-measurements.md`); they bound the time and memory of its walks, which
+//!   have no other bound.
 //!
 //! Per state, it finds the separating planes of its windings once, as far as its targets need
 //! them, a source edge at a time with four candidate planes normalised together
@@ -393,10 +393,6 @@ pub(super) fn flow_one(
     know_siblings: bool,
 ) -> (Bits, Counters) {
     let portal = &graph.portals[p];
-    let limits = WalkLimits {
-        states: limits.states_of(&base[p]),
-        ..limits
-    };
     let scratch = Scratch::take(graph, &base[p].flood.words, &portal.winding);
     let mut walk = Walk::new(graph, children, base, done, p, scratch, (limits, know_siblings));
     walk.start();
@@ -489,7 +485,9 @@ impl<'a> Walk<'a> {
     fn widen_to(&mut self, might: &Bits) {
         self.counters.cut += 1;
         for q in might.ones() {
-            self.know(self.graph.portals[q].leaf as usize);
+            let c = self.graph.portals[q].leaf as usize;
+            self.counters.widened += u64::from(!self.known.get(c));
+            self.know(c);
         }
     }
 

@@ -17,9 +17,12 @@
 //!
 //! Measurements on corpus maps (states, steps, pairs) are in `docs/vvis-measurements.md`.
 
+pub mod budget;
 pub mod fast;
 pub mod reference;
 pub mod shard;
+
+pub use budget::{Book, FlowBudget, Meter};
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Condvar, Mutex, OnceLock};
@@ -75,6 +78,10 @@ pub struct Counters {
     /// Fast flow: walks stopped at their state budget ([`WalkLimits::states`]), their results
     /// widened to what the states still waiting might see.
     pub cut: u64,
+    /// Fast flow: clusters that cut walks took as seen without reaching them, summed over the
+    /// walks (a measure of what cutting added: later walks that reuse a widened result may
+    /// find more too, so not a bound on the pairs the PVS gains).
+    pub widened: u64,
     /// Fast flow: the most bytes of states one walk held (the widest-first walk's states, or
     /// the depth-first walk's levels). A maximum over the walks, not a sum: what bounds the
     /// flow's memory, a thread holding one walk's states at a time.
@@ -83,7 +90,7 @@ pub struct Counters {
 
 impl Counters {
     /// The counters' names, in the order [`Counters::named`] gives them (the report's keys).
-    pub const NAMES: [&'static str; 9] = [
+    pub const NAMES: [&'static str; 10] = [
         "chains",
         "candidates",
         "geometric",
@@ -92,11 +99,12 @@ impl Counters {
         "held",
         "kept",
         "walks_cut",
+        "widened_clusters",
         "state_bytes_peak",
     ];
 
     /// Each counter with its name.
-    pub fn named(&self) -> [(&'static str, u64); 9] {
+    pub fn named(&self) -> [(&'static str, u64); 10] {
         let [
             chains,
             candidates,
@@ -106,6 +114,7 @@ impl Counters {
             held,
             kept,
             cut,
+            widened,
             state_bytes,
         ] = Self::NAMES;
         [
@@ -117,6 +126,7 @@ impl Counters {
             (held, self.held),
             (kept, self.kept),
             (cut, self.cut),
+            (widened, self.widened),
             (state_bytes, self.state_bytes),
         ]
     }
@@ -139,6 +149,7 @@ impl Counters {
         self.held += o.held;
         self.kept += o.kept;
         self.cut += o.cut;
+        self.widened += o.widened;
         self.state_bytes = self.state_bytes.max(o.state_bytes);
     }
 }
@@ -146,21 +157,13 @@ impl Counters {
 /// How far one portal's fast walk may go (see [`fast`]'s module docs): the bytes of states it
 /// may hold before it is walked again depth first, and the states it may expand in all before
 /// it stops, its result widened to all the states still waiting might see (conservative: a
-/// cut walk shows more than a full one, never less). The state budget bounds every map's
-/// flow, open ones with long sight lines too, at portals × budget states; a budget for the
-/// whole flow ([`WalkLimits::shared_out`]) bounds it at that budget.
+/// cut walk shows more than a full one, never less). The flow's budget ([`FlowBudget`]) may
+/// give a walk fewer states ([`Book::cap`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct WalkLimits {
     pub memory: usize,
     pub states: u64,
-    /// With a budget for the whole flow ([`WalkLimits::shared_out`]): the most states any walk
-    /// may take of it.
-    pub flow: Option<u64>,
 }
-
-/// How many times its expected states a walk may claim of the flow's budget (walks of the same
-/// might-see count differ by that much and more).
-pub const CLAIM: u64 = 4;
 
 impl WalkLimits {
     /// The given limits, each defaulting to the fast flow's own ([`fast::ARENA_BYTES`],
@@ -169,7 +172,6 @@ impl WalkLimits {
         WalkLimits {
             memory: memory.unwrap_or(fast::ARENA_BYTES),
             states: states.unwrap_or(fast::WALK_STATES),
-            flow: None,
         }
     }
 }
@@ -180,63 +182,9 @@ impl Default for WalkLimits {
     }
 }
 
-impl WalkLimits {
-    /// These limits with a budget of `total` states (if any) for the flow of the walks whose
-    /// base vis is `base`, shared out: each walk may claim [`CLAIM`] times the states it is
-    /// expected to expand ([`WalkLimits::expected`]); the claims are met in full where the
-    /// budget allows and the rest share what is left evenly (at least one state each), so the
-    /// small walks finish and the budget they leave goes to the large ones, and the flow
-    /// expands no more than `total` states in all (or one a walk, where that is more). The
-    /// shares depend only on base vis, so the results do not depend on thread count or shards.
-    pub fn shared_out(self, total: Option<u64>, base: &[BaseVis]) -> WalkLimits {
-        let Some(total) = total else {
-            return self;
-        };
-        let mut claims: Vec<u64> = base.iter().map(|b| CLAIM * Self::expected(b)).collect();
-        claims.sort_unstable();
-        let mut left = total;
-        let mut most = u64::MAX;
-        for (i, &claim) in claims.iter().enumerate() {
-            let rest = (claims.len() - i) as u64;
-            if claim.saturating_mul(rest) > left {
-                most = left / rest;
-                break;
-            }
-            left -= claim;
-        }
-        WalkLimits {
-            flow: Some(most),
-            ..self
-        }
-    }
-
-    /// The state budget of a walk whose base vis is `b`: [`WalkLimits::states`], or its share
-    /// of the flow's budget when that is less.
-    pub fn states_of(&self, b: &BaseVis) -> u64 {
-        let Some(most) = self.flow else {
-            return self.states;
-        };
-        let claim = CLAIM * Self::expected(b);
-        self.states.min(claim.min(most).max(1))
-    }
-
-    /// About how many states a walk whose might-see set has `m` portals expands: `m^1.5 / 14`
-    /// (0.053–0.071 states per `m^1.5` on subway01, a3c8p1_forest_day, jump_byte_a3 and
-    /// aim_ag_texture_city; `m^1.5` tracks the time left within about 20% through most of a run
-    /// where `m^2` overstated it by up to 2x).
-    pub fn expected(b: &BaseVis) -> u64 {
-        let m = b.might_see as f64;
-        (m * m.sqrt() / 14.0) as u64 + 1
-    }
-
-    /// How many states a portal's walk is expected to expand, for an honest progress estimate:
-    /// [`WalkLimits::expected`], and never more than the walk's budget.
-    pub fn work_estimate(&self, b: &BaseVis) -> u64 {
-        Self::expected(b).min(self.states_of(b).max(1))
-    }
-}
-
-/// Runs the flow for every portal in `order`; must be called inside the thread pool to use.
+/// Runs the flow for every portal in `order`, within `budget` states in all (see [`budget`]);
+/// must be called inside the thread pool to use. Progress advances by [`Meter::UNITS`] in all,
+/// by the states the walks spend (see [`Meter`]).
 ///
 /// The portal at position `i` of `order` reuses the finished results of the portals at
 /// positions up to `i - LOCKSTEP` and no others: vvis with [`LOCKSTEP`] threads in lockstep. That makes
@@ -248,11 +196,15 @@ pub fn portal_flow(
     order: &[u32],
     kind: FlowKind,
     limits: WalkLimits,
+    budget: Option<u64>,
     progress: &dyn Progress,
 ) -> FlowResult {
     let schedule = Schedule::new(graph.portals.len(), order);
-    let flows = Flows::new(graph, base, kind, limits);
+    let book = Book::new(budget, limits.states, base, order);
+    let meter = Meter::new(book.expected_sum(), budget);
+    let flows = Flows::new(graph, base, kind, limits, book, meter);
     let counters = flows.run(&schedule, order, progress);
+    progress.advance(flows.meter.rest());
     FlowResult {
         vis: schedule
             .results
@@ -263,24 +215,41 @@ pub fn portal_flow(
     }
 }
 
-/// What every portal's flow runs over, and which flow.
+/// The positions of the order whose results the walk at position `i` may reuse: `..usable(i)`.
+fn usable(i: usize) -> usize {
+    (i + 1).saturating_sub(LOCKSTEP)
+}
+
+/// What every portal's flow runs over, which flow, and the states it may spend.
 struct Flows<'a> {
     graph: &'a Graph,
     children: Children,
     base: &'a [BaseVis],
     kind: FlowKind,
     limits: WalkLimits,
+    book: Book,
+    meter: Meter,
 }
 
 impl<'a> Flows<'a> {
-    /// The flow `kind` over `graph`, the fast flow's walks within `limits`.
-    fn new(graph: &'a Graph, base: &'a [BaseVis], kind: FlowKind, limits: WalkLimits) -> Self {
+    /// The flow `kind` over `graph`, the fast flow's walks within `limits` and the states
+    /// `book` gives them, progress measured by `meter`.
+    fn new(
+        graph: &'a Graph,
+        base: &'a [BaseVis],
+        kind: FlowKind,
+        limits: WalkLimits,
+        book: Book,
+        meter: Meter,
+    ) -> Self {
         Flows {
             graph,
             children: Children::new(graph),
             base,
             kind,
             limits,
+            book,
+            meter,
         }
     }
 
@@ -306,26 +275,37 @@ impl<'a> Flows<'a> {
         loop {
             let i = schedule.next.fetch_add(1, Ordering::Relaxed);
             let Some(&p) = order.get(i) else { break };
-            let usable = (i + 1).saturating_sub(LOCKSTEP);
-            if !schedule.wait_for(usable) {
+            if !schedule.wait_for(usable(i)) {
                 break; // another worker panicked; the scope passes the panic on
             }
-            let done = Done {
-                results: &schedule.results,
-                position: &schedule.position,
-                usable,
-            };
-            let (vis, c) = self.flow_one(done, p as usize);
+            let (vis, c) = self.flow_at(schedule, i, p as usize, progress);
             mine.add(&c);
-            progress.advance(self.limits.work_estimate(&self.base[p as usize]));
-            schedule.finish(i, p as usize, vis);
+            schedule.finish(i, p as usize, vis, c.chains);
         }
         mine
     }
 
-    /// Portal `p`'s flow, reusing the results in `done`.
-    fn flow_one(&self, done: Done<'_>, p: usize) -> (Bits, Counters) {
+    /// The flow of portal `p` at position `i` (whose reusable results are all in), within
+    /// its cap of states; progress advanced by the states it spent.
+    fn flow_at(&self, schedule: &Schedule, i: usize, p: usize, progress: &dyn Progress) -> (Bits, Counters) {
+        let done = Done {
+            results: &schedule.results,
+            position: &schedule.position,
+            usable: usable(i),
+        };
+        let cap = schedule.cap(&self.book, i);
+        let (vis, c) = self.flow_one(done, p, cap);
+        progress.advance(self.meter.walk_done(self.book.expected_at(i), c.chains));
+        (vis, c)
+    }
+
+    /// Portal `p`'s flow within `cap` states, reusing the results in `done`.
+    fn flow_one(&self, done: Done<'_>, p: usize, cap: u64) -> (Bits, Counters) {
         let (graph, children, base) = (self.graph, &self.children, self.base);
+        let limits = WalkLimits {
+            states: cap,
+            ..self.limits
+        };
         match self.kind {
             FlowKind::Fast | FlowKind::FastSiblings => fast::flow_one(
                 graph,
@@ -333,7 +313,7 @@ impl<'a> Flows<'a> {
                 base,
                 done,
                 p,
-                self.limits,
+                limits,
                 self.kind == FlowKind::FastSiblings,
             ),
             FlowKind::Reference => reference::flow_one(graph, children, base, done, p),
@@ -372,6 +352,8 @@ struct Finished {
     /// Positions `..prefix` are all finished.
     prefix: usize,
     at: Vec<bool>,
+    /// The states each finished position spent.
+    spent: Vec<u64>,
 }
 
 impl Schedule {
@@ -389,6 +371,7 @@ impl Schedule {
                 failed: false,
                 prefix: 0,
                 at: vec![false; order.len()],
+                spent: vec![0; order.len()],
             }),
             wake: Condvar::new(),
         }
@@ -403,11 +386,25 @@ impl Schedule {
         !f.failed
     }
 
-    fn finish(&self, i: usize, p: usize, vis: Bits) {
+    /// The states the walk at position `i` may spend, of `book`'s budget (positions
+    /// `..usable(i)` finished).
+    fn cap(&self, book: &Book, i: usize) -> u64 {
+        let f = self.finished.lock().unwrap_or_else(|e| e.into_inner());
+        book.cap(i, usable, |m| f.spent[m])
+    }
+
+    /// The states position `i` spent (0 until it finished).
+    fn spent(&self, i: usize) -> u64 {
+        self.finished.lock().unwrap_or_else(|e| e.into_inner()).spent[i]
+    }
+
+    /// Position `i` (portal `p`) finished, its result `vis` found with `states` states.
+    fn finish(&self, i: usize, p: usize, vis: Bits, states: u64) {
         // Set once: each position is handed out once.
         let _ = self.results[p].set(vis);
         let mut f = self.finished.lock().unwrap_or_else(|e| e.into_inner());
         f.at[i] = true;
+        f.spent[i] = states;
         let before = f.prefix;
         while f.prefix < f.at.len() && f.at[f.prefix] {
             f.prefix += 1;
@@ -558,59 +555,5 @@ fn clip_to_front(w: &[V3], plane: &VPlane, d: f32, radius: f32, out: &mut Vec<V3
             Some(false)
         }
         Chop::Clipped => Some(true),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn might(m: u32) -> BaseVis {
-        BaseVis {
-            flood: Bits::new(0),
-            might_see: m,
-        }
-    }
-
-    #[test]
-    fn work_estimate_grows_with_might_see_and_stays_within_the_budget() {
-        let limits = WalkLimits::new(None, Some(5_000));
-        let estimates: Vec<u64> = [0, 10, 100, 1_000, 10_000]
-            .map(|m| limits.work_estimate(&might(m)))
-            .to_vec();
-        assert!(estimates.windows(2).all(|w| w[0] <= w[1]), "{estimates:?}");
-        assert!(estimates[0] >= 1, "every walk counts for something");
-        // 1000^1.5 / 14 = 2258.8 states (whole states, plus one); 10000^1.5 / 14 would be
-        // 71,428, capped at the budget.
-        assert_eq!(estimates[3], 2_259);
-        assert_eq!(estimates[4], 5_000);
-        let unlimited = WalkLimits::default();
-        assert!(unlimited.work_estimate(&might(10_000)) > 5_000);
-    }
-
-    #[test]
-    fn a_flow_budget_meets_small_claims_shares_the_rest_and_is_never_exceeded() {
-        let base: Vec<BaseVis> = [1, 10, 100, 1_000, 10_000].into_iter().map(might).collect();
-        // Expected states 1, 3, 72, 2,259 and 71,429: claims four times those.
-        let total = 50_000;
-        let limits = WalkLimits::default().shared_out(Some(total), &base);
-        let shares: Vec<u64> = base.iter().map(|b| limits.states_of(b)).collect();
-        let small_claims = 4 * (1 + 3 + 72 + 2_259);
-        assert_eq!(shares[..4], [4, 12, 288, 9_036], "small claims met");
-        assert_eq!(shares[4], total - small_claims, "the largest takes what is left");
-        assert!(shares.iter().sum::<u64>() <= total, "{shares:?}");
-        let tight = WalkLimits::default().shared_out(Some(3), &base);
-        assert!(
-            base.iter().all(|b| tight.states_of(b) == 1),
-            "at least one state each"
-        );
-        assert!(
-            base.iter()
-                .all(|b| limits.work_estimate(b) <= limits.states_of(b))
-        );
-        assert_eq!(
-            WalkLimits::default().shared_out(None, &base),
-            WalkLimits::default()
-        );
     }
 }

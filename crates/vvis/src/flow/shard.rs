@@ -23,15 +23,17 @@ use crate::Progress;
 use crate::bits::Bits;
 use crate::graph::{BaseVis, Graph};
 
-use super::{Counters, Done, FlowKind, Flows, LOCKSTEP, Schedule, WakeOnPanic, WalkLimits};
+use super::{Book, Counters, FlowKind, Flows, Meter, Schedule, WakeOnPanic, WalkLimits, usable};
 
 /// How the shards of one flow see each other's results.
 pub trait Exchange: Sync {
-    /// Makes the result of `position` (one-way portal `portal`) known to the other shards.
-    fn publish(&self, position: u32, portal: u32, vis: &Bits);
+    /// Makes the result of `position` (one-way portal `portal`), found with `states` walk
+    /// states, known to the other shards (later walks' shares of the flow's budget depend on
+    /// the states spent: see [`super::budget`]).
+    fn publish(&self, position: u32, portal: u32, states: u64, vis: &Bits);
     /// Results the other shards published that this one has not collected yet, as
-    /// (position, result).
-    fn collect(&self) -> Vec<(u32, Bits)>;
+    /// (position, states, result).
+    fn collect(&self) -> Vec<(u32, u64, Bits)>;
     /// Whether shard `index` is still at work (its results are worth waiting for).
     fn owner_alive(&self, index: u32) -> bool;
 }
@@ -40,8 +42,8 @@ pub trait Exchange: Sync {
 pub struct Alone;
 
 impl Exchange for Alone {
-    fn publish(&self, _: u32, _: u32, _: &Bits) {}
-    fn collect(&self) -> Vec<(u32, Bits)> {
+    fn publish(&self, _: u32, _: u32, _: u64, _: &Bits) {}
+    fn collect(&self) -> Vec<(u32, u64, Bits)> {
         Vec::new()
     }
     fn owner_alive(&self, _: u32) -> bool {
@@ -62,11 +64,11 @@ impl ShardOf {
     }
 }
 
-/// What one shard computed: (position, portal, result) for every position it ran (its own,
-/// and those it took over), by position.
+/// What one shard computed: (position, portal, states, result) for every position it ran (its
+/// own, and those it took over), by position.
 #[derive(Default)]
 pub struct ShardFlow {
-    pub results: Vec<(u32, u32, Bits)>,
+    pub results: Vec<(u32, u32, u64, Bits)>,
     pub counters: Counters,
     /// Positions of other shards computed here.
     pub taken_over: usize,
@@ -80,8 +82,9 @@ pub struct ShardFlow {
 const POLL_SHORTEST: Duration = Duration::from_millis(1);
 const POLL_LONGEST: Duration = Duration::from_millis(50);
 
-/// The flow of `shard`'s share of `order`; must be called inside the thread pool to use, one
-/// pool per shard (a shard's workers wait for other shards' results).
+/// The flow of `shard`'s share of `order` within the whole flow's `budget`; must be called
+/// inside the thread pool to use, one pool per shard (a shard's workers wait for other shards'
+/// results). Progress advances by [`Meter::UNITS`] over the shard's own positions.
 #[allow(clippy::too_many_arguments)]
 pub fn shard_flow(
     graph: &Graph,
@@ -89,12 +92,19 @@ pub fn shard_flow(
     order: &[u32],
     kind: FlowKind,
     limits: WalkLimits,
+    budget: Option<u64>,
     shard: ShardOf,
     exchange: &dyn Exchange,
     progress: &dyn Progress,
 ) -> ShardFlow {
     let schedule = Schedule::new(graph.portals.len(), order);
-    let flows = Flows::new(graph, base, kind, limits);
+    let book = Book::new(budget, limits.states, base, order);
+    let own: u64 = (0..order.len())
+        .filter(|&i| shard.owner(i) == shard.index)
+        .map(|i| book.expected_at(i))
+        .sum();
+    let meter = Meter::new(own, budget);
+    let flows = Flows::new(graph, base, kind, limits, book, meter);
     let run = ShardRun {
         flows: &flows,
         schedule: &schedule,
@@ -110,6 +120,7 @@ pub fn shard_flow(
             scope.spawn(|_| run.work());
         }
     });
+    progress.advance(flows.meter.rest());
     let mut out = run.out.into_inner().unwrap_or_else(|e| e.into_inner());
     out.results.sort_by_key(|r| r.0);
     out
@@ -140,7 +151,7 @@ impl ShardRun<'_> {
             if i >= self.order.len() {
                 break;
             }
-            if !self.gather(Self::usable(i)) {
+            if !self.gather(usable(i)) {
                 break; // another worker panicked
             }
             if self.is_finished(i) {
@@ -156,34 +167,24 @@ impl ShardRun<'_> {
     fn keep_published(&self, i: usize) {
         let p = self.order[i] as usize;
         if let Some(vis) = self.schedule.results[p].get() {
+            let states = self.schedule.spent(i);
             let mut out = self.out.lock().unwrap_or_else(|e| e.into_inner());
-            out.results.push((i as u32, p as u32, vis.clone()));
+            out.results.push((i as u32, p as u32, states, vis.clone()));
         }
-    }
-
-    /// The positions whose results position `i` may reuse: `..usable(i)`.
-    fn usable(i: usize) -> usize {
-        (i + 1).saturating_sub(LOCKSTEP)
     }
 
     /// Runs position `i` (whose reusable results are all in), publishes and keeps its result.
     fn run_position(&self, i: usize, taken_over: bool) {
         let p = self.order[i] as usize;
-        let done = Done {
-            results: &self.schedule.results,
-            position: &self.schedule.position,
-            usable: Self::usable(i),
-        };
-        let (vis, counters) = self.flows.flow_one(done, p);
-        self.progress
-            .advance(self.flows.limits.work_estimate(&self.flows.base[p]));
-        self.exchange.publish(i as u32, p as u32, &vis);
+        let (vis, counters) = self.flows.flow_at(self.schedule, i, p, self.progress);
+        let states = counters.chains;
+        self.exchange.publish(i as u32, p as u32, states, &vis);
         let mut out = self.out.lock().unwrap_or_else(|e| e.into_inner());
         out.counters.add(&counters);
         out.taken_over += usize::from(taken_over);
-        out.results.push((i as u32, p as u32, vis.clone()));
+        out.results.push((i as u32, p as u32, states, vis.clone()));
         drop(out);
-        self.schedule.finish(i, p, vis);
+        self.schedule.finish(i, p, vis, states);
     }
 
     /// Waits until positions `..usable` are all finished here: collecting what other shards
@@ -220,10 +221,10 @@ impl ShardRun<'_> {
             std::thread::sleep(poll);
             return;
         };
-        for (position, vis) in self.exchange.collect() {
+        for (position, states, vis) in self.exchange.collect() {
             let i = position as usize;
             if let Some(&p) = self.order.get(i) {
-                self.schedule.finish(i, p as usize, vis);
+                self.schedule.finish(i, p as usize, vis, states);
             }
         }
         if self.is_finished(gap) {
