@@ -6,6 +6,13 @@ pub fn write_output(path: &std::path::Path, bytes: &[u8]) -> anyhow::Result<()> 
     Ok(srcmap_driver::write_output(path, bytes)?)
 }
 
+/// A stage report's warnings, one line each (each says `warning:` or `note:` itself).
+pub fn print_warnings(report: &srcmap_stage::Report) {
+    for w in &report.warnings {
+        eprintln!("{w}");
+    }
+}
+
 /// Prints a serialisable report as pretty JSON on stdout.
 pub fn print_json<T: serde::Serialize>(report: &T) -> anyhow::Result<()> {
     use std::io::Write;

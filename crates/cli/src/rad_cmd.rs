@@ -8,7 +8,7 @@ use srcmap_shard::Shard;
 use srcmap_stage::total_line;
 use srcmap_vrad::{AmbientOcclusion, Report, counts};
 
-use crate::output::{Stderr, print_json};
+use crate::output::{Stderr, print_json, print_warnings};
 use crate::progress::{Bar, print_line};
 
 #[derive(Debug, clap::Args)]
@@ -390,13 +390,6 @@ fn print_totals(out: &std::path::Path, report: &Report) {
         report.count(counts::RAYS),
         srcmap_vrad::rays_per_second(report) / 1e6,
     );
-}
-
-/// A stage report's warnings, one line each.
-pub fn print_warnings(report: &Report) {
-    for w in &report.warnings {
-        eprintln!("{w}");
-    }
 }
 
 /// The shared stage report (`seconds`: the stage, as its end line says), plus the run's total

@@ -9,7 +9,7 @@ use srcmap_shard::Shard;
 use srcmap_stage::total_line;
 use srcmap_vvis::Report;
 
-use crate::output::print_json;
+use crate::output::{print_json, print_warnings};
 use crate::progress::{Bar, print_line};
 
 #[derive(Debug, clap::Args)]
@@ -240,13 +240,6 @@ fn vvis_merge(args: &VvisMergeArgs) -> anyhow::Result<()> {
         print_line(&total_line("vvis merge", &run.output, run.seconds));
     }
     Ok(())
-}
-
-/// A vis report's warnings, one line each (each says `warning:` itself).
-fn print_warnings(report: &Report) {
-    for w in &report.warnings {
-        eprintln!("{w}");
-    }
 }
 
 /// The two lines `srcmap vvis` prints after a run.
