@@ -6,7 +6,7 @@
 use std::path::{Path, PathBuf};
 
 use srcmap_bsp::gamelump::{DPRP, GameLumpData, SPRP};
-use srcmap_bsp::lump::{HEADER_LUMPS, WORLDLIGHTS};
+use srcmap_bsp::lump::{HEADER_LUMPS, WORLDLIGHTS, WORLDLIGHTS_HDR};
 use srcmap_bsp::{Bsp, BspFile, TARGETS, Target};
 use srcmap_driver::{CompileJob, CompileProgress, NoMessages, RadSettings, VbspJob, VisSettings};
 use srcmap_stage::NoProgress;
@@ -100,19 +100,34 @@ fn each_target_writes_its_games_layout_and_reads_back() {
         }
 
         let bsp = Bsp::parse(&bytes).unwrap();
+        // Games from Left 4 Dead on draw only HDR lightmaps: the compile lights those alone.
+        let (lights, lights_lump, ambient) = match target.ldr_lightmaps {
+            true => (&bsp.world_lights, WORLDLIGHTS, &bsp.leaf_ambient_lighting),
+            false => (
+                &bsp.world_lights_hdr,
+                WORLDLIGHTS_HDR,
+                &bsp.leaf_ambient_lighting_hdr,
+            ),
+        };
         assert_eq!(
-            bsp.lump_versions[WORLDLIGHTS], target.world_lights_version,
+            bsp.lump_versions[lights_lump], target.world_lights_version,
             "{}",
             target.name
         );
-        assert_eq!(bsp.world_lights.len(), 1, "{}: the room's light", target.name);
+        assert_eq!(lights.len(), 1, "{}: the room's light", target.name);
+        assert_eq!(
+            (bsp.lighting.is_empty(), bsp.lighting_hdr.is_empty()),
+            (!target.ldr_lightmaps, target.ldr_lightmaps),
+            "{}: the lightmaps its game draws",
+            target.name
+        );
         // BSP 19's leaves hold their ambient cube; later versions keep it in the ambient lumps.
         let lit_cube =
             |cube: &[srcmap_bsp::ColorRgbExp32]| cube.iter().any(|c| c.r > 0 || c.g > 0 || c.b > 0);
         let inline = bsp.leafs.iter().filter_map(|l| l.ambient.as_ref());
         let (inline_lit, in_lumps) = (
             inline.clone().any(|cube| lit_cube(&cube[..])),
-            bsp.leaf_ambient_lighting.iter().any(|s| lit_cube(&s.cube[..])),
+            ambient.iter().any(|s| lit_cube(&s.cube[..])),
         );
         assert_eq!(
             (inline_lit, in_lumps),
