@@ -7,28 +7,7 @@ use srcmap_hull::{DIST_EPSILON, Hull, Vec3, World};
 use srcmap_nav::NavMesh;
 use srcmap_navgen::{Game, NavgenError, Options};
 use srcmap_stage::NoProgress;
-
-/// One axis-aligned brush in VMF text (Hammer's plane order for a block).
-fn block(id: &mut u32, min: [i32; 3], max: [i32; 3], material: &str) -> String {
-    let ([x0, y0, z0], [x1, y1, z1]) = (min, max);
-    let planes = [
-        format!("({x0} {y1} {z1}) ({x1} {y1} {z1}) ({x1} {y0} {z1})"),
-        format!("({x0} {y0} {z0}) ({x1} {y0} {z0}) ({x1} {y1} {z0})"),
-        format!("({x0} {y1} {z1}) ({x0} {y0} {z1}) ({x0} {y0} {z0})"),
-        format!("({x1} {y1} {z0}) ({x1} {y0} {z0}) ({x1} {y0} {z1})"),
-        format!("({x1} {y1} {z1}) ({x0} {y1} {z1}) ({x0} {y1} {z0})"),
-        format!("({x1} {y0} {z0}) ({x0} {y0} {z0}) ({x0} {y0} {z1})"),
-    ];
-    *id += 1;
-    let mut s = format!("\tsolid\n\t{{\n\t\t\"id\" \"{id}\"\n");
-    for p in planes {
-        *id += 1;
-        s += &format!(
-            "\t\tside\n\t\t{{\n\t\t\t\"id\" \"{id}\"\n\t\t\t\"plane\" \"{p}\"\n\t\t\t\"material\" \"{material}\"\n\t\t\t\"uaxis\" \"[1 0 0 0] 0.25\"\n\t\t\t\"vaxis\" \"[0 -1 0 0] 0.25\"\n\t\t\t\"rotation\" \"0\"\n\t\t\t\"lightmapscale\" \"16\"\n\t\t\t\"smoothing_groups\" \"0\"\n\t\t}}\n"
-        );
-    }
-    s + "\t}\n"
-}
+use srcmap_vmf::block_solid as block;
 
 const WALL: &str = "DEV/DEV_MEASUREGENERIC01B";
 

@@ -26,7 +26,7 @@ mod write;
 
 pub use srcmap_kv::{Document, NodeId};
 pub use values::format_number;
-pub use write::{VmfWriter, format_f32};
+pub use write::{VmfWriter, block_solid, format_f32};
 
 /// Hammer's displacement triangle tag bits (`COREDISPTRI_TAG_*`, the VMF's `triangle_tags`): a
 /// plain bit, or a force bit whose value bit wins over the plain one.

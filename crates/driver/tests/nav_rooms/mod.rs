@@ -10,25 +10,9 @@ use crate::common;
 /// The material of every block.
 const WALL: &str = "DEV/DEV_MEASUREGENERIC01B";
 
-/// One axis-aligned brush in VMF text (Hammer's plane order for a block).
-pub fn block(id: &mut u32, [x0, y0, z0]: [i32; 3], [x1, y1, z1]: [i32; 3]) -> String {
-    let planes = [
-        format!("({x0} {y1} {z1}) ({x1} {y1} {z1}) ({x1} {y0} {z1})"),
-        format!("({x0} {y0} {z0}) ({x1} {y0} {z0}) ({x1} {y1} {z0})"),
-        format!("({x0} {y1} {z1}) ({x0} {y0} {z1}) ({x0} {y0} {z0})"),
-        format!("({x1} {y1} {z0}) ({x1} {y0} {z0}) ({x1} {y0} {z1})"),
-        format!("({x1} {y1} {z1}) ({x0} {y1} {z1}) ({x0} {y1} {z0})"),
-        format!("({x1} {y0} {z0}) ({x0} {y0} {z0}) ({x0} {y0} {z1})"),
-    ];
-    *id += 1;
-    let mut s = format!("solid\n{{\n\"id\" \"{id}\"\n");
-    for p in planes {
-        *id += 1;
-        s += &format!(
-            "side\n{{\n\"id\" \"{id}\"\n\"plane\" \"{p}\"\n\"material\" \"{WALL}\"\n\"uaxis\" \"[1 0 0 0] 0.25\"\n\"vaxis\" \"[0 -1 0 0] 0.25\"\n\"rotation\" \"0\"\n\"lightmapscale\" \"16\"\n}}\n"
-        );
-    }
-    s + "}\n"
+/// One axis-aligned brush in VMF text.
+pub fn block(id: &mut u32, min: [i32; 3], max: [i32; 3]) -> String {
+    srcmap_vmf::block_solid(id, min, max, WALL)
 }
 
 /// The six walls (16 thick) around the inside `lo`..`hi`, floor first, then ceiling, then the
