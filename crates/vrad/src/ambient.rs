@@ -182,7 +182,7 @@ impl<'a> CubeTracer<'a> {
             });
             rays += self.dirs.len() as u64;
         }
-        counters.add_rays(rays);
+        counters.add_pass_rays(&counters.ambient_rays, rays);
         out
     }
 

@@ -305,7 +305,7 @@ pub(crate) fn trace(
         } else {
             FacePatches::default()
         };
-        counters.add_rays(rays);
+        counters.add_pass_rays(&counters.bounce_rays, rays);
         p
     })
 }

@@ -248,7 +248,7 @@ impl<'a> DetailLighter<'a> {
                 let mut rays = 0u64;
                 let color = self.light(o, &mut rays);
                 if color.is_some() {
-                    counters.add_rays(rays);
+                    counters.add_pass_rays(&counters.prop_rays, rays);
                 }
                 color.unwrap_or([Vec3::ZERO; MAX_LIGHTSTYLES])
             })

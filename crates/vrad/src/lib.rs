@@ -85,6 +85,7 @@ mod patches;
 pub mod pipeline;
 pub mod props;
 mod radial;
+mod refine;
 pub mod samples;
 pub mod sampling;
 pub mod scene;
@@ -312,12 +313,18 @@ pub mod counts {
     pub const SUPERSAMPLE_RAYS: &str = "supersample_rays";
     /// Luxels on a sharp change that direct light re-lit from sub-samples.
     pub const SUPERSAMPLED_LUXELS: &str = "supersampled_luxels";
+    /// Of [`RAYS`]: the bounce gather rays, with the tests that they pass no solid brush.
+    pub const BOUNCE_RAYS: &str = "bounce_rays";
+    /// Of [`RAYS`]: the ambient cubes' rays.
+    pub const AMBIENT_RAYS: &str = "ambient_rays";
+    /// Of [`RAYS`]: the rays lighting detail props and static props.
+    pub const PROP_RAYS: &str = "prop_rays";
     /// Seconds spent in the tracing passes (direct, bounce rays, ambient cubes), for rays per
     /// second.
     pub const TRACE_SECONDS: &str = "trace_seconds";
 
     /// Every figure, in report order.
-    pub const ALL: [&str; 25] = [
+    pub const ALL: [&str; 28] = [
         LIT_FACES,
         LUXELS,
         LIGHTS,
@@ -342,6 +349,9 @@ pub mod counts {
         SKY_AMBIENT_RAYS,
         SUPERSAMPLE_RAYS,
         SUPERSAMPLED_LUXELS,
+        BOUNCE_RAYS,
+        AMBIENT_RAYS,
+        PROP_RAYS,
         TRACE_SECONDS,
     ];
 }

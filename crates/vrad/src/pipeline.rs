@@ -663,6 +663,9 @@ impl<'a> Lighting<'a> {
             (counts::SKY_AMBIENT_RAYS, &self.counters.sky_ambient_rays),
             (counts::SUPERSAMPLE_RAYS, &self.counters.supersample_rays),
             (counts::SUPERSAMPLED_LUXELS, &self.counters.supersampled_luxels),
+            (counts::BOUNCE_RAYS, &self.counters.bounce_rays),
+            (counts::AMBIENT_RAYS, &self.counters.ambient_rays),
+            (counts::PROP_RAYS, &self.counters.prop_rays),
         ] {
             self.report.set(name, counter.load(Ordering::Relaxed) as f64);
         }

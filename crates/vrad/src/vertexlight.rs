@@ -424,7 +424,7 @@ impl PropLighter<'_> {
         let mut rays = 0u64;
         let vhv = with_vertices.then(|| self.vhv(index, &lit, &mut rays));
         let ppl = with_texels.then(|| self.ppl(index, prop.lightmap_res, &lit, &mut rays));
-        self.counters.add_rays(rays);
+        self.counters.add_pass_rays(&self.counters.prop_rays, rays);
         (vhv, ppl)
     }
 

@@ -24,6 +24,12 @@ pub(crate) struct Counters {
     /// Of `rays`: rays of the supersampling of direct light.
     pub supersample_rays: AtomicU64,
     pub supersampled_luxels: AtomicU64,
+    /// Of `rays`: the bounce gather rays (and their crack tests).
+    pub bounce_rays: AtomicU64,
+    /// Of `rays`: the ambient cubes' rays.
+    pub ambient_rays: AtomicU64,
+    /// Of `rays`: the rays that light detail props and static props.
+    pub prop_rays: AtomicU64,
 }
 
 impl Counters {
@@ -33,6 +39,12 @@ impl Counters {
 
     pub fn add(counter: &AtomicU64, n: u64) {
         counter.fetch_add(n, Ordering::Relaxed);
+    }
+
+    /// Adds `n` rays, counted also in `pass` (one of the counters above).
+    pub fn add_pass_rays(&self, pass: &AtomicU64, n: u64) {
+        self.add_rays(n);
+        Self::add(pass, n);
     }
 }
 

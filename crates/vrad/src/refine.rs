@@ -1,0 +1,271 @@
+//! A yes/no answer per luxel that changes rarely from one luxel to the next (does this sky
+//! direction reach the sky from here?), found coarse to fine: traced on every `stride`-th
+//! luxel of each face first, then at each halving of the stride a luxel between answered ones
+//! takes their answer when they all agree, and is traced only when they disagree or one is
+//! missing (the face's edge, a luxel with no sample, one the question does not apply to).
+//! Luxels marked `alone` (a sample moved off the luxel grid) are always traced and speak for
+//! no other.
+//! Where an answer changes between two traced luxels and changes back before the next, the
+//! luxels between are not traced and take the wrong answer: an occluder thinner than the
+//! stride in that direction.
+
+/// A bit per luxel of the map (faces one after another, as [`LuxelGrid`] numbers them).
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Bits(Vec<u64>);
+
+impl Bits {
+    pub fn new(len: usize) -> Bits {
+        Bits(vec![0; len.div_ceil(64)])
+    }
+
+    pub fn get(&self, bit: usize) -> bool {
+        self.0[bit / 64] >> (bit % 64) & 1 != 0
+    }
+
+    pub fn set(&mut self, bit: usize, on: bool) {
+        let word = &mut self.0[bit / 64];
+        *word = (*word & !(1 << (bit % 64))) | (u64::from(on) << (bit % 64));
+    }
+}
+
+/// One face's luxels among the map's bits: its first bit and its luxel grid.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct LuxelGrid {
+    pub first: usize,
+    pub width: usize,
+    pub height: usize,
+}
+
+/// A luxel of the map: its face and its index on the face.
+pub(crate) type Luxel = (usize, usize);
+
+/// The luxels asked, and those of them always traced on their own.
+pub(crate) struct Asked<'a> {
+    pub asked: &'a Bits,
+    pub alone: &'a Bits,
+}
+
+/// The answers, as bits, for the luxels `asked` has set; `trace` answers a batch of luxels at
+/// once (in the order given). `stride` 1 traces every luxel asked.
+pub(crate) fn answer(
+    grids: &[LuxelGrid],
+    asked: &Asked<'_>,
+    stride: usize,
+    trace: &mut dyn FnMut(&[Luxel]) -> Vec<bool>,
+) -> Bits {
+    let total = grids.last().map_or(0, |g| g.first + g.width * g.height);
+    let mut known = Bits::new(total);
+    let mut open = Bits::new(total);
+    let mut step = stride.max(1).next_power_of_two();
+    loop {
+        let todo = settle_level(
+            grids,
+            asked,
+            step,
+            step == stride.max(1).next_power_of_two(),
+            &mut known,
+            &mut open,
+        );
+        for (&(face, l), yes) in todo.iter().zip(trace(&todo)) {
+            let bit = grids[face].first + l;
+            known.set(bit, true);
+            open.set(bit, yes);
+        }
+        if step == 1 {
+            return open;
+        }
+        step /= 2;
+    }
+}
+
+/// The luxels of level `step` (both coordinates multiples of it, not both of twice it, unless
+/// `top`): those whose answered neighbours agree get their answer; the others are returned to
+/// be traced.
+fn settle_level(
+    grids: &[LuxelGrid],
+    asked: &Asked<'_>,
+    step: usize,
+    top: bool,
+    known: &mut Bits,
+    open: &mut Bits,
+) -> Vec<Luxel> {
+    let mut todo = Vec::new();
+    for (face, g) in grids.iter().enumerate() {
+        for t in (0..g.height).step_by(if top { 1 } else { step }) {
+            for s in (0..g.width).step_by(if top { 1 } else { step }) {
+                let on_level = s.is_multiple_of(step) && t.is_multiple_of(step);
+                let coarser = s.is_multiple_of(2 * step) && t.is_multiple_of(2 * step);
+                let bit = g.first + t * g.width + s;
+                let alone = asked.alone.get(bit);
+                let here = if top {
+                    on_level || alone
+                } else {
+                    !coarser && !alone
+                };
+                if !here || !asked.asked.get(bit) {
+                    continue;
+                }
+                let l = t * g.width + s;
+                match (!top)
+                    .then(|| agreed(g, asked.alone, (known, open), (s, t), step))
+                    .flatten()
+                {
+                    Some(yes) => {
+                        known.set(g.first + l, true);
+                        open.set(g.first + l, yes);
+                    }
+                    None => todo.push((face, l)),
+                }
+            }
+        }
+    }
+    todo
+}
+
+/// The answer of luxel `(s, t)`'s neighbours a `step` away along each axis on which it lies
+/// between two coarser luxels, when they are all answered and agree.
+fn agreed(
+    g: &LuxelGrid,
+    alone: &Bits,
+    (known, open): (&Bits, &Bits),
+    (s, t): (usize, usize),
+    step: usize,
+) -> Option<bool> {
+    let around = |c: usize| -> [Option<usize>; 2] {
+        if c.is_multiple_of(2 * step) {
+            [Some(c), Some(c)]
+        } else {
+            [Some(c - step), c.checked_add(step)]
+        }
+    };
+    let mut answer = None;
+    for y in around(t) {
+        for x in around(s) {
+            let (x, y) = (x?, y?);
+            if x >= g.width || y >= g.height {
+                return None;
+            }
+            let bit = g.first + y * g.width + x;
+            if !known.get(bit) || alone.get(bit) || *answer.get_or_insert(open.get(bit)) != open.get(bit) {
+                return None;
+            }
+        }
+    }
+    answer
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A single face `w × h`, every luxel asked.
+    fn face(w: usize, h: usize) -> (Vec<LuxelGrid>, Bits) {
+        let mut asked = Bits::new(w * h);
+        (0..w * h).for_each(|b| asked.set(b, true));
+        (
+            vec![LuxelGrid {
+                first: 0,
+                width: w,
+                height: h,
+            }],
+            asked,
+        )
+    }
+
+    /// Answers `truth` and records how many luxels were traced.
+    fn run(
+        grids: &[LuxelGrid],
+        asked: &Bits,
+        stride: usize,
+        truth: impl Fn(usize, usize) -> bool,
+    ) -> (Bits, usize) {
+        let mut traced = 0;
+        let mut trace = |ls: &[Luxel]| {
+            traced += ls.len();
+            ls.iter().map(|&(f, l)| truth(f, l)).collect()
+        };
+        let alone = Bits::new(asked.0.len() * 64);
+        let asked = Asked { asked, alone: &alone };
+        let bits = answer(grids, &asked, stride, &mut trace);
+        (bits, traced)
+    }
+
+    #[test]
+    fn a_smooth_answer_is_exact_and_traces_few_luxels() {
+        let (grids, asked) = face(33, 17);
+        // A half plane: the answer changes once along each row.
+        let truth = |_: usize, l: usize| (l % 33) * 2 + (l / 33) > 30;
+        for stride in [1, 2, 4, 8] {
+            let (bits, traced) = run(&grids, &asked, stride, truth);
+            assert!(
+                (0..33 * 17).all(|l| bits.get(l) == truth(0, l)),
+                "stride {stride}"
+            );
+            if stride == 1 {
+                assert_eq!(traced, 33 * 17);
+            } else {
+                assert!(traced < 33 * 17 / 2, "stride {stride}: {traced} traced");
+            }
+        }
+    }
+
+    #[test]
+    fn luxels_not_asked_are_neither_traced_nor_used() {
+        let (grids, mut asked) = face(9, 9);
+        // Every other column not asked: no luxel has two asked neighbours along s.
+        (0..81)
+            .filter(|l| l % 9 % 2 == 1)
+            .for_each(|l| asked.set(l, false));
+        let mut seen = Vec::new();
+        let mut trace = |ls: &[Luxel]| {
+            seen.extend_from_slice(ls);
+            vec![true; ls.len()]
+        };
+        let alone = Bits::new(81);
+        let bits = answer(
+            &grids,
+            &Asked {
+                asked: &asked,
+                alone: &alone,
+            },
+            4,
+            &mut trace,
+        );
+        assert!(seen.iter().all(|&(_, l)| asked.get(l)));
+        assert!((0..81).all(|l| bits.get(l) == asked.get(l)));
+    }
+
+    #[test]
+    fn a_thin_line_between_traced_luxels_is_the_price() {
+        let (grids, asked) = face(9, 1);
+        // Only luxel 1 differs: at stride 2 its neighbours 0 and 2 agree, so it is not traced.
+        let truth = |_: usize, l: usize| l == 1;
+        assert!(!run(&grids, &asked, 2, truth).0.get(1));
+        assert!(run(&grids, &asked, 1, truth).0.get(1));
+    }
+
+    #[test]
+    fn a_luxel_alone_is_traced_and_speaks_for_no_other() {
+        let (grids, asked) = face(5, 1);
+        let mut alone = Bits::new(5);
+        alone.set(3, true);
+        let mut seen = Vec::new();
+        let mut trace = |ls: &[Luxel]| {
+            seen.extend_from_slice(ls);
+            vec![true; ls.len()]
+        };
+        answer(
+            &grids,
+            &Asked {
+                asked: &asked,
+                alone: &alone,
+            },
+            2,
+            &mut trace,
+        );
+        // 0, 2, 4 on the coarse level, 3 alone, and 1 between two that agree: not traced.
+        let mut lux: Vec<usize> = seen.iter().map(|&(_, l)| l).collect();
+        lux.sort_unstable();
+        assert_eq!(lux, [0, 2, 3, 4]);
+    }
+}
