@@ -488,8 +488,8 @@ struct FaceWork<'f> {
     styles: Vec<u8>,
     /// Per range, per style slot: the samples (per bump basis, a row of luxels).
     out: Vec<Vec<Vec<Vec3>>>,
-    /// Per light (by index; when supersampling), per luxel: what its shadow ray found
-    /// ([`Seen`]), for supersampling to reuse ([`FaceWork::seen_around`]).
+    /// Per light (by index; when supersampling, texture lights alone), per luxel: what its
+    /// shadow ray found ([`Seen`]), for supersampling to reuse ([`FaceWork::seen_around`]).
     seen: Vec<Option<Vec<Seen>>>,
     rays: u64,
 }
@@ -691,7 +691,10 @@ impl<'a> DirectLight<'a> {
         intensities: &[Vec3],
     ) -> Option<Vec<Option<[f32; 4]>>> {
         let reachable = reachable_luxels(self.world, light, light_cluster, work.samples, work.luxels);
-        if let Some(seen) = work.seen.get_mut(li) {
+        // Only texture lights: their steep cos/d² falloff, not a shadow, is what most often
+        // calls for supersampling beside them. A point light's or the sun's thin shadows
+        // (railings, fences) slip between luxels: those keep the corner rays.
+        if let (Some(seen), LightKind::Surface) = (work.seen.get_mut(li), light.kind) {
             *seen = Some(vec![Seen::Untraced; work.luxels]);
         }
         let sky_ambient =
