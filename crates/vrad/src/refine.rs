@@ -93,16 +93,19 @@ fn settle_level(
     for (face, g) in grids.iter().enumerate() {
         for t in (0..g.height).step_by(if top { 1 } else { step }) {
             for s in (0..g.width).step_by(if top { 1 } else { step }) {
-                let on_level = s.is_multiple_of(step) && t.is_multiple_of(step);
-                let coarser = s.is_multiple_of(2 * step) && t.is_multiple_of(2 * step);
                 let bit = g.first + t * g.width + s;
+                if !asked.asked.get(bit) {
+                    continue;
+                }
+                let on_level = multiple(s, step) && multiple(t, step);
+                let coarser = multiple(s, 2 * step) && multiple(t, 2 * step);
                 let alone = asked.alone.get(bit);
                 let here = if top {
                     on_level || alone
                 } else {
                     !coarser && !alone
                 };
-                if !here || !asked.asked.get(bit) {
+                if !here {
                     continue;
                 }
                 let l = t * g.width + s;
@@ -122,6 +125,13 @@ fn settle_level(
     todo
 }
 
+/// Whether `c` is a multiple of `step`, a power of two (a mask, not a division: this runs for
+/// every luxel of the map at each level of each direction).
+#[inline]
+fn multiple(c: usize, step: usize) -> bool {
+    c & (step - 1) == 0
+}
+
 /// The answer of luxel `(s, t)`'s neighbours a `step` away along each axis on which it lies
 /// between two coarser luxels, when they are all answered and agree.
 fn agreed(
@@ -132,7 +142,7 @@ fn agreed(
     step: usize,
 ) -> Option<bool> {
     let around = |c: usize| -> [Option<usize>; 2] {
-        if c.is_multiple_of(2 * step) {
+        if multiple(c, 2 * step) {
             [Some(c), Some(c)]
         } else {
             [Some(c - step), c.checked_add(step)]
