@@ -627,21 +627,8 @@ impl<'a> DirectLight<'a> {
         let sun_table = lights
             .iter()
             .find(|l| l.kind == LightKind::Sun && l.sun_dirs.len() > 1)
-            .map(|sun| {
-                // VRAD's -fast traces a quarter of the sun's directions.
-                let fast = options.quality == crate::Quality::Fast;
-                let n = if fast {
-                    (sun.sun_dirs.len() / 4).max(1)
-                } else {
-                    sun.sun_dirs.len()
-                };
-                // The sun's shadows are sharp and strong: every luxel traced.
-                let dirs = (&sun.sun_dirs[..n], Some(-sun.normal));
-                SkyTable::trace(world, sun, dirs, 1, &shadows, progress)
-            });
-        let traced = |t: &Option<SkyTable>| t.as_ref().map_or(0, |t| t.traced);
-        counters.add_rays(traced(&sky_table) + traced(&sun_table));
-        Counters::add(&counters.sky_ambient_rays, traced(&sky_table));
+            .map(|sun| SkyTable::of_sun(world, sun, options, &shadows, progress));
+        SkyTable::count_rays(counters, &sky_table, &sun_table);
         DirectLight {
             world,
             ranges,
@@ -928,14 +915,7 @@ impl SkyTable {
                     asked: &asked,
                     alone: &alone,
                 };
-                let mut traced = 0;
-                let mut trace = |luxels: &[refine::Luxel]| {
-                    traced += luxels.len() as u64;
-                    let origins = luxels.iter().map(|&(f, l)| world.samples[f].pos[l].to_array());
-                    sky_open(world, shadows, origins.collect(), d)
-                };
-                let row = refine::answer(&grids, &asked, stride, &mut trace);
-                (row, traced)
+                sky_row(world, shadows, (&grids, &asked), stride, d)
             })
             .unzip();
         progress.finish();
@@ -950,6 +930,51 @@ impl SkyTable {
     fn reaches(&self, face: usize, luxel: usize, k: usize) -> bool {
         self.rows[k].get(self.first_luxel[face] + luxel)
     }
+
+    /// A spread sun's table: its directions traced from every luxel facing its centre.
+    fn of_sun(
+        world: &World,
+        sun: &Light,
+        options: &Options,
+        shadows: &Shadows<'_>,
+        progress: &dyn Progress,
+    ) -> SkyTable {
+        // VRAD's -fast traces a quarter of the sun's directions.
+        let n = if options.quality == crate::Quality::Fast {
+            (sun.sun_dirs.len() / 4).max(1)
+        } else {
+            sun.sun_dirs.len()
+        };
+        // The sun's shadows are sharp and strong: every luxel traced.
+        let dirs = (&sun.sun_dirs[..n], Some(-sun.normal));
+        SkyTable::trace(world, sun, dirs, 1, shadows, progress)
+    }
+
+    /// Counts the rays the sky table and the sun table traced (the sky's also as sky ambient).
+    fn count_rays(counters: &Counters, sky: &Option<SkyTable>, sun: &Option<SkyTable>) {
+        let traced = |t: &Option<SkyTable>| t.as_ref().map_or(0, |t| t.traced);
+        counters.add_rays(traced(sky) + traced(sun));
+        Counters::add(&counters.sky_ambient_rays, traced(sky));
+    }
+}
+
+/// One direction's row of the sky table: whether `d` reaches the sky from each luxel asked,
+/// traced coarse to fine from every `stride`-th luxel; and the rays traced.
+fn sky_row(
+    world: &World,
+    shadows: &Shadows<'_>,
+    (grids, asked): (&[LuxelGrid], &refine::Asked<'_>),
+    stride: usize,
+    d: Vec3,
+) -> (Bits, u64) {
+    let mut traced = 0;
+    let mut trace = |luxels: &[refine::Luxel]| {
+        traced += luxels.len() as u64;
+        let origins = luxels.iter().map(|&(f, l)| world.samples[f].pos[l].to_array());
+        sky_open(world, shadows, origins.collect(), d)
+    };
+    let row = refine::answer(grids, asked, stride, &mut trace);
+    (row, traced)
 }
 
 /// Per face, its luxels' place among the sky table's bits (an unlit face has none).

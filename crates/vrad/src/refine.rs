@@ -97,15 +97,7 @@ fn settle_level(
                 if !asked.asked.get(bit) {
                     continue;
                 }
-                let on_level = multiple(s, step) && multiple(t, step);
-                let coarser = multiple(s, 2 * step) && multiple(t, 2 * step);
-                let alone = asked.alone.get(bit);
-                let here = if top {
-                    on_level || alone
-                } else {
-                    !coarser && !alone
-                };
-                if !here {
+                if !settled_on(step, top, (s, t), asked.alone.get(bit)) {
                     continue;
                 }
                 let l = t * g.width + s;
@@ -123,6 +115,17 @@ fn settle_level(
         }
     }
     todo
+}
+
+/// Whether luxel `(s, t)` (`alone` or not) is settled on the level of `step`: on the top level,
+/// those on its grid and those alone; below, those on its grid but not the coarser one's.
+#[inline]
+fn settled_on(step: usize, top: bool, (s, t): (usize, usize), alone: bool) -> bool {
+    if top {
+        (multiple(s, step) && multiple(t, step)) || alone
+    } else {
+        !(alone || (multiple(s, 2 * step) && multiple(t, 2 * step)))
+    }
 }
 
 /// Whether `c` is a multiple of `step`, a power of two (a mask, not a division: this runs for
