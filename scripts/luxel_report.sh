@@ -20,16 +20,15 @@ header='map\tluxel_r\trough_ratio\tp90_err\tr\tmedian_ratio\tvrad_s'
 [ -n "${VALVE_BIN:-}" ] && header+='\tvalve_luxel_r\tvalve_rough\tvalve_p90\tvs_valve_luxel_r\tvs_valve_rough\tvs_valve_p90'
 printf "$header\\n" > "$out/report.tsv"
 
-# Valve's vrad -ldr on a copy of BLANK (its static props rewritten to v6, which Mapbase's vrad reads
-# without the game's own files), with a game folder holding MODELS when given; prints the lit BSP's path.
+# Valve's vrad -ldr on an uncompressed copy of BLANK (its static props rewritten to v6, the one version Mapbase's
+# vrad reads from any game), with a game folder holding MODELS when given; prints the lit BSP's path.
 valve_relight() { # BLANK NAME [MODELS]
-  local dir="$out/valve_$2" tools
-  tools=$(dirname "$corpus")/tools/valve
+  local dir="$out/valve_$2"
   rm -rf "$dir"; mkdir -p "$dir/game"
   printf '"GameInfo"\n{\n\tgame "srcmap luxels"\n\ttype singleplayer_only\n\tFileSystem\n\t{\n\t\tSteamAppId 243730\n\t\tSearchPaths\n\t\t{\n\t\t\tgame+mod |gameinfo_path|.\n\t\t}\n\t}\n}\n' > "$dir/game/gameinfo.txt"
   [ -n "${3:-}" ] && ln -s "$3/models" "$dir/game/models"
-  cp "$1" "$dir/$2.bsp"
-  python3 "$tools/sprp_v6.py" "$dir/$2.bsp" > /dev/null 2>&1
+  "$bin" convert --decompress "$1" "$dir/$2.bsp" > /dev/null
+  python3 "$root/scripts/valve/sprp_v6.py" "$dir/$2.bsp"
   (cd "$dir" && WINEARCH=win32 WINEDEBUG=-all DISPLAY= ${WINE:-wine} "$VALVE_BIN/vrad.exe" -threads 2 -ldr \
     -game "Z:${dir//\//\\}\\game" "$2" > vrad.log 2>&1) && echo "$dir/$2.bsp"
 }
