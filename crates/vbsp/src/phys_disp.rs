@@ -207,9 +207,10 @@ pub fn convex_hull(points: &[DVec3], candidates: &[usize]) -> Option<Vec<[usize;
     let mut keep: Vec<usize> = first.faces.iter().flatten().copied().collect();
     keep.sort_unstable();
     keep.dedup();
+    let mut prefix = PrefixHull::default();
     for v in keep.clone() {
         let others: Vec<usize> = keep.iter().copied().filter(|&k| k != v).collect();
-        if clearance(points, &first, &others, v) <= CLEAR && !outside_hull(points, &others, points[v]) {
+        if clearance(points, &first, &others, v) <= CLEAR && !prefix.outside_hull(points, &others, v) {
             keep = others;
         }
     }
@@ -242,16 +243,62 @@ fn clearance(points: &[DVec3], hull: &HullFaces, others: &[usize], v: usize) -> 
 /// See [`clearance`]: in units, against the tolerance of 0.01.
 const CLEAR: f64 = 0.5;
 
+/// The incremental hull of the candidate corners [`convex_hull`] has already passed, kept
+/// between its tests. Each test builds the hull of all corners but one, `v`, in index order;
+/// the corners before `v` are settled by then (only `v` itself may be dropped), so while the
+/// starting tetrahedron stays the same, every test's hull begins with the same points added in
+/// the same order. That common beginning is built once and continued per test, which gives
+/// the very hull the test would build from scratch.
+#[derive(Default)]
+struct PrefixHull {
+    /// The start of the shared hull, and the corners it holds: the start's and those of the
+    /// candidates below `below` (the end of the settled corners it has added).
+    start: Option<[usize; 4]>,
+    shared: HullFaces,
+    below: usize,
+    /// The hull of one test, a copy of the shared one continued.
+    scratch: HullFaces,
+}
+
+impl PrefixHull {
+    /// [`outside_hull`] of `points[v]` and the corners `others` (all but `v`), reusing the
+    /// shared beginning.
+    fn outside_hull(&mut self, points: &[DVec3], others: &[usize], v: usize) -> bool {
+        let Some(HullStart::Tetrahedron(start)) = hull_start(points, others) else {
+            return outside_hull(points, others, points[v]);
+        };
+        let (before, after) = others.split_at(others.partition_point(|&k| k < v));
+        self.extend_shared(points, start, before);
+        self.scratch.copy_from(&self.shared);
+        for &k in after.iter().filter(|k| !start.contains(k)) {
+            self.scratch.add_point(points, k);
+        }
+        outside_solid_hull(points, &self.scratch, points[v])
+    }
+
+    /// Makes the shared hull that of `start` and the corners `before` (in order): the one
+    /// kept, continued, when it has the same start, else one built anew.
+    fn extend_shared(&mut self, points: &[DVec3], start: [usize; 4], before: &[usize]) {
+        if self.start != Some(start) {
+            self.start = Some(start);
+            self.shared = HullFaces::tetrahedron(points, start);
+            self.below = 0;
+        }
+        let new = &before[before.partition_point(|&k| k < self.below)..];
+        for &k in new.iter().filter(|k| !start.contains(k)) {
+            self.shared.add_point(points, k);
+        }
+        if let Some(&last) = new.last() {
+            self.below = last + 1;
+        }
+    }
+}
+
 /// Whether `q` lies further than the tolerance outside the hull of `points[use_]`.
 fn outside_hull(points: &[DVec3], use_: &[usize], q: DVec3) -> bool {
     match incremental_hull(points, use_) {
         None => true,
-        // Outside at all, and further than the tolerance from every triangle (a plane test
-        // alone would miss points beside a thin hull, whose faces all nearly share one plane).
-        Some(Hull::Solid(hull)) => {
-            (hull.planes.iter()).any(|(n, d)| n.dot(q) - d > VISIBLE_EPSILON)
-                && (hull.faces.iter()).all(|t| triangle_distance(q, t.map(|i| points[i])) > PLANE_EPSILON)
-        }
+        Some(Hull::Solid(hull)) => outside_solid_hull(points, &hull, q),
         Some(Hull::Flat(polygon, normal)) => {
             let d = normal.dot(points[polygon[0]]);
             if (normal.dot(q) - d).abs() > PLANE_EPSILON {
@@ -266,6 +313,14 @@ fn outside_hull(points: &[DVec3], use_: &[usize], q: DVec3) -> bool {
             })
         }
     }
+}
+
+/// Whether `q` lies outside the solid hull at all, and further than the tolerance from every
+/// triangle (a plane test alone would miss points beside a thin hull, whose faces all nearly
+/// share one plane).
+fn outside_solid_hull(points: &[DVec3], hull: &HullFaces, q: DVec3) -> bool {
+    (hull.planes.iter()).any(|(n, d)| n.dot(q) - d > VISIBLE_EPSILON)
+        && (hull.faces.iter()).all(|t| triangle_distance(q, t.map(|i| points[i])) > PLANE_EPSILON)
 }
 
 /// The distance from `q` to the triangle `t` (its closest point: inside, on an edge or a corner).
@@ -381,6 +436,7 @@ fn arg_by(
 /// A solid hull being built: its faces (counter-clockwise seen from outside) and their planes,
 /// with the buffers each added point reuses (a hull is rebuilt once per candidate corner, so
 /// allocating per point dominated the physics pass).
+#[derive(Default)]
 struct HullFaces {
     faces: Vec<[usize; 3]>,
     planes: Vec<(DVec3, f64)>,
@@ -413,6 +469,12 @@ impl HullFaces {
             visible_edges: Vec::new(),
             horizon: Vec::new(),
         }
+    }
+
+    /// Becomes a copy of `other`'s faces, in the buffers it has.
+    fn copy_from(&mut self, other: &HullFaces) {
+        self.faces.clone_from(&other.faces);
+        self.planes.clone_from(&other.planes);
     }
 
     /// Grow the hull to point `v`: the faces it sees are replaced by a fan from their
