@@ -190,6 +190,17 @@ fn weld_cell(p: DVec3) -> [i32; 3] {
     ]
 }
 
+/// Whether a weld cell may hold a point within 0.1 of the line through `pa` along the unit
+/// `dir`: its centre lies within half its diagonal (55.43) and 0.1 of the line, with room for
+/// rounding. A long slanted edge's box holds many cells far from the edge; skipping them
+/// leaves the points found, and their order, as they were.
+fn cell_near_line(cell: [i32; 3], pa: DVec3, dir: DVec3) -> bool {
+    const REACH: f64 = 56.0;
+    let centre = (DVec3::new(cell[0] as f64, cell[1] as f64, cell[2] as f64) + 0.5) * WELD_CELL;
+    let d = centre - pa;
+    (d - dir * d.dot(dir)).length_squared() <= REACH * REACH
+}
+
 /// Weld the faces' points and split edges at vertices of other faces lying on them, so
 /// that no T-junction leaves a crack (Valve's `FixTjuncs`). Displacement base faces are
 /// welded afterwards and take no part in the fixing: their edges are not split and their
@@ -276,6 +287,9 @@ fn vertices_on_edge(a: u32, b: u32, verts: &[DVec3], grid: &HashMap<[i32; 3], Ve
     for x in ca[0]..=cb[0] {
         for y in ca[1]..=cb[1] {
             for z in ca[2]..=cb[2] {
+                if !cell_near_line([x, y, z], pa, dir) {
+                    continue;
+                }
                 let list = grid.get(&[x, y, z]).map_or(&[][..], Vec::as_slice);
                 on.extend(on_segment(list, (a, b), pa, dir, len, verts));
             }

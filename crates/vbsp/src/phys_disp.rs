@@ -167,12 +167,19 @@ impl Pierce {
                 continue;
             }
             let s = n.dot(p - centre) / denom;
+            // Only a hit further along than the best so far can replace it: test that before
+            // the (dearer) test of whether the ray passes inside the triangle.
+            let further = s > -PLANE_EPSILON && best.is_none_or(|(bs, _)| s > bs);
+            if !further {
+                continue;
+            }
             let x = centre + dir * s;
             // Inside the triangle (with a small tolerance for hits on its edges).
+            let slack = -1e-6 * n.length_squared();
             let inside = [(p, q), (q, r), (r, p)]
                 .iter()
-                .all(|&(e0, e1)| (e1 - e0).cross(x - e0).dot(n) >= -1e-6 * n.length_squared());
-            if inside && s > -PLANE_EPSILON && best.is_none_or(|(bs, _)| s > bs) {
+                .all(|&(e0, e1)| (e1 - e0).cross(x - e0).dot(n) >= slack);
+            if inside {
                 best = Some((s, u));
             }
         }
