@@ -459,7 +459,8 @@ fn outside_of(piece: Winding, cover: &Winding, plane: &Plane) -> Vec<Winding> {
         } else {
             normal
         };
-        let (front, back) = rest.split(&Plane::new(normal, normal.dot(a)), 1e-6);
+        let (front, back) =
+            (rest.into_split(&Plane::new(normal, normal.dot(a)), 1e-6)).unwrap_or((None, None));
         out.extend(front);
         inside = back;
     }
