@@ -451,6 +451,7 @@ struct HullFaces {
     visible: Vec<bool>,
     /// The directed edges of the faces the point sees, and the horizon among them.
     visible_edges: Vec<(usize, usize)>,
+    sorted_edges: Vec<(usize, usize)>,
     horizon: Vec<(usize, usize)>,
 }
 
@@ -474,6 +475,7 @@ impl HullFaces {
             planes,
             visible: Vec::new(),
             visible_edges: Vec::new(),
+            sorted_edges: Vec::new(),
             horizon: Vec::new(),
         }
     }
@@ -490,8 +492,13 @@ impl HullFaces {
     fn add_point(&mut self, points: &[DVec3], v: usize) {
         let q = points[v];
         self.visible.clear();
-        (self.visible).extend(self.planes.iter().map(|(n, d)| n.dot(q) - d > VISIBLE_EPSILON));
-        if !self.visible.contains(&true) {
+        let mut any = false;
+        for (n, d) in &self.planes {
+            let sees = n.dot(q) - d > VISIBLE_EPSILON;
+            any |= sees;
+            self.visible.push(sees);
+        }
+        if !any {
             return;
         }
         self.find_horizon();
@@ -520,8 +527,21 @@ impl HullFaces {
         for (t, _) in self.faces.iter().zip(&self.visible).filter(|(_, v)| **v) {
             self.visible_edges.extend(edges(t));
         }
+        // An edge is on the horizon when its reverse is not among the visible edges: looked
+        // up in a sorted copy when there are many.
+        const SHORT: usize = 24;
+        self.sorted_edges.clear();
+        if self.visible_edges.len() > SHORT {
+            self.sorted_edges.extend(&self.visible_edges);
+            self.sorted_edges.sort_unstable();
+        }
         for &(x, y) in &self.visible_edges {
-            if !self.visible_edges.contains(&(y, x)) {
+            let reversed_visible = if self.sorted_edges.is_empty() {
+                self.visible_edges.contains(&(y, x))
+            } else {
+                self.sorted_edges.binary_search(&(y, x)).is_ok()
+            };
+            if !reversed_visible {
                 self.horizon.push((x, y));
             }
         }

@@ -31,8 +31,6 @@
 //! Not done (reported, not faked): a displacement's `surfaceprop2` (Valve's choice by alpha),
 //! and the game's own `surfaceproperties*.txt` densities with `-game`.
 
-use std::collections::HashMap;
-
 use srcmap_bsp::{Bsp, PhysCollide, PhysModel, flags::Contents};
 use srcmap_geom::DVec3;
 use srcmap_geom::{Plane, Winding};
@@ -604,19 +602,22 @@ fn weld(points: &mut Vec<DVec3>, p: DVec3) -> u32 {
 /// For each triangle edge (slot `4t + 1 + e`), the slot of the edge running the other way;
 /// `None` when the mesh is not closed.
 fn twins(triangles: &[[u32; 3]]) -> Option<Vec<[i32; 3]>> {
-    let mut at: HashMap<(u32, u32), usize> = HashMap::new();
+    // Each directed edge with its slot, sorted by edge: meshes are small, and a sorted list
+    // beats hashing them.
+    let mut at: Vec<((u32, u32), usize)> = Vec::with_capacity(3 * triangles.len());
     for (t, tri) in triangles.iter().enumerate() {
-        for e in 0..3 {
-            if at.insert((tri[e], tri[(e + 1) % 3]), 4 * t + 1 + e).is_some() {
-                return None;
-            }
-        }
+        at.extend((0..3).map(|e| ((tri[e], tri[(e + 1) % 3]), 4 * t + 1 + e)));
     }
+    at.sort_unstable();
+    if at.windows(2).any(|w| w[0].0 == w[1].0) {
+        return None;
+    }
+    let slot_of = |edge: (u32, u32)| at.binary_search_by_key(&edge, |&(e, _)| e).ok().map(|i| at[i].1);
     let mut out = Vec::with_capacity(triangles.len());
     for (t, tri) in triangles.iter().enumerate() {
         let mut row = [0i32; 3];
         for e in 0..3 {
-            let twin = *at.get(&(tri[(e + 1) % 3], tri[e]))?;
+            let twin = slot_of((tri[(e + 1) % 3], tri[e]))?;
             row[e] = twin as i32 - (4 * t + 1 + e) as i32;
         }
         out.push(row);
