@@ -1084,19 +1084,21 @@ fn valve_list_order(ids: &[BrushId], make: impl Fn(BrushId) -> BBrush) -> Vec<BB
 /// stronger brush (solid over non-solid, structural over detail) biting a weaker one,
 /// and only where that does not fragment both. The order of the result is Valve's (its
 /// linked lists rebuilt by prepending), since it decides ties when the tree is built.
-fn chop(planes: &PlaneSet, mut list: Vec<BBrush>) -> Vec<BBrush> {
+fn chop(planes: &PlaneSet, list: Vec<BBrush>) -> Vec<BBrush> {
     let mut keep = Vec::with_capacity(list.len());
+    // A deque, so that a kept brush leaves the front without moving all the others.
+    let mut list = std::collections::VecDeque::from(list);
     while !list.is_empty() {
-        let Some((gone, pieces)) = carve_first(planes, &list) else {
+        let Some((gone, pieces)) = carve_first(planes, list.make_contiguous()) else {
             // The first brush intersects nothing after it any more: keep it.
-            keep.push(list.remove(0));
+            keep.extend(list.pop_front());
             continue;
         };
         // Valve restarts from a list rebuilt by prepending: the rest, the pieces
         // appended, the carved brush left out, all reversed.
         list.extend(pieces);
         list.remove(gone);
-        list.reverse();
+        list.make_contiguous().reverse();
     }
     keep.reverse();
     keep
