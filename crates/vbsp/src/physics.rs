@@ -191,11 +191,12 @@ fn world_meshes(
     skipped: &mut Vec<(usize, String)>,
 ) -> Vec<ConvexMesh> {
     let brushes = model_brushes(bsp, 0, mask);
+    let mut slots = TexinfoSlots::default();
     brushes
         .iter()
         .filter_map(|&b| brush_mesh(bsp, b, 0.0, &[], skipped))
         .map(|mut m| {
-            m.materials = world_materials(bsp, &m, surfaceprop, world_props);
+            m.materials = world_materials(bsp, &m, surfaceprop, world_props, &mut slots);
             m
         })
         .collect()
@@ -663,6 +664,10 @@ fn inertia_to_ivp(i: DVec3) -> [f32; 3] {
     [(i.x * s) as f32, (i.z * s) as f32, (i.y * s) as f32]
 }
 
+/// Each texinfo's material-table slot, once found: the slot of a surface property never
+/// changes once it has one, and a full table stays full.
+type TexinfoSlots = std::collections::HashMap<i32, u8>;
+
 /// Per triangle of a world brush: the material-table slot of the side facing most its way
 /// (Valve's `FindBrushSide`, `RemapWorldMaterial`); 0 for clip brushes.
 fn world_materials(
@@ -670,6 +675,7 @@ fn world_materials(
     m: &ConvexMesh,
     surfaceprop: &dyn Fn(&str) -> Option<String>,
     props: &mut Vec<String>,
+    slots: &mut TexinfoSlots,
 ) -> Vec<u8> {
     let brush = &bsp.brushes[m.brush];
     // Valve's vbsp sets every side of a world clip brush to no texinfo (`TEXINFO_NODE`) as it
@@ -688,7 +694,8 @@ fn world_materials(
             if clip {
                 return 0;
             }
-            world_slot(props, side_surfaceprop(bsp, side.texinfo, surfaceprop))
+            *(slots.entry(side.texinfo))
+                .or_insert_with(|| world_slot(props, side_surfaceprop(bsp, side.texinfo, surfaceprop)))
         })
         .collect()
 }
