@@ -976,3 +976,44 @@ fn box_reaches_open_leaf(bsp: &bsp::Bsp, skip_areas: &[u32], lo: [f32; 3], hi: [
     }
     false
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_cells_skipped_hold_no_point_on_the_edge() {
+        // Points on and beside long slanted edges, and the edges' vertices found through the
+        // grid agree with a scan of every point.
+        let ends = [
+            (DVec3::new(-700.0, -300.0, 10.0), DVec3::new(900.0, 650.0, 400.0)),
+            (DVec3::new(0.0, 0.0, 0.0), DVec3::new(1000.0, 1.0, -777.0)),
+        ];
+        let mut verts = vec![DVec3::ZERO];
+        let mut edges = Vec::new();
+        for &(a, b) in &ends {
+            edges.push((verts.len() as u32, verts.len() as u32 + 1));
+            verts.extend([a, b]);
+            for k in 1..40 {
+                let on = a + (b - a) * (k as f64 / 40.0);
+                let off = DVec3::new(0.05 * (k % 3) as f64, 0.07 * (k % 2) as f64, 0.3 * (k % 5) as f64);
+                verts.extend([on, on + off, on + DVec3::splat(60.0)]);
+            }
+        }
+        let mut grid: HashMap<[i32; 3], Vec<u32>> = HashMap::new();
+        for (i, &v) in verts.iter().enumerate().skip(1) {
+            grid.entry(weld_cell(v)).or_default().push(i as u32);
+        }
+        for (e, &(a, b)) in edges.iter().enumerate() {
+            let (pa, pb) = (verts[a as usize], verts[b as usize]);
+            let len = (pb - pa).length();
+            let all: Vec<u32> = (1..verts.len() as u32).collect();
+            let mut scan: Vec<(f64, u32)> =
+                on_segment(&all, (a, b), pa, (pb - pa) / len, len, &verts).collect();
+            scan.sort_by(|x, y| x.0.total_cmp(&y.0));
+            let scan: Vec<u32> = scan.into_iter().map(|(_, v)| v).collect();
+            assert!(scan.len() > 20, "edge {e}: {} points on it", scan.len());
+            assert_eq!(vertices_on_edge(a, b, &verts, &grid), scan, "edge {e}");
+        }
+    }
+}

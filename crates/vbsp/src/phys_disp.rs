@@ -221,7 +221,7 @@ pub fn convex_hull(points: &[DVec3], candidates: &[usize]) -> Option<Vec<[usize;
             keep = others;
         }
     }
-    match incremental_hull(points, &keep)? {
+    match prefix.into_hull(points, &keep)? {
         Hull::Flat(polygon, _) => Some(two_sided(&polygon)),
         Hull::Solid(hull) => Some(hull.faces),
     }
@@ -281,6 +281,18 @@ impl PrefixHull {
             self.scratch.add_point(points, k);
         }
         outside_solid_hull(points, &self.scratch, points[v])
+    }
+
+    /// [`incremental_hull`] of all the corners `keep`: the shared hull continued when it has
+    /// their start.
+    fn into_hull(mut self, points: &[DVec3], keep: &[usize]) -> Option<Hull> {
+        match hull_start(points, keep)? {
+            HullStart::Tetrahedron(start) if self.start == Some(start) => {
+                self.extend_shared(points, start, keep);
+                Some(Hull::Solid(self.shared))
+            }
+            _ => incremental_hull(points, keep),
+        }
     }
 
     /// Makes the shared hull that of `start` and the corners `before` (in order): the one
@@ -641,6 +653,48 @@ mod tests {
         for t in &tris {
             let (n, d) = plane_of(&pts, t.map(usize::from));
             assert!(pts.iter().all(|p| n.dot(*p) - d <= PLANE_EPSILON));
+        }
+    }
+
+    /// [`convex_hull`] as it was before [`PrefixHull`]: every test hull built from scratch.
+    fn convex_hull_from_scratch(points: &[DVec3], candidates: &[usize]) -> Option<Vec<[usize; 3]>> {
+        let Hull::Solid(first) = incremental_hull(points, candidates)? else {
+            return convex_hull(points, candidates);
+        };
+        let mut keep: Vec<usize> = first.faces.iter().flatten().copied().collect();
+        keep.sort_unstable();
+        keep.dedup();
+        for v in keep.clone() {
+            let others: Vec<usize> = keep.iter().copied().filter(|&k| k != v).collect();
+            if clearance(points, &first, &others, v) <= CLEAR && !outside_hull(points, &others, points[v]) {
+                keep = others;
+            }
+        }
+        match incremental_hull(points, &keep)? {
+            Hull::Flat(polygon, _) => Some(two_sided(&polygon)),
+            Hull::Solid(hull) => Some(hull.faces),
+        }
+    }
+
+    #[test]
+    fn shared_test_hulls_give_the_hull_built_from_scratch() {
+        // Bumpy grids (a fixed pseudo-random height field, some of it flat) whose hulls drop
+        // many points near their faces, so that many test hulls are built.
+        let mut seed = 0x2545_f491_4f6c_dd1d_u64;
+        let mut noise = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed % 1000) as f64 / 1000.0
+        };
+        for (round, bump) in [0.05, 0.3, 2.0, 8.0].into_iter().enumerate() {
+            let heights: Vec<f64> = (0..81).map(|_| bump * noise()).collect();
+            let flat = |r: usize, c: usize| (r + c + round).is_multiple_of(3);
+            let pts = grid(9, |r, c| if flat(r, c) { 0.0 } else { heights[r * 9 + c] });
+            let all: Vec<usize> = (0..pts.len()).collect();
+            let ours = convex_hull(&pts, &all);
+            assert!(ours.is_some());
+            assert_eq!(ours, convex_hull_from_scratch(&pts, &all), "bump {bump}");
         }
     }
 

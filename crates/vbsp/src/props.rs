@@ -776,6 +776,46 @@ mod tests {
     }
 
     #[test]
+    fn a_box_holding_a_leaf_corner_is_one_the_iteration_finds_overlapping() {
+        // A slanted leaf: a box cut by two diagonal planes.
+        let mut path: Vec<HalfSpace> = [DVec3::X, -DVec3::X, DVec3::Y, -DVec3::Y, DVec3::Z, -DVec3::Z]
+            .iter()
+            .map(|&normal| HalfSpace { normal, dist: 100.0 })
+            .collect();
+        path.push(HalfSpace {
+            normal: DVec3::new(1.0, 1.0, 0.0).normalize(),
+            dist: 30.0,
+        });
+        path.push(HalfSpace {
+            normal: DVec3::new(0.0, -1.0, 1.0).normalize(),
+            dist: 20.0,
+        });
+        let corners = polytope_corners(&path);
+        let mut held = 0;
+        for x in (-160..=160).step_by(40) {
+            for y in (-160..=160).step_by(40) {
+                for z in (-160..=160).step_by(40) {
+                    let points = box_corners(DVec3::new(x as f64, y as f64, z as f64), 48.0);
+                    let hull = PropHull::new(&points);
+                    assert!(hull.solid_box.is_some());
+                    if hull.holds_any(&corners) {
+                        held += 1;
+                        assert!(hulls_overlap(&points, &corners), "box at {x} {y} {z}");
+                    }
+                }
+            }
+        }
+        assert!(held > 10, "{held} boxes hold a corner");
+        // Points that are not a box's eight corners are not taken for the box they span.
+        let rot = Rot::from_angles(DVec3::new(0.0, 30.0, 0.0));
+        let turned: Vec<DVec3> = box_corners(DVec3::ZERO, 48.0)
+            .iter()
+            .map(|&p| rot.apply(p))
+            .collect();
+        assert!(PropHull::new(&turned).solid_box.is_none());
+    }
+
+    #[test]
     fn polytope_of_a_box_has_its_corners() {
         let path = [
             HalfSpace {
