@@ -17,6 +17,7 @@ pub mod allowed;
 pub mod edges;
 pub mod lightmap;
 pub mod neighbors;
+pub mod normals;
 pub mod tesselate;
 
 pub use lightmap::{LightmapSize, SamplePosition};

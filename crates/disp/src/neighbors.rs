@@ -293,7 +293,7 @@ struct EdgeWalk {
 
 /// Our step and the neighbour's along a shared edge, ours of grid power `power` and theirs as
 /// fine as `nb_fine`: one on the finer side, the ratio on the coarser.
-fn steps(power: i32, nb_fine: i32) -> (i32, i32) {
+pub(crate) fn steps(power: i32, nb_fine: i32) -> (i32, i32) {
     if nb_fine > power {
         (1, 1 << (nb_fine - power))
     } else {

@@ -136,17 +136,31 @@ impl Winding {
     /// Split by `plane` into the parts in front and behind. A polygon lying on the plane goes
     /// to neither side (both `None`) — callers decide by facing.
     pub fn split(&self, plane: &Plane, epsilon: f64) -> (Option<Winding>, Option<Winding>) {
-        with_point_sides(&self.points, plane, epsilon, |at| {
-            if at.front == 0 && at.back == 0 {
-                return (None, None);
-            }
-            if at.back == 0 {
-                return (Some(self.clone()), None);
-            }
-            if at.front == 0 {
-                return (None, Some(self.clone()));
-            }
-            self.split_crossing(plane, at, [true, true])
+        self.split_parts(plane, epsilon)
+            .unwrap_or_else(|whole| whole.place(self.clone()))
+    }
+
+    /// [`Winding::split`] of a polygon given up: returned itself, not a copy, when the plane
+    /// does not cut it, and as the error when it lies on the plane (for the caller to place).
+    pub fn into_split(
+        self,
+        plane: &Plane,
+        epsilon: f64,
+    ) -> Result<(Option<Winding>, Option<Winding>), Winding> {
+        match self.split_parts(plane, epsilon) {
+            Ok(parts) => Ok(parts),
+            Err(Whole::Neither) => Err(self),
+            Err(whole) => Ok(whole.place(self)),
+        }
+    }
+
+    /// The two parts when the plane cuts the polygon, else where the whole of it goes.
+    fn split_parts(&self, plane: &Plane, epsilon: f64) -> Result<(Option<Winding>, Option<Winding>), Whole> {
+        with_point_sides(&self.points, plane, epsilon, |at| match (at.front, at.back) {
+            (0, 0) => Err(Whole::Neither),
+            (_, 0) => Err(Whole::Front),
+            (0, _) => Err(Whole::Back),
+            _ => Ok(self.split_crossing(plane, at, [true, true])),
         })
     }
 
@@ -313,6 +327,25 @@ fn side_of(d: f64, epsilon: f64) -> Side {
         Side::Back
     } else {
         Side::On
+    }
+}
+
+/// Where [`Winding::split`] puts a polygon the plane does not cut.
+enum Whole {
+    /// On the plane: neither part.
+    Neither,
+    Front,
+    Back,
+}
+
+impl Whole {
+    /// The (front, back) parts holding `w` whole.
+    fn place(self, w: Winding) -> (Option<Winding>, Option<Winding>) {
+        match self {
+            Whole::Neither => (None, None),
+            Whole::Front => (Some(w), None),
+            Whole::Back => (None, Some(w)),
+        }
     }
 }
 

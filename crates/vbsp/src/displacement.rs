@@ -4,6 +4,8 @@
 //! written in map order: DISPINFO, DISP_VERTS, DISP_TRIS, the lightmap sample positions,
 //! neighbours and the allowed (LOD) vertices.
 
+use std::collections::HashMap;
+
 use glam::Vec3;
 use srcmap_bsp as bsp;
 use srcmap_disp::{DispGrid, MAX_POWER, MIN_POWER};
@@ -383,6 +385,8 @@ fn push_records(out: &mut bsp::Bsp, d: &Disp, face: Option<usize>, allowed_verts
 /// so the faces keep their texinfo here too.
 fn lay_out_lightmaps(out: &mut bsp::Bsp, disps: &[Disp], map_face: &[Option<usize>]) {
     out.disp_lightmap_sample_positions.clear();
+    // The bytes depend only on the power and the lightmap size, which most displacements share.
+    let mut bytes_of: HashMap<(u32, u32, u32), Vec<u8>> = HashMap::new();
     for (i, (d, face)) in disps.iter().zip(map_face).enumerate() {
         out.disp_info[i].lightmap_sample_position_start = out.disp_lightmap_sample_positions.len() as i32;
         let Some(fi) = *face else { continue };
@@ -392,10 +396,9 @@ fn lay_out_lightmaps(out: &mut bsp::Bsp, disps: &[Disp], map_face: &[Option<usiz
             out.faces[fi].lightmap_size = size.face_size();
         }
         let [u, v] = out.faces[fi].lightmap_size.map(|n| n.max(0) as u32);
-        srcmap_disp::lightmap::encode_sample_positions(
-            &srcmap_disp::lightmap::sample_positions(d.grid.power, u, v),
-            &mut out.disp_lightmap_sample_positions,
-        );
+        let bytes = (bytes_of.entry((d.grid.power, u, v)))
+            .or_insert_with(|| srcmap_disp::lightmap::sample_position_bytes(d.grid.power, u, v));
+        out.disp_lightmap_sample_positions.extend_from_slice(bytes);
     }
 }
 

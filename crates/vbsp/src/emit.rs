@@ -190,6 +190,17 @@ fn weld_cell(p: DVec3) -> [i32; 3] {
     ]
 }
 
+/// Whether a weld cell may hold a point within 0.1 of the line through `pa` along the unit
+/// `dir`: its centre lies within half its diagonal (55.43) and 0.1 of the line, with room for
+/// rounding. A long slanted edge's box holds many cells far from the edge; skipping them
+/// leaves the points found, and their order, as they were.
+fn cell_near_line(cell: [i32; 3], pa: DVec3, dir: DVec3) -> bool {
+    const REACH: f64 = 56.0;
+    let centre = (DVec3::new(cell[0] as f64, cell[1] as f64, cell[2] as f64) + 0.5) * WELD_CELL;
+    let d = centre - pa;
+    (d - dir * d.dot(dir)).length_squared() <= REACH * REACH
+}
+
 /// Weld the faces' points and split edges at vertices of other faces lying on them, so
 /// that no T-junction leaves a crack (Valve's `FixTjuncs`). Displacement base faces are
 /// welded afterwards and take no part in the fixing: their edges are not split and their
@@ -276,6 +287,9 @@ fn vertices_on_edge(a: u32, b: u32, verts: &[DVec3], grid: &HashMap<[i32; 3], Ve
     for x in ca[0]..=cb[0] {
         for y in ca[1]..=cb[1] {
             for z in ca[2]..=cb[2] {
+                if !cell_near_line([x, y, z], pa, dir) {
+                    continue;
+                }
                 let list = grid.get(&[x, y, z]).map_or(&[][..], Vec::as_slice);
                 on.extend(on_segment(list, (a, b), pa, dir, len, verts));
             }
@@ -961,4 +975,45 @@ fn box_reaches_open_leaf(bsp: &bsp::Bsp, skip_areas: &[u32], lo: [f32; 3], hi: [
         }
     }
     false
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_cells_skipped_hold_no_point_on_the_edge() {
+        // Points on and beside long slanted edges, and the edges' vertices found through the
+        // grid agree with a scan of every point.
+        let ends = [
+            (DVec3::new(-700.0, -300.0, 10.0), DVec3::new(900.0, 650.0, 400.0)),
+            (DVec3::new(0.0, 0.0, 0.0), DVec3::new(1000.0, 1.0, -777.0)),
+        ];
+        let mut verts = vec![DVec3::ZERO];
+        let mut edges = Vec::new();
+        for &(a, b) in &ends {
+            edges.push((verts.len() as u32, verts.len() as u32 + 1));
+            verts.extend([a, b]);
+            for k in 1..40 {
+                let on = a + (b - a) * (k as f64 / 40.0);
+                let off = DVec3::new(0.05 * (k % 3) as f64, 0.07 * (k % 2) as f64, 0.3 * (k % 5) as f64);
+                verts.extend([on, on + off, on + DVec3::splat(60.0)]);
+            }
+        }
+        let mut grid: HashMap<[i32; 3], Vec<u32>> = HashMap::new();
+        for (i, &v) in verts.iter().enumerate().skip(1) {
+            grid.entry(weld_cell(v)).or_default().push(i as u32);
+        }
+        for (e, &(a, b)) in edges.iter().enumerate() {
+            let (pa, pb) = (verts[a as usize], verts[b as usize]);
+            let len = (pb - pa).length();
+            let all: Vec<u32> = (1..verts.len() as u32).collect();
+            let mut scan: Vec<(f64, u32)> =
+                on_segment(&all, (a, b), pa, (pb - pa) / len, len, &verts).collect();
+            scan.sort_by(|x, y| x.0.total_cmp(&y.0));
+            let scan: Vec<u32> = scan.into_iter().map(|(_, v)| v).collect();
+            assert!(scan.len() > 20, "edge {e}: {} points on it", scan.len());
+            assert_eq!(vertices_on_edge(a, b, &verts, &grid), scan, "edge {e}");
+        }
+    }
 }

@@ -415,10 +415,9 @@ fn covers(planes: &PlaneSet, c: &DetailPiece, plane: PlaneId, w: &Winding) -> bo
         if i == found || *bevel {
             continue;
         }
-        let (front, back) = cur.split(planes.get(*p), 0.001);
-        let (front, back) = match (front, back) {
-            (None, None) => (None, Some(cur.clone())),
-            fb => fb,
+        let (front, back) = match cur.into_split(planes.get(*p), 0.001) {
+            Ok(parts) => parts,
+            Err(on) => (None, Some(on)),
         };
         match back {
             Some(b) if !b.is_tiny(0.2) => {

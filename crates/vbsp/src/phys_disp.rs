@@ -167,12 +167,19 @@ impl Pierce {
                 continue;
             }
             let s = n.dot(p - centre) / denom;
+            // Only a hit further along than the best so far can replace it: test that before
+            // the (dearer) test of whether the ray passes inside the triangle.
+            let further = s > -PLANE_EPSILON && best.is_none_or(|(bs, _)| s > bs);
+            if !further {
+                continue;
+            }
             let x = centre + dir * s;
             // Inside the triangle (with a small tolerance for hits on its edges).
+            let slack = -1e-6 * n.length_squared();
             let inside = [(p, q), (q, r), (r, p)]
                 .iter()
-                .all(|&(e0, e1)| (e1 - e0).cross(x - e0).dot(n) >= -1e-6 * n.length_squared());
-            if inside && s > -PLANE_EPSILON && best.is_none_or(|(bs, _)| s > bs) {
+                .all(|&(e0, e1)| (e1 - e0).cross(x - e0).dot(n) >= slack);
+            if inside {
                 best = Some((s, u));
             }
         }
@@ -207,13 +214,14 @@ pub fn convex_hull(points: &[DVec3], candidates: &[usize]) -> Option<Vec<[usize;
     let mut keep: Vec<usize> = first.faces.iter().flatten().copied().collect();
     keep.sort_unstable();
     keep.dedup();
+    let mut prefix = PrefixHull::default();
     for v in keep.clone() {
         let others: Vec<usize> = keep.iter().copied().filter(|&k| k != v).collect();
-        if clearance(points, &first, &others, v) <= CLEAR && !outside_hull(points, &others, points[v]) {
+        if clearance(points, &first, &others, v) <= CLEAR && !prefix.outside_hull(points, &others, v) {
             keep = others;
         }
     }
-    match incremental_hull(points, &keep)? {
+    match prefix.into_hull(points, &keep)? {
         Hull::Flat(polygon, _) => Some(two_sided(&polygon)),
         Hull::Solid(hull) => Some(hull.faces),
     }
@@ -242,16 +250,74 @@ fn clearance(points: &[DVec3], hull: &HullFaces, others: &[usize], v: usize) -> 
 /// See [`clearance`]: in units, against the tolerance of 0.01.
 const CLEAR: f64 = 0.5;
 
+/// The incremental hull of the candidate corners [`convex_hull`] has already passed, kept
+/// between its tests. Each test builds the hull of all corners but one, `v`, in index order;
+/// the corners before `v` are settled by then (only `v` itself may be dropped), so while the
+/// starting tetrahedron stays the same, every test's hull begins with the same points added in
+/// the same order. That common beginning is built once and continued per test, which gives
+/// the very hull the test would build from scratch.
+#[derive(Default)]
+struct PrefixHull {
+    /// The start of the shared hull, and the corners it holds: the start's and those of the
+    /// candidates below `below` (the end of the settled corners it has added).
+    start: Option<[usize; 4]>,
+    shared: HullFaces,
+    below: usize,
+    /// The hull of one test, a copy of the shared one continued.
+    scratch: HullFaces,
+}
+
+impl PrefixHull {
+    /// [`outside_hull`] of `points[v]` and the corners `others` (all but `v`), reusing the
+    /// shared beginning.
+    fn outside_hull(&mut self, points: &[DVec3], others: &[usize], v: usize) -> bool {
+        let Some(HullStart::Tetrahedron(start)) = hull_start(points, others) else {
+            return outside_hull(points, others, points[v]);
+        };
+        let (before, after) = others.split_at(others.partition_point(|&k| k < v));
+        self.extend_shared(points, start, before);
+        self.scratch.copy_from(&self.shared);
+        for &k in after.iter().filter(|k| !start.contains(k)) {
+            self.scratch.add_point(points, k);
+        }
+        outside_solid_hull(points, &self.scratch, points[v])
+    }
+
+    /// [`incremental_hull`] of all the corners `keep`: the shared hull continued when it has
+    /// their start.
+    fn into_hull(mut self, points: &[DVec3], keep: &[usize]) -> Option<Hull> {
+        match hull_start(points, keep)? {
+            HullStart::Tetrahedron(start) if self.start == Some(start) => {
+                self.extend_shared(points, start, keep);
+                Some(Hull::Solid(self.shared))
+            }
+            _ => incremental_hull(points, keep),
+        }
+    }
+
+    /// Makes the shared hull that of `start` and the corners `before` (in order): the one
+    /// kept, continued, when it has the same start, else one built anew.
+    fn extend_shared(&mut self, points: &[DVec3], start: [usize; 4], before: &[usize]) {
+        if self.start != Some(start) {
+            self.start = Some(start);
+            self.shared = HullFaces::tetrahedron(points, start);
+            self.below = 0;
+        }
+        let new = &before[before.partition_point(|&k| k < self.below)..];
+        for &k in new.iter().filter(|k| !start.contains(k)) {
+            self.shared.add_point(points, k);
+        }
+        if let Some(&last) = new.last() {
+            self.below = last + 1;
+        }
+    }
+}
+
 /// Whether `q` lies further than the tolerance outside the hull of `points[use_]`.
 fn outside_hull(points: &[DVec3], use_: &[usize], q: DVec3) -> bool {
     match incremental_hull(points, use_) {
         None => true,
-        // Outside at all, and further than the tolerance from every triangle (a plane test
-        // alone would miss points beside a thin hull, whose faces all nearly share one plane).
-        Some(Hull::Solid(hull)) => {
-            (hull.planes.iter()).any(|(n, d)| n.dot(q) - d > VISIBLE_EPSILON)
-                && (hull.faces.iter()).all(|t| triangle_distance(q, t.map(|i| points[i])) > PLANE_EPSILON)
-        }
+        Some(Hull::Solid(hull)) => outside_solid_hull(points, &hull, q),
         Some(Hull::Flat(polygon, normal)) => {
             let d = normal.dot(points[polygon[0]]);
             if (normal.dot(q) - d).abs() > PLANE_EPSILON {
@@ -266,6 +332,14 @@ fn outside_hull(points: &[DVec3], use_: &[usize], q: DVec3) -> bool {
             })
         }
     }
+}
+
+/// Whether `q` lies outside the solid hull at all, and further than the tolerance from every
+/// triangle (a plane test alone would miss points beside a thin hull, whose faces all nearly
+/// share one plane).
+fn outside_solid_hull(points: &[DVec3], hull: &HullFaces, q: DVec3) -> bool {
+    (hull.planes.iter()).any(|(n, d)| n.dot(q) - d > VISIBLE_EPSILON)
+        && (hull.faces.iter()).all(|t| triangle_distance(q, t.map(|i| points[i])) > PLANE_EPSILON)
 }
 
 /// The distance from `q` to the triangle `t` (its closest point: inside, on an edge or a corner).
@@ -381,6 +455,7 @@ fn arg_by(
 /// A solid hull being built: its faces (counter-clockwise seen from outside) and their planes,
 /// with the buffers each added point reuses (a hull is rebuilt once per candidate corner, so
 /// allocating per point dominated the physics pass).
+#[derive(Default)]
 struct HullFaces {
     faces: Vec<[usize; 3]>,
     planes: Vec<(DVec3, f64)>,
@@ -388,6 +463,7 @@ struct HullFaces {
     visible: Vec<bool>,
     /// The directed edges of the faces the point sees, and the horizon among them.
     visible_edges: Vec<(usize, usize)>,
+    sorted_edges: Vec<(usize, usize)>,
     horizon: Vec<(usize, usize)>,
 }
 
@@ -411,8 +487,15 @@ impl HullFaces {
             planes,
             visible: Vec::new(),
             visible_edges: Vec::new(),
+            sorted_edges: Vec::new(),
             horizon: Vec::new(),
         }
+    }
+
+    /// Becomes a copy of `other`'s faces, in the buffers it has.
+    fn copy_from(&mut self, other: &HullFaces) {
+        self.faces.clone_from(&other.faces);
+        self.planes.clone_from(&other.planes);
     }
 
     /// Grow the hull to point `v`: the faces it sees are replaced by a fan from their
@@ -421,8 +504,13 @@ impl HullFaces {
     fn add_point(&mut self, points: &[DVec3], v: usize) {
         let q = points[v];
         self.visible.clear();
-        (self.visible).extend(self.planes.iter().map(|(n, d)| n.dot(q) - d > VISIBLE_EPSILON));
-        if !self.visible.contains(&true) {
+        let mut any = false;
+        for (n, d) in &self.planes {
+            let sees = n.dot(q) - d > VISIBLE_EPSILON;
+            any |= sees;
+            self.visible.push(sees);
+        }
+        if !any {
             return;
         }
         self.find_horizon();
@@ -451,8 +539,21 @@ impl HullFaces {
         for (t, _) in self.faces.iter().zip(&self.visible).filter(|(_, v)| **v) {
             self.visible_edges.extend(edges(t));
         }
+        // An edge is on the horizon when its reverse is not among the visible edges: looked
+        // up in a sorted copy when there are many.
+        const SHORT: usize = 24;
+        self.sorted_edges.clear();
+        if self.visible_edges.len() > SHORT {
+            self.sorted_edges.extend(&self.visible_edges);
+            self.sorted_edges.sort_unstable();
+        }
         for &(x, y) in &self.visible_edges {
-            if !self.visible_edges.contains(&(y, x)) {
+            let reversed_visible = if self.sorted_edges.is_empty() {
+                self.visible_edges.contains(&(y, x))
+            } else {
+                self.sorted_edges.binary_search(&(y, x)).is_ok()
+            };
+            if !reversed_visible {
                 self.horizon.push((x, y));
             }
         }
@@ -552,6 +653,48 @@ mod tests {
         for t in &tris {
             let (n, d) = plane_of(&pts, t.map(usize::from));
             assert!(pts.iter().all(|p| n.dot(*p) - d <= PLANE_EPSILON));
+        }
+    }
+
+    /// [`convex_hull`] as it was before [`PrefixHull`]: every test hull built from scratch.
+    fn convex_hull_from_scratch(points: &[DVec3], candidates: &[usize]) -> Option<Vec<[usize; 3]>> {
+        let Hull::Solid(first) = incremental_hull(points, candidates)? else {
+            return convex_hull(points, candidates);
+        };
+        let mut keep: Vec<usize> = first.faces.iter().flatten().copied().collect();
+        keep.sort_unstable();
+        keep.dedup();
+        for v in keep.clone() {
+            let others: Vec<usize> = keep.iter().copied().filter(|&k| k != v).collect();
+            if clearance(points, &first, &others, v) <= CLEAR && !outside_hull(points, &others, points[v]) {
+                keep = others;
+            }
+        }
+        match incremental_hull(points, &keep)? {
+            Hull::Flat(polygon, _) => Some(two_sided(&polygon)),
+            Hull::Solid(hull) => Some(hull.faces),
+        }
+    }
+
+    #[test]
+    fn shared_test_hulls_give_the_hull_built_from_scratch() {
+        // Bumpy grids (a fixed pseudo-random height field, some of it flat) whose hulls drop
+        // many points near their faces, so that many test hulls are built.
+        let mut seed = 0x2545_f491_4f6c_dd1d_u64;
+        let mut noise = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed % 1000) as f64 / 1000.0
+        };
+        for (round, bump) in [0.05, 0.3, 2.0, 8.0].into_iter().enumerate() {
+            let heights: Vec<f64> = (0..81).map(|_| bump * noise()).collect();
+            let flat = |r: usize, c: usize| (r + c + round).is_multiple_of(3);
+            let pts = grid(9, |r, c| if flat(r, c) { 0.0 } else { heights[r * 9 + c] });
+            let all: Vec<usize> = (0..pts.len()).collect();
+            let ours = convex_hull(&pts, &all);
+            assert!(ours.is_some());
+            assert_eq!(ours, convex_hull_from_scratch(&pts, &all), "bump {bump}");
         }
     }
 

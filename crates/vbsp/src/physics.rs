@@ -31,8 +31,6 @@
 //! Not done (reported, not faked): a displacement's `surfaceprop2` (Valve's choice by alpha),
 //! and the game's own `surfaceproperties*.txt` densities with `-game`.
 
-use std::collections::HashMap;
-
 use srcmap_bsp::{Bsp, PhysCollide, PhysModel, flags::Contents};
 use srcmap_geom::DVec3;
 use srcmap_geom::{Plane, Winding};
@@ -193,11 +191,12 @@ fn world_meshes(
     skipped: &mut Vec<(usize, String)>,
 ) -> Vec<ConvexMesh> {
     let brushes = model_brushes(bsp, 0, mask);
+    let mut slots = TexinfoSlots::default();
     brushes
         .iter()
         .filter_map(|&b| brush_mesh(bsp, b, 0.0, &[], skipped))
         .map(|mut m| {
-            m.materials = world_materials(bsp, &m, surfaceprop, world_props);
+            m.materials = world_materials(bsp, &m, surfaceprop, world_props, &mut slots);
             m
         })
         .collect()
@@ -459,7 +458,8 @@ fn outside_of(piece: Winding, cover: &Winding, plane: &Plane) -> Vec<Winding> {
         } else {
             normal
         };
-        let (front, back) = rest.split(&Plane::new(normal, normal.dot(a)), 1e-6);
+        let (front, back) =
+            (rest.into_split(&Plane::new(normal, normal.dot(a)), 1e-6)).unwrap_or((None, None));
         out.extend(front);
         inside = back;
     }
@@ -603,19 +603,22 @@ fn weld(points: &mut Vec<DVec3>, p: DVec3) -> u32 {
 /// For each triangle edge (slot `4t + 1 + e`), the slot of the edge running the other way;
 /// `None` when the mesh is not closed.
 fn twins(triangles: &[[u32; 3]]) -> Option<Vec<[i32; 3]>> {
-    let mut at: HashMap<(u32, u32), usize> = HashMap::new();
+    // Each directed edge with its slot, sorted by edge: meshes are small, and a sorted list
+    // beats hashing them.
+    let mut at: Vec<((u32, u32), usize)> = Vec::with_capacity(3 * triangles.len());
     for (t, tri) in triangles.iter().enumerate() {
-        for e in 0..3 {
-            if at.insert((tri[e], tri[(e + 1) % 3]), 4 * t + 1 + e).is_some() {
-                return None;
-            }
-        }
+        at.extend((0..3).map(|e| ((tri[e], tri[(e + 1) % 3]), 4 * t + 1 + e)));
     }
+    at.sort_unstable();
+    if at.windows(2).any(|w| w[0].0 == w[1].0) {
+        return None;
+    }
+    let slot_of = |edge: (u32, u32)| at.binary_search_by_key(&edge, |&(e, _)| e).ok().map(|i| at[i].1);
     let mut out = Vec::with_capacity(triangles.len());
     for (t, tri) in triangles.iter().enumerate() {
         let mut row = [0i32; 3];
         for e in 0..3 {
-            let twin = *at.get(&(tri[(e + 1) % 3], tri[e]))?;
+            let twin = slot_of((tri[(e + 1) % 3], tri[e]))?;
             row[e] = twin as i32 - (4 * t + 1 + e) as i32;
         }
         out.push(row);
@@ -661,6 +664,10 @@ fn inertia_to_ivp(i: DVec3) -> [f32; 3] {
     [(i.x * s) as f32, (i.z * s) as f32, (i.y * s) as f32]
 }
 
+/// Each texinfo's material-table slot, once found: the slot of a surface property never
+/// changes once it has one, and a full table stays full.
+type TexinfoSlots = std::collections::HashMap<i32, u8>;
+
 /// Per triangle of a world brush: the material-table slot of the side facing most its way
 /// (Valve's `FindBrushSide`, `RemapWorldMaterial`); 0 for clip brushes.
 fn world_materials(
@@ -668,6 +675,7 @@ fn world_materials(
     m: &ConvexMesh,
     surfaceprop: &dyn Fn(&str) -> Option<String>,
     props: &mut Vec<String>,
+    slots: &mut TexinfoSlots,
 ) -> Vec<u8> {
     let brush = &bsp.brushes[m.brush];
     // Valve's vbsp sets every side of a world clip brush to no texinfo (`TEXINFO_NODE`) as it
@@ -686,7 +694,8 @@ fn world_materials(
             if clip {
                 return 0;
             }
-            world_slot(props, side_surfaceprop(bsp, side.texinfo, surfaceprop))
+            *(slots.entry(side.texinfo))
+                .or_insert_with(|| world_slot(props, side_surfaceprop(bsp, side.texinfo, surfaceprop)))
         })
         .collect()
 }

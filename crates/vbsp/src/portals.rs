@@ -181,23 +181,27 @@ fn split_portal(
     plane: &Plane,
     children: [NodeId; 2],
 ) {
-    let p = portals.portals[pid as usize].clone();
+    let p = &portals.portals[pid as usize];
     let side = if p.nodes[0] == n { 0 } else { 1 };
     // Detach from both nodes; re-attach the pieces to the children.
     let other = p.nodes[1 - side];
     tree.nodes[other.idx()].portals.retain(|&q| q != pid);
-    portals.alive[pid as usize] = false;
-    let (fw, bw) = split_portal_winding(&p, plane);
+    let (fw, bw) = split_portal_winding(p, plane);
     let fw = fw.filter(|w| !w.is_tiny(TINY_EDGE));
     let bw = bw.filter(|w| !w.is_tiny(TINY_EDGE));
+    // The pieces share all but the polygon and one node with the portal they replace.
+    let (p_plane, on_node, p_nodes, p_side) = (p.plane, p.on_node, p.nodes, p.side);
+    portals.alive[pid as usize] = false;
     for (w, child) in [(fw, children[0]), (bw, children[1])] {
         let Some(w) = w else { continue };
-        let mut nodes = p.nodes;
+        let mut nodes = p_nodes;
         nodes[side] = child;
         let piece = Portal {
-            winding: w,
+            plane: p_plane,
+            on_node,
             nodes,
-            ..p.clone()
+            winding: w,
+            side: p_side,
         };
         portals.add(tree, piece);
     }

@@ -556,8 +556,9 @@ impl<'a> LeafTree<'a> {
         if self.bsp.nodes.is_empty() {
             return out;
         }
+        let hulls: Vec<PropHull<'_>> = hulls.iter().map(|h| PropHull::new(h)).collect();
         let mut path = Vec::new();
-        self.descend(0, lo, hi, hulls, &mut path, &mut out);
+        self.descend(0, lo, hi, &hulls, &mut path, &mut out);
         out
     }
 
@@ -566,7 +567,7 @@ impl<'a> LeafTree<'a> {
         mut node: i32,
         lo: DVec3,
         hi: DVec3,
-        hulls: &[Vec<DVec3>],
+        hulls: &[PropHull<'_>],
         path: &mut Vec<HalfSpace>,
         out: &mut Vec<u32>,
     ) {
@@ -607,7 +608,7 @@ impl<'a> LeafTree<'a> {
     }
 
     /// A leaf reached by `path`: kept when it is not solid and a hull reaches into it.
-    fn visit_leaf(&mut self, leaf: usize, hulls: &[Vec<DVec3>], path: &[HalfSpace], out: &mut Vec<u32>) {
+    fn visit_leaf(&mut self, leaf: usize, hulls: &[PropHull<'_>], path: &[HalfSpace], out: &mut Vec<u32>) {
         let solid = self
             .bsp
             .leafs
@@ -619,10 +620,48 @@ impl<'a> LeafTree<'a> {
         let corners = self.corners.entry(leaf).or_insert_with(|| polytope_corners(path));
         // A hull point inside the leaf settles it without the iteration.
         let inside = |p: &DVec3| path.iter().all(|h| h.normal.dot(*p) <= h.dist);
-        let touches = |h: &Vec<DVec3>| h.iter().any(inside) || hulls_overlap(h, corners);
+        let touches = |h: &PropHull<'_>| {
+            h.points.iter().any(inside) || h.holds_any(corners) || hulls_overlap(h.points, corners)
+        };
         if !corners.is_empty() && hulls.iter().any(touches) {
             out.push(leaf as u32);
         }
+    }
+}
+
+/// The points of a convex set a prop occupies, and their box when they are its eight corners
+/// (the set is then that box).
+struct PropHull<'h> {
+    points: &'h [DVec3],
+    solid_box: Option<(DVec3, DVec3)>,
+}
+
+impl<'h> PropHull<'h> {
+    fn new(points: &'h [DVec3]) -> Self {
+        let lo = points.iter().copied().reduce(DVec3::min);
+        let hi = points.iter().copied().reduce(DVec3::max);
+        let pick = |bit: bool, lo: f64, hi: f64| if bit { hi } else { lo };
+        let corner = |i: usize, lo: DVec3, hi: DVec3| {
+            DVec3::new(
+                pick(i & 1 != 0, lo.x, hi.x),
+                pick(i & 2 != 0, lo.y, hi.y),
+                pick(i & 4 != 0, lo.z, hi.z),
+            )
+        };
+        let solid_box = lo
+            .zip(hi)
+            .filter(|&(lo, hi)| (0..8).all(|i| points.contains(&corner(i, lo, hi))));
+        PropHull { points, solid_box }
+    }
+
+    /// Whether one of `corners` lies in the box the points span, when they are its corners.
+    /// Such a point is common to both sets, so [`hulls_overlap`] would find them overlapping:
+    /// a point of `a − b` lies within rounding (far below its tolerance) of any direction's
+    /// support, so it never finds a separating one. Props without a model are such boxes,
+    /// large beside most leaves, and this settles nearly all their leaves without iterating.
+    fn holds_any(&self, corners: &[DVec3]) -> bool {
+        self.solid_box
+            .is_some_and(|(lo, hi)| corners.iter().any(|c| c.cmpge(lo).all() && c.cmple(hi).all()))
     }
 }
 
@@ -734,6 +773,46 @@ mod tests {
         assert_eq!(leading_number(""), 0.0);
         assert_eq!(leading_number("x"), 0.0);
         assert_eq!(leading_number("1e"), 1.0);
+    }
+
+    #[test]
+    fn a_box_holding_a_leaf_corner_is_one_the_iteration_finds_overlapping() {
+        // A slanted leaf: a box cut by two diagonal planes.
+        let mut path: Vec<HalfSpace> = [DVec3::X, -DVec3::X, DVec3::Y, -DVec3::Y, DVec3::Z, -DVec3::Z]
+            .iter()
+            .map(|&normal| HalfSpace { normal, dist: 100.0 })
+            .collect();
+        path.push(HalfSpace {
+            normal: DVec3::new(1.0, 1.0, 0.0).normalize(),
+            dist: 30.0,
+        });
+        path.push(HalfSpace {
+            normal: DVec3::new(0.0, -1.0, 1.0).normalize(),
+            dist: 20.0,
+        });
+        let corners = polytope_corners(&path);
+        let mut held = 0;
+        for x in (-160..=160).step_by(40) {
+            for y in (-160..=160).step_by(40) {
+                for z in (-160..=160).step_by(40) {
+                    let points = box_corners(DVec3::new(x as f64, y as f64, z as f64), 48.0);
+                    let hull = PropHull::new(&points);
+                    assert!(hull.solid_box.is_some());
+                    if hull.holds_any(&corners) {
+                        held += 1;
+                        assert!(hulls_overlap(&points, &corners), "box at {x} {y} {z}");
+                    }
+                }
+            }
+        }
+        assert!(held > 10, "{held} boxes hold a corner");
+        // Points that are not a box's eight corners are not taken for the box they span.
+        let rot = Rot::from_angles(DVec3::new(0.0, 30.0, 0.0));
+        let turned: Vec<DVec3> = box_corners(DVec3::ZERO, 48.0)
+            .iter()
+            .map(|&p| rot.apply(p))
+            .collect();
+        assert!(PropHull::new(&turned).solid_box.is_none());
     }
 
     #[test]

@@ -349,20 +349,20 @@ impl BBrush {
 
     /// Split by `pnum` (Valve's `SplitBrush`): the parts in front and behind, each closed by
     /// a new side on the plane. Parts under one cubic unit are dropped.
-    fn split(&self, planes: &PlaneSet, pnum: PlaneId) -> (Option<BBrush>, Option<BBrush>) {
+    fn split(self, planes: &PlaneSet, pnum: PlaneId) -> (Option<BBrush>, Option<BBrush>) {
         let plane = planes.get(pnum);
         let (d_front, d_back) = self.extent_on(plane);
         if d_front < SPLIT_EPS {
-            return (None, Some(self.clone()));
+            return (None, Some(self));
         }
         if d_back > -SPLIT_EPS {
-            return (Some(self.clone()), None);
+            return (Some(self), None);
         }
         let Some(mid) = self.cut_polygon(planes, plane) else {
             return if self.mostly_front(plane) {
-                (Some(self.clone()), None)
+                (Some(self), None)
             } else {
-                (None, Some(self.clone()))
+                (None, Some(self))
             };
         };
         let mut parts = self.split_sides(plane, pnum);
@@ -404,7 +404,7 @@ impl BBrush {
 
     /// The brush's sides split by `plane` (`pnum`) into the front and back halves, not yet
     /// closed and without bounds.
-    fn split_sides(&self, plane: &Plane, pnum: PlaneId) -> [BBrush; 2] {
+    fn split_sides(self, plane: &Plane, pnum: PlaneId) -> [BBrush; 2] {
         let half = || BBrush {
             orig: self.orig,
             contents: self.contents,
@@ -412,7 +412,7 @@ impl BBrush {
             bounds: Bounds::EMPTY,
         };
         let mut parts = [half(), half()];
-        for s in &self.sides {
+        for s in self.sides {
             let (f, b) = split_side(s, plane, pnum);
             parts[0].sides.extend(f);
             parts[1].sides.extend(b);
@@ -460,24 +460,18 @@ impl BBrush {
 /// without a polygon (bevels, redundant sides) goes to both; a side lying in the plane to
 /// the half it faces away from.
 #[inline]
-fn split_side(s: &BSide, plane: &Plane, pnum: PlaneId) -> (Option<BSide>, Option<BSide>) {
-    let Some(w) = &s.winding else {
-        return (Some(s.clone()), Some(s.clone()));
+fn split_side(mut s: BSide, plane: &Plane, pnum: PlaneId) -> (Option<BSide>, Option<BSide>) {
+    let Some(w) = s.winding.take() else {
+        return (Some(s.clone()), Some(s));
     };
-    let (f, b) = w.split(plane, 0.0);
-    let (f, b) = match (f, b) {
-        (None, None) => {
-            if s.plane == pnum {
-                (None, Some(w.clone()))
-            } else {
-                (Some(w.clone()), None)
-            }
-        }
-        fb => fb,
+    let (f, b) = match w.into_split(plane, 0.0) {
+        Ok(parts) => parts,
+        Err(on) if s.plane == pnum => (None, Some(on)),
+        Err(on) => (Some(on), None),
     };
     let with = |w: Winding| BSide {
         winding: Some(w),
-        ..s.clone()
+        ..s
     };
     (f.map(with), b.map(with))
 }
@@ -734,7 +728,7 @@ impl Builder<'_> {
             }
         };
         let (front, back) = self.partition(brushes, pnum);
-        let (vf, vb) = match &volume {
+        let (vf, vb) = match volume {
             Some(v) => v.split(self.planes, pnum),
             None => (None, None),
         };
@@ -1090,19 +1084,21 @@ fn valve_list_order(ids: &[BrushId], make: impl Fn(BrushId) -> BBrush) -> Vec<BB
 /// stronger brush (solid over non-solid, structural over detail) biting a weaker one,
 /// and only where that does not fragment both. The order of the result is Valve's (its
 /// linked lists rebuilt by prepending), since it decides ties when the tree is built.
-fn chop(planes: &PlaneSet, mut list: Vec<BBrush>) -> Vec<BBrush> {
+fn chop(planes: &PlaneSet, list: Vec<BBrush>) -> Vec<BBrush> {
     let mut keep = Vec::with_capacity(list.len());
+    // A deque, so that a kept brush leaves the front without moving all the others.
+    let mut list = std::collections::VecDeque::from(list);
     while !list.is_empty() {
-        let Some((gone, pieces)) = carve_first(planes, &list) else {
+        let Some((gone, pieces)) = carve_first(planes, list.make_contiguous()) else {
             // The first brush intersects nothing after it any more: keep it.
-            keep.push(list.remove(0));
+            keep.extend(list.pop_front());
             continue;
         };
         // Valve restarts from a list rebuilt by prepending: the rest, the pieces
         // appended, the carved brush left out, all reversed.
         list.extend(pieces);
         list.remove(gone);
-        list.reverse();
+        list.make_contiguous().reverse();
     }
     keep.reverse();
     keep

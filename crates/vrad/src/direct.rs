@@ -453,9 +453,11 @@ fn by_range(per_face: Vec<Vec<FaceLight>>, ranges: usize) -> Vec<Vec<FaceLight>>
     out
 }
 
-/// Per sky-ambient light (by index), its amounts at each luxel of a face (`None`: none
+/// A sky-ambient light (by index) and its amounts at each luxel of a face (`None`: none
 /// arrives), for supersampling to reuse.
-type SkyAmbients = Vec<(usize, Vec<Option<[f32; 4]>>)>;
+type SkyAmbientLuxels = (usize, Vec<Option<[f32; 4]>>);
+/// Every sky-ambient light's [`SkyAmbientLuxels`].
+type SkyAmbients = Vec<SkyAmbientLuxels>;
 
 /// What direct light of every face reads.
 struct DirectLight<'a> {
@@ -1133,13 +1135,15 @@ impl DirectLight<'_> {
     /// sub-samples a quarter luxel around the sample, like VRAD's supersampling (not with
     /// `-fast`); as VRAD, a sub-sample outside the sample's piece of the face is left out,
     /// and a sample none of whose sub-samples lies on the face keeps its light. Sky ambient
-    /// (a hundred-odd rays a sample, and soft anyway) is not traced again: each sample keeps
-    /// its own, from `sky_ambients`. Only styles the face already has are updated. The
-    /// samples re-lit and the rays traced are counted in the counters, the rays also in the
-    /// face's.
-    fn supersample_edges(&self, work: &mut FaceWork<'_>, sky_ambients: &[(usize, Vec<Option<[f32; 4]>>)]) {
+    /// is gathered again at VRAD's four ambient sub-samples only where it changes from a
+    /// neighbour's (a sliver of wall above the ground beside it, a slot under a ledge): where
+    /// it is smooth each sample keeps its own, from `sky_ambients`, and saves VRAD's
+    /// 4 × 162 rays. Only styles the face already has are updated. The samples re-lit and
+    /// the rays traced are counted in the counters, the rays also in the face's.
+    fn supersample_edges(&self, work: &mut FaceWork<'_>, sky_ambients: &[SkyAmbientLuxels]) {
         let traced_before = work.rays;
         let mut level = perceived(work);
+        let mut sky = SkyLevels::new(sky_ambients, work.luxels);
         let mut done = vec![false; work.luxels];
         let mut rays = work.rays;
         let mut supersampled = 0;
@@ -1153,7 +1157,7 @@ impl DirectLight<'_> {
             }
             for l in todo {
                 done[l] = true;
-                if let Some(acc) = self.supersample_luxel(work, l, sky_ambients, &mut rays) {
+                if let Some(acc) = self.supersample_luxel(work, l, (sky_ambients, &mut sky), &mut rays) {
                     supersampled += 1;
                     store_supersampled(work, l, &acc);
                     set_perceived(work, &mut level, l);
@@ -1171,7 +1175,7 @@ impl DirectLight<'_> {
         &self,
         work: &FaceWork<'_>,
         l: usize,
-        sky_ambients: &[(usize, Vec<Option<[f32; 4]>>)],
+        sky: (&[SkyAmbientLuxels], &mut SkyLevels),
         rays: &mut u64,
     ) -> Option<Vec<Vec<Vec3>>> {
         let subs = self.sub_samples(work, l)?;
@@ -1193,7 +1197,7 @@ impl DirectLight<'_> {
         for v in acc.iter_mut().flatten() {
             *v /= subs.len() as f32;
         }
-        self.add_sky_ambient(work, l, sky_ambients, &mut acc);
+        self.add_sky_ambient(work, l, sky, &mut acc, rays);
         Some(acc)
     }
 
@@ -1280,21 +1284,96 @@ impl DirectLight<'_> {
         &self,
         work: &FaceWork<'_>,
         l: usize,
-        sky_ambients: &[(usize, Vec<Option<[f32; 4]>>)],
+        (sky_ambients, levels): (&[SkyAmbientLuxels], &mut SkyLevels),
         acc: &mut [Vec<Vec3>],
+        rays: &mut u64,
     ) {
-        for (li, light) in self.ranges[0].iter().enumerate() {
+        let (w, h) = (work.face.width, work.face.height);
+        let points = levels
+            .changes_around(w, h, l)
+            .then(|| self.ambient_sub_samples(work, l))
+            .flatten();
+        let mut level = 0.0;
+        for (li, (light, &light_cluster)) in self.ranges[0].iter().zip(&self.light_clusters).enumerate() {
             if light.kind != LightKind::SkyAmbient {
                 continue;
             }
             let Some(slot) = work.styles.iter().position(|&st| st == light.style) else {
                 continue;
             };
-            if let Some(amounts) = centre_sky(sky_ambients, li, l).filter(|a| a[0] > 0.0) {
-                let bump_count = work.bump_count;
+            let bump_count = work.bump_count;
+            let amounts = match &points {
+                Some(points) => self.sub_sampled_sky(points, light, light_cluster, bump_count, rays),
+                None => centre_sky(sky_ambients, li, l).filter(|a| a[0] > 0.0),
+            };
+            if let Some(amounts) = amounts {
+                level += amounts[0];
                 self.accumulate(acc, li, 1.0, slot * bump_count, &amounts[..bump_count]);
             }
         }
+        if points.is_some() {
+            levels.0[l] = level;
+        }
+    }
+
+    /// Where VRAD re-gathers a supersampled luxel's sky ambient: the points of a 2 × 2 grid a
+    /// quarter luxel around its sample that it keeps (`SupersampleLightAtPoint`'s ambient
+    /// pass), each lifted 1 unit off the face; `None` on a face without cells.
+    fn ambient_sub_samples(&self, work: &FaceWork<'_>, l: usize) -> Option<Vec<SubSample>> {
+        let cell = work.samples.cells.get(l)?;
+        let normals = sample_normals(work.face, work.face.normal);
+        let quarter = [-0.25, 0.25];
+        let points = quarter
+            .iter()
+            .flat_map(|&x| quarter.iter().map(move |&y| Vec2::new(x, y)));
+        let subs = points
+            .filter(|&d| cell.keeps(work.face, cell.centre + d))
+            .map(|d| {
+                let at = cell.centre + d;
+                let pos = work.face.luxel_to_world(at.x, at.y) + work.face.normal;
+                let cluster = self.world.cluster_at(pos);
+                SubSample {
+                    pos,
+                    cluster,
+                    normals,
+                    corner: false,
+                }
+            })
+            .collect();
+        Some(subs)
+    }
+
+    /// Sky-ambient `light`'s amounts over `points`: VRAD gathers every sky direction at each
+    /// of the four points and takes the mean; here each direction is traced from one point in
+    /// turn, so the luxel costs one sample's rays and still sees the sky from all four (a
+    /// point outside the light's clusters sees none of its directions, as in VRAD). `None`
+    /// when none arrives.
+    fn sub_sampled_sky(
+        &self,
+        points: &[SubSample],
+        light: &Light,
+        light_cluster: i32,
+        bump_count: usize,
+        rays: &mut u64,
+    ) -> Option<[f32; 4]> {
+        let sees: Vec<bool> = points
+            .iter()
+            .map(|p| self.world.sees(light, light_cluster, p.cluster))
+            .collect();
+        let normals = &points.first()?.normals[..bump_count];
+        let shadows = &self.shadows;
+        let mut sky = SkyAmbient::default();
+        for (k, &d) in shadows.sky_dirs.iter().enumerate() {
+            let at = k % points.len();
+            sky.add(normals, d, || {
+                sees[at] && {
+                    *rays += 1;
+                    reaches_sky(shadows.scene, shadows.sky_faces, shadows.sky3d, points[at].pos, d)
+                }
+            });
+        }
+        let mut out = [0.0f32; 4];
+        sky.finish(bump_count, &mut out).then_some(out)
     }
 
     /// Adds light `li`'s `amounts` (per bump basis) × its intensity in each range ×
@@ -1340,22 +1419,57 @@ fn set_perceived(work: &FaceWork<'_>, level: &mut [Vec<f32>], l: usize) {
 /// Whether luxel `l`'s light differs from one of its eight neighbours' by [`STEEP`] in some
 /// bump basis.
 fn steep(level: &[Vec<f32>], w: usize, h: usize, l: usize) -> bool {
+    level
+        .iter()
+        .any(|row| any_neighbour(w, h, l, |n| (row[l] - row[n]).abs() >= STEEP))
+}
+
+/// Whether `differs(n)` holds for one of luxel `l`'s (up to eight) neighbours `n`.
+fn any_neighbour(w: usize, h: usize, l: usize, differs: impl Fn(usize) -> bool) -> bool {
     let (s, t) = ((l % w) as i64, (l / w) as i64);
-    level.iter().any(|row| {
-        (-1..=1).any(|dt: i64| {
-            (-1..=1).any(|ds: i64| {
-                let (ns, nt) = (s + ds, t + dt);
-                (0..w as i64).contains(&ns)
-                    && (0..h as i64).contains(&nt)
-                    && (row[l] - row[(nt * w as i64 + ns) as usize]).abs() >= STEEP
-            })
+    (-1..=1).any(|dt: i64| {
+        (-1..=1).any(|ds: i64| {
+            let (ns, nt) = (s + ds, t + dt);
+            (0..w as i64).contains(&ns)
+                && (0..h as i64).contains(&nt)
+                && differs((nt * w as i64 + ns) as usize)
         })
     })
 }
 
+/// Per luxel, the sky ambient it has so far (summed over sky lights), to tell where
+/// re-gathering it at sub-samples can change it.
+struct SkyLevels(Vec<f32>);
+
+/// A neighbour's sky ambient this much (relative) away from a luxel's makes VRAD's
+/// re-gathering of it worth the rays: where the sky is smooth the sub-samples give the
+/// centre's value back, within noise.
+const SKY_STEP: f32 = 0.05;
+
+impl SkyLevels {
+    fn new(sky_ambients: &[SkyAmbientLuxels], luxels: usize) -> SkyLevels {
+        let level = |l: usize| {
+            sky_ambients
+                .iter()
+                .filter_map(|(_, sky)| sky[l])
+                .map(|a| a[0])
+                .sum()
+        };
+        SkyLevels((0..luxels).map(level).collect())
+    }
+
+    fn changes_around(&self, w: usize, h: usize, l: usize) -> bool {
+        let here = self.0[l];
+        any_neighbour(w, h, l, |n| {
+            let there = self.0[n];
+            (here - there).abs() > SKY_STEP * here.max(there) + 1e-4
+        })
+    }
+}
+
 /// Sky-ambient light `li`'s amounts at luxel `l`'s centre.
 #[inline]
-fn centre_sky(sky_ambients: &[(usize, Vec<Option<[f32; 4]>>)], li: usize, l: usize) -> Option<[f32; 4]> {
+fn centre_sky(sky_ambients: &[SkyAmbientLuxels], li: usize, l: usize) -> Option<[f32; 4]> {
     sky_ambients
         .iter()
         .find(|(i, _)| *i == li)

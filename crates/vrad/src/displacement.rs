@@ -7,6 +7,8 @@
 
 use glam::{Vec2, Vec3};
 use srcmap_bsp::Bsp;
+use srcmap_disp::neighbors::DispNeighbors;
+use srcmap_disp::normals::ShadedGrid;
 
 use crate::faces::FaceGeom;
 
@@ -58,6 +60,11 @@ impl DispSurface {
             normals,
             opaque: info.contents as u32 & srcmap_bsp::flags::MASK_OPAQUE != 0,
         })
+    }
+
+    /// The grid's power (`side` is 2^power + 1).
+    pub fn power(&self) -> u32 {
+        (self.side - 1).trailing_zeros()
     }
 
     /// The cell's corners a (i, j), b (i, j + 1), c (i + 1, j + 1), d (i + 1, j).
@@ -218,6 +225,40 @@ fn barycentric(tri: [Vec3; 3], p: Vec3) -> Option<Vec3> {
     let v = (d22 * p1 - d12 * p2) / det;
     let w = (d11 * p2 - d12 * p1) / det;
     Some(Vec3::new(1.0 - v - w, v, w))
+}
+
+/// Blends the shading normals of `surfaces` (per face) where displacements meet, on the
+/// neighbours the BSP records (VRAD's `SmoothNeighboringDispSurfNormals`).
+pub fn smooth_neighbor_normals(bsp: &Bsp, surfaces: &mut [Option<DispSurface>]) {
+    let mut face_of_disp = vec![None; bsp.disp_info.len()];
+    for (face, _) in surfaces.iter().enumerate().filter(|(_, s)| s.is_some()) {
+        if let Some(slot) = dispinfo_of(bsp, face).and_then(|d| face_of_disp.get_mut(d)) {
+            slot.get_or_insert(face);
+        }
+    }
+    let mut grids: Vec<Option<ShadedGrid>> = face_of_disp
+        .iter()
+        .zip(&bsp.disp_info)
+        .map(|(face, info)| {
+            let s = surfaces[(*face)?].as_ref()?;
+            ShadedGrid::new(
+                s.power(),
+                s.verts.clone(),
+                s.normals.clone(),
+                DispNeighbors::of(info),
+            )
+        })
+        .collect();
+    srcmap_disp::normals::smooth(&mut grids);
+    for (grid, face) in grids.into_iter().zip(face_of_disp) {
+        if let (Some(grid), Some(s)) = (grid, face.and_then(|i| surfaces[i].as_mut())) {
+            s.normals = grid.into_normals();
+        }
+    }
+}
+
+fn dispinfo_of(bsp: &Bsp, face: usize) -> Option<usize> {
+    usize::try_from(bsp.faces.get(face)?.dispinfo).ok()
 }
 
 /// Per-vertex normals: for each grid cell touching a vertex, the unit normals of its two

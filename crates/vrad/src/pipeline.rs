@@ -792,9 +792,10 @@ fn ranges_lit(bsp: &Bsp, options: &Options) -> Vec<Range> {
     ranges
 }
 
-/// Per face, its displacement surface (displacement faces alone).
+/// Per face, its displacement surface (displacement faces alone), with shading normals
+/// blended across neighbouring displacements.
 fn displacements(bsp: &Bsp, faces: &[faces::FaceGeom]) -> Vec<Option<displacement::DispSurface>> {
-    faces
+    let mut surfaces: Vec<_> = faces
         .iter()
         .enumerate()
         .map(|(i, g)| {
@@ -804,7 +805,9 @@ fn displacements(bsp: &Bsp, faces: &[faces::FaceGeom]) -> Vec<Option<displacemen
                 None
             }
         })
-        .collect()
+        .collect();
+    displacement::smooth_neighbor_normals(bsp, &mut surfaces);
+    surfaces
 }
 
 /// Per face, its samples with the cluster of each (-1 on the faces `clusters` does not name).

@@ -2214,3 +2214,43 @@ fn a_bsp_of_a_game_without_ldr_lightmaps_is_lit_hdr_unless_ldr_is_asked() {
     assert!(bsp.lighting_hdr.is_empty() && !bsp.lighting.is_empty());
     assert!(says_hdr_only(&report), "{:?}", report.warnings);
 }
+
+/// Luminance of style 0's luxels of face `face` (its first bump vector), row by row.
+fn face_luxels(bsp: &Bsp, face: usize) -> Vec<f32> {
+    let n = bsp.faces[face].luxel_count();
+    let lit = bsp.face_lighting(face, false).expect("face is lit");
+    lit.styles[0][..n].iter().map(|&c| luminance(c)).collect()
+}
+
+#[test]
+fn displacement_edges_take_the_normal_blended_with_their_neighbours() {
+    // background01 (TF2): face 2827 is a rock overhang facing down, away from the sun; its
+    // right edge meets a displacement that faces the sun. VRAD blends the normals along the
+    // shared edge, so the edge's two luxel columns catch sunlight (Valve: 70 and 180 where
+    // the rest of the face holds under 1). Without the blend they stayed at bounce level.
+    let Some(dir) = corpus() else { return };
+    let path = dir.join("bsp/iassis+tf2-fastdl/background01.bsp");
+    let Ok(bytes) = std::fs::read(&path) else {
+        eprintln!("background01 missing, skipped");
+        return;
+    };
+    let valve = Bsp::parse(&bytes).expect("corpus map parses");
+    let options = Options {
+        quality: Quality::Fast,
+        hdr_if_present: false,
+        ..Options::default()
+    };
+    let (ours, _) = relight_blanked(&valve, &options);
+    let (a, b) = (face_luxels(&ours, 2827), face_luxels(&valve, 2827));
+    let width = valve.faces[2827].lightmap_size[0] as usize + 1;
+    for row in 4..a.len() / width {
+        let edge = row * width + width - 1;
+        let ratio = a[edge] / b[edge];
+        assert!(
+            (0.8..1.25).contains(&ratio),
+            "row {row}: ours {} Valve {}",
+            a[edge],
+            b[edge]
+        );
+    }
+}
