@@ -234,6 +234,18 @@ impl Scene {
         self.triangles.is_empty()
     }
 
+    /// The same triangles and payloads built again for `traversal` (to compare backends on
+    /// one scene); triangle numbers stay the same.
+    pub fn rebuilt(&self, traversal: Traversal) -> Scene {
+        let mut order: Vec<usize> = (0..self.triangles.len()).collect();
+        order.sort_unstable_by_key(|&slot| self.original[slot]);
+        let builder = SceneBuilder {
+            triangles: order.iter().map(|&s| self.triangles[s]).collect(),
+            payloads: order.iter().map(|&s| self.payloads[s]).collect(),
+        };
+        builder.build_with(traversal)
+    }
+
     /// The triangles as [`Hit::triangle`] numbers them (insertion order, degenerate ones left
     /// out): to hand exactly this scene to another tracer, as the Embree benchmark does.
     pub fn triangles(&self) -> Vec<[[f32; 3]; 3]> {
