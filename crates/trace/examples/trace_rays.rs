@@ -95,8 +95,16 @@ fn main() -> Result<(), String> {
     let start = Instant::now();
     let scene = b.build_with(traversal);
     let build = start.elapsed().as_secs_f64();
-    println!("triangles={} build_s={build:.4} bytes={}", scene.len(), scene.heap_bytes());
-    for (i, set) in sets.iter().enumerate().filter(|(i, _)| only == usize::MAX || *i == only) {
+    println!(
+        "triangles={} build_s={build:.4} bytes={}",
+        scene.len(),
+        scene.heap_bytes()
+    );
+    for (i, set) in sets
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| only == usize::MAX || *i == only)
+    {
         let mut best = f64::INFINITY;
         let mut hits = 0;
         for _ in 0..repeat {

@@ -8,6 +8,9 @@
 //! same order), so both backends report bit-identical distances; only which of two triangles
 //! at exactly the same distance is reported may differ.
 
+#[cfg(target_arch = "x86_64")]
+mod avx2;
+
 use obvhs::bvh2::Bvh2;
 use obvhs::triangle::Triangle;
 
@@ -95,11 +98,12 @@ impl Packet {
             let (qx, qy, qz) = (ty * e1z - tz * e1y, tz * e1x - tx * e1z, tx * e1y - ty * e1x);
             let v = (dx * qx + dy * qy + dz * qz) * inv;
             let t = (e2x * qx + e2y * qy + e2z * qz) * inv;
-            let inside = u >= -EDGE_TOLERANCE
-                && u <= 1.0 + EDGE_TOLERANCE
-                && v >= -EDGE_TOLERANCE
-                && u + v <= 1.0 + EDGE_TOLERANCE;
-            let hit = det.abs() >= 1e-12 && inside && t >= ray.tmin && t < tmax;
+            // `&`, not `&&`: all lanes' tests run as vector compares, without branches.
+            let inside = (u >= -EDGE_TOLERANCE)
+                & (u <= 1.0 + EDGE_TOLERANCE)
+                & (v >= -EDGE_TOLERANCE)
+                & (u + v <= 1.0 + EDGE_TOLERANCE);
+            let hit = (det.abs() >= 1e-12) & inside & (t >= ray.tmin) & (t < tmax);
             out[i] = if hit { t } else { f32::INFINITY };
         }
         out
@@ -171,6 +175,8 @@ pub(crate) struct WideBvh {
     root: u32,
     /// The most entries a traversal can have pending.
     stack_need: usize,
+    /// Whether this CPU runs AVX2 (checked once, at build).
+    avx2: bool,
 }
 
 impl WideBvh {
@@ -182,6 +188,7 @@ impl WideBvh {
             packets: Vec::new(),
             root: 0,
             stack_need: 0,
+            avx2: has_avx2(),
         };
         let (root, need) = wide.subtree(bvh2, 0, tris);
         wide.root = root;
@@ -241,30 +248,54 @@ impl WideBvh {
         if !ray.is_finite() {
             return None;
         }
+        #[cfg(target_arch = "x86_64")]
+        if self.avx2 {
+            #[allow(unsafe_code)]
+            // SAFETY: `avx2` is set only where `is_x86_feature_detected!("avx2")` said so.
+            return unsafe { avx2::closest(self, ray) };
+        }
+        let enter = |node: &Node, tmax| ray.enter(node, tmax);
+        self.closest_by(ray, enter, |p: &Packet, tmax| p.distances(ray, tmax))
+    }
+
+    /// [`WideBvh::closest`] with the node and packet tests given.
+    #[inline(always)]
+    fn closest_by(&self, ray: &WideRay, enter: impl Enter, packet: impl PacketTest) -> Option<(f32, u32)> {
         if self.stack_need <= STACK {
-            self.closest_with(ray, &mut [Pending::default(); STACK])
+            self.closest_with(ray.tmax, &mut [Pending::default(); STACK], enter, packet)
         } else {
-            self.closest_with(ray, &mut vec![Pending::default(); self.stack_need])
+            let stack = &mut vec![Pending::default(); self.stack_need];
+            self.closest_with(ray.tmax, stack, enter, packet)
         }
     }
 
     #[inline(always)]
-    fn closest_with(&self, ray: &WideRay, stack: &mut [Pending]) -> Option<(f32, u32)> {
-        let (mut best, mut slot) = (ray.tmax, u32::MAX);
+    fn closest_with(
+        &self,
+        tmax: f32,
+        stack: &mut [Pending],
+        enter: impl Enter,
+        packet: impl PacketTest,
+    ) -> Option<(f32, u32)> {
+        let (mut best, mut slot) = (tmax, u32::MAX);
         let (mut entry, mut top) = (self.root, 0);
         loop {
             if entry & LEAF != 0 {
                 for p in self.packets_of(entry) {
-                    let t = p.distances(ray, best);
+                    let t = packet(p, best);
                     for (i, &t) in t.iter().enumerate() {
                         if t < best {
                             (best, slot) = (t, p.slot[i]);
                         }
                     }
                 }
-            } else if let Some(next) = self.descend(entry, ray, best, stack, &mut top) {
-                entry = next;
-                continue;
+            } else {
+                let node = &self.nodes[entry as usize];
+                let (near, mask) = enter(node, best);
+                if let Some(next) = descend(node, near, mask, stack, &mut top) {
+                    entry = next;
+                    continue;
+                }
             }
             // The next pending subtree the ray enters before the best hit so far.
             loop {
@@ -280,79 +311,59 @@ impl WideBvh {
         }
     }
 
-    /// Meets node `entry`'s children: pushes all but the nearest hit one, farthest first, and
-    /// returns the nearest.
-    #[inline(always)]
-    fn descend(
-        &self,
-        entry: u32,
-        ray: &WideRay,
-        tmax: f32,
-        stack: &mut [Pending],
-        top: &mut usize,
-    ) -> Option<u32> {
-        let node = &self.nodes[entry as usize];
-        let (near, mut mask) = ray.enter(node, tmax);
-        if mask == 0 {
-            return None;
-        }
-        let first = mask.trailing_zeros() as usize;
-        mask &= mask - 1;
-        if mask == 0 {
-            return Some(node.child[first]);
-        }
-        let mut hits = [Pending::default(); WIDTH];
-        hits[0] = Pending {
-            entry: node.child[first],
-            near: near[first],
-        };
-        let mut count = 1;
-        while mask != 0 {
-            let i = mask.trailing_zeros() as usize;
-            mask &= mask - 1;
-            // Insertion into `hits`, kept farthest first.
-            let mut k = count;
-            while k > 0 && hits[k - 1].near < near[i] {
-                hits[k] = hits[k - 1];
-                k -= 1;
-            }
-            hits[k] = Pending {
-                entry: node.child[i],
-                near: near[i],
-            };
-            count += 1;
-        }
-        stack[*top..*top + count - 1].copy_from_slice(&hits[..count - 1]);
-        *top += count - 1;
-        Some(hits[count - 1].entry)
-    }
-
     /// Whether a triangle whose slot `counts` accepts lies in `[tmin, tmax)`.
     pub(crate) fn occluded(&self, ray: &WideRay, counts: impl Fn(u32) -> bool) -> bool {
         if !ray.is_finite() {
             return false;
         }
+        #[cfg(target_arch = "x86_64")]
+        if self.avx2 {
+            #[allow(unsafe_code)]
+            // SAFETY: `avx2` is set only where `is_x86_feature_detected!("avx2")` said so.
+            return unsafe { avx2::occluded(self, ray, counts) };
+        }
+        let enter = |node: &Node, tmax| ray.enter(node, tmax);
+        self.occluded_by(ray, counts, enter, |p: &Packet, tmax| p.distances(ray, tmax))
+    }
+
+    /// [`WideBvh::occluded`] with the node and packet tests given.
+    #[inline(always)]
+    fn occluded_by(
+        &self,
+        ray: &WideRay,
+        counts: impl Fn(u32) -> bool,
+        enter: impl Enter,
+        packet: impl PacketTest,
+    ) -> bool {
         if self.stack_need <= STACK {
-            self.occluded_with(ray, &counts, &mut [0; STACK])
+            self.occluded_with(ray.tmax, &mut [0; STACK], counts, enter, packet)
         } else {
-            self.occluded_with(ray, &counts, &mut vec![0; self.stack_need])
+            let stack = &mut vec![0; self.stack_need];
+            self.occluded_with(ray.tmax, stack, counts, enter, packet)
         }
     }
 
     #[inline(always)]
-    fn occluded_with(&self, ray: &WideRay, counts: &impl Fn(u32) -> bool, stack: &mut [u32]) -> bool {
+    fn occluded_with(
+        &self,
+        tmax: f32,
+        stack: &mut [u32],
+        counts: impl Fn(u32) -> bool,
+        enter: impl Enter,
+        packet: impl PacketTest,
+    ) -> bool {
         let (mut entry, mut top) = (self.root, 0);
         loop {
             if entry & LEAF != 0 {
                 for p in self.packets_of(entry) {
-                    let t = p.distances(ray, ray.tmax);
-                    if (0..LANES).any(|i| t[i] < ray.tmax && counts(p.slot[i])) {
+                    let t = packet(p, tmax);
+                    if (0..LANES).any(|i| t[i] < tmax && counts(p.slot[i])) {
                         return true;
                     }
                 }
             } else {
                 let node = &self.nodes[entry as usize];
-                let (_, mut mask) = ray.enter(node, ray.tmax);
+                let (_, mut mask) = enter(node, tmax);
                 if mask != 0 {
                     entry = node.child[mask.trailing_zeros() as usize];
                     mask &= mask - 1;
@@ -373,6 +384,58 @@ impl WideBvh {
     }
 }
 
+/// A node test: the children's entry distances and the mask of those met before a bound.
+trait Enter: Fn(&Node, f32) -> ([f32; WIDTH], u32) {}
+impl<F: Fn(&Node, f32) -> ([f32; WIDTH], u32)> Enter for F {}
+
+/// A packet test: each lane's hit distance below a bound, or infinity.
+trait PacketTest: Fn(&Packet, f32) -> [f32; LANES] {}
+impl<F: Fn(&Packet, f32) -> [f32; LANES]> PacketTest for F {}
+
+/// After a node test: pushes all but the nearest child met, farthest first, and returns the
+/// nearest.
+#[inline(always)]
+fn descend(
+    node: &Node,
+    near: [f32; WIDTH],
+    mut mask: u32,
+    stack: &mut [Pending],
+    top: &mut usize,
+) -> Option<u32> {
+    if mask == 0 {
+        return None;
+    }
+    let first = mask.trailing_zeros() as usize;
+    mask &= mask - 1;
+    if mask == 0 {
+        return Some(node.child[first]);
+    }
+    let mut hits = [Pending::default(); WIDTH];
+    hits[0] = Pending {
+        entry: node.child[first],
+        near: near[first],
+    };
+    let mut count = 1;
+    while mask != 0 {
+        let i = mask.trailing_zeros() as usize;
+        mask &= mask - 1;
+        // Insertion into `hits`, kept farthest first.
+        let mut k = count;
+        while k > 0 && hits[k - 1].near < near[i] {
+            hits[k] = hits[k - 1];
+            k -= 1;
+        }
+        hits[k] = Pending {
+            entry: node.child[i],
+            near: near[i],
+        };
+        count += 1;
+    }
+    stack[*top..*top + count - 1].copy_from_slice(&hits[..count - 1]);
+    *top += count - 1;
+    Some(hits[count - 1].entry)
+}
+
 /// The children of `bvh2`'s inner node `index` after opening, up to [`WIDTH`], always the
 /// inner child with the largest surface.
 fn open_largest(bvh2: &Bvh2, index: usize) -> Vec<usize> {
@@ -391,4 +454,14 @@ fn open_largest(bvh2: &Bvh2, index: usize) -> Vec<usize> {
         kids.push(first + 1);
     }
     kids
+}
+
+#[cfg(target_arch = "x86_64")]
+fn has_avx2() -> bool {
+    std::env::var_os("SRCMAP_TRACE_NO_AVX2").is_none() && is_x86_feature_detected!("avx2")
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+fn has_avx2() -> bool {
+    false
 }
