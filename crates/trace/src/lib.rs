@@ -266,8 +266,12 @@ pub const MIN_T: f32 = 1e-3;
 /// sign bit but the slab test from `1 / d = -inf`, and the two disagreeing made such rays
 /// miss everything.
 fn ray(origin: [f32; 3], dir: [f32; 3], max_t: f32) -> Ray {
-    let dir = dir.map(|c| if c == 0.0 { 0.0 } else { c });
-    Ray::new(origin.into(), dir.into(), MIN_T, max_t)
+    Ray::new(origin.into(), positive_zeros(dir).into(), MIN_T, max_t)
+}
+
+/// `dir` with any negative zero component made positive (see [`ray`]).
+fn positive_zeros(dir: [f32; 3]) -> [f32; 3] {
+    dir.map(|c| if c == 0.0 { 0.0 } else { c })
 }
 
 impl Scene {
@@ -314,15 +318,14 @@ impl Scene {
                     f32::INFINITY
                 }
             }),
-            Backend::Wide(w) => w.occluded(&wide_ray(&ray), counts),
+            Backend::Wide(w) => w.occluded(&wide_ray(origin, dir, max_t), counts),
         }
     }
 }
 
-/// The wide backend's form of an obvhs ray (same origin, direction and range).
-fn wide_ray(ray: &Ray) -> wide::WideRay {
-    let (o, d) = (ray.origin.to_array(), ray.direction.to_array());
-    wide::WideRay::new(o, d, ray.tmin, ray.tmax)
+/// The wide backend's form of [`ray`]'s ray (the same origin, direction and range).
+fn wide_ray(origin: [f32; 3], dir: [f32; 3], max_t: f32) -> wide::WideRay {
+    wide::WideRay::new(origin, positive_zeros(dir), MIN_T, max_t)
 }
 
 impl Tracer for Scene {
@@ -336,7 +339,7 @@ impl Tracer for Scene {
                     bvh.ray_traverse(ray, &mut hit, |ray, slot| intersect(&self.triangles[slot], ray));
                 found.then(|| self.hit(hit.primitive_id, hit.t))
             }
-            Backend::Wide(w) => w.closest(&wide_ray(&ray)).map(|(t, slot)| self.hit(slot, t)),
+            Backend::Wide(w) => (w.closest(&wide_ray(origin, dir, max_t))).map(|(t, slot)| self.hit(slot, t)),
         }
     }
 

@@ -261,10 +261,10 @@ impl WideBvh {
     /// [`WideBvh::closest`] with the node and packet tests given.
     #[inline(always)]
     fn closest_by(&self, ray: &WideRay, enter: impl Enter, packet: impl PacketTest) -> Option<(f32, u32)> {
-        if self.stack_need <= STACK {
+        if self.stack_need + WIDTH <= STACK {
             self.closest_with(ray.tmax, &mut [Pending::default(); STACK], enter, packet)
         } else {
-            let stack = &mut vec![Pending::default(); self.stack_need];
+            let stack = &mut vec![Pending::default(); self.stack_need + WIDTH];
             self.closest_with(ray.tmax, stack, enter, packet)
         }
     }
@@ -393,7 +393,8 @@ trait PacketTest: Fn(&Packet, f32) -> [f32; LANES] {}
 impl<F: Fn(&Packet, f32) -> [f32; LANES]> PacketTest for F {}
 
 /// After a node test: pushes all but the nearest child met, farthest first, and returns the
-/// nearest.
+/// nearest. The children are sorted straight into the free top of `stack` (room for a whole
+/// node's worth is kept past [`WideBvh::stack_need`]).
 #[inline(always)]
 fn descend(
     node: &Node,
@@ -410,30 +411,28 @@ fn descend(
     if mask == 0 {
         return Some(node.child[first]);
     }
-    let mut hits = [Pending::default(); WIDTH];
-    hits[0] = Pending {
+    let base = *top;
+    stack[base] = Pending {
         entry: node.child[first],
         near: near[first],
     };
-    let mut count = 1;
+    let mut end = base + 1;
     while mask != 0 {
         let i = mask.trailing_zeros() as usize;
         mask &= mask - 1;
-        // Insertion into `hits`, kept farthest first.
-        let mut k = count;
-        while k > 0 && hits[k - 1].near < near[i] {
-            hits[k] = hits[k - 1];
+        let mut k = end;
+        while k > base && stack[k - 1].near < near[i] {
+            stack[k] = stack[k - 1];
             k -= 1;
         }
-        hits[k] = Pending {
+        stack[k] = Pending {
             entry: node.child[i],
             near: near[i],
         };
-        count += 1;
+        end += 1;
     }
-    stack[*top..*top + count - 1].copy_from_slice(&hits[..count - 1]);
-    *top += count - 1;
-    Some(hits[count - 1].entry)
+    *top = end - 1;
+    Some(stack[end - 1].entry)
 }
 
 /// The children of `bvh2`'s inner node `index` after opening, up to [`WIDTH`], always the
