@@ -26,7 +26,6 @@ pub use parallel::{ParallelOrigins, ParallelRays};
 use glam::Vec3A;
 use obvhs::BvhBuildParams;
 use obvhs::aabb::Aabb;
-use obvhs::bvh2::builder::build_bvh2;
 use obvhs::cwbvh::CwBvh;
 use obvhs::cwbvh::builder::build_cwbvh;
 use obvhs::ray::{Ray, RayHit};
@@ -113,15 +112,8 @@ impl SceneBuilder {
                 self.into_scene(Backend::Obvhs(bvh), order)
             }
             Traversal::Wide => {
-                let params = BvhBuildParams {
-                    max_prims_per_leaf: wide::LEAF_TRIANGLES,
-                    ..params
-                };
-                let bvh2 = build_bvh2(&padded, params, &mut Duration::default());
-                let order = bvh2.primitive_indices.clone();
-                let mut scene = self.into_scene(Backend::Empty, order);
-                scene.backend = Backend::Wide(wide::WideBvh::new(&bvh2, &scene.triangles));
-                scene
+                let (bvh, order) = wide::WideBvh::build(&self.triangles, params, padded_box);
+                self.into_scene(Backend::Wide(bvh), order)
             }
         }
     }
@@ -167,10 +159,14 @@ struct PaddedTriangle(Triangle);
 
 impl obvhs::Boundable for PaddedTriangle {
     fn aabb(&self) -> Aabb {
-        let b = self.0.aabb();
-        let pad = Vec3A::splat(1e-2) + (b.max - b.min).abs() * 1e-4;
-        Aabb::new(b.min - pad, b.max + pad)
+        padded_box(self.0.aabb())
     }
+}
+
+/// A box grown by [`PaddedTriangle`]'s pad.
+fn padded_box(b: Aabb) -> Aabb {
+    let pad = Vec3A::splat(1e-2) + (b.max - b.min).abs() * 1e-4;
+    Aabb::new(b.min - pad, b.max + pad)
 }
 
 /// Möller–Trumbore with a small tolerance on the barycentrics, both sides: a ray through

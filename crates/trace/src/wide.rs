@@ -11,7 +11,13 @@
 #[cfg(target_arch = "x86_64")]
 mod avx2;
 
+use obvhs::BvhBuildParams;
+use obvhs::aabb::Aabb;
 use obvhs::bvh2::Bvh2;
+use obvhs::bvh2::leaf_collapser::collapse;
+use obvhs::bvh2::reinsertion::ReinsertionOptimizer;
+use obvhs::ploc::PlocBuilder;
+use obvhs::splits::split_aabbs_preset;
 use obvhs::triangle::Triangle;
 
 /// Children per node.
@@ -31,25 +37,18 @@ const STACK: usize = 64;
 /// The barycentric tolerance of [`crate::intersect`].
 const EDGE_TOLERANCE: f32 = 1e-5;
 
-/// One node: per axis the children's lower bounds, then the upper bounds (`bounds[a]` and
-/// `bounds[3 + a]`); an unused child has an empty box (lower +inf, upper -inf).
+/// One node: per axis the children's lower bounds, then their upper bounds (`bounds[a][0]`,
+/// `bounds[a][1]`); an unused child has an empty box (lower +inf, upper -inf).
 #[derive(Clone, Copy)]
 #[repr(C, align(32))]
 struct Node {
-    bounds: [[f32; WIDTH]; 6],
+    bounds: [[[f32; WIDTH]; 2]; 3],
     child: [u32; WIDTH],
 }
 
 impl Node {
     const EMPTY: Node = Node {
-        bounds: [
-            [f32::INFINITY; WIDTH],
-            [f32::INFINITY; WIDTH],
-            [f32::INFINITY; WIDTH],
-            [f32::NEG_INFINITY; WIDTH],
-            [f32::NEG_INFINITY; WIDTH],
-            [f32::NEG_INFINITY; WIDTH],
-        ],
+        bounds: [[[f32::INFINITY; WIDTH], [f32::NEG_INFINITY; WIDTH]]; 3],
         child: [0; WIDTH],
     };
 }
@@ -129,7 +128,7 @@ impl WideRay {
             origin,
             dir,
             inv: dir.map(|d| (1.0 / d).clamp(-1e30, 1e30)),
-            near: dir.map(|d| if d < 0.0 { 3 } else { 0 }),
+            near: dir.map(|d| usize::from(d < 0.0)),
             tmin,
             tmax,
         }
@@ -145,7 +144,10 @@ impl WideRay {
         let mut near = [self.tmin; WIDTH];
         let mut far = [tmax; WIDTH];
         for a in 0..3 {
-            let (lo, hi) = (&node.bounds[self.near[a] + a], &node.bounds[3 - self.near[a] + a]);
+            let (lo, hi) = (
+                &node.bounds[a][self.near[a] & 1],
+                &node.bounds[a][!self.near[a] & 1],
+            );
             let (o, inv) = (self.origin[a], self.inv[a]);
             for i in 0..WIDTH {
                 let (n, f) = ((lo[i] - o) * inv, (hi[i] - o) * inv);
@@ -180,9 +182,28 @@ pub(crate) struct WideBvh {
 }
 
 impl WideBvh {
-    /// Collapses `bvh2` (leaf ranges index `tris`, which is in `bvh2.primitive_indices`
-    /// order) into the wide layout.
-    pub(crate) fn new(bvh2: &Bvh2, tris: &[Triangle]) -> WideBvh {
+    /// Builds the tree over `tris` (boxes grown by `pad`) and the order to store the
+    /// triangles in: `order[slot]` is the triangle of slot `slot`, slots in leaf order.
+    pub(crate) fn build(
+        tris: &[Triangle],
+        params: BvhBuildParams,
+        pad: impl Fn(Aabb) -> Aabb,
+    ) -> (WideBvh, Vec<u32>) {
+        let bvh2 = binary_tree(tris, params, pad);
+        let mut slot_of = vec![u32::MAX; tris.len()];
+        let mut order = Vec::with_capacity(tris.len());
+        for &prim in &bvh2.primitive_indices {
+            if slot_of[prim as usize] == u32::MAX {
+                slot_of[prim as usize] = order.len() as u32;
+                order.push(prim);
+            }
+        }
+        let by_slot: Vec<Triangle> = order.iter().map(|&i| tris[i as usize]).collect();
+        (WideBvh::new(&bvh2, &by_slot, &slot_of), order)
+    }
+
+    /// Collapses `bvh2` into the wide layout; its primitive `i` is triangle `tris[slot_of[i]]`.
+    fn new(bvh2: &Bvh2, tris: &[Triangle], slot_of: &[u32]) -> WideBvh {
         let mut wide = WideBvh {
             nodes: Vec::new(),
             packets: Vec::new(),
@@ -190,7 +211,7 @@ impl WideBvh {
             stack_need: 0,
             avx2: has_avx2(),
         };
-        let (root, need) = wide.subtree(bvh2, 0, tris);
+        let (root, need) = wide.subtree(bvh2, 0, &Slots { tris, slot_of });
         wide.root = root;
         wide.stack_need = need + 1;
         wide
@@ -202,10 +223,16 @@ impl WideBvh {
     }
 
     /// The entry for `bvh2`'s node `index` and the stack depth its traversal may need.
-    fn subtree(&mut self, bvh2: &Bvh2, index: usize, tris: &[Triangle]) -> (u32, usize) {
+    fn subtree(&mut self, bvh2: &Bvh2, index: usize, tris: &Slots<'_>) -> (u32, usize) {
         let node = &bvh2.nodes[index];
         if node.is_leaf() {
-            return (self.leaf(node.first_index, node.prim_count, tris), 0);
+            let (first, count) = (node.first_index as usize, node.prim_count as usize);
+            let prims = &bvh2.primitive_indices[first..first + count];
+            let mut slots: Vec<u32> = prims.iter().map(|&p| tris.slot_of[p as usize]).collect();
+            // A triangle split into pieces may have two in one leaf.
+            slots.sort_unstable();
+            slots.dedup();
+            return (self.leaf(&slots, tris.tris), 0);
         }
         let kids = open_largest(bvh2, index);
         let at = self.nodes.len();
@@ -217,23 +244,26 @@ impl WideBvh {
             let b = bvh2.nodes[kid].aabb();
             let n = &mut self.nodes[at];
             for a in 0..3 {
-                n.bounds[a][lane] = b.min[a];
-                n.bounds[3 + a][lane] = b.max[a];
+                n.bounds[a][0][lane] = b.min[a];
+                n.bounds[a][1][lane] = b.max[a];
             }
             n.child[lane] = entry;
         }
         (at as u32, need + kids.len() - 1)
     }
 
-    /// A leaf entry for the `count` slots from `first`, split into packets.
-    fn leaf(&mut self, first: u32, count: u32, tris: &[Triangle]) -> u32 {
+    /// A leaf entry for `slots`, split into packets.
+    fn leaf(&mut self, slots: &[u32], tris: &[Triangle]) -> u32 {
         let start = self.packets.len();
-        let slots: Vec<u32> = (first..first + count).collect();
         for chunk in slots.chunks(LANES) {
             self.packets.push(Packet::new(tris, chunk.iter().copied()));
         }
         let packets = self.packets.len() - start;
-        assert!((1..=MAX_PACKETS).contains(&packets), "leaf of {count} triangles");
+        assert!(
+            (1..=MAX_PACKETS).contains(&packets),
+            "leaf of {} triangles",
+            slots.len()
+        );
         LEAF | ((packets as u32 - 1) << COUNT_SHIFT) | start as u32
     }
 
@@ -433,6 +463,35 @@ fn descend(
     }
     *top = end - 1;
     Some(stack[end - 1].entry)
+}
+
+/// The triangles by slot, and the slot of each of the binary tree's primitives.
+struct Slots<'a> {
+    tris: &'a [Triangle],
+    slot_of: &'a [u32],
+}
+
+/// obvhs's PLOC build (as its `build_bvh2`) over the triangles' padded boxes, the large
+/// triangles' boxes first split into pieces (as its pre-split) where `params` asks.
+fn binary_tree(tris: &[Triangle], params: BvhBuildParams, pad: impl Fn(Aabb) -> Aabb) -> Bvh2 {
+    let mut boxes: Vec<Aabb> = tris.iter().map(|t| t.aabb()).collect();
+    let mut indices: Vec<u32> = (0..tris.len() as u32).collect();
+    if params.pre_split {
+        let areas = boxes.iter().map(|b| b.half_area());
+        let largest = areas.clone().fold(0.0, f32::max);
+        let average = areas.sum::<f32>() / tris.len() as f32;
+        split_aabbs_preset(&mut boxes, &mut indices, tris, average, largest);
+    }
+    let boxes: Vec<Aabb> = boxes.into_iter().map(pad).collect();
+    let mut ploc = PlocBuilder::with_capacity(boxes.len());
+    let (distance, depth) = (params.ploc_search_distance, params.search_depth_threshold);
+    let mut bvh2 = ploc.build(distance, &boxes, indices, params.sort_precision, depth);
+    let mut reinsertion = ReinsertionOptimizer::default();
+    reinsertion.run(&mut bvh2, params.reinsertion_batch_ratio, None);
+    collapse(&mut bvh2, LEAF_TRIANGLES, params.collapse_traversal_cost);
+    let again = params.reinsertion_batch_ratio * params.post_collapse_reinsertion_batch_ratio_multiplier;
+    reinsertion.run(&mut bvh2, again, None);
+    bvh2
 }
 
 /// The children of `bvh2`'s inner node `index` after opening, up to [`WIDTH`], always the

@@ -35,16 +35,16 @@ impl Broadcast {
 /// minned, the same operations in the same order.
 #[target_feature(enable = "avx2")]
 fn enter(ray: &WideRay, b: &Broadcast, node: &Node, tmax: f32) -> ([f32; WIDTH], u32) {
-    let plane = |row: usize, a: usize| {
-        let bound: __m256 = bytemuck::cast(node.bounds[row]);
+    let plane = |a: usize, side: usize| {
+        let bound: __m256 = bytemuck::cast(node.bounds[a][side & 1]);
         _mm256_mul_ps(_mm256_sub_ps(bound, b.origin[a]), b.inv[a])
     };
     let mut near = b.tmin;
     let mut far = _mm256_set1_ps(tmax);
     for a in 0..3 {
         // `max(n, near)` keeps `near` where `n` is NaN, as the portable `if n > near`.
-        near = _mm256_max_ps(plane(ray.near[a] + a, a), near);
-        far = _mm256_min_ps(plane(3 - ray.near[a] + a, a), far);
+        near = _mm256_max_ps(plane(a, ray.near[a]), near);
+        far = _mm256_min_ps(plane(a, !ray.near[a]), far);
     }
     let met = _mm256_cmp_ps::<_CMP_LE_OQ>(near, far);
     (bytemuck::cast(near), _mm256_movemask_ps(met) as u32)
