@@ -176,8 +176,9 @@ pub(crate) struct WideBvh {
     root: u32,
     /// The most entries a traversal can have pending.
     stack_need: usize,
-    /// Whether this CPU runs AVX2 (checked once, at build).
-    avx2: bool,
+    /// Whether this CPU runs AVX2 (checked once, at build; tests clear it to check the
+    /// portable tests).
+    pub(crate) avx2: bool,
 }
 
 impl WideBvh {
@@ -515,7 +516,7 @@ fn open_largest(bvh2: &Bvh2, index: usize) -> Vec<usize> {
 
 #[cfg(target_arch = "x86_64")]
 fn has_avx2() -> bool {
-    std::env::var_os("SRCMAP_TRACE_NO_AVX2").is_none() && is_x86_feature_detected!("avx2")
+    is_x86_feature_detected!("avx2")
 }
 
 #[cfg(not(target_arch = "x86_64"))]
