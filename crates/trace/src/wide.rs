@@ -17,7 +17,6 @@ use obvhs::bvh2::Bvh2;
 use obvhs::bvh2::leaf_collapser::collapse;
 use obvhs::bvh2::reinsertion::ReinsertionOptimizer;
 use obvhs::ploc::PlocBuilder;
-use obvhs::splits::split_aabbs_preset;
 use obvhs::triangle::Triangle;
 
 /// Children per node.
@@ -190,20 +189,14 @@ impl WideBvh {
         pad: impl Fn(Aabb) -> Aabb,
     ) -> (WideBvh, Vec<u32>) {
         let bvh2 = binary_tree(tris, params, pad);
-        let mut slot_of = vec![u32::MAX; tris.len()];
-        let mut order = Vec::with_capacity(tris.len());
-        for &prim in &bvh2.primitive_indices {
-            if slot_of[prim as usize] == u32::MAX {
-                slot_of[prim as usize] = order.len() as u32;
-                order.push(prim);
-            }
-        }
+        let order = bvh2.primitive_indices.clone();
         let by_slot: Vec<Triangle> = order.iter().map(|&i| tris[i as usize]).collect();
-        (WideBvh::new(&bvh2, &by_slot, &slot_of), order)
+        (WideBvh::new(&bvh2, &by_slot), order)
     }
 
-    /// Collapses `bvh2` into the wide layout; its primitive `i` is triangle `tris[slot_of[i]]`.
-    fn new(bvh2: &Bvh2, tris: &[Triangle], slot_of: &[u32]) -> WideBvh {
+    /// Collapses `bvh2` into the wide layout; the triangle at position `i` of its primitive
+    /// list is `tris[i]`.
+    fn new(bvh2: &Bvh2, tris: &[Triangle]) -> WideBvh {
         let mut wide = WideBvh {
             nodes: Vec::new(),
             packets: Vec::new(),
@@ -211,7 +204,7 @@ impl WideBvh {
             stack_need: 0,
             avx2: has_avx2(),
         };
-        let (root, need) = wide.subtree(bvh2, 0, &Slots { tris, slot_of });
+        let (root, need) = wide.subtree(bvh2, 0, tris);
         wide.root = root;
         wide.stack_need = need + 1;
         wide
@@ -223,16 +216,12 @@ impl WideBvh {
     }
 
     /// The entry for `bvh2`'s node `index` and the stack depth its traversal may need.
-    fn subtree(&mut self, bvh2: &Bvh2, index: usize, tris: &Slots<'_>) -> (u32, usize) {
+    fn subtree(&mut self, bvh2: &Bvh2, index: usize, tris: &[Triangle]) -> (u32, usize) {
         let node = &bvh2.nodes[index];
         if node.is_leaf() {
-            let (first, count) = (node.first_index as usize, node.prim_count as usize);
-            let prims = &bvh2.primitive_indices[first..first + count];
-            let mut slots: Vec<u32> = prims.iter().map(|&p| tris.slot_of[p as usize]).collect();
-            // A triangle split into pieces may have two in one leaf.
-            slots.sort_unstable();
-            slots.dedup();
-            return (self.leaf(&slots, tris.tris), 0);
+            let first = node.first_index;
+            let slots: Vec<u32> = (first..first + node.prim_count).collect();
+            return (self.leaf(&slots, tris), 0);
         }
         let kids = open_largest(bvh2, index);
         let at = self.nodes.len();
@@ -465,24 +454,11 @@ fn descend(
     Some(stack[end - 1].entry)
 }
 
-/// The triangles by slot, and the slot of each of the binary tree's primitives.
-struct Slots<'a> {
-    tris: &'a [Triangle],
-    slot_of: &'a [u32],
-}
-
-/// obvhs's PLOC build (as its `build_bvh2`) over the triangles' padded boxes, the large
-/// triangles' boxes first split into pieces (as its pre-split) where `params` asks.
+/// obvhs's PLOC build (as its `build_bvh2`) over the triangles' padded boxes, leaves of up to
+/// [`LEAF_TRIANGLES`].
 fn binary_tree(tris: &[Triangle], params: BvhBuildParams, pad: impl Fn(Aabb) -> Aabb) -> Bvh2 {
-    let mut boxes: Vec<Aabb> = tris.iter().map(|t| t.aabb()).collect();
-    let mut indices: Vec<u32> = (0..tris.len() as u32).collect();
-    if params.pre_split {
-        let areas = boxes.iter().map(|b| b.half_area());
-        let largest = areas.clone().fold(0.0, f32::max);
-        let average = areas.sum::<f32>() / tris.len() as f32;
-        split_aabbs_preset(&mut boxes, &mut indices, tris, average, largest);
-    }
-    let boxes: Vec<Aabb> = boxes.into_iter().map(pad).collect();
+    let boxes: Vec<Aabb> = tris.iter().map(|t| pad(t.aabb())).collect();
+    let indices: Vec<u32> = (0..tris.len() as u32).collect();
     let mut ploc = PlocBuilder::with_capacity(boxes.len());
     let (distance, depth) = (params.ploc_search_distance, params.search_depth_threshold);
     let mut bvh2 = ploc.build(distance, &boxes, indices, params.sort_precision, depth);
