@@ -53,7 +53,7 @@ impl Node {
 }
 
 /// Up to [`LANES`] triangles as `v0`, `e1 = v1 - v0`, `e2 = v2 - v0`, per axis; an unused lane
-/// has zero edges (its determinant is zero, so it never hits).
+/// has zero edges (its determinant is zero, so it never hits) and slot `u32::MAX`.
 #[derive(Clone, Copy, Default)]
 #[repr(C, align(16))]
 struct Packet {
@@ -66,7 +66,10 @@ struct Packet {
 
 impl Packet {
     fn new(tris: &[Triangle], slots: impl Iterator<Item = u32>) -> Packet {
-        let mut p = Packet::default();
+        let mut p = Packet {
+            slot: [u32::MAX; LANES],
+            ..Packet::default()
+        };
         for (lane, slot) in slots.enumerate() {
             let t = &tris[slot as usize];
             let (e1, e2) = (t.v1 - t.v0, t.v2 - t.v0);
@@ -189,9 +192,19 @@ impl WideBvh {
         pad: impl Fn(Aabb) -> Aabb,
     ) -> (WideBvh, Vec<u32>) {
         let bvh2 = binary_tree(tris, params, pad);
-        let order = bvh2.primitive_indices.clone();
-        let by_slot: Vec<Triangle> = order.iter().map(|&i| tris[i as usize]).collect();
-        (WideBvh::new(&bvh2, &by_slot), order)
+        let prims = &bvh2.primitive_indices;
+        let by_position: Vec<Triangle> = prims.iter().map(|&i| tris[i as usize]).collect();
+        let mut wide = WideBvh::new(&bvh2, &by_position);
+        // Slots numbered in packet order (depth first through the wide tree): runs of slots
+        // stay together in space, which `ParallelOrigins`' groups of slots rely on.
+        let mut order = Vec::with_capacity(tris.len());
+        for p in &mut wide.packets {
+            for slot in p.slot.iter_mut().filter(|s| **s != u32::MAX) {
+                order.push(prims[*slot as usize]);
+                *slot = order.len() as u32 - 1;
+            }
+        }
+        (wide, order)
     }
 
     /// Collapses `bvh2` into the wide layout; the triangle at position `i` of its primitive
