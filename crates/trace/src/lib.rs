@@ -142,7 +142,7 @@ pub enum Traversal {
     /// comparison.
     Obvhs,
     /// Our own: eight float child boxes per node stored axis by axis, packets of four
-    /// triangles, AVX2 where the CPU has it (1.7–2.4× the CWBVH's single-ray rate on
+    /// triangles, AVX2 where the CPU has it (1.7–2.7× the CWBVH's single-ray rate on
     /// four maps' ray sets, `scripts/bench_embree.sh`).
     #[default]
     Wide,
