@@ -174,17 +174,21 @@ fn padded_box(b: Aabb) -> Aabb {
     Aabb::new(b.min - pad, b.max + pad)
 }
 
+/// [`intersect`]'s tolerance on the barycentrics (both backends share it).
+const EDGE_TOLERANCE: f32 = 1e-5;
+/// Below this determinant a ray runs along the triangle's plane: no hit.
+const MIN_DET: f32 = 1e-12;
+
 /// Möller–Trumbore with a small tolerance on the barycentrics, both sides: a ray through
 /// the edge two triangles share (common with axis-aligned rays on a luxel grid) hits one of
 /// them instead of slipping between. Returns the distance, or infinity on a miss.
 #[inline(always)]
 fn intersect(tri: &Triangle, ray: &Ray) -> f32 {
-    const EDGE_TOLERANCE: f32 = 1e-5;
     let e1 = tri.v1 - tri.v0;
     let e2 = tri.v2 - tri.v0;
     let p = ray.direction.cross(e2);
     let det = e1.dot(p);
-    if det.abs() < 1e-12 {
+    if det.abs() < MIN_DET {
         return f32::INFINITY;
     }
     let inv = 1.0 / det;

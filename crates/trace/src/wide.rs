@@ -19,6 +19,8 @@ use obvhs::bvh2::reinsertion::ReinsertionOptimizer;
 use obvhs::ploc::PlocBuilder;
 use obvhs::triangle::Triangle;
 
+use crate::{EDGE_TOLERANCE, MIN_DET};
+
 /// Children per node.
 const WIDTH: usize = 8;
 /// Most triangles in a leaf of the binary tree the wide one is collapsed from.
@@ -33,8 +35,6 @@ const COUNT_SHIFT: u32 = 28;
 const MAX_PACKETS: usize = 1 << (31 - COUNT_SHIFT);
 /// Entries of the traversal stack kept on the machine stack; deeper trees use a heap stack.
 const STACK: usize = 64;
-/// The barycentric tolerance of [`crate::intersect`].
-const EDGE_TOLERANCE: f32 = 1e-5;
 
 /// One node: per axis the children's lower bounds, then their upper bounds (`bounds[a][0]`,
 /// `bounds[a][1]`); an unused child has an empty box (lower +inf, upper -inf).
@@ -104,7 +104,7 @@ impl Packet {
                 & (u <= 1.0 + EDGE_TOLERANCE)
                 & (v >= -EDGE_TOLERANCE)
                 & (u + v <= 1.0 + EDGE_TOLERANCE);
-            let hit = (det.abs() >= 1e-12) & inside & (t >= ray.tmin) & (t < tmax);
+            let hit = (det.abs() >= MIN_DET) & inside & (t >= ray.tmin) & (t < tmax);
             if hit { t } else { f32::INFINITY }
         })
     }

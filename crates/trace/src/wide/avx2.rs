@@ -5,7 +5,8 @@
 
 use std::arch::x86_64::*;
 
-use super::{EDGE_TOLERANCE, LANES, Node, Packet, WIDTH, WideBvh, WideRay};
+use super::{LANES, Node, Packet, WIDTH, WideBvh, WideRay};
+use crate::{EDGE_TOLERANCE, MIN_DET};
 
 /// A ray's values broadcast to every lane.
 struct Broadcast {
@@ -78,7 +79,7 @@ fn distances(b: &Broadcast, p: &Packet, tmax: f32) -> [f32; LANES] {
     let (lo, hi) = (_mm_set1_ps(-EDGE_TOLERANCE), _mm_set1_ps(1.0 + EDGE_TOLERANCE));
     let abs_det = _mm_andnot_ps(_mm_set1_ps(-0.0), det);
     let tests = [
-        _mm_cmp_ps::<_CMP_GE_OQ>(abs_det, _mm_set1_ps(1e-12)),
+        _mm_cmp_ps::<_CMP_GE_OQ>(abs_det, _mm_set1_ps(MIN_DET)),
         _mm_cmp_ps::<_CMP_GE_OQ>(u, lo),
         _mm_cmp_ps::<_CMP_LE_OQ>(u, hi),
         _mm_cmp_ps::<_CMP_GE_OQ>(v, lo),
