@@ -2,7 +2,8 @@
 # Our ray rate against Embree 3's on the same triangles and rays (issue 38, item 2): per map,
 # VRAD's occluder scene and three ray sets (sun occlusion, short hemisphere occlusion,
 # closest-hit bounce rays) written by `crates/vrad/examples/bench_rays.rs`, traced by our
-# tracer and by `scripts/bench_embree/embree_rays.c` (one thread each, CPU time, least of 3).
+# tracer (the default backend, and the old obvhs CWBVH one beside it) and by
+# `scripts/bench_embree/embree_rays.c` (one thread each, CPU time, least of 3).
 #
 #   scripts/bench_embree.sh [RAYS]        (default 200000 rays per set)
 #
@@ -44,8 +45,8 @@ bsp_of() {
   "$srcmap" vbsp -q --threads 1 "$src" -o "$work/$name.bsp" >&2 && echo "$work/$name.bsp"
 }
 
-printf '| map | triangles | set | rays | ours 1 thread | ours all threads (per CPU s) | ours sweep (ParallelOrigins, as VRAD traces the sun) | Embree single | Embree best packet | ours / Embree single | ours / Embree best | hit agreement |\n'
-printf '|---|---|---|---|---|---|---|---|---|---|---|---|\n'
+printf '| map | triangles | set | rays | ours 1 thread | obvhs CWBVH 1 thread (the old backend) | ours all threads (per CPU s) | ours sweep (ParallelOrigins, as VRAD traces the sun) | Embree single | Embree best packet | ours / Embree single | ours / Embree best | hit agreement |\n'
+printf '|---|---|---|---|---|---|---|---|---|---|---|---|---|\n'
 for entry in "${maps[@]}"; do
   read -r name src <<<"$entry"
   bsp=$(bsp_of "$name" "$src") || continue
@@ -64,8 +65,8 @@ for entry in "${maps[@]}"; do
       for (i = 1; i <= sets; i++) {
         s = order[i]; o = rate[s, "ours", "single"]
         sweep = rate[s, "ours", "parallel-origins"]
-        printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s (%s) | %.2f | %.2f | %s / %s |\n", map, tris, s, n[s],
-          mrs(o), mrs(rate[s, "ours", "all-threads"]), sweep == "" ? "-" : mrs(sweep), mrs(single[s]),
+        printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s (%s) | %.2f | %.2f | %s / %s |\n", map, tris, s, n[s],
+          mrs(o), mrs(rate[s, "ours", "single-obvhs"]), mrs(rate[s, "ours", "all-threads"]), sweep == "" ? "-" : mrs(sweep), mrs(single[s]),
           mrs(best[s]), bestmode[s], o / single[s], o / best[s], agree[s], n[s] (tagree[s] == "" ? "" : " (same t: " tagree[s] ")")
       }
     }'

@@ -28,7 +28,7 @@ use std::time::Instant;
 
 use glam::Vec3;
 use srcmap_bsp::Bsp;
-use srcmap_trace::{Hit, MIN_T, ParallelOrigins, ParallelRays, Scene, Tracer};
+use srcmap_trace::{Hit, MIN_T, ParallelOrigins, ParallelRays, Scene, Tracer, Traversal};
 use srcmap_vrad::displacement::DispSurface;
 use srcmap_vrad::faces::{FaceGeom, build_faces};
 use srcmap_vrad::lights::{LightKind, Range, parse_lights};
@@ -104,6 +104,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     write_rays(out, &scene, &sets)?;
     println!("map {map} triangles {}", scene.len());
     let answers: Vec<Vec<Answer>> = sets.iter().map(|s| time_set(&scene, s)).collect();
+    for traversal in [Traversal::Obvhs, Traversal::Wide] {
+        let other = scene.rebuilt(traversal);
+        for (set, want) in sets.iter().zip(&answers) {
+            time_backend(&other, traversal, set, want);
+        }
+    }
     for (set, want) in sets.iter().zip(&answers).take(2) {
         time_sweeps(&scene, set, want);
     }
@@ -328,6 +334,31 @@ fn time_set(scene: &Scene, set: &RaySet) -> Vec<Answer> {
         &format!(" wall_s={wall:.4}"),
     );
     answers
+}
+
+/// Times one set on a scene built for `traversal` (one thread, least of three) and counts
+/// its answers that agree with `want` (the default scene's): as [`same`], with bit-identical
+/// distances, and with the same triangle too.
+fn time_backend(scene: &Scene, traversal: Traversal, set: &RaySet, want: &[Answer]) {
+    let (answers, cpu) = least_of_three(|| {
+        let a: Vec<Answer> = set.rays.iter().map(|r| answer(scene, r, set.closest)).collect();
+        a
+    });
+    let pairs = || answers.iter().zip(want);
+    let agree = pairs().filter(|(a, b)| same(a, b)).count();
+    let exact_t = pairs().filter(|(a, b)| same_distance(a, b)).count();
+    let identical = pairs().filter(|(a, b)| a == b).count();
+    let mode = format!("single-{traversal:?}").to_lowercase();
+    let extra = format!(" agree={agree} same_t={exact_t} identical={identical}");
+    report(set.name, &mode, set.rays.len(), cpu, &extra);
+}
+
+/// Same occlusion, or the same closest distance to the bit (either triangle).
+fn same_distance(a: &Answer, b: &Answer) -> bool {
+    match (*a, *b) {
+        (Answer::Closest(s, _), Answer::Closest(t, _)) => s.to_bits() == t.to_bits(),
+        _ => a == b,
+    }
 }
 
 /// Whether two answers agree as the Embree harness counts it: the same occlusion, or both
