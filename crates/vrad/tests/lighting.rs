@@ -245,6 +245,24 @@ fn relight_blanked(valve: &Bsp, options: &Options) -> (Bsp, srcmap_vrad::Report)
     (Bsp::parse(&lit).expect("our output parses"), report)
 }
 
+/// Corpus map `map` (relative to the corpus) relit at `-fast` from a blank copy: ours, Valve's
+/// and our report; `None` (skipped, with a message) without the corpus or the map.
+fn relit_fast(map: &str) -> Option<(Bsp, Bsp, srcmap_vrad::Report)> {
+    let dir = corpus()?;
+    let Ok(bytes) = std::fs::read(dir.join(map)) else {
+        eprintln!("{map}: missing, skipped");
+        return None;
+    };
+    let valve = Bsp::parse(&bytes).expect("corpus map parses");
+    let options = Options {
+        quality: Quality::Fast,
+        hdr_if_present: false,
+        ..Options::default()
+    };
+    let (ours, report) = relight_blanked(&valve, &options);
+    Some((ours, valve, report))
+}
+
 #[test]
 fn relit_corpus_maps_agree_with_valve() {
     let Some(dir) = corpus() else { return };
@@ -1168,19 +1186,9 @@ fn faces_valve_lit_by_bounce_alone_are_lit_on_a_dim_corpus_map() {
     // faces black; VRAD's absolute one bounces on. (Faces Valve lit under 0.03 remain black:
     // a shell of displacements behind the walls that VRAD lights only by blending in
     // neighbouring faces' patches.)
-    let Some(dir) = corpus() else { return };
-    let map = "bsp/kane8kki+whohl2mod/test_chapter1.bsp";
-    let Ok(bytes) = std::fs::read(dir.join(map)) else {
-        eprintln!("{map}: missing, skipped");
+    let Some((ours, valve, report)) = relit_fast("bsp/kane8kki+whohl2mod/test_chapter1.bsp") else {
         return;
     };
-    let valve = Bsp::parse(&bytes).expect("corpus map parses");
-    let options = Options {
-        quality: Quality::Fast,
-        hdr_if_present: false,
-        ..Options::default()
-    };
-    let (ours, report) = relight_blanked(&valve, &options);
     assert!(report.count(counts::BOUNCES_DONE) >= 2);
     let black: Vec<usize> = face_means(&valve)
         .iter()
@@ -2228,19 +2236,9 @@ fn displacement_edges_take_the_normal_blended_with_their_neighbours() {
     // right edge meets a displacement that faces the sun. VRAD blends the normals along the
     // shared edge, so the edge's two luxel columns catch sunlight (Valve: 70 and 180 where
     // the rest of the face holds under 1). Without the blend they stayed at bounce level.
-    let Some(dir) = corpus() else { return };
-    let path = dir.join("bsp/iassis+tf2-fastdl/background01.bsp");
-    let Ok(bytes) = std::fs::read(&path) else {
-        eprintln!("background01 missing, skipped");
+    let Some((ours, valve, _)) = relit_fast("bsp/iassis+tf2-fastdl/background01.bsp") else {
         return;
     };
-    let valve = Bsp::parse(&bytes).expect("corpus map parses");
-    let options = Options {
-        quality: Quality::Fast,
-        hdr_if_present: false,
-        ..Options::default()
-    };
-    let (ours, _) = relight_blanked(&valve, &options);
     let (a, b) = (face_luxels(&ours, 2827), face_luxels(&valve, 2827));
     let width = valve.faces[2827].lightmap_size[0] as usize + 1;
     for row in 4..a.len() / width {
