@@ -15,6 +15,7 @@ pub(crate) fn write_lighting(bsp: &mut Bsp, world: &World, facelights: &[FaceLig
     if range == Range::Hdr && bsp.faces_hdr.is_empty() {
         bsp.faces_hdr = bsp.faces.clone();
     }
+    let floors = min_light(bsp);
     let mut lighting: Vec<ColorRgbExp32> = Vec::new();
     let faces = if range == Range::Hdr {
         &mut bsp.faces_hdr
@@ -24,7 +25,8 @@ pub(crate) fn write_lighting(bsp: &mut Bsp, world: &World, facelights: &[FaceLig
     for (i, face) in faces.iter_mut().enumerate() {
         match (world.faces.get(i), facelights.get(i)) {
             (Some(g), Some(fl)) if g.lit && !fl.styles.is_empty() => {
-                append_face(&mut lighting, face, g.luxel_count(), fl);
+                let floor = floors.get(i).copied().unwrap_or(0.0);
+                append_face(&mut lighting, face, g.luxel_count(), &raised(fl, floor));
             }
             _ => {
                 face.light_offset = -1;
@@ -40,6 +42,39 @@ pub(crate) fn write_lighting(bsp: &mut Bsp, world: &World, facelights: &[FaceLig
         bsp.lighting = lighting;
         bsp.tails.remove(&srcmap_bsp::lump::LIGHTING);
     }
+}
+
+/// Per face, the least light each channel of its luxels may hold: its entity's `_minlight`
+/// × 128 (VRAD's `FinalLightFace` raises every style's samples to it; world faces take
+/// worldspawn's). 0 where no entity sets it.
+fn min_light(bsp: &Bsp) -> Vec<f32> {
+    let mut per_model = vec![0.0f32; bsp.models.len()];
+    for e in &bsp.entities {
+        let model = match e.classname() {
+            Some(c) if c.eq_ignore_ascii_case("worldspawn") => Some(0),
+            _ => e.brush_model(),
+        };
+        if let Some(slot) = model.and_then(|m| per_model.get_mut(m)) {
+            *slot = crate::lights::key_f32(e, "_minlight") * 128.0;
+        }
+    }
+    let models = crate::faces::face_models(bsp);
+    models
+        .iter()
+        .map(|&m| per_model.get(m).copied().unwrap_or(0.0))
+        .collect()
+}
+
+/// `fl` with every sample's channels raised to at least `floor` (itself when `floor` is 0).
+fn raised(fl: &FaceLight, floor: f32) -> std::borrow::Cow<'_, FaceLight> {
+    if floor <= 0.0 {
+        return std::borrow::Cow::Borrowed(fl);
+    }
+    let mut out = fl.clone();
+    for s in out.samples.iter_mut().flatten() {
+        *s = s.max(glam::Vec3::splat(floor));
+    }
+    std::borrow::Cow::Owned(out)
 }
 
 /// Appends a lit face's samples to `lighting` (its styles' medians first, last style
@@ -159,4 +194,42 @@ fn ambient_lumps(cubes: &[LeafCubes]) -> (Vec<LeafAmbientIndex>, Vec<LeafAmbient
         }
     }
     (index, lighting)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use srcmap_bsp::{Entity, Model};
+
+    #[test]
+    fn a_brush_entitys_minlight_raises_its_faces_luxels_alone() {
+        // Faces 0-1 are the world's, 2-3 a func_brush's with `_minlight 1.25` (VRAD: × 128).
+        let mut bsp = Bsp::new(20);
+        bsp.faces = vec![Face::default(); 4];
+        for (first, count) in [(0, 2), (2, 2)] {
+            bsp.models.push(Model {
+                first_face: first,
+                num_faces: count,
+                ..Default::default()
+            });
+        }
+        bsp.entities = vec![
+            Entity::from_pairs(&[("classname", "worldspawn")]),
+            Entity::from_pairs(&[
+                ("classname", "func_brush"),
+                ("model", "*1"),
+                ("_minlight", "1.25"),
+            ]),
+        ];
+        assert_eq!(min_light(&bsp), vec![0.0, 0.0, 160.0, 160.0]);
+        let fl = FaceLight {
+            styles: vec![0],
+            samples: vec![vec![glam::Vec3::new(10.0, 200.0, 0.0)]],
+        };
+        assert_eq!(
+            raised(&fl, 160.0).samples[0][0],
+            glam::Vec3::new(160.0, 200.0, 160.0)
+        );
+        assert_eq!(raised(&fl, 0.0).samples, fl.samples);
+    }
 }
