@@ -45,17 +45,16 @@ pub(crate) fn write_lighting(bsp: &mut Bsp, world: &World, facelights: &[FaceLig
 }
 
 /// Per face, the least light each channel of its luxels may hold: its entity's `_minlight`
-/// × 128 (VRAD's `FinalLightFace` raises every style's samples to it; world faces take
-/// worldspawn's). 0 where no entity sets it.
+/// × 128 (VRAD's `FinalLightFace` raises every style's samples to it). As VRAD's
+/// `EntityForModel`, the world and any model no entity names take the first entity's
+/// (worldspawn's). 0 where none sets it.
 fn min_light(bsp: &Bsp) -> Vec<f32> {
-    let mut per_model = vec![0.0f32; bsp.models.len()];
+    let of = |e: &srcmap_bsp::Entity| crate::lights::key_f32(e, "_minlight") * 128.0;
+    let world = bsp.entities.first().map_or(0.0, of);
+    let mut per_model = vec![world; bsp.models.len()];
     for e in &bsp.entities {
-        let model = match e.classname() {
-            Some(c) if c.eq_ignore_ascii_case("worldspawn") => Some(0),
-            _ => e.brush_model(),
-        };
-        if let Some(slot) = model.and_then(|m| per_model.get_mut(m)) {
-            *slot = crate::lights::key_f32(e, "_minlight") * 128.0;
+        if let Some(slot) = e.brush_model().and_then(|m| per_model.get_mut(m)) {
+            *slot = of(e);
         }
     }
     let models = crate::faces::face_models(bsp);
@@ -203,10 +202,11 @@ mod tests {
 
     #[test]
     fn a_brush_entitys_minlight_raises_its_faces_luxels_alone() {
-        // Faces 0-1 are the world's, 2-3 a func_brush's with `_minlight 1.25` (VRAD: × 128).
+        // Faces 0-1 are the world's, 2-3 a func_brush's with `_minlight 1.25` (VRAD: × 128),
+        // 4 a model no entity names, which takes worldspawn's.
         let mut bsp = Bsp::new(20);
-        bsp.faces = vec![Face::default(); 4];
-        for (first, count) in [(0, 2), (2, 2)] {
+        bsp.faces = vec![Face::default(); 5];
+        for (first, count) in [(0, 2), (2, 2), (4, 1)] {
             bsp.models.push(Model {
                 first_face: first,
                 num_faces: count,
@@ -214,14 +214,14 @@ mod tests {
             });
         }
         bsp.entities = vec![
-            Entity::from_pairs(&[("classname", "worldspawn")]),
+            Entity::from_pairs(&[("classname", "worldspawn"), ("_minlight", "0.5")]),
             Entity::from_pairs(&[
                 ("classname", "func_brush"),
                 ("model", "*1"),
                 ("_minlight", "1.25"),
             ]),
         ];
-        assert_eq!(min_light(&bsp), vec![0.0, 0.0, 160.0, 160.0]);
+        assert_eq!(min_light(&bsp), vec![64.0, 64.0, 160.0, 160.0, 64.0]);
         let fl = FaceLight {
             styles: vec![0],
             samples: vec![vec![glam::Vec3::new(10.0, 200.0, 0.0)]],
