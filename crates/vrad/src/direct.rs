@@ -194,11 +194,26 @@ fn gather_sky_ambient(
     rays: &mut u64,
     out: &mut [f32; 4],
 ) -> bool {
+    sky_ambient_from(shadows, &[Some(pos)], normals, rays, out)
+}
+
+/// Sky ambient gathered with sky direction `k` traced from `points[k % points.len()]`
+/// (one point: every direction from it); a `None` point sees none of its directions (it
+/// lies outside the sky light's clusters). False when none arrives.
+fn sky_ambient_from(
+    shadows: &Shadows<'_>,
+    points: &[Option<Vec3>],
+    normals: &[Vec3],
+    rays: &mut u64,
+    out: &mut [f32; 4],
+) -> bool {
     let mut sky = SkyAmbient::default();
-    for &d in shadows.sky_dirs {
+    for (k, &d) in shadows.sky_dirs.iter().enumerate() {
         sky.add(normals, d, || {
-            *rays += 1;
-            reaches_sky(shadows.scene, shadows.sky_faces, shadows.sky3d, pos, d)
+            points[k % points.len()].is_some_and(|pos| {
+                *rays += 1;
+                reaches_sky(shadows.scene, shadows.sky_faces, shadows.sky3d, pos, d)
+            })
         });
     }
     sky.finish(normals.len(), out)
@@ -1356,24 +1371,13 @@ impl DirectLight<'_> {
         bump_count: usize,
         rays: &mut u64,
     ) -> Option<[f32; 4]> {
-        let sees: Vec<bool> = points
+        let seeing: Vec<Option<Vec3>> = points
             .iter()
-            .map(|p| self.world.sees(light, light_cluster, p.cluster))
+            .map(|p| self.world.sees(light, light_cluster, p.cluster).then_some(p.pos))
             .collect();
         let normals = &points.first()?.normals[..bump_count];
-        let shadows = &self.shadows;
-        let mut sky = SkyAmbient::default();
-        for (k, &d) in shadows.sky_dirs.iter().enumerate() {
-            let at = k % points.len();
-            sky.add(normals, d, || {
-                sees[at] && {
-                    *rays += 1;
-                    reaches_sky(shadows.scene, shadows.sky_faces, shadows.sky3d, points[at].pos, d)
-                }
-            });
-        }
         let mut out = [0.0f32; 4];
-        sky.finish(bump_count, &mut out).then_some(out)
+        sky_ambient_from(&self.shadows, &seeing, normals, rays, &mut out).then_some(out)
     }
 
     /// Adds light `li`'s `amounts` (per bump basis) × its intensity in each range ×
