@@ -95,7 +95,7 @@ fn trace_patches(
         // apart): a flat patch right beside it, the floor at a cliff's foot, gives it VRAD's
         // polygon form factor, next to nothing, not its share of rays.
         let hidden = through as f32 / count.max(1) as f32;
-        vrad_transfers(world, spacing, (pos, normal), hidden, &mut p.hits[first..]);
+        vrad_transfers(world, spacing, (pos, normal), hidden, &mut p.hits[first..], rays);
     }
     p
 }
@@ -108,7 +108,15 @@ fn trace_patches(
 /// the rays that found it; then, as VRAD's `MakeScales`, transfers summing over 1 are scaled
 /// down to 1. `hidden` is the share of rays that passed see-through faces: VRAD has a transfer
 /// from each of those faces too, counted in that sum though the ray brings the light behind.
-fn vrad_transfers(world: &World, spacing: usize, at: (Vec3, Vec3), hidden: f32, hits: &mut [HitRef]) {
+/// A cell whose origin the receiver cannot see gives nothing ([`HitPatch::origin_seen_from`]).
+fn vrad_transfers(
+    world: &World,
+    spacing: usize,
+    at: (Vec3, Vec3),
+    hidden: f32,
+    hits: &mut [HitRef],
+    rays: &mut u64,
+) {
     let mut keyed: Vec<(u32, u32, usize)> = (hits.iter().enumerate())
         .filter(|(_, h)| h.face != NO_HIT)
         .map(|(i, h)| (h.face, h.cell, i))
@@ -118,7 +126,13 @@ fn vrad_transfers(world: &World, spacing: usize, at: (Vec3, Vec3), hidden: f32, 
     let mut total = hidden;
     for run in keyed.chunk_by(|a, b| (a.0, a.1) == (b.0, b.1)) {
         let found = run.len() as f32 * share;
-        let ff = close_form_factor(world, spacing, hits[run[0].2], at).map_or(found, |f| f.max(0.0));
+        let patch = patch_of(world, spacing, hits[run[0].2]);
+        *rays += u64::from(patch.is_some());
+        let ff = match patch {
+            Some(p) if !p.origin_seen_from(world, at.0) => 0.0,
+            Some(p) if p.is_close(at.0) => p.form_factor(at),
+            _ => found,
+        };
         for &(_, _, i) in run {
             hits[i].weight = ff / found;
         }
@@ -129,12 +143,17 @@ fn vrad_transfers(world: &World, spacing: usize, at: (Vec3, Vec3), hidden: f32, 
     }
 }
 
-/// VRAD's polygon form factor of the cell `h` hit, seen from `at`, when it is close enough
-/// for VRAD to use it (`None`: far, where VRAD's point-to-point form factor is what the rays
-/// estimate already). A displacement's cell counts as the sum over the triangles of its
-/// displaced surface, VRAD's displacement patches: its rule holds for those too, so a wall
-/// standing on a displacement takes next to nothing from the ground right at its foot.
-fn close_form_factor(world: &World, spacing: usize, h: HitRef, at: (Vec3, Vec3)) -> Option<f32> {
+/// The cell a ray hit as VRAD's patch: the pieces of surface over it (a displacement's cell is
+/// the triangles of its displaced surface, VRAD's displacement patches), their area, and the
+/// patch's origin and normal. `None` for a displacement whose surface is not known.
+struct HitPatch {
+    pieces: Vec<Vec<Vec3>>,
+    area: f32,
+    origin: Vec3,
+    normal: Vec3,
+}
+
+fn patch_of(world: &World, spacing: usize, h: HitRef) -> Option<HitPatch> {
     let g = &world.faces[h.face as usize];
     let grid = Grid::of(g, spacing);
     let mut pieces = match world.disps.get(h.face as usize).and_then(|d| d.as_ref()) {
@@ -143,10 +162,54 @@ fn close_form_factor(world: &World, spacing: usize, h: HitRef, at: (Vec3, Vec3))
         None => vec![cell_polygon(g, &grid, h.cell as usize)],
     };
     pieces.retain(|p| p.len() >= 3);
+    if pieces.is_empty() {
+        return None;
+    }
     let area: f32 = pieces.iter().map(|p| area_and_centre(p).0).sum();
-    let centre = pieces.iter().map(|p| area_and_centre(p).1).sum::<Vec3>() / pieces.len().max(1) as f32;
-    let close = !pieces.is_empty() && std::f32::consts::PI * 0.04 * centre.distance_squared(at.0) < area;
-    close.then(|| pieces.iter().map(|p| piece_form_factor(p, at)).sum())
+    let origin = pieces.iter().map(|p| area_and_centre(p).1).sum::<Vec3>() / pieces.len() as f32;
+    // Valve winds faces clockwise seen from the front, so the edge cross products point back.
+    let back: Vec3 = pieces
+        .iter()
+        .flat_map(|p| (0..p.len()).map(|i| p[i].cross(p[(i + 1) % p.len()])))
+        .sum();
+    let normal = (-back).try_normalize().unwrap_or(g.normal);
+    Some(HitPatch {
+        pieces,
+        area,
+        origin,
+        normal,
+    })
+}
+
+impl HitPatch {
+    /// VRAD makes a transfer only where the line between the two patches' origins, each pushed
+    /// out a unit along its normal, is clear (`TestPatchToPatch`): a patch of a wall that
+    /// straddles the ground seen from a pocket under that ground gives the pocket nothing,
+    /// though part of it is in view.
+    fn origin_seen_from(&self, world: &World, from: Vec3) -> bool {
+        let to = self.origin + self.normal - from;
+        let length = to.length();
+        length < 1e-3
+            || !world
+                .occluders
+                .occluded(from.to_array(), (to / length).to_array(), length)
+    }
+
+    /// Whether VRAD takes this patch's polygon form factor rather than its point-to-point one
+    /// (its "five times rule").
+    fn is_close(&self, at: Vec3) -> bool {
+        std::f32::consts::PI * 0.04 * self.origin.distance_squared(at) < self.area
+    }
+
+    /// VRAD's polygon form factor of the patch, seen from `at`: the sum over its pieces, so a
+    /// wall standing on a displacement takes next to nothing from the ground right at its foot.
+    fn form_factor(&self, at: (Vec3, Vec3)) -> f32 {
+        self.pieces
+            .iter()
+            .map(|p| piece_form_factor(p, at))
+            .sum::<f32>()
+            .max(0.0)
+    }
 }
 
 /// VRAD's polygon form factor of one piece of a close patch: nothing where the piece lies

@@ -1204,6 +1204,30 @@ fn faces_valve_lit_by_bounce_alone_are_lit_on_a_dim_corpus_map() {
 }
 
 #[test]
+fn a_pocket_under_the_ground_takes_no_bounce_from_a_wall_patch_whose_centre_is_above_it() {
+    // tf2_test2's face 139 is a slope whose low rows (0-3) run under a displacement, 3-13
+    // units below it (rows 0-2 lie deepest). The wall beside them straddles the displacement: its patches there are
+    // lit above ground. VRAD makes a transfer only where the line between the two patches'
+    // origins is clear, so its pocket rows hold at most 0.4; taking the wall's light wherever
+    // a gather ray met any part of such a patch gave them 5-23.
+    let Some(dir) = corpus() else { return };
+    let Ok(bytes) = std::fs::read(dir.join("bsp/snake-biscuits+bsp_tool/tf2_test2.bsp")) else {
+        return eprintln!("tf2_test2: missing, skipped");
+    };
+    let options = Options {
+        hdr_if_present: false,
+        ..Options::default()
+    };
+    let (ours, _) = relight_blanked(&Bsp::parse(&bytes).expect("parses"), &options);
+    let (width, lum) = face_luminances(&ours, 139);
+    let pocket = &lum[..3 * width];
+    let mean = pocket.iter().sum::<f32>() / pocket.len() as f32;
+    assert!(mean < 3.0, "pocket rows' mean {mean}: {pocket:?}");
+    let lit_rows = &lum[7 * width..];
+    assert!(lit_rows.iter().sum::<f32>() / lit_rows.len() as f32 > 200.0);
+}
+
+#[test]
 fn an_unlit_map_skips_the_bounce_and_stays_black() {
     // With visibility data (so bounces would run) and no light at all.
     let mut bsp = floor_bsp(vec![entity(&[("classname", "worldspawn")])]);
