@@ -25,10 +25,13 @@ use glam::{Vec2, Vec3};
 use rayon::prelude::*;
 use srcmap_trace::Tracer;
 
+use crate::displacement::DispSurface;
 use crate::faces::bump_normals;
 use crate::patches::{
-    Grid, area_and_centre, cell_polygon, disp_cell_pieces, footprints, neighbours, spread, vrad_form_factor,
+    Footprint, Grid, area_and_centre, cell_polygon, disp_cell_pieces, footprints, neighbours, spread,
+    vrad_form_factor,
 };
+use crate::radial::DispPatchRadial;
 use crate::samples::{Cell, sample_point};
 use crate::sampling::cosine_dirs;
 use crate::scene::MAX_TRACE;
@@ -126,7 +129,8 @@ fn vrad_transfers(
     let mut total = hidden;
     for run in keyed.chunk_by(|a, b| (a.0, a.1) == (b.0, b.1)) {
         let found = run.len() as f32 * share;
-        let patch = patch_of(world, spacing, hits[run[0].2]);
+        let (face, cell) = (hits[run[0].2].face as usize, hits[run[0].2].cell as usize);
+        let patch = patch_at(world, face, &Grid::of(&world.faces[face], spacing), cell);
         *rays += u64::from(patch.is_some());
         let ff = match patch {
             Some(p) if !p.origin_seen_from(world, at.0) => 0.0,
@@ -143,7 +147,7 @@ fn vrad_transfers(
     }
 }
 
-/// The cell a ray hit as VRAD's patch: the pieces of surface over it (a displacement's cell is
+/// Cell `cell` of face `face` as VRAD's patch: the pieces of surface over it (a displacement's cell is
 /// the triangles of its displaced surface, VRAD's displacement patches), their area, and the
 /// patch's origin and normal. `None` for a displacement whose surface is not known.
 struct HitPatch {
@@ -153,13 +157,12 @@ struct HitPatch {
     normal: Vec3,
 }
 
-fn patch_of(world: &World, spacing: usize, h: HitRef) -> Option<HitPatch> {
-    let g = &world.faces[h.face as usize];
-    let grid = Grid::of(g, spacing);
-    let mut pieces = match world.disps.get(h.face as usize).and_then(|d| d.as_ref()) {
-        Some(disp) => disp_cell_pieces(g, disp, &grid, h.cell as usize),
+fn patch_at(world: &World, face: usize, grid: &Grid, cell: usize) -> Option<HitPatch> {
+    let g = &world.faces[face];
+    let mut pieces = match world.disps.get(face).and_then(|d| d.as_ref()) {
+        Some(disp) => disp_cell_pieces(g, disp, grid, cell),
         None if g.is_displacement => return None,
-        None => vec![cell_polygon(g, &grid, h.cell as usize)],
+        None => vec![cell_polygon(g, grid, cell)],
     };
     pieces.retain(|p| p.len() >= 3);
     if pieces.is_empty() {
@@ -642,15 +645,7 @@ fn add_bounced(
     direct: &[Vec<Vec3>],
     bounced: &Bounced,
 ) {
-    let grids: Vec<Grid> = patches.iter().map(|p| p.grid).collect();
-    let near = neighbours(&world.faces);
-    let prints: Vec<_> = (0..world.faces.len())
-        .into_par_iter()
-        .map(|i| match patches[i].hits.is_empty() {
-            true => Vec::new(),
-            false => footprints(&world.faces, &grids, &near[i], i),
-        })
-        .collect();
+    let spreaders = spreaders(world, patches);
     // Only the faces whose luxels take the light are spread: every face's flat light, and a
     // bump basis's light on the bumped faces alone (the others' bump arrays are never added).
     let spread_faces = |light: &[Vec<Vec3>], bumps: bool| -> Vec<Vec<Vec3>> {
@@ -659,7 +654,7 @@ fn add_bounced(
             .map(|i| {
                 match patches[i].hits.is_empty() || light.is_empty() || (bumps && !world.faces[i].bumped) {
                     true => Vec::new(),
-                    false => spread(&world.faces[i], &prints[i], light),
+                    false => spreaders[i].spread(&world.faces[i], light),
                 }
             })
             .collect()
@@ -680,6 +675,47 @@ fn add_bounced(
             }
         }
     }
+}
+
+/// How one face's luxels take its patches' light: a brush face's by the patches' footprints in
+/// its luxel space (VRAD's `BuildPatchRadial`), a displacement's by its patch radial in world
+/// space ([`DispPatchRadial`]).
+enum Spreader {
+    Footprints(Vec<(usize, usize, Footprint)>),
+    Disp(DispPatchRadial),
+}
+
+impl Spreader {
+    fn spread(&self, g: &crate::faces::FaceGeom, light: &[Vec<Vec3>]) -> Vec<Vec3> {
+        match self {
+            Spreader::Footprints(prints) => spread(g, prints, light),
+            Spreader::Disp(radial) => radial.spread(light),
+        }
+    }
+}
+
+fn spreaders(world: &World, patches: &[FacePatches]) -> Vec<Spreader> {
+    let grids: Vec<Grid> = patches.iter().map(|p| p.grid).collect();
+    let near = neighbours(&world.faces);
+    (0..world.faces.len())
+        .into_par_iter()
+        .map(|i| match (patches[i].hits.is_empty(), &world.disps[i]) {
+            (true, _) => Spreader::Footprints(Vec::new()),
+            (false, Some(disp)) => disp_spreader(world, patches, i, disp)
+                .unwrap_or_else(|| Spreader::Footprints(footprints(&world.faces, &grids, &near[i], i))),
+            (false, None) => Spreader::Footprints(footprints(&world.faces, &grids, &near[i], i)),
+        })
+        .collect()
+}
+
+/// Displacement `f`'s patch radial over the patches of its own face and its neighbours'.
+fn disp_spreader(world: &World, patches: &[FacePatches], f: usize, disp: &DispSurface) -> Option<Spreader> {
+    let faces = std::iter::once(f).chain(world.faces[f].neighbours.iter().map(|&n| n as usize));
+    let sources = faces
+        .filter(|&n| !patches[n].hits.is_empty())
+        .flat_map(|n| (0..patches[n].grid.len()).map(move |c| (n, c)))
+        .filter_map(|(n, c)| patch_at(world, n, &patches[n].grid, c).map(|p| (n, c, p.origin, p.normal)));
+    DispPatchRadial::new(world, f, disp, sources).map(Spreader::Disp)
 }
 
 /// Per face and cell, the bounced light for bump basis `b`: bumped faces gather it with
