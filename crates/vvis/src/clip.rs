@@ -176,7 +176,7 @@ fn clip_points(input: &[V3], split: &VPlane, dists: &[f32], sides: &[u8], out: &
         if out.len() == MAX_POINTS_ON_FIXED_WINDING {
             return Chop::Unchanged;
         }
-        let p2 = input[(i + 1) % n];
+        let p2 = if i + 1 == n { input[0] } else { input[i + 1] };
         let t = dists[i] / (dists[i] - dists[i + 1]);
         out.push(crossing(p1, p2, t, split));
     }
@@ -284,18 +284,18 @@ const LANES: usize = 4;
 /// plane, on all the pass points at once where the pass has at most `LANES`.
 pub fn separator_row(source: &[V3], pass: &[V3], i: usize, flipclip: bool, out: &mut Vec<VPlane>) {
     let ns = source.len();
-    let l = (i + 1) % ns;
-    let si = source[i];
-    let v1 = sub(source[l], si);
     // The first source point `oriented_separator` tests (none: no plane has a side).
-    let Some(k0) = (0..ns).find(|&k| k != i && k != l) else {
+    let Some((l, k0)) = edge_end_and_first_off(ns, i) else {
         return;
     };
+    let si = source[i];
+    let v1 = sub(source[l], si);
     let s0 = source[k0];
     let Some(last) = pass.len().checked_sub(1) else {
         return;
     };
-    for start in (0..pass.len()).step_by(LANES) {
+    let mut start = 0;
+    while start <= last {
         let n = (pass.len() - start).min(LANES);
         // Lanes past the end repeat the last point; their planes are not tested.
         let row: [V3; LANES] = std::array::from_fn(|m| pass[(start + m).min(last)]);
@@ -305,7 +305,25 @@ pub fn separator_row(source: &[V3], pass: &[V3], i: usize, flipclip: bool, out: 
                 out.push(plane);
             }
         }
+        start += LANES;
     }
+}
+
+/// For edge `i` of a winding of `ns` points: its end `l` (the next point, wrapping) and the
+/// first point `k0` that is neither end; `None` under three points (no point off the edge).
+/// Without a division: this runs for every separator row.
+#[inline(always)]
+fn edge_end_and_first_off(ns: usize, i: usize) -> Option<(usize, usize)> {
+    if ns < 3 || i >= ns {
+        return None;
+    }
+    Some(if i + 1 == ns {
+        (0, 1)
+    } else if i == 0 {
+        (1, 2)
+    } else {
+        (i + 1, 0)
+    })
 }
 
 /// [`LANES`] candidate planes through a source edge (from `si` along `v1`) and pass points,

@@ -301,14 +301,14 @@ fn edge_planes(w: &[V3], n: V3, out: &mut Vec<VPlane>) {
     // The winding's turn about `n` (Newell's normal), so that "inward" needs no assumption.
     let mut turn = [0f32; 3];
     for (i, &a) in w.iter().enumerate() {
-        let b = w[(i + 1) % w.len()];
+        let b = w[next_index(i, w.len())];
         turn[0] += (a[1] - b[1]) * (a[2] + b[2]);
         turn[1] += (a[2] - b[2]) * (a[0] + b[0]);
         turn[2] += (a[0] - b[0]) * (a[1] + b[1]);
     }
     let s = if dot(turn, n) >= 0.0 { 1.0 } else { -1.0 };
     for (i, &a) in w.iter().enumerate() {
-        let e = sub(w[(i + 1) % w.len()], a);
+        let e = sub(w[next_index(i, w.len())], a);
         let inward = [
             s * (n[1] * e[2] - n[2] * e[1]),
             s * (n[2] * e[0] - n[0] * e[2]),
@@ -323,6 +323,12 @@ fn edge_planes(w: &[V3], n: V3, out: &mut Vec<VPlane>) {
             });
         }
     }
+}
+
+/// The index after `i` in a winding of `n` points, wrapping (without a division).
+#[inline(always)]
+fn next_index(i: usize, n: usize) -> usize {
+    if i + 1 == n { 0 } else { i + 1 }
 }
 
 /// Whether every point of `inner` lies inside the edge planes of a convex winding.
@@ -1097,7 +1103,7 @@ impl WidestFirst {
 fn thin(w: &[V3]) -> bool {
     let perimeter: f32 = (0..w.len())
         .map(|i| {
-            let d = sub(w[(i + 1) % w.len()], w[i]);
+            let d = sub(w[next_index(i, w.len())], w[i]);
             dot(d, d).sqrt()
         })
         .sum();
