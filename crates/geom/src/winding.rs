@@ -142,16 +142,27 @@ impl Winding {
 
     /// [`Winding::split`] of a polygon given up: returned itself, not a copy, when the plane
     /// does not cut it, and as the error when it lies on the plane (for the caller to place).
+    /// When the plane cuts it, its buffer holds the front part.
     pub fn into_split(
-        self,
+        mut self,
         plane: &Plane,
         epsilon: f64,
     ) -> Result<(Option<Winding>, Option<Winding>), Winding> {
-        match self.split_parts(plane, epsilon) {
-            Ok(parts) => Ok(parts),
-            Err(Whole::Neither) => Err(self),
-            Err(whole) => Ok(whole.place(self)),
-        }
+        let mut front = take_spare();
+        let cut = with_point_sides(&self.points, plane, epsilon, |at| match (at.front, at.back) {
+            (0, 0) => Err(Whole::Neither),
+            (_, 0) => Err(Whole::Front),
+            (0, _) => Err(Whole::Back),
+            _ => Ok(self.split_into(plane, at, &mut front)),
+        });
+        let back = match cut {
+            Ok(back) => back,
+            Err(Whole::Neither) => return Err(self),
+            Err(whole) => return Ok(whole.place(self)),
+        };
+        std::mem::swap(&mut self.points, &mut front);
+        put_spare(front);
+        Ok(((self.points.len() >= 3).then_some(self), back))
     }
 
     /// The two parts when the plane cuts the polygon, else where the whole of it goes.
@@ -165,20 +176,52 @@ impl Winding {
     }
 
     /// [`Winding::clip_front`] of a polygon given up: returned itself, not a copy, when it
-    /// lies wholly in front, and only the front part built when the plane cuts it.
-    pub fn into_front(self, plane: &Plane, epsilon: f64, keep_on: bool) -> Option<Winding> {
+    /// lies wholly in front, and only the front part built when the plane cuts it, in a
+    /// buffer kept for reuse (its own then kept in turn), so that clipping polygons plane
+    /// after plane allocates next to nothing.
+    pub fn into_front(mut self, plane: &Plane, epsilon: f64, keep_on: bool) -> Option<Winding> {
+        let mut front = take_spare();
         let cut = with_point_sides(&self.points, plane, epsilon, |at| match (at.front, at.back) {
             (0, 0) => Err(keep_on),
             (_, 0) => Err(true),
             (0, _) => Err(false),
-            _ => Ok(self.split_crossing(plane, at, [true, false]).0),
+            _ => {
+                front.reserve(self.points.len() + 4);
+                self.walk_crossing(plane, at, |to_front, _, p| {
+                    if to_front {
+                        front.push(p);
+                    }
+                });
+                Ok(())
+            }
         });
-        cut.unwrap_or_else(|whole| whole.then_some(self))
+        if let Err(whole) = cut {
+            put_spare(front);
+            return whole.then_some(self);
+        }
+        std::mem::swap(&mut self.points, &mut front);
+        put_spare(front);
+        (self.points.len() >= 3).then_some(self)
     }
 
     /// [`Winding::clip_back`] of a polygon given up (see [`Winding::into_front`]).
     pub fn into_back(self, plane: &Plane, epsilon: f64, keep_on: bool) -> Option<Winding> {
         self.into_front(&plane.flipped(), epsilon, keep_on)
+    }
+
+    /// The back part of a polygon the plane cuts, built; the front part into `front`.
+    fn split_into(&self, plane: &Plane, at: &PointSides<'_>, front: &mut Vec<DVec3>) -> Option<Winding> {
+        let mut back = Vec::with_capacity(self.points.len() + 4);
+        front.reserve(self.points.len() + 4);
+        self.walk_crossing(plane, at, |to_front, to_back, p| {
+            if to_front {
+                front.push(p);
+            }
+            if to_back {
+                back.push(p);
+            }
+        });
+        (back.len() >= 3).then_some(Winding { points: back })
     }
 
     /// [`Winding::split`] of a polygon with points on both sides (`at` from
@@ -191,22 +234,32 @@ impl Winding {
         at: &PointSides<'_>,
         wanted: [bool; 2],
     ) -> (Option<Winding>, Option<Winding>) {
-        let (dists, sides) = (at.dists, at.sides);
         let n = self.points.len();
         let room = |want: bool| if want { n + 4 } else { 0 };
         let (mut f, mut b) = (
             Vec::with_capacity(room(wanted[0])),
             Vec::with_capacity(room(wanted[1])),
         );
-        let mut push = |to_front: bool, to_back: bool, p: DVec3| {
+        self.walk_crossing(plane, at, |to_front, to_back, p| {
             if to_front && wanted[0] {
                 f.push(p);
             }
             if to_back && wanted[1] {
                 b.push(p);
             }
-        };
-        for i in 0..n {
+        });
+        (
+            (f.len() >= 3).then_some(Winding { points: f }),
+            (b.len() >= 3).then_some(Winding { points: b }),
+        )
+    }
+
+    /// The points of both parts of a split polygon in order, each with the parts (front,
+    /// back) it belongs to: points on the plane and edge crossings to both.
+    #[inline]
+    fn walk_crossing(&self, plane: &Plane, at: &PointSides<'_>, mut push: impl FnMut(bool, bool, DVec3)) {
+        let (dists, sides) = (at.dists, at.sides);
+        for i in 0..self.points.len() {
             let p1 = self.points[i];
             match sides[i] {
                 Side::On => {
@@ -222,10 +275,6 @@ impl Winding {
             }
             push(true, true, self.crossing(plane, dists, i));
         }
-        (
-            (f.len() >= 3).then_some(Winding { points: f }),
-            (b.len() >= 3).then_some(Winding { points: b }),
-        )
     }
 
     /// Where edge `i` (to the next point) crosses `plane`, its points `dists` from it.
@@ -412,6 +461,26 @@ fn point_sides<'b>(
 
 /// Polygons with fewer points than this are split with their distances on the stack.
 const STACK_POINTS: usize = 32;
+
+thread_local! {
+    /// A point buffer kept for [`Winding::into_front`] and [`Winding::into_split`]: each builds
+    /// the front part in it and keeps the polygon's old buffer here for the next.
+    static SPARE_POINTS: std::cell::Cell<Vec<DVec3>> = const { std::cell::Cell::new(Vec::new()) };
+}
+
+/// The kept point buffer, empty (a new one when it is in use).
+#[inline]
+fn take_spare() -> Vec<DVec3> {
+    let mut spare = SPARE_POINTS.with(std::cell::Cell::take);
+    spare.clear();
+    spare
+}
+
+/// Keeps `points`' buffer for the next [`take_spare`].
+#[inline]
+fn put_spare(points: Vec<DVec3>) {
+    SPARE_POINTS.with(|cell| cell.set(points));
+}
 
 /// Where a polygon's points lie against a plane ([`Winding::split`]).
 struct PointSides<'b> {
