@@ -140,6 +140,17 @@ impl Winding {
             .unwrap_or_else(|whole| whole.place(self.clone()))
     }
 
+    /// [`Winding::split`] without copying a polygon the plane does not cut: where the whole
+    /// of it goes, or its two parts.
+    pub fn split_or_whole(&self, plane: &Plane, epsilon: f64) -> Split {
+        match self.split_parts(plane, epsilon) {
+            Ok((front, back)) => Split::Cut(front, back),
+            Err(Whole::Neither) => Split::On,
+            Err(Whole::Front) => Split::Front,
+            Err(Whole::Back) => Split::Back,
+        }
+    }
+
     /// [`Winding::split`] of a polygon given up: returned itself, not a copy, when the plane
     /// does not cut it, and as the error when it lies on the plane (for the caller to place).
     /// When the plane cuts it, its buffer holds the front part.
@@ -379,6 +390,19 @@ fn side_of(d: f64, epsilon: f64) -> Side {
     }
 }
 
+/// Where a plane puts a polygon ([`Winding::split_or_whole`]).
+#[derive(Debug, Clone, PartialEq)]
+pub enum Split {
+    /// Lying on the plane.
+    On,
+    /// Wholly in front.
+    Front,
+    /// Wholly behind.
+    Back,
+    /// Cut: the parts in front and behind (a part of under three points is `None`).
+    Cut(Option<Winding>, Option<Winding>),
+}
+
 /// Where [`Winding::split`] puts a polygon the plane does not cut.
 enum Whole {
     /// On the plane: neither part.
@@ -584,6 +608,15 @@ mod tests {
                         w.clone().into_back(plane, 0.01, keep_on),
                     );
                     assert_eq!(owned, borrowed, "{} points, {plane:?}", w.len());
+                    let whole = match w.split_or_whole(plane, 0.01) {
+                        Split::On => (None, None),
+                        Split::Front => (Some(w.clone()), None),
+                        Split::Back => (None, Some(w.clone())),
+                        Split::Cut(f, b) => (f, b),
+                    };
+                    assert_eq!(whole, w.split(plane, 0.01), "{} points, {plane:?}", w.len());
+                    let owned_split = w.clone().into_split(plane, 0.01).unwrap_or_default();
+                    assert_eq!(owned_split, w.split(plane, 0.01), "{} points, {plane:?}", w.len());
                 }
             }
         }
