@@ -171,8 +171,7 @@ impl Winding {
             Err(Whole::Neither) => return Err(self),
             Err(whole) => return Ok(whole.place(self)),
         };
-        std::mem::swap(&mut self.points, &mut front);
-        put_spare(front);
+        self.take_points(front);
         Ok(((self.points.len() >= 3).then_some(self), back))
     }
 
@@ -197,7 +196,7 @@ impl Winding {
             (_, 0) => Err(true),
             (0, _) => Err(false),
             _ => {
-                front.reserve(self.points.len() + 4);
+                make_room(&mut front, self.points.len() + 4);
                 self.walk_crossing(plane, at, |to_front, _, p| {
                     if to_front {
                         front.push(p);
@@ -210,9 +209,21 @@ impl Winding {
             put_spare(front);
             return whole.then_some(self);
         }
-        std::mem::swap(&mut self.points, &mut front);
-        put_spare(front);
+        self.take_points(front);
         (self.points.len() >= 3).then_some(self)
+    }
+
+    /// Takes `points` as the polygon's: copied into its own buffer when that has room (the
+    /// larger one kept for reuse), else its buffer kept for reuse instead.
+    #[inline]
+    fn take_points(&mut self, mut points: Vec<DVec3>) {
+        if self.points.capacity() >= points.len() {
+            self.points.clear();
+            self.points.extend_from_slice(&points);
+        } else {
+            std::mem::swap(&mut self.points, &mut points);
+        }
+        put_spare(points);
     }
 
     /// [`Winding::clip_back`] of a polygon given up (see [`Winding::into_front`]).
@@ -223,7 +234,7 @@ impl Winding {
     /// The back part of a polygon the plane cuts, built; the front part into `front`.
     fn split_into(&self, plane: &Plane, at: &PointSides<'_>, front: &mut Vec<DVec3>) -> Option<Winding> {
         let mut back = Vec::with_capacity(self.points.len() + 4);
-        front.reserve(self.points.len() + 4);
+        make_room(front, self.points.len() + 4);
         self.walk_crossing(plane, at, |to_front, to_back, p| {
             if to_front {
                 front.push(p);
@@ -498,6 +509,15 @@ fn take_spare() -> Vec<DVec3> {
     let mut spare = SPARE_POINTS.with(std::cell::Cell::take);
     spare.clear();
     spare
+}
+
+/// Makes the empty `points` hold at least `room` points: a new buffer when it has less
+/// (growing it would copy its old contents for nothing).
+#[inline]
+fn make_room(points: &mut Vec<DVec3>, room: usize) {
+    if points.capacity() < room {
+        *points = Vec::with_capacity(room);
+    }
 }
 
 /// Keeps `points`' buffer for the next [`take_spare`].

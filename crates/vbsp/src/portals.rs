@@ -33,13 +33,21 @@ pub struct Portals {
     pub alive: Vec<bool>,
 }
 
+/// The room a node's portal list starts with.
+const NODE_PORTALS: usize = 8;
+
 impl Portals {
     /// A new portal goes at the head of both nodes' lists, as Valve's linked lists have it:
     /// the order of a leaf's list decides the order faces are made and so how they merge.
     fn add(&mut self, tree: &mut Tree, p: Portal) -> u32 {
         let id = self.portals.len() as u32;
         for n in p.nodes {
-            tree.nodes[n.idx()].portals.insert(0, id);
+            let list = &mut tree.nodes[n.idx()].portals;
+            if list.capacity() == 0 {
+                // A leaf has a handful of portals: room for them at once, not by doubling.
+                list.reserve_exact(NODE_PORTALS);
+            }
+            list.insert(0, id);
         }
         self.portals.push(p);
         self.alive.push(true);
