@@ -133,8 +133,8 @@ fn bounds16(b: &srcmap_geom::Bounds) -> ([f32; 3], [f32; 3]) {
     )
 }
 
-/// A map keyed by small integer arrays (weld keys, grid cells), only looked up, never
-/// iterated: hashed with [`CellHasher`] rather than the default SipHash, which was 2-4% of
+/// A map keyed by small integers or arrays of them (weld keys, grid cells, edges), only
+/// looked up, never iterated: hashed with [`CellHasher`] rather than the default SipHash, which was 2-4% of
 /// vbsp's instructions, most of it in the T-junction search's cell lookups.
 type CellMap<K, V> = HashMap<K, V, std::hash::BuildHasherDefault<CellHasher>>;
 
@@ -162,6 +162,11 @@ impl std::hash::Hasher for CellHasher {
             word[..chunk.len()].copy_from_slice(chunk);
             self.add(u64::from_le_bytes(word));
         }
+    }
+
+    #[inline]
+    fn write_u32(&mut self, n: u32) {
+        self.add(n.into());
     }
 
     #[inline]
@@ -338,7 +343,7 @@ fn vertices_on_edge(a: u32, b: u32, verts: &[DVec3], grid: &CellMap<[i32; 3], Ve
 
 struct Emitter {
     out: bsp::Bsp,
-    edge_map: HashMap<(u32, u32), i32>,
+    edge_map: CellMap<(u32, u32), i32>,
     /// Leaves of the model being emitted, waiting for their face lists.
     leaf_nodes: Vec<(usize, NodeId)>,
     /// The world's leaves: (leaf index, tree node).
@@ -578,7 +583,7 @@ impl Emitter {
     fn new() -> Self {
         Emitter {
             out: bsp::Bsp::new(bsp::versions::COMPILE_BSP_VERSION),
-            edge_map: HashMap::new(),
+            edge_map: CellMap::default(),
             leaf_nodes: Vec::new(),
             world_leaves: Vec::new(),
             leaf_area: Vec::new(),
