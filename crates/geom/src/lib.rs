@@ -10,7 +10,7 @@ mod winding;
 
 pub use glam::DVec3;
 pub use plane::{DIST_EPSILON, NORMAL_EPSILON, Plane, PlaneId, PlaneSet, PlaneType, snap_dist, snap_normal};
-pub use winding::{MAX_WORLD, Side, Winding};
+pub use winding::{MAX_WORLD, Side, Split, Winding};
 
 /// Source's `AngleMatrix` for entity angles (`pitch yaw roll`, degrees): yaw about z, then
 /// pitch about y, then roll about x. Returns the columns: forward, left, up.

@@ -140,18 +140,39 @@ impl Winding {
             .unwrap_or_else(|whole| whole.place(self.clone()))
     }
 
+    /// [`Winding::split`] without copying a polygon the plane does not cut: where the whole
+    /// of it goes, or its two parts.
+    pub fn split_or_whole(&self, plane: &Plane, epsilon: f64) -> Split {
+        match self.split_parts(plane, epsilon) {
+            Ok((front, back)) => Split::Cut(front, back),
+            Err(Whole::Neither) => Split::On,
+            Err(Whole::Front) => Split::Front,
+            Err(Whole::Back) => Split::Back,
+        }
+    }
+
     /// [`Winding::split`] of a polygon given up: returned itself, not a copy, when the plane
     /// does not cut it, and as the error when it lies on the plane (for the caller to place).
+    /// When the plane cuts it, its buffer holds the front part.
     pub fn into_split(
-        self,
+        mut self,
         plane: &Plane,
         epsilon: f64,
     ) -> Result<(Option<Winding>, Option<Winding>), Winding> {
-        match self.split_parts(plane, epsilon) {
-            Ok(parts) => Ok(parts),
-            Err(Whole::Neither) => Err(self),
-            Err(whole) => Ok(whole.place(self)),
-        }
+        let mut front = take_spare();
+        let cut = with_point_sides(&self.points, plane, epsilon, |at| match (at.front, at.back) {
+            (0, 0) => Err(Whole::Neither),
+            (_, 0) => Err(Whole::Front),
+            (0, _) => Err(Whole::Back),
+            _ => Ok(self.split_into(plane, at, &mut front)),
+        });
+        let back = match cut {
+            Ok(back) => back,
+            Err(Whole::Neither) => return Err(self),
+            Err(whole) => return Ok(whole.place(self)),
+        };
+        self.take_points(front);
+        Ok(((self.points.len() >= 3).then_some(self), back))
     }
 
     /// The two parts when the plane cuts the polygon, else where the whole of it goes.
@@ -165,20 +186,64 @@ impl Winding {
     }
 
     /// [`Winding::clip_front`] of a polygon given up: returned itself, not a copy, when it
-    /// lies wholly in front, and only the front part built when the plane cuts it.
-    pub fn into_front(self, plane: &Plane, epsilon: f64, keep_on: bool) -> Option<Winding> {
+    /// lies wholly in front, and only the front part built when the plane cuts it, in a
+    /// buffer kept for reuse (its own then kept in turn), so that clipping polygons plane
+    /// after plane allocates next to nothing.
+    pub fn into_front(mut self, plane: &Plane, epsilon: f64, keep_on: bool) -> Option<Winding> {
+        let mut front = take_spare();
         let cut = with_point_sides(&self.points, plane, epsilon, |at| match (at.front, at.back) {
             (0, 0) => Err(keep_on),
             (_, 0) => Err(true),
             (0, _) => Err(false),
-            _ => Ok(self.split_crossing(plane, at, [true, false]).0),
+            _ => {
+                make_room(&mut front, self.points.len() + 4);
+                self.walk_crossing(plane, at, |to_front, _, p| {
+                    if to_front {
+                        front.push(p);
+                    }
+                });
+                Ok(())
+            }
         });
-        cut.unwrap_or_else(|whole| whole.then_some(self))
+        if let Err(whole) = cut {
+            put_spare(front);
+            return whole.then_some(self);
+        }
+        self.take_points(front);
+        (self.points.len() >= 3).then_some(self)
+    }
+
+    /// Takes `points` as the polygon's: copied into its own buffer when that has room (the
+    /// larger one kept for reuse), else its buffer kept for reuse instead.
+    #[inline]
+    fn take_points(&mut self, mut points: Vec<DVec3>) {
+        if self.points.capacity() >= points.len() {
+            self.points.clear();
+            self.points.extend_from_slice(&points);
+        } else {
+            std::mem::swap(&mut self.points, &mut points);
+        }
+        put_spare(points);
     }
 
     /// [`Winding::clip_back`] of a polygon given up (see [`Winding::into_front`]).
     pub fn into_back(self, plane: &Plane, epsilon: f64, keep_on: bool) -> Option<Winding> {
         self.into_front(&plane.flipped(), epsilon, keep_on)
+    }
+
+    /// The back part of a polygon the plane cuts, built; the front part into `front`.
+    fn split_into(&self, plane: &Plane, at: &PointSides<'_>, front: &mut Vec<DVec3>) -> Option<Winding> {
+        let mut back = Vec::with_capacity(self.points.len() + 4);
+        make_room(front, self.points.len() + 4);
+        self.walk_crossing(plane, at, |to_front, to_back, p| {
+            if to_front {
+                front.push(p);
+            }
+            if to_back {
+                back.push(p);
+            }
+        });
+        (back.len() >= 3).then_some(Winding { points: back })
     }
 
     /// [`Winding::split`] of a polygon with points on both sides (`at` from
@@ -191,22 +256,32 @@ impl Winding {
         at: &PointSides<'_>,
         wanted: [bool; 2],
     ) -> (Option<Winding>, Option<Winding>) {
-        let (dists, sides) = (at.dists, at.sides);
         let n = self.points.len();
         let room = |want: bool| if want { n + 4 } else { 0 };
         let (mut f, mut b) = (
             Vec::with_capacity(room(wanted[0])),
             Vec::with_capacity(room(wanted[1])),
         );
-        let mut push = |to_front: bool, to_back: bool, p: DVec3| {
+        self.walk_crossing(plane, at, |to_front, to_back, p| {
             if to_front && wanted[0] {
                 f.push(p);
             }
             if to_back && wanted[1] {
                 b.push(p);
             }
-        };
-        for i in 0..n {
+        });
+        (
+            (f.len() >= 3).then_some(Winding { points: f }),
+            (b.len() >= 3).then_some(Winding { points: b }),
+        )
+    }
+
+    /// The points of both parts of a split polygon in order, each with the parts (front,
+    /// back) it belongs to: points on the plane and edge crossings to both.
+    #[inline]
+    fn walk_crossing(&self, plane: &Plane, at: &PointSides<'_>, mut push: impl FnMut(bool, bool, DVec3)) {
+        let (dists, sides) = (at.dists, at.sides);
+        for i in 0..self.points.len() {
             let p1 = self.points[i];
             match sides[i] {
                 Side::On => {
@@ -222,10 +297,6 @@ impl Winding {
             }
             push(true, true, self.crossing(plane, dists, i));
         }
-        (
-            (f.len() >= 3).then_some(Winding { points: f }),
-            (b.len() >= 3).then_some(Winding { points: b }),
-        )
     }
 
     /// Where edge `i` (to the next point) crosses `plane`, its points `dists` from it.
@@ -330,6 +401,19 @@ fn side_of(d: f64, epsilon: f64) -> Side {
     }
 }
 
+/// Where a plane puts a polygon ([`Winding::split_or_whole`]).
+#[derive(Debug, Clone, PartialEq)]
+pub enum Split {
+    /// Lying on the plane.
+    On,
+    /// Wholly in front.
+    Front,
+    /// Wholly behind.
+    Back,
+    /// Cut: the parts in front and behind (a part of under three points is `None`).
+    Cut(Option<Winding>, Option<Winding>),
+}
+
 /// Where [`Winding::split`] puts a polygon the plane does not cut.
 enum Whole {
     /// On the plane: neither part.
@@ -412,6 +496,35 @@ fn point_sides<'b>(
 
 /// Polygons with fewer points than this are split with their distances on the stack.
 const STACK_POINTS: usize = 32;
+
+thread_local! {
+    /// A point buffer kept for [`Winding::into_front`] and [`Winding::into_split`]: each builds
+    /// the front part in it and keeps the polygon's old buffer here for the next.
+    static SPARE_POINTS: std::cell::Cell<Vec<DVec3>> = const { std::cell::Cell::new(Vec::new()) };
+}
+
+/// The kept point buffer, empty (a new one when it is in use).
+#[inline]
+fn take_spare() -> Vec<DVec3> {
+    let mut spare = SPARE_POINTS.with(std::cell::Cell::take);
+    spare.clear();
+    spare
+}
+
+/// Makes the empty `points` hold at least `room` points: a new buffer when it has less
+/// (growing it would copy its old contents for nothing).
+#[inline]
+fn make_room(points: &mut Vec<DVec3>, room: usize) {
+    if points.capacity() < room {
+        *points = Vec::with_capacity(room);
+    }
+}
+
+/// Keeps `points`' buffer for the next [`take_spare`].
+#[inline]
+fn put_spare(points: Vec<DVec3>) {
+    SPARE_POINTS.with(|cell| cell.set(points));
+}
 
 /// Where a polygon's points lie against a plane ([`Winding::split`]).
 struct PointSides<'b> {
@@ -515,6 +628,15 @@ mod tests {
                         w.clone().into_back(plane, 0.01, keep_on),
                     );
                     assert_eq!(owned, borrowed, "{} points, {plane:?}", w.len());
+                    let whole = match w.split_or_whole(plane, 0.01) {
+                        Split::On => (None, None),
+                        Split::Front => (Some(w.clone()), None),
+                        Split::Back => (None, Some(w.clone())),
+                        Split::Cut(f, b) => (f, b),
+                    };
+                    assert_eq!(whole, w.split(plane, 0.01), "{} points, {plane:?}", w.len());
+                    let owned_split = w.clone().into_split(plane, 0.01).unwrap_or_default();
+                    assert_eq!(owned_split, w.split(plane, 0.01), "{} points, {plane:?}", w.len());
                 }
             }
         }

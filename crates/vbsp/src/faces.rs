@@ -2,7 +2,7 @@
 //! (Valve's `MakeFaces`), merged, subdivided to the lightmap limit; detail faces clipped
 //! against each other and filtered into the world tree (Valve's `MergeDetailTree`).
 
-use srcmap_geom::{DVec3, Plane, PlaneId, PlaneSet, Winding};
+use srcmap_geom::{DVec3, Plane, PlaneId, PlaneSet, Split, Winding};
 
 use crate::brush::{Brush, BrushSide};
 use crate::contents::*;
@@ -466,8 +466,8 @@ impl LeafFilter<'_> {
             return;
         };
         let plane = self.planes.get(pnum);
-        match w.split(plane, 0.001) {
-            (None, None) => {
+        match w.split_or_whole(plane, 0.001) {
+            Split::On => {
                 // On the node's plane: down the side the polygon faces.
                 let c = if self.planes.get(self.wplane).normal.dot(plane.normal) > 0.0 {
                     0
@@ -476,7 +476,9 @@ impl LeafFilter<'_> {
                 };
                 self.filter(node.children[c], w, out);
             }
-            (f, b) => {
+            Split::Front => self.filter(node.children[0], w, out),
+            Split::Back => self.filter(node.children[1], w, out),
+            Split::Cut(f, b) => {
                 for (piece, child) in [(f, node.children[0]), (b, node.children[1])] {
                     if let Some(piece) = piece {
                         self.filter(child, &piece, out);

@@ -459,8 +459,8 @@ fn arg_by(
 struct HullFaces {
     faces: Vec<[usize; 3]>,
     planes: Vec<(DVec3, f64)>,
-    /// Per face: whether the point being added sees it.
-    visible: Vec<bool>,
+    /// The faces the point being added sees, ascending.
+    visible: Vec<usize>,
     /// The directed edges of the faces the point sees, and the horizon among them.
     visible_edges: Vec<(usize, usize)>,
     sorted_edges: Vec<(usize, usize)>,
@@ -504,30 +504,34 @@ impl HullFaces {
     fn add_point(&mut self, points: &[DVec3], v: usize) {
         let q = points[v];
         self.visible.clear();
-        let mut any = false;
-        for (n, d) in &self.planes {
-            let sees = n.dot(q) - d > VISIBLE_EPSILON;
-            any |= sees;
-            self.visible.push(sees);
+        for (f, (n, d)) in self.planes.iter().enumerate() {
+            if n.dot(q) - d > VISIBLE_EPSILON {
+                self.visible.push(f);
+            }
         }
-        if !any {
+        if self.visible.is_empty() {
             return;
         }
         self.find_horizon();
-        let mut kept = 0;
-        for f in 0..self.faces.len() {
-            if !self.visible[f] {
-                self.faces[kept] = self.faces[f];
-                self.planes[kept] = self.planes[f];
-                kept += 1;
-            }
-        }
-        self.faces.truncate(kept);
-        self.planes.truncate(kept);
+        self.drop_visible();
         for &(x, y) in &self.horizon {
             self.faces.push([x, y, v]);
             self.planes.push(plane_of(points, [x, y, v]));
         }
+    }
+
+    /// Removes the faces listed in `visible` (ascending), the others keeping their order:
+    /// the runs between them move down, those before the first stay where they are.
+    fn drop_visible(&mut self) {
+        let mut kept = self.visible[0];
+        for (k, &gone) in self.visible.iter().enumerate() {
+            let next = self.visible.get(k + 1).copied().unwrap_or(self.faces.len());
+            self.faces.copy_within(gone + 1..next, kept);
+            self.planes.copy_within(gone + 1..next, kept);
+            kept += next - gone - 1;
+        }
+        self.faces.truncate(kept);
+        self.planes.truncate(kept);
     }
 
     /// Into `horizon`: the directed edges of visible faces whose reverse belongs to no
@@ -536,8 +540,8 @@ impl HullFaces {
         let edges = |t: &[usize; 3]| [(t[0], t[1]), (t[1], t[2]), (t[2], t[0])];
         self.visible_edges.clear();
         self.horizon.clear();
-        for (t, _) in self.faces.iter().zip(&self.visible).filter(|(_, v)| **v) {
-            self.visible_edges.extend(edges(t));
+        for &f in &self.visible {
+            self.visible_edges.extend(edges(&self.faces[f]));
         }
         // An edge is on the horizon when its reverse is not among the visible edges: looked
         // up in a sorted copy when there are many.

@@ -33,13 +33,21 @@ pub struct Portals {
     pub alive: Vec<bool>,
 }
 
+/// The room a node's portal list starts with.
+const NODE_PORTALS: usize = 8;
+
 impl Portals {
     /// A new portal goes at the head of both nodes' lists, as Valve's linked lists have it:
     /// the order of a leaf's list decides the order faces are made and so how they merge.
     fn add(&mut self, tree: &mut Tree, p: Portal) -> u32 {
         let id = self.portals.len() as u32;
         for n in p.nodes {
-            tree.nodes[n.idx()].portals.insert(0, id);
+            let list = &mut tree.nodes[n.idx()].portals;
+            if list.capacity() == 0 {
+                // A leaf has a handful of portals: room for them at once, not by doubling.
+                list.reserve_exact(NODE_PORTALS);
+            }
+            list.insert(0, id);
         }
         self.portals.push(p);
         self.alive.push(true);
@@ -186,7 +194,10 @@ fn split_portal(
     // Detach from both nodes; re-attach the pieces to the children.
     let other = p.nodes[1 - side];
     tree.nodes[other.idx()].portals.retain(|&q| q != pid);
-    let (fw, bw) = split_portal_winding(p, plane);
+    // The portal is replaced: its polygon goes to the pieces.
+    let winding = std::mem::take(&mut portals.portals[pid as usize].winding);
+    let p = &portals.portals[pid as usize];
+    let (fw, bw) = split_portal_winding(winding, &p.plane, plane);
     let fw = fw.filter(|w| !w.is_tiny(TINY_EDGE));
     let bw = bw.filter(|w| !w.is_tiny(TINY_EDGE));
     // The pieces share all but the polygon and one node with the portal they replace.
@@ -207,19 +218,18 @@ fn split_portal(
     }
 }
 
-/// A portal's polygon split by a node's plane. One lying on the plane (which should not
-/// happen for a portal of a parent) goes to the side it faces.
+/// A portal's polygon (on `portal_plane`) split by a node's plane. One lying on the plane
+/// (which should not happen for a portal of a parent) goes to the side it faces.
 #[inline]
-fn split_portal_winding(p: &Portal, plane: &Plane) -> (Option<Winding>, Option<Winding>) {
-    match p.winding.split(plane, 0.001) {
-        (None, None) => {
-            if p.plane.normal.dot(plane.normal) > 0.0 {
-                (Some(p.winding.clone()), None)
-            } else {
-                (None, Some(p.winding.clone()))
-            }
-        }
-        fb => fb,
+fn split_portal_winding(
+    winding: Winding,
+    portal_plane: &Plane,
+    plane: &Plane,
+) -> (Option<Winding>, Option<Winding>) {
+    match winding.into_split(plane, 0.001) {
+        Ok(parts) => parts,
+        Err(on) if portal_plane.normal.dot(plane.normal) > 0.0 => (Some(on), None),
+        Err(on) => (None, Some(on)),
     }
 }
 

@@ -405,10 +405,11 @@ impl BBrush {
     /// The brush's sides split by `plane` (`pnum`) into the front and back halves, not yet
     /// closed and without bounds.
     fn split_sides(self, plane: &Plane, pnum: PlaneId) -> [BBrush; 2] {
+        // Room for every side and the cap each half gets (`closed_by_cut`).
         let half = || BBrush {
             orig: self.orig,
             contents: self.contents,
-            sides: Vec::new(),
+            sides: Vec::with_capacity(self.sides.len() + 1),
             bounds: Bounds::EMPTY,
         };
         let mut parts = [half(), half()];
