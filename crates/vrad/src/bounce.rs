@@ -68,6 +68,7 @@ pub(crate) struct FacePatches {
 fn trace_patches(
     world: &World,
     see_through: &[bool],
+    table: &[Vec<Option<HitPatch>>],
     face: usize,
     options: &Options,
     rays: &mut u64,
@@ -98,7 +99,7 @@ fn trace_patches(
         // apart): a flat patch right beside it, the floor at a cliff's foot, gives it VRAD's
         // polygon form factor, next to nothing, not its share of rays.
         let hidden = through as f32 / count.max(1) as f32;
-        vrad_transfers(world, spacing, (pos, normal), hidden, &mut p.hits[first..], rays);
+        vrad_transfers(world, table, (pos, normal), hidden, &mut p.hits[first..], rays);
     }
     p
 }
@@ -114,7 +115,7 @@ fn trace_patches(
 /// A cell whose origin the receiver cannot see gives nothing ([`HitPatch::origin_seen_from`]).
 fn vrad_transfers(
     world: &World,
-    spacing: usize,
+    table: &[Vec<Option<HitPatch>>],
     at: (Vec3, Vec3),
     hidden: f32,
     hits: &mut [HitRef],
@@ -130,7 +131,7 @@ fn vrad_transfers(
     for run in keyed.chunk_by(|a, b| (a.0, a.1) == (b.0, b.1)) {
         let found = run.len() as f32 * share;
         let (face, cell) = (hits[run[0].2].face as usize, hits[run[0].2].cell as usize);
-        let patch = patch_at(world, face, &Grid::of(&world.faces[face], spacing), cell);
+        let patch = table.get(face).and_then(|cells| cells.get(cell)?.as_ref());
         *rays += u64::from(patch.is_some());
         let ff = match patch {
             Some(p) if !p.origin_seen_from(world, at.0) => 0.0,
@@ -168,8 +169,9 @@ fn patch_at(world: &World, face: usize, grid: &Grid, cell: usize) -> Option<HitP
     if pieces.is_empty() {
         return None;
     }
-    let area: f32 = pieces.iter().map(|p| area_and_centre(p).0).sum();
-    let origin = pieces.iter().map(|p| area_and_centre(p).1).sum::<Vec3>() / pieces.len() as f32;
+    let measures: Vec<(f32, Vec3)> = pieces.iter().map(|p| area_and_centre(p)).collect();
+    let area: f32 = measures.iter().map(|m| m.0).sum();
+    let origin = measures.iter().map(|m| m.1).sum::<Vec3>() / pieces.len() as f32;
     // Valve winds faces clockwise seen from the front, so the edge cross products point back.
     let back: Vec3 = pieces
         .iter()
@@ -182,6 +184,18 @@ fn patch_at(world: &World, face: usize, grid: &Grid, cell: usize) -> Option<HitP
         origin,
         normal,
     })
+}
+
+/// Every face's cells as VRAD's patches, `[face][cell]` (`None` where a cell misses its face),
+/// built once: each receiving patch looks up the cells its rays hit.
+fn patch_table(world: &World, spacing: usize) -> Vec<Vec<Option<HitPatch>>> {
+    (0..world.faces.len())
+        .into_par_iter()
+        .map(|f| {
+            let grid = Grid::of(&world.faces[f], spacing);
+            (0..grid.len()).map(|c| patch_at(world, f, &grid, c)).collect()
+        })
+        .collect()
 }
 
 impl HitPatch {
@@ -364,10 +378,11 @@ pub(crate) fn trace(
     }
     let faces = world.faces.len();
     let see_through = crate::patches::see_through_faces(world);
+    let table = patch_table(world, options.bounce_spacing());
     par_map_steps(progress, "bounce rays", srcmap_stage::Unit::Faces, faces, |i| {
         let mut rays = 0;
         let p = if world.lights_face(i) && facelights.get(i).is_some_and(|f| !f.samples.is_empty()) {
-            trace_patches(world, &see_through, i, options, &mut rays)
+            trace_patches(world, &see_through, &table, i, options, &mut rays)
         } else {
             FacePatches::default()
         };
@@ -699,11 +714,13 @@ fn spreaders(world: &World, patches: &[FacePatches]) -> Vec<Spreader> {
     let near = neighbours(&world.faces);
     (0..world.faces.len())
         .into_par_iter()
-        .map(|i| match (patches[i].hits.is_empty(), &world.disps[i]) {
-            (true, _) => Spreader::Footprints(Vec::new()),
-            (false, Some(disp)) => disp_spreader(world, patches, i, disp)
-                .unwrap_or_else(|| Spreader::Footprints(footprints(&world.faces, &grids, &near[i], i))),
-            (false, None) => Spreader::Footprints(footprints(&world.faces, &grids, &near[i], i)),
+        .map(|i| {
+            if patches[i].hits.is_empty() {
+                return Spreader::Footprints(Vec::new());
+            }
+            (world.disps[i].as_ref())
+                .and_then(|disp| disp_spreader(world, patches, i, disp))
+                .unwrap_or_else(|| Spreader::Footprints(footprints(&world.faces, &grids, &near[i], i)))
         })
         .collect()
 }
