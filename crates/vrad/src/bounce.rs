@@ -112,7 +112,9 @@ fn trace_patches(
 /// the rays that found it; then, as VRAD's `MakeScales`, transfers summing over 1 are scaled
 /// down to 1. `hidden` is the share of rays that passed see-through faces: VRAD has a transfer
 /// from each of those faces too, counted in that sum though the ray brings the light behind.
-/// A cell whose origin the receiver cannot see gives nothing ([`HitPatch::origin_seen_from`]).
+/// A cell whose origin the receiver cannot see gives nothing ([`HitPatch::origin_seen_from`]),
+/// nor does any cell of a displacement whose root patch's plane the receiver lies behind
+/// ([`DispSurface::root_plane_faces`]).
 fn vrad_transfers(
     world: &World,
     table: &[Vec<Option<HitPatch>>],
@@ -133,7 +135,11 @@ fn vrad_transfers(
         let (face, cell) = (hits[run[0].2].face as usize, hits[run[0].2].cell as usize);
         let patch = table.get(face).and_then(|cells| cells.get(cell)?.as_ref());
         *rays += u64::from(patch.is_some());
+        let root_hidden = world.disps[face]
+            .as_ref()
+            .is_some_and(|d| !d.root_plane_faces(at.0));
         let ff = match patch {
+            _ if root_hidden => 0.0,
             Some(p) if !p.origin_seen_from(world, at.0) => 0.0,
             Some(p) if p.is_close(at.0) => p.form_factor(at),
             _ => found,

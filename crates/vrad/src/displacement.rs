@@ -62,6 +62,21 @@ impl DispSurface {
         })
     }
 
+    /// Whether `point` lies in front of the plane of VRAD's root patch of this displacement,
+    /// by VRAD's `PLANE_TEST_EPSILON`. The root patch is the quad of the displaced surface's four
+    /// corner vertices; its plane passes through the first corner with the normal of the corners
+    /// beside it (`CVRADDispColl::InitParentPatch`), so on a surface whose corners are raised it
+    /// floats above the middle. VRAD tests a receiving patch against it once for the whole
+    /// displacement (`TestPatchToFace`): a patch behind it gets no light from any part of the
+    /// displacement, even the part right in front of it (a wall standing on a floor displacement
+    /// whose corners are higher than the wall's patches).
+    pub fn root_plane_faces(&self, point: Vec3) -> bool {
+        let n = self.side;
+        let (p0, p1, p3) = (self.verts[0], self.verts[n * (n - 1)], self.verts[n - 1]);
+        let normal = (p3 - p0).cross(p1 - p0).normalize_or_zero();
+        normal.dot(point) > normal.dot(p0) + 0.01
+    }
+
     /// The grid's power (`side` is 2^power + 1).
     pub fn power(&self) -> u32 {
         (self.side - 1).trailing_zeros()
@@ -318,6 +333,45 @@ mod tests {
             normals,
             opaque: true,
         }
+    }
+
+    /// A power-2 bowl over the 256-unit square: its four corner vertices raised to z = 64, the
+    /// rest at z = 0.
+    fn bowl() -> DispSurface {
+        let side = 5;
+        let mut verts = Vec::new();
+        for i in 0..side {
+            for j in 0..side {
+                let corner = (i == 0 || i == side - 1) && (j == 0 || j == side - 1);
+                let z = if corner { 64.0 } else { 0.0 };
+                verts.push(Vec3::new(64.0 * j as f32, 64.0 * i as f32, z));
+            }
+        }
+        let normals = vertex_normals(&verts, side);
+        DispSurface {
+            corners: [
+                Vec3::ZERO,
+                Vec3::Y * 256.0,
+                Vec3::new(256.0, 256.0, 0.0),
+                Vec3::X * 256.0,
+            ],
+            side,
+            verts,
+            normals,
+            opaque: true,
+        }
+    }
+
+    /// VRAD's root patch of a bowl spans its raised corners: a point above the middle of the
+    /// surface but under the corners' plane is behind it, one above the corners is in front,
+    /// and the plane's side does not depend on where over the square the point is.
+    #[test]
+    fn the_root_plane_runs_through_the_corners_not_the_surface() {
+        let d = bowl();
+        assert!(!d.root_plane_faces(Vec3::new(128.0, 128.0, 32.0)));
+        assert!(!d.root_plane_faces(Vec3::new(10.0, 240.0, 64.0)));
+        assert!(d.root_plane_faces(Vec3::new(128.0, 128.0, 64.5)));
+        assert!(d.root_plane_faces(Vec3::new(-500.0, 900.0, 80.0)));
     }
 
     /// A flat power-2 displacement of `contents` on the 256-unit square at z = 0.

@@ -1,5 +1,6 @@
-//! Bounce patches: each lit face cut into a grid of cells about [`Options::bounce_spacing`]
-//! luxels square (twice that on displacements, VRAD's `dispchop` of 8 against its `chop` of 4),
+//! Bounce patches: each lit face cut into a grid of cells as VRAD cuts it into patches (its
+//! extent halved until a piece is under [`Options::bounce_spacing`] luxels, VRAD's `chop` of 4;
+//! a displacement into cells of twice that, VRAD's `dispchop` of 8),
 //! and the light of those cells spread back over luxels as VRAD's `BuildPatchRadial` does.
 //!
 //! VRAD gives a luxel the weighted mean of the patches around it, its own face's and those of
@@ -21,12 +22,16 @@ const RADIAL_REACH2: f32 = 2.0;
 /// Faces whose planes meet at a smaller angle share patches (VRAD's `smoothing_threshold`, cos 45°).
 const NEIGHBOUR_COS: f32 = std::f32::consts::FRAC_1_SQRT_2;
 
-/// One axis of a face's cell grid: `count` cells of `size` luxels from luxel coordinate 0.
+/// One axis of a face's cell grid: `count` cells of `size` luxels from luxel coordinate `min`.
 #[derive(Debug, Clone, Copy, Default)]
 pub(crate) struct Cells {
     pub count: usize,
     pub size: f32,
+    pub min: f32,
 }
+
+/// A face's patches along one axis at most (a bound for hostile lightmap extents).
+const MAX_CELLS: usize = 1024;
 
 impl Cells {
     /// Cells of about `spacing` luxels over `luxels` luxel centres (0 ..= luxels − 1).
@@ -36,19 +41,35 @@ impl Cells {
         Cells {
             count,
             size: (span as f32 / count as f32).max(1.0),
+            min: 0.0,
+        }
+    }
+
+    /// VRAD's patches of a face along one axis (`SubdividePatch`): the face's extent `lo..hi`
+    /// halved, and halved again, until a piece is under `chop` luxels; so `2^k` equal cells.
+    pub fn halved(lo: f32, hi: f32, chop: usize) -> Cells {
+        let extent = (hi - lo).max(0.0);
+        let mut count = 1;
+        while extent / count as f32 >= chop.max(1) as f32 && count < MAX_CELLS {
+            count *= 2;
+        }
+        Cells {
+            count,
+            size: (extent / count as f32).max(1e-3),
+            min: lo,
         }
     }
 
     /// The cell holding luxel coordinate `v`.
     #[inline]
     pub fn index(&self, v: f32) -> usize {
-        ((v / self.size).max(0.0) as usize).min(self.count - 1)
+        (((v - self.min) / self.size).max(0.0) as usize).min(self.count - 1)
     }
 
     /// Luxel coordinate of cell `i`'s centre.
     #[inline]
     pub fn centre(&self, i: usize) -> f32 {
-        (i as f32 + 0.5) * self.size
+        self.min + (i as f32 + 0.5) * self.size
     }
 }
 
@@ -60,11 +81,20 @@ pub(crate) struct Grid {
 }
 
 impl Grid {
+    /// A brush face's grid is VRAD's patches over the face's extent; a displacement's, cells of
+    /// twice `spacing` over its luxels (VRAD's `dispchop`).
     pub fn of(g: &FaceGeom, spacing: usize) -> Grid {
-        let spacing = if g.is_displacement { spacing * 2 } else { spacing };
+        if g.is_displacement || g.luxel_poly.len() < 3 {
+            let spacing = if g.is_displacement { spacing * 2 } else { spacing };
+            return Grid {
+                cols: Cells::over(g.width, spacing),
+                rows: Cells::over(g.height, spacing),
+            };
+        }
+        let (lo, hi) = poly_bounds(&g.luxel_poly);
         Grid {
-            cols: Cells::over(g.width, spacing),
-            rows: Cells::over(g.height, spacing),
+            cols: Cells::halved(lo.x, hi.x, spacing),
+            rows: Cells::halved(lo.y, hi.y, spacing),
         }
     }
 
@@ -91,6 +121,16 @@ impl Grid {
         let half = Vec2::new(self.cols.size, self.rows.size) * 0.5;
         (self.centre(c) - half, self.centre(c) + half)
     }
+}
+
+/// The corners (min, max) of a polygon's bounding box.
+fn poly_bounds(poly: &[Vec2]) -> (Vec2, Vec2) {
+    let lo = poly.iter().copied().fold(Vec2::splat(f32::INFINITY), Vec2::min);
+    let hi = poly
+        .iter()
+        .copied()
+        .fold(Vec2::splat(f32::NEG_INFINITY), Vec2::max);
+    (lo, hi)
 }
 
 /// Per face, the faces whose patches also light it: those sharing a vertex with it whose
@@ -376,6 +416,20 @@ mod tests {
             assert_eq!(c.index(0.0), 0);
             assert_eq!(c.index(luxels.saturating_sub(1) as f32), c.count - 1, "{luxels}");
         }
+    }
+
+    /// VRAD halves a face until a piece is under `chop` luxels: a 256-unit wall (16 luxels)
+    /// gets 8 patches of 2 luxels, since a 4-luxel piece is still cut; 3.9 luxels stay whole.
+    #[test]
+    fn halved_cells_are_vrads_patches() {
+        let c = Cells::halved(-3.0, 13.0, 4);
+        assert_eq!((c.count, c.size), (8, 2.0));
+        assert_eq!((c.index(-3.0), c.index(12.9), c.index(40.0)), (0, 7, 7));
+        assert_eq!(c.centre(0), -2.0);
+        assert_eq!(Cells::halved(0.0, 17.0, 4).count, 8);
+        assert_eq!(Cells::halved(0.0, 3.9, 4).count, 1);
+        assert_eq!(Cells::halved(0.0, 4.0, 4).count, 2);
+        assert!(Cells::halved(0.0, 1e9, 4).count <= MAX_CELLS);
     }
 
     /// A 2×2 square seen from 1 unit above its centre: the edge-angle sum gives the exact

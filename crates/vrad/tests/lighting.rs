@@ -1111,7 +1111,9 @@ fn bounced_light_is_smooth_seamless_across_a_split_face_and_deterministic() {
     let mean = left.iter().sum::<f32>() / left.len() as f32;
     assert!(mean > 1.0, "the ceiling gets bounced light: {mean}");
     // Roughness as the luxel judge measures it: mean |difference| of neighbouring luxels
-    // over the mean (the light's own slope across the ceiling is about 0.05).
+    // over the mean (the light's own slope across the ceiling is about 0.05). The bound
+    // leaves room for the gather rays' noise over VRAD's patches, two luxels wide on a face
+    // 16 luxels across (0.080 measured with them).
     let diffs: Vec<f32> = (0..left.len())
         .filter(|i| i % width + 1 < width)
         .map(|i| (left[i + 1] - left[i]).abs())
@@ -1119,7 +1121,7 @@ fn bounced_light_is_smooth_seamless_across_a_split_face_and_deterministic() {
         .collect();
     let roughness = diffs.iter().sum::<f32>() / diffs.len() as f32 / mean;
     assert!(
-        roughness < 0.08,
+        roughness < 0.085,
         "bounced light is blotchy: roughness {roughness}"
     );
     // Across the split (x = 256) the two faces' edge luxels, which lie on one line, get the
@@ -1225,6 +1227,42 @@ fn a_pocket_under_the_ground_takes_no_bounce_from_a_wall_patch_whose_centre_is_a
     assert!(mean < 3.0, "pocket rows' mean {mean}: {pocket:?}");
     let lit_rows = &lum[7 * width..];
     assert!(lit_rows.iter().sum::<f32>() / lit_rows.len() as f32 > 200.0);
+}
+
+#[test]
+fn walls_under_a_floor_displacements_corner_plane_take_no_bounce_from_it() {
+    // gg_aim_shotty's sunlit floor is one displacement whose corners stand 53-69 units above
+    // its flat middle. VRAD tests a receiving patch once against the plane of the
+    // displacement's root patch (through its corner vertices) and skips the whole displacement
+    // when the patch is behind it. So face 893, a wall whose patches all lie below that plane,
+    // takes nothing from the floor right in front of it (Valve's top rows: 26, of which 13
+    // bounce), while face 589's upper patches, above the plane, do (Valve: 85 along its top
+    // row, 27 along its bottom one). Taking the floor's light as any other surface's gave
+    // face 893 62 and face 589's bottom row 64.
+    let Some(dir) = corpus() else { return };
+    let path = "bsp/lanofdoom+counterstrikesource-maps/gg_aim_shotty.bsp";
+    let Ok(bytes) = std::fs::read(dir.join(path)) else {
+        return eprintln!("gg_aim_shotty: missing, skipped");
+    };
+    let options = Options {
+        hdr_if_present: false,
+        ..Options::default()
+    };
+    let (ours, _) = relight_blanked(&Bsp::parse(&bytes).expect("parses"), &options);
+    let mean = |v: &[f32]| v.iter().sum::<f32>() / v.len() as f32;
+    let width = |face: usize| ours.faces[face].lightmap_size[0] as usize + 1;
+    let (wall, high_wall) = (face_luxels(&ours, 893), face_luxels(&ours, 589));
+    let (width, width_589) = (width(893), width(589));
+    let (top, bottom) = (&high_wall[..width_589], &high_wall[high_wall.len() - width_589..]);
+    assert!(
+        mean(&wall[..2 * width]) < 40.0,
+        "face 893's top rows: {:?}",
+        &wall[..2 * width]
+    );
+    assert!(
+        mean(top) > 60.0 && mean(bottom) < 45.0,
+        "face 589: top {top:?}, bottom {bottom:?}"
+    );
 }
 
 /// Mean absolute difference between neighbouring luxels over the face's mean (the luxel
