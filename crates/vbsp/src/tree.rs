@@ -301,13 +301,11 @@ impl BBrush {
     /// brush lies within one unit of the plane.
     #[inline]
     fn test_plane(&self, planes: &PlaneSet, pnum: PlaneId) -> (u8, u32, bool, bool) {
-        for s in &self.sides {
-            if s.plane == pnum {
-                return (PSIDE_BACK | PSIDE_FACING, 0, false, false);
-            }
-            if s.plane == pnum.flipped() {
-                return (PSIDE_FRONT | PSIDE_FACING, 0, false, false);
-            }
+        // One test per side finds the first side on either member of the pair.
+        let pair = pnum.positive();
+        if let Some(s) = self.sides.iter().find(|s| s.plane.positive() == pair) {
+            let side = if s.plane == pnum { PSIDE_BACK } else { PSIDE_FRONT };
+            return (side | PSIDE_FACING, 0, false, false);
         }
         let plane = planes.get(pnum);
         let side = box_on_plane_side(&self.bounds, plane, planes.plane_type(pnum));
@@ -334,8 +332,13 @@ impl BBrush {
             let (mut front, mut back) = (false, false);
             for &p in &w.points {
                 let d = plane.distance(p);
-                d_front = d_front.max(d);
-                d_back = d_back.min(d);
+                // As `f64::max`/`min` (a NaN is skipped), without their NaN handling's cost.
+                if d > d_front {
+                    d_front = d;
+                }
+                if d < d_back {
+                    d_back = d;
+                }
                 front |= d > SPLIT_EPS;
                 back |= d < -SPLIT_EPS;
             }
@@ -384,8 +387,12 @@ impl BBrush {
         for w in self.sides.iter().filter_map(|s| s.winding.as_ref()) {
             for &p in &w.points {
                 let d = plane.distance(p);
-                d_front = d_front.max(d);
-                d_back = d_back.min(d);
+                if d > d_front {
+                    d_front = d;
+                }
+                if d < d_back {
+                    d_back = d;
+                }
             }
         }
         (d_front, d_back)
@@ -871,7 +878,7 @@ impl Builder<'_> {
     /// first, scoring facing brushes up and splits and imbalance down, axial preferred,
     /// hints never split except by hints, water first.
     fn select_split(&self, brushes: &[BBrush], volume: Option<&BBrush>) -> Option<PlaneId> {
-        let mut tested: Vec<PlaneId> = Vec::new();
+        let mut tested = PlaneBits::new(self.planes.len());
         for pass in 0..2 {
             if let Some(p) = self.best_split_in_pass(brushes, volume, pass, &mut tested) {
                 return Some(p);
@@ -887,7 +894,7 @@ impl Builder<'_> {
         brushes: &[BBrush],
         volume: Option<&BBrush>,
         pass: u32,
-        tested: &mut Vec<PlaneId>,
+        tested: &mut PlaneBits,
     ) -> Option<PlaneId> {
         let mut best: Option<(i64, PlaneId)> = None;
         for side in brushes.iter().flat_map(|b| &b.sides) {
@@ -895,10 +902,9 @@ impl Builder<'_> {
                 continue;
             }
             let pnum = side.plane.positive();
-            if tested.contains(&pnum) {
+            if !tested.insert(pnum) {
                 continue;
             }
-            tested.push(pnum);
             if let Some(v) = volume
                 && !plane_cuts_volume(self.planes, v, pnum)
             {
@@ -950,6 +956,34 @@ impl Builder<'_> {
             }
         }
         c
+    }
+}
+
+/// The plane pairs a node's split search has tried, one bit per pair: the search asks once per
+/// candidate side, and a list searched each time cost O(sides x planes) at the top nodes.
+struct PlaneBits {
+    words: Vec<u64>,
+}
+
+impl PlaneBits {
+    /// Room for the pairs of a plane set of `plane_count` planes, none tried.
+    fn new(plane_count: usize) -> Self {
+        PlaneBits {
+            words: vec![0; plane_count / 128 + 1],
+        }
+    }
+
+    /// Marks `pnum`'s pair tried; whether it was new.
+    #[inline]
+    fn insert(&mut self, pnum: PlaneId) -> bool {
+        let pair = (pnum.0 >> 1) as usize;
+        let (word, bit) = (pair / 64, 1u64 << (pair % 64));
+        if word >= self.words.len() {
+            self.words.resize(word + 1, 0);
+        }
+        let new = self.words[word] & bit == 0;
+        self.words[word] |= bit;
+        new
     }
 }
 
