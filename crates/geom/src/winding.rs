@@ -326,8 +326,9 @@ impl Winding {
     /// True when the polygon is degenerate: fewer than three edges longer than `edge_len`.
     pub fn is_tiny(&self, edge_len: f64) -> bool {
         let mut edges = 0;
-        for i in 0..self.points.len() {
-            let j = (i + 1) % self.points.len();
+        let n = self.points.len();
+        for i in 0..n {
+            let j = if i + 1 == n { 0 } else { i + 1 };
             if (self.points[j] - self.points[i]).length() > edge_len {
                 edges += 1;
                 if edges == 3 {
