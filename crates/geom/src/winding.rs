@@ -280,10 +280,11 @@ impl Winding {
     /// back) it belongs to: points on the plane and edge crossings to both.
     #[inline]
     fn walk_crossing(&self, plane: &Plane, at: &PointSides<'_>, mut push: impl FnMut(bool, bool, DVec3)) {
-        let (dists, sides) = (at.dists, at.sides);
-        for i in 0..self.points.len() {
-            let p1 = self.points[i];
-            match sides[i] {
+        // Each point with its side and the next point's (zipped: no bounds check per point).
+        let steps = self.points.iter().zip(at.sides.windows(2)).enumerate();
+        for (i, (&p1, pair)) in steps {
+            let (side, next) = (pair[0], pair[1]);
+            match side {
                 Side::On => {
                     push(true, true, p1);
                     continue;
@@ -292,10 +293,10 @@ impl Winding {
                 Side::Back => push(false, true, p1),
                 Side::Cross => {}
             }
-            if sides[i + 1] == Side::On || sides[i + 1] == sides[i] {
+            if next == Side::On || next == side {
                 continue;
             }
-            push(true, true, self.crossing(plane, dists, i));
+            push(true, true, self.crossing(plane, at.dists, i));
         }
     }
 
