@@ -280,10 +280,11 @@ impl Winding {
     /// back) it belongs to: points on the plane and edge crossings to both.
     #[inline]
     fn walk_crossing(&self, plane: &Plane, at: &PointSides<'_>, mut push: impl FnMut(bool, bool, DVec3)) {
-        let (dists, sides) = (at.dists, at.sides);
-        for i in 0..self.points.len() {
-            let p1 = self.points[i];
-            match sides[i] {
+        // Each point with its side and the next point's (zipped: no bounds check per point).
+        let steps = self.points.iter().zip(at.sides.windows(2)).enumerate();
+        for (i, (&p1, pair)) in steps {
+            let (side, next) = (pair[0], pair[1]);
+            match side {
                 Side::On => {
                     push(true, true, p1);
                     continue;
@@ -292,10 +293,10 @@ impl Winding {
                 Side::Back => push(false, true, p1),
                 Side::Cross => {}
             }
-            if sides[i + 1] == Side::On || sides[i + 1] == sides[i] {
+            if next == Side::On || next == side {
                 continue;
             }
-            push(true, true, self.crossing(plane, dists, i));
+            push(true, true, self.crossing(plane, at.dists, i));
         }
     }
 
@@ -303,7 +304,9 @@ impl Winding {
     #[inline]
     fn crossing(&self, plane: &Plane, dists: &[f64], i: usize) -> DVec3 {
         let n = self.points.len();
-        let (p1, p2) = (self.points[i], self.points[(i + 1) % n]);
+        // The next point, the first after the last (no division, as `% n` would cost).
+        let next = if i + 1 == n { 0 } else { i + 1 };
+        let (p1, p2) = (self.points[i], self.points[next]);
         let dot = dists[i] / (dists[i] - dists[i + 1]);
         snap_to_axial(p1 + (p2 - p1) * dot, plane)
     }
@@ -324,8 +327,9 @@ impl Winding {
     /// True when the polygon is degenerate: fewer than three edges longer than `edge_len`.
     pub fn is_tiny(&self, edge_len: f64) -> bool {
         let mut edges = 0;
-        for i in 0..self.points.len() {
-            let j = (i + 1) % self.points.len();
+        let n = self.points.len();
+        for i in 0..n {
+            let j = if i + 1 == n { 0 } else { i + 1 };
             if (self.points[j] - self.points[i]).length() > edge_len {
                 edges += 1;
                 if edges == 3 {
@@ -473,13 +477,14 @@ fn point_sides<'b>(
 ) -> PointSides<'b> {
     let n = points.len();
     let (mut front, mut back) = (0, 0);
-    for (i, &p) in points.iter().enumerate() {
+    // Zipped rather than indexed: no bounds check per point (this runs millions of times).
+    for ((&p, dist), side) in points.iter().zip(dists.iter_mut()).zip(sides.iter_mut()) {
         let d = plane.distance(p);
         let s = side_of(d, epsilon);
         front += usize::from(s == Side::Front);
         back += usize::from(s == Side::Back);
-        dists[i] = d;
-        sides[i] = s;
+        *dist = d;
+        *side = s;
     }
     // The first point again, closing the loop for the edge walk.
     if n > 0 {

@@ -193,7 +193,11 @@ fn split_portal(
     let side = if p.nodes[0] == n { 0 } else { 1 };
     // Detach from both nodes; re-attach the pieces to the children.
     let other = p.nodes[1 - side];
-    tree.nodes[other.idx()].portals.retain(|&q| q != pid);
+    // A portal is on each of its two (different) nodes' lists once: the search stops there.
+    let other_list = &mut tree.nodes[other.idx()].portals;
+    if let Some(at) = other_list.iter().position(|&q| q == pid) {
+        other_list.remove(at);
+    }
     // The portal is replaced: its polygon goes to the pieces.
     let winding = std::mem::take(&mut portals.portals[pid as usize].winding);
     let p = &portals.portals[pid as usize];

@@ -9,7 +9,7 @@ use crate::diag::{Diagnostic, Severity, VbspError, Where};
 use crate::dump;
 use crate::emit;
 use crate::input::MapInput;
-use crate::portals::{self, FloodSource};
+use crate::portals::{self, FloodSource, Portals};
 use crate::prt;
 use crate::tree::{self, Pass};
 use crate::types::Clusters;
@@ -157,6 +157,10 @@ impl<'a> Compile<'a> {
     }
 
     fn build_world_tree(&mut self, pass: Pass) {
+        // The first pass's portals and tree go before the second's are built, not after:
+        // the new ones then reuse their memory instead of touching new pages.
+        self.portals = Portals::default();
+        self.tree.nodes = Vec::new();
         self.tree = tree::build_tree(
             &self.planes,
             &self.brushes,
