@@ -13,9 +13,13 @@
 //! `-ε (1 + 2t) > -ε (1 + 2 h(x) / gap)`, `gap` the pass's least `h`. A portal counts as in
 //! the shadow only when its bounding sphere lies [`LEAK_FACTOR`] times that far behind a
 //! separator, which leaves room for each later level leaking again; a state whose pass
-//! comes within [`MIN_GAP`] of the base portal's plane shadows nothing. Not a proof that
-//! vvis's own rounding can never see more: the corpus PVS is the check
-//! (`docs/vvis-measurements.md`).
+//! comes within [`MIN_GAP`] of the base portal's plane shadows nothing.
+//!
+//! Not exact: vvis keeps a winding unchanged when chopping it would give more than
+//! `MAX_POINTS_ON_FIXED_WINDING` points, so a later pass with many points can stay behind a
+//! separator by as much as it is wide, and a walk from it sees past the shadow. On the corpus
+//! a test by winding points lost pairs this way; the bounding sphere's slack has not yet
+//! (`docs/vvis-measurements.md`), which is why [`super::FlowKind::FastShadow`] is opt-in.
 
 use crate::clip::{ON_VIS_EPSILON, V3, VPlane};
 use crate::graph::VisPortal;
