@@ -2,7 +2,7 @@
 //! another compiler's portals (ericw-tools' `qbsp -q2bsp` writes PRT1 with clusters), so that
 //! both vis tools can be timed on the same portals (`scripts/bench_ericw.sh`).
 //!
-//! `cargo run --release -p srcmap-vvis --example prt_vis -- [--threads N] [--rows OUT] [--siblings]
+//! `cargo run --release -p srcmap-vvis --example prt_vis -- [--threads N] [--rows OUT] [--siblings] [--shadow]
 //! [--flow-states N] FILE.prt`
 //!
 //! Given a `.bsp` instead, the portals are rebuilt from its tree (as `srcmap vvis --no-prt`).
@@ -13,7 +13,7 @@
 //! states the walk expanded (`chains`, a measure of work that does not depend on the load) and
 //! the most bytes of states one walk held.
 //! `--rows OUT` also writes the PVS, one line per cluster listing the clusters it sees;
-//! `--siblings` runs [`FlowKind::FastSiblings`]; `--flow-states N` bounds the whole flow at `N`
+//! `--siblings` runs [`FlowKind::FastSiblings`], `--shadow` [`FlowKind::FastShadow`]; `--flow-states N` bounds the whole flow at `N`
 //! states, 0 not at all ([`Options::flow_budget`]; by default per one-way portal).
 
 use std::time::Instant;
@@ -30,12 +30,15 @@ fn main() {
             "--threads" => threads = Threads(args.next().and_then(|s| s.parse().ok()).unwrap_or(0)),
             "--rows" => rows = args.next(),
             "--siblings" => flow = FlowKind::FastSiblings,
+            "--shadow" => flow = FlowKind::FastShadow,
             "--flow-states" => flow_states = args.next().and_then(|s| s.parse().ok()),
             _ => path = Some(a),
         }
     }
     let Some(path) = path else {
-        eprintln!("usage: prt_vis [--threads N] [--rows OUT] [--siblings] [--flow-states N] FILE.prt");
+        eprintln!(
+            "usage: prt_vis [--threads N] [--rows OUT] [--siblings] [--shadow] [--flow-states N] FILE.prt"
+        );
         std::process::exit(2);
     };
     let (portals, from_tree, radius) = read_portals(&path).unwrap_or_else(|e| {

@@ -164,7 +164,7 @@ fn window_grid() -> Portals {
 }
 
 #[test]
-fn window_grid_is_the_same_for_any_thread_count_and_both_flows() {
+fn window_grid_is_the_same_for_any_thread_count_and_every_flow() {
     let p = window_grid();
     p.verify().unwrap();
     let run = |threads, flow| full_vis(&p, threads, flow).0;
@@ -174,6 +174,7 @@ fn window_grid_is_the_same_for_any_thread_count_and_both_flows() {
         run(3, FlowKind::Fast),
         run(2, FlowKind::Reference),
         run(3, FlowKind::FastSiblings),
+        run(2, FlowKind::FastShadow),
     ] {
         assert_eq!(one.pvs, other.pvs);
         assert_eq!(one.pas, other.pas);

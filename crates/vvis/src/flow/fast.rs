@@ -50,7 +50,8 @@ use crate::bits::Bits;
 use crate::clip::{Chop, Quad, SepCursor, V3, VPlane, chop, cuts, dot, next_separator_row, sub};
 use crate::graph::{BaseVis, Graph};
 
-use super::{Children, Counters, Done, Frame, WalkLimits, clip_pass_and_source, frame_pair};
+use super::shadow::Shadow;
+use super::{Children, Counters, Done, FlowKind, Frame, WalkLimits, clip_pass_and_source, frame_pair};
 
 struct Walk<'a> {
     graph: &'a Graph,
@@ -82,6 +83,9 @@ struct Walk<'a> {
     /// [`super::FlowKind::FastSiblings`]: the clusters in the finished results of the base
     /// cluster's other portals are known seen too.
     know_siblings: bool,
+    /// [`super::FlowKind::FastShadow`]: new states whose unseen portals all lie in the shadow
+    /// of their parent's separators are not expanded ([`Walk::drop_hopeless`]).
+    use_shadow: bool,
 }
 
 /// The states of the widest-first walk, packed: each one's might-see words (`lo..hi`) and
@@ -171,6 +175,15 @@ impl Arena {
         )
     }
 
+    /// State `i`'s might-see set keeps only portals in `seen`: it has nothing new to find.
+    fn forget_unseen(&mut self, i: usize, seen: &[u64]) {
+        let m = self.meta[i];
+        let words = &mut self.words[m.words_at as usize..(m.words_at + m.hi - m.lo) as usize];
+        for (w, s) in words.iter_mut().zip(&seen[m.lo as usize..]) {
+            *w &= s;
+        }
+    }
+
     fn something_new(&self, i: usize, seen: &[u64]) -> bool {
         let lo = self.meta[i].lo as usize;
         self.might(i).iter().zip(&seen[lo..]).any(|(m, v)| m & !v != 0)
@@ -202,6 +215,8 @@ struct Scratch {
     touched: Vec<u32>,
     /// Edge planes of a new state's windings.
     edges: StateEdges,
+    /// The separators of the state being expanded, for [`Walk::drop_hopeless`].
+    shadow: Shadow,
     /// The fast walk's states, the level being expanded, and the states waiting, widest first.
     arena: Arena,
     expand: Frame,
@@ -396,11 +411,11 @@ pub(super) fn flow_one(
     done: Done<'_>,
     p: usize,
     limits: WalkLimits,
-    know_siblings: bool,
+    kind: FlowKind,
 ) -> (Bits, Counters) {
     let portal = &graph.portals[p];
     let scratch = Scratch::take(graph, &base[p].flood.words, &portal.winding);
-    let mut walk = Walk::new(graph, children, base, done, p, scratch, (limits, know_siblings));
+    let mut walk = Walk::new(graph, children, base, done, p, scratch, (limits, kind));
     walk.start();
     // Depth first only when the states outgrow the memory budget.
     if walk.widest_first(portal.leaf as usize) == WalkEnd::OutOfMemory {
@@ -444,8 +459,8 @@ impl Scratch {
 }
 
 impl<'a> Walk<'a> {
-    /// The walk of base portal `p`, on this thread's buffers; `limits` are the walk's memory
-    /// budget and whether it knows its siblings' results.
+    /// The walk of base portal `p`, on this thread's buffers, within `limits`; `kind` tells
+    /// whether it knows its siblings' results and uses the shadow of separators.
     fn new(
         graph: &'a Graph,
         children: &'a Children,
@@ -453,7 +468,7 @@ impl<'a> Walk<'a> {
         done: Done<'a>,
         p: usize,
         scratch: Scratch,
-        (limits, know_siblings): (WalkLimits, bool),
+        (limits, kind): (WalkLimits, FlowKind),
     ) -> Walk<'a> {
         let words = graph.words;
         Walk {
@@ -472,7 +487,8 @@ impl<'a> Walk<'a> {
             buf: scratch,
             limits,
             out_of_states: false,
-            know_siblings,
+            know_siblings: kind == FlowKind::FastSiblings,
+            use_shadow: kind == FlowKind::FastShadow,
         }
     }
 
@@ -678,6 +694,7 @@ impl Walk<'_> {
     /// be expanded is kept and waits.
     #[inline(always)]
     fn expand_state(&mut self, leaf: usize, prev: &mut Frame, cur: &mut Frame, waiting: &mut WidestFirst) {
+        let first = self.buf.arena.meta.len();
         for &pn in self.children.of(leaf) {
             let pn = pn as usize;
             if !self.step(pn, prev, cur) || !self.found_new {
@@ -689,6 +706,47 @@ impl Walk<'_> {
             let n = self.keep_state(pn, cur, bounds);
             waiting.push(area_squared(&cur.pass), n);
         }
+        if self.use_shadow && first < self.buf.arena.meta.len() {
+            self.drop_hopeless(prev, first);
+        }
+    }
+
+    /// Of the states just kept (from `first` on, all found through the state `parent`), those
+    /// whose unseen portals all lie in the shadow of `parent`'s separators forget them, and so
+    /// are not expanded (see [`super::shadow`] for why, and why this is not exact).
+    fn drop_hopeless(&mut self, parent: &Frame, first: usize) {
+        let kept = &self.buf.arena.meta[first..];
+        let lo = kept.iter().map(|m| m.lo).min().unwrap_or(0) as usize;
+        let hi = kept.iter().map(|m| m.hi).max().unwrap_or(0) as usize;
+        if !self
+            .buf
+            .shadow
+            .reset(&parent.pass, self.head_plane, (lo, hi), self.graph.words)
+        {
+            return;
+        }
+        for n in first..self.buf.arena.meta.len() {
+            if self.hopeless(n, &parent.seps) {
+                self.buf.arena.forget_unseen(n, &self.seen.words);
+            }
+        }
+    }
+
+    /// Whether every unseen portal of state `n`'s might-see set lies in the shadow of `seps`.
+    fn hopeless(&mut self, n: usize, seps: &[VPlane]) -> bool {
+        let (arena, shadow) = (&self.buf.arena, &mut self.buf.shadow);
+        let lo = arena.meta[n].lo as usize;
+        for (k, &word) in (lo..).zip(arena.might(n)) {
+            let mut unseen = word & !self.seen.words[k];
+            while unseen != 0 {
+                let q = k * 64 + unseen.trailing_zeros() as usize;
+                unseen &= unseen - 1;
+                if !shadow.holds(seps, q, &self.graph.portals[q]) {
+                    return false;
+                }
+            }
+        }
+        true
     }
 
     /// Keeps the state in `cur`, found through portal `pn`, in the arena and in `pn`'s slot;
