@@ -595,8 +595,18 @@ impl ParallelOrigins {
         self.inv_cell = 1.0 / cell;
         self.nx = (width * self.inv_cell) as usize + 1;
         self.ny = (height * self.inv_cell) as usize + 1;
-        let cells = self.nx * self.ny;
         let mut spare = with_spare(std::mem::take);
+        self.sort_into_cells(&mut spare);
+        self.cell_start = std::mem::take(&mut spare.cell_start);
+        self.binned = std::mem::take(&mut spare.binned);
+        self.cell_near = std::mem::take(&mut spare.cell_near);
+        with_spare(|s| *s = spare);
+    }
+
+    /// Into `spare`'s `cell_start`, `binned` and `cell_near`, the origins sorted by cell (a
+    /// counting sort) and each cell's least depth.
+    fn sort_into_cells(&self, spare: &mut Spare) {
+        let cells = self.nx * self.ny;
         let cell_of = refill(
             &mut spare.cell_of,
             self.feet.iter().map(|f| self.cell_of(f[0], f[1])),
@@ -616,17 +626,14 @@ impl ParallelOrigins {
         let near = refill(&mut spare.cell_near, std::iter::repeat_n(f32::INFINITY, cells));
         for (i, &c) in cell_of.iter().enumerate().filter(|(_, c)| **c != NO_CELL) {
             let c = c as usize;
+            let foot = self.feet[i];
             binned[fill[c] as usize] = Binned {
-                foot: self.feet[i],
+                foot,
                 origin: i as u32,
             };
             fill[c] += 1;
-            near[c] = near[c].min(self.feet[i][2]);
+            near[c] = near[c].min(foot[2]);
         }
-        self.cell_start = std::mem::take(&mut spare.cell_start);
-        self.binned = std::mem::take(&mut spare.binned);
-        self.cell_near = std::mem::take(&mut spare.cell_near);
-        with_spare(|s| *s = spare);
     }
 
     /// The cell holding the point `(x, y)` of the plane, or [`NO_CELL`].

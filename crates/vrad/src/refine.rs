@@ -231,6 +231,43 @@ mod tests {
     }
 
     #[test]
+    fn ones_lists_the_bits_set_in_order() {
+        let mut bits = Bits::new(200);
+        let set = [0, 5, 63, 64, 65, 127, 130, 199];
+        set.iter().for_each(|&b| bits.set(b, true));
+        assert_eq!(bits.ones().collect::<Vec<_>>(), set);
+        assert_eq!(Bits::new(200).ones().count(), 0);
+    }
+
+    #[test]
+    fn the_top_level_traces_its_grid_and_the_luxels_alone_only() {
+        // Two faces, 5 x 3 and 4 x 4, stride 4: the grid luxels (0, 0), (4, 0) of the first and
+        // (0, 0) of the second, plus luxel 7 of the first and 5 of the second alone.
+        let grids = [
+            LuxelGrid {
+                first: 0,
+                width: 5,
+                height: 3,
+            },
+            LuxelGrid {
+                first: 15,
+                width: 4,
+                height: 4,
+            },
+        ];
+        let mut asked = Bits::new(31);
+        (0..31).for_each(|b| asked.set(b, true));
+        let mut alone = Bits::new(31);
+        [7, 20, 15].iter().for_each(|&b| alone.set(b, true));
+        let asked = Asked {
+            asked: &asked,
+            alone: &alone,
+        };
+        let todo = top_level(&grids, &asked, 4);
+        assert_eq!(todo, [(0, 0), (0, 4), (0, 7), (1, 0), (1, 5)]);
+    }
+
+    #[test]
     fn a_smooth_answer_is_exact_and_traces_few_luxels() {
         let (grids, asked) = face(33, 17);
         // A half plane: the answer changes once along each row.
