@@ -922,14 +922,14 @@ thread_local! {
     static SPARE: Cell<Spare> = Cell::default();
 }
 
-/// Runs `f` on this thread's [`Spare`] (a fresh one where a caller up the stack holds it).
+/// Runs `f` on this thread's [`Spare`] (a fresh one where a caller up the stack holds it, or
+/// while the thread's locals are being torn down).
 fn with_spare<R>(f: impl FnOnce(&mut Spare) -> R) -> R {
-    SPARE.with(|cell| {
-        let mut spare = cell.take();
-        let out = f(&mut spare);
-        cell.set(spare);
-        out
-    })
+    let mut spare = SPARE.try_with(Cell::take).unwrap_or_default();
+    let out = f(&mut spare);
+    // Nothing to keep it for once the thread's locals are gone.
+    let _ = SPARE.try_with(|cell| cell.set(spare));
+    out
 }
 
 /// Clears `buffer` and fills it from `items`, keeping its capacity; returns it.
