@@ -8,6 +8,8 @@
 //! projected box, so it lands in at most 2×2 cells of one level: memory stays about four
 //! entries a triangle however large the triangles are.
 
+use std::cell::Cell;
+
 use glam::Vec3A;
 
 use obvhs::ray::Ray;
@@ -528,15 +530,24 @@ pub struct ParallelOrigins {
     ny: usize,
     /// Per cell, where its origins start in `binned` (one past the end: the next one's).
     cell_start: Vec<u32>,
-    binned: Vec<u32>,
+    binned: Vec<Binned>,
     /// Per cell, the least depth of its origins (a triangle wholly behind it meets none).
     cell_near: Vec<f32>,
+}
+
+/// An origin as [`ParallelOrigins`]' cells hold it: its foot beside its index, so that a
+/// sweep reads a cell's origins from one run of memory rather than from all over the feet
+/// (that scattered read was the sweep's hottest instruction).
+#[derive(Debug, Clone, Copy, Default)]
+struct Binned {
+    foot: [f32; 3],
+    origin: u32,
 }
 
 /// The origins of [`ParallelOrigins`]' cells still open in a sweep: per cell `c`,
 /// `live[cell_start[c]..live_end[c]]`.
 struct CellOrigins<'a> {
-    live: &'a mut [u32],
+    live: &'a mut [Binned],
     live_end: &'a mut [u32],
 }
 
@@ -547,7 +558,9 @@ impl ParallelOrigins {
     /// Bins `origins` for rays along `dir` (not zero).
     pub fn new(origins: Vec<[f32; 3]>, dir: [f32; 3]) -> ParallelOrigins {
         let frame = Frame::new(dir);
-        let feet: Vec<[f32; 3]> = origins.iter().map(|&o| frame.foot(o)).collect();
+        let mut feet = with_spare(|s| std::mem::take(&mut s.feet));
+        feet.clear();
+        feet.extend(origins.iter().map(|&o| frame.foot(o)));
         let (mut lo, mut hi) = ([f32::INFINITY; 2], [f32::NEG_INFINITY; 2]);
         for f in feet.iter().filter(|f| f.iter().all(|c| c.is_finite())) {
             lo = [lo[0].min(f[0]), lo[1].min(f[1])];
@@ -582,37 +595,60 @@ impl ParallelOrigins {
         self.inv_cell = 1.0 / cell;
         self.nx = (width * self.inv_cell) as usize + 1;
         self.ny = (height * self.inv_cell) as usize + 1;
+        let mut spare = with_spare(std::mem::take);
+        self.sort_into_cells(&mut spare);
+        self.cell_start = std::mem::take(&mut spare.cell_start);
+        self.binned = std::mem::take(&mut spare.binned);
+        self.cell_near = std::mem::take(&mut spare.cell_near);
+        with_spare(|s| *s = spare);
+    }
+
+    /// Into `spare`'s `cell_start`, `binned` and `cell_near`, the origins sorted by cell (a
+    /// counting sort) and each cell's least depth.
+    fn sort_into_cells(&self, spare: &mut Spare) {
         let cells = self.nx * self.ny;
-        let cell_of: Vec<Option<usize>> = self.feet.iter().map(|f| self.cell_of(f[0], f[1])).collect();
-        let mut start = vec![0u32; cells + 1];
-        for c in cell_of.iter().flatten() {
-            start[c + 1] += 1;
+        let cell_of = refill(
+            &mut spare.cell_of,
+            self.feet.iter().map(|f| self.cell_of(f[0], f[1])),
+        );
+        let start = refill(&mut spare.cell_start, std::iter::repeat_n(0, cells + 1));
+        for &c in cell_of.iter().filter(|&&c| c != NO_CELL) {
+            start[c as usize + 1] += 1;
         }
         for c in 1..start.len() {
             start[c] += start[c - 1];
         }
-        let mut fill = start.clone();
-        let mut binned = vec![0u32; start[cells] as usize];
-        let mut near = vec![f32::INFINITY; cells];
-        for (i, c) in cell_of.iter().enumerate() {
-            if let Some(c) = *c {
-                binned[fill[c] as usize] = i as u32;
-                fill[c] += 1;
-                near[c] = near[c].min(self.feet[i][2]);
-            }
+        let fill = refill(&mut spare.fill, start.iter().copied());
+        let binned = refill(
+            &mut spare.binned,
+            std::iter::repeat_n(Binned::default(), start[cells] as usize),
+        );
+        let near = refill(&mut spare.cell_near, std::iter::repeat_n(f32::INFINITY, cells));
+        for (i, &c) in cell_of.iter().enumerate().filter(|(_, c)| **c != NO_CELL) {
+            let c = c as usize;
+            let foot = self.feet[i];
+            binned[fill[c] as usize] = Binned {
+                foot,
+                origin: i as u32,
+            };
+            fill[c] += 1;
+            near[c] = near[c].min(foot[2]);
         }
-        (self.cell_start, self.binned, self.cell_near) = (start, binned, near);
     }
 
-    /// The cell holding the point `(x, y)` of the plane, if any.
-    fn cell_of(&self, x: f32, y: f32) -> Option<usize> {
+    /// The cell holding the point `(x, y)` of the plane, or [`NO_CELL`].
+    fn cell_of(&self, x: f32, y: f32) -> u32 {
         let cx = (x - self.min[0]) * self.inv_cell;
         let cy = (y - self.min[1]) * self.inv_cell;
         if !(cx >= 0.0 && cy >= 0.0) {
-            return None;
+            return NO_CELL;
         }
         let (cx, cy) = (cx as usize, cy as usize);
-        (cx < self.nx && cy < self.ny).then(|| cy * self.nx + cx)
+        if cx < self.nx && cy < self.ny {
+            (cy * self.nx + cx) as u32
+        } else {
+            NO_CELL
+        }
     }
 
     /// The origins, in the order given.
@@ -620,7 +656,8 @@ impl ParallelOrigins {
         &self.origins
     }
 
-    /// Calls `meet(origin, triangle slot, near depth)` for every origin whose ray may hit a
+    /// Calls `meet(origin, triangle slot, ahead)` (`ahead`: how far the triangle's near depth
+    /// lies beyond the origin's, in depth units) for every origin whose ray may hit a
     /// triangle of `scene` whose payload `wanted` accepts: the origin lies under the padded
     /// projected triangle, not wholly behind it (what [`ParallelRays`]' walk tests).
     /// Triangles come nearest first (by near depth, then slot), so `meet` returns true once an
@@ -634,17 +671,21 @@ impl ParallelOrigins {
         if self.nx == 0 {
             return;
         }
+        let mut spare = with_spare(std::mem::take);
         // Per cell, its origins still open are `live[cell_start[c]..live_end[c]]`.
-        let mut live = self.binned.clone();
-        let mut live_end: Vec<u32> = self.cell_start[1..].to_vec();
+        refill(&mut spare.live, self.binned.iter().copied());
+        refill(&mut spare.live_end, self.cell_start[1..].iter().copied());
         let cell = 1.0 / self.inv_cell;
-        for (p, slot) in self.nearest_first(scene, wanted) {
+        self.nearest_first(scene, wanted, &mut spare.projected, &mut spare.keys);
+        for &k in &spare.keys {
+            let (p, slot) = &spare.projected[k as u32 as usize];
             let mut open = CellOrigins {
-                live: &mut live,
-                live_end: &mut live_end,
+                live: &mut spare.live,
+                live_end: &mut spare.live_end,
             };
-            self.sweep_triangle(&p, slot, cell, &mut open, &mut meet);
+            self.sweep_triangle(p, *slot, cell, &mut open, &mut meet);
         }
+        with_spare(|s| *s = spare);
     }
 
     /// Offers one triangle (projected `p`, `slot`) to the open origins of every cell
@@ -677,13 +718,21 @@ impl ParallelOrigins {
         }
     }
 
-    /// The triangles of `scene` whose payload `wanted` accepts and that may meet an origin
-    /// ([`ParallelOrigins::may_meet`]), projected, with their slots: nearest first (by near
-    /// depth, then slot). Whole groups of them ([`Groups`]) that meet no origin are passed
-    /// over unprojected.
-    fn nearest_first(&self, scene: &Scene, wanted: impl Fn(u32) -> bool) -> Vec<(Projected, u32)> {
+    /// Into `tris`, the triangles of `scene` whose payload `wanted` accepts and that may meet
+    /// an origin ([`ParallelOrigins::may_meet`]), projected, with their slots; into `keys`,
+    /// their order nearest first (by near depth, then slot), a place in `tris` in each key's
+    /// low 32 bits. Whole groups of them ([`Groups`]) that meet no origin are passed over
+    /// unprojected.
+    fn nearest_first(
+        &self,
+        scene: &Scene,
+        wanted: impl Fn(u32) -> bool,
+        tris: &mut Vec<(Projected, u32)>,
+        keys: &mut Vec<u64>,
+    ) {
         let groups = scene.groups.get_or_init(|| Groups::new(&scene.triangles));
-        let tris: Vec<(Projected, u32)> = (groups.boxes.iter().enumerate())
+        tris.clear();
+        let found = (groups.boxes.iter().enumerate())
             .filter(|(_, b)| {
                 let (area, depth) = b.projected(self.frame.axes);
                 self.may_meet(&area, depth[1])
@@ -696,16 +745,13 @@ impl ParallelOrigins {
                     slot as u32,
                 )
             })
-            .filter(|(p, _)| self.may_meet(&p.area, p.depth[1]))
-            .collect();
+            .filter(|(p, _)| self.may_meet(&p.area, p.depth[1]));
+        tris.extend(found);
         // Sorted as keys (near depth, then place, which is slot order) rather than as the
         // triangles themselves: moving 8 bytes instead of 56 made the sort several times
         // cheaper, and every direction sorts every triangle.
-        let mut keys: Vec<u64> = (tris.iter().enumerate())
-            .map(|(i, (p, _))| (depth_key(p.depth[0]) << 32) | i as u64)
-            .collect();
-        keys.sort_unstable();
-        keys.into_iter().map(|k| tris[k as u32 as usize]).collect()
+        let order = (tris.iter().enumerate()).map(|(i, (p, _))| (depth_key(p.depth[0]) << 32) | i as u64);
+        refill(keys, order).sort_unstable();
     }
 
     /// Whether a projected box `[min x, min y, max x, max y]` whose far depth is `far` covers
@@ -759,11 +805,13 @@ impl ParallelOrigins {
         let CellOrigins { live, live_end } = open;
         let mut j = self.cell_start[c] as usize;
         while j < live_end[c] as usize {
-            let i = live[j] as usize;
-            let [x, y, z] = self.feet[i];
+            let Binned {
+                foot: [x, y, z],
+                origin,
+            } = live[j];
             if z > far
                 || !edges.iter().all(|e| e[0] * x + e[1] * y + e[2] >= 0.0)
-                || !meet(i, slot as usize, near)
+                || !meet(origin as usize, slot as usize, near - z)
             {
                 j += 1;
                 continue;
@@ -793,10 +841,10 @@ impl ParallelOrigins {
     pub fn closest_with(&self, scene: &Scene, max_t: f32, wanted: impl Fn(u32) -> bool) -> Vec<Option<Hit>> {
         let mut best = vec![(max_t, u32::MAX); self.origins.len()];
         let (from, inv_len) = (self.ray_from(), self.frame.inv_len);
-        self.sweep(scene, wanted, |i, slot, near| {
+        self.sweep(scene, wanted, |i, slot, ahead| {
             let (bound, _) = best[i];
             // Triangles come nearest first: none from here on can be hit before the bound.
-            if (near - self.feet[i][2]) * inv_len >= bound {
+            if ahead * inv_len >= bound {
                 return true;
             }
             let t = intersect(&scene.triangles[slot], &from(i, max_t));
@@ -824,9 +872,9 @@ impl ParallelOrigins {
         self.sweep(
             scene,
             |p| p & ignore == 0,
-            |i, slot, near| {
+            |i, slot, ahead| {
                 let limit = limits[i];
-                if (near - self.feet[i][2]) * inv_len >= limit {
+                if ahead * inv_len >= limit {
                     return true;
                 }
                 hit[i] = intersect(&scene.triangles[slot], &from(i, limit)) < limit;
@@ -835,6 +883,60 @@ impl ParallelOrigins {
         );
         hit
     }
+}
+
+impl Drop for ParallelOrigins {
+    /// Hands the buffers back to the thread's [`Spare`] for the next direction.
+    fn drop(&mut self) {
+        let feet = std::mem::take(&mut self.feet);
+        let cell_start = std::mem::take(&mut self.cell_start);
+        let binned = std::mem::take(&mut self.binned);
+        let cell_near = std::mem::take(&mut self.cell_near);
+        with_spare(|s| {
+            (s.feet, s.cell_start, s.binned, s.cell_near) = (feet, cell_start, binned, cell_near);
+        });
+    }
+}
+
+/// [`ParallelOrigins::cell_of`] for a foot outside the grid.
+const NO_CELL: u32 = u32::MAX;
+
+/// Buffers a thread's [`ParallelOrigins`] reuse from one direction to the next. Made afresh
+/// for each of a sky table's directions (several megabytes each on a big map), their pages
+/// were faulted in anew every time: 8 % of vrad's CPU time was the kernel's.
+#[derive(Default)]
+struct Spare {
+    feet: Vec<[f32; 3]>,
+    cell_of: Vec<u32>,
+    cell_start: Vec<u32>,
+    fill: Vec<u32>,
+    binned: Vec<Binned>,
+    cell_near: Vec<f32>,
+    live: Vec<Binned>,
+    live_end: Vec<u32>,
+    projected: Vec<(Projected, u32)>,
+    keys: Vec<u64>,
+}
+
+thread_local! {
+    static SPARE: Cell<Spare> = Cell::default();
+}
+
+/// Runs `f` on this thread's [`Spare`] (a fresh one where a caller up the stack holds it, or
+/// while the thread's locals are being torn down).
+fn with_spare<R>(f: impl FnOnce(&mut Spare) -> R) -> R {
+    let mut spare = SPARE.try_with(Cell::take).unwrap_or_default();
+    let out = f(&mut spare);
+    // Nothing to keep it for once the thread's locals are gone.
+    let _ = SPARE.try_with(|cell| cell.set(spare));
+    out
+}
+
+/// Clears `buffer` and fills it from `items`, keeping its capacity; returns it.
+fn refill<T>(buffer: &mut Vec<T>, items: impl IntoIterator<Item = T>) -> &mut Vec<T> {
+    buffer.clear();
+    buffer.extend(items);
+    buffer
 }
 
 #[cfg(test)]

@@ -26,6 +26,20 @@ impl Bits {
         let word = &mut self.0[bit / 64];
         *word = (*word & !(1 << (bit % 64))) | (u64::from(on) << (bit % 64));
     }
+
+    /// The bits set, in order.
+    pub fn ones(&self) -> impl Iterator<Item = usize> + '_ {
+        (self.0.iter().enumerate()).flat_map(|(w, &word)| {
+            let mut rest = word;
+            std::iter::from_fn(move || {
+                (rest != 0).then(|| {
+                    let bit = rest.trailing_zeros() as usize;
+                    rest &= rest - 1;
+                    w * 64 + bit
+                })
+            })
+        })
+    }
 }
 
 /// One face's luxels among the map's bits: its first bit and its luxel grid.
@@ -56,16 +70,14 @@ pub(crate) fn answer(
     let total = grids.last().map_or(0, |g| g.first + g.width * g.height);
     let mut known = Bits::new(total);
     let mut open = Bits::new(total);
-    let mut step = stride.max(1).next_power_of_two();
+    let top = stride.max(1).next_power_of_two();
+    let mut step = top;
     loop {
-        let todo = settle_level(
-            grids,
-            asked,
-            step,
-            step == stride.max(1).next_power_of_two(),
-            &mut known,
-            &mut open,
-        );
+        let todo = if step == top {
+            top_level(grids, asked, step)
+        } else {
+            settle_level(grids, asked, step, &mut known, &mut open)
+        };
         for (&(face, l), yes) in todo.iter().zip(trace(&todo)) {
             let bit = grids[face].first + l;
             known.set(bit, true);
@@ -78,33 +90,52 @@ pub(crate) fn answer(
     }
 }
 
-/// The luxels of level `step` (both coordinates multiples of it, not both of twice it, unless
-/// `top`): those whose answered neighbours agree get their answer; the others are returned to
-/// be traced.
+/// The luxels asked of the top level, all to be traced: those on its grid (both coordinates
+/// multiples of `step`), and those alone. Only these are visited: this runs for every direction,
+/// and visiting every luxel of the map to find them cost more than the rest of the level.
+fn top_level(grids: &[LuxelGrid], asked: &Asked<'_>, step: usize) -> Vec<Luxel> {
+    let mut alone = asked.alone.ones().peekable();
+    let mut todo = Vec::new();
+    for (face, g) in grids.iter().enumerate() {
+        for t in (0..g.height).step_by(step) {
+            for s in (0..g.width).step_by(step) {
+                if asked.asked.get(g.first + t * g.width + s) {
+                    todo.push((face, t * g.width + s));
+                }
+            }
+        }
+        let end = g.first + g.width * g.height;
+        while let Some(bit) = alone.next_if(|&bit| bit < end) {
+            let l = bit - g.first;
+            let on_grid = multiple(l % g.width, step) && multiple(l / g.width, step);
+            if asked.asked.get(bit) && !on_grid {
+                todo.push((face, l));
+            }
+        }
+    }
+    todo
+}
+
+/// The luxels of level `step` below the top (both coordinates multiples of it, not both of
+/// twice it): those whose answered neighbours agree get their answer; the others are returned
+/// to be traced.
 fn settle_level(
     grids: &[LuxelGrid],
     asked: &Asked<'_>,
     step: usize,
-    top: bool,
     known: &mut Bits,
     open: &mut Bits,
 ) -> Vec<Luxel> {
     let mut todo = Vec::new();
     for (face, g) in grids.iter().enumerate() {
-        for t in (0..g.height).step_by(if top { 1 } else { step }) {
-            for s in (0..g.width).step_by(if top { 1 } else { step }) {
+        for t in (0..g.height).step_by(step) {
+            for s in (0..g.width).step_by(step) {
                 let bit = g.first + t * g.width + s;
-                if !asked.asked.get(bit) {
-                    continue;
-                }
-                if !settled_on(step, top, (s, t), asked.alone.get(bit)) {
+                if !asked.asked.get(bit) || !settled_on(step, (s, t), asked.alone.get(bit)) {
                     continue;
                 }
                 let l = t * g.width + s;
-                match (!top)
-                    .then(|| agreed(g, asked.alone, (known, open), (s, t), step))
-                    .flatten()
-                {
+                match agreed(g, asked.alone, (known, open), (s, t), step) {
                     Some(yes) => {
                         known.set(g.first + l, true);
                         open.set(g.first + l, yes);
@@ -117,15 +148,11 @@ fn settle_level(
     todo
 }
 
-/// Whether luxel `(s, t)` (`alone` or not) is settled on the level of `step`: on the top level,
-/// those on its grid and those alone; below, those on its grid but not the coarser one's.
+/// Whether luxel `(s, t)` of level `step`'s grid (`alone` or not) is settled on that level
+/// below the top: those not alone, and not on the coarser level's grid.
 #[inline]
-fn settled_on(step: usize, top: bool, (s, t): (usize, usize), alone: bool) -> bool {
-    if top {
-        (multiple(s, step) && multiple(t, step)) || alone
-    } else {
-        !(alone || (multiple(s, 2 * step) && multiple(t, 2 * step)))
-    }
+fn settled_on(step: usize, (s, t): (usize, usize), alone: bool) -> bool {
+    !(alone || (multiple(s, 2 * step) && multiple(t, 2 * step)))
 }
 
 /// Whether `c` is a multiple of `step`, a power of two (a mask, not a division: this runs for
@@ -201,6 +228,43 @@ mod tests {
         let asked = Asked { asked, alone: &alone };
         let bits = answer(grids, &asked, stride, &mut trace);
         (bits, traced)
+    }
+
+    #[test]
+    fn ones_lists_the_bits_set_in_order() {
+        let mut bits = Bits::new(200);
+        let set = [0, 5, 63, 64, 65, 127, 130, 199];
+        set.iter().for_each(|&b| bits.set(b, true));
+        assert_eq!(bits.ones().collect::<Vec<_>>(), set);
+        assert_eq!(Bits::new(200).ones().count(), 0);
+    }
+
+    #[test]
+    fn the_top_level_traces_its_grid_and_the_luxels_alone_only() {
+        // Two faces, 5 x 3 and 4 x 4, stride 4: the grid luxels (0, 0), (4, 0) of the first and
+        // (0, 0) of the second, plus luxel 7 of the first and 5 of the second alone.
+        let grids = [
+            LuxelGrid {
+                first: 0,
+                width: 5,
+                height: 3,
+            },
+            LuxelGrid {
+                first: 15,
+                width: 4,
+                height: 4,
+            },
+        ];
+        let mut asked = Bits::new(31);
+        (0..31).for_each(|b| asked.set(b, true));
+        let mut alone = Bits::new(31);
+        [7, 20, 15].iter().for_each(|&b| alone.set(b, true));
+        let asked = Asked {
+            asked: &asked,
+            alone: &alone,
+        };
+        let todo = top_level(&grids, &asked, 4);
+        assert_eq!(todo, [(0, 0), (0, 4), (0, 7), (1, 0), (1, 5)]);
     }
 
     #[test]
