@@ -1229,6 +1229,22 @@ fn a_pocket_under_the_ground_takes_no_bounce_from_a_wall_patch_whose_centre_is_a
     assert!(lit_rows.iter().sum::<f32>() / lit_rows.len() as f32 > 200.0);
 }
 
+/// gg_aim_shotty relit (LDR, normal quality) with `bounces`; `None` without the corpus.
+fn shotty_relit(bounces: u32) -> Option<Bsp> {
+    let dir = corpus()?;
+    let path = "bsp/lanofdoom+counterstrikesource-maps/gg_aim_shotty.bsp";
+    let Ok(bytes) = std::fs::read(dir.join(path)) else {
+        eprintln!("gg_aim_shotty: missing, skipped");
+        return None;
+    };
+    let options = Options {
+        hdr_if_present: false,
+        bounces,
+        ..Options::default()
+    };
+    Some(relight_blanked(&Bsp::parse(&bytes).expect("parses"), &options).0)
+}
+
 #[test]
 fn walls_under_a_floor_displacements_corner_plane_take_no_bounce_from_it() {
     // gg_aim_shotty's sunlit floor is one displacement whose corners stand 53-69 units above
@@ -1239,16 +1255,9 @@ fn walls_under_a_floor_displacements_corner_plane_take_no_bounce_from_it() {
     // bounce), while face 589's upper patches, above the plane, do (Valve: 85 along its top
     // row, 27 along its bottom one). Taking the floor's light as any other surface's gave
     // face 893 62 and face 589's bottom row 64.
-    let Some(dir) = corpus() else { return };
-    let path = "bsp/lanofdoom+counterstrikesource-maps/gg_aim_shotty.bsp";
-    let Ok(bytes) = std::fs::read(dir.join(path)) else {
-        return eprintln!("gg_aim_shotty: missing, skipped");
+    let Some(ours) = shotty_relit(Options::default().bounces) else {
+        return;
     };
-    let options = Options {
-        hdr_if_present: false,
-        ..Options::default()
-    };
-    let (ours, _) = relight_blanked(&Bsp::parse(&bytes).expect("parses"), &options);
     let mean = |v: &[f32]| v.iter().sum::<f32>() / v.len() as f32;
     let width = |face: usize| ours.faces[face].lightmap_size[0] as usize + 1;
     let (wall, high_wall) = (face_luxels(&ours, 893), face_luxels(&ours, 589));
@@ -1272,17 +1281,7 @@ fn supersampling_sees_a_grates_shadow_finer_than_the_corner_sub_samples() {
     // corner sub-samples, 12 units apart, all fall on slats. VRAD traces every sub-sample and
     // its luxels there hold half the sun (about 75); taking the corners' agreement for the
     // sub-samples between them left ours at 2-5. Rows 2-5, columns 2-18 lie in that shadow.
-    let Some(dir) = corpus() else { return };
-    let path = "bsp/lanofdoom+counterstrikesource-maps/gg_aim_shotty.bsp";
-    let Ok(bytes) = std::fs::read(dir.join(path)) else {
-        return eprintln!("gg_aim_shotty: missing, skipped");
-    };
-    let options = Options {
-        hdr_if_present: false,
-        bounces: 0,
-        ..Options::default()
-    };
-    let (ours, _) = relight_blanked(&Bsp::parse(&bytes).expect("parses"), &options);
+    let Some(ours) = shotty_relit(0) else { return };
     let width = ours.faces[527].lightmap_size[0] as usize + 1;
     let lum = face_luxels(&ours, 527);
     let shadow: Vec<f32> = (2..=5)
