@@ -68,15 +68,14 @@ pub(crate) struct FacePatches {
 fn trace_patches(
     world: &World,
     see_through: &[bool],
-    table: &[Vec<Option<HitPatch>>],
+    table: &PatchTable,
     face: usize,
     options: &Options,
     rays: &mut u64,
 ) -> FacePatches {
     let g = &world.faces[face];
-    let spacing = options.bounce_spacing();
     let mut p = FacePatches {
-        grid: Grid::of(g, spacing),
+        grid: table.grids[face],
         hits: Vec::new(),
     };
     let count = options.bounce_rays();
@@ -91,7 +90,7 @@ fn trace_patches(
         for dir in cosine_dirs(normal, count, DIRECTION_SEED) {
             let bump = bases.map_or([0.0; 3], |b| bump_weights(b, dir, normal));
             *rays += 1;
-            let (hit, passed) = gather_ray(world, see_through, face, (pos, dir), bump, spacing, rays);
+            let (hit, passed) = gather_ray(world, see_through, face, (pos, dir), bump, &table.grids, rays);
             p.hits.push(hit);
             through += usize::from(passed);
         }
@@ -99,7 +98,14 @@ fn trace_patches(
         // apart): a flat patch right beside it, the floor at a cliff's foot, gives it VRAD's
         // polygon form factor, next to nothing, not its share of rays.
         let hidden = through as f32 / count.max(1) as f32;
-        vrad_transfers(world, table, (pos, normal), hidden, &mut p.hits[first..], rays);
+        vrad_transfers(
+            world,
+            &table.patches,
+            (pos, normal),
+            hidden,
+            &mut p.hits[first..],
+            rays,
+        );
     }
     p
 }
@@ -192,16 +198,25 @@ fn patch_at(world: &World, face: usize, grid: &Grid, cell: usize) -> Option<HitP
     })
 }
 
-/// Every face's cells as VRAD's patches, `[face][cell]` (`None` where a cell misses its face),
-/// built once: each receiving patch looks up the cells its rays hit.
-fn patch_table(world: &World, spacing: usize) -> Vec<Vec<Option<HitPatch>>> {
-    (0..world.faces.len())
+/// Every face's cell grid, and its cells as VRAD's patches (`[face][cell]`, `None` where a
+/// cell misses its face), built once: each gather ray looks up the cell it hit, each
+/// receiving patch the patches its rays found.
+struct PatchTable {
+    grids: Vec<Grid>,
+    patches: Vec<Vec<Option<HitPatch>>>,
+}
+
+fn patch_table(world: &World, spacing: usize) -> PatchTable {
+    let grids: Vec<Grid> = world.faces.iter().map(|g| Grid::of(g, spacing)).collect();
+    let patches = (0..world.faces.len())
         .into_par_iter()
         .map(|f| {
-            let grid = Grid::of(&world.faces[f], spacing);
-            (0..grid.len()).map(|c| patch_at(world, f, &grid, c)).collect()
+            (0..grids[f].len())
+                .map(|c| patch_at(world, f, &grids[f], c))
+                .collect()
         })
-        .collect()
+        .collect();
+    PatchTable { grids, patches }
 }
 
 impl HitPatch {
@@ -269,14 +284,14 @@ fn gather_ray(
     face: usize,
     (pos, dir): (Vec3, Vec3),
     bump: [f32; 3],
-    spacing: usize,
+    grids: &[Grid],
     rays: &mut u64,
 ) -> (HitRef, bool) {
     let (landed, through) = gather_hit(world, see_through, face, pos, dir, rays);
     let hit = match landed {
         Some((face, st)) => HitRef {
             face,
-            cell: Grid::of(&world.faces[face as usize], spacing).cell_at(st) as u32,
+            cell: grids[face as usize].cell_at(st) as u32,
             weight: 1.0,
             bump,
         },

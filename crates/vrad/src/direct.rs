@@ -1255,8 +1255,8 @@ impl DirectLight<'_> {
     /// and of one sub-sample beside the centre are traced first; where at least two of them
     /// agree with each other, the sub-samples between them are taken to agree too, and only
     /// where they disagree is every ray traced (a shadow edge that slips between them is
-    /// missed: the price of 5 rays instead of 16 over most of a face). With `known` (the luxel and its neighbours agree), every
-    /// sub-sample takes that share and none is traced.
+    /// missed: the price of 5 rays instead of 16 over most of a face). With `known` (the
+    /// luxel and its neighbours agree), every sub-sample takes that share and none is traced.
     fn light_sub_samples(
         &self,
         subs: &[SubSample],
@@ -1269,7 +1269,7 @@ impl DirectLight<'_> {
         let mut amounts = [[0.0f32; 4]; MAX];
         let mut shadow_rays: [Option<ShadowRay<'_>>; MAX] = [None; MAX];
         let mut visible: [Option<f32>; MAX] = [None; MAX];
-        let (mut corners, mut agree, mut first) = (0, true, None);
+        let (mut traced, mut agree, mut first) = (0, true, None);
         for (i, sub) in subs.iter().enumerate().take(MAX) {
             if self.world.sees(light, light_cluster, sub.cluster) {
                 shadow_rays[i] = unshadowed(light, sub.pos, &sub.normals[..bump_count], &mut amounts[i])
@@ -1278,12 +1278,12 @@ impl DirectLight<'_> {
             if let (true, None, Some(ray)) = (sub.first, known, shadow_rays[i]) {
                 let v = ray.visible(&self.shadows, sub.pos, rays);
                 visible[i] = Some(v);
-                corners += 1;
+                traced += 1;
                 agree &= *first.get_or_insert(v) == v;
             }
         }
         // Only first rays wholly lit or wholly dark speak for the sub-samples between them.
-        let agreed = known.or(first.filter(|&v| corners >= 2 && agree && (v == 0.0 || v == 1.0)));
+        let agreed = known.or(first.filter(|&v| traced >= 2 && agree && (v == 0.0 || v == 1.0)));
         for (i, sub) in subs.iter().enumerate().take(MAX) {
             let Some(ray) = shadow_rays[i] else { continue };
             let share = visible[i]
