@@ -8,7 +8,7 @@ use srcmap_trace::{ParallelOrigins, ParallelRays, Tracer};
 use crate::faces::{FaceGeom, bump_normals};
 use crate::lights::{Light, LightKind, SUN_PROBES};
 use crate::refine::{self, Bits, LuxelGrid};
-use crate::samples::FaceSamples;
+use crate::samples::{Cell, FaceSamples};
 use crate::sampling::sphere_directions;
 use crate::sampling::toward;
 use crate::scene::{MAX_TRACE, SKY};
@@ -501,6 +501,10 @@ struct FaceWork<'f> {
     bump_count: usize,
     /// Per luxel, its normals ([`sample_normals`]).
     normals: Vec<[Vec3; 4]>,
+    /// The corners of the box holding every luxel's sample point, and their one normal
+    /// when they share the face's (no smoothing): what [`may_reach`] bounds a light by.
+    sample_corners: [Vec3; 8],
+    flat_normal: Option<Vec3>,
     /// The face's styles, style 0 first.
     styles: Vec<u8>,
     /// Per range, per style slot: the samples (per bump basis, a row of luxels).
@@ -547,6 +551,11 @@ impl<'f> FaceWork<'f> {
                 .iter()
                 .map(|&n| sample_normals(face, n))
                 .collect(),
+            sample_corners: box_corners(&samples.pos[..luxels]),
+            flat_normal: samples.normal[..luxels]
+                .iter()
+                .all(|&n| n == face.normal)
+                .then_some(face.normal),
             // Style 0 always comes first (VRAD sets it on every lit face).
             styles: vec![0u8],
             out: vec![vec![vec![Vec3::ZERO; luxels * bump_count]]; ranges],
@@ -700,6 +709,9 @@ impl<'a> DirectLight<'a> {
         // (railings, fences) slip between luxels: those keep the corner rays.
         if let (Some(seen), LightKind::Surface) = (work.seen.get_mut(li), light.kind) {
             *seen = Some(vec![Seen::Untraced; work.luxels]);
+        }
+        if !may_reach(light, &work.sample_corners, work.flat_normal) {
+            return None;
         }
         let sky_ambient =
             (light.kind == LightKind::SkyAmbient).then(|| self.face_sky_ambient(work, &reachable));
@@ -1126,6 +1138,48 @@ fn sky_open_through_textures(
 /// Where supersampling takes a sample's sub-samples along each axis, in luxels from it
 /// (VRAD: a 4 × 4 grid a quarter luxel apart).
 const OFFSETS: [f32; 4] = [-0.375, -0.125, 0.125, 0.375];
+
+/// How far (in units) a point must lie on the dark side of a light's plane, or a light
+/// behind a face's, for [`DirectLight::sub_sample_lights`] to pass the light over.
+const CULL_MARGIN: f32 = 1.0;
+
+/// Whether a point or texture light may light a point within the hull of `corners` whose
+/// normal is `normal` (`None`: the points' normals vary): false only where [`unshadowed`]
+/// gives none at every such point, the point behind the light's emitting plane or the light
+/// behind the point's. Those tests are linear in the point, so the corners bound them; the
+/// margin keeps each point's own rounded test on the lit side. The sun and sky ambient: true.
+fn may_reach(light: &Light, corners: &[Vec3], normal: Option<Vec3>) -> bool {
+    let ahead = |plane: Vec3| corners.iter().any(|&c| plane.dot(c - light.origin) > -CULL_MARGIN);
+    let facing = || normal.is_none_or(|n| ahead(-n));
+    match light.kind {
+        LightKind::Point | LightKind::Spot => facing(),
+        LightKind::Surface => ahead(light.normal) && facing(),
+        LightKind::Sun | LightKind::SkyAmbient => true,
+    }
+}
+
+/// The eight corners of the box around `points`.
+fn box_corners(points: &[Vec3]) -> [Vec3; 8] {
+    let (mut lo, mut hi) = (Vec3::INFINITY, Vec3::NEG_INFINITY);
+    for &p in points {
+        (lo, hi) = (lo.min(p), hi.max(p));
+    }
+    std::array::from_fn(|i| Vec3::select(glam::BVec3::new(i & 1 != 0, i & 2 != 0, i & 4 != 0), hi, lo))
+}
+
+/// The world corners of the luxel-space box holding every sub-sample of `cells` of `face`
+/// (each cell's centre, widened by the farthest offset), lifted off the face by its normal
+/// as the sub-samples are.
+fn sub_sample_corners(face: &FaceGeom, cells: &[Cell]) -> [Vec3; 4] {
+    let (mut lo, mut hi) = (Vec2::splat(f32::INFINITY), Vec2::splat(f32::NEG_INFINITY));
+    for cell in cells {
+        (lo, hi) = (lo.min(cell.centre), hi.max(cell.centre));
+    }
+    let reach = Vec2::splat(OFFSETS[OFFSETS.len() - 1].abs().max(OFFSETS[0].abs()));
+    let (lo, hi) = (lo - reach, hi + reach);
+    [(lo.x, lo.y), (hi.x, lo.y), (lo.x, hi.y), (hi.x, hi.y)].map(|(s, t)| face.luxel_to_world(s, t) + face.normal)
+}
+
 /// A supersampling sub-sample traces every this-many-th of a spread sun's directions
 /// ([`ShadowRay::for_sub_sample`]).
 const SUN_SUB_STEP: usize = 4;
@@ -1163,6 +1217,7 @@ impl DirectLight<'_> {
         let mut done = vec![false; work.luxels];
         let mut rays = work.rays;
         let mut supersampled = 0;
+        let lights = self.sub_sample_lights(work);
         for _ in 0..PASSES {
             let (w, h) = (work.face.width, work.face.height);
             let todo: Vec<usize> = (0..work.luxels)
@@ -1173,7 +1228,7 @@ impl DirectLight<'_> {
             }
             for l in todo {
                 done[l] = true;
-                if let Some(acc) = self.supersample_luxel(work, l, (sky_ambients, &mut sky), &mut rays) {
+                if let Some(acc) = self.supersample_luxel(work, (l, &lights), (sky_ambients, &mut sky), &mut rays) {
                     supersampled += 1;
                     store_supersampled(work, l, &acc);
                     set_perceived(work, &mut level, l);
@@ -1187,17 +1242,20 @@ impl DirectLight<'_> {
 
     /// Per range, per (style slot, bump basis): the light of sample `l` from its sub-samples
     /// (their mean, its own sky ambient added); `None` when none lies on the face.
+    /// `lights`: per light, whether it may reach a sub-sample of the face
+    /// ([`DirectLight::sub_sample_lights`]).
     fn supersample_luxel(
         &self,
         work: &FaceWork<'_>,
-        l: usize,
+        (l, lights): (usize, &[bool]),
         sky: (&[SkyAmbientLuxels], &mut SkyLevels),
         rays: &mut u64,
     ) -> Option<Vec<Vec<Vec3>>> {
         let subs = self.sub_samples(work, l)?;
         let mut acc: Vec<Vec<Vec3>> =
             vec![vec![Vec3::ZERO; work.styles.len() * work.bump_count]; self.ranges.len()];
-        for (li, (light, &light_cluster)) in self.ranges[0].iter().zip(&self.light_clusters).enumerate() {
+        let lit_by = (self.ranges[0].iter().zip(&self.light_clusters).enumerate()).filter(|&(li, _)| lights[li]);
+        for (li, (light, &light_cluster)) in lit_by {
             let Some(slot) = work.styles.iter().position(|&st| st == light.style) else {
                 continue;
             };
@@ -1215,6 +1273,21 @@ impl DirectLight<'_> {
         }
         self.add_sky_ambient(work, l, sky, &mut acc, rays);
         Some(acc)
+    }
+
+    /// Per light, whether it may reach any sub-sample of the face ([`may_reach`] within the
+    /// face's [`sub_sample_corners`]: every sub-sample has the face's flat normal). On a map
+    /// lit by many texture lights, testing every light at every sub-sample was most of
+    /// supersampling's time.
+    fn sub_sample_lights(&self, work: &FaceWork<'_>) -> Vec<bool> {
+        let n = work.face.normal;
+        let corners = sub_sample_corners(work.face, &work.samples.cells);
+        (self.ranges[0].iter())
+            .map(|light| match light.kind {
+                LightKind::Sun => -n.dot(light.normal) > 0.0,
+                _ => may_reach(light, &corners, Some(n)),
+            })
+            .collect()
     }
 
     /// Sample `l`'s sub-samples: a 4 × 4 grid around it, those VRAD keeps ([`Cell::keeps`]);
@@ -1490,5 +1563,74 @@ fn store_supersampled(work: &mut FaceWork<'_>, l: usize, acc: &[Vec<Vec3>]) {
                 work.out[r][slot][b * luxels + l] = per_range[slot * bump_count + b];
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A deterministic stream of numbers in [-1, 1).
+    fn stream(mut seed: u32) -> impl FnMut() -> f32 {
+        move || {
+            seed = seed.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+            (seed >> 8) as f32 / (1u32 << 23) as f32 - 1.0
+        }
+    }
+
+    fn unit(next: &mut impl FnMut() -> f32) -> Vec3 {
+        Vec3::new(next(), next(), next()).try_normalize().unwrap_or(Vec3::Z)
+    }
+
+    fn light(kind: LightKind, origin: Vec3, normal: Vec3) -> Light {
+        let mut l = Light::new(kind, origin, Vec3::ONE, normal, 0, 0);
+        l.quadratic_attn = 1.0;
+        l
+    }
+
+    #[test]
+    fn a_light_passed_over_gives_nothing_anywhere_between_the_corners() {
+        let mut next = stream(11);
+        let (mut passed, mut kept) = (0, 0);
+        for case in 0..3000 {
+            let n = unit(&mut next);
+            let u = n.any_orthonormal_vector();
+            let v = n.cross(u);
+            let centre = Vec3::new(next(), next(), next()) * 2000.0;
+            let size = 1.0 + 64.0 * (next() + 1.0);
+            let corners = [(-1.0, -1.0), (1.0, -1.0), (-1.0, 1.0), (1.0, 1.0)]
+                .map(|(a, b): (f32, f32)| centre + (u * a + v * b) * size);
+            let kind = [LightKind::Point, LightKind::Spot, LightKind::Surface][case % 3];
+            let origin = centre + Vec3::new(next(), next(), next()) * 200.0;
+            let l = light(kind, origin, unit(&mut next));
+            if may_reach(&l, &corners, Some(n)) {
+                kept += 1;
+                continue;
+            }
+            passed += 1;
+            for _ in 0..40 {
+                let p = centre + (u * next() + v * next()) * size;
+                let mut out = [0.0; 4];
+                assert!(unshadowed(&l, p, &[n], &mut out).is_none(), "case {case} at {p}");
+            }
+        }
+        // Both ways round happen: the test says something.
+        assert!(passed > 500 && kept > 500, "{passed} passed over, {kept} kept");
+    }
+
+    #[test]
+    fn lights_behind_a_face_or_facing_away_are_passed_over() {
+        let corners = [(0.0, 0.0), (64.0, 0.0), (0.0, 64.0), (64.0, 64.0)].map(|(x, y)| Vec3::new(x, y, 1.0));
+        let up = Some(Vec3::Z);
+        let above = Vec3::new(32.0, 32.0, 100.0);
+        let below = Vec3::new(32.0, 32.0, -100.0);
+        assert!(may_reach(&light(LightKind::Point, above, Vec3::Z), &corners, up));
+        assert!(!may_reach(&light(LightKind::Point, below, Vec3::Z), &corners, up));
+        // Normals that vary: only the light's own side counts.
+        assert!(may_reach(&light(LightKind::Point, below, Vec3::Z), &corners, None));
+        // A texture light above, shining down on the face, or up, away from it.
+        assert!(may_reach(&light(LightKind::Surface, above, -Vec3::Z), &corners, up));
+        assert!(!may_reach(&light(LightKind::Surface, above, Vec3::Z), &corners, up));
+        assert!(!may_reach(&light(LightKind::Surface, above, Vec3::Z), &corners, None));
     }
 }
