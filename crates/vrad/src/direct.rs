@@ -703,7 +703,6 @@ impl<'a> DirectLight<'a> {
         light_cluster: i32,
         intensities: &[Vec3],
     ) -> Option<Vec<Option<[f32; 4]>>> {
-        let reachable = reachable_luxels(self.world, light, light_cluster, work.samples, work.luxels);
         // Only texture lights: their steep cos/d² falloff, not a shadow, is what most often
         // calls for supersampling beside them. A point light's or the sun's thin shadows
         // (railings, fences) slip between luxels: those keep the corner rays.
@@ -713,6 +712,7 @@ impl<'a> DirectLight<'a> {
         if !may_reach(light, &work.sample_corners, work.flat_normal) {
             return None;
         }
+        let reachable = reachable_luxels(self.world, light, light_cluster, work.samples, work.luxels);
         let sky_ambient =
             (light.kind == LightKind::SkyAmbient).then(|| self.face_sky_ambient(work, &reachable));
         let mut amounts = [0.0f32; 4];
