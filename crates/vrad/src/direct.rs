@@ -1343,8 +1343,13 @@ impl DirectLight<'_> {
         let mut shadow_rays: [Option<ShadowRay<'_>>; MAX] = [None; MAX];
         let mut visible: [Option<f32>; MAX] = [None; MAX];
         let (mut traced, mut agree, mut first) = (0, true, None);
+        // A luxel's sub-samples mostly share one cluster: its visibility is looked up once.
+        let mut sees = (i32::MIN, false);
         for (i, sub) in subs.iter().enumerate().take(MAX) {
-            if self.world.sees(light, light_cluster, sub.cluster) {
+            if sees.0 != sub.cluster {
+                sees = (sub.cluster, self.world.sees(light, light_cluster, sub.cluster));
+            }
+            if sees.1 {
                 shadow_rays[i] = unshadowed(light, sub.pos, &sub.normals[..bump_count], &mut amounts[i])
                     .map(|ray| ray.for_sub_sample(i));
             }
