@@ -544,11 +544,61 @@ struct Binned {
     origin: u32,
 }
 
-/// The origins of [`ParallelOrigins`]' cells still open in a sweep: per cell `c`,
-/// `live[cell_start[c]..live_end[c]]`.
+/// The origins of [`ParallelOrigins`]' cells still open in a sweep: per cell `c`, places
+/// `cell_start[c]..live_end[c]` of `live`.
 struct CellOrigins<'a> {
-    live: &'a mut [Binned],
+    live: &'a mut LiveOrigins,
     live_end: &'a mut [u32],
+}
+
+/// Origins a cell tests against a triangle at once.
+const LANES: usize = 8;
+
+/// The open origins of a sweep, their feet as one array per coordinate (so that [`LANES`]
+/// neighbours load as one vector each), then their indices; [`LANES`] places of padding
+/// after the last, so a group of lanes starting at any place can be read whole.
+#[derive(Default)]
+struct LiveOrigins {
+    x: Vec<f32>,
+    y: Vec<f32>,
+    z: Vec<f32>,
+    origin: Vec<u32>,
+}
+
+impl LiveOrigins {
+    /// Refills from `binned`, padded.
+    fn fill(&mut self, binned: &[Binned]) {
+        let padding = std::iter::repeat_n(Binned::default(), LANES);
+        let all = || binned.iter().copied().chain(padding.clone());
+        refill(&mut self.x, all().map(|b| b.foot[0]));
+        refill(&mut self.y, all().map(|b| b.foot[1]));
+        refill(&mut self.z, all().map(|b| b.foot[2]));
+        refill(&mut self.origin, all().map(|b| b.origin));
+    }
+
+    /// Moves the origin at place `from` to place `to` (an open origin over a closed one).
+    #[inline(always)]
+    fn overwrite(&mut self, to: usize, from: usize) {
+        self.x[to] = self.x[from];
+        self.y[to] = self.y[from];
+        self.z[to] = self.z[from];
+        self.origin[to] = self.origin[from];
+    }
+
+    /// Of the [`LANES`] origins from place `first`, a mask of those under the padded
+    /// triangle `edges` and not wholly behind it (depth above `far`): bit `k` for place
+    /// `first + k`. The scalar test's arithmetic lane by lane (no fused multiply-add), so
+    /// its answers exactly.
+    #[inline(always)]
+    fn under(&self, first: usize, edges: &[[f32; 3]; 3], far: f32) -> u32 {
+        let lanes = |v: &[f32]| -> [f32; LANES] { v[first..first + LANES].try_into().unwrap_or_default() };
+        let (x, y, z) = (lanes(&self.x), lanes(&self.y), lanes(&self.z));
+        let inside = |e: &[f32; 3], k: usize| e[0] * x[k] + e[1] * y[k] + e[2] >= 0.0;
+        (0..LANES).fold(0, |mask, k| {
+            let met = !(z[k] > far) & inside(&edges[0], k) & inside(&edges[1], k) & inside(&edges[2], k);
+            mask | u32::from(met) << k
+        })
+    }
 }
 
 /// Origins a cell of [`ParallelOrigins`] holds on average (where they are spread evenly).
@@ -673,7 +723,7 @@ impl ParallelOrigins {
         }
         let mut spare = with_spare(std::mem::take);
         // Per cell, its origins still open are `live[cell_start[c]..live_end[c]]`.
-        refill(&mut spare.live, self.binned.iter().copied());
+        spare.live.fill(&self.binned);
         refill(&mut spare.live_end, self.cell_start[1..].iter().copied());
         let cell = 1.0 / self.inv_cell;
         self.nearest_first(scene, wanted, &mut spare.projected, &mut spare.keys);
@@ -803,21 +853,23 @@ impl ParallelOrigins {
         meet: &mut impl FnMut(usize, usize, f32) -> bool,
     ) {
         let CellOrigins { live, live_end } = open;
-        let mut j = self.cell_start[c] as usize;
-        while j < live_end[c] as usize {
-            let Binned {
-                foot: [x, y, z],
-                origin,
-            } = live[j];
-            if z > far
-                || !edges.iter().all(|e| e[0] * x + e[1] * y + e[2] >= 0.0)
-                || !meet(origin as usize, slot as usize, near - z)
-            {
-                j += 1;
-                continue;
+        let start = self.cell_start[c] as usize;
+        // From the last group of lanes down, each group's lanes from the last down: a closed
+        // origin's place takes the cell's last open one, which has met this triangle already.
+        let mut top = live_end[c] as usize;
+        while top > start {
+            let first = top.saturating_sub(LANES).max(start);
+            let mut under = live.under(first, edges, far) & (u32::MAX >> (32 - (top - first)));
+            while under != 0 {
+                let k = 31 - under.leading_zeros() as usize;
+                under &= !(1 << k);
+                let j = first + k;
+                if meet(live.origin[j] as usize, slot as usize, near - live.z[j]) {
+                    live_end[c] -= 1;
+                    live.overwrite(j, live_end[c] as usize);
+                }
             }
-            live_end[c] -= 1;
-            live.swap(j, live_end[c] as usize);
+            top = first;
         }
     }
 
@@ -912,7 +964,7 @@ struct Spare {
     fill: Vec<u32>,
     binned: Vec<Binned>,
     cell_near: Vec<f32>,
-    live: Vec<Binned>,
+    live: LiveOrigins,
     live_end: Vec<u32>,
     projected: Vec<(Projected, u32)>,
     keys: Vec<u64>,
