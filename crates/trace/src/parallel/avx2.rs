@@ -1,0 +1,46 @@
+//! The sweep with its test of a cell's origins written with AVX2 operations: eight origins'
+//! feet against a triangle's edges in one register per value. The arithmetic is the portable
+//! test's, operation for operation and without fused multiply-adds, so the answers are
+//! bit-identical; only the instructions differ.
+
+use std::arch::x86_64::*;
+
+use super::{Edges, LANES, LiveOrigins, ParallelOrigins};
+use crate::Scene;
+
+/// [`ParallelOrigins::sweep_with`] through [`under`], compiled for AVX2 as a whole so that the
+/// test inlines into the sweep's loops.
+#[target_feature(enable = "avx2")]
+pub(super) fn sweep(
+    origins: &ParallelOrigins,
+    scene: &Scene,
+    wanted: impl Fn(u32) -> bool,
+    meet: impl FnMut(usize, usize, f32) -> bool,
+) {
+    origins.sweep_with(scene, wanted, meet, |live, first, edges, far| {
+        under(live, first, edges, far)
+    });
+}
+
+/// [`super::portable_under`] on all [`LANES`] lanes at once.
+#[inline]
+#[target_feature(enable = "avx2")]
+pub(super) fn under(live: &LiveOrigins, first: usize, edges: &Edges, far: f32) -> u32 {
+    let lanes = |v: &[f32]| -> __m256 {
+        let values: [f32; LANES] = v[first..][..LANES].try_into().unwrap_or_default();
+        bytemuck::cast(values)
+    };
+    let (x, y, z) = (lanes(&live.x), lanes(&live.y), lanes(&live.z));
+    // "Not greater", true where unordered, is the scalar `!(z > far)`.
+    let mut met = _mm256_cmp_ps::<_CMP_NGT_UQ>(z, _mm256_set1_ps(far));
+    for e in edges {
+        let across = _mm256_add_ps(
+            _mm256_mul_ps(_mm256_set1_ps(e[0]), x),
+            _mm256_mul_ps(_mm256_set1_ps(e[1]), y),
+        );
+        let side = _mm256_add_ps(across, _mm256_set1_ps(e[2]));
+        // "Greater or equal", false where unordered, is the scalar `>=`.
+        met = _mm256_and_ps(met, _mm256_cmp_ps::<_CMP_GE_OQ>(side, _mm256_setzero_ps()));
+    }
+    _mm256_movemask_ps(met) as u32
+}
