@@ -118,7 +118,8 @@ fn top_level(grids: &[LuxelGrid], asked: &Asked<'_>, step: usize) -> Vec<Luxel> 
 
 /// The luxels of level `step` below the top (both coordinates multiples of it, not both of
 /// twice it): those whose answered neighbours agree get their answer; the others are returned
-/// to be traced.
+/// to be traced. Only the luxels asked are visited, a word of bits at a time: this runs for
+/// every direction, and walking every luxel of the map was a tenth of vrad's time.
 fn settle_level(
     grids: &[LuxelGrid],
     asked: &Asked<'_>,
@@ -127,22 +128,23 @@ fn settle_level(
     open: &mut Bits,
 ) -> Vec<Luxel> {
     let mut todo = Vec::new();
-    for (face, g) in grids.iter().enumerate() {
-        for t in (0..g.height).step_by(step) {
-            for s in (0..g.width).step_by(step) {
-                let bit = g.first + t * g.width + s;
-                if !asked.asked.get(bit) || !settled_on(step, (s, t), asked.alone.get(bit)) {
-                    continue;
-                }
-                let l = t * g.width + s;
-                match agreed(g, asked.alone, (known, open), (s, t), step) {
-                    Some(yes) => {
-                        known.set(g.first + l, true);
-                        open.set(g.first + l, yes);
-                    }
-                    None => todo.push((face, l)),
-                }
+    let mut face = 0;
+    for bit in asked.asked.ones() {
+        while grids.get(face).is_some_and(|g| g.first + g.width * g.height <= bit) {
+            face += 1;
+        }
+        let Some(g) = grids.get(face) else { break };
+        let l = bit - g.first;
+        let (s, t) = (l % g.width, l / g.width);
+        if !(multiple(s, step) && multiple(t, step)) || !settled_on(step, (s, t), asked.alone.get(bit)) {
+            continue;
+        }
+        match agreed(g, asked.alone, (known, open), (s, t), step) {
+            Some(yes) => {
+                known.set(bit, true);
+                open.set(bit, yes);
             }
+            None => todo.push((face, l)),
         }
     }
     todo
