@@ -42,6 +42,18 @@ impl Bits {
     }
 }
 
+/// The luxels whose bits are set, in order, as (face, luxel index on the face).
+pub(crate) fn ones_by_face<'a>(grids: &'a [LuxelGrid], bits: &'a Bits) -> impl Iterator<Item = Luxel> + 'a {
+    let mut face = 0;
+    bits.ones().map_while(move |bit| {
+        // Faces are in bit order, so the face of each bit is at or after the last one's.
+        while grids.get(face).is_some_and(|g| g.first + g.width * g.height <= bit) {
+            face += 1;
+        }
+        grids.get(face).map(|g| (face, bit - g.first))
+    })
+}
+
 /// One face's luxels among the map's bits: its first bit and its luxel grid.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct LuxelGrid {
@@ -128,13 +140,8 @@ fn settle_level(
     open: &mut Bits,
 ) -> Vec<Luxel> {
     let mut todo = Vec::new();
-    let mut face = 0;
-    for bit in asked.asked.ones() {
-        while grids.get(face).is_some_and(|g| g.first + g.width * g.height <= bit) {
-            face += 1;
-        }
-        let Some(g) = grids.get(face) else { break };
-        let l = bit - g.first;
+    for (face, l) in ones_by_face(grids, asked.asked) {
+        let (g, bit) = (&grids[face], grids[face].first + l);
         let (s, t) = (l % g.width, l / g.width);
         if !(multiple(s, step) && multiple(t, step)) || !settled_on(step, (s, t), asked.alone.get(bit)) {
             continue;
@@ -230,6 +237,17 @@ mod tests {
         let asked = Asked { asked, alone: &alone };
         let bits = answer(grids, &asked, stride, &mut trace);
         (bits, traced)
+    }
+
+    #[test]
+    fn ones_by_face_names_each_bit_by_its_face_past_empty_faces() {
+        let grid = |first, width, height| LuxelGrid { first, width, height };
+        // Faces of 6, 0, 0, 4 and 3 luxels.
+        let grids = [grid(0, 3, 2), grid(6, 0, 0), grid(6, 0, 0), grid(6, 2, 2), grid(10, 3, 1)];
+        let mut bits = Bits::new(13);
+        [0, 5, 6, 9, 10, 12].iter().for_each(|&b| bits.set(b, true));
+        let named: Vec<Luxel> = ones_by_face(&grids, &bits).collect();
+        assert_eq!(named, [(0, 0), (0, 5), (3, 0), (3, 3), (4, 0), (4, 2)]);
     }
 
     #[test]
