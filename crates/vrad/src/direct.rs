@@ -1147,7 +1147,11 @@ const CULL_MARGIN: f32 = 1.0;
 /// behind the point's. Those tests are linear in the point, so the corners bound them; the
 /// margin keeps each point's own rounded test on the lit side. The sun and sky ambient: true.
 fn may_reach(light: &Light, corners: &[Vec3], normal: Option<Vec3>) -> bool {
-    let ahead = |plane: Vec3| corners.iter().any(|&c| plane.dot(c - light.origin) > -CULL_MARGIN);
+    let ahead = |plane: Vec3| {
+        corners
+            .iter()
+            .any(|&c| plane.dot(c - light.origin) > -CULL_MARGIN)
+    };
     let facing = || normal.is_none_or(|n| ahead(-n));
     match light.kind {
         LightKind::Point | LightKind::Spot => facing(),
@@ -1175,7 +1179,8 @@ fn sub_sample_corners(face: &FaceGeom, cells: &[Cell]) -> [Vec3; 4] {
     }
     let reach = Vec2::splat(OFFSETS[OFFSETS.len() - 1].abs().max(OFFSETS[0].abs()));
     let (lo, hi) = (lo - reach, hi + reach);
-    [(lo.x, lo.y), (hi.x, lo.y), (lo.x, hi.y), (hi.x, hi.y)].map(|(s, t)| face.luxel_to_world(s, t) + face.normal)
+    [(lo.x, lo.y), (hi.x, lo.y), (lo.x, hi.y), (hi.x, hi.y)]
+        .map(|(s, t)| face.luxel_to_world(s, t) + face.normal)
 }
 
 /// A supersampling sub-sample traces every this-many-th of a spread sun's directions
@@ -1226,7 +1231,9 @@ impl DirectLight<'_> {
             }
             for l in todo {
                 done[l] = true;
-                if let Some(acc) = self.supersample_luxel(work, (l, &lights), (sky_ambients, &mut sky), &mut rays) {
+                if let Some(acc) =
+                    self.supersample_luxel(work, (l, &lights), (sky_ambients, &mut sky), &mut rays)
+                {
                     supersampled += 1;
                     store_supersampled(work, l, &acc);
                     set_perceived(work, &mut level, l);
@@ -1252,7 +1259,8 @@ impl DirectLight<'_> {
         let subs = self.sub_samples(work, l)?;
         let mut acc: Vec<Vec<Vec3>> =
             vec![vec![Vec3::ZERO; work.styles.len() * work.bump_count]; self.ranges.len()];
-        let lit_by = (self.ranges[0].iter().zip(&self.light_clusters).enumerate()).filter(|&(li, _)| lights[li]);
+        let lit_by =
+            (self.ranges[0].iter().zip(&self.light_clusters).enumerate()).filter(|&(li, _)| lights[li]);
         for (li, (light, &light_cluster)) in lit_by {
             let Some(slot) = work.styles.iter().position(|&st| st == light.style) else {
                 continue;
@@ -1582,7 +1590,9 @@ mod tests {
     }
 
     fn unit(next: &mut impl FnMut() -> f32) -> Vec3 {
-        Vec3::new(next(), next(), next()).try_normalize().unwrap_or(Vec3::Z)
+        Vec3::new(next(), next(), next())
+            .try_normalize()
+            .unwrap_or(Vec3::Z)
     }
 
     fn light(kind: LightKind, origin: Vec3, normal: Vec3) -> Light {
@@ -1630,10 +1640,26 @@ mod tests {
         assert!(may_reach(&light(LightKind::Point, above, Vec3::Z), &corners, up));
         assert!(!may_reach(&light(LightKind::Point, below, Vec3::Z), &corners, up));
         // Normals that vary: only the light's own side counts.
-        assert!(may_reach(&light(LightKind::Point, below, Vec3::Z), &corners, None));
+        assert!(may_reach(
+            &light(LightKind::Point, below, Vec3::Z),
+            &corners,
+            None
+        ));
         // A texture light above, shining down on the face, or up, away from it.
-        assert!(may_reach(&light(LightKind::Surface, above, -Vec3::Z), &corners, up));
-        assert!(!may_reach(&light(LightKind::Surface, above, Vec3::Z), &corners, up));
-        assert!(!may_reach(&light(LightKind::Surface, above, Vec3::Z), &corners, None));
+        assert!(may_reach(
+            &light(LightKind::Surface, above, -Vec3::Z),
+            &corners,
+            up
+        ));
+        assert!(!may_reach(
+            &light(LightKind::Surface, above, Vec3::Z),
+            &corners,
+            up
+        ));
+        assert!(!may_reach(
+            &light(LightKind::Surface, above, Vec3::Z),
+            &corners,
+            None
+        ));
     }
 }

@@ -47,7 +47,10 @@ pub(crate) fn ones_by_face<'a>(grids: &'a [LuxelGrid], bits: &'a Bits) -> impl I
     let mut face = 0;
     bits.ones().map_while(move |bit| {
         // Faces are in bit order, so the face of each bit is at or after the last one's.
-        while grids.get(face).is_some_and(|g| g.first + g.width * g.height <= bit) {
+        while grids
+            .get(face)
+            .is_some_and(|g| g.first + g.width * g.height <= bit)
+        {
             face += 1;
         }
         grids.get(face).map(|g| (face, bit - g.first))
@@ -143,7 +146,8 @@ fn settle_level(
     for (face, l) in ones_by_face(grids, asked.asked) {
         let (g, bit) = (&grids[face], grids[face].first + l);
         let (s, t) = (l % g.width, l / g.width);
-        if !(multiple(s, step) && multiple(t, step)) || !settled_on(step, (s, t), asked.alone.get(bit)) {
+        let on_grid = multiple(s, step) && multiple(t, step);
+        if !(on_grid && settled_on(step, (s, t), asked.alone.get(bit))) {
             continue;
         }
         match agreed(g, asked.alone, (known, open), (s, t), step) {
@@ -243,7 +247,13 @@ mod tests {
     fn ones_by_face_names_each_bit_by_its_face_past_empty_faces() {
         let grid = |first, width, height| LuxelGrid { first, width, height };
         // Faces of 6, 0, 0, 4 and 3 luxels.
-        let grids = [grid(0, 3, 2), grid(6, 0, 0), grid(6, 0, 0), grid(6, 2, 2), grid(10, 3, 1)];
+        let grids = [
+            grid(0, 3, 2),
+            grid(6, 0, 0),
+            grid(6, 0, 0),
+            grid(6, 2, 2),
+            grid(10, 3, 1),
+        ];
         let mut bits = Bits::new(13);
         [0, 5, 6, 9, 10, 12].iter().for_each(|&b| bits.set(b, true));
         let named: Vec<Luxel> = ones_by_face(&grids, &bits).collect();
