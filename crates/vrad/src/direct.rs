@@ -1069,9 +1069,11 @@ fn facing_luxels(
         None => n.dot(d) > SKY_IN_FRONT,
     };
     let mut asked = reachable.clone();
-    for (face, l) in refine::ones_by_face(grids, reachable) {
-        if !faces(world.samples[face].normal[l]) {
-            asked.set(grids[face].first + l, false);
+    for (grid, samples) in grids.iter().zip(&world.samples) {
+        for l in 0..grid.width * grid.height {
+            if asked.get(grid.first + l) && !faces(samples.normal[l]) {
+                asked.set(grid.first + l, false);
+            }
         }
     }
     asked
