@@ -42,21 +42,6 @@ impl Bits {
     }
 }
 
-/// The luxels whose bits are set, in order, as (face, luxel index on the face).
-pub(crate) fn ones_by_face<'a>(grids: &'a [LuxelGrid], bits: &'a Bits) -> impl Iterator<Item = Luxel> + 'a {
-    let mut face = 0;
-    bits.ones().map_while(move |bit| {
-        // Faces are in bit order, so the face of each bit is at or after the last one's.
-        while grids
-            .get(face)
-            .is_some_and(|g| g.first + g.width * g.height <= bit)
-        {
-            face += 1;
-        }
-        grids.get(face).map(|g| (face, bit - g.first))
-    })
-}
-
 /// One face's luxels among the map's bits: its first bit and its luxel grid.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct LuxelGrid {
@@ -133,8 +118,7 @@ fn top_level(grids: &[LuxelGrid], asked: &Asked<'_>, step: usize) -> Vec<Luxel> 
 
 /// The luxels of level `step` below the top (both coordinates multiples of it, not both of
 /// twice it): those whose answered neighbours agree get their answer; the others are returned
-/// to be traced. Only the luxels asked are visited, a word of bits at a time: this runs for
-/// every direction, and walking every luxel of the map was a tenth of vrad's time.
+/// to be traced.
 fn settle_level(
     grids: &[LuxelGrid],
     asked: &Asked<'_>,
@@ -143,19 +127,22 @@ fn settle_level(
     open: &mut Bits,
 ) -> Vec<Luxel> {
     let mut todo = Vec::new();
-    for (face, l) in ones_by_face(grids, asked.asked) {
-        let (g, bit) = (&grids[face], grids[face].first + l);
-        let (s, t) = (l % g.width, l / g.width);
-        let on_grid = multiple(s, step) && multiple(t, step);
-        if !(on_grid && settled_on(step, (s, t), asked.alone.get(bit))) {
-            continue;
-        }
-        match agreed(g, asked.alone, (known, open), (s, t), step) {
-            Some(yes) => {
-                known.set(bit, true);
-                open.set(bit, yes);
+    for (face, g) in grids.iter().enumerate() {
+        for t in (0..g.height).step_by(step) {
+            for s in (0..g.width).step_by(step) {
+                let bit = g.first + t * g.width + s;
+                if !asked.asked.get(bit) || !settled_on(step, (s, t), asked.alone.get(bit)) {
+                    continue;
+                }
+                let l = t * g.width + s;
+                match agreed(g, asked.alone, (known, open), (s, t), step) {
+                    Some(yes) => {
+                        known.set(g.first + l, true);
+                        open.set(g.first + l, yes);
+                    }
+                    None => todo.push((face, l)),
+                }
             }
-            None => todo.push((face, l)),
         }
     }
     todo
@@ -241,23 +228,6 @@ mod tests {
         let asked = Asked { asked, alone: &alone };
         let bits = answer(grids, &asked, stride, &mut trace);
         (bits, traced)
-    }
-
-    #[test]
-    fn ones_by_face_names_each_bit_by_its_face_past_empty_faces() {
-        let grid = |first, width, height| LuxelGrid { first, width, height };
-        // Faces of 6, 0, 0, 4 and 3 luxels.
-        let grids = [
-            grid(0, 3, 2),
-            grid(6, 0, 0),
-            grid(6, 0, 0),
-            grid(6, 2, 2),
-            grid(10, 3, 1),
-        ];
-        let mut bits = Bits::new(13);
-        [0, 5, 6, 9, 10, 12].iter().for_each(|&b| bits.set(b, true));
-        let named: Vec<Luxel> = ones_by_face(&grids, &bits).collect();
-        assert_eq!(named, [(0, 0), (0, 5), (3, 0), (3, 3), (4, 0), (4, 2)]);
     }
 
     #[test]
