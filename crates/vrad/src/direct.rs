@@ -1143,11 +1143,12 @@ const OFFSETS: [f32; 4] = [-0.375, -0.125, 0.125, 0.375];
 /// behind a face's, for [`DirectLight::sub_sample_lights`] to pass the light over.
 const CULL_MARGIN: f32 = 1.0;
 
-/// Whether a point or texture light may light a point within the hull of `corners` whose
-/// normal is `normal` (`None`: the points' normals vary): false only where [`unshadowed`]
-/// gives none at every such point, the point behind the light's emitting plane or the light
-/// behind the point's. Those tests are linear in the point, so the corners bound them; the
-/// margin keeps each point's own rounded test on the lit side. The sun and sky ambient: true.
+/// Whether a light may light a point within the hull of `corners` whose normal is `normal`
+/// (`None`: the points' normals vary): false only where [`unshadowed`] gives none at every
+/// such point, the point behind the light's emitting plane or the light behind the point's
+/// (the sun: the surface turned from it). Those tests are linear in the point, so the corners
+/// bound them; the margin keeps each point's own rounded test on the lit side. Sky ambient:
+/// true.
 fn may_reach(light: &Light, corners: &[Vec3], normal: Option<Vec3>) -> bool {
     let ahead = |plane: Vec3| {
         corners
@@ -1158,7 +1159,9 @@ fn may_reach(light: &Light, corners: &[Vec3], normal: Option<Vec3>) -> bool {
     match light.kind {
         LightKind::Point | LightKind::Spot => facing(),
         LightKind::Surface => ahead(light.normal) && facing(),
-        LightKind::Sun | LightKind::SkyAmbient => true,
+        // `unshadowed_sun`'s own test, the same for every point of one normal.
+        LightKind::Sun => normal.is_none_or(|n| -n.dot(light.normal) > 0.0),
+        LightKind::SkyAmbient => true,
     }
 }
 
@@ -1288,13 +1291,9 @@ impl DirectLight<'_> {
     /// lit by many texture lights, testing every light at every sub-sample was most of
     /// supersampling's time.
     fn sub_sample_lights(&self, work: &FaceWork<'_>) -> Vec<bool> {
-        let n = work.face.normal;
         let corners = sub_sample_corners(work.face, &work.samples.cells);
         (self.ranges[0].iter())
-            .map(|light| match light.kind {
-                LightKind::Sun => -n.dot(light.normal) > 0.0,
-                _ => may_reach(light, &corners, Some(n)),
-            })
+            .map(|light| may_reach(light, &corners, Some(work.face.normal)))
             .collect()
     }
 
@@ -1663,5 +1662,9 @@ mod tests {
             &corners,
             None
         ));
+        // The sun shining down on the face, or up at its back; normals that vary: kept.
+        assert!(may_reach(&light(LightKind::Sun, above, -Vec3::Z), &corners, up));
+        assert!(!may_reach(&light(LightKind::Sun, above, Vec3::Z), &corners, up));
+        assert!(may_reach(&light(LightKind::Sun, above, Vec3::Z), &corners, None));
     }
 }
