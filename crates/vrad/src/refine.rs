@@ -27,6 +27,18 @@ impl Bits {
         *word = (*word & !(1 << (bit % 64))) | (u64::from(on) << (bit % 64));
     }
 
+    /// Clears the bits of `range`, a word at a time.
+    pub fn clear(&mut self, range: std::ops::Range<usize>) {
+        let mut bit = range.start;
+        while bit < range.end {
+            let (word, low) = (bit / 64, bit % 64);
+            let high = (range.end - word * 64).min(64);
+            let ones = u64::MAX >> (64 - (high - low));
+            self.0[word] &= !(ones << low);
+            bit = word * 64 + high;
+        }
+    }
+
     /// The bits set, in order.
     pub fn ones(&self) -> impl Iterator<Item = usize> + '_ {
         (self.0.iter().enumerate()).flat_map(|(w, &word)| {
@@ -237,6 +249,29 @@ mod tests {
         set.iter().for_each(|&b| bits.set(b, true));
         assert_eq!(bits.ones().collect::<Vec<_>>(), set);
         assert_eq!(Bits::new(200).ones().count(), 0);
+    }
+
+    #[test]
+    fn clearing_a_range_clears_those_bits_and_no_other() {
+        for (start, end) in [
+            (0, 0),
+            (0, 1),
+            (3, 64),
+            (0, 64),
+            (63, 65),
+            (64, 128),
+            (5, 190),
+            (130, 200),
+            (199, 200),
+        ] {
+            let mut bits = Bits::new(200);
+            (0..200).for_each(|b| bits.set(b, true));
+            bits.clear(start..end);
+            assert!(
+                (0..200).all(|b| bits.get(b) != (start..end).contains(&b)),
+                "{start}..{end}"
+            );
+        }
     }
 
     #[test]
