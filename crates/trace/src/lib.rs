@@ -23,7 +23,7 @@ use std::time::Duration;
 
 mod parallel;
 mod wide;
-pub use parallel::{ParallelOrigins, ParallelRays};
+pub use parallel::{ParallelOrigins, ParallelRays, SceneAlong};
 
 use glam::Vec3A;
 use obvhs::BvhBuildParams;
@@ -591,13 +591,18 @@ mod parallel_tests {
     }
 
     /// A few origins in one corner (a shard's share of a map's luxels): whole groups of
-    /// triangles meet none and are passed over; the answers stay the BVH's.
+    /// triangles meet none and are passed over; the answers stay the BVH's. One scene seen
+    /// along a direction serves every set of origins asked along it (a sky table's levels):
+    /// the corner's, then origins all over, then the corner's again.
     #[test]
     fn parallel_origins_few_and_close_answer_as_the_bvh() {
         let scene = clutter();
         let mut rng = Rng(5);
-        let origins: Vec<[f32; 3]> = (0..60)
+        let corner: Vec<[f32; 3]> = (0..60)
             .map(|_| (rng.point(4.0) + Vec3A::splat(2.0)).into())
+            .collect();
+        let spread: Vec<[f32; 3]> = (0..300)
+            .map(|_| (rng.point(30.0) - Vec3A::splat(3.0)).into())
             .collect();
         for dir in [
             [0.0, 0.0, 1.0],
@@ -605,15 +610,26 @@ mod parallel_tests {
             [-1.0, 0.1, -0.4],
             [0.0, 1.0, 0.0],
         ] {
-            let rays = ParallelOrigins::new(origins.clone(), dir);
-            let closest = rays.closest(&scene, 1e5);
-            let occluded = rays.occluded_except(&scene, &vec![1e5; origins.len()], 0);
-            for (i, &o) in origins.iter().enumerate() {
-                let want = scene.closest(o, dir, 1e5);
-                assert_eq!(want.map(|h| h.t), closest[i].map(|h| h.t), "{o:?} {dir:?}");
-                assert_eq!(occluded[i], scene.occluded(o, dir, 1e5), "{o:?} {dir:?}");
+            let along = SceneAlong::new(&scene, dir);
+            for origins in [&corner, &spread, &corner] {
+                let rays = ParallelOrigins::new(origins.clone(), dir);
+                let closest = rays.closest(&along, 1e5);
+                let occluded = rays.occluded_except(&along, &vec![1e5; origins.len()], 0);
+                for (i, &o) in origins.iter().enumerate() {
+                    let want = scene.closest(o, dir, 1e5);
+                    assert_eq!(want.map(|h| h.t), closest[i].map(|h| h.t), "{o:?} {dir:?}");
+                    assert_eq!(occluded[i], scene.occluded(o, dir, 1e5), "{o:?} {dir:?}");
+                }
             }
         }
+    }
+
+    #[test]
+    #[should_panic(expected = "along one direction")]
+    fn origins_and_triangles_seen_along_two_directions_are_refused() {
+        let scene = clutter();
+        let rays = ParallelOrigins::new(vec![[1.0, 2.0, 3.0]], [0.0, 0.0, 1.0]);
+        rays.closest(&SceneAlong::new(&scene, [0.0, 1.0, 0.0]), 1e5);
     }
 
     #[test]
@@ -641,9 +657,10 @@ mod parallel_tests {
                 .map(|_| if rng.next() < 0.3 { 4.0 } else { 1e5 })
                 .collect();
             let rays = ParallelOrigins::new(origins.clone(), dir);
-            let closest = rays.closest(&scene, 1e5);
+            let along = SceneAlong::new(&scene, dir);
+            let closest = rays.closest(&along, 1e5);
             // Among the flagged triangles alone: as a scene of those alone answers.
-            let flagged = rays.closest_with(&scene, 1e5, |p| p == FLAGGED);
+            let flagged = rays.closest_with(&along, 1e5, |p| p == FLAGGED);
             for (i, &o) in origins.iter().enumerate() {
                 assert_eq!(
                     flagged[i].map(|h| h.t),
@@ -653,7 +670,7 @@ mod parallel_tests {
                 assert!(flagged[i].is_none_or(|h| h.payload == FLAGGED));
             }
             for ignore in [0, 1 << 31] {
-                let occluded = rays.occluded_except(&scene, &limits, ignore);
+                let occluded = rays.occluded_except(&along, &limits, ignore);
                 for (i, &o) in origins.iter().enumerate() {
                     assert_eq!(
                         occluded[i],
@@ -676,7 +693,7 @@ mod parallel_tests {
         assert!(hits > 1000, "{hits} hits");
         assert!(
             ParallelOrigins::new(Vec::new(), [0.0, 0.0, 1.0])
-                .closest(&scene, 1e5)
+                .closest(&SceneAlong::new(&scene, [0.0, 0.0, 1.0]), 1e5)
                 .is_empty()
         );
     }

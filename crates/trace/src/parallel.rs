@@ -539,6 +539,73 @@ impl GroupBox {
     }
 }
 
+/// A scene's triangles seen along one direction, nearest first (by near depth, then slot),
+/// for every set of origins a [`ParallelOrigins`] asks along it: a sky table asks a direction
+/// once per level of its refinement, and each of those sweeps projected and sorted the
+/// triangles anew.
+pub struct SceneAlong<'s> {
+    scene: &'s Scene,
+    dir: [f32; 3],
+    /// Per group of [`GROUP`] slots ([`Groups`]), its padded projected box and depths.
+    groups: Vec<([f32; 4], [f32; 2])>,
+    /// Every triangle, projected, nearest first.
+    order: Vec<Seen>,
+}
+
+/// A triangle of a [`SceneAlong`]: projected, with its slot and payload.
+#[derive(Clone, Copy)]
+struct Seen {
+    projected: Projected,
+    slot: u32,
+    payload: u32,
+}
+
+impl<'s> SceneAlong<'s> {
+    /// `scene`'s triangles seen along `dir` (not zero).
+    pub fn new(scene: &'s Scene, dir: [f32; 3]) -> SceneAlong<'s> {
+        let axes = Frame::new(dir).axes;
+        let groups = scene.groups.get_or_init(|| Groups::new(&scene.triangles));
+        let mut order = with_spare(|s| std::mem::take(&mut s.order));
+        with_spare(|spare| {
+            let projected = (scene.triangles.iter()).map(|t| Projected::new(t, axes));
+            refill(&mut spare.projected, projected);
+            // Sorted as keys (near depth, then slot) rather than as the triangles themselves:
+            // moving 8 bytes instead of 64 made the sort several times cheaper.
+            let keys = (spare.projected.iter().enumerate())
+                .map(|(slot, p)| (depth_key(p.depth[0]) << 32) | slot as u64);
+            refill(&mut spare.keys, keys).sort_unstable();
+            let seen = spare.keys.iter().map(|&k| {
+                let slot = k as u32;
+                Seen {
+                    projected: spare.projected[slot as usize],
+                    slot,
+                    payload: scene.payloads[slot as usize],
+                }
+            });
+            refill(&mut order, seen);
+        });
+        SceneAlong {
+            scene,
+            dir,
+            groups: groups.boxes.iter().map(|b| b.projected(axes)).collect(),
+            order,
+        }
+    }
+}
+
+impl Drop for SceneAlong<'_> {
+    /// Hands the triangles' buffer back to the thread's [`Spare`] for the next direction
+    /// (the larger, where two scenes were seen along one).
+    fn drop(&mut self) {
+        let order = std::mem::take(&mut self.order);
+        with_spare(|s| {
+            if order.capacity() > s.order.capacity() {
+                s.order = order;
+            }
+        });
+    }
+}
+
 /// Rays in one direction from a known set of origins (say every luxel of a map), answered the
 /// other way round from [`ParallelRays`]: the origins are binned on the plane across the
 /// direction, and each triangle in turn meets the origins under it (an "irregular z-buffer").
@@ -744,13 +811,13 @@ impl ParallelOrigins {
 
     /// Calls `meet(origin, triangle slot, ahead)` (`ahead`: how far the triangle's near depth
     /// lies beyond the origin's, in depth units) for every origin whose ray may hit a
-    /// triangle of `scene` whose payload `wanted` accepts: the origin lies under the padded
+    /// triangle of `along` whose payload `wanted` accepts: the origin lies under the padded
     /// projected triangle, not wholly behind it (what [`ParallelRays`]' walk tests).
     /// Triangles come nearest first (by near depth, then slot), so `meet` returns true once an
     /// origin's question is settled (nothing nearer can come), and the origin is met no more.
     fn sweep(
         &self,
-        scene: &Scene,
+        along: &SceneAlong<'_>,
         wanted: impl Fn(u32) -> bool,
         meet: impl FnMut(usize, usize, f32) -> bool,
     ) {
@@ -758,9 +825,9 @@ impl ParallelOrigins {
         if is_x86_feature_detected!("avx2") {
             #[allow(unsafe_code)]
             // SAFETY: the processor has AVX2, as just asked.
-            return unsafe { avx2::sweep(self, scene, wanted, meet) };
+            return unsafe { avx2::sweep(self, along, wanted, meet) };
         }
-        self.sweep_with(scene, wanted, meet, portable_under);
+        self.sweep_with(along, wanted, meet, portable_under);
     }
 
     /// [`ParallelOrigins::sweep`] testing a cell's origins a group of lanes at a time with
@@ -768,11 +835,15 @@ impl ParallelOrigins {
     #[inline(always)]
     fn sweep_with(
         &self,
-        scene: &Scene,
+        along: &SceneAlong<'_>,
         wanted: impl Fn(u32) -> bool,
         mut meet: impl FnMut(usize, usize, f32) -> bool,
         under: impl Fn(&LiveOrigins, usize, &Edges, f32) -> u32 + Copy,
     ) {
+        assert_eq!(
+            along.dir, self.frame.dir,
+            "origins and triangles seen along one direction"
+        );
         if self.nx == 0 {
             return;
         }
@@ -780,15 +851,23 @@ impl ParallelOrigins {
         // Per cell, its origins still open are `live[cell_start[c]..live_end[c]]`.
         spare.live.fill(&self.binned);
         refill(&mut spare.live_end, self.cell_start[1..].iter().copied());
+        // Whole groups of triangles that meet no origin (most of a map's, when few are asked:
+        // a shard's share of the luxels, or a fine level's) are passed over.
+        let groups = along
+            .groups
+            .iter()
+            .map(|(area, depth)| self.may_meet(area, depth[1]));
+        refill(&mut spare.groups_met, groups);
         let cell = 1.0 / self.inv_cell;
-        self.nearest_first(scene, wanted, &mut spare.projected, &mut spare.keys);
-        for &k in &spare.keys {
-            let (p, slot) = &spare.projected[k as u32 as usize];
+        for seen in &along.order {
+            if !spare.groups_met[seen.slot as usize / GROUP] || !wanted(seen.payload) {
+                continue;
+            }
             let mut open = CellOrigins {
                 live: &mut spare.live,
                 live_end: &mut spare.live_end,
             };
-            self.sweep_triangle(p, *slot, cell, &mut open, &mut meet, under);
+            self.sweep_triangle(&seen.projected, seen.slot, cell, &mut open, &mut meet, under);
         }
         with_spare(|s| *s = spare);
     }
@@ -806,17 +885,17 @@ impl ParallelOrigins {
         under: impl Fn(&LiveOrigins, usize, &Edges, f32) -> u32 + Copy,
     ) {
         // Made at the first cell that needs them: most triangles turn out to need none.
-        let mut edges = None;
-        let overlap = p.shape.overlap_test();
+        let (mut edges, mut overlap) = (None, None);
         let (x0, x1) = self.span(p.area[0], p.area[2], self.min[0], self.nx);
         let (y0, y1) = self.span(p.area[1], p.area[3], self.min[1], self.ny);
         for cy in y0..y1 {
             for cx in x0..x1 {
                 let c = cy * self.nx + cx;
-                if self.cell_near[c] > p.depth[1]
-                    || open.live_end[c] == self.cell_start[c]
-                    || !self.cell_may_overlap(cx, cy, cell, &overlap)
-                {
+                if self.cell_near[c] > p.depth[1] || open.live_end[c] == self.cell_start[c] {
+                    continue;
+                }
+                let overlap = overlap.get_or_insert_with(|| p.shape.overlap_test());
+                if !self.cell_may_overlap(cx, cy, cell, overlap) {
                     continue;
                 }
                 let edges = edges.get_or_insert_with(|| p.shape.edges());
@@ -825,46 +904,8 @@ impl ParallelOrigins {
         }
     }
 
-    /// Into `tris`, the triangles of `scene` whose payload `wanted` accepts and that may meet
-    /// an origin ([`ParallelOrigins::may_meet`]), projected, with their slots; into `keys`,
-    /// their order nearest first (by near depth, then slot), a place in `tris` in each key's
-    /// low 32 bits. Whole groups of them ([`Groups`]) that meet no origin are passed over
-    /// unprojected.
-    fn nearest_first(
-        &self,
-        scene: &Scene,
-        wanted: impl Fn(u32) -> bool,
-        tris: &mut Vec<(Projected, u32)>,
-        keys: &mut Vec<u64>,
-    ) {
-        let groups = scene.groups.get_or_init(|| Groups::new(&scene.triangles));
-        tris.clear();
-        let found = (groups.boxes.iter().enumerate())
-            .filter(|(_, b)| {
-                let (area, depth) = b.projected(self.frame.axes);
-                self.may_meet(&area, depth[1])
-            })
-            .flat_map(|(g, _)| g * GROUP..((g + 1) * GROUP).min(scene.triangles.len()))
-            .filter(|&slot| wanted(scene.payloads[slot]))
-            .map(|slot| {
-                (
-                    Projected::new(&scene.triangles[slot], self.frame.axes),
-                    slot as u32,
-                )
-            })
-            .filter(|(p, _)| self.may_meet(&p.area, p.depth[1]));
-        tris.extend(found);
-        // Sorted as keys (near depth, then place, which is slot order) rather than as the
-        // triangles themselves: moving 8 bytes instead of 56 made the sort several times
-        // cheaper, and every direction sorts every triangle.
-        let order = (tris.iter().enumerate()).map(|(i, (p, _))| (depth_key(p.depth[0]) << 32) | i as u64);
-        refill(keys, order).sort_unstable();
-    }
-
     /// Whether a projected box `[min x, min y, max x, max y]` whose far depth is `far` covers
-    /// a cell holding an origin not wholly behind it. Most of a map's triangles meet no
-    /// origin when few are asked (a shard's share of the luxels): telling so before sorting
-    /// saves each direction the sort of them.
+    /// a cell holding an origin not wholly behind it.
     fn may_meet(&self, area: &[f32; 4], far: f32) -> bool {
         let (x0, x1) = self.span(area[0], area[2], self.min[0], self.nx);
         let (y0, y1) = self.span(area[1], area[3], self.min[1], self.ny);
@@ -941,16 +982,22 @@ impl ParallelOrigins {
         }
     }
 
-    /// Per origin, the nearest hit of `scene` before `max_t` (the BVH's `closest`).
-    pub fn closest(&self, scene: &Scene, max_t: f32) -> Vec<Option<Hit>> {
-        self.closest_with(scene, max_t, |_| true)
+    /// Per origin, the nearest hit of `along`'s scene before `max_t` (the BVH's `closest`).
+    pub fn closest(&self, along: &SceneAlong<'_>, max_t: f32) -> Vec<Option<Hit>> {
+        self.closest_with(along, max_t, |_| true)
     }
 
     /// [`ParallelOrigins::closest`] among the triangles whose payload `wanted` accepts.
-    pub fn closest_with(&self, scene: &Scene, max_t: f32, wanted: impl Fn(u32) -> bool) -> Vec<Option<Hit>> {
+    pub fn closest_with(
+        &self,
+        along: &SceneAlong<'_>,
+        max_t: f32,
+        wanted: impl Fn(u32) -> bool,
+    ) -> Vec<Option<Hit>> {
+        let scene = along.scene;
         let mut best = vec![(max_t, u32::MAX); self.origins.len()];
         let (from, inv_len) = (self.ray_from(), self.frame.inv_len);
-        self.sweep(scene, wanted, |i, slot, ahead| {
+        self.sweep(along, wanted, |i, slot, ahead| {
             let (bound, _) = best[i];
             // Triangles come nearest first: none from here on can be hit before the bound.
             if ahead * inv_len >= bound {
@@ -973,13 +1020,14 @@ impl ParallelOrigins {
             .collect()
     }
 
-    /// Per origin, whether a triangle of `scene` whose payload has none of `ignore`'s bits
-    /// lies before `limits[origin]` (the BVH's `occluded_except`).
-    pub fn occluded_except(&self, scene: &Scene, limits: &[f32], ignore: u32) -> Vec<bool> {
+    /// Per origin, whether a triangle of `along`'s scene whose payload has none of `ignore`'s
+    /// bits lies before `limits[origin]` (the BVH's `occluded_except`).
+    pub fn occluded_except(&self, along: &SceneAlong<'_>, limits: &[f32], ignore: u32) -> Vec<bool> {
+        let scene = along.scene;
         let mut hit = vec![false; self.origins.len()];
         let (from, inv_len) = (self.ray_from(), self.frame.inv_len);
         self.sweep(
-            scene,
+            along,
             |p| p & ignore == 0,
             |i, slot, ahead| {
                 let limit = limits[i];
@@ -1023,8 +1071,10 @@ struct Spare {
     cell_near: Vec<f32>,
     live: LiveOrigins,
     live_end: Vec<u32>,
-    projected: Vec<(Projected, u32)>,
+    projected: Vec<Projected>,
     keys: Vec<u64>,
+    order: Vec<Seen>,
+    groups_met: Vec<bool>,
 }
 
 thread_local! {
@@ -1117,12 +1167,12 @@ mod tests {
     /// every third triangle it meets whose slot is odd.
     fn meetings(
         rays: &ParallelOrigins,
-        scene: &Scene,
+        along: &SceneAlong<'_>,
         under: impl Fn(&LiveOrigins, usize, &Edges, f32) -> u32 + Copy,
     ) -> Vec<(usize, usize, u32)> {
         let mut met = Vec::new();
         rays.sweep_with(
-            scene,
+            along,
             |p| p % 5 != 0,
             |i, slot, ahead| {
                 met.push((i, slot, ahead.to_bits()));
@@ -1140,6 +1190,7 @@ mod tests {
         let mut total = 0;
         for dir in dirs {
             let rays = ParallelOrigins::new(origins.clone(), dir);
+            let along = SceneAlong::new(&scene, dir);
             let one_by_one = |live: &LiveOrigins, first: usize, edges: &Edges, far: f32| {
                 (0..LANES).fold(0, |mask, k| {
                     let (x, y, z) = (live.x[first + k], live.y[first + k], live.z[first + k]);
@@ -1147,8 +1198,8 @@ mod tests {
                     mask | u32::from(inside && z.partial_cmp(&far) != Some(std::cmp::Ordering::Greater)) << k
                 })
             };
-            let want = meetings(&rays, &scene, one_by_one);
-            assert_eq!(want, meetings(&rays, &scene, portable_under), "{dir:?}");
+            let want = meetings(&rays, &along, one_by_one);
+            assert_eq!(want, meetings(&rays, &along, portable_under), "{dir:?}");
             #[cfg(target_arch = "x86_64")]
             if is_x86_feature_detected!("avx2") {
                 #[allow(unsafe_code)]
@@ -1156,7 +1207,7 @@ mod tests {
                 let with_avx2 = |live: &LiveOrigins, first: usize, edges: &Edges, far: f32| unsafe {
                     avx2::under(live, first, edges, far)
                 };
-                assert_eq!(want, meetings(&rays, &scene, with_avx2), "{dir:?}");
+                assert_eq!(want, meetings(&rays, &along, with_avx2), "{dir:?}");
             }
             total += want.len();
         }

@@ -3,7 +3,7 @@
 
 use glam::{Vec2, Vec3};
 use rayon::prelude::*;
-use srcmap_trace::{ParallelOrigins, ParallelRays, Tracer};
+use srcmap_trace::{ParallelOrigins, ParallelRays, SceneAlong, Tracer};
 
 use crate::faces::{FaceGeom, bump_normals};
 use crate::lights::{Light, LightKind, SUN_PROBES};
@@ -998,10 +998,12 @@ fn sky_row(
     d: Vec3,
 ) -> (Bits, u64) {
     let mut traced = 0;
+    // Seen along `d` once for every level of the refinement.
+    let scenes = SkyScenes::along(world, shadows, d);
     let mut trace = |luxels: &[refine::Luxel]| {
         traced += luxels.len() as u64;
         let origins = luxels.iter().map(|&(f, l)| world.samples[f].pos[l].to_array());
-        sky_open(world, shadows, origins.collect(), d)
+        sky_open(world, shadows, scenes.as_ref(), origins.collect(), d)
     };
     let row = refine::answer(grids, asked, stride, &mut trace);
     (row, traced)
@@ -1106,27 +1108,31 @@ fn shared_normals(world: &World, reachable: &Bits, grids: &[LuxelGrid]) -> Vec<O
 /// origins triangle by triangle ([`ParallelOrigins`]). Texture shadows need the walk along each ray that
 /// [`Occluders::through`](crate::alpha::Occluders::through) steps, so with them every ray walks a
 /// [`ParallelRays`] instead.
-fn sky_open(world: &World, shadows: &Shadows<'_>, origins: Vec<[f32; 3]>, d: Vec3) -> Vec<bool> {
-    let occluders = &world.occluders;
-    let sky_faces = shadows.sky_faces.map(|_| &world.sky_faces);
-    if !occluders.alpha.is_empty() {
+fn sky_open(
+    world: &World,
+    shadows: &Shadows<'_>,
+    scenes: Option<&SkyScenes<'_>>,
+    origins: Vec<[f32; 3]>,
+    d: Vec3,
+) -> Vec<bool> {
+    let Some(scenes) = scenes else {
         return sky_open_through_textures(world, shadows, &origins, d);
-    }
+    };
     let rays = ParallelOrigins::new(origins, d.to_array());
     // How far along each ray another surface blocks it: just short of its first sky face.
-    let limits: Vec<f32> = match sky_faces {
+    let limits: Vec<f32> = match &scenes.sky_faces {
         Some(sky) => rays.closest(sky, MAX_TRACE).into_iter().map(before_sky).collect(),
         // One scene: the nearest hit must be a sky face (or none). Asked as "nothing else
         // before the nearest sky face", which lets most rays stop at their first hit; on an
         // exact tie between a sky face and another surface the sky wins (the per-ray walk
         // takes whichever it meets first).
         None => rays
-            .closest_with(&occluders.scene, MAX_TRACE, |p| p & SKY != 0)
+            .closest_with(&scenes.occluders, MAX_TRACE, |p| p & SKY != 0)
             .into_iter()
             .map(|h| h.map_or(MAX_TRACE, |h| h.t))
             .collect(),
     };
-    let mut open: Vec<bool> = (rays.occluded_except(&occluders.scene, &limits, SKY).into_iter())
+    let mut open: Vec<bool> = (rays.occluded_except(&scenes.occluders, &limits, SKY).into_iter())
         .map(|blocked| !blocked)
         .collect();
     if let Some(sky3d) = shadows.sky3d {
@@ -1135,6 +1141,25 @@ fn sky_open(world: &World, shadows: &Shadows<'_>, origins: Vec<[f32; 3]>, d: Vec
         }
     }
     open
+}
+
+/// The scenes a sky direction's rays meet, seen along it ([`SceneAlong`]): the occluders, and
+/// the sky faces where they are asked apart.
+struct SkyScenes<'a> {
+    occluders: SceneAlong<'a>,
+    sky_faces: Option<SceneAlong<'a>>,
+}
+
+impl<'a> SkyScenes<'a> {
+    /// The scenes seen along `d`, or `None` where texture shadows make every ray walk its own
+    /// way ([`sky_open_through_textures`]).
+    fn along(world: &'a World, shadows: &Shadows<'_>, d: Vec3) -> Option<SkyScenes<'a>> {
+        let occluders = &world.occluders;
+        occluders.alpha.is_empty().then(|| SkyScenes {
+            occluders: SceneAlong::new(&occluders.scene, d.to_array()),
+            sky_faces: (shadows.sky_faces.is_some()).then(|| SceneAlong::new(&world.sky_faces, d.to_array())),
+        })
+    }
 }
 
 /// [`sky_open`] with texture shadows: each ray walks a [`ParallelRays`] of the occluders

@@ -5,19 +5,18 @@
 
 use std::arch::x86_64::*;
 
-use super::{Edges, LANES, LiveOrigins, ParallelOrigins};
-use crate::Scene;
+use super::{Edges, LANES, LiveOrigins, ParallelOrigins, SceneAlong};
 
 /// [`ParallelOrigins::sweep_with`] through [`under`], compiled for AVX2 as a whole so that the
 /// test inlines into the sweep's loops.
 #[target_feature(enable = "avx2")]
 pub(super) fn sweep(
     origins: &ParallelOrigins,
-    scene: &Scene,
+    along: &SceneAlong<'_>,
     wanted: impl Fn(u32) -> bool,
     meet: impl FnMut(usize, usize, f32) -> bool,
 ) {
-    origins.sweep_with(scene, wanted, meet, |live, first, edges, far| {
+    origins.sweep_with(along, wanted, meet, |live, first, edges, far| {
         under(live, first, edges, far)
     });
 }
