@@ -28,7 +28,7 @@ use std::time::Instant;
 
 use glam::Vec3;
 use srcmap_bsp::Bsp;
-use srcmap_trace::{Hit, MIN_T, ParallelOrigins, ParallelRays, Scene, Tracer, Traversal};
+use srcmap_trace::{Hit, MIN_T, ParallelOrigins, ParallelRays, Scene, SceneAlong, Tracer, Traversal};
 use srcmap_vrad::displacement::DispSurface;
 use srcmap_vrad::faces::{FaceGeom, build_faces};
 use srcmap_vrad::lights::{LightKind, Range, parse_lights};
@@ -174,7 +174,8 @@ fn sun_direction(bsp: &Bsp) -> Vec3 {
 /// the nearest sky triangle, or `MAX_TRACE` when it meets none.
 fn short_of_sky(scene: &Scene, origins: Vec<[f32; 3]>, dir: Vec3) -> Vec<f32> {
     let sweep = ParallelOrigins::new(origins, dir.to_array());
-    let sky = sweep.closest_with(scene, MAX_TRACE, |p| p & SKY != 0);
+    let along = SceneAlong::new(scene, dir.to_array());
+    let sky = sweep.closest_with(&along, MAX_TRACE, |p| p & SKY != 0);
     sky.iter()
         .map(|h| h.map_or(MAX_TRACE, |h| (h.t - 1.0).max(MIN_T)))
         .collect()
@@ -405,12 +406,13 @@ fn sweep(scene: &Scene, set: &RaySet) -> Vec<Answer> {
     let dir = set.rays.first().map_or([0.0, 0.0, 1.0], |r| r.dir.to_array());
     let origins = set.rays.iter().map(|r| r.origin.to_array()).collect();
     let rays = ParallelOrigins::new(origins, dir);
+    let along = SceneAlong::new(scene, dir);
     if set.closest {
-        let hits = rays.closest(scene, MAX_TRACE);
+        let hits = rays.closest(&along, MAX_TRACE);
         hits.into_iter().map(closest_answer).collect()
     } else {
         let limits: Vec<f32> = set.rays.iter().map(|r| r.tfar).collect();
-        let occluded = rays.occluded_except(scene, &limits, 0);
+        let occluded = rays.occluded_except(&along, &limits, 0);
         occluded.into_iter().map(Answer::Occluded).collect()
     }
 }
