@@ -415,7 +415,7 @@ mod tests {
             seed ^= seed << 13;
             seed ^= seed >> 7;
             seed ^= seed << 17;
-            seed % odds == 0
+            seed.is_multiple_of(odds)
         };
         let (mut settled, mut traced) = (0, 0);
         for case in 0..400 {
