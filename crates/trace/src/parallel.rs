@@ -565,8 +565,7 @@ impl<'s> SceneAlong<'s> {
     pub fn new(scene: &'s Scene, dir: [f32; 3]) -> SceneAlong<'s> {
         let axes = Frame::new(dir).axes;
         let groups = scene.groups.get_or_init(|| Groups::new(&scene.triangles));
-        let mut order = with_spare(|s| std::mem::take(&mut s.order));
-        with_spare(|spare| {
+        let order = with_spare(|spare| {
             let projected = (scene.triangles.iter()).map(|t| Projected::new(t, axes));
             refill(&mut spare.projected, projected);
             // Sorted as keys (near depth, then slot) rather than as the triangles themselves:
@@ -582,7 +581,9 @@ impl<'s> SceneAlong<'s> {
                     payload: scene.payloads[slot as usize],
                 }
             });
+            let mut order = std::mem::take(&mut spare.order);
             refill(&mut order, seen);
+            order
         });
         SceneAlong {
             scene,

@@ -43,28 +43,13 @@ impl Bits {
 
     /// Whether any bit of `range` is set, a word at a time.
     pub fn any_in(&self, range: std::ops::Range<usize>) -> bool {
-        let mut bit = range.start;
-        while bit < range.end {
-            let (word, low) = (bit / 64, bit % 64);
-            let high = (range.end - word * 64).min(64);
-            let ones = u64::MAX >> (64 - (high - low));
-            if self.0[word] & (ones << low) != 0 {
-                return true;
-            }
-            bit = word * 64 + high;
-        }
-        false
+        word_masks(range).any(|(word, mask)| self.0[word] & mask != 0)
     }
 
     /// Clears the bits of `range`, a word at a time.
     pub fn clear(&mut self, range: std::ops::Range<usize>) {
-        let mut bit = range.start;
-        while bit < range.end {
-            let (word, low) = (bit / 64, bit % 64);
-            let high = (range.end - word * 64).min(64);
-            let ones = u64::MAX >> (64 - (high - low));
-            self.0[word] &= !(ones << low);
-            bit = word * 64 + high;
+        for (word, mask) in word_masks(range) {
+            self.0[word] &= !mask;
         }
     }
 
@@ -81,6 +66,19 @@ impl Bits {
             })
         })
     }
+}
+
+/// The words `range`'s bits lie in, each with the mask of those bits.
+fn word_masks(range: std::ops::Range<usize>) -> impl Iterator<Item = (usize, u64)> {
+    let mut bit = range.start;
+    std::iter::from_fn(move || {
+        (bit < range.end).then(|| {
+            let (word, low) = (bit / 64, bit % 64);
+            let high = (range.end - word * 64).min(64);
+            bit = word * 64 + high;
+            (word, (u64::MAX >> (64 - (high - low))) << low)
+        })
+    })
 }
 
 /// One face's luxels among the map's bits: its first bit and its luxel grid.
