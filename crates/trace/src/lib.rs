@@ -624,6 +624,61 @@ mod parallel_tests {
         }
     }
 
+    /// Brush-like faces far out (where rounding is coarsest: corners near 30,000), thin ones,
+    /// and origins on their planes and just off them on either side, asked along directions
+    /// that leave the faces steeply and grazing: a sweep passes over a triangle whose plane lies
+    /// behind an origin, and must still answer every ray as the BVH does.
+    #[test]
+    fn origins_on_and_just_off_faces_answer_as_the_bvh() {
+        let mut rng = Rng(77);
+        let mut b = SceneBuilder::new();
+        let mut tris = Vec::new();
+        for i in 0..300 {
+            let far = if i % 2 == 0 { 30_000.0 } else { 500.0 };
+            let a = rng.point(far) - Vec3A::splat(far / 2.0);
+            let (s, thin) = (
+                if i % 10 == 0 { 2000.0 } else { 40.0 },
+                if i % 7 == 0 { 0.02 } else { 1.0 },
+            );
+            let (u, v) = match i % 4 {
+                0 => (Vec3A::X * s, Vec3A::Y * s * thin),
+                1 => (Vec3A::Y * s, Vec3A::Z * s * thin),
+                2 => (Vec3A::Z * s, Vec3A::X * s * thin),
+                _ => (
+                    (rng.point(2.0) - Vec3A::ONE) * s,
+                    (rng.point(2.0) - Vec3A::ONE) * s * thin,
+                ),
+            };
+            b.add_triangle(a.into(), (a + u).into(), (a + v).into(), i);
+            tris.push((a, u, v));
+        }
+        let scene = b.build();
+        let mut origins: Vec<[f32; 3]> = Vec::new();
+        for &(a, u, v) in &tris {
+            let n = u.cross(v).normalize_or_zero();
+            let on = a + u * rng.next() * 0.5 + v * rng.next() * 0.5;
+            for lift in [-1.0, -0.3, -0.01, 0.0, 0.001, 0.05, 0.2, 0.5, 1.0, 3.0] {
+                origins.push((on + n * lift).into());
+            }
+        }
+        let mut dirs = vec![[0.0, 0.0, 1.0], [0.0, -1.0, 0.0], [1.0, 0.0, 0.0]];
+        for graze in [0.3, 1e-2, 1e-3, 1e-4, -1e-3] {
+            dirs.extend([[1.0, 0.5, graze], [graze, 1.0, -0.5], [0.7, graze, 1.0]]);
+        }
+        dirs.extend((0..8).map(|_| <[f32; 3]>::from(rng.point(2.0) - Vec3A::ONE)));
+        for dir in dirs {
+            let rays = ParallelOrigins::new(origins.clone(), dir);
+            let along = SceneAlong::new(&scene, dir);
+            let closest = rays.closest(&along, 1e6);
+            let occluded = rays.occluded_except(&along, &vec![1e6; origins.len()], 0);
+            for (i, &o) in origins.iter().enumerate() {
+                let want = scene.closest(o, dir, 1e6);
+                assert_eq!(want.map(|h| h.t), closest[i].map(|h| h.t), "{o:?} {dir:?}");
+                assert_eq!(occluded[i], scene.occluded(o, dir, 1e6), "{o:?} {dir:?}");
+            }
+        }
+    }
+
     #[test]
     #[should_panic(expected = "along one direction")]
     fn origins_and_triangles_seen_along_two_directions_are_refused() {

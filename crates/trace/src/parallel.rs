@@ -47,6 +47,48 @@ struct Level {
     first_cell: usize,
 }
 
+/// `[a, b, c, e]` such that a ray along `w` from `(x, y, z)` (in the frame of `axes`, as
+/// [`Frame::foot`]) surely misses triangle `t` where `a x + b y + c z + e > 0`: the ray starts
+/// more than [`behind_margin`] beyond the triangle's plane, so the exact test finds the plane
+/// behind it (`t` below [`crate::MIN_T`]) even with its rounding. Never true for a triangle
+/// seen nearly edge-on, whose side the rounding may not tell, or too thin for the margin to
+/// cover its rounding. A luxel's ray leaving its own face, one unit off it, is the common
+/// case: every sky ray lies under its own face's triangles.
+fn plane_along(t: &Triangle, [u, v, w]: [Vec3A; 3]) -> [f32; 4] {
+    const NEVER: [f32; 4] = [0.0, 0.0, 0.0, -1.0];
+    let (e1, e2) = (t.v1 - t.v0, t.v2 - t.v0);
+    let normal = e1.cross(e2);
+    let area2 = normal.length();
+    let margin = behind_margin(e1.length() * e2.length() / area2);
+    let n = normal / area2;
+    let facing = n.dot(w);
+    if !(margin <= MAX_BEHIND_MARGIN && facing.abs() >= MIN_FACING) {
+        return NEVER;
+    }
+    // The ray runs towards growing depth: the plane lies behind an origin on the side its
+    // normal's depth component points to.
+    let n = n * facing.signum();
+    [n.dot(u), n.dot(v), n.dot(w), -n.dot(t.v0) - margin]
+}
+
+/// The least cosine between a triangle's normal and the direction for [`plane_along`] to
+/// tell its sides apart.
+const MIN_FACING: f32 = 1e-3;
+
+/// How far (in units) an origin must lie beyond a triangle's plane for [`plane_along`] to
+/// call its ray a miss, for a triangle whose edges' lengths are `shape` times the sine of
+/// their angle apart (1 for a right isosceles triangle, large for a sliver). The exact test's
+/// distance carries an error of a few float steps of the origin's distance from a corner
+/// (at most 2 × 32768 units on a map) times `shape`, over the sine between ray and plane,
+/// as the true distance does: the margin covers ten steps at the map's full size, plus the
+/// rounding of the projected corners and origin.
+fn behind_margin(shape: f32) -> f32 {
+    0.1 + 10.0 * f32::EPSILON * 65536.0 * shape
+}
+
+/// [`behind_margin`] above this is no use: a luxel's ray starts 1 unit off its face.
+const MAX_BEHIND_MARGIN: f32 = 0.9;
+
 /// A triangle's level holds it in at most this many cells (plus one) along each axis.
 const SPAN: f32 = 8.0;
 
@@ -54,6 +96,8 @@ const SPAN: f32 = 8.0;
 #[derive(Debug, Clone, Copy)]
 struct Shape2 {
     corners: [[f32; 2]; 3],
+    /// The plane beyond which an origin's ray surely misses the triangle ([`plane_along`]).
+    plane: [f32; 4],
     pad: f32,
 }
 
@@ -248,6 +292,7 @@ impl Projected {
             depth: [min(zs) - pad, max(zs) + pad],
             shape: Shape2 {
                 corners: [0, 1, 2].map(|i| [xs[i], ys[i]]),
+                plane: plane_along(t, [u, v, w]),
                 pad,
             },
         }
@@ -682,22 +727,41 @@ impl LiveOrigins {
     }
 }
 
-/// A projected triangle's padded edges, as [`Entry::edges`].
-type Edges = [[f32; 3]; 3];
+/// What a sweep's lane test asks of a triangle: its padded edges (as [`Entry::edges`]), the
+/// plane beyond which an origin's ray surely misses it ([`Shape2::plane`]), and its far
+/// depth, beyond which an origin lies wholly behind it.
+#[derive(Clone, Copy)]
+struct LaneTest {
+    edges: [[f32; 3]; 3],
+    plane: [f32; 4],
+    far: f32,
+}
+
+impl LaneTest {
+    fn new(shape: &Shape2, far: f32) -> LaneTest {
+        LaneTest {
+            edges: shape.edges(),
+            plane: shape.plane,
+            far,
+        }
+    }
+}
 
 #[cfg(target_arch = "x86_64")]
 mod avx2;
 
 /// Of the [`LANES`] origins of `live` from place `first`, a mask of those under the padded
-/// triangle `edges` and not behind it (depth above `far`), bit `k` for place `first + k`:
-/// [`ParallelRays`]' tests, the same arithmetic.
-fn portable_under(live: &LiveOrigins, first: usize, edges: &Edges, far: f32) -> u32 {
+/// triangle of `test` and not behind it (depth above its far depth, or beyond its plane),
+/// bit `k` for place `first + k`: [`ParallelRays`]' tests, the same arithmetic, and the plane.
+fn portable_under(live: &LiveOrigins, first: usize, test: &LaneTest) -> u32 {
     let lanes = |v: &[f32]| -> [f32; LANES] { v[first..][..LANES].try_into().unwrap_or_default() };
     let (x, y, z) = (lanes(&live.x), lanes(&live.y), lanes(&live.z));
     let inside = |e: &[f32; 3], k: usize| e[0] * x[k] + e[1] * y[k] + e[2] >= 0.0;
+    let p = test.plane;
     (0..LANES).fold(0, |mask, k| {
         // Behind the whole triangle: `>` (false for NaN) as the scalar sweep had it.
-        let behind = z[k] > far;
+        let behind = z[k] > test.far || p[0] * x[k] + p[1] * y[k] + p[2] * z[k] + p[3] > 0.0;
+        let edges = &test.edges;
         let met = !behind & inside(&edges[0], k) & inside(&edges[1], k) & inside(&edges[2], k);
         mask | u32::from(met) << k
     })
@@ -839,7 +903,7 @@ impl ParallelOrigins {
         along: &SceneAlong<'_>,
         wanted: impl Fn(u32) -> bool,
         mut meet: impl FnMut(usize, usize, f32) -> bool,
-        under: impl Fn(&LiveOrigins, usize, &Edges, f32) -> u32 + Copy,
+        under: impl Fn(&LiveOrigins, usize, &LaneTest) -> u32 + Copy,
     ) {
         assert_eq!(
             along.dir, self.frame.dir,
@@ -883,10 +947,10 @@ impl ParallelOrigins {
         cell: f32,
         open: &mut CellOrigins<'_>,
         meet: &mut impl FnMut(usize, usize, f32) -> bool,
-        under: impl Fn(&LiveOrigins, usize, &Edges, f32) -> u32 + Copy,
+        under: impl Fn(&LiveOrigins, usize, &LaneTest) -> u32 + Copy,
     ) {
         // Made at the first cell that needs them: most triangles turn out to need none.
-        let (mut edges, mut overlap) = (None, None);
+        let (mut test, mut overlap) = (None, None);
         let (x0, x1) = self.span(p.area[0], p.area[2], self.min[0], self.nx);
         let (y0, y1) = self.span(p.area[1], p.area[3], self.min[1], self.ny);
         for cy in y0..y1 {
@@ -899,8 +963,8 @@ impl ParallelOrigins {
                 if !self.cell_may_overlap(cx, cy, cell, overlap) {
                     continue;
                 }
-                let edges = edges.get_or_insert_with(|| p.shape.edges());
-                self.meet_cell(c, open, (edges, p.depth), slot, meet, under);
+                let test = test.get_or_insert_with(|| LaneTest::new(&p.shape, p.depth[1]));
+                self.meet_cell(c, open, (test, p.depth[0]), slot, meet, under);
             }
         }
     }
@@ -939,17 +1003,17 @@ impl ParallelOrigins {
         ])
     }
 
-    /// Offers triangle `slot` (its `edges` and `[near, far]` depths) to every open origin of
-    /// cell `c` under it and not behind it; an origin `meet` settles is closed.
+    /// Offers triangle `slot` (its lane `test` and near depth) to every open origin of cell `c`
+    /// under it and not behind it; an origin `meet` settles is closed.
     #[inline(always)]
     fn meet_cell(
         &self,
         c: usize,
         open: &mut CellOrigins<'_>,
-        (edges, [near, far]): (&Edges, [f32; 2]),
+        (test, near): (&LaneTest, f32),
         slot: u32,
         meet: &mut impl FnMut(usize, usize, f32) -> bool,
-        under: impl Fn(&LiveOrigins, usize, &Edges, f32) -> u32,
+        under: impl Fn(&LiveOrigins, usize, &LaneTest) -> u32,
     ) {
         let CellOrigins { live, live_end } = open;
         let start = self.cell_start[c] as usize;
@@ -958,7 +1022,7 @@ impl ParallelOrigins {
         let mut top = live_end[c] as usize;
         while top > start {
             let first = top.saturating_sub(LANES).max(start);
-            let mut under = under(live, first, edges, far) & (u32::MAX >> (32 - (top - first)));
+            let mut under = under(live, first, test) & (u32::MAX >> (32 - (top - first)));
             while under != 0 {
                 let k = 31 - under.leading_zeros() as usize;
                 under &= !(1 << k);
@@ -1169,7 +1233,7 @@ mod tests {
     fn meetings(
         rays: &ParallelOrigins,
         along: &SceneAlong<'_>,
-        under: impl Fn(&LiveOrigins, usize, &Edges, f32) -> u32 + Copy,
+        under: impl Fn(&LiveOrigins, usize, &LaneTest) -> u32 + Copy,
     ) -> Vec<(usize, usize, u32)> {
         let mut met = Vec::new();
         rays.sweep_with(
@@ -1192,11 +1256,16 @@ mod tests {
         for dir in dirs {
             let rays = ParallelOrigins::new(origins.clone(), dir);
             let along = SceneAlong::new(&scene, dir);
-            let one_by_one = |live: &LiveOrigins, first: usize, edges: &Edges, far: f32| {
+            let one_by_one = |live: &LiveOrigins, first: usize, test: &LaneTest| {
                 (0..LANES).fold(0, |mask, k| {
                     let (x, y, z) = (live.x[first + k], live.y[first + k], live.z[first + k]);
-                    let inside = edges.iter().all(|e| e[0] * x + e[1] * y + e[2] >= 0.0);
-                    mask | u32::from(inside && z.partial_cmp(&far) != Some(std::cmp::Ordering::Greater)) << k
+                    let inside = test.edges.iter().all(|e| e[0] * x + e[1] * y + e[2] >= 0.0);
+                    let p = test.plane;
+                    let beyond = p[0] * x + p[1] * y + p[2] * z + p[3];
+                    let ahead = [(z, test.far), (beyond, 0.0)]
+                        .iter()
+                        .all(|(v, limit)| v.partial_cmp(limit) != Some(std::cmp::Ordering::Greater));
+                    mask | u32::from(inside && ahead) << k
                 })
             };
             let want = meetings(&rays, &along, one_by_one);
@@ -1205,14 +1274,66 @@ mod tests {
             if is_x86_feature_detected!("avx2") {
                 #[allow(unsafe_code)]
                 // SAFETY: the processor has AVX2, as just asked.
-                let with_avx2 = |live: &LiveOrigins, first: usize, edges: &Edges, far: f32| unsafe {
-                    avx2::under(live, first, edges, far)
+                let with_avx2 = |live: &LiveOrigins, first: usize, test: &LaneTest| unsafe {
+                    avx2::under(live, first, test)
                 };
                 assert_eq!(want, meetings(&rays, &along, with_avx2), "{dir:?}");
             }
             total += want.len();
         }
         assert!(total > 5_000, "{total} meetings");
+    }
+
+    /// A ray leaving a face one unit off it (a luxel's) is not offered that face, whose plane
+    /// lies behind it; with the plane test turned off, most are (those seeing it along a
+    /// slant: a face's depths then span its origins').
+    #[test]
+    fn a_ray_leaving_its_face_is_not_offered_it() {
+        let mut b = crate::SceneBuilder::new();
+        let quads = [(0.0, 0.0), (300.0, 0.0), (0.0, 300.0), (20_000.0, 9_000.0)];
+        for (k, &(x, y)) in quads.iter().enumerate() {
+            let k = k as u32;
+            b.add_triangle(
+                [x, y, 5.0],
+                [x + 256.0, y, 5.0],
+                [x + 256.0, y + 256.0, 5.0],
+                2 * k,
+            );
+            b.add_triangle(
+                [x, y, 5.0],
+                [x + 256.0, y + 256.0, 5.0],
+                [x, y + 256.0, 5.0],
+                2 * k + 1,
+            );
+        }
+        let scene = b.build();
+        let feet = (0..16).flat_map(|i| (0..16).map(move |j| (i as f32 * 16.0 + 0.5, j as f32 * 16.0 + 0.3)));
+        let origins: Vec<[f32; 3]> = (quads.iter())
+            .flat_map(|&(x, y)| feet.clone().map(move |(s, t)| [x + s, y + t, 6.0]))
+            .collect();
+        for dir in [[0.5, -0.3, 1.0], [1.0, 1.0, 0.05], [-0.1, 0.2, 1.0]] {
+            let rays = ParallelOrigins::new(origins.clone(), dir);
+            let along = SceneAlong::new(&scene, dir);
+            let met = |planes: bool| {
+                let mut count = 0;
+                let under = |live: &LiveOrigins, first: usize, test: &LaneTest| {
+                    let plane = if planes { test.plane } else { [0.0, 0.0, 0.0, -1.0] };
+                    portable_under(live, first, &LaneTest { plane, ..*test })
+                };
+                rays.sweep_with(
+                    &along,
+                    |_| true,
+                    |_, _, _| {
+                        count += 1;
+                        false
+                    },
+                    under,
+                );
+                count
+            };
+            assert_eq!(met(true), 0, "{dir:?}");
+            assert!(met(false) > origins.len() / 2, "{dir:?} {}", met(false));
+        }
     }
 
     #[test]
