@@ -11,6 +11,9 @@
 #[cfg(target_arch = "x86_64")]
 mod avx2;
 
+use std::cell::Cell;
+use std::thread::LocalKey;
+
 use obvhs::BvhBuildParams;
 use obvhs::aabb::Aabb;
 use obvhs::bvh2::Bvh2;
@@ -164,6 +167,29 @@ impl WideRay {
     }
 }
 
+thread_local! {
+    /// Each thread's traversal stacks for trees too deep for [`STACK`], kept from ray to ray:
+    /// one made per ray was a heap allocation for every closest hit on subway01.
+    static DEEP_CLOSEST: Cell<Vec<Pending>> = const { Cell::new(Vec::new()) };
+    static DEEP_OCCLUDED: Cell<Vec<u32>> = const { Cell::new(Vec::new()) };
+}
+
+/// Calls `f` with the thread's stack of `key`, at least `len` long. A traversal writes each
+/// entry before reading it, so what an earlier ray left there does not matter.
+fn with_deep_stack<T: Copy + Default, R>(
+    key: &'static LocalKey<Cell<Vec<T>>>,
+    len: usize,
+    f: impl FnOnce(&mut [T]) -> R,
+) -> R {
+    let mut stack = key.take();
+    if stack.len() < len {
+        stack.resize(len, T::default());
+    }
+    let out = f(&mut stack[..len]);
+    key.set(stack);
+    out
+}
+
 /// A pending subtree on the closest-hit stack and the distance at which the ray enters it.
 #[derive(Clone, Copy, Default)]
 struct Pending {
@@ -296,8 +322,8 @@ impl WideBvh {
         if self.stack_need + WIDTH <= STACK {
             self.closest_with(ray.tmax, &mut [Pending::default(); STACK], enter, packet)
         } else {
-            let stack = &mut vec![Pending::default(); self.stack_need + WIDTH];
-            self.closest_with(ray.tmax, stack, enter, packet)
+            let need = self.stack_need + WIDTH;
+            with_deep_stack(&DEEP_CLOSEST, need, |stack| self.closest_with(ray.tmax, stack, enter, packet))
         }
     }
 
@@ -370,8 +396,9 @@ impl WideBvh {
         if self.stack_need <= STACK {
             self.occluded_with(ray.tmax, &mut [0; STACK], counts, enter, packet)
         } else {
-            let stack = &mut vec![0; self.stack_need];
-            self.occluded_with(ray.tmax, stack, counts, enter, packet)
+            with_deep_stack(&DEEP_OCCLUDED, self.stack_need, |stack| {
+                self.occluded_with(ray.tmax, stack, counts, enter, packet)
+            })
         }
     }
 
