@@ -683,3 +683,84 @@ fn flow_progress_advances_to_its_announced_end() {
         assert_eq!((*total, *advanced), (Meter::UNITS, Meter::UNITS), "{budget:?}");
     }
 }
+
+/// A slab between two equal doorways (portal `a` into the slab, `b` out of it, 32 units
+/// apart), then a high window `p` and, beyond it, a target `t` that no line through `b` and
+/// `p` reaches (`b` tops out at z 64 and `p` starts at z 96 32 units on, so such lines climb at
+/// least 1 in 1: at y 128 they are above z 160, and `t` spans z 130-150). vvis's test for a
+/// walk clips the target by the separators of the source and the last pass only: from `a`,
+/// 32 units further back, the separator from its top edge over `p`'s bottom climbs 1 in 2, so
+/// `a`'s walk through `b` and `p` reaches `t`, while `b`'s own walk does not. `fillers` portals
+/// far away, between rooms of their own, pad the order. One-way portals: `a` 0, `b` 2, `p` 4,
+/// `t` 6.
+fn slab_behind_a_doorway(fillers: u32) -> Portals {
+    let wall = |clusters, y: f64, z: [f64; 2], front_y: f64| {
+        let front = [32.0, front_y, (z[0] + z[1]) / 2.0];
+        square(clusters, 1, y, [z[0], 0.0], [z[1], 64.0], front)
+    };
+    let mut portals = vec![
+        wall([0, 1], 0.0, [0.0, 64.0], -16.0),
+        wall([1, 2], 32.0, [0.0, 64.0], 16.0),
+        wall([2, 3], 64.0, [96.0, 120.0], 48.0),
+        wall([3, 4], 128.0, [130.0, 150.0], 100.0),
+    ];
+    for k in 0..fillers {
+        let x = 4096.0 + 128.0 * k as f64;
+        let rooms = [5 + 2 * k, 6 + 2 * k];
+        portals.push(square(
+            rooms,
+            0,
+            x,
+            [0.0, 0.0],
+            [64.0, 64.0],
+            [x - 32.0, 32.0, 32.0],
+        ));
+    }
+    Portals {
+        num_clusters: 5 + 2 * fillers,
+        portals,
+    }
+}
+
+/// vvis narrows a walk that goes through a finished portal to what that portal's own walk saw
+/// (`flow.cpp`: `p->status == stat_done` → `portalvis`), and a walk from behind that portal
+/// can see past it what the portal cannot (the separators are the source's and the last
+/// pass's, not every pass's), so what `a` sees depends on whether `b` finished first: vvis's
+/// output depends on its thread count, ours on `LOCKSTEP`. Both flows follow that rule: with
+/// `b`'s result reusable `a` does not see `t`, without it `a` does (as on
+/// testchmb_a_13_advanced: `docs/vvis-measurements.md`).
+#[test]
+fn a_walk_through_a_finished_portal_sees_only_what_that_portal_saw() {
+    use srcmap_vvis::{flow, graph};
+    let lockstep = flow::LOCKSTEP;
+    let p = slab_behind_a_doorway(lockstep as u32 / 2);
+    p.verify().unwrap();
+    let g = graph::Graph::new(&p, false);
+    let base = graph::base_vis(&g, None);
+    let (a, b, window, t) = (0u32, 2u32, 4u32, 6usize);
+    assert!(base[a as usize].flood.get(t) && base[b as usize].flood.get(t));
+    // `a` at position LOCKSTEP + 2 reuses the results at positions 0-2: `b` is one of them or
+    // runs just before `a`; the window runs last in both.
+    let rest: Vec<u32> = (0..g.portals.len() as u32)
+        .filter(|q| ![a, b, window].contains(q))
+        .collect();
+    let (early, late) = rest.split_at(lockstep + 1);
+    let b_done = [&[b], early, &[a], late, &[window]].concat();
+    let b_running = [early, &[b, a], late, &[window]].concat();
+    for kind in [FlowKind::Fast, FlowKind::Reference] {
+        let run = |order: &[u32]| {
+            let limits = flow::WalkLimits::default();
+            flow::portal_flow(&g, &base, order, kind, limits, None, &NoProgress).vis
+        };
+        let (with_b, without_b) = (run(&b_done), run(&b_running));
+        assert!(
+            !with_b[b as usize].get(t) && !without_b[b as usize].get(t),
+            "{kind:?}: b sees t"
+        );
+        assert!(
+            !with_b[a as usize].get(t),
+            "{kind:?}: a sees t past b's finished result"
+        );
+        assert!(without_b[a as usize].get(t), "{kind:?}: a's own walk misses t");
+    }
+}
