@@ -179,6 +179,19 @@ fn window_grid_is_the_same_for_any_thread_count_and_every_flow() {
         assert_eq!(one.pvs, other.pvs);
         assert_eq!(one.pas, other.pas);
     }
+    // Reusing results fewer places back: the same for any thread count too.
+    for lockstep in [1, 3] {
+        let run = |threads| {
+            let rest = Options {
+                lockstep: Some(lockstep),
+                ..Options::default()
+            };
+            full_vis_with(&p, threads, FlowKind::Fast, rest)
+        };
+        let ((one, report), (three, _)) = (run(1), run(3));
+        assert_eq!((one.pvs, one.pas), (three.pvs, three.pas), "lockstep {lockstep}");
+        assert_eq!(report.count("lockstep"), lockstep as u64);
+    }
     // The windows hide something, and every room sees its neighbours.
     let pairs: usize = one.pvs.iter().map(|r| r.ones().count()).sum();
     assert!(pairs < 36 * 36, "every room sees every other: {pairs}");
@@ -208,6 +221,7 @@ fn window_grid_portal_results_are_supersets_of_the_reference() {
                     kind,
                     flow::WalkLimits::default(),
                     None,
+                    flow::LOCKSTEP,
                     &NoProgress,
                 )
             })
@@ -392,12 +406,15 @@ fn window_grid_shards_give_the_one_run_results() {
     let base = graph::base_vis(&g, None);
     let order = graph::sorted_order(&base);
     let limits = flow::WalkLimits::default();
+    let lockstep = flow::LOCKSTEP;
     let plans = [FlowKind::Fast, FlowKind::FastSiblings].map(|kind| {
-        let states = flow::portal_flow(&g, &base, &order, kind, limits, None, &NoProgress).counters;
-        [(kind, None), (kind, Some(states.chains / 3))]
+        let states = flow::portal_flow(&g, &base, &order, kind, limits, None, lockstep, &NoProgress).counters;
+        [(kind, None, lockstep), (kind, Some(states.chains / 3), lockstep)]
     });
-    for (kind, budget) in plans.into_iter().flatten() {
-        let flow = flow::portal_flow(&g, &base, &order, kind, limits, budget, &NoProgress);
+    // And one plan reusing results fewer places back (fewer shards under way at once).
+    let plans = plans.into_iter().flatten().chain([(FlowKind::Fast, None, 3)]);
+    for (kind, budget, lockstep) in plans {
+        let flow = flow::portal_flow(&g, &base, &order, kind, limits, budget, lockstep, &NoProgress);
         assert_eq!(flow.counters.cut > 0, budget.is_some(), "{kind:?} {budget:?}");
         let whole = flow.vis;
         for n in [1u32, 2, 4, 7] {
@@ -415,7 +432,18 @@ fn window_grid_shards_give_the_one_run_results() {
                     // Each shard its own pool, as each is its own process in a real run.
                     let pool = Threads(1).pool().unwrap();
                     pool.install(|| {
-                        shard_flow(&g, &base, &order, kind, limits, budget, shard, &seat, &NoProgress)
+                        shard_flow(
+                            &g,
+                            &base,
+                            &order,
+                            kind,
+                            limits,
+                            budget,
+                            lockstep,
+                            shard,
+                            &seat,
+                            &NoProgress,
+                        )
                     })
                 };
                 let outs: Vec<_> = if together {
@@ -435,7 +463,7 @@ fn window_grid_shards_give_the_one_run_results() {
                 let merged: Vec<_> = merged.into_iter().map(Option::unwrap).collect();
                 assert!(
                     merged == whole,
-                    "{kind:?} {budget:?}, {n} shards, together {together}"
+                    "{kind:?} {budget:?} lockstep {lockstep}, {n} shards, together {together}"
                 );
             }
         }
@@ -748,9 +776,9 @@ fn a_walk_through_a_finished_portal_sees_only_what_that_portal_saw() {
     let b_done = [&[b], early, &[a], late, &[window]].concat();
     let b_running = [early, &[b, a], late, &[window]].concat();
     for kind in [FlowKind::Fast, FlowKind::Reference] {
+        let limits = flow::WalkLimits::default;
         let run = |order: &[u32]| {
-            let limits = flow::WalkLimits::default();
-            flow::portal_flow(&g, &base, order, kind, limits, None, &NoProgress).vis
+            flow::portal_flow(&g, &base, order, kind, limits(), None, lockstep, &NoProgress).vis
         };
         let (with_b, without_b) = (run(&b_done), run(&b_running));
         assert!(
@@ -762,5 +790,11 @@ fn a_walk_through_a_finished_portal_sees_only_what_that_portal_saw() {
             "{kind:?}: a sees t past b's finished result"
         );
         assert!(without_b[a as usize].get(t), "{kind:?}: a's own walk misses t");
+        // Lockstep 1 (vvis -threads 1) reuses the result just before: `b`'s, running last.
+        let serial = flow::portal_flow(&g, &base, &b_running, kind, limits(), None, 1, &NoProgress);
+        assert!(
+            !serial.vis[a as usize].get(t),
+            "{kind:?}: lockstep 1 does not reuse b's result"
+        );
     }
 }
