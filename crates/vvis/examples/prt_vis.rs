@@ -3,7 +3,7 @@
 //! both vis tools can be timed on the same portals (`scripts/bench_ericw.sh`).
 //!
 //! `cargo run --release -p srcmap-vvis --example prt_vis -- [--threads N] [--rows OUT] [--siblings] [--shadow]
-//! [--flow-states N] FILE.prt`
+//! [--reference] [--flow-states N] [--lockstep N] FILE.prt`
 //!
 //! Given a `.bsp` instead, the portals are rebuilt from its tree (as `srcmap vvis --no-prt`).
 //!
@@ -13,8 +13,10 @@
 //! states the walk expanded (`chains`, a measure of work that does not depend on the load) and
 //! the most bytes of states one walk held.
 //! `--rows OUT` also writes the PVS, one line per cluster listing the clusters it sees;
-//! `--siblings` runs [`FlowKind::FastSiblings`], `--shadow` [`FlowKind::FastShadow`]; `--flow-states N` bounds the whole flow at `N`
-//! states, 0 not at all ([`Options::flow_budget`]; by default per one-way portal).
+//! `--siblings` runs [`FlowKind::FastSiblings`], `--shadow` [`FlowKind::FastShadow`], `--reference`
+//! [`FlowKind::Reference`]; `--flow-states N` bounds the whole flow at `N` states, 0 not at all
+//! ([`Options::flow_budget`]; by default per one-way portal); `--lockstep N` lets walks reuse
+//! finished results `N` places back ([`Options::lockstep`]; 1 is vvis `-threads 1`).
 
 use std::time::Instant;
 
@@ -24,20 +26,22 @@ fn main() {
     let mut args = std::env::args().skip(1);
     let (mut threads, mut rows, mut path) = (Threads::ALL, None, None);
     let mut flow = FlowKind::Fast;
-    let mut flow_states = None;
+    let (mut flow_states, mut lockstep) = (None, None);
     while let Some(a) = args.next() {
         match a.as_str() {
             "--threads" => threads = Threads(args.next().and_then(|s| s.parse().ok()).unwrap_or(0)),
             "--rows" => rows = args.next(),
             "--siblings" => flow = FlowKind::FastSiblings,
             "--shadow" => flow = FlowKind::FastShadow,
+            "--reference" => flow = FlowKind::Reference,
+            "--lockstep" => lockstep = args.next().and_then(|s| s.parse().ok()),
             "--flow-states" => flow_states = args.next().and_then(|s| s.parse().ok()),
             _ => path = Some(a),
         }
     }
     let Some(path) = path else {
         eprintln!(
-            "usage: prt_vis [--threads N] [--rows OUT] [--siblings] [--shadow] [--flow-states N] FILE.prt"
+            "usage: prt_vis [--threads N] [--rows OUT] [--siblings] [--shadow] [--reference] [--flow-states N] [--lockstep N] FILE.prt"
         );
         std::process::exit(2);
     };
@@ -49,6 +53,7 @@ fn main() {
         threads,
         flow,
         flow_budget: FlowBudget::from_flag(flow_states),
+        lockstep,
         ..Options::default()
     };
     let start = Instant::now();

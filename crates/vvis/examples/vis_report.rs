@@ -3,7 +3,10 @@
 //! visibility lump; optionally time Valve's flow (the reference) in the same run.
 //!
 //! `cargo run --release -p srcmap-vvis --example vis_report -- [--reference] [--threads N]
-//! [--sight N] [--json] PATH...`
+//! [--sight N] [--json] [--lockstep N] PATH...`
+//!
+//! `--lockstep N`: walks reuse finished results `N` places back ([`Options::lockstep`]; 1 is
+//! vvis `-threads 1`).
 
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -33,6 +36,7 @@ fn main() {
     let (mut reference, mut threads, mut sight, mut json, mut show) =
         (false, Threads::ALL, 0usize, false, 20usize);
     let mut paths = Vec::new();
+    let mut lockstep = None;
     while let Some(a) = args.next() {
         match a.as_str() {
             "--pair" => {
@@ -48,6 +52,7 @@ fn main() {
             "--sight" => sight = args.next().and_then(|s| s.parse().ok()).unwrap_or(0),
             "--show" => show = args.next().and_then(|s| s.parse().ok()).unwrap_or(20),
             "--json" => json = true,
+            "--lockstep" => lockstep = args.next().and_then(|s| s.parse().ok()),
             _ => collect(Path::new(&a), &mut paths),
         }
     }
@@ -80,6 +85,7 @@ fn main() {
         let radius = vis_radius(&bsp);
         let opts = Options {
             threads,
+            lockstep,
             ..Default::default()
         };
         let t = Instant::now();
@@ -92,6 +98,7 @@ fn main() {
             let opts = Options {
                 threads,
                 flow: FlowKind::Reference,
+                lockstep,
                 ..Default::default()
             };
             let t = Instant::now();

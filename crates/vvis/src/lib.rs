@@ -94,9 +94,20 @@ pub struct Options {
     /// [`flow::budget::DEFAULT_STATES_PER_PORTAL`] per one-way portal, which no corpus map
     /// whose flow finishes unbounded in reasonable time reaches.
     pub flow_budget: FlowBudget,
+    /// How many places back in the order a walk may reuse finished results: vvis with this
+    /// many threads (see [`flow::portal_flow`]); `None`: [`flow::LOCKSTEP`]. `Some(1)` is vvis
+    /// `-threads 1`, the one deterministic Valve run, but runs one walk at a time; vvis's output
+    /// with more threads depends on its timing (`docs/vvis-measurements.md`).
+    pub lockstep: Option<usize>,
 }
 
 impl Options {
+    /// How many places back a walk may reuse results: these options' (at least 1) or
+    /// [`flow::LOCKSTEP`].
+    pub fn lockstep(&self) -> usize {
+        self.lockstep.unwrap_or(flow::LOCKSTEP).max(1)
+    }
+
     /// The fast walk's limits: these options' or the defaults.
     pub fn walk_limits(&self) -> flow::WalkLimits {
         flow::WalkLimits::new(self.walk_memory, self.walk_states)
@@ -392,7 +403,8 @@ impl<'a> Run<'a> {
         self.progress
             .start("portal flow", flow::Meter::UNITS, srcmap_stage::Unit::Work);
         let kind = self.options.flow;
-        let result = flow::portal_flow(graph, base, &order, kind, limits, budget, self.progress);
+        let lockstep = self.options.lockstep();
+        let result = flow::portal_flow(graph, base, &order, kind, limits, budget, lockstep, self.progress);
         self.progress.finish();
         self.stats.flow_time = t.elapsed();
         self.stats.counters = result.counters;
@@ -451,9 +463,9 @@ impl<'a> Run<'a> {
         self.progress
             .start("portal flow", flow::Meter::UNITS, srcmap_stage::Unit::Work);
         let kind = self.options.flow;
-        let (progress, exchange) = (self.progress, exchange);
+        let (progress, exchange, lockstep) = (self.progress, exchange, self.options.lockstep());
         let out = flow::shard::shard_flow(
-            graph, base, &order, kind, limits, budget, shard, exchange, progress,
+            graph, base, &order, kind, limits, budget, lockstep, shard, exchange, progress,
         );
         self.progress.finish();
         self.stats.flow_time = t.elapsed();
@@ -520,6 +532,9 @@ impl<'a> Run<'a> {
         }
         r.set("fast", u32::from(self.options.fast));
         r.set("threads", s.threads as f64);
+        if !self.options.fast {
+            r.set("lockstep", self.options.lockstep() as f64);
+        }
         r.set("might_see", s.might_see as f64);
         for (name, value) in c.named() {
             r.set(name, value as f64);

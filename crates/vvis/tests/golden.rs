@@ -48,6 +48,7 @@ fn golden_map(map: &str) {
         FlowKind::Fast,
         flow::WalkLimits::default(),
         None,
+        flow::LOCKSTEP,
         &NoProgress,
     );
     check_golden(&format!("{map}.flow.txt"), &dump::portal_vis(&flowed.vis));

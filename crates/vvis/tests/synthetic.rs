@@ -179,6 +179,19 @@ fn window_grid_is_the_same_for_any_thread_count_and_every_flow() {
         assert_eq!(one.pvs, other.pvs);
         assert_eq!(one.pas, other.pas);
     }
+    // Reusing results fewer places back: the same for any thread count too.
+    for lockstep in [1, 3] {
+        let run = |threads| {
+            let rest = Options {
+                lockstep: Some(lockstep),
+                ..Options::default()
+            };
+            full_vis_with(&p, threads, FlowKind::Fast, rest)
+        };
+        let ((one, report), (three, _)) = (run(1), run(3));
+        assert_eq!((one.pvs, one.pas), (three.pvs, three.pas), "lockstep {lockstep}");
+        assert_eq!(report.count("lockstep"), lockstep as u64);
+    }
     // The windows hide something, and every room sees its neighbours.
     let pairs: usize = one.pvs.iter().map(|r| r.ones().count()).sum();
     assert!(pairs < 36 * 36, "every room sees every other: {pairs}");
@@ -208,6 +221,7 @@ fn window_grid_portal_results_are_supersets_of_the_reference() {
                     kind,
                     flow::WalkLimits::default(),
                     None,
+                    flow::LOCKSTEP,
                     &NoProgress,
                 )
             })
@@ -392,12 +406,15 @@ fn window_grid_shards_give_the_one_run_results() {
     let base = graph::base_vis(&g, None);
     let order = graph::sorted_order(&base);
     let limits = flow::WalkLimits::default();
+    let lockstep = flow::LOCKSTEP;
     let plans = [FlowKind::Fast, FlowKind::FastSiblings].map(|kind| {
-        let states = flow::portal_flow(&g, &base, &order, kind, limits, None, &NoProgress).counters;
-        [(kind, None), (kind, Some(states.chains / 3))]
+        let states = flow::portal_flow(&g, &base, &order, kind, limits, None, lockstep, &NoProgress).counters;
+        [(kind, None, lockstep), (kind, Some(states.chains / 3), lockstep)]
     });
-    for (kind, budget) in plans.into_iter().flatten() {
-        let flow = flow::portal_flow(&g, &base, &order, kind, limits, budget, &NoProgress);
+    // And one plan reusing results fewer places back (fewer shards under way at once).
+    let plans = plans.into_iter().flatten().chain([(FlowKind::Fast, None, 3)]);
+    for (kind, budget, lockstep) in plans {
+        let flow = flow::portal_flow(&g, &base, &order, kind, limits, budget, lockstep, &NoProgress);
         assert_eq!(flow.counters.cut > 0, budget.is_some(), "{kind:?} {budget:?}");
         let whole = flow.vis;
         for n in [1u32, 2, 4, 7] {
@@ -415,7 +432,18 @@ fn window_grid_shards_give_the_one_run_results() {
                     // Each shard its own pool, as each is its own process in a real run.
                     let pool = Threads(1).pool().unwrap();
                     pool.install(|| {
-                        shard_flow(&g, &base, &order, kind, limits, budget, shard, &seat, &NoProgress)
+                        shard_flow(
+                            &g,
+                            &base,
+                            &order,
+                            kind,
+                            limits,
+                            budget,
+                            lockstep,
+                            shard,
+                            &seat,
+                            &NoProgress,
+                        )
                     })
                 };
                 let outs: Vec<_> = if together {
@@ -435,7 +463,7 @@ fn window_grid_shards_give_the_one_run_results() {
                 let merged: Vec<_> = merged.into_iter().map(Option::unwrap).collect();
                 assert!(
                     merged == whole,
-                    "{kind:?} {budget:?}, {n} shards, together {together}"
+                    "{kind:?} {budget:?} lockstep {lockstep}, {n} shards, together {together}"
                 );
             }
         }
@@ -681,5 +709,92 @@ fn flow_progress_advances_to_its_announced_end() {
         let phases = progress.0.into_inner().unwrap();
         let (_, total, advanced) = phases.iter().find(|(p, ..)| p == "portal flow").unwrap();
         assert_eq!((*total, *advanced), (Meter::UNITS, Meter::UNITS), "{budget:?}");
+    }
+}
+
+/// A slab between two equal doorways (portal `a` into the slab, `b` out of it, 32 units
+/// apart), then a high window `p` and, beyond it, a target `t` that no line through `b` and
+/// `p` reaches (`b` tops out at z 64 and `p` starts at z 96 32 units on, so such lines climb at
+/// least 1 in 1: at y 128 they are above z 160, and `t` spans z 130-150). vvis's test for a
+/// walk clips the target by the separators of the source and the last pass only: from `a`,
+/// 32 units further back, the separator from its top edge over `p`'s bottom climbs 1 in 2, so
+/// `a`'s walk through `b` and `p` reaches `t`, while `b`'s own walk does not. `fillers` portals
+/// far away, between rooms of their own, pad the order. One-way portals: `a` 0, `b` 2, `p` 4,
+/// `t` 6.
+fn slab_behind_a_doorway(fillers: u32) -> Portals {
+    let wall = |clusters, y: f64, z: [f64; 2], front_y: f64| {
+        let front = [32.0, front_y, (z[0] + z[1]) / 2.0];
+        square(clusters, 1, y, [z[0], 0.0], [z[1], 64.0], front)
+    };
+    let mut portals = vec![
+        wall([0, 1], 0.0, [0.0, 64.0], -16.0),
+        wall([1, 2], 32.0, [0.0, 64.0], 16.0),
+        wall([2, 3], 64.0, [96.0, 120.0], 48.0),
+        wall([3, 4], 128.0, [130.0, 150.0], 100.0),
+    ];
+    for k in 0..fillers {
+        let x = 4096.0 + 128.0 * k as f64;
+        let rooms = [5 + 2 * k, 6 + 2 * k];
+        portals.push(square(
+            rooms,
+            0,
+            x,
+            [0.0, 0.0],
+            [64.0, 64.0],
+            [x - 32.0, 32.0, 32.0],
+        ));
+    }
+    Portals {
+        num_clusters: 5 + 2 * fillers,
+        portals,
+    }
+}
+
+/// vvis narrows a walk that goes through a finished portal to what that portal's own walk saw
+/// (`flow.cpp`: `p->status == stat_done` → `portalvis`), and a walk from behind that portal
+/// can see past it what the portal cannot (the separators are the source's and the last
+/// pass's, not every pass's), so what `a` sees depends on whether `b` finished first: vvis's
+/// output depends on its thread count, ours on `LOCKSTEP`. Both flows follow that rule: with
+/// `b`'s result reusable `a` does not see `t`, without it `a` does (as on
+/// testchmb_a_13_advanced: `docs/vvis-measurements.md`).
+#[test]
+fn a_walk_through_a_finished_portal_sees_only_what_that_portal_saw() {
+    use srcmap_vvis::{flow, graph};
+    let lockstep = flow::LOCKSTEP;
+    let p = slab_behind_a_doorway(lockstep as u32 / 2);
+    p.verify().unwrap();
+    let g = graph::Graph::new(&p, false);
+    let base = graph::base_vis(&g, None);
+    let (a, b, window, t) = (0u32, 2u32, 4u32, 6usize);
+    assert!(base[a as usize].flood.get(t) && base[b as usize].flood.get(t));
+    // `a` at position LOCKSTEP + 2 reuses the results at positions 0-2: `b` is one of them or
+    // runs just before `a`; the window runs last in both.
+    let rest: Vec<u32> = (0..g.portals.len() as u32)
+        .filter(|q| ![a, b, window].contains(q))
+        .collect();
+    let (early, late) = rest.split_at(lockstep + 1);
+    let b_done = [&[b], early, &[a], late, &[window]].concat();
+    let b_running = [early, &[b, a], late, &[window]].concat();
+    for kind in [FlowKind::Fast, FlowKind::Reference] {
+        let limits = flow::WalkLimits::default;
+        let run = |order: &[u32]| {
+            flow::portal_flow(&g, &base, order, kind, limits(), None, lockstep, &NoProgress).vis
+        };
+        let (with_b, without_b) = (run(&b_done), run(&b_running));
+        assert!(
+            !with_b[b as usize].get(t) && !without_b[b as usize].get(t),
+            "{kind:?}: b sees t"
+        );
+        assert!(
+            !with_b[a as usize].get(t),
+            "{kind:?}: a sees t past b's finished result"
+        );
+        assert!(without_b[a as usize].get(t), "{kind:?}: a's own walk misses t");
+        // Lockstep 1 (vvis -threads 1) reuses the result just before: `b`'s, running last.
+        let serial = flow::portal_flow(&g, &base, &b_running, kind, limits(), None, 1, &NoProgress);
+        assert!(
+            !serial.vis[a as usize].get(t),
+            "{kind:?}: lockstep 1 does not reuse b's result"
+        );
     }
 }

@@ -11,9 +11,10 @@
 //!   Valve's loop, kept to measure the speed-up in the same run and to compare the results.
 //!
 //! Scheduling is deterministic: portals go in vvis's sorted order, and the portal at position
-//! `i` reuses the finished results of those at positions up to `i - LOCKSTEP` (vvis reuses those
-//! of portals another thread already finished; this is vvis with [`LOCKSTEP`] threads in
-//! lockstep), so the output does not depend on thread count or timing.
+//! `i` reuses the finished results of those at positions up to `i - lockstep` (vvis reuses those
+//! of portals another thread already finished; this is vvis with `lockstep` threads in
+//! lockstep, [`LOCKSTEP`] by default), so the output does not depend on thread count or timing.
+//! Lockstep 1 is vvis `-threads 1` (every earlier result reused), one walk at a time.
 //!
 //! Measurements on corpus maps (states, steps, pairs) are in `docs/vvis-measurements.md`.
 
@@ -33,9 +34,10 @@ use crate::bits::Bits;
 use crate::clip::{Chop, SepCursor, V3, VPlane, chop};
 use crate::graph::{BaseVis, Graph, VisPortal};
 
-/// How far back a portal's flow may reuse finished results: vvis with this many threads (its
-/// default on an 8-thread machine; at most 16). Valve's corpus lumps agree better with 8 than
-/// with 16 (see `docs/vvis-measurements.md`).
+/// How far back a portal's flow may reuse finished results by default: vvis with this many
+/// threads (its default on an 8-thread machine; at most 16). Valve's corpus lumps agree better
+/// with 8 than with 16, and a lower one would let fewer walks run at once (see
+/// `docs/vvis-measurements.md`).
 pub const LOCKSTEP: usize = 8;
 
 /// Which flow to run.
@@ -195,9 +197,11 @@ impl Default for WalkLimits {
 /// by the states the walks spend (see [`Meter`]).
 ///
 /// The portal at position `i` of `order` reuses the finished results of the portals at
-/// positions up to `i - LOCKSTEP` and no others: vvis with [`LOCKSTEP`] threads in lockstep. That makes
-/// the output independent of the thread count and timing, and no thread waits for a whole
-/// group to finish: a thread blocks only when the portal `LOCKSTEP` places back is still running.
+/// positions up to `i - lockstep` and no others: vvis with `lockstep` threads in lockstep
+/// ([`LOCKSTEP`] by default; 0 is read as 1). That makes the output independent of the thread
+/// count and timing, and no thread waits for a whole group to finish: a thread blocks only when
+/// the portal `lockstep` places back is still running (so at most `lockstep` walks run at once).
+#[allow(clippy::too_many_arguments)]
 pub fn portal_flow(
     graph: &Graph,
     base: &[BaseVis],
@@ -205,9 +209,10 @@ pub fn portal_flow(
     kind: FlowKind,
     limits: WalkLimits,
     budget: Option<u64>,
+    lockstep: usize,
     progress: &dyn Progress,
 ) -> FlowResult {
-    let schedule = Schedule::new(graph.portals.len(), order);
+    let schedule = Schedule::new(graph.portals.len(), order, lockstep);
     let book = Book::new(budget, limits.states, base, order);
     let meter = Meter::new(book.expected_sum(), budget);
     let flows = Flows::new(graph, base, kind, limits, book, meter);
@@ -221,11 +226,6 @@ pub fn portal_flow(
             .collect(),
         counters,
     }
-}
-
-/// The positions of the order whose results the walk at position `i` may reuse: `..usable(i)`.
-fn usable(i: usize) -> usize {
-    (i + 1).saturating_sub(LOCKSTEP)
 }
 
 /// What every portal's flow runs over, which flow, and the states it may spend.
@@ -283,7 +283,7 @@ impl<'a> Flows<'a> {
         loop {
             let i = schedule.next.fetch_add(1, Ordering::Relaxed);
             let Some(&p) = order.get(i) else { break };
-            if !schedule.wait_for(usable(i)) {
+            if !schedule.wait_for(schedule.usable(i)) {
                 break; // another worker panicked; the scope passes the panic on
             }
             let (vis, c) = self.flow_at(schedule, i, p as usize, progress);
@@ -299,7 +299,7 @@ impl<'a> Flows<'a> {
         let done = Done {
             results: &schedule.results,
             position: &schedule.position,
-            usable: usable(i),
+            usable: schedule.usable(i),
         };
         let cap = schedule.cap(&self.book, i);
         let (vis, c) = self.flow_one(done, p, cap);
@@ -329,6 +329,8 @@ struct Schedule {
     results: Vec<OnceLock<Bits>>,
     /// Each portal's position in the order.
     position: Vec<u32>,
+    /// How many places back a walk may reuse results (at least 1).
+    lockstep: usize,
     /// The next position to hand out.
     next: AtomicUsize,
     finished: Mutex<Finished>,
@@ -359,8 +361,9 @@ struct Finished {
 }
 
 impl Schedule {
-    /// The schedule of `n` one-way portals' flows in `order`, none finished.
-    fn new(n: usize, order: &[u32]) -> Schedule {
+    /// The schedule of `n` one-way portals' flows in `order`, none finished, each reusing the
+    /// results up to `lockstep` places back.
+    fn new(n: usize, order: &[u32], lockstep: usize) -> Schedule {
         let mut position = vec![u32::MAX; n];
         for (i, &p) in order.iter().enumerate() {
             position[p as usize] = i as u32;
@@ -368,6 +371,7 @@ impl Schedule {
         Schedule {
             results: (0..n).map(|_| OnceLock::new()).collect(),
             position,
+            lockstep: lockstep.max(1),
             next: AtomicUsize::new(0),
             finished: Mutex::new(Finished {
                 failed: false,
@@ -377,6 +381,12 @@ impl Schedule {
             }),
             wake: Condvar::new(),
         }
+    }
+
+    /// The positions of the order whose results the walk at position `i` may reuse:
+    /// `..usable(i)`.
+    fn usable(&self, i: usize) -> usize {
+        (i + 1).saturating_sub(self.lockstep)
     }
 
     /// Blocks until positions `..usable` are all finished; false if a worker panicked.
@@ -392,7 +402,7 @@ impl Schedule {
     /// `..usable(i)` finished).
     fn cap(&self, book: &Book, i: usize) -> u64 {
         let f = self.finished.lock().unwrap_or_else(|e| e.into_inner());
-        book.cap(i, usable, |m| f.spent[m])
+        book.cap(i, |j| self.usable(j), |m| f.spent[m])
     }
 
     /// The states position `i` spent (0 until it finished).

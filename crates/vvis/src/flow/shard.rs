@@ -2,18 +2,18 @@
 //! results as [`super::portal_flow`] on one.
 //!
 //! The flow is not a set of independent jobs: the portal at position `i` of the order reuses
-//! the finished results of those at positions up to `i - LOCKSTEP` (see [`super::LOCKSTEP`]),
+//! the finished results of those at positions up to `i - lockstep` (see [`super::portal_flow`]),
 //! and what it finds depends on them. So shards cooperate as one run's threads do: shard `k`
 //! of `N` computes the positions `i` with `i % N == k` (round robin over an order sorted by
 //! expected work, so each gets a like share of small and large portals) and publishes each
 //! result through an [`Exchange`]; before position `i` it takes the results of the positions
-//! before `i - LOCKSTEP + 1` that other shards published. When the shard owning a position it
+//! before `i - lockstep + 1` that other shards published. When the shard owning a position it
 //! needs has stopped answering ([`Exchange::owner_alive`]: never started, or died), it computes
 //! that position itself (the same result: a position's flow depends only on the positions
 //! before it) and publishes it too, so shards that run one after another, or a shard that died
 //! and was requeued, still give the one-machine result, only with work done twice.
 //!
-//! As in one run, at most `LOCKSTEP` positions can be under way at once over all shards.
+//! As in one run, at most `lockstep` positions can be under way at once over all shards.
 
 use std::sync::Mutex;
 use std::sync::atomic::Ordering;
@@ -23,7 +23,7 @@ use crate::Progress;
 use crate::bits::Bits;
 use crate::graph::{BaseVis, Graph};
 
-use super::{Book, Counters, FlowKind, Flows, Meter, Schedule, WakeOnPanic, WalkLimits, usable};
+use super::{Book, Counters, FlowKind, Flows, Meter, Schedule, WakeOnPanic, WalkLimits};
 
 /// How the shards of one flow see each other's results.
 pub trait Exchange: Sync {
@@ -82,7 +82,8 @@ pub struct ShardFlow {
 const POLL_SHORTEST: Duration = Duration::from_millis(1);
 const POLL_LONGEST: Duration = Duration::from_millis(50);
 
-/// The flow of `shard`'s share of `order` within the whole flow's `budget`; must be called
+/// The flow of `shard`'s share of `order` within the whole flow's `budget`, each walk reusing
+/// the results up to `lockstep` places back (as [`super::portal_flow`]); must be called
 /// inside the thread pool to use, one pool per shard (a shard's workers wait for other shards'
 /// results). Progress advances by [`Meter::UNITS`] over the shard's own positions.
 #[allow(clippy::too_many_arguments)]
@@ -93,11 +94,12 @@ pub fn shard_flow(
     kind: FlowKind,
     limits: WalkLimits,
     budget: Option<u64>,
+    lockstep: usize,
     shard: ShardOf,
     exchange: &dyn Exchange,
     progress: &dyn Progress,
 ) -> ShardFlow {
-    let schedule = Schedule::new(graph.portals.len(), order);
+    let schedule = Schedule::new(graph.portals.len(), order, lockstep);
     let book = Book::new(budget, limits.states, base, order);
     let own: u64 = (0..order.len())
         .filter(|&i| shard.owner(i) == shard.index)
@@ -151,7 +153,7 @@ impl ShardRun<'_> {
             if i >= self.order.len() {
                 break;
             }
-            if !self.gather(usable(i)) {
+            if !self.gather(self.schedule.usable(i)) {
                 break; // another worker panicked
             }
             if self.is_finished(i) {
