@@ -91,6 +91,12 @@ pub struct VisFlags {
     /// 0: no bound, the exact PVS (its time can explode on open maps).
     #[arg(long, value_name = "N")]
     pub flow_states: Option<u64>,
+    /// A portal's walk narrows by the finished results of the portals at least N places
+    /// before it in vvis's order (default 8: vvis with 8 threads in step, so the PVS is the
+    /// same at any --threads). 1 gives vvis -threads 1's PVS, and runs one walk at a time;
+    /// Valve's own PVS moves a few pairs with its thread count.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    pub lockstep: Option<u64>,
 }
 
 impl VisFlags {
@@ -102,6 +108,7 @@ impl VisFlags {
             threads: threads.unwrap_or(0),
             radius_override: self.radius_override,
             flow_states: self.flow_states,
+            lockstep: self.lockstep.map(|n| n as usize),
             verify,
         }
     }

@@ -118,12 +118,14 @@ fn run_header(stage: &str, input: u64, options: String, count: u32) -> Header {
 /// not change it).
 fn options_text(s: &VisSettings) -> String {
     let budget = s.flow_states.map(|n| format!(" flow_states={n}"));
+    let lockstep = s.lockstep.map(|n| format!(" lockstep={n}"));
     format!(
-        "fast={} siblings={} radius_override={:?}{}",
+        "fast={} siblings={} radius_override={:?}{}{}",
         s.fast,
         s.siblings,
         s.radius_override,
-        budget.unwrap_or_default()
+        budget.unwrap_or_default(),
+        lockstep.unwrap_or_default()
     )
 }
 
@@ -411,5 +413,15 @@ mod tests {
         );
         assert_ne!(options_text(&budget(10)), options_text(&plain));
         assert_ne!(options_text(&budget(10)), options_text(&budget(20)));
+    }
+
+    #[test]
+    fn a_lockstep_is_part_of_the_options_parts_must_share() {
+        let lockstep = |n| VisSettings {
+            lockstep: Some(n),
+            ..Default::default()
+        };
+        assert_ne!(options_text(&lockstep(1)), options_text(&VisSettings::default()));
+        assert_ne!(options_text(&lockstep(1)), options_text(&lockstep(3)));
     }
 }

@@ -23,6 +23,9 @@ pub struct VisSettings {
     /// A bound on the whole flow's walk states (`None`: the default, per one-way portal; 0:
     /// none but each walk's own, the exact PVS).
     pub flow_states: Option<u64>,
+    /// How many places back in vvis's portal order a walk reuses finished results
+    /// (`None`: [`srcmap_vvis::Options::lockstep`]'s default; 1: vvis `-threads 1`).
+    pub lockstep: Option<usize>,
     pub verify: bool,
 }
 
@@ -34,6 +37,7 @@ impl VisSettings {
             threads: Threads(self.threads),
             radius_override: self.radius_override,
             flow_budget: srcmap_vvis::FlowBudget::from_flag(self.flow_states),
+            lockstep: self.lockstep,
             verify: self.verify,
             flow: if self.siblings {
                 FlowKind::FastSiblings
@@ -164,6 +168,17 @@ mod tests {
             ..Default::default()
         };
         assert!(siblings.options().flow == FlowKind::FastSiblings);
+        let serial = VisSettings {
+            lockstep: Some(1),
+            ..Default::default()
+        };
+        assert_eq!(
+            (
+                serial.options().lockstep(),
+                VisSettings::default().options().lockstep()
+            ),
+            (1, 8)
+        );
     }
 
     #[test]

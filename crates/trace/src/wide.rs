@@ -323,7 +323,9 @@ impl WideBvh {
             self.closest_with(ray.tmax, &mut [Pending::default(); STACK], enter, packet)
         } else {
             let need = self.stack_need + WIDTH;
-            with_deep_stack(&DEEP_CLOSEST, need, |stack| self.closest_with(ray.tmax, stack, enter, packet))
+            with_deep_stack(&DEEP_CLOSEST, need, |stack| {
+                self.closest_with(ray.tmax, stack, enter, packet)
+            })
         }
     }
 
