@@ -176,6 +176,7 @@ thread_local! {
 
 /// Calls `f` with the thread's stack of `key`, at least `len` long. A traversal writes each
 /// entry before reading it, so what an earlier ray left there does not matter.
+#[inline(always)]
 fn with_deep_stack<T: Copy + Default, R>(
     key: &'static LocalKey<Cell<Vec<T>>>,
     len: usize,
