@@ -10,6 +10,8 @@
 # without Wine) the script says why and exits 0. WINE (default wine), WINEPREFIX (default
 # ~/.srcmap-valve-wine, created with wineboot on first use). THREADS (default 2): both tools'
 # threads. REPEAT (default 3). OUT: keep the work folder there (default: a temporary one).
+# SERIAL_VIS=1: one more vis row, Valve's vvis -threads 1 against srcmap's --threads 1 --lockstep 1
+# (the same order of walks), whose visibility lumps should match byte for byte.
 # VMF...: corpus-relative paths (default: every VMF of the MANIFEST's VMF/BSP pairs and the three
 # largest corpus VMFs).
 #
@@ -132,13 +134,36 @@ bench_map() { # VMF (corpus-relative)
   [[ -f $d/vbsp_o/$name.prt ]] || { echo "$name: srcmap's vbsp leaked or failed; vis and light skipped" >&2; return; }
   t=$(race "$d/vis_v" "$WINE '$VALVE_BIN/vvis.exe' -threads $THREADS -game '$G' $name" \
     "$d/vis_o" "'$bin' vvis -q --threads $THREADS $name.bsp" "$d/vbsp_o/$name.bsp" "$d/vbsp_o/$name.prt")
-  row "$name" vvis "$t" "PVS $(field "$(judge compare_vis.py "$d/vis_o/$name.bsp" "$d/vis_v/$name.bsp")" agree)"
+  row "$name" vvis "$t" "PVS $(field "$(judge compare_vis.py "$d/vis_o/$name.bsp" "$d/vis_v/$name.bsp")" agree), lump $(same_lump 4 "$d/vis_o/$name.bsp" "$d/vis_v/$name.bsp")"
+  [[ ${SERIAL_VIS:-0} == 1 ]] && serial_vis "$d"
   mkdir -p "$d/lit_input"
   cp "$d/vis_v/$name.bsp" "$d/lit_input/"
   python3 "$tools/sprp_v6.py" "$d/lit_input/$name.bsp" >/dev/null 2>&1 || true
   t=$(race "$d/rad_v" "$WINE '$VALVE_BIN/vrad.exe' -threads $THREADS -ldr -game '$G' $name" \
     "$d/rad_o" "'$bin' vrad -q --threads $THREADS --ldr $name.bsp" "$d/lit_input/$name.bsp")
   row "$name" vrad "$t" "$(light_agreement "$d/rad_o/$name.bsp" "$d/rad_v/$name.bsp")"
+}
+
+# Both vvis at one thread, ours walking in Valve's one-thread order (--lockstep 1).
+serial_vis() { # DIR
+  local d=$1 t
+  mkdir -p "$d"/{vis1_v,vis1_o}
+  t=$(race "$d/vis1_v" "$WINE '$VALVE_BIN/vvis.exe' -threads 1 -game '$G' $name" \
+    "$d/vis1_o" "'$bin' vvis -q --threads 1 --lockstep 1 $name.bsp" "$d/vbsp_o/$name.bsp" "$d/vbsp_o/$name.prt")
+  row "$name" vvis1 "$t" "PVS $(field "$(judge compare_vis.py "$d/vis1_o/$name.bsp" "$d/vis1_v/$name.bsp")" agree), lump $(same_lump 4 "$d/vis1_o/$name.bsp" "$d/vis1_v/$name.bsp")"
+}
+
+# Whether lump N of two BSPs is the same, byte for byte: "same" or "differs".
+same_lump() { # N A B
+  python3 - "$@" <<'PY' 2>/dev/null || echo -
+import struct, sys
+def lump(path, i):
+    d = open(path, 'rb').read()
+    off, size = struct.unpack_from('<ii', d, 8 + 16 * i)
+    return d[off:off + size]
+n = int(sys.argv[1])
+print('same' if lump(sys.argv[2], n) == lump(sys.argv[3], n) else 'differs')
+PY
 }
 
 # vbsp's agreement: the judge's brush and leaf counts, ours/Valve's.
