@@ -82,6 +82,7 @@ fn main() -> Result<(), String> {
     let traversal = match backend.as_str() {
         "obvhs" => Traversal::Obvhs,
         "wide" => Traversal::Wide,
+        "ploc" => Traversal::WidePloc,
         other => return Err(format!("unknown backend {other}")),
     };
     let number = |i: usize, default: usize| rest.get(i).map_or(Ok(default), |n| n.parse());

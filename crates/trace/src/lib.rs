@@ -22,6 +22,7 @@
 use std::time::Duration;
 
 mod parallel;
+mod sbvh;
 mod wide;
 pub use parallel::{ParallelOrigins, ParallelRays, SceneAlong};
 
@@ -114,7 +115,13 @@ impl SceneBuilder {
                 self.into_scene(Backend::Obvhs(bvh), order)
             }
             Traversal::Wide => {
-                let (bvh, order) = wide::WideBvh::build(&self.triangles, params, padded_box);
+                let tree = sbvh::build(&self.triangles, padded_box);
+                let (bvh, order) = wide::WideBvh::build(&self.triangles, &tree);
+                self.into_scene(Backend::Wide(bvh), order)
+            }
+            Traversal::WidePloc => {
+                let tree = wide::ploc_tree(&self.triangles, params, padded_box);
+                let (bvh, order) = wide::WideBvh::build(&self.triangles, &tree);
                 self.into_scene(Backend::Wide(bvh), order)
             }
         }
@@ -146,6 +153,9 @@ pub enum Traversal {
     /// four maps' ray sets, `scripts/bench_embree.sh`).
     #[default]
     Wide,
+    /// The same wide layout collapsed from obvhs's PLOC tree instead of our SBVH (the
+    /// default before; kept for comparison).
+    WidePloc,
 }
 
 /// The built acceleration structure.

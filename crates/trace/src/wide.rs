@@ -211,24 +211,25 @@ pub(crate) struct WideBvh {
 }
 
 impl WideBvh {
-    /// Builds the tree over `tris` (boxes grown by `pad`) and the order to store the
-    /// triangles in: `order[slot]` is the triangle of slot `slot`, slots in leaf order.
-    pub(crate) fn build(
-        tris: &[Triangle],
-        params: BvhBuildParams,
-        pad: impl Fn(Aabb) -> Aabb,
-    ) -> (WideBvh, Vec<u32>) {
-        let bvh2 = binary_tree(tris, params, pad);
+    /// Collapses the binary tree `bvh2` over `tris` and gives the order to store the
+    /// triangles in: `order[slot]` is the triangle of slot `slot`, slots in packet order. A
+    /// triangle in several leaves (spatial splits) keeps the slot of its first packet.
+    pub(crate) fn build(tris: &[Triangle], bvh2: &Bvh2) -> (WideBvh, Vec<u32>) {
         let prims = &bvh2.primitive_indices;
         let by_position: Vec<Triangle> = prims.iter().map(|&i| tris[i as usize]).collect();
-        let mut wide = WideBvh::new(&bvh2, &by_position);
+        let mut wide = WideBvh::new(bvh2, &by_position);
         // Slots numbered in packet order (depth first through the wide tree): runs of slots
         // stay together in space, which `ParallelOrigins`' groups of slots rely on.
         let mut order = Vec::with_capacity(tris.len());
+        let mut slot_of = vec![u32::MAX; tris.len()];
         for p in &mut wide.packets {
             for slot in p.slot.iter_mut().filter(|s| **s != u32::MAX) {
-                order.push(prims[*slot as usize]);
-                *slot = order.len() as u32 - 1;
+                let tri = prims[*slot as usize];
+                if slot_of[tri as usize] == u32::MAX {
+                    slot_of[tri as usize] = order.len() as u32;
+                    order.push(tri);
+                }
+                *slot = slot_of[tri as usize];
             }
         }
         (wide, order)
@@ -499,7 +500,7 @@ fn descend(
 
 /// obvhs's PLOC build (as its `build_bvh2`) over the triangles' padded boxes, leaves of up to
 /// [`LEAF_TRIANGLES`].
-fn binary_tree(tris: &[Triangle], params: BvhBuildParams, pad: impl Fn(Aabb) -> Aabb) -> Bvh2 {
+pub(crate) fn ploc_tree(tris: &[Triangle], params: BvhBuildParams, pad: impl Fn(Aabb) -> Aabb) -> Bvh2 {
     let boxes: Vec<Aabb> = tris.iter().map(|t| pad(t.aabb())).collect();
     let indices: Vec<u32> = (0..tris.len() as u32).collect();
     let mut ploc = PlocBuilder::with_capacity(boxes.len());

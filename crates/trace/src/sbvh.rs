@@ -1,0 +1,354 @@
+//! A top-down binned SAH builder with spatial splits (SBVH: Stich, Friedrich and Dietrich,
+//! "Spatial Splits in Bounding Volume Hierarchies", 2009), giving the binary tree the wide
+//! BVH is collapsed from.
+//!
+//! At each node the best object split (references binned by their box centres) is compared
+//! by SAH with the best spatial split (the node cut into slabs, each triangle clipped to the
+//! slabs it crosses); a spatial split puts a triangle on both sides of its plane, so one
+//! triangle may sit in several leaves, each holding it with the box of its own piece. Spatial
+//! splits are only tried where the object split's children overlap, and stop once the
+//! references have grown by [`DUPLICATE_SHARE`].
+//!
+//! Boxes: a reference keeps the exact box of its piece (for clipping) and that box grown by
+//! its whole triangle's pad (for the tree). Every point of the triangle lies in one piece, so
+//! the pieces' padded boxes together cover all the padded triangle box covers near it.
+
+use glam::Vec3A;
+use obvhs::aabb::Aabb;
+use obvhs::bvh2::Bvh2;
+use obvhs::bvh2::node::Bvh2Node;
+use obvhs::triangle::Triangle;
+
+/// Bins per axis, for object and spatial splits alike.
+const BINS: usize = 32;
+/// Triangles per packet: the SAH counts a leaf's cost in packets.
+const PACKET: usize = 4;
+/// Most references in a leaf.
+const MAX_LEAF: usize = 4;
+/// Cost of visiting a node, in packet tests.
+const NODE_COST: f32 = 1.0;
+/// How many references spatial splits may add, as a share of the triangles.
+const DUPLICATE_SHARE: f32 = 0.4;
+/// Spatial splits are tried where the object split's children overlap by more than this
+/// share of the root's surface (the paper's alpha).
+const OVERLAP_SHARE: f32 = 1e-5;
+/// Below this depth no more spatial splits (the tree's depth stays bounded).
+const SPATIAL_DEPTH: usize = 48;
+
+/// A triangle, or the piece of it a node holds.
+#[derive(Clone, Copy)]
+struct Ref {
+    exact: Aabb,
+    padded: Aabb,
+    tri: u32,
+}
+
+/// Where to cut a node's references.
+#[derive(Clone, Copy)]
+enum Cut {
+    /// By box centre: those whose centre's bin along `axis` is below `bin`.
+    Object { axis: usize, origin: f32, scale: f32, bin: usize },
+    /// By the plane `axis = pos`, clipping the references that cross it.
+    Spatial { axis: usize, pos: f32 },
+    /// The first half of the references' order and the second: for nodes too many for a
+    /// leaf that no bin separates (every centre in one place).
+    Halves,
+}
+
+/// A candidate cut and its SAH cost (children's surfaces times their packets).
+#[derive(Clone, Copy)]
+struct Split {
+    cost: f32,
+    cut: Cut,
+    left: Aabb,
+    right: Aabb,
+}
+
+/// Per bin: the box of what it holds, references starting in it and ending in it.
+#[derive(Clone, Copy)]
+struct Bin {
+    bounds: Aabb,
+    enter: u32,
+    exit: u32,
+}
+
+impl Bin {
+    const EMPTY: Bin = Bin {
+        bounds: Aabb::INVALID,
+        enter: 0,
+        exit: 0,
+    };
+}
+
+struct Builder<'t> {
+    tris: &'t [Triangle],
+    /// Per triangle, how far its padded box reaches beyond its exact box on each axis.
+    pads: Vec<Vec3A>,
+    nodes: Vec<Bvh2Node>,
+    prims: Vec<u32>,
+    /// References spatial splits may still add.
+    spare: usize,
+    /// Overlap (half area) above which spatial splits are tried.
+    min_overlap: f32,
+}
+
+/// The binary tree over `tris`, whose boxes are grown by `pad`; leaves list triangle indices
+/// (a triangle may appear in several leaves).
+pub(crate) fn build(tris: &[Triangle], pad: impl Fn(Aabb) -> Aabb) -> Bvh2 {
+    let refs: Vec<Ref> = (tris.iter().enumerate())
+        .map(|(i, t)| Ref {
+            exact: t.aabb(),
+            padded: pad(t.aabb()),
+            tri: i as u32,
+        })
+        .collect();
+    let root = union(refs.iter().map(|r| r.padded));
+    let mut b = Builder {
+        tris,
+        pads: refs.iter().map(|r| r.padded.max - r.exact.max).collect(),
+        nodes: vec![Bvh2Node::default()],
+        prims: Vec::with_capacity(tris.len() * 3 / 2),
+        spare: (tris.len() as f32 * DUPLICATE_SHARE) as usize,
+        min_overlap: root.half_area() * OVERLAP_SHARE,
+    };
+    b.node(0, refs, 0);
+    Bvh2 {
+        nodes: b.nodes,
+        primitive_indices: b.prims,
+        uses_spatial_splits: true,
+        ..Bvh2::default()
+    }
+}
+
+impl Builder<'_> {
+    /// Fills node `at` with `refs`: a leaf, or two children cut by SAH.
+    fn node(&mut self, at: usize, refs: Vec<Ref>, depth: usize) {
+        let bounds = union(refs.iter().map(|r| r.padded));
+        let Some(split) = self.choose(&refs, &bounds, depth) else {
+            self.nodes[at] = Bvh2Node::new(bounds, refs.len() as u32, self.prims.len() as u32);
+            self.prims.extend(refs.iter().map(|r| r.tri));
+            return;
+        };
+        let (left, right) = self.partition(refs, split.cut);
+        let first = self.nodes.len();
+        self.nodes[at] = Bvh2Node::new(bounds, 0, first as u32);
+        self.nodes.extend([Bvh2Node::default(); 2]);
+        self.node(first, left, depth + 1);
+        self.node(first + 1, right, depth + 1);
+    }
+
+    /// The cut for a node, or `None` where a leaf costs less.
+    fn choose(&self, refs: &[Ref], bounds: &Aabb, depth: usize) -> Option<Split> {
+        if refs.len() <= 1 {
+            return None;
+        }
+        let object = object_split(refs);
+        let spatial = match object {
+            Some(o) if depth < SPATIAL_DEPTH && self.overlaps(&o) => self.spatial_split(refs),
+            None if depth < SPATIAL_DEPTH => self.spatial_split(refs),
+            _ => None,
+        };
+        let best = [object, spatial].into_iter().flatten().min_by(|a, b| a.cost.total_cmp(&b.cost));
+        let area = bounds.half_area();
+        let leaf = area * packets(refs.len());
+        match best {
+            Some(s) if refs.len() > MAX_LEAF || NODE_COST * area + s.cost < leaf => Some(s),
+            None if refs.len() > MAX_LEAF => Some(HALVES),
+            _ => None,
+        }
+    }
+
+    /// Whether an object split's children overlap enough for spatial splits to be worth
+    /// trying, and references may still be added.
+    fn overlaps(&self, s: &Split) -> bool {
+        let overlap = s.left.intersection(&s.right);
+        self.spare > 0 && overlap.valid() && overlap.half_area() > self.min_overlap
+    }
+
+    /// The best spatial split over all three axes.
+    fn spatial_split(&self, refs: &[Ref]) -> Option<Split> {
+        let exact = union(refs.iter().map(|r| r.exact));
+        (0..3)
+            .filter_map(|axis| self.spatial_on(refs, &exact, axis))
+            .min_by(|a, b| a.cost.total_cmp(&b.cost))
+    }
+
+    /// The best spatial split along `axis` of the node whose exact box is `exact`.
+    fn spatial_on(&self, refs: &[Ref], exact: &Aabb, axis: usize) -> Option<Split> {
+        let (lo, extent) = (exact.min[axis], exact.max[axis] - exact.min[axis]);
+        if extent <= 0.0 {
+            return None;
+        }
+        let scale = BINS as f32 / extent;
+        let bin_of = |x: f32| (((x - lo) * scale) as usize).min(BINS - 1);
+        let plane = |bin: usize| lo + extent * (bin as f32 / BINS as f32);
+        let mut bins = [Bin::EMPTY; BINS];
+        for r in refs {
+            let (first, last) = (bin_of(r.exact.min[axis]), bin_of(r.exact.max[axis]));
+            let mut piece = *r;
+            for bin in first..last {
+                let (l, rest) = self.clip(&piece, axis, plane(bin + 1));
+                bins[bin].bounds = bins[bin].bounds.union(&l.padded);
+                piece = rest;
+            }
+            bins[last].bounds = bins[last].bounds.union(&piece.padded);
+            bins[first].enter += 1;
+            bins[last].exit += 1;
+        }
+        let (bin, cost, left, right) = sweep(&bins)?;
+        let cut = Cut::Spatial { axis, pos: plane(bin) };
+        Some(Split { cost, cut, left, right })
+    }
+
+    /// `refs` cut in two. A cut that would leave a side empty (the bins' estimate and the
+    /// exact test can disagree at the ends) falls back to halves.
+    fn partition(&mut self, mut refs: Vec<Ref>, cut: Cut) -> (Vec<Ref>, Vec<Ref>) {
+        let (left, right): (Vec<Ref>, Vec<Ref>) = match cut {
+            Cut::Object { axis, origin, scale, bin } => {
+                refs.iter().partition(|r| centre_bin(r, axis, origin, scale) < bin)
+            }
+            Cut::Spatial { axis, pos } => self.cut_spatial(&refs, axis, pos),
+            Cut::Halves => (Vec::new(), Vec::new()),
+        };
+        if left.is_empty() || right.is_empty() {
+            let right = refs.split_off(refs.len() / 2);
+            return (refs, right);
+        }
+        (left, right)
+    }
+
+    /// References wholly on either side of the plane go there; those across it are clipped
+    /// into a piece for each side.
+    fn cut_spatial(&mut self, refs: &[Ref], axis: usize, pos: f32) -> (Vec<Ref>, Vec<Ref>) {
+        let (mut left, mut right) = (Vec::new(), Vec::new());
+        for r in refs {
+            if r.exact.max[axis] <= pos {
+                left.push(*r);
+            } else if r.exact.min[axis] >= pos {
+                right.push(*r);
+            } else {
+                let (l, rt) = self.clip(r, axis, pos);
+                left.push(l);
+                right.push(rt);
+            }
+        }
+        let added = (left.len() + right.len()).saturating_sub(refs.len());
+        self.spare = self.spare.saturating_sub(added);
+        (left, right)
+    }
+
+    /// The pieces of `r` below and above the plane `axis = pos`: the boxes of the triangle's
+    /// two sides, within `r`'s own box.
+    fn clip(&self, r: &Ref, axis: usize, pos: f32) -> (Ref, Ref) {
+        let t = &self.tris[r.tri as usize];
+        let (mut below, mut above) = (Aabb::INVALID, Aabb::INVALID);
+        for (a, b) in [(t.v0, t.v1), (t.v1, t.v2), (t.v2, t.v0)] {
+            if a[axis] <= pos {
+                below.extend(a);
+            }
+            if a[axis] >= pos {
+                above.extend(a);
+            }
+            if (a[axis] < pos) != (b[axis] < pos) && a[axis] != pos && b[axis] != pos {
+                let mut x = a + (b - a) * ((pos - a[axis]) / (b[axis] - a[axis]));
+                x[axis] = pos;
+                below.extend(x);
+                above.extend(x);
+            }
+        }
+        let mut within_below = r.exact;
+        within_below.max[axis] = within_below.max[axis].min(pos);
+        let mut within_above = r.exact;
+        within_above.min[axis] = within_above.min[axis].max(pos);
+        (self.piece(r, below, within_below), self.piece(r, above, within_above))
+    }
+
+    /// A piece of `r` whose clipped triangle's box is `clipped`, kept within `within`.
+    fn piece(&self, r: &Ref, clipped: Aabb, within: Aabb) -> Ref {
+        let exact = clipped.intersection(&within);
+        // Rounding can leave a sliver's box empty; the slab of `r` is then a safe box.
+        let exact = if exact.valid() { exact } else { within };
+        let pad = self.pads[r.tri as usize];
+        Ref {
+            exact,
+            padded: Aabb::new(exact.min - pad, exact.max + pad).intersection(&r.padded),
+            tri: r.tri,
+        }
+    }
+}
+
+/// The best object split over all three axes: references binned by their padded box's
+/// centre.
+fn object_split(refs: &[Ref]) -> Option<Split> {
+    let centres = union(refs.iter().map(|r| Aabb::new(r.padded.center(), r.padded.center())));
+    (0..3)
+        .filter_map(|axis| object_on(refs, &centres, axis))
+        .min_by(|a, b| a.cost.total_cmp(&b.cost))
+}
+
+/// The best object split along `axis`, given the box of the references' centres.
+fn object_on(refs: &[Ref], centres: &Aabb, axis: usize) -> Option<Split> {
+    let (origin, extent) = (centres.min[axis], centres.max[axis] - centres.min[axis]);
+    if extent <= 0.0 {
+        return None;
+    }
+    let scale = BINS as f32 / extent;
+    let mut bins = [Bin::EMPTY; BINS];
+    for r in refs {
+        let b = &mut bins[centre_bin(r, axis, origin, scale)];
+        b.bounds = b.bounds.union(&r.padded);
+        b.enter += 1;
+        b.exit += 1;
+    }
+    let (bin, cost, left, right) = sweep(&bins)?;
+    let cut = Cut::Object { axis, origin, scale, bin };
+    Some(Split { cost, cut, left, right })
+}
+
+/// The bin of `r`'s centre along `axis`.
+fn centre_bin(r: &Ref, axis: usize, origin: f32, scale: f32) -> usize {
+    (((r.padded.center_axis(axis) - origin) * scale) as usize).min(BINS - 1)
+}
+
+/// The cheapest plane between bins: its index (bins below it go left), SAH cost and the two
+/// sides' boxes. `None` where every plane leaves a side empty.
+fn sweep(bins: &[Bin; BINS]) -> Option<(usize, f32, Aabb, Aabb)> {
+    let mut above = [(Aabb::INVALID, 0u32); BINS];
+    let mut acc = (Aabb::INVALID, 0u32);
+    for i in (1..BINS).rev() {
+        acc = (acc.0.union(&bins[i].bounds), acc.1 + bins[i].exit);
+        above[i] = acc;
+    }
+    let mut below = (Aabb::INVALID, 0u32);
+    let mut best: Option<(usize, f32, Aabb, Aabb)> = None;
+    for i in 1..BINS {
+        below = (below.0.union(&bins[i - 1].bounds), below.1 + bins[i - 1].enter);
+        let (right, n_right) = above[i];
+        if below.1 == 0 || n_right == 0 {
+            continue;
+        }
+        let cost = below.0.half_area() * packets(below.1 as usize) + right.half_area() * packets(n_right as usize);
+        if best.is_none_or(|b| cost < b.1) {
+            best = Some((i, cost, below.0, right));
+        }
+    }
+    best
+}
+
+/// The cut into halves (its cost is never compared).
+const HALVES: Split = Split {
+    cost: f32::INFINITY,
+    cut: Cut::Halves,
+    left: Aabb::INVALID,
+    right: Aabb::INVALID,
+};
+
+/// Packets needed for `n` triangles.
+fn packets(n: usize) -> f32 {
+    n.div_ceil(PACKET) as f32
+}
+
+/// The box around `boxes`.
+fn union(boxes: impl Iterator<Item = Aabb>) -> Aabb {
+    boxes.fold(Aabb::INVALID, |acc, b| acc.union(&b))
+}
