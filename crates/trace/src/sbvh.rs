@@ -13,6 +13,8 @@
 //! its whole triangle's pad (for the tree). Every point of the triangle lies in one piece, so
 //! the pieces' padded boxes together cover all the padded triangle box covers near it.
 
+use std::ops::RangeInclusive;
+
 use glam::Vec3A;
 use obvhs::aabb::Aabb;
 use obvhs::bvh2::Bvh2;
@@ -26,7 +28,7 @@ const PACKET: usize = 4;
 /// Most references in a leaf.
 const MAX_LEAF: usize = 4;
 /// Cost of visiting a node, in packet tests.
-const NODE_COST: f32 = 1.0;
+const NODE_COST: f32 = 0.5;
 /// How many references spatial splits may add, as a share of the triangles.
 const DUPLICATE_SHARE: f32 = 0.4;
 /// Spatial splits are tried where the object split's children overlap by more than this
@@ -175,29 +177,55 @@ impl Builder<'_> {
 
     /// The best spatial split along `axis` of the node whose exact box is `exact`.
     fn spatial_on(&self, refs: &[Ref], exact: &Aabb, axis: usize) -> Option<Split> {
-        let (lo, extent) = (exact.min[axis], exact.max[axis] - exact.min[axis]);
-        if extent <= 0.0 {
-            return None;
-        }
-        let scale = BINS as f32 / extent;
-        let bin_of = |x: f32| (((x - lo) * scale) as usize).min(BINS - 1);
-        let plane = |bin: usize| lo + extent * (bin as f32 / BINS as f32);
+        let slabs = Slabs::new(exact, axis)?;
         let mut bins = [Bin::EMPTY; BINS];
         for r in refs {
-            let (first, last) = (bin_of(r.exact.min[axis]), bin_of(r.exact.max[axis]));
-            let mut piece = *r;
-            for bin in first..last {
-                let (l, rest) = self.clip(&piece, axis, plane(bin + 1));
-                bins[bin].bounds = bins[bin].bounds.union(&l.padded);
-                piece = rest;
+            let (first, last) = (slabs.bin_of(r.exact.min[axis]), slabs.bin_of(r.exact.max[axis]));
+            if first == last {
+                bins[first].bounds = bins[first].bounds.union(&r.padded);
+            } else {
+                self.bin_pieces(r, &slabs, first..=last, &mut bins);
             }
-            bins[last].bounds = bins[last].bounds.union(&piece.padded);
             bins[first].enter += 1;
             bins[last].exit += 1;
         }
         let (bin, cost, left, right) = sweep(&bins)?;
-        let cut = Cut::Spatial { axis, pos: plane(bin) };
+        let cut = Cut::Spatial {
+            axis,
+            pos: slabs.plane(bin),
+        };
         Some(Split { cost, cut, left, right })
+    }
+
+    /// Adds to each bin of `span` the padded box of `r`'s piece in that slab: the triangle's
+    /// corners in the slab and its edges' crossings of the slab's planes, within `r`'s box.
+    /// (A corner outside `r`'s box is binned at the span's end; the estimate only grows.)
+    fn bin_pieces(&self, r: &Ref, slabs: &Slabs, span: RangeInclusive<usize>, bins: &mut [Bin; BINS]) {
+        let (first, last, axis) = (*span.start(), *span.end(), slabs.axis);
+        let t = &self.tris[r.tri as usize];
+        let corners = [t.v0, t.v1, t.v2].map(|v| (slabs.bin_of(v[axis]).clamp(first, last), v));
+        // The crossings of the slab's lower plane, carried over from the slab below.
+        let mut lower = Aabb::INVALID;
+        for bin in span {
+            let mut piece = lower;
+            for &(_, v) in corners.iter().filter(|c| c.0 == bin) {
+                piece.extend(v);
+            }
+            lower = Aabb::INVALID;
+            if bin < last {
+                crossings(t, axis, slabs.plane(bin + 1)).for_each(|x| _ = lower.extend(x));
+            }
+            let exact = piece.union(&lower).intersection(&r.exact);
+            if exact.valid() {
+                bins[bin].bounds = bins[bin].bounds.union(&self.padded(r, exact));
+            }
+        }
+    }
+
+    /// `exact`, a box within `r`'s, grown by the pad of `r`'s triangle.
+    fn padded(&self, r: &Ref, exact: Aabb) -> Aabb {
+        let pad = self.pads[r.tri as usize];
+        Aabb::new(exact.min - pad, exact.max + pad).intersection(&r.padded)
     }
 
     /// `refs` cut in two. A cut that would leave a side empty (the bins' estimate and the
@@ -242,19 +270,17 @@ impl Builder<'_> {
     fn clip(&self, r: &Ref, axis: usize, pos: f32) -> (Ref, Ref) {
         let t = &self.tris[r.tri as usize];
         let (mut below, mut above) = (Aabb::INVALID, Aabb::INVALID);
-        for (a, b) in [(t.v0, t.v1), (t.v1, t.v2), (t.v2, t.v0)] {
-            if a[axis] <= pos {
-                below.extend(a);
+        for v in [t.v0, t.v1, t.v2] {
+            if v[axis] <= pos {
+                below.extend(v);
             }
-            if a[axis] >= pos {
-                above.extend(a);
+            if v[axis] >= pos {
+                above.extend(v);
             }
-            if (a[axis] < pos) != (b[axis] < pos) && a[axis] != pos && b[axis] != pos {
-                let mut x = a + (b - a) * ((pos - a[axis]) / (b[axis] - a[axis]));
-                x[axis] = pos;
-                below.extend(x);
-                above.extend(x);
-            }
+        }
+        for x in crossings(t, axis, pos) {
+            below.extend(x);
+            above.extend(x);
         }
         let mut within_below = r.exact;
         within_below.max[axis] = within_below.max[axis].min(pos);
@@ -268,13 +294,56 @@ impl Builder<'_> {
         let exact = clipped.intersection(&within);
         // Rounding can leave a sliver's box empty; the slab of `r` is then a safe box.
         let exact = if exact.valid() { exact } else { within };
-        let pad = self.pads[r.tri as usize];
         Ref {
             exact,
-            padded: Aabb::new(exact.min - pad, exact.max + pad).intersection(&r.padded),
+            padded: self.padded(r, exact),
             tri: r.tri,
         }
     }
+}
+
+/// A node's extent along `axis` cut into [`BINS`] equal slabs.
+struct Slabs {
+    axis: usize,
+    lo: f32,
+    extent: f32,
+    scale: f32,
+}
+
+impl Slabs {
+    /// `None` where the box is flat along `axis`.
+    fn new(exact: &Aabb, axis: usize) -> Option<Slabs> {
+        let (lo, extent) = (exact.min[axis], exact.max[axis] - exact.min[axis]);
+        (extent > 0.0).then(|| Slabs {
+            axis,
+            lo,
+            extent,
+            scale: BINS as f32 / extent,
+        })
+    }
+
+    /// The slab holding coordinate `x` (clamped to the ends).
+    fn bin_of(&self, x: f32) -> usize {
+        (((x - self.lo) * self.scale).max(0.0) as usize).min(BINS - 1)
+    }
+
+    /// The plane between slabs `bin - 1` and `bin`.
+    fn plane(&self, bin: usize) -> f32 {
+        self.lo + self.extent * (bin as f32 / BINS as f32)
+    }
+}
+
+/// Where `t`'s edges cross the plane `axis = pos` strictly between their ends (at most two
+/// points; the rest are `None`).
+fn crossings(t: &Triangle, axis: usize, pos: f32) -> impl Iterator<Item = Vec3A> {
+    [(t.v0, t.v1), (t.v1, t.v2), (t.v2, t.v0)]
+        .into_iter()
+        .filter(move |(a, b)| (a[axis] < pos && b[axis] > pos) || (a[axis] > pos && b[axis] < pos))
+        .map(move |(a, b)| {
+            let mut x = a + (b - a) * ((pos - a[axis]) / (b[axis] - a[axis]));
+            x[axis] = pos;
+            x
+        })
 }
 
 /// The best object split over all three axes: references binned by their padded box's
