@@ -33,7 +33,7 @@ const NODE_COST: f32 = 0.5;
 const DUPLICATE_SHARE: f32 = 0.4;
 /// Spatial splits are tried where the object split's children overlap by more than this
 /// share of the root's surface (the paper's alpha).
-const OVERLAP_SHARE: f32 = 1e-5;
+const OVERLAP_SHARE: f32 = 1e-3;
 /// Below this depth no more spatial splits (the tree's depth stays bounded).
 const SPATIAL_DEPTH: usize = 48;
 
