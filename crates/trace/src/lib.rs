@@ -855,6 +855,32 @@ mod wide_tests {
         );
     }
 
+    /// Triangles the SBVH splits (long slivers over a floor of small quads): answers stay
+    /// exact, and each triangle keeps one slot though several leaves hold it.
+    #[test]
+    fn split_triangles_answer_as_every_triangle_tested_and_keep_one_slot() {
+        let mut b = SceneBuilder::new();
+        for (i, t) in crate::sbvh::tests::slivers().iter().enumerate() {
+            b.add_triangle(t.v0.into(), t.v1.into(), t.v2.into(), i as u32);
+        }
+        let scene = b.build_with(Traversal::Wide);
+        let mut numbers = scene.original.clone();
+        numbers.sort_unstable();
+        assert!(numbers.iter().copied().eq(0..scene.len() as u32));
+        let mut rng = Rng(5);
+        let mut hits = 0;
+        for _ in 0..20_000 {
+            let o: [f32; 3] = (rng.point(40.0) - Vec3A::new(4.0, 4.0, 18.0)).into();
+            let d: [f32; 3] = (rng.point(2.0) - Vec3A::ONE).into();
+            let (want, want_occluded) = brute(&scene, o, d, 1e5, 0);
+            let got = scene.closest(o, d, 1e5);
+            assert_eq!(got.map(|h| h.t), want, "{o:?} {d:?}");
+            assert_eq!(scene.occluded(o, d, 1e5), want_occluded, "{o:?} {d:?}");
+            hits += usize::from(want.is_some());
+        }
+        assert!(hits > 3_000, "{hits} hits");
+    }
+
     #[test]
     fn both_traversals_agree_and_keep_the_triangle_numbering() {
         let wide = clutter_builder(|_| true).build_with(Traversal::Wide);

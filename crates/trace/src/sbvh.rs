@@ -49,7 +49,12 @@ struct Ref {
 #[derive(Clone, Copy)]
 enum Cut {
     /// By box centre: those whose centre's bin along `axis` is below `bin`.
-    Object { axis: usize, origin: f32, scale: f32, bin: usize },
+    Object {
+        axis: usize,
+        origin: f32,
+        scale: f32,
+        bin: usize,
+    },
     /// By the plane `axis = pos`, clipping the references that cross it.
     Spatial { axis: usize, pos: f32 },
     /// The first half of the references' order and the second: for nodes too many for a
@@ -150,7 +155,10 @@ impl Builder<'_> {
             None if depth < SPATIAL_DEPTH => self.spatial_split(refs),
             _ => None,
         };
-        let best = [object, spatial].into_iter().flatten().min_by(|a, b| a.cost.total_cmp(&b.cost));
+        let best = [object, spatial]
+            .into_iter()
+            .flatten()
+            .min_by(|a, b| a.cost.total_cmp(&b.cost));
         let area = bounds.half_area();
         let leaf = area * packets(refs.len());
         match best {
@@ -194,7 +202,12 @@ impl Builder<'_> {
             axis,
             pos: slabs.plane(bin),
         };
-        Some(Split { cost, cut, left, right })
+        Some(Split {
+            cost,
+            cut,
+            left,
+            right,
+        })
     }
 
     /// Adds to each bin of `span` the padded box of `r`'s piece in that slab: the triangle's
@@ -232,9 +245,14 @@ impl Builder<'_> {
     /// exact test can disagree at the ends) falls back to halves.
     fn partition(&mut self, mut refs: Vec<Ref>, cut: Cut) -> (Vec<Ref>, Vec<Ref>) {
         let (left, right): (Vec<Ref>, Vec<Ref>) = match cut {
-            Cut::Object { axis, origin, scale, bin } => {
-                refs.iter().partition(|r| centre_bin(r, axis, origin, scale) < bin)
-            }
+            Cut::Object {
+                axis,
+                origin,
+                scale,
+                bin,
+            } => refs
+                .iter()
+                .partition(|r| centre_bin(r, axis, origin, scale) < bin),
             Cut::Spatial { axis, pos } => self.cut_spatial(&refs, axis, pos),
             Cut::Halves => (Vec::new(), Vec::new()),
         };
@@ -286,7 +304,10 @@ impl Builder<'_> {
         within_below.max[axis] = within_below.max[axis].min(pos);
         let mut within_above = r.exact;
         within_above.min[axis] = within_above.min[axis].max(pos);
-        (self.piece(r, below, within_below), self.piece(r, above, within_above))
+        (
+            self.piece(r, below, within_below),
+            self.piece(r, above, within_above),
+        )
     }
 
     /// A piece of `r` whose clipped triangle's box is `clipped`, kept within `within`.
@@ -349,7 +370,10 @@ fn crossings(t: &Triangle, axis: usize, pos: f32) -> impl Iterator<Item = Vec3A>
 /// The best object split over all three axes: references binned by their padded box's
 /// centre.
 fn object_split(refs: &[Ref]) -> Option<Split> {
-    let centres = union(refs.iter().map(|r| Aabb::new(r.padded.center(), r.padded.center())));
+    let centres = union(
+        refs.iter()
+            .map(|r| Aabb::new(r.padded.center(), r.padded.center())),
+    );
     (0..3)
         .filter_map(|axis| object_on(refs, &centres, axis))
         .min_by(|a, b| a.cost.total_cmp(&b.cost))
@@ -370,8 +394,18 @@ fn object_on(refs: &[Ref], centres: &Aabb, axis: usize) -> Option<Split> {
         b.exit += 1;
     }
     let (bin, cost, left, right) = sweep(&bins)?;
-    let cut = Cut::Object { axis, origin, scale, bin };
-    Some(Split { cost, cut, left, right })
+    let cut = Cut::Object {
+        axis,
+        origin,
+        scale,
+        bin,
+    };
+    Some(Split {
+        cost,
+        cut,
+        left,
+        right,
+    })
 }
 
 /// The bin of `r`'s centre along `axis`.
@@ -396,7 +430,8 @@ fn sweep(bins: &[Bin; BINS]) -> Option<(usize, f32, Aabb, Aabb)> {
         if below.1 == 0 || n_right == 0 {
             continue;
         }
-        let cost = below.0.half_area() * packets(below.1 as usize) + right.half_area() * packets(n_right as usize);
+        let cost =
+            below.0.half_area() * packets(below.1 as usize) + right.half_area() * packets(n_right as usize);
         if best.is_none_or(|b| cost < b.1) {
             best = Some((i, cost, below.0, right));
         }
@@ -420,4 +455,66 @@ fn packets(n: usize) -> f32 {
 /// The box around `boxes`.
 fn union(boxes: impl Iterator<Item = Aabb>) -> Aabb {
     boxes.fold(Aabb::INVALID, |acc, b| acc.union(&b))
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+
+    /// A floor of 32 × 32 unit quads crossed by long slivers just above it, the case spatial
+    /// splits are for.
+    pub(crate) fn slivers() -> Vec<Triangle> {
+        let v = |x: f32, y: f32, z: f32| Vec3A::new(x, y, z);
+        let tri = |v0, v1, v2| Triangle { v0, v1, v2 };
+        let mut out = Vec::new();
+        for (x, y) in (0..32).flat_map(|x| (0..32).map(move |y| (x as f32, y as f32))) {
+            out.push(tri(v(x, y, 0.0), v(x + 1.0, y, 0.0), v(x + 1.0, y + 1.0, 0.0)));
+            out.push(tri(v(x, y, 0.0), v(x + 1.0, y + 1.0, 0.0), v(x, y + 1.0, 0.0)));
+        }
+        for i in 0..40 {
+            let (a, b, h) = (i as f32 * 0.8, 31.0 - i as f32 * 0.7, 0.25 + (i % 5) as f32 * 0.5);
+            out.push(tri(v(a, 0.0, h), v(b, 32.0, h + 0.3), v(b + 0.05, 32.0, h)));
+        }
+        out
+    }
+
+    /// Each leaf's box, per triangle it lists.
+    fn leaf_boxes(tree: &Bvh2, triangles: usize) -> Vec<Vec<Aabb>> {
+        let mut out = vec![Vec::new(); triangles];
+        for leaf in tree.nodes.iter().filter(|n| n.is_leaf()) {
+            let first = leaf.first_index as usize;
+            for &t in &tree.primitive_indices[first..first + leaf.prim_count as usize] {
+                out[t as usize].push(*leaf.aabb());
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn long_triangles_are_split_within_the_budget_and_every_triangle_is_kept() {
+        let tris = slivers();
+        let tree = build(&tris, crate::padded_box);
+        let refs = tree.primitive_indices.len();
+        assert!(refs > tris.len() + 40, "{refs} references: slivers were split");
+        assert!(refs <= tris.len() + (tris.len() as f32 * DUPLICATE_SHARE) as usize + 1);
+        assert!(leaf_boxes(&tree, tris.len()).iter().all(|b| !b.is_empty()));
+        assert!(
+            tree.nodes
+                .iter()
+                .all(|n| !n.is_leaf() || n.prim_count as usize <= MAX_LEAF)
+        );
+    }
+
+    #[test]
+    fn every_point_of_a_triangle_lies_in_a_leaf_box_that_lists_it() {
+        let tris = slivers();
+        let boxes = leaf_boxes(&build(&tris, crate::padded_box), tris.len());
+        for (t, boxes) in tris.iter().zip(&boxes) {
+            for (i, j) in (0..=16).flat_map(|i| (0..=16 - i).map(move |j| (i, j))) {
+                let (u, v) = (i as f32 / 16.0, j as f32 / 16.0);
+                let p = t.v0 + (t.v1 - t.v0) * u + (t.v2 - t.v0) * v;
+                assert!(boxes.iter().any(|b| b.contains_point(p)), "{p:?} of {t:?}");
+            }
+        }
+    }
 }
