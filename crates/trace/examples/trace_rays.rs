@@ -1,7 +1,7 @@
 //! Traces a ray file written by `crates/vrad/examples/bench_rays.rs` with one backend, for
 //! profiling a traversal alone (`perf record` on this, not on the whole benchmark).
 //!
-//! `cargo run --release -p srcmap-trace --example trace_rays -- RAYS obvhs|wide [REPEAT [SET]]`
+//! `cargo run --release -p srcmap-trace --example trace_rays -- RAYS obvhs|wide|sbvh [REPEAT [SET]]`
 //! traces every set (or only the set numbered SET) REPEAT times (default 3) and prints each
 //! set's best rate in rays per CPU second of this thread.
 
@@ -77,12 +77,12 @@ fn thread_cpu_ns() -> u64 {
 fn main() -> Result<(), String> {
     let args: Vec<String> = std::env::args().collect();
     let [_, path, backend, rest @ ..] = args.as_slice() else {
-        return Err("usage: trace_rays RAYS obvhs|wide [REPEAT [SET]]".into());
+        return Err("usage: trace_rays RAYS obvhs|wide|sbvh [REPEAT [SET]]".into());
     };
     let traversal = match backend.as_str() {
         "obvhs" => Traversal::Obvhs,
         "wide" => Traversal::Wide,
-        "ploc" => Traversal::WidePloc,
+        "sbvh" => Traversal::WideSbvh,
         other => return Err(format!("unknown backend {other}")),
     };
     let number = |i: usize, default: usize| rest.get(i).map_or(Ok(default), |n| n.parse());

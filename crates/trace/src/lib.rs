@@ -115,12 +115,12 @@ impl SceneBuilder {
                 self.into_scene(Backend::Obvhs(bvh), order)
             }
             Traversal::Wide => {
-                let tree = sbvh::build(&self.triangles, padded_box);
+                let tree = wide::ploc_tree(&self.triangles, params, padded_box);
                 let (bvh, order) = wide::WideBvh::build(&self.triangles, &tree);
                 self.into_scene(Backend::Wide(bvh), order)
             }
-            Traversal::WidePloc => {
-                let tree = wide::ploc_tree(&self.triangles, params, padded_box);
+            Traversal::WideSbvh => {
+                let tree = sbvh::build(&self.triangles, padded_box);
                 let (bvh, order) = wide::WideBvh::build(&self.triangles, &tree);
                 self.into_scene(Backend::Wide(bvh), order)
             }
@@ -153,9 +153,11 @@ pub enum Traversal {
     /// four maps' ray sets, `scripts/bench_embree.sh`).
     #[default]
     Wide,
-    /// The same wide layout collapsed from obvhs's PLOC tree instead of our SBVH (the
-    /// default before; kept for comparison).
-    WidePloc,
+    /// The same wide layout collapsed from our own SBVH build (binned SAH with
+    /// spatial splits, `sbvh.rs`) instead of PLOC: 15–25% more closest-hit rays per second on subway01
+    /// and pcollab_26, but fewer occlusion rays, none gained on a3c8p1_forest_day, and 6–10×
+    /// the build time (docs/vrad-measurements.md, "A spatial-split build for the wide BVH").
+    WideSbvh,
 }
 
 /// The built acceleration structure.
@@ -809,15 +811,17 @@ mod wide_tests {
 
     #[test]
     fn wide_traversal_answers_as_every_triangle_tested() {
-        let mut scene = clutter_builder(|_| true).build_with(Traversal::Wide);
-        answers_as_every_triangle_tested(&scene);
-        // The portable node and packet tests too, where the AVX2 ones ran above.
-        let Backend::Wide(wide) = &mut scene.backend else {
-            panic!("not the wide backend");
-        };
-        if wide.avx2 {
-            wide.avx2 = false;
+        for tree in [Traversal::Wide, Traversal::WideSbvh] {
+            let mut scene = clutter_builder(|_| true).build_with(tree);
             answers_as_every_triangle_tested(&scene);
+            // The portable node and packet tests too, where the AVX2 ones ran above.
+            let Backend::Wide(wide) = &mut scene.backend else {
+                panic!("not the wide backend");
+            };
+            if wide.avx2 {
+                wide.avx2 = false;
+                answers_as_every_triangle_tested(&scene);
+            }
         }
     }
 
@@ -863,7 +867,7 @@ mod wide_tests {
         for (i, t) in crate::sbvh::tests::slivers().iter().enumerate() {
             b.add_triangle(t.v0.into(), t.v1.into(), t.v2.into(), i as u32);
         }
-        let scene = b.build_with(Traversal::Wide);
+        let scene = b.build_with(Traversal::WideSbvh);
         let mut numbers = scene.original.clone();
         numbers.sort_unstable();
         assert!(numbers.iter().copied().eq(0..scene.len() as u32));
