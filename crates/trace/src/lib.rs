@@ -153,10 +153,10 @@ pub enum Traversal {
     /// four maps' ray sets, `scripts/bench_embree.sh`).
     #[default]
     Wide,
-    /// The same wide layout collapsed from our own SBVH build (binned SAH with
-    /// spatial splits, `sbvh.rs`) instead of PLOC: 15–25% more closest-hit rays per second on subway01
-    /// and pcollab_26, but fewer occlusion rays, none gained on a3c8p1_forest_day, and 6–10×
-    /// the build time (docs/vrad-measurements.md, "A spatial-split build for the wide BVH").
+    /// The same wide layout collapsed from our own SBVH build (binned SAH with spatial splits,
+    /// `sbvh.rs`) instead of PLOC: 3–19% more closest-hit rays per second on three maps' ray
+    /// sets, but up to 32% fewer occlusion rays on two of them, and 7–18× the build time
+    /// (docs/vrad-measurements.md, "A spatial-split build for the wide BVH"). Not the default.
     WideSbvh,
 }
 
