@@ -242,7 +242,7 @@ impl Builder<'_> {
     }
 
     /// `refs` cut in two. A cut that would leave a side empty (the bins' estimate and the
-    /// exact test can disagree at the ends) falls back to halves.
+    /// exact test can disagree at the ends) falls back to halves, as [`Cut::Halves`] asks.
     fn partition(&mut self, mut refs: Vec<Ref>, cut: Cut) -> (Vec<Ref>, Vec<Ref>) {
         let (left, right): (Vec<Ref>, Vec<Ref>) = match cut {
             Cut::Object {

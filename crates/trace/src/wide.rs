@@ -1,8 +1,9 @@
 //! Our own traversal backend: a BVH of [`WIDTH`] children per node with float child boxes
 //! stored axis by axis (so one ray meets all of a node's boxes in a few vector operations),
 //! and leaves of [`LANES`]-triangle packets whose edges are precomputed and tested together.
-//! The tree's shape comes from obvhs's binary PLOC build (the same padded boxes as the CWBVH
-//! backend), collapsed here by always opening the child with the largest surface.
+//! The tree's shape comes from a binary tree over the same padded boxes as the CWBVH backend's
+//! (obvhs's PLOC build by default, or our SBVH build, `sbvh.rs`, whose leaves may share a
+//! triangle), collapsed here by always opening the child with the largest surface.
 //!
 //! The triangle test is [`crate::intersect`]'s arithmetic lane by lane (same operations in the
 //! same order), so both backends report bit-identical distances; only which of two triangles
