@@ -624,15 +624,26 @@ mod parallel_tests {
         ] {
             let along = SceneAlong::new(&scene, dir);
             for origins in [&corner, &spread, &corner] {
-                let rays = ParallelOrigins::new(origins.clone(), dir);
-                let closest = rays.closest(&along, 1e5);
-                let occluded = rays.occluded_except(&along, &vec![1e5; origins.len()], 0);
-                for (i, &o) in origins.iter().enumerate() {
-                    let want = scene.closest(o, dir, 1e5);
-                    assert_eq!(want.map(|h| h.t), closest[i].map(|h| h.t), "{o:?} {dir:?}");
-                    assert_eq!(occluded[i], scene.occluded(o, dir, 1e5), "{o:?} {dir:?}");
-                }
+                assert_sweeps_answer_as_the_bvh((&scene, &along), origins, dir, 1e5);
             }
+        }
+    }
+
+    /// Every origin's closest distance and occlusion up to `max_t` along `dir`, swept through
+    /// `along` (`scene` seen along `dir`), equal to `scene`'s BVH answers.
+    fn assert_sweeps_answer_as_the_bvh(
+        (scene, along): (&Scene, &SceneAlong<'_>),
+        origins: &[[f32; 3]],
+        dir: [f32; 3],
+        max_t: f32,
+    ) {
+        let rays = ParallelOrigins::new(origins.to_vec(), dir);
+        let closest = rays.closest(along, max_t);
+        let occluded = rays.occluded_except(along, &vec![max_t; origins.len()], 0);
+        for (i, &o) in origins.iter().enumerate() {
+            let want = scene.closest(o, dir, max_t);
+            assert_eq!(want.map(|h| h.t), closest[i].map(|h| h.t), "{o:?} {dir:?}");
+            assert_eq!(occluded[i], scene.occluded(o, dir, max_t), "{o:?} {dir:?}");
         }
     }
 
@@ -679,15 +690,8 @@ mod parallel_tests {
         }
         dirs.extend((0..8).map(|_| <[f32; 3]>::from(rng.point(2.0) - Vec3A::ONE)));
         for dir in dirs {
-            let rays = ParallelOrigins::new(origins.clone(), dir);
             let along = SceneAlong::new(&scene, dir);
-            let closest = rays.closest(&along, 1e6);
-            let occluded = rays.occluded_except(&along, &vec![1e6; origins.len()], 0);
-            for (i, &o) in origins.iter().enumerate() {
-                let want = scene.closest(o, dir, 1e6);
-                assert_eq!(want.map(|h| h.t), closest[i].map(|h| h.t), "{o:?} {dir:?}");
-                assert_eq!(occluded[i], scene.occluded(o, dir, 1e6), "{o:?} {dir:?}");
-            }
+            assert_sweeps_answer_as_the_bvh((&scene, &along), &origins, dir, 1e6);
         }
     }
 
