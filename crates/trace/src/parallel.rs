@@ -96,8 +96,6 @@ const SPAN: f32 = 8.0;
 #[derive(Debug, Clone, Copy)]
 struct Shape2 {
     corners: [[f32; 2]; 3],
-    /// The plane beyond which an origin's ray surely misses the triangle ([`plane_along`]).
-    plane: [f32; 4],
     pad: f32,
 }
 
@@ -292,7 +290,6 @@ impl Projected {
             depth: [min(zs) - pad, max(zs) + pad],
             shape: Shape2 {
                 corners: [0, 1, 2].map(|i| [xs[i], ys[i]]),
-                plane: plane_along(t, [u, v, w]),
                 pad,
             },
         }
@@ -728,7 +725,7 @@ impl LiveOrigins {
 }
 
 /// What a sweep's lane test asks of a triangle: its padded edges (as [`Entry::edges`]), the
-/// plane beyond which an origin's ray surely misses it ([`Shape2::plane`]), and its far
+/// plane beyond which an origin's ray surely misses it ([`plane_along`]), and its far
 /// depth, beyond which an origin lies wholly behind it.
 #[derive(Clone, Copy)]
 struct LaneTest {
@@ -738,11 +735,13 @@ struct LaneTest {
 }
 
 impl LaneTest {
-    fn new(shape: &Shape2, far: f32) -> LaneTest {
+    /// Made only for a triangle that reaches a cell with open origins (most never do), so its
+    /// plane is found from the world triangle `t` here rather than with every projection.
+    fn new(p: &Projected, t: &Triangle, axes: [Vec3A; 3]) -> LaneTest {
         LaneTest {
-            edges: shape.edges(),
-            plane: shape.plane,
-            far,
+            edges: p.shape.edges(),
+            plane: plane_along(t, axes),
+            far: p.depth[1],
         }
     }
 }
@@ -941,18 +940,19 @@ impl ParallelOrigins {
                 live: &mut spare.live,
                 live_end: &mut spare.live_end,
             };
-            self.sweep_triangle(&seen.projected, seen.slot, cell, &mut open, &mut meet, under);
+            let triangle = &along.scene.triangles[seen.slot as usize];
+            let seen = (&seen.projected, triangle, seen.slot);
+            self.sweep_triangle(seen, cell, &mut open, &mut meet, under);
         }
         with_spare(|s| *s = spare);
     }
 
-    /// Offers one triangle (projected `p`, `slot`) to the open origins of every cell
+    /// Offers one triangle (projected `p`, its world `triangle` and `slot`) to the open origins of every cell
     /// (`cell` wide) it may cover.
     #[inline(always)]
     fn sweep_triangle(
         &self,
-        p: &Projected,
-        slot: u32,
+        (p, triangle, slot): (&Projected, &Triangle, u32),
         cell: f32,
         open: &mut CellOrigins<'_>,
         meet: &mut impl FnMut(usize, usize, f32) -> bool,
@@ -972,7 +972,7 @@ impl ParallelOrigins {
                 if !self.cell_may_overlap(cx, cy, cell, overlap) {
                     continue;
                 }
-                let test = test.get_or_insert_with(|| LaneTest::new(&p.shape, p.depth[1]));
+                let test = test.get_or_insert_with(|| LaneTest::new(p, triangle, self.frame.axes));
                 self.meet_cell(c, open, (test, p.depth[0]), slot, meet, under);
             }
         }
