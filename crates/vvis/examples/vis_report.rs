@@ -31,173 +31,233 @@ fn collect(path: &Path, out: &mut Vec<PathBuf>) {
     }
 }
 
+/// What the command line asks.
+struct Args {
+    reference: bool,
+    threads: Threads,
+    sight: usize,
+    json: bool,
+    show: usize,
+    lockstep: Option<usize>,
+    paths: Vec<PathBuf>,
+}
+
 fn main() {
-    let mut args = std::env::args().skip(1);
-    let (mut reference, mut threads, mut sight, mut json, mut show) =
-        (false, Threads::ALL, 0usize, false, 20usize);
-    let mut paths = Vec::new();
-    let mut lockstep = None;
-    while let Some(a) = args.next() {
-        match a.as_str() {
-            "--pair" => {
-                // A BSP from srcmap's own vbsp + vvis (PRT portals) beside Valve's of the map.
-                let (Some(ours), Some(valve)) = (args.next(), args.next()) else {
-                    return;
-                };
-                pair_report(Path::new(&ours), Path::new(&valve));
-                return;
-            }
-            "--reference" => reference = true,
-            "--threads" => threads = Threads(args.next().and_then(|s| s.parse().ok()).unwrap_or(0)),
-            "--sight" => sight = args.next().and_then(|s| s.parse().ok()).unwrap_or(0),
-            "--show" => show = args.next().and_then(|s| s.parse().ok()).unwrap_or(20),
-            "--json" => json = true,
-            "--lockstep" => lockstep = args.next().and_then(|s| s.parse().ok()),
-            _ => collect(Path::new(&a), &mut paths),
-        }
-    }
-    if !json {
+    let Some(args) = parse_args() else { return };
+    if !args.json {
         println!(
             "{:<48} {:>6} {:>6} {:>9} {:>9} {:>8} {:>9} {:>9} {:>7} {:>6}",
             "map", "clust", "portal", "agree", "ratio", "hidden", "fast_s", "ref_s", "speedup", "sight"
         );
     }
-    for path in paths {
-        let name = path
-            .strip_prefix(path.ancestors().nth(2).unwrap_or(Path::new("")))
-            .unwrap_or(&path)
-            .display()
-            .to_string();
-        let Ok(bytes) = std::fs::read(&path) else { continue };
-        let Ok(bsp) = Bsp::parse(&bytes) else { continue };
-        let Some(valve) = bsp.visibility.as_ref().filter(|v| v.num_clusters > 0) else {
-            continue;
-        };
-        let t = Instant::now();
-        let portals = match tree::portals_from_bsp(&bsp) {
-            Ok(p) => p,
-            Err(e) => {
-                println!("{name}: {e}");
-                continue;
+    for path in &args.paths {
+        report_map(path, &args);
+    }
+}
+
+/// The flags and paths; `None` once `--pair OURS VALVE` has run its own report.
+fn parse_args() -> Option<Args> {
+    let mut args = std::env::args().skip(1);
+    let mut out = Args {
+        reference: false,
+        threads: Threads::ALL,
+        sight: 0,
+        json: false,
+        show: 20,
+        lockstep: None,
+        paths: Vec::new(),
+    };
+    while let Some(a) = args.next() {
+        match a.as_str() {
+            "--pair" => {
+                // A BSP from srcmap's own vbsp + vvis (PRT portals) beside Valve's of the map.
+                if let (Some(ours), Some(valve)) = (args.next(), args.next()) {
+                    pair_report(Path::new(&ours), Path::new(&valve));
+                }
+                return None;
             }
-        };
-        let portal_s = t.elapsed().as_secs_f64();
-        let radius = vis_radius(&bsp);
+            "--reference" => out.reference = true,
+            "--threads" => out.threads = Threads(args.next().and_then(|s| s.parse().ok()).unwrap_or(0)),
+            "--sight" => out.sight = args.next().and_then(|s| s.parse().ok()).unwrap_or(0),
+            "--show" => out.show = args.next().and_then(|s| s.parse().ok()).unwrap_or(20),
+            "--json" => out.json = true,
+            "--lockstep" => out.lockstep = args.next().and_then(|s| s.parse().ok()),
+            _ => collect(Path::new(&a), &mut out.paths),
+        }
+    }
+    Some(out)
+}
+
+/// One map's vis, computed and judged against its own lump (and the reference flow, with
+/// `--reference`), as a table row or a JSON line. Files that are not BSPs with a
+/// visibility lump are passed over.
+fn report_map(path: &Path, args: &Args) {
+    let name = path
+        .strip_prefix(path.ancestors().nth(2).unwrap_or(Path::new("")))
+        .unwrap_or(path)
+        .display()
+        .to_string();
+    let Ok(bytes) = std::fs::read(path) else { return };
+    let Ok(bsp) = Bsp::parse(&bytes) else { return };
+    let Some(valve) = bsp.visibility.as_ref().filter(|v| v.num_clusters > 0) else {
+        return;
+    };
+    let t = Instant::now();
+    let portals = match tree::portals_from_bsp(&bsp) {
+        Ok(p) => p,
+        Err(e) => {
+            println!("{name}: {e}");
+            return;
+        }
+    };
+    let portal_s = t.elapsed().as_secs_f64();
+    let radius = vis_radius(&bsp);
+    let run = |flow: FlowKind, fast: bool| {
         let opts = Options {
-            threads,
-            lockstep,
+            threads: args.threads,
+            flow,
+            fast,
+            lockstep: args.lockstep,
             ..Default::default()
         };
         let t = Instant::now();
-        let (ours, report) = compute(&portals, true, radius, &opts, &NoProgress).expect("vis");
-        let fast_s = t.elapsed().as_secs_f64();
-        let ours_vis = ours.to_visibility();
-        let mut ref_s = f64::NAN;
-        let mut same = true;
-        if reference {
-            let opts = Options {
-                threads,
-                flow: FlowKind::Reference,
-                lockstep,
-                ..Default::default()
-            };
-            let t = Instant::now();
-            let (r, _) = compute(&portals, true, radius, &opts, &NoProgress).expect("vis");
-            ref_s = t.elapsed().as_secs_f64();
-            same = r.pvs == ours.pvs;
+        let out = compute(&portals, true, radius, &opts, &NoProgress).expect("vis");
+        (out, t.elapsed().as_secs_f64())
+    };
+    let ((ours, report), fast_s) = run(FlowKind::Fast, false);
+    let ours_vis = ours.to_visibility();
+    let (ref_s, same) = if args.reference {
+        let ((r, _), ref_s) = run(FlowKind::Reference, false);
+        (ref_s, r.pvs == ours.pvs)
+    } else {
+        (f64::NAN, true)
+    };
+    let sight = (args.sight > 0)
+        .then(|| check::line_of_sight(&bsp, &ours_vis, args.sight, 1).ok())
+        .flatten();
+    let mut mode = "full";
+    let mut compared = check::compare(&ours_vis, valve);
+    if compared.as_ref().is_some_and(|a| a.fraction() < 0.99) {
+        // Some maps were shipped with `vvis -fast`: judge those against our -fast.
+        let quick = run(FlowKind::Fast, true).0.0.to_visibility();
+        let q = check::compare(&quick, valve);
+        if q.as_ref().map(|q| q.fraction()) > compared.as_ref().map(|a| a.fraction()) {
+            (compared, mode) = (q, "fast");
         }
-        let sight_check = if sight > 0 {
-            check::line_of_sight(&bsp, &ours_vis, sight, 1).ok()
-        } else {
-            None
-        };
-        let mut mode = "full";
-        let mut compared = check::compare(&ours_vis, valve);
-        if compared.as_ref().is_some_and(|a| a.fraction() < 0.99) {
-            // Some maps were shipped with `vvis -fast`: judge those against our -fast.
-            let opts = Options {
-                threads,
-                fast: true,
-                ..Default::default()
-            };
-            let quick = compute(&portals, true, radius, &opts, &NoProgress)
-                .expect("vis")
-                .0
-                .to_visibility();
-            let q = check::compare(&quick, valve);
-            if q.as_ref().map(|q| q.fraction()) > compared.as_ref().map(|a| a.fraction()) {
-                (compared, mode) = (q, "fast");
+    }
+    let Some(a) = compared else {
+        println!(
+            "{name}: cluster counts differ: ours {} Valve {}",
+            ours_vis.num_clusters, valve.num_clusters
+        );
+        return;
+    };
+    let row = Row {
+        name: &name,
+        mode,
+        agreement: &a,
+        report: &report,
+        sight: sight.as_ref(),
+        times: (portal_s, fast_s, ref_s),
+        same,
+        radius,
+    };
+    if args.json {
+        row.print_json();
+    } else {
+        row.print_table(args.show);
+    }
+}
+
+/// One map's figures, as [`report_map`] prints them.
+struct Row<'a> {
+    name: &'a str,
+    /// Which of our runs Valve's lump was judged against: "full" or "fast".
+    mode: &'a str,
+    agreement: &'a check::Agreement,
+    report: &'a srcmap_stage::Report,
+    sight: Option<&'a check::SightCheck>,
+    /// Seconds: portals rebuilt, our flow, the reference flow (NaN when not run).
+    times: (f64, f64, f64),
+    /// The reference flow's PVS equals ours (true when not run).
+    same: bool,
+    radius: Option<f64>,
+}
+
+impl Row<'_> {
+    fn print_json(&self) {
+        let (a, report, sight) = (self.agreement, self.report, self.sight);
+        let (portal_s, fast_s, ref_s) = self.times;
+        println!(
+            "{{\"map\":\"{}\",\"valve_mode\":\"{}\",\"clusters\":{},\"portals\":{},\"agree\":{:.6},\"ratio\":{:.4},\"ours_pairs\":{},\"valve_pairs\":{},\"hidden_by_us\":{},\"portal_s\":{portal_s:.3},\"base_s\":{:.3},\"flow_s\":{:.3},\"total_s\":{fast_s:.3},\"reference_s\":{},\"same_as_reference\":{},\"counters\":\"{}\",\"threads\":{},\"radius\":{},\"sight_violations\":{},\"sight_clear\":{}}}",
+            self.name,
+            self.mode,
+            a.clusters,
+            report.count("portals"),
+            a.fraction(),
+            a.ratio(),
+            a.ours_visible,
+            a.theirs_visible,
+            a.hidden_by_us(),
+            report.seconds("base"),
+            report.seconds("flow"),
+            if ref_s.is_nan() {
+                "null".into()
+            } else {
+                format!("{ref_s:.3}")
+            },
+            self.same,
+            srcmap_vvis::flow::Counters::describe(report),
+            report.count("threads"),
+            self.radius.map_or("null".into(), |r| r.to_string()),
+            sight.map_or(0, |s| s.violations.len()),
+            sight.map_or(0, |s| s.clear),
+        );
+    }
+
+    fn print_table(&self, show: usize) {
+        let (a, report) = (self.agreement, self.report);
+        let (_, fast_s, ref_s) = self.times;
+        let sight_txt = self
+            .sight
+            .map_or("-".to_string(), |s| format!("{}/{}", s.violations.len(), s.clear));
+        println!(
+            "{:<48} {:>6} {:>6} {:>9.5} {:>9.4} {:>8} {:>9.3} {:>9.3} {:>7.2} {:>6}{}{}",
+            self.name,
+            a.clusters,
+            report.count("portals"),
+            a.fraction(),
+            a.ratio(),
+            a.hidden_by_us(),
+            fast_s,
+            ref_s,
+            ref_s / fast_s,
+            sight_txt,
+            if self.same {
+                ""
+            } else {
+                "  (DIFFERS FROM REFERENCE)"
+            },
+            if self.mode == "fast" {
+                "  (Valve's lump matches -fast)"
+            } else {
+                ""
             }
+        );
+        println!(
+            "    {} base {:.3}s flow {:.3}s",
+            srcmap_vvis::flow::Counters::describe(report),
+            report.seconds("base"),
+            report.seconds("flow")
+        );
+        for d in a.differences.iter().take(show) {
+            println!(
+                "    cluster {} -> {}: ours {} Valve {}",
+                d.0, d.1, d.2 as u8, !d.2 as u8
+            );
         }
-        match compared {
-            None => println!(
-                "{name}: cluster counts differ: ours {} Valve {}",
-                ours_vis.num_clusters, valve.num_clusters
-            ),
-            Some(a) => {
-                let sight_txt = sight_check
-                    .as_ref()
-                    .map_or("-".to_string(), |s| format!("{}/{}", s.violations.len(), s.clear));
-                if json {
-                    println!(
-                        "{{\"map\":\"{name}\",\"valve_mode\":\"{mode}\",\"clusters\":{},\"portals\":{},\"agree\":{:.6},\"ratio\":{:.4},\"ours_pairs\":{},\"valve_pairs\":{},\"hidden_by_us\":{},\"portal_s\":{portal_s:.3},\"base_s\":{:.3},\"flow_s\":{:.3},\"total_s\":{fast_s:.3},\"reference_s\":{},\"same_as_reference\":{same},\"counters\":\"{}\",\"threads\":{},\"radius\":{},\"sight_violations\":{},\"sight_clear\":{}}}",
-                        a.clusters,
-                        report.count("portals"),
-                        a.fraction(),
-                        a.ratio(),
-                        a.ours_visible,
-                        a.theirs_visible,
-                        a.hidden_by_us(),
-                        report.seconds("base"),
-                        report.seconds("flow"),
-                        if ref_s.is_nan() {
-                            "null".into()
-                        } else {
-                            format!("{ref_s:.3}")
-                        },
-                        srcmap_vvis::flow::Counters::describe(&report),
-                        report.count("threads"),
-                        radius.map_or("null".into(), |r| r.to_string()),
-                        sight_check.as_ref().map_or(0, |s| s.violations.len()),
-                        sight_check.as_ref().map_or(0, |s| s.clear),
-                    );
-                } else {
-                    println!(
-                        "{:<48} {:>6} {:>6} {:>9.5} {:>9.4} {:>8} {:>9.3} {:>9.3} {:>7.2} {:>6}{}{}",
-                        name,
-                        a.clusters,
-                        report.count("portals"),
-                        a.fraction(),
-                        a.ratio(),
-                        a.hidden_by_us(),
-                        fast_s,
-                        ref_s,
-                        ref_s / fast_s,
-                        sight_txt,
-                        if same { "" } else { "  (DIFFERS FROM REFERENCE)" },
-                        if mode == "fast" {
-                            "  (Valve's lump matches -fast)"
-                        } else {
-                            ""
-                        }
-                    );
-                    println!(
-                        "    {} base {:.3}s flow {:.3}s",
-                        srcmap_vvis::flow::Counters::describe(&report),
-                        report.seconds("base"),
-                        report.seconds("flow")
-                    );
-                    for d in a.differences.iter().take(show) {
-                        println!(
-                            "    cluster {} -> {}: ours {} Valve {}",
-                            d.0, d.1, d.2 as u8, !d.2 as u8
-                        );
-                    }
-                    if a.differences.len() > show {
-                        println!("    ... {} more differences", a.differences.len() - show);
-                    }
-                }
-            }
+        if a.differences.len() > show {
+            println!("    ... {} more differences", a.differences.len() - show);
         }
     }
 }
