@@ -177,7 +177,7 @@ mod tests {
                 serial.options().lockstep(),
                 VisSettings::default().options().lockstep()
             ),
-            (1, 8)
+            (1, 3)
         );
     }
 

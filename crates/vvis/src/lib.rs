@@ -96,8 +96,8 @@ pub struct Options {
     pub flow_budget: FlowBudget,
     /// How many places back in the order a walk may reuse finished results: vvis with this
     /// many threads (see [`flow::portal_flow`]); `None`: [`flow::LOCKSTEP`]. `Some(1)` is vvis
-    /// `-threads 1`, the one deterministic Valve run, but runs one walk at a time; vvis's output
-    /// with more threads depends on its timing (`docs/vvis-measurements.md`).
+    /// `-threads 1`, the one deterministic Valve run; vvis's output with more threads depends on
+    /// its timing (`docs/vvis-measurements.md`). Shards run at most this many walks at once.
     pub lockstep: Option<usize>,
 }
 

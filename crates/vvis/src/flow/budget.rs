@@ -13,9 +13,9 @@
 //! byte); one that needs more has its late, large walks cut, the cut walks' results widened
 //! (the PVS shows more, never less).
 //!
-//! A walk's cap depends only on the states spent by the positions whose results it may reuse
-//! (all finished before it starts, see [`super::LOCKSTEP`]) and on the caps reserved by those
-//! still running, so caps, and so results, do not depend on thread count or timing; shards
+//! A walk's cap depends only on the states spent by the positions more than
+//! [`super::WINDOW`] places back (all finished before it starts) and on the caps reserved by
+//! those after them, so caps, and so results, do not depend on thread count or timing; shards
 //! exchange each result's states with it. The states spent never exceed the budget: every cap
 //! fits in what the finished positions left, less what the running ones may still take.
 

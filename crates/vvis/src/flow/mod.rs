@@ -14,7 +14,9 @@
 //! `i` reuses the finished results of those at positions up to `i - lockstep` (vvis reuses those
 //! of portals another thread already finished; this is vvis with `lockstep` threads in
 //! lockstep, [`LOCKSTEP`] by default), so the output does not depend on thread count or timing.
-//! Lockstep 1 is vvis `-threads 1` (every earlier result reused), one walk at a time.
+//! Lockstep 1 is vvis `-threads 1` (every earlier result reused). A walk does not wait for the
+//! results it may reuse before it starts, only for one it reads that is not in yet, so a small
+//! lockstep does not keep walks from running side by side: up to [`WINDOW`] run at once.
 //!
 //! Measurements on corpus maps (states, steps, pairs) are in `docs/vvis-measurements.md`.
 
@@ -34,11 +36,16 @@ use crate::bits::Bits;
 use crate::clip::{Chop, SepCursor, V3, VPlane, chop};
 use crate::graph::{BaseVis, Graph, VisPortal};
 
-/// How far back a portal's flow may reuse finished results by default: vvis with this many
-/// threads (its default on an 8-thread machine; at most 16). Valve's corpus lumps agree better
-/// with 8 than with 16, and a lower one would let fewer walks run at once (see
-/// `docs/vvis-measurements.md`).
-pub const LOCKSTEP: usize = 8;
+/// How far back a portal's flow may reuse finished results by default: 3, which gives Valve's
+/// `vvis -threads 2` lump byte for byte on the six maps measured side by side (with 8,
+/// testchmb_a_13_advanced differs by three pairs), and agrees with the corpus maps' own lumps as
+/// well as 8 or better (see `docs/vvis-measurements.md`).
+pub const LOCKSTEP: usize = 3;
+
+/// How many walks may be under way at once (at least the lockstep): a walk's share of the
+/// flow's budget depends on the states spent by the walks more than this many places back, so
+/// it starts once they are finished (see [`budget`]).
+pub const WINDOW: usize = 8;
 
 /// Which flow to run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -199,8 +206,9 @@ impl Default for WalkLimits {
 /// The portal at position `i` of `order` reuses the finished results of the portals at
 /// positions up to `i - lockstep` and no others: vvis with `lockstep` threads in lockstep
 /// ([`LOCKSTEP`] by default; 0 is read as 1). That makes the output independent of the thread
-/// count and timing, and no thread waits for a whole group to finish: a thread blocks only when
-/// the portal `lockstep` places back is still running (so at most `lockstep` walks run at once).
+/// count and timing, and no thread waits for a whole group to finish: a walk starts when the
+/// portal [`WINDOW`] places back is finished, and blocks on the way only when it reads the
+/// result of a reusable portal still running.
 #[allow(clippy::too_many_arguments)]
 pub fn portal_flow(
     graph: &Graph,
@@ -283,7 +291,7 @@ impl<'a> Flows<'a> {
         loop {
             let i = schedule.next.fetch_add(1, Ordering::Relaxed);
             let Some(&p) = order.get(i) else { break };
-            if !schedule.wait_for(schedule.usable(i)) {
+            if !schedule.wait_for(schedule.window_usable(i)) {
                 break; // another worker panicked; the scope passes the panic on
             }
             let (vis, c) = self.flow_at(schedule, i, p as usize, progress);
@@ -293,12 +301,11 @@ impl<'a> Flows<'a> {
         mine
     }
 
-    /// The flow of portal `p` at position `i` (whose reusable results are all in), within
-    /// its cap of states; progress advanced by the states it spent.
+    /// The flow of portal `p` at position `i` (positions `..window_usable(i)` finished),
+    /// within its cap of states; progress advanced by the states it spent.
     fn flow_at(&self, schedule: &Schedule, i: usize, p: usize, progress: &dyn Progress) -> (Bits, Counters) {
         let done = Done {
-            results: &schedule.results,
-            position: &schedule.position,
+            schedule,
             usable: schedule.usable(i),
         };
         let cap = schedule.cap(&self.book, i);
@@ -331,6 +338,8 @@ struct Schedule {
     position: Vec<u32>,
     /// How many places back a walk may reuse results (at least 1).
     lockstep: usize,
+    /// How many walks may be under way at once (at least `lockstep`).
+    window: usize,
     /// The next position to hand out.
     next: AtomicUsize,
     finished: Mutex<Finished>,
@@ -372,6 +381,7 @@ impl Schedule {
             results: (0..n).map(|_| OnceLock::new()).collect(),
             position,
             lockstep: lockstep.max(1),
+            window: lockstep.max(WINDOW),
             next: AtomicUsize::new(0),
             finished: Mutex::new(Finished {
                 failed: false,
@@ -389,6 +399,12 @@ impl Schedule {
         (i + 1).saturating_sub(self.lockstep)
     }
 
+    /// The positions that must be finished before the walk at position `i` starts (those its
+    /// share of the budget depends on): `..window_usable(i)`.
+    fn window_usable(&self, i: usize) -> usize {
+        (i + 1).saturating_sub(self.window)
+    }
+
     /// Blocks until positions `..usable` are all finished; false if a worker panicked.
     fn wait_for(&self, usable: usize) -> bool {
         let mut f = self.finished.lock().unwrap_or_else(|e| e.into_inner());
@@ -398,11 +414,21 @@ impl Schedule {
         !f.failed
     }
 
+    /// Blocks until position `i` is finished; false if a worker panicked.
+    #[cold]
+    fn wait_for_one(&self, i: usize) -> bool {
+        let mut f = self.finished.lock().unwrap_or_else(|e| e.into_inner());
+        while !f.at[i] && !f.failed {
+            f = self.wake.wait(f).unwrap_or_else(|e| e.into_inner());
+        }
+        !f.failed
+    }
+
     /// The states the walk at position `i` may spend, of `book`'s budget (positions
-    /// `..usable(i)` finished).
+    /// `..window_usable(i)` finished).
     fn cap(&self, book: &Book, i: usize) -> u64 {
         let f = self.finished.lock().unwrap_or_else(|e| e.into_inner());
-        book.cap(i, |j| self.usable(j), |m| f.spent[m])
+        book.cap(i, |j| self.window_usable(j), |m| f.spent[m])
     }
 
     /// The states position `i` spent (0 until it finished).
@@ -417,32 +443,37 @@ impl Schedule {
         let mut f = self.finished.lock().unwrap_or_else(|e| e.into_inner());
         f.at[i] = true;
         f.spent[i] = states;
-        let before = f.prefix;
         while f.prefix < f.at.len() && f.at[f.prefix] {
             f.prefix += 1;
         }
-        if f.prefix != before {
-            self.wake.notify_all();
-        }
+        // Walks may wait for this one position, not only for the prefix.
+        self.wake.notify_all();
     }
 }
 
-/// The finished results a portal's flow may reuse: those at positions `..usable`.
+/// The results a portal's flow may reuse: those at positions `..usable`, waited for when one
+/// is still running.
 #[derive(Clone, Copy)]
 struct Done<'a> {
-    results: &'a [OnceLock<Bits>],
-    position: &'a [u32],
+    schedule: &'a Schedule,
     usable: usize,
 }
 
 impl<'a> Done<'a> {
     #[inline(always)]
     fn get(&self, p: usize) -> Option<&'a Bits> {
-        if (self.position[p] as usize) < self.usable {
-            self.results[p].get()
-        } else {
-            None
+        let position = self.schedule.position[p] as usize;
+        if position >= self.usable {
+            return None;
         }
+        let result = &self.schedule.results[p];
+        // None only after a worker panicked (the scope passes the panic on).
+        result.get().or_else(|| {
+            self.schedule
+                .wait_for_one(position)
+                .then(|| result.get())
+                .flatten()
+        })
     }
 }
 

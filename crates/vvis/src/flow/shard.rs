@@ -13,7 +13,11 @@
 //! before it) and publishes it too, so shards that run one after another, or a shard that died
 //! and was requeued, still give the one-machine result, only with work done twice.
 //!
-//! As in one run, at most `lockstep` positions can be under way at once over all shards.
+//! Unlike one run's walks, which wait only for a reusable result they read (see
+//! [`super::portal_flow`]), a shard waits for all of them before it starts a position (a
+//! position another shard stopped on is taken over between walks, not inside one): at most
+//! `lockstep` positions can be under way at once over all shards. `--lockstep 8` lets more run
+//! (with its own, slightly different PVS).
 
 use std::sync::Mutex;
 use std::sync::atomic::Ordering;
