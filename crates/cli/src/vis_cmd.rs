@@ -94,7 +94,7 @@ pub struct VisFlags {
     /// A portal's walk narrows by the finished results of the portals at least N places
     /// before it in vvis's order (default 3: vvis -threads 2's PVS, the same at any
     /// --threads). 1 gives vvis -threads 1's PVS; Valve's own PVS moves a few pairs with its
-    /// thread count. Sharded vis runs at most N walks at once.
+    /// thread count.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
     pub lockstep: Option<u64>,
 }

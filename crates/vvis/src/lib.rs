@@ -97,7 +97,7 @@ pub struct Options {
     /// How many places back in the order a walk may reuse finished results: vvis with this
     /// many threads (see [`flow::portal_flow`]); `None`: [`flow::LOCKSTEP`]. `Some(1)` is vvis
     /// `-threads 1`, the one deterministic Valve run; vvis's output with more threads depends on
-    /// its timing (`docs/vvis-measurements.md`). Shards run at most this many walks at once.
+    /// its timing (`docs/vvis-measurements.md`).
     pub lockstep: Option<usize>,
 }
 

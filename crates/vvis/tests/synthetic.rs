@@ -373,7 +373,8 @@ struct Board {
 struct Seat<'a> {
     board: &'a Board,
     read: std::sync::Mutex<usize>,
-    others_alive: bool,
+    /// The other shards answer as alive this many more times.
+    others_alive: std::sync::atomic::AtomicUsize,
 }
 
 impl srcmap_vvis::Exchange for Seat<'_> {
@@ -389,7 +390,11 @@ impl srcmap_vvis::Exchange for Seat<'_> {
         new
     }
     fn owner_alive(&self, _index: u32) -> bool {
-        self.others_alive
+        use std::sync::atomic::Ordering::Relaxed;
+        let left = self
+            .others_alive
+            .fetch_update(Relaxed, Relaxed, |n| n.checked_sub(1));
+        left.is_ok()
     }
 }
 
@@ -411,8 +416,8 @@ fn window_grid_shards_give_the_one_run_results() {
         let states = flow::portal_flow(&g, &base, &order, kind, limits, None, lockstep, &NoProgress).counters;
         [(kind, None, lockstep), (kind, Some(states.chains / 3), lockstep)]
     });
-    // And one plan reusing results fewer places back (fewer shards under way at once).
-    let plans = plans.into_iter().flatten().chain([(FlowKind::Fast, None, 3)]);
+    // And one plan reusing results fewer places back (more walks waiting for results).
+    let plans = plans.into_iter().flatten().chain([(FlowKind::Fast, None, 1)]);
     for (kind, budget, lockstep) in plans {
         let flow = flow::portal_flow(&g, &base, &order, kind, limits, budget, lockstep, &NoProgress);
         assert_eq!(flow.counters.cut > 0, budget.is_some(), "{kind:?} {budget:?}");
@@ -426,7 +431,7 @@ fn window_grid_shards_give_the_one_run_results() {
                     let seat = Seat {
                         board: &board,
                         read: Default::default(),
-                        others_alive: together,
+                        others_alive: (if together { usize::MAX } else { 0 }).into(),
                     };
                     let shard = ShardOf { index, count: n };
                     // Each shard its own pool, as each is its own process in a real run.
@@ -468,6 +473,69 @@ fn window_grid_shards_give_the_one_run_results() {
             }
         }
     }
+}
+
+/// A shard whose peers stop while its walks wait for their results gives those walks up, takes
+/// the positions over and runs the walks again: every result is still the one-run result.
+#[test]
+fn a_shard_whose_peers_stop_mid_walk_runs_those_walks_again() {
+    use srcmap_vvis::flow::shard::{ShardOf, shard_flow};
+    use srcmap_vvis::{flow, graph};
+    let p = window_grid();
+    let g = graph::Graph::new(&p, false);
+    let base = graph::base_vis(&g, None);
+    let order = graph::sorted_order(&base);
+    let limits = flow::WalkLimits::default();
+    let mut redone = 0;
+    // Lockstep 1: the walk at position 2 (shard 0's second) reads position 1's result (shard 1's).
+    for lockstep in [1, flow::LOCKSTEP] {
+        let whole = flow::portal_flow(
+            &g,
+            &base,
+            &order,
+            FlowKind::Fast,
+            limits,
+            None,
+            lockstep,
+            &NoProgress,
+        )
+        .vis;
+        for alive_for in [1, 2, 3, 5, 8] {
+            let board = Board {
+                published: Default::default(),
+            };
+            let seat = Seat {
+                board: &board,
+                read: Default::default(),
+                others_alive: alive_for.into(),
+            };
+            let shard = ShardOf { index: 0, count: 2 };
+            let out = Threads(1).pool().unwrap().install(|| {
+                let kind = FlowKind::Fast;
+                shard_flow(
+                    &g,
+                    &base,
+                    &order,
+                    kind,
+                    limits,
+                    None,
+                    lockstep,
+                    shard,
+                    &seat,
+                    &NoProgress,
+                )
+            });
+            let own = order.len().div_ceil(2);
+            assert!(out.results.len() >= own, "its own share");
+            for (position, portal, _, vis) in &out.results {
+                let at =
+                    format!("position {position}, lockstep {lockstep}, peers alive for {alive_for} looks");
+                assert!(*vis == whole[*portal as usize], "{at}");
+            }
+            redone += out.redone;
+        }
+    }
+    assert!(redone > 0, "no walk was given up");
 }
 
 /// A walk that reaches its state budget stops and widens its result to what its waiting states

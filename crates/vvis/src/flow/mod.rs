@@ -28,8 +28,10 @@ pub mod shard;
 
 pub use budget::{Book, FlowBudget, Meter};
 
+use std::cell::Cell;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Condvar, Mutex, OnceLock};
+use std::time::{Duration, Instant};
 
 use crate::Progress;
 use crate::bits::Bits;
@@ -294,7 +296,9 @@ impl<'a> Flows<'a> {
             if !schedule.wait_for(schedule.window_usable(i)) {
                 break; // another worker panicked; the scope passes the panic on
             }
-            let (vis, c) = self.flow_at(schedule, i, p as usize, progress);
+            let Some((vis, c)) = self.flow_at(schedule, schedule, i, p as usize, progress) else {
+                break; // as above
+            };
             mine.add(&c);
             schedule.finish(i, p as usize, vis, c.chains);
         }
@@ -302,16 +306,31 @@ impl<'a> Flows<'a> {
     }
 
     /// The flow of portal `p` at position `i` (positions `..window_usable(i)` finished),
-    /// within its cap of states; progress advanced by the states it spent.
-    fn flow_at(&self, schedule: &Schedule, i: usize, p: usize, progress: &dyn Progress) -> (Bits, Counters) {
+    /// within its cap of states, waiting through `waiter` for a reusable result not in yet;
+    /// progress advanced by the states it spent. `None` when the waiter gave up on one (the
+    /// walk's result would be wrong: see [`Waiter`]).
+    fn flow_at(
+        &self,
+        schedule: &Schedule,
+        waiter: &dyn Waiter,
+        i: usize,
+        p: usize,
+        progress: &dyn Progress,
+    ) -> Option<(Bits, Counters)> {
+        let gave_up = Cell::new(false);
         let done = Done {
             schedule,
             usable: schedule.usable(i),
+            waiter,
+            gave_up: &gave_up,
         };
         let cap = schedule.cap(&self.book, i);
         let (vis, c) = self.flow_one(done, p, cap);
+        if gave_up.get() {
+            return None;
+        }
         progress.advance(self.meter.walk_done(self.book.expected_at(i), c.chains));
-        (vis, c)
+        Some((vis, c))
     }
 
     /// Portal `p`'s flow within `cap` states, reusing the results in `done`.
@@ -414,14 +433,29 @@ impl Schedule {
         !f.failed
     }
 
-    /// Blocks until position `i` is finished; false if a worker panicked.
-    #[cold]
-    fn wait_for_one(&self, i: usize) -> bool {
+    /// Blocks until position `i` is finished, or a worker panicked, or `timeout` passed; whether
+    /// it is finished.
+    fn wait_for_one(&self, i: usize, timeout: Option<Duration>) -> bool {
         let mut f = self.finished.lock().unwrap_or_else(|e| e.into_inner());
+        let until = timeout.map(|t| Instant::now() + t);
         while !f.at[i] && !f.failed {
-            f = self.wake.wait(f).unwrap_or_else(|e| e.into_inner());
+            f = match until {
+                None => self.wake.wait(f).unwrap_or_else(|e| e.into_inner()),
+                Some(until) => {
+                    let left = until.saturating_duration_since(Instant::now());
+                    if left.is_zero() {
+                        break;
+                    }
+                    (self.wake.wait_timeout(f, left).unwrap_or_else(|e| e.into_inner())).0
+                }
+            };
         }
-        !f.failed
+        f.at[i]
+    }
+
+    /// Whether a worker panicked.
+    fn failed(&self) -> bool {
+        self.finished.lock().unwrap_or_else(|e| e.into_inner()).failed
     }
 
     /// The states the walk at position `i` may spend, of `book`'s budget (positions
@@ -451,12 +485,31 @@ impl Schedule {
     }
 }
 
+/// How a walk waits for a reusable result that is not in yet.
+trait Waiter {
+    /// Blocks until position `i` of the order is finished; false to give the walk up (a worker
+    /// panicked, or the shard that owns `i` stopped: the position must be taken over between
+    /// walks, and the walk run again).
+    fn wait_until_finished(&self, i: usize) -> bool;
+}
+
+/// One run's walks wait for its own workers.
+impl Waiter for Schedule {
+    fn wait_until_finished(&self, i: usize) -> bool {
+        self.wait_for_one(i, None)
+    }
+}
+
 /// The results a portal's flow may reuse: those at positions `..usable`, waited for when one
 /// is still running.
 #[derive(Clone, Copy)]
 struct Done<'a> {
     schedule: &'a Schedule,
     usable: usize,
+    waiter: &'a dyn Waiter,
+    /// Set when the waiter gave up: the walk goes on with the flood in the result's place, and
+    /// its result is thrown away.
+    gave_up: &'a Cell<bool>,
 }
 
 impl<'a> Done<'a> {
@@ -467,13 +520,17 @@ impl<'a> Done<'a> {
             return None;
         }
         let result = &self.schedule.results[p];
-        // None only after a worker panicked (the scope passes the panic on).
-        result.get().or_else(|| {
-            self.schedule
-                .wait_for_one(position)
-                .then(|| result.get())
-                .flatten()
-        })
+        result.get().or_else(|| self.wait(position, result))
+    }
+
+    #[cold]
+    fn wait(&self, position: usize, result: &'a OnceLock<Bits>) -> Option<&'a Bits> {
+        if self.waiter.wait_until_finished(position) {
+            result.get()
+        } else {
+            self.gave_up.set(true);
+            None
+        }
     }
 }
 

@@ -6,18 +6,17 @@
 //! and what it finds depends on them. So shards cooperate as one run's threads do: shard `k`
 //! of `N` computes the positions `i` with `i % N == k` (round robin over an order sorted by
 //! expected work, so each gets a like share of small and large portals) and publishes each
-//! result through an [`Exchange`]; before position `i` it takes the results of the positions
-//! before `i - lockstep + 1` that other shards published. When the shard owning a position it
+//! result through an [`Exchange`], from which it takes the results of the positions up to
+//! `i - lockstep` that position `i` reuses. When the shard owning a position it
 //! needs has stopped answering ([`Exchange::owner_alive`]: never started, or died), it computes
 //! that position itself (the same result: a position's flow depends only on the positions
 //! before it) and publishes it too, so shards that run one after another, or a shard that died
 //! and was requeued, still give the one-machine result, only with work done twice.
 //!
-//! Unlike one run's walks, which wait only for a reusable result they read (see
-//! [`super::portal_flow`]), a shard waits for all of them before it starts a position (a
-//! position another shard stopped on is taken over between walks, not inside one): at most
-//! `lockstep` positions can be under way at once over all shards. `--lockstep 8` lets more run
-//! (with its own, slightly different PVS).
+//! As in one run, a walk starts once the positions [`super::WINDOW`] places back are finished,
+//! and waits for a reusable result only when it reads one not in yet. When that result's shard
+//! has stopped, the walk gives up (its result thrown away), the position is taken over between
+//! walks, and the walk runs again.
 
 use std::sync::Mutex;
 use std::sync::atomic::Ordering;
@@ -27,7 +26,7 @@ use crate::Progress;
 use crate::bits::Bits;
 use crate::graph::{BaseVis, Graph};
 
-use super::{Book, Counters, FlowKind, Flows, Meter, Schedule, WakeOnPanic, WalkLimits};
+use super::{Book, Counters, FlowKind, Flows, Meter, Schedule, Waiter, WakeOnPanic, WalkLimits};
 
 /// How the shards of one flow see each other's results.
 pub trait Exchange: Sync {
@@ -76,6 +75,8 @@ pub struct ShardFlow {
     pub counters: Counters,
     /// Positions of other shards computed here.
     pub taken_over: usize,
+    /// Walks given up while waiting for a result whose shard stopped, and run again.
+    pub redone: usize,
 }
 
 /// How long to sleep between looks at the exchange while waiting: from the shortest, doubled
@@ -157,13 +158,17 @@ impl ShardRun<'_> {
             if i >= self.order.len() {
                 break;
             }
-            if !self.gather(self.schedule.usable(i)) {
+            if !self.gather(self.schedule.window_usable(i)) {
                 break; // another worker panicked
+            }
+            // Results a stopped shard owes are taken over now, not given up on mid-walk.
+            if self.owes_stopped(i) && !self.gather(self.schedule.usable(i)) {
+                break; // as above
             }
             if self.is_finished(i) {
                 self.keep_published(i); // another shard took it over: no need to run it again
-            } else {
-                self.run_position(i, false);
+            } else if !self.run_position(i, false) {
+                break; // as above
             }
         }
     }
@@ -179,18 +184,31 @@ impl ShardRun<'_> {
         }
     }
 
-    /// Runs position `i` (whose reusable results are all in), publishes and keeps its result.
-    fn run_position(&self, i: usize, taken_over: bool) {
+    /// Runs position `i` (positions `..window_usable(i)` finished), publishes and keeps its
+    /// result. A walk that gave up waiting for a result (its shard stopped) is run again once
+    /// every result it may reuse is in, taken over where need be. False if a worker panicked.
+    fn run_position(&self, i: usize, taken_over: bool) -> bool {
         let p = self.order[i] as usize;
-        let (vis, counters) = self.flows.flow_at(self.schedule, i, p, self.progress);
+        let mut redone = 0;
+        let (vis, counters) = loop {
+            if let Some(found) = self.flows.flow_at(self.schedule, self, i, p, self.progress) {
+                break found;
+            }
+            if !self.gather(self.schedule.usable(i)) {
+                return false;
+            }
+            redone += 1;
+        };
         let states = counters.chains;
         self.exchange.publish(i as u32, p as u32, states, &vis);
         let mut out = self.out.lock().unwrap_or_else(|e| e.into_inner());
         out.counters.add(&counters);
         out.taken_over += usize::from(taken_over);
+        out.redone += redone;
         out.results.push((i as u32, p as u32, states, vis.clone()));
         drop(out);
         self.schedule.finish(i, p, vis, states);
+        true
     }
 
     /// Waits until positions `..usable` are all finished here: collecting what other shards
@@ -227,12 +245,7 @@ impl ShardRun<'_> {
             std::thread::sleep(poll);
             return;
         };
-        for (position, states, vis) in self.exchange.collect() {
-            let i = position as usize;
-            if let Some(&p) = self.order.get(i) {
-                self.schedule.finish(i, p as usize, vis, states);
-            }
-        }
+        self.collect_published();
         if self.is_finished(gap) {
             return;
         }
@@ -244,8 +257,56 @@ impl ShardRun<'_> {
         }
     }
 
+    /// Records the results other shards published since the last look (the caller holds
+    /// `pulling`).
+    fn collect_published(&self) {
+        for (position, states, vis) in self.exchange.collect() {
+            let i = position as usize;
+            if let Some(&p) = self.order.get(i) {
+                self.schedule.finish(i, p as usize, vis, states);
+            }
+        }
+    }
+
+    /// Whether a result that position `i` may reuse is missing and its shard has stopped.
+    fn owes_stopped(&self, i: usize) -> bool {
+        (self.schedule.window_usable(i)..self.schedule.usable(i)).any(|j| {
+            let owner = self.shard.owner(j);
+            !self.is_finished(j) && owner != self.shard.index && !self.exchange.owner_alive(owner)
+        })
+    }
+
     fn is_finished(&self, i: usize) -> bool {
         let f = self.schedule.finished.lock().unwrap_or_else(|e| e.into_inner());
         f.at[i]
+    }
+}
+
+/// A shard's walk waits for a result of its own workers or of another shard, collecting what the
+/// others publish; it gives up when the owner has stopped (the position is taken over between
+/// walks: see [`ShardRun::run_position`]). A position taken over is always the first
+/// unfinished one, so its walk never waits here.
+impl Waiter for ShardRun<'_> {
+    fn wait_until_finished(&self, i: usize) -> bool {
+        let mut poll = POLL_SHORTEST;
+        loop {
+            if self.schedule.wait_for_one(i, Some(poll)) {
+                return true;
+            }
+            if self.schedule.failed() {
+                return false;
+            }
+            if let Ok(_pulling) = self.pulling.try_lock() {
+                self.collect_published();
+            }
+            if self.is_finished(i) {
+                return true;
+            }
+            let owner = self.shard.owner(i);
+            if owner != self.shard.index && !self.exchange.owner_alive(owner) {
+                return false;
+            }
+            poll = (poll * 2).min(POLL_LONGEST);
+        }
     }
 }
