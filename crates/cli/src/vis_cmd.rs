@@ -224,10 +224,11 @@ fn vvis_shard(args: &VvisArgs, shard: Shard) -> anyhow::Result<()> {
         print_json(&run.report)?;
     } else if !args.run.quiet {
         eprintln!(
-            "{}: shard {shard}: {} flow results ({} taken over from stopped shards)",
+            "{}: shard {shard}: {} flow results ({} taken over from stopped shards, {} walks run again)",
             run.output.display(),
             run.records,
-            run.taken_over
+            run.taken_over,
+            run.report.count("walks_redone")
         );
         print_warnings(&run.report);
         print_line(&total_line("vvis", &run.output, run.seconds));

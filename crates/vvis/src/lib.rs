@@ -279,6 +279,8 @@ struct VisStats {
     counters: flow::Counters,
     /// The states the flow could spend in all, when bounded.
     flow_budget: Option<u64>,
+    /// A shard's walks given up while waiting for a stopped shard's result, and run again.
+    walks_redone: Option<usize>,
     /// Visible cluster pairs in the final PVS (each cluster sees itself).
     visible_pairs: u64,
     /// Pairs dropped by the symmetry cross-check.
@@ -480,6 +482,7 @@ impl<'a> Run<'a> {
                 vis,
             })
             .collect();
+        self.stats.walks_redone = Some(out.redone);
         (records, out.taken_over)
     }
 
@@ -541,6 +544,9 @@ impl<'a> Run<'a> {
         }
         if let Some(states) = s.flow_budget {
             r.set("flow_states", states as f64);
+        }
+        if let Some(redone) = s.walks_redone {
+            r.set("walks_redone", redone as f64);
         }
         r.set("visible_pairs", s.visible_pairs as f64);
         r.set("crosscheck_dropped", s.crosscheck_dropped as f64);
