@@ -401,12 +401,10 @@ impl<'a> Run<'a> {
     fn flow(&mut self, graph: &Graph, base: &[BaseVis]) -> Result<Vec<bits::Bits>, VvisError> {
         let t = Instant::now();
         let order = graph::sorted_order(base);
-        let (limits, budget) = self.limits(graph);
+        let plan = self.plan(graph);
         self.progress
             .start("portal flow", flow::Meter::UNITS, srcmap_stage::Unit::Work);
-        let kind = self.options.flow;
-        let lockstep = self.options.lockstep();
-        let result = flow::portal_flow(graph, base, &order, kind, limits, budget, lockstep, self.progress);
+        let result = flow::portal_flow(graph, base, &order, plan, self.progress);
         self.progress.finish();
         self.stats.flow_time = t.elapsed();
         self.stats.counters = result.counters;
@@ -416,12 +414,17 @@ impl<'a> Run<'a> {
         Ok(result.vis)
     }
 
-    /// Each walk's limits and the whole flow's budget of states on `graph` (noted for the
-    /// report).
-    fn limits(&mut self, graph: &Graph) -> (flow::WalkLimits, Option<u64>) {
+    /// How the flow runs on `graph`: the options' walk, limits and lockstep, and the whole
+    /// flow's budget of states (noted for the report).
+    fn plan(&mut self, graph: &Graph) -> flow::FlowPlan {
         let budget = self.options.flow_budget.total(graph.portals.len());
         self.stats.flow_budget = budget;
-        (self.options.walk_limits(), budget)
+        flow::FlowPlan {
+            kind: self.options.flow,
+            limits: self.options.walk_limits(),
+            budget,
+            lockstep: self.options.lockstep(),
+        }
     }
 
     /// Pass 5: portal vis merged into cluster rows, cross-checked, and the PAS.
@@ -461,14 +464,10 @@ impl<'a> Run<'a> {
     ) -> (Vec<FlowRecord>, usize) {
         let t = Instant::now();
         let order = graph::sorted_order(base);
-        let (limits, budget) = self.limits(graph);
+        let plan = self.plan(graph);
         self.progress
             .start("portal flow", flow::Meter::UNITS, srcmap_stage::Unit::Work);
-        let kind = self.options.flow;
-        let (progress, exchange, lockstep) = (self.progress, exchange, self.options.lockstep());
-        let out = flow::shard::shard_flow(
-            graph, base, &order, kind, limits, budget, lockstep, shard, exchange, progress,
-        );
+        let out = flow::shard::shard_flow(graph, base, &order, plan, (shard, exchange), self.progress);
         self.progress.finish();
         self.stats.flow_time = t.elapsed();
         self.stats.counters = out.counters;

@@ -45,10 +45,7 @@ fn golden_map(map: &str) {
         &g,
         &base,
         &order,
-        FlowKind::Fast,
-        flow::WalkLimits::default(),
-        None,
-        flow::LOCKSTEP,
+        flow::FlowPlan::new(FlowKind::Fast),
         &NoProgress,
     );
     check_golden(&format!("{map}.flow.txt"), &dump::portal_vis(&flowed.vis));

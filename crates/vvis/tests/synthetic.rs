@@ -213,18 +213,7 @@ fn window_grid_portal_results_are_supersets_of_the_reference() {
             .num_threads(2)
             .build()
             .unwrap()
-            .install(|| {
-                flow::portal_flow(
-                    &g,
-                    &base,
-                    &order,
-                    kind,
-                    flow::WalkLimits::default(),
-                    None,
-                    flow::LOCKSTEP,
-                    &NoProgress,
-                )
-            })
+            .install(|| flow::portal_flow(&g, &base, &order, flow::FlowPlan::new(kind), &NoProgress))
     };
     let (fast, reference) = (run(FlowKind::Fast), run(FlowKind::Reference));
     let mut larger = 0;
@@ -410,16 +399,25 @@ fn window_grid_shards_give_the_one_run_results() {
     let g = graph::Graph::new(&p, false);
     let base = graph::base_vis(&g, None);
     let order = graph::sorted_order(&base);
-    let limits = flow::WalkLimits::default();
-    let lockstep = flow::LOCKSTEP;
     let plans = [FlowKind::Fast, FlowKind::FastSiblings].map(|kind| {
-        let states = flow::portal_flow(&g, &base, &order, kind, limits, None, lockstep, &NoProgress).counters;
-        [(kind, None, lockstep), (kind, Some(states.chains / 3), lockstep)]
+        let plan = flow::FlowPlan::new(kind);
+        let states = flow::portal_flow(&g, &base, &order, plan, &NoProgress).counters;
+        let budget = Some(states.chains / 3);
+        [plan, flow::FlowPlan { budget, ..plan }]
     });
     // And one plan reusing results fewer places back (more walks waiting for results).
-    let plans = plans.into_iter().flatten().chain([(FlowKind::Fast, None, 1)]);
-    for (kind, budget, lockstep) in plans {
-        let flow = flow::portal_flow(&g, &base, &order, kind, limits, budget, lockstep, &NoProgress);
+    let serial = flow::FlowPlan {
+        lockstep: 1,
+        ..flow::FlowPlan::new(FlowKind::Fast)
+    };
+    for plan in plans.into_iter().flatten().chain([serial]) {
+        let flow::FlowPlan {
+            kind,
+            budget,
+            lockstep,
+            ..
+        } = plan;
+        let flow = flow::portal_flow(&g, &base, &order, plan, &NoProgress);
         assert_eq!(flow.counters.cut > 0, budget.is_some(), "{kind:?} {budget:?}");
         let whole = flow.vis;
         for n in [1u32, 2, 4, 7] {
@@ -436,20 +434,7 @@ fn window_grid_shards_give_the_one_run_results() {
                     let shard = ShardOf { index, count: n };
                     // Each shard its own pool, as each is its own process in a real run.
                     let pool = Threads(1).pool().unwrap();
-                    pool.install(|| {
-                        shard_flow(
-                            &g,
-                            &base,
-                            &order,
-                            kind,
-                            limits,
-                            budget,
-                            lockstep,
-                            shard,
-                            &seat,
-                            &NoProgress,
-                        )
-                    })
+                    pool.install(|| shard_flow(&g, &base, &order, plan, (shard, &seat), &NoProgress))
                 };
                 let outs: Vec<_> = if together {
                     std::thread::scope(|s| {
@@ -485,21 +470,14 @@ fn a_shard_whose_peers_stop_mid_walk_runs_those_walks_again() {
     let g = graph::Graph::new(&p, false);
     let base = graph::base_vis(&g, None);
     let order = graph::sorted_order(&base);
-    let limits = flow::WalkLimits::default();
     let mut redone = 0;
     // Lockstep 1: the walk at position 2 (shard 0's second) reads position 1's result (shard 1's).
     for lockstep in [1, flow::LOCKSTEP] {
-        let whole = flow::portal_flow(
-            &g,
-            &base,
-            &order,
-            FlowKind::Fast,
-            limits,
-            None,
+        let plan = flow::FlowPlan {
             lockstep,
-            &NoProgress,
-        )
-        .vis;
+            ..flow::FlowPlan::new(FlowKind::Fast)
+        };
+        let whole = flow::portal_flow(&g, &base, &order, plan, &NoProgress).vis;
         for alive_for in [1, 2, 3, 5, 8] {
             let board = Board {
                 published: Default::default(),
@@ -510,21 +488,8 @@ fn a_shard_whose_peers_stop_mid_walk_runs_those_walks_again() {
                 others_alive: alive_for.into(),
             };
             let shard = ShardOf { index: 0, count: 2 };
-            let out = Threads(1).pool().unwrap().install(|| {
-                let kind = FlowKind::Fast;
-                shard_flow(
-                    &g,
-                    &base,
-                    &order,
-                    kind,
-                    limits,
-                    None,
-                    lockstep,
-                    shard,
-                    &seat,
-                    &NoProgress,
-                )
-            });
+            let out = (Threads(1).pool().unwrap())
+                .install(|| shard_flow(&g, &base, &order, plan, (shard, &seat), &NoProgress));
             let own = order.len().div_ceil(2);
             assert!(out.results.len() >= own, "its own share");
             for (position, portal, _, vis) in &out.results {
@@ -844,10 +809,11 @@ fn a_walk_through_a_finished_portal_sees_only_what_that_portal_saw() {
     let b_done = [&[b], early, &[a], late, &[window]].concat();
     let b_running = [early, &[b, a], late, &[window]].concat();
     for kind in [FlowKind::Fast, FlowKind::Reference] {
-        let limits = flow::WalkLimits::default;
-        let run = |order: &[u32]| {
-            flow::portal_flow(&g, &base, order, kind, limits(), None, lockstep, &NoProgress).vis
+        let plan = flow::FlowPlan {
+            lockstep,
+            ..flow::FlowPlan::new(kind)
         };
+        let run = |order: &[u32]| flow::portal_flow(&g, &base, order, plan, &NoProgress).vis;
         let (with_b, without_b) = (run(&b_done), run(&b_running));
         assert!(
             !with_b[b as usize].get(t) && !without_b[b as usize].get(t),
@@ -859,7 +825,8 @@ fn a_walk_through_a_finished_portal_sees_only_what_that_portal_saw() {
         );
         assert!(without_b[a as usize].get(t), "{kind:?}: a's own walk misses t");
         // Lockstep 1 (vvis -threads 1) reuses the result just before: `b`'s, running last.
-        let serial = flow::portal_flow(&g, &base, &b_running, kind, limits(), None, 1, &NoProgress);
+        let serial = flow::FlowPlan { lockstep: 1, ..plan };
+        let serial = flow::portal_flow(&g, &base, &b_running, serial, &NoProgress);
         assert!(
             !serial.vis[a as usize].get(t),
             "{kind:?}: lockstep 1 does not reuse b's result"

@@ -206,26 +206,22 @@ impl Default for WalkLimits {
 /// by the states the walks spend (see [`Meter`]).
 ///
 /// The portal at position `i` of `order` reuses the finished results of the portals at
-/// positions up to `i - lockstep` and no others: vvis with `lockstep` threads in lockstep
+/// positions up to `i - plan.lockstep` and no others: vvis with `lockstep` threads in lockstep
 /// ([`LOCKSTEP`] by default; 0 is read as 1). That makes the output independent of the thread
 /// count and timing, and no thread waits for a whole group to finish: a walk starts when the
 /// portal [`WINDOW`] places back is finished, and blocks on the way only when it reads the
 /// result of a reusable portal still running.
-#[allow(clippy::too_many_arguments)]
 pub fn portal_flow(
     graph: &Graph,
     base: &[BaseVis],
     order: &[u32],
-    kind: FlowKind,
-    limits: WalkLimits,
-    budget: Option<u64>,
-    lockstep: usize,
+    plan: FlowPlan,
     progress: &dyn Progress,
 ) -> FlowResult {
-    let schedule = Schedule::new(graph.portals.len(), order, lockstep);
-    let book = Book::new(budget, limits.states, base, order);
-    let meter = Meter::new(book.expected_sum(), budget);
-    let flows = Flows::new(graph, base, kind, limits, book, meter);
+    let schedule = Schedule::new(graph.portals.len(), order, plan.lockstep);
+    let book = Book::new(plan.budget, plan.limits.states, base, order);
+    let meter = Meter::new(book.expected_sum(), plan.budget);
+    let flows = Flows::new(graph, base, (plan.kind, plan.limits), book, meter);
     let counters = flows.run(&schedule, order, progress);
     progress.advance(flows.meter.rest());
     FlowResult {
@@ -235,6 +231,28 @@ pub fn portal_flow(
             .map(|v| v.into_inner().unwrap_or_default())
             .collect(),
         counters,
+    }
+}
+
+/// How a flow runs: which walk, each walk's limits, the whole flow's budget of states (`None`:
+/// none) and how many places back a walk reuses results (see [`portal_flow`]).
+#[derive(Debug, Clone, Copy)]
+pub struct FlowPlan {
+    pub kind: FlowKind,
+    pub limits: WalkLimits,
+    pub budget: Option<u64>,
+    pub lockstep: usize,
+}
+
+impl FlowPlan {
+    /// The walk `kind` within the default limits, no budget, the default lockstep.
+    pub fn new(kind: FlowKind) -> FlowPlan {
+        FlowPlan {
+            kind,
+            limits: WalkLimits::default(),
+            budget: None,
+            lockstep: LOCKSTEP,
+        }
     }
 }
 
@@ -255,8 +273,7 @@ impl<'a> Flows<'a> {
     fn new(
         graph: &'a Graph,
         base: &'a [BaseVis],
-        kind: FlowKind,
-        limits: WalkLimits,
+        (kind, limits): (FlowKind, WalkLimits),
         book: Book,
         meter: Meter,
     ) -> Self {

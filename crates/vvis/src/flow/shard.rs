@@ -26,7 +26,7 @@ use crate::Progress;
 use crate::bits::Bits;
 use crate::graph::{BaseVis, Graph};
 
-use super::{Book, Counters, FlowKind, Flows, Meter, Schedule, Waiter, WakeOnPanic, WalkLimits};
+use super::{Book, Counters, FlowPlan, Flows, Meter, Schedule, Waiter, WakeOnPanic};
 
 /// How the shards of one flow see each other's results.
 pub trait Exchange: Sync {
@@ -87,31 +87,25 @@ pub struct ShardFlow {
 const POLL_SHORTEST: Duration = Duration::from_millis(1);
 const POLL_LONGEST: Duration = Duration::from_millis(50);
 
-/// The flow of `shard`'s share of `order` within the whole flow's `budget`, each walk reusing
-/// the results up to `lockstep` places back (as [`super::portal_flow`]); must be called
+/// The flow of `shard`'s share of `order` as `plan` says (as [`super::portal_flow`]); must be called
 /// inside the thread pool to use, one pool per shard (a shard's workers wait for other shards'
 /// results). Progress advances by [`Meter::UNITS`] over the shard's own positions.
-#[allow(clippy::too_many_arguments)]
 pub fn shard_flow(
     graph: &Graph,
     base: &[BaseVis],
     order: &[u32],
-    kind: FlowKind,
-    limits: WalkLimits,
-    budget: Option<u64>,
-    lockstep: usize,
-    shard: ShardOf,
-    exchange: &dyn Exchange,
+    plan: FlowPlan,
+    (shard, exchange): (ShardOf, &dyn Exchange),
     progress: &dyn Progress,
 ) -> ShardFlow {
-    let schedule = Schedule::new(graph.portals.len(), order, lockstep);
-    let book = Book::new(budget, limits.states, base, order);
+    let schedule = Schedule::new(graph.portals.len(), order, plan.lockstep);
+    let book = Book::new(plan.budget, plan.limits.states, base, order);
     let own: u64 = (0..order.len())
         .filter(|&i| shard.owner(i) == shard.index)
         .map(|i| book.expected_at(i))
         .sum();
-    let meter = Meter::new(own, budget);
-    let flows = Flows::new(graph, base, kind, limits, book, meter);
+    let meter = Meter::new(own, plan.budget);
+    let flows = Flows::new(graph, base, (plan.kind, plan.limits), book, meter);
     let run = ShardRun {
         flows: &flows,
         schedule: &schedule,
