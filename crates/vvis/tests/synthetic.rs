@@ -163,6 +163,19 @@ fn window_grid() -> Portals {
     }
 }
 
+/// The window grid's graph, base vis and vvis's order of its one-way portals: what a flow runs on.
+fn window_grid_flow_input() -> (
+    srcmap_vvis::graph::Graph,
+    Vec<srcmap_vvis::graph::BaseVis>,
+    Vec<u32>,
+) {
+    use srcmap_vvis::graph;
+    let g = graph::Graph::new(&window_grid(), false);
+    let base = graph::base_vis(&g, None);
+    let order = graph::sorted_order(&base);
+    (g, base, order)
+}
+
 #[test]
 fn window_grid_is_the_same_for_any_thread_count_and_every_flow() {
     let p = window_grid();
@@ -203,11 +216,8 @@ fn window_grid_is_the_same_for_any_thread_count_and_every_flow() {
 /// standing in for the search it skipped), never less, and the cluster PVS is the same.
 #[test]
 fn window_grid_portal_results_are_supersets_of_the_reference() {
-    use srcmap_vvis::{flow, graph};
-    let p = window_grid();
-    let g = graph::Graph::new(&p, false);
-    let base = graph::base_vis(&g, None);
-    let order = graph::sorted_order(&base);
+    use srcmap_vvis::flow;
+    let (g, base, order) = window_grid_flow_input();
     let run = |kind| {
         rayon::ThreadPoolBuilder::new()
             .num_threads(2)
@@ -393,12 +403,9 @@ impl srcmap_vvis::Exchange for Seat<'_> {
 /// shares depend on the states the shards spent).
 #[test]
 fn window_grid_shards_give_the_one_run_results() {
+    use srcmap_vvis::flow;
     use srcmap_vvis::flow::shard::{ShardOf, shard_flow};
-    use srcmap_vvis::{flow, graph};
-    let p = window_grid();
-    let g = graph::Graph::new(&p, false);
-    let base = graph::base_vis(&g, None);
-    let order = graph::sorted_order(&base);
+    let (g, base, order) = window_grid_flow_input();
     let plans = [FlowKind::Fast, FlowKind::FastSiblings].map(|kind| {
         let plan = flow::FlowPlan::new(kind);
         let states = flow::portal_flow(&g, &base, &order, plan, &NoProgress).counters;
@@ -464,12 +471,9 @@ fn window_grid_shards_give_the_one_run_results() {
 /// the positions over and runs the walks again: every result is still the one-run result.
 #[test]
 fn a_shard_whose_peers_stop_mid_walk_runs_those_walks_again() {
+    use srcmap_vvis::flow;
     use srcmap_vvis::flow::shard::{ShardOf, shard_flow};
-    use srcmap_vvis::{flow, graph};
-    let p = window_grid();
-    let g = graph::Graph::new(&p, false);
-    let base = graph::base_vis(&g, None);
-    let order = graph::sorted_order(&base);
+    let (g, base, order) = window_grid_flow_input();
     let mut redone = 0;
     // Lockstep 1: the walk at position 2 (shard 0's second) reads position 1's result (shard 1's).
     for lockstep in [1, flow::LOCKSTEP] {
