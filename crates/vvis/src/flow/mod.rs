@@ -443,36 +443,27 @@ impl Schedule {
 
     /// Blocks until positions `..usable` are all finished; false if a worker panicked.
     fn wait_for(&self, usable: usize) -> bool {
-        let mut f = self.finished.lock().unwrap_or_else(|e| e.into_inner());
-        while f.prefix < usable && !f.failed {
-            f = self.wake.wait(f).unwrap_or_else(|e| e.into_inner());
-        }
-        !f.failed
+        self.wait_until(|f| f.prefix >= usable, None) == Waited::Ready
     }
 
-    /// Blocks until position `i` is finished, or a worker panicked, or `timeout` passed; whether
-    /// it is finished.
-    fn wait_for_one(&self, i: usize, timeout: Option<Duration>) -> bool {
+    /// Blocks until `ready` holds of the finished positions, a worker panicked, or `timeout`
+    /// (if any) passed.
+    fn wait_until(&self, ready: impl Fn(&Finished) -> bool, timeout: Option<Duration>) -> Waited {
         let mut f = self.finished.lock().unwrap_or_else(|e| e.into_inner());
         let until = timeout.map(|t| Instant::now() + t);
-        while !f.at[i] && !f.failed {
-            f = match until {
+        loop {
+            if f.failed {
+                return Waited::Failed;
+            }
+            if ready(&f) {
+                return Waited::Ready;
+            }
+            f = match until.map(|u| u.saturating_duration_since(Instant::now())) {
                 None => self.wake.wait(f).unwrap_or_else(|e| e.into_inner()),
-                Some(until) => {
-                    let left = until.saturating_duration_since(Instant::now());
-                    if left.is_zero() {
-                        break;
-                    }
-                    (self.wake.wait_timeout(f, left).unwrap_or_else(|e| e.into_inner())).0
-                }
+                Some(left) if left.is_zero() => return Waited::TimedOut,
+                Some(left) => (self.wake.wait_timeout(f, left).unwrap_or_else(|e| e.into_inner())).0,
             };
         }
-        f.at[i]
-    }
-
-    /// Whether a worker panicked.
-    fn failed(&self) -> bool {
-        self.finished.lock().unwrap_or_else(|e| e.into_inner()).failed
     }
 
     /// The states the walk at position `i` may spend, of `book`'s budget (positions
@@ -510,10 +501,18 @@ trait Waiter {
     fn wait_until_finished(&self, i: usize) -> bool;
 }
 
+/// How a wait on [`Schedule`]'s finished positions ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Waited {
+    Ready,
+    Failed,
+    TimedOut,
+}
+
 /// One run's walks wait for its own workers.
 impl Waiter for Schedule {
     fn wait_until_finished(&self, i: usize) -> bool {
-        self.wait_for_one(i, None)
+        self.wait_until(|f| f.at[i], None) == Waited::Ready
     }
 }
 

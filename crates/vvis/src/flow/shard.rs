@@ -26,7 +26,7 @@ use crate::Progress;
 use crate::bits::Bits;
 use crate::graph::{BaseVis, Graph};
 
-use super::{Book, Counters, FlowPlan, Flows, Meter, Schedule, Waiter, WakeOnPanic};
+use super::{Book, Counters, FlowPlan, Flows, Meter, Schedule, Waited, Waiter, WakeOnPanic};
 
 /// How the shards of one flow see each other's results.
 pub trait Exchange: Sync {
@@ -284,11 +284,10 @@ impl Waiter for ShardRun<'_> {
     fn wait_until_finished(&self, i: usize) -> bool {
         let mut poll = POLL_SHORTEST;
         loop {
-            if self.schedule.wait_for_one(i, Some(poll)) {
-                return true;
-            }
-            if self.schedule.failed() {
-                return false;
+            match self.schedule.wait_until(|f| f.at[i], Some(poll)) {
+                Waited::Ready => return true,
+                Waited::Failed => return false,
+                Waited::TimedOut => {}
             }
             if let Ok(_pulling) = self.pulling.try_lock() {
                 self.collect_published();
