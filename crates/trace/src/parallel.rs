@@ -952,12 +952,20 @@ impl ParallelOrigins {
             .map(|(area, depth)| self.may_meet(area, depth[1]));
         refill(&mut spare.groups_met, groups);
         let cell = 1.0 / self.inv_cell;
-        let offered = |seen: &Seen| spare.groups_met[seen.slot as usize / GROUP] && wanted(seen.payload);
+        let offered = |k: usize| {
+            (along.order.get(k))
+                .is_some_and(|s| spare.groups_met[s.slot as usize / GROUP] && wanted(s.payload))
+        };
+        // Bit `j`: whether the triangle `j` places on is offered, each asked once.
+        let mut window = (0..PREFETCH_AHEAD).fold(0u32, |m, j| m | u32::from(offered(j)) << j);
         for (k, seen) in along.order.iter().enumerate() {
-            if let Some(ahead) = along.order.get(k + PREFETCH_AHEAD).filter(|s| offered(s)) {
-                prefetch(&along.scene.triangles[ahead.slot as usize]);
+            let ahead = offered(k + PREFETCH_AHEAD);
+            if ahead {
+                prefetch(&along.scene.triangles[along.order[k + PREFETCH_AHEAD].slot as usize]);
             }
-            if !offered(seen) {
+            let this = window & 1 != 0;
+            window = window >> 1 | u32::from(ahead) << (PREFETCH_AHEAD - 1);
+            if !this {
                 continue;
             }
             let mut open = CellOrigins {
