@@ -317,6 +317,24 @@ impl Scene {
         }
     }
 
+    /// [`Tracer::occluded_except`]'s answer and the work the BVH took for it: nodes entered
+    /// plus leaf packets of triangles tested, a measure of the ray's cost that does not depend
+    /// on the machine or its load (0 with the other backends).
+    pub fn occluded_except_work(
+        &self,
+        origin: [f32; 3],
+        dir: [f32; 3],
+        max_t: f32,
+        ignore: u32,
+    ) -> (bool, u32) {
+        match &self.backend {
+            Backend::Wide(w) => w.occluded_work(&wide_ray(origin, dir, max_t), |slot| {
+                self.payloads[slot as usize] & ignore == 0
+            }),
+            _ => (self.occluded_except(origin, dir, max_t, ignore), 0),
+        }
+    }
+
     /// Whether a triangle whose slot `counts` accepts lies on the segment.
     fn occluded_where(
         &self,
@@ -393,6 +411,37 @@ mod tests {
             }
         }
         b
+    }
+
+    /// The counted traversal answers as [`Tracer::occluded_except`] does, and counts more
+    /// work for a ray that runs the length of the scene than for one stopped at once.
+    #[test]
+    fn occluded_work_answers_as_occluded_and_grows_with_the_ray() {
+        // A row of 64 triangles across the x axis, each filling the lower half of the unit
+        // square at its x: a ray along x through the upper half of the square passes through
+        // every one's box and meets none; through the lower half, the first stops it.
+        let mut b = SceneBuilder::new();
+        for k in 1..=64 {
+            let x = k as f32;
+            b.add_triangle([x, 0.0, 0.0], [x, 1.0, 0.0], [x, 0.0, 1.0], k % 2);
+        }
+        let scene = b.build();
+        for i in 0..100 {
+            let (y, z) = ((i * 37 % 100) as f32 / 100.0, (i * 53 % 100) as f32 / 100.0);
+            for ignore in [0, 1] {
+                let (o, d) = ([0.5, y, z], [1.0, 0.01, -0.01]);
+                let (hit, _) = scene.occluded_except_work(o, d, 1000.0, ignore);
+                assert_eq!(hit, scene.occluded_except(o, d, 1000.0, ignore));
+            }
+        }
+        let along_x = [1.0, 0.0, 0.0];
+        let (stopped_hit, stopped) = scene.occluded_except_work([0.5, 0.1, 0.1], along_x, 1000.0, 0);
+        let (through_hit, through) = scene.occluded_except_work([0.5, 0.9, 0.9], along_x, 1000.0, 0);
+        assert!(stopped_hit && !through_hit);
+        assert!(
+            stopped > 0 && through > 4 * stopped,
+            "stopped {stopped}, through {through}"
+        );
     }
 
     #[test]

@@ -389,6 +389,26 @@ impl WideBvh {
         self.occluded_by(ray, counts, enter, |p: &Packet, tmax| p.distances(ray, tmax))
     }
 
+    /// [`WideBvh::occluded`]'s answer, and the work it took: nodes entered plus leaf packets
+    /// tested (the portable tests, counted: a measure of a ray's cost that does not depend on
+    /// the machine or its load).
+    pub(crate) fn occluded_work(&self, ray: &WideRay, counts: impl Fn(u32) -> bool) -> (bool, u32) {
+        if !ray.is_finite() {
+            return (false, 0);
+        }
+        let work = std::cell::Cell::new(0u32);
+        let enter = |node: &Node, tmax| {
+            work.set(work.get() + 1);
+            ray.enter(node, tmax)
+        };
+        let packet = |p: &Packet, tmax| {
+            work.set(work.get() + 1);
+            p.distances(ray, tmax)
+        };
+        let hit = self.occluded_by(ray, counts, enter, packet);
+        (hit, work.get())
+    }
+
     /// [`WideBvh::occluded`] with the node and packet tests given.
     #[inline(always)]
     fn occluded_by(

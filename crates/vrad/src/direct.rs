@@ -935,6 +935,15 @@ impl SkyTable {
         } else {
             "sky table"
         };
+        let per_ray = world.occluders.alpha.is_empty()
+            && rays_pay(
+                world,
+                shadows,
+                (&reachable, &shared),
+                &grids,
+                (dirs, facing),
+                stride,
+            );
         progress.start(phase, dirs.len() as u64, srcmap_stage::Unit::Directions);
         let (rows, traced): (Vec<Bits>, Vec<u64>) = dirs
             .par_iter()
@@ -945,7 +954,7 @@ impl SkyTable {
                     asked: &asked,
                     alone: &alone,
                 };
-                sky_row(world, shadows, (&grids, &asked), stride, d)
+                sky_row(world, shadows, (&grids, &asked), (stride, per_ray), d)
             })
             .unzip();
         progress.finish();
@@ -994,7 +1003,7 @@ fn sky_row(
     world: &World,
     shadows: &Shadows<'_>,
     (grids, asked): (&[LuxelGrid], &refine::Asked<'_>),
-    stride: usize,
+    (stride, per_ray): (usize, bool),
     d: Vec3,
 ) -> (Bits, u64) {
     let mut traced = 0;
@@ -1006,7 +1015,7 @@ fn sky_row(
             .iter()
             .map(|&(f, l)| world.samples[f].pos[l].to_array())
             .collect();
-        if world.occluders.alpha.is_empty() && !sweep_pays(world, &origins) {
+        if world.occluders.alpha.is_empty() && (per_ray || !sweep_pays(world, &origins)) {
             return sky_open_per_ray(shadows, &origins, d);
         }
         let scenes = scenes.get_or_init(|| SkyScenes::along(world, shadows, d));
@@ -1122,6 +1131,70 @@ fn shared_normals(world: &World, reachable: &Bits, grids: &[LuxelGrid]) -> Vec<O
 fn sweep_pays(world: &World, origins: &[[f32; 3]]) -> bool {
     origins.len() >= world.occluders.scene.len()
 }
+
+/// Whether the whole table's rays cost less traced one by one through the BVH than swept,
+/// estimated from every [`SAMPLE_DIRS`]-th direction: the work through the BVH of a ray from
+/// every [`SAMPLE_EVERY`]-th luxel asked ([`srcmap_trace::Scene::occluded_except_work`]),
+/// against a sweep's cost for the luxels of the refinement's first level. Decided for the
+/// table, not per direction: per call the sweep's cost strays far from its fit (a fine level's
+/// few origins let it pass over whole groups of triangles), summed over a table it holds.
+/// Rays through the BVH pay in small rooms, where they stop near their luxel; sweeps over
+/// open maps, where many run to the sky.
+fn rays_pay(
+    world: &World,
+    shadows: &Shadows<'_>,
+    looking: (&Bits, &[Option<Vec3>]),
+    grids: &[LuxelGrid],
+    (dirs, facing): (&[Vec3], Option<Vec3>),
+    stride: usize,
+) -> bool {
+    let (mut work, mut rays, mut asked, mut sampled) = (0u64, 0u64, 0usize, 0usize);
+    for &d in dirs.iter().step_by(SAMPLE_DIRS) {
+        let bits = facing_luxels(world, looking, grids, d, facing);
+        for (k, bit) in bits.ones().enumerate() {
+            asked += 1;
+            if k % SAMPLE_EVERY == 0 {
+                work += u64::from(ray_work(world, shadows, luxel_at(world, grids, bit), d));
+                rays += 1;
+            }
+        }
+        sampled += 1;
+    }
+    let ray_ns = work as f32 / rays.max(1) as f32 * NS_PER_WORK;
+    let origins = asked as f32 / (sampled.max(1) * stride * stride) as f32;
+    let sweep_ns =
+        SWEEP_ORIGIN_NS + SWEEP_TRIANGLE_NS * world.occluders.scene.len() as f32 / origins.max(1.0);
+    ray_ns < sweep_ns
+}
+
+/// The sample point of the luxel numbered `bit` in the table's rows.
+fn luxel_at(world: &World, grids: &[LuxelGrid], bit: usize) -> [f32; 3] {
+    let face = grids.partition_point(|g| g.first <= bit) - 1;
+    world.samples[face].pos[bit - grids[face].first].to_array()
+}
+
+/// The BVH's work ([`srcmap_trace::Scene::occluded_except_work`]) for the ray from `o` along
+/// `d` to its first sky face, as [`reaches_sky`] traces it.
+fn ray_work(world: &World, shadows: &Shadows<'_>, o: [f32; 3], d: Vec3) -> u32 {
+    let sky = shadows.sky_faces.map(|s| s.closest(o, d.to_array(), MAX_TRACE));
+    let limit = sky.map_or(MAX_TRACE, before_sky);
+    (world.occluders.scene)
+        .occluded_except_work(o, d.to_array(), limit, SKY)
+        .1
+}
+
+/// [`rays_pay`] samples one direction in this many, and one luxel in this many of those asked.
+const SAMPLE_DIRS: usize = 8;
+const SAMPLE_EVERY: usize = 64;
+
+/// Costs in nanoseconds on the development machine (one thread, the sky-table phase of
+/// `srcmap vrad --ldr --json`, every ray traced one way then the other, least of 4–5 runs):
+/// a ray through the BVH costs 33 ns a unit of work (dotf_test2 158 ns a ray at 4.8 units,
+/// pcollab_26 208 at 6.2, subway01 241 at 7.6, a3c8p1_forest_day 329 at 9.7); a sweep 116 ns
+/// per occluding triangle and 146 per origin (fitted on the same four maps).
+const NS_PER_WORK: f32 = 33.0;
+const SWEEP_TRIANGLE_NS: f32 = 116.0;
+const SWEEP_ORIGIN_NS: f32 = 146.0;
 
 /// Whether each ray along `d` from `origins` reaches the sky, each traced on its own through
 /// the shadows' BVH ([`reaches_sky`]).
