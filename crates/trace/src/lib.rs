@@ -319,19 +319,21 @@ impl Scene {
 
     /// [`Tracer::occluded_except`]'s answer and the work the BVH took for it: nodes entered
     /// plus leaf packets of triangles tested, a measure of the ray's cost that does not depend
-    /// on the machine or its load (0 with the other backends).
+    /// on the machine or its load. The work is `None` where the backend does not count it.
     pub fn occluded_except_work(
         &self,
         origin: [f32; 3],
         dir: [f32; 3],
         max_t: f32,
         ignore: u32,
-    ) -> (bool, u32) {
+    ) -> (bool, Option<u32>) {
+        let counts = |slot: u32| self.payloads[slot as usize] & ignore == 0;
         match &self.backend {
-            Backend::Wide(w) => w.occluded_work(&wide_ray(origin, dir, max_t), |slot| {
-                self.payloads[slot as usize] & ignore == 0
-            }),
-            _ => (self.occluded_except(origin, dir, max_t, ignore), 0),
+            Backend::Wide(w) => {
+                let (hit, work) = w.occluded_work(&wide_ray(origin, dir, max_t), counts);
+                (hit, Some(work))
+            }
+            _ => (self.occluded_where(origin, dir, max_t, counts), None),
         }
     }
 
@@ -438,6 +440,7 @@ mod tests {
         let (stopped_hit, stopped) = scene.occluded_except_work([0.5, 0.1, 0.1], along_x, 1000.0, 0);
         let (through_hit, through) = scene.occluded_except_work([0.5, 0.9, 0.9], along_x, 1000.0, 0);
         assert!(stopped_hit && !through_hit);
+        let (stopped, through) = (stopped.unwrap_or(0), through.unwrap_or(0));
         assert!(
             stopped > 0 && through > 4 * stopped,
             "stopped {stopped}, through {through}"

@@ -12,7 +12,7 @@ use crate::samples::{Cell, FaceSamples};
 use crate::sampling::sphere_directions;
 use crate::sampling::toward;
 use crate::scene::{MAX_TRACE, SKY};
-use crate::sky::{Sky3d, before_sky, reaches_sky};
+use crate::sky::{Sky3d, before_sky, reaches_sky, sky_limit};
 use crate::world::par_map_steps;
 use crate::{Counters, FaceLight, Options, Progress, World};
 
@@ -1015,7 +1015,7 @@ fn sky_row(
             .iter()
             .map(|&(f, l)| world.samples[f].pos[l].to_array())
             .collect();
-        if world.occluders.alpha.is_empty() && (per_ray || !sweep_pays(world, &origins)) {
+        if per_ray || !sweep_pays(world, &origins) {
             return sky_open_per_ray(shadows, &origins, d);
         }
         let scenes = scenes.get_or_init(|| SkyScenes::along(world, shadows, d));
@@ -1120,16 +1120,12 @@ fn shared_normals(world: &World, reachable: &Bits, grids: &[LuxelGrid]) -> Vec<O
 }
 
 /// Whether one sweep of the occluders ([`sky_open`]) answers `origins` sooner than a ray each
-/// through the BVH ([`sky_open_per_ray`]); both give the same answers but for exact ties. A
-/// sweep visits every occluding triangle however few origins it is asked for, a cost about
-/// that of a blocked ray through the BVH per triangle (the levels of the refinement after the
-/// first ask for few luxels; so does a whole small map). Measured in the sky-table phase
-/// (`srcmap vrad --ldr --json`, 1 thread): per ray, dotf_test2 (2930 triangles, a mean 3816
-/// origins a call) 0.29 s swept against 0.195 s; pcollab_26 (9146, 12180) 1.10 s against
-/// 0.82 s; subway01 (8663, 23834) and a3c8p1_forest_day (46715, 81280), whose rays run out
-/// to the sky 14 % and 32 % of the time and cost far more through the BVH, sweep faster.
+/// through the BVH ([`sky_open_per_ray`]), where [`rays_pay`] did not choose rays for the
+/// whole table: a sweep visits every occluding triangle however few origins it is asked for,
+/// so a level with fewer origins than triangles (a fine level of the refinement, a small map)
+/// traces a ray each. With texture shadows every level sweeps ([`sky_open`]'s own walk).
 fn sweep_pays(world: &World, origins: &[[f32; 3]]) -> bool {
-    origins.len() >= world.occluders.scene.len()
+    !world.occluders.alpha.is_empty() || origins.len() >= world.occluders.scene.len()
 }
 
 /// Whether the whole table's rays cost less traced one by one through the BVH than swept,
@@ -1154,7 +1150,11 @@ fn rays_pay(
         for (k, bit) in bits.ones().enumerate() {
             asked += 1;
             if k % SAMPLE_EVERY == 0 {
-                work += u64::from(ray_work(world, shadows, luxel_at(world, grids, bit), d));
+                // A BVH that does not count its work is not estimated: the table sweeps.
+                let Some(w) = ray_work(world, shadows, luxel_at(world, grids, bit), d) else {
+                    return false;
+                };
+                work += u64::from(w);
                 rays += 1;
             }
         }
@@ -1174,10 +1174,11 @@ fn luxel_at(world: &World, grids: &[LuxelGrid], bit: usize) -> [f32; 3] {
 }
 
 /// The BVH's work ([`srcmap_trace::Scene::occluded_except_work`]) for the ray from `o` along
-/// `d` to its first sky face, as [`reaches_sky`] traces it.
-fn ray_work(world: &World, shadows: &Shadows<'_>, o: [f32; 3], d: Vec3) -> u32 {
-    let sky = shadows.sky_faces.map(|s| s.closest(o, d.to_array(), MAX_TRACE));
-    let limit = sky.map_or(MAX_TRACE, before_sky);
+/// `d` to its first sky face, as [`reaches_sky`] traces it (`None` where it is not counted).
+fn ray_work(world: &World, shadows: &Shadows<'_>, o: [f32; 3], d: Vec3) -> Option<u32> {
+    let limit = shadows
+        .sky_faces
+        .map_or(MAX_TRACE, |sky| sky_limit(sky, Vec3::from(o), d));
     (world.occluders.scene)
         .occluded_except_work(o, d.to_array(), limit, SKY)
         .1

@@ -81,7 +81,7 @@ pub(crate) fn reaches_sky(
 fn open_to_sky(scene: &dyn Tracer, sky_faces: Option<&dyn Tracer>, from: Vec3, dir: Vec3) -> bool {
     match sky_faces {
         Some(sky) => {
-            let limit = before_sky(sky.closest(from.to_array(), dir.to_array(), MAX_TRACE));
+            let limit = sky_limit(sky, from, dir);
             !scene.occluded_except(from.to_array(), dir.to_array(), limit, SKY)
         }
         None => scene
@@ -118,6 +118,12 @@ const SKY_TIE: f32 = 0.01;
 
 /// With sky faces traced apart: how far along a sky ray another surface blocks it, given the
 /// ray's first hit on the sky faces.
+/// How far the ray from `from` along `dir` runs before its first face of `sky_faces` (just
+/// short of it, [`before_sky`]): what else it meets before that blocks it.
+pub(crate) fn sky_limit(sky_faces: &dyn Tracer, from: Vec3, dir: Vec3) -> f32 {
+    before_sky(sky_faces.closest(from.to_array(), dir.to_array(), MAX_TRACE))
+}
+
 pub(crate) fn before_sky(sky_hit: Option<Hit>) -> f32 {
     sky_hit.map_or(MAX_TRACE, |h| h.t - SKY_TIE)
 }
