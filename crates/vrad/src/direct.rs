@@ -7,12 +7,13 @@ use srcmap_trace::{ParallelOrigins, ParallelRays, SceneAlong, Tracer};
 
 use crate::faces::{FaceGeom, bump_normals};
 use crate::lights::{Light, LightKind, SUN_PROBES};
-use crate::refine::{self, Bits, LuxelGrid};
+use crate::refine::{self, Answered, Bits, LuxelGrid};
 use crate::samples::{Cell, FaceSamples};
 use crate::sampling::sphere_directions;
 use crate::sampling::toward;
 use crate::scene::{MAX_TRACE, SKY};
 use crate::sky::{Sky3d, before_sky, reaches_sky, sky_limit};
+use crate::skydirs::DirLevels;
 use crate::world::par_map_steps;
 use crate::{Counters, FaceLight, Options, Progress, World};
 
@@ -648,7 +649,8 @@ impl<'a> DirectLight<'a> {
             .find(|l| l.kind == LightKind::SkyAmbient)
             .map(|sky_light| {
                 let dirs = (shadows.sky_dirs, None);
-                SkyTable::trace(world, sky_light, dirs, SKY_STRIDE, &shadows, progress)
+                let levels = DirLevels::of(shadows.sky_dirs);
+                SkyTable::trace(world, sky_light, dirs, (&levels, SKY_STRIDE), &shadows, progress)
             });
         let sun_table = lights
             .iter()
@@ -896,7 +898,8 @@ fn sky_ambient_face(
 /// reach, traced direction by direction over the whole map: one direction's rays are all
 /// parallel, so each is answered by a [`ParallelRays`] of the occluders built for it (and
 /// dropped after), far cheaper per ray than the BVH. Results are the BVH's but for exact ties,
-/// and, with a stride over 1, but for the luxels [`refine::answer`] does not trace.
+/// and, with a stride over 1, but for the luxels [`refine::answer`] does not trace, and the
+/// fine directions' luxels [`crate::skydirs`] does not trace.
 struct SkyTable {
     /// Per face, its first luxel's index in the rows.
     first_luxel: Vec<usize>,
@@ -916,12 +919,13 @@ impl SkyTable {
     /// takes most of the direct-light time.
     /// `dirs` are traced from the luxels facing each (from those facing `facing`, when given:
     /// a sun's rays leave every luxel that faces its centre), coarse to fine from every
-    /// `stride`-th luxel.
+    /// `stride`-th luxel, and by `levels`: fine directions only where their coarse neighbours
+    /// disagree.
     fn trace(
         world: &World,
         sky_light: &Light,
         (dirs, facing): (&[Vec3], Option<Vec3>),
-        stride: usize,
+        (levels, stride): (&DirLevels, usize),
         shadows: &Shadows<'_>,
         progress: &dyn Progress,
     ) -> SkyTable {
@@ -945,20 +949,19 @@ impl SkyTable {
                 stride,
             );
         progress.start(phase, dirs.len() as u64, srcmap_stage::Unit::Directions);
-        let (rows, traced): (Vec<Bits>, Vec<u64>) = dirs
-            .par_iter()
-            .map(|&d| {
-                progress.advance(1);
-                let asked = facing_luxels(world, (&reachable, &shared), &grids, d, facing);
-                let asked = refine::Asked {
-                    asked: &asked,
-                    alone: &alone,
-                };
-                sky_row(world, shadows, (&grids, &asked), (stride, per_ray), d)
-            })
-            .unzip();
+        let rows = TableRows {
+            world,
+            shadows,
+            grids: &grids,
+            looking: (&reachable, &shared),
+            alone: &alone,
+            stride,
+            per_ray,
+            facing,
+            progress,
+        };
+        let (rows, traced) = rows.by_levels(dirs, levels);
         progress.finish();
-        let traced = traced.iter().sum();
         SkyTable {
             first_luxel,
             rows,
@@ -986,7 +989,7 @@ impl SkyTable {
         };
         // The sun's shadows are sharp and strong: every luxel traced.
         let dirs = (&sun.sun_dirs[..n], Some(-sun.normal));
-        SkyTable::trace(world, sun, dirs, 1, shadows, progress)
+        SkyTable::trace(world, sun, dirs, (&DirLevels::all(n), 1), shadows, progress)
     }
 
     /// Counts the rays the sky table and the sun table traced (the sky's also as sky ambient).
@@ -997,13 +1000,103 @@ impl SkyTable {
     }
 }
 
+/// What every row of a sky table is traced with ([`SkyTable::trace`]).
+struct TableRows<'a> {
+    world: &'a World,
+    shadows: &'a Shadows<'a>,
+    grids: &'a [LuxelGrid],
+    /// The luxels the light may reach, and each face's shared normal ([`facing_luxels`]).
+    looking: (&'a Bits, &'a [Option<Vec3>]),
+    alone: &'a Bits,
+    stride: usize,
+    /// Every ray traced on its own ([`rays_pay`]).
+    per_ray: bool,
+    facing: Option<Vec3>,
+    progress: &'a dyn Progress,
+}
+
+/// A direction's row: the luxels asked, whether it reaches the sky from each, the rays traced.
+type Row = (Bits, Bits, u64);
+
+impl TableRows<'_> {
+    /// Every direction's row, in order, and the rays traced: the coarse directions first,
+    /// then each fine one where its coarse neighbours do not settle it ([`crate::skydirs`]).
+    fn by_levels(&self, dirs: &[Vec3], levels: &DirLevels) -> (Vec<Bits>, u64) {
+        let none = || Answered::none(refine::luxel_count(self.grids));
+        let coarse: Vec<Row> = (levels.coarse.par_iter())
+            .map(|&k| self.row(dirs[k], |_| none()))
+            .collect();
+        let doubtful = unseen_on_seen_faces(self.grids, &coarse);
+        let fine: Vec<Row> = (levels.fine.par_iter())
+            .map(|f| {
+                let rows = |from: &[usize]| -> Vec<(&Bits, &Bits)> {
+                    from.iter().map(|&i| (&coarse[i].0, &coarse[i].1)).collect()
+                };
+                let (open_from, shut_from) = (rows(&f.open_from), rows(&f.shut_from));
+                self.row(dirs[f.dir], |asked| {
+                    asked.said_by(&open_from, &shut_from, &doubtful)
+                })
+            })
+            .collect();
+        let mut rows = vec![Bits::default(); dirs.len()];
+        let mut traced = 0;
+        let numbered = levels.coarse.iter().zip(coarse);
+        for (&k, (_, row, rays)) in numbered.chain(levels.fine.iter().map(|f| &f.dir).zip(fine)) {
+            rows[k] = row;
+            traced += rays;
+        }
+        (rows, traced)
+    }
+
+    /// Direction `d`'s row, starting from what `start` knows of the luxels asked.
+    fn row(&self, d: Vec3, start: impl FnOnce(&Bits) -> Answered) -> Row {
+        self.progress.advance(1);
+        let asked = facing_luxels(self.world, self.looking, self.grids, d, self.facing);
+        let start = start(&asked);
+        let luxels = refine::Asked {
+            asked: &asked,
+            alone: self.alone,
+        };
+        let (row, traced) = sky_row(
+            self.world,
+            self.shadows,
+            (self.grids, &luxels),
+            (self.stride, self.per_ray),
+            start,
+            d,
+        );
+        (asked, row, traced)
+    }
+}
+
+/// The luxels no coarse direction (`coarse`'s rows) reaches the sky from, on the faces where
+/// one does from some luxel: a fine direction's answer there is traced, never taken as shut
+/// ([`crate::skydirs`]).
+fn unseen_on_seen_faces(grids: &[LuxelGrid], coarse: &[Row]) -> Bits {
+    let total = refine::luxel_count(grids);
+    let mut seen = Bits::new(total);
+    for (_, row, _) in coarse {
+        seen.or_with(row);
+    }
+    let mut unseen = Bits::new(total);
+    for g in grids {
+        let luxels = g.first..g.first + g.width * g.height;
+        if seen.any_in(luxels.clone()) {
+            seen.unset_in(luxels, &mut unseen);
+        }
+    }
+    unseen
+}
+
 /// One direction's row of the sky table: whether `d` reaches the sky from each luxel asked,
-/// traced coarse to fine from every `stride`-th luxel; and the rays traced.
+/// traced coarse to fine from every `stride`-th luxel where `start` does not know it; and the
+/// rays traced.
 fn sky_row(
     world: &World,
     shadows: &Shadows<'_>,
     (grids, asked): (&[LuxelGrid], &refine::Asked<'_>),
     (stride, per_ray): (usize, bool),
+    start: Answered,
     d: Vec3,
 ) -> (Bits, u64) {
     let mut traced = 0;
@@ -1021,7 +1114,7 @@ fn sky_row(
         let scenes = scenes.get_or_init(|| SkyScenes::along(world, shadows, d));
         sky_open(world, shadows, scenes.as_ref(), origins, d)
     };
-    let row = refine::answer(grids, asked, stride, &mut trace);
+    let row = refine::answer(grids, asked, stride, start, &mut trace);
     (row, traced)
 }
 
@@ -1044,7 +1137,7 @@ fn luxel_grids(world: &World) -> Vec<LuxelGrid> {
 /// The luxels whose sample does not sit at its cell's centre (a cell the face does not fill,
 /// whose sample is at its piece's balance point): [`refine::answer`] traces them on their own.
 fn off_grid(world: &World, grids: &[LuxelGrid]) -> Bits {
-    let mut bits = Bits::new(grids.last().map_or(0, |g| g.first + g.width * g.height));
+    let mut bits = Bits::new(refine::luxel_count(grids));
     for (grid, samples) in grids.iter().zip(&world.samples) {
         for (l, cell) in samples.cells.iter().enumerate().take(grid.width * grid.height) {
             if !cell.piece.is_empty() {
@@ -1058,7 +1151,7 @@ fn off_grid(world: &World, grids: &[LuxelGrid]) -> Bits {
 /// The luxels the sky light may reach (as `reachable_luxels`: a sample, in a cluster that sees
 /// the sky), found once for every direction.
 fn sky_reachable(world: &World, sky_light: &Light, grids: &[LuxelGrid]) -> Bits {
-    let mut bits = Bits::new(grids.last().map_or(0, |g| g.first + g.width * g.height));
+    let mut bits = Bits::new(refine::luxel_count(grids));
     for (i, (grid, samples)) in grids.iter().zip(&world.samples).enumerate() {
         if !world.lights_face(i) {
             continue;
@@ -1815,6 +1908,50 @@ mod tests {
         assert!(may_reach(&light(LightKind::Sun, above, -Vec3::Z), &corners, up));
         assert!(!may_reach(&light(LightKind::Sun, above, Vec3::Z), &corners, up));
         assert!(may_reach(&light(LightKind::Sun, above, Vec3::Z), &corners, None));
+    }
+
+    /// The sky table by levels of directions (fine ones traced only where their coarse
+    /// neighbours do not settle them) against every direction traced at every luxel asked, on
+    /// a corpus map with sky: at most 1 % of the open answers differ, and at most 70 % of the
+    /// rays are traced (0.65 % and 64 % when written).
+    #[test]
+    fn sky_directions_by_levels_keep_the_answers_with_fewer_rays() {
+        let Some(corpus) = std::env::var_os("SRCMAP_CORPUS") else {
+            eprintln!("SRCMAP_CORPUS not set; skipping");
+            return;
+        };
+        let path = std::path::Path::new(&corpus).join("bsp/laurirasanen+mapsrc/jump_byte_a3.bsp");
+        let bytes = std::fs::read(&path).expect("the corpus map");
+        let file = srcmap_bsp::BspFile::parse(&bytes).expect("a BSP");
+        let mut bsp = srcmap_bsp::Bsp::from_file(&file).expect("a readable map");
+        let options = crate::Options::default();
+        let mut run =
+            crate::pipeline::Lighting::new(&mut bsp, &options, &srcmap_stage::NoProgress).expect("faces");
+        assert!(crate::prepare(&mut run).expect("prepared"));
+        let world = run.world();
+        let dirs = crate::sampling::sphere_directions(162);
+        let shadows = face_shadows(world, &dirs);
+        let sky = (run.first_lights().iter())
+            .find(|l| l.kind == LightKind::SkyAmbient)
+            .expect("a sky light");
+        let table = |levels: &DirLevels| {
+            let no = &srcmap_stage::NoProgress;
+            SkyTable::trace(world, sky, (&dirs, None), (levels, SKY_STRIDE), &shadows, no)
+        };
+        let (all, by_levels) = (table(&DirLevels::all(dirs.len())), table(&DirLevels::of(&dirs)));
+        let (mut open, mut differing) = (0, 0);
+        for (a, b) in all.rows.iter().zip(&by_levels.rows) {
+            open += a.ones().count();
+            differing += a.ones().filter(|&l| !b.get(l)).count() + b.ones().filter(|&l| !a.get(l)).count();
+        }
+        assert!(open > 10_000, "{open} open answers");
+        assert!(differing * 100 <= open, "{differing} of {open} differ");
+        assert!(
+            by_levels.traced * 10 <= all.traced * 7,
+            "{} of {} rays",
+            by_levels.traced,
+            all.traced
+        );
     }
 
     /// The sky table's two ways of answering one direction's rays, a sweep of the occluders

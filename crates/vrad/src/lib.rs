@@ -91,6 +91,7 @@ pub mod sampling;
 pub mod scene;
 pub mod shard;
 pub mod sky;
+mod skydirs;
 pub mod texel;
 pub mod texlights;
 pub mod tree;

@@ -431,6 +431,12 @@ impl<'a> Lighting<'a> {
         (self.bsp.leafs.len(), self.lights.first().map_or(0, Vec::len))
     }
 
+    /// The lights of the first range read by [`Lighting::read_lights`].
+    #[cfg(test)]
+    pub(crate) fn first_lights(&self) -> &[Light] {
+        self.lights.first().map_or(&[], Vec::as_slice)
+    }
+
     /// The world built by [`Lighting::build_geometry`].
     pub(crate) fn world(&self) -> &World {
         self.world.as_ref().expect(NO_WORLD)

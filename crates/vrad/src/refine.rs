@@ -8,6 +8,9 @@
 //! Where an answer changes between two traced luxels and changes back before the next, the
 //! luxels between are not traced and take the wrong answer: an occluder thinner than the
 //! stride in that direction.
+//! Some answers may be known before any is traced ([`Answered`], e.g. from neighbouring
+//! questions that agree, `crate::skydirs`): those luxels are not traced and speak for their
+//! neighbours as traced ones do.
 
 /// A bit per luxel of the map (faces one after another, as [`LuxelGrid`] numbers them).
 #[derive(Debug, Clone, Default)]
@@ -41,6 +44,44 @@ impl Bits {
         (two | third) & low_ones(width)
     }
 
+    /// Where these bits are set, what the answers to other questions say: open where at least
+    /// [`AGREEING`] of `open_from` are asked and all of those are open, shut where at least
+    /// [`AGREEING`] of `shut_from` are asked and all of those are shut, but not at the luxels
+    /// of `doubtful`. Each other question is its luxels asked and its answers. A word at a
+    /// time: this runs for every luxel of the map in every direction.
+    pub fn said_by(
+        &self,
+        open_from: &[(&Bits, &Bits)],
+        shut_from: &[(&Bits, &Bits)],
+        doubtful: &Bits,
+    ) -> Answered {
+        let n = self.0.len();
+        let (mut known, mut open) = (Bits(vec![0; n]), Bits(vec![0; n]));
+        for w in 0..n {
+            let (enough, yes, no) = tally(open_from, w);
+            let said_open = self.0[w] & enough & yes & !no;
+            let (enough, yes, no) = tally(shut_from, w);
+            let said_shut = self.0[w] & enough & no & !yes & !doubtful.0[w];
+            known.0[w] = said_open | said_shut;
+            open.0[w] = said_open;
+        }
+        Answered { known, open }
+    }
+
+    /// Sets every bit set in `other`.
+    pub fn or_with(&mut self, other: &Bits) {
+        for (a, b) in self.0.iter_mut().zip(&other.0) {
+            *a |= b;
+        }
+    }
+
+    /// Sets in `out` the bits of `range` not set here.
+    pub fn unset_in(&self, range: std::ops::Range<usize>, out: &mut Bits) {
+        for (word, mask) in word_masks(range) {
+            out.0[word] |= mask & !self.0[word];
+        }
+    }
+
     /// Whether any bit of `range` is set, a word at a time.
     pub fn any_in(&self, range: std::ops::Range<usize>) -> bool {
         word_masks(range).any(|(word, mask)| self.0[word] & mask != 0)
@@ -68,6 +109,26 @@ impl Bits {
     }
 }
 
+/// [`Bits::said_by`] needs this many other answers at a luxel, all agreeing.
+pub(crate) const AGREEING: usize = 3;
+
+/// Of word `w`, the luxels where at least [`AGREEING`] of `others` are asked, those where one
+/// asked is open, and those where one asked is shut (bit-sliced counters, saturating).
+fn tally(others: &[(&Bits, &Bits)], w: usize) -> (u64, u64, u64) {
+    let mut at_least = [0u64; AGREEING];
+    let (mut yes, mut no) = (0, 0);
+    for (asked, answer) in others {
+        let a = asked.0[w];
+        for c in (1..AGREEING).rev() {
+            at_least[c] |= at_least[c - 1] & a;
+        }
+        at_least[0] |= a;
+        yes |= a & answer.0[w];
+        no |= a & !answer.0[w];
+    }
+    (at_least[AGREEING - 1], yes, no)
+}
+
 /// The words `range`'s bits lie in, each with the mask of those bits.
 fn word_masks(range: std::ops::Range<usize>) -> impl Iterator<Item = (usize, u64)> {
     let mut bit = range.start;
@@ -89,6 +150,11 @@ pub(crate) struct LuxelGrid {
     pub height: usize,
 }
 
+/// The luxels of all of `grids`.
+pub(crate) fn luxel_count(grids: &[LuxelGrid]) -> usize {
+    grids.last().map_or(0, |g| g.first + g.width * g.height)
+}
+
 /// A luxel of the map: its face and its index on the face.
 pub(crate) type Luxel = (usize, usize);
 
@@ -98,22 +164,39 @@ pub(crate) struct Asked<'a> {
     pub alone: &'a Bits,
 }
 
-/// The answers, as bits, for the luxels `asked` has set; `trace` answers a batch of luxels at
-/// once (in the order given). `stride` 1 traces every luxel asked.
+/// Answers known before tracing: where `known` is set, `open` holds the answer.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Answered {
+    pub known: Bits,
+    pub open: Bits,
+}
+
+impl Answered {
+    /// Nothing known yet, for `len` luxels.
+    pub fn none(len: usize) -> Answered {
+        Answered {
+            known: Bits::new(len),
+            open: Bits::new(len),
+        }
+    }
+}
+
+/// The answers, as bits, for the luxels `asked` has set, starting from those `start` knows;
+/// `trace` answers a batch of luxels at once (in the order given). `stride` 1 traces every
+/// luxel asked and not known.
 pub(crate) fn answer(
     grids: &[LuxelGrid],
     asked: &Asked<'_>,
     stride: usize,
+    start: Answered,
     trace: &mut dyn FnMut(&[Luxel]) -> Vec<bool>,
 ) -> Bits {
-    let total = grids.last().map_or(0, |g| g.first + g.width * g.height);
-    let mut known = Bits::new(total);
-    let mut open = Bits::new(total);
+    let Answered { mut known, mut open } = start;
     let top = stride.max(1).next_power_of_two();
     let mut step = top;
     loop {
         let todo = if step == top {
-            top_level(grids, asked, step)
+            top_level(grids, asked, &known, step)
         } else {
             settle_level(grids, asked, step, &mut known, &mut open)
         };
@@ -129,16 +212,18 @@ pub(crate) fn answer(
     }
 }
 
-/// The luxels asked of the top level, all to be traced: those on its grid (both coordinates
-/// multiples of `step`), and those alone. Only these are visited: this runs for every direction,
-/// and visiting every luxel of the map to find them cost more than the rest of the level.
-fn top_level(grids: &[LuxelGrid], asked: &Asked<'_>, step: usize) -> Vec<Luxel> {
+/// The luxels asked of the top level and not `known`, all to be traced: those on its grid
+/// (both coordinates multiples of `step`), and those alone. Only these are visited: this runs
+/// for every direction, and visiting every luxel of the map to find them cost more than the
+/// rest of the level.
+fn top_level(grids: &[LuxelGrid], asked: &Asked<'_>, known: &Bits, step: usize) -> Vec<Luxel> {
+    let wanted = |bit: usize| asked.asked.get(bit) && !known.get(bit);
     let mut alone = asked.alone.ones().peekable();
     let mut todo = Vec::new();
     for (face, g) in grids.iter().enumerate() {
         for t in (0..g.height).step_by(step) {
             for s in (0..g.width).step_by(step) {
-                if asked.asked.get(g.first + t * g.width + s) {
+                if wanted(g.first + t * g.width + s) {
                     todo.push((face, t * g.width + s));
                 }
             }
@@ -147,7 +232,7 @@ fn top_level(grids: &[LuxelGrid], asked: &Asked<'_>, step: usize) -> Vec<Luxel> 
         while let Some(bit) = alone.next_if(|&bit| bit < end) {
             let l = bit - g.first;
             let on_grid = multiple(l % g.width, step) && multiple(l / g.width, step);
-            if asked.asked.get(bit) && !on_grid {
+            if wanted(bit) && !on_grid {
                 todo.push((face, l));
             }
         }
@@ -214,7 +299,10 @@ impl Level<'_, '_> {
             } else {
                 on_level
             };
-            let here = self.row(self.asked.asked, g, t) & !self.row(self.asked.alone, g, t) & cols;
+            let here = self.row(self.asked.asked, g, t)
+                & !self.row(self.asked.alone, g, t)
+                & !self.row(self.known, g, t)
+                & cols;
             if here == 0 {
                 continue;
             }
@@ -256,7 +344,10 @@ impl Level<'_, '_> {
         for t in (0..g.height).step_by(step) {
             for s in (0..g.width).step_by(step) {
                 let bit = g.first + t * g.width + s;
-                if !asked.asked.get(bit) || !settled_on(step, (s, t), asked.alone.get(bit)) {
+                if !asked.asked.get(bit)
+                    || self.known.get(bit)
+                    || !settled_on(step, (s, t), asked.alone.get(bit))
+                {
                     continue;
                 }
                 match agreed(g, asked.alone, (self.known, self.open), (s, t), step) {
@@ -390,8 +481,67 @@ mod tests {
         };
         let alone = Bits::new(asked.0.len() * 64);
         let asked = Asked { asked, alone: &alone };
-        let bits = answer(grids, &asked, stride, &mut trace);
+        let start = Answered::none(asked.asked.0.len() * 64);
+        let bits = answer(grids, &asked, stride, start, &mut trace);
         (bits, traced)
+    }
+
+    /// A luxel is said open where at least three of the questions it is open from are asked
+    /// there and all are open, shut where at least three of those it is shut from are asked
+    /// and all are shut and it is not doubtful; fewer asked, a disagreement, a doubtful luxel
+    /// for shut, or a luxel not asked itself leave it unknown.
+    #[test]
+    fn answers_are_said_by_three_or_more_that_agree() {
+        let bits = |set: &[usize]| {
+            let mut b = Bits::new(130);
+            set.iter().for_each(|&i| b.set(i, true));
+            b
+        };
+        // Luxels: 0 all open, 1 all shut, 2 open and shut, 3 two asked, 4 shut but doubtful,
+        // 100 all open, 129 all open but not asked itself.
+        let asked = bits(&[0, 1, 2, 3, 4, 100]);
+        let everywhere = bits(&[0, 1, 2, 3, 4, 100, 129]);
+        let a = (&everywhere, &bits(&[0, 2, 3, 100, 129]));
+        let b = (&everywhere, &bits(&[0, 3, 100, 129]));
+        let c_asked = bits(&[0, 1, 2, 4, 100, 129]);
+        let c = (&c_asked, &bits(&[0, 100, 129]));
+        let doubtful = bits(&[4, 0]);
+        let said = asked.said_by(&[a, b, c], &[a, b, c], &doubtful);
+        assert_eq!(said.known.ones().collect::<Vec<_>>(), [0, 1, 100]);
+        assert_eq!(said.open.ones().collect::<Vec<_>>(), [0, 100]);
+        // Open only from the first two: too few to say anything open.
+        let said = asked.said_by(&[a, b], &[a, b, c], &Bits::new(130));
+        assert_eq!(said.known.ones().collect::<Vec<_>>(), [1, 4]);
+        assert_eq!(said.open.ones().count(), 0);
+    }
+
+    /// Luxels known before tracing are not traced and keep their answers; their neighbours
+    /// take them where they agree.
+    #[test]
+    fn answers_known_before_are_kept_untraced_and_speak_for_neighbours() {
+        let (grids, asked) = face(8, 8);
+        let alone = Bits::new(64);
+        let luxels = Asked {
+            asked: &asked,
+            alone: &alone,
+        };
+        let mut start = Answered::none(64);
+        // The top level's grid (every other luxel) known open; luxel 9 (between them) too.
+        for l in [0, 2, 4, 6, 16, 18, 20, 22, 9] {
+            start.known.set(l, true);
+            start.open.set(l, true);
+        }
+        let mut traced = Vec::new();
+        let mut trace = |ls: &[Luxel]| {
+            traced.extend(ls.iter().map(|&(_, l)| l));
+            vec![false; ls.len()]
+        };
+        let open = answer(&grids, &luxels, 2, start, &mut trace);
+        for l in [0, 2, 9, 16, 1, 17, 8, 3] {
+            assert!(open.get(l), "luxel {l}");
+            assert!(!traced.contains(&l), "luxel {l} traced");
+        }
+        assert!(traced.contains(&32) && !open.get(32));
     }
 
     #[test]
@@ -552,7 +702,7 @@ mod tests {
             asked: &asked,
             alone: &alone,
         };
-        let todo = top_level(&grids, &asked, 4);
+        let todo = top_level(&grids, &asked, &Bits::new(31), 4);
         assert_eq!(todo, [(0, 0), (0, 4), (0, 7), (1, 0), (1, 5)]);
     }
 
@@ -595,6 +745,7 @@ mod tests {
                 alone: &alone,
             },
             4,
+            Answered::none(81),
             &mut trace,
         );
         assert!(seen.iter().all(|&(_, l)| asked.get(l)));
@@ -627,6 +778,7 @@ mod tests {
                 alone: &alone,
             },
             2,
+            Answered::none(5),
             &mut trace,
         );
         // 0, 2, 4 on the coarse level, 3 alone, and 1 between two that agree: not traced.
