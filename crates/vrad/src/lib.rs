@@ -23,6 +23,9 @@
 //!    displacements and `vrad_brush_cast_shadows` brush entities; sun and sky ambient count
 //!    where a ray reaches a sky face, in clusters that see a cluster holding sky ([`sky`]:
 //!    continued through the 3D skybox of a `sky_camera`, whose geometry can still block it);
+//!    sky ambient's 162 directions are traced coarse to fine over the luxels of a face
+//!    (`refine`) and over the directions (`skydirs`: a fine direction only where the coarse
+//!    ones around it do not settle it);
 //!    point, spot and surface lights only reach clusters in
 //!    their PVS; luxels on a sharp change are re-lit from a 4 × 4 grid of sub-samples
 //!    (VRAD's supersampling; not with `-fast`), where the face fills the luxel's cell only in
