@@ -99,6 +99,9 @@ race() { # VALVE_DIR VALVE_CMD OURS_DIR OURS_CMD INPUTS...   (commands as string
   for ((round = 0; round < REPEAT; round++)); do
     [[ $# -gt 0 ]] && cp "$@" "$vd/"
     v=$(least "$v" "$(timed_in "$vd" bash -c "$vc")")
+    # Wine's own processes (wineserver, winedevice.exe) outlive the tool by seconds and are not
+    # counted in its CPU time; srcmap's run waits for them to leave the machine.
+    command -v wineserver >/dev/null && wineserver -w
     [[ $# -gt 0 ]] && cp "$@" "$od/"
     o=$(least "$o" "$(timed_in "$od" bash -c "$oc")")
   done
