@@ -1913,24 +1913,33 @@ mod tests {
         assert!(may_reach(&light(LightKind::Sun, above, Vec3::Z), &corners, None));
     }
 
-    /// The sky table by levels of directions (fine ones traced only where their coarse
-    /// neighbours do not settle them) against every direction traced at every luxel asked, on
-    /// a corpus map with sky: at most 1 % of the open answers differ, and at most 70 % of the
-    /// rays are traced (0.65 % and 64 % when written).
-    #[test]
-    fn sky_directions_by_levels_keep_the_answers_with_fewer_rays() {
+    /// Runs `check` on the prepared lighting of the corpus BSP at `path` (relative to
+    /// `SRCMAP_CORPUS`); skipped without the corpus.
+    fn on_corpus_map(path: &str, check: impl FnOnce(&crate::pipeline::Lighting<'_>)) {
         let Some(corpus) = std::env::var_os("SRCMAP_CORPUS") else {
             eprintln!("SRCMAP_CORPUS not set; skipping");
             return;
         };
-        let path = std::path::Path::new(&corpus).join("bsp/laurirasanen+mapsrc/jump_byte_a3.bsp");
-        let bytes = std::fs::read(&path).expect("the corpus map");
+        let bytes = std::fs::read(std::path::Path::new(&corpus).join(path)).expect("the corpus map");
         let file = srcmap_bsp::BspFile::parse(&bytes).expect("a BSP");
         let mut bsp = srcmap_bsp::Bsp::from_file(&file).expect("a readable map");
         let options = crate::Options::default();
         let mut run =
             crate::pipeline::Lighting::new(&mut bsp, &options, &srcmap_stage::NoProgress).expect("faces");
         assert!(crate::prepare(&mut run).expect("prepared"));
+        check(&run);
+    }
+
+    /// The sky table by levels of directions (fine ones traced only where their coarse
+    /// neighbours do not settle them) against every direction traced at every luxel asked, on
+    /// a corpus map with sky: at most 1 % of the open answers differ, and at most 70 % of the
+    /// rays are traced (0.65 % and 64 % when written).
+    #[test]
+    fn sky_directions_by_levels_keep_the_answers_with_fewer_rays() {
+        on_corpus_map("bsp/laurirasanen+mapsrc/jump_byte_a3.bsp", sky_levels_against_all);
+    }
+
+    fn sky_levels_against_all(run: &crate::pipeline::Lighting<'_>) {
         let world = run.world();
         let dirs = crate::sampling::sphere_directions(162);
         let shadows = face_shadows(world, &dirs);
@@ -1963,18 +1972,10 @@ mod tests {
     /// some rays reach the sky and some do not.
     #[test]
     fn sky_rays_swept_or_traced_one_by_one_agree_on_a_corpus_map() {
-        let Some(corpus) = std::env::var_os("SRCMAP_CORPUS") else {
-            eprintln!("SRCMAP_CORPUS not set; skipping");
-            return;
-        };
-        let path = std::path::Path::new(&corpus).join("bsp/laurirasanen+mapsrc/jump_byte_a3.bsp");
-        let bytes = std::fs::read(&path).expect("the corpus map");
-        let file = srcmap_bsp::BspFile::parse(&bytes).expect("a BSP");
-        let mut bsp = srcmap_bsp::Bsp::from_file(&file).expect("a readable map");
-        let options = crate::Options::default();
-        let mut run =
-            crate::pipeline::Lighting::new(&mut bsp, &options, &srcmap_stage::NoProgress).expect("faces");
-        assert!(crate::prepare(&mut run).expect("prepared"));
+        on_corpus_map("bsp/laurirasanen+mapsrc/jump_byte_a3.bsp", sweep_against_rays);
+    }
+
+    fn sweep_against_rays(run: &crate::pipeline::Lighting<'_>) {
         let world = run.world();
         let shadows = face_shadows(world, &[]);
         let origins: Vec<[f32; 3]> = (world.samples.iter())
