@@ -911,9 +911,10 @@ struct SkyTable {
 
 /// Sky ambient's directions are traced on every this-many-th luxel of a face first, then only
 /// where those disagree ([`refine::answer`]): a sky direction's shadow on a face changes
-/// rarely from one luxel to the next. 4 rather than 2 since a level with fewer origins than
-/// occluding triangles traces a ray each ([`sweep_pays`]) instead of sweeping them all: 25–30 %
-/// fewer rays, and the corpus judges' figures within 0.002 of stride 2's
+/// rarely from one luxel to the next. 4 rather than 2: 25–30 % fewer rays, the corpus judges'
+/// figures within 0.002 of stride 2's. A level no longer sweeps every triangle for a few
+/// origins: [`rays_pay`] now picks a ray each for the whole table on all four maps measured,
+/// and elsewhere a level with fewer origins than triangles does ([`sweep_pays`])
 /// (`docs/vrad-measurements.md`, session 16).
 const SKY_STRIDE: usize = 4;
 
@@ -1933,7 +1934,7 @@ mod tests {
     /// The sky table by levels of directions (fine ones traced only where their coarse
     /// neighbours do not settle them) against every direction traced at every luxel asked, on
     /// a corpus map with sky: at most 1 % of the open answers differ, and at most 70 % of the
-    /// rays are traced (0.65 % and 64 % when written).
+    /// rays are traced (0.65 % and 64 % when written, at luxel stride 2 and 4 alike).
     #[test]
     fn sky_directions_by_levels_keep_the_answers_with_fewer_rays() {
         on_corpus_map("bsp/laurirasanen+mapsrc/jump_byte_a3.bsp", sky_levels_against_all);

@@ -165,7 +165,7 @@ pub(crate) struct Asked<'a> {
 }
 
 /// Answers known before tracing: where `known` is set, `open` holds the answer.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub(crate) struct Answered {
     pub known: Bits,
     pub open: Bits,

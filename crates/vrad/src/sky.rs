@@ -116,14 +116,14 @@ impl Sky3d {
 /// meeting the sky face on its plane does not).
 const SKY_TIE: f32 = 0.01;
 
-/// With sky faces traced apart: how far along a sky ray another surface blocks it, given the
-/// ray's first hit on the sky faces.
 /// How far the ray from `from` along `dir` runs before its first face of `sky_faces` (just
 /// short of it, [`before_sky`]): what else it meets before that blocks it.
 pub(crate) fn sky_limit(sky_faces: &dyn Tracer, from: Vec3, dir: Vec3) -> f32 {
     before_sky(sky_faces.closest(from.to_array(), dir.to_array(), MAX_TRACE))
 }
 
+/// With sky faces traced apart: how far along a sky ray another surface blocks it, given the
+/// ray's first hit on the sky faces.
 pub(crate) fn before_sky(sky_hit: Option<Hit>) -> f32 {
     sky_hit.map_or(MAX_TRACE, |h| h.t - SKY_TIE)
 }
