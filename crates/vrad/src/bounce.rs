@@ -28,7 +28,7 @@ use srcmap_trace::Tracer;
 use crate::displacement::DispSurface;
 use crate::faces::bump_normals;
 use crate::patches::{
-    Footprint, Grid, area_and_centre, cell_polygon, disp_cell_pieces, footprints, neighbours, spread,
+    Footprint, Grid, area_and_centre, cell_pieces, cell_polygon, disp_cell_pieces, footprints, neighbours, spread,
     vrad_form_factor,
 };
 use crate::radial::DispPatchRadial;
@@ -336,7 +336,7 @@ fn gather_hit(
         };
         h.t += from;
         if !see_through.get(h.payload as usize).copied().unwrap_or(false) {
-            let landed = landing(world, face, pos, dir, h, rays);
+            let landed = landing(world, face, pos, dir, h);
             if landed.is_some() {
                 return (landed, !passed.is_empty());
             }
@@ -347,7 +347,7 @@ fn gather_hit(
         *rays += 1;
     }
     while let Some(h) = passed.pop() {
-        if let Some(landed) = landing(world, face, pos, dir, h, rays) {
+        if let Some(landed) = landing(world, face, pos, dir, h) {
             return (Some(landed), !passed.is_empty());
         }
     }
@@ -355,7 +355,10 @@ fn gather_hit(
 }
 
 /// Where the gather ray from `pos` along `dir` that met `h` lands: none for sky, the
-/// gathering face itself, a face's back, or a face behind a solid brush.
+/// gathering face itself or a face's back. A ray slipping between faces (a crack at a
+/// T-junction) into a brush is not tested for: VRAD tests a transfer once, from patch to
+/// patch ([`HitPatch::origin_seen_from`]), and a per-ray test of the solid brushes changed
+/// 48 of dotf_test2's 44,281 luxels, by at most 1.5 %, for 6 % of its instructions.
 #[inline]
 fn landing(
     world: &World,
@@ -363,7 +366,6 @@ fn landing(
     pos: Vec3,
     dir: Vec3,
     h: srcmap_trace::Hit,
-    rays: &mut u64,
 ) -> Option<(u32, Vec2)> {
     // VRAD makes no transfer between two patches of one face: a curved
     // displacement does not light itself (its bumps still block the ray).
@@ -376,17 +378,6 @@ fn landing(
     let point = pos + dir * h.t;
     let (st, facing) = world.surface_hit(h.payload as usize, h.triangle, point);
     if facing.dot(dir) >= 0.0 {
-        return None;
-    }
-    // Faces alone leave cracks (T-junctions, faces cut by detail brushes);
-    // VRAD tests transfers against the solid brushes, so do we: light from
-    // behind a brush does not count.
-    *rays += 1;
-    if h.t > 2.0
-        && world
-            .occluders
-            .occluded(pos.to_array(), dir.to_array(), h.t - 1.0)
-    {
         return None;
     }
     Some((h.payload, st))
@@ -739,6 +730,7 @@ impl Spreader {
 fn spreaders(world: &World, patches: &[FacePatches]) -> Vec<Spreader> {
     let grids: Vec<Grid> = patches.iter().map(|p| p.grid).collect();
     let near = neighbours(&world.faces);
+    let pieces = cell_pieces(&world.faces, &grids);
     (0..world.faces.len())
         .into_par_iter()
         .map(|i| {
@@ -747,7 +739,7 @@ fn spreaders(world: &World, patches: &[FacePatches]) -> Vec<Spreader> {
             }
             (world.disps[i].as_ref())
                 .and_then(|disp| disp_spreader(world, patches, i, disp))
-                .unwrap_or_else(|| Spreader::Footprints(footprints(&world.faces, &grids, &near[i], i)))
+                .unwrap_or_else(|| Spreader::Footprints(footprints(&world.faces, &pieces, &near[i], i)))
         })
         .collect()
 }

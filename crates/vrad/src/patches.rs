@@ -190,32 +190,53 @@ pub(crate) struct Footprint {
     extent: Vec2,
 }
 
-/// Cell `c` of `grid` on face `source`, in face `target`'s luxel space (through world space
-/// on the base plane, as VRAD maps a neighbour's patch winding). On a flat face it is VRAD's
-/// patch: the piece of the face over the cell, centred on its balance point and spanning its
-/// bounds (a sliver face's patches reach only the luxels near it); `None` where the face
-/// misses the cell, which VRAD has no patch for.
-fn footprint(source: &FaceGeom, grid: &Grid, c: usize, target: &FaceGeom, same: bool) -> Option<Footprint> {
-    let piece = if source.is_displacement {
+/// The piece of a face over one cell of its grid, in its luxel space, and the piece's
+/// balance point.
+#[derive(Debug, Clone)]
+pub(crate) struct CellPiece {
+    corners: Vec<Vec2>,
+    centre: Vec2,
+}
+
+/// Per face, per cell of its grid: VRAD's patch over it ([`CellPiece`]; a displacement's, the
+/// cell's bounds); `None` where the face misses the cell, which VRAD has no patch for. Cut
+/// once: every face's [`footprints`] read its neighbours' pieces.
+pub(crate) fn cell_pieces(faces: &[FaceGeom], grids: &[Grid]) -> Vec<Vec<Option<CellPiece>>> {
+    use rayon::prelude::*;
+    (faces.par_iter().zip(grids))
+        .map(|(g, grid)| (0..grid.len()).map(|c| face_cell_piece(g, grid, c)).collect())
+        .collect()
+}
+
+fn face_cell_piece(g: &FaceGeom, grid: &Grid, c: usize) -> Option<CellPiece> {
+    let corners = if g.is_displacement {
         let (lo, hi) = grid.bounds(c);
         vec![lo, Vec2::new(hi.x, lo.y), hi, Vec2::new(lo.x, hi.y)]
     } else {
-        cell_piece(source, grid, c)
+        cell_piece(g, grid, c)
     };
-    if piece.len() < 3 {
-        return None;
-    }
+    (corners.len() >= 3).then(|| CellPiece {
+        centre: crate::samples::area_and_centre(&corners).1,
+        corners,
+    })
+}
+
+/// `piece`, a cell of face `source`, in face `target`'s luxel space (through world space
+/// on the base plane, as VRAD maps a neighbour's patch winding). On a flat face it is VRAD's
+/// patch: the piece of the face over the cell, centred on its balance point and spanning its
+/// bounds (a sliver face's patches reach only the luxels near it).
+fn footprint(piece: &CellPiece, source: &FaceGeom, target: &FaceGeom, same: bool) -> Footprint {
     let to_target = |st: Vec2| match same {
         true => st,
         false => target.world_to_luxel(source.luxel_to_world(st.x, st.y)),
     };
-    let corners: Vec<Vec2> = piece.iter().map(|&st| to_target(st)).collect();
+    let corners: Vec<Vec2> = piece.corners.iter().map(|&st| to_target(st)).collect();
     let min = corners.iter().copied().fold(Vec2::splat(f32::MAX), Vec2::min);
     let max = corners.iter().copied().fold(Vec2::splat(f32::MIN), Vec2::max);
-    Some(Footprint {
-        centre: to_target(crate::samples::area_and_centre(&piece).1),
+    Footprint {
+        centre: to_target(piece.centre),
         extent: (max - min).max(Vec2::ONE),
-    })
+    }
 }
 
 /// The part of face `g` over cell `c` of its `grid` (the edge cells reaching to the face's
@@ -355,7 +376,7 @@ fn span(centre: f32, reach: f32, n: usize) -> (usize, usize) {
 /// patches carry ([`spread`]).
 pub(crate) fn footprints(
     faces: &[FaceGeom],
-    grids: &[Grid],
+    pieces: &[Vec<Option<CellPiece>>],
     neighbours: &[u32],
     face: usize,
 ) -> Vec<(usize, usize, Footprint)> {
@@ -364,8 +385,9 @@ pub(crate) fn footprints(
     sources
         .map(|src| src as usize)
         .flat_map(|src| {
-            (0..grids[src].len()).filter_map(move |c| {
-                footprint(&faces[src], &grids[src], c, g, src == face).map(|f| (src, c, f))
+            (pieces[src].iter().enumerate()).filter_map(move |(c, piece)| {
+                let piece = piece.as_ref()?;
+                Some((src, c, footprint(piece, &faces[src], g, src == face)))
             })
         })
         .collect()

@@ -24,7 +24,7 @@ pub(crate) struct Counters {
     /// Of `rays`: rays of the supersampling of direct light.
     pub supersample_rays: AtomicU64,
     pub supersampled_luxels: AtomicU64,
-    /// Of `rays`: the bounce gather rays (and their crack tests).
+    /// Of `rays`: the bounce gather rays (and their patch-to-patch tests).
     pub bounce_rays: AtomicU64,
     /// Of `rays`: the ambient cubes' rays.
     pub ambient_rays: AtomicU64,
