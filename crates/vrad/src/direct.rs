@@ -1557,18 +1557,22 @@ impl DirectLight<'_> {
             return None;
         }
         let normals = sample_normals(work.face, work.face.normal);
+        let world_at = |d: Vec2| work.face.luxel_to_world(cell.centre.x + d.x, cell.centre.y + d.y) + work.face.normal;
+        // The grid's corners in one leaf put every sub-sample there: one walk of the tree, not 16.
+        let (lo, hi) = (OFFSETS[0], OFFSETS[OFFSETS.len() - 1]);
+        let corners = [(lo, lo), (hi, lo), (hi, hi), (lo, hi)].map(|(x, y)| world_at(Vec2::new(x, y)));
+        let shared = self.world.cluster_over(&corners);
         let mut subs = Vec::with_capacity(OFFSETS.len() * OFFSETS.len());
         for (i, dx) in OFFSETS.into_iter().enumerate() {
             for (j, dy) in OFFSETS.into_iter().enumerate() {
-                let at = cell.centre + Vec2::new(dx, dy);
                 if !keeps(Vec2::new(dx, dy)) {
                     continue;
                 }
-                let pos = work.face.luxel_to_world(at.x, at.y) + work.face.normal;
+                let pos = world_at(Vec2::new(dx, dy));
                 let edge = |k: usize| k == 0 || k == OFFSETS.len() - 1;
                 subs.push(SubSample {
                     pos,
-                    cluster: self.world.cluster_at(pos),
+                    cluster: shared.unwrap_or_else(|| self.world.cluster_at(pos)),
                     normals,
                     first: (edge(i) && edge(j)) || (i, j) == (1, 1),
                 });

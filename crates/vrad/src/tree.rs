@@ -80,7 +80,19 @@ impl Tree {
 
     /// The cluster containing `p`; -1 in solid or outside the tree.
     pub fn cluster_at(&self, p: Vec3) -> i32 {
-        match self.leaf_at(p) {
+        self.leaf_cluster(self.leaf_at(p))
+    }
+
+    /// The cluster of every point in the convex hull of `corners`, when they all lie in one
+    /// leaf (a leaf is convex, so the points between them do too); `None` when they do not.
+    pub fn cluster_over(&self, corners: &[Vec3]) -> Option<i32> {
+        let leaf = self.leaf_at(*corners.first()?)?;
+        let one_leaf = corners[1..].iter().all(|&p| self.leaf_at(p) == Some(leaf));
+        one_leaf.then(|| self.leaf_cluster(Some(leaf)))
+    }
+
+    fn leaf_cluster(&self, leaf: Option<usize>) -> i32 {
+        match leaf {
             Some(l) if !self.leaf_solid[l] => self.leaf_clusters[l],
             _ => -1,
         }

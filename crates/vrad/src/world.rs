@@ -135,6 +135,11 @@ impl World {
         self.tree.cluster_at(p)
     }
 
+    /// The one cluster of every point between `corners` ([`crate::tree::Tree::cluster_over`]).
+    pub fn cluster_over(&self, corners: &[Vec3]) -> Option<i32> {
+        self.tree.cluster_over(corners)
+    }
+
     /// Whether `light` (in `light_cluster`) may reach a sample in `sample_cluster`.
     pub fn sees(&self, light: &Light, light_cluster: i32, sample_cluster: i32) -> bool {
         if sample_cluster < 0 {
