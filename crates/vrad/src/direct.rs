@@ -331,9 +331,19 @@ const SKY_IN_FRONT: f32 = 0.001;
 impl SkyAmbient {
     /// Counts direction `d`; `reaches_sky` traces it, only when it lies in front of the surface.
     fn add(&mut self, normals: &[Vec3], d: Vec3, reaches_sky: impl FnOnce() -> bool) {
+        if let Some(dots) = self.count(normals, d)
+            && reaches_sky()
+        {
+            self.reached(&dots, normals.len());
+        }
+    }
+
+    /// Counts direction `d` as possible; its dot product with each normal (zero where it
+    /// does not count for that normal), or `None` when it lies behind the surface.
+    fn count(&mut self, normals: &[Vec3], d: Vec3) -> Option<[f32; 4]> {
         let dot0 = normals[0].dot(d);
         if dot0 <= SKY_IN_FRONT {
-            return;
+            return None;
         }
         self.sumdot += dot0;
         self.possible[0] += 1.0;
@@ -346,10 +356,13 @@ impl SkyAmbient {
                 self.possible[i] += 1.0;
             }
         }
-        if reaches_sky() {
-            for (amount, dot) in self.amount.iter_mut().zip(dots).take(normals.len()) {
-                *amount += dot;
-            }
+        Some(dots)
+    }
+
+    /// Adds a direction that reached the sky, of dot products `dots`.
+    fn reached(&mut self, dots: &[f32; 4], normal_count: usize) {
+        for (amount, dot) in self.amount.iter_mut().zip(dots).take(normal_count) {
+            *amount += dot;
         }
     }
 
@@ -875,6 +888,9 @@ fn sky_ambient_face(
     reaches: &dyn Fn(usize, usize) -> bool,
     rays: &mut u64,
 ) -> Vec<Option<[f32; 4]>> {
+    if let Some(shared) = common_normals(normals, reachable) {
+        return sky_ambient_shared(sky_dirs, &shared[..bump_count], reachable, reaches, rays);
+    }
     let mut sums = vec![SkyAmbient::default(); normals.len()];
     for (k, &d) in sky_dirs.iter().enumerate() {
         for (l, sum) in sums.iter_mut().enumerate() {
@@ -890,6 +906,44 @@ fn sky_ambient_face(
         .map(|sum| {
             let mut out = [0.0; 4];
             sum.finish(bump_count, &mut out).then_some(out)
+        })
+        .collect()
+}
+
+/// The normals every reachable luxel has, when they all have the same (a flat face's).
+fn common_normals(normals: &[[Vec3; 4]], reachable: &[bool]) -> Option<[Vec3; 4]> {
+    let mut reached = (normals.iter().zip(reachable)).filter(|(_, r)| **r).map(|(n, _)| n);
+    let first = *reached.next()?;
+    reached.all(|n| *n == first).then_some(first)
+}
+
+/// [`sky_ambient_face`] where the reachable luxels share `normals`: each direction's dot
+/// products, and what counts as possible, are found once for the face, not once a luxel
+/// (the same sums in the same order, so the same light).
+fn sky_ambient_shared(
+    sky_dirs: &[Vec3],
+    normals: &[Vec3],
+    reachable: &[bool],
+    reaches: &dyn Fn(usize, usize) -> bool,
+    rays: &mut u64,
+) -> Vec<Option<[f32; 4]>> {
+    let mut face = SkyAmbient::default();
+    let mut sums = vec![SkyAmbient::default(); reachable.len()];
+    let lit: Vec<usize> = (0..reachable.len()).filter(|&l| reachable[l]).collect();
+    for (k, &d) in sky_dirs.iter().enumerate() {
+        let Some(dots) = face.count(normals, d) else {
+            continue;
+        };
+        *rays += lit.len() as u64;
+        for &l in lit.iter().filter(|&&l| reaches(l, k)) {
+            sums[l].reached(&dots, normals.len());
+        }
+    }
+    (sums.iter().zip(reachable))
+        .map(|(sum, &r)| {
+            let mut out = [0.0; 4];
+            let sum = SkyAmbient { amount: sum.amount, ..face };
+            (r && sum.finish(normals.len(), &mut out)).then_some(out)
         })
         .collect()
 }
