@@ -28,8 +28,8 @@ use srcmap_trace::Tracer;
 use crate::displacement::DispSurface;
 use crate::faces::bump_normals;
 use crate::patches::{
-    Footprint, Grid, area_and_centre, cell_pieces, cell_polygon, disp_cell_pieces, footprints, neighbours, spread,
-    vrad_form_factor,
+    Footprint, Grid, area_and_centre, cell_pieces, cell_polygon, disp_cell_pieces, footprints, neighbours,
+    spread, vrad_form_factor,
 };
 use crate::radial::DispPatchRadial;
 use crate::samples::{Cell, sample_point};
@@ -360,13 +360,7 @@ fn gather_hit(
 /// patch ([`HitPatch::origin_seen_from`]), and a per-ray test of the solid brushes changed
 /// 48 of dotf_test2's 44,281 luxels, by at most 1.5 %, for 6 % of its instructions.
 #[inline]
-fn landing(
-    world: &World,
-    face: usize,
-    pos: Vec3,
-    dir: Vec3,
-    h: srcmap_trace::Hit,
-) -> Option<(u32, Vec2)> {
+fn landing(world: &World, face: usize, pos: Vec3, dir: Vec3, h: srcmap_trace::Hit) -> Option<(u32, Vec2)> {
     // VRAD makes no transfer between two patches of one face: a curved
     // displacement does not light itself (its bumps still block the ray).
     if h.payload as usize == face {

@@ -888,9 +888,21 @@ fn sky_ambient_face(
     reaches: &dyn Fn(usize, usize) -> bool,
     rays: &mut u64,
 ) -> Vec<Option<[f32; 4]>> {
-    if let Some(shared) = common_normals(normals, reachable) {
-        return sky_ambient_shared(sky_dirs, &shared[..bump_count], reachable, reaches, rays);
+    match common_normals(normals, reachable) {
+        Some(shared) => sky_ambient_shared(sky_dirs, &shared[..bump_count], reachable, reaches, rays),
+        None => sky_ambient_per_luxel(sky_dirs, normals, bump_count, reachable, reaches, rays),
     }
+}
+
+/// [`sky_ambient_face`] luxel by luxel, each with its own normals.
+fn sky_ambient_per_luxel(
+    sky_dirs: &[Vec3],
+    normals: &[[Vec3; 4]],
+    bump_count: usize,
+    reachable: &[bool],
+    reaches: &dyn Fn(usize, usize) -> bool,
+    rays: &mut u64,
+) -> Vec<Option<[f32; 4]>> {
     let mut sums = vec![SkyAmbient::default(); normals.len()];
     for (k, &d) in sky_dirs.iter().enumerate() {
         for (l, sum) in sums.iter_mut().enumerate() {
@@ -912,7 +924,9 @@ fn sky_ambient_face(
 
 /// The normals every reachable luxel has, when they all have the same (a flat face's).
 fn common_normals(normals: &[[Vec3; 4]], reachable: &[bool]) -> Option<[Vec3; 4]> {
-    let mut reached = (normals.iter().zip(reachable)).filter(|(_, r)| **r).map(|(n, _)| n);
+    let mut reached = (normals.iter().zip(reachable))
+        .filter(|(_, r)| **r)
+        .map(|(n, _)| n);
     let first = *reached.next()?;
     reached.all(|n| *n == first).then_some(first)
 }
@@ -942,7 +956,10 @@ fn sky_ambient_shared(
     (sums.iter().zip(reachable))
         .map(|(sum, &r)| {
             let mut out = [0.0; 4];
-            let sum = SkyAmbient { amount: sum.amount, ..face };
+            let sum = SkyAmbient {
+                amount: sum.amount,
+                ..face
+            };
             (r && sum.finish(normals.len(), &mut out)).then_some(out)
         })
         .collect()
@@ -1611,7 +1628,8 @@ impl DirectLight<'_> {
             return None;
         }
         let normals = sample_normals(work.face, work.face.normal);
-        let world_at = |d: Vec2| work.face.luxel_to_world(cell.centre.x + d.x, cell.centre.y + d.y) + work.face.normal;
+        let world_at =
+            |d: Vec2| work.face.luxel_to_world(cell.centre.x + d.x, cell.centre.y + d.y) + work.face.normal;
         // The grid's corners in one leaf put every sub-sample there: one walk of the tree, not 16.
         let (lo, hi) = (OFFSETS[0], OFFSETS[OFFSETS.len() - 1]);
         let corners = [(lo, lo), (hi, lo), (hi, hi), (lo, hi)].map(|(x, y)| world_at(Vec2::new(x, y)));
@@ -1904,6 +1922,37 @@ mod tests {
         let mut l = Light::new(kind, origin, Vec3::ONE, normal, 0, 0);
         l.quadratic_attn = 1.0;
         l
+    }
+
+    #[test]
+    fn a_flat_faces_sky_ambient_summed_once_per_direction_is_the_per_luxel_sum() {
+        let mut next = stream(5);
+        let dirs: Vec<Vec3> = (0..162).map(|_| unit(&mut next)).collect();
+        for bump_count in [1, 4] {
+            let n = unit(&mut next);
+            let bumps = bump_normals(
+                [n.any_orthonormal_vector(), n.cross(n.any_orthonormal_vector())],
+                n,
+            );
+            let normals = vec![[n, bumps[0], bumps[1], bumps[2]]; 64];
+            let reachable: Vec<bool> = (0..64).map(|l| l % 7 != 3).collect();
+            let open: Vec<bool> = (0..64 * dirs.len()).map(|_| next() > -0.3).collect();
+            let reaches = |l: usize, k: usize| open[l * dirs.len() + k];
+            let (mut shared_rays, mut own_rays) = (0, 0);
+            let shared = sky_ambient_face(
+                &dirs,
+                &normals,
+                bump_count,
+                &reachable,
+                &reaches,
+                &mut shared_rays,
+            );
+            let own = sky_ambient_per_luxel(&dirs, &normals, bump_count, &reachable, &reaches, &mut own_rays);
+            assert_eq!(shared, own, "bump count {bump_count}");
+            assert_eq!(shared_rays, own_rays);
+            assert!(shared.iter().filter(|s| s.is_some()).count() > 40);
+            assert!(shared.iter().zip(&reachable).all(|(s, r)| s.is_some() == *r));
+        }
     }
 
     #[test]

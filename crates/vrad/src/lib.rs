@@ -317,7 +317,8 @@ pub mod counts {
     pub const SUPERSAMPLE_RAYS: &str = "supersample_rays";
     /// Luxels on a sharp change that direct light re-lit from sub-samples.
     pub const SUPERSAMPLED_LUXELS: &str = "supersampled_luxels";
-    /// Of [`RAYS`]: the bounce gather rays, with the tests that they pass no solid brush.
+    /// Of [`RAYS`]: the bounce gather rays, with VRAD's patch-to-patch tests of the cells they
+    /// land on.
     pub const BOUNCE_RAYS: &str = "bounce_rays";
     /// Of [`RAYS`]: the ambient cubes' rays.
     pub const AMBIENT_RAYS: &str = "ambient_rays";

@@ -98,3 +98,53 @@ impl Tree {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// x ≥ 0 splits off leaf 1 and 2 (cut by y ≥ 0), x < 0 is leaf 0; leaf 2 is solid.
+    fn three_leaves() -> Tree {
+        Tree {
+            head: 0,
+            nodes: vec![(Vec3::X, 0.0, [1, -1]), (Vec3::Y, 0.0, [-2, -3])],
+            leaf_clusters: vec![5, 6, 7],
+            leaf_solid: vec![false, false, true],
+        }
+    }
+
+    #[test]
+    fn points_between_corners_in_one_leaf_share_its_cluster() {
+        let tree = three_leaves();
+        let mut seed = 7u32;
+        let mut next = move || {
+            seed = seed.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+            (seed >> 8) as f32 / (1u32 << 23) as f32 - 1.0
+        };
+        let (mut shared, mut split) = (0, 0);
+        for _ in 0..2000 {
+            let centre = Vec3::new(next(), next(), next()) * 64.0;
+            let corners: [Vec3; 4] =
+                std::array::from_fn(|_| centre + Vec3::new(next(), next(), next()) * 16.0);
+            let Some(cluster) = tree.cluster_over(&corners) else {
+                split += 1;
+                let leaves: Vec<_> = corners.iter().map(|&p| tree.leaf_at(p)).collect();
+                assert!(
+                    leaves.iter().any(|l| *l != leaves[0]),
+                    "{corners:?} lie in one leaf"
+                );
+                continue;
+            };
+            shared += 1;
+            for _ in 0..20 {
+                let w: [f32; 4] = std::array::from_fn(|_| next() + 1.0);
+                let sum: f32 = w.iter().sum();
+                let p = (0..4).map(|i| corners[i] * (w[i] / sum)).sum::<Vec3>();
+                assert_eq!(tree.cluster_at(p), cluster, "{p} between {corners:?}");
+            }
+        }
+        // Both ways round happen, and the solid leaf answers -1 as `cluster_at` does.
+        assert!(shared > 200 && split > 200, "{shared} shared, {split} split");
+        assert_eq!(tree.cluster_over(&[Vec3::new(1.0, -1.0, 0.0); 4]), Some(-1));
+    }
+}
