@@ -851,14 +851,12 @@ impl DirectLight<'_> {
             ),
         };
         let mut sky_rays = 0;
-        let sky = sky_ambient_face(
-            shadows.sky_dirs,
-            &work.normals,
-            work.bump_count,
+        let ask = SkyAsk {
+            dirs: shadows.sky_dirs,
             reachable,
-            &reaches,
-            &mut sky_rays,
-        );
+            reaches: &reaches,
+        };
+        let sky = sky_ambient_face(&ask, &work.normals, work.bump_count, &mut sky_rays);
         if self.sky_table.is_some() {
             sky_rays = 0;
         }
@@ -877,39 +875,42 @@ fn sample_normals(face: &FaceGeom, n: Vec3) -> [Vec3; 4] {
     out
 }
 
-/// The sky ambient of every luxel with `reachable` set (`None`: none arrives), as [`gather`]
-/// gives it; `reaches(luxel, k)` answers whether `sky_dirs[k]` reaches the sky from a luxel.
-/// Each luxel sums its directions in order.
+/// What a face's sky-ambient sum asks: the sky directions, the luxels the sky light may
+/// reach, and `reaches(luxel, k)`, whether `dirs[k]` reaches the sky from a luxel.
+struct SkyAsk<'a> {
+    dirs: &'a [Vec3],
+    reachable: &'a [bool],
+    reaches: &'a dyn Fn(usize, usize) -> bool,
+}
+
+/// The sky ambient of every luxel `ask` may reach (`None`: none arrives), as [`gather`]
+/// gives it. Each luxel sums its directions in order.
 fn sky_ambient_face(
-    sky_dirs: &[Vec3],
+    ask: &SkyAsk<'_>,
     normals: &[[Vec3; 4]],
     bump_count: usize,
-    reachable: &[bool],
-    reaches: &dyn Fn(usize, usize) -> bool,
     rays: &mut u64,
 ) -> Vec<Option<[f32; 4]>> {
-    match common_normals(normals, reachable) {
-        Some(shared) => sky_ambient_shared(sky_dirs, &shared[..bump_count], reachable, reaches, rays),
-        None => sky_ambient_per_luxel(sky_dirs, normals, bump_count, reachable, reaches, rays),
+    match common_normals(normals, ask.reachable) {
+        Some(shared) => sky_ambient_shared(ask, &shared[..bump_count], rays),
+        None => sky_ambient_per_luxel(ask, normals, bump_count, rays),
     }
 }
 
 /// [`sky_ambient_face`] luxel by luxel, each with its own normals.
 fn sky_ambient_per_luxel(
-    sky_dirs: &[Vec3],
+    ask: &SkyAsk<'_>,
     normals: &[[Vec3; 4]],
     bump_count: usize,
-    reachable: &[bool],
-    reaches: &dyn Fn(usize, usize) -> bool,
     rays: &mut u64,
 ) -> Vec<Option<[f32; 4]>> {
     let mut sums = vec![SkyAmbient::default(); normals.len()];
-    for (k, &d) in sky_dirs.iter().enumerate() {
+    for (k, &d) in ask.dirs.iter().enumerate() {
         for (l, sum) in sums.iter_mut().enumerate() {
-            if reachable[l] {
+            if ask.reachable[l] {
                 sum.add(&normals[l][..bump_count], d, || {
                     *rays += 1;
-                    reaches(l, k)
+                    (ask.reaches)(l, k)
                 });
             }
         }
@@ -934,26 +935,20 @@ fn common_normals(normals: &[[Vec3; 4]], reachable: &[bool]) -> Option<[Vec3; 4]
 /// [`sky_ambient_face`] where the reachable luxels share `normals`: each direction's dot
 /// products, and what counts as possible, are found once for the face, not once a luxel
 /// (the same sums in the same order, so the same light).
-fn sky_ambient_shared(
-    sky_dirs: &[Vec3],
-    normals: &[Vec3],
-    reachable: &[bool],
-    reaches: &dyn Fn(usize, usize) -> bool,
-    rays: &mut u64,
-) -> Vec<Option<[f32; 4]>> {
+fn sky_ambient_shared(ask: &SkyAsk<'_>, normals: &[Vec3], rays: &mut u64) -> Vec<Option<[f32; 4]>> {
     let mut face = SkyAmbient::default();
-    let mut sums = vec![SkyAmbient::default(); reachable.len()];
-    let lit: Vec<usize> = (0..reachable.len()).filter(|&l| reachable[l]).collect();
-    for (k, &d) in sky_dirs.iter().enumerate() {
+    let mut sums = vec![SkyAmbient::default(); ask.reachable.len()];
+    let lit: Vec<usize> = (0..ask.reachable.len()).filter(|&l| ask.reachable[l]).collect();
+    for (k, &d) in ask.dirs.iter().enumerate() {
         let Some(dots) = face.count(normals, d) else {
             continue;
         };
         *rays += lit.len() as u64;
-        for &l in lit.iter().filter(|&&l| reaches(l, k)) {
+        for &l in lit.iter().filter(|&&l| (ask.reaches)(l, k)) {
             sums[l].reached(&dots, normals.len());
         }
     }
-    (sums.iter().zip(reachable))
+    (sums.iter().zip(ask.reachable))
         .map(|(sum, &r)| {
             let mut out = [0.0; 4];
             let sum = SkyAmbient {
@@ -1939,15 +1934,13 @@ mod tests {
             let open: Vec<bool> = (0..64 * dirs.len()).map(|_| next() > -0.3).collect();
             let reaches = |l: usize, k: usize| open[l * dirs.len() + k];
             let (mut shared_rays, mut own_rays) = (0, 0);
-            let shared = sky_ambient_face(
-                &dirs,
-                &normals,
-                bump_count,
-                &reachable,
-                &reaches,
-                &mut shared_rays,
-            );
-            let own = sky_ambient_per_luxel(&dirs, &normals, bump_count, &reachable, &reaches, &mut own_rays);
+            let ask = SkyAsk {
+                dirs: &dirs,
+                reachable: &reachable,
+                reaches: &reaches,
+            };
+            let shared = sky_ambient_face(&ask, &normals, bump_count, &mut shared_rays);
+            let own = sky_ambient_per_luxel(&ask, &normals, bump_count, &mut own_rays);
             assert_eq!(shared, own, "bump count {bump_count}");
             assert_eq!(shared_rays, own_rays);
             assert!(shared.iter().filter(|s| s.is_some()).count() > 40);
