@@ -84,7 +84,8 @@ impl Tree {
     }
 
     /// The cluster of every point in the convex hull of `corners`, when they all lie in one
-    /// leaf (a leaf is convex, so the points between them do too); `None` when they do not.
+    /// leaf (a leaf is convex, so the points between them do too, but for a point within
+    /// rounding of one of the leaf's planes); `None` when they do not.
     pub fn cluster_over(&self, corners: &[Vec3]) -> Option<i32> {
         let leaf = self.leaf_at(*corners.first()?)?;
         let one_leaf = corners[1..].iter().all(|&p| self.leaf_at(p) == Some(leaf));
