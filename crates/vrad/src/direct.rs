@@ -1899,13 +1899,7 @@ fn store_supersampled(work: &mut FaceWork<'_>, l: usize, acc: &[Vec<Vec3>]) {
 mod tests {
     use super::*;
 
-    /// A deterministic stream of numbers in [-1, 1).
-    fn stream(mut seed: u32) -> impl FnMut() -> f32 {
-        move || {
-            seed = seed.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
-            (seed >> 8) as f32 / (1u32 << 23) as f32 - 1.0
-        }
-    }
+    use crate::sampling::stream;
 
     fn unit(next: &mut impl FnMut() -> f32) -> Vec3 {
         Vec3::new(next(), next(), next())

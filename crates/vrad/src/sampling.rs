@@ -53,3 +53,12 @@ pub(crate) fn toward(pos: Vec3, target: Vec3, min_dist2: f32) -> Option<(f32, f3
     let dist = dist2.sqrt();
     Some((dist2, dist, delta / dist))
 }
+
+/// A deterministic stream of numbers in [-1, 1), for tests.
+#[cfg(test)]
+pub(crate) fn stream(mut seed: u32) -> impl FnMut() -> f32 {
+    move || {
+        seed = seed.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+        (seed >> 8) as f32 / (1u32 << 23) as f32 - 1.0
+    }
+}

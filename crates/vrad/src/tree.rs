@@ -117,11 +117,7 @@ mod tests {
     #[test]
     fn points_between_corners_in_one_leaf_share_its_cluster() {
         let tree = three_leaves();
-        let mut seed = 7u32;
-        let mut next = move || {
-            seed = seed.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
-            (seed >> 8) as f32 / (1u32 << 23) as f32 - 1.0
-        };
+        let mut next = crate::sampling::stream(7);
         let (mut shared, mut split) = (0, 0);
         for _ in 0..2000 {
             let centre = Vec3::new(next(), next(), next()) * 64.0;
