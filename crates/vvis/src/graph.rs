@@ -108,17 +108,32 @@ pub struct BaseVis {
 
 /// vvis `BasePortalVis` for every portal, in parallel. `radius_sq`: radial vis (squared).
 pub fn base_vis(graph: &Graph, radius_sq: Option<f64>) -> Vec<BaseVis> {
+    let spheres = Spheres::of(&graph.portals);
     (0..graph.portals.len())
         .into_par_iter()
-        .map(|i| base_portal_vis(graph, i, radius_sq))
+        .map_init(Vec::new, |sides, i| {
+            base_portal_vis(graph, &spheres, sides, i, radius_sq)
+        })
         .collect()
 }
 
-fn base_portal_vis(graph: &Graph, index: usize, radius_sq: Option<f64>) -> BaseVis {
+fn base_portal_vis(
+    graph: &Graph,
+    spheres: &Spheres,
+    sides: &mut Vec<[f32; 2]>,
+    index: usize,
+    radius_sq: Option<f64>,
+) -> BaseVis {
     let p = &graph.portals[index];
+    spheres.sides_of(p, sides);
     let mut front = Bits::new(graph.words);
-    for (j, tp) in graph.portals.iter().enumerate() {
-        if j != index && might_see(p, tp, radius_sq) {
+    for (j, &[ahead, behind]) in sides.iter().enumerate() {
+        // Both far on the wrong side: most pairs end here.
+        if ahead <= -1.0 || behind <= -1.0 || j == index {
+            continue;
+        }
+        let tp = &graph.portals[j];
+        if might_see(p, tp, spheres.slack, (ahead, behind)) && within_radius(p, tp, radius_sq) {
             front.set(j);
         }
     }
@@ -127,37 +142,111 @@ fn base_portal_vis(graph: &Graph, index: usize, radius_sq: Option<f64>) -> BaseV
     BaseVis { flood, might_see }
 }
 
-/// Whether portal `p` might see portal `tp`: some point of `tp` in front of `p`, some point of
-/// `p` behind `tp`, and (radial vis, `radius_sq`) `tp` within the radius of `p`'s centre.
-#[inline]
-fn might_see(p: &VisPortal, tp: &VisPortal, radius_sq: Option<f64>) -> bool {
-    // Some point of the other portal in front of this one...
-    if !tp.winding.iter().any(|&pt| p.plane.distance(pt) > ON_VIS_EPSILON) {
-        return false;
-    }
-    // ...and some point of this one behind the other.
-    if !p
-        .winding
-        .iter()
-        .any(|&pt| tp.plane.distance(pt) < -ON_VIS_EPSILON)
-    {
-        return false;
-    }
-    if let Some(r2) = radius_sq {
-        // vvis: the closest point of the other portal to this portal's centre, in double.
-        let min_dist2 = tp
-            .winding
+/// Every portal's bounding sphere and plane, coordinate by coordinate, to place them all
+/// against one portal in straight loops; and the slack that keeps a sphere's answer the
+/// points' answer.
+struct Spheres {
+    origin: [Vec<f32>; 3],
+    radius: Vec<f32>,
+    normal: [Vec<f32>; 3],
+    dist: Vec<f32>,
+    slack: f32,
+}
+
+impl Spheres {
+    fn of(portals: &[VisPortal]) -> Spheres {
+        let each = |f: &dyn Fn(&VisPortal) -> f32| portals.iter().map(f).collect::<Vec<f32>>();
+        let reach = portals
             .iter()
-            .map(|&pt| {
-                let s = sub(pt, p.origin);
-                dot(s, s) as f64
-            })
-            .fold(1_024_000_000.0f64, f64::min);
-        if min_dist2 > r2 {
-            return false;
+            .map(|p| p.origin.iter().fold(p.radius, |m, c| m.max(c.abs() + p.radius)))
+            .fold(0.0f32, f32::max);
+        Spheres {
+            origin: [
+                each(&|p| p.origin[0]),
+                each(&|p| p.origin[1]),
+                each(&|p| p.origin[2]),
+            ],
+            radius: each(&|p| p.radius),
+            normal: [
+                each(&|p| p.plane.normal[0]),
+                each(&|p| p.plane.normal[1]),
+                each(&|p| p.plane.normal[2]),
+            ],
+            dist: each(&|p| p.plane.dist),
+            slack: slack(reach),
         }
     }
-    true
+
+    /// Per portal `j`, into `out`: how far its sphere, grown by the slack, reaches in front
+    /// of `p`'s plane, and how far `p`'s reaches behind `j`'s plane, each past
+    /// [`ON_VIS_EPSILON`] (at most zero: no point can be there).
+    fn sides_of(&self, p: &VisPortal, out: &mut Vec<[f32; 2]>) {
+        let ([nx, ny, nz], d) = (p.plane.normal, p.plane.dist);
+        let ([ox, oy, oz], r) = (p.origin, p.radius);
+        // Reach inflated by the slack: at most zero, no point can be past the epsilon.
+        let margin = ON_VIS_EPSILON - self.slack;
+        let len = self.radius.len();
+        let (x, y, z) = (
+            &self.origin[0][..len],
+            &self.origin[1][..len],
+            &self.origin[2][..len],
+        );
+        let (a, b, c) = (
+            &self.normal[0][..len],
+            &self.normal[1][..len],
+            &self.normal[2][..len],
+        );
+        let (radius, dist) = (&self.radius[..len], &self.dist[..len]);
+        out.clear();
+        out.resize(len, [0.0; 2]);
+        for (j, side) in out[..len].iter_mut().enumerate() {
+            let ahead = x[j] * nx + y[j] * ny + z[j] * nz - d + radius[j];
+            let behind = -(ox * a[j] + oy * b[j] + oz * c[j] - dist[j]) + r;
+            *side = [ahead - margin, behind - margin];
+        }
+    }
+}
+
+/// How far a portal's computed point distances to a plane can stray from its centre's
+/// computed distance beyond its radius, in a map whose points and spheres stay within
+/// `reach` of the origin: rounding, in `f32`, of the distances and of the bounding sphere (a
+/// few units in the last place of `reach`, taken eight times over, plus an eighth of a unit).
+fn slack(reach: f32) -> f32 {
+    0.125 + 8.0e-6 * reach
+}
+
+/// Whether portal `p` might see portal `tp`: some point of `tp` in front of `p`, some point of
+/// `p` behind `tp` (vvis's tests, asked of the points only where the spheres do not decide;
+/// `(ahead, behind)` is what [`Spheres::sides_of`] gave for the pair).
+#[inline]
+fn might_see(p: &VisPortal, tp: &VisPortal, slack: f32, (ahead, behind): (f32, f32)) -> bool {
+    let some_ahead = || tp.winding.iter().any(|&pt| p.plane.distance(pt) > ON_VIS_EPSILON);
+    let some_behind = || {
+        p.winding
+            .iter()
+            .any(|&pt| tp.plane.distance(pt) < -ON_VIS_EPSILON)
+    };
+    // Past zero by its diameter and twice the slack, the whole sphere is past the epsilon.
+    (ahead > 0.0 && (ahead - 2.0 * (tp.radius + slack) > 0.0 || some_ahead()))
+        && (behind > 0.0 && (behind - 2.0 * (p.radius + slack) > 0.0 || some_behind()))
+}
+
+/// Radial vis: whether `tp` comes within the radius of `p`'s centre (always, without one).
+#[inline]
+fn within_radius(p: &VisPortal, tp: &VisPortal, radius_sq: Option<f64>) -> bool {
+    let Some(r2) = radius_sq else {
+        return true;
+    };
+    // vvis: the closest point of the other portal to this portal's centre, in double.
+    let min_dist2 = tp
+        .winding
+        .iter()
+        .map(|&pt| {
+            let s = sub(pt, p.origin);
+            dot(s, s) as f64
+        })
+        .fold(1_024_000_000.0f64, f64::min);
+    min_dist2 <= r2
 }
 
 /// vvis `SimpleFlood`: the portals reached through portals in `front`, from cluster `leaf`.
@@ -181,4 +270,77 @@ pub fn sorted_order(base: &[BaseVis]) -> Vec<u32> {
     let mut order: Vec<u32> = (0..base.len() as u32).collect();
     order.sort_by_key(|&i| base[i as usize].might_see);
     order
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// vvis's test, point by point, without the spheres.
+    fn might_see_by_points(p: &VisPortal, tp: &VisPortal) -> bool {
+        tp.winding.iter().any(|&pt| p.plane.distance(pt) > ON_VIS_EPSILON)
+            && p.winding
+                .iter()
+                .any(|&pt| tp.plane.distance(pt) < -ON_VIS_EPSILON)
+    }
+
+    /// Portals on a coarse grid around `at`, so that many points lie on, or within the epsilon
+    /// of, other portals' planes, and many spheres just touch them.
+    fn grid_portals(count: usize, at: f32) -> Vec<VisPortal> {
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        let mut next = move |n: u64| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed % n) as f32
+        };
+        let mut portals = Vec::new();
+        while portals.len() < count {
+            // Offsets of up to 0.2 units put points on both sides of the epsilon and the slack.
+            let (axis, level) = (next(3) as usize, at + next(9) * 16.0 + next(40) * 0.005);
+            let (u, v) = ((axis + 1) % 3, (axis + 2) % 3);
+            let (u0, v0) = (at + next(8) * 16.0 + next(40) * 0.005, at + next(8) * 16.0);
+            // Strips as well as squares: a strip's sphere reaches barely past its far edge.
+            let (wide, high) = (1.0 + next(4) * 15.0, 1.0 + next(4) * 15.0);
+            let mut corner = |du: f32, dv: f32| {
+                let mut q = [level; 3];
+                (q[u], q[v]) = (u0 + du, v0 + dv + next(2) * 0.01);
+                q
+            };
+            let w = vec![
+                corner(0.0, 0.0),
+                corner(wide, 0.0),
+                corner(wide, high),
+                corner(0.0, high),
+            ];
+            portals.extend(one_way_halves(w, 0, 1));
+        }
+        portals
+    }
+
+    #[test]
+    fn bounding_spheres_answer_as_the_points_do() {
+        for at in [0.0, -16_000.0, 30_000.0] {
+            let portals = grid_portals(400, at);
+            let spheres = Spheres::of(&portals);
+            let mut sides = Vec::new();
+            let mut counts = [0usize; 2];
+            for p in &portals {
+                spheres.sides_of(p, &mut sides);
+                for (tp, &[ahead, behind]) in portals.iter().zip(&sides) {
+                    let by_points = might_see_by_points(p, tp);
+                    assert_eq!(
+                        might_see(p, tp, spheres.slack, (ahead, behind)),
+                        by_points,
+                        "{p:?} against {tp:?}"
+                    );
+                    counts[usize::from(by_points)] += 1;
+                }
+            }
+            assert!(
+                counts.iter().all(|&c| c > 20_000),
+                "both answers met often: {counts:?}"
+            );
+        }
+    }
 }
