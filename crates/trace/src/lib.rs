@@ -25,6 +25,7 @@ mod parallel;
 mod sbvh;
 mod wide;
 pub use parallel::{ParallelOrigins, ParallelRays, SceneAlong};
+pub use wide::LeafCache;
 
 use glam::Vec3A;
 use obvhs::BvhBuildParams;
@@ -55,6 +56,18 @@ pub trait Tracer: Sync {
     /// [`Tracer::occluded`] counting only triangles whose payload has none of the bits of
     /// `ignore`.
     fn occluded_except(&self, origin: [f32; 3], dir: [f32; 3], max_t: f32, ignore: u32) -> bool;
+    /// [`Tracer::occluded_except`], where the tracer may keep in `cache` what stopped the
+    /// last ray given it (see [`LeafCache`]): the same answer, sooner when neighbouring
+    /// rays (toward one point, or along one direction) are stopped by the same triangles.
+    fn occluded_cached(
+        &self,
+        (origin, dir, max_t): ([f32; 3], [f32; 3], f32),
+        ignore: u32,
+        cache: &mut LeafCache,
+    ) -> bool {
+        let _ = cache;
+        self.occluded_except(origin, dir, max_t, ignore)
+    }
 }
 
 /// Collects triangles before the BVH is built.
@@ -388,6 +401,22 @@ impl Tracer for Scene {
         self.occluded_where(origin, dir, max_t, |slot| {
             self.payloads[slot as usize] & ignore == 0
         })
+    }
+
+    fn occluded_cached(
+        &self,
+        (origin, dir, max_t): ([f32; 3], [f32; 3], f32),
+        ignore: u32,
+        cache: &mut LeafCache,
+    ) -> bool {
+        let counts = |slot: u32| self.payloads[slot as usize] & ignore == 0;
+        let ray = wide_ray(origin, dir, max_t);
+        match &self.backend {
+            // Every triangle counts: a test the leaf test folds away.
+            Backend::Wide(w) if ignore == 0 => w.occluded_cached(&ray, |_| true, cache),
+            Backend::Wide(w) => w.occluded_cached(&ray, counts, cache),
+            _ => self.occluded_except(origin, dir, max_t, ignore),
+        }
     }
 }
 
@@ -884,6 +913,8 @@ mod wide_tests {
     fn answers_as_every_triangle_tested(scene: &Scene) {
         let mut rng = Rng(7);
         let (mut hits, mut occluded) = (0, 0);
+        // One cache over unrelated rays: it holds whatever leaf stopped the last one.
+        let mut cache = LeafCache::default();
         for (o, d, max_t) in rays(&mut rng) {
             let (want, want_occluded) = brute(scene, o, d, max_t, 0);
             let got = scene.closest(o, d, max_t);
@@ -899,12 +930,16 @@ mod wide_tests {
                 assert_eq!(h.payload, scene.payloads[slot]);
             }
             assert_eq!(scene.occluded(o, d, max_t), want_occluded, "{o:?} {d:?} {max_t}");
+            let cached = scene.occluded_cached((o, d, max_t), 0, &mut cache);
+            assert_eq!(cached, want_occluded, "cached: {o:?} {d:?} {max_t}");
             let (_, want_flagged) = brute(scene, o, d, max_t, FLAGGED);
             assert_eq!(
                 scene.occluded_except(o, d, max_t, FLAGGED),
                 want_flagged,
                 "{o:?} {d:?}"
             );
+            let cached = scene.occluded_cached((o, d, max_t), FLAGGED, &mut cache);
+            assert_eq!(cached, want_flagged, "cached, flagged: {o:?} {d:?}");
             hits += usize::from(want.is_some());
             occluded += usize::from(want_occluded != want_flagged);
         }
@@ -913,6 +948,36 @@ mod wide_tests {
             occluded > 10,
             "{occluded} rays where only flagged triangles occlude"
         );
+    }
+
+    /// Shadow rays from a grid of points toward one light, as vrad traces them a face at a
+    /// time: with the cache each answer is every triangle's, and a ray whose cached leaf no
+    /// longer stops it is traced in full.
+    #[test]
+    fn cached_shadow_rays_toward_a_light_answer_as_every_triangle_tested() {
+        // Without the few triangles that span the whole scene, and from above the floor.
+        let scene = clutter_builder(|p| p == 0 || (p != FLAGGED && p % 50 != 0)).build_with(Traversal::Wide);
+        let light = Vec3A::new(12.0, 13.0, 40.0);
+        let (mut cache, mut shadowed, mut lit) = (LeafCache::default(), 0, 0);
+        for i in 0..60 {
+            for j in 0..60 {
+                let o = Vec3A::new(i as f32 * 0.4, j as f32 * 0.4, 0.5);
+                let to = light - o;
+                let (d, len) = (to.normalize().into(), to.length());
+                let (_, want) = brute(&scene, o.into(), d, len, 0);
+                assert_eq!(
+                    scene.occluded_cached((o.into(), d, len), 0, &mut cache),
+                    want,
+                    "{o:?}"
+                );
+                (shadowed, lit) = if want {
+                    (shadowed + 1, lit)
+                } else {
+                    (shadowed, lit + 1)
+                };
+            }
+        }
+        assert!(shadowed > 500 && lit > 100, "{shadowed} shadowed, {lit} lit");
     }
 
     /// Triangles the SBVH splits (long slivers over a floor of small quads): answers stay

@@ -386,7 +386,29 @@ impl WideBvh {
             return unsafe { avx2::occluded(self, ray, counts) };
         }
         let enter = |node: &Node, tmax| ray.enter(node, tmax);
-        self.occluded_by(ray, counts, enter, |p: &Packet, tmax| p.distances(ray, tmax))
+        (self.occluded_by(ray, counts, enter, |p: &Packet, tmax| p.distances(ray, tmax))).is_some()
+    }
+
+    /// [`WideBvh::occluded`], asking the leaf in `cache` first (see [`LeafCache`]).
+    pub(crate) fn occluded_cached(
+        &self,
+        ray: &WideRay,
+        counts: impl Fn(u32) -> bool,
+        cache: &mut LeafCache,
+    ) -> bool {
+        if !ray.is_finite() {
+            return false;
+        }
+        #[cfg(target_arch = "x86_64")]
+        if self.avx2 {
+            #[allow(unsafe_code)]
+            // SAFETY: `avx2` is set only where `is_x86_feature_detected!("avx2")` said so.
+            return unsafe { avx2::occluded_cached(self, (ray, counts), cache) };
+        }
+        let enter = |node: &Node, tmax| ray.enter(node, tmax);
+        self.occluded_cached_by((ray, counts), cache, enter, |p: &Packet, tmax| {
+            p.distances(ray, tmax)
+        })
     }
 
     /// [`WideBvh::occluded`]'s answer, and the work it took: nodes entered plus leaf packets
@@ -406,7 +428,7 @@ impl WideBvh {
             p.distances(ray, tmax)
         };
         let hit = self.occluded_by(ray, counts, enter, packet);
-        (hit, work.get())
+        (hit.is_some(), work.get())
     }
 
     /// [`WideBvh::occluded`] with the node and packet tests given.
@@ -417,7 +439,7 @@ impl WideBvh {
         counts: impl Fn(u32) -> bool,
         enter: impl Enter,
         packet: impl PacketTest,
-    ) -> bool {
+    ) -> Option<u32> {
         if self.stack_need <= STACK {
             self.occluded_with(ray.tmax, &mut [0; STACK], counts, enter, packet)
         } else {
@@ -435,15 +457,12 @@ impl WideBvh {
         counts: impl Fn(u32) -> bool,
         enter: impl Enter,
         packet: impl PacketTest,
-    ) -> bool {
+    ) -> Option<u32> {
         let (mut entry, mut top) = (self.root, 0);
         loop {
             if entry & LEAF != 0 {
-                for p in self.packets_of(entry) {
-                    let t = packet(p, tmax);
-                    if (0..LANES).any(|i| t[i] < tmax && counts(p.slot[i])) {
-                        return true;
-                    }
+                if self.leaf_stops(entry, tmax, &counts, &packet) {
+                    return Some(entry);
                 }
             } else {
                 let node = &self.nodes[entry as usize];
@@ -460,12 +479,57 @@ impl WideBvh {
                 }
             }
             if top == 0 {
-                return false;
+                return None;
             }
             top -= 1;
             entry = stack[top];
         }
     }
+
+    /// Whether a triangle of leaf `entry` whose slot `counts` accepts meets the ray before
+    /// `tmax` (the traversal's own leaf test).
+    #[inline(always)]
+    fn leaf_stops(
+        &self,
+        entry: u32,
+        tmax: f32,
+        counts: &impl Fn(u32) -> bool,
+        packet: &impl PacketTest,
+    ) -> bool {
+        self.packets_of(entry).iter().any(|p| {
+            let t = packet(p, tmax);
+            (0..LANES).any(|i| t[i] < tmax && counts(p.slot[i]))
+        })
+    }
+
+    /// [`WideBvh::occluded`] asking first the leaf that stopped the ray before (`cache`),
+    /// and remembering the one that stops this one. A leaf found that way holds a triangle
+    /// on the segment, which the traversal finds too: the answer is the same.
+    #[inline(always)]
+    fn occluded_cached_by(
+        &self,
+        (ray, counts): (&WideRay, impl Fn(u32) -> bool),
+        cache: &mut LeafCache,
+        enter: impl Enter,
+        packet: impl PacketTest,
+    ) -> bool {
+        if (cache.leaf).is_some_and(|l| self.leaf_stops(l, ray.tmax, &counts, &packet)) {
+            return true;
+        }
+        let found = self.occluded_by(ray, counts, enter, packet);
+        if found.is_some() {
+            cache.leaf = found;
+        }
+        found.is_some()
+    }
+}
+
+/// The leaf that last stopped a shadow ray, for the next one of a run of rays that are mostly
+/// stopped by the same triangles: from neighbouring points toward one point or along one
+/// direction ([`crate::Tracer::occluded_cached`]). One per run of such rays; empty to start.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct LeafCache {
+    leaf: Option<u32>,
 }
 
 /// A node test: the children's entry distances and the mask of those met before a bound.

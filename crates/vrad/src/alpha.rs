@@ -12,7 +12,7 @@ use std::sync::Arc;
 
 use glam::{Vec2, Vec3};
 use srcmap_content::vtf_decode::AlphaImage;
-use srcmap_trace::{Hit, Scene, Tracer};
+use srcmap_trace::{Hit, LeafCache, Scene, Tracer};
 
 /// A shadow triangle whose texture decides where it blocks light.
 #[derive(Debug, Clone, PartialEq)]
@@ -126,6 +126,12 @@ impl Tracer for AlphaTested<'_> {
         }
         self.first_blocking(origin, dir, max_t, ignore).is_some()
     }
+    fn occluded_cached(&self, ray: ([f32; 3], [f32; 3], f32), ignore: u32, cache: &mut LeafCache) -> bool {
+        if self.alpha.is_empty() {
+            return self.inner.occluded_cached(ray, ignore, cache);
+        }
+        self.occluded_except(ray.0, ray.1, ray.2, ignore)
+    }
 }
 
 impl Tracer for Occluders {
@@ -138,6 +144,9 @@ impl Tracer for Occluders {
     fn occluded_except(&self, origin: [f32; 3], dir: [f32; 3], max_t: f32, ignore: u32) -> bool {
         self.through(&self.scene)
             .occluded_except(origin, dir, max_t, ignore)
+    }
+    fn occluded_cached(&self, ray: ([f32; 3], [f32; 3], f32), ignore: u32, cache: &mut LeafCache) -> bool {
+        self.through(&self.scene).occluded_cached(ray, ignore, cache)
     }
 }
 

@@ -3,7 +3,7 @@
 
 use glam::{Vec2, Vec3};
 use rayon::prelude::*;
-use srcmap_trace::{ParallelOrigins, ParallelRays, SceneAlong, Tracer};
+use srcmap_trace::{LeafCache, ParallelOrigins, ParallelRays, SceneAlong, Tracer};
 
 use crate::faces::{FaceGeom, bump_normals};
 use crate::lights::{Light, LightKind, SUN_PROBES};
@@ -12,7 +12,7 @@ use crate::samples::{Cell, FaceSamples};
 use crate::sampling::sphere_directions;
 use crate::sampling::toward;
 use crate::scene::{MAX_TRACE, SKY};
-use crate::sky::{Sky3d, before_sky, reaches_sky, sky_limit};
+use crate::sky::{Sky3d, before_sky, reaches_sky, reaches_sky_cached, sky_limit};
 use crate::skydirs::DirLevels;
 use crate::world::par_map_steps;
 use crate::{Counters, FaceLight, Options, Progress, World};
@@ -61,22 +61,24 @@ pub fn gather(
     if light.kind == LightKind::SkyAmbient {
         return gather_sky_ambient(shadows, pos, normals, rays, out);
     }
-    gather_shadowed(shadows, light, pos, normals, rays, out).is_some_and(|v| v > 0.0)
+    let cache = &mut LeafCache::default();
+    gather_shadowed(shadows, light, (pos, cache), normals, rays, out).is_some_and(|v| v > 0.0)
 }
 
 /// [`gather`] for a light that is not sky ambient: the share of its light that its shadow
-/// rays let through (`None`: none would arrive, no ray was traced).
+/// rays let through (`None`: none would arrive, no ray was traced). `cache`: what stopped
+/// the last shadow ray toward this light from nearby.
 #[inline]
 fn gather_shadowed(
     shadows: &Shadows<'_>,
     light: &Light,
-    pos: Vec3,
+    (pos, cache): (Vec3, &mut LeafCache),
     normals: &[Vec3],
     rays: &mut u64,
     out: &mut [f32; 4],
 ) -> Option<f32> {
     let ray = unshadowed(light, pos, normals, out)?;
-    let visible = ray.visible(shadows, pos, rays);
+    let visible = ray.visible(shadows, pos, rays, cache);
     for o in out.iter_mut() {
         *o *= visible;
     }
@@ -114,9 +116,10 @@ impl ShadowRay<'_> {
     }
 
     /// The share of the light that arrives at `pos` (0 or 1 but for a sun with a spread);
-    /// `rays` counts the rays traced.
+    /// `rays` counts the rays traced. A segment's ray asks first what stopped the last one
+    /// given `cache` (rays toward one light from neighbouring points: see [`LeafCache`]).
     #[inline]
-    fn visible(self, shadows: &Shadows<'_>, pos: Vec3, rays: &mut u64) -> f32 {
+    fn visible(self, shadows: &Shadows<'_>, pos: Vec3, rays: &mut u64, cache: &mut LeafCache) -> f32 {
         match self {
             ShadowRay::Sky {
                 dirs,
@@ -129,11 +132,8 @@ impl ShadowRay<'_> {
             }
             ShadowRay::Segment(d, len) => {
                 *rays += 1;
-                f32::from(u8::from(!shadows.scene.occluded(
-                    pos.to_array(),
-                    d.to_array(),
-                    len,
-                )))
+                let ray = (pos.to_array(), d.to_array(), len);
+                f32::from(u8::from(!shadows.scene.occluded_cached(ray, 0, cache)))
             }
         }
     }
@@ -732,6 +732,8 @@ impl<'a> DirectLight<'a> {
             (light.kind == LightKind::SkyAmbient).then(|| self.face_sky_ambient(work, &reachable));
         let mut amounts = [0.0f32; 4];
         let bump_count = work.bump_count;
+        // The face's shadow rays toward this light, one luxel after another.
+        let mut cache = LeafCache::default();
         for l in 0..work.luxels {
             if !reachable[l] {
                 continue;
@@ -740,7 +742,7 @@ impl<'a> DirectLight<'a> {
                 Some(sky) => sky[l].map(|a| amounts = a).is_some(),
                 None => match self.sun_table.as_ref().filter(|_| light.kind == LightKind::Sun) {
                     Some(table) => sun_from_table(table, work, light, l, &mut amounts),
-                    None => self.gather_at(work, (li, light), l, &mut amounts),
+                    None => self.gather_at(work, (li, light), (l, &mut cache), &mut amounts),
                 },
             };
             if !reached {
@@ -761,13 +763,20 @@ impl<'a> DirectLight<'a> {
         &self,
         work: &mut FaceWork<'_>,
         (li, light): (usize, &Light),
-        l: usize,
+        (l, cache): (usize, &mut LeafCache),
         amounts: &mut [f32; 4],
     ) -> bool {
         let normals = &work.normals[l][..work.bump_count];
         *amounts = [0.0; 4];
         let pos = work.samples.pos[l];
-        let visible = gather_shadowed(&self.shadows, light, pos, normals, &mut work.rays, amounts);
+        let visible = gather_shadowed(
+            &self.shadows,
+            light,
+            (pos, cache),
+            normals,
+            &mut work.rays,
+            amounts,
+        );
         if let Some(Some(seen)) = work.seen.get_mut(li) {
             seen[l] = Seen::of(visible);
         }
@@ -1363,8 +1372,10 @@ const SWEEP_ORIGIN_NS: f32 = 146.0;
 /// Whether each ray along `d` from `origins` reaches the sky, each traced on its own through
 /// the shadows' BVH ([`reaches_sky`]).
 fn sky_open_per_ray(shadows: &Shadows<'_>, origins: &[[f32; 3]], d: Vec3) -> Vec<bool> {
+    let skies = (shadows.sky_faces, shadows.sky3d);
+    let mut cache = LeafCache::default();
     (origins.iter())
-        .map(|&o| reaches_sky(shadows.scene, shadows.sky_faces, shadows.sky3d, Vec3::from(o), d))
+        .map(|&o| reaches_sky_cached(shadows.scene, skies, Vec3::from(o), d, &mut cache))
         .collect()
 }
 
@@ -1667,6 +1678,7 @@ impl DirectLight<'_> {
         let mut shadow_rays: [Option<ShadowRay<'_>>; MAX] = [None; MAX];
         let mut visible: [Option<f32>; MAX] = [None; MAX];
         let (mut traced, mut agree, mut first) = (0, true, None);
+        let cache = &mut LeafCache::default();
         // A luxel's sub-samples mostly share one cluster: its visibility is looked up once.
         let mut sees = (i32::MIN, false);
         for (i, sub) in subs.iter().enumerate().take(MAX) {
@@ -1678,7 +1690,7 @@ impl DirectLight<'_> {
                     .map(|ray| ray.for_sub_sample(i));
             }
             if let (true, None, Some(ray)) = (sub.first, known, shadow_rays[i]) {
-                let v = ray.visible(&self.shadows, sub.pos, rays);
+                let v = ray.visible(&self.shadows, sub.pos, rays, cache);
                 visible[i] = Some(v);
                 traced += 1;
                 agree &= *first.get_or_insert(v) == v;
@@ -1690,7 +1702,7 @@ impl DirectLight<'_> {
             let Some(ray) = shadow_rays[i] else { continue };
             let share = visible[i]
                 .or(agreed)
-                .unwrap_or_else(|| ray.visible(&self.shadows, sub.pos, rays));
+                .unwrap_or_else(|| ray.visible(&self.shadows, sub.pos, rays, cache));
             if share > 0.0 && amounts[i][0] > 0.0 {
                 add(&amounts[i].map(|a| a * share));
             }

@@ -4,7 +4,7 @@
 use glam::Vec3;
 use srcmap_bsp::Bsp;
 use srcmap_bsp::flags::SurfaceFlags;
-use srcmap_trace::{Hit, Tracer};
+use srcmap_trace::{Hit, LeafCache, Tracer};
 
 use crate::lights;
 use crate::scene::{MAX_TRACE, SKY};
@@ -74,15 +74,34 @@ pub(crate) fn reaches_sky(
     pos: Vec3,
     dir: Vec3,
 ) -> bool {
-    open_to_sky(scene, sky_faces, pos, dir) && sky3d.is_none_or(|sky| sky.passes(scene, sky_faces, pos, dir))
+    reaches_sky_cached(scene, (sky_faces, sky3d), pos, dir, &mut LeafCache::default())
 }
 
-/// The first part of [`reaches_sky`]: the ray from `from` meets a sky face first, or nothing.
-fn open_to_sky(scene: &dyn Tracer, sky_faces: Option<&dyn Tracer>, from: Vec3, dir: Vec3) -> bool {
+/// [`reaches_sky`], the occlusion test asking first what stopped the last ray given `cache`
+/// (rays along one direction from neighbouring points: see [`LeafCache`]).
+pub(crate) fn reaches_sky_cached(
+    scene: &dyn Tracer,
+    (sky_faces, sky3d): (Option<&dyn Tracer>, Option<&Sky3d>),
+    pos: Vec3,
+    dir: Vec3,
+    cache: &mut LeafCache,
+) -> bool {
+    open_to_sky(scene, sky_faces, (pos, dir), cache)
+        && sky3d.is_none_or(|sky| sky.passes(scene, sky_faces, pos, dir))
+}
+
+/// The first part of [`reaches_sky`]: the ray from `from` along `dir` meets a sky face first,
+/// or nothing.
+fn open_to_sky(
+    scene: &dyn Tracer,
+    sky_faces: Option<&dyn Tracer>,
+    (from, dir): (Vec3, Vec3),
+    cache: &mut LeafCache,
+) -> bool {
     match sky_faces {
         Some(sky) => {
             let limit = sky_limit(sky, from, dir);
-            !scene.occluded_except(from.to_array(), dir.to_array(), limit, SKY)
+            !scene.occluded_cached((from.to_array(), dir.to_array(), limit), SKY, cache)
         }
         None => scene
             .closest(from.to_array(), dir.to_array(), MAX_TRACE)
@@ -104,7 +123,8 @@ impl Sky3d {
         match self.tree.leaf_at(pos) {
             Some(leaf) if !self.in_skybox.get(leaf).copied().unwrap_or(true) => {
                 self.cameras.iter().all(|&(origin, world_to_sky)| {
-                    open_to_sky(scene, sky_faces, origin + pos * world_to_sky, dir)
+                    let from = origin + pos * world_to_sky;
+                    open_to_sky(scene, sky_faces, (from, dir), &mut LeafCache::default())
                 })
             }
             _ => true,

@@ -5,7 +5,7 @@
 
 use std::arch::x86_64::*;
 
-use super::{LANES, Node, Packet, WIDTH, WideBvh, WideRay};
+use super::{LANES, LeafCache, Node, Packet, WIDTH, WideBvh, WideRay};
 use crate::{EDGE_TOLERANCE, MIN_DET};
 
 /// A ray's values broadcast to every lane.
@@ -104,5 +104,19 @@ pub(super) fn closest(bvh: &WideBvh, ray: &WideRay) -> Option<(f32, u32)> {
 pub(super) fn occluded(bvh: &WideBvh, ray: &WideRay, counts: impl Fn(u32) -> bool) -> bool {
     let b = Broadcast::new(ray);
     let enter = |node: &Node, tmax| enter(ray, &b, node, tmax);
-    bvh.occluded_by(ray, counts, enter, |p: &Packet, tmax| distances(&b, p, tmax))
+    (bvh.occluded_by(ray, counts, enter, |p: &Packet, tmax| distances(&b, p, tmax))).is_some()
+}
+
+/// [`WideBvh::occluded_cached`] with the AVX2 tests.
+#[target_feature(enable = "avx2")]
+pub(super) fn occluded_cached(
+    bvh: &WideBvh,
+    (ray, counts): (&WideRay, impl Fn(u32) -> bool),
+    cache: &mut LeafCache,
+) -> bool {
+    let b = Broadcast::new(ray);
+    let enter = |node: &Node, tmax| enter(ray, &b, node, tmax);
+    bvh.occluded_cached_by((ray, counts), cache, enter, |p: &Packet, tmax| {
+        distances(&b, p, tmax)
+    })
 }
