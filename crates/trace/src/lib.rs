@@ -61,7 +61,9 @@ pub trait Tracer: Sync {
     /// rays (toward one point, or along one direction) are stopped by the same triangles.
     fn occluded_cached(
         &self,
-        (origin, dir, max_t): ([f32; 3], [f32; 3], f32),
+        origin: [f32; 3],
+        dir: [f32; 3],
+        max_t: f32,
         ignore: u32,
         cache: &mut LeafCache,
     ) -> bool {
@@ -405,7 +407,9 @@ impl Tracer for Scene {
 
     fn occluded_cached(
         &self,
-        (origin, dir, max_t): ([f32; 3], [f32; 3], f32),
+        origin: [f32; 3],
+        dir: [f32; 3],
+        max_t: f32,
         ignore: u32,
         cache: &mut LeafCache,
     ) -> bool {
@@ -930,7 +934,7 @@ mod wide_tests {
                 assert_eq!(h.payload, scene.payloads[slot]);
             }
             assert_eq!(scene.occluded(o, d, max_t), want_occluded, "{o:?} {d:?} {max_t}");
-            let cached = scene.occluded_cached((o, d, max_t), 0, &mut cache);
+            let cached = scene.occluded_cached(o, d, max_t, 0, &mut cache);
             assert_eq!(cached, want_occluded, "cached: {o:?} {d:?} {max_t}");
             let (_, want_flagged) = brute(scene, o, d, max_t, FLAGGED);
             assert_eq!(
@@ -938,7 +942,7 @@ mod wide_tests {
                 want_flagged,
                 "{o:?} {d:?}"
             );
-            let cached = scene.occluded_cached((o, d, max_t), FLAGGED, &mut cache);
+            let cached = scene.occluded_cached(o, d, max_t, FLAGGED, &mut cache);
             assert_eq!(cached, want_flagged, "cached, flagged: {o:?} {d:?}");
             hits += usize::from(want.is_some());
             occluded += usize::from(want_occluded != want_flagged);
@@ -966,7 +970,7 @@ mod wide_tests {
                 let (d, len) = (to.normalize().into(), to.length());
                 let (_, want) = brute(&scene, o.into(), d, len, 0);
                 assert_eq!(
-                    scene.occluded_cached((o.into(), d, len), 0, &mut cache),
+                    scene.occluded_cached(o.into(), d, len, 0, &mut cache),
                     want,
                     "{o:?}"
                 );

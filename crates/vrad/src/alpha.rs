@@ -126,11 +126,18 @@ impl Tracer for AlphaTested<'_> {
         }
         self.first_blocking(origin, dir, max_t, ignore).is_some()
     }
-    fn occluded_cached(&self, ray: ([f32; 3], [f32; 3], f32), ignore: u32, cache: &mut LeafCache) -> bool {
+    fn occluded_cached(
+        &self,
+        origin: [f32; 3],
+        dir: [f32; 3],
+        max_t: f32,
+        ignore: u32,
+        cache: &mut LeafCache,
+    ) -> bool {
         if self.alpha.is_empty() {
-            return self.inner.occluded_cached(ray, ignore, cache);
+            return self.inner.occluded_cached(origin, dir, max_t, ignore, cache);
         }
-        self.occluded_except(ray.0, ray.1, ray.2, ignore)
+        self.occluded_except(origin, dir, max_t, ignore)
     }
 }
 
@@ -145,8 +152,16 @@ impl Tracer for Occluders {
         self.through(&self.scene)
             .occluded_except(origin, dir, max_t, ignore)
     }
-    fn occluded_cached(&self, ray: ([f32; 3], [f32; 3], f32), ignore: u32, cache: &mut LeafCache) -> bool {
-        self.through(&self.scene).occluded_cached(ray, ignore, cache)
+    fn occluded_cached(
+        &self,
+        origin: [f32; 3],
+        dir: [f32; 3],
+        max_t: f32,
+        ignore: u32,
+        cache: &mut LeafCache,
+    ) -> bool {
+        self.through(&self.scene)
+            .occluded_cached(origin, dir, max_t, ignore, cache)
     }
 }
 

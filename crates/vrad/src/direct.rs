@@ -62,7 +62,7 @@ pub fn gather(
         return gather_sky_ambient(shadows, pos, normals, rays, out);
     }
     let cache = &mut LeafCache::default();
-    gather_shadowed(shadows, light, (pos, cache), normals, rays, out).is_some_and(|v| v > 0.0)
+    gather_shadowed(shadows, (light, cache), pos, normals, rays, out).is_some_and(|v| v > 0.0)
 }
 
 /// [`gather`] for a light that is not sky ambient: the share of its light that its shadow
@@ -71,8 +71,8 @@ pub fn gather(
 #[inline]
 fn gather_shadowed(
     shadows: &Shadows<'_>,
-    light: &Light,
-    (pos, cache): (Vec3, &mut LeafCache),
+    (light, cache): (&Light, &mut LeafCache),
+    pos: Vec3,
     normals: &[Vec3],
     rays: &mut u64,
     out: &mut [f32; 4],
@@ -132,8 +132,10 @@ impl ShadowRay<'_> {
             }
             ShadowRay::Segment(d, len) => {
                 *rays += 1;
-                let ray = (pos.to_array(), d.to_array(), len);
-                f32::from(u8::from(!shadows.scene.occluded_cached(ray, 0, cache)))
+                let (from, along) = (pos.to_array(), d.to_array());
+                f32::from(u8::from(
+                    !shadows.scene.occluded_cached(from, along, len, 0, cache),
+                ))
             }
         }
     }
@@ -769,14 +771,8 @@ impl<'a> DirectLight<'a> {
         let normals = &work.normals[l][..work.bump_count];
         *amounts = [0.0; 4];
         let pos = work.samples.pos[l];
-        let visible = gather_shadowed(
-            &self.shadows,
-            light,
-            (pos, cache),
-            normals,
-            &mut work.rays,
-            amounts,
-        );
+        let shadow = (light, cache);
+        let visible = gather_shadowed(&self.shadows, shadow, pos, normals, &mut work.rays, amounts);
         if let Some(Some(seen)) = work.seen.get_mut(li) {
             seen[l] = Seen::of(visible);
         }
@@ -1372,10 +1368,10 @@ const SWEEP_ORIGIN_NS: f32 = 146.0;
 /// Whether each ray along `d` from `origins` reaches the sky, each traced on its own through
 /// the shadows' BVH ([`reaches_sky`]).
 fn sky_open_per_ray(shadows: &Shadows<'_>, origins: &[[f32; 3]], d: Vec3) -> Vec<bool> {
-    let skies = (shadows.sky_faces, shadows.sky3d);
+    let (scene, sky_faces, sky3d) = (shadows.scene, shadows.sky_faces, shadows.sky3d);
     let mut cache = LeafCache::default();
     (origins.iter())
-        .map(|&o| reaches_sky_cached(shadows.scene, skies, Vec3::from(o), d, &mut cache))
+        .map(|&o| reaches_sky_cached(scene, sky_faces, sky3d, Vec3::from(o), d, &mut cache))
         .collect()
 }
 

@@ -74,19 +74,20 @@ pub(crate) fn reaches_sky(
     pos: Vec3,
     dir: Vec3,
 ) -> bool {
-    reaches_sky_cached(scene, (sky_faces, sky3d), pos, dir, &mut LeafCache::default())
+    reaches_sky_cached(scene, sky_faces, sky3d, pos, dir, &mut LeafCache::default())
 }
 
 /// [`reaches_sky`], the occlusion test asking first what stopped the last ray given `cache`
 /// (rays along one direction from neighbouring points: see [`LeafCache`]).
 pub(crate) fn reaches_sky_cached(
     scene: &dyn Tracer,
-    (sky_faces, sky3d): (Option<&dyn Tracer>, Option<&Sky3d>),
+    sky_faces: Option<&dyn Tracer>,
+    sky3d: Option<&Sky3d>,
     pos: Vec3,
     dir: Vec3,
     cache: &mut LeafCache,
 ) -> bool {
-    open_to_sky(scene, sky_faces, (pos, dir), cache)
+    open_to_sky(scene, sky_faces, pos, dir, cache)
         && sky3d.is_none_or(|sky| sky.passes(scene, sky_faces, pos, dir))
 }
 
@@ -95,13 +96,14 @@ pub(crate) fn reaches_sky_cached(
 fn open_to_sky(
     scene: &dyn Tracer,
     sky_faces: Option<&dyn Tracer>,
-    (from, dir): (Vec3, Vec3),
+    from: Vec3,
+    dir: Vec3,
     cache: &mut LeafCache,
 ) -> bool {
     match sky_faces {
         Some(sky) => {
             let limit = sky_limit(sky, from, dir);
-            !scene.occluded_cached((from.to_array(), dir.to_array(), limit), SKY, cache)
+            !scene.occluded_cached(from.to_array(), dir.to_array(), limit, SKY, cache)
         }
         None => scene
             .closest(from.to_array(), dir.to_array(), MAX_TRACE)
@@ -124,7 +126,7 @@ impl Sky3d {
             Some(leaf) if !self.in_skybox.get(leaf).copied().unwrap_or(true) => {
                 self.cameras.iter().all(|&(origin, world_to_sky)| {
                     let from = origin + pos * world_to_sky;
-                    open_to_sky(scene, sky_faces, (from, dir), &mut LeafCache::default())
+                    open_to_sky(scene, sky_faces, from, dir, &mut LeafCache::default())
                 })
             }
             _ => true,

@@ -127,13 +127,8 @@ fn base_portal_vis(
     let p = &graph.portals[index];
     spheres.sides_of(p, sides);
     let mut front = Bits::new(graph.words);
-    for (j, &[ahead, behind]) in sides.iter().enumerate() {
-        // Both far on the wrong side: most pairs end here.
-        if ahead <= -1.0 || behind <= -1.0 || j == index {
-            continue;
-        }
-        let tp = &graph.portals[j];
-        if might_see(p, tp, spheres.slack, (ahead, behind)) && within_radius(p, tp, radius_sq) {
+    for (j, (tp, &[ahead, behind])) in graph.portals.iter().zip(sides.iter()).enumerate() {
+        if j != index && might_see(p, tp, spheres.slack, (ahead, behind)) && within_radius(p, tp, radius_sq) {
             front.set(j);
         }
     }
@@ -185,6 +180,8 @@ impl Spheres {
         let ([ox, oy, oz], r) = (p.origin, p.radius);
         // Reach inflated by the slack: at most zero, no point can be past the epsilon.
         let margin = ON_VIS_EPSILON - self.slack;
+        // Every column sliced to one length: the loop then runs without bounds checks, four
+        // portals at a time.
         let len = self.radius.len();
         let (x, y, z) = (
             &self.origin[0][..len],
